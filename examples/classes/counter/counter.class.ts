@@ -1,0 +1,132 @@
+/**
+ * Example class: a counter. Tests and benchmarks use it; it also shows every
+ * method kind. Served only when its folder is listed in CLASS_DIRS.
+ */
+import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write } from '../../../runtime';
+import { ActorError, type Ctx } from '../../../runtime';
+
+interface CounterState {
+  count: number;
+  label?: string;
+  history?: number[];
+}
+
+function counter(ctx: Ctx): CounterState {
+  return ctx.state.public as CounterState;
+}
+
+const ANYONE = ['program_management_user', 'enduser', 'integration_user', 'class'] as const;
+
+@ActorClass({
+  id: 'Counter',
+  description: 'An example counter',
+  stream: {
+    collections: { counters: { indexes: [{ keys: { count: -1 } }, { keys: { label: 1 } }] } },
+    toDocuments: (state, id) => [
+      { collection: 'counters', id, doc: { count: state.public.count ?? 0, label: state.public.label ?? null } },
+    ],
+  },
+})
+export class Counter {
+  @Init({ access: [...ANYONE], timeoutSeconds: 5 })
+  init(ctx: Ctx) {
+    const body = ctx.request.body as { label?: string; start?: number; slot?: string };
+    ctx.state.public.count = body.start ?? 0;
+    if (body.label) ctx.state.public.label = body.label;
+    if (body.slot) ctx.lookup.set('slot', body.slot);
+    if (body.label === 'fail') throw new ActorError(400, 'INIT_REFUSED', 'refused by init');
+    return { id: ctx.instanceId, count: ctx.state.public.count };
+  }
+
+  @Read({ access: [...ANYONE] })
+  get(ctx: Ctx) {
+    return { id: ctx.instanceId, version: ctx.version, ...counter(ctx), slot: ctx.lookup.get('slot') ?? null };
+  }
+
+  /** a READ that (wrongly) tries to write: the runtime refuses */
+  @Read({ access: [...ANYONE], schema: false })
+  sneakyWrite(ctx: Ctx) {
+    counter(ctx).count += 1;
+    return counter(ctx);
+  }
+
+  @Write({ access: [...ANYONE], timeoutSeconds: 10 })
+  async increment(ctx: Ctx) {
+    const body = ctx.request.body as { by?: number; delayMs?: number; failAfter?: boolean };
+    const c = counter(ctx);
+    if (body.delayMs) await new Promise((r) => setTimeout(r, body.delayMs));
+    c.count = (c.count ?? 0) + (body.by ?? 1);
+    if (body.failAfter) throw new ActorError(400, 'REQUESTED_FAILURE', 'failed after changing state');
+    return { count: c.count };
+  }
+
+  @Write({ access: [...ANYONE], timeoutSeconds: 1, schema: false })
+  async slow(ctx: Ctx) {
+    counter(ctx).count += 1000;
+    await new Promise((r) => setTimeout(r, 1500));
+    return counter(ctx);
+  }
+
+  @Write({ access: [...ANYONE], schema: false })
+  setSlot(ctx: Ctx) {
+    const { slot } = ctx.request.body as { slot?: string };
+    if (slot) ctx.lookup.set('slot', slot);
+    else ctx.lookup.remove('slot');
+    return { slot: slot ?? null };
+  }
+
+  /** a write that calls a write on its own instance: refused, not deadlocked */
+  @Write({ access: [...ANYONE], schema: false })
+  async selfCall(ctx: Ctx) {
+    return (await ctx.call('Counter', 'increment', ctx.instanceId, {})).body;
+  }
+
+  /** calls another counter, which sees the class identity */
+  @Write({ access: [...ANYONE], schema: false })
+  async poke(ctx: Ctx) {
+    const { target, depth } = ctx.request.body as { target: string; depth?: number };
+    if (depth && depth > 0) {
+      return (await ctx.call('Counter', 'poke', target, { target: ctx.instanceId, depth: depth - 1 })).body;
+    }
+    return (await ctx.call('Counter', 'whoCalls', target, {})).body;
+  }
+
+  @Read({ access: ['class:Counter'], schema: false })
+  whoCalls(ctx: Ctx) {
+    return ctx.identity;
+  }
+
+  @Internal({ access: ['class'], schema: false })
+  internalBump(ctx: Ctx) {
+    counter(ctx).count += 1;
+    return counter(ctx);
+  }
+
+  @Write({ access: [...ANYONE], schema: false })
+  later(ctx: Ctx) {
+    const { delaySeconds, by } = ctx.request.body as { delaySeconds: number; by?: number };
+    ctx.schedule({ method: 'queuedAdd', delaySeconds, body: { by: by ?? 1 } });
+    return { scheduled: true };
+  }
+
+  @QueuedWrite({ access: [...ANYONE], timeoutSeconds: 30, attempts: 4 })
+  async queuedAdd(ctx: Ctx) {
+    const body = ctx.request.body as { by?: number; delayMs?: number; flakyUntil?: number };
+    const c = counter(ctx);
+    if (body.delayMs) await new Promise((r) => setTimeout(r, body.delayMs));
+    c.count = (c.count ?? 0) + (body.by ?? 1);
+    (c.history ??= []).push(body.by ?? 1);
+    return { count: c.count };
+  }
+
+  @Static({ access: ['public'], schema: false })
+  about() {
+    return { class: 'Counter', kinds: ['INIT', 'READ', 'WRITE', 'QUEUED_WRITE', 'STATIC', 'INTERNAL'] };
+  }
+
+  @Static({ access: ['program_management_user', 'enduser'], schema: false })
+  async list(ctx: Ctx) {
+    const q = ctx.request.query as { min?: string };
+    return ctx.documents.find('counters', q.min ? { count: { $gte: Number(q.min) } } : {}, { sort: { count: -1 }, limit: 50 });
+  }
+}

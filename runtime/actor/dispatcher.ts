@@ -1,0 +1,494 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ActorError, runtimeError, unknownInstanceError } from '../errors';
+import type { DocumentStore } from '../stream/document-store';
+import { budgetSeconds } from './decorators';
+import { deepFreeze, KeyedFifo, sleep } from './local-queue';
+import type { RegisteredClass, RegisteredMethod } from './registry';
+import type { ClassRegistry } from './registry';
+import { emptyState, parseState, serializeState, type StateStore } from './state-store';
+import type {
+  CallResult,
+  Ctx,
+  EmittedEvent,
+  Identity,
+  InitOptions,
+  InstanceState,
+  LookupApi,
+  MethodKind,
+  RequestInfo,
+  ResponseInit,
+  ScheduleRequest,
+} from './types';
+import { toFieldErrors } from './validation';
+
+export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system';
+
+/** An instance held by a call further up the chain (for re-entrancy checks). */
+interface Frame {
+  classId: string;
+  instanceId?: string;
+  exclusive: boolean;
+}
+
+export interface CallRequest {
+  classId: string;
+  method: string;
+  /** an instance id or a lookup `name!value` */
+  instanceId?: string;
+  body?: unknown;
+  headers?: Record<string, string | string[] | undefined>;
+  query?: Record<string, unknown>;
+  identity: Identity;
+  origin: CallOrigin;
+  requestId?: string;
+  ip?: string;
+  chain?: Frame[];
+  /** set when a worker runs a QUEUED_WRITE job */
+  job?: { id: string };
+}
+
+export interface ScheduledTask {
+  id: string;
+  classId: string;
+  method: string;
+  instanceId?: string;
+  body?: unknown;
+  delayMs: number;
+  identity: Identity;
+}
+
+/** What the dispatcher needs from the queue layer (BullMQ). */
+export interface JobSink {
+  enqueueCall(req: CallRequest, instanceId: string): Promise<{ jobId: string }>;
+  /** hand committed tasks to the delayed queue; `entryId` is their task-outbox entry */
+  dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void>;
+}
+
+export interface Authorizer {
+  /** throws 401/403 ActorErrors */
+  authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void>;
+}
+
+export interface DispatcherDeps {
+  projectId: string;
+  registry: ClassRegistry;
+  store: StateStore;
+  documents: DocumentStore;
+  authorizer: Authorizer;
+  logger: Logger;
+  maxCallDepth: number;
+  /** called after every commit that changed state (inline projection) */
+  onCommit?: (classId: string, instanceId: string, version: number, stateJson: string) => void;
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
+const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const LEASE_MARGIN_MS = 5000;
+const JOB_RESULT_TTL_S = 7 * 24 * 3600;
+
+export class Dispatcher {
+  private readonly fifo = new KeyedFifo();
+  private jobs?: JobSink;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  setJobSink(jobs: JobSink): void {
+    this.jobs = jobs;
+  }
+
+  get projectId(): string {
+    return this.deps.projectId;
+  }
+
+  private jobSink(): JobSink {
+    if (!this.jobs) throw runtimeError('INTERNAL', 'no job queue configured');
+    return this.jobs;
+  }
+
+  /** Run one call end to end. Always resolves to a result or rejects with an ActorError. */
+  async call(req: CallRequest): Promise<CallResult> {
+    const cls = this.deps.registry.get(req.classId);
+    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${req.classId}'`);
+    const method = cls.methodsByName.get(req.method);
+    if (!method) throw runtimeError('UNKNOWN_METHOD', `Class '${req.classId}' has no method '${req.method}'`);
+    if (method.kind === 'INTERNAL' && req.origin === 'http') {
+      throw runtimeError('METHOD_INTERNAL', `${req.classId}.${req.method} is internal and can only be called by classes`);
+    }
+    const depth = req.chain?.length ?? 0;
+    if (depth > this.deps.maxCallDepth) {
+      throw runtimeError('CALL_DEPTH', `Call depth ${depth} exceeds the limit of ${this.deps.maxCallDepth}`);
+    }
+    await this.deps.authorizer.authorize(req.identity, cls, method);
+
+    const instanceId = await this.resolveInstance(cls, method, req);
+    this.validate(cls, method, req.body);
+
+    try {
+      switch (method.kind) {
+        case 'STATIC':
+          return await this.runStatic(cls, method, req);
+        case 'READ':
+          return await this.runRead(cls, method, req, instanceId!);
+        case 'QUEUED_WRITE':
+          if (!req.job) {
+            const { jobId } = await this.jobSink().enqueueCall(req, instanceId!);
+            return {
+              status: 202,
+              body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
+              headers: {},
+            };
+          }
+          return await this.runExclusive(cls, method, req, instanceId!, 'write');
+        case 'INIT':
+          return await this.runExclusive(cls, method, req, instanceId!, 'init');
+        default:
+          return await this.runExclusive(cls, method, req, instanceId!, 'write');
+      }
+    } catch (err) {
+      if (err instanceof ActorError && !err.classId && !err.body) err.classId = cls.id;
+      throw err;
+    }
+  }
+
+  private async resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest): Promise<string | undefined> {
+    const raw = req.instanceId;
+    if (method.kind === 'STATIC') return undefined;
+    if (method.kind === 'INIT') {
+      const hook = (method.options as InitOptions).instanceId;
+      const id = hook?.(this.requestInfo(req, raw)) ?? raw ?? randomUUID();
+      if (!INSTANCE_ID.test(id)) throw runtimeError('BAD_INSTANCE_ID', `Invalid instance id '${id}'`);
+      return id;
+    }
+    if (!raw) throw runtimeError('INSTANCE_REQUIRED', `${cls.id}.${method.name} needs an instance id`);
+    const bang = raw.indexOf('!');
+    if (bang > 0) {
+      const name = raw.slice(0, bang);
+      const value = raw.slice(bang + 1);
+      if (!LOOKUP_NAME.test(name) || !value) throw runtimeError('BAD_INSTANCE_ID', `Invalid lookup '${raw}'`);
+      const id = await this.deps.store.resolveLookup(cls.id, name, value);
+      if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
+      return id;
+    }
+    if (!INSTANCE_ID.test(raw)) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
+    return raw;
+  }
+
+  private validate(cls: RegisteredClass, method: RegisteredMethod, body: unknown): void {
+    if (!method.validate) return;
+    if (method.validate(body === undefined ? {} : body)) return;
+    const errors = toFieldErrors(method.validate.errors);
+    if (method.options.onValidationError) throw method.options.onValidationError(errors);
+    const summary = errors.map((e) => `${e.field} ${e.reason}`).join('; ');
+    const err = runtimeError('VALIDATION', `Invalid input: ${summary}`, { errors });
+    err.classId = cls.id;
+    throw err;
+  }
+
+  private requestInfo(req: CallRequest, instanceId: string | undefined): RequestInfo {
+    return {
+      body: req.body === undefined ? {} : req.body,
+      headers: req.headers ?? {},
+      query: req.query ?? {},
+      path: { projectId: this.deps.projectId, classId: req.classId, method: req.method, instanceId },
+      ip: req.ip,
+      requestId: req.requestId,
+    };
+  }
+
+  private async runStatic(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest): Promise<CallResult> {
+    const tasks: ScheduledTask[] = [];
+    const events: EmittedEvent[] = [];
+    const ctx = this.makeCtx(cls, method, req, undefined, deepFreeze(emptyState()), 0, {}, tasks, events);
+    const out = await this.invoke(cls, method, ctx);
+    if (tasks.length) await this.jobSink().dispatchTasks(tasks);
+    if (events.length) await this.appendEvents(cls.id, '', 0, events);
+    return out;
+  }
+
+  private async runRead(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, id: string): Promise<CallResult> {
+    const stored = await this.deps.store.read(cls.id, id);
+    if (!stored) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+    const state = deepFreeze(parseState(stored.stateJson));
+    const ctx = this.makeCtx(cls, method, req, id, state, stored.version, { ...stored.lookups }, null, null);
+    return this.invoke(cls, method, ctx);
+  }
+
+  /** INIT, WRITE, INTERNAL and a worker's QUEUED_WRITE: one holder per instance across processes. */
+  private async runExclusive(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    id: string,
+    mode: 'init' | 'write',
+  ): Promise<CallResult> {
+    if (req.chain?.some((f) => f.exclusive && f.classId === cls.id && f.instanceId === id)) {
+      throw runtimeError(
+        'REENTRANT_WRITE',
+        `${cls.id}.${method.name} would write instance '${id}' that this call chain already holds for writing; change the state directly instead`,
+      );
+    }
+    const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
+    const deadline = Date.now() + budgetMs;
+    const fifoKey = `${cls.id}\u0000${id}`;
+    const release = await this.waitLocalTurn(fifoKey, deadline, cls.id, id);
+    try {
+      const token = randomUUID();
+      const acquired = await this.acquireLease(cls.id, id, token, budgetMs + LEASE_MARGIN_MS, mode, deadline);
+      if (acquired.kind === 'exists') {
+        throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      }
+      if (acquired.kind === 'missing') throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+      const before = acquired.instance;
+      const originalJson = before?.stateJson ?? '';
+      const state = parseState(before?.stateJson);
+      const lookups = { ...(before?.lookups ?? {}) };
+      const tasks: ScheduledTask[] = [];
+      const events: EmittedEvent[] = [];
+      const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events);
+      let result: CallResult;
+      try {
+        result = await this.invoke(cls, method, ctx);
+      } catch (err) {
+        await this.deps.store.release(cls.id, id, token);
+        throw err;
+      }
+      const stateJson = serializeState(ctx.state);
+      const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
+      const changed = mode === 'init' || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
+      const commit = await this.deps.store.commit({
+        classId: cls.id,
+        instanceId: id,
+        token,
+        expectedVersion: before?.version ?? 0,
+        changed,
+        stateJson,
+        lookups,
+        lookupAdds: adds,
+        lookupRemoves: removes,
+        tasks,
+        events,
+        job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
+      });
+      switch (commit.kind) {
+        case 'committed':
+          break;
+        case 'lookup_taken': {
+          await this.deps.store.release(cls.id, id, token);
+          const key = commit.key.split(':').slice(4).join(':');
+          const [name, ...rest] = key.split(':');
+          throw runtimeError(
+            'LOOKUP_KEY_TAKEN',
+            `Lookup key '${name}!${rest.join(':')}' already belongs to another ${cls.id} instance`,
+          );
+        }
+        default:
+          throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
+      }
+      if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson);
+      if (tasks.length) {
+        // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
+        this.jobSink()
+          .dispatchTasks(tasks, commit.taskEntryId)
+          .catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
+      }
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  private async waitLocalTurn(key: string, deadline: number, classId: string, id: string): Promise<() => void> {
+    const entered = this.fifo.enter(key);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // give our turn back as soon as it comes
+        entered.then((release) => release());
+        reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
+      }, Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([entered, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async acquireLease(classId: string, id: string, token: string, ttlMs: number, mode: 'init' | 'write', deadline: number) {
+    let backoff = 2;
+    for (;;) {
+      const r = await this.deps.store.acquire(classId, id, token, ttlMs, mode);
+      if (r.kind !== 'busy') return r;
+      const left = deadline - Date.now();
+      if (left <= 0) throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
+      // another process holds it: poll with capped, jittered backoff
+      await sleep(Math.min(left, backoff + Math.random() * backoff));
+      backoff = Math.min(backoff * 2, 50);
+    }
+  }
+
+  private lookupDiff(classId: string, before: Record<string, string>, after: Record<string, string>) {
+    const keys = this.deps.store.keys;
+    const adds: string[] = [];
+    const removes: string[] = [];
+    for (const [name, value] of Object.entries(after)) {
+      if (before[name] !== value) adds.push(keys.lookup(classId, name, value));
+    }
+    for (const [name, value] of Object.entries(before)) {
+      if (after[name] !== value) removes.push(keys.lookup(classId, name, value));
+    }
+    return { adds, removes };
+  }
+
+  private async appendEvents(classId: string, instanceId: string, version: number, events: EmittedEvent[]): Promise<void> {
+    await this.deps.store.redis.xadd(this.deps.store.keys.events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
+  }
+
+  private async invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: Ctx): Promise<CallResult> {
+    const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
+    const controller = (ctx as CtxImpl).controller;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(runtimeError('TIMEOUT', `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`));
+      }, budgetMs);
+    });
+    try {
+      const returned = await Promise.race([Promise.resolve().then(() => method.handler.call(cls.instance, ctx)), timeout]);
+      const r = ctx.response;
+      return {
+        status: r.status ?? 200,
+        body: r.body !== undefined ? r.body : returned === undefined ? null : returned,
+        headers: r.headers ?? {},
+      };
+    } catch (err) {
+      if (err instanceof TypeError && ctx.kind === 'READ' && /read.only|not extensible|Cannot (assign|add|delete)/i.test(err.message)) {
+        throw runtimeError('READ_ONLY', `${cls.id}.${method.name} is a READ method and cannot change state`);
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private makeCtx(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    instanceId: string | undefined,
+    state: InstanceState,
+    version: number,
+    lookups: Record<string, string>,
+    tasks: ScheduledTask[] | null,
+    events: EmittedEvent[] | null,
+  ): Ctx {
+    return new CtxImpl(this, this.deps, cls, method, req, instanceId, state, version, lookups, tasks, events, this.requestInfo(req, instanceId));
+  }
+}
+
+const KIND_CAN_WRITE: Record<MethodKind, boolean> = {
+  INIT: true,
+  WRITE: true,
+  QUEUED_WRITE: true,
+  INTERNAL: true,
+  READ: false,
+  STATIC: false,
+};
+
+class CtxImpl implements Ctx {
+  readonly projectId: string;
+  readonly classId: string;
+  readonly method: string;
+  readonly kind: MethodKind;
+  readonly identity: Identity;
+  readonly log: Logger;
+  readonly controller = new AbortController();
+  readonly lookup: LookupApi;
+  response: ResponseInit = {};
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly deps: DispatcherDeps,
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    private readonly req: CallRequest,
+    readonly instanceId: string | undefined,
+    readonly state: InstanceState,
+    readonly version: number,
+    lookups: Record<string, string>,
+    private readonly tasks: ScheduledTask[] | null,
+    private readonly events: EmittedEvent[] | null,
+    readonly request: RequestInfo,
+  ) {
+    this.projectId = deps.projectId;
+    this.classId = cls.id;
+    this.method = method.name;
+    this.kind = method.kind;
+    this.identity = req.identity;
+    this.log = deps.logger.child({ classId: cls.id, method: method.name, instanceId, requestId: req.requestId });
+    const writable = KIND_CAN_WRITE[method.kind];
+    const where = `${cls.id}.${method.name}`;
+    this.lookup = {
+      get: (name) => lookups[name],
+      set: (name, value) => {
+        if (!writable) throw runtimeError('READ_ONLY', `${where} (${method.kind}) cannot set lookup keys`);
+        if (!LOOKUP_NAME.test(name)) throw new Error(`invalid lookup name '${name}'`);
+        if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
+          throw new Error(`lookup '${name}' needs a value of 1-256 characters`);
+        }
+        lookups[name] = value;
+      },
+      remove: (name) => {
+        if (!writable) throw runtimeError('READ_ONLY', `${where} (${method.kind}) cannot remove lookup keys`);
+        delete lookups[name];
+      },
+    };
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get documents() {
+    const d = this.deps.documents;
+    return { find: d.find.bind(d), get: d.get.bind(d), count: d.count.bind(d) };
+  }
+
+  async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {
+    if (this.controller.signal.aborted) throw runtimeError('TIMEOUT', `${this.classId}.${this.method} has run out of time`);
+    const frame = { classId: this.classId, instanceId: this.instanceId, exclusive: KIND_CAN_WRITE[this.kind] };
+    return this.dispatcher.call({
+      classId,
+      method,
+      instanceId,
+      body,
+      identity: { type: 'class', classId: this.classId, instanceId: this.instanceId },
+      origin: 'class',
+      requestId: this.req.requestId,
+      chain: [...(this.req.chain ?? []), frame],
+    });
+  }
+
+  schedule(task: ScheduleRequest): void {
+    if (!this.tasks) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot schedule tasks`);
+    if (!Number.isFinite(task.delaySeconds) || task.delaySeconds < 0) throw new Error('delaySeconds must be >= 0');
+    const classId = task.classId ?? this.classId;
+    const instanceId = task.instanceId ?? (classId === this.classId ? this.instanceId : undefined);
+    this.tasks.push({
+      id: randomUUID(),
+      classId,
+      method: task.method,
+      instanceId,
+      body: task.body,
+      delayMs: Math.round(task.delaySeconds * 1000),
+      identity: { type: 'class', classId: this.classId, instanceId: this.instanceId },
+    });
+  }
+
+  emit(name: string, payload?: unknown): void {
+    if (!this.events) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot emit events`);
+    this.events.push({ name, payload });
+  }
+}

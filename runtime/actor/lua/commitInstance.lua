@@ -1,0 +1,46 @@
+-- Commit a handler's changes atomically and release the lease: state, version,
+-- lookup keys, the stream outbox entry, scheduled tasks, events and (for a
+-- QUEUED_WRITE job) the job's completion all land together, or nothing does.
+-- KEYS[1] instance hash, KEYS[2] lease, KEYS[3] outbox stream, KEYS[4] task stream,
+-- KEYS[5] event stream, KEYS[6] instance's pending-job set, KEYS[7] job result key,
+-- KEYS[8..] lookup keys to add, then lookup keys to remove
+-- ARGV[1] lease token, ARGV[2] expected version, ARGV[3] changed ('1'|'0'),
+-- ARGV[4] state json, ARGV[5] lookup map json ('' when none), ARGV[6] class id,
+-- ARGV[7] instance id, ARGV[8] #adds, ARGV[9] #removes, ARGV[10] tasks json ('' none),
+-- ARGV[11] events json ('' none), ARGV[12] job id ('' none), ARGV[13] job result json,
+-- ARGV[14] job result ttl (s)
+-- Returns {1, version, task entry id or ''} | {-1} lease lost | {-2, version} version moved | {-3, key} lookup key taken
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return {-1} end
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v ~= tonumber(ARGV[2]) then return {-2, v} end
+local id = ARGV[7]
+local nA = tonumber(ARGV[8])
+local nR = tonumber(ARGV[9])
+for j = 8, 7 + nA do
+  local owner = redis.call('GET', KEYS[j])
+  if owner and owner ~= id then return {-3, KEYS[j]} end
+end
+local nv = v
+if ARGV[3] == '1' then
+  for j = 8 + nA, 7 + nA + nR do
+    if redis.call('GET', KEYS[j]) == id then redis.call('DEL', KEYS[j]) end
+  end
+  for j = 8, 7 + nA do redis.call('SET', KEYS[j], id) end
+  nv = v + 1
+  if ARGV[5] == '' then
+    redis.call('HDEL', KEYS[1], 'k')
+    redis.call('HSET', KEYS[1], 'v', nv, 's', ARGV[4])
+  else
+    redis.call('HSET', KEYS[1], 'v', nv, 's', ARGV[4], 'k', ARGV[5])
+  end
+  redis.call('XADD', KEYS[3], '*', 'c', ARGV[6], 'i', id, 'v', nv)
+end
+local taskEntry = ''
+if ARGV[10] ~= '' then taskEntry = redis.call('XADD', KEYS[4], '*', 't', ARGV[10]) end
+if ARGV[11] ~= '' then redis.call('XADD', KEYS[5], '*', 'c', ARGV[6], 'i', id, 'v', nv, 'e', ARGV[11]) end
+if ARGV[12] ~= '' then
+  redis.call('ZREM', KEYS[6], ARGV[12])
+  redis.call('SET', KEYS[7], ARGV[13], 'EX', ARGV[14])
+end
+redis.call('DEL', KEYS[2])
+return {1, nv, taskEntry}

@@ -1,0 +1,93 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { classDefOf } from './decorators';
+import type { ClassDef, MethodDef } from './types';
+import { createAjv, type Validator } from './validation';
+
+export interface RegisteredMethod extends MethodDef {
+  classId: string;
+  validate?: Validator;
+}
+
+export interface RegisteredClass extends ClassDef {
+  methodsByName: Map<string, RegisteredMethod>;
+  instance: object;
+}
+
+function walk(dir: string, out: string[]): void {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(full, out);
+    else if (/\.class\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+}
+
+/**
+ * The classes a runtime serves: discovered from `*.class.ts` (or `.js`) files
+ * under the class folders, each method's input schema compiled from
+ * `<schemaDir>/<ClassId>/<schema>.json`.
+ */
+export class ClassRegistry {
+  private readonly classes = new Map<string, RegisteredClass>();
+  private readonly ajv = createAjv();
+
+  constructor(private readonly schemaDirs: string[]) {}
+
+  static fromDirectories(classDirs: string[], schemaDirs: string[]): ClassRegistry {
+    const registry = new ClassRegistry(schemaDirs);
+    const files: string[] = [];
+    for (const dir of classDirs) walk(dir, files);
+    files.sort();
+    for (const file of files) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const mod = require(file) as Record<string, unknown>;
+      for (const exported of Object.values(mod)) {
+        const def = classDefOf(exported);
+        if (def) registry.add(def);
+      }
+    }
+    return registry;
+  }
+
+  add(def: ClassDef): void {
+    if (this.classes.has(def.id)) throw new Error(`class ${def.id} registered twice`);
+    const methodsByName = new Map<string, RegisteredMethod>();
+    for (const m of def.methods.values()) {
+      methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m) });
+    }
+    this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor() });
+  }
+
+  private compile(classId: string, m: MethodDef): Validator | undefined {
+    if (m.options.schema === false) return undefined;
+    const name = m.options.schema ?? m.name;
+    for (const dir of this.schemaDirs) {
+      const file = path.join(dir, classId, `${name}.json`);
+      if (fs.existsSync(file)) {
+        const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
+        delete schema.$id; // one ajv instance: ids need not be globally unique
+        return this.ajv.compile(schema);
+      }
+    }
+    if (m.options.schema) throw new Error(`${classId}.${m.name}: schema '${name}' not found in ${this.schemaDirs.join(', ')}`);
+    return undefined;
+  }
+
+  get(classId: string): RegisteredClass | undefined {
+    return this.classes.get(classId);
+  }
+
+  list(): RegisteredClass[] {
+    return [...this.classes.values()];
+  }
+
+  /** class id → method names callable from outside (the permission catalogue) */
+  catalogue(): Record<string, { name: string; kind: string; access: readonly string[] }[]> {
+    const out: Record<string, { name: string; kind: string; access: readonly string[] }[]> = {};
+    for (const c of this.classes.values()) {
+      out[c.id] = [...c.methodsByName.values()].map((m) => ({ name: m.name, kind: m.kind, access: m.options.access }));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,233 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Redis } from 'ioredis';
+import type { InstanceState } from './types';
+
+/** Redis key layout of one project. */
+export class Keys {
+  readonly base: string;
+  constructor(readonly projectId: string) {
+    this.base = `rt:${projectId}`;
+  }
+  instance(classId: string, id: string): string {
+    return `${this.base}:i:${classId}:${id}`;
+  }
+  instancePattern(classId: string): string {
+    return `${this.base}:i:${classId}:*`;
+  }
+  lease(classId: string, id: string): string {
+    return `${this.base}:l:${classId}:${id}`;
+  }
+  lookup(classId: string, name: string, value: string): string {
+    return `${this.base}:k:${classId}:${name}:${value}`;
+  }
+  pendingJobs(classId: string, id: string): string {
+    return `${this.base}:qp:${classId}:${id}`;
+  }
+  jobResult(jobId: string): string {
+    return `${this.base}:jr:${jobId}`;
+  }
+  get outbox(): string {
+    return `${this.base}:outbox`;
+  }
+  get tasks(): string {
+    return `${this.base}:tasks`;
+  }
+  get events(): string {
+    return `${this.base}:events`;
+  }
+  get apiKeys(): string {
+    return `${this.base}:apikeys`;
+  }
+  get roles(): string {
+    return `${this.base}:roles`;
+  }
+}
+
+export interface StoredInstance {
+  version: number;
+  stateJson: string;
+  lookups: Record<string, string>;
+}
+
+export type AcquireResult =
+  | { kind: 'acquired'; instance?: StoredInstance }
+  | { kind: 'busy'; pttl: number }
+  | { kind: 'exists' }
+  | { kind: 'missing' };
+
+export interface CommitRequest {
+  classId: string;
+  instanceId: string;
+  token: string;
+  expectedVersion: number;
+  changed: boolean;
+  stateJson: string;
+  lookups: Record<string, string>;
+  lookupAdds: string[];
+  lookupRemoves: string[];
+  tasks?: unknown[];
+  events?: unknown[];
+  job?: { id: string; resultJson: string; ttlSeconds: number };
+}
+
+export type CommitResult =
+  | { kind: 'committed'; version: number; taskEntryId?: string }
+  | { kind: 'lease_lost' }
+  | { kind: 'version_moved'; version: number }
+  | { kind: 'lookup_taken'; key: string };
+
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'enqueueJob'] as const;
+
+type ScriptedRedis = Redis & {
+  acquireInstance(lease: string, inst: string, token: string, ttl: number, mode: string): Promise<unknown[]>;
+  commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
+  releaseLease(lease: string, token: string): Promise<number>;
+  enqueueJob(inst: string, pending: string, jobId: string): Promise<number>;
+};
+
+function luaDir(): string {
+  // sources live next to this file; compiled code reads them from the source tree
+  const here = path.join(__dirname, 'lua');
+  return fs.existsSync(here) ? here : path.resolve(__dirname, '../../../runtime/actor/lua');
+}
+
+export function emptyState(): InstanceState {
+  return { public: {}, private: {}, user: {}, role: {} };
+}
+
+/** Partitions that are empty are not stored. */
+export function serializeState(state: InstanceState): string {
+  const compact: Partial<InstanceState> = {};
+  for (const p of ['public', 'private', 'user', 'role'] as const) {
+    const v = state[p];
+    if (v && typeof v === 'object' && Object.keys(v).length > 0) compact[p] = v;
+  }
+  return JSON.stringify(compact);
+}
+
+export function parseState(json: string | null | undefined): InstanceState {
+  const s = json ? (JSON.parse(json) as Partial<InstanceState>) : {};
+  return { public: s.public ?? {}, private: s.private ?? {}, user: s.user ?? {}, role: s.role ?? {} };
+}
+
+/** Actor state, leases and lookup keys in Redis; every multi-key change is one Lua script. */
+export class StateStore {
+  readonly redis: ScriptedRedis;
+  readonly keys: Keys;
+
+  constructor(redis: Redis, projectId: string) {
+    this.redis = redis as ScriptedRedis;
+    this.keys = new Keys(projectId);
+    const dir = luaDir();
+    const numberOfKeys: Record<(typeof SCRIPTS)[number], number | undefined> = {
+      acquireInstance: 2,
+      commitInstance: undefined, // variable: passed per call
+      releaseLease: 1,
+      enqueueJob: 2,
+    };
+    for (const name of SCRIPTS) {
+      if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
+      redis.defineCommand(name, {
+        lua: fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8'),
+        numberOfKeys: numberOfKeys[name],
+      });
+    }
+  }
+
+  async read(classId: string, id: string): Promise<StoredInstance | undefined> {
+    const [v, s, k] = await this.redis.hmget(this.keys.instance(classId, id), 'v', 's', 'k');
+    if (v === null) return undefined;
+    return { version: Number(v), stateJson: s ?? '{}', lookups: k ? JSON.parse(k) : {} };
+  }
+
+  async exists(classId: string, id: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.instance(classId, id))) === 1;
+  }
+
+  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: 'init' | 'write'): Promise<AcquireResult> {
+    const r = await this.redis.acquireInstance(this.keys.lease(classId, id), this.keys.instance(classId, id), token, ttlMs, mode);
+    switch (Number(r[0])) {
+      case 1:
+        if (mode === 'init') return { kind: 'acquired' };
+        return {
+          kind: 'acquired',
+          instance: { version: Number(r[1]), stateJson: String(r[2] ?? '{}'), lookups: r[3] ? JSON.parse(String(r[3])) : {} },
+        };
+      case 0:
+        return { kind: 'busy', pttl: Number(r[1]) };
+      case -2:
+        return { kind: 'exists' };
+      default:
+        return { kind: 'missing' };
+    }
+  }
+
+  async release(classId: string, id: string, token: string): Promise<void> {
+    await this.redis.releaseLease(this.keys.lease(classId, id), token);
+  }
+
+  async commit(req: CommitRequest): Promise<CommitResult> {
+    const k = this.keys;
+    const keys = [
+      k.instance(req.classId, req.instanceId),
+      k.lease(req.classId, req.instanceId),
+      k.outbox,
+      k.tasks,
+      k.events,
+      k.pendingJobs(req.classId, req.instanceId),
+      req.job ? k.jobResult(req.job.id) : k.jobResult('-'),
+      ...req.lookupAdds,
+      ...req.lookupRemoves,
+    ];
+    const lookupJson = Object.keys(req.lookups).length ? JSON.stringify(req.lookups) : '';
+    const args = [
+      req.token,
+      req.expectedVersion,
+      req.changed ? '1' : '0',
+      req.stateJson,
+      lookupJson,
+      req.classId,
+      req.instanceId,
+      req.lookupAdds.length,
+      req.lookupRemoves.length,
+      req.tasks?.length ? JSON.stringify(req.tasks) : '',
+      req.events?.length ? JSON.stringify(req.events) : '',
+      req.job?.id ?? '',
+      req.job?.resultJson ?? '',
+      req.job?.ttlSeconds ?? 0,
+    ];
+    const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
+    switch (Number(r[0])) {
+      case 1:
+        return { kind: 'committed', version: Number(r[1]), taskEntryId: r[2] ? String(r[2]) : undefined };
+      case -1:
+        return { kind: 'lease_lost' };
+      case -2:
+        return { kind: 'version_moved', version: Number(r[1]) };
+      default:
+        return { kind: 'lookup_taken', key: String(r[1]) };
+    }
+  }
+
+  async resolveLookup(classId: string, name: string, value: string): Promise<string | undefined> {
+    return (await this.redis.get(this.keys.lookup(classId, name, value))) ?? undefined;
+  }
+
+  /** Register a QUEUED_WRITE job in the instance's FIFO; undefined when the instance does not exist. */
+  async enqueueJob(classId: string, id: string, jobId: string): Promise<number | undefined> {
+    const seq = await this.redis.enqueueJob(this.keys.instance(classId, id), this.keys.pendingJobs(classId, id), jobId);
+    return seq < 0 ? undefined : seq;
+  }
+
+  /** Every instance id of a class (SCAN; used to rebuild projections). */
+  async *instanceIds(classId: string): AsyncGenerator<string[]> {
+    const prefix = this.keys.instance(classId, '');
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.redis.scan(cursor, 'MATCH', this.keys.instancePattern(classId), 'COUNT', 1000);
+      cursor = next;
+      if (batch.length) yield batch.map((key) => key.slice(prefix.length));
+    } while (cursor !== '0');
+  }
+}

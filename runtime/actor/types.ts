@@ -1,0 +1,208 @@
+import type { Logger } from 'pino';
+import type { DocumentStore, IndexSpec } from '../stream/document-store';
+
+export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' | 'INTERNAL';
+
+/** Kinds that change state and therefore hold the instance exclusively. */
+export const EXCLUSIVE_KINDS: ReadonlySet<MethodKind> = new Set(['INIT', 'WRITE', 'QUEUED_WRITE', 'INTERNAL']);
+
+export type IdentityType =
+  | 'program_management_user'
+  | 'enduser'
+  | 'member_otp'
+  | 'integration_user'
+  | 'class'
+  | 'system'
+  | 'anonymous';
+
+export interface Identity {
+  type: IdentityType;
+  /** user id (JWT subject), API key id, or for class identities the calling instance id */
+  userId?: string;
+  roles?: string[];
+  claims?: Record<string, unknown>;
+  /** for class identities: the calling class and instance */
+  classId?: string;
+  instanceId?: string;
+}
+
+/**
+ * Who may call a method. Plain identity types, plus:
+ *  - 'public'          no authentication needed (anonymous callers admitted)
+ *  - 'class'           any class calling from a handler
+ *  - 'class:<ClassId>' that class only
+ * The 'system' identity (CLI, seeds, scheduled tasks raised by the platform)
+ * is always admitted.
+ */
+export type AccessRule =
+  | Exclude<IdentityType, 'class' | 'system' | 'anonymous'>
+  | 'public'
+  | 'class'
+  | `class:${string}`;
+
+export interface MethodOptions {
+  /** identities admitted; required: every method says who may call it */
+  access: readonly AccessRule[];
+  /** schema file under schemas/<Class>/ (without .json); defaults to the method name when that file exists */
+  schema?: string | false;
+  /** time budget in seconds (READ/WRITE/STATIC/INIT/INTERNAL 1-30, QUEUED_WRITE 1-890) */
+  timeoutSeconds?: number;
+  /** for program_management_user: skip the role permission check (e.g. self-service methods) */
+  skipRoleCheck?: boolean;
+  /** QUEUED_WRITE: attempts before the job is failed (default 5) */
+  attempts?: number;
+  /**
+   * Turns schema validation errors into the method's own error (for external
+   * contracts with a fixed error shape). Receives [{field, reason}] list.
+   */
+  onValidationError?: (errors: FieldError[]) => Error;
+}
+
+export interface FieldError {
+  field: string;
+  reason: string;
+}
+
+export interface InitOptions extends MethodOptions {
+  /** computes the new instance id from the request; default: path instance id or a random UUID */
+  instanceId?: (req: RequestInfo) => string | undefined;
+}
+
+export interface MethodDef {
+  name: string;
+  kind: MethodKind;
+  options: MethodOptions | InitOptions;
+  handler: (ctx: Ctx) => unknown;
+}
+
+export interface ProjectedDocument {
+  collection: string;
+  id: string;
+  doc: Record<string, unknown>;
+}
+
+export interface StreamOptions {
+  /** collections this class writes, with their indexes */
+  collections: Record<string, { indexes?: IndexSpec[] }>;
+  /** turns committed state into the documents to upsert (all of the instance's documents) */
+  toDocuments: (state: InstanceState, instanceId: string) => ProjectedDocument[];
+}
+
+/**
+ * An extra HTTP route that reaches one of the class's methods, for external
+ * contracts with fixed paths. The method answers exactly as through CALL.
+ */
+export interface RouteAlias {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** express path, e.g. '/members/hr/employee' */
+  path: string;
+  /** the class's method to call */
+  target: string;
+  /** instance id to call (for singletons, 'default'); taken from the path's :instanceId when absent */
+  instanceId?: string;
+}
+
+export interface ClassOptions {
+  id: string;
+  description?: string;
+  routes?: RouteAlias[];
+  /** streaming to the document database; omitted for classes that are not listed */
+  stream?: StreamOptions;
+  /** fields whose values are masked in logs (added to the runtime's defaults) */
+  sensitiveFields?: string[];
+}
+
+export interface ClassDef {
+  id: string;
+  options: ClassOptions;
+  methods: Map<string, MethodDef>;
+  ctor: new () => object;
+}
+
+/** The four state partitions (GUIDE 2, spec 2). */
+export interface InstanceState {
+  public: Record<string, any>;
+  private: Record<string, any>;
+  user: Record<string, any>;
+  role: Record<string, any>;
+}
+
+export interface RequestInfo {
+  body: any;
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  path: { projectId: string; classId: string; method: string; instanceId?: string };
+  ip?: string;
+  requestId?: string;
+}
+
+export interface ResponseInit {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface ScheduleRequest {
+  classId?: string;
+  method: string;
+  /** defaults to the scheduling instance when classId is omitted */
+  instanceId?: string;
+  body?: unknown;
+  delaySeconds: number;
+}
+
+export interface EmittedEvent {
+  name: string;
+  payload?: unknown;
+}
+
+export interface LookupApi {
+  /** the value this instance holds for a lookup name */
+  get(name: string): string | undefined;
+  /** set (or move) this instance's lookup key `name!value`; unique per class, checked at commit */
+  set(name: string, value: string): void;
+  /** drop this instance's lookup key for `name` */
+  remove(name: string): void;
+}
+
+/** What a handler receives. */
+export interface Ctx<S extends InstanceState = InstanceState> {
+  readonly projectId: string;
+  readonly classId: string;
+  readonly method: string;
+  readonly kind: MethodKind;
+  /** undefined for STATIC */
+  readonly instanceId: string | undefined;
+  readonly identity: Identity;
+  readonly request: RequestInfo;
+  /** state partitions: a draft for INIT/WRITE/QUEUED_WRITE/INTERNAL, frozen for READ, empty for STATIC */
+  readonly state: S;
+  /** version of the instance as read (0 for INIT) */
+  readonly version: number;
+  readonly lookup: LookupApi;
+  /** set the answer; a handler's return value is the body when none is set */
+  response: ResponseInit;
+  readonly log: Logger;
+  /** aborted when the method passes its time budget */
+  readonly signal: AbortSignal;
+  /** documents projected by classes, for listings (read-only use) */
+  readonly documents: DocumentReader;
+  /** call another class's method as this class */
+  call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
+  /** run a method later (committed with the state; survives restarts) */
+  schedule(task: ScheduleRequest): void;
+  /** record an event, committed with the state to the project's event stream */
+  emit(name: string, payload?: unknown): void;
+}
+
+export interface DocumentReader {
+  find: DocumentStore['find'];
+  get: DocumentStore['get'];
+  count: DocumentStore['count'];
+}

@@ -1,0 +1,111 @@
+import type { Redis } from 'ioredis';
+import type { Authorizer } from '../actor/dispatcher';
+import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
+import type { AccessRule, Identity } from '../actor/types';
+import { runtimeError } from '../errors';
+
+export interface RoleDefinition {
+  id: string;
+  name: string;
+  /** 1 = super (every method), 10 = normal (explicit permissions) */
+  level: number;
+  /** class id → method names */
+  permissions: Record<string, string[]>;
+  status?: 'active' | 'inactive';
+}
+
+/** Where role definitions come from; RoleManager plugs its own in. */
+export interface RoleSource {
+  /** the active roles among `names` (matched by id or name) */
+  getRoles(names: string[]): Promise<RoleDefinition[]>;
+}
+
+/** Pure rule: does the access list admit this identity's type? */
+export function admits(access: readonly AccessRule[], identity: Identity): boolean {
+  if (identity.type === 'system') return true;
+  if (access.includes('public')) return true;
+  if (identity.type === 'class') {
+    return access.includes('class') || access.includes(`class:${identity.classId}` as AccessRule);
+  }
+  if (identity.type === 'anonymous') return false;
+  return access.includes(identity.type as AccessRule);
+}
+
+/** Pure rule: do these roles grant `classId.method`? */
+export function rolesGrant(roles: RoleDefinition[], classId: string, method: string): boolean {
+  return roles.some(
+    (r) => r.status !== 'inactive' && (r.level === 1 || (r.permissions?.[classId] ?? []).includes(method)),
+  );
+}
+
+export class AccessControl implements Authorizer {
+  constructor(private roleSource: RoleSource) {}
+
+  setRoleSource(source: RoleSource): void {
+    this.roleSource = source;
+  }
+
+  async authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> {
+    const access = method.options.access;
+    if (!admits(access, identity)) {
+      if (identity.type === 'anonymous') {
+        throw runtimeError('UNAUTHENTICATED', `${cls.id}.${method.name} needs authentication`);
+      }
+      throw runtimeError('FORBIDDEN', `${identity.type} may not call ${cls.id}.${method.name}`);
+    }
+    if (identity.type !== 'program_management_user' || method.options.skipRoleCheck || access.includes('public')) return;
+    const roles = await this.roleSource.getRoles(identity.roles ?? []);
+    if (!rolesGrant(roles, cls.id, method.name)) {
+      throw runtimeError('FORBIDDEN', `No role of this user grants ${cls.id}.${method.name}`);
+    }
+  }
+}
+
+/**
+ * Default role source: a JSON snapshot `{version, roles: RoleDefinition[]}`
+ * in Redis, cached in memory for a few seconds. When the snapshot is missing
+ * or unreadable, the fallback (if given) answers and `onMiss` is told, so the
+ * owner of the roles can regenerate it.
+ */
+export class SnapshotRoleSource implements RoleSource {
+  private cached?: { roles: RoleDefinition[]; until: number };
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: string,
+    private readonly opts: {
+      cacheMs?: number;
+      fallback?: (names: string[]) => Promise<RoleDefinition[]>;
+      onMiss?: () => void;
+    } = {},
+  ) {}
+
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async all(): Promise<RoleDefinition[] | undefined> {
+    if (this.cached && this.cached.until > Date.now()) return this.cached.roles;
+    try {
+      const raw = await this.redis.get(this.key);
+      if (!raw) return undefined;
+      const parsed = JSON.parse(raw) as { roles?: RoleDefinition[] };
+      if (!Array.isArray(parsed.roles)) return undefined;
+      this.cached = { roles: parsed.roles, until: Date.now() + (this.opts.cacheMs ?? 5000) };
+      return parsed.roles;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async getRoles(names: string[]): Promise<RoleDefinition[]> {
+    if (names.length === 0) return [];
+    const roles = await this.all();
+    if (!roles) {
+      this.opts.onMiss?.();
+      return this.opts.fallback ? this.opts.fallback(names) : [];
+    }
+    const wanted = new Set(names);
+    return roles.filter((r) => r.status !== 'inactive' && (wanted.has(r.id) || wanted.has(r.name)));
+  }
+}

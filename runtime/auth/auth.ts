@@ -1,0 +1,159 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Redis } from 'ioredis';
+import type { Identity, IdentityType } from '../actor/types';
+import { runtimeError } from '../errors';
+
+export const JWT_ALGORITHM = 'HS256' as const;
+export const TOKEN_IDENTITIES: readonly IdentityType[] = ['program_management_user', 'enduser', 'member_otp'];
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** first characters of the key, to recognise it without revealing it */
+  prefix: string;
+}
+
+/**
+ * Integration API keys (`x-api-key` → integration_user). Keys come from the
+ * INTEGRATION_API_KEYS environment variable and from keys created by the CLI;
+ * only their SHA-256 digests are kept, in memory and in Redis.
+ */
+export class ApiKeyStore {
+  private readonly envDigests: Buffer[];
+  private readonly cache = new Map<string, { record: ApiKeyRecord | null; until: number }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly hashKey: string,
+    envKeys: string[],
+    private readonly cacheMs = 5000,
+  ) {
+    this.envDigests = envKeys.map((k) => Buffer.from(hashApiKey(k), 'hex'));
+  }
+
+  async verify(key: string): Promise<ApiKeyRecord | null> {
+    if (!key || key.length > 512) return null;
+    const digestHex = hashApiKey(key);
+    const digest = Buffer.from(digestHex, 'hex');
+    let envMatch = -1;
+    // compare against every configured key in constant time, whatever matches
+    this.envDigests.forEach((d, i) => {
+      if (timingSafeEqual(d, digest)) envMatch = i;
+    });
+    if (envMatch >= 0) return { id: `env-${envMatch + 1}`, name: 'INTEGRATION_API_KEYS', createdAt: '', prefix: '' };
+    const cached = this.cache.get(digestHex);
+    if (cached && cached.until > Date.now()) return cached.record;
+    const raw = await this.redis.hget(this.hashKey, digestHex);
+    const record = raw ? (JSON.parse(raw) as ApiKeyRecord) : null;
+    this.cache.set(digestHex, { record, until: Date.now() + this.cacheMs });
+    if (this.cache.size > 10_000) this.cache.clear();
+    return record;
+  }
+
+  /** Create a key; the plain key is returned once and never stored. */
+  async create(name: string): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = `ik_${randomBytes(24).toString('base64url')}`;
+    const record: ApiKeyRecord = { id: randomUUID(), name, createdAt: new Date().toISOString(), prefix: key.slice(0, 7) };
+    await this.redis.hset(this.hashKey, hashApiKey(key), JSON.stringify(record));
+    return { key, record };
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const all = await this.redis.hvals(this.hashKey);
+    return all.map((v) => JSON.parse(v) as ApiKeyRecord);
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const all = await this.redis.hgetall(this.hashKey);
+    for (const [digest, raw] of Object.entries(all)) {
+      if ((JSON.parse(raw) as ApiKeyRecord).id === id) {
+        await this.redis.hdel(this.hashKey, digest);
+        this.cache.delete(digest);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+export interface TokenClaims {
+  sub: string;
+  identity: IdentityType;
+  roles?: string[];
+  [claim: string]: unknown;
+}
+
+/** JWT bearer tokens, HS256 only (the algorithm is pinned on verify). */
+export class TokenService {
+  constructor(
+    private readonly secret: string,
+    private readonly issuer?: string,
+  ) {
+    if (secret.length < 32) throw new Error('JWT_SECRET must be at least 32 characters');
+  }
+
+  sign(claims: TokenClaims, expiresInSeconds = 3600): string {
+    if (!TOKEN_IDENTITIES.includes(claims.identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}`);
+    return jwt.sign(claims, this.secret, {
+      algorithm: JWT_ALGORITHM,
+      expiresIn: expiresInSeconds,
+      ...(this.issuer ? { issuer: this.issuer } : {}),
+    });
+  }
+
+  verify(token: string): Identity {
+    let payload: jwt.JwtPayload;
+    try {
+      const decoded = jwt.verify(token, this.secret, {
+        algorithms: [JWT_ALGORITHM],
+        ...(this.issuer ? { issuer: this.issuer } : {}),
+      });
+      if (typeof decoded === 'string') throw new Error('unexpected payload');
+      payload = decoded;
+    } catch (err) {
+      throw runtimeError('UNAUTHENTICATED', `Invalid bearer token: ${(err as Error).message}`);
+    }
+    const type = payload.identity as IdentityType;
+    if (!TOKEN_IDENTITIES.includes(type) || typeof payload.sub !== 'string') {
+      throw runtimeError('UNAUTHENTICATED', 'Bearer token lacks a valid identity or subject');
+    }
+    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { type, userId: payload.sub, roles, claims: payload };
+  }
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The caller's identity from HTTP headers: `x-api-key` (header names are
+ * case-insensitive in Node) or `Authorization: Bearer <jwt>`; anonymous when
+ * neither is present. A credential that is present but wrong is a 401.
+ */
+export async function identify(
+  headers: Record<string, string | string[] | undefined>,
+  apiKeys: ApiKeyStore,
+  tokens: TokenService,
+): Promise<Identity> {
+  const key = header(headers, 'x-api-key');
+  if (key !== undefined) {
+    const record = await apiKeys.verify(key);
+    if (!record) throw runtimeError('UNAUTHENTICATED', 'Invalid API key');
+    return { type: 'integration_user', userId: record.id, roles: [] };
+  }
+  const auth = header(headers, 'authorization');
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (!m) throw runtimeError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
+    return tokens.verify(m[1]);
+  }
+  return { type: 'anonymous' };
+}

@@ -1,0 +1,93 @@
+/**
+ * Operator CLI: `npm run cli -- <command>`. Uses the same environment as the
+ * service (REDIS_URL, PROJECT_ID, JWT_SECRET, DATA_DIR, ...); without REDIS_URL
+ * it reuses the embedded Redis of a running `npm start`, or starts it.
+ */
+import { Command } from 'commander';
+import { TOKEN_IDENTITIES } from './auth/auth';
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+import { resolveRedis } from './redis/embedded-redis';
+import { Runtime } from './runtime';
+import type { IdentityType } from './actor/types';
+
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const config = loadConfig({ ...process.env, ROLES: 'api' });
+  const logger = createLogger(process.env.LOG_LEVEL || 'warn');
+  const redis = await resolveRedis(process.env, { dataDir: config.dataDir });
+  const rt = await Runtime.create(config, redis.url, { logger });
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.stop();
+    await redis.embedded?.stop();
+  }
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
+}
+
+const program = new Command('cli').description('membership runtime operator commands');
+
+program
+  .command('apikey:create <name>')
+  .description('create an integration API key (printed once; stored hashed)')
+  .action((name: string) => withRuntime(async (rt) => print(await rt.apiKeys.create(name))));
+
+program
+  .command('apikey:list')
+  .description('list integration API keys (ids and names, never the keys)')
+  .action(() => withRuntime(async (rt) => print(await rt.apiKeys.list())));
+
+program
+  .command('apikey:revoke <id>')
+  .description('revoke an integration API key by id')
+  .action((id: string) =>
+    withRuntime(async (rt) => {
+      if (!(await rt.apiKeys.revoke(id))) {
+        process.exitCode = 1;
+        print(`no API key with id ${id}`);
+      } else print(`revoked ${id}`);
+    }),
+  );
+
+program
+  .command('token <identity> <userId>')
+  .description(`mint a development JWT (identity: ${TOKEN_IDENTITIES.join(', ')})`)
+  .option('--roles <roles>', 'comma-separated role ids or names', '')
+  .option('--ttl <seconds>', 'lifetime in seconds', '3600')
+  .action((identity: string, userId: string, opts: { roles: string; ttl: string }) =>
+    withRuntime(async (rt) => {
+      const roles = opts.roles.split(',').map((r) => r.trim()).filter(Boolean);
+      print(rt.tokens.sign({ sub: userId, identity: identity as IdentityType, roles }, Number(opts.ttl)));
+    }),
+  );
+
+program
+  .command('reproject [classIds...]')
+  .description('rebuild the document-store collections of the given classes (default: all) from actor state')
+  .action((classIds: string[]) =>
+    withRuntime(async (rt) => {
+      const count = await rt.projector.rebuild(classIds.length ? classIds : undefined, { drop: true });
+      print({ reprojected: count, store: rt.documents.kind });
+    }),
+  );
+
+program
+  .command('call <classId> <method> [instanceId]')
+  .description('call a method as the system identity; body as JSON from --body')
+  .option('--body <json>', 'request body', '{}')
+  .action((classId: string, method: string, instanceId: string | undefined, opts: { body: string }) =>
+    withRuntime(async (rt) => print(await rt.call(classId, method, instanceId, JSON.parse(opts.body)))),
+  );
+
+program
+  .command('classes')
+  .description('list classes and their methods')
+  .action(() => withRuntime(async (rt) => print(rt.registry.catalogue())));
+
+program.parseAsync(process.argv).catch((err) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

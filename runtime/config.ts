@@ -1,0 +1,87 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The repository root: the nearest folder above this file holding package.json. */
+export function projectRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+}
+
+/** true when running from TypeScript sources (tests, tsx) rather than compiled dist/ */
+export const RUNNING_TS = __filename.endsWith('.ts');
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
+  return n;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export type Role = 'api' | 'worker' | 'projector';
+
+export interface RuntimeConfig {
+  port: number;
+  projectId: string;
+  redisUrl?: string;
+  mongodbUrl?: string;
+  integrationApiKeys: string[];
+  jwtSecret?: string;
+  jwtIssuer?: string;
+  dataDir: string;
+  roles: Set<Role>;
+  classDirs: string[];
+  schemaDirs: string[];
+  workerConcurrency: number;
+  bodyLimit: string;
+  logLevel: string;
+  maxCallDepth: number;
+  /** BullMQ lock duration for QUEUED_WRITE jobs: how soon a crashed worker's job is retried */
+  jobLockMs: number;
+}
+
+/** Every environment variable the runtime reads is parsed here (and documented in the README). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const root = projectRoot();
+  const dataDir = path.resolve(env.DATA_DIR || path.join(root, 'data'));
+  const roles = new Set(list(env.ROLES || 'api,worker,projector') as Role[]);
+  for (const r of roles) {
+    if (!['api', 'worker', 'projector'].includes(r)) throw new Error(`ROLES: unknown role '${r}' (api, worker, projector)`);
+  }
+  const projectId = env.PROJECT_ID || 'membership';
+  if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(projectId)) {
+    throw new Error(`PROJECT_ID must be 1-40 lowercase letters, digits or '-', got '${projectId}'`);
+  }
+  const classDirs = list(env.CLASS_DIRS).map((d) => path.resolve(root, d));
+  const schemaDirs = list(env.SCHEMA_DIRS).map((d) => path.resolve(root, d));
+  return {
+    port: int(env, 'PORT', 3000),
+    projectId,
+    redisUrl: env.REDIS_URL || undefined,
+    mongodbUrl: env.MONGODB_URL || undefined,
+    integrationApiKeys: list(env.INTEGRATION_API_KEYS),
+    jwtSecret: env.JWT_SECRET || undefined,
+    jwtIssuer: env.JWT_ISSUER || undefined,
+    dataDir,
+    roles,
+    classDirs: classDirs.length ? classDirs : [path.join(root, RUNNING_TS ? 'classes' : 'dist/classes')],
+    schemaDirs: schemaDirs.length ? schemaDirs : [path.join(root, 'schemas')],
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
+    bodyLimit: env.BODY_LIMIT || '16mb',
+    logLevel: env.LOG_LEVEL || 'info',
+    maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
+    jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
+  };
+}

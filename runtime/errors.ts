@@ -1,0 +1,99 @@
+/**
+ * Typed errors. Anything thrown by a handler that is an ActorError becomes an
+ * HTTP answer `{code, message, classId, details?}` with its status; anything
+ * else is an internal error (500, logged, details hidden from the caller).
+ */
+
+export interface ErrorBody {
+  code?: number | string;
+  message: string;
+  classId?: string;
+  details?: unknown;
+  [extra: string]: unknown;
+}
+
+export class ActorError extends Error {
+  readonly status: number;
+  readonly code: number | string;
+  readonly details?: unknown;
+  /** filled by the dispatcher with the class that threw, when not given */
+  classId?: string;
+  /**
+   * When set, the HTTP layer answers with exactly this body instead of the
+   * standard `{code, message, classId}`. Used for external contracts whose
+   * error shape is fixed (for example an HR integration's error envelope).
+   */
+  readonly body?: Record<string, unknown>;
+  /** a retryable error lets a QUEUED_WRITE job be retried with backoff */
+  readonly retryable: boolean;
+
+  constructor(
+    status: number,
+    code: number | string,
+    message: string,
+    opts: { details?: unknown; classId?: string; body?: Record<string, unknown>; retryable?: boolean } = {},
+  ) {
+    super(message);
+    this.name = 'ActorError';
+    this.status = status;
+    this.code = code;
+    this.details = opts.details;
+    this.classId = opts.classId;
+    this.body = opts.body;
+    this.retryable = opts.retryable ?? false;
+  }
+
+  toBody(): Record<string, unknown> {
+    if (this.body) return this.body;
+    const out: Record<string, unknown> = { code: this.code, message: this.message };
+    if (this.classId) out.classId = this.classId;
+    if (this.details !== undefined) out.details = this.details;
+    return out;
+  }
+}
+
+/**
+ * Platform error codes (1000-1099; the spec gives classes 4000 and up).
+ * Each has one HTTP status.
+ */
+export const RuntimeCodes = {
+  INTERNAL: { code: 1000, status: 500 },
+  BAD_JSON: { code: 1001, status: 400 },
+  VALIDATION: { code: 1002, status: 400 },
+  UNKNOWN_PROJECT: { code: 1003, status: 404 },
+  UNKNOWN_CLASS: { code: 1004, status: 404 },
+  UNKNOWN_METHOD: { code: 1005, status: 404 },
+  METHOD_INTERNAL: { code: 1006, status: 403 },
+  UNAUTHENTICATED: { code: 1007, status: 401 },
+  FORBIDDEN: { code: 1008, status: 403 },
+  INSTANCE_EXISTS: { code: 1009, status: 409 },
+  INSTANCE_REQUIRED: { code: 1010, status: 400 },
+  TIMEOUT: { code: 1011, status: 504 },
+  INSTANCE_BUSY: { code: 1012, status: 503 },
+  LOOKUP_KEY_TAKEN: { code: 1013, status: 409 },
+  REENTRANT_WRITE: { code: 1014, status: 409 },
+  CALL_DEPTH: { code: 1015, status: 508 },
+  BODY_TOO_LARGE: { code: 1016, status: 413 },
+  LEASE_LOST: { code: 1017, status: 503 },
+  READ_ONLY: { code: 1018, status: 500 },
+  UNKNOWN_JOB: { code: 1019, status: 404 },
+  BAD_INSTANCE_ID: { code: 1020, status: 400 },
+  METHOD_NOT_ALLOWED: { code: 1021, status: 405 },
+  NOT_FOUND: { code: 1022, status: 404 },
+} as const;
+
+export type RuntimeCode = keyof typeof RuntimeCodes;
+
+export function runtimeError(name: RuntimeCode, message: string, details?: unknown): ActorError {
+  const { code, status } = RuntimeCodes[name];
+  return new ActorError(status, code, message, { details });
+}
+
+/**
+ * The answer for an instance that does not exist (spec 4.1 rule 3): HTTP 500
+ * with a body that has only `message`.
+ */
+export function unknownInstanceError(projectId: string, classId: string, instanceId: string): ActorError {
+  const message = `No instance with id '${instanceId}' exists in class '${classId}' of project '${projectId}'`;
+  return new ActorError(500, 'UNKNOWN_INSTANCE', message, { body: { message } });
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { CallRequest, Dispatcher } from '../actor/dispatcher';
+import type { ClassRegistry } from '../actor/registry';
+import type { CallResult, Identity } from '../actor/types';
+import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
+import { ActorError, RuntimeCodes, runtimeError } from '../errors';
+import type { JobQueue } from '../queue/job-queue';
+
+export interface HttpDeps {
+  projectId: string;
+  dispatcher: Dispatcher;
+  registry: ClassRegistry;
+  apiKeys: ApiKeyStore;
+  tokens: TokenService;
+  jobs: JobQueue;
+  logger: Logger;
+  bodyLimit: string;
+  ready: () => Promise<Record<string, string>>;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function send(res: Response, result: CallResult): void {
+  for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
+  res.status(result.status);
+  const body = result.body;
+  if (result.status === 204 || body === undefined) {
+    res.end();
+  } else if (Buffer.isBuffer(body) || (typeof body === 'string' && res.getHeader('content-type'))) {
+    res.send(body);
+  } else {
+    res.json(body);
+  }
+}
+
+function sendError(res: Response, err: unknown, log: Logger): void {
+  if (err instanceof ActorError) {
+    if (err.status >= 500) log.warn({ code: err.code, msg: err.message }, 'call failed');
+    res.status(err.status).json(err.toBody());
+    return;
+  }
+  log.error({ err }, 'unexpected error');
+  res.status(500).json({ code: 1000, message: 'Internal error', requestId: res.getHeader('x-request-id') });
+}
+
+/** express app: the CALL route, job status, route aliases declared by classes, health. */
+export function createHttpApp(deps: HttpDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.locals.started = process.hrtime.bigint();
+    res.setHeader('x-request-id', id);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6;
+      const identity = res.locals.identity as Identity | undefined;
+      deps.logger.info(
+        {
+          requestId: id,
+          method: req.method,
+          path: req.path,
+          classId: res.locals.classId,
+          classMethod: res.locals.classMethod,
+          instanceId: res.locals.instanceId,
+          identity: identity ? { type: identity.type, userId: identity.userId } : undefined,
+          status: res.statusCode,
+          durationMs: Math.round(ms * 100) / 100,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/ready', async (_req, res) => {
+    try {
+      res.json({ status: 'ready', ...(await deps.ready()) });
+    } catch (err) {
+      res.status(503).json({ status: 'not_ready', message: (err as Error).message });
+    }
+  });
+
+  app.use(express.json({ limit: deps.bodyLimit, type: () => true, strict: false }));
+
+  const callFrom = async (
+    req: Request,
+    res: Response,
+    target: { classId: string; method: string; instanceId?: string },
+  ): Promise<void> => {
+    const log = deps.logger.child({ requestId: res.locals.requestId });
+    try {
+      res.locals.classId = target.classId;
+      res.locals.classMethod = target.method;
+      res.locals.instanceId = target.instanceId;
+      const cls = deps.registry.get(target.classId);
+      const method = cls?.methodsByName.get(target.method);
+      if (req.method === 'GET' && method && method.kind !== 'READ' && method.kind !== 'STATIC') {
+        throw runtimeError('METHOD_NOT_ALLOWED', `${target.classId}.${target.method} is ${method.kind}: use POST`);
+      }
+      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      res.locals.identity = identity;
+      const call: CallRequest = {
+        ...target,
+        body: req.method === 'GET' ? {} : req.body,
+        headers: req.headers as Headers,
+        query: req.query as Record<string, unknown>,
+        identity,
+        origin: 'http',
+        requestId: res.locals.requestId,
+        ip: req.ip,
+      };
+      send(res, await deps.dispatcher.call(call));
+    } catch (err) {
+      sendError(res, err, log);
+    }
+  };
+
+  const project = (req: Request, res: Response, next: NextFunction) => {
+    if (req.params.projectId !== deps.projectId) {
+      const err = runtimeError('UNKNOWN_PROJECT', `Unknown project '${req.params.projectId}'`);
+      res.status(err.status).json(err.toBody());
+      return;
+    }
+    next();
+  };
+
+  app.all('/:projectId/CALL/:classId/:method{/:instanceId}', project, async (req: Request, res: Response) => {
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      const err = runtimeError('METHOD_NOT_ALLOWED', 'CALL accepts POST (and GET for READ and STATIC methods)');
+      res.status(err.status).json(err.toBody());
+      return;
+    }
+    const p = req.params as Record<string, string | undefined>;
+    await callFrom(req, res, { classId: p.classId!, method: p.method!, instanceId: p.instanceId });
+  });
+
+  app.get('/:projectId/JOBS/:jobId', project, async (req: Request, res: Response) => {
+    const log = deps.logger.child({ requestId: res.locals.requestId });
+    try {
+      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      res.locals.identity = identity;
+      if (identity.type === 'anonymous') throw runtimeError('UNAUTHENTICATED', 'Job status needs authentication');
+      const { status, identity: owner } = await deps.jobs.status(String(req.params.jobId));
+      if (owner.type !== identity.type || owner.userId !== identity.userId) {
+        // do not reveal other callers' jobs
+        throw runtimeError('UNKNOWN_JOB', `No job '${req.params.jobId}'`);
+      }
+      res.json(status);
+    } catch (err) {
+      sendError(res, err, log);
+    }
+  });
+
+  for (const cls of deps.registry.list()) {
+    for (const route of cls.options.routes ?? []) {
+      const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      app[verb](route.path, async (req: Request, res: Response) => {
+        const p = req.params as Record<string, string | undefined>;
+        await callFrom(req, res, { classId: cls.id, method: route.target, instanceId: route.instanceId ?? p.instanceId });
+      });
+    }
+  }
+
+  app.use((_req: Request, res: Response) => {
+    const err = runtimeError('NOT_FOUND', 'No such route');
+    res.status(err.status).json(err.toBody());
+  });
+
+  // body parser and other middleware errors: never a 500 for bad input
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number; message?: string };
+    let out: ActorError;
+    if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
+    else if (e.type === 'entity.too.large') out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${deps.bodyLimit}`);
+    else if (e.status && e.status >= 400 && e.status < 500) {
+      out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
+    } else {
+      sendError(res, err, deps.logger);
+      return;
+    }
+    res.status(out.status).json(out.toBody());
+  });
+
+  return app;
+}

@@ -1,0 +1,20 @@
+/** The runtime's public API for classes. Classes import from here only. */
+export { ActorClass, Init, Read, Write, QueuedWrite, Static, Internal } from './actor/decorators';
+export type {
+  AccessRule,
+  CallResult,
+  ClassOptions,
+  Ctx,
+  FieldError,
+  Identity,
+  IdentityType,
+  InstanceState,
+  MethodKind,
+  MethodOptions,
+  ProjectedDocument,
+  RequestInfo,
+  RouteAlias,
+  ScheduleRequest,
+} from './actor/types';
+export { ActorError } from './errors';
+export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

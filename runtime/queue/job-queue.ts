@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CallRequest, Dispatcher, JobSink, ScheduledTask } from '../actor/dispatcher';
+import type { StateStore } from '../actor/state-store';
+import type { CallResult, Identity } from '../actor/types';
+import { ActorError, runtimeError, unknownInstanceError } from '../errors';
+
+interface CallJobData {
+  kind: 'call';
+  classId: string;
+  method: string;
+  instanceId: string;
+  body: unknown;
+  identity: Identity;
+  requestId?: string;
+  seq: number;
+}
+
+interface TaskJobData {
+  kind: 'task';
+  task: ScheduledTask;
+}
+
+type JobData = CallJobData | TaskJobData;
+
+/** What a caller sees of a QUEUED_WRITE job. */
+export interface JobStatus {
+  jobId: string;
+  classId: string;
+  method: string;
+  instanceId: string;
+  /** queued | running | retrying | completed | failed */
+  status: string;
+  attemptsMade: number;
+  result?: { status: number; body: unknown };
+  error?: { status: number; body: unknown };
+  createdAt: number;
+  finishedAt?: number;
+}
+
+interface StoredOutcome extends CallResult {
+  failed?: boolean;
+}
+
+export interface JobQueueOptions {
+  redisUrl: string;
+  projectId: string;
+  store: StateStore;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  concurrency: number;
+  lockMs: number;
+  attempts?: (classId: string, method: string) => number | undefined;
+}
+
+const DEFAULT_ATTEMPTS = 5;
+const RESULT_TTL_S = 7 * 24 * 3600;
+const TASK_SWEEP_AGE_MS = 30_000;
+
+export function isRetryable(err: unknown): boolean {
+  if (!(err instanceof ActorError)) return true;
+  if (err.retryable) return true;
+  return err.status >= 500 && err.code !== 'UNKNOWN_INSTANCE';
+}
+
+/**
+ * QUEUED_WRITE calls and delayed tasks on BullMQ.
+ *
+ * FIFO per instance: each job is registered, with a sequence number, in its
+ * instance's pending set (atomically with the sequence counter) before it is
+ * queued. A worker runs a job only when it heads that set; otherwise the job is
+ * pushed back a little (DelayedError) so no worker slot is held while waiting.
+ * A retried job keeps its place at the head, so later jobs wait for it.
+ *
+ * Applied once: the commit of a job's state change also removes it from the
+ * pending set and stores its result, in one Lua step. A redelivered job (its
+ * worker died after the commit) is no longer pending and returns the stored
+ * result without running again.
+ */
+export class JobQueue implements JobSink {
+  readonly queueName: string;
+  private readonly connection: Redis;
+  readonly queue: Queue<JobData>;
+  private worker?: Worker<JobData>;
+  private workerConnection?: Redis;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(private readonly opts: JobQueueOptions) {
+    this.queueName = `rt-${opts.projectId}`;
+    this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.queue = new Queue<JobData>(this.queueName, { connection: this.connection });
+  }
+
+  private get keys() {
+    return this.opts.store.keys;
+  }
+
+  async enqueueCall(req: CallRequest, instanceId: string): Promise<{ jobId: string }> {
+    const jobId = randomUUID();
+    const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId);
+    if (seq === undefined) throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
+    const data: CallJobData = {
+      kind: 'call',
+      classId: req.classId,
+      method: req.method,
+      instanceId,
+      body: req.body ?? {},
+      identity: req.identity,
+      requestId: req.requestId,
+      seq,
+    };
+    try {
+      await this.queue.add('call', data, {
+        jobId,
+        attempts: this.opts.attempts?.(req.classId, req.method) ?? DEFAULT_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 500 },
+        removeOnComplete: { age: RESULT_TTL_S },
+        removeOnFail: { age: RESULT_TTL_S },
+      });
+    } catch (err) {
+      await this.opts.store.redis.zrem(this.keys.pendingJobs(req.classId, instanceId), jobId);
+      throw err;
+    }
+    return { jobId };
+  }
+
+  async dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void> {
+    await Promise.all(
+      tasks.map((task) =>
+        this.queue.add(
+          'task',
+          { kind: 'task', task },
+          {
+            jobId: `task-${task.id}`,
+            delay: task.delayMs,
+            attempts: DEFAULT_ATTEMPTS,
+            backoff: { type: 'exponential', delay: 1000 },
+            removeOnComplete: { age: RESULT_TTL_S },
+            removeOnFail: { age: RESULT_TTL_S },
+          },
+        ),
+      ),
+    );
+    if (entryId) await this.opts.store.redis.xdel(this.keys.tasks, entryId);
+  }
+
+  /** Hand over tasks whose commit succeeded but whose dispatch did not (crash or Redis hiccup). */
+  async sweepTasks(olderThanMs = TASK_SWEEP_AGE_MS): Promise<number> {
+    const max = `${Date.now() - olderThanMs}`;
+    const entries = await this.opts.store.redis.xrange(this.keys.tasks, '-', max, 'COUNT', 500);
+    for (const [id, fields] of entries) {
+      const json = fields[fields.indexOf('t') + 1];
+      await this.dispatchTasks(JSON.parse(json) as ScheduledTask[], id);
+    }
+    return entries.length;
+  }
+
+  startWorker(): void {
+    if (this.worker) return;
+    this.workerConnection = this.connection.duplicate();
+    this.worker = new Worker<JobData>(this.queueName, (job, token) => this.process(job, token), {
+      connection: this.workerConnection,
+      concurrency: this.opts.concurrency,
+      lockDuration: this.opts.lockMs,
+      stalledInterval: this.opts.lockMs,
+      maxStalledCount: 3,
+    });
+    this.worker.on('error', (err) => this.opts.logger.error({ err }, 'queue worker error'));
+    this.sweeper = setInterval(() => {
+      this.sweepTasks().catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));
+    }, TASK_SWEEP_AGE_MS);
+    this.sweeper.unref();
+    this.sweepTasks(0).catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));
+  }
+
+  private async process(job: Job<JobData>, token?: string): Promise<unknown> {
+    const data = job.data;
+    if (data.kind === 'task') return this.runTask(data.task);
+    return this.runCall(job as Job<CallJobData>, token);
+  }
+
+  private async runTask(task: ScheduledTask): Promise<CallResult> {
+    try {
+      return await this.opts.dispatcher.call({
+        classId: task.classId,
+        method: task.method,
+        instanceId: task.instanceId,
+        body: task.body,
+        identity: task.identity,
+        origin: 'task',
+        requestId: `task-${task.id}`,
+      });
+    } catch (err) {
+      if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+  }
+
+  private async runCall(job: Job<CallJobData>, token?: string): Promise<unknown> {
+    const d = job.data;
+    const redis = this.opts.store.redis;
+    const pendingKey = this.keys.pendingJobs(d.classId, d.instanceId);
+    const jobId = job.id!;
+    for (;;) {
+      const [head] = await redis.zrange(pendingKey, '0', '0');
+      if (head === jobId) break;
+      const stillPending = await redis.zscore(pendingKey, jobId);
+      if (stillPending === null) {
+        // applied (or finally failed) before: a redelivery must not apply twice
+        return this.storedOutcome(jobId);
+      }
+      if (head && !(await this.isAlive(head))) {
+        await redis.zrem(pendingKey, head); // its job is gone: do not let it block the instance forever
+        continue;
+      }
+      await job.moveToDelayed(Date.now() + 15 + Math.floor(Math.random() * 20), token);
+      throw new DelayedError();
+    }
+    try {
+      return await this.opts.dispatcher.call({
+        classId: d.classId,
+        method: d.method,
+        instanceId: d.instanceId,
+        body: d.body,
+        identity: d.identity,
+        origin: 'queue',
+        requestId: d.requestId ?? `job-${jobId}`,
+        job: { id: jobId },
+      });
+    } catch (err) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!isRetryable(err) || lastAttempt) {
+        const outcome: StoredOutcome =
+          err instanceof ActorError
+            ? { status: err.status, body: err.toBody(), headers: {}, failed: true }
+            : { status: 500, body: { code: 1000, message: 'Internal error' }, headers: {}, failed: true };
+        await redis
+          .multi()
+          .zrem(pendingKey, jobId)
+          .set(this.keys.jobResult(jobId), JSON.stringify(outcome), 'EX', RESULT_TTL_S)
+          .exec();
+        if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+      }
+      throw err;
+    }
+  }
+
+  private async isAlive(jobId: string): Promise<boolean> {
+    const job = await this.queue.getJob(jobId);
+    if (!job) return false;
+    const state = await job.getState();
+    return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+  }
+
+  private async storedOutcome(jobId: string): Promise<CallResult> {
+    const raw = await this.opts.store.redis.get(this.keys.jobResult(jobId));
+    if (!raw) return { status: 200, body: null, headers: {} };
+    const outcome = JSON.parse(raw) as StoredOutcome;
+    if (outcome.failed) throw new UnrecoverableError(`job ${jobId} already failed`);
+    return outcome;
+  }
+
+  /** The job's state and outcome, for its caller. */
+  async status(jobId: string): Promise<{ status: JobStatus; identity: Identity }> {
+    const job = await this.queue.getJob(jobId);
+    if (!job || job.data.kind !== 'call') throw runtimeError('UNKNOWN_JOB', `No job '${jobId}'`);
+    const d = job.data;
+    const state = await job.getState();
+    const raw = await this.opts.store.redis.get(this.keys.jobResult(jobId));
+    const outcome = raw ? (JSON.parse(raw) as StoredOutcome) : undefined;
+    let status: string;
+    if (outcome) status = outcome.failed ? 'failed' : 'completed';
+    else if (state === 'active') status = 'running';
+    else if (state === 'failed') status = 'failed';
+    else if (state === 'completed') status = 'completed';
+    else status = job.attemptsMade > 0 ? 'retrying' : 'queued';
+    const out: JobStatus = {
+      jobId,
+      classId: d.classId,
+      method: d.method,
+      instanceId: d.instanceId,
+      status,
+      attemptsMade: job.attemptsMade,
+      createdAt: job.timestamp,
+      finishedAt: job.finishedOn,
+    };
+    if (outcome && !outcome.failed) out.result = { status: outcome.status, body: outcome.body };
+    if (outcome?.failed) out.error = { status: outcome.status, body: outcome.body };
+    else if (!outcome && state === 'failed') out.error = { status: 500, body: { code: 1000, message: job.failedReason } };
+    return { status: out, identity: d.identity };
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.worker?.close();
+    await this.queue.close();
+    this.workerConnection?.disconnect();
+    this.connection.disconnect();
+  }
+}

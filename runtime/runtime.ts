@@ -1,0 +1,156 @@
+import * as fs from 'node:fs';
+import type { Server } from 'node:http';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Dispatcher, type CallRequest } from './actor/dispatcher';
+import { ClassRegistry } from './actor/registry';
+import { StateStore } from './actor/state-store';
+import type { CallResult } from './actor/types';
+import { AccessControl, SnapshotRoleSource, type RoleSource } from './auth/access';
+import { ApiKeyStore, TokenService } from './auth/auth';
+import type { RuntimeConfig } from './config';
+import { createHttpApp } from './http/app';
+import { createLogger } from './logger';
+import { JobQueue } from './queue/job-queue';
+import type { DocumentStore } from './stream/document-store';
+import { EmbeddedDocumentStore } from './stream/embedded-document-store';
+import { Projector } from './stream/projector';
+
+export interface RuntimeOverrides {
+  registry?: ClassRegistry;
+  documents?: DocumentStore;
+  logger?: Logger;
+}
+
+/** Embedded default for JWT_SECRET: a random secret kept in DATA_DIR so tokens survive restarts. */
+function embeddedJwtSecret(dataDir: string, logger: Logger): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  logger.warn({ file }, 'JWT_SECRET is unset: generated a development secret; set JWT_SECRET in production');
+  return secret;
+}
+
+async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
+  if (!config.mongodbUrl) return new EmbeddedDocumentStore();
+  const { MongoDocumentStore } = await import('./stream/mongo-document-store');
+  return MongoDocumentStore.connect({ url: config.mongodbUrl });
+}
+
+/** One runtime process: HTTP API, QUEUED_WRITE worker and projector, as its roles say. */
+export class Runtime {
+  server?: Server;
+  private stopped = false;
+
+  private constructor(
+    readonly config: RuntimeConfig,
+    readonly redis: Redis,
+    readonly logger: Logger,
+    readonly registry: ClassRegistry,
+    readonly store: StateStore,
+    readonly documents: DocumentStore,
+    readonly access: AccessControl,
+    readonly roleSource: SnapshotRoleSource,
+    readonly apiKeys: ApiKeyStore,
+    readonly tokens: TokenService,
+    readonly dispatcher: Dispatcher,
+    readonly jobs: JobQueue,
+    readonly projector: Projector,
+    readonly app: ReturnType<typeof createHttpApp>,
+  ) {}
+
+  static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+    const logger = overrides.logger ?? createLogger(config.logLevel);
+    const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs);
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+    const store = new StateStore(redis, config.projectId);
+    const documents = overrides.documents ?? (await openDocuments(config));
+    const roleSource = new SnapshotRoleSource(redis, store.keys.roles);
+    const access = new AccessControl(roleSource);
+    const apiKeys = new ApiKeyStore(redis, store.keys.apiKeys, config.integrationApiKeys);
+    const tokens = new TokenService(config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger), config.jwtIssuer);
+    const projector = new Projector(store, documents, registry, logger);
+    const dispatcher = new Dispatcher({
+      projectId: config.projectId,
+      registry,
+      store,
+      documents,
+      authorizer: access,
+      logger,
+      maxCallDepth: config.maxCallDepth,
+      onCommit: (classId, id, version, stateJson) => {
+        if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson);
+      },
+    });
+    const jobs = new JobQueue({
+      redisUrl,
+      projectId: config.projectId,
+      store,
+      dispatcher,
+      logger,
+      concurrency: config.workerConcurrency,
+      lockMs: config.jobLockMs,
+      attempts: (classId, method) => registry.get(classId)?.methodsByName.get(method)?.options.attempts,
+    });
+    dispatcher.setJobSink(jobs);
+    const app = createHttpApp({
+      projectId: config.projectId,
+      dispatcher,
+      registry,
+      apiKeys,
+      tokens,
+      jobs,
+      logger,
+      bodyLimit: config.bodyLimit,
+      ready: async () => {
+        await redis.ping();
+        return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
+      },
+    });
+    return new Runtime(config, redis, logger, registry, store, documents, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app);
+  }
+
+  setRoleSource(source: RoleSource): void {
+    this.access.setRoleSource(source);
+  }
+
+  /** Start what this process's roles ask for. Returns the HTTP port when serving. */
+  async start(port = this.config.port): Promise<number | undefined> {
+    if (this.config.roles.has('projector')) await this.projector.start();
+    if (this.config.roles.has('worker')) this.jobs.startWorker();
+    if (!this.config.roles.has('api')) return undefined;
+    const server = this.app.listen(port);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : port;
+  }
+
+  /** Call a method as the system identity (CLI, seeds). */
+  call(classId: string, method: string, instanceId: string | undefined, body?: unknown, extra: Partial<CallRequest> = {}): Promise<CallResult> {
+    return this.dispatcher.call({ classId, method, instanceId, body, identity: { type: 'system' }, origin: 'system', ...extra });
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.server) {
+      const server = this.server;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+    }
+    await this.projector.stop();
+    await this.jobs.close();
+    await this.documents.close();
+    this.redis.disconnect();
+  }
+}

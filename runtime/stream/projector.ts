@@ -1,0 +1,196 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ClassRegistry, RegisteredClass } from '../actor/registry';
+import { parseState, type StateStore } from '../actor/state-store';
+import type { DocumentStore } from './document-store';
+
+const GROUP = 'projector';
+const EMBEDDED_OUTBOX_RETENTION_MS = 10 * 60_000;
+
+/**
+ * Streams committed actor state into the document store.
+ *
+ * Every commit appends `{class, instance, version}` to the project's outbox
+ * stream in the same Lua step as the state. The projector reads the outbox,
+ * loads the instance's current state, and upserts the documents the class
+ * projects, idempotently by version; documents the instance no longer
+ * projects are deleted. Because it always projects current state, a stopped
+ * projector catches up on restart and a projection can be rebuilt at any time.
+ *
+ * A shared store (MongoDB) is fed by a consumer group: each entry is handled
+ * by one projector process, acknowledged and deleted. An embedded store lives
+ * in each process: it is rebuilt from actor state at start, then follows the
+ * outbox from that point; the outbox is trimmed by age.
+ */
+export class Projector {
+  private running = false;
+  private reader?: Redis;
+  private loop?: Promise<void>;
+  /** last version projected per instance, to skip entries already applied */
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly documents: DocumentStore,
+    private readonly registry: ClassRegistry,
+    private readonly logger: Logger,
+    private readonly consumer = `projector-${process.pid}`,
+  ) {}
+
+  private streamed(): RegisteredClass[] {
+    return this.registry.list().filter((c) => c.options.stream);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    for (const cls of this.streamed()) {
+      for (const [collection, def] of Object.entries(cls.options.stream!.collections)) {
+        await this.documents.ensureIndexes(collection, def.indexes ?? []);
+      }
+    }
+  }
+
+  /** Project one instance from the state given (or read from Redis). */
+  async project(classId: string, instanceId: string, known?: { version: number; stateJson: string }): Promise<void> {
+    const cls = this.registry.get(classId);
+    const stream = cls?.options.stream;
+    if (!stream) return;
+    const key = `${classId}\u0000${instanceId}`;
+    let current = known;
+    if (!current) {
+      const stored = await this.store.read(classId, instanceId);
+      if (!stored) return;
+      current = { version: stored.version, stateJson: stored.stateJson };
+    }
+    if ((this.seen.get(key) ?? 0) >= current.version) return;
+    const docs = stream.toDocuments(parseState(current.stateJson), instanceId);
+    for (const d of docs) {
+      if (!(d.collection in stream.collections)) {
+        throw new Error(`${classId} projected into undeclared collection '${d.collection}'`);
+      }
+      await this.documents.upsertIfNewer(d.collection, {
+        ...d.doc,
+        _id: d.id,
+        _v: current.version,
+        _instance: instanceId,
+        _class: classId,
+      });
+    }
+    for (const collection of Object.keys(stream.collections)) {
+      await this.documents.deleteStale(collection, instanceId, current.version);
+    }
+    this.seen.set(key, current.version);
+  }
+
+  /** Inline projection right after a commit (embedded store: read-your-writes in this process). */
+  applyCommitted(classId: string, instanceId: string, version: number, stateJson: string): void {
+    this.project(classId, instanceId, { version, stateJson }).catch((err) =>
+      this.logger.warn({ err, classId, instanceId }, 'inline projection failed; the outbox will retry'),
+    );
+  }
+
+  /** Re-project every instance of the given classes (default: all streamed classes). */
+  async rebuild(classIds?: string[], opts: { drop?: boolean } = {}): Promise<number> {
+    let count = 0;
+    for (const cls of this.streamed()) {
+      if (classIds && !classIds.includes(cls.id)) continue;
+      if (opts.drop) {
+        for (const collection of Object.keys(cls.options.stream!.collections)) await this.documents.drop(collection);
+        for (const key of [...this.seen.keys()]) if (key.startsWith(`${cls.id}\u0000`)) this.seen.delete(key);
+      }
+      for await (const ids of this.store.instanceIds(cls.id)) {
+        for (const id of ids) {
+          await this.project(cls.id, id);
+          count += 1;
+        }
+      }
+    }
+    return count;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const redis = this.store.redis;
+    const outbox = this.store.keys.outbox;
+    this.reader = redis.duplicate();
+    await this.ensureIndexes();
+    if (this.documents.shared) {
+      try {
+        await redis.xgroup('CREATE', outbox, GROUP, '0', 'MKSTREAM');
+      } catch (err) {
+        if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+      }
+      this.loop = this.followGroup();
+    } else {
+      const last = await redis.xrevrange(outbox, '+', '-', 'COUNT', 1);
+      const from = last.length ? last[0][0] : '0-0';
+      await this.rebuild();
+      this.loop = this.follow(from);
+    }
+  }
+
+  private async handle(entries: [string, string[]][]): Promise<void> {
+    for (const [, fields] of entries) {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
+      if ((this.seen.get(`${f.c}\u0000${f.i}`) ?? 0) >= Number(f.v)) continue;
+      await this.project(f.c, f.i);
+    }
+  }
+
+  private async followGroup(): Promise<void> {
+    const outbox = this.store.keys.outbox;
+    let pendingFirst = true; // after a crash, entries delivered to us but not acknowledged come first
+    while (this.running) {
+      try {
+        const res = (await this.reader!.xreadgroup(
+          'GROUP', GROUP, this.consumer, 'COUNT', 200, 'BLOCK', 1000, 'STREAMS', outbox, pendingFirst ? '0' : '>',
+        )) as [string, [string, string[]][]][] | null;
+        const entries = res?.[0]?.[1] ?? [];
+        if (pendingFirst && entries.length === 0) pendingFirst = false;
+        if (!entries.length) continue;
+        await this.handle(entries);
+        const ids = entries.map((e) => e[0]);
+        await this.store.redis.multi().xack(outbox, GROUP, ...ids).xdel(outbox, ...ids).exec();
+      } catch (err) {
+        if (!this.running) return;
+        this.logger.error({ err }, 'projector error; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async follow(from: string): Promise<void> {
+    const outbox = this.store.keys.outbox;
+    let last = from;
+    let lastTrim = 0;
+    while (this.running) {
+      try {
+        const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', outbox, last)) as
+          | [string, [string, string[]][]][]
+          | null;
+        const entries = res?.[0]?.[1] ?? [];
+        if (entries.length) {
+          await this.handle(entries);
+          last = entries[entries.length - 1][0];
+        }
+        if (Date.now() - lastTrim > 60_000) {
+          lastTrim = Date.now();
+          await this.store.redis.xtrim(outbox, 'MINID', '~', `${Date.now() - EMBEDDED_OUTBOX_RETENTION_MS}`);
+        }
+      } catch (err) {
+        if (!this.running) return;
+        this.logger.error({ err }, 'projector error; retrying');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.reader?.disconnect();
+    await this.loop?.catch(() => undefined);
+    this.reader = undefined;
+    this.loop = undefined;
+  }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+/*
+ * Makes sure what `npm start` and `npm test` need is installed:
+ *   1. npm packages: runs `npm ci` when node_modules is missing or older than
+ *      package-lock.json;
+ *   2. redis-server: when it is not on PATH and REDIS_URL is unset, installs
+ *      Debian's redis-server package with apt-get (root only).
+ *
+ * Runs before node_modules may exist, so it uses Node's standard library only.
+ * Idempotent; prints one line per action taken and nothing when all is there.
+ * Set SKIP_ENSURE_DEPS=1 to skip every check.
+ */
+'use strict';
+
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const root = path.resolve(__dirname, '..');
+const TAG = '[ensure-deps]';
+
+function log(msg) {
+  process.stdout.write(`${TAG} ${msg}\n`);
+}
+
+function fail(msg) {
+  process.stderr.write(`${TAG} ERROR: ${msg}\n`);
+  process.exit(1);
+}
+
+function mtimeMs(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function run(cmd, args, env) {
+  const res = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: env || process.env,
+  });
+  if (res.error) fail(`could not run ${cmd}: ${res.error.message}`);
+  if (res.status !== 0) {
+    fail(`\`${cmd} ${args.join(' ')}\` exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}`);
+  }
+}
+
+function onPath(cmd) {
+  const res = spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return res.status === 0 && String(res.stdout).trim() !== '';
+}
+
+function ensureNodeModules() {
+  const lock = path.join(root, 'package-lock.json');
+  const hidden = path.join(root, 'node_modules', '.package-lock.json');
+  const lockTime = mtimeMs(lock);
+  const hiddenTime = mtimeMs(hidden);
+  if (lockTime === undefined) {
+    if (hiddenTime !== undefined) return;
+    log('package-lock.json missing: running npm install');
+    run('npm', ['install', '--no-audit', '--no-fund']);
+    return;
+  }
+  if (hiddenTime !== undefined && hiddenTime >= lockTime) return;
+  log(
+    hiddenTime === undefined
+      ? 'node_modules missing: running npm ci'
+      : 'node_modules older than package-lock.json: running npm ci',
+  );
+  // stderr is held back so that a rejected lockfile doesn't print npm's whole usage text.
+  const res = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (res.error) fail(`could not run npm: ${res.error.message}`);
+  const stderr = String(res.stderr || '');
+  if (res.status === 0) {
+    process.stderr.write(stderr);
+    return;
+  }
+  if (/EUSAGE/.test(stderr) && /in sync/.test(stderr)) {
+    // npm 11's `npm ci` rejects lockfiles that lack optional platform packages
+    // (e.g. darwin/win32 binaries) which a registry mirror doesn't serve, even
+    // though `npm install` itself writes exactly that lockfile.
+    const missing = (stderr.match(/^npm error Missing: .*$/gm) || []).length;
+    log(`npm ci rejected package-lock.json (${missing} optional packages missing from it): running npm install`);
+  } else {
+    process.stderr.write(stderr);
+    log(`npm ci exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}: running npm install`);
+  }
+  run('npm', ['install', '--no-audit', '--no-fund']);
+}
+
+function ensureRedisServer() {
+  if (process.env.REDIS_URL) return;
+  if (onPath('redis-server')) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    fail(
+      'redis-server is not installed and REDIS_URL is not set.\n' +
+        '  Install it (Debian/Ubuntu: `sudo apt-get install -y redis-server`, macOS: `brew install redis`)\n' +
+        '  or point REDIS_URL at a running Redis (e.g. REDIS_URL=redis://127.0.0.1:6379).',
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  log('redis-server not found: running apt-get update');
+  run('apt-get', ['update'], env);
+  log('installing redis-server: running apt-get install -y redis-server');
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], env);
+  if (!onPath('redis-server')) fail('apt-get installed redis-server but it is still not on PATH');
+}
+
+if (process.env.SKIP_ENSURE_DEPS === '1') process.exit(0);
+ensureNodeModules();
+ensureRedisServer();

@@ -1,0 +1,42 @@
+import { EmbeddedDocumentStore } from '../runtime/stream/embedded-document-store';
+import type { StoredDocument } from '../runtime/stream/document-store';
+import { documentStoreContract } from './contract/document-store.contract';
+
+documentStoreContract('EmbeddedDocumentStore', async () => new EmbeddedDocumentStore());
+
+describe('EmbeddedDocumentStore', () => {
+  it('is a per-process store of kind embedded', () => {
+    const store = new EmbeddedDocumentStore();
+    expect(store.shared).toBe(false);
+    expect(store.kind).toBe('embedded');
+  });
+
+  it('filters, sorts and pages 100k documents', async () => {
+    const store = new EmbeddedDocumentStore();
+    const statuses = ['active', 'inactive', 'pending', 'closed'];
+    for (let i = 0; i < 100_000; i++) {
+      const doc: StoredDocument = {
+        _id: `m${String(i).padStart(6, '0')}`,
+        _v: 1,
+        _instance: `inst-${i % 1000}`,
+        _class: 'Member',
+        status: statuses[i % 4],
+        score: (i * 7919) % 100_000,
+        profile: { tier: i % 3 },
+      };
+      await store.upsertIfNewer('members', doc);
+    }
+
+    const { items, total } = await store.find(
+      'members',
+      { status: 'active', 'profile.tier': { $in: [0, 1] } },
+      { sort: { score: -1 }, skip: 10, limit: 5, projection: { score: 1 } },
+    );
+    expect(total).toBe(16_667);
+    expect(items).toHaveLength(5);
+    const scores = items.map((item) => item.score as number);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    await expect(store.count('members', { status: 'closed' })).resolves.toBe(25_000);
+    await store.close();
+  });
+});
