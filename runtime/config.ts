@@ -50,6 +50,8 @@ export interface RuntimeConfig {
   maxCallDepth: number;
   /** BullMQ lock duration for QUEUED_WRITE jobs: how soon a crashed worker's job is retried */
   jobLockMs: number;
+  /** instance lease time-to-live (renewed while a handler runs) */
+  leaseTtlMs: number;
 }
 
 /** Every environment variable the runtime reads is parsed here (and documented in the README). */
@@ -83,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     logLevel: env.LOG_LEVEL || 'info',
     maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
+    leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),
   };
 }

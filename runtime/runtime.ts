@@ -82,6 +82,7 @@ export class Runtime {
       authorizer: access,
       logger,
       maxCallDepth: config.maxCallDepth,
+      leaseTtlMs: config.leaseTtlMs,
       onCommit: (classId, id, version, stateJson) => {
         if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson);
       },

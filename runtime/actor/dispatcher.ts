@@ -78,13 +78,14 @@ export interface DispatcherDeps {
   authorizer: Authorizer;
   logger: Logger;
   maxCallDepth: number;
+  /** lease time-to-live; renewed every third of it while the handler runs, so a crashed holder frees the instance soon */
+  leaseTtlMs: number;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string) => void;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
 const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-const LEASE_MARGIN_MS = 5000;
 const JOB_RESULT_TTL_S = 7 * 24 * 3600;
 
 export class Dispatcher {
@@ -110,6 +111,15 @@ export class Dispatcher {
   async call(req: CallRequest): Promise<CallResult> {
     const cls = this.deps.registry.get(req.classId);
     if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${req.classId}'`);
+    try {
+      return await this.callClass(cls, req);
+    } catch (err) {
+      if (err instanceof ActorError && !err.classId && !err.body) err.classId = cls.id;
+      throw err;
+    }
+  }
+
+  private async callClass(cls: RegisteredClass, req: CallRequest): Promise<CallResult> {
     const method = cls.methodsByName.get(req.method);
     if (!method) throw runtimeError('UNKNOWN_METHOD', `Class '${req.classId}' has no method '${req.method}'`);
     if (method.kind === 'INTERNAL' && req.origin === 'http') {
@@ -124,30 +134,25 @@ export class Dispatcher {
     const instanceId = await this.resolveInstance(cls, method, req);
     this.validate(cls, method, req.body);
 
-    try {
-      switch (method.kind) {
-        case 'STATIC':
-          return await this.runStatic(cls, method, req);
-        case 'READ':
-          return await this.runRead(cls, method, req, instanceId!);
-        case 'QUEUED_WRITE':
-          if (!req.job) {
-            const { jobId } = await this.jobSink().enqueueCall(req, instanceId!);
-            return {
-              status: 202,
-              body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
-              headers: {},
-            };
-          }
-          return await this.runExclusive(cls, method, req, instanceId!, 'write');
-        case 'INIT':
-          return await this.runExclusive(cls, method, req, instanceId!, 'init');
-        default:
-          return await this.runExclusive(cls, method, req, instanceId!, 'write');
-      }
-    } catch (err) {
-      if (err instanceof ActorError && !err.classId && !err.body) err.classId = cls.id;
-      throw err;
+    switch (method.kind) {
+      case 'STATIC':
+        return this.runStatic(cls, method, req);
+      case 'READ':
+        return this.runRead(cls, method, req, instanceId!);
+      case 'QUEUED_WRITE':
+        if (!req.job) {
+          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!);
+          return {
+            status: 202,
+            body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
+            headers: {},
+          };
+        }
+        return this.runExclusive(cls, method, req, instanceId!, 'write');
+      case 'INIT':
+        return this.runExclusive(cls, method, req, instanceId!, 'init');
+      default:
+        return this.runExclusive(cls, method, req, instanceId!, 'write');
     }
   }
 
@@ -234,7 +239,8 @@ export class Dispatcher {
     const release = await this.waitLocalTurn(fifoKey, deadline, cls.id, id);
     try {
       const token = randomUUID();
-      const acquired = await this.acquireLease(cls.id, id, token, budgetMs + LEASE_MARGIN_MS, mode, deadline);
+      const ttl = this.deps.leaseTtlMs;
+      const acquired = await this.acquireLease(cls.id, id, token, ttl, mode, deadline);
       if (acquired.kind === 'exists') {
         throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
       }
@@ -247,11 +253,19 @@ export class Dispatcher {
       const events: EmittedEvent[] = [];
       const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events);
       let result: CallResult;
+      const renewal = setInterval(() => {
+        this.deps.store.renew(cls.id, id, token, ttl).then(
+          (held) => held || (ctx as CtxImpl).controller.abort(),
+          (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
+        );
+      }, Math.max(100, Math.floor(ttl / 3)));
       try {
         result = await this.invoke(cls, method, ctx);
       } catch (err) {
         await this.deps.store.release(cls.id, id, token);
         throw err;
+      } finally {
+        clearInterval(renewal);
       }
       const stateJson = serializeState(ctx.state);
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);

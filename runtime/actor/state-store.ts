@@ -77,12 +77,13 @@ export type CommitResult =
   | { kind: 'version_moved'; version: number }
   | { kind: 'lookup_taken'; key: string };
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'enqueueJob'] as const;
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob'] as const;
 
 type ScriptedRedis = Redis & {
   acquireInstance(lease: string, inst: string, token: string, ttl: number, mode: string): Promise<unknown[]>;
   commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
   releaseLease(lease: string, token: string): Promise<number>;
+  renewLease(lease: string, token: string, ttl: number): Promise<number>;
   enqueueJob(inst: string, pending: string, jobId: string): Promise<number>;
 };
 
@@ -124,6 +125,7 @@ export class StateStore {
       acquireInstance: 2,
       commitInstance: undefined, // variable: passed per call
       releaseLease: 1,
+      renewLease: 1,
       enqueueJob: 2,
     };
     for (const name of SCRIPTS) {
@@ -165,6 +167,11 @@ export class StateStore {
 
   async release(classId: string, id: string, token: string): Promise<void> {
     await this.redis.releaseLease(this.keys.lease(classId, id), token);
+  }
+
+  /** false when the lease is no longer ours */
+  async renew(classId: string, id: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.renewLease(this.keys.lease(classId, id), token, ttlMs)) === 1;
   }
 
   async commit(req: CommitRequest): Promise<CommitResult> {

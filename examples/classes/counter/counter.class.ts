@@ -15,6 +15,9 @@ function counter(ctx: Ctx): CounterState {
   return ctx.state.public as CounterState;
 }
 
+/** attempts seen per instance by flakyAdd (the worker runs in the test process) */
+const flakyAttempts = new Map<string, number>();
+
 const ANYONE = ['program_management_user', 'enduser', 'integration_user', 'class'] as const;
 
 @ActorClass({
@@ -117,6 +120,23 @@ export class Counter {
     c.count = (c.count ?? 0) + (body.by ?? 1);
     (c.history ??= []).push(body.by ?? 1);
     return { count: c.count };
+  }
+
+  /** fails with an unexpected error on its first `failTimes` attempts, then applies */
+  @QueuedWrite({ access: [...ANYONE], timeoutSeconds: 5, attempts: 4, schema: false })
+  flakyAdd(ctx: Ctx) {
+    const { failTimes } = ctx.request.body as { failTimes?: number };
+    const attempt = (flakyAttempts.get(ctx.instanceId!) ?? 0) + 1;
+    flakyAttempts.set(ctx.instanceId!, attempt);
+    counter(ctx).count += 1;
+    if (attempt <= (failTimes ?? 2)) throw new Error(`transient failure on attempt ${attempt}`);
+    return { count: counter(ctx).count, attempt };
+  }
+
+  /** a queued write that refuses: not retried */
+  @QueuedWrite({ access: [...ANYONE], schema: false })
+  queuedRefuse() {
+    throw new ActorError(400, 'REFUSED', 'refused on purpose');
   }
 
   @Static({ access: ['public'], schema: false })
