@@ -83,6 +83,7 @@ export class Projector {
 
   /** Inline projection right after a commit (embedded store: read-your-writes in this process). */
   applyCommitted(classId: string, instanceId: string, version: number, stateJson: string): void {
+    if (!this.running) return;
     this.project(classId, instanceId, { version, stateJson }).catch((err) =>
       this.logger.warn({ err, classId, instanceId }, 'inline projection failed; the outbox will retry'),
     );

@@ -1,0 +1,773 @@
+/**
+ * Runtime benchmark: `npm run bench` (full) or `npm run bench -- --quick`.
+ *
+ * One run, one Redis (embedded redis-server without persistence, or REDIS_URL),
+ * three child processes:
+ *   - the runtime (`node --import tsx runtime/main.ts`, example classes, LOG_LEVEL=warn)
+ *   - bench/baseline-server.ts   bare express 5 + ioredis (GET, GET+SET)
+ *   - bench/bare-bullmq-worker.ts bare BullMQ Queue + no-op Worker behind express
+ * Load comes from autocannon in this process. Runtime and baseline are measured
+ * alternately with identical autocannon settings.
+ *
+ * Human-readable figures go to stdout; the LAST stdout line is one JSON object
+ * (see bench/README.md for its keys).
+ *
+ * Flags:
+ *   --quick     short run (< 60 s): 4 s per measurement, fewer instances and jobs
+ *   --diag      also measure a STATIC call and /health against the READ call
+ *   --cpu-prof  run the runtime under `node --cpu-prof`; the .cpuprofile path is printed
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { findFreePort, startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis';
+
+// ---------------------------------------------------------------------------
+// settings
+// ---------------------------------------------------------------------------
+
+const ROOT = path.resolve(__dirname, '..');
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const DIAG = argv.includes('--diag');
+const CPU_PROF = argv.includes('--cpu-prof');
+
+const S = QUICK
+  ? { seconds: 4, warmSeconds: 1, rounds: 1, instances: 1000, memInstances: 2000, queuedJobs: 3000, queuedWarmJobs: 300, hotWarm: 500 }
+  : { seconds: 15, warmSeconds: 3, rounds: 2, instances: 1000, memInstances: 10000, queuedJobs: 20000, queuedWarmJobs: 1000, hotWarm: 2000 };
+const CONNECTIONS = 50;
+const HOT_CONNECTIONS = 50;
+const CREATE_CONCURRENCY = 50;
+const WORKER_CONCURRENCY = 16;
+const PROJECT_ID = 'bench';
+const API_KEY = 'bench-integration-key-0123456789abcdef';
+const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
+const BASE_PREFIX = 'bench:base:';
+const BARE_QUEUE = 'bare-bench';
+const RT_QUEUE = `rt-${PROJECT_ID}`; // runtime/queue/job-queue.ts: `rt-${projectId}`, BullMQ prefix 'bull'
+const READY_TIMEOUT_MS = 60_000;
+const QUEUE_DRAIN_TIMEOUT_MS = 180_000;
+
+const TARGETS = {
+  read_ratio: 0.85,
+  write_ratio: 0.7,
+  hot_write_per_s: 1500,
+  queued_ratio: 0.8,
+  rss_mb: 300,
+  redis_bytes_per_instance: 512,
+};
+
+function log(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : String(n);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------
+// child processes
+// ---------------------------------------------------------------------------
+
+interface Child {
+  name: string;
+  pid: number;
+  proc: ChildProcess;
+  alive(): boolean;
+  tail(): string;
+  exited: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const children = new Set<Child>();
+
+function findSetpriv(): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const f = path.join(dir, 'setpriv');
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return f;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+/** A node child running a TypeScript file through tsx; terminated with us (setpriv --pdeathsig) when possible. */
+function startNodeChild(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Child {
+  const nodeArgv = [...nodeArgs, '--import', 'tsx', script];
+  const setpriv = findSetpriv();
+  // setpriv execs node: the pid we get is node's own, so /proc/<pid>/status is the runtime's memory
+  const [cmd, args] = setpriv
+    ? [setpriv, ['--pdeathsig', 'TERM', '--', process.execPath, ...nodeArgv]]
+    : [process.execPath, nodeArgv];
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  delete childEnv.NODE_OPTIONS; // tsx's own loader flags for this process; the child gets --import tsx
+  const proc = spawn(cmd, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > 64 * 1024) output = output.slice(-32 * 1024);
+  };
+  proc.stdout!.on('data', collect);
+  proc.stderr!.on('data', collect);
+  let done = false;
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      done = true;
+      resolve();
+    });
+    proc.once('error', (err) => {
+      output += `\nspawn error: ${err.message}`;
+      done = true;
+      resolve();
+    });
+  });
+  let stopping: Promise<void> | undefined;
+  const child: Child = {
+    name,
+    pid: proc.pid ?? -1,
+    proc,
+    exited,
+    alive: () => !done,
+    tail: () => output.trim().slice(-4000),
+    stop: () => {
+      stopping ??= (async () => {
+        if (!done) {
+          proc.kill('SIGTERM');
+          const timer = sleep(10_000).then(() => 'timeout' as const);
+          if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'timeout' && !done) {
+            proc.kill('SIGKILL');
+            await Promise.race([exited, sleep(5_000)]);
+          }
+        }
+        children.delete(child);
+      })();
+      return stopping;
+    },
+  };
+  children.add(child);
+  return child;
+}
+
+process.on('exit', () => {
+  for (const c of children) {
+    if (c.alive()) {
+      try {
+        process.kill(c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+});
+
+async function waitReady(child: Child, url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let wait = 20;
+  for (;;) {
+    if (!child.alive()) throw new Error(`${child.name} exited before it was ready:\n${child.tail()}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) {
+        await res.arrayBuffer();
+        return;
+      }
+      await res.arrayBuffer();
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${child.name} not ready at ${url} within ${READY_TIMEOUT_MS} ms:\n${child.tail()}`);
+    await Promise.race([sleep(wait), child.exited]);
+    wait = Math.min(wait * 2, 250);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// load generation
+// ---------------------------------------------------------------------------
+
+interface Measured {
+  label: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  seconds: number;
+}
+
+type RequestSpec = NonNullable<autocannon.Options['requests']>[number];
+
+/** A request whose path cycles through `n` instances (a shared counter over all connections). */
+function rotating(n: number, method: string, makePath: (i: number) => string, body?: string): RequestSpec {
+  let i = 0;
+  return {
+    method: method as autocannon.Request['method'],
+    ...(body !== undefined ? { body } : {}),
+    setupRequest: (req: autocannon.Request) => {
+      req.path = makePath(i);
+      i = (i + 1) % n;
+      return req;
+    },
+  };
+}
+
+interface CannonOpts {
+  label: string;
+  url: string;
+  request: RequestSpec;
+  connections?: number;
+  seconds?: number;
+  amount?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * One autocannon run. Throughput is 2xx responses over the time from start to
+ * the last response (autocannon's own duration is rounded up to its 1 s
+ * sampling tick, which matters for `amount` runs).
+ */
+async function cannon(o: CannonOpts): Promise<Measured> {
+  const started = performance.now();
+  let last = started;
+  const opts: autocannon.Options = {
+    url: o.url,
+    connections: o.connections ?? CONNECTIONS,
+    pipelining: 1,
+    timeout: 20,
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...(o.headers ?? {}) },
+    requests: [o.request],
+    ...(o.amount ? { amount: o.amount } : { duration: o.seconds ?? S.seconds }),
+  };
+  const instance = autocannon(opts);
+  (instance as unknown as NodeJS.EventEmitter).on('response', () => {
+    last = performance.now();
+  });
+  const r = await (instance as unknown as Promise<autocannon.Result>);
+  const seconds = Math.max(1e-3, (last - started) / 1000);
+  return {
+    label: o.label,
+    rps: r['2xx'] / seconds,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    seconds,
+  };
+}
+
+function describe(m: Measured): string {
+  const bad = m.non2xx || m.errors ? `  !! non2xx=${m.non2xx} errors=${m.errors}` : '';
+  return `${m.label.padEnd(34)} ${fmt(m.rps).padStart(7)} req/s   p50 ${fmt(m.p50, 1).padStart(6)} ms   p99 ${fmt(m.p99, 1).padStart(6)} ms   (${m.ok} ok in ${fmt(m.seconds, 1)} s)${bad}`;
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+}
+
+function combine(label: string, ms: Measured[]): Measured {
+  return {
+    label,
+    rps: mean(ms.map((m) => m.rps)),
+    p50: mean(ms.map((m) => m.p50)),
+    p99: Math.max(...ms.map((m) => m.p99)),
+    ok: ms.reduce((a, m) => a + m.ok, 0),
+    non2xx: ms.reduce((a, m) => a + m.non2xx, 0),
+    errors: ms.reduce((a, m) => a + m.errors, 0),
+    seconds: ms.reduce((a, m) => a + m.seconds, 0),
+  };
+}
+
+/** Warm both up, then measure them alternately (ABBA over rounds); each figure is the mean over rounds. */
+async function compare(
+  title: string,
+  runtime: (seconds: number) => Promise<Measured>,
+  baseline: (seconds: number) => Promise<Measured>,
+): Promise<{ runtime: Measured; baseline: Measured; ratio: number }> {
+  log(`\n== ${title}`);
+  await runtime(S.warmSeconds);
+  await baseline(S.warmSeconds);
+  const rt: Measured[] = [];
+  const base: Measured[] = [];
+  for (let round = 0; round < S.rounds; round++) {
+    const order = round % 2 === 0 ? (['rt', 'base'] as const) : (['base', 'rt'] as const);
+    for (const which of order) {
+      const m = which === 'rt' ? await runtime(S.seconds) : await baseline(S.seconds);
+      (which === 'rt' ? rt : base).push(m);
+      log(`  ${describe(m)}`);
+    }
+  }
+  const r = combine(rt[0].label, rt);
+  const b = combine(base[0].label, base);
+  const ratio = r.rps / b.rps;
+  if (S.rounds > 1) {
+    log(`  ${describe(r)}   [mean of ${S.rounds}]`);
+    log(`  ${describe(b)}   [mean of ${S.rounds}]`);
+  }
+  log(`  ratio runtime/baseline = ${fmt(ratio, 3)}`);
+  return { runtime: r, baseline: b, ratio };
+}
+
+// ---------------------------------------------------------------------------
+// HTTP helpers
+// ---------------------------------------------------------------------------
+
+async function call(base: string, method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + pathname, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+    body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** INIT Counter instances over HTTP, CREATE_CONCURRENCY in flight. */
+async function createInstances(base: string, ids: string[], body: unknown = {}): Promise<number> {
+  const t0 = performance.now();
+  let next = 0;
+  let failed = 0;
+  let firstError = '';
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++];
+      const r = await call(base, 'POST', `/${PROJECT_ID}/CALL/Counter/init/${id}`, body);
+      if (r.status !== 200 && r.status !== 201) {
+        failed++;
+        firstError ||= `${r.status} ${JSON.stringify(r.body)}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, ids.length) }, worker));
+  if (failed) throw new Error(`${failed} of ${ids.length} INIT calls failed; first: ${firstError}`);
+  return ids.length / ((performance.now() - t0) / 1000);
+}
+
+function ids(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+}
+
+// ---------------------------------------------------------------------------
+// Redis helpers
+// ---------------------------------------------------------------------------
+
+async function infoField(redis: Redis, section: string, field: string): Promise<number> {
+  const info = await redis.info(section);
+  const m = new RegExp(`^${field}:(\\d+)`, 'm').exec(info);
+  if (!m) throw new Error(`INFO ${section} has no ${field}`);
+  return Number(m[1]);
+}
+
+/** used_memory minus client buffers (query/output buffers of busy connections are not data). */
+async function dataMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  const get = (f: string) => Number(new RegExp(`^${f}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  return get('used_memory') - get('mem_clients_normal') - get('mem_clients_slaves');
+}
+
+async function memoryUsage(redis: Redis, key: string): Promise<number> {
+  const v = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number | null;
+  return v ?? 0;
+}
+
+/** Delete this benchmark's own keys (only matters with an external REDIS_URL). */
+async function deleteBenchKeys(redis: Redis): Promise<number> {
+  let n = 0;
+  for (const pattern of [`rt:${PROJECT_ID}:*`, `bull:${RT_QUEUE}:*`, `bull:${BARE_QUEUE}:*`, `${BASE_PREFIX}*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) n += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+  return n;
+}
+
+function vmStatus(pid: number): { rssMb: number; hwmMb: number } {
+  const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+// ---------------------------------------------------------------------------
+// the benchmark
+// ---------------------------------------------------------------------------
+
+async function main(): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
+  log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${S.seconds} s per measurement, ${CONNECTIONS} connections`);
+
+  let embedded: EmbeddedRedis | undefined;
+  let redis: Redis | undefined;
+  const started: Child[] = [];
+  const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-prof-')) : undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-data-'));
+  try {
+    let redisUrl = process.env.REDIS_URL;
+    if (!redisUrl) {
+      embedded = await startEmbeddedRedis({});
+      redisUrl = embedded.url;
+      log(`redis: embedded redis-server pid ${embedded.pid} on ${redisUrl} (no persistence)`);
+    } else {
+      log(`redis: REDIS_URL ${redisUrl.replace(/\/\/[^@]*@/, '//***@')}`);
+    }
+    redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+    const removed = await deleteBenchKeys(redis);
+    if (removed) log(`  removed ${removed} keys left by an earlier benchmark run`);
+
+    // --- children ---------------------------------------------------------
+    const [rtPort, basePort, barePort] = [await findFreePort(), await findFreePort(), await findFreePort()];
+    const runtime = startNodeChild(
+      'runtime',
+      'runtime/main.ts',
+      {
+        PORT: String(rtPort),
+        PROJECT_ID,
+        REDIS_URL: redisUrl,
+        JWT_SECRET,
+        INTEGRATION_API_KEYS: API_KEY,
+        CLASS_DIRS: 'examples/classes',
+        SCHEMA_DIRS: 'examples/schemas',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir,
+        WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+        ROLES: 'api,worker,projector',
+      },
+      profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
+    );
+    started.push(runtime);
+    const baseline = startNodeChild('baseline-server', 'bench/baseline-server.ts', {
+      PORT: String(basePort),
+      REDIS_URL: redisUrl,
+      BASE_PREFIX,
+    });
+    started.push(baseline);
+    const bare = startNodeChild('bare-bullmq-worker', 'bench/bare-bullmq-worker.ts', {
+      PORT: String(barePort),
+      REDIS_URL: redisUrl,
+      QUEUE_NAME: BARE_QUEUE,
+      WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+    });
+    started.push(bare);
+    const RT = `http://127.0.0.1:${rtPort}`;
+    const BASE = `http://127.0.0.1:${basePort}`;
+    const BARE = `http://127.0.0.1:${barePort}`;
+    await Promise.all([waitReady(runtime, `${RT}/ready`), waitReady(baseline, `${BASE}/ready`), waitReady(bare, `${BARE}/ready`)]);
+    log(`children ready in ${fmt((performance.now() - t0) / 1000, 1)} s: runtime pid ${runtime.pid}, baseline pid ${baseline.pid}, bare BullMQ pid ${bare.pid}`);
+
+    // --- fixtures -----------------------------------------------------------
+    const wIds = ids('w-', S.instances);
+    const initRate = await createInstances(RT, [...wIds, 'hot']);
+    log(`created ${S.instances + 1} Counter instances over HTTP INIT (${fmt(initRate)} INIT/s, ${CREATE_CONCURRENCY} in flight)`);
+    const sample = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/w-0`);
+    if (sample.status !== 200) throw new Error(`READ of w-0 failed: ${sample.status} ${JSON.stringify(sample.body)}`);
+    // baseline keys: the same JSON the runtime's READ returns, so both answer bodies of the same size
+    const pipe = redis.pipeline();
+    for (const id of wIds) pipe.set(BASE_PREFIX + id, JSON.stringify({ ...sample.body, id }));
+    await pipe.exec();
+
+    // --- Redis memory per instance ----------------------------------------
+    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; full mode uses 10000' : ''})`);
+    const outboxKey = `rt:${PROJECT_ID}:outbox`;
+    const memBefore = await dataMemory(redis);
+    const outboxBefore = await memoryUsage(redis, outboxKey);
+    const memIds = ids('m-', S.memInstances);
+    const memInitRate = await createInstances(RT, memIds);
+    // let the projector catch up and client buffers shrink: wait until memory stops moving
+    let memAfter = await dataMemory(redis);
+    for (let i = 0; i < 20; i++) {
+      await sleep(250);
+      const now = await dataMemory(redis);
+      const settled = Math.abs(now - memAfter) < 4096;
+      memAfter = now;
+      if (settled) break;
+    }
+    const outboxAfter = await memoryUsage(redis, outboxKey);
+    const stateJson = (await redis.hget(`rt:${PROJECT_ID}:i:Counter:${memIds[0]}`, 's')) ?? '';
+    const stateBytes = Buffer.byteLength(stateJson);
+    const memDelta = memAfter - memBefore;
+    const outboxDelta = outboxAfter - outboxBefore;
+    const bytesPerInstance = (memDelta - outboxDelta) / S.memInstances - stateBytes;
+    // cross-check: MEMORY USAGE of a sample of instance hashes (no lookup keys: INIT {} sets none)
+    const sampleIds = memIds.filter((_, i) => i % Math.max(1, Math.floor(S.memInstances / 200)) === 0);
+    const leftover = await redis.exists(...sampleIds.map((id) => `rt:${PROJECT_ID}:l:Counter:${id}`));
+    let sampleSum = 0;
+    for (const id of sampleIds) sampleSum += await memoryUsage(redis, `rt:${PROJECT_ID}:i:Counter:${id}`);
+    const sampleMean = sampleSum / sampleIds.length;
+    log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
+    log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
+    log(`  => (Δused_memory − Δoutbox) / N − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
+    log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
+    log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
+
+    // --- READ ---------------------------------------------------------------
+    const read = await compare(
+      `READ: GET /${PROJECT_ID}/CALL/Counter/get/<id> vs bare express+ioredis GET (rotating over ${S.instances} ids)`,
+      (seconds) =>
+        cannon({ label: 'runtime READ call', url: RT, seconds, request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) }),
+      (seconds) => cannon({ label: 'baseline GET', url: BASE, seconds, request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`) }),
+    );
+
+    let diag: Record<string, number> | undefined;
+    if (DIAG) {
+      log('\n== diagnostics (runtime only)');
+      const stat = await cannon({
+        label: 'runtime STATIC call (about)',
+        url: RT,
+        request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` },
+      });
+      log(`  ${describe(stat)}`);
+      const health = await cannon({ label: 'runtime GET /health', url: RT, request: { method: 'GET', path: '/health' } });
+      log(`  ${describe(health)}`);
+      const readAgain = await cannon({
+        label: 'runtime READ call',
+        url: RT,
+        request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`),
+      });
+      log(`  ${describe(readAgain)}`);
+      diag = { static_per_s: stat.rps, health_per_s: health.rps, read_per_s: readAgain.rps };
+    }
+
+    // --- WRITE over many instances -------------------------------------------
+    const write = await compare(
+      `WRITE: POST /${PROJECT_ID}/CALL/Counter/increment/<id> {} vs bare GET+SET (rotating over ${S.instances} ids)`,
+      (seconds) =>
+        cannon({
+          label: 'runtime WRITE call',
+          url: RT,
+          seconds,
+          request: rotating(S.instances, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/w-${i}`, '{}'),
+        }),
+      (seconds) =>
+        cannon({ label: 'baseline GET+SET', url: BASE, seconds, request: rotating(S.instances, 'POST', (i) => `/write/w-${i}`, '{}') }),
+    );
+
+    // --- WRITE on one hot instance -------------------------------------------
+    log(`\n== hot WRITE: ${HOT_CONNECTIONS} connections on one instance`);
+    const hotPath = `/${PROJECT_ID}/CALL/Counter/increment/hot`;
+    const hotReq: RequestSpec = { method: 'POST', path: hotPath, body: '{}' };
+    const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
+    // fixed amount (not duration): every request sent is answered before we read the count back
+    const hotAmount = Math.max(1000, Math.round((hotWarm.rps * S.seconds) / HOT_CONNECTIONS) * HOT_CONNECTIONS);
+    const before = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
+    const hot = await cannon({ label: 'runtime hot WRITE', url: RT, connections: HOT_CONNECTIONS, amount: hotAmount, request: hotReq });
+    const after = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
+    const applied = Number(after.body?.count) - Number(before.body?.count);
+    const lost = hot.ok - applied;
+    log(`  ${describe(hot)}`);
+    log(`  count ${before.body?.count} → ${after.body?.count}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`);
+
+    // --- QUEUED_WRITE ---------------------------------------------------------
+    const completedKey = (q: string) => `bull:${q}:completed`;
+    const failedKey = (q: string) => `bull:${q}:failed`;
+    const queued = async (label: string, url: string, queue: string, makePath: (i: number) => string, jobs: number) => {
+      const r = redis!;
+      const doneBefore = await r.zcard(completedKey(queue));
+      const failedBefore = await r.zcard(failedKey(queue));
+      const startedAt = performance.now();
+      const enq = await cannon({ label: `${label} enqueue`, url, amount: jobs, request: rotating(S.instances, 'POST', makePath, '{}') });
+      const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
+      let done = 0;
+      let failed = 0;
+      for (;;) {
+        const [c, f] = await Promise.all([r.zcard(completedKey(queue)), r.zcard(failedKey(queue))]);
+        done = c - doneBefore;
+        failed = f - failedBefore;
+        if (done + failed >= enq.ok) break;
+        if (Date.now() > deadline) throw new Error(`${label}: only ${done} of ${enq.ok} jobs completed within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
+        await sleep(10);
+      }
+      const seconds = (performance.now() - startedAt) / 1000;
+      return { label, enqueue: enq, jobs: enq.ok, completed: done, failed, seconds, perS: done / seconds };
+    };
+    type QueuedRun = Awaited<ReturnType<typeof queued>>;
+    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
+    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, BARE_QUEUE, (i) => `/enqueue/w-${i}`, jobs);
+    log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY}`);
+    log('  both enqueued the same way: autocannon POSTs over HTTP (50 connections, one job per request, 202 + jobId),');
+    log('  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;');
+    log('  bare:    POST /enqueue/<id> → Queue.add (same job options) in an express process with a no-op Worker;');
+    log('  timed from the first enqueue until BullMQ\'s completed set holds every accepted job.');
+    const sumBefore = await sumCounts(redis, wIds);
+    await rtQueued(S.queuedWarmJobs);
+    await bareQueued(S.queuedWarmJobs);
+    const rtRuns: QueuedRun[] = [];
+    const bareRuns: QueuedRun[] = [];
+    for (let round = 0; round < S.rounds; round++) {
+      const order = round % 2 === 0 ? (['rt', 'bare'] as const) : (['bare', 'rt'] as const);
+      for (const which of order) {
+        const q = which === 'rt' ? await rtQueued(S.queuedJobs) : await bareQueued(S.queuedJobs);
+        (which === 'rt' ? rtRuns : bareRuns).push(q);
+        log(
+          `  ${q.label.padEnd(22)} ${fmt(q.perS).padStart(7)} jobs/s completed (${q.completed}/${q.jobs} in ${fmt(q.seconds, 2)} s, failed ${q.failed});` +
+            ` enqueue ${fmt(q.enqueue.rps)} req/s p50 ${fmt(q.enqueue.p50, 1)} ms p99 ${fmt(q.enqueue.p99, 1)} ms${q.enqueue.non2xx || q.enqueue.errors ? ` !! non2xx=${q.enqueue.non2xx} errors=${q.enqueue.errors}` : ''}`,
+        );
+      }
+    }
+    const sumAfter = await sumCounts(redis, wIds);
+    const rtJobs = [...rtRuns].reduce((a, q) => a + q.completed, 0) + S.queuedWarmJobs;
+    const rtQueuedPerS = mean(rtRuns.map((q) => q.perS));
+    const bareQueuedPerS = mean(bareRuns.map((q) => q.perS));
+    const queuedRatio = rtQueuedPerS / bareQueuedPerS;
+    log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)}; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
+
+    // --- runtime memory -------------------------------------------------------
+    const vm = vmStatus(runtime.pid);
+    log(`\n== runtime process memory: VmRSS ${fmt(vm.rssMb, 1)} MB (peak VmHWM ${fmt(vm.hwmMb, 1)} MB)`);
+
+    if (!runtime.alive() || !baseline.alive() || !bare.alive()) throw new Error('a child process died during the benchmark');
+
+    const figures = {
+      read_ratio: round3(read.ratio),
+      write_ratio: round3(write.ratio),
+      hot_write_per_s: Math.round(hot.rps),
+      hot_lost_updates: lost,
+      queued_ratio: round3(queuedRatio),
+      rss_mb: round1(vm.rssMb),
+      redis_bytes_per_instance: round1(bytesPerInstance),
+    };
+    const targets_met = {
+      read_ratio: figures.read_ratio >= TARGETS.read_ratio,
+      write_ratio: figures.write_ratio >= TARGETS.write_ratio,
+      hot_write_per_s: figures.hot_write_per_s >= TARGETS.hot_write_per_s,
+      hot_lost_updates: figures.hot_lost_updates === 0,
+      queued_ratio: figures.queued_ratio >= TARGETS.queued_ratio,
+      rss_mb: figures.rss_mb <= TARGETS.rss_mb,
+      redis_bytes_per_instance: figures.redis_bytes_per_instance <= TARGETS.redis_bytes_per_instance,
+    };
+    const summary: Record<string, unknown> = {
+      ...figures,
+      quick: QUICK,
+      targets_met,
+      targets: TARGETS,
+      runtime: {
+        read_per_s: Math.round(read.runtime.rps),
+        read_p50_ms: read.runtime.p50,
+        read_p99_ms: read.runtime.p99,
+        write_per_s: Math.round(write.runtime.rps),
+        write_p50_ms: write.runtime.p50,
+        write_p99_ms: write.runtime.p99,
+        hot_write_p50_ms: hot.p50,
+        hot_write_p99_ms: hot.p99,
+        hot_write_requests: hot.ok,
+        queued_jobs_per_s: Math.round(rtQueuedPerS),
+        queued_enqueue_per_s: Math.round(mean(rtRuns.map((q) => q.enqueue.rps))),
+        rss_peak_mb: round1(vm.hwmMb),
+        non2xx: read.runtime.non2xx + write.runtime.non2xx + hot.non2xx + rtRuns.reduce((a, q) => a + q.enqueue.non2xx, 0),
+        errors: read.runtime.errors + write.runtime.errors + hot.errors + rtRuns.reduce((a, q) => a + q.enqueue.errors, 0),
+      },
+      baseline: {
+        read_per_s: Math.round(read.baseline.rps),
+        read_p50_ms: read.baseline.p50,
+        read_p99_ms: read.baseline.p99,
+        write_per_s: Math.round(write.baseline.rps),
+        write_p50_ms: write.baseline.p50,
+        write_p99_ms: write.baseline.p99,
+        queued_jobs_per_s: Math.round(bareQueuedPerS),
+        queued_enqueue_per_s: Math.round(mean(bareRuns.map((q) => q.enqueue.rps))),
+      },
+      redis_memory: {
+        method: '(Δused_memory − Δmem_clients − Δoutbox MEMORY USAGE) / N − state JSON bytes',
+        instances: S.memInstances,
+        state_json_bytes: stateBytes,
+        used_memory_delta: memDelta,
+        outbox_delta: outboxDelta,
+        memory_usage_sample_mean_minus_state: round1(sampleMean - stateBytes),
+      },
+      queued_enqueue: 'both over HTTP via autocannon POST (50 connections), one job per request',
+      settings: {
+        seconds_per_measurement: S.seconds,
+        rounds: S.rounds,
+        connections: CONNECTIONS,
+        hot_connections: HOT_CONNECTIONS,
+        instances: S.instances,
+        queued_jobs: S.queuedJobs,
+        worker_concurrency: WORKER_CONCURRENCY,
+        cpus: os.cpus().length,
+      },
+      ...(diag ? { diag: Object.fromEntries(Object.entries(diag).map(([k, v]) => [k, Math.round(v)])) } : {}),
+      elapsed_s: 0,
+    };
+
+    // --- summary ---------------------------------------------------------------
+    log('\n== summary');
+    const row = (name: string, value: string, target: string, ok: boolean) =>
+      log(`  ${ok ? 'ok  ' : 'MISS'} ${name.padEnd(26)} ${value.padStart(10)}   target ${target}`);
+    row('read_ratio', fmt(figures.read_ratio, 3), `>= ${TARGETS.read_ratio}`, targets_met.read_ratio);
+    row('write_ratio', fmt(figures.write_ratio, 3), `>= ${TARGETS.write_ratio}`, targets_met.write_ratio);
+    row('hot_write_per_s', String(figures.hot_write_per_s), `>= ${TARGETS.hot_write_per_s}`, targets_met.hot_write_per_s);
+    row('hot_lost_updates', String(figures.hot_lost_updates), '== 0', targets_met.hot_lost_updates);
+    row('queued_ratio', fmt(figures.queued_ratio, 3), `>= ${TARGETS.queued_ratio}`, targets_met.queued_ratio);
+    row('rss_mb', fmt(figures.rss_mb, 1), `<= ${TARGETS.rss_mb}`, targets_met.rss_mb);
+    row('redis_bytes_per_instance', fmt(figures.redis_bytes_per_instance, 1), `<= ${TARGETS.redis_bytes_per_instance}`, targets_met.redis_bytes_per_instance);
+    return summary;
+  } finally {
+    await Promise.all(started.map((c) => c.stop()));
+    redis?.disconnect();
+    await embedded?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (profDir) {
+      const profiles = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+      log(`cpu profile(s) of the runtime: ${profiles.map((f) => path.join(profDir, f)).join(', ') || `none written in ${profDir}`}`);
+    }
+    log(`elapsed ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  }
+}
+
+async function sumCounts(redis: Redis, instanceIds: string[]): Promise<number> {
+  const pipe = redis.pipeline();
+  for (const id of instanceIds) pipe.hget(`rt:${PROJECT_ID}:i:Counter:${id}`, 's');
+  const res = (await pipe.exec()) ?? [];
+  let sum = 0;
+  for (const [err, s] of res) {
+    if (err || typeof s !== 'string') continue;
+    sum += Number((JSON.parse(s) as { public?: { count?: number } }).public?.count ?? 0);
+  }
+  return sum;
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    interrupted = true;
+    process.stderr.write(`\n${sig}: stopping child processes\n`);
+    void Promise.all([...children].map((c) => c.stop())).finally(() => process.exit(130));
+  });
+}
+
+const benchStart = performance.now();
+main()
+  .then((summary) => {
+    summary.elapsed_s = round1((performance.now() - benchStart) / 1000);
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    process.exit(0);
+  })
+  .catch((err) => {
+    if (!interrupted) process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });

@@ -1,0 +1,98 @@
+import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
+import { spawnRuntime, type RuntimeProcess } from '../support/process';
+import { uniqueProjectId } from '../support/redis';
+
+const key = { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY };
+const running: RuntimeProcess[] = [];
+const inProcess: TestRuntime[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.kill()));
+  await Promise.all(inProcess.splice(0).map((r) => r.stop()));
+});
+
+async function post(base: string, path: string, body: unknown) {
+  const r = await fetch(base + path, { method: 'POST', headers: key, body: JSON.stringify(body) });
+  return { status: r.status, body: await r.json() };
+}
+
+test('WRITE is exclusive across processes: 200 concurrent increments on one instance, split over two processes, are all counted', async () => {
+  const projectId = uniqueProjectId('mp');
+  const [a, b] = await Promise.all([spawnRuntime(projectId, { ROLES: 'api' }), spawnRuntime(projectId, { ROLES: 'api' })]);
+  running.push(a, b);
+  const p = `/${projectId}/CALL/Counter`;
+  expect((await post(a.base, `${p}/init/hot`, {})).status).toBe(200);
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => post(i % 2 ? a.base : b.base, `${p}/increment/hot`, { by: 1 })),
+  );
+  expect(results.filter((r) => r.status === 200)).toHaveLength(200);
+  const counts = results.map((r) => r.body.count).sort((x, y) => x - y);
+  expect(counts).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  const final = await fetch(`${a.base}${p}/get/hot`, { headers: key }).then((r) => r.json());
+  expect(final).toMatchObject({ count: 200, version: 201 });
+}, 60_000);
+
+test('a worker killed in the middle of a job: the job is redelivered and its change applied exactly once', async () => {
+  const projectId = uniqueProjectId('kw');
+  // the API in this process queues; the only worker is a separate process that we crash
+  const api = await startTestRuntime({ projectId, env: { ROLES: 'api' } });
+  inProcess.push(api);
+  const p = `/${projectId}/CALL/Counter`;
+  await api.post(`${p}/init/k1`, {}, { 'x-api-key': TEST_API_KEY });
+  const worker1 = await spawnRuntime(projectId, { ROLES: 'worker', JOB_LOCK_MS: '2000', LEASE_TTL_MS: '2000' });
+  running.push(worker1);
+  const queued = await api.post(`${p}/queuedAdd/k1`, { by: 7, delayMs: 3000 }, { 'x-api-key': TEST_API_KEY });
+  expect(queued.status).toBe(202);
+  const jobId = queued.body.jobId;
+  const status = () => api.get(`/${projectId}/JOBS/${jobId}`, { 'x-api-key': TEST_API_KEY });
+  await waitFor(async () => (await status()).body.status === 'running', { what: 'job running' });
+  await worker1.kill();
+  expect((await api.get(`${p}/get/k1`, { 'x-api-key': TEST_API_KEY })).body.count).toBe(0);
+
+  const worker2 = await spawnRuntime(projectId, { ROLES: 'worker', JOB_LOCK_MS: '2000', LEASE_TTL_MS: '2000' });
+  running.push(worker2);
+  const done = await waitFor(async () => {
+    const s = (await status()).body;
+    return s.status === 'completed' ? s : undefined;
+  }, { timeoutMs: 40_000, what: 'job completed after the crash' });
+  expect(done.result.body).toEqual({ count: 7 });
+  const state = await api.rt.store.read('Counter', 'k1');
+  expect(JSON.parse(state!.stateJson).public).toMatchObject({ count: 7, history: [7] });
+  expect(state!.version).toBe(2);
+}, 90_000);
+
+test('a redelivered job whose change was already committed is not applied again', async () => {
+  const projectId = uniqueProjectId('rd');
+  const t = await startTestRuntime({ projectId });
+  inProcess.push(t);
+  const p = `/${projectId}/CALL/Counter`;
+  await t.post(`${p}/init/r1`, {}, { 'x-api-key': TEST_API_KEY });
+  const r = await t.post(`${p}/queuedAdd/r1`, { by: 2 }, { 'x-api-key': TEST_API_KEY });
+  await waitFor(async () => (await t.get(`/${projectId}/JOBS/${r.body.jobId}`, { 'x-api-key': TEST_API_KEY })).body.status === 'completed');
+  // deliver the same job again, as BullMQ does after a worker dies between commit and acknowledgement
+  const job = await t.rt.jobs.queue.getJob(r.body.jobId);
+  const firstRun = job!.finishedOn!;
+  await job!.retry('completed');
+  await waitFor(async () => {
+    const again = await t.rt.jobs.queue.getJob(r.body.jobId);
+    return (await again!.getState()) === 'completed' && again!.finishedOn! > firstRun && again!.returnvalue;
+  }, { what: 'second delivery processed' });
+  expect((await t.rt.jobs.queue.getJob(r.body.jobId))!.returnvalue).toMatchObject({ status: 200, body: { count: 2 } });
+  const state = await t.rt.store.read('Counter', 'r1');
+  expect(JSON.parse(state!.stateJson).public).toMatchObject({ count: 2, history: [2] });
+  expect(state!.version).toBe(2);
+}, 30_000);
+
+test('delayed tasks survive a restart', async () => {
+  const projectId = uniqueProjectId('dt');
+  const first = await startTestRuntime({ projectId });
+  const p = `/${projectId}/CALL/Counter`;
+  await first.post(`${p}/init/d1`, {}, { 'x-api-key': TEST_API_KEY });
+  await first.post(`${p}/later/d1`, { delaySeconds: 2, by: 9 }, { 'x-api-key': TEST_API_KEY });
+  await first.stop();
+  const second = await startTestRuntime({ projectId });
+  inProcess.push(second);
+  await waitFor(async () => (await second.get(`${p}/get/d1`, { 'x-api-key': TEST_API_KEY })).body.count === 9, {
+    what: 'task after restart',
+  });
+}, 30_000);
