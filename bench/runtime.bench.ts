@@ -69,6 +69,12 @@ function fmt(n: number, digits = 0): string {
   return Number.isFinite(n) ? n.toFixed(digits) : String(n);
 }
 
+const T0 = performance.now();
+/** seconds since the benchmark started, for the section headers */
+function stamp(): string {
+  return `[+${((performance.now() - T0) / 1000).toFixed(1)} s]`;
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------
@@ -295,7 +301,7 @@ async function compare(
   runtime: (seconds: number) => Promise<Measured>,
   baseline: (seconds: number) => Promise<Measured>,
 ): Promise<{ runtime: Measured; baseline: Measured; ratio: number }> {
-  log(`\n== ${title}`);
+  log(`\n== ${title} ${stamp()}`);
   await runtime(S.warmSeconds);
   await baseline(S.warmSeconds);
   const rt: Measured[] = [];
@@ -476,47 +482,13 @@ async function main(): Promise<Record<string, unknown>> {
     // --- fixtures -----------------------------------------------------------
     const wIds = ids('w-', S.instances);
     const initRate = await createInstances(RT, [...wIds, 'hot']);
-    log(`created ${S.instances + 1} Counter instances over HTTP INIT (${fmt(initRate)} INIT/s, ${CREATE_CONCURRENCY} in flight)`);
+    log(`created ${S.instances + 1} Counter instances over HTTP INIT (${fmt(initRate)} INIT/s, ${CREATE_CONCURRENCY} in flight) ${stamp()}`);
     const sample = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/w-0`);
     if (sample.status !== 200) throw new Error(`READ of w-0 failed: ${sample.status} ${JSON.stringify(sample.body)}`);
     // baseline keys: the same JSON the runtime's READ returns, so both answer bodies of the same size
     const pipe = redis.pipeline();
     for (const id of wIds) pipe.set(BASE_PREFIX + id, JSON.stringify({ ...sample.body, id }));
     await pipe.exec();
-
-    // --- Redis memory per instance ----------------------------------------
-    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; full mode uses 10000' : ''})`);
-    const outboxKey = `rt:${PROJECT_ID}:outbox`;
-    const memBefore = await dataMemory(redis);
-    const outboxBefore = await memoryUsage(redis, outboxKey);
-    const memIds = ids('m-', S.memInstances);
-    const memInitRate = await createInstances(RT, memIds);
-    // let the projector catch up and client buffers shrink: wait until memory stops moving
-    let memAfter = await dataMemory(redis);
-    for (let i = 0; i < 20; i++) {
-      await sleep(250);
-      const now = await dataMemory(redis);
-      const settled = Math.abs(now - memAfter) < 4096;
-      memAfter = now;
-      if (settled) break;
-    }
-    const outboxAfter = await memoryUsage(redis, outboxKey);
-    const stateJson = (await redis.hget(`rt:${PROJECT_ID}:i:Counter:${memIds[0]}`, 's')) ?? '';
-    const stateBytes = Buffer.byteLength(stateJson);
-    const memDelta = memAfter - memBefore;
-    const outboxDelta = outboxAfter - outboxBefore;
-    const bytesPerInstance = (memDelta - outboxDelta) / S.memInstances - stateBytes;
-    // cross-check: MEMORY USAGE of a sample of instance hashes (no lookup keys: INIT {} sets none)
-    const sampleIds = memIds.filter((_, i) => i % Math.max(1, Math.floor(S.memInstances / 200)) === 0);
-    const leftover = await redis.exists(...sampleIds.map((id) => `rt:${PROJECT_ID}:l:Counter:${id}`));
-    let sampleSum = 0;
-    for (const id of sampleIds) sampleSum += await memoryUsage(redis, `rt:${PROJECT_ID}:i:Counter:${id}`);
-    const sampleMean = sampleSum / sampleIds.length;
-    log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
-    log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
-    log(`  => (Δused_memory − Δoutbox) / N − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
-    log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
-    log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
 
     // --- READ ---------------------------------------------------------------
     const read = await compare(
@@ -528,7 +500,7 @@ async function main(): Promise<Record<string, unknown>> {
 
     let diag: Record<string, number> | undefined;
     if (DIAG) {
-      log('\n== diagnostics (runtime only)');
+      log(`\n== diagnostics (runtime only) ${stamp()}`);
       const stat = await cannon({
         label: 'runtime STATIC call (about)',
         url: RT,
@@ -561,7 +533,7 @@ async function main(): Promise<Record<string, unknown>> {
     );
 
     // --- WRITE on one hot instance -------------------------------------------
-    log(`\n== hot WRITE: ${HOT_CONNECTIONS} connections on one instance`);
+    log(`\n== hot WRITE: ${HOT_CONNECTIONS} connections on one instance ${stamp()}`);
     const hotPath = `/${PROJECT_ID}/CALL/Counter/increment/hot`;
     const hotReq: RequestSpec = { method: 'POST', path: hotPath, body: '{}' };
     const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
@@ -601,7 +573,7 @@ async function main(): Promise<Record<string, unknown>> {
     type QueuedRun = Awaited<ReturnType<typeof queued>>;
     const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
     const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, BARE_QUEUE, (i) => `/enqueue/w-${i}`, jobs);
-    log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY}`);
+    log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY} ${stamp()}`);
     log('  both enqueued the same way: autocannon POSTs over HTTP (50 connections, one job per request, 202 + jobId),');
     log('  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;');
     log('  bare:    POST /enqueue/<id> → Queue.add (same job options) in an express process with a no-op Worker;');
@@ -629,9 +601,43 @@ async function main(): Promise<Record<string, unknown>> {
     const queuedRatio = rtQueuedPerS / bareQueuedPerS;
     log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)}; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
 
+    // --- Redis memory per instance ----------------------------------------
+    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; full mode uses 10000' : ''}) ${stamp()}`);
+    const outboxKey = `rt:${PROJECT_ID}:outbox`;
+    const memBefore = await dataMemory(redis);
+    const outboxBefore = await memoryUsage(redis, outboxKey);
+    const memIds = ids('m-', S.memInstances);
+    const memInitRate = await createInstances(RT, memIds);
+    // let the projector catch up and client buffers shrink: wait until memory stops moving
+    let memAfter = await dataMemory(redis);
+    for (let i = 0; i < 20; i++) {
+      await sleep(250);
+      const now = await dataMemory(redis);
+      const settled = Math.abs(now - memAfter) < 4096;
+      memAfter = now;
+      if (settled) break;
+    }
+    const outboxAfter = await memoryUsage(redis, outboxKey);
+    const stateJson = (await redis.hget(`rt:${PROJECT_ID}:i:Counter:${memIds[0]}`, 's')) ?? '';
+    const stateBytes = Buffer.byteLength(stateJson);
+    const memDelta = memAfter - memBefore;
+    const outboxDelta = outboxAfter - outboxBefore;
+    const bytesPerInstance = (memDelta - outboxDelta) / S.memInstances - stateBytes;
+    // cross-check: MEMORY USAGE of a sample of instance hashes (no lookup keys: INIT {} sets none)
+    const sampleIds = memIds.filter((_, i) => i % Math.max(1, Math.floor(S.memInstances / 200)) === 0);
+    const leftover = await redis.exists(...sampleIds.map((id) => `rt:${PROJECT_ID}:l:Counter:${id}`));
+    let sampleSum = 0;
+    for (const id of sampleIds) sampleSum += await memoryUsage(redis, `rt:${PROJECT_ID}:i:Counter:${id}`);
+    const sampleMean = sampleSum / sampleIds.length;
+    log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
+    log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
+    log(`  => (Δused_memory − Δoutbox) / N − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
+    log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
+    log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
+
     // --- runtime memory -------------------------------------------------------
     const vm = vmStatus(runtime.pid);
-    log(`\n== runtime process memory: VmRSS ${fmt(vm.rssMb, 1)} MB (peak VmHWM ${fmt(vm.hwmMb, 1)} MB)`);
+    log(`\n== ${stamp()} runtime process memory: VmRSS ${fmt(vm.rssMb, 1)} MB (peak VmHWM ${fmt(vm.hwmMb, 1)} MB)`);
 
     if (!runtime.alive() || !baseline.alive() || !bare.alive()) throw new Error('a child process died during the benchmark');
 
@@ -708,7 +714,7 @@ async function main(): Promise<Record<string, unknown>> {
     };
 
     // --- summary ---------------------------------------------------------------
-    log('\n== summary');
+    log(`\n== summary ${stamp()}`);
     const row = (name: string, value: string, target: string, ok: boolean) =>
       log(`  ${ok ? 'ok  ' : 'MISS'} ${name.padEnd(26)} ${value.padStart(10)}   target ${target}`);
     row('read_ratio', fmt(figures.read_ratio, 3), `>= ${TARGETS.read_ratio}`, targets_met.read_ratio);

@@ -66,7 +66,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(projectId)) {
     throw new Error(`PROJECT_ID must be 1-40 lowercase letters, digits or '-', got '${projectId}'`);
   }
-  const classDirs = list(env.CLASS_DIRS).map((d) => path.resolve(root, d));
+  // compiled runs load classes from dist/: a source folder maps to its compiled twin
+  const compiled = (dir: string) => {
+    const rel = path.relative(root, dir);
+    return RUNNING_TS || rel.startsWith('..') || rel.split(path.sep)[0] === 'dist' ? dir : path.join(root, 'dist', rel);
+  };
+  const classDirs = list(env.CLASS_DIRS).map((d) => compiled(path.resolve(root, d)));
   const schemaDirs = list(env.SCHEMA_DIRS).map((d) => path.resolve(root, d));
   return {
     port: int(env, 'PORT', 3000),
@@ -78,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     jwtIssuer: env.JWT_ISSUER || undefined,
     dataDir,
     roles,
-    classDirs: classDirs.length ? classDirs : [path.join(root, RUNNING_TS ? 'classes' : 'dist/classes')],
+    classDirs: classDirs.length ? classDirs : [compiled(path.join(root, 'classes'))],
     schemaDirs: schemaDirs.length ? schemaDirs : [path.join(root, 'schemas')],
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
     bodyLimit: env.BODY_LIMIT || '16mb',

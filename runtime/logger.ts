@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Paths masked in every log line: credentials and secrets wherever they appear. */
 export const REDACT_PATHS = [
@@ -15,11 +15,16 @@ export const REDACT_PATHS = [
   '*.apiKey',
 ];
 
-export function createLogger(level = process.env.LOG_LEVEL || 'info', extraRedact: string[] = []): Logger {
-  return pino({
+export function createLogger(
+  level = process.env.LOG_LEVEL || 'info',
+  extraRedact: string[] = [],
+  destination?: DestinationStream,
+): Logger {
+  const options = {
     level,
     base: { pid: process.pid },
     redact: { paths: [...REDACT_PATHS, ...extraRedact], censor: '[masked]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

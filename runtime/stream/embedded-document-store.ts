@@ -52,7 +52,7 @@ function indexKey(index: UniqueIndex, doc: StoredDocument): string {
 }
 
 export class EmbeddedDocumentStore implements DocumentStore {
-  readonly shared = false;
+  readonly shared: boolean = false;
   readonly kind = 'embedded';
   private readonly collections = new Map<string, CollectionState>();
 

@@ -13,7 +13,7 @@ afterEach(async () => {
 
 async function post(base: string, path: string, body: unknown) {
   const r = await fetch(base + path, { method: 'POST', headers: key, body: JSON.stringify(body) });
-  return { status: r.status, body: await r.json() };
+  return { status: r.status, body: (await r.json()) as any };
 }
 
 test('WRITE is exclusive across processes: 200 concurrent increments on one instance, split over two processes, are all counted', async () => {

@@ -90,7 +90,7 @@ test('job status is only shown to the identity that queued it', async () => {
     const s = await job(r.body.jobId, { authorization: `Bearer ${t.token('enduser', 'alice')}` });
     return s.body.status === 'completed' ? s : undefined;
   });
-  expect(own.status).toBe(200);
+  expect(own!.status).toBe(200);
   expect((await job('no-such-job')).status).toBe(404);
 });
 
