@@ -56,7 +56,7 @@ test('request logs carry request id, class, method, instance, identity and durat
   const line = await waitFor(() => svc.output().split('\n').find((l) => l.includes('"requestId":"log-check-1"')), {
     what: 'request log line',
   });
-  const entry = JSON.parse(line);
+  const entry = JSON.parse(line!);
   expect(entry).toMatchObject({
     requestId: 'log-check-1',
     classId: 'Counter',
