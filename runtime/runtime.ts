@@ -17,10 +17,14 @@ import { JobQueue } from './queue/job-queue';
 import type { DocumentStore } from './stream/document-store';
 import { EmbeddedDocumentStore } from './stream/embedded-document-store';
 import { Projector } from './stream/projector';
+import type { BlobStore } from './files/blob-store';
+import { LocalBlobStore } from './files/local-blob-store';
+import { Signer } from './auth/signer';
 
 export interface RuntimeOverrides {
   registry?: ClassRegistry;
   documents?: DocumentStore;
+  blobs?: BlobStore;
   logger?: Logger;
 }
 
@@ -33,6 +37,12 @@ function embeddedJwtSecret(dataDir: string, logger: Logger): string {
   fs.writeFileSync(file, secret, { mode: 0o600 });
   logger.warn({ file }, 'JWT_SECRET is unset: generated a development secret; set JWT_SECRET in production');
   return secret;
+}
+
+async function openBlobs(config: RuntimeConfig): Promise<BlobStore> {
+  if (!config.mongodbUrl) return new LocalBlobStore(path.join(config.dataDir, 'files'));
+  const { GridFsBlobStore } = await import('./files/gridfs-blob-store');
+  return GridFsBlobStore.connect({ url: config.mongodbUrl });
 }
 
 async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
@@ -53,6 +63,7 @@ export class Runtime {
     readonly registry: ClassRegistry,
     readonly store: StateStore,
     readonly documents: DocumentStore,
+    readonly ports: { blobs: BlobStore; signer: Signer },
     readonly access: AccessControl,
     readonly roleSource: SnapshotRoleSource,
     readonly apiKeys: ApiKeyStore,
@@ -72,13 +83,17 @@ export class Runtime {
     const roleSource = new SnapshotRoleSource(redis, store.keys.roles);
     const access = new AccessControl(roleSource);
     const apiKeys = new ApiKeyStore(redis, store.keys.apiKeys, config.integrationApiKeys);
-    const tokens = new TokenService(config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger), config.jwtIssuer);
+    const secret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger);
+    const tokens = new TokenService(secret, config.jwtIssuer);
+    const blobs = overrides.blobs ?? (await openBlobs(config));
+    const ports = { blobs, signer: new Signer(secret) };
     const projector = new Projector(store, documents, registry, logger);
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
       registry,
       store,
       documents,
+      ports,
       authorizer: access,
       logger,
       maxCallDepth: config.maxCallDepth,
@@ -112,7 +127,7 @@ export class Runtime {
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
       },
     });
-    return new Runtime(config, redis, logger, registry, store, documents, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app);
   }
 
   setRoleSource(source: RoleSource): void {
@@ -152,6 +167,7 @@ export class Runtime {
     await this.projector.stop();
     await this.jobs.close();
     await this.documents.close();
+    await this.ports.blobs.close();
     this.redis.disconnect();
   }
 }

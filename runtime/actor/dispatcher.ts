@@ -6,13 +6,14 @@ import { budgetSeconds } from './decorators';
 import { deepFreeze, KeyedFifo, sleep } from './local-queue';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
-import { emptyState, parseState, serializeState, type StateStore } from './state-store';
+import { emptyState, parseState, serializeState, type LeaseMode, type StateStore } from './state-store';
 import type {
   CallResult,
   Ctx,
   EmittedEvent,
   Identity,
   InitOptions,
+  Ports,
   InstanceState,
   LookupApi,
   MethodKind,
@@ -60,7 +61,7 @@ export interface ScheduledTask {
 
 /** What the dispatcher needs from the queue layer (BullMQ). */
 export interface JobSink {
-  enqueueCall(req: CallRequest, instanceId: string): Promise<{ jobId: string }>;
+  enqueueCall(req: CallRequest, instanceId: string, upsert: boolean): Promise<{ jobId: string }>;
   /** hand committed tasks to the delayed queue; `entryId` is their task-outbox entry */
   dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void>;
 }
@@ -75,6 +76,7 @@ export interface DispatcherDeps {
   registry: ClassRegistry;
   store: StateStore;
   documents: DocumentStore;
+  ports: Ports;
   authorizer: Authorizer;
   logger: Logger;
   maxCallDepth: number;
@@ -141,18 +143,18 @@ export class Dispatcher {
         return this.runRead(cls, method, req, instanceId!);
       case 'QUEUED_WRITE':
         if (!req.job) {
-          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!);
+          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!, method.options.upsert === true);
           return {
             status: 202,
             body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
             headers: {},
           };
         }
-        return this.runExclusive(cls, method, req, instanceId!, 'write');
+        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write');
       case 'INIT':
         return this.runExclusive(cls, method, req, instanceId!, 'init');
       default:
-        return this.runExclusive(cls, method, req, instanceId!, 'write');
+        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write');
     }
   }
 
@@ -225,7 +227,7 @@ export class Dispatcher {
     method: RegisteredMethod,
     req: CallRequest,
     id: string,
-    mode: 'init' | 'write',
+    mode: LeaseMode,
   ): Promise<CallResult> {
     if (req.chain?.some((f) => f.exclusive && f.classId === cls.id && f.instanceId === id)) {
       throw runtimeError(
@@ -269,7 +271,8 @@ export class Dispatcher {
       }
       const stateJson = serializeState(ctx.state);
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
-      const changed = mode === 'init' || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
+      const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
+      const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
       const commit = await this.deps.store.commit({
         classId: cls.id,
         instanceId: id,
@@ -329,7 +332,7 @@ export class Dispatcher {
     }
   }
 
-  private async acquireLease(classId: string, id: string, token: string, ttlMs: number, mode: 'init' | 'write', deadline: number) {
+  private async acquireLease(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode, deadline: number) {
     let backoff = 2;
     for (;;) {
       const r = await this.deps.store.acquire(classId, id, token, ttlMs, mode);
@@ -463,6 +466,10 @@ class CtxImpl implements Ctx {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  get ports(): Ports {
+    return this.deps.ports;
   }
 
   get documents() {

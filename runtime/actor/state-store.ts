@@ -50,6 +50,9 @@ export interface StoredInstance {
   lookups: Record<string, string>;
 }
 
+/** init: the instance must not exist; write: it must; upsert: a missing one starts empty */
+export type LeaseMode = 'init' | 'write' | 'upsert';
+
 export type AcquireResult =
   | { kind: 'acquired'; instance?: StoredInstance }
   | { kind: 'busy'; pttl: number }
@@ -84,7 +87,7 @@ type ScriptedRedis = Redis & {
   commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
   releaseLease(lease: string, token: string): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
-  enqueueJob(inst: string, pending: string, jobId: string): Promise<number>;
+  enqueueJob(inst: string, pending: string, jobId: string, upsert: string): Promise<number>;
 };
 
 function luaDir(): string {
@@ -147,7 +150,7 @@ export class StateStore {
     return (await this.redis.exists(this.keys.instance(classId, id))) === 1;
   }
 
-  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: 'init' | 'write'): Promise<AcquireResult> {
+  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode): Promise<AcquireResult> {
     const r = await this.redis.acquireInstance(this.keys.lease(classId, id), this.keys.instance(classId, id), token, ttlMs, mode);
     switch (Number(r[0])) {
       case 1:
@@ -222,8 +225,8 @@ export class StateStore {
   }
 
   /** Register a QUEUED_WRITE job in the instance's FIFO; undefined when the instance does not exist. */
-  async enqueueJob(classId: string, id: string, jobId: string): Promise<number | undefined> {
-    const seq = await this.redis.enqueueJob(this.keys.instance(classId, id), this.keys.pendingJobs(classId, id), jobId);
+  async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | undefined> {
+    const seq = await this.redis.enqueueJob(this.keys.instance(classId, id), this.keys.pendingJobs(classId, id), jobId, upsert ? '1' : '0');
     return seq < 0 ? undefined : seq;
   }
 

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Signer } from '../auth/signer';
+import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
 
 export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' | 'INTERNAL';
@@ -49,6 +51,8 @@ export interface MethodOptions {
   timeoutSeconds?: number;
   /** for program_management_user: skip the role permission check (e.g. self-service methods) */
   skipRoleCheck?: boolean;
+  /** WRITE/INTERNAL/QUEUED_WRITE: a missing instance is created (empty state) instead of answering unknown-instance */
+  upsert?: boolean;
   /** QUEUED_WRITE: attempts before the job is failed (default 5) */
   attempts?: number;
   /**
@@ -193,12 +197,19 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   readonly signal: AbortSignal;
   /** documents projected by classes, for listings (read-only use) */
   readonly documents: DocumentReader;
+  /** outside systems behind ports (file content, signed tokens, ...) */
+  readonly ports: Ports;
   /** call another class's method as this class */
   call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
   /** run a method later (committed with the state; survives restarts) */
   schedule(task: ScheduleRequest): void;
   /** record an event, committed with the state to the project's event stream */
   emit(name: string, payload?: unknown): void;
+}
+
+export interface Ports {
+  blobs: BlobStore;
+  signer: Signer;
 }
 
 export interface DocumentReader {

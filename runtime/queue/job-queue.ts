@@ -97,9 +97,9 @@ export class JobQueue implements JobSink {
     return this.opts.store.keys;
   }
 
-  async enqueueCall(req: CallRequest, instanceId: string): Promise<{ jobId: string }> {
+  async enqueueCall(req: CallRequest, instanceId: string, upsert = false): Promise<{ jobId: string }> {
     const jobId = randomUUID();
-    const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId);
+    const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId, upsert);
     if (seq === undefined) throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
     const data: CallJobData = {
       kind: 'call',
@@ -282,7 +282,8 @@ export class JobQueue implements JobSink {
       method: d.method,
       instanceId: d.instanceId,
       status,
-      attemptsMade: job.attemptsMade,
+      // a running attempt counts (BullMQ counts it only once the attempt ends)
+      attemptsMade: job.attemptsMade + (state === 'active' ? 1 : 0),
       createdAt: job.timestamp,
       finishedAt: job.finishedOn,
     };

@@ -72,6 +72,13 @@ describe('WRITE', () => {
   });
 });
 
+test('an upsert WRITE creates a missing instance; a plain WRITE does not', async () => {
+  expect((await t.post(`${p}/increment/up1`, {}, key)).status).toBe(500);
+  expect((await t.post(`${p}/touch/up1`, {}, key)).body).toEqual({ count: 1, createdNow: true });
+  expect((await t.post(`${p}/touch/up1`, {}, key)).body).toEqual({ count: 2, createdNow: false });
+  expect(await count('up1')).toMatchObject({ count: 2, version: 2 });
+});
+
 describe('class-to-class calls', () => {
   test('carry the calling class and instance as identity', async () => {
     await t.post(`${p}/init/a1`, {}, key);

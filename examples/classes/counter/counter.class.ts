@@ -63,6 +63,14 @@ export class Counter {
     return { count: c.count };
   }
 
+  /** creates the counter on first use */
+  @Write({ access: [...ANYONE], schema: false, upsert: true })
+  touch(ctx: Ctx) {
+    const c = counter(ctx);
+    c.count = (c.count ?? 0) + 1;
+    return { count: c.count, createdNow: ctx.version === 0 };
+  }
+
   @Write({ access: [...ANYONE], timeoutSeconds: 1, schema: false })
   async slow(ctx: Ctx) {
     counter(ctx).count += 1000;

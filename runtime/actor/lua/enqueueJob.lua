@@ -1,8 +1,8 @@
 -- Register a QUEUED_WRITE job in its instance's FIFO before it is handed to BullMQ.
 -- KEYS[1] instance hash, KEYS[2] instance's pending-job sorted set
--- ARGV[1] job id
+-- ARGV[1] job id, ARGV[2] '1' when the method creates missing instances (upsert)
 -- Returns the job's sequence number, or -1 when the instance does not exist.
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if ARGV[2] ~= '1' and redis.call('HEXISTS', KEYS[1], 'v') == 0 then return -1 end
 local seq = redis.call('HINCRBY', KEYS[1], 'qs', 1)
 redis.call('ZADD', KEYS[2], seq, ARGV[1])
 return seq
