@@ -37,7 +37,7 @@ const DIAG = argv.includes('--diag');
 const CPU_PROF = argv.includes('--cpu-prof');
 
 const S = QUICK
-  ? { seconds: 4, warmSeconds: 1, rounds: 1, instances: 1000, memInstances: 2000, queuedJobs: 3000, queuedWarmJobs: 300, hotWarm: 500 }
+  ? { seconds: 4, warmSeconds: 1, rounds: 1, instances: 1000, memInstances: 2000, queuedJobs: 2000, queuedWarmJobs: 200, hotWarm: 500 }
   : { seconds: 15, warmSeconds: 3, rounds: 2, instances: 1000, memInstances: 10000, queuedJobs: 20000, queuedWarmJobs: 1000, hotWarm: 2000 };
 const CONNECTIONS = 50;
 const HOT_CONNECTIONS = 50;
@@ -210,6 +210,23 @@ interface Measured {
   non2xx: number;
   errors: number;
   seconds: number;
+  /** CPU time (user+sys) the server process spent per 2xx response, in µs; NaN when not sampled */
+  cpuUsPerReq: number;
+}
+
+const CLK_TCK = 100; // Linux USER_HZ for /proc/<pid>/stat
+
+/** utime + stime of a process in seconds (/proc/<pid>/stat); NaN when unreadable. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
 }
 
 type RequestSpec = NonNullable<autocannon.Options['requests']>[number];
@@ -236,6 +253,8 @@ interface CannonOpts {
   seconds?: number;
   amount?: number;
   headers?: Record<string, string>;
+  /** server process whose CPU time is sampled around the run */
+  pid?: number;
 }
 
 /**
@@ -244,6 +263,7 @@ interface CannonOpts {
  * sampling tick, which matters for `amount` runs).
  */
 async function cannon(o: CannonOpts): Promise<Measured> {
+  const cpu0 = cpuSeconds(o.pid);
   const started = performance.now();
   let last = started;
   const opts: autocannon.Options = {
@@ -261,6 +281,7 @@ async function cannon(o: CannonOpts): Promise<Measured> {
   });
   const r = await (instance as unknown as Promise<autocannon.Result>);
   const seconds = Math.max(1e-3, (last - started) / 1000);
+  const cpu = cpuSeconds(o.pid) - cpu0;
   return {
     label: o.label,
     rps: r['2xx'] / seconds,
@@ -270,12 +291,14 @@ async function cannon(o: CannonOpts): Promise<Measured> {
     non2xx: r.non2xx,
     errors: r.errors,
     seconds,
+    cpuUsPerReq: (cpu * 1e6) / Math.max(1, r['2xx']),
   };
 }
 
 function describe(m: Measured): string {
   const bad = m.non2xx || m.errors ? `  !! non2xx=${m.non2xx} errors=${m.errors}` : '';
-  return `${m.label.padEnd(34)} ${fmt(m.rps).padStart(7)} req/s   p50 ${fmt(m.p50, 1).padStart(6)} ms   p99 ${fmt(m.p99, 1).padStart(6)} ms   (${m.ok} ok in ${fmt(m.seconds, 1)} s)${bad}`;
+  const cpu = Number.isFinite(m.cpuUsPerReq) ? `   cpu ${fmt(m.cpuUsPerReq).padStart(4)} µs/req` : '';
+  return `${m.label.padEnd(30)} ${fmt(m.rps).padStart(6)} req/s   p50 ${fmt(m.p50, 1).padStart(5)} ms   p99 ${fmt(m.p99, 1).padStart(5)} ms${cpu}   (${m.ok} ok in ${fmt(m.seconds, 1)} s)${bad}`;
 }
 
 function mean(xs: number[]): number {
@@ -292,6 +315,7 @@ function combine(label: string, ms: Measured[]): Measured {
     non2xx: ms.reduce((a, m) => a + m.non2xx, 0),
     errors: ms.reduce((a, m) => a + m.errors, 0),
     seconds: ms.reduce((a, m) => a + m.seconds, 0),
+    cpuUsPerReq: mean(ms.map((m) => m.cpuUsPerReq)),
   };
 }
 
@@ -300,7 +324,7 @@ async function compare(
   title: string,
   runtime: (seconds: number) => Promise<Measured>,
   baseline: (seconds: number) => Promise<Measured>,
-): Promise<{ runtime: Measured; baseline: Measured; ratio: number }> {
+): Promise<{ runtime: Measured; baseline: Measured; ratio: number; cpuRatio: number }> {
   log(`\n== ${title} ${stamp()}`);
   await runtime(S.warmSeconds);
   await baseline(S.warmSeconds);
@@ -317,12 +341,13 @@ async function compare(
   const r = combine(rt[0].label, rt);
   const b = combine(base[0].label, base);
   const ratio = r.rps / b.rps;
+  const cpuRatio = b.cpuUsPerReq / r.cpuUsPerReq;
   if (S.rounds > 1) {
     log(`  ${describe(r)}   [mean of ${S.rounds}]`);
     log(`  ${describe(b)}   [mean of ${S.rounds}]`);
   }
-  log(`  ratio runtime/baseline = ${fmt(ratio, 3)}`);
-  return { runtime: r, baseline: b, ratio };
+  log(`  ratio runtime/baseline = ${fmt(ratio, 3)} req/s;  ${fmt(cpuRatio, 3)} by server CPU per request (less sensitive to other load on the machine)`);
+  return { runtime: r, baseline: b, ratio, cpuRatio };
 }
 
 // ---------------------------------------------------------------------------
@@ -494,8 +519,8 @@ async function main(): Promise<Record<string, unknown>> {
     const read = await compare(
       `READ: GET /${PROJECT_ID}/CALL/Counter/get/<id> vs bare express+ioredis GET (rotating over ${S.instances} ids)`,
       (seconds) =>
-        cannon({ label: 'runtime READ call', url: RT, seconds, request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) }),
-      (seconds) => cannon({ label: 'baseline GET', url: BASE, seconds, request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`) }),
+        cannon({ label: 'runtime READ call', url: RT, pid: runtime.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) }),
+      (seconds) => cannon({ label: 'baseline GET', url: BASE, pid: baseline.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`) }),
     );
 
     let diag: Record<string, number> | undefined;
@@ -504,18 +529,27 @@ async function main(): Promise<Record<string, unknown>> {
       const stat = await cannon({
         label: 'runtime STATIC call (about)',
         url: RT,
+        pid: runtime.pid,
         request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` },
       });
       log(`  ${describe(stat)}`);
-      const health = await cannon({ label: 'runtime GET /health', url: RT, request: { method: 'GET', path: '/health' } });
+      const health = await cannon({ label: 'runtime GET /health', url: RT, pid: runtime.pid, request: { method: 'GET', path: '/health' } });
       log(`  ${describe(health)}`);
       const readAgain = await cannon({
         label: 'runtime READ call',
         url: RT,
+        pid: runtime.pid,
         request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`),
       });
       log(`  ${describe(readAgain)}`);
-      diag = { static_per_s: stat.rps, health_per_s: health.rps, read_per_s: readAgain.rps };
+      diag = {
+        static_per_s: stat.rps,
+        static_cpu_us_per_req: stat.cpuUsPerReq,
+        health_per_s: health.rps,
+        health_cpu_us_per_req: health.cpuUsPerReq,
+        read_per_s: readAgain.rps,
+        read_cpu_us_per_req: readAgain.cpuUsPerReq,
+      };
     }
 
     // --- WRITE over many instances -------------------------------------------
@@ -525,22 +559,23 @@ async function main(): Promise<Record<string, unknown>> {
         cannon({
           label: 'runtime WRITE call',
           url: RT,
+          pid: runtime.pid,
           seconds,
           request: rotating(S.instances, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/w-${i}`, '{}'),
         }),
       (seconds) =>
-        cannon({ label: 'baseline GET+SET', url: BASE, seconds, request: rotating(S.instances, 'POST', (i) => `/write/w-${i}`, '{}') }),
+        cannon({ label: 'baseline GET+SET', url: BASE, pid: baseline.pid, seconds, request: rotating(S.instances, 'POST', (i) => `/write/w-${i}`, '{}') }),
     );
 
     // --- WRITE on one hot instance -------------------------------------------
     log(`\n== hot WRITE: ${HOT_CONNECTIONS} connections on one instance ${stamp()}`);
     const hotPath = `/${PROJECT_ID}/CALL/Counter/increment/hot`;
     const hotReq: RequestSpec = { method: 'POST', path: hotPath, body: '{}' };
-    const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
+    const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
     // fixed amount (not duration): every request sent is answered before we read the count back
     const hotAmount = Math.max(1000, Math.round((hotWarm.rps * S.seconds) / HOT_CONNECTIONS) * HOT_CONNECTIONS);
     const before = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
-    const hot = await cannon({ label: 'runtime hot WRITE', url: RT, connections: HOT_CONNECTIONS, amount: hotAmount, request: hotReq });
+    const hot = await cannon({ label: 'runtime hot WRITE', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: hotAmount, request: hotReq });
     const after = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
     const applied = Number(after.body?.count) - Number(before.body?.count);
     const lost = hot.ok - applied;
@@ -550,8 +585,9 @@ async function main(): Promise<Record<string, unknown>> {
     // --- QUEUED_WRITE ---------------------------------------------------------
     const completedKey = (q: string) => `bull:${q}:completed`;
     const failedKey = (q: string) => `bull:${q}:failed`;
-    const queued = async (label: string, url: string, queue: string, makePath: (i: number) => string, jobs: number) => {
+    const queued = async (label: string, url: string, pid: number, queue: string, makePath: (i: number) => string, jobs: number) => {
       const r = redis!;
+      const cpu0 = cpuSeconds(pid);
       const doneBefore = await r.zcard(completedKey(queue));
       const failedBefore = await r.zcard(failedKey(queue));
       const startedAt = performance.now();
@@ -568,11 +604,12 @@ async function main(): Promise<Record<string, unknown>> {
         await sleep(10);
       }
       const seconds = (performance.now() - startedAt) / 1000;
-      return { label, enqueue: enq, jobs: enq.ok, completed: done, failed, seconds, perS: done / seconds };
+      const cpuUsPerJob = ((cpuSeconds(pid) - cpu0) * 1e6) / Math.max(1, done);
+      return { label, enqueue: enq, jobs: enq.ok, completed: done, failed, seconds, perS: done / seconds, cpuUsPerJob };
     };
     type QueuedRun = Awaited<ReturnType<typeof queued>>;
-    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
-    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, BARE_QUEUE, (i) => `/enqueue/w-${i}`, jobs);
+    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
+    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUE, (i) => `/enqueue/w-${i}`, jobs);
     log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY} ${stamp()}`);
     log('  both enqueued the same way: autocannon POSTs over HTTP (50 connections, one job per request, 202 + jobId),');
     log('  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;');
@@ -589,7 +626,7 @@ async function main(): Promise<Record<string, unknown>> {
         const q = which === 'rt' ? await rtQueued(S.queuedJobs) : await bareQueued(S.queuedJobs);
         (which === 'rt' ? rtRuns : bareRuns).push(q);
         log(
-          `  ${q.label.padEnd(22)} ${fmt(q.perS).padStart(7)} jobs/s completed (${q.completed}/${q.jobs} in ${fmt(q.seconds, 2)} s, failed ${q.failed});` +
+          `  ${q.label.padEnd(22)} ${fmt(q.perS).padStart(6)} jobs/s completed (${q.completed}/${q.jobs} in ${fmt(q.seconds, 2)} s, failed ${q.failed}, cpu ${fmt(q.cpuUsPerJob)} µs/job);` +
             ` enqueue ${fmt(q.enqueue.rps)} req/s p50 ${fmt(q.enqueue.p50, 1)} ms p99 ${fmt(q.enqueue.p99, 1)} ms${q.enqueue.non2xx || q.enqueue.errors ? ` !! non2xx=${q.enqueue.non2xx} errors=${q.enqueue.errors}` : ''}`,
         );
       }
@@ -599,7 +636,8 @@ async function main(): Promise<Record<string, unknown>> {
     const rtQueuedPerS = mean(rtRuns.map((q) => q.perS));
     const bareQueuedPerS = mean(bareRuns.map((q) => q.perS));
     const queuedRatio = rtQueuedPerS / bareQueuedPerS;
-    log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)}; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
+    const queuedCpuRatio = mean(bareRuns.map((q) => q.cpuUsPerJob)) / mean(rtRuns.map((q) => q.cpuUsPerJob));
+    log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)} jobs/s;  ${fmt(queuedCpuRatio, 3)} by process CPU per job; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
 
     // --- Redis memory per instance ----------------------------------------
     log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; full mode uses 10000' : ''}) ${stamp()}`);
@@ -635,6 +673,23 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
     log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
 
+    if (diag) {
+      const docs = S.instances + 1 + S.memInstances;
+      log(`\n== diagnostics: WRITE again, now with ${docs} Counter documents in the embedded document store (was ${S.instances + 1}) ${stamp()}`);
+      const again = await cannon({
+        label: 'runtime WRITE call',
+        url: RT,
+        pid: runtime.pid,
+        request: rotating(S.instances, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/w-${i}`, '{}'),
+      });
+      log(`  ${describe(again)}`);
+      diag.write_per_s = write.runtime.rps;
+      diag.write_cpu_us_per_req = write.runtime.cpuUsPerReq;
+      diag.write_per_s_after_mem = again.rps;
+      diag.write_cpu_us_per_req_after_mem = again.cpuUsPerReq;
+      diag.documents_after_mem = docs;
+    }
+
     // --- runtime memory -------------------------------------------------------
     const vm = vmStatus(runtime.pid);
     log(`\n== ${stamp()} runtime process memory: VmRSS ${fmt(vm.rssMb, 1)} MB (peak VmHWM ${fmt(vm.hwmMb, 1)} MB)`);
@@ -668,13 +723,17 @@ async function main(): Promise<Record<string, unknown>> {
         read_per_s: Math.round(read.runtime.rps),
         read_p50_ms: read.runtime.p50,
         read_p99_ms: read.runtime.p99,
+        read_cpu_us_per_req: Math.round(read.runtime.cpuUsPerReq),
         write_per_s: Math.round(write.runtime.rps),
         write_p50_ms: write.runtime.p50,
         write_p99_ms: write.runtime.p99,
+        write_cpu_us_per_req: Math.round(write.runtime.cpuUsPerReq),
         hot_write_p50_ms: hot.p50,
         hot_write_p99_ms: hot.p99,
         hot_write_requests: hot.ok,
+        hot_write_cpu_us_per_req: Math.round(hot.cpuUsPerReq),
         queued_jobs_per_s: Math.round(rtQueuedPerS),
+        queued_cpu_us_per_job: Math.round(mean(rtRuns.map((q) => q.cpuUsPerJob))),
         queued_enqueue_per_s: Math.round(mean(rtRuns.map((q) => q.enqueue.rps))),
         rss_peak_mb: round1(vm.hwmMb),
         non2xx: read.runtime.non2xx + write.runtime.non2xx + hot.non2xx + rtRuns.reduce((a, q) => a + q.enqueue.non2xx, 0),
@@ -684,11 +743,20 @@ async function main(): Promise<Record<string, unknown>> {
         read_per_s: Math.round(read.baseline.rps),
         read_p50_ms: read.baseline.p50,
         read_p99_ms: read.baseline.p99,
+        read_cpu_us_per_req: Math.round(read.baseline.cpuUsPerReq),
         write_per_s: Math.round(write.baseline.rps),
         write_p50_ms: write.baseline.p50,
         write_p99_ms: write.baseline.p99,
+        write_cpu_us_per_req: Math.round(write.baseline.cpuUsPerReq),
         queued_jobs_per_s: Math.round(bareQueuedPerS),
+        queued_cpu_us_per_job: Math.round(mean(bareRuns.map((q) => q.cpuUsPerJob))),
         queued_enqueue_per_s: Math.round(mean(bareRuns.map((q) => q.enqueue.rps))),
+      },
+      cpu_ratios: {
+        note: 'baseline CPU µs per request / runtime CPU µs per request, from /proc/<pid>/stat of each server process',
+        read: round3(read.cpuRatio),
+        write: round3(write.cpuRatio),
+        queued: round3(queuedCpuRatio),
       },
       redis_memory: {
         method: '(Δused_memory − Δmem_clients − Δoutbox MEMORY USAGE) / N − state JSON bytes',

@@ -1,0 +1,45 @@
+import type { Identity } from '../../runtime';
+
+/** Spec 2.8 actor types. */
+export type ActorType = 'program_management_user' | 'developer' | 'system' | 'member';
+
+export interface Actor {
+  id: string;
+  type: ActorType;
+  name?: string;
+  roles?: string[];
+}
+
+/**
+ * The spec actor behind a runtime identity:
+ *  - program_management_user → itself (or `developer` when the token says so)
+ *  - enduser / member_otp → member
+ *  - integration_user → system, named after the API key
+ *  - class → system, named after the calling class
+ *  - system (CLI, seeds) → system
+ */
+export function actorFromIdentity(identity: Identity): Actor {
+  switch (identity.type) {
+    case 'program_management_user':
+      return {
+        id: identity.userId ?? 'unknown',
+        type: identity.claims?.developer === true ? 'developer' : 'program_management_user',
+        ...(identity.claims?.name ? { name: String(identity.claims.name) } : {}),
+        roles: identity.roles ?? [],
+      };
+    case 'enduser':
+    case 'member_otp':
+      return { id: identity.userId ?? 'unknown', type: 'member' };
+    case 'integration_user':
+      return { id: identity.userId ?? 'integration', type: 'system', name: `integration:${identity.userId ?? 'key'}` };
+    case 'class':
+      return { id: identity.instanceId ?? identity.classId ?? 'class', type: 'system', name: `class:${identity.classId}` };
+    default:
+      return { id: 'system', type: 'system', name: 'system' };
+  }
+}
+
+/** Developers and the system actor (CLI, seeds) bypass approver checks and approvals. */
+export function isPrivilegedActor(actor: Actor): boolean {
+  return actor.type === 'developer' || (actor.type === 'system' && actor.name === 'system');
+}

@@ -1,0 +1,22 @@
+import { actorFromIdentity, isPrivilegedActor } from '../classes/_platform/actor';
+
+test('identities map to spec actors', () => {
+  expect(actorFromIdentity({ type: 'program_management_user', userId: 'u1', roles: ['r'] })).toEqual({
+    id: 'u1',
+    type: 'program_management_user',
+    roles: ['r'],
+  });
+  expect(actorFromIdentity({ type: 'program_management_user', userId: 'd', claims: { developer: true } }).type).toBe('developer');
+  expect(actorFromIdentity({ type: 'enduser', userId: 'm1' })).toEqual({ id: 'm1', type: 'member' });
+  expect(actorFromIdentity({ type: 'integration_user', userId: 'env-1' })).toMatchObject({ type: 'system', name: 'integration:env-1' });
+  expect(actorFromIdentity({ type: 'class', classId: 'Member', instanceId: 'x' })).toMatchObject({ type: 'system', name: 'class:Member' });
+  expect(actorFromIdentity({ type: 'system' })).toEqual({ id: 'system', type: 'system', name: 'system' });
+});
+
+test('only developers and the system actor are privileged', () => {
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'system' }))).toBe(true);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'program_management_user', userId: 'd', claims: { developer: true } }))).toBe(true);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'integration_user', userId: 'k' }))).toBe(false);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'class', classId: 'A' }))).toBe(false);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'program_management_user', userId: 'u' }))).toBe(false);
+});
