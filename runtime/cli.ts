@@ -57,10 +57,12 @@ program
   .description(`mint a development JWT (identity: ${TOKEN_IDENTITIES.join(', ')})`)
   .option('--roles <roles>', 'comma-separated role ids or names', '')
   .option('--ttl <seconds>', 'lifetime in seconds', '3600')
-  .action((identity: string, userId: string, opts: { roles: string; ttl: string }) =>
+  .option('--developer', 'mark a program_management_user token as a developer (approval bypass)')
+  .action((identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean }) =>
     withRuntime(async (rt) => {
       const roles = opts.roles.split(',').map((r) => r.trim()).filter(Boolean);
-      print(rt.tokens.sign({ sub: userId, identity: identity as IdentityType, roles }, Number(opts.ttl)));
+      const claims = { sub: userId, identity: identity as IdentityType, roles, ...(opts.developer ? { developer: true } : {}) };
+      print(rt.tokens.sign(claims, Number(opts.ttl)));
     }),
   );
 

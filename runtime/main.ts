@@ -10,6 +10,7 @@ import { Runtime } from './runtime';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
   const runtime = await Runtime.create(config, redis.url, { logger });
   const port = await runtime.start();
