@@ -1,0 +1,179 @@
+/**
+ * LogManager (spec 2.8 Log, 4.5 LogManager, 6, 8): the audit log of entity
+ * changes with field-level before/after values.
+ *
+ * Storage: one actor instance per log entry (instance id = log id, a UUID),
+ * created by `record` and projected to the `logs` collection, which
+ * getLogEntries lists. Values larger than 1 KB are kept in full in a
+ * LARGE_LOG_{entityType}_{entityId}_{logId}.json blob; the entry keeps a
+ * preview (see log-entry.ts). getLog reads the entry from its instance (not
+ * the projection) and puts the full values back.
+ */
+import { randomUUID } from 'node:crypto';
+import { ActorClass, ActorError, Init, Read, Static, type Ctx } from '../../runtime';
+import { actorFromIdentity, type Actor } from '../_platform/actor';
+import { logManagerError } from './errors';
+import { buildLog, largeLogBlobName, withFullValues, utf8Bytes, type LargeLogContent, type LogRecord } from './log-entry';
+import { parseLogListQuery } from './list-query';
+
+/** additionalData larger than this (JSON, UTF-8 bytes) is refused */
+export const MAX_ADDITIONAL_DATA_BYTES = 16 * 1024;
+
+const LOG_ID = /^[A-Za-z0-9_-]{1,200}$/;
+const INTERNAL_FIELDS = ['_id', '_v', '_instance', '_class'];
+
+interface AddLogEntryBody {
+  classId: string;
+  entityId: string;
+  entityType: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  actor?: Actor;
+  additionalData?: Record<string, unknown>;
+  sensitiveFields?: string[];
+  ignore?: string[];
+}
+
+function withoutInternalFields(doc: Record<string, unknown>): LogRecord {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.includes(k)) out[k] = v;
+  return out as unknown as LogRecord;
+}
+
+@ActorClass({
+  id: 'LogManager',
+  description: 'Audit log of entity changes (field-level before/after values)',
+  stream: {
+    collections: {
+      logs: { indexes: [{ keys: { classId: 1, entityId: 1, timeStamp: -1 } }, { keys: { timeStamp: -1 } }] },
+    },
+    toDocuments: (state, id) => {
+      const log = state.private.log as LogRecord | undefined;
+      return log ? [{ collection: 'logs', id, doc: { ...log } }] : [];
+    },
+  },
+})
+export class LogManager {
+  /**
+   * Records a change. Class identities pass the actor behind the change
+   * (log-client.ts does); other callers are logged as themselves.
+   */
+  @Static({ access: ['class', 'program_management_user'], timeoutSeconds: 30 })
+  async addLogEntry(ctx: Ctx) {
+    const body = ctx.request.body as AddLogEntryBody;
+    const trusted = ctx.identity.type === 'class' || ctx.identity.type === 'system';
+    if (body.actor && !trusted) {
+      throw logManagerError('ACTOR_NOT_ALLOWED', 'Only classes may record a log entry on behalf of another actor');
+    }
+    const logId = randomUUID();
+    let built: ReturnType<typeof buildLog>;
+    try {
+      if (body.additionalData !== undefined && utf8Bytes(JSON.stringify(body.additionalData)) > MAX_ADDITIONAL_DATA_BYTES) {
+        throw logManagerError('ADDITIONAL_DATA_TOO_LARGE', `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`, {
+          errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
+        });
+      }
+      built = buildLog({
+        logId,
+        timeStamp: new Date().toISOString(),
+        classId: body.classId,
+        entityId: body.entityId,
+        entityType: body.entityType,
+        before: body.before,
+        after: body.after,
+        actor: body.actor ?? actorFromIdentity(ctx.identity),
+        additionalData: body.additionalData,
+        sensitiveFields: body.sensitiveFields,
+        ignore: body.ignore,
+      });
+    } catch (err) {
+      // only reachable from in-process callers: values JSON cannot encode (BigInt, cycles)
+      if (err instanceof TypeError) throw logManagerError('INVALID_ENTITY', `The entry cannot be logged as JSON: ${err.message}`);
+      throw err;
+    }
+    if (built.full.length === 0) return { logId: null, fieldUpdates: 0 };
+
+    // the file first: an entry never points at a file that is not there
+    if (built.large) {
+      await ctx.ports.blobs.put(built.large.name, Buffer.from(JSON.stringify(built.large.content), 'utf8'), 'application/json');
+    }
+    try {
+      await ctx.call('LogManager', 'record', logId, built.record);
+    } catch (err) {
+      if (built.large) await ctx.ports.blobs.delete(built.large.name).catch(() => false);
+      throw err;
+    }
+    return { logId, fieldUpdates: built.full.length };
+  }
+
+  /** Creates the instance of one log entry; only addLogEntry calls it. */
+  @Init({ access: ['class:LogManager'] })
+  record(ctx: Ctx) {
+    const log = ctx.request.body as LogRecord;
+    if (log.id !== ctx.instanceId) {
+      throw logManagerError('RECORD_MISMATCH', `Log record '${log.id}' does not belong to instance '${ctx.instanceId}'`);
+    }
+    ctx.state.private.log = log;
+    return { id: log.id };
+  }
+
+  /** The stored entry (large values as previews); for getLog. */
+  @Read({ access: ['class:LogManager'], schema: false })
+  readEntry(ctx: Ctx) {
+    const log = ctx.state.private.log as LogRecord | undefined;
+    if (!log) throw logManagerError('LOG_NOT_FOUND', `No log entry '${ctx.instanceId}'`);
+    return log;
+  }
+
+  /** Lists entries newest first; large values are previews (isLarge: true). */
+  @Static({ access: ['program_management_user', 'class'] })
+  async getLogEntries(ctx: Ctx) {
+    const q = parseLogListQuery(ctx.request.query ?? {}, (ctx.request.body ?? {}) as Record<string, unknown>);
+    const { items, total } = await ctx.documents.find('logs', q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+    return {
+      entries: items.map((d) => withoutInternalFields(d as Record<string, unknown>)),
+      totalCount: total,
+      page: q.page,
+      limit: q.limit,
+      totalPages: Math.ceil(total / q.limit),
+    };
+  }
+
+  /** One entry with every value in full (large values read back from their LARGE_LOG file). */
+  @Static({ access: ['program_management_user'] })
+  async getLog(ctx: Ctx) {
+    const body = (ctx.request.body ?? {}) as { logId?: unknown };
+    const logId = body.logId ?? (ctx.request.query ?? {}).logId;
+    if (typeof logId !== 'string' || logId.length === 0) {
+      throw logManagerError('INVALID_QUERY', 'logId is required', { errors: [{ field: 'logId', reason: 'is required' }] });
+    }
+    if (!LOG_ID.test(logId)) throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
+    let record: LogRecord;
+    try {
+      record = (await ctx.call('LogManager', 'readEntry', logId)).body as LogRecord;
+    } catch (err) {
+      if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
+        throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
+      }
+      throw err;
+    }
+    if (!record.isLargeLog) return record;
+
+    const name = largeLogBlobName(record.entityType, record.entityId, record.id);
+    const blob = await ctx.ports.blobs.get(name);
+    let content: LargeLogContent | undefined;
+    try {
+      content = blob ? (JSON.parse(blob.data.toString('utf8')) as LargeLogContent) : undefined;
+    } catch {
+      content = undefined;
+    }
+    if (!content || !Array.isArray(content.fieldUpdates)) {
+      throw logManagerError('LARGE_LOG_UNAVAILABLE', `The large values of log entry '${logId}' (${name}) are unavailable`);
+    }
+    const merged = withFullValues(record, content);
+    if (merged.missing.length) {
+      throw logManagerError('LARGE_LOG_UNAVAILABLE', `${name} lacks the values of ${merged.missing.join(', ')}`);
+    }
+    return merged.record;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * getLogEntries input → a document-store query on the `logs` collection.
+ * Pure: takes the merged query-string and body parameters, answers the
+ * filter/sort/page or throws a 400 LogManager error.
+ */
+import type { FieldError } from '../../runtime';
+import { logManagerError } from './errors';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+export const MAX_PAGE = 10_000_000;
+export const MAX_SEARCH_LENGTH = 200;
+
+export interface LogListQuery {
+  filter: Record<string, unknown>;
+  sort: Record<string, 1 | -1>;
+  page: number;
+  limit: number;
+  skip: number;
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const STRING_FILTERS = ['classId', 'entityId', 'entityType'] as const;
+const KNOWN = new Set<string>([...STRING_FILTERS, 'from', 'to', 'search', 'page', 'limit']);
+
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * An ISO 8601 date-time as a UTC ISO string, or undefined when it is not one.
+ * A '+' offset that arrived as a space (an unencoded '+' in a query string) is
+ * read as '+'.
+ */
+export function parseDateTime(text: string): string | undefined {
+  const fixed = text.replace(/^(.*T[\d:.]+) (\d{2}:\d{2})$/, '$1+$2');
+  if (!ISO_DATE_TIME.test(fixed)) return undefined;
+  const ms = Date.parse(fixed);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+function intParam(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
+  if (typeof value === 'string' && /^-?\d{1,12}$/.test(value.trim())) return Number(value.trim());
+  return undefined;
+}
+
+/**
+ * Parameters may come from the query string (strings) or the body; body
+ * values win. Unknown parameters are refused so that a typo ("entityID") does
+ * not silently list everything.
+ */
+export function parseLogListQuery(query: Record<string, unknown>, body: Record<string, unknown>): LogListQuery {
+  const input: Record<string, unknown> = { ...query, ...body };
+  const errors: FieldError[] = [];
+  const filter: Record<string, unknown> = {};
+
+  for (const key of Object.keys(input)) {
+    if (!KNOWN.has(key)) errors.push({ field: key, reason: 'is not allowed' });
+  }
+  for (const key of STRING_FILTERS) {
+    const v = input[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.length === 0 || v.length > 200) errors.push({ field: key, reason: 'must be a string of 1 to 200 characters' });
+    else filter[key] = v;
+  }
+
+  const range: Record<string, string> = {};
+  for (const [key, op] of [['from', '$gte'], ['to', '$lte']] as const) {
+    const v = input[key];
+    if (v === undefined) continue;
+    const iso = typeof v === 'string' ? parseDateTime(v) : undefined;
+    if (!iso) errors.push({ field: key, reason: 'must be an ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z)' });
+    else range[op] = iso;
+  }
+
+  let search: string | undefined;
+  if (input.search !== undefined) {
+    const v = input.search;
+    if (typeof v !== 'string' || v.length > MAX_SEARCH_LENGTH) errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
+    else if (v.trim().length) search = v.trim();
+  }
+
+  const page = input.page === undefined ? 1 : intParam(input.page);
+  if (page === undefined || page < 1 || page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
+  const limit = input.limit === undefined ? DEFAULT_PAGE_SIZE : intParam(input.limit);
+  if (limit === undefined || limit < 1 || limit > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+
+  if (errors.length) {
+    throw logManagerError('INVALID_QUERY', `Invalid query: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+  }
+  if (range.$gte && range.$lte && range.$gte > range.$lte) {
+    throw logManagerError('INVALID_DATE_RANGE', '`from` must not be after `to`', {
+      errors: [{ field: 'from', reason: 'must not be after to' }],
+    });
+  }
+  if (range.$gte || range.$lte) filter.timeStamp = range;
+  if (search) {
+    const regex = { $regex: escapeRegex(search), $options: 'i' };
+    filter.$or = ['fieldUpdates.key', 'fieldUpdates.oldValue', 'fieldUpdates.newValue', 'actor.name', 'actor.id'].map((path) => ({
+      [path]: regex,
+    }));
+  }
+  return { filter, sort: { timeStamp: -1, id: 1 }, page: page!, limit: limit!, skip: (page! - 1) * limit! };
+}
