@@ -1,10 +1,27 @@
-import { GridFSBucket, MongoClient, type Db } from 'mongodb';
+import { GridFSBucket, MongoClient, type Db, type GridFSFile } from 'mongodb';
 import { assertSafeBlobName, type BlobInfo, type BlobStore } from './blob-store';
+
+/** how often get() starts over when the revision it reads is replaced under it */
+const READ_ATTEMPTS = 4;
+
+function infoOf(name: string, file: GridFSFile): BlobInfo {
+  return { name, size: file.length, contentType: String(file.metadata?.contentType ?? 'application/octet-stream') };
+}
+
+/** true for the driver's "file not found" answers (a revision deleted by a concurrent writer) */
+function isFileNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === 'ENOENT' || /File not found|FileNotFound|ChunkIsMissing/i.test(String(e?.message ?? ''));
+}
 
 /**
  * Production BlobStore on MongoDB GridFS. One GridFS file per blob name; a
- * replacement uploads the new revision first, then deletes older ones, so a
- * reader always finds a complete revision.
+ * replacement uploads the new revision first (GridFS writes the file document
+ * only when every chunk is stored, so an unfinished upload is invisible), then
+ * deletes the revisions older than its own. Concurrent writers of one name
+ * therefore converge on the newest revision, and a reader always finds a
+ * complete revision (when the one it started reading is deleted under it, it
+ * starts over with the newest).
  */
 export class GridFsBlobStore implements BlobStore {
   readonly kind = 'gridfs';
@@ -29,49 +46,71 @@ export class GridFsBlobStore implements BlobStore {
     return new GridFsBlobStore(client, client.db(opts.dbName), opts.bucketName);
   }
 
-  private async revisions(name: string) {
+  /** all revisions of a name, newest first (upload date, then id, as a total order) */
+  private async revisions(name: string): Promise<GridFSFile[]> {
     return this.bucket.find({ filename: name }).sort({ uploadDate: -1, _id: -1 }).toArray();
+  }
+
+  private async deleteRevision(file: GridFSFile): Promise<void> {
+    try {
+      await this.bucket.delete(file._id);
+    } catch (err) {
+      if (!isFileNotFound(err)) throw err; // deleted by a concurrent writer: fine
+    }
   }
 
   async put(name: string, data: Buffer, contentType: string): Promise<void> {
     assertSafeBlobName(name);
-    const older = await this.revisions(name);
+    const upload = this.bucket.openUploadStream(name, { metadata: { contentType } });
     await new Promise<void>((resolve, reject) => {
-      const upload = this.bucket.openUploadStream(name, { metadata: { contentType } });
       upload.once('finish', () => resolve());
       upload.once('error', reject);
       upload.end(data);
     });
-    for (const f of older) await this.bucket.delete(f._id).catch(() => undefined);
+    const ownId = String(upload.id);
+    const all = await this.revisions(name);
+    const own = all.findIndex((f) => String(f._id) === ownId);
+    // revisions older than ours go; a newer one (a concurrent writer) deletes ours
+    for (const f of own < 0 ? [] : all.slice(own + 1)) await this.deleteRevision(f);
   }
 
   async stat(name: string): Promise<BlobInfo | null> {
     assertSafeBlobName(name);
     const [latest] = await this.revisions(name);
-    if (!latest) return null;
-    return { name, size: latest.length, contentType: String(latest.metadata?.contentType ?? 'application/octet-stream') };
+    return latest ? infoOf(name, latest) : null;
+  }
+
+  private read(file: GridFSFile): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      this.bucket
+        .openDownloadStream(file._id)
+        .on('data', (c: Buffer) => chunks.push(c))
+        .once('end', () => resolve(Buffer.concat(chunks)))
+        .once('error', reject);
+    });
   }
 
   async get(name: string): Promise<{ data: Buffer; info: BlobInfo } | null> {
     assertSafeBlobName(name);
-    const [latest] = await this.revisions(name);
-    if (!latest) return null;
-    const chunks: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      this.bucket
-        .openDownloadStream(latest._id)
-        .on('data', (c: Buffer) => chunks.push(c))
-        .once('end', () => resolve())
-        .once('error', reject);
-    });
-    const info = { name, size: latest.length, contentType: String(latest.metadata?.contentType ?? 'application/octet-stream') };
-    return { data: Buffer.concat(chunks), info };
+    for (let attempt = 1; ; attempt++) {
+      const [latest] = await this.revisions(name);
+      if (!latest) return null;
+      try {
+        const data = await this.read(latest);
+        if (data.length !== latest.length) throw Object.assign(new Error('ChunkIsMissing: short read'), { code: 'ENOENT' });
+        return { data, info: infoOf(name, latest) };
+      } catch (err) {
+        // the revision was replaced (and deleted) while we read it: read the newest
+        if (!isFileNotFound(err) || attempt >= READ_ATTEMPTS) throw err;
+      }
+    }
   }
 
   async delete(name: string): Promise<boolean> {
     assertSafeBlobName(name);
     const all = await this.revisions(name);
-    for (const f of all) await this.bucket.delete(f._id).catch(() => undefined);
+    for (const f of all) await this.deleteRevision(f);
     return all.length > 0;
   }
 

@@ -4,9 +4,14 @@ import * as path from 'node:path';
 import { assertSafeBlobName, type BlobInfo, type BlobStore } from './blob-store';
 
 /**
- * Embedded BlobStore: one file per blob in a directory, with its content type
- * in a `<name>.meta.json` sidecar. Writes go to a temporary file first and
- * are renamed into place, so a reader never sees half a blob.
+ * Embedded BlobStore: one file per blob in a directory. Each file holds a
+ * small header (4-byte big-endian length, then JSON `{contentType}`) followed
+ * by the content, so content and content type are always replaced together.
+ * A write goes to a temporary file (flushed to disk) that is renamed into
+ * place in one step: a reader sees the old blob or the new one, never half a
+ * blob or one blob's content with another's type, and concurrent writers of
+ * one name leave exactly one of their blobs. Temporary files start with '.',
+ * which no safe blob name does, so they can never collide with a blob.
  */
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local';
@@ -21,38 +26,83 @@ export class LocalBlobStore implements BlobStore {
   async put(name: string, data: Buffer, contentType: string): Promise<void> {
     const file = this.file(name);
     await fs.mkdir(this.dir, { recursive: true });
+    const header = Buffer.from(JSON.stringify({ contentType }), 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(header.length, 0);
     const tmp = path.join(this.dir, `.tmp-${randomUUID()}`);
-    const meta: BlobInfo = { name, size: data.length, contentType };
-    await fs.writeFile(`${tmp}.meta`, JSON.stringify(meta));
-    await fs.writeFile(tmp, data);
-    await fs.rename(`${tmp}.meta`, `${file}.meta.json`);
-    await fs.rename(tmp, file);
+    const handle = await fs.open(tmp, 'wx', 0o600);
+    try {
+      await handle.writev([length, header, data]);
+      await handle.sync();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await fs.unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+    await handle.close();
+    try {
+      await fs.rename(tmp, file);
+    } catch (err) {
+      await fs.unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private static parseHeader(name: string, head: Buffer, fileSize: number): { info: BlobInfo; offset: number } {
+    if (head.length < 4) throw new Error(`blob '${name}' is corrupt (no header)`);
+    const headerLength = head.readUInt32BE(0);
+    if (4 + headerLength > fileSize || 4 + headerLength > head.length) throw new Error(`blob '${name}' is corrupt (bad header length)`);
+    const meta = JSON.parse(head.subarray(4, 4 + headerLength).toString('utf8')) as { contentType?: unknown };
+    const offset = 4 + headerLength;
+    const contentType = typeof meta.contentType === 'string' ? meta.contentType : 'application/octet-stream';
+    return { info: { name, size: fileSize - offset, contentType }, offset };
   }
 
   async stat(name: string): Promise<BlobInfo | null> {
+    const file = this.file(name);
+    let handle: fs.FileHandle;
     try {
-      return JSON.parse(await fs.readFile(`${this.file(name)}.meta.json`, 'utf8')) as BlobInfo;
+      handle = await fs.open(file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
+    }
+    try {
+      const { size } = await handle.stat();
+      const lengthBuf = Buffer.alloc(4);
+      const { bytesRead } = await handle.read(lengthBuf, 0, 4, 0);
+      if (bytesRead < 4) throw new Error(`blob '${name}' is corrupt (no header)`);
+      const headerLength = Math.min(lengthBuf.readUInt32BE(0), Math.max(0, size - 4));
+      const head = Buffer.alloc(4 + headerLength);
+      lengthBuf.copy(head, 0);
+      await handle.read(head, 4, headerLength, 4);
+      return LocalBlobStore.parseHeader(name, head, size).info;
+    } finally {
+      await handle.close();
     }
   }
 
   async get(name: string): Promise<{ data: Buffer; info: BlobInfo } | null> {
-    const info = await this.stat(name);
-    if (!info) return null;
+    let raw: Buffer;
     try {
-      return { data: await fs.readFile(this.file(name)), info };
+      raw = await fs.readFile(this.file(name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
+    const { info, offset } = LocalBlobStore.parseHeader(name, raw, raw.length);
+    return { data: raw.subarray(offset), info };
   }
 
   async delete(name: string): Promise<boolean> {
     const file = this.file(name);
-    const results = await Promise.allSettled([fs.unlink(file), fs.unlink(`${file}.meta.json`)]);
-    return results.some((r) => r.status === 'fulfilled');
+    try {
+      await fs.unlink(file);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
