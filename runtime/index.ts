@@ -14,7 +14,11 @@ export type {
   ProjectedDocument,
   RequestInfo,
   RouteAlias,
+  RoleProviderOptions,
+  RolePublisher,
+  RoleSnapshot,
   ScheduleRequest,
 } from './actor/types';
 export { ActorError } from './errors';
+export type { RoleDefinition } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import { Dispatcher, type CallRequest } from './actor/dispatcher';
 import { ClassRegistry } from './actor/registry';
 import { StateStore } from './actor/state-store';
-import type { CallResult } from './actor/types';
-import { AccessControl, SnapshotRoleSource, type RoleSource } from './auth/access';
+import type { CallResult, Ports } from './actor/types';
+import { AccessControl, SnapshotRoleSource, type RoleDefinition, type RoleSource } from './auth/access';
 import { ApiKeyStore, TokenService } from './auth/auth';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
@@ -51,6 +51,32 @@ async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
   return MongoDocumentStore.connect({ url: config.mongodbUrl });
 }
 
+/**
+ * When a class declares itself the role provider, the role check asks it
+ * directly while the snapshot is unreadable, and has it regenerate the
+ * snapshot (at most once a minute from this process).
+ */
+function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, dispatcher: Dispatcher, logger: Logger): void {
+  const provider = registry.list().find((c) => c.options.roleProvider);
+  if (!provider) return;
+  const { instanceId, getRoles, regenerate } = provider.options.roleProvider!;
+  const asSystem = { identity: { type: 'system' as const }, origin: 'system' as const };
+  let lastRegeneration = 0;
+  roles.setFallback(
+    async (names) => {
+      const r = await dispatcher.call({ classId: provider.id, method: getRoles, instanceId, body: { names }, ...asSystem });
+      return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
+    },
+    () => {
+      if (Date.now() - lastRegeneration < 60_000) return;
+      lastRegeneration = Date.now();
+      dispatcher
+        .call({ classId: provider.id, method: regenerate, instanceId, body: {}, ...asSystem })
+        .catch((err) => logger.warn({ err }, 'role snapshot regeneration failed'));
+    },
+  );
+}
+
 /** One runtime process: HTTP API, QUEUED_WRITE worker and projector, as its roles say. */
 export class Runtime {
   server?: Server;
@@ -63,7 +89,7 @@ export class Runtime {
     readonly registry: ClassRegistry,
     readonly store: StateStore,
     readonly documents: DocumentStore,
-    readonly ports: { blobs: BlobStore; signer: Signer },
+    readonly ports: Ports,
     readonly access: AccessControl,
     readonly roleSource: SnapshotRoleSource,
     readonly apiKeys: ApiKeyStore,
@@ -86,7 +112,7 @@ export class Runtime {
     const secret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger);
     const tokens = new TokenService(secret, config.jwtIssuer);
     const blobs = overrides.blobs ?? (await openBlobs(config));
-    const ports = { blobs, signer: new Signer(secret) };
+    const ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher() };
     const projector = new Projector(store, documents, registry, logger);
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
@@ -113,6 +139,7 @@ export class Runtime {
       attempts: (classId, method) => registry.get(classId)?.methodsByName.get(method)?.options.attempts,
     });
     dispatcher.setJobSink(jobs);
+    wireRoleProvider(registry, roleSource, dispatcher, logger);
     const app = createHttpApp({
       projectId: config.projectId,
       dispatcher,

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { RoleDefinition } from '../auth/access';
 import type { Signer } from '../auth/signer';
 import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
@@ -106,10 +107,24 @@ export interface RouteAlias {
   instanceId?: string;
 }
 
+/**
+ * A class that owns role definitions tells the runtime how to ask it for
+ * roles when the published snapshot cannot be read, and how to have the
+ * snapshot regenerated (spec 5).
+ */
+export interface RoleProviderOptions {
+  instanceId: string;
+  /** method answering {roles: RoleDefinition[]} for body {names: string[]} */
+  getRoles: string;
+  /** method that republishes the snapshot */
+  regenerate: string;
+}
+
 export interface ClassOptions {
   id: string;
   description?: string;
   routes?: RouteAlias[];
+  roleProvider?: RoleProviderOptions;
   /** streaming to the document database; omitted for classes that are not listed */
   stream?: StreamOptions;
   /** fields whose values are masked in logs (added to the runtime's defaults) */
@@ -207,9 +222,23 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   emit(name: string, payload?: unknown): void;
 }
 
+export interface RoleSnapshot {
+  version: number;
+  hash: string;
+  publishedAt: string;
+  roles: RoleDefinition[];
+}
+
+/** The published role snapshot that the runtime's role check reads (spec 5 "deployed as a cached dependency"). */
+export interface RolePublisher {
+  publish(snapshot: RoleSnapshot): Promise<void>;
+  current(): Promise<RoleSnapshot | null>;
+}
+
 export interface Ports {
   blobs: BlobStore;
   signer: Signer;
+  roles: RolePublisher;
 }
 
 export interface DocumentReader {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Authorizer } from '../actor/dispatcher';
 import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
-import type { AccessRule, Identity } from '../actor/types';
+import type { AccessRule, Identity, RolePublisher, RoleSnapshot } from '../actor/types';
 import { runtimeError } from '../errors';
 
 export interface RoleDefinition {
@@ -82,6 +82,29 @@ export class SnapshotRoleSource implements RoleSource {
 
   invalidate(): void {
     this.cached = undefined;
+  }
+
+  setFallback(fallback: (names: string[]) => Promise<RoleDefinition[]>, onMiss: () => void): void {
+    this.opts.fallback = fallback;
+    this.opts.onMiss = onMiss;
+  }
+
+  /** the publisher side: classes owning roles write the snapshot through this */
+  publisher(): RolePublisher {
+    return {
+      publish: async (snapshot) => {
+        await this.redis.set(this.key, JSON.stringify(snapshot));
+        this.invalidate();
+      },
+      current: async () => {
+        const raw = await this.redis.get(this.key);
+        try {
+          return raw ? (JSON.parse(raw) as RoleSnapshot) : null;
+        } catch {
+          return null;
+        }
+      },
+    };
   }
 
   private async all(): Promise<RoleDefinition[] | undefined> {
