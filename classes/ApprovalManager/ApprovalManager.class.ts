@@ -1,0 +1,201 @@
+/**
+ * ApprovalManager (spec 2.8, 3.2, 4.5).
+ *
+ * Deviation from the spec's "singleton" wording, on purpose: one actor
+ * instance per approval record (instance id = approval id, a UUID). A
+ * singleton would serialise every approval of the service through one
+ * instance lock and keep all records in one state blob; per-record instances
+ * review in parallel, and listings read the streamed `approvals` collection.
+ */
+import type { Operation } from 'rfc6902';
+import { randomUUID } from 'node:crypto';
+import { ActorClass, ActorError, Init, Read, Static, Write, type Ctx } from '../../runtime';
+import { actorFromIdentity } from '../_platform/actor';
+import {
+  approvalClassId,
+  approvalDocument,
+  buildListFilter,
+  callbackBody,
+  canReview,
+  isLargePatch,
+  largeApprovalFileName,
+  newApprovalRecord,
+  parseListQuery,
+  reviewOutcome,
+} from './domain';
+import { approvalError } from './errors';
+import type { ApprovalAction, ApprovalRecord, CreateApprovalInput } from './types';
+
+interface ApprovalState {
+  approval: ApprovalRecord;
+}
+
+function recordOf(ctx: Ctx): ApprovalRecord {
+  return (ctx.state.public as ApprovalState).approval;
+}
+
+/** The full patch: inline, or read back from the blob of a large approval. */
+async function fullPatch(ctx: Ctx, record: ApprovalRecord): Promise<Operation[]> {
+  if (!record.isLargeApproval) return record.jsonPatch;
+  const name = record.largePatchFile ?? largeApprovalFileName(record.entityId, record.id);
+  let blob: Awaited<ReturnType<Ctx['ports']['blobs']['get']>>;
+  try {
+    blob = await ctx.ports.blobs.get(name);
+  } catch (err) {
+    throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} could not be read`, { file: name, error: (err as Error).message });
+  }
+  if (!blob) throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} is missing`, { file: name });
+  return JSON.parse(blob.data.toString('utf8')) as Operation[];
+}
+
+/** A record as callers see it: every field, the full patch, no storage detail. */
+async function view(ctx: Ctx, record: ApprovalRecord) {
+  const { largePatchFile: _file, ...rest } = record;
+  return { ...rest, jsonPatch: await fullPatch(ctx, record) };
+}
+
+interface InnerError {
+  status?: number;
+  code?: number | string;
+  message: string;
+  classId?: string;
+}
+
+function describe(err: unknown): InnerError {
+  if (err instanceof ActorError) {
+    const body = err.toBody();
+    return { status: err.status, code: body.code as number | string | undefined, message: err.message, classId: body.classId as string | undefined };
+  }
+  return { message: (err as Error)?.message ?? String(err) };
+}
+
+@ActorClass({
+  id: 'ApprovalManager',
+  description: 'Approval records and their review (spec 2.8, 3.2)',
+  stream: {
+    collections: {
+      approvals: {
+        indexes: [
+          { keys: { approvalStatus: 1, createdAt: -1 } },
+          { keys: { classId: 1, createdAt: -1 } },
+          { keys: { entityId: 1, createdAt: -1 } },
+          { keys: { approvers: 1, approvalStatus: 1 } },
+        ],
+      },
+    },
+    toDocuments: (state, id) => (state.public.approval ? [{ collection: 'approvals', id, doc: approvalDocument(state.public.approval) }] : []),
+  },
+})
+export class ApprovalManager {
+  /**
+   * Creates the record of one workflow event (called by entity classes through
+   * runWorkflow). Auto-approved (type auto, approvedBy auto_approve) when the
+   * rule has no approvers or the actor is a developer or the system. A patch
+   * over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json.
+   */
+  @Init({ access: ['class'], instanceId: () => randomUUID() })
+  async createApproval(ctx: Ctx) {
+    const input = ctx.request.body as CreateApprovalInput;
+    const caller = ctx.identity.type === 'class' ? ctx.identity.classId : undefined;
+    if (caller) {
+      for (const cb of [input.approveCallback, input.rejectCallback]) {
+        if (cb && cb.classId !== caller) {
+          throw approvalError('APPROVAL_CALLBACK_CLASS_MISMATCH', `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`, {
+            callerClassId: caller,
+            callbackClassId: cb.classId,
+          });
+        }
+      }
+    }
+    const record = newApprovalRecord(ctx.instanceId!, input, approvalClassId(input, caller), new Date().toISOString());
+    const patch = record.jsonPatch;
+    if (isLargePatch(patch)) {
+      const name = largeApprovalFileName(record.entityId, record.id);
+      try {
+        await ctx.ports.blobs.put(name, Buffer.from(JSON.stringify(patch), 'utf8'), 'application/json');
+      } catch (err) {
+        throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the patch of approval ${record.id}`, { file: name, error: (err as Error).message });
+      }
+      record.isLargeApproval = true;
+      record.largePatchFile = name;
+      record.jsonPatch = [];
+    }
+    (ctx.state.public as ApprovalState).approval = record;
+    ctx.response.status = 201;
+    const { largePatchFile: _file, ...rest } = record;
+    return { ...rest, jsonPatch: patch };
+  }
+
+  @Read({ access: ['program_management_user', 'class'] })
+  async getApproval(ctx: Ctx) {
+    return view(ctx, recordOf(ctx));
+  }
+
+  /**
+   * Approve or reject a pending record (body {action, note?}). Only eligible
+   * approvers: a program management user holding one of the record's approver
+   * role names, or a developer (the approver check replaces the role check).
+   * The originating class's callback is queued (QUEUED_WRITE) with the full
+   * patch; when queuing fails, nothing is committed.
+   */
+  @Write({ access: ['program_management_user'], skipRoleCheck: true })
+  async reviewApproval(ctx: Ctx) {
+    const { action, note } = ctx.request.body as { action: ApprovalAction; note?: string };
+    const record = recordOf(ctx);
+    if (record.approvalStatus !== 'pending') {
+      throw approvalError('APPROVAL_NOT_PENDING', `Approval ${record.id} is already ${record.approvalStatus}`, { approvalStatus: record.approvalStatus });
+    }
+    const reviewer = actorFromIdentity(ctx.identity);
+    if (!canReview(reviewer, record.approvers)) {
+      throw approvalError('APPROVER_NOT_ELIGIBLE', `Only holders of the roles ${record.approvers.join(', ')} may review approval ${record.id}`, {
+        approvers: record.approvers,
+      });
+    }
+    const outcome = reviewOutcome(record, action, reviewer, new Date().toISOString(), note);
+    const next = outcome.record;
+    const patch = await fullPatch(ctx, record);
+    const cb = outcome.callback;
+    if (cb) {
+      let answer;
+      try {
+        answer = await ctx.call(cb.classId, cb.methodName, cb.instanceId, callbackBody(next, action, patch));
+      } catch (err) {
+        throw approvalError('APPROVAL_CALLBACK_FAILED', `The ${action} callback ${cb.classId}.${cb.methodName} of approval ${record.id} failed: ${(err as Error).message}`, {
+          callback: cb,
+          error: describe(err),
+        });
+      }
+      const jobId = (answer.body as { jobId?: unknown } | null)?.jobId;
+      if (answer.status === 202 && typeof jobId === 'string') next.callbackJobId = jobId;
+    }
+    (ctx.state.public as ApprovalState).approval = next;
+    const { largePatchFile: _file, ...rest } = next;
+    return { ...rest, jsonPatch: patch };
+  }
+
+  /**
+   * Listing from the streamed `approvals` collection, newest first. Filters:
+   * approvalStatus, classId, event, entityId, actionable (pending records the
+   * caller may review), page (from 1), limit (1-100, default 10). POST body or
+   * GET query.
+   */
+  @Static({ access: ['program_management_user'] })
+  async listApprovals(ctx: Ctx) {
+    const raw = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) };
+    const parsed = parseListQuery(raw);
+    if (!parsed.ok) {
+      throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, {
+        errors: parsed.errors,
+      });
+    }
+    const q = parsed.query;
+    const filter = buildListFilter(q, actorFromIdentity(ctx.identity));
+    const found = await ctx.documents.find<Record<string, unknown>>('approvals', filter, {
+      sort: { createdAt: -1, _id: -1 },
+      skip: (q.page - 1) * q.limit,
+      limit: q.limit,
+    });
+    const approvals = found.items.map(({ _id, _v, _instance, _class, ...doc }) => doc);
+    return { approvals, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
+  }
+}

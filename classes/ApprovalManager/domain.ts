@@ -1,0 +1,222 @@
+/**
+ * Approval rules, pure (spec 2.8, 3.2, 8): record creation (auto or manual),
+ * inline-or-blob storage of the patch, reviewer eligibility, review outcome,
+ * listing filters.
+ */
+import { isPrivilegedActor, type Actor } from '../_platform/actor';
+import type {
+  ApprovalAction,
+  ApprovalCallback,
+  ApprovalCallbackBody,
+  ApprovalRecord,
+  ApprovedBy,
+  CreateApprovalInput,
+} from './types';
+import type { Operation } from 'rfc6902';
+
+/** Spec 8: a patch is stored inline up to 10 KB (10 * 1024 bytes of UTF-8 JSON); larger ones go to a blob. */
+export const MAX_INLINE_PATCH_BYTES = 10 * 1024;
+
+export const AUTO_APPROVER: ApprovedBy = Object.freeze({ id: 'auto_approve', type: 'system' }) as ApprovedBy;
+
+export function patchBytes(patch: Operation[]): number {
+  return Buffer.byteLength(JSON.stringify(patch), 'utf8');
+}
+
+export function isLargePatch(patch: Operation[]): boolean {
+  return patchBytes(patch) > MAX_INLINE_PATCH_BYTES;
+}
+
+/**
+ * Blob name of a large approval's patch: LARGE_APPROVAL_{entityId}_{approvalId}.json.
+ * Characters a blob name may not hold (anything but letters, digits, `_`, `.`, `-`)
+ * are replaced by `_`, and a leading non-alphanumeric is impossible by the prefix.
+ */
+export function largeApprovalFileName(entityId: string, approvalId: string): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/\.\.+/g, '_');
+  return `LARGE_APPROVAL_${safe(entityId)}_${safe(approvalId)}.json`;
+}
+
+/** An approval is automatic when no role must approve it or the actor is privileged (developer, system). */
+export function isAutoApproval(approvers: string[], actor: Actor): boolean {
+  return approvers.length === 0 || isPrivilegedActor(actor);
+}
+
+/** The class an approval belongs to: its callbacks' class, else the calling class. */
+export function approvalClassId(input: Pick<CreateApprovalInput, 'approveCallback' | 'rejectCallback'>, callerClassId?: string): string {
+  return input.approveCallback?.classId ?? input.rejectCallback?.classId ?? callerClassId ?? 'unknown';
+}
+
+/** A new record (patch still inline; the handler moves large patches to a blob). */
+export function newApprovalRecord(id: string, input: CreateApprovalInput, classId: string, now: string): ApprovalRecord {
+  const auto = isAutoApproval(input.approvers, input.actor);
+  const record: ApprovalRecord = {
+    id,
+    event: input.event,
+    classId,
+    instanceId: input.instanceId,
+    entityId: input.entityId,
+    approvalStatus: auto ? 'approved' : 'pending',
+    entityOldStatus: input.entityOldStatus ?? null,
+    entityNewStatus: input.entityNewStatus ?? null,
+    approvalType: auto ? 'auto' : 'manual',
+    jsonPatch: input.jsonPatch,
+    isLargeApproval: false,
+    actor: input.actor,
+    approvers: [...input.approvers],
+    additionalData: input.additionalData ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (input.approveCallback) record.approveCallback = input.approveCallback;
+  if (input.rejectCallback) record.rejectCallback = input.rejectCallback;
+  if (auto) {
+    record.approvedAt = now;
+    record.approvedBy = { ...AUTO_APPROVER };
+  }
+  return record;
+}
+
+/** Eligible reviewers: developers and the system actor, or holders of one of the record's approver roles (by name). */
+export function canReview(reviewer: Actor, approvers: string[]): boolean {
+  if (isPrivilegedActor(reviewer)) return true;
+  if (reviewer.type !== 'program_management_user') return false;
+  const mine = new Set(reviewer.roles ?? []);
+  return approvers.some((r) => mine.has(r));
+}
+
+export function reviewerOf(actor: Actor): ApprovedBy {
+  return {
+    id: actor.id,
+    type: actor.type,
+    ...(actor.name ? { name: actor.name } : {}),
+    ...(actor.roles ? { roles: [...actor.roles] } : {}),
+  };
+}
+
+/**
+ * The record after a review, and the callback to run (approve: approveCallback;
+ * reject: rejectCallback when defined). approvedAt/approvedBy record the
+ * reviewer for both outcomes (the spec has no separate rejection fields).
+ */
+export function reviewOutcome(
+  record: ApprovalRecord,
+  action: ApprovalAction,
+  reviewer: Actor,
+  now: string,
+  note?: string,
+): { record: ApprovalRecord; callback?: ApprovalCallback } {
+  const next: ApprovalRecord = {
+    ...record,
+    approvalStatus: action === 'approve' ? 'approved' : 'rejected',
+    approvedAt: now,
+    approvedBy: reviewerOf(reviewer),
+    updatedAt: now,
+  };
+  if (note !== undefined) next.reviewNote = note;
+  const callback = action === 'approve' ? record.approveCallback : record.rejectCallback;
+  return { record: next, callback };
+}
+
+export function callbackBody(record: ApprovalRecord, action: ApprovalAction, fullPatch: Operation[]): ApprovalCallbackBody {
+  return {
+    approvalId: record.id,
+    action,
+    event: record.event,
+    entityId: record.entityId,
+    jsonPatch: fullPatch,
+    additionalData: record.additionalData,
+    reviewedBy: record.approvedBy ?? { ...AUTO_APPROVER },
+  };
+}
+
+// ---------------------------------------------------------------- listing
+
+export interface ListQuery {
+  approvalStatus?: 'pending' | 'approved' | 'rejected';
+  classId?: string;
+  event?: string | number;
+  entityId?: string;
+  actionable: boolean;
+  page: number;
+  limit: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: { field: string; reason: string }[] };
+
+function intOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v);
+  return undefined;
+}
+
+/** Filters from a POST body or GET query (strings): approvalStatus, classId, event, entityId, actionable, page, limit. */
+export function parseListQuery(raw: Record<string, unknown>): ParseResult {
+  const errors: { field: string; reason: string }[] = [];
+  const q: ListQuery = { actionable: false, page: 1, limit: DEFAULT_PAGE_SIZE };
+  const str = (name: 'classId' | 'entityId') => {
+    const v = raw[name];
+    if (v === undefined || v === '') return;
+    if (typeof v !== 'string' || v.length > 200) errors.push({ field: name, reason: 'must be a string of at most 200 characters' });
+    else q[name] = v;
+  };
+  if (raw.approvalStatus !== undefined && raw.approvalStatus !== '') {
+    if (raw.approvalStatus === 'pending' || raw.approvalStatus === 'approved' || raw.approvalStatus === 'rejected') q.approvalStatus = raw.approvalStatus;
+    else errors.push({ field: 'approvalStatus', reason: 'must be one of: pending, approved, rejected' });
+  }
+  str('classId');
+  str('entityId');
+  if (raw.event !== undefined && raw.event !== '') {
+    if ((typeof raw.event === 'string' && raw.event.length <= 200) || typeof raw.event === 'number') q.event = raw.event;
+    else errors.push({ field: 'event', reason: 'must be a string or a number' });
+  }
+  if (raw.actionable !== undefined) {
+    if (raw.actionable === true || raw.actionable === 'true') q.actionable = true;
+    else if (raw.actionable === false || raw.actionable === 'false') q.actionable = false;
+    else errors.push({ field: 'actionable', reason: 'must be a boolean' });
+  }
+  if (raw.page !== undefined) {
+    const n = intOf(raw.page);
+    if (n === undefined || n < 1) errors.push({ field: 'page', reason: 'must be an integer >= 1' });
+    else q.page = n;
+  }
+  if (raw.limit !== undefined) {
+    const n = intOf(raw.limit);
+    if (n === undefined || n < 1 || n > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+    else q.limit = n;
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, query: q };
+}
+
+/**
+ * MongoDB filter for the `approvals` collection. `actionable` keeps the records
+ * the viewer may review now: pending, and (unless the viewer is privileged)
+ * with an approver role the viewer holds.
+ */
+export function buildListFilter(q: ListQuery, viewer: Actor): Record<string, unknown> {
+  const and: Record<string, unknown>[] = [];
+  if (q.approvalStatus) and.push({ approvalStatus: q.approvalStatus });
+  if (q.classId) and.push({ classId: q.classId });
+  if (q.entityId) and.push({ entityId: q.entityId });
+  if (q.event !== undefined) {
+    const alternatives: (string | number)[] = [q.event];
+    if (typeof q.event === 'string' && /^-?\d+(\.\d+)?$/.test(q.event)) alternatives.push(Number(q.event));
+    if (typeof q.event === 'number') alternatives.push(String(q.event));
+    and.push({ event: { $in: alternatives } });
+  }
+  if (q.actionable) {
+    and.push({ approvalStatus: 'pending' });
+    if (!isPrivilegedActor(viewer)) and.push({ approvers: { $in: viewer.type === 'program_management_user' ? (viewer.roles ?? []) : [] } });
+  }
+  if (and.length === 0) return {};
+  return and.length === 1 ? and[0] : { $and: and };
+}
+
+/** The streamed document of a record (the listing's row). */
+export function approvalDocument(record: ApprovalRecord): Record<string, unknown> {
+  const { largePatchFile: _file, ...doc } = record;
+  return doc;
+}

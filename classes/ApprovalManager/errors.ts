@@ -1,0 +1,26 @@
+/** ApprovalManager error codes (spec 7.1: 8000-8099). Each name has one code and one HTTP status. */
+import { ActorError } from '../../runtime';
+
+export const ApprovalErrors = {
+  /** reviewApproval on a record that is already approved or rejected */
+  APPROVAL_NOT_PENDING: { code: 8000, status: 409 },
+  /** the reviewer holds none of the record's approver roles (and is no developer) */
+  APPROVER_NOT_ELIGIBLE: { code: 8001, status: 403 },
+  /** the approve/reject callback of the originating class could not be queued; nothing was committed */
+  APPROVAL_CALLBACK_FAILED: { code: 8002, status: 502 },
+  /** the blob holding a large approval's patch is missing or unreadable */
+  APPROVAL_PATCH_UNAVAILABLE: { code: 8003, status: 500 },
+  /** listApprovals: bad filter or page values */
+  APPROVAL_INVALID_QUERY: { code: 8004, status: 400 },
+  /** a class registered callbacks that target another class */
+  APPROVAL_CALLBACK_CLASS_MISMATCH: { code: 8005, status: 403 },
+  /** storing a large approval's patch failed */
+  APPROVAL_PATCH_STORE_FAILED: { code: 8006, status: 500 },
+} as const;
+
+export type ApprovalErrorName = keyof typeof ApprovalErrors;
+
+export function approvalError(name: ApprovalErrorName, message: string, details?: unknown): ActorError {
+  const { code, status } = ApprovalErrors[name];
+  return new ActorError(status, code, message, { details, classId: 'ApprovalManager' });
+}

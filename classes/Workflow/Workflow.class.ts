@@ -1,0 +1,130 @@
+/**
+ * Workflow (spec 3.4, 4.5): one instance per configured class, instance id =
+ * class id. An instance holds a class's rules when they were set at run time
+ * (init / setState / updateWorkflowConfiguration); otherwise `run` uses the
+ * class's rule file under WORKFLOW_CONFIG_DIR, loaded and validated when the
+ * class starts.
+ *
+ * Entity classes do not call this class directly: they use runWorkflow from
+ * classes/_platform/workflow.ts.
+ */
+import { ActorClass, ActorError, Init, Read, Static, Write, type Ctx } from '../../runtime';
+import { actorFromIdentity } from '../_platform/actor';
+import { configProblems, loadWorkflowConfigs, workflowConfigDirs, type LoadedConfig } from './config';
+import { selectRule, targetStatusOf } from './engine';
+import { workflowError } from './errors';
+import type { RuleInput, WorkflowConfig } from './types';
+
+interface WorkflowState {
+  classId: string;
+  rules: WorkflowConfig['rules'];
+  updatedAt: string;
+  updatedBy: { id: string; type: string };
+}
+
+/** management: program management users (role-checked) and classes; the system identity is always admitted */
+const MANAGE = ['program_management_user', 'class'] as const;
+
+function stateOf(ctx: Ctx): WorkflowState {
+  return ctx.state.public as WorkflowState;
+}
+
+/** the configuration as stored; `written`: the version this write commits (every write changes updatedAt) */
+function view(ctx: Ctx, written = false) {
+  const s = stateOf(ctx);
+  const version = written ? ctx.version + 1 : ctx.version;
+  return { classId: s.classId, rules: s.rules, updatedAt: s.updatedAt, updatedBy: s.updatedBy, version, source: 'instance' as const };
+}
+
+/** Checks the body's class id against the instance and writes the configuration. */
+function writeConfig(ctx: Ctx): void {
+  const body = ctx.request.body as WorkflowConfig;
+  if (body.classId !== ctx.instanceId) {
+    throw workflowError(
+      'WORKFLOW_CONFIG_CLASS_ID_MISMATCH',
+      `This Workflow instance configures class '${ctx.instanceId}'; the configuration is for '${body.classId}'`,
+      { instanceId: ctx.instanceId, classId: body.classId },
+    );
+  }
+  // the method schema is the rule-file schema; checked again here so a schema
+  // file swapped for a laxer one cannot let a broken configuration in
+  const problems = configProblems(body);
+  if (problems.length) throw workflowError('WORKFLOW_INVALID_CONFIGURATION', `Invalid workflow configuration: ${problems.join('; ')}`, { problems });
+  const actor = actorFromIdentity(ctx.identity);
+  const s = ctx.state.public as WorkflowState;
+  s.classId = body.classId;
+  s.rules = body.rules;
+  s.updatedAt = new Date().toISOString();
+  s.updatedBy = { id: actor.id, type: actor.type };
+}
+
+@ActorClass({ id: 'Workflow', description: 'Workflow rules per class and the rule engine (spec 3.4)' })
+export class Workflow {
+  /** rule files, read when the runtime loads the class (a broken file fails the start) */
+  private readonly files: Map<string, LoadedConfig>;
+
+  constructor() {
+    this.files = loadWorkflowConfigs(workflowConfigDirs());
+  }
+
+  /** body {classId, rules}; the instance id is the class id (taken from the body when the path has none) */
+  @Init({
+    access: [...MANAGE],
+    schema: 'config',
+    instanceId: (req) => req.path.instanceId ?? (typeof req.body?.classId === 'string' ? req.body.classId : undefined),
+  })
+  init(ctx: Ctx) {
+    writeConfig(ctx);
+    return view(ctx, true);
+  }
+
+  @Read({ access: [...MANAGE] })
+  getState(ctx: Ctx) {
+    return view(ctx);
+  }
+
+  /** replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration) */
+  @Write({ access: [...MANAGE], schema: 'config' })
+  setState(ctx: Ctx) {
+    writeConfig(ctx);
+    return view(ctx, true);
+  }
+
+  /**
+   * Replaces the class's rules at run time; following events use them. Creates
+   * the instance when the class so far ran on its rule file.
+   */
+  @Write({ access: [...MANAGE], schema: 'config', upsert: true })
+  updateWorkflowConfiguration(ctx: Ctx) {
+    writeConfig(ctx);
+    return view(ctx, true);
+  }
+
+  /**
+   * The rule for an event: body {classId, event, currentStatus, entity, actor}
+   * → {rule, ruleIndex, targetStatus, source}. Uses the class's Workflow
+   * instance when there is one, else its rule file.
+   */
+  @Static({ access: ['class'], schema: 'run' })
+  async run(ctx: Ctx) {
+    const input = ctx.request.body as RuleInput & { entity: Record<string, unknown> };
+    let config: WorkflowConfig | undefined;
+    let source: 'instance' | 'file' = 'instance';
+    try {
+      config = (await ctx.call('Workflow', 'getState', input.classId, {})).body as WorkflowConfig;
+    } catch (err) {
+      if (!(err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE')) throw err;
+    }
+    if (!config) {
+      config = this.files.get(input.classId)?.config;
+      source = 'file';
+    }
+    if (!config) {
+      throw workflowError('WORKFLOW_NO_CONFIGURATION', `No workflow configuration for class '${input.classId}'`, { classId: input.classId });
+    }
+    const picked = selectRule(config, input);
+    if (!picked.ok) throw workflowError(picked.code, picked.message, picked.details);
+    const requested = typeof input.entity.status === 'string' ? input.entity.status : undefined;
+    return { rule: picked.rule, ruleIndex: picked.index, targetStatus: targetStatusOf(picked.rule, requested) ?? null, source };
+  }
+}

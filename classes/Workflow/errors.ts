@@ -1,0 +1,26 @@
+/** Workflow error codes (spec 7.1: 14000-14099). Each name has one code and one HTTP status. */
+import { ActorError } from '../../runtime';
+
+export const WorkflowErrors = {
+  /** the configuration found for a class belongs to another class (spec 3.4 failure 1) */
+  WORKFLOW_CLASS_MISMATCH: { code: 14000, status: 500 },
+  /** no rule matches the event / current status / conditions (spec 3.4 failure 2) */
+  WORKFLOW_NO_MATCHING_RULE: { code: 14001, status: 400 },
+  /** more than one rule matches: the configuration is ambiguous (spec 3.4 failure 3) */
+  WORKFLOW_MULTIPLE_RULES: { code: 14002, status: 500 },
+  /** neither a Workflow instance nor a rule file configures the class */
+  WORKFLOW_NO_CONFIGURATION: { code: 14003, status: 500 },
+  /** a configuration sent to init/setState/updateWorkflowConfiguration breaks a rule the schema cannot express */
+  WORKFLOW_INVALID_CONFIGURATION: { code: 14004, status: 400 },
+  /** the class id of a configuration differs from the Workflow instance it is sent to */
+  WORKFLOW_CONFIG_CLASS_ID_MISMATCH: { code: 14005, status: 400 },
+  /** runWorkflow could not build the change (patch did not apply to the old entity) */
+  WORKFLOW_PATCH_FAILED: { code: 14006, status: 500 },
+} as const;
+
+export type WorkflowErrorName = keyof typeof WorkflowErrors;
+
+export function workflowError(name: WorkflowErrorName, message: string, details?: unknown): ActorError {
+  const { code, status } = WorkflowErrors[name];
+  return new ActorError(status, code, message, { details, classId: 'Workflow' });
+}

@@ -1,0 +1,51 @@
+/** Workflow configuration (spec 3.4): one rule file or Workflow instance per class. */
+
+export const OPERATORS = [
+  'equal',
+  'not_equal',
+  'in',
+  'not_in',
+  'less_than',
+  'greater_than',
+  'less_than_equal',
+  'greater_than_equal',
+] as const;
+
+export type Operator = (typeof OPERATORS)[number];
+
+export interface WorkflowCondition {
+  /** where `key` is read: the (new) entity or the actor that caused the event */
+  dataSource: 'entity' | 'actor';
+  /** dotted path, e.g. `status`, `address.country`, `roles` */
+  key: string;
+  operator: Operator;
+  value: unknown;
+}
+
+export interface WorkflowRule {
+  event: string | number;
+  /** a status or `*` (any) */
+  currentStatus: string;
+  /** a status or `*` (keep the status the entity asks for) */
+  targetStatus: string;
+  conditions: WorkflowCondition[];
+  /** role names; empty = auto-approve */
+  approvers: string[];
+  description?: string;
+}
+
+export interface WorkflowConfig {
+  classId: string;
+  rules: WorkflowRule[];
+}
+
+export const ANY = '*';
+
+/** What the engine needs to pick a rule. */
+export interface RuleInput {
+  classId: string;
+  event: string | number;
+  currentStatus: string;
+  entity: unknown;
+  actor: unknown;
+}

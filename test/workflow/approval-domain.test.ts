@@ -1,0 +1,176 @@
+import {
+  buildListFilter,
+  callbackBody,
+  canReview,
+  isAutoApproval,
+  isLargePatch,
+  largeApprovalFileName,
+  MAX_INLINE_PATCH_BYTES,
+  newApprovalRecord,
+  parseListQuery,
+  patchBytes,
+  reviewOutcome,
+} from '../../classes/ApprovalManager/domain';
+import type { Actor } from '../../classes/_platform/actor';
+import type { CreateApprovalInput } from '../../classes/ApprovalManager/types';
+import { SAFE_BLOB_NAME } from '../../runtime/files/blob-store';
+import { patchOfSize } from './support';
+
+const pm = (roles: string[] = []): Actor => ({ id: 'u1', type: 'program_management_user', roles });
+const developer: Actor = { id: 'd1', type: 'developer', roles: [] };
+const system: Actor = { id: 'system', type: 'system', name: 'system' };
+const integration: Actor = { id: 'env-1', type: 'system', name: 'integration:env-1' };
+const member: Actor = { id: 'm1', type: 'member' };
+
+describe('patch storage (spec 8: inline up to 10 KB)', () => {
+  test.each([
+    [MAX_INLINE_PATCH_BYTES - 1, false],
+    [MAX_INLINE_PATCH_BYTES, false],
+    [MAX_INLINE_PATCH_BYTES + 1, true],
+  ])('%i bytes → large %s', (bytes, large) => {
+    const p = patchOfSize(bytes);
+    expect(patchBytes(p)).toBe(bytes);
+    expect(isLargePatch(p)).toBe(large);
+  });
+
+  test('size counts UTF-8 bytes, not characters', () => {
+    const p = patchOfSize(MAX_INLINE_PATCH_BYTES + 2, 'é'); // 2 bytes per character
+    expect(JSON.stringify(p).length).toBeLessThan(MAX_INLINE_PATCH_BYTES);
+    expect(isLargePatch(p)).toBe(true);
+  });
+
+  test('blob names follow LARGE_APPROVAL_{entityId}_{approvalId}.json and are always safe', () => {
+    expect(largeApprovalFileName('c-1', 'a1b2')).toBe('LARGE_APPROVAL_c-1_a1b2.json');
+    for (const id of ['a@b+c=d', '../../etc/passwd', 'x y', 'ü']) {
+      const name = largeApprovalFileName(id, '3f1c');
+      expect(name).toMatch(SAFE_BLOB_NAME);
+      expect(name).not.toContain('..');
+    }
+  });
+});
+
+describe('creation', () => {
+  const input = (over: Partial<CreateApprovalInput> = {}): CreateApprovalInput => ({
+    event: 'thing_create',
+    instanceId: 'i1',
+    entityId: 'e1',
+    entityOldStatus: null,
+    entityNewStatus: 'active',
+    jsonPatch: [{ op: 'add', path: '/a', value: 1 }],
+    actor: pm(['clerk']),
+    approvers: ['approver'],
+    approveCallback: { event: 'thing_create', classId: 'Thing', instanceId: 'i1', methodName: 'approve' },
+    ...over,
+  });
+
+  test.each([
+    ['approvers and a plain user', ['approver'], pm(['clerk']), false],
+    ['no approvers', [], pm(['clerk']), true],
+    ['a developer', ['approver'], developer, true],
+    ['the system actor', ['approver'], system, true],
+    ['an integration (not privileged)', ['approver'], integration, false],
+    ['a member', ['approver'], member, false],
+  ])('%s → auto %s', (_what, approvers, actor, auto) => {
+    expect(isAutoApproval(approvers, actor)).toBe(auto);
+    const r = newApprovalRecord('a1', input({ approvers, actor }), 'Thing', '2024-01-01T00:00:00.000Z');
+    expect(r.approvalStatus).toBe(auto ? 'approved' : 'pending');
+    expect(r.approvalType).toBe(auto ? 'auto' : 'manual');
+    if (auto) expect(r).toMatchObject({ approvedAt: '2024-01-01T00:00:00.000Z', approvedBy: { id: 'auto_approve', type: 'system' } });
+    else expect(r.approvedBy).toBeUndefined();
+  });
+
+  test('a record carries every field of spec 2.8', () => {
+    const r = newApprovalRecord('a1', input({ rejectCallback: { event: 'x', classId: 'Thing', instanceId: 'i1', methodName: 'reject' }, additionalData: { k: 1 } }), 'Thing', 'T');
+    for (const f of [
+      'id', 'event', 'instanceId', 'entityId', 'approvalStatus', 'entityOldStatus', 'entityNewStatus', 'approvalType', 'jsonPatch',
+      'isLargeApproval', 'actor', 'approvers', 'approveCallback', 'rejectCallback', 'additionalData', 'createdAt', 'updatedAt',
+    ]) {
+      expect(r).toHaveProperty(f);
+    }
+    expect(r).toMatchObject({ id: 'a1', classId: 'Thing', entityOldStatus: null, isLargeApproval: false, additionalData: { k: 1 } });
+    expect(newApprovalRecord('a2', input({ additionalData: undefined }), 'Thing', 'T').additionalData).toEqual({});
+  });
+});
+
+describe('review', () => {
+  test.each([
+    ['holder of an approver role', pm(['clerk', 'approver']), true],
+    ['holder of another role', pm(['clerk']), false],
+    ['user without roles', pm([]), false],
+    ['developer', developer, true],
+    ['system', system, true],
+    ['integration', integration, false],
+    ['member holding the role name', { ...member, roles: ['approver'] }, false],
+  ])('%s may review: %s', (_what, actor, ok) => {
+    expect(canReview(actor as Actor, ['approver', 'senior'])).toBe(ok);
+  });
+
+  const pending = newApprovalRecord(
+    'a1',
+    {
+      event: 'e',
+      instanceId: 'i',
+      entityId: 'e1',
+      jsonPatch: [],
+      actor: pm(['clerk']),
+      approvers: ['approver'],
+      approveCallback: { event: 'e', classId: 'T', instanceId: 'i', methodName: 'ok' },
+    },
+    'T',
+    'T0',
+  );
+
+  test('approve records the reviewer and picks the approve callback', () => {
+    const { record, callback } = reviewOutcome(pending, 'approve', { ...pm(['approver']), name: 'Ann' }, 'T1', 'fine');
+    expect(record).toMatchObject({ approvalStatus: 'approved', approvedAt: 'T1', updatedAt: 'T1', reviewNote: 'fine', approvedBy: { id: 'u1', type: 'program_management_user', name: 'Ann', roles: ['approver'] } });
+    expect(callback).toEqual(pending.approveCallback);
+    expect(pending.approvalStatus).toBe('pending');
+    expect(callbackBody(record, 'approve', [{ op: 'add', path: '/x', value: 1 }])).toEqual({
+      approvalId: 'a1', action: 'approve', event: 'e', entityId: 'e1', jsonPatch: [{ op: 'add', path: '/x', value: 1 }], additionalData: {}, reviewedBy: record.approvedBy,
+    });
+  });
+
+  test('reject runs the reject callback only when there is one', () => {
+    expect(reviewOutcome(pending, 'reject', developer, 'T1')).toMatchObject({ record: { approvalStatus: 'rejected' }, callback: undefined });
+    const withReject = { ...pending, rejectCallback: { event: 'e', classId: 'T', instanceId: 'i', methodName: 'no' } };
+    expect(reviewOutcome(withReject, 'reject', developer, 'T1').callback).toEqual(withReject.rejectCallback);
+  });
+});
+
+describe('listing', () => {
+  test('parses body values and query strings, with defaults', () => {
+    expect(parseListQuery({})).toEqual({ ok: true, query: { actionable: false, page: 1, limit: 10 } });
+    expect(parseListQuery({ approvalStatus: 'pending', classId: 'C', event: 'e', entityId: 'x', actionable: 'true', page: '2', limit: '100' })).toEqual({
+      ok: true,
+      query: { approvalStatus: 'pending', classId: 'C', event: 'e', entityId: 'x', actionable: true, page: 2, limit: 100 },
+    });
+    expect(parseListQuery({ page: 3, limit: 1, actionable: false })).toMatchObject({ ok: true, query: { page: 3, limit: 1, actionable: false } });
+  });
+
+  test.each([
+    [{ approvalStatus: 'done' }, 'approvalStatus'],
+    [{ page: '0' }, 'page'],
+    [{ page: 1.5 }, 'page'],
+    [{ limit: '101' }, 'limit'],
+    [{ limit: 0 }, 'limit'],
+    [{ limit: 'ten' }, 'limit'],
+    [{ actionable: 'yes' }, 'actionable'],
+    [{ classId: ['a'] }, 'classId'],
+    [{ event: { a: 1 } }, 'event'],
+  ])('refuses %j', (raw, field) => {
+    const r = parseListQuery(raw as Record<string, unknown>);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.field)).toEqual([field]);
+  });
+
+  const q = (over: object) => ({ actionable: false, page: 1, limit: 10, ...over });
+  test('filters', () => {
+    expect(buildListFilter(q({}), pm())).toEqual({});
+    expect(buildListFilter(q({ approvalStatus: 'approved' }), pm())).toEqual({ approvalStatus: 'approved' });
+    expect(buildListFilter(q({ classId: 'C', entityId: 'e' }), pm())).toEqual({ $and: [{ classId: 'C' }, { entityId: 'e' }] });
+    expect(buildListFilter(q({ event: '7' }), pm())).toEqual({ event: { $in: ['7', 7] } });
+    expect(buildListFilter(q({ actionable: true }), pm(['approver']))).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: ['approver'] } }] });
+    expect(buildListFilter(q({ actionable: true }), developer)).toEqual({ approvalStatus: 'pending' });
+    expect(buildListFilter(q({ actionable: true }), integration)).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }] });
+  });
+});
