@@ -52,6 +52,8 @@ export interface RuntimeConfig {
   jobLockMs: number;
   /** instance lease time-to-live (renewed while a handler runs) */
   leaseTtlMs: number;
+  /** the environment this configuration was read from (handed to class constructors) */
+  env: NodeJS.ProcessEnv;
 }
 
 /** Every environment variable the runtime reads is parsed here (and documented in the README). */
@@ -91,5 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
     leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),
+    env,
   };
 }

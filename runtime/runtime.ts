@@ -102,7 +102,7 @@ export class Runtime {
 
   static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
-    const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs);
+    const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
     const store = new StateStore(redis, config.projectId);
     const documents = overrides.documents ?? (await openDocuments(config));

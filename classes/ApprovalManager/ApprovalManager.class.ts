@@ -156,17 +156,16 @@ export class ApprovalManager {
     const patch = await fullPatch(ctx, record);
     const cb = outcome.callback;
     if (cb) {
-      let answer;
+      // queued with this commit: the callback runs only if the review is recorded
       try {
-        answer = await ctx.call(cb.classId, cb.methodName, cb.instanceId, callbackBody(next, action, patch));
+        const { jobId } = await ctx.enqueue(cb.classId, cb.methodName, cb.instanceId, callbackBody(next, action, patch));
+        next.callbackJobId = jobId;
       } catch (err) {
         throw approvalError('APPROVAL_CALLBACK_FAILED', `The ${action} callback ${cb.classId}.${cb.methodName} of approval ${record.id} failed: ${(err as Error).message}`, {
           callback: cb,
           error: describe(err),
         });
       }
-      const jobId = (answer.body as { jobId?: unknown } | null)?.jobId;
-      if (answer.status === 202 && typeof jobId === 'string') next.callbackJobId = jobId;
     }
     (ctx.state.public as ApprovalState).approval = next;
     const { largePatchFile: _file, ...rest } = next;

@@ -63,8 +63,8 @@ export class Workflow {
   /** rule files, read when the runtime loads the class (a broken file fails the start) */
   private readonly files: Map<string, LoadedConfig>;
 
-  constructor() {
-    this.files = loadWorkflowConfigs(workflowConfigDirs());
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.files = loadWorkflowConfigs(workflowConfigDirs(env));
   }
 
   /** body {classId, rules}; the instance id is the class id (taken from the body when the path has none) */

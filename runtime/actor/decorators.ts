@@ -58,7 +58,7 @@ export const Static = methodDecorator('STATIC');
 export const Internal = methodDecorator('INTERNAL');
 
 export function ActorClass(options: ClassOptions) {
-  return function <T extends new () => object>(value: T, context: ClassDecoratorContext<T>): void {
+  return function <T extends new (...args: any[]) => object>(value: T, context: ClassDecoratorContext<T>): void {
     if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(options.id)) throw new Error(`invalid class id '${options.id}'`);
     const defs = ((context.metadata as Record<symbol, MethodDef[]>)[METHODS] ?? []).slice();
     const methods = new Map<string, MethodDef>();
@@ -69,7 +69,7 @@ export function ActorClass(options: ClassOptions) {
       methods.set(def.name, def);
     }
     if (inits > 1) throw new Error(`${options.id}: at most one INIT method`);
-    const def: ClassDef = { id: options.id, options, methods, ctor: value };
+    const def: ClassDef = { id: options.id, options, methods, ctor: value as unknown as ClassDef['ctor'] };
     Object.defineProperty(value, CLASS_DEF, { value: def, enumerable: false });
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { RoleDefinition } from '../auth/access';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { budgetSeconds } from './decorators';
@@ -47,6 +48,8 @@ export interface CallRequest {
   chain?: Frame[];
   /** set when a worker runs a QUEUED_WRITE job */
   job?: { id: string };
+  /** the job id to queue a QUEUED_WRITE under (committed enqueues choose it up front) */
+  jobId?: string;
 }
 
 export interface ScheduledTask {
@@ -57,11 +60,13 @@ export interface ScheduledTask {
   body?: unknown;
   delayMs: number;
   identity: Identity;
+  /** a committed enqueue: the task queues QUEUED_WRITE job `id` */
+  enqueue?: boolean;
 }
 
 /** What the dispatcher needs from the queue layer (BullMQ). */
 export interface JobSink {
-  enqueueCall(req: CallRequest, instanceId: string, upsert: boolean): Promise<{ jobId: string }>;
+  enqueueCall(req: CallRequest, instanceId: string, upsert: boolean, jobId?: string): Promise<{ jobId: string }>;
   /** hand committed tasks to the delayed queue; `entryId` is their task-outbox entry */
   dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void>;
 }
@@ -69,6 +74,8 @@ export interface JobSink {
 export interface Authorizer {
   /** throws 401/403 ActorErrors */
   authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void>;
+  /** role definitions of a program management user's roles */
+  rolesOf(identity: Identity): Promise<RoleDefinition[]>;
 }
 
 export interface DispatcherDeps {
@@ -143,7 +150,7 @@ export class Dispatcher {
         return this.runRead(cls, method, req, instanceId!);
       case 'QUEUED_WRITE':
         if (!req.job) {
-          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!, method.options.upsert === true);
+          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!, method.options.upsert === true, req.jobId);
           return {
             status: 202,
             body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
@@ -390,6 +397,25 @@ export class Dispatcher {
     }
   }
 
+  /** Checks a class's enqueue up front: method kind, access, instance. Returns the resolved instance id. */
+  async checkEnqueue(identity: Identity, classId: string, method: string, instanceId: string): Promise<string> {
+    const cls = this.deps.registry.get(classId);
+    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${classId}'`);
+    const m = cls.methodsByName.get(method);
+    if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
+    if (m.kind !== 'QUEUED_WRITE') throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
+    await this.deps.authorizer.authorize(identity, cls, m);
+    const id = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
+    if (!m.options.upsert && !(await this.deps.store.exists(classId, id!))) {
+      throw unknownInstanceError(this.deps.projectId, classId, instanceId);
+    }
+    return id!;
+  }
+
+  rolesOf(identity: Identity): Promise<RoleDefinition[]> {
+    return this.deps.authorizer.rolesOf(identity);
+  }
+
   private makeCtx(
     cls: RegisteredClass,
     method: RegisteredMethod,
@@ -475,6 +501,19 @@ class CtxImpl implements Ctx {
   get documents() {
     const d = this.deps.documents;
     return { find: d.find.bind(d), get: d.get.bind(d), count: d.count.bind(d) };
+  }
+
+  roles(): Promise<RoleDefinition[]> {
+    return this.dispatcher.rolesOf(this.identity);
+  }
+
+  async enqueue(classId: string, method: string, instanceId: string, body?: unknown): Promise<{ jobId: string }> {
+    if (!this.tasks) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot queue writes`);
+    const identity: Identity = { type: 'class', classId: this.classId, instanceId: this.instanceId };
+    const target = await this.dispatcher.checkEnqueue(identity, classId, method, instanceId);
+    const jobId = randomUUID();
+    this.tasks.push({ id: jobId, classId, method, instanceId: target, body, delayMs: 0, identity, enqueue: true });
+    return { jobId };
   }
 
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {

@@ -32,10 +32,13 @@ export class ClassRegistry {
   private readonly classes = new Map<string, RegisteredClass>();
   private readonly ajv = createAjv();
 
-  constructor(private readonly schemaDirs: string[]) {}
+  constructor(
+    private readonly schemaDirs: string[],
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
 
-  static fromDirectories(classDirs: string[], schemaDirs: string[]): ClassRegistry {
-    const registry = new ClassRegistry(schemaDirs);
+  static fromDirectories(classDirs: string[], schemaDirs: string[], env: NodeJS.ProcessEnv = process.env): ClassRegistry {
+    const registry = new ClassRegistry(schemaDirs, env);
     const files: string[] = [];
     for (const dir of classDirs) walk(dir, files);
     files.sort();
@@ -56,7 +59,7 @@ export class ClassRegistry {
     for (const m of def.methods.values()) {
       methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m) });
     }
-    this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor() });
+    this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor(this.env) });
   }
 
   private compile(classId: string, m: MethodDef): Validator | undefined {

@@ -135,7 +135,8 @@ export interface ClassDef {
   id: string;
   options: ClassOptions;
   methods: Map<string, MethodDef>;
-  ctor: new () => object;
+  /** classes may take the runtime's environment (the variables the process was configured with) */
+  ctor: new (env: NodeJS.ProcessEnv) => object;
 }
 
 /** The four state partitions (GUIDE 2, spec 2). */
@@ -214,6 +215,14 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   readonly documents: DocumentReader;
   /** outside systems behind ports (file content, signed tokens, ...) */
   readonly ports: Ports;
+  /** the role definitions of the caller (program management users; empty for others) */
+  roles(): Promise<RoleDefinition[]>;
+  /**
+   * Queue a QUEUED_WRITE on another (or this) instance as this class. Checked
+   * now (method, access, instance); in INIT/WRITE handlers the job is committed
+   * with the state and only queued once the commit succeeds.
+   */
+  enqueue(classId: string, method: string, instanceId: string, body?: unknown): Promise<{ jobId: string }>;
   /** call another class's method as this class */
   call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
   /** run a method later (committed with the state; survives restarts) */

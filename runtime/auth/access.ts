@@ -45,6 +45,11 @@ export class AccessControl implements Authorizer {
     this.roleSource = source;
   }
 
+  async rolesOf(identity: Identity): Promise<RoleDefinition[]> {
+    if (identity.type !== 'program_management_user') return [];
+    return this.roleSource.getRoles(identity.roles ?? []);
+  }
+
   async authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> {
     const access = method.options.access;
     if (!admits(access, identity)) {

@@ -97,8 +97,8 @@ export class JobQueue implements JobSink {
     return this.opts.store.keys;
   }
 
-  async enqueueCall(req: CallRequest, instanceId: string, upsert = false): Promise<{ jobId: string }> {
-    const jobId = randomUUID();
+  async enqueueCall(req: CallRequest, instanceId: string, upsert = false, chosenId?: string): Promise<{ jobId: string }> {
+    const jobId = chosenId ?? randomUUID();
     const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId, upsert);
     if (seq === undefined) throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
     const data: CallJobData = {
@@ -134,7 +134,7 @@ export class JobQueue implements JobSink {
           { kind: 'task', task },
           {
             jobId: `task-${task.id}`,
-            delay: task.delayMs,
+            ...(task.delayMs > 0 ? { delay: task.delayMs } : {}),
             attempts: DEFAULT_ATTEMPTS,
             backoff: { type: 'exponential', delay: 1000 },
             removeOnComplete: { age: RESULT_TTL_S },
@@ -191,6 +191,8 @@ export class JobQueue implements JobSink {
         identity: task.identity,
         origin: 'task',
         requestId: `task-${task.id}`,
+        // a committed enqueue queues the job under the id its caller was given
+        ...(task.enqueue ? { jobId: task.id } : {}),
       });
     } catch (err) {
       if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));

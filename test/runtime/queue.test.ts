@@ -103,3 +103,19 @@ test('delayed tasks run later, as the scheduling class', async () => {
   // handed to the queue and removed from the task outbox
   await waitFor(async () => (await t.rt.redis.xlen(t.rt.store.keys.tasks)) === 0, { what: 'task outbox drained' });
 });
+
+test('a write queues another instance\'s QUEUED_WRITE with its commit, and not at all when it fails', async () => {
+  await t.post(`${p}/init/relay-src`, {}, key);
+  await t.post(`${p}/init/relay-dst`, {}, key);
+  const failed = await t.post(`${p}/relay/relay-src`, { target: 'relay-dst', by: 50, fail: true }, key);
+  expect(failed.status).toBe(400);
+  const ok = await t.post(`${p}/relay/relay-src`, { target: 'relay-dst', by: 3 }, key);
+  expect(ok.body.jobId).toEqual(expect.any(String));
+  await waitFor(async () => (await t.get(`${p}/get/relay-dst`, key)).body.count === 3, { what: 'relayed job' });
+  expect((await t.rt.jobs.queue.getJob(ok.body.jobId))?.data).toMatchObject({ kind: 'call', method: 'queuedAdd' });
+  expect((await t.get(`${p}/get/relay-src`, key)).body.count).toBe(1);
+  // checked up front: no such instance
+  const bad = await t.post(`${p}/relay/relay-src`, { target: 'nobody', by: 1 }, key);
+  expect(bad.status).toBe(500);
+  expect((await t.get(`${p}/get/relay-dst`, key)).body.count).toBe(3);
+});

@@ -18,21 +18,9 @@ export const WORKFLOW_ENV = {
   WORKFLOW_CONFIG_DIR: 'workflow-configs,test/fixtures/workflow-configs',
 };
 
-/**
- * A test runtime serving the service classes and the Gadget fixture.
- * Classes read WORKFLOW_CONFIG_DIR from process.env (the harness passes its
- * env to the runtime config only), so it is set there too for the start.
- */
+/** A test runtime serving the service classes and the Gadget fixture (classes get the env at construction). */
 export async function startWorkflowRuntime(extra: Record<string, string> = {}): Promise<TestRuntime> {
-  const env = { ...WORKFLOW_ENV, ...extra };
-  const before = process.env.WORKFLOW_CONFIG_DIR;
-  process.env.WORKFLOW_CONFIG_DIR = env.WORKFLOW_CONFIG_DIR;
-  try {
-    return await startTestRuntime({ env });
-  } finally {
-    if (before === undefined) delete process.env.WORKFLOW_CONFIG_DIR;
-    else process.env.WORKFLOW_CONFIG_DIR = before;
-  }
+  return startTestRuntime({ env: { ...WORKFLOW_ENV, ...extra } });
 }
 
 /** Role snapshot: super (level 1), approver, senior, clerk (level 10). */

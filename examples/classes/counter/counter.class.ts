@@ -130,6 +130,16 @@ export class Counter {
     return { count: c.count };
   }
 
+  /** queues a queuedAdd on another counter with this commit; `fail` aborts the commit (and the job) */
+  @Write({ access: [...ANYONE], schema: false })
+  async relay(ctx: Ctx) {
+    const { target, by, fail } = ctx.request.body as { target: string; by: number; fail?: boolean };
+    const { jobId } = await ctx.enqueue('Counter', 'queuedAdd', target, { by });
+    counter(ctx).count += 1;
+    if (fail) throw new ActorError(400, 'RELAY_FAILED', 'relay refused after queuing');
+    return { jobId };
+  }
+
   /** fails with an unexpected error on its first `failTimes` attempts, then applies */
   @QueuedWrite({ access: [...ANYONE], timeoutSeconds: 5, attempts: 4, schema: false })
   flakyAdd(ctx: Ctx) {

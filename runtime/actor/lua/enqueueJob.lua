@@ -3,6 +3,9 @@
 -- ARGV[1] job id, ARGV[2] '1' when the method creates missing instances (upsert)
 -- Returns the job's sequence number, or -1 when the instance does not exist.
 if ARGV[2] ~= '1' and redis.call('HEXISTS', KEYS[1], 'v') == 0 then return -1 end
+-- idempotent per job id: a job registered twice keeps its first place
+local known = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if known then return tonumber(known) end
 local seq = redis.call('HINCRBY', KEYS[1], 'qs', 1)
 redis.call('ZADD', KEYS[2], seq, ARGV[1])
 return seq
