@@ -7,14 +7,16 @@
  *   - bench/baseline-server.ts   bare express 5 + ioredis (GET, GET+SET)
  *   - bench/bare-bullmq-worker.ts bare BullMQ Queue + no-op Worker behind express
  * Load comes from autocannon in this process. Runtime and baseline are measured
- * alternately with identical autocannon settings.
+ * in alternating slices with identical autocannon settings; the server
+ * process's CPU time per request is reported next to req/s.
  *
  * Human-readable figures go to stdout; the LAST stdout line is one JSON object
  * (see bench/README.md for its keys).
  *
  * Flags:
- *   --quick     short run (< 60 s): 4 s per measurement, fewer instances and jobs
- *   --diag      also measure a STATIC call and /health against the READ call
+ *   --quick     short run (< 60 s): 4 s per side per comparison, fewer instances and jobs
+ *   --diag      adds: /health and STATIC vs READ; QUEUED_WRITE worker drain alone (queue
+ *               paused while enqueuing); WRITE again after the memory step (more documents)
  *   --cpu-prof  run the runtime under `node --cpu-prof`; the .cpuprofile path is printed
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +25,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { findFreePort, startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis';
 
@@ -37,8 +40,10 @@ const DIAG = argv.includes('--diag');
 const CPU_PROF = argv.includes('--cpu-prof');
 
 const S = QUICK
-  ? { seconds: 4, warmSeconds: 1, rounds: 1, instances: 1000, memInstances: 2000, queuedJobs: 2000, queuedWarmJobs: 200, hotWarm: 500 }
-  : { seconds: 15, warmSeconds: 3, rounds: 2, instances: 1000, memInstances: 10000, queuedJobs: 20000, queuedWarmJobs: 1000, hotWarm: 2000 };
+  ? { slices: 4, sliceSeconds: 1, readWarmSeconds: 1.5, writeWarmSeconds: 1, hotSeconds: 4, rounds: 1, instances: 1000, memInstances: 1000, queuedJobs: 1500, queuedWarmJobs: 100, hotWarm: 400 }
+  : { slices: 5, sliceSeconds: 3, readWarmSeconds: 3, writeWarmSeconds: 3, hotSeconds: 15, rounds: 2, instances: 1000, memInstances: 10000, queuedJobs: 10000, queuedWarmJobs: 1000, hotWarm: 2000 };
+/** seconds of load per side in each runtime/baseline comparison */
+const MEASURE_SECONDS = S.slices * S.sliceSeconds;
 const CONNECTIONS = 50;
 const HOT_CONNECTIONS = 50;
 const CREATE_CONCURRENCY = 50;
@@ -92,6 +97,9 @@ interface Child {
 }
 
 const children = new Set<Child>();
+/** the embedded redis-server, once started (stopped on SIGINT/SIGTERM too) */
+let embeddedRedis: EmbeddedRedis | undefined;
+const tempDirs = new Set<string>();
 
 function findSetpriv(): string | undefined {
   if (process.platform !== 'linux') return undefined;
@@ -174,6 +182,7 @@ process.on('exit', () => {
       }
     }
   }
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function waitReady(child: Child, url: string): Promise<void> {
@@ -203,15 +212,21 @@ async function waitReady(child: Child, url: string): Promise<void> {
 
 interface Measured {
   label: string;
+  /** 2xx responses per second */
   rps: number;
+  /** latency percentiles of the 2xx responses, ms */
   p50: number;
   p99: number;
   ok: number;
   non2xx: number;
   errors: number;
   seconds: number;
-  /** CPU time (user+sys) the server process spent per 2xx response, in µs; NaN when not sampled */
+  /** CPU time (user+sys) of the server process over the run, s; NaN when not sampled */
+  cpu: number;
+  /** server CPU per 2xx response, µs */
   cpuUsPerReq: number;
+  /** every 2xx latency, ms (for exact percentiles over slices) */
+  latencies: number[];
 }
 
 const CLK_TCK = 100; // Linux USER_HZ for /proc/<pid>/stat
@@ -229,9 +244,14 @@ function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
 type RequestSpec = NonNullable<autocannon.Options['requests']>[number];
 
-/** A request whose path cycles through `n` instances (a shared counter over all connections). */
+/** A request whose path cycles through `n` instances (one counter shared by all connections). */
 function rotating(n: number, method: string, makePath: (i: number) => string, body?: string): RequestSpec {
   let i = 0;
   return {
@@ -252,7 +272,6 @@ interface CannonOpts {
   connections?: number;
   seconds?: number;
   amount?: number;
-  headers?: Record<string, string>;
   /** server process whose CPU time is sampled around the run */
   pid?: number;
 }
@@ -266,32 +285,47 @@ async function cannon(o: CannonOpts): Promise<Measured> {
   const cpu0 = cpuSeconds(o.pid);
   const started = performance.now();
   let last = started;
+  const latencies: number[] = [];
   const opts: autocannon.Options = {
     url: o.url,
     connections: o.connections ?? CONNECTIONS,
     pipelining: 1,
     timeout: 20,
-    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...(o.headers ?? {}) },
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
     requests: [o.request],
-    ...(o.amount ? { amount: o.amount } : { duration: o.seconds ?? S.seconds }),
+    ...(o.amount ? { amount: o.amount } : { duration: o.seconds ?? S.sliceSeconds }),
   };
   const instance = autocannon(opts);
-  (instance as unknown as NodeJS.EventEmitter).on('response', () => {
+  (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     last = performance.now();
+    if (status >= 200 && status < 300) latencies.push(ms);
   });
   const r = await (instance as unknown as Promise<autocannon.Result>);
   const seconds = Math.max(1e-3, (last - started) / 1000);
-  const cpu = cpuSeconds(o.pid) - cpu0;
+  return summarise(o.label, [
+    { ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, seconds, cpu: cpuSeconds(o.pid) - cpu0, latencies },
+  ]);
+}
+
+function summarise(label: string, parts: Pick<Measured, 'ok' | 'non2xx' | 'errors' | 'seconds' | 'cpu' | 'latencies'>[]): Measured {
+  const sum = (f: (m: (typeof parts)[number]) => number) => parts.reduce((a, m) => a + f(m), 0);
+  const ok = sum((m) => m.ok);
+  const seconds = sum((m) => m.seconds);
+  const cpu = sum((m) => m.cpu);
+  const latencies = parts.flatMap((m) => m.latencies);
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
-    label: o.label,
-    rps: r['2xx'] / seconds,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    ok: r['2xx'],
-    non2xx: r.non2xx,
-    errors: r.errors,
+    label,
+    rps: ok / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    ok,
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
     seconds,
-    cpuUsPerReq: (cpu * 1e6) / Math.max(1, r['2xx']),
+    cpu,
+    cpuUsPerReq: (cpu * 1e6) / Math.max(1, ok),
+    latencies,
   };
 }
 
@@ -305,48 +339,38 @@ function mean(xs: number[]): number {
   return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 }
 
-function combine(label: string, ms: Measured[]): Measured {
-  return {
-    label,
-    rps: mean(ms.map((m) => m.rps)),
-    p50: mean(ms.map((m) => m.p50)),
-    p99: Math.max(...ms.map((m) => m.p99)),
-    ok: ms.reduce((a, m) => a + m.ok, 0),
-    non2xx: ms.reduce((a, m) => a + m.non2xx, 0),
-    errors: ms.reduce((a, m) => a + m.errors, 0),
-    seconds: ms.reduce((a, m) => a + m.seconds, 0),
-    cpuUsPerReq: mean(ms.map((m) => m.cpuUsPerReq)),
-  };
-}
-
-/** Warm both up, then measure them alternately (ABBA over rounds); each figure is the mean over rounds. */
+/**
+ * Warm both up, then measure them in alternating slices (A B B A A B ...), so
+ * load that other processes put on the machine falls on both about equally.
+ * Each side's figure is over all its slices: total 2xx / total time, exact
+ * latency percentiles, total CPU / total 2xx.
+ */
 async function compare(
   title: string,
+  warmSeconds: number,
   runtime: (seconds: number) => Promise<Measured>,
   baseline: (seconds: number) => Promise<Measured>,
 ): Promise<{ runtime: Measured; baseline: Measured; ratio: number; cpuRatio: number }> {
   log(`\n== ${title} ${stamp()}`);
-  await runtime(S.warmSeconds);
-  await baseline(S.warmSeconds);
+  await runtime(warmSeconds);
+  await baseline(warmSeconds);
   const rt: Measured[] = [];
   const base: Measured[] = [];
-  for (let round = 0; round < S.rounds; round++) {
-    const order = round % 2 === 0 ? (['rt', 'base'] as const) : (['base', 'rt'] as const);
+  for (let slice = 0; slice < S.slices; slice++) {
+    const order = slice % 2 === 0 ? (['rt', 'base'] as const) : (['base', 'rt'] as const);
     for (const which of order) {
-      const m = which === 'rt' ? await runtime(S.seconds) : await baseline(S.seconds);
-      (which === 'rt' ? rt : base).push(m);
-      log(`  ${describe(m)}`);
+      if (which === 'rt') rt.push(await runtime(S.sliceSeconds));
+      else base.push(await baseline(S.sliceSeconds));
     }
   }
-  const r = combine(rt[0].label, rt);
-  const b = combine(base[0].label, base);
+  log(`  slices (${S.slices} × ${S.sliceSeconds} s each, alternating) req/s: runtime ${rt.map((m) => fmt(m.rps)).join(' ')} | baseline ${base.map((m) => fmt(m.rps)).join(' ')}`);
+  const r = summarise(rt[0].label, rt);
+  const b = summarise(base[0].label, base);
   const ratio = r.rps / b.rps;
   const cpuRatio = b.cpuUsPerReq / r.cpuUsPerReq;
-  if (S.rounds > 1) {
-    log(`  ${describe(r)}   [mean of ${S.rounds}]`);
-    log(`  ${describe(b)}   [mean of ${S.rounds}]`);
-  }
-  log(`  ratio runtime/baseline = ${fmt(ratio, 3)} req/s;  ${fmt(cpuRatio, 3)} by server CPU per request (less sensitive to other load on the machine)`);
+  log(`  ${describe(r)}`);
+  log(`  ${describe(b)}`);
+  log(`  ratio runtime/baseline = ${fmt(ratio, 3)} by req/s;  ${fmt(cpuRatio, 3)} by server CPU per request`);
   return { runtime: r, baseline: b, ratio, cpuRatio };
 }
 
@@ -413,6 +437,19 @@ async function dataMemory(redis: Redis): Promise<number> {
   return get('used_memory') - get('mem_clients_normal') - get('mem_clients_slaves');
 }
 
+/** The keyspace hash table of the connection's db (entries + bucket array), from MEMORY STATS. */
+async function mainDict(redis: Redis): Promise<{ overhead: number; keys: number }> {
+  const db = `db.${(redis.options.db as number | undefined) ?? 0}`;
+  const stats = (await redis.call('MEMORY', 'STATS')) as unknown[];
+  let overhead = 0;
+  for (let i = 0; i + 1 < stats.length; i += 2) {
+    if (stats[i] !== db || !Array.isArray(stats[i + 1])) continue;
+    const fields = stats[i + 1] as unknown[];
+    for (let j = 0; j + 1 < fields.length; j += 2) if (fields[j] === 'overhead.hashtable.main') overhead = Number(fields[j + 1]);
+  }
+  return { overhead, keys: await redis.dbsize() };
+}
+
 async function memoryUsage(redis: Redis, key: string): Promise<number> {
   const v = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number | null;
   return v ?? 0;
@@ -443,18 +480,20 @@ function vmStatus(pid: number): { rssMb: number; hwmMb: number } {
 // ---------------------------------------------------------------------------
 
 async function main(): Promise<Record<string, unknown>> {
-  const t0 = performance.now();
-  log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${S.seconds} s per measurement, ${CONNECTIONS} connections`);
-
   let embedded: EmbeddedRedis | undefined;
+  const t0 = performance.now();
+  log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${MEASURE_SECONDS} s per side per comparison (${S.slices} alternating slices of ${S.sliceSeconds} s), ${CONNECTIONS} connections`);
+
   let redis: Redis | undefined;
   const started: Child[] = [];
   const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-prof-')) : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-data-'));
+  tempDirs.add(dataDir);
   try {
     let redisUrl = process.env.REDIS_URL;
     if (!redisUrl) {
       embedded = await startEmbeddedRedis({});
+      embeddedRedis = embedded;
       redisUrl = embedded.url;
       log(`redis: embedded redis-server pid ${embedded.pid} on ${redisUrl} (no persistence)`);
     } else {
@@ -518,6 +557,7 @@ async function main(): Promise<Record<string, unknown>> {
     // --- READ ---------------------------------------------------------------
     const read = await compare(
       `READ: GET /${PROJECT_ID}/CALL/Counter/get/<id> vs bare express+ioredis GET (rotating over ${S.instances} ids)`,
+      S.readWarmSeconds,
       (seconds) =>
         cannon({ label: 'runtime READ call', url: RT, pid: runtime.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) }),
       (seconds) => cannon({ label: 'baseline GET', url: BASE, pid: baseline.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`) }),
@@ -525,28 +565,27 @@ async function main(): Promise<Record<string, unknown>> {
 
     let diag: Record<string, number> | undefined;
     if (DIAG) {
-      log(`\n== diagnostics (runtime only) ${stamp()}`);
-      const stat = await cannon({
-        label: 'runtime STATIC call (about)',
-        url: RT,
-        pid: runtime.pid,
-        request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` },
-      });
-      log(`  ${describe(stat)}`);
-      const health = await cannon({ label: 'runtime GET /health', url: RT, pid: runtime.pid, request: { method: 'GET', path: '/health' } });
-      log(`  ${describe(health)}`);
-      const readAgain = await cannon({
-        label: 'runtime READ call',
-        url: RT,
-        pid: runtime.pid,
-        request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`),
-      });
-      log(`  ${describe(readAgain)}`);
+      log(`\n== diagnostics: where a READ call's time goes (runtime only, alternating slices) ${stamp()}`);
+      const kinds = [
+        { label: 'runtime GET /health', request: { method: 'GET', path: '/health' } as RequestSpec },
+        { label: 'runtime STATIC call (about)', request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` } as RequestSpec },
+        { label: 'runtime READ call', request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) },
+      ];
+      const runs: Measured[][] = kinds.map(() => []);
+      for (let slice = 0; slice < S.slices; slice++) {
+        for (let k = 0; k < kinds.length; k++) {
+          const j = slice % 2 === 0 ? k : kinds.length - 1 - k;
+          runs[j].push(await cannon({ label: kinds[j].label, url: RT, pid: runtime.pid, request: kinds[j].request }));
+        }
+      }
+      const [health, stat, readAgain] = runs.map((ms, k) => summarise(kinds[k].label, ms));
+      for (const m of [health, stat, readAgain]) log(`  ${describe(m)}`);
+      log(`  baseline GET (from above)      ${fmt(read.baseline.rps).padStart(6)} req/s   cpu ${fmt(read.baseline.cpuUsPerReq)} µs/req`);
       diag = {
-        static_per_s: stat.rps,
-        static_cpu_us_per_req: stat.cpuUsPerReq,
         health_per_s: health.rps,
         health_cpu_us_per_req: health.cpuUsPerReq,
+        static_per_s: stat.rps,
+        static_cpu_us_per_req: stat.cpuUsPerReq,
         read_per_s: readAgain.rps,
         read_cpu_us_per_req: readAgain.cpuUsPerReq,
       };
@@ -555,6 +594,7 @@ async function main(): Promise<Record<string, unknown>> {
     // --- WRITE over many instances -------------------------------------------
     const write = await compare(
       `WRITE: POST /${PROJECT_ID}/CALL/Counter/increment/<id> {} vs bare GET+SET (rotating over ${S.instances} ids)`,
+      S.writeWarmSeconds, // the 1001 INITs before went through the same exclusive-call path
       (seconds) =>
         cannon({
           label: 'runtime WRITE call',
@@ -573,7 +613,7 @@ async function main(): Promise<Record<string, unknown>> {
     const hotReq: RequestSpec = { method: 'POST', path: hotPath, body: '{}' };
     const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
     // fixed amount (not duration): every request sent is answered before we read the count back
-    const hotAmount = Math.max(1000, Math.round((hotWarm.rps * S.seconds) / HOT_CONNECTIONS) * HOT_CONNECTIONS);
+    const hotAmount = Math.max(1000, Math.round((hotWarm.rps * S.hotSeconds) / HOT_CONNECTIONS) * HOT_CONNECTIONS);
     const before = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
     const hot = await cannon({ label: 'runtime hot WRITE', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: hotAmount, request: hotReq });
     const after = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
@@ -639,11 +679,53 @@ async function main(): Promise<Record<string, unknown>> {
     const queuedCpuRatio = mean(bareRuns.map((q) => q.cpuUsPerJob)) / mean(rtRuns.map((q) => q.cpuUsPerJob));
     log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)} jobs/s;  ${fmt(queuedCpuRatio, 3)} by process CPU per job; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
 
+    if (diag) {
+      // the worker side alone: enqueue with the queue paused, then time resume → all completed
+      log(`\n== diagnostics: worker drain only (BullMQ queue paused while ${S.queuedJobs} jobs are enqueued over HTTP, then resumed) ${stamp()}`);
+      const drain = async (label: string, url: string, pid: number, queueName: string, makePath: (i: number) => string) => {
+        const conn = new Redis(redisUrl!, { maxRetriesPerRequest: null });
+        const q = new Queue(queueName, { connection: conn });
+        try {
+          await q.pause();
+          const doneBefore = await redis!.zcard(completedKey(queueName));
+          const enq = await cannon({ label, url, pid, amount: S.queuedJobs, request: rotating(S.instances, 'POST', makePath, '{}') });
+          const cpu0 = cpuSeconds(pid);
+          const t = performance.now();
+          await q.resume();
+          const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
+          while ((await redis!.zcard(completedKey(queueName))) - doneBefore < enq.ok) {
+            if (Date.now() > deadline) throw new Error(`${label}: drain did not finish within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
+            await sleep(10);
+          }
+          const seconds = (performance.now() - t) / 1000;
+          const perS = enq.ok / seconds;
+          const cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / enq.ok;
+          log(`  ${label.padEnd(22)} ${fmt(perS).padStart(6)} jobs/s drained (${enq.ok} in ${fmt(seconds, 2)} s, cpu ${fmt(cpuUs)} µs/job); enqueue alone ${fmt(enq.rps)} req/s, cpu ${fmt(enq.cpuUsPerReq)} µs/req`);
+          return { perS, cpuUs, enqueuePerS: enq.rps, enqueueCpuUs: enq.cpuUsPerReq };
+        } finally {
+          await q.close();
+          conn.disconnect();
+        }
+      };
+      const rtDrain = await drain('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`);
+      const bareDrain = await drain('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUE, (i) => `/enqueue/w-${i}`);
+      log(`  drain ratio runtime/bare = ${fmt(rtDrain.perS / bareDrain.perS, 3)}; enqueue ratio = ${fmt(rtDrain.enqueuePerS / bareDrain.enqueuePerS, 3)}`);
+      diag.queued_drain_per_s = rtDrain.perS;
+      diag.queued_drain_cpu_us_per_job = rtDrain.cpuUs;
+      diag.queued_enqueue_only_per_s = rtDrain.enqueuePerS;
+      diag.queued_enqueue_only_cpu_us_per_req = rtDrain.enqueueCpuUs;
+      diag.bare_drain_per_s = bareDrain.perS;
+      diag.bare_drain_cpu_us_per_job = bareDrain.cpuUs;
+      diag.bare_enqueue_only_per_s = bareDrain.enqueuePerS;
+      diag.bare_enqueue_only_cpu_us_per_req = bareDrain.enqueueCpuUs;
+    }
+
     // --- Redis memory per instance ----------------------------------------
-    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; full mode uses 10000' : ''}) ${stamp()}`);
+    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; the full run uses 10000' : ''}) ${stamp()}`);
     const outboxKey = `rt:${PROJECT_ID}:outbox`;
     const memBefore = await dataMemory(redis);
     const outboxBefore = await memoryUsage(redis, outboxKey);
+    const dictBefore = await mainDict(redis);
     const memIds = ids('m-', S.memInstances);
     const memInitRate = await createInstances(RT, memIds);
     // let the projector catch up and client buffers shrink: wait until memory stops moving
@@ -656,11 +738,18 @@ async function main(): Promise<Record<string, unknown>> {
       if (settled) break;
     }
     const outboxAfter = await memoryUsage(redis, outboxKey);
+    const dictAfter = await mainDict(redis);
     const stateJson = (await redis.hget(`rt:${PROJECT_ID}:i:Counter:${memIds[0]}`, 's')) ?? '';
     const stateBytes = Buffer.byteLength(stateJson);
     const memDelta = memAfter - memBefore;
     const outboxDelta = outboxAfter - outboxBefore;
-    const bytesPerInstance = (memDelta - outboxDelta) / S.memInstances - stateBytes;
+    // The keyspace hash table doubles its bucket array as keys grow; a doubling that happens to fall
+    // in this window would be charged to these N keys alone. So take the table out of the delta and
+    // charge each key its average share of the table as it stands afterwards (entry + bucket share).
+    const dictDelta = dictAfter.overhead - dictBefore.overhead;
+    const dictPerKey = dictAfter.keys ? dictAfter.overhead / dictAfter.keys : 0;
+    const rawPerInstance = (memDelta - outboxDelta) / S.memInstances - stateBytes;
+    const bytesPerInstance = (memDelta - outboxDelta - dictDelta) / S.memInstances + dictPerKey - stateBytes;
     // cross-check: MEMORY USAGE of a sample of instance hashes (no lookup keys: INIT {} sets none)
     const sampleIds = memIds.filter((_, i) => i % Math.max(1, Math.floor(S.memInstances / 200)) === 0);
     const leftover = await redis.exists(...sampleIds.map((id) => `rt:${PROJECT_ID}:l:Counter:${id}`));
@@ -669,7 +758,9 @@ async function main(): Promise<Record<string, unknown>> {
     const sampleMean = sampleSum / sampleIds.length;
     log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
     log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
-    log(`  => (Δused_memory − Δoutbox) / N − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
+    log(`  keyspace hash table (MEMORY STATS overhead.hashtable.main) +${dictDelta} bytes; now ${dictAfter.overhead} bytes for ${dictAfter.keys} keys = ${fmt(dictPerKey, 1)} bytes/key`);
+    log(`  => (Δused_memory − Δoutbox − Δtable) / N + table share per key − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
+    log(`     (without the table correction: (Δused_memory − Δoutbox) / N − state = ${fmt(rawPerInstance, 1)})`);
     log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
     log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
 
@@ -680,6 +771,7 @@ async function main(): Promise<Record<string, unknown>> {
         label: 'runtime WRITE call',
         url: RT,
         pid: runtime.pid,
+        seconds: MEASURE_SECONDS,
         request: rotating(S.instances, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/w-${i}`, '{}'),
       });
       log(`  ${describe(again)}`);
@@ -759,7 +851,10 @@ async function main(): Promise<Record<string, unknown>> {
         queued: round3(queuedCpuRatio),
       },
       redis_memory: {
-        method: '(Δused_memory − Δmem_clients − Δoutbox MEMORY USAGE) / N − state JSON bytes',
+        method:
+          '(Δused_memory − Δmem_clients − Δoutbox MEMORY USAGE − Δoverhead.hashtable.main) / N + overhead.hashtable.main / dbsize − state JSON bytes',
+        uncorrected_for_hashtable: round1(rawPerInstance),
+        hashtable_bytes_per_key: round1(dictPerKey),
         instances: S.memInstances,
         state_json_bytes: stateBytes,
         used_memory_delta: memDelta,
@@ -768,8 +863,9 @@ async function main(): Promise<Record<string, unknown>> {
       },
       queued_enqueue: 'both over HTTP via autocannon POST (50 connections), one job per request',
       settings: {
-        seconds_per_measurement: S.seconds,
-        rounds: S.rounds,
+        seconds_per_side: MEASURE_SECONDS,
+        slices: S.slices,
+        queued_rounds: S.rounds,
         connections: CONNECTIONS,
         hot_connections: HOT_CONNECTIONS,
         instances: S.instances,
@@ -830,7 +926,10 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => {
     interrupted = true;
     process.stderr.write(`\n${sig}: stopping child processes\n`);
-    void Promise.all([...children].map((c) => c.stop())).finally(() => process.exit(130));
+    void Promise.all([...children].map((c) => c.stop()))
+      .then(() => embeddedRedis?.stop())
+      .catch(() => undefined)
+      .finally(() => process.exit(130));
   });
 }
 
