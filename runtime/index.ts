@@ -2,6 +2,7 @@
 export { ActorClass, Init, Read, Write, QueuedWrite, Static, Internal } from './actor/decorators';
 export type {
   AccessRule,
+  CatalogueMethod,
   CallResult,
   ClassOptions,
   Ctx,

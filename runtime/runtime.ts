@@ -112,7 +112,7 @@ export class Runtime {
     const secret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger);
     const tokens = new TokenService(secret, config.jwtIssuer);
     const blobs = overrides.blobs ?? (await openBlobs(config));
-    const ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher() };
+    const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
     const projector = new Projector(store, documents, registry, logger);
     const dispatcher = new Dispatcher({
       projectId: config.projectId,

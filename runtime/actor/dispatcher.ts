@@ -446,7 +446,7 @@ class CtxImpl implements Ctx {
   readonly method: string;
   readonly kind: MethodKind;
   readonly identity: Identity;
-  readonly log: Logger;
+  private logger?: Logger;
   readonly controller = new AbortController();
   readonly lookup: LookupApi;
   response: ResponseInit = {};
@@ -470,7 +470,6 @@ class CtxImpl implements Ctx {
     this.method = method.name;
     this.kind = method.kind;
     this.identity = req.identity;
-    this.log = deps.logger.child({ classId: cls.id, method: method.name, instanceId, requestId: req.requestId });
     const writable = KIND_CAN_WRITE[method.kind];
     const where = `${cls.id}.${method.name}`;
     this.lookup = {
@@ -488,6 +487,12 @@ class CtxImpl implements Ctx {
         delete lookups[name];
       },
     };
+  }
+
+  /** child logger, made on first use (most handlers never log) */
+  get log(): Logger {
+    this.logger ??= this.deps.logger.child({ classId: this.classId, method: this.method, instanceId: this.instanceId, requestId: this.req.requestId });
+    return this.logger;
   }
 
   get signal(): AbortSignal {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { classDefOf } from './decorators';
-import type { ClassDef, MethodDef } from './types';
+import type { CatalogueMethod, ClassDef, MethodDef } from './types';
 import { createAjv, type Validator } from './validation';
 
 export interface RegisteredMethod extends MethodDef {
@@ -86,10 +86,10 @@ export class ClassRegistry {
   }
 
   /** class id → method names callable from outside (the permission catalogue) */
-  catalogue(): Record<string, { name: string; kind: string; access: readonly string[] }[]> {
-    const out: Record<string, { name: string; kind: string; access: readonly string[] }[]> = {};
+  catalogue(): Record<string, CatalogueMethod[]> {
+    const out: Record<string, CatalogueMethod[]> = {};
     for (const c of this.classes.values()) {
-      out[c.id] = [...c.methodsByName.values()].map((m) => ({ name: m.name, kind: m.kind, access: m.options.access }));
+      out[c.id] = [...c.methodsByName.values()].map((m) => ({ name: m.name, kind: m.kind, access: [...m.options.access] }));
     }
     return out;
   }

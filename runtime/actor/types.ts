@@ -3,6 +3,7 @@ import type { RoleDefinition } from '../auth/access';
 import type { Signer } from '../auth/signer';
 import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
+import type { ActorError } from '../errors';
 
 export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' | 'INTERNAL';
 
@@ -61,6 +62,16 @@ export interface MethodOptions {
    * contracts with a fixed error shape). Receives [{field, reason}] list.
    */
   onValidationError?: (errors: FieldError[]) => Error;
+  /**
+   * Shapes the HTTP error answers of this method (CALL and route aliases) for
+   * external contracts with a fixed error envelope: every ActorError answered
+   * for a call of this method that carries no body of its own (authentication
+   * and access errors raised before the handler, schema validation, malformed
+   * JSON on a route alias, time-outs, ...; unexpected errors arrive as the
+   * runtime's INTERNAL error) is passed through it. Errors that already carry
+   * a body (e.g. the unknown-instance answer, spec 4.1 rule 3) are sent as they are.
+   */
+  errorShape?: (err: ActorError) => ActorError;
 }
 
 export interface FieldError {
@@ -244,10 +255,19 @@ export interface RolePublisher {
   current(): Promise<RoleSnapshot | null>;
 }
 
+/** One method of a class as the registry knows it (for permission catalogues). */
+export interface CatalogueMethod {
+  name: string;
+  kind: string;
+  access: readonly string[];
+}
+
 export interface Ports {
   blobs: BlobStore;
   signer: Signer;
   roles: RolePublisher;
+  /** the classes this runtime serves: class id → its methods with kind and access (read-only) */
+  catalogue(): Record<string, CatalogueMethod[]>;
 }
 
 export interface DocumentReader {

@@ -35,6 +35,28 @@ function send(res: Response, result: CallResult): void {
   }
 }
 
+/**
+ * A method's own error envelope (MethodOptions.errorShape): applied to every
+ * ActorError without a body of its own; unexpected errors are logged and
+ * shaped as the runtime's INTERNAL error.
+ */
+function shapeError(shape: ((err: ActorError) => ActorError) | undefined, err: unknown, log: Logger): unknown {
+  if (!shape) return err;
+  if (err instanceof ActorError && err.body) return err;
+  let e: ActorError;
+  if (err instanceof ActorError) e = err;
+  else {
+    log.error({ err }, 'unexpected error');
+    e = runtimeError('INTERNAL', 'Internal error');
+  }
+  try {
+    return shape(e);
+  } catch (shapeErr) {
+    log.error({ err: shapeErr }, 'errorShape failed');
+    return e;
+  }
+}
+
 function sendError(res: Response, err: unknown, log: Logger): void {
   if (err instanceof ActorError) {
     if (err.status >= 500) log.warn({ code: err.code, msg: err.message }, 'call failed');
@@ -59,6 +81,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.locals.started = process.hrtime.bigint();
     res.setHeader('x-request-id', id);
     res.on('finish', () => {
+      if (!deps.logger.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6;
       const identity = res.locals.identity as Identity | undefined;
       deps.logger.info(
@@ -98,12 +121,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     target: { classId: string; method: string; instanceId?: string },
   ): Promise<void> => {
     const log = deps.logger.child({ requestId: res.locals.requestId });
+    const cls = deps.registry.get(target.classId);
+    const method = cls?.methodsByName.get(target.method);
     try {
       res.locals.classId = target.classId;
       res.locals.classMethod = target.method;
       res.locals.instanceId = target.instanceId;
-      const cls = deps.registry.get(target.classId);
-      const method = cls?.methodsByName.get(target.method);
       if (req.method === 'GET' && method && method.kind !== 'READ' && method.kind !== 'STATIC') {
         throw runtimeError('METHOD_NOT_ALLOWED', `${target.classId}.${target.method} is ${method.kind}: use POST`);
       }
@@ -121,7 +144,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       };
       send(res, await deps.dispatcher.call(call));
     } catch (err) {
-      sendError(res, err, log);
+      sendError(res, shapeError(method?.options.errorShape, err, log), log);
     }
   };
 
@@ -161,8 +184,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
   });
 
+  // route aliases whose method shapes its errors: body-parser errors on them are shaped too
+  const aliasShapes = new Map<string, (err: ActorError) => ActorError>();
   for (const cls of deps.registry.list()) {
     for (const route of cls.options.routes ?? []) {
+      const shape = cls.methodsByName.get(route.target)?.options.errorShape;
+      if (shape && !route.path.includes(':')) aliasShapes.set(`${route.method} ${route.path}`, shape);
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       app[verb](route.path, async (req: Request, res: Response) => {
         const p = req.params as Record<string, string | undefined>;
@@ -177,7 +204,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   // body parser and other middleware errors: never a 500 for bad input
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; message?: string };
     let out: ActorError;
     if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
@@ -185,10 +212,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     else if (e.status && e.status >= 400 && e.status < 500) {
       out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
     } else {
-      sendError(res, err, deps.logger);
+      sendError(res, shapeError(aliasShapes.get(`${req.method} ${req.path}`), err, deps.logger), deps.logger);
       return;
     }
-    res.status(out.status).json(out.toBody());
+    const shaped = shapeError(aliasShapes.get(`${req.method} ${req.path}`), out, deps.logger) as ActorError;
+    res.status(shaped.status).json(shaped.toBody());
   });
 
   return app;

@@ -31,6 +31,8 @@ interface UniqueIndex {
 interface CollectionState {
   docs: Map<string, StoredDocument>;
   uniqueIndexes: UniqueIndex[];
+  /** `_instance` → ids of its documents, so deleteStale does not scan the collection */
+  byInstance: Map<string, Set<string>>;
 }
 
 function duplicateKeyError(message: string): Error & { code: 'DUPLICATE_KEY' } {
@@ -102,6 +104,9 @@ export class EmbeddedDocumentStore implements DocumentStore {
     if (current) this.unindex(state, current);
     for (const [i, index] of state.uniqueIndexes.entries()) index.owners.set(keys[i], doc._id);
     state.docs.set(doc._id, copy);
+    let ids = state.byInstance.get(copy._instance);
+    if (!ids) state.byInstance.set(copy._instance, (ids = new Set()));
+    ids.add(copy._id);
     return true;
   }
 
@@ -109,8 +114,9 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const state = this.collections.get(collection);
     if (!state) return 0;
     let deleted = 0;
-    for (const [id, doc] of state.docs) {
-      if (doc._instance === instance && doc._v < version) {
+    for (const id of [...(state.byInstance.get(instance) ?? [])]) {
+      const doc = state.docs.get(id);
+      if (doc && doc._instance === instance && doc._v < version) {
         this.unindex(state, doc);
         state.docs.delete(id);
         deleted++;
@@ -153,6 +159,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const state = this.collections.get(collection);
     if (!state) return;
     state.docs.clear();
+    state.byInstance.clear();
     for (const index of state.uniqueIndexes) index.owners.clear();
   }
 
@@ -163,7 +170,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private state(collection: string): CollectionState {
     let state = this.collections.get(collection);
     if (!state) {
-      state = { docs: new Map(), uniqueIndexes: [] };
+      state = { docs: new Map(), uniqueIndexes: [], byInstance: new Map() };
       this.collections.set(collection, state);
     }
     return state;
@@ -183,5 +190,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   private unindex(state: CollectionState, doc: StoredDocument): void {
     for (const index of state.uniqueIndexes) index.owners.delete(indexKey(index, doc));
+    const ids = state.byInstance.get(doc._instance);
+    ids?.delete(doc._id);
+    if (ids?.size === 0) state.byInstance.delete(doc._instance);
   }
 }
