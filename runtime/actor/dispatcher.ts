@@ -7,7 +7,7 @@ import { budgetSeconds } from './decorators';
 import { deepFreeze, KeyedFifo, sleep } from './local-queue';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
-import { emptyState, parseState, serializeState, type LeaseMode, type StateStore } from './state-store';
+import { emptyState, parseState, serializeState, type LeaseMode, type StateStore, type StoredInstance } from './state-store';
 import type {
   CallResult,
   Ctx,
@@ -96,9 +96,20 @@ export interface DispatcherDeps {
 const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
 const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const JOB_RESULT_TTL_S = 7 * 24 * 3600;
+/** consecutive local writers that may share one lease before it is given back */
+const MAX_HANDOVERS = 32;
+
+interface HeldLease {
+  token: string;
+  turns: number;
+  /** the instance as committed by the previous holder */
+  instance: StoredInstance;
+}
 
 export class Dispatcher {
   private readonly fifo = new KeyedFifo();
+  /** leases kept between local writers of a hot instance */
+  private readonly held = new Map<string, HeldLease>();
   private jobs?: JobSink;
 
   constructor(private readonly deps: DispatcherDeps) {}
@@ -246,15 +257,25 @@ export class Dispatcher {
     const deadline = Date.now() + budgetMs;
     const fifoKey = `${cls.id}\u0000${id}`;
     const release = await this.waitLocalTurn(fifoKey, deadline, cls.id, id);
+    const ttl = this.deps.leaseTtlMs;
+    // a lease handed over by the previous local writer of this instance: no acquire round trip
+    const handed = this.held.get(fifoKey);
+    this.held.delete(fifoKey);
+    const lease = { token: handed?.token ?? randomUUID(), turns: handed?.turns ?? 0, holding: Boolean(handed) };
+    let before: StoredInstance | undefined;
     try {
-      const token = randomUUID();
-      const ttl = this.deps.leaseTtlMs;
-      const acquired = await this.acquireLease(cls.id, id, token, ttl, mode, deadline);
-      if (acquired.kind === 'exists') {
-        throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      if (handed) {
+        if (mode === 'init') throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+        before = handed.instance;
+      } else {
+        const acquired = await this.acquireLease(cls.id, id, lease.token, ttl, mode, deadline);
+        if (acquired.kind === 'exists') {
+          throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+        }
+        if (acquired.kind === 'missing') throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+        lease.holding = true;
+        before = acquired.instance;
       }
-      if (acquired.kind === 'missing') throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
-      const before = acquired.instance;
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
       const lookups = { ...(before?.lookups ?? {}) };
@@ -263,16 +284,13 @@ export class Dispatcher {
       const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events);
       let result: CallResult;
       const renewal = setInterval(() => {
-        this.deps.store.renew(cls.id, id, token, ttl).then(
+        this.deps.store.renew(cls.id, id, lease.token, ttl).then(
           (held) => held || (ctx as CtxImpl).controller.abort(),
           (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
         );
       }, Math.max(100, Math.floor(ttl / 3)));
       try {
         result = await this.invoke(cls, method, ctx);
-      } catch (err) {
-        await this.deps.store.release(cls.id, id, token);
-        throw err;
       } finally {
         clearInterval(renewal);
       }
@@ -280,10 +298,11 @@ export class Dispatcher {
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
+      const keep = this.shouldKeep(fifoKey, lease.turns);
       const commit = await this.deps.store.commit({
         classId: cls.id,
         instanceId: id,
-        token,
+        token: lease.token,
         expectedVersion: before?.version ?? 0,
         changed,
         stateJson,
@@ -293,12 +312,12 @@ export class Dispatcher {
         tasks,
         events,
         job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
+        keepLeaseMs: keep ? ttl : undefined,
       });
       switch (commit.kind) {
         case 'committed':
           break;
         case 'lookup_taken': {
-          await this.deps.store.release(cls.id, id, token);
           const key = commit.key.split(':').slice(4).join(':');
           const [name, ...rest] = key.split(':');
           throw runtimeError(
@@ -307,7 +326,16 @@ export class Dispatcher {
           );
         }
         default:
+          lease.holding = false;
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
+      }
+      lease.holding = keep;
+      if (keep) {
+        this.held.set(fifoKey, {
+          token: lease.token,
+          turns: lease.turns + 1,
+          instance: { version: commit.version, stateJson: changed ? stateJson : originalJson, lookups },
+        });
       }
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson);
       if (tasks.length) {
@@ -317,9 +345,32 @@ export class Dispatcher {
           .catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
       }
       return result;
+    } catch (err) {
+      // nothing committed: hand the (unchanged) lease on, or give it back
+      if (lease.holding) {
+        if (before && before.version > 0 && this.shouldKeep(fifoKey, lease.turns)) {
+          this.held.set(fifoKey, { token: lease.token, turns: lease.turns + 1, instance: before });
+        } else {
+          await this.deps.store.release(cls.id, id, lease.token);
+        }
+      }
+      throw err;
     } finally {
       release();
     }
+  }
+
+  /** a kept lease nobody is waiting for goes back to Redis */
+  private dropIdleLease(key: string, classId: string, id: string): void {
+    const held = this.held.get(key);
+    if (!held || this.fifo.waiting(key) > 0) return;
+    this.held.delete(key);
+    this.deps.store.release(classId, id, held.token).catch((err) => this.deps.logger.warn({ err }, 'lease release failed'));
+  }
+
+  /** keep the lease for the next local writer while one waits, up to MAX_HANDOVERS in a row (then let other processes in) */
+  private shouldKeep(fifoKey: string, turns: number): boolean {
+    return turns < MAX_HANDOVERS && this.fifo.waiting(fifoKey) > 0;
   }
 
   private async waitLocalTurn(key: string, deadline: number, classId: string, id: string): Promise<() => void> {
@@ -328,7 +379,10 @@ export class Dispatcher {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         // give our turn back as soon as it comes
-        entered.then((release) => release());
+        entered.then((release) => {
+          this.dropIdleLease(key, classId, id);
+          release();
+        });
         reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
       }, Math.max(0, deadline - Date.now()));
     });

@@ -4,6 +4,12 @@
  */
 export class KeyedFifo {
   private readonly tails = new Map<string, Promise<void>>();
+  private readonly waiters = new Map<string, number>();
+
+  /** callers queued for `key` that do not have their turn yet */
+  waiting(key: string): number {
+    return this.waiters.get(key) ?? 0;
+  }
 
   /** Resolves to a release function once every earlier caller for `key` has released. */
   async enter(key: string): Promise<() => void> {
@@ -12,7 +18,11 @@ export class KeyedFifo {
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = previous.then(() => mine);
     this.tails.set(key, tail);
+    this.waiters.set(key, this.waiting(key) + 1);
     await previous;
+    const left = this.waiting(key) - 1;
+    if (left > 0) this.waiters.set(key, left);
+    else this.waiters.delete(key);
     return () => {
       release();
       if (this.tails.get(key) === tail) this.tails.delete(key);

@@ -72,6 +72,8 @@ export interface CommitRequest {
   tasks?: unknown[];
   events?: unknown[];
   job?: { id: string; resultJson: string; ttlSeconds: number };
+  /** keep the lease (renewed to this ttl) for the next local writer instead of releasing it */
+  keepLeaseMs?: number;
 }
 
 export type CommitResult =
@@ -206,6 +208,7 @@ export class StateStore {
       req.job?.id ?? '',
       req.job?.resultJson ?? '',
       req.job?.ttlSeconds ?? 0,
+      req.keepLeaseMs ?? 0,
     ];
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {

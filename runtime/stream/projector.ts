@@ -131,11 +131,18 @@ export class Projector {
   }
 
   private async handle(entries: [string, string[]][]): Promise<void> {
+    // one projection per instance per batch: it projects current state, which covers every entry
+    const latest = new Map<string, { classId: string; instanceId: string; version: number }>();
     for (const [, fields] of entries) {
       const f: Record<string, string> = {};
       for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
-      if ((this.seen.get(`${f.c}\u0000${f.i}`) ?? 0) >= Number(f.v)) continue;
-      await this.project(f.c, f.i);
+      const key = `${f.c}\u0000${f.i}`;
+      const version = Number(f.v);
+      if ((latest.get(key)?.version ?? 0) < version) latest.set(key, { classId: f.c, instanceId: f.i, version });
+    }
+    for (const [key, e] of latest) {
+      if ((this.seen.get(key) ?? 0) >= e.version) continue;
+      await this.project(e.classId, e.instanceId);
     }
   }
 

@@ -1,4 +1,4 @@
-import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
+import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
 let p: string;
@@ -46,6 +46,20 @@ describe('WRITE', () => {
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(results.map((r) => r.body.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await count('w1')).toMatchObject({ count: 10, version: 11 });
+  });
+
+  test('on a hot instance, failures among queued writers commit nothing and do not disturb the others', async () => {
+    await t.post(`${p}/init/hot1`, {}, key);
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => t.post(`${p}/increment/hot1`, { by: 1, failAfter: i % 3 === 0 }, key)),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(40);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(20);
+    expect(ok.map((r) => r.body.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await count('hot1')).toMatchObject({ count: 40, version: 41 });
+    // the lease kept between local writers is given back once nobody waits
+    await waitFor(async () => (await t.rt.redis.exists(t.rt.store.keys.lease('Counter', 'hot1'))) === 0, { what: 'lease released' });
   });
 
   test('a handler that throws commits nothing', async () => {

@@ -8,7 +8,7 @@
 -- ARGV[4] state json, ARGV[5] lookup map json ('' when none), ARGV[6] class id,
 -- ARGV[7] instance id, ARGV[8] #adds, ARGV[9] #removes, ARGV[10] tasks json ('' none),
 -- ARGV[11] events json ('' none), ARGV[12] job id ('' none), ARGV[13] job result json,
--- ARGV[14] job result ttl (s)
+-- ARGV[14] job result ttl (s), ARGV[15] keep the lease for this many ms (0: release it)
 -- Returns {1, version, task entry id or ''} | {-1} lease lost | {-2, version} version moved | {-3, key} lookup key taken
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return {-1} end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
@@ -42,5 +42,9 @@ if ARGV[12] ~= '' then
   redis.call('ZREM', KEYS[6], ARGV[12])
   redis.call('SET', KEYS[7], ARGV[13], 'EX', ARGV[14])
 end
-redis.call('DEL', KEYS[2])
+if tonumber(ARGV[15]) > 0 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[15])
+else
+  redis.call('DEL', KEYS[2])
+end
 return {1, nv, taskEntry}
