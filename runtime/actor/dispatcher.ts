@@ -285,7 +285,7 @@ export class Dispatcher {
       let result: CallResult;
       const renewal = setInterval(() => {
         this.deps.store.renew(cls.id, id, lease.token, ttl).then(
-          (held) => held || (ctx as CtxImpl).controller.abort(),
+          (held) => held || (ctx as CtxImpl).abort(),
           (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
         );
       }, Math.max(100, Math.floor(ttl / 3)));
@@ -425,11 +425,10 @@ export class Dispatcher {
 
   private async invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: Ctx): Promise<CallResult> {
     const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
-    const controller = (ctx as CtxImpl).controller;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort();
+        (ctx as CtxImpl).abort();
         reject(runtimeError('TIMEOUT', `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`));
       }, budgetMs);
     });
@@ -501,7 +500,8 @@ class CtxImpl implements Ctx {
   readonly kind: MethodKind;
   readonly identity: Identity;
   private logger?: Logger;
-  readonly controller = new AbortController();
+  private abortController?: AbortController;
+  private aborted = false;
   readonly lookup: LookupApi;
   response: ResponseInit = {};
 
@@ -549,8 +549,16 @@ class CtxImpl implements Ctx {
     return this.logger;
   }
 
+  /** the abort signal is made on first use (most handlers never look at it) */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    this.abortController ??= new AbortController();
+    if (this.aborted) this.abortController.abort();
+    return this.abortController.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.abortController?.abort();
   }
 
   get ports(): Ports {
@@ -576,7 +584,7 @@ class CtxImpl implements Ctx {
   }
 
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {
-    if (this.controller.signal.aborted) throw runtimeError('TIMEOUT', `${this.classId}.${this.method} has run out of time`);
+    if (this.aborted) throw runtimeError('TIMEOUT', `${this.classId}.${this.method} has run out of time`);
     const frame = { classId: this.classId, instanceId: this.instanceId, exclusive: KIND_CAN_WRITE[this.kind] };
     return this.dispatcher.call({
       classId,

@@ -40,6 +40,10 @@ export class ApiKeyStore {
   async verify(key: string): Promise<ApiKeyRecord | null> {
     if (!key || key.length > 512) return null;
     const digestHex = hashApiKey(key);
+    return this.verifyDigest(digestHex);
+  }
+
+  private async verifyDigest(digestHex: string): Promise<ApiKeyRecord | null> {
     const digest = Buffer.from(digestHex, 'hex');
     let envMatch = -1;
     // compare against every configured key in constant time, whatever matches
