@@ -1,0 +1,260 @@
+/** Tier rules, pure: dates, the overlap rule, building and changing tiers and rules, listings. */
+import { isDeepStrictEqual } from 'node:util';
+import { LIVE_STATUSES } from './status';
+import {
+  TIER_GROUPS,
+  TIER_STATUSES,
+  type EligibilityRule,
+  type EligibilityRuleInput,
+  type PendingApproval,
+  type Tier,
+  type TierActor,
+  type TierGroup,
+  type TierStatus,
+} from './types';
+
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+/** An ISO 8601 date or date-time as a UTC instant string; undefined when it is not one. */
+export function normalizeDate(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/i.exec(value);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
+  const ms = Date.parse(value.replace(' ', 'T'));
+  if (Number.isNaN(ms)) return undefined;
+  const iso = new Date(ms).toISOString();
+  return /^\d{4}-/.test(iso) ? iso : undefined; // years 0000-9999 only: instants compare as strings
+}
+
+export type DateRangeResult = { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldProblem[] };
+
+/** startDate < endDate, both valid instants (dates without time are midnight UTC). */
+export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
+  const startDate = normalizeDate(start);
+  const endDate = normalizeDate(end);
+  const problems: FieldProblem[] = [];
+  if (!startDate) problems.push({ field: 'startDate', reason: 'must be an ISO 8601 date or date-time with a zone' });
+  if (!endDate) problems.push({ field: 'endDate', reason: 'must be an ISO 8601 date or date-time with a zone' });
+  if (startDate && endDate && startDate >= endDate) problems.push({ field: 'endDate', reason: 'must be after startDate' });
+  return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
+}
+
+/**
+ * The overlap rule (README): tiers of the same tier type whose half-open ranges
+ * [startDate, endDate) intersect may not both be live. Live: status `pending`
+ * or `active`, or an approval pending that would make it so; never `expired`.
+ * A MongoDB filter on the streamed `tiers` collection for the other tiers that
+ * conflict with `range` (instants in toISOString form compare as strings).
+ */
+export function overlapFilter(range: { tierTypeId: string; startDate: string; endDate: string; excludeId?: string }): Record<string, unknown> {
+  const and: Record<string, unknown>[] = [
+    { 'tierType.id': range.tierTypeId },
+    { startDate: { $lt: range.endDate } },
+    { endDate: { $gt: range.startDate } },
+    { status: { $ne: 'expired' } },
+    { $or: [{ status: { $in: [...LIVE_STATUSES] } }, { 'pendingApproval.requestedStatus': { $in: [...LIVE_STATUSES] } }] },
+  ];
+  if (range.excludeId) and.push({ id: { $ne: range.excludeId } });
+  return { $and: and };
+}
+
+/** Pure check of the same rule between two tiers (tests and documentation). */
+export function rangesOverlap(a: { startDate: string; endDate: string }, b: { startDate: string; endDate: string }): boolean {
+  return a.startDate < b.endDate && b.startDate < a.endDate;
+}
+
+export interface CreateTierBody {
+  name: string;
+  description?: string;
+  tierType: { id: string };
+  fee: number;
+  startDate: string;
+  endDate: string;
+  eligibilityRules?: EligibilityRuleInput[];
+  sourceTierId?: string;
+}
+
+export function newRule(input: EligibilityRuleInput, id: string): EligibilityRule {
+  const rule: EligibilityRule = {
+    id,
+    name: input.name,
+    paymentTypes: [...new Set(input.paymentTypes)],
+    paymentPeriod: input.paymentPeriod,
+    conditions: input.conditions.map((c) => ({ key: c.key, logicalOperator: c.logicalOperator, value: structuredClone(c.value) })),
+    status: input.status ?? 'active',
+  };
+  if (input.quota !== undefined && input.quota !== null) rule.quota = input.quota;
+  return rule;
+}
+
+/** sourceTierId: the source's active rules only, each with a new id. */
+export function copyActiveRules(rules: EligibilityRule[], newId: () => string): EligibilityRule[] {
+  return rules.filter((r) => r.status === 'active').map((r) => ({ ...structuredClone(r), id: newId() }));
+}
+
+export function buildTier(input: {
+  id: string;
+  body: CreateTierBody;
+  startDate: string;
+  endDate: string;
+  group: TierGroup;
+  rules: EligibilityRule[];
+  createdBy: TierActor;
+  now: string;
+}): Tier {
+  const { body } = input;
+  const tier: Tier = {
+    id: input.id,
+    name: body.name.trim(),
+    tierType: { id: body.tierType.id, group: input.group },
+    fee: body.fee,
+    startDate: input.startDate,
+    endDate: input.endDate,
+    status: 'pending',
+    eligibilityRules: input.rules,
+    createdBy: input.createdBy,
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
+  if (body.description !== undefined) tier.description = body.description;
+  return tier;
+}
+
+export interface UpdateTierBody {
+  name?: string;
+  description?: string | null;
+  fee?: number;
+  startDate?: string;
+  endDate?: string;
+}
+
+/** The tier with an update applied (description null removes it); dates are checked by the caller. */
+export function applyTierUpdate(tier: Tier, body: UpdateTierBody, dates: { startDate: string; endDate: string }, now: string): Tier {
+  const next: Tier = structuredClone(tier);
+  if (body.name !== undefined) next.name = body.name.trim();
+  if (body.description === null) delete next.description;
+  else if (body.description !== undefined) next.description = body.description;
+  if (body.fee !== undefined) next.fee = body.fee;
+  next.startDate = dates.startDate;
+  next.endDate = dates.endDate;
+  next.updatedAt = now;
+  return next;
+}
+
+/** Same content, ignoring updatedAt. */
+export function sameTier(a: Tier, b: Tier): boolean {
+  const { updatedAt: _a, ...ra } = a;
+  const { updatedAt: _b, ...rb } = b;
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(ra)), JSON.parse(JSON.stringify(rb)));
+}
+
+export interface UpdateRuleBody {
+  ruleId: string;
+  name?: string;
+  paymentTypes?: EligibilityRule['paymentTypes'];
+  paymentPeriod?: string;
+  quota?: number | null;
+  conditions?: EligibilityRule['conditions'];
+}
+
+/** The rule with an update applied (quota null removes it). */
+export function applyRuleUpdate(rule: EligibilityRule, body: UpdateRuleBody): EligibilityRule {
+  const next = structuredClone(rule);
+  if (body.name !== undefined) next.name = body.name;
+  if (body.paymentTypes !== undefined) next.paymentTypes = [...new Set(body.paymentTypes)];
+  if (body.paymentPeriod !== undefined) next.paymentPeriod = body.paymentPeriod;
+  if (body.quota === null) delete next.quota;
+  else if (body.quota !== undefined) next.quota = body.quota;
+  if (body.conditions !== undefined) next.conditions = structuredClone(body.conditions);
+  return next;
+}
+
+/** Seconds from now until the instant (never negative). */
+export function delayUntil(instant: string, nowMs: number): number {
+  return Math.max(0, (Date.parse(instant) - nowMs) / 1000);
+}
+
+/** The streamed document of a tier (collection `tiers`). */
+export function tierDocument(tier: Tier, pendingApproval: PendingApproval | null): Record<string, unknown> {
+  return { ...tier, pendingApprovalId: pendingApproval?.id ?? null, pendingApproval: pendingApproval ?? null };
+}
+
+// ---- listTiers ----
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface ListQuery {
+  status?: TierStatus;
+  tierTypeId?: string;
+  tierGroup?: TierGroup;
+  search?: string;
+  page: number;
+  limit: number;
+}
+
+export type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] };
+
+function intOf(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return undefined;
+}
+
+const LIST_FIELDS = new Set(['status', 'tierTypeId', 'tierGroup', 'search', 'page', 'limit']);
+
+/** Filters from a GET query or a POST body (same names). */
+export function parseListQuery(raw: Record<string, unknown>): ParseResult {
+  const errors: FieldProblem[] = [];
+  const q: ListQuery = { page: 1, limit: DEFAULT_PAGE_SIZE };
+  for (const k of Object.keys(raw)) if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not allowed' });
+  const given = (k: string) => raw[k] !== undefined && raw[k] !== '';
+  if (given('status')) {
+    if ((TIER_STATUSES as readonly unknown[]).includes(raw.status)) q.status = raw.status as TierStatus;
+    else errors.push({ field: 'status', reason: `must be one of: ${TIER_STATUSES.join(', ')}` });
+  }
+  if (given('tierGroup')) {
+    if ((TIER_GROUPS as readonly unknown[]).includes(raw.tierGroup)) q.tierGroup = raw.tierGroup as TierGroup;
+    else errors.push({ field: 'tierGroup', reason: `must be one of: ${TIER_GROUPS.join(', ')}` });
+  }
+  if (given('tierTypeId')) {
+    if (typeof raw.tierTypeId === 'string' && raw.tierTypeId.length <= 200) q.tierTypeId = raw.tierTypeId;
+    else errors.push({ field: 'tierTypeId', reason: 'must be a string of at most 200 characters' });
+  }
+  if (given('search')) {
+    if (typeof raw.search === 'string' && raw.search.length <= 200) {
+      if (raw.search.trim()) q.search = raw.search.trim();
+    } else errors.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
+  }
+  if (raw.page !== undefined) {
+    const n = intOf(raw.page);
+    if (n === undefined || n < 1) errors.push({ field: 'page', reason: 'must be an integer >= 1' });
+    else q.page = n;
+  }
+  if (raw.limit !== undefined) {
+    const n = intOf(raw.limit);
+    if (n === undefined || n < 1 || n > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+    else q.limit = n;
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, query: q };
+}
+
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** MongoDB filter of listTiers on the `tiers` collection; search: case-insensitive literal match in the name. */
+export function buildListFilter(q: ListQuery): Record<string, unknown> {
+  const and: Record<string, unknown>[] = [];
+  if (q.status) and.push({ status: q.status });
+  if (q.tierTypeId) and.push({ 'tierType.id': q.tierTypeId });
+  if (q.tierGroup) and.push({ 'tierType.group': q.tierGroup });
+  if (q.search) and.push({ name: { $regex: escapeRegex(q.search), $options: 'i' } });
+  if (and.length === 0) return {};
+  return and.length === 1 ? and[0] : { $and: and };
+}

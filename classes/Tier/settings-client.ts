@@ -1,0 +1,74 @@
+/**
+ * What Tier asks the Setting class (spec 2.4 tier types and tier config), in
+ * one place so the contract is easy to follow and to swap in tests:
+ *
+ *   ctx.call('Setting', 'getTierType', 'default', { id })      → {id, name, tierGroup, status, ...} | 404
+ *   ctx.call('Setting', 'getPaymentPeriods', 'default', {})    → {paymentPeriods: [{key, label}]}
+ *
+ * A 404 answer, and a Setting singleton that does not exist yet (the runtime's
+ * unknown-instance answer), mean "no such tier type" / "no payment periods".
+ * Any other failure is TIER_SETTINGS_UNAVAILABLE (502) with the inner error.
+ */
+import { ActorError, type Ctx } from '../../runtime';
+import { tierError } from './errors';
+import { TIER_GROUPS, type TierGroup } from './types';
+
+export const SETTING_CLASS = 'Setting';
+export const SETTING_INSTANCE = 'default';
+
+export interface TierTypeRecord {
+  id: string;
+  name?: string;
+  tierGroup: TierGroup;
+  status: 'active' | 'inactive' | string;
+  [field: string]: unknown;
+}
+
+export interface PaymentPeriod {
+  key: string;
+  label: string;
+}
+
+/** the runtime's own 404s (unknown project, class, method): Setting is not there at all, which is no "absent record" */
+const PLATFORM_NOT_FOUND = new Set<number | string>([1003, 1004, 1005]);
+
+function isAbsent(err: unknown): boolean {
+  if (!(err instanceof ActorError)) return false;
+  if (err.code === 'UNKNOWN_INSTANCE') return true;
+  return err.status === 404 && !PLATFORM_NOT_FOUND.has(err.code);
+}
+
+function unavailable(what: string, err: unknown): ActorError {
+  const inner = err instanceof ActorError ? { status: err.status, code: err.code, message: err.message } : { message: (err as Error)?.message ?? String(err) };
+  return tierError('TIER_SETTINGS_UNAVAILABLE', `Could not read ${what} from the Setting class`, { error: inner });
+}
+
+/** The tier type, or null when there is none with this id. */
+export async function getTierType(ctx: Ctx, id: string): Promise<TierTypeRecord | null> {
+  let body: unknown;
+  try {
+    body = (await ctx.call(SETTING_CLASS, 'getTierType', SETTING_INSTANCE, { id })).body;
+  } catch (err) {
+    if (isAbsent(err)) return null;
+    throw unavailable(`tier type ${id}`, err);
+  }
+  const record = ((body as { tierType?: unknown })?.tierType ?? body) as Partial<TierTypeRecord> | null;
+  if (!record || typeof record !== 'object') return null;
+  if (!(TIER_GROUPS as readonly unknown[]).includes(record.tierGroup)) {
+    throw unavailable(`tier type ${id}`, new Error(`tier type ${id} has no valid tierGroup (${String(record.tierGroup)})`));
+  }
+  return { ...record, id: record.id ?? id } as TierTypeRecord;
+}
+
+/** The configured payment periods (empty when none are configured). */
+export async function getPaymentPeriods(ctx: Ctx): Promise<PaymentPeriod[]> {
+  let body: unknown;
+  try {
+    body = (await ctx.call(SETTING_CLASS, 'getPaymentPeriods', SETTING_INSTANCE, {})).body;
+  } catch (err) {
+    if (isAbsent(err)) return [];
+    throw unavailable('the payment periods', err);
+  }
+  const list = (body as { paymentPeriods?: unknown })?.paymentPeriods;
+  return Array.isArray(list) ? list.filter((p): p is PaymentPeriod => !!p && typeof p.key === 'string') : [];
+}

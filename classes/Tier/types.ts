@@ -1,0 +1,103 @@
+/** Tier records (spec 2.3). */
+
+export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
+export type TierStatus = (typeof TIER_STATUSES)[number];
+
+/** What updateStatus may set (spec 2.3 UpdatableTierStatus). */
+export const UPDATABLE_TIER_STATUSES = ['active', 'inactive', 'pending'] as const;
+export type UpdatableTierStatus = (typeof UPDATABLE_TIER_STATUSES)[number];
+
+export const TIER_GROUPS = ['base', 'upgrade', 'add_on'] as const;
+export type TierGroup = (typeof TIER_GROUPS)[number];
+
+export const TIER_PAYMENT_TYPES = ['credit_card', 'salary_deduction'] as const;
+export type TierPaymentType = (typeof TIER_PAYMENT_TYPES)[number];
+
+/** EligibilityOperator values (the spec leaves them open; the workflow engine's operator set, spec 3.4). */
+export const ELIGIBILITY_OPERATORS = [
+  'equal',
+  'not_equal',
+  'in',
+  'not_in',
+  'less_than',
+  'greater_than',
+  'less_than_equal',
+  'greater_than_equal',
+] as const;
+export type EligibilityOperator = (typeof ELIGIBILITY_OPERATORS)[number];
+
+export type ConditionScalar = string | number | boolean;
+export type ConditionValue = ConditionScalar | ConditionScalar[];
+
+export interface EligibilityRuleCondition {
+  key: string;
+  logicalOperator: EligibilityOperator;
+  value: ConditionValue;
+}
+
+export type EligibilityRuleStatus = 'active' | 'inactive';
+
+export interface EligibilityRule {
+  id: string;
+  name: string;
+  paymentTypes: TierPaymentType[];
+  paymentPeriod: string;
+  quota?: number;
+  conditions: EligibilityRuleCondition[];
+  status: EligibilityRuleStatus;
+}
+
+/** An eligibility rule as a client sends it (the id is assigned by the service). */
+export type EligibilityRuleInput = Omit<EligibilityRule, 'id' | 'status'> & { status?: EligibilityRuleStatus };
+
+/** createdBy (spec "StateManagerActor"): the spec actor behind the creating identity. */
+export interface TierActor {
+  id: string;
+  type: string;
+  name?: string;
+}
+
+export interface Tier {
+  id: string;
+  name: string;
+  description?: string;
+  tierType: { id: string; group: TierGroup };
+  fee: number;
+  /** ISO 8601 instants (UTC, `toISOString()` form) */
+  startDate: string;
+  endDate: string;
+  status: TierStatus;
+  eligibilityRules: EligibilityRule[];
+  createdBy: TierActor;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const TIER_EVENTS = [
+  'tier_create',
+  'tier_update',
+  'tier_status_update',
+  'eligibility_rule_add',
+  'eligibility_rule_update',
+  'eligibility_rule_deactivate',
+] as const;
+export type TierEvent = (typeof TIER_EVENTS)[number];
+
+/** The approval a tier waits for; every change is refused meanwhile. */
+export interface PendingApproval {
+  id: string;
+  event: TierEvent;
+  /** the status the tier gets once approved (counts for the overlap rule meanwhile) */
+  requestedStatus: TierStatus;
+}
+
+/** Private state of a Tier instance (spec 2.3: "private state holds `tier`"). */
+export interface TierState {
+  tier: Tier;
+  pendingApproval: PendingApproval | null;
+  lastReview?: { approvalId: string; event: string; action: string; outcome: 'applied' | 'rejected' | 'ignored_expired'; by?: string; at: string };
+  /** when the earliest outstanding `expire` task runs (null: none outstanding) */
+  expiryCheckAt: string | null;
+  /** set by streamTier (a changed state is what makes the runtime project it again) */
+  streamedAt?: string;
+}
