@@ -64,8 +64,14 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
   let lastRegeneration = 0;
   roles.setFallback(
     async (names) => {
-      const r = await dispatcher.call({ classId: provider.id, method: getRoles, instanceId, body: { names }, ...asSystem });
-      return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
+      try {
+        const r = await dispatcher.call({ classId: provider.id, method: getRoles, instanceId, body: { names }, ...asSystem });
+        return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
+      } catch (err) {
+        // e.g. a fresh project whose role provider has no instance yet: no roles (403), not a 500
+        logger.warn({ err }, 'role provider unavailable');
+        return [];
+      }
     },
     () => {
       if (Date.now() - lastRegeneration < 60_000) return;

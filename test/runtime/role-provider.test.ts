@@ -24,3 +24,19 @@ test('without a snapshot the role check asks the provider, and the snapshot is r
   t.rt.roleSource.invalidate();
   expect((await t.get(`${p}/get/x`, viewer)).status).toBe(200);
 });
+
+test('a role provider without an instance yet means no roles (403), not a 500', async () => {
+  const fresh = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'fixtures')}` } });
+  try {
+    const p = `/${fresh.projectId}/CALL/Counter`;
+    await fresh.post(`${p}/init/y`, {}, { 'x-api-key': TEST_API_KEY });
+    const viewer = { authorization: `Bearer ${fresh.token('program_management_user', 'pm', ['viewer'])}` };
+    expect((await fresh.get(`${p}/get/y`, viewer)).status).toBe(403);
+    // the regeneration it triggered creates the provider's instance and publishes; then the role works
+    await waitFor(() => fresh.rt.ports.roles.current(), { what: 'snapshot published by regeneration' });
+    fresh.rt.roleSource.invalidate();
+    expect((await fresh.get(`${p}/get/y`, viewer)).status).toBe(200);
+  } finally {
+    await fresh.stop();
+  }
+});

@@ -1,0 +1,339 @@
+/**
+ * Pure rules of RoleManager: the built-in super role, name uniqueness, the
+ * permission catalogue and its checks, the Role status machine (spec 3.3),
+ * listing queries and the setState check. No I/O here.
+ */
+import type { FieldError } from '../../runtime';
+import { canonicalJson } from './deployment';
+import type { RoleErrorName } from './errors';
+import {
+  ROLE_STATUSES,
+  type DeploymentState,
+  type PermissionMap,
+  type RoleEntity,
+  type RoleManagerState,
+  type RoleStatus,
+  type StoredRole,
+} from './types';
+
+// ---------------------------------------------------------------- super role and state
+
+export const SUPER_ROLE_ID = 'super';
+export const SUPER_ROLE_NAME = 'super';
+
+/** The built-in level-1 role: always present, always active, never changed. */
+export function superRole(now: string): StoredRole {
+  return {
+    id: SUPER_ROLE_ID,
+    name: SUPER_ROLE_NAME,
+    description: 'Built-in super role: every operation without permission checks',
+    level: 1,
+    createdBy: { id: 'system', type: 'system', name: 'system' },
+    permissions: {},
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+    pendingApprovalId: null,
+  };
+}
+
+export function isBuiltIn(role: Pick<RoleEntity, 'id'>): boolean {
+  return role.id === SUPER_ROLE_ID;
+}
+
+export function emptyDeployment(): DeploymentState {
+  return { version: 0, hash: null, lastDeployedAt: null, scheduledFor: null };
+}
+
+/**
+ * Fills what a new (or upserted) instance lacks: the roles map with the super
+ * role, and the deployment record. Mutates and returns the partition.
+ */
+export function ensureState(partition: Record<string, any>, now: string): RoleManagerState {
+  const s = partition as Partial<RoleManagerState>;
+  s.roles ??= {};
+  if (!s.roles[SUPER_ROLE_ID] || !isIntactSuper(s.roles[SUPER_ROLE_ID])) {
+    const existing = s.roles[SUPER_ROLE_ID];
+    s.roles[SUPER_ROLE_ID] = superRole(existing?.createdAt ?? now);
+  }
+  s.deployment ??= emptyDeployment();
+  return s as RoleManagerState;
+}
+
+function isIntactSuper(r: StoredRole): boolean {
+  return r.level === 1 && r.status === 'active' && r.name === SUPER_ROLE_NAME && r.pendingApprovalId === null;
+}
+
+/** Roles of a (possibly empty, frozen) state for reading: the super role is always there. */
+export function rolesForReading(partition: Record<string, any>): StoredRole[] {
+  const roles = { ...((partition.roles as Record<string, StoredRole> | undefined) ?? {}) };
+  if (!roles[SUPER_ROLE_ID]) roles[SUPER_ROLE_ID] = superRole(new Date(0).toISOString());
+  return Object.values(roles);
+}
+
+// ---------------------------------------------------------------- names
+
+export function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/** The role (other than `exceptId`) whose name equals `name` case-insensitively. */
+export function nameConflict(roles: Iterable<StoredRole>, name: string, exceptId?: string): StoredRole | undefined {
+  const key = nameKey(name);
+  for (const r of roles) if (r.id !== exceptId && nameKey(r.name) === key) return r;
+  return undefined;
+}
+
+// ---------------------------------------------------------------- permissions
+
+export interface CatalogueEntry {
+  name: string;
+  kind: string;
+  access: readonly string[];
+}
+
+/**
+ * The permission catalogue (getPermissions): class key → the method names a
+ * program management user may call (access includes program_management_user),
+ * sorted; classes without such methods are left out.
+ */
+export function permissionCatalogue(raw: Record<string, readonly CatalogueEntry[]>): PermissionMap {
+  const out: PermissionMap = {};
+  for (const classId of Object.keys(raw).sort()) {
+    const methods = raw[classId].filter((m) => m.access.includes('program_management_user')).map((m) => m.name);
+    if (methods.length) out[classId] = [...new Set(methods)].sort();
+  }
+  return out;
+}
+
+/** Sorted, de-duplicated method lists; classes with empty lists dropped. */
+export function normalizePermissions(p: PermissionMap | undefined | null): PermissionMap {
+  const out: PermissionMap = {};
+  for (const classId of Object.keys(p ?? {}).sort()) {
+    const methods = [...new Set((p as PermissionMap)[classId])].sort();
+    if (methods.length) out[classId] = methods;
+  }
+  return out;
+}
+
+/** Entries that name an unknown class, or a method program management users cannot call. */
+export function permissionErrors(p: PermissionMap, catalogue: PermissionMap, field = 'permissions'): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const classId of Object.keys(p)) {
+    const known = Object.prototype.hasOwnProperty.call(catalogue, classId) ? catalogue[classId] : undefined;
+    if (!known) {
+      errors.push({ field: `${field}.${classId}`, reason: `unknown class '${classId}'` });
+      continue;
+    }
+    for (const m of p[classId]) {
+      if (!known.includes(m)) errors.push({ field: `${field}.${classId}`, reason: `unknown method '${m}'` });
+    }
+  }
+  return errors;
+}
+
+// ---------------------------------------------------------------- entity
+
+/** The role without approval bookkeeping (what workflows patch and the audit log records). */
+export function entityOf(role: StoredRole): RoleEntity {
+  const { pendingApprovalId: _pending, ...entity } = role;
+  return entity;
+}
+
+/** True when the two differ only in updatedAt. */
+export function sameContent(a: RoleEntity, b: RoleEntity): boolean {
+  const strip = ({ updatedAt: _u, ...rest }: RoleEntity) => rest;
+  return canonicalJson(strip(a)) === canonicalJson(strip(b));
+}
+
+export interface RoleChanges {
+  name?: string;
+  /** null removes the description */
+  description?: string | null;
+  permissions?: PermissionMap;
+}
+
+/** The role as an update asks for it (nothing else changes). */
+export function applyChanges(role: RoleEntity, changes: RoleChanges, now: string): RoleEntity {
+  const next: RoleEntity = { ...role, updatedAt: now };
+  if (changes.name !== undefined) next.name = changes.name.trim();
+  if (changes.description === null) delete next.description;
+  else if (changes.description !== undefined) next.description = changes.description;
+  if (changes.permissions !== undefined) next.permissions = normalizePermissions(changes.permissions);
+  return next;
+}
+
+// ---------------------------------------------------------------- status machine (spec 3.3)
+
+/**
+ * Whether a role change may start. Spec 3.3: createRole sets `inactive`; the
+ * workflow moves `inactive` to `active`; updateStatus changes the status
+ * through the workflow. Refused here:
+ *  - any change of the built-in super role (ROLE_BUILT_IN)
+ *  - any change while an approval is pending (ROLE_PENDING_APPROVAL)
+ *  - a status that is not active/inactive (ROLE_INVALID_INPUT; the schema normally answers first)
+ *  - updateStatus to the current status (ROLE_STATUS_UNCHANGED)
+ */
+export function changeRefusal(
+  role: Pick<StoredRole, 'id' | 'status' | 'pendingApprovalId'>,
+  change: { kind: 'update' } | { kind: 'status'; status: string },
+): RoleErrorName | null {
+  if (isBuiltIn(role)) return 'ROLE_BUILT_IN';
+  if (role.pendingApprovalId) return 'ROLE_PENDING_APPROVAL';
+  if (change.kind === 'status') {
+    if (!ROLE_STATUSES.includes(change.status as RoleStatus)) return 'ROLE_INVALID_INPUT';
+    if (change.status === role.status) return 'ROLE_STATUS_UNCHANGED';
+  }
+  return null;
+}
+
+/**
+ * The status after an approval callback (pure model of what the workflow
+ * patch does, used by the table-driven test): approve → the status the
+ * approval was created with; reject → unchanged.
+ */
+export function statusAfterReview(current: RoleStatus, approvedStatus: RoleStatus | null, action: 'approve' | 'reject'): RoleStatus {
+  return action === 'approve' && approvedStatus ? approvedStatus : current;
+}
+
+// ---------------------------------------------------------------- lookups for authentication
+
+/** Active roles whose id or name is in `names` (all active roles when names is undefined). */
+export function activeRolesMatching(roles: Iterable<StoredRole>, names?: readonly string[]): StoredRole[] {
+  const wanted = names ? new Set(names) : undefined;
+  const out: StoredRole[] = [];
+  for (const r of roles) {
+    if (r.status !== 'active') continue;
+    if (wanted && !wanted.has(r.id) && !wanted.has(r.name)) continue;
+    out.push(r);
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+// ---------------------------------------------------------------- listing
+
+export const LIST_DEFAULT_LIMIT = 20;
+export const LIST_MAX_LIMIT = 100;
+
+export interface RoleListQuery {
+  status?: RoleStatus;
+  search?: string;
+  page: number;
+  limit: number;
+}
+
+const LIST_FIELDS = new Set(['status', 'search', 'page', 'limit']);
+
+function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v);
+  return undefined;
+}
+
+/** Parses listRoles parameters (GET query strings or POST body values). */
+export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: RoleListQuery } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(raw)) if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not a listRoles parameter' });
+  const query: RoleListQuery = { page: 1, limit: LIST_DEFAULT_LIMIT };
+  if (raw.status !== undefined) {
+    if (ROLE_STATUSES.includes(raw.status as RoleStatus)) query.status = raw.status as RoleStatus;
+    else errors.push({ field: 'status', reason: `must be one of ${ROLE_STATUSES.join(', ')}` });
+  }
+  if (raw.search !== undefined) {
+    if (typeof raw.search === 'string' && raw.search.length <= 200) {
+      if (raw.search.trim()) query.search = raw.search.trim();
+    } else errors.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
+  }
+  if (raw.page !== undefined) {
+    const page = toInt(raw.page);
+    if (page !== undefined && page >= 1) query.page = page;
+    else errors.push({ field: 'page', reason: 'must be an integer of at least 1' });
+  }
+  if (raw.limit !== undefined) {
+    const limit = toInt(raw.limit);
+    if (limit !== undefined && limit >= 1 && limit <= LIST_MAX_LIMIT) query.limit = limit;
+    else errors.push({ field: 'limit', reason: `must be an integer from 1 to ${LIST_MAX_LIMIT}` });
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, query };
+}
+
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** MongoDB filter of a listing (status, and a case-insensitive literal search in name and description). */
+export function buildListFilter(q: RoleListQuery): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  if (q.status) filter.status = q.status;
+  if (q.search) {
+    const regex = { $regex: escapeRegex(q.search), $options: 'i' };
+    filter.$or = [{ name: regex }, { description: regex }];
+  }
+  return filter;
+}
+
+/** The streamed document of a role (collection `roles`). */
+export function roleDocument(role: StoredRole): Record<string, unknown> {
+  return { ...role, nameLower: nameKey(role.name), builtIn: isBuiltIn(role) };
+}
+
+// ---------------------------------------------------------------- setState
+
+export interface StateInputRole {
+  id: string;
+  name: string;
+  description?: string;
+  level: 1 | 10;
+  permissions: PermissionMap;
+  status: RoleStatus;
+  createdBy?: StoredRole['createdBy'];
+  createdAt?: string;
+  updatedAt?: string;
+  pendingApprovalId?: string | null;
+}
+
+/**
+ * The roles a setState installs, or the reasons it is refused: ids and names
+ * unique (names case-insensitively), permissions within the catalogue. An
+ * entry for the super role is ignored: the built-in one is kept.
+ */
+export function stateFromInput(
+  input: StateInputRole[],
+  catalogue: PermissionMap,
+  keepSuper: StoredRole,
+  now: string,
+): { ok: true; roles: Record<string, StoredRole> } | { ok: false; status: 'invalid' | 'conflict'; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  let conflict = false;
+  const roles: Record<string, StoredRole> = { [SUPER_ROLE_ID]: keepSuper };
+  input.forEach((r, i) => {
+    if (r.id === SUPER_ROLE_ID) return;
+    const field = `roles.${i}`;
+    if (Object.prototype.hasOwnProperty.call(roles, r.id)) {
+      errors.push({ field: `${field}.id`, reason: `duplicate role id '${r.id}'` });
+      return;
+    }
+    const clash = nameConflict(Object.values(roles), r.name);
+    if (clash) {
+      conflict = true;
+      errors.push({ field: `${field}.name`, reason: `name '${r.name}' is already used by role '${clash.id}'` });
+      return;
+    }
+    const permissions = normalizePermissions(r.permissions);
+    errors.push(...permissionErrors(permissions, catalogue, `${field}.permissions`));
+    roles[r.id] = {
+      id: r.id,
+      name: r.name.trim(),
+      ...(r.description !== undefined ? { description: r.description } : {}),
+      level: r.level,
+      createdBy: r.createdBy ?? { id: 'system', type: 'system', name: 'system' },
+      permissions,
+      status: r.status,
+      createdAt: r.createdAt ?? now,
+      updatedAt: r.updatedAt ?? now,
+      pendingApprovalId: r.pendingApprovalId ?? null,
+    };
+  });
+  if (errors.length) return { ok: false, status: conflict && errors.every((e) => e.field.endsWith('.name')) ? 'conflict' : 'invalid', errors };
+  return { ok: true, roles };
+}

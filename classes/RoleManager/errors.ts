@@ -1,0 +1,36 @@
+/** RoleManager error codes (spec 7.1: 9000-9099). Each name has one code and one HTTP status. */
+import { ActorError } from '../../runtime';
+
+export const RoleErrors = {
+  /** no role with that id */
+  ROLE_NOT_FOUND: { code: 9000, status: 404 },
+  /** another role already has this name (names compare case-insensitively) */
+  ROLE_NAME_TAKEN: { code: 9001, status: 409 },
+  /** permissions name classes or methods a program management user cannot call (details.errors lists them) */
+  ROLE_INVALID_PERMISSIONS: { code: 9002, status: 400 },
+  /** the role waits for an approval: no other change until it is reviewed */
+  ROLE_PENDING_APPROVAL: { code: 9003, status: 409 },
+  /** the built-in super role cannot be changed or deactivated */
+  ROLE_BUILT_IN: { code: 9004, status: 409 },
+  /** an approval callback for an approval the role does not wait for */
+  ROLE_APPROVAL_MISMATCH: { code: 9005, status: 409 },
+  /** the approved change no longer applies to the role */
+  ROLE_APPROVAL_CONFLICT: { code: 9006, status: 409 },
+  /** listRoles: bad filter or page values */
+  ROLE_INVALID_QUERY: { code: 9007, status: 400 },
+  /** updateStatus to the status the role already has */
+  ROLE_STATUS_UNCHANGED: { code: 9008, status: 409 },
+  /** setState: the given state is not valid */
+  ROLE_INVALID_STATE: { code: 9009, status: 400 },
+  /** getRole without an id */
+  ROLE_INVALID_INPUT: { code: 9010, status: 400 },
+  /** the role snapshot could not be published (the job is retried) */
+  ROLE_DEPLOYMENT_FAILED: { code: 9011, status: 502 },
+} as const;
+
+export type RoleErrorName = keyof typeof RoleErrors;
+
+export function roleError(name: RoleErrorName, message: string, details?: unknown): ActorError {
+  const { code, status } = RoleErrors[name];
+  return new ActorError(status, code, message, { details, classId: 'RoleManager', retryable: name === 'ROLE_DEPLOYMENT_FAILED' });
+}
