@@ -97,3 +97,20 @@ export function unknownInstanceError(projectId: string, classId: string, instanc
   const message = `No instance with id '${instanceId}' exists in class '${classId}' of project '${projectId}'`;
   return new ActorError(500, 'UNKNOWN_INSTANCE', message, { body: { message } });
 }
+
+export interface ErrorTable {
+  [name: string]: { code: number | string; status: number; retryable?: boolean };
+}
+
+/**
+ * A class's error constructor from its table of named codes:
+ *   const TierErrors = { TIER_NOT_FOUND: { code: 7004, status: 404 } };
+ *   export const tierError = errorFactory('Tier', TierErrors);
+ *   throw tierError('TIER_NOT_FOUND', 'No tier x', { id });
+ */
+export function errorFactory<T extends ErrorTable>(classId: string, table: T) {
+  return (name: keyof T, message: string, details?: unknown): ActorError => {
+    const { code, status, retryable } = table[name];
+    return new ActorError(status, code, message, { details, classId, retryable });
+  };
+}

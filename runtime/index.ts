@@ -20,6 +20,6 @@ export type {
   RoleSnapshot,
   ScheduleRequest,
 } from './actor/types';
-export { ActorError } from './errors';
+export { ActorError, errorFactory } from './errors';
 export type { RoleDefinition } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

@@ -1,5 +1,5 @@
 /** ApprovalManager error codes (spec 7.1: 8000-8099). Each name has one code and one HTTP status. */
-import { ActorError } from '../../runtime';
+import { errorFactory } from '../../runtime';
 
 export const ApprovalErrors = {
   /** reviewApproval on a record that is already approved or rejected */
@@ -20,7 +20,4 @@ export const ApprovalErrors = {
 
 export type ApprovalErrorName = keyof typeof ApprovalErrors;
 
-export function approvalError(name: ApprovalErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = ApprovalErrors[name];
-  return new ActorError(status, code, message, { details, classId: 'ApprovalManager' });
-}
+export const approvalError = errorFactory('ApprovalManager', ApprovalErrors);

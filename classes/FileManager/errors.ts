@@ -1,4 +1,4 @@
-import { ActorError } from '../../runtime';
+import { ActorError, errorFactory } from '../../runtime';
 
 /** FileManager error codes (spec 7.1: 13000-13099). Each has one HTTP status. */
 export const FileManagerErrors = {
@@ -36,10 +36,7 @@ export const FileManagerErrors = {
 
 export type FileManagerErrorName = keyof typeof FileManagerErrors;
 
-export function fileManagerError(name: FileManagerErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = FileManagerErrors[name];
-  return new ActorError(status, code, message, details === undefined ? {} : { details });
-}
+export const fileManagerError = errorFactory('FileManager', FileManagerErrors);
 
 /** Wraps a blob store failure (spec 4.1 rule 2 style: the inner message and code in details). */
 export function fileStoreError(operation: string, err: unknown): ActorError {

@@ -1,4 +1,4 @@
-import { ActorError } from '../../runtime';
+import { errorFactory } from '../../runtime';
 
 /** LogManager error codes (spec 7.1: 12000-12099). Each code has one HTTP status. */
 export const LogManagerErrors = {
@@ -22,7 +22,4 @@ export const LogManagerErrors = {
 
 export type LogManagerError = keyof typeof LogManagerErrors;
 
-export function logManagerError(name: LogManagerError, message: string, details?: unknown): ActorError {
-  const { code, status } = LogManagerErrors[name];
-  return new ActorError(status, code, message, details === undefined ? {} : { details });
-}
+export const logManagerError = errorFactory('LogManager', LogManagerErrors);

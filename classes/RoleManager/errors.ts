@@ -1,5 +1,5 @@
 /** RoleManager error codes (spec 7.1: 9000-9099). Each name has one code and one HTTP status. */
-import { ActorError } from '../../runtime';
+import { errorFactory } from '../../runtime';
 
 export const RoleErrors = {
   /** no role with that id */
@@ -25,12 +25,9 @@ export const RoleErrors = {
   /** getRole without an id */
   ROLE_INVALID_INPUT: { code: 9010, status: 400 },
   /** the role snapshot could not be published (the job is retried) */
-  ROLE_DEPLOYMENT_FAILED: { code: 9011, status: 502 },
+  ROLE_DEPLOYMENT_FAILED: { code: 9011, status: 502, retryable: true },
 } as const;
 
 export type RoleErrorName = keyof typeof RoleErrors;
 
-export function roleError(name: RoleErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = RoleErrors[name];
-  return new ActorError(status, code, message, { details, classId: 'RoleManager', retryable: name === 'ROLE_DEPLOYMENT_FAILED' });
-}
+export const roleError = errorFactory('RoleManager', RoleErrors);

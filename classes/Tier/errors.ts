@@ -1,5 +1,5 @@
 /** Tier error codes (spec 7.1: 7000-7099). Each name has one code and one HTTP status. */
-import { ActorError } from '../../runtime';
+import { errorFactory } from '../../runtime';
 
 export const TierErrors = {
   /** startDate is not before endDate (or a date is not a valid ISO 8601 instant) */
@@ -42,7 +42,4 @@ export const TierErrors = {
 
 export type TierErrorName = keyof typeof TierErrors;
 
-export function tierError(name: TierErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = TierErrors[name];
-  return new ActorError(status, code, message, { details, classId: 'Tier' });
-}
+export const tierError = errorFactory('Tier', TierErrors);
