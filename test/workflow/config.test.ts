@@ -118,10 +118,11 @@ describe('default rule files (spec 6)', () => {
   };
   const initial: Record<string, string> = { RoleManager: 'inactive', Partner: 'inactive', Venue: 'inactive' };
 
-  test('there is a file for every class of spec 6 and no event beyond it', () => {
-    expect([...defaults.keys()].sort()).toEqual(Object.keys(spec6).sort());
+  test('there is a file for every class of spec 6 covering each of its events (classes may add events of their own)', () => {
     for (const [classId, events] of Object.entries(spec6)) {
-      expect(defaults.get(classId)!.config.rules.map((r) => String(r.event)).sort()).toEqual([...events].sort());
+      expect(defaults.has(classId)).toBe(true);
+      const configured = new Set(defaults.get(classId)!.config.rules.map((r) => String(r.event)));
+      for (const e of events) expect(configured.has(e)).toBe(true);
     }
   });
 

@@ -1,0 +1,114 @@
+/**
+ * List parameters → a document-store query on collection `settings`. Pure:
+ * takes the query-string and body parameters (body wins), answers the
+ * filter/sort/page or throws a 400 SETTING_INVALID_QUERY with
+ * details.errors [{field, reason}].
+ */
+import { settingError } from './errors';
+import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+export const MAX_PAGE = 1_000_000;
+export const MAX_SEARCH_LENGTH = 200;
+
+export interface ListQuery {
+  filter: Record<string, unknown>;
+  sort: Record<string, 1 | -1>;
+  page: number;
+  limit: number;
+  skip: number;
+}
+
+/** An equality filter a list accepts: the parameter name, the document field, and the values allowed (any string when absent). */
+export interface FilterSpec {
+  param: string;
+  field: string;
+  values?: readonly string[];
+}
+
+const STATUS: FilterSpec = { param: 'status', field: 'status', values: ['pending', 'active', 'inactive'] };
+
+/** The filters of each list method besides status, search and paging. */
+export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
+  listSettings: [STATUS, { param: 'group', field: 'group', values: LIST_GROUPS }],
+  companyGroups: [STATUS, { param: 'type', field: 'type', values: ['internal', 'external'] }],
+  memberTypes: [STATUS],
+  memberSubTypes: [STATUS, { param: 'memberTypeId', field: 'memberTypeId' }],
+  // spec 4.5 "listTierTypes (filter by group and status)": `tierGroup`, or `group` for short
+  tierTypes: [STATUS, { param: 'tierGroup', field: 'tierGroup', values: TIER_GROUPS }, { param: 'group', field: 'tierGroup', values: TIER_GROUPS }],
+};
+
+const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
+
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function intParam(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
+  if (typeof value === 'string' && /^\d{1,9}$/.test(value.trim())) return Number(value.trim());
+  return undefined;
+}
+
+/** Paging and search shared with other lists: page ≥ 1, limit 1-100 (default 20). */
+export function parsePaging(input: Record<string, unknown>, errors: { field: string; reason: string }[]) {
+  const page = input.page === undefined ? 1 : intParam(input.page);
+  if (page === undefined || page < 1 || page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
+  const limit = input.limit === undefined ? DEFAULT_PAGE_SIZE : intParam(input.limit);
+  if (limit === undefined || limit < 1 || limit > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+  let search: string | undefined;
+  if (input.search !== undefined) {
+    if (typeof input.search !== 'string' || input.search.length > MAX_SEARCH_LENGTH) {
+      errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
+    } else if (input.search.trim()) search = input.search.trim();
+  }
+  return { page: page ?? 1, limit: limit ?? DEFAULT_PAGE_SIZE, search };
+}
+
+/**
+ * The query of a list: `list` is a group (its own records only) or
+ * 'listSettings' (every group, optional `group` filter).
+ */
+export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: Record<string, unknown>, body: Record<string, unknown>): ListQuery {
+  const input: Record<string, unknown> = { ...query, ...body };
+  const specs = LIST_FILTERS[list];
+  const known = new Set(['page', 'limit', 'search', ...specs.map((s) => s.param)]);
+  const errors: { field: string; reason: string }[] = [];
+  for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
+
+  const filter: Record<string, unknown> = list === 'listSettings' ? {} : { group: list };
+  for (const spec of specs) {
+    const v = input[spec.param];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.length === 0 || v.length > 200) {
+      errors.push({ field: spec.param, reason: 'must be a string of 1 to 200 characters' });
+    } else if (spec.values && !spec.values.includes(v)) {
+      errors.push({ field: spec.param, reason: `must be one of: ${spec.values.join(', ')}` });
+    } else if (filter[spec.field] !== undefined && filter[spec.field] !== v) {
+      errors.push({ field: spec.param, reason: `contradicts another filter on ${spec.field}` });
+    } else filter[spec.field] = v;
+  }
+  const { page, limit, search } = parsePaging(input, errors);
+  if (errors.length) {
+    throw settingError('SETTING_INVALID_QUERY', `Invalid list parameters: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+  }
+  if (search) {
+    const regex = { $regex: escapeRegex(search), $options: 'i' };
+    filter.$or = SEARCH_FIELDS.map((field) => ({ [field]: regex }));
+  }
+  return { filter, sort: { nameKey: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
+}
+
+const INTERNAL_FIELDS = new Set(['_id', '_v', '_instance', '_class', 'nameKey']);
+
+/** A listed document without the store's bookkeeping fields. */
+export function listedItem(doc: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.has(k)) out[k] = v;
+  return out;
+}
+
+export function pageOf(items: Record<string, unknown>[], total: number, q: Pick<ListQuery, 'page' | 'limit'>) {
+  return { items: items.map(listedItem), totalCount: total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) };
+}
