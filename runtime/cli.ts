@@ -3,6 +3,8 @@
  * service (REDIS_URL, PROJECT_ID, JWT_SECRET, DATA_DIR, ...); without REDIS_URL
  * it reuses the embedded Redis of a running `npm start`, or starts it.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { TOKEN_IDENTITIES } from './auth/auth';
 import { loadConfig } from './config';
@@ -10,6 +12,7 @@ import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
 import type { IdentityType } from './actor/types';
+import type { WithRuntime } from './index';
 
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const config = loadConfig({ ...process.env, ROLES: 'api' });
@@ -88,6 +91,31 @@ program
   .command('classes')
   .description('list classes and their methods')
   .action(() => withRuntime(async (rt) => print(rt.registry.catalogue())));
+
+/**
+ * Commands contributed by the classes: every `*.cli.ts` (or compiled `.cli.js`)
+ * file in the class folders exports `registerCommands(program, withRuntime)`.
+ */
+function registerClassCommands(): void {
+  const config = loadConfig({ ...process.env, ROLES: 'api' });
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (/\.cli\.(ts|js)$/.test(e.name) && !e.name.endsWith('.d.ts')) files.push(full);
+    }
+  };
+  config.classDirs.forEach(walk);
+  for (const file of files.sort()) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(file) as { registerCommands?: (p: Command, w: WithRuntime) => void };
+    mod.registerCommands?.(program, withRuntime);
+  }
+}
+
+registerClassCommands();
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

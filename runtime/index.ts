@@ -23,3 +23,6 @@ export type {
 export { ActorError, errorFactory } from './errors';
 export type { RoleDefinition } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
+
+/** What class-contributed CLI commands (`*.cli.ts`) get to run against a runtime. */
+export type WithRuntime = <T>(fn: (rt: import('./runtime').Runtime) => Promise<T>) => Promise<T>;

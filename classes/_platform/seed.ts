@@ -1,0 +1,97 @@
+/**
+ * Loads a program from one JSON document (issue: "npm run cli -- seed <file>"):
+ *
+ *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
+ *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...] }
+ *
+ * Each list holds records in the spec's field names. Everything is applied as
+ * the system actor, so every workflow rule approves at once: nothing is left
+ * pending. A record whose id exists already is skipped, so a seed can be run
+ * again after a partial failure.
+ */
+import type { CallResult } from '../../runtime';
+
+export interface SeedDocument {
+  paymentPeriods?: { key: string; label: string }[];
+  companyGroups?: Record<string, unknown>[];
+  memberTypes?: Record<string, unknown>[];
+  memberSubTypes?: Record<string, unknown>[];
+  tierTypes?: Record<string, unknown>[];
+  companies?: Record<string, unknown>[];
+  tiers?: Record<string, unknown>[];
+  members?: Record<string, unknown>[];
+}
+
+export type SystemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => Promise<CallResult>;
+
+export interface SeedOutcome {
+  kind: string;
+  id?: string;
+  result: 'created' | 'skipped' | 'failed';
+  error?: { code?: unknown; message: string };
+}
+
+const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members'];
+
+/** How each list is created: class, method, and the instance the record goes to. */
+type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
+
+/** how each list is created; `idInPath` records carry their id in the call path, not the body */
+const STEPS: { key: RecordList; kind: string; classId: string; method: string; instance: (r: Record<string, unknown>) => string | undefined; idInPath?: boolean }[] = [
+  { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default' },
+  { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default' },
+  { key: 'memberSubTypes', kind: 'memberSubType', classId: 'Setting', method: 'createMemberSubType', instance: () => 'default' },
+  { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default' },
+  { key: 'companies', kind: 'company', classId: 'Company', method: 'createCompany', instance: () => 'default' },
+  { key: 'tiers', kind: 'tier', classId: 'Tier', method: 'createTier', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true },
+  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true },
+];
+
+/** Problems with the document's shape, before anything is written. */
+export function checkSeedDocument(doc: unknown): string[] {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return ['the seed file must hold a JSON object'];
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if (!KNOWN_KEYS.includes(key)) problems.push(`unknown key '${key}' (known: ${KNOWN_KEYS.join(', ')})`);
+    else if (!Array.isArray(value)) problems.push(`'${key}' must be a list`);
+    else value.forEach((r, i) => (!r || typeof r !== 'object' || Array.isArray(r)) && problems.push(`${key}[${i}] must be an object`));
+  }
+  return problems;
+}
+
+function errorOf(err: unknown): { status?: number; code?: unknown; message: string } {
+  const e = err as { status?: number; code?: unknown; message?: string; body?: { message?: string } };
+  return { status: e?.status, code: e?.code, message: e?.message ?? e?.body?.message ?? String(err) };
+}
+
+async function ensureSingleton(call: SystemCall, classId: string, body: unknown): Promise<void> {
+  try {
+    await call(classId, 'init', 'default', body);
+  } catch (err) {
+    if (errorOf(err).status !== 409) throw err; // exists already
+  }
+}
+
+export async function applySeed(doc: SeedDocument, call: SystemCall): Promise<SeedOutcome[]> {
+  const problems = checkSeedDocument(doc);
+  if (problems.length) throw new Error(`invalid seed file: ${problems.join('; ')}`);
+  await ensureSingleton(call, 'Setting', doc.paymentPeriods ? { paymentPeriods: doc.paymentPeriods } : {});
+  if (doc.paymentPeriods) await call('Setting', 'setPaymentPeriods', 'default', { paymentPeriods: doc.paymentPeriods });
+  if (doc.companies?.length) await ensureSingleton(call, 'Company', {});
+  const outcomes: SeedOutcome[] = [];
+  for (const step of STEPS) {
+    for (const record of doc[step.key] ?? []) {
+      const id = typeof record.id === 'string' ? record.id : undefined;
+      try {
+        const { id: _id, ...rest } = record;
+        await call(step.classId, step.method, step.instance(record), step.idInPath ? rest : record);
+        outcomes.push({ kind: step.kind, id, result: 'created' });
+      } catch (err) {
+        const e = errorOf(err);
+        // 409: this id (or name) exists already
+        outcomes.push({ kind: step.kind, id, result: e.status === 409 ? 'skipped' : 'failed', error: { code: e.code, message: e.message } });
+      }
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,54 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { applySeed, checkSeedDocument, type SeedDocument } from '../classes/_platform/seed';
+import { projectRoot } from '../runtime/config';
+import { startTestRuntime, type TestRuntime } from './support/harness';
+
+const seedFile = path.join(projectRoot(), 'examples/seed.json');
+
+test('the seed document shape is checked before anything is written', () => {
+  expect(checkSeedDocument([])).toEqual(['the seed file must hold a JSON object']);
+  expect(checkSeedDocument({ companys: [] })[0]).toContain("unknown key 'companys'");
+  expect(checkSeedDocument({ tiers: {} })).toEqual(["'tiers' must be a list"]);
+  expect(checkSeedDocument({ tiers: [1] })).toEqual(['tiers[0] must be an object']);
+  expect(checkSeedDocument(JSON.parse(fs.readFileSync(seedFile, 'utf8')))).toEqual([]);
+});
+
+describe('seeding a program', () => {
+  let t: TestRuntime;
+  beforeAll(async () => {
+    t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
+  });
+  afterAll(() => t.stop());
+  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+
+  test('the example file is applied as the system actor with nothing left pending, and a second run skips what exists', async () => {
+    const doc = JSON.parse(fs.readFileSync(seedFile, 'utf8')) as SeedDocument;
+    const first = await applySeed(doc, call);
+    expect(first.filter((o) => o.result !== 'created')).toEqual([]);
+    expect(first).toHaveLength(9);
+
+    const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<string, unknown>;
+    expect(company).toMatchObject({ id: 'acme', status: 'active', companyGroupId: 'cg-internal' });
+    expect(company.pendingApprovalId ?? null).toBeNull();
+    const memberType = (await call('Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: 'permanent' })).body;
+    expect(memberType).toMatchObject({ id: 'mt-permanent', status: 'active' });
+    const tier = (await call('Tier', 'getTier', 'tier-base-2026', {})).body as { tier: Record<string, unknown>; pendingApproval: unknown };
+    expect(tier.tier).toMatchObject({ status: 'active', tierType: { id: 'tt-base', group: 'base' } });
+
+    const again = await applySeed(doc, call);
+    expect(again.filter((o) => o.result === 'failed')).toEqual([]);
+    expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(8);
+  });
+
+  test('a record that fails is reported and the rest still goes in', async () => {
+    const out = await applySeed(
+      {
+        memberTypes: [{ id: 'mt-x', name: 'X', systemIdentifier: 'X' }, { id: 'mt-bad' }],
+      },
+      call,
+    );
+    expect(out.map((o) => o.result)).toEqual(['created', 'failed']);
+    expect(out[1].error?.message).toMatch(/name/);
+  });
+});
