@@ -11,7 +11,7 @@
  * Errors of LogManager are thrown (ActorError), as from any ctx.call.
  */
 import type { Ctx } from '../../runtime';
-import { actorFromIdentity } from '../_platform/actor';
+import { actorFromIdentity, type Actor } from '../_platform/actor';
 
 export interface LogChangeInput {
   entityType: string;
@@ -25,6 +25,8 @@ export interface LogChangeInput {
   sensitiveFields?: string[];
   /** top-level keys not to log */
   ignore?: string[];
+  /** who made the change when it is not the caller (e.g. the reviewer, in an approval callback) */
+  actor?: Actor;
 }
 
 export interface LogChangeResult {
@@ -39,7 +41,7 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
     entityId: String(input.entityId),
     before: input.before ?? null,
     after: input.after ?? null,
-    actor: actorFromIdentity(ctx.identity),
+    actor: input.actor ?? actorFromIdentity(ctx.identity),
   };
   if (input.additionalData !== undefined) body.additionalData = input.additionalData;
   if (input.sensitiveFields?.length) body.sensitiveFields = input.sensitiveFields;

@@ -111,6 +111,13 @@ describe('spec 3.2 transitions', () => {
     expect(doc).toMatchObject({ name: 'G1', price: 10 });
     expect((await t.get(`${p}/Gadget/getGadget/${gadget.id}`, clerk)).body.lastReview).toEqual({ approvalId: approval.id, action: 'approve', by: 'ann' });
     await waitFor(async () => (await t.rt.documents.get('approvals', approval.id))?.approvalStatus === 'approved', { what: 'approval streamed' });
+    // the approved change left one audit entry, by the reviewer
+    const logs = await waitFor(async () => {
+      const found = await t.rt.documents.find<Record<string, any>>('logs', { classId: 'Gadget', entityId: gadget.id });
+      return found.total === 1 ? found.items : undefined;
+    }, { what: 'audit entry' });
+    expect(logs![0]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { approvalId: approval.id } });
+    expect(logs![0].fieldUpdates).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' })]));
 
     const twice = await review(approval.id, 'approve', approver);
     expect(twice.status).toBe(409);
