@@ -21,6 +21,7 @@ export type {
   ScheduleRequest,
 } from './actor/types';
 export { ActorError, errorFactory } from './errors';
+export { projectRoot } from './config';
 export type { RoleDefinition } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
 

@@ -3,6 +3,7 @@
  * inline-or-blob storage of the patch, reviewer eligibility, review outcome,
  * listing filters.
  */
+import { parsePaging } from '../_platform/paging';
 import { isPrivilegedActor, type Actor } from '../_platform/actor';
 import type {
   ApprovalAction,
@@ -143,15 +144,10 @@ export interface ListQuery {
 }
 
 export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 100;
+export { MAX_PAGE_SIZE } from '../_platform/paging';
 
 type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: { field: string; reason: string }[] };
 
-function intOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
-  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v);
-  return undefined;
-}
 
 /** Filters from a POST body or GET query (strings): approvalStatus, classId, event, entityId, actionable, page, limit. */
 export function parseListQuery(raw: Record<string, unknown>): ParseResult {
@@ -178,16 +174,7 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
     else if (raw.actionable === false || raw.actionable === 'false') q.actionable = false;
     else errors.push({ field: 'actionable', reason: 'must be a boolean' });
   }
-  if (raw.page !== undefined) {
-    const n = intOf(raw.page);
-    if (n === undefined || n < 1) errors.push({ field: 'page', reason: 'must be an integer >= 1' });
-    else q.page = n;
-  }
-  if (raw.limit !== undefined) {
-    const n = intOf(raw.limit);
-    if (n === undefined || n < 1 || n > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
-    else q.limit = n;
-  }
+  Object.assign(q, parsePaging(raw, errors, DEFAULT_PAGE_SIZE));
   return errors.length ? { ok: false, errors } : { ok: true, query: q };
 }
 

@@ -1,4 +1,5 @@
 /** Tier rules, pure: dates, the overlap rule, building and changing tiers and rules, listings. */
+import { parsePaging } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
 import { LIVE_STATUSES } from './status';
 import {
@@ -187,7 +188,7 @@ export function tierDocument(tier: Tier, pendingApproval: PendingApproval | null
 // ---- listTiers ----
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+export { MAX_PAGE_SIZE } from '../_platform/paging';
 
 export interface ListQuery {
   status?: TierStatus;
@@ -200,11 +201,6 @@ export interface ListQuery {
 
 export type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] };
 
-function intOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
-  return undefined;
-}
 
 const LIST_FIELDS = new Set(['status', 'tierTypeId', 'tierGroup', 'search', 'page', 'limit']);
 
@@ -231,16 +227,7 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
       if (raw.search.trim()) q.search = raw.search.trim();
     } else errors.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
   }
-  if (raw.page !== undefined) {
-    const n = intOf(raw.page);
-    if (n === undefined || n < 1) errors.push({ field: 'page', reason: 'must be an integer >= 1' });
-    else q.page = n;
-  }
-  if (raw.limit !== undefined) {
-    const n = intOf(raw.limit);
-    if (n === undefined || n < 1 || n > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
-    else q.limit = n;
-  }
+  Object.assign(q, parsePaging(raw, errors, DEFAULT_PAGE_SIZE));
   return errors.length ? { ok: false, errors } : { ok: true, query: q };
 }
 

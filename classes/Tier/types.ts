@@ -1,4 +1,5 @@
 /** Tier records (spec 2.3). */
+import { OPERATORS } from '../Workflow/types';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
 export type TierStatus = (typeof TIER_STATUSES)[number];
@@ -14,16 +15,7 @@ export const TIER_PAYMENT_TYPES = ['credit_card', 'salary_deduction'] as const;
 export type TierPaymentType = (typeof TIER_PAYMENT_TYPES)[number];
 
 /** EligibilityOperator values (the spec leaves them open; the workflow engine's operator set, spec 3.4). */
-export const ELIGIBILITY_OPERATORS = [
-  'equal',
-  'not_equal',
-  'in',
-  'not_in',
-  'less_than',
-  'greater_than',
-  'less_than_equal',
-  'greater_than_equal',
-] as const;
+export const ELIGIBILITY_OPERATORS = OPERATORS;
 export type EligibilityOperator = (typeof ELIGIBILITY_OPERATORS)[number];
 
 export type ConditionScalar = string | number | boolean;

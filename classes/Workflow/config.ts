@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import configSchema from '../../schemas/Workflow/config.json';
+import { projectRoot } from '../../runtime';
 import type { WorkflowConfig } from './types';
 
 export interface LoadedConfig {
@@ -19,16 +20,8 @@ export interface LoadedConfig {
   file: string;
 }
 
-/** The repository root: the nearest folder above this file holding package.json (also from dist/). */
-export function repoRoot(): string {
-  let dir = __dirname;
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return process.cwd();
-    dir = up;
-  }
-}
+/** the repository root (rule file folders are relative to it) */
+export const repoRoot = projectRoot;
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv);

@@ -1,5 +1,5 @@
 /** Workflow error codes (spec 7.1: 14000-14099). Each name has one code and one HTTP status. */
-import { ActorError } from '../../runtime';
+import { errorFactory } from '../../runtime';
 
 export const WorkflowErrors = {
   /** the configuration found for a class belongs to another class (spec 3.4 failure 1) */
@@ -20,7 +20,4 @@ export const WorkflowErrors = {
 
 export type WorkflowErrorName = keyof typeof WorkflowErrors;
 
-export function workflowError(name: WorkflowErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = WorkflowErrors[name];
-  return new ActorError(status, code, message, { details, classId: 'Workflow' });
-}
+export const workflowError = errorFactory('Workflow', WorkflowErrors);
