@@ -9,6 +9,7 @@
  * pending. A record whose id exists already is skipped, so a seed can be run
  * again after a partial failure.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallResult } from '../../runtime';
 
 export interface SeedDocument {
@@ -44,7 +45,7 @@ const STEPS: { key: RecordList; kind: string; classId: string; method: string; i
   { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default' },
   { key: 'companies', kind: 'company', classId: 'Company', method: 'createCompany', instance: () => 'default' },
   { key: 'tiers', kind: 'tier', classId: 'Tier', method: 'createTier', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true },
-  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true },
+  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true },
 ];
 
 /** Problems with the document's shape, before anything is written. */

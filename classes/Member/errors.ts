@@ -1,0 +1,117 @@
+import { ActorError } from '../../runtime';
+
+/** Member's own error codes (spec 7.1: 5000-5099). Each has one HTTP status. */
+export const MemberErrors = {
+  /** no member with that id (inside flows that look members up themselves) */
+  MEMBER_NOT_FOUND: { code: 5000, status: 404 },
+  /** the status machine (spec 3.1) has no such move */
+  INVALID_STATUS_TRANSITION: { code: 5001, status: 400 },
+  /** updateMemberStatus to one of the four system-only statuses */
+  SYSTEM_ONLY_STATUS: { code: 5002, status: 400 },
+  /** a change waits for approval: no other change until it is reviewed */
+  APPROVAL_PENDING: { code: 5003, status: 409 },
+  /** an approval callback for an approval this member does not wait for */
+  APPROVAL_MISMATCH: { code: 5004, status: 409 },
+  /** the member's company (or the requested one) does not exist */
+  COMPANY_NOT_FOUND: { code: 5006, status: 404 },
+  /** member type or sub type not eligible for the member's company */
+  NOT_ELIGIBLE_FOR_COMPANY: { code: 5007, status: 400 },
+  /** member type unknown or not active */
+  INVALID_MEMBER_TYPE: { code: 5008, status: 400 },
+  /** member sub type unknown or not active */
+  INVALID_MEMBER_SUB_TYPE: { code: 5009, status: 400 },
+  /** page/limit of a listing out of range */
+  INVALID_QUERY: { code: 5005, status: 400 },
+  /** the company's dependant limit for that sub type is reached */
+  FAMILY_MEMBER_LIMIT: { code: 5010, status: 400 },
+  /** no family member with that id */
+  FAMILY_MEMBER_NOT_FOUND: { code: 5011, status: 404 },
+  /** the tier does not exist */
+  TIER_NOT_FOUND: { code: 5012, status: 404 },
+  /** the tier is not active */
+  TIER_NOT_ACTIVE: { code: 5013, status: 400 },
+  /** no active eligibility rule of the tier admits the member */
+  NOT_ELIGIBLE_FOR_TIER: { code: 5014, status: 400 },
+  /** the payment type is not allowed (company-paid needs a company-paid rule) */
+  PAYMENT_TYPE_NOT_ALLOWED: { code: 5015, status: 400 },
+  /** the member already has an active membership of that tier */
+  DUPLICATE_MEMBERSHIP: { code: 5016, status: 409 },
+  /** uploadMyIdPhoto outside `active` / `pending_id_photo` */
+  PHOTO_UPLOAD_NOT_ALLOWED: { code: 5017, status: 403 },
+  /** no document with that id */
+  DOCUMENT_NOT_FOUND: { code: 5018, status: 404 },
+  /** downloadDocument on an archived document */
+  DOCUMENT_ARCHIVED: { code: 5019, status: 400 },
+  /** archive an archived document, or unarchive an active one */
+  DOCUMENT_STATUS_CONFLICT: { code: 5020, status: 409 },
+  /** an enduser touching another member */
+  NOT_YOUR_MEMBER: { code: 5021, status: 403 },
+  /** the email belongs to another member */
+  EMAIL_TAKEN: { code: 5022, status: 409 },
+  /** the staff id belongs to another member */
+  STAFF_ID_TAKEN: { code: 5023, status: 409 },
+  /** the HR system did not answer usably (timeout, 5xx, bad body) */
+  HR_UNAVAILABLE: { code: 5024, status: 502 },
+  /** the HR system knows no employee with that email */
+  HR_EMPLOYEE_NOT_FOUND: { code: 5025, status: 404 },
+  /** the employee is already a member */
+  ALREADY_REGISTERED: { code: 5026, status: 409 },
+  /** a file was refused (type, size, content) */
+  INVALID_FILE: { code: 5027, status: 400 },
+  /** a member's company cannot change through this operation */
+  COMPANY_CHANGE_NOT_ALLOWED: { code: 5029, status: 400 },
+  /** the file store failed */
+  FILE_STORE_FAILED: { code: 5030, status: 500 },
+  /** the HR record cannot become a member (unknown member type, company) */
+  HR_RECORD_REJECTED: { code: 5031, status: 422 },
+  /** a dependant cannot have family members of its own */
+  NOT_A_PRIMARY_MEMBER: { code: 5032, status: 400 },
+} as const;
+
+export type MemberErrorName = keyof typeof MemberErrors;
+
+export function memberError(name: MemberErrorName, message: string, details?: unknown): ActorError {
+  const { code, status } = MemberErrors[name];
+  return new ActorError(status, code, message, details === undefined ? {} : { details });
+}
+
+/**
+ * The HR integration codes (spec 7.2 and 4.1). These numbers are the external
+ * contract's, not Member's range: the HR system is built against them.
+ */
+export const HrErrors = {
+  INTERNAL: { code: 10000, status: 500 },
+  VALIDATION: { code: 10001, status: 400 },
+  INVALID_FILE_EXTENSION: { code: 10005, status: 400 },
+  /** status depends on the inner error: see photoUploadFailed */
+  EMPLOYEE_PHOTO_UPLOAD_FAILED: { code: 10018, status: 500 },
+  INVALID_API_KEY: { code: 10072, status: 401 },
+  EMPLOYEE_NOT_FOUND: { code: 10073, status: 404 },
+  DEPENDANT_FORBIDDEN: { code: 10074, status: 403 },
+  PRIMARY_MEMBER_NOT_FOUND: { code: 10075, status: 404 },
+  COMPANY_NOT_MAPPED: { code: 11016, status: 404 },
+  COMPANY_GROUP_MISMATCH: { code: 11017, status: 409 },
+} as const;
+
+export type HrErrorName = keyof typeof HrErrors;
+
+/** field name → messages (spec 7.2 `details.errors`) */
+export type FieldMessages = Record<string, string[]>;
+
+/**
+ * An error of the HR endpoints 4.2/4.3 (spec 7.2):
+ * `{success: false, error: {code, message}, details?: {errors: {field: [messages]}}}`.
+ */
+export function hrError(name: HrErrorName, message: string, errors?: FieldMessages, status?: number): ActorError {
+  const def = HrErrors[name];
+  const body: Record<string, unknown> = { success: false, error: { code: def.code, message } };
+  if (errors && Object.keys(errors).length) body.details = { errors };
+  return new ActorError(status ?? def.status, def.code, message, { body });
+}
+
+/** An error of the photo endpoint 4.1: `{code, message, details?}`. */
+export function photoError(status: number, code: number, message: string, details?: Record<string, unknown>): ActorError {
+  const body: Record<string, unknown> = { code, message };
+  if (details !== undefined) body.details = details;
+  return new ActorError(status, code, message, { body });
+}

@@ -1,0 +1,251 @@
+/**
+ * The HR integration contract (spec 4.1-4.3, 7.2), pure: error envelopes,
+ * field messages, the checks a JSON Schema cannot express, and input
+ * normalisation.
+ *
+ * Validation runs in two steps: the runtime checks the method's JSON Schema
+ * (schemas/Member/hrUpdateEmployee.json, hrUpsertDependant.json,
+ * updateEmployeePhoto.json) before the handler, and `hrErrorShape` /
+ * `photoErrorShape` turn its field errors into the contract's body; then the
+ * handler checks calendar dates and the employment type and answers the same
+ * body. A request failing both steps reports the first step's errors only.
+ */
+import { ActorError, type FieldError } from '../../runtime';
+import { hrError, HrErrors, photoError, type FieldMessages } from './errors';
+
+/** the runtime's codes the shapers recognise (runtime/errors.ts RuntimeCodes) */
+const RT_BAD_JSON = 1001;
+const RT_VALIDATION = 1002;
+const RT_UNAUTHENTICATED = 1007;
+const RT_FORBIDDEN = 1008;
+const RT_BODY_TOO_LARGE = 1016;
+
+export const HR_MESSAGES = {
+  validation: 'Validation failed',
+  unauthorized: 'Invalid or missing API key',
+  internal: 'Internal server error, please retry later',
+  unavailable: 'Service unavailable, please retry later',
+  employeeNotFound: 'Employee not found',
+  primaryNotFound: 'Primary member not found',
+  companyNotMapped: 'No company is mapped to the given companyId (BG_ID)',
+  companyGroupMismatch: "The company of the given companyId belongs to a different company group type than the member's current company",
+  dependantOfOtherEmployee: 'The dependant does not belong to the given employee',
+  dependantIdTaken: 'The dependant id already exists for another member',
+  employeeUpdated: 'Employee updated successfully',
+  employeeUnchanged: 'Employee is up to date; nothing changed',
+  dependantUpdated: 'Dependant updated successfully',
+  dependantAdded: 'Dependant added successfully',
+} as const;
+
+/** Messages for fields whose schema rule reads badly as an ajv message. */
+const FIELD_RULES: Record<string, string> = {
+  birthdate: 'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss[.fff][Z])',
+  lastDayOfService: 'must be a date (YYYY-MM-DD) or a date-time, or null',
+  id: 'must start with a letter or digit and contain only letters, digits, _ and -',
+};
+
+/** One readable message for an ajv field error. */
+export function fieldMessage(field: string, reason: string, context: 'employee' | 'dependant' | 'photo'): string {
+  if (reason === 'is required') return 'is required';
+  if (/fewer than 1 characters/.test(reason) || reason === 'must match pattern "\\S"') return 'must not be empty';
+  if (/must NOT have more than (\d+) characters/.test(reason)) return reason.replace('must NOT have', 'must not have');
+  if (reason === 'must be string') return 'must be a string';
+  if (reason === 'must be string,null') return 'must be a string or null';
+  if (reason === 'must be object') return 'must be an object';
+  if (reason === 'must match format "email"') return 'must be a valid email address';
+  if (context === 'dependant' && field === 'email') return 'must be a valid email address or null';
+  if (context === 'dependant' && field === 'status') return "must be 'Active' or 'In-Active'";
+  if (reason.startsWith('must be one of:')) return reason;
+  if (FIELD_RULES[field] && reason.startsWith('must match')) return FIELD_RULES[field];
+  return reason;
+}
+
+/** ajv field errors → `{field: [messages]}` (one message once per field). */
+export function toFieldMessages(errors: FieldError[], context: 'employee' | 'dependant' | 'photo'): FieldMessages {
+  const out: FieldMessages = {};
+  for (const e of errors) {
+    const field = e.field === '(body)' ? 'body' : e.field;
+    // anyOf branches of a field add "must match a schema in anyOf" and one error per branch: one message
+    const msg = e.reason === 'must match a schema in anyOf' ? fieldMessage(field, 'anyOf', context) : fieldMessage(field, e.reason, context);
+    const list = (out[field] ??= []);
+    if (!list.includes(msg)) list.push(msg);
+  }
+  // an empty value is reported as empty only (its format errors say nothing more)
+  for (const [field, list] of Object.entries(out)) if (list.includes('must not be empty')) out[field] = ['must not be empty'];
+  // a dependant email failing every anyOf branch has one message only
+  if (context === 'dependant' && out.email && !out.email.includes('is required')) out.email = ['must be a valid email address or null'];
+  return out;
+}
+
+function fieldErrorsOf(err: ActorError): FieldError[] {
+  const d = err.details as { errors?: unknown } | undefined;
+  return Array.isArray(d?.errors) ? (d!.errors as FieldError[]) : [];
+}
+
+function isAuthError(err: ActorError): boolean {
+  return err.status === 401 || (err.status === 403 && err.code === RT_FORBIDDEN) || err.code === RT_UNAUTHENTICATED;
+}
+
+/**
+ * MethodOptions.errorShape of the employee and dependant endpoints (spec 7.2):
+ * every answer becomes `{success: false, error: {code, message}, details?}`.
+ */
+export function hrErrorShape(context: 'employee' | 'dependant') {
+  return (err: ActorError): ActorError => {
+    if (isAuthError(err)) return hrError('INVALID_API_KEY', HR_MESSAGES.unauthorized);
+    if (err.code === RT_VALIDATION) return hrError('VALIDATION', HR_MESSAGES.validation, toFieldMessages(fieldErrorsOf(err), context));
+    if (err.code === RT_BAD_JSON) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['must be a JSON object'] });
+    if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] }, 413);
+    if (err.status === 503) return hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
+    return hrError('INTERNAL', HR_MESSAGES.internal);
+  };
+}
+
+export const ALLOWED_PHOTO_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'webp'] as const;
+export type PhotoExtension = (typeof ALLOWED_PHOTO_EXTENSIONS)[number];
+
+/** Spec 4.1 MIME mapping. */
+export const PHOTO_MIME: Record<PhotoExtension, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
+
+/** Codes of the photo endpoint's named errors that spec 4.1 leaves without a number (our choice). */
+export const PHOTO_CODES = {
+  UNAUTHORIZED: HrErrors.INVALID_API_KEY.code,
+  VALIDATION_ERROR: HrErrors.VALIDATION.code,
+} as const;
+
+/** MethodOptions.errorShape of updateEmployeePhoto (spec 4.1): `{code, message, details?}`. */
+export function photoErrorShape(err: ActorError): ActorError {
+  if (isAuthError(err)) return photoError(401, PHOTO_CODES.UNAUTHORIZED, 'Unauthorized: invalid or missing API key');
+  if (err.code === RT_VALIDATION) {
+    return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: toFieldMessages(fieldErrorsOf(err), 'photo') });
+  }
+  if (err.code === RT_BAD_JSON || err.code === RT_BODY_TOO_LARGE) {
+    return photoError(err.status, PHOTO_CODES.VALIDATION_ERROR, err.message);
+  }
+  return photoError(err.status, typeof err.code === 'number' ? err.code : HrErrors.INTERNAL.code, err.message);
+}
+
+/** Spec 4.1 rule 1. */
+export function checkPhotoExtension(ext: string): PhotoExtension | null {
+  return (ALLOWED_PHOTO_EXTENSIONS as readonly string[]).includes(ext) ? (ext as PhotoExtension) : null;
+}
+
+export function invalidExtensionError(ext: string): ActorError {
+  return photoError(
+    HrErrors.INVALID_FILE_EXTENSION.status,
+    HrErrors.INVALID_FILE_EXTENSION.code,
+    `Invalid file extension '${ext}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`,
+  );
+}
+
+/**
+ * Spec 4.1 rule 2: a refused or failed upload is wrapped as 10018 with the
+ * inner message and code in `details`. The spec gives 400 (error table) and
+ * 500 (example); we answer 400 when the file store refused the content (inner
+ * 4xx: bad Base64, content not of the declared type, too large: bad input must
+ * not be a 500) and 500 when the store itself failed (inner 5xx).
+ */
+export function photoUploadFailed(inner: unknown): ActorError {
+  const e = inner as { status?: number; code?: unknown; message?: unknown };
+  const status = inner instanceof ActorError && inner.status < 500 ? 400 : 500;
+  const details: Record<string, unknown> = { message: String(e?.message ?? inner) };
+  if (e?.code !== undefined) details.code = e.code;
+  return photoError(status, HrErrors.EMPLOYEE_PHOTO_UPLOAD_FAILED.code, 'Employee photo upload failed', details);
+}
+
+/** true for a real calendar date `YYYY-MM-DD` (optionally followed by a time part) */
+export function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12 || d < 1) return false;
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d > days) return false;
+  const t = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
+  if (t && (Number(t[1]) > 23 || Number(t[2]) > 59 || (t[3] !== undefined && Number(t[3]) > 59))) return false;
+  return true;
+}
+
+export interface EmployeeRecord {
+  employeeId: string;
+  name: string;
+  middleName?: string | null;
+  surname: string;
+  email: string;
+  phone: string;
+  grade: string;
+  employmentType: string;
+  status: 'active' | 'inactive' | 'terminated';
+  address: { country: string; address: string };
+  birthdate: string;
+  gender: string;
+  maritalStatus: string;
+  coreGrade: string;
+  dependantsExists: 'Y' | 'N';
+  oldStaffId?: string | null;
+  lastDayOfService?: string | null;
+  leavingReason?: string | null;
+  companyId: string;
+}
+
+/** Checks of 4.2 beyond the schema (the record passed the schema). */
+export function employeeSemanticErrors(rec: EmployeeRecord): FieldMessages {
+  const out: FieldMessages = {};
+  if (!isCalendarDate(rec.birthdate)) out.birthdate = ['is not a valid calendar date'];
+  if (rec.lastDayOfService && !isCalendarDate(rec.lastDayOfService)) out.lastDayOfService = ['is not a valid calendar date'];
+  return out;
+}
+
+export interface DependantRecord {
+  id: string;
+  employeeId: string;
+  status: string;
+  name: string;
+  surname: string;
+  email: string | null;
+  phone?: string | null;
+  type: string;
+  birthdate: string;
+}
+
+export interface NormalizedDependant {
+  id: string;
+  employeeId: string;
+  status: 'active' | 'in-active';
+  name: string;
+  surname: string;
+  email: string | null;
+  /** undefined: leave the stored phone as it is */
+  phone: string | undefined;
+  type: string;
+}
+
+/** Spec 4.3 normalisation: blank email → null; phone blank/null/omitted → unchanged; status lower-cased. */
+export function normalizeDependant(rec: DependantRecord): NormalizedDependant {
+  const email = typeof rec.email === 'string' && rec.email.trim() !== '' ? rec.email.trim() : null;
+  const phone = typeof rec.phone === 'string' && rec.phone.trim() !== '' ? rec.phone.trim() : undefined;
+  return {
+    id: rec.id,
+    employeeId: rec.employeeId,
+    status: rec.status.toLowerCase() === 'active' ? 'active' : 'in-active',
+    name: rec.name,
+    surname: rec.surname,
+    email,
+    phone,
+    type: rec.type.trim(),
+  };
+}
+
+export function dependantSemanticErrors(rec: DependantRecord): FieldMessages {
+  return isCalendarDate(rec.birthdate) ? {} : { birthdate: ['is not a valid calendar date'] };
+}
+
+export function validationError(errors: FieldMessages): ActorError {
+  return hrError('VALIDATION', HR_MESSAGES.validation, errors);
+}

@@ -1,0 +1,95 @@
+/**
+ * Small helpers the Member handlers share: state access, lookup keys
+ * (`staffId`, `email`), audit logging of profile changes.
+ */
+import { ActorError, type Ctx } from '../../runtime';
+import { logChange } from '../LogManager/log-client';
+import { memberError } from './errors';
+import type { MemberPrivateState, MemberProfile } from './types';
+
+/** personal data masked in audit logs (spec 6) */
+export const MEMBER_SENSITIVE_FIELDS = ['email', 'phone', 'address', 'gender', 'maritalStatus', 'birthdate'];
+
+export function memberState(ctx: Ctx): MemberPrivateState {
+  return ctx.state.private as MemberPrivateState;
+}
+
+/** The member profile; 404 (5000) when the instance holds none. */
+export function profileOf(ctx: Ctx): MemberProfile {
+  const p = memberState(ctx).profile;
+  if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
+  return p;
+}
+
+/** The lookup value of an email: trimmed, lower case. */
+export function emailKey(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * The member holding lookup `name!value`, or null. Reads committed state
+ * (resolveMemberId is a READ), so it also works from a write of another member.
+ */
+export async function memberIdByLookup(ctx: Ctx, name: 'staffId' | 'email', value: string): Promise<string | null> {
+  if (!value) return null;
+  try {
+    const r = await ctx.call('Member', 'resolveMemberId', `${name}!${value}`, {});
+    return (r.body as { id: string }).id;
+  } catch (err) {
+    if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') return null;
+    throw err;
+  }
+}
+
+/** Keeps the `staffId` lookup on the current staff id (a migration moves it). */
+export function syncStaffIdLookup(ctx: Ctx, profile: MemberProfile): void {
+  if (profile.staffId) {
+    if (ctx.lookup.get('staffId') !== profile.staffId) ctx.lookup.set('staffId', profile.staffId);
+  } else if (ctx.lookup.get('staffId') !== undefined) {
+    ctx.lookup.remove('staffId');
+  }
+}
+
+/**
+ * Keeps the `email` lookup on the member's email. Answers 'taken' (and leaves
+ * the lookup as it was) when another member holds that email.
+ */
+export async function syncEmailLookup(ctx: Ctx, profile: MemberProfile): Promise<'ok' | 'taken'> {
+  const want = profile.email ? emailKey(profile.email) : undefined;
+  const have = ctx.lookup.get('email');
+  if (want === have) return 'ok';
+  if (!want) {
+    ctx.lookup.remove('email');
+    return 'ok';
+  }
+  const owner = await memberIdByLookup(ctx, 'email', want);
+  if (owner && owner !== ctx.instanceId) return 'taken';
+  ctx.lookup.set('email', want);
+  return 'ok';
+}
+
+/** Audit log entry of a profile change (nothing when nothing changed). */
+export async function logMemberChange(
+  ctx: Ctx,
+  before: MemberProfile | null,
+  after: MemberProfile | null,
+  additionalData?: Record<string, unknown>,
+): Promise<void> {
+  await logChange(ctx, {
+    entityType: 'member',
+    entityId: (after ?? before)!.id,
+    before: before as unknown as Record<string, unknown> | null,
+    after: after as unknown as Record<string, unknown> | null,
+    sensitiveFields: MEMBER_SENSITIVE_FIELDS,
+    ignore: ['updatedAt'],
+    ...(additionalData ? { additionalData } : {}),
+  });
+}
+
+export function clone<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+export function hasActiveMembership(profile: MemberProfile): boolean {
+  return (profile.memberships ?? []).some((m) => m.status === 'active');
+}

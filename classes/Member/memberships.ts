@@ -1,0 +1,168 @@
+/**
+ * Memberships (spec 4.5 addMembership, listMemberships), pure.
+ *
+ * addMembership: the tier must be `active`; the member must satisfy one of the
+ * tier's active eligibility rules (classes/Tier/eligibility.ts) that accepts
+ * the payment type; the membership gets its period and payment schedule.
+ *
+ * Choices (spec: "not shown"):
+ *  - payment types: `cpg` (card, payment gateway) needs a rule accepting
+ *    `credit_card`, `dds` (direct debit) one accepting `salary_deduction`.
+ *  - `company_paid`: the company pays. Allowed for `base` tiers only, and for
+ *    a dependant only while it is one of the primary member's free
+ *    dependants (company `maxFreeDependants`, in the order they were added).
+ *    Its payment schedule is empty.
+ *  - period: from startDate (default now) to the tier's endDate, at most one
+ *    year; the rule's paymentPeriod sets the schedule: `monthly` (every month),
+ *    `quarterly` (every 3 months), `semi_annual`/`half_yearly` (every 6),
+ *    `annual`/`yearly` (once a year); any other period: one payment at the
+ *    start. Each payment is the tier fee.
+ *  - one active membership per tier (409 5016).
+ */
+import { eligibleRules, evaluateTierRules } from '../Tier/eligibility';
+import type { Actor } from '../_platform/actor';
+import type { CompanyRecord, EligibilityRuleRecord, TierRecord } from './clients';
+import type { MemberErrorName } from './errors';
+import type { Membership, MemberProfile, PaymentType, TierGroup } from './types';
+
+export const PAYMENT_TYPES: readonly PaymentType[] = ['dds', 'cpg', 'company_paid'];
+
+const TIER_PAYMENT_OF: Record<Exclude<PaymentType, 'company_paid'>, string> = {
+  cpg: 'credit_card',
+  dds: 'salary_deduction',
+};
+
+const PERIOD_MONTHS: Record<string, number> = {
+  monthly: 1,
+  month: 1,
+  quarterly: 3,
+  quarter: 3,
+  semi_annual: 6,
+  half_yearly: 6,
+  annual: 12,
+  annually: 12,
+  yearly: 12,
+  year: 12,
+};
+
+export interface AddMembershipInput {
+  tierId: string;
+  paymentType: PaymentType;
+  startDate?: string;
+}
+
+export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: unknown };
+
+function addMonths(iso: string, months: number): string {
+  const d = new Date(iso);
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
+  return d.toISOString();
+}
+
+/** The payment due dates of a period (empty for company-paid). */
+export function paymentSchedule(startDate: string, endDate: string, paymentPeriod: string, fee: number, paymentType: PaymentType): Membership['paymentSchedule'] {
+  if (paymentType === 'company_paid') return [];
+  const step = PERIOD_MONTHS[paymentPeriod.toLowerCase()];
+  if (!step) return [{ dueDate: startDate, amount: fee }];
+  const out: Membership['paymentSchedule'] = [];
+  for (let i = 0, due = startDate; due < endDate && i < 120; i++, due = addMonths(startDate, step * i)) {
+    out.push({ dueDate: due, amount: fee });
+  }
+  return out;
+}
+
+export interface MembershipContext {
+  profile: MemberProfile;
+  company: CompanyRecord;
+  tier: TierRecord | null;
+  input: AddMembershipInput;
+  /** for a dependant: is it one of the primary member's free dependants? */
+  dependantIsFree: boolean;
+  actor: Actor;
+  now: string;
+  id: string;
+}
+
+/** The new membership, or why it is refused. */
+export function newMembership(c: MembershipContext): { ok: true; membership: Membership } | Refusal {
+  const { tier, input, profile } = c;
+  if (!tier) return { ok: false, error: 'TIER_NOT_FOUND', message: `Tier '${input.tierId}' does not exist` };
+  if (tier.status !== 'active') return { ok: false, error: 'TIER_NOT_ACTIVE', message: `Tier '${tier.id}' is ${tier.status}` };
+  if ((profile.memberships ?? []).some((m) => m.tierId === tier.id && m.status === 'active')) {
+    return { ok: false, error: 'DUPLICATE_MEMBERSHIP', message: `The member already has an active membership of tier '${tier.id}'` };
+  }
+  const eligibility = { member: profile as unknown as Record<string, unknown>, company: c.company };
+  const rules = eligibleRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) as unknown as EligibilityRuleRecord[];
+  if (!rules.length) {
+    return {
+      ok: false,
+      error: 'NOT_ELIGIBLE_FOR_TIER',
+      message: `The member satisfies no active eligibility rule of tier '${tier.id}'`,
+      details: { rules: evaluateTierRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) },
+    };
+  }
+  const group = (tier.tierType?.group ?? 'base') as TierGroup;
+  let rule: EligibilityRuleRecord | undefined;
+  if (input.paymentType === 'company_paid') {
+    if (group !== 'base') {
+      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };
+    }
+    if (profile.primaryMemberId && !c.dependantIsFree) {
+      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', message: "The company pays only for the company's free dependants; this dependant is not one of them" };
+    }
+    rule = rules[0];
+  } else {
+    const wanted = TIER_PAYMENT_OF[input.paymentType];
+    rule = rules.find((r) => (r.paymentTypes ?? []).includes(wanted));
+    if (!rule) {
+      return {
+        ok: false,
+        error: 'PAYMENT_TYPE_NOT_ALLOWED',
+        message: `No eligibility rule of tier '${tier.id}' the member satisfies accepts payment type '${input.paymentType}' (${wanted})`,
+      };
+    }
+  }
+  const startDate = input.startDate ? new Date(input.startDate).toISOString() : c.now;
+  const yearLater = addMonths(startDate, 12);
+  const tierEnd = tier.endDate ? new Date(tier.endDate).toISOString() : yearLater;
+  const endDate = tierEnd < yearLater ? tierEnd : yearLater;
+  if (endDate <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', message: `Tier '${tier.id}' ends before the membership would start` };
+  const paymentPeriod = rule!.paymentPeriod ?? 'once';
+  return {
+    ok: true,
+    membership: {
+      id: c.id,
+      tierId: tier.id,
+      tierGroup: group,
+      status: 'active',
+      paymentType: input.paymentType,
+      eligibilityRuleId: rule!.id,
+      paymentPeriod,
+      startDate,
+      endDate,
+      paymentSchedule: paymentSchedule(startDate, endDate, paymentPeriod, tier.fee ?? 0, input.paymentType),
+      lastRenewal: null,
+      createdBy: c.actor,
+      createdAt: c.now,
+      updatedAt: c.now,
+    },
+  };
+}
+
+export interface MembershipFilter {
+  tierId?: string;
+  tierGroup?: string;
+  status?: string;
+}
+
+export function filterMemberships(list: Membership[], f: MembershipFilter): Membership[] {
+  return list
+    .filter((m) => (f.tierId ? m.tierId === f.tierId : true))
+    .filter((m) => (f.tierGroup ? m.tierGroup === f.tierGroup : true))
+    .filter((m) => (f.status ? m.status === f.status : true))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}

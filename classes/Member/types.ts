@@ -1,0 +1,161 @@
+/** Member records (spec 2.1, 2.9; GUIDE 6: the field "the service" is `familyMembers`). */
+import type { Actor } from '../_platform/actor';
+
+export const MEMBER_STATUSES = [
+  'pending_invite',
+  'pending_invitation_acceptance',
+  'pending_approval',
+  'pending_id_photo',
+  'pending_tier',
+  'active',
+  'inactive',
+  'suspended',
+  'rejected',
+] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+/** The four statuses only the system sets (spec 3.1). */
+export const SYSTEM_ONLY_STATUSES: readonly MemberStatus[] = [
+  'pending_invite',
+  'pending_invitation_acceptance',
+  'pending_id_photo',
+  'pending_tier',
+];
+
+export type LoginMethod = 'sso' | 'email_password';
+export type PaymentType = 'dds' | 'cpg' | 'company_paid';
+export type TierGroup = 'base' | 'upgrade' | 'add_on';
+export type MembershipStatus = 'active' | 'expired' | 'inactive' | 'suspended';
+
+export interface Address {
+  country: string;
+  address: string;
+}
+
+/** A membership of a tier (fields beyond id: the service's choice, spec 2.1 "not shown"). */
+export interface Membership {
+  id: string;
+  tierId: string;
+  tierGroup: TierGroup;
+  status: MembershipStatus;
+  paymentType: PaymentType;
+  /** the eligibility rule that admitted the member */
+  eligibilityRuleId: string | null;
+  paymentPeriod: string;
+  startDate: string;
+  endDate: string;
+  /** due dates of the payments of the period (empty for company-paid) */
+  paymentSchedule: { dueDate: string; amount: number }[];
+  lastRenewal: string | null;
+  createdBy: Actor;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * A family member (dependant) as listed on the primary member: a reference to
+ * the dependant's own Member instance with the fields listings need.
+ */
+export interface FamilyMember {
+  /** the dependant's own member id */
+  id: string;
+  relation: string | null;
+  memberSubType: string | null;
+  name: string;
+  surname: string;
+  status: MemberStatus;
+  createdAt: string;
+}
+
+export interface MemberPermissions {
+  sms: boolean;
+  email: boolean;
+}
+
+/** The member entity (private state `profile`). */
+export interface MemberProfile {
+  id: string;
+  status: MemberStatus;
+  name: string;
+  middleName: string | null;
+  surname: string;
+  /** current staff id (null for dependants) */
+  staffId: string | null;
+  email: string | null;
+  phone: string | null;
+  company: { id: string };
+  grade: string | null;
+  idPhoto: string | null;
+  loginMethod: LoginMethod;
+  address: Address | null;
+  memberType: string | null;
+  memberSubType: string | null;
+  memberships: Membership[];
+  primaryMemberId: string | null;
+  relation: string | null;
+  familyMembers: FamilyMember[];
+  createdBy: Actor;
+  note: string | null;
+  permissions: MemberPermissions;
+  /** staff ids this member had before a migration (spec 4.2) */
+  previousStaffIds: string[];
+  statusReason: string | null;
+  /** HR record fields kept with the member (spec 4.2 "the service overwrites the member record") */
+  gender?: string | null;
+  maritalStatus?: string | null;
+  coreGrade?: string | null;
+  dependantsExists?: string | null;
+  lastDayOfService?: string | null;
+  isCabinCrew?: boolean | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DocumentStatus = 'active' | 'archived';
+
+/** Member document metadata (spec 2.1); content in FileManager `member_<memberId>`. */
+export interface MemberDocument {
+  id: string;
+  fileId: string;
+  filename: string;
+  originalFilename: string;
+  label: string | null;
+  mimeType: string;
+  size: number;
+  status: DocumentStatus;
+  uploadedBy: Actor;
+  uploadedAt: string;
+  updatedAt: string;
+}
+
+/** An ID photo waiting for approval (MEMBER_ID_PHOTO_UPLOAD). */
+export interface PendingPhoto {
+  approvalId: string;
+  /** the new photo's stored file name */
+  idPhoto: string;
+  /** the photo in place when it was uploaded (kept until approval) */
+  previousIdPhoto: string | null;
+  /** status the member gets when the photo is approved (spec 3.1) */
+  statusOnApproval: MemberStatus;
+  source: 'hr' | 'program_management_user' | 'enduser';
+  uploadedBy: Actor;
+  uploadedAt: string;
+}
+
+/** A member change waiting for approval (member_create, member_update, member_status_update). */
+export interface PendingChange {
+  approvalId: string;
+  event: string;
+  requestedAt: string;
+}
+
+export interface MemberPrivateState {
+  profile: MemberProfile;
+  documents?: MemberDocument[];
+  pendingPhoto?: PendingPhoto | null;
+  pendingChange?: PendingChange | null;
+  /** the photo replaced by the last approved upload */
+  previousIdPhoto?: string | null;
+  /** approvals already applied or superseded (idempotent callbacks) */
+  lastApprovalId?: string | null;
+}
