@@ -26,7 +26,7 @@ describe('seeding a program', () => {
     const doc = JSON.parse(fs.readFileSync(seedFile, 'utf8')) as SeedDocument;
     const first = await applySeed(doc, call);
     expect(first.filter((o) => o.result !== 'created')).toEqual([]);
-    expect(first).toHaveLength(9);
+    expect(first).toHaveLength(10);
 
     const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<string, unknown>;
     expect(company).toMatchObject({ id: 'acme', status: 'active', companyGroupId: 'cg-internal' });
@@ -36,9 +36,12 @@ describe('seeding a program', () => {
     const tier = (await call('Tier', 'getTier', 'tier-base-2026', {})).body as { tier: Record<string, unknown>; pendingApproval: unknown };
     expect(tier.tier).toMatchObject({ status: 'active', tierType: { id: 'tt-base', group: 'base' } });
 
+    const member = (await call('Member', 'getMemberPersonal', 'staffId!E1001', {})).body as Record<string, unknown>;
+    expect(member).toMatchObject({ name: 'Amal', surname: 'Haddad' });
+
     const again = await applySeed(doc, call);
     expect(again.filter((o) => o.result === 'failed')).toEqual([]);
-    expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(8);
+    expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(9);
   });
 
   test('a record that fails is reported and the rest still goes in', async () => {
