@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
-import { applyApprovalCallback, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type ApprovalRecord } from '../_platform/workflow';
+import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import type { ProgramManagementConfig } from '../Setting/types';
 import { COMPANY_PATCH_CONFLICT, companyError } from './errors';
@@ -86,9 +86,6 @@ function refuseWhilePending(company: CompanyRecord): void {
   }
 }
 
-function approvalSummary(record: ApprovalRecord) {
-  return { id: record.id, event: record.event, approvalStatus: record.approvalStatus, approvalType: record.approvalType, entityNewStatus: record.entityNewStatus };
-}
 
 /** The active settings the references must name (none while Setting has no instance yet). */
 async function activeSettings(ctx: Ctx): Promise<ProgramManagementConfig> {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorError, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { logChange } from '../LogManager/log-client';
-import { PatchConflictError, runWorkflow, applyApprovalCallback, type ApprovalCallbackBody } from '../_platform/workflow';
+import { PatchConflictError, runWorkflow, applyApprovalCallback, approvalSummary, type ApprovalCallbackBody } from '../_platform/workflow';
 import { getTier, type CompanyRecord, type TierRecord } from './clients';
 import { memberError } from './errors';
 import { checkFamilyLimit, documentListing, findDocument, freeFamilyMemberIds, moveDocument } from './family';
@@ -73,9 +73,6 @@ function fileError(err: unknown): ActorError {
   return memberError('FILE_STORE_FAILED', 'The file could not be stored', { code: e?.code, message: String(e?.message ?? err) });
 }
 
-function approvalSummary(record: { id: string; approvalStatus: string; approvalType: string; event: string | number }) {
-  return { id: record.id, event: record.event, approvalStatus: record.approvalStatus, approvalType: record.approvalType };
-}
 
 /**
  * A profile change through the workflow (member_update, member_status_update):

@@ -29,6 +29,7 @@ import {
   runWorkflow,
   type ApprovalCallbackBody,
   type RunWorkflowResult,
+  approvalSummary,
 } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import { cooldownSecondsFrom, hashRoles, planDeployment, publishedRoles } from './deployment';
@@ -104,18 +105,6 @@ function refuse(role: StoredRole, change: Parameters<typeof changeRefusal>[1]): 
   throw roleError(refusal, messages[refusal] ?? refusal, { id: role.id, status: role.status, pendingApprovalId: role.pendingApprovalId });
 }
 
-function approvalSummary(wf: RunWorkflowResult<RoleEntity>) {
-  const a = wf.approvalRecord;
-  return {
-    id: a.id,
-    event: a.event,
-    approvalStatus: a.approvalStatus,
-    approvalType: a.approvalType,
-    approvers: a.approvers,
-    entityOldStatus: a.entityOldStatus,
-    entityNewStatus: a.entityNewStatus,
-  };
-}
 
 async function enqueueDeployment(ctx: Ctx, trigger: string): Promise<string> {
   return (await ctx.enqueue('RoleManager', DEPLOY, ROLE_MANAGER_INSTANCE, { trigger })).jobId;
@@ -143,7 +132,7 @@ async function settle(ctx: Ctx, s: RoleManagerState, event: WorkflowEvent, wf: R
     }
   }
   ctx.emit(event, { roleId: id, approvalId: wf.approvalRecord.id, approvalStatus: wf.approvalRecord.approvalStatus });
-  return { role: s.roles[id], approval: approvalSummary(wf), deploymentJobId };
+  return { role: s.roles[id], approval: approvalSummary(wf.approvalRecord), deploymentJobId };
 }
 
 function idFrom(ctx: Ctx): string {

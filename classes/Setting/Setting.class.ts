@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
-import { applyApprovalCallback, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type ApprovalRecord } from '../_platform/workflow';
+import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import { SETTING_PATCH_CONFLICT, settingError } from './errors';
 import { pageOf, parseSettingListQuery } from './list-query';
@@ -88,9 +88,6 @@ function requiredString(ctx: Ctx, name: string): string {
   return v;
 }
 
-function approvalSummary(record: ApprovalRecord) {
-  return { id: record.id, event: record.event, approvalStatus: record.approvalStatus, approvalType: record.approvalType, entityNewStatus: record.entityNewStatus };
-}
 
 function refuseWhilePending(state: SettingState, group: SettingGroup | 'all', entityId: string): void {
   const waiting = state.pendingApprovals[pendingKey(group, entityId)];

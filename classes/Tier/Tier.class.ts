@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
-import { applyApprovalCallback, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
+import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import {
   applyRuleUpdate,
@@ -59,18 +59,6 @@ function now(): string {
   return new Date().toISOString();
 }
 
-function approvalSummary(wf: RunWorkflowResult<TierRecord>) {
-  const a = wf.approvalRecord;
-  return {
-    id: a.id,
-    event: a.event,
-    approvalStatus: a.approvalStatus,
-    approvalType: a.approvalType,
-    entityOldStatus: a.entityOldStatus,
-    entityNewStatus: a.entityNewStatus,
-    approvers: a.approvers,
-  };
-}
 
 /** The answer of every change: the tier as it is now, the approval, and (when waiting) what it becomes once approved. */
 function answer(ctx: Ctx, wf: RunWorkflowResult<TierRecord>, extra: Record<string, unknown> = {}) {
@@ -78,7 +66,7 @@ function answer(ctx: Ctx, wf: RunWorkflowResult<TierRecord>, extra: Record<strin
   return {
     tier: s.tier,
     pendingApproval: s.pendingApproval,
-    approval: approvalSummary(wf),
+    approval: approvalSummary(wf.approvalRecord),
     ...(wf.isApproved ? {} : { requestedTier: wf.simulatedApprovedState }),
     ...extra,
   };

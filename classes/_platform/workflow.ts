@@ -168,3 +168,16 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     rule,
   };
 }
+
+/** What entity classes answer about the approval a change created (the full record is ApprovalManager's). */
+export function approvalSummary(record: ApprovalRecord) {
+  return {
+    id: record.id,
+    event: record.event,
+    approvalStatus: record.approvalStatus,
+    approvalType: record.approvalType,
+    approvers: record.approvers,
+    entityOldStatus: record.entityOldStatus,
+    entityNewStatus: record.entityNewStatus,
+  };
+}
