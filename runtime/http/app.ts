@@ -80,8 +80,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.locals.requestId = id;
     res.locals.started = process.hrtime.bigint();
     res.setHeader('x-request-id', id);
-    res.on('finish', () => {
-      if (!deps.logger.isLevelEnabled('info')) return;
+    // the request line costs a listener per request: only when it will be written
+    if (deps.logger.isLevelEnabled('info')) res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6;
       const identity = res.locals.identity as Identity | undefined;
       deps.logger.info(

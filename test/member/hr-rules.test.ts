@@ -1,5 +1,6 @@
 /** Pure rules of the HR contract (hr-contract.ts, hr-sync.ts). */
 import { ActorError } from '../../runtime';
+import { employeeRecord } from './support';
 import {
   hrErrorShape,
   isCalendarDate,
@@ -52,28 +53,7 @@ function profile(over: Partial<MemberProfile> = {}): MemberProfile {
 }
 
 function record(over: Partial<EmployeeRecord> = {}): EmployeeRecord {
-  return {
-    employeeId: 'S1',
-    name: 'Ada',
-    middleName: null,
-    surname: 'Lovelace',
-    email: 's1@example.com',
-    phone: '+1',
-    grade: 'G1',
-    employmentType: 'Permanent',
-    status: 'active',
-    address: { country: 'AE', address: 'x' },
-    birthdate: '1990-01-01',
-    gender: 'F',
-    maritalStatus: 'single',
-    coreGrade: 'C1',
-    dependantsExists: 'N',
-    oldStaffId: null,
-    lastDayOfService: null,
-    leavingReason: null,
-    companyId: 'BG1',
-    ...over,
-  };
+  return employeeRecord('S1', { phone: '+1', address: { country: 'AE', address: 'x' }, birthdate: '1990-01-01', ...over }) as unknown as EmployeeRecord;
 }
 
 const input = (rec: EmployeeRecord, over: Partial<{ memberTypeId: string; companyId: string; migrated: boolean }> = {}) => ({
