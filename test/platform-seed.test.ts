@@ -54,4 +54,22 @@ describe('seeding a program', () => {
     expect(out.map((o) => o.result)).toEqual(['created', 'failed']);
     expect(out[1].error?.message).toMatch(/name/);
   });
+
+  test('members go in side by side with --concurrency, outcomes stay in file order, and a taken staff id still fails alone', async () => {
+    const members = Array.from({ length: 24 }, (_, i) => ({
+      id: `seed-par-${i}`,
+      name: `Par${i}`,
+      surname: 'Seed',
+      staffId: i === 23 ? 'SP-0' : `SP-${i}`, // the last one repeats the first one's staff id
+      email: `seed-par-${i}@example.com`,
+      company: { id: 'acme' },
+      memberType: 'mt-permanent',
+    }));
+    const out = await applySeed({ members }, call, { concurrency: 8 });
+    expect(out.map((o) => o.id)).toEqual(members.map((m) => m.id));
+    expect(out.slice(0, 23).every((o) => o.result === 'created')).toBe(true);
+    expect(out[23]).toMatchObject({ result: 'failed', error: { message: expect.stringMatching(/SP-0/) } });
+    const last = (await call('Member', 'getMemberPersonal', 'staffId!SP-22', {})).body as Record<string, unknown>;
+    expect(last).toMatchObject({ id: 'seed-par-22', name: 'Par22' });
+  });
 });

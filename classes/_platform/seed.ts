@@ -7,10 +7,15 @@
  * Each list holds records in the spec's field names. Everything is applied as
  * the system actor, so every workflow rule approves at once: nothing is left
  * pending. A record whose id exists already is skipped, so a seed can be run
- * again after a partial failure.
+ * again after a partial failure; any other refusal (a staff id or email of
+ * another member, a name taken) fails that record and the rest still goes in.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallResult } from '../../runtime';
+import { RuntimeCodes } from '../../runtime/errors';
+import { CompanyErrors } from '../Company/errors';
+import { MemberErrors } from '../Member/errors';
+import { SettingErrors } from '../Setting/errors';
 
 export interface SeedDocument {
   paymentPeriods?: { key: string; label: string }[];
@@ -32,20 +37,37 @@ export interface SeedOutcome {
   error?: { code?: unknown; message: string };
 }
 
+/** the answers that mean "this record's id exists already" (skipped); any other error fails the record */
+const EXISTS_CODES = new Set<unknown>([
+  RuntimeCodes.INSTANCE_EXISTS.code,
+  SettingErrors.SETTING_ID_TAKEN.code,
+  CompanyErrors.COMPANY_ID_TAKEN.code,
+  MemberErrors.ALREADY_REGISTERED.code,
+]);
+
 const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members'];
 
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
 
 /** how each list is created; `idInPath` records carry their id in the call path, not the body */
-const STEPS: { key: RecordList; kind: string; classId: string; method: string; instance: (r: Record<string, unknown>) => string | undefined; idInPath?: boolean }[] = [
+const STEPS: {
+  key: RecordList;
+  kind: string;
+  classId: string;
+  method: string;
+  instance: (r: Record<string, unknown>) => string | undefined;
+  idInPath?: boolean;
+  /** each record is its own instance, so records can be created side by side */
+  parallel?: boolean;
+}[] = [
   { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default' },
   { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default' },
   { key: 'memberSubTypes', kind: 'memberSubType', classId: 'Setting', method: 'createMemberSubType', instance: () => 'default' },
   { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default' },
   { key: 'companies', kind: 'company', classId: 'Company', method: 'createCompany', instance: () => 'default' },
-  { key: 'tiers', kind: 'tier', classId: 'Tier', method: 'createTier', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true },
-  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true },
+  { key: 'tiers', kind: 'tier', classId: 'Tier', method: 'createTier', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true, parallel: true },
+  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
 ];
 
 /** Problems with the document's shape, before anything is written. */
@@ -73,26 +95,46 @@ async function ensureSingleton(call: SystemCall, classId: string, body: unknown)
   }
 }
 
-export async function applySeed(doc: SeedDocument, call: SystemCall): Promise<SeedOutcome[]> {
+export interface SeedOptions {
+  /** tiers and members created side by side (each is its own instance); default 1 */
+  concurrency?: number;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
+async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+export async function applySeed(doc: SeedDocument, call: SystemCall, options: SeedOptions = {}): Promise<SeedOutcome[]> {
   const problems = checkSeedDocument(doc);
   if (problems.length) throw new Error(`invalid seed file: ${problems.join('; ')}`);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
   await ensureSingleton(call, 'Setting', doc.paymentPeriods ? { paymentPeriods: doc.paymentPeriods } : {});
   if (doc.paymentPeriods) await call('Setting', 'setPaymentPeriods', 'default', { paymentPeriods: doc.paymentPeriods });
   if (doc.companies?.length) await ensureSingleton(call, 'Company', {});
   const outcomes: SeedOutcome[] = [];
   for (const step of STEPS) {
-    for (const record of doc[step.key] ?? []) {
+    const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
       const id = typeof record.id === 'string' ? record.id : undefined;
       try {
         const { id: _id, ...rest } = record;
         await call(step.classId, step.method, step.instance(record), step.idInPath ? rest : record);
-        outcomes.push({ kind: step.kind, id, result: 'created' });
+        return { kind: step.kind, id, result: 'created' };
       } catch (err) {
         const e = errorOf(err);
-        // 409: this id (or name) exists already
-        outcomes.push({ kind: step.kind, id, result: e.status === 409 ? 'skipped' : 'failed', error: { code: e.code, message: e.message } });
+        return { kind: step.kind, id, result: EXISTS_CODES.has(e.code) ? 'skipped' : 'failed', error: { code: e.code, message: e.message } };
       }
-    }
+    };
+    outcomes.push(...(await pool(doc[step.key] ?? [], step.parallel ? concurrency : 1, create)));
   }
   return outcomes;
 }
