@@ -47,6 +47,8 @@ export interface Child {
   proc: ChildProcess;
   alive(): boolean;
   tail(): string;
+  /** the exit code once exited (null: still running, or killed by a signal) */
+  exitCode(): number | null;
   exited: Promise<void>;
   stop(): Promise<void>;
 }
@@ -71,8 +73,14 @@ export function findSetpriv(): string | undefined {
 }
 
 /** A node child running a TypeScript file through tsx; terminated with us (setpriv --pdeathsig) when possible. */
-export function startNodeChild(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Child {
-  const nodeArgv = [...nodeArgs, '--import', 'tsx', script];
+export function startNodeChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  scriptArgs: string[] = [],
+): Child {
+  const nodeArgv = [...nodeArgs, '--import', 'tsx', script, ...scriptArgs];
   const setpriv = findSetpriv();
   // setpriv execs node: the pid we get is node's own, so /proc/<pid>/status is the runtime's memory
   const [cmd, args] = setpriv
@@ -89,8 +97,10 @@ export function startNodeChild(name: string, script: string, env: Record<string,
   proc.stdout!.on('data', collect);
   proc.stderr!.on('data', collect);
   let done = false;
+  let exitCode: number | null = null;
   const exited = new Promise<void>((resolve) => {
-    proc.once('exit', () => {
+    proc.once('exit', (code) => {
+      exitCode = code;
       done = true;
       resolve();
     });
@@ -108,6 +118,7 @@ export function startNodeChild(name: string, script: string, env: Record<string,
     exited,
     alive: () => !done,
     tail: () => output.trim().slice(-4000),
+    exitCode: () => exitCode,
     stop: () => {
       stopping ??= (async () => {
         if (!done) {

@@ -52,6 +52,8 @@ export interface RuntimeConfig {
   jobLockMs: number;
   /** instance lease time-to-live (renewed while a handler runs) */
   leaseTtlMs: number;
+  /** megabytes of state JSON the per-process READ cache may hold (0: off) */
+  readCacheMb: number;
   /** the environment this configuration was read from (handed to class constructors) */
   env: NodeJS.ProcessEnv;
 }
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
     leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),
+    readCacheMb: int(env, 'READ_CACHE_MB', 64, 0),
     env,
   };
 }

@@ -130,6 +130,7 @@ export class Runtime {
       logger,
       maxCallDepth: config.maxCallDepth,
       leaseTtlMs: config.leaseTtlMs,
+      readCacheBytes: config.readCacheMb * 1024 * 1024,
       onCommit: (classId, id, version, stateJson) => {
         if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson);
       },

@@ -5,6 +5,7 @@ import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { budgetSeconds } from './decorators';
 import { deepFreeze, KeyedFifo, sleep } from './local-queue';
+import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
 import { emptyState, parseState, serializeState, type LeaseMode, type StateStore, type StoredInstance } from './state-store';
@@ -89,6 +90,8 @@ export interface DispatcherDeps {
   maxCallDepth: number;
   /** lease time-to-live; renewed every third of it while the handler runs, so a crashed holder frees the instance soon */
   leaseTtlMs: number;
+  /** bytes of state JSON the READ cache may hold (0: off); see read-cache.ts */
+  readCacheBytes?: number;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string) => void;
 }
@@ -111,8 +114,12 @@ export class Dispatcher {
   /** leases kept between local writers of a hot instance */
   private readonly held = new Map<string, HeldLease>();
   private jobs?: JobSink;
+  /** parsed, frozen states of recently read instances, checked against Redis's version on every READ */
+  readonly readCache: ReadCache;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
+  }
 
   setJobSink(jobs: JobSink): void {
     this.jobs = jobs;
@@ -232,10 +239,24 @@ export class Dispatcher {
   }
 
   private async runRead(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, id: string): Promise<CallResult> {
-    const stored = await this.deps.store.read(cls.id, id);
-    if (!stored) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
-    const state = deepFreeze(parseState(stored.stateJson));
-    const ctx = this.makeCtx(cls, method, req, id, state, stored.version, { ...stored.lookups }, null, null);
+    const cache = this.readCache;
+    const key = ReadCache.key(cls.id, id);
+    const cached = cache.enabled ? cache.get(key) : undefined;
+    const got = await this.deps.store.readIfChanged(cls.id, id, cached?.version);
+    let current: { version: number; state: InstanceState; lookups: Record<string, string> };
+    if (got.kind === 'missing') {
+      cache.delete(key);
+      throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+    } else if (got.kind === 'unchanged' && cached) {
+      cache.hits++;
+      current = cached;
+    } else {
+      const stored = (got as { instance: StoredInstance }).instance;
+      cache.misses++;
+      current = { version: stored.version, state: deepFreeze(parseState(stored.stateJson)), lookups: deepFreeze({ ...stored.lookups }) };
+      cache.set(key, { ...current, bytes: stored.stateJson.length });
+    }
+    const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null);
     return this.invoke(cls, method, ctx);
   }
 

@@ -82,7 +82,7 @@ export type CommitResult =
   | { kind: 'version_moved'; version: number }
   | { kind: 'lookup_taken'; key: string };
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob'] as const;
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'readIfChanged'] as const;
 
 type ScriptedRedis = Redis & {
   acquireInstance(lease: string, inst: string, token: string, ttl: number, mode: string): Promise<unknown[]>;
@@ -90,7 +90,10 @@ type ScriptedRedis = Redis & {
   releaseLease(lease: string, token: string): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
   enqueueJob(inst: string, pending: string, jobId: string, upsert: string): Promise<number>;
+  readIfChanged(inst: string, knownVersion: string): Promise<unknown[]>;
 };
+
+export type ReadResult = { kind: 'missing' } | { kind: 'unchanged' } | { kind: 'read'; instance: StoredInstance };
 
 function luaDir(): string {
   // sources live next to this file; compiled code reads them from the source tree
@@ -132,6 +135,7 @@ export class StateStore {
       releaseLease: 1,
       renewLease: 1,
       enqueueJob: 2,
+      readIfChanged: 1,
     };
     for (const name of SCRIPTS) {
       if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
@@ -146,6 +150,19 @@ export class StateStore {
     const [v, s, k] = await this.redis.hmget(this.keys.instance(classId, id), 'v', 's', 'k');
     if (v === null) return undefined;
     return { version: Number(v), stateJson: s ?? '{}', lookups: k ? JSON.parse(k) : {} };
+  }
+
+  /** The instance, unless its current version is `knownVersion` ('unchanged': nothing is transferred). */
+  async readIfChanged(classId: string, id: string, knownVersion: number | undefined): Promise<ReadResult> {
+    const r = await this.redis.readIfChanged(this.keys.instance(classId, id), knownVersion === undefined ? '' : String(knownVersion));
+    switch (Number(r[0])) {
+      case -1:
+        return { kind: 'missing' };
+      case 0:
+        return { kind: 'unchanged' };
+      default:
+        return { kind: 'read', instance: { version: Number(r[1]), stateJson: String(r[2]), lookups: r[3] ? JSON.parse(String(r[3])) : {} } };
+    }
   }
 
   async exists(classId: string, id: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Redis } from 'ioredis';
 import type { Identity, IdentityType } from '../actor/types';
@@ -95,16 +95,23 @@ export interface TokenClaims {
 
 /** JWT bearer tokens, HS256 only (the algorithm is pinned on verify). */
 export class TokenService {
+  /**
+   * The secret as a key object, made once: given a string, jsonwebtoken first
+   * tries (and fails) to read it as a public key on every verify.
+   */
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly secret: string,
+    secret: string,
     private readonly issuer?: string,
   ) {
     if (secret.length < 32) throw new Error('JWT_SECRET must be at least 32 characters');
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
   sign(claims: TokenClaims, expiresInSeconds = 3600): string {
     if (!TOKEN_IDENTITIES.includes(claims.identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}`);
-    return jwt.sign(claims, this.secret, {
+    return jwt.sign(claims, this.key, {
       algorithm: JWT_ALGORITHM,
       expiresIn: expiresInSeconds,
       ...(this.issuer ? { issuer: this.issuer } : {}),
@@ -114,7 +121,7 @@ export class TokenService {
   verify(token: string): Identity {
     let payload: jwt.JwtPayload;
     try {
-      const decoded = jwt.verify(token, this.secret, {
+      const decoded = jwt.verify(token, this.key, {
         algorithms: [JWT_ALGORITHM],
         ...(this.issuer ? { issuer: this.issuer } : {}),
       });

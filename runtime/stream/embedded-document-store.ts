@@ -1,11 +1,53 @@
 /**
  * In-process DocumentStore: one Map of documents per collection, queried with
- * mingo (MongoDB query language over plain objects). Each process has its own
- * copy, so `shared` is false.
+ * the semantics of mingo (MongoDB query language over plain objects). Each
+ * process has its own copy, so `shared` is false.
  *
  * Documents are deep-copied on the way in and on the way out, so callers can
  * never mutate what is stored. Queries work on references to the stored
  * documents and only the page that `find` returns is copied.
+ *
+ * Answers are exactly mingo's (same documents, same order, same total), but a
+ * query does not hand every document to mingo:
+ *
+ *  - Equality indexes. Every index spec given to `ensureIndexes` (unique or
+ *    not, single or compound) gets an equality index on its first field: a Map
+ *    from the serialized value to the documents holding it. An array of
+ *    scalars indexes each element (MongoDB multikey); null and a missing field
+ *    share one key, as `{ field: null }` matches both. Values the index cannot
+ *    key (objects, dates, arrays holding non-scalars, arrays along a dotted
+ *    path) put the document in the index's `unkeyed` set, which is a candidate
+ *    for every lookup. `_id` needs no index: the document Map is keyed by it.
+ *
+ *  - Planner. Among the top-level conditions (and those of a top-level
+ *    `$and`), an indexed field with an equality (`value`, `$eq`) or `$in` of
+ *    scalars yields the candidates; the smallest candidate set wins. Such a
+ *    condition is necessary for a match, so testing the whole filter on the
+ *    candidates only gives the same matches as a full scan.
+ *
+ *  - Compiled matcher. The filter is compiled once per query into plain
+ *    JavaScript predicates mirroring mingo's operators for the common subset
+ *    ($eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $regex, $exists, $not, $and,
+ *    $or, $nor, dotted paths). Each leaf condition handles the values it knows
+ *    (scalars, null, missing, dates, arrays of scalars) and hands anything else
+ *    (an object value, an array along a dotted path, an unsupported operator or
+ *    operand) to a mingo Query of that single condition, so the answer is
+ *    mingo's in every case. A filter the compiler does not accept at all
+ *    ($where, $expr, stateful /g or /y regular expressions, malformed input)
+ *    is evaluated by mingo over every document in order, as before.
+ *
+ *  - Top-k. Matches are ordered by a comparator with mingo's sort semantics
+ *    (stable, by insertion order on ties; mixed types ordered by mingo's own
+ *    `compare`). With a limit, only the first skip+limit are selected (a
+ *    threshold filter plus quickselect), not the whole match list sorted. Sort
+ *    values outside what the comparator reproduces exactly (arrays, objects,
+ *    NaN) make that query sort with mingo as before.
+ *
+ * Document order: mingo's answers depend on the input order (the order of an
+ * unsorted result, and ties in a sort), which is the order of the document Map
+ * (insertion order; a replaced document keeps its place, a deleted one that is
+ * written again goes to the end). Each document carries a sequence number in
+ * that order, so candidates found through an index can be put back in it.
  */
 import { Query, find as mingoFind } from 'mingo';
 import type {
@@ -14,8 +56,33 @@ import type {
   FindOptions,
   FindResult,
   IndexSpec,
+  Sort,
   StoredDocument,
 } from './document-store';
+
+/**
+ * The parts of 'mingo/util' used here. tsconfig's moduleResolution 'node' does
+ * not read package "exports", so the module is required and typed locally.
+ */
+interface MingoUtil {
+  /** mingo's total order over values, as used by its $sort and comparison operators */
+  compare(a: unknown, b: unknown): number;
+  isEqual(a: unknown, b: unknown): boolean;
+  /** `typeOf(v) === 'object'`: a plain object (what mingo accepts as a query) */
+  isObject(v: unknown): boolean;
+  /** a field's condition as an operator expression: 'x' → { $eq: 'x' }, /x/ → { $regex: /x/ }, … */
+  normalize(expr: unknown): Record<string, unknown>;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const mingoUtil = require('mingo/util') as MingoUtil;
+
+type Doc = Record<string, unknown>;
+
+/** A stored document and its position in the collection's insertion order. */
+interface Entry {
+  doc: StoredDocument;
+  seq: number;
+}
 
 /**
  * A unique index: maps the serialized key values of each document to its `_id`.
@@ -28,11 +95,54 @@ interface UniqueIndex {
   owners: Map<string, string>;
 }
 
+/** One entry, or several: most keys of a selective index hold a single document. */
+type Bucket = Entry | Set<Entry>;
+
+/** A non-unique, single-field equality index (see the module comment). */
+interface EqualityIndex {
+  field: string;
+  steps: string[];
+  buckets: Map<string, Bucket>;
+  /** documents whose value the index cannot key: candidates of every lookup */
+  unkeyed: Set<Entry>;
+}
+
 interface CollectionState {
-  docs: Map<string, StoredDocument>;
+  docs: Map<string, Entry>;
+  nextSeq: number;
   uniqueIndexes: UniqueIndex[];
+  /** by field */
+  equalityIndexes: Map<string, EqualityIndex>;
   /** `_instance` → ids of its documents, so deleteStale does not scan the collection */
   byInstance: Map<string, Set<string>>;
+  /** documents whose `_id` is not a string; while there are any, `_id` lookups are not planned */
+  nonStringIds: number;
+}
+
+/**
+ * What the last `find` or `count` did, for tests and diagnostics (see
+ * `EmbeddedDocumentStore.lastQuery`).
+ */
+export interface QueryStats {
+  /**
+   * How candidates were found: 'all' (empty filter, nothing tested), 'scan'
+   * (every document tested) or 'index' (an equality index, or `_id`).
+   */
+  plan: 'all' | 'scan' | 'index';
+  /** the field whose index gave the candidates, when plan is 'index' */
+  index?: string;
+  /** number of documents the filter was tested on */
+  tested: number;
+  /** true when the whole filter was evaluated by a mingo Query (outside the compiled subset) */
+  mingoFilter: boolean;
+  /** number of matches (the total) */
+  matched: number;
+  /**
+   * How the page was put in order (find only): 'none' (insertion order, no
+   * sort), 'top-k' (the first skip+limit selected), 'sort' (every match
+   * sorted), 'mingo' (sorted, skipped and limited by a mingo cursor).
+   */
+  order?: 'none' | 'top-k' | 'sort' | 'mingo';
 }
 
 function duplicateKeyError(message: string): Error & { code: 'DUPLICATE_KEY' } {
@@ -53,16 +163,611 @@ function indexKey(index: UniqueIndex, doc: StoredDocument): string {
   return JSON.stringify(index.fields.map((field) => valueAt(doc, field) ?? null));
 }
 
+// ---------------------------------------------------------------- paths
+
+/** Returned by `resolvePath` where mingo's path semantics need mingo (arrays along the path, non-plain objects). */
+const COMPLEX: unique symbol = Symbol('complex');
+
+/** Names mingo resolves specially (inherited Object.prototype members, `__proto__`). */
+const PROTO_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * The steps of a field path this module resolves itself, or null when mingo
+ * must: empty steps, array indexes (`a.0`), operator-like and prototype names.
+ */
+function pathSteps(path: string): string[] | null {
+  if (path.length === 0 || path.startsWith('$')) return null;
+  const steps = path.split('.');
+  for (const step of steps) {
+    if (step.length === 0 || PROTO_NAMES.has(step) || /^\d+$/.test(step)) return null;
+  }
+  return steps;
+}
+
+function isPlainObject(value: object): boolean {
+  return Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * The value at `steps` as mingo resolves it when no array lies along the path:
+ * undefined past a missing, null or scalar step. COMPLEX when an intermediate
+ * value is an array or not a plain object.
+ */
+function resolvePath(doc: Doc, steps: string[]): unknown {
+  let value: unknown = doc[steps[0]];
+  for (let i = 1; i < steps.length; i++) {
+    if (value === undefined || value === null || typeof value !== 'object') return undefined;
+    if (Array.isArray(value) || !isPlainObject(value)) return COMPLEX;
+    value = (value as Doc)[steps[i]];
+  }
+  return value;
+}
+
+/** string, number, boolean or null */
+function isScalar(value: unknown): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  return type === 'string' || type === 'number' || type === 'boolean';
+}
+
+function allScalars(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (!isScalar(values[i])) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- equality indexes
+
+/**
+ * The index key of a scalar: its type and value. null and undefined share 'z'
+ * (mingo and MongoDB match both with `{ field: null }`); numbers key by their
+ * string form, so 0 and -0 share a key, as do NaN and NaN (mingo's equality).
+ */
+function scalarKey(value: unknown): string | undefined {
+  if (value === null || value === undefined) return 'z';
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`;
+    case 'number':
+      return `n${String(value)}`;
+    case 'boolean':
+      return value ? 'T' : 'F';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The keys of `doc` in `index`: one per distinct element for an array of
+ * scalars (none for an empty array, which no scalar equals), one for a scalar
+ * or a missing value; null when the value cannot be keyed.
+ */
+function equalityKeys(index: EqualityIndex, doc: StoredDocument): string[] | null {
+  const value = resolvePath(doc, index.steps);
+  if (Array.isArray(value)) {
+    if (!allScalars(value)) return null;
+    return [...new Set(value.map((element) => scalarKey(element) as string))];
+  }
+  const key = scalarKey(value);
+  return key === undefined ? null : [key];
+}
+
+function sameKeys(a: string[] | null, b: string[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((key, i) => key === b[i]);
+}
+
+function addToIndex(index: EqualityIndex, keys: string[] | null, entry: Entry): void {
+  if (keys === null) {
+    index.unkeyed.add(entry);
+    return;
+  }
+  for (const key of keys) {
+    const bucket = index.buckets.get(key);
+    if (bucket === undefined) index.buckets.set(key, entry);
+    else if (bucket instanceof Set) bucket.add(entry);
+    else if (bucket !== entry) index.buckets.set(key, new Set([bucket, entry]));
+  }
+}
+
+function removeFromIndex(index: EqualityIndex, keys: string[] | null, entry: Entry): void {
+  if (keys === null) {
+    index.unkeyed.delete(entry);
+    return;
+  }
+  for (const key of keys) {
+    const bucket = index.buckets.get(key);
+    if (bucket === entry) {
+      index.buckets.delete(key);
+    } else if (bucket instanceof Set) {
+      bucket.delete(entry);
+      if (bucket.size === 1) index.buckets.set(key, bucket.values().next().value as Entry);
+    }
+  }
+}
+
+function bucketSize(bucket: Bucket | undefined): number {
+  return bucket === undefined ? 0 : bucket instanceof Set ? bucket.size : 1;
+}
+
+// ---------------------------------------------------------------- compiled matcher
+
+type Predicate = (doc: Doc) => boolean;
+
+/**
+ * A leaf condition on a value: true or false, or undefined when the value is
+ * outside what the leaf reproduces exactly (mingo then decides).
+ */
+type ValueTest = (value: unknown) => boolean | undefined;
+
+/** Thrown while compiling a filter the compiler does not accept; mingo evaluates it whole. */
+class NotCompiled extends Error {}
+
+/** mingo's equality: `===`, or both NaN */
+function same(a: unknown, b: unknown): boolean {
+  return a === b || Object.is(a, b);
+}
+
+/** Some element of an array of scalars passes; undefined when the array holds anything else. */
+function someScalar(values: unknown[], test: (element: unknown) => boolean): boolean | undefined {
+  let found = false;
+  for (let i = 0; i < values.length; i++) {
+    const element = values[i];
+    if (!isScalar(element)) return undefined;
+    if (!found && test(element)) found = true;
+  }
+  return found;
+}
+
+/**
+ * mingo's $eq. Against a scalar: the value itself, both null/missing, or an
+ * array element. Against an array: the whole array. Against a date: a date
+ * with the same time.
+ */
+function eqTest(operand: unknown): ValueTest | null {
+  if (isScalar(operand)) {
+    return (value) => {
+      if (same(value, operand)) return true;
+      if (value === undefined || value === null) return operand === null;
+      if (isScalar(value)) return false;
+      if (Array.isArray(value)) return someScalar(value, (element) => same(element, operand));
+      if (value instanceof Date) return false;
+      return undefined;
+    };
+  }
+  if (Array.isArray(operand)) {
+    return (value) => {
+      if (value === undefined || isScalar(value) || value instanceof Date) return false;
+      if (Array.isArray(value)) return allScalars(value) ? mingoUtil.isEqual(value, operand) : undefined;
+      return undefined;
+    };
+  }
+  if (operand instanceof Date) {
+    const time = operand.getTime();
+    return (value) => {
+      if (value instanceof Date) return value.getTime() === time;
+      if (value === undefined || isScalar(value)) return false;
+      if (Array.isArray(value)) return allScalars(value) ? false : undefined;
+      return undefined;
+    };
+  }
+  return null;
+}
+
+/**
+ * mingo's $in: a null/missing value matches a null operand element; otherwise
+ * the value (or an element of an array value) equals an operand element
+ * (SameValueZero) or, when a string, matches one of its regular expressions.
+ */
+function inTest(operand: unknown): ValueTest | null {
+  if (!Array.isArray(operand)) return null;
+  const values = new Set<unknown>();
+  const patterns: RegExp[] = [];
+  for (const element of operand) {
+    if (element instanceof RegExp) patterns.push(element);
+    else if (isScalar(element)) values.add(element);
+    else return null;
+  }
+  const hasNull = values.has(null);
+  const matches = (element: unknown): boolean =>
+    values.has(element) || (typeof element === 'string' && patterns.some((re) => re.test(element)));
+  return (value) => {
+    if (value === undefined || value === null) return hasNull;
+    if (isScalar(value)) return matches(value);
+    if (Array.isArray(value)) return someScalar(value, matches);
+    return undefined;
+  };
+}
+
+type Comparison = (a: number | string | boolean, b: number | string | boolean) => boolean;
+
+/**
+ * The sign tests of mingo's `compare(a, b)` on values of one type
+ * (`a < b ? -1 : a > b ? 1 : 0`), NaN comparing as equal exactly as there.
+ */
+const COMPARISONS: Record<string, Comparison> = {
+  $gt: (a, b) => a > b,
+  $gte: (a, b) => !(a < b),
+  $lt: (a, b) => a < b,
+  $lte: (a, b) => !(a > b),
+};
+
+/**
+ * mingo's $gt/$gte/$lt/$lte: true when the value (or an element of an array
+ * value) has the operand's type and compares accordingly; values of another
+ * type never match.
+ */
+function compareTest(op: string, operand: unknown): ValueTest | null {
+  const cmp = COMPARISONS[op];
+  if (operand instanceof Date) {
+    const time = operand.getTime();
+    return (value) => {
+      if (value instanceof Date) return cmp(value.getTime(), time);
+      if (value === undefined || isScalar(value)) return false;
+      if (Array.isArray(value)) return allScalars(value) ? false : undefined;
+      return undefined;
+    };
+  }
+  if (operand === null || !isScalar(operand)) return null;
+  const type = typeof operand;
+  const b = operand as number | string | boolean;
+  return (value) => {
+    if (typeof value === type) return cmp(value as number | string | boolean, b);
+    if (value === undefined || isScalar(value) || value instanceof Date) return false;
+    if (Array.isArray(value)) return someScalar(value, (element) => typeof element === type && cmp(element as typeof b, b));
+    return undefined;
+  };
+}
+
+/** mingo's $regex: a string value, or a string element of an array value, matches. */
+function regexTest(operand: unknown): ValueTest | null {
+  if (!(operand instanceof RegExp)) return null;
+  return (value) => {
+    if (typeof value === 'string') return operand.test(value);
+    if (value === undefined || isScalar(value)) return false;
+    if (Array.isArray(value)) return someScalar(value, (element) => typeof element === 'string' && operand.test(element));
+    return undefined;
+  };
+}
+
+/** mingo's $exists on a path without arrays: the value is not undefined (null exists). */
+function existsTest(operand: unknown): ValueTest {
+  const wanted = !!operand;
+  return (value) => (value !== undefined) === wanted;
+}
+
+function valueTest(op: string, operand: unknown): ValueTest | null {
+  switch (op) {
+    case '$eq':
+      return eqTest(operand);
+    case '$ne': {
+      const eq = eqTest(operand);
+      return eq && ((value) => negate(eq(value)));
+    }
+    case '$in':
+      return inTest(operand);
+    case '$nin': {
+      const test = inTest(operand);
+      return test && ((value) => negate(test(value)));
+    }
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      return compareTest(op, operand);
+    case '$regex':
+      return regexTest(operand);
+    case '$exists':
+      return existsTest(operand);
+    default:
+      return null;
+  }
+}
+
+function negate(result: boolean | undefined): boolean | undefined {
+  return result === undefined ? undefined : !result;
+}
+
+function every(predicates: Predicate[]): Predicate {
+  if (predicates.length === 1) return predicates[0];
+  return (doc) => {
+    for (let i = 0; i < predicates.length; i++) if (!predicates[i](doc)) return false;
+    return true;
+  };
+}
+
+function some(predicates: Predicate[]): Predicate {
+  return (doc) => {
+    for (let i = 0; i < predicates.length; i++) if (predicates[i](doc)) return true;
+    return false;
+  };
+}
+
+/** True when the filter holds a regular expression whose result depends on earlier calls (/g, /y). */
+function hasStatefulRegex(value: unknown): boolean {
+  if (value instanceof RegExp) return value.global || value.sticky;
+  if (Array.isArray(value)) return value.some(hasStatefulRegex);
+  if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$options' && typeof inner === 'string' && /[gy]/.test(inner)) return true;
+      if (hasStatefulRegex(inner)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Compiles a filter into a predicate with mingo's answer on every document.
+ * Throws NotCompiled (or mingo's own error) for filters left to mingo whole.
+ */
+function compileFilter(filter: unknown): Predicate {
+  if (!mingoUtil.isObject(filter)) throw new NotCompiled('not a query object');
+  const predicates: Predicate[] = [];
+  for (const [key, expr] of Object.entries(filter as Filter)) {
+    switch (key) {
+      case '$and':
+      case '$or':
+      case '$nor': {
+        if (!Array.isArray(expr)) throw new NotCompiled(`${key} expects an array`);
+        const parts = expr.map(compileFilter);
+        // as mingo: an empty $and matches everything, an empty $or nothing
+        if (key === '$and') predicates.push(parts.length === 0 ? () => true : every(parts));
+        else if (key === '$or') predicates.push(some(parts));
+        else {
+          const any = some(parts);
+          predicates.push((doc) => !any(doc));
+        }
+        break;
+      }
+      default:
+        if (key.startsWith('$')) throw new NotCompiled(`top-level ${key}`);
+        predicates.push(...compileField(key, expr));
+    }
+  }
+  return predicates.length === 0 ? () => true : every(predicates);
+}
+
+/** One predicate per operator of a field's condition (mingo ANDs them). */
+function compileField(field: string, expr: unknown): Predicate[] {
+  const steps = pathSteps(field);
+  const normalized = mingoUtil.normalize(expr);
+  const predicates: Predicate[] = [];
+  for (const [op, operand] of Object.entries(normalized)) {
+    if (op === '$not') {
+      const inner = every(compileField(field, mingoUtil.normalize(operand)));
+      predicates.push((doc) => !inner(doc));
+      continue;
+    }
+    const test = steps && valueTest(op, operand);
+    if (!test) {
+      // unsupported operator, operand or path: mingo evaluates this one condition
+      const query = new Query({ [field]: { [op]: operand } });
+      predicates.push((doc) => query.test(doc));
+      continue;
+    }
+    let query: Query | undefined;
+    const byMingo = (doc: Doc): boolean => (query ??= new Query({ [field]: { [op]: operand } })).test(doc);
+    if (steps.length === 1) {
+      const name = steps[0];
+      predicates.push((doc) => test(doc[name]) ?? byMingo(doc));
+    } else {
+      predicates.push((doc) => {
+        const value = resolvePath(doc, steps);
+        return value === COMPLEX ? byMingo(doc) : (test(value) ?? byMingo(doc));
+      });
+    }
+  }
+  return predicates;
+}
+
+/** The compiled predicate, or null when the filter must be evaluated by mingo whole. */
+function tryCompile(filter: Filter): Predicate | null {
+  if (hasStatefulRegex(filter)) return null;
+  try {
+    return compileFilter(filter);
+  } catch {
+    // NotCompiled, or an error mingo raises too: the mingo Query reports it
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------- planner
+
+interface Plan {
+  field: string;
+  /** upper bound of the candidate count */
+  estimate: number;
+  candidates: () => Iterable<Entry>;
+}
+
+/** The field conditions every match must meet: top-level ones and those of (nested) top-level $and. */
+function* conjuncts(filter: Filter): Generator<[string, unknown]> {
+  for (const [key, expr] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(expr)) {
+      for (const part of expr) if (mingoUtil.isObject(part)) yield* conjuncts(part as Filter);
+    } else if (!key.startsWith('$')) {
+      yield [key, expr];
+    }
+  }
+}
+
+/** The scalars a field's condition requires it to equal one of ($eq, or $in of scalars), or null. */
+function equalityValues(expr: unknown): unknown[] | null {
+  const normalized = mingoUtil.normalize(expr);
+  let best: unknown[] | null = null;
+  if ('$eq' in normalized && isScalar(normalized.$eq)) best = [normalized.$eq];
+  const list = normalized.$in;
+  if (Array.isArray(list) && allScalars(list) && (best === null || list.length < best.length)) best = list;
+  return best;
+}
+
+function planIndex(state: CollectionState, filter: Filter): Plan | null {
+  let best: Plan | null = null;
+  for (const [field, expr] of conjuncts(filter)) {
+    const index = state.equalityIndexes.get(field);
+    const useIds = field === '_id' && state.nonStringIds === 0;
+    if (!index && !useIds) continue;
+    const values = equalityValues(expr);
+    if (!values) continue;
+    let plan: Plan;
+    if (index) {
+      const keys = [...new Set(values.map((value) => scalarKey(value) as string))];
+      const buckets = keys.map((key) => index.buckets.get(key));
+      plan = {
+        field,
+        estimate: buckets.reduce((sum, bucket) => sum + bucketSize(bucket), index.unkeyed.size),
+        candidates: () => unionOf(buckets, index.unkeyed),
+      };
+    } else {
+      // every _id is a string: only a string operand can match, the one document stored under it
+      const entries = [...new Set(values)]
+        .filter((value): value is string => typeof value === 'string')
+        .map((id) => state.docs.get(id))
+        .filter((entry): entry is Entry => entry !== undefined);
+      plan = { field, estimate: entries.length, candidates: () => entries };
+    }
+    if (!best || plan.estimate < best.estimate) best = plan;
+  }
+  return best && best.estimate < state.docs.size ? best : null;
+}
+
+/** The entries of the buckets and of `unkeyed`, each once. */
+function unionOf(buckets: Array<Bucket | undefined>, unkeyed: Set<Entry>): Iterable<Entry> {
+  const present = buckets.filter((bucket): bucket is Bucket => bucket !== undefined);
+  if (present.length <= 1 && unkeyed.size === 0) {
+    const bucket = present[0];
+    return bucket === undefined ? [] : bucket instanceof Set ? bucket : [bucket];
+  }
+  // an entry is keyed or unkeyed, never both; an array value may sit in several buckets
+  const union = new Set<Entry>(unkeyed);
+  for (const bucket of present) {
+    if (bucket instanceof Set) for (const entry of bucket) union.add(entry);
+    else union.add(bucket);
+  }
+  return union;
+}
+
+// ---------------------------------------------------------------- ordering
+
+/** Marks a sort value the comparator cannot order exactly as mingo does. */
+const UNSORTABLE: unique symbol = Symbol('unsortable');
+
+/**
+ * A sort value as mingo's $sort groups it (missing is null), or UNSORTABLE for
+ * values whose mingo order the comparator does not reproduce: arrays, objects,
+ * NaN (compares equal to every number), invalid dates, arrays along the path.
+ */
+function sortValue(doc: Doc, steps: string[]): unknown {
+  const value = steps.length === 1 ? doc[steps[0]] : resolvePath(doc, steps);
+  if (value === undefined || value === null) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isNaN(value) ? UNSORTABLE : value;
+    default:
+      return value instanceof Date && !Number.isNaN(value.getTime()) ? value : UNSORTABLE;
+  }
+}
+
+/** mingo's `compare` for sort values (null, numbers, strings, booleans, valid dates). */
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  const type = typeof a;
+  if (type === typeof b && (type === 'string' || type === 'number' || type === 'boolean')) {
+    return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+  }
+  return mingoUtil.compare(a, b);
+}
+
+/** Indexes 0..n-1 */
+function range(n: number): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+/**
+ * Rearranges `items[lo..hi]` so that `items[k]` holds what a full sort would
+ * put there, with smaller items before it and larger after (quickselect; the
+ * comparator is a strict total order).
+ */
+function quickselect(items: Int32Array, lo: number, hi: number, k: number, cmp: (a: number, b: number) => number): void {
+  while (hi > lo) {
+    const mid = (lo + hi) >>> 1;
+    // median of three as pivot, left at items[mid]
+    if (cmp(items[mid], items[lo]) < 0) swap(items, mid, lo);
+    if (cmp(items[hi], items[lo]) < 0) swap(items, hi, lo);
+    if (cmp(items[hi], items[mid]) < 0) swap(items, hi, mid);
+    const pivot = items[mid];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (cmp(items[i], pivot) < 0) i++;
+      while (cmp(items[j], pivot) > 0) j--;
+      if (i <= j) {
+        swap(items, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+function swap(items: Int32Array, i: number, j: number): void {
+  const t = items[i];
+  items[i] = items[j];
+  items[j] = t;
+}
+
+/**
+ * The positions (0..n-1) of the first `k` items in `cmp` order, in order,
+ * without sorting all n: candidates better than the current k-th best are
+ * buffered, and when the buffer fills, quickselect keeps its k best and the
+ * k-th becomes the bar the next candidates must beat. O(n) comparisons for
+ * random input, O(n + n/k·k) when every candidate beats the bar.
+ */
+function firstK(n: number, k: number, cmp: (a: number, b: number) => number): number[] {
+  if (k >= n) return range(n).sort(cmp);
+  const buffer = new Int32Array(Math.min(n, Math.max(2 * k, k + 1024)));
+  let size = 0;
+  let bar = -1;
+  for (let i = 0; i < n; i++) {
+    if (bar >= 0 && cmp(i, bar) >= 0) continue;
+    buffer[size++] = i;
+    if (size === buffer.length && i < n - 1) {
+      quickselect(buffer, 0, size - 1, k - 1, cmp);
+      size = k;
+      bar = buffer[k - 1];
+    }
+  }
+  if (size > k) quickselect(buffer, 0, size - 1, k - 1, cmp);
+  return Array.from(buffer.subarray(0, Math.min(size, k))).sort(cmp);
+}
+
+function isCount(value: number | undefined): boolean {
+  return value === undefined || (Number.isSafeInteger(value) && value >= 0);
+}
+
+// ---------------------------------------------------------------- store
+
 export class EmbeddedDocumentStore implements DocumentStore {
   readonly shared: boolean = false;
   readonly kind = 'embedded';
+  /** What the last find or count did (for tests and diagnostics); undefined before the first. */
+  lastQuery: QueryStats | undefined;
   private readonly collections = new Map<string, CollectionState>();
 
   async ensureIndexes(collection: string, indexes: IndexSpec[]): Promise<void> {
-    // Non-unique indexes only matter for performance, which a scan over an
-    // in-memory Map does not gain from, so only unique ones are kept.
     const state = this.state(collection);
     for (const spec of indexes) {
+      // the first field of every index, unique or not, gets an equality index for the planner
+      const [first, direction] = Object.entries(spec.keys)[0] ?? [];
+      if (first !== undefined && direction !== 'text') this.ensureEqualityIndex(state, first);
+
       if (!spec.unique) continue;
       const fields = Object.keys(spec.keys);
       const signature = fields.join('\0');
@@ -73,7 +778,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         fields,
         owners: new Map(),
       };
-      for (const doc of state.docs.values()) {
+      for (const { doc } of state.docs.values()) {
         const key = indexKey(index, doc);
         if (index.owners.has(key)) {
           throw duplicateKeyError(`cannot create unique index ${index.name} on ${collection}: duplicate key ${key}`);
@@ -87,7 +792,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
   async upsertIfNewer(collection: string, doc: StoredDocument): Promise<boolean> {
     const state = this.state(collection);
     const current = state.docs.get(doc._id);
-    if (current && current._v >= doc._v) return false;
+    if (current && current.doc._v >= doc._v) return false;
 
     const copy = structuredClone(doc);
     // Check every unique index before touching any, so a rejected write leaves no trace.
@@ -101,9 +806,27 @@ export class EmbeddedDocumentStore implements DocumentStore {
       }
     }
 
-    if (current) this.unindex(state, current);
-    for (const [i, index] of state.uniqueIndexes.entries()) index.owners.set(keys[i], doc._id);
-    state.docs.set(doc._id, copy);
+    for (const [i, index] of state.uniqueIndexes.entries()) {
+      if (current) index.owners.delete(indexKey(index, current.doc));
+      index.owners.set(keys[i], doc._id);
+    }
+    if (current) {
+      // replaced in place: the entry keeps its position in the collection order
+      this.unlistInstance(state, current.doc);
+      for (const index of state.equalityIndexes.values()) {
+        const before = equalityKeys(index, current.doc);
+        const after = equalityKeys(index, copy);
+        if (sameKeys(before, after)) continue;
+        removeFromIndex(index, before, current);
+        addToIndex(index, after, current);
+      }
+      current.doc = copy;
+    } else {
+      const entry: Entry = { doc: copy, seq: state.nextSeq++ };
+      state.docs.set(copy._id, entry);
+      if (typeof copy._id !== 'string') state.nonStringIds++;
+      for (const index of state.equalityIndexes.values()) addToIndex(index, equalityKeys(index, copy), entry);
+    }
     let ids = state.byInstance.get(copy._instance);
     if (!ids) state.byInstance.set(copy._instance, (ids = new Set()));
     ids.add(copy._id);
@@ -115,10 +838,9 @@ export class EmbeddedDocumentStore implements DocumentStore {
     if (!state) return 0;
     let deleted = 0;
     for (const id of [...(state.byInstance.get(instance) ?? [])]) {
-      const doc = state.docs.get(id);
-      if (doc && doc._instance === instance && doc._v < version) {
-        this.unindex(state, doc);
-        state.docs.delete(id);
+      const entry = state.docs.get(id);
+      if (entry && entry.doc._instance === instance && entry.doc._v < version) {
+        this.remove(state, entry);
         deleted++;
       }
     }
@@ -126,8 +848,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   async get(collection: string, id: string): Promise<StoredDocument | null> {
-    const doc = this.collections.get(collection)?.docs.get(id);
-    return doc ? structuredClone(doc) : null;
+    const entry = this.collections.get(collection)?.docs.get(id);
+    return entry ? structuredClone(entry.doc) : null;
   }
 
   async find<T = StoredDocument>(
@@ -135,23 +857,37 @@ export class EmbeddedDocumentStore implements DocumentStore {
     filter: Filter,
     options: FindOptions = {},
   ): Promise<FindResult<T>> {
-    const matches = this.matching(collection, filter);
+    const state = this.collections.get(collection);
+    const { matches, inOrder, stats } = this.matching(state, filter);
     const { sort, skip, limit, projection } = options;
 
-    // mingo applies sort, then skip and limit, then the projection, lazily; the
-    // cursor runs over `matches` (references), so the stored documents are
-    // neither copied nor re-sorted beyond what the page needs.
-    const cursor = mingoFind(matches, {}, projection ?? {});
-    if (sort && Object.keys(sort).length > 0) cursor.sort(sort);
-    if (skip) cursor.skip(skip);
-    // As in MongoDB, a limit of 0 means no limit.
-    if (limit) cursor.limit(limit);
+    let page: StoredDocument[];
+    if (!isCount(skip) || !isCount(limit)) {
+      page = this.mingoPage(matches, inOrder, options, stats);
+    } else {
+      // As in MongoDB, a limit of 0 means no limit.
+      const from = skip ?? 0;
+      const to = limit ? from + limit : Infinity;
+      const ordered = sort && Object.keys(sort).length > 0 ? this.sorted(matches, sort, to, stats) : null;
+      if (ordered === undefined) {
+        page = this.mingoPage(matches, inOrder, options, stats);
+      } else if (ordered) {
+        page = ordered.slice(from, to);
+      } else {
+        page = this.inInsertionOrder(matches, inOrder, to, stats).slice(from, to);
+      }
+    }
 
-    return { items: cursor.all().map((doc) => structuredClone(doc) as T), total: matches.length };
+    // mingo applies the projection after sort, skip and limit, so only the page is projected
+    const items = projection && Object.keys(projection).length > 0 ? mingoFind(page, {}, projection).all() : page;
+    this.lastQuery = stats;
+    return { items: items.map((doc) => structuredClone(doc) as T), total: matches.length };
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
-    return this.matching(collection, filter).length;
+    const { matches, stats } = this.matching(this.collections.get(collection), filter);
+    this.lastQuery = stats;
+    return matches.length;
   }
 
   async drop(collection: string): Promise<void> {
@@ -160,7 +896,12 @@ export class EmbeddedDocumentStore implements DocumentStore {
     if (!state) return;
     state.docs.clear();
     state.byInstance.clear();
+    state.nonStringIds = 0;
     for (const index of state.uniqueIndexes) index.owners.clear();
+    for (const index of state.equalityIndexes.values()) {
+      index.buckets.clear();
+      index.unkeyed.clear();
+    }
   }
 
   async close(): Promise<void> {
@@ -170,26 +911,135 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private state(collection: string): CollectionState {
     let state = this.collections.get(collection);
     if (!state) {
-      state = { docs: new Map(), uniqueIndexes: [], byInstance: new Map() };
+      state = {
+        docs: new Map(),
+        nextSeq: 0,
+        uniqueIndexes: [],
+        equalityIndexes: new Map(),
+        byInstance: new Map(),
+        nonStringIds: 0,
+      };
       this.collections.set(collection, state);
     }
     return state;
   }
 
-  /** The stored documents (not copies) matching `filter`, in insertion order. */
-  private matching(collection: string, filter: Filter): StoredDocument[] {
-    const docs = this.collections.get(collection)?.docs;
-    if (!docs) return [];
-    const query = new Query(filter);
-    const matches: StoredDocument[] = [];
-    for (const doc of docs.values()) {
-      if (query.test(doc)) matches.push(doc);
-    }
-    return matches;
+  private ensureEqualityIndex(state: CollectionState, field: string): void {
+    const steps = pathSteps(field);
+    if (field === '_id' || !steps || state.equalityIndexes.has(field)) return;
+    const index: EqualityIndex = { field, steps, buckets: new Map(), unkeyed: new Set() };
+    for (const entry of state.docs.values()) addToIndex(index, equalityKeys(index, entry.doc), entry);
+    state.equalityIndexes.set(field, index);
   }
 
-  private unindex(state: CollectionState, doc: StoredDocument): void {
+  /**
+   * The stored entries (not copies) matching `filter`. `inOrder` tells whether
+   * they are in collection order (a scan) or not (index candidates).
+   */
+  private matching(
+    state: CollectionState | undefined,
+    filter: Filter,
+  ): { matches: Entry[]; inOrder: boolean; stats: QueryStats } {
+    if (!state || state.docs.size === 0) {
+      return { matches: [], inOrder: true, stats: { plan: 'scan', tested: 0, mingoFilter: false, matched: 0 } };
+    }
+    const predicate = tryCompile(filter);
+    if (!predicate) {
+      // outside the compiled subset: mingo tests every document, in order
+      const query = new Query(filter);
+      const matches: Entry[] = [];
+      for (const entry of state.docs.values()) if (query.test(entry.doc)) matches.push(entry);
+      const stats: QueryStats = { plan: 'scan', tested: state.docs.size, mingoFilter: true, matched: matches.length };
+      return { matches, inOrder: true, stats };
+    }
+    if (Object.keys(filter).length === 0) {
+      const matches = [...state.docs.values()];
+      return { matches, inOrder: true, stats: { plan: 'all', tested: 0, mingoFilter: false, matched: matches.length } };
+    }
+
+    const plan = planIndex(state, filter);
+    const candidates: Iterable<Entry> = plan ? plan.candidates() : state.docs.values();
+    const matches: Entry[] = [];
+    let tested = 0;
+    for (const entry of candidates) {
+      tested++;
+      if (predicate(entry.doc)) matches.push(entry);
+    }
+    const stats: QueryStats = plan
+      ? { plan: 'index', index: plan.field, tested, mingoFilter: false, matched: matches.length }
+      : { plan: 'scan', tested, mingoFilter: false, matched: matches.length };
+    return { matches, inOrder: !plan, stats };
+  }
+
+  /**
+   * The first `end` matches (all when end is Infinity) in `sort` order, or
+   * undefined when a sort value is outside what the comparator orders exactly
+   * as mingo (the caller then sorts with mingo).
+   */
+  private sorted(matches: Entry[], sort: Sort, end: number, stats: QueryStats): StoredDocument[] | undefined {
+    const fields = Object.keys(sort);
+    const paths = fields.map(pathSteps);
+    if (paths.some((steps) => steps === null)) return undefined;
+    // mingo sorts descending only on -1; any other direction sorts ascending
+    const directions = fields.map((field) => (sort[field] === -1 ? -1 : 1));
+    const width = fields.length;
+    const n = matches.length;
+
+    // every sort value of every match, flat: values[i * width + f]
+    const values = new Array<unknown>(n * width);
+    for (let i = 0; i < n; i++) {
+      const doc = matches[i].doc;
+      for (let f = 0; f < width; f++) {
+        const value = sortValue(doc, paths[f] as string[]);
+        if (value === UNSORTABLE) return undefined;
+        values[i * width + f] = value;
+      }
+    }
+    const cmp = (a: number, b: number): number => {
+      for (let f = 0; f < width; f++) {
+        const c = compareValues(values[a * width + f], values[b * width + f]);
+        if (c !== 0) return c * directions[f];
+      }
+      // mingo's sort is stable: ties keep the collection order
+      return matches[a].seq - matches[b].seq;
+    };
+    stats.order = end < n ? 'top-k' : 'sort';
+    return firstK(n, Math.min(end, n), cmp).map((i) => matches[i].doc);
+  }
+
+  /** The first `end` matches in collection order. */
+  private inInsertionOrder(matches: Entry[], inOrder: boolean, end: number, stats: QueryStats): StoredDocument[] {
+    stats.order = 'none';
+    if (inOrder) return matches.slice(0, Math.min(end, matches.length)).map((entry) => entry.doc);
+    const n = matches.length;
+    return firstK(n, Math.min(end, n), (a, b) => matches[a].seq - matches[b].seq).map((i) => matches[i].doc);
+  }
+
+  /** Sort, skip and limit by a mingo cursor over the matches in collection order (the general path). */
+  private mingoPage(matches: Entry[], inOrder: boolean, options: FindOptions, stats: QueryStats): StoredDocument[] {
+    stats.order = 'mingo';
+    const ordered = inOrder ? matches : [...matches].sort((a, b) => a.seq - b.seq);
+    const cursor = mingoFind(
+      ordered.map((entry) => entry.doc),
+      {},
+    );
+    const { sort, skip, limit } = options;
+    if (sort && Object.keys(sort).length > 0) cursor.sort(sort);
+    if (skip) cursor.skip(skip);
+    if (limit) cursor.limit(limit);
+    return cursor.all() as StoredDocument[];
+  }
+
+  private remove(state: CollectionState, entry: Entry): void {
+    const { doc } = entry;
     for (const index of state.uniqueIndexes) index.owners.delete(indexKey(index, doc));
+    for (const index of state.equalityIndexes.values()) removeFromIndex(index, equalityKeys(index, doc), entry);
+    this.unlistInstance(state, doc);
+    if (typeof doc._id !== 'string') state.nonStringIds--;
+    state.docs.delete(doc._id);
+  }
+
+  private unlistInstance(state: CollectionState, doc: StoredDocument): void {
     const ids = state.byInstance.get(doc._instance);
     ids?.delete(doc._id);
     if (ids?.size === 0) state.byInstance.delete(doc._instance);

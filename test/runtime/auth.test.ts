@@ -74,6 +74,9 @@ describe('credentials', () => {
       const r = await t.get(`${p}/get/a1`, bearer(token));
       expect(r.status).toBe(401);
     }
+    // an HS256 token another service signed with the shared secret (a plain string) is accepted
+    const issuedElsewhere = jwt.sign(claims, TEST_JWT_SECRET, { algorithm: 'HS256' });
+    expect((await t.get(`${p}/get/a1`, bearer(issuedElsewhere))).status).not.toBe(401);
   });
 
   test('expired tokens, malformed headers and unknown identities are refused', async () => {
