@@ -22,7 +22,8 @@
  *
  * Human-readable figures go to stdout; the LAST stdout line is one JSON object.
  * Flags: --quick (2 000 employees, 20 000 members, short runs),
- *        --employees=N, --members=N, --cpu-prof (service under node --cpu-prof).
+ *        --employees=N, --members=N, --cpu-prof (service under node --cpu-prof),
+ *        --hr-only (stop after step 4: a profiling aid; the JSON then has the HR figures only).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -62,6 +63,8 @@ import {
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const CPU_PROF = argv.includes('--cpu-prof');
+/** profiling aid: stop after the HR phases (no growth to MEMBERS, no listing) */
+const HR_ONLY = argv.includes('--hr-only');
 const flag = (name: string): number | undefined => {
   const raw = argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   if (raw === undefined) return undefined;
@@ -391,6 +394,10 @@ async function main(): Promise<Record<string, unknown>> {
       },
     });
     log(`  ${describe(unchanged)}`);
+    if (HR_ONLY) {
+      if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
+      return { hr_updates_per_s: Math.round(steady.rps), hr_p99_ms: round1(steady.p99), hr_only: true, unchanged_per_s: Math.round(unchanged.rps), cpu_us_per_update: Math.round(steady.cpuUsPerReq) };
+    }
 
     // --- 5. grow to MEMBERS ------------------------------------------------------
     log(`\n== ${MEMBERS} members ${stamp()}`);

@@ -119,7 +119,7 @@ export class Runtime {
     const tokens = new TokenService(secret, config.jwtIssuer);
     const blobs = overrides.blobs ?? (await openBlobs(config));
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
-    const projector = new Projector(store, documents, registry, logger);
+    const projector = new Projector(store, documents, registry, logger, undefined, config.projectionBatchMs);
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
       registry,

@@ -93,7 +93,8 @@ export class ApprovalManager {
    * rule has no approvers or the actor is a developer or the system. A patch
    * over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json.
    */
-  @Init({ access: ['class'], instanceId: () => randomUUID() })
+  // the id is always a fresh UUID, so the instance is created at commit without a lease
+  @Init({ access: ['class'], instanceId: () => randomUUID(), lease: false })
   async createApproval(ctx: Ctx) {
     const input = ctx.request.body as CreateApprovalInput;
     const caller = ctx.identity.type === 'class' ? ctx.identity.classId : undefined;

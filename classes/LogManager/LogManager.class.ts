@@ -106,8 +106,11 @@ export class LogManager {
     return { logId, fieldUpdates: built.full.length };
   }
 
-  /** Creates the instance of one log entry; only addLogEntry calls it. */
-  @Init({ access: ['class:LogManager'] })
+  /**
+   * Creates the instance of one log entry; only addLogEntry calls it, with an
+   * id it has just made (so no lease is needed: created at commit).
+   */
+  @Init({ access: ['class:LogManager'], lease: false })
   record(ctx: Ctx) {
     const log = ctx.request.body as LogRecord;
     if (log.id !== ctx.instanceId) {

@@ -279,13 +279,17 @@ export class Dispatcher {
     const fifoKey = `${cls.id}\u0000${id}`;
     const release = await this.waitLocalTurn(fifoKey, deadline, cls.id, id);
     const ttl = this.deps.leaseTtlMs;
+    // INIT with lease: false creates at commit time, without taking the lease first
+    const leaseFree = mode === 'init' && (method.options as InitOptions).lease === false;
     // a lease handed over by the previous local writer of this instance: no acquire round trip
     const handed = this.held.get(fifoKey);
     this.held.delete(fifoKey);
-    const lease = { token: handed?.token ?? randomUUID(), turns: handed?.turns ?? 0, holding: Boolean(handed) };
+    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed) };
     let before: StoredInstance | undefined;
     try {
-      if (handed) {
+      if (leaseFree) {
+        if (handed) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      } else if (handed) {
         if (mode === 'init') throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
         before = handed.instance;
       } else {
@@ -304,12 +308,14 @@ export class Dispatcher {
       const events: EmittedEvent[] = [];
       const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events);
       let result: CallResult;
-      const renewal = setInterval(() => {
-        this.deps.store.renew(cls.id, id, lease.token, ttl).then(
-          (held) => held || (ctx as CtxImpl).abort(),
-          (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
-        );
-      }, Math.max(100, Math.floor(ttl / 3)));
+      const renewal = leaseFree
+        ? undefined
+        : setInterval(() => {
+            this.deps.store.renew(cls.id, id, lease.token, ttl).then(
+              (held) => held || (ctx as CtxImpl).abort(),
+              (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
+            );
+          }, Math.max(100, Math.floor(ttl / 3)));
       try {
         result = await this.invoke(cls, method, ctx);
       } finally {
@@ -319,7 +325,7 @@ export class Dispatcher {
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
-      const keep = this.shouldKeep(fifoKey, lease.turns);
+      const keep = !leaseFree && this.shouldKeep(fifoKey, lease.turns);
       const commit = await this.deps.store.commit({
         classId: cls.id,
         instanceId: id,
@@ -338,6 +344,10 @@ export class Dispatcher {
       switch (commit.kind) {
         case 'committed':
           break;
+        case 'version_moved':
+          if (leaseFree) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+          lease.holding = false;
+          throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
         case 'lookup_taken': {
           const key = commit.key.split(':').slice(4).join(':');
           const [name, ...rest] = key.split(':');

@@ -35,7 +35,19 @@ export class Projector {
     private readonly registry: ClassRegistry,
     private readonly logger: Logger,
     private readonly consumer = `projector-${process.pid}`,
+    /**
+     * after a batch smaller than a full read, wait this long before reading
+     * again, so that under load one read brings many entries instead of one
+     * read (and one socket write) per commit; an idle outbox is still picked
+     * up at once by the blocking read
+     */
+    private readonly batchMs = 10,
   ) {}
+
+  /** the pause after a short batch (nothing when the read was full: more is waiting) */
+  private async pauseAfter(count: number, full: number): Promise<void> {
+    if (this.batchMs > 0 && count < full && this.running) await new Promise((r) => setTimeout(r, this.batchMs));
+  }
 
   private streamed(): RegisteredClass[] {
     return this.registry.list().filter((c) => c.options.stream);
@@ -160,6 +172,7 @@ export class Projector {
         await this.handle(entries);
         const ids = entries.map((e) => e[0]);
         await this.store.redis.multi().xack(outbox, GROUP, ...ids).xdel(outbox, ...ids).exec();
+        await this.pauseAfter(entries.length, 200);
       } catch (err) {
         if (!this.running) return;
         this.logger.error({ err }, 'projector error; retrying');
@@ -181,6 +194,7 @@ export class Projector {
         if (entries.length) {
           await this.handle(entries);
           last = entries[entries.length - 1][0];
+          await this.pauseAfter(entries.length, 500);
         }
         if (Date.now() - lastTrim > 60_000) {
           lastTrim = Date.now();

@@ -134,13 +134,14 @@ describe('configuration at run time', () => {
     const id = await activeGadget();
     const key = t.rt.store.keys.instance('Workflow', 'Gadget');
     const good = await t.rt.redis.hget(key, 's');
-    await t.rt.redis.hset(key, 's', JSON.stringify({ public: { ...seniorOnly, classId: 'Tier' } }));
+    // written as a commit would write it: new state, next version (READs are cached by version)
+    await t.rt.redis.multi().hset(key, 's', JSON.stringify({ public: { ...seniorOnly, classId: 'Tier' } })).hincrby(key, 'v', 1).exec();
     try {
       const r = await t.post(`${p}/Gadget/update/${id}`, { price: 9 }, clerk);
       expect(r.status).toBe(500);
       expect(r.body).toMatchObject({ code: 14000, classId: 'Workflow', details: { configClassId: 'Tier', classId: 'Gadget' } });
     } finally {
-      await t.rt.redis.hset(key, 's', good!);
+      await t.rt.redis.multi().hset(key, 's', good!).hincrby(key, 'v', 1).exec();
     }
     expect((await t.post(`${p}/Gadget/update/${id}`, { price: 9 }, clerk)).status).toBe(200);
   });

@@ -9,8 +9,14 @@
 -- ARGV[7] instance id, ARGV[8] #adds, ARGV[9] #removes, ARGV[10] tasks json ('' none),
 -- ARGV[11] events json ('' none), ARGV[12] job id ('' none), ARGV[13] job result json,
 -- ARGV[14] job result ttl (s), ARGV[15] keep the lease for this many ms (0: release it)
+-- An empty token (ARGV[1] '') is a creation without a lease (INIT with lease: false): it
+-- commits only while nobody holds the lease and the instance does not exist.
 -- Returns {1, version, task entry id or ''} | {-1} lease lost | {-2, version} version moved | {-3, key} lookup key taken
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return {-1} end
+if ARGV[1] == '' then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {-2, -1} end
+elseif redis.call('GET', KEYS[2]) ~= ARGV[1] then
+  return {-1}
+end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[2]) then return {-2, v} end
 local id = ARGV[7]
