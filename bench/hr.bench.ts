@@ -23,6 +23,7 @@
  * Human-readable figures go to stdout; the LAST stdout line is one JSON object.
  * Flags: --quick (2 000 employees, 20 000 members, short runs),
  *        --employees=N, --members=N, --cpu-prof (service under node --cpu-prof),
+ *        --processes=N (the service's PROCESSES; default one per CPU),
  *        --hr-only (stop after step 4: a profiling aid; the JSON then has the HR figures only).
  */
 import * as fs from 'node:fs';
@@ -36,10 +37,10 @@ import {
   call,
   cannon,
   type Child,
-  cpuSeconds,
   deleteKeys,
   describe,
   fmt,
+  healthPids,
   log,
   type Measured,
   percentile,
@@ -52,8 +53,10 @@ import {
   summarise,
   tempDirs,
   tracked,
-  vmStatus,
+  treeCpuSeconds,
+  treeVmStatus,
   waitReady,
+  waitUntil,
 } from './support';
 
 // ---------------------------------------------------------------------------
@@ -77,6 +80,8 @@ const S = QUICK
   ? { employees: 2_000, members: 20_000, warmSeconds: 2, updateSeconds: 5, unchangedSeconds: 3, listWarmSeconds: 2, listSeconds: 5 }
   : { employees: 10_000, members: 100_000, warmSeconds: 3, updateSeconds: 20, unchangedSeconds: 5, listWarmSeconds: 3, listSeconds: 15 };
 const EMPLOYEES = flag('employees') ?? S.employees;
+/** runtime processes of the service (PROCESSES): one per core by default */
+const PROCESSES = flag('processes') ?? os.cpus().length;
 const MEMBERS = Math.max(EMPLOYEES, flag('members') ?? S.members);
 const COMPANIES = 20;
 /** an HR system pushing records in parallel */
@@ -178,7 +183,8 @@ async function seed(env: Record<string, string>, dir: string, name: string, doc:
 
 /** The members the service's document store holds (listMembers total). */
 async function listedTotal(base: string, auth: Record<string, string>): Promise<number> {
-  const r = await call(base, 'GET', `/${PROJECT_ID}/CALL/Member/listMembers?limit=1`, undefined, auth);
+  // a fresh connection each time, so every runtime process gets asked in turn
+  const r = await call(base, 'GET', `/${PROJECT_ID}/CALL/Member/listMembers?limit=1`, undefined, { ...auth, connection: 'close' });
   if (r.status !== 200) throw new Error(`listMembers answered ${r.status}: ${JSON.stringify(r.body)}`);
   return Number((r.body as { totalCount: number }).totalCount);
 }
@@ -189,7 +195,10 @@ async function waitListed(base: string, auth: Record<string, string>, want: numb
   let wait = 100;
   for (;;) {
     if (!service.alive()) throw new Error(`the service exited:\n${service.tail()}`);
-    const n = await listedTotal(base, auth);
+    // every process has its own embedded document store: ask each (fresh connections rotate over them)
+    const counts = [];
+    for (let k = 0; k < 2 * PROCESSES; k++) counts.push(await listedTotal(base, auth));
+    const n = Math.min(...counts);
     if (n >= want) return (performance.now() - t0) / 1000;
     if (Date.now() > deadline) throw new Error(`only ${n} of ${want} members listed after ${PROJECTION_TIMEOUT_MS / 1000} s`);
     await sleep(wait);
@@ -271,7 +280,7 @@ function listingKinds(): ListingKind[] {
 async function listLoad(base: string, pid: number, auth: Record<string, string>, seconds: number): Promise<{ all: Measured; byKind: Map<string, number[]> }> {
   const kinds = listingKinds();
   const byKind = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
-  const cpu0 = cpuSeconds(pid);
+  const cpu0 = treeCpuSeconds(pid);
   const t0 = performance.now();
   // one request at a time per connection, so each latency belongs to a known kind
   let next = 0;
@@ -301,7 +310,7 @@ async function listLoad(base: string, pid: number, auth: Record<string, string>,
   await Promise.all(Array.from({ length: LIST_CONNECTIONS }, worker));
   const elapsed = (performance.now() - t0) / 1000;
   return {
-    all: summarise('listMembers (mix of 6)', [{ ok, non2xx, errors, seconds: elapsed, cpu: cpuSeconds(pid) - cpu0, latencies }]),
+    all: summarise('listMembers (mix of 6)', [{ ok, non2xx, errors, seconds: elapsed, cpu: treeCpuSeconds(pid) - cpu0, latencies }]),
     byKind,
   };
 }
@@ -312,7 +321,7 @@ async function listLoad(base: string, pid: number, auth: Record<string, string>,
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`HR benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; ${EMPLOYEES} employees, ${MEMBERS} members, ${COMPANIES} companies; HR ${HR_CONNECTIONS} connections, listing ${LIST_CONNECTIONS}`);
+  log(`HR benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; service PROCESSES=${PROCESSES}; ${EMPLOYEES} employees, ${MEMBERS} members, ${COMPANIES} companies; HR ${HR_CONNECTIONS} connections, listing ${LIST_CONNECTIONS}`);
   let redis: Redis | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hr-bench-data-'));
   tempDirs.add(dataDir);
@@ -344,10 +353,16 @@ async function main(): Promise<Record<string, unknown>> {
       DATA_DIR: dataDir,
     };
     const port = await findFreePort();
-    service = startNodeChild('service', 'runtime/main.ts', { ...env, PORT: String(port), ROLES: 'api,worker,projector' }, profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
+    service = startNodeChild(
+      'service',
+      'runtime/main.ts',
+      { ...env, PORT: String(port), ROLES: 'api,worker,projector', PROCESSES: String(PROCESSES) },
+      profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
+    );
     const BASE = `http://127.0.0.1:${port}`;
     await waitReady(service, `${BASE}/ready`);
-    log(`service ready: pid ${service.pid} ${stamp()}`);
+    await waitUntil(async () => (await healthPids(BASE, 4 * PROCESSES)).size === PROCESSES, 60_000, `${PROCESSES} runtime processes answering`);
+    log(`service ready: pid ${service.pid}, ${PROCESSES} runtime process(es) ${stamp()}`);
 
     // --- 1. seed ------------------------------------------------------------
     const seeded = await seed(env, dataDir, 'employees', seedDocument(0, EMPLOYEES, true));
@@ -409,7 +424,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     const listedIn = await waitListed(BASE, PM, MEMBERS, service);
     log(`  all ${MEMBERS} listed ${fmt(listedIn, 1)} s after the seed ended ${stamp()}`);
-    const memAfterLoad = vmStatus(service.pid);
+    const memAfterLoad = treeVmStatus(service.pid);
     log(`  service resident memory: ${fmt(memAfterLoad.rssMb)} MB (peak ${fmt(memAfterLoad.hwmMb)} MB)`);
 
     // --- 6. listings ---------------------------------------------------------------
@@ -426,8 +441,8 @@ async function main(): Promise<Record<string, unknown>> {
     }
 
     // --- 7. memory ------------------------------------------------------------------
-    const mem = vmStatus(service.pid);
-    log(`\n== service resident memory with ${MEMBERS} members: ${fmt(mem.rssMb)} MB (peak ${fmt(mem.hwmMb)} MB) ${stamp()}`);
+    const mem = treeVmStatus(service.pid);
+    log(`\n== service resident memory with ${MEMBERS} members: ${fmt(mem.rssMb)} MB over ${mem.processes} process(es) (peaks summed ${fmt(mem.hwmMb)} MB) ${stamp()}`);
 
     const figures = {
       hr_updates_per_s: Math.round(steady.rps),
@@ -472,7 +487,7 @@ async function main(): Promise<Record<string, unknown>> {
       seed: { employees_per_s: Math.round(seeded.perSecond), members_per_s: Math.round(grown.perSecond), concurrency: SEED_CONCURRENCY },
       rss_after_load_mb: round1(memAfterLoad.rssMb),
       rss_peak_mb: round1(mem.hwmMb),
-      settings: { employees: EMPLOYEES, members: MEMBERS, companies: COMPANIES, update_seconds: S.updateSeconds, list_seconds: S.listSeconds, cpus: os.cpus().length },
+      settings: { processes: PROCESSES, employees: EMPLOYEES, members: MEMBERS, companies: COMPANIES, update_seconds: S.updateSeconds, list_seconds: S.listSeconds, cpus: os.cpus().length },
     };
   } finally {
     await service?.stop();

@@ -151,6 +151,29 @@ process.on('exit', () => {
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Poll `check` until it is truthy, or throw after `timeoutMs`. */
+export async function waitUntil<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let wait = 50;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(wait);
+    wait = Math.min(wait * 2, 1000);
+  }
+}
+
+/** The pids answering GET /health over `n` fresh connections (the runtime processes behind one port). */
+export async function healthPids(base: string, n: number): Promise<Set<number>> {
+  const pids = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    const r = await call(base, 'GET', '/health', undefined, { connection: 'close' });
+    if (r.status === 200 && typeof r.body?.pid === 'number') pids.add(r.body.pid);
+  }
+  return pids;
+}
+
 export async function waitReady(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let wait = 20;
@@ -250,7 +273,7 @@ export interface CannonOpts {
  * sampling tick, which matters for `amount` runs).
  */
 export async function cannon(o: CannonOpts): Promise<Measured> {
-  const cpu0 = cpuSeconds(o.pid);
+  const cpu0 = treeCpuSeconds(o.pid);
   const started = performance.now();
   let last = started;
   const latencies: number[] = [];
@@ -271,7 +294,7 @@ export async function cannon(o: CannonOpts): Promise<Measured> {
   const r = await (instance as unknown as Promise<autocannon.Result>);
   const seconds = Math.max(1e-3, (last - started) / 1000);
   return summarise(o.label, [
-    { ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, seconds, cpu: cpuSeconds(o.pid) - cpu0, latencies },
+    { ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, seconds, cpu: treeCpuSeconds(o.pid) - cpu0, latencies },
   ]);
 }
 
@@ -381,6 +404,45 @@ export async function deleteKeys(redis: Redis, patterns: string[]): Promise<numb
     } while (cursor !== '0');
   }
   return n;
+}
+
+/** A process and its descendants (Linux /proc/<pid>/task/<tid>/children). */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const tid of fs.readdirSync(`/proc/${out[i]}/task`)) {
+        const kids = fs.readFileSync(`/proc/${out[i]}/task/${tid}/children`, 'utf8').trim();
+        if (kids) out.push(...kids.split(/\s+/).map(Number));
+      }
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Resident memory of a process and its descendants, summed (a supervisor and its runtime processes). */
+export function treeVmStatus(pid: number): { rssMb: number; hwmMb: number; processes: number } {
+  const pids = processTree(pid);
+  let rssMb = 0;
+  let hwmMb = 0;
+  for (const p of pids) {
+    try {
+      const m = vmStatus(p);
+      rssMb += m.rssMb;
+      hwmMb += m.hwmMb;
+    } catch {
+      /* gone */
+    }
+  }
+  return { rssMb, hwmMb, processes: pids.length };
+}
+
+/** CPU seconds of a process and its descendants. */
+export function treeCpuSeconds(pid: number | undefined): number {
+  if (!pid) return NaN;
+  return processTree(pid).reduce((sum, p) => sum + (cpuSeconds(p) || 0), 0);
 }
 
 export function vmStatus(pid: number): { rssMb: number; hwmMb: number } {

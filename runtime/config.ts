@@ -60,6 +60,11 @@ export interface RuntimeConfig {
   env: NodeJS.ProcessEnv;
 }
 
+/** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
+export function processCount(env: NodeJS.ProcessEnv): number {
+  return int(env, 'PROCESSES', 1, 1);
+}
+
 /** Every environment variable the runtime reads is parsed here (and documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const root = projectRoot();

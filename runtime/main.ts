@@ -1,13 +1,21 @@
 /**
  * Service entry point: `npm start`. Reads the environment (README), starts an
  * embedded redis-server when REDIS_URL is unset, and runs this process's roles.
+ *
+ * With PROCESSES=N (N > 1) this process becomes a supervisor: it resolves
+ * Redis once, then runs N runtime processes (node:cluster) that share the
+ * HTTP port and that Redis, replaces one that dies, and stops them all on
+ * SIGTERM/SIGINT. Exclusivity per instance holds across them (Redis leases).
  */
-import { loadConfig } from './config';
+import cluster, { type Worker } from 'node:cluster';
+import { loadConfig, processCount } from './config';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
-import { Runtime } from './runtime';
+import { ensureEmbeddedJwtSecret, Runtime } from './runtime';
 
-async function main(): Promise<void> {
+const READY = 'runtime-ready';
+
+async function runtimeProcess(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
@@ -18,6 +26,7 @@ async function main(): Promise<void> {
     {
       projectId: config.projectId,
       port,
+      pid: process.pid,
       roles: [...config.roles],
       classes: runtime.registry.list().map((c) => c.id),
       redis: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL',
@@ -25,6 +34,7 @@ async function main(): Promise<void> {
     },
     'runtime started',
   );
+  process.send?.(READY);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -43,7 +53,54 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main().catch((err) => {
+async function supervisor(count: number): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
+  // made once here, so the processes do not race to create it
+  if (!config.jwtSecret) ensureEmbeddedJwtSecret(config.dataDir, logger);
+  const env = { REDIS_URL: redis.url };
+  let stopping = false;
+  const ready = new WeakSet<Worker>();
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
+    const gone = Promise.all(workers.map((w) => new Promise<void>((r) => (w.isDead() ? r() : w.once('exit', () => r())))));
+    for (const w of workers) w.process.kill('SIGTERM');
+    const timer = setTimeout(() => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), 15_000);
+    await gone;
+    clearTimeout(timer);
+    await redis.embedded?.stop();
+    process.exit(code);
+  };
+
+  const fork = () => {
+    const w = cluster.fork(env);
+    w.on('message', (msg) => {
+      if (msg === READY) ready.add(w);
+    });
+  };
+  cluster.on('exit', (w, code, signal) => {
+    if (stopping) return;
+    if (!ready.has(w)) {
+      // it never started (bad configuration, port taken): restarting would loop
+      logger.error({ pid: w.process.pid, code, signal }, 'a runtime process failed to start; stopping');
+      void stopAll(1);
+      return;
+    }
+    logger.error({ pid: w.process.pid, code, signal }, 'a runtime process died; starting another');
+    setTimeout(() => stopping || fork(), 1000).unref();
+  });
+  for (let i = 0; i < count; i++) fork();
+  logger.info({ processes: count, pid: process.pid, redis: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL' }, 'supervisor started');
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+}
+
+const count = processCount(process.env);
+(cluster.isPrimary && count > 1 ? supervisor(count) : runtimeProcess()).catch((err) => {
   // eslint-disable-next-line no-console
   console.error(err);
   process.exit(1);

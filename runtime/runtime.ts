@@ -28,15 +28,26 @@ export interface RuntimeOverrides {
   logger?: Logger;
 }
 
-/** Embedded default for JWT_SECRET: a random secret kept in DATA_DIR so tokens survive restarts. */
-function embeddedJwtSecret(dataDir: string, logger: Logger): string {
+/**
+ * Embedded default for JWT_SECRET: a random secret kept in DATA_DIR so tokens
+ * survive restarts. Created with an exclusive link, so processes starting
+ * together all end up with the same secret.
+ */
+export function ensureEmbeddedJwtSecret(dataDir: string, logger: Logger): string {
   const file = path.join(dataDir, 'jwt-secret');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
   fs.mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  fs.writeFileSync(file, secret, { mode: 0o600 });
-  logger.warn({ file }, 'JWT_SECRET is unset: generated a development secret; set JWT_SECRET in production');
-  return secret;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(tmp, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+    logger.warn({ file }, 'JWT_SECRET is unset: generated a development secret; set JWT_SECRET in production');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.unlinkSync(tmp);
+  }
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 async function openBlobs(config: RuntimeConfig): Promise<BlobStore> {
@@ -115,7 +126,7 @@ export class Runtime {
     const roleSource = new SnapshotRoleSource(redis, store.keys.roles);
     const access = new AccessControl(roleSource);
     const apiKeys = new ApiKeyStore(redis, store.keys.apiKeys, config.integrationApiKeys);
-    const secret = config.jwtSecret ?? embeddedJwtSecret(config.dataDir, logger);
+    const secret = config.jwtSecret ?? ensureEmbeddedJwtSecret(config.dataDir, logger);
     const tokens = new TokenService(secret, config.jwtIssuer);
     const blobs = overrides.blobs ?? (await openBlobs(config));
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
@@ -131,8 +142,8 @@ export class Runtime {
       maxCallDepth: config.maxCallDepth,
       leaseTtlMs: config.leaseTtlMs,
       readCacheBytes: config.readCacheMb * 1024 * 1024,
-      onCommit: (classId, id, version, stateJson) => {
-        if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson);
+      onCommit: (classId, id, version, stateJson, state) => {
+        if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson, state);
       },
     });
     const jobs = new JobQueue({

@@ -93,7 +93,7 @@ export interface DispatcherDeps {
   /** bytes of state JSON the READ cache may hold (0: off); see read-cache.ts */
   readCacheBytes?: number;
   /** called after every commit that changed state (inline projection) */
-  onCommit?: (classId: string, instanceId: string, version: number, stateJson: string) => void;
+  onCommit?: (classId: string, instanceId: string, version: number, stateJson: string, state: InstanceState) => void;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
@@ -368,7 +368,7 @@ export class Dispatcher {
           instance: { version: commit.version, stateJson: changed ? stateJson : originalJson, lookups },
         });
       }
-      if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson);
+      if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
         this.jobSink()

@@ -103,7 +103,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
+    // the pid tells which runtime process answered (PROCESSES > 1)
+    res.json({ status: 'ok', pid: process.pid });
   });
   app.get('/ready', async (_req, res) => {
     try {

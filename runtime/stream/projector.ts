@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
 import { parseState, type StateStore } from '../actor/state-store';
+import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
 
 const GROUP = 'projector';
@@ -62,7 +63,7 @@ export class Projector {
   }
 
   /** Project one instance from the state given (or read from Redis). */
-  async project(classId: string, instanceId: string, known?: { version: number; stateJson: string }): Promise<void> {
+  async project(classId: string, instanceId: string, known?: { version: number; stateJson: string; state?: InstanceState }): Promise<void> {
     const cls = this.registry.get(classId);
     const stream = cls?.options.stream;
     if (!stream) return;
@@ -74,7 +75,8 @@ export class Projector {
       current = { version: stored.version, stateJson: stored.stateJson };
     }
     if ((this.seen.get(key) ?? 0) >= current.version) return;
-    const docs = stream.toDocuments(parseState(current.stateJson), instanceId);
+    // documents are built here, before any await, and the store copies what it keeps
+    const docs = stream.toDocuments(current.state ?? parseState(current.stateJson), instanceId);
     for (const d of docs) {
       if (!(d.collection in stream.collections)) {
         throw new Error(`${classId} projected into undeclared collection '${d.collection}'`);
@@ -94,9 +96,9 @@ export class Projector {
   }
 
   /** Inline projection right after a commit (embedded store: read-your-writes in this process). */
-  applyCommitted(classId: string, instanceId: string, version: number, stateJson: string): void {
+  applyCommitted(classId: string, instanceId: string, version: number, stateJson: string, state?: InstanceState): void {
     if (!this.running) return;
-    this.project(classId, instanceId, { version, stateJson }).catch((err) =>
+    this.project(classId, instanceId, { version, stateJson, state }).catch((err) =>
       this.logger.warn({ err, classId, instanceId }, 'inline projection failed; the outbox will retry'),
     );
   }
