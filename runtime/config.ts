@@ -54,6 +54,8 @@ export interface RuntimeConfig {
   leaseTtlMs: number;
   /** pause of the projector after a short batch, so reads under load bring many outbox entries (0: none) */
   projectionBatchMs: number;
+  /** lookup keys each process remembers (0: off) */
+  lookupCacheSize: number;
   /** megabytes of state JSON the per-process READ cache may hold (0: off) */
   readCacheMb: number;
   /** the environment this configuration was read from (handed to class constructors) */
@@ -103,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
     leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),
     readCacheMb: int(env, 'READ_CACHE_MB', 64, 0),
+    lookupCacheSize: int(env, 'LOOKUP_CACHE_SIZE', 100000, 0),
     projectionBatchMs: int(env, 'PROJECTION_BATCH_MS', 10, 0),
     env,
   };

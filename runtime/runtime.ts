@@ -142,6 +142,7 @@ export class Runtime {
       maxCallDepth: config.maxCallDepth,
       leaseTtlMs: config.leaseTtlMs,
       readCacheBytes: config.readCacheMb * 1024 * 1024,
+      lookupCacheSize: config.lookupCacheSize,
       onCommit: (classId, id, version, stateJson, state) => {
         if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson, state);
       },

@@ -92,6 +92,8 @@ export interface DispatcherDeps {
   leaseTtlMs: number;
   /** bytes of state JSON the READ cache may hold (0: off); see read-cache.ts */
   readCacheBytes?: number;
+  /** lookup keys remembered per process (0: off); see LookupCache */
+  lookupCacheSize?: number;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string, state: InstanceState) => void;
 }
@@ -101,6 +103,59 @@ const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const JOB_RESULT_TTL_S = 7 * 24 * 3600;
 /** consecutive local writers that may share one lease before it is given back */
 const MAX_HANDOVERS = 32;
+
+/** An instance id taken from the lookup cache, to be confirmed by the instance's own lookups once read. */
+interface CachedLookup {
+  key: string;
+  name: string;
+  value: string;
+}
+
+interface Resolved {
+  id?: string;
+  cached?: CachedLookup;
+}
+
+/** The cached lookup no longer names that instance: resolve again from Redis. */
+class StaleLookup extends Error {
+  constructor(readonly key: string) {
+    super('stale lookup cache entry');
+  }
+}
+
+/**
+ * Lookup keys (`name!value`) this process resolved lately → instance id, so a
+ * call by lookup needs no GET first. An entry is only trusted once the
+ * instance read or acquired for the call still holds that lookup in its own
+ * committed lookups (they change in the same Lua step as the keys); otherwise
+ * the call resolves again. Least recently used entries go first.
+ */
+class LookupCache {
+  private readonly entries = new Map<string, string>();
+  hits = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): string | undefined {
+    const id = this.entries.get(key);
+    if (id === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, id);
+    this.hits++;
+    return id;
+  }
+
+  set(key: string, id: string): void {
+    if (this.max <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, id);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
 
 interface HeldLease {
   token: string;
@@ -117,8 +172,12 @@ export class Dispatcher {
   /** parsed, frozen states of recently read instances, checked against Redis's version on every READ */
   readonly readCache: ReadCache;
 
+  /** recently resolved lookup keys (confirmed against the instance on every use) */
+  readonly lookupCache: LookupCache;
+
   constructor(private readonly deps: DispatcherDeps) {
     this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
+    this.lookupCache = new LookupCache(deps.lookupCacheSize ?? 0);
   }
 
   setJobSink(jobs: JobSink): void {
@@ -158,14 +217,24 @@ export class Dispatcher {
     }
     await this.deps.authorizer.authorize(req.identity, cls, method);
 
-    const instanceId = await this.resolveInstance(cls, method, req);
+    const resolved = await this.resolveInstance(cls, method, req, true);
     this.validate(cls, method, req.body);
+    try {
+      return await this.run(cls, method, req, resolved);
+    } catch (err) {
+      if (!(err instanceof StaleLookup)) throw err;
+      this.lookupCache.delete(err.key);
+      return this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
+    }
+  }
 
+  private async run(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, resolved: Resolved): Promise<CallResult> {
+    const instanceId = resolved.id;
     switch (method.kind) {
       case 'STATIC':
         return this.runStatic(cls, method, req);
       case 'READ':
-        return this.runRead(cls, method, req, instanceId!);
+        return this.runRead(cls, method, req, instanceId!, resolved.cached);
       case 'QUEUED_WRITE':
         if (!req.job) {
           const { jobId } = await this.jobSink().enqueueCall(req, instanceId!, method.options.upsert === true, req.jobId);
@@ -179,18 +248,24 @@ export class Dispatcher {
       case 'INIT':
         return this.runExclusive(cls, method, req, instanceId!, 'init');
       default:
-        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write');
+        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write', resolved.cached);
     }
   }
 
-  private async resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest): Promise<string | undefined> {
+  /**
+   * The instance a call addresses. A lookup (`name!value`) is resolved from
+   * Redis, or, when `useCache` and the method reads or writes an existing
+   * instance (READ, WRITE, INTERNAL without upsert), from the lookup cache:
+   * the caller then confirms it against the instance (StaleLookup otherwise).
+   */
+  private async resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, useCache = false): Promise<Resolved> {
     const raw = req.instanceId;
-    if (method.kind === 'STATIC') return undefined;
+    if (method.kind === 'STATIC') return {};
     if (method.kind === 'INIT') {
       const hook = (method.options as InitOptions).instanceId;
       const id = hook?.(this.requestInfo(req, raw)) ?? raw ?? randomUUID();
       if (!INSTANCE_ID.test(id)) throw runtimeError('BAD_INSTANCE_ID', `Invalid instance id '${id}'`);
-      return id;
+      return { id };
     }
     if (!raw) throw runtimeError('INSTANCE_REQUIRED', `${cls.id}.${method.name} needs an instance id`);
     const bang = raw.indexOf('!');
@@ -198,12 +273,19 @@ export class Dispatcher {
       const name = raw.slice(0, bang);
       const value = raw.slice(bang + 1);
       if (!LOOKUP_NAME.test(name) || !value) throw runtimeError('BAD_INSTANCE_ID', `Invalid lookup '${raw}'`);
+      const cacheable = (method.kind === 'READ' || method.kind === 'WRITE' || method.kind === 'INTERNAL') && !method.options.upsert;
+      const key = `${cls.id}\u0000${name}\u0000${value}`;
+      if (useCache && cacheable) {
+        const hit = this.lookupCache.get(key);
+        if (hit) return { id: hit, cached: { key, name, value } };
+      }
       const id = await this.deps.store.resolveLookup(cls.id, name, value);
       if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
-      return id;
+      if (cacheable) this.lookupCache.set(key, id);
+      return { id };
     }
     if (!INSTANCE_ID.test(raw)) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
-    return raw;
+    return { id: raw };
   }
 
   private validate(cls: RegisteredClass, method: RegisteredMethod, body: unknown): void {
@@ -238,7 +320,7 @@ export class Dispatcher {
     return out;
   }
 
-  private async runRead(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, id: string): Promise<CallResult> {
+  private async runRead(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, id: string, cachedLookup?: CachedLookup): Promise<CallResult> {
     const cache = this.readCache;
     const key = ReadCache.key(cls.id, id);
     const cached = cache.enabled ? cache.get(key) : undefined;
@@ -246,6 +328,7 @@ export class Dispatcher {
     let current: { version: number; state: InstanceState; lookups: Record<string, string> };
     if (got.kind === 'missing') {
       cache.delete(key);
+      if (cachedLookup) throw new StaleLookup(cachedLookup.key);
       throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
     } else if (got.kind === 'unchanged' && cached) {
       cache.hits++;
@@ -256,6 +339,7 @@ export class Dispatcher {
       current = { version: stored.version, state: deepFreeze(parseState(stored.stateJson)), lookups: deepFreeze({ ...stored.lookups }) };
       cache.set(key, { ...current, bytes: stored.stateJson.length });
     }
+    if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
     const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null);
     return this.invoke(cls, method, ctx);
   }
@@ -267,6 +351,7 @@ export class Dispatcher {
     req: CallRequest,
     id: string,
     mode: LeaseMode,
+    cachedLookup?: CachedLookup,
   ): Promise<CallResult> {
     if (req.chain?.some((f) => f.exclusive && f.classId === cls.id && f.instanceId === id)) {
       throw runtimeError(
@@ -297,10 +382,14 @@ export class Dispatcher {
         if (acquired.kind === 'exists') {
           throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
         }
-        if (acquired.kind === 'missing') throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+        if (acquired.kind === 'missing') {
+          if (cachedLookup) throw new StaleLookup(cachedLookup.key);
+          throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+        }
         lease.holding = true;
         before = acquired.instance;
       }
+      if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
       const lookups = { ...(before?.lookups ?? {}) };
@@ -489,7 +578,7 @@ export class Dispatcher {
     if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
     if (m.kind !== 'QUEUED_WRITE') throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
     await this.deps.authorizer.authorize(identity, cls, m);
-    const id = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
+    const { id } = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
     if (!m.options.upsert && !(await this.deps.store.exists(classId, id!))) {
       throw unknownInstanceError(this.deps.projectId, classId, instanceId);
     }

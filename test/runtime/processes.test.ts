@@ -45,7 +45,7 @@ describe('PROCESSES=2', () => {
       const p = await healthPids(svc.base, 20);
       return p.size === 2 ? p : undefined;
     }, { timeoutMs: 20_000, what: 'answers from both processes' });
-    expect([...pids].every((pid) => pid !== svc.proc.pid)).toBe(true);
+    expect([...pids!].every((pid) => pid !== svc.proc.pid)).toBe(true);
 
     const call = (m: string, id: string, body: unknown) =>
       fetch(`${svc.base}/${projectId}/CALL/Counter/${m}/${id}`, {
@@ -65,7 +65,7 @@ describe('PROCESSES=2', () => {
       const p = await healthPids(svc.base, 20);
       return p.size === 2 ? p : undefined;
     }, { timeoutMs: 20_000, what: 'answers from both processes' });
-    const [victim] = [...before];
+    const [victim] = [...before!];
     process.kill(victim!, 'SIGKILL');
     const after = await waitFor(async () => {
       const p = await healthPids(svc.base, 20);
@@ -75,6 +75,6 @@ describe('PROCESSES=2', () => {
 
     await svc.stop();
     expect(svc.proc.exitCode).toBe(0);
-    await waitFor(() => [...after].every((pid) => !alive(pid)), { timeoutMs: 20_000, what: 'every runtime process gone' });
+    await waitFor(() => [...after!].every((pid) => !alive(pid)), { timeoutMs: 20_000, what: 'every runtime process gone' });
   }, 90_000);
 });

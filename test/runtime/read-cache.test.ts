@@ -86,3 +86,54 @@ describe('READ through the cache, two processes on one Redis', () => {
     expect(gone.body.message).toContain('rc-3');
   });
 });
+
+describe('calls by lookup through the lookup cache, two processes on one Redis', () => {
+  let a: TestRuntime;
+  let b: TestRuntime;
+  const H = { 'x-api-key': TEST_API_KEY };
+  beforeAll(async () => {
+    a = await startTestRuntime();
+    b = await startTestRuntime({ projectId: a.projectId });
+  });
+  afterAll(async () => {
+    await b.stop();
+    await a.stop();
+  });
+
+  test('a lookup moved by the other process is followed, for READs and for writes; an unchanged one is a cache hit', async () => {
+    const p = `/${a.projectId}/CALL/Counter`;
+    await a.post(`${p}/init/lk-1`, { start: 1, slot: 'desk' }, H);
+    await a.post(`${p}/init/lk-2`, { start: 100 }, H);
+    expect((await a.get(`${p}/get/slot!desk`, H)).body).toMatchObject({ id: 'lk-1' });
+    const hits0 = a.rt.dispatcher.lookupCache.hits;
+    expect((await a.get(`${p}/get/slot!desk`, H)).body).toMatchObject({ id: 'lk-1' });
+    expect(a.rt.dispatcher.lookupCache.hits).toBe(hits0 + 1);
+
+    // b moves the lookup from lk-1 to lk-2; a still has desk → lk-1 cached
+    expect((await b.post(`${p}/setSlot/lk-1`, {}, H)).status).toBe(200);
+    expect((await b.post(`${p}/setSlot/lk-2`, { slot: 'desk' }, H)).status).toBe(200);
+    expect((await a.get(`${p}/get/slot!desk`, H)).body).toMatchObject({ id: 'lk-2', count: 100 });
+
+    // and back, then a write by lookup from a goes to the instance that holds it now
+    expect((await b.post(`${p}/setSlot/lk-2`, {}, H)).status).toBe(200);
+    expect((await b.post(`${p}/setSlot/lk-1`, { slot: 'desk' }, H)).status).toBe(200);
+    expect((await a.post(`${p}/increment/slot!desk`, { by: 5 }, H)).status).toBe(200);
+    expect((await a.get(`${p}/get/lk-1`, H)).body).toMatchObject({ count: 6 });
+    expect((await a.get(`${p}/get/lk-2`, H)).body).toMatchObject({ count: 100 });
+  });
+
+  test('a lookup removed behind the cache answers as unknown, for READs and writes', async () => {
+    const p = `/${a.projectId}/CALL/Counter`;
+    await a.post(`${p}/init/lk-3`, { slot: 'gone-soon' }, H);
+    expect((await a.get(`${p}/get/slot!gone-soon`, H)).status).toBe(200); // cached
+    expect((await b.post(`${p}/setSlot/lk-3`, {}, H)).status).toBe(200);
+    expect((await a.get(`${p}/get/slot!gone-soon`, H)).status).toBe(500);
+    await a.post(`${p}/setSlot/lk-3`, { slot: 'gone-later' }, H);
+    expect((await a.post(`${p}/increment/slot!gone-later`, {}, H)).status).toBe(200); // cached
+    expect((await b.post(`${p}/setSlot/lk-3`, {}, H)).status).toBe(200);
+    const w = await a.post(`${p}/increment/slot!gone-later`, {}, H);
+    expect(w.status).toBe(500);
+    expect(w.body.message).toContain('gone-later');
+    expect((await a.get(`${p}/get/lk-3`, H)).body).toMatchObject({ count: 1 });
+  });
+});
