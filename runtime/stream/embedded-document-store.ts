@@ -21,26 +21,32 @@
  *
  *  - Planner. Among the top-level conditions (and those of a top-level
  *    `$and`), an indexed field with an equality (`value`, `$eq`) or `$in` of
- *    scalars yields the candidates; the smallest candidate set wins. Such a
- *    condition is necessary for a match, so testing the whole filter on the
- *    candidates only gives the same matches as a full scan.
+ *    scalars yields the candidates; the smallest candidate set wins. An index
+ *    bucket holds exactly the documents that meet that condition (as mingo's
+ *    $eq and $in decide), so its documents are tested on the rest of the
+ *    filter only, and not at all when nothing else remains; the unkeyed
+ *    candidates are tested on the whole filter.
  *
- *  - Compiled matcher. The filter is compiled once per query into plain
- *    JavaScript predicates mirroring mingo's operators for the common subset
- *    ($eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $regex, $exists, $not, $and,
- *    $or, $nor, dotted paths). Each leaf condition handles the values it knows
- *    (scalars, null, missing, dates, arrays of scalars) and hands anything else
- *    (an object value, an array along a dotted path, an unsupported operator or
- *    operand) to a mingo Query of that single condition, so the answer is
- *    mingo's in every case. A filter the compiler does not accept at all
- *    ($where, $expr, stateful /g or /y regular expressions, malformed input)
- *    is evaluated by mingo over every document in order, as before.
+ *  - Compiled matcher. The filter is compiled once per query into a predicate
+ *    mirroring mingo's operators for the common subset ($eq, $ne, $in, $nin,
+ *    $gt, $gte, $lt, $lte, $regex, $exists, $not, $and, $or, $nor, dotted
+ *    paths). Each leaf condition handles the values it knows (scalars, null,
+ *    missing, dates, arrays of scalars) and hands anything else (an object
+ *    value, an array along a dotted path, an unsupported operator or operand)
+ *    to a mingo Query of that single condition, so the answer is mingo's in
+ *    every case. The common cases are generated as JavaScript source (see
+ *    PredicateSource). A filter the compiler does not accept at all ($where,
+ *    $expr, stateful /g or /y regular expressions, malformed input) is
+ *    evaluated by mingo over every document in order, as before.
  *
- *  - Top-k. Matches are ordered by a comparator with mingo's sort semantics
- *    (stable, by insertion order on ties; mixed types ordered by mingo's own
- *    `compare`). With a limit, only the first skip+limit are selected (a
- *    threshold filter plus quickselect), not the whole match list sorted. Sort
- *    values outside what the comparator reproduces exactly (arrays, objects,
+ *  - Ordering. Matches are ordered with mingo's sort semantics (stable, by
+ *    insertion order on ties; mixed types ordered by mingo's own `compare`).
+ *    With a limit, only the first skip+limit are selected (a threshold filter
+ *    plus quickselect), not every match sorted. When the sort keys are indexed
+ *    fields (or `_id` after the first), the comparison uses ranks from the
+ *    first key's sorted view (see SortedView), so no match's document is read
+ *    for it, and an empty filter reads its page straight off the view. Sort
+ *    values outside what the comparators reproduce exactly (arrays, objects,
  *    NaN) make that query sort with mingo as before.
  *
  * Document order: mingo's answers depend on the input order (the order of an
@@ -82,6 +88,10 @@ type Doc = Record<string, unknown>;
 interface Entry {
   doc: StoredDocument;
   seq: number;
+  /** rank in each sorted view, by the view's slot (see SortedView) */
+  ranks: number[];
+  /** set when the document is deleted (views drop it at their next merge) */
+  removed: boolean;
 }
 
 /**
@@ -105,6 +115,8 @@ interface EqualityIndex {
   buckets: Map<string, Bucket>;
   /** documents whose value the index cannot key: candidates of every lookup */
   unkeyed: Set<Entry>;
+  /** the field's sort order, made the first time the field is a sort key */
+  view?: SortedView;
 }
 
 interface CollectionState {
@@ -117,6 +129,8 @@ interface CollectionState {
   byInstance: Map<string, Set<string>>;
   /** documents whose `_id` is not a string; while there are any, `_id` lookups are not planned */
   nonStringIds: number;
+  /** the next SortedView slot */
+  nextSlot: number;
 }
 
 /**
@@ -139,10 +153,14 @@ export interface QueryStats {
   matched: number;
   /**
    * How the page was put in order (find only): 'none' (insertion order, no
-   * sort), 'top-k' (the first skip+limit selected), 'sort' (every match
-   * sorted), 'mingo' (sorted, skipped and limited by a mingo cursor).
+   * sort), 'walk' (the first skip+limit read from a sorted view, for an empty
+   * filter), 'top-k' (the first skip+limit of the matches selected), 'sort'
+   * (every match sorted), 'mingo' (sorted, skipped and limited by a mingo
+   * cursor).
    */
-  order?: 'none' | 'top-k' | 'sort' | 'mingo';
+  order?: 'none' | 'walk' | 'top-k' | 'sort' | 'mingo';
+  /** true when the sort used the ranks of sorted views instead of reading each match's sort values */
+  ranked?: boolean;
 }
 
 function duplicateKeyError(message: string): Error & { code: 'DUPLICATE_KEY' } {
@@ -165,7 +183,7 @@ function indexKey(index: UniqueIndex, doc: StoredDocument): string {
 
 // ---------------------------------------------------------------- paths
 
-/** Returned by `resolvePath` where mingo's path semantics need mingo (arrays along the path, non-plain objects). */
+/** Returned by `resolvePath` where mingo's path semantics need mingo (an array along the path). */
 const COMPLEX: unique symbol = Symbol('complex');
 
 /** Names mingo resolves specially (inherited Object.prototype members, `__proto__`). */
@@ -184,20 +202,17 @@ function pathSteps(path: string): string[] | null {
   return steps;
 }
 
-function isPlainObject(value: object): boolean {
-  return Object.getPrototypeOf(value) === Object.prototype;
-}
-
 /**
  * The value at `steps` as mingo resolves it when no array lies along the path:
- * undefined past a missing, null or scalar step. COMPLEX when an intermediate
- * value is an array or not a plain object.
+ * undefined past a missing, null or scalar step, the property of any other
+ * object (mingo's getValue; the steps exclude prototype names). COMPLEX when
+ * an intermediate value is an array.
  */
 function resolvePath(doc: Doc, steps: string[]): unknown {
   let value: unknown = doc[steps[0]];
   for (let i = 1; i < steps.length; i++) {
     if (value === undefined || value === null || typeof value !== 'object') return undefined;
-    if (Array.isArray(value) || !isPlainObject(value)) return COMPLEX;
+    if (Array.isArray(value)) return COMPLEX;
     value = (value as Doc)[steps[i]];
   }
   return value;
@@ -467,21 +482,6 @@ function negate(result: boolean | undefined): boolean | undefined {
   return result === undefined ? undefined : !result;
 }
 
-function every(predicates: Predicate[]): Predicate {
-  if (predicates.length === 1) return predicates[0];
-  return (doc) => {
-    for (let i = 0; i < predicates.length; i++) if (!predicates[i](doc)) return false;
-    return true;
-  };
-}
-
-function some(predicates: Predicate[]): Predicate {
-  return (doc) => {
-    for (let i = 0; i < predicates.length; i++) if (predicates[i](doc)) return true;
-    return false;
-  };
-}
-
 /** True when the filter holds a regular expression whose result depends on earlier calls (/g, /y). */
 function hasStatefulRegex(value: unknown): boolean {
   if (value instanceof RegExp) return value.global || value.sticky;
@@ -496,150 +496,343 @@ function hasStatefulRegex(value: unknown): boolean {
 }
 
 /**
- * Compiles a filter into a predicate with mingo's answer on every document.
- * Throws NotCompiled (or mingo's own error) for filters left to mingo whole.
+ * A compiled filter: the logical structure of mingo's evaluation, with one
+ * leaf per (field, operator) condition. mingo ANDs the conditions of a query
+ * object and the operators of a field's condition, so does this.
  */
-function compileFilter(filter: unknown): Predicate {
+type Node =
+  | { kind: 'and' | 'or'; parts: Node[] }
+  | { kind: 'not'; part: Node }
+  | Leaf;
+
+interface Leaf {
+  kind: 'leaf';
+  field: string;
+  /** null when the path is left to mingo */
+  steps: string[] | null;
+  op: string;
+  operand: unknown;
+  /** null when the operator or operand is left to mingo */
+  test: ValueTest | null;
+  /** the mingo Query of this one condition, made at compile time when `test` is null */
+  query?: Query;
+}
+
+/** A condition the planner answers from an index; the compiler leaves it out of the residual filter. */
+interface Implied {
+  /** the query object (the filter, or a conjunct of a top-level $and) holding the condition */
+  container: Filter;
+  field: string;
+  op: '$eq' | '$in';
+}
+
+/**
+ * Compiles a filter into a Node with mingo's answer on every document.
+ * Throws NotCompiled (or mingo's own error) for filters left to mingo whole.
+ * `implied` names one condition to leave out.
+ */
+function compileFilter(filter: unknown, implied?: Implied): Node {
   if (!mingoUtil.isObject(filter)) throw new NotCompiled('not a query object');
-  const predicates: Predicate[] = [];
+  const parts: Node[] = [];
   for (const [key, expr] of Object.entries(filter as Filter)) {
     switch (key) {
       case '$and':
       case '$or':
       case '$nor': {
         if (!Array.isArray(expr)) throw new NotCompiled(`${key} expects an array`);
-        const parts = expr.map(compileFilter);
-        // as mingo: an empty $and matches everything, an empty $or nothing
-        if (key === '$and') predicates.push(parts.length === 0 ? () => true : every(parts));
-        else if (key === '$or') predicates.push(some(parts));
-        else {
-          const any = some(parts);
-          predicates.push((doc) => !any(doc));
-        }
+        // as mingo: an empty $and matches everything, an empty $or nothing (and $nor of it everything).
+        // The implied condition is one every match meets: only left out where it is ANDed.
+        const inner = expr.map((part) => compileFilter(part, key === '$and' ? implied : undefined));
+        if (key === '$and') parts.push({ kind: 'and', parts: inner });
+        else if (key === '$or') parts.push({ kind: 'or', parts: inner });
+        else parts.push({ kind: 'not', part: { kind: 'or', parts: inner } });
         break;
       }
-      default:
+      default: {
         if (key.startsWith('$')) throw new NotCompiled(`top-level ${key}`);
-        predicates.push(...compileField(key, expr));
+        const skip = implied && implied.container === filter && implied.field === key ? implied.op : undefined;
+        parts.push(...compileField(key, expr, skip));
+      }
     }
   }
-  return predicates.length === 0 ? () => true : every(predicates);
+  return parts.length === 1 ? parts[0] : { kind: 'and', parts };
 }
 
-/** One predicate per operator of a field's condition (mingo ANDs them). */
-function compileField(field: string, expr: unknown): Predicate[] {
+/** One node per operator of a field's condition, `skip` left out. */
+function compileField(field: string, expr: unknown, skip?: string): Node[] {
   const steps = pathSteps(field);
   const normalized = mingoUtil.normalize(expr);
-  const predicates: Predicate[] = [];
+  const nodes: Node[] = [];
   for (const [op, operand] of Object.entries(normalized)) {
+    if (op === skip) continue;
     if (op === '$not') {
-      const inner = every(compileField(field, mingoUtil.normalize(operand)));
-      predicates.push((doc) => !inner(doc));
+      // mingo: not (the query { field: normalize(operand) })
+      const inner = compileField(field, mingoUtil.normalize(operand));
+      nodes.push({ kind: 'not', part: inner.length === 1 ? inner[0] : { kind: 'and', parts: inner } });
       continue;
     }
     const test = steps && valueTest(op, operand);
-    if (!test) {
-      // unsupported operator, operand or path: mingo evaluates this one condition
-      const query = new Query({ [field]: { [op]: operand } });
-      predicates.push((doc) => query.test(doc));
-      continue;
-    }
-    let query: Query | undefined;
-    const byMingo = (doc: Doc): boolean => (query ??= new Query({ [field]: { [op]: operand } })).test(doc);
-    if (steps.length === 1) {
-      const name = steps[0];
-      predicates.push((doc) => test(doc[name]) ?? byMingo(doc));
-    } else {
-      predicates.push((doc) => {
-        const value = resolvePath(doc, steps);
-        return value === COMPLEX ? byMingo(doc) : (test(value) ?? byMingo(doc));
-      });
-    }
+    // for an unknown operator mingo throws here, and the whole filter goes to mingo
+    const query = test ? undefined : new Query({ [field]: { [op]: operand } });
+    nodes.push({ kind: 'leaf', field, steps, op, operand, test, query });
   }
-  return predicates;
+  return nodes;
 }
 
-/** The compiled predicate, or null when the filter must be evaluated by mingo whole. */
-function tryCompile(filter: Filter): Predicate | null {
+/** The compiled filter, or null when the filter must be evaluated by mingo whole. */
+function tryCompile(filter: Filter, implied?: Implied): Node | null {
   if (hasStatefulRegex(filter)) return null;
   try {
-    return compileFilter(filter);
+    return compileFilter(filter, implied);
   } catch {
     // NotCompiled, or an error mingo raises too: the mingo Query reports it
     return null;
   }
 }
 
-// ---------------------------------------------------------------- planner
-
-interface Plan {
-  field: string;
-  /** upper bound of the candidate count */
-  estimate: number;
-  candidates: () => Iterable<Entry>;
+function matchesAll(node: Node): boolean {
+  return node.kind === 'and' && node.parts.every(matchesAll);
 }
 
-/** The field conditions every match must meet: top-level ones and those of (nested) top-level $and. */
-function* conjuncts(filter: Filter): Generator<[string, unknown]> {
-  for (const [key, expr] of Object.entries(filter)) {
-    if (key === '$and' && Array.isArray(expr)) {
-      for (const part of expr) if (mingoUtil.isObject(part)) yield* conjuncts(part as Filter);
-    } else if (!key.startsWith('$')) {
-      yield [key, expr];
+/**
+ * The predicate of a leaf, for leaves not inlined by the code generator: the
+ * leaf's own test when the value is in its subset, a mingo Query of that one
+ * condition otherwise.
+ */
+function leafPredicate(leaf: Leaf): Predicate {
+  const { field, steps, op, operand, test } = leaf;
+  if (!steps || !test) {
+    const query = leaf.query ?? new Query({ [field]: { [op]: operand } });
+    return (doc) => query.test(doc);
+  }
+  let query: Query | undefined;
+  const byMingo = (doc: Doc): boolean => (query ??= new Query({ [field]: { [op]: operand } })).test(doc);
+  if (steps.length === 1) {
+    const name = steps[0];
+    return (doc) => test(doc[name]) ?? byMingo(doc);
+  }
+  return (doc) => {
+    const value = resolvePath(doc, steps);
+    return value === COMPLEX ? byMingo(doc) : (test(value) ?? byMingo(doc));
+  };
+}
+
+/**
+ * Generates the JavaScript of a predicate: boolean operators become && / || /
+ * !, and leaves on a top-level field read `d["field"]` once and test the
+ * common cases (a scalar value) inline, calling the leaf predicate for the
+ * rest (arrays, objects, dates: `leafPredicate`). Operands are bound as
+ * constants (k0, k1, …), never written into the source, and field names are
+ * written as JSON string literals; so the source depends only on the filter's
+ * shape and field names, and the compiled function is cached by it. A per-query
+ * closure over one shared, generic function would make every property read a
+ * megamorphic lookup; this keeps the scan of 100 000 documents fast.
+ */
+class PredicateSource {
+  readonly constants: unknown[] = [];
+
+  private constant(value: unknown): string {
+    this.constants.push(value);
+    return `k${this.constants.length - 1}`;
+  }
+
+  expression(node: Node): string {
+    switch (node.kind) {
+      case 'and':
+        return node.parts.length === 0 ? 'true' : `(${node.parts.map((part) => this.expression(part)).join(' && ')})`;
+      case 'or':
+        return node.parts.length === 0 ? 'false' : `(${node.parts.map((part) => this.expression(part)).join(' || ')})`;
+      case 'not':
+        return `!${this.expression(node.part)}`;
+      case 'leaf':
+        return this.leaf(node);
+    }
+  }
+
+  private leaf(leaf: Leaf): string {
+    const inline = leaf.steps?.length === 1 && leaf.test ? this.inline(leaf) : null;
+    if (inline === null) return `${this.constant(leafPredicate(leaf))}(d)`;
+    return `(v = d[${JSON.stringify((leaf.steps as string[])[0])}], ${inline})`;
+  }
+
+  /** Inline code testing `v` (the field's value), or null when the leaf is not inlined. */
+  private inline(leaf: Leaf): string | null {
+    const { op, operand } = leaf;
+    // $ne and $nin are written as the negation of $eq and $in (as mingo defines them)
+    const positive = op === '$ne' ? '$eq' : op === '$nin' ? '$in' : op;
+    const restLeaf: Leaf = positive === op ? leaf : { ...leaf, op: positive, test: valueTest(positive, operand) };
+    // the leaf predicate reads the value again; it handles objects, arrays and dates
+    const rest = (): string => `${this.constant(leafPredicate(restLeaf))}(d)`;
+    const objectOr = (scalarCase: string): string => `(typeof v === "object" && v !== null ? ${rest()} : ${scalarCase})`;
+    switch (op) {
+      case '$eq':
+      case '$ne': {
+        if (!isScalar(operand) || Number.isNaN(operand)) return null;
+        const k = this.constant(operand);
+        const eq = `(v === ${k} || ${objectOr(operand === null ? 'v === undefined' : 'false')})`;
+        return op === '$eq' ? eq : `!${eq}`;
+      }
+      case '$in':
+      case '$nin': {
+        if (!Array.isArray(operand) || !allScalars(operand)) return null;
+        const set = this.constant(new Set(operand));
+        const hasNull = operand.includes(null);
+        const code = `(v === undefined || v === null ? ${hasNull} : typeof v === "object" ? ${rest()} : ${set}.has(v))`;
+        return op === '$in' ? code : `!${code}`;
+      }
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte': {
+        const type = typeof operand;
+        if (type !== 'string' && type !== 'number') return null;
+        const k = this.constant(operand);
+        const compare = { $gt: `v > ${k}`, $gte: `!(v < ${k})`, $lt: `v < ${k}`, $lte: `!(v > ${k})` }[op];
+        return `(typeof v === "${type}" ? ${compare} : ${objectOr('false')})`;
+      }
+      case '$regex': {
+        if (!(operand instanceof RegExp)) return null;
+        const re = this.constant(operand);
+        return `(typeof v === "string" ? ${re}.test(v) : ${objectOr('false')})`;
+      }
+      case '$exists':
+        return `((v !== undefined) === ${!!operand})`;
+      default:
+        return null;
     }
   }
 }
 
-/** The scalars a field's condition requires it to equal one of ($eq, or $in of scalars), or null. */
-function equalityValues(expr: unknown): unknown[] | null {
+type PredicateFactory = (constants: unknown[]) => Predicate;
+
+/** Generated predicate factories by source; cleared when it grows past a bound. */
+const FACTORIES = new Map<string, PredicateFactory>();
+const MAX_FACTORIES = 500;
+
+function predicateOf(node: Node): Predicate {
+  if (matchesAll(node)) return () => true;
+  const source = new PredicateSource();
+  const body = source.expression(node);
+  const names = source.constants.map((_, i) => `k${i}`);
+  const code = `${names.length > 0 ? `const [${names.join(', ')}] = constants;\n` : ''}return function match(d) {\n  let v;\n  return ${body};\n};`;
+  let factory = FACTORIES.get(code);
+  if (!factory) {
+    try {
+      factory = new Function('constants', code) as PredicateFactory;
+    } catch {
+      // code generation disallowed (node --disallow-code-generation-from-strings): same answers, slower
+      return closurePredicate(node);
+    }
+    if (FACTORIES.size >= MAX_FACTORIES) FACTORIES.clear();
+    FACTORIES.set(code, factory);
+  }
+  return factory(source.constants);
+}
+
+/** The predicate of a compiled filter as plain closures. */
+function closurePredicate(node: Node): Predicate {
+  switch (node.kind) {
+    case 'and': {
+      const parts = node.parts.map(closurePredicate);
+      return (doc) => parts.every((part) => part(doc));
+    }
+    case 'or': {
+      const parts = node.parts.map(closurePredicate);
+      return (doc) => parts.some((part) => part(doc));
+    }
+    case 'not': {
+      const part = closurePredicate(node.part);
+      return (doc) => !part(doc);
+    }
+    case 'leaf':
+      return leafPredicate(node);
+  }
+}
+
+// ---------------------------------------------------------------- planner
+
+interface Plan {
+  /** the condition the candidates come from */
+  implied: Implied;
+  /** upper bound of the candidate count */
+  estimate: number;
+  /**
+   * Candidates that meet the implied condition (an index bucket holds exactly
+   * the documents whose value equals its key, as mingo's $eq and $in decide),
+   * each once.
+   */
+  keyed: () => Iterable<Entry>;
+  /** candidates the index could not key: the whole filter must be tested on them */
+  unkeyed: Iterable<Entry>;
+}
+
+/**
+ * The field conditions every match meets, with the query object holding them:
+ * top-level ones and those of (nested) top-level $and.
+ */
+function* conjuncts(filter: Filter): Generator<[Filter, string, unknown]> {
+  for (const [key, expr] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(expr)) {
+      for (const part of expr) if (mingoUtil.isObject(part)) yield* conjuncts(part as Filter);
+    } else if (!key.startsWith('$')) {
+      yield [filter, key, expr];
+    }
+  }
+}
+
+/** The scalars a field's condition requires it to equal ($eq, or $in of scalars), or null. */
+function equalityCondition(expr: unknown): { op: '$eq' | '$in'; values: unknown[] } | null {
   const normalized = mingoUtil.normalize(expr);
-  let best: unknown[] | null = null;
-  if ('$eq' in normalized && isScalar(normalized.$eq)) best = [normalized.$eq];
+  let best: { op: '$eq' | '$in'; values: unknown[] } | null = null;
+  if ('$eq' in normalized && isScalar(normalized.$eq)) best = { op: '$eq', values: [normalized.$eq] };
   const list = normalized.$in;
-  if (Array.isArray(list) && allScalars(list) && (best === null || list.length < best.length)) best = list;
+  if (Array.isArray(list) && allScalars(list) && (best === null || list.length < best.values.length)) {
+    best = { op: '$in', values: list };
+  }
   return best;
 }
 
 function planIndex(state: CollectionState, filter: Filter): Plan | null {
   let best: Plan | null = null;
-  for (const [field, expr] of conjuncts(filter)) {
+  for (const [container, field, expr] of conjuncts(filter)) {
     const index = state.equalityIndexes.get(field);
     const useIds = field === '_id' && state.nonStringIds === 0;
     if (!index && !useIds) continue;
-    const values = equalityValues(expr);
-    if (!values) continue;
+    const condition = equalityCondition(expr);
+    if (!condition) continue;
+    const implied: Implied = { container, field, op: condition.op };
     let plan: Plan;
     if (index) {
-      const keys = [...new Set(values.map((value) => scalarKey(value) as string))];
-      const buckets = keys.map((key) => index.buckets.get(key));
+      const keys = [...new Set(condition.values.map((value) => scalarKey(value) as string))];
+      const buckets = keys.map((key) => index.buckets.get(key)).filter((bucket): bucket is Bucket => bucket !== undefined);
       plan = {
-        field,
+        implied,
         estimate: buckets.reduce((sum, bucket) => sum + bucketSize(bucket), index.unkeyed.size),
-        candidates: () => unionOf(buckets, index.unkeyed),
+        keyed: () => unionOf(buckets),
+        unkeyed: index.unkeyed,
       };
     } else {
-      // every _id is a string: only a string operand can match, the one document stored under it
-      const entries = [...new Set(values)]
+      // every _id is a string: a string operand matches the one document stored under it, nothing else matches
+      const entries = [...new Set(condition.values)]
         .filter((value): value is string => typeof value === 'string')
         .map((id) => state.docs.get(id))
         .filter((entry): entry is Entry => entry !== undefined);
-      plan = { field, estimate: entries.length, candidates: () => entries };
+      plan = { implied, estimate: entries.length, keyed: () => entries, unkeyed: [] };
     }
     if (!best || plan.estimate < best.estimate) best = plan;
   }
   return best && best.estimate < state.docs.size ? best : null;
 }
 
-/** The entries of the buckets and of `unkeyed`, each once. */
-function unionOf(buckets: Array<Bucket | undefined>, unkeyed: Set<Entry>): Iterable<Entry> {
-  const present = buckets.filter((bucket): bucket is Bucket => bucket !== undefined);
-  if (present.length <= 1 && unkeyed.size === 0) {
-    const bucket = present[0];
-    return bucket === undefined ? [] : bucket instanceof Set ? bucket : [bucket];
+/** The entries of the buckets, each once (an array value may sit in several). */
+function unionOf(buckets: Bucket[]): Iterable<Entry> {
+  if (buckets.length === 0) return [];
+  if (buckets.length === 1) {
+    const bucket = buckets[0];
+    return bucket instanceof Set ? bucket : [bucket];
   }
-  // an entry is keyed or unkeyed, never both; an array value may sit in several buckets
-  const union = new Set<Entry>(unkeyed);
-  for (const bucket of present) {
+  const union = new Set<Entry>();
+  for (const bucket of buckets) {
     if (bucket instanceof Set) for (const entry of bucket) union.add(entry);
     else union.add(bucket);
   }
@@ -680,10 +873,10 @@ function compareValues(a: unknown, b: unknown): number {
   return mingoUtil.compare(a, b);
 }
 
-/** Indexes 0..n-1 */
+/** Indexes 0..n-1 (pushed: `new Array(n)` of a large n makes a slow dictionary-mode array) */
 function range(n: number): number[] {
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = i;
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(i);
   return out;
 }
 
@@ -735,10 +928,14 @@ function firstK(n: number, k: number, cmp: (a: number, b: number) => number): nu
   const buffer = new Int32Array(Math.min(n, Math.max(2 * k, k + 1024)));
   let size = 0;
   let bar = -1;
-  for (let i = 0; i < n; i++) {
+  // Sort keys often follow the insertion order (createdAt) or its reverse: take
+  // the items from the end that looks better, so that the bar is soon met.
+  const backwards = cmp(n - 1, 0) < 0;
+  for (let step = 0; step < n; step++) {
+    const i = backwards ? n - 1 - step : step;
     if (bar >= 0 && cmp(i, bar) >= 0) continue;
     buffer[size++] = i;
-    if (size === buffer.length && i < n - 1) {
+    if (size === buffer.length && step < n - 1) {
       quickselect(buffer, 0, size - 1, k - 1, cmp);
       size = k;
       bar = buffer[k - 1];
@@ -752,7 +949,162 @@ function isCount(value: number | undefined): boolean {
   return value === undefined || (Number.isSafeInteger(value) && value >= 0);
 }
 
+// ---------------------------------------------------------------- sorted views
+
+/**
+ * The documents of an indexed field in ascending mingo order of their values,
+ * built the first time the field is a sort key, then kept up to date lazily:
+ * writes only note the entries that changed, and the next sort merges them in
+ * (appends them, in the common case of values after the last one, such as a
+ * creation time). Each entry's rank, the position where its group of equal
+ * values starts, is kept in `entry.ranks[slot]`, so matches are ordered by the
+ * field without reading their documents.
+ */
+class SortedView {
+  private entries: Entry[] = [];
+  private values: unknown[] = [];
+  private lastRank = 0;
+  /** entries added, or whose value changed, since the last merge */
+  private readonly pending = new Set<Entry>();
+  /** entries whose value the comparator cannot order like mingo; while there are any, the view is not used */
+  readonly unsortable = new Set<Entry>();
+  /** `entries` holds entries removed or changed since: how many (at most) */
+  private stale = 0;
+
+  constructor(
+    readonly slot: number,
+    private readonly steps: string[],
+    all: Iterable<Entry>,
+  ) {
+    for (const entry of all) this.added(entry);
+  }
+
+  added(entry: Entry): void {
+    if (sortValue(entry.doc, this.steps) === UNSORTABLE) this.unsortable.add(entry);
+    else this.pending.add(entry);
+  }
+
+  /** `entry.doc` replaced `before` */
+  changed(entry: Entry, before: StoredDocument): void {
+    const was = sortValue(before, this.steps);
+    const is = sortValue(entry.doc, this.steps);
+    if (was !== UNSORTABLE && is !== UNSORTABLE && compareValues(was, is) === 0) return;
+    if (was === UNSORTABLE) this.unsortable.delete(entry);
+    if (is === UNSORTABLE) {
+      this.pending.delete(entry);
+      this.unsortable.add(entry);
+    } else {
+      this.pending.add(entry);
+    }
+    // its place in `entries`, if it has one, is out of date (last: this may merge)
+    if (was !== UNSORTABLE) this.outdated();
+  }
+
+  removed(entry: Entry): void {
+    this.pending.delete(entry);
+    this.unsortable.delete(entry);
+    this.outdated();
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.values = [];
+    this.pending.clear();
+    this.unsortable.clear();
+    this.stale = 0;
+  }
+
+  /**
+   * Counts a place in `entries` gone out of date; when they make up half of it,
+   * merges at once, so that deleted documents are not kept alive by a view no
+   * query sorts with for a long time.
+   */
+  private outdated(): void {
+    if (++this.stale > Math.max(1024, this.entries.length / 2)) this.sorted();
+  }
+
+  /** The sortable entries in ascending order, their ranks up to date. */
+  sorted(): Entry[] {
+    if (this.pending.size === 0 && this.stale === 0) return this.entries;
+    const added = [...this.pending].map((entry) => ({ entry, value: sortValue(entry.doc, this.steps) }));
+    added.sort((a, b) => compareValues(a.value, b.value));
+    const moved = new Set(this.pending);
+    this.pending.clear();
+    const last = this.values.length;
+    if (this.stale === 0 && (last === 0 || added.length === 0 || compareValues(added[0].value, this.values[last - 1]) >= 0)) {
+      for (const { entry, value } of added) this.push(entry, value);
+      return this.entries;
+    }
+    // merge the entries still in place with the added ones
+    const entries = this.entries;
+    const values = this.values;
+    this.entries = [];
+    this.values = [];
+    this.stale = 0;
+    let i = 0;
+    let j = 0;
+    while (i < entries.length || j < added.length) {
+      if (i < entries.length) {
+        const entry = entries[i];
+        if (entry.removed || moved.has(entry) || this.unsortable.has(entry)) {
+          i++;
+          continue;
+        }
+        if (j >= added.length || compareValues(values[i], added[j].value) <= 0) {
+          this.push(entry, values[i]);
+          i++;
+          continue;
+        }
+      }
+      this.push(added[j].entry, added[j].value);
+      j++;
+    }
+    return this.entries;
+  }
+
+  private push(entry: Entry, value: unknown): void {
+    const position = this.entries.length;
+    if (position === 0 || compareValues(this.values[position - 1], value) !== 0) this.lastRank = position;
+    entry.ranks[this.slot] = this.lastRank;
+    this.entries.push(entry);
+    this.values.push(value);
+  }
+}
+
+/** A sort field ordered through ranks: an indexed field's view, or `_id` (a string on every document). */
+interface RankedKey {
+  direction: 1 | -1;
+  /** null for `_id`, compared by value (it only breaks ties) */
+  view: SortedView | null;
+}
+
+/**
+ * Compares positions in `list` by the sort keys: the first key by rank
+ * (no document read), the others only on ties, then the collection order.
+ */
+function rankComparator(list: Entry[], keys: RankedKey[]): (a: number, b: number) => number {
+  const [first, ...rest] = keys;
+  const slot = (first.view as SortedView).slot;
+  const direction = first.direction;
+  const ranks = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) ranks[i] = list[i].ranks[slot];
+  return (a, b) => {
+    const byFirst = ranks[a] - ranks[b];
+    if (byFirst !== 0) return byFirst * direction;
+    const x = list[a];
+    const y = list[b];
+    for (const key of rest) {
+      const c = key.view ? x.ranks[key.view.slot] - y.ranks[key.view.slot] : compareValues(x.doc._id, y.doc._id);
+      if (c !== 0) return c * key.direction;
+    }
+    return x.seq - y.seq;
+  };
+}
+
 // ---------------------------------------------------------------- store
+
+/** Below this many matches, a sort reads the values instead of building a field's first sorted view. */
+const VIEW_WORTHWHILE = 1024;
 
 export class EmbeddedDocumentStore implements DocumentStore {
   readonly shared: boolean = false;
@@ -812,20 +1164,26 @@ export class EmbeddedDocumentStore implements DocumentStore {
     }
     if (current) {
       // replaced in place: the entry keeps its position in the collection order
-      this.unlistInstance(state, current.doc);
-      for (const index of state.equalityIndexes.values()) {
-        const before = equalityKeys(index, current.doc);
-        const after = equalityKeys(index, copy);
-        if (sameKeys(before, after)) continue;
-        removeFromIndex(index, before, current);
-        addToIndex(index, after, current);
-      }
+      const before = current.doc;
       current.doc = copy;
+      this.unlistInstance(state, before);
+      for (const index of state.equalityIndexes.values()) {
+        const was = equalityKeys(index, before);
+        const is = equalityKeys(index, copy);
+        if (!sameKeys(was, is)) {
+          removeFromIndex(index, was, current);
+          addToIndex(index, is, current);
+        }
+        index.view?.changed(current, before);
+      }
     } else {
-      const entry: Entry = { doc: copy, seq: state.nextSeq++ };
+      const entry: Entry = { doc: copy, seq: state.nextSeq++, ranks: [], removed: false };
       state.docs.set(copy._id, entry);
       if (typeof copy._id !== 'string') state.nonStringIds++;
-      for (const index of state.equalityIndexes.values()) addToIndex(index, equalityKeys(index, copy), entry);
+      for (const index of state.equalityIndexes.values()) {
+        addToIndex(index, equalityKeys(index, copy), entry);
+        index.view?.added(entry);
+      }
     }
     let ids = state.byInstance.get(copy._instance);
     if (!ids) state.byInstance.set(copy._instance, (ids = new Set()));
@@ -858,30 +1216,41 @@ export class EmbeddedDocumentStore implements DocumentStore {
     options: FindOptions = {},
   ): Promise<FindResult<T>> {
     const state = this.collections.get(collection);
-    const { matches, inOrder, stats } = this.matching(state, filter);
     const { sort, skip, limit, projection } = options;
+    const sorting = sort !== undefined && Object.keys(sort).length > 0;
+    const paging = isCount(skip) && isCount(limit);
+    // As in MongoDB, a limit of 0 means no limit.
+    const from = skip ?? 0;
+    const to = limit ? from + limit : Infinity;
 
-    let page: StoredDocument[];
-    if (!isCount(skip) || !isCount(limit)) {
-      page = this.mingoPage(matches, inOrder, options, stats);
+    let page: StoredDocument[] | undefined;
+    let total: number;
+    let stats: QueryStats;
+    const everything = mingoUtil.isObject(filter) && Object.keys(filter).length === 0;
+    const walked = state && sorting && paging && limit && everything ? this.walk(state, sort, to) : undefined;
+    if (walked && state) {
+      // everything matches: the first page comes from the sort field's view, no document is tested
+      page = walked.slice(from, to);
+      total = state.docs.size;
+      stats = { plan: 'all', tested: 0, mingoFilter: false, matched: total, order: 'walk', ranked: true };
     } else {
-      // As in MongoDB, a limit of 0 means no limit.
-      const from = skip ?? 0;
-      const to = limit ? from + limit : Infinity;
-      const ordered = sort && Object.keys(sort).length > 0 ? this.sorted(matches, sort, to, stats) : null;
-      if (ordered === undefined) {
-        page = this.mingoPage(matches, inOrder, options, stats);
-      } else if (ordered) {
-        page = ordered.slice(from, to);
-      } else {
+      const found = this.matching(state, filter);
+      const { matches, inOrder } = found;
+      stats = found.stats;
+      total = matches.length;
+      if (paging && sorting && state) {
+        const ordered = this.sorted(state, matches, sort, to, stats);
+        if (ordered) page = ordered.slice(from, to);
+      } else if (paging && !sorting) {
         page = this.inInsertionOrder(matches, inOrder, to, stats).slice(from, to);
       }
+      page ??= this.mingoPage(matches, inOrder, options, stats);
     }
 
     // mingo applies the projection after sort, skip and limit, so only the page is projected
     const items = projection && Object.keys(projection).length > 0 ? mingoFind(page, {}, projection).all() : page;
     this.lastQuery = stats;
-    return { items: items.map((doc) => structuredClone(doc) as T), total: matches.length };
+    return { items: items.map((doc) => structuredClone(doc) as T), total };
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
@@ -894,6 +1263,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     // Like the MongoDB adapter, drop removes the documents but keeps the indexes.
     const state = this.collections.get(collection);
     if (!state) return;
+    for (const entry of state.docs.values()) entry.removed = true;
     state.docs.clear();
     state.byInstance.clear();
     state.nonStringIds = 0;
@@ -901,6 +1271,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     for (const index of state.equalityIndexes.values()) {
       index.buckets.clear();
       index.unkeyed.clear();
+      index.view?.clear();
     }
   }
 
@@ -918,6 +1289,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         equalityIndexes: new Map(),
         byInstance: new Map(),
         nonStringIds: 0,
+        nextSlot: 0,
       };
       this.collections.set(collection, state);
     }
@@ -943,8 +1315,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
     if (!state || state.docs.size === 0) {
       return { matches: [], inOrder: true, stats: { plan: 'scan', tested: 0, mingoFilter: false, matched: 0 } };
     }
-    const predicate = tryCompile(filter);
-    if (!predicate) {
+    const node = tryCompile(filter);
+    if (!node) {
       // outside the compiled subset: mingo tests every document, in order
       const query = new Query(filter);
       const matches: Entry[] = [];
@@ -952,47 +1324,111 @@ export class EmbeddedDocumentStore implements DocumentStore {
       const stats: QueryStats = { plan: 'scan', tested: state.docs.size, mingoFilter: true, matched: matches.length };
       return { matches, inOrder: true, stats };
     }
-    if (Object.keys(filter).length === 0) {
+    if (matchesAll(node)) {
       const matches = [...state.docs.values()];
       return { matches, inOrder: true, stats: { plan: 'all', tested: 0, mingoFilter: false, matched: matches.length } };
     }
 
     const plan = planIndex(state, filter);
-    const candidates: Iterable<Entry> = plan ? plan.candidates() : state.docs.values();
     const matches: Entry[] = [];
     let tested = 0;
-    for (const entry of candidates) {
-      tested++;
-      if (predicate(entry.doc)) matches.push(entry);
+    if (!plan) {
+      const predicate = predicateOf(node);
+      for (const entry of state.docs.values()) if (predicate(entry.doc)) matches.push(entry);
+      const stats: QueryStats = { plan: 'scan', tested: state.docs.size, mingoFilter: false, matched: matches.length };
+      return { matches, inOrder: true, stats };
     }
-    const stats: QueryStats = plan
-      ? { plan: 'index', index: plan.field, tested, mingoFilter: false, matched: matches.length }
-      : { plan: 'scan', tested, mingoFilter: false, matched: matches.length };
-    return { matches, inOrder: !plan, stats };
+
+    // Keyed candidates meet the planned condition: only the rest of the filter is tested, if anything.
+    const rest = tryCompile(filter, plan.implied);
+    if (rest && matchesAll(rest)) {
+      for (const entry of plan.keyed()) matches.push(entry);
+    } else {
+      const predicate = predicateOf(rest ?? node);
+      for (const entry of plan.keyed()) {
+        tested++;
+        if (predicate(entry.doc)) matches.push(entry);
+      }
+    }
+    let whole: Predicate | undefined;
+    for (const entry of plan.unkeyed) {
+      tested++;
+      if ((whole ??= predicateOf(node))(entry.doc)) matches.push(entry);
+    }
+    const stats: QueryStats = { plan: 'index', index: plan.implied.field, tested, mingoFilter: false, matched: matches.length };
+    return { matches, inOrder: false, stats };
+  }
+
+  /**
+   * The sort keys as ranked keys (see rankComparator), or null unless the first
+   * is an indexed field and the others are indexed fields or `_id`, with every
+   * value sortable. Makes the views it needs unless `onlyExisting`.
+   */
+  private rankedKeys(state: CollectionState, sort: Sort, onlyExisting: boolean): RankedKey[] | null {
+    const keys: RankedKey[] = [];
+    for (const [i, field] of Object.keys(sort).entries()) {
+      // mingo sorts descending only on -1; any other direction sorts ascending
+      const direction = sort[field] === -1 ? -1 : 1;
+      if (field === '_id' && i > 0 && state.nonStringIds === 0) {
+        keys.push({ direction, view: null });
+        continue;
+      }
+      const index = state.equalityIndexes.get(field);
+      if (!index || (onlyExisting && !index.view)) return null;
+      const view = (index.view ??= new SortedView(state.nextSlot++, index.steps, state.docs.values()));
+      view.sorted();
+      if (view.unsortable.size > 0) return null;
+      keys.push({ direction, view });
+    }
+    return keys;
+  }
+
+  /** For an empty filter: the first `end` documents in `sort` order, read from the first key's view; undefined when not ranked. */
+  private walk(state: CollectionState, sort: Sort, end: number): StoredDocument[] | undefined {
+    const keys = this.rankedKeys(state, sort, false);
+    if (!keys) return undefined;
+    const [first] = keys;
+    const view = first.view as SortedView;
+    const all = view.sorted();
+    const n = all.length;
+    // take `end` entries from the better end, and the rest of the last one's group of equal values
+    const taken: Entry[] = [];
+    for (let step = 0; step < n; step++) {
+      const entry = all[first.direction === 1 ? step : n - 1 - step];
+      if (taken.length >= end && entry.ranks[view.slot] !== taken[taken.length - 1].ranks[view.slot]) break;
+      taken.push(entry);
+    }
+    return firstK(taken.length, Math.min(end, taken.length), rankComparator(taken, keys)).map((i) => taken[i].doc);
   }
 
   /**
    * The first `end` matches (all when end is Infinity) in `sort` order, or
-   * undefined when a sort value is outside what the comparator orders exactly
+   * undefined when a sort value is outside what the comparators order exactly
    * as mingo (the caller then sorts with mingo).
    */
-  private sorted(matches: Entry[], sort: Sort, end: number, stats: QueryStats): StoredDocument[] | undefined {
+  private sorted(state: CollectionState, matches: Entry[], sort: Sort, end: number, stats: QueryStats): StoredDocument[] | undefined {
+    const n = matches.length;
+    const k = Math.min(end, n);
+    stats.order = end < n ? 'top-k' : 'sort';
+    const keys = this.rankedKeys(state, sort, n < VIEW_WORTHWHILE);
+    if (keys) {
+      stats.ranked = true;
+      return firstK(n, k, rankComparator(matches, keys)).map((i) => matches[i].doc);
+    }
+
     const fields = Object.keys(sort);
     const paths = fields.map(pathSteps);
     if (paths.some((steps) => steps === null)) return undefined;
-    // mingo sorts descending only on -1; any other direction sorts ascending
     const directions = fields.map((field) => (sort[field] === -1 ? -1 : 1));
     const width = fields.length;
-    const n = matches.length;
-
     // every sort value of every match, flat: values[i * width + f]
-    const values = new Array<unknown>(n * width);
+    const values: unknown[] = [];
     for (let i = 0; i < n; i++) {
       const doc = matches[i].doc;
       for (let f = 0; f < width; f++) {
         const value = sortValue(doc, paths[f] as string[]);
         if (value === UNSORTABLE) return undefined;
-        values[i * width + f] = value;
+        values.push(value);
       }
     }
     const cmp = (a: number, b: number): number => {
@@ -1003,8 +1439,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
       // mingo's sort is stable: ties keep the collection order
       return matches[a].seq - matches[b].seq;
     };
-    stats.order = end < n ? 'top-k' : 'sort';
-    return firstK(n, Math.min(end, n), cmp).map((i) => matches[i].doc);
+    return firstK(n, k, cmp).map((i) => matches[i].doc);
   }
 
   /** The first `end` matches in collection order. */
@@ -1018,6 +1453,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
   /** Sort, skip and limit by a mingo cursor over the matches in collection order (the general path). */
   private mingoPage(matches: Entry[], inOrder: boolean, options: FindOptions, stats: QueryStats): StoredDocument[] {
     stats.order = 'mingo';
+    stats.ranked = false;
     const ordered = inOrder ? matches : [...matches].sort((a, b) => a.seq - b.seq);
     const cursor = mingoFind(
       ordered.map((entry) => entry.doc),
@@ -1032,8 +1468,12 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   private remove(state: CollectionState, entry: Entry): void {
     const { doc } = entry;
+    entry.removed = true;
     for (const index of state.uniqueIndexes) index.owners.delete(indexKey(index, doc));
-    for (const index of state.equalityIndexes.values()) removeFromIndex(index, equalityKeys(index, doc), entry);
+    for (const index of state.equalityIndexes.values()) {
+      removeFromIndex(index, equalityKeys(index, doc), entry);
+      index.view?.removed(entry);
+    }
     this.unlistInstance(state, doc);
     if (typeof doc._id !== 'string') state.nonStringIds--;
     state.docs.delete(doc._id);

@@ -6,7 +6,7 @@
  * database server.
  */
 import { randomUUID } from 'node:crypto';
-import type { DocumentStore, Filter, StoredDocument } from '../../runtime/stream/document-store';
+import type { DocumentStore, Filter, IndexSpec, StoredDocument } from '../../runtime/stream/document-store';
 
 function doc(
   _id: string,
@@ -125,6 +125,28 @@ const QUERY_CASES: Array<[string, Filter, string[]]> = [
     ['p2'],
   ],
   ['no match', { status: 'deleted' }, []],
+  ['$ne null matches present, non-null values', { nickname: { $ne: null } }, ['p1']],
+  ['$in with null also matches a missing field', { age: { $in: [null, 27] } }, ['p2', 'p4', 'p5']],
+  ['$nin with null leaves out null and missing', { nickname: { $nin: [null] } }, ['p1']],
+  ['$in with a regular expression', { name: { $in: [/^a/i, 'bob'] } }, ['p1', 'p2']],
+  ['$in on _id', { _id: { $in: ['p4', 'p2', 'nope'] } }, ['p2', 'p4']],
+  ['$regex on an array field matches an element', { tags: { $regex: '^ad' } }, ['p1', 'p5']],
+  ['$ne on an array field: no element equals', { tags: { $ne: 'staff' } }, ['p3', 'p4']],
+  ['$gt on an array field: an element is greater', { tags: { $gt: 'p' } }, ['p1', 'p2', 'p5']],
+  ['equality with null on a dotted path matches a missing parent', { 'address.zip': null }, ['p4', 'p5']],
+  ['equality and another condition on two fields', { age: 27, status: { $ne: 'pending' } }, ['p2']],
+  ['equality and $in on the same field', { $and: [{ status: 'active' }, { status: { $in: ['active', 'pending'] } }] }, ['p1', 'p3', 'p5']],
+];
+
+/** Indexes on the fields QUERY_CASES query, so adapters that plan with them are exercised too. */
+const SECONDARY_INDEXES: IndexSpec[] = [
+  { keys: { status: 1 } },
+  { keys: { tags: 1 } },
+  { keys: { age: -1, name: 1 } },
+  { keys: { nickname: 1 } },
+  { keys: { 'address.city': 1 } },
+  { keys: { joined: -1 } },
+  { keys: { name: 1 } },
 ];
 
 export function documentStoreContract(
@@ -256,6 +278,17 @@ export function documentStoreContract(
       });
     });
 
+    describe('find filters with secondary indexes', () => {
+      it.each(QUERY_CASES)('%s', async (_description, filter, expected) => {
+        await store.ensureIndexes(coll, SECONDARY_INDEXES);
+        await seed();
+        const { items, total } = await store.find(coll, filter, { sort: { _id: 1 } });
+        expect(ids(items)).toEqual(expected);
+        expect(total).toBe(expected.length);
+        await expect(store.count(coll, filter)).resolves.toBe(expected.length);
+      });
+    });
+
     describe('find sort, skip, limit and projection', () => {
       beforeEach(() => seed());
 
@@ -302,6 +335,47 @@ export function documentStoreContract(
         const last = await store.find(coll, {}, { sort: { _id: 1 }, skip: 4, limit: 10 });
         expect(ids(last.items)).toEqual(['p5']);
         expect(last.total).toBe(5);
+      });
+
+      it('pages through ties in the order of the next sort key', async () => {
+        const { items, total } = await store.find(coll, {}, { sort: { status: 1, _id: -1 }, skip: 1, limit: 3 });
+        expect(ids(items)).toEqual(['p3', 'p1', 'p2']);
+        expect(total).toBe(5);
+      });
+
+      it('pages with missing values lowest', async () => {
+        const first = await store.find(coll, {}, { sort: { age: 1, _id: 1 }, limit: 2 });
+        expect(ids(first.items)).toEqual(['p5', 'p2']);
+        const last = await store.find(coll, {}, { sort: { age: -1, _id: 1 }, skip: 3, limit: 5 });
+        expect(ids(last.items)).toEqual(['p4', 'p5']);
+      });
+
+      it('pages a filtered listing sorted descending', async () => {
+        const { items, total } = await store.find(coll, { status: 'active' }, { sort: { joined: -1 }, limit: 2 });
+        expect(ids(items)).toEqual(['p5', 'p1']);
+        expect(total).toBe(3);
+      });
+
+      it('sorts, skips and limits the same with secondary indexes, also after changes', async () => {
+        await store.ensureIndexes(coll, SECONDARY_INDEXES);
+        const page = (filter: Filter, sort: Record<string, 1 | -1>, skip: number, limit: number) =>
+          store.find(coll, filter, { sort, skip, limit }).then((r) => ({ ids: ids(r.items), total: r.total }));
+
+        await expect(page({}, { joined: -1, _id: 1 }, 1, 2)).resolves.toEqual({ ids: ['p4', 'p2'], total: 5 });
+        await expect(page({}, { age: 1, _id: 1 }, 0, 3)).resolves.toEqual({ ids: ['p5', 'p2', 'p4'], total: 5 });
+        await expect(page({ status: 'active' }, { name: 1 }, 1, 5)).resolves.toEqual({ ids: ['p3', 'p5'], total: 3 });
+        await expect(page({ tags: 'staff' }, { age: -1, _id: 1 }, 0, 2)).resolves.toEqual({ ids: ['p1', 'p2'], total: 3 });
+
+        // p2 becomes active and the newest, p5 gets an age between the others, p3 is deleted
+        await store.upsertIfNewer(coll, { ...PEOPLE[1], _v: 2, status: 'active', joined: new Date('2025-01-01T00:00:00Z') });
+        await store.upsertIfNewer(coll, { ...PEOPLE[4], _v: 2, age: 30 });
+        await store.upsertIfNewer(coll, { ...PEOPLE[2], _v: 2, _instance: 'inst-2' });
+        await store.deleteStale(coll, 'inst-2', 3);
+        await expect(page({}, { joined: -1, _id: 1 }, 0, 2)).resolves.toEqual({ ids: ['p2', 'p5'], total: 4 });
+        await expect(page({}, { age: -1, _id: 1 }, 0, 10)).resolves.toEqual({ ids: ['p1', 'p5', 'p2', 'p4'], total: 4 });
+        await expect(page({}, { age: 1, _id: -1 }, 1, 2)).resolves.toEqual({ ids: ['p2', 'p5'], total: 4 });
+        await expect(page({ status: 'active' }, { joined: -1 }, 0, 10)).resolves.toEqual({ ids: ['p2', 'p5', 'p1'], total: 3 });
+        await expect(page({ status: 'inactive' }, { joined: -1 }, 0, 10)).resolves.toEqual({ ids: [], total: 0 });
       });
 
       it('returns no items but the total when skipping past the end', async () => {

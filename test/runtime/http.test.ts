@@ -64,7 +64,7 @@ describe('routing', () => {
   });
 
   test('health and readiness', async () => {
-    expect((await t.get('/health')).body).toEqual({ status: 'ok' });
+    expect((await t.get('/health')).body).toEqual({ status: 'ok', pid: process.pid });
     expect((await t.get('/ready')).body).toMatchObject({ status: 'ready', redis: 'ok', documents: 'embedded' });
   });
 
