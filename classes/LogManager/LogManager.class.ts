@@ -14,13 +14,12 @@ import { ActorClass, ActorError, Init, Read, Static, type Ctx } from '../../runt
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { logManagerError } from './errors';
 import { buildLog, largeLogBlobName, withFullValues, utf8Bytes, type LargeLogContent, type LogRecord } from './log-entry';
-import { parseLogListQuery } from './list-query';
+import { logListingDocument, parseLogListQuery } from './list-query';
 
 /** additionalData larger than this (JSON, UTF-8 bytes) is refused */
 export const MAX_ADDITIONAL_DATA_BYTES = 16 * 1024;
 
 const LOG_ID = /^[A-Za-z0-9_-]{1,200}$/;
-const INTERNAL_FIELDS = ['_id', '_v', '_instance', '_class'];
 
 interface AddLogEntryBody {
   classId: string;
@@ -34,10 +33,14 @@ interface AddLogEntryBody {
   ignore?: string[];
 }
 
-function withoutInternalFields(doc: Record<string, unknown>): LogRecord {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.includes(k)) out[k] = v;
-  return out as unknown as LogRecord;
+/** A stored entry, or null when its instance is gone (listed from a projection that lags). */
+async function readRecord(ctx: Ctx, logId: string): Promise<LogRecord | null> {
+  try {
+    return (await ctx.call('LogManager', 'readEntry', logId)).body as LogRecord;
+  } catch (err) {
+    if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') return null;
+    throw err;
+  }
 }
 
 @ActorClass({
@@ -49,7 +52,7 @@ function withoutInternalFields(doc: Record<string, unknown>): LogRecord {
     },
     toDocuments: (state, id) => {
       const log = state.private.log as LogRecord | undefined;
-      return log ? [{ collection: 'logs', id, doc: { ...log } }] : [];
+      return log ? [{ collection: 'logs', id, doc: logListingDocument(log) }] : [];
     },
   },
 })
@@ -133,8 +136,10 @@ export class LogManager {
   async getLogEntries(ctx: Ctx) {
     const q = parseLogListQuery(ctx.request.query ?? {}, (ctx.request.body ?? {}) as Record<string, unknown>);
     const { items, total } = await ctx.documents.find('logs', q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+    // the page's entries in full from their instances (the listing holds a search string, not the field updates)
+    const entries = await Promise.all(items.map((d) => readRecord(ctx, String(d._id))));
     return {
-      entries: items.map((d) => withoutInternalFields(d as Record<string, unknown>)),
+      entries: entries.filter((e): e is LogRecord => e !== null),
       totalCount: total,
       page: q.page,
       limit: q.limit,

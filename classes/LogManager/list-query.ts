@@ -5,6 +5,36 @@
  */
 import type { FieldError } from '../../runtime';
 import { logManagerError } from './errors';
+import type { LogRecord } from './log-entry';
+
+/** between the parts of `searchText`; JSON-encoded values never hold it raw */
+export const SEARCH_SEPARATOR = '\u0001';
+
+/**
+ * The listed view of a log entry (collection `logs`): what getLogEntries
+ * filters and sorts on, and the keys and values of its field updates as one
+ * string to search in. The full entry stays in the LogManager instance: a
+ * page is read from there, so the listing copy (one per process with the
+ * embedded document store) holds one string instead of every field update.
+ */
+export function logListingDocument(log: LogRecord): Record<string, unknown> {
+  const parts: string[] = [];
+  for (const u of log.fieldUpdates) {
+    parts.push(u.key);
+    if (u.oldValue !== undefined) parts.push(u.oldValue);
+    if (u.newValue !== undefined) parts.push(u.newValue);
+  }
+  return {
+    id: log.id,
+    classId: log.classId,
+    entityId: log.entityId,
+    entityType: log.entityType,
+    timeStamp: log.timeStamp,
+    actor: { id: log.actor.id, type: log.actor.type, ...(log.actor.name !== undefined ? { name: log.actor.name } : {}) },
+    fieldCount: log.fieldUpdates.length,
+    searchText: parts.join(SEARCH_SEPARATOR),
+  };
+}
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -97,9 +127,8 @@ export function parseLogListQuery(query: Record<string, unknown>, body: Record<s
   if (range.$gte || range.$lte) filter.timeStamp = range;
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };
-    filter.$or = ['fieldUpdates.key', 'fieldUpdates.oldValue', 'fieldUpdates.newValue', 'actor.name', 'actor.id'].map((path) => ({
-      [path]: regex,
-    }));
+    // keys and values (searchText), actor name and id
+    filter.$or = ['searchText', 'actor.name', 'actor.id'].map((path) => ({ [path]: regex }));
   }
   return { filter, sort: { timeStamp: -1, id: 1 }, page: page!, limit: limit!, skip: (page! - 1) * limit! };
 }

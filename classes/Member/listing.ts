@@ -88,7 +88,8 @@ export function listMembersFilter(q: ListMembersQuery, restrictCompanyIds?: stri
   const search = q.search?.trim();
   if (search) {
     const rx = { $regex: escapeRegex(search), $options: 'i' };
-    and.push({ $or: [{ fullName: rx }, { name: rx }, { surname: rx }, { email: rx }, { staffId: rx }] });
+    // fullName holds name, middle name and surname, so it alone finds any part of them
+    and.push({ $or: [{ fullName: rx }, { email: rx }, { staffId: rx }] });
   }
   return and.length === 0 ? {} : and.length === 1 ? and[0]! : { $and: and };
 }

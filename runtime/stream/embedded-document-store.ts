@@ -821,7 +821,7 @@ function planIndex(state: CollectionState, filter: Filter): Plan | null {
     }
     if (!best || plan.estimate < best.estimate) best = plan;
   }
-  return best && best.estimate < state.docs.size ? best : null;
+  return best;
 }
 
 /** The entries of the buckets, each once (an array value may sit in several). */
@@ -1329,7 +1329,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
       return { matches, inOrder: true, stats: { plan: 'all', tested: 0, mingoFilter: false, matched: matches.length } };
     }
 
-    const plan = planIndex(state, filter);
+    let plan = planIndex(state, filter);
+    // the filter beyond the planned condition (null: not compiled alone)
+    const rest = plan ? tryCompile(filter, plan.implied) : null;
+    // an index that keeps every document only pays when it spares testing the rest of the filter
+    if (plan && plan.estimate >= state.docs.size && !(rest && matchesAll(rest))) plan = null;
     const matches: Entry[] = [];
     let tested = 0;
     if (!plan) {
@@ -1340,7 +1344,6 @@ export class EmbeddedDocumentStore implements DocumentStore {
     }
 
     // Keyed candidates meet the planned condition: only the rest of the filter is tested, if anything.
-    const rest = tryCompile(filter, plan.implied);
     if (rest && matchesAll(rest)) {
       for (const entry of plan.keyed()) matches.push(entry);
     } else {

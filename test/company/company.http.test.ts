@@ -7,6 +7,7 @@
 import type { Identity } from '../../runtime';
 import { waitFor } from '../support/harness';
 import { bearer, startServiceRuntime, type ServiceTestRuntime } from '../setting/support';
+import { findLogs } from '../support/logs';
 
 let t: ServiceTestRuntime;
 const MEMBER_CLASS: Identity = { type: 'class', classId: 'Member', instanceId: 'm-1' };
@@ -22,7 +23,7 @@ const call = (method: string, body: unknown = {}, headers = t.superUser) => t.ca
 const query = (method: string, q: Record<string, string | number> = {}, headers = t.superUser) => t.query('Company', method, q, headers);
 const companyDoc = (id: string) => t.rt.documents.get('companies', id);
 const logsOf = async (entityId: string) =>
-  (await t.rt.documents.find('logs', { classId: 'Company', entityId }, { sort: { timeStamp: 1 } })).items as Record<string, any>[];
+  (await findLogs(t, { classId: 'Company', entityId })).items;
 const asSystem = async (classId: string, method: string, body: unknown) => (await t.rt.call(classId, method, 'default', body)).body as Record<string, any>;
 
 let n = 0;

@@ -1,5 +1,5 @@
 import { ActorError } from '../../runtime';
-import { escapeRegex, parseDateTime, parseLogListQuery } from '../../classes/LogManager/list-query';
+import { escapeRegex, logListingDocument, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
 
 function refusal(fn: () => unknown): ActorError {
   try {
@@ -63,13 +63,40 @@ describe('parseLogListQuery', () => {
       classId: 'Member',
       entityId: 'm1',
       $or: [
-        { 'fieldUpdates.key': regex },
-        { 'fieldUpdates.oldValue': regex },
-        { 'fieldUpdates.newValue': regex },
+        { searchText: regex },
         { 'actor.name': regex },
         { 'actor.id': regex },
       ],
     });
     expect(new RegExp(escapeRegex('.*+?^${}()|[]\\')).test('.*+?^${}()|[]\\')).toBe(true);
+  });
+
+  test('the listed view of an entry: keys and values in one search string, no field updates', () => {
+    const doc = logListingDocument({
+      id: 'l1',
+      classId: 'Member',
+      entityId: 'm1',
+      entityType: 'member',
+      timeStamp: '2026-01-01T00:00:00.000Z',
+      isLargeLog: false,
+      fieldUpdates: [
+        { key: 'phone', operation: 'replace', oldValue: '"+971 1"', newValue: '"+971 2"' },
+        { key: 'grade', operation: 'add', newValue: '"G7"' },
+      ],
+      actor: { id: 'hr', type: 'system', name: 'HR system', roles: ['x'] },
+    });
+    expect(doc).toEqual({
+      id: 'l1',
+      classId: 'Member',
+      entityId: 'm1',
+      entityType: 'member',
+      timeStamp: '2026-01-01T00:00:00.000Z',
+      actor: { id: 'hr', type: 'system', name: 'HR system' },
+      fieldCount: 2,
+      searchText: ['phone', '"+971 1"', '"+971 2"', 'grade', '"G7"'].join(SEARCH_SEPARATOR),
+    });
+    // a search never spans two values
+    const q = parseLogListQuery({ search: '2"grade' }, {});
+    expect(new RegExp((q.filter.$or as any)[0].searchText.$regex, 'i').test(doc.searchText as string)).toBe(false);
   });
 });

@@ -9,6 +9,7 @@
  * against the real Setting and Company classes.
  */
 import { TEST_API_KEY, startTestRuntime, type TestRuntime } from '../support/harness';
+import { findLogs } from '../support/logs';
 
 export const MEMBER_CLASS_DIRS = [
   'classes/Member',
@@ -142,8 +143,7 @@ export function dependantRecord(id: string, employeeId: string, overrides: Recor
 
 /** Log entries of a member (LogManager's projection). */
 export async function memberLogs(t: TestRuntime, memberId: string): Promise<Record<string, any>[]> {
-  const { items } = await t.rt.documents.find('logs', { classId: 'Member', entityId: memberId }, { sort: { timeStamp: 1 } });
-  return items as Record<string, any>[];
+  return (await findLogs(t, { classId: 'Member', entityId: memberId })).items;
 }
 
 /** 1×1 images of each type, Base64. */

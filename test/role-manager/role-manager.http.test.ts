@@ -21,6 +21,7 @@ import {
   type Headers,
   until,
 } from './support';
+import { findLogs } from '../support/logs';
 
 let t: TestRuntime;
 let superUser: Headers;
@@ -31,7 +32,7 @@ let member: Headers;
 const post = (method: string, body: unknown, headers: Headers) => t.post(rm(t, method), body, headers);
 const get = (method: string, query: string, headers: Headers) => t.get(`${rm(t, method)}${query ? `?${query}` : ''}`, headers);
 const doc = (id: string) => t.rt.documents.get('roles', id);
-const logsOf = (id: string) => t.rt.documents.find<Record<string, any>>('logs', { classId: 'RoleManager', entityId: id }, { sort: { timeStamp: 1 } });
+const logsOf = (id: string) => findLogs(t, { classId: 'RoleManager', entityId: id });
 
 beforeAll(async () => {
   t = await startRoleRuntime({ ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0' });
@@ -403,7 +404,7 @@ describe('setState (last: it replaces the roles)', () => {
     const snap = await snapshotWhere(t, (s) => s.roles.length === 3 && s.roles.some((r: any) => r.id === 'ops'));
     expect(snap.roles.map((r: any) => r.id).sort()).toEqual(['ops', 'super', viewerRole.id].sort());
     await waitFor(async () => (await t.rt.documents.count('roles', {})) === 3, { what: 'streamed roles replaced' });
-    const log = await waitFor(async () => (await t.rt.documents.find<Record<string, any>>('logs', { classId: 'RoleManager', entityType: 'roles' })).items[0], { what: 'setState log' });
+    const log = await waitFor(async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0], { what: 'setState log' });
     expect(log.additionalData).toEqual({ event: 'setState' });
     // the viewer keeps its grants, the super user still does everything
     expect((await get('listRoles', '', viewer)).status).toBe(200);

@@ -6,6 +6,7 @@
 import { ActorError, type Identity } from '../../runtime';
 import { waitFor } from '../support/harness';
 import { bearer, startServiceRuntime, type ServiceTestRuntime } from './support';
+import { findLogs } from '../support/logs';
 
 let t: ServiceTestRuntime;
 const MEMBER_CLASS: Identity = { type: 'class', classId: 'Member', instanceId: 'm-1' };
@@ -21,7 +22,7 @@ const asClass = async (method: string, body: unknown, identity: Identity = MEMBE
   (await t.rt.call('Setting', method, 'default', body, { identity, origin: 'class' })) as { status: number; body: any };
 const settingDoc = (group: string, id: string) => t.rt.documents.get('settings', `${group}:${id}`);
 const logsOf = async (entityId: string) =>
-  (await t.rt.documents.find('logs', { classId: 'Setting', entityId }, { sort: { timeStamp: 1 } })).items as Record<string, any>[];
+  (await findLogs(t, { classId: 'Setting', entityId })).items;
 
 const GET_METHOD: Record<string, string> = {
   companyGroups: 'getCompanyGroup',

@@ -5,6 +5,7 @@
 import { MAX_INLINE_PATCH_BYTES, largeApprovalFileName } from '../../classes/ApprovalManager/domain';
 import { waitFor, type TestRuntime } from '../support/harness';
 import { bearer, patchOfSize, startWorkflowRuntime, writeRoles } from './support';
+import { findLogs } from '../support/logs';
 
 let t: TestRuntime;
 let p: string;
@@ -113,7 +114,7 @@ describe('spec 3.2 transitions', () => {
     await waitFor(async () => (await t.rt.documents.get('approvals', approval.id))?.approvalStatus === 'approved', { what: 'approval streamed' });
     // the approved change left one audit entry, by the reviewer
     const logs = await waitFor(async () => {
-      const found = await t.rt.documents.find<Record<string, any>>('logs', { classId: 'Gadget', entityId: gadget.id });
+      const found = await findLogs(t, { classId: 'Gadget', entityId: gadget.id });
       return found.total === 1 ? found.items : undefined;
     }, { what: 'audit entry' });
     expect(logs![0]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { approvalId: approval.id } });
