@@ -1227,10 +1227,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
     let total: number;
     let stats: QueryStats;
     const everything = mingoUtil.isObject(filter) && Object.keys(filter).length === 0;
-    const walked = state && sorting && paging && limit && everything ? this.walk(state, sort, to) : undefined;
+    const walked = state && sorting && paging && limit && everything ? this.walk(state, sort, from, to) : undefined;
     if (walked && state) {
-      // everything matches: the first page comes from the sort field's view, no document is tested
-      page = walked.slice(from, to);
+      // everything matches: the page comes from the sort field's view, no document is tested
+      page = walked;
       total = state.docs.size;
       stats = { plan: 'all', tested: 0, mingoFilter: false, matched: total, order: 'walk', ranked: true };
     } else {
@@ -1387,21 +1387,37 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   /** For an empty filter: the first `end` documents in `sort` order, read from the first key's view; undefined when not ranked. */
-  private walk(state: CollectionState, sort: Sort, end: number): StoredDocument[] | undefined {
+  /**
+   * Documents [from, end) of the whole collection in `sort` order, read off the
+   * first sort field's view. The view orders by that field; only groups of equal
+   * values that overlap the page are ordered by the other keys, so a deep page
+   * costs a walk, not a sort of everything before it.
+   */
+  private walk(state: CollectionState, sort: Sort, from: number, end: number): StoredDocument[] | undefined {
     const keys = this.rankedKeys(state, sort, false);
     if (!keys) return undefined;
     const [first] = keys;
     const view = first.view as SortedView;
     const all = view.sorted();
     const n = all.length;
-    // take `end` entries from the better end, and the rest of the last one's group of equal values
-    const taken: Entry[] = [];
-    for (let step = 0; step < n; step++) {
-      const entry = all[first.direction === 1 ? step : n - 1 - step];
-      if (taken.length >= end && entry.ranks[view.slot] !== taken[taken.length - 1].ranks[view.slot]) break;
-      taken.push(entry);
+    const at = (step: number) => all[first.direction === 1 ? step : n - 1 - step];
+    const page: StoredDocument[] = [];
+    let pos = 0;
+    for (let step = 0; step < n && pos < end; ) {
+      const rank = at(step).ranks[view.slot];
+      let next = step + 1;
+      while (next < n && at(next).ranks[view.slot] === rank) next++;
+      const size = next - step;
+      if (pos + size > from) {
+        const group: Entry[] = [];
+        for (let i = step; i < next; i++) group.push(at(i));
+        const order = size > 1 ? range(size).sort(rankComparator(group, keys)) : [0];
+        for (let i = 0; i < size; i++) if (pos + i >= from && pos + i < end) page.push(group[order[i]!]!.doc);
+      }
+      pos += size;
+      step = next;
     }
-    return firstK(taken.length, Math.min(end, taken.length), rankComparator(taken, keys)).map((i) => taken[i].doc);
+    return page;
   }
 
   /**
