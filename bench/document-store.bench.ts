@@ -19,21 +19,13 @@ import { performance } from 'node:perf_hooks';
 import { Query, find as mingoFind } from 'mingo';
 import type { Filter, FindOptions, IndexSpec, StoredDocument } from '../runtime/stream/document-store';
 import { EmbeddedDocumentStore } from '../runtime/stream/embedded-document-store';
+import { MEMBER_INDEXES } from '../classes/Member/listing';
 
 const N = Number(process.argv.find((arg) => arg.startsWith('--docs='))?.slice('--docs='.length) ?? 100_000);
 const COLLECTION = 'members';
 
-/** The member listing's indexes (classes/Member/listing.ts) */
-const INDEXES: IndexSpec[] = [
-  { keys: { status: 1 } },
-  { keys: { companyId: 1 } },
-  { keys: { memberType: 1 } },
-  { keys: { primaryMemberId: 1 } },
-  { keys: { staffId: 1 } },
-  { keys: { emailLower: 1 } },
-  { keys: { membershipStatuses: 1 } },
-  { keys: { createdAt: -1 } },
-];
+/** the member listing's own indexes */
+const INDEXES: IndexSpec[] = MEMBER_INDEXES;
 
 /** Deterministic PRNG (mulberry32), so every run loads the same documents. */
 function prng(seed: number): () => number {

@@ -40,18 +40,20 @@ describe('ReadCache', () => {
   });
 });
 
+// two runtime processes' worth of runtime on one Redis and one project
+let a: TestRuntime;
+let b: TestRuntime;
+const H = { 'x-api-key': TEST_API_KEY };
+beforeAll(async () => {
+  a = await startTestRuntime();
+  b = await startTestRuntime({ projectId: a.projectId });
+});
+afterAll(async () => {
+  await b.stop();
+  await a.stop();
+});
+
 describe('READ through the cache, two processes on one Redis', () => {
-  let a: TestRuntime;
-  let b: TestRuntime;
-  const H = { 'x-api-key': TEST_API_KEY };
-  beforeAll(async () => {
-    a = await startTestRuntime();
-    b = await startTestRuntime({ projectId: a.projectId });
-  });
-  afterAll(async () => {
-    await b.stop();
-    await a.stop();
-  });
 
   test('a write by the other process is seen by the next READ; an unchanged instance is a cache hit', async () => {
     const p = `/${a.projectId}/CALL/Counter`;
@@ -88,17 +90,6 @@ describe('READ through the cache, two processes on one Redis', () => {
 });
 
 describe('calls by lookup through the lookup cache, two processes on one Redis', () => {
-  let a: TestRuntime;
-  let b: TestRuntime;
-  const H = { 'x-api-key': TEST_API_KEY };
-  beforeAll(async () => {
-    a = await startTestRuntime();
-    b = await startTestRuntime({ projectId: a.projectId });
-  });
-  afterAll(async () => {
-    await b.stop();
-    await a.stop();
-  });
 
   test('a lookup moved by the other process is followed, for READs and for writes; an unchanged one is a cache hit', async () => {
     const p = `/${a.projectId}/CALL/Counter`;
