@@ -32,8 +32,9 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { TokenService } from '../runtime/auth/auth';
-import { findFreePort, startEmbeddedRedis } from '../runtime/redis/embedded-redis';
+import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
+  benchRedisUrl,
   call,
   cannon,
   type Child,
@@ -332,14 +333,7 @@ async function main(): Promise<Record<string, unknown>> {
   const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'hr-bench-prof-')) : undefined;
   let service: Child | undefined;
   try {
-    let redisUrl = process.env.REDIS_URL;
-    if (!redisUrl) {
-      tracked.redis = await startEmbeddedRedis({});
-      redisUrl = tracked.redis.url;
-      log(`redis: embedded redis-server pid ${tracked.redis.pid} on ${redisUrl} (no persistence)`);
-    } else {
-      log(`redis: REDIS_URL ${redisUrl.replace(/\/\/[^@]*@/, '//***@')}`);
-    }
+    const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);

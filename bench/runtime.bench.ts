@@ -25,8 +25,9 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { findFreePort, startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis';
+import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
+  benchRedisUrl,
   call as httpCall,
   cannon as runCannon,
   type CannonOpts,
@@ -172,7 +173,6 @@ function deleteBenchKeys(redis: Redis): Promise<number> {
 // ---------------------------------------------------------------------------
 
 async function main(): Promise<Record<string, unknown>> {
-  let embedded: EmbeddedRedis | undefined;
   const t0 = performance.now();
   log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${MEASURE_SECONDS} s per side per comparison (${S.slices} alternating slices of ${S.sliceSeconds} s), ${CONNECTIONS} connections`);
 
@@ -182,15 +182,7 @@ async function main(): Promise<Record<string, unknown>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-data-'));
   tempDirs.add(dataDir);
   try {
-    let redisUrl = process.env.REDIS_URL;
-    if (!redisUrl) {
-      embedded = await startEmbeddedRedis({});
-      tracked.redis = embedded;
-      redisUrl = embedded.url;
-      log(`redis: embedded redis-server pid ${embedded.pid} on ${redisUrl} (no persistence)`);
-    } else {
-      log(`redis: REDIS_URL ${redisUrl.replace(/\/\/[^@]*@/, '//***@')}`);
-    }
+    const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     const removed = await deleteBenchKeys(redis);
     if (removed) log(`  removed ${removed} keys left by an earlier benchmark run`);
@@ -584,7 +576,7 @@ async function main(): Promise<Record<string, unknown>> {
   } finally {
     await Promise.all(started.map((c) => c.stop()));
     redis?.disconnect();
-    await embedded?.stop();
+    await tracked.redis?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     if (profDir) {
       const profiles = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));

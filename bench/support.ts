@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { Redis } from 'ioredis';
-import type { EmbeddedRedis } from '../runtime/redis/embedded-redis';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -172,6 +172,21 @@ export async function healthPids(base: string, n: number): Promise<Set<number>> 
     if (r.status === 200 && typeof r.body?.pid === 'number') pids.add(r.body.pid);
   }
   return pids;
+}
+
+/**
+ * The benchmark's Redis: REDIS_URL, or an embedded redis-server without
+ * persistence (tracked, so it is stopped with the benchmark).
+ */
+export async function benchRedisUrl(): Promise<string> {
+  const url = process.env.REDIS_URL;
+  if (url) {
+    log(`redis: REDIS_URL ${url.replace(/\/\/[^@]*@/, '//***@')}`);
+    return url;
+  }
+  tracked.redis = await startEmbeddedRedis({});
+  log(`redis: embedded redis-server pid ${tracked.redis.pid} on ${tracked.redis.url} (no persistence)`);
+  return tracked.redis.url;
 }
 
 export async function waitReady(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
