@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { Query, find as mingoFind } from 'mingo';
 import type { Filter, FindOptions, IndexSpec, StoredDocument } from '../runtime/stream/document-store';
 import { EmbeddedDocumentStore } from '../runtime/stream/embedded-document-store';
-import { MEMBER_INDEXES } from '../classes/Member/listing';
+import { MEMBER_INDEXES, listMembersFilter } from '../classes/Member/listing';
 
 const N = Number(process.argv.find((arg) => arg.startsWith('--docs='))?.slice('--docs='.length) ?? 100_000);
 const COLLECTION = 'members';
@@ -92,9 +92,9 @@ function memberDocs(n: number): StoredDocument[] {
   return docs;
 }
 
+/** listMembers' own search filter (fullName, email and staffId, case-insensitive) */
 function search(text: string): Filter {
-  const rx = { $regex: text, $options: 'i' };
-  return { $or: [{ fullName: rx }, { name: rx }, { surname: rx }, { email: rx }, { staffId: rx }] };
+  return listMembersFilter({ search: text });
 }
 
 const SORT = { createdAt: -1 as const, _id: 1 as const };

@@ -18,6 +18,10 @@ export const MEMBER_INDEXES: IndexSpec[] = [
   { keys: { emailLower: 1 } },
   { keys: { membershipStatuses: 1 } },
   { keys: { createdAt: -1 } },
+  // the fields listMembers searches (with staffId): MongoDB scans these index keys instead of
+  // the documents for a case-insensitive search, and the embedded store keeps a search column of each
+  { keys: { fullName: 1 } },
+  { keys: { email: 1 } },
 ];
 
 /** The listed view of a member (no documents, no photo data). */

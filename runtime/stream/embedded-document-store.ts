@@ -27,6 +27,13 @@
  *    filter only, and not at all when nothing else remains; the unkeyed
  *    candidates are tested on the whole filter.
  *
+ *  - Search columns. A literal `$regex` (no operators, flags within i, m, s)
+ *    on an indexed field, alone or in an `$or` of such, is answered from the
+ *    field's substring column (see embedded/substring.ts): the values packed
+ *    into long strings, searched with indexOf, so the candidates are the
+ *    documents containing the literal, not all of them. Preferred to a scan
+ *    and to an equality index with many candidates.
+ *
  *  - Compiled matcher. The filter is compiled once per query into a predicate
  *    mirroring mingo's operators for the common subset ($eq, $ne, $in, $nin,
  *    $gt, $gte, $lt, $lte, $regex, $exists, $not, $and, $or, $nor, dotted
@@ -45,7 +52,9 @@
  *    plus quickselect), not every match sorted. When the sort keys are indexed
  *    fields (or `_id` after the first), the comparison uses ranks from the
  *    first key's sorted view (see SortedView), so no match's document is read
- *    for it, and an empty filter reads its page straight off the view. Sort
+ *    for it, and an empty filter reads its page straight off the view; so
+ *    does one equality most documents meet (`status: 'active'`), stepping
+ *    over the view's documents outside the index bucket. Sort
  *    values outside what the comparators reproduce exactly (arrays, objects,
  *    NaN) make that query sort with mingo as before.
  *
@@ -58,7 +67,8 @@
  * Layout: this file holds the store (writes, the query paths); `embedded/`
  * holds the parts it is made of: `values.ts` (mingo's paths and scalars),
  * `matcher.ts` (the compiled matcher), `indexes.ts` (unique and equality
- * indexes, the planner) and `ordering.ts` (sort order, top-k, sorted views).
+ * indexes, the planner), `ordering.ts` (sort order, top-k, sorted views) and
+ * `substring.ts` (search columns).
  */
 import { Query, find as mingoFind } from 'mingo';
 import type {
@@ -81,8 +91,9 @@ import {
   type EqualityIndex,
   type UniqueIndex,
 } from './embedded/indexes';
-import { matchesAll, predicateOf, tryCompile, type Predicate } from './embedded/matcher';
+import { matchesAll, predicateOf, tryCompile, type Node, type Predicate } from './embedded/matcher';
 import { UNSORTABLE, compareValues, firstK, isCount, range, rankComparator, sortValue, SortedView, type RankedKey } from './embedded/ordering';
+import { SubstringColumn, regexLiteral, type SearchStats } from './embedded/substring';
 import { mingoUtil, pathSteps } from './embedded/values';
 interface CollectionState {
   docs: Map<string, Entry>;
@@ -96,6 +107,8 @@ interface CollectionState {
   nonStringIds: number;
   /** the next SortedView slot */
   nextSlot: number;
+  /** the next SubstringColumn slot */
+  nextCell: number;
 }
 
 /**
@@ -105,11 +118,14 @@ interface CollectionState {
 export interface QueryStats {
   /**
    * How candidates were found: 'all' (empty filter, nothing tested), 'scan'
-   * (every document tested) or 'index' (an equality index, or `_id`).
+   * (every document tested), 'index' (an equality index, or `_id`) or
+   * 'search' (substring columns, for a literal $regex).
    */
-  plan: 'all' | 'scan' | 'index';
-  /** the field whose index gave the candidates, when plan is 'index' */
+  plan: 'all' | 'scan' | 'index' | 'search';
+  /** the field whose index gave the candidates (plan 'index'), or the searched fields, comma-separated (plan 'search') */
   index?: string;
+  /** plan 'search': chunks of the columns rebuilt because documents changed since the last search */
+  rebuilt?: number;
   /** number of documents the filter was tested on */
   tested: number;
   /** true when the whole filter was evaluated by a mingo Query (outside the compiled subset) */
@@ -119,7 +135,7 @@ export interface QueryStats {
   /**
    * How the page was put in order (find only): 'none' (insertion order, no
    * sort), 'walk' (the first skip+limit read from a sorted view, for an empty
-   * filter), 'top-k' (the first skip+limit of the matches selected), 'sort'
+   * filter or one broad equality), 'top-k' (the first skip+limit of the matches selected), 'sort'
    * (every match sorted), 'mingo' (sorted, skipped and limited by a mingo
    * cursor).
    */
@@ -133,6 +149,9 @@ function duplicateKeyError(message: string): Error & { code: 'DUPLICATE_KEY' } {
 }
 
 // ---------------------------------------------------------------- store
+
+/** Above this many candidates from an equality index, a literal search through a substring column is preferred. */
+const SEARCH_BEATS_INDEX = 2048;
 
 /** Below this many matches, a sort reads the values instead of building a field's first sorted view. */
 const VIEW_WORTHWHILE = 1024;
@@ -206,6 +225,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
           addToIndex(index, is, current);
         }
         index.view?.changed(current, before);
+        index.column?.changed(current, before);
       }
     } else {
       const entry: Entry = { doc: copy, seq: state.nextSeq++, ranks: [], removed: false };
@@ -214,6 +234,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
       for (const index of state.equalityIndexes.values()) {
         addToIndex(index, equalityKeys(index, copy), entry);
         index.view?.added(entry);
+        index.column?.added(entry);
       }
     }
     let ids = state.byInstance.get(copy._instance);
@@ -258,12 +279,20 @@ export class EmbeddedDocumentStore implements DocumentStore {
     let total: number;
     let stats: QueryStats;
     const everything = mingoUtil.isObject(filter) && Object.keys(filter).length === 0;
-    const walked = state && sorting && paging && limit && everything ? this.walk(state, sort, from, to) : undefined;
+    const walkable = state && sorting && paging && limit;
+    const walked = walkable && everything ? this.walk(state, sort, from, to) : undefined;
+    const broad = walkable && !everything ? this.broadBucket(state, filter, to) : undefined;
+    const walkedBucket = broad ? this.walk(state as CollectionState, sort as Sort, from, to, broad.member) : undefined;
     if (walked && state) {
       // everything matches: the page comes from the sort field's view, no document is tested
       page = walked;
       total = state.docs.size;
       stats = { plan: 'all', tested: 0, mingoFilter: false, matched: total, order: 'walk', ranked: true };
+    } else if (walkedBucket && broad) {
+      // an equality most documents meet: the page comes from the view, members of the bucket only
+      page = walkedBucket;
+      total = broad.total;
+      stats = { plan: 'index', index: broad.field, tested: broad.tested, mingoFilter: false, matched: total, order: 'walk', ranked: true };
     } else {
       const found = this.matching(state, filter);
       const { matches, inOrder } = found;
@@ -303,6 +332,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
       index.buckets.clear();
       index.unkeyed.clear();
       index.view?.clear();
+      index.column?.clear();
     }
   }
 
@@ -321,6 +351,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         byInstance: new Map(),
         nonStringIds: 0,
         nextSlot: 0,
+        nextCell: 0,
       };
       this.collections.set(collection, state);
     }
@@ -365,6 +396,24 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const rest = plan ? tryCompile(filter, plan.implied) : null;
     // an index that keeps every document only pays when it spares testing the rest of the filter
     if (plan && plan.estimate >= state.docs.size && !(rest && matchesAll(rest))) plan = null;
+    // a literal search through a column beats a scan, and an index with many candidates
+    if (!plan || plan.estimate > SEARCH_BEATS_INDEX) {
+      const searched = this.searchCandidates(state, node);
+      if (searched) {
+        const predicate = predicateOf(node);
+        const matches: Entry[] = [];
+        for (const entry of searched.candidates) if (predicate(entry.doc)) matches.push(entry);
+        const stats: QueryStats = {
+          plan: 'search',
+          index: searched.fields.join(','),
+          tested: searched.candidates.length,
+          mingoFilter: false,
+          matched: matches.length,
+          rebuilt: searched.rebuilt,
+        };
+        return { matches, inOrder: searched.inOrder, stats };
+      }
+    }
     const matches: Entry[] = [];
     let tested = 0;
     if (!plan) {
@@ -394,6 +443,45 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   /**
+   * Candidates for the filter from substring columns, or null: a conjunct of
+   * the filter (top level, or in a top-level $and) that is a literal $regex on
+   * an indexed field, or an $or of such conditions, yields the documents whose
+   * value contains the literal (see SubstringColumn), each once. Every match
+   * is among them; the whole filter is still tested on each.
+   */
+  private searchCandidates(
+    state: CollectionState,
+    node: Node,
+  ): { candidates: Entry[]; fields: string[]; inOrder: boolean; rebuilt: number } | null {
+    const conjuncts = (part: Node): Node[] => (part.kind === 'and' ? part.parts.flatMap(conjuncts) : [part]);
+    for (const part of conjuncts(node)) {
+      const alternatives = part.kind === 'or' ? part.parts : [part];
+      if (alternatives.length === 0) continue;
+      const searches: Array<{ column: SubstringColumn; literal: NonNullable<ReturnType<typeof regexLiteral>>; field: string }> = [];
+      for (const alternative of alternatives) {
+        const leaf = alternative.kind === 'and' && alternative.parts.length === 1 ? alternative.parts[0] : alternative;
+        if (leaf.kind !== 'leaf' || leaf.op !== '$regex' || !leaf.steps || !(leaf.operand instanceof RegExp)) break;
+        const literal = regexLiteral(leaf.operand);
+        const index = state.equalityIndexes.get(leaf.field);
+        if (!literal || !index) break;
+        index.column ??= new SubstringColumn(state.nextCell++, index.steps, state.docs.values());
+        searches.push({ column: index.column, literal, field: leaf.field });
+      }
+      if (searches.length !== alternatives.length) continue;
+      const stats: SearchStats = { rebuilt: 0 };
+      if (searches.length === 1) {
+        const { column, literal, field } = searches[0];
+        const candidates = column.search(literal, stats);
+        return { candidates, fields: [field], inOrder: column.irregular.size === 0, rebuilt: stats.rebuilt };
+      }
+      const union = new Set<Entry>();
+      for (const { column, literal } of searches) for (const entry of column.search(literal, stats)) union.add(entry);
+      return { candidates: [...union], fields: searches.map((s) => s.field), inOrder: false, rebuilt: stats.rebuilt };
+    }
+    return null;
+  }
+
+  /**
    * The sort keys as ranked keys (see rankComparator), or null unless the first
    * is an indexed field and the others are indexed fields or `_id`, with every
    * value sortable. Makes the views it needs unless `onlyExisting`.
@@ -417,14 +505,44 @@ export class EmbeddedDocumentStore implements DocumentStore {
     return keys;
   }
 
-  /** For an empty filter: the first `end` documents in `sort` order, read from the first key's view; undefined when not ranked. */
   /**
-   * Documents [from, end) of the whole collection in `sort` order, read off the
-   * first sort field's view. The view orders by that field; only groups of equal
-   * values that overlap the page are ordered by the other keys, so a deep page
-   * costs a walk, not a sort of everything before it.
+   * The index bucket holding exactly the matches of `filter`, when the filter
+   * is one equality on an indexed field whose bucket holds so many documents
+   * that walking the sort's view, testing each step for membership, reaches
+   * `end` matches sooner than selecting them from the bucket: the expected
+   * steps, end / (share of documents in the bucket), are under a quarter of
+   * the bucket's size. Documents the index could not key are tested on the
+   * filter first (they are few, if any).
    */
-  private walk(state: CollectionState, sort: Sort, from: number, end: number): StoredDocument[] | undefined {
+  private broadBucket(
+    state: CollectionState,
+    filter: Filter,
+    end: number,
+  ): { member: (entry: Entry) => boolean; total: number; tested: number; field: string } | undefined {
+    const plan = planIndex(state, filter);
+    const bucket = plan?.bucket;
+    if (!plan || !bucket || bucket.size * bucket.size <= 4 * end * state.docs.size) return undefined;
+    const rest = tryCompile(filter, plan.implied);
+    if (!rest || !matchesAll(rest)) return undefined;
+    const unkeyed = new Set<Entry>();
+    let tested = 0;
+    let predicate: Predicate | undefined;
+    for (const entry of plan.unkeyed) {
+      tested++;
+      if ((predicate ??= predicateOf(tryCompile(filter) as Node))(entry.doc)) unkeyed.add(entry);
+    }
+    const member = unkeyed.size === 0 ? (entry: Entry) => bucket.has(entry) : (entry: Entry) => bucket.has(entry) || unkeyed.has(entry);
+    return { member, total: bucket.size + unkeyed.size, tested, field: plan.implied.field };
+  }
+
+  /**
+   * Documents [from, end) of the whole collection, or of `only`, in `sort`
+   * order, read off the first sort field's view; undefined when the sort is not
+   * ranked. The view orders by that field; only groups of equal values that
+   * overlap the page are ordered by the other keys, so a deep page costs a
+   * walk, not a sort of everything before it.
+   */
+  private walk(state: CollectionState, sort: Sort, from: number, end: number, only?: (entry: Entry) => boolean): StoredDocument[] | undefined {
     const keys = this.rankedKeys(state, sort, false);
     if (!keys) return undefined;
     const [first] = keys;
@@ -438,10 +556,14 @@ export class EmbeddedDocumentStore implements DocumentStore {
       const rank = at(step).ranks[view.slot];
       let next = step + 1;
       while (next < n && at(next).ranks[view.slot] === rank) next++;
-      const size = next - step;
+      let size = next - step;
+      if (only) {
+        size = 0;
+        for (let i = step; i < next; i++) if (only(at(i))) size++;
+      }
       if (pos + size > from) {
         const group: Entry[] = [];
-        for (let i = step; i < next; i++) group.push(at(i));
+        for (let i = step; i < next; i++) if (!only || only(at(i))) group.push(at(i));
         const order = size > 1 ? range(size).sort(rankComparator(group, keys)) : [0];
         for (let i = 0; i < size; i++) if (pos + i >= from && pos + i < end) page.push(group[order[i]!]!.doc);
       }
@@ -523,6 +645,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     for (const index of state.equalityIndexes.values()) {
       removeFromIndex(index, equalityKeys(index, doc), entry);
       index.view?.removed(entry);
+      index.column?.removed(entry);
     }
     this.unlistInstance(state, doc);
     if (typeof doc._id !== 'string') state.nonStringIds--;

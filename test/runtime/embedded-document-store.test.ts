@@ -68,7 +68,8 @@ const INSTANCES = ['i1', 'i2', 'i3', 'i4', 'i5'];
 function randomDoc(r: Random, id: unknown, version: number): StoredDocument {
   const doc: Record<string, unknown> = { _id: id, _v: version, _instance: pick(r, INSTANCES), _class: 'Thing' };
   // mostly strings, with the odd other value
-  set(doc, 'status', chance(r, 0.8) ? pick(r, ['a', 'b', 'c', 'A', null]) : anyValue(r));
+  // one value most documents share (as most members are active)
+  set(doc, 'status', chance(r, 0.8) ? pick(r, ['a', 'a', 'a', 'b', 'c', 'A', null]) : anyValue(r));
   set(doc, 'n', chance(r, 0.75) ? pick(r, NUMBERS) : anyValue(r));
   // mostly arrays of strings (multikey)
   set(
@@ -80,7 +81,14 @@ function randomDoc(r: Random, id: unknown, version: number): StoredDocument {
   set(nested, 'x', chance(r, 0.8) ? pick(r, ['a', 'b', 1, 2, null]) : anyValue(r, 1));
   set(doc, 'nested', chance(r, 0.6) ? nested : anyValue(r));
   set(doc, 'mixed', anyValue(r));
-  set(doc, 'name', chance(r, 0.85) ? `${pick(r, ['Ann', 'bob', 'Cy', 'dee'])} ${pick(r, ['Smith', 'jones', 'Ab12', 'e123x'])}` : anyValue(r));
+  // names with letters whose case folding is not ASCII's (ſ folds to S, K to the Kelvin sign's K, ß and İ to themselves)
+  set(
+    doc,
+    'name',
+    chance(r, 0.85)
+      ? `${pick(r, ['Ann', 'bob', 'Cy', 'dee', 'Åsa', 'ſam'])} ${pick(r, ['Smith', 'jones', 'Ab12', 'e123x', 'Straße', 'İzmir', 'Kelvin'])}`
+      : anyValue(r),
+  );
   // Sortable values only (so these two fields get sorted views): ISO strings with many ties,
   // sometimes missing or of another type; small numbers with ties, sometimes null or missing.
   set(
@@ -104,7 +112,10 @@ function operand(r: Random): unknown {
 
 function regex(r: Random): { $regex: string | RegExp; $options?: string } | RegExp {
   // anchors and alternatives, and literals as escapeRegex writes search terms (with digits, spaces, dots, dashes)
-  const pattern = pick(r, ['^a', 'b$', 'A', 'a|c', '^$', '\\d', 'e12', 'sm', '1', 'Ab12', 'n a', 'E123x', '3x', 'y-1', 'b\\.', 'ith']);
+  const pattern = pick(r, [
+    '^a', 'b$', 'A', 'a|c', '^$', '\\d', 'e12', 'sm', '1', 'Ab12', 'n a', 'E123x', '3x', 'y-1', 'b\\.', 'ith',
+    'SAM', 'åSA', 'STRASSE', 'ße', 'izmir', 'İZ', 'kel', '\u212aEL',
+  ]);
   const x = r();
   if (x < 0.4) return { $regex: pattern, $options: 'i' };
   if (x < 0.7) return { $regex: pattern };
@@ -269,7 +280,9 @@ describe('EmbeddedDocumentStore gives exactly mingo answers on random documents,
   async function check(queries: number): Promise<void> {
     const all = [...model.values()];
     for (let q = 0; q < queries; q++) {
-      const filter = chance(r, 0.15) ? {} : randomFilter(r);
+      // empty filters, single equalities on indexed fields (as listings filter), and anything
+      const x = r();
+      const filter = x < 0.15 ? {} : x < 0.3 ? { [pick(r, ['status', 'status', 'tags', 'n'])]: pick(r, ['a', 'a', 'b', 'A', 1, null]) } : randomFilter(r);
       const options = randomOptions(r);
       const context = JSON.stringify({ filter, options }, (_k, v: unknown) => (v instanceof RegExp ? v.toString() : v));
       let want: { items: unknown[]; total: number };
@@ -333,9 +346,12 @@ describe('EmbeddedDocumentStore gives exactly mingo answers on random documents,
     expect(count((s) => s.plan === 'all')).toBeGreaterThan(50);
     expect(count((s) => s.plan === 'index')).toBeGreaterThan(50);
     expect(count((s) => s.plan === 'index' && s.tested === 0)).toBeGreaterThan(10);
+    expect(count((s) => s.plan === 'search')).toBeGreaterThan(20);
+    expect(count((s) => s.plan === 'search' && (s.rebuilt ?? 0) > 0)).toBeGreaterThan(3);
     expect(count((s) => s.plan === 'scan' && !s.mingoFilter)).toBeGreaterThan(50);
     expect(count((s) => s.mingoFilter)).toBeGreaterThan(10);
-    expect(count((s) => s.order === 'walk')).toBeGreaterThan(5);
+    expect(count((s) => s.order === 'walk' && s.plan === 'all')).toBeGreaterThan(5);
+    expect(count((s) => s.order === 'walk' && s.plan === 'index')).toBeGreaterThan(5);
     expect(count((s) => s.order === 'top-k' && s.ranked === true)).toBeGreaterThan(10);
     expect(count((s) => s.order === 'top-k' && !s.ranked)).toBeGreaterThan(10);
     expect(count((s) => s.order === 'sort')).toBeGreaterThan(10);
@@ -478,7 +494,23 @@ describe('EmbeddedDocumentStore planner', () => {
 
     const active = await store.find('members', { status: 'active' }, { sort, limit: 3 });
     expect(active.items.map((item) => item._id)).toEqual(['m2000', 'm0996', 'm0992']);
+    // a quarter of the documents are active: walking the view finds three sooner than selecting from 250
+    expect(store.lastQuery).toMatchObject({ plan: 'index', tested: 0, order: 'walk', ranked: true });
+    const all = (await store.find('members', {})).items;
+    const deep = await store.find('members', { status: 'active' }, { sort, skip: 200, limit: 20 });
+    expect(deep.items).toEqual(mingoFind(all, { status: 'active' }).sort(sort).skip(200).limit(20).all());
     expect(store.lastQuery).toMatchObject({ plan: 'index', tested: 0, order: 'top-k', ranked: true });
+  });
+
+  it('walks a broad equality with the documents its index could not key', async () => {
+    // an array holding an object cannot be keyed, and its 'active' element still equals 'active'
+    await store.upsertIfNewer('members', member(2001, { status: ['active', { since: 2020 }], createdAt: '2030-01-01T00:00:00Z' }));
+    await store.upsertIfNewer('members', member(2002, { status: [{ since: 2020 }], createdAt: '2030-01-02T00:00:00Z' }));
+    const sort = { createdAt: -1 as const, _id: 1 as const };
+    const { items, total } = await store.find('members', { status: 'active' }, { sort, limit: 3 });
+    expect(store.lastQuery).toMatchObject({ plan: 'index', index: 'status', tested: 2, order: 'walk' });
+    expect(total).toBe(251);
+    expect(items.map((item) => item._id)).toEqual(['m2001', 'm0996', 'm0992']);
   });
 
   it('sorts with mingo when a sort value is outside what the comparator reproduces', async () => {

@@ -5,6 +5,7 @@
 import type { Filter, StoredDocument } from '../document-store';
 import type { Implied } from './matcher';
 import type { SortedView } from './ordering';
+import type { SubstringColumn } from './substring';
 import { allScalars, isScalar, mingoUtil, resolvePath, valueAt } from './values';
 
 /** A stored document and its position in the collection's insertion order. */
@@ -15,6 +16,8 @@ export interface Entry {
   ranks: number[];
   /** set when the document is deleted (views drop it at their next merge) */
   removed: boolean;
+  /** its chunk in each substring column, by the column's slot (see SubstringColumn); made by the first column */
+  cells?: unknown[];
 }
 
 /**
@@ -40,6 +43,8 @@ export interface EqualityIndex {
   unkeyed: Set<Entry>;
   /** the field's sort order, made the first time the field is a sort key */
   view?: SortedView;
+  /** the field's string values for substring search, made the first time a literal $regex searches the field */
+  column?: SubstringColumn;
 }
 
 export function indexKey(index: UniqueIndex, doc: StoredDocument): string {
@@ -135,6 +140,8 @@ export interface Plan {
   keyed: () => Iterable<Entry>;
   /** candidates the index could not key: the whole filter must be tested on them */
   unkeyed: Iterable<Entry>;
+  /** the one bucket of several documents the candidates come from, when they do (a membership test without reading documents) */
+  bucket?: Set<Entry>;
 }
 
 /**
@@ -188,6 +195,7 @@ export function planIndex(state: Indexed, filter: Filter): Plan | null {
         implied,
         estimate: buckets.reduce((sum, bucket) => sum + bucketSize(bucket), index.unkeyed.size),
         keyed: () => unionOf(buckets),
+        bucket: buckets.length === 1 && buckets[0] instanceof Set ? buckets[0] : undefined,
         unkeyed: index.unkeyed,
       };
     } else {
