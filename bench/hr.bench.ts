@@ -35,6 +35,7 @@ import { TokenService } from '../runtime/auth/auth';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
   benchRedisUrl,
+  buildService,
   call,
   cannon,
   type Child,
@@ -175,7 +176,7 @@ async function seed(env: Record<string, string>, dir: string, name: string, doc:
   const file = path.join(dir, `${name}.json`);
   fs.writeFileSync(file, JSON.stringify(doc));
   const t0 = performance.now();
-  const child = startNodeChild(`seed ${name}`, 'runtime/cli.ts', env, [], ['seed', file, '--concurrency', String(SEED_CONCURRENCY)]);
+  const child = startNodeChild(`seed ${name}`, 'dist/runtime/cli.js', env, [], ['seed', file, '--concurrency', String(SEED_CONCURRENCY)]);
   await child.exited;
   const seconds = (performance.now() - t0) / 1000;
   const out = child.tail();
@@ -351,9 +352,10 @@ async function main(): Promise<Record<string, unknown>> {
       DATA_DIR: dataDir,
     };
     const port = await findFreePort();
+    log(`built the service (npm run build) in ${fmt(buildService(), 1)} s`);
     service = startNodeChild(
       'service',
-      'runtime/main.ts',
+      'dist/runtime/main.js',
       { ...env, PORT: String(port), ROLES: 'api,worker,projector', PROCESSES: String(PROCESSES) },
       profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
     );

@@ -4,7 +4,7 @@
  * server's CPU per request, HTTP and Redis helpers, and the run wrapper that
  * prints the summary JSON as the last stdout line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -80,7 +80,8 @@ export function startNodeChild(
   nodeArgs: string[] = [],
   scriptArgs: string[] = [],
 ): Child {
-  const nodeArgv = [...nodeArgs, '--import', 'tsx', script, ...scriptArgs];
+  // a compiled script (dist/…/*.js) runs on plain node, as deployed; a TypeScript one through tsx
+  const nodeArgv = script.endsWith('.js') ? [...nodeArgs, script, ...scriptArgs] : [...nodeArgs, '--import', 'tsx', script, ...scriptArgs];
   const setpriv = findSetpriv();
   // setpriv execs node: the pid we get is node's own, so /proc/<pid>/status is the runtime's memory
   const [cmd, args] = setpriv
@@ -496,4 +497,16 @@ export function runBench(main: () => Promise<Record<string, unknown>>): void {
       if (!interrupted) process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exit(1);
     });
+}
+
+/**
+ * Compiles the service as `npm start` does (`npm run build`: dist/), so a
+ * benchmark measures what is deployed: plain node, no tsx loader and no
+ * esbuild process beside it. Returns the seconds it took.
+ */
+export function buildService(): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  return (performance.now() - t0) / 1000;
 }
