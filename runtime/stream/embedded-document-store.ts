@@ -12,7 +12,7 @@
  *
  *  - Equality indexes. Every index spec given to `ensureIndexes` (unique or
  *    not, single or compound) gets an equality index on its first field: a Map
- *    from the serialized value to the documents holding it. An array of
+ *    from the value to the documents holding it. An array of
  *    scalars indexes each element (MongoDB multikey); null and a missing field
  *    share one key, as `{ field: null }` matches both. Values the index cannot
  *    key (objects, dates, arrays holding non-scalars, arrays along a dotted
@@ -101,8 +101,8 @@ interface CollectionState {
   uniqueIndexes: UniqueIndex[];
   /** by field */
   equalityIndexes: Map<string, EqualityIndex>;
-  /** `_instance` → ids of its documents, so deleteStale does not scan the collection */
-  byInstance: Map<string, Set<string>>;
+  /** `_instance` → the id of its document, or the ids of its several, so deleteStale does not scan the collection */
+  byInstance: Map<string, string | Set<string>>;
   /** documents whose `_id` is not a string; while there are any, `_id` lookups are not planned */
   nonStringIds: number;
   /** the next SortedView slot */
@@ -216,7 +216,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
       // replaced in place: the entry keeps its position in the collection order
       const before = current.doc;
       current.doc = copy;
-      this.unlistInstance(state, before);
+      if (before._instance !== copy._instance) {
+        this.unlistInstance(state, before);
+        this.listInstance(state, copy);
+      }
       for (const index of state.equalityIndexes.values()) {
         const was = equalityKeys(index, before);
         const is = equalityKeys(index, copy);
@@ -236,10 +239,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
         index.view?.added(entry);
         index.column?.added(entry);
       }
+      this.listInstance(state, copy);
     }
-    let ids = state.byInstance.get(copy._instance);
-    if (!ids) state.byInstance.set(copy._instance, (ids = new Set()));
-    ids.add(copy._id);
     return true;
   }
 
@@ -247,7 +248,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const state = this.collections.get(collection);
     if (!state) return 0;
     let deleted = 0;
-    for (const id of [...(state.byInstance.get(instance) ?? [])]) {
+    const listed = state.byInstance.get(instance);
+    for (const id of listed instanceof Set ? [...listed] : listed === undefined ? [] : [listed]) {
       const entry = state.docs.get(id);
       if (entry && entry.doc._instance === instance && entry.doc._v < version) {
         this.remove(state, entry);
@@ -652,9 +654,22 @@ export class EmbeddedDocumentStore implements DocumentStore {
     state.docs.delete(doc._id);
   }
 
+  /** Most instances project one document: its id is kept alone, a Set only for several (a Set per document weighs ~100 bytes). */
+  private listInstance(state: CollectionState, doc: StoredDocument): void {
+    const ids = state.byInstance.get(doc._instance);
+    if (ids === undefined) state.byInstance.set(doc._instance, doc._id);
+    else if (ids instanceof Set) ids.add(doc._id);
+    else if (ids !== doc._id) state.byInstance.set(doc._instance, new Set([ids, doc._id]));
+  }
+
   private unlistInstance(state: CollectionState, doc: StoredDocument): void {
     const ids = state.byInstance.get(doc._instance);
-    ids?.delete(doc._id);
-    if (ids?.size === 0) state.byInstance.delete(doc._instance);
+    if (ids === undefined) return;
+    if (!(ids instanceof Set)) {
+      if (ids === doc._id) state.byInstance.delete(doc._instance);
+      return;
+    }
+    ids.delete(doc._id);
+    if (ids.size === 1) state.byInstance.set(doc._instance, ids.values().next().value as string);
   }
 }

@@ -38,7 +38,7 @@ export type Bucket = Entry | Set<Entry>;
 export interface EqualityIndex {
   field: string;
   steps: string[];
-  buckets: Map<string, Bucket>;
+  buckets: Map<IndexKey, Bucket>;
   /** documents whose value the index cannot key: candidates of every lookup */
   unkeyed: Set<Entry>;
   /** the field's sort order, made the first time the field is a sort key */
@@ -53,20 +53,23 @@ export function indexKey(index: UniqueIndex, doc: StoredDocument): string {
 
 // ---------------------------------------------------------------- equality indexes
 
+/** An equality index's key: a scalar itself (Map keys compare by SameValueZero). */
+export type IndexKey = string | number | boolean | null;
+
 /**
- * The index key of a scalar: its type and value. null and undefined share 'z'
- * (mingo and MongoDB match both with `{ field: null }`); numbers key by their
- * string form, so 0 and -0 share a key, as do NaN and NaN (mingo's equality).
+ * The index key of a scalar: the value itself, so the Map holds the
+ * document's own string, not a copy. Map keys compare by SameValueZero, which
+ * is mingo's equality on scalars: 0 and -0 share a key, as do NaN and NaN,
+ * and values of different types never meet ('1' and 1). null and undefined
+ * share null (mingo and MongoDB match both with `{ field: null }`).
  */
-export function scalarKey(value: unknown): string | undefined {
-  if (value === null || value === undefined) return 'z';
+export function scalarKey(value: unknown): IndexKey | undefined {
+  if (value === null || value === undefined) return null;
   switch (typeof value) {
     case 'string':
-      return `s${value}`;
     case 'number':
-      return `n${String(value)}`;
     case 'boolean':
-      return value ? 'T' : 'F';
+      return value;
     default:
       return undefined;
   }
@@ -77,22 +80,23 @@ export function scalarKey(value: unknown): string | undefined {
  * scalars (none for an empty array, which no scalar equals), one for a scalar
  * or a missing value; null when the value cannot be keyed.
  */
-export function equalityKeys(index: EqualityIndex, doc: StoredDocument): string[] | null {
+export function equalityKeys(index: EqualityIndex, doc: StoredDocument): IndexKey[] | null {
   const value = resolvePath(doc, index.steps);
   if (Array.isArray(value)) {
     if (!allScalars(value)) return null;
-    return [...new Set(value.map((element) => scalarKey(element) as string))];
+    return [...new Set(value.map((element) => scalarKey(element) as IndexKey))];
   }
   const key = scalarKey(value);
   return key === undefined ? null : [key];
 }
 
-export function sameKeys(a: string[] | null, b: string[] | null): boolean {
+export function sameKeys(a: IndexKey[] | null, b: IndexKey[] | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((key, i) => key === b[i]);
+  // SameValueZero, as the Map compares keys
+  return a.length === b.length && a.every((key, i) => key === b[i] || (key !== key && b[i] !== b[i]));
 }
 
-export function addToIndex(index: EqualityIndex, keys: string[] | null, entry: Entry): void {
+export function addToIndex(index: EqualityIndex, keys: IndexKey[] | null, entry: Entry): void {
   if (keys === null) {
     index.unkeyed.add(entry);
     return;
@@ -105,7 +109,7 @@ export function addToIndex(index: EqualityIndex, keys: string[] | null, entry: E
   }
 }
 
-export function removeFromIndex(index: EqualityIndex, keys: string[] | null, entry: Entry): void {
+export function removeFromIndex(index: EqualityIndex, keys: IndexKey[] | null, entry: Entry): void {
   if (keys === null) {
     index.unkeyed.delete(entry);
     return;
@@ -189,7 +193,7 @@ export function planIndex(state: Indexed, filter: Filter): Plan | null {
     const implied: Implied = { container, field, op: condition.op };
     let plan: Plan;
     if (index) {
-      const keys = [...new Set(condition.values.map((value) => scalarKey(value) as string))];
+      const keys = [...new Set(condition.values.map((value) => scalarKey(value) as IndexKey))];
       const buckets = keys.map((key) => index.buckets.get(key)).filter((bucket): bucket is Bucket => bucket !== undefined);
       plan = {
         implied,
