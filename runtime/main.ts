@@ -8,7 +8,8 @@
  * SIGTERM/SIGINT. Exclusivity per instance holds across them (Redis leases).
  */
 import cluster, { type Worker } from 'node:cluster';
-import { loadConfig, processCount } from './config';
+import * as v8 from 'node:v8';
+import { heapGrowingPercent, loadConfig, processCount } from './config';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { ensureEmbeddedJwtSecret, Runtime } from './runtime';
@@ -17,6 +18,9 @@ const READY = 'runtime-ready';
 
 async function runtimeProcess(): Promise<void> {
   const config = loadConfig();
+  // before the listings load: V8 reads the flag each time it sets the heap's next limit
+  const growing = heapGrowingPercent(process.env);
+  if (growing > 0) v8.setFlagsFromString(`--heap-growing-percent=${growing}`);
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });

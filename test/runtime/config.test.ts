@@ -1,0 +1,34 @@
+/**
+ * Environment settings read outside loadConfig: PROCESSES and HEAP_GROWING_PERCENT
+ * (its effect on resident memory is measured by `npm run bench:hr`, not here).
+ */
+import { heapGrowingPercent, processCount } from '../../runtime/config';
+
+describe('PROCESSES', () => {
+  it('defaults to 1 and takes a positive integer', () => {
+    expect(processCount({})).toBe(1);
+    expect(processCount({ PROCESSES: '3' })).toBe(3);
+  });
+
+  it.each(['0', '-1', '1.5', 'two'])('refuses %s', (raw) => {
+    expect(() => processCount({ PROCESSES: raw })).toThrow(/PROCESSES must be an integer >= 1/);
+  });
+});
+
+describe('HEAP_GROWING_PERCENT', () => {
+  it('defaults to 100; 0 leaves V8 its own policy', () => {
+    expect(heapGrowingPercent({})).toBe(100);
+    expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '' })).toBe(100);
+    expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '0' })).toBe(0);
+    expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '50' })).toBe(50);
+  });
+
+  it.each([
+    ['-5', /integer >= 0/],
+    ['1.5', /integer >= 0/],
+    ['lots', /integer >= 0/],
+    ['5000', /at most 1000/],
+  ])('refuses %s', (raw, message) => {
+    expect(() => heapGrowingPercent({ HEAP_GROWING_PERCENT: raw })).toThrow(message);
+  });
+});
