@@ -63,16 +63,19 @@ export interface RuntimeConfig {
 }
 
 /**
- * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full
- * collection kept before it collects again, in percent (0: V8's own policy).
- * V8 grows a busy heap by up to 4×, so a service holding 400 MB of listings
- * would sit on 1 GB and more of garbage; 100 keeps it near 2× what is live,
- * for a little more collection work.
+ * HEAP_GROWING_PERCENT: once the heap is large (HEAP_GROWING_FROM_MB), how far
+ * V8 lets it grow past what the last full collection kept before it collects
+ * again, in percent (0: always V8's own policy). See runtime/heap.ts.
  */
 export function heapGrowingPercent(env: NodeJS.ProcessEnv): number {
   const n = int(env, 'HEAP_GROWING_PERCENT', 100, 0);
   if (n > 1000) throw new Error(`HEAP_GROWING_PERCENT must be at most 1000, got '${n}'`);
   return n;
+}
+
+/** HEAP_GROWING_FROM_MB: live heap (after a full collection) above which HEAP_GROWING_PERCENT applies (0: from the start). */
+export function heapGrowingFromMb(env: NodeJS.ProcessEnv): number {
+  return int(env, 'HEAP_GROWING_FROM_MB', 256, 0);
 }
 
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */

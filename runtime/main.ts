@@ -8,8 +8,8 @@
  * SIGTERM/SIGINT. Exclusivity per instance holds across them (Redis leases).
  */
 import cluster, { type Worker } from 'node:cluster';
-import * as v8 from 'node:v8';
-import { heapGrowingPercent, loadConfig, processCount } from './config';
+import { heapGrowingFromMb, heapGrowingPercent, loadConfig, processCount } from './config';
+import { boundHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { ensureEmbeddedJwtSecret, Runtime } from './runtime';
@@ -18,9 +18,8 @@ const READY = 'runtime-ready';
 
 async function runtimeProcess(): Promise<void> {
   const config = loadConfig();
-  // before the listings load: V8 reads the flag each time it sets the heap's next limit
-  const growing = heapGrowingPercent(process.env);
-  if (growing > 0) v8.setFlagsFromString(`--heap-growing-percent=${growing}`);
+  // a large heap (the embedded listings) is kept near its live size, a small one left to V8
+  const heap = boundHeapGrowth(heapGrowingPercent(process.env), heapGrowingFromMb(process.env));
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
@@ -47,6 +46,7 @@ async function runtimeProcess(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     try {
+      heap.stop();
       await runtime.stop();
       await redis.embedded?.stop();
     } finally {

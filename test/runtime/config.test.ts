@@ -1,8 +1,8 @@
 /**
- * Environment settings read outside loadConfig: PROCESSES and HEAP_GROWING_PERCENT
+ * Environment settings read outside loadConfig: PROCESSES, HEAP_GROWING_PERCENT and HEAP_GROWING_FROM_MB
  * (its effect on resident memory is measured by `npm run bench:hr`, not here).
  */
-import { heapGrowingPercent, processCount } from '../../runtime/config';
+import { heapGrowingFromMb, heapGrowingPercent, processCount } from '../../runtime/config';
 
 describe('PROCESSES', () => {
   it('defaults to 1 and takes a positive integer', () => {
@@ -21,6 +21,12 @@ describe('HEAP_GROWING_PERCENT', () => {
     expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '' })).toBe(100);
     expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '0' })).toBe(0);
     expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '50' })).toBe(50);
+  });
+
+  it('applies from 256 MB of live heap unless told', () => {
+    expect(heapGrowingFromMb({})).toBe(256);
+    expect(heapGrowingFromMb({ HEAP_GROWING_FROM_MB: '0' })).toBe(0);
+    expect(() => heapGrowingFromMb({ HEAP_GROWING_FROM_MB: 'big' })).toThrow(/HEAP_GROWING_FROM_MB must be an integer >= 0/);
   });
 
   it.each([
