@@ -75,7 +75,7 @@ export function heapGrowingPercent(env: NodeJS.ProcessEnv): number {
 
 /** HEAP_GROWING_FROM_MB: live heap (after a full collection) above which HEAP_GROWING_PERCENT applies (0: from the start). */
 export function heapGrowingFromMb(env: NodeJS.ProcessEnv): number {
-  return int(env, 'HEAP_GROWING_FROM_MB', 256, 0);
+  return int(env, 'HEAP_GROWING_FROM_MB', 128, 0);
 }
 
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */

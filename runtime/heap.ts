@@ -4,7 +4,11 @@
  * After each full collection V8 sets the heap's next limit to what survived
  * times a factor it picks itself, up to 4× for a busy process. For a small
  * heap that is cheap and keeps collections rare. For a service holding 400 MB
- * of listings it means sitting on 1 GB and more of garbage. So the factor is
+ * of listings it means sitting on 1 GB and more of garbage. The default
+ * threshold (128 MB) sits between the service with 10 000 members (~90 MB
+ * live) and with 100 000 (~380 MB live); below it a bound would only make
+ * collections more frequent. Above it the bound must start before the heap
+ * has grown: pages V8 once took are not all given back. So the factor is
  * left to V8 until a full collection keeps more than `fromMb`, and bounded to
  * 1 + percent/100 from then on (back to V8's own below 80% of `fromMb`).
  * V8 reads the flag each time it sets a limit, so it can change while running.

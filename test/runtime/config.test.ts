@@ -23,8 +23,8 @@ describe('HEAP_GROWING_PERCENT', () => {
     expect(heapGrowingPercent({ HEAP_GROWING_PERCENT: '50' })).toBe(50);
   });
 
-  it('applies from 256 MB of live heap unless told', () => {
-    expect(heapGrowingFromMb({})).toBe(256);
+  it('applies from 128 MB of live heap unless told', () => {
+    expect(heapGrowingFromMb({})).toBe(128);
     expect(heapGrowingFromMb({ HEAP_GROWING_FROM_MB: '0' })).toBe(0);
     expect(() => heapGrowingFromMb({ HEAP_GROWING_FROM_MB: 'big' })).toThrow(/HEAP_GROWING_FROM_MB must be an integer >= 0/);
   });
