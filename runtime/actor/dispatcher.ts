@@ -218,7 +218,16 @@ export class Dispatcher {
     await this.deps.authorizer.authorize(req.identity, cls, method);
 
     const resolved = await this.resolveInstance(cls, method, req, true);
-    this.validate(cls, method, req.body);
+    try {
+      this.validate(cls, method, req.body);
+    } catch (err) {
+      // An unknown instance is answered before the input is judged (the platform answers
+      // before the handler runs); checked only here, so a valid call pays no extra round trip.
+      if (resolved.id && needsExistingInstance(method) && !(await this.deps.store.exists(cls.id, resolved.id))) {
+        throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? resolved.id);
+      }
+      throw err;
+    }
     try {
       return await this.run(cls, method, req, resolved);
     } catch (err) {
@@ -738,4 +747,9 @@ class CtxImpl implements Ctx {
     if (!this.events) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot emit events`);
     this.events.push({ name, payload });
   }
+}
+
+/** READ, WRITE, QUEUED_WRITE and INTERNAL methods act on an instance that must exist (unless they upsert). */
+function needsExistingInstance(method: RegisteredMethod): boolean {
+  return method.kind !== 'STATIC' && method.kind !== 'INIT' && !method.options.upsert;
 }

@@ -125,6 +125,12 @@ describe('instances', () => {
     expect(missing.body.message).toContain("'nobody'");
     expect(missing.body.message).toContain('Counter');
     expect(missing.body.message).toContain(t.projectId);
+    // the unknown instance is answered before the body is judged, for a direct id as for a lookup
+    const missingAndInvalid = await t.post(`${p}/increment/nobody`, { by: 'two' }, key);
+    expect(missingAndInvalid.status).toBe(500);
+    expect(missingAndInvalid.body).toEqual(missing.body);
+    // an invalid body for an existing instance stays a 400
+    expect((await t.post(`${p}/increment/i1`, { by: 'two' }, key)).status).toBe(400);
   });
 
   test('INIT without an id gets a generated one', async () => {
