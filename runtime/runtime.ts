@@ -15,6 +15,7 @@ import { createHttpApp } from './http/app';
 import { createLogger } from './logger';
 import { JobQueue } from './queue/job-queue';
 import type { DocumentStore } from './stream/document-store';
+import { ActorError } from './errors';
 import { EmbeddedDocumentStore } from './stream/embedded-document-store';
 import { Projector } from './stream/projector';
 import type { BlobStore } from './files/blob-store';
@@ -70,7 +71,7 @@ async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
 function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, dispatcher: Dispatcher, logger: Logger): void {
   const provider = registry.list().find((c) => c.options.roleProvider);
   if (!provider) return;
-  const { instanceId, getRoles, regenerate } = provider.options.roleProvider!;
+  const { instanceId, getRoles, regenerate, absentRoles } = provider.options.roleProvider!;
   const asSystem = { identity: { type: 'system' as const }, origin: 'system' as const };
   let lastRegeneration = 0;
   roles.setFallback(
@@ -79,7 +80,11 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
         const r = await dispatcher.call({ classId: provider.id, method: getRoles, instanceId, body: { names }, ...asSystem });
         return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
       } catch (err) {
-        // e.g. a fresh project whose role provider has no instance yet: no roles (403), not a 500
+        // a fresh project whose role provider has no instance yet: the roles it declares for that case
+        if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
+          return (absentRoles ?? []).filter((r) => names.includes(r.id) || (r.name !== undefined && names.includes(r.name)));
+        }
+        // otherwise no roles (403), not a 500
         logger.warn({ err }, 'role provider unavailable');
         return [];
       }

@@ -147,7 +147,8 @@ function idFrom(ctx: Ctx): string {
 @ActorClass({
   id: 'RoleManager',
   description: 'Roles of program management users and their deployment to the role check (spec 2.8, 3.3, 5)',
-  roleProvider: { instanceId: ROLE_MANAGER_INSTANCE, getRoles: 'getRolesForAuthentication', regenerate: DEPLOY },
+  // before RoleManager's instance exists (a fresh project), the built-in super role holds: its first call is not refused
+  roleProvider: { instanceId: ROLE_MANAGER_INSTANCE, getRoles: 'getRolesForAuthentication', regenerate: DEPLOY, absentRoles: publishedRoles(rolesForReading({})) },
   stream: {
     collections: {
       roles: { indexes: [{ keys: { status: 1, nameLower: 1 } }, { keys: { nameLower: 1 } }] },

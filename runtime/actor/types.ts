@@ -138,6 +138,12 @@ export interface RoleProviderOptions {
   getRoles: string;
   /** method that republishes the snapshot */
   regenerate: string;
+  /**
+   * roles that hold while the provider has no instance yet (a fresh project,
+   * before its first publication): e.g. a built-in super role, so the first
+   * back-office call is not refused while the regeneration it triggers runs
+   */
+  absentRoles?: readonly RoleDefinition[];
 }
 
 export interface ClassOptions {

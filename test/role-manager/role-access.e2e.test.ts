@@ -86,3 +86,18 @@ test('snapshot lost: the role check asks getRolesForAuthentication and the snaps
   t.rt.roleSource.invalidate();
   expect((await t.get(`${rm(t, 'getRole')}?id=${clerkId}`, clerk)).status).toBe(200);
 });
+
+test('a fresh project: before RoleManager has an instance, the built-in super role holds and other roles do not', async () => {
+  const fresh = await startRoleRuntime();
+  try {
+    const target = `/${fresh.projectId}/CALL/ApprovalManager/listApprovals`;
+    expect(await fresh.rt.store.exists('RoleManager', 'default')).toBe(false);
+    // the first call of a super user is answered, not refused while the regeneration it triggers runs
+    expect((await fresh.get(target, pmUser(fresh, 'root', ['super']))).status).toBe(200);
+    expect((await fresh.get(target, pmUser(fresh, 'carla', ['clerk']))).status).toBe(403);
+    // the regeneration creates RoleManager's instance and publishes the super role
+    await snapshotWhere(fresh, (s) => s.roles.some((r: any) => r.id === 'super'), 'snapshot published by regeneration');
+  } finally {
+    await fresh.stop();
+  }
+});
