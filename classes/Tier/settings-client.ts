@@ -1,13 +1,15 @@
 /**
  * What Tier asks the Setting class (spec 2.4 tier types and tier config), in
- * one place so the contract is easy to follow and to swap in tests:
+ * one place so the contract is easy to follow:
  *
  *   ctx.call('Setting', 'getTierType', 'default', { id })      → {id, name, tierGroup, status, ...} | 404
  *   ctx.call('Setting', 'getPaymentPeriods', 'default', {})    → {paymentPeriods: [{key, label}]}
  *
  * A 404 answer, and a Setting singleton that does not exist yet (the runtime's
- * unknown-instance answer), mean "no such tier type" / "no payment periods".
- * Any other failure is TIER_SETTINGS_UNAVAILABLE (502) with the inner error.
+ * unknown-instance answer), mean "no such tier type" / "no payment periods";
+ * so does a tier type id that Setting cannot hold (SETTING_ID_PATTERN), which
+ * is not sent at all. Any other failure is TIER_SETTINGS_UNAVAILABLE (502)
+ * with the inner error.
  */
 import { ActorError, type Ctx } from '../../runtime';
 import { tierError } from './errors';
@@ -29,6 +31,14 @@ export interface PaymentPeriod {
   label: string;
 }
 
+/**
+ * The form of Setting's record ids (schemas/Setting/createTierType.json and
+ * byId.json, which getTierType checks). Tier's createTier admits any
+ * tierType.id of 1-200 characters; one outside this form names no tier type,
+ * and asking Setting would only get its 400 (input), not a 404.
+ */
+export const SETTING_ID_PATTERN = /^[A-Za-z0-9_.@+=-]{1,100}$/;
+
 /** the runtime's own 404s (unknown project, class, method): Setting is not there at all, which is no "absent record" */
 const PLATFORM_NOT_FOUND = new Set<number | string>([1003, 1004, 1005]);
 
@@ -45,6 +55,7 @@ function unavailable(what: string, err: unknown): ActorError {
 
 /** The tier type, or null when there is none with this id. */
 export async function getTierType(ctx: Ctx, id: string): Promise<TierTypeRecord | null> {
+  if (!SETTING_ID_PATTERN.test(id)) return null;
   let body: unknown;
   try {
     body = (await ctx.call(SETTING_CLASS, 'getTierType', SETTING_INSTANCE, { id })).body;

@@ -3,7 +3,7 @@
  * streamed), follows endDate when it moves, and expired tiers are final.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { auditEntries, bearer, DAY, freshTypeId, isoIn, seedSettings, startTierRuntime, tierBody, tierDocWhen, writeTierRoles } from './support';
+import { auditEntries, bearer, DAY, freshTypeId, isoIn, seedProgram, seedTierTypes, startTierRuntime, tierBody, tierDocWhen, writeTierRoles } from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -16,12 +16,13 @@ beforeAll(async () => {
   p = `/${t.projectId}/CALL`;
   superUser = bearer(t, 'pm1', ['super']);
   approver = bearer(t, 'ann', ['approver']);
+  await seedProgram(t);
 });
 afterAll(() => t.stop());
 
 async function newType(): Promise<string> {
   const id = freshTypeId('exp');
-  await seedSettings(t, [{ id }]);
+  await seedTierTypes(t, [{ id }]);
   return id;
 }
 

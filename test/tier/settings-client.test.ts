@@ -1,7 +1,10 @@
 /** classes/Tier/settings-client.ts: how Setting's answers map to Tier's (fake ctx.call). */
 import { ActorError, type Ctx } from '../../runtime';
 import { unknownInstanceError } from '../../runtime/errors';
-import { getPaymentPeriods, getTierType } from '../../classes/Tier/settings-client';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { getPaymentPeriods, getTierType, SETTING_ID_PATTERN } from '../../classes/Tier/settings-client';
+import { projectRoot } from '../../runtime/config';
 
 function ctxAnswering(answer: () => unknown): { ctx: Ctx; calls: unknown[][] } {
   const calls: unknown[][] = [];
@@ -41,6 +44,21 @@ describe('getTierType', () => {
     ['an unexpected error', new Error('socket closed')],
   ])('%s is 502 7016', async (_what, err) => {
     await expect(getTierType(ctxAnswering(thrower(err)).ctx, 'tt')).rejects.toMatchObject({ status: 502, code: 7016, classId: 'Tier' });
+  });
+
+  test('an id Setting cannot hold is "no such tier type", without asking Setting', async () => {
+    for (const id of ['no such type', 'type/1', 'x'.repeat(101)]) {
+      const { ctx, calls } = ctxAnswering(() => ({ id, tierGroup: 'base', status: 'active' }));
+      expect(await getTierType(ctx, id)).toBeNull();
+      expect(calls).toEqual([]);
+    }
+  });
+
+  test("SETTING_ID_PATTERN is the id pattern of Setting's createTierType and getTierType schemas", () => {
+    for (const file of ['createTierType.json', 'byId.json']) {
+      const schema = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/Setting', file), 'utf8'));
+      expect(schema.properties.id.pattern).toBe(SETTING_ID_PATTERN.source);
+    }
   });
 
   test('a record without a valid tierGroup is 502 7016', async () => {

@@ -1,8 +1,14 @@
 /**
- * Shared helpers of the Tier integration tests. The runtime serves Tier and the
- * platform classes it uses, plus a stand-in Setting class
- * (test/tier/fixtures/Setting) instead of classes/Setting.
+ * Shared helpers of the Tier integration tests. The runtime serves Tier, the
+ * real Setting class and the platform classes they use (Workflow,
+ * ApprovalManager, LogManager, FileManager), plus the test-only caller class
+ * TierProbe (test/tier/fixtures). The settings Tier reads (tier types, payment
+ * periods) are created through Setting's own operations by the program seed
+ * (classes/_platform/seed.ts, as the system actor: approved at once).
  */
+import { randomUUID } from 'node:crypto';
+import { applySeed, type SeedDocument, type SeedOutcome } from '../../classes/_platform/seed';
+import { parseState, serializeState } from '../../runtime/actor/state-store';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
 /** waitFor for checks that answer a value or nothing: resolves to the value. */
@@ -11,7 +17,7 @@ export async function until<T>(check: () => Promise<T | undefined | null | false
 }
 
 export const TIER_ENV = {
-  CLASS_DIRS: 'classes/Tier,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,test/tier/fixtures',
+  CLASS_DIRS: 'classes/Tier,classes/Setting,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,test/tier/fixtures',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -58,21 +64,78 @@ export function bearer(t: TestRuntime, userId: string, roles: string[], identity
 export interface TierTypeSeed {
   id: string;
   name?: string;
-  tierGroup?: string;
-  status?: string;
+  /** default `base` */
+  tierGroup?: 'base' | 'upgrade' | 'add_on';
+  /** set after creation through Setting.updateTierTypeStatus (a new tier type is `active`) */
+  status?: 'active' | 'inactive';
 }
 
+/** The payment periods of the Tier tests' program (Setting's own default adds `quarterly`). */
 export const PAYMENT_PERIODS = [
   { key: 'monthly', label: 'Monthly' },
   { key: 'yearly', label: 'Yearly' },
 ];
 
-/** Fills the Setting stand-in (system identity). */
-export async function seedSettings(t: TestRuntime, tierTypes: TierTypeSeed[], paymentPeriods = PAYMENT_PERIODS): Promise<void> {
-  await t.rt.call('Setting', 'seed', 'default', {
-    tierTypes: tierTypes.map((tt) => ({ name: tt.id, tierGroup: 'base', status: 'active', ...tt })),
-    paymentPeriods,
+/**
+ * Applies a seed document through the real classes (applySeed, as the system
+ * actor); throws when a record fails, so a test never runs on half its data.
+ */
+export async function seed(t: TestRuntime, doc: SeedDocument): Promise<SeedOutcome[]> {
+  const outcomes = await applySeed(doc, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
+  const failed = outcomes.filter((o) => o.result === 'failed');
+  if (failed.length) throw new Error(`seeding failed: ${JSON.stringify(failed)}`);
+  return outcomes;
+}
+
+/** seed records of tier types: named after their id, group `base` unless given */
+const tierTypeRecords = (tierTypes: TierTypeSeed[]) => tierTypes.map((tt) => ({ name: tt.id, tierGroup: 'base', ...tt }));
+
+/** The program of the Tier tests: the Setting singleton with PAYMENT_PERIODS, and the tier types given. */
+export async function seedProgram(t: TestRuntime, tierTypes: TierTypeSeed[] = []): Promise<void> {
+  await seed(t, { paymentPeriods: PAYMENT_PERIODS, tierTypes: tierTypeRecords(tierTypes) });
+}
+
+/** More tier types, created through Setting.createTierType (the program is seeded already). */
+export async function seedTierTypes(t: TestRuntime, tierTypes: TierTypeSeed[]): Promise<void> {
+  await seed(t, { tierTypes: tierTypeRecords(tierTypes) });
+}
+
+/**
+ * Gives a stored tier type a tierGroup that Setting's operations refuse (their
+ * schemas admit base, upgrade, add_on only): the settings an older release or
+ * a hand-made migration may have left behind, which Tier must not trust.
+ * Written to the Setting singleton's stored state the way any runtime process
+ * commits (under the instance's lease, version-checked, streamed).
+ */
+export async function storeTierTypeGroup(t: TestRuntime, tierTypeId: string, tierGroup: string): Promise<void> {
+  const store = t.rt.store;
+  const token = randomUUID();
+  const acquired = await until(async () => {
+    const r = await store.acquire('Setting', 'default', token, 5000, 'write');
+    return r.kind === 'busy' ? undefined : r;
+  }, 'the lease on Setting default');
+  if (acquired.kind !== 'acquired' || !acquired.instance) throw new Error(`Setting default is not there (${acquired.kind})`);
+  const { version, stateJson, lookups } = acquired.instance;
+  const state = parseState(stateJson);
+  const tierTypes = (state.private as { groups: { tierTypes: { value: { id: string; tierGroup: string }[] } } }).groups.tierTypes.value;
+  const record = tierTypes.find((v) => v.id === tierTypeId);
+  if (!record) {
+    await store.release('Setting', 'default', token);
+    throw new Error(`no tier type ${tierTypeId} in Setting`);
+  }
+  record.tierGroup = tierGroup;
+  const commit = await store.commit({
+    classId: 'Setting',
+    instanceId: 'default',
+    token,
+    expectedVersion: version,
+    changed: true,
+    stateJson: serializeState(state),
+    lookups,
+    lookupAdds: [],
+    lookupRemoves: [],
   });
+  if (commit.kind !== 'committed') throw new Error(`could not store tier type ${tierTypeId}: ${commit.kind}`);
 }
 
 let seq = 0;

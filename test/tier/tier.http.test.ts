@@ -1,8 +1,8 @@
 /**
  * Tier through HTTP (spec 2.3, 3.3, 4.5 Tier, 6): every operation with the
  * right and a wrong identity, the workflow and approvals, the audit log, the
- * streamed `tiers` collection and the overlap rule. Setting is the stand-in
- * of test/tier/fixtures/Setting.
+ * streamed `tiers` collection and the overlap rule. Tier types and payment
+ * periods come from the real Setting class (seeded through its operations).
  */
 import { waitFor, type TestRuntime } from '../support/harness';
 import {
@@ -10,8 +10,10 @@ import {
   bearer,
   freshTypeId,
   ruleBody,
-  seedSettings,
+  seedProgram,
+  seedTierTypes,
   startTierRuntime,
+  storeTierTypeGroup,
   tierBody,
   tierDocWhen,
   until,
@@ -37,7 +39,9 @@ beforeAll(async () => {
   editor = bearer(t, 'ed', ['editor']);
   clerk = bearer(t, 'cleo', ['clerk']);
   member = bearer(t, 'm1', [], 'enduser');
-  await seedSettings(t, [{ id: 'inactive-type', status: 'inactive' }, { id: 'broken-type', tierGroup: 'gold' }]);
+  await seedProgram(t, [{ id: 'inactive-type', status: 'inactive' }, { id: 'broken-type' }]);
+  // Setting refuses a tier group other than base, upgrade, add_on: the broken one is stored settings data
+  await storeTierTypeGroup(t, 'broken-type', 'gold');
 });
 afterAll(() => t.stop());
 
@@ -49,9 +53,9 @@ const review = (approvalId: string, action: 'approve' | 'reject', headers = appr
   t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
 
 /** a fresh, active tier type (the overlap rule is per tier type) */
-async function newType(tierGroup = 'base'): Promise<string> {
+async function newType(tierGroup: 'base' | 'upgrade' | 'add_on' = 'base'): Promise<string> {
   const id = freshTypeId();
-  await seedSettings(t, [{ id, tierGroup }]);
+  await seedTierTypes(t, [{ id, tierGroup }]);
   return id;
 }
 
@@ -135,6 +139,20 @@ describe('createTier (INIT, event tier_create)', () => {
     expect(activation.fieldUpdates).toEqual([{ key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' }]);
   });
 
+  test('the tier type is read from Setting: the tier keeps only its id and group, before and after approval', async () => {
+    const tt = await newType('upgrade');
+    const record = (await t.rt.call('Setting', 'getTierType', 'default', { id: tt })).body;
+    expect(record).toMatchObject({ id: tt, name: tt, tierGroup: 'upgrade', status: 'active', createdBy: { type: 'system' } });
+    const r = await create(tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: ['credit_card'], conditions: [], status: 'active' })] }));
+    expect(r.status).toBe(201);
+    expect(r.body.tier.tierType).toEqual({ id: tt, group: 'upgrade' });
+    expect(r.body.approval.id).toEqual(expect.any(String));
+    expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
+    const tier = await settled(r.body.tier.id);
+    expect(tier.status).toBe('active');
+    expect(tier.tierType).toEqual({ id: tt, group: 'upgrade' });
+  });
+
   test('identities: an end user and level-10 users without createTier are refused; a level-10 user granted it creates', async () => {
     const tt = await newType();
     expect((await create(tierBody(tt), member)).status).toBe(403);
@@ -184,6 +202,7 @@ describe('createTier (INIT, event tier_create)', () => {
     ['start equal to end', 400, 7000, () => ({ startDate: '2030-01-01T00:00:00Z', endDate: '2030-01-01' })],
     ['an impossible date', 400, 1002, () => ({ startDate: '2030-02-30' })],
     ['an unknown tier type', 400, 7001, () => ({ tierType: { id: 'no-such-type' } })],
+    ['a tier type id that Setting cannot hold', 400, 7001, () => ({ tierType: { id: 'no such type' } })],
     ['an inactive tier type', 400, 7002, () => ({ tierType: { id: 'inactive-type' } })],
     ['a tier type with a broken group in the settings', 502, 7016, () => ({ tierType: { id: 'broken-type' } })],
     ['an unconfigured payment period', 400, 7012, () => ({ eligibilityRules: [ruleBody({ paymentPeriod: 'weekly' })] })],
