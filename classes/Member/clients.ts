@@ -1,7 +1,9 @@
 /**
  * Member's calls to Setting, Company and Tier, in one place: each answers the
  * record or null when there is none (a 404 of the callee, or an unknown
- * instance). Other errors of the callee are thrown as they are.
+ * instance). Other errors of the callee are thrown as they are, and so are
+ * the runtime's 404s for a class or method that is not deployed: a missing
+ * Setting or Company class is a failure, not "no such record".
  *
  * The callees answer either the record itself or the record wrapped in one
  * key (`{memberType: {...}}`); both are accepted.
@@ -71,8 +73,12 @@ const SETTING = 'Setting';
 const COMPANY = 'Company';
 const TIER = 'Tier';
 
+/** the runtime's own 404s (1003-1005: unknown project, class, method): the callee is not deployed, which is no "absent record" */
+const PLATFORM_NOT_FOUND = new Set<number | string>([1003, 1004, 1005]);
+
 function isMissing(err: unknown): boolean {
-  return err instanceof ActorError && (err.status === 404 || err.code === 'UNKNOWN_INSTANCE');
+  if (!(err instanceof ActorError)) return false;
+  return err.code === 'UNKNOWN_INSTANCE' || (err.status === 404 && !PLATFORM_NOT_FOUND.has(err.code));
 }
 
 function unwrap<T>(body: unknown, key: string): T | null {
@@ -95,8 +101,22 @@ async function fetchOne<T>(ctx: Ctx, classId: string, method: string, instanceId
   }
 }
 
-export function findMemberTypeBySystemIdentifier(ctx: Ctx, systemIdentifier: string): Promise<MemberTypeRecord | null> {
-  return fetchOne(ctx, SETTING, 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier }, 'memberType');
+/**
+ * Setting's find-by-value lookups take values of at most this many characters
+ * (its schemas; no systemIdentifier or hrmsMapping entry is longer) and refuse
+ * longer ones as malformed. HR values are not bounded: a longer one matches
+ * no record, so it is answered here as "none" instead of asking.
+ */
+const SETTING_LOOKUP_MAX = 100;
+
+function lookupValue(value: string): string | null {
+  const v = value.trim();
+  return v.length > 0 && v.length <= SETTING_LOOKUP_MAX ? v : null;
+}
+
+export async function findMemberTypeBySystemIdentifier(ctx: Ctx, systemIdentifier: string): Promise<MemberTypeRecord | null> {
+  const value = lookupValue(systemIdentifier);
+  return value === null ? null : fetchOne(ctx, SETTING, 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: value }, 'memberType');
 }
 
 export function getMemberType(ctx: Ctx, id: string): Promise<MemberTypeRecord | null> {
@@ -107,8 +127,9 @@ export function getMemberSubType(ctx: Ctx, id: string): Promise<MemberSubTypeRec
   return fetchOne(ctx, SETTING, 'getMemberSubType', 'default', { id }, 'memberSubType');
 }
 
-export function findMemberSubTypeByHrmsMapping(ctx: Ctx, relation: string): Promise<MemberSubTypeRecord | null> {
-  return fetchOne(ctx, SETTING, 'findMemberSubTypeByHrmsMapping', 'default', { relation }, 'memberSubType');
+export async function findMemberSubTypeByHrmsMapping(ctx: Ctx, relation: string): Promise<MemberSubTypeRecord | null> {
+  const value = lookupValue(relation);
+  return value === null ? null : fetchOne(ctx, SETTING, 'findMemberSubTypeByHrmsMapping', 'default', { relation: value }, 'memberSubType');
 }
 
 export function getCompanyGroup(ctx: Ctx, id: string): Promise<CompanyGroupRecord | null> {

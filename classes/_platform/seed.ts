@@ -4,11 +4,22 @@
  *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
  *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...] }
  *
- * Each list holds records in the spec's field names. Everything is applied as
+ * Each list holds records in the spec's field names (a company carries `bgId`,
+ * a member sub type `hrmsMapping`, a member `staffId`, `company: {id}` and
+ * `memberType`; a dependant also `primaryMemberId` and `relation`, and is
+ * listed in its primary member's family). Everything is applied as
  * the system actor, so every workflow rule approves at once: nothing is left
  * pending. A record whose id exists already is skipped, so a seed can be run
  * again after a partial failure; any other refusal (a staff id or email of
  * another member, a name taken) fails that record and the rest still goes in.
+ *
+ * Settings, companies and tiers may carry a `status` (for example a retired
+ * member type that is `inactive`): their create operations take none (a new
+ * record becomes `active` once its creation is approved), so the record is
+ * created and then moved to that status through the class's own status
+ * operation. A record that was created but could not take its status is
+ * reported as failed (with the reason); a record skipped because it exists
+ * keeps the status it has. Members take `status` in seedMember itself.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallResult } from '../../runtime';
@@ -50,6 +61,21 @@ const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSub
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
 
+/**
+ * How a created record takes the `status` of the seed file: the status
+ * operation, its instance and body (`id`: the created record's id), and where
+ * the create answer holds the record.
+ */
+interface StatusStep {
+  method: string;
+  instance: (id: string) => string;
+  body: (id: string, status: string) => unknown;
+  /** the key of the create answer that holds the created record */
+  answerKey: string;
+}
+
+const settingStatus = (method: string): StatusStep => ({ method, instance: () => 'default', body: (id, status) => ({ id, status }), answerKey: 'item' });
+
 /** how each list is created; `idInPath` records carry their id in the call path, not the body */
 const STEPS: {
   key: RecordList;
@@ -60,13 +86,31 @@ const STEPS: {
   idInPath?: boolean;
   /** each record is its own instance, so records can be created side by side */
   parallel?: boolean;
+  /** the record's `status` is set after creation with this operation (the create operation takes none) */
+  status?: StatusStep;
 }[] = [
-  { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default' },
-  { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default' },
-  { key: 'memberSubTypes', kind: 'memberSubType', classId: 'Setting', method: 'createMemberSubType', instance: () => 'default' },
-  { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default' },
-  { key: 'companies', kind: 'company', classId: 'Company', method: 'createCompany', instance: () => 'default' },
-  { key: 'tiers', kind: 'tier', classId: 'Tier', method: 'createTier', instance: (r) => (typeof r.id === 'string' ? r.id : undefined), idInPath: true, parallel: true },
+  { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default', status: settingStatus('updateCompanyGroupStatus') },
+  { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default', status: settingStatus('updateMemberTypeStatus') },
+  { key: 'memberSubTypes', kind: 'memberSubType', classId: 'Setting', method: 'createMemberSubType', instance: () => 'default', status: settingStatus('updateMemberSubTypeStatus') },
+  { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default', status: settingStatus('updateTierTypeStatus') },
+  {
+    key: 'companies',
+    kind: 'company',
+    classId: 'Company',
+    method: 'createCompany',
+    instance: () => 'default',
+    status: { method: 'updateCompanyStatus', instance: () => 'default', body: (id, status) => ({ id, status }), answerKey: 'company' },
+  },
+  {
+    key: 'tiers',
+    kind: 'tier',
+    classId: 'Tier',
+    method: 'createTier',
+    instance: (r) => (typeof r.id === 'string' ? r.id : undefined),
+    idInPath: true,
+    parallel: true,
+    status: { method: 'updateStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'tier' },
+  },
   { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
 ];
 
@@ -124,17 +168,35 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
   const outcomes: SeedOutcome[] = [];
   for (const step of STEPS) {
     const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
-      const id = typeof record.id === 'string' ? record.id : undefined;
+      let id = typeof record.id === 'string' ? record.id : undefined;
+      const { id: _id, ...withoutId } = record;
+      let body: Record<string, unknown> = step.idInPath ? withoutId : record;
+      let status: unknown;
+      if (step.status) ({ status, ...body } = body);
+      let created: Record<string, unknown> | undefined;
       try {
-        const { id: _id, ...rest } = record;
-        await call(step.classId, step.method, step.instance(record), step.idInPath ? rest : record);
-        return { kind: step.kind, id, result: 'created' };
+        const res = await call(step.classId, step.method, step.instance(record), body);
+        created = (res.body as Record<string, Record<string, unknown> | undefined> | null)?.[step.status?.answerKey ?? ''];
       } catch (err) {
         const e = errorOf(err);
         return { kind: step.kind, id, result: EXISTS_CODES.has(e.code) ? 'skipped' : 'failed', error: { code: e.code, message: e.message } };
       }
+      id ??= typeof created?.id === 'string' ? created.id : undefined;
+      if (step.status && status !== undefined && status !== created?.status) {
+        try {
+          if (typeof status !== 'string' || !id) throw new Error(`status must be a string, got ${JSON.stringify(status)}`);
+          await call(step.classId, step.status.method, step.status.instance(id), step.status.body(id, status));
+        } catch (err) {
+          const e = errorOf(err);
+          return { kind: step.kind, id, result: 'failed', error: { code: e.code, message: `created, but not ${String(status)}: ${e.message}` } };
+        }
+      }
+      return { kind: step.kind, id, result: 'created' };
     };
-    outcomes.push(...(await pool(doc[step.key] ?? [], step.parallel ? concurrency : 1, create)));
+    const records = doc[step.key] ?? [];
+    // dependants after the primary members they name (in this file or already there)
+    const waves = step.key === 'members' ? [records.filter((r) => !r.primaryMemberId), records.filter((r) => r.primaryMemberId)] : [records];
+    for (const wave of waves) outcomes.push(...(await pool(wave, step.parallel ? concurrency : 1, create)));
   }
   return outcomes;
 }

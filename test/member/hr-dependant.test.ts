@@ -156,6 +156,16 @@ describe('create and update', () => {
     expect(inactive.body.body.updatedFields).toEqual(['relation', 'memberSubType']);
     expect((await memberState(t, emp.id)).state.private.profile.familyMembers[0]).toMatchObject({ relation: 'parent', memberSubType: null });
   });
+
+  test('a type longer than any hrmsMapping entry is saved without mapping, with the warning (not a 500)', async () => {
+    const emp = await employee();
+    const depId = uniq('d');
+    const type = 'spouse'.repeat(30);
+    const r = await push(dependantRecord(depId, emp.staffId, { type }));
+    expect(r.status).toBe(201);
+    expect(r.body.body.warnings).toEqual([`Dependant type '${type}' matches no member sub type mapping; the dependant was saved without a member sub type`]);
+    expect((await memberState(t, depId)).state.private.profile).toMatchObject({ relation: type, memberSubType: null });
+  });
 });
 
 describe('errors', () => {

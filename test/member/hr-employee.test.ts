@@ -3,7 +3,7 @@
  * bodies, codes and updatedFields).
  */
 import { TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
-import { API_KEY, createMember, employeeRecord, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import { API_KEY, classDirsWithout, createMember, employeeRecord, memberLogs, memberState, PROGRAM_SETTINGS, seed, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
 beforeAll(async () => {
@@ -148,6 +148,12 @@ describe('validation (400 10001)', () => {
       employmentType: ["'Contractor' does not match an active member type"],
     });
     await expect400(employeeRecord(staffId, { employmentType: 'Retire' }), { employmentType: ["'Retire' does not match an active member type"] });
+  });
+
+  test('an employmentType longer than any member type identifier is refused like any other (400, not 500)', async () => {
+    const { staffId } = await syncedMember();
+    const long = 'Permanent'.repeat(20);
+    await expect400(employeeRecord(staffId, { employmentType: long }), { employmentType: [`'${long}' does not match an active member type`] });
   });
 
   test('several errors at once are all reported', async () => {
@@ -336,9 +342,15 @@ describe('scenarios (200, exact updatedFields)', () => {
   });
 
   test('500 10000 on an internal error (a dependency fails)', async () => {
-    const { staffId } = await syncedMember();
-    const r = await push(employeeRecord(staffId, { companyId: 'FAIL' }));
-    expect(r.status).toBe(500);
-    expect(r.body).toEqual({ success: false, error: { code: 10000, message: 'Internal server error, please retry later' } });
+    // a process of the service deployed without the Company class: the company look-up fails
+    const broken = await startMemberRuntime({ CLASS_DIRS: classDirsWithout('Company') });
+    try {
+      await seed(broken, PROGRAM_SETTINGS);
+      const r = await broken.post('/members/hr/employee', employeeRecord(uniq('S')), API_KEY);
+      expect(r.status).toBe(500);
+      expect(r.body).toEqual({ success: false, error: { code: 10000, message: 'Internal server error, please retry later' } });
+    } finally {
+      await broken.stop();
+    }
   });
 });

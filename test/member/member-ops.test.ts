@@ -2,8 +2,9 @@
  * Spec 4.5 Member operations (other than the HR endpoints and the sign-in
  * flows), through HTTP as program management users and members.
  */
+import { applySeed } from '../../classes/_platform/seed';
 import { waitFor, type TestRuntime } from '../support/harness';
-import { createMember, IMAGES, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import { API_KEY, createMember, employeeRecord, IMAGES, memberLogs, memberState, seed, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -14,8 +15,8 @@ const bearer = (identity: 'program_management_user' | 'enduser', userId: string,
   authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity, roles, ...claims })}`,
 });
 
+/** an eligibility rule as Tier.createTier takes it (Tier gives it its id) */
 const TIER_RULE = (over: Record<string, unknown> = {}) => ({
-  id: 'rule-1',
   name: 'Permanent staff',
   paymentTypes: ['credit_card'],
   paymentPeriod: 'monthly',
@@ -23,6 +24,21 @@ const TIER_RULE = (over: Record<string, unknown> = {}) => ({
   status: 'active',
   ...over,
 });
+
+/**
+ * The tiers of the membership tests, each of a tier type of its own (the
+ * overlap rule allows one live tier per tier type and date range).
+ */
+const TIERS: Record<string, { group?: string; status?: string; rules?: Record<string, unknown>[] }> = {
+  gold: {},
+  silver: { rules: [TIER_RULE({ paymentTypes: ['salary_deduction'], paymentPeriod: 'quarterly' })] },
+  closed: { status: 'inactive' },
+  temps: { rules: [TIER_RULE({ conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-temp' }] })] },
+  boost: { group: 'upgrade' },
+  family: { rules: [TIER_RULE({ conditions: [{ key: 'member.isDependant', logicalOperator: 'equal', value: true }] })] },
+};
+/** the id Tier gave each tier's (first) eligibility rule */
+const ruleIds: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await startMemberRuntime();
@@ -37,23 +53,24 @@ beforeAll(async () => {
   t.rt.roleSource.invalidate();
   pm = bearer('program_management_user', 'pm1', ['super']);
   approver = bearer('program_management_user', 'ann', ['approver']);
-  const tier = (id: string, over: Record<string, unknown>) =>
-    t.rt.call('Tier', 'seed', id, {
+  await seed(t, {
+    tierTypes: Object.entries(TIERS).map(([id, x]) => ({ id: `tt-${id}`, name: `Type ${id}`, tierGroup: x.group ?? 'base' })),
+    tiers: Object.entries(TIERS).map(([id, x]) => ({
+      id,
       name: `Tier ${id}`,
-      tierType: { id: 'tt-base', group: 'base', name: 'Base' },
+      tierType: { id: `tt-${id}` },
       fee: 10,
       startDate: '2020-01-01T00:00:00.000Z',
       endDate: '2099-01-01T00:00:00.000Z',
-      status: 'active',
-      eligibilityRules: [TIER_RULE()],
-      ...over,
-    });
-  await tier('gold', {});
-  await tier('silver', { eligibilityRules: [TIER_RULE({ paymentTypes: ['salary_deduction'], paymentPeriod: 'quarterly' })] });
-  await tier('closed', { status: 'inactive' });
-  await tier('temps', { eligibilityRules: [TIER_RULE({ conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-temp' }] })] });
-  await tier('boost', { tierType: { id: 'tt-up', group: 'upgrade' } });
-  await tier('family', { eligibilityRules: [TIER_RULE({ conditions: [{ key: 'member.isDependant', logicalOperator: 'equal', value: true }] })] });
+      eligibilityRules: x.rules ?? [TIER_RULE()],
+      ...(x.status ? { status: x.status } : {}),
+    })),
+  });
+  for (const id of Object.keys(TIERS)) {
+    const { tier } = (await t.rt.call('Tier', 'getTier', id, {})).body as { tier: { status: string; eligibilityRules: { id: string }[] } };
+    expect(tier.status).toBe(TIERS[id]!.status ?? 'active');
+    ruleIds[id] = tier.eligibilityRules[0]!.id;
+  }
 });
 afterAll(() => t.stop());
 
@@ -205,7 +222,7 @@ describe('memberships', () => {
     expect((await add({ tierId: 'closed', paymentType: 'cpg' })).body.code).toBe(5013);
     const ne = await add({ tierId: 'temps', paymentType: 'cpg' });
     expect([ne.status, ne.body.code]).toEqual([400, 5014]);
-    expect(ne.body.details.rules[0]).toMatchObject({ ruleId: 'rule-1', result: { eligible: false } });
+    expect(ne.body.details.rules[0]).toMatchObject({ ruleId: ruleIds.temps, result: { eligible: false } });
     expect((await add({ tierId: 'gold', paymentType: 'dds' })).body.code).toBe(5015);
     expect((await add({ tierId: 'boost', paymentType: 'company_paid' })).body.code).toBe(5015);
 
@@ -216,7 +233,7 @@ describe('memberships', () => {
       tierGroup: 'base',
       status: 'active',
       paymentType: 'cpg',
-      eligibilityRuleId: 'rule-1',
+      eligibilityRuleId: ruleIds.gold,
       paymentPeriod: 'monthly',
       startDate: '2030-01-15T00:00:00.000Z',
       endDate: '2031-01-15T00:00:00.000Z',
@@ -411,5 +428,43 @@ describe('listMembers and streamMember', () => {
     expect((await call('streamMember', m.id)).body).toEqual({ streamed: true, id: m.id, collection: 'members' });
     expect((await memberState(t, m.id)).version).toBe(v + 1);
     await waitFor(async () => (await t.rt.documents.get('members', m.id))?._v === v + 1, { what: 'projection' });
+  });
+});
+
+describe('the program seed (classes/_platform/seed.ts) through the real classes', () => {
+  const sys = async (classId: string, method: string, instanceId: string | undefined, body: unknown) => (await t.rt.call(classId, method, instanceId, body)).body as Record<string, any>;
+
+  test('the seeded program is active; records seeded with another status have it', async () => {
+    expect(await sys('Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: 'Permanent' })).toMatchObject({ id: 'mt-perm', status: 'active' });
+    expect(await sys('Company', 'getCompany', 'default', { bgId: 'BG2' })).toMatchObject({ id: 'c-2', status: 'active', pendingApprovalId: null });
+    expect(await sys('Setting', 'getMemberType', 'default', { id: 'mt-retired' })).toMatchObject({ status: 'inactive', pendingApprovalId: null });
+    expect(await sys('Setting', 'getMemberSubType', 'default', { id: 'mst-parent' })).toMatchObject({ status: 'inactive', pendingApprovalId: null });
+    expect((await sys('Tier', 'getTier', 'closed', {})).tier).toMatchObject({ status: 'inactive', tierType: { id: 'tt-closed', group: 'base' } });
+  });
+
+  test('a status the record cannot take fails that record, which stays created', async () => {
+    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+    const id = uniq('mt-odd').toLowerCase();
+    const [out] = await applySeed({ memberTypes: [{ id, name: id, systemIdentifier: id, status: 'retired' }] }, call);
+    expect(out).toMatchObject({ kind: 'memberType', id, result: 'failed', error: { code: 10023, message: expect.stringMatching(/^created, but not retired: /) } });
+    expect(await sys('Setting', 'getMemberType', 'default', { id })).toMatchObject({ status: 'active' });
+  });
+
+  test('seed files create members (seedMember), once', async () => {
+    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+    const staffId = uniq('SEED');
+    const doc = {
+      members: [
+        { id: `seed-${staffId}`, name: 'Sea', surname: 'Dee', staffId, email: `${staffId}@example.com`, company: { id: 'c-1' }, memberType: 'mt-perm', status: 'active' },
+        { id: `seed-bad-${staffId}`, name: 'Bad', surname: 'Type', company: { id: 'c-1' }, memberType: 'mt-none' },
+      ],
+    };
+    const first = await applySeed(doc, call);
+    expect(first.map((o) => o.result)).toEqual(['created', 'failed']);
+    expect(first[1]!.error?.code).toBe(5008);
+    expect((await memberState(t, `seed-${staffId}`)).state.private.profile).toMatchObject({ status: 'active', staffId, company: { id: 'c-1' } });
+    expect((await applySeed({ members: [doc.members[0]!] }, call)).map((o) => o.result)).toEqual(['skipped']);
+    const r = await t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated' }), API_KEY);
+    expect(r.body.body.updatedFields).toContain('status');
   });
 });

@@ -1,24 +1,31 @@
 /**
  * Shared helpers of the Member tests.
  *
- * The runtime serves Member with the platform classes it calls (LogManager,
- * Workflow, ApprovalManager, FileManager) and test doubles of Setting,
- * Company and Tier (test/member/fixtures/classes, same class ids and method
- * answers), so Member's tests do not depend on the program data those
- * classes need. test/member/member-real-deps.test.ts runs the HR flow
- * against the real Setting and Company classes.
+ * The runtime serves every class of the service (classes/), so Member talks
+ * to the real Setting, Company and Tier classes. The program data the tests
+ * need (company groups, member types and sub types, companies; tier types and
+ * tiers where a test needs them) is created through those classes' own
+ * operations by the program seed (classes/_platform/seed.ts, `npm run cli --
+ * seed`), as the system actor: every creation is approved at once.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { applySeed, type SeedDocument, type SeedOutcome } from '../../classes/_platform/seed';
+import { projectRoot } from '../../runtime/config';
 import { TEST_API_KEY, startTestRuntime, type TestRuntime } from '../support/harness';
 import { findLogs } from '../support/logs';
 
-export const MEMBER_CLASS_DIRS = [
-  'classes/Member',
-  'classes/LogManager',
-  'classes/Workflow',
-  'classes/ApprovalManager',
-  'classes/FileManager',
-  'test/member/fixtures/classes',
-].join(',');
+export const MEMBER_CLASS_DIRS = 'classes';
+
+/** CLASS_DIRS of a deployment that lacks some classes (a dependency that is not there). */
+export function classDirsWithout(...classIds: string[]): string {
+  const root = path.join(projectRoot(), 'classes');
+  return fs
+    .readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('_') && !classIds.includes(d.name))
+    .map((d) => path.join('classes', d.name))
+    .join(',');
+}
 
 export function startMemberRuntime(extra: Record<string, string> = {}): Promise<TestRuntime> {
   return startTestRuntime({ env: { CLASS_DIRS: MEMBER_CLASS_DIRS, SCHEMA_DIRS: 'schemas', ...extra } });
@@ -26,6 +33,7 @@ export function startMemberRuntime(extra: Record<string, string> = {}): Promise<
 
 export const API_KEY = { 'x-api-key': TEST_API_KEY };
 
+/** Program records; a `status` other than `active` is set after creation by the seed (seed.ts). */
 export const MEMBER_TYPES = [
   { id: 'mt-perm', name: 'Permanent', systemIdentifier: 'Permanent', status: 'active' },
   { id: 'mt-temp', name: 'Temporary', systemIdentifier: 'Temporary', status: 'active' },
@@ -45,12 +53,15 @@ export const COMPANY_GROUPS = [
   { id: 'cg-ext', name: 'Group external', type: 'external', status: 'active' },
 ];
 
+const HR_CONTACT = { name: 'HR desk', email: 'hr@example.com' };
+
 export const COMPANIES = [
   {
     id: 'c-1',
     name: 'Airline',
     bgId: 'BG1',
     companyGroupId: 'cg-int',
+    hrContact: HR_CONTACT,
     status: 'active',
     eligibleMemberTypes: ['mt-perm', 'mt-temp'],
     memberSubTypes: [
@@ -59,13 +70,27 @@ export const COMPANIES = [
     ],
     maxFreeDependants: 2,
   },
-  { id: 'c-2', name: 'Catering', bgId: 'BG2', companyGroupId: 'cg-int2', status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
-  { id: 'c-3', name: 'Partner Co', bgId: 'BG3', companyGroupId: 'cg-ext', status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
+  { id: 'c-2', name: 'Catering', bgId: 'BG2', companyGroupId: 'cg-int2', hrContact: HR_CONTACT, status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
+  { id: 'c-3', name: 'Partner Co', bgId: 'BG3', companyGroupId: 'cg-ext', hrContact: HR_CONTACT, status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
 ];
 
+/** The settings of the program (no companies): what seedProgram seeds before the companies. */
+export const PROGRAM_SETTINGS: SeedDocument = { companyGroups: COMPANY_GROUPS, memberTypes: MEMBER_TYPES, memberSubTypes: MEMBER_SUB_TYPES };
+
+/**
+ * Applies a seed document through the real classes (applySeed, as the system
+ * actor); throws when a record fails, so a test never runs on half its data.
+ */
+export async function seed(t: TestRuntime, doc: SeedDocument): Promise<SeedOutcome[]> {
+  const outcomes = await applySeed(doc, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
+  const failed = outcomes.filter((o) => o.result === 'failed');
+  if (failed.length) throw new Error(`seeding failed: ${JSON.stringify(failed)}`);
+  return outcomes;
+}
+
+/** The program of the Member tests: settings and companies. */
 export async function seedProgram(t: TestRuntime): Promise<void> {
-  await t.rt.call('Setting', 'seed', 'default', { memberTypes: MEMBER_TYPES, memberSubTypes: MEMBER_SUB_TYPES, companyGroups: COMPANY_GROUPS });
-  await t.rt.call('Company', 'seed', 'default', { companies: COMPANIES });
+  await seed(t, { ...PROGRAM_SETTINGS, companies: COMPANIES });
 }
 
 let seq = 0;
