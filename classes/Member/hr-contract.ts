@@ -95,7 +95,8 @@ export function hrErrorShape(context: 'employee' | 'dependant') {
     if (isAuthError(err)) return hrError('INVALID_API_KEY', HR_MESSAGES.unauthorized);
     if (err.code === RT_VALIDATION) return hrError('VALIDATION', HR_MESSAGES.validation, toFieldMessages(fieldErrorsOf(err), context));
     if (err.code === RT_BAD_JSON) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['must be a JSON object'] });
-    if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] }, 413);
+    // spec 7.2 pairs 10001 with HTTP 400 only: an oversized body is a validation error like any other
+    if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] });
     if (err.status === 503) return hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
     return hrError('INTERNAL', HR_MESSAGES.internal);
   };
@@ -125,8 +126,10 @@ export function photoErrorShape(err: ActorError): ActorError {
   if (err.code === RT_VALIDATION) {
     return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: toFieldMessages(fieldErrorsOf(err), 'photo') });
   }
+  // a body that is no JSON object, or too large: the same VALIDATION_ERROR (400) as a schema failure
   if (err.code === RT_BAD_JSON || err.code === RT_BODY_TOO_LARGE) {
-    return photoError(err.status, PHOTO_CODES.VALIDATION_ERROR, err.message);
+    const body = [err.code === RT_BAD_JSON ? 'must be a JSON object' : 'is too large'];
+    return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: { body } });
   }
   return photoError(err.status, typeof err.code === 'number' ? err.code : HrErrors.INTERNAL.code, err.message);
 }
@@ -159,16 +162,25 @@ export function photoUploadFailed(inner: unknown): ActorError {
   return photoError(status, HrErrors.EMPLOYEE_PHOTO_UPLOAD_FAILED.code, 'Employee photo upload failed', details);
 }
 
-/** true for a real calendar date `YYYY-MM-DD` (optionally followed by a time part) */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
+
+const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/**
+ * true for a real calendar date `YYYY-MM-DD`, optionally with a time part
+ * `Thh:mm[:ss[.fraction]]` and an offset `Z` or `±hh[:]mm`, every part in
+ * range (hour 0-23, minute and second 0-59, offset up to 23:59). The schema
+ * pattern checks the shape; this checks the values.
+ */
 export function isCalendarDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  const m = DATE_TIME.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (mo < 1 || mo > 12 || d < 1) return false;
-  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  const days = [31, isLeapYear(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]!;
   if (d > days) return false;
-  const t = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
-  if (t && (Number(t[1]) > 23 || Number(t[2]) > 59 || (t[3] !== undefined && Number(t[3]) > 59))) return false;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59))) return false;
+  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
   return true;
 }
 

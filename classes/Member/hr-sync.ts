@@ -104,9 +104,11 @@ export function applyEmployeeRecord(profile: MemberProfile, input: EmployeeUpdat
   };
   if (input.migrated && profile.staffId !== rec.employeeId) {
     next.staffId = rec.employeeId;
-    const previous = profile.previousStaffIds ?? [];
+    // the ids held before, oldest first: the id given up moves to the end, the id taken is no longer a previous one
+    // (A→B→A→B reports previousStaffIds every time, and never lists the current staff id)
     const old = profile.staffId;
-    next.previousStaffIds = old && !previous.includes(old) ? [...previous, old] : previous;
+    const previous = (profile.previousStaffIds ?? []).filter((id) => id !== rec.employeeId && id !== old);
+    next.previousStaffIds = old ? [...previous, old] : previous;
   }
   const result = assign(profile, next, EMPLOYEE_FIELDS);
   if (result.updatedFields.length) result.profile.updatedAt = now;

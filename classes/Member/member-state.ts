@@ -4,6 +4,7 @@
  */
 import { ActorError, type Ctx } from '../../runtime';
 import { logChange } from '../LogManager/log-client';
+import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
 import type { MemberPrivateState, MemberProfile } from './types';
 
@@ -74,6 +75,8 @@ export async function logMemberChange(
   before: MemberProfile | null,
   after: MemberProfile | null,
   additionalData?: Record<string, unknown>,
+  /** who made the change when it is not the caller (an INTERNAL step on behalf of an API key) */
+  actor?: Actor,
 ): Promise<void> {
   await logChange(ctx, {
     entityType: 'member',
@@ -83,6 +86,7 @@ export async function logMemberChange(
     sensitiveFields: MEMBER_SENSITIVE_FIELDS,
     ignore: ['updatedAt'],
     ...(additionalData ? { additionalData } : {}),
+    ...(actor ? { actor } : {}),
   });
 }
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher } from '../actor/dispatcher';
-import type { ClassRegistry } from '../actor/registry';
+import type { ClassRegistry, RegisteredMethod } from '../actor/registry';
 import type { CallResult, Identity } from '../actor/types';
+import { admits } from '../auth/access';
 import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
@@ -186,11 +187,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   // route aliases whose method shapes its errors: body-parser errors on them are shaped too
-  const aliasShapes = new Map<string, (err: ActorError) => ActorError>();
+  const aliasMethods = new Map<string, RegisteredMethod>();
   for (const cls of deps.registry.list()) {
     for (const route of cls.options.routes ?? []) {
-      const shape = cls.methodsByName.get(route.target)?.options.errorShape;
-      if (shape && !route.path.includes(':')) aliasShapes.set(`${route.method} ${route.path}`, shape);
+      const target = cls.methodsByName.get(route.target);
+      if (target?.options.errorShape && !route.path.includes(':')) aliasMethods.set(`${route.method} ${route.path}`, target);
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       app[verb](route.path, async (req: Request, res: Response) => {
         const p = req.params as Record<string, string | undefined>;
@@ -199,24 +200,60 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
   }
 
+  /**
+   * The method a request that failed before routing (body parser) addresses,
+   * when it shapes its own errors: a route alias, or the CALL path
+   * `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]`.
+   */
+  const CALL_PATH = /^\/([^/]+)\/CALL\/([^/]+)\/([^/]+)(?:\/[^/]*)?\/?$/;
+  const shapedMethodOf = (req: Request): RegisteredMethod | undefined => {
+    const alias = aliasMethods.get(`${req.method} ${req.path}`);
+    if (alias) return alias;
+    const m = CALL_PATH.exec(req.path);
+    if (!m || m[1] !== deps.projectId) return undefined;
+    const method = deps.registry.get(m[2]!)?.methodsByName.get(m[3]!);
+    return method?.options.errorShape ? method : undefined;
+  };
+
+  /**
+   * On a method with its own error envelope the caller's credentials are
+   * checked before its body, as on a parsed request (the dispatcher
+   * authorizes before it validates): a bad key answers 401 even when the
+   * body is malformed. Answers the authentication error, or null.
+   */
+  const credentialError = async (req: Request, method: RegisteredMethod): Promise<ActorError | null> => {
+    try {
+      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      if (admits(method.options.access, identity)) return null;
+      return identity.type === 'anonymous'
+        ? runtimeError('UNAUTHENTICATED', `${method.name} needs authentication`)
+        : runtimeError('FORBIDDEN', `${identity.type} may not call ${method.name}`);
+    } catch (err) {
+      return err instanceof ActorError ? err : runtimeError('UNAUTHENTICATED', 'Authentication failed');
+    }
+  };
+
   app.use((_req: Request, res: Response) => {
     const err = runtimeError('NOT_FOUND', 'No such route');
     res.status(err.status).json(err.toBody());
   });
 
   // body parser and other middleware errors: never a 500 for bad input
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  app.use(async (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; message?: string };
+    const method = shapedMethodOf(req);
+    const shape = method?.options.errorShape;
     let out: ActorError;
     if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
     else if (e.type === 'entity.too.large') out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${deps.bodyLimit}`);
     else if (e.status && e.status >= 400 && e.status < 500) {
       out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
     } else {
-      sendError(res, shapeError(aliasShapes.get(`${req.method} ${req.path}`), err, deps.logger), deps.logger);
+      sendError(res, shapeError(shape, err, deps.logger), deps.logger);
       return;
     }
-    const shaped = shapeError(aliasShapes.get(`${req.method} ${req.path}`), out, deps.logger) as ActorError;
+    if (method && shape) out = (await credentialError(req, method)) ?? out;
+    const shaped = shapeError(shape, out, deps.logger) as ActorError;
     res.status(shaped.status).json(shaped.toBody());
   });
 
