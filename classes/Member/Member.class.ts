@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
-import { actorFromIdentity } from '../_platform/actor';
+import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { type ApprovalCallbackBody } from '../_platform/workflow';
 import {
   findMemberSubTypeByHrmsMapping,
@@ -59,7 +59,7 @@ import type { FamilyMember, MemberPrivateState, MemberProfile } from './types';
 import * as ops from './operations';
 import * as h from './handlers';
 import { HrClient, hrClientConfig } from './hr-client';
-import { hrUnavailable, registerFromHr } from './registration';
+import { hrUnavailable, REGISTER_FROM_HR_TIMEOUT_SECONDS, registerFromHr } from './registration';
 
 
 const PM = ['program_management_user'] as const;
@@ -83,6 +83,8 @@ interface ApplyEmployeeBody {
   /** the staff id the member was found by (the lookup may have moved since) */
   foundBy: string;
   migrated: boolean;
+  /** who pushed the record (the API key's actor): named by the audit entry, not this class */
+  actor: Actor;
 }
 
 interface PrimaryInfo {
@@ -96,6 +98,8 @@ interface ApplyDependantBody {
   record: NormalizedDependant;
   memberSubTypeId: string | null;
   primary: PrimaryInfo;
+  /** who pushed the record; absent from older queued calls and the registration flow (then the caller's identity) */
+  actor?: Actor;
 }
 
 @ActorClass({
@@ -146,6 +150,7 @@ export class Member {
           company: { id: company.id, companyGroupId: company.companyGroupId },
           foundBy,
           migrated,
+          actor: actorFromIdentity(ctx.identity),
         } satisfies ApplyEmployeeBody);
       const unknown = (err: unknown) => err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE';
       let res;
@@ -205,7 +210,7 @@ export class Member {
       if ((await syncEmailLookup(ctx, result.profile)) === 'taken') {
         throw validationError({ email: ['is already used by another member'] });
       }
-      await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields });
+      await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
     }
     return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated };
   }
@@ -235,7 +240,7 @@ export class Member {
       const warnings = memberSubTypeId ? [] : [unmappedTypeWarning(rec.type)];
 
       const { familyMembers: _family, ...primaryInfo } = primary;
-      const applied = (await ctx.call('Member', 'hrApplyDependant', rec.id, { record: rec, memberSubTypeId, primary: primaryInfo } satisfies ApplyDependantBody))
+      const applied = (await ctx.call('Member', 'hrApplyDependant', rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) } satisfies ApplyDependantBody))
         .body as { created: boolean; updatedFields: string[]; ref: FamilyMember; warnings: string[] };
       // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out)
       const listed = primary.familyMembers.find((f) => f.id === rec.id);
@@ -268,17 +273,18 @@ export class Member {
     const state = memberState(ctx);
     const now = new Date().toISOString();
     const warnings: string[] = [];
+    const actor = input.actor ?? actorFromIdentity(ctx.identity);
     const emailWarning = 'The email is already used by another member; it was saved but cannot be used to sign in';
 
     if (ctx.version === 0 || !state.profile) {
       const profile = newDependantProfile(
-        { record: input.record, memberSubTypeId: input.memberSubTypeId, primary: input.primary, actor: actorFromIdentity(ctx.identity) },
+        { record: input.record, memberSubTypeId: input.memberSubTypeId, primary: input.primary, actor },
         now,
       );
       state.profile = profile;
       state.documents = [];
       if ((await syncEmailLookup(ctx, profile)) === 'taken') warnings.push(emailWarning);
-      await logMemberChange(ctx, null, profile, { source: 'hr_dependant_upsert' });
+      await logMemberChange(ctx, null, profile, { source: 'hr_dependant_upsert' }, actor);
       return { created: true, updatedFields: [], ref: familyRef(profile), warnings };
     }
 
@@ -293,7 +299,7 @@ export class Member {
     if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings };
     state.profile = result.profile;
     if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken') warnings.push(emailWarning);
-    await logMemberChange(ctx, before, result.profile, { source: 'hr_dependant_upsert', updatedFields: result.updatedFields });
+    await logMemberChange(ctx, before, result.profile, { source: 'hr_dependant_upsert', updatedFields: result.updatedFields }, actor);
     return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings };
   }
 
@@ -349,7 +355,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.4 registration
 
   /** Registers an employee from the HR system by email (see registration.ts). */
-  @Static({ access: ['program_management_user'], timeoutSeconds: 30 })
+  @Static({ access: ['program_management_user'], timeoutSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS })
   async registerFromHr(ctx: Ctx) {
     return registerFromHr(ctx, this.hr);
   }
@@ -412,6 +418,11 @@ export class Member {
       }
     } else {
       const applied = h.applyApprovedChange(before, body);
+      // a staff id or email another member took while the change waited: it cannot apply either
+      if (!applied.conflict && body.action === 'approve') {
+        const taken = await h.lookupConflicts(ctx, before, applied.after);
+        if (taken.length) applied.conflict = taken;
+      }
       if (applied.conflict) {
         // the member changed meanwhile (e.g. by the HR system): the approved change no longer fits and is dropped
         state.pendingChange = null;

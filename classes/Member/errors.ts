@@ -66,6 +66,10 @@ export const MemberErrors = {
   HR_RECORD_REJECTED: { code: 5031, status: 422 },
   /** a dependant cannot have family members of its own */
   NOT_A_PRIMARY_MEMBER: { code: 5032, status: 400 },
+  /** input the class checks itself (a field the JSON Schema cannot require, e.g. a GET query's documentId) */
+  INVALID_INPUT: { code: 5028, status: 400 },
+  /** the membership period does not fit the tier (startDate before the tier starts or after it ends) */
+  INVALID_MEMBERSHIP_PERIOD: { code: 5033, status: 400 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;
@@ -73,6 +77,15 @@ export type MemberErrorName = keyof typeof MemberErrors;
 export function memberError(name: MemberErrorName, message: string, details?: unknown): ActorError {
   const { code, status } = MemberErrors[name];
   return new ActorError(status, code, message, details === undefined ? {} : { details });
+}
+
+/**
+ * A Member error about one input field: `details.errors: [{field, reason}]`
+ * (the shape of the runtime's schema validation answers), plus any other
+ * details.
+ */
+export function fieldError(name: MemberErrorName, field: string, message: string, details?: Record<string, unknown>): ActorError {
+  return memberError(name, message, { ...(details ?? {}), errors: [{ field, reason: message }] });
 }
 
 /**

@@ -12,11 +12,12 @@
  *    they were added) are free (company-paid memberships are possible for
  *    them); later ones are not refused, they are paid.
  */
+import { typeForMimeType } from '../FileManager/file-types';
 import type { CompanyRecord } from './clients';
 import type { MemberErrorName } from './errors';
 import type { DocumentStatus, FamilyMember, MemberDocument } from './types';
 
-export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: unknown };
+export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: Record<string, unknown> };
 
 /** May one more family member of `memberSubType` be added (or moved to it)? */
 export function checkFamilyLimit(company: CompanyRecord, family: readonly FamilyMember[], memberSubType: string, excludeId?: string): { ok: true } | Refusal {
@@ -44,21 +45,20 @@ export function freeFamilyMemberIds(company: Pick<CompanyRecord, 'maxFreeDependa
 
 // ---------------------------------------------------------------- documents
 
-/** Spec 2.1: images up to 5 MB and documents up to 10 MB (FileManager enforces type, size and content). */
-export const DOCUMENT_MIME_TYPES = [
-  'image/jpeg',
-  'image/jpg',
-  'image/png',
-  'image/gif',
-  'image/webp',
-  'application/pdf',
-  'application/msword',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  'application/vnd.ms-excel',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  'text/plain',
-  'text/csv',
-];
+/**
+ * Spec 2.1: member documents are images (jpeg, jpg, png, gif, webp; 5 MB) and
+ * documents (pdf, doc, docx, xls, xlsx, txt, csv; 10 MB). FileManager also
+ * stores JSON files (spec 8), which are not member documents. FileManager
+ * checks size and content.
+ */
+export const DOCUMENT_FILE_TYPES = ['image', 'document'] as const;
+
+/** Why `mimeType` is not a member document type (null when it is one). */
+export function documentTypeProblem(mimeType: string): string | null {
+  const type = typeof mimeType === 'string' && mimeType.includes('/') ? typeForMimeType(mimeType) : null;
+  if (type && (DOCUMENT_FILE_TYPES as readonly string[]).includes(type.fileType)) return null;
+  return `'${mimeType}' is not a member document type: images (jpeg, jpg, png, gif, webp) or documents (pdf, doc, docx, xls, xlsx, txt, csv), as a mime type`;
+}
 
 export function findDocument(docs: readonly MemberDocument[] | undefined, id: string): { ok: true; doc: MemberDocument } | Refusal {
   const doc = (docs ?? []).find((d) => d.id === id);

@@ -8,10 +8,18 @@ import { actorFromIdentity } from '../_platform/actor';
 import { logChange } from '../LogManager/log-client';
 import { PatchConflictError, runWorkflow, applyApprovalCallback, approvalSummary, type ApprovalCallbackBody } from '../_platform/workflow';
 import { getTier, type CompanyRecord, type TierRecord } from './clients';
-import { memberError } from './errors';
-import { checkFamilyLimit, documentListing, findDocument, freeFamilyMemberIds, moveDocument } from './family';
+import { fieldError, memberError } from './errors';
+import { checkFamilyLimit, documentListing, documentTypeProblem, findDocument, freeFamilyMemberIds, moveDocument } from './family';
 import { checkPhotoExtension, PHOTO_MIME, ALLOWED_PHOTO_EXTENSIONS } from './hr-contract';
-import { listMembersFilter, MEMBERS_COLLECTION, pageAnswer, pageOf, type ListMembersQuery } from './listing';
+import {
+  invalidQuery,
+  listMembersFilter,
+  MEMBERS_COLLECTION,
+  pageAnswer,
+  parseDocumentListQuery,
+  parseListMembersQuery,
+  parseMembershipListQuery,
+} from './listing';
 import {
   clone,
   emailKey,
@@ -23,7 +31,7 @@ import {
   syncEmailLookup,
   syncStaffIdLookup,
 } from './member-state';
-import { filterMemberships, newMembership, type AddMembershipInput } from './memberships';
+import { filterMemberships, newMembership, refusalError, type AddMembershipInput } from './memberships';
 import {
   checkMemberTypes,
   downloadLink,
@@ -35,6 +43,12 @@ import {
 } from './operations';
 import { nextMemberStatus } from './status-machine';
 import type { DocumentStatus, FamilyMember, MemberDocument, MemberPrivateState, MemberProfile } from './types';
+
+/** a GET query and a POST body together (the body wins) */
+function inputOf(ctx: Ctx): Record<string, unknown> {
+  const body = ctx.request.body;
+  return { ...(ctx.request.query as Record<string, unknown>), ...(body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}) };
+}
 
 // ---------------------------------------------------------------- guards
 
@@ -65,9 +79,14 @@ function refuseWhilePending(state: MemberPrivateState): void {
   }
 }
 
-function fileError(err: unknown): ActorError {
+/** FileManager's unsupported-type refusal (13001): the declared type, not the content, is wrong */
+const FILE_TYPE_REFUSED = 13001;
+
+/** A FileManager refusal (4xx) as 400 5027 on the content field (or the type field); its own failure as 500 5030. */
+function fileError(err: unknown, fields: { content: string; type: string }): ActorError {
   if (err instanceof ActorError && err.status < 500) {
-    return memberError('INVALID_FILE', `The file was refused: ${err.message}`, { code: err.code, message: err.message });
+    const field = err.code === FILE_TYPE_REFUSED ? fields.type : fields.content;
+    return fieldError('INVALID_FILE', field, `The file was refused: ${err.message}`, { code: err.code, message: err.message });
   }
   const e = err as { code?: unknown; message?: unknown };
   return memberError('FILE_STORE_FAILED', 'The file could not be stored', { code: e?.code, message: String(e?.message ?? err) });
@@ -102,7 +121,7 @@ async function changeProfile(ctx: Ctx, requested: MemberProfile, event: string, 
     const after = wf.simulatedApprovedState;
     state.profile = after;
     syncStaffIdLookup(ctx, after);
-    if ((await syncEmailLookup(ctx, after)) === 'taken') throw memberError('EMAIL_TAKEN', `Email '${after.email}' belongs to another member`);
+    if ((await syncEmailLookup(ctx, after)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
     await logMemberChange(ctx, before, after, { event, approvalId: wf.approvalRecord.id });
   } else {
     state.pendingChange = { approvalId: wf.approvalRecord.id, event, requestedAt: new Date().toISOString() };
@@ -118,6 +137,25 @@ export function applyApprovedChange(before: MemberProfile, body: ApprovalCallbac
     if (err instanceof PatchConflictError) return { after: before, conflict: err.problems };
     throw err;
   }
+}
+
+/**
+ * Lookup keys an approved change would take from another member: the staff id
+ * or email it sets when another member holds it by now (a change waiting for
+ * approval does not hold them). approveMember drops such a change as it drops
+ * one that no longer fits; applying it could not commit.
+ */
+export async function lookupConflicts(ctx: Ctx, before: MemberProfile, after: MemberProfile): Promise<string[]> {
+  const problems: string[] = [];
+  if (after.staffId && after.staffId !== before.staffId) {
+    const owner = await memberIdByLookup(ctx, 'staffId', after.staffId);
+    if (owner && owner !== before.id) problems.push(`staffId '${after.staffId}' belongs to member ${owner}`);
+  }
+  if (after.email && emailKey(after.email) !== (before.email ? emailKey(before.email) : null)) {
+    const owner = await memberIdByLookup(ctx, 'email', emailKey(after.email));
+    if (owner && owner !== before.id) problems.push(`email '${after.email}' belongs to member ${owner}`);
+  }
+  return problems;
 }
 
 const now = () => new Date().toISOString();
@@ -169,7 +207,7 @@ export async function updateMemberPersonal(ctx: Ctx) {
   }
   if (body.staffId && body.staffId !== p.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', body.staffId);
-    if (owner && owner !== p.id) throw memberError('STAFF_ID_TAKEN', `Staff id '${body.staffId}' belongs to another member`);
+    if (owner && owner !== p.id) throw fieldError('STAFF_ID_TAKEN', 'staffId', `Staff id '${body.staffId}' belongs to another member`);
     requested.previousStaffIds = p.staffId && !(p.previousStaffIds ?? []).includes(p.staffId) ? [...(p.previousStaffIds ?? []), p.staffId] : p.previousStaffIds ?? [];
   }
   return changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'personal' });
@@ -193,7 +231,7 @@ export async function updateMemberEmployment(ctx: Ctx) {
   const p = reachable(ctx);
   const body = ctx.request.body as { grade?: string | null; company?: { id: string } };
   if (body.company && body.company.id !== p.company.id) {
-    throw memberError('COMPANY_CHANGE_NOT_ALLOWED', "A member's company cannot be changed (only the HR system reassigns it)");
+    throw fieldError('COMPANY_CHANGE_NOT_ALLOWED', 'company.id', "A member's company cannot be changed (only the HR system reassigns it)");
   }
   return changeProfile(ctx, { ...p, ...(body.grade !== undefined ? { grade: body.grade } : {}), updatedAt: now() }, MEMBER_UPDATE_EVENT, { section: 'employment' });
 }
@@ -222,7 +260,7 @@ export async function updateMemberStatus(ctx: Ctx) {
   const p = reachable(ctx);
   const { status, reason } = ctx.request.body as { status: string; reason?: string | null };
   const r = nextMemberStatus(p.status, { type: 'updateMemberStatus', target: status });
-  if (!r.ok) throw memberError(r.error, r.message, { status });
+  if (!r.ok) throw fieldError(r.error, 'status', r.message, { status });
   const requested: MemberProfile = { ...p, status: r.to, statusReason: reason ?? null, updatedAt: now() };
   return changeProfile(ctx, requested, MEMBER_STATUS_EVENT, { requestedStatus: r.to });
 }
@@ -233,7 +271,7 @@ async function storePhoto(ctx: Ctx, p: MemberProfile, source: 'program_managemen
   const { photo, fileExtension } = ctx.request.body as { photo: string; fileExtension: string };
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) {
-    throw memberError('INVALID_FILE', `Invalid file extension '${fileExtension}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`, {
+    throw fieldError('INVALID_FILE', 'fileExtension', `Invalid file extension '${fileExtension}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`, {
       allowed: ALLOWED_PHOTO_EXTENSIONS,
     });
   }
@@ -241,7 +279,7 @@ async function storePhoto(ctx: Ctx, p: MemberProfile, source: 'program_managemen
   try {
     file = await storeMemberFileMeta(ctx, p.id, { content: photo, mimeType: PHOTO_MIME[ext], originalFilename: `${p.staffId ?? p.id}-id-photo.${ext}` });
   } catch (err) {
-    throw fileError(err);
+    throw fileError(err, { content: 'photo', type: 'fileExtension' });
   }
   const submitted = await submitIdPhoto(ctx, file.filename, source);
   return { filename: file.filename, ...submitted };
@@ -310,7 +348,7 @@ export async function addMembership(ctx: Ctx) {
     dependantIsFree = freeFamilyMemberIds(company, family).includes(p.id);
   }
   const r = newMembership({ profile: p, company, tier, input, dependantIsFree, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
-  if (!r.ok) throw memberError(r.error, r.message, r.details);
+  if (!r.ok) throw refusalError(r);
   const requested: MemberProfile = { ...p, memberships: [...(p.memberships ?? []), r.membership], updatedAt: now() };
   const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
   if (moved.ok) requested.status = moved.to;
@@ -320,13 +358,10 @@ export async function addMembership(ctx: Ctx) {
 
 export async function listMemberships(ctx: Ctx) {
   const p = reachable(ctx);
-  const q = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) };
-  const page = pageOf(q, 10);
-  const all = filterMemberships(p.memberships ?? [], {
-    tierId: typeof q.tierId === 'string' ? q.tierId : undefined,
-    tierGroup: typeof q.tierGroup === 'string' ? q.tierGroup : undefined,
-    status: typeof q.status === 'string' ? q.status : undefined,
-  });
+  const parsed = parseMembershipListQuery(inputOf(ctx));
+  if (!parsed.ok) throw invalidQuery(parsed.errors);
+  const page = parsed.query;
+  const all = filterMemberships(p.memberships ?? [], { tierId: page.tierId, tierGroup: page.tierGroup, status: page.status });
   const slice = all.slice(page.skip, page.skip + page.limit);
   const tiers = new Map<string, TierRecord | null>();
   for (const id of new Set(slice.map((m) => m.tierId))) tiers.set(id, await getTier(ctx, id));
@@ -373,10 +408,10 @@ export async function addMemberFamilyMember(ctx: Ctx) {
   const company = await requireCompany(ctx, p.company.id);
   await checkMemberTypes(ctx, company, null, body.memberSubType);
   const limit = checkFamilyLimit(company, p.familyMembers ?? [], body.memberSubType);
-  if (!limit.ok) throw memberError(limit.error, limit.message, limit.details);
+  if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);
   if (body.email) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
-    if (owner) throw memberError('EMAIL_TAKEN', `Email '${body.email}' belongs to another member`);
+    if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
   }
   const id = randomUUID();
   const t = now();
@@ -428,7 +463,7 @@ export async function updateMemberFamilyMember(ctx: Ctx) {
     company = await requireCompany(ctx, p.company.id);
     await checkMemberTypes(ctx, company, null, body.memberSubType);
     const limit = checkFamilyLimit(company, p.familyMembers, body.memberSubType, body.familyMemberId);
-    if (!limit.ok) throw memberError(limit.error, limit.message, limit.details);
+    if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);
   }
   const { familyMemberId, ...changes } = body;
   const res = await ctx.call('Member', 'applyFamilyMemberUpdate', familyMemberId, { primaryMemberId: p.id, changes });
@@ -488,7 +523,7 @@ export async function applyFamilyMemberUpdate(ctx: Ctx) {
   if (!updatedFields.length) return { profile: before, updatedFields };
   after.updatedAt = now();
   memberState(ctx).profile = after;
-  if ((await syncEmailLookup(ctx, after)) === 'taken') throw memberError('EMAIL_TAKEN', `Email '${after.email}' belongs to another member`);
+  if ((await syncEmailLookup(ctx, after)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
   await logMemberChange(ctx, before, after, { section: 'family', action: 'update' });
   return { profile: after, updatedFields };
 }
@@ -509,11 +544,13 @@ export async function detachFamilyMember(ctx: Ctx) {
 export async function uploadDocument(ctx: Ctx) {
   const p = reachable(ctx);
   const body = ctx.request.body as { content: string; mimeType: string; originalFilename: string; label?: string | null };
+  const typeProblem = documentTypeProblem(body.mimeType);
+  if (typeProblem) throw fieldError('INVALID_FILE', 'mimeType', typeProblem);
   let file;
   try {
     file = await storeMemberFileMeta(ctx, p.id, { content: body.content, mimeType: body.mimeType, originalFilename: body.originalFilename });
   } catch (err) {
-    throw fileError(err);
+    throw fileError(err, { content: 'content', type: 'mimeType' });
   }
   const t = now();
   const doc: MemberDocument = {
@@ -547,16 +584,20 @@ async function logDocuments(ctx: Ctx, before: MemberDocument | null, after: Memb
 
 export function listDocuments(ctx: Ctx) {
   reachable(ctx);
-  const q = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) };
-  const page = pageOf(q, 10);
-  const status = q.status === 'active' || q.status === 'archived' ? (q.status as DocumentStatus) : undefined;
-  const all = documentListing(memberState(ctx).documents, status);
+  const parsed = parseDocumentListQuery(inputOf(ctx));
+  if (!parsed.ok) throw invalidQuery(parsed.errors);
+  const page = parsed.query;
+  const all = documentListing(memberState(ctx).documents, page.status);
   return pageAnswer('documents', all.slice(page.skip, page.skip + page.limit), all.length, page);
 }
 
+/** The document named by `documentId` (body, or query for GET): 400 (5028) without one, 404 (5018) when there is none. */
 function documentOf(ctx: Ctx): MemberDocument {
-  const { documentId } = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) } as { documentId?: string };
-  const r = findDocument(memberState(ctx).documents, String(documentId ?? ''));
+  const { documentId } = inputOf(ctx);
+  if (typeof documentId !== 'string' || !documentId) {
+    throw fieldError('INVALID_INPUT', 'documentId', 'documentId is required (a string, in the body or the query)');
+  }
+  const r = findDocument(memberState(ctx).documents, documentId);
   if (!r.ok) throw memberError(r.error, r.message);
   return r.doc;
 }
@@ -584,9 +625,10 @@ export async function setDocumentStatus(ctx: Ctx, to: DocumentStatus) {
 // ---------------------------------------------------------------- listing
 
 export async function listMembers(ctx: Ctx) {
-  const q = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) } as ListMembersQuery &
-    Record<string, unknown>;
-  const page = pageOf(q, 20);
+  const parsed = parseListMembersQuery(inputOf(ctx));
+  if (!parsed.ok) throw invalidQuery(parsed.errors);
+  const q = parsed.query;
+  const page = q;
   const scope = companyScope(ctx);
   const filter = listMembersFilter(q, scope === null ? undefined : [scope]);
   const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: { createdAt: -1, _id: 1 }, skip: page.skip, limit: page.limit });

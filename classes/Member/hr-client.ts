@@ -167,15 +167,22 @@ export function parseHrEmployee(body: unknown): { ok: true; employee: HrEmployee
 
 type FetchLike = typeof fetch;
 
+/** The error of an aborted caller signal: a deadline the caller set (AbortSignal.timeout) is a time-out. */
+function abortedError(signal: AbortSignal | undefined): HrClientError {
+  const reason = signal?.reason as { name?: string } | undefined;
+  if (reason?.name === 'TimeoutError') return new HrClientError('timeout', "HR system did not answer within the caller's time budget");
+  return new HrClientError('aborted', 'the call was aborted');
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new HrClientError('aborted', 'the call was aborted'));
+    if (signal?.aborted) return reject(abortedError(signal));
     const t = setTimeout(resolve, ms);
     signal?.addEventListener(
       'abort',
       () => {
         clearTimeout(t);
-        reject(new HrClientError('aborted', 'the call was aborted'));
+        reject(abortedError(signal));
       },
       { once: true },
     );
@@ -225,7 +232,8 @@ export class HrClient {
         const e = err instanceof HrClientError ? err : new HrClientError('network', String((err as Error)?.message ?? err));
         last = new HrClientError(e.kind, e.message, e.status, attempt);
         const retryable = e.kind === 'timeout' || e.kind === 'network' || (e.kind === 'http' && (e.status === 429 || (e.status ?? 0) >= 500));
-        if (!retryable) throw last;
+        // the caller's signal ended the call (aborted, or its deadline passed): no further attempt
+        if (!retryable || signal?.aborted) throw last;
       }
     }
     throw last!;
@@ -249,7 +257,7 @@ export class HrClient {
       });
       text = await res.text();
     } catch (err) {
-      if (outer?.aborted) throw new HrClientError('aborted', 'the call was aborted');
+      if (outer?.aborted) throw abortedError(outer);
       if (timeout.aborted) throw new HrClientError('timeout', `HR system did not answer within ${this.config.timeoutMs} ms`);
       throw new HrClientError('network', `HR system unreachable: ${(err as Error).message}`);
     }

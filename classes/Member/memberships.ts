@@ -12,8 +12,10 @@
  *    a dependant only while it is one of the primary member's free
  *    dependants (company `maxFreeDependants`, in the order they were added).
  *    Its payment schedule is empty.
- *  - period: from startDate (default now) to the tier's endDate, at most one
- *    year; the rule's paymentPeriod sets the schedule: `monthly` (every month),
+ *  - period: from startDate (default now, or the tier's start when the tier
+ *    has not started yet) to the tier's endDate, at most one year; a
+ *    startDate before the tier starts or from its end on is refused (400
+ *    5033); the rule's paymentPeriod sets the schedule: `monthly` (every month),
  *    `quarterly` (every 3 months), `semi_annual`/`half_yearly` (every 6),
  *    `annual`/`yearly` (once a year); any other period: one payment at the
  *    start. Each payment is the tier fee.
@@ -22,7 +24,7 @@
 import { eligibleRules, evaluateTierRules } from '../Tier/eligibility';
 import type { Actor } from '../_platform/actor';
 import type { CompanyRecord, EligibilityRuleRecord, TierRecord } from './clients';
-import type { MemberErrorName } from './errors';
+import { fieldError, type MemberErrorName } from './errors';
 import type { Membership, MemberProfile, PaymentType, TierGroup } from './types';
 
 export const PAYMENT_TYPES: readonly PaymentType[] = ['dds', 'cpg', 'company_paid'];
@@ -51,7 +53,13 @@ export interface AddMembershipInput {
   startDate?: string;
 }
 
-export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: unknown };
+/** Why a membership is refused; `field` names the input field at fault. */
+export type Refusal = { ok: false; error: MemberErrorName; message: string; field: string; details?: Record<string, unknown> };
+
+/** The error of a refusal: its code, with `details.errors: [{field, reason}]`. */
+export function refusalError(r: Refusal) {
+  return fieldError(r.error, r.field, r.message, r.details);
+}
 
 function addMonths(iso: string, months: number): string {
   const d = new Date(iso);
@@ -75,6 +83,38 @@ export function paymentSchedule(startDate: string, endDate: string, paymentPerio
   return out;
 }
 
+/**
+ * The period of a membership of `tier`: from `requested` (default: now, or
+ * the tier's start when it lies ahead) to the tier's end, at most one year.
+ */
+export function membershipPeriod(
+  tier: Pick<TierRecord, 'id' | 'startDate' | 'endDate'>,
+  requested: string | undefined,
+  now: string,
+): { ok: true; startDate: string; endDate: string } | Refusal {
+  const iso = (v: string | undefined) => (v && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : undefined);
+  const tierStart = iso(tier.startDate);
+  const tierEnd = iso(tier.endDate);
+  let startDate: string;
+  if (requested) {
+    const s = iso(requested);
+    if (!s) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate '${requested}' is not a date-time` };
+    if (tierStart && s < tierStart) {
+      return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate is before tier '${tier.id}' starts (${tierStart})` };
+    }
+    if (tierEnd && s >= tierEnd) {
+      return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate is not before tier '${tier.id}' ends (${tierEnd})` };
+    }
+    startDate = s;
+  } else {
+    startDate = tierStart && tierStart > now ? tierStart : now;
+  }
+  const yearLater = addMonths(startDate, 12);
+  const endDate = tierEnd && tierEnd < yearLater ? tierEnd : yearLater;
+  if (endDate <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' ends before the membership would start` };
+  return { ok: true, startDate, endDate };
+}
+
 export interface MembershipContext {
   profile: MemberProfile;
   company: CompanyRecord;
@@ -90,10 +130,10 @@ export interface MembershipContext {
 /** The new membership, or why it is refused. */
 export function newMembership(c: MembershipContext): { ok: true; membership: Membership } | Refusal {
   const { tier, input, profile } = c;
-  if (!tier) return { ok: false, error: 'TIER_NOT_FOUND', message: `Tier '${input.tierId}' does not exist` };
-  if (tier.status !== 'active') return { ok: false, error: 'TIER_NOT_ACTIVE', message: `Tier '${tier.id}' is ${tier.status}` };
+  if (!tier) return { ok: false, error: 'TIER_NOT_FOUND', field: 'tierId', message: `Tier '${input.tierId}' does not exist` };
+  if (tier.status !== 'active') return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' is ${tier.status}` };
   if ((profile.memberships ?? []).some((m) => m.tierId === tier.id && m.status === 'active')) {
-    return { ok: false, error: 'DUPLICATE_MEMBERSHIP', message: `The member already has an active membership of tier '${tier.id}'` };
+    return { ok: false, error: 'DUPLICATE_MEMBERSHIP', field: 'tierId', message: `The member already has an active membership of tier '${tier.id}'` };
   }
   const eligibility = { member: profile as unknown as Record<string, unknown>, company: c.company };
   const rules = eligibleRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) as unknown as EligibilityRuleRecord[];
@@ -101,6 +141,7 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
     return {
       ok: false,
       error: 'NOT_ELIGIBLE_FOR_TIER',
+      field: 'tierId',
       message: `The member satisfies no active eligibility rule of tier '${tier.id}'`,
       details: { rules: evaluateTierRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) },
     };
@@ -109,10 +150,15 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
   let rule: EligibilityRuleRecord | undefined;
   if (input.paymentType === 'company_paid') {
     if (group !== 'base') {
-      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };
+      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', field: 'paymentType', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };
     }
     if (profile.primaryMemberId && !c.dependantIsFree) {
-      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', message: "The company pays only for the company's free dependants; this dependant is not one of them" };
+      return {
+        ok: false,
+        error: 'PAYMENT_TYPE_NOT_ALLOWED',
+        field: 'paymentType',
+        message: "The company pays only for the company's free dependants; this dependant is not one of them",
+      };
     }
     rule = rules[0];
   } else {
@@ -122,15 +168,14 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
       return {
         ok: false,
         error: 'PAYMENT_TYPE_NOT_ALLOWED',
+        field: 'paymentType',
         message: `No eligibility rule of tier '${tier.id}' the member satisfies accepts payment type '${input.paymentType}' (${wanted})`,
       };
     }
   }
-  const startDate = input.startDate ? new Date(input.startDate).toISOString() : c.now;
-  const yearLater = addMonths(startDate, 12);
-  const tierEnd = tier.endDate ? new Date(tier.endDate).toISOString() : yearLater;
-  const endDate = tierEnd < yearLater ? tierEnd : yearLater;
-  if (endDate <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', message: `Tier '${tier.id}' ends before the membership would start` };
+  const period = membershipPeriod(tier, input.startDate, c.now);
+  if (!period.ok) return period;
+  const { startDate, endDate } = period;
   const paymentPeriod = rule!.paymentPeriod ?? 'once';
   return {
     ok: true,

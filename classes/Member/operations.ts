@@ -7,7 +7,7 @@ import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import { getCompany, getMemberSubType, getMemberType, type CompanyRecord } from './clients';
-import { memberError } from './errors';
+import { fieldError, memberError } from './errors';
 import {
   clone,
   emailKey,
@@ -20,7 +20,7 @@ import {
   syncStaffIdLookup,
 } from './member-state';
 import { nextMemberStatus } from './status-machine';
-import type { LoginMethod, MemberPermissions, MemberProfile, PendingPhoto } from './types';
+import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile, PendingPhoto } from './types';
 
 export const MEMBER_PHOTO_EVENT = 'MEMBER_ID_PHOTO_UPLOAD';
 export const MEMBER_CREATE_EVENT = 'member_create';
@@ -159,25 +159,25 @@ export interface CreateMemberBody {
 export async function checkMemberTypes(ctx: Ctx, company: CompanyRecord, memberType: string | null, memberSubType: string | null): Promise<void> {
   if (memberType) {
     const mt = await getMemberType(ctx, memberType);
-    if (!mt || mt.status !== 'active') throw memberError('INVALID_MEMBER_TYPE', `Member type '${memberType}' does not exist or is not active`);
+    if (!mt || mt.status !== 'active') throw fieldError('INVALID_MEMBER_TYPE', 'memberType', `Member type '${memberType}' does not exist or is not active`);
     const eligible = company.eligibleMemberTypes ?? [];
     if (eligible.length && !eligible.includes(memberType)) {
-      throw memberError('NOT_ELIGIBLE_FOR_COMPANY', `Member type '${memberType}' is not eligible for company '${company.id}'`);
+      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberType', `Member type '${memberType}' is not eligible for company '${company.id}'`);
     }
   }
   if (memberSubType) {
     const st = await getMemberSubType(ctx, memberSubType);
-    if (!st || st.status !== 'active') throw memberError('INVALID_MEMBER_SUB_TYPE', `Member sub type '${memberSubType}' does not exist or is not active`);
+    if (!st || st.status !== 'active') throw fieldError('INVALID_MEMBER_SUB_TYPE', 'memberSubType', `Member sub type '${memberSubType}' does not exist or is not active`);
     const allowed = (company.memberSubTypes ?? []).map((s) => s.memberSubTypeId);
     if (allowed.length && !allowed.includes(memberSubType)) {
-      throw memberError('NOT_ELIGIBLE_FOR_COMPANY', `Member sub type '${memberSubType}' is not eligible for company '${company.id}'`);
+      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberSubType', `Member sub type '${memberSubType}' is not eligible for company '${company.id}'`);
     }
   }
 }
 
 export async function requireCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
   const company = await getCompany(ctx, companyId);
-  if (!company) throw memberError('COMPANY_NOT_FOUND', `Company '${companyId}' does not exist`);
+  if (!company) throw fieldError('COMPANY_NOT_FOUND', 'company.id', `Company '${companyId}' does not exist`);
   return company;
 }
 
@@ -187,11 +187,11 @@ async function prepareNewMember(ctx: Ctx, body: CreateMemberBody): Promise<Membe
   await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
   if (body.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', body.staffId);
-    if (owner) throw memberError('STAFF_ID_TAKEN', `Staff id '${body.staffId}' belongs to another member`);
+    if (owner) throw fieldError('STAFF_ID_TAKEN', 'staffId', `Staff id '${body.staffId}' belongs to another member`);
   }
   if (body.email) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
-    if (owner) throw memberError('EMAIL_TAKEN', `Email '${body.email}' belongs to another member`);
+    if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
   }
   const now = new Date().toISOString();
   return {
@@ -230,7 +230,7 @@ async function storeNewMember(ctx: Ctx, profile: MemberProfile, additionalData: 
   state.profile = profile;
   state.documents = [];
   syncStaffIdLookup(ctx, profile);
-  if ((await syncEmailLookup(ctx, profile)) === 'taken') throw memberError('EMAIL_TAKEN', `Email '${profile.email}' belongs to another member`);
+  if ((await syncEmailLookup(ctx, profile)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
   await logMemberChange(ctx, null, profile, additionalData);
 }
 
@@ -275,7 +275,9 @@ export interface SeedMemberBody extends CreateMemberBody {
  * seedMember (INTERNAL, upsert; `npm run cli -- seed`): a member as the seed
  * file gives it, created at once (no approval), in the given status or the
  * status creation approval gives. 409 (5026) when the id is taken, so a seed
- * can run again.
+ * can run again. A dependant (`primaryMemberId`) is listed in its primary
+ * member's family (the seed creates primary members first); an unknown
+ * primary member is refused (404 5000).
  */
 export async function seedMember(ctx: Ctx) {
   if (ctx.version !== 0 || memberState(ctx).profile) throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
@@ -285,8 +287,32 @@ export async function seedMember(ctx: Ctx) {
   profile.status = body.status ?? (r.ok ? r.to : 'pending_invite');
   profile.primaryMemberId = body.primaryMemberId ?? null;
   profile.relation = body.relation ?? null;
+  if (profile.primaryMemberId) await checkSeedPrimary(ctx, profile.primaryMemberId);
   await storeNewMember(ctx, profile, { source: 'seed' });
+  if (profile.primaryMemberId) {
+    // last, so that nothing of this member can still fail once the primary member lists it
+    await ctx.call('Member', 'linkFamilyMember', profile.primaryMemberId, {
+      id: profile.id,
+      relation: profile.relation,
+      memberSubType: profile.memberSubType,
+      name: profile.name,
+      surname: profile.surname,
+      status: profile.status,
+      createdAt: profile.createdAt,
+    } satisfies FamilyMember);
+  }
   return { member: profile };
+}
+
+/** The primary member of a seeded dependant exists (404 5000 on primaryMemberId otherwise). */
+async function checkSeedPrimary(ctx: Ctx, primaryMemberId: string): Promise<void> {
+  if (primaryMemberId === ctx.instanceId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'primaryMemberId', 'A member cannot be its own primary member');
+  try {
+    await ctx.call('Member', 'resolveMemberId', primaryMemberId, {});
+  } catch (err) {
+    if (isNotFound(err)) throw fieldError('MEMBER_NOT_FOUND', 'primaryMemberId', `Primary member '${primaryMemberId}' does not exist`);
+    throw err;
+  }
 }
 
 export function isNotFound(err: unknown): boolean {

@@ -13,10 +13,18 @@
  *   4. record the member id in the HR system (member-id update); when that
  *      fails after the client's retries, a QUEUED_WRITE (recordHrMemberId)
  *      keeps retrying with backoff, and the answer says so.
+ *
+ * Time budget: the method has REGISTER_FROM_HR_TIMEOUT_SECONDS. The HR
+ * client's own time-outs and retries (HR_TIMEOUT_MS, HR_RETRIES) can take
+ * longer than that, and once the member is created a call that runs out of
+ * time would leave it without its member id in HR and without the background
+ * retry. So the lookup gets the budget less LOOKUP_RESERVE_MS (time to create
+ * the member and its dependants); the member-id update gets what is left less
+ * ANSWER_RESERVE_MS, and is queued at once when too little is left.
  */
 import { ActorError, type Ctx } from '../../runtime';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from './clients';
-import { memberError } from './errors';
+import { fieldError, memberError } from './errors';
 import { HrClientError, type HrClient, type HrEmployee } from './hr-client';
 import { normalizeDependant } from './hr-contract';
 import { unmappedTypeWarning } from './hr-sync';
@@ -36,6 +44,35 @@ export function hrUnavailable(err: unknown): ActorError {
   return memberError('HR_UNAVAILABLE', `The HR system could not be used: ${(err as Error)?.message ?? String(err)}`);
 }
 
+/** registerFromHr's time budget; Member.class.ts declares it as the method's timeoutSeconds */
+export const REGISTER_FROM_HR_TIMEOUT_SECONDS = 30;
+/** kept from the lookup for creating the member and its dependants */
+export const LOOKUP_RESERVE_MS = 5_000;
+/** kept from the member-id update for queuing the retry and answering */
+export const ANSWER_RESERVE_MS = 2_000;
+/** below this, the member-id update is not tried inline but queued */
+const MIN_INLINE_MS = 500;
+
+/**
+ * Runs `fn` with a signal that follows `outer` and also aborts (TimeoutError)
+ * after `ms`. A timer of our own, not AbortSignal.timeout inside
+ * AbortSignal.any: nothing would hold that timeout signal, and it may be
+ * collected before it fires.
+ */
+async function within<T>(outer: AbortSignal, ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(outer.reason);
+  if (outer.aborted) onAbort();
+  else outer.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new DOMException('the time budget passed', 'TimeoutError')), Math.max(1, Math.floor(ms)));
+  try {
+    return await fn(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  }
+}
+
 export interface RegistrationResult {
   member: MemberProfile;
   dependants: { id: string; created: boolean; warnings: string[] }[];
@@ -43,11 +80,47 @@ export interface RegistrationResult {
   warnings: string[];
 }
 
-export async function registerFromHr(ctx: Ctx, hr: HrClient): Promise<RegistrationResult> {
+/** createMember's field → the HR record's field (what the caller can look at in the HR system) */
+const HR_FIELD_OF: Record<string, string> = {
+  memberType: 'employmentType',
+  memberSubType: 'employmentType',
+  'company.id': 'companyId',
+  'address.country': 'country',
+  'address.address': 'address',
+  staffId: 'employeeId',
+};
+
+/**
+ * createMember with the HR record. The caller sent only an email, so when the
+ * record itself cannot become a member (createMember's validation, a member
+ * type the company does not admit) that is 422 5031 on the HR record's
+ * fields, not a 400 about fields the caller never sent. Other refusals (409:
+ * the email belongs to another member) are answered as they are.
+ */
+async function createFromHr(ctx: Ctx, employee: HrEmployee, body: Record<string, unknown>): Promise<MemberProfile> {
+  try {
+    return ((await ctx.call('Member', 'createMember', undefined, body)).body as { member: MemberProfile }).member;
+  } catch (err) {
+    if (!(err instanceof ActorError) || (err.status !== 400 && err.status !== 404)) throw err;
+    const inner = (err.details ?? {}) as { errors?: { field?: unknown; reason?: unknown }[] };
+    const errors = (Array.isArray(inner.errors) ? inner.errors : []).map((e) => {
+      const field = String(e.field ?? '');
+      return { field: HR_FIELD_OF[field] ?? field, reason: String(e.reason ?? err.message) };
+    });
+    throw memberError('HR_RECORD_REJECTED', `Employee '${employee.employeeId}' cannot become a member: ${err.message}`, {
+      ...(errors.length ? { errors, field: errors[0]!.field } : {}),
+      cause: { code: err.code, message: err.message },
+    });
+  }
+}
+
+export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
+  const started = Date.now();
+  const left = () => budgetMs - (Date.now() - started);
   const { email, loginMethod } = ctx.request.body as { email: string; loginMethod?: LoginMethod };
   let employee: HrEmployee | null;
   try {
-    employee = await hr.lookupEmployee(email, ctx.signal);
+    employee = await within(ctx.signal, left() - LOOKUP_RESERVE_MS, (signal) => hr.lookupEmployee(email, signal));
   } catch (err) {
     throw hrUnavailable(err);
   }
@@ -58,18 +131,18 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient): Promise<Registrati
     throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
   }
   if (employee.status.toLowerCase() !== 'active') {
-    throw memberError('HR_RECORD_REJECTED', `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`, {
+    throw fieldError('HR_RECORD_REJECTED', 'status', `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`, {
       field: 'status',
     });
   }
   const memberType = await findMemberTypeBySystemIdentifier(ctx, employee.employmentType);
   if (!memberType || memberType.status !== 'active') {
-    throw memberError('HR_RECORD_REJECTED', `Employment type '${employee.employmentType}' matches no active member type`, { field: 'employmentType' });
+    throw fieldError('HR_RECORD_REJECTED', 'employmentType', `Employment type '${employee.employmentType}' matches no active member type`, { field: 'employmentType' });
   }
   const company = await getCompanyByBgId(ctx, employee.companyId);
-  if (!company) throw memberError('HR_RECORD_REJECTED', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
+  if (!company) throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
 
-  const created = await ctx.call('Member', 'createMember', undefined, {
+  const created = await createFromHr(ctx, employee, {
     name: employee.name,
     surname: employee.surname,
     staffId: employee.employeeId,
@@ -83,7 +156,7 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient): Promise<Registrati
     isCabinCrew: employee.isCabinCrew,
     source: 'hr_registration',
   });
-  const member = (created.body as { member: MemberProfile }).member;
+  const member = created;
 
   const warnings: string[] = [];
   const dependants: RegistrationResult['dependants'] = [];
@@ -113,7 +186,9 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient): Promise<Registrati
 
   let memberIdRecorded = true;
   try {
-    await hr.recordMemberId(employee.employeeId, member.id, ctx.signal);
+    const inline = left() - ANSWER_RESERVE_MS;
+    if (inline < MIN_INLINE_MS) throw new HrClientError('timeout', 'no time was left in this call to wait for the HR system');
+    await within(ctx.signal, inline, (signal) => hr.recordMemberId(employee.employeeId, member.id, signal));
   } catch (err) {
     memberIdRecorded = false;
     await ctx.enqueue('Member', 'recordHrMemberId', member.id, { employeeId: employee.employeeId });

@@ -24,8 +24,12 @@ export const SYSTEM_ONLY_STATUSES: readonly MemberStatus[] = [
 
 export type LoginMethod = 'sso' | 'email_password';
 export type PaymentType = 'dds' | 'cpg' | 'company_paid';
-export type TierGroup = 'base' | 'upgrade' | 'add_on';
-export type MembershipStatus = 'active' | 'expired' | 'inactive' | 'suspended';
+export const TIER_GROUPS = ['base', 'upgrade', 'add_on'] as const;
+export type TierGroup = (typeof TIER_GROUPS)[number];
+/** membership statuses (spec 2.1 "Membership filter statuses") */
+export const MEMBERSHIP_STATUSES = ['active', 'expired', 'inactive', 'suspended'] as const;
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
+export const DOCUMENT_STATUSES = ['active', 'archived'] as const;
 
 export interface Address {
   country: string;
@@ -111,7 +115,7 @@ export interface MemberProfile {
   updatedAt: string;
 }
 
-export type DocumentStatus = 'active' | 'archived';
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 /** Member document metadata (spec 2.1); content in FileManager `member_<memberId>`. */
 export interface MemberDocument {
