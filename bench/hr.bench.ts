@@ -13,6 +13,9 @@
  *   3. steady updates: HR_CONNECTIONS connections send records whose phone
  *      changed since the last one, rotating over every employee:
  *      `hr_updates_per_s`, `hr_p99_ms`; then the stored phones are checked;
+ *      the same records to a bare express + ioredis GET+SET handler
+ *      (bench/baseline-server.ts), in slices alternating with the service's:
+ *      `hr_vs_bare_ratio` (the machine's speed cancels out of it);
  *   4. the same records again (nothing changes: the idempotent path);
  *   5. more members through the seed up to MEMBERS in all, waited for in the
  *      document store;
@@ -96,6 +99,7 @@ const HR_CONNECTIONS = 16;
 const LIST_CONNECTIONS = 4;
 const SEED_CONCURRENCY = 32;
 const PROJECT_ID = 'benchhr';
+const BARE_PREFIX = 'bench:hrbase:';
 const API_KEY = 'bench-hr-integration-key-0123456789abcdef';
 const JWT_SECRET = 'bench-hr-jwt-secret-0123456789-0123456789-012345';
 const PROJECTION_TIMEOUT_MS = 15 * 60_000;
@@ -247,10 +251,10 @@ function hrLoad(
 
 /**
  * The stored phone of each sampled employee is the last one sent; the one
- * before it is accepted for at most HR_CONNECTIONS employees (a request still
- * in flight when autocannon stopped, never answered).
+ * before it is accepted for at most `inFlight` employees (requests still in
+ * flight when autocannon stopped a run, never answered: HR_CONNECTIONS a run).
  */
-async function checkApplied(redis: Redis, sent: Map<number, number[]>, sample: number): Promise<{ checked: number; wrong: number }> {
+async function checkApplied(redis: Redis, sent: Map<number, number[]>, sample: number, inFlight: number): Promise<{ checked: number; wrong: number }> {
   const ids = [...sent.keys()].slice(0, sample);
   let wrong = 0;
   let previous = 0;
@@ -262,7 +266,7 @@ async function checkApplied(redis: Redis, sent: Map<number, number[]>, sample: n
     if (rounds.length > 1 && stored === phone(i, rounds[0]!)) previous++;
     else wrong++;
   }
-  return { checked: ids.length, wrong: wrong + Math.max(0, previous - HR_CONNECTIONS) };
+  return { checked: ids.length, wrong: wrong + Math.max(0, previous - inFlight) };
 }
 
 interface ListingKind {
@@ -333,10 +337,11 @@ async function main(): Promise<Record<string, unknown>> {
   tempDirs.add(dataDir);
   const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'hr-bench-prof-')) : undefined;
   let service: Child | undefined;
+  let bare: Child | undefined;
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`]);
+    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`, `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the back-office user that lists (the snapshot RoleManager would write)
     await redis.set(`rt:${PROJECT_ID}:roles`, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
@@ -360,6 +365,11 @@ async function main(): Promise<Record<string, unknown>> {
       profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
     );
     const BASE = `http://127.0.0.1:${port}`;
+    // the baseline: a bare express + ioredis handler (GET + SET of a small value) on the same Redis
+    const barePort = await findFreePort();
+    bare = startNodeChild('baseline-server', 'bench/baseline-server.ts', { PORT: String(barePort), REDIS_URL: redisUrl, BASE_PREFIX: BARE_PREFIX });
+    const BARE = `http://127.0.0.1:${barePort}`;
+    await waitReady(bare, `${BARE}/ready`);
     await waitReady(service, `${BASE}/ready`);
     await waitUntil(async () => (await healthPids(BASE, 4 * PROCESSES)).size === PROCESSES, 60_000, `${PROCESSES} runtime processes answering`);
     log(`service ready: pid ${service.pid}, ${PROCESSES} runtime process(es) ${stamp()}`);
@@ -382,9 +392,43 @@ async function main(): Promise<Record<string, unknown>> {
     const rounds = (n: number) => 2 + Math.floor(n / EMPLOYEES);
     await hrLoad('warm-up', BASE, service.pid, { seconds: S.warmSeconds, counter, round: rounds });
     const sent = new Map<number, number[]>();
-    const steady = await hrLoad('changed records', BASE, service.pid, { seconds: S.updateSeconds, counter, round: rounds, sent });
+    // the service and the bare handler in alternating slices (S B B S S B …), the same records and connections
+    const bareCounter = { n: 0 };
+    const bareLoad = (seconds: number) =>
+      cannon({
+        label: 'bare GET+SET',
+        url: BARE,
+        pid: bare!.pid,
+        connections: HR_CONNECTIONS,
+        seconds,
+        request: {
+          method: 'POST',
+          path: '/write/E0',
+          setupRequest: (req) => {
+            const i = bareCounter.n++ % EMPLOYEES;
+            req.path = `/write/${staffId(i)}`;
+            req.body = JSON.stringify(employeeRecord(i, 2 + Math.floor(bareCounter.n / EMPLOYEES)));
+            return req;
+          },
+        },
+      });
+    await bareLoad(1);
+    const slices = 4;
+    const sliceSeconds = S.updateSeconds / slices;
+    const serviceSlices: Measured[] = [];
+    const bareSlices: Measured[] = [];
+    for (let k = 0; k < slices * 2; k++) {
+      if ((k % 4 === 0 || k % 4 === 3) && serviceSlices.length < slices) {
+        serviceSlices.push(await hrLoad('changed records', BASE, service.pid, { seconds: sliceSeconds, counter, round: rounds, sent }));
+      } else bareSlices.push(await bareLoad(sliceSeconds));
+    }
+    const steady = summarise('changed records', serviceSlices);
+    const bareMeasured = summarise('bare GET+SET, same records', bareSlices);
     log(`  ${describe(steady)}`);
-    const applied = await checkApplied(redis, sent, 2000);
+    log(`  ${describe(bareMeasured)}`);
+    const hrVsBare = steady.rps / bareMeasured.rps;
+    log(`  ratio service/bare = ${fmt(hrVsBare, 3)} by req/s (${slices} × ${fmt(sliceSeconds, 1)} s slices each, alternating)`);
+    const applied = await checkApplied(redis, sent, 2000, HR_CONNECTIONS * slices);
     log(`  stored phone is the last one sent for ${applied.checked - applied.wrong} of ${applied.checked} sampled employees`);
 
     // --- 4. unchanged ------------------------------------------------------------
@@ -411,7 +455,7 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  ${describe(unchanged)}`);
     if (HR_ONLY) {
       if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
-      return { hr_updates_per_s: Math.round(steady.rps), hr_p99_ms: round1(steady.p99), hr_only: true, unchanged_per_s: Math.round(unchanged.rps), cpu_us_per_update: Math.round(steady.cpuUsPerReq) };
+      return { hr_updates_per_s: Math.round(steady.rps), hr_p99_ms: round1(steady.p99), hr_vs_bare_ratio: Math.round(hrVsBare * 1000) / 1000, hr_only: true, unchanged_per_s: Math.round(unchanged.rps), cpu_us_per_update: Math.round(steady.cpuUsPerReq) };
     }
 
     // --- 5. grow to MEMBERS ------------------------------------------------------
@@ -450,6 +494,12 @@ async function main(): Promise<Record<string, unknown>> {
       list_p95_ms: round1(p95),
       rss_mb: round1(mem.rssMb),
     };
+    const hrBaseline = {
+      hr_vs_bare_ratio: Math.round(hrVsBare * 1000) / 1000,
+      bare_per_s: Math.round(bareMeasured.rps),
+      bare_p99_ms: round1(bareMeasured.p99),
+      bare_cpu_us_per_req: Math.round(bareMeasured.cpuUsPerReq),
+    };
     const targetsMet = {
       hr_updates_per_s: figures.hr_updates_per_s >= TARGETS.hr_updates_per_s,
       hr_p99_ms: figures.hr_p99_ms <= TARGETS.hr_p99_ms,
@@ -467,6 +517,7 @@ async function main(): Promise<Record<string, unknown>> {
     if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
     return {
       ...figures,
+      ...hrBaseline,
       quick: QUICK,
       targets_met: targetsMet,
       targets: TARGETS,
@@ -491,6 +542,7 @@ async function main(): Promise<Record<string, unknown>> {
     };
   } finally {
     await service?.stop();
+    await bare?.stop();
     await redis?.quit().catch(() => undefined);
     await tracked.redis?.stop();
     log(`elapsed ${fmt((performance.now() - t0) / 1000, 1)} s`);
