@@ -87,6 +87,12 @@ interface ApplyEmployeeBody {
   actor: Actor;
 }
 
+/** linkFamilyMember's body: the entry, and who made the change (the caller's actor when absent) */
+export interface LinkFamilyBody {
+  ref: FamilyMember;
+  actor?: Actor;
+}
+
 interface PrimaryInfo {
   id: string;
   company: { id: string };
@@ -244,7 +250,9 @@ export class Member {
         .body as { created: boolean; updatedFields: string[]; ref: FamilyMember; warnings: string[] };
       // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out)
       const listed = primary.familyMembers.find((f) => f.id === rec.id);
-      if (!listed || !sameRef(listed, applied.ref)) await ctx.call('Member', 'linkFamilyMember', primary.id, applied.ref);
+      if (!listed || !sameRef(listed, applied.ref)) {
+        await ctx.call('Member', 'linkFamilyMember', primary.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody);
+      }
       warnings.push(...applied.warnings);
 
       ctx.response.status = applied.created ? 201 : 200;
@@ -303,16 +311,25 @@ export class Member {
     return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings };
   }
 
-  /** Adds or refreshes a family member entry on the primary member (no change → no write). */
+  /**
+   * Adds or refreshes a family member entry on the primary member (no change → no write); a change is
+   * audit-logged on the primary member, with the actor of the call that made it.
+   */
   @Internal({ access: ['class:Member'], schema: false })
-  linkFamilyMember(ctx: Ctx) {
-    const ref = ctx.request.body as FamilyMember;
-    const p = profileOf(ctx);
-    const list = p.familyMembers ?? [];
+  async linkFamilyMember(ctx: Ctx) {
+    const { ref, actor } = ctx.request.body as LinkFamilyBody;
+    const before = profileOf(ctx);
+    const list = before.familyMembers ?? [];
     const i = list.findIndex((f) => f.id === ref.id);
     const merged = i >= 0 ? { ...list[i], ...ref, createdAt: list[i]!.createdAt } : ref;
     if (i >= 0 && JSON.stringify(list[i]) === JSON.stringify(merged)) return { changed: false };
-    p.familyMembers = i >= 0 ? list.map((f, j) => (j === i ? merged : f)) : [...list, merged];
+    const after: MemberProfile = {
+      ...before,
+      familyMembers: i >= 0 ? list.map((f, j) => (j === i ? merged : f)) : [...list, merged],
+      updatedAt: new Date().toISOString(),
+    };
+    memberState(ctx).profile = after;
+    await logMemberChange(ctx, before, after, { source: 'family_member_link', familyMemberId: ref.id }, actor);
     return { changed: true };
   }
 

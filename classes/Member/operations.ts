@@ -291,7 +291,7 @@ export async function seedMember(ctx: Ctx) {
   await storeNewMember(ctx, profile, { source: 'seed' });
   if (profile.primaryMemberId) {
     // last, so that nothing of this member can still fail once the primary member lists it
-    await ctx.call('Member', 'linkFamilyMember', profile.primaryMemberId, {
+    const ref: FamilyMember = {
       id: profile.id,
       relation: profile.relation,
       memberSubType: profile.memberSubType,
@@ -299,7 +299,8 @@ export async function seedMember(ctx: Ctx) {
       surname: profile.surname,
       status: profile.status,
       createdAt: profile.createdAt,
-    } satisfies FamilyMember);
+    };
+    await ctx.call('Member', 'linkFamilyMember', profile.primaryMemberId, { ref, actor: actorFromIdentity(ctx.identity) });
   }
   return { member: profile };
 }

@@ -23,6 +23,7 @@
  * ANSWER_RESERVE_MS, and is queued at once when too little is left.
  */
 import { ActorError, type Ctx } from '../../runtime';
+import { actorFromIdentity } from '../_platform/actor';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from './clients';
 import { fieldError, memberError } from './errors';
 import { HrClientError, type HrClient, type HrEmployee } from './hr-client';
@@ -176,7 +177,7 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER
         ref: FamilyMember;
         warnings: string[];
       };
-      await ctx.call('Member', 'linkFamilyMember', member.id, applied.ref);
+      await ctx.call('Member', 'linkFamilyMember', member.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
       dependants.push({ id: d.id, created: applied.created, warnings: [...depWarnings, ...applied.warnings] });
     } catch (err) {
       if (!(err instanceof ActorError) || err.status >= 500) throw err;

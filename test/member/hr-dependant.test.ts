@@ -2,8 +2,8 @@
  * Spec 4.3 + 7.2: POST /members/hr/dependant, upsert (201 create / 200 update),
  * exact bodies and codes.
  */
-import { type TestRuntime } from '../support/harness';
-import { API_KEY, createMember, dependantRecord, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import { waitFor, type TestRuntime } from '../support/harness';
+import { API_KEY, createMember, dependantRecord, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
 beforeAll(async () => {
@@ -62,6 +62,11 @@ describe('create and update', () => {
     expect(primary.familyMembers).toEqual([
       { id: depId, relation: 'spouse', memberSubType: 'mst-spouse', name: 'Bea', surname: 'Lovelace', status: 'active', createdAt: dep.createdAt },
     ]);
+    // the primary member's changed family list is audit-logged too, with the API key's actor
+    const link = await waitFor(async () => (await memberLogs(t, emp.id)).find((l) => l.additionalData?.source === 'family_member_link') ?? null, {
+      what: "the audit entry of the primary member's family list",
+    });
+    expect(link).toMatchObject({ actor: { type: 'system', name: 'integration:env-1' }, additionalData: { familyMemberId: depId } });
   });
 
   test('200 on update with the changed fields; the same record again changes nothing (no new version)', async () => {
