@@ -98,6 +98,17 @@ export function unknownInstanceError(projectId: string, classId: string, instanc
   return new ActorError(500, 'UNKNOWN_INSTANCE', message, { body: { message } });
 }
 
+const NOT_DEPLOYED = new Set<number | string>([RuntimeCodes.UNKNOWN_PROJECT.code, RuntimeCodes.UNKNOWN_CLASS.code, RuntimeCodes.UNKNOWN_METHOD.code]);
+
+/**
+ * The runtime's own 404 for a call whose target is not deployed (unknown
+ * project, class or method), as opposed to a class's 404 for a record it does
+ * not hold: a caller must not read it as "no such record".
+ */
+export function isNotDeployed(err: unknown): boolean {
+  return err instanceof ActorError && NOT_DEPLOYED.has(err.code);
+}
+
 export interface ErrorTable {
   [name: string]: { code: number | string; status: number; retryable?: boolean };
 }

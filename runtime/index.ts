@@ -20,7 +20,7 @@ export type {
   RoleSnapshot,
   ScheduleRequest,
 } from './actor/types';
-export { ActorError, errorFactory } from './errors';
+export { ActorError, errorFactory, isNotDeployed } from './errors';
 export { projectRoot } from './config';
 export type { RoleDefinition } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

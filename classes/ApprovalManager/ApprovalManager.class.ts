@@ -25,6 +25,7 @@ import {
 } from './domain';
 import { approvalError } from './errors';
 import type { ApprovalAction, ApprovalRecord, CreateApprovalInput } from './types';
+import { listingInput } from '../_platform/paging';
 
 interface ApprovalState {
   approval: ApprovalRecord;
@@ -181,7 +182,7 @@ export class ApprovalManager {
    */
   @Static({ access: ['program_management_user'] })
   async listApprovals(ctx: Ctx) {
-    const raw = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) };
+    const raw = listingInput(ctx);
     const parsed = parseListQuery(raw);
     if (!parsed.ok) {
       throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, {

@@ -8,7 +8,8 @@
  * The callees answer either the record itself or the record wrapped in one
  * key (`{memberType: {...}}`); both are accepted.
  */
-import { ActorError, type Ctx } from '../../runtime';
+import type { Ctx } from '../../runtime';
+import { isAbsentRecord } from '../_platform/calls';
 
 export interface MemberTypeRecord {
   id: string;
@@ -73,13 +74,6 @@ const SETTING = 'Setting';
 const COMPANY = 'Company';
 const TIER = 'Tier';
 
-/** the runtime's own 404s (1003-1005: unknown project, class, method): the callee is not deployed, which is no "absent record" */
-const PLATFORM_NOT_FOUND = new Set<number | string>([1003, 1004, 1005]);
-
-function isMissing(err: unknown): boolean {
-  if (!(err instanceof ActorError)) return false;
-  return err.code === 'UNKNOWN_INSTANCE' || (err.status === 404 && !PLATFORM_NOT_FOUND.has(err.code));
-}
 
 function unwrap<T>(body: unknown, key: string): T | null {
   if (body === null || body === undefined || typeof body !== 'object') return null;
@@ -96,7 +90,7 @@ async function fetchOne<T>(ctx: Ctx, classId: string, method: string, instanceId
     const res = await ctx.call(classId, method, instanceId, body);
     return unwrap<T>(res.body, key);
   } catch (err) {
-    if (isMissing(err)) return null;
+    if (isAbsentRecord(err)) return null;
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import { actorFromIdentity } from '../_platform/actor';
 import { logChange } from '../LogManager/log-client';
 import { PatchConflictError, runWorkflow, applyApprovalCallback, approvalSummary, type ApprovalCallbackBody } from '../_platform/workflow';
 import { getTier, type CompanyRecord, type TierRecord } from './clients';
+import { listingInput } from '../_platform/paging';
 import { fieldError, memberError } from './errors';
 import { checkFamilyLimit, documentListing, documentTypeProblem, findDocument, freeFamilyMemberIds, moveDocument } from './family';
 import { checkPhotoExtension, PHOTO_MIME, ALLOWED_PHOTO_EXTENSIONS } from './hr-contract';
@@ -43,12 +44,6 @@ import {
 } from './operations';
 import { nextMemberStatus } from './status-machine';
 import type { DocumentStatus, FamilyMember, MemberDocument, MemberPrivateState, MemberProfile } from './types';
-
-/** a GET query and a POST body together (the body wins) */
-function inputOf(ctx: Ctx): Record<string, unknown> {
-  const body = ctx.request.body;
-  return { ...(ctx.request.query as Record<string, unknown>), ...(body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}) };
-}
 
 // ---------------------------------------------------------------- guards
 
@@ -358,7 +353,7 @@ export async function addMembership(ctx: Ctx) {
 
 export async function listMemberships(ctx: Ctx) {
   const p = reachable(ctx);
-  const parsed = parseMembershipListQuery(inputOf(ctx));
+  const parsed = parseMembershipListQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const page = parsed.query;
   const all = filterMemberships(p.memberships ?? [], { tierId: page.tierId, tierGroup: page.tierGroup, status: page.status });
@@ -584,7 +579,7 @@ async function logDocuments(ctx: Ctx, before: MemberDocument | null, after: Memb
 
 export function listDocuments(ctx: Ctx) {
   reachable(ctx);
-  const parsed = parseDocumentListQuery(inputOf(ctx));
+  const parsed = parseDocumentListQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const page = parsed.query;
   const all = documentListing(memberState(ctx).documents, page.status);
@@ -593,7 +588,7 @@ export function listDocuments(ctx: Ctx) {
 
 /** The document named by `documentId` (body, or query for GET): 400 (5028) without one, 404 (5018) when there is none. */
 function documentOf(ctx: Ctx): MemberDocument {
-  const { documentId } = inputOf(ctx);
+  const { documentId } = listingInput(ctx);
   if (typeof documentId !== 'string' || !documentId) {
     throw fieldError('INVALID_INPUT', 'documentId', 'documentId is required (a string, in the body or the query)');
   }
@@ -625,15 +620,14 @@ export async function setDocumentStatus(ctx: Ctx, to: DocumentStatus) {
 // ---------------------------------------------------------------- listing
 
 export async function listMembers(ctx: Ctx) {
-  const parsed = parseListMembersQuery(inputOf(ctx));
+  const parsed = parseListMembersQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const q = parsed.query;
-  const page = q;
   const scope = companyScope(ctx);
   const filter = listMembersFilter(q, scope === null ? undefined : [scope]);
-  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: { createdAt: -1, _id: 1 }, skip: page.skip, limit: page.limit });
+  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: { createdAt: -1, _id: 1 }, skip: q.skip, limit: q.limit });
   const members = items.map(({ _id, _v, _instance, _class, emailLower, ...doc }) => doc);
-  return pageAnswer('members', members, total, page);
+  return pageAnswer('members', members, total, q);
 }
 
 export function streamMember(ctx: Ctx) {

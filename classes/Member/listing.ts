@@ -3,7 +3,7 @@
  * queries over them (listMembers, getMemberDependants), pure.
  */
 import type { Filter, IndexSpec } from '../../runtime';
-import { pageInfo, parsePaging, type FieldProblem } from '../_platform/paging';
+import { booleanOf, oneOf, pageInfo, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { memberError } from './errors';
 import { DOCUMENT_STATUSES, MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type DocumentStatus, type MemberPrivateState, type MemberProfile } from './types';
 
@@ -73,44 +73,7 @@ export interface ListMembersQuery {
   limit?: number;
 }
 
-const LIST_MEMBERS_FIELDS = new Set(['status', 'companyId', 'memberType', 'membershipStatus', 'primaryMemberId', 'primaryOnly', 'search', 'page', 'limit']);
-const MAX_TEXT = 200;
-
-/** a value given in a query or body ('' counts as not given, as in the other listings) */
-const given = (raw: Record<string, unknown>, k: string) => raw[k] !== undefined && raw[k] !== null && raw[k] !== '';
-
-/** one string, or a list of strings (a GET query repeats the key), each short: no query operators reach the filter */
-function stringOrList(raw: Record<string, unknown>, k: string, errors: FieldProblem[], allowed?: readonly string[]): string | string[] | undefined {
-  if (!given(raw, k)) return undefined;
-  const v = raw[k];
-  const list = Array.isArray(v) ? v : [v];
-  const ok = list.length > 0 && list.length <= 100 && list.every((x) => typeof x === 'string' && x.length > 0 && x.length <= MAX_TEXT && (!allowed || allowed.includes(x)));
-  if (!ok) {
-    errors.push({
-      field: k,
-      reason: allowed ? `must be one of (or a list of): ${allowed.join(', ')}` : `must be a string of 1 to ${MAX_TEXT} characters, or a list of them`,
-    });
-    return undefined;
-  }
-  return Array.isArray(v) ? (v as string[]) : (v as string);
-}
-
-function booleanOf(raw: Record<string, unknown>, k: string, errors: FieldProblem[]): boolean | undefined {
-  if (!given(raw, k)) return undefined;
-  const v = raw[k];
-  if (v === true || v === 'true') return true;
-  if (v === false || v === 'false') return false;
-  errors.push({ field: k, reason: 'must be true or false' });
-  return undefined;
-}
-
-function textOf(raw: Record<string, unknown>, k: string, errors: FieldProblem[]): string | undefined {
-  if (!given(raw, k)) return undefined;
-  const v = raw[k];
-  if (typeof v === 'string' && v.length <= MAX_TEXT) return v;
-  errors.push({ field: k, reason: `must be a string of at most ${MAX_TEXT} characters` });
-  return undefined;
-}
+const LIST_MEMBERS_FIELDS = ['status', 'companyId', 'memberType', 'membershipStatus', 'primaryMemberId', 'primaryOnly', 'search', 'page', 'limit'];
 
 /** Problems of a listing query: 400 (5005) with `details.errors: [{field, reason}]`. */
 export function invalidQuery(errors: FieldProblem[]) {
@@ -123,37 +86,19 @@ export function invalidQuery(errors: FieldProblem[]) {
  */
 export function parseListMembersQuery(raw: Record<string, unknown>): { ok: true; query: ListMembersQuery & Page } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
-  for (const k of Object.keys(raw)) if (!LIST_MEMBERS_FIELDS.has(k)) errors.push({ field: k, reason: 'is not allowed' });
-  const q: ListMembersQuery = {};
-  const status = stringOrList(raw, 'status', errors, MEMBER_STATUSES);
-  if (status !== undefined) q.status = status;
-  const companyId = stringOrList(raw, 'companyId', errors);
-  if (companyId !== undefined) q.companyId = companyId;
-  const memberType = stringOrList(raw, 'memberType', errors);
-  if (memberType !== undefined) q.memberType = memberType;
-  const membershipStatus = stringOrList(raw, 'membershipStatus', errors, MEMBERSHIP_STATUSES);
-  if (membershipStatus !== undefined) q.membershipStatus = membershipStatus;
-  const primaryMemberId = textOf(raw, 'primaryMemberId', errors);
-  if (primaryMemberId !== undefined) q.primaryMemberId = primaryMemberId;
-  const primaryOnly = booleanOf(raw, 'primaryOnly', errors);
-  if (primaryOnly !== undefined) q.primaryOnly = primaryOnly;
-  const search = textOf(raw, 'search', errors);
-  if (search !== undefined) q.search = search;
+  unknownKeys(raw, LIST_MEMBERS_FIELDS, errors);
+  const query: ListMembersQuery = {
+    status: stringOrList(raw, 'status', errors, MEMBER_STATUSES),
+    companyId: stringOrList(raw, 'companyId', errors),
+    memberType: stringOrList(raw, 'memberType', errors),
+    membershipStatus: stringOrList(raw, 'membershipStatus', errors, MEMBERSHIP_STATUSES),
+    primaryMemberId: textOf(raw, 'primaryMemberId', errors),
+    primaryOnly: booleanOf(raw, 'primaryOnly', errors),
+    search: textOf(raw, 'search', errors),
+  };
   const { page, limit } = parsePaging(raw, errors, 20);
   if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { ...q, page, limit, skip: (page - 1) * limit } };
-}
-
-/** one value of a fixed set */
-function oneOf<T extends string>(raw: Record<string, unknown>, k: string, allowed: readonly T[], errors: FieldProblem[]): T | undefined {
-  if (!given(raw, k)) return undefined;
-  if ((allowed as readonly unknown[]).includes(raw[k])) return raw[k] as T;
-  errors.push({ field: k, reason: `must be one of: ${allowed.join(', ')}` });
-  return undefined;
-}
-
-function unknownKeys(raw: Record<string, unknown>, known: readonly string[], errors: FieldProblem[]): void {
-  for (const k of Object.keys(raw)) if (!known.includes(k)) errors.push({ field: k, reason: 'is not allowed' });
+  return { ok: true, query: { ...query, page, limit, skip: (page - 1) * limit } };
 }
 
 export interface MembershipListQuery extends Page {

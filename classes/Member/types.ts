@@ -1,5 +1,6 @@
 /** Member records (spec 2.1, 2.9; GUIDE 6: the field "the service" is `familyMembers`). */
 import type { Actor } from '../_platform/actor';
+import type { TierGroup } from '../Tier/types';
 
 export const MEMBER_STATUSES = [
   'pending_invite',
@@ -24,8 +25,8 @@ export const SYSTEM_ONLY_STATUSES: readonly MemberStatus[] = [
 
 export type LoginMethod = 'sso' | 'email_password';
 export type PaymentType = 'dds' | 'cpg' | 'company_paid';
-export const TIER_GROUPS = ['base', 'upgrade', 'add_on'] as const;
-export type TierGroup = (typeof TIER_GROUPS)[number];
+/** tier groups on memberships: the Tier class's own */
+export { TIER_GROUPS, type TierGroup } from '../Tier/types';
 /** membership statuses (spec 2.1 "Membership filter statuses") */
 export const MEMBERSHIP_STATUSES = ['active', 'expired', 'inactive', 'suspended'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];

@@ -56,6 +56,7 @@ import {
 } from './domain';
 import { roleError } from './errors';
 import type { DeploymentAnswer, PermissionMap, RoleEntity, RoleManagerState, RoleStatus, StoredRole } from './types';
+import { listingInput } from '../_platform/paging';
 
 export const ROLE_MANAGER_INSTANCE = 'default';
 const DEPLOY = 'saveRolesToLayerAndTriggerDeployment';
@@ -239,7 +240,7 @@ export class RoleManager {
   /** Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
   @Read({ access: ['program_management_user', 'class'] })
   async listRoles(ctx: Ctx) {
-    const raw = { ...((ctx.request.query ?? {}) as Record<string, unknown>), ...((ctx.request.body ?? {}) as Record<string, unknown>) };
+    const raw = listingInput(ctx);
     const parsed = parseListQuery(raw);
     if (!parsed.ok) {
       throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });

@@ -33,6 +33,7 @@ import { CONDITION_DEFINITIONS, conditionsProblems } from './eligibility';
 import { tierError } from './errors';
 import { getPaymentPeriods, getTierType } from './settings-client';
 import { isLive, transition } from './status';
+import { listingInput } from '../_platform/paging';
 import {
   ELIGIBILITY_OPERATORS,
   TIER_GROUPS,
@@ -333,7 +334,7 @@ export class Tier {
    */
   @Static({ access: [PM] })
   async listTiers(ctx: Ctx) {
-    const raw = { ...(ctx.request.query as Record<string, unknown>), ...((ctx.request.body as Record<string, unknown>) ?? {}) };
+    const raw = listingInput(ctx);
     const parsed = parseListQuery(raw);
     if (!parsed.ok) {
       throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });

@@ -12,6 +12,7 @@
  * with the inner error.
  */
 import { ActorError, type Ctx } from '../../runtime';
+import { isAbsentRecord } from '../_platform/calls';
 import { tierError } from './errors';
 import { TIER_GROUPS, type TierGroup } from './types';
 
@@ -39,14 +40,6 @@ export interface PaymentPeriod {
  */
 export const SETTING_ID_PATTERN = /^[A-Za-z0-9_.@+=-]{1,100}$/;
 
-/** the runtime's own 404s (unknown project, class, method): Setting is not there at all, which is no "absent record" */
-const PLATFORM_NOT_FOUND = new Set<number | string>([1003, 1004, 1005]);
-
-function isAbsent(err: unknown): boolean {
-  if (!(err instanceof ActorError)) return false;
-  if (err.code === 'UNKNOWN_INSTANCE') return true;
-  return err.status === 404 && !PLATFORM_NOT_FOUND.has(err.code);
-}
 
 function unavailable(what: string, err: unknown): ActorError {
   const inner = err instanceof ActorError ? { status: err.status, code: err.code, message: err.message } : { message: (err as Error)?.message ?? String(err) };
@@ -60,7 +53,7 @@ export async function getTierType(ctx: Ctx, id: string): Promise<TierTypeRecord 
   try {
     body = (await ctx.call(SETTING_CLASS, 'getTierType', SETTING_INSTANCE, { id })).body;
   } catch (err) {
-    if (isAbsent(err)) return null;
+    if (isAbsentRecord(err)) return null;
     throw unavailable(`tier type ${id}`, err);
   }
   const record = ((body as { tierType?: unknown })?.tierType ?? body) as Partial<TierTypeRecord> | null;
@@ -77,7 +70,7 @@ export async function getPaymentPeriods(ctx: Ctx): Promise<PaymentPeriod[]> {
   try {
     body = (await ctx.call(SETTING_CLASS, 'getPaymentPeriods', SETTING_INSTANCE, {})).body;
   } catch (err) {
-    if (isAbsent(err)) return [];
+    if (isAbsentRecord(err)) return [];
     throw unavailable('the payment periods', err);
   }
   const list = (body as { paymentPeriods?: unknown })?.paymentPeriods;

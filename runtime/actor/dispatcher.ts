@@ -594,6 +594,14 @@ export class Dispatcher {
     return id!;
   }
 
+  /** May `identity` call `classId.method`? Throws the access error a call would get (401, 403). */
+  async authorize(identity: Identity, classId: string, method: string): Promise<void> {
+    const cls = this.deps.registry.get(classId);
+    const m = cls?.methodsByName.get(method);
+    if (!cls || !m) throw runtimeError(cls ? 'UNKNOWN_METHOD' : 'UNKNOWN_CLASS', `Unknown method '${classId}.${method}'`);
+    await this.deps.authorizer.authorize(identity, cls, m);
+  }
+
   rolesOf(identity: Identity): Promise<RoleDefinition[]> {
     return this.deps.authorizer.rolesOf(identity);
   }

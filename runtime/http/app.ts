@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher } from '../actor/dispatcher';
 import type { ClassRegistry, RegisteredMethod } from '../actor/registry';
 import type { CallResult, Identity } from '../actor/types';
-import { admits } from '../auth/access';
 import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
@@ -187,11 +186,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   });
 
   // route aliases whose method shapes its errors: body-parser errors on them are shaped too
-  const aliasMethods = new Map<string, RegisteredMethod>();
+  const aliasMethods = new Map<string, { classId: string; method: RegisteredMethod }>();
   for (const cls of deps.registry.list()) {
     for (const route of cls.options.routes ?? []) {
       const target = cls.methodsByName.get(route.target);
-      if (target?.options.errorShape && !route.path.includes(':')) aliasMethods.set(`${route.method} ${route.path}`, target);
+      if (target?.options.errorShape && !route.path.includes(':')) aliasMethods.set(`${route.method} ${route.path}`, { classId: cls.id, method: target });
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       app[verb](route.path, async (req: Request, res: Response) => {
         const p = req.params as Record<string, string | undefined>;
@@ -206,13 +205,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]`.
    */
   const CALL_PATH = /^\/([^/]+)\/CALL\/([^/]+)\/([^/]+)(?:\/[^/]*)?\/?$/;
-  const shapedMethodOf = (req: Request): RegisteredMethod | undefined => {
+  const shapedMethodOf = (req: Request): { classId: string; method: RegisteredMethod } | undefined => {
     const alias = aliasMethods.get(`${req.method} ${req.path}`);
     if (alias) return alias;
     const m = CALL_PATH.exec(req.path);
     if (!m || m[1] !== deps.projectId) return undefined;
     const method = deps.registry.get(m[2]!)?.methodsByName.get(m[3]!);
-    return method?.options.errorShape ? method : undefined;
+    return method?.options.errorShape ? { classId: m[2]!, method } : undefined;
   };
 
   /**
@@ -221,13 +220,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * authorizes before it validates): a bad key answers 401 even when the
    * body is malformed. Answers the authentication error, or null.
    */
-  const credentialError = async (req: Request, method: RegisteredMethod): Promise<ActorError | null> => {
+  const credentialError = async (req: Request, target: { classId: string; method: RegisteredMethod }): Promise<ActorError | null> => {
     try {
       const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
-      if (admits(method.options.access, identity)) return null;
-      return identity.type === 'anonymous'
-        ? runtimeError('UNAUTHENTICATED', `${method.name} needs authentication`)
-        : runtimeError('FORBIDDEN', `${identity.type} may not call ${method.name}`);
+      await deps.dispatcher.authorize(identity, target.classId, target.method.name);
+      return null;
     } catch (err) {
       return err instanceof ActorError ? err : runtimeError('UNAUTHENTICATED', 'Authentication failed');
     }
@@ -241,8 +238,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // body parser and other middleware errors: never a 500 for bad input
   app.use(async (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; message?: string };
-    const method = shapedMethodOf(req);
-    const shape = method?.options.errorShape;
+    const target = shapedMethodOf(req);
+    const shape = target?.method.options.errorShape;
     let out: ActorError;
     if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
     else if (e.type === 'entity.too.large') out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${deps.bodyLimit}`);
@@ -252,7 +249,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       sendError(res, shapeError(shape, err, deps.logger), deps.logger);
       return;
     }
-    if (method && shape) out = (await credentialError(req, method)) ?? out;
+    if (target) out = (await credentialError(req, target)) ?? out;
     const shaped = shapeError(shape, out, deps.logger) as ActorError;
     res.status(shaped.status).json(shaped.toBody());
   });
