@@ -61,10 +61,17 @@ program
   .option('--roles <roles>', 'comma-separated role ids or names', '')
   .option('--ttl <seconds>', 'lifetime in seconds', '3600')
   .option('--developer', 'mark a program_management_user token as a developer (approval bypass)')
-  .action((identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean }) =>
+  .option('--tenant <id>', 'limit the token to one tenant (a company user: the company id)')
+  .action((identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean; tenant?: string }) =>
     withRuntime(async (rt) => {
       const roles = opts.roles.split(',').map((r) => r.trim()).filter(Boolean);
-      const claims = { sub: userId, identity: identity as IdentityType, roles, ...(opts.developer ? { developer: true } : {}) };
+      const claims = {
+        sub: userId,
+        identity: identity as IdentityType,
+        roles,
+        ...(opts.developer ? { developer: true } : {}),
+        ...(opts.tenant ? { tenant: opts.tenant, userType: 'company' } : {}),
+      };
       print(rt.tokens.sign(claims, Number(opts.ttl)));
     }),
   );

@@ -80,6 +80,8 @@ export const RuntimeCodes = {
   BAD_INSTANCE_ID: { code: 1020, status: 400 },
   METHOD_NOT_ALLOWED: { code: 1021, status: 405 },
   NOT_FOUND: { code: 1022, status: 404 },
+  /** the instance or record belongs to another tenant than the caller's (ClassOptions.tenancy) */
+  OUT_OF_SCOPE: { code: 1023, status: 403 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

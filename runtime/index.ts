@@ -19,10 +19,13 @@ export type {
   RolePublisher,
   RoleSnapshot,
   ScheduleRequest,
+  TenancyApi,
+  TenancyOptions,
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed } from './errors';
 export { projectRoot } from './config';
 export type { RoleDefinition } from './auth/access';
+export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
 
 /** What class-contributed CLI commands (`*.cli.ts`) get to run against a runtime. */

@@ -22,8 +22,12 @@ import type {
   RequestInfo,
   ResponseInit,
   ScheduleRequest,
+  DocumentReader,
+  TenancyApi,
+  TenancyOptions,
 } from './types';
 import { toFieldErrors } from './validation';
+import { assertOwnedBy, assertTenantMayCall, tenancyApi, tenantDocuments } from '../auth/tenancy';
 
 export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system';
 
@@ -216,6 +220,7 @@ export class Dispatcher {
       throw runtimeError('CALL_DEPTH', `Call depth ${depth} exceeds the limit of ${this.deps.maxCallDepth}`);
     }
     await this.deps.authorizer.authorize(req.identity, cls, method);
+    if (req.identity.tenant !== undefined) assertTenantMayCall(req.identity, cls.id, method.name, method.kind, cls.options.tenancy);
 
     const resolved = await this.resolveInstance(cls, method, req, true);
     try {
@@ -349,6 +354,7 @@ export class Dispatcher {
       cache.set(key, { ...current, bytes: stored.stateJson.length });
     }
     if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
+    if (req.identity.tenant !== undefined) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
     const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null);
     return this.invoke(cls, method, ctx);
   }
@@ -401,6 +407,8 @@ export class Dispatcher {
       if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
+      const scoped = req.identity.tenant !== undefined;
+      if (scoped && before && before.version > 0) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, state, 'before');
       const lookups = { ...(before?.lookups ?? {}) };
       const tasks: ScheduledTask[] = [];
       const events: EmittedEvent[] = [];
@@ -423,6 +431,7 @@ export class Dispatcher {
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
+      if (scoped && changed) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, ctx.state, 'after');
       const keep = !leaseFree && this.shouldKeep(fifoKey, lease.turns);
       const commit = await this.deps.store.commit({
         classId: cls.id,
@@ -587,6 +596,7 @@ export class Dispatcher {
     if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
     if (m.kind !== 'QUEUED_WRITE') throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
     await this.deps.authorizer.authorize(identity, cls, m);
+    if (identity.tenant !== undefined) assertTenantMayCall(identity, cls.id, m.name, m.kind, cls.options.tenancy);
     const { id } = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
     if (!m.options.upsert && !(await this.deps.store.exists(classId, id!))) {
       throw unknownInstanceError(this.deps.projectId, classId, instanceId);
@@ -641,6 +651,7 @@ class CtxImpl implements Ctx {
   private aborted = false;
   readonly lookup: LookupApi;
   response: ResponseInit = {};
+  private readonly tenancyOptions: TenancyOptions | undefined;
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -661,6 +672,7 @@ class CtxImpl implements Ctx {
     this.method = method.name;
     this.kind = method.kind;
     this.identity = req.identity;
+    this.tenancyOptions = cls.options.tenancy;
     const writable = KIND_CAN_WRITE[method.kind];
     const where = `${cls.id}.${method.name}`;
     this.lookup = {
@@ -702,9 +714,23 @@ class CtxImpl implements Ctx {
     return this.deps.ports;
   }
 
-  get documents() {
+  get documents(): DocumentReader {
     const d = this.deps.documents;
+    const tenant = this.identity.tenant;
+    if (tenant !== undefined) return tenantDocuments(d, tenant, (c) => this.deps.registry.collectionScope(c));
     return { find: d.find.bind(d), get: d.get.bind(d), count: d.count.bind(d) };
+  }
+
+  get tenancy(): TenancyApi {
+    return tenancyApi(this.identity, this.tenancyOptions, () => this.state);
+  }
+
+  /** this class as the caller of another method; a tenant-bound call's tenant goes along */
+  private asClass(): Identity {
+    const tenant = this.identity.tenant;
+    return tenant === undefined
+      ? { type: 'class', classId: this.classId, instanceId: this.instanceId }
+      : { type: 'class', classId: this.classId, instanceId: this.instanceId, tenant };
   }
 
   roles(): Promise<RoleDefinition[]> {
@@ -713,7 +739,7 @@ class CtxImpl implements Ctx {
 
   async enqueue(classId: string, method: string, instanceId: string, body?: unknown): Promise<{ jobId: string }> {
     if (!this.tasks) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot queue writes`);
-    const identity: Identity = { type: 'class', classId: this.classId, instanceId: this.instanceId };
+    const identity = this.asClass();
     const target = await this.dispatcher.checkEnqueue(identity, classId, method, instanceId);
     const jobId = randomUUID();
     this.tasks.push({ id: jobId, classId, method, instanceId: target, body, delayMs: 0, identity, enqueue: true });
@@ -728,7 +754,7 @@ class CtxImpl implements Ctx {
       method,
       instanceId,
       body,
-      identity: { type: 'class', classId: this.classId, instanceId: this.instanceId },
+      identity: this.asClass(),
       origin: 'class',
       requestId: this.req.requestId,
       chain: [...(this.req.chain ?? []), frame],
@@ -747,7 +773,7 @@ class CtxImpl implements Ctx {
       instanceId,
       body: task.body,
       delayMs: Math.round(task.delaySeconds * 1000),
-      identity: { type: 'class', classId: this.classId, instanceId: this.instanceId },
+      identity: this.asClass(),
     });
   }
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { classDefOf } from './decorators';
 import type { CatalogueMethod, ClassDef, MethodDef } from './types';
 import { createAjv, type Validator } from './validation';
+import type { CollectionScope } from '../auth/tenancy';
 
 export interface RegisteredMethod extends MethodDef {
   classId: string;
@@ -30,6 +31,8 @@ function walk(dir: string, out: string[]): void {
  */
 export class ClassRegistry {
   private readonly classes = new Map<string, RegisteredClass>();
+  /** collection → the class projecting it, its tenancy and tenant field */
+  private readonly collections = new Map<string, CollectionScope>();
   private readonly ajv = createAjv();
 
   constructor(
@@ -59,7 +62,30 @@ export class ClassRegistry {
     for (const m of def.methods.values()) {
       methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m) });
     }
+    this.registerCollections(def);
     this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor(this.env) });
+  }
+
+  /**
+   * Classes whose instances or records belong to tenants must say, for every
+   * collection they project, which field names the tenant: otherwise a
+   * tenant-bound listing could not be filtered (ClassOptions.tenancy).
+   */
+  private registerCollections(def: ClassDef): void {
+    const tenancy = def.options.tenancy;
+    for (const [collection, opts] of Object.entries(def.options.stream?.collections ?? {})) {
+      const owner = this.collections.get(collection);
+      if (owner) throw new Error(`collection '${collection}' is projected by both ${owner.classId} and ${def.id}`);
+      if (tenancy && tenancy.kind !== 'shared' && !opts.tenantField) {
+        throw new Error(`${def.id}: collection '${collection}' needs a tenantField (the class's tenancy is '${tenancy.kind}')`);
+      }
+      this.collections.set(collection, { classId: def.id, tenancy, tenantField: opts.tenantField });
+    }
+  }
+
+  /** the class, tenancy and tenant field of a projected collection */
+  collectionScope(collection: string): CollectionScope | undefined {
+    return this.collections.get(collection);
   }
 
   private compile(classId: string, m: MethodDef): Validator | undefined {

@@ -28,6 +28,14 @@ export interface Identity {
   /** for class identities: the calling class and instance */
   classId?: string;
   instanceId?: string;
+  /**
+   * The tenant this identity's data access is limited to (a company, for a
+   * company user); absent: not limited. Set from the token's `tenant` claim;
+   * class-to-class calls, queued jobs and tasks carry the tenant of the call
+   * that made them, so a class acting for a tenant-bound caller is held to the
+   * same scope. See ClassOptions.tenancy for what it limits.
+   */
+  tenant?: string;
 }
 
 /**
@@ -106,9 +114,20 @@ export interface ProjectedDocument {
   doc: Record<string, unknown>;
 }
 
+export interface CollectionOptions {
+  indexes?: IndexSpec[];
+  /**
+   * Field (dotted path) holding the tenant a document belongs to. Reads of
+   * this collection by a tenant-bound caller (ctx.documents) only see
+   * documents whose field equals the caller's tenant. Required on every
+   * collection of a class with `tenancy: {kind: 'owned'}`.
+   */
+  tenantField?: string;
+}
+
 export interface StreamOptions {
   /** collections this class writes, with their indexes */
-  collections: Record<string, { indexes?: IndexSpec[] }>;
+  collections: Record<string, CollectionOptions>;
   /** turns committed state into the documents to upsert (all of the instance's documents) */
   toDocuments: (state: InstanceState, instanceId: string) => ProjectedDocument[];
 }
@@ -146,8 +165,39 @@ export interface RoleProviderOptions {
   absentRoles?: readonly RoleDefinition[];
 }
 
+/**
+ * How a class's data relates to tenants (identity.tenant), enforced by the
+ * runtime for every method, before and after the handler, for callers bound to
+ * a tenant (callers without a tenant are not limited):
+ *
+ *  - `owned`: each instance belongs to one tenant, `owner(state)`. A
+ *    tenant-bound caller reaches only instances its tenant owns (READ, WRITE,
+ *    QUEUED_WRITE, INTERNAL: checked on the state before the handler), and
+ *    every state it commits (INIT, WRITE, ...) must still be owned by its
+ *    tenant: it can neither create data for another tenant nor move data out
+ *    of its own. Its collections declare `tenantField`, so listings are
+ *    filtered to the caller's tenant.
+ *  - `shared`: reference data of no tenant (settings, tiers, roles). Tenant-bound
+ *    users may call READ and STATIC methods; INIT, WRITE and QUEUED_WRITE are
+ *    refused to them (classes acting for them may still write).
+ *  - `records`: an instance holding records of many tenants (a singleton of
+ *    companies). The runtime cannot see which record a call touches, so each
+ *    handler checks the records it reads or writes with `ctx.tenancy.check(tenant)`;
+ *    its collections declare `tenantField`.
+ *
+ * A class that declares no tenancy refuses tenant-bound callers altogether
+ * (403 OUT_OF_SCOPE), and its collections cannot be read by them: a new class
+ * is closed to company users until it says how its data is scoped.
+ */
+export type TenancyOptions =
+  | { kind: 'owned'; owner: (state: InstanceState) => string | undefined | null }
+  | { kind: 'shared' }
+  | { kind: 'records' };
+
 export interface ClassOptions {
   id: string;
+  /** how the class's data is scoped to tenants (see TenancyOptions); none: closed to tenant-bound callers */
+  tenancy?: TenancyOptions;
   description?: string;
   routes?: RouteAlias[];
   roleProvider?: RoleProviderOptions;
@@ -243,6 +293,8 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   readonly ports: Ports;
   /** the role definitions of the caller (program management users; empty for others) */
   roles(): Promise<RoleDefinition[]>;
+  /** the caller's tenant scope (see ClassOptions.tenancy) */
+  readonly tenancy: TenancyApi;
   /**
    * Queue a QUEUED_WRITE on another (or this) instance as this class. Checked
    * now (method, access, instance); in INIT/WRITE handlers the job is committed
@@ -255,6 +307,17 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   schedule(task: ScheduleRequest): void;
   /** record an event, committed with the state to the project's event stream */
   emit(name: string, payload?: unknown): void;
+}
+
+export interface TenancyApi {
+  /** the tenant the caller is limited to; undefined: not limited */
+  readonly tenant: string | undefined;
+  /** may the caller reach data of `tenant`? (always, for callers without a tenant) */
+  allows(tenant: string | null | undefined): boolean;
+  /** throws 403 OUT_OF_SCOPE unless the caller may reach data of `tenant` */
+  check(tenant: string | null | undefined, what?: string): void;
+  /** the tenant owning this instance's current state, for `owned` classes (undefined otherwise) */
+  owner(): string | undefined;
 }
 
 export interface RoleSnapshot {

@@ -90,6 +90,8 @@ export interface TokenClaims {
   sub: string;
   identity: IdentityType;
   roles?: string[];
+  /** the tenant (e.g. company) the user's data access is limited to; absent: not limited */
+  tenant?: string;
   [claim: string]: unknown;
 }
 
@@ -135,7 +137,14 @@ export class TokenService {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token lacks a valid identity or subject');
     }
     const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
-    return { type, userId: payload.sub, roles, claims: payload };
+    // a tenant claim limits the identity's data access (ClassOptions.tenancy); a malformed one must not widen it
+    const tenant = payload.tenant;
+    if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 200)) {
+      throw runtimeError('UNAUTHENTICATED', 'Bearer token has an invalid tenant claim');
+    }
+    const identity: Identity = { type, userId: payload.sub, roles, claims: payload };
+    if (tenant !== undefined) identity.tenant = tenant;
+    return identity;
   }
 }
 
