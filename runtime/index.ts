@@ -19,8 +19,6 @@ export type {
   RolePublisher,
   RoleSnapshot,
   ScheduleRequest,
-  TenancyApi,
-  TenancyOptions,
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed } from './errors';
 export { projectRoot } from './config';
