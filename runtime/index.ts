@@ -19,6 +19,8 @@ export type {
   RolePublisher,
   RoleSnapshot,
   ScheduleRequest,
+  TenancyApi,
+  TenancyOptions,
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed } from './errors';
 export { projectRoot } from './config';
