@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, Read, Static, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { logManagerError } from './errors';
+import { jsonText } from './field-diff';
 import { buildLog, largeLogBlobName, withFullValues, utf8Bytes, type LargeLogContent, type LogRecord } from './log-entry';
 import { logListingDocument, parseLogListQuery } from './list-query';
 
@@ -71,7 +72,7 @@ export class LogManager {
     const logId = randomUUID();
     let built: ReturnType<typeof buildLog>;
     try {
-      if (body.additionalData !== undefined && utf8Bytes(JSON.stringify(body.additionalData)) > MAX_ADDITIONAL_DATA_BYTES) {
+      if (body.additionalData !== undefined && utf8Bytes(jsonText(body.additionalData) ?? '') > MAX_ADDITIONAL_DATA_BYTES) {
         throw logManagerError('ADDITIONAL_DATA_TOO_LARGE', `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`, {
           errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
         });

@@ -5,11 +5,19 @@
  * Pure functions; the handler stores what they return.
  */
 import type { Actor } from '../_platform/actor';
-import { diffFields, toJsonValue, type FieldUpdate } from './field-diff';
+import { diffFields, limitDepth, toJsonValue, type FieldUpdate } from './field-diff';
 import { maskField, maskNested, sensitiveKeyMatcher } from './masking';
 
 /** A value whose JSON text is longer than this many UTF-8 bytes is not kept inline. */
 export const INLINE_LIMIT_BYTES = 1024;
+
+/**
+ * additionalData is stored as structure down to this depth; deeper objects
+ * and arrays are stored as their JSON text (a string), so an entry stays
+ * encodable and projectable whatever a class passes (field values are JSON
+ * text already, at any depth).
+ */
+export const ADDITIONAL_DATA_MAX_DEPTH = 32;
 
 export interface LogRecord {
   id: string;
@@ -131,7 +139,7 @@ export function buildLog(input: LogInput): BuiltLog {
     actor: input.actor,
   };
   if (input.additionalData !== undefined) {
-    record.additionalData = maskNested(toJsonValue(input.additionalData), isSensitive) as Record<string, unknown>;
+    record.additionalData = limitDepth(maskNested(toJsonValue(input.additionalData), isSensitive), ADDITIONAL_DATA_MAX_DEPTH) as Record<string, unknown>;
   }
   const built: BuiltLog = { record, full };
   if (large.length) {
