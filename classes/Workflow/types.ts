@@ -31,6 +31,11 @@ export interface WorkflowRule {
   conditions: WorkflowCondition[];
   /** role names; empty = auto-approve */
   approvers: string[];
+  /**
+   * May the maker of a change (the actor that caused the event) approve it
+   * itself, when it also holds an approver role? Default false: four eyes.
+   */
+  allowSelfApproval?: boolean;
   description?: string;
 }
 

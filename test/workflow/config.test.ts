@@ -38,8 +38,9 @@ describe('rule-file schema', () => {
               { dataSource: 'entity', key: 'x', operator: 'not_equal', value: null },
             ],
             approvers: ['approver'],
+            allowSelfApproval: true,
           },
-          { event: 42, currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] },
+          { event: 42, currentStatus: '*', targetStatus: '*', conditions: [], approvers: [], allowSelfApproval: false },
         ],
       }),
     ).toEqual([]);
@@ -62,6 +63,7 @@ describe('rule-file schema', () => {
     ['condition without value', { classId: 'T', rules: [rule({ conditions: [{ dataSource: 'entity', key: 'a', operator: 'equal' }] })] }],
     ['bad key', { classId: 'T', rules: [cond({ key: 'a..b' })] }],
     ['duplicate approvers', { classId: 'T', rules: [rule({ approvers: ['a', 'a'] })] }],
+    ['allowSelfApproval not a boolean', { classId: 'T', rules: [rule({ allowSelfApproval: 'yes' })] }],
   ])('refuses %s', (_what, value) => {
     expect(configProblems(value).length).toBeGreaterThan(0);
   });
