@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
+import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import type { ProgramManagementConfig } from '../Setting/types';
@@ -59,7 +60,8 @@ function guardSingleton(ctx: Ctx): void {
 function writable(ctx: Ctx): CompanyState {
   guardSingleton(ctx);
   const s = ctx.state.private as CompanyState;
-  s.companies ??= {};
+  // keyed by caller-given ids: a null-prototype record, so '__proto__' or 'constructor' are ordinary ids
+  s.companies = openRecord(s.companies);
   return s;
 }
 
@@ -75,7 +77,7 @@ function param(ctx: Ctx, name: string): unknown {
 }
 
 function requireCompany(state: CompanyState, id: string): CompanyRecord {
-  const company = state.companies[id];
+  const company = ownEntry(state.companies, id);
   if (!company) throw companyError('COMPANY_NOT_FOUND', `No company with id '${id}'`, { id });
   return company;
 }
@@ -211,7 +213,7 @@ export class Company {
     const id = param(ctx, 'id');
     const bgId = param(ctx, 'bgId');
     let company: CompanyRecord | undefined;
-    if (typeof id === 'string' && id) company = state.companies[id];
+    if (typeof id === 'string' && id) company = ownEntry(state.companies, id);
     else if (typeof bgId === 'string' && bgId) company = findByBgId(state.companies, bgId);
     else throw companyError('COMPANY_INVALID_QUERY', 'Give the company id or bgId', { errors: [{ field: 'id', reason: 'id or bgId is required' }] });
     const scope = companyScope(ctx.identity);
@@ -271,7 +273,7 @@ export class Company {
   async approveCompany(ctx: Ctx) {
     const state = writable(ctx);
     const body = ctx.request.body as ApprovalCallbackBody;
-    const current = state.companies[body.entityId];
+    const current = ownEntry(state.companies, body.entityId);
     if (!current || current.pendingApprovalId !== body.approvalId) {
       throw companyError('COMPANY_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one company '${body.entityId}' waits for`, {
         id: body.entityId,

@@ -6,6 +6,7 @@
  */
 import type { Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
+import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
 import { escapeRegex, parsePaging } from '../Setting/list-query';
 import { companyError } from './errors';
@@ -75,7 +76,7 @@ export function findByBgId(companies: Record<string, Company>, bgId: string): Co
 
 /** Refuses a company whose id (new companies) or bgId another company has. */
 export function checkCompanyUnique(companies: Record<string, Company>, candidate: Company, opts: { isNew: boolean }): void {
-  if (opts.isNew && companies[candidate.id]) {
+  if (opts.isNew && hasEntry(companies, candidate.id)) {
     throw companyError('COMPANY_ID_TAKEN', `A company with id '${candidate.id}' already exists`, { id: candidate.id });
   }
   const other = Object.values(companies).find((c) => c.id !== candidate.id && c.bgId === candidate.bgId);

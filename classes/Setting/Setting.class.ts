@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
+import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
 import { SETTING_PATCH_CONFLICT, settingError } from './errors';
@@ -63,7 +64,8 @@ function writable(ctx: Ctx): SettingState {
   guardSingleton(ctx);
   const s = ctx.state.private as SettingState;
   if (!s.groups) Object.assign(s, emptySettingState());
-  s.pendingApprovals ??= {};
+  // keyed by `${group}:${id}` from caller input: a null-prototype record, like every map keyed by input
+  s.pendingApprovals = openRecord(s.pendingApprovals);
   return s;
 }
 
@@ -90,7 +92,7 @@ function requiredString(ctx: Ctx, name: string): string {
 
 
 function refuseWhilePending(state: SettingState, group: SettingGroup | 'all', entityId: string): void {
-  const waiting = state.pendingApprovals[pendingKey(group, entityId)];
+  const waiting = ownEntry(state.pendingApprovals, pendingKey(group, entityId));
   if (waiting) {
     throw settingError('SETTING_APPROVAL_PENDING', `${group === 'all' ? 'The settings' : `${GROUP_INFO[group].label} '${entityId}'`} wait for approval ${waiting}`, {
       group,
@@ -508,8 +510,9 @@ export class Setting {
     const body = ctx.request.body as ApprovalCallbackBody;
     const group = body.additionalData?.group as SettingGroup | 'all';
     const key = pendingKey(group, body.entityId);
-    if (state.pendingApprovals[key] !== body.approvalId) {
-      throw settingError('SETTING_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one ${key} waits for`, { waiting: state.pendingApprovals[key] ?? null });
+    const waiting = ownEntry(state.pendingApprovals, key);
+    if (waiting !== body.approvalId) {
+      throw settingError('SETTING_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one ${key} waits for`, { waiting: waiting ?? null });
     }
     delete state.pendingApprovals[key];
     const conflict = (reason: string) => {

@@ -5,6 +5,7 @@
  * Setting ActorError (settingError).
  */
 import type { Actor } from '../_platform/actor';
+import { ownEntry } from '../_platform/records';
 import { settingError } from './errors';
 import {
   LIST_GROUPS,
@@ -357,12 +358,12 @@ export function settingDocuments(state: Partial<SettingState> | undefined) {
     valuesOf(groups, group).map((value) => ({
       collection: SETTINGS_COLLECTION,
       id: documentId(group, value.id),
-      doc: { ...value, group, nameKey: normalise(value.name), pendingApprovalId: pending[pendingKey(group, value.id)] ?? null },
+      doc: { ...value, group, nameKey: normalise(value.name), pendingApprovalId: ownEntry(pending, pendingKey(group, value.id)) ?? null },
     })),
   );
 }
 
 /** A record as answered to callers: the stored fields plus the approval it waits for. */
 export function valueView(state: SettingState, group: ListGroup, value: SettingValue) {
-  return { ...value, pendingApprovalId: state.pendingApprovals[pendingKey(group, value.id)] ?? null };
+  return { ...value, pendingApprovalId: ownEntry(state.pendingApprovals, pendingKey(group, value.id)) ?? null };
 }
