@@ -9,19 +9,25 @@
  */
 import type { Operation } from 'rfc6902';
 import { randomUUID } from 'node:crypto';
-import { ActorClass, ActorError, Init, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, ActorError, Init, Read, rolesGrant, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import {
   approvalClassId,
   approvalDocument,
+  approvalView,
   buildListFilter,
   callbackBody,
   canReview,
   isLargePatch,
   largeApprovalFileName,
+  largeOldValuesFileName,
+  listingRow,
   newApprovalRecord,
+  oldValuesInline,
   parseListQuery,
+  reviewerWithRoles,
   reviewOutcome,
+  reviewRefusal,
 } from './domain';
 import { approvalError } from './errors';
 import type { ApprovalAction, ApprovalRecord, CreateApprovalInput } from './types';
@@ -49,10 +55,38 @@ async function fullPatch(ctx: Ctx, record: ApprovalRecord): Promise<Operation[]>
   return JSON.parse(blob.data.toString('utf8')) as Operation[];
 }
 
-/** A record as callers see it: every field, the full patch, no storage detail. */
-async function view(ctx: Ctx, record: ApprovalRecord) {
-  const { largePatchFile: _file, ...rest } = record;
-  return { ...rest, jsonPatch: await fullPatch(ctx, record) };
+/**
+ * The old values of the patched paths: inline, or read back from their blob.
+ * Unreadable or missing: undefined (the record is still answered, without its
+ * `changes` view), logged.
+ */
+async function oldValuesOf(ctx: Ctx, record: ApprovalRecord): Promise<unknown> {
+  if (!record.oldValuesFile) return record.oldValues;
+  try {
+    const blob = await ctx.ports.blobs.get(record.oldValuesFile);
+    if (blob) return JSON.parse(blob.data.toString('utf8'));
+    ctx.log.warn({ approvalId: record.id, file: record.oldValuesFile }, 'old values of an approval are missing');
+  } catch (err) {
+    ctx.log.warn({ approvalId: record.id, file: record.oldValuesFile, error: (err as Error).message }, 'old values of an approval could not be read');
+  }
+  return undefined;
+}
+
+/** A record as callers see it: every field, the full patch and its before/after view (`changes`), no storage detail. */
+async function view(ctx: Ctx, record: ApprovalRecord, patch?: Operation[]) {
+  return approvalView(record, patch ?? (await fullPatch(ctx, record)), await oldValuesOf(ctx, record));
+}
+
+/**
+ * For program management users of methods declared `skipRoleCheck` because
+ * approvers may call them without the permission: unless `allowed`, the
+ * caller's active roles must grant the method, as the runtime's role check
+ * would have demanded. Other identities were judged by the access list.
+ */
+async function requirePermissionUnless(ctx: Ctx, allowed: boolean, why: string): Promise<void> {
+  if (allowed || ctx.identity.type !== 'program_management_user') return;
+  if (rolesGrant(await ctx.roles(), 'ApprovalManager', ctx.method)) return;
+  throw approvalError('APPROVAL_ACCESS_DENIED', `No role of this user grants ApprovalManager.${ctx.method}, and ${why}`, { method: ctx.method });
 }
 
 interface InnerError {
@@ -111,6 +145,7 @@ export class ApprovalManager {
     }
     const record = newApprovalRecord(ctx.instanceId!, input, approvalClassId(input, caller), new Date().toISOString());
     const patch = record.jsonPatch;
+    const oldValues = record.oldValues;
     if (isLargePatch(patch)) {
       const name = largeApprovalFileName(record.entityId, record.id);
       try {
@@ -122,22 +157,46 @@ export class ApprovalManager {
       record.largePatchFile = name;
       record.jsonPatch = [];
     }
+    if (oldValues && !oldValuesInline(patch, oldValues)) {
+      // the record keeps at most 10 KB inline: old values that do not fit beside the patch get their own blob
+      const name = largeOldValuesFileName(record.entityId, record.id);
+      try {
+        await ctx.ports.blobs.put(name, Buffer.from(JSON.stringify(oldValues), 'utf8'), 'application/json');
+      } catch (err) {
+        throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the old values of approval ${record.id}`, { file: name, error: (err as Error).message });
+      }
+      record.oldValuesFile = name;
+      delete record.oldValues;
+    }
     (ctx.state.public as ApprovalState).approval = record;
     ctx.response.status = 201;
-    const { largePatchFile: _file, ...rest } = record;
-    return { ...rest, jsonPatch: patch };
+    return approvalView(record, patch, oldValues);
   }
 
-  @Read({ access: ['program_management_user', 'class'] })
+  /**
+   * One record with its before/after view. Program management users need the
+   * permission ApprovalManager.getApproval, or to be an eligible approver of
+   * the record (an active role it names, or a developer): who may approve a
+   * record may see it.
+   */
+  @Read({ access: ['program_management_user', 'class'], skipRoleCheck: true })
   async getApproval(ctx: Ctx) {
-    return view(ctx, recordOf(ctx));
+    const record = recordOf(ctx);
+    if (ctx.identity.type === 'program_management_user') {
+      const eligible = canReview(actorFromIdentity(ctx.identity), record.approvers, await ctx.roles());
+      await requirePermissionUnless(ctx, eligible, `it is no approver of approval ${record.id}`);
+    }
+    return view(ctx, record);
   }
 
   /**
    * Approve or reject a pending record (body {action, note?}). Only eligible
-   * approvers: a program management user holding one of the record's approver
-   * role names, or a developer (the approver check replaces the role check).
-   * The originating class's callback is queued (QUEUED_WRITE) with the full
+   * approvers: a program management user holding, as an active role of the
+   * deployed roles now (ctx.roles(), not the token's claims), a role the
+   * record names (by name or id), or a developer (the approver check replaces
+   * the role check). The maker of the change may not approve it unless its
+   * rule allowed self-approval (403 8007); it may reject (withdraw) it. The
+   * originating class's callback is queued (QUEUED_WRITE) with the full
    * patch; when queuing fails, nothing is committed.
    */
   @Write({ access: ['program_management_user'], skipRoleCheck: true })
@@ -147,10 +206,17 @@ export class ApprovalManager {
     if (record.approvalStatus !== 'pending') {
       throw approvalError('APPROVAL_NOT_PENDING', `Approval ${record.id} is already ${record.approvalStatus}`, { approvalStatus: record.approvalStatus });
     }
-    const reviewer = actorFromIdentity(ctx.identity);
-    if (!canReview(reviewer, record.approvers)) {
-      throw approvalError('APPROVER_NOT_ELIGIBLE', `Only holders of the roles ${record.approvers.join(', ')} may review approval ${record.id}`, {
+    const roles = await ctx.roles();
+    const reviewer = reviewerWithRoles(actorFromIdentity(ctx.identity), roles);
+    const refusal = reviewRefusal(record, action, reviewer, roles);
+    if (refusal === 'APPROVER_NOT_ELIGIBLE') {
+      throw approvalError('APPROVER_NOT_ELIGIBLE', `Only holders of the active roles ${record.approvers.join(', ')} may review approval ${record.id}`, {
         approvers: record.approvers,
+      });
+    }
+    if (refusal === 'SELF_APPROVAL_NOT_ALLOWED') {
+      throw approvalError('SELF_APPROVAL_NOT_ALLOWED', `The maker of a change may not approve it: approval ${record.id} was made by ${record.actor.type} ${record.actor.id}`, {
+        actor: { id: record.actor.id, type: record.actor.type },
       });
     }
     const outcome = reviewOutcome(record, action, reviewer, new Date().toISOString(), note);
@@ -170,19 +236,25 @@ export class ApprovalManager {
       }
     }
     (ctx.state.public as ApprovalState).approval = next;
-    const { largePatchFile: _file, ...rest } = next;
-    return { ...rest, jsonPatch: patch };
+    return view(ctx, next, patch);
   }
 
   /**
    * Listing from the streamed `approvals` collection, newest first. Filters:
    * approvalStatus, classId, event, entityId, actionable (pending records the
-   * caller may review), page (from 1), limit (1-100, default 10). POST body or
-   * GET query.
+   * caller may approve now: an active role of the caller is named, and the
+   * caller is not the maker unless self-approval is allowed), page (from 1),
+   * limit (1-100, default 10). POST body or GET query. `actionable: true`
+   * needs no permission (what an approver can act on); every other listing
+   * needs ApprovalManager.listApprovals. Rows carry `changes` when their patch
+   * and old values are inline (see README).
    */
-  @Static({ access: ['program_management_user'] })
+  @Static({ access: ['program_management_user'], skipRoleCheck: true })
   async listApprovals(ctx: Ctx) {
     const raw = listingInput(ctx);
+    // judged before the filters, so a caller without the permission learns nothing from a 400
+    const actionable = raw.actionable === true || raw.actionable === 'true';
+    await requirePermissionUnless(ctx, actionable, 'only the actionable listing (actionable: true) is open to approvers without it');
     const parsed = parseListQuery(raw);
     if (!parsed.ok) {
       throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, {
@@ -190,13 +262,13 @@ export class ApprovalManager {
       });
     }
     const q = parsed.query;
-    const filter = buildListFilter(q, actorFromIdentity(ctx.identity));
+    const filter = buildListFilter(q, actorFromIdentity(ctx.identity), q.actionable ? await ctx.roles() : []);
     const found = await ctx.documents.find<Record<string, unknown>>('approvals', filter, {
       sort: { createdAt: -1, _id: -1 },
       skip: (q.page - 1) * q.limit,
       limit: q.limit,
     });
-    const approvals = found.items.map(({ _id, _v, _instance, _class, ...doc }) => doc);
+    const approvals = found.items.map(({ _id, _v, _instance, _class, ...doc }) => listingRow(doc));
     return { approvals, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
   }
 }

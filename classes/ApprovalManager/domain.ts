@@ -1,10 +1,12 @@
 /**
  * Approval rules, pure (spec 2.8, 3.2, 8): record creation (auto or manual),
- * inline-or-blob storage of the patch, reviewer eligibility, review outcome,
- * listing filters.
+ * inline-or-blob storage of the patch and its old values, reviewer
+ * eligibility (active roles, maker not reviewer), review outcome, who may
+ * read a record, listing filters, the record as callers see it.
  */
 import { parsePaging } from '../_platform/paging';
 import { isPrivilegedActor, type Actor } from '../_platform/actor';
+import { changeView, oldValuesFit, type OldValue } from './changes';
 import type {
   ApprovalAction,
   ApprovalCallback,
@@ -38,6 +40,20 @@ export function largeApprovalFileName(entityId: string, approvalId: string): str
   return `LARGE_APPROVAL_${safe(entityId)}_${safe(approvalId)}.json`;
 }
 
+/** Blob name of old values kept out of line: LARGE_APPROVAL_{entityId}_{approvalId}_OLD_VALUES.json (same character rule). */
+export function largeOldValuesFileName(entityId: string, approvalId: string): string {
+  return largeApprovalFileName(entityId, approvalId).replace(/\.json$/, '_OLD_VALUES.json');
+}
+
+/**
+ * Old values stay inline only while the record's inline data stays within
+ * the spec 8 bound: the patch is inline and patch plus old values together
+ * take at most 10 KB. Otherwise they go to their own blob.
+ */
+export function oldValuesInline(patch: Operation[], oldValues: OldValue[]): boolean {
+  return !isLargePatch(patch) && patchBytes(patch) + Buffer.byteLength(JSON.stringify(oldValues), 'utf8') <= MAX_INLINE_PATCH_BYTES;
+}
+
 /** An approval is automatic when no role must approve it or the actor is privileged (developer, system). */
 export function isAutoApproval(approvers: string[], actor: Actor): boolean {
   return approvers.length === 0 || isPrivilegedActor(actor);
@@ -65,10 +81,13 @@ export function newApprovalRecord(id: string, input: CreateApprovalInput, classI
     isLargeApproval: false,
     actor: input.actor,
     approvers: [...input.approvers],
+    allowSelfApproval: input.allowSelfApproval === true,
     additionalData: input.additionalData ?? {},
     createdAt: now,
     updatedAt: now,
   };
+  // old values that do not match the patch (one entry per operation) are not kept: the view then has no `before`
+  if (oldValuesFit(input.jsonPatch, input.oldValues)) record.oldValues = input.oldValues;
   if (input.approveCallback) record.approveCallback = input.approveCallback;
   if (input.rejectCallback) record.rejectCallback = input.rejectCallback;
   if (auto) {
@@ -78,12 +97,57 @@ export function newApprovalRecord(id: string, input: CreateApprovalInput, classI
   return record;
 }
 
-/** Eligible reviewers: developers and the system actor, or holders of one of the record's approver roles (by name). */
-export function canReview(reviewer: Actor, approvers: string[]): boolean {
+/** A role as the role check knows it now (the deployed snapshot; ctx.roles()). */
+export interface ActiveRole {
+  id: string;
+  name: string;
+  status?: string;
+}
+
+/** The names and ids of the roles that are active now (what approver names are matched against). */
+export function activeRoleKeys(roles: readonly ActiveRole[]): string[] {
+  return [...new Set(roles.filter((r) => r.status !== 'inactive').flatMap((r) => [r.name, r.id]))];
+}
+
+/**
+ * Eligible reviewers (spec 3.2): developers and the system actor (developer
+ * bypass), or program management users holding an **active** role, as the
+ * deployed roles say now (`activeRoles`, not the token's role claims), whose
+ * name (or id) the record names as approver.
+ */
+export function canReview(reviewer: Actor, approvers: readonly string[], activeRoles: readonly ActiveRole[]): boolean {
   if (isPrivilegedActor(reviewer)) return true;
   if (reviewer.type !== 'program_management_user') return false;
-  const mine = new Set(reviewer.roles ?? []);
-  return approvers.some((r) => mine.has(r));
+  const held = new Set(activeRoleKeys(activeRoles));
+  return approvers.some((r) => held.has(r));
+}
+
+/** Is the reviewer the maker of the change (same id and actor type as the record's actor)? */
+export function isMaker(reviewer: Actor, record: Pick<ApprovalRecord, 'actor'>): boolean {
+  return reviewer.id === record.actor.id && reviewer.type === record.actor.type;
+}
+
+/**
+ * Why a review is refused, or null: the reviewer must be eligible
+ * (canReview), and the maker of a change cannot approve it unless its rule
+ * allowed self-approval. The maker may still reject (withdraw) it when
+ * eligible.
+ */
+export function reviewRefusal(
+  record: Pick<ApprovalRecord, 'actor' | 'approvers' | 'allowSelfApproval'>,
+  action: ApprovalAction,
+  reviewer: Actor,
+  activeRoles: readonly ActiveRole[],
+): 'APPROVER_NOT_ELIGIBLE' | 'SELF_APPROVAL_NOT_ALLOWED' | null {
+  if (!canReview(reviewer, record.approvers, activeRoles)) return 'APPROVER_NOT_ELIGIBLE';
+  if (action === 'approve' && isMaker(reviewer, record) && record.allowSelfApproval !== true) return 'SELF_APPROVAL_NOT_ALLOWED';
+  return null;
+}
+
+/** The reviewer as recorded: the actor, with the names of its active roles instead of the token's claims. */
+export function reviewerWithRoles(actor: Actor, activeRoles: readonly ActiveRole[]): Actor {
+  if (actor.type !== 'program_management_user' && actor.type !== 'developer') return actor;
+  return { ...actor, roles: [...new Set(activeRoles.filter((r) => r.status !== 'inactive').map((r) => r.name))] };
 }
 
 export function reviewerOf(actor: Actor): ApprovedBy {
@@ -180,10 +244,12 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
 
 /**
  * MongoDB filter for the `approvals` collection. `actionable` keeps the records
- * the viewer may review now: pending, and (unless the viewer is privileged)
- * with an approver role the viewer holds.
+ * the viewer may approve now: pending; (unless the viewer is privileged)
+ * naming as approver a role the viewer holds active now (`activeRoles`, by
+ * name or id); and not made by the viewer, unless the record allows
+ * self-approval.
  */
-export function buildListFilter(q: ListQuery, viewer: Actor): Record<string, unknown> {
+export function buildListFilter(q: ListQuery, viewer: Actor, activeRoles: readonly ActiveRole[] = []): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.approvalStatus) and.push({ approvalStatus: q.approvalStatus });
   if (q.classId) and.push({ classId: q.classId });
@@ -196,14 +262,33 @@ export function buildListFilter(q: ListQuery, viewer: Actor): Record<string, unk
   }
   if (q.actionable) {
     and.push({ approvalStatus: 'pending' });
-    if (!isPrivilegedActor(viewer)) and.push({ approvers: { $in: viewer.type === 'program_management_user' ? (viewer.roles ?? []) : [] } });
+    if (!isPrivilegedActor(viewer)) and.push({ approvers: { $in: viewer.type === 'program_management_user' ? activeRoleKeys(activeRoles) : [] } });
+    and.push({ $or: [{ 'actor.id': { $ne: viewer.id } }, { 'actor.type': { $ne: viewer.type } }, { allowSelfApproval: true }] });
   }
   if (and.length === 0) return {};
   return and.length === 1 ? and[0] : { $and: and };
 }
 
-/** The streamed document of a record (the listing's row). */
+/** The streamed document of a record (the listing's row; old values inline only when they are in the record). */
 export function approvalDocument(record: ApprovalRecord): Record<string, unknown> {
-  const { largePatchFile: _file, ...doc } = record;
+  const { largePatchFile: _file, oldValuesFile: _old, ...doc } = record;
   return doc;
+}
+
+/**
+ * A record as callers see it: every field but storage details (blob names,
+ * raw old values), with the full patch and, when the old values are known,
+ * `changes` ([{op, path, before?, after?}], see changes.ts) next to it.
+ */
+export function approvalView(record: ApprovalRecord | Record<string, unknown>, fullPatch: Operation[], oldValues: unknown): Record<string, unknown> {
+  const { largePatchFile: _file, oldValuesFile: _old, oldValues: _values, ...rest } = record as ApprovalRecord;
+  const out: Record<string, unknown> = { ...rest, jsonPatch: fullPatch };
+  if (oldValuesFit(fullPatch, oldValues)) out.changes = changeView(fullPatch, oldValues);
+  return out;
+}
+
+/** A listing row: the view when the row holds its patch and old values inline, else the record without `changes` (getApproval has it). */
+export function listingRow(doc: Record<string, unknown>): Record<string, unknown> {
+  const patch = (doc.isLargeApproval ? [] : doc.jsonPatch) as Operation[];
+  return approvalView(doc, Array.isArray(patch) ? patch : [], doc.isLargeApproval ? undefined : doc.oldValues);
 }

@@ -4,7 +4,7 @@ import { errorFactory } from '../../runtime';
 export const ApprovalErrors = {
   /** reviewApproval on a record that is already approved or rejected */
   APPROVAL_NOT_PENDING: { code: 8000, status: 409 },
-  /** the reviewer holds none of the record's approver roles (and is no developer) */
+  /** the reviewer holds none of the record's approver roles as an active role now (and is no developer) */
   APPROVER_NOT_ELIGIBLE: { code: 8001, status: 403 },
   /** the approve/reject callback of the originating class could not be queued; nothing was committed */
   APPROVAL_CALLBACK_FAILED: { code: 8002, status: 502 },
@@ -16,6 +16,10 @@ export const ApprovalErrors = {
   APPROVAL_CALLBACK_CLASS_MISMATCH: { code: 8005, status: 403 },
   /** storing a large approval's patch failed */
   APPROVAL_PATCH_STORE_FAILED: { code: 8006, status: 500 },
+  /** the maker of a change tried to approve it and its workflow rule does not say allowSelfApproval: true */
+  SELF_APPROVAL_NOT_ALLOWED: { code: 8007, status: 403 },
+  /** getApproval / listApprovals: no role grants the method and the call is not one an approver may make without it */
+  APPROVAL_ACCESS_DENIED: { code: 8008, status: 403 },
 } as const;
 
 export type ApprovalErrorName = keyof typeof ApprovalErrors;

@@ -1,6 +1,9 @@
 /** Approval records (spec 2.8). */
 import type { Operation } from 'rfc6902';
 import type { Actor } from '../_platform/actor';
+import type { OldValue } from './changes';
+
+export type { ApprovalChange, OldValue } from './changes';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected';
 export type ApprovalType = 'auto' | 'manual';
@@ -39,6 +42,16 @@ export interface ApprovalRecord {
   isLargeApproval: boolean;
   /** blob holding the patch of a large approval: LARGE_APPROVAL_{entityId}_{approvalId}.json */
   largePatchFile?: string;
+  /**
+   * Per patch operation, what its path held before (see changes.ts); the
+   * source of the `changes` view. Inline only while patch and old values
+   * together fit in 10 KB, else in the blob `oldValuesFile` (absent: unknown).
+   */
+  oldValues?: OldValue[];
+  /** blob holding the old values when they are not inline: LARGE_APPROVAL_{entityId}_{approvalId}_OLD_VALUES.json */
+  oldValuesFile?: string;
+  /** the maker of the change (actor) may approve it itself (from the workflow rule; default false) */
+  allowSelfApproval?: boolean;
   actor: Actor;
   approvers: string[];
   approveCallback?: ApprovalCallback;
@@ -63,6 +76,10 @@ export interface CreateApprovalInput {
   jsonPatch: Operation[];
   actor: Actor;
   approvers: string[];
+  /** the matched rule's allowSelfApproval (default false) */
+  allowSelfApproval?: boolean;
+  /** per patch operation, what its path held before (runWorkflow computes them from the old entity) */
+  oldValues?: OldValue[];
   approveCallback?: ApprovalCallback;
   rejectCallback?: ApprovalCallback;
   additionalData?: Record<string, unknown>;

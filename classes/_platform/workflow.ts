@@ -16,8 +16,10 @@
  * status the new entity asks for); (3) jsonPatch = RFC 6902 diff from the old
  * entity (`{}` on creation) to the new entity with that status; (4)
  * ApprovalManager.createApproval stores the record, approved automatically when
- * the rule has no approvers or the actor is a developer or the system; (5) the
- * simulated approved state is the patch applied to a copy of the old entity.
+ * the rule has no approvers or the actor is a developer or the system, with
+ * the rule's allowSelfApproval and the old values of the patched paths (for
+ * the reviewers' before/after view); (5) the simulated approved state is the
+ * patch applied to a copy of the old entity.
  *
  * Current status: the old entity's `status`; on creation (no old entity) the
  * status the create handler gave the new entity (e.g. `pending` for a company,
@@ -32,6 +34,7 @@
 import { applyPatch, createPatch, type Operation } from 'rfc6902';
 import { ActorError, type Ctx } from '../../runtime';
 import type { ApprovalCallbackBody, ApprovalRecord } from '../ApprovalManager/types';
+import { oldValuesOf } from '../ApprovalManager/changes';
 import type { WorkflowRule } from '../Workflow/types';
 import { workflowError } from '../Workflow/errors';
 import { actorFromIdentity } from './actor';
@@ -153,8 +156,11 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     entityOldStatus: statusOf(input.oldEntity) ?? null,
     entityNewStatus: change.newStatus ?? null,
     jsonPatch: change.jsonPatch,
+    // what the patched paths held: the approval's before/after view (ApprovalManager/changes.ts)
+    oldValues: oldValuesOf(input.oldEntity ?? {}, change.jsonPatch),
     actor,
     approvers: rule.approvers,
+    allowSelfApproval: rule.allowSelfApproval === true,
     approveCallback: callback(input.approveCallback),
     ...(input.rejectCallback ? { rejectCallback: callback(input.rejectCallback) } : {}),
     additionalData: input.additionalData ?? {},

@@ -1,15 +1,23 @@
 import {
+  approvalView,
   buildListFilter,
   callbackBody,
   canReview,
   isAutoApproval,
   isLargePatch,
+  isMaker,
   largeApprovalFileName,
+  largeOldValuesFileName,
+  listingRow,
   MAX_INLINE_PATCH_BYTES,
   newApprovalRecord,
+  oldValuesInline,
   parseListQuery,
   patchBytes,
+  reviewerWithRoles,
   reviewOutcome,
+  reviewRefusal,
+  type ActiveRole,
 } from '../../classes/ApprovalManager/domain';
 import type { Actor } from '../../classes/_platform/actor';
 import type { CreateApprovalInput } from '../../classes/ApprovalManager/types';
@@ -41,11 +49,22 @@ describe('patch storage (spec 8: inline up to 10 KB)', () => {
 
   test('blob names follow LARGE_APPROVAL_{entityId}_{approvalId}.json and are always safe', () => {
     expect(largeApprovalFileName('c-1', 'a1b2')).toBe('LARGE_APPROVAL_c-1_a1b2.json');
+    expect(largeOldValuesFileName('c-1', 'a1b2')).toBe('LARGE_APPROVAL_c-1_a1b2_OLD_VALUES.json');
     for (const id of ['a@b+c=d', '../../etc/passwd', 'x y', 'ü']) {
-      const name = largeApprovalFileName(id, '3f1c');
-      expect(name).toMatch(SAFE_BLOB_NAME);
-      expect(name).not.toContain('..');
+      for (const name of [largeApprovalFileName(id, '3f1c'), largeOldValuesFileName(id, '3f1c')]) {
+        expect(name).toMatch(SAFE_BLOB_NAME);
+        expect(name).not.toContain('..');
+      }
     }
+  });
+
+  test('old values stay inline only while patch and old values together fit in 10 KB', () => {
+    const patch = patchOfSize(MAX_INLINE_PATCH_BYTES - 100);
+    const small = [{ value: 'x'.repeat(10) }];
+    const big = [{ value: 'x'.repeat(200) }];
+    expect(oldValuesInline(patch, small)).toBe(true);
+    expect(oldValuesInline(patch, big)).toBe(false);
+    expect(oldValuesInline(patchOfSize(MAX_INLINE_PATCH_BYTES + 1), [null])).toBe(false); // a large patch keeps nothing inline
   });
 });
 
@@ -90,19 +109,58 @@ describe('creation', () => {
     expect(r).toMatchObject({ id: 'a1', classId: 'Thing', entityOldStatus: null, isLargeApproval: false, additionalData: { k: 1 } });
     expect(newApprovalRecord('a2', input({ additionalData: undefined }), 'Thing', 'T').additionalData).toEqual({});
   });
+
+  test('allowSelfApproval is carried from the input, false by default', () => {
+    expect(newApprovalRecord('a1', input(), 'Thing', 'T').allowSelfApproval).toBe(false);
+    expect(newApprovalRecord('a1', input({ allowSelfApproval: true }), 'Thing', 'T').allowSelfApproval).toBe(true);
+  });
+
+  test('old values are kept when they match the patch (one entry per operation), dropped otherwise', () => {
+    expect(newApprovalRecord('a1', input({ oldValues: [null] }), 'Thing', 'T').oldValues).toEqual([null]);
+    expect(newApprovalRecord('a1', input({ oldValues: [{ value: 0 }] }), 'Thing', 'T').oldValues).toEqual([{ value: 0 }]);
+    expect(newApprovalRecord('a1', input({ oldValues: [] }), 'Thing', 'T').oldValues).toBeUndefined();
+    expect(newApprovalRecord('a1', input({ oldValues: [null, null] }), 'Thing', 'T').oldValues).toBeUndefined();
+    expect(newApprovalRecord('a1', input(), 'Thing', 'T').oldValues).toBeUndefined();
+  });
 });
 
 describe('review', () => {
+  const role = (name: string, status: 'active' | 'inactive' = 'active', id = `id-${name}`): ActiveRole => ({ id, name, status });
   test.each([
-    ['holder of an approver role', pm(['clerk', 'approver']), true],
-    ['holder of another role', pm(['clerk']), false],
-    ['user without roles', pm([]), false],
-    ['developer', developer, true],
-    ['system', system, true],
-    ['integration', integration, false],
-    ['member holding the role name', { ...member, roles: ['approver'] }, false],
-  ])('%s may review: %s', (_what, actor, ok) => {
-    expect(canReview(actor as Actor, ['approver', 'senior'])).toBe(ok);
+    ['holder of an active approver role', pm(['clerk', 'approver']), [role('clerk'), role('approver')], true],
+    ['holder of an approver role matched by id', pm(['r-7']), [role('senior', 'active', 'r-7')], true],
+    ['holder of another role', pm(['clerk']), [role('clerk')], false],
+    ['token naming the role, which is not active now (absent from the active roles)', pm(['approver']), [], false],
+    ['token naming the role, whose definition is inactive', pm(['approver']), [role('approver', 'inactive')], false],
+    ['active role held although the token no longer names it', pm([]), [role('approver')], true],
+    ['user without roles', pm([]), [], false],
+    ['developer', developer, [], true],
+    ['system', system, [], true],
+    ['integration', integration, [role('approver')], false],
+    ['member holding the role name', { ...member, roles: ['approver'] }, [role('approver')], false],
+  ])('%s may review: %s', (_what, actor, roles, ok) => {
+    expect(canReview(actor as Actor, ['approver', 'senior'], roles as ActiveRole[])).toBe(ok);
+  });
+
+  test('the maker of a change (same id and type) approves it only when its rule allows self-approval; it may reject it', () => {
+    const maker = pm(['approver']);
+    const roles = [role('approver')];
+    const record = { actor: maker, approvers: ['approver'], allowSelfApproval: false };
+    expect(isMaker(maker, record)).toBe(true);
+    expect(isMaker({ ...maker, type: 'developer' }, record)).toBe(false);
+    expect(isMaker({ ...maker, id: 'u2' }, record)).toBe(false);
+    expect(reviewRefusal(record, 'approve', maker, roles)).toBe('SELF_APPROVAL_NOT_ALLOWED');
+    expect(reviewRefusal({ ...record, allowSelfApproval: undefined }, 'approve', maker, roles)).toBe('SELF_APPROVAL_NOT_ALLOWED');
+    expect(reviewRefusal(record, 'reject', maker, roles)).toBeNull();
+    expect(reviewRefusal({ ...record, allowSelfApproval: true }, 'approve', maker, roles)).toBeNull();
+    expect(reviewRefusal(record, 'approve', { ...maker, id: 'u2' }, roles)).toBeNull();
+    // eligibility first: a maker without an active approver role is not eligible, whatever the rule says
+    expect(reviewRefusal({ ...record, allowSelfApproval: true }, 'approve', maker, [])).toBe('APPROVER_NOT_ELIGIBLE');
+  });
+
+  test('the reviewer is recorded with the names of its active roles, not the token claims', () => {
+    expect(reviewerWithRoles(pm(['approver', 'gone']), [role('approver'), role('old', 'inactive')]).roles).toEqual(['approver']);
+    expect(reviewerWithRoles(system, [role('approver')])).toBe(system);
   });
 
   const pending = newApprovalRecord(
@@ -169,8 +227,53 @@ describe('listing', () => {
     expect(buildListFilter(q({ approvalStatus: 'approved' }), pm())).toEqual({ approvalStatus: 'approved' });
     expect(buildListFilter(q({ classId: 'C', entityId: 'e' }), pm())).toEqual({ $and: [{ classId: 'C' }, { entityId: 'e' }] });
     expect(buildListFilter(q({ event: '7' }), pm())).toEqual({ event: { $in: ['7', 7] } });
-    expect(buildListFilter(q({ actionable: true }), pm(['approver']))).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: ['approver'] } }] });
-    expect(buildListFilter(q({ actionable: true }), developer)).toEqual({ approvalStatus: 'pending' });
-    expect(buildListFilter(q({ actionable: true }), integration)).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }] });
+    const notMine = (a: Actor) => ({ $or: [{ 'actor.id': { $ne: a.id } }, { 'actor.type': { $ne: a.type } }, { allowSelfApproval: true }] });
+    // active roles decide (names and ids), not the token's claims
+    expect(buildListFilter(q({ actionable: true }), pm(['approver', 'stale']), [{ id: 'r1', name: 'approver' }, { id: 'r2', name: 'old', status: 'inactive' }])).toEqual({
+      $and: [{ approvalStatus: 'pending' }, { approvers: { $in: ['approver', 'r1'] } }, notMine(pm())],
+    });
+    expect(buildListFilter(q({ actionable: true }), pm(['approver']), [])).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }, notMine(pm())] });
+    expect(buildListFilter(q({ actionable: true }), developer)).toEqual({ $and: [{ approvalStatus: 'pending' }, notMine(developer)] });
+    expect(buildListFilter(q({ actionable: true }), integration, [{ id: 'r1', name: 'approver' }])).toEqual({
+      $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }, notMine(integration)],
+    });
+  });
+});
+
+describe('the record as callers see it', () => {
+  const patch = [
+    { op: 'replace' as const, path: '/name', value: 'B' },
+    { op: 'add' as const, path: '/tags/-', value: 'x' },
+    { op: 'remove' as const, path: '/note' },
+  ];
+  const oldValues = [{ value: 'A' }, null, { value: 'gone' }];
+  const record = {
+    ...newApprovalRecord('a1', { event: 'e', instanceId: 'i', entityId: 'e1', jsonPatch: patch, oldValues, actor: pm(), approvers: ['approver'] }, 'T', 'T0'),
+    largePatchFile: 'L.json',
+    oldValuesFile: 'O.json',
+  };
+
+  test('changes next to the patch; no storage details', () => {
+    const v = approvalView(record, patch, oldValues);
+    expect(v.changes).toEqual([
+      { op: 'replace', path: '/name', before: 'A', after: 'B' },
+      { op: 'add', path: '/tags/-', after: 'x' },
+      { op: 'remove', path: '/note', before: 'gone' },
+    ]);
+    expect(v.jsonPatch).toEqual(patch);
+    for (const hidden of ['largePatchFile', 'oldValuesFile', 'oldValues']) expect(v).not.toHaveProperty(hidden);
+  });
+
+  test('unknown old values: no changes view', () => {
+    expect(approvalView(record, patch, undefined)).not.toHaveProperty('changes');
+    expect(approvalView(record, patch, [null])).not.toHaveProperty('changes');
+  });
+
+  test('listing rows: the view for inline records, none for large ones', () => {
+    const { largePatchFile: _l, oldValuesFile: _o, ...doc } = record;
+    expect(listingRow(doc as unknown as Record<string, unknown>).changes).toHaveLength(3);
+    const large = listingRow({ ...doc, isLargeApproval: true, jsonPatch: [], oldValues: undefined } as unknown as Record<string, unknown>);
+    expect(large).not.toHaveProperty('changes');
+    expect(large.jsonPatch).toEqual([]);
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * The before/after view of an approval's change, pure.
+ *
+ * A record stores its JSON Patch (RFC 6902) and, next to it, `oldValues`: one
+ * entry per patch operation, the value the operation's path held just before
+ * that operation was applied to the old entity (`{value}`), or `null` when
+ * nothing was there (an added member, an array insertion). runWorkflow
+ * computes them from the old entity (oldValuesOf); the view (changeView)
+ * needs only the patch and those values, not the entity.
+ *
+ * Operations are applied in order, so a path is read in the document as the
+ * previous operations left it: for array element operations (whose indexes
+ * shift as elements are added and removed) `before` is the element the
+ * operation replaces or removes, which is what a reviewer needs to see.
+ */
+import { applyPatch, type Operation } from 'rfc6902';
+
+/** the value a patched path held before its operation; null: nothing was there */
+export type OldValue = { value: unknown } | null;
+
+/** One changed path as reviewers see it. `before` absent: nothing was there; `after` absent: removed. */
+export interface ApprovalChange {
+  op: Operation['op'];
+  path: string;
+  from?: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The value at a JSON Pointer (own properties only), with whether it exists and whether its parent is an array. */
+export function pointerLookup(doc: unknown, pointer: string): { found: boolean; value?: unknown; inArray: boolean } {
+  if (pointer === '') return { found: doc !== undefined, value: doc, inArray: false };
+  if (!pointer.startsWith('/')) return { found: false, inArray: false };
+  const tokens = pointer.slice(1).split('/').map(unescapeToken);
+  let cur: unknown = doc;
+  for (let i = 0; i < tokens.length; i++) {
+    const last = i === tokens.length - 1;
+    const t = tokens[i];
+    if (Array.isArray(cur)) {
+      if (!/^(0|[1-9]\d*)$/.test(t) || Number(t) >= cur.length) return { found: false, inArray: last };
+      if (last) return { found: true, value: cur[Number(t)], inArray: true };
+      cur = cur[Number(t)];
+    } else if (cur !== null && typeof cur === 'object') {
+      if (!hasOwn(cur, t)) return { found: false, inArray: false };
+      if (last) return { found: true, value: (cur as Record<string, unknown>)[t], inArray: false };
+      cur = (cur as Record<string, unknown>)[t];
+    } else {
+      return { found: false, inArray: false };
+    }
+  }
+  return { found: false, inArray: false };
+}
+
+function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/**
+ * For each operation of `patch`, what its path held in `base` (as the previous
+ * operations left it) just before the operation: `{value}`, or null when
+ * nothing was there. `add` into an array inserts, so it replaces nothing
+ * (null); `add` onto an existing object member replaces it. `test` operations
+ * change nothing (null). An operation that does not apply stops the replay:
+ * it and the rest get null.
+ */
+export function oldValuesOf(base: unknown, patch: Operation[]): OldValue[] {
+  const doc = clone(base ?? {});
+  const out: OldValue[] = [];
+  let broken = false;
+  for (const op of patch) {
+    if (broken || op.op === 'test') {
+      out.push(null);
+      continue;
+    }
+    const at = pointerLookup(doc, op.path);
+    out.push(at.found && !(op.op === 'add' && at.inArray) ? { value: clone(at.value) } : null);
+    const [problem] = applyPatch(doc, [op]);
+    if (problem) broken = true;
+  }
+  return out;
+}
+
+/** Are these old values a usable companion of `patch` (one well-formed entry per operation)? */
+export function oldValuesFit(patch: Operation[], oldValues: unknown): oldValues is OldValue[] {
+  return (
+    Array.isArray(oldValues) &&
+    oldValues.length === patch.length &&
+    oldValues.every((v) => v === null || (typeof v === 'object' && !Array.isArray(v) && hasOwn(v, 'value')))
+  );
+}
+
+/**
+ * The before/after view: one entry per operation (test operations left out).
+ * `before` comes from oldValues; `after` is the value an add/replace writes
+ * (absent for remove; for move/copy the source is named in `from`).
+ */
+export function changeView(patch: Operation[], oldValues: OldValue[]): ApprovalChange[] {
+  const out: ApprovalChange[] = [];
+  patch.forEach((op, i) => {
+    if (op.op === 'test') return;
+    const change: ApprovalChange = { op: op.op, path: op.path };
+    if ((op.op === 'move' || op.op === 'copy') && 'from' in op) change.from = op.from;
+    const old = oldValues[i];
+    if (old) change.before = old.value;
+    if ((op.op === 'add' || op.op === 'replace') && 'value' in op) change.after = op.value;
+    out.push(change);
+  });
+  return out;
+}
