@@ -6,12 +6,15 @@
  *   await logChange(ctx, { entityType: 'member', entityId: id, before, after, sensitiveFields: ['birthdate', 'phone'] });
  *
  * The log is written under the calling class (ctx.classId) with the actor
- * behind the current call (the user, member or system that caused the change).
+ * behind the current call (the user, member or system that caused the change);
+ * in an approval callback that is the reviewer who approved the change
+ * (changeActor), so every class's approved changes name their reviewer
+ * without passing `actor`.
  * Nothing is written when nothing changed ({logId: null, fieldUpdates: 0}).
  * Errors of LogManager are thrown (ActorError), as from any ctx.call.
  */
 import type { Ctx } from '../../runtime';
-import { actorFromIdentity, type Actor } from '../_platform/actor';
+import { changeActor, type Actor } from '../_platform/actor';
 
 export interface LogChangeInput {
   entityType: string;
@@ -25,7 +28,7 @@ export interface LogChangeInput {
   sensitiveFields?: string[];
   /** top-level keys not to log */
   ignore?: string[];
-  /** who made the change when it is not the caller (e.g. the reviewer, in an approval callback) */
+  /** who made the change when it is not the caller; default changeActor (the caller, or in an approval callback the reviewer) */
   actor?: Actor;
 }
 
@@ -41,7 +44,7 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
     entityId: String(input.entityId),
     before: input.before ?? null,
     after: input.after ?? null,
-    actor: input.actor ?? actorFromIdentity(ctx.identity),
+    actor: input.actor ?? changeActor(ctx.identity, ctx.request.body),
   };
   if (input.additionalData !== undefined) body.additionalData = input.additionalData;
   if (input.sensitiveFields?.length) body.sensitiveFields = input.sensitiveFields;

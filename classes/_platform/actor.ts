@@ -39,6 +39,31 @@ export function actorFromIdentity(identity: Identity): Actor {
   }
 }
 
+const ACTOR_TYPES: readonly string[] = ['program_management_user', 'developer', 'system', 'member'];
+
+/**
+ * The actor of a change made by the current call: in an approval callback
+ * (the caller is the class ApprovalManager and the body carries the review's
+ * `reviewedBy`), the reviewer who approved the change, not the class that
+ * delivered it; otherwise the caller (actorFromIdentity). A reviewer of an
+ * unknown actor type counts as `system`.
+ */
+export function changeActor(identity: Identity, body: unknown): Actor {
+  const reviewedBy = identity.type === 'class' && identity.classId === 'ApprovalManager' ? (body as { reviewedBy?: unknown } | null)?.reviewedBy : undefined;
+  if (reviewedBy && typeof reviewedBy === 'object') {
+    const r = reviewedBy as { id?: unknown; type?: unknown; name?: unknown; roles?: unknown };
+    if (typeof r.id === 'string' && r.id !== '' && typeof r.type === 'string') {
+      return {
+        id: r.id,
+        type: (ACTOR_TYPES.includes(r.type) ? r.type : 'system') as ActorType,
+        ...(typeof r.name === 'string' ? { name: r.name } : {}),
+        ...(Array.isArray(r.roles) ? { roles: r.roles.filter((x): x is string => typeof x === 'string') } : {}),
+      };
+    }
+  }
+  return actorFromIdentity(identity);
+}
+
 /** Developers and the system actor (CLI, seeds) bypass approver checks and approvals. */
 export function isPrivilegedActor(actor: Actor): boolean {
   return actor.type === 'developer' || (actor.type === 'system' && actor.name === 'system');

@@ -120,12 +120,18 @@ export function computeWorkflowChange<T extends object>(oldEntity: T | null, new
 
 /**
  * Pure: the entity after an approval callback. approve → the patch applied to
- * a copy of `current`; reject → `current` unchanged. Throws PatchConflictError
+ * a copy of `current`, and, when the entity has an `updatedAt` field, that
+ * field set to `now` (the time the approved change is applied, not the time
+ * it was requested); reject → `current` unchanged. Throws PatchConflictError
  * when the patch does not apply (the entity changed in between).
  */
-export function applyApprovalCallback<T>(current: T, body: Pick<ApprovalCallbackBody, 'action' | 'jsonPatch'>): T {
+export function applyApprovalCallback<T>(current: T, body: Pick<ApprovalCallbackBody, 'action' | 'jsonPatch'>, now: string = new Date().toISOString()): T {
   if (body.action !== 'approve') return current;
-  return apply(current, body.jsonPatch);
+  const applied = apply(current, body.jsonPatch);
+  if (applied !== null && typeof applied === 'object' && !Array.isArray(applied) && Object.prototype.hasOwnProperty.call(applied, 'updatedAt')) {
+    (applied as unknown as { updatedAt: unknown }).updatedAt = now;
+  }
+  return applied;
 }
 
 /** Run the workflow of an event on the calling entity (INIT, WRITE or QUEUED_WRITE handlers). */

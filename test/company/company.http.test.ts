@@ -120,15 +120,23 @@ describe('with settings', () => {
         const d = await companyDoc(company.id);
         return d?.status === 'active' && d.pendingApprovalId === null;
       });
-      expect((await query('getCompany', { id: company.id })).body).toMatchObject({ status: 'active', pendingApprovalId: null, bgId: body.bgId });
+      const active = (await query('getCompany', { id: company.id })).body;
+      expect(active).toMatchObject({ status: 'active', pendingApprovalId: null, bgId: body.bgId, createdAt: company.createdAt });
+      // activated by the approval: updatedAt is the time the approval was applied (issue 11 item 5)
+      expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(company.updatedAt));
+      expect((await companyDoc(company.id))?.updatedAt).toBe(active.updatedAt);
       const logs = await waitFor(async () => {
         const l = await logsOf(company.id);
         return l.length === 2 ? l : undefined;
       }, { what: 'create and approve logs' });
       expect(logs![0]).toMatchObject({ entityType: 'company', actor: { id: 'root' }, additionalData: { event: 'company_create', approvalId: approval.id } });
       expect(logs![0].fieldUpdates.map((f: { key: string }) => f.key)).not.toContain('pendingApprovalId');
-      expect(logs![1].fieldUpdates).toEqual([{ key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' }]);
-      expect(logs![1].additionalData).toMatchObject({ action: 'approve' });
+      expect(logs![1].fieldUpdates).toEqual([
+        { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
+        { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(company.updatedAt), newValue: JSON.stringify(active.updatedAt) },
+      ]);
+      // the approved change is the reviewer's, not class:ApprovalManager's (issue 11 item 5)
+      expect(logs![1]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { action: 'approve' } });
     });
 
     test('references must be active settings of the right group (400 6012 naming the ids)', async () => {

@@ -110,13 +110,19 @@ describe('company groups', () => {
     });
     const got = await query('getCompanyGroup', { id: item.id });
     expect(got.body).toMatchObject({ status: 'active', pendingApprovalId: null, name: 'Internal staff' });
+    // the approval bumped updatedAt (issue 11 item 5)
+    expect(Date.parse(got.body.updatedAt)).toBeGreaterThan(Date.parse(item.updatedAt));
     const logs = await waitFor(async () => {
       const l = await logsOf(item.id);
       return l.length === 2 ? l : undefined;
     }, { what: 'two log entries' });
     expect(logs![0]).toMatchObject({ entityType: 'companyGroups', actor: { id: 'root' }, additionalData: { group: 'companyGroups', approvalId: approval.id } });
-    expect(logs![1].fieldUpdates).toEqual([{ key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' }]);
-    expect(logs![1].additionalData).toMatchObject({ action: 'approve' });
+    expect(logs![1].fieldUpdates).toEqual([
+      { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
+      { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(item.updatedAt), newValue: JSON.stringify(got.body.updatedAt) },
+    ]);
+    // the approved change's entry names the reviewer, not class:ApprovalManager (issue 11 item 5)
+    expect(logs![1]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { action: 'approve' } });
   });
 
   test('a rejected creation leaves the value inactive', async () => {

@@ -136,7 +136,14 @@ describe('createTier (INIT, event tier_create)', () => {
     expect(creation).toMatchObject({ classId: 'Tier', entityType: 'tier', entityId: tier.id, actor: { id: 'pm1', type: 'program_management_user' }, additionalData: { event: 'tier_create', approvalId: approval.id } });
     expect(creation.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(expect.arrayContaining(['name', 'status', 'tierType', 'eligibilityRules']));
     expect(activation.additionalData).toMatchObject({ event: 'tier_create', approvalId: approval.id, action: 'approve', reviewedBy: 'ann' });
-    expect(activation.fieldUpdates).toEqual([{ key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' }]);
+    // the approved change is the reviewer's, and its application bumps updatedAt (issue 11 item 5)
+    expect(activation.actor).toMatchObject({ id: 'ann', type: 'program_management_user' });
+    const active = (await getTier(tier.id)).body.tier;
+    expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(tier.updatedAt));
+    expect(activation.fieldUpdates).toEqual([
+      { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
+      { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(tier.updatedAt), newValue: JSON.stringify(active.updatedAt) },
+    ]);
   });
 
   test('the tier type is read from Setting: the tier keeps only its id and group, before and after approval', async () => {
