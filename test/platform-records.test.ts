@@ -73,7 +73,7 @@ describe('openRecord', () => {
 
 describe('setEntry', () => {
   test('stores __proto__ as an own entry even on a plain object', () => {
-    const plain: Record<string, unknown> = {};
+    const plain: Record<string, number> = {};
     setEntry(plain, '__proto__', 1);
     expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
     expect(ownEntry(plain, '__proto__')).toBe(1);
