@@ -46,6 +46,8 @@ export interface RuntimeConfig {
   schemaDirs: string[];
   workerConcurrency: number;
   bodyLimit: string;
+  /** deepest nesting of objects and arrays a JSON request body may have (deeper: 400 BODY_TOO_DEEP) */
+  maxJsonDepth: number;
   logLevel: string;
   maxCallDepth: number;
   /** BullMQ lock duration for QUEUED_WRITE jobs: how soon a crashed worker's job is retried */
@@ -76,6 +78,17 @@ export function heapGrowingPercent(env: NodeJS.ProcessEnv): number {
 /** HEAP_GROWING_FROM_MB: live heap (after a full collection) above which HEAP_GROWING_PERCENT applies (0: from the start). */
 export function heapGrowingFromMb(env: NodeJS.ProcessEnv): number {
   return int(env, 'HEAP_GROWING_FROM_MB', 128, 0);
+}
+
+/**
+ * MAX_JSON_DEPTH: deepest nesting of a JSON request body (1-1000). Recursive
+ * code behind the HTTP layer (schema validation, freezing, JSON.stringify of
+ * state) relies on it: 1000 keeps far from the stack's limit.
+ */
+export function maxJsonDepth(env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'MAX_JSON_DEPTH', 64, 1);
+  if (n > 1000) throw new Error(`MAX_JSON_DEPTH must be at most 1000, got '${n}'`);
+  return n;
 }
 
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
@@ -116,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     schemaDirs: schemaDirs.length ? schemaDirs : [path.join(root, 'schemas')],
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
     bodyLimit: env.BODY_LIMIT || '16mb',
+    maxJsonDepth: maxJsonDepth(env),
     logLevel: env.LOG_LEVEL || 'info',
     maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),

@@ -82,6 +82,8 @@ export const RuntimeCodes = {
   NOT_FOUND: { code: 1022, status: 404 },
   /** the instance or record belongs to another tenant than the caller's (ClassOptions.tenancy) */
   OUT_OF_SCOPE: { code: 1023, status: 403 },
+  /** a JSON body nested deeper than MAX_JSON_DEPTH (checked right after parsing, before any handler) */
+  BODY_TOO_DEEP: { code: 1024, status: 400 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

@@ -173,6 +173,7 @@ export class Runtime {
       jobs,
       logger,
       bodyLimit: config.bodyLimit,
+      maxJsonDepth: config.maxJsonDepth,
       ready: async () => {
         await redis.ping();
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };

@@ -80,6 +80,14 @@ export interface MethodOptions {
    * a body (e.g. the unknown-instance answer, spec 4.1 rule 3) are sent as they are.
    */
   errorShape?: (err: ActorError) => ActorError;
+  /**
+   * Largest JSON body of a call of this method over HTTP, in body-parser's
+   * notation ('64kb', '2mb', or a number of bytes): the HTTP layer picks it
+   * before parsing a request addressed to this method (CALL path or route
+   * alias). It can only lower BODY_LIMIT, never raise it. A bigger body is
+   * refused as BODY_TOO_LARGE (413), shaped by errorShape when there is one.
+   */
+  bodyLimit?: string | number;
 }
 
 export interface FieldError {

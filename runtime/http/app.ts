@@ -7,6 +7,7 @@ import type { CallResult, Identity } from '../actor/types';
 import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
+import { nestedDeeperThan, parseByteSize } from './body-guards';
 
 export interface HttpDeps {
   projectId: string;
@@ -17,6 +18,8 @@ export interface HttpDeps {
   jobs: JobQueue;
   logger: Logger;
   bodyLimit: string;
+  /** deepest nesting of a JSON body (MAX_JSON_DEPTH); default 64 */
+  maxJsonDepth?: number;
   ready: () => Promise<Record<string, string>>;
 }
 
@@ -114,7 +117,60 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     }
   });
 
-  app.use(express.json({ limit: deps.bodyLimit, type: () => true, strict: false }));
+  /*
+   * The JSON body parser. Its size limit is BODY_LIMIT, or the smaller
+   * MethodOptions.bodyLimit of the method the request addresses (through the
+   * CALL path or a route alias), chosen before a byte is read: `limitRoutes`
+   * matches the request like the routes below and leaves the method's limit in
+   * res.locals.bodyLimit. Right after parsing, a body nested deeper than
+   * MAX_JSON_DEPTH is refused (BODY_TOO_DEEP), iteratively, before any
+   * handler or schema validation walks it recursively.
+   */
+  interface BodyLimit {
+    bytes: number;
+    label: string;
+  }
+  const globalLimit: BodyLimit = { bytes: parseByteSize(deps.bodyLimit), label: deps.bodyLimit };
+  const maxJsonDepth = deps.maxJsonDepth ?? 64;
+  const methodLimits = new Map<RegisteredMethod, BodyLimit>();
+  for (const cls of deps.registry.list()) {
+    for (const m of cls.methodsByName.values()) {
+      const own = m.options.bodyLimit;
+      if (own === undefined) continue;
+      let bytes: number;
+      try {
+        bytes = parseByteSize(own);
+      } catch (err) {
+        throw new Error(`${cls.id}.${m.name}: bodyLimit: ${(err as Error).message}`);
+      }
+      if (bytes < globalLimit.bytes) methodLimits.set(m, { bytes, label: String(own) });
+    }
+  }
+  const parsers = new Map<number, express.RequestHandler>();
+  const parserFor = (bytes: number): express.RequestHandler => {
+    let parser = parsers.get(bytes);
+    if (!parser) parsers.set(bytes, (parser = express.json({ limit: bytes, type: () => true, strict: false })));
+    return parser;
+  };
+  const limitRoutes = express.Router();
+  limitRoutes.all('/:projectId/CALL/:classId/:method{/:instanceId}', (req: Request, res: Response, next: NextFunction) => {
+    const p = req.params as Record<string, string | undefined>;
+    const method = p.projectId === deps.projectId ? deps.registry.get(p.classId!)?.methodsByName.get(p.method!) : undefined;
+    const limit = method && methodLimits.get(method);
+    if (limit) res.locals.bodyLimit = limit;
+    next();
+  });
+  app.use(limitRoutes);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const limit = (res.locals.bodyLimit as BodyLimit | undefined) ?? globalLimit;
+    parserFor(limit.bytes)(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (nestedDeeperThan(req.body, maxJsonDepth)) {
+        return next(runtimeError('BODY_TOO_DEEP', `JSON body nested deeper than ${maxJsonDepth} levels`, { maxDepth: maxJsonDepth }));
+      }
+      next();
+    });
+  });
 
   const callFrom = async (
     req: Request,
@@ -192,6 +248,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const target = cls.methodsByName.get(route.target);
       if (target?.options.errorShape && !route.path.includes(':')) aliasMethods.set(`${route.method} ${route.path}`, { classId: cls.id, method: target });
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+      const limit = target && methodLimits.get(target);
+      if (limit) {
+        limitRoutes[verb](route.path, (_req: Request, res: Response, next: NextFunction) => {
+          res.locals.bodyLimit = limit;
+          next();
+        });
+      }
       app[verb](route.path, async (req: Request, res: Response) => {
         const p = req.params as Record<string, string | undefined>;
         await callFrom(req, res, { classId: cls.id, method: route.target, instanceId: route.instanceId ?? p.instanceId });
@@ -241,8 +304,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const target = shapedMethodOf(req);
     const shape = target?.method.options.errorShape;
     let out: ActorError;
-    if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
-    else if (e.type === 'entity.too.large') out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${deps.bodyLimit}`);
+    if (err instanceof ActorError) out = err;
+    else if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
+    else if (e.type === 'entity.too.large') {
+      const limit = (res.locals.bodyLimit as BodyLimit | undefined) ?? globalLimit;
+      out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${limit.label}`);
+    }
     else if (e.status && e.status >= 400 && e.status < 500) {
       out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
     } else {

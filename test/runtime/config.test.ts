@@ -1,8 +1,8 @@
 /**
  * Environment settings read outside loadConfig: PROCESSES, HEAP_GROWING_PERCENT and HEAP_GROWING_FROM_MB
- * (its effect on resident memory is measured by `npm run bench:hr`, not here).
+ * (its effect on resident memory is measured by `npm run bench:hr`, not here); and MAX_JSON_DEPTH.
  */
-import { heapGrowingFromMb, heapGrowingPercent, processCount } from '../../runtime/config';
+import { heapGrowingFromMb, heapGrowingPercent, loadConfig, maxJsonDepth, processCount } from '../../runtime/config';
 
 describe('PROCESSES', () => {
   it('defaults to 1 and takes a positive integer', () => {
@@ -36,5 +36,22 @@ describe('HEAP_GROWING_PERCENT', () => {
     ['5000', /at most 1000/],
   ])('refuses %s', (raw, message) => {
     expect(() => heapGrowingPercent({ HEAP_GROWING_PERCENT: raw })).toThrow(message);
+  });
+});
+
+describe('MAX_JSON_DEPTH', () => {
+  it('defaults to 64 and is part of the runtime configuration', () => {
+    expect(maxJsonDepth({})).toBe(64);
+    expect(maxJsonDepth({ MAX_JSON_DEPTH: '10' })).toBe(10);
+    expect(loadConfig({ MAX_JSON_DEPTH: '32' }).maxJsonDepth).toBe(32);
+    expect(loadConfig({}).maxJsonDepth).toBe(64);
+  });
+
+  it.each([
+    ['0', /integer >= 1/],
+    ['deep', /integer >= 1/],
+    ['1001', /at most 1000/],
+  ])('refuses %s', (raw, message) => {
+    expect(() => maxJsonDepth({ MAX_JSON_DEPTH: raw })).toThrow(message);
   });
 });
