@@ -32,6 +32,7 @@ import {
 import { approvalError } from './errors';
 import type { ApprovalAction, ApprovalRecord, CreateApprovalInput } from './types';
 import { listingInput } from '../_platform/paging';
+import { ownedByCompany } from '../_platform/scope';
 
 interface ApprovalState {
   approval: ApprovalRecord;
@@ -107,9 +108,12 @@ function describe(err: unknown): InnerError {
 @ActorClass({
   id: 'ApprovalManager',
   description: 'Approval records and their review (spec 2.8, 3.2)',
+  // company scope: a record belongs to the company of the entity it changes; records of programme data are internal
+  tenancy: ownedByCompany((state) => (state.public as Partial<ApprovalState>).approval?.companyId),
   stream: {
     collections: {
       approvals: {
+        tenantField: 'companyId',
         indexes: [
           { keys: { approvalStatus: 1, createdAt: -1 } },
           { keys: { classId: 1, createdAt: -1 } },
@@ -144,6 +148,7 @@ export class ApprovalManager {
       }
     }
     const record = newApprovalRecord(ctx.instanceId!, input, approvalClassId(input, caller), new Date().toISOString());
+    if (input.companyId !== undefined) record.companyId = input.companyId;
     const patch = record.jsonPatch;
     const oldValues = record.oldValues;
     if (isLargePatch(patch)) {

@@ -61,6 +61,8 @@ export interface ApprovalRecord {
   reviewNote?: string;
   /** job of the callback queued by reviewApproval */
   callbackJobId?: string;
+  /** the company of the entity changed (company scope: that company's users see and review the record) */
+  companyId?: string;
   additionalData: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
@@ -83,6 +85,8 @@ export interface CreateApprovalInput {
   approveCallback?: ApprovalCallback;
   rejectCallback?: ApprovalCallback;
   additionalData?: Record<string, unknown>;
+  /** the company of the entity changed (runWorkflow: recordCompany) */
+  companyId?: string;
 }
 
 /** What an approve/reject callback method receives. */

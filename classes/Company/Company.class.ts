@@ -10,8 +10,8 @@
  * to settings (companyGroupId, eligibleMemberTypes, memberSubTypes) must be
  * active settings (asked from Setting.getProgramManagementConfig).
  *
- * Company users (program management users with JWT claims
- * `userType: 'company'` and `companyId`) reach only their own company.
+ * Company users (program management users limited to a company: identity
+ * tenant, see classes/_platform/scope.ts) reach only their own company.
  *
  * Handlers are thin: the rules are in rules.ts.
  */
@@ -21,6 +21,7 @@ import { actorFromIdentity } from '../_platform/actor';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
+import { COMPANY_RECORDS } from '../_platform/scope';
 import type { ProgramManagementConfig } from '../Setting/types';
 import { COMPANY_PATCH_CONFLICT, companyError } from './errors';
 import {
@@ -106,6 +107,8 @@ async function logCompany(ctx: Ctx, id: string, before: CompanyRecord | null, af
     before: before ? { ...toEntity(before) } : null,
     after: { ...toEntity(after) },
     additionalData: extra,
+    // the entry belongs to the company it logs: that company's users see it
+    companyId: id,
   });
 }
 
@@ -118,6 +121,8 @@ async function changeCompany(ctx: Ctx, state: CompanyState, event: string, old: 
     newEntity: toEntity(requested),
     approveCallback: 'approveCompany',
     rejectCallback: 'approveCompany',
+    // the record belongs to the company it changes: that company's users see it
+    companyId: old.id,
   });
   if (wf.isApproved) {
     const applied = fromEntity(wf.simulatedApprovedState, null);
@@ -132,12 +137,16 @@ async function changeCompany(ctx: Ctx, state: CompanyState, event: string, old: 
 @ActorClass({
   id: 'Company',
   description: 'Companies of the program (spec 2.2)',
+  // company scope: the singleton holds every company's record; each handler checks the record it reaches
+  // (rules.ts assertMayReach on ctx.tenancy), and the companies listing is filtered on the record's own id
+  tenancy: COMPANY_RECORDS,
   stream: {
     collections: {
       // bgId is unique in state (checked on every write); the projection's index is not unique on purpose:
       // documents are upserted one by one, so a projection that catches up over two commits moving a bgId
       // from one company to another could otherwise be refused and stall.
       [COMPANIES_COLLECTION]: {
+        tenantField: 'id',
         indexes: [{ keys: { status: 1, nameKey: 1 } }, { keys: { companyGroupId: 1, nameKey: 1 } }, { keys: { bgId: 1 } }, { keys: { nameKey: 1 } }],
       },
     },
@@ -171,6 +180,7 @@ export class Company {
       newEntity: toEntity(company),
       approveCallback: 'approveCompany',
       rejectCallback: 'approveCompany',
+      companyId: company.id,
     });
     const stored = wf.isApproved ? fromEntity(wf.simulatedApprovedState, null) : { ...company, pendingApprovalId: wf.approvalRecord.id };
     state.companies[company.id] = stored;

@@ -156,16 +156,14 @@ export function afterRejection(company: Company, event: string | number, now: st
 // ---------------------------------------------------------------- company users
 
 /**
- * Which companies a caller may reach: program management users of type
- * `company` (JWT claims `userType: 'company'`, `companyId`) reach only their
- * own company; every other caller reaches all.
+ * Which companies a caller may reach: a caller limited to a company (a
+ * company user, or a class acting for one: identity.tenant, the platform's
+ * company scope) reaches only that company; every other caller reaches all.
  */
 export type CompanyScope = { kind: 'all' } | { kind: 'own'; companyId: string | null };
 
 export function companyScope(identity: Identity): CompanyScope {
-  if (identity.type !== 'program_management_user' || identity.claims?.userType !== 'company') return { kind: 'all' };
-  const companyId = identity.claims?.companyId;
-  return { kind: 'own', companyId: typeof companyId === 'string' && companyId ? companyId : null };
+  return identity.tenant === undefined ? { kind: 'all' } : { kind: 'own', companyId: identity.tenant };
 }
 
 export function assertMayReach(scope: CompanyScope, companyId: string): void {

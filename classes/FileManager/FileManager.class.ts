@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, Read, Write, type Ctx, type Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
+import { ownedByCompany } from '../_platform/scope';
 import { fileManagerError, fileStoreError, type FileManagerErrorName } from './errors';
 import {
   activeFile,
@@ -35,6 +36,7 @@ import {
   publicUrl,
   type FileMetadata,
   type FilesState,
+  companyOfFiles,
   type RuleResult,
 } from './file-rules';
 import { checkUpload } from './file-types';
@@ -45,10 +47,20 @@ interface UploadBody {
   originalFilename?: string;
   isPublic?: boolean;
   actor?: Actor;
+  /** the company the entity belongs to (company scope); kept once set */
+  companyId?: string;
 }
 
 function files(ctx: Ctx): FilesState {
   return ctx.state.private as FilesState;
+}
+
+/** Records the company the entity's files belong to (see companyOfFiles). */
+function claimCompany(ctx: Ctx, requested: string | undefined): void {
+  const s = files(ctx);
+  const byClass = ctx.identity.type === 'class' || ctx.identity.type === 'system';
+  const company = unwrap(companyOfFiles(s.companyId, requested, byClass));
+  if (company !== undefined) s.companyId = company;
 }
 
 function unwrap<T>(r: RuleResult<T>): T {
@@ -123,9 +135,12 @@ const NO_STORE = { 'cache-control': 'no-store' };
   id: 'FileManager',
   description: 'Files of an entity: metadata in state, content in the file store, signed download links',
   sensitiveFields: ['content', 'token'],
+  // company scope: an entity's files belong to the entity's company (named by the class that stores them)
+  tenancy: ownedByCompany((state) => (state.private as FilesState).companyId),
   stream: {
     collections: {
       files: {
+        tenantField: 'companyId',
         indexes: [
           { keys: { instanceId: 1, createdAt: -1 } },
           { keys: { filename: 1 } },
@@ -150,7 +165,8 @@ export class FileManager {
   })
   init(ctx: Ctx) {
     const entity = writableEntity(ctx);
-    const body = (ctx.request.body ?? {}) as { entityType?: string; entityId?: string };
+    const body = (ctx.request.body ?? {}) as { entityType?: string; entityId?: string; companyId?: string };
+    claimCompany(ctx, body.companyId);
     if ((body.entityType ?? entity.entityType) !== entity.entityType || (body.entityId ?? entity.entityId) !== entity.entityId) {
       throw fileManagerError('ENTITY_MISMATCH', `The body names another entity than instance '${ctx.instanceId}'`);
     }
@@ -162,6 +178,7 @@ export class FileManager {
     const entity = writableEntity(ctx);
     guardEnduser(ctx.identity, entity.entityId);
     const body = ctx.request.body as UploadBody;
+    claimCompany(ctx, body.companyId);
     const { actor, via } = unwrap(actingActor(ctx.identity, body.actor));
     const checked = checkUpload({ content: body.content, mimeType: body.mimeType });
     if (!checked.ok) throw fileManagerError(checked.error, checked.message, checked.details);

@@ -35,6 +35,8 @@ export interface FileMetadata {
 export interface FilesState {
   entityType?: string;
   entityId?: string;
+  /** the company the entity (and so its files) belongs to: the company scope of the instance */
+  companyId?: string;
   files?: FileMetadata[];
 }
 
@@ -280,8 +282,34 @@ export function fileDocuments(state: FilesState, instanceId: string) {
       instanceId,
       entityType: state.entityType ?? entity?.entityType ?? null,
       entityId: state.entityId ?? entity?.entityId ?? null,
+      companyId: state.companyId ?? null,
     } as Record<string, unknown>,
   }));
+}
+
+// ---------------------------------------------------------------------------
+// Company scope
+
+/**
+ * The company an entity's files belong to: kept once set (a file instance
+ * never changes company); otherwise the company the class storing them names
+ * (it knows its entity's company). A user cannot name one: a user's claim is
+ * no proof that the entity is its company's, so the files of an entity first
+ * stored by a user belong to no company (internal users only) until its class
+ * names one, and a company user cannot open an entity's files at all (the
+ * platform refuses a write that leaves an instance outside its company).
+ */
+export function companyOfFiles(current: string | undefined, requested: string | undefined, requesterIsClass: boolean): RuleResult<string | undefined> {
+  if (requested !== undefined && !requesterIsClass) {
+    return { ok: false, error: 'ENTITY_MISMATCH', message: 'Only the class that owns the entity names the company of its files' };
+  }
+  if (current !== undefined) {
+    if (requested !== undefined && requested !== current) {
+      return { ok: false, error: 'ENTITY_MISMATCH', message: `The files of this entity belong to company '${current}', not '${requested}'` };
+    }
+    return { ok: true, value: current };
+  }
+  return { ok: true, value: requested };
 }
 
 // ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, Read, Static, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
+import { ownedByCompany } from '../_platform/scope';
 import { logManagerError } from './errors';
 import { jsonText } from './field-diff';
 import { buildLog, largeLogBlobName, withFullValues, utf8Bytes, type LargeLogContent, type LogRecord } from './log-entry';
@@ -30,6 +31,7 @@ interface AddLogEntryBody {
   after: Record<string, unknown> | null;
   actor?: Actor;
   additionalData?: Record<string, unknown>;
+  companyId?: string;
   sensitiveFields?: string[];
   ignore?: string[];
 }
@@ -47,9 +49,11 @@ async function readRecord(ctx: Ctx, logId: string): Promise<LogRecord | null> {
 @ActorClass({
   id: 'LogManager',
   description: 'Audit log of entity changes (field-level before/after values)',
+  // company scope: an entry belongs to the company of the entity it logs; entries of programme data (no company) are internal
+  tenancy: ownedByCompany((state) => (state.private.log as LogRecord | undefined)?.companyId),
   stream: {
     collections: {
-      logs: { indexes: [{ keys: { classId: 1, entityId: 1, timeStamp: -1 } }, { keys: { timeStamp: -1 } }] },
+      logs: { tenantField: 'companyId', indexes: [{ keys: { classId: 1, entityId: 1, timeStamp: -1 } }, { keys: { timeStamp: -1 } }] },
     },
     toDocuments: (state, id) => {
       const log = state.private.log as LogRecord | undefined;
@@ -59,15 +63,15 @@ async function readRecord(ctx: Ctx, logId: string): Promise<LogRecord | null> {
 })
 export class LogManager {
   /**
-   * Records a change. Class identities pass the actor behind the change
-   * (log-client.ts does); other callers are logged as themselves.
+   * Records a change (spec 4.5: all class identities; users cannot write the
+   * audit log). A class records its own changes only (classId = the caller's
+   * class) and passes the actor behind the change (log-client.ts does).
    */
-  @Static({ access: ['class', 'program_management_user'], timeoutSeconds: 30 })
+  @Static({ access: ['class'], timeoutSeconds: 30 })
   async addLogEntry(ctx: Ctx) {
     const body = ctx.request.body as AddLogEntryBody;
-    const trusted = ctx.identity.type === 'class' || ctx.identity.type === 'system';
-    if (body.actor && !trusted) {
-      throw logManagerError('ACTOR_NOT_ALLOWED', 'Only classes may record a log entry on behalf of another actor');
+    if (ctx.identity.type === 'class' && body.classId !== ctx.identity.classId) {
+      throw logManagerError('ACTOR_NOT_ALLOWED', `Class ${ctx.identity.classId} may only log its own changes, not ${body.classId}'s`);
     }
     const logId = randomUUID();
     let built: ReturnType<typeof buildLog>;
@@ -87,6 +91,7 @@ export class LogManager {
         after: body.after,
         actor: body.actor ?? actorFromIdentity(ctx.identity),
         additionalData: body.additionalData,
+        companyId: body.companyId,
         sensitiveFields: body.sensitiveFields,
         ignore: body.ignore,
       });

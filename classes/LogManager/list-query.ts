@@ -32,6 +32,7 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
     timeStamp: log.timeStamp,
     actor: { id: log.actor.id, type: log.actor.type, ...(log.actor.name !== undefined ? { name: log.actor.name } : {}) },
     fieldCount: log.fieldUpdates.length,
+    companyId: log.companyId ?? null,
     searchText: parts.join(SEARCH_SEPARATOR),
   };
 }

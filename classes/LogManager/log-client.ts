@@ -14,6 +14,7 @@
  * Errors of LogManager are thrown (ActorError), as from any ctx.call.
  */
 import type { Ctx } from '../../runtime';
+import { recordCompany } from '../_platform/scope';
 import { changeActor, type Actor } from '../_platform/actor';
 
 export interface LogChangeInput {
@@ -30,6 +31,8 @@ export interface LogChangeInput {
   ignore?: string[];
   /** who made the change when it is not the caller; default changeActor (the caller, or in an approval callback the reviewer) */
   actor?: Actor;
+  /** the company the entity belongs to (company scope); default: recordCompany (the changing instance's owner, else the caller's company) */
+  companyId?: string;
 }
 
 export interface LogChangeResult {
@@ -49,6 +52,8 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
   if (input.additionalData !== undefined) body.additionalData = input.additionalData;
   if (input.sensitiveFields?.length) body.sensitiveFields = input.sensitiveFields;
   if (input.ignore?.length) body.ignore = input.ignore;
+  const companyId = recordCompany(ctx, input.companyId);
+  if (companyId !== undefined) body.companyId = companyId;
   const res = await ctx.call('LogManager', 'addLogEntry', undefined, body);
   return res.body as LogChangeResult;
 }

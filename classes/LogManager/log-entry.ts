@@ -30,6 +30,8 @@ export interface LogRecord {
   fieldUpdates: FieldUpdate[];
   actor: Actor;
   additionalData?: Record<string, unknown>;
+  /** the company the logged entity belongs to (company scope: its company users see the entry) */
+  companyId?: string;
 }
 
 /** Content of a LARGE_LOG file: the full values of the entry's large field updates. */
@@ -51,6 +53,7 @@ export interface LogInput {
   after: unknown;
   actor: Actor;
   additionalData?: Record<string, unknown>;
+  companyId?: string;
   sensitiveFields?: readonly string[];
   ignore?: readonly string[];
 }
@@ -138,6 +141,7 @@ export function buildLog(input: LogInput): BuiltLog {
     fieldUpdates: inline,
     actor: input.actor,
   };
+  if (input.companyId !== undefined) record.companyId = input.companyId;
   if (input.additionalData !== undefined) {
     record.additionalData = limitDepth(maskNested(toJsonValue(input.additionalData), isSensitive), ADDITIONAL_DATA_MAX_DEPTH) as Record<string, unknown>;
   }

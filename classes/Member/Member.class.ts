@@ -57,6 +57,8 @@ import {
 import { nextMemberStatus } from './status-machine';
 import type { FamilyMember, MemberPrivateState, MemberProfile } from './types';
 import * as ops from './operations';
+import { ownedByCompany } from '../_platform/scope';
+import { companyTakesMembers } from './operations';
 import * as h from './handlers';
 import { HrClient, hrClientConfig } from './hr-client';
 import { hrUnavailable, REGISTER_FROM_HR_TIMEOUT_SECONDS, registerFromHr } from './registration';
@@ -79,7 +81,7 @@ async function hrGuard<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
 interface ApplyEmployeeBody {
   record: EmployeeRecord;
   memberTypeId: string;
-  company: { id: string; companyGroupId: string };
+  company: { id: string; companyGroupId: string; status: string };
   /** the staff id the member was found by (the lookup may have moved since) */
   foundBy: string;
   migrated: boolean;
@@ -116,8 +118,10 @@ interface ApplyDependantBody {
     { method: 'POST', path: '/members/hr/dependant', target: 'hrUpsertDependant' },
   ],
   sensitiveFields: ['photo', 'content'],
+  // company scope: a member belongs to its company; company users reach, create and list only their company's members
+  tenancy: ownedByCompany((state) => (state.private as Partial<MemberPrivateState>).profile?.company?.id),
   stream: {
-    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES } },
+    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, tenantField: 'companyId' } },
     toDocuments: (state, id) => {
       const s = state.private as MemberPrivateState;
       return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];
@@ -134,7 +138,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30 })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb' })
   async hrUpdateEmployee(ctx: Ctx) {
     return hrGuard(ctx, async () => {
       const rec = ctx.request.body as EmployeeRecord;
@@ -153,7 +157,7 @@ export class Member {
         ctx.call('Member', 'hrApplyEmployee', `staffId!${foundBy}`, {
           record: rec,
           memberTypeId: memberType!.id,
-          company: { id: company.id, companyGroupId: company.companyGroupId },
+          company: { id: company.id, companyGroupId: company.companyGroupId, status: company.status },
           foundBy,
           migrated,
           actor: actorFromIdentity(ctx.identity),
@@ -193,6 +197,8 @@ export class Member {
     if (before.staffId !== input.foundBy) throw hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound);
 
     if (before.company?.id !== input.company.id) {
+      // a member moves to active companies only; to HR a pending or inactive company maps to no service company (11016)
+      if (!companyTakesMembers(input.company)) throw hrError('COMPANY_NOT_MAPPED', HR_MESSAGES.companyNotMapped);
       // spec 4.2/7.2: reassignment only within the same company group type (internal vs external)
       const current = before.company?.id ? await getCompany(ctx, before.company.id) : null;
       if (current) {
@@ -224,7 +230,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30 })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb' })
   async hrUpsertDependant(ctx: Ctx) {
     return hrGuard(ctx, async () => {
       const raw = ctx.request.body as DependantRecord;

@@ -70,6 +70,8 @@ export const MemberErrors = {
   INVALID_INPUT: { code: 5028, status: 400 },
   /** the membership period does not fit the tier (startDate before the tier starts or after it ends) */
   INVALID_MEMBERSHIP_PERIOD: { code: 5033, status: 400 },
+  /** members are created in, or moved to, active companies only (not one pending its approval, nor an inactive one) */
+  COMPANY_NOT_ACTIVE: { code: 5034, status: 400 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;

@@ -47,19 +47,13 @@ import type { DocumentStatus, FamilyMember, MemberDocument, MemberPrivateState, 
 
 // ---------------------------------------------------------------- guards
 
-/** Company users (program management users of type `company`) reach only their company's members. */
-export function companyScope(ctx: Ctx): string | null {
-  const id = ctx.identity;
-  if (id.type !== 'program_management_user' || id.claims?.userType !== 'company') return null;
-  const companyId = id.claims?.companyId;
-  return typeof companyId === 'string' && companyId ? companyId : '';
-}
-
-/** The member, after checking the caller may reach it (company users: own company; endusers: themselves). */
+/**
+ * The member, after checking the caller may reach it: endusers only themselves.
+ * Company users reach only their company's members: the platform's company
+ * scope (tenancy in Member.class.ts) has checked that before the handler ran.
+ */
 export function reachable(ctx: Ctx): MemberProfile {
   const p = profileOf(ctx);
-  const scope = companyScope(ctx);
-  if (scope !== null && p.company?.id !== scope) throw memberError('NOT_YOUR_MEMBER', 'A company user may only reach members of its own company');
   if ((ctx.identity.type === 'enduser' || ctx.identity.type === 'member_otp') && ctx.identity.userId !== p.id) {
     throw memberError('NOT_YOUR_MEMBER', 'A member may only reach itself');
   }
@@ -623,8 +617,8 @@ export async function listMembers(ctx: Ctx) {
   const parsed = parseListMembersQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const q = parsed.query;
-  const scope = companyScope(ctx);
-  const filter = listMembersFilter(q, scope === null ? undefined : [scope]);
+  // a company user's listing is limited to its company by the platform (the collection's tenantField)
+  const filter = listMembersFilter(q);
   const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: { createdAt: -1, _id: 1 }, skip: q.skip, limit: q.limit });
   const members = items.map(({ _id, _v, _instance, _class, emailLower, ...doc }) => doc);
   return pageAnswer('members', members, total, q);

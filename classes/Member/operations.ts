@@ -21,6 +21,7 @@ import {
 } from './member-state';
 import { nextMemberStatus } from './status-machine';
 import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile, PendingPhoto } from './types';
+import { recordCompany } from '../_platform/scope';
 
 export const MEMBER_PHOTO_EVENT = 'MEMBER_ID_PHOTO_UPLOAD';
 export const MEMBER_CREATE_EVENT = 'member_create';
@@ -46,7 +47,9 @@ export async function storeMemberFileMeta(
   file: { content: string; mimeType: string; originalFilename: string },
 ): Promise<StoredFile> {
   const actor: Actor = actorFromIdentity(ctx.identity);
-  const res = await ctx.call('FileManager', 'uploadFile', fileInstanceOf(memberId), { ...file, actor });
+  // the files belong to the member's company (company scope of FileManager)
+  const company = recordCompany(ctx);
+  const res = await ctx.call('FileManager', 'uploadFile', fileInstanceOf(memberId), { ...file, actor, ...(company ? { companyId: company } : {}) });
   return (res.body as { file: StoredFile }).file;
 }
 
@@ -181,9 +184,23 @@ export async function requireCompany(ctx: Ctx, companyId: string): Promise<Compa
   return company;
 }
 
+/** Pure: a company takes new members (or members moved to it) only while it is active. */
+export function companyTakesMembers(company: Pick<CompanyRecord, 'status'>): boolean {
+  return company.status === 'active';
+}
+
+/** The company a member is created in: it must exist and be active. */
+export async function requireActiveCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
+  const company = await requireCompany(ctx, companyId);
+  if (!companyTakesMembers(company)) {
+    throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${companyId}' is ${company.status}: members are created in active companies only`);
+  }
+  return company;
+}
+
 /** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
 async function prepareNewMember(ctx: Ctx, body: CreateMemberBody): Promise<MemberProfile> {
-  const company = await requireCompany(ctx, body.company.id);
+  const company = await requireActiveCompany(ctx, body.company.id);
   await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
   if (body.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', body.staffId);

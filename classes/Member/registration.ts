@@ -25,6 +25,7 @@
 import { ActorError, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from './clients';
+import { companyTakesMembers } from './operations';
 import { fieldError, memberError } from './errors';
 import { HrClientError, type HrClient, type HrEmployee } from './hr-client';
 import { normalizeDependant } from './hr-contract';
@@ -142,6 +143,9 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER
   }
   const company = await getCompanyByBgId(ctx, employee.companyId);
   if (!company) throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
+  if (!companyTakesMembers(company)) {
+    throw fieldError('HR_RECORD_REJECTED', 'companyId', `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`, { field: 'companyId' });
+  }
 
   const created = await createFromHr(ctx, employee, {
     name: employee.name,

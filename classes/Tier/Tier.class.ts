@@ -12,6 +12,7 @@ import { ActorClass, ActorError, Init, Internal, QueuedWrite, Read, Static, Writ
 import { actorFromIdentity } from '../_platform/actor';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
+import { SHARED_DATA } from '../_platform/scope';
 import {
   applyRuleUpdate,
   applyTierUpdate,
@@ -161,6 +162,8 @@ function withRule(tier: TierRecord, rule: EligibilityRule, at: string): TierReco
 @ActorClass({
   id: 'Tier',
   description: 'Membership tiers with eligibility rules (spec 2.3)',
+  // tiers are the programme's, not a company's: company users read them, never change them
+  tenancy: SHARED_DATA,
   stream: {
     collections: {
       tiers: {

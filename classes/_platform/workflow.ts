@@ -38,6 +38,12 @@ import { oldValuesOf } from '../ApprovalManager/changes';
 import type { WorkflowRule } from '../Workflow/types';
 import { workflowError } from '../Workflow/errors';
 import { actorFromIdentity } from './actor';
+import { recordCompany } from './scope';
+
+function companyOf(ctx: Ctx, explicit: string | undefined): { companyId?: string } {
+  const companyId = recordCompany(ctx, explicit);
+  return companyId === undefined ? {} : { companyId };
+}
 
 export type { ApprovalCallbackBody, ApprovalRecord } from '../ApprovalManager/types';
 
@@ -60,6 +66,8 @@ export interface RunWorkflowInput<T extends object> {
   additionalData?: Record<string, unknown>;
   /** rule set to use when it is not the calling class's own (e.g. Partner's venues use `Venue`) */
   workflowClassId?: string;
+  /** the company the entity belongs to (company scope); default: recordCompany (the instance's owner, else the caller's company) */
+  companyId?: string;
 }
 
 export interface RunWorkflowResult<T extends object> {
@@ -170,6 +178,7 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     approveCallback: callback(input.approveCallback),
     ...(input.rejectCallback ? { rejectCallback: callback(input.rejectCallback) } : {}),
     additionalData: input.additionalData ?? {},
+    ...companyOf(ctx, input.companyId),
   });
   const approvalRecord = created.body as ApprovalRecord;
   return {

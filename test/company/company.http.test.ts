@@ -266,10 +266,10 @@ describe('with settings', () => {
   });
 
   describe('company users (program management users of type company)', () => {
-    test('see and update only their own company; create none; a user without company sees nothing', async () => {
+    test('see and update only their own company; create none; a token with a malformed company is refused', async () => {
       const own = await activeCompany({ name: 'Own Co' });
       const other = await activeCompany({ name: 'Other Co' });
-      const cu = bearer(t, 'cu1', ['companyAdmin'], { userType: 'company', companyId: own.id });
+      const cu = bearer(t, 'cu1', ['companyAdmin'], { userType: 'company', tenant: own.id });
       expect((await query('getCompany', { id: own.id }, cu)).body.id).toBe(own.id);
       expect((await query('getCompany', { bgId: own.bgId }, cu)).body.id).toBe(own.id);
       for (const q of [{ id: other.id as string }, { bgId: other.bgId as string }, { id: 'no-such-company' }] as Record<string, string>[]) {
@@ -289,9 +289,11 @@ describe('with settings', () => {
       const status = await call('updateCompanyStatus', { id: own.id, status: 'inactive' }, cu); // not in the role
       expect([status.status, status.body.code]).toEqual([403, 1008]);
 
-      const homeless = bearer(t, 'cu2', ['companyAdmin'], { userType: 'company' });
-      expect((await query('listCompanies', {}, homeless)).body.totalCount).toBe(0);
-      expect((await query('getCompany', { id: own.id }, homeless)).status).toBe(403);
+      // a token whose company (tenant claim) is empty or not a string is no session at all: it must not widen to every company
+      for (const tenant of ['', 42, null]) {
+        const homeless = bearer(t, 'cu2', ['companyAdmin'], { userType: 'company', tenant });
+        expect((await query('listCompanies', {}, homeless)).status).toBe(401);
+      }
     });
   });
 

@@ -166,10 +166,11 @@ describe('company users', () => {
   const pm = (claims: Record<string, unknown>): Identity => ({ type: 'program_management_user', userId: 'u', roles: [], claims });
   test.each([
     ['an internal user', pm({}), { kind: 'all' }],
-    ['a user of type internal', pm({ userType: 'internal', companyId: 'c1' }), { kind: 'all' }],
-    ['a company user', pm({ userType: 'company', companyId: 'c1' }), { kind: 'own', companyId: 'c1' }],
-    ['a company user without company', pm({ userType: 'company' }), { kind: 'own', companyId: null }],
+    // the company comes from the identity's tenant (the token's `tenant` claim), never from other claims
+    ['a user claiming a company without a tenant', pm({ userType: 'company', companyId: 'c1' }), { kind: 'all' }],
+    ['a company user', { ...pm({ userType: 'company' }), tenant: 'c1' } as Identity, { kind: 'own', companyId: 'c1' }],
     ['a class', { type: 'class', classId: 'Member' } as Identity, { kind: 'all' }],
+    ['a class acting for a company user', { type: 'class', classId: 'Member', tenant: 'c1' } as Identity, { kind: 'own', companyId: 'c1' }],
   ])('%s', (_what, identity, scope) => {
     expect(companyScope(identity)).toEqual(scope);
   });

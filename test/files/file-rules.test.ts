@@ -18,6 +18,7 @@ import {
   safeDownloadName,
   storedFilename,
   type FileMetadata,
+  companyOfFiles,
 } from '../../classes/FileManager/file-rules';
 import { SAFE_BLOB_NAME } from '../../runtime/files/blob-store';
 import { typeByExt } from './samples';
@@ -254,9 +255,27 @@ describe('streaming', () => {
     const a = pdf();
     const b = { ...pdf({ fileId: 'f2' }), status: 'deleted' as const };
     expect(fileDocuments({ entityType: 'Member', entityId: 'm1', files: [a, b] }, 'Member_m1')).toEqual([
-      { collection: 'files', id: FILE_ID, doc: { ...a, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1' } },
-      { collection: 'files', id: 'f2', doc: { ...b, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1' } },
+      { collection: 'files', id: FILE_ID, doc: { ...a, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null } },
+      { collection: 'files', id: 'f2', doc: { ...b, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null } },
     ]);
+    // the company scope's field: the company the entity's files belong to
+    expect(fileDocuments({ entityType: 'Member', entityId: 'm1', companyId: 'c-1', files: [a] }, 'Member_m1')[0]!.doc.companyId).toBe('c-1');
     expect(fileDocuments({}, 'Member_m1')).toEqual([]);
+  });
+});
+
+describe('companyOfFiles (company scope of an entity\'s files)', () => {
+  test('the class storing the files names the company once; it never changes', () => {
+    expect(companyOfFiles(undefined, 'c-1', true)).toEqual({ ok: true, value: 'c-1' });
+    expect(companyOfFiles('c-1', 'c-1', true)).toEqual({ ok: true, value: 'c-1' });
+    expect(companyOfFiles('c-1', undefined, true)).toEqual({ ok: true, value: 'c-1' });
+    expect(companyOfFiles('c-1', 'c-2', true)).toMatchObject({ ok: false, error: 'ENTITY_MISMATCH' });
+  });
+
+  test('a user names no company: its claim proves nothing about the entity', () => {
+    expect(companyOfFiles(undefined, 'c-1', false)).toMatchObject({ ok: false, error: 'ENTITY_MISMATCH' });
+    expect(companyOfFiles('c-1', 'c-1', false)).toMatchObject({ ok: false, error: 'ENTITY_MISMATCH' });
+    expect(companyOfFiles(undefined, undefined, false)).toEqual({ ok: true, value: undefined });
+    expect(companyOfFiles('c-1', undefined, false)).toEqual({ ok: true, value: 'c-1' });
   });
 });

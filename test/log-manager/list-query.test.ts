@@ -93,6 +93,7 @@ describe('parseLogListQuery', () => {
       timeStamp: '2026-01-01T00:00:00.000Z',
       actor: { id: 'hr', type: 'system', name: 'HR system' },
       fieldCount: 2,
+      companyId: null,
       searchText: ['phone', '"+971 1"', '"+971 2"', 'grade', '"G7"'].join(SEARCH_SEPARATOR),
     });
     // a search never spans two values

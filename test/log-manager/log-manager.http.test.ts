@@ -19,7 +19,9 @@ describe('LogManager', () => {
 
   const addAs = (identity: Identity, body: Record<string, unknown>) =>
     t.rt.dispatcher.call({ classId: 'LogManager', method: 'addLogEntry', body, identity, origin: 'class' });
-  const addAsClass = async (body: Record<string, unknown>) => (await addAs(GIZMO, body)).body as { logId: string | null; fieldUpdates: number };
+  /** as the class whose change it logs (a class logs its own changes only) */
+  const addAsClass = async (body: Record<string, unknown>) =>
+    (await addAs({ ...GIZMO, classId: String(body.classId ?? GIZMO.classId) }, body)).body as { logId: string | null; fieldUpdates: number };
   const entries = (query: string, headers = pm) => t.get(`${p}/getLogEntries?${query}`, headers);
   const getLog = (logId: string, headers = pm) => t.get(`${p}/getLog?logId=${encodeURIComponent(logId)}`, headers);
   /** wait until the listing for `query` holds `n` entries */
@@ -99,17 +101,16 @@ describe('LogManager', () => {
       expect((await getLog(res.logId!)).body.actor).toEqual({ id: 'g1', type: 'system', name: 'class:Gizmo' });
     });
 
-    test('a program management user is logged as itself and may not name another actor', async () => {
-      const own = await t.post(`${p}/addLogEntry`, { classId: 'Note', entityType: 'note', entityId: 'rec-3', before: null, after: { text: 'hi' } }, pm);
-      expect(own.status).toBe(200);
-      expect((await getLog(own.body.logId)).body.actor).toEqual({ id: 'pm1', type: 'program_management_user', roles: ['super'] });
-      const forged = await t.post(
-        `${p}/addLogEntry`,
-        { classId: 'Note', entityType: 'note', entityId: 'rec-3', before: null, after: { text: 'x' }, actor: { id: 'boss', type: 'developer' } },
-        pm,
-      );
-      expect(forged.status).toBe(403);
-      expect(forged.body).toMatchObject({ code: 12003, classId: 'LogManager' });
+    test('users cannot write the audit log (spec 4.5: class identities only); a class logs only its own changes', async () => {
+      const body = { classId: 'Note', entityType: 'note', entityId: 'rec-3', before: null, after: { text: 'hi' } };
+      const byUser = await t.post(`${p}/addLogEntry`, body, pm);
+      expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
+      const forged = await t.post(`${p}/addLogEntry`, { ...body, actor: { id: 'boss', type: 'developer' } }, pm);
+      expect([forged.status, forged.body.code]).toEqual([403, 1008]);
+      // Gizmo writing an entry in Note's name
+      const other = await addAs(GIZMO, body).catch((e: ActorError) => e);
+      expect([(other as ActorError).status, (other as ActorError).code]).toEqual([403, 12003]);
+      expect((await entries('entityId=rec-3')).body.totalCount).toBe(0);
     });
 
     test('nothing changed: no entry is written', async () => {
@@ -140,15 +141,15 @@ describe('LogManager', () => {
         { ...good, extra: true },
         { ...good, actor: { id: 'x', type: 'robot' } },
       ]) {
-        const r = await t.post(`${p}/addLogEntry`, body, pm);
+        const r = (await addAs({ ...GIZMO, classId: 'Member' }, body).catch((e: ActorError) => e)) as ActorError;
         expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400]);
-        expect(r.body.details.errors.length).toBeGreaterThan(0);
+        expect((r.details as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
       }
-      const huge = await addAs(GIZMO, { ...good, additionalData: { blob: 'z'.repeat(17_000) } }).catch((e: ActorError) => e);
+      const huge = await addAs({ ...GIZMO, classId: 'Member' }, { ...good, additionalData: { blob: 'z'.repeat(17_000) } }).catch((e: ActorError) => e);
       expect(huge).toBeInstanceOf(ActorError);
       expect([(huge as ActorError).status, (huge as ActorError).code]).toEqual([400, 12006]);
       // in-process callers can pass what JSON cannot encode: still a 400
-      const bigint = await addAs(GIZMO, { ...good, after: { n: BigInt(1) } }).catch((e: ActorError) => e);
+      const bigint = await addAs({ ...GIZMO, classId: 'Member' }, { ...good, after: { n: BigInt(1) } }).catch((e: ActorError) => e);
       expect([(bigint as ActorError).status, (bigint as ActorError).code]).toEqual([400, 12008]);
     });
 
@@ -407,8 +408,9 @@ describe('LogManager', () => {
       expect((byClass.body as { totalCount: number }).totalCount).toBe(1);
     });
 
-    test('addLogEntry is refused to end users and integration users; record and readEntry to everyone but LogManager', async () => {
+    test('addLogEntry is refused to every user (back office, end users, integration); record and readEntry to everyone but LogManager', async () => {
       const body = { classId: 'Member', entityType: 'member', entityId: 'acc-2', before: null, after: { a: 1 } };
+      expect((await t.post(`${p}/addLogEntry`, body, pm)).status).toBe(403);
       expect((await t.post(`${p}/addLogEntry`, body, { 'x-api-key': TEST_API_KEY })).status).toBe(403);
       expect((await t.post(`${p}/addLogEntry`, body, { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status).toBe(403);
       expect((await t.post(`${p}/record/${'1'.repeat(8)}`, { id: '1'.repeat(8) }, pm)).status).toBe(403);

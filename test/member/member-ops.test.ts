@@ -180,11 +180,11 @@ describe('personal, employment, contact', () => {
 
   test('company users reach only their own company', async () => {
     const m = await createMember(t);
-    const own = bearer('program_management_user', 'cu1', ['super'], { userType: 'company', companyId: 'c-1' });
-    const other = bearer('program_management_user', 'cu2', ['super'], { userType: 'company', companyId: 'c-2' });
+    const own = bearer('program_management_user', 'cu1', ['super'], { userType: 'company', tenant: 'c-1' });
+    const other = bearer('program_management_user', 'cu2', ['super'], { userType: 'company', tenant: 'c-2' });
     expect((await t.get(`${p}/getMemberContact/${m.id}`, own)).status).toBe(200);
     const r = await t.get(`${p}/getMemberContact/${m.id}`, other);
-    expect([r.status, r.body.code]).toEqual([403, 5021]);
+    expect([r.status, r.body.code]).toEqual([403, 1023]); // the platform's company scope (OUT_OF_SCOPE)
   });
 });
 
@@ -415,7 +415,7 @@ describe('listMembers and streamMember', () => {
       const r = await t.get(`${p}/listMembers?${bad}`, pm);
       expect([r.status, r.body.code]).toEqual([400, 5005]);
     }
-    const companyUser = bearer('program_management_user', 'cu', ['super'], { userType: 'company', companyId: 'c-2' });
+    const companyUser = bearer('program_management_user', 'cu', ['super'], { userType: 'company', tenant: 'c-2' });
     expect((await list(`search=${tag}`, companyUser)).members.map((x: { id: string }) => x.id)).toEqual([a.id]);
     // membership status filter
     await call('addMembership', b.id, { tierId: 'gold', paymentType: 'cpg' });
