@@ -19,6 +19,10 @@ const RT_VALIDATION = 1002;
 const RT_UNAUTHENTICATED = 1007;
 const RT_FORBIDDEN = 1008;
 const RT_BODY_TOO_LARGE = 1016;
+const RT_BODY_TOO_DEEP = 1024;
+
+/** the field message of a body nested deeper than the runtime's MAX_JSON_DEPTH */
+const TOO_DEEP = 'is nested too deeply';
 
 export const HR_MESSAGES = {
   validation: 'Validation failed',
@@ -97,6 +101,7 @@ export function hrErrorShape(context: 'employee' | 'dependant') {
     if (err.code === RT_BAD_JSON) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['must be a JSON object'] });
     // spec 7.2 pairs 10001 with HTTP 400 only: an oversized body is a validation error like any other
     if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] });
+    if (err.code === RT_BODY_TOO_DEEP) return hrError('VALIDATION', HR_MESSAGES.validation, { body: [TOO_DEEP] });
     if (err.status === 503) return hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
     return hrError('INTERNAL', HR_MESSAGES.internal);
   };
@@ -126,9 +131,9 @@ export function photoErrorShape(err: ActorError): ActorError {
   if (err.code === RT_VALIDATION) {
     return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: toFieldMessages(fieldErrorsOf(err), 'photo') });
   }
-  // a body that is no JSON object, or too large: the same VALIDATION_ERROR (400) as a schema failure
-  if (err.code === RT_BAD_JSON || err.code === RT_BODY_TOO_LARGE) {
-    const body = [err.code === RT_BAD_JSON ? 'must be a JSON object' : 'is too large'];
+  // a body that is no JSON object, too large or nested too deep: the same VALIDATION_ERROR (400) as a schema failure
+  if (err.code === RT_BAD_JSON || err.code === RT_BODY_TOO_LARGE || err.code === RT_BODY_TOO_DEEP) {
+    const body = [err.code === RT_BAD_JSON ? 'must be a JSON object' : err.code === RT_BODY_TOO_LARGE ? 'is too large' : TOO_DEEP];
     return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: { body } });
   }
   return photoError(err.status, typeof err.code === 'number' ? err.code : HrErrors.INTERNAL.code, err.message);
