@@ -154,7 +154,7 @@ describe('HR body size: 64 KB on the employee and dependant endpoints, the image
 });
 
 describe('HR field lengths (schemas hrUpdateEmployee / hrUpsertDependant)', () => {
-  const tooLong = (field: string, max: number) => [field, ['must not have more than ' + max + ' characters']] as const;
+  const tooLong = (field: string, max: number): [string, string[]] => [field, [`must not have more than ${max} characters`]];
 
   test.each([
     ['leavingReason', 1000],
