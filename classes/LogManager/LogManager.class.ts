@@ -33,6 +33,7 @@ interface AddLogEntryBody {
   additionalData?: Record<string, unknown>;
   companyId?: string;
   sensitiveFields?: string[];
+  plainFields?: string[];
   ignore?: string[];
 }
 
@@ -93,6 +94,7 @@ export class LogManager {
         additionalData: body.additionalData,
         companyId: body.companyId,
         sensitiveFields: body.sensitiveFields,
+        plainFields: body.plainFields,
         ignore: body.ignore,
       });
     } catch (err) {

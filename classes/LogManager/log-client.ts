@@ -27,6 +27,8 @@ export interface LogChangeInput {
   additionalData?: Record<string, unknown>;
   /** personal-data field names to mask (credentials are always masked) */
   sensitiveFields?: string[];
+  /** top-level fields that hold no personal data (e.g. consent flags): personal names are not masked inside them */
+  plainFields?: string[];
   /** top-level keys not to log */
   ignore?: string[];
   /** who made the change when it is not the caller; default changeActor (the caller, or in an approval callback the reviewer) */
@@ -51,6 +53,7 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
   };
   if (input.additionalData !== undefined) body.additionalData = input.additionalData;
   if (input.sensitiveFields?.length) body.sensitiveFields = input.sensitiveFields;
+  if (input.plainFields?.length) body.plainFields = input.plainFields;
   if (input.ignore?.length) body.ignore = input.ignore;
   const companyId = recordCompany(ctx, input.companyId);
   if (companyId !== undefined) body.companyId = companyId;

@@ -55,6 +55,8 @@ export interface LogInput {
   additionalData?: Record<string, unknown>;
   companyId?: string;
   sensitiveFields?: readonly string[];
+  /** top-level fields holding no personal data: declared personal names are not masked inside them (masking.ts) */
+  plainFields?: readonly string[];
   ignore?: readonly string[];
 }
 
@@ -113,9 +115,10 @@ export function largeLogBlobName(entityType: string, entityId: string, logId: st
  */
 export function buildLog(input: LogInput): BuiltLog {
   const isSensitive = sensitiveKeyMatcher(input.sensitiveFields ?? []);
+  const plain = new Set(input.plainFields ?? []);
   const full = diffFields(input.before, input.after, {
     ignore: input.ignore,
-    mask: (key, value) => maskField(key, value, isSensitive),
+    mask: (key, value) => maskField(key, value, isSensitive, plain),
   });
   const inline: FieldUpdate[] = [];
   const large: FieldUpdate[] = [];

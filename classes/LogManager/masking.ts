@@ -14,6 +14,12 @@
  * Both rules apply at any depth: a top-level field with a sensitive name is
  * masked whole, and inside any value (objects and arrays of objects) the value
  * of every sensitive key is replaced by the marker.
+ *
+ * Except: inside a top-level field the caller declares plain (`plainFields`,
+ * data that is not personal, such as a member's consent flags
+ * `permissions: {sms, email}`), declared personal-data names are not matched,
+ * so that `permissions.email` (a yes/no consent) stays readable while the
+ * member's `email` is masked. Credentials are masked everywhere.
  */
 
 /** What a masked value becomes (JSON-encoded in a field update: "\"***\""). */
@@ -90,7 +96,10 @@ export function maskNested(value: unknown, isSensitive: KeyMatcher): unknown {
   return root;
 }
 
-/** The value of top-level field `key` as it may be logged. */
-export function maskField(key: string, value: unknown, isSensitive: KeyMatcher): unknown {
+/** The value of top-level field `key` as it may be logged (`plain`: the top-level fields that hold no personal data). */
+export function maskField(key: string, value: unknown, isSensitive: KeyMatcher, plain: ReadonlySet<string> = NO_PLAIN_FIELDS): unknown {
+  if (plain.has(key)) return isCredentialKey(key) ? MASK : maskNested(value, isCredentialKey);
   return isSensitive(key) ? MASK : maskNested(value, isSensitive);
 }
+
+const NO_PLAIN_FIELDS: ReadonlySet<string> = new Set();

@@ -10,6 +10,8 @@ import type { MemberPrivateState, MemberProfile } from './types';
 
 /** personal data masked in audit logs (spec 6) */
 export const MEMBER_SENSITIVE_FIELDS = ['email', 'phone', 'address', 'gender', 'maritalStatus', 'birthdate'];
+/** top-level member fields that hold no personal data although their keys share personal names (consent flags) */
+export const MEMBER_PLAIN_FIELDS = ['permissions'];
 
 export function memberState(ctx: Ctx): MemberPrivateState {
   return ctx.state.private as MemberPrivateState;
@@ -84,6 +86,8 @@ export async function logMemberChange(
     before: before as unknown as Record<string, unknown> | null,
     after: after as unknown as Record<string, unknown> | null,
     sensitiveFields: MEMBER_SENSITIVE_FIELDS,
+    // consent flags (permissions.sms, permissions.email) are no personal data: readable in the audit log
+    plainFields: MEMBER_PLAIN_FIELDS,
     ignore: ['updatedAt'],
     ...(additionalData ? { additionalData } : {}),
     ...(actor ? { actor } : {}),

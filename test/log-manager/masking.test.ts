@@ -66,3 +66,20 @@ describe('masking', () => {
     expect(diffFields(null, { phone: '222' }, { mask })).toEqual([{ key: 'phone', operation: 'add', newValue: MASKED_JSON }]);
   });
 });
+
+describe('plain fields (data that is not personal, e.g. consent flags)', () => {
+  const personal = sensitiveKeyMatcher(['email', 'phone']);
+  const plain = new Set(['permissions']);
+
+  test('declared personal names are not masked inside a plain field; credentials still are', () => {
+    expect(maskField('permissions', { sms: true, email: false }, personal, plain)).toEqual({ sms: true, email: false });
+    expect(maskField('permissions', { email: true, apiKey: 'k' }, personal, plain)).toEqual({ email: true, apiKey: MASK });
+  });
+
+  test('elsewhere the same names stay masked, at any depth', () => {
+    expect(maskField('email', 'a@b.c', personal, plain)).toBe(MASK);
+    expect(maskField('familyMembers', [{ email: 'k@b.c', phone: '1' }], personal, plain)).toEqual([{ email: MASK, phone: MASK }]);
+    // without plain fields, consent flags named like personal data are masked (the old behaviour)
+    expect(maskField('permissions', { sms: true, email: false }, personal)).toEqual({ sms: true, email: MASK });
+  });
+});
