@@ -66,7 +66,8 @@ export function fieldMessage(field: string, reason: string, context: 'employee' 
 
 /** ajv field errors → `{field: [messages]}` (one message once per field). */
 export function toFieldMessages(errors: FieldError[], context: 'employee' | 'dependant' | 'photo'): FieldMessages {
-  const out: FieldMessages = {};
+  // keyed by field names: a null-prototype map, so no name can reach Object.prototype
+  const out: FieldMessages = Object.create(null) as FieldMessages;
   for (const e of errors) {
     const field = e.field === '(body)' ? 'body' : e.field;
     // anyOf branches of a field add "must match a schema in anyOf" and one error per branch: one message

@@ -74,7 +74,9 @@ function addMonths(iso: string, months: number): string {
 /** The payment due dates of a period (empty for company-paid). */
 export function paymentSchedule(startDate: string, endDate: string, paymentPeriod: string, fee: number, paymentType: PaymentType): Membership['paymentSchedule'] {
   if (paymentType === 'company_paid') return [];
-  const step = PERIOD_MONTHS[paymentPeriod.toLowerCase()];
+  // own keys only: a period named like an Object.prototype member ('constructor') is an unknown period
+  const key = paymentPeriod.toLowerCase();
+  const step = Object.hasOwn(PERIOD_MONTHS, key) ? PERIOD_MONTHS[key] : undefined;
   if (!step) return [{ dueDate: startDate, amount: fee }];
   const out: Membership['paymentSchedule'] = [];
   for (let i = 0, due = startDate; due < endDate && i < 120; i++, due = addMonths(startDate, step * i)) {

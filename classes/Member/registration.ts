@@ -107,7 +107,7 @@ async function createFromHr(ctx: Ctx, employee: HrEmployee, body: Record<string,
     const inner = (err.details ?? {}) as { errors?: { field?: unknown; reason?: unknown }[] };
     const errors = (Array.isArray(inner.errors) ? inner.errors : []).map((e) => {
       const field = String(e.field ?? '');
-      return { field: HR_FIELD_OF[field] ?? field, reason: String(e.reason ?? err.message) };
+      return { field: (Object.hasOwn(HR_FIELD_OF, field) ? HR_FIELD_OF[field] : undefined) ?? field, reason: String(e.reason ?? err.message) };
     });
     throw memberError('HR_RECORD_REJECTED', `Employee '${employee.employeeId}' cannot become a member: ${err.message}`, {
       ...(errors.length ? { errors, field: errors[0]!.field } : {}),

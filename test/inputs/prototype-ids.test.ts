@@ -147,3 +147,20 @@ describe('Setting', () => {
     await expectHealthy();
   });
 });
+
+describe('Member lookups keyed by input ignore Object.prototype (issue 11)', () => {
+  test('a payment period named like a prototype member is an unknown period (one payment), not a crash', () => {
+    const { paymentSchedule } = jest.requireActual('../../classes/Member/memberships') as typeof import('../../classes/Member/memberships');
+    for (const period of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(paymentSchedule('2026-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z', period, 120, 'cpg')).toEqual([{ dueDate: '2026-01-01T00:00:00.000Z', amount: 120 }]);
+    }
+    expect(paymentSchedule('2026-01-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z', 'monthly', 30, 'cpg').length).toBeGreaterThan(1);
+  });
+
+  test('HR field messages keyed by a field named __proto__ stay an own key', () => {
+    const { toFieldMessages } = jest.requireActual('../../classes/Member/hr-contract') as typeof import('../../classes/Member/hr-contract');
+    const out = toFieldMessages([{ field: '__proto__', reason: 'is required' }], 'employee');
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(JSON.stringify(out)).toBe('{"__proto__":["is required"]}');
+  });
+});
