@@ -22,7 +22,7 @@ test('permissions.* changes are logged in clear; email and phone stay masked', a
   const entry = await waitFor(
     async () => {
       const logs = await memberLogs(t, m.id);
-      return logs.length === 2 ? [...logs].sort((a, b) => String(b.timeStamp).localeCompare(String(a.timeStamp)))[0] : undefined;
+      return logs.length === 2 ? [...logs].sort((a, b) => String(b.timeStamp).localeCompare(String(a.timeStamp)))[0]! : undefined;
     },
     { what: 'the contact change in the audit log' },
   );
