@@ -26,7 +26,7 @@ test('permissions.* changes are logged in clear; email and phone stay masked', a
     },
     { what: 'the contact change in the audit log' },
   );
-  const full = (await t.rt.call('LogManager', 'getLog', undefined, { logId: entry.id ?? entry._id })).body as { fieldUpdates: { key: string; oldValue?: string; newValue?: string }[] };
+  const full = (await t.rt.call('LogManager', 'getLog', undefined, { logId: entry!.id ?? entry!._id })).body as { fieldUpdates: { key: string; oldValue?: string; newValue?: string }[] };
   const byKey = Object.fromEntries(full.fieldUpdates.map((u) => [u.key, u]));
   expect(JSON.parse(byKey.permissions!.newValue!)).toEqual({ sms: true, email: true });
   expect(JSON.parse(byKey.permissions!.oldValue!)).toEqual({ sms: false, email: false });
