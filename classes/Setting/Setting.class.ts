@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
+import { assertDeveloperOrSystem } from '../_platform/privileged';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
@@ -250,9 +251,11 @@ export class Setting {
    * Replaces whole groups (migration, restore): body {groups: {<group>: {title?, description?, value}}}.
    * Checked like single changes (unique ids, names, identifiers, mappings, references);
    * refused while any approval is pending. Runs `setting_update` (group `all`).
+   * For the system identity and developers only (403 10037 for everyone else, level 1 too).
    */
   @Write({ access: [...PM], upsert: true, timeoutSeconds: 30 })
   async setState(ctx: Ctx) {
+    assertDeveloperOrSystem(ctx, 'Setting.setState', (message, details) => settingError('SETTING_DEVELOPER_ONLY', message, details));
     const state = writable(ctx);
     const waiting = Object.entries(state.pendingApprovals);
     if (waiting.length) {

@@ -38,6 +38,8 @@ export const SettingErrors = {
   SETTING_INVALID_STATE: { code: 10035, status: 400 },
   /** an update that changes nothing (no updatable field given) */
   SETTING_EMPTY_UPDATE: { code: 10036, status: 400 },
+  /** setState by anyone but the system identity or a developer */
+  SETTING_DEVELOPER_ONLY: { code: 10037, status: 403 },
 } as const;
 
 export type SettingErrorName = keyof typeof SettingErrors;

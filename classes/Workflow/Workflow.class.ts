@@ -10,6 +10,9 @@
  */
 import { ActorClass, ActorError, Init, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
+import { assertDeveloperOrSystem } from '../_platform/privileged';
+import { logChange } from '../LogManager/log-client';
+import { isForeignConfiguration } from './access';
 import { configProblems, loadWorkflowConfigs, workflowConfigDirs, type LoadedConfig } from './config';
 import { selectRule, targetStatusOf } from './engine';
 import { workflowError } from './errors';
@@ -36,8 +39,32 @@ function view(ctx: Ctx, written = false) {
   return { classId: s.classId, rules: s.rules, updatedAt: s.updatedAt, updatedBy: s.updatedBy, version, source: 'instance' as const };
 }
 
-/** Checks the body's class id against the instance and writes the configuration. */
-function writeConfig(ctx: Ctx): void {
+/**
+ * Who may write (access.ts): a class only its own configuration (403 14008);
+ * otherwise the system identity and developers only (403 14007).
+ */
+function authorizeWrite(ctx: Ctx): void {
+  const identity = ctx.identity;
+  if (identity.type === 'class') {
+    if (isForeignConfiguration(identity, ctx.instanceId)) {
+      throw workflowError(
+        'WORKFLOW_FOREIGN_CONFIGURATION',
+        `Class '${identity.classId}' may change only its own workflow configuration, not the one of '${ctx.instanceId}'`,
+        { callerClassId: identity.classId, classId: ctx.instanceId },
+      );
+    }
+    return;
+  }
+  assertDeveloperOrSystem(ctx, `Workflow.${ctx.method}`, (message, details) => workflowError('WORKFLOW_DEVELOPER_ONLY', message, details));
+}
+
+/**
+ * Checks the caller, the body's class id against the instance and the rules,
+ * writes the configuration and logs the change (LogManager, entity type
+ * `workflowConfiguration`, entity id = the class id).
+ */
+async function writeConfig(ctx: Ctx): Promise<void> {
+  authorizeWrite(ctx);
   const body = ctx.request.body as WorkflowConfig;
   if (body.classId !== ctx.instanceId) {
     throw workflowError(
@@ -52,10 +79,18 @@ function writeConfig(ctx: Ctx): void {
   if (problems.length) throw workflowError('WORKFLOW_INVALID_CONFIGURATION', `Invalid workflow configuration: ${problems.join('; ')}`, { problems });
   const actor = actorFromIdentity(ctx.identity);
   const s = ctx.state.public as WorkflowState;
+  const before = s.classId === undefined ? null : { classId: s.classId, rules: s.rules };
   s.classId = body.classId;
   s.rules = body.rules;
   s.updatedAt = new Date().toISOString();
   s.updatedBy = { id: actor.id, type: actor.type };
+  await logChange(ctx, {
+    entityType: 'workflowConfiguration',
+    entityId: body.classId,
+    before,
+    after: { classId: body.classId, rules: body.rules },
+    additionalData: { method: ctx.method },
+  });
 }
 
 @ActorClass({ id: 'Workflow', description: 'Workflow rules per class and the rule engine (spec 3.4)' })
@@ -73,8 +108,8 @@ export class Workflow {
     schema: 'config',
     instanceId: (req) => req.path.instanceId ?? (typeof req.body?.classId === 'string' ? req.body.classId : undefined),
   })
-  init(ctx: Ctx) {
-    writeConfig(ctx);
+  async init(ctx: Ctx) {
+    await writeConfig(ctx);
     return view(ctx, true);
   }
 
@@ -83,20 +118,22 @@ export class Workflow {
     return view(ctx);
   }
 
-  /** replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration) */
+  /** replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration; system, developers, the class itself) */
   @Write({ access: [...MANAGE], schema: 'config' })
-  setState(ctx: Ctx) {
-    writeConfig(ctx);
+  async setState(ctx: Ctx) {
+    await writeConfig(ctx);
     return view(ctx, true);
   }
 
   /**
    * Replaces the class's rules at run time; following events use them. Creates
-   * the instance when the class so far ran on its rule file.
+   * the instance when the class so far ran on its rule file. For the system
+   * identity, developers and the configured class itself; validated and
+   * audit-logged (writeConfig).
    */
   @Write({ access: [...MANAGE], schema: 'config', upsert: true })
-  updateWorkflowConfiguration(ctx: Ctx) {
-    writeConfig(ctx);
+  async updateWorkflowConfiguration(ctx: Ctx) {
+    await writeConfig(ctx);
     return view(ctx, true);
   }
 

@@ -16,6 +16,10 @@ export const WorkflowErrors = {
   WORKFLOW_CONFIG_CLASS_ID_MISMATCH: { code: 14005, status: 400 },
   /** runWorkflow could not build the change (patch did not apply to the old entity) */
   WORKFLOW_PATCH_FAILED: { code: 14006, status: 500 },
+  /** init / setState / updateWorkflowConfiguration by a program management user that is no developer */
+  WORKFLOW_DEVELOPER_ONLY: { code: 14007, status: 403 },
+  /** a class writing the workflow configuration of another class (a class may change only its own) */
+  WORKFLOW_FOREIGN_CONFIGURATION: { code: 14008, status: 403 },
 } as const;
 
 export type WorkflowErrorName = keyof typeof WorkflowErrors;

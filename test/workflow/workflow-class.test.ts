@@ -11,6 +11,7 @@ import { bearer, startWorkflowRuntime, writeRoles } from './support';
 let t: TestRuntime;
 let p: string;
 let superUser: Record<string, string>;
+let dev: Record<string, string>;
 let clerk: Record<string, string>;
 let senior: Record<string, string>;
 
@@ -19,6 +20,8 @@ beforeAll(async () => {
   await writeRoles(t);
   p = `/${t.projectId}/CALL`;
   superUser = bearer(t, 'root', ['super']);
+  // writing rules is for developers and the system identity (level 1 is not enough)
+  dev = bearer(t, 'dev1', ['super'], { developer: true });
   clerk = bearer(t, 'clerk1', ['clerk']);
   senior = bearer(t, 'sam', ['senior']);
 });
@@ -78,9 +81,9 @@ describe('configuration at run time', () => {
 
     const missing = await t.get(`${p}/Workflow/getState/Gadget`, superUser);
     expect(missing.status).toBe(500);
-    const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, seniorOnly, superUser);
+    const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, seniorOnly, dev);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ classId: 'Gadget', rules: seniorOnly.rules, source: 'instance', version: 1, updatedBy: { id: 'root', type: 'program_management_user' } });
+    expect(r.body).toMatchObject({ classId: 'Gadget', rules: seniorOnly.rules, source: 'instance', version: 1, updatedBy: { id: 'dev1', type: 'developer' } });
     expect((await t.get(`${p}/Workflow/getState/Gadget`, superUser)).body).toMatchObject({ classId: 'Gadget', rules: seniorOnly.rules, version: 1 });
 
     const after = await t.post(`${p}/Gadget/update/${id}`, { price: 3 }, clerk);
@@ -91,7 +94,7 @@ describe('configuration at run time', () => {
 
     // setState puts the file's rules back
     const file = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/workflow-configs/Gadget.json'), 'utf8'));
-    const reset = await t.post(`${p}/Workflow/setState/Gadget`, file, superUser);
+    const reset = await t.post(`${p}/Workflow/setState/Gadget`, file, dev);
     expect(reset.body).toMatchObject({ rules: file.rules, version: 2 });
     expect((await t.post(`${p}/Gadget/update/${id}`, { price: 4 }, clerk)).body.approval.approvalType).toBe('auto');
   });
@@ -99,7 +102,7 @@ describe('configuration at run time', () => {
   test('a configuration for another class is refused (400 14005) by update, setState and init', async () => {
     const other = { ...seniorOnly, classId: 'Other' };
     for (const method of ['updateWorkflowConfiguration', 'setState', 'init']) {
-      const r = await t.post(`${p}/Workflow/${method}/${method === 'init' ? 'Widget' : 'Gadget'}`, other, superUser);
+      const r = await t.post(`${p}/Workflow/${method}/${method === 'init' ? 'Widget' : 'Gadget'}`, other, dev);
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ code: 14005, classId: 'Workflow', details: { classId: 'Other' } });
     }
@@ -108,24 +111,28 @@ describe('configuration at run time', () => {
 
   test('a broken configuration is refused with field details', async () => {
     const broken = { classId: 'Gadget', rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', approvers: [], conditions: [{ dataSource: 'entity', key: 'a', operator: 'like', value: 1 }] }] };
-    const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, broken, superUser);
+    const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, broken, dev);
     expect(r.status).toBe(400);
     expect(r.body.details.errors[0].field).toBe('rules.0.conditions.0.operator');
   });
 
   test('init takes the class id from the body; a second init is refused', async () => {
     const widget = { classId: 'Widget', rules: [{ event: 'w', currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] }] };
-    const r = await t.post(`${p}/Workflow/init`, widget, superUser);
+    const r = await t.post(`${p}/Workflow/init`, widget, dev);
     expect(r.status).toBe(200);
     expect((await t.get(`${p}/Workflow/getState/Widget`, superUser)).body).toMatchObject(widget);
-    expect((await t.post(`${p}/Workflow/init/Widget`, widget, superUser)).status).toBe(409);
+    expect((await t.post(`${p}/Workflow/init/Widget`, widget, dev)).status).toBe(409);
     const run = await t.rt.call('Workflow', 'run', undefined, runInput({ classId: 'Widget', event: 'w', currentStatus: 'none' }));
     expect(run.body).toMatchObject({ source: 'instance', ruleIndex: 0 });
   });
 
-  test('management needs a role that grants it', async () => {
+  test('management needs a role that grants it; writing rules also needs a developer (or the system)', async () => {
     expect((await t.get(`${p}/Workflow/getState/Gadget`, clerk)).status).toBe(403);
     expect((await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, seniorOnly, clerk)).status).toBe(403);
+    for (const method of ['updateWorkflowConfiguration', 'setState', 'init']) {
+      const r = await t.post(`${p}/Workflow/${method}/${method === 'init' ? 'Widget2' : 'Gadget'}`, seniorOnly, superUser);
+      expect([method, r.status, r.body.code]).toEqual([method, 403, 14007]);
+    }
     const member = { authorization: `Bearer ${t.token('enduser', 'm1')}` };
     expect((await t.get(`${p}/Workflow/getState/Gadget`, member)).status).toBe(403);
   });
