@@ -22,9 +22,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
-import { actorFromIdentity } from '../_platform/actor';
+import { actorFromIdentity, isPrivilegedActor } from '../_platform/actor';
+import { assertDeveloperOrSystem, isDeveloperOrSystem } from '../_platform/privileged';
 import {
   applyApprovalCallback,
+  currentStatusFor,
   PatchConflictError,
   runWorkflow,
   type ApprovalCallbackBody,
@@ -40,6 +42,9 @@ import {
   changeRefusal,
   ensureState,
   entityOf,
+  escalationRefusal,
+  holdingOf,
+  levelOneApprovalRefusal,
   nameConflict,
   normalizePermissions,
   parseListQuery,
@@ -51,11 +56,14 @@ import {
   stateFromInput,
   SUPER_ROLE_ID,
   superRole,
+  touchesLevelOne,
+  type Holding,
+  type RoleChange,
   type RoleChanges,
   type StateInputRole,
 } from './domain';
 import { roleError } from './errors';
-import type { DeploymentAnswer, PermissionMap, RoleEntity, RoleManagerState, RoleStatus, StoredRole } from './types';
+import type { DeploymentAnswer, PermissionMap, RoleEntity, RoleLevel, RoleManagerState, RoleStatus, StoredRole } from './types';
 import { listingInput } from '../_platform/paging';
 
 export const ROLE_MANAGER_INSTANCE = 'default';
@@ -106,6 +114,37 @@ function refuse(role: StoredRole, change: Parameters<typeof changeRefusal>[1]): 
   throw roleError(refusal, messages[refusal] ?? refusal, { id: role.id, status: role.status, pendingApprovalId: role.pendingApprovalId });
 }
 
+/** What the caller may grant: everything for the system identity and developers, else what its active roles grant. */
+async function callerHolding(ctx: Ctx): Promise<Holding> {
+  if (isDeveloperOrSystem(ctx.identity)) return { all: true };
+  return holdingOf(await ctx.roles());
+}
+
+/** No privilege beyond your own (domain.ts escalationRefusal): 403 9012, 9013 or 9014. */
+async function refuseEscalation(ctx: Ctx, change: RoleChange): Promise<void> {
+  const refusal = escalationRefusal(change, await callerHolding(ctx), ctx.identity.roles ?? []);
+  if (refusal) throw roleError(refusal.error, refusal.message, refusal.details);
+}
+
+function levelOneRefusal(ctx: Ctx, change: RoleChange, ruleApprovers: readonly string[], autoApproved: boolean): void {
+  const refusal = levelOneApprovalRefusal({ levelOne: touchesLevelOne(change), system: ctx.identity.type === 'system', ruleApprovers, autoApproved });
+  if (refusal) throw roleError(refusal.error, refusal.message, { reason: refusal.reason, approvers: [...ruleApprovers] });
+}
+
+/**
+ * A level-1 role change waits for an approval with approvers (403 9015
+ * otherwise). Judged before the workflow runs, so a refused change leaves no
+ * approval record: the rule the workflow will pick, and the developer bypass
+ * that would approve it at once. runWorkflow's result is checked again after
+ * (the rules may change in between).
+ */
+async function requireLevelOneApproval(ctx: Ctx, change: RoleChange, event: WorkflowEvent, oldEntity: RoleEntity | null, newEntity: RoleEntity): Promise<void> {
+  if (!touchesLevelOne(change) || ctx.identity.type === 'system') return;
+  const actor = actorFromIdentity(ctx.identity);
+  const run = await ctx.call('Workflow', 'run', undefined, { classId: ctx.classId, event, currentStatus: currentStatusFor(oldEntity, newEntity), entity: newEntity, actor });
+  const { rule } = run.body as { rule: { approvers: string[] } };
+  levelOneRefusal(ctx, change, rule.approvers, isPrivilegedActor(actor));
+}
 
 async function enqueueDeployment(ctx: Ctx, trigger: string): Promise<string> {
   return (await ctx.enqueue('RoleManager', DEPLOY, ROLE_MANAGER_INSTANCE, { trigger })).jobId;
@@ -175,10 +214,14 @@ export class RoleManager {
     return { roles: Object.keys(s.roles).length, deploymentJobId };
   }
 
-  /** body {name, description?, permissions?, level?: 10}: a level-10 role, `inactive` until its role_create approval. */
+  /**
+   * body {name, description?, permissions?, level?: 1 | 10 (default 10)}: a role, `inactive` until its
+   * role_create approval. Only permissions the caller holds; level 1 only by level-1 users and only
+   * through an approval with approvers (README "No privilege beyond your own").
+   */
   @Write({ access: ['program_management_user'], upsert: true, timeoutSeconds: 30 })
   async createRole(ctx: Ctx) {
-    const body = ctx.request.body as { name: string; description?: string; permissions?: PermissionMap };
+    const body = ctx.request.body as { name: string; description?: string; permissions?: PermissionMap; level?: RoleLevel };
     const s = writable(ctx);
     const name = body.name.trim();
     checkName(Object.values(s.roles), name);
@@ -190,14 +233,18 @@ export class RoleManager {
       id: randomUUID(),
       name,
       ...(body.description !== undefined ? { description: body.description } : {}),
-      level: 10,
+      level: body.level ?? 10,
       createdBy: { id: actor.id, type: actor.type, ...(actor.name ? { name: actor.name } : {}) },
       permissions,
       status: 'inactive',
       createdAt: at,
       updatedAt: at,
     };
+    const change: RoleChange = { kind: 'create', role };
+    await refuseEscalation(ctx, change);
+    await requireLevelOneApproval(ctx, change, 'role_create', null, role);
     const wf = await runWorkflow(ctx, { event: 'role_create', entityId: role.id, oldEntity: null, newEntity: role, approveCallback: 'approve', rejectCallback: 'approve' });
+    levelOneRefusal(ctx, change, wf.rule.approvers, wf.isApproved);
     ctx.response.status = 201;
     return settle(ctx, s, 'role_create', wf, role, null);
   }
@@ -213,8 +260,12 @@ export class RoleManager {
     const requested = applyChanges(old, body, now());
     if (body.name !== undefined) checkName(Object.values(s.roles), requested.name, stored.id);
     if (body.permissions !== undefined) checkPermissions(ctx, requested.permissions);
+    const change: RoleChange = { kind: 'update', old, next: requested };
+    await refuseEscalation(ctx, change);
     if (sameContent(old, requested)) return { role: stored, approval: null, deploymentJobId: null };
+    await requireLevelOneApproval(ctx, change, 'role_update', old, requested);
     const wf = await runWorkflow(ctx, { event: 'role_update', entityId: stored.id, oldEntity: old, newEntity: requested, approveCallback: 'approve', rejectCallback: 'approve' });
+    levelOneRefusal(ctx, change, wf.rule.approvers, wf.isApproved);
     return settle(ctx, s, 'role_update', wf, requested, old);
   }
 
@@ -227,7 +278,11 @@ export class RoleManager {
     refuse(stored, { kind: 'status', status: body.status });
     const old = entityOf(stored);
     const requested: RoleEntity = { ...old, status: body.status, updatedAt: now() };
+    const change: RoleChange = { kind: 'status', old, status: body.status };
+    await refuseEscalation(ctx, change);
+    await requireLevelOneApproval(ctx, change, 'role_status_update', old, requested);
     const wf = await runWorkflow(ctx, { event: 'role_status_update', entityId: stored.id, oldEntity: old, newEntity: requested, approveCallback: 'approve', rejectCallback: 'approve' });
+    levelOneRefusal(ctx, change, wf.rule.approvers, wf.isApproved);
     return settle(ctx, s, 'role_status_update', wf, requested, old);
   }
 
@@ -352,10 +407,12 @@ export class RoleManager {
    * Replaces the roles (body {roles: Role[]}) after validation: unique ids and
    * names, permissions within the catalogue. The built-in super role is kept;
    * the deployment record (cool-down clock) is kept. Logged, and a deployment
-   * is queued. Not a workflow event: an operator's restore tool.
+   * is queued. Not a workflow event: an operator's restore tool, for the
+   * system identity and developers only (403 9016 for everyone else, level 1 too).
    */
   @Write({ access: ['program_management_user'], upsert: true, timeoutSeconds: 30 })
   async setState(ctx: Ctx) {
+    assertDeveloperOrSystem(ctx, 'RoleManager.setState', (message, details) => roleError('ROLE_DEVELOPER_ONLY', message, details));
     const body = ctx.request.body as { roles: StateInputRole[] };
     const s = writable(ctx);
     const at = now();

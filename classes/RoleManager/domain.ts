@@ -337,3 +337,158 @@ export function stateFromInput(
   if (errors.length) return { ok: false, status: conflict && errors.every((e) => e.field.endsWith('.name')) ? 'conflict' : 'invalid', errors };
   return { ok: true, roles };
 }
+
+// ---------------------------------------------------------------- no privilege beyond your own (issue 11)
+
+/** A role as the role check knows it (the runtime's RoleDefinition: ctx.roles()). */
+export interface HeldRole {
+  id?: string;
+  name?: string;
+  level: number;
+  permissions?: Record<string, readonly string[]>;
+  status?: string;
+}
+
+/**
+ * What an actor may grant: everything (the system identity, developers, a
+ * holder of an active level-1 role), or the union of its active roles'
+ * permissions.
+ */
+export type Holding = { all: true } | { all: false; permissions: PermissionMap };
+
+export function holdingOf(roles: readonly HeldRole[], holdsEverything = false): Holding {
+  const active = roles.filter((r) => r.status !== 'inactive');
+  if (holdsEverything || active.some((r) => r.level === 1)) return { all: true };
+  const union: Record<string, Set<string>> = Object.create(null);
+  for (const r of active) {
+    for (const [classId, methods] of Object.entries(r.permissions ?? {})) {
+      if (!Array.isArray(methods)) continue;
+      const set = (union[classId] ??= new Set<string>());
+      for (const m of methods) set.add(m);
+    }
+  }
+  const permissions: PermissionMap = {};
+  for (const classId of Object.keys(union).sort()) permissions[classId] = [...union[classId]].sort();
+  return { all: false, permissions };
+}
+
+/** `Class.method` entries of `requested` that `holding` does not grant, sorted. */
+export function permissionsNotHeld(requested: PermissionMap, holding: Holding): string[] {
+  if (holding.all) return [];
+  const out: string[] = [];
+  for (const classId of Object.keys(requested)) {
+    const held = Object.prototype.hasOwnProperty.call(holding.permissions, classId) ? holding.permissions[classId] : [];
+    for (const m of requested[classId]) if (!held.includes(m)) out.push(`${classId}.${m}`);
+  }
+  return [...new Set(out)].sort();
+}
+
+/** Does the identity hold this role (its id, or its name case-insensitively, is among the identity's roles)? */
+export function holdsRole(identityRoles: readonly string[], role: Pick<RoleEntity, 'id' | 'name'>): boolean {
+  const key = nameKey(role.name);
+  return identityRoles.some((r) => r === role.id || nameKey(r) === key);
+}
+
+/** A role change as the escalation check sees it. */
+export type RoleChange =
+  | { kind: 'create'; role: RoleEntity }
+  | { kind: 'update'; old: RoleEntity; next: RoleEntity }
+  | { kind: 'status'; old: RoleEntity; status: RoleStatus };
+
+export type EscalationError = 'ROLE_SELF_EDIT' | 'ROLE_LEVEL_NOT_HELD' | 'ROLE_PERMISSION_NOT_HELD';
+
+export interface EscalationRefusal {
+  error: EscalationError;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+/** Is a level-1 role created, changed or (de)activated by this change? */
+export function touchesLevelOne(change: RoleChange): boolean {
+  if (change.kind === 'create') return change.role.level === 1;
+  if (change.kind === 'update') return change.old.level === 1 || change.next.level === 1;
+  return change.old.level === 1;
+}
+
+/**
+ * Nobody grants, through a role, a permission or a level, what it does not
+ * hold itself, and nobody edits a role it holds (GUIDE 5a). Refused, in this
+ * order:
+ *  - ROLE_SELF_EDIT: updateRole / updateStatus of a role the identity holds
+ *    (by id or name), or a rename to a name it holds (a rename hands the
+ *    role to the holders of the new name);
+ *  - ROLE_LEVEL_NOT_HELD: creating, changing or (de)activating a level-1 role
+ *    without holding everything (a level-1 role, a developer, the system);
+ *  - ROLE_PERMISSION_NOT_HELD: a created role, an updated role (all of its
+ *    permissions, not only the added ones: editing a role that can do more
+ *    than you is refused) or a role being activated whose permissions are
+ *    not all held. Deactivating a level-10 role grants nothing.
+ */
+export function escalationRefusal(change: RoleChange, holding: Holding, identityRoles: readonly string[]): EscalationRefusal | null {
+  if (change.kind !== 'create') {
+    const target = change.old;
+    const renamedTo = change.kind === 'update' && nameKey(change.next.name) !== nameKey(target.name) ? change.next : null;
+    if (holdsRole(identityRoles, target) || (renamedTo && holdsRole(identityRoles, { id: '', name: renamedTo.name }))) {
+      return {
+        error: 'ROLE_SELF_EDIT',
+        message: renamedTo && !holdsRole(identityRoles, target)
+          ? `A role cannot be renamed to '${renamedTo.name}', a role name you hold`
+          : `You hold role '${target.name}': nobody edits a role they hold`,
+        details: { id: target.id, name: target.name, ...(renamedTo ? { newName: renamedTo.name } : {}) },
+      };
+    }
+  }
+  if (touchesLevelOne(change) && !holding.all) {
+    const role = change.kind === 'create' ? change.role : change.old;
+    return {
+      error: 'ROLE_LEVEL_NOT_HELD',
+      message: `Only level-1 users create, change or activate level-1 roles`,
+      details: { id: role.id, name: role.name, level: 1 },
+    };
+  }
+  const granted =
+    change.kind === 'create' ? change.role : change.kind === 'update' ? change.next : change.status === 'active' ? change.old : null;
+  if (granted) {
+    const notHeld = permissionsNotHeld(granted.permissions, holding);
+    if (notHeld.length) {
+      return {
+        error: 'ROLE_PERMISSION_NOT_HELD',
+        message: `You cannot grant permissions you do not hold: ${notHeld.join(', ')}`,
+        details: { id: granted.id, notHeld },
+      };
+    }
+  }
+  return null;
+}
+
+export type LevelOneApprovalError = 'ROLE_LEVEL1_NEEDS_APPROVAL';
+
+/**
+ * Level-1 roles change only through an approval with approvers: never
+ * automatically, even when the matched rule names no approver. The system
+ * identity (CLI, seeds) is exempt. A developer's change would be approved
+ * automatically (the platform's developer bypass), so it is refused here too.
+ */
+export function levelOneApprovalRefusal(input: {
+  levelOne: boolean;
+  system: boolean;
+  ruleApprovers: readonly string[];
+  autoApproved: boolean;
+}): { error: LevelOneApprovalError; reason: 'rule_without_approvers' | 'auto_approved'; message: string } | null {
+  if (!input.levelOne || input.system) return null;
+  if (input.ruleApprovers.length === 0) {
+    return {
+      error: 'ROLE_LEVEL1_NEEDS_APPROVAL',
+      reason: 'rule_without_approvers',
+      message: 'Level-1 role changes need an approval with approvers, and the matched workflow rule names none',
+    };
+  }
+  if (input.autoApproved) {
+    return {
+      error: 'ROLE_LEVEL1_NEEDS_APPROVAL',
+      reason: 'auto_approved',
+      message: 'Level-1 role changes need an approval with approvers; this change would be approved automatically (a developer)',
+    };
+  }
+  return null;
+}

@@ -26,6 +26,16 @@ export const RoleErrors = {
   ROLE_INVALID_INPUT: { code: 9010, status: 400 },
   /** the role snapshot could not be published (the job is retried) */
   ROLE_DEPLOYMENT_FAILED: { code: 9011, status: 502, retryable: true },
+  /** the role would grant permissions the acting user does not hold (details.notHeld lists them as Class.method) */
+  ROLE_PERMISSION_NOT_HELD: { code: 9012, status: 403 },
+  /** updateRole / updateStatus of a role the acting user holds (or a rename to a role name it holds) */
+  ROLE_SELF_EDIT: { code: 9013, status: 403 },
+  /** a level-1 role created, changed or (de)activated by a user who holds no level-1 role */
+  ROLE_LEVEL_NOT_HELD: { code: 9014, status: 403 },
+  /** a level-1 role change that would not wait for an approval with approvers (rule without approvers, or a developer's automatic approval) */
+  ROLE_LEVEL1_NEEDS_APPROVAL: { code: 9015, status: 403 },
+  /** setState by anyone but the system identity or a developer */
+  ROLE_DEVELOPER_ONLY: { code: 9016, status: 403 },
 } as const;
 
 export type RoleErrorName = keyof typeof RoleErrors;

@@ -41,8 +41,9 @@ test('a level-10 role gains access to one method after the next deployment, and 
   expect((await t.get(target(), clerk)).status).toBe(403);
   const before = (await t.rt.ports.roles.current())!;
 
-  // gain: the change applies to the role at once, the role check follows the deployment
-  const granted = await t.post(rm(t, 'updateRole'), { id: clerkId, permissions: { RoleManager: ['getRole'], ApprovalManager: ['listApprovals'] } }, superUser);
+  // gain: the change applies to the role at once (made as the system identity, which role_update
+  // approves at once; a user's update waits for an approver), the role check follows the deployment
+  const granted = (await t.rt.call('RoleManager', 'updateRole', 'default', { id: clerkId, permissions: { RoleManager: ['getRole'], ApprovalManager: ['listApprovals'] } })) as { status: number; body: any };
   expect(granted.status).toBe(200);
   expect(granted.body.role.permissions.ApprovalManager).toEqual(['listApprovals']);
   const deferred = await jobResult(granted.body.deploymentJobId);
@@ -56,7 +57,7 @@ test('a level-10 role gains access to one method after the next deployment, and 
   expect(Date.parse(gained.publishedAt) - Date.parse(before.publishedAt)).toBeGreaterThanOrEqual(COOLDOWN_S * 1000);
 
   // lose: still allowed until the next deployment, refused after it
-  const revoked = await t.post(rm(t, 'updateRole'), { id: clerkId, permissions: { RoleManager: ['getRole'] } }, superUser);
+  const revoked = (await t.rt.call('RoleManager', 'updateRole', 'default', { id: clerkId, permissions: { RoleManager: ['getRole'] } })) as { status: number; body: any };
   expect(revoked.status).toBe(200);
   expect((await jobResult(revoked.body.deploymentJobId)).body).toMatchObject({ deploymentScheduled: true });
   expect((await t.get(target(), clerk)).status).toBe(200);

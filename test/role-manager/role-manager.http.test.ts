@@ -7,6 +7,7 @@
  */
 import { waitFor, type TestRuntime } from '../support/harness';
 import {
+  developer,
   endUser,
   integration,
   jobOutcome,
@@ -116,16 +117,21 @@ describe('createRole', () => {
     expect(inherited.body.details.errors.map((e: any) => e.reason).sort()).toEqual(["unknown class 'constructor'", "unknown class 'hasOwnProperty'", "unknown method 'toString'"]);
   });
 
-  test('names are unique case-insensitively (the built-in super too); level 1 cannot be created; bad input is 400', async () => {
+  test('names are unique case-insensitively (the built-in super too); level is 1 or 10; bad input is 400', async () => {
     await activeRole('Auditor');
     for (const name of ['auditor', ' AUDITOR ', 'Super']) {
       const r = await post('createRole', { name }, superUser);
       expect(r.status).toBe(409);
       expect(r.body).toMatchObject({ code: 9001, classId: 'RoleManager' });
     }
-    const lvl = await post('createRole', { name: 'boss', level: 1 }, superUser);
+    const lvl = await post('createRole', { name: 'boss', level: 5 }, superUser);
     expect(lvl.status).toBe(400);
-    expect(lvl.body.details.errors).toEqual([{ field: 'level', reason: 'must be one of: 10' }]);
+    expect(lvl.body.details.errors).toEqual([{ field: 'level', reason: 'must be one of: 1, 10' }]);
+    // a level-1 user may ask for a level-1 role: it waits for an approver (escalation.http.test.ts has the refusals)
+    const boss = await post('createRole', { name: 'boss', level: 1 }, superUser);
+    expect(boss.status).toBe(201);
+    expect(boss.body.role).toMatchObject({ level: 1, status: 'inactive' });
+    expect(boss.body.approval).toMatchObject({ approvalStatus: 'pending', approvers: ['approver'] });
     for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x', permissions: { RoleManager: 'listRoles' } }, { name: 'x', extra: 1 }, 'not json']) {
       const r = await post('createRole', body, superUser);
       expect(r.status).toBe(400);
@@ -134,21 +140,29 @@ describe('createRole', () => {
 });
 
 describe('updateRole', () => {
-  test('super user: applied at once (role_update is automatic), logged, streamed and published', async () => {
+  test('super user: waits for an approver (role_update requires one), then applied, logged, streamed and published', async () => {
     const role = await activeRole('Editor', { RoleManager: ['getRole'] });
     const r = await post('updateRole', { id: role.id, description: 'edits', permissions: { RoleManager: ['getRole', 'listRoles'] } }, superUser);
     expect(r.status).toBe(200);
-    expect(r.body.role).toMatchObject({ description: 'edits', permissions: { RoleManager: ['getRole', 'listRoles'] }, status: 'active', pendingApprovalId: null });
-    expect(r.body.approval).toMatchObject({ event: 'role_update', approvalType: 'auto', approvalStatus: 'approved' });
-    expect(r.body.deploymentJobId).toEqual(expect.any(String));
+    expect(r.body.approval).toMatchObject({ event: 'role_update', approvalType: 'manual', approvalStatus: 'pending', approvers: ['approver'] });
+    // unchanged until approved
+    expect(r.body.role).toMatchObject({ permissions: { RoleManager: ['getRole'] }, status: 'active', pendingApprovalId: r.body.approval.id });
+    expect(r.body.role.description).toBeUndefined();
+    expect(r.body.deploymentJobId).toBeNull();
+    await review(t, r.body.approval.id, 'approve');
+    const updated = await roleWhere(t, role.id, (x) => x.description === 'edits' && x.pendingApprovalId === null, 'update applied');
+    expect(updated.permissions).toEqual({ RoleManager: ['getRole', 'listRoles'] });
     await waitFor(async () => (await doc(role.id))?.description === 'edits', { what: 'update streamed' });
     await snapshotWhere(t, (s) => s.roles.some((x: any) => x.id === role.id && x.permissions.RoleManager.includes('listRoles')));
     const logs = await until(async () => ((await logsOf(role.id)).total === 3 ? (await logsOf(role.id)).items : undefined), { what: 'update log' });
     expect(logs[2].fieldUpdates.map((f: any) => f.key).sort()).toEqual(['description', 'permissions', 'updatedAt']);
+    expect(logs[2].additionalData).toMatchObject({ event: 'role_update', action: 'approve', approvalId: r.body.approval.id });
 
     const renamed = await post('updateRole', { id: role.id, name: 'EDITOR', description: null }, superUser);
-    expect(renamed.body.role.name).toBe('EDITOR');
-    expect(renamed.body.role.description).toBeUndefined();
+    expect(renamed.body.approval).toMatchObject({ approvalStatus: 'pending' });
+    await review(t, renamed.body.approval.id, 'approve');
+    const afterRename = await roleWhere(t, role.id, (x) => x.name === 'EDITOR' && x.pendingApprovalId === null, 'rename applied');
+    expect(afterRename.description).toBeUndefined();
     const same = await post('updateRole', { id: role.id, name: 'EDITOR' }, superUser);
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ approval: null, deploymentJobId: null });
@@ -373,7 +387,8 @@ describe('super user and level-10 user', () => {
 });
 
 describe('setState (last: it replaces the roles)', () => {
-  test('wrong identities are refused; invalid states are refused; a valid state replaces the roles, keeps super, is logged and published', async () => {
+  test('only developers and the system; invalid states are refused; a valid state replaces the roles, keeps super, is logged and published', async () => {
+    const dev = developer(t, 'dora', ['super']);
     const viewerRole = (await post('getRolesForAuthentication', { names: ['viewer'] }, superUser)).body.roles[0];
     const roles = [
       { ...viewerRole },
@@ -381,23 +396,27 @@ describe('setState (last: it replaces the roles)', () => {
       { id: 'super', name: 'super', level: 10, permissions: {}, status: 'inactive' },
     ];
     for (const who of [member, integration, nobody, viewer]) expectForbidden(await post('setState', { roles }, who));
+    // level 1 is not enough: setState is past every workflow, for developers and the system identity only
+    const bySuper = await post('setState', { roles }, superUser);
+    expect(bySuper.status).toBe(403);
+    expect(bySuper.body).toMatchObject({ code: 9016, classId: 'RoleManager' });
 
-    const badPerm = await post('setState', { roles: [{ ...roles[1], permissions: { Ghost: ['boo'] } }] }, superUser);
+    const badPerm = await post('setState', { roles: [{ ...roles[1], permissions: { Ghost: ['boo'] } }] }, dev);
     expect(badPerm.status).toBe(400);
     expect(badPerm.body).toMatchObject({ code: 9009, details: { errors: [{ field: 'roles.0.permissions.Ghost', reason: "unknown class 'Ghost'" }] } });
-    const dupName = await post('setState', { roles: [roles[1], { ...roles[1], id: 'ops2', name: 'OPS' }] }, superUser);
+    const dupName = await post('setState', { roles: [roles[1], { ...roles[1], id: 'ops2', name: 'OPS' }] }, dev);
     expect(dupName.status).toBe(409);
     expect(dupName.body.code).toBe(9001);
-    const dupId = await post('setState', { roles: [roles[1], { ...roles[1], name: 'Other' }] }, superUser);
+    const dupId = await post('setState', { roles: [roles[1], { ...roles[1], name: 'Other' }] }, dev);
     expect(dupId.status).toBe(400);
     expect(dupId.body.code).toBe(9009);
-    expect((await post('setState', { roles: [{ id: 'x', name: 'x' }] }, superUser)).status).toBe(400);
+    expect((await post('setState', { roles: [{ id: 'x', name: 'x' }] }, dev)).status).toBe(400);
     for (const id of ['__proto__', 'constructor']) {
-      const r = await post('setState', { roles: [{ ...roles[1], id }] }, superUser);
+      const r = await post('setState', { roles: [{ ...roles[1], id }] }, dev);
       expect([id, r.status, r.body.code]).toEqual([id, 400, 1002]);
     }
 
-    const ok = await post('setState', { roles }, superUser);
+    const ok = await post('setState', { roles }, dev);
     expect(ok.status).toBe(200);
     expect(ok.body.roles).toEqual(['ops', 'super', viewerRole.id].sort());
     expect(await storedRole(t, 'super')).toMatchObject({ level: 1, status: 'active' });
@@ -406,6 +425,7 @@ describe('setState (last: it replaces the roles)', () => {
     await waitFor(async () => (await t.rt.documents.count('roles', {})) === 3, { what: 'streamed roles replaced' });
     const log = await waitFor(async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0], { what: 'setState log' });
     expect(log.additionalData).toEqual({ event: 'setState' });
+    expect(log.actor).toMatchObject({ id: 'dora', type: 'developer' });
     // the viewer keeps its grants, the super user still does everything
     expect((await get('listRoles', '', viewer)).status).toBe(200);
     expect((await get('getRole', 'id=ops', superUser)).body.role).toMatchObject({ name: 'Ops', createdBy: { id: 'system' } });

@@ -14,6 +14,11 @@ export function pmUser(t: TestRuntime, userId: string, roles: string[]): Headers
   return { authorization: `Bearer ${t.token('program_management_user', userId, roles)}` };
 }
 
+/** A developer: a program management user whose token says `developer: true` (it still needs a role that passes the role check). */
+export function developer(t: TestRuntime, userId: string, roles: string[]): Headers {
+  return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, developer: true })}` };
+}
+
 export function endUser(t: TestRuntime): Headers {
   return { authorization: `Bearer ${t.token('enduser', 'member-1')}` };
 }

@@ -136,7 +136,8 @@ describe('default rule files (spec 6)', () => {
     const r = selectRule(config, { classId, event, currentStatus, entity: { status: 'inactive' }, actor: { type: 'program_management_user' } });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    const manual = creation || /status/.test(event) || event === 'MEMBER_ID_PHOTO_UPLOAD';
+    // every role event waits for an approver (a role update can grant permissions: issue 11)
+    const manual = creation || /status/.test(event) || event === 'MEMBER_ID_PHOTO_UPLOAD' || classId === 'RoleManager';
     expect(r.rule.approvers).toEqual(manual ? ['approver'] : []);
     if (creation) expect(r.rule.targetStatus).toBe('active');
     if (/status_update$/.test(event)) expect(r.rule.targetStatus).toBe('*');
