@@ -65,6 +65,7 @@ import {
 import { roleError } from './errors';
 import type { DeploymentAnswer, PermissionMap, RoleEntity, RoleLevel, RoleManagerState, RoleStatus, StoredRole } from './types';
 import { listingInput } from '../_platform/paging';
+import { SHARED_DATA } from '../_platform/scope';
 
 export const ROLE_MANAGER_INSTANCE = 'default';
 const DEPLOY = 'saveRolesToLayerAndTriggerDeployment';
@@ -187,6 +188,8 @@ function idFrom(ctx: Ctx): string {
 @ActorClass({
   id: 'RoleManager',
   description: 'Roles of program management users and their deployment to the role check (spec 2.8, 3.3, 5)',
+  // roles are the programme's: company users may read them, never change them
+  tenancy: SHARED_DATA,
   // before RoleManager's instance exists (a fresh project), the built-in super role holds: its first call is not refused
   roleProvider: { instanceId: ROLE_MANAGER_INSTANCE, getRoles: 'getRolesForAuthentication', regenerate: DEPLOY, absentRoles: publishedRoles(rolesForReading({})) },
   stream: {

@@ -20,6 +20,7 @@ import { assertDeveloperOrSystem } from '../_platform/privileged';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
+import { SHARED_DATA } from '../_platform/scope';
 import { SETTING_PATCH_CONFLICT, settingError } from './errors';
 import { pageOf, parseSettingListQuery } from './list-query';
 import {
@@ -210,6 +211,8 @@ function applyApproved<T>(current: T, body: ApprovalCallbackBody): ApplyOutcome<
 @ActorClass({
   id: 'Setting',
   description: 'Program settings: company groups, member types, member sub types, tier types, tier configuration (spec 2.4)',
+  // programme reference data: company users read it, never change it
+  tenancy: SHARED_DATA,
   stream: {
     collections: {
       [SETTINGS_COLLECTION]: {

@@ -13,6 +13,7 @@ import { actorFromIdentity } from '../_platform/actor';
 import { assertDeveloperOrSystem } from '../_platform/privileged';
 import { logChange } from '../LogManager/log-client';
 import { isForeignConfiguration } from './access';
+import { SHARED_DATA } from '../_platform/scope';
 import { configProblems, loadWorkflowConfigs, workflowConfigDirs, type LoadedConfig } from './config';
 import { selectRule, targetStatusOf } from './engine';
 import { workflowError } from './errors';
@@ -93,7 +94,8 @@ async function writeConfig(ctx: Ctx): Promise<void> {
   });
 }
 
-@ActorClass({ id: 'Workflow', description: 'Workflow rules per class and the rule engine (spec 3.4)' })
+// workflow rules are the programme's: company users (and classes acting for them) read them, never change them
+@ActorClass({ id: 'Workflow', description: 'Workflow rules per class and the rule engine (spec 3.4)', tenancy: SHARED_DATA })
 export class Workflow {
   /** rule files, read when the runtime loads the class (a broken file fails the start) */
   private readonly files: Map<string, LoadedConfig>;
