@@ -14,6 +14,7 @@ export type {
   MethodOptions,
   ProjectedDocument,
   RequestInfo,
+  RoleDefinition,
   RouteAlias,
   RoleProviderOptions,
   RolePublisher,
@@ -24,7 +25,6 @@ export type {
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed } from './errors';
 export { projectRoot } from './config';
-export type { RoleDefinition } from './auth/access';
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RoleDefinition } from '../auth/access';
+import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { budgetSeconds } from './decorators';
@@ -21,6 +21,7 @@ import type {
   MethodKind,
   RequestInfo,
   ResponseInit,
+  RoleDefinition,
   ScheduleRequest,
   DocumentReader,
   TenancyApi,
@@ -74,13 +75,6 @@ export interface JobSink {
   enqueueCall(req: CallRequest, instanceId: string, upsert: boolean, jobId?: string): Promise<{ jobId: string }>;
   /** hand committed tasks to the delayed queue; `entryId` is their task-outbox entry */
   dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void>;
-}
-
-export interface Authorizer {
-  /** throws 401/403 ActorErrors */
-  authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void>;
-  /** role definitions of a program management user's roles */
-  rolesOf(identity: Identity): Promise<RoleDefinition[]>;
 }
 
 export interface DispatcherDeps {

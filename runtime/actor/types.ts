@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { RoleDefinition } from '../auth/access';
 import type { Signer } from '../auth/signer';
 import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
@@ -326,6 +325,17 @@ export interface TenancyApi {
   check(tenant: string | null | undefined, what?: string): void;
   /** the tenant owning this instance's current state, for `owned` classes (undefined otherwise) */
   owner(): string | undefined;
+}
+
+/** A role as the runtime's role check knows it (spec 5). */
+export interface RoleDefinition {
+  id: string;
+  name: string;
+  /** 1 = super (every method), 10 = normal (explicit permissions) */
+  level: number;
+  /** class id → method names */
+  permissions: Record<string, string[]>;
+  status?: 'active' | 'inactive';
 }
 
 export interface RoleSnapshot {

@@ -1,24 +1,11 @@
 import type { Redis } from 'ioredis';
-import type { Authorizer } from '../actor/dispatcher';
 import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
-import type { AccessRule, Identity, RolePublisher, RoleSnapshot } from '../actor/types';
+import type { AccessRule, Identity, RoleDefinition, RolePublisher, RoleSnapshot } from '../actor/types';
 import { runtimeError } from '../errors';
+import type { Authorizer, RoleSource } from './types';
 
-export interface RoleDefinition {
-  id: string;
-  name: string;
-  /** 1 = super (every method), 10 = normal (explicit permissions) */
-  level: number;
-  /** class id → method names */
-  permissions: Record<string, string[]>;
-  status?: 'active' | 'inactive';
-}
-
-/** Where role definitions come from; RoleManager plugs its own in. */
-export interface RoleSource {
-  /** the active roles among `names` (matched by id or name) */
-  getRoles(names: string[]): Promise<RoleDefinition[]>;
-}
+export type { RoleDefinition } from '../actor/types';
+export type { RoleSource } from './types';
 
 /** Pure rule: does the access list admit this identity's type? */
 export function admits(access: readonly AccessRule[], identity: Identity): boolean {

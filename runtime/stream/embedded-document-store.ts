@@ -87,10 +87,10 @@ import {
   planIndex,
   removeFromIndex,
   sameKeys,
-  type Entry,
   type EqualityIndex,
   type UniqueIndex,
 } from './embedded/indexes';
+import type { Entry } from './embedded/entry';
 import { matchesAll, predicateOf, tryCompile, type Node, type Predicate } from './embedded/matcher';
 import { UNSORTABLE, compareValues, firstK, isCount, range, rankComparator, sortValue, SortedView, type RankedKey } from './embedded/ordering';
 import { SubstringColumn, regexLiteral, type SearchStats } from './embedded/substring';

@@ -6,19 +6,8 @@ import type { Filter, StoredDocument } from '../document-store';
 import type { Implied } from './matcher';
 import type { SortedView } from './ordering';
 import type { SubstringColumn } from './substring';
+import type { Entry } from './entry';
 import { allScalars, isScalar, mingoUtil, resolvePath, valueAt } from './values';
-
-/** A stored document and its position in the collection's insertion order. */
-export interface Entry {
-  doc: StoredDocument;
-  seq: number;
-  /** rank in each sorted view, by the view's slot (see SortedView) */
-  ranks: number[];
-  /** set when the document is deleted (views drop it at their next merge) */
-  removed: boolean;
-  /** its chunk in each substring column, by the column's slot (see SubstringColumn); made by the first column */
-  cells?: unknown[];
-}
 
 /**
  * A unique index: maps the serialized key values of each document to its `_id`.

@@ -3,7 +3,7 @@
  * sorted views of indexed fields (see embedded-document-store.ts).
  */
 import type { StoredDocument } from '../document-store';
-import type { Entry } from './indexes';
+import type { Entry } from './entry';
 import { mingoUtil, resolvePath, type Doc } from './values';
 
 // ---------------------------------------------------------------- ordering

@@ -33,7 +33,7 @@
  * New documents go to the last chunk, so a column lists documents in the
  * collection's order.
  */
-import type { Entry } from './indexes';
+import type { Entry } from './entry';
 import { COMPLEX, resolvePath, type Doc } from './values';
 
 /** Documents per chunk: small enough to rebuild on a search, large enough for indexOf to run long. */
