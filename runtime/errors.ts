@@ -93,13 +93,21 @@ export function runtimeError(name: RuntimeCode, message: string, details?: unkno
   return new ActorError(status, code, message, { details });
 }
 
+/** The code of the unknown-instance answer (not in RuntimeCodes: its body is not the standard one). */
+export const UNKNOWN_INSTANCE_CODE = 'UNKNOWN_INSTANCE';
+
 /**
  * The answer for an instance that does not exist (spec 4.1 rule 3): HTTP 500
  * with a body that has only `message`.
  */
 export function unknownInstanceError(projectId: string, classId: string, instanceId: string): ActorError {
   const message = `No instance with id '${instanceId}' exists in class '${classId}' of project '${projectId}'`;
-  return new ActorError(500, 'UNKNOWN_INSTANCE', message, { body: { message } });
+  return new ActorError(500, UNKNOWN_INSTANCE_CODE, message, { body: { message } });
+}
+
+/** Is this the runtime's answer for an instance that does not exist (a call's target, or an id a lookup named)? */
+export function isUnknownInstance(err: unknown): err is ActorError {
+  return err instanceof ActorError && err.code === UNKNOWN_INSTANCE_CODE;
 }
 
 const NOT_DEPLOYED = new Set<number | string>([RuntimeCodes.UNKNOWN_PROJECT.code, RuntimeCodes.UNKNOWN_CLASS.code, RuntimeCodes.UNKNOWN_METHOD.code]);

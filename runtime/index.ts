@@ -23,7 +23,8 @@ export type {
   TenancyApi,
   TenancyOptions,
 } from './actor/types';
-export { ActorError, errorFactory, isNotDeployed } from './errors';
+export { ActorError, errorFactory, isNotDeployed, isUnknownInstance, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from './errors';
+export type { RuntimeCode } from './errors';
 export { projectRoot } from './config';
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

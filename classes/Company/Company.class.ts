@@ -16,7 +16,7 @@
  * Handlers are thin: the rules are in rules.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
+import { ActorClass, ActorError, Init, isUnknownInstance, QueuedWrite, Read, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
@@ -95,7 +95,7 @@ async function activeSettings(ctx: Ctx): Promise<ProgramManagementConfig> {
   try {
     return (await ctx.call('Setting', 'getProgramManagementConfig', 'default', {})).body as ProgramManagementConfig;
   } catch (err) {
-    if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') return EMPTY_CONFIG;
+    if (isUnknownInstance(err)) return EMPTY_CONFIG;
     throw err;
   }
 }

@@ -10,7 +10,7 @@
  * the projection) and puts the full values back.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, ActorError, Init, Read, Static, type Ctx } from '../../runtime';
+import { ActorClass, Init, isUnknownInstance, Read, Static, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { ownedByCompany } from '../_platform/scope';
 import { logManagerError } from './errors';
@@ -42,7 +42,7 @@ async function readRecord(ctx: Ctx, logId: string): Promise<LogRecord | null> {
   try {
     return (await ctx.call('LogManager', 'readEntry', logId)).body as LogRecord;
   } catch (err) {
-    if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') return null;
+    if (isUnknownInstance(err)) return null;
     throw err;
   }
 }
@@ -168,7 +168,7 @@ export class LogManager {
     try {
       record = (await ctx.call('LogManager', 'readEntry', logId)).body as LogRecord;
     } catch (err) {
-      if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
+      if (isUnknownInstance(err)) {
         throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
       }
       throw err;

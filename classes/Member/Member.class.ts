@@ -15,7 +15,7 @@
  * See README.md in this folder for the operations, choices and error codes.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, ActorError, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, ActorError, Init, Internal, isUnknownInstance, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { type ApprovalCallbackBody } from '../_platform/workflow';
 import {
@@ -162,7 +162,7 @@ export class Member {
           migrated,
           actor: actorFromIdentity(ctx.identity),
         } satisfies ApplyEmployeeBody);
-      const unknown = (err: unknown) => err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE';
+      const unknown = (err: unknown) => isUnknownInstance(err);
       let res;
       try {
         res = await apply(rec.employeeId, false);
@@ -242,7 +242,7 @@ export class Member {
       try {
         primary = (await ctx.call('Member', 'hrPrimaryInfo', `staffId!${rec.employeeId}`, {})).body as PrimaryInfo & { familyMembers: FamilyMember[] };
       } catch (err) {
-        if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') throw hrError('PRIMARY_MEMBER_NOT_FOUND', HR_MESSAGES.primaryNotFound);
+        if (isUnknownInstance(err)) throw hrError('PRIMARY_MEMBER_NOT_FOUND', HR_MESSAGES.primaryNotFound);
         throw err;
       }
       if (primary.id === rec.id) throw hrError('DEPENDANT_FORBIDDEN', HR_MESSAGES.dependantIdTaken);

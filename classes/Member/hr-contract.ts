@@ -10,16 +10,16 @@
  * handler checks calendar dates and the employment type and answers the same
  * body. A request failing both steps reports the first step's errors only.
  */
-import { ActorError, type FieldError } from '../../runtime';
+import { ActorError, RuntimeCodes, type FieldError } from '../../runtime';
 import { hrError, HrErrors, photoError, type FieldMessages } from './errors';
 
-/** the runtime's codes the shapers recognise (runtime/errors.ts RuntimeCodes) */
-const RT_BAD_JSON = 1001;
-const RT_VALIDATION = 1002;
-const RT_UNAUTHENTICATED = 1007;
-const RT_FORBIDDEN = 1008;
-const RT_BODY_TOO_LARGE = 1016;
-const RT_BODY_TOO_DEEP = 1024;
+/** the runtime's codes the shapers recognise */
+const RT_BAD_JSON = RuntimeCodes.BAD_JSON.code;
+const RT_VALIDATION = RuntimeCodes.VALIDATION.code;
+const RT_UNAUTHENTICATED = RuntimeCodes.UNAUTHENTICATED.code;
+const RT_FORBIDDEN = RuntimeCodes.FORBIDDEN.code;
+const RT_BODY_TOO_LARGE = RuntimeCodes.BODY_TOO_LARGE.code;
+const RT_BODY_TOO_DEEP = RuntimeCodes.BODY_TOO_DEEP.code;
 
 /** the field message of a body nested deeper than the runtime's MAX_JSON_DEPTH */
 const TOO_DEEP = 'is nested too deeply';

@@ -2,7 +2,7 @@
  * Small helpers the Member handlers share: state access, lookup keys
  * (`staffId`, `email`), audit logging of profile changes.
  */
-import { ActorError, type Ctx } from '../../runtime';
+import { isUnknownInstance, type Ctx } from '../../runtime';
 import { logChange } from '../LogManager/log-client';
 import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
@@ -39,7 +39,7 @@ export async function memberIdByLookup(ctx: Ctx, name: 'staffId' | 'email', valu
     const r = await ctx.call('Member', 'resolveMemberId', `${name}!${value}`, {});
     return (r.body as { id: string }).id;
   } catch (err) {
-    if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') return null;
+    if (isUnknownInstance(err)) return null;
     throw err;
   }
 }

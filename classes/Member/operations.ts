@@ -2,7 +2,7 @@
  * Handler bodies shared by several Member methods: ID photos (spec 4.1, 3.1),
  * member creation (member_create) and files in FileManager `member_<id>`.
  */
-import { ActorError, type Ctx } from '../../runtime';
+import { ActorError, UNKNOWN_INSTANCE_CODE, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
@@ -334,5 +334,5 @@ async function checkSeedPrimary(ctx: Ctx, primaryMemberId: string): Promise<void
 }
 
 export function isNotFound(err: unknown): boolean {
-  return err instanceof ActorError && (err.status === 404 || err.code === 'UNKNOWN_INSTANCE');
+  return err instanceof ActorError && (err.status === 404 || err.code === UNKNOWN_INSTANCE_CODE);
 }

@@ -8,7 +8,7 @@
  * their evaluation). README.md has the decisions.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, ActorError, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, Init, Internal, isUnknownInstance, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
@@ -199,7 +199,7 @@ export class Tier {
       try {
         source = ((await ctx.call('Tier', 'getTier', body.sourceTierId, {})).body as { tier: TierRecord }).tier;
       } catch (err) {
-        if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
+        if (isUnknownInstance(err)) {
           throw tierError('TIER_SOURCE_NOT_FOUND', `Source tier ${body.sourceTierId} does not exist`, { sourceTierId: body.sourceTierId });
         }
         throw err;

@@ -8,7 +8,7 @@
  * Entity classes do not call this class directly: they use runWorkflow from
  * classes/_platform/workflow.ts.
  */
-import { ActorClass, ActorError, Init, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, Init, isUnknownInstance, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { assertDeveloperOrSystem } from '../_platform/privileged';
 import { logChange } from '../LogManager/log-client';
@@ -152,7 +152,7 @@ export class Workflow {
     try {
       config = (await ctx.call('Workflow', 'getState', input.classId, {})).body as WorkflowConfig;
     } catch (err) {
-      if (!(err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE')) throw err;
+      if (!isUnknownInstance(err)) throw err;
     }
     if (!config) {
       config = this.files.get(input.classId)?.config;

@@ -1,5 +1,5 @@
 /** What a class-to-class call's failure means to the caller. */
-import { ActorError, isNotDeployed } from '../../runtime';
+import { ActorError, isNotDeployed, UNKNOWN_INSTANCE_CODE } from '../../runtime';
 
 /**
  * The callee holds no such record: its own 404, or no instance at all (the
@@ -8,5 +8,5 @@ import { ActorError, isNotDeployed } from '../../runtime';
  */
 export function isAbsentRecord(err: unknown): boolean {
   if (!(err instanceof ActorError)) return false;
-  return err.code === 'UNKNOWN_INSTANCE' || (err.status === 404 && !isNotDeployed(err));
+  return err.code === UNKNOWN_INSTANCE_CODE || (err.status === 404 && !isNotDeployed(err));
 }

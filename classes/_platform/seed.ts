@@ -22,8 +22,7 @@
  * keeps the status it has. Members take `status` in seedMember itself.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallResult } from '../../runtime';
-import { RuntimeCodes } from '../../runtime/errors';
+import { RuntimeCodes, type CallResult } from '../../runtime';
 import { CompanyErrors } from '../Company/errors';
 import { MemberErrors } from '../Member/errors';
 import { SettingErrors } from '../Setting/errors';

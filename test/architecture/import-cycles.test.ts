@@ -1,8 +1,9 @@
 /**
  * Clean edges (issue 12 item 4): no import cycles among runtime/, classes/ and
  * examples/, type-only imports included (an `import type` cycle is still two
- * modules that cannot be understood apart), and runtime/ imports nothing from
- * classes/ (GUIDE section 4). The graph comes from madge, which reads
+ * modules that cannot be understood apart); runtime/ imports nothing from
+ * classes/, and classes/ and examples/ import the runtime only through its
+ * public API, runtime/index.ts (GUIDE section 4). The graph comes from madge, which reads
  * TypeScript imports, re-exports and `import('…')` types through the
  * TypeScript parser and counts type-only imports unless told to skip them.
  */
@@ -55,6 +56,15 @@ describe('import graph of runtime/, classes/ and examples/', () => {
   it('runtime/ imports nothing from classes/', () => {
     const edges = Object.entries(result.obj()).flatMap(([file, deps]) =>
       file.startsWith('runtime/') ? deps.filter((d) => d.startsWith('classes/')).map((d) => `${file} → ${d}`) : [],
+    );
+    expect(edges).toEqual([]);
+  });
+
+  it('classes/ and examples/ reach runtime/ only through its public API (runtime/index.ts)', () => {
+    const edges = Object.entries(result.obj()).flatMap(([file, deps]) =>
+      file.startsWith('runtime/')
+        ? []
+        : deps.filter((d) => d.startsWith('runtime/') && d !== 'runtime/index.ts').map((d) => `${file} → ${d}`),
     );
     expect(edges).toEqual([]);
   });
