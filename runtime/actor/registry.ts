@@ -88,19 +88,24 @@ export class ClassRegistry {
     return this.collections.get(collection);
   }
 
+  /**
+   * The method's input validator, from `<schemaDir>/<ClassId>/<schema or method name>.json`.
+   * A method without one must say so (`schema: false`): a missing file stops
+   * the start instead of leaving the method's input unchecked.
+   */
   private compile(classId: string, m: MethodDef): Validator | undefined {
     if (m.options.schema === false) return undefined;
     const name = m.options.schema ?? m.name;
-    for (const dir of this.schemaDirs) {
-      const file = path.join(dir, classId, `${name}.json`);
+    const files = this.schemaDirs.map((dir) => path.join(dir, classId, `${name}.json`));
+    for (const file of files) {
       if (fs.existsSync(file)) {
         const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
         delete schema.$id; // one ajv instance: ids need not be globally unique
         return this.ajv.compile(schema);
       }
     }
-    if (m.options.schema) throw new Error(`${classId}.${m.name}: schema '${name}' not found in ${this.schemaDirs.join(', ')}`);
-    return undefined;
+    const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
+    throw new Error(`${classId}.${m.name}: no input schema (${looked}); add the JSON Schema, or declare schema: false on the method`);
   }
 
   get(classId: string): RegisteredClass | undefined {

@@ -54,7 +54,10 @@ export type AccessRule =
 export interface MethodOptions {
   /** identities admitted; required: every method says who may call it */
   access: readonly AccessRule[];
-  /** schema file under schemas/<Class>/ (without .json); defaults to the method name when that file exists */
+  /**
+   * schema file under schemas/<Class>/ (without .json); defaults to the method name. The file must exist,
+   * or the start stops naming it; `false`: the method's input is not checked by a schema (say why beside it)
+   */
   schema?: string | false;
   /** time budget in seconds (READ/WRITE/STATIC/INIT/INTERNAL 1-30, QUEUED_WRITE 1-890) */
   timeoutSeconds?: number;

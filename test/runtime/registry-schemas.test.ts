@@ -1,0 +1,112 @@
+/**
+ * Every method has an input schema or says it has none (issue 12 item 4): the
+ * registry compiles `<schemaDir>/<Class>/<schema or method name>.json`, and a
+ * method with no such file that does not declare `schema: false` stops the
+ * start with a message naming the file(s) it looked for.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ActorClass, Read, Write, type Ctx } from '../../runtime';
+import { classDefOf } from '../../runtime/actor/decorators';
+import { ClassRegistry } from '../../runtime/actor/registry';
+import { startTestRuntime } from '../support/harness';
+
+@ActorClass({ id: 'Widget' })
+class Widget {
+  @Write({ access: ['class'] })
+  paint(ctx: Ctx) {
+    return ctx.request.body;
+  }
+}
+
+@ActorClass({ id: 'Widget' })
+class WidgetNamedSchema {
+  @Write({ access: ['class'], schema: 'colour' })
+  paint(ctx: Ctx) {
+    return ctx.request.body;
+  }
+}
+
+@ActorClass({ id: 'Widget' })
+class WidgetWithoutSchema {
+  // schema: false: this fixture reads no input
+  @Read({ access: ['class'], schema: false })
+  look() {
+    return { ok: true };
+  }
+}
+
+let dir: string;
+let schemas: string;
+let other: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-schemas-'));
+  schemas = path.join(dir, 'schemas');
+  other = path.join(dir, 'more-schemas');
+  fs.mkdirSync(path.join(schemas, 'Widget'), { recursive: true });
+  fs.mkdirSync(other);
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function register(cls: unknown, schemaDirs: string[]): ClassRegistry {
+  const registry = new ClassRegistry(schemaDirs, {});
+  registry.add(classDefOf(cls)!);
+  return registry;
+}
+
+describe('ClassRegistry: a method without a schema file', () => {
+  it('is refused, naming the file looked for in each schema directory', () => {
+    const expected = `Widget.paint: no input schema (looked for ${path.join(schemas, 'Widget', 'paint.json')}, ${path.join(other, 'Widget', 'paint.json')})`;
+    expect(() => register(Widget, [schemas, other])).toThrow(expected);
+    expect(() => register(Widget, [schemas])).toThrow(/declare schema: false/);
+  });
+
+  it('is refused when a named schema is missing, naming that file', () => {
+    expect(() => register(WidgetNamedSchema, [schemas])).toThrow(`Widget.paint: no input schema (looked for ${path.join(schemas, 'Widget', 'colour.json')})`);
+  });
+
+  it('is refused when no schema directory is configured', () => {
+    expect(() => register(Widget, [])).toThrow('Widget.paint: no input schema (no schema directory is configured (SCHEMA_DIRS))');
+  });
+
+  it('is accepted with schema: false, and gets no validator', () => {
+    const registry = register(WidgetWithoutSchema, []);
+    expect(registry.get('Widget')!.methodsByName.get('look')!.validate).toBeUndefined();
+  });
+
+  it('with the file present, the method validates its input against it', () => {
+    const schema = { type: 'object', properties: { colour: { type: 'string' } }, additionalProperties: false };
+    fs.writeFileSync(path.join(schemas, 'Widget', 'paint.json'), JSON.stringify(schema));
+    try {
+      const validate = register(Widget, [other, schemas]).get('Widget')!.methodsByName.get('paint')!.validate!;
+      expect(validate({ colour: 'red' })).toBe(true);
+      expect(validate({ colour: 'red', size: 3 })).toBe(false);
+    } finally {
+      fs.rmSync(path.join(schemas, 'Widget', 'paint.json'));
+    }
+  });
+});
+
+describe('a runtime whose class lacks a schema file', () => {
+  it('does not start, and says which file it looked for', async () => {
+    const classes = path.join(dir, 'classes');
+    fs.mkdirSync(path.join(classes, 'Sprocket'), { recursive: true });
+    const runtimeIndex = path.resolve(__dirname, '../../runtime');
+    fs.writeFileSync(
+      path.join(classes, 'Sprocket', 'Sprocket.class.ts'),
+      [
+        `import { ActorClass, Read, type Ctx } from ${JSON.stringify(runtimeIndex)};`,
+        `@ActorClass({ id: 'Sprocket' })`,
+        `export class Sprocket {`,
+        `  @Read({ access: ['class'] })`,
+        `  spin(ctx: Ctx) { return { id: ctx.instanceId }; }`,
+        `}`,
+        ``,
+      ].join('\n'),
+    );
+    const start = startTestRuntime({ env: { CLASS_DIRS: classes, SCHEMA_DIRS: schemas } });
+    await expect(start).rejects.toThrow(`Sprocket.spin: no input schema (looked for ${path.join(schemas, 'Sprocket', 'spin.json')})`);
+  });
+});
