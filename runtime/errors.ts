@@ -84,6 +84,8 @@ export const RuntimeCodes = {
   OUT_OF_SCOPE: { code: 1023, status: 403 },
   /** a JSON body nested deeper than MAX_JSON_DEPTH (checked right after parsing, before any handler) */
   BODY_TOO_DEEP: { code: 1024, status: 400 },
+  /** a delivery (task, queued job, committed effect) whose change was applied before: nothing written again */
+  ALREADY_APPLIED: { code: 1025, status: 409 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

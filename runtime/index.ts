@@ -4,6 +4,7 @@ export type {
   AccessRule,
   CatalogueMethod,
   CallResult,
+  EffectRequest,
   ClassOptions,
   Ctx,
   FieldError,

@@ -189,7 +189,11 @@ export class Runtime {
   /** Start what this process's roles ask for. Returns the HTTP port when serving. */
   async start(port = this.config.port): Promise<number | undefined> {
     if (this.config.roles.has('projector')) await this.projector.start();
-    if (this.config.roles.has('worker')) this.jobs.startWorker();
+    if (this.config.roles.has('worker')) {
+      this.jobs.startWorker();
+      // committed effects whose process died before applying them, or whose target was busy
+      this.dispatcher.effects.start();
+    }
     if (!this.config.roles.has('api')) return undefined;
     const server = this.app.listen(port);
     this.server = server;
@@ -217,6 +221,7 @@ export class Runtime {
       });
     }
     await this.projector.stop();
+    await this.dispatcher.effects.stop();
     await this.jobs.close();
     await this.documents.close();
     await this.ports.blobs.close();

@@ -105,6 +105,50 @@ function describe(err: unknown): InnerError {
   return { message: (err as Error)?.message ?? String(err) };
 }
 
+/** The calling class (callbacks may only name it), for class identities. */
+function callerOf(ctx: Ctx): string | undefined {
+  return ctx.identity.type === 'class' ? ctx.identity.classId : undefined;
+}
+
+/**
+ * Pure: the record an event's approval is stored as, the full patch and old
+ * values (for the answer's view), and the blobs holding what does not fit
+ * inline (10 KB, spec 8).
+ */
+function planApproval(id: string, input: CreateApprovalInput, caller: string | undefined, now: string) {
+  if (caller) {
+    for (const cb of [input.approveCallback, input.rejectCallback]) {
+      if (cb && cb.classId !== caller) {
+        throw approvalError('APPROVAL_CALLBACK_CLASS_MISMATCH', `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`, {
+          callerClassId: caller,
+          callbackClassId: cb.classId,
+        });
+      }
+    }
+  }
+  const { createdAt: _at, ...fields } = input;
+  const record = newApprovalRecord(id, fields, approvalClassId(fields, caller), now);
+  if (input.companyId !== undefined) record.companyId = input.companyId;
+  const patch = record.jsonPatch;
+  const oldValues = record.oldValues;
+  const blobs: { name: string; json: string; what: string }[] = [];
+  if (isLargePatch(patch)) {
+    const name = largeApprovalFileName(record.entityId, record.id);
+    blobs.push({ name, json: JSON.stringify(patch), what: 'patch' });
+    record.isLargeApproval = true;
+    record.largePatchFile = name;
+    record.jsonPatch = [];
+  }
+  if (oldValues && !oldValuesInline(patch, oldValues)) {
+    // the record keeps at most 10 KB inline: old values that do not fit beside the patch get their own blob
+    const name = largeOldValuesFileName(record.entityId, record.id);
+    blobs.push({ name, json: JSON.stringify(oldValues), what: 'old values' });
+    record.oldValuesFile = name;
+    delete record.oldValues;
+  }
+  return { record, patch, oldValues, blobs };
+}
+
 @ActorClass({
   id: 'ApprovalManager',
   description: 'Approval records and their review (spec 2.8, 3.2)',
@@ -127,51 +171,39 @@ function describe(err: unknown): InnerError {
 })
 export class ApprovalManager {
   /**
-   * Creates the record of one workflow event (called by entity classes through
-   * runWorkflow). Auto-approved (type auto, approvedBy auto_approve) when the
-   * rule has no approvers or the actor is a developer or the system. A patch
-   * over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json.
+   * The record one workflow event will be stored as (id, status, dates, the
+   * before/after view), without storing anything: runWorkflow answers its
+   * caller with it and commits createApproval with the change, as an effect
+   * (runtime/actor/effects.ts) whose instance id is this record's id and whose
+   * body carries this `createdAt`, so the stored record is this one.
    */
-  // the id is always a fresh UUID, so the instance is created at commit without a lease
-  @Init({ access: ['class'], instanceId: () => randomUUID(), lease: false })
+  @Static({ access: ['class'], schema: 'createApproval' })
+  prepareApproval(ctx: Ctx) {
+    const input = ctx.request.body as CreateApprovalInput;
+    const planned = planApproval(randomUUID(), input, callerOf(ctx), input.createdAt ?? new Date().toISOString());
+    return approvalView(planned.record, planned.patch, planned.oldValues);
+  }
+
+  /**
+   * Stores the record of one workflow event (runWorkflow commits it with the
+   * change, see prepareApproval). Auto-approved (type auto, approvedBy
+   * auto_approve) when the rule has no approvers or the actor is a developer
+   * or the system. A patch over 10 KB is stored as blob
+   * LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by
+   * name, so a redelivered effect writes the same files).
+   */
+  // the id is a UUID chosen up front (or a fresh one), so the instance is created at commit without a lease
+  @Init({ access: ['class'], instanceId: (req) => req.path.instanceId ?? randomUUID(), lease: false })
   async createApproval(ctx: Ctx) {
     const input = ctx.request.body as CreateApprovalInput;
-    const caller = ctx.identity.type === 'class' ? ctx.identity.classId : undefined;
-    if (caller) {
-      for (const cb of [input.approveCallback, input.rejectCallback]) {
-        if (cb && cb.classId !== caller) {
-          throw approvalError('APPROVAL_CALLBACK_CLASS_MISMATCH', `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`, {
-            callerClassId: caller,
-            callbackClassId: cb.classId,
-          });
-        }
-      }
-    }
-    const record = newApprovalRecord(ctx.instanceId!, input, approvalClassId(input, caller), new Date().toISOString());
-    if (input.companyId !== undefined) record.companyId = input.companyId;
-    const patch = record.jsonPatch;
-    const oldValues = record.oldValues;
-    if (isLargePatch(patch)) {
-      const name = largeApprovalFileName(record.entityId, record.id);
+    const planned = planApproval(ctx.instanceId!, input, callerOf(ctx), input.createdAt ?? new Date().toISOString());
+    const { record, patch, oldValues } = planned;
+    for (const blob of planned.blobs) {
       try {
-        await ctx.ports.blobs.put(name, Buffer.from(JSON.stringify(patch), 'utf8'), 'application/json');
+        await ctx.ports.blobs.put(blob.name, Buffer.from(blob.json, 'utf8'), 'application/json');
       } catch (err) {
-        throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the patch of approval ${record.id}`, { file: name, error: (err as Error).message });
+        throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the ${blob.what} of approval ${record.id}`, { file: blob.name, error: (err as Error).message });
       }
-      record.isLargeApproval = true;
-      record.largePatchFile = name;
-      record.jsonPatch = [];
-    }
-    if (oldValues && !oldValuesInline(patch, oldValues)) {
-      // the record keeps at most 10 KB inline: old values that do not fit beside the patch get their own blob
-      const name = largeOldValuesFileName(record.entityId, record.id);
-      try {
-        await ctx.ports.blobs.put(name, Buffer.from(JSON.stringify(oldValues), 'utf8'), 'application/json');
-      } catch (err) {
-        throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the old values of approval ${record.id}`, { file: name, error: (err as Error).message });
-      }
-      record.oldValuesFile = name;
-      delete record.oldValues;
     }
     (ctx.state.public as ApprovalState).approval = record;
     ctx.response.status = 201;

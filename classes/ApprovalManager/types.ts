@@ -87,6 +87,8 @@ export interface CreateApprovalInput {
   additionalData?: Record<string, unknown>;
   /** the company of the entity changed (runWorkflow: recordCompany) */
   companyId?: string;
+  /** the record's creation time as prepareApproval planned it (so the stored record is the one announced) */
+  createdAt?: string;
 }
 
 /** What an approve/reject callback method receives. */

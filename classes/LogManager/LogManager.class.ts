@@ -37,6 +37,47 @@ interface AddLogEntryBody {
   ignore?: string[];
 }
 
+/**
+ * A class logs its own changes only; LogManager itself relays addLogEntry's
+ * (whose caller it checked). The system identity (CLI) may log any.
+ */
+function assertOwnChanges(ctx: Ctx, body: AddLogEntryBody): void {
+  const id = ctx.identity;
+  if (id.type === 'class' && id.classId !== 'LogManager' && body.classId !== id.classId) {
+    throw logManagerError('ACTOR_NOT_ALLOWED', `Class ${id.classId} may only log its own changes, not ${body.classId}'s`);
+  }
+}
+
+/** The entry of a change (masked, large values cut) and its LARGE_LOG content; 400s for what cannot be logged. */
+function buildEntry(ctx: Ctx, body: AddLogEntryBody, logId: string, timeStamp: string): ReturnType<typeof buildLog> {
+  try {
+    if (body.additionalData !== undefined && utf8Bytes(jsonText(body.additionalData) ?? '') > MAX_ADDITIONAL_DATA_BYTES) {
+      throw logManagerError('ADDITIONAL_DATA_TOO_LARGE', `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`, {
+        errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
+      });
+    }
+    return buildLog({
+      logId,
+      timeStamp,
+      classId: body.classId,
+      entityId: body.entityId,
+      entityType: body.entityType,
+      before: body.before,
+      after: body.after,
+      actor: body.actor ?? actorFromIdentity(ctx.identity),
+      additionalData: body.additionalData,
+      companyId: body.companyId,
+      sensitiveFields: body.sensitiveFields,
+      plainFields: body.plainFields,
+      ignore: body.ignore,
+    });
+  } catch (err) {
+    // only reachable from in-process callers: values JSON cannot encode (BigInt, cycles)
+    if (err instanceof TypeError) throw logManagerError('INVALID_ENTITY', `The entry cannot be logged as JSON: ${err.message}`);
+    throw err;
+  }
+}
+
 /** A stored entry, or null when its instance is gone (listed from a projection that lags). */
 async function readRecord(ctx: Ctx, logId: string): Promise<LogRecord | null> {
   try {
@@ -66,69 +107,41 @@ export class LogManager {
   /**
    * Records a change (spec 4.5: all class identities; users cannot write the
    * audit log). A class records its own changes only (classId = the caller's
-   * class) and passes the actor behind the change (log-client.ts does).
+   * class) and passes the actor behind the change. Classes changing an
+   * instance use logChange (log-client.ts), which commits `record` with the
+   * change as an effect instead; this is the direct form (STATIC callers).
    */
   @Static({ access: ['class'], timeoutSeconds: 30 })
   async addLogEntry(ctx: Ctx) {
     const body = ctx.request.body as AddLogEntryBody;
-    if (ctx.identity.type === 'class' && body.classId !== ctx.identity.classId) {
-      throw logManagerError('ACTOR_NOT_ALLOWED', `Class ${ctx.identity.classId} may only log its own changes, not ${body.classId}'s`);
-    }
+    assertOwnChanges(ctx, body);
+    const timeStamp = new Date().toISOString();
+    // built once here to answer (and to refuse bad input) before anything is stored
+    const n = buildEntry(ctx, body, 'pending', timeStamp).full.length;
+    if (n === 0) return { logId: null, fieldUpdates: 0 };
     const logId = randomUUID();
-    let built: ReturnType<typeof buildLog>;
-    try {
-      if (body.additionalData !== undefined && utf8Bytes(jsonText(body.additionalData) ?? '') > MAX_ADDITIONAL_DATA_BYTES) {
-        throw logManagerError('ADDITIONAL_DATA_TOO_LARGE', `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`, {
-          errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
-        });
-      }
-      built = buildLog({
-        logId,
-        timeStamp: new Date().toISOString(),
-        classId: body.classId,
-        entityId: body.entityId,
-        entityType: body.entityType,
-        before: body.before,
-        after: body.after,
-        actor: body.actor ?? actorFromIdentity(ctx.identity),
-        additionalData: body.additionalData,
-        companyId: body.companyId,
-        sensitiveFields: body.sensitiveFields,
-        plainFields: body.plainFields,
-        ignore: body.ignore,
-      });
-    } catch (err) {
-      // only reachable from in-process callers: values JSON cannot encode (BigInt, cycles)
-      if (err instanceof TypeError) throw logManagerError('INVALID_ENTITY', `The entry cannot be logged as JSON: ${err.message}`);
-      throw err;
-    }
-    if (built.full.length === 0) return { logId: null, fieldUpdates: 0 };
+    await ctx.call('LogManager', 'record', logId, { ...body, actor: body.actor ?? actorFromIdentity(ctx.identity), timeStamp });
+    return { logId, fieldUpdates: n };
+  }
 
+  /**
+   * Creates the instance of one log entry from the change (the addLogEntry
+   * body plus its time stamp), under an id the caller chose: logChange commits
+   * it with the change it logs (an effect, applied effectively once), and
+   * addLogEntry relays to it. Created at commit, without a lease. Values over
+   * 1 KB go to the LARGE_LOG file first (same name on a redelivery).
+   */
+  @Init({ access: ['class'], lease: false, timeoutSeconds: 30 })
+  async record(ctx: Ctx) {
+    const body = ctx.request.body as AddLogEntryBody & { timeStamp?: string };
+    assertOwnChanges(ctx, body);
+    const built = buildEntry(ctx, body, ctx.instanceId!, body.timeStamp ?? new Date().toISOString());
     // the file first: an entry never points at a file that is not there
     if (built.large) {
       await ctx.ports.blobs.put(built.large.name, Buffer.from(JSON.stringify(built.large.content), 'utf8'), 'application/json');
     }
-    try {
-      await ctx.call('LogManager', 'record', logId, built.record);
-    } catch (err) {
-      if (built.large) await ctx.ports.blobs.delete(built.large.name).catch(() => false);
-      throw err;
-    }
-    return { logId, fieldUpdates: built.full.length };
-  }
-
-  /**
-   * Creates the instance of one log entry; only addLogEntry calls it, with an
-   * id it has just made (so no lease is needed: created at commit).
-   */
-  @Init({ access: ['class:LogManager'], lease: false })
-  record(ctx: Ctx) {
-    const log = ctx.request.body as LogRecord;
-    if (log.id !== ctx.instanceId) {
-      throw logManagerError('RECORD_MISMATCH', `Log record '${log.id}' does not belong to instance '${ctx.instanceId}'`);
-    }
-    ctx.state.private.log = log;
-    return { id: log.id };
+    ctx.state.private.log = built.record;
+    return { id: built.record.id, fieldUpdates: built.full.length };
   }
 
   /** The stored entry (large values as previews); for getLog. */

@@ -11,9 +11,16 @@
  * (changeActor), so every class's approved changes name their reviewer
  * without passing `actor`.
  * Nothing is written when nothing changed ({logId: null, fieldUpdates: 0}).
- * Errors of LogManager are thrown (ActorError), as from any ctx.call.
+ *
+ * The entry belongs to the change: it is committed with the calling handler's
+ * change as an effect (ctx.effect → LogManager.record under a log id chosen
+ * here) and written right after the commit, effectively once; a change that
+ * throws or fails to commit leaves no entry. The body is checked against
+ * record's schema now; what LogManager refuses later is dead-lettered.
  */
+import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../../runtime';
+import { diffFields } from './field-diff';
 import { recordCompany } from '../_platform/scope';
 import { changeActor, type Actor } from '../_platform/actor';
 
@@ -57,6 +64,10 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
   if (input.ignore?.length) body.ignore = input.ignore;
   const companyId = recordCompany(ctx, input.companyId);
   if (companyId !== undefined) body.companyId = companyId;
-  const res = await ctx.call('LogManager', 'addLogEntry', undefined, body);
-  return res.body as LogChangeResult;
+  const fieldUpdates = diffFields(body.before, body.after, { ignore: input.ignore }).length;
+  if (fieldUpdates === 0) return { logId: null, fieldUpdates: 0 };
+  // the entry is part of the change: committed with it, written after it, once (an effect under an id chosen now)
+  const logId = randomUUID();
+  await ctx.effect({ classId: 'LogManager', method: 'record', instanceId: logId, body: { ...body, timeStamp: new Date().toISOString() } });
+  return { logId, fieldUpdates };
 }

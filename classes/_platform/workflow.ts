@@ -15,11 +15,13 @@
  * new entity, actor}; (2) the new status is the rule's target (or, for `*`, the
  * status the new entity asks for); (3) jsonPatch = RFC 6902 diff from the old
  * entity (`{}` on creation) to the new entity with that status; (4)
- * ApprovalManager.createApproval stores the record, approved automatically when
- * the rule has no approvers or the actor is a developer or the system, with
- * the rule's allowSelfApproval and the old values of the patched paths (for
- * the reviewers' before/after view); (5) the simulated approved state is the
- * patch applied to a copy of the old entity.
+ * ApprovalManager.prepareApproval answers the record as it will be stored,
+ * approved automatically when the rule has no approvers or the actor is a
+ * developer or the system, with the rule's allowSelfApproval and the old values
+ * of the patched paths (for the reviewers' before/after view), and
+ * ApprovalManager.createApproval is committed with the calling change as an
+ * effect (ctx.effect): the record exists once, and only if the change commits;
+ * (5) the simulated approved state is the patch applied to a copy of the old entity.
  *
  * Current status: the old entity's `status`; on creation (no old entity) the
  * status the create handler gave the new entity (e.g. `pending` for a company,
@@ -163,7 +165,7 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     throw workflowError('WORKFLOW_PATCH_FAILED', `Could not build the change of ${ctx.classId} ${input.entityId}: ${(err as Error).message}`);
   }
   const callback = (methodName: string) => ({ event: input.event, classId: ctx.classId, instanceId: ctx.instanceId!, methodName });
-  const created = await ctx.call('ApprovalManager', 'createApproval', undefined, {
+  const approval = {
     event: input.event,
     instanceId: ctx.instanceId,
     entityId: input.entityId,
@@ -179,8 +181,12 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     ...(input.rejectCallback ? { rejectCallback: callback(input.rejectCallback) } : {}),
     additionalData: input.additionalData ?? {},
     ...companyOf(ctx, input.companyId),
-  });
-  const approvalRecord = created.body as ApprovalRecord;
+    createdAt: new Date().toISOString(),
+  };
+  // the record as it will be stored (a read), then its creation committed with this change (an effect):
+  // a change that throws or fails to commit leaves no approval record behind
+  const approvalRecord = (await ctx.call('ApprovalManager', 'prepareApproval', undefined, approval)).body as ApprovalRecord;
+  await ctx.effect({ classId: 'ApprovalManager', method: 'createApproval', instanceId: approvalRecord.id, body: approval });
   return {
     isApproved: approvalRecord.approvalStatus === 'approved',
     approvalRecord,

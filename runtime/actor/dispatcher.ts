@@ -24,13 +24,15 @@ import type {
   RoleDefinition,
   ScheduleRequest,
   DocumentReader,
+  EffectRequest,
   TenancyApi,
   TenancyOptions,
 } from './types';
 import { toFieldErrors } from './validation';
+import { EffectApplier, type Effect } from './effects';
 import { assertOwnedBy, assertTenantMayCall, tenancyApi, tenantDocuments } from '../auth/tenancy';
 
-export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system';
+export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system' | 'effect';
 
 /** An instance held by a call further up the chain (for re-entrancy checks). */
 interface Frame {
@@ -54,6 +56,12 @@ export interface CallRequest {
   chain?: Frame[];
   /** set when a worker runs a QUEUED_WRITE job */
   job?: { id: string };
+  /**
+   * The delivery this call applies (a delayed task, a committed effect): its id
+   * is recorded by the commit it causes, which is refused when it was recorded
+   * before (ALREADY_APPLIED), so a redelivery never applies twice.
+   */
+  delivery?: { id: string };
   /** the job id to queue a QUEUED_WRITE under (committed enqueues choose it up front) */
   jobId?: string;
 }
@@ -173,9 +181,13 @@ export class Dispatcher {
   /** recently resolved lookup keys (confirmed against the instance on every use) */
   readonly lookupCache: LookupCache;
 
+  /** applies committed effects after their commit, and sweeps those left behind */
+  readonly effects: EffectApplier;
+
   constructor(private readonly deps: DispatcherDeps) {
     this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
     this.lookupCache = new LookupCache(deps.lookupCacheSize ?? 0);
+    this.effects = new EffectApplier({ store: deps.store, logger: deps.logger, call: (req) => this.call(req) });
   }
 
   setJobSink(jobs: JobSink): void {
@@ -321,10 +333,13 @@ export class Dispatcher {
   private async runStatic(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest): Promise<CallResult> {
     const tasks: ScheduledTask[] = [];
     const events: EmittedEvent[] = [];
-    const ctx = this.makeCtx(cls, method, req, undefined, deepFreeze(emptyState()), 0, {}, tasks, events);
+    const effects: Effect[] = [];
+    const ctx = this.makeCtx(cls, method, req, undefined, deepFreeze(emptyState()), 0, {}, tasks, events, effects);
     const out = await this.invoke(cls, method, ctx);
     if (tasks.length) await this.jobSink().dispatchTasks(tasks);
-    if (events.length) await this.appendEvents(cls.id, '', 0, events);
+    if (events.length) await this.deps.store.appendEvents(cls.id, '', 0, events);
+    // a STATIC commits nothing: its effects are applied once it has answered (none when it threw)
+    for (const effect of effects) await this.applyDirect(effect);
     return out;
   }
 
@@ -349,11 +364,16 @@ export class Dispatcher {
     }
     if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
     if (req.identity.tenant !== undefined) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
-    const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null);
+    const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null, null);
     return this.invoke(cls, method, ctx);
   }
 
-  /** INIT, WRITE, INTERNAL and a worker's QUEUED_WRITE: one holder per instance across processes. */
+  /**
+   * INIT, WRITE, INTERNAL and a worker's QUEUED_WRITE: one holder per instance
+   * across processes. The change's committed effects are applied once the
+   * instance's turn is over, before the caller is answered (so it reads them
+   * at once); one that cannot be applied now is left to the sweeper.
+   */
   private async runExclusive(
     cls: RegisteredClass,
     method: RegisteredMethod,
@@ -362,6 +382,19 @@ export class Dispatcher {
     mode: LeaseMode,
     cachedLookup?: CachedLookup,
   ): Promise<CallResult> {
+    const turn = await this.runExclusiveTurn(cls, method, req, id, mode, cachedLookup);
+    if (turn.effects) await this.effects.apply(turn.effects.entryId, turn.effects.list);
+    return turn.result;
+  }
+
+  private async runExclusiveTurn(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    id: string,
+    mode: LeaseMode,
+    cachedLookup?: CachedLookup,
+  ): Promise<{ result: CallResult; effects?: { entryId: string; list: Effect[] } }> {
     if (req.chain?.some((f) => f.exclusive && f.classId === cls.id && f.instanceId === id)) {
       throw runtimeError(
         'REENTRANT_WRITE',
@@ -406,7 +439,8 @@ export class Dispatcher {
       const lookups = { ...(before?.lookups ?? {}) };
       const tasks: ScheduledTask[] = [];
       const events: EmittedEvent[] = [];
-      const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events);
+      const effects: Effect[] = [];
+      const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, effects);
       let result: CallResult;
       const renewal = leaseFree
         ? undefined
@@ -440,6 +474,8 @@ export class Dispatcher {
         tasks,
         events,
         job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
+        deliveryId: req.delivery?.id,
+        effects,
         keepLeaseMs: keep ? ttl : undefined,
       });
       switch (commit.kind) {
@@ -449,14 +485,11 @@ export class Dispatcher {
           if (leaseFree) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
           lease.holding = false;
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
-        case 'lookup_taken': {
-          const key = commit.key.split(':').slice(4).join(':');
-          const [name, ...rest] = key.split(':');
-          throw runtimeError(
-            'LOOKUP_KEY_TAKEN',
-            `Lookup key '${name}!${rest.join(':')}' already belongs to another ${cls.id} instance`,
-          );
-        }
+        case 'lookup_taken':
+          throw runtimeError('LOOKUP_KEY_TAKEN', `Lookup key '${commit.name}!${commit.value}' already belongs to another ${cls.id} instance`);
+        case 'already_applied':
+          // a redelivered task, job or effect: its change is in already; the lease is still ours
+          throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (${req.job ? `job ${req.job.id}` : `delivery ${req.delivery?.id}`}); nothing was written again`);
         default:
           lease.holding = false;
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
@@ -476,7 +509,7 @@ export class Dispatcher {
           .dispatchTasks(tasks, commit.taskEntryId)
           .catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
       }
-      return result;
+      return { result, ...(effects.length && commit.effectEntryId ? { effects: { entryId: commit.effectEntryId, list: effects } } : {}) };
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
       if (lease.holding) {
@@ -528,7 +561,12 @@ export class Dispatcher {
   private async acquireLease(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode, deadline: number) {
     let backoff = 2;
     for (;;) {
-      const r = await this.deps.store.acquire(classId, id, token, ttlMs, mode);
+      const r = await this.deps.store.acquire(classId, id, token, ttlMs, mode).catch((err) => {
+        // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
+        // queued behind it on the same connection then frees the instance at once instead of after ttlMs
+        this.deps.store.release(classId, id, token).catch(() => undefined);
+        throw err;
+      });
       if (r.kind !== 'busy') return r;
       const left = deadline - Date.now();
       if (left <= 0) throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
@@ -551,8 +589,10 @@ export class Dispatcher {
     return { adds, removes };
   }
 
-  private async appendEvents(classId: string, instanceId: string, version: number, events: EmittedEvent[]): Promise<void> {
-    await this.deps.store.redis.xadd(this.deps.store.keys.events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
+  /** A STATIC handler's effect: applied at once, as its delivery (there is no commit to bind it to). */
+  private async applyDirect(effect: Effect): Promise<void> {
+    const r = await this.effects.applyNow(effect);
+    if (r === 'retry') this.deps.logger.warn({ effectId: effect.id }, 'effect of a STATIC call could not be applied');
   }
 
   private async invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: Ctx): Promise<CallResult> {
@@ -580,6 +620,30 @@ export class Dispatcher {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Checks a committed effect up front: the target method exists, writes
+   * (INIT, WRITE or INTERNAL: its commit records the effect's id), admits the
+   * calling class, and names a plain instance id (not a lookup: the target
+   * must not change between commit and apply).
+   */
+  async checkEffect(identity: Identity, classId: string, method: string, instanceId: string, body: unknown): Promise<void> {
+    const cls = this.deps.registry.get(classId);
+    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${classId}'`);
+    const m = cls.methodsByName.get(method);
+    if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
+    if (m.kind !== 'INIT' && m.kind !== 'WRITE' && m.kind !== 'INTERNAL') {
+      throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}: an effect is an INIT, WRITE or INTERNAL (use ctx.enqueue for a QUEUED_WRITE)`);
+    }
+    if (typeof instanceId !== 'string' || !INSTANCE_ID.test(instanceId)) throw runtimeError('BAD_INSTANCE_ID', `An effect names its instance by id; got '${instanceId}'`);
+    if (identity.classId === classId && identity.instanceId === instanceId) {
+      throw runtimeError('REENTRANT_WRITE', `${classId}.${method} would write the instance '${instanceId}' whose change it belongs to; change the state directly instead`);
+    }
+    await this.deps.authorizer.authorize(identity, cls, m);
+    if (identity.tenant !== undefined) assertTenantMayCall(identity, cls.id, m.name, m.kind, cls.options.tenancy);
+    // the body is judged now, while the change can still be refused, not when the effect is applied
+    this.validate(cls, m, body);
   }
 
   /** Checks a class's enqueue up front: method kind, access, instance. Returns the resolved instance id. */
@@ -620,8 +684,9 @@ export class Dispatcher {
     lookups: Record<string, string>,
     tasks: ScheduledTask[] | null,
     events: EmittedEvent[] | null,
+    effects: Effect[] | null,
   ): Ctx {
-    return new CtxImpl(this, this.deps, cls, method, req, instanceId, state, version, lookups, tasks, events, this.requestInfo(req, instanceId));
+    return new CtxImpl(this, this.deps, cls, method, req, instanceId, state, version, lookups, tasks, events, effects, this.requestInfo(req, instanceId));
   }
 }
 
@@ -659,6 +724,7 @@ class CtxImpl implements Ctx {
     lookups: Record<string, string>,
     private readonly tasks: ScheduledTask[] | null,
     private readonly events: EmittedEvent[] | null,
+    private readonly effectList: Effect[] | null,
     readonly request: RequestInfo,
   ) {
     this.projectId = deps.projectId;
@@ -738,6 +804,15 @@ class CtxImpl implements Ctx {
     const jobId = randomUUID();
     this.tasks.push({ id: jobId, classId, method, instanceId: target, body, delayMs: 0, identity, enqueue: true });
     return { jobId };
+  }
+
+  async effect(call: EffectRequest): Promise<string> {
+    if (!this.effectList) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot cause effects`);
+    const identity = this.asClass();
+    await this.dispatcher.checkEffect(identity, call.classId, call.method, call.instanceId, call.body ?? {});
+    const id = randomUUID();
+    this.effectList.push({ id, classId: call.classId, method: call.method, instanceId: call.instanceId, body: call.body ?? {}, identity });
+    return id;
   }
 
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {

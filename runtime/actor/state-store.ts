@@ -21,6 +21,12 @@ export class Keys {
   lookup(classId: string, name: string, value: string): string {
     return `${this.base}:k:${classId}:${name}:${value}`;
   }
+  /** the lookup name and value of a lookup key of `classId` (names hold no ':'; values may) */
+  parseLookup(classId: string, key: string): { name: string; value: string } {
+    const rest = key.slice(`${this.base}:k:${classId}:`.length);
+    const colon = rest.indexOf(':');
+    return { name: rest.slice(0, colon), value: rest.slice(colon + 1) };
+  }
   pendingJobs(classId: string, id: string): string {
     return `${this.base}:qp:${classId}:${id}`;
   }
@@ -32,6 +38,22 @@ export class Keys {
   }
   get tasks(): string {
     return `${this.base}:tasks`;
+  }
+  /** committed effects not yet applied (an entry per commit) */
+  get effects(): string {
+    return `${this.base}:effects`;
+  }
+  /** effects that could not be applied (refused by their target, or out of attempts) */
+  get effectsDead(): string {
+    return `${this.base}:effects:dead`;
+  }
+  /** attempts made per effect entry */
+  get effectAttempts(): string {
+    return `${this.base}:effects:attempts`;
+  }
+  /** marker of a delivery (delayed task, committed effect) whose change was committed */
+  delivered(deliveryId: string): string {
+    return `${this.base}:dl:${deliveryId}`;
   }
   get events(): string {
     return `${this.base}:events`;
@@ -72,15 +94,25 @@ export interface CommitRequest {
   tasks?: unknown[];
   events?: unknown[];
   job?: { id: string; resultJson: string; ttlSeconds: number };
+  /** the delivery (task or committed effect) this commit applies: recorded, and refused when recorded before */
+  deliveryId?: string;
+  /** calls to other instances that belong to this change, applied after it (see runtime/actor/effects.ts) */
+  effects?: unknown[];
   /** keep the lease (renewed to this ttl) for the next local writer instead of releasing it */
   keepLeaseMs?: number;
 }
 
 export type CommitResult =
-  | { kind: 'committed'; version: number; taskEntryId?: string }
+  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string }
   | { kind: 'lease_lost' }
   | { kind: 'version_moved'; version: number }
-  | { kind: 'lookup_taken'; key: string };
+  /** the lookup key `name!value` belongs to another instance */
+  | { kind: 'lookup_taken'; name: string; value: string }
+  /** the delivery or job was applied before: nothing written */
+  | { kind: 'already_applied' };
+
+/** How long a delivery's marker is kept: longer than any retry or redelivery of a task, job or effect. */
+export const DELIVERY_MARKER_TTL_S = 7 * 24 * 3600;
 
 const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'readIfChanged'] as const;
 
@@ -89,7 +121,7 @@ type ScriptedRedis = Redis & {
   commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
   releaseLease(lease: string, token: string): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
-  enqueueJob(inst: string, pending: string, jobId: string, upsert: string): Promise<number>;
+  enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string): Promise<number>;
   readIfChanged(inst: string, knownVersion: string): Promise<unknown[]>;
 };
 
@@ -134,7 +166,7 @@ export class StateStore {
       commitInstance: undefined, // variable: passed per call
       releaseLease: 1,
       renewLease: 1,
-      enqueueJob: 2,
+      enqueueJob: 3,
       readIfChanged: 1,
     };
     for (const name of SCRIPTS) {
@@ -206,6 +238,8 @@ export class StateStore {
       k.events,
       k.pendingJobs(req.classId, req.instanceId),
       req.job ? k.jobResult(req.job.id) : k.jobResult('-'),
+      k.delivered(req.deliveryId ?? '-'),
+      k.effects,
       ...req.lookupAdds,
       ...req.lookupRemoves,
     ];
@@ -226,17 +260,22 @@ export class StateStore {
       req.job?.resultJson ?? '',
       req.job?.ttlSeconds ?? 0,
       req.keepLeaseMs ?? 0,
+      req.deliveryId ?? '',
+      DELIVERY_MARKER_TTL_S,
+      req.effects?.length ? JSON.stringify(req.effects) : '',
     ];
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {
       case 1:
-        return { kind: 'committed', version: Number(r[1]), taskEntryId: r[2] ? String(r[2]) : undefined };
+        return { kind: 'committed', version: Number(r[1]), taskEntryId: r[2] ? String(r[2]) : undefined, effectEntryId: r[3] ? String(r[3]) : undefined };
       case -1:
         return { kind: 'lease_lost' };
       case -2:
         return { kind: 'version_moved', version: Number(r[1]) };
+      case -4:
+        return { kind: 'already_applied' };
       default:
-        return { kind: 'lookup_taken', key: String(r[1]) };
+        return { kind: 'lookup_taken', ...this.keys.parseLookup(req.classId, String(r[1])) };
     }
   }
 
@@ -244,10 +283,20 @@ export class StateStore {
     return (await this.redis.get(this.keys.lookup(classId, name, value))) ?? undefined;
   }
 
-  /** Register a QUEUED_WRITE job in the instance's FIFO; undefined when the instance does not exist. */
-  async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | undefined> {
-    const seq = await this.redis.enqueueJob(this.keys.instance(classId, id), this.keys.pendingJobs(classId, id), jobId, upsert ? '1' : '0');
-    return seq < 0 ? undefined : seq;
+  /**
+   * Register a QUEUED_WRITE job in the instance's FIFO: its sequence number,
+   * 'missing' when the instance does not exist, 'done' when a job of that id
+   * already ran to its end (a redelivered task or effect must not queue it again).
+   */
+  async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | 'missing' | 'done'> {
+    const k = this.keys;
+    const seq = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(jobId), jobId, upsert ? '1' : '0');
+    return seq === -1 ? 'missing' : seq === -2 ? 'done' : seq;
+  }
+
+  /** Append events emitted outside a commit (STATIC handlers) to the project's event stream. */
+  async appendEvents(classId: string, instanceId: string, version: number, events: unknown[]): Promise<void> {
+    await this.redis.xadd(this.keys.events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
   }
 
   /** Every instance id of a class (SCAN; used to rebuild projections). */

@@ -263,6 +263,13 @@ export interface ScheduleRequest {
   delaySeconds: number;
 }
 
+export interface EffectRequest {
+  classId: string;
+  method: string;
+  instanceId: string;
+  body?: unknown;
+}
+
 export interface EmittedEvent {
   name: string;
   payload?: unknown;
@@ -313,6 +320,16 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   enqueue(classId: string, method: string, instanceId: string, body?: unknown): Promise<{ jobId: string }>;
   /** call another class's method as this class */
   call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
+  /**
+   * A call to another instance that belongs to this change (its approval
+   * record, its audit entry, a mail): checked now, committed with the change,
+   * applied after the commit, effectively once (the target's commit records
+   * the effect's id). A handler that throws, times out or loses its commit
+   * leaves no effect. The target is an INIT, WRITE or INTERNAL method named by
+   * instance id (an INIT's id chosen now). In a STATIC handler, which commits
+   * nothing, effects are applied once it has answered. Returns the effect's id.
+   */
+  effect(call: EffectRequest): Promise<string>;
   /** run a method later (committed with the state; survives restarts) */
   schedule(task: ScheduleRequest): void;
   /** record an event, committed with the state to the project's event stream */

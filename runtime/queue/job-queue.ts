@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher, JobSink, ScheduledTask } from '../actor/dispatcher';
 import type { StateStore } from '../actor/state-store';
 import type { CallResult, Identity } from '../actor/types';
-import { ActorError, runtimeError, unknownInstanceError } from '../errors';
+import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '../errors';
 
 interface CallJobData {
   kind: 'call';
@@ -100,7 +100,9 @@ export class JobQueue implements JobSink {
   async enqueueCall(req: CallRequest, instanceId: string, upsert = false, chosenId?: string): Promise<{ jobId: string }> {
     const jobId = chosenId ?? randomUUID();
     const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId, upsert);
-    if (seq === undefined) throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
+    if (seq === 'missing') throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
+    // a job id chosen up front (a task's, a committed enqueue's) that already ran: delivered again, not run again
+    if (seq === 'done') return { jobId };
     const data: CallJobData = {
       kind: 'call',
       classId: req.classId,
@@ -181,6 +183,12 @@ export class JobQueue implements JobSink {
     return this.runCall(job as Job<CallJobData>, token);
   }
 
+  /**
+   * A delayed task (or committed enqueue), effectively once: the task's id is
+   * its delivery id, which the commit it causes records (a redelivered task
+   * finds it and writes nothing: ALREADY_APPLIED), and the id of the job it
+   * queues for a QUEUED_WRITE (queued once, run once).
+   */
   private async runTask(task: ScheduledTask): Promise<CallResult> {
     try {
       return await this.opts.dispatcher.call({
@@ -191,10 +199,11 @@ export class JobQueue implements JobSink {
         identity: task.identity,
         origin: 'task',
         requestId: `task-${task.id}`,
-        // a committed enqueue queues the job under the id its caller was given
-        ...(task.enqueue ? { jobId: task.id } : {}),
+        delivery: { id: task.id },
+        jobId: task.id,
       });
     } catch (err) {
+      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return { status: 200, body: { alreadyApplied: true }, headers: {} };
       if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       throw err;
     }
@@ -232,6 +241,8 @@ export class JobQueue implements JobSink {
         job: { id: jobId },
       });
     } catch (err) {
+      // run before (a stalled worker's job handed to another, or a redelivery): its result is stored
+      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return this.storedOutcome(jobId);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (!isRetryable(err) || lastAttempt) {
         const outcome: StoredOutcome =

@@ -408,17 +408,19 @@ describe('LogManager', () => {
       expect((byClass.body as { totalCount: number }).totalCount).toBe(1);
     });
 
-    test('addLogEntry is refused to every user (back office, end users, integration); record and readEntry to everyone but LogManager', async () => {
+    test('addLogEntry and record are refused to every user (back office, end users, integration); readEntry to everyone but LogManager; a class records only its own changes', async () => {
       const body = { classId: 'Member', entityType: 'member', entityId: 'acc-2', before: null, after: { a: 1 } };
       expect((await t.post(`${p}/addLogEntry`, body, pm)).status).toBe(403);
       expect((await t.post(`${p}/addLogEntry`, body, { 'x-api-key': TEST_API_KEY })).status).toBe(403);
       expect((await t.post(`${p}/addLogEntry`, body, { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status).toBe(403);
       expect((await t.post(`${p}/record/${'1'.repeat(8)}`, { id: '1'.repeat(8) }, pm)).status).toBe(403);
       expect((await t.get(`${p}/readEntry/${logId}`, pm)).status).toBe(403);
+      // record is for classes, each recording its own changes only: Gizmo cannot write an entry in Member's name
       const forged = await t.rt.dispatcher
-        .call({ classId: 'LogManager', method: 'record', instanceId: 'forged', body: {}, identity: GIZMO, origin: 'class' })
+        .call({ classId: 'LogManager', method: 'record', instanceId: 'forged', body, identity: GIZMO, origin: 'class' })
         .catch((e: ActorError) => e);
-      expect((forged as ActorError).status).toBe(403);
+      expect([(forged as ActorError).status, (forged as ActorError).code]).toEqual([403, 12003]);
+      expect(await t.rt.store.exists('LogManager', 'forged')).toBe(false);
     });
 
     test('getLog: unknown or malformed ids are 404 (12004); a missing id is 400', async () => {

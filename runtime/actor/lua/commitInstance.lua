@@ -1,37 +1,47 @@
 -- Commit a handler's changes atomically and release the lease: state, version,
--- lookup keys, the stream outbox entry, scheduled tasks, events and (for a
--- QUEUED_WRITE job) the job's completion all land together, or nothing does.
+-- lookup keys, the stream outbox entry, scheduled tasks, committed effects, events,
+-- the delivery that caused it and (for a QUEUED_WRITE job) the job's completion all
+-- land together, or nothing does.
 -- KEYS[1] instance hash, KEYS[2] lease, KEYS[3] outbox stream, KEYS[4] task stream,
 -- KEYS[5] event stream, KEYS[6] instance's pending-job set, KEYS[7] job result key,
--- KEYS[8..] lookup keys to add, then lookup keys to remove
+-- KEYS[8] delivery marker key, KEYS[9] effect stream,
+-- KEYS[10..] lookup keys to add, then lookup keys to remove
 -- ARGV[1] lease token, ARGV[2] expected version, ARGV[3] changed ('1'|'0'),
 -- ARGV[4] state json, ARGV[5] lookup map json ('' when none), ARGV[6] class id,
 -- ARGV[7] instance id, ARGV[8] #adds, ARGV[9] #removes, ARGV[10] tasks json ('' none),
 -- ARGV[11] events json ('' none), ARGV[12] job id ('' none), ARGV[13] job result json,
--- ARGV[14] job result ttl (s), ARGV[15] keep the lease for this many ms (0: release it)
+-- ARGV[14] job result ttl (s), ARGV[15] keep the lease for this many ms (0: release it),
+-- ARGV[16] delivery id ('' none: a task or committed effect being applied),
+-- ARGV[17] delivery marker ttl (s), ARGV[18] effects json ('' none)
 -- An empty token (ARGV[1] '') is a creation without a lease (INIT with lease: false): it
 -- commits only while nobody holds the lease and the instance does not exist.
--- Returns {1, version, task entry id or ''} | {-1} lease lost | {-2, version} version moved | {-3, key} lookup key taken
+-- Effectively once: a delivery whose marker exists, or a job that is no longer pending,
+-- was applied before (its worker died after the commit, or another worker ran it): the
+-- commit is refused and nothing is written again.
+-- Returns {1, version, task entry id or '', effect entry id or ''} | {-1} lease lost
+--   | {-2, version} version moved | {-3, key} lookup key taken | {-4} already applied
 if ARGV[1] == '' then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {-2, -1} end
 elseif redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return {-1}
 end
+if ARGV[16] ~= '' and redis.call('EXISTS', KEYS[8]) == 1 then return {-4} end
+if ARGV[12] ~= '' and not redis.call('ZSCORE', KEYS[6], ARGV[12]) then return {-4} end
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[2]) then return {-2, v} end
 local id = ARGV[7]
 local nA = tonumber(ARGV[8])
 local nR = tonumber(ARGV[9])
-for j = 8, 7 + nA do
+for j = 10, 9 + nA do
   local owner = redis.call('GET', KEYS[j])
   if owner and owner ~= id then return {-3, KEYS[j]} end
 end
 local nv = v
 if ARGV[3] == '1' then
-  for j = 8 + nA, 7 + nA + nR do
+  for j = 10 + nA, 9 + nA + nR do
     if redis.call('GET', KEYS[j]) == id then redis.call('DEL', KEYS[j]) end
   end
-  for j = 8, 7 + nA do redis.call('SET', KEYS[j], id) end
+  for j = 10, 9 + nA do redis.call('SET', KEYS[j], id) end
   nv = v + 1
   if ARGV[5] == '' then
     redis.call('HDEL', KEYS[1], 'k')
@@ -43,14 +53,17 @@ if ARGV[3] == '1' then
 end
 local taskEntry = ''
 if ARGV[10] ~= '' then taskEntry = redis.call('XADD', KEYS[4], '*', 't', ARGV[10]) end
+local effectEntry = ''
+if ARGV[18] ~= '' then effectEntry = redis.call('XADD', KEYS[9], '*', 'f', ARGV[18]) end
 if ARGV[11] ~= '' then redis.call('XADD', KEYS[5], '*', 'c', ARGV[6], 'i', id, 'v', nv, 'e', ARGV[11]) end
 if ARGV[12] ~= '' then
   redis.call('ZREM', KEYS[6], ARGV[12])
   redis.call('SET', KEYS[7], ARGV[13], 'EX', ARGV[14])
 end
+if ARGV[16] ~= '' then redis.call('SET', KEYS[8], nv, 'EX', ARGV[17]) end
 if tonumber(ARGV[15]) > 0 then
   redis.call('PEXPIRE', KEYS[2], ARGV[15])
 else
   redis.call('DEL', KEYS[2])
 end
-return {1, nv, taskEntry}
+return {1, nv, taskEntry, effectEntry}

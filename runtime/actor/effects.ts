@@ -1,0 +1,194 @@
+/**
+ * Committed effects: the calls to other instances that belong to a change
+ * (its approval record, its audit entries, the mails and notifications it
+ * sends), committed with the change as an outbox entry and applied after it.
+ *
+ *  - A handler asks for one with ctx.effect(): the target is checked at once
+ *    (method, kind, access) and the effect gets its id up front; nothing runs yet.
+ *  - The commit of the change writes every effect of the call as one entry of
+ *    the effect stream, in the same Lua step as the state: a handler that
+ *    throws, times out or loses its commit leaves no effect anywhere.
+ *  - Right after the commit the committing process applies the entry's effects,
+ *    in order (per target, in commit order within the process), then deletes
+ *    the entry. A sweeper applies entries left behind (a crash between commit
+ *    and apply, a target that was busy or down) once they are a few seconds old.
+ *  - Effectively once: each effect is delivered with its id, and the target's
+ *    commit records that id in the same Lua step (or refuses when it is recorded
+ *    already): a redelivered effect finds itself applied and does nothing.
+ *  - An effect its target refuses (4xx) will not succeed by retrying: it goes
+ *    to the dead-letter stream with the answer; so does one still failing after
+ *    MAX_ATTEMPTS tries.
+ */
+import type { Logger } from 'pino';
+import { ActorError, RuntimeCodes } from '../errors';
+import type { StateStore } from './state-store';
+import type { CallResult, Identity } from './types';
+
+export interface Effect {
+  /** chosen up front; the target's commit records it */
+  id: string;
+  classId: string;
+  method: string;
+  instanceId: string;
+  body: unknown;
+  /** the class that caused it (with the tenant of the call that made the change) */
+  identity: Identity;
+}
+
+export interface EffectCall {
+  classId: string;
+  method: string;
+  instanceId: string;
+  body: unknown;
+  identity: Identity;
+  origin: 'effect';
+  delivery: { id: string };
+  requestId: string;
+}
+
+export interface EffectApplierOptions {
+  store: StateStore;
+  call: (req: EffectCall) => Promise<CallResult>;
+  logger: Logger;
+  /** entries older than this are the sweeper's (default 5 s) */
+  sweepAgeMs?: number;
+  maxAttempts?: number;
+}
+
+export const EFFECT_MAX_ATTEMPTS = 20;
+
+type Outcome = 'applied' | 'retry' | 'dead';
+
+/** Pure: what an effect's failure means. */
+export function effectFailure(err: unknown): 'applied' | 'retry' | 'dead' {
+  if (!(err instanceof ActorError)) return 'retry';
+  if (err.code === RuntimeCodes.ALREADY_APPLIED.code) return 'applied';
+  // a target instance that does not exist will not appear by waiting (its answer is a 500 by spec 4.1 rule 3)
+  if (err.code === 'UNKNOWN_INSTANCE') return 'dead';
+  if (err.status >= 500 || err.retryable) return 'retry';
+  return 'dead';
+}
+
+export class EffectApplier {
+  /** the last application queued per target: effects to one target run in order */
+  private readonly tails = new Map<string, Promise<Outcome>>();
+  /** entries this process is applying now (the sweeper leaves them alone) */
+  private readonly inFlight = new Set<string>();
+  private sweeper?: NodeJS.Timeout;
+  private sweeping?: Promise<number>;
+
+  constructor(private readonly opts: EffectApplierOptions) {}
+
+  private get redis() {
+    return this.opts.store.redis;
+  }
+
+  private get keys() {
+    return this.opts.store.keys;
+  }
+
+  /**
+   * Applies one commit's effects in order and deletes the entry when every
+   * effect is applied (or dead). Stops at the first effect that must be
+   * retried, leaving the entry (and the rest of its effects) to the sweeper.
+   * Never throws.
+   */
+  async apply(entryId: string, effects: Effect[]): Promise<boolean> {
+    if (this.inFlight.has(entryId)) return false;
+    this.inFlight.add(entryId);
+    try {
+      for (const effect of effects) {
+        const outcome = await this.inOrder(effect);
+        if (outcome === 'retry') {
+          const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
+          if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
+          await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
+        }
+      }
+      await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
+      return true;
+    } catch (err) {
+      this.opts.logger.warn({ err, entryId }, 'applying committed effects failed; the sweeper retries');
+      return false;
+    } finally {
+      this.inFlight.delete(entryId);
+    }
+  }
+
+  private inOrder(effect: Effect): Promise<Outcome> {
+    const key = `${effect.classId}\u0000${effect.instanceId}`;
+    const previous = this.tails.get(key);
+    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(() => this.applyOne(effect));
+    this.tails.set(key, run);
+    return run.finally(() => {
+      if (this.tails.get(key) === run) this.tails.delete(key);
+    });
+  }
+
+  /** Applies one effect now, outside any outbox entry (a STATIC handler's). */
+  applyNow(effect: Effect): Promise<Outcome> {
+    return this.inOrder(effect);
+  }
+
+  private async applyOne(effect: Effect): Promise<Outcome> {
+    try {
+      await this.opts.call({
+        classId: effect.classId,
+        method: effect.method,
+        instanceId: effect.instanceId,
+        body: effect.body,
+        identity: effect.identity,
+        origin: 'effect',
+        delivery: { id: effect.id },
+        requestId: `effect-${effect.id}`,
+      });
+      return 'applied';
+    } catch (err) {
+      let outcome = effectFailure(err);
+      // an INIT that finds its instance: applied before when its marker says so
+      if (outcome === 'dead' && err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_EXISTS.code) {
+        if ((await this.redis.exists(this.keys.delivered(effect.id))) === 1) outcome = 'applied';
+      }
+      if (outcome === 'dead') await this.deadLetter(effect, undefined, err instanceof ActorError ? JSON.stringify(err.toBody()) : String(err));
+      else if (outcome === 'retry') this.opts.logger.warn({ effectId: effect.id, classId: effect.classId, method: effect.method, err: (err as Error).message }, 'effect not applied yet; retried');
+      return outcome === 'dead' ? 'applied' : outcome;
+    }
+  }
+
+  private async deadLetter(effect: Effect, entryId: string | undefined, reason: string): Promise<void> {
+    this.opts.logger.error({ effectId: effect.id, classId: effect.classId, method: effect.method, instanceId: effect.instanceId, reason }, 'committed effect refused by its target: dead-lettered');
+    await this.redis.xadd(this.keys.effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []));
+  }
+
+  /** Applies the entries older than `olderThanMs` (all with 0). Returns how many entries it looked at. */
+  async sweep(olderThanMs = this.opts.sweepAgeMs ?? 5000): Promise<number> {
+    if (this.sweeping) return this.sweeping;
+    this.sweeping = (async () => {
+      const max = `${Math.max(0, Date.now() - olderThanMs)}`;
+      const entries = await this.redis.xrange(this.keys.effects, '-', max, 'COUNT', 200);
+      for (const [id, fields] of entries) {
+        const json = fields[fields.indexOf('f') + 1];
+        await this.apply(id, JSON.parse(json) as Effect[]);
+      }
+      return entries.length;
+    })().finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  /** Sweep now and every `intervalMs`. */
+  start(intervalMs = 2000): void {
+    if (this.sweeper) return;
+    const run = () => this.sweep().catch((err) => this.opts.logger.warn({ err }, 'effect sweep failed'));
+    this.sweeper = setInterval(run, intervalMs);
+    this.sweeper.unref();
+    void this.sweep(0).catch((err) => this.opts.logger.warn({ err }, 'effect sweep failed'));
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    await this.sweeping?.catch(() => 0);
+  }
+}
