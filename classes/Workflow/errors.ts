@@ -1,5 +1,6 @@
 /** Workflow error codes (spec 7.1: 14000-14099). Each name has one code and one HTTP status. */
 import { errorFactory } from '../../runtime';
+import { PlatformWorkflowErrors } from '../_platform/errors';
 
 export const WorkflowErrors = {
   /** the configuration found for a class belongs to another class (spec 3.4 failure 1) */
@@ -14,8 +15,8 @@ export const WorkflowErrors = {
   WORKFLOW_INVALID_CONFIGURATION: { code: 14004, status: 400 },
   /** the class id of a configuration differs from the Workflow instance it is sent to */
   WORKFLOW_CONFIG_CLASS_ID_MISMATCH: { code: 14005, status: 400 },
-  /** runWorkflow could not build the change (patch did not apply to the old entity) */
-  WORKFLOW_PATCH_FAILED: { code: 14006, status: 500 },
+  /** runWorkflow could not build the change (patch did not apply to the old entity); raised by classes/_platform/workflow.ts */
+  WORKFLOW_PATCH_FAILED: PlatformWorkflowErrors.WORKFLOW_PATCH_FAILED,
   /** init / setState / updateWorkflowConfiguration by a program management user that is no developer */
   WORKFLOW_DEVELOPER_ONLY: { code: 14007, status: 403 },
   /** a class writing the workflow configuration of another class (a class may change only its own) */

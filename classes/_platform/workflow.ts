@@ -35,10 +35,9 @@
  */
 import { applyPatch, createPatch, type Operation } from 'rfc6902';
 import { ActorError, type Ctx } from '../../runtime';
-import type { ApprovalCallbackBody, ApprovalRecord } from '../ApprovalManager/types';
-import { oldValuesOf } from '../ApprovalManager/changes';
-import type { WorkflowRule } from '../Workflow/types';
-import { workflowError } from '../Workflow/errors';
+import type { ApprovalCallbackBody, ApprovalRecord } from './approvals';
+import { oldValuesOf } from './old-values';
+import { platformWorkflowError } from './errors';
 import { actorFromIdentity } from './actor';
 import { recordCompany } from './scope';
 
@@ -47,7 +46,21 @@ function companyOf(ctx: Ctx, explicit: string | undefined): { companyId?: string
   return companyId === undefined ? {} : { companyId };
 }
 
-export type { ApprovalCallbackBody, ApprovalRecord } from '../ApprovalManager/types';
+export type { ApprovalCallbackBody, ApprovalRecord } from './approvals';
+
+/**
+ * The rule Workflow.run matched, as the platform reads it (Workflow/types.ts
+ * WorkflowRule is the full type; it fits this shape).
+ */
+export interface MatchedRule {
+  event: string | number;
+  currentStatus: string;
+  targetStatus: string;
+  /** role names; empty = auto-approve */
+  approvers: string[];
+  allowSelfApproval?: boolean;
+  description?: string;
+}
 
 /** Status used as the current status of an entity that has none. */
 export const NO_STATUS = 'none';
@@ -80,7 +93,7 @@ export interface RunWorkflowResult<T extends object> {
   newStatus: string | undefined;
   /** the old entity with the patch applied (what the entity becomes once approved) */
   simulatedApprovedState: T;
-  rule: WorkflowRule;
+  rule: MatchedRule;
 }
 
 export interface WorkflowChange<T extends object> {
@@ -156,13 +169,13 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     entity: input.newEntity,
     actor,
   });
-  const { rule, targetStatus } = run.body as { rule: WorkflowRule; targetStatus: string | null };
+  const { rule, targetStatus } = run.body as { rule: MatchedRule; targetStatus: string | null };
   let change: WorkflowChange<T>;
   try {
     change = computeWorkflowChange(input.oldEntity, input.newEntity, targetStatus);
   } catch (err) {
     if (err instanceof ActorError) throw err;
-    throw workflowError('WORKFLOW_PATCH_FAILED', `Could not build the change of ${ctx.classId} ${input.entityId}: ${(err as Error).message}`);
+    throw platformWorkflowError('WORKFLOW_PATCH_FAILED', `Could not build the change of ${ctx.classId} ${input.entityId}: ${(err as Error).message}`);
   }
   const callback = (methodName: string) => ({ event: input.event, classId: ctx.classId, instanceId: ctx.instanceId!, methodName });
   const approval = {
