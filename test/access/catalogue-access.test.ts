@@ -15,7 +15,7 @@
 import { ClassRegistry } from '../../runtime/actor/registry';
 import type { AccessRule, IdentityType } from '../../runtime/actor/types';
 import { projectRoot } from '../../runtime/config';
-import { TEST_API_KEY, type TestRuntime } from '../support/harness';
+import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
 import { startMemberRuntime } from '../member/support';
 import * as path from 'node:path';
 
@@ -52,13 +52,12 @@ let headers: Record<Caller, Record<string, string>>;
 
 beforeAll(async () => {
   t = await startMemberRuntime();
-  // a level-10 role that grants one unrelated method, so "holds a role" is not "holds this permission"
+  // a level-10 role that grants nothing: "holds a role" is not "holds this permission"
   const roles = [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-narrow', name: 'narrow', level: 10, permissions: { NoSuchClass: ['noSuchMethod'] } },
+    { id: 'r-narrow', name: 'narrow', level: 10 as const, permissions: {} },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
   const bearer = (identity: IdentityType, roles: string[] = []) => ({ authorization: `Bearer ${t.rt.tokens.sign({ sub: `u-${identity}`, identity, roles })}` });
   headers = {
     program_management_user: bearer('program_management_user', ['super']),

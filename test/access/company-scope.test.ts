@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { ClassRegistry } from '../../runtime/actor/registry';
 import { projectRoot } from '../../runtime/config';
 import type { TestRuntime } from '../support/harness';
-import { waitFor } from '../support/harness';
+import { waitFor, seedRoles } from '../support/harness';
 import { createMember, IMAGES, seedProgram, startMemberRuntime, uniq } from '../member/support';
 import { FakeHr, hrEmployee } from '../member/fake-hr';
 
@@ -163,8 +163,7 @@ beforeAll(async () => {
     { id: 'super', name: 'super', level: 1, permissions: {} },
     { id: 'r-approver', name: 'approver', level: 10, permissions: {} },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
   const user = (sub: string, tenant?: string) => ({
     authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles: ['super', 'approver'], ...(tenant ? { tenant } : {}) })}`,
   });

@@ -1,9 +1,9 @@
 /** Shared set-up for the FileManager HTTP tests. */
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { startTestRuntime, type TestRuntime, seedRoles } from '../support/harness';
 
 export const FILE_CLASS_ENV = {
   // only the classes these tests need (FileManager and the FileClient fixture)
-  CLASS_DIRS: 'classes/FileManager,test/files/fixtures',
+  CLASS_DIRS: 'classes/FileManager,classes/RoleManager,classes/LogManager,test/files/fixtures',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -18,17 +18,10 @@ export interface FileTestRuntime extends TestRuntime {
 
 export async function startFileRuntime(): Promise<FileTestRuntime> {
   const t = await startTestRuntime({ env: FILE_CLASS_ENV });
-  await t.rt.redis.set(
-    t.rt.store.keys.roles,
-    JSON.stringify({
-      version: 1,
-      roles: [
+  await seedRoles(t, [
         { id: 'super', name: 'super', level: 1, permissions: {} },
         { id: 'reader', name: 'reader', level: 10, permissions: { FileManager: ['getFile'] } },
-      ],
-    }),
-  );
-  t.rt.roleSource.invalidate();
+      ]);
   const pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
   const path = (method: string, instanceId?: string) =>
     `/${t.projectId}/CALL/FileManager/${method}${instanceId === undefined ? '' : `/${instanceId}`}`;

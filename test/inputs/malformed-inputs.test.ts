@@ -12,7 +12,7 @@
  *    maximum length (400 10001 naming the field);
  *  - `__proto__`-like ids (Company and Setting: test/inputs/prototype-ids.test.ts).
  */
-import { TEST_API_KEY, type TestRuntime } from '../support/harness';
+import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
 import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberState, seedProgram, startMemberRuntime, uniq } from '../member/support';
 
 const EMPLOYEE = '/members/hr/employee';
@@ -43,8 +43,7 @@ let normal: { id: string; staffId: string };
 beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles: [{ id: 'super', name: 'super', level: 1, permissions: {} }] }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, []); // the built-in super role
   superUser = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'root', identity: 'program_management_user', roles: ['super'] })}` };
   call = (classId, method, instance) => `/${t.projectId}/CALL/${classId}/${method}${instance ? `/${instance}` : ''}`;
   normal = await syncedMember();

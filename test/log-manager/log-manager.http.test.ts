@@ -4,7 +4,7 @@
  */
 import { ActorError, type Identity } from '../../runtime';
 import { largeLogBlobName } from '../../classes/LogManager/log-entry';
-import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
+import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 
 const GIZMO: Identity = { type: 'class', classId: 'Gizmo', instanceId: 'g1' };
 /** a string whose JSON text is exactly `bytes` bytes long */
@@ -41,21 +41,14 @@ describe('LogManager', () => {
 
   beforeAll(async () => {
     t = await startTestRuntime({
-      env: { CLASS_DIRS: 'classes/LogManager,test/log-manager/fixtures', SCHEMA_DIRS: 'schemas' },
+      env: { CLASS_DIRS: 'classes/LogManager,classes/RoleManager,test/log-manager/fixtures', SCHEMA_DIRS: 'schemas' },
     });
     p = `/${t.projectId}/CALL/LogManager`;
-    await t.rt.redis.set(
-      t.rt.store.keys.roles,
-      JSON.stringify({
-        version: 1,
-        roles: [
+    await seedRoles(t, [
           { id: 'super', name: 'super', level: 1, permissions: {} },
           { id: 'nothing', name: 'nothing', level: 10, permissions: {} },
           { id: 'reader', name: 'reader', level: 10, permissions: { LogManager: ['getLogEntries'] } },
-        ],
-      }),
-    );
-    t.rt.roleSource.invalidate();
+        ]);
     pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
     pmLimited = { authorization: `Bearer ${t.token('program_management_user', 'pm2', ['nothing'])}` };
     pmReader = { authorization: `Bearer ${t.token('program_management_user', 'pm3', ['reader'])}` };

@@ -6,7 +6,7 @@
  * (before, each refused change left both).
  */
 import type { TestRuntime } from '../support/harness';
-import { waitFor } from '../support/harness';
+import { waitFor, seedRoles } from '../support/harness';
 import { createMember, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
@@ -15,8 +15,7 @@ let pm: Record<string, string>;
 beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles: [{ id: 'super', name: 'super', level: 1, permissions: {} }] }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, []); // the built-in super role
   pm = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}` };
 });
 afterAll(() => t.stop());

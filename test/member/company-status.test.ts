@@ -5,6 +5,7 @@
  * company maps to no service company, 404 11016); a member already in a
  * company that becomes inactive stays (an unchanged companyId changes nothing).
  */
+import { seedRoles } from '../support/harness';
 import type { TestRuntime } from '../support/harness';
 import { API_KEY, COMPANIES, createMember, employeeRecord, seed, seedProgram, startMemberRuntime, uniq } from './support';
 import { companyTakesMembers } from '../../classes/Member/operations';
@@ -18,8 +19,7 @@ beforeAll(async () => {
   await seedProgram(t);
   // c-inactive: an inactive company of the same group type as c-1 (internal)
   await seed(t, { companies: [{ ...COMPANIES[1]!, id: 'c-inactive', name: 'Dormant', bgId: 'BG-IN', status: 'inactive' }] });
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles: [{ id: 'super', name: 'super', level: 1, permissions: {} }] }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, []); // the built-in super role
   pm = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}` };
 });
 afterAll(() => t.stop());

@@ -3,7 +3,7 @@
  * local HTTP server, and the registration flow through Member.
  */
 import { HrClient, HrClientError, hrClientConfig, parseHrEmployee } from '../../classes/Member/hr-client';
-import { waitFor, type TestRuntime } from '../support/harness';
+import { waitFor, type TestRuntime, seedRoles } from '../support/harness';
 import { FakeHr, hrEmployee } from './fake-hr';
 import { memberState, seedProgram, startMemberRuntime, uniq } from './support';
 
@@ -124,8 +124,7 @@ describe('registerFromHr (Member)', () => {
     hr = await new FakeHr().start();
     t = await startMemberRuntime({ HR_BASE_URL: hr.url, HR_API_KEY: 'hr-secret', HR_TIMEOUT_MS: '500', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' });
     await seedProgram(t);
-    await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles: [{ id: 'super', name: 'super', level: 1, permissions: {} }] }));
-    t.rt.roleSource.invalidate();
+    await seedRoles(t, []); // the built-in super role
     pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@
  * EMPLOYEE_PHOTO_UPLOAD_FAILED (10018): 400 when the file store refused the
  * content (inner 4xx), 500 when the store itself failed (inner 5xx).
  */
-import { waitFor, type TestRuntime } from '../support/harness';
+import { waitFor, type TestRuntime, seedRoles } from '../support/harness';
 import { API_KEY, createMember, IMAGES, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
@@ -14,8 +14,7 @@ beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
   const roles = [{ id: 'r-approver', name: 'approver', level: 10, permissions: {} }];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
   approver = { authorization: `Bearer ${t.token('program_management_user', 'ann', ['approver'])}` };
 });
 afterAll(() => t.stop());

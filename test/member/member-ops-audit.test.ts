@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { nextMemberStatus } from '../../classes/Member/status-machine';
 import { MEMBER_STATUSES, SYSTEM_ONLY_STATUSES, type MemberStatus } from '../../classes/Member/types';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 import { createMember as createMemberAsSystem, IMAGES, memberState, uniq } from './support';
 
 let t: TestRuntime;
@@ -186,8 +186,7 @@ beforeAll(async () => {
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'reviewApproval'] } },
     { id: 'r-docs', name: 'docs', level: 10, permissions: { Member: ['listDocuments', 'downloadDocument', 'uploadDocument'] } },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
   pm = bearer('program_management_user', 'pm-audit', ['super']);
   approver = bearer('program_management_user', 'ann', ['approver']);
 });
@@ -699,8 +698,7 @@ describe('registerFromHr (4.4) against a local HR server', () => {
     expect(await applySeed({ memberTypes: [{ id: 'mt-contractor', name: 'Contractor', systemIdentifier: 'Contractor' }] }, sys2)).toEqual([
       expect.objectContaining({ result: 'created' }),
     ]);
-    await rt2.rt.redis.set(rt2.rt.store.keys.roles, JSON.stringify({ version: 1, roles: [{ id: 'super', name: 'super', level: 1, permissions: {} }] }));
-    rt2.rt.roleSource.invalidate();
+    await seedRoles(rt2, []); // the built-in super role
     token = { authorization: `Bearer ${rt2.rt.tokens.sign({ sub: 'pm', identity: 'program_management_user', roles: ['super'] })}` };
   });
   afterAll(async () => {
@@ -746,8 +744,7 @@ describe('approveMember: a staff id taken while the change waited', () => {
       { id: 'super', name: 'super', level: 1, permissions: {} },
       { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
     ];
-    await rt3.rt.redis.set(rt3.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-    rt3.rt.roleSource.invalidate();
+    await seedRoles(rt3, roles);
     const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'workflow-configs/Member.json'), 'utf8')) as { classId: string; rules: Record<string, unknown>[] };
     const rules = file.rules.map((r) => (r.event === 'member_update' ? { ...r, approvers: ['approver'] } : r));
     await rt3.rt.call('Workflow', 'updateWorkflowConfiguration', 'Member', { classId: 'Member', rules });

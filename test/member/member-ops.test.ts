@@ -3,7 +3,7 @@
  * flows), through HTTP as program management users and members.
  */
 import { applySeed } from '../../classes/_platform/seed';
-import { waitFor, type TestRuntime } from '../support/harness';
+import { waitFor, type TestRuntime, seedRoles } from '../support/harness';
 import { API_KEY, createMember, employeeRecord, IMAGES, memberLogs, memberState, seed, seedProgram, startMemberRuntime, uniq } from './support';
 
 let t: TestRuntime;
@@ -49,8 +49,7 @@ beforeAll(async () => {
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
     { id: 'r-docs', name: 'docs', level: 10, permissions: { Member: ['listDocuments', 'downloadDocument', 'uploadDocument'] } },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
   pm = bearer('program_management_user', 'pm1', ['super']);
   approver = bearer('program_management_user', 'ann', ['approver']);
   await seed(t, {

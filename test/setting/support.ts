@@ -1,12 +1,12 @@
 /** Shared set-up of the Setting and Company tests: the service classes they need, roles, tokens, approvals. */
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 
 /**
  * Setting and Company with the platform classes they call (workflow,
  * approvals, audit log); the other service classes are not needed here.
  */
 export const SERVICE_ENV = {
-  CLASS_DIRS: 'classes/Setting,classes/Company,classes/Workflow,classes/ApprovalManager,classes/LogManager',
+  CLASS_DIRS: 'classes/Setting,classes/Company,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/RoleManager',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -31,8 +31,7 @@ export async function writeRoles(t: TestRuntime): Promise<void> {
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: CLERK_PERMISSIONS },
     { id: 'r-company-admin', name: 'companyAdmin', level: 10, permissions: COMPANY_ADMIN_PERMISSIONS },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
 }
 
 export function bearer(t: TestRuntime, userId: string, roles: string[], extra: Record<string, unknown> = {}): Record<string, string> {

@@ -36,6 +36,8 @@ export function testEnv(projectId: string, extra: Record<string, string> = {}): 
     DATA_DIR: path.join(os.tmpdir(), `rt-test-${projectId}`),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'silent',
     JOB_LOCK_MS: '3000',
+    // roles seeded through RoleManager are deployed at once (the 3-minute cool-down is tested on its own)
+    ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0',
     ...extra,
   };
 }
@@ -93,4 +95,37 @@ export async function waitFor<T>(check: () => Promise<T> | T, opts: { timeoutMs?
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 25));
   }
+}
+
+/** A role as tests seed it (RoleManager.setState's input; `super`, the built-in level-1 role, is always there). */
+export interface RoleSeed {
+  id: string;
+  name: string;
+  /** 1 or 10 (RoleManager refuses others) */
+  level: number;
+  /** class id → method names */
+  permissions: object;
+  status?: 'active' | 'inactive';
+}
+
+/**
+ * Seeds roles through the real RoleManager, as an operator would: setState as
+ * the system identity (validated against the permission catalogue, audit-logged),
+ * then waits until the deployment it queues has published them and drops this
+ * process's role cache, so the next call is checked against them. RoleManager
+ * (and a worker, for the deployment job) must run in `t`.
+ */
+export async function seedRoles(t: TestRuntime, roles: readonly RoleSeed[]): Promise<void> {
+  const mine = roles.filter((r) => r.id !== 'super').map((r) => ({ status: 'active' as const, ...r }));
+  await t.rt.call('RoleManager', 'setState', 'default', { roles: mine });
+  const wanted = new Map(mine.map((r) => [r.id, r.status]));
+  await waitFor(
+    async () => {
+      const published = await t.rt.ports.roles.current();
+      const active = new Set((published?.roles ?? []).map((r) => r.id));
+      return [...wanted].every(([id, status]) => (status === 'active') === active.has(id));
+    },
+    { what: `roles ${[...wanted.keys()].join(', ')} deployed` },
+  );
+  t.rt.roleSource.invalidate();
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { applySeed, type SeedDocument, type SeedOutcome } from '../../classes/_platform/seed';
 import { parseState, serializeState } from '../../runtime/actor/state-store';
-import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 
 /** waitFor for checks that answer a value or nothing: resolves to the value. */
 export async function until<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs?: number): Promise<T> {
@@ -17,7 +17,7 @@ export async function until<T>(check: () => Promise<T | undefined | null | false
 }
 
 export const TIER_ENV = {
-  CLASS_DIRS: 'classes/Tier,classes/Setting,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,test/tier/fixtures',
+  CLASS_DIRS: 'classes/Tier,classes/Setting,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager,test/tier/fixtures',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -53,8 +53,7 @@ export async function writeTierRoles(t: TestRuntime): Promise<void> {
     { id: 'r-editor', name: 'editor', level: 10, permissions: { Tier: TIER_METHODS } },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
 }
 
 export function bearer(t: TestRuntime, userId: string, roles: string[], identity: 'program_management_user' | 'enduser' = 'program_management_user') {

@@ -1,7 +1,7 @@
 /** Shared helpers of the workflow tests. */
 import type { Operation } from 'rfc6902';
 import { patchBytes } from '../../classes/ApprovalManager/domain';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { startTestRuntime, type TestRuntime, seedRoles } from '../support/harness';
 
 /** a one-operation patch whose JSON is exactly `bytes` bytes of UTF-8 */
 export function patchOfSize(bytes: number, char = 'x', path = '/blob'): Operation[] {
@@ -33,8 +33,7 @@ export async function writeRoles(t: TestRuntime): Promise<void> {
     { id: 'r-senior', name: 'senior', level: 10, permissions: { Gadget: gadget, ApprovalManager: approvals } },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { Gadget: gadget, ApprovalManager: approvals } },
   ];
-  await t.rt.redis.set(t.rt.store.keys.roles, JSON.stringify({ version: 1, roles }));
-  t.rt.roleSource.invalidate();
+  await seedRoles(t, roles);
 }
 
 export function bearer(t: TestRuntime, userId: string, roles: string[], extra: Record<string, unknown> = {}) {
