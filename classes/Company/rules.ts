@@ -8,7 +8,8 @@ import type { Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
-import { escapeRegex, parsePaging } from '../Setting/list-query';
+import { escapeRegex } from '../_platform/paging';
+import { parsePaging } from '../Setting/list-query';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';
 

@@ -4,6 +4,7 @@
  * filter/sort/page or throws a 400 LogManager error.
  */
 import type { FieldError } from '../../runtime';
+import { escapeRegex } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
 
@@ -53,10 +54,6 @@ export interface LogListQuery {
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 const STRING_FILTERS = ['classId', 'entityId', 'entityType'] as const;
 const KNOWN = new Set<string>([...STRING_FILTERS, 'from', 'to', 'search', 'page', 'limit']);
-
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * An ISO 8601 date-time as a UTC ISO string, or undefined when it is not one.

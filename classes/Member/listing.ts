@@ -3,7 +3,7 @@
  * queries over them (listMembers, getMemberDependants), pure.
  */
 import type { Filter, IndexSpec } from '../../runtime';
-import { booleanOf, oneOf, pageInfo, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import { booleanOf, escapeRegex, oneOf, pageInfo, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { memberError } from './errors';
 import { DOCUMENT_STATUSES, MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type DocumentStatus, type MemberPrivateState, type MemberProfile } from './types';
 
@@ -54,10 +54,6 @@ export function memberDocument(profile: MemberProfile, state: MemberPrivateState
     createdAt: profile.createdAt,
     updatedAt: profile.updatedAt,
   };
-}
-
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export interface ListMembersQuery {

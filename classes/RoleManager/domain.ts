@@ -4,6 +4,7 @@
  * listing queries and the setState check. No I/O here.
  */
 import type { FieldError } from '../../runtime';
+import { escapeRegex } from '../_platform/paging';
 import { canonicalJson } from './deployment';
 import type { RoleErrorName } from './errors';
 import {
@@ -255,10 +256,6 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
     else errors.push({ field: 'limit', reason: `must be an integer from 1 to ${LIST_MAX_LIMIT}` });
   }
   return errors.length ? { ok: false, errors } : { ok: true, query };
-}
-
-export function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** MongoDB filter of a listing (status, and a case-insensitive literal search in name and description). */

@@ -4,6 +4,7 @@
  * filter/sort/page or throws a 400 SETTING_INVALID_QUERY with
  * details.errors [{field, reason}].
  */
+import { escapeRegex } from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
 
@@ -40,10 +41,6 @@ export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
 };
 
 const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
-
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 function intParam(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;

@@ -1,5 +1,5 @@
 /** Tier rules, pure: dates, the overlap rule, building and changing tiers and rules, listings. */
-import { parsePaging } from '../_platform/paging';
+import { escapeRegex, parsePaging } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
 import { LIVE_STATUSES } from './status';
 import {
@@ -229,10 +229,6 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
   }
   Object.assign(q, parsePaging(raw, errors, DEFAULT_PAGE_SIZE));
   return errors.length ? { ok: false, errors } : { ok: true, query: q };
-}
-
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** MongoDB filter of listTiers on the `tiers` collection; search: case-insensitive literal match in the name. */

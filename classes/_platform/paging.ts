@@ -107,3 +107,8 @@ export function textOf(raw: Record<string, unknown>, k: string, errors: FieldPro
   errors.push({ field: k, reason: `must be a string of at most ${MAX_FILTER_TEXT} characters` });
   return undefined;
 }
+
+/** A search term as a literal for a `$regex` filter (every regex metacharacter escaped). */
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,5 +1,6 @@
 import { ActorError } from '../../runtime';
-import { escapeRegex, logListingDocument, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
+import { escapeRegex } from '../../classes/_platform/paging';
+import { logListingDocument, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
 
 function refusal(fn: () => unknown): ActorError {
   try {

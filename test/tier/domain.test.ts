@@ -7,7 +7,6 @@ import {
   checkDateRange,
   copyActiveRules,
   delayUntil,
-  escapeRegex,
   newRule,
   normalizeDate,
   overlapFilter,
@@ -16,6 +15,7 @@ import {
   sameTier,
   tierDocument,
 } from '../../classes/Tier/domain';
+import { escapeRegex } from '../../classes/_platform/paging';
 import type { EligibilityRule, Tier } from '../../classes/Tier/types';
 
 const tier: Tier = {
