@@ -1,12 +1,16 @@
 /** The runtime's public API for classes. Classes import from here only. */
 export { ActorClass, Init, Read, Write, QueuedWrite, Static, Internal } from './actor/decorators';
+export { client } from './actor/client';
+export type { AnswerOf, ClassClient, ClientMethod, InputOf } from './actor/client';
 export type {
   AccessRule,
   CatalogueMethod,
   CallResult,
   EffectRequest,
   ClassOptions,
+  BaseCtx,
   Ctx,
+  DeepReadonly,
   FieldError,
   Identity,
   IdentityType,
@@ -14,6 +18,9 @@ export type {
   MethodKind,
   MethodOptions,
   ProjectedDocument,
+  ReadCtx,
+  ReadLookupApi,
+  LookupApi,
   RequestInfo,
   RoleDefinition,
   RouteAlias,
@@ -21,6 +28,8 @@ export type {
   RolePublisher,
   RoleSnapshot,
   ScheduleRequest,
+  StateOf,
+  StaticCtx,
   TenancyApi,
   TenancyOptions,
 } from './actor/types';

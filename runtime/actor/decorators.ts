@@ -1,13 +1,38 @@
 /**
  * Class and method decorators (TypeScript 5 standard decorators).
  *
- *   @ActorClass({ id: 'Counter' })
+ *   type CounterState = StateOf<{ count: number }>;
+ *
+ *   @ActorClass<CounterState>({ id: 'Counter' })
  *   export class Counter {
  *     @Write({ access: ['enduser'], timeoutSeconds: 5 })
- *     async increment(ctx: Ctx) { ... }
+ *     async increment(ctx: Ctx<CounterState, { by: number }>) { ... }
+ *     @Read({ access: ['enduser'] })
+ *     value(ctx: ReadCtx<CounterState>) { ... }
  *   }
+ *
+ * Standard decorators cannot change a method's parameter types, so the state
+ * does not flow into a handler by inference: each handler names its context
+ * (`Ctx<State, Input>` or `ReadCtx<State, Input>`), and the decorators check
+ * that it fits. `@ActorClass<State>` types the class options (`stream`,
+ * `tenancy`) and refuses a handler declared for another state; `@Read` refuses
+ * a handler whose context can write (a `Ctx<State>`), `@Static` one that
+ * reads instance state. An unparameterised `Ctx` is still admitted everywhere
+ * while classes move to typed contexts.
  */
-import type { ClassDef, ClassOptions, InitOptions, MethodDef, MethodKind, MethodOptions } from './types';
+import type {
+  BaseCtx,
+  ClassDef,
+  ClassOptions,
+  Ctx,
+  InitOptions,
+  InstanceState,
+  MethodDef,
+  MethodKind,
+  MethodOptions,
+  ReadCtx,
+  StaticCtx,
+} from './types';
 
 // Standard decorator metadata needs Symbol.metadata, which Node 20 lacks.
 (Symbol as { metadata?: symbol }).metadata ??= Symbol.for('Symbol.metadata');
@@ -40,9 +65,20 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
   }
 }
 
-function methodDecorator(kind: MethodKind) {
-  return (options: MethodOptions | InitOptions) =>
-    function (value: (...args: any[]) => unknown, context: ClassMethodDecoratorContext): void {
+/** A handler as the decorators see it: one context parameter. */
+type HandlerOf<C> = (ctx: C) => unknown;
+/** a handler written against the untyped context (admitted while classes move to typed contexts) */
+type UntypedHandler = HandlerOf<Ctx<InstanceState, any>>;
+/** what each kind's handler may declare as its context */
+type WriteHandler = HandlerOf<Ctx<any, any>>;
+type ReadHandler = HandlerOf<ReadCtx<any, any>> | UntypedHandler;
+type StaticHandler = HandlerOf<StaticCtx<any>> | UntypedHandler;
+
+type MethodDecorator<H> = (value: H, context: ClassMethodDecoratorContext) => void;
+
+function methodDecorator<H, O extends MethodOptions = MethodOptions>(kind: MethodKind) {
+  return (options: O): MethodDecorator<H> =>
+    function (value: H, context: ClassMethodDecoratorContext): void {
       const name = String(context.name);
       checkOptions(kind, name, options);
       const meta = context.metadata as Record<symbol, MethodDef[]>;
@@ -50,15 +86,31 @@ function methodDecorator(kind: MethodKind) {
     };
 }
 
-export const Init = methodDecorator('INIT') as (options: InitOptions) => ReturnType<ReturnType<typeof methodDecorator>>;
-export const Read = methodDecorator('READ');
-export const Write = methodDecorator('WRITE');
-export const QueuedWrite = methodDecorator('QUEUED_WRITE');
-export const Static = methodDecorator('STATIC');
-export const Internal = methodDecorator('INTERNAL');
+export const Init = methodDecorator<WriteHandler, InitOptions>('INIT');
+/** READ: the handler's context is a `ReadCtx<State, Input>` (a `Ctx<State>` that could write does not compile) */
+export const Read = methodDecorator<ReadHandler>('READ');
+export const Write = methodDecorator<WriteHandler>('WRITE');
+export const QueuedWrite = methodDecorator<WriteHandler>('QUEUED_WRITE');
+/** STATIC: the handler's context is a `StaticCtx<Input>` (no instance state) */
+export const Static = methodDecorator<StaticHandler>('STATIC');
+export const Internal = methodDecorator<WriteHandler>('INTERNAL');
 
-export function ActorClass(options: ClassOptions) {
-  return function <T extends new (...args: any[]) => object>(value: T, context: ClassDecoratorContext<T>): void {
+/**
+ * The class's instance type with every handler required to accept the
+ * contexts of state `S`: a handler declared for another state does not fit.
+ */
+type HandlersFor<S extends InstanceState, P> = {
+  [K in keyof P]: P[K] extends (ctx: infer C) => unknown ? (C extends BaseCtx ? HandlerOf<Ctx<S, any>> : P[K]) : P[K];
+};
+type ActorCtor = abstract new (...args: any[]) => object;
+
+/**
+ * The class decorator. `S` is the class's state (`StateOf<Private, Public>`);
+ * it types `stream.toDocuments` and `tenancy.owner` and must be the state of
+ * every handler's context.
+ */
+export function ActorClass<S extends InstanceState = InstanceState>(options: ClassOptions<S>) {
+  return function <T extends ActorCtor>(value: T & (abstract new (...args: any[]) => HandlersFor<S, InstanceType<T>>), context: ClassDecoratorContext<T>): void {
     if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(options.id)) throw new Error(`invalid class id '${options.id}'`);
     const defs = ((context.metadata as Record<symbol, MethodDef[]>)[METHODS] ?? []).slice();
     const methods = new Map<string, MethodDef>();
@@ -69,7 +121,7 @@ export function ActorClass(options: ClassOptions) {
       methods.set(def.name, def);
     }
     if (inits > 1) throw new Error(`${options.id}: at most one INIT method`);
-    const def: ClassDef = { id: options.id, options, methods, ctor: value as unknown as ClassDef['ctor'] };
+    const def: ClassDef = { id: options.id, options: options as ClassOptions, methods, ctor: value as unknown as ClassDef['ctor'] };
     Object.defineProperty(value, CLASS_DEF, { value: def, enumerable: false });
   };
 }

@@ -737,6 +737,7 @@ class CtxImpl implements Ctx {
     const where = `${cls.id}.${method.name}`;
     this.lookup = {
       get: (name) => lookups[name],
+      resolve: (name, value, classId = cls.id) => deps.store.resolveLookup(classId, name, value),
       set: (name, value) => {
         if (!writable) throw runtimeError('READ_ONLY', `${where} (${method.kind}) cannot set lookup keys`);
         if (!LOOKUP_NAME.test(name)) throw new Error(`invalid lookup name '${name}'`);

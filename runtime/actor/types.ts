@@ -135,11 +135,11 @@ export interface CollectionOptions {
   tenantField?: string;
 }
 
-export interface StreamOptions {
+export interface StreamOptions<S extends InstanceState = InstanceState> {
   /** collections this class writes, with their indexes */
   collections: Record<string, CollectionOptions>;
   /** turns committed state into the documents to upsert (all of the instance's documents) */
-  toDocuments: (state: InstanceState, instanceId: string) => ProjectedDocument[];
+  toDocuments(state: S, instanceId: string): ProjectedDocument[];
 }
 
 /**
@@ -199,20 +199,21 @@ export interface RoleProviderOptions {
  * (403 OUT_OF_SCOPE), and its collections cannot be read by them: a new class
  * is closed to company users until it says how its data is scoped.
  */
-export type TenancyOptions =
-  | { kind: 'owned'; owner: (state: InstanceState) => string | undefined | null }
+export type TenancyOptions<S extends InstanceState = InstanceState> =
+  | { kind: 'owned'; owner(state: S): string | undefined | null }
   | { kind: 'shared' }
   | { kind: 'records' };
 
-export interface ClassOptions {
+/** `S`: the class's state (`@ActorClass<S>`), which `stream.toDocuments` and `tenancy.owner` receive */
+export interface ClassOptions<S extends InstanceState = InstanceState> {
   id: string;
   /** how the class's data is scoped to tenants (see TenancyOptions); none: closed to tenant-bound callers */
-  tenancy?: TenancyOptions;
+  tenancy?: TenancyOptions<S>;
   description?: string;
   routes?: RouteAlias[];
   roleProvider?: RoleProviderOptions;
   /** streaming to the document database; omitted for classes that are not listed */
-  stream?: StreamOptions;
+  stream?: StreamOptions<S>;
   /** fields whose values are masked in logs (added to the runtime's defaults) */
   sensitiveFields?: string[];
 }
@@ -233,8 +234,19 @@ export interface InstanceState {
   role: Record<string, any>;
 }
 
-export interface RequestInfo {
-  body: any;
+/**
+ * A class's state type with its own partitions: `StateOf<{ tier: Tier }>`
+ * types `private` (and `public` when given); declared once per class as
+ * `@ActorClass<State>` and in its handlers' `Ctx<State>` / `ReadCtx<State>`.
+ */
+export interface StateOf<Private extends object = Record<string, any>, Public extends object = Record<string, any>> extends InstanceState {
+  public: Public;
+  private: Private;
+}
+
+/** The request a handler sees; `B` is the body its method declares (`Ctx<State, Input>`), `any` when it declares none. */
+export interface RequestInfo<B = any> {
+  body: B;
   headers: Record<string, string | string[] | undefined>;
   query: Record<string, unknown>;
   path: { projectId: string; classId: string; method: string; instanceId?: string };
@@ -275,17 +287,46 @@ export interface EmittedEvent {
   payload?: unknown;
 }
 
-export interface LookupApi {
+/** Lookup keys as every handler may use them (READ and STATIC included): nothing here writes. */
+export interface ReadLookupApi {
   /** the value this instance holds for a lookup name */
   get(name: string): string | undefined;
+  /**
+   * The id of the instance that lookup key `name!value` names, or undefined
+   * when none does: one Redis read of the committed key, no call. `classId`
+   * defaults to the calling class. Like a READ, it sees committed keys only.
+   */
+  resolve(name: string, value: string, classId?: string): Promise<string | undefined>;
+}
+
+export interface LookupApi extends ReadLookupApi {
   /** set (or move) this instance's lookup key `name!value`; unique per class, checked at commit */
   set(name: string, value: string): void;
   /** drop this instance's lookup key for `name` */
   remove(name: string): void;
 }
 
-/** What a handler receives. */
-export interface Ctx<S extends InstanceState = InstanceState> {
+/**
+ * `T` with every property, array element, map and set entry read-only, at any
+ * depth: the state a READ or STATIC handler sees (frozen at run time as well).
+ */
+export type DeepReadonly<T> = T extends (...args: any[]) => unknown
+  ? T
+  : T extends ReadonlyMap<infer K, infer V>
+    ? ReadonlyMap<DeepReadonly<K>, DeepReadonly<V>>
+    : T extends ReadonlySet<infer E>
+      ? ReadonlySet<DeepReadonly<E>>
+      : T extends readonly unknown[]
+        ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+        : T extends object
+          ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+          : T;
+
+/**
+ * What every handler receives, whatever its kind. `I` is the request body the
+ * method declares (validated by its JSON Schema before the handler runs).
+ */
+export interface BaseCtx<I = any> {
   readonly projectId: string;
   readonly classId: string;
   readonly method: string;
@@ -293,12 +334,9 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   /** undefined for STATIC */
   readonly instanceId: string | undefined;
   readonly identity: Identity;
-  readonly request: RequestInfo;
-  /** state partitions: a draft for INIT/WRITE/QUEUED_WRITE/INTERNAL, frozen for READ, empty for STATIC */
-  readonly state: S;
+  readonly request: RequestInfo<I>;
   /** version of the instance as read (0 for INIT) */
   readonly version: number;
-  readonly lookup: LookupApi;
   /** set the answer; a handler's return value is the body when none is set */
   response: ResponseInit;
   readonly log: Logger;
@@ -312,14 +350,45 @@ export interface Ctx<S extends InstanceState = InstanceState> {
   roles(): Promise<RoleDefinition[]>;
   /** the caller's tenant scope (see ClassOptions.tenancy) */
   readonly tenancy: TenancyApi;
+  /** call another class's method as this class (prefer the typed `client<typeof Callee>(ctx, 'Callee')`) */
+  call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
+}
+
+/**
+ * The context of a READ or STATIC handler: the committed state, deep
+ * read-only, and nothing that writes (no lookup.set/remove, schedule,
+ * enqueue, emit, effect), so the compiler refuses a write; the run-time freeze
+ * of the snapshot stays as the second line. A `Ctx<S>` is a `ReadCtx<S>`, so
+ * helpers that only read take `ReadCtx<S>` and serve both kinds.
+ */
+export interface ReadCtx<S extends InstanceState = InstanceState, I = any> extends BaseCtx<I> {
+  /** the last committed state, frozen (empty for STATIC) */
+  readonly state: DeepReadonly<S>;
+  readonly lookup: ReadLookupApi;
+}
+
+/**
+ * The context of a STATIC handler: no instance, so no state and no lookup
+ * keys of its own to write; what it causes elsewhere goes through the same
+ * means as a write's (the runtime applies a STATIC's effects once it has
+ * answered, dispatches its tasks and jobs and appends its events).
+ */
+export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule'> {}
+
+/**
+ * The context of an INIT, WRITE, QUEUED_WRITE or INTERNAL handler: `S` is the
+ * class's state (`@ActorClass<S>`), `I` the method's request body.
+ */
+export interface Ctx<S extends InstanceState = InstanceState, I = any> extends BaseCtx<I> {
+  /** state partitions: a draft for INIT/WRITE/QUEUED_WRITE/INTERNAL, committed when the handler returns */
+  readonly state: S;
+  readonly lookup: LookupApi;
   /**
    * Queue a QUEUED_WRITE on another (or this) instance as this class. Checked
    * now (method, access, instance); in INIT/WRITE handlers the job is committed
    * with the state and only queued once the commit succeeds.
    */
   enqueue(classId: string, method: string, instanceId: string, body?: unknown): Promise<{ jobId: string }>;
-  /** call another class's method as this class */
-  call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult>;
   /**
    * A call to another instance that belongs to this change (its approval
    * record, its audit entry, a mail): checked now, committed with the change,
