@@ -1,6 +1,10 @@
-import { ActorError } from '../../runtime';
+import { ActorError, errorFactory } from '../../runtime';
 
-/** Member's own error codes (spec 7.1: 5000-5099). Each has one HTTP status. */
+/**
+ * Member's own error codes (spec 7.1: 5000-5099), raised through the runtime's
+ * errorFactory. Each has one HTTP status. The HR integration's codes below are
+ * the external contract's, with its own error bodies.
+ */
 export const MemberErrors = {
   /** no member with that id (inside flows that look members up themselves) */
   MEMBER_NOT_FOUND: { code: 5000, status: 404 },
@@ -76,10 +80,7 @@ export const MemberErrors = {
 
 export type MemberErrorName = keyof typeof MemberErrors;
 
-export function memberError(name: MemberErrorName, message: string, details?: unknown): ActorError {
-  const { code, status } = MemberErrors[name];
-  return new ActorError(status, code, message, details === undefined ? {} : { details });
-}
+export const memberError: (name: MemberErrorName, message: string, details?: unknown) => ActorError = errorFactory('Member', MemberErrors);
 
 /**
  * A Member error about one input field: `details.errors: [{field, reason}]`
