@@ -2,7 +2,7 @@
  * Small helpers the Member handlers share: state access, lookup keys
  * (`staffId`, `email`), audit logging of profile changes.
  */
-import { isUnknownInstance, type Ctx } from '../../runtime';
+import type { Ctx } from '../../runtime';
 import { logChange } from '../LogManager/log-client';
 import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
@@ -30,18 +30,13 @@ export function emailKey(email: string): string {
 }
 
 /**
- * The member holding lookup `name!value`, or null. Reads committed state
- * (resolveMemberId is a READ), so it also works from a write of another member.
+ * The member holding lookup `name!value`, or null: one read of the committed
+ * lookup key (ctx.lookup.resolve), so it also works from a write of another
+ * member, and it sees a member of any company (a key is unique across them).
  */
 export async function memberIdByLookup(ctx: Ctx, name: 'staffId' | 'email', value: string): Promise<string | null> {
   if (!value) return null;
-  try {
-    const r = await ctx.call('Member', 'resolveMemberId', `${name}!${value}`, {});
-    return (r.body as { id: string }).id;
-  } catch (err) {
-    if (isUnknownInstance(err)) return null;
-    throw err;
-  }
+  return (await ctx.lookup.resolve(name, value, 'Member')) ?? null;
 }
 
 /** Keeps the `staffId` lookup on the current staff id (a migration moves it). */
