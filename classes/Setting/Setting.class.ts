@@ -176,9 +176,13 @@ async function updateValueStatus(ctx: Ctx, group: ListGroup) {
   return changeValue(ctx, group, SETTING_EVENTS.status, requested, old, state);
 }
 
-function getValue(ctx: Ctx, group: ListGroup) {
+/** a record of a list group, as the get and find methods answer it (their typed clients' answer) */
+export type ValueView<G extends ListGroup> = SettingGroups[G]['value'][number] & { pendingApprovalId: string | null };
+
+function getValue<G extends ListGroup>(ctx: Ctx, group: G): ValueView<G> {
   const state = readable(ctx);
-  return valueView(state, group, requireValue(state.groups, group, requiredString(ctx, 'id')));
+  // requireValue finds the record in `group`'s own list, so it is that group's record type
+  return valueView(state, group, requireValue(state.groups, group, requiredString(ctx, 'id'))) as ValueView<G>;
 }
 
 async function listValues(ctx: Ctx, list: ListGroup | 'listSettings') {

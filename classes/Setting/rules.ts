@@ -364,6 +364,6 @@ export function settingDocuments(state: Partial<SettingState> | undefined) {
 }
 
 /** A record as answered to callers: the stored fields plus the approval it waits for. */
-export function valueView(state: SettingState, group: ListGroup, value: SettingValue) {
+export function valueView<V extends SettingValue>(state: SettingState, group: ListGroup, value: V): V & { pendingApprovalId: string | null } {
   return { ...value, pendingApprovalId: ownEntry(state.pendingApprovals, pendingKey(group, value.id)) ?? null };
 }

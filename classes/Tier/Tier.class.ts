@@ -8,7 +8,7 @@
  * their evaluation). README.md has the decisions.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, Init, Internal, isUnknownInstance, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, client, Init, Internal, isUnknownInstance, QueuedWrite, Read, Static, Write, type Ctx, type DeepReadonly, type ReadCtx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
 import { logChange } from '../LogManager/log-client';
@@ -42,6 +42,7 @@ import {
   type EligibilityRule,
   type EligibilityRuleInput,
   type Tier as TierRecord,
+  type TierClassState,
   type TierEvent,
   type TierState,
   type TierStatus,
@@ -53,8 +54,11 @@ const APPROVE = 'approve';
 const GROUP_LABELS: Record<string, string> = { base: 'Base', upgrade: 'Upgrade', add_on: 'Add-on' };
 const PAYMENT_TYPE_LABELS: Record<string, string> = { credit_card: 'Credit card', salary_deduction: 'Salary deduction' };
 
-function st(ctx: Ctx): TierState {
-  return ctx.state.private as TierState;
+/** a Tier handler's context: the tier's state, and the method's body `I` */
+type TierCtx<I = Record<string, never>> = Ctx<TierClassState, I>;
+
+function st(ctx: TierCtx<unknown>): TierState {
+  return ctx.state.private;
 }
 
 function now(): string {
@@ -63,7 +67,7 @@ function now(): string {
 
 
 /** The answer of every change: the tier as it is now, the approval, and (when waiting) what it becomes once approved. */
-function answer(ctx: Ctx, wf: RunWorkflowResult<TierRecord>, extra: Record<string, unknown> = {}) {
+function answer(ctx: TierCtx<unknown>, wf: RunWorkflowResult<TierRecord>, extra: Record<string, unknown> = {}) {
   const s = st(ctx);
   return {
     tier: s.tier,
@@ -75,7 +79,7 @@ function answer(ctx: Ctx, wf: RunWorkflowResult<TierRecord>, extra: Record<strin
 }
 
 /** Changes are refused while an approval is pending and once the tier has expired. */
-function guard(ctx: Ctx): void {
+function guard(ctx: TierCtx<unknown>): void {
   const s = st(ctx);
   if (s.tier.status === 'expired') throw tierError('TIER_EXPIRED', `Tier ${s.tier.id} has expired; expired tiers cannot change`);
   if (s.pendingApproval) {
@@ -86,7 +90,7 @@ function guard(ctx: Ctx): void {
 }
 
 /** The expiry task: one outstanding `expire` runs no later than endDate (README "Expiry"). */
-function ensureExpiry(ctx: Ctx): void {
+function ensureExpiry(ctx: TierCtx<unknown>): void {
   const s = st(ctx);
   const t = s.tier;
   if (t.status === 'expired') return;
@@ -96,7 +100,7 @@ function ensureExpiry(ctx: Ctx): void {
 }
 
 /** Applies a committed change: state, expiry task, audit log. */
-async function applyChange(ctx: Ctx, before: TierRecord | null, after: TierRecord, additionalData: Record<string, unknown>): Promise<void> {
+async function applyChange(ctx: TierCtx<unknown>, before: TierRecord | null, after: TierRecord, additionalData: Record<string, unknown>): Promise<void> {
   const s = st(ctx);
   s.tier = after;
   s.pendingApproval = null;
@@ -105,7 +109,7 @@ async function applyChange(ctx: Ctx, before: TierRecord | null, after: TierRecor
 }
 
 /** Runs the workflow of a change; auto approvals apply now, manual ones wait for `approve`. */
-async function requestChange(ctx: Ctx, event: TierEvent, requested: TierRecord, additionalData: Record<string, unknown> = {}) {
+async function requestChange(ctx: TierCtx<unknown>, event: TierEvent, requested: TierRecord, additionalData: Record<string, unknown> = {}) {
   const s = st(ctx);
   const old = s.tier;
   const wf = await runWorkflow(ctx, {
@@ -126,7 +130,7 @@ async function requestChange(ctx: Ctx, event: TierEvent, requested: TierRecord, 
 }
 
 /** Conditions against the definitions, payment periods against the Setting class. */
-async function validateRules(ctx: Ctx, rules: Pick<EligibilityRule, 'conditions' | 'paymentPeriod'>[], fieldPrefix: (i: number) => string): Promise<void> {
+async function validateRules(ctx: TierCtx<unknown>, rules: Pick<EligibilityRule, 'conditions' | 'paymentPeriod'>[], fieldPrefix: (i: number) => string): Promise<void> {
   const problems = rules.flatMap((r, i) => conditionsProblems(r.conditions ?? [], `${fieldPrefix(i)}conditions`));
   if (problems.length) throw tierError('TIER_INVALID_CONDITION', `Invalid eligibility conditions: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
   const needed = [...new Set(rules.map((r) => r.paymentPeriod).filter((p): p is string => typeof p === 'string'))];
@@ -140,7 +144,7 @@ async function validateRules(ctx: Ctx, rules: Pick<EligibilityRule, 'conditions'
 }
 
 /** The overlap rule (README): 409 when another live tier of the same type intersects the range. */
-async function checkOverlap(ctx: Ctx, range: { tierTypeId: string; startDate: string; endDate: string; excludeId?: string }): Promise<void> {
+async function checkOverlap(ctx: TierCtx<unknown>, range: { tierTypeId: string; startDate: string; endDate: string; excludeId?: string }): Promise<void> {
   const found = await ctx.documents.find<Record<string, unknown>>('tiers', overlapFilter(range), { limit: 10, sort: { startDate: 1 } });
   if (found.total > 0) {
     const tiers = found.items.map((d) => ({ id: d.id, name: d.name, status: d.status, startDate: d.startDate, endDate: d.endDate }));
@@ -148,7 +152,7 @@ async function checkOverlap(ctx: Ctx, range: { tierTypeId: string; startDate: st
   }
 }
 
-function findRule(ctx: Ctx, ruleId: string): EligibilityRule {
+function findRule(ctx: TierCtx<unknown>, ruleId: string): EligibilityRule {
   const rule = st(ctx).tier.eligibilityRules.find((r) => r.id === ruleId);
   if (!rule) throw tierError('TIER_RULE_NOT_FOUND', `Tier ${ctx.instanceId} has no eligibility rule ${ruleId}`);
   if (rule.status !== 'active') throw tierError('TIER_RULE_INACTIVE', `Eligibility rule ${ruleId} is inactive`);
@@ -159,7 +163,7 @@ function withRule(tier: TierRecord, rule: EligibilityRule, at: string): TierReco
   return { ...tier, eligibilityRules: tier.eligibilityRules.map((r) => (r.id === rule.id ? rule : r)), updatedAt: at };
 }
 
-@ActorClass({
+@ActorClass<TierClassState>({
   id: 'Tier',
   description: 'Membership tiers with eligibility rules (spec 2.3)',
   // tiers are the programme's, not a company's: company users read them, never change them
@@ -182,8 +186,8 @@ export class Tier {
    * (before the body's own eligibilityRules).
    */
   @Init({ access: [PM] })
-  async createTier(ctx: Ctx) {
-    const body = ctx.request.body as CreateTierBody;
+  async createTier(ctx: TierCtx<CreateTierBody>) {
+    const body = ctx.request.body;
     const id = ctx.instanceId!;
     const dates = checkDateRange(body.startDate, body.endDate);
     if (!dates.ok) throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
@@ -195,9 +199,9 @@ export class Tier {
 
     let copied: EligibilityRule[] = [];
     if (body.sourceTierId) {
-      let source: TierRecord;
+      let source: DeepReadonly<TierRecord>;
       try {
-        source = ((await ctx.call('Tier', 'getTier', body.sourceTierId, {})).body as { tier: TierRecord }).tier;
+        source = (await client<typeof Tier>(ctx, 'Tier').getTier(body.sourceTierId)).tier;
       } catch (err) {
         if (isUnknownInstance(err)) {
           throw tierError('TIER_SOURCE_NOT_FOUND', `Source tier ${body.sourceTierId} does not exist`, { sourceTierId: body.sourceTierId });
@@ -250,9 +254,9 @@ export class Tier {
 
   /** Name, description (null removes it), fee, startDate, endDate (event tier_update). The tier type cannot change. */
   @Write({ access: [PM] })
-  async updateTier(ctx: Ctx) {
+  async updateTier(ctx: TierCtx<UpdateTierBody>) {
     guard(ctx);
-    const body = ctx.request.body as UpdateTierBody;
+    const body = ctx.request.body;
     const tier = st(ctx).tier;
     const dates = checkDateRange(body.startDate ?? tier.startDate, body.endDate ?? tier.endDate);
     if (!dates.ok) throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
@@ -267,8 +271,8 @@ export class Tier {
 
   /** active, inactive or pending (event tier_status_update); expired is set by the expiry task only. */
   @Write({ access: [PM] })
-  async updateStatus(ctx: Ctx) {
-    const { status } = ctx.request.body as { status: string };
+  async updateStatus(ctx: TierCtx<{ status: string }>) {
+    const { status } = ctx.request.body;
     const tier = st(ctx).tier;
     const move = transition(tier.status, { type: 'update_status', to: status });
     if (!move.ok) throw tierError(move.error, move.message, { from: tier.status, to: status });
@@ -283,9 +287,9 @@ export class Tier {
 
   /** Adds a rule (new id, status active unless given) (event eligibility_rule_add). */
   @Write({ access: [PM] })
-  async addEligibilityRule(ctx: Ctx) {
+  async addEligibilityRule(ctx: TierCtx<EligibilityRuleInput>) {
     guard(ctx);
-    const rule = newRule(ctx.request.body as EligibilityRuleInput, randomUUID());
+    const rule = newRule(ctx.request.body, randomUUID());
     await validateRules(ctx, [rule], () => '');
     const tier = st(ctx).tier;
     const requested: TierRecord = { ...tier, eligibilityRules: [...tier.eligibilityRules, rule], updatedAt: now() };
@@ -295,9 +299,9 @@ export class Tier {
 
   /** Changes an active rule: name, paymentTypes, paymentPeriod, quota (null removes it), conditions (event eligibility_rule_update). */
   @Write({ access: [PM] })
-  async updateEligibilityRule(ctx: Ctx) {
+  async updateEligibilityRule(ctx: TierCtx<UpdateRuleBody>) {
     guard(ctx);
-    const body = ctx.request.body as UpdateRuleBody;
+    const body = ctx.request.body;
     const rule = findRule(ctx, body.ruleId);
     const next = applyRuleUpdate(rule, body);
     if (JSON.stringify(next) === JSON.stringify(rule)) throw tierError('TIER_NO_CHANGES', `The update changes nothing on eligibility rule ${rule.id}`);
@@ -313,9 +317,9 @@ export class Tier {
 
   /** Sets an active rule inactive (event eligibility_rule_deactivate); inactive rules are kept, never evaluated. */
   @Write({ access: [PM] })
-  async deactivateEligibilityRule(ctx: Ctx) {
+  async deactivateEligibilityRule(ctx: TierCtx<{ ruleId: string }>) {
     guard(ctx);
-    const { ruleId } = ctx.request.body as { ruleId: string };
+    const { ruleId } = ctx.request.body;
     const rule = findRule(ctx, ruleId);
     const next: EligibilityRule = { ...rule, status: 'inactive' };
     const requested = withRule(st(ctx).tier, next, now());
@@ -325,8 +329,8 @@ export class Tier {
 
   /** The tier (spec 2.3) and the approval it waits for. Also for the Tier class itself (sourceTierId) and Member (memberships). */
   @Read({ access: [PM, 'class:Tier', 'class:Member'], schema: false })
-  getTier(ctx: Ctx) {
-    const s = st(ctx);
+  getTier(ctx: ReadCtx<TierClassState, Record<string, never>>) {
+    const s = ctx.state.private;
     return { tier: s.tier, pendingApproval: s.pendingApproval ?? null };
   }
 
@@ -370,7 +374,7 @@ export class Tier {
 
   /** Projects the tier to the document database again. */
   @Write({ access: [PM], schema: false })
-  streamTier(ctx: Ctx) {
+  streamTier(ctx: TierCtx) {
     const s = st(ctx);
     s.streamedAt = now();
     return { tier: s.tier, pendingApproval: s.pendingApproval ?? null, streamedAt: s.streamedAt };
@@ -382,8 +386,8 @@ export class Tier {
    * the tier `inactive`. On an expired tier the outcome is recorded and ignored.
    */
   @QueuedWrite({ access: ['class:ApprovalManager'] })
-  async approve(ctx: Ctx) {
-    const body = ctx.request.body as ApprovalCallbackBody;
+  async approve(ctx: TierCtx<ApprovalCallbackBody>) {
+    const body = ctx.request.body;
     const s = st(ctx);
     const pending = s.pendingApproval;
     if (!pending || pending.id !== body.approvalId) {
@@ -419,7 +423,7 @@ export class Tier {
 
   /** Scheduled at endDate: expires the tier once endDate has passed, else waits for the (moved) endDate. */
   @Internal({ access: ['class:Tier'], schema: false })
-  async expire(ctx: Ctx) {
+  async expire(ctx: TierCtx) {
     const s = st(ctx);
     s.expiryCheckAt = null;
     const before = s.tier;

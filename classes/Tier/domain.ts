@@ -1,4 +1,5 @@
 /** Tier rules, pure: dates, the overlap rule, building and changing tiers and rules, listings. */
+import type { DeepReadonly } from '../../runtime';
 import { escapeRegex, parsePaging } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
 import { LIVE_STATUSES } from './status';
@@ -94,8 +95,9 @@ export function newRule(input: EligibilityRuleInput, id: string): EligibilityRul
 }
 
 /** sourceTierId: the source's active rules only, each with a new id. */
-export function copyActiveRules(rules: EligibilityRule[], newId: () => string): EligibilityRule[] {
-  return rules.filter((r) => r.status === 'active').map((r) => ({ ...structuredClone(r), id: newId() }));
+export function copyActiveRules(rules: readonly DeepReadonly<EligibilityRule>[], newId: () => string): EligibilityRule[] {
+  // structuredClone makes a new, mutable copy of a rule read from another tier (a frozen READ answer)
+  return rules.filter((r) => r.status === 'active').map((r) => ({ ...(structuredClone(r) as EligibilityRule), id: newId() }));
 }
 
 export function buildTier(input: {

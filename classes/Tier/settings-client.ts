@@ -1,9 +1,9 @@
 /**
- * What Tier asks the Setting class (spec 2.4 tier types and tier config), in
- * one place so the contract is easy to follow:
+ * What Tier asks the Setting class (spec 2.4 tier types and tier config),
+ * through the client typed from Setting's own methods:
  *
- *   ctx.call('Setting', 'getTierType', 'default', { id })      → {id, name, tierGroup, status, ...} | 404
- *   ctx.call('Setting', 'getPaymentPeriods', 'default', {})    → {paymentPeriods: [{key, label}]}
+ *   settings.getTierType('default', { id })    → the tier type | 404
+ *   settings.getPaymentPeriods('default', {})  → {paymentPeriods: [{key, label}]}
  *
  * A 404 answer, and a Setting singleton that does not exist yet (the runtime's
  * unknown-instance answer), mean "no such tier type" / "no payment periods";
@@ -11,26 +11,19 @@
  * is not sent at all. Any other failure is TIER_SETTINGS_UNAVAILABLE (502)
  * with the inner error.
  */
-import { ActorError, type Ctx } from '../../runtime';
+import { ActorError, client, type BaseCtx, type DeepReadonly } from '../../runtime';
 import { isAbsentRecord } from '../_platform/calls';
+import type { Setting, ValueView } from '../Setting/Setting.class';
+import type { PaymentPeriod as SettingPaymentPeriod } from '../Setting/types';
 import { tierError } from './errors';
-import { TIER_GROUPS, type TierGroup } from './types';
+import { TIER_GROUPS } from './types';
 
 export const SETTING_CLASS = 'Setting';
 export const SETTING_INSTANCE = 'default';
 
-export interface TierTypeRecord {
-  id: string;
-  name?: string;
-  tierGroup: TierGroup;
-  status: 'active' | 'inactive' | string;
-  [field: string]: unknown;
-}
-
-export interface PaymentPeriod {
-  key: string;
-  label: string;
-}
+/** a tier type as Setting answers it */
+export type TierTypeRecord = DeepReadonly<ValueView<'tierTypes'>>;
+export type PaymentPeriod = SettingPaymentPeriod;
 
 /**
  * The form of Setting's record ids (schemas/Setting/createTierType.json and
@@ -40,6 +33,9 @@ export interface PaymentPeriod {
  */
 export const SETTING_ID_PATTERN = /^[A-Za-z0-9_.@+=-]{1,100}$/;
 
+function settings(ctx: Pick<BaseCtx, 'call'>) {
+  return client<typeof Setting>(ctx, SETTING_CLASS);
+}
 
 function unavailable(what: string, err: unknown): ActorError {
   const inner = err instanceof ActorError ? { status: err.status, code: err.code, message: err.message } : { message: (err as Error)?.message ?? String(err) };
@@ -47,32 +43,30 @@ function unavailable(what: string, err: unknown): ActorError {
 }
 
 /** The tier type, or null when there is none with this id. */
-export async function getTierType(ctx: Ctx, id: string): Promise<TierTypeRecord | null> {
+export async function getTierType(ctx: Pick<BaseCtx, 'call'>, id: string): Promise<TierTypeRecord | null> {
   if (!SETTING_ID_PATTERN.test(id)) return null;
-  let body: unknown;
+  let record: TierTypeRecord | null;
   try {
-    body = (await ctx.call(SETTING_CLASS, 'getTierType', SETTING_INSTANCE, { id })).body;
+    record = await settings(ctx).getTierType(SETTING_INSTANCE, { id });
   } catch (err) {
     if (isAbsentRecord(err)) return null;
     throw unavailable(`tier type ${id}`, err);
   }
-  const record = ((body as { tierType?: unknown })?.tierType ?? body) as Partial<TierTypeRecord> | null;
   if (!record || typeof record !== 'object') return null;
   if (!(TIER_GROUPS as readonly unknown[]).includes(record.tierGroup)) {
     throw unavailable(`tier type ${id}`, new Error(`tier type ${id} has no valid tierGroup (${String(record.tierGroup)})`));
   }
-  return { ...record, id: record.id ?? id } as TierTypeRecord;
+  return record;
 }
 
 /** The configured payment periods (empty when none are configured). */
-export async function getPaymentPeriods(ctx: Ctx): Promise<PaymentPeriod[]> {
-  let body: unknown;
+export async function getPaymentPeriods(ctx: Pick<BaseCtx, 'call'>): Promise<readonly DeepReadonly<PaymentPeriod>[]> {
+  let list: readonly DeepReadonly<PaymentPeriod>[] | undefined;
   try {
-    body = (await ctx.call(SETTING_CLASS, 'getPaymentPeriods', SETTING_INSTANCE, {})).body;
+    list = (await settings(ctx).getPaymentPeriods(SETTING_INSTANCE, {})).paymentPeriods;
   } catch (err) {
     if (isAbsentRecord(err)) return [];
     throw unavailable('the payment periods', err);
   }
-  const list = (body as { paymentPeriods?: unknown })?.paymentPeriods;
-  return Array.isArray(list) ? list.filter((p): p is PaymentPeriod => !!p && typeof p.key === 'string') : [];
+  return Array.isArray(list) ? list.filter((p) => !!p && typeof p.key === 'string') : [];
 }

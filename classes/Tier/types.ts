@@ -1,4 +1,5 @@
 /** Tier records (spec 2.3). */
+import type { StateOf } from '../../runtime';
 import { OPERATORS } from '../Workflow/types';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
@@ -84,6 +85,9 @@ export interface PendingApproval {
 }
 
 /** Private state of a Tier instance (spec 2.3: "private state holds `tier`"). */
+/** The Tier class's state (`@ActorClass<TierClassState>`): private holds TierState. */
+export type TierClassState = StateOf<TierState>;
+
 export interface TierState {
   tier: Tier;
   pendingApproval: PendingApproval | null;
