@@ -8,7 +8,7 @@
 import { seedRoles } from '../support/harness';
 import type { TestRuntime } from '../support/harness';
 import { API_KEY, COMPANIES, createMember, employeeRecord, seed, seedProgram, startMemberRuntime, uniq } from './support';
-import { companyTakesMembers } from '../../classes/Member/operations';
+import { companyTakesMembers } from '../../classes/Member/company-rules';
 
 let t: TestRuntime;
 let pm: Record<string, string>;

@@ -22,16 +22,16 @@
  * the member and its dependants); the member-id update gets what is left less
  * ANSWER_RESERVE_MS, and is queued at once when too little is left.
  */
-import { ActorError, type Ctx } from '../../runtime';
-import { actorFromIdentity } from '../_platform/actor';
-import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from './clients';
-import { companyTakesMembers } from './operations';
-import { fieldError, memberError } from './errors';
-import { HrClientError, type HrClient, type HrEmployee } from './hr-client';
-import { normalizeDependant } from './hr-contract';
-import { unmappedTypeWarning } from './hr-sync';
-import { memberIdByLookup } from './member-state';
-import type { FamilyMember, LoginMethod, MemberProfile } from './types';
+import { ActorError, type Ctx } from '../../../runtime';
+import { actorFromIdentity } from '../../_platform/actor';
+import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from '../clients';
+import { companyTakesMembers } from '../company-rules';
+import { fieldError, memberError } from '../errors';
+import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
+import { normalizeDependant } from '../hr-contract';
+import { unmappedTypeWarning } from '../hr-sync';
+import { memberIdByLookup, memberState } from '../member-state';
+import type { FamilyMember, LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -201,4 +201,19 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER
   }
   ctx.response.status = 201;
   return { member, dependants, memberIdRecorded, warnings };
+}
+
+/** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
+export async function recordHrMemberId(ctx: Ctx, hr: HrClient) {
+  const { employeeId } = ctx.request.body as { employeeId: string };
+  const state = memberState(ctx) as MemberPrivateState & { hrMemberIdRecordedAt?: string };
+  if (state.hrMemberIdRecordedAt) return { recorded: true, at: state.hrMemberIdRecordedAt };
+  try {
+    await hr.recordMemberId(employeeId, ctx.instanceId!, ctx.signal);
+  } catch (err) {
+    const e = hrUnavailable(err);
+    throw new ActorError(e.status, e.code, e.message, { details: e.details, retryable: true });
+  }
+  state.hrMemberIdRecordedAt = new Date().toISOString();
+  return { recorded: true, at: state.hrMemberIdRecordedAt };
 }

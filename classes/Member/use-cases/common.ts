@@ -1,0 +1,92 @@
+/**
+ * What Member's use cases share: who may reach a member, the change guard, the
+ * workflow event names, the company and member-type checks, the HR entry
+ * points' error guard.
+ */
+import { ActorError, type Ctx } from '../../../runtime';
+import { getCompany, getMemberSubType, getMemberType, type CompanyRecord } from '../clients';
+import { companyTakesMembers } from '../company-rules';
+import { fieldError, hrError, memberError } from '../errors';
+import { HR_MESSAGES } from '../hr-contract';
+import { profileOf } from '../member-state';
+import type { MemberPrivateState, MemberProfile } from '../types';
+
+export const MEMBER_PHOTO_EVENT = 'MEMBER_ID_PHOTO_UPLOAD';
+export const MEMBER_CREATE_EVENT = 'member_create';
+export const MEMBER_UPDATE_EVENT = 'member_update';
+export const MEMBER_STATUS_EVENT = 'member_status_update';
+
+export const now = () => new Date().toISOString();
+
+/**
+ * The member, after checking the caller may reach it: endusers only themselves.
+ * Company users reach only their company's members: the platform's company
+ * scope (tenancy in Member.class.ts) has checked that before the handler ran.
+ */
+export function reachable(ctx: Ctx): MemberProfile {
+  const p = profileOf(ctx);
+  if ((ctx.identity.type === 'enduser' || ctx.identity.type === 'member_otp') && ctx.identity.userId !== p.id) {
+    throw memberError('NOT_YOUR_MEMBER', 'A member may only reach itself');
+  }
+  return p;
+}
+
+export function refuseWhilePending(state: MemberPrivateState): void {
+  if (state.pendingChange) {
+    throw memberError('APPROVAL_PENDING', `Member ${state.profile.id} waits for approval ${state.pendingChange.approvalId} (${state.pendingChange.event})`, {
+      approvalId: state.pendingChange.approvalId,
+    });
+  }
+}
+
+/** Member type and sub type must be active and eligible for the company (spec 4.5 updateMemberPersonal). */
+export async function checkMemberTypes(ctx: Ctx, company: CompanyRecord, memberType: string | null, memberSubType: string | null): Promise<void> {
+  if (memberType) {
+    const mt = await getMemberType(ctx, memberType);
+    if (!mt || mt.status !== 'active') throw fieldError('INVALID_MEMBER_TYPE', 'memberType', `Member type '${memberType}' does not exist or is not active`);
+    const eligible = company.eligibleMemberTypes ?? [];
+    if (eligible.length && !eligible.includes(memberType)) {
+      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberType', `Member type '${memberType}' is not eligible for company '${company.id}'`);
+    }
+  }
+  if (memberSubType) {
+    const st = await getMemberSubType(ctx, memberSubType);
+    if (!st || st.status !== 'active') throw fieldError('INVALID_MEMBER_SUB_TYPE', 'memberSubType', `Member sub type '${memberSubType}' does not exist or is not active`);
+    const allowed = (company.memberSubTypes ?? []).map((s) => s.memberSubTypeId);
+    if (allowed.length && !allowed.includes(memberSubType)) {
+      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberSubType', `Member sub type '${memberSubType}' is not eligible for company '${company.id}'`);
+    }
+  }
+}
+
+export async function requireCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
+  const company = await getCompany(ctx, companyId);
+  if (!company) throw fieldError('COMPANY_NOT_FOUND', 'company.id', `Company '${companyId}' does not exist`);
+  return company;
+}
+
+/** The company a member is created in: it must exist and be active. */
+export async function requireActiveCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
+  const company = await requireCompany(ctx, companyId);
+  if (!companyTakesMembers(company)) {
+    throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${companyId}' is ${company.status}: members are created in active companies only`);
+  }
+  return company;
+}
+
+/** Runs an HR entry point: anything that is not already a contract error becomes 500 10000. */
+export async function hrGuard<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ActorError && err.body) throw err;
+    ctx.log.error({ err }, 'HR integration call failed');
+    if (err instanceof ActorError && err.status === 503) throw hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
+    throw hrError('INTERNAL', HR_MESSAGES.internal);
+  }
+}
+
+/** The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
+export function resolveMemberId(ctx: Ctx) {
+  return { id: ctx.instanceId };
+}

@@ -1,0 +1,172 @@
+/**
+ * Member creation: createMember (INIT, member_create) and seedMember (the
+ * seed file, no approval).
+ */
+import { ActorError, UNKNOWN_INSTANCE_CODE, type Ctx } from '../../../runtime';
+import { actorFromIdentity } from '../../_platform/actor';
+import { runWorkflow } from '../../_platform/workflow';
+import { fieldError, memberError } from '../errors';
+import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup } from '../member-state';
+import { nextMemberStatus } from '../status-machine';
+import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
+import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany } from './common';
+
+export interface CreateMemberBody {
+  name: string;
+  middleName?: string | null;
+  surname: string;
+  staffId?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  company: { id: string };
+  grade?: string | null;
+  loginMethod?: LoginMethod;
+  address?: { country: string; address: string } | null;
+  memberType: string;
+  memberSubType?: string | null;
+  note?: string | null;
+  permissions?: MemberPermissions;
+  /** HR fields kept with the member */
+  isCabinCrew?: boolean | null;
+  /** class:Member only: created from the HR system (no approval) */
+  source?: 'hr_registration';
+}
+
+/** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
+async function prepareNewMember(ctx: Ctx, body: CreateMemberBody): Promise<MemberProfile> {
+  const company = await requireActiveCompany(ctx, body.company.id);
+  await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
+  if (body.staffId) {
+    const owner = await memberIdByLookup(ctx, 'staffId', body.staffId);
+    if (owner) throw fieldError('STAFF_ID_TAKEN', 'staffId', `Staff id '${body.staffId}' belongs to another member`);
+  }
+  if (body.email) {
+    const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
+    if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
+  }
+  const now = new Date().toISOString();
+  return {
+    id: ctx.instanceId!,
+    status: 'pending_approval',
+    name: body.name,
+    middleName: body.middleName ?? null,
+    surname: body.surname,
+    staffId: body.staffId ?? null,
+    email: body.email ?? null,
+    phone: body.phone ?? null,
+    company: { id: company.id },
+    grade: body.grade ?? null,
+    idPhoto: null,
+    loginMethod: body.loginMethod ?? 'email_password',
+    address: body.address ?? null,
+    memberType: body.memberType,
+    memberSubType: body.memberSubType ?? null,
+    memberships: [],
+    primaryMemberId: null,
+    relation: null,
+    familyMembers: [],
+    createdBy: actorFromIdentity(ctx.identity),
+    note: body.note ?? null,
+    permissions: body.permissions ?? { sms: false, email: false },
+    previousStaffIds: [],
+    statusReason: null,
+    ...(body.isCabinCrew !== undefined ? { isCabinCrew: body.isCabinCrew } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+async function storeNewMember(ctx: Ctx, profile: MemberProfile, additionalData: Record<string, unknown>) {
+  const state = memberState(ctx);
+  state.profile = profile;
+  state.documents = [];
+  syncStaffIdLookup(ctx, profile);
+  if ((await syncEmailLookup(ctx, profile)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
+  await logMemberChange(ctx, null, profile, additionalData);
+}
+
+/** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
+export async function createMember(ctx: Ctx) {
+  const body = ctx.request.body as CreateMemberBody;
+  const state = memberState(ctx);
+  const fromHr = body.source === 'hr_registration' && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
+  const profile = await prepareNewMember(ctx, body);
+  let approvalId: string | null = null;
+  let approved = fromHr;
+  if (!fromHr) {
+    const wf = await runWorkflow(ctx, {
+      event: MEMBER_CREATE_EVENT,
+      entityId: profile.id,
+      oldEntity: null,
+      newEntity: profile,
+      approveCallback: 'approveMember',
+      rejectCallback: 'approveMember',
+    });
+    approvalId = wf.approvalRecord.id;
+    approved = wf.isApproved;
+  }
+  if (approved) {
+    const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
+    if (r.ok) profile.status = r.to;
+    state.pendingChange = null;
+  } else {
+    state.pendingChange = { approvalId: approvalId!, event: MEMBER_CREATE_EVENT, requestedAt: profile.createdAt };
+  }
+  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' });
+  return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
+}
+
+export interface SeedMemberBody extends CreateMemberBody {
+  status?: MemberProfile['status'];
+  primaryMemberId?: string | null;
+  relation?: string | null;
+}
+
+/**
+ * seedMember (INTERNAL, upsert; `npm run cli -- seed`): a member as the seed
+ * file gives it, created at once (no approval), in the given status or the
+ * status creation approval gives. 409 (5026) when the id is taken, so a seed
+ * can run again. A dependant (`primaryMemberId`) is listed in its primary
+ * member's family (the seed creates primary members first); an unknown
+ * primary member is refused (404 5000).
+ */
+export async function seedMember(ctx: Ctx) {
+  if (ctx.version !== 0 || memberState(ctx).profile) throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
+  const body = ctx.request.body as SeedMemberBody;
+  const profile = await prepareNewMember(ctx, body);
+  const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
+  profile.status = body.status ?? (r.ok ? r.to : 'pending_invite');
+  profile.primaryMemberId = body.primaryMemberId ?? null;
+  profile.relation = body.relation ?? null;
+  if (profile.primaryMemberId) await checkSeedPrimary(ctx, profile.primaryMemberId);
+  await storeNewMember(ctx, profile, { source: 'seed' });
+  if (profile.primaryMemberId) {
+    // last, so that nothing of this member can still fail once the primary member lists it
+    const ref: FamilyMember = {
+      id: profile.id,
+      relation: profile.relation,
+      memberSubType: profile.memberSubType,
+      name: profile.name,
+      surname: profile.surname,
+      status: profile.status,
+      createdAt: profile.createdAt,
+    };
+    await ctx.call('Member', 'linkFamilyMember', profile.primaryMemberId, { ref, actor: actorFromIdentity(ctx.identity) });
+  }
+  return { member: profile };
+}
+
+/** The primary member of a seeded dependant exists (404 5000 on primaryMemberId otherwise). */
+async function checkSeedPrimary(ctx: Ctx, primaryMemberId: string): Promise<void> {
+  if (primaryMemberId === ctx.instanceId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'primaryMemberId', 'A member cannot be its own primary member');
+  try {
+    await ctx.call('Member', 'resolveMemberId', primaryMemberId, {});
+  } catch (err) {
+    if (isNotFound(err)) throw fieldError('MEMBER_NOT_FOUND', 'primaryMemberId', `Primary member '${primaryMemberId}' does not exist`);
+    throw err;
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ActorError && (err.status === 404 || err.code === UNKNOWN_INSTANCE_CODE);
+}

@@ -1,0 +1,132 @@
+/**
+ * HR 4.3: the HR system pushes the full dependant record (hrUpsertDependant,
+ * STATIC), upserted on the dependant (hrApplyDependant) and listed on its
+ * primary member (linkFamilyMember).
+ */
+import { isUnknownInstance, type Ctx } from '../../../runtime';
+import { actorFromIdentity, type Actor } from '../../_platform/actor';
+import { findMemberSubTypeByHrmsMapping } from '../clients';
+import { hrError } from '../errors';
+import { dependantSemanticErrors, HR_MESSAGES, normalizeDependant, validationError, type DependantRecord, type NormalizedDependant } from '../hr-contract';
+import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
+import { logMemberChange, memberState, profileOf, syncEmailLookup } from '../member-state';
+import type { FamilyMember, MemberProfile } from '../types';
+import { hrGuard } from './common';
+import type { LinkFamilyBody } from './family';
+
+export interface PrimaryInfo {
+  id: string;
+  company: { id: string };
+  memberType: string | null;
+  loginMethod: MemberProfile['loginMethod'];
+}
+
+interface ApplyDependantBody {
+  record: NormalizedDependant;
+  memberSubTypeId: string | null;
+  primary: PrimaryInfo;
+  /** who pushed the record; absent from older queued calls and the registration flow (then the caller's identity) */
+  actor?: Actor;
+}
+
+/** Spec 4.3: the HR system pushes the full dependant record (upsert). */
+export async function hrUpsertDependant(ctx: Ctx) {
+  return hrGuard(ctx, async () => {
+    const raw = ctx.request.body as DependantRecord;
+    const errors = dependantSemanticErrors(raw);
+    if (Object.keys(errors).length) throw validationError(errors);
+    const rec = normalizeDependant(raw);
+
+    let primary: PrimaryInfo & { familyMembers: FamilyMember[] };
+    try {
+      primary = (await ctx.call('Member', 'hrPrimaryInfo', `staffId!${rec.employeeId}`, {})).body as PrimaryInfo & { familyMembers: FamilyMember[] };
+    } catch (err) {
+      if (isUnknownInstance(err)) throw hrError('PRIMARY_MEMBER_NOT_FOUND', HR_MESSAGES.primaryNotFound);
+      throw err;
+    }
+    if (primary.id === rec.id) throw hrError('DEPENDANT_FORBIDDEN', HR_MESSAGES.dependantIdTaken);
+
+    const subType = await findMemberSubTypeByHrmsMapping(ctx, rec.type);
+    const memberSubTypeId = subType && subType.status === 'active' ? subType.id : null;
+    const warnings = memberSubTypeId ? [] : [unmappedTypeWarning(rec.type)];
+
+    const { familyMembers: _family, ...primaryInfo } = primary;
+    const applied = (await ctx.call('Member', 'hrApplyDependant', rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) } satisfies ApplyDependantBody))
+      .body as { created: boolean; updatedFields: string[]; ref: FamilyMember; warnings: string[] };
+    // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out)
+    const listed = primary.familyMembers.find((f) => f.id === rec.id);
+    if (!listed || !sameRef(listed, applied.ref)) {
+      await ctx.call('Member', 'linkFamilyMember', primary.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody);
+    }
+    warnings.push(...applied.warnings);
+
+    ctx.response.status = applied.created ? 201 : 200;
+    return {
+      success: true,
+      message: applied.created ? HR_MESSAGES.dependantAdded : HR_MESSAGES.dependantUpdated,
+      body: {
+        dependantId: rec.id,
+        primaryMemberId: primary.id,
+        updatedFields: applied.updatedFields,
+        ...(warnings.length ? { warnings } : {}),
+      },
+    };
+  });
+}
+
+export function hrPrimaryInfo(ctx: Ctx): PrimaryInfo & { familyMembers: FamilyMember[] } {
+  const p = profileOf(ctx);
+  return { id: p.id, company: p.company, memberType: p.memberType, loginMethod: p.loginMethod, familyMembers: p.familyMembers ?? [] };
+}
+
+export async function hrApplyDependant(ctx: Ctx) {
+  const input = ctx.request.body as ApplyDependantBody;
+  const state = memberState(ctx);
+  const now = new Date().toISOString();
+  const warnings: string[] = [];
+  const actor = input.actor ?? actorFromIdentity(ctx.identity);
+  const emailWarning = 'The email is already used by another member; it was saved but cannot be used to sign in';
+
+  if (ctx.version === 0 || !state.profile) {
+    const profile = newDependantProfile(
+      { record: input.record, memberSubTypeId: input.memberSubTypeId, primary: input.primary, actor },
+      now,
+    );
+    state.profile = profile;
+    state.documents = [];
+    if ((await syncEmailLookup(ctx, profile)) === 'taken') warnings.push(emailWarning);
+    await logMemberChange(ctx, null, profile, { source: 'hr_dependant_upsert' }, actor);
+    return { created: true, updatedFields: [], ref: familyRef(profile), warnings };
+  }
+
+  const before = state.profile;
+  if (before.primaryMemberId !== input.primary.id) {
+    throw hrError(
+      'DEPENDANT_FORBIDDEN',
+      before.primaryMemberId ? HR_MESSAGES.dependantOfOtherEmployee : HR_MESSAGES.dependantIdTaken,
+    );
+  }
+  const result = applyDependantRecord(before, { record: input.record, memberSubTypeId: input.memberSubTypeId }, now);
+  if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings };
+  state.profile = result.profile;
+  if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken') warnings.push(emailWarning);
+  await logMemberChange(ctx, before, result.profile, { source: 'hr_dependant_upsert', updatedFields: result.updatedFields }, actor);
+  return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings };
+}
+
+/** the same family entry (createdAt aside: linkFamilyMember keeps the first one) */
+function sameRef(a: FamilyMember, b: FamilyMember): boolean {
+  return JSON.stringify({ ...a, createdAt: '' }) === JSON.stringify({ ...b, createdAt: '' });
+}
+
+function familyRef(p: MemberProfile): FamilyMember {
+  return {
+    id: p.id,
+    relation: p.relation,
+    memberSubType: p.memberSubType,
+    name: p.name,
+    surname: p.surname,
+    status: p.status,
+    createdAt: p.createdAt,
+  };
+}

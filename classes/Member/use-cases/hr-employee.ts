@@ -1,0 +1,112 @@
+/**
+ * HR 4.2: the HR system pushes the full employee record (hrUpdateEmployee,
+ * STATIC), applied on the member found by its staff id (hrApplyEmployee).
+ */
+import { isUnknownInstance, type Ctx } from '../../../runtime';
+import { actorFromIdentity, type Actor } from '../../_platform/actor';
+import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getCompanyGroup } from '../clients';
+import { companyTakesMembers } from '../company-rules';
+import { hrError } from '../errors';
+import { employeeSemanticErrors, HR_MESSAGES, validationError, type EmployeeRecord } from '../hr-contract';
+import { applyEmployeeRecord } from '../hr-sync';
+import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup } from '../member-state';
+import { hrGuard } from './common';
+
+interface ApplyEmployeeBody {
+  record: EmployeeRecord;
+  memberTypeId: string;
+  company: { id: string; companyGroupId: string; status: string };
+  /** the staff id the member was found by (the lookup may have moved since) */
+  foundBy: string;
+  migrated: boolean;
+  /** who pushed the record (the API key's actor): named by the audit entry, not this class */
+  actor: Actor;
+}
+
+/** Spec 4.2: the HR system pushes the full employee record. */
+export async function hrUpdateEmployee(ctx: Ctx) {
+  return hrGuard(ctx, async () => {
+    const rec = ctx.request.body as EmployeeRecord;
+    const errors = employeeSemanticErrors(rec);
+    // both reads at once: one Redis round trip instead of two
+    const [memberType, company] = await Promise.all([findMemberTypeBySystemIdentifier(ctx, rec.employmentType), getCompanyByBgId(ctx, rec.companyId)]);
+    if (!memberType || memberType.status !== 'active') {
+      errors.employmentType = [`'${rec.employmentType}' does not match an active member type`];
+    }
+    if (Object.keys(errors).length) throw validationError(errors);
+
+    if (!company) throw hrError('COMPANY_NOT_MAPPED', HR_MESSAGES.companyNotMapped);
+
+    // the member by its staff id, else (migration) by the old one: the lookup is resolved by the call itself
+    const apply = (foundBy: string, migrated: boolean) =>
+      ctx.call('Member', 'hrApplyEmployee', `staffId!${foundBy}`, {
+        record: rec,
+        memberTypeId: memberType!.id,
+        company: { id: company.id, companyGroupId: company.companyGroupId, status: company.status },
+        foundBy,
+        migrated,
+        actor: actorFromIdentity(ctx.identity),
+      } satisfies ApplyEmployeeBody);
+    const unknown = (err: unknown) => isUnknownInstance(err);
+    let res;
+    try {
+      res = await apply(rec.employeeId, false);
+    } catch (err) {
+      if (!unknown(err) || !rec.oldStaffId || rec.oldStaffId === rec.employeeId) {
+        throw unknown(err) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err;
+      }
+      try {
+        res = await apply(rec.oldStaffId, true);
+      } catch (err2) {
+        throw unknown(err2) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err2;
+      }
+    }
+    const out = res.body as { memberId: string; staffId: string; updatedFields: string[]; staffIdMigrated: boolean };
+    return {
+      success: true,
+      message: out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
+      body: {
+        memberId: out.memberId,
+        staffId: out.staffId,
+        updatedFields: out.updatedFields,
+        ...(out.staffIdMigrated ? { staffIdMigrated: true } : {}),
+      },
+    };
+  });
+}
+
+export async function hrApplyEmployee(ctx: Ctx) {
+  const input = ctx.request.body as ApplyEmployeeBody;
+  const before = profileOf(ctx);
+  if (before.staffId !== input.foundBy) throw hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound);
+
+  if (before.company?.id !== input.company.id) {
+    // a member moves to active companies only; to HR a pending or inactive company maps to no service company (11016)
+    if (!companyTakesMembers(input.company)) throw hrError('COMPANY_NOT_MAPPED', HR_MESSAGES.companyNotMapped);
+    // spec 4.2/7.2: reassignment only within the same company group type (internal vs external)
+    const current = before.company?.id ? await getCompany(ctx, before.company.id) : null;
+    if (current) {
+      const [from, to] = await Promise.all([getCompanyGroup(ctx, current.companyGroupId), getCompanyGroup(ctx, input.company.companyGroupId)]);
+      if ((from?.type ?? null) !== (to?.type ?? null)) {
+        throw hrError('COMPANY_GROUP_MISMATCH', HR_MESSAGES.companyGroupMismatch);
+      }
+    }
+  }
+
+  const result = applyEmployeeRecord(
+    before,
+    { record: input.record, memberTypeId: input.memberTypeId, companyId: input.company.id, migrated: input.migrated },
+    new Date().toISOString(),
+  );
+  const staffIdMigrated = result.updatedFields.includes('staffId');
+  if (result.updatedFields.length) {
+    const state = memberState(ctx);
+    state.profile = result.profile;
+    syncStaffIdLookup(ctx, result.profile);
+    if ((await syncEmailLookup(ctx, result.profile)) === 'taken') {
+      throw validationError({ email: ['is already used by another member'] });
+    }
+    await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
+  }
+  return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated };
+}

@@ -1,0 +1,51 @@
+/** Memberships (spec 4.5): addMembership (member_update), listMemberships. */
+import { randomUUID } from 'node:crypto';
+import type { Ctx } from '../../../runtime';
+import { actorFromIdentity } from '../../_platform/actor';
+import { listingInput } from '../../_platform/paging';
+import { getTier, type TierRecord } from '../clients';
+import { freeFamilyMemberIds } from '../family';
+import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
+import { memberState } from '../member-state';
+import { filterMemberships, newMembership, refusalError, type AddMembershipInput } from '../memberships';
+import { nextMemberStatus } from '../status-machine';
+import type { FamilyMember, MemberProfile } from '../types';
+import { MEMBER_UPDATE_EVENT, now, reachable, refuseWhilePending, requireCompany } from './common';
+import { changeProfile } from './profile-change';
+
+export async function addMembership(ctx: Ctx) {
+  const p = reachable(ctx);
+  const state = memberState(ctx);
+  refuseWhilePending(state);
+  const input = ctx.request.body as AddMembershipInput;
+  const company = await requireCompany(ctx, p.company.id);
+  const tier = await getTier(ctx, input.tierId);
+  let dependantIsFree = false;
+  if (p.primaryMemberId && input.paymentType === 'company_paid') {
+    const family = ((await ctx.call('Member', 'hrPrimaryFamily', p.primaryMemberId, {})).body as { familyMembers: FamilyMember[] }).familyMembers;
+    dependantIsFree = freeFamilyMemberIds(company, family).includes(p.id);
+  }
+  const r = newMembership({ profile: p, company, tier, input, dependantIsFree, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
+  if (!r.ok) throw refusalError(r);
+  const requested: MemberProfile = { ...p, memberships: [...(p.memberships ?? []), r.membership], updatedAt: now() };
+  const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
+  if (moved.ok) requested.status = moved.to;
+  const out = await changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'memberships', membershipId: r.membership.id });
+  return { membership: r.membership, ...out };
+}
+
+export async function listMemberships(ctx: Ctx) {
+  const p = reachable(ctx);
+  const parsed = parseMembershipListQuery(listingInput(ctx));
+  if (!parsed.ok) throw invalidQuery(parsed.errors);
+  const page = parsed.query;
+  const all = filterMemberships(p.memberships ?? [], { tierId: page.tierId, tierGroup: page.tierGroup, status: page.status });
+  const slice = all.slice(page.skip, page.skip + page.limit);
+  const tiers = new Map<string, TierRecord | null>();
+  for (const id of new Set(slice.map((m) => m.tierId))) tiers.set(id, await getTier(ctx, id));
+  const memberships = slice.map((m) => {
+    const t = tiers.get(m.tierId);
+    return { ...m, tierName: t?.name ?? null, tierType: t?.tierType ?? null, fee: t?.fee ?? null };
+  });
+  return pageAnswer('memberships', memberships, all.length, page);
+}
