@@ -1,7 +1,8 @@
 /**
  * Family members (spec 4.5 "the service management": getMemberDependants,
  * addMemberFamilyMember, updateMemberFamilyMember, removeMemberFamilyMember)
- * and documents, pure.
+ * and which files are member documents, pure (the document rules shared with
+ * other entities are in classes/_platform/entity-documents.ts).
  *
  * A family member is a dependant Member instance of its own (so it can hold
  * memberships, photos and sign in); the primary member lists it in
@@ -15,7 +16,7 @@
 import { typeForMimeType } from '../FileManager/file-types';
 import type { CompanyRecord } from './clients';
 import type { MemberErrorName } from './errors';
-import type { DocumentStatus, FamilyMember, MemberDocument } from './types';
+import type { FamilyMember } from './types';
 
 export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: Record<string, unknown> };
 
@@ -58,25 +59,4 @@ export function documentTypeProblem(mimeType: string): string | null {
   const type = typeof mimeType === 'string' && mimeType.includes('/') ? typeForMimeType(mimeType) : null;
   if (type && (DOCUMENT_FILE_TYPES as readonly string[]).includes(type.fileType)) return null;
   return `'${mimeType}' is not a member document type: images (jpeg, jpg, png, gif, webp) or documents (pdf, doc, docx, xls, xlsx, txt, csv), as a mime type`;
-}
-
-export function findDocument(docs: readonly MemberDocument[] | undefined, id: string): { ok: true; doc: MemberDocument } | Refusal {
-  const doc = (docs ?? []).find((d) => d.id === id);
-  return doc ? { ok: true, doc } : { ok: false, error: 'DOCUMENT_NOT_FOUND', message: `No document '${id}'` };
-}
-
-/** archive / unarchive: active ↔ archived (spec 3.3). */
-export function moveDocument(doc: MemberDocument, to: DocumentStatus, now: string): { ok: true; doc: MemberDocument } | Refusal {
-  if (doc.status === to) {
-    return { ok: false, error: 'DOCUMENT_STATUS_CONFLICT', message: `Document '${doc.id}' is already ${to}` };
-  }
-  return { ok: true, doc: { ...doc, status: to, updatedAt: now } };
-}
-
-/** listDocuments: newest first, each with status, label and isArchived. */
-export function documentListing(docs: readonly MemberDocument[] | undefined, status?: DocumentStatus) {
-  return [...(docs ?? [])]
-    .filter((d) => (status ? d.status === status : true))
-    .sort((a, b) => (a.uploadedAt < b.uploadedAt ? 1 : a.uploadedAt > b.uploadedAt ? -1 : a.id < b.id ? 1 : -1))
-    .map((d) => ({ ...d, isArchived: d.status === 'archived' }));
 }

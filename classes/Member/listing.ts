@@ -5,7 +5,7 @@
 import type { Filter, IndexSpec } from '../../runtime';
 import { booleanOf, escapeRegex, oneOf, pageInfo, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { memberError } from './errors';
-import { DOCUMENT_STATUSES, MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type DocumentStatus, type MemberPrivateState, type MemberProfile } from './types';
+import { MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type MemberPrivateState, type MemberProfile } from './types';
 
 export const MEMBERS_COLLECTION = 'members';
 
@@ -113,20 +113,6 @@ export function parseMembershipListQuery(raw: Record<string, unknown>): { ok: tr
   const { page, limit } = parsePaging(raw, errors, 10);
   if (errors.length) return { ok: false, errors };
   return { ok: true, query: { tierId, tierGroup, status, page, limit, skip: (page - 1) * limit } };
-}
-
-export interface DocumentListQuery extends Page {
-  status?: DocumentStatus;
-}
-
-/** listDocuments input (GET query or POST body): status (active, archived), page, limit (default 10). */
-export function parseDocumentListQuery(raw: Record<string, unknown>): { ok: true; query: DocumentListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['status', 'page', 'limit'], errors);
-  const status = oneOf(raw, 'status', DOCUMENT_STATUSES, errors);
-  const { page, limit } = parsePaging(raw, errors, 10);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { status, page, limit, skip: (page - 1) * limit } };
 }
 
 function oneOrMany(v: string | string[]): unknown {

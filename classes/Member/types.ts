@@ -1,5 +1,6 @@
 /** Member records (spec 2.1, 2.9; GUIDE 6: the field "the service" is `familyMembers`). */
 import type { Actor } from '../_platform/actor';
+import type { EntityDocument } from '../_platform/entity-documents';
 import type { TierGroup } from '../Tier/types';
 
 export const MEMBER_STATUSES = [
@@ -30,7 +31,7 @@ export { TIER_GROUPS, type TierGroup } from '../Tier/types';
 /** membership statuses (spec 2.1 "Membership filter statuses") */
 export const MEMBERSHIP_STATUSES = ['active', 'expired', 'inactive', 'suspended'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
-export const DOCUMENT_STATUSES = ['active', 'archived'] as const;
+export { DOCUMENT_STATUSES } from '../_platform/entity-documents';
 
 export interface Address {
   country: string;
@@ -116,22 +117,10 @@ export interface MemberProfile {
   updatedAt: string;
 }
 
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export type { DocumentStatus } from '../_platform/entity-documents';
 
-/** Member document metadata (spec 2.1); content in FileManager `member_<memberId>`. */
-export interface MemberDocument {
-  id: string;
-  fileId: string;
-  filename: string;
-  originalFilename: string;
-  label: string | null;
-  mimeType: string;
-  size: number;
-  status: DocumentStatus;
-  uploadedBy: Actor;
-  uploadedAt: string;
-  updatedAt: string;
-}
+/** Member document metadata (spec 2.1): the platform's entity document; content in FileManager `member_<memberId>`. */
+export type MemberDocument = EntityDocument;
 
 /** An ID photo waiting for approval (MEMBER_ID_PHOTO_UPLOAD). */
 export interface PendingPhoto {
