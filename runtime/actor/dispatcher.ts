@@ -4,7 +4,8 @@ import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { budgetSeconds } from './decorators';
-import { deepFreeze, KeyedFifo, sleep } from './local-queue';
+import { deepFreeze } from './local-queue';
+import { TurnManager } from './turns';
 import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
@@ -107,8 +108,6 @@ export interface DispatcherDeps {
 const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
 const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const JOB_RESULT_TTL_S = 7 * 24 * 3600;
-/** consecutive local writers that may share one lease before it is given back */
-const MAX_HANDOVERS = 32;
 
 /** An instance id taken from the lookup cache, to be confirmed by the instance's own lookups once read. */
 interface CachedLookup {
@@ -163,17 +162,10 @@ class LookupCache {
   }
 }
 
-interface HeldLease {
-  token: string;
-  turns: number;
-  /** the instance as committed by the previous holder */
-  instance: StoredInstance;
-}
 
 export class Dispatcher {
-  private readonly fifo = new KeyedFifo();
-  /** leases kept between local writers of a hot instance */
-  private readonly held = new Map<string, HeldLease>();
+  /** local turns and leases of the exclusive path (runtime/actor/turns.ts) */
+  private readonly turns: TurnManager;
   private jobs?: JobSink;
   /** parsed, frozen states of recently read instances, checked against Redis's version on every READ */
   readonly readCache: ReadCache;
@@ -188,6 +180,7 @@ export class Dispatcher {
     this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
     this.lookupCache = new LookupCache(deps.lookupCacheSize ?? 0);
     this.effects = new EffectApplier({ store: deps.store, logger: deps.logger, call: (req) => this.call(req) });
+    this.turns = new TurnManager({ store: deps.store, logger: deps.logger, leaseTtlMs: deps.leaseTtlMs });
   }
 
   setJobSink(jobs: JobSink): void {
@@ -403,34 +396,18 @@ export class Dispatcher {
     }
     const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
     const deadline = Date.now() + budgetMs;
-    const fifoKey = `${cls.id}\u0000${id}`;
-    const release = await this.waitLocalTurn(fifoKey, deadline, cls.id, id);
-    const ttl = this.deps.leaseTtlMs;
     // INIT with lease: false creates at commit time, without taking the lease first
     const leaseFree = mode === 'init' && (method.options as InitOptions).lease === false;
-    // a lease handed over by the previous local writer of this instance: no acquire round trip
-    const handed = this.held.get(fifoKey);
-    this.held.delete(fifoKey);
-    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed) };
-    let before: StoredInstance | undefined;
+    const start = await this.turns.begin(cls.id, id, mode, leaseFree, deadline);
+    if (start.kind !== 'turn') {
+      start.end();
+      if (start.kind === 'exists') throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      if (cachedLookup) throw new StaleLookup(cachedLookup.key);
+      throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+    }
+    const turn = start.turn;
+    const before = turn.before;
     try {
-      if (leaseFree) {
-        if (handed) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
-      } else if (handed) {
-        if (mode === 'init') throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
-        before = handed.instance;
-      } else {
-        const acquired = await this.acquireLease(cls.id, id, lease.token, ttl, mode, deadline);
-        if (acquired.kind === 'exists') {
-          throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
-        }
-        if (acquired.kind === 'missing') {
-          if (cachedLookup) throw new StaleLookup(cachedLookup.key);
-          throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
-        }
-        lease.holding = true;
-        before = acquired.instance;
-      }
       if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
@@ -441,30 +418,17 @@ export class Dispatcher {
       const events: EmittedEvent[] = [];
       const effects: Effect[] = [];
       const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, effects);
-      let result: CallResult;
-      const renewal = leaseFree
-        ? undefined
-        : setInterval(() => {
-            this.deps.store.renew(cls.id, id, lease.token, ttl).then(
-              (held) => held || (ctx as CtxImpl).abort(),
-              (err) => this.deps.logger.warn({ err, classId: cls.id, instanceId: id }, 'lease renewal failed'),
-            );
-          }, Math.max(100, Math.floor(ttl / 3)));
-      try {
-        result = await this.invoke(cls, method, ctx);
-      } finally {
-        clearInterval(renewal);
-      }
+      const result = await turn.renewWhile(() => this.invoke(cls, method, ctx), () => (ctx as CtxImpl).abort());
       const stateJson = serializeState(ctx.state);
       const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
       if (scoped && changed) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, ctx.state, 'after');
-      const keep = !leaseFree && this.shouldKeep(fifoKey, lease.turns);
+      const keep = turn.keepAfterCommit();
       const commit = await this.deps.store.commit({
         classId: cls.id,
         instanceId: id,
-        token: lease.token,
+        token: turn.token,
         expectedVersion: before?.version ?? 0,
         changed,
         stateJson,
@@ -476,14 +440,14 @@ export class Dispatcher {
         job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
         deliveryId: req.delivery?.id,
         effects,
-        keepLeaseMs: keep ? ttl : undefined,
+        keepLeaseMs: keep ? this.deps.leaseTtlMs : undefined,
       });
       switch (commit.kind) {
         case 'committed':
           break;
         case 'version_moved':
           if (leaseFree) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
-          lease.holding = false;
+          turn.lost();
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
         case 'lookup_taken':
           throw runtimeError('LOOKUP_KEY_TAKEN', `Lookup key '${commit.name}!${commit.value}' already belongs to another ${cls.id} instance`);
@@ -491,17 +455,10 @@ export class Dispatcher {
           // a redelivered task, job or effect: its change is in already; the lease is still ours
           throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (${req.job ? `job ${req.job.id}` : `delivery ${req.delivery?.id}`}); nothing was written again`);
         default:
-          lease.holding = false;
+          turn.lost();
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
       }
-      lease.holding = keep;
-      if (keep) {
-        this.held.set(fifoKey, {
-          token: lease.token,
-          turns: lease.turns + 1,
-          instance: { version: commit.version, stateJson: changed ? stateJson : originalJson, lookups },
-        });
-      }
+      turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, keep);
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
@@ -512,67 +469,10 @@ export class Dispatcher {
       return { result, ...(effects.length && commit.effectEntryId ? { effects: { entryId: commit.effectEntryId, list: effects } } : {}) };
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
-      if (lease.holding) {
-        if (before && before.version > 0 && this.shouldKeep(fifoKey, lease.turns)) {
-          this.held.set(fifoKey, { token: lease.token, turns: lease.turns + 1, instance: before });
-        } else {
-          await this.deps.store.release(cls.id, id, lease.token);
-        }
-      }
+      await turn.abandon();
       throw err;
     } finally {
-      release();
-    }
-  }
-
-  /** a kept lease nobody is waiting for goes back to Redis */
-  private dropIdleLease(key: string, classId: string, id: string): void {
-    const held = this.held.get(key);
-    if (!held || this.fifo.waiting(key) > 0) return;
-    this.held.delete(key);
-    this.deps.store.release(classId, id, held.token).catch((err) => this.deps.logger.warn({ err }, 'lease release failed'));
-  }
-
-  /** keep the lease for the next local writer while one waits, up to MAX_HANDOVERS in a row (then let other processes in) */
-  private shouldKeep(fifoKey: string, turns: number): boolean {
-    return turns < MAX_HANDOVERS && this.fifo.waiting(fifoKey) > 0;
-  }
-
-  private async waitLocalTurn(key: string, deadline: number, classId: string, id: string): Promise<() => void> {
-    const entered = this.fifo.enter(key);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // give our turn back as soon as it comes
-        entered.then((release) => {
-          this.dropIdleLease(key, classId, id);
-          release();
-        });
-        reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
-      }, Math.max(0, deadline - Date.now()));
-    });
-    try {
-      return await Promise.race([entered, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async acquireLease(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode, deadline: number) {
-    let backoff = 2;
-    for (;;) {
-      const r = await this.deps.store.acquire(classId, id, token, ttlMs, mode).catch((err) => {
-        // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
-        // queued behind it on the same connection then frees the instance at once instead of after ttlMs
-        this.deps.store.release(classId, id, token).catch(() => undefined);
-        throw err;
-      });
-      if (r.kind !== 'busy') return r;
-      const left = deadline - Date.now();
-      if (left <= 0) throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
-      // another process holds it: poll with capped, jittered backoff
-      await sleep(Math.min(left, backoff + Math.random() * backoff));
-      backoff = Math.min(backoff * 2, 50);
+      turn.end();
     }
   }
 

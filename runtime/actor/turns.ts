@@ -1,0 +1,197 @@
+/**
+ * Turns and leases: who may write an instance now, in this process and across
+ * processes (the exclusive path of INIT, WRITE, INTERNAL and a worker's
+ * QUEUED_WRITE). Kept apart from the dispatcher, as BullMQ keeps its lock
+ * manager apart from its worker: the dispatcher asks for a turn, runs the
+ * handler, commits, and tells the turn how it ended.
+ *
+ *  1. Local turn: writers of one instance in this process queue in arrival
+ *     order (KeyedFifo), so only one of them at a time asks Redis.
+ *  2. Lease: `SET NX PX` with a random token in acquireInstance.lua (which also
+ *     reads the state); a busy instance is polled with capped, jittered backoff
+ *     until the caller's deadline (then 503 INSTANCE_BUSY). The commit writes
+ *     only while the token still holds the lease.
+ *  3. Renewal: every third of the lease's time-to-live while the handler runs;
+ *     a lease found lost aborts the handler (its commit would be refused anyway).
+ *  4. Handover: when another local writer waits, a committed (or untouched)
+ *     lease is kept and handed to it with the instance as committed, so a hot
+ *     instance costs no acquire round trip per write; at most MAX_HANDOVERS in
+ *     a row, then the lease goes back to Redis and other processes get a turn.
+ *  5. Release: otherwise the lease is given back when the turn ends.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { runtimeError } from '../errors';
+import { KeyedFifo, sleep } from './local-queue';
+import type { LeaseMode, StateStore, StoredInstance } from './state-store';
+
+/** consecutive local writers that may share one lease before it is given back */
+export const MAX_HANDOVERS = 32;
+
+interface HeldLease {
+  token: string;
+  turns: number;
+  /** the instance as committed by the previous holder */
+  instance: StoredInstance;
+}
+
+/** A writer's turn on one instance: the lease (or none, for a lease-free creation) and the state it read. */
+export interface Turn {
+  /** the lease token ('' for a creation without a lease) */
+  readonly token: string;
+  /** the instance as committed before this turn; undefined when it does not exist yet */
+  readonly before?: StoredInstance;
+  /** whether the lease should be kept for the next local writer after this turn commits */
+  keepAfterCommit(): boolean;
+  /** runs `work` while renewing the lease; `onLost` is told when the lease was lost meanwhile */
+  renewWhile<T>(work: () => Promise<T>, onLost: () => void): Promise<T>;
+  /** the commit went through: with `kept`, the lease waits for the next local writer with `instance` */
+  committed(instance: StoredInstance, kept: boolean): void;
+  /** the lease is no longer ours (the commit found it lost or the version moved) */
+  lost(): void;
+  /** nothing was committed: hand the lease on unchanged, or give it back */
+  abandon(): Promise<void>;
+  /** ends the local turn (always, after committed/lost/abandon) */
+  end(): void;
+}
+
+export type TurnStart = { kind: 'turn'; turn: Turn } | { kind: 'missing'; end: () => void } | { kind: 'exists'; end: () => void };
+
+export class TurnManager {
+  private readonly fifo = new KeyedFifo();
+  /** leases kept between local writers of a hot instance */
+  private readonly held = new Map<string, HeldLease>();
+
+  constructor(private readonly deps: { store: StateStore; logger: Logger; leaseTtlMs: number }) {}
+
+  /**
+   * Waits for the local turn, then takes the lease handed over by the previous
+   * local writer or acquires it from Redis (INIT: the instance must not exist;
+   * write: it must; upsert: a missing one starts empty). `leaseFree`: an INIT
+   * that creates at commit without a lease. Throws INSTANCE_BUSY past `deadline`.
+   * 'missing' and 'exists' answer without a lease; their `end` ends the local turn.
+   */
+  async begin(classId: string, id: string, mode: LeaseMode, leaseFree: boolean, deadline: number): Promise<TurnStart> {
+    const key = `${classId}\u0000${id}`;
+    const endLocal = await this.waitLocalTurn(key, deadline, classId, id);
+    const handed = this.held.get(key);
+    this.held.delete(key);
+    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed) };
+    let before: StoredInstance | undefined;
+    try {
+      if (handed) {
+        if (mode === 'init') {
+          // the instance exists (the previous writer committed it): the handed lease goes back to Redis
+          await this.deps.store.release(classId, id, handed.token);
+          return { kind: 'exists', end: endLocal };
+        }
+        before = handed.instance;
+      } else if (!leaseFree) {
+        const acquired = await this.acquire(classId, id, lease.token, mode, deadline);
+        if (acquired.kind === 'exists') return { kind: 'exists', end: endLocal };
+        if (acquired.kind === 'missing') return { kind: 'missing', end: endLocal };
+        lease.holding = true;
+        before = acquired.instance;
+      }
+    } catch (err) {
+      endLocal();
+      throw err;
+    }
+    const { store, logger } = this.deps;
+    const ttl = this.deps.leaseTtlMs;
+    const turn: Turn = {
+      token: lease.token,
+      before,
+      keepAfterCommit: () => !leaseFree && this.shouldKeep(key, lease.turns),
+      renewWhile: async (work, onLost) => {
+        if (leaseFree) return work();
+        const renewal = setInterval(() => {
+          store.renew(classId, id, lease.token, ttl).then(
+            (held) => held || onLost(),
+            (err) => logger.warn({ err, classId, instanceId: id }, 'lease renewal failed'),
+          );
+        }, Math.max(100, Math.floor(ttl / 3)));
+        try {
+          return await work();
+        } finally {
+          clearInterval(renewal);
+        }
+      },
+      committed: (instance, kept) => {
+        lease.holding = kept;
+        if (kept) this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance });
+      },
+      lost: () => {
+        lease.holding = false;
+      },
+      abandon: async () => {
+        if (!lease.holding) return;
+        lease.holding = false;
+        if (before && before.version > 0 && this.shouldKeep(key, lease.turns)) {
+          this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance: before });
+        } else {
+          await store.release(classId, id, lease.token);
+        }
+      },
+      end: endLocal,
+    };
+    return { kind: 'turn', turn };
+  }
+
+  /** local writers waiting for an instance (for tests and metrics) */
+  waiting(classId: string, id: string): number {
+    return this.fifo.waiting(`${classId}\u0000${id}`);
+  }
+
+  /** keep the lease for the next local writer while one waits, up to MAX_HANDOVERS in a row (then let other processes in) */
+  private shouldKeep(key: string, turns: number): boolean {
+    return turns < MAX_HANDOVERS && this.fifo.waiting(key) > 0;
+  }
+
+  /** a kept lease nobody is waiting for goes back to Redis */
+  private dropIdleLease(key: string, classId: string, id: string): void {
+    const held = this.held.get(key);
+    if (!held || this.fifo.waiting(key) > 0) return;
+    this.held.delete(key);
+    this.deps.store.release(classId, id, held.token).catch((err) => this.deps.logger.warn({ err }, 'lease release failed'));
+  }
+
+  private async waitLocalTurn(key: string, deadline: number, classId: string, id: string): Promise<() => void> {
+    const entered = this.fifo.enter(key);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // give our turn back as soon as it comes
+        entered.then((release) => {
+          this.dropIdleLease(key, classId, id);
+          release();
+        });
+        reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
+      }, Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return await Promise.race([entered, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async acquire(classId: string, id: string, token: string, mode: LeaseMode, deadline: number) {
+    const { store } = this.deps;
+    let backoff = 2;
+    for (;;) {
+      const r = await store.acquire(classId, id, token, this.deps.leaseTtlMs, mode).catch((err) => {
+        // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
+        // queued behind it on the same connection then frees the instance at once instead of after the ttl
+        store.release(classId, id, token).catch(() => undefined);
+        throw err;
+      });
+      if (r.kind !== 'busy') return r;
+      const left = deadline - Date.now();
+      if (left <= 0) throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
+      // another process holds it: poll with capped, jittered backoff
+      await sleep(Math.min(left, backoff + Math.random() * backoff));
+      backoff = Math.min(backoff * 2, 50);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The turn/lease manager of the exclusive path (runtime/actor/turns.ts), on a
+ * real Redis: two managers stand for two processes.
+ */
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { StateStore } from '../../runtime/actor/state-store';
+import { TurnManager, type Turn, type TurnStart } from '../../runtime/actor/turns';
+import { ActorError } from '../../runtime/errors';
+import { redisUrl, uniqueProjectId } from '../support/redis';
+import { waitFor } from '../support/harness';
+
+const logger = pino({ level: 'silent' });
+let redis: Redis;
+let store: StateStore;
+
+beforeAll(() => {
+  redis = new Redis(redisUrl());
+  store = new StateStore(redis, uniqueProjectId('turns'));
+});
+afterAll(() => redis.quit());
+
+const manager = (leaseTtlMs = 2000) => new TurnManager({ store, logger, leaseTtlMs });
+const inOneSecond = () => Date.now() + 1000;
+let n = 0;
+const freshId = () => `i${++n}`;
+
+function turnOf(start: TurnStart): Turn {
+  if (start.kind !== 'turn') throw new Error(`expected a turn, got ${start.kind}`);
+  return start.turn;
+}
+
+const leaseHolder = (id: string) => redis.get(store.keys.lease('C', id));
+
+test('one holder across processes: a second manager waits, and is refused past its deadline', async () => {
+  const id = freshId();
+  const a = manager();
+  const b = manager();
+  const first = turnOf(await a.begin('C', id, 'upsert', false, inOneSecond()));
+  expect(await leaseHolder(id)).toBe(first.token);
+  const refused = await b.begin('C', id, 'upsert', false, Date.now() + 150).catch((e: ActorError) => e);
+  expect((refused as ActorError).code).toBe(1012);
+  await first.abandon();
+  first.end();
+  expect(await leaseHolder(id)).toBeNull();
+  const second = turnOf(await b.begin('C', id, 'upsert', false, inOneSecond()));
+  expect(await leaseHolder(id)).toBe(second.token);
+  await second.abandon();
+  second.end();
+});
+
+test('local writers take turns in arrival order', async () => {
+  const id = freshId();
+  const m = manager();
+  const order: number[] = [];
+  await Promise.all(
+    [1, 2, 3].map(async (i) => {
+      const turn = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
+      order.push(i);
+      await turn.abandon();
+      turn.end();
+    }),
+  );
+  expect(order).toEqual([1, 2, 3]);
+});
+
+test('a committed lease is handed to the waiting local writer with the committed instance, no new acquire', async () => {
+  const id = freshId();
+  const m = manager();
+  const first = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
+  const next = m.begin('C', id, 'upsert', false, inOneSecond());
+  await waitFor(() => m.waiting('C', id) > 0, { what: 'the second writer queued' });
+  expect(first.keepAfterCommit()).toBe(true);
+  const committed = { version: 7, stateJson: '{"public":{"n":1}}', lookups: {} };
+  first.committed(committed, true);
+  first.end();
+  const second = turnOf(await next);
+  expect(second.token).toBe(first.token);
+  expect(second.before).toEqual(committed);
+  // nobody waits after it: its lease goes back to Redis when it gives up
+  expect(second.keepAfterCommit()).toBe(false);
+  await second.abandon();
+  second.end();
+  expect(await leaseHolder(id)).toBeNull();
+});
+
+test('the lease is renewed while the handler runs, and a lost lease is reported', async () => {
+  const id = freshId();
+  const m = manager(300);
+  const turn = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
+  let lost = false;
+  const done = turn.renewWhile(async () => {
+    // three renewals seen (the time-to-live jumps back up): well past the 300 ms a lease lives unrenewed
+    let renewals = 0;
+    let last = await redis.pttl(store.keys.lease('C', id));
+    await waitFor(
+      async () => {
+        const now = await redis.pttl(store.keys.lease('C', id));
+        if (now > last) renewals++;
+        last = now;
+        return renewals >= 3;
+      },
+      { timeoutMs: 3000, intervalMs: 20, what: 'three lease renewals' },
+    );
+    expect(await leaseHolder(id)).toBe(turn.token);
+    await redis.del(store.keys.lease('C', id)); // taken away
+    await waitFor(() => lost, { timeoutMs: 2000, what: 'the lost lease reported' });
+    return 'ok';
+  }, () => (lost = true));
+  expect(await done).toBe('ok');
+  turn.lost();
+  await turn.abandon();
+  turn.end();
+});
+
+test('missing, existing and lease-free starts', async () => {
+  const m = manager();
+  const missing = await m.begin('C', freshId(), 'write', false, inOneSecond());
+  expect(missing.kind).toBe('missing');
+  if (missing.kind !== 'turn') missing.end();
+  const free = turnOf(await m.begin('C', freshId(), 'init', true, inOneSecond()));
+  expect(free.token).toBe('');
+  expect(free.keepAfterCommit()).toBe(false);
+  free.end();
+  // an instance that exists refuses an INIT
+  const id = freshId();
+  await redis.hset(store.keys.instance('C', id), 'v', 1, 's', '{}');
+  const exists = await m.begin('C', id, 'init', false, inOneSecond());
+  expect(exists.kind).toBe('exists');
+  if (exists.kind !== 'turn') exists.end();
+  expect(await leaseHolder(id)).toBeNull();
+});
