@@ -1,7 +1,8 @@
 import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
-import { uniqueProjectId } from '../support/redis';
+import { redisUrl, uniqueProjectId } from '../support/redis';
 
 const key = { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY };
 const running: RuntimeProcess[] = [];
@@ -74,7 +75,9 @@ test('a redelivered job whose change was already committed is not applied again'
   const queue = t.rt.jobs.queue;
   const job = await queue.getJob(r.body.jobId);
   // the second completion is seen as an event (timestamps of two fast runs can be the same millisecond)
-  const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
+  // a blocking connection of its own (BullMQ needs maxRetriesPerRequest: null; the queue's has a command time-out)
+  const eventsConnection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  const events = new QueueEvents(queue.name, { connection: eventsConnection, prefix: queue.opts.prefix });
   try {
     await events.waitUntilReady();
     let completions = 0;
@@ -85,6 +88,7 @@ test('a redelivered job whose change was already committed is not applied again'
     await waitFor(() => completions >= 1, { what: 'second delivery processed' });
   } finally {
     await events.close();
+    eventsConnection.disconnect();
   }
   expect((await t.rt.jobs.queue.getJob(r.body.jobId))!.returnvalue).toMatchObject({ status: 200, body: { count: 2 } });
   const state = await t.rt.store.read('Counter', 'r1');
