@@ -62,7 +62,7 @@ export interface CallRequest {
    * is recorded by the commit it causes, which is refused when it was recorded
    * before (ALREADY_APPLIED), so a redelivery never applies twice.
    */
-  delivery?: { id: string };
+  delivery?: { id: string; finishesEntry?: string };
   /** the job id to queue a QUEUED_WRITE under (committed enqueues choose it up front) */
   jobId?: string;
 }
@@ -439,6 +439,7 @@ export class Dispatcher {
         events,
         job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
         deliveryId: req.delivery?.id,
+        finishesEffectEntry: req.delivery?.finishesEntry,
         effects,
         keepLeaseMs: keep ? this.deps.leaseTtlMs : undefined,
       });

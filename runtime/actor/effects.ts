@@ -42,7 +42,7 @@ export interface EffectCall {
   body: unknown;
   identity: Identity;
   origin: 'effect';
-  delivery: { id: string };
+  delivery: { id: string; finishesEntry?: string };
   requestId: string;
 }
 
@@ -57,7 +57,8 @@ export interface EffectApplierOptions {
 
 export const EFFECT_MAX_ATTEMPTS = 20;
 
-type Outcome = 'applied' | 'retry' | 'dead';
+/** applied-finished: applied by a commit that also deleted the entry */
+type Outcome = 'applied' | 'applied-finished' | 'retry' | 'dead';
 
 /** Pure: what an effect's failure means. */
 export function effectFailure(err: unknown): 'applied' | 'retry' | 'dead' {
@@ -74,6 +75,8 @@ export class EffectApplier {
   private readonly tails = new Map<string, Promise<Outcome>>();
   /** entries this process is applying now (the sweeper leaves them alone) */
   private readonly inFlight = new Set<string>();
+  /** entries with attempts recorded (their counter is removed with them) */
+  private readonly retried = new Set<string>();
   private sweeper?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
 
@@ -97,15 +100,26 @@ export class EffectApplier {
     if (this.inFlight.has(entryId)) return false;
     this.inFlight.add(entryId);
     try {
-      for (const effect of effects) {
-        const outcome = await this.inOrder(effect);
+      let finished = false;
+      for (let i = 0; i < effects.length; i++) {
+        const effect = effects[i]!;
+        // the last effect's commit deletes the entry in the same Lua step (no round trip of its own)
+        const last = i === effects.length - 1;
+        const outcome = await this.inOrder(effect, last ? entryId : undefined);
         if (outcome === 'retry') {
           const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
+          this.retried.add(entryId);
           if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
           await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
+        } else if (outcome === 'applied-finished') {
+          finished = true;
         }
       }
-      await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
+      // the entry is still there when its last effect was not committed by this process (applied before, dead, a STATIC target)
+      if (!finished || this.retried.has(entryId)) {
+        await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
+        this.retried.delete(entryId);
+      }
       return true;
     } catch (err) {
       this.opts.logger.warn({ err, entryId }, 'applying committed effects failed; the sweeper retries');
@@ -115,10 +129,10 @@ export class EffectApplier {
     }
   }
 
-  private inOrder(effect: Effect): Promise<Outcome> {
+  private inOrder(effect: Effect, finishesEntry?: string): Promise<Outcome> {
     const key = `${effect.classId}\u0000${effect.instanceId}`;
     const previous = this.tails.get(key);
-    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(() => this.applyOne(effect));
+    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(() => this.applyOne(effect, finishesEntry));
     this.tails.set(key, run);
     return run.finally(() => {
       if (this.tails.get(key) === run) this.tails.delete(key);
@@ -130,7 +144,7 @@ export class EffectApplier {
     return this.inOrder(effect);
   }
 
-  private async applyOne(effect: Effect): Promise<Outcome> {
+  private async applyOne(effect: Effect, finishesEntry?: string): Promise<Outcome> {
     try {
       await this.opts.call({
         classId: effect.classId,
@@ -139,10 +153,10 @@ export class EffectApplier {
         body: effect.body,
         identity: effect.identity,
         origin: 'effect',
-        delivery: { id: effect.id },
+        delivery: { id: effect.id, ...(finishesEntry ? { finishesEntry } : {}) },
         requestId: `effect-${effect.id}`,
       });
-      return 'applied';
+      return finishesEntry ? 'applied-finished' : 'applied';
     } catch (err) {
       let outcome = effectFailure(err);
       // an INIT that finds its instance: applied before when its marker says so
@@ -168,7 +182,8 @@ export class EffectApplier {
       const entries = await this.redis.xrange(this.keys.effects, '-', max, 'COUNT', 200);
       for (const [id, fields] of entries) {
         const json = fields[fields.indexOf('f') + 1];
-        await this.apply(id, JSON.parse(json) as Effect[]);
+        // attempts another process counted go with the entry
+        if (await this.apply(id, JSON.parse(json) as Effect[])) await this.redis.hdel(this.keys.effectAttempts, id);
       }
       return entries.length;
     })().finally(() => {

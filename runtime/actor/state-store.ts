@@ -98,6 +98,8 @@ export interface CommitRequest {
   deliveryId?: string;
   /** calls to other instances that belong to this change, applied after it (see runtime/actor/effects.ts) */
   effects?: unknown[];
+  /** the effect-stream entry whose last effect this commit applies: deleted in the same step */
+  finishesEffectEntry?: string;
   /** keep the lease (renewed to this ttl) for the next local writer instead of releasing it */
   keepLeaseMs?: number;
 }
@@ -263,6 +265,7 @@ export class StateStore {
       req.deliveryId ?? '',
       DELIVERY_MARKER_TTL_S,
       req.effects?.length ? JSON.stringify(req.effects) : '',
+      req.finishesEffectEntry ?? '',
     ];
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {

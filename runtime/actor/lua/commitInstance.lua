@@ -12,7 +12,8 @@
 -- ARGV[11] events json ('' none), ARGV[12] job id ('' none), ARGV[13] job result json,
 -- ARGV[14] job result ttl (s), ARGV[15] keep the lease for this many ms (0: release it),
 -- ARGV[16] delivery id ('' none: a task or committed effect being applied),
--- ARGV[17] delivery marker ttl (s), ARGV[18] effects json ('' none)
+-- ARGV[17] delivery marker ttl (s), ARGV[18] effects json ('' none),
+-- ARGV[19] the effect-stream entry this commit finishes ('' none: the last effect of an entry deletes it)
 -- An empty token (ARGV[1] '') is a creation without a lease (INIT with lease: false): it
 -- commits only while nobody holds the lease and the instance does not exist.
 -- Effectively once: a delivery whose marker exists, or a job that is no longer pending,
@@ -61,6 +62,7 @@ if ARGV[12] ~= '' then
   redis.call('SET', KEYS[7], ARGV[13], 'EX', ARGV[14])
 end
 if ARGV[16] ~= '' then redis.call('SET', KEYS[8], nv, 'EX', ARGV[17]) end
+if ARGV[19] ~= '' then redis.call('XDEL', KEYS[9], ARGV[19]) end
 if tonumber(ARGV[15]) > 0 then
   redis.call('PEXPIRE', KEYS[2], ARGV[15])
 else
