@@ -36,6 +36,8 @@ export interface RuntimeConfig {
   port: number;
   projectId: string;
   redisUrl?: string;
+  /** fsync policy of the embedded Redis's AOF (REDIS_APPENDFSYNC) */
+  redisAppendfsync: Appendfsync;
   mongodbUrl?: string;
   integrationApiKeys: string[];
   jwtSecret?: string;
@@ -91,6 +93,26 @@ export function maxJsonDepth(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+export const APPENDFSYNC_POLICIES = ['always', 'everysec', 'no'] as const;
+export type Appendfsync = (typeof APPENDFSYNC_POLICIES)[number];
+
+/**
+ * REDIS_APPENDFSYNC: when the embedded Redis fsyncs its append-only file.
+ * `everysec` (default): an acknowledged write survives a crash of the Redis
+ * process, and up to about a second of writes is lost when the machine itself
+ * goes down; `always`: fsync before every acknowledgement, survives an OS crash
+ * or power loss (slower writes); `no`: the OS decides (up to ~30 s lost on an
+ * OS crash).
+ */
+export function redisAppendfsync(env: NodeJS.ProcessEnv): Appendfsync {
+  const raw = env.REDIS_APPENDFSYNC;
+  if (raw === undefined || raw === '') return 'everysec';
+  if (!(APPENDFSYNC_POLICIES as readonly string[]).includes(raw)) {
+    throw new Error(`REDIS_APPENDFSYNC must be one of ${APPENDFSYNC_POLICIES.join(', ')}, got '${raw}'`);
+  }
+  return raw as Appendfsync;
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -119,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     port: int(env, 'PORT', 3000),
     projectId,
     redisUrl: env.REDIS_URL || undefined,
+    redisAppendfsync: redisAppendfsync(env),
     mongodbUrl: env.MONGODB_URL || undefined,
     integrationApiKeys: list(env.INTEGRATION_API_KEYS),
     jwtSecret: env.JWT_SECRET || undefined,

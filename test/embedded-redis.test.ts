@@ -175,6 +175,28 @@ describe('resolveRedis', () => {
     await withClient(again.url, async (c) => expect(await c.get('shared')).toBe('yes'));
   });
 
+  test('fsyncs the AOF as REDIS_APPENDFSYNC says: everysec unless told', async () => {
+    const dflt = await resolveRedis({}, { dataDir: path.join(tmp, 'a') });
+    started.push(dflt.embedded!);
+    await withClient(dflt.url, async (c) => {
+      expect(await c.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+      expect(await c.config('GET', 'appendfsync')).toEqual(['appendfsync', 'everysec']);
+    });
+
+    const messages: string[] = [];
+    const always = await resolveRedis({ REDIS_APPENDFSYNC: 'always' }, { dataDir: path.join(tmp, 'b'), log: (m) => messages.push(m) });
+    started.push(always.embedded!);
+    await withClient(always.url, async (c) => expect(await c.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']));
+    expect(messages.some((m) => /appendfsync always/.test(m))).toBe(true);
+  });
+
+  test('a bad REDIS_APPENDFSYNC stops the start before any Redis runs', async () => {
+    await expect(resolveRedis({ REDIS_APPENDFSYNC: 'sometimes' }, { dataDir: tmp })).rejects.toThrow(
+      /REDIS_APPENDFSYNC must be one of always, everysec, no, got 'sometimes'/,
+    );
+    expect(fs.existsSync(path.join(tmp, 'redis'))).toBe(false);
+  });
+
   test('ignores a stale port file', async () => {
     const dir = path.join(tmp, 'redis');
     fs.mkdirSync(dir, { recursive: true });

@@ -6,7 +6,8 @@
  *   port and resolves once it answers PING (polling with a deadline).
  * - resolveRedis() returns REDIS_URL when set; otherwise it reuses the Redis
  *   that a running service started in `<dataDir>/redis` (found through the
- *   `redis.port` file), or starts one there with AOF persistence.
+ *   `redis.port` file), or starts one there with AOF persistence, fsynced as
+ *   REDIS_APPENDFSYNC says (always | everysec | no; see runtime/config.ts).
  *
  * On Linux the child is started through util-linux `setpriv --pdeathsig TERM`
  * when available, so it is terminated even if this process is SIGKILLed. An
@@ -21,6 +22,7 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { redisAppendfsync, type Appendfsync } from '../config';
 
 export interface EmbeddedRedis {
   url: string;
@@ -36,6 +38,12 @@ export interface StartEmbeddedRedisOptions {
   port?: number;
   /** AOF persistence. Default: true when dataDir is given; always off without dataDir. */
   appendOnly?: boolean;
+  /**
+   * When the AOF is fsynced (with appendOnly). `everysec` (Redis's default): an
+   * acknowledged write survives a crash of redis-server, up to ~1 s is lost when
+   * the machine goes down; `always`: survives an OS crash or power loss too.
+   */
+  appendfsync?: Appendfsync;
   /** Redis log file. Default: redis logs to stdout, of which the tail is kept for error messages. */
   logFile?: string;
   /** redis-server executable. Default: $REDIS_SERVER_BIN or `redis-server` on PATH. */
@@ -304,6 +312,7 @@ async function startOnce(
     '--bind', LOCALHOST,
     '--save', '',
     '--appendonly', appendOnly ? 'yes' : 'no',
+    '--appendfsync', opts.appendfsync ?? 'everysec',
     '--dir', dir,
     '--daemonize', 'no',
     '--protected-mode', 'yes',
@@ -439,6 +448,7 @@ export async function resolveRedis(
   opts: { dataDir: string; log?: (msg: string) => void },
 ): Promise<{ url: string; embedded?: EmbeddedRedis }> {
   if (env.REDIS_URL) return { url: env.REDIS_URL };
+  const appendfsync = redisAppendfsync(env); // a bad value stops the start before anything runs
   const log = opts.log ?? (() => {});
   const dir = path.resolve(opts.dataDir, 'redis');
   fs.mkdirSync(dir, { recursive: true });
@@ -455,9 +465,9 @@ export async function resolveRedis(
       log(`ignoring stale ${portFile} (port ${existing} is not serving this directory)`);
     }
 
-    const embedded = await startEmbeddedRedis({ dataDir: dir, appendOnly: true, logFile: path.join(dir, 'redis.log') });
+    const embedded = await startEmbeddedRedis({ dataDir: dir, appendOnly: true, appendfsync, logFile: path.join(dir, 'redis.log') });
     writeFileAtomic(portFile, `${embedded.port}\n`);
-    log(`started embedded Redis (pid ${embedded.pid}) on port ${embedded.port}, data in ${dir}`);
+    log(`started embedded Redis (pid ${embedded.pid}) on port ${embedded.port}, data in ${dir}, appendfsync ${appendfsync}`);
 
     const stopServer = embedded.stop;
     let stopping: Promise<void> | undefined;

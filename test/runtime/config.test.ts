@@ -1,8 +1,9 @@
 /**
  * Environment settings read outside loadConfig: PROCESSES, HEAP_GROWING_PERCENT and HEAP_GROWING_FROM_MB
- * (its effect on resident memory is measured by `npm run bench:hr`, not here); and MAX_JSON_DEPTH.
+ * (its effect on resident memory is measured by `npm run bench:hr`, not here); and MAX_JSON_DEPTH and
+ * REDIS_APPENDFSYNC (its effect: test/embedded-redis.test.ts).
  */
-import { heapGrowingFromMb, heapGrowingPercent, loadConfig, maxJsonDepth, processCount } from '../../runtime/config';
+import { heapGrowingFromMb, heapGrowingPercent, loadConfig, maxJsonDepth, processCount, redisAppendfsync } from '../../runtime/config';
 
 describe('PROCESSES', () => {
   it('defaults to 1 and takes a positive integer', () => {
@@ -53,5 +54,20 @@ describe('MAX_JSON_DEPTH', () => {
     ['1001', /at most 1000/],
   ])('refuses %s', (raw, message) => {
     expect(() => maxJsonDepth({ MAX_JSON_DEPTH: raw })).toThrow(message);
+  });
+});
+
+describe('REDIS_APPENDFSYNC', () => {
+  it('defaults to everysec and takes always, everysec or no', () => {
+    expect(redisAppendfsync({})).toBe('everysec');
+    expect(redisAppendfsync({ REDIS_APPENDFSYNC: '' })).toBe('everysec');
+    for (const policy of ['always', 'everysec', 'no'] as const) {
+      expect(redisAppendfsync({ REDIS_APPENDFSYNC: policy })).toBe(policy);
+      expect(loadConfig({ REDIS_APPENDFSYNC: policy }).redisAppendfsync).toBe(policy);
+    }
+  });
+
+  it.each(['ALWAYS', 'every-sec', '1', 'yes', ' always'])('stops the start on %j', (raw) => {
+    expect(() => loadConfig({ REDIS_APPENDFSYNC: raw })).toThrow(/REDIS_APPENDFSYNC must be one of always, everysec, no/);
   });
 });
