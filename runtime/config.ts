@@ -36,6 +36,8 @@ export interface RuntimeConfig {
   port: number;
   projectId: string;
   redisUrl?: string;
+  /** time-out of every Redis command a call waits on (REDIS_COMMAND_TIMEOUT_MS): past it the call answers 503 */
+  redisCommandTimeoutMs: number;
   /** fsync policy of the embedded Redis's AOF (REDIS_APPENDFSYNC) */
   redisAppendfsync: Appendfsync;
   mongodbUrl?: string;
@@ -113,6 +115,13 @@ export function redisAppendfsync(env: NodeJS.ProcessEnv): Appendfsync {
   return raw as Appendfsync;
 }
 
+/** REDIS_COMMAND_TIMEOUT_MS: how long a call waits for one Redis command (100-60000 ms). */
+export function redisCommandTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000, 100);
+  if (n > 60_000) throw new Error(`REDIS_COMMAND_TIMEOUT_MS must be at most 60000, got '${n}'`);
+  return n;
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -141,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     port: int(env, 'PORT', 3000),
     projectId,
     redisUrl: env.REDIS_URL || undefined,
+    redisCommandTimeoutMs: redisCommandTimeoutMs(env),
     redisAppendfsync: redisAppendfsync(env),
     mongodbUrl: env.MONGODB_URL || undefined,
     integrationApiKeys: list(env.INTEGRATION_API_KEYS),

@@ -86,6 +86,8 @@ export const RuntimeCodes = {
   BODY_TOO_DEEP: { code: 1024, status: 400 },
   /** a delivery (task, queued job, committed effect) whose change was applied before: nothing written again */
   ALREADY_APPLIED: { code: 1025, status: 409 },
+  /** Redis did not answer within REDIS_COMMAND_TIMEOUT_MS (frozen, unreachable, restarting); retryable */
+  REDIS_UNAVAILABLE: { code: 1026, status: 503 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

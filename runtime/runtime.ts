@@ -21,6 +21,7 @@ import { Projector } from './stream/projector';
 import type { BlobStore } from './files/blob-store';
 import { LocalBlobStore } from './files/local-blob-store';
 import { Signer } from './auth/signer';
+import { callConnectionOptions, isRedisUnavailable, RedisHealth, workerConnectionOverrides } from './redis/client';
 
 export interface RuntimeOverrides {
   registry?: ClassRegistry;
@@ -84,6 +85,8 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
         if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
           return (absentRoles ?? []).filter((r) => names.includes(r.id) || (r.name !== undefined && names.includes(r.name)));
         }
+        // Redis not answering: 503, not "no roles"
+        if (isRedisUnavailable(err)) throw err;
         // otherwise no roles (403), not a 500
         logger.warn({ err }, 'role provider unavailable');
         return [];
@@ -120,12 +123,17 @@ export class Runtime {
     readonly jobs: JobQueue,
     readonly projector: Projector,
     readonly app: ReturnType<typeof createHttpApp>,
+    /** Redis availability as this process sees it (one log line per outage; /ready) */
+    readonly redisHealth: RedisHealth,
   ) {}
 
   static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
     const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
+    // every command has a time-out: a frozen or unreachable Redis fails calls with 503 (runtime/redis/client.ts)
+    const redis = new Redis(redisUrl, { ...callConnectionOptions(config.redisCommandTimeoutMs), enableAutoPipelining: true });
+    const redisHealth = new RedisHealth(redis, logger);
+    redisHealth.watch(redis, 'state');
     const store = new StateStore(redis, config.projectId);
     const documents = overrides.documents ?? (await openDocuments(config));
     const roleSource = new SnapshotRoleSource(redis, store.keys.roles);
@@ -136,6 +144,7 @@ export class Runtime {
     const blobs = overrides.blobs ?? (await openBlobs(config));
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
     const projector = new Projector(store, documents, registry, logger, undefined, config.projectionBatchMs);
+    projector.redisHealth = redisHealth;
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
       registry,
@@ -160,6 +169,8 @@ export class Runtime {
       logger,
       concurrency: config.workerConcurrency,
       lockMs: config.jobLockMs,
+      redisOptions: { queue: callConnectionOptions(config.redisCommandTimeoutMs), worker: workerConnectionOverrides() },
+      redisHealth,
       attempts: (classId, method) => registry.get(classId)?.methodsByName.get(method)?.options.attempts,
     });
     dispatcher.setJobSink(jobs);
@@ -174,12 +185,13 @@ export class Runtime {
       logger,
       bodyLimit: config.bodyLimit,
       maxJsonDepth: config.maxJsonDepth,
+      redisHealth,
       ready: async () => {
-        await redis.ping();
+        await redisHealth.ping();
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
       },
     });
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth);
   }
 
   setRoleSource(source: RoleSource): void {
@@ -225,6 +237,7 @@ export class Runtime {
     await this.jobs.close();
     await this.documents.close();
     await this.ports.blobs.close();
+    this.redisHealth.stop();
     this.redis.disconnect();
   }
 }

@@ -7,6 +7,7 @@ import type { CallResult, Identity } from '../actor/types';
 import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
+import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
 
 export interface HttpDeps {
@@ -21,6 +22,8 @@ export interface HttpDeps {
   /** deepest nesting of a JSON body (MAX_JSON_DEPTH); default 64 */
   maxJsonDepth?: number;
   ready: () => Promise<Record<string, string>>;
+  /** told of every Redis failure a request meets (it logs one line per outage) */
+  redisHealth?: { failed(err: unknown): boolean };
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -62,7 +65,8 @@ function shapeError(shape: ((err: ActorError) => ActorError) | undefined, err: u
 
 function sendError(res: Response, err: unknown, log: Logger): void {
   if (err instanceof ActorError) {
-    if (err.status >= 500) log.warn({ code: err.code, msg: err.message }, 'call failed');
+    // a Redis outage is logged once by RedisHealth, not once per call
+    if (err.status >= 500 && err.code !== RuntimeCodes.REDIS_UNAVAILABLE.code) log.warn({ code: err.code, msg: err.message }, 'call failed');
     res.status(err.status).json(err.toBody());
     return;
   }
@@ -172,6 +176,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     });
   });
 
+  /** A Redis that did not answer is 503 REDIS_UNAVAILABLE, not an internal error. */
+  const redisFailure = (err: unknown, classId?: string): unknown => {
+    deps.redisHealth?.failed(err);
+    const mapped = asRedisUnavailable(err);
+    if (mapped && classId) mapped.classId = classId;
+    return mapped ?? err;
+  };
+
   const callFrom = async (
     req: Request,
     res: Response,
@@ -201,7 +213,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       };
       send(res, await deps.dispatcher.call(call));
     } catch (err) {
-      sendError(res, shapeError(method?.options.errorShape, err, log), log);
+      sendError(res, shapeError(method?.options.errorShape, redisFailure(err, target.classId), log), log);
     }
   };
 
@@ -237,7 +249,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       res.json(status);
     } catch (err) {
-      sendError(res, err, log);
+      sendError(res, redisFailure(err), log);
     }
   });
 
@@ -289,7 +301,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       await deps.dispatcher.authorize(identity, target.classId, target.method.name);
       return null;
     } catch (err) {
-      return err instanceof ActorError ? err : runtimeError('UNAUTHENTICATED', 'Authentication failed');
+      const failure = redisFailure(err);
+      return failure instanceof ActorError ? failure : runtimeError('UNAUTHENTICATED', 'Authentication failed');
     }
   };
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher, JobSink, ScheduledTask } from '../actor/dispatcher';
 import type { StateStore } from '../actor/state-store';
 import type { CallResult, Identity } from '../actor/types';
 import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '../errors';
+import type { RedisHealth } from '../redis/client';
 
 interface CallJobData {
   kind: 'call';
@@ -53,6 +54,10 @@ export interface JobQueueOptions {
   concurrency: number;
   lockMs: number;
   attempts?: (classId: string, method: string) => number | undefined;
+  /** the queue connection (enqueues: with a command time-out) and the worker's overrides of it (BullMQ's blocking settings) */
+  redisOptions?: { queue: RedisOptions; worker: RedisOptions };
+  /** told of Redis outages (one log line each) instead of logging every failed attempt */
+  redisHealth?: RedisHealth;
 }
 
 const DEFAULT_ATTEMPTS = 5;
@@ -89,8 +94,9 @@ export class JobQueue implements JobSink {
 
   constructor(private readonly opts: JobQueueOptions) {
     this.queueName = `rt-${opts.projectId}`;
-    this.connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection = new Redis(opts.redisUrl, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false });
     this.queue = new Queue<JobData>(this.queueName, { connection: this.connection });
+    this.opts.redisHealth?.watch(this.queue, 'queue');
   }
 
   private get keys() {
@@ -161,17 +167,20 @@ export class JobQueue implements JobSink {
 
   startWorker(): void {
     if (this.worker) return;
-    this.workerConnection = this.connection.duplicate();
+    this.workerConnection = this.connection.duplicate(this.opts.redisOptions?.worker);
     this.worker = new Worker<JobData>(this.queueName, (job, token) => this.process(job, token), {
       connection: this.workerConnection,
       concurrency: this.opts.concurrency,
       lockDuration: this.opts.lockMs,
       stalledInterval: this.opts.lockMs,
       maxStalledCount: 3,
+      // after a connection error BullMQ waits this long before fetching again, and close() waits it out:
+      // 1 s instead of 15 s, so jobs run again soon after Redis returns and a stop is not held up
+      runRetryDelay: 1000,
     });
-    this.worker.on('error', (err) => this.opts.logger.error({ err }, 'queue worker error'));
+    this.worker.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'queue worker error'));
     this.sweeper = setInterval(() => {
-      this.sweepTasks().catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));
+      this.sweepTasks().catch((err) => this.opts.redisHealth?.failed(err) || this.opts.logger.warn({ err }, 'task sweep failed'));
     }, TASK_SWEEP_AGE_MS);
     this.sweeper.unref();
     this.sweepTasks(0).catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));

@@ -4,8 +4,11 @@ import type { ClassRegistry, RegisteredClass } from '../actor/registry';
 import { parseState, type StateStore } from '../actor/state-store';
 import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
+import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
 
 const GROUP = 'projector';
+/** longest blocking read of the outbox (its connection's command time-out is this much longer) */
+const READ_BLOCK_MS = 1000;
 const EMBEDDED_OUTBOX_RETENTION_MS = 10 * 60_000;
 
 /**
@@ -29,6 +32,8 @@ export class Projector {
   private loop?: Promise<void>;
   /** last version projected per instance, to skip entries already applied */
   private readonly seen = new Map<string, number>();
+  /** told of Redis outages (one log line each) instead of logging every failed read */
+  redisHealth?: RedisHealth;
 
   constructor(
     private readonly store: StateStore,
@@ -127,7 +132,8 @@ export class Projector {
     this.running = true;
     const redis = this.store.redis;
     const outbox = this.store.keys.outbox;
-    this.reader = redis.duplicate();
+    this.reader = redis.duplicate(blockingConnectionOverrides(redis, READ_BLOCK_MS));
+    this.redisHealth?.watch(this.reader, 'projector');
     await this.ensureIndexes();
     if (this.documents.shared) {
       try {
@@ -166,7 +172,7 @@ export class Projector {
     while (this.running) {
       try {
         const res = (await this.reader!.xreadgroup(
-          'GROUP', GROUP, this.consumer, 'COUNT', 200, 'BLOCK', 1000, 'STREAMS', outbox, pendingFirst ? '0' : '>',
+          'GROUP', GROUP, this.consumer, 'COUNT', 200, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, pendingFirst ? '0' : '>',
         )) as [string, [string, string[]][]][] | null;
         const entries = res?.[0]?.[1] ?? [];
         if (pendingFirst && entries.length === 0) pendingFirst = false;
@@ -177,7 +183,7 @@ export class Projector {
         await this.pauseAfter(entries.length, 200);
       } catch (err) {
         if (!this.running) return;
-        this.logger.error({ err }, 'projector error; retrying');
+        if (!this.redisHealth?.failed(err)) this.logger.error({ err }, 'projector error; retrying');
         await new Promise((r) => setTimeout(r, 500));
       }
     }
@@ -189,7 +195,7 @@ export class Projector {
     let lastTrim = 0;
     while (this.running) {
       try {
-        const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', outbox, last)) as
+        const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last)) as
           | [string, [string, string[]][]][]
           | null;
         const entries = res?.[0]?.[1] ?? [];
@@ -204,7 +210,7 @@ export class Projector {
         }
       } catch (err) {
         if (!this.running) return;
-        this.logger.error({ err }, 'projector error; retrying');
+        if (!this.redisHealth?.failed(err)) this.logger.error({ err }, 'projector error; retrying');
         await new Promise((r) => setTimeout(r, 500));
       }
     }

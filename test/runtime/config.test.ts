@@ -1,9 +1,18 @@
 /**
  * Environment settings read outside loadConfig: PROCESSES, HEAP_GROWING_PERCENT and HEAP_GROWING_FROM_MB
- * (its effect on resident memory is measured by `npm run bench:hr`, not here); and MAX_JSON_DEPTH and
- * REDIS_APPENDFSYNC (its effect: test/embedded-redis.test.ts).
+ * (its effect on resident memory is measured by `npm run bench:hr`, not here); and MAX_JSON_DEPTH,
+ * REDIS_COMMAND_TIMEOUT_MS and REDIS_APPENDFSYNC (their effects: test/runtime/redis-outage.test.ts and
+ * test/embedded-redis.test.ts).
  */
-import { heapGrowingFromMb, heapGrowingPercent, loadConfig, maxJsonDepth, processCount, redisAppendfsync } from '../../runtime/config';
+import {
+  heapGrowingFromMb,
+  heapGrowingPercent,
+  loadConfig,
+  maxJsonDepth,
+  processCount,
+  redisAppendfsync,
+  redisCommandTimeoutMs,
+} from '../../runtime/config';
 
 describe('PROCESSES', () => {
   it('defaults to 1 and takes a positive integer', () => {
@@ -54,6 +63,24 @@ describe('MAX_JSON_DEPTH', () => {
     ['1001', /at most 1000/],
   ])('refuses %s', (raw, message) => {
     expect(() => maxJsonDepth({ MAX_JSON_DEPTH: raw })).toThrow(message);
+  });
+});
+
+describe('REDIS_COMMAND_TIMEOUT_MS', () => {
+  it('defaults to 2000 ms and is part of the runtime configuration', () => {
+    expect(redisCommandTimeoutMs({})).toBe(2000);
+    expect(redisCommandTimeoutMs({ REDIS_COMMAND_TIMEOUT_MS: '500' })).toBe(500);
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(2000);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '750' }).redisCommandTimeoutMs).toBe(750);
+  });
+
+  it.each([
+    ['0', /integer >= 100/],
+    ['99', /integer >= 100/],
+    ['2s', /integer >= 100/],
+    ['60001', /at most 60000/],
+  ])('refuses %s', (raw, message) => {
+    expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: raw })).toThrow(message);
   });
 });
 

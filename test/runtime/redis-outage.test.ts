@@ -1,0 +1,240 @@
+/**
+ * Redis frozen (SIGSTOP) or gone, then back: calls answer 503 REDIS_UNAVAILABLE
+ * within their budget and commit nothing, /ready answers 503 within a second,
+ * and the same runtime serves again once Redis answers, without a restart.
+ *
+ * Each test runs its own redis-server (never the suite's shared one, which
+ * other test files use) and a runtime on it with a logger whose lines the test
+ * reads. Nothing here sleeps for a fixed time: waits are on conditions, with
+ * deadlines.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../runtime/config';
+import { RuntimeCodes } from '../../runtime/errors';
+import { createLogger } from '../../runtime/logger';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../../runtime/redis/embedded-redis';
+import { Runtime } from '../../runtime/runtime';
+import { TEST_API_KEY, testEnv, waitFor } from '../support/harness';
+import { uniqueProjectId } from '../support/redis';
+
+/** budgets of the example Counter's methods used here (examples/classes/counter) */
+const WRITE_BUDGET_MS = 10_000; // increment: timeoutSeconds 10
+const READ_BUDGET_MS = 10_000; // get: the READ default
+const MARGIN_MS = 1_000;
+const COMMAND_TIMEOUT_MS = 2_000; // the REDIS_COMMAND_TIMEOUT_MS default
+
+interface Answer {
+  status: number;
+  body: any;
+  ms: number;
+}
+
+interface Started {
+  rt: Runtime;
+  base: string;
+  projectId: string;
+  lines: Record<string, any>[];
+  call(method: string, instanceId: string, body?: unknown): Promise<Answer>;
+  ready(): Promise<Answer>;
+}
+
+/** A runtime (all roles) on `redisUrl`, with its log lines kept in `lines`. */
+async function startRuntime(redisUrl: string): Promise<Started> {
+  const projectId = uniqueProjectId('ro');
+  const env = testEnv(projectId, { REDIS_URL: redisUrl });
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const rt = await Runtime.create(loadConfig(env), redisUrl, { logger: createLogger('info', [], sink) });
+  const port = await rt.start(0);
+  const base = `http://127.0.0.1:${port}`;
+  const timed = async (url: string, init?: RequestInit): Promise<Answer> => {
+    const started = Date.now();
+    const res = await fetch(url, init);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, ms: Date.now() - started };
+  };
+  return {
+    rt,
+    base,
+    projectId,
+    lines,
+    call: (method, instanceId, body = {}) =>
+      timed(`${base}/${projectId}/CALL/Counter/${method}/${instanceId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY },
+        body: JSON.stringify(body),
+      }),
+    ready: () => timed(`${base}/ready`),
+  };
+}
+
+/**
+ * Known to log every attempt during an outage, left to its owner: the committed-effects
+ * sweeper (runtime/actor/effects.ts, 'effect sweep failed' every 2 s).
+ */
+const NOT_YET_QUIET = /^effect sweep failed$/;
+
+/** The log lines about Redis's availability, and any other warning or error. */
+function redisLines(lines: Record<string, any>[]) {
+  return {
+    down: lines.filter((l) => /Redis is not answering/.test(l.msg)),
+    back: lines.filter((l) => /Redis answers again/.test(l.msg)),
+    otherWarnings: lines.filter((l) => l.level >= 40 && !/Redis is not answering/.test(l.msg) && !NOT_YET_QUIET.test(l.msg)),
+  };
+}
+
+describe('Redis frozen (SIGSTOP)', () => {
+  let redis: EmbeddedRedis;
+  let t: Started;
+  let frozen = false;
+  const consoleErrors: unknown[][] = [];
+  let consoleSpy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    redis = await startEmbeddedRedis({});
+    t = await startRuntime(redis.url);
+    consoleSpy = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void consoleErrors.push(args));
+  });
+
+  afterAll(async () => {
+    consoleSpy?.mockRestore();
+    if (frozen) process.kill(redis.pid, 'SIGCONT');
+    await t?.rt.stop();
+    await redis?.stop();
+  });
+
+  it('answers 503 within the budget, commits nothing, and serves again once Redis resumes', async () => {
+    expect((await t.call('init', 'c1', { start: 5 })).status).toBe(200);
+    expect((await t.ready()).status).toBe(200);
+
+    process.kill(redis.pid, 'SIGSTOP');
+    frozen = true;
+    const [write, read, queued, ready] = await Promise.all([
+      t.call('increment', 'c1', { by: 1 }),
+      t.call('get', 'c1'),
+      t.call('queuedAdd', 'c1', { by: 1000 }),
+      t.ready(),
+    ]);
+
+    expect(ready.status).toBe(503);
+    expect(ready.body.status).toBe('not_ready');
+    expect(ready.ms).toBeLessThan(1_000);
+
+    for (const [answer, budget] of [
+      [write, WRITE_BUDGET_MS],
+      [read, READ_BUDGET_MS],
+      // enqueuing a QUEUED_WRITE is bounded the same way (its budget is the worker's, 30 s here)
+      [queued, WRITE_BUDGET_MS],
+    ] as const) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.code).toBe(RuntimeCodes.REDIS_UNAVAILABLE.code);
+      expect(answer.body.classId).toBe('Counter');
+      // a command's time-out, or two when it queued behind a pipeline that was waiting already
+      // (ioredis auto-pipelining sends one pipeline at a time): inside the method's budget
+      expect(answer.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 100);
+      expect(answer.ms).toBeLessThan(Math.min(budget, 2 * COMMAND_TIMEOUT_MS + MARGIN_MS));
+    }
+    // a second call during the same freeze fails the same way
+    const again = await t.call('increment', 'c1', { by: 100 });
+    expect(again.status).toBe(503);
+    expect(again.ms).toBeLessThan(WRITE_BUDGET_MS + MARGIN_MS);
+
+    process.kill(redis.pid, 'SIGCONT');
+    frozen = false;
+    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+
+    // the writes refused during the freeze committed nothing
+    const after = await t.call('get', 'c1');
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ count: 5, version: 1 });
+
+    // the same instance takes writes again at once: no lease is left behind by the refused writes
+    const write2 = await t.call('increment', 'c1', { by: 2 });
+    expect(write2.status).toBe(200);
+    expect(write2.body).toEqual({ count: 7 });
+    expect(write2.ms).toBeLessThan(COMMAND_TIMEOUT_MS);
+    expect((await t.call('get', 'c1')).body).toMatchObject({ count: 7, version: 2 });
+
+    // queued writes too: the worker runs a job queued now, and the one refused during the freeze never runs
+    const job = await t.call('queuedAdd', 'c1', { by: 10 });
+    expect(job.status).toBe(202);
+    await waitFor(async () => (await t.call('get', 'c1')).body.count === 17, { what: 'the queued write to apply' });
+    expect((await t.call('get', 'c1')).body).toMatchObject({ count: 17, version: 3, history: [10] });
+
+    // one warning for the incident, one line when it ended, no per-call warnings and no ioredis console noise
+    await waitFor(() => redisLines(t.lines).back.length === 1, { what: "the 'Redis answers again' line" });
+    const { down, otherWarnings } = redisLines(t.lines);
+    expect(down).toHaveLength(1);
+    expect(down[0].level).toBe(40);
+    expect(otherWarnings).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+describe('Redis gone (stopped), then back on the same port', () => {
+  let dir: string;
+  let redis: EmbeddedRedis | undefined;
+  let t: Started;
+  const consoleErrors: unknown[][] = [];
+  let consoleSpy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-outage-'));
+    // AOF with fsync on every write: what was acknowledged is there after the restart
+    redis = await startEmbeddedRedis({ dataDir: dir, appendOnly: true, appendfsync: 'always' });
+    t = await startRuntime(redis.url);
+    consoleSpy = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void consoleErrors.push(args));
+  });
+
+  afterAll(async () => {
+    consoleSpy?.mockRestore();
+    await t?.rt.stop();
+    await redis?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 at once while Redis is down and reconnects on its own when it is back', async () => {
+    expect((await t.call('init', 'g1', { start: 1 })).status).toBe(200);
+    const port = redis!.port;
+
+    await redis!.stop();
+    redis = undefined;
+    const [write, read, ready] = await Promise.all([t.call('increment', 'g1', {}), t.call('get', 'g1'), t.ready()]);
+    for (const answer of [write, read]) {
+      expect(answer.status).toBe(503);
+      expect(answer.body.code).toBe(RuntimeCodes.REDIS_UNAVAILABLE.code);
+      expect(answer.ms).toBeLessThan(COMMAND_TIMEOUT_MS + MARGIN_MS);
+    }
+    expect(ready.status).toBe(503);
+    expect(ready.ms).toBeLessThan(1_000);
+
+    // keep calling for a while: reconnection attempts fail meanwhile, and must not fill the log
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) expect((await t.call('get', 'g1')).status).toBe(503);
+
+    redis = await startEmbeddedRedis({ dataDir: dir, appendOnly: true, appendfsync: 'always', port });
+    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+    // the data is back (AOF), the writes refused meanwhile left nothing, and the same runtime writes again
+    expect((await t.call('get', 'g1')).body).toMatchObject({ count: 1, version: 1 });
+    const back = await t.call('increment', 'g1', { by: 10 });
+    expect(back.status).toBe(200);
+    expect(back.body).toEqual({ count: 11 });
+    // and the worker: a queued write runs
+    expect((await t.call('queuedAdd', 'g1', { by: 100 })).status).toBe(202);
+    await waitFor(async () => (await t.call('get', 'g1')).body.count === 111, { timeoutMs: 10_000, what: 'the queued write to apply' });
+
+    await waitFor(() => redisLines(t.lines).back.length >= 1, { what: "the 'Redis answers again' line" });
+    const { down, otherWarnings } = redisLines(t.lines);
+    expect(down).toHaveLength(1);
+    expect(otherWarnings).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
