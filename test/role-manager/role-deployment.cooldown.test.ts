@@ -11,7 +11,8 @@ let t: TestRuntime;
 let superUser: Headers;
 
 beforeAll(async () => {
-  t = await startRoleRuntime(); // default cool-down: 180 s
+  // the spec's cool-down (test runtimes default to 0 so that seeded roles deploy at once)
+  t = await startRoleRuntime({ ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '180' });
   await t.rt.redis.set(
     t.rt.store.keys.roles,
     JSON.stringify({
