@@ -191,6 +191,8 @@ export class Runtime {
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
       },
     });
+    // an outage is reported once by the health tracker, not by every effect sweep
+    dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
     return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth);
   }
 

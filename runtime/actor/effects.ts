@@ -79,6 +79,11 @@ export class EffectApplier {
   private readonly retried = new Set<string>();
   private sweeper?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
+  /**
+   * Told of a failed sweep; true when it took the error as a Redis outage it
+   * reports itself (one line per outage instead of one per sweep).
+   */
+  onSweepError?: (err: unknown) => boolean;
 
   constructor(private readonly opts: EffectApplierOptions) {}
 
@@ -195,10 +200,11 @@ export class EffectApplier {
   /** Sweep now and every `intervalMs`. */
   start(intervalMs = 2000): void {
     if (this.sweeper) return;
-    const run = () => this.sweep().catch((err) => this.opts.logger.warn({ err }, 'effect sweep failed'));
+    const failed = (err: unknown) => this.onSweepError?.(err) || this.opts.logger.warn({ err }, 'effect sweep failed');
+    const run = () => this.sweep().catch(failed);
     this.sweeper = setInterval(run, intervalMs);
     this.sweeper.unref();
-    void this.sweep(0).catch((err) => this.opts.logger.warn({ err }, 'effect sweep failed'));
+    void this.sweep(0).catch(failed);
   }
 
   async stop(): Promise<void> {

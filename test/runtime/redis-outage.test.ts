@@ -76,18 +76,12 @@ async function startRuntime(redisUrl: string): Promise<Started> {
   };
 }
 
-/**
- * Known to log every attempt during an outage, left to its owner: the committed-effects
- * sweeper (runtime/actor/effects.ts, 'effect sweep failed' every 2 s).
- */
-const NOT_YET_QUIET = /^effect sweep failed$/;
-
 /** The log lines about Redis's availability, and any other warning or error. */
 function redisLines(lines: Record<string, any>[]) {
   return {
     down: lines.filter((l) => /Redis is not answering/.test(l.msg)),
     back: lines.filter((l) => /Redis answers again/.test(l.msg)),
-    otherWarnings: lines.filter((l) => l.level >= 40 && !/Redis is not answering/.test(l.msg) && !NOT_YET_QUIET.test(l.msg)),
+    otherWarnings: lines.filter((l) => l.level >= 40 && !/Redis is not answering/.test(l.msg)),
   };
 }
 
