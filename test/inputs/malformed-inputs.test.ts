@@ -12,6 +12,7 @@
  *    maximum length (400 10001 naming the field);
  *  - `__proto__`-like ids (Company and Setting: test/inputs/prototype-ids.test.ts).
  */
+import { nested } from '../support/json';
 import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
 import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberState, seedProgram, startMemberRuntime, uniq } from '../member/support';
 
@@ -23,16 +24,6 @@ const PHOTO_400 = (errors: Record<string, string[]>) => ({ code: 10001, message:
 const TOO_DEEP = HR_400({ body: ['is nested too deeply'] });
 const TOO_LARGE = HR_400({ body: ['is too large'] });
 
-/** JSON text of objects and arrays nested `depth` deep around `leaf` */
-function nested(depth: number, leaf = '1'): string {
-  const open: string[] = [];
-  const close: string[] = [];
-  for (let i = 0; i < depth; i++) {
-    open.push(i % 2 ? '[' : '{"a":');
-    close.push(i % 2 ? ']' : '}');
-  }
-  return open.join('') + leaf + close.reverse().join('');
-}
 
 let t: TestRuntime;
 let superUser: Record<string, string>;

@@ -5,21 +5,12 @@
  * (MethodOptions.bodyLimit, chosen from the CALL path or route alias before
  * parsing; never above BODY_LIMIT). Real HTTP against a real runtime.
  */
+import { nested } from '../support/json';
 import * as path from 'node:path';
 import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
 
 const key = { 'x-api-key': TEST_API_KEY };
 
-/** JSON text of objects and arrays nested `depth` deep, alternating {"a": …} and […] */
-function nested(depth: number, leaf = '1'): string {
-  const open: string[] = [];
-  const close: string[] = [];
-  for (let i = 0; i < depth; i++) {
-    open.push(i % 2 ? '[' : '{"a":');
-    close.push(i % 2 ? ']' : '}');
-  }
-  return open.join('') + leaf + close.reverse().join('');
-}
 
 /** a JSON object of about `bytes` bytes */
 const sized = (bytes: number) => JSON.stringify({ filler: 'x'.repeat(Math.max(0, bytes - 14)) });
