@@ -20,7 +20,7 @@ import { ActorClass, ActorError, Init, isUnknownInstance, QueuedWrite, Read, Wri
 import { actorFromIdentity } from '../_platform/actor';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type { ProgramManagementConfig } from '../Setting/types';
 import { COMPANY_PATCH_CONFLICT, companyError } from './errors';

@@ -14,7 +14,7 @@ import { ActorClass, Init, isUnknownInstance, Read, Static, type Ctx } from '../
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import { ownedByCompany } from '../_platform/scope';
 import { logManagerError } from './errors';
-import { jsonText } from './field-diff';
+import { jsonText } from '../_platform/field-diff';
 import { buildLog, largeLogBlobName, withFullValues, utf8Bytes, type LargeLogContent, type LogRecord } from './log-entry';
 import { logListingDocument, parseLogListQuery } from './list-query';
 
@@ -108,7 +108,7 @@ export class LogManager {
    * Records a change (spec 4.5: all class identities; users cannot write the
    * audit log). A class records its own changes only (classId = the caller's
    * class) and passes the actor behind the change. Classes changing an
-   * instance use logChange (log-client.ts), which commits `record` with the
+   * instance use logChange (_platform/audit-log.ts), which commits `record` with the
    * change as an effect instead; this is the direct form (STATIC callers).
    */
   @Static({ access: ['class'], timeoutSeconds: 30 })

@@ -5,7 +5,7 @@
  * Pure functions; the handler stores what they return.
  */
 import type { Actor } from '../_platform/actor';
-import { diffFields, limitDepth, toJsonValue, type FieldUpdate } from './field-diff';
+import { diffFields, limitDepth, toJsonValue, type FieldUpdate } from '../_platform/field-diff';
 import { maskField, maskNested, sensitiveKeyMatcher } from './masking';
 
 /** A value whose JSON text is longer than this many UTF-8 bytes is not kept inline. */

@@ -3,7 +3,7 @@
  * (`staffId`, `email`), audit logging of profile changes.
  */
 import type { Ctx } from '../../runtime';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
 import type { MemberPrivateState, MemberProfile } from './types';

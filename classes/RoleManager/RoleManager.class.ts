@@ -33,7 +33,7 @@ import {
   type RunWorkflowResult,
   approvalSummary,
 } from '../_platform/workflow';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import { cooldownSecondsFrom, hashRoles, planDeployment, publishedRoles } from './deployment';
 import {
   activeRolesMatching,

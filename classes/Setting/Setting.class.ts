@@ -19,7 +19,7 @@ import { actorFromIdentity } from '../_platform/actor';
 import { assertDeveloperOrSystem } from '../_platform/privileged';
 import { openRecord, ownEntry } from '../_platform/records';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../_platform/workflow';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import { SHARED_DATA } from '../_platform/scope';
 import { SETTING_PATCH_CONFLICT, settingError } from './errors';
 import { pageOf, parseSettingListQuery } from './list-query';

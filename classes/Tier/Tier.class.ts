@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, client, Init, Internal, isUnknownInstance, QueuedWrite, Read, Static, Write, type Ctx, type DeepReadonly, type ReadCtx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody, type RunWorkflowResult } from '../_platform/workflow';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import { SHARED_DATA } from '../_platform/scope';
 import {
   applyRuleUpdate,

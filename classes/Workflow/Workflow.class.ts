@@ -11,7 +11,7 @@
 import { ActorClass, Init, isUnknownInstance, Read, Static, Write, type Ctx } from '../../runtime';
 import { actorFromIdentity } from '../_platform/actor';
 import { assertDeveloperOrSystem } from '../_platform/privileged';
-import { logChange } from '../LogManager/log-client';
+import { logChange } from '../_platform/audit-log';
 import { isForeignConfiguration } from './access';
 import { SHARED_DATA } from '../_platform/scope';
 import { configProblems, loadWorkflowConfigs, workflowConfigDirs, type LoadedConfig } from './config';

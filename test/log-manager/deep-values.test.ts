@@ -4,7 +4,7 @@
  * pass before/after in-process, where the HTTP depth limit does not apply:
  * the diff, the masking and the stored entry must hold at any depth.
  */
-import { diffFields, jsonEqual, jsonText, limitDepth, toJsonValue } from '../../classes/LogManager/field-diff';
+import { diffFields, jsonEqual, jsonText, limitDepth, toJsonValue } from '../../classes/_platform/field-diff';
 import { ADDITIONAL_DATA_MAX_DEPTH, buildLog } from '../../classes/LogManager/log-entry';
 import { MASK, maskNested, sensitiveKeyMatcher } from '../../classes/LogManager/masking';
 

@@ -1,4 +1,4 @@
-import { diffFields, jsonEqual, toJsonValue } from '../../classes/LogManager/field-diff';
+import { diffFields, jsonEqual, toJsonValue } from '../../classes/_platform/field-diff';
 
 describe('diffFields', () => {
   test('add, remove and replace of top-level fields; unchanged fields are left out', () => {

@@ -1,4 +1,4 @@
-import { diffFields } from '../../classes/LogManager/field-diff';
+import { diffFields } from '../../classes/_platform/field-diff';
 import {
   DEFAULT_SENSITIVE_KEYS,
   MASK,

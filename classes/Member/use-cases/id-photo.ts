@@ -6,7 +6,7 @@
 import type { Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { runWorkflow, type ApprovalCallbackBody } from '../../_platform/workflow';
-import { logChange } from '../../LogManager/log-client';
+import { logChange } from '../../_platform/audit-log';
 import { fieldError, memberError } from '../errors';
 import { ALLOWED_PHOTO_EXTENSIONS, checkPhotoExtension, invalidExtensionError, PHOTO_MIME, photoUploadFailed } from '../hr-contract';
 import { clone, hasActiveMembership, logMemberChange, memberState, profileOf } from '../member-state';
