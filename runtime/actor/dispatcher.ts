@@ -331,8 +331,12 @@ export class Dispatcher {
     const out = await this.invoke(cls, method, ctx);
     if (tasks.length) await this.jobSink().dispatchTasks(tasks);
     if (events.length) await this.deps.store.appendEvents(cls.id, '', 0, events);
-    // a STATIC commits nothing: its effects are applied once it has answered (none when it threw)
-    for (const effect of effects) await this.applyDirect(effect);
+    // a STATIC commits nothing: its effects go to the outbox once it has answered (none when it threw) and are
+    // applied from there, so one its target cannot take now is retried by the sweeper like a commit's
+    if (effects.length) {
+      const entryId = await this.deps.store.redis.xadd(this.deps.store.keys.effects, '*', 'f', JSON.stringify(effects));
+      if (entryId) await this.effects.apply(entryId, effects);
+    }
     return out;
   }
 
@@ -376,7 +380,9 @@ export class Dispatcher {
     cachedLookup?: CachedLookup,
   ): Promise<CallResult> {
     const turn = await this.runExclusiveTurn(cls, method, req, id, mode, cachedLookup);
-    if (turn.effects) await this.effects.apply(turn.effects.entryId, turn.effects.list);
+    // an effect on an instance this call chain holds would wait for it to the end of its budget: the sweeper applies those
+    const heldByChain = (e: Effect) => req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId);
+    if (turn.effects && !turn.effects.list.some(heldByChain)) await this.effects.apply(turn.effects.entryId, turn.effects.list);
     return turn.result;
   }
 
@@ -401,7 +407,13 @@ export class Dispatcher {
     const start = await this.turns.begin(cls.id, id, mode, leaseFree, deadline);
     if (start.kind !== 'turn') {
       start.end();
-      if (start.kind === 'exists') throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      if (start.kind === 'exists') {
+        // a redelivered INIT (task or effect) finds the instance its first delivery created
+        if (req.delivery && (await this.deps.store.redis.exists(this.deps.store.keys.delivered(req.delivery.id))) === 1) {
+          throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (delivery ${req.delivery.id})`);
+        }
+        throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
+      }
       if (cachedLookup) throw new StaleLookup(cachedLookup.key);
       throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
     }
@@ -490,11 +502,6 @@ export class Dispatcher {
     return { adds, removes };
   }
 
-  /** A STATIC handler's effect: applied at once, as its delivery (there is no commit to bind it to). */
-  private async applyDirect(effect: Effect): Promise<void> {
-    const r = await this.effects.applyNow(effect);
-    if (r === 'retry') this.deps.logger.warn({ effectId: effect.id }, 'effect of a STATIC call could not be applied');
-  }
 
   private async invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: Ctx): Promise<CallResult> {
     const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;

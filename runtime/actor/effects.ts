@@ -9,7 +9,8 @@
  *    the effect stream, in the same Lua step as the state: a handler that
  *    throws, times out or loses its commit leaves no effect anywhere.
  *  - Right after the commit the committing process applies the entry's effects,
- *    in order (per target, in commit order within the process), then deletes
+ *    in order (per target, in commit order within the process, unless an
+ *    earlier effect waits for a retry), then deletes
  *    the entry. A sweeper applies entries left behind (a crash between commit
  *    and apply, a target that was busy or down) once they are a few seconds old.
  *  - Effectively once: each effect is delivered with its id, and the target's
@@ -20,8 +21,8 @@
  *    MAX_ATTEMPTS tries.
  */
 import type { Logger } from 'pino';
-import { ActorError, RuntimeCodes } from '../errors';
-import type { StateStore } from './state-store';
+import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from '../errors';
+import { DELIVERY_MARKER_TTL_S, type StateStore } from './state-store';
 import type { CallResult, Identity } from './types';
 
 export interface Effect {
@@ -65,7 +66,7 @@ export function effectFailure(err: unknown): 'applied' | 'retry' | 'dead' {
   if (!(err instanceof ActorError)) return 'retry';
   if (err.code === RuntimeCodes.ALREADY_APPLIED.code) return 'applied';
   // a target instance that does not exist will not appear by waiting (its answer is a 500 by spec 4.1 rule 3)
-  if (err.code === 'UNKNOWN_INSTANCE') return 'dead';
+  if (err.code === UNKNOWN_INSTANCE_CODE) return 'dead';
   if (err.status >= 500 || err.retryable) return 'retry';
   return 'dead';
 }
@@ -75,8 +76,6 @@ export class EffectApplier {
   private readonly tails = new Map<string, Promise<Outcome>>();
   /** entries this process is applying now (the sweeper leaves them alone) */
   private readonly inFlight = new Set<string>();
-  /** entries with attempts recorded (their counter is removed with them) */
-  private readonly retried = new Set<string>();
   private sweeper?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
   /**
@@ -101,29 +100,31 @@ export class EffectApplier {
    * retried, leaving the entry (and the rest of its effects) to the sweeper.
    * Never throws.
    */
-  async apply(entryId: string, effects: Effect[]): Promise<boolean> {
+  async apply(entryId: string, effects: Effect[], redelivery = false): Promise<boolean> {
     if (this.inFlight.has(entryId)) return false;
     this.inFlight.add(entryId);
     try {
       let finished = false;
+      let counted = false;
       for (let i = 0; i < effects.length; i++) {
         const effect = effects[i]!;
         // the last effect's commit deletes the entry in the same Lua step (no round trip of its own)
         const last = i === effects.length - 1;
-        const outcome = await this.inOrder(effect, last ? entryId : undefined);
+        const outcome = await this.inOrder(effect, last ? entryId : undefined, redelivery);
         if (outcome === 'retry') {
           const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
-          this.retried.add(entryId);
+          counted = true;
           if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
           await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
+          // the next effect of the entry starts its own count
+          await this.redis.hdel(this.keys.effectAttempts, entryId);
         } else if (outcome === 'applied-finished') {
           finished = true;
         }
       }
       // the entry is still there when its last effect was not committed by this process (applied before, dead, a STATIC target)
-      if (!finished || this.retried.has(entryId)) {
+      if (!finished || counted) {
         await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
-        this.retried.delete(entryId);
       }
       return true;
     } catch (err) {
@@ -134,22 +135,22 @@ export class EffectApplier {
     }
   }
 
-  private inOrder(effect: Effect, finishesEntry?: string): Promise<Outcome> {
+  private inOrder(effect: Effect, finishesEntry: string | undefined, redelivery: boolean): Promise<Outcome> {
     const key = `${effect.classId}\u0000${effect.instanceId}`;
     const previous = this.tails.get(key);
-    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(() => this.applyOne(effect, finishesEntry));
+    // after the previous one, whether it succeeded or not (a failure of one must not skip the ones behind it)
+    const next = () => this.applyOne(effect, finishesEntry, redelivery);
+    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(next, next);
     this.tails.set(key, run);
     return run.finally(() => {
       if (this.tails.get(key) === run) this.tails.delete(key);
     });
   }
 
-  /** Applies one effect now, outside any outbox entry (a STATIC handler's). */
-  applyNow(effect: Effect): Promise<Outcome> {
-    return this.inOrder(effect);
-  }
-
-  private async applyOne(effect: Effect, finishesEntry?: string): Promise<Outcome> {
+  private async applyOne(effect: Effect, finishesEntry: string | undefined, redelivery: boolean): Promise<Outcome> {
+    // a redelivered entry may hold effects done before (applied, or dead-lettered): their marker says so,
+    // and a target that refused them is not asked again (the first delivery skips this read)
+    if (redelivery && (await this.redis.exists(this.keys.delivered(effect.id))) === 1) return 'applied';
     try {
       await this.opts.call({
         classId: effect.classId,
@@ -163,11 +164,7 @@ export class EffectApplier {
       });
       return finishesEntry ? 'applied-finished' : 'applied';
     } catch (err) {
-      let outcome = effectFailure(err);
-      // an INIT that finds its instance: applied before when its marker says so
-      if (outcome === 'dead' && err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_EXISTS.code) {
-        if ((await this.redis.exists(this.keys.delivered(effect.id))) === 1) outcome = 'applied';
-      }
+      const outcome = effectFailure(err);
       if (outcome === 'dead') await this.deadLetter(effect, undefined, err instanceof ActorError ? JSON.stringify(err.toBody()) : String(err));
       else if (outcome === 'retry') this.opts.logger.warn({ effectId: effect.id, classId: effect.classId, method: effect.method, err: (err as Error).message }, 'effect not applied yet; retried');
       return outcome === 'dead' ? 'applied' : outcome;
@@ -176,7 +173,12 @@ export class EffectApplier {
 
   private async deadLetter(effect: Effect, entryId: string | undefined, reason: string): Promise<void> {
     this.opts.logger.error({ effectId: effect.id, classId: effect.classId, method: effect.method, instanceId: effect.instanceId, reason }, 'committed effect refused by its target: dead-lettered');
-    await this.redis.xadd(this.keys.effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []));
+    // marked delivered with it: a later sweep of its entry does not call the target (and dead-letter it) again
+    await this.redis
+      .multi()
+      .xadd(this.keys.effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []))
+      .set(this.keys.delivered(effect.id), 'dead', 'EX', DELIVERY_MARKER_TTL_S)
+      .exec();
   }
 
   /** Applies the entries older than `olderThanMs` (all with 0). Returns how many entries it looked at. */
@@ -188,7 +190,7 @@ export class EffectApplier {
       for (const [id, fields] of entries) {
         const json = fields[fields.indexOf('f') + 1];
         // attempts another process counted go with the entry
-        if (await this.apply(id, JSON.parse(json) as Effect[])) await this.redis.hdel(this.keys.effectAttempts, id);
+        if (await this.apply(id, JSON.parse(json) as Effect[], true)) await this.redis.hdel(this.keys.effectAttempts, id);
       }
       return entries.length;
     })().finally(() => {

@@ -76,7 +76,9 @@ export class TurnManager {
     const endLocal = await this.waitLocalTurn(key, deadline, classId, id);
     const handed = this.held.get(key);
     this.held.delete(key);
-    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed) };
+    // holding: the lease is ours to hand on or give back; committed: this turn's end is decided (no abandon);
+    // lost: the commit found the lease or version moved, so it is never handed on (only released, token-checked)
+    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed), committed: false, lost: false };
     let before: StoredInstance | undefined;
     try {
       if (handed) {
@@ -118,16 +120,18 @@ export class TurnManager {
         }
       },
       committed: (instance, kept) => {
+        lease.committed = true;
         lease.holding = kept;
         if (kept) this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance });
       },
       lost: () => {
-        lease.holding = false;
+        lease.lost = true;
       },
       abandon: async () => {
-        if (!lease.holding) return;
+        // after a commit the lease went on (or back) with the committed instance: nothing to undo
+        if (!lease.holding || lease.committed) return;
         lease.holding = false;
-        if (before && before.version > 0 && this.shouldKeep(key, lease.turns)) {
+        if (!lease.lost && before && before.version > 0 && this.shouldKeep(key, lease.turns)) {
           this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance: before });
         } else {
           await store.release(classId, id, lease.token);

@@ -126,6 +126,12 @@ test('an effect its target refuses is dead-lettered, not retried forever', async
   const dead = await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+');
   expect(dead.some(([, fields]) => fields.join(' ').includes(effect.id))).toBe(true);
   expect(await entries(ledger)).toEqual([]);
+  // dead-lettered once: delivered again, it is not sent to its target (nor dead-lettered) a second time
+  await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify([effect]));
+  await t.rt.dispatcher.effects.sweep(0);
+  const deadAgain = await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+');
+  expect(deadAgain.filter(([, fields]) => fields.join(' ').includes(effect.id))).toHaveLength(1);
+  expect(await pendingEntries()).toBe(0);
 });
 
 test('effectFailure: what an effect\'s error means', () => {
