@@ -66,7 +66,8 @@ function buildEntry(ctx: Ctx, body: AddLogEntryBody, logId: string, timeStamp: s
       after: body.after,
       actor: body.actor ?? actorFromIdentity(ctx.identity),
       additionalData: body.additionalData,
-      companyId: body.companyId,
+      // a class acting for a company user logs into that company unless it names the entity's
+      companyId: body.companyId ?? ctx.tenancy.tenant,
       sensitiveFields: body.sensitiveFields,
       plainFields: body.plainFields,
       ignore: body.ignore,

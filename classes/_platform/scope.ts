@@ -15,8 +15,9 @@
  *  - SHARED_DATA: programme reference data (settings, tiers, roles, workflow
  *    rules): company users may read it, never change it.
  *  - COMPANY_RECORDS: one instance holding many companies' records (the
- *    Company singleton): its handlers check each record with
- *    `ctx.tenancy.check(companyId)`.
+ *    Company singleton): its handlers check each record against the caller's
+ *    company (`ctx.tenancy.check(companyId)`, or the class's own check of
+ *    `identity.tenant` with its own error code, as Company's assertMayReach).
  *  - nothing: the class is closed to company users (403 OUT_OF_SCOPE).
  *
  * What one change causes elsewhere (its approval record, its audit entries,

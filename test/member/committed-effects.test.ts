@@ -64,3 +64,10 @@ test('the approval record answered by the change is the one stored, readable at 
   expect(record).toMatchObject({ id: r.body.pendingApprovalId, entityId: m.id, approvalStatus: 'pending', event: r.body.approval?.event ?? expect.any(String) });
   await waitFor(async () => (await t.rt.documents.get('approvals', r.body.pendingApprovalId)) !== null, { what: 'projection' });
 });
+
+test('a member created by an internal user has its creation approval in its company (its approvers see it)', async () => {
+  const r = await t.post(`/${t.projectId}/CALL/Member/createMember`, { name: 'Kim', surname: 'Lee', company: { id: 'c-1' }, memberType: 'mt-perm' }, pm);
+  expect(r.status).toBe(200);
+  const stored = await t.rt.store.read('ApprovalManager', r.body.pendingApprovalId);
+  expect(JSON.parse(stored!.stateJson).public.approval).toMatchObject({ entityId: r.body.member.id, companyId: 'c-1' });
+});

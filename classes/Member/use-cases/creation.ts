@@ -101,6 +101,8 @@ export async function createMember(ctx: Ctx) {
       newEntity: profile,
       approveCallback: 'approveMember',
       rejectCallback: 'approveMember',
+      // the member's state is not written yet, so its company is named: that company's approvers see the record
+      companyId: profile.company.id,
     });
     approvalId = wf.approvalRecord.id;
     approved = wf.isApproved;

@@ -4,14 +4,8 @@
  * entity files, classes/_platform/entity-documents.ts).
  */
 import type { ActorError, Ctx } from '../../../runtime';
-import { entityDownloadLink, entityFileInstance, fileRefusal, storeEntityFile, type StoredFile } from '../../_platform/entity-documents';
+import { entityDownloadLink, fileRefusal, storeEntityFile, type StoredFile } from '../../_platform/entity-documents';
 import { memberError } from '../errors';
-
-export type { StoredFile } from '../../_platform/entity-documents';
-
-export function fileInstanceOf(memberId: string): string {
-  return entityFileInstance('member', memberId);
-}
 
 /** Stores a file of the member in FileManager; FileManager's errors are thrown as they are. */
 export async function storeMemberFileMeta(ctx: Ctx, memberId: string, file: { content: string; mimeType: string; originalFilename: string }): Promise<StoredFile> {
