@@ -291,9 +291,10 @@ export function fileDocuments(state: FilesState, instanceId: string) {
 // Company scope
 
 /**
- * The company an entity's files belong to: kept once set (a file instance
- * never changes company); otherwise the company the class storing them names
- * (it knows its entity's company). A user cannot name one: a user's claim is
+ * The company an entity's files belong to: the company the class storing them
+ * names (it knows its entity's company, and moves the files with the entity:
+ * a member the HR system moves to another company keeps storing its files);
+ * kept as it is when nobody names one. A user cannot name one: a user's claim is
  * no proof that the entity is its company's, so the files of an entity first
  * stored by a user belong to no company (internal users only) until its class
  * names one, and a company user cannot open an entity's files at all (the
@@ -303,13 +304,7 @@ export function companyOfFiles(current: string | undefined, requested: string | 
   if (requested !== undefined && !requesterIsClass) {
     return { ok: false, error: 'ENTITY_MISMATCH', message: 'Only the class that owns the entity names the company of its files' };
   }
-  if (current !== undefined) {
-    if (requested !== undefined && requested !== current) {
-      return { ok: false, error: 'ENTITY_MISMATCH', message: `The files of this entity belong to company '${current}', not '${requested}'` };
-    }
-    return { ok: true, value: current };
-  }
-  return { ok: true, value: requested };
+  return { ok: true, value: requested ?? current };
 }
 
 // ---------------------------------------------------------------------------

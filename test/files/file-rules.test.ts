@@ -265,11 +265,12 @@ describe('streaming', () => {
 });
 
 describe('companyOfFiles (company scope of an entity\'s files)', () => {
-  test('the class storing the files names the company once; it never changes', () => {
+  test('the class storing the files names the company, and moves them with its entity', () => {
     expect(companyOfFiles(undefined, 'c-1', true)).toEqual({ ok: true, value: 'c-1' });
     expect(companyOfFiles('c-1', 'c-1', true)).toEqual({ ok: true, value: 'c-1' });
     expect(companyOfFiles('c-1', undefined, true)).toEqual({ ok: true, value: 'c-1' });
-    expect(companyOfFiles('c-1', 'c-2', true)).toMatchObject({ ok: false, error: 'ENTITY_MISMATCH' });
+    // a member moved to another company by the HR system: its next upload moves its files
+    expect(companyOfFiles('c-1', 'c-2', true)).toEqual({ ok: true, value: 'c-2' });
   });
 
   test('a user names no company: its claim proves nothing about the entity', () => {
