@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { InstanceState } from './types';
+import { ActorError, RuntimeCodes } from '../errors';
 
 /** Redis key layout of one project. */
 export class Keys {
@@ -266,6 +267,7 @@ export class StateStore {
       DELIVERY_MARKER_TTL_S,
       req.effects?.length ? JSON.stringify(req.effects) : '',
       req.finishesEffectEntry ?? '',
+      this.commitDeadline(),
     ];
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {
@@ -277,9 +279,26 @@ export class StateStore {
         return { kind: 'version_moved', version: Number(r[1]) };
       case -4:
         return { kind: 'already_applied' };
+      case -5: {
+        // its caller has given up (or is about to): nothing was written, the lease is released behind it
+        const { status, code } = RuntimeCodes.REDIS_UNAVAILABLE;
+        throw new ActorError(status, code, `The commit of ${req.classId} '${req.instanceId}' reached Redis after its deadline; nothing was written`, { retryable: true });
+      }
       default:
         return { kind: 'lookup_taken', ...this.keys.parseLookup(req.classId, String(r[1])) };
     }
+  }
+
+  /**
+   * The latest time (Redis's clock, ms) a commit sent now may apply: when the
+   * command time-out fires the caller answers 503 "nothing committed", so a
+   * commit still queued in a frozen Redis must not apply on resume. Assumes
+   * the service's and Redis's clocks agree to within a few ms (NTP); '' when
+   * commands have no time-out.
+   */
+  private commitDeadline(): string {
+    const t = this.redis.options.commandTimeout;
+    return typeof t === 'number' && t > 0 ? String(Date.now() + t) : '';
   }
 
   async resolveLookup(classId: string, name: string, value: string): Promise<string | undefined> {

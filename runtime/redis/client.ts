@@ -12,10 +12,11 @@
  * A command that timed out may still run when a frozen Redis resumes (it was
  * sent): callers must not resend it, and ioredis does not either
  * (`autoResendUnfulfilledCommands: false`). A lease request that timed out is
- * therefore released behind it (dispatcher); a commit that timed out may
- * still apply on resume although its caller got 503 (an open limit: closing
- * it needs a deadline checked inside commitInstance.lua against Redis's
- * clock). Reconnection never gives up and waits at most about a second
+ * therefore released behind it (dispatcher); a commit carries a deadline
+ * (now + the time-out) that commitInstance.lua checks against Redis's clock,
+ * so a commit that waited in a frozen Redis past it is refused on resume and
+ * its caller's 503 stays true (this assumes the service's and Redis's clocks
+ * agree to within a few ms). Reconnection never gives up and waits at most about a second
  * between attempts, so the service recovers on its own when Redis returns.
  *
  * BullMQ's worker connections keep `maxRetriesPerRequest: null` and no

@@ -12,11 +12,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
 import { loadConfig } from '../../runtime/config';
 import { RuntimeCodes } from '../../runtime/errors';
 import { createLogger } from '../../runtime/logger';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../runtime/redis/embedded-redis';
 import { Runtime } from '../../runtime/runtime';
+import { Keys } from '../../runtime/actor/state-store';
 import { TEST_API_KEY, testEnv, waitFor } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 
@@ -170,6 +172,53 @@ describe('Redis frozen (SIGSTOP)', () => {
     expect(down[0].level).toBe(40);
     expect(otherWarnings).toEqual([]);
     expect(consoleErrors).toEqual([]);
+  });
+});
+
+describe('Redis frozen while a commit is on its way', () => {
+  let redis: EmbeddedRedis;
+  let t: Started;
+  let probe: Redis;
+  let frozen = false;
+  let consoleSpy: jest.SpyInstance;
+
+  beforeAll(async () => {
+    redis = await startEmbeddedRedis({});
+    t = await startRuntime(redis.url);
+    probe = new Redis(redis.url, { maxRetriesPerRequest: null });
+    consoleSpy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  });
+
+  afterAll(async () => {
+    consoleSpy?.mockRestore();
+    if (frozen) process.kill(redis.pid, 'SIGCONT');
+    probe?.disconnect();
+    await t?.rt.stop();
+    await redis?.stop();
+  });
+
+  it('a commit sent to the frozen Redis does not apply when it resumes: the caller was told 503, nothing committed', async () => {
+    expect((await t.call('init', 'f1', { start: 5 })).status).toBe(200);
+    const lease = new Keys(t.projectId).lease('Counter', 'f1');
+    // the handler holds the lease while it waits; Redis freezes before it commits
+    const write = t.call('increment', 'f1', { by: 1, delayMs: 1_000 });
+    await waitFor(async () => (await probe.exists(lease)) === 1, { timeoutMs: 5_000, what: 'the write to hold the lease' });
+    process.kill(redis.pid, 'SIGSTOP');
+    frozen = true;
+    const answer = await write;
+    expect(answer.status).toBe(503);
+    expect(answer.body.code).toBe(RuntimeCodes.REDIS_UNAVAILABLE.code);
+
+    // the commit waited in Redis's socket; Redis runs it now, after its deadline, and refuses it
+    process.kill(redis.pid, 'SIGCONT');
+    frozen = false;
+    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+    const after = await t.call('get', 'f1');
+    expect(after.body).toMatchObject({ count: 5, version: 1 });
+    // and no lease is left behind: the next write goes through at once
+    const next = await t.call('increment', 'f1', { by: 2 });
+    expect(next.status).toBe(200);
+    expect(next.body).toEqual({ count: 7 });
   });
 });
 

@@ -14,13 +14,19 @@
 -- ARGV[16] delivery id ('' none: a task or committed effect being applied),
 -- ARGV[17] delivery marker ttl (s), ARGV[18] effects json ('' none),
 -- ARGV[19] the effect-stream entry this commit finishes ('' none: the last effect of an entry deletes it)
+-- ARGV[20] deadline, ms since the epoch by Redis's clock ('' none): a commit that reaches Redis later
+--   (it waited in a frozen Redis while its caller timed out and answered 503) is refused
 -- An empty token (ARGV[1] '') is a creation without a lease (INIT with lease: false): it
 -- commits only while nobody holds the lease and the instance does not exist.
 -- Effectively once: a delivery whose marker exists, or a job that is no longer pending,
 -- was applied before (its worker died after the commit, or another worker ran it): the
 -- commit is refused and nothing is written again.
 -- Returns {1, version, task entry id or '', effect entry id or ''} | {-1} lease lost
---   | {-2, version} version moved | {-3, key} lookup key taken | {-4} already applied
+--   | {-2, version} version moved | {-3, key} lookup key taken | {-4} already applied | {-5} past its deadline
+if ARGV[20] ~= '' then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[20]) then return {-5} end
+end
 if ARGV[1] == '' then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {-2, -1} end
 elseif redis.call('GET', KEYS[2]) ~= ARGV[1] then
