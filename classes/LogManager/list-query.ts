@@ -4,7 +4,7 @@
  * filter/sort/page or throws a 400 LogManager error.
  */
 import type { FieldError } from '../../runtime';
-import { escapeRegex } from '../_platform/paging';
+import { escapeRegex, parsePaging } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
 
@@ -39,7 +39,7 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+/** the highest page (getLogEntries's schema says the same for a POST body); limit is the shared 1 to MAX_PAGE_SIZE (_platform/paging.ts) */
 export const MAX_PAGE = 10_000_000;
 export const MAX_SEARCH_LENGTH = 200;
 
@@ -67,18 +67,12 @@ export function parseDateTime(text: string): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
-function intParam(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^-?\d{1,12}$/.test(value.trim())) return Number(value.trim());
-  return undefined;
-}
-
 /**
  * Parameters may come from the query string (strings) or the body; body
  * values win. Unknown parameters are refused so that a typo ("entityID") does
  * not silently list everything.
  */
-export function parseLogListQuery(query: Record<string, unknown>, body: Record<string, unknown>): LogListQuery {
+export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body: Readonly<Record<string, unknown>>): LogListQuery {
   const input: Record<string, unknown> = { ...query, ...body };
   const errors: FieldError[] = [];
   const filter: Record<string, unknown> = {};
@@ -109,10 +103,8 @@ export function parseLogListQuery(query: Record<string, unknown>, body: Record<s
     else if (v.trim().length) search = v.trim();
   }
 
-  const page = input.page === undefined ? 1 : intParam(input.page);
-  if (page === undefined || page < 1 || page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
-  const limit = input.limit === undefined ? DEFAULT_PAGE_SIZE : intParam(input.limit);
-  if (limit === undefined || limit < 1 || limit > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
+  if (page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
 
   if (errors.length) {
     throw logManagerError('INVALID_QUERY', `Invalid query: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
@@ -128,5 +120,5 @@ export function parseLogListQuery(query: Record<string, unknown>, body: Record<s
     // keys and values (searchText), actor name and id
     filter.$or = ['searchText', 'actor.name', 'actor.id'].map((path) => ({ [path]: regex }));
   }
-  return { filter, sort: { timeStamp: -1, id: 1 }, page: page!, limit: limit!, skip: (page! - 1) * limit! };
+  return { filter, sort: { timeStamp: -1, id: 1 }, page, limit, skip: (page - 1) * limit };
 }

@@ -4,8 +4,9 @@
  * field; larger values go to a file named LARGE_LOG_{entityType}_{entityId}_{logId}.json").
  * Pure functions; the handler stores what they return.
  */
+import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import { diffFields, limitDepth, toJsonValue, type FieldUpdate } from '../_platform/field-diff';
+import { diffFields, jsonText, limitDepth, toJsonValue, type FieldUpdate } from '../_platform/field-diff';
 import { maskField, maskNested, sensitiveKeyMatcher } from './masking';
 
 /** A value whose JSON text is longer than this many UTF-8 bytes is not kept inline. */
@@ -18,6 +19,12 @@ export const INLINE_LIMIT_BYTES = 1024;
  * text already, at any depth).
  */
 export const ADDITIONAL_DATA_MAX_DEPTH = 32;
+
+/** additionalData larger than this (JSON, UTF-8 bytes) is refused */
+export const MAX_ADDITIONAL_DATA_BYTES = 16 * 1024;
+
+/** The form of a log id (the instance id of an entry): anything else names no entry. */
+export const LOG_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
 export interface LogRecord {
   id: string;
@@ -85,6 +92,11 @@ export function truncateUtf8(text: string, maxBytes: number): string {
     end += ch.length;
   }
   return text.slice(0, end);
+}
+
+/** Is additionalData over MAX_ADDITIONAL_DATA_BYTES of JSON? (absent: no) */
+export function additionalDataTooLarge(additionalData: Record<string, unknown> | undefined): boolean {
+  return additionalData !== undefined && utf8Bytes(jsonText(additionalData) ?? '') > MAX_ADDITIONAL_DATA_BYTES;
 }
 
 export function isLargeValue(json: string | undefined): boolean {
@@ -168,10 +180,10 @@ export function buildLog(input: LogInput): BuiltLog {
  * The record with the full values of its large field updates put back from
  * the LARGE_LOG content. Returns the keys that the content did not have.
  */
-export function withFullValues(record: LogRecord, content: LargeLogContent): { record: LogRecord; missing: string[] } {
+export function withFullValues(record: DeepReadonly<LogRecord>, content: LargeLogContent): { record: DeepReadonly<LogRecord>; missing: string[] } {
   const byKey = new Map(content.fieldUpdates.map((fu) => [fu.key, fu]));
   const missing: string[] = [];
-  const fieldUpdates = record.fieldUpdates.map((fu) => {
+  const fieldUpdates = record.fieldUpdates.map((fu): DeepReadonly<FieldUpdate> => {
     if (!fu.isLarge) return fu;
     const fullFu = byKey.get(fu.key);
     if (!fullFu) {

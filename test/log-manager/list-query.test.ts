@@ -1,6 +1,6 @@
 import { ActorError } from '../../runtime';
 import { escapeRegex } from '../../classes/_platform/paging';
-import { logListingDocument, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
+import { logListingDocument, MAX_PAGE, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
 
 function refusal(fn: () => unknown): ActorError {
   try {
@@ -20,6 +20,7 @@ describe('parseLogListQuery', () => {
   test('query-string values are read as numbers; body wins over query', () => {
     expect(parseLogListQuery({ page: '3', limit: '100' }, {})).toMatchObject({ page: 3, limit: 100, skip: 200 });
     expect(parseLogListQuery({ page: '3' }, { page: 2, limit: 1 })).toMatchObject({ page: 2, limit: 1, skip: 1 });
+    expect(parseLogListQuery({ page: String(MAX_PAGE) }, {})).toMatchObject({ page: MAX_PAGE });
   });
 
   test.each([
@@ -29,6 +30,7 @@ describe('parseLogListQuery', () => {
     [{ limit: '1.5' }, 'limit'],
     [{ page: '0' }, 'page'],
     [{ page: '-1' }, 'page'],
+    [{ page: String(MAX_PAGE + 1) }, 'page'],
     [{ from: 'yesterday' }, 'from'],
     [{ to: '2024-13-01T00:00:00Z' }, 'to'],
     [{ to: '2024-05-01' }, 'to'],

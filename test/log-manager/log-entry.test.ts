@@ -1,5 +1,8 @@
 import {
   INLINE_LIMIT_BYTES,
+  LOG_ID_PATTERN,
+  MAX_ADDITIONAL_DATA_BYTES,
+  additionalDataTooLarge,
   buildLog,
   largeLogBlobName,
   truncateUtf8,
@@ -104,5 +107,30 @@ describe('largeLogBlobName', () => {
     expect(long.length).toBeLessThanOrEqual(255);
     expect(SAFE_BLOB_NAME.test(long)).toBe(true);
     expect(long).not.toContain('..');
+  });
+});
+
+describe('additionalDataTooLarge', () => {
+  /** an object whose JSON text is exactly `bytes` bytes long ({"x":"..."} is 8 bytes around the string) */
+  const ofBytes = (bytes: number) => ({ x: 'a'.repeat(bytes - 8) });
+
+  test('up to 16 KB of JSON is accepted, one byte more is not; absent is fine', () => {
+    expect(JSON.stringify(ofBytes(MAX_ADDITIONAL_DATA_BYTES)).length).toBe(MAX_ADDITIONAL_DATA_BYTES);
+    expect(additionalDataTooLarge(ofBytes(MAX_ADDITIONAL_DATA_BYTES))).toBe(false);
+    expect(additionalDataTooLarge(ofBytes(MAX_ADDITIONAL_DATA_BYTES + 1))).toBe(true);
+    expect(additionalDataTooLarge(undefined)).toBe(false);
+  });
+
+  test('bytes are counted in UTF-8, not characters', () => {
+    const chars = Math.floor((MAX_ADDITIONAL_DATA_BYTES - 8) / 2) + 1;
+    expect(additionalDataTooLarge({ x: 'é'.repeat(chars) })).toBe(true);
+  });
+});
+
+describe('LOG_ID_PATTERN', () => {
+  test('log ids are letters, digits, _ and -, 1 to 200 characters', () => {
+    expect(LOG_ID_PATTERN.test('0b6f3c8e-5d8a-4e0f-9a59-3c1c2f7d9f10')).toBe(true);
+    expect(LOG_ID_PATTERN.test('a'.repeat(200))).toBe(true);
+    for (const bad of ['', 'a'.repeat(201), 'a b', '../x', 'staffId!1']) expect([bad, LOG_ID_PATTERN.test(bad)]).toEqual([bad, false]);
   });
 });

@@ -1,0 +1,21 @@
+/** getLogEntries: the listing of the `logs` collection (list-query.ts), the page's entries read from their instances. */
+import type { DeepReadonly, StaticCtx } from '../../../runtime';
+import { parseLogListQuery } from '../list-query';
+import type { LogRecord } from '../log-entry';
+import type { GetLogEntriesBody } from '../types';
+import { entryOrNull, type EntryReader } from './reading';
+
+/** Newest first from the `logs` collection; the page's entries in full from their instances. */
+export async function getLogEntries(ctx: StaticCtx<GetLogEntriesBody>, entries: EntryReader) {
+  const q = parseLogListQuery(ctx.request.query ?? {}, ctx.request.body ?? {});
+  const { items, total } = await ctx.documents.find('logs', q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+  // the listing holds a search string, not the field updates
+  const found = await Promise.all(items.map((d) => entryOrNull(entries, String(d._id))));
+  return {
+    entries: found.filter((e): e is DeepReadonly<LogRecord> => e !== null),
+    totalCount: total,
+    page: q.page,
+    limit: q.limit,
+    totalPages: Math.ceil(total / q.limit),
+  };
+}
