@@ -581,4 +581,19 @@ describe('callbacks and internal methods', () => {
     expect(outcome.error).toMatchObject({ status: 409, body: { code: 7014, classId: 'Tier' } });
     expect((await getTier(id)).body).toEqual(before);
   });
+
+  test('an approved patch that no longer fits the tier fails the callback (409 7015); the tier keeps waiting', async () => {
+    const { id } = await activeTier();
+    const r = await call('updateStatus', id, { status: 'inactive' }, superUser);
+    expect(r.body.pendingApproval).toMatchObject({ id: r.body.approval.id });
+    const before = (await getTier(id)).body;
+    const queued = await t.rt.call('Tier', 'approve', id, { approvalId: r.body.approval.id, action: 'approve', event: 'tier_status_update', entityId: id, jsonPatch: [{ op: 'remove', path: '/gone' }] });
+    const jobId = (queued.body as { jobId: string }).jobId;
+    const outcome = await until(async () => {
+      const s = (await t.rt.jobs.status(jobId)).status;
+      return s.status === 'failed' ? s : undefined;
+    }, 'conflicting callback');
+    expect(outcome.error).toMatchObject({ status: 409, body: { code: 7015, classId: 'Tier', details: { problems: [expect.stringContaining('/gone')] } } });
+    expect((await getTier(id)).body).toEqual(before);
+  });
 });

@@ -1,0 +1,44 @@
+/**
+ * listTiers, from the streamed `tiers` collection (filters: status,
+ * tierTypeId, tierGroup, search, page, limit; newest startDate first), and
+ * the reference lists: tier groups, payment types, eligibility rule
+ * definitions.
+ */
+import type { Ctx } from '../../../runtime';
+import { listingInput } from '../../_platform/paging';
+import { buildListFilter, parseListQuery } from '../domain';
+import { CONDITION_DEFINITIONS } from '../eligibility';
+import { tierError } from '../errors';
+import { ELIGIBILITY_OPERATORS, TIER_GROUPS, TIER_PAYMENT_TYPES } from '../types';
+
+const GROUP_LABELS: Record<string, string> = { base: 'Base', upgrade: 'Upgrade', add_on: 'Add-on' };
+const PAYMENT_TYPE_LABELS: Record<string, string> = { credit_card: 'Credit card', salary_deduction: 'Salary deduction' };
+
+/** POST body or GET query (listingInput); 400 7013 for bad filter or page values. */
+export async function listTiers(ctx: Ctx) {
+  const parsed = parseListQuery(listingInput(ctx));
+  if (!parsed.ok) {
+    throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+  }
+  const q = parsed.query;
+  const found = await ctx.documents.find<Record<string, unknown>>('tiers', buildListFilter(q), {
+    sort: { startDate: -1, _id: 1 },
+    skip: (q.page - 1) * q.limit,
+    limit: q.limit,
+  });
+  const items = found.items.map(({ _id, _v, _instance, _class, ...doc }) => doc);
+  return { items, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
+}
+
+export function getTierGroups() {
+  return { tierGroups: TIER_GROUPS.map((key) => ({ key, label: GROUP_LABELS[key] })) };
+}
+
+export function getPaymentTypes() {
+  return { paymentTypes: TIER_PAYMENT_TYPES.map((key) => ({ key, label: PAYMENT_TYPE_LABELS[key] })) };
+}
+
+/** The condition keys eligibility rules may use, their value types and operators. */
+export function getEligibilityRuleDefinitions() {
+  return { operators: [...ELIGIBILITY_OPERATORS], conditions: CONDITION_DEFINITIONS };
+}
