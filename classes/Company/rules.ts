@@ -4,12 +4,11 @@
  * what a company user may reach, the list query and the streamed documents.
  * Rules that refuse throw a Company ActorError (companyError).
  */
-import type { Identity } from '../../runtime';
+import type { DeepReadonly, Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
-import { escapeRegex } from '../_platform/paging';
-import { parsePaging } from '../Setting/list-query';
+import { escapeRegex, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';
 
@@ -71,7 +70,8 @@ export function referencedFields(input: CompanyInput): (keyof CompanyInput)[] {
 
 // ---------------------------------------------------------------- uniqueness
 
-export function findByBgId(companies: Record<string, Company>, bgId: string): Company | undefined {
+/** The company with this bgId (a READ passes its read-only state, a write its draft: the answer is of the same kind). */
+export function findByBgId<C extends DeepReadonly<Company>>(companies: Readonly<Record<string, C>>, bgId: string): C | undefined {
   return Object.values(companies).find((c) => c.bgId === bgId);
 }
 
@@ -98,9 +98,13 @@ export interface ReferenceError {
  * The references of `company` (only `fields`) that are not active settings
  * of the right group, and repeated ids. Empty when all is well.
  */
-export function referenceProblems(company: Pick<Company, 'companyGroupId' | 'eligibleMemberTypes' | 'memberSubTypes'>, fields: (keyof CompanyInput)[], config: ProgramManagementConfig): ReferenceError[] {
+export function referenceProblems(
+  company: Pick<Company, 'companyGroupId' | 'eligibleMemberTypes' | 'memberSubTypes'>,
+  fields: (keyof CompanyInput)[],
+  config: DeepReadonly<ProgramManagementConfig>,
+): ReferenceError[] {
   const problems: ReferenceError[] = [];
-  const active = (values: { id: string }[]) => new Set(values.map((v) => v.id));
+  const active = (values: readonly { id: string }[]) => new Set(values.map((v) => v.id));
   const check = (field: string, ids: string[], known: Set<string>, label: string) => {
     const unknown = [...new Set(ids.filter((id) => !known.has(id)))];
     if (unknown.length) problems.push({ field, reason: `not active ${label}s: ${unknown.join(', ')}`, ids: unknown });
@@ -115,7 +119,7 @@ export function referenceProblems(company: Pick<Company, 'companyGroupId' | 'eli
   return problems;
 }
 
-export function checkReferences(company: Company, fields: (keyof CompanyInput)[], config: ProgramManagementConfig): void {
+export function checkReferences(company: Company, fields: (keyof CompanyInput)[], config: DeepReadonly<ProgramManagementConfig>): void {
   const problems = referenceProblems(company, fields, config);
   if (problems.length) {
     throw companyError('COMPANY_INVALID_REFERENCES', `The company refers to settings that are not active: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, {
@@ -210,6 +214,7 @@ export interface CompanyListQuery {
   skip: number;
 }
 
+export const DEFAULT_PAGE_SIZE = 20;
 const STATUSES = ['pending', 'active', 'inactive'];
 const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'];
 
@@ -220,7 +225,7 @@ const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrConta
  */
 export function parseCompanyListQuery(query: Record<string, unknown>, body: Record<string, unknown>, scope: CompanyScope): CompanyListQuery {
   const input: Record<string, unknown> = { ...query, ...body };
-  const errors: { field: string; reason: string }[] = [];
+  const errors: FieldProblem[] = [];
   const known = new Set(['status', 'companyGroupId', 'search', 'page', 'limit']);
   for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
   const filter: Record<string, unknown> = {};
@@ -233,7 +238,8 @@ export function parseCompanyListQuery(query: Record<string, unknown>, body: Reco
       errors.push({ field: 'companyGroupId', reason: 'must be a string of 1 to 200 characters' });
     } else filter.companyGroupId = input.companyGroupId;
   }
-  const { page, limit, search } = parsePaging(input, errors);
+  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
+  const search = textOf(input, 'search', errors)?.trim();
   if (errors.length) {
     throw companyError('COMPANY_INVALID_QUERY', `Invalid list parameters: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
   }

@@ -1,4 +1,5 @@
-/** Company records (spec 2.2). */
+/** Company records (spec 2.2), the singleton's state and the bodies of its methods. */
+import type { StateOf } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 
 export type CompanyStatus = 'pending' | 'active' | 'inactive';
@@ -39,6 +40,9 @@ export interface CompanyState {
   lastStreamed?: { id: string; at: string };
 }
 
+/** The Company class's state (`@ActorClass<CompanyClassState>`): private holds CompanyState. */
+export type CompanyClassState = StateOf<CompanyState>;
+
 /** Create body (spec 2.2 fields; id optional). */
 export interface CompanyInput {
   id?: string;
@@ -51,3 +55,23 @@ export interface CompanyInput {
   maxFreeDependants?: number;
   bgId?: string;
 }
+
+/** updateCompany body: the company's id and the fields to change (schemas/Company/updateCompany.json). */
+export interface CompanyUpdateInput extends CompanyInput {
+  id: string;
+}
+
+/** updateCompanyStatus body; `status` is checked by the status rule (checkCompanyStatusMove), not the schema. */
+export interface CompanyStatusInput {
+  id: string;
+  status: string;
+}
+
+/** getCompany body (or query): one of the two. */
+export type CompanyLookupInput = { id?: string; bgId?: string };
+
+/** listCompanies body (or query): filters and paging. */
+export type CompanyListInput = { status?: string; companyGroupId?: string; search?: string; page?: number; limit?: number };
+
+/** streamCompany body (or query); restreamCompany's body always has the id. */
+export type CompanyStreamInput = { id?: string };

@@ -327,6 +327,32 @@ describe('with settings', () => {
       }, { what: 'refused callback' });
       expect(outcome!.error).toMatchObject({ status: 409, body: { code: 6016 } });
     });
+
+    test('an approved change that no longer fits (patch conflict, bgId taken) is not applied: 6017, and the company stops waiting', async () => {
+      const AM: Identity = { type: 'class', classId: 'ApprovalManager', instanceId: 'x' };
+      const settle = async (body: Record<string, unknown>) => {
+        const queued = await t.rt.call('Company', 'approveCompany', 'default', body, { identity: AM, origin: 'class' });
+        const jobId = (queued.body as { jobId: string }).jobId;
+        return waitFor(async () => {
+          const { status } = await t.rt.jobs.status(jobId);
+          return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+        }, { what: `callback job ${jobId}` });
+      };
+      const other = await activeCompany();
+      for (const jsonPatch of [
+        [{ op: 'replace', path: '/nothing/here', value: 1 }],
+        [{ op: 'replace', path: '/status', value: 'active' }, { op: 'replace', path: '/bgId', value: other.bgId }],
+      ]) {
+        const pending = (await call('createCompany', companyBody())).body;
+        const body = { approvalId: pending.approval.id, action: 'approve', event: 'company_create', entityId: pending.company.id, jsonPatch };
+        const done = await settle(body);
+        expect(done).toMatchObject({ status: 'completed', result: { body: { applied: false, code: 6017, company: { status: 'pending', pendingApprovalId: null } } } });
+        const after = (await query('getCompany', { id: pending.company.id })).body;
+        expect(after).toMatchObject({ status: 'pending', pendingApprovalId: null, bgId: pending.company.bgId });
+        // settled once: the same callback again is not awaited any more
+        expect(await settle(body)).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 6016 } } });
+      }
+    });
   });
 
   describe('status machine (spec 3.3) through the workflow', () => {

@@ -1,0 +1,12 @@
+/** listCompanies: the `companies` collection of the document store (filters, search, paging in rules.ts). */
+import { pageInfo } from '../../_platform/paging';
+import { COMPANIES_COLLECTION, companyScope, listedCompany, parseCompanyListQuery } from '../rules';
+import type { CompanyListInput } from '../types';
+import { guardSingleton, type CompanyReadCtx } from './common';
+
+export async function listCompanies(ctx: CompanyReadCtx<CompanyListInput>) {
+  guardSingleton(ctx);
+  const q = parseCompanyListQuery(ctx.request.query ?? {}, ctx.request.body ?? {}, companyScope(ctx.identity));
+  const { items, total } = await ctx.documents.find<Record<string, unknown>>(COMPANIES_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+  return { items: items.map(listedCompany), ...pageInfo(total, q.page, q.limit) };
+}
