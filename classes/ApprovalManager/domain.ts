@@ -1,12 +1,13 @@
 /**
  * Approval rules, pure (spec 2.8, 3.2, 8): record creation (auto or manual),
- * inline-or-blob storage of the patch and its old values, reviewer
+ * who may register callbacks, inline-or-blob storage of the patch and its old values, reviewer
  * eligibility (active roles, maker not reviewer), review outcome, who may
  * read a record, listing filters, the record as callers see it.
  */
 import { parsePaging } from '../_platform/paging';
 import { isPrivilegedActor, type Actor } from '../_platform/actor';
 import { changeView, oldValuesFit, type OldValue } from './changes';
+import { approvalError } from './errors';
 import type {
   ApprovalAction,
   ApprovalCallback,
@@ -95,6 +96,63 @@ export function newApprovalRecord(id: string, input: CreateApprovalInput, classI
     record.approvedBy = { ...AUTO_APPROVER };
   }
   return record;
+}
+
+/** A blob that a planned record keeps out of line (its patch, or its old values). */
+export interface PlannedBlob {
+  name: string;
+  json: string;
+  what: 'patch' | 'old values';
+}
+
+/** What createApproval stores (and prepareApproval announces): the record, its full patch and old values, and its blobs. */
+export interface PlannedApproval {
+  record: ApprovalRecord;
+  /** the full patch (also when the record keeps it in a blob) */
+  patch: Operation[];
+  /** the old values the record keeps (when they fit the patch), also when they go to a blob */
+  oldValues: OldValue[] | undefined;
+  blobs: PlannedBlob[];
+}
+
+/**
+ * The record an event's approval is stored as, the full patch and old values
+ * (for the answer's view), and the blobs holding what does not fit inline
+ * (10 KB, spec 8). A calling class may register callbacks only on itself
+ * (`caller`: its class id; absent for other identities): 403 8005 otherwise.
+ */
+export function planApproval(id: string, input: CreateApprovalInput, caller: string | undefined, now: string): PlannedApproval {
+  if (caller) {
+    for (const cb of [input.approveCallback, input.rejectCallback]) {
+      if (cb && cb.classId !== caller) {
+        throw approvalError('APPROVAL_CALLBACK_CLASS_MISMATCH', `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`, {
+          callerClassId: caller,
+          callbackClassId: cb.classId,
+        });
+      }
+    }
+  }
+  const { createdAt: _at, ...fields } = input;
+  const record = newApprovalRecord(id, fields, approvalClassId(fields, caller), now);
+  if (input.companyId !== undefined) record.companyId = input.companyId;
+  const patch = record.jsonPatch;
+  const oldValues = record.oldValues;
+  const blobs: PlannedBlob[] = [];
+  if (isLargePatch(patch)) {
+    const name = largeApprovalFileName(record.entityId, record.id);
+    blobs.push({ name, json: JSON.stringify(patch), what: 'patch' });
+    record.isLargeApproval = true;
+    record.largePatchFile = name;
+    record.jsonPatch = [];
+  }
+  if (oldValues && !oldValuesInline(patch, oldValues)) {
+    // the record keeps at most 10 KB inline: old values that do not fit beside the patch get their own blob
+    const name = largeOldValuesFileName(record.entityId, record.id);
+    blobs.push({ name, json: JSON.stringify(oldValues), what: 'old values' });
+    record.oldValuesFile = name;
+    delete record.oldValues;
+  }
+  return { record, patch, oldValues, blobs };
 }
 
 /** A role as the role check knows it now (the deployed snapshot; ctx.roles()). */

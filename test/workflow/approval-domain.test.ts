@@ -14,6 +14,7 @@ import {
   oldValuesInline,
   parseListQuery,
   patchBytes,
+  planApproval,
   reviewerWithRoles,
   reviewOutcome,
   reviewRefusal,
@@ -21,6 +22,7 @@ import {
 } from '../../classes/ApprovalManager/domain';
 import type { Actor } from '../../classes/_platform/actor';
 import type { CreateApprovalInput } from '../../classes/ApprovalManager/types';
+import { ActorError } from '../../runtime';
 import { SAFE_BLOB_NAME } from '../../runtime/files/blob-store';
 import { patchOfSize } from './support';
 
@@ -121,6 +123,72 @@ describe('creation', () => {
     expect(newApprovalRecord('a1', input({ oldValues: [] }), 'Thing', 'T').oldValues).toBeUndefined();
     expect(newApprovalRecord('a1', input({ oldValues: [null, null] }), 'Thing', 'T').oldValues).toBeUndefined();
     expect(newApprovalRecord('a1', input(), 'Thing', 'T').oldValues).toBeUndefined();
+  });
+});
+
+describe('planning a record (what createApproval stores and prepareApproval announces)', () => {
+  const input = (over: Partial<CreateApprovalInput> = {}): CreateApprovalInput => ({
+    event: 'thing_update',
+    instanceId: 'i1',
+    entityId: 'e1',
+    jsonPatch: [{ op: 'replace', path: '/a', value: 2 }],
+    oldValues: [{ value: 1 }],
+    actor: pm(['clerk']),
+    approvers: ['approver'],
+    approveCallback: { event: 'thing_update', classId: 'Thing', instanceId: 'i1', methodName: 'approve' },
+    rejectCallback: { event: 'thing_update', classId: 'Thing', instanceId: 'i1', methodName: 'approve' },
+    ...over,
+  });
+  const refusal = (fn: () => unknown): ActorError => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof ActorError) return err;
+      throw err;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  test('a small change stays inline: no blobs; the time given is the creation time; companyId is kept', () => {
+    const p = planApproval('a1', input({ companyId: 'c1', createdAt: '2024-01-01T00:00:00.000Z' }), 'Thing', '2024-01-01T00:00:00.000Z');
+    expect(p.blobs).toEqual([]);
+    expect(p.record).toMatchObject({ id: 'a1', classId: 'Thing', companyId: 'c1', isLargeApproval: false, createdAt: '2024-01-01T00:00:00.000Z' });
+    expect(p.record.jsonPatch).toEqual(p.patch);
+    expect(p.record.oldValues).toEqual([{ value: 1 }]);
+    expect(Object.keys(p.record)).not.toContain('largePatchFile');
+  });
+
+  test('a patch over 10 KB goes to its blob; the record keeps [] and the plan the full patch', () => {
+    const big = patchOfSize(MAX_INLINE_PATCH_BYTES + 1, 'x', '/a');
+    const p = planApproval('a1', input({ jsonPatch: big, oldValues: [{ value: 1 }] }), 'Thing', 'T');
+    expect(p.record).toMatchObject({ isLargeApproval: true, jsonPatch: [], largePatchFile: largeApprovalFileName('e1', 'a1') });
+    expect(p.patch).toEqual(big);
+    // a large patch keeps nothing inline: its old values go to their own blob too
+    expect(p.blobs.map((b) => [b.name, b.what])).toEqual([
+      [largeApprovalFileName('e1', 'a1'), 'patch'],
+      [largeOldValuesFileName('e1', 'a1'), 'old values'],
+    ]);
+    expect(JSON.parse(p.blobs[0]!.json)).toEqual(big);
+    expect(JSON.parse(p.blobs[1]!.json)).toEqual([{ value: 1 }]);
+    expect(p.record.oldValues).toBeUndefined();
+    expect(p.oldValues).toEqual([{ value: 1 }]);
+  });
+
+  test('old values that do not fit beside an inline patch get their own blob', () => {
+    const p = planApproval('a1', input({ oldValues: [{ value: 'o'.repeat(MAX_INLINE_PATCH_BYTES) }] }), 'Thing', 'T');
+    expect(p.record.isLargeApproval).toBe(false);
+    expect(p.record.oldValuesFile).toBe(largeOldValuesFileName('e1', 'a1'));
+    expect(p.record.oldValues).toBeUndefined();
+    expect(p.blobs.map((b) => b.what)).toEqual(['old values']);
+  });
+
+  test('a class registers callbacks only on itself (403 8005); other identities are not limited', () => {
+    const other = { event: 'thing_update', classId: 'Other', instanceId: 'i1', methodName: 'approve' };
+    for (const over of [{ approveCallback: other }, { rejectCallback: other }]) {
+      const err = refusal(() => planApproval('a1', input(over), 'Thing', 'T'));
+      expect([err.status, err.code]).toEqual([403, 8005]);
+    }
+    expect(planApproval('a1', input({ approveCallback: other, rejectCallback: other }), undefined, 'T').record.classId).toBe('Other');
   });
 });
 
