@@ -9,7 +9,7 @@
  *    one); the other-company user (c-2) is refused with 403, or its listing
  *    holds nothing of c-1. A method of these classes without a row fails the
  *    test: a new method must say what it does for company users.
- *  - Shared programme data (Setting, Tier, RoleManager, Workflow): generated
+ *  - Shared programme data (Setting, Tier, RoleManager, Workflow, SystemEmail): generated
  *    from the catalogue: company users read it, every write is refused 403 1023.
  */
 import * as path from 'node:path';
@@ -221,7 +221,7 @@ describe('shared programme data (generated from the catalogue)', () => {
   const shared = registry.list().filter((c) => c.options.tenancy?.kind === 'shared');
 
   test('the shared classes', () => {
-    expect(shared.map((c) => c.id).sort()).toEqual(['RoleManager', 'Setting', 'Tier', 'Workflow']);
+    expect(shared.map((c) => c.id).sort()).toEqual(['RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
   });
 
   test.each(shared.map((c) => c.id))('%s: company users read, every write is refused 403 1023', async (classId) => {

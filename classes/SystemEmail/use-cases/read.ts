@@ -1,0 +1,14 @@
+/** getSystemEmailTemplate and getSystemEmailTemplateFields (READ). */
+import { fieldsOfTemplate } from '../rules';
+import type { SystemEmailReadCtx } from './common';
+
+export function getSystemEmailTemplate(ctx: SystemEmailReadCtx) {
+  const s = ctx.state.private;
+  return { template: s.template, pendingApproval: s.pendingApproval ?? null };
+}
+
+/** The parameters the template uses (mustache's parser): a send must give each of them as a string. */
+export function getSystemEmailTemplateFields(ctx: SystemEmailReadCtx) {
+  const t = ctx.state.private.template;
+  return { templateId: t.templateId, ...fieldsOfTemplate(t) };
+}
