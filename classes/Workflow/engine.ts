@@ -21,11 +21,12 @@
  *    pair of types (a missing key, a non-date string, a boolean...) does not hold.
  */
 import { isDeepStrictEqual } from 'node:util';
+import type { DeepReadonly } from '../../runtime';
 import type { WorkflowErrorName } from './errors';
 import { ANY, type RuleInput, type WorkflowCondition, type WorkflowConfig, type WorkflowRule } from './types';
 
 export type SelectResult =
-  | { ok: true; rule: WorkflowRule; index: number }
+  | { ok: true; rule: DeepReadonly<WorkflowRule>; index: number }
   | { ok: false; code: Extract<WorkflowErrorName, 'WORKFLOW_CLASS_MISMATCH' | 'WORKFLOW_NO_MATCHING_RULE' | 'WORKFLOW_MULTIPLE_RULES'>; message: string; details: Record<string, unknown> };
 
 /** The value at a dotted path (`a.b.0.c`); undefined when any step is missing. */
@@ -103,7 +104,7 @@ export function compare(operator: WorkflowCondition['operator'], actual: unknown
   }
 }
 
-export function conditionHolds(condition: WorkflowCondition, input: Pick<RuleInput, 'entity' | 'actor'>): boolean {
+export function conditionHolds(condition: DeepReadonly<WorkflowCondition>, input: Pick<RuleInput, 'entity' | 'actor'>): boolean {
   const source = condition.dataSource === 'actor' ? input.actor : input.entity;
   return compare(condition.operator, getPath(source, condition.key), condition.value);
 }
@@ -113,14 +114,14 @@ function sameEvent(a: string | number, b: string | number): boolean {
 }
 
 /** Rule matches event, current status and every condition. */
-export function ruleMatches(rule: WorkflowRule, input: RuleInput): boolean {
+export function ruleMatches(rule: DeepReadonly<WorkflowRule>, input: RuleInput): boolean {
   if (!sameEvent(rule.event, input.event)) return false;
   if (rule.currentStatus !== ANY && rule.currentStatus !== input.currentStatus) return false;
   return rule.conditions.every((c) => conditionHolds(c, input));
 }
 
-/** The one rule of `config` that applies to the event, or why there is none. */
-export function selectRule(config: WorkflowConfig, input: RuleInput): SelectResult {
+/** The one rule of `config` (a rule file's, or an instance's as stored) that applies to the event, or why there is none. */
+export function selectRule(config: DeepReadonly<WorkflowConfig>, input: RuleInput): SelectResult {
   if (config.classId !== input.classId) {
     return {
       ok: false,
@@ -153,6 +154,6 @@ export function selectRule(config: WorkflowConfig, input: RuleInput): SelectResu
 }
 
 /** The status a matched rule moves the entity to: its target, or (for `*`) the status the entity asks for. */
-export function targetStatusOf(rule: WorkflowRule, requested: string | undefined): string | undefined {
+export function targetStatusOf(rule: Pick<WorkflowRule, 'targetStatus'>, requested: string | undefined): string | undefined {
   return rule.targetStatus === ANY ? requested : rule.targetStatus;
 }

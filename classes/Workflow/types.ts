@@ -1,4 +1,5 @@
 /** Workflow configuration (spec 3.4): one rule file or Workflow instance per class. */
+import type { StateOf } from '../../runtime';
 
 export const OPERATORS = [
   'equal',
@@ -54,3 +55,19 @@ export interface RuleInput {
   entity: unknown;
   actor: unknown;
 }
+
+/** Workflow.run's body: a rule input whose entity is the requested entity (its `status` is the status it asks for). */
+export interface RunInput extends RuleInput {
+  entity: object;
+}
+
+/** A Workflow instance's configuration (public state; empty before its first write). */
+export interface WorkflowState {
+  classId: string;
+  rules: WorkflowConfig['rules'];
+  updatedAt: string;
+  updatedBy: { id: string; type: string };
+}
+
+/** The Workflow class's state (`@ActorClass<WorkflowClassState>`): public holds WorkflowState, private nothing. */
+export type WorkflowClassState = StateOf<Record<string, never>, WorkflowState>;
