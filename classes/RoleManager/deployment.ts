@@ -4,6 +4,7 @@
  * has nothing to do.
  */
 import { createHash } from 'node:crypto';
+import type { DeepReadonly } from '../../runtime';
 import type { PublishedRole, StoredRole } from './types';
 
 /** Spec 8: role deployment cool-down. */
@@ -24,7 +25,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The snapshot's roles: the active ones, sorted by id, with what the role check reads. */
-export function publishedRoles(roles: Iterable<StoredRole>): PublishedRole[] {
+export function publishedRoles(roles: Iterable<DeepReadonly<StoredRole>>): PublishedRole[] {
   const out: PublishedRole[] = [];
   for (const r of roles) {
     if (r.status !== 'active') continue;

@@ -3,7 +3,7 @@
  * permission catalogue and its checks, the Role status machine (spec 3.3),
  * listing queries and the setState check. No I/O here.
  */
-import type { FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError } from '../../runtime';
 import { escapeRegex } from '../_platform/paging';
 import { canonicalJson } from './deployment';
 import type { RoleErrorName } from './errors';
@@ -50,8 +50,7 @@ export function emptyDeployment(): DeploymentState {
  * Fills what a new (or upserted) instance lacks: the roles map with the super
  * role, and the deployment record. Mutates and returns the partition.
  */
-export function ensureState(partition: Record<string, any>, now: string): RoleManagerState {
-  const s = partition as Partial<RoleManagerState>;
+export function ensureState(s: Partial<RoleManagerState>, now: string): RoleManagerState {
   s.roles ??= {};
   if (!s.roles[SUPER_ROLE_ID] || !isIntactSuper(s.roles[SUPER_ROLE_ID])) {
     const existing = s.roles[SUPER_ROLE_ID];
@@ -66,8 +65,8 @@ function isIntactSuper(r: StoredRole): boolean {
 }
 
 /** Roles of a (possibly empty, frozen) state for reading: the super role is always there. */
-export function rolesForReading(partition: Record<string, any>): StoredRole[] {
-  const roles = { ...((partition.roles as Record<string, StoredRole> | undefined) ?? {}) };
+export function rolesForReading(partition: DeepReadonly<Partial<RoleManagerState>>): DeepReadonly<StoredRole>[] {
+  const roles: Record<string, DeepReadonly<StoredRole>> = { ...(partition.roles ?? {}) };
   if (!roles[SUPER_ROLE_ID]) roles[SUPER_ROLE_ID] = superRole(new Date(0).toISOString());
   return Object.values(roles);
 }
@@ -200,9 +199,9 @@ export function statusAfterReview(current: RoleStatus, approvedStatus: RoleStatu
 // ---------------------------------------------------------------- lookups for authentication
 
 /** Active roles whose id or name is in `names` (all active roles when names is undefined). */
-export function activeRolesMatching(roles: Iterable<StoredRole>, names?: readonly string[]): StoredRole[] {
+export function activeRolesMatching<R extends Pick<StoredRole, 'id' | 'name' | 'status'>>(roles: Iterable<R>, names?: readonly string[]): R[] {
   const wanted = names ? new Set(names) : undefined;
-  const out: StoredRole[] = [];
+  const out: R[] = [];
   for (const r of roles) {
     if (r.status !== 'active') continue;
     if (wanted && !wanted.has(r.id) && !wanted.has(r.name)) continue;

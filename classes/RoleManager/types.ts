@@ -1,4 +1,5 @@
 /** Role records (spec 2.8 Role) and the RoleManager singleton's state. */
+import type { StateOf } from '../../runtime';
 
 export type RoleStatus = 'active' | 'inactive';
 export const ROLE_STATUSES: readonly RoleStatus[] = ['active', 'inactive'];
@@ -48,6 +49,21 @@ export interface DeploymentState {
 export interface RoleManagerState {
   roles: Record<string, StoredRole>;
   deployment: DeploymentState;
+}
+
+/**
+ * The RoleManager class's state (`@ActorClass<RoleManagerClassState>`):
+ * private holds RoleManagerState, complete once a write ran ensureState (a
+ * new or upserted instance starts empty).
+ */
+export type RoleManagerClassState = StateOf<Partial<RoleManagerState>>;
+
+/** createRole's body. */
+export interface CreateRoleBody {
+  name: string;
+  description?: string;
+  permissions?: PermissionMap;
+  level?: RoleLevel;
 }
 
 /** What the snapshot holds per role (the runtime's RoleDefinition). */

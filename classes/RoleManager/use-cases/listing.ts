@@ -1,0 +1,23 @@
+/** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
+import type { Ctx } from '../../../runtime';
+import { listingInput } from '../../_platform/paging';
+import { buildListFilter, parseListQuery } from '../domain';
+import { roleError } from '../errors';
+
+/** the projection's own columns, not part of a role */
+const INTERNAL_FIELDS = ['_id', '_v', '_instance', '_class', 'nameLower'];
+
+export async function listRoles(ctx: Ctx) {
+  const parsed = parseListQuery(listingInput(ctx));
+  if (!parsed.ok) {
+    throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+  }
+  const q = parsed.query;
+  const found = await ctx.documents.find<Record<string, unknown>>('roles', buildListFilter(q), {
+    sort: { nameLower: 1, _id: 1 },
+    skip: (q.page - 1) * q.limit,
+    limit: q.limit,
+  });
+  const roles = found.items.map((doc) => Object.fromEntries(Object.entries(doc).filter(([k]) => !INTERNAL_FIELDS.includes(k))));
+  return { roles, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
+}
