@@ -5,6 +5,7 @@
  */
 import type { Identity } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
+import type { FileManagerErrorName } from './errors';
 import type { FileType, TypeSpec } from './file-types';
 
 /** Spec 2.8 FileMetadata. Dates are ISO 8601 strings. */
@@ -40,7 +41,8 @@ export interface FilesState {
   files?: FileMetadata[];
 }
 
-export type RuleResult<T> = { ok: true; value: T } | { ok: false; error: string; message: string; details?: unknown };
+/** A rule's answer: its value, or the FileManager error (errors.ts) that refuses it. */
+export type RuleResult<T> = { ok: true; value: T } | { ok: false; error: FileManagerErrorName; message: string; details?: unknown };
 
 // ---------------------------------------------------------------------------
 // Instance ids and file names
@@ -59,6 +61,18 @@ export function parseInstanceId(instanceId: string | undefined): { entityType: s
 
 export function instanceIdOf(entityType: string, entityId: string): string {
   return `${entityType}_${entityId}`;
+}
+
+/** The instance init creates: the path's id, else `{entityType}_{entityId}` from the body, else none (the runtime's own). */
+export function initInstanceId(pathInstanceId: string | undefined, body: unknown): string | undefined {
+  if (pathInstanceId) return pathInstanceId;
+  const b = body && typeof body === 'object' ? (body as { entityType?: unknown; entityId?: unknown }) : {};
+  return typeof b.entityType === 'string' && typeof b.entityId === 'string' ? instanceIdOf(b.entityType, b.entityId) : undefined;
+}
+
+/** The extension of a stored file name (the declared type's, see storedFilename). */
+export function storedExtension(filename: string): string {
+  return filename.slice(filename.lastIndexOf('.') + 1);
 }
 
 /** `{entityType}_{entityId}_{fileId}.{ext}` (the instance id already is `{entityType}_{entityId}`) */
@@ -133,8 +147,14 @@ export function fileReference(body: unknown, query: unknown): RuleResult<FileRef
   return { ok: false, error: 'INVALID_FILE_REFERENCE', message: 'Give fileId or filename' };
 }
 
+/**
+ * What the lookups read of a file. They take any list of such files (`F`) and answer its element: a
+ * writer's draft metadata, or a reader's frozen snapshot of it.
+ */
+export type FileKey = Pick<FileMetadata, 'id' | 'filename' | 'status' | 'updatedAt'>;
+
 /** The file a reference names (active or deleted); matching is exact, user text is only compared. */
-export function findFile(files: readonly FileMetadata[] | undefined, ref: FileRef): FileMetadata | undefined {
+export function findFile<F extends FileKey>(files: readonly F[] | undefined, ref: FileRef): F | undefined {
   return (files ?? []).find((f) => ('fileId' in ref ? f.id === ref.fileId : f.filename === ref.filename));
 }
 
@@ -143,13 +163,13 @@ function label(ref: FileRef): string {
 }
 
 /** The file a reference names (active or deleted), or FILE_NOT_FOUND. */
-export function existingFile(files: readonly FileMetadata[] | undefined, ref: FileRef): RuleResult<FileMetadata> {
+export function existingFile<F extends FileKey>(files: readonly F[] | undefined, ref: FileRef): RuleResult<F> {
   const file = findFile(files, ref);
   return file ? { ok: true, value: file } : { ok: false, error: 'FILE_NOT_FOUND', message: `No file with ${label(ref)}` };
 }
 
 /** The active file a reference names, or why not (FILE_NOT_FOUND, FILE_DELETED). */
-export function activeFile(files: readonly FileMetadata[] | undefined, ref: FileRef): RuleResult<FileMetadata> {
+export function activeFile<F extends FileKey>(files: readonly F[] | undefined, ref: FileRef): RuleResult<F> {
   const found = existingFile(files, ref);
   if (!found.ok) return found;
   const file = found.value;

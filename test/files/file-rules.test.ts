@@ -10,12 +10,14 @@ import {
   fileDocuments,
   fileHeaders,
   fileReference,
+  initInstanceId,
   instanceIdOf,
   markDeleted,
   newFileMetadata,
   parseInstanceId,
   publicUrl,
   safeDownloadName,
+  storedExtension,
   storedFilename,
   type FileMetadata,
   companyOfFiles,
@@ -55,6 +57,19 @@ describe('instance ids', () => {
     const longest = instanceIdOf('E'.repeat(64), 'x'.repeat(128));
     expect(parseInstanceId(longest)).not.toBeNull();
     expect(SAFE_BLOB_NAME.test(storedFilename(longest, FILE_ID, 'xlsx'))).toBe(true);
+  });
+
+  test('the extension of a stored name is the part after its last dot', () => {
+    expect(storedExtension(storedFilename('Member_m1', FILE_ID, 'pdf'))).toBe('pdf');
+    expect(storedExtension(storedFilename('Member_m1', FILE_ID, 'docx'))).toBe('docx');
+  });
+
+  test("init's instance: the path's id, else {entityType}_{entityId} from the body, else none", () => {
+    expect(initInstanceId('Member_m1', { entityType: 'Partner', entityId: 'p1' })).toBe('Member_m1');
+    expect(initInstanceId(undefined, { entityType: 'Partner', entityId: 'p1' })).toBe('Partner_p1');
+    for (const body of [undefined, null, 'Partner_p1', {}, { entityType: 'Partner' }, { entityType: 'Partner', entityId: 1 }]) {
+      expect([body, initInstanceId(undefined, body)]).toEqual([body, undefined]);
+    }
   });
 });
 
@@ -132,6 +147,13 @@ describe('file references', () => {
     expect(activeFile(files, { filename: `../Member_m1_${FILE_ID}.pdf` })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
     expect(activeFile(files, { filename: `member_m1_${FILE_ID}.PDF` })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
     expect(activeFile(undefined, { fileId: FILE_ID })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
+  });
+
+  test('a frozen list (a READ\'s snapshot) is searched the same, answering its own element', () => {
+    const frozen = Object.freeze(files.map((f) => Object.freeze({ ...f })));
+    const found = activeFile(frozen, { fileId: FILE_ID });
+    expect(found.ok && found.value).toBe(frozen[0]);
+    expect(existingFile(frozen, { fileId: 'other' })).toMatchObject({ ok: true, value: { status: 'deleted' } });
   });
 
   test('a deleted file exists but is not active', () => {
