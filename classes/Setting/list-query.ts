@@ -2,16 +2,14 @@
  * List parameters → a document-store query on collection `settings`. Pure:
  * takes the query-string and body parameters (body wins), answers the
  * filter/sort/page or throws a 400 SETTING_INVALID_QUERY with
- * details.errors [{field, reason}].
+ * details.errors [{field, reason}]. Paging (page ≥ 1, limit 1-100) and the
+ * search text are the platform's listing input (classes/_platform/paging.ts).
  */
-import { escapeRegex } from '../_platform/paging';
+import { escapeRegex, pageInfo, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-export const MAX_PAGE = 1_000_000;
-export const MAX_SEARCH_LENGTH = 200;
 
 export interface ListQuery {
   filter: Record<string, unknown>;
@@ -42,27 +40,6 @@ export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
 
 const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
 
-function intParam(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^\d{1,9}$/.test(value.trim())) return Number(value.trim());
-  return undefined;
-}
-
-/** Paging and search shared with other lists: page ≥ 1, limit 1-100 (default 20). */
-export function parsePaging(input: Record<string, unknown>, errors: { field: string; reason: string }[]) {
-  const page = input.page === undefined ? 1 : intParam(input.page);
-  if (page === undefined || page < 1 || page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
-  const limit = input.limit === undefined ? DEFAULT_PAGE_SIZE : intParam(input.limit);
-  if (limit === undefined || limit < 1 || limit > MAX_PAGE_SIZE) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
-  let search: string | undefined;
-  if (input.search !== undefined) {
-    if (typeof input.search !== 'string' || input.search.length > MAX_SEARCH_LENGTH) {
-      errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
-    } else if (input.search.trim()) search = input.search.trim();
-  }
-  return { page: page ?? 1, limit: limit ?? DEFAULT_PAGE_SIZE, search };
-}
-
 /**
  * The query of a list: `list` is a group (its own records only) or
  * 'listSettings' (every group, optional `group` filter).
@@ -71,7 +48,7 @@ export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: R
   const input: Record<string, unknown> = { ...query, ...body };
   const specs = LIST_FILTERS[list];
   const known = new Set(['page', 'limit', 'search', ...specs.map((s) => s.param)]);
-  const errors: { field: string; reason: string }[] = [];
+  const errors: FieldProblem[] = [];
   for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
 
   const filter: Record<string, unknown> = list === 'listSettings' ? {} : { group: list };
@@ -86,7 +63,8 @@ export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: R
       errors.push({ field: spec.param, reason: `contradicts another filter on ${spec.field}` });
     } else filter[spec.field] = v;
   }
-  const { page, limit, search } = parsePaging(input, errors);
+  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
+  const search = textOf(input, 'search', errors)?.trim();
   if (errors.length) {
     throw settingError('SETTING_INVALID_QUERY', `Invalid list parameters: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
   }
@@ -107,5 +85,5 @@ export function listedItem(doc: Record<string, unknown>): Record<string, unknown
 }
 
 export function pageOf(items: Record<string, unknown>[], total: number, q: Pick<ListQuery, 'page' | 'limit'>) {
-  return { items: items.map(listedItem), totalCount: total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) };
+  return { items: items.map(listedItem), ...pageInfo(total, q.page, q.limit) };
 }

@@ -4,6 +4,7 @@
  * configuration and the streamed documents. Rules that refuse throw a
  * Setting ActorError (settingError).
  */
+import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { ownEntry } from '../_platform/records';
 import { settingError } from './errors';
@@ -83,15 +84,22 @@ export function pendingKey(group: SettingGroup | 'all', entityId: string): strin
   return `${group}:${entityId}`;
 }
 
-export function valuesOf(groups: SettingGroups, group: ListGroup): SettingValue[] {
-  return groups[group].value as SettingValue[];
+/** The records of a list group: the draft's own list in a write, the read-only one in a READ. */
+export function valuesOf(groups: SettingGroups, group: ListGroup): SettingValue[];
+export function valuesOf(groups: DeepReadonly<SettingGroups>, group: ListGroup): readonly DeepReadonly<SettingValue>[];
+export function valuesOf(groups: DeepReadonly<SettingGroups>, group: ListGroup): readonly DeepReadonly<SettingValue>[] {
+  return groups[group].value;
 }
 
-export function findValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue | undefined {
+export function findValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue | undefined;
+export function findValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> | undefined;
+export function findValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> | undefined {
   return valuesOf(groups, group).find((v) => v.id === id);
 }
 
-export function requireValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue {
+export function requireValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue;
+export function requireValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue>;
+export function requireValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> {
   const found = findValue(groups, group, id);
   if (!found) throw settingError('SETTING_VALUE_NOT_FOUND', `No ${GROUP_INFO[group].label} with id '${id}'`, { group, id });
   return found;
@@ -109,6 +117,9 @@ export interface ValueInput {
   memberTypeId?: string | null;
   tierGroup?: TierTypeValue['tierGroup'];
 }
+
+/** update<Record>: the record's id and the fields to change */
+export type ValueUpdateInput = ValueInput & { id: string };
 
 /** the fields each group adds to the common ones, and whether an update may change them */
 const GROUP_FIELDS: Record<ListGroup, { field: keyof ValueInput; updatable: boolean }[]> = {
@@ -264,19 +275,20 @@ export function checkStatusMove(group: ListGroup, id: string, from: SettingStatu
 // ---------------------------------------------------------------- look-ups for other classes
 
 /** The member type whose systemIdentifier equals the HR employmentType (case-insensitive); active only unless asked. */
-export function findMemberTypeBySystemIdentifier(values: MemberTypeValue[], systemIdentifier: string, includeInactive = false): MemberTypeValue | undefined {
+export function findMemberTypeBySystemIdentifier<V extends DeepReadonly<MemberTypeValue>>(values: readonly V[], systemIdentifier: string, includeInactive = false): V | undefined {
   const key = normalise(systemIdentifier);
   return values.find((v) => normalise(v.systemIdentifier) === key && (includeInactive || v.status === 'active'));
 }
 
 /** The member sub type whose hrmsMapping holds the HR relationship (case-insensitive); active only unless asked. */
-export function findMemberSubTypeByRelation(values: MemberSubTypeValue[], relation: string, includeInactive = false): MemberSubTypeValue | undefined {
+export function findMemberSubTypeByRelation<V extends DeepReadonly<MemberSubTypeValue>>(values: readonly V[], relation: string, includeInactive = false): V | undefined {
   const key = normalise(relation);
   return values.find((v) => v.hrmsMapping.some((m) => normalise(m) === key) && (includeInactive || v.status === 'active'));
 }
 
-export function activeConfig(groups: SettingGroups): ProgramManagementConfig {
-  const active = <V extends SettingValue>(values: V[]) => values.filter((v) => v.status === 'active');
+/** Active values of every group (getProgramManagementConfig): read from the frozen state, answered read-only. */
+export function activeConfig(groups: DeepReadonly<SettingGroups>): DeepReadonly<ProgramManagementConfig> {
+  const active = <V extends { readonly status: SettingStatus }>(values: readonly V[]) => values.filter((v) => v.status === 'active');
   return {
     companyGroups: active(groups.companyGroups.value),
     memberTypes: active(groups.memberTypes.value),
@@ -364,6 +376,6 @@ export function settingDocuments(state: Partial<SettingState> | undefined) {
 }
 
 /** A record as answered to callers: the stored fields plus the approval it waits for. */
-export function valueView<V extends SettingValue>(state: SettingState, group: ListGroup, value: V): V & { pendingApprovalId: string | null } {
+export function valueView<V extends DeepReadonly<SettingValue>>(state: Pick<DeepReadonly<SettingState>, 'pendingApprovals'>, group: ListGroup, value: V): V & { pendingApprovalId: string | null } {
   return { ...value, pendingApprovalId: ownEntry(state.pendingApprovals, pendingKey(group, value.id)) ?? null };
 }

@@ -1,4 +1,5 @@
-/** Setting records (spec 2.4): five groups, each {title, description, value}. */
+/** Setting records (spec 2.4): five groups, each {title, description, value}; the singleton's state and the bodies of its methods. */
+import type { StateOf } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 
 /** The four groups whose value is a list of records, plus the tier configuration. */
@@ -77,6 +78,9 @@ export interface SettingState {
   lastStreamed?: { group: string; id: string; at: string };
 }
 
+/** The Setting class's state (`@ActorClass<SettingClassState>`): private holds SettingState. */
+export type SettingClassState = StateOf<SettingState>;
+
 /** Active values of every group (getProgramManagementConfig). */
 export interface ProgramManagementConfig {
   companyGroups: CompanyGroupValue[];
@@ -86,3 +90,50 @@ export interface ProgramManagementConfig {
   paymentPeriods: PaymentPeriod[];
   tierGroups: TierGroup[];
 }
+
+// ---------------------------------------------------------------- method bodies (schemas/Setting/*.json)
+// READ methods also take their parameters from the query string, so their fields are optional here.
+
+/** init */
+export type InitInput = { paymentPeriods?: PaymentPeriod[] };
+
+/** getSetting: one of the five groups (checked by the handler: a query is not validated by the schema) */
+export type GroupLookupInput = { group?: string };
+
+/** get<Record> (schema byId) */
+export type ByIdInput = { id?: string };
+
+/** findMemberTypeBySystemIdentifier */
+export type SystemIdentifierLookupInput = { systemIdentifier?: string; includeInactive?: boolean };
+
+/** findMemberSubTypeByHrmsMapping */
+export type RelationLookupInput = { relation?: string; includeInactive?: boolean };
+
+/** list methods: paging, search and each list's own filters (list-query.ts LIST_FILTERS) */
+export type SettingListInput = {
+  page?: number;
+  limit?: number;
+  search?: string;
+  status?: string;
+  group?: string;
+  type?: string;
+  memberTypeId?: string;
+  tierGroup?: string;
+};
+
+/** update<Record>Status (schema updateStatus); `status` is checked by the status rule (checkStatusMove) */
+export type StatusInput = { id: string; status: string };
+
+/** stream<Record> (schema streamValue) */
+export type StreamValueInput = { id: string };
+
+/** setPaymentPeriods */
+export type PaymentPeriodsInput = { paymentPeriods: PaymentPeriod[] };
+
+/** one group replaced by setState; its records are checked by the whole-state rules (stateProblems) */
+export type GroupReplacement<V> = { title?: string; description?: string; value: V };
+
+/** setState: the groups to replace (the records may leave out createdBy, createdAt, updatedAt) */
+export type SetStateInput = {
+  groups: { [G in ListGroup]?: GroupReplacement<Partial<SettingValue>[]> } & { tierConfig?: GroupReplacement<TierConfig> };
+};

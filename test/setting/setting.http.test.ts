@@ -387,18 +387,27 @@ describe('configuration, groups and lists', () => {
     expect(notAwaited.status).toBe(202);
     const failed = await outcome((notAwaited.body as { jobId: string }).jobId);
     expect(failed).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 10026 } } });
+    // the tier configuration, the whole state and a group Setting does not have wait for nothing either
+    for (const additionalData of [{ group: 'tierConfig' }, { group: 'all' }, { group: 'nonsense' }]) {
+      const refused = await callback({ ...body, entityId: 'tierConfig', additionalData });
+      expect(await outcome((refused.body as { jobId: string }).jobId)).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 10026, details: { waiting: null } } } });
+    }
 
     const pending = (await call('createMemberType', { name: 'Conflicted', systemIdentifier: 'Conflicted' })).body;
-    const conflicting = await callback({
+    const conflictingBody = {
       ...body,
       approvalId: pending.approval.id,
       event: 'setting_create',
       entityId: pending.item.id,
       jsonPatch: [{ op: 'replace', path: '/nothing/here', value: 1 }],
       additionalData: { group: 'memberTypes' },
-    });
+    };
+    const conflicting = await callback(conflictingBody);
     const done = await outcome((conflicting.body as { jobId: string }).jobId);
     expect(done).toMatchObject({ status: 'completed', result: { body: { applied: false, code: 10027 } } });
+    // settled once: the same callback again is not awaited any more
+    const again = await callback(conflictingBody);
+    expect(await outcome((again.body as { jobId: string }).jobId)).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 10026 } } });
     const after = (await query('getMemberType', { id: pending.item.id })).body;
     expect(after).toMatchObject({ status: 'pending', pendingApprovalId: null });
     // no approval waits any more: the pending value may now be moved by a status update

@@ -1,0 +1,13 @@
+/** The list methods: records from the `settings` collection of the document store (query rules in list-query.ts). */
+import { pageOf, parseSettingListQuery } from '../list-query';
+import { SETTINGS_COLLECTION } from '../rules';
+import type { ListGroup, SettingListInput } from '../types';
+import { guardSingleton, type SettingReadCtx } from './common';
+
+/** `list` is one group (its own records only) or listSettings (every group, optional `group` filter). */
+export async function listValues(ctx: SettingReadCtx<SettingListInput>, list: ListGroup | 'listSettings') {
+  guardSingleton(ctx);
+  const q = parseSettingListQuery(list, ctx.request.query ?? {}, ctx.request.body ?? {});
+  const { items, total } = await ctx.documents.find<Record<string, unknown>>(SETTINGS_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+  return pageOf(items, total, q);
+}
