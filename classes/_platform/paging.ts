@@ -3,7 +3,7 @@
  * (strings, a repeated key as a list): paging and the checks of filter values,
  * each problem appended to `errors` as {field, reason}.
  */
-import type { Ctx } from '../../runtime';
+import type { BaseCtx } from '../../runtime';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -45,7 +45,7 @@ export function pageInfo(total: number, page: number, limit: number) {
 }
 
 /** A GET query and a POST body together (the body wins; a body that is no object adds nothing). */
-export function listingInput(ctx: Ctx): Record<string, unknown> {
+export function listingInput(ctx: Pick<BaseCtx, 'request'>): Record<string, unknown> {
   const body = ctx.request.body;
   const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   return { ...((ctx.request.query ?? {}) as Record<string, unknown>), ...fields };
