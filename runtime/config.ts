@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isSender } from './mail/message';
 
 /** The repository root: the nearest folder above this file holding package.json. */
 export function projectRoot(): string {
@@ -20,6 +21,12 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 0): numbe
   if (raw === undefined || raw === '') return dflt;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got '${raw}'`);
+  return n;
+}
+
+function bounded(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const n = int(env, name, dflt, min);
+  if (n > max) throw new Error(`${name} must be at most ${max}, got '${n}'`);
   return n;
 }
 
@@ -64,6 +71,16 @@ export interface RuntimeConfig {
   lookupCacheSize: number;
   /** megabytes of state JSON the per-process READ cache may hold (0: off) */
   readCacheMb: number;
+  /** SMTP server of the mail port (SMTP_URL); unset: mails are written as .eml files under DATA_DIR/mail */
+  smtpUrl?: string;
+  /** sender of a mail that names none (MAIL_FROM) */
+  mailFrom: string;
+  /** tries per mail or SMS before it is dead-lettered (MAIL_ATTEMPTS) */
+  mailAttempts: number;
+  /** first retry delay of a mail or SMS, doubled for each further try (MAIL_BACKOFF_MS) */
+  mailBackoffMs: number;
+  /** mails and SMS sent at once per worker process (MAIL_CONCURRENCY) */
+  mailConcurrency: number;
   /** the environment this configuration was read from (handed to class constructors) */
   env: NodeJS.ProcessEnv;
 }
@@ -122,6 +139,30 @@ export function redisCommandTimeoutMs(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+/** SMTP_URL: `smtp://` or `smtps://` URL of the mail server (nodemailer's URL form); unset: the embedded .eml adapter. */
+export function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('SMTP_URL must be a URL like smtp://host:587 or smtps://user:password@host:465');
+  }
+  // the value may hold a password: never echoed
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`SMTP_URL must start with smtp:// or smtps://, got '${url.protocol}//'`);
+  if (!url.hostname) throw new Error('SMTP_URL names no host');
+  return raw;
+}
+
+/** MAIL_FROM: the sender of mails that name none, `address` or `Name <address>`. */
+export function mailFrom(env: NodeJS.ProcessEnv): string {
+  const raw = env.MAIL_FROM;
+  if (raw === undefined || raw === '') return 'no-reply@localhost';
+  if (!isSender(raw)) throw new Error(`MAIL_FROM must be a mail address or 'Name <address>', got '${raw}'`);
+  return raw;
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -170,6 +211,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     readCacheMb: int(env, 'READ_CACHE_MB', 64, 0),
     lookupCacheSize: int(env, 'LOOKUP_CACHE_SIZE', 100000, 0),
     projectionBatchMs: int(env, 'PROJECTION_BATCH_MS', 10, 0),
+    smtpUrl: smtpUrl(env),
+    mailFrom: mailFrom(env),
+    mailAttempts: bounded(env, 'MAIL_ATTEMPTS', 8, 1, 100),
+    mailBackoffMs: bounded(env, 'MAIL_BACKOFF_MS', 2000, 10, 3_600_000),
+    mailConcurrency: bounded(env, 'MAIL_CONCURRENCY', 10, 1, 1000),
     env,
   };
 }

@@ -22,6 +22,8 @@ import type { BlobStore } from './files/blob-store';
 import { LocalBlobStore } from './files/local-blob-store';
 import { Signer } from './auth/signer';
 import { callConnectionOptions, isRedisUnavailable, RedisHealth, workerConnectionOverrides } from './redis/client';
+import { MessageDelivery } from './mail/delivery';
+import { openMessagePorts } from './mail/ports';
 
 export interface RuntimeOverrides {
   registry?: ClassRegistry;
@@ -125,6 +127,8 @@ export class Runtime {
     readonly app: ReturnType<typeof createHttpApp>,
     /** Redis availability as this process sees it (one log line per outage; /ready) */
     readonly redisHealth: RedisHealth,
+    /** committed mails and SMS: their queue, and their worker in worker processes */
+    readonly messages: MessageDelivery,
   ) {}
 
   static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
@@ -174,6 +178,22 @@ export class Runtime {
       attempts: (classId, method) => registry.get(classId)?.methodsByName.get(method)?.options.attempts,
     });
     dispatcher.setJobSink(jobs);
+    const messagePorts = openMessagePorts(config, logger);
+    const messages = new MessageDelivery({
+      redisUrl,
+      projectId: config.projectId,
+      mail: messagePorts.mail,
+      sms: messagePorts.sms,
+      logger,
+      attempts: config.mailAttempts,
+      backoffMs: config.mailBackoffMs,
+      concurrency: config.mailConcurrency,
+      lockMs: config.jobLockMs,
+      redisOptions: { queue: callConnectionOptions(config.redisCommandTimeoutMs), worker: workerConnectionOverrides() },
+      redisHealth,
+    });
+    // a committed mail or SMS goes to the message queue once its change committed
+    dispatcher.effects.outbound = (effect) => messages.hand(effect);
     wireRoleProvider(registry, roleSource, dispatcher, logger);
     const app = createHttpApp({
       projectId: config.projectId,
@@ -186,6 +206,7 @@ export class Runtime {
       bodyLimit: config.bodyLimit,
       maxJsonDepth: config.maxJsonDepth,
       redisHealth,
+      devMail: messagePorts.mailbox,
       ready: async () => {
         await redisHealth.ping();
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
@@ -193,7 +214,7 @@ export class Runtime {
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages);
   }
 
   setRoleSource(source: RoleSource): void {
@@ -205,10 +226,14 @@ export class Runtime {
     if (this.config.roles.has('projector')) await this.projector.start();
     if (this.config.roles.has('worker')) {
       this.jobs.startWorker();
+      this.messages.startWorker();
       // committed effects whose process died before applying them, or whose target was busy
       this.dispatcher.effects.start();
     }
     if (!this.config.roles.has('api')) return undefined;
+    if (!this.config.smtpUrl) {
+      this.logger.info({ dir: path.join(this.config.dataDir, 'mail') }, 'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production');
+    }
     const server = this.app.listen(port);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -237,6 +262,7 @@ export class Runtime {
     await this.projector.stop();
     await this.dispatcher.effects.stop();
     await this.jobs.close();
+    await this.messages.close();
     await this.documents.close();
     await this.ports.blobs.close();
     this.redisHealth.stop();

@@ -26,12 +26,16 @@ import type {
   ScheduleRequest,
   DocumentReader,
   EffectRequest,
+  MailMessage,
+  MessageSender,
+  SmsMessage,
   TenancyApi,
   TenancyOptions,
 } from './types';
 import { toFieldErrors } from './validation';
 import { EffectApplier, type Effect } from './effects';
 import { assertOwnedBy, assertTenantMayCall, tenancyApi, tenantDocuments } from '../auth/tenancy';
+import { outboundEffect } from '../mail/outbound';
 
 export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system' | 'effect';
 
@@ -722,6 +726,22 @@ class CtxImpl implements Ctx {
     const id = randomUUID();
     this.effectList.push({ id, classId: call.classId, method: call.method, instanceId: call.instanceId, body: call.body ?? {}, identity });
     return id;
+  }
+
+  /** a mail or SMS is a committed effect of this change, handed to its delivery queue after the commit */
+  get mail(): MessageSender<MailMessage> {
+    return { send: async (message) => this.outbound('mail', message) };
+  }
+
+  get sms(): MessageSender<SmsMessage> {
+    return { send: async (message) => this.outbound('sms', message) };
+  }
+
+  private outbound(port: 'mail' | 'sms', message: unknown): string {
+    if (!this.effectList) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot send messages`);
+    const effect = outboundEffect(port, message, this.asClass());
+    this.effectList.push(effect);
+    return effect.id;
   }
 
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {

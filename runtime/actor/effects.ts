@@ -34,6 +34,12 @@ export interface Effect {
   body: unknown;
   /** the class that caused it (with the tenant of the call that made the change) */
   identity: Identity;
+  /**
+   * A message to an outside system (ctx.mail.send, ctx.sms.send) rather than a
+   * call: `body` is the message, `classId` '@mail' or '@sms', `instanceId` the
+   * message id; applying it hands it to that port's delivery queue (runtime/mail).
+   */
+  port?: 'mail' | 'sms';
 }
 
 export interface EffectCall {
@@ -83,6 +89,8 @@ export class EffectApplier {
    * reports itself (one line per outage instead of one per sweep).
    */
   onSweepError?: (err: unknown) => boolean;
+  /** Hands a committed message (an effect with `port`) to its delivery queue, once per message id; set by the runtime. */
+  outbound?: (effect: Effect) => Promise<void>;
 
   constructor(private readonly opts: EffectApplierOptions) {}
 
@@ -148,6 +156,7 @@ export class EffectApplier {
   }
 
   private async applyOne(effect: Effect, finishesEntry: string | undefined, redelivery: boolean): Promise<Outcome> {
+    if (effect.port) return this.handOver(effect);
     // a redelivered entry may hold effects done before (applied, or dead-lettered): their marker says so,
     // and a target that refused them is not asked again (the first delivery skips this read)
     if (redelivery && (await this.redis.exists(this.keys.delivered(effect.id))) === 1) return 'applied';
@@ -168,6 +177,18 @@ export class EffectApplier {
       if (outcome === 'dead') await this.deadLetter(effect, undefined, err instanceof ActorError ? JSON.stringify(err.toBody()) : String(err));
       else if (outcome === 'retry') this.opts.logger.warn({ effectId: effect.id, classId: effect.classId, method: effect.method, err: (err as Error).message }, 'effect not applied yet; retried');
       return outcome === 'dead' ? 'applied' : outcome;
+    }
+  }
+
+  /** A message goes to its port's queue (queued once per id: the job id is the message id); retried while the queue cannot take it. */
+  private async handOver(effect: Effect): Promise<Outcome> {
+    try {
+      if (!this.outbound) throw new Error(`no ${effect.port} delivery configured`);
+      await this.outbound(effect);
+      return 'applied';
+    } catch (err) {
+      this.opts.logger.warn({ effectId: effect.id, port: effect.port, err: (err as Error).message }, 'message not handed to its delivery queue yet; retried');
+      return 'retry';
     }
   }
 

@@ -282,6 +282,40 @@ export interface EffectRequest {
   body?: unknown;
 }
 
+/**
+ * A mail a handler sends with `ctx.mail.send`: committed with the handler's
+ * change and delivered after it by a worker (README "Mail"). Addresses are
+ * plain `local@domain`; `from` and `replyTo` may be `Name <local@domain>`;
+ * `from` defaults to MAIL_FROM; html or text (or both) is required.
+ */
+export interface MailMessage {
+  to: string[];
+  cc?: string[];
+  bcc?: string[];
+  from?: string;
+  replyTo?: string;
+  subject: string;
+  html?: string;
+  text?: string;
+}
+
+/** An SMS a handler sends with `ctx.sms.send` (phone numbers as `+` and 6-15 digits), committed and delivered like a mail. */
+export interface SmsMessage {
+  to: string[];
+  text: string;
+}
+
+/**
+ * Sends messages of one kind as part of the handler's change: the message is
+ * checked now (400 VALIDATION naming the field otherwise), committed with the
+ * change and handed to a delivery queue only once the change commits, so a
+ * handler that throws, times out or loses its commit sends nothing. Resolves
+ * to the message id, chosen now (a mail's Message-ID header is `<id@PROJECT_ID>`).
+ */
+export interface MessageSender<M> {
+  send(message: M): Promise<string>;
+}
+
 export interface EmittedEvent {
   name: string;
   payload?: unknown;
@@ -357,7 +391,7 @@ export interface BaseCtx<I = any> {
 /**
  * The context of a READ or STATIC handler: the committed state, deep
  * read-only, and nothing that writes (no lookup.set/remove, schedule,
- * enqueue, emit, effect), so the compiler refuses a write; the run-time freeze
+ * enqueue, emit, effect, mail, sms), so the compiler refuses a write; the run-time freeze
  * of the snapshot stays as the second line. A `Ctx<S>` is a `ReadCtx<S>`, so
  * helpers that only read take `ReadCtx<S>` and serve both kinds.
  */
@@ -373,7 +407,7 @@ export interface ReadCtx<S extends InstanceState = InstanceState, I = any> exten
  * means as a write's (the runtime applies a STATIC's effects once it has
  * answered, dispatches its tasks and jobs and appends its events).
  */
-export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule'> {}
+export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule' | 'mail' | 'sms'> {}
 
 /**
  * The context of an INIT, WRITE, QUEUED_WRITE or INTERNAL handler: `S` is the
@@ -399,6 +433,10 @@ export interface Ctx<S extends InstanceState = InstanceState, I = any> extends B
    * nothing, effects are applied once it has answered. Returns the effect's id.
    */
   effect(call: EffectRequest): Promise<string>;
+  /** a mail that belongs to this change (see MessageSender): sent only if the change commits */
+  readonly mail: MessageSender<MailMessage>;
+  /** an SMS that belongs to this change (see MessageSender): sent only if the change commits */
+  readonly sms: MessageSender<SmsMessage>;
   /** run a method later (committed with the state; survives restarts) */
   schedule(task: ScheduleRequest): void;
   /** record an event, committed with the state to the project's event stream */

@@ -9,6 +9,8 @@ import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
 import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
+import { devMailRouter } from '../mail/dev-page';
+import type { EmbeddedMailTransport } from '../mail/eml-transport';
 
 export interface HttpDeps {
   projectId: string;
@@ -24,6 +26,8 @@ export interface HttpDeps {
   ready: () => Promise<Record<string, string>>;
   /** told of every Redis failure a request meets (it logs one line per outage) */
   redisHealth?: { failed(err: unknown): boolean };
+  /** the embedded mail adapter when it is in use: /dev/mail lists what it wrote (absent: 404) */
+  devMail?: EmbeddedMailTransport;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -120,6 +124,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.status(503).json({ status: 'not_ready', message: (err as Error).message });
     }
   });
+  if (deps.devMail) app.use(devMailRouter(deps.devMail));
 
   /*
    * The JSON body parser. Its size limit is BODY_LIMIT, or the smaller

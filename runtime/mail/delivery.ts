@@ -1,0 +1,194 @@
+/**
+ * Delivery of committed mails and SMS, never inside the request:
+ *
+ *  1. `ctx.mail.send` / `ctx.sms.send` make the message a committed effect of
+ *     the handler's change (outbound.ts): written with the state in one Lua
+ *     step, or not at all.
+ *  2. After the commit the effect applier hands it to this BullMQ queue with
+ *     the message id as job id, so a redelivered outbox entry (a crash between
+ *     commit and hand-over, the sweeper) does not queue it twice.
+ *  3. A worker (processes with the `worker` role) sends it through the
+ *     port's transport, retrying with exponential backoff (MAIL_ATTEMPTS,
+ *     MAIL_BACKOFF_MS). Right after the transport accepted it, the worker
+ *     records `sent` for the message id; a delivery that finds the record
+ *     (a job redelivered after its worker died, queued again after its job
+ *     was removed) does not send again.
+ *  4. A message the transport refuses for good (an SMTP 5xx for the message
+ *     or its recipients) or that runs out of attempts goes to the dead-letter
+ *     list `rt:<project>:msg:dead` (newest first, the last 10 000) and to the log.
+ *
+ * The one window left: the transport accepted the message and the worker
+ * died before recording it. The job is then run again by another worker after
+ * JOB_LOCK_MS and the receiver gets the message twice, with the same
+ * Message-ID (`<id@PROJECT_ID>`), which mail clients and many servers use to
+ * recognise the copy. A transport cannot close it: SMTP has no way to ask a
+ * server whether it accepted a message.
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Effect } from '../actor/effects';
+import type { RedisHealth } from '../redis/client';
+import { maskAddress, maskPhone, MESSAGE_ID, type OutboundMail, type OutboundPort, type OutboundSms } from './message';
+import { PermanentDeliveryError, type MailTransport, type SmsTransport } from './transport';
+
+export interface MessageJob {
+  port: OutboundPort;
+  message: OutboundMail | OutboundSms;
+  /** the class and instance whose change sent it (for the log and the dead letter) */
+  from?: { classId?: string; instanceId?: string };
+}
+
+export interface DeadLetter extends MessageJob {
+  id: string;
+  reason: string;
+  attempts: number;
+  time: string;
+}
+
+export interface MessageDeliveryOptions {
+  redisUrl: string;
+  projectId: string;
+  mail: MailTransport;
+  sms: SmsTransport;
+  logger: Logger;
+  /** tries per message before it is dead-lettered */
+  attempts: number;
+  /** first retry delay, doubled for each further try */
+  backoffMs: number;
+  /** messages sent at once per worker process */
+  concurrency: number;
+  /** BullMQ job lock: how soon a dead worker's message is taken over */
+  lockMs: number;
+  /** the connection that queues (with a command time-out) and the worker's overrides of it (BullMQ's blocking settings) */
+  redisOptions?: { queue: RedisOptions; worker: RedisOptions };
+  redisHealth?: RedisHealth;
+}
+
+/** how long the record of a sent message, and a finished job, are kept */
+export const SENT_RECORD_TTL_S = 7 * 24 * 3600;
+const DEAD_LETTERS_KEPT = 10_000;
+
+export class MessageDelivery {
+  readonly queueName: string;
+  readonly queue: Queue<MessageJob>;
+  private readonly connection: Redis;
+  private worker?: Worker<MessageJob>;
+  private workerConnection?: Redis;
+  /** the worker's records of sent messages: waits for Redis rather than failing a send it made */
+  private records?: Redis;
+  private readonly base: string;
+
+  constructor(private readonly opts: MessageDeliveryOptions) {
+    // `rt-<project>` is the QUEUED_WRITE queue; another prefix keeps any project id from meeting it
+    this.queueName = `msg-${opts.projectId}`;
+    this.base = `rt:${opts.projectId}:msg`;
+    this.connection = new Redis(opts.redisUrl, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null });
+    this.queue = new Queue<MessageJob>(this.queueName, { connection: this.connection });
+    opts.redisHealth?.watch(this.queue, 'message queue');
+  }
+
+  /** Redis key of the record that message `id` was sent */
+  sentKey(id: string): string {
+    return `${this.base}:sent:${id}`;
+  }
+
+  /** Redis list of dead letters, newest first */
+  get deadKey(): string {
+    return `${this.base}:dead`;
+  }
+
+  /** Queues a committed message (an effect with `port`); queuing it again while its job is kept does nothing. */
+  async hand(effect: Effect): Promise<void> {
+    if (!effect.port) throw new Error(`effect ${effect.id} is not a message`);
+    const data: MessageJob = {
+      port: effect.port,
+      message: effect.body as OutboundMail | OutboundSms,
+      from: { classId: effect.identity.classId, instanceId: effect.identity.instanceId },
+    };
+    await this.queue.add(effect.port, data, {
+      jobId: effect.id,
+      attempts: this.opts.attempts,
+      backoff: { type: 'exponential', delay: this.opts.backoffMs },
+      removeOnComplete: { age: SENT_RECORD_TTL_S },
+      removeOnFail: { age: SENT_RECORD_TTL_S },
+    });
+  }
+
+  startWorker(): void {
+    if (this.worker) return;
+    this.workerConnection = this.connection.duplicate(this.opts.redisOptions?.worker);
+    this.records = this.connection.duplicate(this.opts.redisOptions?.worker);
+    this.worker = new Worker<MessageJob>(this.queueName, (job) => this.process(job), {
+      connection: this.workerConnection,
+      concurrency: this.opts.concurrency,
+      lockDuration: this.opts.lockMs,
+      stalledInterval: this.opts.lockMs,
+      maxStalledCount: 3,
+      runRetryDelay: 1000,
+    });
+    this.worker.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'message worker error'));
+  }
+
+  private async process(job: Job<MessageJob>): Promise<{ sent: boolean }> {
+    const id = job.id!;
+    const { port, message } = job.data;
+    if (!MESSAGE_ID.test(id) || message.id !== id) throw new UnrecoverableError(`job ${id} does not carry message ${message.id}`);
+    const records = this.records!;
+    if ((await records.exists(this.sentKey(id))) === 1) {
+      this.opts.logger.info({ messageId: id, port }, 'message sent before: not sent again');
+      return { sent: false };
+    }
+    try {
+      if (port === 'mail') await this.opts.mail.send(message as OutboundMail);
+      else await this.opts.sms.send(message as OutboundSms);
+    } catch (err) {
+      const permanent = err instanceof PermanentDeliveryError;
+      const attempts = job.attemptsMade + 1;
+      if (permanent || attempts >= (job.opts.attempts ?? 1)) {
+        const reason = permanent ? `refused: ${(err as Error).message}` : `still failing after ${attempts} attempts: ${(err as Error).message}`;
+        await this.deadLetter(id, job.data, reason, attempts);
+        throw new UnrecoverableError(reason);
+      }
+      this.opts.logger.warn({ messageId: id, port, attempt: attempts, err: (err as Error).message }, 'message not delivered yet; retried');
+      throw err;
+    }
+    // accepted: recorded at once, so no later delivery of this id sends it again
+    await records.set(this.sentKey(id), String(Date.now()), 'EX', SENT_RECORD_TTL_S);
+    this.opts.logger.info({ messageId: id, port, to: recipientsForLog(job.data), transport: port === 'mail' ? this.opts.mail.kind : this.opts.sms.kind }, 'message sent');
+    return { sent: true };
+  }
+
+  private async deadLetter(id: string, data: MessageJob, reason: string, attempts: number): Promise<void> {
+    const letter: DeadLetter = { id, ...data, reason, attempts, time: new Date().toISOString() };
+    await this.records!.multi().lpush(this.deadKey, JSON.stringify(letter)).ltrim(this.deadKey, 0, DEAD_LETTERS_KEPT - 1).exec();
+    this.opts.logger.error({ messageId: id, port: data.port, to: recipientsForLog(data), from: data.from, attempts, reason }, 'message dead-lettered');
+  }
+
+  /** The newest dead letters first. */
+  async deadLetters(limit = 100): Promise<DeadLetter[]> {
+    const rows = await this.connection.lrange(this.deadKey, 0, Math.max(0, limit - 1));
+    return rows.map((r) => JSON.parse(r) as DeadLetter);
+  }
+
+  /** Was message `id` sent (by any worker)? */
+  async wasSent(id: string): Promise<boolean> {
+    return (await this.connection.exists(this.sentKey(id))) === 1;
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+    await Promise.all([this.opts.mail.close(), this.opts.sms.close()]);
+    this.workerConnection?.disconnect();
+    this.records?.disconnect();
+    this.connection.disconnect();
+  }
+}
+
+/** Recipients as the log shows them: mail addresses and phone numbers masked. */
+function recipientsForLog(data: MessageJob): string[] {
+  if (data.port === 'sms') return (data.message as OutboundSms).to.map(maskPhone);
+  const m = data.message as OutboundMail;
+  return [...m.to, ...(m.cc ?? []), ...(m.bcc ?? [])].map(maskAddress);
+}
