@@ -96,7 +96,7 @@ export class RoleManager {
 
   /** Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
   @Read({ access: [PM, 'class'] })
-  async listRoles(ctx: Ctx) {
+  async listRoles(ctx: ReadCtx) {
     return listing.listRoles(ctx);
   }
 

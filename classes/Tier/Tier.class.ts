@@ -9,7 +9,7 @@
  * body lives in use-cases/<use case>.ts, its rules in the pure modules of this
  * folder (status.ts, domain.ts, eligibility.ts). README.md has the decisions.
  */
-import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx, type ReadCtx } from '../../runtime';
+import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { SHARED_DATA } from '../_platform/scope';
 import { tierDocument, type CreateTierBody, type UpdateRuleBody, type UpdateTierBody } from './domain';
@@ -89,7 +89,7 @@ export class Tier {
 
   /** From the streamed `tiers` collection; POST body or GET query. Newest startDate first. */
   @Static({ access: [PM] })
-  async listTiers(ctx: Ctx) {
+  async listTiers(ctx: StaticCtx) {
     return listing.listTiers(ctx);
   }
 

@@ -1,5 +1,5 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
-import type { Ctx } from '../../../runtime';
+import type { ReadCtx } from '../../../runtime';
 import { listingInput } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { roleError } from '../errors';
@@ -7,7 +7,7 @@ import { roleError } from '../errors';
 /** the projection's own columns, not part of a role */
 const INTERNAL_FIELDS = ['_id', '_v', '_instance', '_class', 'nameLower'];
 
-export async function listRoles(ctx: Ctx) {
+export async function listRoles(ctx: ReadCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
     throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });

@@ -4,7 +4,7 @@
  * the reference lists: tier groups, payment types, eligibility rule
  * definitions.
  */
-import type { Ctx } from '../../../runtime';
+import type { StaticCtx } from '../../../runtime';
 import { listingInput } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { CONDITION_DEFINITIONS } from '../eligibility';
@@ -15,7 +15,7 @@ const GROUP_LABELS: Record<string, string> = { base: 'Base', upgrade: 'Upgrade',
 const PAYMENT_TYPE_LABELS: Record<string, string> = { credit_card: 'Credit card', salary_deduction: 'Salary deduction' };
 
 /** POST body or GET query (listingInput); 400 7013 for bad filter or page values. */
-export async function listTiers(ctx: Ctx) {
+export async function listTiers(ctx: StaticCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
     throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
