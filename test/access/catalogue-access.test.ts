@@ -24,6 +24,11 @@ const OWN_ROLE_CHECK: Record<string, string> = {
   'ApprovalManager.getApproval': 'eligible approvers see what they may act on; others need the permission (test/workflow)',
   'ApprovalManager.reviewApproval': 'eligible approvers only: an active approver role named on the record (test/workflow)',
   'ApprovalManager.listApprovals': 'actionable listing for approvers; otherwise the permission (test/workflow)',
+  'UserNotification.listUserNotifications': 'own inbox only: PM<own id> for program management users (test/notifications)',
+  'UserNotification.getUnreadCount': 'own inbox only (test/notifications)',
+  'UserNotification.markNotificationAsRead': 'own inbox only (test/notifications)',
+  'UserNotification.updateNotificationStatus': 'own inbox only (test/notifications)',
+  'UserNotification.deleteNotification': 'own inbox only (test/notifications)',
 };
 
 const root = projectRoot();

@@ -43,6 +43,9 @@ interface Fixture {
   logId: string;
   /** an employee of company c-1 (BG1) the HR system knows, not yet a member */
   hrEmail: string;
+  /** the inbox of a back-office user who is none of the three callers, and its one item */
+  inboxId: string;
+  notificationId: string;
 }
 
 async function fixture(): Promise<Fixture> {
@@ -59,7 +62,9 @@ async function fixture(): Promise<Fixture> {
   const staffId = uniq('H');
   const hrEmail = `${staffId.toLowerCase()}@example.com`;
   hr.employees.set(hrEmail, hrEmployee(staffId));
-  return { memberId: m.id, documentId: doc.documentId, fileId, approvalId: pending.body.pendingApprovalId, logId: String(log._id), hrEmail };
+  const inboxId = `PM${uniq('maker')}`;
+  const item = (await t.rt.call('UserNotification', 'addNotification', inboxId, { templateId: 'MEMBER_WELCOME', content: 'matrix' })).body as { id: string };
+  return { memberId: m.id, documentId: doc.documentId, fileId, approvalId: pending.body.pendingApprovalId, logId: String(log._id), hrEmail, inboxId, notificationId: item.id };
 }
 
 interface MatrixRow {
@@ -76,6 +81,8 @@ interface MatrixRow {
 
 const member = (body: (f: Fixture) => unknown = () => ({})): MatrixRow => ({ instance: (f) => f.memberId, body });
 const doc = (f: Fixture) => ({ documentId: f.documentId });
+/** an inbox is its user's alone (spec 5): another user's is refused whatever the company, internal users too */
+const othersInbox = (body: (f: Fixture) => unknown = () => ({})): MatrixRow => ({ instance: (f) => f.inboxId, body, everyone: 403 });
 
 /** Every program-management method of the classes holding company data. */
 const MATRIX: Record<string, Record<string, MatrixRow>> = {
@@ -134,6 +141,13 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
       body: (f) => ({ entityId: f.memberId }),
       listing: (b: { approvals: unknown[] }) => b.approvals,
     },
+  },
+  UserNotification: {
+    markNotificationAsRead: othersInbox((f) => ({ notificationId: f.notificationId })),
+    updateNotificationStatus: othersInbox((f) => ({ notificationId: f.notificationId, status: 'archived' })),
+    deleteNotification: othersInbox((f) => ({ notificationId: f.notificationId })),
+    listUserNotifications: othersInbox(),
+    getUnreadCount: othersInbox(),
   },
   Company: {
     // the registry singleton exists: its INIT is 409 for everyone before any handler runs

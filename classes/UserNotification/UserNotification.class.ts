@@ -1,0 +1,68 @@
+/**
+ * UserNotification (spec 2.8, 3.3, 4.5, 5): one inbox per user, instance id
+ * `M<userId>` for members and `PM<userId>` for program management users,
+ * created on its first notification. Private state: its owner and its items
+ * (types.ts), at most INBOX_CAP of them (rules.ts). An enduser reaches only
+ * its own M inbox, a program management user only its own PM inbox.
+ *
+ * This file declares the methods and delegates to use-cases/; README.md has
+ * the operations, choices and error codes.
+ */
+import { ActorClass, Read, Write } from '../../runtime';
+import { COMPANY_RECORDS } from '../_platform/scope';
+import type { AddNotificationInput, ItemStatus, UserNotificationClassState } from './types';
+import type { UNCtx, UNReadCtx } from './use-cases/common';
+import * as items from './use-cases/items';
+import * as reading from './use-cases/reading';
+
+/**
+ * The user-facing methods: members and back-office users on their own inbox.
+ * Ownership replaces the role check (every back-office user reads its own
+ * inbox; no role grants another's).
+ */
+const OWNER = { access: ['program_management_user', 'enduser'] as const, skipRoleCheck: true };
+
+@ActorClass<UserNotificationClassState>({
+  id: 'UserNotification',
+  description: "Users' notification inboxes (spec 4.5)",
+  // an inbox is its user's alone (spec 5 "Ownership", checked by every handler), which is narrower
+  // than a company: company users reach their own inbox, never another's
+  tenancy: COMPANY_RECORDS,
+})
+export class UserNotification {
+  /** {templateId, subject?, content, metadata?} → the created item (201); the inbox is created on its first item. */
+  @Write({ access: ['class'], upsert: true })
+  addNotification(ctx: UNCtx<AddNotificationInput>) {
+    return items.addNotification(ctx);
+  }
+
+  /** {notificationId} → 204. */
+  @Write(OWNER)
+  markNotificationAsRead(ctx: UNCtx<{ notificationId: string }>) {
+    return items.markNotificationAsRead(ctx);
+  }
+
+  /** {notificationId, status: unread|read|archived} → 204. */
+  @Write(OWNER)
+  updateNotificationStatus(ctx: UNCtx<{ notificationId: string; status: ItemStatus }>) {
+    return items.updateNotificationStatus(ctx);
+  }
+
+  /** {notificationId} → 204. */
+  @Write(OWNER)
+  deleteNotification(ctx: UNCtx<{ notificationId: string }>) {
+    return items.deleteNotification(ctx);
+  }
+
+  /** {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
+  @Read(OWNER)
+  listUserNotifications(ctx: UNReadCtx<{ status?: ItemStatus; page?: number; limit?: number }>) {
+    return reading.listUserNotifications(ctx);
+  }
+
+  /** → {unreadCount}. */
+  @Read(OWNER)
+  getUnreadCount(ctx: UNReadCtx<Record<string, never>>) {
+    return reading.getUnreadCount(ctx);
+  }
+}

@@ -1,0 +1,22 @@
+/** The inbox's reads: a page of it, and the unread count. */
+import { listingInput } from '../../_platform/paging';
+import { userNotificationError } from '../errors';
+import { pageOf, parseListQuery, unreadCount } from '../rules';
+import type { NotificationItem } from '../types';
+import { reachable, type UNReadCtx } from './common';
+
+/** listUserNotifications {status?, page?, limit?} → {notifications, totalCount, page, limit, totalPages}, newest first. */
+export function listUserNotifications(ctx: UNReadCtx<unknown>) {
+  reachable(ctx);
+  const parsed = parseListQuery(listingInput(ctx));
+  if (!parsed.ok) {
+    throw userNotificationError('INVALID_QUERY', `Invalid listing: ${parsed.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: parsed.problems });
+  }
+  return pageOf((ctx.state.private.items ?? []) as readonly NotificationItem[], parsed.query);
+}
+
+/** getUnreadCount → {unreadCount}. */
+export function getUnreadCount(ctx: UNReadCtx<unknown>) {
+  reachable(ctx);
+  return { unreadCount: unreadCount((ctx.state.private.items ?? []) as readonly NotificationItem[]) };
+}
