@@ -80,3 +80,12 @@ describe('setEntry', () => {
     expect(JSON.stringify(plain)).toBe('{"__proto__":1}');
   });
 });
+
+describe('listedDocument', () => {
+  const { listedDocument } = require('../classes/_platform/paging') as typeof import('../classes/_platform/paging');
+  it("drops the store's bookkeeping fields and the class's hidden columns, and keeps the rest", () => {
+    const doc = { _id: 'x', _v: 3, _instance: 'i', _class: 'C', id: 'x', name: 'N', nameKey: 'n' };
+    expect(listedDocument(doc)).toEqual({ id: 'x', name: 'N', nameKey: 'n' });
+    expect(listedDocument(doc, ['nameKey'])).toEqual({ id: 'x', name: 'N' });
+  });
+});

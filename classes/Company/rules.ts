@@ -8,7 +8,7 @@ import type { DeepReadonly, Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
-import { escapeRegex, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
+import { escapeRegex, listedDocument, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';
 
@@ -251,10 +251,6 @@ export function parseCompanyListQuery(query: Record<string, unknown>, body: Reco
   return { filter, sort: { nameKey: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
 }
 
-const INTERNAL_FIELDS = new Set(['_id', '_v', '_instance', '_class', 'nameKey']);
-
 export function listedCompany(doc: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.has(k)) out[k] = v;
-  return out;
+  return listedDocument(doc, ['nameKey']);
 }

@@ -5,7 +5,7 @@
  * details.errors [{field, reason}]. Paging (page ≥ 1, limit 1-100) and the
  * search text are the platform's listing input (classes/_platform/paging.ts).
  */
-import { escapeRegex, pageInfo, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
+import { escapeRegex, listedDocument, pageInfo, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
 
@@ -75,13 +75,9 @@ export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: R
   return { filter, sort: { nameKey: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
 }
 
-const INTERNAL_FIELDS = new Set(['_id', '_v', '_instance', '_class', 'nameKey']);
-
 /** A listed document without the store's bookkeeping fields. */
 export function listedItem(doc: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc)) if (!INTERNAL_FIELDS.has(k)) out[k] = v;
-  return out;
+  return listedDocument(doc, ['nameKey']);
 }
 
 export function pageOf(items: Record<string, unknown>[], total: number, q: Pick<ListQuery, 'page' | 'limit'>) {

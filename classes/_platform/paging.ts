@@ -44,6 +44,19 @@ export function pageInfo(total: number, page: number, limit: number) {
   return { totalCount: total, page, limit, totalPages: Math.ceil(total / limit) };
 }
 
+/** the document store's bookkeeping fields on every listed document (runtime StoredDocument) */
+const STORE_FIELDS = ['_id', '_v', '_instance', '_class'];
+
+/**
+ * A listed document as a class answers it: without the store's bookkeeping
+ * fields and the class's own search columns (`hidden`, e.g. a lower-cased name).
+ */
+export function listedDocument(doc: Record<string, unknown>, hidden: readonly string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!STORE_FIELDS.includes(k) && !hidden.includes(k)) out[k] = v;
+  return out;
+}
+
 /** A GET query and a POST body together (the body wins; a body that is no object adds nothing). */
 export function listingInput(ctx: Pick<BaseCtx, 'request'>): Record<string, unknown> {
   const body = ctx.request.body;

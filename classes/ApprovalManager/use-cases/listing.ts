@@ -1,7 +1,7 @@
 /** listApprovals: the streamed `approvals` collection, newest first; `actionable: true` is open to every approver. */
 import type { Ctx, InstanceState } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
 import { buildListFilter, listingRow, parseListQuery } from '../domain';
 import { approvalError } from '../errors';
 import type { ListApprovalsBody } from '../types';
@@ -30,6 +30,6 @@ export async function listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) 
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  const approvals = found.items.map(({ _id, _v, _instance, _class, ...doc }) => listingRow(doc));
+  const approvals = found.items.map((doc) => listingRow(listedDocument(doc)));
   return { approvals, ...pageInfo(found.total, q.page, q.limit) };
 }

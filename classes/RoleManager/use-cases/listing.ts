@@ -1,11 +1,9 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
 import type { ReadCtx } from '../../../runtime';
-import { listingInput } from '../../_platform/paging';
+import { listedDocument, listingInput } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { roleError } from '../errors';
 
-/** the projection's own columns, not part of a role */
-const INTERNAL_FIELDS = ['_id', '_v', '_instance', '_class', 'nameLower'];
 
 export async function listRoles(ctx: ReadCtx) {
   const parsed = parseListQuery(listingInput(ctx));
@@ -18,6 +16,6 @@ export async function listRoles(ctx: ReadCtx) {
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  const roles = found.items.map((doc) => Object.fromEntries(Object.entries(doc).filter(([k]) => !INTERNAL_FIELDS.includes(k))));
+  const roles = found.items.map((doc) => listedDocument(doc, ['nameLower']));
   return { roles, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
 }

@@ -5,7 +5,7 @@
  * definitions.
  */
 import type { StaticCtx } from '../../../runtime';
-import { listingInput } from '../../_platform/paging';
+import { listedDocument, listingInput } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { CONDITION_DEFINITIONS } from '../eligibility';
 import { tierError } from '../errors';
@@ -26,7 +26,7 @@ export async function listTiers(ctx: StaticCtx) {
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  const items = found.items.map(({ _id, _v, _instance, _class, ...doc }) => doc);
+  const items = found.items.map((doc) => listedDocument(doc));
   return { items, totalCount: found.total, page: q.page, limit: q.limit, totalPages: Math.ceil(found.total / q.limit) };
 }
 
