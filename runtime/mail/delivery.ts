@@ -65,8 +65,14 @@ export interface MessageDeliveryOptions {
   redisHealth?: RedisHealth;
 }
 
-/** how long the record of a sent message, and a finished job, are kept */
+/** how long the record of a sent message, and a failed job, are kept */
 export const SENT_RECORD_TTL_S = 7 * 24 * 3600;
+/**
+ * how long a sent message's job (which holds the whole message) is kept: its id
+ * keeps a redelivered outbox entry from queuing it again meanwhile; later the
+ * record of the send stops it, at a few bytes instead of the message
+ */
+const COMPLETED_JOB_TTL_S = 24 * 3600;
 const DEAD_LETTERS_KEPT = 10_000;
 
 export class MessageDelivery {
@@ -110,7 +116,7 @@ export class MessageDelivery {
       jobId: effect.id,
       attempts: this.opts.attempts,
       backoff: { type: 'exponential', delay: this.opts.backoffMs },
-      removeOnComplete: { age: SENT_RECORD_TTL_S },
+      removeOnComplete: { age: COMPLETED_JOB_TTL_S },
       removeOnFail: { age: SENT_RECORD_TTL_S },
     });
   }
