@@ -18,13 +18,14 @@
  * error codes.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
-import { ownedByCompany } from '../_platform/scope';
+import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { hrErrorShape, photoErrorShape } from './hr-contract';
+import { hrErrorShape, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
 import { MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
-import type { FamilyMember, MemberPrivateState } from './types';
+import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
+import type { AddMembershipInput } from './memberships';
+import type { MemberClassState } from './types';
 import * as hrEmployee from './use-cases/hr-employee';
 import * as hrDependant from './use-cases/hr-dependant';
 import * as family from './use-cases/family';
@@ -44,7 +45,7 @@ import * as documents from './use-cases/documents';
 
 const PM = ['program_management_user'] as const;
 
-@ActorClass({
+@ActorClass<MemberClassState>({
   id: 'Member',
   description: 'Members (employees and dependants), HR integration',
   routes: [
@@ -53,11 +54,12 @@ const PM = ['program_management_user'] as const;
   ],
   sensitiveFields: ['photo', 'content'],
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
-  tenancy: ownedByCompany((state) => (state.private as Partial<MemberPrivateState>).profile?.company?.id),
+  // (a new instance has no profile yet: the `?.`)
+  tenancy: { kind: 'owned', owner: (state) => state.private.profile?.company?.id },
   stream: {
     collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, tenantField: 'companyId' } },
     toDocuments: (state, id) => {
-      const s = state.private as MemberPrivateState;
+      const s = state.private;
       return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];
     },
   },
@@ -73,12 +75,12 @@ export class Member {
 
   /** Spec 4.2: the HR system pushes the full employee record. */
   @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb' })
-  async hrUpdateEmployee(ctx: Ctx) {
+  async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false })
-  async hrApplyEmployee(ctx: Ctx) {
+  async hrApplyEmployee(ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) {
     return hrEmployee.hrApplyEmployee(ctx);
   }
 
@@ -86,17 +88,17 @@ export class Member {
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
   @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb' })
-  async hrUpsertDependant(ctx: Ctx) {
+  async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
 
   @Read({ access: ['class:Member'], schema: false })
-  hrPrimaryInfo(ctx: Ctx): hrDependant.PrimaryInfo & { familyMembers: FamilyMember[] } {
+  hrPrimaryInfo(ctx: MemberReadCtx) {
     return hrDependant.hrPrimaryInfo(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false, upsert: true })
-  async hrApplyDependant(ctx: Ctx) {
+  async hrApplyDependant(ctx: MemberCtx<hrDependant.ApplyDependantBody>) {
     return hrDependant.hrApplyDependant(ctx);
   }
 
@@ -105,13 +107,13 @@ export class Member {
    * audit-logged on the primary member, with the actor of the call that made it.
    */
   @Internal({ access: ['class:Member'], schema: false })
-  async linkFamilyMember(ctx: Ctx) {
+  async linkFamilyMember(ctx: MemberCtx<family.LinkFamilyBody>) {
     return family.linkFamilyMember(ctx);
   }
 
   /** The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
   @Read({ access: ['class:Member'], schema: false })
-  resolveMemberId(ctx: Ctx) {
+  resolveMemberId(ctx: MemberReadCtx) {
     return common.resolveMemberId(ctx);
   }
 
@@ -119,27 +121,27 @@ export class Member {
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
   @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30 })
-  async updateEmployeePhoto(ctx: Ctx) {
+  async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }
 
   /** Approval callback of MEMBER_ID_PHOTO_UPLOAD (approve or reject). */
   @QueuedWrite({ access: ['class:ApprovalManager'], schema: false })
-  async approveMemberIdPhoto(ctx: Ctx) {
-    return idPhoto.settleIdPhoto(ctx, ctx.request.body as ApprovalCallbackBody);
+  async approveMemberIdPhoto(ctx: MemberCtx<ApprovalCallbackBody>) {
+    return idPhoto.settleIdPhoto(ctx);
   }
 
   // ---------------------------------------------------------------- HR 4.4 registration
 
   /** Registers an employee from the HR system by email (see registration.ts). */
   @Static({ access: ['program_management_user'], timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
-  async registerFromHr(ctx: Ctx) {
+  async registerFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
     return registration.registerFromHr(ctx, this.hr);
   }
 
   /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
   @QueuedWrite({ access: ['class:Member'], schema: false, attempts: 8, timeoutSeconds: 120 })
-  async recordHrMemberId(ctx: Ctx) {
+  async recordHrMemberId(ctx: MemberCtx<registration.RecordHrMemberIdBody>) {
     return registration.recordHrMemberId(ctx, this.hr);
   }
 
@@ -147,51 +149,51 @@ export class Member {
 
   /** Creates a member (program management); runs member_create. */
   @Init({ access: ['program_management_user', 'class:Member'], instanceId: () => randomUUID(), timeoutSeconds: 30 })
-  async createMember(ctx: Ctx) {
+  async createMember(ctx: MemberCtx<creation.CreateMemberBody>) {
     return creation.createMember(ctx);
   }
 
   /** A member from a seed file (`npm run cli -- seed`, as the system); id from the call path. */
   @Internal({ access: ['class:Member'], upsert: true, timeoutSeconds: 30 })
-  async seedMember(ctx: Ctx) {
+  async seedMember(ctx: MemberCtx<creation.SeedMemberBody>) {
     return creation.seedMember(ctx);
   }
 
   /** Approval callback of member_create / member_update / member_status_update. */
   @QueuedWrite({ access: ['class:ApprovalManager'], schema: false })
-  async approveMember(ctx: Ctx) {
+  async approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
     return profileChange.approveMember(ctx);
   }
 
   // ---------------------------------------------------------------- personal, employment, contact (spec 4.5)
 
   @Read({ access: [...PM] })
-  getMemberPersonal(ctx: Ctx) {
+  getMemberPersonal(ctx: MemberReadCtx) {
     return personal.getMemberPersonal(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberPersonal(ctx: Ctx) {
+  updateMemberPersonal(ctx: MemberCtx<personal.UpdatePersonalBody>) {
     return personal.updateMemberPersonal(ctx);
   }
 
   @Read({ access: [...PM] })
-  getMemberEmployment(ctx: Ctx) {
+  getMemberEmployment(ctx: MemberReadCtx) {
     return employment.getMemberEmployment(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberEmployment(ctx: Ctx) {
+  updateMemberEmployment(ctx: MemberCtx<employment.UpdateEmploymentBody>) {
     return employment.updateMemberEmployment(ctx);
   }
 
   @Read({ access: [...PM] })
-  getMemberContact(ctx: Ctx) {
+  getMemberContact(ctx: MemberReadCtx) {
     return contact.getMemberContact(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberContact(ctx: Ctx) {
+  updateMemberContact(ctx: MemberCtx<contact.UpdateContactBody>) {
     return contact.updateMemberContact(ctx);
   }
 
@@ -199,7 +201,7 @@ export class Member {
 
   /** Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberStatus(ctx: Ctx) {
+  updateMemberStatus(ctx: MemberCtx<status.UpdateStatusBody>) {
     return status.updateMemberStatus(ctx);
   }
 
@@ -211,123 +213,137 @@ export class Member {
    */
   // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
   @Static({ access: [...PM], schema: false })
-  listMembers(ctx: Ctx) {
+  listMembers(ctx: MemberStaticCtx<Record<string, unknown>>) {
     return listing.listMembers(ctx);
   }
 
   /** Manual stream to the document database (the commit re-projects the member). */
   @Write({ access: [...PM] })
-  streamMember(ctx: Ctx) {
+  streamMember(ctx: MemberCtx) {
     return listing.streamMember(ctx);
   }
 
   /** The signed-in member's own profile (enduser only). */
   @Read({ access: ['enduser'] })
-  getMemberProfile(ctx: Ctx) {
+  getMemberProfile(ctx: MemberReadCtx) {
     return ownProfile.getMemberProfile(ctx);
   }
 
   // ---------------------------------------------------------------- memberships
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  addMembership(ctx: Ctx) {
+  addMembership(ctx: MemberCtx<AddMembershipInput>) {
     return memberships.addMembership(ctx);
   }
 
   // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
   @Read({ access: [...PM], timeoutSeconds: 30, schema: false })
-  listMemberships(ctx: Ctx) {
+  listMemberships(ctx: MemberReadCtx<Record<string, unknown>>) {
     return memberships.listMemberships(ctx);
   }
 
   // ---------------------------------------------------------------- family members
 
   @Read({ access: [...PM] })
-  getMemberDependants(ctx: Ctx) {
+  getMemberDependants(ctx: MemberReadCtx) {
     return family.getMemberDependants(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  addMemberFamilyMember(ctx: Ctx) {
+  addMemberFamilyMember(ctx: MemberCtx<family.AddFamilyBody>) {
     return family.addMemberFamilyMember(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberFamilyMember(ctx: Ctx) {
+  updateMemberFamilyMember(ctx: MemberCtx<family.UpdateFamilyBody>) {
     return family.updateMemberFamilyMember(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  removeMemberFamilyMember(ctx: Ctx) {
+  removeMemberFamilyMember(ctx: MemberCtx<family.RemoveFamilyBody>) {
     return family.removeMemberFamilyMember(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false, upsert: true })
-  createFamilyMember(ctx: Ctx) {
+  createFamilyMember(ctx: MemberCtx<family.CreateFamilyBody>) {
     return family.createFamilyMember(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false })
-  applyFamilyMemberUpdate(ctx: Ctx) {
+  applyFamilyMemberUpdate(ctx: MemberCtx<family.FamilyUpdateBody>) {
     return family.applyFamilyMemberUpdate(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false })
-  detachFamilyMember(ctx: Ctx) {
+  detachFamilyMember(ctx: MemberCtx<family.FamilyOfBody>) {
     return family.detachFamilyMember(ctx);
   }
 
   /** The primary member's family list (for a dependant's company-paid check). */
   @Read({ access: ['class:Member'], schema: false })
-  hrPrimaryFamily(ctx: Ctx) {
+  hrPrimaryFamily(ctx: MemberReadCtx) {
     return family.hrPrimaryFamily(ctx);
   }
 
   // ---------------------------------------------------------------- ID photos
 
   @Write({ access: [...PM], schema: 'idPhoto', timeoutSeconds: 30 })
-  uploadMemberIdPhoto(ctx: Ctx) {
+  uploadMemberIdPhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.uploadMemberIdPhoto(ctx);
   }
 
   /** The member's own photo: only when `active` or `pending_id_photo` (spec 3.1). */
   @Write({ access: ['enduser'], schema: 'idPhoto', timeoutSeconds: 30 })
-  uploadMyIdPhoto(ctx: Ctx) {
+  uploadMyIdPhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.uploadMyIdPhoto(ctx);
   }
 
   // ---------------------------------------------------------------- documents
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  uploadDocument(ctx: Ctx) {
+  uploadDocument(ctx: MemberCtx<documents.UploadDocumentBody>) {
     return documents.uploadDocument(ctx);
   }
 
   // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
   @Read({ access: [...PM], schema: false })
-  listDocuments(ctx: Ctx) {
+  listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
     return documents.listDocuments(ctx);
   }
 
   /** Active documents only; a 5-minute URL. */
   @Read({ access: [...PM], schema: 'documentRef' })
-  downloadDocument(ctx: Ctx) {
+  downloadDocument(ctx: MemberReadCtx<documents.DocumentRefBody>) {
     return documents.downloadDocument(ctx, false);
   }
 
   /** Archived (and active) documents; a permission of its own. */
   @Read({ access: [...PM], schema: 'documentRef' })
-  downloadArchivedDocument(ctx: Ctx) {
+  downloadArchivedDocument(ctx: MemberReadCtx<documents.DocumentRefBody>) {
     return documents.downloadDocument(ctx, true);
   }
 
   @Write({ access: [...PM], schema: 'documentRef' })
-  archiveDocument(ctx: Ctx) {
+  archiveDocument(ctx: MemberCtx<documents.DocumentRefBody>) {
     return documents.setDocumentStatus(ctx, 'archived');
   }
 
   @Write({ access: [...PM], schema: 'documentRef' })
-  unarchiveDocument(ctx: Ctx) {
+  unarchiveDocument(ctx: MemberCtx<documents.DocumentRefBody>) {
     return documents.setDocumentStatus(ctx, 'active');
   }
 }
+
+/**
+ * Member calls other members through clients typed from its use-case
+ * functions (use-cases/self-client.ts); these are the methods it calls so.
+ * Compiles only while each method of the class takes and answers what the
+ * function of its name does.
+ */
+type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
+  Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
+  Pick<typeof creation, 'createMember'> &
+  Pick<typeof common, 'resolveMemberId'> &
+  Pick<typeof family, 'hrPrimaryFamily' | 'linkFamilyMember' | 'createFamilyMember' | 'applyFamilyMemberUpdate' | 'detachFamilyMember'>;
+export type SelfCallsMatch = ClassClient<typeof Member> extends ClassClient<abstract new () => SelfCalls> ? true : never;
+export const selfCallsMatch: SelfCallsMatch = true;

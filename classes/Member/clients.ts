@@ -1,94 +1,46 @@
 /**
- * Member's calls to Setting, Company and Tier, in one place: each answers the
- * record or null when there is none (a 404 of the callee, or an unknown
- * instance). Other errors of the callee are thrown as they are, and so are
- * the runtime's 404s for a class or method that is not deployed: a missing
- * Setting or Company class is a failure, not "no such record".
+ * What Member asks Setting, Company and Tier, through clients typed from
+ * their own methods (`client<typeof Callee>`): each answers the callee's own
+ * record type, or null when there is none (a 404 of the callee, or an unknown
+ * instance: isAbsentRecord). Other errors of the callee are thrown as they
+ * are, and so are the runtime's 404s for a class or method that is not
+ * deployed: a missing Setting or Company class is a failure, not "no such
+ * record".
  *
- * The callees answer either the record itself or the record wrapped in one
- * key (`{memberType: {...}}`); both are accepted.
+ *   Setting  getMemberType, getMemberSubType, getCompanyGroup ({id}),
+ *            findMemberTypeBySystemIdentifier, findMemberSubTypeByHrmsMapping
+ *   Company  getCompany ({id} or {bgId})
+ *   Tier     getTier (on the tier's instance) → {tier, pendingApproval}
  */
-import type { Ctx } from '../../runtime';
+import { client, type BaseCtx, type DeepReadonly } from '../../runtime';
 import { isAbsentRecord } from '../_platform/calls';
+import type { Company } from '../Company/Company.class';
+import type { Company as CompanyValue } from '../Company/types';
+import type { Setting, ValueView } from '../Setting/Setting.class';
+import type { Tier } from '../Tier/Tier.class';
+import type { EligibilityRule, Tier as TierValue } from '../Tier/types';
 
-export interface MemberTypeRecord {
-  id: string;
-  name?: string;
-  status: string;
-  systemIdentifier?: string;
-  [k: string]: unknown;
-}
+/** the records as their classes answer them */
+export type MemberTypeRecord = DeepReadonly<ValueView<'memberTypes'>>;
+export type MemberSubTypeRecord = DeepReadonly<ValueView<'memberSubTypes'>>;
+export type CompanyGroupRecord = DeepReadonly<ValueView<'companyGroups'>>;
+export type CompanyRecord = DeepReadonly<CompanyValue>;
+export type TierRecord = DeepReadonly<TierValue>;
+export type EligibilityRuleRecord = DeepReadonly<EligibilityRule>;
 
-export interface MemberSubTypeRecord {
-  id: string;
-  name?: string;
-  status: string;
-  hrmsMapping?: string | string[] | null;
-  [k: string]: unknown;
-}
+type Caller = Pick<BaseCtx, 'call'>;
 
-export interface CompanyGroupRecord {
-  id: string;
-  name?: string;
-  status?: string;
-  type: 'internal' | 'external' | string;
-  [k: string]: unknown;
-}
+const SETTING_INSTANCE = 'default';
+const COMPANY_INSTANCE = 'default';
 
-export interface CompanyRecord {
-  id: string;
-  name?: string;
-  companyGroupId: string;
-  bgId?: string | number | null;
-  status: string;
-  eligibleMemberTypes?: string[];
-  memberSubTypes?: { memberSubTypeId: string; maxDependants: number }[];
-  maxFreeDependants?: number;
-  [k: string]: unknown;
-}
+const settings = (ctx: Caller) => client<typeof Setting>(ctx, 'Setting');
+const companies = (ctx: Caller) => client<typeof Company>(ctx, 'Company');
+const tiers = (ctx: Caller) => client<typeof Tier>(ctx, 'Tier');
 
-export interface EligibilityRuleRecord {
-  id: string;
-  name?: string;
-  paymentTypes?: string[];
-  paymentPeriod?: string;
-  quota?: number | null;
-  conditions?: { key: string; logicalOperator: string; value: unknown }[];
-  status: string;
-  [k: string]: unknown;
-}
-
-export interface TierRecord {
-  id: string;
-  name: string;
-  tierType: { id: string; group: string; name?: string };
-  fee: number;
-  startDate?: string;
-  endDate?: string;
-  status: string;
-  eligibilityRules?: EligibilityRuleRecord[];
-  [k: string]: unknown;
-}
-
-const SETTING = 'Setting';
-const COMPANY = 'Company';
-const TIER = 'Tier';
-
-
-function unwrap<T>(body: unknown, key: string): T | null {
-  if (body === null || body === undefined || typeof body !== 'object') return null;
-  const b = body as Record<string, unknown>;
-  if (key in b) {
-    const inner = b[key];
-    return inner && typeof inner === 'object' ? (inner as T) : null;
-  }
-  return typeof b.id === 'string' ? (body as T) : null;
-}
-
-async function fetchOne<T>(ctx: Ctx, classId: string, method: string, instanceId: string, body: unknown, key: string): Promise<T | null> {
+/** The callee's answer, or null when it holds no such record. */
+async function orNull<T>(ask: () => Promise<T>): Promise<T | null> {
   try {
-    const res = await ctx.call(classId, method, instanceId, body);
-    return unwrap<T>(res.body, key);
+    return await ask();
   } catch (err) {
     if (isAbsentRecord(err)) return null;
     throw err;
@@ -108,36 +60,36 @@ function lookupValue(value: string): string | null {
   return v.length > 0 && v.length <= SETTING_LOOKUP_MAX ? v : null;
 }
 
-export async function findMemberTypeBySystemIdentifier(ctx: Ctx, systemIdentifier: string): Promise<MemberTypeRecord | null> {
+export async function findMemberTypeBySystemIdentifier(ctx: Caller, systemIdentifier: string): Promise<MemberTypeRecord | null> {
   const value = lookupValue(systemIdentifier);
-  return value === null ? null : fetchOne(ctx, SETTING, 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: value }, 'memberType');
+  return value === null ? null : orNull(() => settings(ctx).findMemberTypeBySystemIdentifier(SETTING_INSTANCE, { systemIdentifier: value }));
 }
 
-export function getMemberType(ctx: Ctx, id: string): Promise<MemberTypeRecord | null> {
-  return fetchOne(ctx, SETTING, 'getMemberType', 'default', { id }, 'memberType');
+export function getMemberType(ctx: Caller, id: string): Promise<MemberTypeRecord | null> {
+  return orNull(() => settings(ctx).getMemberType(SETTING_INSTANCE, { id }));
 }
 
-export function getMemberSubType(ctx: Ctx, id: string): Promise<MemberSubTypeRecord | null> {
-  return fetchOne(ctx, SETTING, 'getMemberSubType', 'default', { id }, 'memberSubType');
+export function getMemberSubType(ctx: Caller, id: string): Promise<MemberSubTypeRecord | null> {
+  return orNull(() => settings(ctx).getMemberSubType(SETTING_INSTANCE, { id }));
 }
 
-export async function findMemberSubTypeByHrmsMapping(ctx: Ctx, relation: string): Promise<MemberSubTypeRecord | null> {
+export async function findMemberSubTypeByHrmsMapping(ctx: Caller, relation: string): Promise<MemberSubTypeRecord | null> {
   const value = lookupValue(relation);
-  return value === null ? null : fetchOne(ctx, SETTING, 'findMemberSubTypeByHrmsMapping', 'default', { relation: value }, 'memberSubType');
+  return value === null ? null : orNull(() => settings(ctx).findMemberSubTypeByHrmsMapping(SETTING_INSTANCE, { relation: value }));
 }
 
-export function getCompanyGroup(ctx: Ctx, id: string): Promise<CompanyGroupRecord | null> {
-  return fetchOne(ctx, SETTING, 'getCompanyGroup', 'default', { id }, 'companyGroup');
+export function getCompanyGroup(ctx: Caller, id: string): Promise<CompanyGroupRecord | null> {
+  return orNull(() => settings(ctx).getCompanyGroup(SETTING_INSTANCE, { id }));
 }
 
-export function getCompany(ctx: Ctx, id: string): Promise<CompanyRecord | null> {
-  return fetchOne(ctx, COMPANY, 'getCompany', 'default', { id }, 'company');
+export function getCompany(ctx: Caller, id: string): Promise<CompanyRecord | null> {
+  return orNull(() => companies(ctx).getCompany(COMPANY_INSTANCE, { id }));
 }
 
-export function getCompanyByBgId(ctx: Ctx, bgId: string): Promise<CompanyRecord | null> {
-  return fetchOne(ctx, COMPANY, 'getCompany', 'default', { bgId }, 'company');
+export function getCompanyByBgId(ctx: Caller, bgId: string): Promise<CompanyRecord | null> {
+  return orNull(() => companies(ctx).getCompany(COMPANY_INSTANCE, { bgId }));
 }
 
-export function getTier(ctx: Ctx, tierId: string): Promise<TierRecord | null> {
-  return fetchOne(ctx, TIER, 'getTier', tierId, {}, 'tier');
+export async function getTier(ctx: Caller, tierId: string): Promise<TierRecord | null> {
+  return (await orNull(() => tiers(ctx).getTier(tierId, {})))?.tier ?? null;
 }

@@ -13,6 +13,7 @@
  *    they were added) are free (company-paid memberships are possible for
  *    them); later ones are not refused, they are paid.
  */
+import type { DeepReadonly } from '../../runtime';
 import { typeForMimeType } from '../FileManager/file-types';
 import type { CompanyRecord } from './clients';
 import type { MemberErrorName } from './errors';
@@ -21,7 +22,7 @@ import type { FamilyMember } from './types';
 export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: Record<string, unknown> };
 
 /** May one more family member of `memberSubType` be added (or moved to it)? */
-export function checkFamilyLimit(company: CompanyRecord, family: readonly FamilyMember[], memberSubType: string, excludeId?: string): { ok: true } | Refusal {
+export function checkFamilyLimit(company: CompanyRecord, family: DeepReadonly<FamilyMember[]>, memberSubType: string, excludeId?: string): { ok: true } | Refusal {
   const entry = (company.memberSubTypes ?? []).find((s) => s.memberSubTypeId === memberSubType);
   if (!entry) {
     return { ok: false, error: 'NOT_ELIGIBLE_FOR_COMPANY', message: `Company '${company.id}' allows no family members of sub type '${memberSubType}'` };
@@ -39,7 +40,7 @@ export function checkFamilyLimit(company: CompanyRecord, family: readonly Family
 }
 
 /** Ids of the free family members: the first maxFreeDependants (active ones, in the order added). */
-export function freeFamilyMemberIds(company: Pick<CompanyRecord, 'maxFreeDependants'> | null, family: readonly FamilyMember[]): string[] {
+export function freeFamilyMemberIds(company: Pick<CompanyRecord, 'maxFreeDependants'> | null, family: DeepReadonly<FamilyMember[]>): string[] {
   const max = Math.max(0, company?.maxFreeDependants ?? 0);
   return family.filter((f) => f.status !== 'inactive').slice(0, max).map((f) => f.id);
 }

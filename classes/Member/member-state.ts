@@ -1,24 +1,48 @@
 /**
- * Small helpers the Member handlers share: state access, lookup keys
- * (`staffId`, `email`), audit logging of profile changes.
+ * Small helpers the Member handlers share: handler contexts, state access,
+ * lookup keys (`staffId`, `email`), audit logging of profile changes.
  */
-import type { Ctx } from '../../runtime';
+import type { BaseCtx, Ctx, DeepReadonly, ReadCtx, StaticCtx } from '../../runtime';
 import { logChange } from '../_platform/audit-log';
 import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
-import type { MemberPrivateState, MemberProfile } from './types';
+import type { MemberClassState, MemberPrivateState, MemberProfile } from './types';
+
+/** the body of a method that takes none */
+export type NoBody = Record<string, never>;
+/** an INIT, WRITE, QUEUED_WRITE or INTERNAL handler's context: the member's state, and the method's body `I` */
+export type MemberCtx<I = NoBody> = Ctx<MemberClassState, I>;
+/** a READ handler's context: the member's committed state, read-only */
+export type MemberReadCtx<I = NoBody> = ReadCtx<MemberClassState, I>;
+/** a STATIC handler's context */
+export type MemberStaticCtx<I = NoBody> = StaticCtx<I>;
+
+/**
+ * The context a _platform helper takes that only reads but still asks for the
+ * untyped `Ctx` (entityDownloadLink, entity documents' list and download): a
+ * READ handler's context handed to it as such. The one place Member widens a
+ * context; it goes once those helpers take a read context (see README.md).
+ */
+export function forPlatform(ctx: BaseCtx): Ctx {
+  return ctx as Ctx;
+}
 
 /** personal data masked in audit logs (spec 6) */
 export const MEMBER_SENSITIVE_FIELDS = ['email', 'phone', 'address', 'gender', 'maritalStatus', 'birthdate'];
 /** top-level member fields that hold no personal data although their keys share personal names (consent flags) */
 export const MEMBER_PLAIN_FIELDS = ['permissions'];
 
-export function memberState(ctx: Ctx): MemberPrivateState {
-  return ctx.state.private as MemberPrivateState;
+/** The member's private state: the draft of a write, the committed state (read-only) of a READ. */
+export function memberState(ctx: MemberCtx<unknown>): MemberPrivateState;
+export function memberState(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberPrivateState>;
+export function memberState(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberPrivateState> {
+  return ctx.state.private;
 }
 
 /** The member profile; 404 (5000) when the instance holds none. */
-export function profileOf(ctx: Ctx): MemberProfile {
+export function profileOf(ctx: MemberCtx<unknown>): MemberProfile;
+export function profileOf(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfile>;
+export function profileOf(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfile> {
   const p = memberState(ctx).profile;
   if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
   return p;
@@ -34,13 +58,13 @@ export function emailKey(email: string): string {
  * lookup key (ctx.lookup.resolve), so it also works from a write of another
  * member, and it sees a member of any company (a key is unique across them).
  */
-export async function memberIdByLookup(ctx: Ctx, name: 'staffId' | 'email', value: string): Promise<string | null> {
+export async function memberIdByLookup(ctx: Pick<ReadCtx, 'lookup'>, name: 'staffId' | 'email', value: string): Promise<string | null> {
   if (!value) return null;
   return (await ctx.lookup.resolve(name, value, 'Member')) ?? null;
 }
 
 /** Keeps the `staffId` lookup on the current staff id (a migration moves it). */
-export function syncStaffIdLookup(ctx: Ctx, profile: MemberProfile): void {
+export function syncStaffIdLookup(ctx: MemberCtx<unknown>, profile: MemberProfile): void {
   if (profile.staffId) {
     if (ctx.lookup.get('staffId') !== profile.staffId) ctx.lookup.set('staffId', profile.staffId);
   } else if (ctx.lookup.get('staffId') !== undefined) {
@@ -52,7 +76,7 @@ export function syncStaffIdLookup(ctx: Ctx, profile: MemberProfile): void {
  * Keeps the `email` lookup on the member's email. Answers 'taken' (and leaves
  * the lookup as it was) when another member holds that email.
  */
-export async function syncEmailLookup(ctx: Ctx, profile: MemberProfile): Promise<'ok' | 'taken'> {
+export async function syncEmailLookup(ctx: MemberCtx<unknown>, profile: MemberProfile): Promise<'ok' | 'taken'> {
   const want = profile.email ? emailKey(profile.email) : undefined;
   const have = ctx.lookup.get('email');
   if (want === have) return 'ok';
@@ -68,7 +92,7 @@ export async function syncEmailLookup(ctx: Ctx, profile: MemberProfile): Promise
 
 /** Audit log entry of a profile change (nothing when nothing changed). */
 export async function logMemberChange(
-  ctx: Ctx,
+  ctx: MemberCtx<unknown>,
   before: MemberProfile | null,
   after: MemberProfile | null,
   additionalData?: Record<string, unknown>,
@@ -93,6 +117,6 @@ export function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
 
-export function hasActiveMembership(profile: MemberProfile): boolean {
+export function hasActiveMembership(profile: DeepReadonly<MemberProfile>): boolean {
   return (profile.memberships ?? []).some((m) => m.status === 'active');
 }

@@ -21,15 +21,17 @@
  *    start. Each payment is the tier fee.
  *  - one active membership per tier (409 5016).
  */
-import { eligibleRules, evaluateTierRules } from '../Tier/eligibility';
+import type { DeepReadonly } from '../../runtime';
+import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../Tier/eligibility';
+import type { EligibilityRule, Tier, TierPaymentType } from '../Tier/types';
 import type { Actor } from '../_platform/actor';
-import type { CompanyRecord, EligibilityRuleRecord, TierRecord } from './clients';
+import type { CompanyRecord, TierRecord } from './clients';
 import { fieldError, type MemberErrorName } from './errors';
 import type { Membership, MemberProfile, PaymentType, TierGroup } from './types';
 
 export const PAYMENT_TYPES: readonly PaymentType[] = ['dds', 'cpg', 'company_paid'];
 
-const TIER_PAYMENT_OF: Record<Exclude<PaymentType, 'company_paid'>, string> = {
+const TIER_PAYMENT_OF: Record<Exclude<PaymentType, 'company_paid'>, TierPaymentType> = {
   cpg: 'credit_card',
   dds: 'salary_deduction',
 };
@@ -117,6 +119,15 @@ export function membershipPeriod(
   return { ok: true, startDate, endDate };
 }
 
+/**
+ * The tier's eligibility rules as Tier's eligibility functions take them (its
+ * mutable record type): the tier Member reads from Tier is read-only, so they
+ * get a copy (JSON, as the rules came).
+ */
+function rulesOf(tier: TierRecord): Pick<Tier, 'eligibilityRules'> {
+  return { eligibilityRules: JSON.parse(JSON.stringify(tier.eligibilityRules ?? [])) };
+}
+
 export interface MembershipContext {
   profile: MemberProfile;
   company: CompanyRecord;
@@ -137,19 +148,20 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
   if ((profile.memberships ?? []).some((m) => m.tierId === tier.id && m.status === 'active')) {
     return { ok: false, error: 'DUPLICATE_MEMBERSHIP', field: 'tierId', message: `The member already has an active membership of tier '${tier.id}'` };
   }
-  const eligibility = { member: profile as unknown as Record<string, unknown>, company: c.company };
-  const rules = eligibleRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) as unknown as EligibilityRuleRecord[];
+  const eligibility: EligibilityInput = { member: { ...profile }, company: { ...c.company } };
+  const tierRules = rulesOf(tier);
+  const rules = eligibleRules(eligibility, tierRules);
   if (!rules.length) {
     return {
       ok: false,
       error: 'NOT_ELIGIBLE_FOR_TIER',
       field: 'tierId',
       message: `The member satisfies no active eligibility rule of tier '${tier.id}'`,
-      details: { rules: evaluateTierRules(eligibility, { eligibilityRules: (tier.eligibilityRules ?? []) as never }) },
+      details: { rules: evaluateTierRules(eligibility, tierRules) },
     };
   }
-  const group = (tier.tierType?.group ?? 'base') as TierGroup;
-  let rule: EligibilityRuleRecord | undefined;
+  const group: TierGroup = tier.tierType?.group ?? 'base';
+  let rule: EligibilityRule | undefined;
   if (input.paymentType === 'company_paid') {
     if (group !== 'base') {
       return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', field: 'paymentType', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };
@@ -206,7 +218,7 @@ export interface MembershipFilter {
   status?: string;
 }
 
-export function filterMemberships(list: Membership[], f: MembershipFilter): Membership[] {
+export function filterMemberships(list: DeepReadonly<Membership[]>, f: MembershipFilter): DeepReadonly<Membership>[] {
   return list
     .filter((m) => (f.tierId ? m.tierId === f.tierId : true))
     .filter((m) => (f.tierGroup ? m.tierGroup === f.tierGroup : true))

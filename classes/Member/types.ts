@@ -1,4 +1,5 @@
 /** Member records (spec 2.1, 2.9; GUIDE 6: the field "the service" is `familyMembers`). */
+import type { StateOf } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import type { EntityDocument } from '../_platform/entity-documents';
 import type { TierGroup } from '../Tier/types';
@@ -33,10 +34,10 @@ export const MEMBERSHIP_STATUSES = ['active', 'expired', 'inactive', 'suspended'
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 export { DOCUMENT_STATUSES } from '../_platform/entity-documents';
 
-export interface Address {
+export type Address = {
   country: string;
   address: string;
-}
+};
 
 /** A membership of a tier (fields beyond id: the service's choice, spec 2.1 "not shown"). */
 export interface Membership {
@@ -143,6 +144,11 @@ export interface PendingChange {
   requestedAt: string;
 }
 
+/**
+ * The private state of a Member instance. `profile` is there once the member
+ * exists; a new instance (INIT, an upsert) starts without one, which the
+ * creating handlers check (`ctx.version === 0 || !state.profile`).
+ */
 export interface MemberPrivateState {
   profile: MemberProfile;
   documents?: MemberDocument[];
@@ -152,4 +158,11 @@ export interface MemberPrivateState {
   previousIdPhoto?: string | null;
   /** approvals already applied or superseded (idempotent callbacks) */
   lastApprovalId?: string | null;
+  /** when the HR system took the member id (recordHrMemberId) */
+  hrMemberIdRecordedAt?: string;
+  /** set by streamMember (a changed state is what makes the runtime project it again) */
+  streamedAt?: string;
 }
+
+/** The Member class's state (`@ActorClass<MemberClassState>`): private holds MemberPrivateState. */
+export type MemberClassState = StateOf<MemberPrivateState>;

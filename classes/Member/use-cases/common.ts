@@ -3,13 +3,15 @@
  * workflow event names, the company and member-type checks, the HR entry
  * points' error guard.
  */
-import { ActorError, type Ctx } from '../../../runtime';
+import { ActorError, type BaseCtx, type DeepReadonly } from '../../../runtime';
 import { getCompany, getMemberSubType, getMemberType, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, hrError, memberError } from '../errors';
 import { HR_MESSAGES } from '../hr-contract';
-import { profileOf } from '../member-state';
+import { profileOf, type MemberCtx, type MemberReadCtx } from '../member-state';
 import type { MemberPrivateState, MemberProfile } from '../types';
+
+type Caller = Pick<BaseCtx, 'call'>;
 
 export const MEMBER_PHOTO_EVENT = 'MEMBER_ID_PHOTO_UPLOAD';
 export const MEMBER_CREATE_EVENT = 'member_create';
@@ -23,7 +25,9 @@ export const now = () => new Date().toISOString();
  * Company users reach only their company's members: the platform's company
  * scope (tenancy in Member.class.ts) has checked that before the handler ran.
  */
-export function reachable(ctx: Ctx): MemberProfile {
+export function reachable(ctx: MemberCtx<unknown>): MemberProfile;
+export function reachable(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfile>;
+export function reachable(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfile> {
   const p = profileOf(ctx);
   if ((ctx.identity.type === 'enduser' || ctx.identity.type === 'member_otp') && ctx.identity.userId !== p.id) {
     throw memberError('NOT_YOUR_MEMBER', 'A member may only reach itself');
@@ -31,7 +35,7 @@ export function reachable(ctx: Ctx): MemberProfile {
   return p;
 }
 
-export function refuseWhilePending(state: MemberPrivateState): void {
+export function refuseWhilePending(state: DeepReadonly<MemberPrivateState>): void {
   if (state.pendingChange) {
     throw memberError('APPROVAL_PENDING', `Member ${state.profile.id} waits for approval ${state.pendingChange.approvalId} (${state.pendingChange.event})`, {
       approvalId: state.pendingChange.approvalId,
@@ -40,7 +44,7 @@ export function refuseWhilePending(state: MemberPrivateState): void {
 }
 
 /** Member type and sub type must be active and eligible for the company (spec 4.5 updateMemberPersonal). */
-export async function checkMemberTypes(ctx: Ctx, company: CompanyRecord, memberType: string | null, memberSubType: string | null): Promise<void> {
+export async function checkMemberTypes(ctx: Caller, company: CompanyRecord, memberType: string | null, memberSubType: string | null): Promise<void> {
   if (memberType) {
     const mt = await getMemberType(ctx, memberType);
     if (!mt || mt.status !== 'active') throw fieldError('INVALID_MEMBER_TYPE', 'memberType', `Member type '${memberType}' does not exist or is not active`);
@@ -59,14 +63,14 @@ export async function checkMemberTypes(ctx: Ctx, company: CompanyRecord, memberT
   }
 }
 
-export async function requireCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
+export async function requireCompany(ctx: Caller, companyId: string): Promise<CompanyRecord> {
   const company = await getCompany(ctx, companyId);
   if (!company) throw fieldError('COMPANY_NOT_FOUND', 'company.id', `Company '${companyId}' does not exist`);
   return company;
 }
 
 /** The company a member is created in: it must exist and be active. */
-export async function requireActiveCompany(ctx: Ctx, companyId: string): Promise<CompanyRecord> {
+export async function requireActiveCompany(ctx: Caller, companyId: string): Promise<CompanyRecord> {
   const company = await requireCompany(ctx, companyId);
   if (!companyTakesMembers(company)) {
     throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${companyId}' is ${company.status}: members are created in active companies only`);
@@ -75,7 +79,7 @@ export async function requireActiveCompany(ctx: Ctx, companyId: string): Promise
 }
 
 /** Runs an HR entry point: anything that is not already a contract error becomes 500 10000. */
-export async function hrGuard<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
+export async function hrGuard<T>(ctx: Pick<BaseCtx, 'log'>, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
@@ -87,6 +91,6 @@ export async function hrGuard<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
 }
 
 /** The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
-export function resolveMemberId(ctx: Ctx) {
+export function resolveMemberId(ctx: MemberReadCtx) {
   return { id: ctx.instanceId };
 }

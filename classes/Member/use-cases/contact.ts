@@ -1,17 +1,24 @@
 /** Spec 4.5 contact section: getMemberContact, updateMemberContact (member_update). */
-import type { Ctx } from '../../../runtime';
-import type { MemberProfile } from '../types';
+import type { MemberCtx, MemberReadCtx } from '../member-state';
+import type { MemberPermissions, MemberProfile } from '../types';
 import { MEMBER_UPDATE_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
 
-export function getMemberContact(ctx: Ctx) {
+/** updateMemberContact's body (schemas/Member/updateMemberContact.json) */
+export interface UpdateContactBody {
+  phone?: MemberProfile['phone'];
+  address?: MemberProfile['address'];
+  permissions?: Partial<MemberPermissions>;
+}
+
+export function getMemberContact(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   return { id: p.id, email: p.email, phone: p.phone, address: p.address, permissions: p.permissions };
 }
 
-export async function updateMemberContact(ctx: Ctx) {
+export async function updateMemberContact(ctx: MemberCtx<UpdateContactBody>) {
   const p = reachable(ctx);
-  const body = ctx.request.body as Partial<Pick<MemberProfile, 'phone' | 'address' | 'permissions'>>;
+  const body = ctx.request.body;
   const requested: MemberProfile = {
     ...p,
     ...(body.phone !== undefined ? { phone: body.phone } : {}),

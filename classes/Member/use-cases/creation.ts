@@ -2,14 +2,16 @@
  * Member creation: createMember (INIT, member_create) and seedMember (the
  * seed file, no approval).
  */
-import { ActorError, UNKNOWN_INSTANCE_CODE, type Ctx } from '../../../runtime';
+import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
-import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup } from '../member-state';
+import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
-import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany } from './common';
+import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
+import type { linkFamilyMember } from './family';
+import { members } from './self-client';
 
 export interface CreateMemberBody {
   name: string;
@@ -33,7 +35,7 @@ export interface CreateMemberBody {
 }
 
 /** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
-async function prepareNewMember(ctx: Ctx, body: CreateMemberBody): Promise<MemberProfile> {
+async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody): Promise<MemberProfile> {
   const company = await requireActiveCompany(ctx, body.company.id);
   await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
   if (body.staffId) {
@@ -76,7 +78,7 @@ async function prepareNewMember(ctx: Ctx, body: CreateMemberBody): Promise<Membe
   };
 }
 
-async function storeNewMember(ctx: Ctx, profile: MemberProfile, additionalData: Record<string, unknown>) {
+async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, additionalData: Record<string, unknown>) {
   const state = memberState(ctx);
   state.profile = profile;
   state.documents = [];
@@ -86,8 +88,8 @@ async function storeNewMember(ctx: Ctx, profile: MemberProfile, additionalData: 
 }
 
 /** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
-export async function createMember(ctx: Ctx) {
-  const body = ctx.request.body as CreateMemberBody;
+export async function createMember(ctx: MemberCtx<CreateMemberBody>) {
+  const body = ctx.request.body;
   const state = memberState(ctx);
   const fromHr = body.source === 'hr_registration' && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
   const profile = await prepareNewMember(ctx, body);
@@ -132,9 +134,9 @@ export interface SeedMemberBody extends CreateMemberBody {
  * member's family (the seed creates primary members first); an unknown
  * primary member is refused (404 5000).
  */
-export async function seedMember(ctx: Ctx) {
+export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
   if (ctx.version !== 0 || memberState(ctx).profile) throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
-  const body = ctx.request.body as SeedMemberBody;
+  const body = ctx.request.body;
   const profile = await prepareNewMember(ctx, body);
   const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
   profile.status = body.status ?? (r.ok ? r.to : 'pending_invite');
@@ -153,16 +155,16 @@ export async function seedMember(ctx: Ctx) {
       status: profile.status,
       createdAt: profile.createdAt,
     };
-    await ctx.call('Member', 'linkFamilyMember', profile.primaryMemberId, { ref, actor: actorFromIdentity(ctx.identity) });
+    await members<{ linkFamilyMember: typeof linkFamilyMember }>(ctx).linkFamilyMember(profile.primaryMemberId, { ref, actor: actorFromIdentity(ctx.identity) });
   }
   return { member: profile };
 }
 
 /** The primary member of a seeded dependant exists (404 5000 on primaryMemberId otherwise). */
-async function checkSeedPrimary(ctx: Ctx, primaryMemberId: string): Promise<void> {
+async function checkSeedPrimary(ctx: MemberCtx<unknown>, primaryMemberId: string): Promise<void> {
   if (primaryMemberId === ctx.instanceId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'primaryMemberId', 'A member cannot be its own primary member');
   try {
-    await ctx.call('Member', 'resolveMemberId', primaryMemberId, {});
+    await members<{ resolveMemberId: typeof resolveMemberId }>(ctx).resolveMemberId(primaryMemberId);
   } catch (err) {
     if (isNotFound(err)) throw fieldError('MEMBER_NOT_FOUND', 'primaryMemberId', `Primary member '${primaryMemberId}' does not exist`);
     throw err;

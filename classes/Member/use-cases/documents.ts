@@ -3,36 +3,50 @@
  * archive, unarchive, through the platform's entity documents (files in
  * FileManager `member_<id>`, audit entries `member_document`).
  */
-import type { Ctx } from '../../../runtime';
-import { entityDocuments, type DocumentStatus } from '../../_platform/entity-documents';
+import type { DocumentStatus } from '../../_platform/entity-documents';
+import { entityDocuments } from '../../_platform/entity-documents';
 import { memberError } from '../errors';
 import { documentTypeProblem } from '../family';
-import { memberState } from '../member-state';
+import { forPlatform, memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import { reachable } from './common';
+
+/** uploadDocument's body (schemas/Member/uploadDocument.json) */
+export interface UploadDocumentBody {
+  content: string;
+  mimeType: string;
+  originalFilename: string;
+  label?: string | null;
+}
+
+/** documentRef's body (downloads, archive, unarchive); also read from the query of a GET */
+export interface DocumentRefBody {
+  documentId?: string;
+}
 
 const memberDocuments = entityDocuments({
   entityType: 'member',
-  reach: (ctx) => reachable(ctx).id,
-  read: (ctx) => memberState(ctx).documents,
-  write: (ctx, docs) => {
+  // the platform hands back the handler's own context: a write's, or a READ's (frozen) for list and download
+  reach: (ctx: MemberCtx<unknown>) => reachable(ctx).id,
+  read: (ctx: MemberCtx<unknown>) => memberState(ctx).documents,
+  write: (ctx: MemberCtx<unknown>, docs) => {
     memberState(ctx).documents = docs;
   },
   typeProblem: documentTypeProblem,
   error: memberError,
 });
 
-export function uploadDocument(ctx: Ctx) {
+export function uploadDocument(ctx: MemberCtx<UploadDocumentBody>) {
   return memberDocuments.upload(ctx);
 }
 
-export function listDocuments(ctx: Ctx) {
-  return memberDocuments.list(ctx);
+export function listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
+  return memberDocuments.list(forPlatform(ctx));
 }
 
-export function downloadDocument(ctx: Ctx, archivedToo: boolean) {
-  return memberDocuments.download(ctx, archivedToo);
+export function downloadDocument(ctx: MemberReadCtx<DocumentRefBody>, archivedToo: boolean) {
+  return memberDocuments.download(forPlatform(ctx), archivedToo);
 }
 
-export function setDocumentStatus(ctx: Ctx, to: DocumentStatus) {
+export function setDocumentStatus(ctx: MemberCtx<DocumentRefBody>, to: DocumentStatus) {
   return memberDocuments.setStatus(ctx, to);
 }

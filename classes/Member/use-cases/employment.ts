@@ -1,10 +1,16 @@
 /** Spec 4.5 employment section: getMemberEmployment, updateMemberEmployment (member_update; the company is HR's). */
-import type { Ctx } from '../../../runtime';
 import { fieldError } from '../errors';
+import type { MemberCtx, MemberReadCtx } from '../member-state';
 import { MEMBER_UPDATE_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
 
-export function getMemberEmployment(ctx: Ctx) {
+/** updateMemberEmployment's body (schemas/Member/updateMemberEmployment.json) */
+export interface UpdateEmploymentBody {
+  grade?: string | null;
+  company?: { id: string };
+}
+
+export function getMemberEmployment(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   return {
     id: p.id,
@@ -18,9 +24,9 @@ export function getMemberEmployment(ctx: Ctx) {
   };
 }
 
-export async function updateMemberEmployment(ctx: Ctx) {
+export async function updateMemberEmployment(ctx: MemberCtx<UpdateEmploymentBody>) {
   const p = reachable(ctx);
-  const body = ctx.request.body as { grade?: string | null; company?: { id: string } };
+  const body = ctx.request.body;
   if (body.company && body.company.id !== p.company.id) {
     throw fieldError('COMPANY_CHANGE_NOT_ALLOWED', 'company.id', "A member's company cannot be changed (only the HR system reassigns it)");
   }

@@ -4,15 +4,16 @@
  * linkFamilyMember, which the HR dependant upsert and the seed use.
  */
 import { randomUUID } from 'node:crypto';
-import type { Ctx } from '../../../runtime';
+import type { DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import type { CompanyRecord } from '../clients';
 import { fieldError, memberError } from '../errors';
 import { checkFamilyLimit, freeFamilyMemberIds } from '../family';
 import { MEMBERS_COLLECTION } from '../listing';
-import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup } from '../member-state';
+import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
 import { checkMemberTypes, now, reachable, requireCompany } from './common';
+import { members } from './self-client';
 
 /** linkFamilyMember's body: the entry, and who made the change (the caller's actor when absent) */
 export interface LinkFamilyBody {
@@ -20,12 +21,54 @@ export interface LinkFamilyBody {
   actor?: Actor;
 }
 
+/** createFamilyMember's body: the dependant as the primary member's change made it */
+export interface CreateFamilyBody {
+  profile: MemberProfile;
+}
+
+/** detachFamilyMember's body: the primary member asking */
+export interface FamilyOfBody {
+  primaryMemberId: string;
+}
+
+/** the fields of a family member that updateMemberFamilyMember changes (on the dependant's own instance) */
+const FAMILY_FIELDS = ['name', 'middleName', 'surname', 'email', 'phone', 'relation', 'memberSubType'] as const;
+export type FamilyChanges = Partial<Pick<MemberProfile, (typeof FAMILY_FIELDS)[number]>>;
+
+/** applyFamilyMemberUpdate's body */
+export interface FamilyUpdateBody extends FamilyOfBody {
+  changes: FamilyChanges;
+}
+
+/** addMemberFamilyMember's body (schemas/Member/addMemberFamilyMember.json) */
+export interface AddFamilyBody extends FamilyChanges {
+  name: string;
+  surname: string;
+  memberSubType: string;
+}
+
+/** updateMemberFamilyMember's body (schemas/Member/updateMemberFamilyMember.json) */
+export interface UpdateFamilyBody extends FamilyChanges {
+  familyMemberId: string;
+}
+
+/** removeMemberFamilyMember's body */
+export interface RemoveFamilyBody {
+  familyMemberId: string;
+}
+
+type FamilyCalls = {
+  createFamilyMember: typeof createFamilyMember;
+  applyFamilyMemberUpdate: typeof applyFamilyMemberUpdate;
+  detachFamilyMember: typeof detachFamilyMember;
+};
+
 /**
  * Adds or refreshes a family member entry on the primary member (no change → no write); a change is
  * audit-logged on the primary member, with the actor of the call that made it.
  */
-export async function linkFamilyMember(ctx: Ctx) {
-  const { ref, actor } = ctx.request.body as LinkFamilyBody;
+export async function linkFamilyMember(ctx: MemberCtx<LinkFamilyBody>) {
+  const { ref, actor } = ctx.request.body;
   const before = profileOf(ctx);
   const list = before.familyMembers ?? [];
   const i = list.findIndex((f) => f.id === ref.id);
@@ -41,37 +84,26 @@ export async function linkFamilyMember(ctx: Ctx) {
   return { changed: true };
 }
 
-export async function getMemberDependants(ctx: Ctx) {
+export async function getMemberDependants(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   const { items } = await ctx.documents.find(MEMBERS_COLLECTION, { primaryMemberId: p.id }, { sort: { createdAt: 1 } });
   const byId = new Map(items.map((d) => [String(d._id), d]));
   const dependants = (p.familyMembers ?? []).map((f) => {
     const doc = byId.get(f.id);
-    const { _id, _v, _instance, _class, ...rest } = (doc ?? {}) as Record<string, unknown>;
+    const { _id, _v, _instance, _class, ...rest } = doc ?? {};
     return { ...f, ...rest, id: f.id };
   });
   return { dependants, totalCount: dependants.length };
 }
 
-interface FamilyBody {
-  familyMemberId?: string;
-  name?: string;
-  middleName?: string | null;
-  surname?: string;
-  email?: string | null;
-  phone?: string | null;
-  relation?: string | null;
-  memberSubType?: string;
-}
-
-function primaryOnly(p: MemberProfile): void {
+function primaryOnly(p: DeepReadonly<MemberProfile>): void {
   if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
 }
 
-export async function addMemberFamilyMember(ctx: Ctx) {
+export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
   const p = reachable(ctx);
   primaryOnly(p);
-  const body = ctx.request.body as FamilyBody & { memberSubType: string };
+  const body = ctx.request.body;
   const company = await requireCompany(ctx, p.company.id);
   await checkMemberTypes(ctx, company, null, body.memberSubType);
   const limit = checkFamilyLimit(company, p.familyMembers ?? [], body.memberSubType);
@@ -85,9 +117,9 @@ export async function addMemberFamilyMember(ctx: Ctx) {
   const dependant: MemberProfile = {
     id,
     status: 'pending_id_photo',
-    name: body.name!,
+    name: body.name,
     middleName: body.middleName ?? null,
-    surname: body.surname!,
+    surname: body.surname,
     staffId: null,
     email: body.email ?? null,
     phone: body.phone ?? null,
@@ -110,7 +142,7 @@ export async function addMemberFamilyMember(ctx: Ctx) {
     createdAt: t,
     updatedAt: t,
   };
-  await ctx.call('Member', 'createFamilyMember', id, { profile: dependant });
+  await members<FamilyCalls>(ctx).createFamilyMember(id, { profile: dependant });
   const before = clone(p);
   const ref: FamilyMember = { id, relation: dependant.relation, memberSubType: dependant.memberSubType, name: dependant.name, surname: dependant.surname, status: dependant.status, createdAt: t };
   p.familyMembers = [...(p.familyMembers ?? []), ref];
@@ -119,10 +151,10 @@ export async function addMemberFamilyMember(ctx: Ctx) {
   return { familyMember: dependant, isFree: freeFamilyMemberIds(company, p.familyMembers).includes(id) };
 }
 
-export async function updateMemberFamilyMember(ctx: Ctx) {
+export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>) {
   const p = reachable(ctx);
   primaryOnly(p);
-  const body = ctx.request.body as FamilyBody & { familyMemberId: string };
+  const body = ctx.request.body;
   const i = (p.familyMembers ?? []).findIndex((f) => f.id === body.familyMemberId);
   if (i < 0) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${body.familyMemberId}'`);
   let company: CompanyRecord | null = null;
@@ -133,8 +165,7 @@ export async function updateMemberFamilyMember(ctx: Ctx) {
     if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);
   }
   const { familyMemberId, ...changes } = body;
-  const res = await ctx.call('Member', 'applyFamilyMemberUpdate', familyMemberId, { primaryMemberId: p.id, changes });
-  const updated = (res.body as { profile: MemberProfile; updatedFields: string[] });
+  const updated = await members<FamilyCalls>(ctx).applyFamilyMemberUpdate(familyMemberId, { primaryMemberId: p.id, changes });
   const dep = updated.profile;
   const ref: FamilyMember = { ...p.familyMembers[i]!, relation: dep.relation, memberSubType: dep.memberSubType, name: dep.name, surname: dep.surname, status: dep.status };
   if (JSON.stringify(ref) !== JSON.stringify(p.familyMembers[i])) {
@@ -146,14 +177,14 @@ export async function updateMemberFamilyMember(ctx: Ctx) {
   return { familyMember: dep, updatedFields: updated.updatedFields };
 }
 
-export async function removeMemberFamilyMember(ctx: Ctx) {
+export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>) {
   const p = reachable(ctx);
   primaryOnly(p);
-  const { familyMemberId } = ctx.request.body as { familyMemberId: string };
+  const { familyMemberId } = ctx.request.body;
   if (!(p.familyMembers ?? []).some((f) => f.id === familyMemberId)) {
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
   }
-  await ctx.call('Member', 'detachFamilyMember', familyMemberId, { primaryMemberId: p.id });
+  await members<FamilyCalls>(ctx).detachFamilyMember(familyMemberId, { primaryMemberId: p.id });
   const before = clone(p);
   p.familyMembers = p.familyMembers.filter((f) => f.id !== familyMemberId);
   p.updatedAt = now();
@@ -162,10 +193,10 @@ export async function removeMemberFamilyMember(ctx: Ctx) {
 }
 
 /** INTERNAL on a new dependant instance (upsert): refuses an id in use. */
-export async function createFamilyMember(ctx: Ctx) {
+export async function createFamilyMember(ctx: MemberCtx<CreateFamilyBody>) {
   const state = memberState(ctx);
   if (ctx.version !== 0 || state.profile) throw memberError('MEMBER_NOT_FOUND', `Member id '${ctx.instanceId}' is already in use`);
-  const { profile } = ctx.request.body as { profile: MemberProfile };
+  const { profile } = ctx.request.body;
   state.profile = { ...profile, id: ctx.instanceId! };
   state.documents = [];
   if ((await syncEmailLookup(ctx, state.profile)) === 'taken') throw memberError('EMAIL_TAKEN', `Email '${profile.email}' belongs to another member`);
@@ -173,20 +204,23 @@ export async function createFamilyMember(ctx: Ctx) {
   return { id: ctx.instanceId };
 }
 
-const FAMILY_FIELDS = ['name', 'middleName', 'surname', 'email', 'phone', 'relation', 'memberSubType'] as const;
+function copyField<K extends keyof FamilyChanges>(to: FamilyChanges, from: FamilyChanges, k: K): void {
+  to[k] = from[k];
+}
 
 /** INTERNAL on the dependant: the fields updateMemberFamilyMember changes. */
-export async function applyFamilyMemberUpdate(ctx: Ctx) {
+export async function applyFamilyMemberUpdate(ctx: MemberCtx<FamilyUpdateBody>) {
   const before = profileOf(ctx);
-  const { primaryMemberId, changes } = ctx.request.body as { primaryMemberId: string; changes: FamilyBody };
+  const { primaryMemberId, changes } = ctx.request.body;
   if (before.primaryMemberId !== primaryMemberId) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${before.id} is not a family member of ${primaryMemberId}`);
-  const after: MemberProfile = { ...before };
+  const picked: FamilyChanges = {};
   const updatedFields: string[] = [];
   for (const f of FAMILY_FIELDS) {
     if (changes[f] === undefined || JSON.stringify(changes[f]) === JSON.stringify(before[f])) continue;
-    (after as unknown as Record<string, unknown>)[f] = changes[f];
+    copyField(picked, changes, f);
     updatedFields.push(f);
   }
+  const after: MemberProfile = { ...before, ...picked };
   if (!updatedFields.length) return { profile: before, updatedFields };
   after.updatedAt = now();
   memberState(ctx).profile = after;
@@ -196,9 +230,9 @@ export async function applyFamilyMemberUpdate(ctx: Ctx) {
 }
 
 /** INTERNAL on the dependant removed from its family: it becomes inactive (its history stays). */
-export async function detachFamilyMember(ctx: Ctx) {
+export async function detachFamilyMember(ctx: MemberCtx<FamilyOfBody>) {
   const before = profileOf(ctx);
-  const { primaryMemberId } = ctx.request.body as { primaryMemberId: string };
+  const { primaryMemberId } = ctx.request.body;
   if (before.primaryMemberId !== primaryMemberId) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${before.id} is not a family member of ${primaryMemberId}`);
   const after: MemberProfile = { ...before, status: 'inactive', statusReason: 'removed_from_family', updatedAt: now() };
   memberState(ctx).profile = after;
@@ -207,6 +241,6 @@ export async function detachFamilyMember(ctx: Ctx) {
 }
 
 /** The primary member's family list (for a dependant's company-paid check). */
-export function hrPrimaryFamily(ctx: Ctx) {
+export function hrPrimaryFamily(ctx: MemberReadCtx) {
   return { familyMembers: profileOf(ctx).familyMembers ?? [] };
 }

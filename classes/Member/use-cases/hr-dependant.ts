@@ -3,16 +3,17 @@
  * STATIC), upserted on the dependant (hrApplyDependant) and listed on its
  * primary member (linkFamilyMember).
  */
-import { isUnknownInstance, type Ctx } from '../../../runtime';
+import { isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping } from '../clients';
 import { hrError } from '../errors';
 import { dependantSemanticErrors, HR_MESSAGES, normalizeDependant, validationError, type DependantRecord, type NormalizedDependant } from '../hr-contract';
 import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
-import { logMemberChange, memberState, profileOf, syncEmailLookup } from '../member-state';
+import { logMemberChange, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
 import { hrGuard } from './common';
-import type { LinkFamilyBody } from './family';
+import type { linkFamilyMember } from './family';
+import { members } from './self-client';
 
 export interface PrimaryInfo {
   id: string;
@@ -21,7 +22,8 @@ export interface PrimaryInfo {
   loginMethod: MemberProfile['loginMethod'];
 }
 
-interface ApplyDependantBody {
+/** hrApplyDependant's body (from hrUpsertDependant and registerFromHr) */
+export interface ApplyDependantBody {
   record: NormalizedDependant;
   memberSubTypeId: string | null;
   primary: PrimaryInfo;
@@ -30,16 +32,18 @@ interface ApplyDependantBody {
 }
 
 /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-export async function hrUpsertDependant(ctx: Ctx) {
+export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
   return hrGuard(ctx, async () => {
-    const raw = ctx.request.body as DependantRecord;
+    const raw = ctx.request.body;
     const errors = dependantSemanticErrors(raw);
     if (Object.keys(errors).length) throw validationError(errors);
     const rec = normalizeDependant(raw);
 
-    let primary: PrimaryInfo & { familyMembers: FamilyMember[] };
+    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: typeof hrApplyDependant; linkFamilyMember: typeof linkFamilyMember }>(ctx);
+    let primary;
     try {
-      primary = (await ctx.call('Member', 'hrPrimaryInfo', `staffId!${rec.employeeId}`, {})).body as PrimaryInfo & { familyMembers: FamilyMember[] };
+      // the primary member by its staff id: its own facts and its family list (one read, the lookup resolved by the call)
+      primary = await member.hrPrimaryInfo(`staffId!${rec.employeeId}`);
     } catch (err) {
       if (isUnknownInstance(err)) throw hrError('PRIMARY_MEMBER_NOT_FOUND', HR_MESSAGES.primaryNotFound);
       throw err;
@@ -51,12 +55,11 @@ export async function hrUpsertDependant(ctx: Ctx) {
     const warnings = memberSubTypeId ? [] : [unmappedTypeWarning(rec.type)];
 
     const { familyMembers: _family, ...primaryInfo } = primary;
-    const applied = (await ctx.call('Member', 'hrApplyDependant', rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) } satisfies ApplyDependantBody))
-      .body as { created: boolean; updatedFields: string[]; ref: FamilyMember; warnings: string[] };
+    const applied = await member.hrApplyDependant(rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) });
     // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out)
     const listed = primary.familyMembers.find((f) => f.id === rec.id);
     if (!listed || !sameRef(listed, applied.ref)) {
-      await ctx.call('Member', 'linkFamilyMember', primary.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody);
+      await member.linkFamilyMember(primary.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
     }
     warnings.push(...applied.warnings);
 
@@ -74,13 +77,13 @@ export async function hrUpsertDependant(ctx: Ctx) {
   });
 }
 
-export function hrPrimaryInfo(ctx: Ctx): PrimaryInfo & { familyMembers: FamilyMember[] } {
+export function hrPrimaryInfo(ctx: MemberReadCtx): PrimaryInfo & { familyMembers: DeepReadonly<FamilyMember[]> } {
   const p = profileOf(ctx);
   return { id: p.id, company: p.company, memberType: p.memberType, loginMethod: p.loginMethod, familyMembers: p.familyMembers ?? [] };
 }
 
-export async function hrApplyDependant(ctx: Ctx) {
-  const input = ctx.request.body as ApplyDependantBody;
+export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>) {
+  const input = ctx.request.body;
   const state = memberState(ctx);
   const now = new Date().toISOString();
   const warnings: string[] = [];
@@ -115,7 +118,7 @@ export async function hrApplyDependant(ctx: Ctx) {
 }
 
 /** the same family entry (createdAt aside: linkFamilyMember keeps the first one) */
-function sameRef(a: FamilyMember, b: FamilyMember): boolean {
+function sameRef(a: DeepReadonly<FamilyMember>, b: DeepReadonly<FamilyMember>): boolean {
   return JSON.stringify({ ...a, createdAt: '' }) === JSON.stringify({ ...b, createdAt: '' });
 }
 

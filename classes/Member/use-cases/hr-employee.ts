@@ -2,20 +2,22 @@
  * HR 4.2: the HR system pushes the full employee record (hrUpdateEmployee,
  * STATIC), applied on the member found by its staff id (hrApplyEmployee).
  */
-import { isUnknownInstance, type Ctx } from '../../../runtime';
+import { isUnknownInstance } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
-import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getCompanyGroup } from '../clients';
+import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getCompanyGroup, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { hrError } from '../errors';
 import { employeeSemanticErrors, HR_MESSAGES, validationError, type EmployeeRecord } from '../hr-contract';
 import { applyEmployeeRecord } from '../hr-sync';
-import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup } from '../member-state';
+import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { hrGuard } from './common';
+import { members } from './self-client';
 
-interface ApplyEmployeeBody {
+/** hrApplyEmployee's body (from hrUpdateEmployee) */
+export interface ApplyEmployeeBody {
   record: EmployeeRecord;
   memberTypeId: string;
-  company: { id: string; companyGroupId: string; status: string };
+  company: Pick<CompanyRecord, 'id' | 'companyGroupId' | 'status'>;
   /** the staff id the member was found by (the lookup may have moved since) */
   foundBy: string;
   migrated: boolean;
@@ -24,9 +26,9 @@ interface ApplyEmployeeBody {
 }
 
 /** Spec 4.2: the HR system pushes the full employee record. */
-export async function hrUpdateEmployee(ctx: Ctx) {
+export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
   return hrGuard(ctx, async () => {
-    const rec = ctx.request.body as EmployeeRecord;
+    const rec = ctx.request.body;
     const errors = employeeSemanticErrors(rec);
     // both reads at once: one Redis round trip instead of two
     const [memberType, company] = await Promise.all([findMemberTypeBySystemIdentifier(ctx, rec.employmentType), getCompanyByBgId(ctx, rec.companyId)]);
@@ -39,29 +41,28 @@ export async function hrUpdateEmployee(ctx: Ctx) {
 
     // the member by its staff id, else (migration) by the old one: the lookup is resolved by the call itself
     const apply = (foundBy: string, migrated: boolean) =>
-      ctx.call('Member', 'hrApplyEmployee', `staffId!${foundBy}`, {
+      members<{ hrApplyEmployee: typeof hrApplyEmployee }>(ctx).hrApplyEmployee(`staffId!${foundBy}`, {
         record: rec,
         memberTypeId: memberType!.id,
         company: { id: company.id, companyGroupId: company.companyGroupId, status: company.status },
         foundBy,
         migrated,
         actor: actorFromIdentity(ctx.identity),
-      } satisfies ApplyEmployeeBody);
+      });
     const unknown = (err: unknown) => isUnknownInstance(err);
-    let res;
+    let out;
     try {
-      res = await apply(rec.employeeId, false);
+      out = await apply(rec.employeeId, false);
     } catch (err) {
       if (!unknown(err) || !rec.oldStaffId || rec.oldStaffId === rec.employeeId) {
         throw unknown(err) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err;
       }
       try {
-        res = await apply(rec.oldStaffId, true);
+        out = await apply(rec.oldStaffId, true);
       } catch (err2) {
         throw unknown(err2) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err2;
       }
     }
-    const out = res.body as { memberId: string; staffId: string; updatedFields: string[]; staffIdMigrated: boolean };
     return {
       success: true,
       message: out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
@@ -75,8 +76,8 @@ export async function hrUpdateEmployee(ctx: Ctx) {
   });
 }
 
-export async function hrApplyEmployee(ctx: Ctx) {
-  const input = ctx.request.body as ApplyEmployeeBody;
+export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
+  const input = ctx.request.body;
   const before = profileOf(ctx);
   if (before.staffId !== input.foundBy) throw hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound);
 

@@ -3,21 +3,26 @@
  * office's and the member's own uploads, all waiting for approval
  * (MEMBER_ID_PHOTO_UPLOAD), and the approval callback.
  */
-import type { Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { runWorkflow, type ApprovalCallbackBody } from '../../_platform/workflow';
 import { logChange } from '../../_platform/audit-log';
 import { fieldError, memberError } from '../errors';
 import { ALLOWED_PHOTO_EXTENSIONS, checkPhotoExtension, invalidExtensionError, PHOTO_MIME, photoUploadFailed } from '../hr-contract';
-import { clone, hasActiveMembership, logMemberChange, memberState, profileOf } from '../member-state';
+import { clone, hasActiveMembership, logMemberChange, memberState, profileOf, type MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile, PendingPhoto } from '../types';
 import { MEMBER_PHOTO_EVENT, reachable } from './common';
 import { downloadLink, fileError, storeMemberFile, storeMemberFileMeta } from './files';
 
 /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-export async function updateEmployeePhoto(ctx: Ctx) {
-  const { photo, fileExtension } = ctx.request.body as { photo: string; fileExtension: string };
+/** the body of updateEmployeePhoto and of the ID photo uploads (schemas/Member/idPhoto.json) */
+export interface PhotoBody {
+  photo: string;
+  fileExtension: string;
+}
+
+export async function updateEmployeePhoto(ctx: MemberCtx<PhotoBody>) {
+  const { photo, fileExtension } = ctx.request.body;
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) throw invalidExtensionError(fileExtension);
   const profile = profileOf(ctx);
@@ -42,7 +47,7 @@ export async function updateEmployeePhoto(ctx: Ctx) {
  * replaces a photo still waiting (its approval is then ignored). When the
  * rules approve at once, the photo is applied now.
  */
-export async function submitIdPhoto(ctx: Ctx, filename: string, source: PendingPhoto['source']): Promise<{ approvalId: string; approved: boolean }> {
+export async function submitIdPhoto(ctx: MemberCtx<unknown>, filename: string, source: PendingPhoto['source']): Promise<{ approvalId: string; approved: boolean }> {
   const state = memberState(ctx);
   const profile = profileOf(ctx);
   const statusOnApproval = nextMemberStatus(profile.status, { type: 'idPhotoUploaded', hasActiveMembership: hasActiveMembership(profile) });
@@ -83,7 +88,7 @@ export async function submitIdPhoto(ctx: Ctx, filename: string, source: PendingP
   return { approvalId: wf.approvalRecord.id, approved: false };
 }
 
-async function applyPhoto(ctx: Ctx, pending: PendingPhoto, approvalId: string, action: 'approve' | 'reject') {
+async function applyPhoto(ctx: MemberCtx<unknown>, pending: PendingPhoto, approvalId: string, action: 'approve' | 'reject') {
   const state = memberState(ctx);
   const before = clone(profileOf(ctx));
   let after = before;
@@ -101,7 +106,8 @@ async function applyPhoto(ctx: Ctx, pending: PendingPhoto, approvalId: string, a
 }
 
 /** approveMemberIdPhoto: the approval outcome of a photo (a superseded approval changes nothing). */
-export async function settleIdPhoto(ctx: Ctx, body: ApprovalCallbackBody) {
+export async function settleIdPhoto(ctx: MemberCtx<ApprovalCallbackBody>) {
+  const body = ctx.request.body;
   const state = memberState(ctx);
   const pending = state.pendingPhoto;
   if (!pending || pending.approvalId !== body.approvalId) {
@@ -110,8 +116,8 @@ export async function settleIdPhoto(ctx: Ctx, body: ApprovalCallbackBody) {
   return applyPhoto(ctx, pending, body.approvalId, body.action === 'approve' ? 'approve' : 'reject');
 }
 
-async function storePhoto(ctx: Ctx, p: MemberProfile, source: 'program_management_user' | 'enduser') {
-  const { photo, fileExtension } = ctx.request.body as { photo: string; fileExtension: string };
+async function storePhoto(ctx: MemberCtx<PhotoBody>, p: MemberProfile, source: 'program_management_user' | 'enduser') {
+  const { photo, fileExtension } = ctx.request.body;
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) {
     throw fieldError('INVALID_FILE', 'fileExtension', `Invalid file extension '${fileExtension}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`, {
@@ -128,13 +134,13 @@ async function storePhoto(ctx: Ctx, p: MemberProfile, source: 'program_managemen
   return { filename: file.filename, ...submitted };
 }
 
-export async function uploadMemberIdPhoto(ctx: Ctx) {
+export async function uploadMemberIdPhoto(ctx: MemberCtx<PhotoBody>) {
   const p = reachable(ctx);
   const r = await storePhoto(ctx, p, 'program_management_user');
   return { idPhoto: r.filename, approvalId: r.approvalId, approved: r.approved, member: memberState(ctx).profile };
 }
 
-export async function uploadMyIdPhoto(ctx: Ctx) {
+export async function uploadMyIdPhoto(ctx: MemberCtx<PhotoBody>) {
   const p = reachable(ctx);
   if (p.status !== 'active' && p.status !== 'pending_id_photo') {
     throw memberError('PHOTO_UPLOAD_NOT_ALLOWED', `A member in status '${p.status}' cannot upload an ID photo (only active or pending_id_photo)`);

@@ -1,12 +1,11 @@
 /** listMembers (from the document store) and streamMember (re-projects the member). */
-import type { Ctx } from '../../../runtime';
 import { listingInput } from '../../_platform/paging';
 import { invalidQuery, listMembersFilter, MEMBERS_COLLECTION, pageAnswer, parseListMembersQuery } from '../listing';
-import { memberState } from '../member-state';
-import type { MemberPrivateState } from '../types';
+import { memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { now, reachable } from './common';
 
-export async function listMembers(ctx: Ctx) {
+/** listMembers takes its filters from the query and the body together; listing.ts checks them */
+export async function listMembers(ctx: MemberStaticCtx<Record<string, unknown>>) {
   const parsed = parseListMembersQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const q = parsed.query;
@@ -17,9 +16,8 @@ export async function listMembers(ctx: Ctx) {
   return pageAnswer('members', members, total, q);
 }
 
-export function streamMember(ctx: Ctx) {
+export function streamMember(ctx: MemberCtx) {
   const p = reachable(ctx);
-  const state = memberState(ctx) as MemberPrivateState & { streamedAt?: string };
-  state.streamedAt = now();
+  memberState(ctx).streamedAt = now();
   return { streamed: true, id: p.id, collection: MEMBERS_COLLECTION };
 }

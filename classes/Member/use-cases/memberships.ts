@@ -1,29 +1,30 @@
 /** Memberships (spec 4.5): addMembership (member_update), listMemberships. */
 import { randomUUID } from 'node:crypto';
-import type { Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listingInput } from '../../_platform/paging';
 import { getTier, type TierRecord } from '../clients';
 import { freeFamilyMemberIds } from '../family';
 import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
-import { memberState } from '../member-state';
+import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import { filterMemberships, newMembership, refusalError, type AddMembershipInput } from '../memberships';
 import { nextMemberStatus } from '../status-machine';
-import type { FamilyMember, MemberProfile } from '../types';
+import type { MemberProfile } from '../types';
 import { MEMBER_UPDATE_EVENT, now, reachable, refuseWhilePending, requireCompany } from './common';
+import type { hrPrimaryFamily } from './family';
 import { changeProfile } from './profile-change';
+import { members } from './self-client';
 
-export async function addMembership(ctx: Ctx) {
+export async function addMembership(ctx: MemberCtx<AddMembershipInput>) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   refuseWhilePending(state);
-  const input = ctx.request.body as AddMembershipInput;
+  const input = ctx.request.body;
   const company = await requireCompany(ctx, p.company.id);
   const tier = await getTier(ctx, input.tierId);
   let dependantIsFree = false;
   if (p.primaryMemberId && input.paymentType === 'company_paid') {
-    const family = ((await ctx.call('Member', 'hrPrimaryFamily', p.primaryMemberId, {})).body as { familyMembers: FamilyMember[] }).familyMembers;
-    dependantIsFree = freeFamilyMemberIds(company, family).includes(p.id);
+    const { familyMembers } = await members<{ hrPrimaryFamily: typeof hrPrimaryFamily }>(ctx).hrPrimaryFamily(p.primaryMemberId);
+    dependantIsFree = freeFamilyMemberIds(company, familyMembers).includes(p.id);
   }
   const r = newMembership({ profile: p, company, tier, input, dependantIsFree, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
   if (!r.ok) throw refusalError(r);
@@ -34,7 +35,8 @@ export async function addMembership(ctx: Ctx) {
   return { membership: r.membership, ...out };
 }
 
-export async function listMemberships(ctx: Ctx) {
+/** listMemberships takes its filters from the query and the body together; listing.ts checks them */
+export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>>) {
   const p = reachable(ctx);
   const parsed = parseMembershipListQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);

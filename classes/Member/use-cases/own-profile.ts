@@ -1,10 +1,9 @@
 /** The signed-in member's own profile (enduser only). */
-import type { Ctx } from '../../../runtime';
-import { memberState } from '../member-state';
+import { memberState, type MemberReadCtx } from '../member-state';
 import { reachable } from './common';
 import { downloadLink } from './files';
 
-export async function getMemberProfile(ctx: Ctx) {
+export async function getMemberProfile(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   const pp = state.pendingPhoto;

@@ -1,13 +1,15 @@
 /** Spec 4.5 personal section: getMemberPersonal, updateMemberPersonal (member_update). */
-import type { Ctx } from '../../../runtime';
 import { fieldError } from '../errors';
-import { memberIdByLookup, memberState } from '../member-state';
+import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import type { MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_UPDATE_EVENT, now, reachable, requireCompany } from './common';
 import { downloadLink } from './files';
 import { changeProfile } from './profile-change';
 
-export async function getMemberPersonal(ctx: Ctx) {
+/** updateMemberPersonal's body (schemas/Member/updateMemberPersonal.json) */
+export type UpdatePersonalBody = Partial<Pick<MemberProfile, 'name' | 'middleName' | 'surname' | 'staffId' | 'memberType' | 'memberSubType'>>;
+
+export async function getMemberPersonal(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   const photo = p.idPhoto ? { filename: p.idPhoto, ...(await downloadLink(ctx, p.id, p.idPhoto)) } : null;
@@ -37,9 +39,9 @@ export async function getMemberPersonal(ctx: Ctx) {
   };
 }
 
-export async function updateMemberPersonal(ctx: Ctx) {
+export async function updateMemberPersonal(ctx: MemberCtx<UpdatePersonalBody>) {
   const p = reachable(ctx);
-  const body = ctx.request.body as Partial<Pick<MemberProfile, 'name' | 'middleName' | 'surname' | 'staffId' | 'memberType' | 'memberSubType'>>;
+  const body = ctx.request.body;
   const requested: MemberProfile = { ...p, ...body, updatedAt: now() };
   if (body.memberType !== undefined || body.memberSubType !== undefined) {
     const company = await requireCompany(ctx, p.company.id);

@@ -3,10 +3,10 @@
  * member_status_update, member_create's approval): applied at once when
  * approved, otherwise held (pendingChange) until approveMember settles it.
  */
-import type { Ctx } from '../../../runtime';
+import type { DeepReadonly } from '../../../runtime';
 import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
-import { clone, emailKey, hasActiveMembership, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, syncStaffIdLookup } from '../member-state';
+import { clone, emailKey, hasActiveMembership, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { refuseWhilePending } from './common';
@@ -16,7 +16,7 @@ import { refuseWhilePending } from './common';
  * applied now when approved at once, otherwise kept waiting (no other change
  * until the approval is reviewed).
  */
-export async function changeProfile(ctx: Ctx, requested: MemberProfile, event: string, additionalData: Record<string, unknown> = {}) {
+export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberProfile, event: string, additionalData: Record<string, unknown> = {}) {
   const state = memberState(ctx);
   refuseWhilePending(state);
   const before = state.profile;
@@ -63,7 +63,7 @@ export function applyApprovedChange(before: MemberProfile, body: ApprovalCallbac
  * approval does not hold them). approveMember drops such a change as it drops
  * one that no longer fits; applying it could not commit.
  */
-export async function lookupConflicts(ctx: Ctx, before: MemberProfile, after: MemberProfile): Promise<string[]> {
+export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReadonly<MemberProfile>, after: DeepReadonly<MemberProfile>): Promise<string[]> {
   const problems: string[] = [];
   if (after.staffId && after.staffId !== before.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', after.staffId);
@@ -77,8 +77,8 @@ export async function lookupConflicts(ctx: Ctx, before: MemberProfile, after: Me
 }
 
 /** Approval callback of member_create / member_update / member_status_update. */
-export async function approveMember(ctx: Ctx) {
-  const body = ctx.request.body as ApprovalCallbackBody;
+export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
+  const body = ctx.request.body;
   const state = memberState(ctx);
   const pending = state.pendingChange;
   if (!pending || pending.approvalId !== body.approvalId) {

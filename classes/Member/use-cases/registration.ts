@@ -22,7 +22,7 @@
  * the member and its dependants); the member-id update gets what is left less
  * ANSWER_RESERVE_MS, and is queued at once when too little is left.
  */
-import { ActorError, type Ctx } from '../../../runtime';
+import { ActorError } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from '../clients';
 import { companyTakesMembers } from '../company-rules';
@@ -30,8 +30,25 @@ import { fieldError, memberError } from '../errors';
 import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
 import { normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
-import { memberIdByLookup, memberState } from '../member-state';
-import type { FamilyMember, LoginMethod, MemberPrivateState, MemberProfile } from '../types';
+import { memberIdByLookup, memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import type { LoginMethod, MemberProfile } from '../types';
+import type { createMember, CreateMemberBody } from './creation';
+import type { linkFamilyMember } from './family';
+import type { hrApplyDependant } from './hr-dependant';
+import { members } from './self-client';
+
+/** registerFromHr's body (schemas/Member/registerFromHr.json) */
+export interface RegisterFromHrBody {
+  email: string;
+  loginMethod?: LoginMethod;
+}
+
+/** recordHrMemberId's body */
+export interface RecordHrMemberIdBody {
+  employeeId: string;
+}
+
+type RegistrationCalls = { createMember: typeof createMember; hrApplyDependant: typeof hrApplyDependant; linkFamilyMember: typeof linkFamilyMember };
 
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -99,9 +116,9 @@ const HR_FIELD_OF: Record<string, string> = {
  * fields, not a 400 about fields the caller never sent. Other refusals (409:
  * the email belongs to another member) are answered as they are.
  */
-async function createFromHr(ctx: Ctx, employee: HrEmployee, body: Record<string, unknown>): Promise<MemberProfile> {
+async function createFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, employee: HrEmployee, body: CreateMemberBody): Promise<MemberProfile> {
   try {
-    return ((await ctx.call('Member', 'createMember', undefined, body)).body as { member: MemberProfile }).member;
+    return (await members<RegistrationCalls>(ctx).createMember(undefined, body)).member;
   } catch (err) {
     if (!(err instanceof ActorError) || (err.status !== 400 && err.status !== 404)) throw err;
     const inner = (err.details ?? {}) as { errors?: { field?: unknown; reason?: unknown }[] };
@@ -116,10 +133,10 @@ async function createFromHr(ctx: Ctx, employee: HrEmployee, body: Record<string,
   }
 }
 
-export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
+export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
   const started = Date.now();
   const left = () => budgetMs - (Date.now() - started);
-  const { email, loginMethod } = ctx.request.body as { email: string; loginMethod?: LoginMethod };
+  const { email, loginMethod } = ctx.request.body;
   let employee: HrEmployee | null;
   try {
     employee = await within(ctx.signal, left() - LOOKUP_RESERVE_MS, (signal) => hr.lookupEmployee(email, signal));
@@ -176,12 +193,8 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER
     const memberSubTypeId = subType && subType.status === 'active' ? subType.id : null;
     const depWarnings = memberSubTypeId ? [] : [unmappedTypeWarning(record.type)];
     try {
-      const applied = (await ctx.call('Member', 'hrApplyDependant', d.id, { record, memberSubTypeId, primary })).body as {
-        created: boolean;
-        ref: FamilyMember;
-        warnings: string[];
-      };
-      await ctx.call('Member', 'linkFamilyMember', member.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
+      const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, { record, memberSubTypeId, primary });
+      await members<RegistrationCalls>(ctx).linkFamilyMember(member.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
       dependants.push({ id: d.id, created: applied.created, warnings: [...depWarnings, ...applied.warnings] });
     } catch (err) {
       if (!(err instanceof ActorError) || err.status >= 500) throw err;
@@ -204,9 +217,9 @@ export async function registerFromHr(ctx: Ctx, hr: HrClient, budgetMs = REGISTER
 }
 
 /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
-export async function recordHrMemberId(ctx: Ctx, hr: HrClient) {
-  const { employeeId } = ctx.request.body as { employeeId: string };
-  const state = memberState(ctx) as MemberPrivateState & { hrMemberIdRecordedAt?: string };
+export async function recordHrMemberId(ctx: MemberCtx<RecordHrMemberIdBody>, hr: HrClient) {
+  const { employeeId } = ctx.request.body;
+  const state = memberState(ctx);
   if (state.hrMemberIdRecordedAt) return { recorded: true, at: state.hrMemberIdRecordedAt };
   try {
     await hr.recordMemberId(employeeId, ctx.instanceId!, ctx.signal);

@@ -1,14 +1,20 @@
 /** Spec 3.1 "any → requested status" (not the four system-only ones): updateMemberStatus (member_status_update). */
-import type { Ctx } from '../../../runtime';
 import { fieldError } from '../errors';
+import type { MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { MEMBER_STATUS_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
 
-export async function updateMemberStatus(ctx: Ctx) {
+/** updateMemberStatus's body (schemas/Member/updateMemberStatus.json) */
+export interface UpdateStatusBody {
+  status: string;
+  reason?: string | null;
+}
+
+export async function updateMemberStatus(ctx: MemberCtx<UpdateStatusBody>) {
   const p = reachable(ctx);
-  const { status, reason } = ctx.request.body as { status: string; reason?: string | null };
+  const { status, reason } = ctx.request.body;
   const r = nextMemberStatus(p.status, { type: 'updateMemberStatus', target: status });
   if (!r.ok) throw fieldError(r.error, 'status', r.message, { status });
   const requested: MemberProfile = { ...p, status: r.to, statusReason: reason ?? null, updatedAt: now() };
