@@ -81,6 +81,8 @@ export interface RuntimeConfig {
   mailBackoffMs: number;
   /** mails and SMS sent at once per worker process (MAIL_CONCURRENCY) */
   mailConcurrency: number;
+  /** serve HTTPS (TLS 1.2 or later) with this PEM certificate chain and key (TLS_CERT, TLS_KEY); unset: plain HTTP */
+  tls?: { cert: Buffer; key: Buffer };
   /** the environment this configuration was read from (handed to class constructors) */
   env: NodeJS.ProcessEnv;
 }
@@ -163,6 +165,27 @@ export function mailFrom(env: NodeJS.ProcessEnv): string {
   return raw;
 }
 
+/**
+ * TLS_CERT and TLS_KEY: paths of a PEM certificate chain and its private key.
+ * Both set: the service serves HTTPS only, TLS 1.2 or later. Neither: plain
+ * HTTP, for a deployment that terminates TLS in front (spec 5: HTTPS only).
+ * One without the other, or a file that cannot be read, stops the start.
+ */
+export function tlsFiles(env: NodeJS.ProcessEnv): { cert: Buffer; key: Buffer } | undefined {
+  const cert = env.TLS_CERT || undefined;
+  const key = env.TLS_KEY || undefined;
+  if (!cert && !key) return undefined;
+  if (!cert || !key) throw new Error(`TLS_CERT and TLS_KEY go together: ${cert ? 'TLS_KEY' : 'TLS_CERT'} is unset`);
+  const read = (name: string, file: string) => {
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      throw new Error(`${name}: cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  };
+  return { cert: read('TLS_CERT', cert), key: read('TLS_KEY', key) };
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -216,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     mailAttempts: bounded(env, 'MAIL_ATTEMPTS', 8, 1, 100),
     mailBackoffMs: bounded(env, 'MAIL_BACKOFF_MS', 2000, 10, 3_600_000),
     mailConcurrency: bounded(env, 'MAIL_CONCURRENCY', 10, 1, 1000),
+    tls: tlsFiles(env),
     env,
   };
 }

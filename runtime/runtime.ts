@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Server } from 'node:http';
 import * as path from 'node:path';
+import * as https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -234,7 +235,8 @@ export class Runtime {
     if (!this.config.smtpUrl) {
       this.logger.info({ dir: path.join(this.config.dataDir, 'mail') }, 'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production');
     }
-    const server = this.app.listen(port);
+    const tls = this.config.tls;
+    const server = tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app).listen(port) : this.app.listen(port);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
