@@ -4,6 +4,7 @@
  * points' error guard.
  */
 import { ActorError, type BaseCtx, type DeepReadonly } from '../../../runtime';
+import { refuseWhilePending as refuseWhileGated } from '../../_platform/gated-change';
 import { getCompany, getMemberSubType, getMemberType, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, hrError, memberError } from '../errors';
@@ -35,12 +36,15 @@ export function reachable(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfi
   return p;
 }
 
+/** The member's error for a change asked for while it waits for an approval (409 5003). */
+export function whilePending(state: DeepReadonly<MemberPrivateState>): (approvalId: string) => ActorError {
+  return (approvalId) =>
+    memberError('APPROVAL_PENDING', `Member ${state.profile.id} waits for approval ${approvalId} (${state.pendingChange?.event})`, { approvalId });
+}
+
+/** A member that waits for an approval (pendingChange) takes no other change. */
 export function refuseWhilePending(state: DeepReadonly<MemberPrivateState>): void {
-  if (state.pendingChange) {
-    throw memberError('APPROVAL_PENDING', `Member ${state.profile.id} waits for approval ${state.pendingChange.approvalId} (${state.pendingChange.event})`, {
-      approvalId: state.pendingChange.approvalId,
-    });
-  }
+  refuseWhileGated(state.pendingChange?.approvalId, whilePending(state));
 }
 
 /** Member type and sub type must be active and eligible for the company (spec 4.5 updateMemberPersonal). */

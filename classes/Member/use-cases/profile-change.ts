@@ -1,20 +1,28 @@
 /**
  * A change of the member's profile through the workflow (member_update,
- * member_status_update, member_create's approval): applied at once when
- * approved, otherwise held (pendingChange) until approveMember settles it.
+ * member_status_update, member_create's approval), as the platform's
+ * approval-gated change (classes/_platform/gated-change.ts): applied at once
+ * when approved, otherwise held (pendingChange) until approveMember settles
+ * it. What is Member's own: the pending change is `pendingChange` beside the
+ * profile, the last settled approval is `lastApprovalId` (a redelivered
+ * callback is answered `ignored`), an approved change that would take a staff
+ * id or email another member holds by now is dropped like one that no longer
+ * fits, and member_create's approval moves only the status.
  */
 import type { DeepReadonly } from '../../../runtime';
-import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type ApprovalCallbackBody } from '../../_platform/workflow';
+import { requestGatedChange, settleGatedChange } from '../../_platform/gated-change';
+import type { ApprovalCallbackBody } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
 import { clone, emailKey, hasActiveMembership, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
-import { refuseWhilePending } from './common';
+import { MEMBER_CREATE_EVENT, refuseWhilePending, whilePending } from './common';
 
 /**
  * A profile change through the workflow (member_update, member_status_update):
  * applied now when approved at once, otherwise kept waiting (no other change
- * until the approval is reviewed).
+ * until the approval is reviewed). A request that changes nothing runs no
+ * workflow.
  */
 export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberProfile, event: string, additionalData: Record<string, unknown> = {}) {
   const state = memberState(ctx);
@@ -26,35 +34,27 @@ export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberPr
   const updatedFields = (Object.keys(requested) as (keyof MemberProfile)[]).filter(
     (k) => k !== 'updatedAt' && JSON.stringify(before[k] ?? null) !== JSON.stringify(requested[k] ?? null),
   );
-  const wf = await runWorkflow(ctx, {
+  const change = await requestGatedChange<MemberProfile>(ctx, {
     event,
     entityId: before.id,
     oldEntity: before,
     newEntity: requested,
+    pendingApprovalId: state.pendingChange?.approvalId,
+    whilePending: whilePending(state),
     approveCallback: 'approveMember',
     rejectCallback: 'approveMember',
     additionalData: { ...additionalData, updatedFields },
   });
-  if (wf.isApproved) {
-    const after = wf.simulatedApprovedState;
+  if (change.applied) {
+    const after = change.entity;
     state.profile = after;
     syncStaffIdLookup(ctx, after);
     if ((await syncEmailLookup(ctx, after)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
-    await logMemberChange(ctx, before, after, { event, approvalId: wf.approvalRecord.id });
+    await logMemberChange(ctx, before, after, { event, approvalId: change.approvalRecord.id });
   } else {
-    state.pendingChange = { approvalId: wf.approvalRecord.id, event, requestedAt: new Date().toISOString() };
+    state.pendingChange = { approvalId: change.approvalId, event, requestedAt: new Date().toISOString() };
   }
-  return { member: state.profile, updatedFields, approval: approvalSummary(wf.approvalRecord), pendingApprovalId: state.pendingChange?.approvalId ?? null };
-}
-
-/** approveMember for member_update / member_status_update: apply the patch, or drop a change that no longer fits. */
-export function applyApprovedChange(before: MemberProfile, body: ApprovalCallbackBody): { after: MemberProfile; conflict?: string[] } {
-  try {
-    return { after: applyApprovalCallback(before, body) };
-  } catch (err) {
-    if (err instanceof PatchConflictError) return { after: before, conflict: err.problems };
-    throw err;
-  }
+  return { member: state.profile, updatedFields, approval: change.approval, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }
 
 /**
@@ -76,21 +76,28 @@ export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReado
   return problems;
 }
 
-/** Approval callback of member_create / member_update / member_status_update. */
+/**
+ * Approval callback of member_create / member_update / member_status_update.
+ * member_create: its patch is the whole entity, so only the status moves on
+ * approval (the HR system may have updated the member meanwhile); a rejected
+ * creation leaves the member `rejected`.
+ */
 export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const pending = state.pendingChange;
-  if (!pending || pending.approvalId !== body.approvalId) {
-    // a redelivered or stale callback changes nothing
-    if (state.lastApprovalId === body.approvalId) return { ignored: true, approvalId: body.approvalId };
-    throw memberError('APPROVAL_MISMATCH', `Member ${ctx.instanceId} does not wait for approval ${body.approvalId}`);
-  }
+  const creation = pending?.approvalId === body.approvalId && pending.event === MEMBER_CREATE_EVENT;
+  const outcome = settleGatedChange(state.profile, creation ? { ...body, jsonPatch: [] } : body, {
+    pendingApprovalId: pending?.approvalId,
+    lastSettledApprovalId: state.lastApprovalId,
+    mismatch: () => memberError('APPROVAL_MISMATCH', `Member ${ctx.instanceId} does not wait for approval ${body.approvalId}`),
+  });
+  // a redelivered callback changes nothing
+  if (outcome.kind === 'settled') return { ignored: true, approvalId: body.approvalId };
   const before = clone(profileOf(ctx));
   let after: MemberProfile;
-  if (pending.event === 'member_create') {
-    // the creation patch is the whole entity: only the status moves on approval (HR may have updated the member meanwhile)
-    if (body.action === 'approve') {
+  if (creation) {
+    if (outcome.kind === 'approved') {
       const r = nextMemberStatus(before.status, {
         type: 'creationApproved',
         loginMethod: before.loginMethod,
@@ -102,20 +109,20 @@ export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
       after = { ...before, status: 'rejected' };
     }
   } else {
-    const applied = applyApprovedChange(before, body);
+    let conflict = outcome.kind === 'conflict' ? outcome.problems : null;
     // a staff id or email another member took while the change waited: it cannot apply either
-    if (!applied.conflict && body.action === 'approve') {
-      const taken = await lookupConflicts(ctx, before, applied.after);
-      if (taken.length) applied.conflict = taken;
+    if (outcome.kind === 'approved') {
+      const taken = await lookupConflicts(ctx, before, outcome.entity);
+      if (taken.length) conflict = taken;
     }
-    if (applied.conflict) {
+    if (conflict) {
       // the member changed meanwhile (e.g. by the HR system): the approved change no longer fits and is dropped
       state.pendingChange = null;
       state.lastApprovalId = body.approvalId;
-      ctx.log.warn({ approvalId: body.approvalId, problems: applied.conflict }, 'approved member change no longer applies');
-      return { member: before, conflict: applied.conflict };
+      ctx.log.warn({ approvalId: body.approvalId, problems: conflict }, 'approved member change no longer applies');
+      return { member: before, conflict };
     }
-    after = applied.after;
+    after = outcome.kind === 'approved' ? outcome.entity : before;
   }
   if (JSON.stringify(after) !== JSON.stringify(before)) after.updatedAt = new Date().toISOString();
   state.profile = after;
@@ -123,6 +130,6 @@ export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
   state.lastApprovalId = body.approvalId;
   syncStaffIdLookup(ctx, after);
   await syncEmailLookup(ctx, after);
-  await logMemberChange(ctx, before, after, { approvalId: body.approvalId, action: body.action, event: pending.event });
+  await logMemberChange(ctx, before, after, { approvalId: body.approvalId, action: body.action, event: pending!.event });
   return { member: after };
 }
