@@ -235,7 +235,7 @@ describe('shared programme data (generated from the catalogue)', () => {
   const shared = registry.list().filter((c) => c.options.tenancy?.kind === 'shared');
 
   test('the shared classes', () => {
-    expect(shared.map((c) => c.id).sort()).toEqual(['RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
+    expect(shared.map((c) => c.id).sort()).toEqual(['NotificationManager', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
   });
 
   test.each(shared.map((c) => c.id))('%s: company users read, every write is refused 403 1023', async (classId) => {

@@ -11,11 +11,14 @@ export function startNotifyRuntime(opts: { probe?: boolean; env?: Record<string,
   return startTestRuntime({ env: { CLASS_DIRS: classDirs, SCHEMA_DIRS: 'schemas', ...opts.env } });
 }
 
-/** super (level 1); approver (reviews); clerk (no permission). */
+export const TEMPLATE_METHODS = ['updateNotificationTemplate', 'updateNotificationChannel', 'updateNotificationTemplateStatus', 'getNotificationTemplate', 'listNotificationTemplates'];
+
+/** super (level 1); approver (reviews); editor (every template method); clerk (none of them). */
 export async function seedNotifyRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals', 'reviewApproval'] } },
+    { id: 'r-editor', name: 'editor', level: 10, permissions: { NotificationManager: TEMPLATE_METHODS } },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: {} },
   ]);
 }
@@ -51,4 +54,18 @@ export async function inboxWith(t: TestRuntime, inboxId: string, count: number):
     },
     { what: `${count} item(s) in inbox ${inboxId}` },
   ) as Promise<Record<string, any>[]>;
+}
+
+/** Makes the class's three events wait for the role `approver` (the default rules apply template and channel updates at once). */
+export async function everyEventManual(t: TestRuntime): Promise<void> {
+  const rules = ['template_update', 'channel_update', 'status_update'].map((event) => ({
+    description: `${event} waits for an approver (test)`,
+    event,
+    currentStatus: '*',
+    targetStatus: '*',
+    conditions: [],
+    approvers: ['approver'],
+  }));
+  const r = await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'NotificationManager', { classId: 'NotificationManager', rules });
+  if (r.status !== 200) throw new Error(`workflow configuration refused: ${JSON.stringify(r.body)}`);
 }

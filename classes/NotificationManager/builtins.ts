@@ -1,0 +1,111 @@
+/**
+ * The template catalogue (pure): every template the service sends, with the
+ * defaults an instance gets when it is created on first use (spec 4.5: "A
+ * missing template instance is created with defaults on first use"). The four
+ * program-management ids are the spec's, spelled as it spells them
+ * (SSO_USER_INTIVATION_PROGRAM_MANAGEMENT); the member ones are for member
+ * sign-in. Templates are not created otherwise: a template only matters to
+ * the code that sends it with its parameters (README "Built-in templates").
+ */
+import type { Channels, NotificationTemplate, TemplateAudience } from './types';
+
+interface BuiltIn {
+  title: string;
+  description: string;
+  audience: TemplateAudience;
+  channels: Channels;
+}
+
+const BRAND = 'Membership Program';
+
+function emailOnly(subject: string, html: string): Channels {
+  return {
+    email: { enabled: true, to: [], subject, json: '', html },
+    in_app: { enabled: false, subject, content: '' },
+    sms: { enabled: false, content: '' },
+  };
+}
+
+const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
+  OTP_PROGRAM_MANAGEMENT_INVITE: {
+    title: 'Back-office invitation (one-time code)',
+    description: 'Sent to a new program management user with the one-time code that completes the invitation. Parameters: name, otp.',
+    audience: 'program_management',
+    channels: emailOnly(
+      `You are invited to the ${BRAND} back office`,
+      `<p>Hello {{name}},</p><p>You have been invited to the ${BRAND} back office. Your one-time code is <strong>{{otp}}</strong>.</p>`,
+    ),
+  },
+  OTP_PROGRAM_MANAGEMENT_LOGIN: {
+    title: 'Back-office sign-in code',
+    description: 'The one-time code of an email and password sign-in to the back office. Parameters: otp.',
+    audience: 'program_management',
+    channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
+  },
+  OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET: {
+    title: 'Back-office password reset code',
+    description: 'The one-time code that resets a back-office password. Parameters: otp.',
+    audience: 'program_management',
+    channels: emailOnly(`Reset your ${BRAND} password`, `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`),
+  },
+  SSO_USER_INTIVATION_PROGRAM_MANAGEMENT: {
+    title: 'Back-office invitation (single sign-on)',
+    description: 'Sent to a new program management user who signs in with single sign-on. Parameters: name, loginUrl.',
+    audience: 'program_management',
+    channels: emailOnly(
+      `You are invited to the ${BRAND} back office`,
+      `<p>Hello {{name}},</p><p>You have been invited to the ${BRAND} back office. Sign in with your company account at <a href="{{loginUrl}}">{{loginUrl}}</a>.</p>`,
+    ),
+  },
+  OTP_MEMBER_LOGIN: {
+    title: 'Member sign-in code',
+    description: 'The one-time code of a member email and password sign-in. Parameters: otp.',
+    audience: 'member',
+    channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
+  },
+  OTP_MEMBER_PASSWORD_RESET: {
+    title: 'Member password reset code',
+    description: 'The one-time code that resets a member password. Parameters: otp.',
+    audience: 'member',
+    channels: emailOnly(`Reset your ${BRAND} password`, `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`),
+  },
+  MEMBER_WELCOME: {
+    title: 'Member welcome',
+    description: 'Welcomes a member whose membership account is ready, by email and in the app. Parameters: name, loginUrl.',
+    audience: 'member',
+    channels: {
+      email: {
+        enabled: true,
+        to: [],
+        subject: `Welcome to the ${BRAND}`,
+        json: '',
+        html: `<p>Hello {{name}},</p><p>Your ${BRAND} account is ready. Sign in at <a href="{{loginUrl}}">{{loginUrl}}</a>.</p>`,
+      },
+      in_app: { enabled: true, subject: `Welcome to the ${BRAND}`, content: 'Hello {{name}}, your account is ready.' },
+      sms: { enabled: false, content: '' },
+    },
+  },
+});
+
+/** The ids of the catalogue, in a stable order. */
+export const BUILT_IN_TEMPLATE_IDS: readonly string[] = Object.freeze(Object.keys(CATALOGUE).sort());
+
+export function isBuiltIn(templateId: string): boolean {
+  return Object.prototype.hasOwnProperty.call(CATALOGUE, templateId);
+}
+
+/** The template a catalogue id starts with (active, so sign-in works out of the box); undefined for other ids. */
+export function defaultTemplate(templateId: string, now: string): NotificationTemplate | undefined {
+  if (!isBuiltIn(templateId)) return undefined;
+  const b = CATALOGUE[templateId]!;
+  return {
+    templateId,
+    title: b.title,
+    description: b.description,
+    status: 'active',
+    channels: JSON.parse(JSON.stringify(b.channels)) as Channels,
+    audience: b.audience,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

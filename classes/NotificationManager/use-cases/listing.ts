@@ -1,0 +1,59 @@
+/**
+ * listNotificationTemplates (STATIC): from the streamed `notification_templates`
+ * collection. The catalogue's templates that were never used have no instance
+ * yet: the listing creates them (NotificationManager.init, as this class) and
+ * lists them with the others, so the back office sees every template it may edit.
+ */
+import { ActorError, isUnknownInstance, RuntimeCodes, type StaticCtx } from '../../../runtime';
+import { listingInput } from '../../_platform/paging';
+import { BUILT_IN_TEMPLATE_IDS } from '../builtins';
+import { notificationError } from '../errors';
+import { listFilter, matchesList, pageOf, parseListQuery, TEMPLATES_COLLECTION, templateDocument } from '../rules';
+import type { NotificationTemplate } from '../types';
+
+/** more than the catalogue holds: the listing pages in memory (README "Listing") */
+const MAX_TEMPLATES = 1000;
+
+type Doc = Record<string, unknown>;
+
+function strip({ _id, _v, _instance, _class, searchText, ...doc }: Doc): Doc {
+  return doc;
+}
+
+/** Creates the catalogue templates the store does not hold; answers their documents. */
+async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
+  const present = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, { templateId: { $in: [...BUILT_IN_TEMPLATE_IDS] } }, { limit: BUILT_IN_TEMPLATE_IDS.length });
+  const have = new Set(present.items.map((d) => String(d.templateId)));
+  const created: Doc[] = [];
+  for (const id of BUILT_IN_TEMPLATE_IDS.filter((x) => !have.has(x))) {
+    let template: NotificationTemplate;
+    try {
+      template = ((await ctx.call('NotificationManager', 'init', id, {})).body as { template: NotificationTemplate }).template;
+    } catch (err) {
+      // created meanwhile (another listing, a send) and not streamed yet: read it
+      if (!(err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_EXISTS.code)) throw err;
+      try {
+        template = ((await ctx.call('NotificationManager', 'getNotificationTemplate', id, {})).body as { template: NotificationTemplate }).template;
+      } catch (readErr) {
+        if (isUnknownInstance(readErr)) continue;
+        throw readErr;
+      }
+    }
+    created.push(templateDocument(template, null));
+  }
+  return created;
+}
+
+export async function listTemplates(ctx: StaticCtx) {
+  const parsed = parseListQuery(listingInput(ctx));
+  if (!parsed.ok) {
+    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${parsed.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: parsed.problems });
+  }
+  const q = parsed.query;
+  const created = await ensureCatalogue(ctx);
+  const found = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, listFilter(q), { sort: { templateId: 1 }, limit: MAX_TEMPLATES });
+  const stored = new Set(found.items.map((d) => String(d.templateId)));
+  const all = [...found.items, ...created.filter((d) => !stored.has(String(d.templateId)) && matchesList(d, q))];
+  const page = pageOf(all, q);
+  return { items: page.items.map(strip), totalCount: page.total, page: q.page, limit: q.limit, totalPages: Math.ceil(page.total / q.limit) };
+}
