@@ -7,6 +7,7 @@
  * and the member stops waiting, a rejection leaves the member as it is.
  */
 import type { Identity } from '../../runtime';
+import type { JobStatus } from '../../runtime/queue/job-queue';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
 import { createMember, memberState, seedProgram, startMemberRuntime } from './support';
 
@@ -25,16 +26,17 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 /** runs approveMember on `memberId` as ApprovalManager does (a queued write) and answers how its job ended */
-async function callback(memberId: string, body: Record<string, unknown>): Promise<{ status: string; result?: { body: any }; error?: { status: number; body: any } }> {
+async function callback(memberId: string, body: Record<string, unknown>): Promise<JobStatus> {
   const queued = await t.rt.call('Member', 'approveMember', memberId, { event: 'x', entityId: memberId, jsonPatch: [], ...body }, { identity: AM, origin: 'class' });
   const { jobId } = queued.body as { jobId: string };
-  return waitFor(
+  const done = await waitFor(
     async () => {
       const { status } = await t.rt.jobs.status(jobId);
-      return status.status === 'completed' || status.status === 'failed' ? (status as never) : undefined;
+      return status.status === 'completed' || status.status === 'failed' ? status : undefined;
     },
     { what: `job ${jobId}` },
   );
+  return done!;
 }
 
 test('member_create: approval moves only the status (not the patch), and the same callback again is ignored', async () => {
