@@ -30,12 +30,14 @@ import type {
   MessageSender,
   SmsMessage,
   TenancyApi,
+  RateLimits,
   TenancyOptions,
 } from './types';
 import { toFieldErrors } from './validation';
 import { EffectApplier, type Effect } from './effects';
 import { assertOwnedBy, assertTenantMayCall, tenancyApi, tenantDocuments } from '../auth/tenancy';
 import { outboundEffect } from '../mail/outbound';
+import { RedisRateLimits } from './rate-limit';
 
 export type CallOrigin = 'http' | 'class' | 'queue' | 'task' | 'system' | 'effect';
 
@@ -180,11 +182,15 @@ export class Dispatcher {
   /** applies committed effects after their commit, and sweeps those left behind */
   readonly effects: EffectApplier;
 
+  /** ctx.limits: throttling counters in Redis, shared by every process */
+  readonly limits: RateLimits;
+
   constructor(private readonly deps: DispatcherDeps) {
     this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
     this.lookupCache = new LookupCache(deps.lookupCacheSize ?? 0);
     this.effects = new EffectApplier({ store: deps.store, logger: deps.logger, call: (req) => this.call(req) });
     this.turns = new TurnManager({ store: deps.store, logger: deps.logger, leaseTtlMs: deps.leaseTtlMs });
+    this.limits = new RedisRateLimits(deps.store.redis, deps.store.keys.base);
   }
 
   setJobSink(jobs: JobSink): void {
@@ -696,6 +702,10 @@ class CtxImpl implements Ctx {
 
   get tenancy(): TenancyApi {
     return tenancyApi(this.identity, this.tenancyOptions, () => this.state);
+  }
+
+  get limits(): RateLimits {
+    return this.dispatcher.limits;
   }
 
   /** this class as the caller of another method; a tenant-bound call's tenant goes along */
