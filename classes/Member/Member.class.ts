@@ -279,6 +279,12 @@ export class Member {
     return family.detachFamilyMember(ctx);
   }
 
+  /** A dependant's profile, for its primary member (404 5011 when it is not that member's family member). */
+  @Read({ access: ['class:Member'], schema: false })
+  familyMemberOf(ctx: MemberReadCtx<family.FamilyOfBody>) {
+    return family.familyMemberOf(ctx);
+  }
+
   /** The primary member's family list (for a dependant's company-paid check). */
   @Read({ access: ['class:Member'], schema: false })
   hrPrimaryFamily(ctx: MemberReadCtx) {
@@ -344,6 +350,6 @@ type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
   Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof common, 'resolveMemberId'> &
-  Pick<typeof family, 'hrPrimaryFamily' | 'linkFamilyMember' | 'createFamilyMember' | 'applyFamilyMemberUpdate' | 'detachFamilyMember'>;
+  Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'>;
 export type SelfCallsMatch = ClassClient<typeof Member> extends ClassClient<abstract new () => SelfCalls> ? true : never;
 export const selfCallsMatch: SelfCallsMatch = true;

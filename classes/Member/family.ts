@@ -17,7 +17,7 @@ import type { DeepReadonly } from '../../runtime';
 import { typeForMimeType } from '../FileManager/file-types';
 import type { CompanyRecord } from './clients';
 import type { MemberErrorName } from './errors';
-import type { FamilyMember } from './types';
+import type { FamilyMember, MemberProfile } from './types';
 
 export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: Record<string, unknown> };
 
@@ -43,6 +43,40 @@ export function checkFamilyLimit(company: CompanyRecord, family: DeepReadonly<Fa
 export function freeFamilyMemberIds(company: Pick<CompanyRecord, 'maxFreeDependants'> | null, family: DeepReadonly<FamilyMember[]>): string[] {
   const max = Math.max(0, company?.maxFreeDependants ?? 0);
   return family.filter((f) => f.status !== 'inactive').slice(0, max).map((f) => f.id);
+}
+
+// ---------------------------------------------------------------- a family member's own fields
+
+/** the fields of a family member that updateMemberFamilyMember changes (on the dependant's own instance) */
+export const FAMILY_FIELDS = ['name', 'middleName', 'surname', 'email', 'phone', 'relation', 'memberSubType'] as const;
+export type FamilyField = (typeof FAMILY_FIELDS)[number];
+export type FamilyChanges = Partial<Pick<MemberProfile, FamilyField>>;
+
+function copyField<K extends FamilyField>(to: FamilyChanges, from: FamilyChanges, k: K): void {
+  to[k] = from[k];
+}
+
+/**
+ * The dependant after `changes`: the fields given that differ from what it
+ * holds (JSON comparison; undefined leaves a field as it is, null clears it),
+ * in FAMILY_FIELDS order, and updatedAt `now` when any did. The primary
+ * member computes it to answer; the dependant applies it to its state when
+ * the change reaches it.
+ */
+export function applyFamilyChanges<P extends DeepReadonly<Pick<MemberProfile, FamilyField | 'updatedAt'>>>(
+  before: P,
+  changes: FamilyChanges,
+  now: string,
+): { after: P; updatedFields: FamilyField[] } {
+  const picked: FamilyChanges = {};
+  const updatedFields: FamilyField[] = [];
+  for (const f of FAMILY_FIELDS) {
+    if (changes[f] === undefined || JSON.stringify(changes[f]) === JSON.stringify(before[f])) continue;
+    copyField(picked, changes, f);
+    updatedFields.push(f);
+  }
+  if (!updatedFields.length) return { after: before, updatedFields };
+  return { after: { ...before, ...picked, updatedAt: now }, updatedFields };
 }
 
 // ---------------------------------------------------------------- documents

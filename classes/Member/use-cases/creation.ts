@@ -10,7 +10,7 @@ import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLook
 import { nextMemberStatus } from '../status-machine';
 import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
-import type { linkFamilyMember } from './family';
+import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
 
 export interface CreateMemberBody {
@@ -145,7 +145,7 @@ export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
   if (profile.primaryMemberId) await checkSeedPrimary(ctx, profile.primaryMemberId);
   await storeNewMember(ctx, profile, { source: 'seed' });
   if (profile.primaryMemberId) {
-    // last, so that nothing of this member can still fail once the primary member lists it
+    // committed with this member: the primary member lists it once it exists, never without it
     const ref: FamilyMember = {
       id: profile.id,
       relation: profile.relation,
@@ -155,7 +155,12 @@ export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
       status: profile.status,
       createdAt: profile.createdAt,
     };
-    await members<{ linkFamilyMember: typeof linkFamilyMember }>(ctx).linkFamilyMember(profile.primaryMemberId, { ref, actor: actorFromIdentity(ctx.identity) });
+    await ctx.effect({
+      classId: 'Member',
+      method: 'linkFamilyMember',
+      instanceId: profile.primaryMemberId,
+      body: { ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody,
+    });
   }
   return { member: profile };
 }

@@ -1,14 +1,26 @@
 /**
  * Family members (spec 4.5): the primary member's list and the dependant
- * instances behind it (created, updated and detached by INTERNAL calls), and
- * linkFamilyMember, which the HR dependant upsert and the seed use.
+ * instances behind it, and linkFamilyMember, which the HR dependant upsert
+ * and the seed use.
+ *
+ * What a family change does to the dependant (create it, change its fields,
+ * detach it) is a committed effect of the primary member's change
+ * (createFamilyMember, applyFamilyMemberUpdate, detachFamilyMember, INTERNAL
+ * on the dependant): it is applied after the primary member's commit,
+ * effectively once, and not at all when the primary member's handler fails
+ * or its commit is refused. The primary member decides and answers without
+ * waiting for it: the new dependant's id is chosen up front, and an update is
+ * answered from the dependant as read before (familyMemberOf) with the
+ * changes applied (applyFamilyChanges, the rule the dependant applies too).
+ * The dependant exists, changed, when the caller is answered (the runtime
+ * applies a change's effects before answering).
  */
 import { randomUUID } from 'node:crypto';
 import type { DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import type { CompanyRecord } from '../clients';
 import { fieldError, memberError } from '../errors';
-import { checkFamilyLimit, freeFamilyMemberIds } from '../family';
+import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
 import { MEMBERS_COLLECTION } from '../listing';
 import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
@@ -26,18 +38,16 @@ export interface CreateFamilyBody {
   profile: MemberProfile;
 }
 
-/** detachFamilyMember's body: the primary member asking */
+/** familyMemberOf's and detachFamilyMember's body: the primary member asking */
 export interface FamilyOfBody {
   primaryMemberId: string;
 }
 
-/** the fields of a family member that updateMemberFamilyMember changes (on the dependant's own instance) */
-const FAMILY_FIELDS = ['name', 'middleName', 'surname', 'email', 'phone', 'relation', 'memberSubType'] as const;
-export type FamilyChanges = Partial<Pick<MemberProfile, (typeof FAMILY_FIELDS)[number]>>;
-
 /** applyFamilyMemberUpdate's body */
 export interface FamilyUpdateBody extends FamilyOfBody {
   changes: FamilyChanges;
+  /** the time of the change (the dependant's updatedAt, as the primary member answered it) */
+  at: string;
 }
 
 /** addMemberFamilyMember's body (schemas/Member/addMemberFamilyMember.json) */
@@ -56,12 +66,6 @@ export interface UpdateFamilyBody extends FamilyChanges {
 export interface RemoveFamilyBody {
   familyMemberId: string;
 }
-
-type FamilyCalls = {
-  createFamilyMember: typeof createFamilyMember;
-  applyFamilyMemberUpdate: typeof applyFamilyMemberUpdate;
-  detachFamilyMember: typeof detachFamilyMember;
-};
 
 /**
  * Adds or refreshes a family member entry on the primary member (no change → no write); a change is
@@ -100,6 +104,15 @@ function primaryOnly(p: DeepReadonly<MemberProfile>): void {
   if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
 }
 
+function notAFamilyMember(p: DeepReadonly<MemberProfile>, primaryMemberId: string) {
+  return memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} is not a family member of ${primaryMemberId}`);
+}
+
+/** The dependant as it is now (a read of its instance): 404 (5011) when it is not a family member of `primary`. */
+async function familyMember(ctx: MemberCtx<unknown>, primary: MemberProfile, familyMemberId: string): Promise<DeepReadonly<MemberProfile>> {
+  return (await members<{ familyMemberOf: typeof familyMemberOf }>(ctx).familyMemberOf(familyMemberId, { primaryMemberId: primary.id })).profile;
+}
+
 export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
   const p = reachable(ctx);
   primaryOnly(p);
@@ -112,6 +125,7 @@ export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
     if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
   }
+  // chosen now, so the change can name the dependant it creates and answer with it
   const id = randomUUID();
   const t = now();
   const dependant: MemberProfile = {
@@ -142,7 +156,7 @@ export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
     createdAt: t,
     updatedAt: t,
   };
-  await members<FamilyCalls>(ctx).createFamilyMember(id, { profile: dependant });
+  await ctx.effect({ classId: 'Member', method: 'createFamilyMember', instanceId: id, body: { profile: dependant } satisfies CreateFamilyBody });
   const before = clone(p);
   const ref: FamilyMember = { id, relation: dependant.relation, memberSubType: dependant.memberSubType, name: dependant.name, surname: dependant.surname, status: dependant.status, createdAt: t };
   p.familyMembers = [...(p.familyMembers ?? []), ref];
@@ -165,8 +179,16 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
     if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);
   }
   const { familyMemberId, ...changes } = body;
-  const updated = await members<FamilyCalls>(ctx).applyFamilyMemberUpdate(familyMemberId, { primaryMemberId: p.id, changes });
-  const dep = updated.profile;
+  const current = await familyMember(ctx, p, familyMemberId);
+  const at = now();
+  const { after: dep, updatedFields } = applyFamilyChanges(current, changes, at);
+  if (updatedFields.includes('email') && dep.email) {
+    const owner = await memberIdByLookup(ctx, 'email', emailKey(dep.email));
+    if (owner && owner !== familyMemberId) throw fieldError('EMAIL_TAKEN', 'email', `Email '${dep.email}' belongs to another member`);
+  }
+  if (updatedFields.length) {
+    await ctx.effect({ classId: 'Member', method: 'applyFamilyMemberUpdate', instanceId: familyMemberId, body: { primaryMemberId: p.id, changes, at } satisfies FamilyUpdateBody });
+  }
   const ref: FamilyMember = { ...p.familyMembers[i]!, relation: dep.relation, memberSubType: dep.memberSubType, name: dep.name, surname: dep.surname, status: dep.status };
   if (JSON.stringify(ref) !== JSON.stringify(p.familyMembers[i])) {
     const before = clone(p);
@@ -174,7 +196,7 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
     p.updatedAt = now();
     await logMemberChange(ctx, before, p, { section: 'family', familyMemberId, action: 'update' });
   }
-  return { familyMember: dep, updatedFields: updated.updatedFields };
+  return { familyMember: dep, updatedFields };
 }
 
 export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>) {
@@ -184,7 +206,9 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>)
   if (!(p.familyMembers ?? []).some((f) => f.id === familyMemberId)) {
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
   }
-  await members<FamilyCalls>(ctx).detachFamilyMember(familyMemberId, { primaryMemberId: p.id });
+  // the dependant must be this member's (404 otherwise), as detachFamilyMember checks again when it applies
+  await familyMember(ctx, p, familyMemberId);
+  await ctx.effect({ classId: 'Member', method: 'detachFamilyMember', instanceId: familyMemberId, body: { primaryMemberId: p.id } satisfies FamilyOfBody });
   const before = clone(p);
   p.familyMembers = p.familyMembers.filter((f) => f.id !== familyMemberId);
   p.updatedAt = now();
@@ -192,48 +216,60 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>)
   return { removed: familyMemberId };
 }
 
-/** INTERNAL on a new dependant instance (upsert): refuses an id in use. */
+/** READ on a dependant, for its primary member: its profile; 404 (5011) when it is not a family member of `primaryMemberId`. */
+export function familyMemberOf(ctx: MemberReadCtx<FamilyOfBody>) {
+  const p = profileOf(ctx);
+  if (p.primaryMemberId !== ctx.request.body.primaryMemberId) throw notAFamilyMember(p, ctx.request.body.primaryMemberId);
+  return { profile: p };
+}
+
+/**
+ * INTERNAL on a new dependant instance (upsert), the effect of
+ * addMemberFamilyMember: refuses an id in use. The primary member checked the
+ * email; when another member has taken it since, the dependant keeps it
+ * without the lookup (it cannot sign in with it), as an HR dependant does:
+ * refusing now would leave the primary member listing a dependant that does
+ * not exist.
+ */
 export async function createFamilyMember(ctx: MemberCtx<CreateFamilyBody>) {
   const state = memberState(ctx);
   if (ctx.version !== 0 || state.profile) throw memberError('MEMBER_NOT_FOUND', `Member id '${ctx.instanceId}' is already in use`);
   const { profile } = ctx.request.body;
   state.profile = { ...profile, id: ctx.instanceId! };
   state.documents = [];
-  if ((await syncEmailLookup(ctx, state.profile)) === 'taken') throw memberError('EMAIL_TAKEN', `Email '${profile.email}' belongs to another member`);
+  if ((await syncEmailLookup(ctx, state.profile)) === 'taken') {
+    ctx.log.warn({ memberId: ctx.instanceId }, 'family member created without its email lookup: another member took the email meanwhile');
+  }
   await logMemberChange(ctx, null, state.profile, { section: 'family', action: 'add' });
   return { id: ctx.instanceId };
 }
 
-function copyField<K extends keyof FamilyChanges>(to: FamilyChanges, from: FamilyChanges, k: K): void {
-  to[k] = from[k];
-}
-
-/** INTERNAL on the dependant: the fields updateMemberFamilyMember changes. */
+/**
+ * INTERNAL on the dependant, the effect of updateMemberFamilyMember: the
+ * fields it changes. An email another member has taken since the primary
+ * member checked it is left as it was (the other fields apply).
+ */
 export async function applyFamilyMemberUpdate(ctx: MemberCtx<FamilyUpdateBody>) {
   const before = profileOf(ctx);
-  const { primaryMemberId, changes } = ctx.request.body;
-  if (before.primaryMemberId !== primaryMemberId) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${before.id} is not a family member of ${primaryMemberId}`);
-  const picked: FamilyChanges = {};
-  const updatedFields: string[] = [];
-  for (const f of FAMILY_FIELDS) {
-    if (changes[f] === undefined || JSON.stringify(changes[f]) === JSON.stringify(before[f])) continue;
-    copyField(picked, changes, f);
-    updatedFields.push(f);
+  const { primaryMemberId, changes, at } = ctx.request.body;
+  if (before.primaryMemberId !== primaryMemberId) throw notAFamilyMember(before, primaryMemberId);
+  let result = applyFamilyChanges(before, changes, at);
+  if ((await syncEmailLookup(ctx, result.after)) === 'taken') {
+    ctx.log.warn({ memberId: before.id }, 'family member email not changed: another member took it meanwhile');
+    const { email: _taken, ...others } = changes;
+    result = applyFamilyChanges(before, others, at);
   }
-  const after: MemberProfile = { ...before, ...picked };
-  if (!updatedFields.length) return { profile: before, updatedFields };
-  after.updatedAt = now();
-  memberState(ctx).profile = after;
-  if ((await syncEmailLookup(ctx, after)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
-  await logMemberChange(ctx, before, after, { section: 'family', action: 'update' });
-  return { profile: after, updatedFields };
+  if (!result.updatedFields.length) return { profile: before, updatedFields: result.updatedFields };
+  memberState(ctx).profile = result.after;
+  await logMemberChange(ctx, before, result.after, { section: 'family', action: 'update' });
+  return { profile: result.after, updatedFields: result.updatedFields };
 }
 
-/** INTERNAL on the dependant removed from its family: it becomes inactive (its history stays). */
+/** INTERNAL on the dependant removed from its family (the effect of removeMemberFamilyMember): it becomes inactive (its history stays). */
 export async function detachFamilyMember(ctx: MemberCtx<FamilyOfBody>) {
   const before = profileOf(ctx);
   const { primaryMemberId } = ctx.request.body;
-  if (before.primaryMemberId !== primaryMemberId) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${before.id} is not a family member of ${primaryMemberId}`);
+  if (before.primaryMemberId !== primaryMemberId) throw notAFamilyMember(before, primaryMemberId);
   const after: MemberProfile = { ...before, status: 'inactive', statusReason: 'removed_from_family', updatedAt: now() };
   memberState(ctx).profile = after;
   await logMemberChange(ctx, before, after, { section: 'family', action: 'remove' });

@@ -12,7 +12,7 @@ import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '
 import { logMemberChange, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
 import { hrGuard } from './common';
-import type { linkFamilyMember } from './family';
+import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
 
 export interface PrimaryInfo {
@@ -39,7 +39,7 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     if (Object.keys(errors).length) throw validationError(errors);
     const rec = normalizeDependant(raw);
 
-    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: typeof hrApplyDependant; linkFamilyMember: typeof linkFamilyMember }>(ctx);
+    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: typeof hrApplyDependant }>(ctx);
     let primary;
     try {
       // the primary member by its staff id: its own facts and its family list (one read, the lookup resolved by the call)
@@ -56,10 +56,11 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
 
     const { familyMembers: _family, ...primaryInfo } = primary;
     const applied = await member.hrApplyDependant(rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) });
-    // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out)
+    // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out):
+    // an effect, applied when this handler has returned without failing, before the HR system is answered
     const listed = primary.familyMembers.find((f) => f.id === rec.id);
     if (!listed || !sameRef(listed, applied.ref)) {
-      await member.linkFamilyMember(primary.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
+      await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: primary.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
     }
     warnings.push(...applied.warnings);
 

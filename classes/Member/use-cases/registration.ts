@@ -33,7 +33,7 @@ import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import type { LoginMethod, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
-import type { linkFamilyMember } from './family';
+import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
 import { members } from './self-client';
 
@@ -48,7 +48,7 @@ export interface RecordHrMemberIdBody {
   employeeId: string;
 }
 
-type RegistrationCalls = { createMember: typeof createMember; hrApplyDependant: typeof hrApplyDependant; linkFamilyMember: typeof linkFamilyMember };
+type RegistrationCalls = { createMember: typeof createMember; hrApplyDependant: typeof hrApplyDependant };
 
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -194,7 +194,8 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     const depWarnings = memberSubTypeId ? [] : [unmappedTypeWarning(record.type)];
     try {
       const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, { record, memberSubTypeId, primary });
-      await members<RegistrationCalls>(ctx).linkFamilyMember(member.id, { ref: applied.ref, actor: actorFromIdentity(ctx.identity) });
+      // listed on the new member once this call has returned (an effect; in order with the other dependants)
+      await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: member.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
       dependants.push({ id: d.id, created: applied.created, warnings: [...depWarnings, ...applied.warnings] });
     } catch (err) {
       if (!(err instanceof ActorError) || err.status >= 500) throw err;
