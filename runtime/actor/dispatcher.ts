@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
-import { budgetSeconds } from './decorators';
 import { deepFreeze } from './local-queue';
 import { TurnManager } from './turns';
 import { ReadCache } from './read-cache';
@@ -31,7 +30,6 @@ import type {
   SmsMessage,
   TenancyApi,
   RateLimits,
-  TenancyOptions,
 } from './types';
 import { toFieldErrors } from './validation';
 import { EffectApplier, type Effect } from './effects';
@@ -127,6 +125,20 @@ interface Resolved {
   cached?: CachedLookup;
 }
 
+const NO_INSTANCE: Resolved = Object.freeze({});
+
+/** What a handler sees of the request (ctx.request, an INIT's instanceId hook) */
+function requestInfoOf(projectId: string, req: CallRequest, instanceId: string | undefined): RequestInfo {
+  return {
+    body: req.body === undefined ? {} : req.body,
+    headers: req.headers ?? {},
+    query: req.query ?? {},
+    path: { projectId, classId: req.classId, method: req.method, instanceId },
+    ip: req.ip,
+    requestId: req.requestId,
+  };
+}
+
 /** The cached lookup no longer names that instance: resolve again from Redis. */
 class StaleLookup extends Error {
   constructor(readonly key: string) {
@@ -211,68 +223,85 @@ export class Dispatcher {
     const cls = this.deps.registry.get(req.classId);
     if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${req.classId}'`);
     try {
-      return await this.callClass(cls, req);
+      const method = cls.methodsByName.get(req.method);
+      if (!method) throw runtimeError('UNKNOWN_METHOD', `Class '${req.classId}' has no method '${req.method}'`);
+      if (method.kind === 'INTERNAL' && req.origin === 'http') {
+        throw runtimeError('METHOD_INTERNAL', `${req.classId}.${req.method} is internal and can only be called by classes`);
+      }
+      const depth = req.chain?.length ?? 0;
+      if (depth > this.deps.maxCallDepth) {
+        throw runtimeError('CALL_DEPTH', `Call depth ${depth} exceeds the limit of ${this.deps.maxCallDepth}`);
+      }
+      // most calls need no role look-up: then access is decided without a promise
+      const admitted = this.admit(req.identity, cls, method);
+      if (admitted) await admitted;
+      const pending = this.resolveInstance(cls, method, req, true);
+      const resolved = pending instanceof Promise ? await pending : pending;
+      try {
+        this.validate(cls, method, req.body);
+      } catch (err) {
+        // An unknown instance is answered before the input is judged (the platform answers
+        // before the handler runs); checked only here, so a valid call pays no extra round trip.
+        if (resolved.id && needsExistingInstance(method) && !(await this.deps.store.exists(cls.id, resolved.id))) {
+          throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? resolved.id);
+        }
+        throw err;
+      }
+      try {
+        return await this.run(cls, method, req, resolved);
+      } catch (err) {
+        if (!(err instanceof StaleLookup)) throw err;
+        this.lookupCache.delete(err.key);
+        return await this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
+      }
     } catch (err) {
       if (err instanceof ActorError && !err.classId && !err.body) err.classId = cls.id;
       throw err;
     }
   }
 
-  private async callClass(cls: RegisteredClass, req: CallRequest): Promise<CallResult> {
-    const method = cls.methodsByName.get(req.method);
-    if (!method) throw runtimeError('UNKNOWN_METHOD', `Class '${req.classId}' has no method '${req.method}'`);
-    if (method.kind === 'INTERNAL' && req.origin === 'http') {
-      throw runtimeError('METHOD_INTERNAL', `${req.classId}.${req.method} is internal and can only be called by classes`);
-    }
-    const depth = req.chain?.length ?? 0;
-    if (depth > this.deps.maxCallDepth) {
-      throw runtimeError('CALL_DEPTH', `Call depth ${depth} exceeds the limit of ${this.deps.maxCallDepth}`);
-    }
-    await this.deps.authorizer.authorize(req.identity, cls, method);
-    if (req.identity.tenant !== undefined) assertTenantMayCall(req.identity, cls.id, method.name, method.kind, cls.options.tenancy);
-
-    const resolved = await this.resolveInstance(cls, method, req, true);
-    try {
-      this.validate(cls, method, req.body);
-    } catch (err) {
-      // An unknown instance is answered before the input is judged (the platform answers
-      // before the handler runs); checked only here, so a valid call pays no extra round trip.
-      if (resolved.id && needsExistingInstance(method) && !(await this.deps.store.exists(cls.id, resolved.id))) {
-        throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? resolved.id);
-      }
-      throw err;
-    }
-    try {
-      return await this.run(cls, method, req, resolved);
-    } catch (err) {
-      if (!(err instanceof StaleLookup)) throw err;
-      this.lookupCache.delete(err.key);
-      return this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
-    }
+  /** May `identity` call `method` of `cls`: access rules, roles, tenancy. Undefined when decided without a role look-up. */
+  private admit(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> | void {
+    const roles = this.deps.authorizer.authorize(identity, cls, method);
+    if (identity.tenant === undefined) return roles;
+    if (!roles) return assertTenantMayCall(identity, cls.id, method.name, method.kind, cls.options.tenancy);
+    return roles.then(() => assertTenantMayCall(identity, cls.id, method.name, method.kind, cls.options.tenancy));
   }
 
-  private async run(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, resolved: Resolved): Promise<CallResult> {
-    const instanceId = resolved.id;
+  /** The class and method a call, effect or enqueue names (404 UNKNOWN_CLASS, UNKNOWN_METHOD otherwise). */
+  private target(classId: string, method: string): { cls: RegisteredClass; m: RegisteredMethod } {
+    const cls = this.deps.registry.get(classId);
+    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${classId}'`);
+    const m = cls.methodsByName.get(method);
+    if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
+    return { cls, m };
+  }
+
+  private run(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, resolved: Resolved): Promise<CallResult> {
+    const instanceId = resolved.id!;
     switch (method.kind) {
       case 'STATIC':
         return this.runStatic(cls, method, req);
       case 'READ':
-        return this.runRead(cls, method, req, instanceId!, resolved.cached);
+        return this.runRead(cls, method, req, instanceId, resolved.cached);
       case 'QUEUED_WRITE':
-        if (!req.job) {
-          const { jobId } = await this.jobSink().enqueueCall(req, instanceId!, method.options.upsert === true, req.jobId);
-          return {
-            status: 202,
-            body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
-            headers: {},
-          };
-        }
-        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write');
+        if (!req.job) return this.enqueue(method, req, instanceId);
+        return this.runExclusive(cls, method, req, instanceId, method.options.upsert ? 'upsert' : 'write');
       case 'INIT':
-        return this.runExclusive(cls, method, req, instanceId!, 'init');
+        return this.runExclusive(cls, method, req, instanceId, 'init');
       default:
-        return this.runExclusive(cls, method, req, instanceId!, method.options.upsert ? 'upsert' : 'write', resolved.cached);
+        return this.runExclusive(cls, method, req, instanceId, method.options.upsert ? 'upsert' : 'write', resolved.cached);
     }
+  }
+
+  /** A QUEUED_WRITE called from outside a worker: queued, answered 202 with its job. */
+  private async enqueue(method: RegisteredMethod, req: CallRequest, instanceId: string): Promise<CallResult> {
+    const { jobId } = await this.jobSink().enqueueCall(req, instanceId, method.options.upsert === true, req.jobId);
+    return {
+      status: 202,
+      body: { jobId, status: 'queued', statusUrl: `/${this.deps.projectId}/JOBS/${jobId}` },
+      headers: {},
+    };
   }
 
   /**
@@ -281,34 +310,37 @@ export class Dispatcher {
    * instance (READ, WRITE, INTERNAL without upsert), from the lookup cache:
    * the caller then confirms it against the instance (StaleLookup otherwise).
    */
-  private async resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, useCache = false): Promise<Resolved> {
+  private resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, useCache = false): Resolved | Promise<Resolved> {
     const raw = req.instanceId;
-    if (method.kind === 'STATIC') return {};
+    if (method.kind === 'STATIC') return NO_INSTANCE;
     if (method.kind === 'INIT') {
       const hook = (method.options as InitOptions).instanceId;
-      const id = hook?.(this.requestInfo(req, raw)) ?? raw ?? randomUUID();
+      const id = hook?.(requestInfoOf(this.deps.projectId, req, raw)) ?? raw ?? randomUUID();
       if (!INSTANCE_ID.test(id)) throw runtimeError('BAD_INSTANCE_ID', `Invalid instance id '${id}'`);
       return { id };
     }
     if (!raw) throw runtimeError('INSTANCE_REQUIRED', `${cls.id}.${method.name} needs an instance id`);
     const bang = raw.indexOf('!');
-    if (bang > 0) {
-      const name = raw.slice(0, bang);
-      const value = raw.slice(bang + 1);
-      if (!LOOKUP_NAME.test(name) || !value) throw runtimeError('BAD_INSTANCE_ID', `Invalid lookup '${raw}'`);
-      const cacheable = (method.kind === 'READ' || method.kind === 'WRITE' || method.kind === 'INTERNAL') && !method.options.upsert;
-      const key = `${cls.id}\u0000${name}\u0000${value}`;
-      if (useCache && cacheable) {
-        const hit = this.lookupCache.get(key);
-        if (hit) return { id: hit, cached: { key, name, value } };
-      }
-      const id = await this.deps.store.resolveLookup(cls.id, name, value);
-      if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
-      if (cacheable) this.lookupCache.set(key, id);
-      return { id };
-    }
+    if (bang > 0) return this.resolveLookup(cls, method, raw, bang, useCache);
     if (!INSTANCE_ID.test(raw)) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
     return { id: raw };
+  }
+
+  /** `name!value`: from the lookup cache (to be confirmed against the instance) or from Redis */
+  private async resolveLookup(cls: RegisteredClass, method: RegisteredMethod, raw: string, bang: number, useCache: boolean): Promise<Resolved> {
+    const name = raw.slice(0, bang);
+    const value = raw.slice(bang + 1);
+    if (!LOOKUP_NAME.test(name) || !value) throw runtimeError('BAD_INSTANCE_ID', `Invalid lookup '${raw}'`);
+    const cacheable = (method.kind === 'READ' || method.kind === 'WRITE' || method.kind === 'INTERNAL') && !method.options.upsert;
+    const key = `${cls.id}\u0000${name}\u0000${value}`;
+    if (useCache && cacheable) {
+      const hit = this.lookupCache.get(key);
+      if (hit) return { id: hit, cached: { key, name, value } };
+    }
+    const id = await this.deps.store.resolveLookup(cls.id, name, value);
+    if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
+    if (cacheable) this.lookupCache.set(key, id);
+    return { id };
   }
 
   private validate(cls: RegisteredClass, method: RegisteredMethod, body: unknown): void {
@@ -322,22 +354,11 @@ export class Dispatcher {
     throw err;
   }
 
-  private requestInfo(req: CallRequest, instanceId: string | undefined): RequestInfo {
-    return {
-      body: req.body === undefined ? {} : req.body,
-      headers: req.headers ?? {},
-      query: req.query ?? {},
-      path: { projectId: this.deps.projectId, classId: req.classId, method: req.method, instanceId },
-      ip: req.ip,
-      requestId: req.requestId,
-    };
-  }
-
   private async runStatic(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest): Promise<CallResult> {
     const tasks: ScheduledTask[] = [];
     const events: EmittedEvent[] = [];
     const effects: Effect[] = [];
-    const ctx = this.makeCtx(cls, method, req, undefined, deepFreeze(emptyState()), 0, {}, tasks, events, effects);
+    const ctx = new CtxImpl(this, this.deps, cls, method, req, undefined, EMPTY_STATE, 0, NO_LOOKUPS, tasks, events, effects);
     const out = await this.invoke(cls, method, ctx);
     if (tasks.length) await this.jobSink().dispatchTasks(tasks);
     if (events.length) await this.deps.store.appendEvents(cls.id, '', 0, events);
@@ -371,8 +392,10 @@ export class Dispatcher {
     }
     if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
     if (req.identity.tenant !== undefined) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
-    const ctx = this.makeCtx(cls, method, req, id, current.state, current.version, { ...current.lookups }, null, null, null);
-    return this.invoke(cls, method, ctx);
+    // the lookups are frozen and only read: a READ's ctx.lookup refuses set and remove before touching them
+    const ctx = new CtxImpl(this, this.deps, cls, method, req, id, current.state, current.version, current.lookups, null, null, null);
+    const out = this.invoke(cls, method, ctx);
+    return out instanceof Promise ? await out : out;
   }
 
   /**
@@ -389,29 +412,13 @@ export class Dispatcher {
     mode: LeaseMode,
     cachedLookup?: CachedLookup,
   ): Promise<CallResult> {
-    const turn = await this.runExclusiveTurn(cls, method, req, id, mode, cachedLookup);
-    // an effect on an instance this call chain holds would wait for it to the end of its budget: the sweeper applies those
-    const heldByChain = (e: Effect) => req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId);
-    if (turn.effects && !turn.effects.list.some(heldByChain)) await this.effects.apply(turn.effects.entryId, turn.effects.list);
-    return turn.result;
-  }
-
-  private async runExclusiveTurn(
-    cls: RegisteredClass,
-    method: RegisteredMethod,
-    req: CallRequest,
-    id: string,
-    mode: LeaseMode,
-    cachedLookup?: CachedLookup,
-  ): Promise<{ result: CallResult; effects?: { entryId: string; list: Effect[] } }> {
     if (req.chain?.some((f) => f.exclusive && f.classId === cls.id && f.instanceId === id)) {
       throw runtimeError(
         'REENTRANT_WRITE',
         `${cls.id}.${method.name} would write instance '${id}' that this call chain already holds for writing; change the state directly instead`,
       );
     }
-    const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
-    const deadline = Date.now() + budgetMs;
+    const deadline = Date.now() + method.budgetMs;
     // INIT with lease: false creates at commit time, without taking the lease first
     const leaseFree = mode === 'init' && (method.options as InitOptions).lease === false;
     const start = await this.turns.begin(cls.id, id, mode, leaseFree, deadline);
@@ -429,20 +436,25 @@ export class Dispatcher {
     }
     const turn = start.turn;
     const before = turn.before;
+    let result: CallResult;
+    /** the committed effects, applied once the turn is over */
+    let effects: Effect[] | undefined;
+    let effectEntryId: string | undefined;
     try {
       if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
       const scoped = req.identity.tenant !== undefined;
       if (scoped && before && before.version > 0) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, state, 'before');
-      const lookups = { ...(before?.lookups ?? {}) };
+      const beforeLookups = before?.lookups ?? NO_LOOKUPS;
+      const lookups = { ...beforeLookups };
       const tasks: ScheduledTask[] = [];
       const events: EmittedEvent[] = [];
-      const effects: Effect[] = [];
-      const ctx = this.makeCtx(cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, effects);
-      const result = await turn.renewWhile(() => this.invoke(cls, method, ctx), () => (ctx as CtxImpl).abort());
+      const changeEffects: Effect[] = [];
+      const ctx = new CtxImpl(this, this.deps, cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, changeEffects);
+      result = await turn.renewWhile(() => this.invoke(cls, method, ctx), () => ctx.abort());
       const stateJson = serializeState(ctx.state);
-      const { adds, removes } = this.lookupDiff(cls.id, before?.lookups ?? {}, lookups);
+      const { adds, removes } = this.lookupDiff(cls.id, beforeLookups, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
       if (scoped && changed) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, ctx.state, 'after');
@@ -462,7 +474,7 @@ export class Dispatcher {
         job: req.job ? { id: req.job.id, resultJson: JSON.stringify(result), ttlSeconds: JOB_RESULT_TTL_S } : undefined,
         deliveryId: req.delivery?.id,
         finishesEffectEntry: req.delivery?.finishesEntry,
-        effects,
+        effects: changeEffects,
         keepLeaseMs: keep ? this.deps.leaseTtlMs : undefined,
       });
       switch (commit.kind) {
@@ -489,7 +501,10 @@ export class Dispatcher {
           .dispatchTasks(tasks, commit.taskEntryId)
           .catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
       }
-      return { result, ...(effects.length && commit.effectEntryId ? { effects: { entryId: commit.effectEntryId, list: effects } } : {}) };
+      if (changeEffects.length && commit.effectEntryId) {
+        effects = changeEffects;
+        effectEntryId = commit.effectEntryId;
+      }
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
       await turn.abandon();
@@ -497,44 +512,58 @@ export class Dispatcher {
     } finally {
       turn.end();
     }
+    // an effect on an instance this call chain holds would wait for it to the end of its budget: the sweeper applies those
+    if (effects && !effects.some((e) => req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId))) {
+      await this.effects.apply(effectEntryId!, effects);
+    }
+    return result;
   }
 
-  private lookupDiff(classId: string, before: Record<string, string>, after: Record<string, string>) {
-    const keys = this.deps.store.keys;
+  private lookupDiff(classId: string, before: Readonly<Record<string, string>>, after: Record<string, string>): { adds: string[]; removes: string[] } {
     const adds: string[] = [];
     const removes: string[] = [];
-    for (const [name, value] of Object.entries(after)) {
+    const keys = this.deps.store.keys;
+    for (const name in after) {
+      const value = after[name];
       if (before[name] !== value) adds.push(keys.lookup(classId, name, value));
     }
-    for (const [name, value] of Object.entries(before)) {
+    for (const name in before) {
+      const value = before[name];
       if (after[name] !== value) removes.push(keys.lookup(classId, name, value));
     }
     return { adds, removes };
   }
 
-
-  private async invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: Ctx): Promise<CallResult> {
-    const budgetMs = budgetSeconds(method.kind, method.options.timeoutSeconds) * 1000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        (ctx as CtxImpl).abort();
-        reject(runtimeError('TIMEOUT', `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`));
-      }, budgetMs);
-    });
+  /**
+   * Runs the handler. A handler that returns without a promise (most READs) is
+   * answered at once, without a timer: nothing can time it out. One that
+   * returns a promise races its budget.
+   */
+  private invoke(cls: RegisteredClass, method: RegisteredMethod, ctx: CtxImpl): CallResult | Promise<CallResult> {
+    let returned: unknown;
     try {
-      const returned = await Promise.race([Promise.resolve().then(() => method.handler.call(cls.instance, ctx)), timeout]);
-      const r = ctx.response;
-      return {
-        status: r.status ?? 200,
-        body: r.body !== undefined ? r.body : returned === undefined ? null : returned,
-        headers: r.headers ?? {},
-      };
+      returned = method.handler.call(cls.instance, ctx);
     } catch (err) {
-      if (err instanceof TypeError && ctx.kind === 'READ' && /read.only|not extensible|Cannot (assign|add|delete)/i.test(err.message)) {
-        throw runtimeError('READ_ONLY', `${cls.id}.${method.name} is a READ method and cannot change state`);
-      }
-      throw err;
+      throw handlerError(cls, method, ctx, err);
+    }
+    if (isThenable(returned)) return this.settle(cls, method, ctx, returned);
+    return resultOf(ctx, returned);
+  }
+
+  private async settle(cls: RegisteredClass, method: RegisteredMethod, ctx: CtxImpl, pending: PromiseLike<unknown>): Promise<CallResult> {
+    const budgetMs = method.budgetMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const returned = await new Promise<unknown>((resolve, reject) => {
+        timer = setTimeout(() => {
+          ctx.abort();
+          reject(runtimeError('TIMEOUT', `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`));
+        }, budgetMs);
+        pending.then(resolve, reject);
+      });
+      return resultOf(ctx, returned);
+    } catch (err) {
+      throw handlerError(cls, method, ctx, err);
     } finally {
       clearTimeout(timer);
     }
@@ -547,10 +576,7 @@ export class Dispatcher {
    * must not change between commit and apply).
    */
   async checkEffect(identity: Identity, classId: string, method: string, instanceId: string, body: unknown): Promise<void> {
-    const cls = this.deps.registry.get(classId);
-    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${classId}'`);
-    const m = cls.methodsByName.get(method);
-    if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
+    const { cls, m } = this.target(classId, method);
     if (m.kind !== 'INIT' && m.kind !== 'WRITE' && m.kind !== 'INTERNAL') {
       throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}: an effect is an INIT, WRITE or INTERNAL (use ctx.enqueue for a QUEUED_WRITE)`);
     }
@@ -558,21 +584,16 @@ export class Dispatcher {
     if (identity.classId === classId && identity.instanceId === instanceId) {
       throw runtimeError('REENTRANT_WRITE', `${classId}.${method} would write the instance '${instanceId}' whose change it belongs to; change the state directly instead`);
     }
-    await this.deps.authorizer.authorize(identity, cls, m);
-    if (identity.tenant !== undefined) assertTenantMayCall(identity, cls.id, m.name, m.kind, cls.options.tenancy);
+    await this.admit(identity, cls, m);
     // the body is judged now, while the change can still be refused, not when the effect is applied
     this.validate(cls, m, body);
   }
 
   /** Checks a class's enqueue up front: method kind, access, instance. Returns the resolved instance id. */
   async checkEnqueue(identity: Identity, classId: string, method: string, instanceId: string): Promise<string> {
-    const cls = this.deps.registry.get(classId);
-    if (!cls) throw runtimeError('UNKNOWN_CLASS', `Unknown class '${classId}'`);
-    const m = cls.methodsByName.get(method);
-    if (!m) throw runtimeError('UNKNOWN_METHOD', `Class '${classId}' has no method '${method}'`);
+    const { cls, m } = this.target(classId, method);
     if (m.kind !== 'QUEUED_WRITE') throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
-    await this.deps.authorizer.authorize(identity, cls, m);
-    if (identity.tenant !== undefined) assertTenantMayCall(identity, cls.id, m.name, m.kind, cls.options.tenancy);
+    await this.admit(identity, cls, m);
     const { id } = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
     if (!m.options.upsert && !(await this.deps.store.exists(classId, id!))) {
       throw unknownInstanceError(this.deps.projectId, classId, instanceId);
@@ -582,30 +603,43 @@ export class Dispatcher {
 
   /** May `identity` call `classId.method`? Throws the access error a call would get (401, 403). */
   async authorize(identity: Identity, classId: string, method: string): Promise<void> {
-    const cls = this.deps.registry.get(classId);
-    const m = cls?.methodsByName.get(method);
-    if (!cls || !m) throw runtimeError(cls ? 'UNKNOWN_METHOD' : 'UNKNOWN_CLASS', `Unknown method '${classId}.${method}'`);
+    const { cls, m } = this.target(classId, method);
     await this.deps.authorizer.authorize(identity, cls, m);
   }
 
   rolesOf(identity: Identity): Promise<RoleDefinition[]> {
     return this.deps.authorizer.rolesOf(identity);
   }
+}
 
-  private makeCtx(
-    cls: RegisteredClass,
-    method: RegisteredMethod,
-    req: CallRequest,
-    instanceId: string | undefined,
-    state: InstanceState,
-    version: number,
-    lookups: Record<string, string>,
-    tasks: ScheduledTask[] | null,
-    events: EmittedEvent[] | null,
-    effects: Effect[] | null,
-  ): Ctx {
-    return new CtxImpl(this, this.deps, cls, method, req, instanceId, state, version, lookups, tasks, events, effects, this.requestInfo(req, instanceId));
+/** the state of a STATIC call: empty, frozen, shared */
+const EMPTY_STATE: InstanceState = deepFreeze(emptyState());
+/** no lookups (a STATIC's, a new instance's), frozen, shared */
+const NO_LOOKUPS: Readonly<Record<string, string>> = Object.freeze({});
+/** the headers of an answer that set none (never written to: the HTTP layer only reads them) */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value instanceof Promise || (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function');
+}
+
+/** The answer: the handler's return value unless it set ctx.response's body. */
+function resultOf(ctx: CtxImpl, returned: unknown): CallResult {
+  const r = ctx.responseIfSet;
+  if (!r) return { status: 200, body: returned === undefined ? null : returned, headers: NO_HEADERS };
+  return {
+    status: r.status ?? 200,
+    body: r.body !== undefined ? r.body : returned === undefined ? null : returned,
+    headers: r.headers ?? NO_HEADERS,
+  };
+}
+
+/** A READ handler that tried to change its frozen state is answered READ_ONLY. */
+function handlerError(cls: RegisteredClass, method: RegisteredMethod, ctx: CtxImpl, err: unknown): unknown {
+  if (err instanceof TypeError && ctx.kind === 'READ' && /read.only|not extensible|Cannot (assign|add|delete)/i.test(err.message)) {
+    return runtimeError('READ_ONLY', `${cls.id}.${method.name} is a READ method and cannot change state`);
   }
+  return err;
 }
 
 const KIND_CAN_WRITE: Record<MethodKind, boolean> = {
@@ -617,6 +651,38 @@ const KIND_CAN_WRITE: Record<MethodKind, boolean> = {
   STATIC: false,
 };
 
+/** ctx.lookup: one object per call with its methods on the prototype (no closures per call) */
+class CtxLookup implements LookupApi {
+  constructor(
+    private readonly lookups: Record<string, string>,
+    private readonly store: StateStore,
+    private readonly classId: string,
+    private readonly method: RegisteredMethod,
+  ) {}
+
+  get(name: string): string | undefined {
+    return this.lookups[name];
+  }
+
+  resolve(name: string, value: string, classId = this.classId): Promise<string | undefined> {
+    return this.store.resolveLookup(classId, name, value);
+  }
+
+  set(name: string, value: string): void {
+    if (!KIND_CAN_WRITE[this.method.kind]) throw runtimeError('READ_ONLY', `${this.classId}.${this.method.name} (${this.method.kind}) cannot set lookup keys`);
+    if (!LOOKUP_NAME.test(name)) throw new Error(`invalid lookup name '${name}'`);
+    if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
+      throw new Error(`lookup '${name}' needs a value of 1-256 characters`);
+    }
+    this.lookups[name] = value;
+  }
+
+  remove(name: string): void {
+    if (!KIND_CAN_WRITE[this.method.kind]) throw runtimeError('READ_ONLY', `${this.classId}.${this.method.name} (${this.method.kind}) cannot remove lookup keys`);
+    delete this.lookups[name];
+  }
+}
+
 class CtxImpl implements Ctx {
   readonly projectId: string;
   readonly classId: string;
@@ -626,49 +692,51 @@ class CtxImpl implements Ctx {
   private logger?: Logger;
   private abortController?: AbortController;
   private aborted = false;
-  readonly lookup: LookupApi;
-  response: ResponseInit = {};
-  private readonly tenancyOptions: TenancyOptions | undefined;
+  private lookupApi?: LookupApi;
+  private requestInfo?: RequestInfo;
+  private responseInit?: ResponseInit;
 
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly deps: DispatcherDeps,
-    cls: RegisteredClass,
-    method: RegisteredMethod,
+    private readonly cls: RegisteredClass,
+    private readonly registered: RegisteredMethod,
     private readonly req: CallRequest,
     readonly instanceId: string | undefined,
     readonly state: InstanceState,
     readonly version: number,
-    lookups: Record<string, string>,
+    private readonly lookups: Record<string, string>,
     private readonly tasks: ScheduledTask[] | null,
     private readonly events: EmittedEvent[] | null,
     private readonly effectList: Effect[] | null,
-    readonly request: RequestInfo,
   ) {
     this.projectId = deps.projectId;
     this.classId = cls.id;
-    this.method = method.name;
-    this.kind = method.kind;
+    this.method = registered.name;
+    this.kind = registered.kind;
     this.identity = req.identity;
-    this.tenancyOptions = cls.options.tenancy;
-    const writable = KIND_CAN_WRITE[method.kind];
-    const where = `${cls.id}.${method.name}`;
-    this.lookup = {
-      get: (name) => lookups[name],
-      resolve: (name, value, classId = cls.id) => deps.store.resolveLookup(classId, name, value),
-      set: (name, value) => {
-        if (!writable) throw runtimeError('READ_ONLY', `${where} (${method.kind}) cannot set lookup keys`);
-        if (!LOOKUP_NAME.test(name)) throw new Error(`invalid lookup name '${name}'`);
-        if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
-          throw new Error(`lookup '${name}' needs a value of 1-256 characters`);
-        }
-        lookups[name] = value;
-      },
-      remove: (name) => {
-        if (!writable) throw runtimeError('READ_ONLY', `${where} (${method.kind}) cannot remove lookup keys`);
-        delete lookups[name];
-      },
-    };
+  }
+
+  /** made on first use, like request and response: a handler that does not look pays nothing */
+  get lookup(): LookupApi {
+    return (this.lookupApi ??= new CtxLookup(this.lookups, this.deps.store, this.cls.id, this.registered));
+  }
+
+  get request(): RequestInfo {
+    return (this.requestInfo ??= requestInfoOf(this.deps.projectId, this.req, this.instanceId));
+  }
+
+  get response(): ResponseInit {
+    return (this.responseInit ??= {});
+  }
+
+  set response(value: ResponseInit) {
+    this.responseInit = value;
+  }
+
+  /** the response as the handler set it; undefined when it never looked */
+  get responseIfSet(): ResponseInit | undefined {
+    return this.responseInit;
   }
 
   /** child logger, made on first use (most handlers never log) */
@@ -701,7 +769,7 @@ class CtxImpl implements Ctx {
   }
 
   get tenancy(): TenancyApi {
-    return tenancyApi(this.identity, this.tenancyOptions, () => this.state);
+    return tenancyApi(this.identity, this.cls.options.tenancy, () => this.state);
   }
 
   get limits(): RateLimits {

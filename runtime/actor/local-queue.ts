@@ -11,6 +11,21 @@ export class KeyedFifo {
     return this.waiters.get(key) ?? 0;
   }
 
+  /**
+   * The release function at once when nobody holds or waits for `key`
+   * (no promise to wait on); undefined otherwise: then `enter` queues.
+   */
+  tryEnter(key: string): (() => void) | undefined {
+    if (this.tails.has(key)) return undefined;
+    let release!: () => void;
+    const tail = new Promise<void>((resolve) => (release = resolve));
+    this.tails.set(key, tail);
+    return () => {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    };
+  }
+
   /** Resolves to a release function once every earlier caller for `key` has released. */
   async enter(key: string): Promise<() => void> {
     const previous = this.tails.get(key) ?? Promise.resolve();

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { classDefOf } from './decorators';
+import { budgetSeconds, classDefOf } from './decorators';
 import type { CatalogueMethod, ClassDef, MethodDef } from './types';
 import { createAjv, type Validator } from './validation';
 import type { CollectionScope } from '../auth/tenancy';
@@ -8,6 +8,8 @@ import type { CollectionScope } from '../auth/tenancy';
 export interface RegisteredMethod extends MethodDef {
   classId: string;
   validate?: Validator;
+  /** the handler's time budget (timeoutSeconds or its kind's default), resolved once here */
+  budgetMs: number;
 }
 
 export interface RegisteredClass extends ClassDef {
@@ -60,7 +62,7 @@ export class ClassRegistry {
     if (this.classes.has(def.id)) throw new Error(`class ${def.id} registered twice`);
     const methodsByName = new Map<string, RegisteredMethod>();
     for (const m of def.methods.values()) {
-      methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m) });
+      methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m), budgetMs: budgetSeconds(m.kind, m.options.timeoutSeconds) * 1000 });
     }
     this.registerCollections(def);
     this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor(this.env) });

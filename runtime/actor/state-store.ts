@@ -4,11 +4,37 @@ import type { Redis } from 'ioredis';
 import type { InstanceState } from './types';
 import { ActorError, RuntimeCodes } from '../errors';
 
-/** Redis key layout of one project. */
+/** Redis key layout of one project (the fixed keys made once, not per call). */
 export class Keys {
   readonly base: string;
+  readonly outbox: string;
+  readonly tasks: string;
+  /** committed effects not yet applied (an entry per commit) */
+  readonly effects: string;
+  /** effects that could not be applied (refused by their target, or out of attempts) */
+  readonly effectsDead: string;
+  /** attempts made per effect entry */
+  readonly effectAttempts: string;
+  readonly events: string;
+  readonly apiKeys: string;
+  readonly roles: string;
+  /** the job-result and delivery-marker keys a commit names when it has no job or delivery */
+  readonly noJobResult: string;
+  readonly noDelivery: string;
+
   constructor(readonly projectId: string) {
-    this.base = `rt:${projectId}`;
+    const base = `rt:${projectId}`;
+    this.base = base;
+    this.outbox = `${base}:outbox`;
+    this.tasks = `${base}:tasks`;
+    this.effects = `${base}:effects`;
+    this.effectsDead = `${base}:effects:dead`;
+    this.effectAttempts = `${base}:effects:attempts`;
+    this.events = `${base}:events`;
+    this.apiKeys = `${base}:apikeys`;
+    this.roles = `${base}:roles`;
+    this.noJobResult = this.jobResult('-');
+    this.noDelivery = this.delivered('-');
   }
   instance(classId: string, id: string): string {
     return `${this.base}:i:${classId}:${id}`;
@@ -34,36 +60,9 @@ export class Keys {
   jobResult(jobId: string): string {
     return `${this.base}:jr:${jobId}`;
   }
-  get outbox(): string {
-    return `${this.base}:outbox`;
-  }
-  get tasks(): string {
-    return `${this.base}:tasks`;
-  }
-  /** committed effects not yet applied (an entry per commit) */
-  get effects(): string {
-    return `${this.base}:effects`;
-  }
-  /** effects that could not be applied (refused by their target, or out of attempts) */
-  get effectsDead(): string {
-    return `${this.base}:effects:dead`;
-  }
-  /** attempts made per effect entry */
-  get effectAttempts(): string {
-    return `${this.base}:effects:attempts`;
-  }
   /** marker of a delivery (delayed task, committed effect) whose change was committed */
   delivered(deliveryId: string): string {
     return `${this.base}:dl:${deliveryId}`;
-  }
-  get events(): string {
-    return `${this.base}:events`;
-  }
-  get apiKeys(): string {
-    return `${this.base}:apikeys`;
-  }
-  get roles(): string {
-    return `${this.base}:roles`;
   }
 }
 
@@ -240,8 +239,8 @@ export class StateStore {
       k.tasks,
       k.events,
       k.pendingJobs(req.classId, req.instanceId),
-      req.job ? k.jobResult(req.job.id) : k.jobResult('-'),
-      k.delivered(req.deliveryId ?? '-'),
+      req.job ? k.jobResult(req.job.id) : k.noJobResult,
+      req.deliveryId ? k.delivered(req.deliveryId) : k.noDelivery,
       k.effects,
       ...req.lookupAdds,
       ...req.lookupRemoves,

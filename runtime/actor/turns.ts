@@ -11,8 +11,9 @@
  *     reads the state); a busy instance is polled with capped, jittered backoff
  *     until the caller's deadline (then 503 INSTANCE_BUSY). The commit writes
  *     only while the token still holds the lease.
- *  3. Renewal: every third of the lease's time-to-live while the handler runs;
- *     a lease found lost aborts the handler (its commit would be refused anyway).
+ *  3. Renewal: every third of the lease's time-to-live while the handler runs
+ *     (one timer renews every running turn's lease that is due); a lease
+ *     found lost aborts the handler (its commit would be refused anyway).
  *  4. Handover: when another local writer waits, a committed (or untouched)
  *     lease is kept and handed to it with the instance as committed, so a hot
  *     instance costs no acquire round trip per write; at most MAX_HANDOVERS in
@@ -44,7 +45,7 @@ export interface Turn {
   /** whether the lease should be kept for the next local writer after this turn commits */
   keepAfterCommit(): boolean;
   /** runs `work` while renewing the lease; `onLost` is told when the lease was lost meanwhile */
-  renewWhile<T>(work: () => Promise<T>, onLost: () => void): Promise<T>;
+  renewWhile<T>(work: () => T | Promise<T>, onLost: () => void): Promise<T>;
   /** the commit went through: with `kept`, the lease waits for the next local writer with `instance` */
   committed(instance: StoredInstance, kept: boolean): void;
   /** the lease is no longer ours (the commit found it lost or the version moved) */
@@ -61,8 +62,15 @@ export class TurnManager {
   private readonly fifo = new KeyedFifo();
   /** leases kept between local writers of a hot instance */
   private readonly held = new Map<string, HeldLease>();
+  /** turns whose handler runs now: their leases are renewed by one timer for all of them */
+  private readonly renewing = new Set<LeaseTurn>();
+  private renewTimer?: NodeJS.Timeout;
+  /** a lease is renewed every third of its time-to-live */
+  readonly renewEveryMs: number;
 
-  constructor(private readonly deps: { store: StateStore; logger: Logger; leaseTtlMs: number }) {}
+  constructor(readonly deps: { store: StateStore; logger: Logger; leaseTtlMs: number }) {
+    this.renewEveryMs = Math.max(100, Math.floor(deps.leaseTtlMs / 3));
+  }
 
   /**
    * Waits for the local turn, then takes the lease handed over by the previous
@@ -73,13 +81,11 @@ export class TurnManager {
    */
   async begin(classId: string, id: string, mode: LeaseMode, leaseFree: boolean, deadline: number): Promise<TurnStart> {
     const key = `${classId}\u0000${id}`;
-    const endLocal = await this.waitLocalTurn(key, deadline, classId, id);
+    // nobody ahead in this process (the usual case): the turn is ours at once, without a timer
+    const endLocal = this.fifo.tryEnter(key) ?? (await this.waitLocalTurn(key, deadline, classId, id));
     const handed = this.held.get(key);
-    this.held.delete(key);
-    // holding: the lease is ours to hand on or give back; committed: this turn's end is decided (no abandon);
-    // lost: the commit found the lease or version moved, so it is never handed on (only released, token-checked)
-    const lease = { token: handed?.token ?? (leaseFree ? '' : randomUUID()), turns: handed?.turns ?? 0, holding: Boolean(handed), committed: false, lost: false };
-    let before: StoredInstance | undefined;
+    if (handed) this.held.delete(key);
+    const turn = new LeaseTurn(this, key, classId, id, handed ? handed.token : leaseFree ? '' : randomUUID(), handed?.turns ?? 0, leaseFree, endLocal);
     try {
       if (handed) {
         if (mode === 'init') {
@@ -87,58 +93,19 @@ export class TurnManager {
           await this.deps.store.release(classId, id, handed.token);
           return { kind: 'exists', end: endLocal };
         }
-        before = handed.instance;
+        turn.holding = true;
+        turn.before = handed.instance;
       } else if (!leaseFree) {
-        const acquired = await this.acquire(classId, id, lease.token, mode, deadline);
+        const acquired = await this.acquire(classId, id, turn.token, mode, deadline);
         if (acquired.kind === 'exists') return { kind: 'exists', end: endLocal };
         if (acquired.kind === 'missing') return { kind: 'missing', end: endLocal };
-        lease.holding = true;
-        before = acquired.instance;
+        turn.holding = true;
+        turn.before = acquired.instance;
       }
     } catch (err) {
       endLocal();
       throw err;
     }
-    const { store, logger } = this.deps;
-    const ttl = this.deps.leaseTtlMs;
-    const turn: Turn = {
-      token: lease.token,
-      before,
-      keepAfterCommit: () => !leaseFree && this.shouldKeep(key, lease.turns),
-      renewWhile: async (work, onLost) => {
-        if (leaseFree) return work();
-        const renewal = setInterval(() => {
-          store.renew(classId, id, lease.token, ttl).then(
-            (held) => held || onLost(),
-            (err) => logger.warn({ err, classId, instanceId: id }, 'lease renewal failed'),
-          );
-        }, Math.max(100, Math.floor(ttl / 3)));
-        try {
-          return await work();
-        } finally {
-          clearInterval(renewal);
-        }
-      },
-      committed: (instance, kept) => {
-        lease.committed = true;
-        lease.holding = kept;
-        if (kept) this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance });
-      },
-      lost: () => {
-        lease.lost = true;
-      },
-      abandon: async () => {
-        // after a commit the lease went on (or back) with the committed instance: nothing to undo
-        if (!lease.holding || lease.committed) return;
-        lease.holding = false;
-        if (!lease.lost && before && before.version > 0 && this.shouldKeep(key, lease.turns)) {
-          this.held.set(key, { token: lease.token, turns: lease.turns + 1, instance: before });
-        } else {
-          await store.release(classId, id, lease.token);
-        }
-      },
-      end: endLocal,
-    };
     return { kind: 'turn', turn };
   }
 
@@ -148,8 +115,41 @@ export class TurnManager {
   }
 
   /** keep the lease for the next local writer while one waits, up to MAX_HANDOVERS in a row (then let other processes in) */
-  private shouldKeep(key: string, turns: number): boolean {
+  shouldKeep(key: string, turns: number): boolean {
     return turns < MAX_HANDOVERS && this.fifo.waiting(key) > 0;
+  }
+
+  /** the next local writer of `key` takes this lease and instance instead of acquiring */
+  handOver(key: string, lease: HeldLease): void {
+    this.held.set(key, lease);
+  }
+
+  startRenewing(turn: LeaseTurn): void {
+    turn.renewAt = Date.now() + this.renewEveryMs;
+    this.renewing.add(turn);
+    // ticks at half the renewal period: a lease is renewed at most half a period late, well inside its ttl
+    this.renewTimer ??= setInterval(() => this.renewDue(), Math.max(50, Math.floor(this.renewEveryMs / 2)));
+  }
+
+  stopRenewing(turn: LeaseTurn): void {
+    this.renewing.delete(turn);
+    if (this.renewing.size === 0 && this.renewTimer) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+    }
+  }
+
+  private renewDue(): void {
+    const now = Date.now();
+    const { store, logger, leaseTtlMs } = this.deps;
+    for (const turn of this.renewing) {
+      if (turn.renewAt > now) continue;
+      turn.renewAt = now + this.renewEveryMs;
+      store.renew(turn.classId, turn.id, turn.token, leaseTtlMs).then(
+        (held) => held || turn.onLost?.(),
+        (err) => logger.warn({ err, classId: turn.classId, instanceId: turn.id }, 'lease renewal failed'),
+      );
+    }
   }
 
   /** a kept lease nobody is waiting for goes back to Redis */
@@ -196,6 +196,72 @@ export class TurnManager {
       // another process holds it: poll with capped, jittered backoff
       await sleep(Math.min(left, backoff + Math.random() * backoff));
       backoff = Math.min(backoff * 2, 50);
+    }
+  }
+}
+
+/**
+ * One writer's turn: its state on a class's prototype rather than in closures
+ * made per call. `holding`: the lease is ours to hand on or give back;
+ * `isCommitted`: this turn's end is decided (no abandon); `isLost`: the commit
+ * found the lease or version moved, so it is never handed on (only released,
+ * token-checked).
+ */
+class LeaseTurn implements Turn {
+  before?: StoredInstance;
+  holding = false;
+  private isCommitted = false;
+  private isLost = false;
+  /** when the running handler's lease is next renewed (TurnManager's ticker) */
+  renewAt = 0;
+  onLost?: () => void;
+
+  constructor(
+    private readonly manager: TurnManager,
+    private readonly key: string,
+    readonly classId: string,
+    readonly id: string,
+    readonly token: string,
+    private readonly turns: number,
+    private readonly leaseFree: boolean,
+    readonly end: () => void,
+  ) {}
+
+  keepAfterCommit(): boolean {
+    return !this.leaseFree && this.manager.shouldKeep(this.key, this.turns);
+  }
+
+  async renewWhile<T>(work: () => T | Promise<T>, onLost: () => void): Promise<T> {
+    if (this.leaseFree) return work();
+    this.onLost = onLost;
+    this.manager.startRenewing(this);
+    try {
+      return await work();
+    } finally {
+      this.manager.stopRenewing(this);
+      this.onLost = undefined;
+    }
+  }
+
+  committed(instance: StoredInstance, kept: boolean): void {
+    this.isCommitted = true;
+    this.holding = kept;
+    if (kept) this.manager.handOver(this.key, { token: this.token, turns: this.turns + 1, instance });
+  }
+
+  lost(): void {
+    this.isLost = true;
+  }
+
+  async abandon(): Promise<void> {
+    // after a commit the lease went on (or back) with the committed instance: nothing to undo
+    if (!this.holding || this.isCommitted) return;
+    this.holding = false;
+    const before = this.before;
+    if (!this.isLost && before && before.version > 0 && this.manager.shouldKeep(this.key, this.turns)) {
+      this.manager.handOver(this.key, { token: this.token, turns: this.turns + 1, instance: before });
+    } else {
+      await this.manager.deps.store.release(this.classId, this.id, this.token);
     }
   }
 }

@@ -37,7 +37,7 @@ export class AccessControl implements Authorizer {
     return this.roleSource.getRoles(identity.roles ?? []);
   }
 
-  async authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> {
+  authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> | void {
     const access = method.options.access;
     if (!admits(access, identity)) {
       if (identity.type === 'anonymous') {
@@ -46,6 +46,10 @@ export class AccessControl implements Authorizer {
       throw runtimeError('FORBIDDEN', `${identity.type} may not call ${cls.id}.${method.name}`);
     }
     if (identity.type !== 'program_management_user' || method.options.skipRoleCheck || access.includes('public')) return;
+    return this.checkRoles(identity, cls, method);
+  }
+
+  private async checkRoles(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> {
     const roles = await this.roleSource.getRoles(identity.roles ?? []);
     if (!rolesGrant(roles, cls.id, method.name)) {
       throw runtimeError('FORBIDDEN', `No role of this user grants ${cls.id}.${method.name}`);

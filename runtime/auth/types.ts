@@ -8,8 +8,12 @@ import type { Identity, RoleDefinition } from '../actor/types';
 
 /** What the dispatcher needs from access control. */
 export interface Authorizer {
-  /** throws 401/403 ActorErrors */
-  authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void>;
+  /**
+   * Throws 401/403 ActorErrors. Returns a promise only when the answer needs
+   * the caller's roles (a program management user on a role-checked method);
+   * otherwise it decides at once, so most calls pay no promise for access.
+   */
+  authorize(identity: Identity, cls: RegisteredClass, method: RegisteredMethod): Promise<void> | void;
   /** role definitions of a program management user's roles */
   rolesOf(identity: Identity): Promise<RoleDefinition[]>;
 }
