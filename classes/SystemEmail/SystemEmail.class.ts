@@ -5,7 +5,9 @@
  * changes and status changes go through the workflow
  * (workflow-configs/SystemEmail.json) with `approve` as their callback; every
  * applied change is audit-logged; templates stream to the
- * `systemEmailTemplates` collection, which the listing reads.
+ * `systemEmailTemplates` collection, which the listing reads. sendSystemEmail
+ * renders a template (classes/_platform/templates.ts) and sends it through
+ * the mail port.
  *
  * This file declares the methods and delegates: each body lives in
  * use-cases/<use case>.ts, its rules in rules.ts. README.md has the choices.
@@ -14,13 +16,14 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx } from '..
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { templateDocument, TEMPLATES_COLLECTION } from './rules';
-import type { CreateTemplateInput, SystemEmailClassState, UpdateStatusInput, UpdateTemplateInput } from './types';
+import type { CreateTemplateInput, SendInput, SystemEmailClassState, UpdateStatusInput, UpdateTemplateInput } from './types';
 import { approve } from './use-cases/approval';
 import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './use-cases/change';
 import type { SystemEmailCtx, SystemEmailReadCtx } from './use-cases/common';
 import { createSystemEmailTemplate, instanceIdOf } from './use-cases/create';
 import { listSystemEmailTemplates } from './use-cases/listing';
 import { getSystemEmailTemplate, getSystemEmailTemplateFields } from './use-cases/read';
+import { sendSystemEmail } from './use-cases/send';
 
 const PM = 'program_management_user';
 /** html and json of a template are the largest bodies: well under the runtime's BODY_LIMIT */
@@ -73,6 +76,12 @@ export class SystemEmail {
   @Static({ access: [PM] })
   listSystemEmailTemplates(ctx: Ctx) {
     return listSystemEmailTemplates(ctx);
+  }
+
+  /** Renders the template with `parameters` and mails it to `to` (else the template's `to`); active templates only. */
+  @QueuedWrite({ access: ['class'], timeoutSeconds: 60 })
+  sendSystemEmail(ctx: SystemEmailCtx<SendInput>) {
+    return sendSystemEmail(ctx);
   }
 
   /** Approval callback (approve and reject) of system_email_update and system_email_status_update. */

@@ -69,13 +69,14 @@ export const MEMBER_CLASS: Identity = { type: 'class', classId: 'Member', instan
 
 /** The outcome of a queued job once it has finished. */
 export async function jobOutcome(t: TestRuntime, jobId: string) {
-  return waitFor(
+  const outcome = await waitFor(
     async () => {
       const { status } = await t.rt.jobs.status(jobId);
       return status.status === 'completed' || status.status === 'failed' ? status : undefined;
     },
     { what: `job ${jobId}` },
   );
+  return outcome!;
 }
 
 /** sendSystemEmail as a class: the enqueue answer, and the job's outcome when it was queued. */
