@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
+import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { hrErrorShape, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
@@ -54,8 +55,7 @@ const PM = ['program_management_user'] as const;
   ],
   sensitiveFields: ['photo', 'content'],
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
-  // (a new instance has no profile yet: the `?.`)
-  tenancy: { kind: 'owned', owner: (state) => state.private.profile?.company?.id },
+  tenancy: ownedByCompany((state) => state.private.profile?.company?.id),
   stream: {
     collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, tenantField: 'companyId' } },
     toDocuments: (state, id) => {
