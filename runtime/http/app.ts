@@ -32,9 +32,35 @@ export interface HttpDeps {
 
 type Headers = Record<string, string | string[] | undefined>;
 
+interface CallParams {
+  projectId: string;
+  classId: string;
+  method: string;
+  instanceId?: string;
+}
+
+/** the CALL route's path as express's router matches `/:projectId/CALL/:classId/:method{/:instanceId}` (path-to-regexp 8) */
+const CALL_ROUTE = /^\/([^/]+)\/CALL\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/i;
+
+/** a path parameter, URI-decoded as express's router does it (a malformed one is a 400) */
+function decodeParam(value: string): string {
+  if (value.length === 0) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch (err) {
+    if (err instanceof URIError) {
+      err.message = `Failed to decode param '${value}'`;
+      (err as URIError & { status?: number }).status = 400;
+    }
+    throw err;
+  }
+}
+
 function send(res: Response, result: CallResult): void {
-  for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-  res.status(result.status);
+  const headers = result.headers;
+  for (const k in headers) res.setHeader(k, headers[k]);
+  // 200 is already the status of a fresh response
+  if (res.statusCode !== result.status) res.status(result.status);
   const body = result.body;
   if (result.status === 204 || body === undefined) {
     res.end();
@@ -89,27 +115,29 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
-    res.locals.started = process.hrtime.bigint();
     res.setHeader('x-request-id', id);
-    // the request line costs a listener per request: only when it will be written
-    if (deps.logger.isLevelEnabled('info')) res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - (res.locals.started as bigint)) / 1e6;
-      const identity = res.locals.identity as Identity | undefined;
-      deps.logger.info(
-        {
-          requestId: id,
-          method: req.method,
-          path: req.path,
-          classId: res.locals.classId,
-          classMethod: res.locals.classMethod,
-          instanceId: res.locals.instanceId,
-          identity: identity ? { type: identity.type, userId: identity.userId } : undefined,
-          status: res.statusCode,
-          durationMs: Math.round(ms * 100) / 100,
-        },
-        'request',
-      );
-    });
+    // the request line costs a listener and a clock read per request: only when it will be written
+    if (deps.logger.isLevelEnabled('info')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const identity = res.locals.identity as Identity | undefined;
+        deps.logger.info(
+          {
+            requestId: id,
+            method: req.method,
+            path: req.path,
+            classId: res.locals.classId,
+            classMethod: res.locals.classMethod,
+            instanceId: res.locals.instanceId,
+            identity: identity ? { type: identity.type, userId: identity.userId } : undefined,
+            status: res.statusCode,
+            durationMs: Math.round(ms * 100) / 100,
+          },
+          'request',
+        );
+      });
+    }
     next();
   });
 
@@ -129,9 +157,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   /*
    * The JSON body parser. Its size limit is BODY_LIMIT, or the smaller
    * MethodOptions.bodyLimit of the method the request addresses (through the
-   * CALL path or a route alias), chosen before a byte is read: `limitRoutes`
-   * matches the request like the routes below and leaves the method's limit in
-   * res.locals.bodyLimit. Right after parsing, a body nested deeper than
+   * CALL path or a route alias), chosen before a byte is read and left in
+   * res.locals.bodyLimit (for the error's message). Right after parsing, a body nested deeper than
    * MAX_JSON_DEPTH is refused (BODY_TOO_DEEP), iteratively, before any
    * handler or schema validation walks it recursively.
    */
@@ -161,23 +188,45 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (!parser) parsers.set(bytes, (parser = express.json({ limit: bytes, type: () => true, strict: false })));
     return parser;
   };
+  /** a body limit per route alias of a method with a smaller limit (set up with the aliases below) */
   const limitRoutes = express.Router();
-  limitRoutes.all('/:projectId/CALL/:classId/:method{/:instanceId}', (req: Request, res: Response, next: NextFunction) => {
-    const p = req.params as Record<string, string | undefined>;
-    const method = p.projectId === deps.projectId ? deps.registry.get(p.classId!)?.methodsByName.get(p.method!) : undefined;
-    const limit = method && methodLimits.get(method);
-    if (limit) res.locals.bodyLimit = limit;
-    next();
-  });
-  app.use(limitRoutes);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const limit = (res.locals.bodyLimit as BodyLimit | undefined) ?? globalLimit;
+  let aliasLimitRoutes = 0;
+  const parseBody = (req: Request, res: Response, next: NextFunction, limit: BodyLimit, then: () => void): void => {
     parserFor(limit.bytes)(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (nestedDeeperThan(req.body, maxJsonDepth)) {
         return next(runtimeError('BODY_TOO_DEEP', `JSON body nested deeper than ${maxJsonDepth} levels`, { maxDepth: maxJsonDepth }));
       }
-      next();
+      then();
+    });
+  };
+  /*
+   * The CALL path is matched once, here, as express would match the CALL route
+   * below (case-insensitive, optional trailing slash, parameters URI-decoded):
+   * its method's limit is chosen and, once the body is parsed, the call runs
+   * without walking the router further. Other paths get their limit from
+   * `limitRoutes` (route aliases) and go on to the routes below.
+   */
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const m = CALL_ROUTE.exec(req.path);
+    if (!m) {
+      if (aliasLimitRoutes === 0) return parseBody(req, res, next, globalLimit, () => next());
+      return limitRoutes(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        parseBody(req, res, next, (res.locals.bodyLimit as BodyLimit | undefined) ?? globalLimit, () => next());
+      });
+    }
+    let params: CallParams;
+    try {
+      params = { projectId: decodeParam(m[1]!), classId: decodeParam(m[2]!), method: decodeParam(m[3]!), instanceId: m[4] === undefined ? undefined : decodeParam(m[4]) };
+    } catch (err) {
+      return next(err);
+    }
+    const method = params.projectId === deps.projectId ? deps.registry.get(params.classId)?.methodsByName.get(params.method) : undefined;
+    const limit = method && methodLimits.get(method);
+    if (limit) res.locals.bodyLimit = limit;
+    parseBody(req, res, next, limit ?? globalLimit, () => {
+      callRoute(req, res, params).catch(next);
     });
   });
 
@@ -194,51 +243,70 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res: Response,
     target: { classId: string; method: string; instanceId?: string },
   ): Promise<void> => {
-    const log = deps.logger.child({ requestId: res.locals.requestId });
     const cls = deps.registry.get(target.classId);
     const method = cls?.methodsByName.get(target.method);
+    // what only the request log line reads is kept only when that line is written
+    const logged = deps.logger.isLevelEnabled('info');
     try {
-      res.locals.classId = target.classId;
-      res.locals.classMethod = target.method;
-      res.locals.instanceId = target.instanceId;
+      if (logged) {
+        res.locals.classId = target.classId;
+        res.locals.classMethod = target.method;
+        res.locals.instanceId = target.instanceId;
+      }
       if (req.method === 'GET' && method && method.kind !== 'READ' && method.kind !== 'STATIC') {
         throw runtimeError('METHOD_NOT_ALLOWED', `${target.classId}.${target.method} is ${method.kind}: use POST`);
       }
       const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
-      res.locals.identity = identity;
+      if (logged) res.locals.identity = identity;
       const call: CallRequest = {
-        ...target,
+        classId: target.classId,
+        method: target.method,
+        instanceId: target.instanceId,
         body: req.method === 'GET' ? {} : req.body,
         headers: req.headers as Headers,
-        query: req.query as Record<string, unknown>,
+        // parsed only when a handler reads them (ctx.request)
+        get query() {
+          return req.query as Record<string, unknown>;
+        },
         identity,
         origin: 'http',
         requestId: res.locals.requestId,
-        ip: req.ip,
+        get ip() {
+          return req.ip;
+        },
       };
       send(res, await deps.dispatcher.call(call));
     } catch (err) {
+      // a logger for this request only when there is something to log
+      const log = deps.logger.child({ requestId: res.locals.requestId });
       sendError(res, shapeError(method?.options.errorShape, redisFailure(err, target.classId), log), log);
     }
   };
 
+  const unknownProject = (res: Response, projectId: string | undefined): void => {
+    const err = runtimeError('UNKNOWN_PROJECT', `Unknown project '${projectId}'`);
+    res.status(err.status).json(err.toBody());
+  };
+
   const project = (req: Request, res: Response, next: NextFunction) => {
-    if (req.params.projectId !== deps.projectId) {
-      const err = runtimeError('UNKNOWN_PROJECT', `Unknown project '${req.params.projectId}'`);
-      res.status(err.status).json(err.toBody());
-      return;
-    }
+    if (req.params.projectId !== deps.projectId) return unknownProject(res, req.params.projectId as string | undefined);
     next();
   };
 
-  app.all('/:projectId/CALL/:classId/:method{/:instanceId}', project, async (req: Request, res: Response) => {
+  /** `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]` once its body is parsed */
+  const callRoute = async (req: Request, res: Response, p: CallParams): Promise<void> => {
+    if (p.projectId !== deps.projectId) return unknownProject(res, p.projectId);
     if (req.method !== 'GET' && req.method !== 'POST') {
       const err = runtimeError('METHOD_NOT_ALLOWED', 'CALL accepts POST (and GET for READ and STATIC methods)');
       res.status(err.status).json(err.toBody());
       return;
     }
-    const p = req.params as Record<string, string | undefined>;
-    await callFrom(req, res, { classId: p.classId!, method: p.method!, instanceId: p.instanceId });
+    await callFrom(req, res, { classId: p.classId, method: p.method, instanceId: p.instanceId });
+  };
+
+  // reached only if the CALL path above did not recognise a path express matches here
+  app.all('/:projectId/CALL/:classId/:method{/:instanceId}', async (req: Request, res: Response) => {
+    await callRoute(req, res, req.params as unknown as CallParams);
   });
 
   app.get('/:projectId/JOBS/:jobId', project, async (req: Request, res: Response) => {
@@ -267,6 +335,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       const limit = target && methodLimits.get(target);
       if (limit) {
+        aliasLimitRoutes++;
         limitRoutes[verb](route.path, (_req: Request, res: Response, next: NextFunction) => {
           res.locals.bodyLimit = limit;
           next();
