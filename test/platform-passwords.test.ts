@@ -25,11 +25,11 @@ describe('hashing', () => {
 
   test('scrypt$N$r$p$salt$key with the documented parameters, a 16-byte salt and a 32-byte key', () => {
     const [alg, n, r, p, salt, key] = stored.split('$');
-    expect([alg, Number(n), Number(r), Number(p)]).toEqual(['scrypt', 2 ** 15, 8, 1]);
+    expect([alg, Number(n), Number(r), Number(p)]).toEqual(['scrypt', 2 ** 15, 8, 3]);
     expect(Buffer.from(salt!, 'base64url')).toHaveLength(16);
     expect(Buffer.from(key!, 'base64url')).toHaveLength(32);
     // the key is scrypt's, with those parameters and that salt
-    const expected = scryptSync(GOOD, Buffer.from(salt!, 'base64url'), 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 128 * 1024 * 1024 });
+    const expected = scryptSync(GOOD, Buffer.from(salt!, 'base64url'), 32, { N: 2 ** 15, r: 8, p: 3, maxmem: 128 * 1024 * 1024 });
     expect(key).toBe(expected.toString('base64url'));
     expect(stored).not.toContain(GOOD);
   });
@@ -55,7 +55,7 @@ describe('hashing', () => {
     key[0] = key[0]! ^ 1;
     const tampered = [...parts.slice(0, 5), key.toString('base64url')].join('$');
     expect(await verifyPassword(GOOD, tampered)).toBe(false);
-    for (const bad of ['', 'plain', `bcrypt$${parts.slice(1).join('$')}`, stored.replace('$32768$', '$30000$'), stored.replace('$32768$', `$${2 ** 24}$`), stored.replace('$8$', '$0$'), parts.slice(0, 5).join('$')]) {
+    for (const bad of ['', 'plain', `bcrypt$${parts.slice(1).join('$')}`, stored.replace('$32768$', '$30000$'), stored.replace('$32768$', `$${2 ** 24}$`), stored.replace('$8$3$', '$0$3$'), parts.slice(0, 5).join('$')]) {
       expect([bad, await verifyPassword(GOOD, bad)]).toEqual([bad, false]);
     }
   });
@@ -75,8 +75,9 @@ describe('hashing', () => {
   test('needsRehash: hashes made with other parameters, or not ours', () => {
     expect(needsRehash(stored)).toBe(false);
     expect(needsRehash(stored.replace('$32768$', '$16384$'))).toBe(true);
+    expect(needsRehash(stored.replace('$8$3$', '$8$1$'))).toBe(true);
     expect(needsRehash('md5$abc')).toBe(true);
-    expect(SCRYPT_PARAMS).toEqual({ N: 32768, r: 8, p: 1, keyLength: 32, saltLength: 16 });
+    expect(SCRYPT_PARAMS).toEqual({ N: 32768, r: 8, p: 3, keyLength: 32, saltLength: 16 });
   });
 
   test('hashes that start together all finish (the gate lets them through in turn)', async () => {
