@@ -223,3 +223,9 @@ describe('the family write is applied once', () => {
     expect((await memberState(t, dep)).version).toBe(detached.version);
   });
 });
+
+describe('afterwards (the tests above ran first)', () => {
+  test('no effect of these family changes was refused by its target (dead-lettered)', async () => {
+    expect(await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+')).toEqual([]);
+  });
+});
