@@ -20,3 +20,12 @@ test('only developers and the system actor are privileged', () => {
   expect(isPrivilegedActor(actorFromIdentity({ type: 'class', classId: 'A' }))).toBe(false);
   expect(isPrivilegedActor(actorFromIdentity({ type: 'program_management_user', userId: 'u' }))).toBe(false);
 });
+
+test("an actor's display name and roles are kept within what audit entries and approvals store; its id is kept whole", () => {
+  const roles = Array.from({ length: 150 }, (_, i) => `role-${i}`).concat('x'.repeat(201));
+  const actor = actorFromIdentity({ type: 'program_management_user', userId: 'u'.repeat(250), roles, claims: { name: 'N'.repeat(300) } });
+  expect(actor.name).toHaveLength(200);
+  expect(actor.roles).toHaveLength(100);
+  expect(actor.roles).not.toContain('x'.repeat(201));
+  expect(actor.id).toHaveLength(250);
+});

@@ -19,6 +19,27 @@ export interface Actor {
  *  - system (CLI, seeds) → system
  */
 export function actorFromIdentity(identity: Identity): Actor {
+  return bounded(identityActor(identity));
+}
+
+/** How much of an actor the records that carry one keep (the LogManager and ApprovalManager schemas' limits). */
+export const ACTOR_LIMITS = { name: 200, roles: 100, role: 200 } as const;
+
+/**
+ * Pure: the actor within ACTOR_LIMITS: a longer display name is cut, roles
+ * beyond the first 100 and role names over 200 characters are left out, so a
+ * token with a long name or many roles does not make every audited change a
+ * 400. The id is kept whole: cutting it would credit the change to someone
+ * else (ids are the service's own, far shorter; a longer one is refused).
+ */
+export function bounded(actor: Actor): Actor {
+  const out: Actor = { id: actor.id, type: actor.type };
+  if (actor.name !== undefined) out.name = actor.name.slice(0, ACTOR_LIMITS.name);
+  if (actor.roles !== undefined) out.roles = actor.roles.filter((r) => r.length <= ACTOR_LIMITS.role).slice(0, ACTOR_LIMITS.roles);
+  return out;
+}
+
+function identityActor(identity: Identity): Actor {
   switch (identity.type) {
     case 'program_management_user':
       return {
@@ -53,12 +74,12 @@ export function changeActor(identity: Identity, body: unknown): Actor {
   if (reviewedBy && typeof reviewedBy === 'object') {
     const r = reviewedBy as { id?: unknown; type?: unknown; name?: unknown; roles?: unknown };
     if (typeof r.id === 'string' && r.id !== '' && typeof r.type === 'string') {
-      return {
+      return bounded({
         id: r.id,
         type: (ACTOR_TYPES.includes(r.type) ? r.type : 'system') as ActorType,
         ...(typeof r.name === 'string' ? { name: r.name } : {}),
         ...(Array.isArray(r.roles) ? { roles: r.roles.filter((x): x is string => typeof x === 'string') } : {}),
-      };
+      });
     }
   }
   return actorFromIdentity(identity);

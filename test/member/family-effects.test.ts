@@ -5,10 +5,11 @@
  * redelivered effect changes the dependant once only.
  *
  * The failure after the family write is a real one: the primary member's own
- * audit entry names the caller, and LogManager takes actor names of at most
- * 200 characters (schemas/LogManager/record.json), so a caller with a longer
- * name is refused when the primary member asks for its audit entry, which
- * comes after the family write. The dependant's own audit entry names the
+ * audit entry names the caller, and LogManager takes actor ids of at most
+ * 200 characters (schemas/LogManager/record.json; the platform keeps ids
+ * whole, classes/_platform/actor.ts), so a caller with a longer id is refused
+ * when the primary member asks for its audit entry, which comes after the
+ * family write. The dependant's own audit entry names the
  * class, so the dependant's handler alone would succeed.
  */
 import Redis from 'ioredis';
@@ -20,8 +21,8 @@ import { createMember, memberState, seedProgram, startMemberRuntime } from './su
 
 let t: TestRuntime;
 let pm: Record<string, string>;
-/** a back-office user whose name is longer than an audit entry takes */
-let longNamed: Record<string, string>;
+/** a back-office user whose id is longer than an audit entry takes */
+let longId: Record<string, string>;
 let p: string;
 
 beforeAll(async () => {
@@ -32,7 +33,7 @@ beforeAll(async () => {
     authorization: `Bearer ${t.rt.tokens.sign({ identity: 'program_management_user', roles: ['super'], ...claims, sub: String(claims.sub) })}`,
   });
   pm = bearer({ sub: 'pm-fx' });
-  longNamed = bearer({ sub: 'pm-long', name: 'N'.repeat(201) });
+  longId = bearer({ sub: 'p'.repeat(201) });
   p = `/${t.projectId}/CALL/Member`;
 });
 afterAll(() => t.stop());
@@ -71,7 +72,7 @@ describe('a family change whose handler fails after the family write leaves the 
   test('addMemberFamilyMember: no dependant is created', async () => {
     const m = await createMember(t);
     const before = await memberState(t, m.id);
-    const r = await t.post(`${p}/addMemberFamilyMember/${m.id}`, { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' }, longNamed);
+    const r = await t.post(`${p}/addMemberFamilyMember/${m.id}`, { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' }, longId);
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toContain('actor');
     expect(await dependantsOf(m.id)).toEqual([]);
@@ -87,7 +88,7 @@ describe('a family change whose handler fails after the family write leaves the 
     const m = await createMember(t);
     const dep = await addDependant(m.id);
     const before = await memberState(t, dep);
-    const r = await t.post(`${p}/updateMemberFamilyMember/${m.id}`, { familyMemberId: dep, name: 'Renamed', phone: '+123' }, longNamed);
+    const r = await t.post(`${p}/updateMemberFamilyMember/${m.id}`, { familyMemberId: dep, name: 'Renamed', phone: '+123' }, longId);
     expect(r.status).toBe(400);
     const after = await memberState(t, dep);
     expect(after.version).toBe(before.version);
@@ -98,7 +99,7 @@ describe('a family change whose handler fails after the family write leaves the 
     const m = await createMember(t);
     const dep = await addDependant(m.id);
     const before = await memberState(t, dep);
-    const r = await t.post(`${p}/removeMemberFamilyMember/${m.id}`, { familyMemberId: dep }, longNamed);
+    const r = await t.post(`${p}/removeMemberFamilyMember/${m.id}`, { familyMemberId: dep }, longId);
     expect(r.status).toBe(400);
     const after = await memberState(t, dep);
     expect(after.version).toBe(before.version);
