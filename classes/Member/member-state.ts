@@ -2,7 +2,7 @@
  * Small helpers the Member handlers share: handler contexts, state access,
  * lookup keys (`staffId`, `email`), audit logging of profile changes.
  */
-import type { BaseCtx, Ctx, DeepReadonly, ReadCtx, StaticCtx } from '../../runtime';
+import type { Ctx, DeepReadonly, ReadCtx, StaticCtx } from '../../runtime';
 import { logChange } from '../_platform/audit-log';
 import type { Actor } from '../_platform/actor';
 import { memberError } from './errors';
@@ -16,16 +16,6 @@ export type MemberCtx<I = NoBody> = Ctx<MemberClassState, I>;
 export type MemberReadCtx<I = NoBody> = ReadCtx<MemberClassState, I>;
 /** a STATIC handler's context */
 export type MemberStaticCtx<I = NoBody> = StaticCtx<I>;
-
-/**
- * The context a _platform helper takes that only reads but still asks for the
- * untyped `Ctx` (entityDownloadLink, entity documents' list and download): a
- * READ handler's context handed to it as such. The one place Member widens a
- * context; it goes once those helpers take a read context (see README.md).
- */
-export function forPlatform(ctx: BaseCtx): Ctx {
-  return ctx as Ctx;
-}
 
 /** personal data masked in audit logs (spec 6) */
 export const MEMBER_SENSITIVE_FIELDS = ['email', 'phone', 'address', 'gender', 'maritalStatus', 'birthdate'];

@@ -19,7 +19,7 @@
  * entity's other files too (e.g. Member's ID photos).
  */
 import { randomUUID } from 'node:crypto';
-import { ActorError, type Ctx } from '../../runtime';
+import { ActorError, type BaseCtx, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from './actor';
 import { logChange } from './audit-log';
 import { listingInput, oneOf, pageInfo, parsePaging, unknownKeys, type FieldProblem } from './paging';
@@ -126,7 +126,7 @@ export async function storeEntityFile(
 }
 
 /** A 5-minute download link of one of the entity's files. */
-export async function entityDownloadLink(ctx: Ctx, entityType: string, entityId: string, filename: string): Promise<{ token: string; url: string; expiresAt: string }> {
+export async function entityDownloadLink(ctx: Pick<BaseCtx, 'call'>, entityType: string, entityId: string, filename: string): Promise<{ token: string; url: string; expiresAt: string }> {
   const res = await ctx.call('FileManager', 'createDownloadToken', entityFileInstance(entityType, entityId), { filename });
   return res.body as { token: string; url: string; expiresAt: string };
 }
@@ -155,9 +155,9 @@ export interface EntityDocumentsConfig {
   /** files in FileManager `<entityType>_<id>`, audit entries of `<entityType>_document` naming `<entityType>Id` */
   entityType: string;
   /** the entity's id, after the class's own checks that the caller may reach it (throws otherwise) */
-  reach(ctx: Ctx): string;
-  /** the entity's documents in its state */
-  read(ctx: Ctx): EntityDocument[] | undefined;
+  reach(ctx: BaseCtx): string;
+  /** the entity's documents in its state (a READ's are its frozen snapshot) */
+  read(ctx: BaseCtx): readonly EntityDocument[] | undefined;
   write(ctx: Ctx, docs: EntityDocument[]): void;
   /** why a mime type is not a document type of this entity (null: it is one) */
   typeProblem(mimeType: string): string | null;
@@ -181,7 +181,7 @@ export function entityDocuments(config: EntityDocumentsConfig) {
   }
 
   /** The document named by `documentId` (body, or query for GET): INVALID_INPUT without one, DOCUMENT_NOT_FOUND when there is none. */
-  function documentOf(ctx: Ctx): EntityDocument {
+  function documentOf(ctx: BaseCtx): EntityDocument {
     const { documentId } = listingInput(ctx);
     if (typeof documentId !== 'string' || !documentId) {
       throw documentFieldError(error, 'INVALID_INPUT', 'documentId', 'documentId is required (a string, in the body or the query)');
@@ -222,7 +222,7 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       return { documentId: doc.id, document: doc, download: await entityDownloadLink(ctx, entityType, id, doc.filename) };
     },
 
-    list(ctx: Ctx) {
+    list(ctx: BaseCtx) {
       config.reach(ctx);
       const parsed = parseDocumentListQuery(listingInput(ctx));
       if (!parsed.ok) throw error('INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
@@ -232,7 +232,7 @@ export function entityDocuments(config: EntityDocumentsConfig) {
     },
 
     /** active documents only, unless archivedToo (a method, and permission, of its own) */
-    async download(ctx: Ctx, archivedToo: boolean) {
+    async download(ctx: BaseCtx, archivedToo: boolean) {
       const id = config.reach(ctx);
       const doc = documentOf(ctx);
       if (!archivedToo && doc.status === 'archived') {

@@ -7,7 +7,7 @@ import type { DocumentStatus } from '../../_platform/entity-documents';
 import { entityDocuments } from '../../_platform/entity-documents';
 import { memberError } from '../errors';
 import { documentTypeProblem } from '../family';
-import { forPlatform, memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
+import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import { reachable } from './common';
 
 /** uploadDocument's body (schemas/Member/uploadDocument.json) */
@@ -40,11 +40,11 @@ export function uploadDocument(ctx: MemberCtx<UploadDocumentBody>) {
 }
 
 export function listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
-  return memberDocuments.list(forPlatform(ctx));
+  return memberDocuments.list(ctx);
 }
 
 export function downloadDocument(ctx: MemberReadCtx<DocumentRefBody>, archivedToo: boolean) {
-  return memberDocuments.download(forPlatform(ctx), archivedToo);
+  return memberDocuments.download(ctx, archivedToo);
 }
 
 export function setDocumentStatus(ctx: MemberCtx<DocumentRefBody>, to: DocumentStatus) {

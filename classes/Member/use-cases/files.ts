@@ -13,7 +13,7 @@
 import type { ActorError, BaseCtx } from '../../../runtime';
 import { entityDownloadLink, fileRefusal, storeEntityFile, type StoredFile } from '../../_platform/entity-documents';
 import { memberError } from '../errors';
-import { forPlatform, type MemberCtx } from '../member-state';
+import type { MemberCtx } from '../member-state';
 
 /** Stores a file of the member in FileManager; FileManager's errors are thrown as they are. */
 export async function storeMemberFileMeta(ctx: MemberCtx<unknown>, memberId: string, file: { content: string; mimeType: string; originalFilename: string }): Promise<StoredFile> {
@@ -26,7 +26,7 @@ export async function storeMemberFile(ctx: MemberCtx<unknown>, memberId: string,
 
 /** A 5-minute download link of one of the member's files (from any handler: it only asks FileManager). */
 export async function downloadLink(ctx: BaseCtx, memberId: string, filename: string): Promise<{ token: string; url: string; expiresAt: string }> {
-  return entityDownloadLink(forPlatform(ctx), 'member', memberId, filename);
+  return entityDownloadLink(ctx, 'member', memberId, filename);
 }
 
 /** A FileManager refusal (4xx) as 400 5027 on the content field (or the type field); its own failure as 500 5030. */
