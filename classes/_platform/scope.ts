@@ -25,7 +25,7 @@
  */
 import type { Ctx, InstanceState, TenancyOptions } from '../../runtime';
 
-export function ownedByCompany(companyOf: (state: InstanceState) => string | null | undefined): TenancyOptions {
+export function ownedByCompany<S extends InstanceState = InstanceState>(companyOf: (state: S) => string | null | undefined): TenancyOptions<S> {
   return { kind: 'owned', owner: companyOf };
 }
 
