@@ -23,7 +23,7 @@
  */
 import type { DeepReadonly } from '../../runtime';
 import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../Tier/eligibility';
-import type { EligibilityRule, Tier, TierPaymentType } from '../Tier/types';
+import type { EligibilityRule, TierPaymentType } from '../Tier/types';
 import type { Actor } from '../_platform/actor';
 import type { CompanyRecord, TierRecord } from './clients';
 import { fieldError, type MemberErrorName } from './errors';
@@ -119,15 +119,6 @@ export function membershipPeriod(
   return { ok: true, startDate, endDate };
 }
 
-/**
- * The tier's eligibility rules as Tier's eligibility functions take them (its
- * mutable record type): the tier Member reads from Tier is read-only, so they
- * get a copy (JSON, as the rules came).
- */
-function rulesOf(tier: TierRecord): Pick<Tier, 'eligibilityRules'> {
-  return { eligibilityRules: JSON.parse(JSON.stringify(tier.eligibilityRules ?? [])) };
-}
-
 export interface MembershipContext {
   profile: MemberProfile;
   company: CompanyRecord;
@@ -149,19 +140,18 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
     return { ok: false, error: 'DUPLICATE_MEMBERSHIP', field: 'tierId', message: `The member already has an active membership of tier '${tier.id}'` };
   }
   const eligibility: EligibilityInput = { member: { ...profile }, company: { ...c.company } };
-  const tierRules = rulesOf(tier);
-  const rules = eligibleRules(eligibility, tierRules);
+  const rules = eligibleRules(eligibility, tier);
   if (!rules.length) {
     return {
       ok: false,
       error: 'NOT_ELIGIBLE_FOR_TIER',
       field: 'tierId',
       message: `The member satisfies no active eligibility rule of tier '${tier.id}'`,
-      details: { rules: evaluateTierRules(eligibility, tierRules) },
+      details: { rules: evaluateTierRules(eligibility, tier) },
     };
   }
   const group: TierGroup = tier.tierType?.group ?? 'base';
-  let rule: EligibilityRule | undefined;
+  let rule: DeepReadonly<EligibilityRule> | undefined;
   if (input.paymentType === 'company_paid') {
     if (group !== 'base') {
       return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', field: 'paymentType', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };

@@ -18,13 +18,13 @@
  *  - A missing value (absent, null) equals nothing and is in no list: equal,
  *    in and the comparisons fail; not_equal and not_in hold.
  */
+import type { DeepReadonly } from '../../runtime';
 import type {
   ConditionScalar,
   ConditionValue,
   EligibilityOperator,
   EligibilityRule,
   EligibilityRuleCondition,
-  Tier,
 } from './types';
 
 /** The member fields eligibility reads (a Member profile, spec 2.1, satisfies it). */
@@ -56,7 +56,7 @@ export interface EligibilityInput {
 export interface FailedCondition {
   key: string;
   logicalOperator: EligibilityOperator;
-  expected: ConditionValue;
+  expected: ConditionScalar | readonly ConditionScalar[];
   /** the member's value; null when it has none */
   actual: unknown;
 }
@@ -211,7 +211,7 @@ function present(v: unknown): boolean {
 }
 
 /** Does one condition hold for the member's value? */
-export function conditionHolds(op: EligibilityOperator, actual: unknown, expected: ConditionValue): boolean {
+export function conditionHolds(op: EligibilityOperator, actual: unknown, expected: ConditionScalar | readonly ConditionScalar[]): boolean {
   switch (op) {
     case 'equal':
       return present(actual) && actual === expected;
@@ -239,7 +239,7 @@ export function valueOf(input: EligibilityInput, key: string): unknown {
 }
 
 /** Is the member eligible under one rule? Inactive rules admit no one. */
-export function evaluateEligibility(input: EligibilityInput, rule: Pick<EligibilityRule, 'status' | 'conditions'>): EligibilityResult {
+export function evaluateEligibility(input: EligibilityInput, rule: DeepReadonly<Pick<EligibilityRule, 'status' | 'conditions'>>): EligibilityResult {
   if (rule.status !== 'active') return { eligible: false, failed: [], reason: 'rule_inactive' };
   const failed: FailedCondition[] = [];
   for (const c of rule.conditions) {
@@ -253,12 +253,12 @@ export function evaluateEligibility(input: EligibilityInput, rule: Pick<Eligibil
 }
 
 /** The tier's rules the member is eligible under (active rules only, in the tier's order). */
-export function eligibleRules(input: EligibilityInput, tier: Pick<Tier, 'eligibilityRules'>): EligibilityRule[] {
+export function eligibleRules<R extends DeepReadonly<EligibilityRule>>(input: EligibilityInput, tier: { readonly eligibilityRules?: readonly R[] }): R[] {
   return (tier.eligibilityRules ?? []).filter((r) => evaluateEligibility(input, r).eligible);
 }
 
 /** Every active rule of the tier with its result (for explaining a refusal). */
-export function evaluateTierRules(input: EligibilityInput, tier: Pick<Tier, 'eligibilityRules'>): { ruleId: string; ruleName: string; result: EligibilityResult }[] {
+export function evaluateTierRules(input: EligibilityInput, tier: { readonly eligibilityRules?: readonly DeepReadonly<EligibilityRule>[] }): { ruleId: string; ruleName: string; result: EligibilityResult }[] {
   return (tier.eligibilityRules ?? [])
     .filter((r) => r.status === 'active')
     .map((r) => ({ ruleId: r.id, ruleName: r.name, result: evaluateEligibility(input, r) }));
