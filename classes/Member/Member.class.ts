@@ -43,6 +43,7 @@ import * as listing from './use-cases/listing';
 import * as ownProfile from './use-cases/own-profile';
 import * as memberships from './use-cases/memberships';
 import * as documents from './use-cases/documents';
+import { memberAppUrl } from './use-cases/welcome';
 
 const PM = ['program_management_user'] as const;
 
@@ -66,9 +67,12 @@ const PM = ['program_management_user'] as const;
 })
 export class Member {
   readonly hr: HrClient;
+  /** where members sign in (MEMBER_APP_URL): the welcome message links to it */
+  readonly memberAppUrl: string;
 
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
+    this.memberAppUrl = memberAppUrl(env);
   }
 
   // ---------------------------------------------------------------- HR 4.2
@@ -150,7 +154,7 @@ export class Member {
   /** Creates a member (program management); runs member_create. */
   @Init({ access: ['program_management_user', 'class:Member'], instanceId: () => randomUUID(), timeoutSeconds: 30 })
   async createMember(ctx: MemberCtx<creation.CreateMemberBody>) {
-    return creation.createMember(ctx);
+    return creation.createMember(ctx, this.memberAppUrl);
   }
 
   /** A member from a seed file (`npm run cli -- seed`, as the system); id from the call path. */
@@ -162,7 +166,7 @@ export class Member {
   /** Approval callback of member_create / member_update / member_status_update. */
   @QueuedWrite({ access: ['class:ApprovalManager'], schema: false })
   async approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
-    return profileChange.approveMember(ctx);
+    return profileChange.approveMember(ctx, this.memberAppUrl);
   }
 
   // ---------------------------------------------------------------- personal, employment, contact (spec 4.5)

@@ -7,11 +7,12 @@ import { actorFromIdentity } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
 import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
-import { nextMemberStatus } from '../status-machine';
+import { nextMemberStatus, type StatusEffect } from '../status-machine';
 import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
 import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
+import { welcomeIfDue } from './welcome';
 
 export interface CreateMemberBody {
   name: string;
@@ -88,7 +89,7 @@ async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, a
 }
 
 /** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
-export async function createMember(ctx: MemberCtx<CreateMemberBody>) {
+export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: string) {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const fromHr = body.source === 'hr_registration' && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
@@ -109,14 +110,19 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>) {
     approvalId = wf.approvalRecord.id;
     approved = wf.isApproved;
   }
+  let welcome: readonly StatusEffect[] = [];
   if (approved) {
     const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
-    if (r.ok) profile.status = r.to;
+    if (r.ok) {
+      profile.status = r.to;
+      welcome = r.effects;
+    }
     state.pendingChange = null;
   } else {
     state.pendingChange = { approvalId: approvalId!, event: MEMBER_CREATE_EVENT, requestedAt: profile.createdAt };
   }
   await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' });
+  await welcomeIfDue(ctx, profile, welcome, appUrl);
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }
 

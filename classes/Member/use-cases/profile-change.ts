@@ -17,6 +17,7 @@ import { clone, emailKey, hasActiveMembership, logMemberChange, memberIdByLookup
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { MEMBER_CREATE_EVENT, refuseWhilePending, whilePending } from './common';
+import { welcomeIfDue } from './welcome';
 
 /**
  * A profile change through the workflow (member_update, member_status_update):
@@ -82,7 +83,7 @@ export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReado
  * approval (the HR system may have updated the member meanwhile); a rejected
  * creation leaves the member `rejected`.
  */
-export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
+export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>, appUrl: string) {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const pending = state.pendingChange;
@@ -105,6 +106,7 @@ export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
         hasActiveMembership: hasActiveMembership(before),
       });
       after = { ...before, status: r.ok ? r.to : before.status };
+      if (r.ok) await welcomeIfDue(ctx, after, r.effects, appUrl);
     } else {
       after = { ...before, status: 'rejected' };
     }

@@ -48,7 +48,11 @@ export interface RecordHrMemberIdBody {
   employeeId: string;
 }
 
-type RegistrationCalls = { createMember: typeof createMember; hrApplyDependant: typeof hrApplyDependant };
+/** Member's methods this module calls on other members, as the class declares them (the class's own settings bound) */
+type RegistrationCalls = {
+  createMember: (ctx: Parameters<typeof createMember>[0]) => ReturnType<typeof createMember>;
+  hrApplyDependant: typeof hrApplyDependant;
+};
 
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
