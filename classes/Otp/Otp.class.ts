@@ -1,0 +1,78 @@
+/**
+ * Otp (spec 2.8, 4.5, 7.1): one instance per entity, id `{classKey}_{entityId}`
+ * (`Member_<memberId>`, `ProgramManagementUser_<userId>`), created by its first
+ * write. Private state: the entity's OTP records with their check histories
+ * (types.ts), bounded (rules.ts). Only ProgramManagementUser and Member call
+ * it, each for its own entities; tokens are stored as HMACs (token.ts).
+ *
+ * This file declares the methods and delegates to use-cases/; README.md has
+ * the operations, the limits and their defaults, and the error codes.
+ */
+import { ActorClass, QueuedWrite, Read, Write } from '../../runtime';
+import { SHARED_DATA } from '../_platform/scope';
+import { otpConfigFrom } from './rules';
+import { otpKeyFrom } from './token';
+import type { CheckOtpInput, CreateOtpRecordInput, GetOtpRecordsInput, IssueOtpInput, OtpClassState } from './types';
+import type { OtpCtx, OtpReadCtx, OtpSettings } from './use-cases/common';
+import * as issuing from './use-cases/issuing';
+import * as checking from './use-cases/checking';
+import * as reading from './use-cases/reading';
+
+/** spec 4.5: "Only the ProgramManagementUser and Member classes may call them" (and the system identity: CLI, tests) */
+const CALLERS = ['class:ProgramManagementUser', 'class:Member'] as const;
+
+@ActorClass<OtpClassState>({
+  id: 'Otp',
+  description: 'One-time passwords of members and back-office users (spec 4.5)',
+  // No company user reaches Otp itself (its methods admit the two classes only). `shared` lets those classes
+  // act for a company user (a member's invitation sent by its company's back office): each checks the company
+  // of its own entity before it gets here, and Otp holds nothing a company could list.
+  tenancy: SHARED_DATA,
+})
+export class Otp {
+  readonly settings: OtpSettings;
+
+  constructor(env: NodeJS.ProcessEnv = {}) {
+    this.settings = { config: otpConfigFrom(env), key: otpKeyFrom(env).key };
+  }
+
+  /**
+   * {otpType, tokenType, expireTimeInSeconds?, additionalData?, requestedBy, requesterDetails} → {otp, token}:
+   * Otp makes the token and answers it this once, for the caller to send; 429 6001 past otpLimit.
+   */
+  @Write({ access: [...CALLERS], upsert: true })
+  issueOtp(ctx: OtpCtx<IssueOtpInput>) {
+    return issuing.issueOtp(ctx, this.settings);
+  }
+
+  /**
+   * Spec 4.5 (QUEUED_WRITE): the same with the caller's token (made with generateOtpToken), for an OTP sent
+   * in the same commit as the caller's change (an invitation): → job result {otp}, or 429 6001.
+   */
+  @QueuedWrite({ access: [...CALLERS], upsert: true })
+  createOtpRecord(ctx: OtpCtx<CreateOtpRecordInput>) {
+    return issuing.createOtpRecord(ctx, this.settings);
+  }
+
+  /**
+   * {otpType, token, requestedBy, requesterDetails, additionalData?} → {isSuccessful: true, otp} or
+   * {isSuccessful: false, validationResult: no_active_otp | invalid_token (remainingAttempts)}; 429 6002 past
+   * retryLimit. Written to the history; a match spends the OTP.
+   */
+  @Write({ access: [...CALLERS], upsert: true })
+  verifyOtp(ctx: OtpCtx<CheckOtpInput>) {
+    return checking.checkOtp(ctx, this.settings);
+  }
+
+  /** Spec 4.5 (QUEUED_WRITE): the same check, queued; its outcome is the job's result. */
+  @QueuedWrite({ access: [...CALLERS], upsert: true })
+  createOtpCheckRecord(ctx: OtpCtx<CheckOtpInput>) {
+    return checking.checkOtp(ctx, this.settings);
+  }
+
+  /** Spec 4.5: {otpType?} (POST body or GET query) → {classKey, entityId, records (newest first, with history), config}. */
+  @Read({ access: [...CALLERS] })
+  getOtpRecords(ctx: OtpReadCtx<GetOtpRecordsInput>) {
+    return reading.getOtpRecords(ctx, this.settings);
+  }
+}
