@@ -14,10 +14,10 @@
  * `to` holds email addresses, phone numbers (+ and 6 to 15 digits) and inbox
  * ids (`M<member id>`, `PM<program management user id>`); see README.md.
  */
-import type { Ctx } from '../../runtime';
+import type { StaticCtx } from '../../runtime';
 import type { SendNotificationInput } from './types';
 
-export function notify(ctx: Ctx, templateId: string, input: SendNotificationInput): Promise<string> {
+export function notify(ctx: Pick<StaticCtx, 'effect'>, templateId: string, input: SendNotificationInput): Promise<string> {
   return ctx.effect({ classId: 'NotificationManager', method: 'sendNotification', instanceId: templateId, body: input });
 }
 
