@@ -15,11 +15,12 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Read, Static, Write, type Ctx, type InstanceState, type ReadCtx, type StaticCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import { approvalDocument } from './domain';
-import type { ApprovalManagerState, CreateApprovalInput, ListApprovalsBody, NoBody, ReviewBody } from './types';
+import type { ApprovalManagerState, CreateApprovalInput, ListApprovalsBody, MoveApprovalCompanyBody, NoBody, ReviewBody } from './types';
 import * as creation from './use-cases/creation';
 import * as reading from './use-cases/reading';
 import * as review from './use-cases/review';
 import * as listing from './use-cases/listing';
+import * as companyMove from './use-cases/company-move';
 
 @ActorClass<ApprovalManagerState>({
   id: 'ApprovalManager',
@@ -107,5 +108,16 @@ export class ApprovalManager {
   @Static({ access: ['program_management_user'], skipRoleCheck: true })
   async listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) {
     return listing.listApprovals(ctx);
+  }
+
+  /**
+   * The entity a pending record changes moved to another company (the HR
+   * system moved a member): the record moves with it, so that company's
+   * approvers see and review it. Only the record's own class, only while
+   * pending (403 8005, 409 8000). Sent as a committed effect of the move.
+   */
+  @Write({ access: ['class'] })
+  moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyBody>) {
+    return companyMove.moveApprovalCompany(ctx);
   }
 }

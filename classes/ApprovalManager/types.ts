@@ -17,6 +17,9 @@ export type { ApprovalChange, OldValue } from './changes';
 /** One instance per record: `public.approval` holds it (written by createApproval); nothing is private. */
 export type ApprovalManagerState = StateOf<Record<string, never>, { approval: ApprovalRecord }>;
 
+/** moveApprovalCompany (schemas/ApprovalManager/moveApprovalCompany.json) */
+export type MoveApprovalCompanyBody = { companyId: string };
+
 /** reviewApproval (schemas/ApprovalManager/reviewApproval.json) */
 export type ReviewBody = { action: ApprovalAction; note?: string };
 

@@ -108,6 +108,20 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
       throw validationError({ email: ['is already used by another member'] });
     }
     await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
+    if (before.company?.id !== input.company.id) await moveWaitingApprovals(ctx, input.company.id);
   }
   return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated };
+}
+
+/**
+ * The member moved to another company: the approvals it waits for (a profile
+ * change, an ID photo) move with it, committed with the move, so the new
+ * company's approvers review them and the old company's no longer see them.
+ */
+async function moveWaitingApprovals(ctx: MemberCtx<unknown>, companyId: string): Promise<void> {
+  const state = memberState(ctx);
+  const waiting = [state.pendingChange?.approvalId, state.pendingPhoto?.approvalId].filter((id): id is string => typeof id === 'string');
+  for (const approvalId of waiting) {
+    await ctx.effect({ classId: 'ApprovalManager', method: 'moveApprovalCompany', instanceId: approvalId, body: { companyId } });
+  }
 }
