@@ -128,6 +128,9 @@ type ScriptedRedis = Redis & {
 };
 
 export type ReadResult = { kind: 'missing' } | { kind: 'unchanged' } | { kind: 'read'; instance: StoredInstance };
+/** the answers that carry nothing, made once */
+const READ_MISSING: ReadResult = Object.freeze({ kind: 'missing' });
+const READ_UNCHANGED: ReadResult = Object.freeze({ kind: 'unchanged' });
 
 function luaDir(): string {
   // sources live next to this file; compiled code reads them from the source tree
@@ -142,11 +145,19 @@ export function emptyState(): InstanceState {
 /** Partitions that are empty are not stored. */
 export function serializeState(state: InstanceState): string {
   const compact: Partial<InstanceState> = {};
-  for (const p of ['public', 'private', 'user', 'role'] as const) {
+  for (const p of PARTITIONS) {
     const v = state[p];
-    if (v && typeof v === 'object' && Object.keys(v).length > 0) compact[p] = v;
+    if (v && typeof v === 'object' && hasOwnKeys(v)) compact[p] = v;
   }
   return JSON.stringify(compact);
+}
+
+const PARTITIONS = ['public', 'private', 'user', 'role'] as const;
+
+/** Object.keys(o).length > 0 without the array */
+function hasOwnKeys(o: object): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return true;
+  return false;
 }
 
 export function parseState(json: string | null | undefined): InstanceState {
@@ -159,9 +170,14 @@ export class StateStore {
   readonly redis: ScriptedRedis;
   readonly keys: Keys;
 
+  /** the connection's command time-out (0: none), read once: it bounds every commit's deadline */
+  private readonly commandTimeoutMs: number;
+
   constructor(redis: Redis, projectId: string) {
     this.redis = redis as ScriptedRedis;
     this.keys = new Keys(projectId);
+    const t = redis.options.commandTimeout;
+    this.commandTimeoutMs = typeof t === 'number' && t > 0 ? t : 0;
     const dir = luaDir();
     const numberOfKeys: Record<(typeof SCRIPTS)[number], number | undefined> = {
       acquireInstance: 2,
@@ -191,9 +207,9 @@ export class StateStore {
     const r = await this.redis.readIfChanged(this.keys.instance(classId, id), knownVersion === undefined ? '' : String(knownVersion));
     switch (Number(r[0])) {
       case -1:
-        return { kind: 'missing' };
+        return READ_MISSING;
       case 0:
-        return { kind: 'unchanged' };
+        return READ_UNCHANGED;
       default:
         return { kind: 'read', instance: { version: Number(r[1]), stateJson: String(r[2]), lookups: r[3] ? JSON.parse(String(r[3])) : {} } };
     }
@@ -296,8 +312,8 @@ export class StateStore {
    * commands have no time-out.
    */
   private commitDeadline(): string {
-    const t = this.redis.options.commandTimeout;
-    return typeof t === 'number' && t > 0 ? String(Date.now() + t) : '';
+    const t = this.commandTimeoutMs;
+    return t > 0 ? String(Date.now() + t) : '';
   }
 
   async resolveLookup(classId: string, name: string, value: string): Promise<string | undefined> {

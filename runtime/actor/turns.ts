@@ -67,6 +67,12 @@ export class TurnManager {
   private renewTimer?: NodeJS.Timeout;
   /** a lease is renewed every third of its time-to-live */
   readonly renewEveryMs: number;
+  /**
+   * Lease tokens: this manager's random prefix and a counter, unique across
+   * processes and turns as a random UUID per acquire was, without one
+   */
+  private readonly tokenPrefix = randomUUID();
+  private tokenSeq = 0;
 
   constructor(readonly deps: { store: StateStore; logger: Logger; leaseTtlMs: number }) {
     this.renewEveryMs = Math.max(100, Math.floor(deps.leaseTtlMs / 3));
@@ -85,7 +91,7 @@ export class TurnManager {
     const endLocal = this.fifo.tryEnter(key) ?? (await this.waitLocalTurn(key, deadline, classId, id));
     const handed = this.held.get(key);
     if (handed) this.held.delete(key);
-    const turn = new LeaseTurn(this, key, classId, id, handed ? handed.token : leaseFree ? '' : randomUUID(), handed?.turns ?? 0, leaseFree, endLocal);
+    const turn = new LeaseTurn(this, key, classId, id, handed ? handed.token : leaseFree ? '' : `${this.tokenPrefix}.${(++this.tokenSeq).toString(36)}`, handed?.turns ?? 0, leaseFree, endLocal);
     try {
       if (handed) {
         if (mode === 'init') {

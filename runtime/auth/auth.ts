@@ -26,6 +26,8 @@ export interface ApiKeyRecord {
  */
 export class ApiKeyStore {
   private readonly envDigests: Buffer[];
+  /** the records of the INTEGRATION_API_KEYS keys, made once and frozen (every call shares them) */
+  private readonly envRecords: readonly ApiKeyRecord[];
   private readonly cache = new Map<string, { record: ApiKeyRecord | null; until: number }>();
 
   constructor(
@@ -35,22 +37,24 @@ export class ApiKeyStore {
     private readonly cacheMs = 5000,
   ) {
     this.envDigests = envKeys.map((k) => Buffer.from(hashApiKey(k), 'hex'));
+    this.envRecords = envKeys.map((_, i) => Object.freeze({ id: `env-${i + 1}`, name: 'INTEGRATION_API_KEYS', createdAt: '', prefix: '' }));
   }
 
   async verify(key: string): Promise<ApiKeyRecord | null> {
     if (!key || key.length > 512) return null;
-    const digestHex = hashApiKey(key);
-    return this.verifyDigest(digestHex);
-  }
-
-  private async verifyDigest(digestHex: string): Promise<ApiKeyRecord | null> {
-    const digest = Buffer.from(digestHex, 'hex');
+    // the digest as bytes for the comparisons; in hex only for the keys kept in Redis
+    const digest = createHash('sha256').update(key, 'utf8').digest();
     let envMatch = -1;
     // compare against every configured key in constant time, whatever matches
-    this.envDigests.forEach((d, i) => {
-      if (timingSafeEqual(d, digest)) envMatch = i;
-    });
-    if (envMatch >= 0) return { id: `env-${envMatch + 1}`, name: 'INTEGRATION_API_KEYS', createdAt: '', prefix: '' };
+    for (let i = 0; i < this.envDigests.length; i++) {
+      if (timingSafeEqual(this.envDigests[i], digest)) envMatch = i;
+    }
+    if (envMatch >= 0) return this.envRecords[envMatch];
+    return this.stored(digest.toString('hex'));
+  }
+
+  /** a key created by the CLI: its record in Redis, remembered for cacheMs */
+  private async stored(digestHex: string): Promise<ApiKeyRecord | null> {
     const cached = this.cache.get(digestHex);
     if (cached && cached.until > Date.now()) return cached.record;
     const raw = await this.redis.hget(this.hashKey, digestHex);

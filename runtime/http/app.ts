@@ -226,7 +226,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const limit = method && methodLimits.get(method);
     if (limit) res.locals.bodyLimit = limit;
     parseBody(req, res, next, limit ?? globalLimit, () => {
-      callRoute(req, res, params).catch(next);
+      callRoute(req, res, params)?.catch(next);
     });
   });
 
@@ -293,15 +293,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     next();
   };
 
-  /** `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]` once its body is parsed */
-  const callRoute = async (req: Request, res: Response, p: CallParams): Promise<void> => {
+  /** `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]` once its body is parsed (a promise while the call runs) */
+  const callRoute = (req: Request, res: Response, p: CallParams): Promise<void> | void => {
     if (p.projectId !== deps.projectId) return unknownProject(res, p.projectId);
     if (req.method !== 'GET' && req.method !== 'POST') {
       const err = runtimeError('METHOD_NOT_ALLOWED', 'CALL accepts POST (and GET for READ and STATIC methods)');
       res.status(err.status).json(err.toBody());
       return;
     }
-    await callFrom(req, res, { classId: p.classId, method: p.method, instanceId: p.instanceId });
+    return callFrom(req, res, p);
   };
 
   // reached only if the CALL path above did not recognise a path express matches here

@@ -68,7 +68,7 @@
  * holds the parts it is made of: `values.ts` (mingo's paths and scalars),
  * `matcher.ts` (the compiled matcher), `indexes.ts` (unique and equality
  * indexes, the planner), `ordering.ts` (sort order, top-k, sorted views) and
- * `substring.ts` (search columns).
+ * `substring.ts` (search columns), `clone.ts` (the copies it keeps and hands out).
  */
 import { Query, find as mingoFind } from 'mingo';
 import type {
@@ -90,6 +90,7 @@ import {
   type EqualityIndex,
   type UniqueIndex,
 } from './embedded/indexes';
+import { cloneDocument } from './embedded/clone';
 import type { Entry } from './embedded/entry';
 import { matchesAll, predicateOf, tryCompile, type Node, type Predicate } from './embedded/matcher';
 import { UNSORTABLE, compareValues, firstK, isCount, range, rankComparator, sortValue, SortedView, type RankedKey } from './embedded/ordering';
@@ -196,7 +197,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const current = state.docs.get(doc._id);
     if (current && current.doc._v >= doc._v) return false;
 
-    const copy = structuredClone(doc);
+    const copy = cloneDocument(doc);
     // Check every unique index before touching any, so a rejected write leaves no trace.
     const keys = state.uniqueIndexes.map((index) => indexKey(index, copy));
     for (const [i, index] of state.uniqueIndexes.entries()) {
@@ -261,7 +262,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   async get(collection: string, id: string): Promise<StoredDocument | null> {
     const entry = this.collections.get(collection)?.docs.get(id);
-    return entry ? structuredClone(entry.doc) : null;
+    return entry ? cloneDocument(entry.doc) : null;
   }
 
   async find<T = StoredDocument>(
@@ -312,7 +313,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     // mingo applies the projection after sort, skip and limit, so only the page is projected
     const items = projection && Object.keys(projection).length > 0 ? mingoFind(page, {}, projection).all() : page;
     this.lastQuery = stats;
-    return { items: items.map((doc) => structuredClone(doc) as T), total };
+    return { items: items.map((doc) => cloneDocument(doc) as T), total };
   }
 
   async count(collection: string, filter: Filter): Promise<number> {
