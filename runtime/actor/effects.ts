@@ -9,10 +9,14 @@
  *    the effect stream, in the same Lua step as the state: a handler that
  *    throws, times out or loses its commit leaves no effect anywhere.
  *  - Right after the commit the committing process applies the entry's effects,
- *    in order (per target, in commit order within the process, unless an
- *    earlier effect waits for a retry), then deletes
- *    the entry. A sweeper applies entries left behind (a crash between commit
- *    and apply, a target that was busy or down) once they are a few seconds old.
+ *    then deletes the entry. Effects on different targets are applied at once
+ *    (up to EFFECT_PARALLELISM calls per entry; messages for the mail and SMS
+ *    ports all together, which their delivery queue takes in batches); the
+ *    effects on one target are applied one after the other, in commit order
+ *    within the process, and an effect waiting for a retry holds back the
+ *    ones behind it on its target only. A sweeper applies entries left behind
+ *    (a crash between commit and apply, a target that was busy or down) once
+ *    they are a few seconds old.
  *  - Effectively once: each effect is delivered with its id, and the target's
  *    commit records that id in the same Lua step (or refuses when it is recorded
  *    already): a redelivered effect finds itself applied and does nothing.
@@ -64,6 +68,13 @@ export interface EffectApplierOptions {
 
 export const EFFECT_MAX_ATTEMPTS = 20;
 
+/**
+ * Calls of one entry's effects in flight at once (each on another target). A
+ * fan-out (one inbox item for each of 10 000 members) otherwise takes one
+ * round of lease, commit and answer per target, one after the other.
+ */
+export const EFFECT_PARALLELISM = 32;
+
 /** applied-finished: applied by a commit that also deleted the entry */
 type Outcome = 'applied' | 'applied-finished' | 'retry' | 'dead';
 
@@ -79,7 +90,7 @@ export function effectFailure(err: unknown): 'applied' | 'retry' | 'dead' {
 
 export class EffectApplier {
   /** the last application queued per target: effects to one target run in order */
-  private readonly tails = new Map<string, Promise<Outcome>>();
+  private readonly tails = new Map<string, Promise<unknown>>();
   /** entries this process is applying now (the sweeper leaves them alone) */
   private readonly inFlight = new Set<string>();
   private sweeper?: NodeJS.Timeout;
@@ -103,34 +114,44 @@ export class EffectApplier {
   }
 
   /**
-   * Applies one commit's effects in order and deletes the entry when every
-   * effect is applied (or dead). Stops at the first effect that must be
-   * retried, leaving the entry (and the rest of its effects) to the sweeper.
-   * Never throws.
+   * Applies one commit's effects and deletes the entry when every effect is
+   * applied (or dead). Effects on different targets run at once; an effect that
+   * must be retried stops the ones behind it on its target, the others go on,
+   * and the entry (with what is left of it) stays for the sweeper. An entry of
+   * one effect is deleted by that effect's commit, in the same Lua step. Never
+   * throws.
    */
   async apply(entryId: string, effects: Effect[], redelivery = false): Promise<boolean> {
     if (this.inFlight.has(entryId)) return false;
     this.inFlight.add(entryId);
     try {
-      let finished = false;
       let counted = false;
-      for (let i = 0; i < effects.length; i++) {
-        const effect = effects[i]!;
-        // the last effect's commit deletes the entry in the same Lua step (no round trip of its own)
-        const last = i === effects.length - 1;
-        const outcome = await this.inOrder(effect, last ? entryId : undefined, redelivery);
-        if (outcome === 'retry') {
-          const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
-          counted = true;
-          if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
-          await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
-          // the next effect of the entry starts its own count
-          await this.redis.hdel(this.keys.effectAttempts, entryId);
-        } else if (outcome === 'applied-finished') {
-          finished = true;
+      /** the entry's attempt count for effects that must be retried: false while they may wait, true once they are dead-lettered */
+      const giveUp = async (stuck: Effect[]): Promise<boolean> => {
+        const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
+        counted = true;
+        if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
+        for (const effect of stuck) await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
+        // the effects behind them start their own count
+        await this.redis.hdel(this.keys.effectAttempts, entryId);
+        return true;
+      };
+      let finished = false;
+      if (effects.length === 1) {
+        // its commit deletes the entry in the same Lua step (no round trip of its own)
+        const outcome = await this.inOrder(effects[0]!, entryId, redelivery);
+        if (outcome === 'retry' && !(await giveUp(effects))) return false;
+        finished = outcome === 'applied-finished';
+      } else {
+        let pending = byTarget(effects);
+        while (pending.length) {
+          const stuck = await this.applyGroups(pending, redelivery);
+          if (!stuck.length) break;
+          if (!(await giveUp(stuck.map((s) => s.effect)))) return false;
+          pending = stuck.map((s) => s.rest).filter((rest) => rest.length > 0);
         }
       }
-      // the entry is still there when its last effect was not committed by this process (applied before, dead, a STATIC target)
+      // the entry is still there when its effect was not committed by this process (applied before, dead, a STATIC target, a message) or it had several
       if (!finished || counted) {
         await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
       }
@@ -143,12 +164,58 @@ export class EffectApplier {
     }
   }
 
+  /**
+   * Applies groups of effects, each group one target's in order: messages all
+   * at once (each is its own target), calls up to EFFECT_PARALLELISM at once.
+   * Answers, per group stopped by an effect to retry, that effect and the ones
+   * behind it. Rejects (once every group has settled) when one failed outright.
+   */
+  private async applyGroups(groups: Effect[][], redelivery: boolean): Promise<Stuck[]> {
+    const slots = limiter(EFFECT_PARALLELISM);
+    const runs: Promise<Stuck | undefined>[] = [];
+    for (const group of groups) {
+      if (group[0]!.port) {
+        // a message's id is its target: nothing to keep in order with it; the delivery queue batches what comes at once
+        runs.push(...group.map((m, i) => this.handOver(m).then((o) => (o === 'retry' ? { effect: m, rest: group.slice(i + 1) } : undefined))));
+      } else {
+        runs.push(this.inOrderGroup(group, slots, redelivery));
+      }
+    }
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+  }
+
+  /** One target's effects of an entry, after what was queued for that target before, in a slot of the entry's. */
+  private inOrderGroup(group: Effect[], slots: Limiter, redelivery: boolean): Promise<Stuck | undefined> {
+    const key = targetKey(group[0]!);
+    const previous = this.tails.get(key);
+    const next = async (): Promise<Stuck | undefined> => {
+      const release = await slots();
+      try {
+        for (let i = 0; i < group.length; i++) {
+          if ((await this.applyOne(group[i]!, undefined, redelivery)) === 'retry') return { effect: group[i]!, rest: group.slice(i + 1) };
+        }
+        return undefined;
+      } finally {
+        release();
+      }
+    };
+    // after the previous one, whether it succeeded or not (a failure of one must not skip the ones behind it)
+    const run = (previous ?? Promise.resolve()).then(next, next);
+    this.tails.set(key, run);
+    return run.finally(() => {
+      if (this.tails.get(key) === run) this.tails.delete(key);
+    });
+  }
+
   private inOrder(effect: Effect, finishesEntry: string | undefined, redelivery: boolean): Promise<Outcome> {
-    const key = `${effect.classId}\u0000${effect.instanceId}`;
+    const key = targetKey(effect);
     const previous = this.tails.get(key);
     // after the previous one, whether it succeeded or not (a failure of one must not skip the ones behind it)
     const next = () => this.applyOne(effect, finishesEntry, redelivery);
-    const run = (previous ?? Promise.resolve<Outcome>('applied')).then(next, next);
+    const run = (previous ?? Promise.resolve()).then(next, next);
     this.tails.set(key, run);
     return run.finally(() => {
       if (this.tails.get(key) === run) this.tails.delete(key);
@@ -235,4 +302,54 @@ export class EffectApplier {
     this.sweeper = undefined;
     await this.sweeping?.catch(() => 0);
   }
+}
+
+/** an effect that must be retried and the effects behind it on its target */
+interface Stuck {
+  effect: Effect;
+  rest: Effect[];
+}
+
+function targetKey(effect: Effect): string {
+  return `${effect.classId}\u0000${effect.instanceId}`;
+}
+
+/** Pure: the effects grouped by target, each group in the given order, groups in order of first appearance. */
+export function byTarget(effects: readonly Effect[]): Effect[][] {
+  const groups = new Map<string, Effect[]>();
+  for (const effect of effects) {
+    const key = targetKey(effect);
+    const group = groups.get(key);
+    if (group) group.push(effect);
+    else groups.set(key, [effect]);
+  }
+  return [...groups.values()];
+}
+
+/** waits for one of `n` slots; resolves to its release */
+type Limiter = () => Promise<() => void>;
+
+function limiter(n: number): Limiter {
+  let active = 0;
+  // a fan-out queues thousands: taken from the front by index, not shift()
+  let waiting: (() => void)[] = [];
+  let head = 0;
+  const release = () => {
+    const next = waiting[head];
+    if (next) {
+      waiting[head++] = undefined!;
+      if (head === waiting.length) {
+        waiting = [];
+        head = 0;
+      }
+      next();
+    } else active--;
+  };
+  return () => {
+    if (active < n) {
+      active++;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve) => waiting.push(() => resolve(release)));
+  };
 }
