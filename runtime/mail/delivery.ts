@@ -6,7 +6,9 @@
  *     step, or not at all.
  *  2. After the commit the effect applier hands it to this BullMQ queue with
  *     the message id as job id, so a redelivered outbox entry (a crash between
- *     commit and hand-over, the sweeper) does not queue it twice.
+ *     commit and hand-over, the sweeper) does not queue it twice. Messages
+ *     handed over together (a fan-out's mails) are queued in batches of up to
+ *     HAND_BATCH jobs, one Redis round trip each (Queue.addBulk).
  *  3. A worker (processes with the `worker` role) sends it through the
  *     port's transport, retrying with exponential backoff (MAIL_ATTEMPTS,
  *     MAIL_BACKOFF_MS). Right after the transport accepted it, the worker
@@ -24,7 +26,7 @@
  * recognise the copy. A transport cannot close it: SMTP has no way to ask a
  * server whether it accepted a message.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Effect } from '../actor/effects';
@@ -74,6 +76,14 @@ export const SENT_RECORD_TTL_S = 7 * 24 * 3600;
  */
 const COMPLETED_JOB_TTL_S = 24 * 3600;
 const DEAD_LETTERS_KEPT = 10_000;
+/** messages queued in one addBulk at most (a fan-out hands thousands over at once) */
+const HAND_BATCH = 1000;
+
+interface Handed {
+  job: { name: OutboundPort; data: MessageJob; opts: JobsOptions };
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 export class MessageDelivery {
   readonly queueName: string;
@@ -84,6 +94,8 @@ export class MessageDelivery {
   /** the worker's records of sent messages: waits for Redis rather than failing a send it made */
   private records?: Redis;
   private readonly base: string;
+  /** messages handed over since the last batch was queued */
+  private handed: Handed[] = [];
 
   constructor(private readonly opts: MessageDeliveryOptions) {
     // `rt-<project>` is the QUEUED_WRITE queue; another prefix keeps any project id from meeting it
@@ -104,21 +116,42 @@ export class MessageDelivery {
     return `${this.base}:dead`;
   }
 
-  /** Queues a committed message (an effect with `port`); queuing it again while its job is kept does nothing. */
-  async hand(effect: Effect): Promise<void> {
-    if (!effect.port) throw new Error(`effect ${effect.id} is not a message`);
+  /**
+   * Queues a committed message (an effect with `port`); queuing it again while
+   * its job is kept does nothing. Resolves once it is queued: messages handed
+   * over in the same turn of the event loop are queued together (addBulk; one
+   * that fails fails its batch, and the effect applier hands each over again).
+   */
+  hand(effect: Effect): Promise<void> {
+    if (!effect.port) return Promise.reject(new Error(`effect ${effect.id} is not a message`));
     const data: MessageJob = {
       port: effect.port,
       message: effect.body as OutboundMail | OutboundSms,
       from: { classId: effect.identity.classId, instanceId: effect.identity.instanceId },
     };
-    await this.queue.add(effect.port, data, {
+    const opts: JobsOptions = {
       jobId: effect.id,
       attempts: this.opts.attempts,
       backoff: { type: 'exponential', delay: this.opts.backoffMs },
       removeOnComplete: { age: COMPLETED_JOB_TTL_S },
       removeOnFail: { age: SENT_RECORD_TTL_S },
+    };
+    return new Promise<void>((resolve, reject) => {
+      if (!this.handed.length) setImmediate(() => this.queueHanded());
+      this.handed.push({ job: { name: effect.port!, data, opts }, resolve, reject });
+      if (this.handed.length >= HAND_BATCH) this.queueHanded();
     });
+  }
+
+  /** Queues the messages handed over so far in one addBulk. */
+  private queueHanded(): void {
+    const batch = this.handed;
+    if (!batch.length) return;
+    this.handed = [];
+    this.queue.addBulk(batch.map((h) => h.job)).then(
+      () => batch.forEach((h) => h.resolve()),
+      (err: unknown) => batch.forEach((h) => h.reject(err)),
+    );
   }
 
   startWorker(): void {
