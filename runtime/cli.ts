@@ -57,7 +57,10 @@ program
 
 program
   .command('token <identity> <userId>')
-  .description(`mint a development JWT (identity: ${TOKEN_IDENTITIES.join(', ')})`)
+  .description(
+    `mint a development JWT (identity: ${TOKEN_IDENTITIES.join(', ')}), marked dev: its roles, tenant and developer flag are honoured ` +
+      'as they are, without asking the identity source, and only while ALLOW_DEV_TOKENS is on (not in production by default)',
+  )
   .option('--roles <roles>', 'comma-separated role ids or names', '')
   .option('--ttl <seconds>', 'lifetime in seconds', '3600')
   .option('--developer', 'mark a program_management_user token as a developer (approval bypass)')
@@ -72,6 +75,7 @@ program
         ...(opts.developer ? { developer: true } : {}),
         ...(opts.tenant ? { tenant: opts.tenant, userType: 'company' } : {}),
       };
+      // sign() marks the token as a development token (dev: true) and refuses when ALLOW_DEV_TOKENS is off
       print(rt.tokens.sign(claims, Number(opts.ttl)));
     }),
   );

@@ -51,6 +51,14 @@ export interface RuntimeConfig {
   integrationApiKeys: string[];
   jwtSecret?: string;
   jwtIssuer?: string;
+  /** accept the CLI's development tokens (ALLOW_DEV_TOKENS; default: unless NODE_ENV is production) */
+  allowDevTokens: boolean;
+  /** how long each process keeps an identity source's answer (IDENTITY_CACHE_SECONDS; 0: not at all) */
+  identityCacheSeconds: number;
+  /** lifetime of an issued access token (ACCESS_TOKEN_TTL_SECONDS) */
+  accessTokenTtlSeconds: number;
+  /** lifetime of a refresh token (REFRESH_TOKEN_TTL_SECONDS) */
+  refreshTokenTtlSeconds: number;
   dataDir: string;
   roles: Set<Role>;
   classDirs: string[];
@@ -186,6 +194,20 @@ export function tlsFiles(env: NodeJS.ProcessEnv): { cert: Buffer; key: Buffer } 
   return { cert: read('TLS_CERT', cert), key: read('TLS_KEY', key) };
 }
 
+/**
+ * ALLOW_DEV_TOKENS: whether the runtime honours development tokens (the
+ * CLI's `token` command: their roles, tenant and developer claims, with no
+ * identity source asked). `true` or `false`; default true unless NODE_ENV is
+ * `production`.
+ */
+export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.ALLOW_DEV_TOKENS;
+  if (raw === undefined || raw === '') return env.NODE_ENV !== 'production';
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`ALLOW_DEV_TOKENS must be true or false, got '${raw}'`);
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -220,6 +242,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     integrationApiKeys: list(env.INTEGRATION_API_KEYS),
     jwtSecret: env.JWT_SECRET || undefined,
     jwtIssuer: env.JWT_ISSUER || undefined,
+    allowDevTokens: allowDevTokens(env),
+    identityCacheSeconds: bounded(env, 'IDENTITY_CACHE_SECONDS', 30, 0, 3600),
+    accessTokenTtlSeconds: bounded(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    refreshTokenTtlSeconds: bounded(env, 'REFRESH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, 60, 90 * 24 * 3600),
     dataDir,
     roles,
     classDirs: classDirs.length ? classDirs : [compiled(path.join(root, 'classes'))],

@@ -88,6 +88,8 @@ export const RuntimeCodes = {
   ALREADY_APPLIED: { code: 1025, status: 409 },
   /** Redis did not answer within REDIS_COMMAND_TIMEOUT_MS (frozen, unreachable, restarting); retryable */
   REDIS_UNAVAILABLE: { code: 1026, status: 503 },
+  /** the bearer token was issued for other methods only (ctx.tokens.issue's `methods`, e.g. a member_otp token) */
+  TOKEN_NOT_FOR_METHOD: { code: 1027, status: 403 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

@@ -13,7 +13,10 @@ export type {
   DeepReadonly,
   FieldError,
   Identity,
+  IdentitySourceAnswer,
+  IdentitySourceOptions,
   IdentityType,
+  IssuedToken,
   InstanceState,
   MethodKind,
   MethodOptions,
@@ -38,6 +41,9 @@ export type {
   StaticCtx,
   TenancyApi,
   TenancyOptions,
+  TokenIdentityType,
+  TokenIssueRequest,
+  TokenIssuer,
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed, isUnknownInstance, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from './errors';
 export type { RuntimeCode } from './errors';

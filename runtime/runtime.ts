@@ -11,6 +11,9 @@ import { StateStore } from './actor/state-store';
 import type { CallResult, Ports } from './actor/types';
 import { AccessControl, SnapshotRoleSource, type RoleDefinition, type RoleSource } from './auth/access';
 import { ApiKeyStore, TokenService } from './auth/auth';
+import { IdentityResolver, identitySources } from './auth/identities';
+import { RefreshTokenStore } from './auth/refresh-tokens';
+import { SessionTokens } from './auth/sessions';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
 import { createLogger } from './logger';
@@ -130,11 +133,17 @@ export class Runtime {
     readonly redisHealth: RedisHealth,
     /** committed mails and SMS: their queue, and their worker in worker processes */
     readonly messages: MessageDelivery,
+    /** callers' identities: API keys, development tokens, session tokens completed by identity sources */
+    readonly identities: IdentityResolver,
+    /** ctx.tokens: access and refresh tokens classes issue */
+    readonly sessions: SessionTokens,
   ) {}
 
   static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
     const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
+    // before anything opens a connection: a wrong declaration stops the start
+    const sources = identitySources(registry);
     // every command has a time-out: a frozen or unreachable Redis fails calls with 503 (runtime/redis/client.ts)
     const redis = new Redis(redisUrl, { ...callConnectionOptions(config.redisCommandTimeoutMs), enableAutoPipelining: true });
     const redisHealth = new RedisHealth(redis, logger);
@@ -145,11 +154,30 @@ export class Runtime {
     const access = new AccessControl(roleSource);
     const apiKeys = new ApiKeyStore(redis, store.keys.apiKeys, config.integrationApiKeys);
     const secret = config.jwtSecret ?? ensureEmbeddedJwtSecret(config.dataDir, logger);
-    const tokens = new TokenService(secret, config.jwtIssuer);
+    const tokens = new TokenService(secret, config.jwtIssuer, { allowDevTokens: config.allowDevTokens });
     const blobs = overrides.blobs ?? (await openBlobs(config));
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
     const projector = new Projector(store, documents, registry, logger, undefined, config.projectionBatchMs);
     projector.redisHealth = redisHealth;
+    // identity sources are asked through the dispatcher, which ctx.tokens (the sessions) is part of
+    const late: { dispatcher?: Dispatcher } = {};
+    const identities = new IdentityResolver({
+      tokens,
+      apiKeys,
+      sources,
+      cacheSeconds: config.identityCacheSeconds,
+      call: (classId, method, instanceId) => late.dispatcher!.call({ classId, method, instanceId, body: {}, identity: { type: 'system' }, origin: 'system' }),
+    });
+    const sessions = new SessionTokens({
+      tokens,
+      identities,
+      refresh: new RefreshTokenStore(redis, store.keys.base, config.refreshTokenTtlSeconds),
+      accessTtlSeconds: config.accessTokenTtlSeconds,
+      knownMethod: (name) => {
+        const dot = name.indexOf('.');
+        return registry.get(name.slice(0, dot))?.methodsByName.has(name.slice(dot + 1)) === true;
+      },
+    });
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
       registry,
@@ -162,10 +190,12 @@ export class Runtime {
       leaseTtlMs: config.leaseTtlMs,
       readCacheBytes: config.readCacheMb * 1024 * 1024,
       lookupCacheSize: config.lookupCacheSize,
+      tokens: sessions,
       onCommit: (classId, id, version, stateJson, state) => {
         if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson, state);
       },
     });
+    late.dispatcher = dispatcher;
     const jobs = new JobQueue({
       redisUrl,
       projectId: config.projectId,
@@ -202,6 +232,8 @@ export class Runtime {
       registry,
       apiKeys,
       tokens,
+      identities,
+      sessions,
       jobs,
       logger,
       bodyLimit: config.bodyLimit,
@@ -215,7 +247,7 @@ export class Runtime {
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions);
   }
 
   setRoleSource(source: RoleSource): void {

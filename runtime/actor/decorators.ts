@@ -121,6 +121,12 @@ export function ActorClass<S extends InstanceState = InstanceState>(options: Cla
       methods.set(def.name, def);
     }
     if (inits > 1) throw new Error(`${options.id}: at most one INIT method`);
+    const source = options.identitySource;
+    if (source) {
+      const m = methods.get(source.method);
+      if (!m) throw new Error(`${options.id}: identitySource names no method of the class ('${source.method}')`);
+      if (m.kind !== 'READ' && m.kind !== 'INTERNAL') throw new Error(`${options.id}: identitySource method ${source.method} must be a READ or INTERNAL, not ${m.kind}`);
+    }
     const def: ClassDef = { id: options.id, options: options as ClassOptions, methods, ctor: value as unknown as ClassDef['ctor'] };
     Object.defineProperty(value, CLASS_DEF, { value: def, enumerable: false });
   };

@@ -30,6 +30,7 @@ import type {
   SmsMessage,
   TenancyApi,
   RateLimits,
+  TokenIssuer,
 } from './types';
 import { toFieldErrors } from './validation';
 import { EffectApplier, type Effect } from './effects';
@@ -105,6 +106,8 @@ export interface DispatcherDeps {
   readCacheBytes?: number;
   /** lookup keys remembered per process (0: off); see LookupCache */
   lookupCacheSize?: number;
+  /** ctx.tokens: signs callers in (runtime/auth/sessions.ts); absent: handlers that ask get an error */
+  tokens?: TokenIssuer;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string, state: InstanceState) => void;
 }
@@ -774,6 +777,13 @@ class CtxImpl implements Ctx {
 
   get limits(): RateLimits {
     return this.dispatcher.limits;
+  }
+
+  /** issuing a token is a side effect: not for READ handlers */
+  get tokens(): TokenIssuer {
+    if (this.kind === 'READ') throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot issue tokens`);
+    if (!this.deps.tokens) throw runtimeError('INTERNAL', 'no token issuer configured');
+    return this.deps.tokens;
   }
 
   /** this class as the caller of another method; a tenant-bound call's tenant goes along */

@@ -35,6 +35,87 @@ export interface Identity {
    * same scope. See ClassOptions.tenancy for what it limits.
    */
   tenant?: string;
+  /**
+   * The only methods (`Class.method`) this identity may call, from a token
+   * issued with `methods` (ctx.tokens.issue): any other is refused with 403
+   * TOKEN_NOT_FOR_METHOD. Absent: whatever its type and roles allow.
+   */
+  methods?: readonly string[];
+}
+
+/** The identity types a bearer token may carry. */
+export type TokenIdentityType = 'program_management_user' | 'enduser' | 'member_otp';
+
+/**
+ * A class holding the users that sign in as one token type (ClassOptions.identitySource):
+ * for every request bearing a token of `tokenType` (other than a development
+ * token), the runtime calls `method` (a READ or INTERNAL of the class) as the
+ * system identity on the instance named by the token's subject, with an empty
+ * body, and takes the caller's roles, tenant and developer flag from its
+ * answer (an IdentitySourceAnswer) instead of the token. Its answer is cached
+ * per subject in each process for IDENTITY_CACHE_SECONDS.
+ */
+export interface IdentitySourceOptions {
+  /** one of the token identity types (TokenIdentityType) */
+  tokenType: IdentityType;
+  method: string;
+}
+
+/** What an identity source's method answers for a subject (README "Tokens and identity sources"). */
+export interface IdentitySourceAnswer {
+  /** false: every token of the subject is refused (401) */
+  active: boolean;
+  /** role ids or names (for program_management_user: checked against the deployed roles) */
+  roles: string[];
+  /** the tenant the subject is limited to; absent: not limited */
+  tenant?: string;
+  /** the developer flag (identity.claims.developer) */
+  developer?: boolean;
+  /** ISO time: tokens (and refresh tokens) issued before it are refused, e.g. after a password change */
+  validAfter?: string;
+  /** display name (identity.claims.name), for audit records */
+  name?: string;
+}
+
+/** What a class asks for when it signs a caller in (ctx.tokens.issue). */
+export interface TokenIssueRequest {
+  /** the subject: the user's id (for a type with an identity source, the source class's instance id) */
+  sub: string;
+  /** one of the token identity types (TokenIdentityType) */
+  type: IdentityType;
+  /** the tenant the token is limited to (an identity source's answer takes precedence) */
+  tenant?: string;
+  /** `Class.method` names the token may call, and nothing else; absent: any the identity may */
+  methods?: string[];
+  /** lifetime of the access token, 1-86400 s; default ACCESS_TOKEN_TTL_SECONDS */
+  ttlSeconds?: number;
+  /** also return a refresh token (exchanged at POST /<projectId>/auth/refresh) */
+  refresh?: boolean;
+}
+
+export interface IssuedToken {
+  /** the access token (a JWT) */
+  token: string;
+  /** ISO time the access token expires */
+  expiresAt: string;
+  /** when asked for: an opaque, single-use refresh token */
+  refreshToken?: string;
+}
+
+/**
+ * Signs callers in (ctx.tokens): short-lived access tokens and rotating
+ * refresh tokens. Issuing writes nothing a handler commits: a token issued by
+ * a handler that then throws is still valid until it expires.
+ */
+export interface TokenIssuer {
+  issue(request: TokenIssueRequest): Promise<IssuedToken>;
+  /**
+   * Revokes every refresh token of the subject (sign-out everywhere, password
+   * change, deactivation) and forgets this process's cached identity answer
+   * for it; access tokens already issued run until they expire, or until the
+   * identity source refuses them.
+   */
+  revokeAll(sub: string, type: IdentityType): Promise<void>;
 }
 
 /**
@@ -216,6 +297,8 @@ export interface ClassOptions<S extends InstanceState = InstanceState> {
   stream?: StreamOptions<S>;
   /** fields whose values are masked in logs (added to the runtime's defaults) */
   sensitiveFields?: string[];
+  /** this class holds the users of a token type: their roles, tenant and status come from it (see IdentitySourceOptions) */
+  identitySource?: IdentitySourceOptions;
 }
 
 export interface ClassDef {
@@ -443,7 +526,7 @@ export interface ReadCtx<S extends InstanceState = InstanceState, I = any> exten
  * means as a write's (the runtime applies a STATIC's effects once it has
  * answered, dispatches its tasks and jobs and appends its events).
  */
-export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule' | 'mail' | 'sms'> {}
+export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule' | 'mail' | 'sms' | 'tokens'> {}
 
 /**
  * The context of an INIT, WRITE, QUEUED_WRITE or INTERNAL handler: `S` is the
@@ -473,6 +556,8 @@ export interface Ctx<S extends InstanceState = InstanceState, I = any> extends B
   readonly mail: MessageSender<MailMessage>;
   /** an SMS that belongs to this change (see MessageSender): sent only if the change commits */
   readonly sms: MessageSender<SmsMessage>;
+  /** signs callers in: access and refresh tokens (see TokenIssuer); not for READ handlers */
+  readonly tokens: TokenIssuer;
   /** run a method later (committed with the state; survives restarts) */
   schedule(task: ScheduleRequest): void;
   /** record an event, committed with the state to the project's event stream */

@@ -99,31 +99,89 @@ export interface TokenClaims {
   [claim: string]: unknown;
 }
 
-/** JWT bearer tokens, HS256 only (the algorithm is pinned on verify). */
+/** What a session token (TokenService.issue) carries besides its subject and type. */
+export interface SessionClaims {
+  sub: string;
+  identity: IdentityType;
+  tenant?: string;
+  methods?: readonly string[];
+}
+
+/** The claim marking a development token (TokenService.sign: the CLI's `token` command, tests). */
+export const DEV_CLAIM = 'dev';
+/** The issue time of a session token in milliseconds (iat is whole seconds), compared with an identity source's validAfter. */
+export const ISSUED_MS_CLAIM = 'iatMs';
+
+const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}\.[A-Za-z_$][A-Za-z0-9_$]{0,127}$/;
+
+export interface TokenServiceOptions {
+  /** accept development tokens (ALLOW_DEV_TOKENS); default true */
+  allowDevTokens?: boolean;
+}
+
+/**
+ * JWT bearer tokens, HS256 only (the algorithm is pinned on verify). Two
+ * kinds, both with iat, exp, jti and iss (when JWT_ISSUER is set):
+ *  - session tokens (`issue`), which classes hand out when they sign a caller
+ *    in: subject, type, tenant and the methods they are limited to; roles and
+ *    the developer flag come from the type's identity source, never the token;
+ *  - development tokens (`sign`: the CLI's `token` command, tests), marked
+ *    `dev: true`, whose roles, tenant and developer claims are honoured as
+ *    they are, and only while development tokens are allowed (ALLOW_DEV_TOKENS).
+ */
 export class TokenService {
   /**
    * The secret as a key object, made once: given a string, jsonwebtoken first
    * tries (and fails) to read it as a public key on every verify.
    */
   private readonly key: KeyObject;
+  readonly allowDevTokens: boolean;
 
   constructor(
     secret: string,
     private readonly issuer?: string,
+    opts: TokenServiceOptions = {},
   ) {
     if (secret.length < 32) throw new Error('JWT_SECRET must be at least 32 characters');
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.allowDevTokens = opts.allowDevTokens ?? true;
   }
 
+  /** A development token: its claims (roles, tenant, developer) are honoured while ALLOW_DEV_TOKENS is on. */
   sign(claims: TokenClaims, expiresInSeconds = 3600): string {
+    if (!this.allowDevTokens) throw new Error('development tokens are off (ALLOW_DEV_TOKENS is false): sign in through the service');
     if (!TOKEN_IDENTITIES.includes(claims.identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}`);
-    return jwt.sign(claims, this.key, {
+    return jwt.sign({ ...claims, [DEV_CLAIM]: true }, this.key, {
       algorithm: JWT_ALGORITHM,
       expiresIn: expiresInSeconds,
+      jwtid: randomUUID(),
       ...(this.issuer ? { issuer: this.issuer } : {}),
     });
   }
 
+  /** A session token (ctx.tokens.issue): the arguments are the issuing class's, checked by SessionTokens. */
+  issue(claims: SessionClaims, ttlSeconds: number): { token: string; expiresAt: string } {
+    const now = Date.now();
+    const iat = Math.floor(now / 1000);
+    const payload: Record<string, unknown> = { sub: claims.sub, identity: claims.identity, iat, [ISSUED_MS_CLAIM]: now };
+    if (claims.tenant !== undefined) payload.tenant = claims.tenant;
+    if (claims.methods !== undefined) payload.methods = [...claims.methods];
+    const token = jwt.sign(payload, this.key, {
+      algorithm: JWT_ALGORITHM,
+      expiresIn: ttlSeconds,
+      jwtid: randomUUID(),
+      ...(this.issuer ? { issuer: this.issuer } : {}),
+    });
+    return { token, expiresAt: new Date((iat + ttlSeconds) * 1000).toISOString() };
+  }
+
+  /**
+   * The identity a token's own claims describe: for a development token its
+   * roles, tenant and claims; for a session token its subject, type, tenant
+   * and methods, with no roles (an identity source supplies them). A token that
+   * is invalid, expired, of another issuer, malformed, or a development token
+   * while they are off is a 401.
+   */
   verify(token: string): Identity {
     let payload: jwt.JwtPayload;
     try {
@@ -137,19 +195,40 @@ export class TokenService {
       throw runtimeError('UNAUTHENTICATED', `Invalid bearer token: ${(err as Error).message}`);
     }
     const type = payload.identity as IdentityType;
-    if (!TOKEN_IDENTITIES.includes(type) || typeof payload.sub !== 'string') {
+    if (!TOKEN_IDENTITIES.includes(type) || typeof payload.sub !== 'string' || payload.sub.length === 0) {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token lacks a valid identity or subject');
     }
-    const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    const dev = payload[DEV_CLAIM] === true;
+    if (dev && !this.allowDevTokens) throw runtimeError('UNAUTHENTICATED', 'Development tokens are not accepted here (ALLOW_DEV_TOKENS)');
     // a tenant claim limits the identity's data access (ClassOptions.tenancy); a malformed one must not widen it
     const tenant = payload.tenant;
     if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 200)) {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token has an invalid tenant claim');
     }
-    const identity: Identity = { type, userId: payload.sub, roles, claims: payload };
+    // a methods claim limits the token to those methods; a malformed one must not widen it either
+    const methods = payload.methods;
+    if (methods !== undefined && (!Array.isArray(methods) || methods.length === 0 || methods.length > 100 || !methods.every((m) => typeof m === 'string' && METHOD_NAME.test(m)))) {
+      throw runtimeError('UNAUTHENTICATED', 'Bearer token has an invalid methods claim');
+    }
+    // roles (and the developer flag in the claims) are a development token's only
+    const roles = dev && Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    const identity: Identity = { type, userId: payload.sub, roles, claims: dev ? payload : withoutGrants(payload) };
     if (tenant !== undefined) identity.tenant = tenant;
+    if (methods !== undefined) identity.methods = methods as string[];
     return identity;
   }
+}
+
+/** a session token's claims without what only an identity source may say (a token never grants roles itself) */
+function withoutGrants(payload: jwt.JwtPayload): Record<string, unknown> {
+  if (payload.roles === undefined && payload.developer === undefined && payload.name === undefined) return payload;
+  const { roles: _roles, developer: _developer, name: _name, ...rest } = payload;
+  return rest;
+}
+
+/** Is `name` a `Class.method` name (the form of a token's methods)? */
+export function isMethodName(name: unknown): name is string {
+  return typeof name === 'string' && METHOD_NAME.test(name);
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -159,13 +238,15 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 /**
  * The caller's identity from HTTP headers: `x-api-key` (header names are
- * case-insensitive in Node) or `Authorization: Bearer <jwt>`; anonymous when
- * neither is present. A credential that is present but wrong is a 401.
+ * case-insensitive in Node) or `Authorization: Bearer <jwt>` (checked by
+ * `tokens`: a TokenService, or an IdentityResolver that consults identity
+ * sources); anonymous when neither is present. A credential that is present
+ * but wrong is a 401.
  */
 export async function identify(
   headers: Record<string, string | string[] | undefined>,
   apiKeys: ApiKeyStore,
-  tokens: TokenService,
+  tokens: { verify(token: string): Identity | Promise<Identity> },
 ): Promise<Identity> {
   const key = header(headers, 'x-api-key');
   if (key !== undefined) {

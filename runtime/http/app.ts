@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher } from '../actor/dispatcher';
 import type { ClassRegistry, RegisteredMethod } from '../actor/registry';
 import type { CallResult, Identity } from '../actor/types';
-import { identify, type ApiKeyStore, type TokenService } from '../auth/auth';
+import type { ApiKeyStore, TokenService } from '../auth/auth';
+import type { IdentityResolver } from '../auth/identities';
+import type { SessionTokens } from '../auth/sessions';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { JobQueue } from '../queue/job-queue';
 import { asRedisUnavailable } from '../redis/client';
@@ -18,6 +20,10 @@ export interface HttpDeps {
   registry: ClassRegistry;
   apiKeys: ApiKeyStore;
   tokens: TokenService;
+  /** who the caller is: API keys, development tokens, session tokens completed by their identity source */
+  identities: IdentityResolver;
+  /** refresh-token exchanges (POST /<projectId>/auth/refresh) */
+  sessions: SessionTokens;
   jobs: JobQueue;
   logger: Logger;
   bodyLimit: string;
@@ -256,7 +262,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       if (req.method === 'GET' && method && method.kind !== 'READ' && method.kind !== 'STATIC') {
         throw runtimeError('METHOD_NOT_ALLOWED', `${target.classId}.${target.method} is ${method.kind}: use POST`);
       }
-      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      const identity = await deps.identities.identify(req.headers as Headers);
       if (logged) res.locals.identity = identity;
       const call: CallRequest = {
         classId: target.classId,
@@ -312,7 +318,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.get('/:projectId/JOBS/:jobId', project, async (req: Request, res: Response) => {
     const log = deps.logger.child({ requestId: res.locals.requestId });
     try {
-      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      const identity = await deps.identities.identify(req.headers as Headers);
       res.locals.identity = identity;
       if (identity.type === 'anonymous') throw runtimeError('UNAUTHENTICATED', 'Job status needs authentication');
       const { status, identity: owner } = await deps.jobs.status(String(req.params.jobId));
@@ -322,6 +328,28 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       res.json(status);
     } catch (err) {
+      sendError(res, redisFailure(err), log);
+    }
+  });
+
+  /**
+   * A refresh token for a new access token and the refresh token that replaces
+   * it (runtime/auth/sessions.ts): `{refreshToken}` → `{token, expiresAt,
+   * refreshToken}`; 401 when it is unknown, expired, revoked or used before, or
+   * its user is refused by the identity source.
+   */
+  app.post('/:projectId/auth/refresh', project, async (req: Request, res: Response) => {
+    try {
+      const body = req.body as { refreshToken?: unknown } | null;
+      const token = body && typeof body === 'object' ? body.refreshToken : undefined;
+      if (typeof token !== 'string' || token.length === 0 || token.length > 512) {
+        const reason = token === undefined ? 'is required' : 'must be a string of 1-512 characters';
+        throw runtimeError('VALIDATION', `Invalid input: refreshToken ${reason}`, { errors: [{ field: 'refreshToken', reason }] });
+      }
+      res.setHeader('cache-control', 'no-store');
+      res.json(await deps.sessions.exchange(token));
+    } catch (err) {
+      const log = deps.logger.child({ requestId: res.locals.requestId });
       sendError(res, redisFailure(err), log);
     }
   });
@@ -371,7 +399,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    */
   const credentialError = async (req: Request, target: { classId: string; method: RegisteredMethod }): Promise<ActorError | null> => {
     try {
-      const identity = await identify(req.headers as Headers, deps.apiKeys, deps.tokens);
+      const identity = await deps.identities.identify(req.headers as Headers);
       await deps.dispatcher.authorize(identity, target.classId, target.method.name);
       return null;
     } catch (err) {
