@@ -4,36 +4,41 @@
  * yet: the listing creates them (NotificationManager.init, as this class) and
  * lists them with the others, so the back office sees every template it may edit.
  */
-import { ActorError, isUnknownInstance, RuntimeCodes, type StaticCtx } from '../../../runtime';
-import { listingInput } from '../../_platform/paging';
+import { ActorError, client, isUnknownInstance, RuntimeCodes, type StaticCtx } from '../../../runtime';
+import { listedDocument, listingInput } from '../../_platform/paging';
 import { BUILT_IN_TEMPLATE_IDS } from '../builtins';
 import { notificationError } from '../errors';
 import { listFilter, matchesList, pageOf, parseListQuery, TEMPLATES_COLLECTION, templateDocument } from '../rules';
 import type { NotificationTemplate } from '../types';
+import type { getTemplate, initTemplate } from './template';
+
+/** the class's own methods this listing calls (typed from their handlers: the class file cannot be imported back) */
+type Templates = abstract new () => { init: typeof initTemplate; getNotificationTemplate: typeof getTemplate };
 
 /** more than the catalogue holds: the listing pages in memory (README "Listing") */
 const MAX_TEMPLATES = 1000;
 
 type Doc = Record<string, unknown>;
 
-function strip({ _id, _v, _instance, _class, searchText, ...doc }: Doc): Doc {
-  return doc;
+function strip(doc: Doc): Doc {
+  return listedDocument(doc, ['searchText']);
 }
 
 /** Creates the catalogue templates the store does not hold; answers their documents. */
 async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
   const present = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, { templateId: { $in: [...BUILT_IN_TEMPLATE_IDS] } }, { limit: BUILT_IN_TEMPLATE_IDS.length });
   const have = new Set(present.items.map((d) => String(d.templateId)));
+  const templates = client<Templates>(ctx, 'NotificationManager');
   const created: Doc[] = [];
   for (const id of BUILT_IN_TEMPLATE_IDS.filter((x) => !have.has(x))) {
     let template: NotificationTemplate;
     try {
-      template = ((await ctx.call('NotificationManager', 'init', id, {})).body as { template: NotificationTemplate }).template;
+      template = (await templates.init(id)).template;
     } catch (err) {
       // created meanwhile (another listing, a send) and not streamed yet: read it
       if (!(err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_EXISTS.code)) throw err;
       try {
-        template = ((await ctx.call('NotificationManager', 'getNotificationTemplate', id, {})).body as { template: NotificationTemplate }).template;
+        template = (await templates.getNotificationTemplate(id)).template;
       } catch (readErr) {
         if (isUnknownInstance(readErr)) continue;
         throw readErr;
