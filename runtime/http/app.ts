@@ -50,7 +50,8 @@ const CALL_ROUTE = /^\/([^/]+)\/CALL\/([^/]+)\/([^/]+)(?:\/([^/]+))?\/?$/i;
 
 /** a path parameter, URI-decoded as express's router does it (a malformed one is a 400) */
 function decodeParam(value: string): string {
-  if (value.length === 0) return value;
+  // nothing escaped (the usual case): decodeURIComponent would answer the same string
+  if (value.indexOf('%') === -1) return value;
   try {
     return decodeURIComponent(value);
   } catch (err) {
@@ -59,6 +60,42 @@ function decodeParam(value: string): string {
       (err as URIError & { status?: number }).status = 400;
     }
     throw err;
+  }
+}
+
+/**
+ * A call as the HTTP layer makes it. Its query and caller address are read
+ * from the express request only when a handler asks (ctx.request): parsing the
+ * query and working out req.ip cost every call otherwise. A class with the two
+ * getters on its prototype: an object literal with getters costs far more to
+ * make than both of them.
+ */
+class HttpCall implements CallRequest {
+  readonly classId: string;
+  readonly method: string;
+  readonly instanceId?: string;
+  readonly headers: Headers;
+  readonly origin = 'http' as const;
+
+  constructor(
+    target: { classId: string; method: string; instanceId?: string },
+    readonly body: unknown,
+    readonly identity: Identity,
+    readonly requestId: string,
+    private readonly http: Request,
+  ) {
+    this.classId = target.classId;
+    this.method = target.method;
+    this.instanceId = target.instanceId;
+    this.headers = http.headers as Headers;
+  }
+
+  get query(): Record<string, unknown> {
+    return this.http.query as Record<string, unknown>;
+  }
+
+  get ip(): string | undefined {
+    return this.http.ip;
   }
 }
 
@@ -264,23 +301,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       const identity = await deps.identities.identify(req.headers as Headers);
       if (logged) res.locals.identity = identity;
-      const call: CallRequest = {
-        classId: target.classId,
-        method: target.method,
-        instanceId: target.instanceId,
-        body: req.method === 'GET' ? {} : req.body,
-        headers: req.headers as Headers,
-        // parsed only when a handler reads them (ctx.request)
-        get query() {
-          return req.query as Record<string, unknown>;
-        },
-        identity,
-        origin: 'http',
-        requestId: res.locals.requestId,
-        get ip() {
-          return req.ip;
-        },
-      };
+      const call = new HttpCall(target, req.method === 'GET' ? {} : req.body, identity, res.locals.requestId as string, req);
       send(res, await deps.dispatcher.call(call));
     } catch (err) {
       // a logger for this request only when there is something to log
