@@ -4,7 +4,7 @@
  * one CPU profile per phase, and prints the top functions by self and by total
  * time and self time by area.
  *
- *   npx tsx bench/profile-calls.ts [read] [write] [--seconds=8] [--top=25] [--baseline] [--keep]
+ *   npx tsx bench/profile-calls.ts [read] [write] [--seconds=8] [--top=25] [--baseline] [--keep] [--heap]
  *
  * Same set-up as `npm run bench` (embedded Redis or REDIS_URL, the runtime
  * with the example classes, but compiled first (into dist/, bench/tsconfig.profile.json) so that
@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { findFreePort } from '../runtime/redis/embedded-redis';
-import { describeProfile, summariseProfile, type CpuProfile } from './profile-summary';
+import { describeProfile, summariseHeapProfile, summariseProfile, topRows, type CpuProfile, type HeapProfile } from './profile-summary';
 import {
   benchRedisUrl,
   call,
@@ -48,6 +48,8 @@ const TOP = opt('top', 25);
 const WARM_SECONDS = 2;
 const BASELINE = argv.includes('--baseline');
 const KEEP = argv.includes('--keep');
+/** also a sampling heap profile of the runtime: bytes allocated per request, by function */
+const HEAP = argv.includes('--heap');
 const phases = argv.filter((a) => !a.startsWith('--'));
 const PHASES = (phases.length ? phases : ['read', 'write']) as ('read' | 'write')[];
 for (const p of PHASES) if (p !== 'read' && p !== 'write') throw new Error(`unknown phase '${p}' (read, write)`);
@@ -137,6 +139,7 @@ async function main(): Promise<Record<string, unknown>> {
         WORKER_CONCURRENCY: '16',
         ROLES: 'api,worker,projector',
         PROFILE_DIR: rtDir,
+        PROFILE_HEAP: HEAP ? '1' : '',
       },
       HOOK,
     );
@@ -192,6 +195,12 @@ async function main(): Promise<Record<string, unknown>> {
         log(`      profiled CPU per request: ${fmt(summary.busyUs / result.ok, 1)} µs (the profiler adds some)`);
         log(`      profile ${KEEP ? file : '(not kept; --keep keeps it)'}`);
         for (const line of describeProfile(summary, TOP)) log(line);
+        const heapFile = file.replace(/\.cpuprofile$/, '.heapprofile');
+        if (fs.existsSync(heapFile)) {
+          const heap = summariseHeapProfile(JSON.parse(fs.readFileSync(heapFile, 'utf8')) as HeapProfile);
+          log(`\nallocated by function (sampled; ${fmt(heap.total / result.ok)} bytes per request in all)`);
+          for (const line of topRows(heap.byFunction, heap.total, TOP)) log(line);
+        }
         out[side.label.replace(/ /g, '_')] = { per_s: Math.round(result.rps), cpu_us_per_req: Math.round(result.cpuUsPerReq), profile_busy_s: summary.busyUs / 1e6 };
       }
     }

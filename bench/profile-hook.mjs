@@ -12,6 +12,8 @@ import * as path from 'node:path';
 
 const dir = process.env.PROFILE_DIR;
 const intervalUs = Number(process.env.PROFILE_INTERVAL_US || 250);
+/** PROFILE_HEAP=1: a sampling heap profile (allocations by function) is taken alongside, `<n>.heapprofile` */
+const heap = process.env.PROFILE_HEAP === '1';
 if (dir) {
   const session = new inspector.Session();
   session.connect();
@@ -27,10 +29,15 @@ if (dir) {
         await post('Profiler.enable');
         await post('Profiler.setSamplingInterval', { interval: intervalUs });
         await post('Profiler.start');
+        if (heap) await post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
         running = true;
         fs.writeFileSync(path.join(dir, `started-${n}`), '');
       } else {
         const { profile } = await post('Profiler.stop');
+        if (heap) {
+          const { profile: allocations } = await post('HeapProfiler.stopSampling');
+          fs.writeFileSync(path.join(dir, `profile-${n}.heapprofile`), JSON.stringify(allocations));
+        }
         running = false;
         const file = path.join(dir, `profile-${n}.cpuprofile`);
         fs.writeFileSync(`${file}.tmp`, JSON.stringify(profile));

@@ -119,6 +119,37 @@ export function describeProfile(s: ProfileSummary, top: number, filter?: string)
   ];
 }
 
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children?: HeapNode[];
+}
+/** A sampling heap profile (HeapProfiler.stopSampling; bench/profile-hook.mjs with PROFILE_HEAP=1). */
+export interface HeapProfile {
+  head: HeapNode;
+}
+
+/**
+ * Bytes allocated per function (the function that allocated, by sampled size),
+ * and their total. With the collected objects included in the sampling (as
+ * profile-hook.mjs asks), this is allocation, not what stayed alive.
+ */
+export function summariseHeapProfile(prof: HeapProfile): { total: number; byFunction: Map<string, number> } {
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  const stack: HeapNode[] = [prof.head];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.selfSize) {
+      const l = label(n as unknown as ProfileNode);
+      byFunction.set(l, (byFunction.get(l) ?? 0) + n.selfSize);
+      total += n.selfSize;
+    }
+    for (const c of n.children ?? []) stack.push(c);
+  }
+  return { total, byFunction };
+}
+
 if (require.main === module) {
   const args = process.argv.slice(2);
   const skipArg = args.find((a) => a.startsWith('--skip='));
