@@ -29,6 +29,9 @@ const OWN_ROLE_CHECK: Record<string, string> = {
   'UserNotification.markNotificationAsRead': 'own inbox only (test/notifications)',
   'UserNotification.updateNotificationStatus': 'own inbox only (test/notifications)',
   'UserNotification.deleteNotification': 'own inbox only (test/notifications)',
+  'ProgramManagementUser.getPermissions': "the signed-in user's own permissions only (test/pm-user)",
+  'ProgramManagementUser.checkOtp': "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
+  'ProgramManagementUser.resendOtp': "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
 };
 
 const root = projectRoot();

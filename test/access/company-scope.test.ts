@@ -47,6 +47,8 @@ interface Fixture {
   /** the inbox of a back-office user who is none of the three callers, and its one item */
   inboxId: string;
   notificationId: string;
+  /** a back-office user of company c-1 (created by the system, so its creation is approved at once) */
+  pmUserId: string;
 }
 
 async function fixture(): Promise<Fixture> {
@@ -65,7 +67,10 @@ async function fixture(): Promise<Fixture> {
   hr.employees.set(hrEmail, hrEmployee(staffId));
   const inboxId = `PM${uniq('maker')}`;
   const item = (await t.rt.call('UserNotification', 'addNotification', inboxId, { templateId: 'MEMBER_WELCOME', content: 'matrix' })).body as { id: string };
-  return { memberId: m.id, documentId: doc.documentId, fileId, approvalId: pending.body.pendingApprovalId, logId: String(log._id), hrEmail, inboxId, notificationId: item.id };
+  const pmUser = (await t.rt.call('ProgramManagementUser', 'createUser', undefined, { email: `${uniq('pm')}@example.com`, name: 'Company user', type: 'company', companyId: 'c-1', loginMethod: 'sso', roles: [] }))
+    .body as { user: { id: string } };
+  await waitFor(async () => (await t.rt.documents.get('programManagementUsers', pmUser.user.id)) !== null, { what: 'back-office user projected' });
+  return { memberId: m.id, documentId: doc.documentId, fileId, approvalId: pending.body.pendingApprovalId, logId: String(log._id), hrEmail, inboxId, notificationId: item.id, pmUserId: pmUser.user.id };
 }
 
 interface MatrixRow {
@@ -149,6 +154,23 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     deleteNotification: othersInbox((f) => ({ notificationId: f.notificationId })),
     listUserNotifications: othersInbox(),
     getUnreadCount: othersInbox(),
+  },
+  ProgramManagementUser: {
+    // the Company check of the new user's company refuses a c-2 user (6018); an internal user of the programme would be the commit's 1023
+    createUser: { instance: () => '', body: () => ({ email: `${uniq('new')}@example.com`, name: 'New', type: 'company', companyId: 'c-1', loginMethod: 'sso', roles: [] }) },
+    updateUser: { instance: (f) => f.pmUserId, body: () => ({ name: 'Renamed' }) },
+    updateUserStatus: { instance: (f) => f.pmUserId, body: () => ({ status: 'inactive' }) },
+    getUser: { instance: (f) => f.pmUserId, body: () => ({}) },
+    listUsers: {
+      instance: () => '',
+      body: () => ({ limit: 100 }),
+      listing: (b: { users: { companyId: string | null }[] }) => b.users.filter((u) => u.companyId === 'c-1'),
+    },
+    // a user's permissions are its own: another user's are refused whatever the company (4012), a c-2 user by scope first
+    getPermissions: { instance: (f) => f.pmUserId, body: () => ({}), everyone: 403 },
+    // sign-in steps of the token's own user: none of the three callers is a stored user with a code, so all get 401 4014
+    checkOtp: { instance: () => '', body: () => ({ otp: '123456' }), everyone: 401 },
+    resendOtp: { instance: () => '', body: () => ({}), everyone: 401 },
   },
   Company: {
     // the registry singleton exists: its INIT is 409 for everyone before any handler runs
