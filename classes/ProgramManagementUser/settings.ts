@@ -45,27 +45,24 @@ function httpUrl(raw: string, name: string): string {
 const OWN_ACS = /\/CALL\/ProgramManagementUser\/singleSignOn\/?$/i;
 
 /**
- * The service provider as this class uses it: its own assertion consumer
- * service first, so that the AuthnRequests of discoverAuthMethod's login URL
- * ask the identity provider to answer here, not at the member sign-in. It is
- * the SAML_ACS_URL entry ending in /CALL/ProgramManagementUser/singleSignOn;
- * with SAML_ACS_URL unset, the one derived from PUBLIC_URL and PROJECT_ID is
- * added. The other URLs stay accepted (every one is this service's).
+ * The service provider as this class uses it: with its own assertion
+ * consumer service only, the SAML_ACS_URL entry ending in
+ * /CALL/ProgramManagementUser/singleSignOn (or, when none does, the one
+ * derived from PUBLIC_URL and PROJECT_ID). Its AuthnRequests (discoverAuthMethod's
+ * login URL) then ask the identity provider to answer here, not at the member
+ * sign-in, and a response addressed to another endpoint of the service is
+ * refused here (SAML_RECIPIENT). Without either, the configuration is used as
+ * it is.
  */
-export function ownAcsFirst(config: SamlConfig, env: NodeJS.ProcessEnv): SamlConfig {
-  const urls = [...config.sp.acsUrls];
-  let i = urls.findIndex((u) => OWN_ACS.test(new URL(u).pathname));
-  if (i < 0 && !env.SAML_ACS_URL?.trim() && env.PUBLIC_URL?.trim()) {
-    urls.push(`${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/ProgramManagementUser/singleSignOn`);
-    i = urls.length - 1;
-  }
-  if (i > 0) urls.unshift(...urls.splice(i, 1));
-  return { ...config, sp: { ...config.sp, acsUrls: urls } };
+export function ownAcsOnly(config: SamlConfig, env: NodeJS.ProcessEnv): SamlConfig {
+  let own = config.sp.acsUrls.find((u) => OWN_ACS.test(new URL(u).pathname));
+  if (!own && env.PUBLIC_URL?.trim()) own = `${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/ProgramManagementUser/singleSignOn`;
+  return own ? { ...config, sp: { ...config.sp, acsUrls: [own] } } : config;
 }
 
 export function userSettingsFrom(env: NodeJS.ProcessEnv): UserSettings {
   const loaded = loadSamlConfig(env);
-  const config = loaded ? ownAcsFirst(loaded, env) : null;
+  const config = loaded ? ownAcsOnly(loaded, env) : null;
   const otp = otpConfigFrom(env);
   const publicUrl = env.PUBLIC_URL?.trim();
   const backOffice = env.BACKOFFICE_URL?.trim() || publicUrl || `http://localhost:${env.PORT || 3000}`;

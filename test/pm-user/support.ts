@@ -33,9 +33,9 @@ export const ROLES = [
   },
 ];
 
-export async function startPmRuntime(env: Record<string, string> = {}): Promise<PmRuntime> {
+export async function startPmRuntime(env: Record<string, string> = {}, projectId?: string): Promise<PmRuntime> {
   const sink = await startSmtpSink();
-  const t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50', IDENTITY_CACHE_SECONDS: '1', ...env } });
+  const t = await startTestRuntime({ ...(projectId ? { projectId } : {}), env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50', IDENTITY_CACHE_SECONDS: '1', ...env } });
   await seedRoles(t, ROLES);
   return {
     t,
