@@ -171,6 +171,14 @@ export interface MethodOptions {
    * refused as BODY_TOO_LARGE (413), shaped by errorShape when there is one.
    */
   bodyLimit?: string | number;
+  /**
+   * Also accept `application/x-www-form-urlencoded` bodies on the CALL path
+   * (a browser form posted by a third party, e.g. an identity provider's SAML
+   * response): the fields arrive as strings (a repeated field: the last
+   * value), in a null-prototype object, and go through the method's schema as
+   * a JSON body would. Other methods parse every body as JSON.
+   */
+  formBody?: boolean;
 }
 
 export interface FieldError {

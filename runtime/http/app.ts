@@ -231,11 +231,33 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (!parser) parsers.set(bytes, (parser = express.json({ limit: bytes, type: () => true, strict: false })));
     return parser;
   };
+  /** methods with `formBody`: a form-encoded body is parsed as a form (one flat level of strings), any other as JSON */
+  const formParsers = new Map<number, express.RequestHandler>();
+  const formParserFor = (bytes: number): express.RequestHandler => {
+    let parser = formParsers.get(bytes);
+    if (!parser) {
+      const form = express.urlencoded({ limit: bytes, extended: false, parameterLimit: 100 });
+      const json = parserFor(bytes);
+      parser = (req, res, next) => {
+        if (!req.is('application/x-www-form-urlencoded')) return json(req, res, next);
+        form(req, res, (err?: unknown) => {
+          if (err) return next(err);
+          // querystring's object: a repeated field is an array; the last value counts, as a form's does
+          const fields: Record<string, string> = Object.create(null);
+          for (const [k, v] of Object.entries(req.body as Record<string, string | string[]>)) fields[k] = Array.isArray(v) ? v[v.length - 1]! : v;
+          req.body = fields;
+          next();
+        });
+      };
+      formParsers.set(bytes, parser);
+    }
+    return parser;
+  };
   /** a body limit per route alias of a method with a smaller limit (set up with the aliases below) */
   const limitRoutes = express.Router();
   let aliasLimitRoutes = 0;
-  const parseBody = (req: Request, res: Response, next: NextFunction, limit: BodyLimit, then: () => void): void => {
-    parserFor(limit.bytes)(req, res, (err?: unknown) => {
+  const parseBody = (req: Request, res: Response, next: NextFunction, limit: BodyLimit, then: () => void, form = false): void => {
+    (form ? formParserFor : parserFor)(limit.bytes)(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (nestedDeeperThan(req.body, maxJsonDepth)) {
         return next(runtimeError('BODY_TOO_DEEP', `JSON body nested deeper than ${maxJsonDepth} levels`, { maxDepth: maxJsonDepth }));
@@ -268,9 +290,16 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const method = params.projectId === deps.projectId ? deps.registry.get(params.classId)?.methodsByName.get(params.method) : undefined;
     const limit = method && methodLimits.get(method);
     if (limit) res.locals.bodyLimit = limit;
-    parseBody(req, res, next, limit ?? globalLimit, () => {
-      callRoute(req, res, params)?.catch(next);
-    });
+    parseBody(
+      req,
+      res,
+      next,
+      limit ?? globalLimit,
+      () => {
+        callRoute(req, res, params)?.catch(next);
+      },
+      method?.options.formBody === true,
+    );
   });
 
   /** A Redis that did not answer is 503 REDIS_UNAVAILABLE, not an internal error. */
