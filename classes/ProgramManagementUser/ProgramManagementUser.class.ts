@@ -120,7 +120,7 @@ export class ProgramManagementUser {
   }
 
   /** The SAML response of an identity provider (the assertion consumer service) → session, 303 to the back office. */
-  @Static({ access: [PUBLIC], bodyLimit: '512kb' })
+  @Static({ access: [PUBLIC], bodyLimit: '512kb', formBody: true })
   singleSignOn(ctx: UserStaticCtx<SingleSignOnInput>) {
     return sso.singleSignOn(ctx, this.settings);
   }

@@ -54,8 +54,9 @@ afterAll(async () => {
 async function sso(SAMLResponse: string): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${p.t.base}/${p.t.projectId}/CALL/ProgramManagementUser/singleSignOn`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ SAMLResponse }),
+    // the HTTP-POST binding: the browser posts the identity provider's form
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ SAMLResponse }).toString(),
     redirect: 'manual',
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
