@@ -276,6 +276,8 @@ export class EffectApplier {
       const max = `${Math.max(0, Date.now() - olderThanMs)}`;
       const entries = await this.redis.xrange(this.keys.effects, '-', max, 'COUNT', 200);
       for (const [id, fields] of entries) {
+        // one this process is still applying (a fan-out's entry holds thousands of effects): not parsed for nothing
+        if (this.inFlight.has(id)) continue;
         const json = fields[fields.indexOf('f') + 1];
         // attempts another process counted go with the entry
         if (await this.apply(id, JSON.parse(json) as Effect[], true)) await this.redis.hdel(this.keys.effectAttempts, id);
