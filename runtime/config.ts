@@ -89,6 +89,8 @@ export interface RuntimeConfig {
   mailBackoffMs: number;
   /** mails and SMS sent at once per worker process (MAIL_CONCURRENCY) */
   mailConcurrency: number;
+  /** which proxies' X-Forwarded-For to believe for the caller's address (TRUST_PROXY; express 'trust proxy'); false: none */
+  trustProxy: boolean | number | string;
   /** serve HTTPS (TLS 1.2 or later) with this PEM certificate chain and key (TLS_CERT, TLS_KEY); unset: plain HTTP */
   tls?: { cert: Buffer; key: Buffer };
   /** the environment this configuration was read from (handed to class constructors) */
@@ -208,6 +210,26 @@ export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
   throw new Error(`ALLOW_DEV_TOKENS must be true or false, got '${raw}'`);
 }
 
+/**
+ * TRUST_PROXY: the caller's address (ctx.request.ip: per-address throttling,
+ * logs) comes from X-Forwarded-For only through proxies trusted here:
+ * unset/`false` none (the connection's peer), `true` any (only behind a proxy
+ * that overwrites the header), a number of hops, or a comma-separated list of
+ * addresses/CIDRs or `loopback`, `linklocal`, `uniquelocal` (express's
+ * 'trust proxy' values).
+ */
+export function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const names = raw.split(',').map((x) => x.trim());
+  for (const n of names) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(n)) throw new Error(`TRUST_PROXY: '${n}' is not an address, a CIDR, loopback, linklocal or uniquelocal`);
+  }
+  return names.join(',');
+}
+
 /** PROCESSES: how many runtime processes `npm start` runs (main.ts); 1 runs the runtime in this process. */
 export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
@@ -266,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     mailBackoffMs: bounded(env, 'MAIL_BACKOFF_MS', 2000, 10, 3_600_000),
     mailConcurrency: bounded(env, 'MAIL_CONCURRENCY', 10, 1, 1000),
     tls: tlsFiles(env),
+    trustProxy: trustProxy(env),
     env,
   };
 }

@@ -228,6 +228,7 @@ export class Runtime {
     wireRoleProvider(registry, roleSource, dispatcher, logger);
     const app = createHttpApp({
       projectId: config.projectId,
+      trustProxy: config.trustProxy,
       dispatcher,
       registry,
       apiKeys,

@@ -16,6 +16,8 @@ import type { EmbeddedMailTransport } from '../mail/eml-transport';
 
 export interface HttpDeps {
   projectId: string;
+  /** express 'trust proxy' (TRUST_PROXY): whose X-Forwarded-For gives the caller's address */
+  trustProxy?: boolean | number | string;
   dispatcher: Dispatcher;
   registry: ClassRegistry;
   apiKeys: ApiKeyStore;
@@ -153,6 +155,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // the caller's address (req.ip, ctx.request.ip) believes X-Forwarded-For only from the proxies TRUST_PROXY names
+  app.set('trust proxy', deps.trustProxy ?? false);
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];

@@ -7,6 +7,7 @@
  * caller's address in ctx.request.ip.
  */
 import * as path from 'node:path';
+import { trustProxy } from '../../runtime/config';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisRateLimits } from '../../runtime/actor/rate-limit';
@@ -146,5 +147,29 @@ describe('ctx.limits and ctx.request.ip in handlers, over HTTP', () => {
     const r = await call('address', {});
     expect(r.status).toBe(200);
     expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(r.body.ip);
+    // without TRUST_PROXY a caller cannot choose its address with X-Forwarded-For (per-address limits would mean nothing)
+    const spoofed = await t.post(`/${t.projectId}/CALL/Throttle/address`, {}, { ...key, 'x-forwarded-for': '203.0.113.9' });
+    expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(spoofed.body.ip);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  let t: TestRuntime;
+  const key = { 'x-api-key': TEST_API_KEY };
+  beforeAll(async () => {
+    t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'rate-limit-fixtures')}`, TRUST_PROXY: 'loopback' } });
+  });
+  afterAll(() => t.stop());
+
+  test("behind a trusted proxy the caller's address is the one the proxy forwards", async () => {
+    const r = await t.post(`/${t.projectId}/CALL/Throttle/address`, {}, { ...key, 'x-forwarded-for': '203.0.113.9' });
+    expect(r.body.ip).toBe('203.0.113.9');
+  });
+
+  test('values are checked at start', () => {
+    expect(trustProxy({})).toBe(false);
+    expect(trustProxy({ TRUST_PROXY: '2' })).toBe(2);
+    expect(trustProxy({ TRUST_PROXY: 'loopback, 10.0.0.0/8' })).toBe('loopback,10.0.0.0/8');
+    expect(() => trustProxy({ TRUST_PROXY: 'everyone' })).toThrow("TRUST_PROXY: 'everyone'");
   });
 });
