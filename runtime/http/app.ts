@@ -199,7 +199,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.status(503).json({ status: 'not_ready', message: (err as Error).message });
     }
   });
-  if (deps.devMail) app.use(devMailRouter(deps.devMail));
+  // mounted under its path: other requests do not walk its routes
+  if (deps.devMail) app.use('/dev/mail', devMailRouter(deps.devMail));
 
   /*
    * The JSON body parser. Its size limit is BODY_LIMIT, or the smaller

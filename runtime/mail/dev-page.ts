@@ -45,11 +45,11 @@ function secure(res: Response): void {
 
 export function devMailRouter(mailbox: EmbeddedMailTransport): express.Router {
   const router = express.Router();
-  router.get('/dev/mail', async (_req: Request, res: Response) => {
+  router.get('/', async (_req: Request, res: Response) => {
     secure(res);
     res.type('html').send(renderMailList(await mailbox.list(DEV_MAIL_LIMIT), mailbox.dir));
   });
-  router.get('/dev/mail/:id', async (req: Request, res: Response) => {
+  router.get('/:id', async (req: Request, res: Response) => {
     secure(res);
     const raw = await mailbox.read(String(req.params.id));
     if (!raw) {
