@@ -76,6 +76,22 @@ export const MemberErrors = {
   INVALID_MEMBERSHIP_PERIOD: { code: 5033, status: 400 },
   /** members are created in, or moved to, active companies only (not one pending its approval, nor an inactive one) */
   COMPANY_NOT_ACTIVE: { code: 5034, status: 400 },
+  /** a public sign-in operation repeated too often from one address or for one account (details.retryAfterSeconds) */
+  TOO_MANY_ATTEMPTS: { code: 5035, status: 429 },
+  /** login: the email and password do not sign a member in (one answer for an unknown email, a wrong password, a member who may not) */
+  INVALID_CREDENTIALS: { code: 5036, status: 401 },
+  /** a sign-in code, invitation or password reset token that is not valid (wrong, spent, expired, superseded, not this member's) */
+  INVALID_CODE: { code: 5037, status: 401 },
+  /** a new password the policy refuses (details.errors: [{field, reason}]) */
+  WEAK_PASSWORD: { code: 5038, status: 400 },
+  /** changePassword: currentPassword is not the member's password */
+  WRONG_CURRENT_PASSWORD: { code: 5039, status: 400 },
+  /** singleSignOn while no identity provider is configured */
+  SSO_NOT_CONFIGURED: { code: 5040, status: 404 },
+  /** singleSignOn: the SAML response, or the member it names, does not sign in (details.reason) */
+  SSO_REFUSED: { code: 5041, status: 401 },
+  /** changePassword for a member who signs in without a password (SSO, not yet invited) */
+  NO_PASSWORD: { code: 5042, status: 400 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;

@@ -162,6 +162,22 @@ export interface MemberPrivateState {
   hrMemberIdRecordedAt?: string;
   /** set by streamMember (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
+  /**
+   * The member's password, for email and password sign-in (README "Sign-in"):
+   * absent until an invitation is accepted. Never answered, logged, audited or
+   * projected to the document store.
+   */
+  credentials?: MemberCredentials | null;
+  /** when the member last signed in (checkOtp, singleSignOn) */
+  lastSignInAt?: string | null;
+}
+
+/** A member's password, as stored (classes/_platform/passwords.ts). */
+export interface MemberCredentials {
+  /** `scrypt$N$r$p$salt$key` */
+  passwordHash: string;
+  /** when it was set: tokens issued before it are refused (the identity source's validAfter) */
+  passwordChangedAt: string;
 }
 
 /** The Member class's state (`@ActorClass<MemberClassState>`): private holds MemberPrivateState. */
