@@ -43,9 +43,16 @@ import * as listing from './use-cases/listing';
 import * as ownProfile from './use-cases/own-profile';
 import * as memberships from './use-cases/memberships';
 import * as documents from './use-cases/documents';
+import * as signIn from './use-cases/sign-in';
+import * as sso from './use-cases/sign-in-sso';
+import * as invitation from './use-cases/sign-in-invitation';
+import * as passwords from './use-cases/sign-in-password';
+import { signInSettingsFrom, type SignInSettings } from './sign-in-rules';
 import { memberAppUrl } from './use-cases/welcome';
 
 const PM = ['program_management_user'] as const;
+/** the body limit of the public sign-in operations: their bodies are an email, a password, a token */
+const SIGN_IN_BODY = '16kb';
 
 @ActorClass<MemberClassState>({
   id: 'Member',
@@ -54,7 +61,9 @@ const PM = ['program_management_user'] as const;
     { method: 'POST', path: '/members/hr/employee', target: 'hrUpdateEmployee' },
     { method: 'POST', path: '/members/hr/dependant', target: 'hrUpsertDependant' },
   ],
-  sensitiveFields: ['photo', 'content'],
+  sensitiveFields: ['photo', 'content', 'password', 'currentPassword', 'newPassword', 'passwordHash', 'token', 'otp', 'SAMLResponse', 'accessToken', 'refreshToken'],
+  // members sign in as enduser: the runtime asks resolveIdentity whether a member's token still works
+  identitySource: { tokenType: 'enduser', method: 'resolveIdentity' },
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
   tenancy: ownedByCompany((state) => state.private.profile?.company?.id),
   stream: {
@@ -69,10 +78,13 @@ export class Member {
   readonly hr: HrClient;
   /** where members sign in (MEMBER_APP_URL): the welcome message links to it */
   readonly memberAppUrl: string;
+  /** sign-in's configuration: SAML identity providers, the member application, link lifetimes (sign-in-rules.ts) */
+  readonly signIn: SignInSettings;
 
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
     this.memberAppUrl = memberAppUrl(env);
+    this.signIn = signInSettingsFrom(env);
   }
 
   // ---------------------------------------------------------------- HR 4.2
@@ -233,6 +245,105 @@ export class Member {
     return ownProfile.getMemberProfile(ctx);
   }
 
+  // ---------------------------------------------------------------- sign-in (spec 4.5, 5; README "Sign-in")
+
+  /** {email, relayState?} → SSO login URL for an identity provider's domain, else email_password (the same for every email of it). */
+  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  discoverAuthMethod(ctx: MemberStaticCtx<signIn.DiscoverBody>) {
+    return signIn.discoverAuthMethod(ctx, this.signIn);
+  }
+
+  /** {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
+  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  login(ctx: MemberStaticCtx<signIn.LoginBody>) {
+    return signIn.login(ctx, this.signIn);
+  }
+
+  /** Is this the member's password, and may it sign in with it? (the hash stays in the instance) */
+  @Read({ access: ['class:Member'] })
+  verifyCredentials(ctx: MemberReadCtx<{ password: string }>) {
+    return signIn.verifyCredentials(ctx);
+  }
+
+  /** {otp} → an enduser access token and a refresh token. */
+  @Write({ access: ['member_otp'], bodyLimit: SIGN_IN_BODY })
+  checkOtp(ctx: MemberCtx<signIn.OtpBody>) {
+    return signIn.checkOtp(ctx);
+  }
+
+  /** A new sign-in code by mail (429 6001 past Otp's otpLimit). */
+  @Write({ access: ['member_otp'], bodyLimit: SIGN_IN_BODY })
+  resendOtp(ctx: MemberCtx) {
+    return signIn.resendOtp(ctx);
+  }
+
+  /** The identity source of enduser tokens: whether the member may sign in, and since when its tokens count. */
+  @Read({ access: ['class:Member'] })
+  resolveIdentity(ctx: MemberReadCtx) {
+    return signIn.resolveIdentity(ctx);
+  }
+
+  /**
+   * The assertion consumer service: {SAMLResponse, RelayState?} → 303 to the member application with the session.
+   * The spec lists it as STATIC; it writes the member only through completeSingleSignOn.
+   */
+  @Static({ access: ['public'], bodyLimit: '512kb' })
+  singleSignOn(ctx: MemberStaticCtx<sso.SingleSignOnBody>) {
+    return sso.singleSignOn(ctx, this.signIn);
+  }
+
+  @Internal({ access: ['class:Member'] })
+  completeSingleSignOn(ctx: MemberCtx<sso.CompleteSsoBody>) {
+    return sso.completeSingleSignOn(ctx);
+  }
+
+  /** Spec 3.1: pending_invite → pending_invitation_acceptance (or a re-send) with a new invitation token by mail. */
+  @Write({ access: [...PM], timeoutSeconds: 30 })
+  sendInviteEmail(ctx: MemberCtx) {
+    return invitation.sendInviteEmail(ctx, this.signIn);
+  }
+
+  /** discoverAuthMethod's fresh invitation for an invited member without a password. */
+  @QueuedWrite({ access: ['class:Member'] })
+  restartInvitation(ctx: MemberCtx<invitation.RestartInvitationBody>) {
+    return invitation.restartInvitation(ctx, this.signIn);
+  }
+
+  /** The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
+  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  inviteRedirect(ctx: MemberStaticCtx<invitation.InviteRedirectBody>) {
+    return invitation.inviteRedirect(ctx, this.signIn);
+  }
+
+  /** {token, password} → active, with its first password (spec 3.1). */
+  @Write({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  acceptInvitation(ctx: MemberCtx<invitation.TokenPasswordBody>) {
+    return invitation.acceptInvitation(ctx);
+  }
+
+  /** {email} → 202, the same answer for every email; a member who may reset gets a link. */
+  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  sendPasswordResetEmail(ctx: MemberStaticCtx<passwords.EmailBody>) {
+    return passwords.sendPasswordResetEmail(ctx);
+  }
+
+  @QueuedWrite({ access: ['class:Member'] })
+  mailPasswordReset(ctx: MemberCtx<passwords.MailPasswordResetBody>) {
+    return passwords.mailPasswordReset(ctx, this.signIn);
+  }
+
+  /** {token, password} → the password replaced and every session ended. */
+  @Write({ access: ['public'], bodyLimit: SIGN_IN_BODY })
+  resetPassword(ctx: MemberCtx<invitation.TokenPasswordBody>) {
+    return passwords.resetPassword(ctx);
+  }
+
+  /** {currentPassword, newPassword}: the member's own; answers a new session (the others end). */
+  @Write({ access: ['enduser'], bodyLimit: SIGN_IN_BODY })
+  changePassword(ctx: MemberCtx<passwords.ChangePasswordBody>) {
+    return passwords.changePassword(ctx);
+  }
+
   // ---------------------------------------------------------------- memberships
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
@@ -354,6 +465,8 @@ type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
   Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof common, 'resolveMemberId'> &
-  Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'>;
+  Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
+  Pick<typeof signIn, 'verifyCredentials'> &
+  Pick<typeof sso, 'completeSingleSignOn'>;
 export type SelfCallsMatch = ClassClient<typeof Member> extends ClassClient<abstract new () => SelfCalls> ? true : never;
 export const selfCallsMatch: SelfCallsMatch = true;

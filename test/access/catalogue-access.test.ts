@@ -34,6 +34,28 @@ const OWN_ROLE_CHECK: Record<string, string> = {
   'ProgramManagementUser.resendOtp': "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
 };
 
+/**
+ * Methods anyone may call without signing in, with why. Checked both ways for the classes this runtime
+ * serves: a method made public by mistake fails here, and so does one of this list that stopped being public.
+ */
+const PUBLIC: Record<string, string> = {
+  'FileManager.downloadFile': 'the signed download token bound to the file is the credential (test/files)',
+  'FileManager.getPublicFile': 'files marked public only (test/files)',
+  'Member.discoverAuthMethod': 'sign-in; throttled per address and email; the answer depends on the domain only (test/member/sign-in*)',
+  'Member.login': 'sign-in; throttled; one answer for every refusal (test/member/sign-in*)',
+  'Member.singleSignOn': 'the SAML assertion consumer service: the signed response is the credential (test/member/sign-in-sso)',
+  'Member.inviteRedirect': 'the invitation link: an HTML page, throttled (test/member/sign-in)',
+  'Member.acceptInvitation': 'the invitation token is the credential; throttled (test/member/sign-in*)',
+  'Member.sendPasswordResetEmail': 'one answer for every email; throttled (test/member/sign-in*)',
+  'Member.resetPassword': 'the reset token is the credential; throttled (test/member/sign-in*)',
+  'ProgramManagementUser.discoverAuthMethod': 'back-office sign-in (test/pm-user)',
+  'ProgramManagementUser.singleSignOn': 'back-office SAML assertion consumer service (test/pm-user)',
+  'ProgramManagementUser.login': 'back-office sign-in (test/pm-user)',
+  'ProgramManagementUser.sendPasswordResetEmail': 'back-office sign-in (test/pm-user)',
+  'ProgramManagementUser.resetPassword': 'back-office sign-in (test/pm-user)',
+  'ProgramManagementUser.acceptInvitation': 'back-office sign-in (test/pm-user)',
+};
+
 const root = projectRoot();
 const registry = ClassRegistry.fromDirectories([path.join(root, 'classes')], [path.join(root, 'schemas')], {
   ...process.env,
@@ -89,6 +111,8 @@ test('the catalogue is the whole service and the exceptions are exact', () => {
   for (const c of ['Setting', 'Company', 'Tier', 'RoleManager', 'Workflow', 'ApprovalManager', 'LogManager', 'FileManager', 'Member', 'SystemEmail', 'Otp']) expect(ids).toContain(c);
   const declared = rows.filter((r) => r.skipRoleCheck).map((r) => `${r.classId}.${r.method}`).sort();
   expect(declared).toEqual(Object.keys(OWN_ROLE_CHECK).sort());
+  const open = rows.filter((r) => r.access.includes('public')).map((r) => `${r.classId}.${r.method}`).sort();
+  expect(open).toEqual(Object.keys(PUBLIC).filter((m) => ids.has(m.split('.')[0]!)).sort());
 });
 
 describe.each(registry.list().map((c) => c.id))('%s', (classId) => {
@@ -98,6 +122,13 @@ describe.each(registry.list().map((c) => c.id))('%s', (classId) => {
     for (const row of mine.filter((r) => r.kind === 'INTERNAL')) {
       const r = await callAs(row, headers.program_management_user);
       expect([`${row.method}`, r.status, r.body.code]).toEqual([row.method, 403, 1006]);
+    }
+  });
+
+  test('public methods admit an anonymous caller: what refuses one is its input, never 401 or 403', async () => {
+    for (const row of mine.filter((r) => r.kind !== 'INTERNAL' && r.access.includes('public'))) {
+      const r = await callAs(row);
+      expect([row.method, r.status === 401 || r.status === 403]).toEqual([row.method, false]);
     }
   });
 

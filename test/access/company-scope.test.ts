@@ -111,6 +111,8 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     updateMemberFamilyMember: member(() => ({ familyMemberId: 'none', name: 'X' })),
     removeMemberFamilyMember: member(() => ({ familyMemberId: 'none' })),
     uploadMemberIdPhoto: member(() => ({ photo: IMAGES.png, fileExtension: 'png' })),
+    // a member without a membership: the status machine's 400 for the own company, the scope's 403 for the other
+    sendInviteEmail: member(),
     uploadDocument: member(() => ({ content: PDF, mimeType: 'application/pdf', originalFilename: 'b.pdf' })),
     listDocuments: member(),
     downloadDocument: member(doc),

@@ -1,0 +1,101 @@
+/**
+ * What Member's sign-in use cases share: the Otp types and the token kinds,
+ * the requester an OTP's history records, throttling (ctx.limits), the
+ * session a signed-in member gets, the password policy's 400, the member as
+ * sign-in sees it, and recognising Otp's 429s.
+ */
+import type { ActorError, BaseCtx, DeepReadonly, TokenIssuer } from '../../../runtime';
+import { passwordProblems } from '../../_platform/passwords';
+import type { Actor } from '../../_platform/actor';
+import { OtpErrors } from '../../Otp/errors';
+import type { RequesterDetails } from '../../Otp/types';
+import { memberError } from '../errors';
+import type { MemberPrivateState, MemberProfile } from '../types';
+import { throttleCounter, type SignInView, type ThrottledOperation } from '../sign-in-rules';
+
+export const CLASS_ID = 'Member';
+/** Otp types of a member's codes (one instance per member: `Member_<memberId>`) */
+export const LOGIN_OTP = 'login';
+export const INVITATION_OTP = 'invitation';
+export const RESET_OTP = 'password_reset';
+/** what the token login answers may call: the OTP step, nothing else */
+export const OTP_STEP_METHODS = [`${CLASS_ID}.checkOtp`, `${CLASS_ID}.resendOtp`];
+
+/** NotificationManager templates (builtins.ts) */
+export const LOGIN_TEMPLATE = 'OTP_MEMBER_LOGIN';
+export const RESET_TEMPLATE = 'OTP_MEMBER_PASSWORD_RESET';
+/**
+ * The invitation's template. NotificationManager has no member invitation
+ * template yet: until it has, invitations go out with the sign-in code's
+ * (its one parameter `otp` is the invitation's link token; `name` and
+ * `inviteUrl` are passed as well for a template that shows them).
+ */
+export const INVITATION_TEMPLATE = 'OTP_MEMBER_LOGIN';
+
+/** The caller's address and user agent, as an OTP's history records them (spec 2.8 requesterDetails). */
+export function requesterDetails(ctx: Pick<BaseCtx, 'identity' | 'request'>, identity?: string): RequesterDetails {
+  const ua = ctx.request.headers?.['user-agent'];
+  const userAgent = (Array.isArray(ua) ? ua[0] : ua)?.slice(0, 512);
+  const ip = ctx.request.ip?.slice(0, 64);
+  return { identity: identity ?? ctx.identity.type, ...(userAgent ? { userAgent } : {}), ...(ip ? { ipAddress: ip } : {}) };
+}
+
+async function hit(ctx: Pick<BaseCtx, 'limits'>, counter: { name: string; limit: { max: number; windowSeconds: number } }, key: string): Promise<void> {
+  const r = await ctx.limits.hit(counter.name, key, counter.limit);
+  if (r.allowed) return;
+  throw memberError('TOO_MANY_ATTEMPTS', `Too many attempts: try again in ${r.retryAfterSeconds} s`, { retryAfterSeconds: r.retryAfterSeconds });
+}
+
+/** One hit on the operation's per-address counter (429 5035 past it); calls without an address count under `none`. */
+export async function throttleAddress(ctx: Pick<BaseCtx, 'limits' | 'request'>, op: ThrottledOperation): Promise<void> {
+  const counter = throttleCounter(op, 'address');
+  if (counter) await hit(ctx, counter, ctx.request.ip ?? 'none');
+}
+
+/** One hit on the operation's per-account counter, keyed by the lower-cased email or the member id. */
+export async function throttleAccount(ctx: Pick<BaseCtx, 'limits'>, op: ThrottledOperation, account: string): Promise<void> {
+  const counter = throttleCounter(op, 'account');
+  if (counter) await hit(ctx, counter, account);
+}
+
+/** The member as sign-in reads it: no hash, only whether there is one. */
+export function signInView(profile: DeepReadonly<MemberProfile>, state: DeepReadonly<MemberPrivateState>): SignInView {
+  return {
+    id: profile.id,
+    status: profile.status,
+    loginMethod: profile.loginMethod,
+    email: profile.email,
+    name: profile.name,
+    middleName: profile.middleName ?? null,
+    surname: profile.surname,
+    hasPassword: Boolean(state.credentials?.passwordHash),
+  };
+}
+
+/** The actor of a member's own sign-in step (an anonymous caller proving it is the member). */
+export function memberActor(memberId: string): Actor {
+  return { id: memberId, type: 'member' };
+}
+
+/**
+ * 400 5038 when the policy refuses `password` for this member (its email and
+ * names may not be in it); `details.errors` names the field and the reasons.
+ */
+export function checkPasswordPolicy(password: string, m: Pick<SignInView, 'email' | 'name' | 'middleName' | 'surname'>, field = 'password'): void {
+  const problems = passwordProblems(password, { email: m.email, words: [m.name, m.middleName, m.surname], field });
+  if (problems.length) throw memberError('WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, { errors: problems });
+}
+
+export const invalidCode = (message = 'The code is not valid') => memberError('INVALID_CODE', message);
+
+/** Is `err` Otp's error `name` (429 6001 or 6002, as otpClient throws them)? */
+export function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorError {
+  const e = err as ActorError | undefined;
+  return e?.classId === 'Otp' && e.code === OtpErrors[name].code;
+}
+
+/** A signed-in member's session: a short-lived enduser access token and a refresh token (exchanged at POST /<projectId>/auth/refresh). */
+export async function openSession(ctx: { readonly tokens: TokenIssuer }, memberId: string) {
+  const s = await ctx.tokens.issue({ sub: memberId, type: 'enduser', refresh: true });
+  return { memberId, accessToken: s.token, expiresAt: s.expiresAt, ...(s.refreshToken ? { refreshToken: s.refreshToken } : {}) };
+}
