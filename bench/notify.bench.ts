@@ -31,7 +31,8 @@
  *        service's SMTP pool, SMTP_URL ?maxConnections=N, and the bare sender's;
  *        default 5), --cpu-prof (service under
  *        node --cpu-prof; profiles in a temp dir printed at the end),
- *        --headline-only (phase 3 only: the inboxes are then created by it).
+ *        --headline-only (phase 3 only: the inboxes are then created by it),
+ *        --progress (a phase's progress every second instead of every 5).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -72,6 +73,8 @@ if (SMTP_CONNECTIONS !== undefined && (!Number.isInteger(SMTP_CONNECTIONS) || SM
 const N = recipientsFlag ? Number(recipientsFlag) : QUICK ? 2_000 : 10_000;
 if (!Number.isInteger(N) || N < 1 || N > 10_000) throw new Error(`--recipients must be 1 to 10000 (sendNotification takes 20 000 'to' entries), got '${recipientsFlag}'`);
 
+/** how often a running phase prints its progress (--progress: every second) */
+const PROGRESS_MS = argv.includes('--progress') ? 1000 : 5000;
 const PROJECT_ID = 'benchnotify';
 const BARE_PREFIX = 'bench:notifybase:';
 const API_KEY = 'bench-notify-integration-key-0123456789abcdef';
@@ -275,7 +278,7 @@ async function main(): Promise<Record<string, unknown>> {
           }
         }
         if (!pending.length && mailDone) break;
-        if (performance.now() - lastReport > 5000) {
+        if (performance.now() - lastReport > PROGRESS_MS) {
           lastReport = performance.now();
           const mails = stats ? `${stats.recipients} mails` : '';
           log(`  … ${fmt((performance.now() - t0) / 1000, 1)} s: ${wantInbox ? `${N - pending.length} inboxes` : ''}${wantInbox && wantMail ? ', ' : ''}${mails}`);
