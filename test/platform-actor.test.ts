@@ -29,3 +29,9 @@ test("an actor's display name and roles are kept within what audit entries and a
   expect(actor.roles).not.toContain('x'.repeat(201));
   expect(actor.id).toHaveLength(250);
 });
+
+test('an anonymous caller is no privileged actor: a public operation that runs the workflow is not approved at once for it', () => {
+  const actor = actorFromIdentity({ type: 'anonymous' });
+  expect(actor).toEqual({ id: 'anonymous', type: 'system', name: 'anonymous' });
+  expect(isPrivilegedActor(actor)).toBe(false);
+});

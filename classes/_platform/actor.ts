@@ -17,6 +17,7 @@ export interface Actor {
  *  - integration_user → system, named after the API key
  *  - class → system, named after the calling class
  *  - system (CLI, seeds) → system
+ *  - anonymous (public operations) → a system actor named `anonymous`, never privileged
  */
 export function actorFromIdentity(identity: Identity): Actor {
   return bounded(identityActor(identity));
@@ -55,8 +56,11 @@ function identityActor(identity: Identity): Actor {
       return { id: identity.userId ?? 'integration', type: 'system', name: `integration:${identity.userId ?? 'key'}` };
     case 'class':
       return { id: identity.instanceId ?? identity.classId ?? 'class', type: 'system', name: `class:${identity.classId}` };
-    default:
+    case 'system':
       return { id: 'system', type: 'system', name: 'system' };
+    default:
+      // an unauthenticated caller (public sign-in operations): a system actor that is not the privileged `system`
+      return { id: 'anonymous', type: 'system', name: 'anonymous' };
   }
 }
 
