@@ -69,6 +69,15 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
     audience: 'member',
     channels: emailOnly(`Reset your ${BRAND} password`, `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`),
   },
+  MEMBER_INVITATION: {
+    title: 'Member invitation',
+    description: 'Invites a member who signs in by email and password to set a password (spec 3.1 sendInviteEmail). Parameters: name, inviteUrl, otp (the invitation token).',
+    audience: 'member',
+    channels: emailOnly(
+      `Your ${BRAND} invitation`,
+      `<p>Hello {{name}},</p><p>You are invited to the ${BRAND}. Set your password at <a href="{{inviteUrl}}">{{inviteUrl}}</a>.</p><p>If the link does not open, your invitation code is <strong>{{otp}}</strong>.</p>`,
+    ),
+  },
   MEMBER_WELCOME: {
     title: 'Member welcome',
     description: 'Welcomes a member whose membership account is ready, by email and in the app. Parameters: name, loginUrl.',

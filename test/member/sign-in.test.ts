@@ -51,6 +51,9 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     const mail = await nthMail(sink, m.email, 1);
     const token = codeIn(mail);
     expect(token.startsWith(`${m.id}.`)).toBe(true);
+    // the member invitation template, linking to inviteRedirect with the token
+    expect(mail.parsed.subject).toMatch(/invitation/i);
+    expect(String(mail.parsed.html).replace(/&#x2F;/g, '/').replace(/&#x3D;/g, '=')).toContain('/inviteRedirect?token=');
 
     // the link: an HTML page that moves the token into the application's fragment
     const c = from(t, freshIp());

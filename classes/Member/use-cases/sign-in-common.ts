@@ -24,13 +24,8 @@ export const OTP_STEP_METHODS = [`${CLASS_ID}.checkOtp`, `${CLASS_ID}.resendOtp`
 /** NotificationManager templates (builtins.ts) */
 export const LOGIN_TEMPLATE = 'OTP_MEMBER_LOGIN';
 export const RESET_TEMPLATE = 'OTP_MEMBER_PASSWORD_RESET';
-/**
- * The invitation's template. NotificationManager has no member invitation
- * template yet: until it has, invitations go out with the sign-in code's
- * (its one parameter `otp` is the invitation's link token; `name` and
- * `inviteUrl` are passed as well for a template that shows them).
- */
-export const INVITATION_TEMPLATE = 'OTP_MEMBER_LOGIN';
+/** The invitation's template: `name`, `inviteUrl` (inviteRedirect with the token) and `otp` (the link token). */
+export const INVITATION_TEMPLATE = 'MEMBER_INVITATION';
 
 /** The caller's address and user agent, as an OTP's history records them (spec 2.8 requesterDetails). */
 export function requesterDetails(ctx: Pick<BaseCtx, 'identity' | 'request'>, identity?: string): RequesterDetails {
