@@ -26,7 +26,7 @@ describe('seeding a program', () => {
     const doc = JSON.parse(fs.readFileSync(seedFile, 'utf8')) as SeedDocument;
     const first = await applySeed(doc, call);
     expect(first.filter((o) => o.result !== 'created')).toEqual([]);
-    expect(first).toHaveLength(10);
+    expect(first).toHaveLength(13);
 
     const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<string, unknown>;
     expect(company).toMatchObject({ id: 'acme', status: 'active', companyGroupId: 'cg-internal' });
@@ -39,9 +39,16 @@ describe('seeding a program', () => {
     const member = (await call('Member', 'getMemberPersonal', 'staffId!E1001', {})).body as Record<string, unknown>;
     expect(member).toMatchObject({ name: 'Amal', surname: 'Haddad' });
 
+    const partner = (await call('Partner', 'getPartnerDetails', 'partner-sunrise', {})).body as { partner: Record<string, unknown>; pendingApproval: unknown };
+    expect(partner).toMatchObject({ partner: { id: 'partner-sunrise', status: 'active', contractStartDate: '2026-01-01T00:00:00.000Z' }, pendingApproval: null });
+    for (const venueId of ['venue-sunrise-marina', 'venue-sunrise-downtown']) {
+      const venue = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId })).body as Record<string, unknown>;
+      expect(venue).toMatchObject({ venue: { id: venueId, partnerId: 'partner-sunrise', status: 'active', type: 'venue' }, pendingApproval: null });
+    }
+
     const again = await applySeed(doc, call);
     expect(again.filter((o) => o.result === 'failed')).toEqual([]);
-    expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(9);
+    expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(12);
   });
 
   test('a record that fails is reported and the rest still goes in', async () => {
@@ -53,6 +60,45 @@ describe('seeding a program', () => {
     );
     expect(out.map((o) => o.result)).toEqual(['created', 'failed']);
     expect(out[1].error?.message).toMatch(/name/);
+  });
+
+  test('partners and venues take the status of the file; a venue of no partner fails alone', async () => {
+    const venue = (id: string, partnerId: string, status?: string) => ({
+      id,
+      partnerId,
+      venueName: id,
+      address: '1 Road',
+      contactName: 'Contact',
+      contactEmail: 'contact@example.com',
+      contactPhone: '+1000',
+      mapCoordinates: { latitude: 1, longitude: 2 },
+      ...(status ? { status } : {}),
+    });
+    const partner = {
+      id: 'seed-partner-2',
+      legalName: 'Seed Partner LLC',
+      brandName: 'Seed',
+      businessAddress: '1 Road',
+      city: 'Dubai',
+      country: 'AE',
+      primaryContact: { name: 'P', email: 'p@example.com', phone: '+1' },
+      contractId: 'C-1',
+      contractStartDate: '2026-01-01',
+      contractEndDate: '2027-01-01',
+      status: 'inactive',
+    };
+    const out = await applySeed({ partners: [partner], venues: [venue('seed-venue-2', 'seed-partner-2', 'inactive'), venue('seed-venue-3', 'no-such-partner')] }, call);
+    expect(out.map((o) => [o.kind, o.id, o.result])).toEqual([
+      ['partner', 'seed-partner-2', 'created'],
+      ['venue', 'seed-venue-2', 'created'],
+      ['venue', 'seed-venue-3', 'failed'],
+    ]);
+    expect(((await call('Partner', 'getPartnerDetails', 'seed-partner-2', {})).body as { partner: { status: string } }).partner.status).toBe('inactive');
+    const v = (await call('Partner', 'getVenue', 'seed-partner-2', { venueId: 'seed-venue-2' })).body as { venue: { status: string }; pendingApproval: unknown };
+    expect(v).toMatchObject({ venue: { status: 'inactive' }, pendingApproval: null });
+    // again: both exist, skipped
+    const again = await applySeed({ partners: [partner], venues: [venue('seed-venue-2', 'seed-partner-2')] }, call);
+    expect(again.map((o) => o.result)).toEqual(['skipped', 'skipped']);
   });
 
   test('members go in side by side with --concurrency, outcomes stay in file order, and a taken staff id still fails alone', async () => {

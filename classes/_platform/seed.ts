@@ -2,7 +2,8 @@
  * Loads a program from one JSON document (issue: "npm run cli -- seed <file>"):
  *
  *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
- *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...] }
+ *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...],
+ *     "partners": [...], "venues": [...] }
  *
  * Each list holds records in the spec's field names (a company carries `bgId`,
  * a member sub type `hrmsMapping`, a member `staffId`, `company: {id}` and
@@ -20,11 +21,16 @@
  * operation. A record that was created but could not take its status is
  * reported as failed (with the reason); a record skipped because it exists
  * keeps the status it has. Members take `status` in seedMember itself.
+ *
+ * Partners are Partner.init's body with the partner's `id` (and an optional
+ * `status`); venues are createVenue's body with the `partnerId` of their
+ * partner (in this file or already there), an optional `id` and `status`.
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeCodes, type CallResult } from '../../runtime';
 import { CompanyErrors } from '../Company/errors';
 import { MemberErrors } from '../Member/errors';
+import { PartnerErrors } from '../Partner/errors';
 import { SettingErrors } from '../Setting/errors';
 
 export interface SeedDocument {
@@ -36,6 +42,8 @@ export interface SeedDocument {
   companies?: Record<string, unknown>[];
   tiers?: Record<string, unknown>[];
   members?: Record<string, unknown>[];
+  partners?: Record<string, unknown>[];
+  venues?: Record<string, unknown>[];
 }
 
 export type SystemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => Promise<CallResult>;
@@ -53,9 +61,10 @@ const EXISTS_CODES = new Set<unknown>([
   SettingErrors.SETTING_ID_TAKEN.code,
   CompanyErrors.COMPANY_ID_TAKEN.code,
   MemberErrors.ALREADY_REGISTERED.code,
+  PartnerErrors.VENUE_ID_TAKEN.code,
 ]);
 
-const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members'];
+const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues'];
 
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
@@ -67,7 +76,8 @@ type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
  */
 interface StatusStep {
   method: string;
-  instance: (id: string) => string;
+  /** the instance of the status operation (`record`: the seed file's record) */
+  instance: (id: string, record: Record<string, unknown>) => string;
   body: (id: string, status: string) => unknown;
   /** the key of the create answer that holds the created record */
   answerKey: string;
@@ -87,6 +97,8 @@ const STEPS: {
   parallel?: boolean;
   /** the record's `status` is set after creation with this operation (the create operation takes none) */
   status?: StatusStep;
+  /** the create body when it is not the record (less its id, for idInPath) */
+  body?: (r: Record<string, unknown>) => Record<string, unknown>;
 }[] = [
   { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default', status: settingStatus('updateCompanyGroupStatus') },
   { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default', status: settingStatus('updateMemberTypeStatus') },
@@ -111,6 +123,26 @@ const STEPS: {
     status: { method: 'updateStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'tier' },
   },
   { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
+  {
+    key: 'partners',
+    kind: 'partner',
+    classId: 'Partner',
+    method: 'init',
+    instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
+    idInPath: true,
+    parallel: true,
+    status: { method: 'updatePartnerStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'partner' },
+  },
+  {
+    // a venue goes to its partner's instance; the venue id stays in the body (createVenue takes it)
+    key: 'venues',
+    kind: 'venue',
+    classId: 'Partner',
+    method: 'createVenue',
+    instance: (r) => (typeof r.partnerId === 'string' ? r.partnerId : undefined),
+    body: ({ partnerId: _partnerId, ...venue }) => venue,
+    status: { method: 'updateVenueStatus', instance: (_id, r) => String(r.partnerId), body: (venueId, status) => ({ venueId, status }), answerKey: 'venue' },
+  },
 ];
 
 /** Problems with the document's shape, before anything is written. */
@@ -169,7 +201,7 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
     const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
       let id = typeof record.id === 'string' ? record.id : undefined;
       const { id: _id, ...withoutId } = record;
-      let body: Record<string, unknown> = step.idInPath ? withoutId : record;
+      let body: Record<string, unknown> = step.body ? step.body(record) : step.idInPath ? withoutId : record;
       let status: unknown;
       if (step.status) ({ status, ...body } = body);
       let created: Record<string, unknown> | undefined;
@@ -184,7 +216,7 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
       if (step.status && status !== undefined && status !== created?.status) {
         try {
           if (typeof status !== 'string' || !id) throw new Error(`status must be a string, got ${JSON.stringify(status)}`);
-          await call(step.classId, step.status.method, step.status.instance(id), step.status.body(id, status));
+          await call(step.classId, step.status.method, step.status.instance(id, record), step.status.body(id, status));
         } catch (err) {
           const e = errorOf(err);
           return { kind: step.kind, id, result: 'failed', error: { code: e.code, message: `created, but not ${String(status)}: ${e.message}` } };
