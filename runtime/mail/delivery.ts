@@ -33,6 +33,7 @@ import type { Effect } from '../actor/effects';
 import type { RedisHealth } from '../redis/client';
 import { maskAddress, maskPhone, MESSAGE_ID, type OutboundMail, type OutboundPort, type OutboundSms } from './message';
 import { PermanentDeliveryError, type MailTransport, type SmsTransport } from './transport';
+import { closeWithin, DEFAULT_CLOSE_TIMEOUT_MS } from '../queue/close';
 
 export interface MessageJob {
   port: OutboundPort;
@@ -54,6 +55,8 @@ export interface MessageDeliveryOptions {
   mail: MailTransport;
   sms: SmsTransport;
   logger: Logger;
+  /** how long close() waits for the worker's running sends and connections before it closes by force */
+  closeTimeoutMs?: number;
   /** tries per message before it is dead-lettered */
   attempts: number;
   /** first retry delay, doubled for each further try */
@@ -216,8 +219,8 @@ export class MessageDelivery {
   }
 
   async close(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    await closeWithin('message worker', this.worker, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    await closeWithin('message queue', this.queue, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
     await Promise.all([this.opts.mail.close(), this.opts.sms.close()]);
     this.workerConnection?.disconnect();
     this.records?.disconnect();

@@ -7,6 +7,7 @@ import type { StateStore } from '../actor/state-store';
 import type { CallResult, Identity } from '../actor/types';
 import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '../errors';
 import type { RedisHealth } from '../redis/client';
+import { closeWithin, DEFAULT_CLOSE_TIMEOUT_MS } from './close';
 
 interface CallJobData {
   kind: 'call';
@@ -51,6 +52,8 @@ export interface JobQueueOptions {
   store: StateStore;
   dispatcher: Dispatcher;
   logger: Logger;
+  /** how long close() waits for the worker's running jobs and connections before it closes by force */
+  closeTimeoutMs?: number;
   concurrency: number;
   lockMs: number;
   attempts?: (classId: string, method: string) => number | undefined;
@@ -317,8 +320,8 @@ export class JobQueue implements JobSink {
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await this.worker?.close();
-    await this.queue.close();
+    await closeWithin('queue worker', this.worker, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    await closeWithin('queue', this.queue, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
     this.workerConnection?.disconnect();
     this.connection.disconnect();
   }
