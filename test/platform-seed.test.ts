@@ -26,7 +26,7 @@ describe('seeding a program', () => {
     const doc = JSON.parse(fs.readFileSync(seedFile, 'utf8')) as SeedDocument;
     const first = await applySeed(doc, call);
     expect(first.filter((o) => o.result !== 'created')).toEqual([]);
-    expect(first).toHaveLength(13);
+    expect(first).toHaveLength(14);
 
     const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<string, unknown>;
     expect(company).toMatchObject({ id: 'acme', status: 'active', companyGroupId: 'cg-internal' });

@@ -3,7 +3,7 @@
  *
  *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
  *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...],
- *     "partners": [...], "venues": [...] }
+ *     "partners": [...], "venues": [...], "partnerUsers": [...] }
  *
  * Each list holds records in the spec's field names (a company carries `bgId`,
  * a member sub type `hrmsMapping`, a member `staffId`, `company: {id}` and
@@ -25,6 +25,9 @@
  * Partners are Partner.init's body with the partner's `id` (and an optional
  * `status`); venues are createVenue's body with the `partnerId` of their
  * partner (in this file or already there), an optional `id` and `status`.
+ * Partner users are PartnerUser.init's body (`fullName`, `email`, `partners`
+ * with roles, `venues`) with an optional `id` and `status`; their partners
+ * and venues must exist (in this file or already there).
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeCodes, type CallResult } from '../../runtime';
@@ -44,6 +47,7 @@ export interface SeedDocument {
   members?: Record<string, unknown>[];
   partners?: Record<string, unknown>[];
   venues?: Record<string, unknown>[];
+  partnerUsers?: Record<string, unknown>[];
 }
 
 export type SystemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => Promise<CallResult>;
@@ -64,7 +68,7 @@ const EXISTS_CODES = new Set<unknown>([
   PartnerErrors.VENUE_ID_TAKEN.code,
 ]);
 
-const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues'];
+const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues', 'partnerUsers'];
 
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
@@ -142,6 +146,16 @@ const STEPS: {
     instance: (r) => (typeof r.partnerId === 'string' ? r.partnerId : undefined),
     body: ({ partnerId: _partnerId, ...venue }) => venue,
     status: { method: 'updateVenueStatus', instance: (_id, r) => String(r.partnerId), body: (venueId, status) => ({ venueId, status }), answerKey: 'venue' },
+  },
+  {
+    key: 'partnerUsers',
+    kind: 'partnerUser',
+    classId: 'PartnerUser',
+    method: 'init',
+    instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
+    idInPath: true,
+    parallel: true,
+    status: { method: 'updateStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'user' },
   },
 ];
 
