@@ -287,7 +287,7 @@ export class Member {
    * The assertion consumer service: {SAMLResponse, RelayState?} → 303 to the member application with the session.
    * The spec lists it as STATIC; it writes the member only through completeSingleSignOn.
    */
-  @Static({ access: ['public'], bodyLimit: '512kb' })
+  @Static({ access: ['public'], bodyLimit: '512kb', formBody: true })
   singleSignOn(ctx: MemberStaticCtx<sso.SingleSignOnBody>) {
     return sso.singleSignOn(ctx, this.signIn);
   }

@@ -87,7 +87,9 @@ afterAll(async () => {
 const acmeEmail = (stem: string) => `${uniq(stem).toLowerCase()}@acme.test`;
 
 /** posts a response as the browser does for the identity provider (not following the redirect) */
-const sso = (SAMLResponse: string, RelayState?: string) => from(t, freshIp()).post(`${p}/singleSignOn`, { SAMLResponse, ...(RelayState ? { RelayState } : {}) });
+/** the identity provider's HTTP-POST binding: the browser posts a form */
+const sso = (SAMLResponse: string, RelayState?: string) =>
+  from(t, freshIp()).post(`${p}/singleSignOn`, new URLSearchParams({ SAMLResponse, ...(RelayState ? { RelayState } : {}) }));
 const refusedFor = (r: { status: number; body: any }, reason: string) => expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 5041, reason]);
 
 async function ssoMember(status?: 'inactive'): Promise<{ id: string; email: string }> {

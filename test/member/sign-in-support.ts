@@ -70,7 +70,9 @@ export function from(t: TestRuntime, ip: string) {
   const url = new URL(t.base);
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
+      // a URLSearchParams body is posted as a browser form (an identity provider's HTTP-POST binding)
+      const form = body instanceof URLSearchParams;
+      const payload = body === undefined ? undefined : form ? body.toString() : JSON.stringify(body);
       const req = http.request(
         {
           host: url.hostname,
@@ -78,7 +80,7 @@ export function from(t: TestRuntime, ip: string) {
           method,
           path,
           localAddress: ip,
-          headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
+          headers: { ...(payload ? { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
         },
         (res) => {
           const chunks: Buffer[] = [];
