@@ -1,0 +1,211 @@
+/**
+ * Offer's pure rules: building and changing an offer (the sheet's lists,
+ * texts and dates), its status moves, which references a change adds, the
+ * streamed document, and the listing's query and filter. The list, id and
+ * date rules are the catalogue's (BenefitCategory/rules.ts). No I/O;
+ * unit-tested in test/catalogue/rules.test.ts.
+ */
+import type { DeepReadonly, FieldError } from '../../runtime';
+import { escapeRegex, MAX_FILTER_TEXT, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import { isoInstant, requiredText, same, textList } from '../BenefitCategory/rules';
+import { OFFER_STATUSES, type CreateOfferInput, type OfferRecord, type OfferStatus, type UpdateOfferInput } from './types';
+
+/** startDate strictly before endDate, both ISO 8601 date-times with a zone (or dates: midnight UTC). */
+export function dateRange(start: unknown, end: unknown): { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldError[] } {
+  const startDate = isoInstant(start);
+  const endDate = isoInstant(end);
+  const problems: FieldError[] = [];
+  if (!startDate) problems.push({ field: 'startDate', reason: 'must be an ISO 8601 date-time with a zone' });
+  if (!endDate) problems.push({ field: 'endDate', reason: 'must be an ISO 8601 date-time with a zone' });
+  if (startDate && endDate && startDate >= endDate) problems.push({ field: 'endDate', reason: 'must be after startDate' });
+  return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
+}
+
+/** The sheet's images: http(s) URLs, each once. */
+export function imageList(values: readonly string[]): { list: string[]; problems: FieldError[] } {
+  const r = textList(values, 'images', { caseSensitive: true });
+  values.forEach((raw, i) => {
+    if (r.problems.some((p) => p.field === `images.${i}`)) return;
+    let ok = false;
+    try {
+      const u = new URL(raw.trim());
+      ok = u.protocol === 'https:' || u.protocol === 'http:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) r.problems.push({ field: `images.${i}`, reason: 'must be an http or https URL' });
+  });
+  return r;
+}
+
+/** The texts and lists of a body (create or update), as they are stored; `problems` name the fields. */
+function contentOf(input: UpdateOfferInput): { fields: Partial<OfferRecord>; problems: FieldError[] } {
+  const problems: FieldError[] = [];
+  const fields: Partial<OfferRecord> = {};
+  if (input.partnerId !== undefined) fields.partnerId = input.partnerId;
+  if (input.title !== undefined) fields.title = requiredText(input.title, 'title', problems);
+  if (input.offerType !== undefined) fields.offerType = requiredText(input.offerType, 'offerType', problems);
+  if (input.shortDescription !== undefined) fields.shortDescription = input.shortDescription.trim();
+  if (input.description !== undefined) fields.description = input.description.trim();
+  if (input.keywords !== undefined) {
+    const l = textList(input.keywords, 'keywords');
+    fields.keywords = l.list;
+    problems.push(...l.problems);
+  }
+  if (input.images !== undefined) {
+    const l = imageList(input.images);
+    fields.images = l.list;
+    problems.push(...l.problems);
+  }
+  if (input.categoryIds !== undefined) {
+    const l = textList(input.categoryIds, 'categoryIds', { caseSensitive: true });
+    fields.categoryIds = l.list;
+    problems.push(...l.problems);
+  }
+  return { fields, problems };
+}
+
+/**
+ * A new offer from createOffer's body: `problems` (the texts and lists) and
+ * `dateProblems` (the range) name the fields; whether the partner and the
+ * categories exist is for the handler to ask.
+ */
+export function buildOffer(input: CreateOfferInput, id: string, now: string): { offer: OfferRecord; problems: FieldError[]; dateProblems: FieldError[] } {
+  const { fields, problems } = contentOf(input);
+  const dates = dateRange(input.startDate, input.endDate);
+  const offer: OfferRecord = {
+    id,
+    partnerId: input.partnerId,
+    status: input.status ?? 'unpublished',
+    keywords: fields.keywords ?? [],
+    offerType: fields.offerType ?? '',
+    startDate: dates.ok ? dates.startDate : '',
+    endDate: dates.ok ? dates.endDate : '',
+    images: fields.images ?? [],
+    shortDescription: fields.shortDescription ?? '',
+    title: fields.title ?? '',
+    description: fields.description ?? '',
+    categoryIds: fields.categoryIds ?? [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { offer, problems, dateProblems: dates.ok ? [] : dates.problems };
+}
+
+const UPDATABLE = ['partnerId', 'keywords', 'offerType', 'startDate', 'endDate', 'images', 'shortDescription', 'title', 'description', 'categoryIds'] as const;
+
+/**
+ * The offer after updateOffer's body; the dates are checked as they will be
+ * (a date not given keeps the offer's). `changed` lists the fields that
+ * differ (none: `next` is the current offer).
+ */
+export function applyOfferUpdate(
+  current: DeepReadonly<OfferRecord>,
+  input: UpdateOfferInput,
+  now: string,
+): { next: OfferRecord; changed: string[]; problems: FieldError[]; dateProblems: FieldError[] } {
+  const base: OfferRecord = JSON.parse(JSON.stringify(current));
+  const { fields, problems } = contentOf(input);
+  const dates = dateRange(input.startDate ?? current.startDate, input.endDate ?? current.endDate);
+  const next: OfferRecord = { ...base, ...fields, ...(dates.ok ? { startDate: dates.startDate, endDate: dates.endDate } : {}) };
+  const dateProblems = dates.ok ? [] : dates.problems;
+  const changed = UPDATABLE.filter((f) => !same(next[f], current[f]));
+  if (problems.length || dateProblems.length || !changed.length) return { next: base, changed: [], problems, dateProblems };
+  return { next: { ...next, updatedAt: now }, changed: [...changed], problems, dateProblems };
+}
+
+/** updateOfferStatus: any of the three statuses; the same status is no move. */
+export function offerStatusMove(from: OfferStatus, to: string): { ok: true; to: OfferStatus } | { ok: false; reason: string } {
+  if (!(OFFER_STATUSES as readonly string[]).includes(to)) return { ok: false, reason: `status must be one of ${OFFER_STATUSES.join(', ')}` };
+  if (from === to) return { ok: false, reason: `the offer is already ${to}` };
+  return { ok: true, to: to as OfferStatus };
+}
+
+/**
+ * What a change asks the other classes about: the partner when it is new
+ * (or the offer is), and the category ids `next` has that `current` does not,
+ * with the field naming each (categories are never deleted, so those held
+ * were checked when they were added).
+ */
+export function newReferences(
+  current: DeepReadonly<Pick<OfferRecord, 'partnerId' | 'categoryIds'>> | null,
+  next: DeepReadonly<Pick<OfferRecord, 'partnerId' | 'categoryIds'>>,
+): { partnerId: string | null; categories: { id: string; field: string }[] } {
+  const held = new Set(current?.categoryIds ?? []);
+  return {
+    partnerId: !current || current.partnerId !== next.partnerId ? next.partnerId : null,
+    categories: next.categoryIds.map((id, i) => ({ id, field: `categoryIds.${i}` })).filter((c) => !held.has(c.id)),
+  };
+}
+
+// ---------------------------------------------------------------- stream and listing
+
+export const OFFERS_COLLECTION = 'offers';
+
+/** the streamed document's own columns, never answered */
+export const OFFER_HIDDEN_COLUMNS = ['search', 'sortTitle'];
+
+/** The streamed document: the offer, its lower-cased title (the order) and a search column (title, short description, keywords). */
+export function offerDocument(o: DeepReadonly<OfferRecord>): Record<string, unknown> {
+  return {
+    ...(JSON.parse(JSON.stringify(o)) as OfferRecord),
+    sortTitle: o.title.toLowerCase(),
+    search: [o.title, o.shortDescription, ...o.keywords].join('\n').toLowerCase(),
+  };
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+const LIST_KEYS = ['status', 'partnerId', 'categoryId', 'offerType', 'search', 'page', 'limit'];
+
+export interface OfferListQuery {
+  page: number;
+  limit: number;
+  status?: OfferStatus[];
+  partnerId?: string;
+  categoryId?: string;
+  offerType?: string;
+  search?: string;
+}
+
+/**
+ * listOffers' body or query: status (one or a list), partnerId, categoryId
+ * (offers naming it), offerType, search (title, short description, keyword),
+ * page from 1, limit 1-100 (default 20).
+ */
+export function parseOfferListQuery(raw: Record<string, unknown>): { ok: true; query: OfferListQuery } | { ok: false; errors: FieldProblem[] } {
+  const errors: FieldProblem[] = [];
+  unknownKeys(raw, LIST_KEYS, errors);
+  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
+  const status = stringOrList(raw, 'status', errors, OFFER_STATUSES);
+  const partnerId = textOf(raw, 'partnerId', errors);
+  const categoryId = textOf(raw, 'categoryId', errors);
+  const offerType = textOf(raw, 'offerType', errors);
+  const search = textOf(raw, 'search', errors)?.trim();
+  if (errors.length) return { ok: false, errors };
+  return {
+    ok: true,
+    query: {
+      page,
+      limit,
+      ...(status ? { status: (Array.isArray(status) ? status : [status]) as OfferStatus[] } : {}),
+      ...(partnerId ? { partnerId } : {}),
+      ...(categoryId ? { categoryId } : {}),
+      ...(offerType ? { offerType } : {}),
+      ...(search ? { search } : {}),
+    },
+  };
+}
+
+/** MongoDB filter of a listing; search: a case-insensitive literal in the title, short description or a keyword. */
+export function buildOfferListFilter(q: OfferListQuery): Record<string, unknown> {
+  const and: Record<string, unknown>[] = [];
+  if (q.status) and.push({ status: { $in: q.status } });
+  if (q.partnerId) and.push({ partnerId: q.partnerId });
+  if (q.categoryId) and.push({ categoryIds: q.categoryId });
+  if (q.offerType) and.push({ offerType: q.offerType });
+  if (q.search) and.push({ search: { $regex: escapeRegex(q.search.toLowerCase().slice(0, MAX_FILTER_TEXT)) } });
+  return and.length ? { $and: and } : {};
+}
+
+/** the order of the listing: by title, then id */
+export const OFFER_ORDER = { sortTitle: 1, _id: 1 } as const;
