@@ -3,7 +3,7 @@
  *
  *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
  *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...],
- *     "partners": [...], "venues": [...], "partnerUsers": [...] }
+ *     "partners": [...], "venues": [...], "partnerUsers": [...], "benefitCategories": [...], "offers": [...] }
  *
  * Each list holds records in the spec's field names (a company carries `bgId`,
  * a member sub type `hrmsMapping`, a member `staffId`, `company: {id}` and
@@ -28,6 +28,11 @@
  * Partner users are PartnerUser.init's body (`fullName`, `email`, `partners`
  * with roles, `venues`) with an optional `id` and `status`; their partners
  * and venues must exist (in this file or already there).
+ *
+ * Benefit categories are BenefitCategory.createCategory's body and offers
+ * Offer.createOffer's, each with its `id` (the instance); both take their
+ * `status` in the create body. An offer's partner and categories must exist
+ * (in this file or already there).
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeCodes, type CallResult } from '../../runtime';
@@ -48,6 +53,8 @@ export interface SeedDocument {
   partners?: Record<string, unknown>[];
   venues?: Record<string, unknown>[];
   partnerUsers?: Record<string, unknown>[];
+  benefitCategories?: Record<string, unknown>[];
+  offers?: Record<string, unknown>[];
 }
 
 export type SystemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => Promise<CallResult>;
@@ -68,7 +75,7 @@ const EXISTS_CODES = new Set<unknown>([
   PartnerErrors.VENUE_ID_TAKEN.code,
 ]);
 
-const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues', 'partnerUsers'];
+const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues', 'partnerUsers', 'benefitCategories', 'offers'];
 
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
@@ -157,6 +164,17 @@ const STEPS: {
     parallel: true,
     status: { method: 'updateStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'user' },
   },
+  // the catalogue's create operations take the status themselves; offers after the partners and categories they name
+  {
+    key: 'benefitCategories',
+    kind: 'benefitCategory',
+    classId: 'BenefitCategory',
+    method: 'createCategory',
+    instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
+    idInPath: true,
+    parallel: true,
+  },
+  { key: 'offers', kind: 'offer', classId: 'Offer', method: 'createOffer', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
 ];
 
 /** Problems with the document's shape, before anything is written. */

@@ -40,8 +40,9 @@ export function bearer(t: TestRuntime, userId: string, roles: string[], claims: 
   return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity, roles, ...claims })}` };
 }
 
-export async function startCatalogueRuntime(): Promise<CatalogueRuntime> {
-  const t = await startTestRuntime({ env: CATALOGUE_ENV });
+/** `moreClassDirs`: other classes the test needs (the seed asks Setting for its singleton). */
+export async function startCatalogueRuntime(moreClassDirs: string[] = []): Promise<CatalogueRuntime> {
+  const t = await startTestRuntime({ env: { ...CATALOGUE_ENV, CLASS_DIRS: [CATALOGUE_ENV.CLASS_DIRS, ...moreClassDirs].join(',') } });
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
     { id: 'r-editor', name: 'editor', level: 10, permissions: { BenefitCategory: CATEGORY_METHODS, Offer: OFFER_METHODS } },
