@@ -10,7 +10,7 @@
  *    holds nothing of c-1. A method of these classes without a row fails the
  *    test: a new method must say what it does for company users.
  *  - Shared programme data (Setting, Tier, RoleManager, Workflow, SystemEmail, NotificationManager, Partner, PartnerUser,
- *    BenefitCategory, Offer;
+ *    BenefitCategory, Offer, ContentManager;
  *    Otp, which admits only the classes calling it): generated from the catalogue: company users
  *    read it, every write is refused 403 1023.
  */
@@ -262,7 +262,7 @@ describe('shared programme data (generated from the catalogue)', () => {
 
   test('the shared classes', () => {
     // Otp admits no program management user (only the classes that call it, which check their own entity's company)
-    expect(shared.map((c) => c.id).sort()).toEqual(['BenefitCategory', 'NotificationManager', 'Offer', 'Otp', 'Partner', 'PartnerUser', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
+    expect(shared.map((c) => c.id).sort()).toEqual(['BenefitCategory', 'ContentManager', 'NotificationManager', 'Offer', 'Otp', 'Partner', 'PartnerUser', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
   });
 
   test.each(shared.map((c) => c.id))('%s: company users read, every write is refused 403 1023', async (classId) => {

@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
+import { ActorError } from '../../runtime/errors';
 import { startTestRuntime, seedRoles, type TestRuntime } from '../support/harness';
 
 const CLASSES = ['ContentManager', 'Workflow', 'ApprovalManager', 'LogManager', 'FileManager', 'RoleManager', 'BenefitCategory'];
@@ -85,10 +86,15 @@ export function contentBody(contentKey: string, extra: Record<string, unknown> =
   return { contentKey, contentGroupKey: GROUP_OF[contentKey], contentTitle: `A ${contentKey}`, fields: VALID_FIELDS[contentKey], ...extra };
 }
 
-/** ContentManager's method as the system identity (every workflow rule approves at once) */
+/** ContentManager's method as the system identity (every workflow rule approves at once); a refusal as its status and body */
 export async function asSystem(t: TestRuntime, method: string, body: unknown): Promise<{ status: number; body: any }> {
-  const r = await t.rt.call('ContentManager', method, 'default', body);
-  return { status: r.status, body: r.body };
+  try {
+    const r = await t.rt.call('ContentManager', method, 'default', body);
+    return { status: r.status, body: r.body };
+  } catch (err) {
+    if (err instanceof ActorError) return { status: err.status, body: err.toBody() };
+    throw err;
+  }
 }
 
 /** an active content made by the system identity */
