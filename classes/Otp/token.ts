@@ -65,8 +65,9 @@ export function tokenFormatProblem(tokenType: TokenType, raw: string): string | 
 /**
  * The OTP key: OTP_SECRET (32 characters or more), else one derived from
  * JWT_SECRET (HMAC-SHA256 of it, so neither reveals the other), else a fixed
- * development key, which makes the HMAC no better than a plain hash: set one
- * of the two in production. A short OTP_SECRET stops the start.
+ * development key, which makes the HMAC no better than a plain hash: outside
+ * production only (NODE_ENV=production without either stops the start). A
+ * short OTP_SECRET stops the start.
  */
 export function otpKeyFrom(env: NodeJS.ProcessEnv): { key: Buffer; source: 'OTP_SECRET' | 'JWT_SECRET' | 'development' } {
   const own = env.OTP_SECRET;
@@ -75,6 +76,8 @@ export function otpKeyFrom(env: NodeJS.ProcessEnv): { key: Buffer; source: 'OTP_
     return { key: createHash('sha256').update(own, 'utf8').digest(), source: 'OTP_SECRET' };
   }
   if (env.JWT_SECRET) return { key: createHmac('sha256', env.JWT_SECRET).update('otp-token-key').digest(), source: 'JWT_SECRET' };
+  // the fixed key is public: stored codes would be as easy to reverse as a plain hash of six digits
+  if (env.NODE_ENV === 'production') throw new Error('OTP_SECRET (or JWT_SECRET) must be set in production: without either, one-time codes are stored under a public development key');
   return { key: createHash('sha256').update('otp-development-key').digest(), source: 'development' };
 }
 

@@ -102,3 +102,8 @@ test('the key: OTP_SECRET, else derived from JWT_SECRET, else a development key;
   expect(otpKeyFrom({}).source).toBe('development');
   expect(() => otpKeyFrom({ OTP_SECRET: 'short' })).toThrow('OTP_SECRET must be at least 32 characters');
 });
+
+test('in production the public development key is refused: the start stops until a secret is set', () => {
+  expect(() => otpKeyFrom({ NODE_ENV: 'production' })).toThrow('OTP_SECRET (or JWT_SECRET) must be set in production');
+  expect(otpKeyFrom({ NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(40) }).source).toBe('JWT_SECRET');
+});
