@@ -151,10 +151,20 @@ export function redisCommandTimeoutMs(env: NodeJS.ProcessEnv): number {
   return n;
 }
 
-/** SMTP_URL: `smtp://` or `smtps://` URL of the mail server (nodemailer's URL form); unset: the embedded .eml adapter. */
+/**
+ * SMTP_URL: `smtp://` or `smtps://` URL of the mail server (nodemailer's URL
+ * form); unset: the embedded .eml adapter and its unauthenticated /dev/mail
+ * page, which shows every sign-in code and link, so NODE_ENV=production
+ * without SMTP_URL stops the start.
+ */
 export function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.SMTP_URL;
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined || raw === '') {
+    if (env.NODE_ENV === 'production') {
+      throw new Error('SMTP_URL must be set in production: without it mails (sign-in codes, invitations) are written to DATA_DIR/mail and listed on /dev/mail without authentication');
+    }
+    return undefined;
+  }
   let url: URL;
   try {
     url = new URL(raw);

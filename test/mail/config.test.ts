@@ -35,3 +35,8 @@ test('attempts, backoff and concurrency are bounded integers', () => {
   expect(() => loadConfig({ ...base, MAIL_BACKOFF_MS: '5' })).toThrow(/MAIL_BACKOFF_MS/);
   expect(() => loadConfig({ ...base, MAIL_CONCURRENCY: 'many' })).toThrow(/MAIL_CONCURRENCY/);
 });
+
+test('production needs SMTP_URL: the embedded adapter would show every sign-in code on an unauthenticated page', () => {
+  expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SMTP_URL must be set in production/);
+  expect(loadConfig({ ...base, NODE_ENV: 'production', SMTP_URL: 'smtp://mail.example.com:587' }).smtpUrl).toBe('smtp://mail.example.com:587');
+});
