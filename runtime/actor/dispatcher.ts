@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { REDACT_PATHS } from '../logger';
 import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
@@ -686,6 +687,19 @@ class CtxLookup implements LookupApi {
   }
 }
 
+
+
+/** each class's logger: the runtime's, also masking the class's `sensitiveFields` (top level and one level down) */
+const classLoggers = new WeakMap<RegisteredClass, Logger>();
+function classLogger(base: Logger, cls: RegisteredClass): Logger {
+  let logger = classLoggers.get(cls);
+  if (!logger) {
+    const fields = cls.options.sensitiveFields ?? [];
+    logger = fields.length ? base.child({}, { redact: { paths: [...REDACT_PATHS, ...fields.flatMap((f) => [f, `*.${f}`])], censor: '[masked]' } }) : base;
+    classLoggers.set(cls, logger);
+  }
+  return logger;
+}
 class CtxImpl implements Ctx {
   readonly projectId: string;
   readonly classId: string;
@@ -744,7 +758,7 @@ class CtxImpl implements Ctx {
 
   /** child logger, made on first use (most handlers never log) */
   get log(): Logger {
-    this.logger ??= this.deps.logger.child({ classId: this.classId, method: this.method, instanceId: this.instanceId, requestId: this.req.requestId });
+    this.logger ??= classLogger(this.deps.logger, this.cls).child({ classId: this.classId, method: this.method, instanceId: this.instanceId, requestId: this.req.requestId });
     return this.logger;
   }
 
