@@ -4,6 +4,7 @@
  * account. Each test calls from a loopback address of its own (127.0.0.0/8),
  * so the per-address counters of one test do not touch another's.
  */
+import * as passwords from '../../classes/_platform/passwords';
 import { THROTTLE } from '../../classes/ProgramManagementUser/use-cases/requester';
 import {
   acceptInvitation,
@@ -202,6 +203,45 @@ describe('no user enumeration', () => {
       answers.push({ status: r.status, body: r.body });
     }
     for (const a of answers) expect(a).toEqual({ status: 401, body: { code: 4014, message: 'The code is not valid for this email', classId: 'ProgramManagementUser' } });
+  });
+
+  test('resetPassword and acceptInvitation: every refusal hashes the password once, a wrong code for a known account as an unknown email', async () => {
+    // counted, not timed: the same work on each path is what makes them take the same time
+    const active = await activeUser();
+    await call(p.t, 'sendPasswordResetEmail', undefined, { email: active.email });
+    const resetCode = codeOf(await nthMail(p.sink, active.email, SUBJECTS.reset));
+    const invited = await createApprovedUser(p);
+    const inviteCode = codeOf(await nthMail(p.sink, invited.email, SUBJECTS.invite));
+    const other = (code: string) => (code === 'ABCDEFGH' ? 'HGFEDCBA' : 'ABCDEFGH');
+    const ghost = email('ghost');
+    const password = 'mauve-otter-lantern-45';
+    const cases = [
+      ['resetPassword', ghost, 'ABCDEFGH', 'unknown email'],
+      ['resetPassword', invited.email, 'ABCDEFGH', 'not an active password user'],
+      ['resetPassword', active.email, other(resetCode), 'wrong code'],
+      ['acceptInvitation', ghost, 'ABCDEFGH', 'unknown email'],
+      ['acceptInvitation', active.email, 'ABCDEFGH', 'not invited'],
+      ['acceptInvitation', invited.email, other(inviteCode), 'wrong code'],
+    ] as const;
+    const verify = jest.spyOn(passwords, 'verifyPassword');
+    const hash = jest.spyOn(passwords, 'hashPassword');
+    try {
+      for (const [method, who, otp, why] of cases) {
+        verify.mockClear();
+        hash.mockClear();
+        const r = await from(address(), method, { email: who, otp, password });
+        expect({ method, why, answer: [r.status, r.body.code], standIns: verify.mock.calls, hashes: hash.mock.calls.length }).toEqual({
+          method,
+          why,
+          answer: [401, 4014],
+          standIns: [[password, null]],
+          hashes: 0,
+        });
+      }
+    } finally {
+      verify.mockRestore();
+      hash.mockRestore();
+    }
   });
 
   test('discoverAuthMethod: a known and an unknown email get the same answer', async () => {

@@ -73,9 +73,19 @@ function checkPolicy(password: string, context: { email: string; name?: string }
 const invalidCode = () => userError('PM_USER_INVALID_CODE', 'The code is not valid for this email');
 
 /**
+ * 401 4014 after hashing the password against the stand-in: every refusal
+ * (unknown email, wrong state, wrong code) costs the same hash, so a known
+ * email with a wrong code answers no sooner than an unknown one.
+ */
+async function refuseCode(password: string): Promise<never> {
+  await verifyPassword(password, null);
+  throw invalidCode();
+}
+
+/**
  * The user whose code is checked, once the code matched: the email resolved,
  * the user in the state `eligible` asks, the code spent. Every refusal is 401
- * 4014 (Otp's 6002 becomes 429 4015).
+ * 4014 after one stand-in hash (refuseCode); Otp's 6002 becomes 429 4015.
  */
 async function userWithCode(
   ctx: UserStaticCtx<{ email: string; otp: string; password: string }>,
@@ -89,11 +99,7 @@ async function userWithCode(
   await throttleAccount(ctx, op, email, settings.codeAttempts);
   checkPolicy(ctx.request.body.password, { email });
   const user = await signInUser(ctx, await ctx.lookup.resolve(EMAIL_LOOKUP, email));
-  if (!eligible(user)) {
-    // about as slow as checking a code and hashing a password
-    await verifyPassword(ctx.request.body.password, null);
-    throw invalidCode();
-  }
+  if (!eligible(user)) await refuseCode(ctx.request.body.password);
   let check;
   try {
     check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, user!.id), {
@@ -109,7 +115,7 @@ async function userWithCode(
     }
     throw err;
   }
-  if (!check.isSuccessful) throw invalidCode();
+  if (!check.isSuccessful) await refuseCode(ctx.request.body.password);
   // the name is known only now: a password holding it is refused after the code, so the refusal says nothing of the account
   checkPolicy(ctx.request.body.password, { email, name: user!.name });
   return user!;
