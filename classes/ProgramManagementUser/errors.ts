@@ -47,6 +47,8 @@ export const UserErrors = {
   PM_USER_LEVEL_NOT_HELD: { code: 4019, status: 403 },
   /** an approval callback whose change no longer applies (reported in the callback's answer, not thrown) */
   PM_USER_APPROVAL_CONFLICT: { code: 4020, status: 409 },
+  /** a company user's change would leave the user outside the caller's company (internal, or another company) */
+  PM_USER_OUTSIDE_COMPANY: { code: 4021, status: 403 },
 } as const;
 
 export type UserErrorName = keyof typeof UserErrors;

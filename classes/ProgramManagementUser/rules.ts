@@ -190,6 +190,22 @@ export function privilegeRefusal(change: UserChange, caller: CallerPower): Privi
   return null;
 }
 
+/**
+ * A tenant-bound caller (a company user) keeps users in its company: the user
+ * it changes must stay a company user of `tenant`. The runtime's tenancy
+ * cannot see this, since the change is applied later, by the approver's
+ * callback. Null: allowed (and always for a caller without a tenant).
+ */
+export function companyRefusal(next: DeepReadonly<Pick<ProgramManagementUserRecord, 'id' | 'type' | 'companyId'>>, tenant: string | null | undefined): { error: 'PM_USER_OUTSIDE_COMPANY'; message: string; details: Record<string, unknown> } | null {
+  if (!tenant) return null;
+  if (next.type === 'company' && next.companyId === tenant) return null;
+  return {
+    error: 'PM_USER_OUTSIDE_COMPANY',
+    message: `A user of company ${tenant} keeps the users it changes in company ${tenant}`,
+    details: { id: next.id, companyId: tenant, errors: [{ field: next.type === 'company' ? 'companyId' : 'type', reason: `must keep the user in company ${tenant}` }] },
+  };
+}
+
 /** Role names of `wanted` that none of `found` has as id or name (sorted). */
 export function unknownRoles(wanted: readonly string[], found: readonly Pick<HeldRole, 'id' | 'name'>[]): string[] {
   const known = new Set(found.flatMap((r) => [r.id, r.name].filter((x): x is string => typeof x === 'string')));

@@ -2,6 +2,7 @@
 import {
   applyUserUpdate,
   buildListFilter,
+  companyRefusal,
   identityOf,
   mayAcceptInvitation,
   mayUsePassword,
@@ -129,6 +130,17 @@ describe('permissions and identity', () => {
     expect(identityOf({ user: { ...u, status: 'inactive' } }).active).toBe(false);
     expect(identityOf({ user: { ...u, status: 'pending' } }).active).toBe(false);
     expect(identityOf({})).toEqual({ active: false, roles: [] });
+  });
+
+  test("a company user's change keeps the user a company user of its company (checked on request and on approval)", () => {
+    const inC1 = user({ type: 'company', companyId: 'c-1' });
+    expect(companyRefusal(inC1, 'c-1')).toBeNull();
+    expect(companyRefusal({ ...inC1, type: 'internal', companyId: null }, 'c-1')).toMatchObject({ error: 'PM_USER_OUTSIDE_COMPANY', details: { id: 'u-1', companyId: 'c-1' } });
+    expect(companyRefusal({ ...inC1, companyId: 'c-2' }, 'c-1')).toMatchObject({ error: 'PM_USER_OUTSIDE_COMPANY' });
+    expect(companyRefusal(user(), 'c-1')).toMatchObject({ error: 'PM_USER_OUTSIDE_COMPANY' });
+    // a caller without a tenant is not limited
+    expect(companyRefusal(user(), undefined)).toBeNull();
+    expect(companyRefusal({ ...inC1, companyId: 'c-2' }, null)).toBeNull();
   });
 
   test('who signs in how', () => {

@@ -16,6 +16,7 @@ import {
   settled,
   signIn,
   startPmRuntime,
+  uid,
   type PmRuntime,
 } from './support';
 
@@ -157,6 +158,29 @@ describe('listing and company users', () => {
     const inside = await create({ type: 'internal', roles: [] }, h);
     expect(inside.status).toBe(403);
     expect((await create({ type: 'company', companyId: 'c-1', roles: [] }, h)).status).toBe(201);
+  });
+});
+
+describe('a company user keeps users in its company', () => {
+  test('making a colleague internal or moving it to another company is refused before any approval; a rename is not', async () => {
+    const colleague = await createApprovedUser(p, { type: 'company', companyId: 'c-1' });
+    const companyUser = bearer(p.t, uid('cu'), ['super'], { userType: 'company', tenant: 'c-1' });
+    for (const body of [{ type: 'internal' }, { type: 'internal', companyId: null }, { companyId: 'c-2' }]) {
+      const r = await call(p.t, 'updateUser', colleague.id, body, companyUser);
+      expect({ body, answer: [r.status, r.body.code] }).toEqual({ body, answer: [403, 4021] });
+      // no approval was asked: the user waits for nothing and is still in c-1
+      expect((await call(p.t, 'getUser', colleague.id, {}, p.admin)).body).toMatchObject({ pendingApproval: null, user: { type: 'company', companyId: 'c-1' } });
+    }
+    const renamed = await call(p.t, 'updateUser', colleague.id, { name: 'Still Here' }, companyUser);
+    expect(renamed.status).toBe(200);
+    // the requester's company goes with the change, for approveUser to check again as the approver applies it
+    const record = (await p.t.rt.call('ApprovalManager', 'getApproval', renamed.body.approval.id)).body as { additionalData: Record<string, unknown> };
+    expect(record.additionalData).toMatchObject({ requesterCompanyId: 'c-1' });
+    // an internal user may still move one (the rule binds tenant-bound callers only)
+    await review(renamed.body.approval.id, 'approve');
+    await settled(p, colleague.id);
+    const moved = await call(p.t, 'updateUser', colleague.id, { companyId: 'c-2' }, p.admin);
+    expect(moved.status).toBe(200);
   });
 });
 

@@ -4,15 +4,16 @@
  *  - approveUserCreate (user_create): approve applies the creation's patch
  *    and invites the user; reject leaves it `inactive`, releasing its email;
  *  - approveUser (user_update, user_status_update): approve applies the
- *    change, unless it takes an email another user holds now, or the patch
- *    no longer fits (then the user stops waiting, unchanged, and the answer
- *    says why, code 4020); reject changes nothing.
+ *    change, unless it takes an email another user holds now, the patch
+ *    no longer fits, or a company user's change takes the user out of the
+ *    requester's company (then the user stops waiting, unchanged, and the
+ *    answer says why, code 4020); reject changes nothing.
  * Either way the user stops waiting; the same callback again (a redelivery)
  * changes nothing.
  */
 import { settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
-import { EMAIL_LOOKUP } from '../rules';
+import { companyRefusal, EMAIL_LOOKUP } from '../rules';
 import { UserErrors, userError } from '../errors';
 import type { UserSettings } from '../settings';
 import type { LastReview, ProgramManagementUserRecord } from '../types';
@@ -88,6 +89,11 @@ export async function approveUser(ctx: UserCtx<ApprovalCallbackBody>) {
   if (outcome.kind === 'conflict') return conflict(outcome.problems.join('; '));
   if (outcome.kind === 'rejected') return { applied: false, lastReview: review(ctx, event, 'rejected'), user: before };
   if (await emailTakenBy(ctx, before, outcome.entity)) return conflict('another user holds the email now');
+  // applied as the approver: a company user's change must still keep the user in the requester's company
+  const requesterCompanyId = ctx.request.body.additionalData?.requesterCompanyId;
+  if (typeof requesterCompanyId === 'string' && companyRefusal(outcome.entity, requesterCompanyId)) {
+    return conflict(`the change takes the user out of company ${requesterCompanyId}, the requester's`);
+  }
   const lastReview = review(ctx, event, 'applied');
   await applyUser(ctx, before, outcome.entity, info(ctx, event));
   return { applied: true, lastReview, user: s.user };

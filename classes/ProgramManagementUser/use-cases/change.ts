@@ -5,19 +5,24 @@
  * workflow runs (so a refused change leaves no approval record), applied now
  * when the workflow approves it at once, held until approveUser otherwise.
  * Activation (and an email change) checks that no other user holds the email
- * (spec 3.3).
+ * (spec 3.3). A company user's change keeps the user in its company (403
+ * 4021 before any approval), and the requester's company is recorded on the
+ * change (additionalData.requesterCompanyId) for approveUser to check again.
  */
 import { refuseWhilePending, requestGatedChange } from '../../_platform/gated-change';
 import { userError } from '../errors';
 import { applyUserUpdate, scopeProblems, statusMove } from '../rules';
 import { USER_EVENTS, type ProgramManagementUserRecord, type UpdateUserInput, type UpdateUserStatusInput, type UserEvent, type UserStatus } from '../types';
-import { activeRoles, checkPrivilege, CHANGE_CALLBACK, heldRoles, st, whilePending, type UserCtx } from './common';
+import { activeRoles, callerTenant, checkCompanyKept, checkPrivilege, CHANGE_CALLBACK, heldRoles, st, whilePending, type UserCtx } from './common';
 import { applyUser, takesEmail } from './apply';
 import { checkCompany, checkEmailFree } from './create';
 
-async function change(ctx: UserCtx<unknown>, event: UserEvent, requested: ProgramManagementUserRecord, additionalData: Record<string, unknown>) {
+async function change(ctx: UserCtx<unknown>, event: UserEvent, requested: ProgramManagementUserRecord, changeData: Record<string, unknown>) {
   const s = st(ctx);
   const old = s.user;
+  // the requester's company goes with the change: approveUser applies it as the approver, and checks it again
+  const tenant = callerTenant(ctx);
+  const additionalData = { ...changeData, ...(tenant ? { requesterCompanyId: tenant } : {}) };
   const gated = await requestGatedChange(ctx, {
     event,
     entityId: old.id,
@@ -47,6 +52,8 @@ export async function updateUser(ctx: UserCtx<UpdateUserInput>) {
   if (!changed.length) throw userError('PM_USER_NO_CHANGE', `The update changes nothing on user ${old.id}`, { id: old.id });
   const problems = scopeProblems(next.type, next.companyId);
   if (problems.length) throw userError('PM_USER_INVALID_INPUT', problems.map((p) => `${p.field} ${p.reason}`).join('; '), { errors: problems });
+  // a company user cannot make a user internal nor move it to another company (checkCompany(null) checks nothing)
+  checkCompanyKept(ctx, next);
   if (takesEmail(old, next)) await checkEmailFree(ctx, next.email, old.id);
   if (next.companyId !== old.companyId) await checkCompany(ctx, next.companyId);
   // roles added must be active roles; those the user keeps are judged as they are now
@@ -66,6 +73,7 @@ export async function updateUserStatus(ctx: UserCtx<UpdateUserStatusInput>) {
   const move = statusMove(old.status, status);
   if (!move.ok) throw userError('PM_USER_NO_CHANGE', `User ${old.id}: ${move.reason}`, { id: old.id, status: old.status });
   const next: ProgramManagementUserRecord = { ...old, status: move.to, updatedAt: new Date().toISOString() };
+  checkCompanyKept(ctx, next);
   const held = await heldRoles(ctx, old.roles);
   await checkPrivilege(ctx, { kind: 'status', old, next, grantedRoles: held, heldRoles: held });
   // activation validates email uniqueness (spec 3.3): an inactive user's address may have been given to another

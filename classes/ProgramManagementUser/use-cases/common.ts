@@ -10,7 +10,7 @@ import { isDeveloperOrSystem } from '../../_platform/privileged';
 import { holdingOf, type HeldRole } from '../../RoleManager/domain';
 import type { RoleManager } from '../../RoleManager/RoleManager.class';
 import { userError } from '../errors';
-import { privilegeRefusal, unknownRoles, type UserChange } from '../rules';
+import { companyRefusal, privilegeRefusal, unknownRoles, type UserChange } from '../rules';
 import type { ProgramManagementUserClassState, ProgramManagementUserRecord, UserState } from '../types';
 
 /** a ProgramManagementUser write's context: one user's state, and the method's body `I` */
@@ -87,6 +87,17 @@ export async function heldRoles(ctx: Pick<BaseCtx, 'call'>, names: readonly stri
     if (isUnknownInstance(err)) return [];
     throw err;
   }
+}
+
+/** The company a tenant-bound caller is limited to (undefined: not limited). */
+export function callerTenant(ctx: Pick<BaseCtx, 'identity' | 'tenancy'>): string | undefined {
+  return ctx.tenancy.tenant ?? ctx.identity.tenant;
+}
+
+/** 403 4021 unless the changed user stays in the tenant-bound caller's company (rules.ts companyRefusal). */
+export function checkCompanyKept(ctx: Pick<BaseCtx, 'identity' | 'tenancy'>, next: ProgramManagementUserRecord): void {
+  const refusal = companyRefusal(next, callerTenant(ctx));
+  if (refusal) throw userError(refusal.error, refusal.message, refusal.details);
 }
 
 /**
