@@ -72,13 +72,27 @@ export function memberActor(memberId: string): Actor {
   return { id: memberId, type: 'member' };
 }
 
+function refuseProblems(problems: ReturnType<typeof passwordProblems>): void {
+  if (problems.length) throw memberError('WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, { errors: problems });
+}
+
 /**
  * 400 5038 when the policy refuses `password` for this member (its email and
  * names may not be in it); `details.errors` names the field and the reasons.
+ * Its answer tells whether a word is the member's email or name: call it only
+ * for a caller who proved to be the member (a session, a matched link token).
  */
 export function checkPasswordPolicy(password: string, m: Pick<SignInView, 'email' | 'name' | 'middleName' | 'surname'>, field = 'password'): void {
-  const problems = passwordProblems(password, { email: m.email, words: [m.name, m.middleName, m.surname], field });
-  if (problems.length) throw memberError('WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, { errors: problems });
+  refuseProblems(passwordProblems(password, { email: m.email, words: [m.name, m.middleName, m.surname], field }));
+}
+
+/**
+ * 400 5038 for the policy's rules that need no account (length, common
+ * passwords, distinct characters, sequences): what a link token's holder is
+ * told before the token is checked, since it says nothing of the member.
+ */
+export function checkContextFreePasswordPolicy(password: string, field = 'password'): void {
+  refuseProblems(passwordProblems(password, { field }));
 }
 
 export const invalidCode = (message = 'The code is not valid') => memberError('INVALID_CODE', message);

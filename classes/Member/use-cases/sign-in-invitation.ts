@@ -11,8 +11,10 @@
  *                                   (MEMBER_APP_URL, route `invitation`, the token in the fragment)
  *   acceptInvitation {token, password}  WRITE, public, on the member → `active` with its first password
  *                                   → {id, status}; 401 5037 for any token that is not this member's live
- *                                   invitation, 400 5038 for a password the policy refuses (checked before the
- *                                   token is spent), 429 6002 past Otp's retryLimit
+ *                                   invitation, 400 5038 for a password the policy refuses (its rules that need
+ *                                   no account before the token is checked, leaving it usable; the member's
+ *                                   email and names only after it matched, so a wrong token tells nothing of
+ *                                   them, which spends the token), 429 6002 past Otp's retryLimit
  *   restartInvitation               QUEUED_WRITE, Member only: discoverAuthMethod's fresh invitation for an invited
  *                                   member without a password
  *
@@ -40,6 +42,7 @@ import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { now, reachable } from './common';
 import {
+  checkContextFreePasswordPolicy,
   checkPasswordPolicy,
   CLASS_ID,
   INVITATION_OTP,
@@ -140,8 +143,8 @@ export async function acceptInvitation(ctx: MemberCtx<TokenPasswordBody>) {
   const link = parseLinkToken(token);
   const invalid = () => invalidCode('The invitation is not valid: ask for a new one');
   if (!link || link.memberId !== p.id || p.status !== 'pending_invitation_acceptance' || p.loginMethod !== 'email_password') throw invalid();
-  // before the token is spent: a refused password leaves the invitation usable
-  checkPasswordPolicy(password, view);
+  // before the token is spent: a password refused by the rules that need no account leaves the invitation usable
+  checkContextFreePasswordPolicy(password);
   const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
     otpType: INVITATION_OTP,
     token: link.secret,
@@ -149,6 +152,10 @@ export async function acceptInvitation(ctx: MemberCtx<TokenPasswordBody>) {
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) throw invalid();
+  // the rules with the member's email and names only now: before the token matched, their refusal would confirm
+  // a guess of them to anyone with the member's id. The match spent the token: a refusal here means a new
+  // invitation (a re-send, or discoverAuthMethod's restart).
+  checkPasswordPolicy(password, view);
   const r = nextMemberStatus(p.status, { type: 'acceptInvitation', validToken: true });
   if (!r.ok) throw memberError(r.error, r.message);
   // the member's own instance is held while its first password is hashed (spec 4.5 makes this a WRITE):

@@ -26,6 +26,7 @@ import { APP_ROUTES, appLink, linkToken, mayUsePassword, parseLinkToken, type Si
 import type { MemberPrivateState } from '../types';
 import { now, reachable } from './common';
 import {
+  checkContextFreePasswordPolicy,
   checkPasswordPolicy,
   CLASS_ID,
   invalidCode,
@@ -120,8 +121,8 @@ export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
   const link = parseLinkToken(token);
   const invalid = () => invalidCode('The password reset link is not valid: ask for a new one');
   if (!link || link.memberId !== p.id || !mayUsePassword(view)) throw invalid();
-  // before the token is spent: a refused password leaves the link usable
-  checkPasswordPolicy(password, view);
+  // before the token is spent: a password refused by the rules that need no account leaves the link usable
+  checkContextFreePasswordPolicy(password);
   const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
     otpType: RESET_OTP,
     token: link.secret,
@@ -129,6 +130,9 @@ export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) throw invalid();
+  // the rules with the member's email and names only now: before the token matched, their refusal would confirm
+  // a guess of them to anyone with the member's id. The match spent the token: a refusal here means a new link.
+  checkPasswordPolicy(password, view);
   // hashed in the member's own WRITE (spec 4.5), only past the throttles, the policy and a live reset token
   await storePassword(ctx, state, await hashPassword(password), 'password_reset', memberActor(p.id));
   return { reset: true };
