@@ -46,6 +46,10 @@ describe('seeding a program', () => {
       expect(venue).toMatchObject({ venue: { id: venueId, partnerId: 'partner-sunrise', status: 'active', type: 'venue' }, pendingApproval: null });
     }
 
+    // the member app's screens: ContentManager's singleton exists, empty, so getContents answers instead of a 500
+    const contents = await t.post(`/${t.projectId}/CALL/ContentManager/getContents/default`, {});
+    expect(contents.status).toBe(200);
+
     const again = await applySeed(doc, call);
     expect(again.filter((o) => o.result === 'failed')).toEqual([]);
     expect(again.filter((o) => o.result === 'skipped').length).toBeGreaterThanOrEqual(12);

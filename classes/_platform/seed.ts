@@ -194,11 +194,14 @@ function errorOf(err: unknown): { status?: number; code?: unknown; message: stri
   return { status: e?.status, code: e?.code, message: e?.message ?? e?.body?.message ?? String(err) };
 }
 
-async function ensureSingleton(call: SystemCall, classId: string, body: unknown): Promise<void> {
+async function ensureSingleton(call: SystemCall, classId: string, body: unknown, optional = false): Promise<void> {
   try {
     await call(classId, 'init', 'default', body);
   } catch (err) {
-    if (errorOf(err).status !== 409) throw err; // exists already
+    const { status, code } = errorOf(err);
+    if (status === 409) return; // exists already
+    if (optional && code === RuntimeCodes.UNKNOWN_CLASS.code) return; // a deployment without that class
+    throw err;
   }
 }
 
@@ -228,6 +231,9 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
   await ensureSingleton(call, 'Setting', doc.paymentPeriods ? { paymentPeriods: doc.paymentPeriods } : {});
   if (doc.paymentPeriods) await call('Setting', 'setPaymentPeriods', 'default', { paymentPeriods: doc.paymentPeriods });
   if (doc.companies?.length) await ensureSingleton(call, 'Company', {});
+  // the member app reads its screens from ContentManager's singleton: a seeded program has it, empty, so
+  // getContents answers [] instead of the unknown-instance 500
+  await ensureSingleton(call, 'ContentManager', {}, true);
   const outcomes: SeedOutcome[] = [];
   for (const step of STEPS) {
     const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
