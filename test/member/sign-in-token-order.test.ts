@@ -4,10 +4,12 @@
  * - a link token is checked before anything about the account is told: a wrong
  *   token with a password holding the member's name or email gets the same 401
  *   as any wrong token (the account-context password rules run only once the
- *   token matched, so a member id alone confirms no name or email guess).
+ *   token matched, so a member id alone confirms no name or email guess);
+ * - a reset link mailed before a password change is refused after it.
  */
 import {
   activeMember,
+  bearer,
   codeIn,
   freshIp,
   from,
@@ -15,6 +17,7 @@ import {
   nthMail,
   OTHER_PASSWORD,
   PASSWORD,
+  signIn,
   startSignInRuntime,
   type Answer,
   type SignInEnv,
@@ -83,5 +86,31 @@ describe('a wrong link token tells nothing of the account (no name or email orac
     expect([named.status, named.body.code, named.body.details.errors]).toEqual([400, 5038, [{ field: 'password', reason: 'must not contain the email address' }]]);
     // nothing was stored: the old password still signs in
     expect((await c.post(`${p}/login`, { email: m.email, password: PASSWORD })).status).toBe(200);
+  });
+});
+
+describe('a password change ends what was issued before it', () => {
+  test('a reset link mailed before changePassword is refused after it (the same 401 as an invalid link)', async () => {
+    const { t, sink, p } = env;
+    const m = await activeMember(env);
+    const session = await signIn(env, m, 2);
+    const c = from(t, freshIp());
+    expect((await c.post(`${p}/sendPasswordResetEmail`, { email: m.email })).status).toBe(202);
+    const token = codeIn(await nthMail(sink, m.email, 3));
+
+    const changed = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, bearer(session.accessToken));
+    expect(changed.status).toBe(200);
+    const stale = await c.post(`${p}/resetPassword/${m.id}`, { token, password: 'Copper kettle 19 at dawn' });
+    const forged = await c.post(`${p}/resetPassword/${m.id}`, { token: `${m.id}.${FORGED_SECRET}`, password: 'Copper kettle 19 at dawn' });
+    expect([stale.status, stale.body.code]).toEqual([401, 5037]);
+    expect(stale.body).toEqual(forged.body);
+    // the changed password is the one that signs in
+    expect((await c.post(`${p}/login`, { email: m.email, password: OTHER_PASSWORD })).status).toBe(200);
+
+    // a link asked for after the change works
+    expect((await c.post(`${p}/sendPasswordResetEmail`, { email: m.email })).status).toBe(202);
+    const after = codeIn(await nthMail(sink, m.email, 5));
+    const done = await c.post(`${p}/resetPassword/${m.id}`, { token: after, password: 'Copper kettle 19 at dawn' });
+    expect([done.status, done.body]).toEqual([200, { reset: true }]);
   });
 });

@@ -6,8 +6,8 @@
  *                                         in); that member gets OTP_MEMBER_PASSWORD_RESET (mailPasswordReset, queued,
  *                                         so the answer does not wait for it either)
  *   resetPassword {token, password}       WRITE, public, on the member → {reset: true}: the password replaced, every
- *                                         session ended (validAfter; refresh tokens revoked); 401 5037, 400 5038,
- *                                         429 6002
+ *                                         session ended (validAfter; refresh tokens revoked); 401 5037 (also for a
+ *                                         link issued before the password last changed), 400 5038, 429 6002
  *   changePassword {currentPassword, newPassword}  WRITE, enduser (itself) → {changed: true, ...a new session}:
  *                                         the other sessions end; 400 5039 when currentPassword is wrong
  *
@@ -130,6 +130,10 @@ export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) throw invalid();
+  // a link mailed before the password last changed (changePassword, another reset) is no longer good: whoever
+  // changed it ended every session, and a link still in a mailbox must not undo that
+  const changedAt = state.credentials?.passwordChangedAt;
+  if (changedAt && Date.parse(check.otp.createdAt) < Date.parse(changedAt)) throw invalid();
   // the rules with the member's email and names only now: before the token matched, their refusal would confirm
   // a guess of them to anyone with the member's id. The match spent the token: a refusal here means a new link.
   checkPasswordPolicy(password, view);
