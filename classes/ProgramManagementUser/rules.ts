@@ -266,9 +266,13 @@ export function mayAcceptInvitation(u: DeepReadonly<ProgramManagementUserRecord>
   return Boolean(u && u.status === 'pending' && u.loginMethod === 'email_password' && u.invitedAt && !u.acceptedAt);
 }
 
-/** May this user sign in by SSO? Active, or invited and pending (the first SSO sign-in activates it). */
+/**
+ * May this user sign in by SSO? Active, or invited, pending and never signed
+ * in (the first SSO sign-in activates it). A user set back to pending after
+ * that (acceptedAt set) waits for an admin, not for its next sign-in.
+ */
 export function mayUseSso(u: DeepReadonly<ProgramManagementUserRecord> | undefined | null): boolean {
-  return Boolean(u && u.loginMethod === 'sso' && (u.status === 'active' || (u.status === 'pending' && u.invitedAt)));
+  return Boolean(u && u.loginMethod === 'sso' && (u.status === 'active' || (u.status === 'pending' && u.invitedAt && !u.acceptedAt)));
 }
 
 // ---------------------------------------------------------------- stream and listing

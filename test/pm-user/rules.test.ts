@@ -154,6 +154,8 @@ describe('permissions and identity', () => {
     expect(mayUseSso(user({ loginMethod: 'sso', invitedAt: T0 }))).toBe(true);
     expect(mayUseSso(user({ loginMethod: 'sso' }))).toBe(false);
     expect(mayUseSso({ ...active, loginMethod: 'sso' })).toBe(true);
+    // set back to pending by an approved status change after its first sign-in: SSO does not make it active again
+    expect(mayUseSso(user({ loginMethod: 'sso', invitedAt: T0, acceptedAt: T0 }))).toBe(false);
   });
 });
 

@@ -101,6 +101,18 @@ test('an invited SSO user signs in by SAML: activated, sent to the back office w
   expect((await sso(await acme.respond(spAtIdp, { email: u.email }))).status).toBe(303);
 });
 
+test('an SSO user set back to pending by an approved status change is refused, not made active again by its next sign-in', async () => {
+  const u = await createApprovedUser(p, { email: `${email('eve').split('@')[0]}@acme.test`, loginMethod: 'sso' });
+  expect((await sso(await acme.respond(spAtIdp, { email: u.email }))).status).toBe(303);
+  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({ status: 'active', acceptedAt: expect.any(String) });
+  const back = await call(p.t, 'updateUserStatus', u.id, { status: 'pending' }, p.admin);
+  expect(back.status).toBe(200);
+  expect((await call(p.t, 'reviewApproval', back.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager')).status).toBe(200);
+  expect((await settled(p, u.id)).user.status).toBe('pending');
+  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email })), 'NO_SSO_USER');
+  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user.status).toBe('pending');
+});
+
 test('refused: another key, no signature, an account that does not sign in by SSO, an inactive user', async () => {
   const u = await createApprovedUser(p, { email: `${email('cy').split('@')[0]}@acme.test`, loginMethod: 'sso' });
   refusedFor(await sso(await impostor.respond(spAtIdp, { email: u.email })), 'SAML_BAD_SIGNATURE');

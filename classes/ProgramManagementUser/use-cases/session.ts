@@ -51,8 +51,10 @@ export async function completeSso(ctx: UserCtx<{ at: string }>) {
   const before = s.user;
   if (!mayUseSso(before) || s.pendingApproval) return { signedIn: false };
   const at = ctx.request.body.at;
-  s.user = before.status === 'pending' ? { ...before, status: 'active', acceptedAt: at, updatedAt: at, lastLoginAt: at } : { ...before, lastLoginAt: at };
-  if (before.status === 'pending') await logUser(ctx, before, s.user, { event: 'sso_first_sign_in' });
+  // only a first sign-in activates (never one after an approved change set the user back to pending)
+  const first = before.status === 'pending' && !before.acceptedAt;
+  s.user = first ? { ...before, status: 'active', acceptedAt: at, updatedAt: at, lastLoginAt: at } : { ...before, lastLoginAt: at };
+  if (first) await logUser(ctx, before, s.user, { event: 'sso_first_sign_in' });
   return { signedIn: true, user: s.user };
 }
 
