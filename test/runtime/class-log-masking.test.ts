@@ -37,7 +37,7 @@ test("a handler's log line masks the class's sensitive fields and the runtime's 
     body: JSON.stringify({ cardNumber: '4111111111111111', pin: '1234', password: 'hunter2hunter2', name: 'Ann' }),
   });
   expect(res.status).toBe(200);
-  const line = await waitFor(() => lines.find((l) => l.msg === 'secretive body'), { what: 'the log line' });
+  const line = (await waitFor(() => lines.find((l) => l.msg === 'secretive body'), { what: 'the log line' }))!;
   expect(line.cardNumber).toBe('[masked]');
   expect(line.body).toEqual({ cardNumber: '[masked]', pin: '[masked]', password: '[masked]', name: 'Ann' });
   expect(JSON.stringify(lines)).not.toContain('4111111111111111');
