@@ -5,7 +5,9 @@
  *   token with a password holding the member's name or email gets the same 401
  *   as any wrong token (the account-context password rules run only once the
  *   token matched, so a member id alone confirms no name or email guess);
- * - a reset link mailed before a password change is refused after it.
+ * - a reset link mailed before a password change is refused after it;
+ * - a member_otp step token issued before a password change no longer reaches
+ *   checkOtp or resendOtp.
  */
 import {
   activeMember,
@@ -112,5 +114,41 @@ describe('a password change ends what was issued before it', () => {
     const after = codeIn(await nthMail(sink, m.email, 5));
     const done = await c.post(`${p}/resetPassword/${m.id}`, { token: after, password: 'Copper kettle 19 at dawn' });
     expect([done.status, done.body]).toEqual([200, { reset: true }]);
+  });
+
+  test('a login step token issued before changePassword reaches neither checkOtp nor resendOtp (401 1007)', async () => {
+    const { t, sink, p } = env;
+    const m = await activeMember(env);
+    const session = await signIn(env, m, 2);
+    const c = from(t, freshIp());
+    const login = await c.post(`${p}/login`, { email: m.email, password: PASSWORD });
+    expect(login.status).toBe(200);
+    const code = codeIn(await nthMail(sink, m.email, 3));
+    const step = bearer(login.body.token);
+
+    const changed = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, bearer(session.accessToken));
+    expect(changed.status).toBe(200);
+    const checked = await c.post(`${p}/checkOtp/${m.id}`, { otp: code }, step);
+    expect([checked.status, checked.body.code]).toEqual([401, 1007]);
+    const resent = await c.post(`${p}/resendOtp/${m.id}`, {}, step);
+    expect([resent.status, resent.body.code]).toEqual([401, 1007]);
+
+    // a login after the change gets a step token that works
+    await signIn(env, { email: m.email, password: OTHER_PASSWORD }, 4);
+  });
+
+  test('a login step token issued before resetPassword is refused by checkOtp', async () => {
+    const { t, sink, p } = env;
+    const m = await activeMember(env);
+    const c = from(t, freshIp());
+    const login = await c.post(`${p}/login`, { email: m.email, password: PASSWORD });
+    expect(login.status).toBe(200);
+    const code = codeIn(await nthMail(sink, m.email, 2));
+    expect((await c.post(`${p}/sendPasswordResetEmail`, { email: m.email })).status).toBe(202);
+    const token = codeIn(await nthMail(sink, m.email, 3));
+    expect((await c.post(`${p}/resetPassword/${m.id}`, { token, password: OTHER_PASSWORD })).status).toBe(200);
+
+    const checked = await c.post(`${p}/checkOtp/${m.id}`, { otp: code }, bearer(login.body.token));
+    expect([checked.status, checked.body.code]).toEqual([401, 1007]);
   });
 });

@@ -16,10 +16,13 @@
  *   checkOtp {otp}                           WRITE, member_otp → {memberId, accessToken, expiresAt, refreshToken,
  *                                             member}; 401 5037, 429 6002
  *   resendOtp                                WRITE, member_otp → {sent: true}; 429 6001 past Otp's otpLimit
+ *                                             (both: 401 1007 for a step token issued before the password last
+ *                                             changed, since member_otp tokens have no identity source)
  *   resolveIdentity                          READ, the runtime's identity source of enduser tokens
  *
  * Every operation is throttled per address and per account (429 5035).
  */
+import { ActorError, RuntimeCodes } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../NotificationManager/client';
 import { otpClient, otpInstanceId } from '../../Otp/client';
@@ -130,10 +133,29 @@ function memberSummary(v: SignInView) {
   return { id: v.id, name: v.name, surname: v.surname, email: v.email, status: v.status };
 }
 
+/** the session token claim of its issue time in ms (runtime/auth ISSUED_MS_CLAIM); `iat` is whole seconds */
+const ISSUED_MS_CLAIM = 'iatMs';
+
+/**
+ * 401 1007 (the runtime's answer to an expired or outdated token) when the
+ * caller's member_otp step token was issued before the member's password last
+ * changed: member_otp has no identity source to apply validAfter, so the step
+ * handlers do. A token without an issue time is refused too.
+ */
+function refuseStepTokenBeforePasswordChange(ctx: MemberCtx<unknown>, passwordChangedAt: string | undefined): void {
+  if (!passwordChangedAt) return;
+  const claims = ctx.identity.claims ?? {};
+  const issuedMs = typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
+  if (issuedMs >= Date.parse(passwordChangedAt)) return;
+  const { status, code } = RuntimeCodes.UNAUTHENTICATED;
+  throw new ActorError(status, code, 'This token was issued before the member\'s password changed: sign in again');
+}
+
 export async function checkOtp(ctx: MemberCtx<OtpBody>) {
   const p = reachable(ctx);
   await throttleAccount(ctx, 'checkOtp', p.id);
   const state = memberState(ctx);
+  refuseStepTokenBeforePasswordChange(ctx, state.credentials?.passwordChangedAt);
   const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
     otpType: LOGIN_OTP,
     token: ctx.request.body.otp,
@@ -153,7 +175,9 @@ export async function checkOtp(ctx: MemberCtx<OtpBody>) {
 export async function resendOtp(ctx: MemberCtx<NoBody>) {
   const p = reachable(ctx);
   await throttleAccount(ctx, 'resendOtp', p.id);
-  const view = signInView(p, memberState(ctx));
+  const state = memberState(ctx);
+  refuseStepTokenBeforePasswordChange(ctx, state.credentials?.passwordChangedAt);
+  const view = signInView(p, state);
   if (!mayUsePassword(view)) throw invalidCode('Sign in with email and password first');
   await mailLoginCode(ctx, view);
   return { sent: true };
