@@ -1,0 +1,177 @@
+/**
+ * One import run (`npm run cli -- import <sheet> <file>`): streams the sheet's
+ * rows, parses each cell by its column's type, refuses a row whose key was
+ * seen earlier in the file, checks the row's references, and (unless a dry
+ * run) writes it through the sheet's operations as the system actor. Every
+ * refused row goes to the error file (CSV: row, column, value, reason); the
+ * run answers {sheet, rows, created, updated, unchanged, failed, seconds}.
+ * A dry run reads what each row would change (created, updated, unchanged)
+ * and writes nothing: the error file and the counts are the real run's, but
+ * for refusals only the operations themselves can give.
+ */
+import * as fs from 'node:fs';
+import { readSheet } from './rows';
+import { isMissing } from './sheets/common';
+import type { Column, ImportContext, Row, RowProblem, RowResult, SheetDefinition } from './types';
+import type { ImportMapping } from './mapping';
+import type { SystemCall } from '../seed';
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** the error file; default `<file>.errors.csv` */
+  errorsFile?: string;
+  /** rows written side by side; default 8 */
+  concurrency?: number;
+  mapping?: ImportMapping;
+  /** called after each row with the rows done so far */
+  onProgress?: (done: number) => void;
+}
+
+export interface ImportSummary {
+  sheet: string;
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  seconds: number;
+  /** a dry run: the counts say what the real run would do */
+  dryRun?: boolean;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const TRUE = new Set(['true', 'yes', 'y', '1']);
+const FALSE = new Set(['false', 'no', 'n', '0']);
+
+/** A cell as its column's type, or the reason it is not one. */
+export function parseCell(column: Column, text: string): { value: Row[string] } | { reason: string } {
+  switch (column.type) {
+    case 'date': {
+      const ms = ISO_DATE.test(text) ? Date.parse(text) : NaN;
+      if (Number.isNaN(ms)) return { reason: 'not an ISO 8601 date' };
+      return { value: new Date(ms).toISOString() };
+    }
+    case 'boolean': {
+      const t = text.toLowerCase();
+      if (TRUE.has(t)) return { value: true };
+      if (FALSE.has(t)) return { value: false };
+      return { reason: 'not a boolean (true/false)' };
+    }
+    case 'number': {
+      const n = Number(text);
+      return text !== '' && Number.isFinite(n) ? { value: n } : { reason: 'not a number' };
+    }
+    case 'list':
+      return { value: text.split(',').map((s) => s.trim()).filter(Boolean) };
+    default:
+      if (column.values && !column.values.includes(text)) return { reason: `not one of ${column.values.join(', ')}` };
+      return { value: text };
+  }
+}
+
+function csvCell(v: string | number): string {
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function errorOf(err: unknown): { status?: number; message: string; field?: string } {
+  const e = err as { status?: number; message?: string; details?: { field?: unknown; path?: unknown } | { field?: unknown }[] };
+  const d = Array.isArray(e?.details) ? e.details[0] : e?.details;
+  const field = d && typeof d === 'object' && typeof (d as { field?: unknown }).field === 'string' ? String((d as { field: string }).field) : undefined;
+  return { status: e?.status, message: e?.message ?? String(err), field };
+}
+
+/** An import context over `call`: existence answers are remembered for the run. */
+export function importContext(call: SystemCall, mapping: ImportMapping = {}): ImportContext {
+  const seen = new Map<string, Promise<boolean>>();
+  return {
+    call,
+    mapping,
+    exists(classId, method, instanceId, body = {}) {
+      const key = `${classId}\u0000${method}\u0000${instanceId}\u0000${JSON.stringify(body)}`;
+      let answer = seen.get(key);
+      if (!answer) {
+        answer = call(classId, method, instanceId, body).then(
+          () => true,
+          (err) => {
+            if (isMissing(err)) return false;
+            throw err;
+          },
+        );
+        seen.set(key, answer);
+      }
+      return answer;
+    },
+  };
+}
+
+export async function runImport(def: SheetDefinition, file: string, call: SystemCall, options: ImportOptions = {}): Promise<ImportSummary> {
+  const started = Date.now();
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  const ctx = importContext(call, options.mapping);
+  const errorsFile = options.errorsFile ?? `${file}.errors.csv`;
+  const errors: string[] = ['row,column,value,reason'];
+  const summary: ImportSummary = { sheet: def.sheet, rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, seconds: 0, ...(options.dryRun ? { dryRun: true } : {}) };
+  const fail = (row: number, problems: RowProblem[]) => {
+    summary.failed++;
+    for (const p of problems) errors.push([row, p.column, p.value, p.reason].map(csvCell).join(','));
+  };
+  const keys = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+
+  const handle = async (row: number, parsed: Row) => {
+    try {
+      const problems = await def.check(parsed, ctx);
+      if (problems.length) return fail(row, problems);
+      const result: RowResult = await def.apply(parsed, ctx, !options.dryRun);
+      summary[result]++;
+    } catch (err) {
+      const e = errorOf(err);
+      fail(row, [{ column: e.field ?? '', value: e.field && parsed[e.field] !== undefined ? String(parsed[e.field]) : '', reason: e.message }]);
+    } finally {
+      options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
+    }
+  };
+
+  let header: string[] | undefined;
+  for await (const item of readSheet(file)) {
+    if (Array.isArray(item)) {
+      header = item;
+      const missing = def.columns.filter((c) => c.required && !header!.includes(c.name)).map((c) => c.name);
+      if (missing.length) throw new Error(`${file}: the ${def.sheet} sheet has no column ${missing.join(', ')}`);
+      continue;
+    }
+    summary.rows++;
+    const problems: RowProblem[] = [];
+    const parsed: Row = {};
+    for (const column of def.columns) {
+      const text = item.values[column.name];
+      if (text === undefined) {
+        if (column.required) problems.push({ column: column.name, value: '', reason: 'required' });
+        continue;
+      }
+      const cell = parseCell(column, text);
+      if ('reason' in cell) problems.push({ column: column.name, value: text, reason: cell.reason });
+      else parsed[column.name] = cell.value;
+    }
+    if (!problems.length) {
+      const key = def.key(parsed);
+      const first = keys.get(key);
+      if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
+      else keys.set(key, item.row);
+    }
+    if (problems.length) {
+      fail(item.row, problems);
+      options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
+      continue;
+    }
+    const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+  }
+  if (!header) throw new Error(`${file}: the sheet is empty (no header row)`);
+  await Promise.all(inFlight);
+  fs.writeFileSync(errorsFile, `${errors.join('\n')}\n`);
+  summary.seconds = Math.round((Date.now() - started) / 10) / 100;
+  return summary;
+}
