@@ -1,5 +1,6 @@
 /** The sheets `import` knows, by the name given on the command line. */
 import type { SheetDefinition } from '../types';
 import { offerCategories, offers } from './catalogue';
+import { locations, partners } from './partners';
 
-export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries([offerCategories, offers].map((d) => [d.sheet, d]));
+export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries([partners, locations, offerCategories, offers].map((d) => [d.sheet, d]));
