@@ -109,4 +109,43 @@ describe('importing the partner sheets', () => {
     expect(await run('partners', partnersFile, { errorsFile: partnerErrors })).toMatchObject({ rows: 1, failed: 1 });
     expect(errorLines(partnerErrors)).toEqual(['2,contracts,"CON-9,2026-01-01","not ""contract id, start date, end date"" (ISO 8601 dates)"']);
   });
+
+  test('the partner staff sample imports as partner users of their partner and venues, with their status, and re-imports unchanged', async () => {
+    const errorsFile = path.join(tmp, 'staff.errors.csv');
+    expect(await run('partner-staff', sample('partner-staff.csv'), { errorsFile })).toMatchObject({ rows: 2, created: 2, failed: 0 });
+    expect(errorLines(errorsFile)).toEqual([]);
+    const omar = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-omar', {})).body as Record<string, unknown>;
+    expect(omar).toMatchObject({
+      user: {
+        fullName: 'Omar Saleh',
+        email: 'omar.saleh@sunrise.example',
+        partners: [{ partnerId: 'partner-sunrise', role: 'manager' }],
+        venues: [{ partnerId: 'partner-sunrise', venueId: 'venue-sunrise-marina' }],
+        status: 'active',
+      },
+      pendingApproval: null,
+    });
+    const maya = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-maya', {})).body as { user: Record<string, unknown> };
+    expect(maya.user).toMatchObject({ status: 'inactive', partners: [{ partnerId: 'partner-sunrise', role: 'staff' }] });
+    expect(maya.user.venues).toHaveLength(2);
+    expect(await run('partner-staff', sample('partner-staff.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
+
+    const file = path.join(tmp, 'staff-bad.csv');
+    fs.writeFileSync(
+      file,
+      [
+        'id,name,email,partnerId,role,locationIds,status',
+        'pu-x1,A B,a1@b.example,partner-sunrise,owner,,active',
+        'pu-x2,A B,a2@b.example,partner-sunrise,staff,"venue-sunrise-marina, venue-nowhere",active',
+        'pu-x3,A B,,partner-sunrise,staff,,active',
+      ].join('\n') + '\n',
+    );
+    const badErrors = path.join(tmp, 'staff-bad.errors.csv');
+    expect(await run('partner-staff', file, { errorsFile: badErrors })).toMatchObject({ rows: 3, created: 0, failed: 3 });
+    expect(errorLines(badErrors).sort()).toEqual([
+      '2,role,owner,"not one of admin, manager, staff"',
+      '3,locationIds,"venue-sunrise-marina,venue-nowhere",no location venue-nowhere of partner partner-sunrise',
+      '4,email,,required',
+    ]);
+  });
 });
