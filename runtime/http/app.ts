@@ -12,6 +12,7 @@ import type { JobQueue } from '../queue/job-queue';
 import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
+import { openApiRouter } from './openapi';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
 
 export interface HttpDeps {
@@ -199,6 +200,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.status(503).json({ status: 'not_ready', message: (err as Error).message });
     }
   });
+  // the API reference: /openapi.json and its interactive page /docs
+  app.use(openApiRouter(deps.registry, { projectId: deps.projectId }));
   // mounted under its path: other requests do not walk its routes
   if (deps.devMail) app.use('/dev/mail', devMailRouter(deps.devMail));
 

@@ -1,0 +1,128 @@
+/**
+ * The generated OpenAPI document (runtime/http/openapi.ts) of the service's
+ * own classes: valid OpenAPI 3.1, every registered method in it, the HR route
+ * aliases with their own error bodies, and the two pages it is served on.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { projectRoot } from '../../runtime/config';
+import { startTestRuntime, type TestRuntime } from '../support/harness';
+
+const VALIDATOR = path.join(projectRoot(), 'node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
+
+/** the validator is an ES module: it runs in its own node process, on the document written to a file */
+function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown; out: string }> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'openapi.json');
+  fs.writeFileSync(file, JSON.stringify(doc));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [VALIDATOR, file], (_err, stdout, stderr) => {
+      try {
+        resolve({ ...(JSON.parse(stdout) as { valid: boolean; errors?: unknown }), out: stdout });
+      } catch {
+        resolve({ valid: false, out: stdout + stderr });
+      }
+    });
+  });
+}
+
+type Op = { operationId: string; 'x-kind': string; 'x-access': string[]; security: object[]; requestBody?: any; responses: Record<string, any> };
+
+describe('OpenAPI document of the service classes', () => {
+  let t: TestRuntime;
+  let doc: any;
+
+  beforeAll(async () => {
+    t = await startTestRuntime({ env: { CLASS_DIRS: path.join(projectRoot(), 'classes'), SCHEMA_DIRS: 'schemas' } });
+    const res = await t.get('/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+  afterAll(() => t?.stop());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await validate(doc);
+    expect(result.out).toContain('"valid"');
+    expect(result.errors ?? null).toBeNull();
+    expect(result.valid).toBe(true);
+  });
+
+  it('the validator refuses a broken document (the check can fail)', async () => {
+    const broken = { ...doc, paths: { ...doc.paths, 'no-leading-slash': { get: { responses: 'none' } } } };
+    expect((await validate(broken)).valid).toBe(false);
+  });
+
+  it('lists every registered method: an operation for each callable one, INTERNAL ones on their class tag', () => {
+    const tags = new Map<string, any>(doc.tags.map((tg: any) => [tg.name, tg]));
+    const classes = t.rt.registry.list();
+    expect(classes.length).toBeGreaterThan(10);
+    for (const cls of classes) {
+      expect(tags.has(cls.id)).toBe(true);
+      for (const m of cls.methodsByName.values()) {
+        if (m.kind === 'INTERNAL') {
+          expect(tags.get(cls.id)['x-internal-methods']).toContain(m.name);
+          continue;
+        }
+        const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
+        const item = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`];
+        expect({ method: `${cls.id}.${m.name}`, found: !!item?.post }).toEqual({ method: `${cls.id}.${m.name}`, found: true });
+        const op = item.post as Op;
+        expect(op['x-kind']).toBe(m.kind);
+        expect(op['x-access']).toEqual([...m.options.access]);
+        expect(!!item.get).toBe(m.kind === 'READ' || m.kind === 'STATIC');
+        if (m.kind === 'QUEUED_WRITE') expect(op.responses['202']).toBeDefined();
+      }
+    }
+  });
+
+  it('gives each method its input schema, security and error codes', () => {
+    const update = doc.paths['/{projectId}/CALL/Member/updateEmployeePhoto/{instanceId}'].post as Op;
+    expect(update.security).toEqual([{ apiKey: [] }]);
+    const ref = update.requestBody.content['application/json'].schema.$ref as string;
+    const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    expect(schema.type).toBe('object');
+    expect(Object.keys(schema.properties).length).toBeGreaterThan(0);
+    // the class's own table (classes/Member/errors.ts) and the platform's codes
+    const codes = Object.values(update.responses).flatMap((r: any) => (r['x-error-codes'] ?? []).map((c: any) => c.code));
+    expect(codes).toEqual(expect.arrayContaining([5000, 1002, 1007]));
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    // a class's schema with local $refs resolves inside the document
+    const text = JSON.stringify(doc);
+    for (const m of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[m[1]!]).toBeDefined();
+  });
+
+  it('documents the HR endpoints (spec 4.2, 4.3) with their request and error bodies', () => {
+    for (const [route, method] of [
+      ['/members/hr/employee', 'hrUpdateEmployee'],
+      ['/members/hr/dependant', 'hrUpsertDependant'],
+    ] as const) {
+      const op = doc.paths[route]?.post as Op;
+      expect(op).toBeDefined();
+      expect(op.security).toEqual([{ apiKey: [] }]);
+      expect(op.requestBody.required).toBe(true);
+      expect(op.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/Member.${method}`);
+      const bad = op.responses['400'].content['application/json'].examples;
+      const body = Object.values(bad).map((e: any) => e.value)[0];
+      expect(body).toMatchObject({ success: false, error: { code: 10001, message: 'Validation failed' } });
+      expect(Object.values(op.responses['401'].content['application/json'].examples).map((e: any) => e.value)).toContainEqual({
+        success: false,
+        error: { code: 10072, message: 'Invalid or missing API key' },
+      });
+    }
+  });
+
+  it('serves the interactive page and its assets from the installed Swagger UI', async () => {
+    const page = await fetch(`${t.base}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    const bundle = await fetch(`${t.base}/docs/assets/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    const init = await (await fetch(`${t.base}/docs/init.js`)).text();
+    expect(init).toContain('/openapi.json');
+  });
+});
