@@ -13,18 +13,41 @@ import { boundHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { ensureEmbeddedJwtSecret, Runtime } from './runtime';
+import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
 
 const READY = 'runtime-ready';
 
+/** The environment read and checked: a wrong value is a StartupError naming it. */
+function readConfig(): ReturnType<typeof loadConfig> {
+  try {
+    const config = loadConfig();
+    heapGrowingPercent(process.env);
+    heapGrowingFromMb(process.env);
+    checkJwtSecret(config.jwtSecret);
+    return config;
+  } catch (err) {
+    throw fromConfigError(err) ?? err;
+  }
+}
+
+/** REDIS_URL and MONGODB_URL, when set, answer a first connection within a few seconds. */
+async function checkConnections(config: ReturnType<typeof loadConfig>): Promise<void> {
+  if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
+  if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
+}
+
 async function runtimeProcess(): Promise<void> {
-  const config = loadConfig();
+  const config = readConfig();
+  await checkConnections(config);
   // a large heap (the embedded listings) is kept near its live size, a small one left to V8
   const heap = boundHeapGrowth(heapGrowingPercent(process.env), heapGrowingFromMb(process.env));
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
   const runtime = await Runtime.create(config, redis.url, { logger });
-  const port = await runtime.start();
+  const port = await runtime.start().catch((err) => {
+    throw fromListenError(err, config.port) ?? err;
+  });
   logger.info(
     {
       projectId: config.projectId,
@@ -58,7 +81,8 @@ async function runtimeProcess(): Promise<void> {
 }
 
 async function supervisor(count: number): Promise<void> {
-  const config = loadConfig();
+  const config = readConfig();
+  await checkConnections(config);
   const logger = createLogger(config.logLevel);
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
   // made once here, so the processes do not race to create it
@@ -103,9 +127,21 @@ async function supervisor(count: number): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 }
 
-const count = processCount(process.env);
-(cluster.isPrimary && count > 1 ? supervisor(count) : runtimeProcess()).catch((err) => {
-  // eslint-disable-next-line no-console
-  console.error(err);
+function fail(err: unknown): never {
+  if (err instanceof StartupError) {
+    // one line an operator acts on: the setting and the cause, no stack trace
+    process.stderr.write(`error: ${err.setting}: ${err.reason}\n`);
+  } else {
+    // eslint-disable-next-line no-console
+    console.error(err);
+  }
   process.exit(1);
-});
+}
+
+let count = 1;
+try {
+  count = processCount(process.env);
+} catch (err) {
+  fail(fromConfigError(err) ?? err);
+}
+(cluster.isPrimary && count > 1 ? supervisor(count) : runtimeProcess()).catch(fail);

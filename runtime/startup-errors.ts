@@ -1,0 +1,135 @@
+/**
+ * Start-up errors an operator fixes in the environment: an unreachable
+ * REDIS_URL or MONGODB_URL, a PORT in use, a bad JWT_SECRET, PORT or ROLES,
+ * any value loadConfig refuses. main.ts prints them as one line,
+ * `error: <SETTING>: <cause>`, on stderr and exits 1: no stack trace, and
+ * none of ioredis's per-attempt messages.
+ */
+import { Redis } from 'ioredis';
+
+export class StartupError extends Error {
+  constructor(
+    /** the environment variable to fix */
+    readonly setting: string,
+    /** what is wrong with it, without the variable's name in front */
+    readonly reason: string,
+  ) {
+    super(`${setting}: ${reason}`);
+    this.name = 'StartupError';
+  }
+}
+
+/** How long the first connection to REDIS_URL or MONGODB_URL may take before the start is given up. */
+export const FIRST_CONNECTION_TIMEOUT_MS = 5000;
+
+/** The shortest JWT_SECRET the token service accepts (runtime/auth/auth.ts). */
+const JWT_SECRET_MIN_LENGTH = 32;
+
+/**
+ * An error loadConfig (or another reader of the environment) threw, as a
+ * StartupError: their messages start with the variable's name, followed by
+ * `:` or by `must`. A message that does not start with an upper-case name
+ * is left alone (undefined). Only for errors of those readers: any message
+ * starting with a capital word would do.
+ */
+export function fromConfigError(err: unknown): StartupError | undefined {
+  if (err instanceof StartupError) return err;
+  const message = (err as Error | null)?.message;
+  if (typeof message !== 'string') return undefined;
+  const m = /^([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)*)(:\s*|\s+)([\s\S]*)$/.exec(message);
+  if (!m) return undefined;
+  const [, setting, sep, rest] = m;
+  if (sep.startsWith(':')) return new StartupError(setting, rest);
+  if (/^(must|names)\b/.test(rest)) return new StartupError(setting, rest);
+  // e.g. "TLS_CERT and TLS_KEY go together: ...": kept whole
+  return new StartupError(setting, message);
+}
+
+/** JWT_SECRET, when set, is long enough; checked before any connection opens. */
+export function checkJwtSecret(secret: string | undefined): void {
+  if (secret !== undefined && secret.length < JWT_SECRET_MIN_LENGTH) {
+    throw new StartupError('JWT_SECRET', `must be at least ${JWT_SECRET_MIN_LENGTH} characters, got ${secret.length}`);
+  }
+}
+
+/** A URL as it may be printed: scheme, host and port only (it may hold a password). */
+export function safeUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the value set';
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | null;
+  const message = typeof e?.message === 'string' ? e.message.split('\n')[0] : String(err);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/**
+ * Connect to REDIS_URL once and PING, retrying for up to `timeoutMs`;
+ * a StartupError naming REDIS_URL when it never answers. Its connection's
+ * errors are not printed (ioredis prints every failed attempt without an
+ * 'error' listener).
+ */
+export async function checkRedisReachable(url: string, timeoutMs = FIRST_CONNECTION_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: Math.min(2000, timeoutMs),
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    // retried until the deadline: a Redis started at the same moment (compose) gets its few seconds
+    retryStrategy: () => (Date.now() + 250 < deadline ? 250 : null),
+  });
+  client.on('error', (err) => (last = err));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(last ?? new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      client.once('end', () => {
+        clearTimeout(timer);
+        reject(last ?? new Error('connection closed'));
+      });
+      client.connect().catch((err) => (last ??= err));
+    });
+    await client.ping();
+  } catch (err) {
+    throw new StartupError('REDIS_URL', `cannot reach Redis at ${safeUrl(url)} (${reasonOf(last ?? err)})`);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Connect to MONGODB_URL once within `timeoutMs`; a StartupError naming MONGODB_URL when it cannot. */
+export async function checkMongoReachable(url: string, timeoutMs = FIRST_CONNECTION_TIMEOUT_MS): Promise<void> {
+  const { MongoClient } = await import('mongodb');
+  let client: InstanceType<typeof MongoClient>;
+  try {
+    client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  } catch (err) {
+    throw new StartupError('MONGODB_URL', `not a MongoDB connection string (${reasonOf(err)})`);
+  }
+  try {
+    await client.connect();
+    await client.db().command({ ping: 1 });
+  } catch (err) {
+    throw new StartupError('MONGODB_URL', `cannot reach MongoDB at ${safeUrl(url)} (${reasonOf(err)})`);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** The HTTP server's listen error as a StartupError naming PORT (in use, not allowed), or undefined. */
+export function fromListenError(err: unknown, port: number): StartupError | undefined {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE') return new StartupError('PORT', `port ${port} is in use by another process`);
+  if (code === 'EACCES') return new StartupError('PORT', `not allowed to listen on port ${port} (EACCES)`);
+  return undefined;
+}

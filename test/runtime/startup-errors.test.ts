@@ -1,0 +1,110 @@
+/**
+ * Start-up errors an operator fixes in the environment (issue 18, item 6):
+ * `npm start` prints one line on stderr, `error: <SETTING>: <cause>`, and
+ * exits 1: no stack trace, no repeated ioredis messages. Real processes.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { projectRoot } from '../../runtime/config';
+import { findFreePort } from '../../runtime/redis/embedded-redis';
+import { testEnv } from '../support/harness';
+
+interface Exit {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+/** Start the service with `env` over the test environment and wait (up to `deadlineMs`) for it to exit. */
+async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_000): Promise<Exit> {
+  const root = projectRoot();
+  const projectId = `start-${randomUUID().slice(0, 8)}`;
+  const port = await findFreePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: String(port), ...env }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (c) => (stdout += c));
+  proc.stderr!.on('data', (c) => (stderr += c));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      proc.once('exit', (c) => resolve(c));
+      timer = setTimeout(() => reject(new Error(`still running after ${deadlineMs} ms: ${(stdout + stderr).slice(-2000)}`)), deadlineMs);
+    });
+    // the pipes may still hold the last bytes
+    await Promise.all([proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))));
+    return { code, stderr, stdout };
+  } finally {
+    clearTimeout(timer);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  }
+}
+
+/** The one-line shape every start-up error has. */
+function expectOneLine(exit: Exit, setting: string): string {
+  expect(exit.code).toBe(1);
+  const lines = exit.stderr.split('\n').filter((l) => l.trim() !== '');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^error: ${setting}: \\S`));
+  const all = `${exit.stdout}\n${exit.stderr}`;
+  expect(all).not.toMatch(/^\s+at /m);
+  expect(all).not.toMatch(/\[ioredis\]|Unhandled error event/);
+  return lines[0];
+}
+
+describe('start-up errors', () => {
+  test('an unreachable REDIS_URL: one line naming it, without its password, exit 1', async () => {
+    const closed = await findFreePort(); // nothing listens there
+    const exit = await startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}` });
+    const line = expectOneLine(exit, 'REDIS_URL');
+    expect(line).toContain(`127.0.0.1:${closed}`);
+    expect(line).toContain('ECONNREFUSED');
+    expect(line).not.toContain('s3cret-pw');
+    expect(exit.stdout).not.toContain('Redis is not answering');
+  }, 30_000);
+
+  test('a PORT in use: one line naming PORT, exit 1', async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const exit = await startExpectingExit({ PORT: String(port) });
+      const line = expectOneLine(exit, 'PORT');
+      expect(line).toContain(String(port));
+      expect(line).toContain('in use');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }, 30_000);
+
+  test('an unknown role in ROLES: one line naming ROLES, exit 1', async () => {
+    const line = expectOneLine(await startExpectingExit({ ROLES: 'api,bogus' }), 'ROLES');
+    expect(line).toContain("'bogus'");
+  }, 30_000);
+
+  test('a JWT_SECRET shorter than 32 characters: one line naming JWT_SECRET, exit 1', async () => {
+    const line = expectOneLine(await startExpectingExit({ JWT_SECRET: 'too-short' }), 'JWT_SECRET');
+    expect(line).toContain('32');
+    expect(line).not.toContain('too-short');
+  }, 30_000);
+
+  test('a PORT that is not a number: one line naming PORT, exit 1', async () => {
+    expectOneLine(await startExpectingExit({ PORT: 'eighty' }), 'PORT');
+  }, 30_000);
+
+  test('a bad value outside loadConfig (PROCESSES): one line naming it, exit 1', async () => {
+    expectOneLine(await startExpectingExit({ PROCESSES: 'many' }), 'PROCESSES');
+  }, 30_000);
+
+  test('an unreachable MONGODB_URL: one line naming it, exit 1', async () => {
+    const closed = await findFreePort();
+    const line = expectOneLine(await startExpectingExit({ MONGODB_URL: `mongodb://127.0.0.1:${closed}/db` }), 'MONGODB_URL');
+    expect(line).toContain(`127.0.0.1:${closed}`);
+  }, 30_000);
+});
