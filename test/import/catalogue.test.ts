@@ -121,6 +121,13 @@ describe('importing the catalogue sheets', () => {
     await expect(call('Offer', 'getOffer', 'offer-backwards', {})).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
   });
 
+  test('a sheet without a required column is refused before any row is written', async () => {
+    const file = path.join(tmp, 'categories-no-name.csv');
+    fs.writeFileSync(file, 'id,keywords\ncat-nameless,x\n');
+    await expect(run('offer-categories', file)).rejects.toThrow('the offer-categories sheet has no column name');
+    await expect(call('BenefitCategory', 'getCategory', 'cat-nameless', {})).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
+  });
+
   test('an XLSX sheet is read like a CSV one, date cells included', async () => {
     const file = path.join(tmp, 'categories.xlsx');
     const wb = new ExcelJS.Workbook();

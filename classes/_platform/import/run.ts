@@ -110,11 +110,13 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
   const ctx = importContext(call, options.mapping);
   const errorsFile = options.errorsFile ?? `${file}.errors.csv`;
-  const errors: string[] = ['row,column,value,reason'];
+  // written as rows fail, so a run stopped half-way leaves the refusals seen so far
+  const errorsFd = fs.openSync(errorsFile, 'w');
+  fs.writeSync(errorsFd, 'row,column,value,reason\n');
   const summary: ImportSummary = { sheet: def.sheet, rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, seconds: 0, ...(options.dryRun ? { dryRun: true } : {}) };
   const fail = (row: number, problems: RowProblem[]) => {
     summary.failed++;
-    for (const p of problems) errors.push([row, p.column, p.value, p.reason].map(csvCell).join(','));
+    fs.writeSync(errorsFd, problems.map((p) => `${[row, p.column, p.value, p.reason].map(csvCell).join(',')}\n`).join(''));
   };
   const keys = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
@@ -134,44 +136,47 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   };
 
   let header: string[] | undefined;
-  for await (const item of readSheet(file)) {
-    if (Array.isArray(item)) {
-      header = item;
-      const missing = def.columns.filter((c) => c.required && !header!.includes(c.name)).map((c) => c.name);
-      if (missing.length) throw new Error(`${file}: the ${def.sheet} sheet has no column ${missing.join(', ')}`);
-      continue;
-    }
-    summary.rows++;
-    const problems: RowProblem[] = [];
-    const parsed: Row = {};
-    for (const column of def.columns) {
-      const text = item.values[column.name];
-      if (text === undefined) {
-        if (column.required) problems.push({ column: column.name, value: '', reason: 'required' });
+  try {
+    for await (const item of readSheet(file)) {
+      if (Array.isArray(item)) {
+        header = item;
+        const missing = def.columns.filter((c) => c.required && !header!.includes(c.name)).map((c) => c.name);
+        if (missing.length) throw new Error(`${file}: the ${def.sheet} sheet has no column ${missing.join(', ')}`);
         continue;
       }
-      const cell = parseCell(column, text);
-      if ('reason' in cell) problems.push({ column: column.name, value: text, reason: cell.reason });
-      else parsed[column.name] = cell.value;
+      summary.rows++;
+      const problems: RowProblem[] = [];
+      const parsed: Row = {};
+      for (const column of def.columns) {
+        const text = item.values[column.name];
+        if (text === undefined) {
+          if (column.required) problems.push({ column: column.name, value: '', reason: 'required' });
+          continue;
+        }
+        const cell = parseCell(column, text);
+        if ('reason' in cell) problems.push({ column: column.name, value: text, reason: cell.reason });
+        else parsed[column.name] = cell.value;
+      }
+      if (!problems.length) {
+        const key = def.key(parsed);
+        const first = keys.get(key);
+        if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
+        else keys.set(key, item.row);
+      }
+      if (problems.length) {
+        fail(item.row, problems);
+        options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
+        continue;
+      }
+      const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
-    if (!problems.length) {
-      const key = def.key(parsed);
-      const first = keys.get(key);
-      if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
-      else keys.set(key, item.row);
-    }
-    if (problems.length) {
-      fail(item.row, problems);
-      options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
-      continue;
-    }
-    const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
-    inFlight.add(p);
-    if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    if (!header) throw new Error(`${file}: the sheet is empty (no header row)`);
+  } finally {
+    await Promise.allSettled(inFlight);
+    fs.closeSync(errorsFd);
   }
-  if (!header) throw new Error(`${file}: the sheet is empty (no header row)`);
-  await Promise.all(inFlight);
-  fs.writeFileSync(errorsFile, `${errors.join('\n')}\n`);
   summary.seconds = Math.round((Date.now() - started) / 10) / 100;
   return summary;
 }
