@@ -6,6 +6,7 @@
  * none of ioredis's per-attempt messages.
  */
 import { Redis } from 'ioredis';
+import { JWT_SECRET_MIN_LENGTH } from './auth/auth';
 
 export class StartupError extends Error {
   constructor(
@@ -21,9 +22,6 @@ export class StartupError extends Error {
 
 /** How long the first connection to REDIS_URL or MONGODB_URL may take before the start is given up. */
 export const FIRST_CONNECTION_TIMEOUT_MS = 5000;
-
-/** The shortest JWT_SECRET the token service accepts (runtime/auth/auth.ts). */
-const JWT_SECRET_MIN_LENGTH = 32;
 
 /**
  * An error loadConfig (or another reader of the environment) threw, as a

@@ -5,6 +5,8 @@ import type { Identity, IdentityType } from '../actor/types';
 import { runtimeError } from '../errors';
 
 export const JWT_ALGORITHM = 'HS256' as const;
+/** shortest JWT_SECRET accepted (HS256 wants a key of at least its hash size: 256 bits) */
+export const JWT_SECRET_MIN_LENGTH = 32;
 export const TOKEN_IDENTITIES: readonly IdentityType[] = ['program_management_user', 'enduser', 'member_otp'];
 
 export function hashApiKey(key: string): string {
@@ -142,7 +144,7 @@ export class TokenService {
     private readonly issuer?: string,
     opts: TokenServiceOptions = {},
   ) {
-    if (secret.length < 32) throw new Error('JWT_SECRET must be at least 32 characters');
+    if (secret.length < JWT_SECRET_MIN_LENGTH) throw new Error(`JWT_SECRET must be at least ${JWT_SECRET_MIN_LENGTH} characters`);
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.allowDevTokens = opts.allowDevTokens ?? true;
   }
