@@ -12,7 +12,7 @@ import { heapGrowingFromMb, heapGrowingPercent, loadConfig, processCount } from 
 import { boundHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
-import { ensureEmbeddedJwtSecret, Runtime } from './runtime';
+import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, Runtime, stopDeadlineMs } from './runtime';
 import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
 
 const READY = 'runtime-ready';
@@ -37,6 +37,7 @@ async function checkConnections(config: ReturnType<typeof loadConfig>): Promise<
 }
 
 async function runtimeProcess(): Promise<void> {
+  const graceMs = drainGraceMs(process.env);
   const config = readConfig();
   await checkConnections(config);
   // a large heap (the embedded listings) is kept near its live size, a small one left to V8
@@ -65,15 +66,24 @@ async function runtimeProcess(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    logger.info({ signal, graceMs, drainMs: DRAIN_TIMEOUT_MS }, 'shutting down: draining');
+    const force = setTimeout(() => {
+      logger.error({ ms: stopDeadlineMs(graceMs) }, 'stop did not finish in time: exiting');
+      process.exit(1);
+    }, stopDeadlineMs(graceMs));
     force.unref();
+    let code = 0;
     try {
       heap.stop();
-      await runtime.stop();
+      // /ready 503, no new connections, calls in flight finish, workers finish or hand back their jobs
+      await runtime.stop({ readyGraceMs: graceMs });
       await redis.embedded?.stop();
+      logger.info('stopped');
+    } catch (err) {
+      logger.error({ err }, 'stop failed');
+      code = 1;
     } finally {
-      process.exit(0);
+      process.exit(code);
     }
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -81,6 +91,7 @@ async function runtimeProcess(): Promise<void> {
 }
 
 async function supervisor(count: number): Promise<void> {
+  const graceMs = drainGraceMs(process.env);
   const config = readConfig();
   await checkConnections(config);
   const logger = createLogger(config.logLevel);
@@ -96,8 +107,9 @@ async function supervisor(count: number): Promise<void> {
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
     const gone = Promise.all(workers.map((w) => new Promise<void>((r) => (w.isDead() ? r() : w.once('exit', () => r())))));
+    // each drains (its own deadline), then exits; one that outlives it is killed
     for (const w of workers) w.process.kill('SIGTERM');
-    const timer = setTimeout(() => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), 15_000);
+    const timer = setTimeout(() => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), stopDeadlineMs(graceMs) + 5_000);
     await gone;
     clearTimeout(timer);
     await redis.embedded?.stop();

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import * as https from 'node:https';
 import { randomBytes } from 'node:crypto';
@@ -108,10 +108,48 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
   );
 }
 
+/**
+ * How long a stopping process waits for the calls in flight: the longest budget
+ * a synchronous call can have (30 s, runtime/actor/decorators.ts). Past it the
+ * remaining connections are closed.
+ */
+export const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * DRAIN_GRACE_MS (default 0): after SIGTERM, how long /ready answers 503 while
+ * the listener still accepts, so a load balancer stops sending before
+ * connections are refused.
+ */
+export function drainGraceMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.DRAIN_GRACE_MS;
+  if (raw === undefined || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new Error(`DRAIN_GRACE_MS must be a whole number of milliseconds from 0 to 60000 (got '${raw}')`);
+  return n;
+}
+
+/**
+ * The longest a stopping process may take before it is ended by force: the
+ * ready grace, the HTTP drain, then the workers' closes (each bounded by
+ * closeWithin, runtime/queue/close.ts) and the stores'.
+ */
+export function stopDeadlineMs(graceMs: number): number {
+  return graceMs + DRAIN_TIMEOUT_MS + 30_000;
+}
+
+export interface StopOptions {
+  /** how long /ready answers 503 while the listener still accepts, so a load balancer stops sending first (default 0) */
+  readyGraceMs?: number;
+  /** how long calls in flight may still run (default DRAIN_TIMEOUT_MS) */
+  drainMs?: number;
+}
+
 /** One runtime process: HTTP API, QUEUED_WRITE worker and projector, as its roles say. */
 export class Runtime {
   server?: Server;
   private stopped = false;
+  /** responses not yet finished: told `Connection: close` when the drain starts */
+  private readonly inFlight = new Set<ServerResponse>();
 
   private constructor(
     readonly config: RuntimeConfig,
@@ -137,7 +175,14 @@ export class Runtime {
     readonly identities: IdentityResolver,
     /** ctx.tokens: access and refresh tokens classes issue */
     readonly sessions: SessionTokens,
+    /** set by stop(): /ready answers 503 from then on */
+    private readonly drain: { draining: boolean },
   ) {}
+
+  /** true once stop() began: /ready answers 503, new connections are (or soon are) refused */
+  get draining(): boolean {
+    return this.drain.draining;
+  }
 
   static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
@@ -226,6 +271,7 @@ export class Runtime {
     // a committed mail or SMS goes to the message queue once its change committed
     dispatcher.effects.outbound = (effect) => messages.hand(effect);
     wireRoleProvider(registry, roleSource, dispatcher, logger);
+    const drain = { draining: false };
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,
@@ -242,13 +288,15 @@ export class Runtime {
       redisHealth,
       devMail: messagePorts.mailbox,
       ready: async () => {
+        // a stopping process takes no new work (stop())
+        if (drain.draining) throw new Error('draining: the process is stopping');
         await redisHealth.ping();
         return { redis: 'ok', documents: documents.kind, classes: String(registry.list().length) };
       },
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain);
   }
 
   setRoleSource(source: RoleSource): void {
@@ -271,6 +319,20 @@ export class Runtime {
     const tls = this.config.tls;
     const server = tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app).listen(port) : this.app.listen(port);
     this.server = server;
+    // before the app's listener, so the header is set before any answer
+    server.prependListener('request', (_req, res: ServerResponse) => {
+      // a request during the drain (a kept-alive connection, or the ready grace): answered, then its connection closes
+      if (this.drain.draining) {
+        res.setHeader('connection', 'close');
+        return;
+      }
+      this.inFlight.add(res);
+      res.once('close', () => {
+        this.inFlight.delete(res);
+        // an answer begun before the drain kept its connection alive: closed once idle
+        if (this.drain.draining) server.closeIdleConnections?.();
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
@@ -284,15 +346,37 @@ export class Runtime {
     return this.dispatcher.call({ classId, method, instanceId, body, identity: { type: 'system' }, origin: 'system', ...extra });
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Graceful drain, then stop: /ready answers 503 at once; after `readyGraceMs`
+   * the listener stops accepting and idle kept-alive connections close; calls in
+   * flight finish (their answers carry `Connection: close`) for up to `drainMs`,
+   * after which the connections left are closed; then the workers finish their
+   * jobs or hand them back (closeWithin bounds it) and the connections to the
+   * stores close.
+   */
+  async stop(opts: StopOptions = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.drain.draining = true;
     if (this.server) {
       const server = this.server;
+      const graceMs = opts.readyGraceMs ?? 0;
+      if (graceMs > 0) await new Promise((r) => setTimeout(r, graceMs));
+      for (const res of this.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      const drainMs = opts.drainMs ?? DRAIN_TIMEOUT_MS;
+      const started = Date.now();
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections?.();
+        // idle kept-alive connections: at once (a busy one closes after its answer)
+        server.closeIdleConnections?.();
+        timer = setTimeout(() => {
+          this.logger.warn({ drainMs, inFlight: this.inFlight.size }, 'calls still in flight at the end of the drain: closing their connections');
+          server.closeAllConnections?.();
+        }, drainMs);
       });
+      clearTimeout(timer);
+      this.logger.info({ ms: Date.now() - started }, 'HTTP drained');
     }
     await this.projector.stop();
     await this.dispatcher.effects.stop();
