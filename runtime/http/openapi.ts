@@ -180,15 +180,20 @@ function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMetho
   return out;
 }
 
-function errorResponses(m: RegisteredMethod, table: ErrorTable | undefined): Json {
-  const shape = m.options.errorShape;
+/**
+ * A method's error answers. The class's codes and the platform's, by status,
+ * are one shared response per class and status (`{Class}.{status}` in
+ * components.responses); a method with its own envelope has its bodies inline.
+ */
+function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json): Json {
   const out: Json = {};
+  const shape = m.options.errorShape;
   if (shape) {
     for (const [status, bodies] of shapedErrors(shape, m)) {
       const examples: Json = {};
       for (const b of bodies) examples[`from_${b.name}`] = { value: b.body };
       out[String(status)] = {
-        description: 'the method\'s own error envelope',
+        description: "the method's own error envelope",
         content: { 'application/json': { schema: { oneOf: bodies.map((b) => schemaOf(b.body)) }, examples } },
       };
     }
@@ -200,21 +205,34 @@ function errorResponses(m: RegisteredMethod, table: ErrorTable | undefined): Jso
     byStatus.set(status, list);
   };
   for (const [name, e] of Object.entries(table ?? {})) add(e.status, e.code, name);
-  for (const [name, e] of Object.entries(RuntimeCodes)) add(e.status, e.code, name);
-  add(500, UNKNOWN_INSTANCE_CODE, 'UNKNOWN_INSTANCE');
+  // the platform's codes get a status of their own for bad input and authentication, or where the class has codes too
+  const explicit = new Set([400, 401, 403, ...byStatus.keys()]);
+  const rest: { code: number | string; name: string; status: number }[] = [];
+  for (const [name, e] of Object.entries(RuntimeCodes)) {
+    if (explicit.has(e.status)) add(e.status, e.code, name);
+    else rest.push({ code: e.code, name, status: e.status });
+  }
+  rest.push({ code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 });
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const key = String(status);
-    const listed = codes.map((c) => `${c.code} ${c.name}`).join(', ');
     if (out[key]) {
       (out[key] as Json)['x-error-codes'] = codes;
       continue;
     }
-    out[key] = {
-      description: `${status}: ${listed}`,
+    const name = `${classId}.${status}`;
+    shared[name] ??= {
+      description: `${status}: ${codes.map((c) => `${c.code} ${c.name}`).join(', ')}`,
       'x-error-codes': codes,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
+    out[key] = { $ref: `#/components/responses/${name}` };
   }
+  shared.PlatformErrors ??= {
+    description: `the platform's other errors: ${rest.map((c) => `${c.status} ${c.code} ${c.name}`).join(', ')} (UNKNOWN_INSTANCE's body has only \`message\`)`,
+    'x-error-codes': rest,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+  if (!shape) out.default = { $ref: '#/components/responses/PlatformErrors' };
   return out;
 }
 
@@ -227,7 +245,15 @@ const KIND_TEXT: Record<MethodKind, string> = {
   INTERNAL: 'callable by classes only',
 };
 
-function operation(cls: RegisteredClass, m: RegisteredMethod, verb: 'get' | 'post', input: Json | undefined, table: ErrorTable | undefined, parameters: Json[]): Json {
+function operation(
+  cls: RegisteredClass,
+  m: RegisteredMethod,
+  verb: 'get' | 'post',
+  input: Json | undefined,
+  table: ErrorTable | undefined,
+  parameters: Json[],
+  responses: Json,
+): Json {
   const access = [...m.options.access];
   const op: Json = {
     operationId: verb === 'post' ? `${cls.id}_${m.name}` : `${cls.id}_${m.name}_get`,
@@ -243,7 +269,7 @@ function operation(cls: RegisteredClass, m: RegisteredMethod, verb: 'get' | 'pos
         m.kind === 'QUEUED_WRITE'
           ? { description: 'queued', content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } } }
           : { description: 'the method\'s answer', content: { 'application/json': { schema: {} } } },
-      ...errorResponses(m, table),
+      ...errorResponses(cls.id, m, table, responses),
     },
   };
   if (verb === 'post') {
@@ -271,9 +297,11 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       properties: { jobId: { type: 'string' }, status: { type: 'string', const: 'queued' }, statusUrl: { type: 'string' } },
     },
   };
+  const responses: Json = {};
   const paths: Json = {};
   const tags: Json[] = [];
-  const project = { ...PARAM('projectId', 'the project'), schema: { type: 'string', enum: [opts.projectId] } };
+  const project = { $ref: '#/components/parameters/projectId' };
+  const instance = { $ref: '#/components/parameters/instanceId' };
   const classes = registry.list().sort((a, b) => a.id.localeCompare(b.id));
   for (const cls of classes) {
     const table = tables.get(cls.id);
@@ -294,9 +322,9 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       }
       const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
       const p = `/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`;
-      const parameters = [project, ...(withInstance ? [PARAM('instanceId', 'the instance')] : [])];
-      const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters) };
-      if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters);
+      const parameters = [project, ...(withInstance ? [instance] : [])];
+      const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses) };
+      if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters, responses);
       paths[p] = item;
     }
     for (const route of cls.options.routes ?? []) {
@@ -305,7 +333,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const names: string[] = [];
       const p = route.path.replace(/:([A-Za-z0-9_]+)/g, (_s, n: string) => (names.push(n), `{${n}}`));
       const verb = route.method.toLowerCase();
-      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)));
+      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses);
       op.operationId = `${cls.id}_${m.name}_route_${verb}`;
       op.summary = `${route.method} ${route.path} → ${cls.id}.${m.name} (${m.kind})`;
       if (verb === 'get' || verb === 'delete') delete op.requestBody;
@@ -332,6 +360,11 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
     paths,
     components: {
       schemas,
+      responses,
+      parameters: {
+        projectId: { ...PARAM('projectId', 'the project'), schema: { type: 'string', enum: [opts.projectId] } },
+        instanceId: PARAM('instanceId', 'the instance'),
+      },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'an integration API key (integration_user)' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'a session token (program_management_user, enduser, member_otp)' },

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
+import { hrUpdateEmployee, type HrEmployeeBody } from '../../clients/example';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 
 const VALIDATOR = path.join(projectRoot(), 'node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
@@ -85,13 +86,16 @@ describe('OpenAPI document of the service classes', () => {
     expect(schema.type).toBe('object');
     expect(Object.keys(schema.properties).length).toBeGreaterThan(0);
     // the class's own table (classes/Member/errors.ts) and the platform's codes
-    const codes = Object.values(update.responses).flatMap((r: any) => (r['x-error-codes'] ?? []).map((c: any) => c.code));
+    const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
+    const codes = Object.values(update.responses).flatMap((r: any) => (resolve(r)['x-error-codes'] ?? []).map((c: any) => c.code));
     expect(codes).toEqual(expect.arrayContaining([5000, 1002, 1007]));
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     // a class's schema with local $refs resolves inside the document
     const text = JSON.stringify(doc);
-    for (const m of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[m[1]!]).toBeDefined();
+    const refs = [...text.matchAll(/"\$ref":"#\/components\/(schemas|responses|parameters)\/([^"]+)"/g)];
+    expect(refs.length).toBeGreaterThan(100);
+    for (const m of refs) expect({ ref: m[0], found: doc.components[m[1]!][m[2]!] !== undefined }).toEqual({ ref: m[0], found: true });
   });
 
   it('documents the HR endpoints (spec 4.2, 4.3) with their request and error bodies', () => {
@@ -124,5 +128,31 @@ describe('OpenAPI document of the service classes', () => {
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
     const init = await (await fetch(`${t.base}/docs/init.js`)).text();
     expect(init).toContain('/openapi.json');
+  });
+
+  it('the typed client generated from it (clients/) calls the HR endpoint and reads its error envelope', async () => {
+    const body: HrEmployeeBody = {
+      employeeId: 'E1001',
+      name: 'Ana',
+      surname: 'Lima',
+      email: 'ana@example.com',
+      phone: '+351900000000',
+      grade: 'G1',
+      employmentType: 'Permanent',
+      status: 'active',
+      address: { country: 'PT', address: 'Rua 1' },
+      birthdate: '1990-01-01',
+      gender: 'F',
+      maritalStatus: 'Single',
+      coreGrade: 'C1',
+      dependantsExists: 'N',
+      companyId: 'BG1',
+    };
+    const res = await hrUpdateEmployee(t.base, 'not-a-key', body);
+    expect(res.ok).toBe(false);
+    if (res.ok) return;
+    expect(res.status).toBe(401);
+    expect(res.error.success).toBe(false);
+    expect(res.error.error).toEqual({ code: 10072, message: 'Invalid or missing API key' });
   });
 });
