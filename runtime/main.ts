@@ -17,6 +17,15 @@ import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigErr
 
 const READY = 'runtime-ready';
 
+/** DRAIN_GRACE_MS; a wrong value stops the start with one line naming it, as the other settings do */
+function readDrainGrace(): number {
+  try {
+    return drainGraceMs(process.env);
+  } catch (err) {
+    throw fromConfigError(err) ?? err;
+  }
+}
+
 /** The environment read and checked: a wrong value is a StartupError naming it. */
 function readConfig(): ReturnType<typeof loadConfig> {
   try {
@@ -37,7 +46,7 @@ async function checkConnections(config: ReturnType<typeof loadConfig>): Promise<
 }
 
 async function runtimeProcess(): Promise<void> {
-  const graceMs = drainGraceMs(process.env);
+  const graceMs = readDrainGrace();
   const config = readConfig();
   await checkConnections(config);
   // a large heap (the embedded listings) is kept near its live size, a small one left to V8
@@ -91,7 +100,7 @@ async function runtimeProcess(): Promise<void> {
 }
 
 async function supervisor(count: number): Promise<void> {
-  const graceMs = drainGraceMs(process.env);
+  const graceMs = readDrainGrace();
   const config = readConfig();
   await checkConnections(config);
   const logger = createLogger(config.logLevel);

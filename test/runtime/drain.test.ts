@@ -3,10 +3,13 @@
  * 503, stops accepting connections, lets the calls in flight finish and
  * commit, closes idle kept-alive connections, and exits 0.
  */
+import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
+import * as path from 'node:path';
+import { projectRoot } from '../../runtime/config';
 import { Redis } from 'ioredis';
 import { Keys } from '../../runtime/actor/state-store';
-import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
+import { startTestRuntime, TEST_API_KEY, testEnv, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { redisUrl, uniqueProjectId } from '../support/redis';
 
@@ -138,3 +141,15 @@ test('without a grace the listener closes at once, and the call in flight is sti
   inProcess.push(reader);
   expect((await reader.get(`${p}/get/d2`, { 'x-api-key': TEST_API_KEY })).body).toMatchObject({ count: 2, version: 2 });
 }, 60_000);
+
+test('a wrong DRAIN_GRACE_MS stops the start with one line naming it', () => {
+  const root = projectRoot();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
+    cwd: root,
+    env: { ...process.env, ...testEnv(uniqueProjectId('dr'), { DRAIN_GRACE_MS: '2s' }) },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim()).toBe("error: DRAIN_GRACE_MS: must be a whole number of milliseconds from 0 to 60000 (got '2s')");
+}, 40_000);
