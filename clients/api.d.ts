@@ -15,9 +15,29 @@ export interface paths {
         put?: never;
         /**
          * ApprovalManager.createApproval (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class (and the system identity). Time budget 10 s.
          */
         post: operations["ApprovalManager_createApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ApprovalManager/createApproval/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ApprovalManager.createApproval (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class (and the system identity). Time budget 10 s.
+         */
+        post: operations["ApprovalManager_createApproval_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -147,9 +167,29 @@ export interface paths {
         put?: never;
         /**
          * BenefitCategory.createCategory (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["BenefitCategory_createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/BenefitCategory/createCategory/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BenefitCategory.createCategory (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["BenefitCategory_createCategory_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -343,9 +383,29 @@ export interface paths {
         put?: never;
         /**
          * Company.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["Company_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Company/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Company.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["Company_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -631,9 +691,29 @@ export interface paths {
         put?: never;
         /**
          * ContentManager.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["ContentManager_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ContentManager/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ContentManager.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["ContentManager_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -831,9 +911,29 @@ export interface paths {
         put?: never;
         /**
          * FileManager.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["FileManager_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/FileManager/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * FileManager.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["FileManager_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,9 +1067,29 @@ export interface paths {
         put?: never;
         /**
          * LogManager.record (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: class (and the system identity). Time budget 30 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class (and the system identity). Time budget 30 s.
          */
         post: operations["LogManager_record"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/LogManager/record/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * LogManager.record (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class (and the system identity). Time budget 30 s.
+         */
+        post: operations["LogManager_record_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1147,9 +1267,29 @@ export interface paths {
         put?: never;
         /**
          * Member.createMember (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class:Member (and the system identity). Time budget 30 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class:Member (and the system identity). Time budget 30 s.
          */
         post: operations["Member_createMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/createMember/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.createMember (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class:Member (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_createMember_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2207,9 +2347,29 @@ export interface paths {
         put?: never;
         /**
          * NotificationManager.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: class:NotificationManager (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class:NotificationManager (and the system identity). Time budget 10 s.
          */
         post: operations["NotificationManager_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/NotificationManager/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * NotificationManager.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: class:NotificationManager (and the system identity). Time budget 10 s.
+         */
+        post: operations["NotificationManager_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2331,9 +2491,29 @@ export interface paths {
         put?: never;
         /**
          * Offer.createOffer (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["Offer_createOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Offer/createOffer/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer.createOffer (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["Offer_createOffer_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2795,9 +2975,29 @@ export interface paths {
         put?: never;
         /**
          * Partner.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 30 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 30 s.
          */
         post: operations["Partner_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Partner/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Partner.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Partner_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3155,9 +3355,29 @@ export interface paths {
         put?: never;
         /**
          * PartnerUser.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["PartnerUser_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/PartnerUser/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PartnerUser.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["PartnerUser_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3371,9 +3591,29 @@ export interface paths {
         put?: never;
         /**
          * ProgramManagementUser.createUser (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["ProgramManagementUser_createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/ProgramManagementUser/createUser/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ProgramManagementUser.createUser (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["ProgramManagementUser_createUser_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3831,9 +4071,29 @@ export interface paths {
         put?: never;
         /**
          * RoleManager.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["RoleManager_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/RoleManager/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * RoleManager.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["RoleManager_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4271,9 +4531,29 @@ export interface paths {
         put?: never;
         /**
          * Setting.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["Setting_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Setting/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Setting.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["Setting_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4711,9 +4991,29 @@ export interface paths {
         put?: never;
         /**
          * SystemEmail.createSystemEmailTemplate (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["SystemEmail_createSystemEmailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/SystemEmail/createSystemEmailTemplate/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SystemEmail.createSystemEmailTemplate (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["SystemEmail_createSystemEmailTemplate_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4903,9 +5203,29 @@ export interface paths {
         put?: never;
         /**
          * Tier.createTier (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["Tier_createTier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Tier/createTier/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tier.createTier (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["Tier_createTier_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5295,9 +5615,29 @@ export interface paths {
         put?: never;
         /**
          * Workflow.init (INIT)
-         * @description creates the instance (its id from the path, or chosen by the method). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
          */
         post: operations["Workflow_init"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Workflow/init/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Workflow.init (INIT)
+         * @description creates the instance (its id from the path, from the method, or a new UUID). Admits: program_management_user, class (and the system identity). Time budget 10 s.
+         */
+        post: operations["Workflow_init_with_id"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7765,7 +8105,7 @@ export interface components {
     parameters: {
         /** @description the project */
         projectId: "membership";
-        /** @description the instance */
+        /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
         instanceId: string;
     };
     requestBodies: never;
@@ -7808,6 +8148,42 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    ApprovalManager_createApproval_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApprovalManager.createApproval"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["ApprovalManager.400"];
+            401: components["responses"]["ApprovalManager.401"];
+            403: components["responses"]["ApprovalManager.403"];
+            409: components["responses"]["ApprovalManager.409"];
+            500: components["responses"]["ApprovalManager.500"];
+            502: components["responses"]["ApprovalManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     ApprovalManager_getApproval_get: {
         parameters: {
             query?: never;
@@ -7815,7 +8191,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -7847,7 +8223,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -7947,7 +8323,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8047,7 +8423,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8108,6 +8484,40 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    BenefitCategory_createCategory_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["BenefitCategory.createCategory"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BenefitCategory.400"];
+            401: components["responses"]["BenefitCategory.401"];
+            403: components["responses"]["BenefitCategory.403"];
+            409: components["responses"]["BenefitCategory.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     BenefitCategory_getCategory_get: {
         parameters: {
             query?: never;
@@ -8115,7 +8525,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8145,7 +8555,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8299,7 +8709,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8333,7 +8743,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8367,7 +8777,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8402,7 +8812,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8437,7 +8847,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8468,7 +8878,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8529,6 +8939,41 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Company_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Company.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Company.400"];
+            401: components["responses"]["Company.401"];
+            403: components["responses"]["Company.403"];
+            404: components["responses"]["Company.404"];
+            409: components["responses"]["Company.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Company_listCompanies_get: {
         parameters: {
             query?: never;
@@ -8536,7 +8981,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8567,7 +9012,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8602,7 +9047,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8637,7 +9082,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8668,7 +9113,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8703,7 +9148,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8738,7 +9183,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8773,7 +9218,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8810,7 +9255,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8847,7 +9292,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8880,7 +9325,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -8983,7 +9428,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9016,7 +9461,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9119,7 +9564,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9152,7 +9597,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9189,6 +9634,43 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ContentManager.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["ContentManager.400"];
+            401: components["responses"]["ContentManager.401"];
+            403: components["responses"]["ContentManager.403"];
+            404: components["responses"]["ContentManager.404"];
+            409: components["responses"]["ContentManager.409"];
+            500: components["responses"]["ContentManager.500"];
+            502: components["responses"]["ContentManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    ContentManager_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
         };
@@ -9290,7 +9772,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9327,7 +9809,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9364,7 +9846,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9395,7 +9877,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9430,7 +9912,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9465,7 +9947,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9496,7 +9978,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9531,7 +10013,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9562,7 +10044,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9597,7 +10079,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9628,7 +10110,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9689,6 +10171,41 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    FileManager_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FileManager.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["FileManager.400"];
+            401: components["responses"]["FileManager.401"];
+            403: components["responses"]["FileManager.403"];
+            404: components["responses"]["FileManager.404"];
+            500: components["responses"]["FileManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     FileManager_uploadFile: {
         parameters: {
             query?: never;
@@ -9696,7 +10213,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9917,7 +10434,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -9948,7 +10465,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10009,6 +10526,41 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    LogManager_record_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogManager.record"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["LogManager.400"];
+            401: components["responses"]["LogManager.401"];
+            403: components["responses"]["LogManager.403"];
+            404: components["responses"]["LogManager.404"];
+            500: components["responses"]["LogManager.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_acceptInvitation: {
         parameters: {
             query?: never;
@@ -10016,7 +10568,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10055,7 +10607,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10094,7 +10646,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10133,7 +10685,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10172,7 +10724,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10211,7 +10763,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10250,7 +10802,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10289,7 +10841,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10328,6 +10880,45 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Member.createMember"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_createMember_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
         };
@@ -10435,7 +11026,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10470,7 +11061,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10509,7 +11100,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10544,7 +11135,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10583,7 +11174,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10618,7 +11209,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10657,7 +11248,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10692,7 +11283,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10731,7 +11322,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10766,7 +11357,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10805,7 +11396,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10840,7 +11431,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10879,7 +11470,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10914,7 +11505,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10953,7 +11544,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -10988,7 +11579,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11027,7 +11618,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11062,7 +11653,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11101,7 +11692,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11136,7 +11727,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11717,7 +12308,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11752,7 +12343,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11861,7 +12452,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -11896,7 +12487,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12005,7 +12596,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12044,7 +12635,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12153,7 +12744,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12192,7 +12783,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12231,7 +12822,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12270,7 +12861,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12305,7 +12896,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12344,7 +12935,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12379,7 +12970,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12418,7 +13009,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12457,7 +13048,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12637,7 +13228,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12676,7 +13267,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12715,7 +13306,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12819,7 +13410,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12858,7 +13449,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12897,7 +13488,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12936,7 +13527,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -12975,7 +13566,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13014,7 +13605,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13053,7 +13644,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13092,7 +13683,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13131,7 +13722,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13166,7 +13757,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13439,7 +14030,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13474,7 +14065,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13509,7 +14100,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13540,7 +14131,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13575,6 +14166,41 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationManager.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["NotificationManager.400"];
+            401: components["responses"]["NotificationManager.401"];
+            403: components["responses"]["NotificationManager.403"];
+            404: components["responses"]["NotificationManager.404"];
+            409: components["responses"]["NotificationManager.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    NotificationManager_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
         };
@@ -13670,7 +14296,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13705,7 +14331,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13740,7 +14366,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13775,7 +14401,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13835,6 +14461,40 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Offer_createOffer_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Offer.createOffer"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Offer.400"];
+            401: components["responses"]["Offer.401"];
+            403: components["responses"]["Offer.403"];
+            409: components["responses"]["Offer.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Offer_getOffer_get: {
         parameters: {
             query?: never;
@@ -13842,7 +14502,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13872,7 +14532,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -13966,7 +14626,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14000,7 +14660,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14034,7 +14694,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14068,7 +14728,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14102,7 +14762,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14132,7 +14792,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14166,7 +14826,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14200,7 +14860,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14234,7 +14894,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14270,7 +14930,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14306,7 +14966,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14342,7 +15002,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14374,7 +15034,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14410,7 +15070,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14442,7 +15102,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14606,7 +15266,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14638,7 +15298,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14674,7 +15334,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14706,7 +15366,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14742,7 +15402,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14774,7 +15434,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14810,7 +15470,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14842,7 +15502,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14905,6 +15565,42 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Partner_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Partner.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Partner.400"];
+            401: components["responses"]["Partner.401"];
+            403: components["responses"]["Partner.403"];
+            404: components["responses"]["Partner.404"];
+            409: components["responses"]["Partner.409"];
+            500: components["responses"]["Partner.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Partner_listDocuments_get: {
         parameters: {
             query?: never;
@@ -14912,7 +15608,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -14944,7 +15640,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15044,7 +15740,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15076,7 +15772,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15112,7 +15808,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15148,7 +15844,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15184,7 +15880,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15220,7 +15916,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15256,7 +15952,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15292,7 +15988,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15328,7 +16024,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15364,7 +16060,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15400,7 +16096,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15436,7 +16132,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15470,7 +16166,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15564,7 +16260,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15594,7 +16290,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15628,6 +16324,40 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PartnerUser.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["PartnerUser.400"];
+            401: components["responses"]["PartnerUser.401"];
+            403: components["responses"]["PartnerUser.403"];
+            409: components["responses"]["PartnerUser.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    PartnerUser_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
         };
@@ -15720,7 +16450,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15750,7 +16480,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15784,7 +16514,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15818,7 +16548,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15852,7 +16582,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15950,7 +16680,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -15986,7 +16716,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16113,6 +16843,42 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    ProgramManagementUser_createUser_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProgramManagementUser.createUser"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["ProgramManagementUser.400"];
+            401: components["responses"]["ProgramManagementUser.401"];
+            403: components["responses"]["ProgramManagementUser.403"];
+            404: components["responses"]["ProgramManagementUser.404"];
+            409: components["responses"]["ProgramManagementUser.409"];
+            429: components["responses"]["ProgramManagementUser.429"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     ProgramManagementUser_discoverAuthMethod_get: {
         parameters: {
             query?: never;
@@ -16184,7 +16950,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16216,7 +16982,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16252,7 +17018,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16284,7 +17050,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16576,7 +17342,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16608,7 +17374,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16708,7 +17474,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16740,7 +17506,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16841,7 +17607,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16877,7 +17643,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16913,7 +17679,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16945,7 +17711,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -16981,7 +17747,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17017,7 +17783,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17117,7 +17883,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17149,7 +17915,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17185,7 +17951,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17217,7 +17983,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17280,6 +18046,42 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    RoleManager_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RoleManager.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["RoleManager.400"];
+            401: components["responses"]["RoleManager.401"];
+            403: components["responses"]["RoleManager.403"];
+            404: components["responses"]["RoleManager.404"];
+            409: components["responses"]["RoleManager.409"];
+            502: components["responses"]["RoleManager.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     RoleManager_listRoles_get: {
         parameters: {
             query?: never;
@@ -17287,7 +18089,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17319,7 +18121,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17355,7 +18157,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17391,7 +18193,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17427,7 +18229,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17463,7 +18265,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17499,7 +18301,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17534,7 +18336,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17569,7 +18371,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17604,7 +18406,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17639,7 +18441,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17674,7 +18476,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17705,7 +18507,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17740,7 +18542,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17771,7 +18573,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17806,7 +18608,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17837,7 +18639,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17872,7 +18674,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17903,7 +18705,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17938,7 +18740,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -17969,7 +18771,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18004,7 +18806,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18035,7 +18837,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18070,7 +18872,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18101,7 +18903,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18136,7 +18938,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18167,7 +18969,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18202,7 +19004,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18233,7 +19035,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18294,6 +19096,41 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Setting_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Setting.init"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Setting.400"];
+            401: components["responses"]["Setting.401"];
+            403: components["responses"]["Setting.403"];
+            404: components["responses"]["Setting.404"];
+            409: components["responses"]["Setting.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Setting_listCompanyGroups_get: {
         parameters: {
             query?: never;
@@ -18301,7 +19138,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18332,7 +19169,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18367,7 +19204,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18398,7 +19235,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18433,7 +19270,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18464,7 +19301,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18499,7 +19336,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18530,7 +19367,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18565,7 +19402,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18596,7 +19433,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18631,7 +19468,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18666,7 +19503,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18701,7 +19538,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18736,7 +19573,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18771,7 +19608,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18806,7 +19643,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18841,7 +19678,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18876,7 +19713,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18911,7 +19748,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18946,7 +19783,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -18981,7 +19818,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19016,7 +19853,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19051,7 +19888,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19086,7 +19923,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19121,7 +19958,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19180,6 +20017,40 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    SystemEmail_createSystemEmailTemplate_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SystemEmail.createSystemEmailTemplate"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["SystemEmail.400"];
+            401: components["responses"]["SystemEmail.401"];
+            403: components["responses"]["SystemEmail.403"];
+            409: components["responses"]["SystemEmail.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     SystemEmail_getSystemEmailTemplate_get: {
         parameters: {
             query?: never;
@@ -19187,7 +20058,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19217,7 +20088,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19251,7 +20122,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19281,7 +20152,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19375,7 +20246,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19409,7 +20280,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19443,7 +20314,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19477,7 +20348,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19513,7 +20384,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19576,6 +20447,42 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Tier_createTier_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Tier.createTier"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Tier.400"];
+            401: components["responses"]["Tier.401"];
+            403: components["responses"]["Tier.403"];
+            404: components["responses"]["Tier.404"];
+            409: components["responses"]["Tier.409"];
+            502: components["responses"]["Tier.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Tier_deactivateEligibilityRule: {
         parameters: {
             query?: never;
@@ -19583,7 +20490,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19747,7 +20654,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19779,7 +20686,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19943,7 +20850,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -19979,7 +20886,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20015,7 +20922,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20051,7 +20958,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20087,7 +20994,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20121,7 +21028,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20155,7 +21062,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20185,7 +21092,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20219,7 +21126,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20249,7 +21156,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20283,7 +21190,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20317,7 +21224,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20351,7 +21258,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20381,7 +21288,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20415,6 +21322,40 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Workflow.config"];
+            };
+        };
+        responses: {
+            /** @description the method's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Workflow.400"];
+            401: components["responses"]["Workflow.401"];
+            403: components["responses"]["Workflow.403"];
+            500: components["responses"]["Workflow.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Workflow_init_with_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
         };
@@ -20507,7 +21448,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;
@@ -20541,7 +21482,7 @@ export interface operations {
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
-                /** @description the instance */
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
                 instanceId: components["parameters"]["instanceId"];
             };
             cookie?: never;

@@ -237,7 +237,7 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
 }
 
 const KIND_TEXT: Record<MethodKind, string> = {
-  INIT: 'creates the instance (its id from the path, or chosen by the method)',
+  INIT: 'creates the instance (its id from the path, from the method, or a new UUID)',
   READ: 'reads the instance (concurrent, no changes)',
   WRITE: 'changes the instance (one at a time)',
   QUEUED_WRITE: 'queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`',
@@ -326,6 +326,12 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses) };
       if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters, responses);
       paths[p] = item;
+      if (m.kind === 'INIT') {
+        // the instance id may also be given (the method's own instanceId hook, when it has one, decides)
+        const named = operation(cls, m, 'post', inputOf(m), table, [project, instance], responses);
+        named.operationId = `${cls.id}_${m.name}_with_id`;
+        paths[`${p}/{instanceId}`] = { post: named };
+      }
     }
     for (const route of cls.options.routes ?? []) {
       const m = cls.methodsByName.get(route.target);
@@ -363,7 +369,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       responses,
       parameters: {
         projectId: { ...PARAM('projectId', 'the project'), schema: { type: 'string', enum: [opts.projectId] } },
-        instanceId: PARAM('instanceId', 'the instance'),
+        instanceId: PARAM('instanceId', 'the instance: its id, or `lookupKey!value` to find it by a lookup key'),
       },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'an integration API key (integration_user)' },

@@ -74,6 +74,7 @@ describe('OpenAPI document of the service classes', () => {
         expect(op['x-access']).toEqual([...m.options.access]);
         expect(!!item.get).toBe(m.kind === 'READ' || m.kind === 'STATIC');
         if (m.kind === 'QUEUED_WRITE') expect(op.responses['202']).toBeDefined();
+        if (m.kind === 'INIT') expect(doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}/{instanceId}`]?.post?.['x-kind']).toBe('INIT');
       }
     }
   });
