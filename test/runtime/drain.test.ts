@@ -153,3 +153,26 @@ test('a wrong DRAIN_GRACE_MS stops the start with one line naming it', () => {
   expect(r.status).toBe(1);
   expect(r.stderr.trim()).toBe("error: DRAIN_GRACE_MS: must be a whole number of milliseconds from 0 to 60000 (got '2s')");
 }, 40_000);
+
+test('SIGTERM to a worker during a 3 s QUEUED_WRITE: the job finishes and commits before the process exits 0', async () => {
+  const projectId = uniqueProjectId('dw');
+  // the API in this process queues; the only worker is a separate process that is stopped
+  const api = await startTestRuntime({ projectId, env: { ROLES: 'api' } });
+  inProcess.push(api);
+  const key = { 'x-api-key': TEST_API_KEY };
+  const p = `/${projectId}/CALL/Counter`;
+  expect((await api.post(`${p}/init/w1`, {}, key)).status).toBe(200);
+  const worker = await spawnRuntime(projectId, { ROLES: 'worker' });
+  running.push(worker);
+  const queued = await api.post(`${p}/queuedAdd/w1`, { by: 7, delayMs: 3000 }, key);
+  expect(queued.status).toBe(202);
+  const status = async () => (await api.get(`/${projectId}/JOBS/${queued.body.jobId}`, key)).body;
+  await waitFor(async () => (await status()).status === 'running', { what: 'job running' });
+
+  const exit = exitCode(worker.proc);
+  worker.proc.kill('SIGTERM');
+  expect(await exit).toBe(0);
+  // finished by the stopping worker, not taken over by another: there is none
+  expect(await status()).toMatchObject({ status: 'completed', result: { body: { count: 7 } } });
+  expect((await api.get(`${p}/get/w1`, key)).body).toMatchObject({ count: 7 });
+}, 60_000);
