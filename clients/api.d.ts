@@ -11837,11 +11837,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -11857,7 +12037,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -11957,11 +12173,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -11977,7 +12373,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -12073,11 +12505,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -12093,7 +12705,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -12193,11 +12841,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -12213,7 +13041,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -13371,11 +14235,146 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -13388,7 +14387,34 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                photo: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        code: number;
+                        message: string;
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -13868,11 +14894,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -13888,7 +15094,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                employeeId: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {
@@ -13985,11 +15227,191 @@ export interface operations {
                     };
                 };
             };
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             500: {
                 headers: {
@@ -14005,7 +15427,43 @@ export interface operations {
                     };
                 };
             };
-            502: components["responses"]["Member.502"];
+            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                id: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                        details: {
+                            errors: {
+                                body: string[];
+                            };
+                        };
+                    } | {
+                        success: boolean;
+                        error: {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description the method's own error envelope */
             503: {
                 headers: {

@@ -189,14 +189,31 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
   const out: Json = {};
   const shape = m.options.errorShape;
   if (shape) {
+    // the bodies its shaper answers for the platform's errors; the class's own codes come in the same envelope
+    const envelopes = new Map<string, Json>();
     for (const [status, bodies] of shapedErrors(shape, m)) {
+      for (const b of bodies) envelopes.set(JSON.stringify(schemaOf(b.body)), schemaOf(b.body));
       const examples: Json = {};
       for (const b of bodies) examples[`from_${b.name}`] = { value: b.body };
       out[String(status)] = {
         description: "the method's own error envelope",
-        content: { 'application/json': { schema: { oneOf: bodies.map((b) => schemaOf(b.body)) }, examples } },
+        content: { 'application/json': { schema: { anyOf: bodies.map((b) => schemaOf(b.body)) }, examples } },
       };
     }
+    const own = new Map<number, { code: number | string; name: string }[]>();
+    for (const [name, e] of Object.entries(table ?? {})) own.set(e.status, [...(own.get(e.status) ?? []), { code: e.code, name }]);
+    for (const [status, codes] of [...own].sort((a, b) => a[0] - b[0])) {
+      const key = String(status);
+      if (out[key]) (out[key] as Json)['x-error-codes'] = codes;
+      else {
+        out[key] = {
+          description: `${status}: ${codes.map((c) => `${c.code} ${c.name}`).join(', ')} (in the method's own error envelope)`,
+          'x-error-codes': codes,
+          content: { 'application/json': { schema: { anyOf: [...envelopes.values()] } } },
+        };
+      }
+    }
+    return out;
   }
   const byStatus = new Map<number, { code: number | string; name: string }[]>();
   const add = (status: number, code: number | string, name: string) => {
@@ -232,7 +249,7 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     'x-error-codes': rest,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
-  if (!shape) out.default = { $ref: '#/components/responses/PlatformErrors' };
+  out.default = { $ref: '#/components/responses/PlatformErrors' };
   return out;
 }
 

@@ -86,10 +86,16 @@ describe('OpenAPI document of the service classes', () => {
     const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
     expect(schema.type).toBe('object');
     expect(Object.keys(schema.properties).length).toBeGreaterThan(0);
-    // the class's own table (classes/Member/errors.ts) and the platform's codes
+    // a method with its own envelope: the bodies its shaper answers, and the class's codes
+    const photo401 = Object.values(update.responses['401'].content['application/json'].examples).map((e: any) => e.value);
+    expect(photo401[0]).toMatchObject({ code: 10072 });
+    // a method without: the class's own table (classes/Member/errors.ts) and the platform's codes, by status
+    const plain = [...t.rt.registry.get('Member')!.methodsByName.values()].find((m) => m.kind === 'WRITE' && !m.options.errorShape)!;
+    const op = doc.paths[`/{projectId}/CALL/Member/${plain.name}/{instanceId}`].post as Op;
     const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
-    const codes = Object.values(update.responses).flatMap((r: any) => (resolve(r)['x-error-codes'] ?? []).map((c: any) => c.code));
-    expect(codes).toEqual(expect.arrayContaining([5000, 1002, 1007]));
+    const codes = Object.values(op.responses).flatMap((r: any) => (resolve(r)['x-error-codes'] ?? []).map((c: any) => c.code));
+    expect(codes).toEqual(expect.arrayContaining([5000, 1002, 1007, 1012, 'UNKNOWN_INSTANCE']));
+    expect(resolve(op.responses['404']).description).toContain('5000 MEMBER_NOT_FOUND');
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     // a class's schema with local $refs resolves inside the document
