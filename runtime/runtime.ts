@@ -286,6 +286,7 @@ export class Runtime {
       bodyLimit: config.bodyLimit,
       maxJsonDepth: config.maxJsonDepth,
       redisHealth,
+      redis,
       devMail: messagePorts.mailbox,
       ready: async () => {
         // a stopping process takes no new work (stop())

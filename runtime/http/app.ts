@@ -13,6 +13,8 @@ import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
 import { openApiRouter } from './openapi';
+import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
+import type { Redis } from 'ioredis';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
 
 export interface HttpDeps {
@@ -37,6 +39,8 @@ export interface HttpDeps {
   redisHealth?: { failed(err: unknown): boolean };
   /** the embedded mail adapter when it is in use: /dev/mail lists what it wrote (absent: 404) */
   devMail?: EmbeddedMailTransport;
+  /** Idempotency-Key answers are kept here (runtime/http/idempotency.ts); absent: the header is ignored */
+  redis?: Redis;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -318,6 +322,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     return mapped ?? err;
   };
 
+  const idempotency = deps.redis && new IdempotencyStore(deps.redis, `rt:${deps.projectId}`);
+
   const callFrom = async (
     req: Request,
     res: Response,
@@ -327,6 +333,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const method = cls?.methodsByName.get(target.method);
     // what only the request log line reads is kept only when that line is written
     const logged = deps.logger.isLevelEnabled('info');
+    let claim: IdempotencyClaim | undefined;
     try {
       if (logged) {
         res.locals.classId = target.classId;
@@ -338,12 +345,22 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       const identity = await deps.identities.identify(req.headers as Headers);
       if (logged) res.locals.identity = identity;
+      // an Idempotency-Key on a POST (or another verb of a route alias): a repeat replays the first answer
+      const idem = method && req.method !== 'GET' && idempotency
+        ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs)
+        : undefined;
+      if (idem?.replay) return send(res, idem.replay);
+      claim = idem?.claim;
       const call = new HttpCall(target, req.method === 'GET' ? {} : req.body, identity, res.locals.requestId as string, req);
-      send(res, await deps.dispatcher.call(call));
+      const result = await deps.dispatcher.call(call);
+      await claim?.settle(result);
+      send(res, result);
     } catch (err) {
       // a logger for this request only when there is something to log
       const log = deps.logger.child({ requestId: res.locals.requestId });
-      sendError(res, shapeError(method?.options.errorShape, redisFailure(err, target.classId), log), log);
+      const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
+      await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
+      sendError(res, out, log);
     }
   };
 
