@@ -4,7 +4,8 @@
  * callers' scopes.
  */
 import { createHash } from 'node:crypto';
-import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
+import * as path from 'node:path';
+import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
 let p: string;
@@ -13,7 +14,7 @@ let n = 0;
 const fresh = (what: string) => `${what}-${++n}-${Date.now()}`;
 
 beforeAll(async () => {
-  t = await startTestRuntime();
+  t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'idempotency-fixtures')}` } });
   p = `/${t.projectId}/CALL/Counter`;
 });
 afterAll(() => t.stop());
@@ -157,4 +158,25 @@ test("two callers' keys do not collide", async () => {
   expect(b.headers.get('idempotent-replayed')).toBeNull();
   expect((await t.post(`${p}/increment/${id}`, { by: 1 }, { ...apiKey, 'idempotency-key': key })).headers.get('idempotent-replayed')).toBeNull();
   expect(await counter(id)).toBe(12);
+  // each caller's repeat replays its own answer
+  const aliceAgain = await t.post(`${p}/increment/${id}`, { by: 1 }, alice);
+  expect(aliceAgain.body).toEqual({ count: 1 });
+  expect(aliceAgain.headers.get('idempotent-replayed')).toBe('true');
+  const bobAgain = await t.post(`${p}/increment/${id}`, { by: 10 }, bob);
+  expect(bobAgain.body).toEqual({ count: 11 });
+  expect(bobAgain.headers.get('idempotent-replayed')).toBe('true');
+  expect(await counter(id)).toBe(12);
+});
+
+test('a route alias (as the HR endpoints are) replays too, and its error envelope shapes the refusals', async () => {
+  const id = fresh('tally');
+  const headers = { ...apiKey, 'idempotency-key': fresh('k') };
+  const first = await t.post(`/tallies/${id}/add`, { by: 3 }, headers);
+  expect(first).toMatchObject({ status: 200, body: { ok: true, count: 3 } });
+  const again = await t.post(`/tallies/${id}/add`, { by: 3 }, headers);
+  expect(again).toMatchObject({ status: 200, body: { ok: true, count: 3 } });
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  const other = await t.post(`/tallies/${id}/add`, { by: 4 }, headers);
+  expect(other).toMatchObject({ status: 422, body: { ok: false, code: 'IDEMPOTENCY_KEY_REUSED' } });
+  expect((await t.post(`/${t.projectId}/CALL/Tally/get/${id}`, {}, apiKey)).body).toEqual({ count: 3 });
 });
