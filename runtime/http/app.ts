@@ -346,7 +346,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const identity = await deps.identities.identify(req.headers as Headers);
       if (logged) res.locals.identity = identity;
       // an Idempotency-Key on a POST (or another verb of a route alias): a repeat replays the first answer
-      const idem = method && req.method !== 'GET' && idempotency
+      // not for anonymous callers: they would share one key scope, and public answers (sign-in tokens) must not be kept
+      const idem = method && req.method !== 'GET' && idempotency && identity.type !== 'anonymous'
         ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs)
         : undefined;
       if (idem?.replay) return send(res, idem.replay);

@@ -6,7 +6,8 @@
  * - Keys are scoped per caller (`<identity type>:<user id>`: the API key id or
  *   the token's subject) and project: `rt:<project>:idem:<sha256(caller + key)>`,
  *   so what a caller typed never appears in a Redis key name and two callers'
- *   keys never meet.
+ *   keys never meet. Anonymous callers have no scope of their own: the header
+ *   is ignored for them (their answers, sign-in tokens among them, are not kept).
  * - The first request claims the key with SET NX (state `running`), with a
  *   time-to-live of the method's budget plus a margin: a process that dies
  *   mid-call frees the key on its own.

@@ -180,3 +180,12 @@ test('a route alias (as the HR endpoints are) replays too, and its error envelop
   expect(other).toMatchObject({ status: 422, body: { ok: false, code: 'IDEMPOTENCY_KEY_REUSED' } });
   expect((await t.post(`/${t.projectId}/CALL/Tally/get/${id}`, {}, apiKey)).body).toEqual({ count: 3 });
 });
+
+test("an anonymous caller's key is ignored: public answers (sign-in tokens) are neither kept nor replayed to another anonymous caller", async () => {
+  const headers = { 'idempotency-key': fresh('anon') };
+  const first = await t.post(`/${t.projectId}/CALL/Tally/issue`, {}, headers);
+  const second = await t.post(`/${t.projectId}/CALL/Tally/issue`, {}, headers);
+  expect([first.status, second.status]).toEqual([200, 200]);
+  expect(second.headers.get('idempotent-replayed')).toBeNull();
+  expect(second.body.secret).not.toBe(first.body.secret);
+});

@@ -1,5 +1,6 @@
 /** Test fixture: a write reached through a route alias, with its own error envelope (as the HR endpoints have). */
-import { ActorClass, ActorError, Read, Write, type Ctx } from '../../../../runtime';
+import { randomUUID } from 'node:crypto';
+import { ActorClass, ActorError, Read, Static, Write, type Ctx } from '../../../../runtime';
 
 const ANYONE = ['integration_user'] as const;
 
@@ -26,5 +27,11 @@ export class Tally {
   @Read({ access: [...ANYONE], schema: false })
   get(ctx: Ctx) {
     return { count: (ctx.state.public as { count?: number }).count ?? 0 };
+  }
+
+  /** a public operation whose answer is a secret of its own (as a sign-in's token is) */
+  @Static({ access: ['public'], schema: false })
+  issue() {
+    return { secret: randomUUID() };
   }
 }
