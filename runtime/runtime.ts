@@ -16,6 +16,7 @@ import { RefreshTokenStore } from './auth/refresh-tokens';
 import { SessionTokens } from './auth/sessions';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
+import { RuntimeMetrics } from './metrics';
 import { createLogger } from './logger';
 import { JobQueue } from './queue/job-queue';
 import type { DocumentStore } from './stream/document-store';
@@ -287,6 +288,7 @@ export class Runtime {
       maxJsonDepth: config.maxJsonDepth,
       redisHealth,
       redis,
+      metrics: new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects }),
       devMail: messagePorts.mailbox,
       ready: async () => {
         // a stopping process takes no new work (stop())

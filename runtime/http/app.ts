@@ -16,6 +16,7 @@ import { openApiRouter } from './openapi';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
 import type { Redis } from 'ioredis';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
+import type { RuntimeMetrics } from '../metrics';
 
 export interface HttpDeps {
   projectId: string;
@@ -41,6 +42,8 @@ export interface HttpDeps {
   devMail?: EmbeddedMailTransport;
   /** Idempotency-Key answers are kept here (runtime/http/idempotency.ts); absent: the header is ignored */
   redis?: Redis;
+  /** Prometheus metrics (runtime/metrics.ts): calls are recorded in callFrom, served at /metrics; absent: neither */
+  metrics?: RuntimeMetrics;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -204,6 +207,19 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       res.status(503).json({ status: 'not_ready', message: (err as Error).message });
     }
   });
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get('/metrics', async (_req, res) => {
+      try {
+        const { contentType, body } = await metrics.scrape();
+        res.setHeader('content-type', contentType);
+        res.send(body);
+      } catch (err) {
+        // a gauge read from Redis failed: no stale values, the scrape fails
+        res.status(503).type('text/plain').send(`metrics unavailable: ${(err as Error).message}\n`);
+      }
+    });
+  }
   // the API reference: /openapi.json and its interactive page /docs
   app.use(openApiRouter(deps.registry, { projectId: deps.projectId }));
   // mounted under its path: other requests do not walk its routes
@@ -334,6 +350,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     // what only the request log line reads is kept only when that line is written
     const logged = deps.logger.isLevelEnabled('info');
     let claim: IdempotencyClaim | undefined;
+    // recorded once the call is answered (labels: the registry's class and method, never the request's)
+    const started = deps.metrics && process.hrtime.bigint();
+    let busy = false;
     try {
       if (logged) {
         res.locals.classId = target.classId;
@@ -359,9 +378,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     } catch (err) {
       // a logger for this request only when there is something to log
       const log = deps.logger.child({ requestId: res.locals.requestId });
+      busy = err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_BUSY.code;
       const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
       await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
       sendError(res, out, log);
+    } finally {
+      if (started !== undefined) deps.metrics!.observe(cls?.id, method, res.statusCode, started, busy);
     }
   };
 

@@ -1,0 +1,108 @@
+/**
+ * Prometheus metrics (prom-client), served at /metrics.
+ *
+ * One registry per runtime (tests run several in one process). Calls are
+ * counted and timed at one place, the HTTP layer's callFrom; their labels are
+ * the registry's own class and method names and kinds, never what a caller
+ * sent (an unknown class or method is `unknown`), so the series stay bounded.
+ * Queue depth, the oldest waiting job and pending committed effects are gauges
+ * read from Redis when /metrics is scraped: nothing is paid per call.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Redis } from 'ioredis';
+import type { Queue } from 'bullmq';
+import type { RegisteredMethod } from './actor/registry';
+
+export interface MetricsSources {
+  /** the QUEUED_WRITE queue (JobQueue.queue) */
+  queue?: Pick<Queue, 'getJobCounts' | 'getWaiting'>;
+  /** where the committed-effects stream is kept */
+  redis?: Redis;
+  /** the committed-effects stream's key (StateStore keys.effects) */
+  effectsKey?: string;
+}
+
+const UNKNOWN = 'unknown';
+
+export class RuntimeMetrics {
+  readonly register = new Registry();
+  private readonly calls: Counter<'class' | 'method' | 'kind' | 'status'>;
+  private readonly duration: Histogram<'class' | 'method' | 'kind'>;
+  private readonly busy: Counter<'class' | 'method'>;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.register];
+    collectDefaultMetrics({ register: this.register });
+    this.calls = new Counter({
+      name: 'runtime_calls_total',
+      help: 'Calls answered over HTTP, by class, method, kind and HTTP status',
+      labelNames: ['class', 'method', 'kind', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'runtime_call_duration_seconds',
+      help: 'Time to answer a call over HTTP, by class, method and kind',
+      labelNames: ['class', 'method', 'kind'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.busy = new Counter({
+      name: 'runtime_instance_busy_total',
+      help: 'Calls answered 503 INSTANCE_BUSY (another process held the instance past the budget)',
+      labelNames: ['class', 'method'],
+      registers,
+    });
+    const queue = sources.queue;
+    new Gauge({
+      name: 'runtime_queue_jobs',
+      help: 'QUEUED_WRITE jobs and delayed tasks by state (waiting, active, delayed, failed, ...), read at scrape',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        if (!queue) return;
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'runtime_queue_oldest_waiting_seconds',
+      help: 'Age of the oldest QUEUED_WRITE job waiting for a worker (0 when none waits), read at scrape',
+      registers,
+      async collect() {
+        if (!queue) return;
+        // BullMQ's wait list takes new jobs at its head: the oldest is the last
+        const [oldest] = await queue.getWaiting(-1, -1);
+        this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+      },
+    });
+    const { redis, effectsKey } = sources;
+    new Gauge({
+      name: 'runtime_effects_pending',
+      help: 'Committed effects entries not yet applied (length of the effects stream), read at scrape',
+      registers,
+      async collect() {
+        if (!redis || !effectsKey) return;
+        this.set(await redis.xlen(effectsKey));
+      },
+    });
+  }
+
+  /**
+   * One answered call: `method` is the registry's (undefined when the class
+   * or method is unknown), so no label comes from the request.
+   */
+  observe(classId: string | undefined, method: RegisteredMethod | undefined, status: number, startedNs: bigint, busy: boolean): void {
+    const known = method !== undefined && classId !== undefined;
+    const cls = known ? classId : UNKNOWN;
+    const name = known ? method.name : UNKNOWN;
+    const kind = known ? method.kind : UNKNOWN;
+    this.calls.inc({ class: cls, method: name, kind, status: String(status) });
+    this.duration.observe({ class: cls, method: name, kind }, Number(process.hrtime.bigint() - startedNs) / 1e9);
+    if (busy) this.busy.inc({ class: cls, method: name });
+  }
+
+  /** the text exposition format, with its content type */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.register.contentType, body: await this.register.metrics() };
+  }
+}
