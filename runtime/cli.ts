@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { TOKEN_IDENTITIES } from './auth/auth';
 import { loadConfig } from './config';
+import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
@@ -97,6 +98,21 @@ program
   .action((classId: string, method: string, instanceId: string | undefined, opts: { body: string }) =>
     withRuntime(async (rt) => print(await rt.call(classId, method, instanceId, JSON.parse(opts.body)))),
   );
+
+program
+  .command('inspect <classId> <instance>')
+  .description('an instance as stored: state (sensitive fields masked), version, lookup keys, pending QUEUED_WRITE jobs, due tasks and pending effects; <instance> is an id or lookupName!value')
+  .action((classId: string, instance: string) => withRuntime(async (rt) => print(await inspectInstance(rt, classId, instance))));
+
+program
+  .command('status')
+  .description('queue depths, the oldest waiting job\'s age, the last 20 failed jobs and the committed effects not yet applied')
+  .action(() => withRuntime(async (rt) => print(await queueStatus(rt))));
+
+program
+  .command('retry <jobId>')
+  .description('retry a failed job (a QUEUED_WRITE call or a delayed task)')
+  .action((jobId: string) => withRuntime(async (rt) => print(await retryFailedJob(rt, jobId))));
 
 program
   .command('classes')

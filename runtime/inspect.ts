@@ -1,0 +1,160 @@
+/**
+ * What an operator sees of an instance and of the queues (`cli inspect`,
+ * `cli status`, `cli retry`). Read-only except retryFailedJob. Generic: it
+ * knows the runtime's key layout, never a class.
+ */
+import type { Job } from 'bullmq';
+import type { Effect } from './actor/effects';
+import { parseState } from './actor/state-store';
+import { REDACT_PATHS } from './logger';
+import type { Runtime } from './runtime';
+
+const MASK = '[masked]';
+/** delayed jobs looked at for an instance's due tasks: enough for an operator's look, bounded */
+const DELAYED_SCAN = 1000;
+/** effect-stream entries looked at for effects targeting an instance */
+const EFFECT_SCAN = 1000;
+const FAILED_SHOWN = 20;
+
+export class InspectError extends Error {}
+
+/** the field names masked everywhere: the class's sensitiveFields and the logger's `*.field` paths */
+export function maskedFields(sensitiveFields: readonly string[] = []): Set<string> {
+  const fromLogger = REDACT_PATHS.filter((p) => p.startsWith('*.')).map((p) => p.slice(2));
+  return new Set([...fromLogger, ...sensitiveFields]);
+}
+
+/** Pure: a copy of `value` with every property named in `fields` (at any depth) masked. */
+export function maskFields(value: unknown, fields: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = fields.has(k) ? MASK : maskFields(v, fields);
+    return out;
+  }
+  return value;
+}
+
+interface JobSummary {
+  id: string;
+  method?: string;
+  state: string;
+  attemptsMade: number;
+  createdAt: number;
+  failedReason?: string;
+}
+
+async function summary(job: Job | undefined, id: string): Promise<JobSummary> {
+  if (!job) return { id, state: 'unknown', attemptsMade: 0, createdAt: 0 };
+  const data = job.data as { kind: string; method?: string; task?: { method: string } };
+  return {
+    id,
+    method: data.method ?? data.task?.method,
+    state: await job.getState(),
+    attemptsMade: job.attemptsMade,
+    createdAt: job.timestamp,
+    ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+  };
+}
+
+/** `ref`: an instance id, or `name!value` of one of its lookup keys. */
+export async function inspectInstance(rt: Runtime, classId: string, ref: string) {
+  const cls = rt.registry.get(classId);
+  if (!cls) throw new InspectError(`unknown class ${classId}`);
+  const { store } = rt;
+  let instanceId = ref;
+  const bang = ref.indexOf('!');
+  if (bang > 0) {
+    const found = await store.resolveLookup(classId, ref.slice(0, bang), ref.slice(bang + 1));
+    if (!found) throw new InspectError(`no ${classId} instance with lookup key ${ref}`);
+    instanceId = found;
+  }
+  const stored = await store.read(classId, instanceId);
+  if (!stored) throw new InspectError(`no ${classId} instance ${instanceId}`);
+
+  const pendingIds = await store.redis.zrange(store.keys.pendingJobs(classId, instanceId), '0', '-1');
+  const pendingJobs = await Promise.all(pendingIds.map(async (id) => summary(await rt.jobs.queue.getJob(id), id)));
+
+  const delayed = await rt.jobs.queue.getDelayed(0, DELAYED_SCAN - 1);
+  const dueTasks = delayed
+    .filter((j) => {
+      const t = (j.data as { kind: string; task?: { classId: string; instanceId?: string } }).task;
+      return j.data.kind === 'task' && t?.classId === classId && t.instanceId === instanceId;
+    })
+    .map((j) => {
+      const t = (j.data as { task: { id: string; method: string } }).task;
+      return { id: t.id, method: t.method, dueAt: new Date(j.timestamp + (j.opts.delay ?? 0)).toISOString() };
+    });
+
+  const entries = await store.redis.xrange(store.keys.effects, '-', '+', 'COUNT', EFFECT_SCAN);
+  const pendingEffects: { entry: string; id: string; method: string }[] = [];
+  for (const [entry, f] of entries) {
+    const effects = JSON.parse(f[f.indexOf('f') + 1] ?? '[]') as Effect[];
+    for (const e of effects) if (!e.port && e.classId === classId && e.instanceId === instanceId) pendingEffects.push({ entry, id: e.id, method: e.method });
+  }
+
+  const fields = maskedFields(cls.options.sensitiveFields);
+  return {
+    classId,
+    instanceId,
+    version: stored.version,
+    lookups: stored.lookups,
+    state: maskFields(parseState(stored.stateJson), fields),
+    pendingJobs,
+    dueTasks,
+    ...(delayed.length >= DELAYED_SCAN ? { dueTasksScanned: DELAYED_SCAN } : {}),
+    pendingEffects,
+    ...(entries.length >= EFFECT_SCAN ? { effectEntriesScanned: EFFECT_SCAN } : {}),
+  };
+}
+
+/** Queue depths, the oldest waiting job's age, the last failed jobs and the committed effects not yet applied. */
+export async function queueStatus(rt: Runtime) {
+  const q = rt.jobs.queue;
+  const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  // BullMQ lists waiting jobs newest first: the oldest is the last
+  const [oldest] = await q.getWaiting(-1, -1);
+  const failed = await q.getFailed(0, FAILED_SHOWN - 1);
+  return {
+    queue: q.name,
+    depths: { waiting: counts.waiting + (counts.prioritized ?? 0), active: counts.active, delayed: counts.delayed, failed: counts.failed },
+    oldestWaitingAgeMs: oldest ? Date.now() - oldest.timestamp : null,
+    failedJobs: failed.map((j) => {
+      const d = j.data as { kind: string; classId?: string; method?: string; instanceId?: string; task?: { classId: string; method: string; instanceId?: string } };
+      return {
+        id: j.id,
+        classId: d.classId ?? d.task?.classId,
+        method: d.method ?? d.task?.method,
+        instanceId: d.instanceId ?? d.task?.instanceId,
+        reason: j.failedReason,
+        attemptsMade: j.attemptsMade,
+        failedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null,
+      };
+    }),
+    effectsPending: await rt.store.redis.xlen(rt.store.keys.effects),
+  };
+}
+
+/**
+ * Retries a failed job. A QUEUED_WRITE call that failed for good left its
+ * instance's pending set and stored a failed result (so a redelivery would not
+ * run it): both are undone first, with its first sequence number, so it runs
+ * again in its place in the instance's FIFO.
+ */
+export async function retryFailedJob(rt: Runtime, jobId: string): Promise<{ retried: string; classId?: string; method?: string }> {
+  const job = await rt.jobs.queue.getJob(jobId);
+  if (!job) throw new InspectError(`no job ${jobId}`);
+  const state = await job.getState();
+  if (state !== 'failed') throw new InspectError(`job ${jobId} is ${state}, not failed`);
+  const d = job.data as { kind: string; classId?: string; method?: string; instanceId?: string; seq?: number; task?: { classId: string; method: string } };
+  if (d.kind === 'call' && d.classId && d.instanceId) {
+    const { keys, redis } = rt.store;
+    await redis
+      .multi()
+      .del(keys.jobResult(jobId))
+      .zadd(keys.pendingJobs(d.classId, d.instanceId), 'NX', d.seq ?? 0, jobId)
+      .exec();
+  }
+  await job.retry('failed');
+  return { retried: jobId, classId: d.classId ?? d.task?.classId, method: d.method ?? d.task?.method };
+}

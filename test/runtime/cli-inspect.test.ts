@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../runtime/config';
+import { maskedFields, maskFields } from '../../runtime/inspect';
+import { testEnv, TEST_API_KEY, waitFor } from '../support/harness';
+import { spawnRuntime, type RuntimeProcess } from '../support/process';
+import { uniqueProjectId } from '../support/redis';
+
+const run = promisify(execFile);
+const projectId = uniqueProjectId('ci');
+let svc: RuntimeProcess;
+
+function cli(...args: string[]) {
+  return run(process.execPath, ['--import', 'tsx', path.join(projectRoot(), 'runtime/cli.ts'), ...args], {
+    cwd: projectRoot(),
+    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'warn' }) },
+  });
+}
+async function cliJson(...args: string[]) {
+  return JSON.parse((await cli(...args)).stdout);
+}
+
+beforeAll(async () => {
+  svc = await spawnRuntime(projectId);
+});
+afterAll(() => svc.stop());
+
+const p = `/${projectId}/CALL/Counter`;
+const headers = { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' };
+async function post(pathAndMethod: string, body: unknown) {
+  const r = await fetch(`${svc.base}${p}/${pathAndMethod}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return { status: r.status, body: await r.json() };
+}
+async function jobStatus(jobId: string) {
+  return (await fetch(`${svc.base}/${projectId}/JOBS/${jobId}`, { headers })).json();
+}
+
+test('inspect shows an instance after a write: state, version and lookup keys, by id and by lookup key', async () => {
+  expect((await post('init/c1', { label: 'first', slot: 'slot-a' })).status).toBe(200);
+  expect((await post('increment/c1', { by: 3 })).status).toBe(200);
+  const shown = await cliJson('inspect', 'Counter', 'c1');
+  expect(shown).toMatchObject({
+    classId: 'Counter',
+    instanceId: 'c1',
+    version: 2,
+    lookups: { slot: 'slot-a' },
+    state: { public: { count: 3, label: 'first' } },
+    pendingJobs: [],
+    dueTasks: [],
+    pendingEffects: [],
+  });
+  const byLookup = await cliJson('inspect', 'Counter', 'slot!slot-a');
+  expect(byLookup).toEqual(shown);
+}, 60_000);
+
+test('inspect of an unknown class exits 1 with one line naming it', async () => {
+  const failure = await cli('inspect', 'NoSuchClass', 'x').then(
+    () => undefined,
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+  expect(failure).toBeDefined();
+  expect(failure!.code).toBe(1);
+  const lines = `${failure!.stdout}${failure!.stderr}`.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain('NoSuchClass');
+}, 60_000);
+
+test('status lists a QUEUED_WRITE that failed for good, and retry runs it again', async () => {
+  expect((await post('init/doomed', {})).status).toBe(200);
+  // fails on attempts 1-4 (all it has), applies on a fifth
+  const queued = await post('flakyAdd/doomed', { failTimes: 4 });
+  const jobId = queued.body.jobId as string;
+  await waitFor(async () => (await jobStatus(jobId)).status === 'failed', { timeoutMs: 30_000, what: 'job failed for good' });
+
+  const status = await cliJson('status');
+  expect(status.depths).toMatchObject({ failed: 1 });
+  expect(typeof status.depths.waiting).toBe('number');
+  expect(status.effectsPending).toBe(0);
+  expect(status.failedJobs).toEqual([
+    expect.objectContaining({ id: jobId, classId: 'Counter', method: 'flakyAdd', instanceId: 'doomed', reason: expect.stringContaining('attempt 4') }),
+  ]);
+
+  expect(await cliJson('retry', jobId)).toMatchObject({ retried: jobId, classId: 'Counter', method: 'flakyAdd' });
+  await waitFor(async () => (await jobStatus(jobId)).status === 'completed', { timeoutMs: 30_000, what: 'retried job completed' });
+  expect(await jobStatus(jobId)).toMatchObject({ result: { body: { attempt: 5 } } });
+  expect((await cliJson('status')).depths).toMatchObject({ failed: 0 });
+  expect((await cliJson('inspect', 'Counter', 'doomed')).state.public).toMatchObject({ count: 1 });
+
+  // a job that is not failed is refused
+  await expect(cli('retry', jobId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('not failed') });
+}, 90_000);
+
+test('inspect masks the class\'s sensitive fields and the logger\'s secret fields at any depth', () => {
+  const fields = maskedFields(['ssn']);
+  const masked = maskFields({ public: { name: 'a', ssn: '123', nested: [{ password: 'p', ok: 1 }] }, private: { token: 't' } }, fields);
+  expect(masked).toEqual({ public: { name: 'a', ssn: '[masked]', nested: [{ password: '[masked]', ok: 1 }] }, private: { token: '[masked]' } });
+});
