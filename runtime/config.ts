@@ -41,6 +41,8 @@ export type Role = 'api' | 'worker' | 'projector';
 
 export interface RuntimeConfig {
   port: number;
+  /** METRICS_PORT: where a process without the api role serves /metrics, /health and /ready; unset: nowhere */
+  metricsPort?: number;
   projectId: string;
   redisUrl?: string;
   /** time-out of every Redis command a call waits on (REDIS_COMMAND_TIMEOUT_MS): past it the call answers 503 */
@@ -266,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const schemaDirs = list(env.SCHEMA_DIRS).map((d) => path.resolve(root, d));
   return {
     port: int(env, 'PORT', 3000),
+    metricsPort: env.METRICS_PORT ? bounded(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     projectId,
     redisUrl: env.REDIS_URL || undefined,
     redisCommandTimeoutMs: redisCommandTimeoutMs(env),

@@ -8,6 +8,7 @@
  * Queue depth, the oldest waiting job and pending committed effects are gauges
  * read from Redis when /metrics is scraped: nothing is paid per call.
  */
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
@@ -105,4 +106,50 @@ export class RuntimeMetrics {
   async scrape(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.register.contentType, body: await this.register.metrics() };
   }
+}
+
+/**
+ * A process without the api role (a worker or projector) serves its metrics,
+ * /health and /ready on a port of its own (METRICS_PORT): a bare node:http
+ * server, nothing else is routed. `ready` throws when the process is not ready.
+ */
+export async function serveMetrics(metrics: RuntimeMetrics, ready: () => Promise<Record<string, string>>, port: number): Promise<Server> {
+  const json = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { status: 'method_not_allowed' });
+    if (path === '/health') return json(res, 200, { status: 'ok', pid: process.pid });
+    if (path === '/ready') {
+      ready().then(
+        (info) => json(res, 200, { status: 'ready', ...info }),
+        (err: Error) => json(res, 503, { status: 'not_ready', message: err.message }),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      metrics.scrape().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(body);
+        },
+        (err: Error) => {
+          res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end(`metrics unavailable: ${err.message}\n`);
+        },
+      );
+      return;
+    }
+    json(res, 404, { status: 'not_found' });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }

@@ -16,7 +16,8 @@ import { RefreshTokenStore } from './auth/refresh-tokens';
 import { SessionTokens } from './auth/sessions';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
-import { RuntimeMetrics } from './metrics';
+import { RuntimeMetrics, serveMetrics } from './metrics';
+import { StartupError } from './startup-errors';
 import { createLogger } from './logger';
 import { JobQueue } from './queue/job-queue';
 import type { DocumentStore } from './stream/document-store';
@@ -178,7 +179,18 @@ export class Runtime {
     readonly sessions: SessionTokens,
     /** set by stop(): /ready answers 503 from then on */
     private readonly drain: { draining: boolean },
+    /** Prometheus metrics: /metrics on the API app, or on METRICS_PORT without the api role */
+    readonly metrics: RuntimeMetrics,
   ) {}
+
+  /** the METRICS_PORT server of a process without the api role */
+  private metricsServer?: Server;
+
+  /** the port /metrics, /health and /ready are served on without the api role (METRICS_PORT), once started */
+  get metricsPort(): number | undefined {
+    const address = this.metricsServer?.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  }
 
   /** true once stop() began: /ready answers 503, new connections are (or soon are) refused */
   get draining(): boolean {
@@ -273,6 +285,7 @@ export class Runtime {
     dispatcher.effects.outbound = (effect) => messages.hand(effect);
     wireRoleProvider(registry, roleSource, dispatcher, logger);
     const drain = { draining: false };
+    const metrics = new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects });
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,
@@ -288,7 +301,7 @@ export class Runtime {
       maxJsonDepth: config.maxJsonDepth,
       redisHealth,
       redis,
-      metrics: new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects }),
+      metrics,
       devMail: messagePorts.mailbox,
       ready: async () => {
         // a stopping process takes no new work (stop())
@@ -299,7 +312,7 @@ export class Runtime {
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain, metrics);
   }
 
   setRoleSource(source: RoleSource): void {
@@ -315,7 +328,22 @@ export class Runtime {
       // committed effects whose process died before applying them, or whose target was busy
       this.dispatcher.effects.start();
     }
-    if (!this.config.roles.has('api')) return undefined;
+    if (!this.config.roles.has('api')) {
+      const metricsPort = this.config.metricsPort;
+      if (metricsPort !== undefined) {
+        const ready = async () => {
+          if (this.drain.draining) throw new Error('draining: the process is stopping');
+          await this.redisHealth.ping();
+          return { redis: 'ok', roles: [...this.config.roles].join(',') };
+        };
+        this.metricsServer = await serveMetrics(this.metrics, ready, metricsPort).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'EADDRINUSE') throw new StartupError('METRICS_PORT', `port ${metricsPort} is in use by another process`);
+          if (err.code === 'EACCES') throw new StartupError('METRICS_PORT', `not allowed to listen on port ${metricsPort} (EACCES)`);
+          throw err;
+        });
+      }
+      return undefined;
+    }
     if (!this.config.smtpUrl) {
       this.logger.info({ dir: path.join(this.config.dataDir, 'mail') }, 'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production');
     }
@@ -387,6 +415,13 @@ export class Runtime {
     await this.messages.close();
     await this.documents.close();
     await this.ports.blobs.close();
+    if (this.metricsServer) {
+      const server = this.metricsServer;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
     this.redisHealth.stop();
     this.redis.disconnect();
   }

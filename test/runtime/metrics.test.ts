@@ -7,7 +7,8 @@
  * The runtime has the api role only: a queued job stays waiting, so the
  * queue gauges have something to show.
  */
-import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
+import { loadConfig } from '../../runtime/config';
+import { startTestRuntime, TEST_API_KEY, testEnv, waitFor, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
 let p: string;
@@ -103,4 +104,54 @@ test('queue depth, the oldest waiting job and pending effects are read at scrape
   expect(sample(text, 'runtime_queue_jobs{state="failed"}')).toBeDefined();
   // its age grows while it waits
   await waitFor(async () => (sample(await scrape(), 'runtime_queue_oldest_waiting_seconds') ?? 0) > 0, { what: 'the oldest waiting job to have an age' });
+});
+
+describe('a process without the api role (METRICS_PORT)', () => {
+  let worker: TestRuntime;
+  let base: string;
+  beforeAll(async () => {
+    // the api process above has no worker: this one takes the queued jobs
+    worker = await startTestRuntime({ projectId: t.projectId, env: { ROLES: 'worker', METRICS_PORT: '0' } });
+    base = `http://127.0.0.1:${worker.rt.metricsPort}`;
+  });
+  afterAll(() => worker?.stop());
+
+  test('serves /metrics, /health and /ready on its own port', async () => {
+    expect(worker.rt.metricsPort).toEqual(expect.any(Number));
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await metrics.text();
+    expect(text).toMatch(/^runtime_queue_jobs\{state="waiting"\} \d+$/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${base}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'ok' });
+    expect((await fetch(`${base}/nothing-here`)).status).toBe(404);
+  });
+
+  test('its queue gauge falls as it takes the waiting jobs', async () => {
+    await waitFor(async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      return sample(text, 'runtime_queue_jobs{state="waiting"}') === 0;
+    }, { what: 'the worker to take the waiting jobs' });
+  });
+});
+
+test('no METRICS_PORT server in a process with the api role, nor without METRICS_PORT', async () => {
+  expect(t.rt.metricsPort).toBeUndefined();
+  const worker = await startTestRuntime({ env: { ROLES: 'worker' } });
+  try {
+    expect(worker.rt.metricsPort).toBeUndefined();
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('METRICS_PORT must be a port number', () => {
+  expect(() => loadConfig(testEnv('metrics-config', { METRICS_PORT: 'abc' }))).toThrow(/METRICS_PORT/);
+  expect(() => loadConfig(testEnv('metrics-config', { METRICS_PORT: '70000' }))).toThrow(/METRICS_PORT/);
+  expect(loadConfig(testEnv('metrics-config', { METRICS_PORT: '9464' })).metricsPort).toBe(9464);
+  expect(loadConfig(testEnv('metrics-config')).metricsPort).toBeUndefined();
 });
