@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { projectRoot } from '../../runtime/config';
 import { maskedFields, maskFields } from '../../runtime/inspect';
 import { testEnv, TEST_API_KEY, waitFor } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
-import { uniqueProjectId } from '../support/redis';
+import { redisUrl, uniqueProjectId } from '../support/redis';
 
 const run = promisify(execFile);
 const projectId = uniqueProjectId('ci');
@@ -53,6 +54,37 @@ test('inspect shows an instance after a write: state, version and lookup keys, b
   const byLookup = await cliJson('inspect', 'Counter', 'slot!slot-a');
   expect(byLookup).toEqual(shown);
 }, 60_000);
+
+test('inspect lists the instance\'s pending QUEUED_WRITE jobs and its due tasks', async () => {
+  expect((await post('init/held', {})).status).toBe(200);
+  // a task due in an hour: still delayed when inspected
+  expect((await post('later/held', { delaySeconds: 3600, by: 2 })).status).toBe(200);
+  // the instance's lease held from outside: the queued job stays pending until it is let go
+  const redis = new Redis(redisUrl());
+  const lease = `rt:${projectId}:l:Counter:held`;
+  try {
+    await redis.set(lease, 'held-by-test', 'PX', 60_000);
+    const queued = await post('queuedAdd/held', { by: 5 });
+    const jobId = queued.body.jobId as string;
+    // the task reaches the queue just after the commit that scheduled it
+    const shown = await waitFor(
+      async () => {
+        const r = await cliJson('inspect', 'Counter', 'held');
+        return r.dueTasks.length ? r : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the due task' },
+    );
+    expect(shown.pendingJobs).toEqual([expect.objectContaining({ id: jobId, method: 'queuedAdd' })]);
+    expect(shown.dueTasks).toEqual([expect.objectContaining({ method: 'queuedAdd', dueAt: expect.any(String) })]);
+    expect(Date.parse(shown.dueTasks[0].dueAt)).toBeGreaterThan(Date.now() + 3000 * 1000);
+    await redis.del(lease);
+    await waitFor(async () => (await jobStatus(jobId)).status === 'completed', { timeoutMs: 30_000, what: 'queued job after the lease' });
+    expect((await cliJson('inspect', 'Counter', 'held')).pendingJobs).toEqual([]);
+  } finally {
+    await redis.del(lease);
+    redis.disconnect();
+  }
+}, 90_000);
 
 test('inspect of an unknown class exits 1 with one line naming it', async () => {
   const failure = await cli('inspect', 'NoSuchClass', 'x').then(
