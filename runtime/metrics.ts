@@ -25,6 +25,13 @@ export interface MetricsSources {
 
 const UNKNOWN = 'unknown';
 
+interface MethodSeries {
+  labels: { class: string; method: string; kind: string };
+  duration: Histogram.Internal<'class' | 'method' | 'kind'>;
+  /** by HTTP status */
+  calls: Map<number, Counter.Internal>;
+}
+
 export class RuntimeMetrics {
   readonly register = new Registry();
   private readonly calls: Counter<'class' | 'method' | 'kind' | 'status'>;
@@ -93,13 +100,24 @@ export class RuntimeMetrics {
    * or method is unknown), so no label comes from the request.
    */
   observe(classId: string | undefined, method: RegisteredMethod | undefined, status: number, startedNs: bigint, busy: boolean): void {
-    const known = method !== undefined && classId !== undefined;
-    const cls = known ? classId : UNKNOWN;
-    const name = known ? method.name : UNKNOWN;
-    const kind = known ? method.kind : UNKNOWN;
-    this.calls.inc({ class: cls, method: name, kind, status: String(status) });
-    this.duration.observe({ class: cls, method: name, kind }, Number(process.hrtime.bigint() - startedNs) / 1e9);
-    if (busy) this.busy.inc({ class: cls, method: name });
+    const series = this.seriesOf(method !== undefined && classId !== undefined ? method : undefined, classId);
+    let calls = series.calls.get(status);
+    if (!calls) series.calls.set(status, (calls = this.calls.labels({ ...series.labels, status: String(status) })));
+    calls.inc();
+    series.duration.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
+    if (busy) this.busy.inc({ class: series.labels.class, method: series.labels.method });
+  }
+
+  /** a method's series, made once: labels are not hashed again on every call */
+  private readonly series = new Map<RegisteredMethod | undefined, MethodSeries>();
+  private seriesOf(method: RegisteredMethod | undefined, classId: string | undefined): MethodSeries {
+    let series = this.series.get(method);
+    if (!series) {
+      const labels = method ? { class: classId!, method: method.name, kind: method.kind } : { class: UNKNOWN, method: UNKNOWN, kind: UNKNOWN };
+      series = { labels, duration: this.duration.labels(labels), calls: new Map() };
+      this.series.set(method, series);
+    }
+    return series;
   }
 
   /** the text exposition format, with its content type */
