@@ -21,6 +21,8 @@ export interface MetricsSources {
   redis?: Redis;
   /** the committed-effects stream's key (StateStore keys.effects) */
   effectsKey?: string;
+  /** the stream projector (its lag is undefined when this process does not project) */
+  projector?: { lag(): Promise<{ entries: number; seconds: number } | undefined> };
 }
 
 const UNKNOWN = 'unknown';
@@ -81,6 +83,28 @@ export class RuntimeMetrics {
         // BullMQ's wait list takes new jobs at its head: the oldest is the last
         const [oldest] = await queue.getWaiting(-1, -1);
         this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+      },
+    });
+    const projector = sources.projector;
+    // read once per scrape for both gauges (the entries gauge is collected first)
+    let projectorLag: Promise<{ entries: number; seconds: number } | undefined> | undefined;
+    new Gauge({
+      name: 'runtime_projector_lag_entries',
+      help: 'Outbox entries this process has not projected yet (0 when it does not project), read at scrape',
+      registers,
+      async collect() {
+        projectorLag = projector?.lag();
+        this.set((await projectorLag)?.entries ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'runtime_projector_lag_seconds',
+      help: 'Age of the oldest outbox entry not projected yet (0 when none, or when this process does not project), read at scrape',
+      registers,
+      async collect() {
+        const lag = await (projectorLag ?? projector?.lag());
+        projectorLag = undefined;
+        this.set(lag?.seconds ?? 0);
       },
     });
     const { redis, effectsKey } = sources;

@@ -285,7 +285,7 @@ export class Runtime {
     dispatcher.effects.outbound = (effect) => messages.hand(effect);
     wireRoleProvider(registry, roleSource, dispatcher, logger);
     const drain = { draining: false };
-    const metrics = new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects });
+    const metrics = new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects, projector });
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,

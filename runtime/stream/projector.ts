@@ -10,6 +10,13 @@ const GROUP = 'projector';
 /** longest blocking read of the outbox (its connection's command time-out is this much longer) */
 const READ_BLOCK_MS = 1000;
 const EMBEDDED_OUTBOX_RETENTION_MS = 10 * 60_000;
+/** lag() counts at most this many entries behind (embedded store: it reads them to count) */
+const LAG_COUNT_MAX = 1000;
+
+/** seconds since an outbox entry was added (its id's time), 0 for none */
+function ageOf(id: string | undefined): number {
+  return id ? Math.max(0, (Date.now() - Number(id.split('-')[0])) / 1000) : 0;
+}
 
 /**
  * Streams committed actor state into the document store.
@@ -32,6 +39,8 @@ export class Projector {
   private loop?: Promise<void>;
   /** last version projected per instance, to skip entries already applied */
   private readonly seen = new Map<string, number>();
+  /** the last outbox entry this process read (embedded store: it follows the outbox from there) */
+  private lastRead?: string;
   /** told of Redis outages (one log line each) instead of logging every failed read */
   redisHealth?: RedisHealth;
 
@@ -127,6 +136,25 @@ export class Projector {
     return count;
   }
 
+  /**
+   * What waits to be projected, read when metrics are scraped: outbox entries
+   * not projected yet and the age of the oldest (0 when none). Shared store:
+   * projected entries are deleted, so every entry left waits; embedded: the
+   * entries after the last this process read (at most LAG_COUNT_MAX counted).
+   * Undefined when this process does not project.
+   */
+  async lag(): Promise<{ entries: number; seconds: number } | undefined> {
+    if (!this.running) return undefined;
+    const redis = this.store.redis;
+    const outbox = this.store.keys.outbox;
+    if (this.documents.shared) {
+      const [entries, oldest] = await Promise.all([redis.xlen(outbox), redis.xrange(outbox, '-', '+', 'COUNT', 1)]);
+      return { entries, seconds: ageOf(oldest[0]?.[0]) };
+    }
+    const behind = await redis.xrange(outbox, `(${this.lastRead ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
+    return { entries: behind.length, seconds: ageOf(behind[0]?.[0]) };
+  }
+
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -145,6 +173,7 @@ export class Projector {
     } else {
       const last = await redis.xrevrange(outbox, '+', '-', 'COUNT', 1);
       const from = last.length ? last[0][0] : '0-0';
+      this.lastRead = from;
       await this.rebuild();
       this.loop = this.follow(from);
     }
@@ -202,6 +231,7 @@ export class Projector {
         if (entries.length) {
           await this.handle(entries);
           last = entries[entries.length - 1][0];
+          this.lastRead = last;
           await this.pauseAfter(entries.length, 500);
         }
         if (Date.now() - lastTrim > 60_000) {

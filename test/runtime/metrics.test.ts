@@ -139,6 +139,24 @@ describe('a process without the api role (METRICS_PORT)', () => {
   });
 });
 
+test('a projector process shows its lag, which falls to 0 once it projected the commits', async () => {
+  const projector = await startTestRuntime({ projectId: t.projectId, env: { ROLES: 'projector', METRICS_PORT: '0' } });
+  try {
+    const base = `http://127.0.0.1:${projector.rt.metricsPort}`;
+    const id = await newCounter();
+    for (let i = 0; i < 5; i++) expect((await t.post(`${p}/increment/${id}`, { by: 1 }, apiKey)).status).toBe(200);
+    await waitFor(async () => {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      return sample(text, 'runtime_projector_lag_entries') === 0 && sample(text, 'runtime_projector_lag_seconds') === 0;
+    }, { what: 'the projector to catch up' });
+    expect(await projector.rt.projector.lag()).toEqual({ entries: 0, seconds: 0 });
+  } finally {
+    await projector.stop();
+  }
+  // once stopped it projects nothing: no lag to report
+  expect(await projector.rt.projector.lag()).toBeUndefined();
+});
+
 test('no METRICS_PORT server in a process with the api role, nor without METRICS_PORT', async () => {
   expect(t.rt.metricsPort).toBeUndefined();
   const worker = await startTestRuntime({ env: { ROLES: 'worker' } });
