@@ -8,7 +8,7 @@ import type { DeepReadonly, Identity } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
-import { escapeRegex, listedDocument, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
+import { escapeRegex, type FieldProblem, listedDocument, parsePaging, problemsText, textOf } from '../_platform/paging';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';
 
@@ -122,7 +122,7 @@ export function referenceProblems(
 export function checkReferences(company: Company, fields: (keyof CompanyInput)[], config: DeepReadonly<ProgramManagementConfig>): void {
   const problems = referenceProblems(company, fields, config);
   if (problems.length) {
-    throw companyError('COMPANY_INVALID_REFERENCES', `The company refers to settings that are not active: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, {
+    throw companyError('COMPANY_INVALID_REFERENCES', `The company refers to settings that are not active: ${problemsText(problems)}`, {
       errors: problems,
     });
   }
@@ -241,7 +241,7 @@ export function parseCompanyListQuery(query: Record<string, unknown>, body: Reco
   const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
   const search = textOf(input, 'search', errors)?.trim();
   if (errors.length) {
-    throw companyError('COMPANY_INVALID_QUERY', `Invalid list parameters: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+    throw companyError('COMPANY_INVALID_QUERY', `Invalid list parameters: ${problemsText(errors)}`, { errors });
   }
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };

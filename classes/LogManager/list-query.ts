@@ -4,7 +4,7 @@
  * filter/sort/page or throws a 400 LogManager error.
  */
 import type { FieldError } from '../../runtime';
-import { escapeRegex, parsePaging } from '../_platform/paging';
+import { escapeRegex, parsePaging, problemsText } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
 
@@ -107,7 +107,7 @@ export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body
   if (page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
 
   if (errors.length) {
-    throw logManagerError('INVALID_QUERY', `Invalid query: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+    throw logManagerError('INVALID_QUERY', `Invalid query: ${problemsText(errors)}`, { errors });
   }
   if (range.$gte && range.$lte && range.$gte > range.$lte) {
     throw logManagerError('INVALID_DATE_RANGE', '`from` must not be after `to`', {

@@ -3,7 +3,7 @@
  * queries over them (listMembers, getMemberDependants), pure.
  */
 import type { Filter, IndexSpec } from '../../runtime';
-import { booleanOf, escapeRegex, oneOf, pageInfo, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import { booleanOf, escapeRegex, type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, stringOrList, textOf, unknownKeys } from '../_platform/paging';
 import { memberError } from './errors';
 import { MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type MemberPrivateState, type MemberProfile } from './types';
 
@@ -73,7 +73,7 @@ const LIST_MEMBERS_FIELDS = ['status', 'companyId', 'memberType', 'membershipSta
 
 /** Problems of a listing query: 400 (5005) with `details.errors: [{field, reason}]`. */
 export function invalidQuery(errors: FieldProblem[]) {
-  return memberError('INVALID_QUERY', `Invalid listing: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+  return memberError('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
 }
 
 /**

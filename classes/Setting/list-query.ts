@@ -5,7 +5,7 @@
  * details.errors [{field, reason}]. Paging (page ≥ 1, limit 1-100) and the
  * search text are the platform's listing input (classes/_platform/paging.ts).
  */
-import { escapeRegex, listedDocument, pageInfo, parsePaging, textOf, type FieldProblem } from '../_platform/paging';
+import { escapeRegex, type FieldProblem, listedDocument, pageInfo, parsePaging, problemsText, textOf } from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
 
@@ -66,7 +66,7 @@ export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: R
   const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
   const search = textOf(input, 'search', errors)?.trim();
   if (errors.length) {
-    throw settingError('SETTING_INVALID_QUERY', `Invalid list parameters: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+    throw settingError('SETTING_INVALID_QUERY', `Invalid list parameters: ${problemsText(errors)}`, { errors });
   }
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorError, type BaseCtx, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from './actor';
 import { logChange } from './audit-log';
-import { listingInput, oneOf, pageInfo, parsePaging, unknownKeys, type FieldProblem } from './paging';
+import { type FieldProblem, listingInput, oneOf, pageInfo, parsePaging, problemsText, unknownKeys } from './paging';
 import { recordCompany } from './scope';
 
 export const DOCUMENT_STATUSES = ['active', 'archived'] as const;
@@ -225,7 +225,7 @@ export function entityDocuments(config: EntityDocumentsConfig) {
     list(ctx: BaseCtx) {
       config.reach(ctx);
       const parsed = parseDocumentListQuery(listingInput(ctx));
-      if (!parsed.ok) throw error('INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+      if (!parsed.ok) throw error('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
       const page = parsed.query;
       const all = documentListing(config.read(ctx), page.status);
       return { documents: all.slice(page.skip, page.skip + page.limit), ...pageInfo(all.length, page.page, page.limit) };

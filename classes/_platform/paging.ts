@@ -57,6 +57,11 @@ export function listedDocument(doc: Record<string, unknown>, hidden: readonly st
   return out;
 }
 
+/** The problems of a refused input as one line for an error message: `field reason; field reason`. */
+export function problemsText(problems: readonly FieldProblem[]): string {
+  return problems.map((p) => `${p.field} ${p.reason}`).join('; ');
+}
+
 /** A GET query and a POST body together (the body wins; a body that is no object adds nothing). */
 export function listingInput(ctx: Pick<BaseCtx, 'request'>): Record<string, unknown> {
   const body = ctx.request.body;

@@ -1,7 +1,7 @@
 /** listApprovals: the streamed `approvals` collection, newest first; `actionable: true` is open to every approver. */
 import type { Ctx, InstanceState } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { buildListFilter, listingRow, parseListQuery } from '../domain';
 import { approvalError } from '../errors';
 import type { ListApprovalsBody } from '../types';
@@ -19,7 +19,7 @@ export async function listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) 
   await requirePermissionUnless(ctx, actionable, 'only the actionable listing (actionable: true) is open to approvers without it');
   const parsed = parseListQuery(raw);
   if (!parsed.ok) {
-    throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, {
+    throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
       errors: parsed.errors,
     });
   }

@@ -6,6 +6,7 @@ import type { Ctx, FieldError, ReadCtx, StaticCtx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { benefitCategoryError } from '../errors';
 import type { BenefitCategoryClassState, BenefitCategoryRecord } from '../types';
+import { problemsText } from '../../_platform/paging';
 
 /** a BenefitCategory write's context: one category's state, and the method's body `I` */
 export type CategoryCtx<I = Record<string, never>> = Ctx<BenefitCategoryClassState, I>;
@@ -22,7 +23,7 @@ export const now = (): string => new Date().toISOString();
 /** 400 18050 naming each field, when there are problems. */
 export function refuseProblems(problems: readonly FieldError[]): void {
   if (!problems.length) return;
-  throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_INPUT', `Invalid category: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_INPUT', `Invalid category: ${problemsText(problems)}`, { errors: problems });
 }
 
 /** The audit entry of a change (nothing personal in a category); `updatedAt` is not logged. */

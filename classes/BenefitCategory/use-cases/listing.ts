@@ -11,7 +11,7 @@
  * subcategory enums from), read in pages of ACTIVE_PAGE up to
  * MAX_ACTIVE_CATEGORIES.
  */
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { benefitCategoryError } from '../errors';
 import {
   activeCategory,
@@ -27,7 +27,7 @@ import type { CategoryStaticCtx } from './common';
 export async function listCategories(ctx: CategoryStaticCtx<ListCategoriesInput>) {
   const parsed = parseCategoryListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(CATEGORIES_COLLECTION, buildCategoryListFilter(q), {

@@ -11,6 +11,7 @@ import { openRecord, ownEntry } from '../../_platform/records';
 import { contentError, type ContentManagerErrorName } from '../errors';
 import { toEntity } from '../rules';
 import type { ContentManagerClassState, ContentManagerState, ContentRecord } from '../types';
+import { problemsText } from '../../_platform/paging';
 
 export const CONTENT_INSTANCE = 'default';
 /** the approval callback of every ContentManager event (approve and reject) */
@@ -49,7 +50,7 @@ export function readableContents(ctx: ContentReadCtx<unknown>): DeepReadonly<Rec
 
 /** A 400 of the class naming each field and its reason. */
 export function fieldError(name: ContentManagerErrorName, errors: FieldProblem[], what = 'Invalid input') {
-  return contentError(name, `${what}: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+  return contentError(name, `${what}: ${problemsText(errors)}`, { errors });
 }
 
 /** The content with this id; 404 18000 when there is none. */

@@ -5,7 +5,7 @@
  * lists them with the others, so the back office sees every template it may edit.
  */
 import { ActorError, client, isUnknownInstance, RuntimeCodes, type StaticCtx } from '../../../runtime';
-import { listedDocument, listingInput } from '../../_platform/paging';
+import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
 import { BUILT_IN_TEMPLATE_IDS } from '../builtins';
 import { notificationError } from '../errors';
 import { listFilter, matchesList, pageOf, parseListQuery, TEMPLATES_COLLECTION, templateDocument } from '../rules';
@@ -52,7 +52,7 @@ async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
 export async function listTemplates(ctx: StaticCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${parsed.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: parsed.problems });
+    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, { errors: parsed.problems });
   }
   const q = parsed.query;
   const created = await ensureCatalogue(ctx);

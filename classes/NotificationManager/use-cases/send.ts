@@ -20,6 +20,7 @@ import { notificationError } from '../errors';
 import { deliveryCounts, planDelivery } from '../rules';
 import type { Delivery, SendNotificationInput } from '../types';
 import { ensureTemplate, type NMCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 /** deliverNotification's budget: 10,000 recipients per channel take a few seconds; the rest is headroom */
 export const DELIVERY_BUDGET_S = 600;
@@ -33,7 +34,7 @@ export async function sendNotification(ctx: NMCtx<SendNotificationInput>) {
   }
   const plan = planDelivery(template, ctx.request.body);
   if (!plan.ok) {
-    const summary = plan.problems.map((p) => `${p.field} ${p.reason}`).join('; ');
+    const summary = problemsText(plan.problems);
     switch (plan.error) {
       case 'missing_parameters':
         throw notificationError('NOTIFICATION_MISSING_PARAMETERS', `Missing parameters: ${plan.missing!.join(', ')}`, { missing: plan.missing, errors: plan.problems });

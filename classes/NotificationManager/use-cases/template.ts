@@ -9,6 +9,7 @@ import { notificationError } from '../errors';
 import { applyChannelUpdate, applyTemplateUpdate, channelProblems } from '../rules';
 import type { NotificationTemplate, TemplateEvent, UpdateChannelInput, UpdateStatusInput, UpdateTemplateInput } from '../types';
 import { applyChange, changeAnswer, ensureTemplate, now, requestChange, templateOf, type NMCtx, type NMReadCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 /** INIT: a catalogue template with its defaults (used by the listing for templates not used yet). */
 export async function initTemplate(ctx: NMCtx<Record<string, never>>) {
@@ -41,10 +42,10 @@ export async function updateChannel(ctx: NMCtx<UpdateChannelInput>) {
   const { template } = await ensureTemplate(ctx);
   const { channel, content } = ctx.request.body;
   const r = applyChannelUpdate(template, channel, content as Record<string, unknown>, now());
-  if (r.ok === false) throw notificationError('NOTIFICATION_INVALID_CHANNEL_CONTENT', `Invalid ${channel} channel: ${r.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: r.problems });
+  if (r.ok === false) throw notificationError('NOTIFICATION_INVALID_CHANNEL_CONTENT', `Invalid ${channel} channel: ${problemsText(r.problems)}`, { errors: r.problems });
   if (r.ok === 'unchanged') throw notificationError('NOTIFICATION_NO_CHANGES', `The update changes nothing on the ${channel} channel of ${template.templateId}`);
   const problems = channelProblems(r.template.channels, channel);
-  if (problems.length) throw notificationError('NOTIFICATION_INVALID_TEMPLATE', `Invalid template: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  if (problems.length) throw notificationError('NOTIFICATION_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
   const change = await requestChange(ctx, 'channel_update', template, r.template, { channel, fields: Object.keys(content) });
   return changeAnswer(ctx, change);
 }

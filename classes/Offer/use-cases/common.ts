@@ -6,6 +6,7 @@ import type { Ctx, FieldError, ReadCtx, StaticCtx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { offerError } from '../errors';
 import type { OfferClassState, OfferRecord } from '../types';
+import { problemsText } from '../../_platform/paging';
 
 /** an Offer write's context: one offer's state, and the method's body `I` */
 export type OfferCtx<I = Record<string, never>> = Ctx<OfferClassState, I>;
@@ -21,8 +22,8 @@ export const now = (): string => new Date().toISOString();
 
 /** 400 18070 (texts, lists, id) or 18071 (dates) naming each field, when there are problems. */
 export function refuseProblems(problems: readonly FieldError[], dateProblems: readonly FieldError[] = []): void {
-  if (problems.length) throw offerError('OFFER_INVALID_INPUT', `Invalid offer: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
-  if (dateProblems.length) throw offerError('OFFER_INVALID_DATES', `Invalid dates: ${dateProblems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: dateProblems });
+  if (problems.length) throw offerError('OFFER_INVALID_INPUT', `Invalid offer: ${problemsText(problems)}`, { errors: problems });
+  if (dateProblems.length) throw offerError('OFFER_INVALID_DATES', `Invalid dates: ${problemsText(dateProblems)}`, { errors: dateProblems });
 }
 
 /** The audit entry of a change (nothing personal in an offer); `updatedAt` is not logged. */

@@ -4,7 +4,7 @@
  * description or a keyword: a case-insensitive literal); page from 1, limit
  * 1-100 (default 20); POST body or GET query; by title, then id.
  */
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { offerError } from '../errors';
 import { buildOfferListFilter, OFFER_HIDDEN_COLUMNS, OFFER_ORDER, OFFERS_COLLECTION, parseOfferListQuery } from '../rules';
 import type { ListOffersInput } from '../types';
@@ -13,7 +13,7 @@ import type { OfferStaticCtx } from './common';
 export async function listOffers(ctx: OfferStaticCtx<ListOffersInput>) {
   const parsed = parseOfferListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw offerError('OFFER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw offerError('OFFER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(OFFERS_COLLECTION, buildOfferListFilter(q), {

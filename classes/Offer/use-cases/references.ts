@@ -14,6 +14,7 @@ import { offerError } from '../errors';
 import { newReferences } from '../rules';
 import type { OfferRecord } from '../types';
 import type { OfferCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 /** true when the call answers, false for an instance that does not exist; anything else is thrown */
 async function exists(ask: () => Promise<unknown>): Promise<boolean> {
@@ -40,5 +41,5 @@ export async function checkReferences(ctx: OfferCtx<unknown>, current: Refs | nu
     throw offerError('OFFER_UNKNOWN_PARTNER', `Partner ${partnerId} does not exist`, { errors: [{ field: 'partnerId', reason: `'${partnerId}' is not a partner` }] });
   }
   const errors: FieldError[] = added.categories.filter((_, i) => !categoriesKnown[i]).map((c) => ({ field: c.field, reason: `'${c.id}' is not a benefit category` }));
-  if (errors.length) throw offerError('OFFER_UNKNOWN_CATEGORY', errors.map((e) => `${e.field} ${e.reason}`).join('; '), { errors });
+  if (errors.length) throw offerError('OFFER_UNKNOWN_CATEGORY', problemsText(errors), { errors });
 }

@@ -13,7 +13,7 @@
  */
 import { client } from '../../../runtime';
 import type { LogManager } from '../../LogManager/LogManager.class';
-import { listingInput } from '../../_platform/paging';
+import { listingInput, problemsText } from '../../_platform/paging';
 import { partnerError } from '../errors';
 import { parseLogQuery } from '../rules';
 import type { PartnerLogBody, PartnerLogQueryBody } from '../types';
@@ -29,7 +29,7 @@ const LOG_ID = /^[A-Za-z0-9_-]{1,100}$/;
 export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) {
   const parsed = parseLogQuery(listingInput(ctx));
   if (!parsed.ok) {
-    const message = `Invalid query: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`;
+    const message = `Invalid query: ${problemsText(parsed.errors)}`;
     throw partnerError(parsed.range ? 'PARTNER_INVALID_DATE_RANGE' : 'INVALID_QUERY', message, { errors: parsed.errors });
   }
   return logs(ctx).getLogEntries(undefined, parsed.query);

@@ -11,6 +11,7 @@ import { buildPartner, contractDates, partnerIdProblem, socialMediaProblems } fr
 import { PARTNER_EVENTS, type CreatePartnerBody, type PartnerState } from '../types';
 import { CALLBACK, logPartner, now, partnerAnswer, type PartnerCtx } from './common';
 import { storeLogo } from './logo';
+import { problemsText } from '../../_platform/paging';
 
 export async function createPartner(ctx: PartnerCtx<CreatePartnerBody>) {
   const body = ctx.request.body;
@@ -20,7 +21,7 @@ export async function createPartner(ctx: PartnerCtx<CreatePartnerBody>) {
   const dates = contractDates(body.contractStartDate, body.contractEndDate);
   if (!dates.ok) throw partnerError('PARTNER_INVALID_CONTRACT_DATES', 'contractStartDate must be before contractEndDate', { errors: dates.problems });
   const social = socialMediaProblems(body.socialMediaAccounts);
-  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${social.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: social });
+  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
 
   const brandLogoPath = body.brandLogo ? await storeLogo(ctx, id, body.brandLogo, 'brandLogo') : undefined;
   const partner = buildPartner({ id, body, dates, brandLogoPath, createdBy: actorFromIdentity(ctx.identity), now: now() });

@@ -19,6 +19,7 @@ import {
 } from '../types';
 import { guardPartner, now, partnerAnswer, requestPartnerChange, st, type PartnerCtx } from './common';
 import { storeLogo } from './logo';
+import { problemsText } from '../../_platform/paging';
 
 function unchanged(partner: PartnerRecord, requested: PartnerRecord): void {
   if (sameEntity(partner, requested)) throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on partner ${partner.id}`);
@@ -28,7 +29,7 @@ export async function updatePartnerDetails(ctx: PartnerCtx<UpdateDetailsBody>) {
   guardPartner(ctx);
   const body = ctx.request.body;
   const social = socialMediaProblems(body.socialMediaAccounts);
-  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${social.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: social });
+  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
   const partner = st(ctx).partner;
   const requested = applyDetails(partner, body, now());
   unchanged(partner, requested);

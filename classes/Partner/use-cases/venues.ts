@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { hasEntry } from '../../_platform/records';
 import { partnerError } from '../errors';
 import { applyVenueUpdate, buildVenue, coordinatesProblems, parseVenueListQuery, sameEntity, SEARCH_FIELD, VENUES_COLLECTION, venueStatusMove, venueTypeProblem, venueView, withVenueStatus, type FieldProblem } from '../rules';
@@ -19,7 +19,7 @@ function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueBod
   const typeProblem = venueTypeProblem(body);
   if (typeProblem) throw partnerError('VENUE_TYPE_NOT_SETTABLE', `type ${typeProblem.reason}`, { errors: [typeProblem] });
   const problems: FieldProblem[] = body.mapCoordinates ? coordinatesProblems(body.mapCoordinates) : [];
-  if (problems.length) throw partnerError('INVALID_INPUT', `Invalid map coordinates: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  if (problems.length) throw partnerError('INVALID_INPUT', `Invalid map coordinates: ${problemsText(problems)}`, { errors: problems });
 }
 
 export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
@@ -68,7 +68,7 @@ export function getVenue(ctx: PartnerReadCtx<VenueRefBody>) {
 /** The partner's venues from the `venues` collection: filters status and search, paged. */
 export async function listVenues(ctx: PartnerReadCtx<Record<string, unknown>>) {
   const parsed = parseVenueListQuery(listingInput(ctx), ctx.state.private.partner.id);
-  if (!parsed.ok) throw partnerError('INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+  if (!parsed.ok) throw partnerError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(VENUES_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
   return { venues: found.items.map((d) => listedDocument(d, [SEARCH_FIELD])), ...pageInfo(found.total, q.page, q.limit) };

@@ -20,6 +20,7 @@ import {
 } from '../types';
 import { actorId, applyUser, CALLBACK, checkEmailFree, now, st, whilePending, type PartnerUserCtx } from './common';
 import { checkReferences } from './partners';
+import { problemsText } from '../../_platform/paging';
 
 /** 409 17103 when the user waits for an approval (before anything else is judged). */
 export function guard(ctx: PartnerUserCtx<unknown>): void {
@@ -52,7 +53,7 @@ export async function requestChange(ctx: PartnerUserCtx<unknown>, event: Partner
 
 /** 400 17102 with the field problems. */
 export function refuseProblems(problems: { field: string; reason: string }[]): void {
-  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problems.map((p) => `${p.field} ${p.reason}`).join('; '), { errors: problems });
+  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
 }
 
 export async function updateUser(ctx: PartnerUserCtx<UpdateUserInput>) {

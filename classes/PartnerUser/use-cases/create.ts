@@ -12,12 +12,13 @@ import { membershipProblems, newPartnerUser } from '../rules';
 import { PARTNER_USER_EVENTS, type InitInput, type PartnerUserStatus } from '../types';
 import { actorId, applyUser, CALLBACK, checkEmailFree, now, whilePending, type PartnerUserCtx } from './common';
 import { checkReferences } from './partners';
+import { problemsText } from '../../_platform/paging';
 
 export async function init(ctx: PartnerUserCtx<InitInput>) {
   const id = ctx.instanceId!;
   const user = newPartnerUser(ctx.request.body, actorId(ctx), now(), id);
   const problems = membershipProblems(user.partners, user.venues);
-  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problems.map((p) => `${p.field} ${p.reason}`).join('; '), { errors: problems });
+  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
   await checkEmailFree(ctx, user.email, id);
   await checkReferences(ctx, null, user);
 

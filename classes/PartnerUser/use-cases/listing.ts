@@ -5,7 +5,7 @@
  * POST body or GET query; ordered by name, then id. getRoles: the roles a
  * partner user may hold at a partner.
  */
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { partnerUserError } from '../errors';
 import { buildListFilter, HIDDEN_COLUMNS, parseListQuery, PARTNER_USERS_COLLECTION, roleOptions } from '../rules';
 import type { ListPartnerUsersInput } from '../types';
@@ -14,7 +14,7 @@ import type { PartnerUserStaticCtx } from './common';
 export async function listPartnerUsers(ctx: PartnerUserStaticCtx<ListPartnerUsersInput>) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw partnerUserError('PARTNER_USER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw partnerUserError('PARTNER_USER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(PARTNER_USERS_COLLECTION, buildListFilter(q), {

@@ -14,6 +14,7 @@ import { partnerUserError } from '../errors';
 import { newReferences } from '../rules';
 import type { PartnerUserRecord } from '../types';
 import type { PartnerUserCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 type Refs = DeepReadonly<Pick<PartnerUserRecord, 'partners' | 'venues'>>;
 
@@ -61,7 +62,7 @@ export interface VenueRef {
 export async function checkPartners(ctx: PartnerUserCtx<unknown>, refs: readonly PartnerRef[]): Promise<void> {
   const answers = await Promise.all(refs.map((p) => partnerExists(ctx, p.partnerId)));
   const errors: FieldError[] = refs.filter((_, i) => !answers[i]).map((p) => ({ field: p.field, reason: `'${p.partnerId}' is not a partner` }));
-  if (errors.length) throw partnerUserError('PARTNER_USER_UNKNOWN_PARTNER', errors.map((p) => `${p.field} ${p.reason}`).join('; '), { errors });
+  if (errors.length) throw partnerUserError('PARTNER_USER_UNKNOWN_PARTNER', problemsText(errors), { errors });
 }
 
 /** 400 17107 naming each venue that is no venue of the partner given with it. */
@@ -70,7 +71,7 @@ export async function checkVenues(ctx: PartnerUserCtx<unknown>, refs: readonly V
   const errors: FieldError[] = refs
     .filter((_, i) => !answers[i])
     .map((v) => ({ field: v.field, reason: `'${v.venueId}' is not a venue of partner '${v.partnerId}'` }));
-  if (errors.length) throw partnerUserError('PARTNER_USER_UNKNOWN_VENUE', errors.map((p) => `${p.field} ${p.reason}`).join('; '), { errors });
+  if (errors.length) throw partnerUserError('PARTNER_USER_UNKNOWN_VENUE', problemsText(errors), { errors });
 }
 
 /** The partners and venues `next` adds to `current` (null: a new user), checked with Partner. */

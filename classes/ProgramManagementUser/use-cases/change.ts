@@ -16,6 +16,7 @@ import { USER_EVENTS, type ProgramManagementUserRecord, type UpdateUserInput, ty
 import { activeRoles, callerTenant, checkCompanyKept, checkPrivilege, CHANGE_CALLBACK, heldRoles, st, whilePending, type UserCtx } from './common';
 import { applyUser, takesEmail } from './apply';
 import { checkCompany, checkEmailFree } from './create';
+import { problemsText } from '../../_platform/paging';
 
 async function change(ctx: UserCtx<unknown>, event: UserEvent, requested: ProgramManagementUserRecord, changeData: Record<string, unknown>) {
   const s = st(ctx);
@@ -51,7 +52,7 @@ export async function updateUser(ctx: UserCtx<UpdateUserInput>) {
   const { next, changed } = applyUserUpdate(old, input, new Date().toISOString());
   if (!changed.length) throw userError('PM_USER_NO_CHANGE', `The update changes nothing on user ${old.id}`, { id: old.id });
   const problems = scopeProblems(next.type, next.companyId);
-  if (problems.length) throw userError('PM_USER_INVALID_INPUT', problems.map((p) => `${p.field} ${p.reason}`).join('; '), { errors: problems });
+  if (problems.length) throw userError('PM_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
   // a company user cannot make a user internal nor move it to another company (checkCompany(null) checks nothing)
   checkCompanyKept(ctx, next);
   if (takesEmail(old, next)) await checkEmailFree(ctx, next.email, old.id);

@@ -15,6 +15,7 @@ import type { UserSettings } from '../settings';
 import { USER_EVENTS, type CreateUserInput, type ProgramManagementUserRecord } from '../types';
 import { activeRoles, checkPrivilege, CREATE_CALLBACK, logUser, now, whilePending, type UserCtx } from './common';
 import { sendInvitation } from './invitation';
+import { problemsText } from '../../_platform/paging';
 
 /** 409 4001 when a user that is not inactive holds the email (the commit's unique lookup key stands behind it). */
 export async function checkEmailFree(ctx: Pick<Ctx, 'lookup'>, email: string, selfId: string): Promise<void> {
@@ -42,7 +43,7 @@ export async function checkCompany(ctx: Pick<Ctx, 'call'>, companyId: string | n
 export async function createUser(ctx: UserCtx<CreateUserInput>, settings: UserSettings) {
   const body = ctx.request.body;
   const problems = scopeProblems(body.type, body.companyId);
-  if (problems.length) throw userError('PM_USER_INVALID_INPUT', problems.map((p) => `${p.field} ${p.reason}`).join('; '), { errors: problems });
+  if (problems.length) throw userError('PM_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
   const id = ctx.instanceId!;
   const user = newUser(body, actorFromIdentity(ctx.identity), now(), id);
   await checkEmailFree(ctx, user.email, id);

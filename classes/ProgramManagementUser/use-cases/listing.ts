@@ -5,7 +5,7 @@
  * query; ordered by name, then id. A company user sees its company's users
  * only (the collection's tenantField).
  */
-import { listedDocument, listingInput, pageInfo } from '../../_platform/paging';
+import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { userError } from '../errors';
 import { buildListFilter, parseListQuery, USERS_COLLECTION } from '../rules';
 import type { ListUsersInput } from '../types';
@@ -14,7 +14,7 @@ import type { UserStaticCtx } from './common';
 export async function listUsers(ctx: UserStaticCtx<ListUsersInput>) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw userError('PM_USER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw userError('PM_USER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(USERS_COLLECTION, buildListFilter(q), {

@@ -8,6 +8,7 @@ import { logChange } from '../../_platform/audit-log';
 import { ensureState, nameConflict, permissionCatalogue, permissionErrors } from '../domain';
 import { roleError } from '../errors';
 import type { PermissionMap, RoleEntity, RoleManagerClassState, RoleManagerState } from '../types';
+import { problemsText } from '../../_platform/paging';
 
 /** a RoleManager handler's context: the singleton's state, and the method's body `I` */
 export type RoleCtx<I = Record<string, never>> = Ctx<RoleManagerClassState, I>;
@@ -45,7 +46,7 @@ export function catalogueOf(ctx: Pick<BaseCtx, 'ports'>): PermissionMap {
 export function checkPermissions(ctx: Pick<BaseCtx, 'ports'>, permissions: PermissionMap): void {
   const errors = permissionErrors(permissions, catalogueOf(ctx));
   if (errors.length) {
-    throw roleError('ROLE_INVALID_PERMISSIONS', `Unknown permissions: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+    throw roleError('ROLE_INVALID_PERMISSIONS', `Unknown permissions: ${problemsText(errors)}`, { errors });
   }
 }
 

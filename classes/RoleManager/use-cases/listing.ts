@@ -1,6 +1,6 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
 import type { ReadCtx } from '../../../runtime';
-import { listedDocument, listingInput } from '../../_platform/paging';
+import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { roleError } from '../errors';
 
@@ -8,7 +8,7 @@ import { roleError } from '../errors';
 export async function listRoles(ctx: ReadCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>('roles', buildListFilter(q), {

@@ -9,6 +9,7 @@ import { logChange } from '../../_platform/audit-log';
 import { entityOf, stateFromInput, SUPER_ROLE_ID, superRole, type StateInputRole } from '../domain';
 import { roleError } from '../errors';
 import { catalogueOf, enqueueDeployment, now, ROLE_MANAGER_INSTANCE, writable, type RoleCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 export async function setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
   assertDeveloperOrSystem(ctx, 'RoleManager.setState', (message, details) => roleError('ROLE_DEVELOPER_ONLY', message, details));
@@ -17,7 +18,7 @@ export async function setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
   const at = now();
   const result = stateFromInput(body.roles, catalogueOf(ctx), s.roles[SUPER_ROLE_ID] ?? superRole(at), at);
   if (!result.ok) {
-    const summary = result.errors.map((e) => `${e.field} ${e.reason}`).join('; ');
+    const summary = problemsText(result.errors);
     throw result.status === 'conflict'
       ? roleError('ROLE_NAME_TAKEN', `Role names must be unique: ${summary}`, { errors: result.errors })
       : roleError('ROLE_INVALID_STATE', `Invalid role state: ${summary}`, { errors: result.errors });

@@ -10,6 +10,7 @@ import { systemEmailError } from '../errors';
 import { applyUpdate, sameContent, statusMove, templateProblems } from '../rules';
 import { SYSTEM_EMAIL_EVENTS, type SystemEmailEvent, type SystemEmailTemplate, type TemplateStatus, type UpdateStatusInput, type UpdateTemplateInput } from '../types';
 import { APPROVAL_CALLBACK, changeAnswer, logTemplate, now, whilePending, type SystemEmailCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 async function change(ctx: SystemEmailCtx<unknown>, event: SystemEmailEvent, requested: SystemEmailTemplate, additionalData: Record<string, unknown> = {}) {
   const s = ctx.state.private;
@@ -39,7 +40,7 @@ export async function updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateTempla
   const s = ctx.state.private;
   whilePendingCheck(ctx);
   const problems = templateProblems(body);
-  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
   const requested = applyUpdate(s.template, body, now());
   if (sameContent(requested, s.template)) throw systemEmailError('SYSTEM_EMAIL_NO_CHANGES', `The update changes nothing on template ${s.template.templateId}`);
   return change(ctx, SYSTEM_EMAIL_EVENTS.update, requested);

@@ -8,6 +8,7 @@ import { systemEmailError } from '../errors';
 import { buildTemplate, templateProblems } from '../rules';
 import type { CreateTemplateInput } from '../types';
 import { logTemplate, now, type SystemEmailCtx } from './common';
+import { problemsText } from '../../_platform/paging';
 
 /**
  * The new instance's id (InitOptions.instanceId): the path's, when the call
@@ -28,7 +29,7 @@ export async function createSystemEmailTemplate(ctx: SystemEmailCtx<CreateTempla
     });
   }
   const problems = templateProblems(body);
-  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
   const actor = actorFromIdentity(ctx.identity);
   const template = buildTemplate(body, { id: actor.id, type: actor.type, ...(actor.name ? { name: actor.name } : {}) }, now());
   const s = ctx.state.private;

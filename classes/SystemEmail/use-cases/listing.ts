@@ -5,7 +5,7 @@
  * query. Ordered by template id.
  */
 import type { Ctx } from '../../../runtime';
-import { listingInput, pageInfo } from '../../_platform/paging';
+import { listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { systemEmailError } from '../errors';
 import { buildListFilter, parseListQuery, TEMPLATES_COLLECTION } from '../rules';
 
@@ -13,7 +13,7 @@ import { buildListFilter, parseListQuery, TEMPLATES_COLLECTION } from '../rules'
 export async function listSystemEmailTemplates(ctx: Ctx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(TEMPLATES_COLLECTION, buildListFilter(q), {

@@ -12,6 +12,7 @@ import { conditionsProblems } from '../eligibility';
 import { tierError } from '../errors';
 import { getPaymentPeriods } from '../settings-client';
 import type { EligibilityRule, Tier as TierRecord, TierClassState, TierEvent, TierState, TierStatus } from '../types';
+import { problemsText } from '../../_platform/paging';
 
 /** a Tier handler's context: the tier's state, and the method's body `I` */
 export type TierCtx<I = Record<string, never>> = Ctx<TierClassState, I>;
@@ -139,7 +140,7 @@ export async function requestCreation(ctx: TierCtx<unknown>, tier: TierRecord, a
 /** Conditions against the definitions, payment periods against the Setting class. */
 export async function validateRules(ctx: TierCtx<unknown>, rules: { conditions?: EligibilityRule['conditions']; paymentPeriod?: string }[], fieldPrefix: (i: number) => string): Promise<void> {
   const problems = rules.flatMap((r, i) => conditionsProblems(r.conditions ?? [], `${fieldPrefix(i)}conditions`));
-  if (problems.length) throw tierError('TIER_INVALID_CONDITION', `Invalid eligibility conditions: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: problems });
+  if (problems.length) throw tierError('TIER_INVALID_CONDITION', `Invalid eligibility conditions: ${problemsText(problems)}`, { errors: problems });
   const needed = [...new Set(rules.map((r) => r.paymentPeriod).filter((p): p is string => typeof p === 'string'))];
   if (!needed.length) return;
   const periods = await getPaymentPeriods(ctx);

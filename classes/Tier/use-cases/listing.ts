@@ -5,7 +5,7 @@
  * definitions.
  */
 import type { StaticCtx } from '../../../runtime';
-import { listedDocument, listingInput } from '../../_platform/paging';
+import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
 import { buildListFilter, parseListQuery } from '../domain';
 import { CONDITION_DEFINITIONS } from '../eligibility';
 import { tierError } from '../errors';
@@ -18,7 +18,7 @@ const PAYMENT_TYPE_LABELS: Record<string, string> = { credit_card: 'Credit card'
 export async function listTiers(ctx: StaticCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${parsed.errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors: parsed.errors });
+    throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>('tiers', buildListFilter(q), {

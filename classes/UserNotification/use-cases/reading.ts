@@ -1,5 +1,5 @@
 /** The inbox's reads: a page of it, and the unread count. */
-import { listingInput } from '../../_platform/paging';
+import { listingInput, problemsText } from '../../_platform/paging';
 import { userNotificationError } from '../errors';
 import { pageOf, parseListQuery, unreadCount } from '../rules';
 import type { NotificationItem } from '../types';
@@ -10,7 +10,7 @@ export function listUserNotifications(ctx: UNReadCtx<unknown>) {
   reachable(ctx);
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw userNotificationError('INVALID_QUERY', `Invalid listing: ${parsed.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`, { errors: parsed.problems });
+    throw userNotificationError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, { errors: parsed.problems });
   }
   return pageOf((ctx.state.private.items ?? []) as readonly NotificationItem[], parsed.query);
 }
