@@ -35,3 +35,14 @@ test('an anonymous caller is no privileged actor: a public operation that runs t
   expect(actor).toEqual({ id: 'anonymous', type: 'system', name: 'anonymous' });
   expect(isPrivilegedActor(actor)).toBe(false);
 });
+
+test('a system call naming its run (an import) is that actor, still privileged; the others keep their unprivileged names', () => {
+  const run = actorFromIdentity({ type: 'system', userId: 'import', claims: { name: 'import members members.csv' } });
+  expect(run).toEqual({ id: 'import', type: 'system', name: 'import members members.csv' });
+  expect(isPrivilegedActor(run)).toBe(true);
+  expect(actorFromIdentity({ type: 'system', claims: { name: '' } })).toEqual({ id: 'system', type: 'system', name: 'system' });
+  expect(isPrivilegedActor({ id: 'auto_approve', type: 'system' })).toBe(false);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'integration_user', userId: 'import' }))).toBe(false);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'class', classId: 'Member', instanceId: 'import' }))).toBe(false);
+  expect(isPrivilegedActor(actorFromIdentity({ type: 'anonymous', userId: 'import' }))).toBe(false);
+});

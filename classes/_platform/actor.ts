@@ -16,7 +16,8 @@ export interface Actor {
  *  - enduser / member_otp → member
  *  - integration_user → system, named after the API key
  *  - class → system, named after the calling class
- *  - system (CLI, seeds) → system
+ *  - system (CLI, seeds) → system; a system call naming its run (the import's
+ *    `{userId: 'import', claims: {name: 'import members m.csv'}}`) → that id and name
  *  - anonymous (public operations) → a system actor named `anonymous`, never privileged
  */
 export function actorFromIdentity(identity: Identity): Actor {
@@ -56,8 +57,10 @@ function identityActor(identity: Identity): Actor {
       return { id: identity.userId ?? 'integration', type: 'system', name: `integration:${identity.userId ?? 'key'}` };
     case 'class':
       return { id: identity.instanceId ?? identity.classId ?? 'class', type: 'system', name: `class:${identity.classId}` };
-    case 'system':
-      return { id: 'system', type: 'system', name: 'system' };
+    case 'system': {
+      const name = identity.claims?.name;
+      return { id: identity.userId || 'system', type: 'system', name: typeof name === 'string' && name ? name : 'system' };
+    }
     default:
       // an unauthenticated caller (public sign-in operations): a system actor that is not the privileged `system`
       return { id: 'anonymous', type: 'system', name: 'anonymous' };
@@ -89,7 +92,16 @@ export function changeActor(identity: Identity, body: unknown): Actor {
   return actorFromIdentity(identity);
 }
 
-/** Developers and the system actor (CLI, seeds) bypass approver checks and approvals. */
+/** the names actorFromIdentity gives system actors that are not the system itself (API keys, classes, anonymous callers) */
+const UNPRIVILEGED_SYSTEM_NAME = /^(integration|class):|^anonymous$/;
+
+/**
+ * Developers and the system actor (CLI, seeds, an import run under its own
+ * name) bypass approver checks and approvals. The system actors of API keys,
+ * classes and anonymous callers, and a system actor without a name (the
+ * automatic approver), do not.
+ */
 export function isPrivilegedActor(actor: Actor): boolean {
-  return actor.type === 'developer' || (actor.type === 'system' && actor.name === 'system');
+  if (actor.type === 'developer') return true;
+  return actor.type === 'system' && typeof actor.name === 'string' && actor.name !== '' && !UNPRIVILEGED_SYSTEM_NAME.test(actor.name);
 }

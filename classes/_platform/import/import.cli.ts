@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { WithRuntime } from '../../../runtime';
 import { loadMapping } from './mapping';
@@ -6,6 +7,11 @@ import { progress } from './progress';
 import { sheetFormat } from './rows';
 import { runImport } from './run';
 import { SHEETS } from './sheets';
+
+/** the actor name of an import run: `import <sheet> <file name>` */
+export function importActorName(sheet: string, file: string): string {
+  return `import ${sheet} ${path.basename(file)}`;
+}
 
 /** `npm run cli -- import <sheet> <file>`: a spec 2.9 migration sheet, as the system actor (see run.ts). */
 export function registerCommands(program: Command, withRuntime: WithRuntime): void {
@@ -29,7 +35,9 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
       return withRuntime(async (rt) => {
         const bar = progress(sheet, file);
         try {
-          const summary = await runImport(def, file, (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body), {
+          // the system identity, named after the run: audit entries credit the import and its file (classes/_platform/actor.ts)
+          const identity = { type: 'system' as const, userId: 'import', claims: { name: importActorName(sheet, file) } };
+          const summary = await runImport(def, file, (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }), {
             dryRun: !!opts.dryRun,
             errorsFile: opts.errors,
             concurrency,
