@@ -2,7 +2,8 @@
 /*
  * Makes sure what `npm start` and `npm test` need is installed:
  *   1. npm packages: runs `npm ci` when node_modules is missing or older than
- *      package-lock.json;
+ *      package-lock.json (and stops when npm ci refuses the lockfile, see
+ *      ensureNodeModules);
  *   2. redis-server: when it is not on PATH and REDIS_URL is unset, installs
  *      Debian's redis-server package with apt-get (root only).
  *
@@ -83,16 +84,34 @@ function ensureNodeModules() {
     return;
   }
   if (/EUSAGE/.test(stderr) && /in sync/.test(stderr)) {
-    // npm 11's `npm ci` rejects lockfiles that lack optional platform packages
-    // (e.g. darwin/win32 binaries) which a registry mirror doesn't serve, even
-    // though `npm install` itself writes exactly that lockfile.
-    const missing = (stderr.match(/^npm error Missing: .*$/gm) || []).length;
-    log(`npm ci rejected package-lock.json (${missing} optional packages missing from it): running npm install`);
-  } else {
-    process.stderr.write(stderr);
-    log(`npm ci exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}: running npm install`);
+    // `npm ci` compares the lockfile with the tree npm would build from it and
+    // refuses entries the lockfile lacks. With npm >= 11.16 this also happens
+    // for a lockfile `npm install` has just written, when a registry (a mirror
+    // or proxy) does not serve an optional platform package another package
+    // names (msgpackr-extract's @msgpackr-extract/*-darwin-*, -win32-*, or
+    // unrs-resolver's @unrs/resolver-binding-*): npm install leaves the
+    // unavailable package out of the lockfile, npm ci still counts it and
+    // reports it "Missing: <name>@ from lock file", with an empty version
+    // (npm/cli#9846, fix proposed in npm/cli#9850; npm/cli#9342 and #9343 are
+    // where npm began leaving such entries out). package-lock.json therefore
+    // records those packages itself, by name, version, os, cpu (and libc), as
+    // npm writes them where the whole registry is reachable, but without an
+    // integrity hash (the registry they were added from serves no tarball to
+    // hash; npm checks the one the registry publishes when it downloads): a
+    // platform that needs one fetches it by that version, one that does not
+    // skips it unfetched, and `npm install` keeps the entries. Installing with `npm install` instead would hide a lockfile
+    // the image build (`npm ci` in the Dockerfile) and CI refuse, so this
+    // stops: add the packages it names to package-lock.json (from `npm install`
+    // on a machine that reaches the whole registry, or as entries like the
+    // ones there) and run again.
+    const missing = stderr.match(/^npm error (Missing|Invalid): .*$/gm) || [];
+    fail(
+      `npm ci refused package-lock.json as out of sync with package.json:\n  ${missing.join('\n  ')}\n` +
+        '  (see the comment in scripts/ensure-deps.js for optional platform packages a registry does not serve)',
+    );
   }
-  run('npm', ['install', '--no-audit', '--no-fund']);
+  process.stderr.write(stderr);
+  fail(`npm ci exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}`);
 }
 
 function ensureRedisServer() {
