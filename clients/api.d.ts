@@ -1256,6 +1256,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/checkRegistrationFromHr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.checkRegistrationFromHr (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_checkRegistrationFromHr_get"];
+        put?: never;
+        /**
+         * Member.checkRegistrationFromHr (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_checkRegistrationFromHr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/createMember": {
         parameters: {
             query?: never;
@@ -5841,6 +5865,40 @@ export interface components {
             id?: string;
             bgId?: string;
         };
+        /** @description who did it (spec 2.8 actor) */
+        "Company.records.answer.actor": {
+            id: string;
+            type: string;
+            name?: string;
+            roles?: string[];
+        };
+        /** @description A company (spec 2.2). */
+        "Company.records.answer.company": {
+            id: string;
+            name: string;
+            description?: string;
+            companyGroupId: string;
+            hrContact: {
+                name: string;
+                email: string;
+            };
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Company.records.answer.actor"];
+            createdAt: string;
+            updatedAt: string;
+            eligibleMemberTypes: string[];
+            memberSubTypes: {
+                memberSubTypeId: string;
+                maxDependants: number;
+            }[];
+            maxFreeDependants: number;
+            bgId: string;
+            pendingApprovalId: string | null;
+        };
+        "Company.records.answer": unknown;
+        /** @description The company (spec 2.2). */
+        "Company.getCompany.answer": components["schemas"]["Company.records.answer.company"];
         "Company.init": Record<string, never>;
         "Company.listCompanies": {
             /** @enum {string} */
@@ -5849,6 +5907,14 @@ export interface components {
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description A page of companies. */
+        "Company.listCompanies.answer": {
+            items: components["schemas"]["Company.records.answer.company"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "Company.streamCompany": {
             id?: string;
@@ -6066,6 +6132,12 @@ export interface components {
         "Member.checkOtp": {
             otp: string;
         };
+        "Member.registerFromHr": {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            loginMethod?: "sso" | "email_password";
+        };
         "Member.createMember": {
             name: string;
             middleName?: string | null;
@@ -6101,10 +6173,125 @@ export interface components {
             relayState?: string;
         };
         "Member.getMemberContact": Record<string, never>;
+        /** @enum {unknown} */
+        "Member.records.answer.status": "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected";
+        "Member.records.answer.companyRef": {
+            id: string;
+        };
+        "Member.records.answer.address": {
+            country: string;
+            address: string;
+        } | null;
+        "Member.records.answer.permissions": {
+            sms: boolean;
+            email: boolean;
+        };
+        /** @description a stored photo and an expiring download link to it */
+        "Member.records.answer.photoLink": {
+            filename: string;
+            token: string;
+            url: string;
+            expiresAt: string;
+        };
+        "Member.records.answer.photoLinkOrNull": components["schemas"]["Member.records.answer.photoLink"] | null;
+        "Member.records.answer.pendingChange": {
+            approvalId: string;
+            event: string;
+            requestedAt: string;
+        } | null;
+        /** @description a member as the `members` collection lists it */
+        "Member.records.answer.listedMember": {
+            id: string;
+            status: components["schemas"]["Member.records.answer.status"];
+            statusReason: string | null;
+            name: string;
+            middleName: string | null;
+            surname: string;
+            fullName: string;
+            staffId: string | null;
+            email: string | null;
+            phone: string | null;
+            companyId: string | null;
+            grade: string | null;
+            memberType: string | null;
+            memberSubType: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            primaryMemberId: string | null;
+            relation: string | null;
+            isDependant: boolean;
+            hasIdPhoto: boolean;
+            membershipStatuses: string[];
+            tierIds: string[];
+            familyMemberCount: number;
+            hasWaitingApproval: boolean;
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Member.records.answer": unknown;
+        /** @description The member's contact section (spec 4.5). */
+        "Member.getMemberContact.answer": {
+            id: string;
+            email: string | null;
+            phone: string | null;
+            address: components["schemas"]["Member.records.answer.address"];
+            permissions: components["schemas"]["Member.records.answer.permissions"];
+        };
         "Member.getMemberDependants": Record<string, never>;
         "Member.getMemberEmployment": Record<string, never>;
+        /** @description The member's employment section (spec 4.5). */
+        "Member.getMemberEmployment.answer": {
+            id: string;
+            staffId: string | null;
+            company: components["schemas"]["Member.records.answer.companyRef"];
+            grade: string | null;
+            memberType: string | null;
+            coreGrade: string | null;
+            lastDayOfService: string | null;
+            isCabinCrew: boolean | null;
+        };
         "Member.getMemberPersonal": Record<string, never>;
+        /** @description The member's personal section (spec 4.5). */
+        "Member.getMemberPersonal.answer": {
+            id: string;
+            name: string;
+            middleName: string | null;
+            surname: string;
+            staffId: string | null;
+            previousStaffIds: string[];
+            memberType: string | null;
+            memberSubType: string | null;
+            status: components["schemas"]["Member.records.answer.status"];
+            idPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
+            /** @description an ID photo waiting for approval */
+            pendingApproval: {
+                approvalId: string;
+                uploadedAt: string;
+                oldPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
+                newPhoto: components["schemas"]["Member.records.answer.photoLink"];
+            } | null;
+            pendingChange: components["schemas"]["Member.records.answer.pendingChange"];
+        };
         "Member.getMemberProfile": Record<string, never>;
+        /** @description The signed-in member's own profile. */
+        "Member.getMemberProfile.answer": {
+            id: string;
+            name: string;
+            middleName: string | null;
+            surname: string;
+            email: string | null;
+            phone: string | null;
+            company: components["schemas"]["Member.records.answer.companyRef"];
+            status: components["schemas"]["Member.records.answer.status"];
+            idPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
+            hasWaitingApproval: boolean;
+            approval: {
+                approvalId: string;
+                uploadedAt: string;
+                newPhoto: components["schemas"]["Member.records.answer.photoLink"];
+                oldPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
+            } | null;
+        };
         "Member.hrUpdateEmployee": {
             employeeId: string;
             name: string;
@@ -6132,6 +6319,24 @@ export interface components {
             leavingReason?: string | null;
             companyId: string;
         };
+        /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
+        "Member.hrUpdateEmployee.answer": {
+            /** @constant */
+            success: true;
+            message: string;
+            body: {
+                /** @description the member's id (a UUID) */
+                memberId: string;
+                staffId: string;
+                /** @description the fields written; empty when nothing differed */
+                updatedFields: string[];
+                /**
+                 * @description present (true) when the staff id was migrated from oldStaffId
+                 * @constant
+                 */
+                staffIdMigrated?: true;
+            };
+        };
         "Member.hrUpsertDependant": {
             id: string;
             employeeId: string;
@@ -6143,8 +6348,30 @@ export interface components {
             type: string;
             birthdate: string;
         };
+        /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+        "Member.hrUpsertDependant.answer": {
+            /** @constant */
+            success: true;
+            message: string;
+            body: {
+                dependantId: string;
+                /** @description the primary member's id (a UUID) */
+                primaryMemberId: string;
+                updatedFields: string[];
+                /** @description only when there are warnings (e.g. an unrecognised relationship type) */
+                warnings?: string[];
+            };
+        };
         "Member.inviteRedirect": {
             token?: string;
+        };
+        /** @description A page of members (newest first). */
+        "Member.listMembers.answer": {
+            members: components["schemas"]["Member.records.answer.listedMember"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "Member.login": {
             /** Format: email */
@@ -6158,12 +6385,6 @@ export interface components {
                 userAgent?: string;
                 ipAddress?: string;
             };
-        };
-        "Member.registerFromHr": {
-            /** Format: email */
-            email: string;
-            /** @enum {string} */
-            loginMethod?: "sso" | "email_password";
         };
         "Member.removeMemberFamilyMember": {
             familyMemberId: string;
@@ -6195,6 +6416,11 @@ export interface components {
         "Member.updateEmployeePhoto": {
             photo: string;
             fileExtension: string;
+        };
+        /** @description Spec 4.1: the photo was stored and waits for approval. */
+        "Member.updateEmployeePhoto.answer": {
+            /** @constant */
+            success: true;
         };
         "Member.updateMemberContact": {
             phone?: string | null;
@@ -6429,8 +6655,111 @@ export interface components {
             logId?: string;
         };
         "Partner.empty": Record<string, never>;
+        /** @description who did it (spec 2.8 actor) */
+        "Partner.records.answer.actor": {
+            id: string;
+            type: string;
+            name?: string;
+            roles?: string[];
+        };
+        "Partner.records.answer.primaryContact": {
+            name: string;
+            email: string;
+            phone: string;
+        };
+        /** @description the approval the entity waits for */
+        "Partner.records.answer.pendingApproval": {
+            id: string;
+            event: string;
+            requestedStatus: string;
+        } | null;
+        /** @description A partner (spec 2.5); optional fields are absent when not given. */
+        "Partner.records.answer.partner": {
+            id: string;
+            legalName: string;
+            brandName: string;
+            brandLogoPath?: string;
+            partnerTier?: string;
+            socialMediaAccounts?: {
+                /** @enum {unknown} */
+                platform: "facebook" | "instagram" | "linkedin" | "x" | "youtube" | "tiktok";
+                url: string;
+            }[];
+            businessAddress: string;
+            city: string;
+            country: string;
+            website?: string;
+            primaryContact: components["schemas"]["Partner.records.answer.primaryContact"];
+            partnerTypeId?: string;
+            partnerSubtypeIds?: string[];
+            tradeLicenseNumber?: string;
+            contractId: string;
+            contractStartDate: string;
+            contractEndDate: string;
+            accountAgent?: string;
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            statusReason?: string;
+            createdBy: components["schemas"]["Partner.records.answer.actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description A venue (spec 2.5 PartnerLocation). */
+        "Partner.records.answer.venue": {
+            id: string;
+            partnerId: string;
+            venueName: string;
+            /** @description the venue name again */
+            name: string;
+            address: string;
+            contactName: string;
+            contactEmail: string;
+            contactPhone: string;
+            mapCoordinates: {
+                latitude: number;
+                longitude: number;
+            };
+            /** @constant */
+            type: "venue";
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            createdBy: components["schemas"]["Partner.records.answer.actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description a partner as the `partners` collection lists it */
+        "Partner.records.answer.listedPartner": components["schemas"]["Partner.records.answer.partner"] & {
+            partnerSubtypeIds: string[];
+            pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
+            venueCount: number;
+        };
+        /** @description a venue as the `venues` collection lists it */
+        "Partner.records.answer.listedVenue": components["schemas"]["Partner.records.answer.venue"] & {
+            pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
+        };
+        "Partner.records.answer": unknown;
+        "Partner.getPartnerContact.answer": {
+            partnerId: string;
+            primaryContact: components["schemas"]["Partner.records.answer.primaryContact"];
+        };
+        "Partner.getPartnerContract.answer": {
+            partnerId: string;
+            contractId: string;
+            contractStartDate: string;
+            contractEndDate: string;
+        };
+        /** @description The partner (spec 2.5) and the approval it waits for. */
+        "Partner.getPartnerDetails.answer": {
+            partner: components["schemas"]["Partner.records.answer.partner"];
+            pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
+        };
         "Partner.venueRef": {
             venueId?: string;
+        };
+        /** @description The venue and the approval it waits for. */
+        "Partner.getVenue.answer": {
+            venue: components["schemas"]["Partner.records.answer.venue"];
+            pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
         };
         "Partner.init": {
             legalName: string;
@@ -6463,6 +6792,22 @@ export interface components {
             contractId: string;
             contractStartDate: string;
             contractEndDate: string;
+        };
+        /** @description A page of partners. */
+        "Partner.listPartners.answer": {
+            partners: components["schemas"]["Partner.records.answer.listedPartner"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+        };
+        /** @description A page of the partner's venues. */
+        "Partner.listVenues.answer": {
+            venues: components["schemas"]["Partner.records.answer.listedVenue"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "Partner.updatePartnerBrandLogo": {
             brandLogo: {
@@ -7113,6 +7458,62 @@ export interface components {
         "Tier.deactivateEligibilityRule": {
             ruleId: string;
         };
+        "Tier.records.answer.conditionScalar": string | number | boolean;
+        "Tier.records.answer.eligibilityRule": {
+            id: string;
+            name: string;
+            paymentTypes: ("credit_card" | "salary_deduction")[];
+            paymentPeriod: string;
+            quota?: number;
+            conditions: {
+                key: string;
+                logicalOperator: string;
+                value: components["schemas"]["Tier.records.answer.conditionScalar"] | components["schemas"]["Tier.records.answer.conditionScalar"][];
+            }[];
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+        };
+        /** @description A tier (spec 2.3). */
+        "Tier.records.answer.tier": {
+            id: string;
+            name: string;
+            description?: string;
+            tierType: {
+                id: string;
+                /** @enum {unknown} */
+                group: "base" | "upgrade" | "add_on";
+            };
+            fee: number;
+            startDate: string;
+            endDate: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive" | "expired";
+            eligibilityRules: components["schemas"]["Tier.records.answer.eligibilityRule"][];
+            createdBy: {
+                id: string;
+                type: string;
+                name?: string;
+            };
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description the approval the tier waits for */
+        "Tier.records.answer.pendingApproval": {
+            id: string;
+            event: string;
+            requestedStatus: string;
+        } | null;
+        /** @description a tier as the `tiers` collection lists it */
+        "Tier.records.answer.listedTier": components["schemas"]["Tier.records.answer.tier"] & {
+            pendingApprovalId: string | null;
+            pendingApproval: components["schemas"]["Tier.records.answer.pendingApproval"];
+        };
+        "Tier.records.answer": unknown;
+        /** @description The tier (spec 2.3) and the approval it waits for. */
+        "Tier.getTier.answer": {
+            tier: components["schemas"]["Tier.records.answer.tier"];
+            pendingApproval: components["schemas"]["Tier.records.answer.pendingApproval"];
+        };
         "Tier.listTiers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive" | "expired";
@@ -7122,6 +7523,14 @@ export interface components {
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description A page of tiers (newest startDate first). */
+        "Tier.listTiers.answer": {
+            items: components["schemas"]["Tier.records.answer.listedTier"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "Tier.updateEligibilityRule": {
             ruleId: string;
@@ -8130,7 +8539,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,7 +8575,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8198,7 +8607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8234,7 +8643,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8264,7 +8673,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8298,7 +8707,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8334,7 +8743,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8364,7 +8773,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8398,7 +8807,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8434,7 +8843,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8468,7 +8877,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8502,7 +8911,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8532,7 +8941,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8566,7 +8975,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8594,7 +9003,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8626,7 +9035,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8654,7 +9063,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8686,7 +9095,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8720,7 +9129,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8754,7 +9163,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8823,7 +9232,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8854,13 +9263,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The company (spec 2.2). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.getCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -8889,13 +9298,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The company (spec 2.2). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.getCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -8922,7 +9331,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8957,7 +9366,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8988,13 +9397,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description A page of companies. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.listCompanies.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -9023,13 +9432,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description A page of companies. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.listCompanies.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -9089,7 +9498,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9124,7 +9533,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9159,7 +9568,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9194,7 +9603,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9266,7 +9675,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9299,7 +9708,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9336,7 +9745,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9367,7 +9776,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9402,7 +9811,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9435,7 +9844,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9472,7 +9881,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9503,7 +9912,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9538,7 +9947,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9571,7 +9980,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9608,7 +10017,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,7 +10052,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9680,7 +10089,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9711,7 +10120,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9746,7 +10155,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9783,7 +10192,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9820,7 +10229,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9853,7 +10262,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9888,7 +10297,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9923,7 +10332,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9954,7 +10363,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9989,7 +10398,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10020,7 +10429,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10055,7 +10464,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,7 +10495,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10121,7 +10530,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10154,7 +10563,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10189,7 +10598,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10224,7 +10633,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10253,7 +10662,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10286,7 +10695,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10315,7 +10724,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10348,7 +10757,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10377,7 +10786,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10410,7 +10819,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10441,7 +10850,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10476,7 +10885,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10509,7 +10918,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10544,7 +10953,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10579,7 +10988,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10618,7 +11027,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10657,7 +11066,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10774,7 +11183,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10813,7 +11222,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10852,7 +11261,77 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_checkRegistrationFromHr_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_checkRegistrationFromHr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Member.registerFromHr"];
+            };
+        };
+        responses: {
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10889,7 +11368,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10928,7 +11407,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10961,7 +11440,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10998,7 +11477,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11033,7 +11512,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11072,7 +11551,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11107,7 +11586,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11146,7 +11625,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11181,7 +11660,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11220,7 +11699,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11255,13 +11734,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The member's contact section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberContact.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11294,13 +11773,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The member's contact section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberContact.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11329,7 +11808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11368,7 +11847,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11403,13 +11882,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The member's employment section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberEmployment.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11442,13 +11921,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The member's employment section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberEmployment.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11477,13 +11956,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The member's personal section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberPersonal.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11516,13 +11995,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The member's personal section (spec 4.5). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberPersonal.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11551,13 +12030,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The signed-in member's own profile. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberProfile.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11590,13 +12069,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The signed-in member's own profile. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberProfile.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11625,7 +12104,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11664,7 +12143,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11699,7 +12178,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11738,7 +12217,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11771,13 +12250,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -12107,13 +12586,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -12439,13 +12918,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -12775,13 +13263,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -13107,7 +13604,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13144,7 +13641,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13179,7 +13676,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13218,7 +13715,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13251,13 +13748,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description A page of members (newest first). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listMembers.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13288,13 +13785,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description A page of members (newest first). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listMembers.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13323,7 +13820,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13362,7 +13859,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13395,7 +13892,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13432,7 +13929,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13543,7 +14040,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13580,7 +14077,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13619,7 +14116,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,7 +14155,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13697,7 +14194,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13732,7 +14229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13771,7 +14268,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13806,7 +14303,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13845,7 +14342,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13923,7 +14420,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13956,7 +14453,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13993,7 +14490,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14026,7 +14523,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14064,7 +14561,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14103,7 +14600,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14142,7 +14639,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14181,13 +14678,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.1: the photo was stored and waits for approval. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateEmployeePhoto.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -14447,7 +14944,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14486,7 +14983,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14525,7 +15022,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14564,7 +15061,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14603,7 +15100,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14642,7 +15139,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14681,7 +15178,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14720,7 +15217,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14755,7 +15252,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14794,7 +15291,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14828,13 +15325,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -15161,13 +15658,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
             /** @description the method's own error envelope */
@@ -15565,7 +16071,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15600,7 +16106,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15633,7 +16139,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15668,7 +16174,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15697,7 +16203,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15730,7 +16236,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15765,7 +16271,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15800,7 +16306,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15835,7 +16341,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15870,7 +16376,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15903,7 +16409,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15937,7 +16443,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15967,7 +16473,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16001,7 +16507,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16029,7 +16535,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16061,7 +16567,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16095,7 +16601,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16129,7 +16635,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16227,7 +16733,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16261,7 +16767,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16295,7 +16801,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16329,7 +16835,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16399,7 +16905,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16435,7 +16941,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16467,7 +16973,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16503,7 +17009,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16535,7 +17041,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16571,7 +17077,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16601,7 +17107,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16635,7 +17141,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16665,7 +17171,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16699,7 +17205,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16737,7 +17243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerContact.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16773,7 +17279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerContact.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16805,7 +17311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerContract.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16841,7 +17347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerContract.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16867,13 +17373,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The partner (spec 2.5) and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerDetails.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16903,13 +17409,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The partner (spec 2.5) and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getPartnerDetails.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16935,13 +17441,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The venue and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getVenue.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16971,13 +17477,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The venue and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getVenue.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17005,7 +17511,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17041,7 +17547,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17073,7 +17579,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17109,7 +17615,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17139,13 +17645,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description A page of partners. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listPartners.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17173,13 +17679,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description A page of partners. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listPartners.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17205,13 +17711,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description A page of the partner's venues. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listVenues.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17241,13 +17747,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description A page of the partner's venues. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listVenues.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17277,7 +17783,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17313,7 +17819,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17349,7 +17855,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17385,7 +17891,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17421,7 +17927,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17457,7 +17963,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17493,7 +17999,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17529,7 +18035,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17565,7 +18071,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17601,7 +18107,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17663,7 +18169,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17695,7 +18201,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17725,7 +18231,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17759,7 +18265,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17791,7 +18297,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17825,7 +18331,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17853,7 +18359,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17885,7 +18391,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17915,7 +18421,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17949,7 +18455,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17983,7 +18489,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18017,7 +18523,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18051,7 +18557,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18079,7 +18585,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18113,7 +18619,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18215,7 +18721,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18249,7 +18755,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18283,7 +18789,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18319,7 +18825,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18349,7 +18855,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18383,7 +18889,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18415,7 +18921,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18451,7 +18957,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18483,7 +18989,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18519,7 +19025,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18549,7 +19055,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18583,7 +19089,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18613,7 +19119,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18647,7 +19153,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18677,7 +19183,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18711,7 +19217,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18741,7 +19247,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18775,7 +19281,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18807,7 +19313,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18843,7 +19349,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18873,7 +19379,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18907,7 +19413,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18939,7 +19445,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18975,7 +19481,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19005,7 +19511,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19040,7 +19546,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19076,7 +19582,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19112,7 +19618,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19144,7 +19650,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19180,7 +19686,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19252,7 +19758,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19282,7 +19788,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19316,7 +19822,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19348,7 +19854,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19384,7 +19890,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19416,7 +19922,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19452,7 +19958,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19486,7 +19992,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19522,7 +20028,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19554,7 +20060,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19590,7 +20096,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19662,7 +20168,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19698,7 +20204,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19734,7 +20240,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19805,7 +20311,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19840,7 +20346,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19875,7 +20381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19910,7 +20416,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19941,7 +20447,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19976,7 +20482,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20007,7 +20513,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20042,7 +20548,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20073,7 +20579,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20108,7 +20614,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20139,7 +20645,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20174,7 +20680,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20205,7 +20711,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20240,7 +20746,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20271,7 +20777,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20306,7 +20812,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20337,7 +20843,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20372,7 +20878,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20403,7 +20909,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20438,7 +20944,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20469,7 +20975,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20504,7 +21010,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20537,7 +21043,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20572,7 +21078,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20603,7 +21109,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20638,7 +21144,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20669,7 +21175,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20704,7 +21210,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20735,7 +21241,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20770,7 +21276,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20801,7 +21307,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20836,7 +21342,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20867,7 +21373,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20902,7 +21408,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20937,7 +21443,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20972,7 +21478,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21007,7 +21513,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21042,7 +21548,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21077,7 +21583,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21112,7 +21618,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21147,7 +21653,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21182,7 +21688,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21217,7 +21723,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21252,7 +21758,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21287,7 +21793,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21322,7 +21828,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21357,7 +21863,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21392,7 +21898,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21459,7 +21965,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21493,7 +21999,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21523,7 +22029,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21557,7 +22063,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21587,7 +22093,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21621,7 +22127,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21649,7 +22155,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21681,7 +22187,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21749,7 +22255,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21783,7 +22289,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21817,7 +22323,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21887,7 +22393,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21923,7 +22429,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21959,7 +22465,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21989,7 +22495,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22023,7 +22529,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22053,7 +22559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22087,7 +22593,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22119,13 +22625,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description The tier (spec 2.3) and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22155,13 +22661,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description The tier (spec 2.3) and the approval it waits for. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22185,7 +22691,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22219,7 +22725,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22249,13 +22755,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description A page of tiers (newest startDate first). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.listTiers.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22283,13 +22789,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description A page of tiers (newest startDate first). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.listTiers.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22319,7 +22825,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22355,7 +22861,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22391,7 +22897,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22427,7 +22933,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22463,7 +22969,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22497,7 +23003,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22527,7 +23033,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22561,7 +23067,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22591,7 +23097,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22625,7 +23131,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22659,7 +23165,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22693,7 +23199,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22723,7 +23229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22757,7 +23263,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22789,7 +23295,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22823,7 +23329,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22851,7 +23357,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22883,7 +23389,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22917,7 +23423,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22951,7 +23457,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer */
+            /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,26 +8,29 @@
  *     employeeId: 'E1001', name: 'Ana', surname: 'Lima', email: 'ana@example.com', companyId: 'BG1', status: 'active', ...
  *   });
  *   if (!res.ok) console.error(res.status, res.error.error.code, res.error.error.message);
+ *   else console.log(res.body.body.memberId, res.body.body.updatedFields);
  */
 import type { paths } from './api';
 
 type HrEmployee = paths['/members/hr/employee']['post'];
 /** the body spec 4.2 takes */
 export type HrEmployeeBody = NonNullable<HrEmployee['requestBody']>['content']['application/json'];
+/** its answer (spec 4.2): `{success, message, body: {memberId, staffId, updatedFields, staffIdMigrated?}}` */
+export type HrEmployeeAnswer = HrEmployee['responses'][200]['content']['application/json'];
 /** the contract's error envelope (spec 7.2) as the document gives it for a 400 */
 export type HrErrorBody = HrEmployee['responses'][400]['content']['application/json'];
 
 export type Answer<T, E> = { ok: true; status: number; body: T } | { ok: false; status: number; error: E };
 
 /** POST /members/hr/employee with an integration API key */
-export async function hrUpdateEmployee(baseUrl: string, apiKey: string, body: HrEmployeeBody): Promise<Answer<unknown, HrErrorBody>> {
+export async function hrUpdateEmployee(baseUrl: string, apiKey: string, body: HrEmployeeBody): Promise<Answer<HrEmployeeAnswer, HrErrorBody>> {
   const res = await fetch(`${baseUrl}/members/hr/employee`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: JSON.stringify(body),
   });
   const json = (await res.json()) as unknown;
-  return res.ok ? { ok: true, status: res.status, body: json } : { ok: false, status: res.status, error: json as HrErrorBody };
+  return res.ok ? { ok: true, status: res.status, body: json as HrEmployeeAnswer } : { ok: false, status: res.status, error: json as HrErrorBody };
 }
 
 /** a class method's input, by its CALL path: here Member.updateEmployeePhoto (spec 4.1) */

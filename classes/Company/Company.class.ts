@@ -85,13 +85,13 @@ export class Company {
   }
 
   /** One company by {id} or {bgId} (body or query); 404 when absent. */
-  @Read({ access: [...PM_AND_CLASSES] })
+  @Read({ access: [...PM_AND_CLASSES], answer: 'getCompany.answer' })
   getCompany(ctx: CompanyReadCtx<CompanyLookupInput>) {
     return read.getCompany(ctx);
   }
 
   /** Companies from the document store: filters status, companyGroupId, search; page/limit. */
-  @Read({ access: [...PM_AND_CLASSES] })
+  @Read({ access: [...PM_AND_CLASSES], answer: 'listCompanies.answer' })
   listCompanies(ctx: CompanyReadCtx<CompanyListInput>) {
     return listing.listCompanies(ctx);
   }

@@ -90,7 +90,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb' })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer' })
   async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
@@ -103,7 +103,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb' })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201] })
   async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
@@ -136,7 +136,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.1
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30 })
+  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer' })
   async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }
@@ -183,7 +183,7 @@ export class Member {
 
   // ---------------------------------------------------------------- personal, employment, contact (spec 4.5)
 
-  @Read({ access: [...PM] })
+  @Read({ access: [...PM], answer: 'getMemberPersonal.answer' })
   getMemberPersonal(ctx: MemberReadCtx) {
     return personal.getMemberPersonal(ctx);
   }
@@ -193,7 +193,7 @@ export class Member {
     return personal.updateMemberPersonal(ctx);
   }
 
-  @Read({ access: [...PM] })
+  @Read({ access: [...PM], answer: 'getMemberEmployment.answer' })
   getMemberEmployment(ctx: MemberReadCtx) {
     return employment.getMemberEmployment(ctx);
   }
@@ -203,7 +203,7 @@ export class Member {
     return employment.updateMemberEmployment(ctx);
   }
 
-  @Read({ access: [...PM] })
+  @Read({ access: [...PM], answer: 'getMemberContact.answer' })
   getMemberContact(ctx: MemberReadCtx) {
     return contact.getMemberContact(ctx);
   }
@@ -228,7 +228,7 @@ export class Member {
    * instance to read, so it is STATIC (it reads only the document store).
    */
   // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
-  @Static({ access: [...PM], schema: false })
+  @Static({ access: [...PM], schema: false, answer: 'listMembers.answer' })
   listMembers(ctx: MemberStaticCtx<Record<string, unknown>>) {
     return listing.listMembers(ctx);
   }
@@ -240,7 +240,7 @@ export class Member {
   }
 
   /** The signed-in member's own profile (enduser only). */
-  @Read({ access: ['enduser'] })
+  @Read({ access: ['enduser'], answer: 'getMemberProfile.answer' })
   getMemberProfile(ctx: MemberReadCtx) {
     return ownProfile.getMemberProfile(ctx);
   }

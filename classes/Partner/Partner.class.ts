@@ -86,23 +86,23 @@ export class Partner {
 
   /** From the streamed `partners` collection (POST body or GET query): status, type, subtypes (any), search; paged. */
   // schema: false: the query and the body are one input, checked together by rules.ts (400 17010 naming the field)
-  @Static({ access: [PM, 'class'], schema: false })
+  @Static({ access: [PM, 'class'], schema: false, answer: 'listPartners.answer' })
   listPartners(ctx: PartnerStaticCtx<Record<string, unknown>>) {
     return listing.listPartners(ctx);
   }
 
   /** The partner and the approval it waits for; also for other classes (PartnerUser checks its partners). */
-  @Read({ access: [PM, 'class'], schema: 'empty' })
+  @Read({ access: [PM, 'class'], schema: 'empty', answer: 'getPartnerDetails.answer' })
   getPartnerDetails(ctx: PartnerReadCtx) {
     return reading.getPartnerDetails(ctx);
   }
 
-  @Read({ access: [PM], schema: 'empty' })
+  @Read({ access: [PM], schema: 'empty', answer: 'getPartnerContact.answer' })
   getPartnerContact(ctx: PartnerReadCtx) {
     return reading.getPartnerContact(ctx);
   }
 
-  @Read({ access: [PM], schema: 'empty' })
+  @Read({ access: [PM], schema: 'empty', answer: 'getPartnerContract.answer' })
   getPartnerContract(ctx: PartnerReadCtx) {
     return reading.getPartnerContract(ctx);
   }
@@ -146,14 +146,14 @@ export class Partner {
   }
 
   /** The venue (`venueId`, body or query) and the approval it waits for; also for other classes (PartnerUser). */
-  @Read({ access: [PM, 'class'], schema: 'venueRef' })
+  @Read({ access: [PM, 'class'], schema: 'venueRef', answer: 'getVenue.answer' })
   getVenue(ctx: PartnerReadCtx<VenueRefBody>) {
     return venues.getVenue(ctx);
   }
 
   /** The partner's venues from the streamed `venues` collection: status, search; paged. */
   // schema: false: the query and the body are one input, checked together by rules.ts (400 17010 naming the field)
-  @Read({ access: [PM, 'class'], schema: false })
+  @Read({ access: [PM, 'class'], schema: false, answer: 'listVenues.answer' })
   listVenues(ctx: PartnerReadCtx<Record<string, unknown>>) {
     return venues.listVenues(ctx);
   }

@@ -82,13 +82,13 @@ export class Tier {
   }
 
   /** The tier (spec 2.3) and the approval it waits for. Also for the Tier class itself (sourceTierId) and Member (memberships). */
-  @Read({ access: [PM, 'class:Tier', 'class:Member'], schema: false })
+  @Read({ access: [PM, 'class:Tier', 'class:Member'], schema: false, answer: 'getTier.answer' })
   getTier(ctx: ReadCtx<TierClassState, Record<string, never>>) {
     return reading.getTier(ctx);
   }
 
   /** From the streamed `tiers` collection; POST body or GET query. Newest startDate first. */
-  @Static({ access: [PM] })
+  @Static({ access: [PM], answer: 'listTiers.answer' })
   async listTiers(ctx: StaticCtx) {
     return listing.listTiers(ctx);
   }

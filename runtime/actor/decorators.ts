@@ -63,6 +63,10 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
   if (t !== undefined && (!Number.isFinite(t) || t < min || t > max)) {
     throw new Error(`method ${name}: timeoutSeconds ${t} is outside ${min}-${max} s for ${kind}`);
   }
+  const statuses = options.answerStatuses;
+  if (statuses !== undefined && (!statuses.length || statuses.some((s) => !Number.isInteger(s) || s < 200 || s > 299))) {
+    throw new Error(`method ${name}: answerStatuses must list 2xx statuses`);
+  }
 }
 
 /** A handler as the decorators see it: one context parameter. */

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { loadAnswer, type AnswerSchema } from './answers';
 import { budgetSeconds, classDefOf } from './decorators';
 import type { CatalogueMethod, ClassDef, MethodDef } from './types';
 import { createAjv, type Validator } from './validation';
@@ -10,6 +11,8 @@ export interface RegisteredMethod extends MethodDef {
   validate?: Validator;
   /** the handler's time budget (timeoutSeconds or its kind's default), resolved once here */
   budgetMs: number;
+  /** the answer's shape (MethodOptions.answer), for the API reference and tests; never checked on the call path */
+  answer?: AnswerSchema;
 }
 
 export interface RegisteredClass extends ClassDef {
@@ -62,7 +65,13 @@ export class ClassRegistry {
     if (this.classes.has(def.id)) throw new Error(`class ${def.id} registered twice`);
     const methodsByName = new Map<string, RegisteredMethod>();
     for (const m of def.methods.values()) {
-      methodsByName.set(m.name, { ...m, classId: def.id, validate: this.compile(def.id, m), budgetMs: budgetSeconds(m.kind, m.options.timeoutSeconds) * 1000 });
+      methodsByName.set(m.name, {
+        ...m,
+        classId: def.id,
+        validate: this.compile(def.id, m),
+        budgetMs: budgetSeconds(m.kind, m.options.timeoutSeconds) * 1000,
+        answer: loadAnswer(def.id, m, this.schemaDirs),
+      });
     }
     this.registerCollections(def);
     this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor(this.env) });

@@ -179,6 +179,18 @@ export interface MethodOptions {
    * a JSON body would. Other methods parse every body as JSON.
    */
   formBody?: boolean;
+  /**
+   * The shape of the method's answer (its successful body), for the API
+   * reference (`/openapi.json`, clients/) and for tests; the runtime never
+   * checks answers on the call path. Either the name of a JSON Schema file
+   * under schemas/<Class>/ (without .json; by convention `<name>.answer`),
+   * which may `$ref` sibling files of that folder by file name
+   * (`"company.answer.json"`, `"company.answer.json#/$defs/x"`), or an inline
+   * JSON Schema. A named file that is missing stops the start.
+   */
+  answer?: string | Readonly<Record<string, unknown>>;
+  /** the HTTP statuses the answer comes with (default: 200, or 202 for a QUEUED_WRITE's job), e.g. [200, 201] */
+  answerStatuses?: readonly number[];
 }
 
 export interface FieldError {

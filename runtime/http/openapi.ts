@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document of a runtime, generated from its class registry:
  * every method callable through CALL (kind, input schema, identities
- * admitted, error codes), the route aliases classes declare, and the two
- * ways to authenticate (API key, bearer token). Served at `/openapi.json`,
+ * admitted, error codes, and the answer's shape where the method declares one:
+ * MethodOptions.answer), the route aliases classes declare, and the two ways
+ * to authenticate (API key, bearer token). Served at `/openapi.json`,
  * with an interactive page (Swagger UI from `swagger-ui-dist`) at `/docs`.
  *
  * Error codes: a class's table is the ErrorTable exported by the `errors`
@@ -16,6 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import express from 'express';
 import { classDefOf } from '../actor/decorators';
+import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, MethodKind } from '../actor/types';
 import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable } from '../errors';
@@ -103,7 +105,7 @@ function schemaOf(value: unknown): Json {
  * An input schema moved into the document: its `$defs` / `definitions` become
  * components named after it and its local `$ref`s point there.
  */
-function hoistSchema(name: string, schema: Json, components: Json): Json {
+function hoistSchema(name: string, schema: Json, components: Json, external?: (ref: string) => string | undefined): Json {
   const copy = JSON.parse(JSON.stringify(schema)) as Json;
   delete copy.$schema;
   delete copy.$id;
@@ -122,6 +124,7 @@ function hoistSchema(name: string, schema: Json, components: Json): Json {
       const m = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
       if (m) obj.$ref = `#/components/schemas/${name}.${m[1]}`;
       else if (ref === '#') obj.$ref = `#/components/schemas/${name}`;
+      else if (external) obj.$ref = external(ref) ?? ref;
     }
     Object.values(obj).forEach(rewrite);
   };
@@ -129,6 +132,42 @@ function hoistSchema(name: string, schema: Json, components: Json): Json {
   for (const [d, s] of Object.entries(components)) if (d.startsWith(`${name}.`)) rewrite(s);
   components[name] = copy;
   return { $ref: `#/components/schemas/${name}` };
+}
+
+/** a `$ref` of an answer schema to a sibling file of its class folder: `name.json[#pointer]` */
+const FILE_REF = /^([A-Za-z0-9_.-]+)\.json(#.*)?$/;
+
+/**
+ * An answer schema (MethodOptions.answer) moved into the document with the
+ * files it refers to: each file is the component `{Class}.{file}` (its
+ * `$defs` `{Class}.{file}.{def}`), shared by every method answering it.
+ */
+function hoistAnswer(classId: string, answer: AnswerSchema, components: Json): Json {
+  const external = (ref: string): string | undefined => {
+    const m = FILE_REF.exec(ref);
+    if (!m) return undefined;
+    const target = `#/components/schemas/${classId}.${m[1]}`;
+    const pointer = m[2];
+    if (!pointer || pointer === '#') return target;
+    const def = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(pointer);
+    return def ? `${target}.${def[1]}` : `${target}${pointer.slice(1)}`;
+  };
+  for (const [file, schema] of Object.entries({ ...answer.files, [answer.name]: answer.schema })) {
+    const name = `${classId}.${file}`;
+    if (!components[name]) hoistSchema(name, schema, components, external);
+  }
+  return { $ref: `#/components/schemas/${classId}.${answer.name}` };
+}
+
+/** the method's successful answers: its declared answer schema, or any JSON (a QUEUED_WRITE: its job) */
+function answerResponses(cls: RegisteredClass, m: RegisteredMethod, components: Json): Json {
+  if (m.answer) {
+    const schema = hoistAnswer(cls.id, m.answer, components);
+    const description = (m.answer.schema.description as string | undefined) ?? "the method's answer";
+    return Object.fromEntries(m.answer.statuses.map((s) => [String(s), { description, content: { 'application/json': { schema } } }]));
+  }
+  if (m.kind === 'QUEUED_WRITE') return { '202': { description: 'queued', content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } } } };
+  return { '200': { description: "the method's answer (no schema declared)", content: { 'application/json': { schema: {} } } } };
 }
 
 function security(access: readonly AccessRule[]): Json[] {
@@ -270,6 +309,7 @@ function operation(
   table: ErrorTable | undefined,
   parameters: Json[],
   responses: Json,
+  schemas: Json,
 ): Json {
   const access = [...m.options.access];
   const op: Json = {
@@ -282,10 +322,7 @@ function operation(
     security: security(access),
     parameters,
     responses: {
-      [m.kind === 'QUEUED_WRITE' ? '202' : '200']:
-        m.kind === 'QUEUED_WRITE'
-          ? { description: 'queued', content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } } }
-          : { description: 'the method\'s answer', content: { 'application/json': { schema: {} } } },
+      ...answerResponses(cls, m, schemas),
       ...errorResponses(cls.id, m, table, responses),
     },
   };
@@ -340,12 +377,12 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
       const p = `/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`;
       const parameters = [project, ...(withInstance ? [instance] : [])];
-      const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses) };
-      if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters, responses);
+      const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses, schemas) };
+      if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters, responses, schemas);
       paths[p] = item;
       if (m.kind === 'INIT') {
         // the instance id may also be given (the method's own instanceId hook, when it has one, decides)
-        const named = operation(cls, m, 'post', inputOf(m), table, [project, instance], responses);
+        const named = operation(cls, m, 'post', inputOf(m), table, [project, instance], responses, schemas);
         named.operationId = `${cls.id}_${m.name}_with_id`;
         paths[`${p}/{instanceId}`] = { post: named };
       }
@@ -356,7 +393,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const names: string[] = [];
       const p = route.path.replace(/:([A-Za-z0-9_]+)/g, (_s, n: string) => (names.push(n), `{${n}}`));
       const verb = route.method.toLowerCase();
-      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses);
+      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses, schemas);
       op.operationId = `${cls.id}_${m.name}_route_${verb}`;
       op.summary = `${route.method} ${route.path} → ${cls.id}.${m.name} (${m.kind})`;
       if (verb === 'get' || verb === 'delete') delete op.requestBody;

@@ -1,0 +1,106 @@
+/**
+ * Answer schemas (MethodOptions.answer): the shape of a method's answer, read
+ * from `<schemaDir>/<ClassId>/<name>.json` (or given inline) when the class is
+ * registered, with the sibling files it `$ref`s. The OpenAPI document shows
+ * them; tests check real answers against them (answerValidator). Nothing on
+ * the call path reads them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from './validation';
+import type { MethodDef } from './types';
+
+type Json = Record<string, unknown>;
+
+export interface AnswerSchema {
+  /** the file name without .json (`getCompany.answer`), or `<method>.answer` for an inline schema */
+  name: string;
+  /** the schema, without `$schema` and `$id` */
+  schema: Json;
+  /** the sibling files it refers to (directly or through each other), by file name without .json */
+  files: Record<string, Json>;
+  /** statuses the answer comes with */
+  statuses: number[];
+}
+
+/** a `$ref` to a sibling file: `name.json` or `name.json#/pointer` */
+const FILE_REF = /^([A-Za-z0-9_.-]+)\.json(#.*)?$/;
+
+/** every `$ref` string of a schema */
+function refsOf(node: unknown, out: string[] = []): string[] {
+  if (!node || typeof node !== 'object') return out;
+  if (Array.isArray(node)) {
+    for (const n of node) refsOf(n, out);
+    return out;
+  }
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === '$ref' && typeof v === 'string') out.push(v);
+    else refsOf(v, out);
+  }
+  return out;
+}
+
+function readSchema(file: string): Json {
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
+  delete schema.$schema;
+  delete schema.$id;
+  return schema;
+}
+
+/**
+ * The method's answer schema, or undefined when it declares none. A named
+ * file (or a file it refers to) found in none of the schema directories stops
+ * the start, naming it.
+ */
+export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[]): AnswerSchema | undefined {
+  const declared = m.options.answer;
+  if (declared === undefined) return undefined;
+  const statuses = [...(m.options.answerStatuses ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200])];
+  const find = (name: string, by: string): Json => {
+    const files = schemaDirs.map((dir) => path.join(dir, classId, `${name}.json`));
+    const file = files.find((f) => fs.existsSync(f));
+    if (!file) {
+      const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
+      throw new Error(`${classId}.${m.name}: no answer schema '${name}' (${by}; ${looked})`);
+    }
+    return readSchema(file);
+  };
+  let name: string;
+  let schema: Json;
+  if (typeof declared === 'string') {
+    name = declared;
+    schema = find(name, 'declared by answer');
+  } else if (declared && typeof declared === 'object' && !Array.isArray(declared)) {
+    name = `${m.name}.answer`;
+    schema = JSON.parse(JSON.stringify(declared)) as Json;
+  } else {
+    throw new Error(`${classId}.${m.name}: answer must name a schema file or be a JSON Schema object`);
+  }
+  const files: Record<string, Json> = {};
+  const pending = [schema];
+  while (pending.length) {
+    for (const ref of refsOf(pending.pop())) {
+      const file = FILE_REF.exec(ref)?.[1];
+      if (!file || file in files) continue;
+      files[file] = file === name && typeof declared === 'string' ? schema : find(file, `referred to as ${ref}`);
+      pending.push(files[file]!);
+    }
+  }
+  return { name, schema, files, statuses };
+}
+
+/** the base URI of a class's answer files: a file's relative `$ref`s resolve to its siblings */
+const base = (classId: string, name: string) => `https://answers.invalid/${classId}/${name}.json`;
+
+/**
+ * An ajv validator of the answer (for tests, never on the call path): the
+ * schema with its sibling files, compiled in an ajv instance of its own.
+ */
+export function answerValidator(classId: string, answer: AnswerSchema): ValidateFunction {
+  const ajv = createAjv();
+  for (const [file, schema] of Object.entries(answer.files)) {
+    if (file !== answer.name) ajv.addSchema({ ...schema, $id: base(classId, file) });
+  }
+  return ajv.compile({ ...answer.schema, $id: base(classId, answer.name) });
+}
