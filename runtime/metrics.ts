@@ -5,8 +5,12 @@
  * counted and timed at one place, the HTTP layer's callFrom; their labels are
  * the registry's own class and method names and kinds, never what a caller
  * sent (an unknown class or method is `unknown`), so the series stay bounded.
- * Queue depth, the oldest waiting job and pending committed effects are gauges
- * read from Redis when /metrics is scraped: nothing is paid per call.
+ * Queue depth, the oldest waiting job, due delayed tasks and pending committed
+ * effects are gauges read from Redis when /metrics is scraped: nothing is paid
+ * per call. Caches count their hits and misses in plain number fields, added to
+ * the counters at scrape. Waits for a busy instance and QUEUED_WRITE retries and
+ * failures are told to this object (a method call, only when they happen), into
+ * label children made once per class or method.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -23,6 +27,16 @@ export interface MetricsSources {
   effectsKey?: string;
   /** the stream projector (its lag is undefined when this process does not project) */
   projector?: { lag(): Promise<{ entries: number; seconds: number } | undefined> };
+  /** delayed tasks past their due time and not run yet (JobQueue.dueTasks) */
+  tasks?: { dueTasks(): Promise<{ due: number; lateSeconds: number }> };
+  /** in-process caches by name: their hit and miss counts, read at scrape */
+  caches?: Record<string, CacheCounts>;
+}
+
+/** What a cache counts of itself: plain fields incremented on each look-up, read when metrics are scraped. */
+export interface CacheCounts {
+  readonly hits: number;
+  readonly misses: number;
 }
 
 const UNKNOWN = 'unknown';
@@ -39,6 +53,9 @@ export class RuntimeMetrics {
   private readonly calls: Counter<'class' | 'method' | 'kind' | 'status'>;
   private readonly duration: Histogram<'class' | 'method' | 'kind'>;
   private readonly busy: Counter<'class' | 'method'>;
+  private readonly instanceWait: Histogram<'class'>;
+  private readonly queuedRetries: Counter<'class' | 'method'>;
+  private readonly queuedFailures: Counter<'class' | 'method'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.register];
@@ -61,6 +78,77 @@ export class RuntimeMetrics {
       help: 'Calls answered 503 INSTANCE_BUSY (another process held the instance past the budget)',
       labelNames: ['class', 'method'],
       registers,
+    });
+    this.instanceWait = new Histogram({
+      name: 'runtime_instance_wait_seconds',
+      help: 'Time a write waited for a busy instance (a writer ahead in this process, or another process holding its lease), observed only for writes that waited, by class',
+      labelNames: ['class'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.queuedRetries = new Counter({
+      name: 'runtime_queued_write_retries_total',
+      help: 'QUEUED_WRITE attempts beyond the first (a job run again after an attempt failed), by class and method',
+      labelNames: ['class', 'method'],
+      registers,
+    });
+    this.queuedFailures = new Counter({
+      name: 'runtime_queued_write_failures_total',
+      help: 'QUEUED_WRITE jobs that failed for good (refused, or failed on their last attempt), by class and method',
+      labelNames: ['class', 'method'],
+      registers,
+    });
+    const caches = Object.entries(sources.caches ?? {});
+    // the counts already added to the counters, per cache
+    const seenHits = new Map<string, number>();
+    const seenMisses = new Map<string, number>();
+    new Counter({
+      name: 'runtime_cache_hits_total',
+      help: 'Look-ups answered from an in-process cache, by cache, read at scrape',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const [cache, counts] of caches) {
+          this.inc({ cache }, counts.hits - (seenHits.get(cache) ?? 0));
+          seenHits.set(cache, counts.hits);
+        }
+      },
+    });
+    new Counter({
+      name: 'runtime_cache_misses_total',
+      help: 'Look-ups an in-process cache could not answer (the source was asked), by cache, read at scrape',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const [cache, counts] of caches) {
+          this.inc({ cache }, counts.misses - (seenMisses.get(cache) ?? 0));
+          seenMisses.set(cache, counts.misses);
+        }
+      },
+    });
+    const tasks = sources.tasks;
+    // read once per scrape for both gauges (the due gauge is collected first)
+    let dueTasks: Promise<{ due: number; lateSeconds: number }> | undefined;
+    new Gauge({
+      name: 'runtime_tasks_due',
+      help: 'Delayed tasks whose due time has passed and that have not run yet, read at scrape',
+      registers,
+      async collect() {
+        if (!tasks) return;
+        dueTasks = tasks.dueTasks();
+        this.set((await dueTasks).due);
+      },
+    });
+    new Gauge({
+      name: 'runtime_tasks_late_seconds',
+      help: 'How long past its due time the most overdue task not run yet is (0 when none), read at scrape',
+      registers,
+      async collect() {
+        if (!tasks) return;
+        const due = await (dueTasks ?? tasks.dueTasks());
+        dueTasks = undefined;
+        this.set(due.lateSeconds);
+      },
     });
     const queue = sources.queue;
     new Gauge({
@@ -142,6 +230,35 @@ export class RuntimeMetrics {
       this.series.set(method, series);
     }
     return series;
+  }
+
+  /** A write waited `seconds` for a busy instance of `classId` (the registry's id): TurnManager tells, only when it waited. */
+  instanceWaited(classId: string, seconds: number): void {
+    let child = this.waitByClass.get(classId);
+    if (!child) this.waitByClass.set(classId, (child = this.instanceWait.labels({ class: classId })));
+    child.observe(seconds);
+  }
+
+  /** A QUEUED_WRITE job runs again after a failed attempt (JobQueue tells). */
+  queuedWriteRetried(classId: string, method: string): void {
+    this.queuedChild(this.retriesByMethod, this.queuedRetries, classId, method).inc();
+  }
+
+  /** A QUEUED_WRITE job failed for good (JobQueue tells). */
+  queuedWriteFailed(classId: string, method: string): void {
+    this.queuedChild(this.failuresByMethod, this.queuedFailures, classId, method).inc();
+  }
+
+  private readonly waitByClass = new Map<string, Histogram.Internal<'class'>>();
+  private readonly retriesByMethod = new Map<string, Map<string, Counter.Internal>>();
+  private readonly failuresByMethod = new Map<string, Map<string, Counter.Internal>>();
+  /** a class and method's counter child, made once (by class, then method: no key string made per job) */
+  private queuedChild(children: Map<string, Map<string, Counter.Internal>>, counter: Counter<'class' | 'method'>, classId: string, method: string): Counter.Internal {
+    let byMethod = children.get(classId);
+    if (!byMethod) children.set(classId, (byMethod = new Map()));
+    let child = byMethod.get(method);
+    if (!child) byMethod.set(method, (child = counter.labels({ class: classId, method })));
+    return child;
   }
 
   /** the text exposition format, with its content type */

@@ -285,7 +285,16 @@ export class Runtime {
     dispatcher.effects.outbound = (effect) => messages.hand(effect);
     wireRoleProvider(registry, roleSource, dispatcher, logger);
     const drain = { draining: false };
-    const metrics = new RuntimeMetrics({ queue: jobs.queue, redis, effectsKey: store.keys.effects, projector });
+    const metrics = new RuntimeMetrics({
+      queue: jobs.queue,
+      redis,
+      effectsKey: store.keys.effects,
+      projector,
+      tasks: jobs,
+      caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },
+    });
+    dispatcher.observeInstanceWaits(metrics);
+    jobs.observer = metrics;
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,

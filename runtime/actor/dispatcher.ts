@@ -5,7 +5,7 @@ import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { deepFreeze } from './local-queue';
-import { TurnManager } from './turns';
+import { TurnManager, type InstanceWaitObserver } from './turns';
 import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
@@ -159,7 +159,9 @@ class StaleLookup extends Error {
  */
 class LookupCache {
   private readonly entries = new Map<string, string>();
+  /** look-ups answered from here, and those that had to ask Redis (read by the runtime's metrics) */
   hits = 0;
+  misses = 0;
 
   constructor(private readonly max: number) {}
 
@@ -211,6 +213,11 @@ export class Dispatcher {
 
   setJobSink(jobs: JobSink): void {
     this.jobs = jobs;
+  }
+
+  /** told how long each write that found its instance busy waited for it (the runtime's metrics) */
+  observeInstanceWaits(observer: InstanceWaitObserver): void {
+    this.turns.observer = observer;
   }
 
   get projectId(): string {
@@ -340,6 +347,7 @@ export class Dispatcher {
     if (useCache && cacheable) {
       const hit = this.lookupCache.get(key);
       if (hit) return { id: hit, cached: { key, name, value } };
+      this.lookupCache.misses++;
     }
     const id = await this.deps.store.resolveLookup(cls.id, name, value);
     if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);

@@ -58,7 +58,14 @@ export interface Turn {
 
 export type TurnStart = { kind: 'turn'; turn: Turn } | { kind: 'missing'; end: () => void } | { kind: 'exists'; end: () => void };
 
+/** Told how long a writer waited for a busy instance (runtime/metrics.ts), only when it waited. */
+export interface InstanceWaitObserver {
+  instanceWaited(classId: string, seconds: number): void;
+}
+
 export class TurnManager {
+  /** told of each wait for a busy instance (a writer ahead in this process, or another process's lease) */
+  observer?: InstanceWaitObserver;
   private readonly fifo = new KeyedFifo();
   /** leases kept between local writers of a hot instance */
   private readonly held = new Map<string, HeldLease>();
@@ -87,10 +94,23 @@ export class TurnManager {
    */
   async begin(classId: string, id: string, mode: LeaseMode, leaseFree: boolean, deadline: number): Promise<TurnStart> {
     const key = `${classId}\u0000${id}`;
-    // nobody ahead in this process (the usual case): the turn is ours at once, without a timer
-    const endLocal = this.fifo.tryEnter(key) ?? (await this.waitLocalTurn(key, deadline, classId, id));
+    // nobody ahead in this process (the usual case): the turn is ours at once, without a timer or a clock read
+    let endLocal = this.fifo.tryEnter(key);
+    // when this writer began to wait for the instance (-1: it did not wait), for the wait observer
+    let waitedFrom = -1;
+    if (endLocal === undefined) {
+      waitedFrom = performance.now();
+      try {
+        endLocal = await this.waitLocalTurn(key, deadline, classId, id);
+      } catch (err) {
+        this.waited(classId, waitedFrom);
+        throw err;
+      }
+    }
     const handed = this.held.get(key);
     if (handed) this.held.delete(key);
+    // the wait ends here unless the lease is still to be acquired (acquire tells then)
+    if (waitedFrom >= 0 && (handed || leaseFree)) this.waited(classId, waitedFrom);
     const turn = new LeaseTurn(this, key, classId, id, handed ? handed.token : leaseFree ? '' : `${this.tokenPrefix}.${(++this.tokenSeq).toString(36)}`, handed?.turns ?? 0, leaseFree, endLocal);
     try {
       if (handed) {
@@ -102,7 +122,7 @@ export class TurnManager {
         turn.holding = true;
         turn.before = handed.instance;
       } else if (!leaseFree) {
-        const acquired = await this.acquire(classId, id, turn.token, mode, deadline);
+        const acquired = await this.acquire(classId, id, turn.token, mode, deadline, waitedFrom);
         if (acquired.kind === 'exists') return { kind: 'exists', end: endLocal };
         if (acquired.kind === 'missing') return { kind: 'missing', end: endLocal };
         turn.holding = true;
@@ -186,7 +206,13 @@ export class TurnManager {
     }
   }
 
-  private async acquire(classId: string, id: string, token: string, mode: LeaseMode, deadline: number) {
+  /** A writer waited for the instance since `from` (performance.now()): told to the observer. */
+  private waited(classId: string, from: number): void {
+    this.observer?.instanceWaited(classId, (performance.now() - from) / 1000);
+  }
+
+  /** `waitedFrom`: when the writer began to wait for its local turn (-1: it did not); a busy lease starts the wait too */
+  private async acquire(classId: string, id: string, token: string, mode: LeaseMode, deadline: number, waitedFrom: number) {
     const { store } = this.deps;
     let backoff = 2;
     for (;;) {
@@ -196,9 +222,16 @@ export class TurnManager {
         store.release(classId, id, token).catch(() => undefined);
         throw err;
       });
-      if (r.kind !== 'busy') return r;
+      if (r.kind !== 'busy') {
+        if (waitedFrom >= 0) this.waited(classId, waitedFrom);
+        return r;
+      }
+      if (waitedFrom < 0) waitedFrom = performance.now();
       const left = deadline - Date.now();
-      if (left <= 0) throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
+      if (left <= 0) {
+        this.waited(classId, waitedFrom);
+        throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
+      }
       // another process holds it: poll with capped, jittered backoff
       await sleep(Math.min(left, backoff + Math.random() * backoff));
       backoff = Math.min(backoff * 2, 50);

@@ -70,6 +70,9 @@ export class AccessControl implements Authorizer {
  */
 export class SnapshotRoleSource implements RoleSource {
   private cached?: { roles: RoleDefinition[]; until: number };
+  /** role look-ups answered from the cached snapshot, and those that read it from Redis (read by the runtime's metrics) */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -109,7 +112,11 @@ export class SnapshotRoleSource implements RoleSource {
   }
 
   private async all(): Promise<RoleDefinition[] | undefined> {
-    if (this.cached && this.cached.until > Date.now()) return this.cached.roles;
+    if (this.cached && this.cached.until > Date.now()) {
+      this.hits++;
+      return this.cached.roles;
+    }
+    this.misses++;
     try {
       const raw = await this.redis.get(this.key);
       if (!raw) return undefined;

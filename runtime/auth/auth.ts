@@ -31,6 +31,9 @@ export class ApiKeyStore {
   /** the records of the INTEGRATION_API_KEYS keys, made once and frozen (every call shares them) */
   private readonly envRecords: readonly ApiKeyRecord[];
   private readonly cache = new Map<string, { record: ApiKeyRecord | null; until: number }>();
+  /** CLI keys' records taken from the cache, and those read from Redis (read by the runtime's metrics) */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -58,7 +61,11 @@ export class ApiKeyStore {
   /** a key created by the CLI: its record in Redis, remembered for cacheMs */
   private async stored(digestHex: string): Promise<ApiKeyRecord | null> {
     const cached = this.cache.get(digestHex);
-    if (cached && cached.until > Date.now()) return cached.record;
+    if (cached && cached.until > Date.now()) {
+      this.hits++;
+      return cached.record;
+    }
+    this.misses++;
     const raw = await this.redis.hget(this.hashKey, digestHex);
     const record = raw ? (JSON.parse(raw) as ApiKeyRecord) : null;
     this.cache.set(digestHex, { record, until: Date.now() + this.cacheMs });

@@ -91,6 +91,9 @@ export class IdentityResolver {
   private readonly cache = new Map<string, { answer: IdentitySourceAnswer; until: number }>();
   private readonly inflight = new Map<string, Promise<IdentitySourceAnswer>>();
   private readonly cacheMs: number;
+  /** answers taken from the cache, and those its source was asked for (or a request in flight shared); read by the runtime's metrics */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly opts: IdentityResolverOptions) {
     this.cacheMs = opts.cacheSeconds * 1000;
@@ -151,9 +154,13 @@ export class IdentityResolver {
     if (!fresh) {
       const hit = this.cache.get(key);
       if (hit) {
-        if (hit.until > Date.now()) return Promise.resolve(hit.answer);
+        if (hit.until > Date.now()) {
+          this.hits++;
+          return Promise.resolve(hit.answer);
+        }
         this.cache.delete(key);
       }
+      this.misses++;
       // concurrent requests of one subject share one call to its source
       const pending = this.inflight.get(key);
       if (pending) return pending;

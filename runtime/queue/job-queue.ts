@@ -63,6 +63,50 @@ export interface JobQueueOptions {
   redisHealth?: RedisHealth;
 }
 
+/** Told of QUEUED_WRITE retries and final failures (runtime/metrics.ts). */
+export interface JobOutcomeObserver {
+  queuedWriteRetried(classId: string, method: string): void;
+  queuedWriteFailed(classId: string, method: string): void;
+}
+
+/** jobs looked at in each of the delayed set and the wait list for due tasks: bounded, as a scrape must be */
+export const DUE_TASK_SCAN = 1000;
+
+/**
+ * Delayed tasks past their due time, not run yet: in the delayed set (score:
+ * due time × 0x1000 + a counter, as BullMQ keeps it; nobody promoted them, as
+ * when no worker runs) up to the scan, and in the wait list (promoted, or
+ * queued without a delay, waiting for a worker) among the oldest entries up to
+ * the scan, due at their `timestamp` + `delay`. A task job's id is `task-<id>`.
+ * KEYS: delayed, wait. ARGV: now (ms), job key prefix, scan. Returns {due, the
+ * most overdue one's due time (ms), or -1 when none}.
+ */
+const DUE_TASKS_LUA = `
+local now = tonumber(ARGV[1])
+local scan = tonumber(ARGV[3])
+local due, oldest = 0, -1
+local delayed = redis.call('ZRANGEBYSCORE', KEYS[1], 0, (now + 1) * 0x1000 - 1, 'WITHSCORES', 'LIMIT', 0, scan)
+for i = 1, #delayed, 2 do
+  if string.sub(delayed[i], 1, 5) == 'task-' then
+    due = due + 1
+    local at = math.floor(tonumber(delayed[i + 1]) / 0x1000)
+    if oldest < 0 or at < oldest then oldest = at end
+  end
+end
+local waiting = redis.call('LRANGE', KEYS[2], -scan, -1)
+for _, id in ipairs(waiting) do
+  if string.sub(id, 1, 5) == 'task-' then
+    local f = redis.call('HMGET', ARGV[2] .. id, 'timestamp', 'delay')
+    local at = (tonumber(f[1]) or now) + (tonumber(f[2]) or 0)
+    if at <= now then
+      due = due + 1
+      if oldest < 0 or at < oldest then oldest = at end
+    end
+  end
+end
+return {due, oldest}
+`;
+
 const DEFAULT_ATTEMPTS = 5;
 const RESULT_TTL_S = 7 * 24 * 3600;
 const TASK_SWEEP_AGE_MS = 30_000;
@@ -94,6 +138,8 @@ export class JobQueue implements JobSink {
   private worker?: Worker<JobData>;
   private workerConnection?: Redis;
   private sweeper?: NodeJS.Timeout;
+  /** told of QUEUED_WRITE retries and final failures (the runtime's metrics) */
+  observer?: JobOutcomeObserver;
 
   constructor(private readonly opts: JobQueueOptions) {
     this.queueName = `rt-${opts.projectId}`;
@@ -241,6 +287,8 @@ export class JobQueue implements JobSink {
       await job.moveToDelayed(Date.now() + 15 + Math.floor(Math.random() * 20), token);
       throw new DelayedError();
     }
+    // an attempt after a failed one (BullMQ counts a pushed-back turn above as no attempt)
+    if (job.attemptsMade > 0) this.observer?.queuedWriteRetried(d.classId, d.method);
     try {
       return await this.opts.dispatcher.call({
         classId: d.classId,
@@ -266,10 +314,26 @@ export class JobQueue implements JobSink {
           .zrem(pendingKey, jobId)
           .set(this.keys.jobResult(jobId), JSON.stringify(outcome), 'EX', RESULT_TTL_S)
           .exec();
+        this.observer?.queuedWriteFailed(d.classId, d.method);
         if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       }
       throw err;
     }
+  }
+
+  /** Delayed tasks past their due time and not run yet, and how late the most overdue one is (read when metrics are scraped). */
+  async dueTasks(): Promise<{ due: number; lateSeconds: number }> {
+    const now = Date.now();
+    const [due, oldest] = (await this.connection.eval(
+      DUE_TASKS_LUA,
+      2,
+      this.queue.keys.delayed,
+      this.queue.keys.wait,
+      now,
+      this.queue.toKey(''),
+      DUE_TASK_SCAN,
+    )) as [number, number];
+    return { due, lateSeconds: oldest < 0 ? 0 : Math.max(0, (now - oldest) / 1000) };
   }
 
   private async isAlive(jobId: string): Promise<boolean> {
