@@ -1236,6 +1236,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/checkImportMember/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.checkImportMember (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_checkImportMember_get"];
+        put?: never;
+        /**
+         * Member.checkImportMember (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_checkImportMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/checkOtp/{instanceId}": {
         parameters: {
             query?: never;
@@ -1626,6 +1650,30 @@ export interface paths {
          * @description stateless: no instance. Admits: integration_user (and the system identity). Time budget 30 s.
          */
         post: operations["Member_hrUpsertDependant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/importMember": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.importMember (STATIC)
+         * @description stateless: no instance. Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_importMember_get"];
+        put?: never;
+        /**
+         * Member.importMember (STATIC)
+         * @description stateless: no instance. Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_importMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7610,7 +7658,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description 400: 8004 APPROVAL_INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 8004 APPROVAL_INVALID_QUERY */
         "ApprovalManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -7628,7 +7676,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 8001 APPROVER_NOT_ELIGIBLE, 8005 APPROVAL_CALLBACK_CLASS_MISMATCH, 8007 SELF_APPROVAL_NOT_ALLOWED, 8008 APPROVAL_ACCESS_DENIED, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 8001 APPROVER_NOT_ELIGIBLE, 8005 APPROVAL_CALLBACK_CLASS_MISMATCH, 8007 SELF_APPROVAL_NOT_ALLOWED, 8008 APPROVAL_ACCESS_DENIED */
         "ApprovalManager.403": {
             headers: {
                 [name: string]: unknown;
@@ -7637,7 +7685,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 8000 APPROVAL_NOT_PENDING, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 8000 APPROVAL_NOT_PENDING */
         "ApprovalManager.409": {
             headers: {
                 [name: string]: unknown;
@@ -7646,7 +7694,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 8003 APPROVAL_PATCH_UNAVAILABLE, 8006 APPROVAL_PATCH_STORE_FAILED, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 8003 APPROVAL_PATCH_UNAVAILABLE, 8006 APPROVAL_PATCH_STORE_FAILED */
         "ApprovalManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7673,7 +7721,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 18050 BENEFIT_CATEGORY_INVALID_INPUT, 18051 BENEFIT_CATEGORY_NO_CHANGES, 18053 BENEFIT_CATEGORY_INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 18050 BENEFIT_CATEGORY_INVALID_INPUT, 18051 BENEFIT_CATEGORY_NO_CHANGES, 18053 BENEFIT_CATEGORY_INVALID_QUERY */
         "BenefitCategory.400": {
             headers: {
                 [name: string]: unknown;
@@ -7700,7 +7748,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 18052 BENEFIT_CATEGORY_STATUS_UNCHANGED, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18052 BENEFIT_CATEGORY_STATUS_UNCHANGED */
         "BenefitCategory.409": {
             headers: {
                 [name: string]: unknown;
@@ -7709,7 +7757,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 6012 COMPANY_INVALID_REFERENCES, 6013 COMPANY_INVALID_STATUS, 6019 COMPANY_INVALID_QUERY, 6021 COMPANY_SINGLETON_ONLY, 6022 COMPANY_EMPTY_UPDATE, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 6012 COMPANY_INVALID_REFERENCES, 6013 COMPANY_INVALID_STATUS, 6019 COMPANY_INVALID_QUERY, 6021 COMPANY_SINGLETON_ONLY, 6022 COMPANY_EMPTY_UPDATE */
         "Company.400": {
             headers: {
                 [name: string]: unknown;
@@ -7727,7 +7775,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 6018 COMPANY_ACCESS_DENIED, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 6018 COMPANY_ACCESS_DENIED */
         "Company.403": {
             headers: {
                 [name: string]: unknown;
@@ -7736,7 +7784,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 6010 COMPANY_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 6010 COMPANY_NOT_FOUND */
         "Company.404": {
             headers: {
                 [name: string]: unknown;
@@ -7745,7 +7793,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 6011 COMPANY_BG_ID_TAKEN, 6014 COMPANY_STATUS_UNCHANGED, 6015 COMPANY_APPROVAL_PENDING, 6016 COMPANY_APPROVAL_MISMATCH, 6020 COMPANY_ID_TAKEN, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 6011 COMPANY_BG_ID_TAKEN, 6014 COMPANY_STATUS_UNCHANGED, 6015 COMPANY_APPROVAL_PENDING, 6016 COMPANY_APPROVAL_MISMATCH, 6020 COMPANY_ID_TAKEN */
         "Company.409": {
             headers: {
                 [name: string]: unknown;
@@ -7754,7 +7802,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 18001 CONTENT_INVALID_FIELDS, 18002 CONTENT_INVALID_KEY, 18003 CONTENT_INVALID_DATES, 18004 CONTENT_INVALID_STATUS, 18009 CONTENT_INVALID_QUERY, 18011 CONTENT_SINGLETON_ONLY, 18012 CONTENT_EMPTY_UPDATE, 18013 CONTENT_INVALID_IMAGE, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 18001 CONTENT_INVALID_FIELDS, 18002 CONTENT_INVALID_KEY, 18003 CONTENT_INVALID_DATES, 18004 CONTENT_INVALID_STATUS, 18009 CONTENT_INVALID_QUERY, 18011 CONTENT_SINGLETON_ONLY, 18012 CONTENT_EMPTY_UPDATE, 18013 CONTENT_INVALID_IMAGE */
         "ContentManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -7781,7 +7829,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 18000 CONTENT_NOT_FOUND, 18015 CONTENT_GROUP_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 18000 CONTENT_NOT_FOUND, 18015 CONTENT_GROUP_NOT_FOUND */
         "ContentManager.404": {
             headers: {
                 [name: string]: unknown;
@@ -7790,7 +7838,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 18005 CONTENT_STATUS_UNCHANGED, 18006 CONTENT_APPROVAL_PENDING, 18007 CONTENT_APPROVAL_MISMATCH, 18010 CONTENT_ID_TAKEN, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18005 CONTENT_STATUS_UNCHANGED, 18006 CONTENT_APPROVAL_PENDING, 18007 CONTENT_APPROVAL_MISMATCH, 18010 CONTENT_ID_TAKEN */
         "ContentManager.409": {
             headers: {
                 [name: string]: unknown;
@@ -7799,7 +7847,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 18014 CONTENT_IMAGE_STORE_FAILED, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 18014 CONTENT_IMAGE_STORE_FAILED */
         "ContentManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7817,7 +7865,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 13000 INVALID_INSTANCE_ID, 13001 UNSUPPORTED_TYPE, 13002 INVALID_BASE64, 13003 FILE_TOO_LARGE, 13004 CONTENT_MISMATCH, 13005 EMPTY_FILE, 13006 INVALID_FILE_REFERENCE, 13013 ENTITY_MISMATCH, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 13000 INVALID_INSTANCE_ID, 13001 UNSUPPORTED_TYPE, 13002 INVALID_BASE64, 13003 FILE_TOO_LARGE, 13004 CONTENT_MISMATCH, 13005 EMPTY_FILE, 13006 INVALID_FILE_REFERENCE, 13013 ENTITY_MISMATCH */
         "FileManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -7835,7 +7883,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 13009 INVALID_TOKEN, 13010 NOT_PUBLIC, 13011 ACTOR_NOT_ALLOWED, 13012 ENTITY_FORBIDDEN, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 13009 INVALID_TOKEN, 13010 NOT_PUBLIC, 13011 ACTOR_NOT_ALLOWED, 13012 ENTITY_FORBIDDEN */
         "FileManager.403": {
             headers: {
                 [name: string]: unknown;
@@ -7844,7 +7892,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 13007 FILE_NOT_FOUND, 13008 FILE_DELETED, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 13007 FILE_NOT_FOUND, 13008 FILE_DELETED */
         "FileManager.404": {
             headers: {
                 [name: string]: unknown;
@@ -7853,7 +7901,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 13014 FILE_STORE_ERROR, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 13014 FILE_STORE_ERROR */
         "FileManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7862,7 +7910,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 12001 INVALID_QUERY, 12002 INVALID_DATE_RANGE, 12006 ADDITIONAL_DATA_TOO_LARGE, 12007 RECORD_MISMATCH, 12008 INVALID_ENTITY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 12001 INVALID_QUERY, 12002 INVALID_DATE_RANGE, 12006 ADDITIONAL_DATA_TOO_LARGE, 12007 RECORD_MISMATCH, 12008 INVALID_ENTITY */
         "LogManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -7880,7 +7928,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 12003 ACTOR_NOT_ALLOWED, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 12003 ACTOR_NOT_ALLOWED */
         "LogManager.403": {
             headers: {
                 [name: string]: unknown;
@@ -7889,7 +7937,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 12004 LOG_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 12004 LOG_NOT_FOUND */
         "LogManager.404": {
             headers: {
                 [name: string]: unknown;
@@ -7898,7 +7946,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 12005 LARGE_LOG_UNAVAILABLE, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 12005 LARGE_LOG_UNAVAILABLE */
         "LogManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7907,7 +7955,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 10001 VALIDATION, 10005 INVALID_FILE_EXTENSION, 5001 INVALID_STATUS_TRANSITION, 5002 SYSTEM_ONLY_STATUS, 5007 NOT_ELIGIBLE_FOR_COMPANY, 5008 INVALID_MEMBER_TYPE, 5009 INVALID_MEMBER_SUB_TYPE, 5005 INVALID_QUERY, 5010 FAMILY_MEMBER_LIMIT, 5013 TIER_NOT_ACTIVE, 5014 NOT_ELIGIBLE_FOR_TIER, 5015 PAYMENT_TYPE_NOT_ALLOWED, 5019 DOCUMENT_ARCHIVED, 5027 INVALID_FILE, 5029 COMPANY_CHANGE_NOT_ALLOWED, 5032 NOT_A_PRIMARY_MEMBER, 5028 INVALID_INPUT, 5033 INVALID_MEMBERSHIP_PERIOD, 5034 COMPANY_NOT_ACTIVE, 5038 WEAK_PASSWORD, 5039 WRONG_CURRENT_PASSWORD, 5042 NO_PASSWORD, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 5001 INVALID_STATUS_TRANSITION, 5002 SYSTEM_ONLY_STATUS, 5005 INVALID_QUERY, 5007 NOT_ELIGIBLE_FOR_COMPANY, 5008 INVALID_MEMBER_TYPE, 5009 INVALID_MEMBER_SUB_TYPE, 5010 FAMILY_MEMBER_LIMIT, 5013 TIER_NOT_ACTIVE, 5014 NOT_ELIGIBLE_FOR_TIER, 5015 PAYMENT_TYPE_NOT_ALLOWED, 5019 DOCUMENT_ARCHIVED, 5027 INVALID_FILE, 5028 INVALID_INPUT, 5029 COMPANY_CHANGE_NOT_ALLOWED, 5032 NOT_A_PRIMARY_MEMBER, 5033 INVALID_MEMBERSHIP_PERIOD, 5034 COMPANY_NOT_ACTIVE, 5038 WEAK_PASSWORD, 5039 WRONG_CURRENT_PASSWORD, 5042 NO_PASSWORD, 10001 VALIDATION, 10005 INVALID_FILE_EXTENSION */
         "Member.400": {
             headers: {
                 [name: string]: unknown;
@@ -7916,7 +7964,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 401: 10072 INVALID_API_KEY, 5036 INVALID_CREDENTIALS, 5037 INVALID_CODE, 5041 SSO_REFUSED, 1007 UNAUTHENTICATED */
+        /** @description 401: 1007 UNAUTHENTICATED, 5036 INVALID_CREDENTIALS, 5037 INVALID_CODE, 5041 SSO_REFUSED, 10072 INVALID_API_KEY */
         "Member.401": {
             headers: {
                 [name: string]: unknown;
@@ -7925,7 +7973,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN */
         "Member.403": {
             headers: {
                 [name: string]: unknown;
@@ -7934,7 +7982,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED */
         "Member.404": {
             headers: {
                 [name: string]: unknown;
@@ -7943,7 +7991,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH */
         "Member.409": {
             headers: {
                 [name: string]: unknown;
@@ -7970,7 +8018,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED, 5030 FILE_STORE_FAILED, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 5030 FILE_STORE_FAILED, 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED */
         "Member.500": {
             headers: {
                 [name: string]: unknown;
@@ -7988,7 +8036,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 16001 NOTIFICATION_INVALID_PARAMETERS, 16002 NOTIFICATION_MISSING_PARAMETERS, 16003 NOTIFICATION_INVALID_RECIPIENT, 16006 NOTIFICATION_NO_CHANGES, 16007 NOTIFICATION_INVALID_TEMPLATE, 16008 NOTIFICATION_INVALID_QUERY, 16009 NOTIFICATION_INVALID_CHANNEL_CONTENT, 16011 NOTIFICATION_MESSAGE_TOO_LONG, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 16001 NOTIFICATION_INVALID_PARAMETERS, 16002 NOTIFICATION_MISSING_PARAMETERS, 16003 NOTIFICATION_INVALID_RECIPIENT, 16006 NOTIFICATION_NO_CHANGES, 16007 NOTIFICATION_INVALID_TEMPLATE, 16008 NOTIFICATION_INVALID_QUERY, 16009 NOTIFICATION_INVALID_CHANNEL_CONTENT, 16011 NOTIFICATION_MESSAGE_TOO_LONG */
         "NotificationManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -8015,7 +8063,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 16000 NOTIFICATION_TEMPLATE_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 16000 NOTIFICATION_TEMPLATE_NOT_FOUND */
         "NotificationManager.404": {
             headers: {
                 [name: string]: unknown;
@@ -8024,7 +8072,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED */
         "NotificationManager.409": {
             headers: {
                 [name: string]: unknown;
@@ -8033,7 +8081,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 18070 OFFER_INVALID_INPUT, 18071 OFFER_INVALID_DATES, 18072 OFFER_UNKNOWN_PARTNER, 18073 OFFER_UNKNOWN_CATEGORY, 18074 OFFER_NO_CHANGES, 18076 OFFER_INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 18070 OFFER_INVALID_INPUT, 18071 OFFER_INVALID_DATES, 18072 OFFER_UNKNOWN_PARTNER, 18073 OFFER_UNKNOWN_CATEGORY, 18074 OFFER_NO_CHANGES, 18076 OFFER_INVALID_QUERY */
         "Offer.400": {
             headers: {
                 [name: string]: unknown;
@@ -8060,7 +8108,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 18075 OFFER_STATUS_UNCHANGED, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18075 OFFER_STATUS_UNCHANGED */
         "Offer.409": {
             headers: {
                 [name: string]: unknown;
@@ -8069,7 +8117,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 15000 OTP_INVALID_INSTANCE_ID, 15002 OTP_INVALID_INPUT, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 15000 OTP_INVALID_INSTANCE_ID, 15002 OTP_INVALID_INPUT */
         "Otp.400": {
             headers: {
                 [name: string]: unknown;
@@ -8087,7 +8135,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 15001 OTP_NOT_YOUR_ENTITY, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 15001 OTP_NOT_YOUR_ENTITY */
         "Otp.403": {
             headers: {
                 [name: string]: unknown;
@@ -8105,7 +8153,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 17000 INVALID_INPUT, 17001 PARTNER_INVALID_CONTRACT_DATES, 17002 PARTNER_INVALID_ID, 17006 PARTNER_NO_CHANGES, 17009 VENUE_TYPE_NOT_SETTABLE, 17010 INVALID_QUERY, 17013 INVALID_FILE, 17018 PARTNER_INVALID_DATE_RANGE, 14008 DOCUMENT_ARCHIVED, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 14008 DOCUMENT_ARCHIVED, 17000 INVALID_INPUT, 17001 PARTNER_INVALID_CONTRACT_DATES, 17002 PARTNER_INVALID_ID, 17006 PARTNER_NO_CHANGES, 17009 VENUE_TYPE_NOT_SETTABLE, 17010 INVALID_QUERY, 17013 INVALID_FILE, 17018 PARTNER_INVALID_DATE_RANGE */
         "Partner.400": {
             headers: {
                 [name: string]: unknown;
@@ -8132,7 +8180,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 17007 VENUE_NOT_FOUND, 17015 DOCUMENT_NOT_FOUND, 17017 PARTNER_LOG_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 17007 VENUE_NOT_FOUND, 17015 DOCUMENT_NOT_FOUND, 17017 PARTNER_LOG_NOT_FOUND */
         "Partner.404": {
             headers: {
                 [name: string]: unknown;
@@ -8141,7 +8189,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 17003 PARTNER_APPROVAL_PENDING, 17004 VENUE_APPROVAL_PENDING, 17005 PARTNER_STATUS_UNCHANGED, 17008 VENUE_ID_TAKEN, 17011 PARTNER_APPROVAL_MISMATCH, 17012 PARTNER_APPROVAL_CONFLICT, 17016 DOCUMENT_STATUS_CONFLICT, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17003 PARTNER_APPROVAL_PENDING, 17004 VENUE_APPROVAL_PENDING, 17005 PARTNER_STATUS_UNCHANGED, 17008 VENUE_ID_TAKEN, 17011 PARTNER_APPROVAL_MISMATCH, 17012 PARTNER_APPROVAL_CONFLICT, 17016 DOCUMENT_STATUS_CONFLICT */
         "Partner.409": {
             headers: {
                 [name: string]: unknown;
@@ -8150,7 +8198,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 17014 FILE_STORE_FAILED, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 17014 FILE_STORE_FAILED */
         "Partner.500": {
             headers: {
                 [name: string]: unknown;
@@ -8159,7 +8207,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 17102 PARTNER_USER_INVALID_INPUT, 17106 PARTNER_USER_UNKNOWN_PARTNER, 17107 PARTNER_USER_UNKNOWN_VENUE, 17108 PARTNER_USER_INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 17102 PARTNER_USER_INVALID_INPUT, 17106 PARTNER_USER_UNKNOWN_PARTNER, 17107 PARTNER_USER_UNKNOWN_VENUE, 17108 PARTNER_USER_INVALID_QUERY */
         "PartnerUser.400": {
             headers: {
                 [name: string]: unknown;
@@ -8186,7 +8234,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 17101 PARTNER_USER_EMAIL_TAKEN, 17103 PARTNER_USER_APPROVAL_PENDING, 17104 PARTNER_USER_APPROVAL_MISMATCH, 17105 PARTNER_USER_NO_CHANGE, 17109 PARTNER_USER_APPROVAL_CONFLICT, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17101 PARTNER_USER_EMAIL_TAKEN, 17103 PARTNER_USER_APPROVAL_PENDING, 17104 PARTNER_USER_APPROVAL_MISMATCH, 17105 PARTNER_USER_NO_CHANGE, 17109 PARTNER_USER_APPROVAL_CONFLICT */
         "PartnerUser.409": {
             headers: {
                 [name: string]: unknown;
@@ -8195,7 +8243,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 4002 PM_USER_INVALID_INPUT, 4009 PM_USER_UNKNOWN_ROLES, 4010 PM_USER_UNKNOWN_COMPANY, 4011 PM_USER_INVALID_QUERY, 4016 PM_USER_WEAK_PASSWORD, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 4002 PM_USER_INVALID_INPUT, 4009 PM_USER_UNKNOWN_ROLES, 4010 PM_USER_UNKNOWN_COMPANY, 4011 PM_USER_INVALID_QUERY, 4016 PM_USER_WEAK_PASSWORD */
         "ProgramManagementUser.400": {
             headers: {
                 [name: string]: unknown;
@@ -8204,7 +8252,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 401: 4013 PM_USER_INVALID_CREDENTIALS, 4014 PM_USER_INVALID_CODE, 4017 PM_USER_SSO_REFUSED, 1007 UNAUTHENTICATED */
+        /** @description 401: 1007 UNAUTHENTICATED, 4013 PM_USER_INVALID_CREDENTIALS, 4014 PM_USER_INVALID_CODE, 4017 PM_USER_SSO_REFUSED */
         "ProgramManagementUser.401": {
             headers: {
                 [name: string]: unknown;
@@ -8213,7 +8261,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 4006 PM_USER_PERMISSION_NOT_HELD, 4007 PM_USER_DEVELOPER_ONLY, 4008 PM_USER_SELF_EDIT, 4012 PM_USER_NOT_YOURS, 4019 PM_USER_LEVEL_NOT_HELD, 4021 PM_USER_OUTSIDE_COMPANY, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 4006 PM_USER_PERMISSION_NOT_HELD, 4007 PM_USER_DEVELOPER_ONLY, 4008 PM_USER_SELF_EDIT, 4012 PM_USER_NOT_YOURS, 4019 PM_USER_LEVEL_NOT_HELD, 4021 PM_USER_OUTSIDE_COMPANY */
         "ProgramManagementUser.403": {
             headers: {
                 [name: string]: unknown;
@@ -8222,7 +8270,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 4018 PM_USER_SSO_NOT_CONFIGURED, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 4018 PM_USER_SSO_NOT_CONFIGURED */
         "ProgramManagementUser.404": {
             headers: {
                 [name: string]: unknown;
@@ -8231,7 +8279,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT */
         "ProgramManagementUser.409": {
             headers: {
                 [name: string]: unknown;
@@ -8249,7 +8297,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 9002 ROLE_INVALID_PERMISSIONS, 9007 ROLE_INVALID_QUERY, 9009 ROLE_INVALID_STATE, 9010 ROLE_INVALID_INPUT, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 9002 ROLE_INVALID_PERMISSIONS, 9007 ROLE_INVALID_QUERY, 9009 ROLE_INVALID_STATE, 9010 ROLE_INVALID_INPUT */
         "RoleManager.400": {
             headers: {
                 [name: string]: unknown;
@@ -8267,7 +8315,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 9012 ROLE_PERMISSION_NOT_HELD, 9013 ROLE_SELF_EDIT, 9014 ROLE_LEVEL_NOT_HELD, 9015 ROLE_LEVEL1_NEEDS_APPROVAL, 9016 ROLE_DEVELOPER_ONLY, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 9012 ROLE_PERMISSION_NOT_HELD, 9013 ROLE_SELF_EDIT, 9014 ROLE_LEVEL_NOT_HELD, 9015 ROLE_LEVEL1_NEEDS_APPROVAL, 9016 ROLE_DEVELOPER_ONLY */
         "RoleManager.403": {
             headers: {
                 [name: string]: unknown;
@@ -8276,7 +8324,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 9000 ROLE_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 9000 ROLE_NOT_FOUND */
         "RoleManager.404": {
             headers: {
                 [name: string]: unknown;
@@ -8285,7 +8333,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 9001 ROLE_NAME_TAKEN, 9003 ROLE_PENDING_APPROVAL, 9004 ROLE_BUILT_IN, 9005 ROLE_APPROVAL_MISMATCH, 9006 ROLE_APPROVAL_CONFLICT, 9008 ROLE_STATUS_UNCHANGED, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 9001 ROLE_NAME_TAKEN, 9003 ROLE_PENDING_APPROVAL, 9004 ROLE_BUILT_IN, 9005 ROLE_APPROVAL_MISMATCH, 9006 ROLE_APPROVAL_CONFLICT, 9008 ROLE_STATUS_UNCHANGED */
         "RoleManager.409": {
             headers: {
                 [name: string]: unknown;
@@ -8303,7 +8351,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 10023 SETTING_INVALID_STATUS, 10028 SETTING_INVALID_QUERY, 10031 SETTING_INVALID_REFERENCE, 10032 SETTING_INVALID_PAYMENT_PERIODS, 10033 SETTING_SINGLETON_ONLY, 10034 SETTING_UNKNOWN_GROUP, 10035 SETTING_INVALID_STATE, 10036 SETTING_EMPTY_UPDATE, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 10023 SETTING_INVALID_STATUS, 10028 SETTING_INVALID_QUERY, 10031 SETTING_INVALID_REFERENCE, 10032 SETTING_INVALID_PAYMENT_PERIODS, 10033 SETTING_SINGLETON_ONLY, 10034 SETTING_UNKNOWN_GROUP, 10035 SETTING_INVALID_STATE, 10036 SETTING_EMPTY_UPDATE */
         "Setting.400": {
             headers: {
                 [name: string]: unknown;
@@ -8321,7 +8369,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 10037 SETTING_DEVELOPER_ONLY, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 10037 SETTING_DEVELOPER_ONLY */
         "Setting.403": {
             headers: {
                 [name: string]: unknown;
@@ -8330,7 +8378,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 10020 SETTING_VALUE_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 10020 SETTING_VALUE_NOT_FOUND */
         "Setting.404": {
             headers: {
                 [name: string]: unknown;
@@ -8339,7 +8387,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 10021 SETTING_NAME_TAKEN, 10022 SETTING_ID_TAKEN, 10024 SETTING_STATUS_UNCHANGED, 10025 SETTING_APPROVAL_PENDING, 10026 SETTING_APPROVAL_MISMATCH, 10029 SETTING_SYSTEM_IDENTIFIER_TAKEN, 10030 SETTING_HRMS_MAPPING_TAKEN, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 10021 SETTING_NAME_TAKEN, 10022 SETTING_ID_TAKEN, 10024 SETTING_STATUS_UNCHANGED, 10025 SETTING_APPROVAL_PENDING, 10026 SETTING_APPROVAL_MISMATCH, 10029 SETTING_SYSTEM_IDENTIFIER_TAKEN, 10030 SETTING_HRMS_MAPPING_TAKEN */
         "Setting.409": {
             headers: {
                 [name: string]: unknown;
@@ -8348,7 +8396,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 11000 SYSTEM_EMAIL_INVALID_TEMPLATE, 11001 SYSTEM_EMAIL_TEMPLATE_ID_MISMATCH, 11003 SYSTEM_EMAIL_NO_CHANGES, 11006 SYSTEM_EMAIL_NO_RECIPIENTS, 11007 SYSTEM_EMAIL_INVALID_PARAMETERS, 11008 SYSTEM_EMAIL_MISSING_PARAMETERS, 11009 SYSTEM_EMAIL_INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 11000 SYSTEM_EMAIL_INVALID_TEMPLATE, 11001 SYSTEM_EMAIL_TEMPLATE_ID_MISMATCH, 11003 SYSTEM_EMAIL_NO_CHANGES, 11006 SYSTEM_EMAIL_NO_RECIPIENTS, 11007 SYSTEM_EMAIL_INVALID_PARAMETERS, 11008 SYSTEM_EMAIL_MISSING_PARAMETERS, 11009 SYSTEM_EMAIL_INVALID_QUERY */
         "SystemEmail.400": {
             headers: {
                 [name: string]: unknown;
@@ -8375,7 +8423,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH */
         "SystemEmail.409": {
             headers: {
                 [name: string]: unknown;
@@ -8384,7 +8432,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 7000 TIER_INVALID_DATE_RANGE, 7001 TIER_TYPE_NOT_FOUND, 7002 TIER_TYPE_INACTIVE, 7006 TIER_STATUS_NOT_SETTABLE, 7011 TIER_INVALID_CONDITION, 7012 TIER_INVALID_PAYMENT_PERIOD, 7013 TIER_INVALID_QUERY, 7017 TIER_NO_CHANGES, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 7000 TIER_INVALID_DATE_RANGE, 7001 TIER_TYPE_NOT_FOUND, 7002 TIER_TYPE_INACTIVE, 7006 TIER_STATUS_NOT_SETTABLE, 7011 TIER_INVALID_CONDITION, 7012 TIER_INVALID_PAYMENT_PERIOD, 7013 TIER_INVALID_QUERY, 7017 TIER_NO_CHANGES */
         "Tier.400": {
             headers: {
                 [name: string]: unknown;
@@ -8411,7 +8459,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 7004 TIER_SOURCE_NOT_FOUND, 7009 TIER_RULE_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 7004 TIER_SOURCE_NOT_FOUND, 7009 TIER_RULE_NOT_FOUND */
         "Tier.404": {
             headers: {
                 [name: string]: unknown;
@@ -8420,7 +8468,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT, 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT */
         "Tier.409": {
             headers: {
                 [name: string]: unknown;
@@ -8438,7 +8486,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 16102 INVALID_INBOX_ID, 16103 INVALID_QUERY, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 16102 INVALID_INBOX_ID, 16103 INVALID_QUERY */
         "UserNotification.400": {
             headers: {
                 [name: string]: unknown;
@@ -8456,7 +8504,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 16100 NOT_YOUR_INBOX, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 16100 NOT_YOUR_INBOX */
         "UserNotification.403": {
             headers: {
                 [name: string]: unknown;
@@ -8465,7 +8513,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 16101 NOTIFICATION_NOT_FOUND, 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 16101 NOTIFICATION_NOT_FOUND */
         "UserNotification.404": {
             headers: {
                 [name: string]: unknown;
@@ -8474,7 +8522,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 14001 WORKFLOW_NO_MATCHING_RULE, 14004 WORKFLOW_INVALID_CONFIGURATION, 14005 WORKFLOW_CONFIG_CLASS_ID_MISMATCH, 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 14001 WORKFLOW_NO_MATCHING_RULE, 14004 WORKFLOW_INVALID_CONFIGURATION, 14005 WORKFLOW_CONFIG_CLASS_ID_MISMATCH */
         "Workflow.400": {
             headers: {
                 [name: string]: unknown;
@@ -8492,7 +8540,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 403: 14007 WORKFLOW_DEVELOPER_ONLY, 14008 WORKFLOW_FOREIGN_CONFIGURATION, 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
+        /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 14007 WORKFLOW_DEVELOPER_ONLY, 14008 WORKFLOW_FOREIGN_CONFIGURATION */
         "Workflow.403": {
             headers: {
                 [name: string]: unknown;
@@ -8501,7 +8549,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 14000 WORKFLOW_CLASS_MISMATCH, 14002 WORKFLOW_MULTIPLE_RULES, 14003 WORKFLOW_NO_CONFIGURATION, 14006 WORKFLOW_PATCH_FAILED, 1000 INTERNAL, 1018 READ_ONLY */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 14000 WORKFLOW_CLASS_MISMATCH, 14002 WORKFLOW_MULTIPLE_RULES, 14003 WORKFLOW_NO_CONFIGURATION, 14006 WORKFLOW_PATCH_FAILED */
         "Workflow.500": {
             headers: {
                 [name: string]: unknown;
@@ -11243,6 +11291,80 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_checkImportMember_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_checkImportMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_checkOtp: {
         parameters: {
             query?: never;
@@ -12316,7 +12438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12353,7 +12475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12390,7 +12512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12652,7 +12774,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12689,7 +12811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12726,7 +12848,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12993,7 +13115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13030,7 +13152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13067,7 +13189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13338,7 +13460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13375,7 +13497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13412,7 +13534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13590,6 +13712,76 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    Member_importMember_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_importMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
         };
     };
     Member_inviteRedirect_get: {
@@ -14732,7 +14924,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14760,7 +14952,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14788,7 +14980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15391,7 +15583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15428,7 +15620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15465,7 +15657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15733,7 +15925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 403: 10074 DEPENDANT_FORBIDDEN, 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER (in the method's own error envelope) */
+            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15770,7 +15962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15807,7 +15999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED (in the method's own error envelope) */
+            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;

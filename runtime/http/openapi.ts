@@ -220,6 +220,19 @@ function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMetho
 }
 
 /**
+ * Codes in a stable order (numbers ascending, then names): the order a class's
+ * `errors` module exports its tables in depends on the compiler that loaded it,
+ * and the committed document must not (test/runtime/openapi-drift.test.ts).
+ */
+function byCode<T extends { code: number | string }>(codes: T[]): T[] {
+  const key = (c: T) => (typeof c.code === 'number' ? [0, c.code, ''] : [1, 0, c.code]) as [number, number, string];
+  return [...codes].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2].localeCompare(y[2]);
+  });
+}
+
+/**
  * A method's error answers. The class's codes and the platform's, by status,
  * are one shared response per class and status (`{Class}.{status}` in
  * components.responses); a method with its own envelope has its bodies inline.
@@ -241,7 +254,7 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     }
     const own = new Map<number, { code: number | string; name: string }[]>();
     for (const [name, e] of Object.entries(table ?? {})) own.set(e.status, [...(own.get(e.status) ?? []), { code: e.code, name }]);
-    for (const [status, codes] of [...own].sort((a, b) => a[0] - b[0])) {
+    for (const [status, codes] of [...own].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
       const key = String(status);
       if (out[key]) (out[key] as Json)['x-error-codes'] = codes;
       else {
@@ -269,7 +282,7 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     else rest.push({ code: e.code, name, status: e.status });
   }
   rest.push({ code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 });
-  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
     const key = String(status);
     if (out[key]) {
       (out[key] as Json)['x-error-codes'] = codes;
