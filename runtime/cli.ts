@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import { TOKEN_IDENTITIES } from './auth/auth';
 import { loadConfig } from './config';
 import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
+import { reproject } from './reproject';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
@@ -83,11 +84,16 @@ program
 
 program
   .command('reproject [classIds...]')
-  .description('rebuild the document-store collections of the given classes (default: all) from actor state')
-  .action((classIds: string[]) =>
+  .description(
+    'rebuild the document-store collections of the given classes (default: all) from actor state; with the embedded store ' +
+      '(no MONGODB_URL) the running service\'s projector processes rebuild theirs, and it fails when none is running',
+  )
+  .option('--timeout <seconds>', 'embedded store: give up when the service has reported no progress for this long', '30')
+  .action((classIds: string[], opts: { timeout: string }) =>
     withRuntime(async (rt) => {
-      const count = await rt.projector.rebuild(classIds.length ? classIds : undefined, { drop: true });
-      print({ reprojected: count, store: rt.documents.kind });
+      const idleMs = Number(opts.timeout) * 1000;
+      if (!Number.isFinite(idleMs) || idleMs <= 0) throw new Error(`--timeout must be a number of seconds above 0, got '${opts.timeout}'`);
+      print(await reproject(rt, classIds, { idleMs }));
     }),
   );
 
@@ -106,7 +112,10 @@ program
 
 program
   .command('status')
-  .description('queue depths, the oldest waiting job\'s age, the last 20 failed jobs and the committed effects not yet applied')
+  .description(
+    'queue depths, the oldest waiting job\'s age, the last 20 failed jobs, the committed effects not yet applied and the projector lag ' +
+      '(outbox entries not projected and the oldest one\'s age, by collection)',
+  )
   .action(() => withRuntime(async (rt) => print(await queueStatus(rt))));
 
 program

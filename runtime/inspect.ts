@@ -8,6 +8,8 @@ import type { Effect } from './actor/effects';
 import { parseState } from './actor/state-store';
 import { REDACT_PATHS } from './logger';
 import type { Runtime } from './runtime';
+import type { ProjectorLag } from './stream/projector';
+import { askProjectors } from './stream/projector-control';
 
 const MASK = '[masked]';
 /** delayed jobs looked at for an instance's due tasks: enough for an operator's look, bounded */
@@ -15,6 +17,8 @@ const DELAYED_SCAN = 1000;
 /** effect-stream entries looked at for effects targeting an instance */
 const EFFECT_SCAN = 1000;
 const FAILED_SHOWN = 20;
+/** how long status waits for the running projectors of an embedded store to tell their lag */
+const LAG_ANSWER_MS = 5000;
 
 export class InspectError extends Error {}
 
@@ -108,7 +112,28 @@ export async function inspectInstance(rt: Runtime, classId: string, ref: string)
   };
 }
 
-/** Queue depths, the oldest waiting job's age, the last failed jobs and the committed effects not yet applied. */
+/**
+ * The projector lag (Projector.backlog, which /metrics reads too): with a
+ * shared store the outbox's backlog, read here; with the embedded store each
+ * running projector process's own, asked of them (none running: an empty list
+ * and a note saying so).
+ */
+export async function projectorStatus(rt: Runtime, answerMs = LAG_ANSWER_MS) {
+  const store = rt.documents.kind;
+  if (rt.documents.shared) return { store, ...(await rt.projector.backlog({ byCollection: true })) };
+  const answer = await askProjectors(rt.redis, rt.store.keys.base, { command: 'lag' }, { idleMs: answerMs });
+  const processes = [...answer.reports.values()]
+    .filter((r) => r.state === 'done')
+    .map((r) => ({ process: r.process, ...(r.result as ProjectorLag) }));
+  return {
+    store,
+    processes,
+    ...(answer.receivers === 0 ? { note: 'no running projector process: the embedded store is rebuilt when one starts' } : {}),
+    ...(answer.unfinished ? { unanswered: answer.unfinished } : {}),
+  };
+}
+
+/** Queue depths, the oldest waiting job's age, the last failed jobs, the committed effects not yet applied and the projector lag. */
 export async function queueStatus(rt: Runtime) {
   const q = rt.jobs.queue;
   const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
@@ -132,6 +157,7 @@ export async function queueStatus(rt: Runtime) {
       };
     }),
     effectsPending: await rt.store.redis.xlen(rt.store.keys.effects),
+    projector: await projectorStatus(rt),
   };
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
@@ -5,6 +6,7 @@ import { parseState, type StateStore } from '../actor/state-store';
 import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
 import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
+import { ControlListener, type ControlRequest } from './projector-control';
 
 const GROUP = 'projector';
 /** longest blocking read of the outbox (its connection's command time-out is this much longer) */
@@ -16,6 +18,26 @@ const LAG_COUNT_MAX = 1000;
 /** seconds since an outbox entry was added (its id's time), 0 for none */
 function ageOf(id: string | undefined): number {
   return id ? Math.max(0, (Date.now() - Number(id.split('-')[0])) / 1000) : 0;
+}
+
+/** What waits to be projected: outbox entries and the oldest one's age in seconds (0 when none). */
+export interface ProjectorLag {
+  entries: number;
+  seconds: number;
+  /**
+   * by collection (when asked for): the entries whose class projects into it
+   * and the oldest one's age; counted over the first `counted` entries
+   */
+  collections?: Record<string, { entries: number; seconds: number }>;
+  /** set when the entries were too many to all be read for `collections` */
+  counted?: number;
+}
+
+export interface RebuildOptions {
+  /** empty the collections first (reproject): every instance is projected again */
+  drop?: boolean;
+  /** instances projected so far, and how many there are (counted first when this is given) */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -31,7 +53,9 @@ function ageOf(id: string | undefined): number {
  * A shared store (MongoDB) is fed by a consumer group: each entry is handled
  * by one projector process, acknowledged and deleted. An embedded store lives
  * in each process: it is rebuilt from actor state at start, then follows the
- * outbox from that point; the outbox is trimmed by age.
+ * outbox from that point; the outbox is trimmed by age. As no other process
+ * can reach it, the CLI's `reproject` and `status` ask its running projectors
+ * to rebuild it and to tell their lag (projector-control.ts).
  */
 export class Projector {
   private running = false;
@@ -41,8 +65,12 @@ export class Projector {
   private readonly seen = new Map<string, number>();
   /** the last outbox entry this process read (embedded store: it follows the outbox from there) */
   private lastRead?: string;
+  /** set by stop(): a rebuild in progress gives up */
+  private stopping = false;
   /** told of Redis outages (one log line each) instead of logging every failed read */
   redisHealth?: RedisHealth;
+  /** embedded store: takes the CLI's reproject and lag requests (projector-control.ts) */
+  private control?: ControlListener;
 
   constructor(
     private readonly store: StateStore,
@@ -68,6 +96,11 @@ export class Projector {
     return this.registry.list().filter((c) => c.options.stream);
   }
 
+  /** the classes that project documents (what reproject takes) */
+  streamedClassIds(): string[] {
+    return this.streamed().map((c) => c.id);
+  }
+
   async ensureIndexes(): Promise<void> {
     for (const cls of this.streamed()) {
       for (const [collection, def] of Object.entries(cls.options.stream!.collections)) {
@@ -77,7 +110,13 @@ export class Projector {
   }
 
   /** Project one instance from the state given (or read from Redis). */
-  async project(classId: string, instanceId: string, known?: { version: number; stateJson: string; state?: InstanceState }): Promise<void> {
+  async project(
+    classId: string,
+    instanceId: string,
+    known?: { version: number; stateJson: string; state?: InstanceState },
+    /** project even when this version was projected (a rebuild after its collections were dropped) */
+    force = false,
+  ): Promise<void> {
     const cls = this.registry.get(classId);
     const stream = cls?.options.stream;
     if (!stream) return;
@@ -88,7 +127,7 @@ export class Projector {
       if (!stored) return;
       current = { version: stored.version, stateJson: stored.stateJson };
     }
-    if ((this.seen.get(key) ?? 0) >= current.version) return;
+    if (!force && (this.seen.get(key) ?? 0) >= current.version) return;
     // documents are built here, before any await, and the store copies what it keeps
     const docs = stream.toDocuments(current.state ?? parseState(current.stateJson), instanceId);
     for (const d of docs) {
@@ -118,18 +157,27 @@ export class Projector {
   }
 
   /** Re-project every instance of the given classes (default: all streamed classes). */
-  async rebuild(classIds?: string[], opts: { drop?: boolean } = {}): Promise<number> {
+  async rebuild(classIds?: string[], opts: RebuildOptions = {}): Promise<number> {
+    const classes = this.streamed().filter((cls) => !classIds || classIds.includes(cls.id));
+    let total = 0;
+    if (opts.onProgress) {
+      for (const cls of classes) for await (const ids of this.store.instanceIds(cls.id)) total += ids.length;
+      opts.onProgress(0, total);
+    }
     let count = 0;
-    for (const cls of this.streamed()) {
-      if (classIds && !classIds.includes(cls.id)) continue;
+    for (const cls of classes) {
       if (opts.drop) {
         for (const collection of Object.keys(cls.options.stream!.collections)) await this.documents.drop(collection);
         for (const key of [...this.seen.keys()]) if (key.startsWith(`${cls.id}\u0000`)) this.seen.delete(key);
       }
       for await (const ids of this.store.instanceIds(cls.id)) {
+        if (this.stopping) throw new Error('the projector is stopping');
         for (const id of ids) {
-          await this.project(cls.id, id);
+          // after a drop every instance is projected again, even one the outbox loop projected meanwhile
+          await this.project(cls.id, id, undefined, opts.drop);
           count += 1;
+          if (count > total) total = count;
+          opts.onProgress?.(count, total);
         }
       }
     }
@@ -143,21 +191,62 @@ export class Projector {
    * entries after the last this process read (at most LAG_COUNT_MAX counted).
    * Undefined when this process does not project.
    */
-  async lag(): Promise<{ entries: number; seconds: number } | undefined> {
+  async lag(opts: { byCollection?: boolean } = {}): Promise<ProjectorLag | undefined> {
     if (!this.running) return undefined;
+    return this.backlog(opts);
+  }
+
+  /**
+   * lag() without the running check: with a shared store the backlog is the
+   * outbox's, whoever projects it (the CLI's status reads it so); embedded, it
+   * is this process's own. `byCollection` adds each collection's share.
+   */
+  async backlog(opts: { byCollection?: boolean } = {}): Promise<ProjectorLag> {
     const redis = this.store.redis;
     const outbox = this.store.keys.outbox;
+    let lag: ProjectorLag;
+    let behind: [string, string[]][];
     if (this.documents.shared) {
-      const [entries, oldest] = await Promise.all([redis.xlen(outbox), redis.xrange(outbox, '-', '+', 'COUNT', 1)]);
-      return { entries, seconds: ageOf(oldest[0]?.[0]) };
+      const [entries, first] = await Promise.all([redis.xlen(outbox), redis.xrange(outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1)]);
+      lag = { entries, seconds: ageOf(first[0]?.[0]) };
+      behind = first;
+    } else {
+      behind = await redis.xrange(outbox, `(${this.lastRead ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
+      lag = { entries: behind.length, seconds: ageOf(behind[0]?.[0]) };
     }
-    const behind = await redis.xrange(outbox, `(${this.lastRead ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
-    return { entries: behind.length, seconds: ageOf(behind[0]?.[0]) };
+    if (!opts.byCollection) return lag;
+    const collections: Record<string, { entries: number; seconds: number }> = {};
+    for (const cls of this.streamed()) for (const c of Object.keys(cls.options.stream!.collections)) collections[c] ??= { entries: 0, seconds: 0 };
+    for (const [id, fields] of behind) {
+      const classId = fields[fields.indexOf('c') + 1];
+      for (const c of Object.keys(this.registry.get(classId)?.options.stream?.collections ?? {})) {
+        const share = collections[c]!;
+        // entries are read oldest first: the first one seen is the oldest
+        if (share.entries === 0) share.seconds = ageOf(id);
+        share.entries += 1;
+      }
+    }
+    return { ...lag, collections, ...(behind.length >= LAG_COUNT_MAX ? { counted: behind.length } : {}) };
+  }
+
+  /** a CLI request (projector-control.ts): rebuild this process's store, or tell its lag */
+  private async onControl(request: ControlRequest, report: (done: number, total: number) => void): Promise<unknown> {
+    if (request.command === 'lag') return this.backlog({ byCollection: true });
+    const known = new Set(this.streamedClassIds());
+    const unknown = (request.classIds ?? []).filter((id) => !known.has(id));
+    // this process may run other class code than the CLI that asked
+    if (unknown.length) throw new Error(`this process has no projection for ${unknown.join(', ')}`);
+    const classIds = request.classIds?.length ? request.classIds : undefined;
+    this.logger.info({ classIds: classIds ?? 'all' }, 'reproject requested: rebuilding the embedded document store');
+    const count = await this.rebuild(classIds, { drop: true, onProgress: report });
+    this.logger.info({ count }, 'reproject done');
+    return { count };
   }
 
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.stopping = false;
     const redis = this.store.redis;
     const outbox = this.store.keys.outbox;
     this.reader = redis.duplicate(blockingConnectionOverrides(redis, READ_BLOCK_MS));
@@ -176,6 +265,18 @@ export class Projector {
       this.lastRead = from;
       await this.rebuild();
       this.loop = this.follow(from);
+      this.control = new ControlListener(
+        redis,
+        this.store.keys.base,
+        // unique even for several runtimes in one process (tests)
+        `${this.consumer}-${randomBytes(3).toString('hex')}`,
+        (request, report) => this.onControl(request, report),
+        (err) => {
+          if (!this.redisHealth?.failed(err)) this.logger.error({ err }, 'projector control request failed');
+        },
+        this.redisHealth,
+      );
+      await this.control.start();
     }
   }
 
@@ -248,6 +349,9 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping = true;
+    await this.control?.stop();
+    this.control = undefined;
     this.reader?.disconnect();
     await this.loop?.catch(() => undefined);
     this.reader = undefined;
