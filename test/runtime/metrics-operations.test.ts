@@ -5,6 +5,7 @@
  * and misses. Each test reads a series before and after what should move it.
  */
 import * as path from 'node:path';
+import type { TurnManager } from '../../runtime/actor/turns';
 import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 
 const apiKey = { 'x-api-key': TEST_API_KEY };
@@ -47,7 +48,7 @@ describe('an api process (no worker)', () => {
   });
   afterAll(() => t.stop());
 
-  test('a WRITE behind another WRITE of its instance is timed waiting; one that found it free is not', async () => {
+  test('WRITEs that find their instance busy are timed waiting (for another process\'s lease, for a writer ahead here); one that found it free is not', async () => {
     const id = await newCounter(t);
     // a write that did not wait observes nothing
     const count0 = await value(t, WAIT_COUNT);
@@ -55,15 +56,24 @@ describe('an api process (no worker)', () => {
     expect(await value(t, WAIT_COUNT)).toBe(count0);
 
     const sum0 = await value(t, WAIT_SUM);
-    const first = t.post(`${p}/increment/${id}`, { by: 1, delayMs: 1500 }, apiKey);
-    // the first holds the instance (its lease is taken) before the second is sent
+    // another process holds the instance: the first write polls its lease, the second queues behind the first here
     const lease = t.rt.store.keys.lease('Counter', id);
-    await waitFor(async () => (await t.rt.redis.exists(lease)) === 1, { what: 'the first write to hold the instance' });
-    const second = t.post(`${p}/increment/${id}`, { by: 10 }, apiKey);
+    await t.rt.redis.set(lease, 'another-process', 'PX', 20_000);
+    let first: Promise<{ status: number; body: any }>;
+    let second: Promise<{ status: number; body: any }>;
+    try {
+      first = t.post(`${p}/increment/${id}`, { by: 1 }, apiKey);
+      second = t.post(`${p}/increment/${id}`, { by: 10 }, apiKey);
+      const turns = (t.rt.dispatcher as unknown as { turns: TurnManager }).turns;
+      await waitFor(() => turns.waiting('Counter', id) === 1, { what: 'the second write to queue behind the first' });
+    } finally {
+      await t.rt.redis.del(lease);
+    }
     expect((await first).status).toBe(200);
-    expect((await second).body).toEqual({ count: 12 });
+    expect((await second).status).toBe(200);
+    expect((await t.get(`${p}/get/${id}`, apiKey)).body).toMatchObject({ count: 12 });
     const text = await scrape(t);
-    expect(sample(text, WAIT_COUNT)).toBe(count0 + 1);
+    expect(sample(text, WAIT_COUNT)).toBe(count0 + 2);
     expect(sample(text, WAIT_SUM)).toBeGreaterThan(sum0);
     expect(text).toMatch(/^runtime_instance_wait_seconds_bucket\{le="0\.001",class="Counter"\} \d+$/m);
   });
