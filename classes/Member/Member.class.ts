@@ -155,6 +155,15 @@ export class Member {
     return registration.registerFromHr(ctx, this.hr);
   }
 
+  /**
+   * registerFromHr's lookup and rules without creating anything: the same refusals, or what it would register
+   * (`register-from-hr --dry-run`). Reads the HR system only.
+   */
+  @Static({ access: ['program_management_user'], schema: 'registerFromHr', timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
+  async checkRegistrationFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
+    return registration.checkRegistrationFromHr(ctx, this.hr);
+  }
+
   /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
   @QueuedWrite({ access: ['class:Member'], schema: false, attempts: 8, timeoutSeconds: 120 })
   async recordHrMemberId(ctx: MemberCtx<registration.RecordHrMemberIdBody>) {

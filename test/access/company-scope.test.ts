@@ -97,6 +97,8 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     createMember: { instance: () => '', body: () => ({ name: 'New', surname: 'One', company: { id: 'c-1' }, memberType: 'mt-perm' }) },
     // the HR record names company c-1: a c-2 user is refused when the registration reads that company
     registerFromHr: { instance: () => '', body: (f) => ({ email: f.hrEmail }) },
+    // the same lookup and rules without creating: the HR record's company is read the same way
+    checkRegistrationFromHr: { instance: () => '', body: (f) => ({ email: f.hrEmail }) },
     getMemberPersonal: member(),
     updateMemberPersonal: member(() => ({ name: 'Renamed' })),
     getMemberEmployment: member(),

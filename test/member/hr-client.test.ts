@@ -183,6 +183,26 @@ describe('registerFromHr (Member)', () => {
     expect(again.body.code).toBe(5026);
   });
 
+  test('checkRegistrationFromHr: what registerFromHr would register, or its refusal, creating nothing and recording nothing in HR', async () => {
+    const check = (body: unknown) => t.post(`/${t.projectId}/CALL/Member/checkRegistrationFromHr`, body, pm);
+    const staffId = uniq('H');
+    const email = `${staffId.toLowerCase()}@example.com`;
+    hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: uniq('d'), type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
+    const recorded = hr.count(MEMBER_ID);
+    const ok = await check({ email });
+    expect([ok.status, ok.body]).toEqual([200, { registrable: true, employeeId: staffId, memberType: 'mt-perm', company: { id: 'c-1' }, dependants: 1 }]);
+    expect(await t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBeUndefined();
+    expect(hr.count(MEMBER_ID)).toBe(recorded);
+    // the same refusals as registerFromHr
+    expect((await check({ email: 'nobody@example.com' })).body).toMatchObject({ code: 5025 });
+    expect((await check({ email: 'not-an-email' })).status).toBe(400);
+    const terminated = uniq('H');
+    hr.employees.set(`${terminated.toLowerCase()}@example.com`, hrEmployee(terminated, { status: 'Terminated' }));
+    expect((await check({ email: `${terminated.toLowerCase()}@example.com` })).body).toMatchObject({ code: 5031 });
+    expect((await register({ email })).status).toBe(201);
+    expect((await check({ email })).body).toMatchObject({ code: 5026 });
+  });
+
   test('422 5031 when the record cannot become a member (employment type, company, HR status)', async () => {
     for (const over of [{ employmentType: 'Contractor' }, { companyId: 'BG-NONE' }, { status: 'Terminated' }]) {
       const staffId = uniq('H');

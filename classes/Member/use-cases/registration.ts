@@ -14,6 +14,9 @@
  *      fails after the client's retries, a QUEUED_WRITE (recordHrMemberId)
  *      keeps retrying with backoff, and the answer says so.
  *
+ * checkRegistrationFromHr runs steps 1 and 2 only (registrableEmployee), so a
+ * dry run refuses what the registration would, and creates nothing.
+ *
  * Time budget: the method has REGISTER_FROM_HR_TIMEOUT_SECONDS. The HR
  * client's own time-outs and retries (HR_TIMEOUT_MS, HR_RETRIES) can take
  * longer than that, and once the member is created a call that runs out of
@@ -137,13 +140,24 @@ async function createFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, employee: 
   }
 }
 
-export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
-  const started = Date.now();
-  const left = () => budgetMs - (Date.now() - started);
-  const { email, loginMethod } = ctx.request.body;
+/** what the HR record registers as: the employee, its member type and its company */
+interface Registrable {
+  employee: HrEmployee;
+  memberType: { id: string };
+  company: { id: string };
+}
+
+/**
+ * Steps 1 and 2: the employee behind `email` in the HR system, once the rules
+ * admit it (not a member yet, HR status active, an active member type for its
+ * employmentType, an active company for its companyId); the refusal otherwise.
+ * Reads only: registerFromHr and checkRegistrationFromHr both run it.
+ */
+async function registrableEmployee(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, lookupMs: number): Promise<Registrable> {
+  const { email } = ctx.request.body;
   let employee: HrEmployee | null;
   try {
-    employee = await within(ctx.signal, left() - LOOKUP_RESERVE_MS, (signal) => hr.lookupEmployee(email, signal));
+    employee = await within(ctx.signal, lookupMs, (signal) => hr.lookupEmployee(email, signal));
   } catch (err) {
     throw hrUnavailable(err);
   }
@@ -167,6 +181,34 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
   if (!companyTakesMembers(company)) {
     throw fieldError('HR_RECORD_REJECTED', 'companyId', `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`, { field: 'companyId' });
   }
+  return { employee, memberType, company };
+}
+
+/** checkRegistrationFromHr's answer: what registerFromHr would register */
+export interface RegistrationCheck {
+  registrable: true;
+  employeeId: string;
+  memberType: string;
+  company: { id: string };
+  dependants: number;
+}
+
+/**
+ * registerFromHr's lookup and rules without creating anything (a dry run of
+ * it, e.g. `register-from-hr --dry-run`): the same refusals, or what would be
+ * registered. What only createMember itself checks (its schema, the company's
+ * eligibility of the member type) is not known until the registration runs.
+ */
+export async function checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationCheck> {
+  const { employee, memberType, company } = await registrableEmployee(ctx, hr, budgetMs - LOOKUP_RESERVE_MS);
+  return { registrable: true, employeeId: employee.employeeId, memberType: memberType.id, company: { id: company.id }, dependants: employee.dependants.length };
+}
+
+export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
+  const started = Date.now();
+  const left = () => budgetMs - (Date.now() - started);
+  const { loginMethod } = ctx.request.body;
+  const { employee, memberType, company } = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS);
 
   const created = await createFromHr(ctx, employee, {
     name: employee.name,
