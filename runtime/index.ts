@@ -51,5 +51,9 @@ export { projectRoot } from './config';
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
 
+/** A long class-contributed CLI command's progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
+export { progress } from './cli-progress';
+export type { CliProgress, CliProgressOptions } from './cli-progress';
+
 /** What class-contributed CLI commands (`*.cli.ts`) get to run against a runtime. */
 export type WithRuntime = <T>(fn: (rt: import('./runtime').Runtime) => Promise<T>) => Promise<T>;

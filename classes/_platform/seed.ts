@@ -208,6 +208,8 @@ async function ensureSingleton(call: SystemCall, classId: string, body: unknown,
 export interface SeedOptions {
   /** tiers and members created side by side (each is its own instance); default 1 */
   concurrency?: number;
+  /** records handled so far (created, skipped or failed) out of all the file's records */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
@@ -235,8 +237,11 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
   // getContents answers [] instead of the unknown-instance 500
   await ensureSingleton(call, 'ContentManager', {}, true);
   const outcomes: SeedOutcome[] = [];
+  const total = STEPS.reduce((n, step) => n + (doc[step.key]?.length ?? 0), 0);
+  let done = 0;
+  options.onProgress?.(0, total);
   for (const step of STEPS) {
-    const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
+    const createRecord = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
       let id = typeof record.id === 'string' ? record.id : undefined;
       const { id: _id, ...withoutId } = record;
       let body: Record<string, unknown> = step.body ? step.body(record) : step.idInPath ? withoutId : record;
@@ -261,6 +266,11 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
         }
       }
       return { kind: step.kind, id, result: 'created' };
+    };
+    const create = async (record: Record<string, unknown>): Promise<SeedOutcome> => {
+      const outcome = await createRecord(record);
+      options.onProgress?.((done += 1), total);
+      return outcome;
     };
     const records = doc[step.key] ?? [];
     // dependants after the primary members they name (in this file or already there)
