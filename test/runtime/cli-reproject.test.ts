@@ -142,3 +142,34 @@ describe('with a running service on the embedded store', () => {
     await waitFor(async () => (await projectorStatus()).processes[0]?.entries === 0, { timeoutMs: 60_000, what: 'the projector to catch up' });
   }, 180_000);
 });
+
+test('with several service processes (PROCESSES=2), each rebuilds its own store and the CLI waits for both', async () => {
+  const projectId = uniqueProjectId('rpm');
+  const redis = new Redis(redisUrl());
+  const svc = await spawnRuntime(projectId, { CLASS_DIRS: FIXTURES, PROCESSES: '2' });
+  try {
+    await waitFor(() => svc.output().split('"msg":"runtime started"').length - 1 === 2, { timeoutMs: 60_000, what: 'both runtime processes' });
+    const headers = { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' };
+    for (const id of ['m1', 'm2']) {
+      const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/init/${id}`, { method: 'POST', headers, body: '{}' });
+      expect(r.status).toBe(200);
+    }
+    expect(await redis.del(`rt:${projectId}:i:Gauge:m2`)).toBe(1);
+
+    const outcome = await cli(projectId, 'reproject');
+    expect(outcome.code).toBe(0);
+    const answer = JSON.parse(outcome.stdout);
+    expect(answer.reprojected).toBe(1);
+    expect(answer.processes).toHaveLength(2);
+    expect(new Set(answer.processes.map((p: { process: string }) => p.process)).size).toBe(2);
+    expect(answer.processes.map((p: { reprojected: number }) => p.reprojected)).toEqual([1, 1]);
+    // whichever process answers the listing, its store was rebuilt
+    for (let i = 0; i < 4; i++) {
+      const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/list`, { headers: { ...headers, connection: 'close' } });
+      expect(((await r.json()) as { items: { _id: string }[] }).items.map((d) => d._id)).toEqual(['m1']);
+    }
+  } finally {
+    await svc.stop();
+    redis.disconnect();
+  }
+}, 120_000);
