@@ -102,17 +102,19 @@ export function applyEmployeeRecord(profile: MemberProfile, input: EmployeeUpdat
     company: { id: input.companyId },
     ...employeeStatus(profile, rec),
   };
-  if (input.migrated && profile.staffId !== rec.employeeId) {
-    next.staffId = rec.employeeId;
-    // the ids held before, oldest first: the id given up moves to the end, the id taken is no longer a previous one
-    // (A→B→A→B reports previousStaffIds every time, and never lists the current staff id)
-    const old = profile.staffId;
-    const previous = (profile.previousStaffIds ?? []).filter((id) => id !== rec.employeeId && id !== old);
-    next.previousStaffIds = old ? [...previous, old] : previous;
-  }
+  if (input.migrated && profile.staffId !== rec.employeeId) Object.assign(next, staffIdMigration(profile, rec.employeeId));
   const result = assign(profile, next, EMPLOYEE_FIELDS);
   if (result.updatedFields.length) result.profile.updatedAt = now;
   return result;
+}
+
+/** A staff-id migration (spec 4.2 oldStaffId): the member takes `staffId`, the one it had joins previousStaffIds. */
+export function staffIdMigration(profile: { staffId: string | null; previousStaffIds?: readonly string[] }, staffId: string): Pick<MemberProfile, 'staffId' | 'previousStaffIds'> {
+  // the ids held before, oldest first: the id given up moves to the end, the id taken is no longer a previous one
+  // (A→B→A→B reports previousStaffIds every time, and never lists the current staff id)
+  const old = profile.staffId;
+  const previous = (profile.previousStaffIds ?? []).filter((id) => id !== staffId && id !== old);
+  return { staffId, previousStaffIds: old ? [...previous, old] : previous };
 }
 
 export const DEPENDANT_FIELDS: readonly (keyof MemberProfile)[] = [

@@ -5,7 +5,7 @@
  */
 import { ActorError, type BaseCtx, type DeepReadonly } from '../../../runtime';
 import { refuseWhilePending as refuseWhileGated } from '../../_platform/gated-change';
-import { getCompany, getMemberSubType, getMemberType, type CompanyRecord } from '../clients';
+import { getCompany, getCompanyGroup, getMemberSubType, getMemberType, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, hrError, memberError } from '../errors';
 import { HR_MESSAGES } from '../hr-contract';
@@ -47,10 +47,16 @@ export function refuseWhilePending(state: DeepReadonly<MemberPrivateState>): voi
   refuseWhileGated(state.pendingChange?.approvalId, whilePending(state));
 }
 
+/** Records a caller has read already (an import run holds them for the run): used instead of asking Setting again. */
+export interface KnownTypes {
+  memberType?: MemberTypeRecord | null;
+  memberSubType?: MemberSubTypeRecord | null;
+}
+
 /** Member type and sub type must be active and eligible for the company (spec 4.5 updateMemberPersonal). */
-export async function checkMemberTypes(ctx: Caller, company: CompanyRecord, memberType: string | null, memberSubType: string | null): Promise<void> {
+export async function checkMemberTypes(ctx: Caller, company: CompanyRecord, memberType: string | null, memberSubType: string | null, known: KnownTypes = {}): Promise<void> {
   if (memberType) {
-    const mt = await getMemberType(ctx, memberType);
+    const mt = known.memberType?.id === memberType ? known.memberType : await getMemberType(ctx, memberType);
     if (!mt || mt.status !== 'active') throw fieldError('INVALID_MEMBER_TYPE', 'memberType', `Member type '${memberType}' does not exist or is not active`);
     const eligible = company.eligibleMemberTypes ?? [];
     if (eligible.length && !eligible.includes(memberType)) {
@@ -58,7 +64,7 @@ export async function checkMemberTypes(ctx: Caller, company: CompanyRecord, memb
     }
   }
   if (memberSubType) {
-    const st = await getMemberSubType(ctx, memberSubType);
+    const st = known.memberSubType?.id === memberSubType ? known.memberSubType : await getMemberSubType(ctx, memberSubType);
     if (!st || st.status !== 'active') throw fieldError('INVALID_MEMBER_SUB_TYPE', 'memberSubType', `Member sub type '${memberSubType}' does not exist or is not active`);
     const allowed = (company.memberSubTypes ?? []).map((s) => s.memberSubTypeId);
     if (allowed.length && !allowed.includes(memberSubType)) {
@@ -75,11 +81,27 @@ export async function requireCompany(ctx: Caller, companyId: string): Promise<Co
 
 /** The company a member is created in: it must exist and be active. */
 export async function requireActiveCompany(ctx: Caller, companyId: string): Promise<CompanyRecord> {
-  const company = await requireCompany(ctx, companyId);
+  return takingMembers(await requireCompany(ctx, companyId));
+}
+
+/** The company, when it takes members (active); 400 COMPANY_NOT_ACTIVE otherwise. */
+export function takingMembers(company: CompanyRecord): CompanyRecord {
   if (!companyTakesMembers(company)) {
-    throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${companyId}' is ${company.status}: members are created in active companies only`);
+    throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${company.id}' is ${company.status}: members are created in active companies only`);
   }
   return company;
+}
+
+/**
+ * Spec 4.2/7.2: a member moves only between companies of the same company
+ * group type (internal vs external). True when the member's current company
+ * is gone (nothing to compare with).
+ */
+export async function sameCompanyGroupType(ctx: Caller, fromCompanyId: string, to: Pick<CompanyRecord, 'companyGroupId'>): Promise<boolean> {
+  const current = await getCompany(ctx, fromCompanyId);
+  if (!current) return true;
+  const [from, into] = await Promise.all([getCompanyGroup(ctx, current.companyGroupId), getCompanyGroup(ctx, to.companyGroupId)]);
+  return (from?.type ?? null) === (into?.type ?? null);
 }
 
 /** Runs an HR entry point: anything that is not already a contract error becomes 500 10000. */

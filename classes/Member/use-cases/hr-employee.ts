@@ -4,13 +4,13 @@
  */
 import { isUnknownInstance } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
-import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getCompanyGroup, type CompanyRecord } from '../clients';
+import { findMemberTypeBySystemIdentifier, getCompanyByBgId, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { hrError } from '../errors';
 import { employeeSemanticErrors, HR_MESSAGES, validationError, type EmployeeRecord } from '../hr-contract';
 import { applyEmployeeRecord } from '../hr-sync';
 import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
-import { hrGuard } from './common';
+import { hrGuard, sameCompanyGroupType } from './common';
 import { members } from './self-client';
 
 /** hrApplyEmployee's body (from hrUpdateEmployee) */
@@ -85,12 +85,8 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
     // a member moves to active companies only; to HR a pending or inactive company maps to no service company (11016)
     if (!companyTakesMembers(input.company)) throw hrError('COMPANY_NOT_MAPPED', HR_MESSAGES.companyNotMapped);
     // spec 4.2/7.2: reassignment only within the same company group type (internal vs external)
-    const current = before.company?.id ? await getCompany(ctx, before.company.id) : null;
-    if (current) {
-      const [from, to] = await Promise.all([getCompanyGroup(ctx, current.companyGroupId), getCompanyGroup(ctx, input.company.companyGroupId)]);
-      if ((from?.type ?? null) !== (to?.type ?? null)) {
-        throw hrError('COMPANY_GROUP_MISMATCH', HR_MESSAGES.companyGroupMismatch);
-      }
+    if (before.company?.id && !(await sameCompanyGroupType(ctx, before.company.id, input.company))) {
+      throw hrError('COMPANY_GROUP_MISMATCH', HR_MESSAGES.companyGroupMismatch);
     }
   }
 
