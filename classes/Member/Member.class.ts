@@ -34,6 +34,7 @@ import * as common from './use-cases/common';
 import * as idPhoto from './use-cases/id-photo';
 import * as registration from './use-cases/registration';
 import * as creation from './use-cases/creation';
+import * as importing from './use-cases/import';
 import * as profileChange from './use-cases/profile-change';
 import * as personal from './use-cases/personal';
 import * as employment from './use-cases/employment';
@@ -182,6 +183,27 @@ export class Member {
   @Internal({ access: ['class:Member'], upsert: true, timeoutSeconds: 30 })
   async seedMember(ctx: MemberCtx<creation.SeedMemberBody>) {
     return creation.seedMember(ctx);
+  }
+
+  /**
+   * One row of a migration sheet (`npm run cli -- import members|dependants`, as the system):
+   * created, updated or unchanged, with memberships; a dry run writes nothing (use-cases/import.ts).
+   */
+  @Static({ access: ['class:Member'], schema: false, timeoutSeconds: 30 })
+  async importMember(ctx: MemberStaticCtx<importing.ImportMemberBody>) {
+    return importing.importMember(ctx);
+  }
+
+  /** What an import row would change on this member (importMember's read; nothing written). */
+  @Read({ access: ['class:Member'], schema: false })
+  checkImportMember(ctx: MemberReadCtx<importing.ApplyImportBody>) {
+    return importing.checkImportMember(ctx);
+  }
+
+  /** An import row written on this member (importMember's write; upsert: a new member is created). */
+  @Internal({ access: ['class:Member'], schema: false, upsert: true, timeoutSeconds: 30 })
+  async applyImportMember(ctx: MemberCtx<importing.ApplyImportBody>) {
+    return importing.applyImportMember(ctx);
   }
 
   /** Approval callback of member_create / member_update / member_status_update. */
@@ -473,6 +495,7 @@ export class Member {
 type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
   Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
   Pick<typeof creation, 'createMember'> &
+  Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
   Pick<typeof signIn, 'verifyCredentials'> &
