@@ -8,6 +8,12 @@
  * A dry run reads what each row would change (created, updated, unchanged)
  * and writes nothing: the error file and the counts are the real run's, but
  * for refusals only the operations themselves can give.
+ *
+ * A sheet may ask for passes (SheetDefinition.passes, passOf): the file is
+ * then read once per pass, each pass taking the rows passOf gives it, after
+ * the rows of the pass before are done (the member sheet: employees first,
+ * then dependants, wherever they stand in the file). Row numbers, the
+ * duplicate check and the counts span all passes.
  */
 import * as fs from 'node:fs';
 import { readSheet } from './rows';
@@ -137,42 +143,49 @@ export async function runImport(def: SheetDefinition, file: string, call: System
 
   let header: string[] | undefined;
   try {
-    for await (const item of readSheet(file)) {
-      if (Array.isArray(item)) {
-        header = item;
-        const missing = def.columns.filter((c) => c.required && !header!.includes(c.name)).map((c) => c.name);
-        if (missing.length) throw new Error(`${file}: the ${def.sheet} sheet has no column ${missing.join(', ')}`);
-        continue;
-      }
-      summary.rows++;
-      const problems: RowProblem[] = [];
-      const parsed: Row = {};
-      for (const column of def.columns) {
-        const text = item.values[column.name];
-        if (text === undefined) {
-          if (column.required) problems.push({ column: column.name, value: '', reason: 'required' });
+    // a sheet with passes (members: employees before their dependants) is read once per pass, each pass
+    // taking its own rows after the rows of the pass before are done; rows are never held in memory
+    const passes = def.passes ?? 1;
+    for (let pass = 1; pass <= passes; pass++) {
+      if (pass > 1) await Promise.allSettled(inFlight);
+      for await (const item of readSheet(file)) {
+        if (Array.isArray(item)) {
+          header = item;
+          const missing = def.columns.filter((c) => c.required && !header!.includes(c.name)).map((c) => c.name);
+          if (missing.length) throw new Error(`${file}: the ${def.sheet} sheet has no column ${missing.join(', ')}`);
           continue;
         }
-        const cell = parseCell(column, text);
-        if ('reason' in cell) problems.push({ column: column.name, value: text, reason: cell.reason });
-        else parsed[column.name] = cell.value;
+        if (passes > 1 && (def.passOf?.(item.values) ?? 1) !== pass) continue;
+        summary.rows++;
+        const problems: RowProblem[] = [];
+        const parsed: Row = {};
+        for (const column of def.columns) {
+          const text = item.values[column.name];
+          if (text === undefined) {
+            if (column.required) problems.push({ column: column.name, value: '', reason: 'required' });
+            continue;
+          }
+          const cell = parseCell(column, text);
+          if ('reason' in cell) problems.push({ column: column.name, value: text, reason: cell.reason });
+          else parsed[column.name] = cell.value;
+        }
+        if (!problems.length) {
+          const key = def.key(parsed);
+          const first = keys.get(key);
+          if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
+          else keys.set(key, item.row);
+        }
+        if (problems.length) {
+          fail(item.row, problems);
+          options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
+          continue;
+        }
+        const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        if (inFlight.size >= concurrency) await Promise.race(inFlight);
       }
-      if (!problems.length) {
-        const key = def.key(parsed);
-        const first = keys.get(key);
-        if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
-        else keys.set(key, item.row);
-      }
-      if (problems.length) {
-        fail(item.row, problems);
-        options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
-        continue;
-      }
-      const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      if (!header) throw new Error(`${file}: the sheet is empty (no header row)`);
     }
-    if (!header) throw new Error(`${file}: the sheet is empty (no header row)`);
   } finally {
     await Promise.allSettled(inFlight);
     fs.closeSync(errorsFd);

@@ -43,4 +43,8 @@ export interface SheetDefinition {
   check(row: Row, ctx: ImportContext): Promise<RowProblem[]>;
   /** what the row does to its record; with `write`, does it through the classes' operations */
   apply(row: Row, ctx: ImportContext, write: boolean): Promise<RowResult>;
+  /** read the file this many times (default 1), each pass after the one before is done */
+  passes?: number;
+  /** the pass (1..passes) a row belongs to, from its cells as text (default 1) */
+  passOf?(values: Record<string, string>): number;
 }
