@@ -1,7 +1,8 @@
 /** The sheets `import` knows, by the name given on the command line. */
 import type { SheetDefinition } from '../types';
 import { offerCategories, offers } from './catalogue';
+import { dependants, members } from './members';
 import { partnerStaff } from './partner-staff';
 import { locations, partners } from './partners';
 
-export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries([partners, locations, partnerStaff, offerCategories, offers].map((d) => [d.sheet, d]));
+export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries([members, dependants, partners, locations, partnerStaff, offerCategories, offers].map((d) => [d.sheet, d]));
