@@ -27,6 +27,7 @@ import {
 } from './content-schemas';
 
 import type { FieldProblem } from '../_platform/paging';
+import { isBase64Text, withoutWhitespace } from '../_platform/base64';
 
 export type { FieldProblem };
 
@@ -151,8 +152,8 @@ export type ImageValue =
   /** the public URL of an image stored before (kept as it is) */
   | { kind: 'stored'; url: string };
 
-const DATA_URL = /^data:(image\/(?:png|jpeg|jpg|gif|webp));base64,([\s\S]*)$/i;
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+// only the head is matched: the content (millions of characters) is sliced off and checked by a loop (see _platform/base64.ts)
+const DATA_URL_HEAD = /^data:(image\/(?:png|jpeg|jpg|gif|webp));base64,/i;
 
 /** png, jpeg, gif or webp from the first bytes of the content; null for anything else */
 export function sniffImage(head: Buffer): string | null {
@@ -176,10 +177,10 @@ export function classifyImage(value: string, projectId: string): ImageValue | nu
   if (value.startsWith(prefix)) {
     return /^[A-Za-z0-9_.@+=-]+\?filename=[A-Za-z0-9_.%-]+$/.test(value.slice(prefix.length)) ? { kind: 'stored', url: value } : null;
   }
-  const dataUrl = DATA_URL.exec(value);
-  const declared = dataUrl ? dataUrl[1]!.toLowerCase().replace('image/jpg', 'image/jpeg') : undefined;
-  const content = (dataUrl ? dataUrl[2]! : value).replace(/\s+/g, '');
-  if (!content || content.length % 4 === 1 || !BASE64.test(content)) return null;
+  const head = DATA_URL_HEAD.exec(value.slice(0, 64));
+  const declared = head ? head[1]!.toLowerCase().replace('image/jpg', 'image/jpeg') : undefined;
+  const content = withoutWhitespace(head ? value.slice(head[0].length) : value);
+  if (!content || content.length % 4 === 1 || !isBase64Text(content)) return null;
   const sniffed = sniffImage(Buffer.from(content.slice(0, 24), 'base64'));
   if (!sniffed) return null;
   // a data URL's declared type must be the content's (FileManager would refuse the mismatch later)

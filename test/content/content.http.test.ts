@@ -143,6 +143,17 @@ describe('images', () => {
     const copy = await asSystem(t, 'createContent', contentBody('homepage_bottom_slider', { fields: { image: url, actionUrl: 'https://example.com' } }));
     expect(copy.body.content.fields.images.image).toBe(url);
   });
+
+  test('an image the file store refuses is 400 18013 naming the field', async () => {
+    // a png header on a body of over 5 MB (spec 8's image limit), bare and as a data URL: its 7 million
+    // characters are checked by a loop (a regexp over them threw "Maximum call stack size exceeded" now and then: a 500)
+    const big = Buffer.concat([Buffer.from(PNG, 'base64'), Buffer.alloc(5 * 1024 * 1024 + 10)]).toString('base64');
+    for (const backgroundImage of [big, `data:image/png;base64,${big}`]) {
+      const r = await post('createContent', contentBody('login_login', { fields: { backgroundImage } }));
+      // the whole answer on a mismatch: a 5xx here (the file store's failure, 18014) must say why
+      expect([r.status, r.body.code, r.body.details?.errors?.[0]?.field, r.status === 400 ? null : r.body]).toEqual([400, 18013, 'fields.backgroundImage', null]);
+    }
+  });
 });
 
 describe('updateContent and updateContentStatus', () => {

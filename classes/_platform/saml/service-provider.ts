@@ -52,6 +52,7 @@ import {
 } from 'samlify';
 import type { SamlConfig, SamlIdentityProviderConfig } from './config';
 import { SamlError } from './errors';
+import { isBase64Text, withoutWhitespace } from '../base64';
 
 // the SAML 2.0 schemas checked by libxml2 compiled to wasm: no Java, no install script (the package ships no types)
 const schemaValidator = require('@authenio/samlify-xmllint-wasm') as { validate(xml: string): Promise<boolean> };
@@ -273,8 +274,8 @@ export function emailDomain(email: string): string | null {
 
 function decode(b64: string): string {
   if (typeof b64 !== 'string' || b64.length === 0 || b64.length > MAX_RESPONSE_BASE64_CHARS) throw new Error('size');
-  const compact = b64.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact) || compact.length % 4 !== 0) throw new Error('not base64');
+  const compact = withoutWhitespace(b64);
+  if (!isBase64Text(compact) || compact.length % 4 !== 0) throw new Error('not base64');
   return Buffer.from(compact, 'base64').toString('utf8');
 }
 
