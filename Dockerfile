@@ -18,6 +18,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY runtime runtime
 COPY classes classes
 COPY examples examples
+# classes/Workflow/config.ts imports schemas/Workflow/config.json
+COPY schemas schemas
 RUN npm run build
 
 # Production dependencies only, installed from the same lockfile.

@@ -115,6 +115,31 @@ describe('Dockerfile', () => {
     }
   });
 
+  test('the stage that runs npm run build has every folder the build compiles, and the ones its sources import from', () => {
+    const build = dockerfile.find((s) => s.body.some((i) => i.op === 'RUN' && /npm run build/.test(i.args)));
+    expect(build).toBeDefined();
+    const copied = new Set(build!.body.filter((i) => i.op === 'COPY' && !copyOf(i).from).flatMap((i) => copyOf(i).sources.map((s) => s.split('/')[0])));
+    const tsconfig = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
+    const compiled = [...new Set(tsconfig.include.map((g) => g.split('/')[0]))];
+    expect(compiled.length).toBeGreaterThan(0);
+    // relative imports that leave a compiled folder (a JSON schema, say) need that folder in the stage too
+    const imported = new Set<string>();
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+        const rel = `${dir}/${e.name}`;
+        if (e.isDirectory()) walk(rel);
+        else if (e.name.endsWith('.ts')) {
+          for (const m of read(rel).matchAll(/(?:from\s+|require\(|import\()\s*'(\.[^']+)'/g)) {
+            const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1]));
+            if (!target.startsWith('..')) imported.add(target.split('/')[0]);
+          }
+        }
+      }
+    };
+    compiled.forEach(walk);
+    for (const dir of [...compiled, ...imported]) expect({ dir, copied: copied.has(dir) }).toEqual({ dir, copied: true });
+  });
+
   test('the final image runs as a non-root user, with dist/ and what the runtime reads from disk', () => {
     const users = final.body.filter((i) => i.op === 'USER').map((i) => i.args);
     expect(users.length).toBeGreaterThan(0);
