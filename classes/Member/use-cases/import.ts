@@ -179,7 +179,9 @@ function importedMembership(profile: MemberProfile, m: ImportedMembership, compa
     status: m.status,
     paymentPeriod,
     endDate,
-    paymentSchedule: paymentSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
+    // newMembership's schedule holds for its own period; a period or end the row gives has its own
+    paymentSchedule:
+      endDate === made.endDate && paymentPeriod === made.paymentPeriod ? made.paymentSchedule : paymentSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
     lastRenewal: m.lastRenewal ?? null,
     ...(existing ? { createdBy: existing.createdBy, createdAt: existing.createdAt, updatedAt: existing.updatedAt } : {}),
   };
