@@ -6385,6 +6385,21 @@ export interface components {
                 staffIdMigrated?: true;
             };
         };
+        /** @description Spec 7.2: the error body of the HR employee and dependant endpoints. */
+        "Member.hrError.answer": {
+            /** @constant */
+            success: false;
+            error: {
+                code: number;
+                message: string;
+            };
+            details?: {
+                /** @description field name → its messages */
+                errors: {
+                    [key: string]: string[];
+                };
+            };
+        };
         "Member.hrUpsertDependant": {
             id: string;
             employeeId: string;
@@ -6469,6 +6484,13 @@ export interface components {
         "Member.updateEmployeePhoto.answer": {
             /** @constant */
             success: true;
+        };
+        /** @description Spec 4.1: the error body of the employee photo endpoint (an unknown instance answers a body with only `message`). */
+        "Member.photoError.answer": {
+            code: number;
+            message: string;
+            /** @description for a validation error `{errors: {field: [messages]}}`; for a failed upload the original error's message and code */
+            details?: Record<string, never>;
         };
         "Member.updateMemberContact": {
             phone?: string | null;
@@ -7694,7 +7716,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 8003 APPROVAL_PATCH_UNAVAILABLE, 8006 APPROVAL_PATCH_STORE_FAILED */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 8003 APPROVAL_PATCH_UNAVAILABLE, 8006 APPROVAL_PATCH_STORE_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "ApprovalManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7712,7 +7734,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the platform's other errors: 404 1003 UNKNOWN_PROJECT, 404 1004 UNKNOWN_CLASS, 404 1005 UNKNOWN_METHOD, 504 1011 TIMEOUT, 503 1012 INSTANCE_BUSY, 508 1015 CALL_DEPTH, 413 1016 BODY_TOO_LARGE, 503 1017 LEASE_LOST, 404 1019 UNKNOWN_JOB, 405 1021 METHOD_NOT_ALLOWED, 404 1022 NOT_FOUND, 503 1026 REDIS_UNAVAILABLE, 500 UNKNOWN_INSTANCE UNKNOWN_INSTANCE (UNKNOWN_INSTANCE's body has only `message`) */
+        /** @description the platform's errors of the statuses not listed: 500 1000 INTERNAL, 404 1003 UNKNOWN_PROJECT, 404 1004 UNKNOWN_CLASS, 404 1005 UNKNOWN_METHOD, 409 1009 INSTANCE_EXISTS, 504 1011 TIMEOUT, 503 1012 INSTANCE_BUSY, 409 1013 LOOKUP_KEY_TAKEN, 409 1014 REENTRANT_WRITE, 508 1015 CALL_DEPTH, 413 1016 BODY_TOO_LARGE, 503 1017 LEASE_LOST, 500 1018 READ_ONLY, 404 1019 UNKNOWN_JOB, 405 1021 METHOD_NOT_ALLOWED, 404 1022 NOT_FOUND, 409 1025 ALREADY_APPLIED, 503 1026 REDIS_UNAVAILABLE, 500 UNKNOWN_INSTANCE UNKNOWN_INSTANCE (UNKNOWN_INSTANCE's body has only `message`) */
         PlatformErrors: {
             headers: {
                 [name: string]: unknown;
@@ -7847,7 +7869,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 18014 CONTENT_IMAGE_STORE_FAILED */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 18014 CONTENT_IMAGE_STORE_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "ContentManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7901,7 +7923,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 13014 FILE_STORE_ERROR */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 13014 FILE_STORE_ERROR, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "FileManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -7946,7 +7968,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 12005 LARGE_LOG_UNAVAILABLE */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 12005 LARGE_LOG_UNAVAILABLE, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "LogManager.500": {
             headers: {
                 [name: string]: unknown;
@@ -8018,7 +8040,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 5030 FILE_STORE_FAILED, 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 5030 FILE_STORE_FAILED, 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "Member.500": {
             headers: {
                 [name: string]: unknown;
@@ -8198,7 +8220,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 17014 FILE_STORE_FAILED */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 17014 FILE_STORE_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "Partner.500": {
             headers: {
                 [name: string]: unknown;
@@ -8549,7 +8571,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 14000 WORKFLOW_CLASS_MISMATCH, 14002 WORKFLOW_MULTIPLE_RULES, 14003 WORKFLOW_NO_CONFIGURATION, 14006 WORKFLOW_PATCH_FAILED */
+        /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 14000 WORKFLOW_CLASS_MISMATCH, 14002 WORKFLOW_MULTIPLE_RULES, 14003 WORKFLOW_NO_CONFIGURATION, 14006 WORKFLOW_PATCH_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "Workflow.500": {
             headers: {
                 [name: string]: unknown;
@@ -12381,313 +12403,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };
@@ -12717,313 +12484,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };
@@ -13058,313 +12570,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10075 PRIMARY_MEMBER_NOT_FOUND (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };
@@ -13403,313 +12660,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10075 PRIMARY_MEMBER_NOT_FOUND (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };
@@ -14879,241 +13881,96 @@ export interface operations {
                     "application/json": components["schemas"]["Member.updateEmployeePhoto.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION, 10005 INVALID_FILE_EXTENSION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
+            /** @description 403 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 5000 MEMBER_NOT_FOUND (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 405 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.photoError.answer"];
+                };
+            };
+            /** @description 409 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode); no instance with that id: a body with `message` only */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
+                    "application/json": components["schemas"]["Member.photoError.answer"] | {
                         message: string;
                     };
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                photo: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        code: number;
-                        message: string;
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        code: number;
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["Member.photoError.answer"];
+                };
+            };
+            /** @description 504 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.photoError.answer"];
+                };
+            };
+            /** @description 508 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            508: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
         };
@@ -15526,313 +14383,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10073 EMPLOYEE_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                employeeId: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };
@@ -15868,313 +14470,58 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 400: 10001 VALIDATION (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description the method's own error envelope */
+            /** @description 401: 10072 INVALID_API_KEY (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 403: 5017 PHOTO_UPLOAD_NOT_ALLOWED, 5021 NOT_YOUR_MEMBER, 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
+            /** @description 403: 10074 DEPENDANT_FORBIDDEN (in the method's own error envelope) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 404: 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED (in the method's own error envelope) */
+            /** @description 404: 10075 PRIMARY_MEMBER_NOT_FOUND (in the method's own error envelope) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 422: 5031 HR_RECORD_REJECTED (in the method's own error envelope) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description 429: 5035 TOO_MANY_ATTEMPTS (in the method's own error envelope) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 502: 5024 HR_UNAVAILABLE (in the method's own error envelope) */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                id: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                        details: {
-                            errors: {
-                                body: string[];
-                            };
-                        };
-                    } | {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-            /** @description the method's own error envelope */
+            /** @description 503 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        success: boolean;
-                        error: {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
         };

@@ -91,7 +91,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer' })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', errorAnswer: 'hrError.answer', errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
   async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
@@ -104,7 +104,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201] })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201], errorAnswer: 'hrError.answer', errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
   async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
@@ -137,7 +137,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.1
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer' })
+  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer', errorAnswer: 'photoError.answer', errors: ['VALIDATION', 'INVALID_API_KEY', 'INVALID_FILE_EXTENSION', 'EMPLOYEE_PHOTO_UPLOAD_FAILED', 'MEMBER_NOT_FOUND', 'INTERNAL'] })
   async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }

@@ -1,5 +1,5 @@
 /**
- * Answer schemas (MethodOptions.answer): the shape of a method's answer, read
+ * Answer schemas (MethodOptions.answer, errorAnswer): the shape of a method's answer (or of its own error envelope), read
  * from `<schemaDir>/<ClassId>/<name>.json` (or given inline) when the class is
  * registered, with the sibling files it `$ref`s. The OpenAPI document shows
  * them; tests check real answers against them (answerValidator). Nothing on
@@ -53,8 +53,8 @@ function readSchema(file: string): Json {
  * file (or a file it refers to) found in none of the schema directories stops
  * the start, naming it.
  */
-export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[]): AnswerSchema | undefined {
-  const declared = m.options.answer;
+export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], option: 'answer' | 'errorAnswer' = 'answer'): AnswerSchema | undefined {
+  const declared = m.options[option];
   if (declared === undefined) return undefined;
   const statuses = [...(m.options.answerStatuses ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200])];
   const find = (name: string, by: string): Json => {
@@ -62,7 +62,7 @@ export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[]):
     const file = files.find((f) => fs.existsSync(f));
     if (!file) {
       const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
-      throw new Error(`${classId}.${m.name}: no answer schema '${name}' (${by}; ${looked})`);
+      throw new Error(`${classId}.${m.name}: no ${option === 'answer' ? 'answer' : 'error answer'} schema '${name}' (${by}; ${looked})`);
     }
     return readSchema(file);
   };
@@ -70,12 +70,12 @@ export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[]):
   let schema: Json;
   if (typeof declared === 'string') {
     name = declared;
-    schema = find(name, 'declared by answer');
+    schema = find(name, `declared by ${option}`);
   } else if (declared && typeof declared === 'object' && !Array.isArray(declared)) {
-    name = `${m.name}.answer`;
+    name = `${m.name}.${option === 'answer' ? 'answer' : 'error'}`;
     schema = JSON.parse(JSON.stringify(declared)) as Json;
   } else {
-    throw new Error(`${classId}.${m.name}: answer must name a schema file or be a JSON Schema object`);
+    throw new Error(`${classId}.${m.name}: ${option} must name a schema file or be a JSON Schema object`);
   }
   const files: Record<string, Json> = {};
   const pending = [schema];

@@ -13,6 +13,8 @@ export interface RegisteredMethod extends MethodDef {
   budgetMs: number;
   /** the answer's shape (MethodOptions.answer), for the API reference and tests; never checked on the call path */
   answer?: AnswerSchema;
+  /** the shape of its own error envelope (MethodOptions.errorAnswer), for the API reference and tests */
+  errorAnswer?: AnswerSchema;
 }
 
 export interface RegisteredClass extends ClassDef {
@@ -71,6 +73,7 @@ export class ClassRegistry {
         validate: this.compile(def.id, m),
         budgetMs: budgetSeconds(m.kind, m.options.timeoutSeconds) * 1000,
         answer: loadAnswer(def.id, m, this.schemaDirs),
+        errorAnswer: loadAnswer(def.id, m, this.schemaDirs, 'errorAnswer'),
       });
     }
     this.registerCollections(def);

@@ -191,6 +191,19 @@ export interface MethodOptions {
   answer?: string | Readonly<Record<string, unknown>>;
   /** the HTTP statuses the answer comes with (default: 200, or 202 for a QUEUED_WRITE's job), e.g. [200, 201] */
   answerStatuses?: readonly number[];
+  /**
+   * With errorShape: the shape of the method's own error envelope, as
+   * `answer` (a schema file under schemas/<Class>/ or an inline schema), for
+   * the API reference; without it the reference shows the shapes of the
+   * bodies the shaper makes of the platform's errors.
+   */
+  errorAnswer?: string | Readonly<Record<string, unknown>>;
+  /**
+   * The errors of the class's error table this method answers (by name or
+   * code), for the API reference (default: every error of the class). The
+   * platform's errors are listed whatever it says.
+   */
+  errors?: readonly (string | number)[];
 }
 
 export interface FieldError {

@@ -20,7 +20,7 @@ import { classDefOf } from '../actor/decorators';
 import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, MethodKind } from '../actor/types';
-import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable } from '../errors';
+import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable, type RuntimeCode } from '../errors';
 
 type Json = Record<string, unknown>;
 
@@ -191,20 +191,42 @@ const ERROR_BODY: Json = {
   },
 };
 
-/** a shaped method's error bodies: its shaper applied to the platform errors a caller can meet */
-function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMethod): Map<number, { name: string; body: unknown }[]> {
+/** the unknown-instance answer's body: the platform answers it before any handler or shaper */
+const UNKNOWN_INSTANCE_BODY: Json = { type: 'object', required: ['message'], properties: { message: { type: 'string' } }, additionalProperties: false };
+
+function dedupe(schemas: Json[]): Json[] {
+  const seen = new Map<string, Json>();
+  for (const x of schemas) seen.set(JSON.stringify(x), x);
+  return [...seen.values()];
+}
+
+/** a sample message per platform error, for the bodies a shaper makes of them */
+const SAMPLE_MESSAGES: Partial<Record<RuntimeCode, string>> = {
+  VALIDATION: 'Invalid input',
+  BAD_JSON: 'Malformed JSON body',
+  BODY_TOO_LARGE: 'Body exceeds the limit',
+  UNAUTHENTICATED: 'Authentication failed',
+  FORBIDDEN: 'Not allowed',
+  INTERNAL: 'Internal error',
+  INSTANCE_BUSY: 'Instance busy',
+};
+
+interface ShapedSample {
+  /** the platform error's name and code */
+  name: RuntimeCode;
+  platformCode: number | string;
+  /** what the shaper answers for it */
+  code: number | string;
+  body: unknown;
+}
+
+/** a shaped method's error bodies, by status: its shaper applied to every platform error */
+function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMethod): Map<number, ShapedSample[]> {
   const required = ((m.validate?.schema as Json | undefined)?.required as string[] | undefined) ?? [];
-  const samples: ActorError[] = [
-    runtimeError('VALIDATION', 'Invalid input', { errors: [{ field: required[0] ?? 'field', reason: 'is required' }] }),
-    runtimeError('BAD_JSON', 'Malformed JSON body'),
-    runtimeError('BODY_TOO_LARGE', 'Body exceeds the limit'),
-    runtimeError('UNAUTHENTICATED', 'Authentication failed'),
-    runtimeError('FORBIDDEN', 'Not allowed'),
-    runtimeError('INTERNAL', 'Internal error'),
-    runtimeError('INSTANCE_BUSY', 'Instance busy'),
-  ];
-  const out = new Map<number, { name: string; body: unknown }[]>();
-  for (const sample of samples) {
+  const out = new Map<number, ShapedSample[]>();
+  for (const name of Object.keys(RuntimeCodes) as RuntimeCode[]) {
+    const details = name === 'VALIDATION' ? { errors: [{ field: required[0] ?? 'field', reason: 'is required' }] } : undefined;
+    const sample = runtimeError(name, SAMPLE_MESSAGES[name] ?? name.toLowerCase().replace(/_/g, ' '), details);
     let shaped: ActorError;
     try {
       shaped = shape(sample);
@@ -212,8 +234,7 @@ function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMetho
       continue;
     }
     const list = out.get(shaped.status) ?? [];
-    const body = shaped.toBody();
-    if (!list.some((e) => JSON.stringify(e.body) === JSON.stringify(body))) list.push({ name: String(sample.code), body });
+    list.push({ name, platformCode: sample.code, code: shaped.code, body: shaped.toBody() });
     out.set(shaped.status, list);
   }
   return out;
@@ -232,39 +253,68 @@ function byCode<T extends { code: number | string }>(codes: T[]): T[] {
   });
 }
 
+/** does the method answer this error of its class's table (MethodOptions.errors: by name or code; default all)? */
+function answers(m: RegisteredMethod, name: string, code: number | string): boolean {
+  const only = m.options.errors;
+  return !only || only.includes(name) || only.includes(code);
+}
+
 /**
  * A method's error answers. The class's codes and the platform's, by status,
  * are one shared response per class and status (`{Class}.{status}` in
  * components.responses); a method with its own envelope has its bodies inline.
  */
-function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json): Json {
+function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json, schemas: Json): Json {
   const out: Json = {};
   const shape = m.options.errorShape;
   if (shape) {
-    // the bodies its shaper answers for the platform's errors; the class's own codes come in the same envelope
-    const envelopes = new Map<string, Json>();
-    for (const [status, bodies] of shapedErrors(shape, m)) {
-      for (const b of bodies) envelopes.set(JSON.stringify(schemaOf(b.body)), schemaOf(b.body));
-      const examples: Json = {};
-      for (const b of bodies) examples[`from_${b.name}`] = { value: b.body };
-      out[String(status)] = {
-        description: "the method's own error envelope",
-        content: { 'application/json': { schema: { anyOf: bodies.map((b) => schemaOf(b.body)) }, examples } },
-      };
-    }
-    const own = new Map<number, { code: number | string; name: string }[]>();
-    for (const [name, e] of Object.entries(table ?? {})) own.set(e.status, [...(own.get(e.status) ?? []), { code: e.code, name }]);
-    for (const [status, codes] of [...own].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
-      const key = String(status);
-      if (out[key]) (out[key] as Json)['x-error-codes'] = codes;
-      else {
-        out[key] = {
-          description: `${status}: ${codes.map((c) => `${c.code} ${c.name}`).join(', ')} (in the method's own error envelope)`,
-          'x-error-codes': codes,
-          content: { 'application/json': { schema: { anyOf: [...envelopes.values()] } } },
-        };
+    // its own envelope: the declared schema (errorAnswer), else the shapes of the bodies its shaper makes
+    const declared = m.errorAnswer ? hoistAnswer(classId, m.errorAnswer, schemas) : undefined;
+    const shaped = shapedErrors(shape, m);
+    const inferred = new Map<string, Json>();
+    for (const samples of shaped.values()) for (const x of samples) inferred.set(JSON.stringify(schemaOf(x.body)), schemaOf(x.body));
+    const envelope = (bodies: unknown[]): Json => declared ?? { anyOf: bodies.length ? dedupe(bodies.map(schemaOf)) : [...inferred.values()] };
+    const statuses = new Map<number, { codes: Json[]; bodies: unknown[]; examples: Json }>();
+    const at = (status: number) => {
+      if (!statuses.has(status)) statuses.set(status, { codes: [], bodies: [], examples: {} });
+      return statuses.get(status)!;
+    };
+    for (const [status, samples] of shaped) {
+      const entry = at(status);
+      for (const x of samples) {
+        entry.codes.push({ code: x.code, name: x.name, platformCode: x.platformCode });
+        if (!entry.bodies.some((b) => JSON.stringify(b) === JSON.stringify(x.body))) {
+          entry.bodies.push(x.body);
+          entry.examples[`from_${x.platformCode}`] = { value: x.body };
+        }
       }
     }
+    // the class's own codes (those the method says it answers), in the same envelope
+    for (const [name, e] of Object.entries(table ?? {})) if (answers(m, name, e.code)) at(e.status).codes.unshift({ code: e.code, name });
+    const parts: [number, Json][] = [];
+    for (const [status, entry] of statuses) {
+      const codes = byCode(entry.codes as { code: number | string }[]) as Json[];
+      const own = codes.filter((c) => c.platformCode === undefined);
+      const response: Json = {
+        description: `${status}${own.length ? `: ${own.map((c) => `${c.code} ${c.name}`).join(', ')}` : ''} (in the method's own error envelope${
+          codes.length > own.length ? '; x-error-codes also has the platform errors answered with this status, with their platformCode' : ''
+        })`,
+        'x-error-codes': codes,
+        content: { 'application/json': { schema: envelope(entry.bodies), ...(Object.keys(entry.examples).length ? { examples: entry.examples } : {}) } },
+      };
+      parts.push([status, response]);
+    }
+    if (m.kind !== 'STATIC' && m.kind !== 'INIT') {
+      // an unknown instance is answered before the handler, as it is: only `message` (e.g. spec 4.1 rule 3)
+      let entry = parts.find(([st]) => st === 500)?.[1];
+      if (!entry) parts.push([500, (entry = { description: '500', 'x-error-codes': [], content: { 'application/json': { schema: {} } } })]);
+      (entry['x-error-codes'] as Json[]).push({ code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE' });
+      entry.description = `${entry.description as string}; no instance with that id: a body with \`message\` only`;
+      const media = (entry.content as Json)['application/json'] as Json;
+      media.schema = { anyOf: [...(media.schema && Object.keys(media.schema as Json).length ? [media.schema as Json] : []), UNKNOWN_INSTANCE_BODY] };
+      media.examples = { ...((media.examples as Json | undefined) ?? {}), unknown_instance: { value: { message: "No instance with id '<id>' exists in class '<Class>' of project '<projectId>'" } } };
+    }
+    for (const [status, response] of parts.sort((a, b) => a[0] - b[0])) out[String(status)] = response;
     return out;
   }
   const byStatus = new Map<number, { code: number | string; name: string }[]>();
@@ -273,31 +323,36 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     list.push({ code, name });
     byStatus.set(status, list);
   };
-  for (const [name, e] of Object.entries(table ?? {})) add(e.status, e.code, name);
-  // the platform's codes get a status of their own for bad input and authentication, or where the class has codes too
-  const explicit = new Set([400, 401, 403, ...byStatus.keys()]);
-  const rest: { code: number | string; name: string; status: number }[] = [];
-  for (const [name, e] of Object.entries(RuntimeCodes)) {
-    if (explicit.has(e.status)) add(e.status, e.code, name);
-    else rest.push({ code: e.code, name, status: e.status });
-  }
-  rest.push({ code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 });
+  const only = !!m.options.errors;
+  for (const [name, e] of Object.entries(table ?? {})) if (answers(m, name, e.code)) add(e.status, e.code, name);
+  // the platform's codes get a status of their own for bad input and authentication, or where the class has codes too;
+  // the others are the shared default response (the same for every class: it lists every platform code of another status)
+  const always = new Set([400, 401, 403]);
+  const explicit = new Set([...always, ...byStatus.keys()]);
+  const platform = [...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code as number | string, name, status: e.status })), { code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 }];
+  for (const c of platform) if (explicit.has(c.status)) add(c.status, c.code, c.name);
+  const rest = platform.filter((c) => !always.has(c.status));
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
     const key = String(status);
     if (out[key]) {
       (out[key] as Json)['x-error-codes'] = codes;
       continue;
     }
-    const name = `${classId}.${status}`;
-    shared[name] ??= {
+    const response = {
       description: `${status}: ${codes.map((c) => `${c.code} ${c.name}`).join(', ')}`,
       'x-error-codes': codes,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
-    out[key] = { $ref: `#/components/responses/${name}` };
+    // shared by the class's methods, unless the method lists its own errors
+    if (only) out[key] = response;
+    else {
+      const name = `${classId}.${status}`;
+      shared[name] ??= response;
+      out[key] = { $ref: `#/components/responses/${name}` };
+    }
   }
   shared.PlatformErrors ??= {
-    description: `the platform's other errors: ${rest.map((c) => `${c.status} ${c.code} ${c.name}`).join(', ')} (UNKNOWN_INSTANCE's body has only \`message\`)`,
+    description: `the platform's errors of the statuses not listed: ${rest.map((c) => `${c.status} ${c.code} ${c.name}`).join(', ')} (UNKNOWN_INSTANCE's body has only \`message\`)`,
     'x-error-codes': rest,
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
@@ -336,7 +391,7 @@ function operation(
     parameters,
     responses: {
       ...answerResponses(cls, m, schemas),
-      ...errorResponses(cls.id, m, table, responses),
+      ...errorResponses(cls.id, m, table, responses, schemas),
     },
   };
   if (verb === 'post') {

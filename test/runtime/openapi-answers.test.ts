@@ -178,6 +178,24 @@ describe('answers of the service classes match their declared schemas', () => {
     await http('Member', 'updateEmployeePhoto', `/${p}/CALL/Member/updateEmployeePhoto/staffId!${STAFF_ID}`, { photo: PNG, fileExtension: 'png' }, 200);
   });
 
+  it('HR error answers match the contract envelopes they declare (errorAnswer: spec 7.2, 4.1)', async () => {
+    const member = t.rt.registry.get('Member')!.methodsByName;
+    const hr = answerValidator('Member', member.get('hrUpdateEmployee')!.errorAnswer!);
+    const photo = answerValidator('Member', member.get('updateEmployeePhoto')!.errorAnswer!);
+    const answers = [
+      [hr, await t.post('/members/hr/employee', { ...employee(), email: 'not-an-email' }, API_KEY), 400],
+      [hr, await t.post('/members/hr/employee', employee(), { 'x-api-key': 'wrong' }), 401],
+      [hr, await t.post('/members/hr/employee', { ...employee(), employeeId: 'E-NOBODY' }, API_KEY), 404],
+      [hr, await t.post('/members/hr/dependant', { id: randomUUID(), employeeId: 'E-NOBODY', status: 'Active', name: 'A', surname: 'B', email: null, type: 'spouse', birthdate: '1992-02-29' }, API_KEY), 404],
+      [photo, await t.post(`/${t.projectId}/CALL/Member/updateEmployeePhoto/staffId!${STAFF_ID}`, { photo: PNG, fileExtension: 'bmp' }, API_KEY), 400],
+      [photo, await t.post(`/${t.projectId}/CALL/Member/updateEmployeePhoto/staffId!${STAFF_ID}`, { photo: PNG }, API_KEY), 400],
+    ] as const;
+    for (const [check, res, status] of answers) {
+      expect({ status: res.status, valid: check(res.body), body: res.body }).toEqual({ status, valid: true, body: res.body });
+    }
+    expect(hr({ success: false, error: { code: 10001, message: 'x' }, details: { errors: { email: 'not a list' } } })).toBe(false);
+  });
+
   it("Member's sections, own profile and listing", async () => {
     for (const m of ['getMemberPersonal', 'getMemberEmployment', 'getMemberContact', 'getMemberProfile']) await call('Member', m, MEMBER_ID);
     await waitFor(async () => ((await t.rt.call('Member', 'listMembers', undefined, {})).body as any)?.members?.length >= 3, { what: 'members projected' });

@@ -7,7 +7,10 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { answerValidator } from '../../runtime/actor/answers';
 import { projectRoot } from '../../runtime/config';
+import { RuntimeCodes, UNKNOWN_INSTANCE_CODE } from '../../runtime/errors';
+import { discoverErrorTables } from '../../runtime/http/openapi';
 import { hrUpdateEmployee, type HrEmployeeBody } from '../../clients/example';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 
@@ -123,6 +126,70 @@ describe('OpenAPI document of the service classes', () => {
         error: { code: 10072, message: 'Invalid or missing API key' },
       });
     }
+  });
+
+  it("every CALL operation lists its class's error codes (those it declares it answers) and every platform code", () => {
+    const platform = [...Object.values(RuntimeCodes).map((e) => e.code), UNKNOWN_INSTANCE_CODE];
+    const tables = discoverErrorTables(t.rt.registry);
+    const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
+    let checked = 0;
+    for (const cls of t.rt.registry.list()) {
+      const table = tables.get(cls.id)!;
+      expect({ cls: cls.id, table: !!table }).toEqual({ cls: cls.id, table: true });
+      for (const m of cls.methodsByName.values()) {
+        if (m.kind === 'INTERNAL') continue;
+        const declared = m.options.errors;
+        // a declared error names one of the class's table (a typo would drop it silently)
+        for (const e of declared ?? []) expect({ method: `${cls.id}.${m.name}`, error: e, known: Object.entries(table).some(([n, d]) => n === e || d.code === e) }).toMatchObject({ known: true });
+        const own = Object.entries(table).filter(([n, d]) => !declared || declared.includes(n) || declared.includes(d.code)).map(([, d]) => d.code);
+        const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
+        const op = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`].post;
+        const listed = new Set<unknown>();
+        // a platform error a shaper answers with another code counts by its platformCode
+        for (const r of Object.values<any>(op.responses)) for (const c of resolve(r)['x-error-codes'] ?? []) listed.add(c.code).add(c.platformCode);
+        // a STATIC or INIT method with its own envelope has no instance that could be unknown
+        const expected = [...own, ...platform.filter((c) => withInstance || !m.options.errorShape || c !== UNKNOWN_INSTANCE_CODE)];
+        expect({ method: `${cls.id}.${m.name}`, missing: expected.filter((c) => !listed.has(c)) }).toEqual({ method: `${cls.id}.${m.name}`, missing: [] });
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
+
+  it('gives the HR endpoints exactly the error statuses and codes of spec 7.2, in the contract envelope', () => {
+    const member = t.rt.registry.get('Member')!;
+    const spec: Record<string, Record<string, number[]>> = {
+      '/members/hr/employee': { 400: [10001], 401: [10072], 404: [10073, 11016], 409: [11017], 500: [10000], 503: [] },
+      '/members/hr/dependant': { 400: [10001], 401: [10072], 403: [10074], 404: [10075], 500: [10000], 503: [] },
+    };
+    for (const [route, statuses] of Object.entries(spec)) {
+      const op = doc.paths[route].post as Op;
+      const errors = Object.fromEntries(
+        Object.entries(op.responses)
+          .filter(([s]) => !s.startsWith('2'))
+          .map(([s, r]) => [s, r['x-error-codes'].filter((c: any) => c.platformCode === undefined).map((c: any) => c.code)]),
+      );
+      expect({ route, errors }).toEqual({ route, errors: statuses });
+      const method = member.methodsByName.get(op.operationId.replace(/^Member_(\w+?)_route_post$/, '$1'))!;
+      const check = answerValidator('Member', method.errorAnswer!);
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (status.startsWith('2')) continue;
+        expect(r.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Member.hrError.answer' });
+        // every body the document shows is one the contract's schema admits; platform errors answer the contract's codes only
+        for (const [name, ex] of Object.entries<any>(r.content['application/json'].examples ?? {})) {
+          expect({ route, status, name, valid: check(ex.value) }).toEqual({ route, status, name, valid: true });
+          expect([10000, 10001, 10072]).toContain(ex.value.error.code);
+        }
+      }
+      expect(Object.keys(op.responses['503'].content['application/json'].examples).length).toBeGreaterThan(0);
+    }
+    // the photo endpoint (spec 4.1): its envelope, and the unknown instance's body with only `message` (rule 3)
+    const photo = doc.paths['/{projectId}/CALL/Member/updateEmployeePhoto/{instanceId}'].post as Op;
+    expect(photo.responses['400']['x-error-codes'].map((c: any) => c.code)).toEqual(expect.arrayContaining([10001, 10005]));
+    const unknown = photo.responses['500'].content['application/json'];
+    expect(unknown.schema.anyOf).toContainEqual({ $ref: '#/components/schemas/Member.photoError.answer' });
+    expect(unknown.schema.anyOf).toContainEqual(expect.objectContaining({ required: ['message'], additionalProperties: false }));
+    expect(Object.keys(unknown.examples.unknown_instance.value)).toEqual(['message']);
   });
 
   it('serves the interactive page and its assets from the installed Swagger UI', async () => {
