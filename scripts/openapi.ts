@@ -3,7 +3,8 @@
  * `/openapi.json` serves) from the classes and schemas of CLASS_DIRS and
  * SCHEMA_DIRS (default classes/ and schemas/) to `file` (default
  * clients/openapi.json); the npm script then generates the typed client
- * clients/api.d.ts from it with openapi-typescript.
+ * clients/api.d.ts from it with openapi-typescript. The committed clients/ are
+ * generated with PROJECT_ID, CLASS_DIRS and SCHEMA_DIRS unset.
  *
  * test/runtime/openapi-drift.test.ts builds the same document
  * (serviceOpenApi) and compares it with the committed clients/, so the

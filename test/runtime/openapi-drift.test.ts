@@ -13,7 +13,8 @@ import { projectRoot } from '../../runtime/config';
 import { CLIENT_DOCUMENT, serialise, serviceOpenApi } from '../../scripts/openapi';
 
 const ROOT = projectRoot();
-const FIX = 'clients/ is out of date: run `npm run openapi` and commit clients/openapi.json and clients/api.d.ts';
+const FIX =
+  'clients/ is out of date: run `npm run openapi` (with PROJECT_ID, CLASS_DIRS and SCHEMA_DIRS unset) and commit clients/openapi.json and clients/api.d.ts';
 
 type Json = Record<string, any>;
 
