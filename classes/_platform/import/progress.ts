@@ -1,10 +1,11 @@
 /**
- * Progress of an import-like run on stderr (stdout keeps the JSON summary):
- * a bar with rows/s and ETA (cli-progress) on a terminal, a line every few
- * seconds otherwise. Shared by `import` and `register-from-hr`.
+ * Progress of an import-like run (`import`, `register-from-hr`): the
+ * runtime's CLI progress (runtime/cli-progress.ts: a bar with rows/s and ETA
+ * on a terminal, a line every few seconds otherwise, on stderr) counting
+ * rows, with the CSV's line count as the expected total.
  */
 import * as fs from 'node:fs';
-import cliProgress from 'cli-progress';
+import { progress as cliProgress, type CliProgress } from '../../../runtime';
 import { sheetFormat } from './rows';
 
 /** rows in a CSV file, counted by its line ends (an estimate when cells hold line breaks), for the progress bar's ETA */
@@ -20,33 +21,6 @@ function csvRowEstimate(file: string): number {
   return Math.max(0, lines - 1);
 }
 
-/** a bar with rows/s and ETA on a terminal; a line every few seconds otherwise (both on stderr, stdout keeps the summary) */
-export function progress(sheet: string, file: string): { tick: (done: number) => void; stop: () => void } {
-  const started = Date.now();
-  if (process.stderr.isTTY) {
-    const total = sheetFormat(file) === 'csv' ? csvRowEstimate(file) : 0;
-    const bar = new cliProgress.SingleBar(
-      { stream: process.stderr, format: `${sheet} [{bar}] {value}/{total} rows | {rate} rows/s | ETA {eta_formatted}`, etaBuffer: 200 },
-      cliProgress.Presets.shades_classic,
-    );
-    bar.start(total, 0, { rate: 0 });
-    return {
-      tick: (done) => {
-        if (done > bar.getTotal()) bar.setTotal(done);
-        bar.update(done, { rate: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) });
-      },
-      stop: () => bar.stop(),
-    };
-  }
-  let last = started;
-  let count = 0;
-  return {
-    tick: (done) => {
-      count = done;
-      if (Date.now() - last < 5000) return;
-      last = Date.now();
-      process.stderr.write(`${sheet}: ${done} rows, ${Math.round(done / ((last - started) / 1000))} rows/s\n`);
-    },
-    stop: () => process.stderr.write(`${sheet}: ${count} rows done\n`),
-  };
+export function progress(sheet: string, file: string): CliProgress {
+  return cliProgress(sheet, { unit: 'rows', total: () => (sheetFormat(file) === 'csv' ? csvRowEstimate(file) : 0) });
 }
