@@ -135,8 +135,11 @@ describe('importing the member sheets', () => {
 
     // audited under the import's actor, nothing waiting for approval
     const entries = await auditOf(samir.id);
-    expect(entries.length).toBeGreaterThan(0);
-    expect(entries[0]).toMatchObject({ actor: { id: 'import', type: 'system', name: 'import members members.csv' }, additionalData: { source: 'import' } });
+    const importActor = { id: 'import', type: 'system', name: 'import members members.csv' };
+    // its creation, and the family link its dependant made
+    expect(entries.find((e) => e.additionalData?.source === 'import')).toMatchObject({ actor: importActor });
+    expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: importActor, additionalData: { familyMemberId: 'D-3001' } });
+    expect(entries).toHaveLength(2);
     const amalEntries = await auditOf(amal.id);
     expect(amalEntries.some((e) => e.actor?.name === 'import members members.csv' && e.additionalData?.updatedFields?.includes('memberships'))).toBe(true);
     expect(JSON.parse((await t.rt.store.read('Member', amal.id))!.stateJson).private.pendingChange ?? null).toBeNull();
@@ -173,6 +176,16 @@ describe('importing the member sheets', () => {
     expect(await byStaffId('E2102')).toMatchObject({ id: noura.id, staffId: 'E2102', previousStaffIds: ['E2002'] });
     expect(await t.rt.store.resolveLookup('Member', 'staffId', 'E2002')).toBeFalsy();
     expect(await run('members', file)).toMatchObject({ rows: 1, unchanged: 1 });
+
+    // the old file again: its staff id is free now, but the member imported for it holds the new one; refused, nothing created
+    const oldRow = sheetFile('migration-old.csv', [row.replace('E2102,E2002,', 'E2002,,')]);
+    const errorsFile = path.join(tmp, 'migration-old.errors.csv');
+    const dryErrors = path.join(tmp, 'migration-old-dry.errors.csv');
+    expect(await run('members', oldRow, { errorsFile: dryErrors, dryRun: true })).toMatchObject({ rows: 1, created: 0, updated: 0, failed: 1 });
+    expect(await run('members', oldRow, { errorsFile })).toMatchObject({ rows: 1, created: 0, updated: 0, failed: 1 });
+    expect(errorLines(errorsFile)).toEqual([`2,employeeId,E2002,"Member '${noura.id}', imported for staff id 'E2002', now holds staff id 'E2102'"`]);
+    expect(errorLines(dryErrors)).toEqual(errorLines(errorsFile));
+    expect(await byStaffId('E2102')).toMatchObject({ id: noura.id, previousStaffIds: ['E2002'] });
   });
 
   test('every column type error, unknown reference and duplicate goes to the error file with row, column, value and reason, the same in a dry run', async () => {

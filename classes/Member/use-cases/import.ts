@@ -250,6 +250,10 @@ export async function planImport(
     next = applyFamilyChanges(base, { name: f.name, middleName: f.middleName, surname: f.surname, email: f.email, phone: f.phone, relation: input.dependant.relation, memberSubType: subType }, now).after as MemberProfile;
   } else {
     if (before?.primaryMemberId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'employeeId', `Member '${id}' is a dependant, not an employee`);
+    // the member an earlier import made for this staff id has moved to another one since (an HR migration): not this row's
+    if (before && !body.foundBy && before.staffId !== input.employeeId) {
+      throw fieldError('ALREADY_REGISTERED', 'employeeId', `Member '${id}', imported for staff id '${input.employeeId}', now holds staff id '${before.staffId}'`);
+    }
     const memberType = input.memberType!;
     if (!before || before.company.id !== company.id) takingMembers(company);
     if (before && before.company.id !== company.id && !(await sameCompanyGroupType(ctx, before.company.id, company))) {
@@ -361,7 +365,8 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
     foundBy = byStaffId ? input.employeeId : byOld ? input.oldEmployeeId! : null;
     migrated = !!byOld;
     id = byStaffId ?? byOld ?? importedMemberId(input.employeeId);
-    exists = !!(byStaffId ?? byOld);
+    // a dry run also reads the derived id: a member imported for this staff id may hold another one since
+    exists = !!(byStaffId ?? byOld) || !!input.dryRun;
   }
   const body: ApplyImportBody = { input, foundBy, migrated, ...(primary ? { primary } : {}), company, actor };
   const now = new Date().toISOString();
