@@ -202,6 +202,8 @@ export async function planImport(
   id: string,
   body: ApplyImportBody,
   now: string,
+  /** whether another member holds the email (a write leaves it to syncEmailLookup, which asks the same) */
+  checkEmail = true,
 ): Promise<{ profile: MemberProfile; verdict: ImportVerdict; updatedFields: string[] }> {
   const { input, company, primary } = body;
   const f = input.fields;
@@ -301,7 +303,7 @@ export async function planImport(
       };
     }
   }
-  if (next.email && (!before?.email || emailKey(before.email) !== emailKey(next.email))) {
+  if (checkEmail && next.email && (!before?.email || emailKey(before.email) !== emailKey(next.email))) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(next.email));
     if (owner && owner !== id) throw fieldError('EMAIL_TAKEN', 'email', `Email '${next.email}' belongs to another member`);
   }
@@ -409,7 +411,7 @@ export async function applyImportMember(ctx: MemberCtx<ApplyImportBody>): Promis
       throw fieldError('MEMBER_NOT_FOUND', 'employeeId', `Member '${ctx.instanceId}' no longer has staff id '${body.foundBy}'`);
     }
   }
-  const plan = await planImport(ctx, before, ctx.instanceId!, body, new Date().toISOString());
+  const plan = await planImport(ctx, before, ctx.instanceId!, body, new Date().toISOString(), false);
   if (plan.verdict === 'unchanged') return { result: plan.verdict, updatedFields: [] };
   const profile = plan.profile;
   state.profile = profile;
