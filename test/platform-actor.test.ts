@@ -38,10 +38,13 @@ test('an anonymous caller is no privileged actor: a public operation that runs t
 
 test('a system call naming its run (an import) is that actor, still privileged; the others keep their unprivileged names', () => {
   const run = actorFromIdentity({ type: 'system', userId: 'import', claims: { name: 'import members members.csv' } });
-  expect(run).toEqual({ id: 'import', type: 'system', name: 'import members members.csv' });
+  expect(run).toEqual({ id: 'import', type: 'system', name: 'system: import members members.csv' });
   expect(isPrivilegedActor(run)).toBe(true);
   expect(actorFromIdentity({ type: 'system', claims: { name: '' } })).toEqual({ id: 'system', type: 'system', name: 'system' });
   expect(isPrivilegedActor({ id: 'auto_approve', type: 'system' })).toBe(false);
+  // only the names the system identity is given count: any other system actor's name does not
+  expect(isPrivilegedActor({ id: 'import', type: 'system', name: 'import members members.csv' })).toBe(false);
+  expect(isPrivilegedActor({ id: 'x', type: 'system', name: 'systemic' })).toBe(false);
   expect(isPrivilegedActor(actorFromIdentity({ type: 'integration_user', userId: 'import' }))).toBe(false);
   expect(isPrivilegedActor(actorFromIdentity({ type: 'class', classId: 'Member', instanceId: 'import' }))).toBe(false);
   expect(isPrivilegedActor(actorFromIdentity({ type: 'anonymous', userId: 'import' }))).toBe(false);

@@ -17,7 +17,8 @@ export interface Actor {
  *  - integration_user → system, named after the API key
  *  - class → system, named after the calling class
  *  - system (CLI, seeds) → system; a system call naming its run (the import's
- *    `{userId: 'import', claims: {name: 'import members m.csv'}}`) → that id and name
+ *    `{userId: 'import', claims: {name: 'import members m.csv'}}`) → that id,
+ *    named `system: <its name>` (the prefix is what keeps it privileged)
  *  - anonymous (public operations) → a system actor named `anonymous`, never privileged
  */
 export function actorFromIdentity(identity: Identity): Actor {
@@ -41,6 +42,9 @@ export function bounded(actor: Actor): Actor {
   return out;
 }
 
+/** the name of a system actor that names its run (an import): `system: import members m.csv` */
+const SYSTEM_RUN_PREFIX = 'system: ';
+
 function identityActor(identity: Identity): Actor {
   switch (identity.type) {
     case 'program_management_user':
@@ -59,7 +63,7 @@ function identityActor(identity: Identity): Actor {
       return { id: identity.instanceId ?? identity.classId ?? 'class', type: 'system', name: `class:${identity.classId}` };
     case 'system': {
       const name = identity.claims?.name;
-      return { id: identity.userId || 'system', type: 'system', name: typeof name === 'string' && name ? name : 'system' };
+      return { id: identity.userId || 'system', type: 'system', name: typeof name === 'string' && name ? `${SYSTEM_RUN_PREFIX}${name}` : 'system' };
     }
     default:
       // an unauthenticated caller (public sign-in operations): a system actor that is not the privileged `system`
@@ -92,16 +96,14 @@ export function changeActor(identity: Identity, body: unknown): Actor {
   return actorFromIdentity(identity);
 }
 
-/** the names actorFromIdentity gives system actors that are not the system itself (API keys, classes, anonymous callers) */
-const UNPRIVILEGED_SYSTEM_NAME = /^(integration|class):|^anonymous$/;
-
 /**
  * Developers and the system actor (CLI, seeds, an import run under its own
- * name) bypass approver checks and approvals. The system actors of API keys,
- * classes and anonymous callers, and a system actor without a name (the
- * automatic approver), do not.
+ * name) bypass approver checks and approvals. Only the names actorFromIdentity
+ * gives the system identity count (`system`, `system: <run>`): the system
+ * actors of API keys (`integration:…`), classes (`class:…`), anonymous
+ * callers and the automatic approver (no name) do not, whatever else they hold.
  */
 export function isPrivilegedActor(actor: Actor): boolean {
   if (actor.type === 'developer') return true;
-  return actor.type === 'system' && typeof actor.name === 'string' && actor.name !== '' && !UNPRIVILEGED_SYSTEM_NAME.test(actor.name);
+  return actor.type === 'system' && (actor.name === 'system' || (actor.name?.startsWith(SYSTEM_RUN_PREFIX) ?? false));
 }

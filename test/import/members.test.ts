@@ -106,7 +106,7 @@ describe('importing the member sheets', () => {
       address: { country: 'AE', address: '12 Palm Street, Dubai' },
       status: 'pending_invite',
       primaryMemberId: null,
-      createdBy: { id: 'import', type: 'system', name: 'import members members.csv' },
+      createdBy: { id: 'import', type: 'system', name: 'system: import members members.csv' },
     });
     expect(samir.memberships).toHaveLength(1);
     expect(samir.memberships[0]).toMatchObject({
@@ -135,13 +135,13 @@ describe('importing the member sheets', () => {
 
     // audited under the import's actor, nothing waiting for approval
     const entries = await auditOf(samir.id);
-    const importActor = { id: 'import', type: 'system', name: 'import members members.csv' };
+    const importActor = { id: 'import', type: 'system', name: 'system: import members members.csv' };
     // its creation, and the family link its dependant made
     expect(entries.find((e) => e.additionalData?.source === 'import')).toMatchObject({ actor: importActor });
     expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: importActor, additionalData: { familyMemberId: 'D-3001' } });
     expect(entries).toHaveLength(2);
     const amalEntries = await auditOf(amal.id);
-    expect(amalEntries.some((e) => e.actor?.name === 'import members members.csv' && e.additionalData?.updatedFields?.includes('memberships'))).toBe(true);
+    expect(amalEntries.some((e) => e.actor?.name === 'system: import members members.csv' && e.additionalData?.updatedFields?.includes('memberships'))).toBe(true);
     expect(JSON.parse((await t.rt.store.read('Member', amal.id))!.stateJson).private.pendingChange ?? null).toBeNull();
 
     expect(await run('members', sample('members.csv'))).toMatchObject({ rows: 5, created: 0, updated: 0, unchanged: 5, failed: 0 });
