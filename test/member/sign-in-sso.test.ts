@@ -91,6 +91,10 @@ const acmeEmail = (stem: string) => `${uniq(stem).toLowerCase()}@acme.test`;
 const sso = (SAMLResponse: string, RelayState?: string) =>
   from(t, freshIp()).post(`${p}/singleSignOn`, new URLSearchParams({ SAMLResponse, ...(RelayState ? { RelayState } : {}) }));
 const refusedFor = (r: { status: number; body: any }, reason: string) => expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 5041, reason]);
+/** a login URL as discoverAuthMethod answers it (for an address of acme's domain, from an address of its own) */
+const loginUrl = async () => (await from(t, freshIp()).post(`${p}/discoverAuthMethod`, { email: acmeEmail('who') })).body.loginUrl as string;
+/** the usual sign-in: acme's signed answer to the AuthnRequest of a login URL the service gave */
+const signedIn = async (o: Parameters<TestIdp['respond']>[1]) => acme.answer(await loginUrl(), spAtIdp, o);
 
 async function ssoMember(status?: 'inactive'): Promise<{ id: string; email: string }> {
   const email = acmeEmail('sso');
@@ -118,7 +122,7 @@ test('discoverAuthMethod: the identity provider with an AuthnRequest for Member,
 
 test('a member signs in by SAML: 303 to the member application with the session and the state; the session reaches its profile', async () => {
   const m = await ssoMember();
-  const r = await sso(await acme.respond(spAtIdp, { email: m.email.toUpperCase() }), 'st-9');
+  const r = await sso(await signedIn({ email: m.email.toUpperCase() }), 'st-9');
   expect(r.status).toBe(303);
   expect(r.headers['cache-control']).toBe('no-store');
   const location = new URL(String(r.headers.location));
@@ -136,7 +140,7 @@ test('an invited member completes its invitation by SSO (spec 3.1): active, audi
   const m = await createMember(t, { email, staffId: uniq('INV') });
   expect((await t.rt.call('Member', 'addMembership', m.id, { tierId: 'sso-gold', paymentType: 'cpg' })).status).toBe(200);
   expect((await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm)).body.status).toBe('pending_invitation_acceptance');
-  const r = await sso(await acme.respond(spAtIdp, { email }));
+  const r = await sso(await signedIn({ email }));
   expect(r.status).toBe(303);
   expect((await memberState(t, m.id)).state.private.profile.status).toBe('active');
   await waitFor(
@@ -152,21 +156,32 @@ test('an invited member completes its invitation by SSO (spec 3.1): active, audi
 
 test('refused: a replayed assertion, another key, no signature, expired, another audience', async () => {
   const m = await ssoMember();
-  const response = await acme.respond(spAtIdp, { email: m.email });
+  const response = await signedIn({ email: m.email });
   expect((await sso(response)).status).toBe(303);
   refusedFor(await sso(response), 'SAML_REPLAYED');
   refusedFor(await sso(await impostor.respond(spAtIdp, { email: m.email })), 'SAML_BAD_SIGNATURE');
   refusedFor(await sso(acme.unsigned(spAtIdp, { email: m.email })), 'SAML_UNSIGNED');
   const past = new Date(Date.now() - 10 * 60_000);
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email, notBefore: new Date(past.getTime() - 60_000), notOnOrAfter: past })), 'SAML_EXPIRED');
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email, audience: 'https://elsewhere.test/saml' })), 'SAML_AUDIENCE');
+  refusedFor(await sso(await signedIn({ email: m.email, notBefore: new Date(past.getTime() - 60_000), notOnOrAfter: past })), 'SAML_EXPIRED');
+  refusedFor(await sso(await signedIn({ email: m.email, audience: 'https://elsewhere.test/saml' })), 'SAML_AUDIENCE');
   // addressed to the back office's endpoint: not Member's
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email, recipient: pmAcs })), 'SAML_RECIPIENT');
+  refusedFor(await sso(await signedIn({ email: m.email, recipient: pmAcs })), 'SAML_RECIPIENT');
   refusedFor(await sso(Buffer.from('<nothing/>').toString('base64')), 'SAML_UNKNOWN_IDP');
 });
 
+test('InResponseTo: a request the service did not make, one already answered, and an unsolicited response are refused', async () => {
+  const m = await ssoMember();
+  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email, inResponseTo: '_not-asked' })), 'SAML_UNKNOWN_REQUEST');
+  const url = await loginUrl();
+  expect((await sso(await acme.answer(url, spAtIdp, { email: m.email }))).status).toBe(303);
+  // a fresh assertion for the same request
+  refusedFor(await sso(await acme.answer(url, spAtIdp, { email: m.email })), 'SAML_REPLAYED');
+  // acme is not configured with allowUnsolicited
+  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email })), 'SAML_UNSOLICITED');
+});
+
 test('refused: an email no member has, and a member who may not sign in (inactive)', async () => {
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: acmeEmail('nobody') })), 'NO_MEMBER');
+  refusedFor(await sso(await signedIn({ email: acmeEmail('nobody') })), 'NO_MEMBER');
   const inactive = await ssoMember('inactive');
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: inactive.email })), 'MEMBER_NOT_ALLOWED');
+  refusedFor(await sso(await signedIn({ email: inactive.email })), 'MEMBER_NOT_ALLOWED');
 });

@@ -62,6 +62,10 @@ async function sso(SAMLResponse: string): Promise<{ status: number; body: any; h
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 const refusedFor = (r: { status: number; body: any }, reason: string) => expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 4017, reason]);
+/** a login URL as discoverAuthMethod answers it (for an address of acme's domain) */
+const loginUrl = async () => (await call(p.t, 'discoverAuthMethod', undefined, { email: 'who@acme.test' })).body.loginUrl as string;
+/** the usual sign-in: acme's signed answer to the AuthnRequest of a login URL the service gave */
+const signedIn = async (o: Parameters<TestIdp['respond']>[1]) => acme.answer(await loginUrl(), spAtIdp, o);
 
 test('discoverAuthMethod: the identity provider with an AuthnRequest for this class, by the domain alone', async () => {
   const known = await createApprovedUser(p, { email: `${email('ann').split('@')[0]}@acme.test`, loginMethod: 'sso' });
@@ -83,7 +87,7 @@ test('an invited SSO user signs in by SAML: activated, sent to the back office w
   expect(String(invite.parsed.html)).toContain('backoffice.example.test');
   expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user.status).toBe('pending');
 
-  const response = await acme.respond(spAtIdp, { email: u.email });
+  const response = await signedIn({ email: u.email });
   const r = await sso(response);
   expect(r.status).toBe(303);
   const location = r.headers.get('location')!;
@@ -98,19 +102,28 @@ test('an invited SSO user signs in by SAML: activated, sent to the back office w
   // the same assertion again is a replay
   refusedFor(await sso(response), 'SAML_REPLAYED');
   // a second, fresh assertion signs in again
-  expect((await sso(await acme.respond(spAtIdp, { email: u.email }))).status).toBe(303);
+  expect((await sso(await signedIn({ email: u.email }))).status).toBe(303);
 });
 
 test('an SSO user set back to pending by an approved status change is refused, not made active again by its next sign-in', async () => {
   const u = await createApprovedUser(p, { email: `${email('eve').split('@')[0]}@acme.test`, loginMethod: 'sso' });
-  expect((await sso(await acme.respond(spAtIdp, { email: u.email }))).status).toBe(303);
+  expect((await sso(await signedIn({ email: u.email }))).status).toBe(303);
   expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({ status: 'active', acceptedAt: expect.any(String) });
   const back = await call(p.t, 'updateUserStatus', u.id, { status: 'pending' }, p.admin);
   expect(back.status).toBe(200);
   expect((await call(p.t, 'reviewApproval', back.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager')).status).toBe(200);
   expect((await settled(p, u.id)).user.status).toBe('pending');
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email })), 'NO_SSO_USER');
+  refusedFor(await sso(await signedIn({ email: u.email })), 'NO_SSO_USER');
   expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user.status).toBe('pending');
+});
+
+test('InResponseTo: a request the service did not make, one already answered, and an unsolicited response are refused', async () => {
+  const u = await createApprovedUser(p, { email: `${email('ira').split('@')[0]}@acme.test`, loginMethod: 'sso' });
+  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email, inResponseTo: '_not-asked' })), 'SAML_UNKNOWN_REQUEST');
+  const url = await loginUrl();
+  expect((await sso(await acme.answer(url, spAtIdp, { email: u.email }))).status).toBe(303);
+  refusedFor(await sso(await acme.answer(url, spAtIdp, { email: u.email })), 'SAML_REPLAYED');
+  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email })), 'SAML_UNSOLICITED');
 });
 
 test('refused: another key, no signature, an account that does not sign in by SSO, an inactive user', async () => {
@@ -118,15 +131,15 @@ test('refused: another key, no signature, an account that does not sign in by SS
   refusedFor(await sso(await impostor.respond(spAtIdp, { email: u.email })), 'SAML_BAD_SIGNATURE');
   refusedFor(await sso(acme.unsigned(spAtIdp, { email: u.email })), 'SAML_UNSIGNED');
   // a response addressed to the member sign-in is not taken here
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email, recipient: memberAcs })), 'SAML_RECIPIENT');
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: `${email('nobody').split('@')[0]}@acme.test` })), 'NO_SSO_USER');
+  refusedFor(await sso(await signedIn({ email: u.email, recipient: memberAcs })), 'SAML_RECIPIENT');
+  refusedFor(await sso(await signedIn({ email: `${email('nobody').split('@')[0]}@acme.test` })), 'NO_SSO_USER');
   // an email/password user of the provider's domain does not sign in by SSO
   const pw = await createApprovedUser(p, { email: `${email('dee').split('@')[0]}@acme.test` });
   await acceptInvitation(p, pw);
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: pw.email })), 'NO_SSO_USER');
+  refusedFor(await sso(await signedIn({ email: pw.email })), 'NO_SSO_USER');
   // nor does a deactivated one
   const off = await call(p.t, 'updateUserStatus', u.id, { status: 'inactive' }, p.admin);
   await call(p.t, 'reviewApproval', off.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager');
   expect((await settled(p, u.id)).user.status).toBe('inactive');
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email })), 'NO_SSO_USER');
+  refusedFor(await sso(await signedIn({ email: u.email })), 'NO_SSO_USER');
 });

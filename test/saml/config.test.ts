@@ -37,7 +37,7 @@ test('the service provider’s entity id and ACS URL are built from PUBLIC_URL u
 test('a provider from its metadata takes entity id, redirect SSO URL and signing certificate from it', () => {
   const [idp] = parseSamlConfig({ identityProviders: [{ id: 'acme', domains: ['ACME.test'], metadata: acme.metadata() }] }, { env }).identityProviders;
   const certBody = fixture('idp.cert.pem').replace(/-----[A-Z ]+-----|\s/g, '');
-  expect(idp).toEqual({ id: 'acme', domains: ['acme.test'], entityId: 'https://idp.acme.test/saml', ssoUrl: 'https://idp.acme.test/sso', signingCerts: [certBody], wantAuthnRequestsSigned: false });
+  expect(idp).toEqual({ id: 'acme', domains: ['acme.test'], entityId: 'https://idp.acme.test/saml', ssoUrl: 'https://idp.acme.test/sso', signingCerts: [certBody], wantAuthnRequestsSigned: false, allowUnsolicited: false });
 });
 
 test('loaded from SAML_IDPS_FILE, metadataFile relative to it; from $DATA_DIR/saml-idps.json by default; none: SSO off', () => {
@@ -69,6 +69,7 @@ test('each mistake names its field', () => {
   expect(one({}, { ...env, PUBLIC_URL: 'members.example.test' })).toBe('PUBLIC_URL');
   expect(one({}, { ...env, SAML_CLOCK_SKEW_SECONDS: '301' })).toBe('SAML_CLOCK_SKEW_SECONDS');
   expect(one({ wantAuthnRequestsSigned: true })).toBe('SAML_SP_KEY_FILE');
+  expect(one({ allowUnsolicited: 'yes' })).toBe(`${at}.allowUnsolicited`);
 });
 
 test('a provider without any signing certificate is refused: samlify would trust whatever certificate a response carries', () => {

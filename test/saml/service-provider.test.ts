@@ -1,8 +1,8 @@
 /**
  * The SAML service provider against a real samlify identity provider signing
- * real responses with a test-only key pair (fixtures/), the replay memory a
- * real Redis `SET NX PXAT` shared by two service-provider instances (as two
- * processes would share it).
+ * real responses with a test-only key pair (fixtures/), the memory (assertions
+ * accepted, AuthnRequests issued and answered) a real Redis `SET NX PXAT`
+ * shared by two service-provider instances (as two processes would share it).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import type { ServiceProviderInstance } from 'samlify';
 import {
+  AUTHN_REQUEST_TTL_SECONDS,
   parseSamlConfig,
   SamlError,
   type SamlReason,
@@ -32,6 +33,8 @@ const impostor = new TestIdp(IDP_ENTITY, IDP_SSO, fixture('other-idp.key.pem'), 
 const impostorWithAcmeCert = new TestIdp(IDP_ENTITY, IDP_SSO, fixture('other-idp.key.pem'), fixture('idp.cert.pem'));
 /** acme's key, but another entity id */
 const otherIssuer = new TestIdp('https://idp.other.test/saml', IDP_SSO);
+/** the second configured provider, globex, with its own key */
+const globex = new TestIdp('https://idp.globex.test', 'https://idp.globex.test/sso', fixture('other-idp.key.pem'), fixture('other-idp.cert.pem'));
 
 const env = { SAML_SP_ENTITY_ID: SP_ENTITY, SAML_ACS_URL: ACS, SAML_CLOCK_SKEW_SECONDS: '60' };
 const idps = {
@@ -78,6 +81,8 @@ async function refusal(p: Promise<unknown>): Promise<SamlReason> {
 }
 
 const provider = () => saml.idpById('acme')!;
+/** the usual sign-in: the service's login URL, and acme's signed answer to its AuthnRequest */
+const signIn = async (o: Parameters<TestIdp['respond']>[1] = {}, sp = spAtIdp) => acme.answer(await saml.loginUrl(provider(), seen), sp, o);
 
 describe('choosing the identity provider', () => {
   it('by the exact email domain, case-insensitively', () => {
@@ -111,7 +116,7 @@ describe('metadata and login requests', () => {
   });
 
   it('redirects to the identity provider with an AuthnRequest it parses, carrying the RelayState', async () => {
-    const url = new URL(saml.loginUrl(provider(), 'r-123'));
+    const url = new URL(await saml.loginUrl(provider(), seen, 'r-123'));
     expect(`${url.origin}${url.pathname}`).toBe(IDP_SSO);
     expect(url.searchParams.get('RelayState')).toBe('r-123');
     const parsed = await acme.idp.parseLoginRequest(spAtIdp, 'redirect', { query: Object.fromEntries(url.searchParams) });
@@ -134,7 +139,7 @@ describe('metadata and login requests', () => {
       );
       expect(signing.spMetadata()).toContain('AuthnRequestsSigned="true"');
       const spAtStrictIdp = TestIdp.spFromMetadata(signing.spMetadata());
-      const url = new URL(signing.loginUrl(signing.idpById('acme')!, 'r-9'));
+      const url = new URL(await signing.loginUrl(signing.idpById('acme')!, seen, 'r-9'));
       // HTTP-Redirect binding: the signature covers the query as sent, Signature itself left out
       const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
       const query = Object.fromEntries(url.searchParams);
@@ -142,7 +147,7 @@ describe('metadata and login requests', () => {
       const parsed = await strictIdp.idp.parseLoginRequest(spAtStrictIdp, 'redirect', { query, octetString });
       expect(parsed.extract.issuer).toBe(SP_ENTITY);
       // the unsigned service provider's request is refused by an identity provider that wants them signed
-      const unsigned = new URL(saml.loginUrl(provider(), 'r-9'));
+      const unsigned = new URL(await saml.loginUrl(provider(), seen, 'r-9'));
       await expect(
         strictIdp.idp.parseLoginRequest(spAtStrictIdp, 'redirect', { query: Object.fromEntries(unsigned.searchParams), octetString: unsigned.search.slice(1) }),
       ).rejects.toThrow('ERR_MISSING_SIG_ALG');
@@ -151,19 +156,28 @@ describe('metadata and login requests', () => {
     }
   });
 
-  it('refuses a RelayState over 80 bytes and a provider it does not know', () => {
-    expect(() => saml.loginUrl(provider(), 'x'.repeat(81))).toThrow(/80 bytes/);
-    expect(() => saml.loginUrl({ id: 'nope', entityId: 'x', domains: [] }, 'r')).toThrow(SamlError);
+  it('refuses a RelayState over 80 bytes and a provider it does not know', async () => {
+    await expect(saml.loginUrl(provider(), seen, 'x'.repeat(81))).rejects.toThrow(/80 bytes/);
+    await expect(saml.loginUrl({ id: 'nope', entityId: 'x', domains: [] }, seen, 'r')).rejects.toThrow(SamlError);
+  });
+
+  it('remembers each AuthnRequest id for as long as it may be answered', async () => {
+    const before = Date.now();
+    const { id } = await acme.request(await saml.loginUrl(provider(), seen), spAtIdp);
+    const after = Date.now();
+    const expiresAt = Number(await redis.call('PEXPIRETIME', `${prefix}:.request:acme:${id}`));
+    expect(expiresAt).toBeGreaterThanOrEqual(before + AUTHN_REQUEST_TTL_SECONDS * 1000);
+    expect(expiresAt).toBeLessThanOrEqual(after + AUTHN_REQUEST_TTL_SECONDS * 1000);
   });
 });
 
 describe('a response from the identity provider', () => {
-  it('signed by its key for this service is accepted: email, NameID, attributes, assertion id, validity', async () => {
-    const response = await acme.respond(spAtIdp, {
+  it('signed by its key for this service, answering its AuthnRequest, is accepted: email, NameID, attributes, assertion id, request, validity', async () => {
+    const loginUrl = await saml.loginUrl(provider(), seen);
+    const response = await acme.answer(loginUrl, spAtIdp, {
       nameId: 'E1001',
       attributes: { email: 'Ann@Acme.Test', groups: ['staff', 'crew'], givenName: 'Ann' },
       assertionId: '_a-good-one-' + prefix,
-      inResponseTo: '_req-1',
     });
     const user = await saml.parseResponse(provider(), response, seen);
     expect(user).toMatchObject({
@@ -171,7 +185,7 @@ describe('a response from the identity provider', () => {
       email: 'ann@acme.test',
       nameId: 'E1001',
       assertionId: '_a-good-one-' + prefix,
-      inResponseTo: '_req-1',
+      inResponseTo: (await acme.request(loginUrl, spAtIdp)).id,
       attributes: { email: 'Ann@Acme.Test', groups: ['staff', 'crew'], givenName: 'Ann' },
     });
     expect(user.notOnOrAfter.getTime()).toBeGreaterThan(Date.now());
@@ -179,14 +193,14 @@ describe('a response from the identity provider', () => {
 
   it('with only the whole Response signed (not the assertion) is accepted too', async () => {
     const spNotWantingAssertionSigned = TestIdp.spFromMetadata(saml.spMetadata().replace('WantAssertionsSigned="true"', 'WantAssertionsSigned="false"'));
-    const response = await acme.respond(spNotWantingAssertionSigned, { email: 'ann@acme.test' });
+    const response = await signIn({ email: 'ann@acme.test' }, spNotWantingAssertionSigned);
     const xml = Buffer.from(response, 'base64').toString();
     expect(xml).toMatch(/<\/saml:Issuer><ds:Signature/); // the Response's signature, after its Issuer
     expect((await saml.parseResponse(provider(), response, seen)).email).toBe('ann@acme.test');
   });
 
   it('takes an email-shaped NameID when no email attribute is sent', async () => {
-    const user = await saml.parseResponse(provider(), await acme.respond(spAtIdp, { nameId: 'bob@acme.test', attributes: {} }), seen);
+    const user = await saml.parseResponse(provider(), await signIn({ nameId: 'bob@acme.test', attributes: {} }), seen);
     expect(user.email).toBe('bob@acme.test');
   });
 
@@ -220,15 +234,30 @@ describe('a response from the identity provider', () => {
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_AUDIENCE');
   });
 
-  it('addressed to another endpoint is refused', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', recipient: 'https://other-service.example.test/acs' });
-    expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_RECIPIENT');
+  it('addressed to another endpoint is refused, by its Destination or its Recipient alone too', async () => {
+    const elsewhere = 'https://other-service.example.test/acs';
+    for (const o of [{ recipient: elsewhere }, { destination: elsewhere }, { subjectRecipient: elsewhere }]) {
+      expect([o, await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', ...o }), seen))]).toEqual([o, 'SAML_RECIPIENT']);
+    }
+  });
+
+  it('without a Destination on the Response, or a Recipient on its bearer confirmation, is refused (profile 4.1.4.3)', async () => {
+    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', destination: null }), seen))).toBe('SAML_RECIPIENT');
+    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectRecipient: null }), seen))).toBe('SAML_RECIPIENT');
+    // the same with both, to the same request: accepted (the refusals burnt nothing)
+    const loginUrl = await saml.loginUrl(provider(), seen);
+    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', subjectRecipient: null }), seen))).toBe('SAML_RECIPIENT');
+    expect((await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test' }), seen)).email).toBe('ann@acme.test');
   });
 
   it('expired (Conditions NotOnOrAfter past the clock skew) is refused', async () => {
     const past = new Date(Date.now() - 10 * 60_000);
     const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', notBefore: new Date(Date.now() - 20 * 60_000), notOnOrAfter: past });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_EXPIRED');
+  });
+
+  it('whose bearer confirmation carries no NotOnOrAfter is refused (profile 4.1.4.2), even when the conditions have one', async () => {
+    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectNotOnOrAfter: null }), seen))).toBe('SAML_EXPIRED');
   });
 
   it('past its bearer confirmation’s NotOnOrAfter is refused even when the conditions still hold', async () => {
@@ -242,12 +271,12 @@ describe('a response from the identity provider', () => {
   });
 
   it('just past its NotOnOrAfter but within the clock skew is accepted', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', notOnOrAfter: new Date(Date.now() - 20_000) });
+    const response = await signIn({ email: 'ann@acme.test', notOnOrAfter: new Date(Date.now() - 20_000) });
     expect((await saml.parseResponse(provider(), response, seen)).email).toBe('ann@acme.test');
   });
 
   it('replayed is refused, also by another service-provider instance sharing the replay memory', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test' });
+    const response = await signIn({ email: 'ann@acme.test' });
     await saml.parseResponse(provider(), response, seen);
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_REPLAYED');
     const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
@@ -257,9 +286,11 @@ describe('a response from the identity provider', () => {
   it('remembered only until it would expire anyway, and a refused response burns no assertion id', async () => {
     const assertionId = `_remembered-${prefix}`;
     const notOnOrAfter = new Date(Date.now() + 5 * 60_000);
-    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { email: 'ann@acme.test', assertionId, audience: 'x' }), seen))).toBe('SAML_AUDIENCE');
+    const loginUrl = await saml.loginUrl(provider(), seen);
+    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, audience: 'x' }), seen))).toBe('SAML_AUDIENCE');
     expect(await redis.exists(`${prefix}:acme:${assertionId}`)).toBe(0);
-    await saml.parseResponse(provider(), await acme.respond(spAtIdp, { email: 'ann@acme.test', assertionId, notOnOrAfter }), seen);
+    // nor its request: answered again, it is accepted
+    await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, notOnOrAfter }), seen);
     const expiresAt = Number(await redis.call('PEXPIRETIME', `${prefix}:acme:${assertionId}`));
     // NotOnOrAfter (whole seconds in the XML) + the 60 s skew
     expect(expiresAt).toBe(new Date(notOnOrAfter.toISOString()).getTime() + 60_000);
@@ -295,5 +326,71 @@ describe('a response from the identity provider', () => {
   it('for a provider that is not configured is refused', async () => {
     const response = await acme.respond(spAtIdp, { email: 'ann@acme.test' });
     expect(await refusal(saml.parseResponse({ id: 'nope', entityId: IDP_ENTITY, domains: ['acme.test'] }, response, seen))).toBe('SAML_UNKNOWN_IDP');
+  });
+});
+
+describe('InResponseTo: the AuthnRequest a response answers', () => {
+  const ann = { email: 'ann@acme.test' };
+  /** acme's configuration with allowUnsolicited, in a service provider sharing the memory */
+  const lenient = () =>
+    samlServiceProvider(parseSamlConfig({ identityProviders: [{ ...idps.identityProviders[0]!, allowUnsolicited: true }, idps.identityProviders[1]!] }, { env }));
+
+  it('naming no request this service made is refused', async () => {
+    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo: `_never-asked-${prefix}` }), seen))).toBe('SAML_UNKNOWN_REQUEST');
+  });
+
+  it('naming a request made to another provider is refused: globex may not answer what acme was asked', async () => {
+    const askedAcme = await acme.request(await saml.loginUrl(provider(), seen), spAtIdp);
+    const response = await globex.respond(spAtIdp, { email: 'carl@globex.test', inResponseTo: askedAcme.id });
+    expect(await refusal(saml.parseResponse(saml.idpById('globex')!, response, seen))).toBe('SAML_UNKNOWN_REQUEST');
+    // answered by acme, it is accepted
+    expect((await saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo: askedAcme.id }), seen)).inResponseTo).toBe(askedAcme.id);
+  });
+
+  it('answering a request already answered is refused, even with a fresh assertion, also by another instance', async () => {
+    const loginUrl = await saml.loginUrl(provider(), seen);
+    await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen);
+    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen))).toBe('SAML_REPLAYED');
+    const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
+    expect(await refusal(otherProcess.parseResponse(otherProcess.idpById('acme')!, await acme.answer(loginUrl, spAtIdp, ann), seen))).toBe('SAML_REPLAYED');
+  });
+
+  it('an unknown request stays refused when it comes again', async () => {
+    const inResponseTo = `_guessed-${prefix}`;
+    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen))).toBe('SAML_REPLAYED');
+  });
+
+  it('a request issued by another instance sharing the memory is answered here', async () => {
+    const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
+    const loginUrl = await otherProcess.loginUrl(otherProcess.idpById('acme')!, seen);
+    expect((await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen)).email).toBe('ann@acme.test');
+  });
+
+  it('a Response whose InResponseTo is not its signed assertion’s is refused', async () => {
+    const loginUrl = await saml.loginUrl(provider(), seen);
+    const { id } = await acme.request(loginUrl, spAtIdp);
+    const xml = Buffer.from(await acme.answer(loginUrl, spAtIdp, ann), 'base64').toString();
+    // only the assertion is signed: the Response's attribute can be changed without breaking the signature
+    const changed = xml.replace(/^([^]*?<samlp:Response\b[^>]*?InResponseTo=")[^"]*"/, '$1_another"');
+    const responseTag = (x: string) => x.match(/<samlp:Response\b[^>]*>/)![0];
+    expect(responseTag(xml)).toContain(`InResponseTo="${id}"`);
+    expect(responseTag(changed)).toContain('InResponseTo="_another"');
+    expect(await refusal(saml.parseResponse(provider(), Buffer.from(changed).toString('base64'), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    // unchanged, it is accepted
+    expect((await saml.parseResponse(provider(), Buffer.from(xml).toString('base64'), seen)).inResponseTo).toBe(id);
+  });
+
+  it('unsolicited (no InResponseTo: the identity provider started the sign-in) is refused by default', async () => {
+    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, ann), seen))).toBe('SAML_UNSOLICITED');
+  });
+
+  it('unsolicited is accepted from a provider configured with allowUnsolicited; its solicited ones are still checked', async () => {
+    const sp = lenient();
+    const user = await sp.parseResponse(sp.idpById('acme')!, await acme.respond(spAtIdp, ann), seen);
+    expect([user.email, user.inResponseTo]).toEqual(['ann@acme.test', null]);
+    expect(await refusal(sp.parseResponse(sp.idpById('acme')!, await acme.respond(spAtIdp, { ...ann, inResponseTo: `_unknown-${prefix}` }), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    // globex is not allowed
+    expect(await refusal(sp.parseResponse(sp.idpById('globex')!, await globex.respond(spAtIdp, { email: 'carl@globex.test' }), seen))).toBe('SAML_UNSOLICITED');
   });
 });

@@ -3,6 +3,11 @@
  * the SAML tests: it reads the service's published metadata, parses the
  * service's AuthnRequests and signs real login responses with a test-only key
  * pair from fixtures/ (see fixtures/README.md).
+ *
+ * `answer(loginUrl, sp, …)` is the usual sign-in: the response to the
+ * AuthnRequest of the service's login URL (InResponseTo its id, Destination
+ * and Recipient the ACS URL); `respond(sp, …)` is a response the provider
+ * starts itself (unsolicited, unless `inResponseTo` is given).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -34,10 +39,15 @@ export interface ResponseOptions {
   notBefore?: Date;
   /** Conditions NotOnOrAfter, default in 5 minutes */
   notOnOrAfter?: Date;
-  /** bearer SubjectConfirmationData NotOnOrAfter, default = notOnOrAfter */
-  subjectNotOnOrAfter?: Date;
+  /** bearer SubjectConfirmationData NotOnOrAfter, default = notOnOrAfter; null: none */
+  subjectNotOnOrAfter?: Date | null;
   /** Response Destination and SubjectConfirmationData Recipient, default the ACS URL */
   recipient?: string;
+  /** Response Destination alone, default `recipient`; null: none */
+  destination?: string | null;
+  /** SubjectConfirmationData Recipient alone, default `recipient`; null: none */
+  subjectRecipient?: string | null;
+  /** the request answered, on the Response and the SubjectConfirmationData; default none (unsolicited) */
   inResponseTo?: string;
   statusCode?: string;
   assertionId?: string;
@@ -93,15 +103,15 @@ export class TestIdp {
     return SamlLib.replaceTagsByValue(template, {
       ID: `_${randomUUID()}`,
       AssertionID: o.assertionId ?? `_${randomUUID()}`,
-      Destination: o.recipient ?? acs,
+      Destination: o.destination === null ? null : (o.destination ?? o.recipient ?? acs),
       Audience: o.audience ?? sp.entityMeta.getEntityID(),
-      SubjectRecipient: o.recipient ?? acs,
+      SubjectRecipient: o.subjectRecipient === null ? null : (o.subjectRecipient ?? o.recipient ?? acs),
       Issuer: this.entityId,
       IssueInstant: new Date(now).toISOString(),
       StatusCode: o.statusCode ?? Constants.StatusCode.Success,
       ConditionsNotBefore: (o.notBefore ?? new Date(now - 60_000)).toISOString(),
       ConditionsNotOnOrAfter: notOnOrAfter.toISOString(),
-      SubjectConfirmationDataNotOnOrAfter: (o.subjectNotOnOrAfter ?? notOnOrAfter).toISOString(),
+      SubjectConfirmationDataNotOnOrAfter: o.subjectNotOnOrAfter === null ? null : (o.subjectNotOnOrAfter ?? notOnOrAfter).toISOString(),
       NameIDFormat: EMAIL_FORMAT,
       NameID: o.nameId ?? o.email ?? 'nobody',
       InResponseTo: o.inResponseTo ?? null,
@@ -120,6 +130,22 @@ export class TestIdp {
       customTagReplacement: () => ({ id: '', context: xml }),
     });
     return result.context;
+  }
+
+  /** the AuthnRequest a login URL of the service carries, as this provider reads it (its signature checked when it has one) */
+  async request(loginUrl: string, sp: ServiceProviderInstance): Promise<{ id: string; acsUrl: string }> {
+    const url = new URL(loginUrl);
+    // HTTP-Redirect binding: a signature covers the query as sent, Signature itself left out
+    const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    const parsed = await this.idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams), octetString });
+    const request = parsed.extract.request as Record<string, string>;
+    return { id: request.id!, acsUrl: request.assertionConsumerServiceUrl! };
+  }
+
+  /** the signed response to the AuthnRequest of `loginUrl`: InResponseTo its id (unless `o` says otherwise) */
+  async answer(loginUrl: string, sp: ServiceProviderInstance, o: ResponseOptions = {}): Promise<string> {
+    const { id } = await this.request(loginUrl, sp);
+    return this.respond(sp, { inResponseTo: id, ...o });
   }
 
   /** the same response, with no signature at all */

@@ -16,12 +16,15 @@
  *
  * Replay memory: ctx.limits with at most one hit per assertion for as long as
  * it could be accepted, shared by every process, under the counter and key
- * ProgramManagementUser uses (SAML_REPLAY_COUNTER).
+ * ProgramManagementUser uses (SAML_REPLAY_COUNTER); the same memory holds the
+ * AuthnRequests discoverAuthMethod issued, each answered once (InResponseTo).
+ * A response without InResponseTo is accepted only from a provider configured
+ * with `allowUnsolicited`.
  */
-import { isSamlError, type SeenCheck } from '../../_platform/saml';
+import { isSamlError, samlSeen } from '../../_platform/saml';
 import { memberError } from '../errors';
 import { clone, logMemberChange, memberIdByLookup, memberState, profileOf, type MemberCtx, type MemberStaticCtx } from '../member-state';
-import { replayWindowSeconds, SAML_REPLAY_COUNTER, ssoOutcome, ssoRedirect, type SignInSettings } from '../sign-in-rules';
+import { SAML_REPLAY_COUNTER, ssoOutcome, ssoRedirect, type SignInSettings } from '../sign-in-rules';
 import { members } from './self-client';
 import { memberActor, openSession, throttleAddress } from './sign-in-common';
 
@@ -45,8 +48,7 @@ export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, setti
   const { SAMLResponse: response, RelayState: relayState } = ctx.request.body;
   const provider = saml.idpForResponse(response);
   if (!provider) throw refused('SAML_UNKNOWN_IDP', 'The response is not from a configured identity provider');
-  const seen: SeenCheck = async (key, expiresAt) =>
-    !(await ctx.limits.hit(SAML_REPLAY_COUNTER, key, { max: 1, windowSeconds: replayWindowSeconds(expiresAt, Date.now()) })).allowed;
+  const seen = samlSeen(ctx.limits, SAML_REPLAY_COUNTER);
   let email: string;
   try {
     email = (await saml.parseResponse(provider, response, seen)).email;

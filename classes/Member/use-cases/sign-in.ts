@@ -24,11 +24,12 @@
  */
 import { ActorError, RuntimeCodes } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
+import { samlSeen } from '../../_platform/saml';
 import { notify } from '../../NotificationManager/client';
 import { otpClient, otpInstanceId } from '../../Otp/client';
 import { memberError } from '../errors';
 import { emailKey, memberIdByLookup, memberState, profileOf, type MemberCtx, type MemberReadCtx, type MemberStaticCtx, type NoBody } from '../member-state';
-import { maySignIn, mayUsePassword, type SignInSettings, type SignInView } from '../sign-in-rules';
+import { maySignIn, mayUsePassword, SAML_REPLAY_COUNTER, type SignInSettings, type SignInView } from '../sign-in-rules';
 import { now, reachable } from './common';
 import { members } from './self-client';
 import {
@@ -71,7 +72,11 @@ export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverBody>, set
   await throttleAccount(ctx, 'discoverAuthMethod', email);
   const saml = settings.saml;
   const idp = saml?.idpForEmail(email) ?? null;
-  if (saml && idp) return { email, method: 'sso' as const, loginUrl: saml.loginUrl(idp, ctx.request.body.relayState) };
+  if (saml && idp) {
+    // the AuthnRequest's id is remembered (samlSeen) for singleSignOn to check the response's InResponseTo against
+    const loginUrl = await saml.loginUrl(idp, samlSeen(ctx.limits, SAML_REPLAY_COUNTER), ctx.request.body.relayState);
+    return { email, method: 'sso' as const, loginUrl };
+  }
   // "starts OTP registration when absent": an invited member without a password gets a fresh invitation. Queued
   // for every member the email names (the job decides), so the answer neither waits for it nor tells anything.
   const id = await memberIdByLookup(ctx, 'email', email);

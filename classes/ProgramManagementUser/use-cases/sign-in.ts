@@ -18,6 +18,7 @@
  */
 import { isUnknownInstance } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
+import { SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml';
 import { notify } from '../../NotificationManager/client';
 import { otpClient, otpInstanceId } from '../../Otp/client';
 import { userError } from '../errors';
@@ -38,7 +39,8 @@ export async function discoverAuthMethod(ctx: UserStaticCtx<EmailInput>, setting
   await throttleAddress(ctx, 'discover');
   const email = normalizeEmail(ctx.request.body.email);
   const idp = settings.saml?.idpForEmail(email) ?? null;
-  if (idp) return { email, method: 'sso' as const, loginUrl: settings.saml!.loginUrl(idp) };
+  // the AuthnRequest's id is remembered (samlSeen) for singleSignOn to check the response's InResponseTo against
+  if (idp) return { email, method: 'sso' as const, loginUrl: await settings.saml!.loginUrl(idp, samlSeen(ctx.limits, SAML_MEMORY_COUNTER)) };
   return { email, method: 'email_password' as const };
 }
 

@@ -11,9 +11,11 @@
  * as the assertion could be accepted, shared by every process; the counter
  * name `saml.assertion` and key `<providerId>:<assertionId>` are the ones a
  * member's sign-in uses too, so one assertion signs in once, wherever it is
- * posted.
+ * posted. The same memory holds the AuthnRequests discoverAuthMethod issued,
+ * each answered once (InResponseTo); a response without InResponseTo is
+ * accepted only from a provider configured with `allowUnsolicited`.
  */
-import { isSamlError, type SeenCheck } from '../../_platform/saml';
+import { isSamlError, SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayUseSso } from '../rules';
 import type { UserSettings } from '../settings';
@@ -22,7 +24,7 @@ import { CLASS_ID, now, type UserStaticCtx } from './common';
 import { throttleAddress } from './requester';
 import { signIn, signInUser } from './sign-in';
 
-export const SAML_REPLAY_COUNTER = 'saml.assertion';
+export const SAML_REPLAY_COUNTER = SAML_MEMORY_COUNTER;
 
 const refused = (reason: string, message = 'The single sign-on response was refused') => userError('PM_USER_SSO_REFUSED', message, { reason });
 
@@ -33,10 +35,7 @@ export async function singleSignOn(ctx: UserStaticCtx<SingleSignOnInput>, settin
   const response = ctx.request.body.SAMLResponse;
   const provider = saml.idpForResponse(response);
   if (!provider) throw refused('SAML_ISSUER', 'The response is not from a configured identity provider');
-  const seen: SeenCheck = async (key, expiresAt) => {
-    const windowSeconds = Math.max(1, Math.ceil((expiresAt.getTime() - Date.now()) / 1000));
-    return !(await ctx.limits.hit(SAML_REPLAY_COUNTER, key, { max: 1, windowSeconds })).allowed;
-  };
+  const seen = samlSeen(ctx.limits, SAML_REPLAY_COUNTER);
   let email: string;
   try {
     email = (await saml.parseResponse(provider, response, seen)).email;

@@ -20,7 +20,8 @@
  *   { "identityProviders": [
  *       { "id": "acme", "domains": ["acme.com", "acme.co.uk"], "metadataFile": "acme-idp.xml" },
  *       { "id": "corp", "domains": ["corp.example"], "entityId": "https://idp.corp.example/saml",
- *         "ssoUrl": "https://idp.corp.example/sso", "signingCert": "MIIC…", "emailAttribute": "mail" } ] }
+ *         "ssoUrl": "https://idp.corp.example/sso", "signingCert": "MIIC…", "emailAttribute": "mail",
+ *         "allowUnsolicited": true } ] }
  *
  * Each provider gives its metadata (`metadata`: the XML, or `metadataFile`:
  * a path relative to the JSON file) or `entityId` + `ssoUrl` (HTTP-Redirect
@@ -29,6 +30,9 @@
  * with at least one signing certificate: without one samlify would trust the
  * certificate a response carries itself. Domains are matched exactly and
  * case-insensitively, and one domain belongs to one provider.
+ * `allowUnsolicited` (default false) lets the provider start sign-ins itself
+ * (IdP-initiated: a response without InResponseTo); otherwise only answers to
+ * the service's own AuthnRequests are accepted.
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -50,6 +54,8 @@ export interface SamlIdentityProviderConfig {
   emailAttribute?: string;
   /** the provider wants AuthnRequests signed (from its metadata or `wantAuthnRequestsSigned`) */
   wantAuthnRequestsSigned: boolean;
+  /** responses without InResponseTo (sign-ins the identity provider starts) are accepted; default false */
+  allowUnsolicited: boolean;
 }
 
 export interface SamlServiceProviderConfig {
@@ -182,7 +188,7 @@ function clockSkew(env: NodeJS.ProcessEnv): number {
 
 function identityProvider(entry: unknown, at: string, baseDir: string): SamlIdentityProviderConfig {
   if (!isObject(entry)) throw new SamlConfigError(at, 'must be an object');
-  const known = new Set(['id', 'domains', 'metadata', 'metadataFile', 'entityId', 'ssoUrl', 'signingCert', 'emailAttribute', 'wantAuthnRequestsSigned']);
+  const known = new Set(['id', 'domains', 'metadata', 'metadataFile', 'entityId', 'ssoUrl', 'signingCert', 'emailAttribute', 'wantAuthnRequestsSigned', 'allowUnsolicited']);
   for (const k of Object.keys(entry)) if (!known.has(k)) throw new SamlConfigError(`${at}.${k}`, `unknown field (known: ${[...known].join(', ')})`);
 
   const id = entry.id;
@@ -218,6 +224,8 @@ function identityProvider(entry: unknown, at: string, baseDir: string): SamlIden
   const emailAttribute = optionalString(entry, 'emailAttribute', at);
   const wantSigned = entry.wantAuthnRequestsSigned;
   if (wantSigned !== undefined && typeof wantSigned !== 'boolean') throw new SamlConfigError(`${at}.wantAuthnRequestsSigned`, 'must be true or false');
+  const allowUnsolicited = entry.allowUnsolicited;
+  if (allowUnsolicited !== undefined && typeof allowUnsolicited !== 'boolean') throw new SamlConfigError(`${at}.allowUnsolicited`, 'must be true or false');
   return {
     id,
     domains: normalised,
@@ -226,6 +234,7 @@ function identityProvider(entry: unknown, at: string, baseDir: string): SamlIden
     signingCerts,
     ...(emailAttribute ? { emailAttribute } : {}),
     wantAuthnRequestsSigned: wantSigned ?? fromMetadata?.wantAuthnRequestsSigned ?? false,
+    allowUnsolicited: allowUnsolicited ?? false,
   };
 }
 

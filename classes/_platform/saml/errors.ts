@@ -18,12 +18,16 @@ export const SAML_REASONS = {
   SAML_ISSUER: 'assertion issued by another entity',
   /** the assertion is restricted to another audience than this service provider (or to none) */
   SAML_AUDIENCE: 'assertion is for another audience',
-  /** Destination or SubjectConfirmationData Recipient is not one of this service provider's ACS URLs */
+  /** Destination or SubjectConfirmationData Recipient missing, or not one of this service provider's ACS URLs */
   SAML_RECIPIENT: 'response is addressed to another endpoint',
   /** outside its validity window (NotBefore / NotOnOrAfter, clock skew allowed), or without a NotOnOrAfter */
   SAML_EXPIRED: 'assertion is expired or not yet valid',
-  /** an assertion id accepted before */
+  /** an assertion id accepted before, or an answer to an AuthnRequest already answered */
   SAML_REPLAYED: 'assertion was already used',
+  /** InResponseTo names no AuthnRequest this service issued to the provider (or one issued too long ago), or the Response and its assertion name different ones */
+  SAML_UNKNOWN_REQUEST: 'response to a request this service did not make',
+  /** no InResponseTo: a sign-in the identity provider started, which the provider's configuration does not allow (allowUnsolicited) */
+  SAML_UNSOLICITED: 'unsolicited response',
   /** the assertion names no email address (neither the configured attribute, a usual email attribute, nor an email NameID) */
   SAML_NO_EMAIL: 'assertion carries no email address',
   /** the email's domain is not one the provider serves (one provider may not sign users in for another's domain) */

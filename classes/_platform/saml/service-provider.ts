@@ -4,11 +4,11 @@
  *
  *   const saml = samlServiceProvider(loadSamlConfig(env));     // null config: SSO off
  *   const idp = saml.idpForEmail('ann@acme.com');               // provider or null
- *   const url = saml.loginUrl(idp, relayState);                 // redirect the browser there
+ *   const url = await saml.loginUrl(idp, seen, relayState);     // redirect the browser there (its request id remembered)
  *   saml.spMetadata();                                          // XML to publish
  *   const idp2 = saml.idpForResponse(body.SAMLResponse);        // who claims to have sent it
  *   const user = await saml.parseResponse(idp2, body.SAMLResponse, seen);
- *   // user: { email, nameId, attributes, assertionId, notOnOrAfter, providerId }
+ *   // user: { email, nameId, attributes, assertionId, notOnOrAfter, inResponseTo, providerId }
  *
  * parseResponse refuses, with a SamlError naming the reason, a response that:
  *  - is not base64 XML, carries a DOCTYPE, or is not a SAML Response by the
@@ -19,26 +19,48 @@
  *    certificates, or looks wrapped                          SAML_BAD_SIGNATURE
  *  - has an assertion issued by another entity id            SAML_ISSUER
  *  - is restricted to another audience, or to none           SAML_AUDIENCE
- *  - is addressed (Destination, Recipient) to another URL    SAML_RECIPIENT
+ *  - names no Destination on the Response, has a SubjectConfirmationData
+ *    without a Recipient (or none at all), or is addressed by either to
+ *    another URL than this service provider's ACS URLs      SAML_RECIPIENT
  *  - is outside Conditions NotBefore / NotOnOrAfter or past its bearer
  *    SubjectConfirmationData NotOnOrAfter (both with the configured clock
- *    skew), or carries no NotOnOrAfter at all                SAML_EXPIRED
+ *    skew), or its SubjectConfirmationData has no NotOnOrAfter SAML_EXPIRED
  *  - names no email, or one of a domain the provider does not serve
  *                                                            SAML_NO_EMAIL, SAML_EMAIL_DOMAIN
- *  - has an assertion id already accepted                    SAML_REPLAYED
+ *  - answers (InResponseTo) no AuthnRequest this service issued to this
+ *    provider in the last AUTHN_REQUEST_TTL_SECONDS, or the Response and
+ *    its assertion answer different requests                 SAML_UNKNOWN_REQUEST
+ *  - has no InResponseTo (an IdP-initiated sign-in) while the provider's
+ *    configuration does not say allowUnsolicited              SAML_UNSOLICITED
+ *  - answers a request already answered, or has an assertion id already
+ *    accepted                                                SAML_REPLAYED
  * Only what the verified signature covers is read (samlify extracts from the
  * signed assertion, not from the unsigned document around it).
  *
- * Replay memory is the caller's: `seen(key, expiresAt)` records the key and
- * answers whether it was there before, atomically and shared by every process
- * (Redis `SET key 1 PXAT expiresAt NX`). The key is `<providerId>:<assertionId>`;
- * expiresAt is when the assertion stops being acceptable anyway (its
- * NotOnOrAfter plus the clock skew), so the memory never needs to outlive it.
- * It is asked last, so a response refused for any other reason burns nothing.
+ * These follow the Web Browser SSO profile (saml-profiles-2.0-os 4.1.4.3),
+ * a little stricter where it leaves a choice: the Response's Destination is
+ * required even when only the assertion is signed, and every
+ * SubjectConfirmationData needs a Recipient and a NotOnOrAfter. The request
+ * id counted is the bearer SubjectConfirmationData's InResponseTo (inside
+ * the signed assertion); a Response InResponseTo must name the same one.
+ *
+ * Memory is the caller's: `seen(key, expiresAt)` records the key and answers
+ * whether it was there before, atomically and shared by every process (Redis
+ * `SET key 1 PXAT expiresAt NX`; samlSeen backs it with ctx.limits). It keeps:
+ *  - assertions accepted: `<providerId>:<assertionId>` until the assertion
+ *    stops being acceptable anyway (its NotOnOrAfter plus the clock skew);
+ *  - AuthnRequests issued by loginUrl: `.request:<providerId>:<requestId>`,
+ *    for AUTHN_REQUEST_TTL_SECONDS;
+ *  - AuthnRequests answered: `.answered:<providerId>:<requestId>`, as long.
+ * A response's InResponseTo is consumed by marking it answered first (a
+ * second answer finds the mark, however close behind), then asking whether it
+ * was issued (an unknown id is refused, and stays refused: its answered mark
+ * is already set). Keys of requests start with '.', which no provider id does.
+ * Memory is asked last, so a response refused for any other reason burns
+ * nothing.
  *
  * Encrypted assertions are not supported (the service publishes no encryption
- * key); responses to unsolicited (IdP-initiated) logins are accepted like
- * solicited ones: InResponseTo is returned, not checked.
+ * key).
  */
 import {
   Constants,
@@ -91,7 +113,8 @@ export interface SamlServiceProvider {
   idpForEmail(email: string): SamlProvider | null;
   /** the provider named by the Issuer of a POSTed response (unverified: only to choose whose key verifies it); null when none */
   idpForResponse(samlResponseBase64: string): SamlProvider | null;
-  loginUrl(provider: SamlProvider, relayState?: string): string;
+  /** the redirect to the provider's SSO service with a new AuthnRequest, whose id `seen` remembers for AUTHN_REQUEST_TTL_SECONDS */
+  loginUrl(provider: SamlProvider, seen: SeenCheck, relayState?: string): Promise<string>;
   spMetadata(): string;
   parseResponse(provider: SamlProvider, samlResponseBase64: string, seen: SeenCheck): Promise<SamlUser>;
 }
@@ -100,6 +123,10 @@ export interface SamlServiceProvider {
 export const MAX_RELAY_STATE_BYTES = 80;
 /** largest SAMLResponse (base64) read; real ones are a few kilobytes */
 export const MAX_RESPONSE_BASE64_CHARS = 256 * 1024;
+/** how long an AuthnRequest may be answered: the time a user has to sign in at the identity provider */
+export const AUTHN_REQUEST_TTL_SECONDS = 15 * 60;
+const ISSUED = '.request:';
+const ANSWERED = '.answered:';
 
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const UNSPECIFIED_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
@@ -181,12 +208,17 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       }
       return (typeof issuer === 'string' && byEntityId.get(issuer.trim())) || null;
     },
-    loginUrl(provider, relayState) {
+    async loginUrl(provider, seen, relayState) {
       const e = entryOf(provider);
       if (relayState !== undefined && Buffer.byteLength(relayState) > MAX_RELAY_STATE_BYTES) {
         throw new RangeError(`relayState is longer than ${MAX_RELAY_STATE_BYTES} bytes (SAML bindings 3.4.3)`);
       }
       const request = sp.createLoginRequest(e.idp, 'redirect', relayState === undefined ? {} : { relayState });
+      if (!request.id) throw new Error('samlify answered an AuthnRequest without an id');
+      // a fresh random id: already there would mean a broken generator, not a caller's mistake
+      if (await seen(`${ISSUED}${e.id}:${request.id}`, new Date(Date.now() + AUTHN_REQUEST_TTL_SECONDS * 1000))) {
+        throw new Error(`AuthnRequest id ${request.id} was issued before`);
+      }
       return request.context;
     },
     spMetadata: () => metadata,
@@ -222,18 +254,23 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       if (!audiences.includes(config.sp.entityId)) {
         throw new SamlError('SAML_AUDIENCE', `assertion is for ${audiences.length ? audiences.join(', ') : 'no audience'}, not ${config.sp.entityId}`);
       }
+      // profile 4.1.4.3: the bearer confirmation names our ACS (Recipient), its end (NotOnOrAfter) and, when the
+      // service asked, the request (InResponseTo); the Response's Destination is required here whether or not it is signed
       const destination = field(extract.response, 'destination');
-      if (destination && !acsUrls.has(destination)) throw new SamlError('SAML_RECIPIENT', `response is addressed to ${destination}`);
+      if (!destination) throw new SamlError('SAML_RECIPIENT', 'the response names no Destination');
+      if (!acsUrls.has(destination)) throw new SamlError('SAML_RECIPIENT', `response is addressed to ${destination}`);
       const confirmations = records(more.confirmation);
+      if (confirmations.length === 0) throw new SamlError('SAML_RECIPIENT', 'the assertion has no SubjectConfirmationData');
       for (const c of confirmations) {
-        if (c.recipient && !acsUrls.has(c.recipient)) throw new SamlError('SAML_RECIPIENT', `assertion is addressed to ${c.recipient}`);
+        if (!c.recipient) throw new SamlError('SAML_RECIPIENT', 'a SubjectConfirmationData names no Recipient');
+        if (!acsUrls.has(c.recipient)) throw new SamlError('SAML_RECIPIENT', `assertion is addressed to ${c.recipient}`);
+        if (!c.notOnOrAfter) throw new SamlError('SAML_EXPIRED', 'a SubjectConfirmationData carries no NotOnOrAfter');
       }
 
       const now = Date.now();
       const limits = [field(extract.conditions, 'notOnOrAfter'), ...confirmations.map((c) => c.notOnOrAfter)]
         .filter((t): t is string => Boolean(t))
         .map((t) => ({ t, ms: Date.parse(t) }));
-      if (limits.length === 0) throw new SamlError('SAML_EXPIRED', 'the assertion carries no NotOnOrAfter');
       for (const { t, ms } of limits) {
         if (!Number.isFinite(ms)) throw new SamlError('SAML_MALFORMED', `NotOnOrAfter '${t}' is not a date`);
         if (now >= ms + skewMs) throw new SamlError('SAML_EXPIRED', `expired at ${t}`);
@@ -248,6 +285,26 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
         throw new SamlError('SAML_EMAIL_DOMAIN', `${emailDomain(email)} is not served by identity provider '${e.id}'`);
       }
 
+      // which request this answers: the bearer confirmation's InResponseTo, signed with the assertion
+      const answers = new Set(confirmations.map((c) => c.inResponseTo ?? ''));
+      if (answers.size > 1) throw new SamlError('SAML_UNKNOWN_REQUEST', 'the assertion’s confirmations answer different requests');
+      const requestId = [...answers][0] || null;
+      const responseTo = field(extract.response, 'inResponseTo');
+      if (responseTo && responseTo !== requestId) {
+        throw new SamlError('SAML_UNKNOWN_REQUEST', `the Response answers ${responseTo}, its assertion ${requestId ?? 'no request'}`);
+      }
+      if (!requestId && !e.config.allowUnsolicited) {
+        throw new SamlError('SAML_UNSOLICITED', `no InResponseTo, and identity provider '${e.id}' may not start sign-ins (allowUnsolicited)`);
+      }
+      if (requestId) {
+        const key = `${e.id}:${requestId}`;
+        // the window an issued id is kept for, from now: an id issued within it is still found
+        const until = new Date(Date.now() + AUTHN_REQUEST_TTL_SECONDS * 1000);
+        if (await seen(`${ANSWERED}${key}`, until)) throw new SamlError('SAML_REPLAYED', `request ${requestId} was already answered`);
+        if (!(await seen(`${ISSUED}${key}`, until))) {
+          throw new SamlError('SAML_UNKNOWN_REQUEST', `${requestId} is not a request this service made to '${e.id}' in the last ${AUTHN_REQUEST_TTL_SECONDS} s`);
+        }
+      }
       if (await seen(`${e.id}:${assertionId}`, new Date(notOnOrAfter.getTime() + skewMs))) {
         throw new SamlError('SAML_REPLAYED', `assertion ${assertionId} was already used`);
       }
@@ -258,7 +315,7 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
         attributes,
         assertionId,
         notOnOrAfter,
-        inResponseTo: confirmations.find((c) => c.inResponseTo)?.inResponseTo ?? field(extract.response, 'inResponseTo') ?? null,
+        inResponseTo: requestId,
       };
     },
   };
