@@ -14,7 +14,8 @@ import { activeMember, bearer, codeIn, freshIp, from, invitableMember, nthMail, 
 let env: SignInEnv;
 
 beforeAll(async () => {
-  env = await startSignInRuntime({ OTP_LIMIT: '100', OTP_RETRY_LIMIT: '50' });
+  // the loopback addresses the tests call from are trusted proxies: an X-Forwarded-For chooses the caller's address
+  env = await startSignInRuntime({ OTP_LIMIT: '100', OTP_RETRY_LIMIT: '50', TRUST_PROXY: 'loopback' });
 });
 afterAll(async () => {
   await env?.t.stop();
@@ -73,6 +74,25 @@ describe('per address', () => {
     const c = from(env.t, freshIp());
     const refused = await exhaust(SIGN_IN_THROTTLE.singleSignOn.perAddress.max, 404, () => c.post(`${p()}/singleSignOn`, { SAMLResponse: 'PHNhbWw+' }));
     expect(refused.status).toBe(429);
+  });
+});
+
+describe('per address, IPv6', () => {
+  const p = () => env.p;
+
+  test('two addresses of one /64 are one caller (its owner may use any of 2^64); the next /64 is another', async () => {
+    const c = from(env.t, freshIp());
+    const as = (ip: string) => ({ 'x-forwarded-for': ip });
+    const net = '2001:db8:5:1';
+    // alternately from two addresses of the /64, written differently
+    const addresses = [`${net}::1`, `2001:0DB8:0005:0001:ffff:ffff:ffff:fffe`];
+    await exhaust(SIGN_IN_THROTTLE.login.perAddress.max, 401, (i) => c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as(addresses[i % 2]!)));
+    // a third address of it is refused as well, from another connection
+    const third = await from(env.t, freshIp()).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as(`${net}:abcd::42`));
+    expect([third.status, third.body.code]).toEqual([429, 5035]);
+    // the neighbouring /64 and an IPv4 caller of the same connection are not
+    expect((await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('2001:db8:5:2::1'))).status).toBe(401);
+    expect((await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('198.51.100.7'))).status).toBe(401);
   });
 });
 

@@ -5,6 +5,7 @@
  * sign-in sees it, and recognising Otp's 429s.
  */
 import type { ActorError, BaseCtx, DeepReadonly, TokenIssuer } from '../../../runtime';
+import { addressBucket } from '../../_platform/address-bucket';
 import { passwordProblems } from '../../_platform/passwords';
 import type { Actor } from '../../_platform/actor';
 import { OtpErrors } from '../../Otp/errors';
@@ -41,10 +42,14 @@ async function hit(ctx: Pick<BaseCtx, 'limits'>, counter: { name: string; limit:
   throw memberError('TOO_MANY_ATTEMPTS', `Too many attempts: try again in ${r.retryAfterSeconds} s`, { retryAfterSeconds: r.retryAfterSeconds });
 }
 
-/** One hit on the operation's per-address counter (429 5035 past it); calls without an address count under `none`. */
+/**
+ * One hit on the operation's per-address counter (429 5035 past it), keyed by
+ * addressBucket: an IPv4 address, an IPv6 /64 (whose owner has all of it);
+ * calls without an address count under `none`.
+ */
 export async function throttleAddress(ctx: Pick<BaseCtx, 'limits' | 'request'>, op: ThrottledOperation): Promise<void> {
   const counter = throttleCounter(op, 'address');
-  if (counter) await hit(ctx, counter, ctx.request.ip ?? 'none');
+  if (counter) await hit(ctx, counter, addressBucket(ctx.request.ip));
 }
 
 /** One hit on the operation's per-account counter, keyed by the lower-cased email or the member id. */

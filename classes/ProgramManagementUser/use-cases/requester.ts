@@ -4,6 +4,7 @@
  * shared by every process (ctx.limits), 429 4015 with Retry-After.
  */
 import type { BaseCtx } from '../../../runtime';
+import { addressBucket } from '../../_platform/address-bucket';
 import type { RequesterDetails } from '../../Otp/types';
 import { userError } from '../errors';
 
@@ -50,11 +51,15 @@ async function hit(ctx: Pick<BaseCtx, 'limits'>, name: string, key: string, limi
   throw tooManyAttempts(r.retryAfterSeconds);
 }
 
-/** One hit on the operation's address counter (calls without an address, from classes, count under `none`). */
+/**
+ * One hit on the operation's address counter, keyed by addressBucket: an IPv4
+ * address, an IPv6 /64 (whose owner has all of it); calls without an address,
+ * from classes, count under `none`.
+ */
 export async function throttleAddress(ctx: Pick<BaseCtx, 'limits' | 'request'>, op: ThrottledOperation): Promise<void> {
   const limits = THROTTLE[op] as { perAddress?: Limit };
   if (!limits.perAddress) return;
-  await hit(ctx, `pmu.${op}.ip`, ctx.request.ip ?? 'none', limits.perAddress);
+  await hit(ctx, `pmu.${op}.ip`, addressBucket(ctx.request.ip), limits.perAddress);
 }
 
 /** One hit on the operation's account counter, keyed by the (lower-cased) email or the user id; `limit` when the operation's is not fixed. */
