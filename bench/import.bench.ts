@@ -29,7 +29,9 @@
  * Flags: --quick (10 000 rows), --rows=N (or --rows N), --concurrency=N (the
  * import's --concurrency; default CONCURRENCY), --cpu-prof (the real import
  * run under node --cpu-prof, summarised with bench/profile-summary.ts),
- * --keep (keep the CSV and error files; their directory is printed).
+ * --keep (keep the CSV and error files; their directory is printed),
+ * --payment=dds|company-paid|credit-card (diagnostic: the members' payment type; default dds),
+ * --max-old-space=MB (diagnostic: the import processes' V8 heap limit).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -83,6 +85,18 @@ const flag = (name: string): number | undefined => {
 const ROWS = flag('rows') ?? (QUICK ? 10_000 : 100_000);
 /** rows the import writes side by side (its --concurrency; the CLI's own default is 8) */
 const CONCURRENCY = flag('concurrency') ?? 32;
+/**
+ * diagnostic: the members' payment type word (default DDS). `--payment=company-paid`
+ * gives them Company Paid memberships, which have no payment schedule: the
+ * audit entry of a new member then stays under the 1 KB a field that goes to a
+ * LARGE_LOG file (spec 8), so comparing the two shows that file's cost.
+ */
+const PAYMENT_WORDS: Record<string, string> = { dds: 'DDS', 'company-paid': 'Company Paid', 'credit-card': 'Credit Card' };
+const PAYMENT_FLAG = argv.find((a) => a.startsWith('--payment='))?.split('=')[1] ?? 'dds';
+const MEMBER_PAYMENT = PAYMENT_WORDS[PAYMENT_FLAG];
+if (!MEMBER_PAYMENT) throw new Error(`--payment must be one of ${Object.keys(PAYMENT_WORDS).join(', ')}, got '${PAYMENT_FLAG}'`);
+/** diagnostic: the import processes' V8 old-space limit (node --max-old-space-size), to tell live memory from garbage not collected yet */
+const MAX_OLD_SPACE = flag('max-old-space');
 const PROJECT_ID = 'benchimport';
 const JWT_SECRET = 'bench-import-jwt-secret-0123456789-0123456789-012';
 const MAPPING = path.join(ROOT, 'examples/import/mapping.json');
@@ -136,7 +150,7 @@ const FIRST_NAMES = ['Amal', 'Omar', 'Lina', 'Yousef', 'Sara', 'Rami', 'Maya', '
  * four is a dependant. Every value is a pure function of r: the same file
  * each time, unique staff ids, emails and phones.
  */
-export function memberRow(r: number): Record<MemberColumn, string> {
+export function memberRow(r: number, memberPayment = 'DDS'): Record<MemberColumn, string> {
   const group = Math.floor(r / 4);
   const dependant = r % 4 === 3;
   /** the member's number: three a group */
@@ -148,7 +162,7 @@ export function memberRow(r: number): Record<MemberColumn, string> {
     membershipStart: '2026-01-01',
     membershipEnd: '2026-12-31',
     membershipLastRenewal: '2026-01-01',
-    membershipPaymentType: 'DDS',
+    membershipPaymentType: memberPayment,
     membershipPaymentPeriod: 'monthly',
   };
   const common = {
@@ -220,7 +234,7 @@ async function writeSheet(file: string, rows: number): Promise<{ bytes: number; 
   for (let from = 0; from < rows; from += CHUNK) {
     let chunk = '';
     for (let r = from; r < Math.min(rows, from + CHUNK); r++) {
-      const row = memberRow(r);
+      const row = memberRow(r, MEMBER_PAYMENT);
       if (row.employmentType === 'Dependant') dependants++;
       chunk += `${MEMBER_COLUMNS.map((c) => csvCell(row[c])).join(',')}\n`;
     }
@@ -286,8 +300,11 @@ async function runCli(name: string, env: Record<string, string>, args: string[],
   let cpu = 0;
   while (child.alive()) {
     try {
-      hwmMb = Math.max(hwmMb, vmStatus(child.pid).hwmMb);
-      cpu = Math.max(cpu, cpuSeconds(child.pid) || 0);
+      // an exiting process's status has no memory lines (NaN): keep the last reading
+      const { hwmMb: hwm } = vmStatus(child.pid);
+      if (Number.isFinite(hwm)) hwmMb = Math.max(hwmMb, hwm);
+      const used = cpuSeconds(child.pid);
+      if (Number.isFinite(used)) cpu = Math.max(cpu, used);
     } catch {
       /* exiting */
     }
@@ -339,7 +356,7 @@ async function listedTotal(base: string, auth: Record<string, string>): Promise<
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`import benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; member sheet of ${ROWS} rows, import --concurrency ${CONCURRENCY}`);
+  log(`import benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; member sheet of ${ROWS} rows, members paying ${MEMBER_PAYMENT}, import --concurrency ${CONCURRENCY}`);
   let redis: Redis | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-bench-data-'));
   tempDirs.add(dataDir);
@@ -372,7 +389,8 @@ async function main(): Promise<Record<string, unknown>> {
     const seedOut = seedRun.tail();
     const seedCounts = (JSON.parse(seedOut.slice(seedOut.indexOf('{'))) as { counts: Record<string, number> }).counts;
     log(`seeded examples/seed.json through the CLI: ${JSON.stringify(seedCounts)} ${stamp()}`);
-    const membersBefore = await listedTotal(BASE, PM).catch(() => 0);
+    // the members the seed created (the service may not list them yet)
+    const membersBefore = (JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as { members?: unknown[] }).members?.length ?? 0;
 
     // --- 1. the sheet ---------------------------------------------------------------
     const file = path.join(workDir, `members-${ROWS}.csv`);
@@ -389,7 +407,8 @@ async function main(): Promise<Record<string, unknown>> {
     const runs: Record<string, CliRun> = {};
     const phase = async (name: string, extra: string[], nodeArgs: string[] = []) => {
       log(`\n== ${name} ${stamp()}`);
-      const run = await runCli(name, env, importArgs(errorsOf(name), extra), service!.pid, nodeArgs);
+      const heapArgs = MAX_OLD_SPACE ? [`--max-old-space-size=${MAX_OLD_SPACE}`] : [];
+      const run = await runCli(name, env, importArgs(errorsOf(name), extra), service!.pid, [...heapArgs, ...nodeArgs]);
       runs[name] = run;
       log(`  ${describeRun(name, run, ROWS)}`);
       if (run.summary.failed) log(`  !! ${run.summary.failed} rows refused; the error file begins:\n${errorHead(errorsOf(name))}`);
@@ -417,6 +436,7 @@ async function main(): Promise<Record<string, unknown>> {
       await sleep(wait);
     }
     const listedAfter = (performance.now() - p0) / 1000;
+    if (listed < want) log(`  !! the service lists ${listed} members, not ${want}, after ${fmt(listedAfter, 1)} s`);
     log(`\n== the service lists ${listed} members (${membersBefore} seeded + ${ROWS} imported wanted), ${fmt(listedAfter, 1)} s after the re-import ended ${stamp()}`);
 
     // --- where the import's CPU went ----------------------------------------------------------
@@ -472,9 +492,12 @@ async function main(): Promise<Record<string, unknown>> {
       all_created: createdAll,
       all_unchanged_on_reimport: unchangedAll,
       listed_members: listed,
+      all_listed: listed >= want,
       listed_after_s: round1(listedAfter),
       dependants: written.dependants,
+      member_payment: MEMBER_PAYMENT,
       concurrency: CONCURRENCY,
+      ...(MAX_OLD_SPACE ? { max_old_space_mb: MAX_OLD_SPACE } : {}),
       generate_seconds: round1(genSeconds),
       sheet_mb: round1(written.bytes / 1e6),
       phases: { dry_run: phaseFigures(dry), import: phaseFigures(imported), reimport: phaseFigures(reimported) },
