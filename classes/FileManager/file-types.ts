@@ -8,6 +8,8 @@
  *    JSON that parses, text that is UTF-8 without NUL bytes)
  */
 
+import { isBase64Char } from '../_platform/base64';
+
 export type FileType = 'image' | 'json' | 'document';
 
 export const MB = 1024 * 1024;
@@ -101,16 +103,6 @@ export function classify(declared: string): TypeSpec | null {
 // Base64
 
 export type Base64Result = { ok: true; data: Buffer } | { ok: false; reason: string };
-
-function isBase64Char(c: number): boolean {
-  return (
-    (c >= 65 && c <= 90) || // A-Z
-    (c >= 97 && c <= 122) || // a-z
-    (c >= 48 && c <= 57) || // 0-9
-    c === 43 || // +
-    c === 47 // /
-  );
-}
 
 function base64Value(c: number): number {
   if (c >= 65 && c <= 90) return c - 65;

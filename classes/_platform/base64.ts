@@ -6,7 +6,8 @@
  * createContent now and then. This loop is linear and never throws.
  */
 
-function isAlphabet(c: number): boolean {
+/** Pure: is the character code one of the standard Base64 alphabet's (not `=`)? */
+export function isBase64Char(c: number): boolean {
   return (
     (c >= 65 && c <= 90) || // A-Z
     (c >= 97 && c <= 122) || // a-z
@@ -27,7 +28,7 @@ export function isBase64Text(text: string): boolean {
   if (end > 0 && text.charCodeAt(end - 1) === 61) end--;
   if (end > 0 && text.charCodeAt(end - 1) === 61) end--;
   if (end === 0) return false;
-  for (let i = 0; i < end; i++) if (!isAlphabet(text.charCodeAt(i))) return false;
+  for (let i = 0; i < end; i++) if (!isBase64Char(text.charCodeAt(i))) return false;
   return true;
 }
 
