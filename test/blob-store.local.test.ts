@@ -33,6 +33,16 @@ describe('LocalBlobStore', () => {
     expect(await fs.readdir(dir)).toEqual(['other']);
   });
 
+  test('a put after its directory was removed makes the directory again', async () => {
+    const dir = path.join(root, 'removed', 'inner');
+    const store = new LocalBlobStore(dir);
+    await store.put('first', Buffer.from('1'), 'text/plain');
+    await fs.rm(path.join(root, 'removed'), { recursive: true, force: true });
+    await store.put('second', Buffer.from('2'), 'text/plain');
+    expect((await store.get('second'))?.data.toString()).toBe('2');
+    expect(await fs.readdir(dir)).toEqual(['second']);
+  });
+
   test('an unsafe name never touches the file system outside the directory', async () => {
     const dir = path.join(root, 'jail', 'inner');
     const store = new LocalBlobStore(dir);
