@@ -80,18 +80,31 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/** The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a character. */
+/**
+ * The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a character.
+ * A character's bytes are counted from its code unit(s) as Buffer.byteLength counts them: 1 below
+ * U+0080, 2 below U+0800, 4 for a surrogate pair, 3 otherwise (a lone surrogate too: U+FFFD).
+ */
 export function truncateUtf8(text: string, maxBytes: number): string {
-  if (utf8Bytes(text) <= maxBytes) return text;
+  // every UTF-16 code unit is at most 3 UTF-8 bytes (a pair of them 4)
+  if (text.length * 3 <= maxBytes) return text;
   let bytes = 0;
   let end = 0;
-  for (const ch of text) {
-    const n = utf8Bytes(ch);
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    let n: number;
+    let units = 1;
+    if (c < 0x80) n = 1;
+    else if (c < 0x800) n = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && end + 1 < text.length && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00) {
+      n = 4;
+      units = 2;
+    } else n = 3;
     if (bytes + n > maxBytes) break;
     bytes += n;
-    end += ch.length;
+    end += units;
   }
-  return text.slice(0, end);
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /** Is additionalData over MAX_ADDITIONAL_DATA_BYTES of JSON? (absent: no) */
@@ -101,6 +114,11 @@ export function additionalDataTooLarge(additionalData: Record<string, unknown> |
 
 export function isLargeValue(json: string | undefined): boolean {
   return json !== undefined && utf8Bytes(json) > INLINE_LIMIT_BYTES;
+}
+
+/** isLargeValue without counting bytes for a text too short to be over the limit (the usual field) */
+function mayBeLarge(json: string | undefined): boolean {
+  return json !== undefined && json.length * 3 > INLINE_LIMIT_BYTES && utf8Bytes(json) > INLINE_LIMIT_BYTES;
 }
 
 function safePart(text: string, max: number): string {
@@ -135,7 +153,7 @@ export function buildLog(input: LogInput): BuiltLog {
   const inline: FieldUpdate[] = [];
   const large: FieldUpdate[] = [];
   for (const fu of full) {
-    if (isLargeValue(fu.oldValue) || isLargeValue(fu.newValue)) {
+    if (mayBeLarge(fu.oldValue) || mayBeLarge(fu.newValue)) {
       large.push(fu);
       const cut: FieldUpdate = { key: fu.key, operation: fu.operation };
       if (fu.oldValue !== undefined) cut.oldValue = truncateUtf8(fu.oldValue, INLINE_LIMIT_BYTES);

@@ -45,10 +45,29 @@ export function normaliseKey(key: string): string {
 
 const DEFAULT_SET = new Set(DEFAULT_SENSITIVE_KEYS.map(normaliseKey));
 
+/**
+ * Keys already normalised, with whether they are credentials: the same few
+ * keys (a member's fields, a payment schedule's dueDate and amount) come back
+ * in every entry. Bounded: emptied when full, so keys chosen by callers
+ * cannot grow it without limit.
+ */
+const KNOWN_KEYS = new Map<string, { normalised: string; credential: boolean }>();
+const KNOWN_KEYS_MAX = 4096;
+
+function known(key: string): { normalised: string; credential: boolean } {
+  let k = KNOWN_KEYS.get(key);
+  if (!k) {
+    const normalised = normaliseKey(key);
+    k = { normalised, credential: DEFAULT_SET.has(normalised) || CREDENTIAL_SUFFIXES.some((s) => normalised.endsWith(s)) };
+    if (KNOWN_KEYS.size >= KNOWN_KEYS_MAX) KNOWN_KEYS.clear();
+    KNOWN_KEYS.set(key, k);
+  }
+  return k;
+}
+
 /** Credentials: always masked, whatever the caller declares. */
 export function isCredentialKey(key: string): boolean {
-  const k = normaliseKey(key);
-  return DEFAULT_SET.has(k) || CREDENTIAL_SUFFIXES.some((s) => k.endsWith(s));
+  return known(key).credential;
 }
 
 export type KeyMatcher = (key: string) => boolean;
@@ -56,7 +75,10 @@ export type KeyMatcher = (key: string) => boolean;
 /** The sensitive-key test for one log entry: credentials plus the declared personal-data fields. */
 export function sensitiveKeyMatcher(declared: readonly string[] = []): KeyMatcher {
   const personal = new Set(declared.map(normaliseKey).filter((k) => k.length > 0));
-  return (key) => isCredentialKey(key) || personal.has(normaliseKey(key));
+  return (key) => {
+    const k = known(key);
+    return k.credential || personal.has(k.normalised);
+  };
 }
 
 /**
@@ -88,8 +110,11 @@ export function maskNested(value: unknown, isSensitive: KeyMatcher): unknown {
     if (Array.isArray(src)) {
       for (let i = 0; i < src.length; i++) (dst as unknown[])[i] = copyOf(src[i]);
     } else {
-      for (const [k, v] of Object.entries(src)) {
-        Object.defineProperty(dst, k, { value: isSensitive(k) ? MASK : copyOf(v), writable: true, enumerable: true, configurable: true });
+      for (const k of Object.keys(src)) {
+        const v = isSensitive(k) ? MASK : copyOf((src as Record<string, unknown>)[k]);
+        // a plain assignment makes an own property of any key but __proto__, whose setter would set the prototype
+        if (k === '__proto__') Object.defineProperty(dst, k, { value: v, writable: true, enumerable: true, configurable: true });
+        else (dst as Record<string, unknown>)[k] = v;
       }
     }
   }
