@@ -153,6 +153,25 @@ function membershipView(m: DeepReadonly<Membership>) {
   return rest;
 }
 
+/**
+ * The schedules of the rows' periods: a sheet's members mostly share a few periods, and building a
+ * schedule (a date computed per payment) is what a row's membership costs. Each caller gets its own
+ * copy. Bounded: emptied when full.
+ */
+const schedules = new Map<string, Membership['paymentSchedule']>();
+const SCHEDULES_MAX = 1000;
+
+function rowSchedule(startDate: string, endDate: string, paymentPeriod: string, fee: number, paymentType: PaymentType): Membership['paymentSchedule'] {
+  const key = `${startDate}\u0000${endDate}\u0000${paymentPeriod}\u0000${fee}\u0000${paymentType}`;
+  let schedule = schedules.get(key);
+  if (!schedule) {
+    schedule = paymentSchedule(startDate, endDate, paymentPeriod, fee, paymentType);
+    if (schedules.size >= SCHEDULES_MAX) schedules.clear();
+    schedules.set(key, schedule);
+  }
+  return schedule.map((p) => ({ ...p }));
+}
+
 /** The membership the row gives, through newMembership's rules, keeping an existing one of the tier (its id and creation). */
 function importedMembership(profile: MemberProfile, m: ImportedMembership, company: CompanyRecord, dependantIsFree: boolean, actor: Actor, now: string): Membership[] {
   const held = profile.memberships ?? [];
@@ -181,7 +200,7 @@ function importedMembership(profile: MemberProfile, m: ImportedMembership, compa
     endDate,
     // newMembership's schedule holds for its own period; a period or end the row gives has its own
     paymentSchedule:
-      endDate === made.endDate && paymentPeriod === made.paymentPeriod ? made.paymentSchedule : paymentSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
+      endDate === made.endDate && paymentPeriod === made.paymentPeriod ? made.paymentSchedule : rowSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
     lastRenewal: m.lastRenewal ?? null,
     ...(existing ? { createdBy: existing.createdBy, createdAt: existing.createdAt, updatedAt: existing.updatedAt } : {}),
   };
