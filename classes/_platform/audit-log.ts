@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../../runtime';
-import { diffFields } from './field-diff';
+import { countFieldUpdates } from './field-diff';
 import { recordCompany } from './scope';
 import { changeActor, type Actor } from './actor';
 
@@ -64,7 +64,7 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
   if (input.ignore?.length) body.ignore = input.ignore;
   const companyId = recordCompany(ctx, input.companyId);
   if (companyId !== undefined) body.companyId = companyId;
-  const fieldUpdates = diffFields(body.before, body.after, { ignore: input.ignore }).length;
+  const fieldUpdates = countFieldUpdates(body.before, body.after, { ignore: input.ignore });
   if (fieldUpdates === 0) return { logId: null, fieldUpdates: 0 };
   // the entry is part of the change: committed with it, written after it, once (an effect under an id chosen now)
   const logId = randomUUID();

@@ -207,34 +207,88 @@ export function limitDepth(value: unknown, maxDepth: number): unknown {
   return root;
 }
 
+/** isJsonValue looks at no more nodes than this (a cycle never ends: it is left to toJsonValue, which refuses it) */
+const JSON_VALUE_MAX_NODES = 100_000;
+
+/**
+ * Is `value` a JSON value already, one that toJsonValue would copy to an equal
+ * one: null, strings, booleans, finite numbers, arrays without holes or
+ * undefined elements, and objects whose prototype is Object.prototype or null
+ * without toJSON, down to the leaves (an entity parsed from JSON, as actor
+ * state is). Iterative, no copy; false for anything else (then the value is
+ * converted as JSON.stringify sees it).
+ */
+function isJsonValue(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  let nodes = 0;
+  while (stack.length > 0) {
+    if (++nodes > JSON_VALUE_MAX_NODES) return false;
+    const v = stack.pop();
+    if (v === null) continue;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (!Number.isFinite(v)) return false;
+        continue;
+      case 'object':
+        break;
+      default:
+        return false; // undefined, functions, symbols, BigInt
+    }
+    const o = v as Record<string, unknown>;
+    if (typeof o.toJSON === 'function') return false;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) stack.push(o[i]);
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(o);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const k of Object.keys(o)) stack.push(o[k]);
+  }
+  return true;
+}
+
 function asEntity(value: unknown, side: 'before' | 'after'): Entity {
   if (value === null || value === undefined) return {};
-  const json = toJsonValue(value);
+  // a JSON value already (actor state): read as it is; only read here, never changed
+  const json = isJsonValue(value) ? value : toJsonValue(value);
   if (!isPlainObject(json)) throw new TypeError(`${side} must be an object or null`);
   return json;
 }
 
-/** The field updates that turn `before` into `after`. */
-export function diffFields(before: unknown, after: unknown, options: DiffOptions = {}): FieldUpdate[] {
+/** The changed fields of `before` → `after`, in diffFields' order, with both entities as JSON values. */
+function changedFields(before: unknown, after: unknown, ignoreKeys: readonly string[] | undefined): { b: Entity; a: Entity; changes: [string, Exclude<FieldOperation, 'other'>][] } {
   const b = asEntity(before, 'before');
   const a = asEntity(after, 'after');
-  const ignore = new Set(options.ignore ?? []);
-  const mask = options.mask ?? ((_key: string, value: unknown) => value);
-  const encode = (key: string, value: unknown) => jsonText(mask(key, value));
-
+  const ignore = new Set(ignoreKeys ?? []);
   const keys = [...Object.keys(b), ...Object.keys(a).filter((k) => !Object.prototype.hasOwnProperty.call(b, k))];
-  const out: FieldUpdate[] = [];
+  const changes: [string, Exclude<FieldOperation, 'other'>][] = [];
   for (const key of keys) {
     if (ignore.has(key)) continue;
     const inBefore = Object.prototype.hasOwnProperty.call(b, key);
     const inAfter = Object.prototype.hasOwnProperty.call(a, key);
-    if (inBefore && !inAfter) {
-      out.push({ key, operation: 'remove', oldValue: encode(key, b[key]) });
-    } else if (!inBefore && inAfter) {
-      out.push({ key, operation: 'add', newValue: encode(key, a[key]) });
-    } else if (!jsonEqual(b[key], a[key])) {
-      out.push({ key, operation: 'replace', oldValue: encode(key, b[key]), newValue: encode(key, a[key]) });
-    }
+    if (inBefore && !inAfter) changes.push([key, 'remove']);
+    else if (!inBefore && inAfter) changes.push([key, 'add']);
+    else if (!jsonEqual(b[key], a[key])) changes.push([key, 'replace']);
   }
-  return out;
+  return { b, a, changes };
+}
+
+/** The field updates that turn `before` into `after`. */
+export function diffFields(before: unknown, after: unknown, options: DiffOptions = {}): FieldUpdate[] {
+  const { b, a, changes } = changedFields(before, after, options.ignore);
+  const mask = options.mask ?? ((_key: string, value: unknown) => value);
+  const encode = (key: string, value: unknown) => jsonText(mask(key, value));
+  return changes.map(([key, operation]): FieldUpdate => {
+    if (operation === 'remove') return { key, operation, oldValue: encode(key, b[key]) };
+    if (operation === 'add') return { key, operation, newValue: encode(key, a[key]) };
+    return { key, operation, oldValue: encode(key, b[key]), newValue: encode(key, a[key]) };
+  });
+}
+
+/** How many field updates diffFields gives (its length), without encoding their values. */
+export function countFieldUpdates(before: unknown, after: unknown, options: Pick<DiffOptions, 'ignore'> = {}): number {
+  return changedFields(before, after, options.ignore).changes.length;
 }

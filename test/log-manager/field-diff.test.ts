@@ -1,4 +1,4 @@
-import { diffFields, jsonEqual, toJsonValue } from '../../classes/_platform/field-diff';
+import { countFieldUpdates, diffFields, jsonEqual, toJsonValue } from '../../classes/_platform/field-diff';
 
 describe('diffFields', () => {
   test('add, remove and replace of top-level fields; unchanged fields are left out', () => {
@@ -96,9 +96,36 @@ describe('diffFields', () => {
     expect(diffFields({ at: d.toISOString() }, { at: d })).toEqual([]);
   });
 
+  test('values that are not JSON yet, at any depth, compare and are logged as their JSON', () => {
+    const d = new Date('2024-05-01T10:00:00.000Z');
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+    }
+    const before = { list: [null, 1], nested: { at: d.toISOString(), n: null, p: { x: 1, y: 2 } }, boxed: 3, zero: 0 };
+    const after = { list: [undefined, 1], nested: { at: d, n: NaN, gone: undefined, p: new Point(1, 2) }, boxed: new Number(3), zero: -0 };
+    expect(diffFields(before, after)).toEqual([]);
+    expect(diffFields(null, { deep: [{ at: d, f: () => 1 }] })).toEqual([{ key: 'deep', operation: 'add', newValue: '[{"at":"2024-05-01T10:00:00.000Z"}]' }]);
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = { back: cyclic };
+    expect(() => diffFields(null, cyclic)).toThrow(TypeError);
+  });
+
   test('non-object entities are refused', () => {
     expect(() => diffFields([1], {})).toThrow(/before must be an object/);
     expect(() => diffFields({}, 'x')).toThrow(/after must be an object/);
+    expect(() => countFieldUpdates([1], {})).toThrow(/before must be an object/);
+  });
+
+  test('countFieldUpdates counts the updates diffFields gives', () => {
+    const before = { name: 'Ann', phone: '123', tags: ['a'], at: '2024-05-01T10:00:00.000Z', updatedAt: 'x' };
+    const after = { name: 'Ann', tags: ['a', 'b'], at: new Date('2024-05-01T10:00:00.000Z'), grade: 'A', updatedAt: 'y' };
+    expect(countFieldUpdates(before, after, { ignore: ['updatedAt'] })).toBe(3);
+    expect(diffFields(before, after, { ignore: ['updatedAt'] })).toHaveLength(3);
+    expect(countFieldUpdates(null, after)).toBe(5);
+    expect(countFieldUpdates(before, before)).toBe(0);
   });
 });
 
