@@ -49,13 +49,28 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
+/** date cells already read (a sheet repeats the same few dates: membership start and end): text → ISO date-time, null when not a date */
+const dates = new Map<string, string | null>();
+const DATES_MAX = 10_000;
+
+function isoDate(text: string): string | null {
+  let iso = dates.get(text);
+  if (iso === undefined) {
+    const ms = ISO_DATE.test(text) ? Date.parse(text) : NaN;
+    iso = Number.isNaN(ms) ? null : new Date(ms).toISOString();
+    if (dates.size >= DATES_MAX) dates.clear();
+    dates.set(text, iso);
+  }
+  return iso;
+}
+
 /** A cell as its column's type, or the reason it is not one. */
 export function parseCell(column: Column, text: string): { value: Row[string] } | { reason: string } {
   switch (column.type) {
     case 'date': {
-      const ms = ISO_DATE.test(text) ? Date.parse(text) : NaN;
-      if (Number.isNaN(ms)) return { reason: 'not an ISO 8601 date' };
-      return { value: new Date(ms).toISOString() };
+      const iso = isoDate(text);
+      if (iso === null) return { reason: 'not an ISO 8601 date' };
+      return { value: iso };
     }
     case 'boolean': {
       const t = text.toLowerCase();
@@ -111,13 +126,33 @@ export function importContext(call: SystemCall, mapping: ImportMapping = {}): Im
   };
 }
 
+/** Codes of an error file that cannot be written where it is asked for (or, by default, beside the sheet). */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR', 'EISDIR']);
+
+/**
+ * Opens the error file before any row is read. A place it cannot be written (the sheet's own folder
+ * belongs to another user, as examples/ in the image does to root; a read-only mount; a missing
+ * folder) stops the run with one line naming --errors, instead of a bare EACCES.
+ */
+function openErrorsFile(errorsFile: string): number {
+  try {
+    return fs.openSync(errorsFile, 'w');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code && UNWRITABLE.has(code)) {
+      throw new Error(`the error file ${errorsFile} cannot be written (${code}): pass --errors <writable path>`);
+    }
+    throw err;
+  }
+}
+
 export async function runImport(def: SheetDefinition, file: string, call: SystemCall, options: ImportOptions = {}): Promise<ImportSummary> {
   const started = Date.now();
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
   const ctx = importContext(call, options.mapping);
   const errorsFile = options.errorsFile ?? `${file}.errors.csv`;
   // written as rows fail, so a run stopped half-way leaves the refusals seen so far
-  const errorsFd = fs.openSync(errorsFile, 'w');
+  const errorsFd = openErrorsFile(errorsFile);
   fs.writeSync(errorsFd, 'row,column,value,reason\n');
   const summary: ImportSummary = { sheet: def.sheet, rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, seconds: 0, ...(options.dryRun ? { dryRun: true } : {}) };
   const fail = (row: number, problems: RowProblem[]) => {
