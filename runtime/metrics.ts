@@ -26,11 +26,18 @@ export interface MetricsSources {
   /** the committed-effects stream's key (StateStore keys.effects) */
   effectsKey?: string;
   /** the stream projector (its lag is undefined when this process does not project) */
-  projector?: { lag(): Promise<{ entries: number; seconds: number } | undefined> };
+  projector?: { lag(opts: { byCollection: true }): Promise<ProjectorLagReading | undefined> };
   /** delayed tasks past their due time and not run yet (JobQueue.dueTasks) */
   tasks?: { dueTasks(): Promise<{ due: number; lateSeconds: number }> };
   /** in-process caches by name: their hit and miss counts, read at scrape */
   caches?: Record<string, CacheCounts>;
+}
+
+/** A projector's lag as /metrics reads it (Projector.lag with byCollection): in total and by collection. */
+export interface ProjectorLagReading {
+  entries: number;
+  seconds: number;
+  collections?: Record<string, { entries: number; seconds: number }>;
 }
 
 /** What a cache counts of itself: plain fields incremented on each look-up, read when metrics are scraped. */
@@ -174,24 +181,50 @@ export class RuntimeMetrics {
       },
     });
     const projector = sources.projector;
-    // read once per scrape for both gauges (the entries gauge is collected first)
-    let projectorLag: Promise<{ entries: number; seconds: number } | undefined> | undefined;
+    // read once per scrape for the four gauges (the entries gauge is collected first)
+    let projectorLag: Promise<ProjectorLagReading | undefined> | undefined;
+    const readLag = (): Promise<ProjectorLagReading | undefined> => (projectorLag ??= projector?.lag({ byCollection: true }) ?? Promise.resolve(undefined));
+    const doneReading = (): void => {
+      projectorLag = undefined;
+    };
     new Gauge({
       name: 'runtime_projector_lag_entries',
-      help: 'Outbox entries this process has not projected yet (0 when it does not project), read at scrape',
+      help: 'Outbox entries this process has not projected yet whose class projects into the collection (counted over the first 1,000 entries behind; no series when this process does not project), read at scrape',
+      labelNames: ['collection'],
       registers,
       async collect() {
-        projectorLag = projector?.lag();
-        this.set((await projectorLag)?.entries ?? 0);
+        const lag = await readLag();
+        // a collection no longer projected (or a projector stopped) leaves no stale series
+        this.reset();
+        for (const [collection, share] of Object.entries(lag?.collections ?? {})) this.set({ collection }, share.entries);
       },
     });
     new Gauge({
       name: 'runtime_projector_lag_seconds',
-      help: 'Age of the oldest outbox entry not projected yet (0 when none, or when this process does not project), read at scrape',
+      help: 'Age of the oldest outbox entry not projected yet whose class projects into the collection (0 when none; no series when this process does not project), read at scrape',
+      labelNames: ['collection'],
       registers,
       async collect() {
-        const lag = await (projectorLag ?? projector?.lag());
-        projectorLag = undefined;
+        const lag = await readLag();
+        this.reset();
+        for (const [collection, share] of Object.entries(lag?.collections ?? {})) this.set({ collection }, share.seconds);
+      },
+    });
+    new Gauge({
+      name: 'runtime_projector_backlog_entries',
+      help: 'Outbox entries this process has not projected yet, all collections together, each entry once (0 when it does not project), read at scrape',
+      registers,
+      async collect() {
+        this.set((await readLag())?.entries ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'runtime_projector_backlog_seconds',
+      help: 'Age of the oldest outbox entry not projected yet, all collections together (0 when none, or when this process does not project), read at scrape',
+      registers,
+      async collect() {
+        const lag = await readLag();
+        doneReading();
         this.set(lag?.seconds ?? 0);
       },
     });

@@ -147,9 +147,23 @@ test('a projector process shows its lag, which falls to 0 once it projected the 
     for (let i = 0; i < 5; i++) expect((await t.post(`${p}/increment/${id}`, { by: 1 }, apiKey)).status).toBe(200);
     await waitFor(async () => {
       const text = await (await fetch(`${base}/metrics`)).text();
-      return sample(text, 'runtime_projector_lag_entries') === 0 && sample(text, 'runtime_projector_lag_seconds') === 0;
+      // by collection (Counter projects into `counters`), and in total
+      return (
+        sample(text, 'runtime_projector_lag_entries{collection="counters"}') === 0 &&
+        sample(text, 'runtime_projector_lag_seconds{collection="counters"}') === 0 &&
+        sample(text, 'runtime_projector_backlog_entries') === 0 &&
+        sample(text, 'runtime_projector_backlog_seconds') === 0
+      );
     }, { what: 'the projector to catch up' });
     expect(await projector.rt.projector.lag()).toEqual({ entries: 0, seconds: 0 });
+    expect(await projector.rt.projector.lag({ byCollection: true })).toMatchObject({ collections: { counters: { entries: 0, seconds: 0 } } });
+    // no series without a collection label: the total has gauges of its own
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).not.toMatch(/^runtime_projector_lag_(entries|seconds) /m);
+    // a process that does not project shows no collection, and no backlog
+    const api = await scrape();
+    expect(api).not.toMatch(/^runtime_projector_lag_entries\{/m);
+    expect(sample(api, 'runtime_projector_backlog_entries')).toBe(0);
   } finally {
     await projector.stop();
   }
