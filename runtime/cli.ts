@@ -13,11 +13,26 @@ import { reproject } from './reproject';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
+import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, StartupError } from './startup-errors';
 import type { IdentityType } from './actor/types';
 import type { WithRuntime } from './index';
 
+/** The environment read as the CLI's runtime uses it (api role): a wrong value is a StartupError naming it. */
+function readConfig(): ReturnType<typeof loadConfig> {
+  try {
+    const config = loadConfig({ ...process.env, ROLES: 'api' });
+    checkJwtSecret(config.jwtSecret);
+    return config;
+  } catch (err) {
+    throw fromConfigError(err) ?? err;
+  }
+}
+
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const config = loadConfig({ ...process.env, ROLES: 'api' });
+  const config = readConfig();
+  // as the service: an unreachable REDIS_URL or MONGODB_URL is one StartupError, not ioredis retrying for ever
+  if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
+  if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
   const logger = createLogger(process.env.LOG_LEVEL || 'warn');
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir });
   const rt = await Runtime.create(config, redis.url, { logger });
@@ -133,7 +148,7 @@ program
  * file in the class folders exports `registerCommands(program, withRuntime)`.
  */
 function registerClassCommands(): void {
-  const config = loadConfig({ ...process.env, ROLES: 'api' });
+  const config = readConfig();
   const files: string[] = [];
   const walk = (dir: string) => {
     if (!fs.existsSync(dir)) return;
@@ -151,9 +166,17 @@ function registerClassCommands(): void {
   }
 }
 
-registerClassCommands();
-
-program.parseAsync(process.argv).catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+function fail(err: unknown): never {
+  // a setting to fix is one line as the service prints it (main.ts): `error: <SETTING>: <cause>`
+  if (err instanceof StartupError) process.stderr.write(`error: ${err.setting}: ${err.reason}\n`);
+  else process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
-});
+}
+
+try {
+  registerClassCommands();
+} catch (err) {
+  fail(err);
+}
+
+program.parseAsync(process.argv).catch(fail);

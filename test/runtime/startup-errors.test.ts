@@ -18,11 +18,12 @@ interface Exit {
 }
 
 /** Start the service with `env` over the test environment and wait (up to `deadlineMs`) for it to exit. */
-async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_000): Promise<Exit> {
+async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_000, command: string[] = ['runtime/main.ts']): Promise<Exit> {
   const root = projectRoot();
   const projectId = `start-${randomUUID().slice(0, 8)}`;
   const port = await findFreePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
+  const [script, ...args] = command;
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], {
     cwd: root,
     env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: String(port), ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,6 +68,19 @@ describe('start-up errors', () => {
     expect(line).toContain('ECONNREFUSED');
     expect(line).not.toContain('s3cret-pw');
     expect(exit.stdout).not.toContain('Redis is not answering');
+  }, 30_000);
+
+  test('the CLI with an unreachable REDIS_URL: the same one line, exit 1, instead of retrying for ever', async () => {
+    const closed = await findFreePort();
+    const exit = await startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}`, LOG_LEVEL: 'warn' }, 20_000, ['runtime/cli.ts', 'status']);
+    const line = expectOneLine(exit, 'REDIS_URL');
+    expect(line).toContain(`127.0.0.1:${closed}`);
+    expect(line).not.toContain('s3cret-pw');
+    expect(`${exit.stdout}${exit.stderr}`).not.toContain('Redis is not answering');
+  }, 30_000);
+
+  test('the CLI with a bad setting: one line naming it, exit 1', async () => {
+    expectOneLine(await startExpectingExit({ JWT_SECRET: 'too-short' }, 20_000, ['runtime/cli.ts', 'classes']), 'JWT_SECRET');
   }, 30_000);
 
   test('a PORT in use: one line naming PORT, exit 1', async () => {
