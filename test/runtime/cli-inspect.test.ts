@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { projectRoot } from '../../runtime/config';
 import { maskedFields, maskFields } from '../../runtime/inspect';
-import { testEnv, TEST_API_KEY, waitFor } from '../support/harness';
+import { startTestRuntime, testEnv, TEST_API_KEY, waitFor } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { redisUrl, uniqueProjectId } from '../support/redis';
 
@@ -12,11 +12,14 @@ const run = promisify(execFile);
 const projectId = uniqueProjectId('ci');
 let svc: RuntimeProcess;
 
-function cli(...args: string[]) {
+function cliIn(project: string, env: Record<string, string>, ...args: string[]) {
   return run(process.execPath, ['--import', 'tsx', path.join(projectRoot(), 'runtime/cli.ts'), ...args], {
     cwd: projectRoot(),
-    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'warn' }) },
+    env: { ...process.env, ...testEnv(project, { LOG_LEVEL: 'warn', ...env }) },
   });
+}
+function cli(...args: string[]) {
+  return cliIn(projectId, {}, ...args);
 }
 async function cliJson(...args: string[]) {
   return JSON.parse((await cli(...args)).stdout);
@@ -83,6 +86,40 @@ test('inspect lists the instance\'s pending QUEUED_WRITE jobs and its due tasks'
   } finally {
     await redis.del(lease);
     redis.disconnect();
+  }
+}, 90_000);
+
+test('inspect lists a committed effect not yet applied to the instance, until it is applied', async () => {
+  // the effect fixtures: Shop.sell commits an effect calling Ledger.post
+  const fixtures = path.join(projectRoot(), 'test/runtime/effect-fixtures');
+  const env = { CLASS_DIRS: fixtures, SCHEMA_DIRS: fixtures };
+  const fx = uniqueProjectId('cifx');
+  const t = await startTestRuntime({ projectId: fx, env });
+  const redis = new Redis(redisUrl());
+  // the ledger's lease held from outside: the effect is committed with the sale but cannot be applied
+  const lease = `rt:${fx}:l:Ledger:l1`;
+  try {
+    expect((await t.post(`/${fx}/CALL/Shop/open/s1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
+    expect((await t.post(`/${fx}/CALL/Ledger/open/l1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
+    await redis.set(lease, 'held-by-test', 'PX', 60_000);
+    const sale = t.post(`/${fx}/CALL/Shop/sell/s1`, { ledger: 'l1', entries: ['paid'] }, { 'x-api-key': TEST_API_KEY }).catch(() => null);
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.effects)) === 1, { what: 'the committed effect' });
+    const shown = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
+    expect(shown.pendingEffects).toEqual([{ entry: expect.any(String), id: expect.any(String), method: 'post' }]);
+    expect(shown.state.public.entries).toEqual([]);
+    // the effect is the ledger's, not the shop's
+    expect(JSON.parse((await cliIn(fx, env, 'inspect', 'Shop', 's1')).stdout).pendingEffects).toEqual([]);
+    await redis.del(lease);
+    // applied (by the caller's process or its sweeper) once the lease is let go
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.effects)) === 0, { timeoutMs: 45_000, what: 'the effect applied' });
+    await sale;
+    const after = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
+    expect(after.pendingEffects).toEqual([]);
+    expect(after.state.public.entries).toEqual(['paid']);
+  } finally {
+    await redis.del(lease);
+    redis.disconnect();
+    await t.stop();
   }
 }, 90_000);
 
