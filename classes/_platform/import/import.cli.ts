@@ -13,6 +13,15 @@ export function importActorName(sheet: string, file: string): string {
   return `import ${sheet} ${path.basename(file)}`;
 }
 
+/**
+ * The system identity of an import-like run (`import`, `register-from-hr`),
+ * named after it: its audit entries credit `system: <name>`, which stays
+ * privileged like the plain system actor (classes/_platform/actor.ts).
+ */
+export function runIdentity(name: string) {
+  return { type: 'system' as const, userId: 'import', claims: { name } };
+}
+
 /** `npm run cli -- import <sheet> <file>`: a spec 2.9 migration sheet, as the system actor (see run.ts). */
 export function registerCommands(program: Command, withRuntime: WithRuntime): void {
   program
@@ -35,8 +44,8 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
       return withRuntime(async (rt) => {
         const bar = progress(sheet, file);
         try {
-          // the system identity, named after the run: audit entries credit the import and its file (classes/_platform/actor.ts)
-          const identity = { type: 'system' as const, userId: 'import', claims: { name: importActorName(sheet, file) } };
+          // the system identity, named after the run: audit entries credit the import and its file
+          const identity = runIdentity(importActorName(sheet, file));
           const summary = await runImport(def, file, (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }), {
             dryRun: !!opts.dryRun,
             errorsFile: opts.errors,

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { WithRuntime } from '../../../runtime';
+import { runIdentity } from './import.cli';
 import { progress } from './progress';
 import { sheetFormat } from './rows';
 import { runImport } from './run';
@@ -9,7 +11,7 @@ import { LOGIN_METHODS, registerFromHrSheet, type LoginMethod } from './sheets/r
 /**
  * `npm run cli -- register-from-hr <emails.csv>`: spec 2.9's HR-driven
  * registration, Member.registerFromHr for each email of the file as the
- * system actor, with import's runner: dry run, error file, JSON summary as
+ * system actor named after the run, with import's runner: dry run, error file, JSON summary as
  * the last stdout line, re-runnable (see sheets/register-from-hr.ts).
  */
 export function registerCommands(program: Command, withRuntime: WithRuntime): void {
@@ -33,7 +35,9 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
       const def = registerFromHrSheet(opts.loginMethod as LoginMethod | undefined);
       return withRuntime(async (rt) => {
         const bar = progress(def.sheet, file);
-        const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => rt.call(classId, method, instanceId, body);
+        // the system identity named after the run, as import's: audit entries credit `system: register-from-hr <file name>`
+        const identity = runIdentity(`register-from-hr ${path.basename(file)}`);
+        const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => rt.call(classId, method, instanceId, body, { identity });
         const summary = await runImport(def, file, call, { dryRun: !!opts.dryRun, errorsFile: opts.errors, concurrency, onProgress: bar.tick }).finally(() => bar.stop());
         process.stdout.write(`${JSON.stringify(summary)}\n`);
         if (summary.failed) process.exitCode = 1;

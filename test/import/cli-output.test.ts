@@ -1,0 +1,123 @@
+/**
+ * `import` and `register-from-hr` run as an operator runs them (issue 17,
+ * items 2 to 5): the real CLI (runtime/cli.ts) in its own process, its output
+ * a pipe, not a terminal, over a runtime seeded with examples/seed.json and
+ * the local HR server of the Member tests (test/member/fake-hr.ts, real HTTP).
+ * stdout holds the JSON summary alone; the progress goes to stderr as plain
+ * lines (no bar), closing with the rows done; and the audit entries of what a
+ * run wrote name that run: `system: import <sheet> <file>`,
+ * `system: register-from-hr <file>`.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
+import { projectRoot } from '../../runtime/config';
+import { startTestRuntime, testEnv, type TestRuntime } from '../support/harness';
+import { FakeHr, hrEmployee } from '../member/fake-hr';
+
+const root = projectRoot();
+const sample = (name: string) => path.join(root, 'examples/import', name);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-cli-output-'));
+const errorLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
+
+type Entry = Record<string, any>;
+
+describe('the import commands as an operator runs them', () => {
+  let t: TestRuntime;
+  let hr: FakeHr;
+
+  /** the CLI with `args`, stdout and stderr pipes (not a terminal) */
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), ...args], {
+      cwd: root,
+      env: {
+        ...process.env,
+        ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '2000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' }),
+      },
+    });
+
+  /** the audit entries about an entity */
+  const auditOf = async (entityId: string): Promise<Entry[]> => {
+    const out: Entry[] = [];
+    for await (const ids of t.rt.store.instanceIds('LogManager')) {
+      for (const id of ids) {
+        const s = await t.rt.store.read('LogManager', id);
+        const log = s && JSON.parse(s.stateJson).private?.log;
+        if (log?.entityId === entityId) out.push(log);
+      }
+    }
+    return out;
+  };
+
+  beforeAll(async () => {
+    hr = await new FakeHr().start();
+    t = await startTestRuntime({
+      env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '2000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' },
+    });
+    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
+    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+    expect((await applySeed(seed, call)).filter((o) => o.result === 'failed')).toEqual([]);
+    hr.employees.set('nadia.karim@acme.example', hrEmployee('E2001', { email: 'nadia.karim@acme.example', companyId: 'BG-100', employmentType: 'Permanent', dependants: [{ id: 'D-5001', type: 'spouse', name: 'Hadi', surname: 'Karim', email: null, birthdate: '1989-02-02' }] }));
+    hr.employees.set('omar.farouk@acme.example', hrEmployee('E2002', { email: 'omar.farouk@acme.example', companyId: 'BG-100', employmentType: 'Permanent' }));
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await hr?.stop();
+  });
+
+  test('import partners: the JSON summary alone on stdout, plain progress lines on stderr closing with the rows done; the partners\' audit entries name the run', async () => {
+    const errorsFile = path.join(tmp, 'partners.errors.csv');
+    const { stdout, stderr } = await cli('import', 'partners', sample('partners.csv'), '--mapping', sample('mapping.json'), '--errors', errorsFile);
+    expect(stdout.endsWith('\n')).toBe(true);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ sheet: 'partners', rows: 2, created: 2, updated: 0, unchanged: 0, failed: 0 });
+    expect(errorLines(errorsFile)).toEqual([]);
+
+    // without a terminal: no bar, no cursor control, only `<sheet>: <done> rows...` lines, the last one closing
+    expect(stderr).not.toMatch(/\u001b|\r/);
+    const progress = stderr.trimEnd().split('\n');
+    for (const line of progress) expect(line).toMatch(/^partners: \d+ rows(, \d+ rows\/s| done)$/);
+    expect(progress[progress.length - 1]).toBe('partners: 2 rows done');
+
+    for (const id of ['partner-oasis', 'partner-palm']) {
+      const entries = await auditOf(id);
+      expect(entries.length).toBeGreaterThan(0);
+      for (const e of entries) expect(e.actor).toMatchObject({ id: 'import', type: 'system', name: 'system: import partners partners.csv' });
+    }
+
+    // a second run: every row unchanged, the same shape of output
+    const again = await cli('import', 'partners', sample('partners.csv'), '--mapping', sample('mapping.json'), '--errors', errorsFile);
+    expect(JSON.parse(again.stdout)).toMatchObject({ sheet: 'partners', rows: 2, created: 0, unchanged: 2, failed: 0 });
+    expect(again.stderr.trimEnd().split('\n').pop()).toBe('partners: 2 rows done');
+  });
+
+  test('register-from-hr: what the run writes is audited under its name, and its output is import\'s', async () => {
+    const errorsFile = path.join(tmp, 'register.errors.csv');
+    const { stdout, stderr } = await cli('register-from-hr', sample('register-from-hr.csv'), '--errors', errorsFile);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 2, unchanged: 1, failed: 0 });
+    expect(errorLines(errorsFile)).toEqual([]);
+    expect(stderr).not.toMatch(/\u001b|\r/);
+    expect(stderr.trimEnd().split('\n').pop()).toBe('register-from-hr: 3 rows done');
+
+    // what the run itself writes names it: the dependant the HR system lists for E2001, linked to its new member
+    const runActor = { id: 'import', type: 'system', name: 'system: register-from-hr register-from-hr.csv' };
+    const nadia = await t.rt.store.resolveLookup('Member', 'staffId', 'E2001');
+    expect(nadia).toBeTruthy();
+    const entries = await auditOf(nadia!);
+    expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: runActor, additionalData: { familyMemberId: 'D-5001' } });
+    // and nothing of the run is credited to the plain, unnamed system actor
+    const omar = await t.rt.store.resolveLookup('Member', 'staffId', 'E2002');
+    expect(omar).toBeTruthy();
+    for (const id of [nadia!, omar!, 'D-5001']) {
+      const all = await auditOf(id);
+      expect(all.length).toBeGreaterThan(0);
+      expect(all.filter((e) => e.actor?.type === 'system' && e.actor?.name === 'system')).toEqual([]);
+    }
+  });
+});
