@@ -218,6 +218,88 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+const indentOf = (l: string) => l.length - l.trimStart().length;
+const meaningful = (l: string) => l.trim() !== '' && !l.trim().startsWith('#');
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The top-level block an `&alias` names (`x-app-env: &app-env`). */
+function anchored(alias: string): string[] {
+  return block(compose, new RegExp(`^[\\w-]+:\\s*&${escapeRe(alias)}$`), 0);
+}
+
+/**
+ * The direct children of a block (its first line is its own key), each as its own block, with what
+ * `<<: *alias` merges in: the block's own keys win over merged ones, as YAML merge keys do.
+ */
+function children(lines: string[]): Map<string, string[]> {
+  const body = lines.slice(1).filter(meaningful);
+  const out = new Map<string, string[]>();
+  if (!body.length) return out;
+  const indent = Math.min(...body.map(indentOf));
+  const merged: string[] = [];
+  for (const l of body) {
+    if (indentOf(l) !== indent) continue;
+    const m = /^([\w.-]+|<<):/.exec(l.trim());
+    if (!m) continue;
+    if (m[1] === '<<') {
+      const alias = /^<<:\s*\*([\w-]+)$/.exec(l.trim());
+      expect({ line: l.trim(), alias: !!alias }).toEqual({ line: l.trim(), alias: true });
+      merged.push(alias![1]);
+    } else {
+      out.set(m[1], block(lines, new RegExp(`^${escapeRe(m[1])}:`), indent));
+    }
+  }
+  for (const alias of merged) for (const [k, v] of children(anchored(alias))) if (!out.has(k)) out.set(k, v);
+  return out;
+}
+
+/** A key's value on its own line: null for a key with none (compose then passes the shell's or .env's value, or nothing). */
+function scalar(key: string, lines: string[]): string | null {
+  const v = lines[0].trim().slice(key.length + 1).trim();
+  return v === '' ? null : v.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
+}
+
+/** A service's environment as the container gets it (anchors merged), before substitution. */
+function environment(name: string): Map<string, string | null> {
+  const env = children(service(name)).get('environment');
+  return new Map([...(env ? children(env) : new Map<string, string[]>())].map(([k, lines]) => [k, scalar(k, lines)]));
+}
+
+/** A service's `volumes:` entries (anchors merged). */
+function volumes(name: string): string[] {
+  const list = children(service(name)).get('volumes') ?? [];
+  return list.slice(1).filter(meaningful).map((l) => l.trim().replace(/^-\s*/, '').replace(/^"(.*)"$/, '$1'));
+}
+
+/** The variables of the README's Configuration table, and whether a row is marked *(local)*. */
+function configurationTable(): { name: string; local: boolean }[] {
+  const readme = read('README.md').split('\n');
+  const start = readme.findIndex((l) => l.trim() === '## Configuration');
+  const end = readme.findIndex((l, i) => i > start && /^## /.test(l));
+  expect(start).toBeGreaterThan(0);
+  return readme
+    .slice(start, end)
+    .filter((l) => /^\|\s*`[A-Z]/.test(l))
+    .flatMap((row) => {
+      const cell = row.slice(1).split('|')[0];
+      const local = cell.includes('*(local)*');
+      return [...cell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => ({ name: m[1], local }));
+    });
+}
+
+/** The final image's ENV. */
+const imageEnv = new Map(final.body.filter((i) => i.op === 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]] as const)));
+
+/**
+ * Settings the compose file fixes itself rather than taking from the shell (one port, the volume, one
+ * role per container, its own Redis and MongoDB), and the one the image sets; README "Configuration"
+ * names them. Every other deployment setting is passed through.
+ */
+const FIXED_BY_COMPOSE = ['PORT', 'DATA_DIR', 'ROLES', 'REDIS_URL', 'MONGODB_URL'];
+const FIXED_PER_ROLE = ['METRICS_PORT']; // the worker's and the projector's; ignored with the api role
+const SET_BY_IMAGE = ['NODE_ENV'];
+const APP_SERVICES = ['api', 'worker', 'projector'];
+
 describe('docker-compose.yml', () => {
   test('api, worker and projector each run one role, and the two without the API serve METRICS_PORT', () => {
     expect(env('api', 'ROLES')).toBe('api');
@@ -231,6 +313,51 @@ describe('docker-compose.yml', () => {
       // compose would substitute a $ in the command from the host's environment
       expect(command.join(' ')).not.toContain('$');
     }
+  });
+
+  test("every deployment setting of the README's Configuration table reaches the api, worker and projector containers", () => {
+    const table = configurationTable();
+    const deployment = table.filter((v) => !v.local).map((v) => v.name);
+    const local = table.filter((v) => v.local).map((v) => v.name);
+    // the table was read: its rows, the marked ones, and settings the audit of issues 17/18 found missing
+    expect(table.length).toBeGreaterThan(40);
+    expect(local).toEqual(expect.arrayContaining(['REDIS_SERVER_BIN', 'SKIP_ENSURE_DEPS']));
+    expect(deployment).toEqual(
+      expect.arrayContaining(['NODE_ENV', 'PUBLIC_URL', 'MEMBER_APP_URL', 'BACKOFFICE_URL', 'OTP_SECRET', 'HR_BASE_URL', 'HR_API_KEY', 'JWT_ISSUER', 'TRUST_PROXY', 'DRAIN_GRACE_MS']),
+    );
+    expect(deployment).toEqual(expect.arrayContaining(['SAML_IDPS_FILE', 'SAML_SP_ENTITY_ID', 'SAML_ACS_URL', 'SAML_SP_KEY_FILE', 'SAML_SP_CERT_FILE', 'SAML_CLOCK_SKEW_SECONDS']));
+
+    for (const name of APP_SERVICES) {
+      const env = environment(name);
+      expect(env.size).toBeGreaterThan(0);
+      for (const v of deployment) {
+        if (SET_BY_IMAGE.includes(v)) {
+          expect({ v, image: imageEnv.get(v) }).toEqual({ v, image: 'production' });
+        } else if (FIXED_BY_COMPOSE.includes(v) || (FIXED_PER_ROLE.includes(v) && name !== 'api')) {
+          // a value of this stack, not the shell's
+          expect({ name, v, value: env.get(v) }).toEqual({ name, v, value: expect.stringMatching(/^[^$]+$/) });
+        } else if (!FIXED_PER_ROLE.includes(v)) {
+          // no value (passed when set in the shell or .env, else the service's default) or ${VAR...} of its own name
+          const value = env.get(v);
+          expect({ name, v, passed: env.has(v) && (value === null || new RegExp(`^\\$\\{${v}(:?-[^}]*)?\\}$`).test(value!)) }).toEqual({ name, v, passed: true });
+        }
+      }
+      // and nothing else: a key the table does not hold is a typo or an undocumented setting
+      const known = new Set(table.map((t) => t.name));
+      for (const key of env.keys()) expect({ name, key, documented: known.has(key) }).toEqual({ name, key, documented: true });
+    }
+  });
+
+  test('a TLS_DIR folder is mounted read-only at /tls in the three app containers, and the README shows TLS_CERT and TLS_KEY under it', () => {
+    for (const name of APP_SERVICES) {
+      const tls = volumes(name).filter((v) => /:\/tls:ro$/.test(v));
+      expect({ name, tls }).toEqual({ name, tls: [expect.stringMatching(/^\$\{TLS_DIR:-[\w-]+\}:\/tls:ro$/)] });
+      // unset, a named volume of this file (a bind mount would create a folder in the checkout)
+      const fallback = /^\$\{TLS_DIR:-([\w-]+)\}/.exec(tls[0])![1];
+      expect(children(block(compose, /^volumes:$/, 0)).has(fallback)).toBe(true);
+      expect(volumes(name)).toContain('app-data:/data');
+    }
+    expect(read('README.md')).toMatch(/TLS_DIR=\S+ TLS_CERT=\/tls\/\S+ TLS_KEY=\/tls\//);
   });
 
   describe('health checks against real processes', () => {
