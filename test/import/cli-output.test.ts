@@ -111,13 +111,18 @@ describe('the import commands as an operator runs them', () => {
     expect(nadia).toBeTruthy();
     const entries = await auditOf(nadia!);
     expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: runActor, additionalData: { familyMemberId: 'D-5001' } });
-    // and nothing of the run is credited to the plain, unnamed system actor
+    // the creation itself (made by Member for registerFromHr's caller) and the dependant's creation are credited to the run too
+    expect(entries.find((e) => e.additionalData?.source === 'hr_registration')).toMatchObject({ actor: runActor });
+    const dependantEntries = await auditOf('D-5001');
+    expect(dependantEntries.length).toBeGreaterThan(0);
+    for (const e of dependantEntries) expect(e.actor).toEqual(runActor);
+    // and nothing of the run is credited to the plain, unnamed system actor or to the class that carried it out
     const omar = await t.rt.store.resolveLookup('Member', 'staffId', 'E2002');
     expect(omar).toBeTruthy();
     for (const id of [nadia!, omar!, 'D-5001']) {
       const all = await auditOf(id);
       expect(all.length).toBeGreaterThan(0);
-      expect(all.filter((e) => e.actor?.type === 'system' && e.actor?.name === 'system')).toEqual([]);
+      expect(all.filter((e) => e.actor?.type === 'system' && (e.actor?.name === 'system' || e.actor?.name === 'class:Member'))).toEqual([]);
     }
   });
 });

@@ -92,6 +92,14 @@ describe('createMember (member_create)', () => {
     expect((await memberState(t, id)).lookups).toEqual({ staffId, email: `${staffId.toLowerCase()}@example.com` });
   });
 
+  test('a program management user cannot pass as someone else or skip the approval: actor and source are only the registration flow\'s', async () => {
+    const forged = { id: 'system', type: 'system', name: 'system' };
+    const r = await t.post(`${p}/createMember`, { name: 'Kim', surname: 'Lee', company: { id: 'c-1' }, memberType: 'mt-perm', source: 'hr_registration', actor: forged }, pm);
+    expect(r.status).toBe(200);
+    expect(r.body.member).toMatchObject({ status: 'pending_approval', createdBy: { id: 'pm1', type: 'program_management_user' } });
+    expect(r.body.pendingApprovalId).toEqual(expect.any(String));
+  });
+
   test('rejection: status rejected', async () => {
     const r = await t.post(`${p}/createMember`, { name: 'Kim', surname: 'Lee', company: { id: 'c-1' }, memberType: 'mt-perm' }, pm);
     await review(r.body.pendingApprovalId, 'reject');

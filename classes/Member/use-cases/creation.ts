@@ -3,7 +3,7 @@
  * seed file, no approval).
  */
 import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../../runtime';
-import { actorFromIdentity } from '../../_platform/actor';
+import { actorFromIdentity, bounded, type Actor } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
 import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
@@ -33,10 +33,12 @@ export interface CreateMemberBody {
   isCabinCrew?: boolean | null;
   /** class:Member only: created from the HR system (no approval) */
   source?: 'hr_registration';
+  /** class:Member only, with `source`: who asked for the registration (registerFromHr's caller), credited with the creation */
+  actor?: Actor;
 }
 
 /** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
-async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody): Promise<MemberProfile> {
+async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody, actor: Actor = actorFromIdentity(ctx.identity)): Promise<MemberProfile> {
   const company = await requireActiveCompany(ctx, body.company.id);
   await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
   if (body.staffId) {
@@ -68,7 +70,7 @@ async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody)
     primaryMemberId: null,
     relation: null,
     familyMembers: [],
-    createdBy: actorFromIdentity(ctx.identity),
+    createdBy: actor,
     note: body.note ?? null,
     permissions: body.permissions ?? { sms: false, email: false },
     previousStaffIds: [],
@@ -79,13 +81,13 @@ async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody)
   };
 }
 
-async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, additionalData: Record<string, unknown>) {
+async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, additionalData: Record<string, unknown>, actor?: Actor) {
   const state = memberState(ctx);
   state.profile = profile;
   state.documents = [];
   syncStaffIdLookup(ctx, profile);
   if ((await syncEmailLookup(ctx, profile)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
-  await logMemberChange(ctx, null, profile, additionalData);
+  await logMemberChange(ctx, null, profile, additionalData, actor);
 }
 
 /** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
@@ -93,7 +95,9 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   const body = ctx.request.body;
   const state = memberState(ctx);
   const fromHr = body.source === 'hr_registration' && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
-  const profile = await prepareNewMember(ctx, body);
+  // the registration's caller, as registerFromHr names it; anyone else is credited as themselves
+  const actor = fromHr && body.actor ? bounded(body.actor) : actorFromIdentity(ctx.identity);
+  const profile = await prepareNewMember(ctx, body, actor);
   let approvalId: string | null = null;
   let approved = fromHr;
   if (!fromHr) {
@@ -121,7 +125,7 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   } else {
     state.pendingChange = { approvalId: approvalId!, event: MEMBER_CREATE_EVENT, requestedAt: profile.createdAt };
   }
-  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' });
+  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' }, actor);
   await welcomeIfDue(ctx, profile, welcome, appUrl);
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }

@@ -223,6 +223,7 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     memberType: memberType.id,
     isCabinCrew: employee.isCabinCrew,
     source: 'hr_registration',
+    actor: actorFromIdentity(ctx.identity),
   });
   const member = created;
 
@@ -239,7 +240,7 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     const memberSubTypeId = subType && subType.status === 'active' ? subType.id : null;
     const depWarnings = memberSubTypeId ? [] : [unmappedTypeWarning(record.type)];
     try {
-      const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, { record, memberSubTypeId, primary });
+      const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, { record, memberSubTypeId, primary, actor: actorFromIdentity(ctx.identity) });
       // listed on the new member once this call has returned (an effect; in order with the other dependants)
       await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: member.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
       dependants.push({ id: d.id, created: applied.created, warnings: [...depWarnings, ...applied.warnings] });
