@@ -47,6 +47,8 @@ export type {
 } from './actor/types';
 export { ActorError, errorFactory, isNotDeployed, isUnknownInstance, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from './errors';
 export type { RuntimeCode } from './errors';
+/** the codes of the Idempotency-Key refusals (409 still running, 422 another request), for a class's error envelope */
+export { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './http/idempotency';
 export { projectRoot } from './config';
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';

@@ -10,7 +10,7 @@
  * handler checks calendar dates and the employment type and answers the same
  * body. A request failing both steps reports the first step's errors only.
  */
-import { ActorError, RuntimeCodes, type FieldError } from '../../runtime';
+import { ActorError, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, RuntimeCodes, type FieldError } from '../../runtime';
 import { hrError, HrErrors, photoError, type FieldMessages } from './errors';
 
 /** the runtime's codes the shapers recognise */
@@ -103,6 +103,9 @@ export function hrErrorShape(context: 'employee' | 'dependant') {
     // spec 7.2 pairs 10001 with HTTP 400 only: an oversized body is a validation error like any other
     if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] });
     if (err.code === RT_BODY_TOO_DEEP) return hrError('VALIDATION', HR_MESSAGES.validation, { body: [TOO_DEEP] });
+    // an Idempotency-Key refusal (beyond the spec) keeps its status and message: 409 while the first request runs, 422 for
+    // the key reused with another body; spec 7.2 has no code for them (a 500 here would have the client retry the same key for ever)
+    if (err.code === IDEMPOTENCY_IN_PROGRESS || err.code === IDEMPOTENCY_MISMATCH) return hrError('INTERNAL', err.message, undefined, err.status);
     if (err.status === 503) return hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
     return hrError('INTERNAL', HR_MESSAGES.internal);
   };
