@@ -6214,6 +6214,14 @@ export interface components {
             isCabinCrew?: boolean | null;
             /** @enum {unknown} */
             source?: "hr_registration";
+            /** @description class:Member only (with source hr_registration): who asked for the registration, credited with the creation; ignored from any other caller */
+            actor?: {
+                id: string;
+                /** @enum {unknown} */
+                type: "program_management_user" | "developer" | "system" | "member";
+                name?: string;
+                roles?: string[];
+            };
         };
         "Member.discoverAuthMethod": {
             /** Format: email */
@@ -7707,8 +7715,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 8000 APPROVAL_NOT_PENDING */
-        "ApprovalManager.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 8000 APPROVAL_NOT_PENDING, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "ApprovalManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "ApprovalManager.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -7743,6 +7760,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 8000 APPROVAL_NOT_PENDING */
+        "ApprovalManager.409": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 18050 BENEFIT_CATEGORY_INVALID_INPUT, 18051 BENEFIT_CATEGORY_NO_CHANGES, 18053 BENEFIT_CATEGORY_INVALID_QUERY */
         "BenefitCategory.400": {
             headers: {
@@ -7763,6 +7789,24 @@ export interface components {
         };
         /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
         "BenefitCategory.403": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18052 BENEFIT_CATEGORY_STATUS_UNCHANGED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "BenefitCategory.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "BenefitCategory.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -7815,6 +7859,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 6011 COMPANY_BG_ID_TAKEN, 6014 COMPANY_STATUS_UNCHANGED, 6015 COMPANY_APPROVAL_PENDING, 6016 COMPANY_APPROVAL_MISMATCH, 6020 COMPANY_ID_TAKEN, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Company.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Company.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 6011 COMPANY_BG_ID_TAKEN, 6014 COMPANY_STATUS_UNCHANGED, 6015 COMPANY_APPROVAL_PENDING, 6016 COMPANY_APPROVAL_MISMATCH, 6020 COMPANY_ID_TAKEN */
         "Company.409": {
             headers: {
@@ -7860,8 +7922,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18005 CONTENT_STATUS_UNCHANGED, 18006 CONTENT_APPROVAL_PENDING, 18007 CONTENT_APPROVAL_MISMATCH, 18010 CONTENT_ID_TAKEN */
-        "ContentManager.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18005 CONTENT_STATUS_UNCHANGED, 18006 CONTENT_APPROVAL_PENDING, 18007 CONTENT_APPROVAL_MISMATCH, 18010 CONTENT_ID_TAKEN, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "ContentManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "ContentManager.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -7880,6 +7951,15 @@ export interface components {
         };
         /** @description 502: 18016 CONTENT_CATEGORIES_UNAVAILABLE */
         "ContentManager.502": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18005 CONTENT_STATUS_UNCHANGED, 18006 CONTENT_APPROVAL_PENDING, 18007 CONTENT_APPROVAL_MISMATCH, 18010 CONTENT_ID_TAKEN */
+        "ContentManager.409": {
             headers: {
                 [name: string]: unknown;
             };
@@ -7916,6 +7996,24 @@ export interface components {
         };
         /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 13007 FILE_NOT_FOUND, 13008 FILE_DELETED */
         "FileManager.404": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "FileManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "FileManager.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -7968,6 +8066,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "LogManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "LogManager.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 12005 LARGE_LOG_UNAVAILABLE, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "LogManager.500": {
             headers: {
@@ -8013,8 +8129,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH */
-        "Member.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Member.409.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8022,8 +8138,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 422: 5031 HR_RECORD_REJECTED */
-        "Member.422": {
+        /** @description 422: 5031 HR_RECORD_REJECTED, IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Member.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8051,6 +8167,24 @@ export interface components {
         };
         /** @description 502: 5024 HR_UNAVAILABLE */
         "Member.502": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 11017 COMPANY_GROUP_MISMATCH */
+        "Member.409": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: 5031 HR_RECORD_REJECTED */
+        "Member.422": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8094,6 +8228,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "NotificationManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "NotificationManager.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED */
         "NotificationManager.409": {
             headers: {
@@ -8130,6 +8282,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18075 OFFER_STATUS_UNCHANGED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Offer.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Offer.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 18075 OFFER_STATUS_UNCHANGED */
         "Offer.409": {
             headers: {
@@ -8159,6 +8329,24 @@ export interface components {
         };
         /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD, 15001 OTP_NOT_YOUR_ENTITY */
         "Otp.403": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Otp.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Otp.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8211,8 +8399,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17003 PARTNER_APPROVAL_PENDING, 17004 VENUE_APPROVAL_PENDING, 17005 PARTNER_STATUS_UNCHANGED, 17008 VENUE_ID_TAKEN, 17011 PARTNER_APPROVAL_MISMATCH, 17012 PARTNER_APPROVAL_CONFLICT, 17016 DOCUMENT_STATUS_CONFLICT */
-        "Partner.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17003 PARTNER_APPROVAL_PENDING, 17004 VENUE_APPROVAL_PENDING, 17005 PARTNER_STATUS_UNCHANGED, 17008 VENUE_ID_TAKEN, 17011 PARTNER_APPROVAL_MISMATCH, 17012 PARTNER_APPROVAL_CONFLICT, 17016 DOCUMENT_STATUS_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Partner.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Partner.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8222,6 +8419,15 @@ export interface components {
         };
         /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 17014 FILE_STORE_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "Partner.500": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17003 PARTNER_APPROVAL_PENDING, 17004 VENUE_APPROVAL_PENDING, 17005 PARTNER_STATUS_UNCHANGED, 17008 VENUE_ID_TAKEN, 17011 PARTNER_APPROVAL_MISMATCH, 17012 PARTNER_APPROVAL_CONFLICT, 17016 DOCUMENT_STATUS_CONFLICT */
+        "Partner.409": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8249,6 +8455,24 @@ export interface components {
         };
         /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
         "PartnerUser.403": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 17101 PARTNER_USER_EMAIL_TAKEN, 17103 PARTNER_USER_APPROVAL_PENDING, 17104 PARTNER_USER_APPROVAL_MISMATCH, 17105 PARTNER_USER_NO_CHANGE, 17109 PARTNER_USER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "PartnerUser.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "PartnerUser.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8301,8 +8525,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT */
-        "ProgramManagementUser.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "ProgramManagementUser.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "ProgramManagementUser.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8312,6 +8545,15 @@ export interface components {
         };
         /** @description 429: 4015 PM_USER_TOO_MANY_ATTEMPTS */
         "ProgramManagementUser.429": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 4001 PM_USER_EMAIL_TAKEN, 4003 PM_USER_APPROVAL_PENDING, 4004 PM_USER_APPROVAL_MISMATCH, 4005 PM_USER_NO_CHANGE, 4020 PM_USER_APPROVAL_CONFLICT */
+        "ProgramManagementUser.409": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8355,8 +8597,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 9001 ROLE_NAME_TAKEN, 9003 ROLE_PENDING_APPROVAL, 9004 ROLE_BUILT_IN, 9005 ROLE_APPROVAL_MISMATCH, 9006 ROLE_APPROVAL_CONFLICT, 9008 ROLE_STATUS_UNCHANGED */
-        "RoleManager.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 9001 ROLE_NAME_TAKEN, 9003 ROLE_PENDING_APPROVAL, 9004 ROLE_BUILT_IN, 9005 ROLE_APPROVAL_MISMATCH, 9006 ROLE_APPROVAL_CONFLICT, 9008 ROLE_STATUS_UNCHANGED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "RoleManager.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "RoleManager.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8366,6 +8617,15 @@ export interface components {
         };
         /** @description 502: 9011 ROLE_DEPLOYMENT_FAILED */
         "RoleManager.502": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 9001 ROLE_NAME_TAKEN, 9003 ROLE_PENDING_APPROVAL, 9004 ROLE_BUILT_IN, 9005 ROLE_APPROVAL_MISMATCH, 9006 ROLE_APPROVAL_CONFLICT, 9008 ROLE_STATUS_UNCHANGED */
+        "RoleManager.409": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8409,6 +8669,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 10021 SETTING_NAME_TAKEN, 10022 SETTING_ID_TAKEN, 10024 SETTING_STATUS_UNCHANGED, 10025 SETTING_APPROVAL_PENDING, 10026 SETTING_APPROVAL_MISMATCH, 10029 SETTING_SYSTEM_IDENTIFIER_TAKEN, 10030 SETTING_HRMS_MAPPING_TAKEN, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Setting.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Setting.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 10021 SETTING_NAME_TAKEN, 10022 SETTING_ID_TAKEN, 10024 SETTING_STATUS_UNCHANGED, 10025 SETTING_APPROVAL_PENDING, 10026 SETTING_APPROVAL_MISMATCH, 10029 SETTING_SYSTEM_IDENTIFIER_TAKEN, 10030 SETTING_HRMS_MAPPING_TAKEN */
         "Setting.409": {
             headers: {
@@ -8438,6 +8716,24 @@ export interface components {
         };
         /** @description 403: 1006 METHOD_INTERNAL, 1008 FORBIDDEN, 1023 OUT_OF_SCOPE, 1027 TOKEN_NOT_FOR_METHOD */
         "SystemEmail.403": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "SystemEmail.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "SystemEmail.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8490,8 +8786,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT */
-        "Tier.409": {
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Tier.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Tier.422.keyed": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8501,6 +8806,15 @@ export interface components {
         };
         /** @description 502: 7016 TIER_SETTINGS_UNAVAILABLE */
         "Tier.502": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT */
+        "Tier.409": {
             headers: {
                 [name: string]: unknown;
             };
@@ -8544,6 +8858,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "UserNotification.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "UserNotification.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 14001 WORKFLOW_NO_MATCHING_RULE, 14004 WORKFLOW_INVALID_CONFIGURATION, 14005 WORKFLOW_CONFIG_CLASS_ID_MISMATCH */
         "Workflow.400": {
             headers: {
@@ -8571,6 +8903,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        "Workflow.409.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description 422: IDEMPOTENCY_KEY_REUSED IDEMPOTENCY_KEY_REUSED */
+        "Workflow.422.keyed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description 500: 1000 INTERNAL, 1018 READ_ONLY, 14000 WORKFLOW_CLASS_MISMATCH, 14002 WORKFLOW_MULTIPLE_RULES, 14003 WORKFLOW_NO_CONFIGURATION, 14006 WORKFLOW_PATCH_FAILED, UNKNOWN_INSTANCE UNKNOWN_INSTANCE */
         "Workflow.500": {
             headers: {
@@ -8586,9 +8936,14 @@ export interface components {
         projectId: "membership";
         /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
         instanceId: string;
+        /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+        idempotencyKey: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description set on an answer replayed for a repeated Idempotency-Key (a kept 4xx too); absent on the first answer */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -8596,7 +8951,10 @@ export interface operations {
     ApprovalManager_createApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8612,6 +8970,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8621,7 +8980,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8630,7 +8990,10 @@ export interface operations {
     ApprovalManager_createApproval_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8648,6 +9011,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8657,7 +9021,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8698,7 +9063,10 @@ export interface operations {
     ApprovalManager_getApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8716,6 +9084,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8725,7 +9094,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8764,7 +9134,10 @@ export interface operations {
     ApprovalManager_listApprovals: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8780,6 +9153,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8789,7 +9163,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8798,7 +9173,10 @@ export interface operations {
     ApprovalManager_moveApprovalCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8816,6 +9194,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8825,7 +9204,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8864,7 +9244,10 @@ export interface operations {
     ApprovalManager_prepareApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8880,6 +9263,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8889,7 +9273,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8898,7 +9283,10 @@ export interface operations {
     ApprovalManager_reviewApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8916,6 +9304,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8925,7 +9314,8 @@ export interface operations {
             400: components["responses"]["ApprovalManager.400"];
             401: components["responses"]["ApprovalManager.401"];
             403: components["responses"]["ApprovalManager.403"];
-            409: components["responses"]["ApprovalManager.409"];
+            409: components["responses"]["ApprovalManager.409.keyed"];
+            422: components["responses"]["ApprovalManager.422.keyed"];
             500: components["responses"]["ApprovalManager.500"];
             502: components["responses"]["ApprovalManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -8934,7 +9324,10 @@ export interface operations {
     BenefitCategory_createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8950,6 +9343,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8959,14 +9353,18 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     BenefitCategory_createCategory_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -8984,6 +9382,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8993,7 +9392,8 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9030,7 +9430,10 @@ export interface operations {
     BenefitCategory_getCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9048,6 +9451,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9057,7 +9461,8 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9092,7 +9497,10 @@ export interface operations {
     BenefitCategory_listActiveCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9108,6 +9516,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9117,7 +9526,8 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9152,7 +9562,10 @@ export interface operations {
     BenefitCategory_listCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9168,6 +9581,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9177,14 +9591,18 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     BenefitCategory_updateCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9202,6 +9620,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,14 +9630,18 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     BenefitCategory_updateCategoryStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9236,6 +9659,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9245,14 +9669,18 @@ export interface operations {
             400: components["responses"]["BenefitCategory.400"];
             401: components["responses"]["BenefitCategory.401"];
             403: components["responses"]["BenefitCategory.403"];
-            409: components["responses"]["BenefitCategory.409"];
+            409: components["responses"]["BenefitCategory.409.keyed"];
+            422: components["responses"]["BenefitCategory.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_approveCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9270,6 +9698,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9280,14 +9709,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_createCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9305,6 +9738,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9315,7 +9749,8 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9353,7 +9788,10 @@ export interface operations {
     Company_getCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9371,6 +9809,7 @@ export interface operations {
             /** @description The company (spec 2.2). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9381,14 +9820,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9404,6 +9847,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9414,14 +9858,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9439,6 +9887,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9449,7 +9898,8 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9487,7 +9937,10 @@ export interface operations {
     Company_listCompanies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9505,6 +9958,7 @@ export interface operations {
             /** @description A page of companies. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9515,14 +9969,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_restreamCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9540,6 +9998,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9550,7 +10009,8 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -9588,7 +10048,10 @@ export interface operations {
     Company_streamCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9606,6 +10069,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9616,14 +10080,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_updateCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9641,6 +10109,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9651,14 +10120,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Company_updateCompanyStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9676,6 +10149,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9686,14 +10160,18 @@ export interface operations {
             401: components["responses"]["Company.401"];
             403: components["responses"]["Company.403"];
             404: components["responses"]["Company.404"];
-            409: components["responses"]["Company.409"];
+            409: components["responses"]["Company.409.keyed"];
+            422: components["responses"]["Company.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     ContentManager_approveContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9711,6 +10189,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9721,7 +10200,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -9730,7 +10210,10 @@ export interface operations {
     ContentManager_createContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9748,6 +10231,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9758,7 +10242,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -9800,7 +10285,10 @@ export interface operations {
     ContentManager_getContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9818,6 +10306,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9828,7 +10317,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -9868,7 +10358,10 @@ export interface operations {
     ContentManager_getContentGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9884,6 +10377,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9894,7 +10388,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -9936,7 +10431,10 @@ export interface operations {
     ContentManager_getContents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -9954,6 +10452,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9964,7 +10463,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10004,7 +10504,10 @@ export interface operations {
     ContentManager_getContentSchemas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10020,6 +10523,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10030,7 +10534,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10072,7 +10577,10 @@ export interface operations {
     ContentManager_getContentsForBackoffice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10090,6 +10598,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10100,7 +10609,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10109,7 +10619,10 @@ export interface operations {
     ContentManager_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10125,6 +10638,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10135,7 +10649,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10144,7 +10659,10 @@ export interface operations {
     ContentManager_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10162,6 +10680,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10172,7 +10691,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10212,7 +10732,10 @@ export interface operations {
     ContentManager_listContentGroups: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10228,6 +10751,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10238,7 +10762,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10247,7 +10772,10 @@ export interface operations {
     ContentManager_updateContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10265,6 +10793,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10275,7 +10804,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10284,7 +10814,10 @@ export interface operations {
     ContentManager_updateContentStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10302,6 +10835,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,7 +10846,8 @@ export interface operations {
             401: components["responses"]["ContentManager.401"];
             403: components["responses"]["ContentManager.403"];
             404: components["responses"]["ContentManager.404"];
-            409: components["responses"]["ContentManager.409"];
+            409: components["responses"]["ContentManager.409.keyed"];
+            422: components["responses"]["ContentManager.422.keyed"];
             500: components["responses"]["ContentManager.500"];
             502: components["responses"]["ContentManager.502"];
             default: components["responses"]["PlatformErrors"];
@@ -10352,7 +10887,10 @@ export interface operations {
     FileManager_createDownloadToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10370,6 +10908,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10380,6 +10919,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10387,7 +10928,10 @@ export interface operations {
     FileManager_deleteFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10405,6 +10949,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10415,6 +10960,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10453,7 +11000,10 @@ export interface operations {
     FileManager_downloadFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10471,6 +11021,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10481,6 +11032,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10519,7 +11072,10 @@ export interface operations {
     FileManager_getFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10537,6 +11093,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10547,6 +11104,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10585,7 +11144,10 @@ export interface operations {
     FileManager_getPublicFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10603,6 +11165,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10613,6 +11176,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10620,7 +11185,10 @@ export interface operations {
     FileManager_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10636,6 +11204,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10646,6 +11215,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10653,7 +11224,10 @@ export interface operations {
     FileManager_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10671,6 +11245,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10681,6 +11256,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10688,7 +11265,10 @@ export interface operations {
     FileManager_uploadFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10706,6 +11286,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10716,6 +11297,8 @@ export interface operations {
             401: components["responses"]["FileManager.401"];
             403: components["responses"]["FileManager.403"];
             404: components["responses"]["FileManager.404"];
+            409: components["responses"]["FileManager.409.keyed"];
+            422: components["responses"]["FileManager.422.keyed"];
             500: components["responses"]["FileManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10752,7 +11335,10 @@ export interface operations {
     LogManager_addLogEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10768,6 +11354,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10778,6 +11365,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10814,7 +11403,10 @@ export interface operations {
     LogManager_getLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10830,6 +11422,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10840,6 +11433,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10876,7 +11471,10 @@ export interface operations {
     LogManager_getLogEntries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10892,6 +11490,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10902,6 +11501,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10940,7 +11541,10 @@ export interface operations {
     LogManager_readEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10958,6 +11562,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10968,6 +11573,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -10975,7 +11582,10 @@ export interface operations {
     LogManager_record: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -10991,6 +11601,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11001,6 +11612,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -11008,7 +11621,10 @@ export interface operations {
     LogManager_record_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11026,6 +11642,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11036,6 +11653,8 @@ export interface operations {
             401: components["responses"]["LogManager.401"];
             403: components["responses"]["LogManager.403"];
             404: components["responses"]["LogManager.404"];
+            409: components["responses"]["LogManager.409.keyed"];
+            422: components["responses"]["LogManager.422.keyed"];
             500: components["responses"]["LogManager.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -11043,7 +11662,10 @@ export interface operations {
     Member_acceptInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11061,6 +11683,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11071,8 +11694,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11082,7 +11705,10 @@ export interface operations {
     Member_addMemberFamilyMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11100,6 +11726,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11110,8 +11737,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11121,7 +11748,10 @@ export interface operations {
     Member_addMembership: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11139,6 +11769,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11149,8 +11780,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11160,7 +11791,10 @@ export interface operations {
     Member_approveMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11178,6 +11812,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11188,8 +11823,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11199,7 +11834,10 @@ export interface operations {
     Member_approveMemberIdPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11217,6 +11855,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11227,8 +11866,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11238,7 +11877,10 @@ export interface operations {
     Member_archiveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11256,6 +11898,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,8 +11909,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11277,7 +11920,10 @@ export interface operations {
     Member_changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11295,6 +11941,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11305,8 +11952,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11351,7 +11998,10 @@ export interface operations {
     Member_checkImportMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11369,6 +12019,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11379,8 +12030,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11390,7 +12041,10 @@ export interface operations {
     Member_checkOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11408,6 +12062,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11418,8 +12073,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11462,7 +12117,10 @@ export interface operations {
     Member_checkRegistrationFromHr: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11478,6 +12136,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11488,8 +12147,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11499,7 +12158,10 @@ export interface operations {
     Member_createMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11515,6 +12177,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11525,8 +12188,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11536,7 +12199,10 @@ export interface operations {
     Member_createMember_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11554,6 +12220,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11564,8 +12231,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11608,7 +12275,10 @@ export interface operations {
     Member_discoverAuthMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11624,6 +12294,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11634,8 +12305,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11680,7 +12351,10 @@ export interface operations {
     Member_downloadArchivedDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11698,6 +12372,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11708,8 +12383,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11754,7 +12429,10 @@ export interface operations {
     Member_downloadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11772,6 +12450,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11782,8 +12461,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11828,7 +12507,10 @@ export interface operations {
     Member_familyMemberOf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11846,6 +12528,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11856,8 +12539,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11902,7 +12585,10 @@ export interface operations {
     Member_getMemberContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11920,6 +12606,7 @@ export interface operations {
             /** @description The member's contact section (spec 4.5). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11930,8 +12617,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -11976,7 +12663,10 @@ export interface operations {
     Member_getMemberDependants: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -11994,6 +12684,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12004,8 +12695,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12050,7 +12741,10 @@ export interface operations {
     Member_getMemberEmployment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12068,6 +12762,7 @@ export interface operations {
             /** @description The member's employment section (spec 4.5). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12078,8 +12773,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12124,7 +12819,10 @@ export interface operations {
     Member_getMemberPersonal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12142,6 +12840,7 @@ export interface operations {
             /** @description The member's personal section (spec 4.5). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12152,8 +12851,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12198,7 +12897,10 @@ export interface operations {
     Member_getMemberProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12216,6 +12918,7 @@ export interface operations {
             /** @description The signed-in member's own profile. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12226,8 +12929,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12272,7 +12975,10 @@ export interface operations {
     Member_hrPrimaryFamily: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12290,6 +12996,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12300,8 +13007,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12346,7 +13053,10 @@ export interface operations {
     Member_hrPrimaryInfo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12364,6 +13074,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12374,8 +13085,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12462,7 +13173,10 @@ export interface operations {
     Member_hrUpdateEmployee: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12478,6 +13192,7 @@ export interface operations {
             /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12511,8 +13226,17 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
+            /** @description 422 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12629,7 +13353,10 @@ export interface operations {
     Member_hrUpsertDependant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12645,6 +13372,7 @@ export interface operations {
             /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12654,6 +13382,7 @@ export interface operations {
             /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12689,6 +13418,24 @@ export interface operations {
             };
             /** @description 404: 10075 PRIMARY_MEMBER_NOT_FOUND (in the method's own error envelope) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
+            /** @description 409 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
+            /** @description 422 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12752,7 +13499,10 @@ export interface operations {
     Member_importMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12768,6 +13518,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12778,8 +13529,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12822,7 +13573,10 @@ export interface operations {
     Member_inviteRedirect: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12838,6 +13592,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12848,8 +13603,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12894,7 +13649,10 @@ export interface operations {
     Member_listDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12912,6 +13670,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12922,8 +13681,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -12966,7 +13725,10 @@ export interface operations {
     Member_listMembers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -12982,6 +13744,7 @@ export interface operations {
             /** @description A page of members (newest first). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12992,8 +13755,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13038,7 +13801,10 @@ export interface operations {
     Member_listMemberships: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13056,6 +13822,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13066,8 +13833,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13110,7 +13877,10 @@ export interface operations {
     Member_login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13126,6 +13896,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13136,8 +13907,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13147,7 +13918,10 @@ export interface operations {
     Member_mailPasswordReset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13165,6 +13939,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13175,8 +13950,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13186,7 +13961,10 @@ export interface operations {
     Member_recordHrMemberId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13204,6 +13982,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13214,8 +13993,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13258,7 +14037,10 @@ export interface operations {
     Member_registerFromHr: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13274,6 +14056,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13284,8 +14067,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13295,7 +14078,10 @@ export interface operations {
     Member_removeMemberFamilyMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13313,6 +14099,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13323,8 +14110,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13334,7 +14121,10 @@ export interface operations {
     Member_resendOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13352,6 +14142,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13362,8 +14153,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13373,7 +14164,10 @@ export interface operations {
     Member_resetPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13391,6 +14185,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13401,8 +14196,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13447,7 +14242,10 @@ export interface operations {
     Member_resolveIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13465,6 +14263,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13475,8 +14274,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13521,7 +14320,10 @@ export interface operations {
     Member_resolveMemberId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13539,6 +14341,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13549,8 +14352,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13560,7 +14363,10 @@ export interface operations {
     Member_restartInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13578,6 +14384,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13588,8 +14395,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13599,7 +14406,10 @@ export interface operations {
     Member_sendInviteEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13617,6 +14427,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13627,8 +14438,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13671,7 +14482,10 @@ export interface operations {
     Member_sendPasswordResetEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13687,6 +14501,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13697,8 +14512,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13741,7 +14556,10 @@ export interface operations {
     Member_singleSignOn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13758,6 +14576,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13768,8 +14587,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13779,7 +14598,10 @@ export interface operations {
     Member_streamMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13797,6 +14619,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13807,8 +14630,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13818,7 +14641,10 @@ export interface operations {
     Member_unarchiveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13836,6 +14662,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13846,8 +14673,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -13857,7 +14684,10 @@ export interface operations {
     Member_updateEmployeePhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13875,6 +14705,7 @@ export interface operations {
             /** @description Spec 4.1: the photo was stored and waits for approval. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13935,6 +14766,15 @@ export interface operations {
                     "application/json": components["schemas"]["Member.photoError.answer"];
                 };
             };
+            /** @description 422 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.photoError.answer"];
+                };
+            };
             /** @description 500: 10000 INTERNAL, 10018 EMPLOYEE_PHOTO_UPLOAD_FAILED (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode); no instance with that id: a body with `message` only */
             500: {
                 headers: {
@@ -13978,7 +14818,10 @@ export interface operations {
     Member_updateMemberContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -13996,6 +14839,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14006,8 +14850,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14017,7 +14861,10 @@ export interface operations {
     Member_updateMemberEmployment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14035,6 +14882,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14045,8 +14893,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14056,7 +14904,10 @@ export interface operations {
     Member_updateMemberFamilyMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14074,6 +14925,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14084,8 +14936,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14095,7 +14947,10 @@ export interface operations {
     Member_updateMemberPersonal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14113,6 +14968,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14123,8 +14979,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14134,7 +14990,10 @@ export interface operations {
     Member_updateMemberStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14152,6 +15011,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14162,8 +15022,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14173,7 +15033,10 @@ export interface operations {
     Member_uploadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14191,6 +15054,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14201,8 +15065,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14212,7 +15076,10 @@ export interface operations {
     Member_uploadMemberIdPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14230,6 +15097,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14240,8 +15108,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14251,7 +15119,10 @@ export interface operations {
     Member_uploadMyIdPhoto: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14269,6 +15140,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14279,8 +15151,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14325,7 +15197,10 @@ export interface operations {
     Member_verifyCredentials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14343,6 +15218,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14353,8 +15229,8 @@ export interface operations {
             401: components["responses"]["Member.401"];
             403: components["responses"]["Member.403"];
             404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
             429: components["responses"]["Member.429"];
             500: components["responses"]["Member.500"];
             502: components["responses"]["Member.502"];
@@ -14364,7 +15240,10 @@ export interface operations {
     Member_hrUpdateEmployee_route_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14377,6 +15256,7 @@ export interface operations {
             /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14410,8 +15290,17 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
-            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope) */
+            /** @description 409: 11017 COMPANY_GROUP_MISMATCH (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
+            /** @description 422 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14442,7 +15331,10 @@ export interface operations {
     Member_hrUpsertDependant_route_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14455,6 +15347,7 @@ export interface operations {
             /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14464,6 +15357,7 @@ export interface operations {
             /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14506,6 +15400,24 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrError.answer"];
                 };
             };
+            /** @description 409 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
+            /** @description 422 (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrError.answer"];
+                };
+            };
             /** @description 500: 10000 INTERNAL (in the method's own error envelope; x-error-codes also has the platform errors answered with this status, with their platformCode) */
             500: {
                 headers: {
@@ -14529,7 +15441,10 @@ export interface operations {
     NotificationManager_approve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14547,6 +15462,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14557,14 +15473,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_deliverNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14582,6 +15502,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14592,7 +15513,8 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -14630,7 +15552,10 @@ export interface operations {
     NotificationManager_getNotificationTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14648,6 +15573,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14658,14 +15584,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14681,6 +15611,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14691,14 +15622,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14716,6 +15651,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14726,7 +15662,8 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -14762,7 +15699,10 @@ export interface operations {
     NotificationManager_listNotificationTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14778,6 +15718,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14788,14 +15729,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_sendNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14813,6 +15758,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14823,14 +15769,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_updateNotificationChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14848,6 +15798,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14858,14 +15809,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_updateNotificationTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14883,6 +15838,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14893,14 +15849,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     NotificationManager_updateNotificationTemplateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14918,6 +15878,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14928,14 +15889,18 @@ export interface operations {
             401: components["responses"]["NotificationManager.401"];
             403: components["responses"]["NotificationManager.403"];
             404: components["responses"]["NotificationManager.404"];
-            409: components["responses"]["NotificationManager.409"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Offer_createOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14951,6 +15916,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14960,14 +15926,18 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Offer_createOffer_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -14985,6 +15955,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14994,7 +15965,8 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -15031,7 +16003,10 @@ export interface operations {
     Offer_getOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15049,6 +16024,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15058,7 +16034,8 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -15093,7 +16070,10 @@ export interface operations {
     Offer_listOffers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15109,6 +16089,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15118,14 +16099,18 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Offer_updateOffer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15143,6 +16128,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15152,14 +16138,18 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Offer_updateOfferStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15177,6 +16167,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15186,14 +16177,18 @@ export interface operations {
             400: components["responses"]["Offer.400"];
             401: components["responses"]["Offer.401"];
             403: components["responses"]["Offer.403"];
-            409: components["responses"]["Offer.409"];
+            409: components["responses"]["Offer.409.keyed"];
+            422: components["responses"]["Offer.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Otp_createOtpCheckRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15211,6 +16206,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15220,6 +16216,8 @@ export interface operations {
             400: components["responses"]["Otp.400"];
             401: components["responses"]["Otp.401"];
             403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
             429: components["responses"]["Otp.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15227,7 +16225,10 @@ export interface operations {
     Otp_createOtpRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15245,6 +16246,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15254,6 +16256,8 @@ export interface operations {
             400: components["responses"]["Otp.400"];
             401: components["responses"]["Otp.401"];
             403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
             429: components["responses"]["Otp.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15291,7 +16295,10 @@ export interface operations {
     Otp_getOtpRecords: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15309,6 +16316,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15318,6 +16326,8 @@ export interface operations {
             400: components["responses"]["Otp.400"];
             401: components["responses"]["Otp.401"];
             403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
             429: components["responses"]["Otp.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15325,7 +16335,10 @@ export interface operations {
     Otp_issueOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15343,6 +16356,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15352,6 +16366,8 @@ export interface operations {
             400: components["responses"]["Otp.400"];
             401: components["responses"]["Otp.401"];
             403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
             429: components["responses"]["Otp.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15359,7 +16375,10 @@ export interface operations {
     Otp_verifyOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15377,6 +16396,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15386,6 +16406,8 @@ export interface operations {
             400: components["responses"]["Otp.400"];
             401: components["responses"]["Otp.401"];
             403: components["responses"]["Otp.403"];
+            409: components["responses"]["Otp.409.keyed"];
+            422: components["responses"]["Otp.422.keyed"];
             429: components["responses"]["Otp.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15393,7 +16415,10 @@ export interface operations {
     Partner_approvePartner: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15411,6 +16436,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15421,7 +16447,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15429,7 +16456,10 @@ export interface operations {
     Partner_archiveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15447,6 +16477,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15457,7 +16488,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15465,7 +16497,10 @@ export interface operations {
     Partner_createVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15483,6 +16518,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15493,7 +16529,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15533,7 +16570,10 @@ export interface operations {
     Partner_downloadArchivedDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15551,6 +16591,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15561,7 +16602,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15601,7 +16643,10 @@ export interface operations {
     Partner_downloadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15619,6 +16664,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15629,7 +16675,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15667,7 +16714,10 @@ export interface operations {
     Partner_getLog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15683,6 +16733,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15693,7 +16744,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15731,7 +16783,10 @@ export interface operations {
     Partner_getLogEntries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15747,6 +16802,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15757,7 +16813,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15797,7 +16854,10 @@ export interface operations {
     Partner_getPartnerContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15815,6 +16875,7 @@ export interface operations {
             /** @description the method's answer */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15825,7 +16886,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15865,7 +16927,10 @@ export interface operations {
     Partner_getPartnerContract: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15883,6 +16948,7 @@ export interface operations {
             /** @description the method's answer */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15893,7 +16959,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -15933,7 +17000,10 @@ export interface operations {
     Partner_getPartnerDetails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -15951,6 +17021,7 @@ export interface operations {
             /** @description The partner (spec 2.5) and the approval it waits for. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15961,7 +17032,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16001,7 +17073,10 @@ export interface operations {
     Partner_getVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16019,6 +17094,7 @@ export interface operations {
             /** @description The venue and the approval it waits for. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16029,7 +17105,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16037,7 +17114,10 @@ export interface operations {
     Partner_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16053,6 +17133,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16063,7 +17144,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16071,7 +17153,10 @@ export interface operations {
     Partner_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16089,6 +17174,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16099,7 +17185,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16139,7 +17226,10 @@ export interface operations {
     Partner_listDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16157,6 +17247,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16167,7 +17258,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16205,7 +17297,10 @@ export interface operations {
     Partner_listPartners: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16221,6 +17316,7 @@ export interface operations {
             /** @description A page of partners. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16231,7 +17327,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16271,7 +17368,10 @@ export interface operations {
     Partner_listVenues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16289,6 +17389,7 @@ export interface operations {
             /** @description A page of the partner's venues. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16299,7 +17400,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16307,7 +17409,10 @@ export interface operations {
     Partner_unarchiveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16325,6 +17430,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16335,7 +17441,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16343,7 +17450,10 @@ export interface operations {
     Partner_updatePartnerBrandLogo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16361,6 +17471,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16371,7 +17482,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16379,7 +17491,10 @@ export interface operations {
     Partner_updatePartnerContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16397,6 +17512,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16407,7 +17523,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16415,7 +17532,10 @@ export interface operations {
     Partner_updatePartnerContract: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16433,6 +17553,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16443,7 +17564,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16451,7 +17573,10 @@ export interface operations {
     Partner_updatePartnerDetails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16469,6 +17594,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16479,7 +17605,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16487,7 +17614,10 @@ export interface operations {
     Partner_updatePartnerStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16505,6 +17635,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16515,7 +17646,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16523,7 +17655,10 @@ export interface operations {
     Partner_updateVenue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16541,6 +17676,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16551,7 +17687,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16559,7 +17696,10 @@ export interface operations {
     Partner_updateVenueStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16577,6 +17717,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16587,7 +17728,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16595,7 +17737,10 @@ export interface operations {
     Partner_uploadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16613,6 +17758,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16623,7 +17769,8 @@ export interface operations {
             401: components["responses"]["Partner.401"];
             403: components["responses"]["Partner.403"];
             404: components["responses"]["Partner.404"];
-            409: components["responses"]["Partner.409"];
+            409: components["responses"]["Partner.409.keyed"];
+            422: components["responses"]["Partner.422.keyed"];
             500: components["responses"]["Partner.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -16631,7 +17778,10 @@ export interface operations {
     PartnerUser_addVenues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16649,6 +17799,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16658,14 +17809,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_approveUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16683,6 +17838,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16692,7 +17848,8 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -16727,7 +17884,10 @@ export interface operations {
     PartnerUser_getRoles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16743,6 +17903,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16752,7 +17913,8 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -16789,7 +17951,10 @@ export interface operations {
     PartnerUser_getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16807,6 +17972,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16816,14 +17982,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16839,6 +18009,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16848,14 +18019,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16873,6 +18048,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16882,7 +18058,8 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -16917,7 +18094,10 @@ export interface operations {
     PartnerUser_listPartnerUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16933,6 +18113,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16942,7 +18123,8 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -16979,7 +18161,10 @@ export interface operations {
     PartnerUser_listVenues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -16997,6 +18182,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17006,14 +18192,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_removeVenues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17031,6 +18221,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17040,14 +18231,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_updateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17065,6 +18260,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17074,14 +18270,18 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     PartnerUser_updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17099,6 +18299,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17108,7 +18309,8 @@ export interface operations {
             400: components["responses"]["PartnerUser.400"];
             401: components["responses"]["PartnerUser.401"];
             403: components["responses"]["PartnerUser.403"];
-            409: components["responses"]["PartnerUser.409"];
+            409: components["responses"]["PartnerUser.409.keyed"];
+            422: components["responses"]["PartnerUser.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -17145,7 +18347,10 @@ export interface operations {
     ProgramManagementUser_acceptInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17161,6 +18366,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17171,7 +18377,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17179,7 +18386,10 @@ export interface operations {
     ProgramManagementUser_approveUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17197,6 +18407,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17207,7 +18418,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17215,7 +18427,10 @@ export interface operations {
     ProgramManagementUser_approveUserCreate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17233,6 +18448,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17243,7 +18459,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17281,7 +18498,10 @@ export interface operations {
     ProgramManagementUser_checkOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17297,6 +18517,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17307,7 +18528,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17315,7 +18537,10 @@ export interface operations {
     ProgramManagementUser_createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17331,6 +18556,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17341,7 +18567,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17349,7 +18576,10 @@ export interface operations {
     ProgramManagementUser_createUser_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17367,6 +18597,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17377,7 +18608,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17415,7 +18647,10 @@ export interface operations {
     ProgramManagementUser_discoverAuthMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17431,6 +18666,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17441,7 +18677,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17481,7 +18718,10 @@ export interface operations {
     ProgramManagementUser_getPermissions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17499,6 +18739,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17509,7 +18750,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17549,7 +18791,10 @@ export interface operations {
     ProgramManagementUser_getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17567,6 +18812,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17577,7 +18823,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17615,7 +18862,10 @@ export interface operations {
     ProgramManagementUser_listUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17631,6 +18881,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17641,7 +18892,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17679,7 +18931,10 @@ export interface operations {
     ProgramManagementUser_login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17695,6 +18950,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17705,7 +18961,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17743,7 +19000,10 @@ export interface operations {
     ProgramManagementUser_resendOtp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17759,6 +19019,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17769,7 +19030,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17807,7 +19069,10 @@ export interface operations {
     ProgramManagementUser_resetPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17823,6 +19088,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17833,7 +19099,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17873,7 +19140,10 @@ export interface operations {
     ProgramManagementUser_resolveIdentity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17891,6 +19161,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17901,7 +19172,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -17939,7 +19211,10 @@ export interface operations {
     ProgramManagementUser_sendPasswordResetEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -17955,6 +19230,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17965,7 +19241,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18005,7 +19282,10 @@ export interface operations {
     ProgramManagementUser_signInView: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18023,6 +19303,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18033,7 +19314,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18071,7 +19353,10 @@ export interface operations {
     ProgramManagementUser_singleSignOn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18088,6 +19373,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18098,7 +19384,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18106,7 +19393,10 @@ export interface operations {
     ProgramManagementUser_updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18124,6 +19414,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18134,7 +19425,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18142,7 +19434,10 @@ export interface operations {
     ProgramManagementUser_updateUserStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18160,6 +19455,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18170,7 +19466,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18210,7 +19507,10 @@ export interface operations {
     ProgramManagementUser_verifyCredentials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18228,6 +19528,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18238,7 +19539,8 @@ export interface operations {
             401: components["responses"]["ProgramManagementUser.401"];
             403: components["responses"]["ProgramManagementUser.403"];
             404: components["responses"]["ProgramManagementUser.404"];
-            409: components["responses"]["ProgramManagementUser.409"];
+            409: components["responses"]["ProgramManagementUser.409.keyed"];
+            422: components["responses"]["ProgramManagementUser.422.keyed"];
             429: components["responses"]["ProgramManagementUser.429"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18246,7 +19548,10 @@ export interface operations {
     RoleManager_approve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18264,6 +19569,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18274,7 +19580,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18282,7 +19589,10 @@ export interface operations {
     RoleManager_createRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18300,6 +19610,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18310,7 +19621,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18348,7 +19660,10 @@ export interface operations {
     RoleManager_getPermissions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18364,6 +19679,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18374,7 +19690,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18414,7 +19731,10 @@ export interface operations {
     RoleManager_getRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18432,6 +19752,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18442,7 +19763,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18482,7 +19804,10 @@ export interface operations {
     RoleManager_getRolesForAuthentication: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18500,6 +19825,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18510,7 +19836,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18518,7 +19845,10 @@ export interface operations {
     RoleManager_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18534,6 +19864,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18544,7 +19875,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18552,7 +19884,10 @@ export interface operations {
     RoleManager_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18570,6 +19905,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18580,7 +19916,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18620,7 +19957,10 @@ export interface operations {
     RoleManager_listRoles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18638,6 +19978,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18648,7 +19989,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18656,7 +19998,10 @@ export interface operations {
     RoleManager_saveRolesToLayerAndTriggerDeployment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18674,6 +20019,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18684,7 +20030,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18692,7 +20039,10 @@ export interface operations {
     RoleManager_setState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18710,6 +20060,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18720,7 +20071,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18728,7 +20080,10 @@ export interface operations {
     RoleManager_updateRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18746,6 +20101,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18756,7 +20112,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18764,7 +20121,10 @@ export interface operations {
     RoleManager_updateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18782,6 +20142,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18792,7 +20153,8 @@ export interface operations {
             401: components["responses"]["RoleManager.401"];
             403: components["responses"]["RoleManager.403"];
             404: components["responses"]["RoleManager.404"];
-            409: components["responses"]["RoleManager.409"];
+            409: components["responses"]["RoleManager.409.keyed"];
+            422: components["responses"]["RoleManager.422.keyed"];
             502: components["responses"]["RoleManager.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -18800,7 +20162,10 @@ export interface operations {
     Setting_approveSetting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18818,6 +20183,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18828,14 +20194,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_createCompanyGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18853,6 +20223,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18863,14 +20234,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_createMemberSubType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18888,6 +20263,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18898,14 +20274,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_createMemberType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18923,6 +20303,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18933,14 +20314,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_createTierType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -18958,6 +20343,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18968,7 +20354,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19006,7 +20393,10 @@ export interface operations {
     Setting_findMemberSubTypeByHrmsMapping: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19024,6 +20414,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19034,7 +20425,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19072,7 +20464,10 @@ export interface operations {
     Setting_findMemberTypeBySystemIdentifier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19090,6 +20485,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19100,7 +20496,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19138,7 +20535,10 @@ export interface operations {
     Setting_getCompanyGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19156,6 +20556,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19166,7 +20567,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19204,7 +20606,10 @@ export interface operations {
     Setting_getMemberSubType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19222,6 +20627,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19232,7 +20638,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19270,7 +20677,10 @@ export interface operations {
     Setting_getMemberType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19288,6 +20698,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19298,7 +20709,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19336,7 +20748,10 @@ export interface operations {
     Setting_getPaymentPeriods: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19354,6 +20769,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19364,7 +20780,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19402,7 +20819,10 @@ export interface operations {
     Setting_getProgramManagementConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19420,6 +20840,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19430,7 +20851,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19468,7 +20890,10 @@ export interface operations {
     Setting_getSetting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19486,6 +20911,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19496,7 +20922,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19534,7 +20961,10 @@ export interface operations {
     Setting_getTierType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19552,6 +20982,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19562,14 +20993,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19585,6 +21020,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19595,14 +21031,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19620,6 +21060,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19630,7 +21071,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19668,7 +21110,10 @@ export interface operations {
     Setting_listCompanyGroups: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19686,6 +21131,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19696,7 +21142,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19734,7 +21181,10 @@ export interface operations {
     Setting_listMemberSubTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19752,6 +21202,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19762,7 +21213,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19800,7 +21252,10 @@ export interface operations {
     Setting_listMemberTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19818,6 +21273,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19828,7 +21284,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19866,7 +21323,10 @@ export interface operations {
     Setting_listSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19884,6 +21344,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19894,7 +21355,8 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -19932,7 +21394,10 @@ export interface operations {
     Setting_listTierTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19950,6 +21415,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19960,14 +21426,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_setPaymentPeriods: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -19985,6 +21455,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19995,14 +21466,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_setState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20020,6 +21495,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20030,14 +21506,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_streamCompanyGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20055,6 +21535,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20065,14 +21546,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_streamMemberSubType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20090,6 +21575,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20100,14 +21586,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_streamMemberType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20125,6 +21615,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20135,14 +21626,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_streamTierType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20160,6 +21655,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20170,14 +21666,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateCompanyGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20195,6 +21695,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20205,14 +21706,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateCompanyGroupStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20230,6 +21735,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20240,14 +21746,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateMemberSubType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20265,6 +21775,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20275,14 +21786,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateMemberSubTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20300,6 +21815,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20310,14 +21826,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateMemberType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20335,6 +21855,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20345,14 +21866,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateMemberTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20370,6 +21895,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20380,14 +21906,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateTierType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20405,6 +21935,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20415,14 +21946,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Setting_updateTierTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20440,6 +21975,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20450,14 +21986,18 @@ export interface operations {
             401: components["responses"]["Setting.401"];
             403: components["responses"]["Setting.403"];
             404: components["responses"]["Setting.404"];
-            409: components["responses"]["Setting.409"];
+            409: components["responses"]["Setting.409.keyed"];
+            422: components["responses"]["Setting.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_approve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20475,6 +22015,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20484,14 +22025,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_createSystemEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20507,6 +22052,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20516,14 +22062,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_createSystemEmailTemplate_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20541,6 +22091,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20550,7 +22101,8 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -20587,7 +22139,10 @@ export interface operations {
     SystemEmail_getSystemEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20605,6 +22160,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20614,7 +22170,8 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -20651,7 +22208,10 @@ export interface operations {
     SystemEmail_getSystemEmailTemplateFields: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20669,6 +22229,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20678,7 +22239,8 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -20713,7 +22275,10 @@ export interface operations {
     SystemEmail_listSystemEmailTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20729,6 +22294,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20738,14 +22304,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_sendSystemEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20763,6 +22333,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20772,14 +22343,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_updateSystemEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20797,6 +22372,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20806,14 +22382,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     SystemEmail_updateSystemEmailTemplateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20831,6 +22411,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20840,14 +22421,18 @@ export interface operations {
             400: components["responses"]["SystemEmail.400"];
             401: components["responses"]["SystemEmail.401"];
             403: components["responses"]["SystemEmail.403"];
-            409: components["responses"]["SystemEmail.409"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     Tier_addEligibilityRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20865,6 +22450,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20875,7 +22461,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -20883,7 +22470,10 @@ export interface operations {
     Tier_approve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20901,6 +22491,7 @@ export interface operations {
             /** @description queued */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20911,7 +22502,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -20919,7 +22511,10 @@ export interface operations {
     Tier_createTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20935,6 +22530,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20945,7 +22541,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -20953,7 +22550,10 @@ export interface operations {
     Tier_createTier_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -20971,6 +22571,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20981,7 +22582,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -20989,7 +22591,10 @@ export interface operations {
     Tier_deactivateEligibilityRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21007,6 +22612,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21017,7 +22623,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21055,7 +22662,10 @@ export interface operations {
     Tier_getEligibilityRuleDefinitions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21071,6 +22681,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21081,7 +22692,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21119,7 +22731,10 @@ export interface operations {
     Tier_getPaymentTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21135,6 +22750,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21145,7 +22761,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21185,7 +22802,10 @@ export interface operations {
     Tier_getTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21203,6 +22823,7 @@ export interface operations {
             /** @description The tier (spec 2.3) and the approval it waits for. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21213,7 +22834,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21251,7 +22873,10 @@ export interface operations {
     Tier_getTierGroups: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21267,6 +22892,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21277,7 +22903,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21315,7 +22942,10 @@ export interface operations {
     Tier_listTiers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21331,6 +22961,7 @@ export interface operations {
             /** @description A page of tiers (newest startDate first). */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21341,7 +22972,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21349,7 +22981,10 @@ export interface operations {
     Tier_streamTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21367,6 +23002,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21377,7 +23013,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21385,7 +23022,10 @@ export interface operations {
     Tier_updateEligibilityRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21403,6 +23043,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21413,7 +23054,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21421,7 +23063,10 @@ export interface operations {
     Tier_updateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21439,6 +23084,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21449,7 +23095,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21457,7 +23104,10 @@ export interface operations {
     Tier_updateTier: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21475,6 +23125,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21485,7 +23136,8 @@ export interface operations {
             401: components["responses"]["Tier.401"];
             403: components["responses"]["Tier.403"];
             404: components["responses"]["Tier.404"];
-            409: components["responses"]["Tier.409"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
             502: components["responses"]["Tier.502"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21493,7 +23145,10 @@ export interface operations {
     UserNotification_addNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21511,6 +23166,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21521,13 +23177,18 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     UserNotification_deleteNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21545,6 +23206,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21555,6 +23217,8 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -21591,7 +23255,10 @@ export interface operations {
     UserNotification_getUnreadCount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21609,6 +23276,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21619,6 +23287,8 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -21655,7 +23325,10 @@ export interface operations {
     UserNotification_listUserNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21673,6 +23346,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21683,13 +23357,18 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     UserNotification_markNotificationAsRead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21707,6 +23386,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21717,13 +23397,18 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
     UserNotification_updateNotificationStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21741,6 +23426,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21751,6 +23437,8 @@ export interface operations {
             401: components["responses"]["UserNotification.401"];
             403: components["responses"]["UserNotification.403"];
             404: components["responses"]["UserNotification.404"];
+            409: components["responses"]["UserNotification.409.keyed"];
+            422: components["responses"]["UserNotification.422.keyed"];
             default: components["responses"]["PlatformErrors"];
         };
     };
@@ -21787,7 +23475,10 @@ export interface operations {
     Workflow_getState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21805,6 +23496,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21814,6 +23506,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21821,7 +23515,10 @@ export interface operations {
     Workflow_init: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21837,6 +23534,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21846,6 +23544,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21853,7 +23553,10 @@ export interface operations {
     Workflow_init_with_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21871,6 +23574,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21880,6 +23584,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21915,7 +23621,10 @@ export interface operations {
     Workflow_run: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21931,6 +23640,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21940,6 +23650,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21947,7 +23659,10 @@ export interface operations {
     Workflow_setState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21965,6 +23680,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21974,6 +23690,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };
@@ -21981,7 +23699,10 @@ export interface operations {
     Workflow_updateWorkflowConfiguration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
             path: {
                 /** @description the project */
                 projectId: components["parameters"]["projectId"];
@@ -21999,6 +23720,7 @@ export interface operations {
             /** @description the method's answer (no schema declared) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22008,6 +23730,8 @@ export interface operations {
             400: components["responses"]["Workflow.400"];
             401: components["responses"]["Workflow.401"];
             403: components["responses"]["Workflow.403"];
+            409: components["responses"]["Workflow.409.keyed"];
+            422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
             default: components["responses"]["PlatformErrors"];
         };

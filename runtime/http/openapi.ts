@@ -21,6 +21,7 @@ import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, MethodKind } from '../actor/types';
 import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable, type RuntimeCode } from '../errors';
+import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './idempotency';
 
 type Json = Record<string, unknown>;
 
@@ -213,20 +214,33 @@ const SAMPLE_MESSAGES: Partial<Record<RuntimeCode, string>> = {
 
 interface ShapedSample {
   /** the platform error's name and code */
-  name: RuntimeCode;
+  name: string;
   platformCode: number | string;
   /** what the shaper answers for it */
   code: number | string;
   body: unknown;
 }
 
-/** a shaped method's error bodies, by status: its shaper applied to every platform error */
-function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMethod): Map<number, ShapedSample[]> {
+/**
+ * The refusals an Idempotency-Key can cause (runtime/http/idempotency.ts),
+ * on any operation but a GET: 409 while the first request with the key runs,
+ * 422 when the key was used with another request.
+ */
+const IDEMPOTENCY_ERRORS = [
+  { code: IDEMPOTENCY_IN_PROGRESS, name: IDEMPOTENCY_IN_PROGRESS, status: 409, message: 'A request with this Idempotency-Key is still running; retry later' },
+  { code: IDEMPOTENCY_MISMATCH, name: IDEMPOTENCY_MISMATCH, status: 422, message: 'This Idempotency-Key was used with another request (method, path or body)' },
+] as const;
+
+/** a shaped method's error bodies, by status: its shaper applied to every platform error (and the Idempotency-Key's refusals, `idempotent`) */
+function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMethod, idempotent: boolean): Map<number, ShapedSample[]> {
   const required = ((m.validate?.schema as Json | undefined)?.required as string[] | undefined) ?? [];
   const out = new Map<number, ShapedSample[]>();
-  for (const name of Object.keys(RuntimeCodes) as RuntimeCode[]) {
+  const samples: [string, ActorError][] = (Object.keys(RuntimeCodes) as RuntimeCode[]).map((name) => {
     const details = name === 'VALIDATION' ? { errors: [{ field: required[0] ?? 'field', reason: 'is required' }] } : undefined;
-    const sample = runtimeError(name, SAMPLE_MESSAGES[name] ?? name.toLowerCase().replace(/_/g, ' '), details);
+    return [name, runtimeError(name, SAMPLE_MESSAGES[name] ?? name.toLowerCase().replace(/_/g, ' '), details)];
+  });
+  if (idempotent) for (const e of IDEMPOTENCY_ERRORS) samples.push([e.name, new ActorError(e.status, e.code, e.message)]);
+  for (const [name, sample] of samples) {
     let shaped: ActorError;
     try {
       shaped = shape(sample);
@@ -264,13 +278,13 @@ function answers(m: RegisteredMethod, name: string, code: number | string): bool
  * are one shared response per class and status (`{Class}.{status}` in
  * components.responses); a method with its own envelope has its bodies inline.
  */
-function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json, schemas: Json): Json {
+function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json, schemas: Json, idempotent: boolean): Json {
   const out: Json = {};
   const shape = m.options.errorShape;
   if (shape) {
     // its own envelope: the declared schema (errorAnswer), else the shapes of the bodies its shaper makes
     const declared = m.errorAnswer ? hoistAnswer(classId, m.errorAnswer, schemas) : undefined;
-    const shaped = shapedErrors(shape, m);
+    const shaped = shapedErrors(shape, m, idempotent);
     const inferred = new Map<string, Json>();
     for (const samples of shaped.values()) for (const x of samples) inferred.set(JSON.stringify(schemaOf(x.body)), schemaOf(x.body));
     const envelope = (bodies: unknown[]): Json => declared ?? { anyOf: bodies.length ? dedupe(bodies.map(schemaOf)) : [...inferred.values()] };
@@ -328,9 +342,12 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
   // the platform's codes get a status of their own for bad input and authentication, or where the class has codes too;
   // the others are the shared default response (the same for every class: it lists every platform code of another status)
   const always = new Set([400, 401, 403]);
-  const explicit = new Set([...always, ...byStatus.keys()]);
+  // an operation taking an Idempotency-Key lists its refusals' statuses too (with the platform's codes of those statuses)
+  const keyed = new Set<number>(idempotent ? IDEMPOTENCY_ERRORS.map((e) => e.status) : []);
+  const explicit = new Set([...always, ...byStatus.keys(), ...keyed]);
   const platform = [...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code as number | string, name, status: e.status })), { code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 }];
   for (const c of platform) if (explicit.has(c.status)) add(c.status, c.code, c.name);
+  if (idempotent) for (const e of IDEMPOTENCY_ERRORS) add(e.status, e.code, e.name);
   const rest = platform.filter((c) => !always.has(c.status));
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
     const key = String(status);
@@ -346,7 +363,8 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     // shared by the class's methods, unless the method lists its own errors
     if (only) out[key] = response;
     else {
-      const name = `${classId}.${status}`;
+      // the same status with the Idempotency-Key's refusal is a response of its own (GET operations take no key)
+      const name = `${classId}.${status}${keyed.has(status) ? '.keyed' : ''}`;
       shared[name] ??= response;
       out[key] = { $ref: `#/components/responses/${name}` };
     }
@@ -378,8 +396,14 @@ function operation(
   parameters: Json[],
   responses: Json,
   schemas: Json,
+  /** it takes an Idempotency-Key (every operation but a GET) */
+  idempotent = verb === 'post',
 ): Json {
   const access = [...m.options.access];
+  const answers = answerResponses(cls, m, schemas);
+  if (idempotent) {
+    for (const [status, answer] of Object.entries(answers)) if (status.startsWith('2')) (answer as Json).headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+  }
   const op: Json = {
     operationId: verb === 'post' ? `${cls.id}_${m.name}` : `${cls.id}_${m.name}_get`,
     tags: [cls.id],
@@ -388,10 +412,10 @@ function operation(
     'x-kind': m.kind,
     'x-access': access,
     security: security(access),
-    parameters,
+    parameters: idempotent ? [...parameters, { $ref: '#/components/parameters/idempotencyKey' }] : parameters,
     responses: {
-      ...answerResponses(cls, m, schemas),
-      ...errorResponses(cls.id, m, table, responses, schemas),
+      ...answers,
+      ...errorResponses(cls.id, m, table, responses, schemas, idempotent),
     },
   };
   if (verb === 'post') {
@@ -461,7 +485,8 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const names: string[] = [];
       const p = route.path.replace(/:([A-Za-z0-9_]+)/g, (_s, n: string) => (names.push(n), `{${n}}`));
       const verb = route.method.toLowerCase();
-      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses, schemas);
+      // the key is read on every verb but GET
+      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses, schemas, verb !== 'get');
       op.operationId = `${cls.id}_${m.name}_route_${verb}`;
       op.summary = `${route.method} ${route.path} → ${cls.id}.${m.name} (${m.kind})`;
       if (verb === 'get' || verb === 'delete') delete op.requestBody;
@@ -492,6 +517,23 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       parameters: {
         projectId: { ...PARAM('projectId', 'the project'), schema: { type: 'string', enum: [opts.projectId] } },
         instanceId: PARAM('instanceId', 'the instance: its id, or `lookupKey!value` to find it by a lookup key'),
+        idempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+          description:
+            'Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: ' +
+            'a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; ' +
+            `with another request 422 ${IDEMPOTENCY_MISMATCH}; while the first request still runs 409 ${IDEMPOTENCY_IN_PROGRESS}. A 5xx is not kept: a retry runs the call. ` +
+            'An invalid key answers 400 naming the header.',
+        },
+      },
+      headers: {
+        IdempotentReplayed: {
+          description: 'set on an answer replayed for a repeated Idempotency-Key (a kept 4xx too); absent on the first answer',
+          schema: { type: 'string', const: 'true' },
+        },
       },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'an integration API key (integration_user)' },

@@ -158,9 +158,10 @@ describe('OpenAPI document of the service classes', () => {
 
   it('gives the HR endpoints exactly the error statuses and codes of spec 7.2, in the contract envelope', () => {
     const member = t.rt.registry.get('Member')!;
+    // with the Idempotency-Key's refusals (beyond the spec: 409 and 422, in the same envelope, no code of the class's own)
     const spec: Record<string, Record<string, number[]>> = {
-      '/members/hr/employee': { 400: [10001], 401: [10072], 404: [10073, 11016], 409: [11017], 500: [10000], 503: [] },
-      '/members/hr/dependant': { 400: [10001], 401: [10072], 403: [10074], 404: [10075], 500: [10000], 503: [] },
+      '/members/hr/employee': { 400: [10001], 401: [10072], 404: [10073, 11016], 409: [11017], 422: [], 500: [10000], 503: [] },
+      '/members/hr/dependant': { 400: [10001], 401: [10072], 403: [10074], 404: [10075], 409: [], 422: [], 500: [10000], 503: [] },
     };
     for (const [route, statuses] of Object.entries(spec)) {
       const op = doc.paths[route].post as Op;
@@ -190,6 +191,40 @@ describe('OpenAPI document of the service classes', () => {
     expect(unknown.schema.anyOf).toContainEqual({ $ref: '#/components/schemas/Member.photoError.answer' });
     expect(unknown.schema.anyOf).toContainEqual(expect.objectContaining({ required: ['message'], additionalProperties: false }));
     expect(Object.keys(unknown.examples.unknown_instance.value)).toEqual(['message']);
+  });
+
+  it('every POST operation and the HR route aliases take an optional Idempotency-Key, with the 409 and 422 it can cause and the replay header', () => {
+    expect(doc.components.parameters.idempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } });
+    expect(doc.components.headers.IdempotentReplayed).toMatchObject({ schema: { const: 'true' } });
+    const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
+    const keyParam = { $ref: '#/components/parameters/idempotencyKey' };
+    let posts = 0;
+    for (const [p, item] of Object.entries<any>(doc.paths)) {
+      for (const [verb, op] of Object.entries<any>(item)) {
+        const where = `${verb} ${p}`;
+        if (verb === 'get') {
+          expect({ where, keyed: op.parameters.some((x: any) => x.$ref === keyParam.$ref) }).toEqual({ where, keyed: false });
+          continue;
+        }
+        posts += 1;
+        expect({ where, keyed: op.parameters.filter((x: any) => x.$ref === keyParam.$ref).length }).toEqual({ where, keyed: 1 });
+        for (const [status, code] of [['409', 'IDEMPOTENCY_KEY_IN_PROGRESS'], ['422', 'IDEMPOTENCY_KEY_REUSED']] as const) {
+          const codes = (resolve(op.responses[status] ?? {})['x-error-codes'] ?? []).flatMap((c: any) => [c.code, c.platformCode]);
+          expect({ where, status, listed: codes.includes(code) }).toEqual({ where, status, listed: true });
+        }
+        for (const [status, r] of Object.entries<any>(op.responses)) {
+          if (status.startsWith('2')) expect({ where, status, header: r.headers?.['Idempotent-Replayed'] }).toEqual({ where, status, header: { $ref: '#/components/headers/IdempotentReplayed' } });
+        }
+      }
+    }
+    expect(posts).toBeGreaterThan(200);
+    // the HR endpoints answer them in their own envelope (spec 7.2), keeping the status
+    for (const route of ['/members/hr/employee', '/members/hr/dependant']) {
+      const op = doc.paths[route].post;
+      expect(op.parameters).toContainEqual(keyParam);
+      expect(op.responses['409'].content['application/json'].examples.from_IDEMPOTENCY_KEY_IN_PROGRESS.value).toMatchObject({ success: false, error: { code: 10000 } });
+      expect(op.responses['422'].content['application/json'].examples.from_IDEMPOTENCY_KEY_REUSED.value).toMatchObject({ success: false, error: { code: 10000 } });
+    }
   });
 
   it('serves the interactive page and its assets from the installed Swagger UI', async () => {
