@@ -43,6 +43,7 @@ import {
   fmt,
   log,
   type Measured,
+  positiveIntFlag,
   round1,
   runBench,
   stamp,
@@ -61,13 +62,8 @@ import {
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const CPU_PROF = argv.includes('--cpu-prof');
-const flag = (name: string): number | undefined => {
-  const raw = argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
-  return n;
-};
+/** `--name=N` or `--name N` */
+const flag = (name: string) => positiveIntFlag(argv, name);
 
 const CONTENTS = flag('contents') ?? 200;
 const S = QUICK ? { warmSeconds: 1, slices: 4, sliceSeconds: 1 } : { warmSeconds: 2, slices: 4, sliceSeconds: 3 };

@@ -49,6 +49,7 @@ import {
   log,
   type Measured,
   percentile,
+  positiveIntFlag,
   ROOT,
   round1,
   runBench,
@@ -73,13 +74,8 @@ const QUICK = argv.includes('--quick');
 const CPU_PROF = argv.includes('--cpu-prof');
 /** profiling aid: stop after the HR phases (no growth to MEMBERS, no listing) */
 const HR_ONLY = argv.includes('--hr-only');
-const flag = (name: string): number | undefined => {
-  const raw = argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
-  return n;
-};
+/** `--name=N` or `--name N` */
+const flag = (name: string) => positiveIntFlag(argv, name);
 
 const S = QUICK
   ? { employees: 2_000, members: 20_000, warmSeconds: 2, updateSeconds: 5, unchangedSeconds: 3, listWarmSeconds: 2, listSeconds: 5 }

@@ -51,6 +51,7 @@ import {
   deleteKeys,
   fmt,
   log,
+  positiveIntFlag,
   ROOT,
   round1,
   runBench,
@@ -72,15 +73,7 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const CPU_PROF = argv.includes('--cpu-prof');
 const KEEP = argv.includes('--keep');
-/** `--name=N` or `--name N` */
-const flag = (name: string): number | undefined => {
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  if (i < 0) return undefined;
-  const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
-  return n;
-};
+const flag = (name: string) => positiveIntFlag(argv, name);
 
 const ROWS = flag('rows') ?? (QUICK ? 10_000 : 100_000);
 /** rows the import writes side by side (its --concurrency; the CLI's own default is 8) */

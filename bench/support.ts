@@ -37,6 +37,19 @@ export function round3(n: number): number {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * A benchmark's positive integer flag, given as `--name=N` or `--name N`:
+ * undefined when absent, an error naming the flag when not a positive integer.
+ */
+export function positiveIntFlag(argv: readonly string[], name: string): number | undefined {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return undefined;
+  const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
+  return n;
+}
+
 // ---------------------------------------------------------------------------
 // child processes
 // ---------------------------------------------------------------------------
