@@ -39,6 +39,7 @@ import * as path from 'node:path';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import type { ImportSummary } from '../classes/_platform/import/run';
 import { TokenService } from '../runtime/auth/auth';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import { describeProfile, summariseProfile, type CpuProfile } from './profile-summary';
@@ -269,17 +270,6 @@ interface CliRun {
   summary: ImportSummary;
   exitCode: number | null;
   output: string;
-}
-
-interface ImportSummary {
-  sheet: string;
-  rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  failed: number;
-  seconds: number;
-  dryRun?: boolean;
 }
 
 /** `cli.js <args>` in its own process; its memory high-water mark and CPU are read every 100 ms until it exits. */
