@@ -12,19 +12,15 @@
  * openapi-answers.test.ts does) and reads the member's state and the Redis
  * keys; every call under test goes to the spawned process.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { uniqueProjectId } from '../support/redis';
+import { EXAMPLE_SEED, exampleEmployee as employee, seedExample } from '../support/seed-example';
 
 const ROOT = projectRoot();
-const SEED = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as SeedDocument;
-const MEMBER_ID = SEED.members![0]!.id as string;
-const STAFF_ID = SEED.members![0]!.staffId as string;
-const COMPANY = SEED.companies![0]!;
+const MEMBER_ID = EXAMPLE_SEED.members![0]!.id as string;
 const ENV = { CLASS_DIRS: path.join(ROOT, 'classes'), SCHEMA_DIRS: 'schemas' };
 const projectId = uniqueProjectId('idp');
 
@@ -33,39 +29,13 @@ let svc: RuntimeProcess;
 
 beforeAll(async () => {
   t = await startTestRuntime({ projectId, env: ENV });
-  const outcomes = await applySeed(SEED, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
-  expect(outcomes.filter((o) => o.result === 'failed')).toEqual([]);
+  await seedExample(t);
   svc = await spawnRuntime(projectId, ENV);
 }, 90_000);
 afterAll(async () => {
   await svc?.stop();
   await t?.stop();
 });
-
-/** spec 4.2's body for the first example member, with `grade` as given */
-function employee(grade: string): Record<string, unknown> {
-  return {
-    employeeId: STAFF_ID,
-    name: 'Amal',
-    middleName: null,
-    surname: 'Haddad',
-    email: 'amal.haddad@acme.example',
-    phone: '+971500000001',
-    grade,
-    employmentType: 'Permanent',
-    status: 'active',
-    address: { country: 'AE', address: '1 Airport Road, Dubai' },
-    birthdate: '1990-05-01',
-    gender: 'F',
-    maritalStatus: 'Married',
-    coreGrade: 'C1',
-    dependantsExists: 'Y',
-    oldStaffId: null,
-    lastDayOfService: null,
-    leavingReason: null,
-    companyId: COMPANY.bgId,
-  };
-}
 
 interface Answer {
   status: number;

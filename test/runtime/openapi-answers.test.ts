@@ -15,8 +15,8 @@ import { classDefOf } from '../../runtime/actor/decorators';
 import { ClassRegistry } from '../../runtime/actor/registry';
 import { projectRoot } from '../../runtime/config';
 import { buildOpenApi } from '../../runtime/http/openapi';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { TEST_API_KEY, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+import { EXAMPLE_SEED, exampleEmployee as employee, seedExample } from '../support/seed-example';
 
 const ROOT = projectRoot();
 
@@ -103,7 +103,6 @@ describe('answer schemas: the registry and the document', () => {
 
 // ---------------------------------------------------------------- the service's classes
 
-const EXAMPLE_SEED = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as SeedDocument;
 const MEMBER_ID = EXAMPLE_SEED.members![0]!.id as string;
 const STAFF_ID = EXAMPLE_SEED.members![0]!.staffId as string;
 const PARTNER_ID = EXAMPLE_SEED.partners![0]!.id as string;
@@ -113,30 +112,6 @@ const TIER_ID = EXAMPLE_SEED.tiers![0]!.id as string;
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const API_KEY = { 'x-api-key': TEST_API_KEY };
-
-function employee(): Record<string, unknown> {
-  return {
-    employeeId: STAFF_ID,
-    name: 'Amal',
-    middleName: null,
-    surname: 'Haddad',
-    email: 'amal.haddad@acme.example',
-    phone: '+971500000001',
-    grade: 'G8',
-    employmentType: 'Permanent',
-    status: 'active',
-    address: { country: 'AE', address: '1 Airport Road, Dubai' },
-    birthdate: '1990-05-01',
-    gender: 'F',
-    maritalStatus: 'Married',
-    coreGrade: 'C1',
-    dependantsExists: 'Y',
-    oldStaffId: null,
-    lastDayOfService: null,
-    leavingReason: null,
-    companyId: COMPANY.bgId,
-  };
-}
 
 describe('answers of the service classes match their declared schemas', () => {
   let t: TestRuntime;
@@ -162,8 +137,7 @@ describe('answers of the service classes match their declared schemas', () => {
 
   beforeAll(async () => {
     t = await startTestRuntime({ env: { CLASS_DIRS: path.join(ROOT, 'classes'), SCHEMA_DIRS: 'schemas' } });
-    const outcomes = await applySeed(EXAMPLE_SEED, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
-    expect(outcomes.filter((o) => o.result === 'failed')).toEqual([]);
+    await seedExample(t);
   });
   afterAll(() => t?.stop());
 
