@@ -13,17 +13,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, testEnv, type TestRuntime } from '../support/harness';
+import { testEnv, type TestRuntime } from '../support/harness';
 import { FakeHr, hrEmployee } from '../member/fake-hr';
+import { auditOf, hrEnv, startSeededRuntime } from './support';
 
 const root = projectRoot();
 const sample = (name: string) => path.join(root, 'examples/import', name);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-cli-output-'));
 const errorLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
-
-type Entry = Record<string, any>;
 
 describe('the import commands as an operator runs them', () => {
   let t: TestRuntime;
@@ -35,31 +33,13 @@ describe('the import commands as an operator runs them', () => {
       cwd: root,
       env: {
         ...process.env,
-        ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '2000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' }),
+        ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', ...hrEnv(hr) }),
       },
     });
 
-  /** the audit entries about an entity */
-  const auditOf = async (entityId: string): Promise<Entry[]> => {
-    const out: Entry[] = [];
-    for await (const ids of t.rt.store.instanceIds('LogManager')) {
-      for (const id of ids) {
-        const s = await t.rt.store.read('LogManager', id);
-        const log = s && JSON.parse(s.stateJson).private?.log;
-        if (log?.entityId === entityId) out.push(log);
-      }
-    }
-    return out;
-  };
-
   beforeAll(async () => {
     hr = await new FakeHr().start();
-    t = await startTestRuntime({
-      env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '2000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' },
-    });
-    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
-    expect((await applySeed(seed, call)).filter((o) => o.result === 'failed')).toEqual([]);
+    t = await startSeededRuntime(hr);
     hr.employees.set('nadia.karim@acme.example', hrEmployee('E2001', { email: 'nadia.karim@acme.example', companyId: 'BG-100', employmentType: 'Permanent', dependants: [{ id: 'D-5001', type: 'spouse', name: 'Hadi', surname: 'Karim', email: null, birthdate: '1989-02-02' }] }));
     hr.employees.set('omar.farouk@acme.example', hrEmployee('E2002', { email: 'omar.farouk@acme.example', companyId: 'BG-100', employmentType: 'Permanent' }));
   });
@@ -84,7 +64,7 @@ describe('the import commands as an operator runs them', () => {
     expect(progress[progress.length - 1]).toBe('partners: 2 rows done');
 
     for (const id of ['partner-oasis', 'partner-palm']) {
-      const entries = await auditOf(id);
+      const entries = await auditOf(t, id);
       expect(entries.length).toBeGreaterThan(0);
       for (const e of entries) expect(e.actor).toMatchObject({ id: 'import', type: 'system', name: 'system: import partners partners.csv' });
     }
@@ -109,18 +89,18 @@ describe('the import commands as an operator runs them', () => {
     const runActor = { id: 'import', type: 'system', name: 'system: register-from-hr register-from-hr.csv' };
     const nadia = await t.rt.store.resolveLookup('Member', 'staffId', 'E2001');
     expect(nadia).toBeTruthy();
-    const entries = await auditOf(nadia!);
+    const entries = await auditOf(t, nadia!);
     expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: runActor, additionalData: { familyMemberId: 'D-5001' } });
     // the creation itself (made by Member for registerFromHr's caller) and the dependant's creation are credited to the run too
     expect(entries.find((e) => e.additionalData?.source === 'hr_registration')).toMatchObject({ actor: runActor });
-    const dependantEntries = await auditOf('D-5001');
+    const dependantEntries = await auditOf(t, 'D-5001');
     expect(dependantEntries.length).toBeGreaterThan(0);
     for (const e of dependantEntries) expect(e.actor).toEqual(runActor);
     // and nothing of the run is credited to the plain, unnamed system actor or to the class that carried it out
     const omar = await t.rt.store.resolveLookup('Member', 'staffId', 'E2002');
     expect(omar).toBeTruthy();
     for (const id of [nadia!, omar!, 'D-5001']) {
-      const all = await auditOf(id);
+      const all = await auditOf(t, id);
       expect(all.length).toBeGreaterThan(0);
       expect(all.filter((e) => e.actor?.type === 'system' && (e.actor?.name === 'system' || e.actor?.name === 'class:Member'))).toEqual([]);
     }

@@ -12,9 +12,9 @@ import { importActorName } from '../../classes/_platform/import/import.cli';
 import { loadMapping } from '../../classes/_platform/import/mapping';
 import { runImport } from '../../classes/_platform/import/run';
 import { SHEETS } from '../../classes/_platform/import/sheets';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
+import { auditOf, startSeededRuntime } from './support';
 
 const root = projectRoot();
 const sample = (name: string) => path.join(root, 'examples/import', name);
@@ -43,7 +43,6 @@ type Profile = Record<string, any>;
 describe('importing the member sheets', () => {
   let t: TestRuntime;
   let n = 0;
-  const plain = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
   const run = (sheet: string, file: string, opts: { dryRun?: boolean; errorsFile?: string } = {}) => {
     const identity = { type: 'system' as const, userId: 'import', claims: { name: importActorName(sheet, file) } };
     return runImport(SHEETS[sheet]!, file, (c, m, i, b) => t.rt.call(c, m, i, b, { identity }), {
@@ -62,23 +61,8 @@ describe('importing the member sheets', () => {
     if (!s) throw new Error(`no member ${id}`);
     return JSON.parse(s.stateJson).private.profile as Profile;
   };
-  /** the audit entries about a member */
-  const auditOf = async (entityId: string): Promise<Profile[]> => {
-    const out: Profile[] = [];
-    for await (const ids of t.rt.store.instanceIds('LogManager')) {
-      for (const id of ids) {
-        const s = await t.rt.store.read('LogManager', id);
-        const log = s && JSON.parse(s.stateJson).private?.log;
-        if (log?.entityId === entityId) out.push(log);
-      }
-    }
-    return out;
-  };
-
   beforeAll(async () => {
-    t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
-    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    expect((await applySeed(seed, plain)).filter((o) => o.result === 'failed')).toEqual([]);
+    t = await startSeededRuntime();
   });
   afterAll(() => t.stop());
 
@@ -134,13 +118,13 @@ describe('importing the member sheets', () => {
     expect(await byStaffId('E2002')).toMatchObject({ memberType: 'mt-temporary', memberships: [] });
 
     // audited under the import's actor, nothing waiting for approval
-    const entries = await auditOf(samir.id);
+    const entries = await auditOf(t, samir.id);
     const importActor = { id: 'import', type: 'system', name: 'system: import members members.csv' };
     // its creation, and the family link its dependant made
     expect(entries.find((e) => e.additionalData?.source === 'import')).toMatchObject({ actor: importActor });
     expect(entries.find((e) => e.additionalData?.source === 'family_member_link')).toMatchObject({ actor: importActor, additionalData: { familyMemberId: 'D-3001' } });
     expect(entries).toHaveLength(2);
-    const amalEntries = await auditOf(amal.id);
+    const amalEntries = await auditOf(t, amal.id);
     expect(amalEntries.some((e) => e.actor?.name === 'system: import members members.csv' && e.additionalData?.updatedFields?.includes('memberships'))).toBe(true);
     expect(JSON.parse((await t.rt.store.read('Member', amal.id))!.stateJson).private.pendingChange ?? null).toBeNull();
 

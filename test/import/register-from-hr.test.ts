@@ -9,10 +9,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runImport, type ImportOptions } from '../../classes/_platform/import/run';
 import { registerFromHrSheet, type LoginMethod } from '../../classes/_platform/import/sheets/register-from-hr';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import type { TestRuntime } from '../support/harness';
 import { FakeHr, hrEmployee } from '../member/fake-hr';
+import { startSeededRuntime } from './support';
 
 const root = projectRoot();
 const sample = path.join(root, 'examples/import/register-from-hr.csv');
@@ -49,11 +49,7 @@ describe('register-from-hr', () => {
 
   beforeAll(async () => {
     hr = await new FakeHr().start();
-    t = await startTestRuntime({
-      env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '2000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' },
-    });
-    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    expect((await applySeed(seed, call)).filter((o) => o.result === 'failed')).toEqual([]);
+    t = await startSeededRuntime(hr);
     for (const [id, email] of [
       ['E2001', 'nadia.karim@acme.example'],
       ['E2002', 'omar.farouk@acme.example'],
