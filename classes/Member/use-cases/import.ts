@@ -172,6 +172,11 @@ function rowSchedule(startDate: string, endDate: string, paymentPeriod: string, 
   return schedule.map((p) => ({ ...p }));
 }
 
+/** What a member the import creates, employee or dependant, starts with besides the row's fields: no family, notes, permissions or past staff ids, created by the import's actor. */
+function newMemberRecord(actor: Actor): Pick<MemberProfile, 'familyMembers' | 'createdBy' | 'note' | 'permissions' | 'previousStaffIds' | 'statusReason'> {
+  return { familyMembers: [], createdBy: actor, note: null, permissions: { sms: false, email: false }, previousStaffIds: [], statusReason: null };
+}
+
 /** The membership the row gives, through newMembership's rules, keeping an existing one of the tier (its id and creation). */
 function importedMembership(profile: MemberProfile, m: ImportedMembership, company: CompanyRecord, dependantIsFree: boolean, actor: Actor, now: string): Membership[] {
   const held = profile.memberships ?? [];
@@ -259,12 +264,7 @@ export async function planImport(
           memberships: [],
           primaryMemberId: primary.id,
           relation: null,
-          familyMembers: [],
-          createdBy: body.actor,
-          note: null,
-          permissions: { sms: false, email: false },
-          previousStaffIds: [],
-          statusReason: null,
+          ...newMemberRecord(body.actor),
           createdAt: now,
           updatedAt: now,
         };
@@ -310,12 +310,7 @@ export async function planImport(
         memberships: [],
         primaryMemberId: null,
         relation: null,
-        familyMembers: [],
-        createdBy: body.actor,
-        note: null,
-        permissions: { sms: false, email: false },
-        previousStaffIds: [],
-        statusReason: null,
+        ...newMemberRecord(body.actor),
         ...fields,
         createdAt: now,
         updatedAt: now,
