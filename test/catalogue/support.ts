@@ -70,23 +70,8 @@ export function call(t: TestRuntime, classId: string, method: string, instanceId
   return t.post(`/${t.projectId}/CALL/${classId}/${method}${instanceId ? `/${instanceId}` : ''}`, body, headers);
 }
 
-/** A partner made through Partner as the system (its creation approved at once). */
-export async function createPartner(t: TestRuntime, brandName = 'Sunrise'): Promise<string> {
-  const id = uid('p');
-  const r = await t.rt.call('Partner', 'init', id, {
-    legalName: `${brandName} LLC`,
-    brandName,
-    businessAddress: '1 Beach Road',
-    city: 'Dubai',
-    country: 'AE',
-    primaryContact: { name: 'Lina Haddad', email: 'lina@partner.example', phone: '+971500000000' },
-    contractId: 'C-1',
-    contractStartDate: '2030-01-01',
-    contractEndDate: '2031-01-01',
-  });
-  if (r.status !== 201) throw new Error(`Partner.init: ${r.status} ${JSON.stringify(r.body)}`);
-  return id;
-}
+/** A partner made through Partner as the system (its creation approved at once): the partner-user tests' helper. */
+export { createPartner } from '../partner-user/support';
 
 /** The audit entries of one entity of a catalogue class (LogManager's listing, asked as the system), once there are `count`. */
 export async function auditEntries(t: TestRuntime, classId: string, entityId: string, count: number): Promise<Record<string, any>[]> {
