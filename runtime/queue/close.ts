@@ -33,11 +33,18 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   }
 }
 
+/** How a close ended: closed in time, closed by force, or left (the forced close did not settle either). */
+export type CloseOutcome = 'closed' | 'forced' | 'left';
+
 /** Closes a worker or queue, by force after `timeoutMs`; never throws, never waits much longer than twice `timeoutMs`. */
-export async function closeWithin(what: string, target: Closable | undefined, timeoutMs: number, logger: Logger): Promise<void> {
-  if (!target) return;
-  if (await within(target.close(), timeoutMs)) return;
+export async function closeWithin(what: string, target: Closable | undefined, timeoutMs: number, logger: Logger): Promise<CloseOutcome> {
+  if (!target) return 'closed';
+  if (await within(target.close(), timeoutMs)) return 'closed';
   logger.warn({ what, timeoutMs }, 'did not close in time: closing by force (a job it still runs is taken over by another worker)');
+  // BullMQ keeps a worker's first close() and answers every later one, close(true) included, with
+  // it: a worker whose Redis is gone is left (its process exits anyway; main.ts ends with process.exit)
   const forced = Promise.all([target.close(true), target.disconnect?.()]);
-  if (!(await within(forced, timeoutMs))) logger.warn({ what }, 'forced close did not settle either: leaving it');
+  if (await within(forced, timeoutMs)) return 'forced';
+  logger.warn({ what }, 'forced close did not settle either: leaving it');
+  return 'left';
 }

@@ -2,7 +2,9 @@
  * A stopping process closes its BullMQ workers within a bound even when Redis
  * is gone: Worker.close() alone waits for a reconnecting connection that may
  * never end (taskforcesh/bullmq#4656), which hung a runtime's stop() after a
- * Redis restart. Real Redis, real BullMQ worker.
+ * Redis restart. Real Redis, real BullMQ worker. What is checked is how
+ * each close ended, not how long it took: a hang is caught by the test's own
+ * timeout, and wall-clock bounds belong in bench/.
  */
 import { Queue, Worker } from 'bullmq';
 import { closeWithin } from '../../runtime/queue/close';
@@ -14,7 +16,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-test('a worker and a queue whose Redis went away are closed within the bound, by force', async () => {
+test('a worker and a queue whose Redis went away are given up on after the bound, not waited on for ever', async () => {
   redis = await startEmbeddedRedis({});
   const url = new URL(redis.url);
   const connection = { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null };
@@ -26,20 +28,18 @@ test('a worker and a queue whose Redis went away are closed within the bound, by
   await queue.waitUntilReady();
   await redis.stop();
   redis = undefined;
-  const started = Date.now();
-  await closeWithin('test worker', worker, 500, createLogger('silent'));
-  await closeWithin('test queue', queue, 500, createLogger('silent'));
-  // each close: its own bound, plus as much again for the forced close at most
-  expect(Date.now() - started).toBeLessThan(4 * 500 + 1_000);
+  // the worker's close waits on its reconnecting connection for ever, and BullMQ answers close(true)
+  // with that same first close: it is given up on, after its bound and the forced attempt's
+  expect(await closeWithin('test worker', worker, 500, createLogger('silent'))).toBe('left');
+  // the queue's close may or may not need force; either way it returns, and is not left hanging
+  expect(['closed', 'forced']).toContain(await closeWithin('test queue', queue, 500, createLogger('silent')));
 });
 
-test('a healthy worker closes normally, well within the bound', async () => {
+test('a healthy worker closes normally, without force', async () => {
   redis = await startEmbeddedRedis({});
   const url = new URL(redis.url);
   const worker = new Worker('close-test-2', async () => undefined, { connection: { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null } });
   await worker.waitUntilReady();
-  const started = Date.now();
-  await closeWithin('test worker', worker, 5_000, createLogger('silent'));
-  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(await closeWithin('test worker', worker, 5_000, createLogger('silent'))).toBe('closed');
   expect(worker.closing).toBeTruthy();
 });
