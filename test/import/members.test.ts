@@ -151,6 +151,19 @@ describe('importing the member sheets', () => {
     expect((await byStaffId('E1001')).familyMembers.find((f: Profile) => f.id === 'D-3101')).toMatchObject({ name: 'Ramy' });
   });
 
+  test('a dry run reads a dependant that exists but is not listed by the row\'s employee, and predicts what the import then does', async () => {
+    // D-3101 is Amal's (E1001) child since the dependants sample; this row names Samir (E2001) as its employee
+    const file = sheetFile('dependant-elsewhere.csv', ['E2001,D-3101,child,Rami,,Haddad,,,2018-03-14'], 'employeeId,dependantId,relation,name,middleName,surname,phone,email,birthdate');
+    const dryErrors = path.join(tmp, 'dependant-elsewhere-dry.errors.csv');
+    const errorsFile = path.join(tmp, 'dependant-elsewhere.errors.csv');
+    const dry = await run('dependants', file, { dryRun: true, errorsFile: dryErrors });
+    const real = await run('dependants', file, { errorsFile });
+    const counts = ({ created, updated, unchanged, failed }: typeof dry) => ({ created, updated, unchanged, failed });
+    expect(counts(dry)).toEqual(counts(real));
+    expect(dry.created).toBe(0);
+    expect(errorLines(dryErrors)).toEqual(errorLines(errorsFile));
+  });
+
   test('oldEmployeeId moves a member to its new staff id, keeping the old one; a re-run changes nothing', async () => {
     const noura = await byStaffId('E2002');
     const row = memberRow({ employeeId: 'E2102', oldEmployeeId: 'E2002', email: 'noura.saeed@acme.example', name: 'Noura', surname: 'Saeed', phone: '+971500000303', grade: 'G3', isCabinCrew: 'false', employmentType: 'Temporary', companyId: 'BG-100', addressCountry: 'AE', address: '4 Creek Road, Dubai' });

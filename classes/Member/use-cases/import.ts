@@ -371,8 +371,9 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
     const familyMembers = info.familyMembers as FamilyMember[];
     primary = { id: info.id, company: info.company, memberType: info.memberType, loginMethod: info.loginMethod, familyMembers, listed: familyMembers.find((x) => x.id === dep.id) ?? null };
     id = dep.id;
-    // a listed dependant exists; one not listed yet (its link not applied yet) is found by the upsert itself
-    exists = primary.listed !== null;
+    // a listed dependant exists; one not listed (its link not applied yet, or listed by another employee) is
+    // found by the upsert itself, and a dry run reads it, so that it predicts what the upsert then does
+    exists = primary.listed !== null || !!input.dryRun;
   } else {
     if (!input.company || !input.memberType) throw fieldError('INVALID_INPUT', 'company.id', 'A primary row needs its company and member type');
     company = input.company;
