@@ -171,6 +171,18 @@ export class Member {
     return registration.recordHrMemberId(ctx, this.hr);
   }
 
+  /** registerFromHr's inline member-id update, kept on the member (a committed effect of registerFromHr). */
+  @Internal({ access: ['class:Member'], schema: false })
+  async markHrMemberIdRecorded(ctx: MemberCtx<registration.MarkHrMemberIdBody>) {
+    return registration.markHrMemberIdRecorded(ctx);
+  }
+
+  /** How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
+  @Read({ access: ['class:Member'], schema: false })
+  hrRegistrationOf(ctx: MemberReadCtx) {
+    return registration.hrRegistrationOf(ctx);
+  }
+
   // ---------------------------------------------------------------- creation, approvals, status
 
   /** Creates a member (program management); runs member_create. */
@@ -495,6 +507,7 @@ export class Member {
 type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
   Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
   Pick<typeof creation, 'createMember'> &
+  Pick<typeof registration, 'hrRegistrationOf'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &

@@ -158,8 +158,14 @@ export interface MemberPrivateState {
   previousIdPhoto?: string | null;
   /** approvals already applied or superseded (idempotent callbacks) */
   lastApprovalId?: string | null;
-  /** when the HR system took the member id (recordHrMemberId) */
+  /** when the HR system took the member id (registerFromHr inline through markHrMemberIdRecorded, or recordHrMemberId) */
   hrMemberIdRecordedAt?: string;
+  /**
+   * `hr_registration` when registerFromHr created the member (absent for any
+   * other creation): with hrMemberIdRecordedAt, what lets a registration
+   * stopped half-way be finished by running it again (registration-rules.ts)
+   */
+  creationSource?: 'hr_registration';
   /** set by streamMember (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
   /**

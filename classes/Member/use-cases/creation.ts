@@ -125,6 +125,8 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   } else {
     state.pendingChange = { approvalId: approvalId!, event: MEMBER_CREATE_EVENT, requestedAt: profile.createdAt };
   }
+  // a registration stopped half-way is finished by running it again, for this member only (registration-rules.ts)
+  if (fromHr) state.creationSource = 'hr_registration';
   await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' }, actor);
   await welcomeIfDue(ctx, profile, welcome, appUrl);
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };

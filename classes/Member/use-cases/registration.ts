@@ -10,12 +10,23 @@
  *      system is authoritative, so no approval) and its dependants (as the
  *      dependant upsert of 4.3 does; a dependant that cannot be created is
  *      reported as a warning)
- *   4. record the member id in the HR system (member-id update); when that
- *      fails after the client's retries, a QUEUED_WRITE (recordHrMemberId)
- *      keeps retrying with backoff, and the answer says so.
+ *   4. record the member id in the HR system (member-id update) and on the
+ *      member (hrMemberIdRecordedAt, through markHrMemberIdRecorded); when
+ *      that fails after the client's retries, a QUEUED_WRITE
+ *      (recordHrMemberId) keeps retrying with backoff, and the answer says so.
+ *
+ * Resuming: a process that stops after step 3's createMember (a crash, a
+ * deploy) leaves a member without its dependants and the HR system without
+ * its member id. Running the registration again for the same email finishes
+ * it: when the member holding the staff id was created by this registration
+ * (creationSource) and its member id is not recorded yet, steps 3's
+ * dependants (an upsert; the family link is idempotent) and 4 run for that
+ * member, answered 200 with `resumed: true`. Any other member is refused as
+ * ALREADY_REGISTERED (registration-rules.ts decides which case is which).
  *
  * checkRegistrationFromHr runs steps 1 and 2 only (registrableEmployee), so a
- * dry run refuses what the registration would, and creates nothing.
+ * dry run refuses what the registration would, and creates nothing; for a
+ * registration to resume it answers `resumed: true`.
  *
  * Time budget: the method has REGISTER_FROM_HR_TIMEOUT_SECONDS. The HR
  * client's own time-outs and retries (HR_TIMEOUT_MS, HR_RETRIES) can take
@@ -33,7 +44,8 @@ import { fieldError, memberError } from '../errors';
 import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
 import { normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
-import { memberIdByLookup, memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import { hrRegistrationCase, type HeldRegistration } from '../registration-rules';
 import type { LoginMethod, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
 import type { LinkFamilyBody } from './family';
@@ -51,10 +63,16 @@ export interface RecordHrMemberIdBody {
   employeeId: string;
 }
 
+/** markHrMemberIdRecorded's body: when the HR system took the member id */
+export interface MarkHrMemberIdBody {
+  at: string;
+}
+
 /** Member's methods this module calls on other members, as the class declares them (the class's own settings bound) */
 type RegistrationCalls = {
   createMember: (ctx: Parameters<typeof createMember>[0]) => ReturnType<typeof createMember>;
   hrApplyDependant: typeof hrApplyDependant;
+  hrRegistrationOf: typeof hrRegistrationOf;
 };
 
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -104,6 +122,23 @@ export interface RegistrationResult {
   dependants: { id: string; created: boolean; warnings: string[] }[];
   memberIdRecorded: boolean;
   warnings: string[];
+  /** present (true) when this call finished a registration stopped half-way, answered 200 */
+  resumed?: true;
+}
+
+/** hrRegistrationOf's answer: how the member came to be, and whether a registration from HR is left to finish */
+export interface HeldRegistrationAnswer extends HeldRegistration {
+  member: MemberProfile;
+  /** hrRegistrationCase says `resume` */
+  resumable: boolean;
+}
+
+/** What the member says about its registration from HR (READ, class:Member): registerFromHr's and register-from-hr's question. */
+export function hrRegistrationOf(ctx: MemberReadCtx): HeldRegistrationAnswer {
+  const state = memberState(ctx);
+  if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
+  const held: HeldRegistration = { creationSource: state.creationSource ?? null, hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null };
+  return { member: structuredClone(state.profile) as MemberProfile, ...held, resumable: hrRegistrationCase(held) === 'resume' };
 }
 
 /** createMember's field → the HR record's field (what the caller can look at in the HR system) */
@@ -140,17 +175,21 @@ async function createFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, employee: 
   }
 }
 
-/** what the HR record registers as: the employee, its member type and its company */
-interface Registrable {
-  employee: HrEmployee;
-  memberType: { id: string };
-  company: { id: string };
-}
+/**
+ * What the HR record registers as: the employee, its member type and its
+ * company; or, for a registration to resume, the member it created.
+ */
+type Registrable =
+  | { resume?: undefined; employee: HrEmployee; memberType: { id: string }; company: { id: string } }
+  | { resume: MemberProfile; employee: HrEmployee };
 
 /**
  * Steps 1 and 2: the employee behind `email` in the HR system, once the rules
  * admit it (not a member yet, HR status active, an active member type for its
  * employmentType, an active company for its companyId); the refusal otherwise.
+ * A member holding the staff id is refused unless hrRegistrationCase says
+ * its registration is to be resumed: then that member, with no other rule
+ * asked (it exists; what is left is its dependants and its member id in HR).
  * Reads only: registerFromHr and checkRegistrationFromHr both run it.
  */
 async function registrableEmployee(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, lookupMs: number): Promise<Registrable> {
@@ -165,6 +204,8 @@ async function registrableEmployee(ctx: MemberStaticCtx<RegisterFromHrBody>, hr:
 
   const existing = await memberIdByLookup(ctx, 'staffId', employee.employeeId);
   if (existing) {
+    const held = await members<RegistrationCalls>(ctx).hrRegistrationOf(existing);
+    if (hrRegistrationCase(held) === 'resume') return { resume: held.member, employee };
     throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
   }
   if (employee.status.toLowerCase() !== 'active') {
@@ -191,6 +232,10 @@ export interface RegistrationCheck {
   memberType: string;
   company: { id: string };
   dependants: number;
+  /** present (true) when registerFromHr would finish the registration of this member, stopped half-way */
+  resumed?: true;
+  /** with `resumed`: the member it would finish */
+  memberId?: string;
 }
 
 /**
@@ -200,15 +245,27 @@ export interface RegistrationCheck {
  * eligibility of the member type) is not known until the registration runs.
  */
 export async function checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationCheck> {
-  const { employee, memberType, company } = await registrableEmployee(ctx, hr, budgetMs - LOOKUP_RESERVE_MS);
-  return { registrable: true, employeeId: employee.employeeId, memberType: memberType.id, company: { id: company.id }, dependants: employee.dependants.length };
+  const found = await registrableEmployee(ctx, hr, budgetMs - LOOKUP_RESERVE_MS);
+  const { employee } = found;
+  if (found.resume) {
+    const member = found.resume;
+    return { registrable: true, employeeId: employee.employeeId, memberType: member.memberType ?? '', company: { id: member.company.id }, dependants: employee.dependants.length, resumed: true, memberId: member.id };
+  }
+  return { registrable: true, employeeId: employee.employeeId, memberType: found.memberType.id, company: { id: found.company.id }, dependants: employee.dependants.length };
 }
 
 export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
   const started = Date.now();
   const left = () => budgetMs - (Date.now() - started);
   const { loginMethod } = ctx.request.body;
-  const { employee, memberType, company } = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS);
+  const found = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS);
+  const { employee } = found;
+  if (found.resume) {
+    // a registration stopped half-way (registration-rules.ts): its dependants and member id, not a second member
+    const result = await finishRegistration(ctx, hr, employee, found.resume, left);
+    return { ...result, resumed: true };
+  }
+  const { memberType, company } = found;
 
   const created = await createFromHr(ctx, employee, {
     name: employee.name,
@@ -225,8 +282,25 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     source: 'hr_registration',
     actor: actorFromIdentity(ctx.identity),
   });
-  const member = created;
+  const result = await finishRegistration(ctx, hr, employee, created, left);
+  ctx.response.status = 201;
+  return result;
+}
 
+/**
+ * Steps 3 (the dependants) and 4 (the member id) for `member`, just created
+ * or created by a registration stopped half-way: each dependant is an upsert
+ * and its family link idempotent, and the member id is recorded again (the
+ * HR system's member-id update sets the same value), so running it twice
+ * changes nothing more.
+ */
+async function finishRegistration(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  hr: HrClient,
+  employee: HrEmployee,
+  member: MemberProfile,
+  left: () => number,
+): Promise<RegistrationResult> {
   const warnings: string[] = [];
   const dependants: RegistrationResult['dependants'] = [];
   const primary = { id: member.id, company: member.company, memberType: member.memberType, loginMethod: member.loginMethod };
@@ -260,8 +334,19 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     await ctx.enqueue('Member', 'recordHrMemberId', member.id, { employeeId: employee.employeeId });
     warnings.push(`The member id could not be recorded in the HR system yet (${(err as Error).message}); it is retried in the background`);
   }
-  ctx.response.status = 201;
+  if (memberIdRecorded) {
+    // the member knows it too (committed with this call): a later registration of the employee is refused, not resumed
+    await ctx.effect({ classId: 'Member', method: 'markHrMemberIdRecorded', instanceId: member.id, body: { at: new Date().toISOString() } satisfies MarkHrMemberIdBody });
+  }
   return { member, dependants, memberIdRecorded, warnings };
+}
+
+/** registerFromHr's inline member-id update, on the member (INTERNAL, class:Member): kept once set. */
+export async function markHrMemberIdRecorded(ctx: MemberCtx<MarkHrMemberIdBody>) {
+  const state = memberState(ctx);
+  if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
+  if (!state.hrMemberIdRecordedAt) state.hrMemberIdRecordedAt = ctx.request.body.at;
+  return { recorded: true, at: state.hrMemberIdRecordedAt };
 }
 
 /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */

@@ -8,10 +8,14 @@
  *
  * A row is registered through Member.registerFromHr (spec 4.4) as the system
  * actor; nothing here repeats its rules:
- *  - a member already holds the email (Member's `email` lookup), or the
- *    registration refuses the employee as already a member (409 naming the
- *    member): `unchanged`, so a second run, or a run started again after a
- *    crash, registers nobody twice;
+ *  - a member already holds the email (Member's `email` lookup) and has
+ *    nothing left to finish (Member.hrRegistrationOf), or the registration
+ *    refuses the employee as already a member (409 naming the member):
+ *    `unchanged`, so a second run, or a run started again after a crash,
+ *    registers nobody twice;
+ *  - the registration finishes one stopped half-way (a crash after the member
+ *    was created, before its dependants or its member id in HR: it answers
+ *    `resumed`): `updated`;
  *  - an email the method's schema refuses, an employee the HR system does not
  *    know, an HR record the rules refuse (HR status, employment type, BG_ID)
  *    and an HR system that cannot be used: the row fails with the method's
@@ -21,7 +25,7 @@
  * Duplicates inside the file are found by the email in lower case.
  */
 import type { ImportContext, RowResult, SheetDefinition } from '../types';
-import { text } from './common';
+import { isMissing, text } from './common';
 
 export const LOGIN_METHODS = ['sso', 'email_password'] as const;
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
@@ -42,8 +46,15 @@ function refusalOfRow(err: unknown): Error {
   return Object.assign(new Error(e?.message ?? String(err)), { status: e?.status, details: { field } });
 }
 
-async function memberHoldsEmail(ctx: ImportContext, email: string): Promise<boolean> {
-  return ctx.exists('Member', 'getMemberPersonal', `email!${lookupValue(email)}`);
+/** the member holding the email: none, one with a registration from HR left to finish, or one with nothing left */
+async function memberOfEmail(ctx: ImportContext, email: string): Promise<'none' | 'resumable' | 'registered'> {
+  try {
+    const res = await ctx.call('Member', 'hrRegistrationOf', `email!${lookupValue(email)}`, {});
+    return (res.body as { resumable?: unknown }).resumable === true ? 'resumable' : 'registered';
+  } catch (err) {
+    if (isMissing(err)) return 'none';
+    throw err;
+  }
 }
 
 /** the register-from-hr sheet; `loginMethod` is the one for rows that name none */
@@ -60,10 +71,10 @@ export function registerFromHrSheet(loginMethod?: LoginMethod): SheetDefinition 
     async apply(row, ctx, write): Promise<RowResult> {
       const email = text(row.email);
       const method = text(row.loginMethod) || loginMethod;
-      if (await memberHoldsEmail(ctx, email)) return 'unchanged';
+      if ((await memberOfEmail(ctx, email)) === 'registered') return 'unchanged';
       try {
-        await ctx.call('Member', write ? 'registerFromHr' : 'checkRegistrationFromHr', undefined, { email, ...(method ? { loginMethod: method } : {}) });
-        return 'created';
+        const res = await ctx.call('Member', write ? 'registerFromHr' : 'checkRegistrationFromHr', undefined, { email, ...(method ? { loginMethod: method } : {}) });
+        return (res.body as { resumed?: unknown } | undefined)?.resumed === true ? 'updated' : 'created';
       } catch (err) {
         if (alreadyMember(err)) return 'unchanged';
         throw refusalOfRow(err);
