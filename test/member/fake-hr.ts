@@ -11,12 +11,17 @@ export interface HrRequest {
   body: any;
 }
 
-/** What to do with the next requests of a path: answer, or hang for `delayMs` first. */
+/**
+ * What to do with the next requests of a path: answer, or hang for `delayMs`
+ * first; `hold` keeps the request unanswered until its caller goes away (a
+ * killed process) or release() lets it go on.
+ */
 export interface Scripted {
   status?: number;
   body?: unknown;
   raw?: string;
   delayMs?: number;
+  hold?: boolean;
 }
 
 export class FakeHr {
@@ -26,6 +31,7 @@ export class FakeHr {
   /** answers used before the normal behaviour, per path, in order */
   readonly script = new Map<string, Scripted[]>();
   private server?: Server;
+  private readonly holding = new Set<() => void>();
   url = '';
 
   async start(): Promise<this> {
@@ -35,7 +41,13 @@ export class FakeHr {
     return this;
   }
 
+  /** lets every held request go on (answered as scripted, or as usual) */
+  release(): void {
+    for (const go of [...this.holding]) go();
+  }
+
   async stop(): Promise<void> {
+    this.release();
     if (!this.server) return;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
@@ -71,6 +83,18 @@ export class FakeHr {
     const scripted = this.script.get(path)?.shift();
     if (scripted) {
       if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
+      if (scripted.hold) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            this.holding.delete(go);
+            resolve();
+          };
+          this.holding.add(go);
+          res.once('close', go);
+        });
+        // the caller went away while held: nothing reaches it, and nothing is done for it
+        if (res.destroyed || res.writableEnded || req.socket.destroyed) return;
+      }
       if (scripted.status !== undefined || scripted.raw !== undefined) {
         send(scripted.status ?? 200, scripted.body ?? {}, scripted.raw);
         return;
