@@ -5,7 +5,7 @@
 import { HrClient, HrClientError, hrClientConfig, parseHrEmployee } from '../../classes/Member/hr-client';
 import { waitFor, type TestRuntime, seedRoles } from '../support/harness';
 import { FakeHr, hrEmployee } from './fake-hr';
-import { memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import { createMember, memberState, seedProgram, startMemberRuntime, uniq } from './support';
 
 const LOOKUP = '/employees/lookup';
 const MEMBER_ID = '/employees/member-id';
@@ -233,6 +233,60 @@ describe('registerFromHr (Member)', () => {
     await waitFor(() => hr.memberIds.get(staffId) === r.body.member.id, { what: 'background member-id update', timeoutMs: 30_000 });
     await waitFor(async () => (await memberState(t, r.body.member.id)).state.private.hrMemberIdRecordedAt, { what: 'recorded flag' });
   });
+
+  test('a member the registration did not create, or one whose member id was recorded, is refused as already registered, never resumed', async () => {
+    const check = (body: unknown) => t.post(`/${t.projectId}/CALL/Member/checkRegistrationFromHr`, body, pm);
+    // created in the back office with the staff id the HR system gives
+    const backOffice = uniq('H');
+    const byBackOffice = await createMember(t, { staffId: backOffice });
+    hr.employees.set(`${backOffice.toLowerCase()}@example.com`, hrEmployee(backOffice));
+    expect((await memberState(t, byBackOffice.id)).state.private.creationSource).toBeUndefined();
+    const recorded = hr.count(MEMBER_ID);
+    const refused = await register({ email: `${backOffice.toLowerCase()}@example.com` });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 5026, details: { memberId: byBackOffice.id } });
+    expect((await check({ email: `${backOffice.toLowerCase()}@example.com` })).body).toMatchObject({ code: 5026 });
+    expect(hr.count(MEMBER_ID)).toBe(recorded);
+
+    // registered, its member id recorded inline: the member knows both
+    const staffId = uniq('H');
+    hr.employees.set(`${staffId.toLowerCase()}@example.com`, hrEmployee(staffId));
+    const r = await register({ email: `${staffId.toLowerCase()}@example.com` });
+    expect([r.status, r.body.memberIdRecorded, r.body.resumed]).toEqual([201, true, undefined]);
+    const state = (await memberState(t, r.body.member.id)).state.private;
+    expect(state).toMatchObject({ creationSource: 'hr_registration', hrMemberIdRecordedAt: expect.any(String) });
+    const again = await register({ email: `${staffId.toLowerCase()}@example.com` });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 5026, details: { memberId: r.body.member.id } });
+    expect((await check({ email: `${staffId.toLowerCase()}@example.com` })).body).toMatchObject({ code: 5026 });
+  });
+
+  test('a registration whose member id is still queued for HR is resumed by a repeat: 200 resumed, nothing created twice', async () => {
+    const staffId = uniq('H');
+    const dep = uniq('d');
+    const email = `${staffId.toLowerCase()}@example.com`;
+    hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
+    // the HR system refuses member-id updates until the script is cleared: inline, in the background, and on the repeat
+    hr.answer(MEMBER_ID, ...Array.from({ length: 100 }, () => ({ status: 503 })));
+    try {
+      const first = await register({ email });
+      expect([first.status, first.body.memberIdRecorded]).toEqual([201, false]);
+      const memberId = first.body.member.id;
+      const check = await t.post(`/${t.projectId}/CALL/Member/checkRegistrationFromHr`, { email }, pm);
+      expect(check.body).toMatchObject({ registrable: true, resumed: true, memberId });
+      const again = await register({ email });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ resumed: true, memberIdRecorded: false, member: { id: memberId }, dependants: [{ id: dep, created: false, warnings: [] }] });
+      expect(again.body.warnings[0]).toContain('retried in the background');
+      expect((await memberState(t, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
+      hr.script.delete(MEMBER_ID);
+      await waitFor(async () => (await memberState(t, memberId)).state.private.hrMemberIdRecordedAt, { what: 'the background member-id update', timeoutMs: 60_000 });
+      expect(hr.memberIds.get(staffId)).toBe(memberId);
+      expect((await register({ email })).body).toMatchObject({ code: 5026, details: { memberId } });
+    } finally {
+      hr.script.delete(MEMBER_ID);
+    }
+  }, 90_000);
 
   test('input validation: an email is required', async () => {
     const r = await register({});
