@@ -20,8 +20,11 @@ beforeAll(() => {
 });
 afterAll(() => redis.quit());
 
-const manager = (leaseTtlMs = 2000) => new TurnManager({ store, logger, leaseTtlMs });
-const inOneSecond = () => Date.now() + 1000;
+// Leases and deadlines are far longer than any stall of a loaded machine: a lease that
+// expired under a stall (no renewal runs in these tests unless renewWhile does) would let a
+// second holder in, and a writer past its deadline is refused, neither being the behaviour tested.
+const manager = (leaseTtlMs = 10_000) => new TurnManager({ store, logger, leaseTtlMs });
+const inTenSeconds = () => Date.now() + 10_000;
 let n = 0;
 const freshId = () => `i${++n}`;
 
@@ -36,14 +39,14 @@ test('one holder across processes: a second manager waits, and is refused past i
   const id = freshId();
   const a = manager();
   const b = manager();
-  const first = turnOf(await a.begin('C', id, 'upsert', false, inOneSecond()));
+  const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
   expect(await leaseHolder(id)).toBe(first.token);
   const refused = await b.begin('C', id, 'upsert', false, Date.now() + 150).catch((e: ActorError) => e);
   expect((refused as ActorError).code).toBe(1012);
   await first.abandon();
   first.end();
   expect(await leaseHolder(id)).toBeNull();
-  const second = turnOf(await b.begin('C', id, 'upsert', false, inOneSecond()));
+  const second = turnOf(await b.begin('C', id, 'upsert', false, inTenSeconds()));
   expect(await leaseHolder(id)).toBe(second.token);
   await second.abandon();
   second.end();
@@ -55,7 +58,7 @@ test('local writers take turns in arrival order', async () => {
   const order: number[] = [];
   await Promise.all(
     [1, 2, 3].map(async (i) => {
-      const turn = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
+      const turn = turnOf(await m.begin('C', id, 'upsert', false, inTenSeconds()));
       order.push(i);
       await turn.abandon();
       turn.end();
@@ -67,8 +70,8 @@ test('local writers take turns in arrival order', async () => {
 test('a committed lease is handed to the waiting local writer with the committed instance, no new acquire', async () => {
   const id = freshId();
   const m = manager();
-  const first = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
-  const next = m.begin('C', id, 'upsert', false, inOneSecond());
+  const first = turnOf(await m.begin('C', id, 'upsert', false, inTenSeconds()));
+  const next = m.begin('C', id, 'upsert', false, inTenSeconds());
   await waitFor(() => m.waiting('C', id) > 0, { what: 'the second writer queued' });
   expect(first.keepAfterCommit()).toBe(true);
   const committed = { version: 7, stateJson: '{"public":{"n":1}}', lookups: {} };
@@ -86,11 +89,13 @@ test('a committed lease is handed to the waiting local writer with the committed
 
 test('the lease is renewed while the handler runs, and a lost lease is reported', async () => {
   const id = freshId();
-  const m = manager(300);
-  const turn = turnOf(await m.begin('C', id, 'upsert', false, inOneSecond()));
+  // renewed every 500 ms: a stall of a second between two renewals still leaves the lease alive
+  const m = manager(1500);
+  expect(m.renewEveryMs).toBe(500);
+  const turn = turnOf(await m.begin('C', id, 'upsert', false, inTenSeconds()));
   let lost = false;
   const done = turn.renewWhile(async () => {
-    // three renewals seen (the time-to-live jumps back up): well past the 300 ms a lease lives unrenewed
+    // three renewals seen (the time-to-live jumps back up): past the 1500 ms a lease lives unrenewed
     let renewals = 0;
     let last = await redis.pttl(store.keys.lease('C', id));
     await waitFor(
@@ -100,11 +105,13 @@ test('the lease is renewed while the handler runs, and a lost lease is reported'
         last = now;
         return renewals >= 3;
       },
-      { timeoutMs: 3000, intervalMs: 20, what: 'three lease renewals' },
+      { timeoutMs: 15_000, intervalMs: 50, what: 'three lease renewals' },
     );
+    expect(lost).toBe(false);
     expect(await leaseHolder(id)).toBe(turn.token);
     await redis.del(store.keys.lease('C', id)); // taken away
-    await waitFor(() => lost, { timeoutMs: 2000, what: 'the lost lease reported' });
+    // the next renewal (due within 500 ms, ticks every 250 ms) finds it gone; room for stalls
+    await waitFor(() => lost, { timeoutMs: 10_000, what: 'the lost lease reported' });
     return 'ok';
   }, () => (lost = true));
   expect(await done).toBe('ok');
@@ -115,17 +122,17 @@ test('the lease is renewed while the handler runs, and a lost lease is reported'
 
 test('missing, existing and lease-free starts', async () => {
   const m = manager();
-  const missing = await m.begin('C', freshId(), 'write', false, inOneSecond());
+  const missing = await m.begin('C', freshId(), 'write', false, inTenSeconds());
   expect(missing.kind).toBe('missing');
   if (missing.kind !== 'turn') missing.end();
-  const free = turnOf(await m.begin('C', freshId(), 'init', true, inOneSecond()));
+  const free = turnOf(await m.begin('C', freshId(), 'init', true, inTenSeconds()));
   expect(free.token).toBe('');
   expect(free.keepAfterCommit()).toBe(false);
   free.end();
   // an instance that exists refuses an INIT
   const id = freshId();
   await redis.hset(store.keys.instance('C', id), 'v', 1, 's', '{}');
-  const exists = await m.begin('C', id, 'init', false, inOneSecond());
+  const exists = await m.begin('C', id, 'init', false, inTenSeconds());
   expect(exists.kind).toBe('exists');
   if (exists.kind !== 'turn') exists.end();
   expect(await leaseHolder(id)).toBeNull();
