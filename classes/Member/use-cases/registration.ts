@@ -19,7 +19,7 @@
  * deploy) leaves a member without its dependants and the HR system without
  * its member id. Running the registration again for the same email finishes
  * it: when the member holding the staff id was created by this registration
- * (creationSource) and its member id is not recorded yet, steps 3's
+ * (creationSource) and its member id is not recorded yet, step 3's
  * dependants (an upsert; the family link is idempotent) and 4 run for that
  * member, answered 200 with `resumed: true`. Any other member is refused as
  * ALREADY_REGISTERED (registration-rules.ts decides which case is which).
