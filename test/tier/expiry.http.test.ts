@@ -26,12 +26,18 @@ async function newType(): Promise<string> {
   return id;
 }
 
-/** an active tier created by the system identity (auto-approved) */
-async function systemTier(endDate: string): Promise<string> {
-  const r = await t.rt.call('Tier', 'createTier', undefined, tierBody(await newType(), { startDate: isoIn(-DAY), endDate }));
+/**
+ * An active tier created by the system identity (auto-approved), ending `endInMs`
+ * from when its type is seeded: the endDate is computed after that write, so the
+ * margin is the test's own, not eaten by the seeding.
+ */
+async function systemTier(endInMs: number): Promise<{ id: string; endDate: string }> {
+  const typeId = await newType();
+  const endDate = isoIn(endInMs);
+  const r = await t.rt.call('Tier', 'createTier', undefined, tierBody(typeId, { startDate: isoIn(-DAY), endDate }));
   const body = r.body as { tier: { id: string; status: string } };
   expect(body.tier.status).toBe('active');
-  return body.tier.id;
+  return { id: body.tier.id, endDate };
 }
 
 async function privateState(id: string) {
@@ -41,9 +47,17 @@ async function privateState(id: string) {
 const getTier = (id: string) => t.get(`${p}/Tier/getTier/${id}`, superUser);
 
 test('an active tier expires at its endDate: status expired, audit-logged, streamed; expired is final', async () => {
-  const id = await systemTier(isoIn(1500));
-  expect((await privateState(id)).expiryCheckAt).toEqual(expect.any(String));
-  await tierDocWhen(t, id, (d) => d.status === 'active');
+  const { id, endDate } = await systemTier(5000);
+  const created = (await t.rt.store.read('Tier', id))!;
+  const state = JSON.parse(created.stateJson).private;
+  expect(state.tier.status).toBe('active');
+  expect(state.expiryCheckAt).toBe(endDate);
+  // The projection of the created (active) tier. The projector projects the
+  // instance's latest version, so once the expiry has committed the active
+  // version may never be a document: wait for the creation's version or a later
+  // one, and check the status that version must have.
+  const projected = (await tierDocWhen(t, id, (d) => d._v >= created.version, 'created tier projected'))!;
+  expect(projected.status).toBe(projected._v === created.version ? 'active' : 'expired');
   const doc = await waitFor(async () => {
     const d = await t.rt.documents.get('tiers', id);
     return d?.status === 'expired' ? d : undefined;
@@ -70,9 +84,11 @@ test('an active tier expires at its endDate: status expired, audit-logged, strea
 });
 
 test('endDate moved later: the first task reschedules itself and the tier expires at the new endDate', async () => {
-  const id = await systemTier(isoIn(1200));
-  const first = (await privateState(id)).expiryCheckAt as string;
-  const later = isoIn(3500);
+  // first at ~5 s: the update below must reach the tier before its task runs;
+  // later at ~9 s: after first, so that task has to reschedule itself
+  const { id, endDate: first } = await systemTier(5000);
+  expect((await privateState(id)).expiryCheckAt).toBe(first);
+  const later = isoIn(9000);
   const r = await t.post(`${p}/Tier/updateTier/${id}`, { endDate: later }, superUser);
   expect(r.status).toBe(200);
   expect((await privateState(id)).expiryCheckAt).toBe(first); // the earlier task stays; it reschedules when it runs
@@ -86,8 +102,8 @@ test('endDate moved later: the first task reschedules itself and the tier expire
 });
 
 test('endDate moved earlier: a new task expires the tier at the new endDate', async () => {
-  const id = await systemTier(isoIn(30 * DAY));
-  const sooner = isoIn(1500);
+  const { id } = await systemTier(30 * DAY);
+  const sooner = isoIn(5000);
   expect((await t.post(`${p}/Tier/updateTier/${id}`, { endDate: sooner }, superUser)).status).toBe(200);
   expect((await privateState(id)).expiryCheckAt).toBe(sooner);
   await tierDocWhen(t, id, (d) => d.status === 'expired', 'tier expired at the earlier endDate');
