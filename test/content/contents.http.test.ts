@@ -116,7 +116,7 @@ describe('entity tag', () => {
   });
 
   test('a content entering its window changes the tag without any write', async () => {
-    const startsSoon = await activeContent(t, 'homepage_bottom_slider', { id: freshId('soon'), startDate: iso(1500) });
+    const startsSoon = await activeContent(t, 'homepage_bottom_slider', { id: freshId('soon'), startDate: iso(6000) });
     const before = await t.get(`${p}/getContents/default?contentKeys=homepage_bottom_slider`);
     expect(ids(before.body)).not.toContain(startsSoon.id);
     const tag = before.headers.get('etag')!;
