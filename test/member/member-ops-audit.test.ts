@@ -767,7 +767,7 @@ describe('approveMember: a staff id taken while the change waited', () => {
     await createMemberAsSystem(rt3, { company: { id: 'acme' }, memberType: 'mt-permanent', staffId: wanted });
     const review = await rt3.post(`/${rt3.projectId}/CALL/ApprovalManager/reviewApproval/${change.body.pendingApprovalId}`, { action: 'approve' }, as('program_management_user', 'ann', ['approver']));
     expect(review.status).toBe(200);
-    await waitFor(async () => ((await memberState(rt3, a.id)).state.private.pendingChange ?? null) === null, { what: 'the approval settled', timeoutMs: 8_000 });
+    await waitFor(async () => ((await memberState(rt3, a.id)).state.private.pendingChange ?? null) === null, { what: 'the approval settled', timeoutMs: 30_000 });
     expect((await memberState(rt3, a.id)).state.private.profile.staffId).toBe(a.staffId);
   });
 });
