@@ -237,12 +237,14 @@ describe('downloadFile (signed, 5 minutes, no role check)', () => {
   });
 
   test('cache max-age never exceeds the remaining validity of the token', async () => {
-    const token = signer.sign(DOWNLOAD_TOKEN_PURPOSE, downloadTokenPayload('Member_dl', a.file.filename), 20);
+    // a 60 s token, well under the 300 s other tokens get: max-age follows the token, not a fixed value;
+    // the lower bound leaves the request 10 s, so a loaded machine does not fail it
+    const token = signer.sign(DOWNLOAD_TOKEN_PURPOSE, downloadTokenPayload('Member_dl', a.file.filename), 60);
     const r = await download('Member_dl', { filename: a.file.filename, token });
     expect(r.status).toBe(200);
     const maxAge = Number(/max-age=(\d+)/.exec(r.headers.get('cache-control')!)![1]);
-    expect(maxAge).toBeLessThanOrEqual(20);
-    expect(maxAge).toBeGreaterThanOrEqual(15);
+    expect(maxAge).toBeLessThanOrEqual(60);
+    expect(maxAge).toBeGreaterThanOrEqual(50);
   });
 
   test('an expired token is refused with 403', async () => {
