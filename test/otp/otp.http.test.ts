@@ -181,7 +181,9 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
   });
 
   test('once the window passes, checks and issues are allowed again', async () => {
-    const short = await startTestRuntime({ env: env({ OTP_RETRY_EXPIRE_TIME_SECONDS: '2', OTP_LIMIT: '2', OTP_RETRY_LIMIT: '2' }) });
+    // a 5 s window: the third issue and the third check must land inside the window their first
+    // one opened, under load too; the waits for it to pass are on conditions
+    const short = await startTestRuntime({ env: env({ OTP_RETRY_EXPIRE_TIME_SECONDS: '5', OTP_LIMIT: '2', OTP_RETRY_LIMIT: '2' }) });
     try {
       const c = (method: string, id: string, body: unknown): Promise<Answer> => short.rt.call('Otp', method, id, body, { identity: MEMBER });
       const id = entity();
