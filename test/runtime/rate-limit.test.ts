@@ -50,7 +50,7 @@ describe('RedisRateLimits', () => {
   test('once the window passes hits are allowed again, and refused hits took no place in it', async () => {
     const key = unique('addr');
     // long enough that the five refusals below land inside it even on a loaded machine
-    const limit = { max: 2, windowSeconds: 1.5 };
+    const limit = { max: 2, windowSeconds: 3 };
     const counter = limits.keyOf('short', key);
     expect((await limits.hit('short', key, limit)).allowed).toBe(true);
     expect((await limits.hit('short', key, limit)).allowed).toBe(true);
@@ -62,7 +62,7 @@ describe('RedisRateLimits', () => {
     const again = await waitFor(async () => {
       const r = await limits.hit('short', key, limit);
       return r.allowed ? r : null;
-    }, { timeoutMs: 15_000, what: 'the window to pass' });
+    }, { timeoutMs: 30_000, what: 'the window to pass' });
     // the first allowed hit has left the window; the second may have too, when the two were more
     // than a poll apart. Whichever: what remains is max less the hits the counter now holds
     const held = await redis.zcard(counter);
