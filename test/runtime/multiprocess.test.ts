@@ -18,20 +18,22 @@ async function post(base: string, path: string, body: unknown) {
   return { status: r.status, body: (await r.json()) as any };
 }
 
-test('WRITE is exclusive across processes: 200 concurrent increments on one instance, split over two processes, are all counted', async () => {
+test('WRITE is exclusive across processes: 100 concurrent increments on one instance, split over two processes, are all counted', async () => {
   const projectId = uniqueProjectId('mp');
   const [a, b] = await Promise.all([spawnRuntime(projectId, { ROLES: 'api' }), spawnRuntime(projectId, { ROLES: 'api' })]);
   running.push(a, b);
   const p = `/${projectId}/CALL/Counter`;
   expect((await post(a.base, `${p}/init/hot`, {})).status).toBe(200);
+  // every one of them waits for all the commits before it inside increment's 10 s budget: 100 commits
+  // take about 5 s on a loaded machine (200 took all of it, and the last writers timed out)
   const results = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => post(i % 2 ? a.base : b.base, `${p}/increment/hot`, { by: 1 })),
+    Array.from({ length: 100 }, (_, i) => post(i % 2 ? a.base : b.base, `${p}/increment/hot`, { by: 1 })),
   );
-  expect(results.filter((r) => r.status === 200)).toHaveLength(200);
+  expect(results.filter((r) => r.status === 200)).toHaveLength(100);
   const counts = results.map((r) => r.body.count).sort((x, y) => x - y);
-  expect(counts).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  expect(counts).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   const final = await fetch(`${a.base}${p}/get/hot`, { headers: key }).then((r) => r.json());
-  expect(final).toMatchObject({ count: 200, version: 201 });
+  expect(final).toMatchObject({ count: 100, version: 101 });
 }, 60_000);
 
 test('a worker killed in the middle of a job: the job is redelivered and its change applied exactly once', async () => {
