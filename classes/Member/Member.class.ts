@@ -171,10 +171,19 @@ export class Member {
     return registration.recordHrMemberId(ctx, this.hr);
   }
 
-  /** registerFromHr's inline member-id update, kept on the member (a committed effect of registerFromHr). */
+  /** registerFromHr's inline member-id update, kept on the member (no longer emitted: for effects already in the outbox). */
   @Internal({ access: ['class:Member'], schema: false })
   async markHrMemberIdRecorded(ctx: MemberCtx<registration.MarkHrMemberIdBody>) {
     return registration.markHrMemberIdRecorded(ctx);
+  }
+
+  /**
+   * registerFromHr's last step, kept on the member: the registration finished (and the member id recorded, when
+   * inline). An effect of registerFromHr, written with its family links once the handler has returned.
+   */
+  @Internal({ access: ['class:Member'], schema: false })
+  async markHrRegistrationFinished(ctx: MemberCtx<registration.MarkHrRegistrationFinishedBody>) {
+    return registration.markHrRegistrationFinished(ctx);
   }
 
   /** How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */

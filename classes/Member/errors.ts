@@ -92,6 +92,8 @@ export const MemberErrors = {
   SSO_REFUSED: { code: 5041, status: 401 },
   /** changePassword for a member who signs in without a password (SSO, not yet invited) */
   NO_PASSWORD: { code: 5042, status: 400 },
+  /** registerFromHr: another call is registering the same employee (details.employeeId, retryAfterSeconds: when a crashed call's hold lapses) */
+  REGISTRATION_IN_PROGRESS: { code: 5043, status: 409 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;

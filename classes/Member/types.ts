@@ -166,6 +166,13 @@ export interface MemberPrivateState {
    * stopped half-way be finished by running it again (registration-rules.ts)
    */
   creationSource?: 'hr_registration';
+  /**
+   * when registerFromHr's finishing step ended (its dependants linked, the
+   * member id recorded or queued for HR), set by the effect
+   * markHrRegistrationFinished in the same batch as the family links: a member
+   * created by the HR registration without it is the one to resume
+   */
+  hrRegistrationFinishedAt?: string;
   /** set by streamMember (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
   /**

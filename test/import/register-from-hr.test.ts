@@ -117,20 +117,21 @@ describe('register-from-hr', () => {
     expect([await loginMethodOf('E2101'), await loginMethodOf('E2102')]).toEqual(['email_password', 'sso']);
   });
 
-  test('a row whose registration was left half-done is finished and counted updated, the same in a dry run; once done, unchanged', async () => {
+  test('a row whose member id is only queued for HR is registered, not half-done: a re-run counts it unchanged, the same in a dry run', async () => {
     const email = 'rana.adel@acme.example';
     const dependant = 'E2151-D1';
     hr.employees.set(email, acmeEmployee('E2151', email, { dependants: [{ id: dependant, type: 'Wife', name: 'Huda', surname: 'Adel', email: null, birthdate: '1991-01-01' }] }));
     // the HR system refuses every member-id update until the script is cleared: the first run registers the
-    // member but leaves its member id unrecorded (queued), the state a run stopped before that step leaves too
+    // member and leaves its member id to the background retry; the registration itself is finished
     hr.answer(MEMBER_ID, ...Array.from({ length: 100 }, () => ({ status: 503 })));
     try {
-      const file = csv('half-done.csv', [`${email},`]);
+      const file = csv('queued.csv', [`${email},`]);
       expect(await run(file)).toMatchObject({ rows: 1, created: 1, updated: 0, unchanged: 0, failed: 0 });
       const { id } = (await call('Member', 'resolveMemberId', 'staffId!E2151', {})).body as { id: string };
       expect(hr.memberIds.has('E2151')).toBe(false);
-      expect(await run(file, { dryRun: true })).toMatchObject({ rows: 1, created: 0, updated: 1, unchanged: 0, failed: 0, dryRun: true });
-      expect(await run(file)).toMatchObject({ rows: 1, created: 0, updated: 1, unchanged: 0, failed: 0 });
+      expect((await call('Member', 'hrRegistrationOf', id, {})).body).toMatchObject({ resumable: false, hrMemberIdRecordedAt: null, hrRegistrationFinishedAt: expect.any(String) });
+      expect(await run(file, { dryRun: true })).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 1, failed: 0, dryRun: true });
+      expect(await run(file)).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 1, failed: 0 });
       // still one member for the employee, its dependant listed once
       expect(((await call('Member', 'resolveMemberId', 'staffId!E2151', {})).body as { id: string }).id).toBe(id);
       const { dependants } = (await call('Member', 'getMemberDependants', id, {})).body as { dependants: { id: string }[] };
@@ -138,8 +139,7 @@ describe('register-from-hr', () => {
 
       hr.script.delete(MEMBER_ID);
       await waitFor(() => hr.memberIds.get('E2151') === id, { what: 'the background member-id update', timeoutMs: 60_000 });
-      await waitFor(async () => ((await call('Member', 'hrRegistrationOf', id, {})).body as { resumable: boolean }).resumable === false, { what: 'the member id recorded on the member' });
-      expect(await run(file, { dryRun: true })).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 1, failed: 0 });
+      await waitFor(async () => ((await call('Member', 'hrRegistrationOf', id, {})).body as { hrMemberIdRecordedAt: string | null }).hrMemberIdRecordedAt, { what: 'the member id recorded on the member' });
       expect(await run(file)).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 1, failed: 0 });
     } finally {
       hr.script.delete(MEMBER_ID);

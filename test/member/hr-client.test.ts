@@ -255,39 +255,61 @@ describe('registerFromHr (Member)', () => {
     const r = await register({ email: `${staffId.toLowerCase()}@example.com` });
     expect([r.status, r.body.memberIdRecorded, r.body.resumed]).toEqual([201, true, undefined]);
     const state = (await memberState(t, r.body.member.id)).state.private;
-    expect(state).toMatchObject({ creationSource: 'hr_registration', hrMemberIdRecordedAt: expect.any(String) });
+    expect(state).toMatchObject({ creationSource: 'hr_registration', hrMemberIdRecordedAt: expect.any(String), hrRegistrationFinishedAt: expect.any(String) });
     const again = await register({ email: `${staffId.toLowerCase()}@example.com` });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 5026, details: { memberId: r.body.member.id } });
     expect((await check({ email: `${staffId.toLowerCase()}@example.com` })).body).toMatchObject({ code: 5026 });
   });
 
-  test('a registration whose member id is still queued for HR is resumed by a repeat: 200 resumed, nothing created twice', async () => {
+  test('a registration whose member id is still queued for HR is finished, not resumed: a repeat is refused, the queued retry records the id', async () => {
     const staffId = uniq('H');
     const dep = uniq('d');
     const email = `${staffId.toLowerCase()}@example.com`;
     hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
-    // the HR system refuses member-id updates until the script is cleared: inline, in the background, and on the repeat
+    // the HR system refuses member-id updates until the script is cleared: inline, and in the background
     hr.answer(MEMBER_ID, ...Array.from({ length: 100 }, () => ({ status: 503 })));
     try {
       const first = await register({ email });
       expect([first.status, first.body.memberIdRecorded]).toEqual([201, false]);
       const memberId = first.body.member.id;
+      // the finishing step ran (dependants linked, the member id left to the queued retry): the registration is finished
+      const state = (await memberState(t, memberId)).state.private;
+      expect(state).toMatchObject({ creationSource: 'hr_registration', hrRegistrationFinishedAt: expect.any(String) });
+      expect(state.hrMemberIdRecordedAt).toBeUndefined();
+      expect(state.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
       const check = await t.post(`/${t.projectId}/CALL/Member/checkRegistrationFromHr`, { email }, pm);
-      expect(check.body).toMatchObject({ registrable: true, resumed: true, memberId });
+      expect([check.status, check.body]).toMatchObject([409, { code: 5026, details: { memberId } }]);
       const again = await register({ email });
-      expect(again.status).toBe(200);
-      expect(again.body).toMatchObject({ resumed: true, memberIdRecorded: false, member: { id: memberId }, dependants: [{ id: dep, created: false, warnings: [] }] });
-      expect(again.body.warnings[0]).toContain('retried in the background');
-      expect((await memberState(t, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
+      expect([again.status, again.body]).toMatchObject([409, { code: 5026, details: { memberId } }]);
       hr.script.delete(MEMBER_ID);
       await waitFor(async () => (await memberState(t, memberId)).state.private.hrMemberIdRecordedAt, { what: 'the background member-id update', timeoutMs: 60_000 });
       expect(hr.memberIds.get(staffId)).toBe(memberId);
+      expect((await memberState(t, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
       expect((await register({ email })).body).toMatchObject({ code: 5026, details: { memberId } });
     } finally {
       hr.script.delete(MEMBER_ID);
     }
   }, 90_000);
+
+  test('a member program management creates with source hr_registration in its body is not one the registration created: never resumed', async () => {
+    const staffId = uniq('H');
+    const email = `${staffId.toLowerCase()}@example.com`;
+    const created = await t.post(
+      `/${t.projectId}/CALL/Member/createMember`,
+      { name: 'Ada', surname: 'Lovelace', staffId, email, phone: '+100000', company: { id: 'c-1' }, grade: 'G1', memberType: 'mt-perm', loginMethod: 'email_password', source: 'hr_registration' },
+      pm,
+    );
+    expect(created.status).toBe(200);
+    const memberId = created.body.member.id;
+    expect((await memberState(t, memberId)).state.private.creationSource).toBeUndefined();
+    expect((await t.rt.call('Member', 'hrRegistrationOf', memberId, {})).body).toMatchObject({ creationSource: null, hrRegistrationFinishedAt: null, resumable: false });
+    hr.employees.set(email, hrEmployee(staffId));
+    const recorded = hr.count(MEMBER_ID);
+    const r = await register({ email });
+    expect([r.status, r.body]).toMatchObject([409, { code: 5026, details: { memberId } }]);
+    expect(hr.count(MEMBER_ID)).toBe(recorded);
+  });
 
   test('input validation: an email is required', async () => {
     const r = await register({});

@@ -1,5 +1,6 @@
 /** registration-rules.ts: which HR registration is new, which is resumed, which is refused. */
-import { hrRegistrationCase } from '../../classes/Member/registration-rules';
+import { hrRegistrationCase, resumeRefusedForStatus } from '../../classes/Member/registration-rules';
+import { MEMBER_STATUSES } from '../../classes/Member/types';
 
 describe('hrRegistrationCase', () => {
   const at = '2026-01-01T00:00:00.000Z';
@@ -8,18 +9,29 @@ describe('hrRegistrationCase', () => {
     expect(hrRegistrationCase(null)).toBe('register');
   });
 
-  test('created by the HR registration, member id not recorded: resume', () => {
-    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: null })).toBe('resume');
+  test('created by the HR registration, not finished: resume, whether its member id reached HR or not', () => {
+    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: null, hrRegistrationFinishedAt: null })).toBe('resume');
+    // the background retry recorded the id of a registration whose finishing step (the family links) never ran
+    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: at, hrRegistrationFinishedAt: null })).toBe('resume');
   });
 
-  test('created by the HR registration, member id recorded: already registered', () => {
-    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: at })).toBe('already_registered');
+  test('created by the HR registration, finished: already registered, whether its member id reached HR or is still queued', () => {
+    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: at, hrRegistrationFinishedAt: at })).toBe('already_registered');
+    expect(hrRegistrationCase({ creationSource: 'hr_registration', hrMemberIdRecordedAt: null, hrRegistrationFinishedAt: at })).toBe('already_registered');
   });
 
-  test('created any other way (back office, import, seed, before the source was kept): already registered, recorded or not', () => {
+  test('created any other way (back office, import, seed, before the source was kept): already registered, finished or not', () => {
     for (const creationSource of [null, 'back_office', 'import', 'seed']) {
-      expect(hrRegistrationCase({ creationSource, hrMemberIdRecordedAt: null })).toBe('already_registered');
-      expect(hrRegistrationCase({ creationSource, hrMemberIdRecordedAt: at })).toBe('already_registered');
+      for (const hrRegistrationFinishedAt of [null, at]) {
+        expect(hrRegistrationCase({ creationSource, hrMemberIdRecordedAt: null, hrRegistrationFinishedAt })).toBe('already_registered');
+        expect(hrRegistrationCase({ creationSource, hrMemberIdRecordedAt: at, hrRegistrationFinishedAt })).toBe('already_registered');
+      }
     }
+  });
+});
+
+describe('resumeRefusedForStatus', () => {
+  test('a rejected or inactive member is not finished; any other status is', () => {
+    expect(MEMBER_STATUSES.filter((s) => resumeRefusedForStatus(s))).toEqual(['inactive', 'rejected']);
   });
 });

@@ -10,23 +10,44 @@
  *      system is authoritative, so no approval) and its dependants (as the
  *      dependant upsert of 4.3 does; a dependant that cannot be created is
  *      reported as a warning)
- *   4. record the member id in the HR system (member-id update) and on the
- *      member (hrMemberIdRecordedAt, through markHrMemberIdRecorded); when
- *      that fails after the client's retries, a QUEUED_WRITE
- *      (recordHrMemberId) keeps retrying with backoff, and the answer says so.
+ *   4. record the member id in the HR system (member-id update); when that
+ *      fails after the client's retries, a QUEUED_WRITE (recordHrMemberId)
+ *      keeps retrying with backoff, and the answer says so.
+ *   5. mark the registration finished (markHrRegistrationFinished, always:
+ *      hrRegistrationFinishedAt, and hrMemberIdRecordedAt when step 4 was
+ *      inline). It is an effect, like the family links of step 3: a STATIC
+ *      call's effects are written together, in one outbox entry, once the
+ *      handler has returned and before the answer, so the member is marked
+ *      finished exactly when its dependants' links are written. The queued
+ *      retry of step 4 is dispatched before that entry: a crash between the
+ *      two can leave the member id recorded by the retry and the registration
+ *      not finished, which is why "member id recorded" does not decide it.
+ *
+ * One registration per employee at a time: once the lookup has named the
+ * employee, the call holds REGISTRATION_LOCK for that employee id (ctx.limits,
+ * shared by every process: one hit per REGISTER_FROM_HR_TIMEOUT_SECONDS) and
+ * releases it when it ends, answered or refused. A second call meanwhile is
+ * refused 409 5043 REGISTRATION_IN_PROGRESS with retryAfterSeconds; the hold
+ * of a call that crashed lapses after that window. Released when the handler
+ * returns, just before its effects are written: a call that slips into that
+ * gap resumes the registration once more, which changes nothing (see
+ * finishRegistration).
  *
  * Resuming: a process that stops after step 3's createMember (a crash, a
- * deploy) leaves a member without its dependants and the HR system without
- * its member id. Running the registration again for the same email finishes
- * it: when the member holding the staff id was created by this registration
- * (creationSource) and its member id is not recorded yet, step 3's
- * dependants (an upsert; the family link is idempotent) and 4 run for that
- * member, answered 200 with `resumed: true`. Any other member is refused as
+ * deploy) leaves a member without its dependants' links and not marked
+ * finished. Running the registration again for the same email finishes it:
+ * when the member holding the staff id was created by this registration
+ * (creationSource) and is not marked finished, steps 3 to 5 run for that
+ * member, answered 200 with `resumed: true`, provided the HR record still
+ * admits it as step 2 would (HR status active; its company the member's own,
+ * taking members: else 422 5031 on `status` / `companyId`) and the member is
+ * not rejected or inactive (409 5026). Any other member is refused as
  * ALREADY_REGISTERED (registration-rules.ts decides which case is which).
  *
  * checkRegistrationFromHr runs steps 1 and 2 only (registrableEmployee), so a
- * dry run refuses what the registration would, and creates nothing; for a
- * registration to resume it answers `resumed: true`.
+ * dry run refuses what the registration would (the lock aside: it takes
+ * none), and creates nothing; for a registration to resume it answers
+ * `resumed: true`.
  *
  * Time budget: the method has REGISTER_FROM_HR_TIMEOUT_SECONDS. The HR
  * client's own time-outs and retries (HR_TIMEOUT_MS, HR_RETRIES) can take
@@ -45,7 +66,7 @@ import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
 import { normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
-import { hrRegistrationCase, type HeldRegistration } from '../registration-rules';
+import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration } from '../registration-rules';
 import type { LoginMethod, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
 import type { LinkFamilyBody } from './family';
@@ -66,6 +87,12 @@ export interface RecordHrMemberIdBody {
 /** markHrMemberIdRecorded's body: when the HR system took the member id */
 export interface MarkHrMemberIdBody {
   at: string;
+}
+
+/** markHrRegistrationFinished's body: when the finishing step ended, and whether the member id reached HR inline */
+export interface MarkHrRegistrationFinishedBody {
+  at: string;
+  memberIdRecorded: boolean;
 }
 
 /** Member's methods this module calls on other members, as the class declares them (the class's own settings bound) */
@@ -96,6 +123,17 @@ export const LOOKUP_RESERVE_MS = 5_000;
 export const ANSWER_RESERVE_MS = 2_000;
 /** below this, the member-id update is not tried inline but queued */
 const MIN_INLINE_MS = 500;
+/** ctx.limits counter holding one registration per employee id (one hit per REGISTER_FROM_HR_TIMEOUT_SECONDS) */
+export const REGISTRATION_LOCK = 'member-register-from-hr';
+
+/** the refusal of a second registration of an employee while one runs */
+function registrationInProgress(employeeId: string, retryAfterSeconds: number): ActorError {
+  return memberError(
+    'REGISTRATION_IN_PROGRESS',
+    `A registration of employee '${employeeId}' is in progress; try again once it has ended (at the latest in ${retryAfterSeconds} s)`,
+    { employeeId, retryAfterSeconds },
+  );
+}
 
 /**
  * Runs `fn` with a signal that follows `outer` and also aborts (TimeoutError)
@@ -137,7 +175,11 @@ export interface HeldRegistrationAnswer extends HeldRegistration {
 export function hrRegistrationOf(ctx: MemberReadCtx): HeldRegistrationAnswer {
   const state = memberState(ctx);
   if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
-  const held: HeldRegistration = { creationSource: state.creationSource ?? null, hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null };
+  const held: HeldRegistration = {
+    creationSource: state.creationSource ?? null,
+    hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null,
+    hrRegistrationFinishedAt: state.hrRegistrationFinishedAt ?? null,
+  };
   return { member: structuredClone(state.profile) as MemberProfile, ...held, resumable: hrRegistrationCase(held) === 'resume' };
 }
 
@@ -183,16 +225,46 @@ type Registrable =
   | { resume?: undefined; employee: HrEmployee; memberType: { id: string }; company: { id: string } }
   | { resume: MemberProfile; employee: HrEmployee };
 
+function refuseInactiveEmployee(employee: HrEmployee): void {
+  if (employee.status.toLowerCase() !== 'active') {
+    throw fieldError('HR_RECORD_REJECTED', 'status', `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`, {
+      field: 'status',
+    });
+  }
+}
+
+type RecordCompany = NonNullable<Awaited<ReturnType<typeof getCompanyByBgId>>>;
+
+/** the HR record's company, once it exists and takes members; 422 5031 on companyId otherwise */
+function companyOfRecord(employee: HrEmployee, company: RecordCompany | null): RecordCompany {
+  if (!company) throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
+  if (!companyTakesMembers(company)) {
+    throw fieldError('HR_RECORD_REJECTED', 'companyId', `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`, { field: 'companyId' });
+  }
+  return company;
+}
+
 /**
  * Steps 1 and 2: the employee behind `email` in the HR system, once the rules
  * admit it (not a member yet, HR status active, an active member type for its
  * employmentType, an active company for its companyId); the refusal otherwise.
  * A member holding the staff id is refused unless hrRegistrationCase says
- * its registration is to be resumed: then that member, with no other rule
- * asked (it exists; what is left is its dependants and its member id in HR).
+ * its registration is to be resumed: then that member, once the HR record
+ * still admits it (HR status active, its company the member's own and taking
+ * members) and the member is not rejected or inactive. The member type is
+ * not asked again: the member has one.
+ *
+ * The HR record's company is read right after the lookup, before anything
+ * else: a company user of another company is refused there (403, Company's
+ * scope) before `named` (registerFromHr's lock) runs or any member is read.
  * Reads only: registerFromHr and checkRegistrationFromHr both run it.
  */
-async function registrableEmployee(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, lookupMs: number): Promise<Registrable> {
+async function registrableEmployee(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  hr: HrClient,
+  lookupMs: number,
+  named?: (employee: HrEmployee) => Promise<void>,
+): Promise<Registrable> {
   const { email } = ctx.request.body;
   let employee: HrEmployee | null;
   try {
@@ -201,28 +273,40 @@ async function registrableEmployee(ctx: MemberStaticCtx<RegisterFromHrBody>, hr:
     throw hrUnavailable(err);
   }
   if (!employee) throw memberError('HR_EMPLOYEE_NOT_FOUND', `The HR system knows no employee with email '${email}'`);
+  const company = await getCompanyByBgId(ctx, employee.companyId);
+  if (named) await named(employee);
 
   const existing = await memberIdByLookup(ctx, 'staffId', employee.employeeId);
   if (existing) {
     const held = await members<RegistrationCalls>(ctx).hrRegistrationOf(existing);
-    if (hrRegistrationCase(held) === 'resume') return { resume: held.member, employee };
-    throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
+    if (hrRegistrationCase(held) !== 'resume') {
+      throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
+    }
+    // what a new registration of this HR record would be refused for, it is refused for on resume too
+    refuseInactiveEmployee(employee);
+    const own = companyOfRecord(employee, company);
+    if (own.id !== held.member.company.id) {
+      throw fieldError(
+        'HR_RECORD_REJECTED',
+        'companyId',
+        `Employee '${employee.employeeId}' is with the company of BG_ID '${employee.companyId}' in the HR system, not member '${existing}''s company '${held.member.company.id}'; its registration is not finished`,
+        { field: 'companyId', memberId: existing },
+      );
+    }
+    if (resumeRefusedForStatus(held.member.status)) {
+      throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}', which is ${held.member.status}; its registration is not finished`, {
+        memberId: existing,
+        status: held.member.status,
+      });
+    }
+    return { resume: held.member, employee };
   }
-  if (employee.status.toLowerCase() !== 'active') {
-    throw fieldError('HR_RECORD_REJECTED', 'status', `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`, {
-      field: 'status',
-    });
-  }
+  refuseInactiveEmployee(employee);
   const memberType = await findMemberTypeBySystemIdentifier(ctx, employee.employmentType);
   if (!memberType || memberType.status !== 'active') {
     throw fieldError('HR_RECORD_REJECTED', 'employmentType', `Employment type '${employee.employmentType}' matches no active member type`, { field: 'employmentType' });
   }
-  const company = await getCompanyByBgId(ctx, employee.companyId);
-  if (!company) throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
-  if (!companyTakesMembers(company)) {
-    throw fieldError('HR_RECORD_REJECTED', 'companyId', `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`, { field: 'companyId' });
-  }
-  return { employee, memberType, company };
+  return { employee, memberType, company: companyOfRecord(employee, company) };
 }
 
 /** checkRegistrationFromHr's answer: what registerFromHr would register */
@@ -258,7 +342,21 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
   const started = Date.now();
   const left = () => budgetMs - (Date.now() - started);
   const { loginMethod } = ctx.request.body;
-  const found = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS);
+  let held: string | null = null;
+  try {
+    const found = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS, async (employee) => {
+      // one registration per employee at a time (a crashed call's hold lapses with the window)
+      const hit = await ctx.limits.hit(REGISTRATION_LOCK, employee.employeeId, { max: 1, windowSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS });
+      if (!hit.allowed) throw registrationInProgress(employee.employeeId, hit.retryAfterSeconds);
+      held = employee.employeeId;
+    });
+    return await registerFound(ctx, hr, found, loginMethod, left);
+  } finally {
+    if (held !== null) await ctx.limits.reset(REGISTRATION_LOCK, held);
+  }
+}
+
+async function registerFound(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, found: Registrable, loginMethod: LoginMethod | undefined, left: () => number): Promise<RegistrationResult> {
   const { employee } = found;
   if (found.resume) {
     // a registration stopped half-way (registration-rules.ts): its dependants and member id, not a second member
@@ -334,14 +432,32 @@ async function finishRegistration(
     await ctx.enqueue('Member', 'recordHrMemberId', member.id, { employeeId: employee.employeeId });
     warnings.push(`The member id could not be recorded in the HR system yet (${(err as Error).message}); it is retried in the background`);
   }
-  if (memberIdRecorded) {
-    // the member knows it too (committed with this call): a later registration of the employee is refused, not resumed
-    await ctx.effect({ classId: 'Member', method: 'markHrMemberIdRecorded', instanceId: member.id, body: { at: new Date().toISOString() } satisfies MarkHrMemberIdBody });
-  }
+  // always, last: written with the family links above (one batch of effects), so a member marked finished has them;
+  // a later registration of the employee is then refused, not resumed
+  await ctx.effect({
+    classId: 'Member',
+    method: 'markHrRegistrationFinished',
+    instanceId: member.id,
+    body: { at: new Date().toISOString(), memberIdRecorded } satisfies MarkHrRegistrationFinishedBody,
+  });
   return { member, dependants, memberIdRecorded, warnings };
 }
 
-/** registerFromHr's inline member-id update, on the member (INTERNAL, class:Member): kept once set. */
+/** registerFromHr's last step, on the member (INTERNAL, class:Member): the registration finished; each time kept once set. */
+export async function markHrRegistrationFinished(ctx: MemberCtx<MarkHrRegistrationFinishedBody>) {
+  const state = memberState(ctx);
+  if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
+  const { at, memberIdRecorded } = ctx.request.body;
+  if (memberIdRecorded && !state.hrMemberIdRecordedAt) state.hrMemberIdRecordedAt = at;
+  if (!state.hrRegistrationFinishedAt) state.hrRegistrationFinishedAt = at;
+  return { finished: true, at: state.hrRegistrationFinishedAt, hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null };
+}
+
+/**
+ * registerFromHr's inline member-id update, on the member (INTERNAL,
+ * class:Member): kept once set. No longer emitted (markHrRegistrationFinished
+ * sets it); kept so an effect of it still in the outbox applies.
+ */
 export async function markHrMemberIdRecorded(ctx: MemberCtx<MarkHrMemberIdBody>) {
   const state = memberState(ctx);
   if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);

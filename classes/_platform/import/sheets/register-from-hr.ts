@@ -14,8 +14,13 @@
  *    `unchanged`, so a second run, or a run started again after a crash,
  *    registers nobody twice;
  *  - the registration finishes one stopped half-way (a crash after the member
- *    was created, before its dependants or its member id in HR: it answers
- *    `resumed`): `updated`;
+ *    was created, before its finishing step was written: it answers
+ *    `resumed`): `updated`; one whose member id is only queued for HR is
+ *    finished (the background retry records it): `unchanged`;
+ *  - another registration of the same employee is running (409 naming no
+ *    member, `retryAfterSeconds`: a call still under way, or the hold of one
+ *    that crashed, which lapses): the row fails with that reason, so a later
+ *    run finishes it instead of counting it done;
  *  - an email the method's schema refuses, an employee the HR system does not
  *    know, an HR record the rules refuse (HR status, employment type, BG_ID)
  *    and an HR system that cannot be used: the row fails with the method's
@@ -33,7 +38,7 @@ export type LoginMethod = (typeof LOGIN_METHODS)[number];
 /** an email as Member's `email` lookup holds it */
 const lookupValue = (email: string): string => email.trim().toLowerCase();
 
-/** Member's "already a member" refusal: a 409 naming the member the employee is */
+/** Member's "already a member" refusal: a 409 naming the member the employee is (not "in progress", which names none) */
 function alreadyMember(err: unknown): boolean {
   const e = err as { status?: number; details?: { memberId?: unknown } } | undefined;
   return e?.status === 409 && typeof e.details?.memberId === 'string';
