@@ -146,6 +146,29 @@ describe('register-from-hr', () => {
     }
   }, 90_000);
 
+  test('a row whose registration is still running fails with the reason (in progress), so a later run deals with it; once done, unchanged', async () => {
+    const email = 'sami.nasser@acme.example';
+    hr.employees.set(email, acmeEmployee('E2161', email));
+    const before = hr.count(MEMBER_ID);
+    // a registration of the employee (another run, an operator) waits on its member-id update, held by the HR system
+    hr.answer(MEMBER_ID, { hold: true }, { hold: true });
+    try {
+      const running = call('Member', 'registerFromHr', undefined, { email });
+      await waitFor(() => hr.count(MEMBER_ID) > before, { what: "the running registration's member-id update reaching the HR system" });
+      const file = csv('in-progress.csv', [`${email},`]);
+      const errorsFile = path.join(tmp, 'in-progress.errors.csv');
+      expect(await run(file, { errorsFile })).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 0, failed: 1 });
+      expect(errorLines(errorsFile)).toEqual([expect.stringMatching(/^2,email,sami\.nasser@acme\.example,"?A registration of employee 'E2161' is in progress/)]);
+      hr.release();
+      hr.script.delete(MEMBER_ID);
+      expect((await running).status).toBe(201);
+      expect(await run(file)).toMatchObject({ rows: 1, created: 0, updated: 0, unchanged: 1, failed: 0 });
+    } finally {
+      hr.script.delete(MEMBER_ID);
+      hr.release();
+    }
+  }, 60_000);
+
   test('refused rows go to the error file with row, column, value and reason, the same in a dry run; an existing member by staff id is unchanged', async () => {
     hr.employees.set('left.company@acme.example', acmeEmployee('E2201', 'left.company@acme.example', { status: 'Terminated' }));
     hr.employees.set('elsewhere@acme.example', acmeEmployee('E2202', 'elsewhere@acme.example', { companyId: 'BG-999' }));
