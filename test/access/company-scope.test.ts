@@ -291,6 +291,22 @@ describe('creating and moving members across companies', () => {
     expect((await t.rt.documents.find('members', { companyId: 'c-2', name: 'Scoped' })).total).toBe(0);
   });
 
+  test("a company user of another company cannot register an employee of company c-1 from HR: 403, no member, nothing written to HR", async () => {
+    const staffId = uniq('H');
+    const email = `${staffId.toLowerCase()}@example.com`;
+    hr.employees.set(email, hrEmployee(staffId)); // BG1: company c-1
+    const recorded = hr.requests.filter((q) => q.path === '/employees/member-id').length;
+    for (const method of ['registerFromHr', 'checkRegistrationFromHr']) {
+      const r = await t.post(`/${t.projectId}/CALL/Member/${method}`, { email }, as.other);
+      expect([method, r.status, SCOPE_CODES.includes(r.body.code)]).toEqual([method, 403, true]);
+    }
+    expect(await t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBeUndefined();
+    expect(hr.requests.filter((q) => q.path === '/employees/member-id').length).toBe(recorded);
+    // the same call by the company's own user registers it (the refusal above was the scope's)
+    const own = await t.post(`/${t.projectId}/CALL/Member/registerFromHr`, { email }, as.own);
+    expect([own.status, own.body.member?.company]).toEqual([201, { id: 'c-1' }]);
+  });
+
   test('a class acting for a company user is held to its company (class-to-class calls carry the scope)', async () => {
     const m = await createMember(t);
     // Member reads the company through Company.getCompany as class:Member: for a c-2 user on c-1's member that is refused before
