@@ -14,8 +14,9 @@
  * refused 409 5043 in progress, so the second process is polled (waitFor)
  * until it answers something else. While the registration is half-done, the
  * resume is refused as a new registration would be when the HR record no
- * longer admits it (terminated, moved to another company), and a company
- * user of another company is refused 403; none of them writes to HR.
+ * longer admits it (terminated, moved to another company: 422 5031) or the
+ * member is inactive (409 5026), and a company user of another company is
+ * refused 403; none of them writes to HR.
  *
  * Two calls at once for one employee (the same runtime, the HR system
  * holding the first one's member-id update): the second is refused 409 5043,
@@ -134,6 +135,17 @@ test('a registration killed while the HR system holds the member-id update: run 
   const moved = await post(second.base, path('registerFromHr'), { email }, token);
   expect([moved.status, moved.body.code, moved.body.details]).toEqual([422, 5031, expect.objectContaining({ field: 'companyId', memberId })]);
   expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({ code: 5031, details: { field: 'companyId' } });
+  // the member deactivated meanwhile (here by the system, applied at once): not finished either, 409 naming it and its status
+  hr.employees.set(email, record);
+  const setStatus = async (status: string) => {
+    await api.rt.call('Member', 'updateMemberStatus', memberId, { status, reason: 'crash test' });
+    expect((await memberState(api, memberId)).state.private.profile.status).toBe(status);
+  };
+  await setStatus('inactive');
+  const inactive = await post(second.base, path('registerFromHr'), { email }, token);
+  expect([inactive.status, inactive.body.code, inactive.body.details]).toEqual([409, 5026, { memberId, status: 'inactive' }]);
+  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({ code: 5026, details: { memberId, status: 'inactive' } });
+  await setStatus('active');
   // nothing reached the HR system, nothing was linked
   expect(hr.count(MEMBER_ID)).toBe(recorded);
   expect((await memberState(api, memberId)).state.private.profile.familyMembers).toEqual([]);
