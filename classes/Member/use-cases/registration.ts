@@ -352,7 +352,9 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
     });
     return await registerFound(ctx, hr, found, loginMethod, left);
   } finally {
-    if (held !== null) await ctx.limits.reset(REGISTRATION_LOCK, held);
+    // best effort: a release that fails must not turn a finished registration into a failed one (whose effects
+    // would then not be written); the hold lapses with its window anyway
+    if (held !== null) await ctx.limits.reset(REGISTRATION_LOCK, held).catch(() => undefined);
   }
 }
 
