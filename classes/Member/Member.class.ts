@@ -171,12 +171,6 @@ export class Member {
     return registration.recordHrMemberId(ctx, this.hr);
   }
 
-  /** registerFromHr's inline member-id update, kept on the member (no longer emitted: for effects already in the outbox). */
-  @Internal({ access: ['class:Member'], schema: false })
-  async markHrMemberIdRecorded(ctx: MemberCtx<registration.MarkHrMemberIdBody>) {
-    return registration.markHrMemberIdRecorded(ctx);
-  }
-
   /**
    * registerFromHr's last step, kept on the member: the registration finished (and the member id recorded, when
    * inline). An effect of registerFromHr, written with its family links once the handler has returned.

@@ -158,7 +158,7 @@ export interface MemberPrivateState {
   previousIdPhoto?: string | null;
   /** approvals already applied or superseded (idempotent callbacks) */
   lastApprovalId?: string | null;
-  /** when the HR system took the member id (registerFromHr inline through markHrMemberIdRecorded, or recordHrMemberId) */
+  /** when the HR system took the member id (registerFromHr inline through markHrRegistrationFinished, or recordHrMemberId) */
   hrMemberIdRecordedAt?: string;
   /**
    * `hr_registration` when registerFromHr created the member (absent for any

@@ -84,11 +84,6 @@ export interface RecordHrMemberIdBody {
   employeeId: string;
 }
 
-/** markHrMemberIdRecorded's body: when the HR system took the member id */
-export interface MarkHrMemberIdBody {
-  at: string;
-}
-
 /** markHrRegistrationFinished's body: when the finishing step ended, and whether the member id reached HR inline */
 export interface MarkHrRegistrationFinishedBody {
   at: string;
@@ -453,18 +448,6 @@ export async function markHrRegistrationFinished(ctx: MemberCtx<MarkHrRegistrati
   if (memberIdRecorded && !state.hrMemberIdRecordedAt) state.hrMemberIdRecordedAt = at;
   if (!state.hrRegistrationFinishedAt) state.hrRegistrationFinishedAt = at;
   return { finished: true, at: state.hrRegistrationFinishedAt, hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null };
-}
-
-/**
- * registerFromHr's inline member-id update, on the member (INTERNAL,
- * class:Member): kept once set. No longer emitted (markHrRegistrationFinished
- * sets it); kept so an effect of it still in the outbox applies.
- */
-export async function markHrMemberIdRecorded(ctx: MemberCtx<MarkHrMemberIdBody>) {
-  const state = memberState(ctx);
-  if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
-  if (!state.hrMemberIdRecordedAt) state.hrMemberIdRecordedAt = ctx.request.body.at;
-  return { recorded: true, at: state.hrMemberIdRecordedAt };
 }
 
 /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
