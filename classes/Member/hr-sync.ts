@@ -35,7 +35,8 @@ export interface SyncResult {
   updatedFields: string[];
 }
 
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+/** equal as JSON values, a missing value counting as null */
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 function assign(profile: MemberProfile, next: Partial<MemberProfile>, order: readonly (keyof MemberProfile)[]): SyncResult {
   const updatedFields: string[] = [];

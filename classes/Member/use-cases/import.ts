@@ -35,7 +35,7 @@ import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { getCompany, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord, type TierRecord } from '../clients';
 import { fieldError, memberError } from '../errors';
 import { applyFamilyChanges, freeFamilyMemberIds } from '../family';
-import { staffIdMigration } from '../hr-sync';
+import { same, staffIdMigration } from '../hr-sync';
 import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import { newMembership, paymentSchedule, refusalError } from '../memberships';
 import { nextMemberStatus } from '../status-machine';
@@ -120,8 +120,6 @@ export const importedMemberId = (employeeId: string) => nameUuid(`member:${emplo
 
 /** a dependant id usable as a member id (the HR dependant contract's rule) */
 const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** the fields an import writes, in the order updatedFields names them */
 const IMPORT_FIELDS: readonly (keyof MemberProfile)[] = [

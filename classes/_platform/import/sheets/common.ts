@@ -4,7 +4,8 @@ import type { ImportContext, Row } from '../types';
 
 export const text = (v: Row[string]): string => (typeof v === 'string' ? v : '');
 export const list = (v: Row[string]): string[] => (Array.isArray(v) ? v : []);
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** equal as JSON values */
+export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** the record under `key` of a read operation's answer, or undefined when the instance (or record) does not exist */
 export async function current(ctx: ImportContext, classId: string, method: string, id: string, body: unknown, key: string): Promise<Record<string, unknown> | undefined> {

@@ -11,9 +11,8 @@
  * partners keeps them and their venues.
  */
 import type { Row, RowProblem, RowResult, SheetDefinition } from '../types';
-import { current, list, text } from './common';
+import { current, list, same, text } from './common';
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const byPartner = <T extends { partnerId: string }>(items: T[]) => [...items].sort((a, b) => (a.partnerId + JSON.stringify(a)).localeCompare(b.partnerId + JSON.stringify(b)));
 
 function wantedOf(row: Row, held?: Record<string, unknown>) {
