@@ -24,6 +24,9 @@ const RT_BODY_TOO_DEEP = RuntimeCodes.BODY_TOO_DEEP.code;
 /** the field message of a body nested deeper than the runtime's MAX_JSON_DEPTH */
 const TOO_DEEP = 'is nested too deeply';
 
+/** a dependant id the HR dependant contract admits (schemas/Member/hrUpsertDependant.json `id`: 1-128 characters), usable as a member id */
+export const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 export const HR_MESSAGES = {
   validation: 'Validation failed',
   unauthorized: 'Invalid or missing API key',

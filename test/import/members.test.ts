@@ -164,6 +164,16 @@ describe('importing the member sheets', () => {
     expect(errorLines(dryErrors)).toEqual(errorLines(errorsFile));
   });
 
+  test('a dependant id is admitted up to the HR dependant contract\'s 128 characters, and refused past it naming dependantId', async () => {
+    const header = 'employeeId,dependantId,relation,name,middleName,surname,phone,email,birthdate';
+    const longest = `D${'7'.repeat(127)}`;
+    const file = sheetFile('dependant-id-length.csv', [`E1001,${longest},child,Sara,,Haddad,,,2019-07-01`, `E1001,${longest}8,child,Sami,,Haddad,,,2019-07-02`], header);
+    const errorsFile = path.join(tmp, 'dependant-id-length.errors.csv');
+    expect(await run('dependants', file, { errorsFile })).toMatchObject({ rows: 2, created: 1, failed: 1 });
+    expect(await profile(longest)).toMatchObject({ name: 'Sara', primaryMemberId: (await byStaffId('E1001')).id });
+    expect(errorLines(errorsFile)).toEqual([expect.stringMatching(/^3,dependantId,D7+8,.*at most 128/)]);
+  });
+
   test('oldEmployeeId moves a member to its new staff id, keeping the old one; a re-run changes nothing', async () => {
     const noura = await byStaffId('E2002');
     const row = memberRow({ employeeId: 'E2102', oldEmployeeId: 'E2002', email: 'noura.saeed@acme.example', name: 'Noura', surname: 'Saeed', phone: '+971500000303', grade: 'G3', isCabinCrew: 'false', employmentType: 'Temporary', companyId: 'BG-100', addressCountry: 'AE', address: '4 Creek Road, Dubai' });

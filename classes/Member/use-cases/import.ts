@@ -35,6 +35,7 @@ import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { getCompany, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord, type TierRecord } from '../clients';
 import { fieldError, memberError } from '../errors';
 import { applyFamilyChanges, freeFamilyMemberIds } from '../family';
+import { DEPENDANT_ID } from '../hr-contract';
 import { same, staffIdMigration } from '../hr-sync';
 import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import { newMembership, paymentSchedule, refusalError } from '../memberships';
@@ -118,8 +119,6 @@ export function nameUuid(name: string): string {
 /** the id of a member a primary row creates */
 export const importedMemberId = (employeeId: string) => nameUuid(`member:${employeeId}`);
 
-/** a dependant id usable as a member id (the HR dependant contract's rule) */
-const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
 /** the fields an import writes, in the order updatedFields names them */
 const IMPORT_FIELDS: readonly (keyof MemberProfile)[] = [
@@ -352,7 +351,7 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
   let company: CompanyRecord;
   if (input.dependant) {
     const dep = input.dependant;
-    if (!DEPENDANT_ID.test(dep.id)) throw fieldError('INVALID_INPUT', 'dependantId', 'must start with a letter or digit and contain only letters, digits, _ and - (at most 100)');
+    if (!DEPENDANT_ID.test(dep.id)) throw fieldError('INVALID_INPUT', 'dependantId', 'must start with a letter or digit and contain only letters, digits, _ and - (at most 128)');
     let info;
     try {
       info = await self.hrPrimaryInfo(`staffId!${input.employeeId}`);

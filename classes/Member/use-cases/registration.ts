@@ -63,7 +63,7 @@ import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCo
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, memberError } from '../errors';
 import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
-import { normalizeDependant } from '../hr-contract';
+import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration } from '../registration-rules';
@@ -97,7 +97,6 @@ type RegistrationCalls = {
   hrRegistrationOf: typeof hrRegistrationOf;
 };
 
-const DEPENDANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export function hrUnavailable(err: unknown): ActorError {
   if (err instanceof HrClientError) {
