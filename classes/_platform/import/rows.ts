@@ -63,6 +63,13 @@ async function* csvRows(file: string): AsyncGenerator<SheetRow | string[]> {
 
 async function* xlsxRows(file: string): AsyncGenerator<SheetRow | string[]> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore' });
+  // exceljs looks the worksheet's name up in the workbook part's model, which it has only once it has read
+  // xl/workbook.xml: a valid file that stores that part after the worksheet (and its shared strings before
+  // it), or a read whose zip stream reached that part late, failed with "Cannot read properties of undefined
+  // (reading 'sheets')" (exceljs/exceljs#962). Its name is not needed here; an empty model until then lets
+  // the rows be read
+  const parts = reader as unknown as { model?: object };
+  parts.model ??= {};
   for await (const sheet of reader) {
     let header: string[] | undefined;
     for await (const r of sheet as AsyncIterable<ExcelJS.Row>) {
