@@ -15,9 +15,9 @@ const EMBEDDED_OUTBOX_RETENTION_MS = 10 * 60_000;
 /** lag() counts at most this many entries behind (embedded store: it reads them to count) */
 const LAG_COUNT_MAX = 1000;
 
-/** seconds since an outbox entry was added (its id's time), 0 for none */
-function ageOf(id: string | undefined): number {
-  return id ? Math.max(0, (Date.now() - Number(id.split('-')[0])) / 1000) : 0;
+/** seconds from an outbox entry's addition (its id's time) to `now`, 0 for none */
+function ageOf(id: string | undefined, now: number): number {
+  return id ? Math.max(0, (now - Number(id.split('-')[0])) / 1000) : 0;
 }
 
 /** What waits to be projected: outbox entries and the oldest one's age in seconds (0 when none). */
@@ -206,13 +206,17 @@ export class Projector {
     const outbox = this.store.keys.outbox;
     let lag: ProjectorLag;
     let behind: [string, string[]][];
+    // one instant for every age in the answer: the oldest collection's age is the whole backlog's
+    let now: number;
     if (this.documents.shared) {
       const [entries, first] = await Promise.all([redis.xlen(outbox), redis.xrange(outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1)]);
-      lag = { entries, seconds: ageOf(first[0]?.[0]) };
+      now = Date.now();
+      lag = { entries, seconds: ageOf(first[0]?.[0], now) };
       behind = first;
     } else {
       behind = await redis.xrange(outbox, `(${this.lastRead ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
-      lag = { entries: behind.length, seconds: ageOf(behind[0]?.[0]) };
+      now = Date.now();
+      lag = { entries: behind.length, seconds: ageOf(behind[0]?.[0], now) };
     }
     if (!opts.byCollection) return lag;
     const collections: Record<string, { entries: number; seconds: number }> = {};
@@ -222,7 +226,7 @@ export class Projector {
       for (const c of Object.keys(this.registry.get(classId)?.options.stream?.collections ?? {})) {
         const share = collections[c]!;
         // entries are read oldest first: the first one seen is the oldest
-        if (share.entries === 0) share.seconds = ageOf(id);
+        if (share.entries === 0) share.seconds = ageOf(id, now);
         share.entries += 1;
       }
     }
