@@ -18,6 +18,7 @@ import {
   samlServiceProvider,
   type SeenCheck,
 } from '../../classes/_platform/saml';
+import { withoutSloWarning } from '../../classes/_platform/saml/service-provider';
 import { redisUrl, uniqueProjectId } from '../support/redis';
 import { fixture, TestIdp } from './test-idp';
 
@@ -392,5 +393,25 @@ describe('InResponseTo: the AuthnRequest a response answers', () => {
     expect(await refusal(sp.parseResponse(sp.idpById('acme')!, await acme.respond(spAtIdp, { ...ann, inResponseTo: `_unknown-${prefix}` }), seen))).toBe('SAML_UNKNOWN_REQUEST');
     // globex is not allowed
     expect(await refusal(sp.parseResponse(sp.idpById('globex')!, await globex.respond(spAtIdp, { email: 'carl@globex.test' }), seen))).toBe('SAML_UNSOLICITED');
+  });
+});
+
+describe('samlify console noise', () => {
+  it("samlify's single-logout warning is dropped while a provider is built, other warnings still reach the console", () => {
+    const seenWarnings: unknown[][] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void seenWarnings.push(args);
+    try {
+      samlServiceProvider(parseSamlConfig(idps, { env }));
+      expect(seenWarnings).toEqual([]);
+      withoutSloWarning(() => console.warn('something else'));
+      expect(seenWarnings).toEqual([['something else']]);
+      // the console is restored afterwards, also when the build throws
+      expect(() => withoutSloWarning(() => { throw new Error('bad'); })).toThrow('bad');
+      console.warn('after');
+      expect(seenWarnings).toEqual([['something else'], ['after']]);
+    } finally {
+      console.warn = warn;
+    }
   });
 });

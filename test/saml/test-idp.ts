@@ -68,6 +68,8 @@ export class TestIdp {
       signingCert: cert,
       nameIDFormat: [EMAIL_FORMAT],
       singleSignOnService: [{ Binding: Constants.namespace.binding.redirect, Location: ssoUrl }],
+      // a real identity provider publishes one; without it samlify warns on the console
+      singleLogoutService: [{ Binding: Constants.namespace.binding.redirect, Location: `${ssoUrl}/logout` }],
       wantAuthnRequestsSigned: opts.wantAuthnRequestsSigned ?? false,
     });
   }

@@ -147,6 +147,27 @@ interface Entry extends SamlProvider {
   idp: IdentityProviderInstance;
 }
 
+/** samlify's console.warn for an identity provider without single logout, which this service does not use */
+const SLO_WARNING = 'Construct identity  provider - missing endpoint of SingleLogoutService';
+
+/**
+ * Runs `build` (synchronous) with samlify's one console.warn about single
+ * logout dropped: written to the console, it bypassed the service's JSON log
+ * on every start and every provider; any other warning still goes through.
+ */
+export function withoutSloWarning<T>(build: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (args.length === 1 && args[0] === SLO_WARNING) return;
+    warn.apply(console, args);
+  };
+  try {
+    return build();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
   const skewMs = config.clockSkewSeconds * 1000;
   const sp: ServiceProviderInstance = ServiceProvider({
@@ -161,12 +182,14 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
   });
 
   const entries = config.identityProviders.map((c): Entry => {
-    const idp = IdentityProvider({
-      entityID: c.entityId,
-      signingCert: c.signingCerts.map(pem),
-      singleSignOnService: [{ Binding: BINDING.redirect, Location: c.ssoUrl }],
-      wantAuthnRequestsSigned: c.wantAuthnRequestsSigned,
-    });
+    const idp = withoutSloWarning(() =>
+      IdentityProvider({
+        entityID: c.entityId,
+        signingCert: c.signingCerts.map(pem),
+        singleSignOnService: [{ Binding: BINDING.redirect, Location: c.ssoUrl }],
+        wantAuthnRequestsSigned: c.wantAuthnRequestsSigned,
+      }),
+    );
     return Object.freeze({ id: c.id, entityId: c.entityId, domains: Object.freeze([...c.domains]), config: c, idp }) as Entry;
   });
   const byId = new Map(entries.map((e) => [e.id, e]));
