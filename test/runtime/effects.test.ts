@@ -154,10 +154,11 @@ test('a process killed between commit and apply: the effect is applied exactly o
     fetch(base + pathname, { method: 'POST', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect((await post('/Shop/open/s', {})).status).toBe(200);
   expect((await post('/Ledger/open/l', {})).status).toBe(200);
-  // the effect's target waits 3 s before its own commit: the shop's change is committed, its effect not yet applied
-  const sale = post('/Shop/sell/s', { ledger: 'l', entries: ['paid'], delayMs: 3000 }).catch(() => null);
+  // the observer is started before the sale, so that the target's 3 s below need cover only seeing the effect, one read and the kill
   const observer = await startTestRuntime({ projectId, env: { ...env, ROLES: 'api' } });
   try {
+    // the effect's target waits 3 s before its own commit: the shop's change is committed, its effect not yet applied
+    const sale = post('/Shop/sell/s', { ledger: 'l', entries: ['paid'], delayMs: 3000 }).catch(() => null);
     const keys = observer.rt.store.keys;
     await waitFor(async () => (await observer.rt.redis.xlen(keys.effects)) === 1, { what: 'the committed effect in the outbox' });
     const shop = await observer.rt.store.read('Shop', 's');
