@@ -184,32 +184,48 @@ export class JobQueue implements JobSink {
   }
 
   async dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void> {
+    await this.queueTasks(tasks, entryId, 0);
+  }
+
+  /**
+   * Queues committed tasks; `elapsedMs` is how long ago they were committed
+   * (0 right after the commit), so a task the sweeper hands over late is still
+   * due its delay after its commit, not after the sweep.
+   */
+  private async queueTasks(tasks: ScheduledTask[], entryId: string | undefined, elapsedMs: number): Promise<void> {
     await Promise.all(
-      tasks.map((task) =>
-        this.queue.add(
+      tasks.map((task) => {
+        const delay = Math.max(0, task.delayMs - elapsedMs);
+        return this.queue.add(
           'task',
           { kind: 'task', task },
           {
             jobId: `task-${task.id}`,
-            ...(task.delayMs > 0 ? { delay: task.delayMs } : {}),
+            ...(delay > 0 ? { delay } : {}),
             attempts: DEFAULT_ATTEMPTS,
             backoff: { type: 'exponential', delay: 1000 },
             removeOnComplete: { age: RESULT_TTL_S },
             removeOnFail: { age: RESULT_TTL_S },
           },
-        ),
-      ),
+        );
+      }),
     );
     if (entryId) await this.opts.store.redis.xdel(this.keys.tasks, entryId);
   }
 
-  /** Hand over tasks whose commit succeeded but whose dispatch did not (crash or Redis hiccup). */
+  /**
+   * Hand over tasks whose commit succeeded but whose dispatch did not (crash or
+   * Redis hiccup). Ages are read on Redis's clock, which stamped the entries'
+   * ids at commit: each task keeps its due time, commit + delay.
+   */
   async sweepTasks(olderThanMs = TASK_SWEEP_AGE_MS): Promise<number> {
-    const max = `${Date.now() - olderThanMs}`;
-    const entries = await this.opts.store.redis.xrange(this.keys.tasks, '-', max, 'COUNT', 500);
+    const redis = this.opts.store.redis;
+    const [seconds, micros] = await redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const entries = await redis.xrange(this.keys.tasks, '-', `${now - olderThanMs}`, 'COUNT', 500);
     for (const [id, fields] of entries) {
       const json = fields[fields.indexOf('t') + 1];
-      await this.dispatchTasks(JSON.parse(json) as ScheduledTask[], id);
+      await this.queueTasks(JSON.parse(json) as ScheduledTask[], id, Math.max(0, now - Number(id.split('-')[0])));
     }
     return entries.length;
   }
