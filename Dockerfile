@@ -3,7 +3,9 @@
 #   docker build -t membership-service .
 #   docker run --rm membership-service node dist/runtime/cli.js --help
 #
-# Node 24 is the active LTS line (supported until April 2028); the code runs on Node 20 or later.
+# Node 24 is an LTS line (maintenance since October 2026, supported until April 2028). The suite runs on
+# Node 20 here (engines: >=20); no image has been built on this machine (no Docker engine). NODE_IMAGE picks
+# another base, e.g. --build-arg NODE_IMAGE=node:26-bookworm-slim for the newer LTS line.
 # Only the paths copied below enter the image: tests, benchmarks, docs and the typed client stay out
 # (.dockerignore keeps them out of the build context as well).
 ARG NODE_IMAGE=node:24-bookworm-slim
