@@ -96,10 +96,11 @@ test('job status is only shown to the identity that queued it', async () => {
 
 test('delayed tasks run later, as the scheduling class', async () => {
   await t.post(`${p}/init/later`, {}, key);
-  const r = await t.post(`${p}/later/later`, { delaySeconds: 1, by: 4 }, key);
+  // 5 s, so that a stall of the test process between scheduling and the read below does not let the task run first
+  const r = await t.post(`${p}/later/later`, { delaySeconds: 5, by: 4 }, key);
   expect(r.body).toEqual({ scheduled: true });
   expect((await t.get(`${p}/get/later`, key)).body.count).toBe(0);
-  await waitFor(async () => (await t.get(`${p}/get/later`, key)).body.count === 4, { what: 'delayed task' });
+  await waitFor(async () => (await t.get(`${p}/get/later`, key)).body.count === 4, { timeoutMs: 30_000, what: 'delayed task' });
   // handed to the queue and removed from the task outbox
   await waitFor(async () => (await t.rt.redis.xlen(t.rt.store.keys.tasks)) === 0, { what: 'task outbox drained' });
 });
