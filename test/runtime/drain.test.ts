@@ -71,10 +71,10 @@ function exitCode(proc: RuntimeProcess['proc']): Promise<number | null> {
   return new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
 }
 
-test('SIGTERM during a 3 s WRITE: /ready 503, new connections refused, the WRITE answered and committed, idle connections closed, exit 0', async () => {
+test('SIGTERM during a 6 s WRITE: /ready 503, new connections refused, the WRITE answered and committed, idle connections closed, exit 0', async () => {
   const projectId = uniqueProjectId('dr');
-  // a second and a half of 503 before the listener closes, so a fresh connection can see it
-  const svc = await spawnRuntime(projectId, { DRAIN_GRACE_MS: '1500' });
+  // three seconds of 503 before the listener closes, so a fresh connection can see it even if this process stalls a while
+  const svc = await spawnRuntime(projectId, { DRAIN_GRACE_MS: '3000' });
   running.push(svc);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const p = `/${projectId}/CALL/Counter`;
@@ -87,10 +87,10 @@ test('SIGTERM during a 3 s WRITE: /ready 503, new connections refused, the WRITE
   let idleClosed = false;
   idle.socket.once('close', () => (idleClosed = true));
 
-  // the WRITE is running once it holds the instance's lease
+  // the WRITE is running once it holds the instance's lease; it outlasts the grace by 3 s, so it is still in flight when the listener closes
   const lease = new Keys(projectId).lease('Counter', 'd1');
   await waitFor(async () => (await redis.exists(lease)) === 0, { what: 'the init call released its lease' });
-  const write = request(agent, svc.port, 'POST', `${p}/increment/d1`, { by: 5, delayMs: 3000 });
+  const write = request(agent, svc.port, 'POST', `${p}/increment/d1`, { by: 5, delayMs: 6000 });
   await waitFor(async () => (await redis.exists(lease)) === 1, { what: 'the WRITE running' });
 
   const exit = exitCode(svc.proc);
