@@ -89,13 +89,13 @@ test('a committed lease is handed to the waiting local writer with the committed
 
 test('the lease is renewed while the handler runs, and a lost lease is reported', async () => {
   const id = freshId();
-  // renewed every 500 ms: a stall of a second between two renewals still leaves the lease alive
-  const m = manager(1500);
-  expect(m.renewEveryMs).toBe(500);
+  // renewed every second (ticks every 500 ms, so at most 1.5 s apart): a stall of a second and a half still leaves the 3 s lease alive
+  const m = manager(3000);
+  expect(m.renewEveryMs).toBe(1000);
   const turn = turnOf(await m.begin('C', id, 'upsert', false, inTenSeconds()));
   let lost = false;
   const done = turn.renewWhile(async () => {
-    // three renewals seen (the time-to-live jumps back up): past the 1500 ms a lease lives unrenewed
+    // three renewals seen (the time-to-live jumps back up): past the 3000 ms a lease lives unrenewed
     let renewals = 0;
     let last = await redis.pttl(store.keys.lease('C', id));
     await waitFor(
@@ -110,7 +110,7 @@ test('the lease is renewed while the handler runs, and a lost lease is reported'
     expect(lost).toBe(false);
     expect(await leaseHolder(id)).toBe(turn.token);
     await redis.del(store.keys.lease('C', id)); // taken away
-    // the next renewal (due within 500 ms, ticks every 250 ms) finds it gone; room for stalls
+    // the next renewal (due within 1 s, ticks every 500 ms) finds it gone; room for stalls
     await waitFor(() => lost, { timeoutMs: 10_000, what: 'the lost lease reported' });
     return 'ok';
   }, () => (lost = true));
