@@ -1,6 +1,7 @@
+import * as path from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
+import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { redisUrl, uniqueProjectId } from '../support/redis';
 
@@ -39,30 +40,39 @@ test('WRITE is exclusive across processes: 100 concurrent increments on one inst
 test('a worker killed in the middle of a job: the job is redelivered and its change applied exactly once', async () => {
   const projectId = uniqueProjectId('kw');
   // the API in this process queues; the only worker is a separate process that we crash
-  const api = await startTestRuntime({ projectId, env: { ROLES: 'api' } });
+  // HeldCounter's queued `add` holds until the test sets its release key: the kill lands in the middle of the job on any machine
+  const CLASS_DIRS = `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'held-job-fixtures')}`;
+  const api = await startTestRuntime({ projectId, env: { ROLES: 'api', CLASS_DIRS } });
   inProcess.push(api);
-  const p = `/${projectId}/CALL/Counter`;
-  await api.post(`${p}/init/k1`, {}, { 'x-api-key': TEST_API_KEY });
-  const worker1 = await spawnRuntime(projectId, { ROLES: 'worker', JOB_LOCK_MS: '2000', LEASE_TTL_MS: '2000' });
+  const p = `/${projectId}/CALL/HeldCounter`;
+  expect((await api.post(`${p}/open/k1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
+  const workerEnv = { ROLES: 'worker', CLASS_DIRS, JOB_LOCK_MS: '2000', LEASE_TTL_MS: '2000' };
+  const worker1 = await spawnRuntime(projectId, workerEnv);
   running.push(worker1);
-  const queued = await api.post(`${p}/queuedAdd/k1`, { by: 7, delayMs: 3000 }, { 'x-api-key': TEST_API_KEY });
+  const releaseKey = `test:${projectId}:release-k1`;
+  const queued = await api.post(`${p}/add/k1`, { by: 7, releaseKey }, { 'x-api-key': TEST_API_KEY });
   expect(queued.status).toBe(202);
   const jobId = queued.body.jobId;
   const status = () => api.get(`/${projectId}/JOBS/${jobId}`, { 'x-api-key': TEST_API_KEY });
   await waitFor(async () => (await status()).body.status === 'running', { what: 'job running' });
+  // in its handler: it holds the instance's lease
+  await waitFor(async () => (await api.rt.redis.exists(api.rt.store.keys.lease('HeldCounter', 'k1'))) === 1, { what: 'the job in its handler' });
   await worker1.kill();
   expect((await api.get(`${p}/get/k1`, { 'x-api-key': TEST_API_KEY })).body.count).toBe(0);
 
-  const worker2 = await spawnRuntime(projectId, { ROLES: 'worker', JOB_LOCK_MS: '2000', LEASE_TTL_MS: '2000' });
+  // released: delivered again, the job runs straight through
+  await api.rt.redis.set(releaseKey, '1', 'EX', 120);
+  const worker2 = await spawnRuntime(projectId, workerEnv);
   running.push(worker2);
   const done = await waitFor(async () => {
     const s = (await status()).body;
     return s.status === 'completed' ? s : undefined;
   }, { timeoutMs: 40_000, what: 'job completed after the crash' });
   expect(done.result.body).toEqual({ count: 7 });
-  const state = await api.rt.store.read('Counter', 'k1');
-  expect(JSON.parse(state!.stateJson).public).toMatchObject({ count: 7, history: [7] });
+  const state = await api.rt.store.read('HeldCounter', 'k1');
+  expect(JSON.parse(state!.stateJson).public).toEqual({ count: 7, history: [7] });
   expect(state!.version).toBe(2);
+  await api.rt.redis.del(releaseKey);
 }, 90_000);
 
 test('a redelivered job whose change was already committed is not applied again', async () => {
