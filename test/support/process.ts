@@ -2,11 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
-import { findFreePort } from '../../runtime/redis/embedded-redis';
 import { testEnv, waitFor } from './harness';
 
 export interface RuntimeProcess {
   proc: ChildProcess;
+  /** the HTTP port it listens on (0 for a process without the api role, which serves none) */
   port: number;
   base: string;
   output(): string;
@@ -21,12 +21,32 @@ function exited(proc: ChildProcess): Promise<void> {
   return new Promise((resolve) => proc.once('exit', () => resolve()));
 }
 
+/** The first complete "runtime started" log line's fields, or undefined while there is none. */
+function startedLine(out: string): { port?: number } | undefined {
+  // the last piece may be a line still being written
+  for (const line of out.split('\n').slice(0, -1)) {
+    if (!line.includes('"msg":"runtime started"')) continue;
+    try {
+      return JSON.parse(line) as { port?: number };
+    } catch {
+      // not a log line of its own
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts `runtime/main.ts` on PORT 0, so the kernel picks a port no other
+ * listener holds, and reads that port from its "runtime started" line (with
+ * PROCESSES=N the cluster's processes share the one port the first was given).
+ * A port found free here and handed to the child was bound seconds later, and
+ * another jest worker's listen(0) could take it in between.
+ */
 export async function spawnRuntime(projectId: string, env: Record<string, string> = {}): Promise<RuntimeProcess> {
-  const port = await findFreePort();
   const root = projectRoot();
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
     cwd: root,
-    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: String(port), ...env }) },
+    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: '0', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -34,8 +54,8 @@ export async function spawnRuntime(projectId: string, env: Record<string, string
   proc.stderr!.on('data', (c) => (out += c));
   const handle: RuntimeProcess = {
     proc,
-    port,
-    base: `http://127.0.0.1:${port}`,
+    port: 0,
+    base: 'http://127.0.0.1:0',
     output: () => out,
     stop: async () => {
       proc.kill('SIGTERM');
@@ -47,13 +67,15 @@ export async function spawnRuntime(projectId: string, env: Record<string, string
     },
   };
   try {
-    await waitFor(
+    const started = await waitFor(
       () => {
         if (proc.exitCode !== null) throw new Error(`runtime process exited early: ${out.slice(-2000)}`);
-        return out.includes('"msg":"runtime started"');
+        return startedLine(out);
       },
       { timeoutMs: 30_000, what: 'runtime process start' },
     );
+    handle.port = started?.port ?? 0;
+    handle.base = `http://127.0.0.1:${handle.port}`;
   } catch (err) {
     await handle.kill();
     throw err;
