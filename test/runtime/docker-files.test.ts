@@ -8,7 +8,6 @@
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
@@ -209,14 +208,13 @@ function runCheck(command: string[], vars: Record<string, string>): Promise<numb
   });
 }
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+/**
+ * A port nothing listens on: the suite binds only port 0, which the kernel
+ * serves from the ephemeral range (32768-60999), so nothing in it can be given
+ * port 1; a port found free with listen(0) could be taken by another jest
+ * worker before the check connected.
+ */
+const CLOSED_PORT = 1;
 
 const indentOf = (l: string) => l.length - l.trimStart().length;
 const meaningful = (l: string) => l.trim() !== '' && !l.trim().startsWith('#');
@@ -376,7 +374,7 @@ describe('docker-compose.yml', () => {
       for (const name of ['worker', 'projector']) {
         const command = healthcheckTest(name);
         expect(await runCheck(command, { METRICS_PORT: String(worker.rt.metricsPort) })).toBe(0);
-        expect(await runCheck(command, { METRICS_PORT: String(await closedPort()) })).not.toBe(0);
+        expect(await runCheck(command, { METRICS_PORT: String(CLOSED_PORT) })).not.toBe(0);
       }
     });
 
@@ -384,7 +382,7 @@ describe('docker-compose.yml', () => {
       const command = healthcheckTest('api');
       const port = new URL(api.base).port;
       expect(await runCheck(command, { PORT: port })).toBe(0);
-      expect(await runCheck(command, { PORT: String(await closedPort()) })).not.toBe(0);
+      expect(await runCheck(command, { PORT: String(CLOSED_PORT) })).not.toBe(0);
 
       const dir = path.join(root, 'test', 'fixtures', 'tls');
       const tlsEnv = { TLS_CERT: path.join(dir, 'cert.pem'), TLS_KEY: path.join(dir, 'key.pem') };

@@ -47,6 +47,14 @@ async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_0
   }
 }
 
+/**
+ * A port that refuses every connection: the suite binds only port 0, which the
+ * kernel serves from the ephemeral range (32768-60999), so nothing in it can be
+ * given port 1; a port found free with listen(0) could be taken by another jest
+ * worker before the connection was tried.
+ */
+const CLOSED_PORT = 1;
+
 /** The one-line shape every start-up error has. */
 function expectOneLine(exit: Exit, setting: string): string {
   expect(exit.code).toBe(1);
@@ -61,7 +69,7 @@ function expectOneLine(exit: Exit, setting: string): string {
 
 describe('start-up errors', () => {
   test('an unreachable REDIS_URL: one line naming it, without its password, exit 1', async () => {
-    const closed = await findFreePort(); // nothing listens there
+    const closed = CLOSED_PORT;
     const exit = await startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}` });
     const line = expectOneLine(exit, 'REDIS_URL');
     expect(line).toContain(`127.0.0.1:${closed}`);
@@ -71,7 +79,7 @@ describe('start-up errors', () => {
   }, 30_000);
 
   test('the CLI with an unreachable REDIS_URL: the same one line, exit 1, instead of retrying for ever', async () => {
-    const closed = await findFreePort();
+    const closed = CLOSED_PORT;
     const exit = await startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}`, LOG_LEVEL: 'warn' }, 20_000, ['runtime/cli.ts', 'status']);
     const line = expectOneLine(exit, 'REDIS_URL');
     expect(line).toContain(`127.0.0.1:${closed}`);
@@ -117,7 +125,7 @@ describe('start-up errors', () => {
   }, 30_000);
 
   test('an unreachable MONGODB_URL: one line naming it, exit 1', async () => {
-    const closed = await findFreePort();
+    const closed = CLOSED_PORT;
     const line = expectOneLine(await startExpectingExit({ MONGODB_URL: `mongodb://127.0.0.1:${closed}/db` }), 'MONGODB_URL');
     expect(line).toContain(`127.0.0.1:${closed}`);
   }, 30_000);
