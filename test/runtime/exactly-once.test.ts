@@ -188,7 +188,10 @@ test('redelivering completed task jobs (a WRITE task, a QUEUED_WRITE task and it
   const again = [writeTask.id!, queuedTask.id!, callJob!.id!];
   // its own blocking connection (the queue's has a command time-out, which BullMQ refuses for blocking reads)
   const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
-  const events = new QueueEvents(queue.name, { connection, prefix: queue.opts.prefix });
+  // read from the stream's last entry before the retries, not from '$' once the listener runs: a completion written
+  // before its first XREAD (which waitUntilReady does not wait for) would be missed
+  const [last] = await connection.xrevrange(queue.keys.events, '+', '-', 'COUNT', 1);
+  const events = new QueueEvents(queue.name, { connection, prefix: queue.opts.prefix, lastEventId: last?.[0] ?? '0-0' });
   try {
     await events.waitUntilReady();
     const completed = new Set<string>();

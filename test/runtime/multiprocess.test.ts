@@ -89,7 +89,10 @@ test('a redelivered job whose change was already committed is not applied again'
   // the second completion is seen as an event (timestamps of two fast runs can be the same millisecond)
   // a blocking connection of its own (BullMQ needs maxRetriesPerRequest: null; the queue's has a command time-out)
   const eventsConnection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
-  const events = new QueueEvents(queue.name, { connection: eventsConnection, prefix: queue.opts.prefix });
+  // read from the stream's last entry before the retry, not from '$' once the listener runs: a completion written
+  // before its first XREAD (which waitUntilReady does not wait for) would be missed
+  const [last] = await eventsConnection.xrevrange(queue.keys.events, '+', '-', 'COUNT', 1);
+  const events = new QueueEvents(queue.name, { connection: eventsConnection, prefix: queue.opts.prefix, lastEventId: last?.[0] ?? '0-0' });
   try {
     await events.waitUntilReady();
     let completions = 0;
