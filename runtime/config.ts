@@ -252,6 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const root = projectRoot();
   const dataDir = path.resolve(env.DATA_DIR || path.join(root, 'data'));
   const roles = new Set(list(env.ROLES || 'api,worker,projector') as Role[]);
+  // ' , ' names no role: a process that serves nothing and runs until killed is a mistake, not a choice
+  if (!roles.size) throw new Error(`ROLES names no role, got '${env.ROLES}' (api, worker, projector; unset: all three)`);
   for (const r of roles) {
     if (!['api', 'worker', 'projector'].includes(r)) throw new Error(`ROLES: unknown role '${r}' (api, worker, projector)`);
   }
@@ -267,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const classDirs = list(env.CLASS_DIRS).map((d) => compiled(path.resolve(root, d)));
   const schemaDirs = list(env.SCHEMA_DIRS).map((d) => path.resolve(root, d));
   return {
-    port: int(env, 'PORT', 3000),
+    port: bounded(env, 'PORT', 3000, 0, 65535),
     metricsPort: env.METRICS_PORT ? bounded(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     projectId,
     redisUrl: env.REDIS_URL || undefined,

@@ -99,7 +99,16 @@ export async function checkRedisReachable(url: string, timeoutMs = FIRST_CONNECT
     });
     await client.ping();
   } catch (err) {
+    client.disconnect();
     throw new StartupError('REDIS_URL', `cannot reach Redis at ${safeUrl(url)} (${reasonOf(last ?? err)})`);
+  }
+  try {
+    // ioredis selects the URL's database on connect and, when Redis refuses it, reports that as an
+    // error event and goes on in database 0: selected here, a refusal stops the start
+    const db = client.options.db ?? 0;
+    if (db !== 0) await client.select(db);
+  } catch (err) {
+    throw new StartupError('REDIS_URL', `Redis at ${safeUrl(url)} refuses database ${client.options.db} (${reasonOf(err)})`);
   } finally {
     client.disconnect();
   }

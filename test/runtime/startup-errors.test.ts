@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
 import { findFreePort } from '../../runtime/redis/embedded-redis';
 import { testEnv } from '../support/harness';
+import { redisUrl } from '../support/redis';
 
 interface Exit {
   code: number | null;
@@ -118,6 +119,23 @@ describe('start-up errors', () => {
 
   test('a PORT that is not a number: one line naming PORT, exit 1', async () => {
     expectOneLine(await startExpectingExit({ PORT: 'eighty' }), 'PORT');
+  }, 30_000);
+
+  test('a PORT past 65535: one line naming PORT, exit 1 (not a later error about the URL built from it)', async () => {
+    const line = expectOneLine(await startExpectingExit({ PORT: '70000' }), 'PORT');
+    expect(line).toContain('65535');
+  }, 30_000);
+
+  test('ROLES naming no role at all: one line naming ROLES, exit 1, instead of a process that serves nothing', async () => {
+    expectOneLine(await startExpectingExit({ ROLES: ' , ' }), 'ROLES');
+  }, 30_000);
+
+  test('a REDIS_URL whose database Redis refuses: one line naming REDIS_URL and the database, exit 1', async () => {
+    // the suite's Redis has the default 16 databases
+    const url = new URL(redisUrl());
+    url.pathname = '/99';
+    const line = expectOneLine(await startExpectingExit({ REDIS_URL: url.toString() }), 'REDIS_URL');
+    expect(line).toContain('database 99');
   }, 30_000);
 
   test('a bad value outside loadConfig (PROCESSES): one line naming it, exit 1', async () => {
