@@ -298,6 +298,15 @@ const FIXED_PER_ROLE = ['METRICS_PORT']; // the worker's and the projector's; ig
 const SET_BY_IMAGE = ['NODE_ENV'];
 const APP_SERVICES = ['api', 'worker', 'projector'];
 
+describe('npm start', () => {
+  test("execs the service, so a SIGTERM to npm's process drains it (npm passes the signal to its child, which must be node, not a shell)", () => {
+    // npm runs a script as `sh -c '<script>'`; without exec, sh is npm's child: the signal stops npm and sh
+    // and leaves node running, orphaned and never drained (seen with `kill -TERM <npm pid>`)
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    expect(scripts.start).toMatch(/^exec node \S+$/);
+  });
+});
+
 describe('docker-compose.yml', () => {
   test('api, worker and projector each run one role, and the two without the API serve METRICS_PORT', () => {
     expect(env('api', 'ROLES')).toBe('api');
