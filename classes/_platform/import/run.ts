@@ -3,7 +3,8 @@
  * rows, parses each cell by its column's type, refuses a row whose key was
  * seen earlier in the file, checks the row's references, and (unless a dry
  * run) writes it through the sheet's operations as the system actor. Every
- * refused row goes to the error file (CSV: row, column, value, reason); the
+ * refused row goes to the error file (CSV: row, column, value, reason; in row
+ * order, see runImport); a date must be a real calendar date (see isoDate); the
  * run answers {sheet, rows, created, updated, unchanged, failed, seconds}.
  * A dry run reads what each row would change (created, updated, unchanged)
  * and writes nothing: the error file and the counts are the real run's, but
@@ -45,32 +46,52 @@ export interface ImportSummary {
   dryRun?: boolean;
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
-/** date cells already read (a sheet repeats the same few dates: membership start and end): text → ISO date-time, null when not a date */
-const dates = new Map<string, string | null>();
+const NOT_ISO = 'not an ISO 8601 date';
+const NOT_CALENDAR = 'not a calendar date';
+
+/** date cells already read (a sheet repeats the same few dates: membership start and end): text → ISO date-time, or the reason it is not one */
+const dates = new Map<string, { iso: string } | { reason: string }>();
 const DATES_MAX = 10_000;
 
-function isoDate(text: string): string | null {
-  let iso = dates.get(text);
-  if (iso === undefined) {
-    const ms = ISO_DATE.test(text) ? Date.parse(text) : NaN;
-    iso = Number.isNaN(ms) ? null : new Date(ms).toISOString();
+function daysIn(year: number, month: number): number {
+  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * The instant a date cell names (ISO 8601), or the reason it names none: text Date.parse cannot read is
+ * 'not an ISO 8601 date'; one it would roll over (2026-02-30 became 2026-03-02) is 'not a calendar date'.
+ * The date and time are checked as written, before any offset is applied: a month of 1-12, a day that
+ * month has (29 February in leap years only), hours 0-23, minutes and seconds 0-59, an offset within a day.
+ */
+export function isoDate(text: string): { iso: string } | { reason: string } {
+  let answer = dates.get(text);
+  if (answer === undefined) {
+    const m = ISO_DATE.exec(text);
+    const ms = m ? Date.parse(text) : NaN;
+    if (!m || Number.isNaN(ms)) answer = { reason: NOT_ISO };
+    else {
+      const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+      const [offsetHours, offsetMinutes] = [Number(m[8] ?? 0), Number(m[9] ?? 0)];
+      const real = month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+      answer = real ? { iso: new Date(ms).toISOString() } : { reason: NOT_CALENDAR };
+    }
     if (dates.size >= DATES_MAX) dates.clear();
-    dates.set(text, iso);
+    dates.set(text, answer);
   }
-  return iso;
+  return answer;
 }
 
 /** A cell as its column's type, or the reason it is not one. */
 export function parseCell(column: Column, text: string): { value: Row[string] } | { reason: string } {
   switch (column.type) {
     case 'date': {
-      const iso = isoDate(text);
-      if (iso === null) return { reason: 'not an ISO 8601 date' };
-      return { value: iso };
+      const date = isoDate(text);
+      return 'iso' in date ? { value: date.iso } : date;
     }
     case 'boolean': {
       const t = text.toLowerCase();
@@ -126,6 +147,9 @@ export function importContext(call: SystemCall, mapping: ImportMapping = {}): Im
   };
 }
 
+/** refused rows held back for the rows before them (see runImport) before they are written regardless */
+const ERRORS_HELD_MAX = 10_000;
+
 /** Codes of an error file that cannot be written where it is asked for (or, by default, beside the sheet). */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOENT', 'ENOTDIR', 'EISDIR']);
 
@@ -155,14 +179,28 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   const errorsFd = openErrorsFile(errorsFile);
   fs.writeSync(errorsFd, 'row,column,value,reason\n');
   const summary: ImportSummary = { sheet: def.sheet, rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, seconds: 0, ...(options.dryRun ? { dryRun: true } : {}) };
+  // the error file is in row order: a row refused while reading (a bad cell) waits in `held` for the rows
+  // before it still being checked or written (at most `concurrency` of them, in `running`, read in row order
+  // within a pass), whose refusals come later. `held` is bounded: past ERRORS_HELD_MAX rows it is written out
+  // as it stands, in order within itself. A sheet with passes is in row order within each pass.
+  const running = new Set<number>();
+  let held: { row: number; lines: string }[] = [];
+  const flush = (all = false) => {
+    const first = all || held.length > ERRORS_HELD_MAX ? Infinity : (running.values().next().value ?? Infinity);
+    const ready = held.filter((h) => h.row < first).sort((a, b) => a.row - b.row);
+    if (!ready.length) return;
+    held = held.filter((h) => h.row >= first);
+    fs.writeSync(errorsFd, ready.map((h) => h.lines).join(''));
+  };
   const fail = (row: number, problems: RowProblem[]) => {
     summary.failed++;
-    fs.writeSync(errorsFd, problems.map((p) => `${[row, p.column, p.value, p.reason].map(csvCell).join(',')}\n`).join(''));
+    held.push({ row, lines: problems.map((p) => `${[row, p.column, p.value, p.reason].map(csvCell).join(',')}\n`).join('') });
   };
   const keys = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
 
   const handle = async (row: number, parsed: Row) => {
+    running.add(row);
     try {
       const problems = await def.check(parsed, ctx);
       if (problems.length) return fail(row, problems);
@@ -172,6 +210,8 @@ export async function runImport(def: SheetDefinition, file: string, call: System
       const e = errorOf(err);
       fail(row, [{ column: e.field ?? '', value: e.field && parsed[e.field] !== undefined ? String(parsed[e.field]) : '', reason: e.message }]);
     } finally {
+      running.delete(row);
+      flush();
       options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
     }
   };
@@ -212,6 +252,7 @@ export async function runImport(def: SheetDefinition, file: string, call: System
         }
         if (problems.length) {
           fail(item.row, problems);
+          flush();
           options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
           continue;
         }
@@ -223,7 +264,11 @@ export async function runImport(def: SheetDefinition, file: string, call: System
     }
   } finally {
     await Promise.allSettled(inFlight);
-    fs.closeSync(errorsFd);
+    try {
+      flush(true);
+    } finally {
+      fs.closeSync(errorsFd);
+    }
   }
   summary.seconds = Math.round((Date.now() - started) / 10) / 100;
   return summary;

@@ -20,13 +20,18 @@
  */
 import type { ImportContext, Row, RowProblem, RowResult, SheetDefinition } from '../types';
 import { changes, current, list, text } from './common';
+import { isoDate } from '../run';
 
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 
 function contract(row: Row): { contractId: string; contractStartDate: string; contractEndDate: string } | undefined {
   const [contractId, start, end] = list(row.contracts);
   if (list(row.contracts).length !== 3 || !contractId || !ISO_DAY.test(start ?? '') || !ISO_DAY.test(end ?? '')) return undefined;
-  const iso = (d: string) => (Number.isNaN(Date.parse(d)) ? undefined : new Date(Date.parse(d)).toISOString());
+  // a real calendar date: Date.parse alone rolled 2026-02-30 over to 2026-03-02
+  const iso = (d: string) => {
+    const date = isoDate(d);
+    return 'iso' in date ? date.iso : undefined;
+  };
   const contractStartDate = iso(start!);
   const contractEndDate = iso(end!);
   return contractStartDate && contractEndDate ? { contractId, contractStartDate, contractEndDate } : undefined;
