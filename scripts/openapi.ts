@@ -24,9 +24,8 @@ export function serviceOpenApi(env: NodeJS.ProcessEnv = process.env): Record<str
   const root = projectRoot();
   const dirs = (value: string | undefined, fallback: string) => (value ? value.split(',') : [fallback]).map((d) => path.resolve(root, d.trim()));
   const registry = ClassRegistry.fromDirectories(dirs(env.CLASS_DIRS, 'classes'), dirs(env.SCHEMA_DIRS, 'schemas'), env);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pkg = require(path.join(root, 'package.json')) as { version: string };
-  return buildOpenApi(registry, { projectId: env.PROJECT_ID || 'membership', title: 'Membership service', version: pkg.version });
+  // title and version: package.json's name and version, as the served /openapi.json has them
+  return buildOpenApi(registry, { projectId: env.PROJECT_ID || 'membership' });
 }
 
 /** the document as the file holds it */

@@ -20,6 +20,7 @@ import { classDefOf } from '../actor/decorators';
 import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, MethodKind } from '../actor/types';
+import { projectRoot } from '../config';
 import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable, type RuntimeCode } from '../errors';
 import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './idempotency';
 
@@ -27,6 +28,7 @@ type Json = Record<string, unknown>;
 
 export interface OpenApiOptions {
   projectId: string;
+  /** default: the project's package.json name (its version for `version`), so the served and committed documents agree */
   title?: string;
   version?: string;
   /** class id → its error table; discovered from the `errors` module beside each class file when absent */
@@ -433,7 +435,18 @@ function operation(
 const PARAM = (name: string, description: string): Json => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
 
 /** The OpenAPI 3.1 document of the classes a registry serves. */
+/** name and version of the project the service runs from (its package.json), when it has them */
+function projectPackage(): { name?: string; version?: string } {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+    return { ...(typeof pkg.name === 'string' ? { name: pkg.name } : {}), ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}) };
+  } catch {
+    return {};
+  }
+}
+
 export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Json {
+  const pkg = projectPackage();
   const tables = opts.errorTables ?? discoverErrorTables(registry);
   const schemas: Json = {
     Error: ERROR_BODY,
@@ -502,8 +515,8 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
   return {
     openapi: '3.1.0',
     info: {
-      title: opts.title ?? `${opts.projectId} API`,
-      version: opts.version ?? '0.0.0',
+      title: opts.title ?? pkg.name ?? `${opts.projectId} API`,
+      version: opts.version ?? pkg.version ?? '0.0.0',
       description:
         'Generated from the class registry. Every class method is called as `POST /{projectId}/CALL/{Class}/{method}[/{instanceId}]` (GET too for READ and STATIC methods, without a body). ' +
         'Errors answer `{code, message, classId?, details?}` unless the method declares its own envelope.',

@@ -53,6 +53,13 @@ describe('OpenAPI document of the service classes', () => {
     expect(result.valid).toBe(true);
   });
 
+  it("is titled and versioned as the project's package.json says, as the committed clients/openapi.json is", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8'));
+    const committed = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'clients/openapi.json'), 'utf8'));
+    expect([doc.info.title, doc.info.version]).toEqual([pkg.name, pkg.version]);
+    expect(doc.info).toEqual(committed.info);
+  });
+
   it('the validator refuses a broken document (the check can fail)', async () => {
     const broken = { ...doc, paths: { ...doc.paths, 'no-leading-slash': { get: { responses: 'none' } } } };
     expect((await validate(broken)).valid).toBe(false);
