@@ -117,6 +117,13 @@ export function isRetryable(err: unknown): boolean {
   return err.status >= 500 && err.code !== 'UNKNOWN_INSTANCE';
 }
 
+/** What a log line tells of a job's error: what names it, never its details (they may echo the body). */
+function errorForLog(err: unknown): Record<string, unknown> {
+  if (err instanceof ActorError) return { type: err.name, code: err.code, status: err.status, message: err.message };
+  if (err instanceof Error) return { type: err.name, message: err.message, stack: err.stack };
+  return { type: typeof err, message: String(err) };
+}
+
 /**
  * QUEUED_WRITE calls and delayed tasks on BullMQ.
  *
@@ -320,6 +327,7 @@ export class JobQueue implements JobSink {
       // run before (a stalled worker's job handed to another, or a redelivery): its result is stored
       if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return this.storedOutcome(jobId);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      this.logFailedAttempt(job, err, !isRetryable(err) || lastAttempt);
       if (!isRetryable(err) || lastAttempt) {
         const outcome: StoredOutcome =
           err instanceof ActorError
@@ -335,6 +343,33 @@ export class JobQueue implements JobSink {
       }
       throw err;
     }
+  }
+
+  /**
+   * One line per failed attempt of a QUEUED_WRITE job: warn when it will be
+   * tried again (unless Redis is out: one line tells of the outage), error
+   * when it is the last. The job's body is not logged (it
+   * may carry a class's sensitive fields), nor an error's details: only what
+   * names the error (its code, status and message, the stack of an
+   * unexpected one).
+   */
+  private logFailedAttempt(job: Job<CallJobData>, err: unknown, final: boolean): void {
+    // an attempt that Redis's outage failed and that will be retried: the outage's own line tells it
+    if (!final && this.opts.redisHealth?.failed(err)) return;
+    const d = job.data;
+    const attempts = job.opts.attempts ?? 1;
+    const fields = {
+      classId: d.classId,
+      method: d.method,
+      instanceId: d.instanceId,
+      jobId: job.id,
+      attempt: job.attemptsMade + 1,
+      attempts,
+      requestId: d.requestId,
+      error: errorForLog(err),
+    };
+    if (final) this.opts.logger.error(fields, 'queued write failed');
+    else this.opts.logger.warn(fields, 'queued write attempt failed; it will be retried');
   }
 
   /** Delayed tasks past their due time and not run yet, and how late the most overdue one is (read when metrics are scraped). */

@@ -1,0 +1,76 @@
+/**
+ * A QUEUED_WRITE job's failed attempts are in the service log: a warning for
+ * an attempt that will be retried, an error for the last one (or for a
+ * refusal, which is not retried), each naming the class, method, instance,
+ * job, attempt and error, never the job's body. Real runtime, real queue,
+ * real log lines.
+ */
+import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../runtime/config';
+import { createLogger } from '../../runtime/logger';
+import { Runtime } from '../../runtime/runtime';
+import { testEnv, waitFor } from '../support/harness';
+import { uniqueProjectId } from '../support/redis';
+
+let rt: Runtime;
+const lines: Record<string, any>[] = [];
+const SECRET = 'S3CRET-body-value-7f1c';
+
+beforeAll(async () => {
+  const projectId = uniqueProjectId('jobfail');
+  const env = testEnv(projectId, { CLASS_DIRS: path.join(__dirname, 'job-failure-fixtures') });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger: createLogger('info', [], sink) });
+  await rt.start(0);
+});
+afterAll(() => rt?.stop());
+
+async function finished(jobId: string) {
+  return waitFor(
+    async () => {
+      const { status } = await rt.jobs.status(jobId);
+      return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+    },
+    { what: `job ${jobId}` },
+  );
+}
+
+const aboutJob = (jobId: string) => lines.filter((l) => l.jobId === jobId);
+
+test('an attempt that will be retried is a warning, the last one an error, both naming the job and the error but not the body', async () => {
+  await rt.call('Flaky', 'open', 'f-1', {});
+  const { jobId } = (await rt.call('Flaky', 'crash', 'f-1', { secret: SECRET, note: SECRET })).body as { jobId: string };
+  expect(await finished(jobId)).toMatchObject({ status: 'failed', attemptsMade: 2 });
+  await waitFor(() => aboutJob(jobId).length >= 2, { what: 'two log lines about the job' });
+  const [first, last] = aboutJob(jobId);
+  const named = { classId: 'Flaky', method: 'crash', instanceId: 'f-1', jobId, attempts: 2 };
+  const err = { type: 'TypeError', message: "Cannot read properties of undefined (reading 'event')", stack: expect.stringContaining('Flaky.class.ts') };
+  expect(first).toMatchObject({ level: 40, ...named, attempt: 1, error: err });
+  expect(last).toMatchObject({ level: 50, ...named, attempt: 2, error: err });
+  expect(aboutJob(jobId)).toHaveLength(2);
+  expect(JSON.stringify(lines)).not.toContain(SECRET);
+});
+
+test('a refusal is not retried: one error line with its code and status', async () => {
+  await rt.call('Flaky', 'open', 'f-2', {});
+  const { jobId } = (await rt.call('Flaky', 'refuse', 'f-2', { secret: SECRET })).body as { jobId: string };
+  expect(await finished(jobId)).toMatchObject({ status: 'failed', attemptsMade: 1, error: { status: 400 } });
+  const line = (await waitFor(() => aboutJob(jobId)[0], { what: 'the log line about the job' }))!;
+  expect(line).toMatchObject({
+    level: 50,
+    classId: 'Flaky',
+    method: 'refuse',
+    instanceId: 'f-2',
+    attempt: 1,
+    attempts: 5,
+    error: { code: 90400, status: 400, message: 'refused for instance f-2' },
+  });
+  expect(aboutJob(jobId)).toHaveLength(1);
+  expect(JSON.stringify(lines)).not.toContain(SECRET);
+});
