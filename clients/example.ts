@@ -37,3 +37,29 @@ export async function hrUpdateEmployee(baseUrl: string, apiKey: string, body: Hr
 export type EmployeePhotoBody = NonNullable<
   paths['/{projectId}/CALL/Member/updateEmployeePhoto/{instanceId}']['post']['requestBody']
 >['content']['application/json'];
+
+/**
+ * Run as a script: `npx tsx clients/example.ts <baseUrl> <integration API key> <employee.json>`
+ * posts the spec 4.2 record in the file (clients/example-employee.json is the
+ * seed's E1001) and prints the answer; exit 1 on an error answer.
+ */
+if (require.main === module) {
+  const [baseUrl, apiKey, file] = process.argv.slice(2);
+  if (!baseUrl || !apiKey || !file) {
+    process.stderr.write('usage: npx tsx clients/example.ts <baseUrl> <integration API key> <employee.json>\n');
+    process.exit(2);
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const body = JSON.parse(require('node:fs').readFileSync(file, 'utf8')) as HrEmployeeBody;
+  hrUpdateEmployee(baseUrl, apiKey, body).then(
+    (res) => {
+      if (res.ok) process.stdout.write(`${res.status} memberId ${res.body.body.memberId}, updated: ${res.body.body.updatedFields.join(', ') || 'nothing'}\n`);
+      else process.stdout.write(`${res.status} error ${res.error.error.code}: ${res.error.error.message}\n`);
+      process.exitCode = res.ok ? 0 : 1;
+    },
+    (err: unknown) => {
+      process.stderr.write(`error: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -271,4 +271,19 @@ describe('OpenAPI document of the service classes', () => {
     expect(res.error.success).toBe(false);
     expect(res.error.error).toEqual({ code: 10072, message: 'Invalid or missing API key' });
   });
+
+  it('clients/example.ts runs as the README says, on the record in clients/example-employee.json', async () => {
+    const root = projectRoot();
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', path.join(root, 'clients/example.ts'), ...args], { cwd: root }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        );
+      });
+    const refused = await run([t.base, 'not-a-key', 'clients/example-employee.json']);
+    expect(refused).toEqual({ code: 1, out: '401 error 10072: Invalid or missing API key\n' });
+    const usage = await run([t.base]);
+    expect(usage.code).toBe(2);
+    expect(usage.out).toMatch(/^usage: /);
+  }, 60_000);
 });
