@@ -6194,6 +6194,20 @@ export interface components {
             /** Format: date-time */
             startDate?: string;
         };
+        "Member.approvalCallback": {
+            approvalId: string;
+            /** @enum {unknown} */
+            action: "approve" | "reject";
+            event: string | number;
+            entityId: string;
+            jsonPatch: unknown[];
+            additionalData?: {
+                [key: string]: unknown;
+            };
+            reviewedBy?: {
+                [key: string]: unknown;
+            };
+        };
         "Member.documentRef": {
             documentId?: string;
         };
@@ -11829,7 +11843,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["Member.approvalCallback"];
             };
         };
         responses: {
@@ -11872,7 +11886,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["Member.approvalCallback"];
             };
         };
         responses: {

@@ -143,7 +143,7 @@ export class Member {
   }
 
   /** Approval callback of MEMBER_ID_PHOTO_UPLOAD (approve or reject). */
-  @QueuedWrite({ access: ['class:ApprovalManager'], schema: false })
+  @QueuedWrite({ access: ['class:ApprovalManager'], schema: 'approvalCallback' })
   async approveMemberIdPhoto(ctx: MemberCtx<ApprovalCallbackBody>) {
     return idPhoto.settleIdPhoto(ctx);
   }
@@ -222,7 +222,7 @@ export class Member {
   }
 
   /** Approval callback of member_create / member_update / member_status_update. */
-  @QueuedWrite({ access: ['class:ApprovalManager'], schema: false })
+  @QueuedWrite({ access: ['class:ApprovalManager'], schema: 'approvalCallback' })
   async approveMember(ctx: MemberCtx<ApprovalCallbackBody>) {
     return profileChange.approveMember(ctx, this.memberAppUrl);
   }

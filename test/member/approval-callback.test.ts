@@ -9,6 +9,7 @@
 import type { Identity } from '../../runtime';
 import type { JobStatus } from '../../runtime/queue/job-queue';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
+import { callbackRefusal } from '../../classes/Member/use-cases/profile-change';
 import { createMember, memberState, seedProgram, startMemberRuntime } from './support';
 
 let t: TestRuntime;
@@ -91,5 +92,57 @@ describe('member_status_update', () => {
     const before = (await memberState(t, b.m.id)).state.private.profile;
     expect(await callback(b.m.id, { approvalId: b.approvalId, action: 'reject', jsonPatch: patch })).toMatchObject({ status: 'completed', result: { body: { member: before } } });
     expect((await memberState(t, b.m.id)).state.private).toMatchObject({ pendingChange: null, lastApprovalId: b.approvalId, profile: before });
+  });
+});
+
+describe('a callback body that is not an approval outcome', () => {
+  const jobCount = async () => Object.values(await t.rt.jobs.queue.getJobCounts()).reduce((a, b) => a + b, 0);
+
+  test('is refused 400 with the field and reason before it is queued (approveMember and approveMemberIdPhoto)', async () => {
+    const m = await createMember(t);
+    const before = await jobCount();
+    for (const method of ['approveMember', 'approveMemberIdPhoto']) {
+      await expect(t.rt.call('Member', method, m.id, {}, { identity: AM, origin: 'class' })).rejects.toMatchObject({
+        status: 400,
+        details: { errors: expect.arrayContaining([{ field: 'approvalId', reason: 'is required' }, { field: 'action', reason: 'is required' }]) },
+      });
+      await expect(t.rt.call('Member', method, m.id, { event: 'x', entityId: m.id, jsonPatch: [], approvalId: 'a-1', action: 'maybe' }, { identity: AM, origin: 'class' })).rejects.toMatchObject({
+        status: 400,
+        details: { errors: [{ field: 'action', reason: expect.stringContaining('approve') }] },
+      });
+    }
+    expect(await jobCount()).toBe(before);
+  });
+
+  test('queued without the HTTP check (as ctx.enqueue queues) fails once with 400 when it runs, not a TypeError retried', async () => {
+    const m = await createMember(t);
+    const before = await memberState(t, m.id);
+    const { jobId } = await t.rt.jobs.enqueueCall({ classId: 'Member', method: 'approveMember', instanceId: m.id, body: {}, identity: AM, origin: 'class' }, m.id);
+    const done = await waitFor(
+      async () => {
+        const { status } = await t.rt.jobs.status(jobId);
+        return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+      },
+      { what: `job ${jobId}` },
+    );
+    expect(done).toMatchObject({ status: 'failed', attemptsMade: 1, error: { status: 400, body: { details: { errors: expect.arrayContaining([{ field: 'approvalId', reason: 'is required' }]) } } } });
+    expect((await memberState(t, m.id)).version).toBe(before.version);
+  });
+
+  test("the handler's own check (callbackRefusal) names the field of a body the schema would refuse", () => {
+    expect(callbackRefusal({})).toEqual({ field: 'approvalId', reason: 'must be a non-empty string' });
+    expect(callbackRefusal(undefined)).toEqual({ field: 'body', reason: 'must be an approval callback object' });
+    expect(callbackRefusal({ approvalId: '', action: 'approve' })).toEqual({ field: 'approvalId', reason: 'must be a non-empty string' });
+    expect(callbackRefusal({ approvalId: 'a', action: 'yes' })).toEqual({ field: 'action', reason: "must be 'approve' or 'reject'" });
+    expect(callbackRefusal({ approvalId: 'a', action: 'approve' })).toEqual({ field: 'jsonPatch', reason: 'must be an array' });
+    expect(callbackRefusal({ approvalId: 'a', action: 'reject' })).toBeNull();
+    expect(callbackRefusal({ approvalId: 'a', action: 'approve', jsonPatch: [] })).toBeNull();
+  });
+
+  test('for a member that waits for no approval is refused 409 5004 naming that', async () => {
+    const m = await createMember(t);
+    expect((await memberState(t, m.id)).state.private.pendingChange ?? null).toBeNull();
+    const outcome = await callback(m.id, { approvalId: 'never-requested', action: 'reject' });
+    expect(outcome).toMatchObject({ status: 'failed', attemptsMade: 1, error: { status: 409, body: { code: 5004, message: expect.stringContaining('waits for no approval') } } });
   });
 });

@@ -78,6 +78,21 @@ export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReado
 }
 
 /**
+ * Pure: why an approval callback's body cannot be settled ({field, reason}),
+ * or null. The schema (approvalCallback) refuses such a body before it is
+ * queued; this keeps a body that reached the job another way from failing
+ * with a TypeError and being retried.
+ */
+export function callbackRefusal(body: unknown): { field: string; reason: string } | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { field: 'body', reason: 'must be an approval callback object' };
+  const b = body as Partial<Record<keyof ApprovalCallbackBody, unknown>>;
+  if (typeof b.approvalId !== 'string' || b.approvalId === '') return { field: 'approvalId', reason: 'must be a non-empty string' };
+  if (b.action !== 'approve' && b.action !== 'reject') return { field: 'action', reason: "must be 'approve' or 'reject'" };
+  if (b.action === 'approve' && !Array.isArray(b.jsonPatch)) return { field: 'jsonPatch', reason: 'must be an array' };
+  return null;
+}
+
+/**
  * Approval callback of member_create / member_update / member_status_update.
  * member_create: its patch is the whole entity, so only the status moves on
  * approval (the HR system may have updated the member meanwhile); a rejected
@@ -85,16 +100,26 @@ export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReado
  */
 export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>, appUrl: string) {
   const body = ctx.request.body;
+  const refused = callbackRefusal(body);
+  if (refused) throw fieldError('INVALID_INPUT', refused.field, refused.reason);
   const state = memberState(ctx);
-  const pending = state.pendingChange;
-  const creation = pending?.approvalId === body.approvalId && pending.event === MEMBER_CREATE_EVENT;
+  const pending = state.pendingChange ?? null;
+  const creation = pending !== null && pending.approvalId === body.approvalId && pending.event === MEMBER_CREATE_EVENT;
   const outcome = settleGatedChange(state.profile, creation ? { ...body, jsonPatch: [] } : body, {
     pendingApprovalId: pending?.approvalId,
     lastSettledApprovalId: state.lastApprovalId,
-    mismatch: () => memberError('APPROVAL_MISMATCH', `Member ${ctx.instanceId} does not wait for approval ${body.approvalId}`),
+    mismatch: (waiting) =>
+      memberError(
+        'APPROVAL_MISMATCH',
+        waiting
+          ? `Member ${ctx.instanceId} waits for approval ${waiting}, not ${body.approvalId}`
+          : `Member ${ctx.instanceId} waits for no approval (callback for approval ${body.approvalId})`,
+      ),
   });
   // a redelivered callback changes nothing
   if (outcome.kind === 'settled') return { ignored: true, approvalId: body.approvalId };
+  // any other outcome settles the approval the member waits for
+  if (!pending) throw new Error(`approveMember: settled approval ${body.approvalId} without a pending change`);
   const before = clone(profileOf(ctx));
   let after: MemberProfile;
   if (creation) {
@@ -132,6 +157,6 @@ export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>, appUrl
   state.lastApprovalId = body.approvalId;
   syncStaffIdLookup(ctx, after);
   await syncEmailLookup(ctx, after);
-  await logMemberChange(ctx, before, after, { approvalId: body.approvalId, action: body.action, event: pending!.event });
+  await logMemberChange(ctx, before, after, { approvalId: body.approvalId, action: body.action, event: pending.event });
   return { member: after };
 }
