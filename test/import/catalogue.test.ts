@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
-import { runImport } from '../../classes/_platform/import/run';
+import { refusalProblems, runImport } from '../../classes/_platform/import/run';
 import { SHEETS } from '../../classes/_platform/import/sheets';
 import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
@@ -154,5 +154,32 @@ describe('importing the catalogue sheets', () => {
     expect(JSON.parse(last)).toMatchObject({ sheet: 'offer-categories', rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0, dryRun: true });
     expect(Object.keys(JSON.parse(last))).toEqual(expect.arrayContaining(['sheet', 'rows', 'created', 'updated', 'unchanged', 'failed', 'seconds']));
     expect(errorLines(errorsFile)).toEqual([]);
+  });
+
+  test("a row the class refuses names the class's fields as columns, with their values, one line each", async () => {
+    // the offers sheet's categories and partner are imported by the test above
+    const file = path.join(tmp, 'offers-bad-dates.csv');
+    const [header] = fs.readFileSync(sample('offers.csv'), 'utf8').trim().split('\n');
+    fs.writeFileSync(file, `${header}\noffer-backwards,partner-sunrise,unpublished,,discount,2026-06-01,2026-05-01,,Backwards,Backwards offer,,cat-dining,,\n`);
+    const errorsFile = path.join(tmp, 'offers-bad-dates.errors.csv');
+    expect(await run('offers', file, { errorsFile })).toMatchObject({ rows: 1, created: 0, failed: 1 });
+    expect(errorLines(errorsFile)).toEqual(['2,endDate,2026-05-01T00:00:00.000Z,must be after startDate']);
+  });
+});
+
+describe('refusalProblems: the error-file lines of a refusal', () => {
+  const row = { id: 'o1', startDate: '2026-06-01T00:00:00.000Z', endDate: '2026-05-01T00:00:00.000Z' };
+  it('one line per listed field, with the column value when the sheet has it', () => {
+    const err = { status: 400, message: 'Invalid dates: ...', details: { errors: [{ field: 'endDate', reason: 'must be after startDate' }, { field: 'notAColumn', reason: 'bad' }] } };
+    expect(refusalProblems(err, row)).toEqual([
+      { column: 'endDate', value: '2026-05-01T00:00:00.000Z', reason: 'must be after startDate' },
+      { column: 'notAColumn', value: '', reason: 'bad' },
+    ]);
+  });
+  it('one line on the named field, or none, when the refusal lists no fields', () => {
+    expect(refusalProblems({ message: 'nope', details: { field: 'id' } }, row)).toEqual([{ column: 'id', value: 'o1', reason: 'nope' }]);
+    expect(refusalProblems(new Error('boom'), row)).toEqual([{ column: '', value: '', reason: 'boom' }]);
+    // a field named like an Object.prototype member is not read from the prototype
+    expect(refusalProblems({ message: 'x', details: { field: 'constructor' } }, row)).toEqual([{ column: 'constructor', value: '', reason: 'x' }]);
   });
 });

@@ -123,6 +123,23 @@ function errorOf(err: unknown): { status?: number; message: string; field?: stri
   return { status: e?.status, message: e?.message ?? String(err), field };
 }
 
+/**
+ * The error-file lines of a row a class refused: one per field when the
+ * refusal lists its fields (`details.errors`: [{field, reason}], as the
+ * classes' 400s do), naming the column and its value when the field is one of
+ * the sheet's; otherwise one line, on the field the error names, if any.
+ */
+export function refusalProblems(err: unknown, parsed: Readonly<Row>): RowProblem[] {
+  const valueOf = (field: string | undefined) => (field !== undefined && Object.prototype.hasOwnProperty.call(parsed, field) && parsed[field] !== undefined ? String(parsed[field]) : '');
+  const listed = (err as { details?: { errors?: unknown } } | null)?.details?.errors;
+  if (Array.isArray(listed)) {
+    const fields = listed.filter((f): f is { field: string; reason: string } => typeof f?.field === 'string' && typeof f?.reason === 'string');
+    if (fields.length) return fields.map((f) => ({ column: f.field, value: valueOf(f.field), reason: f.reason }));
+  }
+  const e = errorOf(err);
+  return [{ column: e.field ?? '', value: valueOf(e.field), reason: e.message }];
+}
+
 /** An import context over `call`: existence answers are remembered for the run. */
 export function importContext(call: SystemCall, mapping: ImportMapping = {}): ImportContext {
   const seen = new Map<string, Promise<boolean>>();
@@ -207,8 +224,7 @@ export async function runImport(def: SheetDefinition, file: string, call: System
       const result: RowResult = await def.apply(parsed, ctx, !options.dryRun);
       summary[result]++;
     } catch (err) {
-      const e = errorOf(err);
-      fail(row, [{ column: e.field ?? '', value: e.field && parsed[e.field] !== undefined ? String(parsed[e.field]) : '', reason: e.message }]);
+      fail(row, refusalProblems(err, parsed));
     } finally {
       running.delete(row);
       flush();
