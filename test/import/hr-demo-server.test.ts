@@ -64,6 +64,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
       hrProc.kill('SIGTERM');
       await exited;
     }
+    fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   test('it listens on the port it was given (0: a free one, the real one printed) and refuses a request without its API key', async () => {
