@@ -13,9 +13,9 @@ import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { refusalProblems, runImport } from '../../classes/_platform/import/run';
 import { SHEETS } from '../../classes/_platform/import/sheets';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, testEnv, type TestRuntime } from '../support/harness';
+import { testEnv, type TestRuntime } from '../support/harness';
+import { startSeededRuntime } from './support';
 
 const root = projectRoot();
 const sample = (name: string) => path.join(root, 'examples/import', name);
@@ -31,10 +31,7 @@ describe('importing the catalogue sheets', () => {
     runImport(SHEETS[sheet]!, file, call, { errorsFile: opts.errorsFile ?? path.join(tmp, `${sheet}-${Date.now()}.errors.csv`), ...opts });
 
   beforeAll(async () => {
-    t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
-    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    const outcomes = await applySeed(seed, call);
-    expect(outcomes.filter((o) => o.result === 'failed')).toEqual([]);
+    t = await startSeededRuntime();
   });
   afterAll(() => t.stop());
 

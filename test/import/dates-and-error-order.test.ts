@@ -12,9 +12,9 @@ import * as path from 'node:path';
 import ExcelJS from 'exceljs';
 import { parseCell, runImport } from '../../classes/_platform/import/run';
 import { SHEETS } from '../../classes/_platform/import/sheets';
-import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { type TestRuntime } from '../support/harness';
+import { startSeededRuntime } from './support';
 
 const root = projectRoot();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-dates-'));
@@ -64,10 +64,7 @@ describe('importing dates and the error file', () => {
   const offer = async (id: string) => ((await call('Offer', 'getOffer', id, {})).body as { offer: Record<string, unknown> }).offer;
 
   beforeAll(async () => {
-    t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
-    const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    const outcomes = await applySeed(seed, call);
-    expect(outcomes.filter((o) => o.result === 'failed')).toEqual([]);
+    t = await startSeededRuntime();
   });
   afterAll(() => t.stop());
 
