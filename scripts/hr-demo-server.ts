@@ -16,8 +16,16 @@
  * The first stdout line names the URL it listens on (`HR demo server listening on http://127.0.0.1:<port>`);
  * every request is logged on stdout after it. SIGINT or SIGTERM stops it.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** the key a request carries against the expected one, in constant time (digests of equal length) */
+function sameKey(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
 
 /** the two employees of examples/import/register-from-hr.csv, as the HR lookup answers them */
 export const DEMO_EMPLOYEES: Record<string, unknown>[] = [
@@ -91,7 +99,7 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
       res.end(JSON.stringify(payload));
       log(`${req.method} ${path}${note ? ` ${note}` : ''} → ${status}`);
     };
-    if (opts.apiKey && req.headers['x-api-key'] !== opts.apiKey) return send(401, { message: 'missing or wrong x-api-key' });
+    if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey)) return send(401, { message: 'missing or wrong x-api-key' });
     if (req.method === 'GET' && path === '/employees/member-ids') return send(200, Object.fromEntries(memberIds));
     if (path !== '/employees/lookup' && path !== '/employees/member-id') return send(404, { message: 'no route' });
     if (req.method !== 'POST') return send(405, { message: 'POST only' });
