@@ -260,7 +260,7 @@ export class JobQueue implements JobSink {
 
   private async process(job: Job<JobData>, token?: string): Promise<unknown> {
     const data = job.data;
-    if (data.kind === 'task') return this.runTask(data.task);
+    if (data.kind === 'task') return this.runTask(data.task, job);
     return this.runCall(job as Job<CallJobData>, token);
   }
 
@@ -270,7 +270,7 @@ export class JobQueue implements JobSink {
    * finds it and writes nothing: ALREADY_APPLIED), and the id of the job it
    * queues for a QUEUED_WRITE (queued once, run once).
    */
-  private async runTask(task: ScheduledTask): Promise<CallResult> {
+  private async runTask(task: ScheduledTask, job: Job<JobData>): Promise<CallResult> {
     try {
       return await this.opts.dispatcher.call({
         classId: task.classId,
@@ -285,6 +285,8 @@ export class JobQueue implements JobSink {
       });
     } catch (err) {
       if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return { status: 200, body: { alreadyApplied: true }, headers: {} };
+      const final = !isRetryable(err) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      this.logFailure('delayed task', job, { classId: task.classId, method: task.method, instanceId: task.instanceId, taskId: task.id }, err, final);
       if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       throw err;
     }
@@ -327,7 +329,8 @@ export class JobQueue implements JobSink {
       // run before (a stalled worker's job handed to another, or a redelivery): its result is stored
       if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return this.storedOutcome(jobId);
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      this.logFailedAttempt(job, err, !isRetryable(err) || lastAttempt);
+      const d = job.data;
+      this.logFailure('queued write', job, { classId: d.classId, method: d.method, instanceId: d.instanceId, requestId: d.requestId }, err, !isRetryable(err) || lastAttempt);
       if (!isRetryable(err) || lastAttempt) {
         const outcome: StoredOutcome =
           err instanceof ActorError
@@ -346,30 +349,19 @@ export class JobQueue implements JobSink {
   }
 
   /**
-   * One line per failed attempt of a QUEUED_WRITE job: warn when it will be
-   * tried again (unless Redis is out: one line tells of the outage), error
-   * when it is the last. The job's body is not logged (it
+   * One line per failed attempt of a QUEUED_WRITE job or a delayed task: warn
+   * when it will be tried again (unless Redis is out: one line tells of the
+   * outage), error when it is the last. The job's body is not logged (it
    * may carry a class's sensitive fields), nor an error's details: only what
    * names the error (its code, status and message, the stack of an
    * unexpected one).
    */
-  private logFailedAttempt(job: Job<CallJobData>, err: unknown, final: boolean): void {
+  private logFailure(what: 'queued write' | 'delayed task', job: Job<JobData>, about: Record<string, unknown>, err: unknown, final: boolean): void {
     // an attempt that Redis's outage failed and that will be retried: the outage's own line tells it
     if (!final && this.opts.redisHealth?.failed(err)) return;
-    const d = job.data;
-    const attempts = job.opts.attempts ?? 1;
-    const fields = {
-      classId: d.classId,
-      method: d.method,
-      instanceId: d.instanceId,
-      jobId: job.id,
-      attempt: job.attemptsMade + 1,
-      attempts,
-      requestId: d.requestId,
-      error: errorForLog(err),
-    };
-    if (final) this.opts.logger.error(fields, 'queued write failed');
-    else this.opts.logger.warn(fields, 'queued write attempt failed; it will be retried');
+    const fields = { ...about, jobId: job.id, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1, error: errorForLog(err) };
+    if (final) this.opts.logger.error(fields, `${what} failed`);
+    else this.opts.logger.warn(fields, `${what} attempt failed; it will be retried`);
   }
 
   /** Delayed tasks past their due time and not run yet, and how late the most overdue one is (read when metrics are scraped). */

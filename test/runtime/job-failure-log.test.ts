@@ -74,3 +74,26 @@ test('a refusal is not retried: one error line with its code and status', async 
   expect(aboutJob(jobId)).toHaveLength(1);
   expect(JSON.stringify(lines)).not.toContain(SECRET);
 });
+
+test('a delayed task: a warning for an attempt that will be retried, an error for a refusal, neither with the body', async () => {
+  await rt.call('Flaky', 'open', 'f-3', {});
+  const tasksAbout = (method: string) => lines.filter((l) => l.method === method && l.instanceId === 'f-3');
+  await rt.call('Flaky', 'later', 'f-3', { method: 'crashTask', secret: SECRET });
+  const crashed = (await waitFor(() => tasksAbout('crashTask')[0], { what: 'the crashed task\'s log line' }))!;
+  expect(crashed).toMatchObject({
+    level: 40,
+    msg: 'delayed task attempt failed; it will be retried',
+    classId: 'Flaky',
+    taskId: expect.any(String),
+    jobId: `task-${crashed.taskId}`,
+    attempt: 1,
+    attempts: 5,
+    error: { type: 'TypeError', message: 'task crashed on f-3' },
+  });
+
+  await rt.call('Flaky', 'later', 'f-3', { method: 'refuseTask', secret: SECRET });
+  const refused = (await waitFor(() => tasksAbout('refuseTask')[0], { what: 'the refused task\'s log line' }))!;
+  expect(refused).toMatchObject({ level: 50, msg: 'delayed task failed', attempt: 1, error: { code: 90401, status: 400, message: 'task refused for instance f-3' } });
+  expect(tasksAbout('refuseTask')).toHaveLength(1);
+  expect(JSON.stringify(lines)).not.toContain(SECRET);
+});
