@@ -19,6 +19,7 @@ import { createHttpApp } from './http/app';
 import { RuntimeMetrics, serveMetrics } from './metrics';
 import { StartupError } from './startup-errors';
 import { createLogger } from './logger';
+import { Background } from './background';
 import { JobQueue } from './queue/job-queue';
 import type { DocumentStore } from './stream/document-store';
 import { ActorError } from './errors';
@@ -77,7 +78,7 @@ async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
  * directly while the snapshot is unreadable, and has it regenerate the
  * snapshot (at most once a minute from this process).
  */
-function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, dispatcher: Dispatcher, logger: Logger): void {
+function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, dispatcher: Dispatcher, logger: Logger, background: Background): void {
   const provider = registry.list().find((c) => c.options.roleProvider);
   if (!provider) return;
   const { instanceId, getRoles, regenerate, absentRoles } = provider.options.roleProvider!;
@@ -103,8 +104,8 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
     () => {
       if (Date.now() - lastRegeneration < 60_000) return;
       lastRegeneration = Date.now();
-      dispatcher
-        .call({ classId: provider.id, method: regenerate, instanceId, body: {}, ...asSystem })
+      background
+        .track(dispatcher.call({ classId: provider.id, method: regenerate, instanceId, body: {}, ...asSystem }))
         .catch((err) => logger.warn({ err }, 'role snapshot regeneration failed'));
     },
   );
@@ -116,6 +117,13 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
  * remaining connections are closed.
  */
 export const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a stopping process waits for the work its calls started after
+ * answering (task hand-over, inline projection): each is a few Redis or store
+ * round trips; what is still running after it is left to the sweepers.
+ */
+const BACKGROUND_SETTLE_MS = 5_000;
 
 /**
  * DRAIN_GRACE_MS (default 0): after SIGTERM, how long /ready answers 503 while
@@ -181,6 +189,8 @@ export class Runtime {
     private readonly drain: { draining: boolean },
     /** Prometheus metrics: /metrics on the API app, or on METRICS_PORT without the api role */
     readonly metrics: RuntimeMetrics,
+    /** work started after an answer (task hand-over, inline projection, role snapshot) that stop() waits for */
+    private readonly background: Background,
   ) {}
 
   /** the METRICS_PORT server of a process without the api role */
@@ -217,6 +227,8 @@ export class Runtime {
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
     const projector = new Projector(store, documents, registry, logger, undefined, config.projectionBatchMs);
     projector.redisHealth = redisHealth;
+    const background = new Background();
+    projector.background = background;
     // identity sources are asked through the dispatcher, which ctx.tokens (the sessions) is part of
     const late: { dispatcher?: Dispatcher } = {};
     const identities = new IdentityResolver({
@@ -249,6 +261,7 @@ export class Runtime {
       readCacheBytes: config.readCacheMb * 1024 * 1024,
       lookupCacheSize: config.lookupCacheSize,
       tokens: sessions,
+      background,
       onCommit: (classId, id, version, stateJson, state) => {
         if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson, state);
       },
@@ -283,7 +296,7 @@ export class Runtime {
     });
     // a committed mail or SMS goes to the message queue once its change committed
     dispatcher.effects.outbound = (effect) => messages.hand(effect);
-    wireRoleProvider(registry, roleSource, dispatcher, logger);
+    wireRoleProvider(registry, roleSource, dispatcher, logger, background);
     const drain = { draining: false };
     const metrics = new RuntimeMetrics({
       queue: jobs.queue,
@@ -321,7 +334,14 @@ export class Runtime {
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain, metrics);
+    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain, metrics, background);
+  }
+
+  /** waits (up to BACKGROUND_SETTLE_MS) for the work started after answers; says when some is left behind */
+  private async settleBackground(): Promise<void> {
+    if (!(await this.background.settled(BACKGROUND_SETTLE_MS))) {
+      this.logger.warn({ running: this.background.size, waitedMs: BACKGROUND_SETTLE_MS }, 'work started after answers still running at stop: left to the sweepers');
+    }
   }
 
   setRoleSource(source: RoleSource): void {
@@ -418,9 +438,11 @@ export class Runtime {
       clearTimeout(timer);
       this.logger.info({ ms: Date.now() - started }, 'HTTP drained');
     }
+    // what the calls started after answering, before its connections close; and what the jobs started
+    await this.settleBackground();
     await this.projector.stop();
     await this.dispatcher.effects.stop();
-    await this.jobs.close();
+    await this.jobs.close(() => this.settleBackground());
     await this.messages.close();
     await this.documents.close();
     await this.ports.blobs.close();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Background } from '../background';
 import { REDACT_PATHS } from '../logger';
 import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, unknownInstanceError } from '../errors';
@@ -111,6 +112,8 @@ export interface DispatcherDeps {
   tokens?: TokenIssuer;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string, state: InstanceState) => void;
+  /** work started after a commit without waiting for it (task hand-over), which a stop waits for */
+  background?: Background;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
@@ -509,9 +512,8 @@ export class Dispatcher {
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
-        this.jobSink()
-          .dispatchTasks(tasks, commit.taskEntryId)
-          .catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
+        const dispatch = this.jobSink().dispatchTasks(tasks, commit.taskEntryId);
+        (this.deps.background?.track(dispatch) ?? dispatch).catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
       }
       if (changeEffects.length && commit.effectEntryId) {
         effects = changeEffects;

@@ -425,9 +425,11 @@ export class JobQueue implements JobSink {
     return { status: out, identity: d.identity };
   }
 
-  async close(): Promise<void> {
+  /** Stops the worker (its jobs finish or are handed back), runs `beforeQueueClose` (work the jobs started), then closes the queue. */
+  async close(beforeQueueClose?: () => Promise<void>): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     await closeWithin('queue worker', this.worker, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    await beforeQueueClose?.();
     await closeWithin('queue', this.queue, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
     this.workerConnection?.disconnect();
     this.connection.disconnect();

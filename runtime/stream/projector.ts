@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Background } from '../background';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
 import { parseState, type StateStore } from '../actor/state-store';
 import type { InstanceState } from '../actor/types';
@@ -65,6 +66,8 @@ export class Projector {
   private readonly seen = new Map<string, number>();
   /** the last outbox entry this process read (embedded store: it follows the outbox from there) */
   private lastRead?: string;
+  /** inline projections started after commits, which a stop waits for */
+  background?: Background;
   /** set by stop(): a rebuild in progress gives up */
   private stopping = false;
   /** told of Redis outages (one log line each) instead of logging every failed read */
@@ -151,7 +154,8 @@ export class Projector {
   /** Inline projection right after a commit (embedded store: read-your-writes in this process). */
   applyCommitted(classId: string, instanceId: string, version: number, stateJson: string, state?: InstanceState): void {
     if (!this.running) return;
-    this.project(classId, instanceId, { version, stateJson, state }).catch((err) =>
+    const projection = this.project(classId, instanceId, { version, stateJson, state });
+    (this.background?.track(projection) ?? projection).catch((err) =>
       this.logger.warn({ err, classId, instanceId }, 'inline projection failed; the outbox will retry'),
     );
   }
