@@ -160,16 +160,16 @@ describe('importing the catalogue sheets', () => {
     fs.writeFileSync(file, `${header}\noffer-backwards,partner-sunrise,unpublished,,discount,2026-06-01,2026-05-01,,Backwards,Backwards offer,,cat-dining,,\n`);
     const errorsFile = path.join(tmp, 'offers-bad-dates.errors.csv');
     expect(await run('offers', file, { errorsFile })).toMatchObject({ rows: 1, created: 0, failed: 1 });
-    expect(errorLines(errorsFile)).toEqual(['2,endDate,2026-05-01T00:00:00.000Z,must be after startDate']);
+    expect(errorLines(errorsFile)).toEqual(['2,endDate,2026-05-01,must be after startDate']);
   });
 });
 
 describe('refusalProblems: the error-file lines of a refusal', () => {
-  const row = { id: 'o1', startDate: '2026-06-01T00:00:00.000Z', endDate: '2026-05-01T00:00:00.000Z' };
-  it('one line per listed field, with the column value when the sheet has it', () => {
+  const row = { id: 'o1', startDate: '2026-06-01', endDate: '2026-05-01' };
+  it('one line per listed field, with the cell as written when the sheet has that column', () => {
     const err = { status: 400, message: 'Invalid dates: ...', details: { errors: [{ field: 'endDate', reason: 'must be after startDate' }, { field: 'notAColumn', reason: 'bad' }] } };
     expect(refusalProblems(err, row)).toEqual([
-      { column: 'endDate', value: '2026-05-01T00:00:00.000Z', reason: 'must be after startDate' },
+      { column: 'endDate', value: '2026-05-01', reason: 'must be after startDate' },
       { column: 'notAColumn', value: '', reason: 'bad' },
     ]);
   });

@@ -126,11 +126,12 @@ function errorOf(err: unknown): { status?: number; message: string; field?: stri
 /**
  * The error-file lines of a row a class refused: one per field when the
  * refusal lists its fields (`details.errors`: [{field, reason}], as the
- * classes' 400s do), naming the column and its value when the field is one of
- * the sheet's; otherwise one line, on the field the error names, if any.
+ * classes' 400s do), naming the column and its value as the sheet has it
+ * (`written`: the row's cells as text) when the field is one of the sheet's;
+ * otherwise one line, on the field the error names, if any.
  */
-export function refusalProblems(err: unknown, parsed: Readonly<Row>): RowProblem[] {
-  const valueOf = (field: string | undefined) => (field !== undefined && Object.prototype.hasOwnProperty.call(parsed, field) && parsed[field] !== undefined ? String(parsed[field]) : '');
+export function refusalProblems(err: unknown, written: Readonly<Record<string, string | undefined>>): RowProblem[] {
+  const valueOf = (field: string | undefined) => (field !== undefined && Object.prototype.hasOwnProperty.call(written, field) ? (written[field] ?? '') : '');
   const listed = (err as { details?: { errors?: unknown } } | null)?.details?.errors;
   if (Array.isArray(listed)) {
     const fields = listed.filter((f): f is { field: string; reason: string } => typeof f?.field === 'string' && typeof f?.reason === 'string');
@@ -216,7 +217,7 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   const keys = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
 
-  const handle = async (row: number, parsed: Row) => {
+  const handle = async (row: number, parsed: Row, written: Readonly<Record<string, string | undefined>>) => {
     running.add(row);
     try {
       const problems = await def.check(parsed, ctx);
@@ -224,7 +225,7 @@ export async function runImport(def: SheetDefinition, file: string, call: System
       const result: RowResult = await def.apply(parsed, ctx, !options.dryRun);
       summary[result]++;
     } catch (err) {
-      fail(row, refusalProblems(err, parsed));
+      fail(row, refusalProblems(err, written));
     } finally {
       running.delete(row);
       flush();
@@ -272,7 +273,7 @@ export async function runImport(def: SheetDefinition, file: string, call: System
           options.onProgress?.(summary.created + summary.updated + summary.unchanged + summary.failed);
           continue;
         }
-        const p = handle(item.row, parsed).finally(() => inFlight.delete(p));
+        const p = handle(item.row, parsed, item.values).finally(() => inFlight.delete(p));
         inFlight.add(p);
         if (inFlight.size >= concurrency) await Promise.race(inFlight);
       }
