@@ -15,16 +15,29 @@ import { testEnv } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 
 describe('Background', () => {
-  const later = (ms: number, fail = false) => new Promise<string>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('failed')) : resolve('done')), ms));
+  /** a promise the test settles itself (no timers: nothing here depends on how fast the machine is) */
+  const gate = () => {
+    let open!: (value: string) => void;
+    const promise = new Promise<string>((resolve) => (open = resolve));
+    return { promise, open };
+  };
 
   it('settles once the work tracked, and the work started meanwhile, has ended; a rejection is the caller\'s', async () => {
     const bg = new Background();
-    const first = bg.track(later(30));
-    const failing = bg.track(later(10, true));
+    const a = gate();
+    const first = bg.track(a.promise);
+    const failing = bg.track(Promise.reject(new Error('failed')));
     await expect(failing).rejects.toThrow('failed');
-    void first.then(() => bg.track(later(30)));
     expect(bg.size).toBe(1);
-    expect(await bg.settled(5_000)).toBe(true);
+    // work the first one starts when it ends, itself ended a little later
+    const b = gate();
+    void first.then(() => {
+      bg.track(b.promise);
+      setImmediate(() => b.open('done'));
+    });
+    const settled = bg.settled(5_000);
+    a.open('done');
+    expect(await settled).toBe(true);
     expect(bg.size).toBe(0);
     expect(await first).toBe('done');
   });
