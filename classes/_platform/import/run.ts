@@ -17,6 +17,7 @@
  * duplicate check and the counts span all passes.
  */
 import * as fs from 'node:fs';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { readSheet } from './rows';
 import { isMissing } from './sheets/common';
 import type { Column, ImportContext, Row, RowProblem, RowResult, SheetDefinition } from './types';
@@ -50,16 +51,15 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
+/** RFC 3339 full-date, with its calendar check (ajv-formats, as the request schemas use it) */
+const CALENDAR_DATE = fullFormats.date as { validate: (text: string) => boolean };
+
 const NOT_ISO = 'not an ISO 8601 date';
 const NOT_CALENDAR = 'not a calendar date';
 
 /** date cells already read (a sheet repeats the same few dates: membership start and end): text → ISO date-time, or the reason it is not one */
 const dates = new Map<string, { iso: string } | { reason: string }>();
 const DATES_MAX = 10_000;
-
-function daysIn(year: number, month: number): number {
-  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
 
 /**
  * The instant a date cell names (ISO 8601), or the reason it names none: text Date.parse cannot read is
@@ -74,10 +74,11 @@ export function isoDate(text: string): { iso: string } | { reason: string } {
     const ms = m ? Date.parse(text) : NaN;
     if (!m || Number.isNaN(ms)) answer = { reason: NOT_ISO };
     else {
-      const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      // the calendar date by ajv-formats' RFC 3339 full-date (days of the month, leap years), the time by hand:
+      // the sheets may leave out seconds and offset, which its date-time format requires
       const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
       const [offsetHours, offsetMinutes] = [Number(m[8] ?? 0), Number(m[9] ?? 0)];
-      const real = month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+      const real = CALENDAR_DATE.validate(`${m[1]}-${m[2]}-${m[3]}`) && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
       answer = real ? { iso: new Date(ms).toISOString() } : { reason: NOT_CALENDAR };
     }
     if (dates.size >= DATES_MAX) dates.clear();
