@@ -9,7 +9,6 @@
 import type { Identity } from '../../runtime';
 import type { JobStatus } from '../../runtime/queue/job-queue';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
-import { callbackRefusal } from '../../classes/Member/use-cases/profile-change';
 import { createMember, memberState, seedProgram, startMemberRuntime } from './support';
 
 let t: TestRuntime;
@@ -127,16 +126,6 @@ describe('a callback body that is not an approval outcome', () => {
     );
     expect(done).toMatchObject({ status: 'failed', attemptsMade: 1, error: { status: 400, body: { details: { errors: expect.arrayContaining([{ field: 'approvalId', reason: 'is required' }]) } } } });
     expect((await memberState(t, m.id)).version).toBe(before.version);
-  });
-
-  test("the handler's own check (callbackRefusal) names the field of a body the schema would refuse", () => {
-    expect(callbackRefusal({})).toEqual({ field: 'approvalId', reason: 'must be a non-empty string' });
-    expect(callbackRefusal(undefined)).toEqual({ field: 'body', reason: 'must be an approval callback object' });
-    expect(callbackRefusal({ approvalId: '', action: 'approve' })).toEqual({ field: 'approvalId', reason: 'must be a non-empty string' });
-    expect(callbackRefusal({ approvalId: 'a', action: 'yes' })).toEqual({ field: 'action', reason: "must be 'approve' or 'reject'" });
-    expect(callbackRefusal({ approvalId: 'a', action: 'approve' })).toEqual({ field: 'jsonPatch', reason: 'must be an array' });
-    expect(callbackRefusal({ approvalId: 'a', action: 'reject' })).toBeNull();
-    expect(callbackRefusal({ approvalId: 'a', action: 'approve', jsonPatch: [] })).toBeNull();
   });
 
   test('for a member that waits for no approval is refused 409 5004 naming that', async () => {

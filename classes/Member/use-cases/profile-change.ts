@@ -78,21 +78,6 @@ export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReado
 }
 
 /**
- * Pure: why an approval callback's body cannot be settled ({field, reason}),
- * or null. The schema (approvalCallback) refuses such a body before it is
- * queued; this keeps a body that reached the job another way from failing
- * with a TypeError and being retried.
- */
-export function callbackRefusal(body: unknown): { field: string; reason: string } | null {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { field: 'body', reason: 'must be an approval callback object' };
-  const b = body as Partial<Record<keyof ApprovalCallbackBody, unknown>>;
-  if (typeof b.approvalId !== 'string' || b.approvalId === '') return { field: 'approvalId', reason: 'must be a non-empty string' };
-  if (b.action !== 'approve' && b.action !== 'reject') return { field: 'action', reason: "must be 'approve' or 'reject'" };
-  if (b.action === 'approve' && !Array.isArray(b.jsonPatch)) return { field: 'jsonPatch', reason: 'must be an array' };
-  return null;
-}
-
-/**
  * Approval callback of member_create / member_update / member_status_update.
  * member_create: its patch is the whole entity, so only the status moves on
  * approval (the HR system may have updated the member meanwhile); a rejected
@@ -100,8 +85,6 @@ export function callbackRefusal(body: unknown): { field: string; reason: string 
  */
 export async function approveMember(ctx: MemberCtx<ApprovalCallbackBody>, appUrl: string) {
   const body = ctx.request.body;
-  const refused = callbackRefusal(body);
-  if (refused) throw fieldError('INVALID_INPUT', refused.field, refused.reason);
   const state = memberState(ctx);
   const pending = state.pendingChange ?? null;
   const creation = pending !== null && pending.approvalId === body.approvalId && pending.event === MEMBER_CREATE_EVENT;
