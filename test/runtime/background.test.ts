@@ -5,13 +5,12 @@
  * hand-over off ("Connection is closed") and leaving it to another process's
  * sweeper.
  */
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { Background } from '../../runtime/background';
 import { loadConfig } from '../../runtime/config';
-import { createLogger } from '../../runtime/logger';
 import { Runtime } from '../../runtime/runtime';
 import { testEnv } from '../support/harness';
+import { capturedLogger } from '../support/log-lines';
 import { uniqueProjectId } from '../support/redis';
 
 describe('Background', () => {
@@ -57,14 +56,8 @@ test('a process that commits a delayed task and stops at once hands the task to 
   const projectId = uniqueProjectId('bg');
   // the CLI's roles: no worker, so nothing but the hand-over puts the task in the queue
   const env = testEnv(projectId, { ROLES: 'api' });
-  const lines: Record<string, any>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger: createLogger('info', [], sink) });
+  const { lines, logger } = capturedLogger();
+  const rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger });
   const redis = new Redis(env.REDIS_URL);
   try {
     await rt.call('Counter', 'init', 'bg1', {});

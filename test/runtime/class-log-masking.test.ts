@@ -4,28 +4,21 @@
  * paths. Real runtime, real log lines.
  */
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import { loadConfig } from '../../runtime/config';
-import { createLogger } from '../../runtime/logger';
 import { Runtime } from '../../runtime/runtime';
 import { EXAMPLE_CLASS_DIR, TEST_API_KEY, testEnv, waitFor } from '../support/harness';
+import { capturedLogger } from '../support/log-lines';
 import { uniqueProjectId } from '../support/redis';
 
 let rt: Runtime;
 let base: string;
 let projectId: string;
-const lines: Record<string, any>[] = [];
+const { lines, logger } = capturedLogger();
 
 beforeAll(async () => {
   projectId = uniqueProjectId('mask');
   const env = testEnv(projectId, { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'log-fixtures')}` });
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger: createLogger('info', [], sink) });
+  rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger });
   base = `http://127.0.0.1:${await rt.start(0)}`;
 });
 afterAll(() => rt?.stop());

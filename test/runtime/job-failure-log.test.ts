@@ -6,27 +6,20 @@
  * real log lines.
  */
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import { loadConfig } from '../../runtime/config';
-import { createLogger } from '../../runtime/logger';
 import { Runtime } from '../../runtime/runtime';
 import { testEnv, waitFor } from '../support/harness';
+import { capturedLogger } from '../support/log-lines';
 import { uniqueProjectId } from '../support/redis';
 
 let rt: Runtime;
-const lines: Record<string, any>[] = [];
+const { lines, logger } = capturedLogger();
 const SECRET = 'S3CRET-body-value-7f1c';
 
 beforeAll(async () => {
   const projectId = uniqueProjectId('jobfail');
   const env = testEnv(projectId, { CLASS_DIRS: path.join(__dirname, 'job-failure-fixtures') });
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger: createLogger('info', [], sink) });
+  rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger });
   await rt.start(0);
 });
 afterAll(() => rt?.stop());

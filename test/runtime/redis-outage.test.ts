@@ -12,15 +12,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../runtime/config';
 import { RuntimeCodes } from '../../runtime/errors';
-import { createLogger } from '../../runtime/logger';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../runtime/redis/embedded-redis';
 import { Runtime } from '../../runtime/runtime';
 import { Keys } from '../../runtime/actor/state-store';
 import { TEST_API_KEY, testEnv, waitFor } from '../support/harness';
+import { capturedLogger } from '../support/log-lines';
 import { uniqueProjectId } from '../support/redis';
 
 /** budgets of the example Counter's methods used here (examples/classes/counter) */
@@ -47,14 +46,8 @@ interface Started {
 async function startRuntime(redisUrl: string): Promise<Started> {
   const projectId = uniqueProjectId('ro');
   const env = testEnv(projectId, { REDIS_URL: redisUrl });
-  const lines: Record<string, any>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  const rt = await Runtime.create(loadConfig(env), redisUrl, { logger: createLogger('info', [], sink) });
+  const { lines, logger } = capturedLogger();
+  const rt = await Runtime.create(loadConfig(env), redisUrl, { logger });
   const port = await rt.start(0);
   const base = `http://127.0.0.1:${port}`;
   const timed = async (url: string, init?: RequestInit): Promise<Answer> => {
