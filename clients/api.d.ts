@@ -5468,6 +5468,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Tier/scheduleEntry/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tier.scheduleEntry (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:TierSchedule (and the system identity). Time budget 10 s.
+         */
+        get: operations["Tier_scheduleEntry_get"];
+        put?: never;
+        /**
+         * Tier.scheduleEntry (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:TierSchedule (and the system identity). Time budget 10 s.
+         */
+        post: operations["Tier_scheduleEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Tier/streamTier/{instanceId}": {
         parameters: {
             query?: never;
@@ -23082,6 +23106,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tier.listTiers.answer"];
+                };
+            };
+            400: components["responses"]["Tier.400"];
+            401: components["responses"]["Tier.401"];
+            403: components["responses"]["Tier.403"];
+            404: components["responses"]["Tier.404"];
+            409: components["responses"]["Tier.409.keyed"];
+            422: components["responses"]["Tier.422.keyed"];
+            502: components["responses"]["Tier.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Tier_scheduleEntry_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Tier.400"];
+            401: components["responses"]["Tier.401"];
+            403: components["responses"]["Tier.403"];
+            404: components["responses"]["Tier.404"];
+            409: components["responses"]["Tier.409"];
+            502: components["responses"]["Tier.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Tier_scheduleEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             400: components["responses"]["Tier.400"];

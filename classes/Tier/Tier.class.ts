@@ -3,7 +3,8 @@
  * tier id); private state holds `tier` (see types.ts TierState). Every change
  * is an approval-gated change (classes/_platform/gated-change.ts, rules in
  * workflow-configs/Tier.json), is audit-logged and streamed to the `tiers`
- * collection, which listTiers and the overlap rule read.
+ * collection, which listTiers reads. Every write publishes what the tier
+ * holds for the overlap rule on its type's TierSchedule (withSchedule).
  *
  * This file declares the methods (access, kind, schema) and delegates: each
  * body lives in use-cases/<use case>.ts, its rules in the pure modules of this
@@ -23,6 +24,7 @@ import * as reading from './use-cases/reading';
 import * as listing from './use-cases/listing';
 import * as approval from './use-cases/approval';
 import * as expiry from './use-cases/expiry';
+import { scheduleEntry, withSchedule } from './use-cases/schedule';
 
 const PM = 'program_management_user';
 
@@ -48,43 +50,49 @@ export class Tier {
    */
   @Init({ access: [PM] })
   async createTier(ctx: TierCtx<CreateTierBody>) {
-    return create.createTier(ctx);
+    return withSchedule(ctx, () => create.createTier(ctx));
   }
 
   /** Name, description (null removes it), fee, startDate, endDate (event tier_update). The tier type cannot change. */
   @Write({ access: [PM] })
   async updateTier(ctx: TierCtx<UpdateTierBody>) {
-    return update.updateTier(ctx);
+    return withSchedule(ctx, () => update.updateTier(ctx));
   }
 
   /** active, inactive or pending (event tier_status_update); expired is set by the expiry task only. */
   @Write({ access: [PM] })
   async updateStatus(ctx: TierCtx<{ status: string }>) {
-    return status.updateStatus(ctx);
+    return withSchedule(ctx, () => status.updateStatus(ctx));
   }
 
   /** Adds a rule (new id, status active unless given) (event eligibility_rule_add). */
   @Write({ access: [PM] })
   async addEligibilityRule(ctx: TierCtx<EligibilityRuleInput>) {
-    return rules.addEligibilityRule(ctx);
+    return withSchedule(ctx, () => rules.addEligibilityRule(ctx));
   }
 
   /** Changes an active rule (event eligibility_rule_update). */
   @Write({ access: [PM] })
   async updateEligibilityRule(ctx: TierCtx<UpdateRuleBody>) {
-    return rules.updateEligibilityRule(ctx);
+    return withSchedule(ctx, () => rules.updateEligibilityRule(ctx));
   }
 
   /** Sets an active rule inactive (event eligibility_rule_deactivate); inactive rules are kept, never evaluated. */
   @Write({ access: [PM] })
   async deactivateEligibilityRule(ctx: TierCtx<{ ruleId: string }>) {
-    return rules.deactivateEligibilityRule(ctx);
+    return withSchedule(ctx, () => rules.deactivateEligibilityRule(ctx));
   }
 
   /** The tier (spec 2.3) and the approval it waits for. Also for the Tier class itself (sourceTierId) and Member (memberships). */
   @Read({ access: [PM, 'class:Tier', 'class:Member'], schema: false, answer: 'getTier.answer' })
   getTier(ctx: ReadCtx<TierClassState, Record<string, never>>) {
     return reading.getTier(ctx);
+  }
+
+  /** What the tier holds for the overlap rule, for its type's TierSchedule (which asks before it drops a stale claim). */
+  @Read({ access: ['class:TierSchedule'], schema: false })
+  scheduleEntry(ctx: ReadCtx<TierClassState, Record<string, never>>) {
+    return scheduleEntry(ctx);
   }
 
   /** From the streamed `tiers` collection; POST body or GET query. Newest startDate first. */
@@ -112,18 +120,18 @@ export class Tier {
   /** Projects the tier to the document database again. */
   @Write({ access: [PM], schema: false })
   streamTier(ctx: TierCtx) {
-    return reading.streamTier(ctx);
+    return withSchedule(ctx, () => reading.streamTier(ctx));
   }
 
   /** Approval callback (approve and reject) of every tier event. */
   @QueuedWrite({ access: ['class:ApprovalManager'] })
   async approve(ctx: TierCtx<ApprovalCallbackBody>) {
-    return approval.approve(ctx);
+    return withSchedule(ctx, () => approval.approve(ctx));
   }
 
   /** Scheduled at endDate: expires the tier once endDate has passed, else waits for the (moved) endDate. */
   @Internal({ access: ['class:Tier'], schema: false })
   async expire(ctx: TierCtx) {
-    return expiry.expire(ctx);
+    return withSchedule(ctx, () => expiry.expire(ctx));
   }
 }

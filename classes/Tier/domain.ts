@@ -1,8 +1,7 @@
-/** Tier rules, pure: dates, the overlap rule, building and changing tiers and rules, listings. */
+/** Tier rules, pure: dates, building and changing tiers and rules, listings (the overlap rule is in schedule.ts). */
 import type { DeepReadonly } from '../../runtime';
 import { escapeRegex, parsePaging } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
-import { LIVE_STATUSES } from './status';
 import {
   TIER_GROUPS,
   TIER_STATUSES,
@@ -44,30 +43,6 @@ export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
   if (!endDate) problems.push({ field: 'endDate', reason: 'must be an ISO 8601 date or date-time with a zone' });
   if (startDate && endDate && startDate >= endDate) problems.push({ field: 'endDate', reason: 'must be after startDate' });
   return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
-}
-
-/**
- * The overlap rule (README): tiers of the same tier type whose half-open ranges
- * [startDate, endDate) intersect may not both be live. Live: status `pending`
- * or `active`, or an approval pending that would make it so; never `expired`.
- * A MongoDB filter on the streamed `tiers` collection for the other tiers that
- * conflict with `range` (instants in toISOString form compare as strings).
- */
-export function overlapFilter(range: { tierTypeId: string; startDate: string; endDate: string; excludeId?: string }): Record<string, unknown> {
-  const and: Record<string, unknown>[] = [
-    { 'tierType.id': range.tierTypeId },
-    { startDate: { $lt: range.endDate } },
-    { endDate: { $gt: range.startDate } },
-    { status: { $ne: 'expired' } },
-    { $or: [{ status: { $in: [...LIVE_STATUSES] } }, { 'pendingApproval.requestedStatus': { $in: [...LIVE_STATUSES] } }] },
-  ];
-  if (range.excludeId) and.push({ id: { $ne: range.excludeId } });
-  return { $and: and };
-}
-
-/** Pure check of the same rule between two tiers (tests and documentation). */
-export function rangesOverlap(a: { startDate: string; endDate: string }, b: { startDate: string; endDate: string }): boolean {
-  return a.startDate < b.endDate && b.startDate < a.endDate;
 }
 
 export interface CreateTierBody {

@@ -96,4 +96,8 @@ export interface TierState {
   expiryCheckAt: string | null;
   /** set by streamTier (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
+  /** the dates a pending change asks for, when they differ from the tier's: held for the overlap rule until it is reviewed */
+  requestedRange?: { startDate: string; endDate: string } | null;
+  /** the sequence number of the last entry this tier published on its type's TierSchedule (schedule.ts); absent: never published */
+  scheduleSeq?: number;
 }

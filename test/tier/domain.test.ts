@@ -1,5 +1,4 @@
-/** Tier domain rules (classes/Tier/domain.ts): dates, overlap, updates, rules, listing. */
-import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
+/** Tier domain rules (classes/Tier/domain.ts): dates, updates, rules, listing (the overlap rule: schedule.test.ts). */
 import {
   applyRuleUpdate,
   applyTierUpdate,
@@ -9,9 +8,7 @@ import {
   delayUntil,
   newRule,
   normalizeDate,
-  overlapFilter,
   parseListQuery,
-  rangesOverlap,
   sameTier,
   tierDocument,
 } from '../../classes/Tier/domain';
@@ -60,40 +57,6 @@ describe('dates', () => {
   test('delayUntil is never negative', () => {
     expect(delayUntil('2030-01-01T00:00:10.000Z', Date.parse('2030-01-01T00:00:00.000Z'))).toBe(10);
     expect(delayUntil('2020-01-01T00:00:00.000Z', Date.now())).toBe(0);
-  });
-});
-
-describe('the overlap rule', () => {
-  const r = (startDate: string, endDate: string) => ({ startDate: normalizeDate(startDate)!, endDate: normalizeDate(endDate)! });
-  test.each([
-    ['2030-01-01', '2030-07-01', '2030-06-01', '2031-01-01', true],
-    ['2030-01-01', '2030-07-01', '2030-07-01', '2031-01-01', false], // half-open: touching ranges do not overlap
-    ['2030-01-01', '2031-01-01', '2030-03-01', '2030-04-01', true], // contained
-    ['2030-01-01', '2030-02-01', '2030-03-01', '2030-04-01', false],
-  ])('[%s, %s) and [%s, %s) overlap: %s', (a1, a2, b1, b2, overlap) => {
-    expect(rangesOverlap(r(a1, a2), r(b1, b2))).toBe(overlap);
-    expect(rangesOverlap(r(b1, b2), r(a1, a2))).toBe(overlap);
-  });
-
-  test('the document-store filter finds exactly the live, intersecting tiers of the same type', async () => {
-    const store = new EmbeddedDocumentStore();
-    const put = (id: string, doc: Record<string, unknown>) =>
-      store.upsertIfNewer('tiers', { _id: id, _v: 1, _instance: id, _class: 'Tier', id, tierType: { id: 'tt1', group: 'base' }, startDate: '2030-01-01T00:00:00.000Z', endDate: '2031-01-01T00:00:00.000Z', status: 'active', pendingApproval: null, ...doc });
-    await put('active', {});
-    await put('pending', { status: 'pending' });
-    await put('inactive', { status: 'inactive' });
-    await put('expired', { status: 'expired' });
-    await put('inactive-asking-active', { status: 'inactive', pendingApproval: { id: 'a', event: 'tier_status_update', requestedStatus: 'active' } });
-    await put('expired-asking-active', { status: 'expired', pendingApproval: { id: 'a', event: 'tier_status_update', requestedStatus: 'active' } });
-    await put('other-type', { tierType: { id: 'tt2', group: 'base' } });
-    await put('before', { startDate: '2029-01-01T00:00:00.000Z', endDate: '2030-01-01T00:00:00.000Z' });
-    await put('after', { startDate: '2031-01-01T00:00:00.000Z', endDate: '2032-01-01T00:00:00.000Z' });
-    const ids = async (range: Parameters<typeof overlapFilter>[0]) => (await store.find('tiers', overlapFilter(range), { sort: { _id: 1 } })).items.map((d) => d._id);
-    expect(await ids({ tierTypeId: 'tt1', startDate: '2030-06-01T00:00:00.000Z', endDate: '2030-07-01T00:00:00.000Z' })).toEqual(['active', 'inactive-asking-active', 'pending']);
-    expect(await ids({ tierTypeId: 'tt1', startDate: '2030-06-01T00:00:00.000Z', endDate: '2030-07-01T00:00:00.000Z', excludeId: 'active' })).toEqual(['inactive-asking-active', 'pending']);
-    expect(await ids({ tierTypeId: 'tt1', startDate: '2029-06-01T00:00:00.000Z', endDate: '2030-01-01T00:00:00.000Z' })).toEqual(['before']);
-    expect(await ids({ tierTypeId: 'tt3', startDate: '2000-01-01T00:00:00.000Z', endDate: '2100-01-01T00:00:00.000Z' })).toEqual([]);
-    await store.close();
   });
 });
 

@@ -30,6 +30,7 @@ export async function approve(ctx: TierCtx<ApprovalCallbackBody>) {
   let outcome: Outcome;
   if (before.status === 'expired') {
     s.pendingApproval = null;
+    s.requestedRange = null;
     outcome = 'ignored_expired';
   } else if (settled.kind === 'conflict') {
     throw tierError('TIER_APPROVAL_CONFLICT', `The approved change no longer applies to the entity: ${settled.problems.join('; ')}`, { problems: settled.problems });
@@ -38,6 +39,7 @@ export async function approve(ctx: TierCtx<ApprovalCallbackBody>) {
     outcome = 'applied';
   } else {
     s.pendingApproval = null;
+    s.requestedRange = null;
     const move = pending.event === 'tier_create' ? transition(before.status, { type: 'reject_create' }) : null;
     if (move?.ok) await applyChange(ctx, before, { ...before, status: move.to, updatedAt: now() }, info);
     outcome = 'rejected';

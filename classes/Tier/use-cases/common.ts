@@ -1,13 +1,13 @@
 /**
  * What Tier's use cases share: the handler context, the answer of a change,
  * the guards, the expiry task, applying a change, the approval-gated request
- * (classes/_platform/gated-change.ts) and the checks against Setting and the
- * streamed `tiers` collection.
+ * (classes/_platform/gated-change.ts) and the checks against Setting. The
+ * overlap rule is in schedule.ts (TierSchedule), never a listing.
  */
 import type { Ctx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange, type GatedChange } from '../../_platform/gated-change';
-import { delayUntil, overlapFilter } from '../domain';
+import { delayUntil } from '../domain';
 import { conditionsProblems } from '../eligibility';
 import { tierError } from '../errors';
 import { getPaymentPeriods } from '../settings-client';
@@ -81,6 +81,7 @@ export async function applyChange(ctx: TierCtx<unknown>, before: TierRecord | nu
   const s = st(ctx);
   s.tier = after;
   s.pendingApproval = null;
+  s.requestedRange = null;
   ensureExpiry(ctx);
   await logTierChange(ctx, before, after, additionalData);
 }
@@ -107,6 +108,9 @@ export async function requestChange(ctx: TierCtx<unknown>, event: TierEvent, req
     await applyChange(ctx, old, change.entity, { event, approvalId: change.approvalRecord.id, ...additionalData });
   } else {
     s.pendingApproval = { id: change.approvalId, event, requestedStatus: (change.newStatus ?? old.status) as TierStatus };
+    // the dates asked for are held until the review (README "Overlap rule")
+    const moved = requested.startDate !== old.startDate || requested.endDate !== old.endDate;
+    s.requestedRange = moved ? { startDate: requested.startDate, endDate: requested.endDate } : null;
   }
   return change;
 }
@@ -148,14 +152,5 @@ export async function validateRules(ctx: TierCtx<unknown>, rules: { conditions?:
   const unknown = needed.filter((k) => !known.has(k));
   if (unknown.length) {
     throw tierError('TIER_INVALID_PAYMENT_PERIOD', `Payment period(s) ${unknown.join(', ')} are not configured`, { unknown, allowed: [...known] });
-  }
-}
-
-/** The overlap rule (README): 409 when another live tier of the same type intersects the range. */
-export async function checkOverlap(ctx: TierCtx<unknown>, range: { tierTypeId: string; startDate: string; endDate: string; excludeId?: string }): Promise<void> {
-  const found = await ctx.documents.find<Record<string, unknown>>('tiers', overlapFilter(range), { limit: 10, sort: { startDate: 1 } });
-  if (found.total > 0) {
-    const tiers = found.items.map((d) => ({ id: d.id, name: d.name, status: d.status, startDate: d.startDate, endDate: d.endDate }));
-    throw tierError('TIER_OVERLAP', `The date range overlaps ${found.total} other tier(s) of tier type ${range.tierTypeId}`, { tiers });
   }
 }

@@ -7,7 +7,7 @@ import { tierError } from '../errors';
 import { getTierType } from '../settings-client';
 import { transition } from '../status';
 import type { EligibilityRule, EligibilityRuleInput, Tier as TierRecord } from '../types';
-import { answer, checkOverlap, now, requestCreation, validateRules, type TierCtx } from './common';
+import { answer, now, requestCreation, validateRules, type TierCtx } from './common';
 import type { TierReader } from './reading';
 
 /** The active rules of the source tier, with new ids (404 7004 when there is no such tier). */
@@ -25,7 +25,8 @@ async function sourceRules(ctx: TierCtx<CreateTierBody>, sourceTierId: string): 
 /**
  * The tier type must exist and be active; its group is copied. sourceTierId
  * copies the source's active eligibility rules with new ids (before the
- * body's own eligibilityRules). Answers 201.
+ * body's own eligibilityRules). Answers 201. The overlap rule is checked
+ * when the tier publishes its range (Tier.class.ts, use-cases/schedule.ts).
  */
 export async function createTier(ctx: TierCtx<CreateTierBody>) {
   const body = ctx.request.body;
@@ -42,7 +43,6 @@ export async function createTier(ctx: TierCtx<CreateTierBody>) {
   const given = (body.eligibilityRules ?? []).map((r: EligibilityRuleInput) => newRule(r, randomUUID()));
   const rules = [...copied, ...given];
   await validateRules(ctx, rules, (i) => (i < copied.length ? `sourceTier.eligibilityRules.${i}.` : `eligibilityRules.${i - copied.length}.`));
-  await checkOverlap(ctx, { tierTypeId: body.tierType.id, startDate: dates.startDate, endDate: dates.endDate, excludeId: id });
 
   const actor = actorFromIdentity(ctx.identity);
   const created = transition(null, { type: 'create' });

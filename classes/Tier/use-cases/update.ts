@@ -1,8 +1,11 @@
-/** updateTier (event tier_update): name, description (null removes it), fee, startDate, endDate; the tier type cannot change. */
+/**
+ * updateTier (event tier_update): name, description (null removes it), fee,
+ * startDate, endDate; the tier type cannot change. New dates of a live tier
+ * are claimed on its type's schedule when the tier publishes (use-cases/schedule.ts).
+ */
 import { applyTierUpdate, checkDateRange, sameTier, type UpdateTierBody } from '../domain';
 import { tierError } from '../errors';
-import { isLive } from '../status';
-import { answer, checkOverlap, guard, now, requestChange, st, type TierCtx } from './common';
+import { answer, guard, now, requestChange, st, type TierCtx } from './common';
 
 export async function updateTier(ctx: TierCtx<UpdateTierBody>) {
   guard(ctx);
@@ -12,8 +15,5 @@ export async function updateTier(ctx: TierCtx<UpdateTierBody>) {
   if (!dates.ok) throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
   const requested = applyTierUpdate(tier, body, dates, now());
   if (sameTier(requested, tier)) throw tierError('TIER_NO_CHANGES', `The update changes nothing on tier ${tier.id}`);
-  if (isLive(tier.status) && (requested.startDate !== tier.startDate || requested.endDate !== tier.endDate)) {
-    await checkOverlap(ctx, { tierTypeId: tier.tierType.id, startDate: requested.startDate, endDate: requested.endDate, excludeId: tier.id });
-  }
   return answer(ctx, await requestChange(ctx, 'tier_update', requested));
 }
