@@ -62,8 +62,11 @@ export interface CallRequest {
   requestId?: string;
   ip?: string;
   chain?: Frame[];
-  /** set when a worker runs a QUEUED_WRITE job */
-  job?: { id: string };
+  /**
+   * set when a worker runs a QUEUED_WRITE job; its commit fills in `next`, the
+   * job that heads the instance's queue after it, for the worker to hand on
+   */
+  job?: { id: string; next?: string };
   /**
    * The delivery this call applies (a delayed task, a committed effect): its id
    * is recorded by the commit it causes, which is refused when it was recorded
@@ -508,6 +511,7 @@ export class Dispatcher {
           turn.lost();
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
       }
+      if (req.job) req.job.next = commit.nextJobId;
       turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, keep);
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {

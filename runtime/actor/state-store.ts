@@ -105,7 +105,8 @@ export interface CommitRequest {
 }
 
 export type CommitResult =
-  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string }
+  /** nextJobId: for a job's commit, the job that heads the instance's queue after it */
+  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string }
   | { kind: 'lease_lost' }
   | { kind: 'version_moved'; version: number }
   /** the lookup key `name!value` belongs to another instance */
@@ -116,14 +117,30 @@ export type CommitResult =
 /** How long a delivery's marker is kept: longer than any retry or redelivery of a task, job or effect. */
 export const DELIVERY_MARKER_TTL_S = 7 * 24 * 3600;
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'readIfChanged'] as const;
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged'] as const;
 
-type ScriptedRedis = Redis & {
+const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
+  acquireInstance: 2,
+  commitInstance: undefined, // variable: passed per call
+  releaseLease: 1,
+  renewLease: 1,
+  enqueueJob: 3,
+  jobPlace: 2,
+  finishJob: 2,
+  readIfChanged: 1,
+};
+
+/** Where a QUEUED_WRITE job stands in its instance's FIFO (jobPlace.lua). */
+export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { kind: 'done'; resultJson?: string };
+
+export type ScriptedRedis = Redis & {
   acquireInstance(lease: string, inst: string, token: string, ttl: number, mode: string): Promise<unknown[]>;
   commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
   releaseLease(lease: string, token: string): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
-  enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string): Promise<number>;
+  enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string, refusal: string): Promise<number[]>;
+  jobPlace(pending: string, result: string, jobId: string): Promise<string[]>;
+  finishJob(pending: string, result: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<string>;
   readIfChanged(inst: string, knownVersion: string): Promise<unknown[]>;
 };
 
@@ -165,6 +182,19 @@ export function parseState(json: string | null | undefined): InstanceState {
   return { public: s.public ?? {}, private: s.private ?? {}, user: s.user ?? {}, role: s.role ?? {} };
 }
 
+/**
+ * Defines the runtime's Lua scripts as commands of `redis` (once per connection):
+ * the state store's connection, and the queue's, whose MULTI registers a job
+ * together with BullMQ's add of it.
+ */
+export function defineActorScripts(redis: Redis): void {
+  const dir = luaDir();
+  for (const name of SCRIPTS) {
+    if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
+    redis.defineCommand(name, { lua: fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8'), numberOfKeys: SCRIPT_KEYS[name] });
+  }
+}
+
 /** Actor state, leases and lookup keys in Redis; every multi-key change is one Lua script. */
 export class StateStore {
   readonly redis: ScriptedRedis;
@@ -178,22 +208,7 @@ export class StateStore {
     this.keys = new Keys(projectId);
     const t = redis.options.commandTimeout;
     this.commandTimeoutMs = typeof t === 'number' && t > 0 ? t : 0;
-    const dir = luaDir();
-    const numberOfKeys: Record<(typeof SCRIPTS)[number], number | undefined> = {
-      acquireInstance: 2,
-      commitInstance: undefined, // variable: passed per call
-      releaseLease: 1,
-      renewLease: 1,
-      enqueueJob: 3,
-      readIfChanged: 1,
-    };
-    for (const name of SCRIPTS) {
-      if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
-      redis.defineCommand(name, {
-        lua: fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8'),
-        numberOfKeys: numberOfKeys[name],
-      });
-    }
+    defineActorScripts(redis);
   }
 
   async read(classId: string, id: string): Promise<StoredInstance | undefined> {
@@ -287,7 +302,13 @@ export class StateStore {
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {
       case 1:
-        return { kind: 'committed', version: Number(r[1]), taskEntryId: r[2] ? String(r[2]) : undefined, effectEntryId: r[3] ? String(r[3]) : undefined };
+        return {
+          kind: 'committed',
+          version: Number(r[1]),
+          taskEntryId: r[2] ? String(r[2]) : undefined,
+          effectEntryId: r[3] ? String(r[3]) : undefined,
+          nextJobId: r[4] ? String(r[4]) : undefined,
+        };
       case -1:
         return { kind: 'lease_lost' };
       case -2:
@@ -321,14 +342,33 @@ export class StateStore {
   }
 
   /**
-   * Register a QUEUED_WRITE job in the instance's FIFO: its sequence number,
-   * 'missing' when the instance does not exist, 'done' when a job of that id
-   * already ran to its end (a redelivered task or effect must not queue it again).
+   * Register a job in the instance's FIFO without queueing it in BullMQ (the
+   * queue registers and adds in one MULTI: runtime/queue/job-queue.ts): its
+   * sequence number, 'missing' when the instance does not exist, 'done' when a
+   * job of that id already ran to its end.
    */
   async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | 'missing' | 'done'> {
     const k = this.keys;
-    const seq = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(jobId), jobId, upsert ? '1' : '0');
+    const [seq] = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(jobId), jobId, upsert ? '1' : '0', '');
     return seq === -1 ? 'missing' : seq === -2 ? 'done' : seq;
+  }
+
+  /** Where job `jobId` stands in its instance's FIFO, and its stored outcome once it is no longer pending. */
+  async jobPlace(classId: string, id: string, jobId: string): Promise<JobPlace> {
+    const r = await this.redis.jobPlace(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId);
+    if (r[0] === 'head') return { kind: 'head' };
+    if (r[0] === 'waiting') return { kind: 'waiting', head: r[1] };
+    return { kind: 'done', resultJson: r[1] || undefined };
+  }
+
+  /**
+   * Ends a job that will not commit (failed for good, or lost) with `outcomeJson`
+   * as its stored outcome, unless it committed meanwhile; returns the job that
+   * heads the instance's queue after it.
+   */
+  async finishJob(classId: string, id: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<string | undefined> {
+    const next = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId, outcomeJson, ttlSeconds);
+    return next || undefined;
   }
 
   /** Append events emitted outside a commit (STATIC handlers) to the project's event stream. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher, JobSink, ScheduledTask } from '../actor/dispatcher';
-import type { StateStore } from '../actor/state-store';
+import { defineActorScripts, type ScriptedRedis, type StateStore } from '../actor/state-store';
 import type { CallResult, Identity } from '../actor/types';
 import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '../errors';
 import type { RedisHealth } from '../redis/client';
@@ -17,7 +17,6 @@ interface CallJobData {
   body: unknown;
   identity: Identity;
   requestId?: string;
-  seq: number;
 }
 
 interface TaskJobData {
@@ -61,6 +60,8 @@ export interface JobQueueOptions {
   redisOptions?: { queue: RedisOptions; worker: RedisOptions };
   /** told of Redis outages (one log line each) instead of logging every failed attempt */
   redisHealth?: RedisHealth;
+  /** how long a job waiting behind another sleeps before it looks again (default PARKED_MS) */
+  parkedMs?: number;
 }
 
 /** Told of QUEUED_WRITE retries and final failures (runtime/metrics.ts). */
@@ -107,7 +108,37 @@ end
 return {due, oldest}
 `;
 
+/**
+ * One atomic read of a job's BullMQ state and attempt count: read apart, a
+ * count taken during an attempt and a state taken after it ended pair into a
+ * status no job was ever in (failed after one attempt of two).
+ * KEYS: job hash, completed, failed, delayed, prioritized, waiting-children,
+ * active, wait, paused. ARGV: job id. Returns {state, attemptsMade, finishedOn, failedReason}.
+ */
+const JOB_SNAPSHOT_LUA = `
+local f = redis.call('HMGET', KEYS[1], 'atm', 'finishedOn', 'failedReason')
+local state = 'unknown'
+local sets = {'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'}
+for i, name in ipairs(sets) do
+  if redis.call('ZSCORE', KEYS[i + 1], ARGV[1]) then state = name break end
+end
+if state == 'unknown' then
+  local lists = {'active', 'waiting', 'waiting'}
+  for i, name in ipairs(lists) do
+    if redis.call('LPOS', KEYS[i + 6], ARGV[1]) then state = name break end
+  end
+end
+return {state, f[1] or '0', f[2] or '', f[3] or ''}
+`;
+
 const DEFAULT_ATTEMPTS = 5;
+/**
+ * A job queued behind another of its instance waits in BullMQ's delayed set
+ * until its predecessor's commit hands it on (promotes it). This long only in
+ * case that hand-over never came (the predecessor's worker died between its
+ * commit and the promotion): then it wakes, finds itself at the head, and runs.
+ */
+export const PARKED_MS = 30_000;
 const RESULT_TTL_S = 7 * 24 * 3600;
 const TASK_SWEEP_AGE_MS = 30_000;
 
@@ -151,6 +182,8 @@ export class JobQueue implements JobSink {
   constructor(private readonly opts: JobQueueOptions) {
     this.queueName = `rt-${opts.projectId}`;
     this.connection = new Redis(opts.redisUrl, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false });
+    // the MULTI that registers a job and adds it to BullMQ runs the FIFO script on this connection
+    defineActorScripts(this.connection);
     this.queue = new Queue<JobData>(this.queueName, { connection: this.connection });
     this.opts.redisHealth?.watch(this.queue, 'queue');
   }
@@ -159,12 +192,31 @@ export class JobQueue implements JobSink {
     return this.opts.store.keys;
   }
 
+  /**
+   * Queues a QUEUED_WRITE. Its registration in the instance's FIFO and BullMQ's
+   * add of it are one MULTI, so no worker ever sees a registered job BullMQ does
+   * not know (which it would take for dead), nor a BullMQ job that is not
+   * registered. A job behind others is added parked (delayed by PARKED_MS) and
+   * handed on by its predecessor's commit; one at the head is added ready.
+   */
   async enqueueCall(req: CallRequest, instanceId: string, upsert = false, chosenId?: string): Promise<{ jobId: string }> {
     const jobId = chosenId ?? randomUUID();
-    const seq = await this.opts.store.enqueueJob(req.classId, instanceId, jobId, upsert);
-    if (seq === 'missing') throw unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
+    const k = this.keys;
+    const inst = k.instance(req.classId, instanceId);
+    const pending = k.pendingJobs(req.classId, instanceId);
+    const resultKey = k.jobResult(jobId);
+    // a look before the atomic step: a missing instance or a finished job is answered without touching
+    // BullMQ, and a job that will wait behind others is added parked instead of being picked up to be put back
+    const ahead = await this.connection.pipeline().hexists(inst, 'v').exists(resultKey).zcard(pending).exec();
+    const [exists, done, depth] = (ahead ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return Number(v);
+    });
+    const missing = () => unknownInstanceError(this.opts.projectId, req.classId, req.instanceId ?? instanceId);
+    if (!upsert && !exists) throw missing();
     // a job id chosen up front (a task's, a committed enqueue's) that already ran: delivered again, not run again
-    if (seq === 'done') return { jobId };
+    if (done) return { jobId };
+    const parked = depth > 0;
     const data: CallJobData = {
       kind: 'call',
       classId: req.classId,
@@ -173,21 +225,45 @@ export class JobQueue implements JobSink {
       body: req.body ?? {},
       identity: req.identity,
       requestId: req.requestId,
-      seq,
     };
-    try {
-      await this.queue.add('call', data, {
-        jobId,
-        attempts: this.opts.attempts?.(req.classId, req.method) ?? DEFAULT_ATTEMPTS,
-        backoff: { type: 'exponential', delay: 500 },
-        removeOnComplete: { age: RESULT_TTL_S },
-        removeOnFail: { age: RESULT_TTL_S },
-      });
-    } catch (err) {
-      await this.opts.store.redis.zrem(this.keys.pendingJobs(req.classId, instanceId), jobId);
-      throw err;
-    }
+    const opts: JobsOptions = {
+      jobId,
+      attempts: this.opts.attempts?.(req.classId, req.method) ?? DEFAULT_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: { age: RESULT_TTL_S },
+      removeOnFail: { age: RESULT_TTL_S },
+      ...(parked ? { delay: this.parkedMs } : {}),
+    };
+    // an instance removed since the look: the job ends at once on this refusal, which the caller is answered too
+    const refusal: StoredOutcome = { status: 500, body: missing().toBody(), headers: {}, failed: true };
+    const multi = (await this.queue.getBackend().client).multi();
+    (multi as unknown as ScriptedRedis).enqueueJob(inst, pending, resultKey, jobId, upsert ? '1' : '0', JSON.stringify(refusal));
+    await new Job<JobData>(this.queue, 'call', data, opts, jobId).addJob(multi as never);
+    const results = await multi.exec();
+    if (!results) throw new Error(`the enqueue of job ${jobId} was aborted`);
+    for (const [err] of results) if (err) throw err;
+    const [seq, head] = results[0][1] as number[];
+    if (seq === -1) throw missing();
+    // its predecessor committed between the look and the MULTI, so nobody will hand it on: it hands itself on
+    if (seq > 0 && parked && head === 1) await this.handOn(jobId);
     return { jobId };
+  }
+
+  private get parkedMs(): number {
+    return this.opts.parkedMs ?? PARKED_MS;
+  }
+
+  /**
+   * Moves a parked job to BullMQ's wait list, so a worker runs it now. A job
+   * that is not parked (already waiting, running or gone) is left as it is.
+   */
+  private async handOn(jobId: string | undefined): Promise<void> {
+    if (!jobId) return;
+    try {
+      await this.queue.getBackend().promote(jobId);
+    } catch {
+      // not in the delayed set: it is waiting for a worker already, or running, or ended
+    }
   }
 
   async dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void> {
@@ -294,28 +370,32 @@ export class JobQueue implements JobSink {
 
   private async runCall(job: Job<CallJobData>, token?: string): Promise<unknown> {
     const d = job.data;
-    const redis = this.opts.store.redis;
-    const pendingKey = this.keys.pendingJobs(d.classId, d.instanceId);
+    const store = this.opts.store;
     const jobId = job.id!;
     for (;;) {
-      const [head] = await redis.zrange(pendingKey, '0', '0');
-      if (head === jobId) break;
-      const stillPending = await redis.zscore(pendingKey, jobId);
-      if (stillPending === null) {
-        // applied (or finally failed) before: a redelivery must not apply twice
-        return this.storedOutcome(jobId);
+      const place = await store.jobPlace(d.classId, d.instanceId, jobId);
+      if (place.kind === 'head') break;
+      if (place.kind === 'done') {
+        // applied (or failed for good) before: a redelivery does not apply twice, and hands the instance on
+        // in case the worker that committed it died before it did
+        const [head] = await store.redis.zrange(this.keys.pendingJobs(d.classId, d.instanceId), '0', '0');
+        await this.handOn(head);
+        return this.storedOutcome(jobId, place.resultJson);
       }
-      if (head && !(await this.isAlive(head))) {
-        await redis.zrem(pendingKey, head); // its job is gone: do not let it block the instance forever
-        continue;
-      }
-      await job.moveToDelayed(Date.now() + 15 + Math.floor(Math.random() * 20), token);
+      // a head whose BullMQ job ended or vanished without its outcome (failed by BullMQ after too many
+      // stalls, removed by hand) would hold the instance's queue for ever: it is ended as lost
+      if (await this.endIfLost(d, place.head)) continue;
+      await job.moveToDelayed(Date.now() + this.parkedMs, token);
+      // the job ahead may have committed while this one was parked, handing on to nobody
+      if ((await store.jobPlace(d.classId, d.instanceId, jobId)).kind === 'head') await this.handOn(jobId);
       throw new DelayedError();
     }
     // an attempt after a failed one (BullMQ counts a pushed-back turn above as no attempt)
     if (job.attemptsMade > 0) this.observer?.queuedWriteRetried(d.classId, d.method);
+    const running: { id: string; next?: string } = { id: jobId };
+    let result: CallResult;
     try {
-      return await this.opts.dispatcher.call({
+      result = await this.opts.dispatcher.call({
         classId: d.classId,
         method: d.method,
         instanceId: d.instanceId,
@@ -323,29 +403,47 @@ export class JobQueue implements JobSink {
         identity: d.identity,
         origin: 'queue',
         requestId: d.requestId ?? `job-${jobId}`,
-        job: { id: jobId },
+        job: running,
       });
     } catch (err) {
       // run before (a stalled worker's job handed to another, or a redelivery): its result is stored
-      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return this.storedOutcome(jobId);
+      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) {
+        const place = await store.jobPlace(d.classId, d.instanceId, jobId);
+        return this.storedOutcome(jobId, place.kind === 'done' ? place.resultJson : undefined);
+      }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      const d = job.data;
       this.logFailure('queued write', job, { classId: d.classId, method: d.method, instanceId: d.instanceId, requestId: d.requestId }, err, !isRetryable(err) || lastAttempt);
       if (!isRetryable(err) || lastAttempt) {
         const outcome: StoredOutcome =
           err instanceof ActorError
             ? { status: err.status, body: err.toBody(), headers: {}, failed: true }
             : { status: 500, body: { code: 1000, message: 'Internal error' }, headers: {}, failed: true };
-        await redis
-          .multi()
-          .zrem(pendingKey, jobId)
-          .set(this.keys.jobResult(jobId), JSON.stringify(outcome), 'EX', RESULT_TTL_S)
-          .exec();
+        await this.handOn(await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S));
         this.observer?.queuedWriteFailed(d.classId, d.method);
         if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       }
       throw err;
     }
+    await this.handOn(running.next);
+    return result;
+  }
+
+  /**
+   * Ends the head `head` of an instance's queue as lost when its BullMQ job has
+   * ended or is gone while it is still pending (registration and add are one
+   * MULTI, so a pending job BullMQ does not hold is never one being added), and
+   * hands on to its successor. True when it did.
+   */
+  private async endIfLost(d: CallJobData, head: string): Promise<boolean> {
+    const job = await this.queue.getJob(head);
+    const state = job ? await job.getState() : 'unknown';
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
+    const reason = job?.failedReason ? `: ${job.failedReason}` : '';
+    const outcome: StoredOutcome = { status: 500, body: { code: 1000, message: `Job ${head} ended without its outcome${reason}` }, headers: {}, failed: true };
+    const next = await this.opts.store.finishJob(d.classId, d.instanceId, head, JSON.stringify(outcome), RESULT_TTL_S);
+    this.opts.logger.error({ classId: d.classId, instanceId: d.instanceId, jobId: head, state }, 'queued write ended without its outcome; the next job of its instance runs');
+    await this.handOn(next);
+    return true;
   }
 
   /**
@@ -379,16 +477,9 @@ export class JobQueue implements JobSink {
     return { due, lateSeconds: oldest < 0 ? 0 : Math.max(0, (now - oldest) / 1000) };
   }
 
-  private async isAlive(jobId: string): Promise<boolean> {
-    const job = await this.queue.getJob(jobId);
-    if (!job) return false;
-    const state = await job.getState();
-    return state !== 'completed' && state !== 'failed' && state !== 'unknown';
-  }
-
-  private async storedOutcome(jobId: string): Promise<CallResult> {
-    const raw = await this.opts.store.redis.get(this.keys.jobResult(jobId));
-    if (!raw) return { status: 200, body: null, headers: {} };
+  /** A job's stored outcome: a job that is no longer pending always has one (commit and finish store it). */
+  private storedOutcome(jobId: string, raw: string | undefined): CallResult {
+    if (!raw) throw new UnrecoverableError(`job ${jobId} is no longer pending and has no stored outcome`);
     const outcome = JSON.parse(raw) as StoredOutcome;
     if (outcome.failed) throw new UnrecoverableError(`job ${jobId} already failed`);
     return outcome;
@@ -399,15 +490,20 @@ export class JobQueue implements JobSink {
     const job = await this.queue.getJob(jobId);
     if (!job || job.data.kind !== 'call') throw runtimeError('UNKNOWN_JOB', `No job '${jobId}'`);
     const d = job.data;
-    const state = await job.getState();
-    const raw = await this.opts.store.redis.get(this.keys.jobResult(jobId));
+    const resultKey = this.keys.jobResult(jobId);
+    // the outcome first: it is stored before BullMQ ends the job, and once it is there no attempt starts
+    // again, so the attempt count of the snapshot taken after it is final
+    let raw = await this.opts.store.redis.get(resultKey);
+    const snap = await this.snapshot(jobId);
+    if (!raw && (snap.state === 'completed' || snap.state === 'failed')) raw = await this.opts.store.redis.get(resultKey);
     const outcome = raw ? (JSON.parse(raw) as StoredOutcome) : undefined;
+    const { state, attemptsMade } = snap;
     let status: string;
     if (outcome) status = outcome.failed ? 'failed' : 'completed';
     else if (state === 'active') status = 'running';
     else if (state === 'failed') status = 'failed';
     else if (state === 'completed') status = 'completed';
-    else status = job.attemptsMade > 0 ? 'retrying' : 'queued';
+    else status = attemptsMade > 0 ? 'retrying' : 'queued';
     const out: JobStatus = {
       jobId,
       classId: d.classId,
@@ -415,14 +511,22 @@ export class JobQueue implements JobSink {
       instanceId: d.instanceId,
       status,
       // a running attempt counts (BullMQ counts it only once the attempt ends)
-      attemptsMade: job.attemptsMade + (state === 'active' ? 1 : 0),
+      attemptsMade: attemptsMade + (state === 'active' ? 1 : 0),
       createdAt: job.timestamp,
-      finishedAt: job.finishedOn,
+      finishedAt: snap.finishedOn,
     };
     if (outcome && !outcome.failed) out.result = { status: outcome.status, body: outcome.body };
     if (outcome?.failed) out.error = { status: outcome.status, body: outcome.body };
-    else if (!outcome && state === 'failed') out.error = { status: 500, body: { code: 1000, message: job.failedReason } };
+    else if (!outcome && state === 'failed') out.error = { status: 500, body: { code: 1000, message: snap.failedReason } };
     return { status: out, identity: d.identity };
+  }
+
+  /** The job's BullMQ state and attempt count, read in one step (JOB_SNAPSHOT_LUA). */
+  private async snapshot(jobId: string): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
+    const k = this.queue.keys;
+    const keys = [this.queue.toKey(jobId), k.completed, k.failed, k.delayed, k.prioritized, k['waiting-children'], k.active, k.wait, k.paused];
+    const [state, atm, finishedOn, failedReason] = (await this.connection.eval(JOB_SNAPSHOT_LUA, keys.length, ...keys, jobId)) as string[];
+    return { state, attemptsMade: Number(atm) || 0, finishedOn: finishedOn ? Number(finishedOn) : undefined, failedReason: failedReason || undefined };
   }
 
   /** Stops the worker (its jobs finish or are handed back), runs `beforeQueueClose` (work the jobs started), then closes the queue. */

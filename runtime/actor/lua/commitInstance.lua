@@ -21,7 +21,8 @@
 -- Effectively once: a delivery whose marker exists, or a job that is no longer pending,
 -- was applied before (its worker died after the commit, or another worker ran it): the
 -- commit is refused and nothing is written again.
--- Returns {1, version, task entry id or '', effect entry id or ''} | {-1} lease lost
+-- Returns {1, version, task entry id or '', effect entry id or '', the job now heading the
+--   instance's queue or ''} | {-1} lease lost
 --   | {-2, version} version moved | {-3, key} lookup key taken | {-4} already applied | {-5} past its deadline
 if ARGV[20] ~= '' then
   local t = redis.call('TIME')
@@ -63,9 +64,12 @@ if ARGV[10] ~= '' then taskEntry = redis.call('XADD', KEYS[4], '*', 't', ARGV[10
 local effectEntry = ''
 if ARGV[18] ~= '' then effectEntry = redis.call('XADD', KEYS[9], '*', 'f', ARGV[18]) end
 if ARGV[11] ~= '' then redis.call('XADD', KEYS[5], '*', 'c', ARGV[6], 'i', id, 'v', nv, 'e', ARGV[11]) end
+-- a job's completion names its successor, which the worker then hands to BullMQ's wait list
+local nextJob = ''
 if ARGV[12] ~= '' then
   redis.call('ZREM', KEYS[6], ARGV[12])
   redis.call('SET', KEYS[7], ARGV[13], 'EX', ARGV[14])
+  nextJob = redis.call('ZRANGE', KEYS[6], 0, 0)[1] or ''
 end
 if ARGV[16] ~= '' then redis.call('SET', KEYS[8], nv, 'EX', ARGV[17]) end
 if ARGV[19] ~= '' then redis.call('XDEL', KEYS[9], ARGV[19]) end
@@ -74,4 +78,4 @@ if tonumber(ARGV[15]) > 0 then
 else
   redis.call('DEL', KEYS[2])
 end
-return {1, nv, taskEntry, effectEntry}
+return {1, nv, taskEntry, effectEntry, nextJob}

@@ -1,0 +1,10 @@
+-- End a QUEUED_WRITE job that will not commit (failed for good, or found lost), storing
+-- its outcome, and name the job that heads the instance's queue after it.
+-- KEYS[1] instance's pending-job sorted set, KEYS[2] the job's result key
+-- ARGV[1] job id, ARGV[2] outcome json, ARGV[3] result ttl (s)
+-- Returns the next head's job id, or '' when the queue is empty. A job no longer pending
+-- (it committed meanwhile) keeps its stored outcome.
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+end
+return redis.call('ZRANGE', KEYS[1], 0, 0)[1] or ''
