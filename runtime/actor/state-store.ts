@@ -140,7 +140,7 @@ export type ScriptedRedis = Redis & {
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
   enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string, refusal: string): Promise<number[]>;
   jobPlace(pending: string, result: string, jobId: string): Promise<string[]>;
-  finishJob(pending: string, result: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<string>;
+  finishJob(pending: string, result: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<[number, string]>;
   readIfChanged(inst: string, knownVersion: string): Promise<unknown[]>;
 };
 
@@ -363,12 +363,12 @@ export class StateStore {
 
   /**
    * Ends a job that will not commit (failed for good, or lost) with `outcomeJson`
-   * as its stored outcome, unless it committed meanwhile; returns the job that
-   * heads the instance's queue after it.
+   * as its stored outcome, unless it committed meanwhile (`ended` false); and
+   * the job that heads the instance's queue after it.
    */
-  async finishJob(classId: string, id: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<string | undefined> {
-    const next = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId, outcomeJson, ttlSeconds);
-    return next || undefined;
+  async finishJob(classId: string, id: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<{ ended: boolean; next?: string }> {
+    const [ended, next] = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId, outcomeJson, ttlSeconds);
+    return { ended: Number(ended) === 1, next: next || undefined };
   }
 
   /** Append events emitted outside a commit (STATIC handlers) to the project's event stream. */

@@ -418,7 +418,7 @@ export class JobQueue implements JobSink {
           err instanceof ActorError
             ? { status: err.status, body: err.toBody(), headers: {}, failed: true }
             : { status: 500, body: { code: 1000, message: 'Internal error' }, headers: {}, failed: true };
-        await this.handOn(await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S));
+        await this.handOn((await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S)).next);
         this.observer?.queuedWriteFailed(d.classId, d.method);
         if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       }
@@ -440,8 +440,9 @@ export class JobQueue implements JobSink {
     if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
     const reason = job?.failedReason ? `: ${job.failedReason}` : '';
     const outcome: StoredOutcome = { status: 500, body: { code: 1000, message: `Job ${head} ended without its outcome${reason}` }, headers: {}, failed: true };
-    const next = await this.opts.store.finishJob(d.classId, d.instanceId, head, JSON.stringify(outcome), RESULT_TTL_S);
-    this.opts.logger.error({ classId: d.classId, instanceId: d.instanceId, jobId: head, state }, 'queued write ended without its outcome; the next job of its instance runs');
+    const { ended, next } = await this.opts.store.finishJob(d.classId, d.instanceId, head, JSON.stringify(outcome), RESULT_TTL_S);
+    // not ended: it committed between the look at the queue and the look at BullMQ, and was no loss
+    if (ended) this.opts.logger.error({ classId: d.classId, instanceId: d.instanceId, jobId: head, state }, 'queued write ended without its outcome; the next job of its instance runs');
     await this.handOn(next);
     return true;
   }
