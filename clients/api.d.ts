@@ -1041,13 +1041,13 @@ export interface paths {
         };
         /**
          * LogManager.readEntry (READ)
-         * @description reads the instance (concurrent, no changes). Admits: class:LogManager (and the system identity). Time budget 10 s.
+         * @description reads the instance (concurrent, no changes). Admits: class:LogManager, class:Partner (and the system identity). Time budget 10 s.
          */
         get: operations["LogManager_readEntry_get"];
         put?: never;
         /**
          * LogManager.readEntry (READ)
-         * @description reads the instance (concurrent, no changes). Admits: class:LogManager (and the system identity). Time budget 10 s.
+         * @description reads the instance (concurrent, no changes). Admits: class:LogManager, class:Partner (and the system identity). Time budget 10 s.
          */
         post: operations["LogManager_readEntry"];
         delete?: never;

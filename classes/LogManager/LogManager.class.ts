@@ -66,8 +66,8 @@ export class LogManager {
     return recording.record(ctx);
   }
 
-  /** The stored entry (large values as previews); for getLog and getLogEntries. */
-  @Read({ access: ['class:LogManager'], schema: false })
+  /** The stored entry (large values as previews); for getLog and getLogEntries, and Partner's getLog (one entry by id, from its instance, not the listing). */
+  @Read({ access: ['class:LogManager', 'class:Partner'], schema: false })
   readEntry(ctx: ReadCtx<LogManagerState, NoBody>) {
     return reading.readEntry(ctx);
   }

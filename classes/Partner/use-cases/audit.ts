@@ -4,14 +4,14 @@
  * `venue`, `partner_document`), read through LogManager's typed client.
  *
  * getLogEntries asks LogManager.getLogEntries for class `Partner` with the
- * caller's filters. getLog finds the entry's entity and time in LogManager's
- * listing (collection `logs`) and reads the entry through getLogEntries
- * narrowed to that entity and instant: LogManager.getLog, which restores large
- * values in full, admits program management users only, not classes, so
- * values over 1 KB are answered as getLogEntries answers them (previews,
- * `isLarge: true`); LogManager.getLog gives them whole.
+ * caller's filters (a listing). getLog reads the one entry from its own
+ * instance (LogManager.readEntry), never from the listing, and answers it
+ * only when the Partner class wrote it: large values as getLogEntries answers
+ * them (previews, `isLarge: true`); LogManager.getLog, which admits program
+ * management users only, gives them whole.
  */
-import { client } from '../../../runtime';
+import { ActorError, client, isUnknownInstance, RuntimeCodes } from '../../../runtime';
+import { LogManagerErrors } from '../../LogManager/errors';
 import type { LogManager } from '../../LogManager/LogManager.class';
 import { listingInput, problemsText } from '../../_platform/paging';
 import { partnerError } from '../errors';
@@ -21,9 +21,10 @@ import type { PartnerStaticCtx } from './common';
 
 const logs = (ctx: PartnerStaticCtx<unknown>) => client<typeof LogManager>(ctx, 'LogManager');
 
-/** LogManager's listing collection and the fields of it getLog reads */
-const LOGS_COLLECTION = 'logs';
 const LOG_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** LogManager's answers for an entry the caller cannot have */
+const NOT_THERE = [LogManagerErrors.LOG_NOT_FOUND.code, RuntimeCodes.OUT_OF_SCOPE.code];
 
 /** `{entries, totalCount, page, limit, totalPages}`, newest first; 400 17010 (17018 for from after to) naming the field. */
 export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) {
@@ -43,17 +44,14 @@ export async function getLog(ctx: PartnerStaticCtx<PartnerLogBody>) {
   }
   const notFound = () => partnerError('PARTNER_LOG_NOT_FOUND', `No audit entry '${logId}' of the Partner class`, { logId });
   if (!LOG_ID.test(logId)) throw notFound();
-  const listed = await ctx.documents.get(LOGS_COLLECTION, logId);
-  if (!listed || listed.classId !== 'Partner' || typeof listed.timeStamp !== 'string') throw notFound();
-  const page = await logs(ctx).getLogEntries(undefined, {
-    classId: 'Partner',
-    entityType: String(listed.entityType),
-    entityId: String(listed.entityId),
-    from: listed.timeStamp,
-    to: listed.timeStamp,
-    limit: 100,
-  });
-  const entry = page.entries.find((e) => e.id === logId);
-  if (!entry) throw notFound();
+  let entry;
+  try {
+    entry = await logs(ctx).readEntry(logId);
+  } catch (err) {
+    // no such entry, or one of a company the caller may not reach: not the Partner's to give either way
+    if (isUnknownInstance(err) || (err instanceof ActorError && (NOT_THERE as readonly unknown[]).includes(err.code))) throw notFound();
+    throw err;
+  }
+  if (entry.classId !== 'Partner') throw notFound();
   return entry;
 }

@@ -13,6 +13,7 @@ import { partnerError } from '../errors';
 import { applyVenueUpdate, buildVenue, coordinatesProblems, parseVenueListQuery, sameEntity, SEARCH_FIELD, VENUES_COLLECTION, venueStatusMove, venueTypeProblem, venueView, withVenueStatus, type FieldProblem } from '../rules';
 import { VENUE_EVENTS, type CreateVenueBody, type UpdateVenueBody, type UpdateVenueStatusBody, type Venue, type VenueRefBody } from '../types';
 import { now, requestVenueChange, st, venueAnswer, venueOf, venuePending, type PartnerCtx, type PartnerReadCtx } from './common';
+import { claimVenueId } from './venue-owner';
 
 /** 400: the type given (17009), coordinates out of range (17000) */
 function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueBody['mapCoordinates'] }): void {
@@ -29,8 +30,8 @@ export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
   const id = body.id ?? randomUUID();
   const taken = () => partnerError('VENUE_ID_TAKEN', `Venue id '${id}' is taken`, { errors: [{ field: 'id', reason: 'is the id of another venue' }] });
   if (hasEntry(s.locations, id)) throw taken();
-  // a chosen id must not name another partner's venue either (venue ids are unique across partners)
-  if (body.id !== undefined && (await ctx.documents.get(VENUES_COLLECTION, id))) throw taken();
+  // venue ids are unique across partners: the id's VenueOwner instance holds which partner has it
+  if (!(await claimVenueId(ctx, id, s.partner.id))) throw taken();
   const venue = buildVenue({ id, partnerId: s.partner.id, body, createdBy: actorFromIdentity(ctx.identity), now: now() });
   const change = await requestVenueChange(ctx, VENUE_EVENTS.create, null, venue);
   ctx.response.status = 201;
