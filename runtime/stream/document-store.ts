@@ -14,7 +14,11 @@
  *   _instance  the actor instance id it came from
  *   _class     the actor class id it came from
  * Writes are idempotent by version: a document is only replaced by a write
- * carrying a higher `_v`.
+ * carrying a higher `_v`. Deletes are version-checked the same way: once
+ * `deleteStale(collection, instance, v)` ran, no document of that instance
+ * below `v` is kept, even one whose write arrives later (a projector that read
+ * an older state, in another process or before a restart), so a deleted
+ * document does not come back.
  */
 
 export type Filter = Record<string, unknown>;
@@ -33,6 +37,17 @@ export interface FindOptions {
   limit?: number;
   /** inclusion projection, e.g. { name: 1, status: 1 } */
   projection?: Record<string, 0 | 1>;
+  /**
+   * false: the caller does not use the total, so none is counted (the answer
+   * has none). Otherwise the total is exact; an adapter counts only when the
+   * page does not tell it (a short page ends the matches).
+   */
+  total?: boolean;
+}
+
+/** A page without its total (`find` with `total: false`). */
+export interface PageResult<T = Record<string, unknown>> {
+  items: T[];
 }
 
 export interface FindResult<T = Record<string, unknown>> {
@@ -61,13 +76,20 @@ export interface DocumentStore {
   upsertIfNewer(collection: string, doc: StoredDocument): Promise<boolean>;
   /**
    * Delete the documents of `instance` in `collection` whose `_v` is lower than
-   * `version` (documents the instance no longer projects). Returns the count.
+   * `version` (documents the instance no longer projects), and keep the
+   * instance's version as its tombstone: a later write of one of its documents
+   * below that version is refused (or undone, when it raced the delete).
+   * Returns the count deleted.
    */
   deleteStale(collection: string, instance: string, version: number): Promise<number>;
   get(collection: string, id: string): Promise<StoredDocument | null>;
+  find<T = StoredDocument>(collection: string, filter: Filter, options: FindOptions & { total: false }): Promise<PageResult<T>>;
   find<T = StoredDocument>(collection: string, filter: Filter, options?: FindOptions): Promise<FindResult<T>>;
   count(collection: string, filter: Filter): Promise<number>;
-  /** Remove every document of a collection (used by reproject). */
+  /**
+   * Remove every document of a collection and its tombstones (used by
+   * reproject, which projects every instance again from its current state).
+   */
   drop(collection: string): Promise<void>;
   close(): Promise<void>;
 }

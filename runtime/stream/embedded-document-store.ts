@@ -104,6 +104,11 @@ interface CollectionState {
   equalityIndexes: Map<string, EqualityIndex>;
   /** `_instance` → the id of its document, or the ids of its several, so deleteStale does not scan the collection */
   byInstance: Map<string, string | Set<string>>;
+  /**
+   * `_instance` → the version of its last deleteStale: its documents below it
+   * are gone for good (a late write of an older version does not bring one back)
+   */
+  tombstones: Map<string, number>;
   /** documents whose `_id` is not a string; while there are any, `_id` lookups are not planned */
   nonStringIds: number;
   /** the next SortedView slot */
@@ -196,6 +201,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const state = this.state(collection);
     const current = state.docs.get(doc._id);
     if (current && current.doc._v >= doc._v) return false;
+    if ((state.tombstones.get(doc._instance) ?? 0) > doc._v) return false;
 
     const copy = cloneDocument(doc);
     // Check every unique index before touching any, so a rejected write leaves no trace.
@@ -246,8 +252,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   async deleteStale(collection: string, instance: string, version: number): Promise<number> {
-    const state = this.collections.get(collection);
-    if (!state) return 0;
+    // the tombstone is kept even for an instance with nothing to delete: a write of an
+    // older state that is still on its way (an inline projection, say) must not add one
+    const state = this.state(collection);
+    if ((state.tombstones.get(instance) ?? 0) < version) state.tombstones.set(instance, version);
     let deleted = 0;
     const listed = state.byInstance.get(instance);
     for (const id of listed instanceof Set ? [...listed] : listed === undefined ? [] : [listed]) {
@@ -329,6 +337,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     for (const entry of state.docs.values()) entry.removed = true;
     state.docs.clear();
     state.byInstance.clear();
+    state.tombstones.clear();
     state.nonStringIds = 0;
     for (const index of state.uniqueIndexes) index.owners.clear();
     for (const index of state.equalityIndexes.values()) {
@@ -352,6 +361,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         uniqueIndexes: [],
         equalityIndexes: new Map(),
         byInstance: new Map(),
+        tombstones: new Map(),
         nonStringIds: 0,
         nextSlot: 0,
         nextCell: 0,

@@ -260,11 +260,58 @@ export function documentStoreContract(
         await expect(store.deleteStale(coll, 'inst-1', 10)).resolves.toBe(0);
       });
 
-      it('lets a deleted id be written again at any version', async () => {
+      it('lets a deleted id be written again from the version of the delete on', async () => {
         await seed([doc('a', { gen: 1 }, 5)]);
         await store.deleteStale(coll, 'inst-1', 6);
-        await expect(store.upsertIfNewer(coll, doc('a', { gen: 2 }, 1))).resolves.toBe(true);
+        await expect(store.upsertIfNewer(coll, doc('a', { gen: 2 }, 6))).resolves.toBe(true);
         expect((await store.get(coll, 'a'))?.gen).toBe(2);
+      });
+
+      it('does not bring a deleted document back on a late write of an older version', async () => {
+        await seed([doc('a', { gen: 1 }, 4), doc('b', { gen: 1 }, 5)]);
+        await expect(store.deleteStale(coll, 'inst-1', 6)).resolves.toBe(2);
+        // a projector that read version 4 or 5 of the instance writes after the delete of version 6
+        await expect(store.upsertIfNewer(coll, doc('a', { gen: 1 }, 5))).resolves.toBe(false);
+        await expect(store.upsertIfNewer(coll, doc('b', { gen: 1 }, 5))).resolves.toBe(false);
+        await expect(store.get(coll, 'a')).resolves.toBeNull();
+        await expect(store.get(coll, 'b')).resolves.toBeNull();
+        await expect(store.count(coll, {})).resolves.toBe(0);
+      });
+
+      it('refuses an older write of a document the instance no longer projects, even one never written', async () => {
+        await expect(store.deleteStale(coll, 'inst-1', 3)).resolves.toBe(0);
+        await expect(store.upsertIfNewer(coll, doc('late', {}, 2))).resolves.toBe(false);
+        await expect(store.get(coll, 'late')).resolves.toBeNull();
+        await expect(store.upsertIfNewer(coll, doc('late', {}, 3))).resolves.toBe(true);
+      });
+
+      it('keeps the highest deleted version: a delete of an older version lowers nothing', async () => {
+        await store.deleteStale(coll, 'inst-1', 6);
+        await store.deleteStale(coll, 'inst-1', 3);
+        await expect(store.upsertIfNewer(coll, doc('a', {}, 5))).resolves.toBe(false);
+        await expect(store.upsertIfNewer(coll, doc('a', {}, 6))).resolves.toBe(true);
+      });
+
+      it("keeps each instance's deletes to its own documents and each collection's to itself", async () => {
+        const other = `${coll}_other`;
+        await store.deleteStale(coll, 'inst-1', 9);
+        await expect(store.upsertIfNewer(coll, doc('a', {}, 1, 'inst-2'))).resolves.toBe(true);
+        await expect(store.upsertIfNewer(other, doc('a', {}, 1, 'inst-1'))).resolves.toBe(true);
+        await store.drop(other);
+      });
+
+      it('leaves no older document when a write and the delete of a newer version race', async () => {
+        for (let round = 0; round < 20; round++) {
+          const instance = `race-${round}`;
+          await store.upsertIfNewer(coll, doc(`r${round}`, { gen: 0 }, 1, instance));
+          const write = store.upsertIfNewer(coll, doc(`r${round}`, { gen: 1 }, 2, instance));
+          const fresh = store.upsertIfNewer(coll, doc(`s${round}`, { gen: 3 }, 3, instance));
+          const deleted = store.deleteStale(coll, instance, 3);
+          // in either order the write loses: the delete is of a newer version
+          await Promise.all(round % 2 ? [write, fresh, deleted] : [deleted, fresh, write]);
+          await expect(store.get(coll, `r${round}`)).resolves.toBeNull();
+          await expect(store.get(coll, `s${round}`)).resolves.toMatchObject({ _v: 3 });
+        }
       });
     });
 
@@ -380,6 +427,21 @@ export function documentStoreContract(
 
       it('returns no items but the total when skipping past the end', async () => {
         await expect(store.find(coll, {}, { skip: 10 })).resolves.toEqual({ items: [], total: 5 });
+        await expect(store.find(coll, { status: 'active' }, { sort: { _id: 1 }, skip: 10, limit: 2 })).resolves.toEqual({ items: [], total: 3 });
+      });
+
+      it('counts the total of a full page, and of a short one from the page itself', async () => {
+        const full = await store.find(coll, { status: 'active' }, { sort: { _id: 1 }, limit: 3 });
+        expect({ ids: ids(full.items), total: full.total }).toEqual({ ids: ['p1', 'p3', 'p5'], total: 3 });
+        const short = await store.find(coll, { status: 'active' }, { sort: { _id: 1 }, skip: 2, limit: 3 });
+        expect({ ids: ids(short.items), total: short.total }).toEqual({ ids: ['p5'], total: 3 });
+        const unfiltered = await store.find(coll, {}, { sort: { _id: 1 }, limit: 2 });
+        expect(unfiltered.total).toBe(5);
+      });
+
+      it('answers the page alone when the total is not asked for', async () => {
+        const page = await store.find(coll, { status: 'active' }, { sort: { _id: -1 }, limit: 2, total: false });
+        expect(ids(page.items)).toEqual(['p5', 'p3']);
       });
 
       it('treats a limit of 0 as no limit', async () => {
@@ -464,7 +526,7 @@ export function documentStoreContract(
         await store.ensureIndexes(coll, EMAIL_UNIQUE);
         await seed([doc('a', { email: 'x@example.com' }, 1, 'inst-1')]);
         await store.deleteStale(coll, 'inst-1', 2);
-        await expect(store.upsertIfNewer(coll, doc('b', { email: 'x@example.com' }))).resolves.toBe(true);
+        await expect(store.upsertIfNewer(coll, doc('b', { email: 'x@example.com' }, 1, 'inst-2'))).resolves.toBe(true);
       });
 
       it('enforces compound unique keys on the combination of values', async () => {
@@ -541,6 +603,13 @@ export function documentStoreContract(
         await store.drop(coll);
         await expect(store.upsertIfNewer(coll, doc('a', { gen: 2 }, 1))).resolves.toBe(true);
         expect((await store.get(coll, 'a'))?.gen).toBe(2);
+      });
+
+      it('drops the tombstones too: a reproject writes every instance again from its current version', async () => {
+        await seed([doc('a', { gen: 1 }, 9)]);
+        await store.deleteStale(coll, 'inst-1', 10);
+        await store.drop(coll);
+        await expect(store.upsertIfNewer(coll, doc('a', { gen: 2 }, 4))).resolves.toBe(true);
       });
 
       it('accepts an unknown collection', async () => {
