@@ -264,7 +264,7 @@ describe('shared programme data (generated from the catalogue)', () => {
 
   test('the shared classes', () => {
     // Otp admits no program management user (only the classes that call it, which check their own entity's company)
-    expect(shared.map((c) => c.id).sort()).toEqual(['BenefitCategory', 'ContentManager', 'NotificationManager', 'Offer', 'Otp', 'Partner', 'PartnerUser', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'Workflow']);
+    expect(shared.map((c) => c.id).sort()).toEqual(['BenefitCategory', 'ContentManager', 'NotificationManager', 'Offer', 'Otp', 'Partner', 'PartnerUser', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'TierSchedule', 'VenueOwner', 'Workflow']);
   });
 
   test.each(shared.map((c) => c.id))('%s: company users read, every write is refused 403 1023', async (classId) => {

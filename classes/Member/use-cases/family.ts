@@ -16,14 +16,14 @@
  * applies a change's effects before answering).
  */
 import { randomUUID } from 'node:crypto';
-import type { DeepReadonly } from '../../../runtime';
+import { ActorError, isUnknownInstance, RuntimeCodes, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import type { CompanyRecord } from '../clients';
-import { fieldError, memberError } from '../errors';
+import { fieldError, memberError, MemberErrors } from '../errors';
 import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
-import { MEMBERS_COLLECTION } from '../listing';
+import { memberDocument } from '../listing';
 import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx } from '../member-state';
-import type { FamilyMember, MemberProfile } from '../types';
+import type { FamilyMember, MemberPrivateState, MemberProfile } from '../types';
 import { checkMemberTypes, now, reachable, requireCompany } from './common';
 import { members } from './self-client';
 
@@ -88,16 +88,36 @@ export async function linkFamilyMember(ctx: MemberCtx<LinkFamilyBody>) {
   return { changed: true };
 }
 
+/**
+ * The primary member's family list, each entry with its dependant as listed
+ * (memberDocument), read from the dependant's own instance (familyMemberOf,
+ * which also checks it is this member's): never from the `members` listing,
+ * which an api process without a projector or MongoDB does not have. An entry
+ * whose dependant cannot be read as this member's (not created yet, moved, or
+ * outside the caller's company) is answered as the list holds it.
+ */
 export async function getMemberDependants(ctx: MemberReadCtx) {
   const p = reachable(ctx);
-  const { items } = await ctx.documents.find(MEMBERS_COLLECTION, { primaryMemberId: p.id }, { sort: { createdAt: 1 } });
-  const byId = new Map(items.map((d) => [String(d._id), d]));
-  const dependants = (p.familyMembers ?? []).map((f) => {
-    const doc = byId.get(f.id);
-    const { _id, _v, _instance, _class, ...rest } = doc ?? {};
-    return { ...f, ...rest, id: f.id };
-  });
+  const family = members<{ familyMemberOf: typeof familyMemberOf }>(ctx);
+  const dependants = await Promise.all(
+    (p.familyMembers ?? []).map(async (f) => {
+      let listed: Record<string, unknown> = {};
+      try {
+        listed = (await family.familyMemberOf(f.id, { primaryMemberId: p.id })).listed;
+      } catch (err) {
+        if (!notHisDependant(err)) throw err;
+      }
+      return { ...f, ...listed, id: f.id };
+    }),
+  );
   return { dependants, totalCount: dependants.length };
+}
+
+/** familyMemberOf's answers for a dependant that is not (or not yet, or not to this caller) the primary member's */
+function notHisDependant(err: unknown): boolean {
+  if (isUnknownInstance(err)) return true;
+  const code = err instanceof ActorError ? err.code : undefined;
+  return code === MemberErrors.FAMILY_MEMBER_NOT_FOUND.code || code === RuntimeCodes.OUT_OF_SCOPE.code;
 }
 
 function primaryOnly(p: DeepReadonly<MemberProfile>): void {
@@ -216,11 +236,12 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>)
   return { removed: familyMemberId };
 }
 
-/** READ on a dependant, for its primary member: its profile; 404 (5011) when it is not a family member of `primaryMemberId`. */
+/** READ on a dependant, for its primary member: its profile and its listed view; 404 (5011) when it is not a family member of `primaryMemberId`. */
 export function familyMemberOf(ctx: MemberReadCtx<FamilyOfBody>) {
   const p = profileOf(ctx);
   if (p.primaryMemberId !== ctx.request.body.primaryMemberId) throw notAFamilyMember(p, ctx.request.body.primaryMemberId);
-  return { profile: p };
+  // memberDocument only reads the profile and state it is given
+  return { profile: p, listed: memberDocument(p as MemberProfile, memberState(ctx) as MemberPrivateState) };
 }
 
 /**
