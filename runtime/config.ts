@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isSender } from './mail/message';
+import { projectorSettings, type ProjectorSettings } from './stream/projector-settings';
 
 /** The repository root: the nearest folder above this file holding package.json. */
 export function projectRoot(): string {
@@ -77,6 +78,8 @@ export interface RuntimeConfig {
   leaseTtlMs: number;
   /** pause of the projector after a short batch, so reads under load bring many outbox entries (0: none) */
   projectionBatchMs: number;
+  /** the projector's consumer name and claim bound (PROJECTOR_NAME, PROJECTOR_CLAIM_IDLE_MS) */
+  projector: ProjectorSettings;
   /** lookup keys each process remembers (0: off) */
   lookupCacheSize: number;
   /** megabytes of state JSON the per-process READ cache may hold (0: off) */
@@ -247,6 +250,40 @@ export function processCount(env: NodeJS.ProcessEnv): number {
   return int(env, 'PROCESSES', 1, 1);
 }
 
+/**
+ * MONGODB_URL: the document store every process shares (listings, search).
+ * Unset, each process keeps an in-process store that only a projector in the
+ * same process fills, so a process with the api role and without the
+ * projector role answers every listing from an empty store. The rules that
+ * must hold never read a listing, so outside production such a process
+ * starts and says what it cannot serve (listingsGap); NODE_ENV=production
+ * refuses it, as it refuses an unset SMTP_URL.
+ */
+export function mongodbUrl(env: NodeJS.ProcessEnv, roles: ReadonlySet<Role>): string | undefined {
+  const url = env.MONGODB_URL || undefined;
+  if (!url && roles.has('api') && !roles.has('projector') && env.NODE_ENV === 'production') {
+    throw new Error(
+      'MONGODB_URL must be set in production for a process with the api role and without the projector role: the embedded document store is per process and only a projector in the same process fills it, so every listing and search of this process would answer empty',
+    );
+  }
+  return url;
+}
+
+/**
+ * What a process cannot serve for want of a shared document store: its
+ * listings and searches (the collections named) answer from an empty store.
+ * undefined when it can serve them (MONGODB_URL set, or a projector in the
+ * same process, or no api role).
+ */
+export function listingsGap(config: Pick<RuntimeConfig, 'mongodbUrl' | 'roles'>, collections: readonly string[]): string | undefined {
+  if (config.mongodbUrl || !config.roles.has('api') || config.roles.has('projector') || !collections.length) return undefined;
+  return (
+    `MONGODB_URL is unset and this process runs the api role without the projector role: its listings and searches ` +
+    `(collections ${[...collections].sort().join(', ')}) answer from an empty in-process store; every other call, and every rule ` +
+    `that must hold, is served in full. Set MONGODB_URL, or add the projector role to this process`
+  );
+}
+
 /** Every environment variable the runtime reads is parsed here (and documented in the README). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   const root = projectRoot();
@@ -275,7 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     redisUrl: env.REDIS_URL || undefined,
     redisCommandTimeoutMs: redisCommandTimeoutMs(env),
     redisAppendfsync: redisAppendfsync(env),
-    mongodbUrl: env.MONGODB_URL || undefined,
+    mongodbUrl: mongodbUrl(env, roles),
     integrationApiKeys: list(env.INTEGRATION_API_KEYS),
     jwtSecret: env.JWT_SECRET || undefined,
     jwtIssuer: env.JWT_ISSUER || undefined,
@@ -297,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     readCacheMb: int(env, 'READ_CACHE_MB', 64, 0),
     lookupCacheSize: int(env, 'LOOKUP_CACHE_SIZE', 100000, 0),
     projectionBatchMs: int(env, 'PROJECTION_BATCH_MS', 10, 0),
+    projector: projectorSettings(env),
     smtpUrl: smtpUrl(env),
     mailFrom: mailFrom(env),
     mailAttempts: bounded(env, 'MAIL_ATTEMPTS', 8, 1, 100),

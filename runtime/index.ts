@@ -51,7 +51,8 @@ export type { RuntimeCode } from './errors';
 export { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './http/idempotency';
 export { projectRoot } from './config';
 export { rolesGrant } from './auth/access';
-export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec } from './stream/document-store';
+export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec, PageResult } from './stream/document-store';
+export type { ListingSpec } from './stream/listing';
 
 /** A long class-contributed CLI command's progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
 export { progress } from './cli-progress';

@@ -8,10 +8,11 @@
  * SIGTERM/SIGINT. Exclusivity per instance holds across them (Redis leases).
  */
 import cluster, { type Worker } from 'node:cluster';
-import { heapGrowingFromMb, heapGrowingPercent, loadConfig, processCount } from './config';
+import { heapGrowingFromMb, heapGrowingPercent, listingsGap, loadConfig, processCount } from './config';
 import { boundHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
+import { slotProjectorName } from './stream/projector-settings';
 import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, Runtime, stopDeadlineMs } from './runtime';
 import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
 
@@ -70,6 +71,8 @@ async function runtimeProcess(): Promise<void> {
     },
     'runtime started',
   );
+  const gap = listingsGap(config, runtime.registry.list().flatMap((c) => Object.keys(c.options.stream?.collections ?? {})));
+  if (gap) logger.warn({ setting: 'MONGODB_URL', roles: [...config.roles] }, gap);
   process.send?.(READY);
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -110,6 +113,9 @@ async function supervisor(count: number): Promise<void> {
   const env = { REDIS_URL: redis.url };
   let stopping = false;
   const ready = new WeakSet<Worker>();
+  // each process keeps its slot's projector name, and a replacement takes the slot of the one that died,
+  // so it reads the outbox entries its predecessor was handed and had not acknowledged
+  const slots = new Map<Worker, number>();
 
   const stopAll = async (code: number) => {
     if (stopping) return;
@@ -125,8 +131,9 @@ async function supervisor(count: number): Promise<void> {
     process.exit(code);
   };
 
-  const fork = () => {
-    const w = cluster.fork(env);
+  const fork = (slot: number) => {
+    const w = cluster.fork({ ...env, PROJECTOR_NAME: slotProjectorName(config.projector.consumer, slot) });
+    slots.set(w, slot);
     w.on('message', (msg) => {
       if (msg === READY) ready.add(w);
     });
@@ -140,9 +147,11 @@ async function supervisor(count: number): Promise<void> {
       return;
     }
     logger.error({ pid: w.process.pid, code, signal }, 'a runtime process died; starting another');
-    setTimeout(() => stopping || fork(), 1000).unref();
+    const slot = slots.get(w) ?? 0;
+    slots.delete(w);
+    setTimeout(() => stopping || fork(slot), 1000).unref();
   });
-  for (let i = 0; i < count; i++) fork();
+  for (let i = 0; i < count; i++) fork(i);
   logger.info({ processes: count, pid: process.pid, redis: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL' }, 'supervisor started');
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));

@@ -225,7 +225,7 @@ export class Runtime {
     const tokens = new TokenService(secret, config.jwtIssuer, { allowDevTokens: config.allowDevTokens });
     const blobs = overrides.blobs ?? (await openBlobs(config));
     const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
-    const projector = new Projector(store, documents, registry, logger, undefined, config.projectionBatchMs);
+    const projector = new Projector(store, documents, registry, logger, { ...config.projector, batchMs: config.projectionBatchMs });
     projector.redisHealth = redisHealth;
     const background = new Background();
     projector.background = background;
@@ -454,6 +454,7 @@ export class Runtime {
       });
     }
     this.redisHealth.stop();
+    this.dispatcher.close();
     this.redis.disconnect();
   }
 }

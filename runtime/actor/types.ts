@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Signer } from '../auth/signer';
 import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
+import type { ListingSpec } from '../stream/listing';
 import type { ActorError } from '../errors';
 
 export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' | 'INTERNAL';
@@ -240,6 +241,11 @@ export interface ProjectedDocument {
 
 export interface CollectionOptions {
   indexes?: IndexSpec[];
+  /**
+   * the listings that read this collection (order and filter sets); the
+   * indexes they need are derived from them (runtime/stream/listing.ts)
+   */
+  listings?: ListingSpec[];
   /**
    * Field (dotted path) holding the tenant a document belongs to. Reads of
    * this collection by a tenant-bound caller (ctx.documents) only see

@@ -8,6 +8,8 @@ import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
 import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
 import { ControlListener, type ControlRequest } from './projector-control';
+import { collectionIndexes } from './listing';
+import { DEFAULT_CLAIM_IDLE_MS, defaultProjectorName } from './projector-settings';
 
 const GROUP = 'projector';
 /** longest blocking read of the outbox (its connection's command time-out is this much longer) */
@@ -15,6 +17,67 @@ const READ_BLOCK_MS = 1000;
 const EMBEDDED_OUTBOX_RETENTION_MS = 10 * 60_000;
 /** lag() counts at most this many entries behind (embedded store: it reads them to count) */
 const LAG_COUNT_MAX = 1000;
+/** entries read (or claimed) at once from the consumer group */
+const GROUP_READ_COUNT = 200;
+/**
+ * a consumer of the group holding no entry and idle this long is removed from
+ * it: a live one reads every READ_BLOCK_MS, so only the names of gone
+ * processes (an old host name, a former slot) are forgotten, and the group
+ * does not grow with every host a projector ever ran on
+ */
+const CONSUMER_FORGET_MS = 3600_000;
+/** instances whose last projected version each process remembers (see SeenVersions) */
+export const SEEN_MAX = 100_000;
+
+/**
+ * The last version projected per instance, so that outbox entries already
+ * applied (by the inline projection after a commit, or an earlier entry of
+ * the same instance) are skipped without reading the state again. Only an
+ * optimisation: a forgotten instance is projected again, which the store's
+ * version checks make a no-op. Bounded: past `max` instances the one projected
+ * longest ago is forgotten first.
+ */
+export class SeenVersions {
+  private readonly versions = new Map<string, number>();
+
+  constructor(readonly max = SEEN_MAX) {}
+
+  get size(): number {
+    return this.versions.size;
+  }
+
+  get(key: string): number | undefined {
+    return this.versions.get(key);
+  }
+
+  set(key: string, version: number): void {
+    // re-inserted, so the Map's order is the order of last projection
+    this.versions.delete(key);
+    this.versions.set(key, version);
+    while (this.versions.size > this.max) this.versions.delete(this.versions.keys().next().value as string);
+  }
+
+  /** forgets the instances of a class (its collections were dropped) */
+  forgetClass(classId: string): void {
+    for (const key of [...this.versions.keys()]) if (key.startsWith(`${classId}\u0000`)) this.versions.delete(key);
+  }
+}
+
+export interface ProjectorOptions {
+  /** this process's consumer name in the outbox's group (PROJECTOR_NAME); stable across restarts */
+  consumer?: string;
+  /**
+   * after a batch smaller than a full read, wait this long before reading
+   * again, so that under load one read brings many entries instead of one
+   * read (and one socket write) per commit; an idle outbox is still picked
+   * up at once by the blocking read
+   */
+  batchMs?: number;
+  /** entries another consumer holds unacknowledged this long are claimed (PROJECTOR_CLAIM_IDLE_MS) */
+  claimIdleMs?: number;
+  /** bound of the versions remembered (SEEN_MAX) */
+  seenMax?: number;
+}
 
 /** seconds from an outbox entry's addition (its id's time) to `now`, 0 for none */
 function ageOf(id: string | undefined, now: number): number {
@@ -52,7 +115,13 @@ export interface RebuildOptions {
  * projector catches up on restart and a projection can be rebuilt at any time.
  *
  * A shared store (MongoDB) is fed by a consumer group: each entry is handled
- * by one projector process, acknowledged and deleted. An embedded store lives
+ * by one projector process, acknowledged and deleted. A process's consumer
+ * name is stable (PROJECTOR_NAME, by default `projector@<host>`), so after a
+ * restart it first reads the entries it had been handed and not acknowledged;
+ * entries a consumer holds unacknowledged past PROJECTOR_CLAIM_IDLE_MS (it
+ * died and is not coming back under that name, or it failed on them) are
+ * claimed by a live one (XAUTOCLAIM). An entry may so be projected twice,
+ * which the store's version checks make harmless. An embedded store lives
  * in each process: it is rebuilt from actor state at start, then follows the
  * outbox from that point; the outbox is trimmed by age. As no other process
  * can reach it, the CLI's `reproject` and `status` ask its running projectors
@@ -63,7 +132,10 @@ export class Projector {
   private reader?: Redis;
   private loop?: Promise<void>;
   /** last version projected per instance, to skip entries already applied */
-  private readonly seen = new Map<string, number>();
+  private readonly seen: SeenVersions;
+  private readonly consumer: string;
+  private readonly batchMs: number;
+  private readonly claimIdleMs: number;
   /** the last outbox entry this process read (embedded store: it follows the outbox from there) */
   private lastRead?: string;
   /** inline projections started after commits, which a stop waits for */
@@ -80,15 +152,23 @@ export class Projector {
     private readonly documents: DocumentStore,
     private readonly registry: ClassRegistry,
     private readonly logger: Logger,
-    private readonly consumer = `projector-${process.pid}`,
-    /**
-     * after a batch smaller than a full read, wait this long before reading
-     * again, so that under load one read brings many entries instead of one
-     * read (and one socket write) per commit; an idle outbox is still picked
-     * up at once by the blocking read
-     */
-    private readonly batchMs = 10,
-  ) {}
+    options: ProjectorOptions = {},
+  ) {
+    this.consumer = options.consumer ?? defaultProjectorName();
+    this.batchMs = options.batchMs ?? 10;
+    this.claimIdleMs = options.claimIdleMs ?? DEFAULT_CLAIM_IDLE_MS;
+    this.seen = new SeenVersions(options.seenMax);
+  }
+
+  /** this process's consumer name in the outbox's group */
+  get consumerName(): string {
+    return this.consumer;
+  }
+
+  /** instances whose projected version this process remembers (at most SEEN_MAX) */
+  get seenSize(): number {
+    return this.seen.size;
+  }
 
   /** the pause after a short batch (nothing when the read was full: more is waiting) */
   private async pauseAfter(count: number, full: number): Promise<void> {
@@ -107,7 +187,8 @@ export class Projector {
   async ensureIndexes(): Promise<void> {
     for (const cls of this.streamed()) {
       for (const [collection, def] of Object.entries(cls.options.stream!.collections)) {
-        await this.documents.ensureIndexes(collection, def.indexes ?? []);
+        // the declared indexes and those the collection's listings need (listing.ts)
+        await this.documents.ensureIndexes(collection, collectionIndexes(collection, def));
       }
     }
   }
@@ -172,7 +253,7 @@ export class Projector {
     for (const cls of classes) {
       if (opts.drop) {
         for (const collection of Object.keys(cls.options.stream!.collections)) await this.documents.drop(collection);
-        for (const key of [...this.seen.keys()]) if (key.startsWith(`${cls.id}\u0000`)) this.seen.delete(key);
+        this.seen.forgetClass(cls.id);
       }
       for await (const ids of this.store.instanceIds(cls.id)) {
         if (this.stopping) throw new Error('the projector is stopping');
@@ -288,10 +369,12 @@ export class Projector {
     }
   }
 
-  private async handle(entries: [string, string[]][]): Promise<void> {
+  private async handle(entries: [string, string[] | null][]): Promise<void> {
     // one projection per instance per batch: it projects current state, which covers every entry
     const latest = new Map<string, { classId: string; instanceId: string; version: number }>();
     for (const [, fields] of entries) {
+      // an entry deleted from the stream while still pending is read back without its fields
+      if (!fields) continue;
       const f: Record<string, string> = {};
       for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
       const key = `${f.c}\u0000${f.i}`;
@@ -304,21 +387,77 @@ export class Projector {
     }
   }
 
+  /** acknowledged and deleted: a shared store's outbox holds only what waits (its length is the lag) */
+  private async acknowledge(ids: string[]): Promise<void> {
+    const outbox = this.store.keys.outbox;
+    await this.store.redis.multi().xack(outbox, GROUP, ...ids).xdel(outbox, ...ids).exec();
+  }
+
+  /**
+   * Takes over the entries any consumer of the group (this one included, after
+   * a failed batch) has held unacknowledged for claimIdleMs, projects and
+   * acknowledges them; then forgets consumers gone for good. Returns the
+   * number of entries claimed.
+   */
+  async claimIdle(): Promise<number> {
+    const redis = this.store.redis;
+    const outbox = this.store.keys.outbox;
+    let cursor = '0-0';
+    let claimed = 0;
+    do {
+      const [next, entries] = (await redis.xautoclaim(outbox, GROUP, this.consumer, this.claimIdleMs, cursor, 'COUNT', GROUP_READ_COUNT)) as [
+        string,
+        ([string, string[] | null] | null)[],
+      ];
+      // entries deleted from the stream meanwhile are dropped from the pending list by Redis itself
+      const live = entries.filter((e): e is [string, string[] | null] => Array.isArray(e));
+      if (live.length) {
+        await this.handle(live);
+        await this.acknowledge(live.map((e) => e[0]));
+        claimed += live.length;
+      }
+      cursor = next;
+    } while (cursor !== '0-0' && this.running);
+    if (claimed) this.logger.info({ claimed, consumer: this.consumer }, 'projector claimed outbox entries left unacknowledged past PROJECTOR_CLAIM_IDLE_MS');
+    await this.forgetGoneConsumers();
+    return claimed;
+  }
+
+  private async forgetGoneConsumers(): Promise<void> {
+    const redis = this.store.redis;
+    const outbox = this.store.keys.outbox;
+    const consumers = (await redis.xinfo('CONSUMERS', outbox, GROUP)) as unknown[][];
+    for (const fields of consumers) {
+      const info: Record<string, unknown> = {};
+      for (let i = 0; i + 1 < fields.length; i += 2) info[String(fields[i])] = fields[i + 1];
+      const name = String(info.name);
+      if (name !== this.consumer && Number(info.pending) === 0 && Number(info.idle) > CONSUMER_FORGET_MS) {
+        await redis.xgroup('DELCONSUMER', outbox, GROUP, name);
+      }
+    }
+  }
+
   private async followGroup(): Promise<void> {
     const outbox = this.store.keys.outbox;
-    let pendingFirst = true; // after a crash, entries delivered to us but not acknowledged come first
+    let pendingFirst = true; // after a restart, entries handed to this name and not acknowledged come first
+    // entries other consumers left are looked for at start, then every half of the idle bound
+    const claimEveryMs = Math.max(50, Math.floor(this.claimIdleMs / 2));
+    let nextClaim = 0;
     while (this.running) {
       try {
+        if (!pendingFirst && Date.now() >= nextClaim) {
+          nextClaim = Date.now() + claimEveryMs;
+          await this.claimIdle();
+        }
         const res = (await this.reader!.xreadgroup(
-          'GROUP', GROUP, this.consumer, 'COUNT', 200, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, pendingFirst ? '0' : '>',
-        )) as [string, [string, string[]][]][] | null;
+          'GROUP', GROUP, this.consumer, 'COUNT', GROUP_READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, pendingFirst ? '0' : '>',
+        )) as [string, [string, string[] | null][]][] | null;
         const entries = res?.[0]?.[1] ?? [];
         if (pendingFirst && entries.length === 0) pendingFirst = false;
         if (!entries.length) continue;
         await this.handle(entries);
-        const ids = entries.map((e) => e[0]);
-        await this.store.redis.multi().xack(outbox, GROUP, ...ids).xdel(outbox, ...ids).exec();
-        await this.pauseAfter(entries.length, 200);
+        await this.acknowledge(entries.map((e) => e[0]));
+        await this.pauseAfter(entries.length, GROUP_READ_COUNT);
       } catch (err) {
         if (!this.running) return;
         if (!this.redisHealth?.failed(err)) this.logger.error({ err }, 'projector error; retrying');

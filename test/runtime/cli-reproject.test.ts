@@ -110,7 +110,7 @@ describe('with a running service on the embedded store', () => {
     const outcome = await cli(projectId, 'reproject', 'Gauge');
     expect(outcome.code).toBe(0);
     const answer = JSON.parse(outcome.stdout);
-    expect(answer).toEqual({ reprojected: 1, store: 'embedded', processes: [{ process: expect.stringMatching(/^projector-/), reprojected: 1 }] });
+    expect(answer).toEqual({ reprojected: 1, store: 'embedded', processes: [{ process: expect.stringMatching(/^projector@/), reprojected: 1 }] });
     // progress on stderr (not a terminal: its closing line)
     expect(outcome.stderr).toContain('reproject: 1/1 instances done');
     expect(await listed()).toEqual(['g1']);
@@ -120,7 +120,7 @@ describe('with a running service on the embedded store', () => {
     const caughtUp = await projectorStatus();
     expect(caughtUp).toEqual({
       store: 'embedded',
-      processes: [{ process: expect.stringMatching(/^projector-/), entries: 0, seconds: 0, collections: { gauges: { entries: 0, seconds: 0 } } }],
+      processes: [{ process: expect.stringMatching(/^projector@/), entries: 0, seconds: 0, collections: { gauges: { entries: 0, seconds: 0 } } }],
     });
 
     // the projection of g1 now throws: the projector stays on its outbox entry, retrying

@@ -42,9 +42,10 @@ function startedLine(out: string): { port?: number } | undefined {
  * A port found free here and handed to the child was bound seconds later, and
  * another jest worker's listen(0) could take it in between.
  */
-export async function spawnRuntime(projectId: string, env: Record<string, string> = {}): Promise<RuntimeProcess> {
+export async function spawnRuntime(projectId: string, env: Record<string, string> = {}, opts: { script?: string } = {}): Promise<RuntimeProcess> {
   const root = projectRoot();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
+  // `script`: another entry point that logs the same "runtime started" line (a test fixture)
+  const proc = spawn(process.execPath, ['--import', 'tsx', opts.script ?? path.join(root, 'runtime/main.ts')], {
     cwd: root,
     env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: '0', ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
