@@ -56,10 +56,11 @@ const PM = 'program_management_user';
   tenancy: SHARED_DATA,
   stream: {
     collections: {
+      // the orders and filters of parsePartnerListQuery and parseVenueListQuery (rules.ts)
       [PARTNERS_COLLECTION]: {
-        indexes: [{ keys: { brandName: 1, id: 1 } }, { keys: { status: 1, brandName: 1 } }, { keys: { partnerTypeId: 1 } }, { keys: { partnerSubtypeIds: 1 } }],
+        listings: [{ name: 'listPartners', sort: { brandName: 1, id: 1 }, filterSets: [[], ['status'], ['partnerTypeId'], ['partnerSubtypeIds']] }],
       },
-      [VENUES_COLLECTION]: { indexes: [{ keys: { partnerId: 1, venueName: 1 } }, { keys: { partnerId: 1, status: 1 } }] },
+      [VENUES_COLLECTION]: { listings: [{ name: 'listVenues', sort: { venueName: 1, id: 1 }, filterSets: [['partnerId'], ['partnerId', 'status']] }] },
     },
     toDocuments: (state, id) => {
       const s = state.private;

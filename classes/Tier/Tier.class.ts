@@ -36,7 +36,14 @@ const PM = 'program_management_user';
   stream: {
     collections: {
       tiers: {
-        indexes: [{ keys: { status: 1 } }, { keys: { 'tierType.id': 1, startDate: 1 } }, { keys: { name: 1 } }, { keys: { startDate: -1 } }],
+        // name: the listing's case-insensitive search scans these keys instead of the documents
+        indexes: [{ keys: { name: 1 } }],
+        listings: [
+          // listTiers (use-cases/listing.ts), newest start first: all, or by status, tier type or group
+          { name: 'listTiers', sort: { startDate: -1, _id: 1 }, filterSets: [[], ['status'], ['tierType.id'], ['tierType.group']] },
+          // the overlap check (use-cases/common.ts): a tier type's tiers by start, bounded by the range
+          { name: 'checkOverlap', sort: { startDate: 1 }, filterSets: [['tierType.id']] },
+        ],
       },
     },
     toDocuments: (state, id) =>
