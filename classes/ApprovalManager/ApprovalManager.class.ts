@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Read, Static, Write, type Ctx, type InstanceState, type ReadCtx, type StaticCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { approvalDocument } from './domain';
+import { approvalDocument, LIST_APPROVALS } from './domain';
 import type { ApprovalManagerState, CreateApprovalInput, ListApprovalsBody, MoveApprovalCompanyBody, NoBody, ReviewBody } from './types';
 import * as creation from './use-cases/creation';
 import * as reading from './use-cases/reading';
@@ -31,12 +31,7 @@ import * as companyMove from './use-cases/company-move';
     collections: {
       approvals: {
         tenantField: 'companyId',
-        indexes: [
-          { keys: { approvalStatus: 1, createdAt: -1 } },
-          { keys: { classId: 1, createdAt: -1 } },
-          { keys: { entityId: 1, createdAt: -1 } },
-          { keys: { approvers: 1, approvalStatus: 1 } },
-        ],
+        listings: [LIST_APPROVALS],
       },
     },
     toDocuments: (state, id) => (state.public.approval ? [{ collection: 'approvals', id, doc: approvalDocument(state.public.approval) }] : []),

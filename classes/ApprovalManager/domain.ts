@@ -4,6 +4,7 @@
  * eligibility (active roles, maker not reviewer), review outcome, who may
  * read a record, listing filters, the record as callers see it.
  */
+import type { ListingSpec } from '../../runtime';
 import { parsePaging } from '../_platform/paging';
 import { isPrivilegedActor, type Actor } from '../_platform/actor';
 import { changeView, oldValuesFit, type OldValue } from './changes';
@@ -307,6 +308,16 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
  * name or id); and not made by the viewer, unless the record allows
  * self-approval.
  */
+/**
+ * listApprovals, newest first: by status, class or entity, and the actionable listing (pending records
+ * naming one of the viewer's roles), each read off an index in that order
+ */
+export const LIST_APPROVALS: ListingSpec = {
+  name: 'listApprovals',
+  sort: { createdAt: -1, _id: -1 },
+  filterSets: [[], ['approvalStatus'], ['classId'], ['entityId'], ['approvalStatus', 'approvers']],
+};
+
 export function buildListFilter(q: ListQuery, viewer: Actor, activeRoles: readonly ActiveRole[] = []): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.approvalStatus) and.push({ approvalStatus: q.approvalStatus });

@@ -12,7 +12,7 @@
  */
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
-import { categoryDocument, CATEGORIES_COLLECTION } from './rules';
+import { categoryDocument, CATEGORIES_COLLECTION, LIST_CATEGORIES } from './rules';
 import type { BenefitCategoryClassState, CreateCategoryInput, ListCategoriesInput, UpdateCategoryInput, UpdateCategoryStatusInput } from './types';
 import * as change from './use-cases/change';
 import type { CategoryCtx, CategoryReadCtx, CategoryStaticCtx } from './use-cases/common';
@@ -29,7 +29,7 @@ const PM = 'program_management_user';
   tenancy: SHARED_DATA,
   stream: {
     collections: {
-      [CATEGORIES_COLLECTION]: { indexes: [{ keys: { sortName: 1 } }, { keys: { status: 1, sortName: 1 } }] },
+      [CATEGORIES_COLLECTION]: { listings: [LIST_CATEGORIES] },
     },
     toDocuments: (state, id) => (state.private.category ? [{ collection: CATEGORIES_COLLECTION, id, doc: categoryDocument(state.private.category) }] : []),
   },

@@ -6,7 +6,7 @@
  * the entries of listActiveCategories. No I/O; unit-tested in
  * test/catalogue/rules.test.ts.
  */
-import type { DeepReadonly, FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import {
   CATEGORY_STATUSES,
@@ -178,6 +178,9 @@ export function buildCategoryListFilter(q: Pick<CategoryListQuery, 'status' | 's
 
 /** the order of every category listing: by name, then id */
 export const CATEGORY_ORDER = { sortName: 1, _id: 1 } as const;
+
+/** listCategories and listActiveCategories: all, or by status, off an index in that order */
+export const LIST_CATEGORIES: ListingSpec = { name: 'listCategories', sort: { ...CATEGORY_ORDER }, filterSets: [[], ['status']] };
 
 /** One entry of listActiveCategories from a streamed document. */
 export function activeCategory(doc: Record<string, unknown>): ActiveCategory {

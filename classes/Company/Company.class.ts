@@ -21,7 +21,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { COMPANIES_COLLECTION, companyDocuments } from './rules';
+import { COMPANIES_COLLECTION, companyDocuments, LIST_COMPANIES } from './rules';
 import type { CompanyClassState, CompanyInput, CompanyListInput, CompanyLookupInput, CompanyStatusInput, CompanyStreamInput, CompanyUpdateInput } from './types';
 import * as approval from './use-cases/approval';
 import { COMPANY_INSTANCE, type CompanyCtx, type CompanyReadCtx } from './use-cases/common';
@@ -50,7 +50,8 @@ const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
       // from one company to another could otherwise be refused and stall.
       [COMPANIES_COLLECTION]: {
         tenantField: 'id',
-        indexes: [{ keys: { status: 1, nameKey: 1 } }, { keys: { companyGroupId: 1, nameKey: 1 } }, { keys: { bgId: 1 } }, { keys: { nameKey: 1 } }],
+        indexes: [{ keys: { bgId: 1 } }],
+        listings: [LIST_COMPANIES],
       },
     },
     toDocuments: (state) => companyDocuments(state.private),

@@ -4,7 +4,7 @@
  * what a company user may reach, the list query and the streamed documents.
  * Rules that refuse throw a Company ActorError (companyError).
  */
-import type { DeepReadonly, Identity } from '../../runtime';
+import type { DeepReadonly, Identity, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/types';
@@ -216,6 +216,9 @@ export interface CompanyListQuery {
 
 export const DEFAULT_PAGE_SIZE = 20;
 const STATUSES = ['pending', 'active', 'inactive'];
+
+/** listCompanies, by name then id: all, or by status or company group, off an index in that order */
+export const LIST_COMPANIES: ListingSpec = { name: 'listCompanies', sort: { nameKey: 1, id: 1 }, filterSets: [[], ['status'], ['companyGroupId']] };
 const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'];
 
 /**
@@ -248,7 +251,7 @@ export function parseCompanyListQuery(query: Record<string, unknown>, body: Reco
     filter.$or = SEARCH_FIELDS.map((field) => ({ [field]: regex }));
   }
   if (scope.kind === 'own') filter.id = scope.companyId ?? { $in: [] };
-  return { filter, sort: { nameKey: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
+  return { filter, sort: { ...LIST_COMPANIES.sort }, page, limit, skip: (page - 1) * limit };
 }
 
 export function listedCompany(doc: Record<string, unknown>): Record<string, unknown> {

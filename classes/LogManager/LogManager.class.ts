@@ -16,7 +16,7 @@
  */
 import { ActorClass, client, Init, Read, Static, type BaseCtx, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { logListingDocument } from './list-query';
+import { LIST_LOG_ENTRIES, logListingDocument } from './list-query';
 import type { AddLogEntryBody, GetLogBody, GetLogEntriesBody, LogManagerState, NoBody, RecordBody } from './types';
 import * as recording from './use-cases/recording';
 import * as reading from './use-cases/reading';
@@ -36,7 +36,7 @@ const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.
   tenancy: ownedByCompany((state) => state.private.log?.companyId),
   stream: {
     collections: {
-      logs: { tenantField: 'companyId', indexes: [{ keys: { classId: 1, entityId: 1, timeStamp: -1 } }, { keys: { timeStamp: -1 } }] },
+      logs: { tenantField: 'companyId', listings: [LIST_LOG_ENTRIES] },
     },
     toDocuments: (state, id) => (state.private.log ? [{ collection: 'logs', id, doc: logListingDocument(state.private.log) }] : []),
   },

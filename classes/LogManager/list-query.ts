@@ -3,7 +3,7 @@
  * Pure: takes the merged query-string and body parameters, answers the
  * filter/sort/page or throws a 400 LogManager error.
  */
-import type { FieldError } from '../../runtime';
+import type { FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex, parsePaging, problemsText } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
@@ -53,6 +53,12 @@ export interface LogListQuery {
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 const STRING_FILTERS = ['classId', 'entityId', 'entityType'] as const;
+
+/**
+ * getLogEntries, newest first: a class's entries or one entity's are read off an index in that order
+ * (the entity's id is selective enough to find the class's among them); from/to bound the same walk
+ */
+export const LIST_LOG_ENTRIES: ListingSpec = { name: 'getLogEntries', sort: { timeStamp: -1, id: 1 }, filterSets: [[], ['classId'], ['entityId']] };
 const KNOWN = new Set<string>([...STRING_FILTERS, 'from', 'to', 'search', 'page', 'limit']);
 
 /**
@@ -120,5 +126,5 @@ export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body
     // keys and values (searchText), actor name and id
     filter.$or = ['searchText', 'actor.name', 'actor.id'].map((path) => ({ [path]: regex }));
   }
-  return { filter, sort: { timeStamp: -1, id: 1 }, page, limit, skip: (page - 1) * limit };
+  return { filter, sort: { ...LIST_LOG_ENTRIES.sort }, page, limit, skip: (page - 1) * limit };
 }

@@ -23,7 +23,7 @@ import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { hrErrorShape, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
-import { MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
+import { LIST_MEMBERS, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
 import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
 import type { AddMembershipInput } from './memberships';
 import type { MemberClassState } from './types';
@@ -68,7 +68,7 @@ const SIGN_IN_BODY = '16kb';
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
   tenancy: ownedByCompany((state) => state.private.profile?.company?.id),
   stream: {
-    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, tenantField: 'companyId' } },
+    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, listings: [LIST_MEMBERS], tenantField: 'companyId' } },
     toDocuments: (state, id) => {
       const s = state.private;
       return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];

@@ -2,22 +2,30 @@
  * Member documents in the document store (spec 1 rule 5) and the listing
  * queries over them (listMembers, getMemberDependants), pure.
  */
-import type { Filter, IndexSpec } from '../../runtime';
+import type { Filter, IndexSpec, ListingSpec } from '../../runtime';
 import { booleanOf, escapeRegex, type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, stringOrList, textOf, unknownKeys } from '../_platform/paging';
 import { memberError } from './errors';
 import { MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type MemberPrivateState, type MemberProfile } from './types';
 
 export const MEMBERS_COLLECTION = 'members';
 
+/**
+ * listMembers, newest first: a company's members (a company user's listing always is one), a status's,
+ * or both, are read off an index in that order; the other filters are tested on the members met there
+ */
+export const LIST_MEMBERS: ListingSpec = {
+  name: 'listMembers',
+  sort: { createdAt: -1, _id: 1 },
+  filterSets: [[], ['status'], ['companyId'], ['companyId', 'status']],
+};
+
+/** besides those LIST_MEMBERS needs (derived by the runtime) */
 export const MEMBER_INDEXES: IndexSpec[] = [
-  { keys: { status: 1 } },
-  { keys: { companyId: 1 } },
   { keys: { memberType: 1 } },
   { keys: { primaryMemberId: 1 } },
   { keys: { staffId: 1 } },
   { keys: { emailLower: 1 } },
   { keys: { membershipStatuses: 1 } },
-  { keys: { createdAt: -1 } },
   // the fields listMembers searches (with staffId): MongoDB scans these index keys instead of
   // the documents for a case-insensitive search, and the embedded store keeps a search column of each
   { keys: { fullName: 1 } },

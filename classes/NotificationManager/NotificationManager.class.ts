@@ -13,7 +13,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { TEMPLATES_COLLECTION, templateDocument } from './rules';
+import { LIST_NOTIFICATION_TEMPLATES, TEMPLATES_COLLECTION, templateDocument } from './rules';
 import type { Delivery, NotificationManagerClassState, SendNotificationInput, UpdateChannelInput, UpdateStatusInput, UpdateTemplateInput } from './types';
 import type { NMCtx, NMReadCtx } from './use-cases/common';
 import { listTemplates } from './use-cases/listing';
@@ -28,7 +28,7 @@ const PM = 'program_management_user';
   // templates are the programme's: company users may read them, never change them
   tenancy: SHARED_DATA,
   stream: {
-    collections: { [TEMPLATES_COLLECTION]: { indexes: [{ keys: { templateId: 1 } }, { keys: { status: 1 } }] } },
+    collections: { [TEMPLATES_COLLECTION]: { listings: [LIST_NOTIFICATION_TEMPLATES] } },
     toDocuments: (state, id) => {
       const t = state.private.template;
       return t ? [{ collection: TEMPLATES_COLLECTION, id, doc: templateDocument(t, state.private.pendingChange) }] : [];

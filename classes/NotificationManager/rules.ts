@@ -4,6 +4,7 @@
  * classes/_platform/templates.ts), template and channel updates, the listing
  * and the streamed document.
  */
+import type { ListingSpec } from '../../runtime';
 import { escapeRegex, parsePaging, type FieldProblem } from '../_platform/paging';
 import { checkParameters, checkTemplate, fieldsOf, renderTemplate, type TemplateMode } from '../_platform/templates';
 import {
@@ -276,6 +277,9 @@ export function templateDocument(t: NotificationTemplate, pending: PendingChange
 }
 
 /** The listing's filter document (MongoDB, also the embedded store's). */
+/** listNotificationTemplates, by template id: all, or by status, off an index in that order (paged in memory after) */
+export const LIST_NOTIFICATION_TEMPLATES: ListingSpec = { name: 'listNotificationTemplates', sort: { templateId: 1 }, filterSets: [[], ['status']] };
+
 export function listFilter(q: ListTemplatesQuery): Record<string, unknown> {
   return {
     ...(q.status ? { status: q.status } : {}),

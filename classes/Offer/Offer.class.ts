@@ -11,7 +11,7 @@
  */
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
-import { offerDocument, OFFERS_COLLECTION } from './rules';
+import { LIST_OFFERS, offerDocument, OFFERS_COLLECTION } from './rules';
 import type { CreateOfferInput, ListOffersInput, OfferClassState, UpdateOfferInput, UpdateOfferStatusInput } from './types';
 import * as change from './use-cases/change';
 import type { OfferCtx, OfferReadCtx, OfferStaticCtx } from './use-cases/common';
@@ -29,7 +29,7 @@ const PM = 'program_management_user';
   stream: {
     collections: {
       [OFFERS_COLLECTION]: {
-        indexes: [{ keys: { sortTitle: 1 } }, { keys: { status: 1, sortTitle: 1 } }, { keys: { partnerId: 1, sortTitle: 1 } }, { keys: { categoryIds: 1, sortTitle: 1 } }],
+        listings: [LIST_OFFERS],
       },
     },
     toDocuments: (state, id) => (state.private.offer ? [{ collection: OFFERS_COLLECTION, id, doc: offerDocument(state.private.offer) }] : []),

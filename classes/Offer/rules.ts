@@ -5,7 +5,7 @@
  * date rules are the catalogue's (BenefitCategory/rules.ts). No I/O;
  * unit-tested in test/catalogue/rules.test.ts.
  */
-import type { DeepReadonly, FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex, MAX_FILTER_TEXT, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { isoInstant, requiredText, same, textList } from '../BenefitCategory/rules';
 import { OFFER_STATUSES, type CreateOfferInput, type OfferRecord, type OfferStatus, type UpdateOfferInput } from './types';
@@ -209,3 +209,6 @@ export function buildOfferListFilter(q: OfferListQuery): Record<string, unknown>
 
 /** the order of the listing: by title, then id */
 export const OFFER_ORDER = { sortTitle: 1, _id: 1 } as const;
+
+/** listOffers: all, or by status, partner or category, off an index in that order */
+export const LIST_OFFERS: ListingSpec = { name: 'listOffers', sort: { ...OFFER_ORDER }, filterSets: [[], ['status'], ['partnerId'], ['categoryIds']] };

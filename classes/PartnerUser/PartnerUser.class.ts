@@ -17,7 +17,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
+import { LIST_PARTNER_USERS, partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
 import type { AddVenuesInput, InitInput, ListPartnerUsersInput, PartnerUserClassState, RemoveVenuesInput, UpdateStatusInput, UpdateUserInput } from './types';
 import * as approval from './use-cases/approval';
 import * as change from './use-cases/change';
@@ -37,7 +37,7 @@ const PM = 'program_management_user';
   stream: {
     collections: {
       [PARTNER_USERS_COLLECTION]: {
-        indexes: [{ keys: { status: 1, search: 1 } }, { keys: { partnerIds: 1, search: 1 } }, { keys: { search: 1 } }],
+        listings: [LIST_PARTNER_USERS],
       },
     },
     toDocuments: (state, id) =>

@@ -5,7 +5,7 @@
  * streamed document, the listing's query and filter, and the roles offered.
  * No I/O; unit-tested in test/partner-user/rules.test.ts.
  */
-import type { DeepReadonly, FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import {
   PARTNER_USER_ROLES,
@@ -230,6 +230,9 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the full name or email. */
+/** listPartnerUsers, by name then id: all, or by status or partner, off an index in that order */
+export const LIST_PARTNER_USERS: ListingSpec = { name: 'listPartnerUsers', sort: { search: 1, _id: 1 }, filterSets: [[], ['status'], ['partnerIds']] };
+
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.status) and.push({ status: q.status });

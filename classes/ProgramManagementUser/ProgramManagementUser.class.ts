@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { userDocument, USERS_COLLECTION } from './rules';
+import { LIST_USERS, userDocument, USERS_COLLECTION } from './rules';
 import { userSettingsFrom, type UserSettings } from './settings';
 import type {
   AcceptInvitationInput,
@@ -60,7 +60,7 @@ const SELF = 'class:ProgramManagementUser';
     collections: {
       [USERS_COLLECTION]: {
         tenantField: 'companyId',
-        indexes: [{ keys: { status: 1, search: 1 } }, { keys: { companyId: 1, search: 1 } }, { keys: { search: 1 } }],
+        listings: [LIST_USERS],
       },
     },
     toDocuments: (state, id) =>

@@ -5,7 +5,7 @@
  * sign in how, the streamed document and the listing filter. No I/O;
  * unit-tested in test/pm-user/rules.test.ts.
  */
-import type { DeepReadonly, FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { permissionsNotHeld, type HeldRole, type Holding } from '../RoleManager/domain';
@@ -337,6 +337,9 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the name or email. */
+/** listUsers, by name then id (`search` starts with the name): all, or by status or company, off an index in that order */
+export const LIST_USERS: ListingSpec = { name: 'listUsers', sort: { search: 1, _id: 1 }, filterSets: [[], ['status'], ['companyId']] };
+
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.status) and.push({ status: q.status });

@@ -25,7 +25,7 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx, type Read
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { cooldownSecondsFrom, publishedRoles } from './deployment';
-import { roleDocument, rolesForReading, type RoleChanges, type StateInputRole } from './domain';
+import { LIST_ROLES, roleDocument, rolesForReading, type RoleChanges, type StateInputRole } from './domain';
 import type { CreateRoleBody, DeploymentAnswer, RoleManagerClassState, RoleStatus } from './types';
 import { DEPLOY, ROLE_MANAGER_INSTANCE, type RoleCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -48,7 +48,7 @@ const PM = 'program_management_user';
   roleProvider: { instanceId: ROLE_MANAGER_INSTANCE, getRoles: 'getRolesForAuthentication', regenerate: DEPLOY, absentRoles: publishedRoles(rolesForReading({})) },
   stream: {
     collections: {
-      roles: { indexes: [{ keys: { status: 1, nameLower: 1 } }, { keys: { nameLower: 1 } }] },
+      roles: { listings: [LIST_ROLES] },
     },
     toDocuments: (state) => Object.values(state.private.roles ?? {}).map((r) => ({ collection: 'roles', id: r.id, doc: roleDocument(r) })),
   },

@@ -3,7 +3,7 @@
  * permission catalogue and its checks, the Role status machine (spec 3.3),
  * listing queries and the setState check. No I/O here.
  */
-import type { DeepReadonly, FieldError } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex } from '../_platform/paging';
 import { canonicalJson } from './deployment';
 import type { RoleErrorName } from './errors';
@@ -258,6 +258,9 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 }
 
 /** MongoDB filter of a listing (status, and a case-insensitive literal search in name and description). */
+/** listRoles, by name then id: all, or by status, off an index in that order */
+export const LIST_ROLES: ListingSpec = { name: 'listRoles', sort: { nameLower: 1, _id: 1 }, filterSets: [[], ['status']] };
+
 export function buildListFilter(q: RoleListQuery): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
   if (q.status) filter.status = q.status;

@@ -20,6 +20,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
+import { LIST_SETTINGS } from './list-query';
 import { settingDocuments, SETTINGS_COLLECTION, type ValueInput, type ValueUpdateInput } from './rules';
 import type {
   ByIdInput,
@@ -59,7 +60,7 @@ const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
   stream: {
     collections: {
       [SETTINGS_COLLECTION]: {
-        indexes: [{ keys: { group: 1, status: 1, nameKey: 1 } }, { keys: { group: 1, nameKey: 1 } }, { keys: { group: 1, tierGroup: 1 } }],
+        listings: [LIST_SETTINGS],
       },
     },
     toDocuments: (state) => settingDocuments(state.private),

@@ -5,6 +5,7 @@
  * details.errors [{field, reason}]. Paging (page ≥ 1, limit 1-100) and the
  * search text are the platform's listing input (classes/_platform/paging.ts).
  */
+import type { ListingSpec } from '../../runtime';
 import { escapeRegex, type FieldProblem, listedDocument, pageInfo, parsePaging, problemsText, textOf } from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
@@ -41,6 +42,16 @@ export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
 const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
 
 /**
+ * Every list of settings, by name then id: a group's records (every list but listSettings is one), by
+ * status or tier group within it, or listSettings over all groups, off an index in that order
+ */
+export const LIST_SETTINGS: ListingSpec = {
+  name: 'listSettings',
+  sort: { nameKey: 1, id: 1 },
+  filterSets: [[], ['group'], ['group', 'status'], ['group', 'tierGroup']],
+};
+
+/**
  * The query of a list: `list` is a group (its own records only) or
  * 'listSettings' (every group, optional `group` filter).
  */
@@ -72,7 +83,7 @@ export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: R
     const regex = { $regex: escapeRegex(search), $options: 'i' };
     filter.$or = SEARCH_FIELDS.map((field) => ({ [field]: regex }));
   }
-  return { filter, sort: { nameKey: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
+  return { filter, sort: { ...LIST_SETTINGS.sort }, page, limit, skip: (page - 1) * limit };
 }
 
 /** A listed document without the store's bookkeeping fields. */

@@ -15,7 +15,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { templateDocument, TEMPLATES_COLLECTION } from './rules';
+import { LIST_SYSTEM_EMAIL_TEMPLATES, templateDocument, TEMPLATES_COLLECTION } from './rules';
 import type { CreateTemplateInput, SendInput, SystemEmailClassState, UpdateStatusInput, UpdateTemplateInput } from './types';
 import { approve } from './use-cases/approval';
 import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './use-cases/change';
@@ -36,7 +36,7 @@ const TEMPLATE_BODY_LIMIT = '2mb';
   tenancy: SHARED_DATA,
   stream: {
     collections: {
-      [TEMPLATES_COLLECTION]: { indexes: [{ keys: { templateId: 1 } }, { keys: { status: 1 } }, { keys: { type: 1 } }] },
+      [TEMPLATES_COLLECTION]: { listings: [LIST_SYSTEM_EMAIL_TEMPLATES] },
     },
     toDocuments: (state, id) =>
       state.private.template ? [{ collection: TEMPLATES_COLLECTION, id, doc: templateDocument(state.private.template, state.private.pendingApproval ?? null) }] : [],

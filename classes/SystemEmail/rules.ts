@@ -4,6 +4,7 @@
  * its recipients, the fields a template uses, the streamed document and the
  * listing filter. No I/O; unit-tested in test/system-email/rules.test.ts.
  */
+import type { ListingSpec } from '../../runtime';
 import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { checkTemplate, renderParts, templateFields, type RenderResult } from '../_platform/templates';
 import {
@@ -146,6 +147,9 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the template id or title. */
+/** listSystemEmailTemplates, by template id: all, or by status or type, off an index in that order */
+export const LIST_SYSTEM_EMAIL_TEMPLATES: ListingSpec = { name: 'listSystemEmailTemplates', sort: { templateId: 1 }, filterSets: [[], ['status'], ['type']] };
+
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.status) and.push({ status: q.status });

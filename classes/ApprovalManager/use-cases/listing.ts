@@ -2,7 +2,7 @@
 import type { Ctx, InstanceState } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
-import { buildListFilter, listingRow, parseListQuery } from '../domain';
+import { buildListFilter, LIST_APPROVALS, listingRow, parseListQuery } from '../domain';
 import { approvalError } from '../errors';
 import type { ListApprovalsBody } from '../types';
 import { requirePermissionUnless } from './common';
@@ -26,7 +26,7 @@ export async function listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) 
   const q = parsed.query;
   const filter = buildListFilter(q, actorFromIdentity(ctx.identity), q.actionable ? await ctx.roles() : []);
   const found = await ctx.documents.find<Record<string, unknown>>('approvals', filter, {
-    sort: { createdAt: -1, _id: -1 },
+    sort: LIST_APPROVALS.sort,
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });

@@ -7,7 +7,7 @@
  */
 import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { partnerUserError } from '../errors';
-import { buildListFilter, HIDDEN_COLUMNS, parseListQuery, PARTNER_USERS_COLLECTION, roleOptions } from '../rules';
+import { buildListFilter, HIDDEN_COLUMNS, LIST_PARTNER_USERS, parseListQuery, PARTNER_USERS_COLLECTION, roleOptions } from '../rules';
 import type { ListPartnerUsersInput } from '../types';
 import type { PartnerUserStaticCtx } from './common';
 
@@ -18,7 +18,7 @@ export async function listPartnerUsers(ctx: PartnerUserStaticCtx<ListPartnerUser
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(PARTNER_USERS_COLLECTION, buildListFilter(q), {
-    sort: { search: 1, _id: 1 },
+    sort: LIST_PARTNER_USERS.sort,
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });

@@ -7,7 +7,7 @@
  */
 import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { userError } from '../errors';
-import { buildListFilter, parseListQuery, USERS_COLLECTION } from '../rules';
+import { buildListFilter, LIST_USERS, parseListQuery, USERS_COLLECTION } from '../rules';
 import type { ListUsersInput } from '../types';
 import type { UserStaticCtx } from './common';
 
@@ -18,7 +18,7 @@ export async function listUsers(ctx: UserStaticCtx<ListUsersInput>) {
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(USERS_COLLECTION, buildListFilter(q), {
-    sort: { search: 1, _id: 1 },
+    sort: LIST_USERS.sort,
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });

@@ -1,7 +1,7 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
 import type { ReadCtx } from '../../../runtime';
 import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
-import { buildListFilter, parseListQuery } from '../domain';
+import { buildListFilter, LIST_ROLES, parseListQuery } from '../domain';
 import { roleError } from '../errors';
 
 
@@ -12,7 +12,7 @@ export async function listRoles(ctx: ReadCtx) {
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>('roles', buildListFilter(q), {
-    sort: { nameLower: 1, _id: 1 },
+    sort: LIST_ROLES.sort,
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });

@@ -7,7 +7,7 @@
 import type { Ctx } from '../../../runtime';
 import { listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { systemEmailError } from '../errors';
-import { buildListFilter, parseListQuery, TEMPLATES_COLLECTION } from '../rules';
+import { buildListFilter, LIST_SYSTEM_EMAIL_TEMPLATES, parseListQuery, TEMPLATES_COLLECTION } from '../rules';
 
 /** A STATIC's context with no instance state (as listTiers): listingInput reads its body and query. */
 export async function listSystemEmailTemplates(ctx: Ctx) {
@@ -17,7 +17,7 @@ export async function listSystemEmailTemplates(ctx: Ctx) {
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(TEMPLATES_COLLECTION, buildListFilter(q), {
-    sort: { templateId: 1 },
+    sort: LIST_SYSTEM_EMAIL_TEMPLATES.sort,
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
