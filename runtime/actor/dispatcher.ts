@@ -221,6 +221,11 @@ export class Dispatcher {
     this.jobs = jobs;
   }
 
+  /** Closes the connections of writers waiting for another process's lease (at stop, before the call connection). */
+  close(): void {
+    this.turns.close();
+  }
+
   /** told how long each write that found its instance busy waited for it (the runtime's metrics) */
   observeInstanceWaits(observer: InstanceWaitObserver): void {
     this.turns.observer = observer;
@@ -494,6 +499,7 @@ export class Dispatcher {
         finishesEffectEntry: req.delivery?.finishesEntry,
         effects: changeEffects,
         keepLeaseMs: keep ? this.deps.leaseTtlMs : undefined,
+        keepWhileOthersWait: keep && turn.keepWhileOthersWait(),
       });
       switch (commit.kind) {
         case 'committed':
@@ -512,7 +518,8 @@ export class Dispatcher {
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
       }
       if (req.job) req.job.next = commit.nextJobId;
-      turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, keep);
+      // the commit keeps the lease for the next local writer only while no other process waits for it
+      turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, commit.leaseKept);
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)

@@ -45,6 +45,14 @@ export class Keys {
   lease(classId: string, id: string): string {
     return `${this.base}:l:${classId}:${id}`;
   }
+  /** processes waiting for an instance's lease: waiter token -> until when it waits (ms) */
+  leaseWaiters(classId: string, id: string): string {
+    return `${this.base}:lw:${classId}:${id}`;
+  }
+  /** the list a released lease pushes a wake-up to; its waiters block on it (BLPOP wakes the longest waiter) */
+  leaseWake(classId: string, id: string): string {
+    return `${this.base}:lq:${classId}:${id}`;
+  }
   lookup(classId: string, name: string, value: string): string {
     return `${this.base}:k:${classId}:${name}:${value}`;
   }
@@ -100,13 +108,15 @@ export interface CommitRequest {
   effects?: unknown[];
   /** the effect-stream entry whose last effect this commit applies: deleted in the same step */
   finishesEffectEntry?: string;
-  /** keep the lease (renewed to this ttl) for the next local writer instead of releasing it */
+  /** keep the lease (renewed to this ttl) for the next local writer instead of releasing it, unless another process waits for it */
   keepLeaseMs?: number;
+  /** with keepLeaseMs: keep it even while another process waits (the holder's run of local turns is still short) */
+  keepWhileOthersWait?: boolean;
 }
 
 export type CommitResult =
   /** nextJobId: for a job's commit, the job that heads the instance's queue after it */
-  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string }
+  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string; leaseKept: boolean }
   | { kind: 'lease_lost' }
   | { kind: 'version_moved'; version: number }
   /** the lookup key `name!value` belongs to another instance */
@@ -117,12 +127,27 @@ export type CommitResult =
 /** How long a delivery's marker is kept: longer than any retry or redelivery of a task, job or effect. */
 export const DELIVERY_MARKER_TTL_S = 7 * 24 * 3600;
 
+/**
+ * How long a lease released to the waiting processes stays theirs to take (ms):
+ * the woken waiter takes it within one round trip; this long only when the
+ * waiter went away (its process died) between registering and being woken.
+ */
+export const HANDOFF_MS = 1000;
+
+/** How the caller of acquire waits when the lease is busy. */
+export interface AcquireOptions {
+  /** woken by a hand-over: it may take a lease released to the waiters */
+  handoff?: boolean;
+  /** register as a waiter for this long (ms), so a release hands the lease over and wakes it; 0: no */
+  waitMs?: number;
+}
+
 const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged'] as const;
 
 const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
-  acquireInstance: 2,
+  acquireInstance: 4,
   commitInstance: undefined, // variable: passed per call
-  releaseLease: 1,
+  releaseLease: 3,
   renewLease: 1,
   enqueueJob: 3,
   jobPlace: 2,
@@ -134,9 +159,9 @@ const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
 export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { kind: 'done'; resultJson?: string };
 
 export type ScriptedRedis = Redis & {
-  acquireInstance(lease: string, inst: string, token: string, ttl: number, mode: string): Promise<unknown[]>;
+  acquireInstance(lease: string, inst: string, waiters: string, wake: string, token: string, ttl: number, mode: string, handoff: string, waitMs: number, handoffMs: number): Promise<unknown[]>;
   commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
-  releaseLease(lease: string, token: string): Promise<number>;
+  releaseLease(lease: string, waiters: string, wake: string, token: string, handoffMs: number): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
   enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string, refusal: string): Promise<number[]>;
   jobPlace(pending: string, result: string, jobId: string): Promise<string[]>;
@@ -234,8 +259,20 @@ export class StateStore {
     return (await this.redis.exists(this.keys.instance(classId, id))) === 1;
   }
 
-  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode): Promise<AcquireResult> {
-    const r = await this.redis.acquireInstance(this.keys.lease(classId, id), this.keys.instance(classId, id), token, ttlMs, mode);
+  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode, opts: AcquireOptions = {}): Promise<AcquireResult> {
+    const k = this.keys;
+    const r = await this.redis.acquireInstance(
+      k.lease(classId, id),
+      k.instance(classId, id),
+      k.leaseWaiters(classId, id),
+      k.leaseWake(classId, id),
+      token,
+      ttlMs,
+      mode,
+      opts.handoff ? '1' : '0',
+      opts.waitMs ?? 0,
+      HANDOFF_MS,
+    );
     switch (Number(r[0])) {
       case 1:
         if (mode === 'init') return { kind: 'acquired' };
@@ -253,7 +290,13 @@ export class StateStore {
   }
 
   async release(classId: string, id: string, token: string): Promise<void> {
-    await this.redis.releaseLease(this.keys.lease(classId, id), token);
+    const k = this.keys;
+    await this.redis.releaseLease(k.lease(classId, id), k.leaseWaiters(classId, id), k.leaseWake(classId, id), token, HANDOFF_MS);
+  }
+
+  /** A waiter that gives up (its budget ran out) leaves the waiters, so no release hands the lease to nobody. */
+  async leaveWaiters(classId: string, id: string, token: string): Promise<void> {
+    await this.redis.zrem(this.keys.leaseWaiters(classId, id), token);
   }
 
   /** false when the lease is no longer ours */
@@ -273,6 +316,8 @@ export class StateStore {
       req.job ? k.jobResult(req.job.id) : k.noJobResult,
       req.deliveryId ? k.delivered(req.deliveryId) : k.noDelivery,
       k.effects,
+      k.leaseWaiters(req.classId, req.instanceId),
+      k.leaseWake(req.classId, req.instanceId),
       ...req.lookupAdds,
       ...req.lookupRemoves,
     ];
@@ -298,6 +343,8 @@ export class StateStore {
       req.effects?.length ? JSON.stringify(req.effects) : '',
       req.finishesEffectEntry ?? '',
       this.commitDeadline(),
+      HANDOFF_MS,
+      req.keepWhileOthersWait ? '1' : '0',
     ];
     const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
     switch (Number(r[0])) {
@@ -308,6 +355,7 @@ export class StateStore {
           taskEntryId: r[2] ? String(r[2]) : undefined,
           effectEntryId: r[3] ? String(r[3]) : undefined,
           nextJobId: r[4] ? String(r[4]) : undefined,
+          leaseKept: Number(r[5]) === 1,
         };
       case -1:
         return { kind: 'lease_lost' };

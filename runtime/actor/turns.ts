@@ -8,26 +8,37 @@
  *  1. Local turn: writers of one instance in this process queue in arrival
  *     order (KeyedFifo), so only one of them at a time asks Redis.
  *  2. Lease: `SET NX PX` with a random token in acquireInstance.lua (which also
- *     reads the state); a busy instance is polled with capped, jittered backoff
- *     until the caller's deadline (then 503 INSTANCE_BUSY). The commit writes
- *     only while the token still holds the lease.
+ *     reads the state). A writer that finds it busy registers as a waiter and
+ *     blocks on the lease's wake-up list (lease-wakes.ts) until the caller's
+ *     deadline (then 503 INSTANCE_BUSY); a release while others wait hands the
+ *     lease to the longest waiter, across processes. The commit writes only
+ *     while the token still holds the lease.
  *  3. Renewal: every third of the lease's time-to-live while the handler runs
  *     (one timer renews every running turn's lease that is due); a lease
  *     found lost aborts the handler (its commit would be refused anyway).
- *  4. Handover: when another local writer waits, a committed (or untouched)
- *     lease is kept and handed to it with the instance as committed, so a hot
- *     instance costs no acquire round trip per write; at most MAX_HANDOVERS in
- *     a row, then the lease goes back to Redis and other processes get a turn.
+ *  4. Handover: when another local writer waits and no other process does, a
+ *     committed (or untouched) lease is kept and handed to it with the
+ *     instance as committed, so a hot instance costs no acquire round trip per
+ *     write; at most MAX_HANDOVERS in a row. As soon as another process waits,
+ *     the commit hands the lease to it instead (fair across processes).
  *  5. Release: otherwise the lease is given back when the turn ends.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { runtimeError } from '../errors';
+import { LeaseWakes, WAKE_BLOCK_MS } from './lease-wakes';
 import { KeyedFifo, sleep } from './local-queue';
-import type { LeaseMode, StateStore, StoredInstance } from './state-store';
+import type { AcquireResult, LeaseMode, StateStore, StoredInstance } from './state-store';
 
 /** consecutive local writers that may share one lease before it is given back */
 export const MAX_HANDOVERS = 32;
+/**
+ * consecutive local writers that may share one lease while another process
+ * waits for it: a few, so each hand-over between processes (a wake-up and an
+ * acquire) serves several writes, and a waiting process waits for a few writes
+ * of each other process, not for a whole run of MAX_HANDOVERS
+ */
+export const FAIR_RUN = 4;
 
 interface HeldLease {
   token: string;
@@ -44,6 +55,8 @@ export interface Turn {
   readonly before?: StoredInstance;
   /** whether the lease should be kept for the next local writer after this turn commits */
   keepAfterCommit(): boolean;
+  /** whether it may be kept even while another process waits for it (this run of local turns is still short) */
+  keepWhileOthersWait(): boolean;
   /** runs `work` while renewing the lease; `onLost` is told when the lease was lost meanwhile */
   renewWhile<T>(work: () => T | Promise<T>, onLost: () => void): Promise<T>;
   /** the commit went through: with `kept`, the lease waits for the next local writer with `instance` */
@@ -81,8 +94,17 @@ export class TurnManager {
   private readonly tokenPrefix = randomUUID();
   private tokenSeq = 0;
 
+  /** blocking connections of the writers waiting for another process's lease */
+  private readonly wakes: LeaseWakes;
+
   constructor(readonly deps: { store: StateStore; logger: Logger; leaseTtlMs: number }) {
     this.renewEveryMs = Math.max(100, Math.floor(deps.leaseTtlMs / 3));
+    this.wakes = new LeaseWakes(deps.store.redis);
+  }
+
+  /** Closes the waiters' blocking connections (at stop). */
+  close(): void {
+    this.wakes.close();
   }
 
   /**
@@ -211,30 +233,50 @@ export class TurnManager {
     this.observer?.instanceWaited(classId, (performance.now() - from) / 1000);
   }
 
-  /** `waitedFrom`: when the writer began to wait for its local turn (-1: it did not); a busy lease starts the wait too */
+  /**
+   * Takes the lease, waiting for a busy one without polling: the writer
+   * registers as a waiter and blocks on the lease's wake-up list; the holder's
+   * release hands the lease over and wakes the longest waiter, which then takes
+   * it (`handoff`). A block also ends when the holder's lease would have run
+   * out (a holder that died releases nothing), and after WAKE_BLOCK_MS at the
+   * most. `waitedFrom`: when the writer began to wait for its local turn (-1:
+   * it did not); a busy lease starts the wait too.
+   */
   private async acquire(classId: string, id: string, token: string, mode: LeaseMode, deadline: number, waitedFrom: number) {
     const { store } = this.deps;
-    let backoff = 2;
-    for (;;) {
-      const r = await store.acquire(classId, id, token, this.deps.leaseTtlMs, mode).catch((err) => {
-        // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
-        // queued behind it on the same connection then frees the instance at once instead of after the ttl
-        store.release(classId, id, token).catch(() => undefined);
-        throw err;
-      });
-      if (r.kind !== 'busy') {
-        if (waitedFrom >= 0) this.waited(classId, waitedFrom);
-        return r;
+    const wakeKey = store.keys.leaseWake(classId, id);
+    let handoff = false;
+    let waiting = false;
+    try {
+      for (;;) {
+        // registered until a little after this block can end: a waiter that went away drops out by itself
+        const waitMs = Math.max(0, Math.min(deadline - Date.now(), WAKE_BLOCK_MS)) + WAKE_BLOCK_MS;
+        const r: AcquireResult = await store.acquire(classId, id, token, this.deps.leaseTtlMs, mode, { handoff, waitMs }).catch((err) => {
+          // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
+          // queued behind it on the same connection then frees the instance at once instead of after the ttl
+          store.release(classId, id, token).catch(() => undefined);
+          throw err;
+        });
+        if (r.kind !== 'busy') {
+          waiting = false;
+          if (waitedFrom >= 0) this.waited(classId, waitedFrom);
+          return r;
+        }
+        waiting = true;
+        if (waitedFrom < 0) waitedFrom = performance.now();
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          this.waited(classId, waitedFrom);
+          throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
+        }
+        // a lease with no time-to-live left (-2: gone meanwhile) is looked at again at once
+        const holderLeft: number = r.pttl > 0 ? r.pttl + 5 : 0;
+        handoff = holderLeft > 0 ? await this.wakes.wait(wakeKey, Math.min(left, holderLeft, WAKE_BLOCK_MS)) : false;
+        if (holderLeft === 0) await sleep(1);
       }
-      if (waitedFrom < 0) waitedFrom = performance.now();
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.waited(classId, waitedFrom);
-        throw runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`);
-      }
-      // another process holds it: poll with capped, jittered backoff
-      await sleep(Math.min(left, backoff + Math.random() * backoff));
-      backoff = Math.min(backoff * 2, 50);
+    } finally {
+      // gave up (budget, error): a release must not hand the lease to a waiter that is gone
+      if (waiting) store.leaveWaiters(classId, id, token).catch(() => undefined);
     }
   }
 }
@@ -268,6 +310,10 @@ class LeaseTurn implements Turn {
 
   keepAfterCommit(): boolean {
     return !this.leaseFree && this.manager.shouldKeep(this.key, this.turns);
+  }
+
+  keepWhileOthersWait(): boolean {
+    return this.turns + 1 < FAIR_RUN;
   }
 
   async renewWhile<T>(work: () => T | Promise<T>, onLost: () => void): Promise<T> {

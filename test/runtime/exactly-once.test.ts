@@ -236,13 +236,13 @@ test('a QUEUED_WRITE whose worker is stopped (SIGSTOP) past its job lock while t
   const instanceKey = `"${t.rt.store.keys.instance('Counter', 'c1')}"`;
   let leaseAttempts = 0;
   const monitor = await monitorRedis((line) => {
-    if (line.includes(leaseKey) && line.includes(instanceKey) && line.endsWith('"write"')) leaseAttempts++; // acquireInstance(lease, instance, token, ttl, mode)
+    if (line.includes(leaseKey) && line.includes(instanceKey) && line.includes('"write"')) leaseAttempts++; // acquireInstance(lease, instance, waiters, wake, token, ttl, mode, ...)
   });
   try {
     const queued = await t.post(`${p}/queuedAdd/c1`, { by: 5 }, key);
     expect(queued.status).toBe(202);
     jobId = queued.body.jobId;
-    // A runs it: past the head-of-queue check, polling for the busy instance's lease
+    // A runs it: past the head-of-queue check, waiting for the busy instance's lease (it looks again at least every second)
     await waitFor(async () => (await status()).status === 'running', { what: 'job running on worker A' });
     await waitFor(() => leaseAttempts >= 2, { what: 'worker A waiting for the lease' });
   } finally {

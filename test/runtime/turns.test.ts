@@ -23,7 +23,13 @@ afterAll(() => redis.quit());
 // Leases and deadlines are far longer than any stall of a loaded machine: a lease that
 // expired under a stall (no renewal runs in these tests unless renewWhile does) would let a
 // second holder in, and a writer past its deadline is refused, neither being the behaviour tested.
-const manager = (leaseTtlMs = 10_000) => new TurnManager({ store, logger, leaseTtlMs });
+const managers: TurnManager[] = [];
+const manager = (leaseTtlMs = 10_000) => {
+  const m = new TurnManager({ store, logger, leaseTtlMs });
+  managers.push(m);
+  return m;
+};
+afterAll(() => managers.forEach((m) => m.close()));
 const inTenSeconds = () => Date.now() + 10_000;
 let n = 0;
 const freshId = () => `i${++n}`;
@@ -135,5 +141,59 @@ test('missing, existing and lease-free starts', async () => {
   const exists = await m.begin('C', id, 'init', false, inTenSeconds());
   expect(exists.kind).toBe('exists');
   if (exists.kind !== 'turn') exists.end();
+  expect(await leaseHolder(id)).toBeNull();
+});
+
+test('a release while another process waits hands the lease to that waiter instead of freeing it', async () => {
+  const id = freshId();
+  const a = manager();
+  const b = manager();
+  const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
+  const waiting = b.begin('C', id, 'upsert', false, inTenSeconds());
+  // b registered as a waiter of the lease
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1, { what: 'b waiting for the lease' });
+  await first.abandon();
+  first.end();
+  // never free in between: handed over ('handoff'), then b's
+  expect(await leaseHolder(id)).not.toBeNull();
+  const second = turnOf(await waiting);
+  expect(await leaseHolder(id)).toBe(second.token);
+  expect(await redis.zcard(store.keys.leaseWaiters('C', id))).toBe(0);
+  await second.abandon();
+  second.end();
+  expect(await leaseHolder(id)).toBeNull();
+});
+
+test('hand-over is fair across processes: a process arriving after the release queues behind the one that waited', async () => {
+  const id = freshId();
+  const [a, b, c] = [manager(), manager(), manager()];
+  const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
+  const order: string[] = [];
+  const waitingB = b.begin('C', id, 'upsert', false, inTenSeconds()).then((s) => (order.push('b'), turnOf(s)));
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1, { what: 'b waiting for the lease' });
+  await first.abandon();
+  first.end();
+  // c arrives once the lease is released to the waiters: it must not take it before b
+  const arrivingC = c.begin('C', id, 'upsert', false, inTenSeconds()).then((s) => (order.push('c'), turnOf(s)));
+  const second = await waitingB;
+  expect(order).toEqual(['b']);
+  await second.abandon();
+  second.end();
+  const third = await arrivingC;
+  expect(order).toEqual(['b', 'c']);
+  await third.abandon();
+  third.end();
+});
+
+test('a waiter that gives up leaves the waiters, so the next release frees the lease', async () => {
+  const id = freshId();
+  const a = manager();
+  const b = manager();
+  const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
+  const refused = await b.begin('C', id, 'upsert', false, Date.now() + 200).catch((e: ActorError) => e);
+  expect((refused as ActorError).code).toBe(1012);
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 0, { what: 'b gone from the waiters' });
+  await first.abandon();
+  first.end();
   expect(await leaseHolder(id)).toBeNull();
 });
