@@ -30,7 +30,11 @@ end
 
 local holder = redis.call('GET', KEYS[1])
 if holder and not (holder == 'handoff' and ARGV[4] == '1') then
-  if tonumber(ARGV[5]) > 0 then redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[1]) end
+  if tonumber(ARGV[5]) > 0 then
+    redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[1])
+    -- outlives every registration in it (each ZADD refreshes it), so a set whose waiters all went away goes too
+    redis.call('PEXPIRE', KEYS[3], 2 * tonumber(ARGV[5]))
+  end
   return {0, redis.call('PTTL', KEYS[1])}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
