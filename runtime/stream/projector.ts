@@ -399,7 +399,7 @@ export class Projector {
    * acknowledges them; then forgets consumers gone for good. Returns the
    * number of entries claimed.
    */
-  async claimIdle(): Promise<number> {
+  private async claimIdle(): Promise<number> {
     const redis = this.store.redis;
     const outbox = this.store.keys.outbox;
     let cursor = '0-0';
@@ -409,7 +409,7 @@ export class Projector {
         string,
         ([string, string[] | null] | null)[],
       ];
-      // entries deleted from the stream meanwhile are dropped from the pending list by Redis itself
+      // Redis 7 leaves out (and drops from the pending list) entries deleted from the stream meanwhile; 6.2 answers them as nil
       const live = entries.filter((e): e is [string, string[] | null] => Array.isArray(e));
       if (live.length) {
         await this.handle(live);
