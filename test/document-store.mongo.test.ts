@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { MongoDocumentStore } from '../runtime/stream/mongo-document-store';
+import { MongoDocumentStore, totalFromPage } from '../runtime/stream/mongo-document-store';
 import { documentStoreContract } from './contract/document-store.contract';
 
 describe('MongoDocumentStore without a server', () => {
@@ -14,6 +14,15 @@ describe('MongoDocumentStore without a server', () => {
     expect(store.shared).toBe(true);
     expect(store.kind).toBe('mongodb');
     await store.close();
+  });
+
+  it('takes a total from the page when the page ends the matches, and counts otherwise', () => {
+    expect(totalFromPage(40, 20, 7)).toBe(47); // a short page: the last
+    expect(totalFromPage(0, 20, 0)).toBe(0); // nothing matches
+    expect(totalFromPage(0, 0, 12)).toBe(12); // no limit: every match
+    expect(totalFromPage(40, 20, 20)).toBeUndefined(); // a full page: more may follow
+    expect(totalFromPage(60, 20, 0)).toBeUndefined(); // past the end: how far is unknown
+    expect(totalFromPage(60, 0, 0)).toBeUndefined();
   });
 
   it('rejects connect() when the server is unreachable', async () => {
