@@ -216,8 +216,19 @@ export function defineActorScripts(redis: Redis): void {
   const dir = luaDir();
   for (const name of SCRIPTS) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
-    redis.defineCommand(name, { lua: fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8'), numberOfKeys: SCRIPT_KEYS[name] });
+    redis.defineCommand(name, { lua: luaSource(dir, name), numberOfKeys: SCRIPT_KEYS[name] });
   }
+}
+
+/**
+ * A script's source with each `-- @include <name>` line replaced by
+ * `includes/<name>.lua` (a Redis script cannot load another: what several
+ * scripts share is written once and copied in when they are defined).
+ */
+export function luaSource(dir: string, name: string): string {
+  return fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8').replace(/^-- @include ([A-Za-z]+)$/gm, (_, inc: string) =>
+    fs.readFileSync(path.join(dir, 'includes', `${inc}.lua`), 'utf8'),
+  );
 }
 
 /** Actor state, leases and lookup keys in Redis; every multi-key change is one Lua script. */

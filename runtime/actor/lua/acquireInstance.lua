@@ -16,17 +16,7 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
-local function release()
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if redis.call('ZCARD', KEYS[3]) > 0 then
-    redis.call('SET', KEYS[1], 'handoff', 'PX', ARGV[6])
-    redis.call('RPUSH', KEYS[4], '1')
-    redis.call('LTRIM', KEYS[4], -1, -1)
-    redis.call('PEXPIRE', KEYS[4], ARGV[6])
-  else
-    redis.call('DEL', KEYS[1])
-  end
-end
+-- @include releaseToWaiters
 
 local holder = redis.call('GET', KEYS[1])
 if holder and not (holder == 'handoff' and ARGV[4] == '1') then
@@ -42,14 +32,14 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 local h = redis.call('HMGET', KEYS[2], 'v', 's', 'k')
 if ARGV[3] == 'init' then
   if h[1] then
-    release()
+    releaseToWaiters(KEYS[1], KEYS[3], KEYS[4], now, ARGV[6])
     return {-2}
   end
   return {1}
 end
 if not h[1] then
   if ARGV[3] == 'upsert' then return {1, '0', '', ''} end
-  release()
+  releaseToWaiters(KEYS[1], KEYS[3], KEYS[4], now, ARGV[6])
   return {-3}
 end
 return {1, h[1], h[2], h[3] or ''}

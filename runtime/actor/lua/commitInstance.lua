@@ -31,6 +31,7 @@
 -- Returns {1, version, task entry id or '', effect entry id or '', the job now heading the
 --   instance's queue or '', 1 when the lease was kept else 0} | {-1} lease lost
 --   | {-2, version} version moved | {-3, key} lookup key taken | {-4} already applied | {-5} past its deadline
+-- @include releaseToWaiters
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[20] ~= '' and now > tonumber(ARGV[20]) then return {-5} end
@@ -82,18 +83,11 @@ if ARGV[19] ~= '' then redis.call('XDEL', KEYS[9], ARGV[19]) end
 local kept = 0
 if ARGV[1] ~= '' then
   redis.call('ZREMRANGEBYSCORE', KEYS[10], '-inf', now)
-  local waiting = redis.call('ZCARD', KEYS[10]) > 0
-  local keep = tonumber(ARGV[15]) > 0
-  if keep and (not waiting or ARGV[22] == '1') then
+  if tonumber(ARGV[15]) > 0 and (ARGV[22] == '1' or redis.call('ZCARD', KEYS[10]) == 0) then
     redis.call('PEXPIRE', KEYS[2], ARGV[15])
     kept = 1
-  elseif waiting then
-    redis.call('SET', KEYS[2], 'handoff', 'PX', ARGV[21])
-    redis.call('RPUSH', KEYS[11], '1')
-    redis.call('LTRIM', KEYS[11], -1, -1)
-    redis.call('PEXPIRE', KEYS[11], ARGV[21])
   else
-    redis.call('DEL', KEYS[2])
+    releaseToWaiters(KEYS[2], KEYS[10], KEYS[11], now, ARGV[21])
   end
 end
 return {1, nv, taskEntry, effectEntry, nextJob, kept}
