@@ -10,6 +10,13 @@
  * in alternating slices with identical autocannon settings; the server
  * process's CPU time per request is reported next to req/s.
  *
+ * Last, with those three stopped, the QUEUED_WRITE backlog drain: runtime
+ * processes of their own project (1 api, 1 projector, and 1, 2, 4 worker
+ * processes in turn, ROLES=<role> as bench/scale.bench.ts starts them, its
+ * code in bench/scale-support.ts), a backlog of 20 Counter instances × 150
+ * queuedAdd jobs enqueued while the workers are paused (SIGSTOP), timed from
+ * their SIGCONT until every counter shows its acknowledged jobs.
+ *
  * Human-readable figures go to stdout; the LAST stdout line is one JSON object
  * (see bench/README.md for its keys).
  *
@@ -18,6 +25,16 @@
  *   --diag      adds: /health and STATIC vs READ; QUEUED_WRITE worker drain alone (queue
  *               paused while enqueuing); WRITE again after the memory step (more documents)
  *   --cpu-prof  run the runtime under `node --cpu-prof`; the .cpuprofile path is printed
+ *
+ * Environment (the backlog step; bench/README.md):
+ *   BENCH_BACKLOG_INSTANCES=20     Counter instances per backlog
+ *   BENCH_BACKLOG_JOBS=150         queuedAdd jobs per instance
+ *   BENCH_BACKLOG_WORKERS=1,2,4    worker process counts, in this order (empty: no backlog step)
+ *   BENCH_BACKLOG_START=resume     resume: workers started first, paused while enqueuing, timed from SIGCONT;
+ *                                  spawn: workers spawned after the enqueue, start-up included in the time
+ *   BENCH_BACKLOG_CONCURRENCY=32   enqueue requests in flight
+ *   BENCH_BACKLOG_TIMEOUT_S=180    deadline for each backlog to be applied
+ *   WORKER_CONCURRENCY             of the backlog's worker processes (default 16, as the runtime above)
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -56,6 +73,18 @@ import {
   vmStatus,
   waitReady,
 } from './support';
+import {
+  backlogFigures,
+  type BacklogRun,
+  type BacklogSettings,
+  drainBacklogs,
+  envBacklogStart,
+  envInt,
+  envNumber,
+  envWorkerCounts,
+  recheckBacklogs,
+  RuntimeFleet,
+} from './scale-support';
 
 // ---------------------------------------------------------------------------
 // settings
@@ -82,6 +111,16 @@ const BASE_PREFIX = 'bench:base:';
 const BARE_QUEUE = 'bare-bench';
 const RT_QUEUE = `rt-${PROJECT_ID}`; // runtime/queue/job-queue.ts: `rt-${projectId}`, BullMQ prefix 'bull'
 const QUEUE_DRAIN_TIMEOUT_MS = 180_000;
+/** the backlog step's own project: its processes and keys apart from the runtime above (whose worker would drain it) */
+const BACKLOG_PROJECT_ID = 'bench-backlog';
+const BACKLOG: BacklogSettings = {
+  instances: envInt('BENCH_BACKLOG_INSTANCES', 20),
+  jobsPerInstance: envInt('BENCH_BACKLOG_JOBS', 150),
+  workers: envWorkerCounts('BENCH_BACKLOG_WORKERS', '1,2,4'),
+  start: envBacklogStart('BENCH_BACKLOG_START'),
+  concurrency: envInt('BENCH_BACKLOG_CONCURRENCY', 32),
+  timeoutS: envNumber('BENCH_BACKLOG_TIMEOUT_S', 180),
+};
 
 const TARGETS = {
   read_ratio: 0.85,
@@ -90,6 +129,7 @@ const TARGETS = {
   queued_ratio: 0.8,
   rss_mb: 300,
   redis_bytes_per_instance: 512,
+  queued_backlog_jobs_per_s: 1000,
 };
 
 const AUTH = { 'x-api-key': API_KEY };
@@ -165,7 +205,14 @@ function ids(prefix: string, n: number): string[] {
 }
 
 function deleteBenchKeys(redis: Redis): Promise<number> {
-  return deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:${RT_QUEUE}:*`, `bull:${BARE_QUEUE}:*`, `${BASE_PREFIX}*`]);
+  return deleteKeys(redis, [
+    `rt:${PROJECT_ID}:*`,
+    `bull:${RT_QUEUE}:*`,
+    `bull:${BARE_QUEUE}:*`,
+    `${BASE_PREFIX}*`,
+    `rt:${BACKLOG_PROJECT_ID}:*`,
+    `bull:rt-${BACKLOG_PROJECT_ID}:*`,
+  ]);
 }
 
 // ---------------------------------------------------------------------------
@@ -175,9 +222,12 @@ function deleteBenchKeys(redis: Redis): Promise<number> {
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
   log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${MEASURE_SECONDS} s per side per comparison (${S.slices} alternating slices of ${S.sliceSeconds} s), ${CONNECTIONS} connections`);
+  const loadStart = os.loadavg();
+  log(`load average at start: ${loadStart.map((l) => fmt(l, 2)).join(', ')}`);
 
   let redis: Redis | undefined;
   const started: Child[] = [];
+  let fleet: RuntimeFleet | undefined;
   const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-prof-')) : undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-bench-data-'));
   tempDirs.add(dataDir);
@@ -472,6 +522,32 @@ async function main(): Promise<Record<string, unknown>> {
 
     if (!runtime.alive() || !baseline.alive() || !bare.alive()) throw new Error('a child process died during the benchmark');
 
+    // --- QUEUED_WRITE backlog drain by 1, 2, 4 worker processes ---------------
+    let backlog: Awaited<ReturnType<typeof queuedBacklog>> | undefined;
+    let backlogError = '';
+    if (BACKLOG.workers.length) {
+      // the figures above are taken: their processes go, so the drain has the machine to itself
+      await Promise.all(started.map((c) => c.stop()));
+      fleet = new RuntimeFleet({
+        projectId: BACKLOG_PROJECT_ID,
+        redisUrl,
+        runDir: path.join(dataDir, 'backlog'),
+        apiKey: API_KEY,
+        jwtSecret: JWT_SECRET,
+        env: { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY || String(WORKER_CONCURRENCY) },
+        namePrefix: 'backlog-',
+      });
+      try {
+        backlog = await queuedBacklog(fleet, redis);
+      } catch (err) {
+        backlogError = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        log(`  !! backlog step failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      } finally {
+        await fleet.stopAll();
+      }
+    }
+    const loadEnd = os.loadavg();
+
     const figures = {
       read_ratio: round3(read.ratio),
       write_ratio: round3(write.ratio),
@@ -480,6 +556,12 @@ async function main(): Promise<Record<string, unknown>> {
       queued_ratio: round3(queuedRatio),
       rss_mb: round1(vm.rssMb),
       redis_bytes_per_instance: round1(bytesPerInstance),
+      // 2 workers; null when the step did not run with 2 (BENCH_BACKLOG_WORKERS) or failed
+      queued_backlog_jobs_per_s: backlog?.jobsPerS ?? null,
+      queued_backlog: backlog?.rates ?? null,
+      queued_backlog_more_workers_not_slower: backlog ? backlog.moreWorkersNotSlower : null,
+      queued_backlog_lost: backlog ? backlog.lost : null,
+      queued_backlog_doubled: backlog ? backlog.doubled : null,
     };
     const targets_met = {
       read_ratio: figures.read_ratio >= TARGETS.read_ratio,
@@ -489,6 +571,13 @@ async function main(): Promise<Record<string, unknown>> {
       queued_ratio: figures.queued_ratio >= TARGETS.queued_ratio,
       rss_mb: figures.rss_mb <= TARGETS.rss_mb,
       redis_bytes_per_instance: figures.redis_bytes_per_instance <= TARGETS.redis_bytes_per_instance,
+      ...(backlog || backlogError
+        ? {
+            queued_backlog_jobs_per_s: (backlog?.jobsPerS ?? 0) >= TARGETS.queued_backlog_jobs_per_s,
+            queued_backlog_exact: !!backlog?.exact,
+            queued_backlog_more_workers_not_slower: !!backlog?.moreWorkersNotSlower,
+          }
+        : {}),
     };
     const summary: Record<string, unknown> = {
       ...figures,
@@ -546,6 +635,9 @@ async function main(): Promise<Record<string, unknown>> {
         memory_usage_sample_mean_minus_state: round1(sampleMean - stateBytes),
       },
       queued_enqueue: 'both over HTTP via autocannon POST (50 connections), one job per request',
+      ...(backlog ? { queued_backlog_detail: backlog.detail } : {}),
+      ...(backlogError ? { queued_backlog_error: backlogError } : {}),
+      load_avg: { start: loadStart.map(round1), end: loadEnd.map(round1) },
       settings: {
         seconds_per_side: MEASURE_SECONDS,
         slices: S.slices,
@@ -556,6 +648,7 @@ async function main(): Promise<Record<string, unknown>> {
         queued_jobs: S.queuedJobs,
         worker_concurrency: WORKER_CONCURRENCY,
         cpus: os.cpus().length,
+        backlog: { ...BACKLOG, workers: BACKLOG.workers.join(','), project: BACKLOG_PROJECT_ID },
       },
       ...(diag ? { diag: Object.fromEntries(Object.entries(diag).map(([k, v]) => [k, Math.round(v)])) } : {}),
       elapsed_s: 0,
@@ -572,8 +665,16 @@ async function main(): Promise<Record<string, unknown>> {
     row('queued_ratio', fmt(figures.queued_ratio, 3), `>= ${TARGETS.queued_ratio}`, targets_met.queued_ratio);
     row('rss_mb', fmt(figures.rss_mb, 1), `<= ${TARGETS.rss_mb}`, targets_met.rss_mb);
     row('redis_bytes_per_instance', fmt(figures.redis_bytes_per_instance, 1), `<= ${TARGETS.redis_bytes_per_instance}`, targets_met.redis_bytes_per_instance);
+    if (backlog || backlogError) {
+      const rates = backlog ? BACKLOG.workers.map((w) => `${w}: ${backlog.rates[`workers_${w}`]}`).join(', ') : backlogError;
+      row('queued_backlog_jobs_per_s', String(figures.queued_backlog_jobs_per_s), `>= ${TARGETS.queued_backlog_jobs_per_s} (2 workers)`, !!targets_met.queued_backlog_jobs_per_s);
+      row('queued_backlog_exact', backlog ? `${backlog.lost}/${backlog.doubled}` : '-', 'lost/doubled 0/0', !!targets_met.queued_backlog_exact);
+      row('  more workers not slower', String(figures.queued_backlog_more_workers_not_slower), `true (±10 %; jobs/s by workers ${rates})`, !!targets_met.queued_backlog_more_workers_not_slower);
+    }
+    log(`  load average (1, 5, 15 min): start ${loadStart.map((l) => fmt(l, 2)).join(', ')}; end ${loadEnd.map((l) => fmt(l, 2)).join(', ')}`);
     return summary;
   } finally {
+    await fleet?.stopAll();
     await Promise.all(started.map((c) => c.stop()));
     redis?.disconnect();
     await tracked.redis?.stop();
@@ -584,6 +685,48 @@ async function main(): Promise<Record<string, unknown>> {
     }
     log(`elapsed ${fmt((performance.now() - t0) / 1000, 1)} s`);
   }
+}
+
+/**
+ * The QUEUED_WRITE backlog drain (bench/scale-support.ts's drainBacklogs, as
+ * bench:scale runs it): an api and a projector process of the backlog's
+ * project, then for each worker count a backlog enqueued while the workers are
+ * paused and timed until applied; the counters read again 1 s after the last.
+ */
+async function queuedBacklog(fleet: RuntimeFleet, redis: Redis) {
+  const b = BACKLOG;
+  log(
+    `\n== QUEUED_WRITE backlog drain: ${b.instances} instances × ${b.jobsPerInstance} queuedAdd {by:1} enqueued while no worker runs, ` +
+      `then drained by ${b.workers.join(', ')} worker processes (${b.start}) ${stamp()}`,
+  );
+  const t = performance.now();
+  await Promise.all([fleet.start('api'), fleet.start('projector')]);
+  log(`  ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s; project ${BACKLOG_PROJECT_ID}, worker concurrency ${process.env.WORKER_CONCURRENCY || WORKER_CONCURRENCY}`);
+  const runs: BacklogRun[] = await drainBacklogs(fleet, redis, b);
+  await sleep(1000);
+  const { lost, doubled } = await recheckBacklogs(fleet, runs);
+  const f = backlogFigures(runs);
+  const exact = lost === 0 && doubled === 0 && runs.every((r) => r.drained && r.lost === 0 && r.doubled === 0);
+  const logs = fleet.logs();
+  const warn = logs.reduce((a, l) => a + l.log.warn, 0);
+  const error = logs.reduce((a, l) => a + l.log.error, 0);
+  log(
+    `  jobs/s by workers: ${runs.map((r) => `${r.workers}: ${fmt(r.perS)}`).join(', ')}; re-checked 1 s later: lost ${lost}, doubled ${doubled}` +
+      `${exact ? '' : '   !! NOT EXACT'}; more workers not slower (10 %): ${f.moreWorkersNotSlower}`,
+  );
+  if (warn || error) {
+    log(`  backlog processes logged ${warn} warn, ${error} error lines:`);
+    for (const l of logs) for (const sample of l.log.samples) log(`    ${sample}`);
+  }
+  return {
+    jobsPerS: f.rates.workers_2 ?? null,
+    rates: f.rates,
+    detail: { ...f.detail, log_lines: { warn, error } },
+    moreWorkersNotSlower: f.moreWorkersNotSlower,
+    lost,
+    doubled,
+    exact,
+  };
 }
 
 async function sumCounts(redis: Redis, instanceIds: string[]): Promise<number> {

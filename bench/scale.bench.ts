@@ -49,67 +49,50 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { startEmbeddedRedis } from '../runtime/redis/embedded-redis';
+import { call as httpCall, cannon, deleteKeys, fmt, log, percentile, rotating, round1, round3, sleep, stamp, tempDirs, tracked } from './support';
 import {
-  call as httpCall,
-  cannon,
-  type Child,
-  deleteKeys,
-  fmt,
-  log,
-  percentile,
-  ROOT,
-  rotating,
-  round1,
-  round3,
-  sleep,
-  stamp,
-  startNodeChild,
-  tempDirs,
-  tracked,
-} from './support';
-import { boundedLoop, CLOCK_TICKS, continueAll, listeningPorts, processCpuSeconds, redisCpuSeconds, runScaleBench, watchLog, type LogWatch } from './scale-support';
+  backlogFigures,
+  boundedLoop,
+  CLOCK_TICKS,
+  continueAll,
+  createCounters,
+  drainBacklogs,
+  enqueueQueuedAdds,
+  envBacklogStart,
+  envInt,
+  envNumber,
+  envWorkerCounts,
+  exactness,
+  ids,
+  processCpuSeconds,
+  type Proc,
+  readCounts,
+  recheckBacklogs,
+  redisCpuSeconds,
+  RuntimeFleet,
+  runScaleBench,
+  sumOf,
+} from './scale-support';
 
 // ---------------------------------------------------------------------------
 // settings
 // ---------------------------------------------------------------------------
 
-function num(name: string, def: number, min = 1): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return def;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}, got '${raw}'`);
-  return n;
-}
-function int(name: string, def: number, min = 1): number {
-  const n = num(name, def, min);
-  if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number, got '${process.env[name]}'`);
-  return n;
-}
-
 const S = {
-  seconds: num('SCALE_SECONDS', 5, 0.5),
-  warmSeconds: num('SCALE_WARM_SECONDS', 2, 0),
-  connections: int('SCALE_CONNECTIONS', 48),
-  instances: int('SCALE_INSTANCES', 200),
-  hot: int('SCALE_HOT', 4),
-  queuedInstances: int('SCALE_QUEUED_INSTANCES', 300),
-  queuedJobs: int('SCALE_QUEUED_JOBS', 3000),
-  queuedConcurrency: int('SCALE_QUEUED_CONCURRENCY', 32),
-  queuedTimeoutS: num('SCALE_QUEUED_TIMEOUT_S', 180),
-  backlogInstances: int('SCALE_BACKLOG_INSTANCES', 20),
-  backlogJobs: int('SCALE_BACKLOG_JOBS', 150),
-  backlogWorkers: (process.env.SCALE_BACKLOG_WORKERS ?? '1,2,4')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => {
-      const n = Number(s);
-      if (!Number.isInteger(n) || n < 1 || n > 16) throw new Error(`SCALE_BACKLOG_WORKERS: '${s}' is not a worker count from 1 to 16`);
-      return n;
-    }),
-  backlogStart: (process.env.SCALE_BACKLOG_START || 'resume') as 'resume' | 'spawn',
+  seconds: envNumber('SCALE_SECONDS', 5, 0.5),
+  warmSeconds: envNumber('SCALE_WARM_SECONDS', 2, 0),
+  connections: envInt('SCALE_CONNECTIONS', 48),
+  instances: envInt('SCALE_INSTANCES', 200),
+  hot: envInt('SCALE_HOT', 4),
+  queuedInstances: envInt('SCALE_QUEUED_INSTANCES', 300),
+  queuedJobs: envInt('SCALE_QUEUED_JOBS', 3000),
+  queuedConcurrency: envInt('SCALE_QUEUED_CONCURRENCY', 32),
+  queuedTimeoutS: envNumber('SCALE_QUEUED_TIMEOUT_S', 180),
+  backlogInstances: envInt('SCALE_BACKLOG_INSTANCES', 20),
+  backlogJobs: envInt('SCALE_BACKLOG_JOBS', 150),
+  backlogWorkers: envWorkerCounts('SCALE_BACKLOG_WORKERS', '1,2,4'),
+  backlogStart: envBacklogStart('SCALE_BACKLOG_START'),
 };
-if (S.backlogStart !== 'resume' && S.backlogStart !== 'spawn') throw new Error(`SCALE_BACKLOG_START must be resume or spawn, got '${S.backlogStart}'`);
 
 /** topology b; topology a is 1 api + 1 worker + 1 projector */
 const B_APIS = 3;
@@ -125,124 +108,10 @@ function call(base: string, method: 'GET' | 'POST', pathname: string, body?: unk
 }
 
 // ---------------------------------------------------------------------------
-// runtime processes
+// runtime processes: bench/scale-support.ts's RuntimeFleet, made once Redis is up
 // ---------------------------------------------------------------------------
 
-type Role = 'api' | 'worker' | 'projector';
-interface Proc {
-  name: string;
-  role: Role;
-  child: Child;
-  log: LogWatch;
-  /** api only */
-  base: string;
-}
-
-const procs: Proc[] = [];
-const stoppedLogs: { name: string; log: LogWatch }[] = [];
-let redisUrl = '';
-let runDir = '';
-const counters: Record<Role, number> = { api: 0, worker: 0, projector: 0 };
-
-async function startProc(role: Role): Promise<Proc> {
-  const name = `${role}${++counters[role]}`;
-  const dataDir = path.join(runDir, name);
-  fs.mkdirSync(dataDir, { recursive: true });
-  const child = startNodeChild(name, 'runtime/main.ts', {
-    PROJECT_ID,
-    REDIS_URL: redisUrl,
-    JWT_SECRET,
-    INTEGRATION_API_KEYS: API_KEY,
-    CLASS_DIRS: path.join(ROOT, 'examples/classes'),
-    SCHEMA_DIRS: path.join(ROOT, 'examples/schemas'),
-    DATA_DIR: dataDir,
-    ROLES: role,
-    PORT: '0',
-    // api: warn, since info writes a line per request (CPU the figures would carry); its port is read from /proc.
-    // worker and projector serve nothing: info, for the "runtime started" line
-    LOG_LEVEL: role === 'api' ? 'warn' : 'info',
-  });
-  const p: Proc = { name, role, child, log: watchLog(child), base: '' };
-  procs.push(p);
-  const deadline = Date.now() + 90_000;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    if (!child.alive()) throw new Error(`${name} exited before it was ready:\n${child.tail()}`);
-    if (role === 'api') {
-      for (const port of listeningPorts(child.pid)) {
-        const r = await call(`http://127.0.0.1:${port}`, 'GET', '/ready').catch(() => undefined);
-        if (r?.status === 200) p.base = `http://127.0.0.1:${port}`;
-      }
-      if (p.base) return p;
-    } else if (p.log.started) {
-      return p;
-    }
-    if (Date.now() > deadline) throw new Error(`${name} not ready within 90 s:\n${child.tail()}`);
-    await sleep(wait);
-  }
-}
-
-async function stopProc(p: Proc): Promise<void> {
-  try {
-    process.kill(p.child.pid, 'SIGCONT');
-  } catch {
-    /* gone */
-  }
-  await p.child.stop();
-  procs.splice(procs.indexOf(p), 1);
-  stoppedLogs.push({ name: p.name, log: p.log });
-  if (p.child.exitCode() !== 0 && p.child.exitCode() !== null) log(`  !! ${p.name} exited with code ${p.child.exitCode()}`);
-}
-
-const byRole = (role: Role) => procs.filter((p) => p.role === role);
-
-async function startMany(role: Role, n: number): Promise<Proc[]> {
-  return Promise.all(Array.from({ length: n }, () => startProc(role)));
-}
-
-async function setWorkers(n: number): Promise<void> {
-  const ws = byRole('worker');
-  for (const w of ws.slice(n).reverse()) await stopProc(w);
-  if (ws.length < n) await startMany('worker', n - ws.length);
-}
-
-function topology(): string {
-  const n = (r: Role) => byRole(r).length;
-  return `${n('api')} api + ${n('worker')} worker + ${n('projector')} projector`;
-}
-
-// ---------------------------------------------------------------------------
-// instances and counters
-// ---------------------------------------------------------------------------
-
-function ids(prefix: string, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-}
-
-async function createInstances(apis: Proc[], list: string[]): Promise<void> {
-  let failed = 0;
-  let first = '';
-  await boundedLoop(list.length, 32, async (i) => {
-    const r = await call(apis[i % apis.length].base, 'POST', `/${PROJECT_ID}/CALL/Counter/init/${list[i]}`, {});
-    if (r.status !== 200 && r.status !== 201) {
-      failed++;
-      first ||= `${r.status} ${JSON.stringify(r.body)}`;
-    }
-  });
-  if (failed) throw new Error(`${failed} of ${list.length} INIT calls failed; first: ${first}`);
-}
-
-/** Each instance's count (READ Counter.get), read through the given api processes in turn. */
-async function readCounts(apis: Proc[], list: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  await boundedLoop(list.length, READ_CONCURRENCY, async (i) => {
-    const r = await call(apis[i % apis.length].base, 'GET', `/${PROJECT_ID}/CALL/Counter/get/${list[i]}`);
-    if (r.status !== 200 || typeof r.body?.count !== 'number') throw new Error(`READ ${list[i]}: ${r.status} ${JSON.stringify(r.body)}`);
-    out.set(list[i], r.body.count);
-  });
-  return out;
-}
-
-const sumOf = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+let fleet: RuntimeFleet;
 
 // ---------------------------------------------------------------------------
 // inline writes
@@ -271,7 +140,7 @@ function split(total: number, parts: number): number[] {
  * instance is written through every process.
  */
 async function writeLoad(redis: Redis, apis: Proc[], list: string[], seconds: number, check = true): Promise<WriteRun> {
-  const before = check ? await readCounts(apis, list) : undefined;
+  const before = check ? await readCounts(fleet, apis, list) : undefined;
   const conns = split(S.connections, apis.length);
   const cpu0 = apis.map((p) => processCpuSeconds(p.child.pid));
   const r0 = await redisCpuSeconds(redis);
@@ -294,7 +163,7 @@ async function writeLoad(redis: Redis, apis: Proc[], list: string[], seconds: nu
   let lost = 0;
   if (before) {
     await sleep(500); // writes in flight when autocannon stopped: applied, not counted as answered
-    const after = await readCounts(apis, list);
+    const after = await readCounts(fleet, apis, list);
     lost = Math.max(0, ok - (sumOf(after) - sumOf(before)));
   }
   return {
@@ -377,49 +246,6 @@ function describeWrites(label: string, f: WriteFigures): string {
 // queued writes
 // ---------------------------------------------------------------------------
 
-interface Enqueued {
-  acked: Map<string, number>;
-  jobIds: string[];
-  /** job id → instance */
-  instanceOf: Map<string, string>;
-  refused: number;
-  firstRefusal: string;
-  seconds: number;
-}
-
-/**
- * `total` queuedAdd {by:1} calls, `concurrency` in flight; job j goes to
- * instance j mod n, and an instance's successive jobs through successive api
- * processes (so its FIFO spans processes).
- */
-async function enqueue(apis: Proc[], list: string[], total: number): Promise<Enqueued> {
-  const acked = new Map<string, number>(list.map((id) => [id, 0]));
-  const jobIds: string[] = [];
-  const instanceOf = new Map<string, string>();
-  let refused = 0;
-  let firstRefusal = '';
-  const t0 = performance.now();
-  await boundedLoop(total, S.queuedConcurrency, async (j) => {
-    const id = list[j % list.length];
-    const api = apis[Math.floor(j / list.length) % apis.length];
-    try {
-      const r = await call(api.base, 'POST', `/${PROJECT_ID}/CALL/Counter/queuedAdd/${id}`, { by: 1 });
-      if (r.status === 202 && typeof r.body?.jobId === 'string') {
-        acked.set(id, acked.get(id)! + 1);
-        jobIds.push(r.body.jobId);
-        instanceOf.set(r.body.jobId, id);
-      } else {
-        refused++;
-        firstRefusal ||= `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
-      }
-    } catch (err) {
-      refused++;
-      firstRefusal ||= `request failed: ${(err as Error).message}`;
-    }
-  });
-  return { acked, jobIds, instanceOf, refused, firstRefusal, seconds: (performance.now() - t0) / 1000 };
-}
-
 /** Polls /JOBS/<id> until each job is completed or failed (or unknown), or the deadline passes. */
 async function waitJobs(
   apis: Proc[],
@@ -455,25 +281,6 @@ async function waitJobs(
   return { states, unfinished: pending.length, firstFailure, notCompleted };
 }
 
-function exactness(acked: Map<string, number>, counts: Map<string, number>): { acknowledged: number; applied: number; lost: number; doubled: number } {
-  let acknowledged = 0;
-  let applied = 0;
-  let lost = 0;
-  let doubled = 0;
-  for (const [id, a] of acked) {
-    const c = counts.get(id) ?? 0;
-    acknowledged += a;
-    applied += c;
-    if (c < a) lost += a - c;
-    if (c > a) doubled += c - a;
-  }
-  return { acknowledged, applied, lost, doubled };
-}
-
-const pause = (ps: Proc[], sig: 'SIGSTOP' | 'SIGCONT') => {
-  for (const p of ps) process.kill(p.child.pid, sig);
-};
-
 // ---------------------------------------------------------------------------
 // the benchmark
 // ---------------------------------------------------------------------------
@@ -487,8 +294,9 @@ async function main(): Promise<number> {
   );
   summary.settings = { ...S, backlogWorkers: S.backlogWorkers.join(',') };
   let redis: Redis | undefined;
-  runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-scale-'));
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rt-scale-'));
   tempDirs.add(runDir);
+  let redisUrl: string;
   let code = 0;
   try {
     if (process.env.REDIS_URL) {
@@ -500,21 +308,22 @@ async function main(): Promise<number> {
       log(`redis: embedded redis-server pid ${tracked.redis.pid} on ${tracked.redis.url} (appendonly yes, appendfsync everysec)`);
     }
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+    fleet = new RuntimeFleet({ projectId: PROJECT_ID, redisUrl, runDir, apiKey: API_KEY, jwtSecret: JWT_SECRET });
 
     // --- topology a ---------------------------------------------------------
     let t = performance.now();
-    await Promise.all([startProc('api'), startProc('worker'), startProc('projector')]);
-    log(`\n${stamp()} topology a: ${topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s (${procs.map((p) => `${p.name} pid ${p.child.pid}`).join(', ')})`);
+    await Promise.all([fleet.start('api'), fleet.start('worker'), fleet.start('projector')]);
+    log(`\n${stamp()} topology a: ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s (${fleet.procs.map((p) => `${p.name} pid ${p.child.pid}`).join(', ')})`);
     const many = ids('w-', S.instances);
     const hot = ids('hot-', S.hot);
     const hot1 = ['hot1-0'];
     const queuedIds = ids('q-', S.queuedInstances);
     t = performance.now();
-    await createInstances(byRole('api'), [...many, ...hot, ...hot1, ...queuedIds]);
+    await createCounters(fleet, fleet.byRole('api'), [...many, ...hot, ...hot1, ...queuedIds]);
     log(`  created ${many.length + hot.length + 1 + queuedIds.length} Counter instances in ${fmt((performance.now() - t) / 1000, 1)} s`);
 
     const measureAll = async (tag: string) => {
-      const apis = byRole('api');
+      const apis = fleet.byRole('api');
       if (S.warmSeconds > 0) await writeLoad(redis!, apis, many, S.warmSeconds, false);
       const m = await writeLoad(redis!, apis, many, S.seconds);
       log(describeWrites(`${tag}: ${S.instances} instances`, figures([m])));
@@ -530,21 +339,21 @@ async function main(): Promise<number> {
 
     // --- topology b ---------------------------------------------------------
     t = performance.now();
-    await Promise.all([startMany('api', B_APIS - 1), startMany('worker', B_WORKERS - 1)]);
-    log(`\n${stamp()} topology b: ${topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    await Promise.all([fleet.startMany('api', B_APIS - 1), fleet.startMany('worker', B_WORKERS - 1)]);
+    log(`\n${stamp()} topology b: ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s`);
     log(`== ${stamp()} inline WRITEs, topology b (the same connections split over ${B_APIS} api ports)`);
     const b = await measureAll('three api');
 
     // --- queued exactness -----------------------------------------------------
-    log(`\n== ${stamp()} queued exactness: ${S.queuedJobs} queuedAdd {by:1} on ${S.queuedInstances} instances through ${byRole('api').length} api ports, ${S.queuedConcurrency} in flight; ${topology()}`);
+    log(`\n== ${stamp()} queued exactness: ${S.queuedJobs} queuedAdd {by:1} on ${S.queuedInstances} instances through ${fleet.byRole('api').length} api ports, ${S.queuedConcurrency} in flight; ${fleet.topology()}`);
     t = performance.now();
-    const q = await enqueue(byRole('api'), queuedIds, S.queuedJobs);
+    const q = await enqueueQueuedAdds(fleet, fleet.byRole('api'), queuedIds, S.queuedJobs, S.queuedConcurrency);
     const enqueueS = q.seconds;
     log(`  enqueued: ${q.jobIds.length} acknowledged (202), ${q.refused} not, in ${fmt(enqueueS, 1)} s (${fmt(q.jobIds.length / enqueueS)} /s)${q.firstRefusal ? `; first refusal: ${q.firstRefusal}` : ''}`);
-    const jobs = await waitJobs(byRole('api'), q.jobIds, Date.now() + S.queuedTimeoutS * 1000);
+    const jobs = await waitJobs(fleet.byRole('api'), q.jobIds, Date.now() + S.queuedTimeoutS * 1000);
     const queuedS = (performance.now() - t) / 1000;
     log(`  job states: ${JSON.stringify(jobs.states)}${jobs.unfinished ? `, ${jobs.unfinished} unfinished at the ${S.queuedTimeoutS} s deadline` : ''} after ${fmt(queuedS, 1)} s${jobs.firstFailure ? `; first not completed: ${jobs.firstFailure}` : ''}`);
-    const qCounts = await readCounts(byRole('api'), queuedIds);
+    const qCounts = await readCounts(fleet, fleet.byRole('api'), queuedIds);
     const qx = exactness(q.acked, qCounts);
     // a job /JOBS calls failed (or unknown) whose instance shows it applied anyway: its caller was told wrong
     const notCompletedPer = new Map<string, number>();
@@ -569,75 +378,34 @@ async function main(): Promise<number> {
     summary.queued = queued;
 
     // --- backlog drain ------------------------------------------------------
-    const backlog: Record<string, number> = {};
-    const backlogDetail: Record<string, unknown> = {};
-    const backlogChecks: { acked: Map<string, number>; ids: string[] }[] = [];
-    for (const workers of S.backlogWorkers) {
-      const blIds = ids(`bl${workers}-`, S.backlogInstances);
-      await createInstances(byRole('api'), blIds);
-      if (S.backlogStart === 'resume') {
-        await setWorkers(workers);
-        pause(byRole('worker'), 'SIGSTOP');
-      } else {
-        await setWorkers(0);
-      }
-      log(`\n== ${stamp()} backlog: ${S.backlogInstances} × ${S.backlogJobs} queuedAdd while no worker runs, then ${workers} worker${workers > 1 ? 's' : ''} (${S.backlogStart})`);
-      const e = await enqueue(byRole('api'), blIds, S.backlogInstances * S.backlogJobs);
-      const acked = sumOf(e.acked);
-      log(`  enqueued ${acked} in ${fmt(e.seconds, 1)} s${e.refused ? `, ${e.refused} refused (first: ${e.firstRefusal})` : ''}`);
-      const t0 = performance.now();
-      if (S.backlogStart === 'resume') pause(byRole('worker'), 'SIGCONT');
-      else await setWorkers(workers);
-      const startedS = (performance.now() - t0) / 1000;
-      const deadline = Date.now() + S.queuedTimeoutS * 1000;
-      let counts = new Map<string, number>();
-      let drained = false;
-      for (;;) {
-        counts = await readCounts(byRole('api'), blIds);
-        if (blIds.every((id) => counts.get(id)! >= e.acked.get(id)!)) {
-          drained = true;
-          break;
-        }
-        if (Date.now() > deadline) break;
-        await sleep(100);
-      }
-      const seconds = (performance.now() - t0) / 1000;
-      const x = exactness(e.acked, counts);
-      const perS = drained ? Math.round(acked / seconds) : 0;
-      backlog[`workers_${workers}`] = perS;
-      backlogDetail[`workers_${workers}`] = { seconds: round3(seconds), enqueue_per_s: Math.round(acked / e.seconds), drained, ...x, ...(S.backlogStart === 'spawn' ? { start_s: round3(startedS) } : {}) };
-      backlogChecks.push({ acked: e.acked, ids: blIds });
-      log(
-        `  ${drained ? `applied all ${x.applied} in ${fmt(seconds, 2)} s: ${fmt(perS)} jobs/s` : `!! not drained within ${S.queuedTimeoutS} s: ${x.applied} of ${acked} applied`}` +
-          `${x.doubled ? `   !! ${x.doubled} applied twice` : ''}${S.backlogStart === 'spawn' ? ` (worker start-up ${fmt(startedS, 1)} s included)` : ''}`,
-      );
-    }
+    const backlogRuns = await drainBacklogs(fleet, redis, {
+      instances: S.backlogInstances,
+      jobsPerInstance: S.backlogJobs,
+      workers: S.backlogWorkers,
+      start: S.backlogStart,
+      concurrency: S.queuedConcurrency,
+      timeoutS: S.queuedTimeoutS,
+    });
+    const bl = backlogFigures(backlogRuns);
+    const backlog = bl.rates;
     summary.queued_backlog_jobs_per_s = backlog.workers_2 ?? null;
     summary.backlog = backlog;
-    const rates = S.backlogWorkers.map((w) => backlog[`workers_${w}`]);
-    const sortedByWorkers = [...S.backlogWorkers].map((w, i) => [w, rates[i]] as const).sort((x, y) => x[0] - y[0]);
     // "more workers never make it slower", within 10 % for the machine's noise
-    summary.backlog_more_workers_not_slower = sortedByWorkers.every(([, r], i) => i === 0 || r >= 0.9 * sortedByWorkers[i - 1][1]);
-    summary.backlog_detail = backlogDetail;
+    summary.backlog_more_workers_not_slower = bl.moreWorkersNotSlower;
+    summary.backlog_detail = bl.detail;
 
     // --- topology a again ---------------------------------------------------
-    for (const p of byRole('api').slice(1)) await stopProc(p);
-    await setWorkers(1);
-    log(`\n== ${stamp()} inline WRITEs, topology a again (${topology()}): how far the machine drifted`);
-    const a2 = await writeLoad(redis, byRole('api'), many, S.seconds);
+    for (const p of fleet.byRole('api').slice(1)) await fleet.stop(p);
+    await fleet.setWorkers(1);
+    log(`\n== ${stamp()} inline WRITEs, topology a again (${fleet.topology()}): how far the machine drifted`);
+    const a2 = await writeLoad(redis, fleet.byRole('api'), many, S.seconds);
     log(describeWrites(`one api (again): ${S.instances} instances`, figures([a2])));
 
     // --- final exactness: jobs applied after they were counted show now ------
     await sleep(1000);
-    const apis = byRole('api');
-    const qFinal = exactness(q.acked, await readCounts(apis, queuedIds));
-    let blLost = 0;
-    let blDoubled = 0;
-    for (const c of backlogChecks) {
-      const x = exactness(c.acked, await readCounts(apis, c.ids));
-      blLost += x.lost;
-      blDoubled += x.doubled;
-    }
+    const apis = fleet.byRole('api');
+    const qFinal = exactness(q.acked, await readCounts(fleet, apis, queuedIds));
+    const { lost: blLost, doubled: blDoubled } = await recheckBacklogs(fleet, backlogRuns);
     Object.assign(queued, { applied: qFinal.applied, lost: qFinal.lost, doubled: qFinal.doubled });
     summary.backlog_lost = blLost;
     summary.backlog_doubled = blDoubled;
@@ -664,7 +432,7 @@ async function main(): Promise<number> {
     };
     summary.three_vs_one = ratios;
 
-    const allLogs = [...stoppedLogs, ...procs.map((p) => ({ name: p.name, log: p.log }))];
+    const allLogs = fleet.logs();
     const logTotals = { warn: 0, error: 0, stderr: 0 };
     for (const l of allLogs) for (const k of ['warn', 'error', 'stderr'] as const) logTotals[k] += l.log[k];
     summary.log_lines = logTotals;
@@ -691,7 +459,7 @@ async function main(): Promise<number> {
     }
   } finally {
     continueAll();
-    await Promise.all(procs.map((p) => p.child.stop()));
+    await fleet?.stopAll();
     if (redis && process.env.REDIS_URL) {
       const n = await deleteKeys(redis, [`*${PROJECT_ID}*`]).catch(() => 0);
       log(`  deleted ${n} keys of ${PROJECT_ID} from REDIS_URL`);

@@ -137,6 +137,7 @@ export function startNodeChild(
       stopping ??= (async () => {
         if (!done) {
           proc.kill('SIGTERM');
+          proc.kill('SIGCONT'); // a child paused with SIGSTOP (a backlog's workers) acts on the SIGTERM only once continued
           const timer = sleep(10_000).then(() => 'timeout' as const);
           if ((await Promise.race([exited.then(() => 'exited' as const), timer])) === 'timeout' && !done) {
             proc.kill('SIGKILL');
