@@ -2,8 +2,10 @@
  * Two api-only runtime processes on one project and one Redis, with no
  * projector anywhere and no MongoDB: every listing either process answers is
  * empty, so a rule that still holds across them reads no listing. A third,
- * in-process runtime with the worker role only seeds the program (as the
- * system actor), signs tokens and runs queued jobs.
+ * in-process runtime with the worker role seeds the program (as the system
+ * actor), signs tokens and runs queued jobs; given the projector role too
+ * (`helperRoles`), it fills its own in-process store, which neither api
+ * process reads, so a test can find ids there.
  */
 import { startTestRuntime, type TestRuntime } from './harness';
 import { spawnRuntime, type RuntimeProcess } from './process';
@@ -16,7 +18,7 @@ export interface Answer {
 
 export interface ApiPair {
   projectId: string;
-  /** the in-process worker: seeding (`helper.rt.call`), tokens (`helper.token`) */
+  /** the in-process worker: seeding (`helper.rt.call`), tokens (`helper.token`), its own listings (`helper.rt.documents`) */
   helper: TestRuntime;
   /** the two api processes */
   processes: [RuntimeProcess, RuntimeProcess];
@@ -38,9 +40,9 @@ async function answer(res: Response): Promise<Answer> {
   return { status: res.status, body };
 }
 
-export async function startApiPair(prefix: string, env: Record<string, string>): Promise<ApiPair> {
+export async function startApiPair(prefix: string, env: Record<string, string>, helperRoles = 'worker'): Promise<ApiPair> {
   const projectId = uniqueProjectId(prefix);
-  const helper = await startTestRuntime({ projectId, env: { ...env, ROLES: 'worker' } });
+  const helper = await startTestRuntime({ projectId, env: { ...env, ROLES: helperRoles } });
   let processes: RuntimeProcess[] = [];
   try {
     processes = await Promise.all([spawnRuntime(projectId, { ...env, ROLES: 'api' }), spawnRuntime(projectId, { ...env, ROLES: 'api' })]);
