@@ -65,13 +65,10 @@ describe('an api process without a shared document store', () => {
   test('elsewhere: it starts, serves, and says in one warning naming MONGODB_URL which listings answer empty', async () => {
     const api = await spawnRuntime(uniqueProjectId('nolist'), { ROLES: 'api' });
     running.push(api);
-    const [line] = await waitFor(() => {
-      const found = mongoLines(api.output());
-      return found.length ? found : undefined;
-    }, { what: 'the MONGODB_URL warning' });
+    const line = await waitFor(() => mongoLines(api.output())[0], { what: 'the MONGODB_URL warning' });
     expect(line).toMatchObject({ level: 40, setting: 'MONGODB_URL', roles: ['api'] });
     // the example class's collection is named
-    expect(line!.msg).toContain('counters');
+    expect(line.msg).toContain('counters');
     expect((await fetch(`${api.base}/health`)).status).toBe(200);
   }, 60_000);
 
