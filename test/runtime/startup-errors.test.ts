@@ -1,51 +1,17 @@
 /**
- * Start-up errors an operator fixes in the environment (issue 18, item 6):
+ * Start-up errors an operator fixes in the environment:
  * `npm start` prints one line on stderr, `error: <SETTING>: <cause>`, and
  * exits 1: no stack trace, no repeated ioredis messages. Real processes.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as net from 'node:net';
-import * as path from 'node:path';
-import { projectRoot } from '../../runtime/config';
 import { findFreePort } from '../../runtime/redis/embedded-redis';
-import { testEnv } from '../support/harness';
+import { runUntilExit, type Exit } from '../support/process';
 import { redisUrl } from '../support/redis';
-
-interface Exit {
-  code: number | null;
-  stderr: string;
-  stdout: string;
-}
 
 /** Start the service with `env` over the test environment and wait (up to `deadlineMs`) for it to exit. */
 async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_000, command: string[] = ['runtime/main.ts']): Promise<Exit> {
-  const root = projectRoot();
-  const projectId = `start-${randomUUID().slice(0, 8)}`;
-  const port = await findFreePort();
-  const [script, ...args] = command;
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], {
-    cwd: root,
-    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: String(port), ...env }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout!.on('data', (c) => (stdout += c));
-  proc.stderr!.on('data', (c) => (stderr += c));
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      proc.once('exit', (c) => resolve(c));
-      timer = setTimeout(() => reject(new Error(`still running after ${deadlineMs} ms: ${(stdout + stderr).slice(-2000)}`)), deadlineMs);
-    });
-    // the pipes may still hold the last bytes
-    await Promise.all([proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))));
-    return { code, stderr, stdout };
-  } finally {
-    clearTimeout(timer);
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  }
+  return runUntilExit(`start-${randomUUID().slice(0, 8)}`, { PORT: String(await findFreePort()), ...env }, { deadlineMs, command });
 }
 
 /**

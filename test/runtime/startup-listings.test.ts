@@ -6,11 +6,9 @@
  * naming MONGODB_URL, which listings it cannot serve (the rules that must
  * hold read no listing, so everything else is served). Real processes.
  */
-import { spawn } from 'node:child_process';
-import * as path from 'node:path';
-import { listingsGap, loadConfig, mongodbUrl, projectRoot, type Role } from '../../runtime/config';
-import { testEnv, waitFor } from '../support/harness';
-import { spawnRuntime, type RuntimeProcess } from '../support/process';
+import { listingsGap, loadConfig, mongodbUrl, type Role } from '../../runtime/config';
+import { waitFor } from '../support/harness';
+import { runUntilExit, spawnRuntime, type RuntimeProcess } from '../support/process';
 import { uniqueProjectId } from '../support/redis';
 
 const running: RuntimeProcess[] = [];
@@ -19,29 +17,8 @@ afterEach(async () => {
 });
 
 /** Starts the service with `env` over the test environment and waits (up to 30 s) for it to exit. */
-async function startExpectingExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const root = projectRoot();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/main.ts')], {
-    cwd: root,
-    env: { ...process.env, ...testEnv(uniqueProjectId('nolist'), { LOG_LEVEL: 'info', PORT: '0', ...env }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  proc.stdout!.on('data', (c) => (stdout += c));
-  proc.stderr!.on('data', (c) => (stderr += c));
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      proc.once('exit', (c) => resolve(c));
-      timer = setTimeout(() => reject(new Error(`still running after 30 s: ${(stdout + stderr).slice(-2000)}`)), 30_000);
-    });
-    await Promise.all([proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))));
-    return { code, stdout, stderr };
-  } finally {
-    clearTimeout(timer);
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  }
+function startExpectingExit(env: Record<string, string>) {
+  return runUntilExit(uniqueProjectId('nolist'), env, { deadlineMs: 30_000 });
 }
 
 /** the process's log lines that name MONGODB_URL as the setting */

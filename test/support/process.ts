@@ -83,3 +83,47 @@ export async function spawnRuntime(projectId: string, env: Record<string, string
   }
   return handle;
 }
+
+/** How a process started by runUntilExit ended, with everything it wrote. */
+export interface Exit {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+/**
+ * Starts `command` (default: the service, runtime/main.ts) with `env` over the
+ * test environment of project `projectId` (PORT 0 unless `env` names one) and
+ * waits up to `deadlineMs` for it to exit: for start-ups that must stop.
+ */
+export async function runUntilExit(
+  projectId: string,
+  env: Record<string, string>,
+  opts: { deadlineMs?: number; command?: string[] } = {},
+): Promise<Exit> {
+  const deadlineMs = opts.deadlineMs ?? 20_000;
+  const [script, ...args] = opts.command ?? ['runtime/main.ts'];
+  const root = projectRoot();
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, script), ...args], {
+    cwd: root,
+    env: { ...process.env, ...testEnv(projectId, { LOG_LEVEL: 'info', PORT: '0', ...env }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (c) => (stdout += c));
+  proc.stderr!.on('data', (c) => (stderr += c));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      proc.once('exit', (c) => resolve(c));
+      timer = setTimeout(() => reject(new Error(`still running after ${deadlineMs} ms: ${(stdout + stderr).slice(-2000)}`)), deadlineMs);
+    });
+    // the pipes may still hold the last bytes
+    await Promise.all([proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))));
+    return { code, stderr, stdout };
+  } finally {
+    clearTimeout(timer);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  }
+}
