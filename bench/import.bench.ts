@@ -1,5 +1,5 @@
 /**
- * Migration import benchmark (issue 17): `npm run bench:import` (100 000 rows)
+ * Migration import benchmark: `npm run bench:import` (100 000 rows)
  * or `npm run bench:import -- --quick` (10 000 rows).
  *
  * One Redis (embedded redis-server without persistence, or REDIS_URL), the

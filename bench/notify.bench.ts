@@ -1,5 +1,5 @@
 /**
- * Notification fan-out benchmark (issue 13): `npm run bench:notify` (full,
+ * Notification fan-out benchmark: `npm run bench:notify` (full,
  * 10 000 recipients) or `npm run bench:notify -- --quick` (2 000).
  *
  * One Redis (embedded redis-server without persistence, or REDIS_URL), three

@@ -337,7 +337,7 @@ export function stateFromInput(
   return { ok: true, roles };
 }
 
-// ---------------------------------------------------------------- no privilege beyond your own (issue 11)
+// ---------------------------------------------------------------- no privilege beyond your own
 
 /** A role as the role check knows it (the runtime's RoleDefinition: ctx.roles()). */
 export interface HeldRole {

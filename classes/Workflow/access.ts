@@ -1,6 +1,6 @@
 /**
  * Who may write a workflow configuration (init, setState,
- * updateWorkflowConfiguration; issue 11). The rules decide who approves every
+ * updateWorkflowConfiguration). The rules decide who approves every
  * change of a class, so writing them is not a permission a role hands out:
  *  - a class identity: only its own configuration (the configuration's
  *    classId is the calling class), else 403 14008;

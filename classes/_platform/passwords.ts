@@ -1,5 +1,5 @@
 /**
- * Passwords (issue 14 item 6): hashing with scrypt, checking in constant
+ * Passwords: hashing with scrypt, checking in constant
  * time, and the password policy. For every class that stores a password
  * (ProgramManagementUser, Member); imports no class.
  *

@@ -1,5 +1,5 @@
 /**
- * Operator-only methods (issue 11 item 1): the methods that write a class's
+ * Operator-only methods: the methods that write a class's
  * whole state or its workflow rules at once, past every workflow and
  * approval (RoleManager.setState, Setting.setState, Workflow.init /
  * setState / updateWorkflowConfiguration), are for the system identity (CLI,

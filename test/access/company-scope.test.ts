@@ -1,5 +1,5 @@
 /**
- * Company scope as a matrix (issue 11): every method of the service that a
+ * Company scope as a matrix: every method of the service that a
  * program management user may call × {internal user, own-company user,
  * other-company user}, over real HTTP on the real classes.
  *

@@ -1,5 +1,5 @@
 /**
- * Clean edges (issue 12 item 4): no import cycles among runtime/, classes/ and
+ * Clean edges: no import cycles among runtime/, classes/ and
  * examples/, type-only imports included (an `import type` cycle is still two
  * modules that cannot be understood apart); runtime/ imports nothing from
  * classes/, and classes/ and examples/ import the runtime only through its

@@ -122,7 +122,7 @@ describe('with settings', () => {
       });
       const active = (await query('getCompany', { id: company.id })).body;
       expect(active).toMatchObject({ status: 'active', pendingApprovalId: null, bgId: body.bgId, createdAt: company.createdAt });
-      // activated by the approval: updatedAt is the time the approval was applied (issue 11 item 5)
+      // activated by the approval: updatedAt is the time the approval was applied
       expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(company.updatedAt));
       expect((await companyDoc(company.id))?.updatedAt).toBe(active.updatedAt);
       const logs = await waitFor(async () => {
@@ -135,7 +135,7 @@ describe('with settings', () => {
         { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
         { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(company.updatedAt), newValue: JSON.stringify(active.updatedAt) },
       ]);
-      // the approved change is the reviewer's, not class:ApprovalManager's (issue 11 item 5)
+      // the approved change is the reviewer's, not class:ApprovalManager's
       expect(logs![1]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { action: 'approve' } });
     });
 

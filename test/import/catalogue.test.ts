@@ -1,5 +1,5 @@
 /**
- * Importing the benefit catalogue's migration sheets (issue 17, spec 2.9) over
+ * Importing the benefit catalogue's migration sheets (spec 2.9) over
  * a real runtime seeded with examples/seed.json: the shipped samples import
  * cleanly, a second run changes nothing, a dry run writes nothing and refuses
  * the same rows as the real run, and a refused row is in the error file with

@@ -1,6 +1,5 @@
 /**
- * `import` and `register-from-hr` run as an operator runs them (issue 17,
- * items 2 to 5): the real CLI (runtime/cli.ts) in its own process, its output
+ * `import` and `register-from-hr` run as an operator runs them: the real CLI (runtime/cli.ts) in its own process, its output
  * a pipe, not a terminal, over a runtime seeded with examples/seed.json and
  * the local HR server of the Member tests (test/member/fake-hr.ts, real HTTP).
  * stdout holds the JSON summary alone; the progress goes to stderr as plain

@@ -1,5 +1,5 @@
 /**
- * `import` stopped half-way and started again (issue 17, item 3): the real
+ * `import` stopped half-way and started again: the real
  * CLI (runtime/cli.ts, its own process, as an operator runs it) imports a
  * generated member sheet of a few thousand rows, employees with memberships
  * and dependants, into a runtime seeded with examples/seed.json. It is

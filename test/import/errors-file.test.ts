@@ -1,5 +1,5 @@
 /**
- * An error file that cannot be written (issue 17/18 audit): in the image the
+ * An error file that cannot be written: in the image the
  * import runs as `node` while examples/ belongs to root, so the default
  * `<file>.errors.csv` beside a sample cannot be created. The run stops before
  * any row with one line naming the file and --errors, in runImport and in the

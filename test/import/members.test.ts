@@ -1,5 +1,5 @@
 /**
- * Importing the member sheets (issue 17, spec 2.9 member sheet and "the
+ * Importing the member sheets (spec 2.9 member sheet and "the
  * service member sheet") over a real runtime seeded with examples/seed.json,
  * with examples/import/mapping.json, called as the CLI calls: the system
  * identity named after the run.

@@ -1,5 +1,5 @@
 /**
- * Importing the partner and partner location sheets (issue 17, spec 2.9) over
+ * Importing the partner and partner location sheets (spec 2.9) over
  * a real runtime seeded with examples/seed.json, through Partner's own
  * operations as the system actor: nothing is left pending.
  */

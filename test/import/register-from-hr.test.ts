@@ -1,5 +1,5 @@
 /**
- * `register-from-hr` (issue 17, item 5; spec 2.9's last line): each email of
+ * `register-from-hr` (spec 2.9's last line): each email of
  * a file registered through Member.registerFromHr as the system actor, with
  * import's runner, over a real runtime seeded with examples/seed.json and the
  * local HR server the Member tests use (test/member/fake-hr.ts, real HTTP).

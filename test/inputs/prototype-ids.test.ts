@@ -1,5 +1,5 @@
 /**
- * Ids that are names of Object.prototype's members (issue 11: `Company.getCompany
+ * Ids that are names of Object.prototype's members (`Company.getCompany
  * {id: "__proto__"}` answered 200 `{}`, `constructor` and `toString` likewise;
  * company state is a map keyed by user input). Through real HTTP: such ids are
  * ordinary unknown ids (404 with the class's code) for every operation that
@@ -148,7 +148,7 @@ describe('Setting', () => {
   });
 });
 
-describe('Member lookups keyed by input ignore Object.prototype (issue 11)', () => {
+describe('Member lookups keyed by input ignore Object.prototype', () => {
   test('a payment period named like a prototype member is an unknown period (one payment), not a crash', () => {
     const { paymentSchedule } = jest.requireActual('../../classes/Member/memberships') as typeof import('../../classes/Member/memberships');
     for (const period of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {

@@ -1,5 +1,5 @@
 /**
- * Values of any depth in the audit log (issue 11: a body nested 10 000 deep
+ * Values of any depth in the audit log (a body nested 10 000 deep
  * made addLogEntry answer 500, a stack overflow in the field diff). Classes
  * pass before/after in-process, where the HTTP depth limit does not apply:
  * the diff, the masking and the stored entry must hold at any depth.

@@ -1,5 +1,5 @@
 /**
- * Consent flags are not personal data (issue 11): a member's
+ * Consent flags are not personal data: a member's
  * `permissions.sms` / `permissions.email` changes are readable in the audit
  * log, while its email and phone stay masked (spec 6).
  */

@@ -1,6 +1,6 @@
 /**
- * The approval record and audit entry of a change are committed with it
- * (issue 12): ten times, two members ask at the same moment for the same new
+ * The approval record and audit entry of a change are committed with it:
+ * ten times, two members ask at the same moment for the same new
  * staff id through updateMemberPersonal; one wins, the other is refused (409),
  * and the refused change leaves no approval record and no audit entry behind
  * (before, each refused change left both).

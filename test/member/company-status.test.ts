@@ -1,5 +1,5 @@
 /**
- * Members join, or move to, active companies only (issue 11): a company still
+ * Members join, or move to, active companies only: a company still
  * waiting for its creation approval, or one that is inactive, takes no member
  * from createMember or the HR employee update (spec 4.2: to HR such a
  * company maps to no service company, 404 11016); a member already in a

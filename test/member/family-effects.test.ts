@@ -1,6 +1,6 @@
 /**
  * A family change writes the other member (the dependant) as a committed
- * effect of the primary member's change (issue 12): nothing of it happens
+ * effect of the primary member's change: nothing of it happens
  * when the primary member's handler fails after asking for it, and a
  * redelivered effect changes the dependant once only.
  *

@@ -1,6 +1,6 @@
 /**
- * Partner users in the program seed (classes/_platform/seed.ts, issue 15
- * item 6): created through PartnerUser.init as the system (approved at once:
+ * Partner users in the program seed (classes/_platform/seed.ts):
+ * created through PartnerUser.init as the system (approved at once:
  * `active`), moved to the file's status, skipped when their id exists, and
  * failed alone when a partner or venue they name does not exist; and the
  * partner user of examples/seed.json.

@@ -1,5 +1,5 @@
 /**
- * No privilege beyond your own (issue 11 item 1), as pure rules:
+ * No privilege beyond your own, as pure rules:
  * classes/RoleManager/domain.ts (what a caller holds, what a role change
  * grants, self-edits, level 1 only through an approval with approvers),
  * classes/_platform/privileged.ts (developer-or-system) and

@@ -1,5 +1,5 @@
 /**
- * No privilege beyond your own (issue 11 item 1), through real HTTP and
+ * No privilege beyond your own, through real HTTP and
  * Redis: the escalation chain of the issue, each step refused with 403, and
  * the legitimate paths that must still work.
  *
@@ -61,7 +61,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-describe('the escalation chain of issue 11: every step refused', () => {
+describe('the escalation chain of a user raising their own privileges: every step refused', () => {
   test('own role, a permission not held, setState, a level-1 role: 403 each, nothing changes', async () => {
     const before = (await t.rt.ports.roles.current())!;
 

@@ -48,8 +48,8 @@ export async function seedRole(t: TestRuntime, name: string, permissions: Record
 
 /**
  * Approves or rejects an approval as `ann`, a developer (spec 3.2's developer
- * bypass). Approvers must hold an active role the record names, as deployed
- * (issue 11); these tests own the project's roles and count them, so they add
+ * bypass). Approvers must hold an active role the record names, as deployed;
+ * these tests own the project's roles and count them, so they add
  * no `approver` role and review as a developer instead.
  */
 export async function review(t: TestRuntime, approvalId: string, action: 'approve' | 'reject') {

@@ -1,5 +1,5 @@
 /**
- * Progress of long CLI commands (issue 18, item 5): on stderr, so that stdout
+ * Progress of long CLI commands: on stderr, so that stdout
  * keeps the JSON answer; without a terminal, a line every few seconds and one
  * at the end.
  */

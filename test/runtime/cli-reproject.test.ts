@@ -1,5 +1,5 @@
 /**
- * `cli reproject` and the projector lag in `cli status` (issue 18, item 5),
+ * `cli reproject` and the projector lag in `cli status`,
  * against a service run as a child process with the embedded document store:
  * the store lives in the service's memory, so the CLI asks the service to
  * rebuild it, and says plainly when no service takes the request.

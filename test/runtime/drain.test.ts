@@ -1,5 +1,5 @@
 /**
- * Graceful drain (issue 18): on SIGTERM a runtime process answers /ready with
+ * Graceful drain: on SIGTERM a runtime process answers /ready with
  * 503, stops accepting connections, lets the calls in flight finish and
  * commit, closes idle kept-alive connections, and exits 0.
  */

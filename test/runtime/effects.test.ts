@@ -1,5 +1,5 @@
 /**
- * Committed effects (runtime/actor/effects.ts, issue 12 item 1): the calls to
+ * Committed effects (runtime/actor/effects.ts): the calls to
  * other instances that belong to a change are committed with it and applied
  * after it, in order per target, effectively once; a change that throws or
  * whose commit is refused leaves none; a process killed between commit and

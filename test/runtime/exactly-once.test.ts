@@ -1,5 +1,5 @@
 /**
- * Effectively once, everywhere (issue 12, item 1): every delivery of a delayed
+ * Effectively once, everywhere: every delivery of a delayed
  * task or a queued job carries an id that the commit it causes records (or is
  * refused for), so a redelivery after a crash, a stall or a retry never
  * applies a change twice. Real processes, real Redis, real SIGKILL / SIGSTOP.

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (issue 18 item 4) on a real service process over real HTTP:
+ * Idempotency keys on a real service process over real HTTP:
  * the service's own classes (CLASS_DIRS classes), the example program of
  * examples/seed.json, an integration API key from INTEGRATION_API_KEYS, and
  * the HR endpoint of spec 4.2 (`POST /members/hr/employee`, a route alias of

@@ -1,6 +1,5 @@
 /**
- * What the HTTP layer refuses before any handler (issue 11, "inputs cannot
- * break the service"): JSON bodies nested deeper than MAX_JSON_DEPTH (400
+ * What the HTTP layer refuses before any handler: JSON bodies nested deeper than MAX_JSON_DEPTH (400
  * 1024), and bodies over the size limit of the addressed method
  * (MethodOptions.bodyLimit, chosen from the CALL path or route alias before
  * parsing; never above BODY_LIMIT). Real HTTP against a real runtime.

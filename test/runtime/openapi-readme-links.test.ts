@@ -1,5 +1,5 @@
 /**
- * The README's own references point into the repository (issue 18 item 1):
+ * The README's own references point into the repository:
  * every relative link of README.md, docs/*.md and the class folders'
  * README.md files names a file of the repository (and a heading of it, for a
  * `#fragment`), and no prose names a path outside it (`../shared/...`, an

@@ -1,5 +1,5 @@
 /**
- * Every method has an input schema or says it has none (issue 12 item 4): the
+ * Every method has an input schema or says it has none: the
  * registry compiles `<schemaDir>/<Class>/<schema or method name>.json`, and a
  * method with no such file that does not declare `schema: false` stops the
  * start with a message naming the file(s) it looked for.

@@ -110,7 +110,7 @@ describe('company groups', () => {
     });
     const got = await query('getCompanyGroup', { id: item.id });
     expect(got.body).toMatchObject({ status: 'active', pendingApprovalId: null, name: 'Internal staff' });
-    // the approval bumped updatedAt (issue 11 item 5)
+    // the approval bumped updatedAt
     expect(Date.parse(got.body.updatedAt)).toBeGreaterThan(Date.parse(item.updatedAt));
     const logs = await waitFor(async () => {
       const l = await logsOf(item.id);
@@ -121,7 +121,7 @@ describe('company groups', () => {
       { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
       { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(item.updatedAt), newValue: JSON.stringify(got.body.updatedAt) },
     ]);
-    // the approved change's entry names the reviewer, not class:ApprovalManager (issue 11 item 5)
+    // the approved change's entry names the reviewer, not class:ApprovalManager
     expect(logs![1]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { action: 'approve' } });
   });
 
@@ -427,7 +427,7 @@ describe('setState', () => {
     for (const w of waiting) await t.review(w.pendingApprovalId, 'reject', async () => (await settingDoc(w.group, w.id))?.pendingApprovalId === null);
 
     expect((await call('setState', { groups: { tierTypes: { value: [] } } }, t.clerk)).status).toBe(403);
-    // level 1 is not enough: setState writes past every workflow (issue 11)
+    // level 1 is not enough: setState writes past every workflow
     const bySuper = await call('setState', { groups: { tierTypes: { value: [{ id: 't9', name: 'Sneaky', status: 'active', tierGroup: 'base' }] } } });
     expect([bySuper.status, bySuper.body.code, bySuper.body.classId]).toEqual([403, 10037, 'Setting']);
     const dup = await call('setState', {

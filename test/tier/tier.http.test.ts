@@ -136,7 +136,7 @@ describe('createTier (INIT, event tier_create)', () => {
     expect(creation).toMatchObject({ classId: 'Tier', entityType: 'tier', entityId: tier.id, actor: { id: 'pm1', type: 'program_management_user' }, additionalData: { event: 'tier_create', approvalId: approval.id } });
     expect(creation.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(expect.arrayContaining(['name', 'status', 'tierType', 'eligibilityRules']));
     expect(activation.additionalData).toMatchObject({ event: 'tier_create', approvalId: approval.id, action: 'approve', reviewedBy: 'ann' });
-    // the approved change is the reviewer's, and its application bumps updatedAt (issue 11 item 5)
+    // the approved change is the reviewer's, and its application bumps updatedAt
     expect(activation.actor).toMatchObject({ id: 'ann', type: 'program_management_user' });
     const active = (await getTier(tier.id)).body.tier;
     expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(tier.updatedAt));

@@ -1,5 +1,5 @@
 /**
- * Type-level test of typed classes (issue 12 item 2), checked by tsc (this
+ * Type-level test of typed classes, checked by tsc (this
  * file is in tsconfig.json's `include`; typed-classes.test.ts compiles it in
  * `npm test` too). Each `@ts-expect-error` line must fail to compile: if it
  * compiled, tsc would report the unused directive. Nothing here runs.

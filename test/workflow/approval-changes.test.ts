@@ -1,5 +1,5 @@
 /**
- * Pure parts of issue 11 item 2 and 5: the before/after view of an approval
+ * Pure parts of approvals: the before/after view of an approval
  * (old values of the patched paths), the actor of an approved change's audit
  * entry (the reviewer), and updatedAt bumped when an approval applies a change.
  */

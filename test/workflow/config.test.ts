@@ -138,7 +138,7 @@ describe('default rule files (spec 6)', () => {
     const r = selectRule(config, { classId, event, currentStatus, entity: { status: 'inactive' }, actor: { type: 'program_management_user' } });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    // every role event waits for an approver (a role update can grant permissions: issue 11)
+    // every role event waits for an approver (a role update can grant permissions)
     const manual = creation || /status/.test(event) || event === 'MEMBER_ID_PHOTO_UPLOAD' || classId === 'RoleManager' || MANUAL_UPDATES.has(`${classId}.${event}`);
     expect(r.rule.approvers).toEqual(manual ? ['approver'] : []);
     if (creation) expect(r.rule.targetStatus).toBe('active');
