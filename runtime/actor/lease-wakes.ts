@@ -39,7 +39,8 @@ export class LeaseWakes {
     const conn = this.borrow();
     if (!conn) {
       await sleep(Math.min(ms, NO_CONNECTION_SLEEP_MS));
-      return false;
+      // a wake-up pushed meanwhile is taken without blocking, so a lease handed over is not left to expire
+      return (await this.base.lpop(key).catch(() => null)) !== null;
     }
     let healthy = true;
     try {

@@ -343,7 +343,9 @@ class LeaseTurn implements Turn {
     if (!this.holding || this.isCommitted) return;
     this.holding = false;
     const before = this.before;
-    if (!this.isLost && before && before.version > 0 && this.manager.shouldKeep(this.key, this.turns)) {
+    // handed on unchanged only for a short run, as a commit keeps it while another process may wait: the
+    // release then hands it to a waiting process, or frees it for the next local writer to take afresh
+    if (!this.isLost && before && before.version > 0 && this.turns + 1 < FAIR_RUN && this.manager.shouldKeep(this.key, this.turns)) {
       this.manager.handOver(this.key, { token: this.token, turns: this.turns + 1, instance: before });
     } else {
       await this.manager.deps.store.release(this.classId, this.id, this.token);

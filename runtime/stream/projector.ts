@@ -460,6 +460,9 @@ export class Projector {
         await this.pauseAfter(entries.length, GROUP_READ_COUNT);
       } catch (err) {
         if (!this.running) return;
+        // a batch that keeps failing must not hold the loop on its own pending entries: they stay
+        // pending and come back through the claim pass once idle, while new entries go on being read
+        pendingFirst = false;
         if (!this.redisHealth?.failed(err)) this.logger.error({ err }, 'projector error; retrying');
         await new Promise((r) => setTimeout(r, 500));
       }

@@ -138,9 +138,10 @@ test('a backlog queued while no worker runs drains by hand-over: each job waitin
   );
   for (const id of ids) expect(done!.get(id)).toEqual(Array.from({ length: perInstance }, (_, i) => i + 1));
 
-  // since the workers started: a job waiting behind another is never pushed back to the delayed set again
-  // (re-delaying until it heads its instance's queue would add one "delayed" event per look)
+  // since the workers started: a job waiting behind another is not pushed back to the delayed set again and
+  // again (re-delaying until it heads its instance's queue adds one "delayed" event per look, thousands
+  // here); at most once each, when the workers took longer than PARKED_MS to start and the parked jobs woke
   const events = await redis.xrange(eventsKey, `(${lastBefore}`, '+');
   const delayed = events.filter(([, fields]) => fields[1] === 'delayed').length;
-  expect(delayed).toBeLessThanOrEqual(ids.length);
+  expect(delayed).toBeLessThanOrEqual(ids.length * perInstance);
 }, 120_000);
