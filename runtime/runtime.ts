@@ -32,6 +32,9 @@ import { callConnectionOptions, isRedisUnavailable, RedisHealth, workerConnectio
 import { MessageDelivery } from './mail/delivery';
 import { openMessagePorts } from './mail/ports';
 
+/** how long an idle kept-alive HTTP connection stays open (ms): past the usual load balancer's 60 s */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface RuntimeOverrides {
   registry?: ClassRegistry;
   documents?: DocumentStore;
@@ -379,6 +382,11 @@ export class Runtime {
     const tls = this.config.tls;
     const server = tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app).listen(port) : this.app.listen(port);
     this.server = server;
+    // kept-alive connections stay open longer than the idle time-out of the load balancers in front (60 s on
+    // the common ones), so the client side closes them: with node's 5 s the service closed a connection just
+    // as a balancer or client sent the next request on it, which then failed (ECONNRESET, "other side closed")
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
     // before the app's listener, so the header is set before any answer
     server.prependListener('request', (_req, res: ServerResponse) => {
       // a request during the drain (a kept-alive connection, or the ready grace): answered, then its connection closes
