@@ -6,11 +6,12 @@
  * as the containers run them (`node -e`), pass against real runtime processes
  * that are ready and fail against one that is draining or not there.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { startRedisCluster, parseClusterNodes, command as redisCommand, type LocalRedisCluster } from '../support/redis-cluster';
 
 const root = projectRoot();
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -162,9 +163,7 @@ describe('Dockerfile', () => {
   });
 });
 
-// ---- docker-compose.yml -----------------------------------------------------------------------
-
-const compose = read('docker-compose.yml').split('\n');
+// ---- docker-compose.yml, docker-compose.cluster.yml ---------------------------------------------
 
 /** The lines of a block: `key:` at `indent` and the lines indented deeper under it. */
 function block(lines: string[], key: RegExp, indent: number): string[] {
@@ -176,26 +175,6 @@ function block(lines: string[], key: RegExp, indent: number): string[] {
     out.push(l);
   }
   return out;
-}
-
-function service(name: string): string[] {
-  return block(block(compose, /^services:$/, 0), new RegExp(`^${name}:$`), 2);
-}
-
-/** The health check's command of a service, following a `*alias` to its `&alias` block. */
-function healthcheckTest(name: string): string[] {
-  const svc = service(name);
-  const hc = svc.find((l) => /^healthcheck:/.test(l.trim()));
-  if (!hc) return [];
-  const alias = /^healthcheck:\s*\*([\w-]+)/.exec(hc.trim())?.[1];
-  const lines = alias ? block(compose, new RegExp(`^[\\w-]+:\\s*&${alias}$`), 0) : block(svc, /^healthcheck:/, 4);
-  const test = lines.find((l) => /^test:/.test(l.trim()));
-  return test ? (JSON.parse(test.trim().slice('test:'.length)) as string[]) : [];
-}
-
-function env(name: string, key: string): string | undefined {
-  const line = service(name).find((l) => l.trim().startsWith(`${key}:`));
-  return line?.trim().slice(key.length + 1).trim().replace(/^"(.*)"$/, '$1');
 }
 
 /** Runs a health check's command as the container would, with the container's environment; its exit code. */
@@ -220,54 +199,98 @@ const indentOf = (l: string) => l.length - l.trimStart().length;
 const meaningful = (l: string) => l.trim() !== '' && !l.trim().startsWith('#');
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The top-level block an `&alias` names (`x-app-env: &app-env`). */
-function anchored(alias: string): string[] {
-  return block(compose, new RegExp(`^[\\w-]+:\\s*&${escapeRe(alias)}$`), 0);
-}
-
-/**
- * The direct children of a block (its first line is its own key), each as its own block, with what
- * `<<: *alias` merges in: the block's own keys win over merged ones, as YAML merge keys do.
- */
-function children(lines: string[]): Map<string, string[]> {
-  const body = lines.slice(1).filter(meaningful);
-  const out = new Map<string, string[]>();
-  if (!body.length) return out;
-  const indent = Math.min(...body.map(indentOf));
-  const merged: string[] = [];
-  for (const l of body) {
-    if (indentOf(l) !== indent) continue;
-    const m = /^([\w.-]+|<<):/.exec(l.trim());
-    if (!m) continue;
-    if (m[1] === '<<') {
-      const alias = /^<<:\s*\*([\w-]+)$/.exec(l.trim());
-      expect({ line: l.trim(), alias: !!alias }).toEqual({ line: l.trim(), alias: true });
-      merged.push(alias![1]);
-    } else {
-      out.set(m[1], block(lines, new RegExp(`^${escapeRe(m[1])}:`), indent));
-    }
-  }
-  for (const alias of merged) for (const [k, v] of children(anchored(alias))) if (!out.has(k)) out.set(k, v);
-  return out;
-}
-
 /** A key's value on its own line: null for a key with none (compose then passes the shell's or .env's value, or nothing). */
 function scalar(key: string, lines: string[]): string | null {
   const v = lines[0].trim().slice(key.length + 1).trim();
   return v === '' ? null : v.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
 }
 
-/** A service's environment as the container gets it (anchors merged), before substitution. */
-function environment(name: string): Map<string, string | null> {
-  const env = children(service(name)).get('environment');
-  return new Map([...(env ? children(env) : new Map<string, string[]>())].map(([k, lines]) => [k, scalar(k, lines)]));
-}
+/** A compose file's lines, and its services, health checks, environments and volumes read from them. */
+function composeFile(file: string) {
+  const lines = read(file).split('\n');
 
-/** A service's `volumes:` entries (anchors merged). */
-function volumes(name: string): string[] {
-  const list = children(service(name)).get('volumes') ?? [];
-  return list.slice(1).filter(meaningful).map((l) => l.trim().replace(/^-\s*/, '').replace(/^"(.*)"$/, '$1'));
+  function service(name: string): string[] {
+    return block(block(lines, /^services:$/, 0), new RegExp(`^${escapeRe(name)}:$`), 2);
+  }
+
+  /** The names of its services. */
+  function services(): string[] {
+    return [...children(block(lines, /^services:$/, 0)).keys()];
+  }
+
+  /** The top-level block an `&alias` names (`x-app-env: &app-env`). */
+  function anchored(alias: string): string[] {
+    return block(lines, new RegExp(`^[\\w-]+:\\s*&${escapeRe(alias)}$`), 0);
+  }
+
+  /** The health check's command of a service (anchors merged), following a `*alias` to its `&alias` block. */
+  function healthcheckTest(name: string): string[] {
+    const hc = children(service(name)).get('healthcheck');
+    if (!hc) return [];
+    const alias = /^healthcheck:\s*\*([\w-]+)/.exec(hc[0].trim())?.[1];
+    const hcLines = alias ? anchored(alias) : hc;
+    const test = hcLines.find((l) => /^test:/.test(l.trim()));
+    return test ? (JSON.parse(test.trim().slice('test:'.length)) as string[]) : [];
+  }
+
+  function env(name: string, key: string): string | undefined {
+    const line = service(name).find((l) => l.trim().startsWith(`${key}:`));
+    return line?.trim().slice(key.length + 1).trim().replace(/^"(.*)"$/, '$1');
+  }
+
+  /**
+   * The direct children of a block (its first line is its own key), each as its own block, with what
+   * `<<: *alias` merges in: the block's own keys win over merged ones, as YAML merge keys do.
+   */
+  function children(blockLines: string[]): Map<string, string[]> {
+    const body = blockLines.slice(1).filter(meaningful);
+    const out = new Map<string, string[]>();
+    if (!body.length) return out;
+    const indent = Math.min(...body.map(indentOf));
+    const merged: string[] = [];
+    for (const l of body) {
+      if (indentOf(l) !== indent) continue;
+      const m = /^([\w.-]+|<<):/.exec(l.trim());
+      if (!m) continue;
+      if (m[1] === '<<') {
+        const alias = /^<<:\s*\*([\w-]+)$/.exec(l.trim());
+        expect({ line: l.trim(), alias: !!alias }).toEqual({ line: l.trim(), alias: true });
+        merged.push(alias![1]);
+      } else {
+        out.set(m[1], block(blockLines, new RegExp(`^${escapeRe(m[1])}:`), indent));
+      }
+    }
+    for (const alias of merged) for (const [k, v] of children(anchored(alias))) if (!out.has(k)) out.set(k, v);
+    return out;
+  }
+
+  /** A service's environment as the container gets it (anchors merged), before substitution. */
+  function environment(name: string): Map<string, string | null> {
+    const env = children(service(name)).get('environment');
+    return new Map([...(env ? children(env) : new Map<string, string[]>())].map(([k, l]) => [k, scalar(k, l)]));
+  }
+
+  /** A service's `volumes:` entries (anchors merged). */
+  function volumes(name: string): string[] {
+    const list = children(service(name)).get('volumes') ?? [];
+    return list.slice(1).filter(meaningful).map((l) => l.trim().replace(/^-\s*/, '').replace(/^"(.*)"$/, '$1'));
+  }
+
+  /** A service's `command:` in flow form (`["redis-server", ...]`). */
+  function command(name: string): string[] {
+    const line = children(service(name)).get('command')?.[0].trim();
+    expect({ name, flow: line && /^command:\s*\[/.test(line) }).toEqual({ name, flow: true });
+    return JSON.parse(line!.slice('command:'.length)) as string[];
+  }
+
+  return { file, lines, block: (key: RegExp, indent: number) => block(lines, key, indent), service, services, anchored, healthcheckTest, env, children, environment, volumes, command };
 }
+type ComposeFile = ReturnType<typeof composeFile>;
+
+const main = composeFile('docker-compose.yml');
+const cluster = composeFile('docker-compose.cluster.yml');
+const compose = main.lines;
+const { healthcheckTest, env, children, volumes } = main;
 
 /** The variables of the README's Configuration table, and whether a row is marked *(local)*. */
 function configurationTable(): { name: string; local: boolean }[] {
@@ -297,6 +320,84 @@ const FIXED_BY_COMPOSE = ['PORT', 'DATA_DIR', 'ROLES', 'REDIS_URL', 'MONGODB_URL
 const FIXED_PER_ROLE = ['METRICS_PORT']; // the worker's and the projector's; ignored with the api role
 const SET_BY_IMAGE = ['NODE_ENV'];
 const APP_SERVICES = ['api', 'worker', 'projector'];
+/**
+ * The cluster file's: its Redis is the cluster (REDIS_CLUSTER_NODES, with the buckets fixed for the
+ * project's life) and never one server (REDIS_URL); the single-server file never names a cluster.
+ */
+const CLUSTER_FIXED_BY_COMPOSE = [...FIXED_BY_COMPOSE.filter((v) => v !== 'REDIS_URL'), 'REDIS_CLUSTER_NODES', 'REDIS_BUCKETS'];
+/**
+ * Settings of the cluster file's app containers that README's Configuration table has no row for yet
+ * (the runtime's cluster settings are new); drop a name here once the table documents it.
+ */
+const CLUSTER_NOT_YET_DOCUMENTED = ['REDIS_CLUSTER_NODES', 'REDIS_BUCKETS', 'REDIS_WAIT_REPLICAS'];
+
+/**
+ * Every deployment setting of README's Configuration table reaches the app containers of `file`:
+ * the ones in `fixed` with a value of the stack, the others passed through from the shell; the ones in
+ * `absent` not at all; and nothing the table does not document (but `undocumented`).
+ */
+function expectSettingsReachApps(file: ComposeFile, fixed: string[], absent: string[], undocumented: string[] = []) {
+  const table = configurationTable();
+  const deployment = table.filter((v) => !v.local).map((v) => v.name);
+  for (const name of APP_SERVICES) {
+    const env = file.environment(name);
+    expect(env.size).toBeGreaterThan(0);
+    for (const v of deployment) {
+      if (absent.includes(v)) {
+        expect({ file: file.file, name, v, present: env.has(v) }).toEqual({ file: file.file, name, v, present: false });
+      } else if (SET_BY_IMAGE.includes(v)) {
+        expect({ v, image: imageEnv.get(v) }).toEqual({ v, image: 'production' });
+      } else if (fixed.includes(v) || (FIXED_PER_ROLE.includes(v) && name !== 'api')) {
+        // a value of this stack, not the shell's
+        expect({ file: file.file, name, v, value: env.get(v) }).toEqual({ file: file.file, name, v, value: expect.stringMatching(/^[^$]+$/) });
+      } else if (!FIXED_PER_ROLE.includes(v)) {
+        // no value (passed when set in the shell or .env, else the service's default) or ${VAR...} of its own name
+        const value = env.get(v);
+        expect({ file: file.file, name, v, passed: env.has(v) && (value === null || new RegExp(`^\\$\\{${v}(:?-[^}]*)?\\}$`).test(value!)) }).toEqual({
+          file: file.file,
+          name,
+          v,
+          passed: true,
+        });
+      }
+    }
+    // and nothing else: a key the table does not hold is a typo or an undocumented setting
+    const known = new Set([...table.map((t) => t.name), ...undocumented]);
+    for (const key of env.keys()) expect({ file: file.file, name, key, documented: known.has(key) }).toEqual({ file: file.file, name, key, documented: true });
+  }
+}
+
+/** An executable on PATH, or undefined. */
+function onPath(cmd: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = dir && path.join(dir, cmd);
+    if (file && fs.existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** `docker-compose config -q` validates a file without a Docker engine (docker-compose 1.x, or docker's compose plugin). */
+const COMPOSE: string[] | undefined = onPath('docker-compose') ? ['docker-compose'] : onPath('docker') ? ['docker', 'compose'] : undefined;
+
+/** Runs a command; its exit code and output. */
+function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      resolve({ code: -1, output: `${output}${err.message}` });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
 
 describe('npm start', () => {
   test("execs the service, so a SIGTERM to npm's process drains it (npm passes the signal to its child, which must be node, not a shell)", () => {
@@ -333,26 +434,8 @@ describe('docker-compose.yml', () => {
       expect.arrayContaining(['NODE_ENV', 'PUBLIC_URL', 'MEMBER_APP_URL', 'BACKOFFICE_URL', 'OTP_SECRET', 'HR_BASE_URL', 'HR_API_KEY', 'JWT_ISSUER', 'TRUST_PROXY', 'DRAIN_GRACE_MS']),
     );
     expect(deployment).toEqual(expect.arrayContaining(['SAML_IDPS_FILE', 'SAML_SP_ENTITY_ID', 'SAML_ACS_URL', 'SAML_SP_KEY_FILE', 'SAML_SP_CERT_FILE', 'SAML_CLOCK_SKEW_SECONDS']));
-
-    for (const name of APP_SERVICES) {
-      const env = environment(name);
-      expect(env.size).toBeGreaterThan(0);
-      for (const v of deployment) {
-        if (SET_BY_IMAGE.includes(v)) {
-          expect({ v, image: imageEnv.get(v) }).toEqual({ v, image: 'production' });
-        } else if (FIXED_BY_COMPOSE.includes(v) || (FIXED_PER_ROLE.includes(v) && name !== 'api')) {
-          // a value of this stack, not the shell's
-          expect({ name, v, value: env.get(v) }).toEqual({ name, v, value: expect.stringMatching(/^[^$]+$/) });
-        } else if (!FIXED_PER_ROLE.includes(v)) {
-          // no value (passed when set in the shell or .env, else the service's default) or ${VAR...} of its own name
-          const value = env.get(v);
-          expect({ name, v, passed: env.has(v) && (value === null || new RegExp(`^\\$\\{${v}(:?-[^}]*)?\\}$`).test(value!)) }).toEqual({ name, v, passed: true });
-        }
-      }
-      // and nothing else: a key the table does not hold is a typo or an undocumented setting
-      const known = new Set(table.map((t) => t.name));
-      for (const key of env.keys()) expect({ name, key, documented: known.has(key) }).toEqual({ name, key, documented: true });
-    }
+    // one redis-server: no cluster settings
+    expectSettingsReachApps(main, FIXED_BY_COMPOSE, ['REDIS_CLUSTER_NODES']);
   });
 
   test('a TLS_DIR folder is mounted read-only at /tls in the three app containers, and the README shows TLS_CERT and TLS_KEY under it', () => {
@@ -412,6 +495,158 @@ describe('docker-compose.yml', () => {
       } finally {
         await stopping;
       }
+    });
+  });
+});
+
+describe('docker-compose.cluster.yml', () => {
+  const NODES = cluster.services().filter((s) => /^redis-\d+$/.test(s));
+  const flag = (cmd: string[], name: string) => {
+    const i = cmd.indexOf(name);
+    return i >= 0 ? cmd[i + 1] : undefined;
+  };
+  /** A service's static address on the default network. */
+  const address = (name: string) => {
+    const networks = cluster.children(cluster.service(name)).get('networks') ?? [];
+    const line = networks.find((l) => /^ipv4_address:/.test(l.trim()));
+    return line?.trim().slice('ipv4_address:'.length).trim();
+  };
+  const ipNumber = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+  const inCidr = (ip: string, cidr: string) => {
+    const [base, bits] = cidr.split('/');
+    const size = 2 ** (32 - Number(bits));
+    return Math.floor(ipNumber(ip) / size) === Math.floor(ipNumber(base) / size);
+  };
+  /** The init service's shell script as the container's sh gets it (compose turns $$ into $). */
+  const initScript = () => {
+    const cmd = cluster.children(cluster.service('redis-cluster-init')).get('command') ?? [];
+    const start = cmd.findIndex((l) => /^-\s*\|$/.test(l.trim()));
+    expect(cmd.slice(1, start).map((l) => l.trim())).toEqual(['- sh', '- -c']);
+    const body = cmd.slice(start + 1);
+    const indent = Math.min(...body.filter(meaningful).map(indentOf));
+    const raw = body.map((l) => l.slice(indent)).join('\n').trimEnd();
+    // compose substitutes a lone $ from the host's environment
+    expect(raw.replace(/\$\$/g, '').includes('$')).toBe(false);
+    return raw.replace(/\$\$/g, '$');
+  };
+
+  (COMPOSE ? test : test.skip)(`${COMPOSE?.join(' ') ?? 'docker-compose'} config -q accepts it, and docker-compose.yml`, async () => {
+    for (const file of ['docker-compose.cluster.yml', 'docker-compose.yml']) {
+      const r = await run(COMPOSE![0], [...COMPOSE!.slice(1), '-f', file, 'config', '-q']);
+      expect({ file, code: r.code, output: r.output.trim() }).toEqual({ file, code: 0, output: expect.any(String) });
+    }
+  });
+
+  test('six redis:7 nodes, cluster-enabled, with AOF and noeviction, each announcing its service name and a static address of the subnet, each on a volume of its own', () => {
+    expect(NODES).toEqual(['redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5', 'redis-6']);
+    expect(cluster.services()).not.toContain('redis');
+    const ipam = cluster.block(/^networks:$/, 0);
+    const subnet = ipam.find((l) => /subnet:/.test(l))?.trim().replace(/^-?\s*subnet:\s*/, '');
+    const range = ipam.find((l) => /ip_range:/.test(l))?.trim().replace(/^ip_range:\s*/, '');
+    expect(subnet).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
+    expect(range).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
+    const volumesBlock = cluster.children(cluster.block(/^volumes:$/, 0));
+    const seen = new Set<string>();
+    for (const name of NODES) {
+      const svc = cluster.children(cluster.service(name));
+      const image = svc.has('image') ? svc.get('image')![0] : cluster.anchored('redis-node').find((l) => /^image:/.test(l.trim()));
+      expect({ name, image: image?.trim() }).toEqual({ name, image: 'image: redis:7' });
+      const cmd = cluster.command(name);
+      expect(cmd[0]).toBe('redis-server');
+      expect({ name, enabled: flag(cmd, '--cluster-enabled'), aof: flag(cmd, '--appendonly'), policy: flag(cmd, '--maxmemory-policy') }).toEqual({
+        name,
+        enabled: 'yes',
+        aof: 'yes',
+        policy: 'noeviction',
+      });
+      // clients are sent to redis-N:6379 (CLUSTER SLOTS, MOVED), names every container resolves
+      expect({ name, hostname: flag(cmd, '--cluster-announce-hostname'), endpoint: flag(cmd, '--cluster-preferred-endpoint-type') }).toEqual({
+        name,
+        hostname: name,
+        endpoint: 'hostname',
+      });
+      // the bus address: static, in the subnet, out of the range Docker hands out to other containers
+      const ip = address(name)!;
+      expect({ name, ip, announced: flag(cmd, '--cluster-announce-ip') }).toEqual({ name, ip: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/), announced: ip });
+      expect({ name, ip, inSubnet: inCidr(ip, subnet!), inDynamicRange: inCidr(ip, range!) }).toEqual({ name, ip, inSubnet: true, inDynamicRange: false });
+      expect(seen.has(ip)).toBe(false);
+      seen.add(ip);
+      const data = cluster.volumes(name);
+      expect({ name, data }).toEqual({ name, data: [`${name}-data:/data`] });
+      expect(volumesBlock.has(`${name}-data`)).toBe(true);
+      expect(cluster.healthcheckTest(name)).toEqual(['CMD', 'redis-cli', 'ping']);
+    }
+  });
+
+  test('every app service names the six nodes in REDIS_CLUSTER_NODES, with REDIS_BUCKETS=16, and no service names REDIS_URL', () => {
+    const nodes = NODES.map((n) => `${n}:6379`).join(',');
+    for (const name of APP_SERVICES) {
+      const env = cluster.environment(name);
+      expect({ name, nodes: env.get('REDIS_CLUSTER_NODES'), buckets: env.get('REDIS_BUCKETS') }).toEqual({ name, nodes, buckets: '16' });
+    }
+    for (const name of cluster.services()) expect({ name, REDIS_URL: cluster.environment(name).has('REDIS_URL') }).toEqual({ name, REDIS_URL: false });
+    // nor any anchor or other key of the file
+    expect(cluster.lines.filter((l) => meaningful(l) && /\bREDIS_URL\b/.test(l))).toEqual([]);
+  });
+
+  test("the app services are docker-compose.yml's: the same image build, roles, health checks, volumes and settings, Redis apart", () => {
+    expect(cluster.anchored('app').filter((l) => /^\s*(build|image):/.test(l))).toEqual(main.anchored('app').filter((l) => /^\s*(build|image):/.test(l)));
+    for (const name of APP_SERVICES) {
+      expect(cluster.healthcheckTest(name)).toEqual(main.healthcheckTest(name));
+      expect(cluster.volumes(name)).toEqual(main.volumes(name));
+      const ours = cluster.environment(name);
+      const theirs = main.environment(name);
+      const redis = /^REDIS_(URL|CLUSTER_NODES|BUCKETS|WAIT_REPLICAS)$/;
+      expect({ name, env: [...ours].filter(([k]) => !redis.test(k)).sort() }).toEqual({ name, env: [...theirs].filter(([k]) => !redis.test(k)).sort() });
+      expect(cluster.env(name, 'ROLES')).toBe(main.env(name, 'ROLES'));
+    }
+    for (const other of ['mongodb', 'mailcatcher']) expect(cluster.service(other)).toEqual(main.service(other));
+  });
+
+  test("every deployment setting of the README's Configuration table reaches the api, worker and projector containers", () => {
+    expectSettingsReachApps(cluster, CLUSTER_FIXED_BY_COMPOSE, ['REDIS_URL'], CLUSTER_NOT_YET_DOCUMENTED);
+  });
+
+  test('redis-cluster-init runs once every node is healthy, forms 3 masters with a replica each from the nodes’ addresses, and the app services start after it succeeded', () => {
+    const init = cluster.children(cluster.service('redis-cluster-init'));
+    expect(init.get('image')?.[0].trim()).toBe('image: redis:7');
+    expect(init.get('restart')?.[0].trim()).toBe('restart: "no"');
+    const deps = cluster.children(init.get('depends_on')!);
+    expect([...deps.keys()].sort()).toEqual([...NODES].sort());
+    for (const [dep, lines] of deps) expect({ dep, condition: lines.map((l) => l.trim()).slice(1) }).toEqual({ dep, condition: ['condition: service_healthy'] });
+    const env = cluster.environment('redis-cluster-init');
+    expect(env.get('CLUSTER_NODES')).toBe(NODES.map((n) => `${address(n)}:6379`).join(' '));
+    expect(env.get('CLUSTER_REPLICAS')).toBe('1');
+    expect(initScript()).toMatch(/redis-cli --cluster create \$CLUSTER_NODES --cluster-replicas "\$CLUSTER_REPLICAS" --cluster-yes/);
+    for (const name of APP_SERVICES) {
+      const appDeps = cluster.children(cluster.children(cluster.service(name)).get('depends_on')!);
+      expect({ name, init: appDeps.get('redis-cluster-init')?.map((l) => l.trim()).slice(1) }).toEqual({ name, init: ['condition: service_completed_successfully'] });
+      expect(appDeps.has('redis')).toBe(false);
+    }
+  });
+
+  (onPath('redis-cli') && onPath('redis-server') ? describe : describe.skip)("redis-cluster-init's script against six real cluster-enabled nodes", () => {
+    let nodes: LocalRedisCluster;
+    beforeAll(async () => {
+      nodes = await startRedisCluster({ masters: 3, replicasPerMaster: 1, form: false });
+    });
+    afterAll(async () => {
+      await nodes?.stop();
+    });
+
+    test('forms 3 masters with a replica each and exits 0 once every node says cluster_state:ok; run again, finds the cluster formed', async () => {
+      const script = initScript();
+      const env = { PATH: process.env.PATH ?? '', CLUSTER_NODES: nodes.nodesEnv.split(',').join(' '), CLUSTER_REPLICAS: '1' };
+      const first = await run('sh', ['-c', script], { env });
+      expect({ code: first.code, output: first.output }).toEqual({ code: 0, output: expect.stringContaining('cluster ok') });
+      for (const n of nodes.nodes) expect(String(await redisCommand(n.port, ['CLUSTER', 'INFO']))).toMatch(/^cluster_state:ok\r?$/m);
+      const view = parseClusterNodes(String(await redisCommand(nodes.nodes[0].port, ['CLUSTER', 'NODES'])));
+      const masters = view.filter((r) => r.flags.includes('master'));
+      expect(masters.length).toBe(3);
+      for (const m of masters) expect({ port: m.port, replicas: view.filter((r) => r.master === m.id).length, slots: m.slots.length > 0 }).toEqual({ port: m.port, replicas: 1, slots: true });
+
+      const again = await run('sh', ['-c', script], { env });
+      expect({ code: again.code, output: again.output }).toEqual({ code: 0, output: expect.stringContaining('formed already') });
     });
   });
 });

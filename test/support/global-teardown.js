@@ -1,7 +1,7 @@
 /*
- * jest globalTeardown: stops the redis-server that global-setup.js started
- * (if any) and waits until the process has exited, then removes the run's
- * temporary directory.
+ * jest globalTeardown: stops the redis-server and the Redis Cluster that
+ * global-setup.js started (if any) and waits until their processes have
+ * exited, then removes the run's temporary directory.
  */
 'use strict';
 
@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const { stopPid } = require('./redis-server');
 
 module.exports = async function globalTeardown() {
-  await stopRedis();
+  const stopped = await Promise.allSettled([stopRedis(), stopCluster()]);
   const run = globalThis.__RUN_TMP__;
   if (run) {
     globalThis.__RUN_TMP__ = undefined;
@@ -17,6 +17,8 @@ module.exports = async function globalTeardown() {
     else process.env.TMPDIR = run.previous;
     fs.rmSync(run.dir, { recursive: true, force: true, maxRetries: 3 });
   }
+  const failed = stopped.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
 };
 
 async function stopRedis() {
@@ -29,4 +31,16 @@ async function stopRedis() {
     delete process.env.REDIS_URL;
     delete process.env.TEST_REDIS_STARTED;
   }
+}
+
+async function stopCluster() {
+  const cluster = globalThis.__REDIS_CLUSTER__;
+  globalThis.__REDIS_CLUSTER__ = undefined;
+  if (process.env.TEST_REDIS_CLUSTER_STARTED) {
+    delete process.env.TEST_REDIS_CLUSTER_NODES;
+    delete process.env.TEST_REDIS_CLUSTER_STARTED;
+  }
+  if (!cluster) return;
+  if (typeof cluster.stop === 'function') await cluster.stop();
+  else await Promise.all(cluster.nodes.map((n) => stopPid(n.pid)));
 }
