@@ -15,12 +15,13 @@
  * state, and is not rolled back when the handler throws.
  *
  * Keys are `rt:<project>:rl:<name>:<sha256(key)>`: what a caller typed (an
- * email, an address) never lands in a Redis key as it is.
+ * email, an address) never lands in a Redis key as it is. The script touches
+ * that one key only, so on a Redis Cluster a counter needs no hash tag.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connection';
 import type { RateLimit, RateLimitResult, RateLimits } from './types';
 
 /** the largest `max`: each counted hit is a sorted-set member until its window passes */
@@ -31,7 +32,7 @@ export const RATE_LIMIT_MAX_WINDOW_SECONDS = 31 * 24 * 3600;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const SCRIPT = 'slidingWindowHit';
 
-type LimitRedis = Redis & { slidingWindowHit(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };
+type LimitRedis = RedisConnection & { slidingWindowHit(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };
 
 function luaSource(): string {
   // next to this file in the source tree; compiled code reads it from there
@@ -55,7 +56,7 @@ export class RedisRateLimits implements RateLimits {
   private readonly redis: LimitRedis;
 
   /** `base`: the project's key prefix (`rt:<project>`) */
-  constructor(redis: Redis, private readonly base: string) {
+  constructor(redis: RedisConnection, private readonly base: string) {
     this.redis = redis as LimitRedis;
     if (typeof (redis as unknown as Record<string, unknown>)[SCRIPT] !== 'function') {
       redis.defineCommand(SCRIPT, { lua: luaSource(), numberOfKeys: 1 });

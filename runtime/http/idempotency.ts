@@ -6,8 +6,10 @@
  * - Keys are scoped per caller (`<identity type>:<user id>`: the API key id or
  *   the token's subject) and project: `rt:<project>:idem:<sha256(caller + key)>`,
  *   so what a caller typed never appears in a Redis key name and two callers'
- *   keys never meet. Anonymous callers have no scope of their own: the header
- *   is ignored for them (their answers, sign-in tokens among them, are not kept).
+ *   keys never meet. Every command and script touches that one key, so on a
+ *   Redis Cluster it needs no hash tag. Anonymous callers have no scope of
+ *   their own: the header is ignored for them (their answers, sign-in tokens
+ *   among them, are not kept).
  * - The first request claims the key with SET NX (state `running`), with a
  *   time-to-live of the method's budget plus a margin: a process that dies
  *   mid-call frees the key on its own.
@@ -20,7 +22,7 @@
  *   still runs 409.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connection';
 import { ActorError, RuntimeCodes } from '../errors';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -110,7 +112,7 @@ const NOT_STORED = new Set(['x-request-id', 'content-length', 'date', 'connectio
 /** A claimed key: settle it with the answer (or release it) once the call is done. */
 export class IdempotencyClaim {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly name: string,
     private readonly token: string,
     private readonly hash: string,
@@ -147,7 +149,7 @@ export type IdempotencyOutcome = { claim: IdempotencyClaim; replay?: undefined }
 export class IdempotencyStore {
   /** `base`: the project's key prefix (`rt:<project>`) */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly base: string,
   ) {}
 

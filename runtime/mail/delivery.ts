@@ -19,6 +19,12 @@
  *     or its recipients) or that runs out of attempts goes to the dead-letter
  *     list `rt:<project>:msg:dead` (newest first, the last 10 000) and to the log.
  *
+ * The queue's keys (BullMQ's) share the hash tag `rt:{<project>:msg}` (its
+ * prefix), so BullMQ's scripts and transactions run in one slot of a Redis
+ * Cluster. The records of sent messages and the dead-letter list are one key
+ * per command (the list's LPUSH and LTRIM are one MULTI on the one key), each
+ * in a slot of its own.
+ *
  * The one window left: the transport accepted the message and the worker
  * died before recording it. The job is then run again by another worker after
  * JOB_LOCK_MS and the receiver gets the message twice, with the same
@@ -27,10 +33,11 @@
  * server whether it accepted a message.
  */
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Effect } from '../actor/effects';
 import type { RedisHealth } from '../redis/client';
+import { connect, duplicate, type RedisConnection, type RedisTarget } from '../redis/connection';
 import { maskAddress, maskPhone, MESSAGE_ID, type OutboundMail, type OutboundPort, type OutboundSms } from './message';
 import { PermanentDeliveryError, type MailTransport, type SmsTransport } from './transport';
 import { closeWithin, DEFAULT_CLOSE_TIMEOUT_MS } from '../queue/close';
@@ -50,7 +57,8 @@ export interface DeadLetter extends MessageJob {
 }
 
 export interface MessageDeliveryOptions {
-  redisUrl: string;
+  /** the Redis (server or cluster) the queue lives in */
+  redis: RedisTarget;
   projectId: string;
   mail: MailTransport;
   sms: SmsTransport;
@@ -90,22 +98,25 @@ interface Handed {
 
 export class MessageDelivery {
   readonly queueName: string;
+  /** BullMQ's key prefix of the queue: the project's message hash tag, `rt:{<project>:msg}` */
+  readonly queuePrefix: string;
   readonly queue: Queue<MessageJob>;
-  private readonly connection: Redis;
+  private readonly connection: RedisConnection;
   private worker?: Worker<MessageJob>;
-  private workerConnection?: Redis;
+  private workerConnection?: RedisConnection;
   /** the worker's records of sent messages: waits for Redis rather than failing a send it made */
-  private records?: Redis;
+  private records?: RedisConnection;
   private readonly base: string;
   /** messages handed over since the last batch was queued */
   private handed: Handed[] = [];
 
   constructor(private readonly opts: MessageDeliveryOptions) {
-    // `rt-<project>` is the QUEUED_WRITE queue; another prefix keeps any project id from meeting it
+    // the name as before the queue had a prefix of its own (the QUEUED_WRITE queues' are their buckets' tags)
     this.queueName = `msg-${opts.projectId}`;
+    this.queuePrefix = `rt:{${opts.projectId}:msg}`;
     this.base = `rt:${opts.projectId}:msg`;
-    this.connection = new Redis(opts.redisUrl, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null });
-    this.queue = new Queue<MessageJob>(this.queueName, { connection: this.connection });
+    this.connection = connect(opts.redis, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null });
+    this.queue = new Queue<MessageJob>(this.queueName, { connection: this.connection, prefix: this.queuePrefix });
     opts.redisHealth?.watch(this.queue, 'message queue');
   }
 
@@ -159,10 +170,11 @@ export class MessageDelivery {
 
   startWorker(): void {
     if (this.worker) return;
-    this.workerConnection = this.connection.duplicate(this.opts.redisOptions?.worker);
-    this.records = this.connection.duplicate(this.opts.redisOptions?.worker);
+    this.workerConnection = duplicate(this.connection, this.opts.redisOptions?.worker);
+    this.records = duplicate(this.connection, this.opts.redisOptions?.worker);
     this.worker = new Worker<MessageJob>(this.queueName, (job) => this.process(job), {
       connection: this.workerConnection,
+      prefix: this.queuePrefix,
       concurrency: this.opts.concurrency,
       lockDuration: this.opts.lockMs,
       stalledInterval: this.opts.lockMs,

@@ -9,10 +9,15 @@
  * works, then `done` (with its result) or `failed`. The CLI reads the stream
  * until every process that took the request has finished, or until none has
  * reported for its deadline. Reply streams expire on their own.
+ *
+ * On a Redis Cluster a published message reaches the subscribers of every
+ * node, but PUBLISH counts those of the node it was sent to only: the
+ * receivers are then counted on every node (PUBSUB NUMSUB) before it is
+ * published. A reply stream is one key, read and written in its own slot.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
+import type { RedisHealth } from '../redis/client';
+import { commandTimeoutOf, duplicate, isCluster, type RedisConnection } from '../redis/connection';
 
 export type ControlRequest = { command: 'reproject'; classIds?: string[] } | { command: 'lag' };
 
@@ -50,12 +55,12 @@ function replyKey(base: string, id: string): string {
 
 /** The projector's side: takes the requests published on the channel, one at a time. */
 export class ControlListener {
-  private sub?: Redis;
+  private sub?: RedisConnection;
   /** rebuild requests run one after another */
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly base: string,
     private readonly process: string,
     private readonly handle: ControlHandler,
@@ -65,7 +70,7 @@ export class ControlListener {
 
   async start(): Promise<void> {
     // a subscribed connection takes no other command, and has no command time-out to hit while it waits
-    const sub = this.redis.duplicate({ commandTimeout: undefined });
+    const sub = duplicate(this.redis, { commandTimeout: undefined });
     this.redisHealth?.watch(sub, 'projector-control');
     this.sub = sub;
     sub.on('message', (_channel: string, message: string) => {
@@ -147,14 +152,35 @@ function parseReport(fields: string[]): ControlReport {
   };
 }
 
+/**
+ * Publishes `message` on `channel`: how many subscribers received it. On a
+ * cluster, the subscribers of every node (masters and replicas: a subscriber
+ * may be connected to either), counted just before it is published.
+ */
+async function publishCounted(redis: RedisConnection, channel: string, message: string): Promise<number> {
+  if (!isCluster(redis)) return redis.publish(channel, message);
+  // the nodes are known once the cluster's slots are
+  if (redis.status !== 'ready') await redis.ping();
+  const counts = await Promise.all(
+    redis.nodes('all').map(async (node) => {
+      const reply = (await node.pubsub('NUMSUB', channel)) as [string, number | string];
+      return Number(reply[1] ?? 0);
+    }),
+  );
+  const local = await redis.publish(channel, message);
+  return Math.max(local, counts.reduce((a, b) => a + b, 0));
+}
+
 /** The CLI's side: publish `request` and wait for every projector process that took it. */
-export async function askProjectors(redis: Redis, base: string, request: ControlRequest, opts: AskOptions): Promise<AskAnswer> {
+export async function askProjectors(redis: RedisConnection, base: string, request: ControlRequest, opts: AskOptions): Promise<AskAnswer> {
   const id = randomUUID();
   const key = replyKey(base, id);
   const reports = new Map<string, ControlReport>();
-  const receivers = await redis.publish(controlChannel(base), JSON.stringify({ id, request }));
+  const receivers = await publishCounted(redis, controlChannel(base), JSON.stringify({ id, request }));
   if (receivers === 0) return { receivers, reports, unfinished: 0 };
-  const reader = redis.duplicate(blockingConnectionOverrides(redis, READ_BLOCK_MS));
+  // its time-out covers the blocking read
+  const timeout = commandTimeoutOf(redis);
+  const reader = duplicate(redis, timeout ? { commandTimeout: timeout + READ_BLOCK_MS } : {});
   reader.on('error', () => undefined);
   const finished = () => [...reports.values()].filter((r) => r.state === 'done' || r.state === 'failed').length;
   try {
