@@ -31,10 +31,12 @@ function readConfig(): ReturnType<typeof loadConfig> {
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const config = readConfig();
   // as the service: an unreachable REDIS_URL or MONGODB_URL is one StartupError, not ioredis retrying for ever
-  if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
+  if (config.redisClusterNodes) await checkRedisReachable({ kind: 'cluster', nodes: config.redisClusterNodes });
+  else if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
   if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
   const logger = createLogger(process.env.LOG_LEVEL || 'warn');
-  const redis = await resolveRedis(process.env, { dataDir: config.dataDir });
+  // a cluster (REDIS_CLUSTER_NODES) is used as it is: no embedded server is started beside it
+  const redis = config.redisClusterNodes ? { url: '', embedded: undefined } : await resolveRedis(process.env, { dataDir: config.dataDir });
   const rt = await Runtime.create(config, redis.url, { logger });
   try {
     return await fn(rt);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isSender } from './mail/message';
+import { parseClusterNodes } from './redis/connection';
 import { projectorSettings, type ProjectorSettings } from './stream/projector-settings';
 
 /** The repository root: the nearest folder above this file holding package.json. */
@@ -46,6 +47,14 @@ export interface RuntimeConfig {
   metricsPort?: number;
   projectId: string;
   redisUrl?: string;
+  /** REDIS_CLUSTER_NODES: seed nodes of a Redis Cluster (instead of REDIS_URL) */
+  redisClusterNodes?: { host: string; port: number }[];
+  /** REDIS_BUCKETS: how many buckets (hash tags) a project's instances are spread over; fixed for the project's life */
+  redisBuckets: number;
+  /** REDIS_WAIT_REPLICAS: replicas a commit waits for (WAIT) before it is acknowledged; 'auto': 1 when the masters have replicas */
+  redisWaitReplicas: number | 'auto';
+  /** REDIS_WAIT_TIMEOUT_MS: how long a commit waits for its replicas */
+  redisWaitTimeoutMs: number;
   /** time-out of every Redis command a call waits on (REDIS_COMMAND_TIMEOUT_MS): past it the call answers 503 */
   redisCommandTimeoutMs: number;
   /** fsync policy of the embedded Redis's AOF (REDIS_APPENDFSYNC) */
@@ -147,6 +156,34 @@ export function redisAppendfsync(env: NodeJS.ProcessEnv): Appendfsync {
     throw new Error(`REDIS_APPENDFSYNC must be one of ${APPENDFSYNC_POLICIES.join(', ')}, got '${raw}'`);
   }
   return raw as Appendfsync;
+}
+
+/** REDIS_CLUSTER_NODES (exclusive with REDIS_URL): the cluster's seed nodes. */
+function clusterNodes(env: NodeJS.ProcessEnv): { host: string; port: number }[] | undefined {
+  if (!env.REDIS_CLUSTER_NODES) return undefined;
+  if (env.REDIS_URL) throw new Error('REDIS_URL and REDIS_CLUSTER_NODES are both set: name one Redis (a server, or a cluster)');
+  return parseClusterNodes(env.REDIS_CLUSTER_NODES);
+}
+
+/** Buckets when REDIS_BUCKETS is unset: one on a single server, 16 on a cluster (spread over its masters). */
+export const DEFAULT_BUCKETS = { single: 1, cluster: 16 } as const;
+export const MAX_BUCKETS = 1024;
+
+/**
+ * REDIS_BUCKETS (1-1024): every key of an instance carries the hash tag of its
+ * bucket, `rt:{<project>:<b>}`, b = hash(class, id) mod REDIS_BUCKETS, so a
+ * cluster spreads instances over its masters by bucket. The number is stored
+ * with the project's data at first start and may not change afterwards.
+ */
+export function redisBuckets(env: NodeJS.ProcessEnv, cluster: boolean): number {
+  return bounded(env, 'REDIS_BUCKETS', cluster ? DEFAULT_BUCKETS.cluster : DEFAULT_BUCKETS.single, 1, MAX_BUCKETS);
+}
+
+/** REDIS_WAIT_REPLICAS: 'auto' (default), or 0-5 replicas every commit waits for. */
+export function redisWaitReplicas(env: NodeJS.ProcessEnv): number | 'auto' {
+  const raw = env.REDIS_WAIT_REPLICAS;
+  if (raw === undefined || raw === '' || raw === 'auto') return 'auto';
+  return bounded(env, 'REDIS_WAIT_REPLICAS', 0, 0, 5);
 }
 
 /** REDIS_COMMAND_TIMEOUT_MS: how long a call waits for one Redis command (100-60000 ms). */
@@ -310,6 +347,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     metricsPort: env.METRICS_PORT ? bounded(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     projectId,
     redisUrl: env.REDIS_URL || undefined,
+    redisClusterNodes: clusterNodes(env),
+    redisBuckets: redisBuckets(env, Boolean(env.REDIS_CLUSTER_NODES)),
+    redisWaitReplicas: redisWaitReplicas(env),
+    redisWaitTimeoutMs: bounded(env, 'REDIS_WAIT_TIMEOUT_MS', 1000, 10, 60_000),
     redisCommandTimeoutMs: redisCommandTimeoutMs(env),
     redisAppendfsync: redisAppendfsync(env),
     mongodbUrl: mongodbUrl(env, roles),

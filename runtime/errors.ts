@@ -90,6 +90,11 @@ export const RuntimeCodes = {
   REDIS_UNAVAILABLE: { code: 1026, status: 503 },
   /** the bearer token was issued for other methods only (ctx.tokens.issue's `methods`, e.g. a member_otp token) */
   TOKEN_NOT_FOR_METHOD: { code: 1027, status: 403 },
+  /**
+   * the change committed on its Redis master, but no replica confirmed it within REDIS_WAIT_TIMEOUT_MS:
+   * it stands unless that master fails before it replicates; not retryable (retrying may apply it twice)
+   */
+  REPLICA_UNCONFIRMED: { code: 1028, status: 503 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

@@ -77,9 +77,10 @@ export async function inspectInstance(rt: Runtime, classId: string, ref: string)
   if (!stored) throw new InspectError(`no ${classId} instance ${instanceId}`);
 
   const pendingIds = await store.redis.zrange(store.keys.pendingJobs(classId, instanceId), '0', '-1');
-  const pendingJobs = await Promise.all(pendingIds.map(async (id) => summary(await rt.jobs.queue.getJob(id), id)));
+  const pendingJobs = await Promise.all(pendingIds.map(async (id) => summary(await rt.jobs.getJob(id), id)));
 
-  const delayed = await rt.jobs.queue.getDelayed(0, DELAYED_SCAN - 1);
+  // delayed tasks for the instance wait in its bucket's queue
+  const delayed = await rt.jobs.queueOf(classId, instanceId).getDelayed(0, DELAYED_SCAN - 1);
   const dueTasks = delayed
     .filter((j) => {
       const t = (j.data as { kind: string; task?: { classId: string; instanceId?: string } }).task;
@@ -90,7 +91,12 @@ export async function inspectInstance(rt: Runtime, classId: string, ref: string)
       return { id: t.id, method: t.method, dueAt: new Date(j.timestamp + (j.opts.delay ?? 0)).toISOString() };
     });
 
-  const entries = await store.redis.xrange(store.keys.effects, '-', '+', 'COUNT', EFFECT_SCAN);
+  // an effect on the instance may come from a change in any bucket
+  const entries: [string, string[]][] = [];
+  for (const b of store.keys.all) {
+    if (entries.length >= EFFECT_SCAN) break;
+    entries.push(...(await store.redis.xrange(b.effects, '-', '+', 'COUNT', EFFECT_SCAN - entries.length)));
+  }
   const pendingEffects: { entry: string; id: string; method: string }[] = [];
   for (const [entry, f] of entries) {
     const effects = JSON.parse(f[f.indexOf('f') + 1] ?? '[]') as Effect[];
@@ -135,16 +141,31 @@ export async function projectorStatus(rt: Runtime, answerMs = LAG_ANSWER_MS) {
 
 /** Queue depths, the oldest waiting job's age, the last failed jobs, the committed effects not yet applied and the projector lag. */
 export async function queueStatus(rt: Runtime) {
-  const q = rt.jobs.queue;
-  const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-  // BullMQ lists waiting jobs newest first: the oldest is the last
-  const [oldest] = await q.getWaiting(-1, -1);
-  const failed = await q.getFailed(0, FAILED_SHOWN - 1);
+  const queues = rt.jobs.queues;
+  const depths = { waiting: 0, active: 0, delayed: 0, failed: 0 };
+  let oldestAt: number | undefined;
+  const failed: Job[] = [];
+  for (const q of queues) {
+    const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+    depths.waiting += counts.waiting + (counts.prioritized ?? 0);
+    depths.active += counts.active;
+    depths.delayed += counts.delayed;
+    depths.failed += counts.failed;
+    // BullMQ lists waiting jobs newest first: the oldest is the last
+    const [oldest] = await q.getWaiting(-1, -1);
+    if (oldest && (oldestAt === undefined || oldest.timestamp < oldestAt)) oldestAt = oldest.timestamp;
+    failed.push(...(await q.getFailed(0, FAILED_SHOWN - 1)));
+  }
+  // the latest failures across the buckets' queues
+  failed.sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0));
+  let effectsPending = 0;
+  for (const b of rt.store.keys.all) effectsPending += await rt.store.redis.xlen(b.effects);
   return {
-    queue: q.name,
-    depths: { waiting: counts.waiting + (counts.prioritized ?? 0), active: counts.active, delayed: counts.delayed, failed: counts.failed },
-    oldestWaitingAgeMs: oldest ? Date.now() - oldest.timestamp : null,
-    failedJobs: failed.map((j) => {
+    queue: rt.jobs.queueName,
+    ...(queues.length > 1 ? { buckets: queues.length } : {}),
+    depths,
+    oldestWaitingAgeMs: oldestAt !== undefined ? Date.now() - oldestAt : null,
+    failedJobs: failed.slice(0, FAILED_SHOWN).map((j) => {
       const d = j.data as { kind: string; classId?: string; method?: string; instanceId?: string; task?: { classId: string; method: string; instanceId?: string } };
       return {
         id: j.id,
@@ -156,7 +177,7 @@ export async function queueStatus(rt: Runtime) {
         failedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null,
       };
     }),
-    effectsPending: await rt.store.redis.xlen(rt.store.keys.effects),
+    effectsPending,
     projector: await projectorStatus(rt),
   };
 }
@@ -168,7 +189,7 @@ export async function queueStatus(rt: Runtime) {
  * again in its place in the instance's FIFO.
  */
 export async function retryFailedJob(rt: Runtime, jobId: string): Promise<{ retried: string; classId?: string; method?: string }> {
-  const job = await rt.jobs.queue.getJob(jobId);
+  const job = await rt.jobs.getJob(jobId);
   if (!job) throw new InspectError(`no job ${jobId}`);
   const state = await job.getState();
   if (state !== 'failed') throw new InspectError(`job ${jobId} is ${state}, not failed`);
@@ -177,7 +198,7 @@ export async function retryFailedJob(rt: Runtime, jobId: string): Promise<{ retr
     const { keys, redis } = rt.store;
     await redis
       .multi()
-      .del(keys.jobResult(jobId))
+      .del(keys.jobResult(d.classId, d.instanceId, jobId))
       .zadd(keys.pendingJobs(d.classId, d.instanceId), 'NX', d.seq ?? 0, jobId)
       .exec();
   }

@@ -11,7 +11,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { heapGrowingFromMb, heapGrowingPercent, listingsGap, loadConfig, processCount } from './config';
 import { boundHeapGrowth } from './heap';
 import { createLogger } from './logger';
-import { resolveRedis } from './redis/embedded-redis';
+import type { RedisTarget } from './redis/connection';
+import { resolveRedis, type EmbeddedRedis } from './redis/embedded-redis';
 import { slotProjectorName } from './stream/projector-settings';
 import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, Runtime, stopDeadlineMs } from './runtime';
 import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
@@ -42,8 +43,16 @@ function readConfig(): ReturnType<typeof loadConfig> {
 
 /** REDIS_URL and MONGODB_URL, when set, answer a first connection within a few seconds. */
 async function checkConnections(config: ReturnType<typeof loadConfig>): Promise<void> {
-  if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
+  if (config.redisClusterNodes) await checkRedisReachable({ kind: 'cluster', nodes: config.redisClusterNodes });
+  else if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
   if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
+}
+
+/** The Redis to use: a cluster (REDIS_CLUSTER_NODES), REDIS_URL, or the embedded redis-server. */
+async function redisOf(config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>): Promise<{ target: RedisTarget; label: string; embedded?: EmbeddedRedis }> {
+  if (config.redisClusterNodes) return { target: { kind: 'cluster', nodes: config.redisClusterNodes }, label: 'REDIS_CLUSTER_NODES' };
+  const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
+  return { target: { kind: 'single', url: redis.url }, label: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL', embedded: redis.embedded };
 }
 
 async function runtimeProcess(): Promise<void> {
@@ -54,8 +63,8 @@ async function runtimeProcess(): Promise<void> {
   const heap = boundHeapGrowth(heapGrowingPercent(process.env), heapGrowingFromMb(process.env));
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
-  const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
-  const runtime = await Runtime.create(config, redis.url, { logger });
+  const redis = await redisOf(config, logger);
+  const runtime = await Runtime.create(config, redis.target, { logger });
   const port = await runtime.start().catch((err) => {
     throw fromListenError(err, config.port) ?? err;
   });
@@ -66,7 +75,7 @@ async function runtimeProcess(): Promise<void> {
       pid: process.pid,
       roles: [...config.roles],
       classes: runtime.registry.list().map((c) => c.id),
-      redis: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL',
+      redis: redis.label,
       documents: runtime.documents.kind,
     },
     'runtime started',
@@ -107,10 +116,11 @@ async function supervisor(count: number): Promise<void> {
   const config = readConfig();
   await checkConnections(config);
   const logger = createLogger(config.logLevel);
-  const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
+  const redis = await redisOf(config, logger);
   // made once here, so the processes do not race to create it
   if (!config.jwtSecret) ensureEmbeddedJwtSecret(config.dataDir, logger);
-  const env = { REDIS_URL: redis.url };
+  // a cluster's nodes reach the processes in the environment they inherit
+  const env: Record<string, string> = redis.target.kind === 'single' ? { REDIS_URL: redis.target.url } : {};
   let stopping = false;
   const ready = new WeakSet<Worker>();
   // each process keeps its slot's projector name, and a replacement takes the slot of the one that died,
@@ -152,7 +162,7 @@ async function supervisor(count: number): Promise<void> {
     setTimeout(() => stopping || fork(slot), 1000).unref();
   });
   for (let i = 0; i < count; i++) fork(i);
-  logger.info({ processes: count, pid: process.pid, redis: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL' }, 'supervisor started');
+  logger.info({ processes: count, pid: process.pid, redis: redis.label }, 'supervisor started');
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 }

@@ -14,17 +14,17 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis/connection';
 import type { Queue } from 'bullmq';
 import type { RegisteredMethod } from './actor/registry';
 
 export interface MetricsSources {
-  /** the QUEUED_WRITE queue (JobQueue.queue) */
-  queue?: Pick<Queue, 'getJobCounts' | 'getWaiting'>;
+  /** the QUEUED_WRITE queues, one per bucket (JobQueue.queues) */
+  queues?: Pick<Queue, 'getJobCounts' | 'getWaiting'>[];
   /** where the committed-effects stream is kept */
-  redis?: Redis;
-  /** the committed-effects stream's key (StateStore keys.effects) */
-  effectsKey?: string;
+  redis?: RedisConnection;
+  /** the committed-effects streams' keys, one per bucket */
+  effectsKeys?: string[];
   /** the stream projector (its lag is undefined when this process does not project) */
   projector?: { lag(opts: { byCollection: true }): Promise<ProjectorLagReading | undefined> };
   /** delayed tasks past their due time and not run yet (JobQueue.dueTasks) */
@@ -157,16 +157,21 @@ export class RuntimeMetrics {
         this.set(due.lateSeconds);
       },
     });
-    const queue = sources.queue;
+    const queues = sources.queues ?? [];
     new Gauge({
       name: 'runtime_queue_jobs',
       help: 'QUEUED_WRITE jobs and delayed tasks by state (waiting, active, delayed, failed, ...), read at scrape',
       labelNames: ['state'],
       registers,
       async collect() {
-        if (!queue) return;
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
-        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+        if (!queues.length) return;
+        // summed over the buckets' queues
+        const total: Record<string, number> = {};
+        for (const q of queues) {
+          const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
+          for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
+        }
+        for (const [state, n] of Object.entries(total)) this.set({ state }, n);
       },
     });
     new Gauge({
@@ -174,10 +179,14 @@ export class RuntimeMetrics {
       help: 'Age of the oldest QUEUED_WRITE job waiting for a worker (0 when none waits), read at scrape',
       registers,
       async collect() {
-        if (!queue) return;
+        if (!queues.length) return;
         // BullMQ's wait list takes new jobs at its head: the oldest is the last
-        const [oldest] = await queue.getWaiting(-1, -1);
-        this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+        let oldestAt: number | undefined;
+        for (const q of queues) {
+          const [oldest] = await q.getWaiting(-1, -1);
+          if (oldest && (oldestAt === undefined || oldest.timestamp < oldestAt)) oldestAt = oldest.timestamp;
+        }
+        this.set(oldestAt !== undefined ? Math.max(0, (Date.now() - oldestAt) / 1000) : 0);
       },
     });
     const projector = sources.projector;
@@ -228,14 +237,16 @@ export class RuntimeMetrics {
         this.set(lag?.seconds ?? 0);
       },
     });
-    const { redis, effectsKey } = sources;
+    const { redis, effectsKeys } = sources;
     new Gauge({
       name: 'runtime_effects_pending',
       help: 'Committed effects entries not yet applied (length of the effects stream), read at scrape',
       registers,
       async collect() {
-        if (!redis || !effectsKey) return;
-        this.set(await redis.xlen(effectsKey));
+        if (!redis || !effectsKeys?.length) return;
+        let n = 0;
+        for (const key of effectsKeys) n += await redis.xlen(key);
+        this.set(n);
       },
     });
   }

@@ -3,16 +3,17 @@ import type { Server, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import * as https from 'node:https';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Dispatcher, type CallRequest } from './actor/dispatcher';
 import { ClassRegistry } from './actor/registry';
 import { StateStore } from './actor/state-store';
+import { checkLayout, migrateLegacyLayout } from './actor/layout';
+import { connect, replicasPerMaster, type RedisConnection, type RedisTarget } from './redis/connection';
 import type { CallResult, Ports } from './actor/types';
 import { AccessControl, SnapshotRoleSource, type RoleDefinition, type RoleSource } from './auth/access';
 import { ApiKeyStore, TokenService } from './auth/auth';
 import { IdentityResolver, identitySources } from './auth/identities';
-import { RefreshTokenStore } from './auth/refresh-tokens';
+import { migrateRefreshTokenKeys, RefreshTokenStore } from './auth/refresh-tokens';
 import { SessionTokens } from './auth/sessions';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
@@ -166,7 +167,7 @@ export class Runtime {
 
   private constructor(
     readonly config: RuntimeConfig,
-    readonly redis: Redis,
+    readonly redis: RedisConnection,
     readonly logger: Logger,
     readonly registry: ClassRegistry,
     readonly store: StateStore,
@@ -210,16 +211,40 @@ export class Runtime {
     return this.drain.draining;
   }
 
-  static async create(config: RuntimeConfig, redisUrl: string, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  /** `redis`: a server's URL, or a server or cluster (config.redisClusterNodes names a cluster whatever is passed) */
+  static async create(config: RuntimeConfig, redis: string | RedisTarget, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+    const target: RedisTarget = config.redisClusterNodes
+      ? { kind: 'cluster', nodes: config.redisClusterNodes }
+      : typeof redis === 'string'
+        ? { kind: 'single', url: redis }
+        : redis;
+    return Runtime.build(config, target, overrides);
+  }
+
+  private static async build(config: RuntimeConfig, target: RedisTarget, overrides: RuntimeOverrides): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
     const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
     // before anything opens a connection: a wrong declaration stops the start
     const sources = identitySources(registry);
     // every command has a time-out: a frozen or unreachable Redis fails calls with 503 (runtime/redis/client.ts)
-    const redis = new Redis(redisUrl, { ...callConnectionOptions(config.redisCommandTimeoutMs), enableAutoPipelining: true });
+    const redis = connect(target, { ...callConnectionOptions(config.redisCommandTimeoutMs), enableAutoPipelining: true });
     const redisHealth = new RedisHealth(redis, logger);
     redisHealth.watch(redis, 'state');
-    const store = new StateStore(redis, config.projectId);
+    const store = new StateStore(redis, config.projectId, config.redisBuckets);
+    try {
+      const legacy = await migrateLegacyLayout(store, (fields, msg) => logger.info(fields, msg));
+      // refresh tokens move by their stored family (not a plain rename): with the rest of the old layout
+      if (legacy.outcome === 'migrated') {
+        const moved = await migrateRefreshTokenKeys(redis, store.keys.base);
+        if (moved) logger.info({ moved }, 'refresh tokens moved to the cluster-ready layout');
+      }
+      await checkLayout(store);
+      store.waitReplicas = config.redisWaitReplicas === 'auto' ? ((await replicasPerMaster(redis)) > 0 ? 1 : 0) : config.redisWaitReplicas;
+      store.waitTimeoutMs = config.redisWaitTimeoutMs;
+    } catch (err) {
+      redis.disconnect();
+      throw err;
+    }
     const documents = overrides.documents ?? (await openDocuments(config));
     const roleSource = new SnapshotRoleSource(redis, store.keys.roles);
     const access = new AccessControl(roleSource);
@@ -271,7 +296,7 @@ export class Runtime {
     });
     late.dispatcher = dispatcher;
     const jobs = new JobQueue({
-      redisUrl,
+      redis: target,
       projectId: config.projectId,
       store,
       dispatcher,
@@ -285,7 +310,7 @@ export class Runtime {
     dispatcher.setJobSink(jobs);
     const messagePorts = openMessagePorts(config, logger);
     const messages = new MessageDelivery({
-      redisUrl,
+      redis: target,
       projectId: config.projectId,
       mail: messagePorts.mail,
       sms: messagePorts.sms,
@@ -302,9 +327,9 @@ export class Runtime {
     wireRoleProvider(registry, roleSource, dispatcher, logger, background);
     const drain = { draining: false };
     const metrics = new RuntimeMetrics({
-      queue: jobs.queue,
+      queues: jobs.queues,
       redis,
-      effectsKey: store.keys.effects,
+      effectsKeys: store.keys.all.map((b) => b.effects),
       projector,
       tasks: jobs,
       caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },

@@ -10,7 +10,7 @@ import { TurnManager, type InstanceWaitObserver } from './turns';
 import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
-import { emptyState, parseState, serializeState, type LeaseMode, type StateStore, type StoredInstance } from './state-store';
+import { emptyState, parseState, serializeState, type LeaseMode, type LookupPair, type StateStore, type StoredInstance, type StreamEntry } from './state-store';
 import type {
   CallResult,
   Ctx,
@@ -92,8 +92,8 @@ export interface ScheduledTask {
 /** What the dispatcher needs from the queue layer (BullMQ). */
 export interface JobSink {
   enqueueCall(req: CallRequest, instanceId: string, upsert: boolean, jobId?: string): Promise<{ jobId: string }>;
-  /** hand committed tasks to the delayed queue; `entryId` is their task-outbox entry */
-  dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void>;
+  /** hand committed tasks to the delayed queue; `entry` is their task-outbox entry */
+  dispatchTasks(tasks: ScheduledTask[], entry?: StreamEntry): Promise<void>;
 }
 
 export interface DispatcherDeps {
@@ -274,7 +274,13 @@ export class Dispatcher {
       } catch (err) {
         if (!(err instanceof StaleLookup)) throw err;
         this.lookupCache.delete(err.key);
-        return await this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
+        try {
+          return await this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
+        } catch (again) {
+          // the key names an instance that does not hold the lookup (left behind by a commit that removed it)
+          if (again instanceof StaleLookup) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? '');
+          throw again;
+        }
       }
     } catch (err) {
       if (err instanceof ActorError && !err.classId && !err.body) err.classId = cls.id;
@@ -363,7 +369,8 @@ export class Dispatcher {
     const id = await this.deps.store.resolveLookup(cls.id, name, value);
     if (!id) throw unknownInstanceError(this.deps.projectId, cls.id, raw);
     if (cacheable) this.lookupCache.set(key, id);
-    return { id };
+    // the key's owner is confirmed against the instance's own lookups once it is read, as a cached one is
+    return cacheable ? { id, cached: { key, name, value } } : { id };
   }
 
   private validate(cls: RegisteredClass, method: RegisteredMethod, body: unknown): void {
@@ -388,8 +395,10 @@ export class Dispatcher {
     // a STATIC commits nothing: its effects go to the outbox once it has answered (none when it threw) and are
     // applied from there, so one its target cannot take now is retried by the sweeper like a commit's
     if (effects.length) {
-      const entryId = await this.deps.store.redis.xadd(this.deps.store.keys.effects, '*', 'f', JSON.stringify(effects));
-      if (entryId) await this.effects.apply(entryId, effects);
+      // in the bucket of its first target (any bucket would do: every bucket's effects are swept)
+      const bucket = this.deps.store.keys.bucketOf(effects[0]!.classId, effects[0]!.instanceId);
+      const entryId = await this.deps.store.redis.xadd(this.deps.store.keys.bucket(bucket).effects, '*', 'f', JSON.stringify(effects));
+      if (entryId) await this.effects.apply({ bucket, id: entryId }, effects);
     }
     return out;
   }
@@ -449,7 +458,7 @@ export class Dispatcher {
       start.end();
       if (start.kind === 'exists') {
         // a redelivered INIT (task or effect) finds the instance its first delivery created
-        if (req.delivery && (await this.deps.store.redis.exists(this.deps.store.keys.delivered(req.delivery.id))) === 1) {
+        if (req.delivery && (await this.deps.store.redis.exists(this.deps.store.keys.delivered(cls.id, id, req.delivery.id))) === 1) {
           throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (delivery ${req.delivery.id})`);
         }
         throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
@@ -462,7 +471,9 @@ export class Dispatcher {
     let result: CallResult;
     /** the committed effects, applied once the turn is over */
     let effects: Effect[] | undefined;
-    let effectEntryId: string | undefined;
+    let effectEntry: StreamEntry | undefined;
+    /** committed, but no replica confirmed it in time: answered 503 once everything it caused is under way */
+    let unconfirmed = false;
     try {
       if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
       const originalJson = before?.stateJson ?? '';
@@ -477,7 +488,7 @@ export class Dispatcher {
       const ctx = new CtxImpl(this, this.deps, cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, changeEffects);
       result = await turn.renewWhile(() => this.invoke(cls, method, ctx), () => ctx.abort());
       const stateJson = serializeState(ctx.state);
-      const { adds, removes } = this.lookupDiff(cls.id, beforeLookups, lookups);
+      const { adds, removes } = this.lookupDiff(beforeLookups, lookups);
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
       if (scoped && changed) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, ctx.state, 'after');
@@ -518,17 +529,19 @@ export class Dispatcher {
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
       }
       if (req.job) req.job.next = commit.nextJobId;
+      unconfirmed = commit.unconfirmed === true;
       // the commit keeps the lease for the next local writer only while no other process waits for it
       turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, commit.leaseKept);
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
-        const dispatch = this.jobSink().dispatchTasks(tasks, commit.taskEntryId);
+        const bucket = this.deps.store.keys.bucketOf(cls.id, id);
+        const dispatch = this.jobSink().dispatchTasks(tasks, commit.taskEntryId ? { bucket, id: commit.taskEntryId } : undefined);
         (this.deps.background?.track(dispatch) ?? dispatch).catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
       }
       if (changeEffects.length && commit.effectEntryId) {
         effects = changeEffects;
-        effectEntryId = commit.effectEntryId;
+        effectEntry = { bucket: this.deps.store.keys.bucketOf(cls.id, id), id: commit.effectEntryId };
       }
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
@@ -539,22 +552,27 @@ export class Dispatcher {
     }
     // an effect on an instance this call chain holds would wait for it to the end of its budget: the sweeper applies those
     if (effects && !effects.some((e) => req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId))) {
-      await this.effects.apply(effectEntryId!, effects);
+      await this.effects.apply(effectEntry!, effects);
+    }
+    if (unconfirmed) {
+      throw runtimeError(
+        'REPLICA_UNCONFIRMED',
+        `${cls.id}.${method.name} on '${id}' committed, but no Redis replica confirmed it in time: it stands unless its master fails first; do not retry blindly`,
+      );
     }
     return result;
   }
 
-  private lookupDiff(classId: string, before: Readonly<Record<string, string>>, after: Record<string, string>): { adds: string[]; removes: string[] } {
-    const adds: string[] = [];
-    const removes: string[] = [];
-    const keys = this.deps.store.keys;
+  private lookupDiff(before: Readonly<Record<string, string>>, after: Record<string, string>): { adds: LookupPair[]; removes: LookupPair[] } {
+    const adds: LookupPair[] = [];
+    const removes: LookupPair[] = [];
     for (const name in after) {
       const value = after[name];
-      if (before[name] !== value) adds.push(keys.lookup(classId, name, value));
+      if (before[name] !== value) adds.push({ name, value });
     }
     for (const name in before) {
       const value = before[name];
-      if (after[name] !== value) removes.push(keys.lookup(classId, name, value));
+      if (after[name] !== value) removes.push({ name, value });
     }
     return { adds, removes };
   }
@@ -837,9 +855,10 @@ class CtxImpl implements Ctx {
     if (!this.tasks) throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot queue writes`);
     const identity = this.asClass();
     const target = await this.dispatcher.checkEnqueue(identity, classId, method, instanceId);
-    const jobId = randomUUID();
-    this.tasks.push({ id: jobId, classId, method, instanceId: target, body, delayMs: 0, identity, enqueue: true });
-    return { jobId };
+    const id = randomUUID();
+    this.tasks.push({ id, classId, method, instanceId: target, body, delayMs: 0, identity, enqueue: true });
+    // the id the job will have in BullMQ (it names its bucket when there are several)
+    return { jobId: this.deps.store.keys.jobId(classId, target, id) };
   }
 
   async effect(call: EffectRequest): Promise<string> {

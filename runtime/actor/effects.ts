@@ -26,7 +26,7 @@
  */
 import type { Logger } from 'pino';
 import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from '../errors';
-import { DELIVERY_MARKER_TTL_S, type StateStore } from './state-store';
+import { DELIVERY_MARKER_TTL_S, type StateStore, type StreamEntry } from './state-store';
 import type { CallResult, Identity } from './types';
 
 export interface Effect {
@@ -121,25 +121,30 @@ export class EffectApplier {
    * one effect is deleted by that effect's commit, in the same Lua step. Never
    * throws.
    */
-  async apply(entryId: string, effects: Effect[], redelivery = false): Promise<boolean> {
-    if (this.inFlight.has(entryId)) return false;
-    this.inFlight.add(entryId);
+  async apply(entry: StreamEntry, effects: Effect[], redelivery = false): Promise<boolean> {
+    const entryId = entry.id;
+    const flight = `${entry.bucket}/${entryId}`;
+    if (this.inFlight.has(flight)) return false;
+    this.inFlight.add(flight);
+    const streams = this.keys.bucket(entry.bucket);
     try {
       let counted = false;
       /** the entry's attempt count for effects that must be retried: false while they may wait, true once they are dead-lettered */
       const giveUp = async (stuck: Effect[]): Promise<boolean> => {
-        const attempts = await this.redis.hincrby(this.keys.effectAttempts, entryId, 1).catch(() => 0);
+        const attempts = await this.redis.hincrby(streams.effectAttempts, entryId, 1).catch(() => 0);
         counted = true;
         if (attempts < (this.opts.maxAttempts ?? EFFECT_MAX_ATTEMPTS)) return false;
         for (const effect of stuck) await this.deadLetter(effect, entryId, `still failing after ${attempts} attempts`);
         // the effects behind them start their own count
-        await this.redis.hdel(this.keys.effectAttempts, entryId);
+        await this.redis.hdel(streams.effectAttempts, entryId);
         return true;
       };
       let finished = false;
       if (effects.length === 1) {
-        // its commit deletes the entry in the same Lua step (no round trip of its own)
-        const outcome = await this.inOrder(effects[0]!, entryId, redelivery);
+        const only = effects[0]!;
+        // its commit deletes the entry in the same Lua step (no round trip of its own) when the entry is in its target's bucket
+        const sameBucket = !only.port && this.keys.bucketOf(only.classId, only.instanceId) === entry.bucket;
+        const outcome = await this.inOrder(only, sameBucket ? entryId : undefined, redelivery);
         if (outcome === 'retry' && !(await giveUp(effects))) return false;
         finished = outcome === 'applied-finished';
       } else {
@@ -153,14 +158,14 @@ export class EffectApplier {
       }
       // the entry is still there when its effect was not committed by this process (applied before, dead, a STATIC target, a message) or it had several
       if (!finished || counted) {
-        await this.redis.multi().xdel(this.keys.effects, entryId).hdel(this.keys.effectAttempts, entryId).exec();
+        await this.redis.multi().xdel(streams.effects, entryId).hdel(streams.effectAttempts, entryId).exec();
       }
       return true;
     } catch (err) {
-      this.opts.logger.warn({ err, entryId }, 'applying committed effects failed; the sweeper retries');
+      this.opts.logger.warn({ err, entryId, bucket: entry.bucket }, 'applying committed effects failed; the sweeper retries');
       return false;
     } finally {
-      this.inFlight.delete(entryId);
+      this.inFlight.delete(flight);
     }
   }
 
@@ -226,7 +231,7 @@ export class EffectApplier {
     if (effect.port) return this.handOver(effect);
     // a redelivered entry may hold effects done before (applied, or dead-lettered): their marker says so,
     // and a target that refused them is not asked again (the first delivery skips this read)
-    if (redelivery && (await this.redis.exists(this.keys.delivered(effect.id))) === 1) return 'applied';
+    if (redelivery && (await this.redis.exists(this.keys.delivered(effect.classId, effect.instanceId, effect.id))) === 1) return 'applied';
     try {
       await this.opts.call({
         classId: effect.classId,
@@ -261,11 +266,12 @@ export class EffectApplier {
 
   private async deadLetter(effect: Effect, entryId: string | undefined, reason: string): Promise<void> {
     this.opts.logger.error({ effectId: effect.id, classId: effect.classId, method: effect.method, instanceId: effect.instanceId, reason }, 'committed effect refused by its target: dead-lettered');
-    // marked delivered with it: a later sweep of its entry does not call the target (and dead-letter it) again
+    // marked delivered with it: a later sweep of its entry does not call the target (and dead-letter it) again;
+    // both in the target's bucket, so one MULTI on a cluster too
     await this.redis
       .multi()
-      .xadd(this.keys.effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []))
-      .set(this.keys.delivered(effect.id), 'dead', 'EX', DELIVERY_MARKER_TTL_S)
+      .xadd(this.keys.of(effect.classId, effect.instanceId).effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []))
+      .set(this.keys.delivered(effect.classId, effect.instanceId, effect.id), 'dead', 'EX', DELIVERY_MARKER_TTL_S)
       .exec();
   }
 
@@ -274,15 +280,19 @@ export class EffectApplier {
     if (this.sweeping) return this.sweeping;
     this.sweeping = (async () => {
       const max = `${Math.max(0, Date.now() - olderThanMs)}`;
-      const entries = await this.redis.xrange(this.keys.effects, '-', max, 'COUNT', 200);
-      for (const [id, fields] of entries) {
-        // one this process is still applying (a fan-out's entry holds thousands of effects): not parsed for nothing
-        if (this.inFlight.has(id)) continue;
-        const json = fields[fields.indexOf('f') + 1];
-        // attempts another process counted go with the entry
-        if (await this.apply(id, JSON.parse(json) as Effect[], true)) await this.redis.hdel(this.keys.effectAttempts, id);
+      let seen = 0;
+      for (const streams of this.keys.all) {
+        const entries = await this.redis.xrange(streams.effects, '-', max, 'COUNT', 200);
+        for (const [id, fields] of entries) {
+          // one this process is still applying (a fan-out's entry holds thousands of effects): not parsed for nothing
+          if (this.inFlight.has(`${streams.bucket}/${id}`)) continue;
+          const json = fields[fields.indexOf('f') + 1];
+          // attempts another process counted go with the entry
+          if (await this.apply({ bucket: streams.bucket, id }, JSON.parse(json) as Effect[], true)) await this.redis.hdel(streams.effectAttempts, id);
+        }
+        seen += entries.length;
       }
-      return entries.length;
+      return seen;
     })().finally(() => {
       this.sweeping = undefined;
     });

@@ -74,6 +74,8 @@ export const LEGACY_RENAMES: readonly LegacyRename[] = [
   { from: 'rt:<p>:effects:attempts', to: '<tag>:effects:attempts' },
   // BullMQ: default prefix 'bull', queue 'rt-<p>' -> prefix <tag>, queue 'jobs' (runtime/queue/job-queue.ts)
   { from: 'bull:rt-<p>:*', to: '<tag>:jobs:*' },
+  // the mail and SMS queue: prefix 'bull' -> 'rt:{<p>:msg}', same queue name (runtime/mail/delivery.ts)
+  { from: 'bull:msg-<p>:*', to: 'rt:{<p>:msg}:msg-<p>:*' },
 ];
 
 /** LEGACY_RENAMES made concrete for one project. */

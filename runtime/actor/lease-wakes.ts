@@ -10,7 +10,7 @@
  * needs one connection per instance it waits for at once; past the pool's
  * bound a waiter sleeps briefly instead and looks again.
  */
-import type { Redis } from 'ioredis';
+import { duplicate, type RedisConnection } from '../redis/connection';
 import { blockingConnectionOverrides } from '../redis/client';
 import { sleep } from './local-queue';
 
@@ -24,11 +24,11 @@ export const WAKE_BLOCK_MS = 1000;
 const NO_CONNECTION_SLEEP_MS = 20;
 
 export class LeaseWakes {
-  private readonly idle: Redis[] = [];
-  private readonly inUse = new Set<Redis>();
+  private readonly idle: RedisConnection[] = [];
+  private readonly inUse = new Set<RedisConnection>();
   private closed = false;
 
-  constructor(private readonly base: Redis, private readonly max = MAX_BLOCKED_WAITERS) {}
+  constructor(private readonly base: RedisConnection, private readonly max = MAX_BLOCKED_WAITERS) {}
 
   /**
    * Waits up to `ms` for a wake-up on `key`: true when woken (a lease was handed
@@ -54,18 +54,18 @@ export class LeaseWakes {
     }
   }
 
-  private borrow(): Redis | undefined {
+  private borrow(): RedisConnection | undefined {
     if (this.closed) return undefined;
     let conn = this.idle.pop();
     if (!conn) {
       if (this.inUse.size >= this.max) return undefined;
-      conn = this.base.duplicate({ ...blockingConnectionOverrides(this.base, WAKE_BLOCK_MS), enableAutoPipelining: false, lazyConnect: false });
+      conn = duplicate(this.base, { ...blockingConnectionOverrides(this.base, WAKE_BLOCK_MS), enableAutoPipelining: false, lazyConnect: false });
     }
     this.inUse.add(conn);
     return conn;
   }
 
-  private giveBack(conn: Redis, healthy: boolean): void {
+  private giveBack(conn: RedisConnection, healthy: boolean): void {
     this.inUse.delete(conn);
     if (healthy && !this.closed && this.idle.length < IDLE_KEPT) this.idle.push(conn);
     else conn.disconnect();

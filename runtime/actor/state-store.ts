@@ -1,76 +1,168 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { commandTimeoutOf, scanTargets, type RedisConnection } from '../redis/connection';
 import type { InstanceState } from './types';
 import { ActorError, RuntimeCodes } from '../errors';
 
-/** Redis key layout of one project (the fixed keys made once, not per call). */
-export class Keys {
-  readonly base: string;
+/**
+ * Which bucket an instance is in: FNV-1a (32 bit) of `classId \0 id`, mod
+ * `buckets`. Fixed for the life of a project's data: a key's bucket is part
+ * of its name.
+ */
+export function bucketOf(classId: string, id: string, buckets: number): number {
+  if (buckets <= 1) return 0;
+  let h = 0x811c9dc5;
+  const s = `${classId}\u0000${id}`;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % buckets;
+}
+
+/** The streams of one bucket: a commit writes only to its own bucket's. */
+export interface BucketStreams {
+  readonly bucket: number;
+  /** the bucket's hash tag, `rt:{<project>:<b>}`: every key of its instances starts with it */
+  readonly tag: string;
   readonly outbox: string;
   readonly tasks: string;
+  readonly events: string;
   /** committed effects not yet applied (an entry per commit) */
   readonly effects: string;
-  /** effects that could not be applied (refused by their target, or out of attempts) */
+  /** effects that could not be applied (refused by their target, or out of attempts), in their target's bucket */
   readonly effectsDead: string;
   /** attempts made per effect entry */
   readonly effectAttempts: string;
-  readonly events: string;
-  readonly apiKeys: string;
-  readonly roles: string;
   /** the job-result and delivery-marker keys a commit names when it has no job or delivery */
   readonly noJobResult: string;
   readonly noDelivery: string;
+  /** BullMQ's key prefix for the bucket's job queue (its keys share the bucket's slot, so a job's registration and its add are one MULTI) */
+  readonly queuePrefix: string;
+}
 
-  constructor(readonly projectId: string) {
+/**
+ * Redis key layout of one project. Every key of an instance (state, lease,
+ * waiters, queued jobs, job results, delivery markers) and its bucket's
+ * streams carry the bucket's hash tag `rt:{<project>:<b>}`, so a commit's one
+ * Lua script touches one slot of a Redis Cluster. Lookup keys and
+ * project-wide keys (`rt:<project>:…`) have no tag: each lives in its own slot.
+ */
+export class Keys {
+  /** the prefix of project-wide keys (API keys, roles, lookups, rate limits, sessions) */
+  readonly base: string;
+  readonly apiKeys: string;
+  readonly roles: string;
+  /** the layout the project's data was written with (buckets), checked at start */
+  readonly layout: string;
+  private readonly perBucket: BucketStreams[];
+
+  constructor(
+    readonly projectId: string,
+    readonly buckets = 1,
+  ) {
+    if (!Number.isInteger(buckets) || buckets < 1) throw new Error(`buckets must be a positive integer, got ${buckets}`);
     const base = `rt:${projectId}`;
     this.base = base;
-    this.outbox = `${base}:outbox`;
-    this.tasks = `${base}:tasks`;
-    this.effects = `${base}:effects`;
-    this.effectsDead = `${base}:effects:dead`;
-    this.effectAttempts = `${base}:effects:attempts`;
-    this.events = `${base}:events`;
     this.apiKeys = `${base}:apikeys`;
     this.roles = `${base}:roles`;
-    this.noJobResult = this.jobResult('-');
-    this.noDelivery = this.delivered('-');
+    this.layout = `${base}:layout`;
+    this.perBucket = Array.from({ length: buckets }, (_, b) => {
+      const tag = `rt:{${projectId}:${b}}`;
+      return {
+        bucket: b,
+        tag,
+        outbox: `${tag}:outbox`,
+        tasks: `${tag}:tasks`,
+        events: `${tag}:events`,
+        effects: `${tag}:effects`,
+        effectsDead: `${tag}:effects:dead`,
+        effectAttempts: `${tag}:effects:attempts`,
+        noJobResult: `${tag}:jr:-`,
+        noDelivery: `${tag}:dl:-`,
+        queuePrefix: tag,
+      };
+    });
   }
+
+  /** every bucket's streams, bucket 0 first */
+  get all(): readonly BucketStreams[] {
+    return this.perBucket;
+  }
+
+  bucketOf(classId: string, id: string): number {
+    return bucketOf(classId, id, this.buckets);
+  }
+
+  /** the streams of instance `classId`/`id`'s bucket */
+  of(classId: string, id: string): BucketStreams {
+    return this.perBucket[this.bucketOf(classId, id)]!;
+  }
+
+  bucket(b: number): BucketStreams {
+    const s = this.perBucket[b];
+    if (!s) throw new Error(`no bucket ${b} (of ${this.buckets})`);
+    return s;
+  }
+
+  private tagOf(classId: string, id: string): string {
+    return this.perBucket[this.bucketOf(classId, id)]!.tag;
+  }
+
   instance(classId: string, id: string): string {
-    return `${this.base}:i:${classId}:${id}`;
+    return `${this.tagOf(classId, id)}:i:${classId}:${id}`;
   }
+  /** SCAN pattern of a class's instance keys (every bucket) */
   instancePattern(classId: string): string {
-    return `${this.base}:i:${classId}:*`;
+    return `rt:{${this.projectId}:*}:i:${classId}:*`;
+  }
+  /** the instance id of an instance key of `classId` */
+  idOfInstanceKey(classId: string, key: string): string {
+    const marker = `}:i:${classId}:`;
+    const at = key.indexOf(marker);
+    return at < 0 ? '' : key.slice(at + marker.length);
   }
   lease(classId: string, id: string): string {
-    return `${this.base}:l:${classId}:${id}`;
+    return `${this.tagOf(classId, id)}:l:${classId}:${id}`;
   }
   /** processes waiting for an instance's lease: waiter token -> until when it waits (ms) */
   leaseWaiters(classId: string, id: string): string {
-    return `${this.base}:lw:${classId}:${id}`;
+    return `${this.tagOf(classId, id)}:lw:${classId}:${id}`;
   }
   /** the list a released lease pushes a wake-up to; its waiters block on it (BLPOP wakes the longest waiter) */
   leaseWake(classId: string, id: string): string {
-    return `${this.base}:lq:${classId}:${id}`;
+    return `${this.tagOf(classId, id)}:lq:${classId}:${id}`;
   }
+  /** a lookup key: its own slot (reserved before the commit that claims it, confirmed after) */
   lookup(classId: string, name: string, value: string): string {
     return `${this.base}:k:${classId}:${name}:${value}`;
   }
-  /** the lookup name and value of a lookup key of `classId` (names hold no ':'; values may) */
-  parseLookup(classId: string, key: string): { name: string; value: string } {
-    const rest = key.slice(`${this.base}:k:${classId}:`.length);
-    const colon = rest.indexOf(':');
-    return { name: rest.slice(0, colon), value: rest.slice(colon + 1) };
-  }
   pendingJobs(classId: string, id: string): string {
-    return `${this.base}:qp:${classId}:${id}`;
+    return `${this.tagOf(classId, id)}:qp:${classId}:${id}`;
   }
-  jobResult(jobId: string): string {
-    return `${this.base}:jr:${jobId}`;
+  /**
+   * The id of a QUEUED_WRITE job `base` for instance `classId`/`id` in BullMQ:
+   * with several buckets it starts with its bucket (`<b>.`), so a job named by
+   * its id alone (its status URL) is found in its bucket's queue.
+   */
+  jobId(classId: string, id: string, base: string): string {
+    return this.buckets > 1 ? `${this.bucketOf(classId, id)}.${base}` : base;
   }
-  /** marker of a delivery (delayed task, committed effect) whose change was committed */
-  delivered(deliveryId: string): string {
-    return `${this.base}:dl:${deliveryId}`;
+  /** the bucket a job id names (0 with one bucket; undefined: no bucket of this project) */
+  bucketOfJob(jobId: string): number | undefined {
+    if (this.buckets === 1) return 0;
+    const m = /^(\d{1,4})\./.exec(jobId);
+    const b = m ? Number(m[1]) : NaN;
+    return b < this.buckets ? b : undefined;
+  }
+  /** the stored outcome of job `jobId` of instance `classId`/`id`, in the instance's bucket */
+  jobResult(classId: string, id: string, jobId: string): string {
+    return `${this.tagOf(classId, id)}:jr:${jobId}`;
+  }
+  /** marker of a delivery (delayed task, committed effect) to `classId`/`id` whose change was committed */
+  delivered(classId: string, id: string, deliveryId: string): string {
+    return `${this.tagOf(classId, id)}:dl:${deliveryId}`;
   }
 }
 
@@ -97,8 +189,10 @@ export interface CommitRequest {
   changed: boolean;
   stateJson: string;
   lookups: Record<string, string>;
-  lookupAdds: string[];
-  lookupRemoves: string[];
+  /** lookups this commit gives the instance (reserved before, confirmed after the commit) */
+  lookupAdds: LookupPair[];
+  /** lookups it takes away (their keys deleted after the commit) */
+  lookupRemoves: LookupPair[];
   tasks?: unknown[];
   events?: unknown[];
   job?: { id: string; resultJson: string; ttlSeconds: number };
@@ -114,15 +208,38 @@ export interface CommitRequest {
   keepWhileOthersWait?: boolean;
 }
 
+/** An entry of one bucket's stream (tasks, effects). */
+export interface StreamEntry {
+  bucket: number;
+  id: string;
+}
+
+export interface LookupPair {
+  name: string;
+  value: string;
+}
+
 export type CommitResult =
-  /** nextJobId: for a job's commit, the job that heads the instance's queue after it */
-  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string; leaseKept: boolean }
+  /**
+   * nextJobId: for a job's commit, the job that heads the instance's queue after it;
+   * unconfirmed: no replica confirmed it in time (REDIS_WAIT_REPLICAS)
+   */
+  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string; leaseKept: boolean; unconfirmed?: boolean }
   | { kind: 'lease_lost' }
   | { kind: 'version_moved'; version: number }
   /** the lookup key `name!value` belongs to another instance */
   | { kind: 'lookup_taken'; name: string; value: string }
   /** the delivery or job was applied before: nothing written */
   | { kind: 'already_applied' };
+
+/**
+ * How long a lookup reservation holds (ms): its commit must reach Redis this
+ * long after it, less LOOKUP_CLOCK_MARGIN_MS, or it is refused. After it, a
+ * reservation whose instance does not hold the lookup may be taken by another.
+ */
+export const LOOKUP_RESERVATION_MS = 10_000;
+/** how far apart two Redis nodes' clocks may be (the reservation's node and the commit's) */
+export const LOOKUP_CLOCK_MARGIN_MS = 1000;
 
 /** How long a delivery's marker is kept: longer than any retry or redelivery of a task, job or effect. */
 export const DELIVERY_MARKER_TTL_S = 7 * 24 * 3600;
@@ -142,25 +259,29 @@ export interface AcquireOptions {
   waitMs?: number;
 }
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged'] as const;
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged', 'claimLookup', 'settleLookup'] as const;
 
 const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
   acquireInstance: 4,
-  commitInstance: undefined, // variable: passed per call
+  commitInstance: 11,
   releaseLease: 3,
   renewLease: 1,
   enqueueJob: 3,
   jobPlace: 2,
   finishJob: 2,
   readIfChanged: 1,
+  claimLookup: 1,
+  settleLookup: 1,
 };
 
 /** Where a QUEUED_WRITE job stands in its instance's FIFO (jobPlace.lua). */
 export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { kind: 'done'; resultJson?: string };
 
-export type ScriptedRedis = Redis & {
+export type ScriptedRedis = RedisConnection & {
   acquireInstance(lease: string, inst: string, waiters: string, wake: string, token: string, ttl: number, mode: string, handoff: string, waitMs: number, handoffMs: number): Promise<unknown[]>;
-  commitInstance(n: number, ...args: (string | number)[]): Promise<unknown[]>;
+  commitInstance(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
+  claimLookup(key: string, owner: string, nonce: string, holdMs: number, notHolding: string): Promise<[number, string | number, number?]>;
+  settleLookup(key: string, mode: 'confirm' | 'release' | 'drop', reservation: string, owner: string): Promise<number>;
   releaseLease(lease: string, waiters: string, wake: string, token: string, handoffMs: number): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
   enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string, refusal: string): Promise<number[]>;
@@ -212,7 +333,7 @@ export function parseState(json: string | null | undefined): InstanceState {
  * the state store's connection, and the queue's, whose MULTI registers a job
  * together with BullMQ's add of it.
  */
-export function defineActorScripts(redis: Redis): void {
+export function defineActorScripts(redis: RedisConnection): void {
   const dir = luaDir();
   for (const name of SCRIPTS) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
@@ -239,11 +360,17 @@ export class StateStore {
   /** the connection's command time-out (0: none), read once: it bounds every commit's deadline */
   private readonly commandTimeoutMs: number;
 
-  constructor(redis: Redis, projectId: string) {
+  /**
+   * Replicas each commit waits for (WAIT) before it is acknowledged, and how
+   * long; 0: none. Set at start (runtime.ts) from REDIS_WAIT_REPLICAS.
+   */
+  waitReplicas = 0;
+  waitTimeoutMs = 1000;
+
+  constructor(redis: RedisConnection, projectId: string, buckets = 1) {
     this.redis = redis as ScriptedRedis;
-    this.keys = new Keys(projectId);
-    const t = redis.options.commandTimeout;
-    this.commandTimeoutMs = typeof t === 'number' && t > 0 ? t : 0;
+    this.keys = new Keys(projectId, buckets);
+    this.commandTimeoutMs = commandTimeoutOf(redis);
     defineActorScripts(redis);
   }
 
@@ -317,20 +444,39 @@ export class StateStore {
 
   async commit(req: CommitRequest): Promise<CommitResult> {
     const k = this.keys;
+    const b = k.of(req.classId, req.instanceId);
+    let deadline = this.commitDeadline();
+    const reserved: { key: string; reservation: string }[] = [];
+    if (req.lookupAdds.length) {
+      // each lookup key is in its own slot: reserved first, so the commit below may give the instance the lookup
+      try {
+        for (const add of req.lookupAdds) {
+          const r = await this.claimLookup(req.classId, req.instanceId, add);
+          if (r.kind === 'taken') {
+            await this.settleReservations(reserved, 'release');
+            return { kind: 'lookup_taken', name: add.name, value: add.value };
+          }
+          reserved.push({ key: r.key, reservation: r.reservation });
+          const last = r.deadline - LOOKUP_CLOCK_MARGIN_MS;
+          if (deadline === undefined || last < deadline) deadline = last;
+        }
+      } catch (err) {
+        await this.settleReservations(reserved, 'release');
+        throw err;
+      }
+    }
     const keys = [
       k.instance(req.classId, req.instanceId),
       k.lease(req.classId, req.instanceId),
-      k.outbox,
-      k.tasks,
-      k.events,
+      b.outbox,
+      b.tasks,
+      b.events,
       k.pendingJobs(req.classId, req.instanceId),
-      req.job ? k.jobResult(req.job.id) : k.noJobResult,
-      req.deliveryId ? k.delivered(req.deliveryId) : k.noDelivery,
-      k.effects,
+      req.job ? k.jobResult(req.classId, req.instanceId, req.job.id) : b.noJobResult,
+      req.deliveryId ? k.delivered(req.classId, req.instanceId, req.deliveryId) : b.noDelivery,
+      b.effects,
       k.leaseWaiters(req.classId, req.instanceId),
       k.leaseWake(req.classId, req.instanceId),
-      ...req.lookupAdds,
-      ...req.lookupRemoves,
     ];
     const lookupJson = Object.keys(req.lookups).length ? JSON.stringify(req.lookups) : '';
     const args = [
@@ -341,8 +487,6 @@ export class StateStore {
       lookupJson,
       req.classId,
       req.instanceId,
-      req.lookupAdds.length,
-      req.lookupRemoves.length,
       req.tasks?.length ? JSON.stringify(req.tasks) : '',
       req.events?.length ? JSON.stringify(req.events) : '',
       req.job?.id ?? '',
@@ -353,13 +497,35 @@ export class StateStore {
       DELIVERY_MARKER_TTL_S,
       req.effects?.length ? JSON.stringify(req.effects) : '',
       req.finishesEffectEntry ?? '',
-      this.commitDeadline(),
+      deadline === undefined ? '' : String(deadline),
       HANDOFF_MS,
       req.keepWhileOthersWait ? '1' : '0',
     ];
-    const r = await this.redis.commitInstance(keys.length, ...keys, ...args);
-    switch (Number(r[0])) {
-      case 1:
+    let r: unknown[];
+    let acks = Infinity;
+    // a commit whose outcome is unknown (the connection dropped) keeps its reservations: they lapse at their deadline
+    {
+      if (this.waitReplicas > 0) {
+        // WAIT has no key: sent in the commit's pipeline it goes to the node that took the commit
+        const p = this.redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+        p.commitInstance(...keys, ...args);
+        (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
+        const out = (await p.exec()) ?? [];
+        if (out[0]?.[0]) throw out[0][0];
+        r = out[0]![1] as unknown[];
+        acks = out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0);
+      } else {
+        r = await this.redis.commitInstance(...keys, ...args);
+      }
+    }
+    const code = Number(r[0]);
+    if (code !== 1) await this.settleReservations(reserved, 'release');
+    switch (code) {
+      case 1: {
+        await this.settleReservations(reserved, 'confirm');
+        for (const rm of req.lookupRemoves) {
+          await this.redis.settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId);
+        }
         return {
           kind: 'committed',
           version: Number(r[1]),
@@ -367,21 +533,57 @@ export class StateStore {
           effectEntryId: r[3] ? String(r[3]) : undefined,
           nextJobId: r[4] ? String(r[4]) : undefined,
           leaseKept: Number(r[5]) === 1,
+          ...(acks < this.waitReplicas ? { unconfirmed: true } : {}),
         };
+      }
       case -1:
         return { kind: 'lease_lost' };
       case -2:
         return { kind: 'version_moved', version: Number(r[1]) };
       case -4:
         return { kind: 'already_applied' };
-      case -5: {
-        // its caller has given up (or is about to): nothing was written, the lease is released behind it
-        const { status, code } = RuntimeCodes.REDIS_UNAVAILABLE;
-        throw new ActorError(status, code, `The commit of ${req.classId} '${req.instanceId}' reached Redis after its deadline; nothing was written`, { retryable: true });
+      default: {
+        // its caller has given up (or is about to), or a lookup reservation may have lapsed: nothing was written
+        const { status, code: c } = RuntimeCodes.REDIS_UNAVAILABLE;
+        throw new ActorError(status, c, `The commit of ${req.classId} '${req.instanceId}' reached Redis after its deadline; nothing was written`, { retryable: true });
       }
-      default:
-        return { kind: 'lookup_taken', ...this.keys.parseLookup(req.classId, String(r[1])) };
     }
+  }
+
+  /**
+   * Reserves lookup `name!value` for the instance (claimLookup.lua). Another
+   * owner's key is free when its reservation lapsed and that owner's committed
+   * lookups do not hold it (its commit never happened, or a later one removed
+   * the lookup and the key was left behind).
+   */
+  private async claimLookup(classId: string, id: string, pair: LookupPair): Promise<{ kind: 'reserved'; key: string; reservation: string; deadline: number } | { kind: 'taken' }> {
+    const key = this.keys.lookup(classId, pair.name, pair.value);
+    const nonce = randomBytes(6).toString('base64url');
+    let notHolding = '';
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const r = await this.redis.claimLookup(key, id, nonce, LOOKUP_RESERVATION_MS, notHolding);
+      if (Number(r[0]) === 1) {
+        const deadline = Number(r[1]);
+        return { kind: 'reserved', key, reservation: `${id} ${nonce} ${deadline}`, deadline };
+      }
+      const current = String(r[1]);
+      if (Number(r[2]) === 1) return { kind: 'taken' };
+      const owner = lookupOwner(current);
+      if (await this.holdsLookup(classId, owner, pair)) return { kind: 'taken' };
+      notHolding = current;
+    }
+    return { kind: 'taken' };
+  }
+
+  private async settleReservations(reserved: { key: string; reservation: string }[], mode: 'confirm' | 'release'): Promise<void> {
+    for (const r of reserved) await this.redis.settleLookup(r.key, mode, r.reservation, '');
+  }
+
+  /** Does instance `id`'s committed lookup map give it `name!value`? */
+  private async holdsLookup(classId: string, id: string, pair: LookupPair): Promise<boolean> {
+    const raw = await this.redis.hget(this.keys.instance(classId, id), 'k');
+    if (!raw) return false;
+    return (JSON.parse(raw) as Record<string, string>)[pair.name] === pair.value;
   }
 
   /**
@@ -391,13 +593,22 @@ export class StateStore {
    * the service's and Redis's clocks agree to within a few ms (NTP); '' when
    * commands have no time-out.
    */
-  private commitDeadline(): string {
+  private commitDeadline(): number | undefined {
     const t = this.commandTimeoutMs;
-    return t > 0 ? String(Date.now() + t) : '';
+    return t > 0 ? Date.now() + t : undefined;
   }
 
+  /**
+   * The instance lookup `name!value` names: the key's owner. A reservation
+   * still in flight names its owner only once the owner's commit gave it the
+   * lookup; callers that read the instance check that it holds the lookup.
+   */
   async resolveLookup(classId: string, name: string, value: string): Promise<string | undefined> {
-    return (await this.redis.get(this.keys.lookup(classId, name, value))) ?? undefined;
+    const raw = await this.redis.get(this.keys.lookup(classId, name, value));
+    if (raw === null) return undefined;
+    const owner = lookupOwner(raw);
+    if (!isReservation(raw)) return owner;
+    return (await this.holdsLookup(classId, owner, { name, value })) ? owner : undefined;
   }
 
   /**
@@ -408,13 +619,13 @@ export class StateStore {
    */
   async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | 'missing' | 'done'> {
     const k = this.keys;
-    const [seq] = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(jobId), jobId, upsert ? '1' : '0', '');
+    const [seq] = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(classId, id, jobId), jobId, upsert ? '1' : '0', '');
     return seq === -1 ? 'missing' : seq === -2 ? 'done' : seq;
   }
 
   /** Where job `jobId` stands in its instance's FIFO, and its stored outcome once it is no longer pending. */
   async jobPlace(classId: string, id: string, jobId: string): Promise<JobPlace> {
-    const r = await this.redis.jobPlace(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId);
+    const r = await this.redis.jobPlace(this.keys.pendingJobs(classId, id), this.keys.jobResult(classId, id, jobId), jobId);
     if (r[0] === 'head') return { kind: 'head' };
     if (r[0] === 'waiting') return { kind: 'waiting', head: r[1] };
     return { kind: 'done', resultJson: r[1] || undefined };
@@ -426,13 +637,13 @@ export class StateStore {
    * the job that heads the instance's queue after it.
    */
   async finishJob(classId: string, id: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<{ ended: boolean; next?: string }> {
-    const [ended, next] = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(jobId), jobId, outcomeJson, ttlSeconds);
+    const [ended, next] = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(classId, id, jobId), jobId, outcomeJson, ttlSeconds);
     return { ended: Number(ended) === 1, next: next || undefined };
   }
 
-  /** Append events emitted outside a commit (STATIC handlers) to the project's event stream. */
+  /** Append events emitted outside a commit (STATIC handlers) to the event stream of the bucket of `classId`/`instanceId`. */
   async appendEvents(classId: string, instanceId: string, version: number, events: unknown[]): Promise<void> {
-    await this.redis.xadd(this.keys.events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
+    await this.redis.xadd(this.keys.of(classId, instanceId).events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
   }
 
   /**
@@ -442,24 +653,37 @@ export class StateStore {
    * each: 10 MB for 100,000 instances) and not yielded again.
    */
   async *instanceIds(classId: string): AsyncGenerator<string[]> {
-    const prefix = this.keys.instance(classId, '');
     const yielded = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', this.keys.instancePattern(classId), 'COUNT', 1000);
-      cursor = next;
-      const ids = uniqueIds(batch, prefix.length, yielded);
-      if (ids.length) yield ids;
-    } while (cursor !== '0');
+    // SCAN walks one server's keys: on a cluster, every master's
+    for (const node of scanTargets(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', this.keys.instancePattern(classId), 'COUNT', 1000);
+        cursor = next;
+        const ids = uniqueIds(batch, (key) => this.keys.idOfInstanceKey(classId, key), yielded);
+        if (ids.length) yield ids;
+      } while (cursor !== '0');
+    }
   }
 }
 
-/** The ids of `keys` (past `prefixLength`) not in `yielded`, each once, added to it. */
-export function uniqueIds(keys: readonly string[], prefixLength: number, yielded: Set<string>): string[] {
+/** The owner named by a lookup key's value ('<id>', '<id> <nonce>' or '<id> <nonce> <deadline>'). */
+export function lookupOwner(value: string): string {
+  const space = value.indexOf(' ');
+  return space < 0 ? value : value.slice(0, space);
+}
+
+/** Is this lookup key's value a reservation (not confirmed yet)? */
+export function isReservation(value: string): boolean {
+  return value.split(' ').length === 3;
+}
+
+/** The ids of `keys` (as `idOf` reads them) not in `yielded`, each once, added to it. */
+export function uniqueIds(keys: readonly string[], idOf: (key: string) => string, yielded: Set<string>): string[] {
   const ids: string[] = [];
   for (const key of keys) {
-    const id = key.slice(prefixLength);
-    if (yielded.has(id)) continue;
+    const id = idOf(key);
+    if (!id || yielded.has(id)) continue;
     yielded.add(id);
     ids.push(id);
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connection';
 import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, Identity, RoleDefinition, RolePublisher, RoleSnapshot } from '../actor/types';
 import { runtimeError } from '../errors';
@@ -75,7 +75,7 @@ export class SnapshotRoleSource implements RoleSource {
   misses = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     private readonly opts: {
       cacheMs?: number;

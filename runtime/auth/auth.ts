@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connection';
 import type { Identity, IdentityType } from '../actor/types';
 import { runtimeError } from '../errors';
 
@@ -36,7 +36,7 @@ export class ApiKeyStore {
   misses = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly hashKey: string,
     envKeys: string[],
     private readonly cacheMs = 5000,

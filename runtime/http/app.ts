@@ -14,7 +14,7 @@ import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
 import { openApiRouter } from './openapi';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connection';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
 import type { RuntimeMetrics } from '../metrics';
 
@@ -41,7 +41,7 @@ export interface HttpDeps {
   /** the embedded mail adapter when it is in use: /dev/mail lists what it wrote (absent: 404) */
   devMail?: EmbeddedMailTransport;
   /** Idempotency-Key answers are kept here (runtime/http/idempotency.ts); absent: the header is ignored */
-  redis?: Redis;
+  redis?: RedisConnection;
   /** Prometheus metrics (runtime/metrics.ts): calls are recorded in callFrom, served at /metrics; absent: neither */
   metrics?: RuntimeMetrics;
 }

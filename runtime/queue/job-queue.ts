@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobsOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher, JobSink, ScheduledTask } from '../actor/dispatcher';
-import { defineActorScripts, type ScriptedRedis, type StateStore } from '../actor/state-store';
+import { defineActorScripts, type ScriptedRedis, type StateStore, type StreamEntry } from '../actor/state-store';
 import type { CallResult, Identity } from '../actor/types';
 import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '../errors';
 import type { RedisHealth } from '../redis/client';
+import { connect, duplicate, type RedisConnection, type RedisTarget } from '../redis/connection';
 import { closeWithin, DEFAULT_CLOSE_TIMEOUT_MS } from './close';
 
 interface CallJobData {
@@ -46,13 +47,15 @@ interface StoredOutcome extends CallResult {
 }
 
 export interface JobQueueOptions {
-  redisUrl: string;
+  /** the Redis (server or cluster) the queues live in: the state store's */
+  redis: RedisTarget;
   projectId: string;
   store: StateStore;
   dispatcher: Dispatcher;
   logger: Logger;
   /** how long close() waits for the worker's running jobs and connections before it closes by force */
   closeTimeoutMs?: number;
+  /** jobs a worker process runs at once, spread over the bucket queues (at least one each) */
   concurrency: number;
   lockMs: number;
   attempts?: (classId: string, method: string) => number | undefined;
@@ -72,41 +75,6 @@ export interface JobOutcomeObserver {
 
 /** jobs looked at in each of the delayed set and the wait list for due tasks: bounded, as a scrape must be */
 export const DUE_TASK_SCAN = 1000;
-
-/**
- * Delayed tasks past their due time, not run yet: in the delayed set (score:
- * due time × 0x1000 + a counter, as BullMQ keeps it; nobody promoted them, as
- * when no worker runs) up to the scan, and in the wait list (promoted, or
- * queued without a delay, waiting for a worker) among the oldest entries up to
- * the scan, due at their `timestamp` + `delay`. A task job's id is `task-<id>`.
- * KEYS: delayed, wait. ARGV: now (ms), job key prefix, scan. Returns {due, the
- * most overdue one's due time (ms), or -1 when none}.
- */
-const DUE_TASKS_LUA = `
-local now = tonumber(ARGV[1])
-local scan = tonumber(ARGV[3])
-local due, oldest = 0, -1
-local delayed = redis.call('ZRANGEBYSCORE', KEYS[1], 0, (now + 1) * 0x1000 - 1, 'WITHSCORES', 'LIMIT', 0, scan)
-for i = 1, #delayed, 2 do
-  if string.sub(delayed[i], 1, 5) == 'task-' then
-    due = due + 1
-    local at = math.floor(tonumber(delayed[i + 1]) / 0x1000)
-    if oldest < 0 or at < oldest then oldest = at end
-  end
-end
-local waiting = redis.call('LRANGE', KEYS[2], -scan, -1)
-for _, id in ipairs(waiting) do
-  if string.sub(id, 1, 5) == 'task-' then
-    local f = redis.call('HMGET', ARGV[2] .. id, 'timestamp', 'delay')
-    local at = (tonumber(f[1]) or now) + (tonumber(f[2]) or 0)
-    if at <= now then
-      due = due + 1
-      if oldest < 0 or at < oldest then oldest = at end
-    end
-  end
-end
-return {due, oldest}
-`;
 
 /**
  * One atomic read of a job's BullMQ state and attempt count: read apart, a
@@ -132,6 +100,8 @@ return {state, f[1] or '0', f[2] or '', f[3] or ''}
 `;
 
 const DEFAULT_ATTEMPTS = 5;
+/** BullMQ's name of the QUEUED_WRITE queue, in each bucket (prefix `rt:{<project>:<b>}`) */
+const QUEUE_NAME = 'jobs';
 /**
  * A job queued behind another of its instance waits in BullMQ's delayed set
  * until its predecessor's commit hands it on (promotes it). This long only in
@@ -170,22 +140,44 @@ function errorForLog(err: unknown): Record<string, unknown> {
  * result without running again.
  */
 export class JobQueue implements JobSink {
-  readonly queueName: string;
-  private readonly connection: Redis;
-  readonly queue: Queue<JobData>;
-  private worker?: Worker<JobData>;
-  private workerConnection?: Redis;
+  /** BullMQ's name of each bucket's queue (its prefix is the bucket's hash tag) */
+  readonly queueName = QUEUE_NAME;
+  private readonly connection: RedisConnection;
+  /** one queue per bucket: a job lives in its instance's bucket, so its registration and its add are one MULTI in one slot */
+  readonly queues: Queue<JobData>[];
+  private workers: Worker<JobData>[] = [];
+  private workerConnection?: RedisConnection;
   private sweeper?: NodeJS.Timeout;
   /** told of QUEUED_WRITE retries and final failures (the runtime's metrics) */
   observer?: JobOutcomeObserver;
 
   constructor(private readonly opts: JobQueueOptions) {
-    this.queueName = `rt-${opts.projectId}`;
-    this.connection = new Redis(opts.redisUrl, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection = connect(opts.redis, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false });
     // the MULTI that registers a job and adds it to BullMQ runs the FIFO script on this connection
     defineActorScripts(this.connection);
-    this.queue = new Queue<JobData>(this.queueName, { connection: this.connection });
-    this.opts.redisHealth?.watch(this.queue, 'queue');
+    this.queues = opts.store.keys.all.map((b) => new Queue<JobData>(QUEUE_NAME, { connection: this.connection, prefix: b.queuePrefix }));
+    for (const q of this.queues) this.opts.redisHealth?.watch(q, 'queue');
+  }
+
+  /** bucket 0's queue (the only one with one bucket) */
+  get queue(): Queue<JobData> {
+    return this.queues[0]!;
+  }
+
+  /** the queue of instance `classId`/`instanceId`'s bucket */
+  queueOf(classId: string, instanceId: string): Queue<JobData> {
+    return this.queues[this.keys.bucketOf(classId, instanceId)]!;
+  }
+
+  /** the queue job `jobId` is in (undefined: its id names no bucket of this project) */
+  queueOfJob(jobId: string): Queue<JobData> | undefined {
+    const b = this.keys.bucketOfJob(jobId);
+    return b === undefined ? undefined : this.queues[b];
+  }
+
+  /** job `jobId`, from its bucket's queue */
+  async getJob(jobId: string): Promise<Job<JobData> | undefined> {
+    return (await this.queueOfJob(jobId)?.getJob(jobId)) ?? undefined;
   }
 
   private get keys() {
@@ -200,11 +192,13 @@ export class JobQueue implements JobSink {
    * handed on by its predecessor's commit; one at the head is added ready.
    */
   async enqueueCall(req: CallRequest, instanceId: string, upsert = false, chosenId?: string): Promise<{ jobId: string }> {
-    const jobId = chosenId ?? randomUUID();
     const k = this.keys;
+    const bucket = k.bucketOf(req.classId, instanceId);
+    const queue = this.queues[bucket]!;
+    const jobId = k.jobId(req.classId, instanceId, chosenId ?? randomUUID());
     const inst = k.instance(req.classId, instanceId);
     const pending = k.pendingJobs(req.classId, instanceId);
-    const resultKey = k.jobResult(jobId);
+    const resultKey = k.jobResult(req.classId, instanceId, jobId);
     // a look before the atomic step: a missing instance or a finished job is answered without touching
     // BullMQ, and a job that will wait behind others is added parked instead of being picked up to be put back
     const ahead = await this.connection.pipeline().hexists(inst, 'v').exists(resultKey).zcard(pending).exec();
@@ -236,17 +230,32 @@ export class JobQueue implements JobSink {
     };
     // an instance removed since the look: the job ends at once on this refusal, which the caller is answered too
     const refusal: StoredOutcome = { status: 500, body: missing().toBody(), headers: {}, failed: true };
-    const multi = (await this.queue.getBackend().client).multi();
+    // the instance's keys and its bucket queue's keys share one hash tag: one MULTI on a cluster too
+    const multi = (await queue.getBackend().client).multi();
     (multi as unknown as ScriptedRedis).enqueueJob(inst, pending, resultKey, jobId, upsert ? '1' : '0', JSON.stringify(refusal));
-    await new Job<JobData>(this.queue, 'call', data, opts, jobId).addJob(multi as never);
+    await new Job<JobData>(queue, 'call', data, opts, jobId).addJob(multi as never);
     const results = await multi.exec();
     if (!results) throw new Error(`the enqueue of job ${jobId} was aborted`);
     for (const [err] of results) if (err) throw err;
     const [seq, head] = results[0][1] as number[];
     if (seq === -1) throw missing();
+    await this.confirmed(inst);
     // its predecessor committed between the look and the MULTI, so nobody will hand it on: it hands itself on
-    if (seq > 0 && parked && head === 1) await this.handOn(jobId);
+    if (seq > 0 && parked && head === 1) await this.handOn(queue, jobId);
     return { jobId };
+  }
+
+  /**
+   * With REDIS_WAIT_REPLICAS, a queued job is acknowledged (202) only once a
+   * replica has it: WAIT on the node of `key` (the enqueue's slot).
+   */
+  private async confirmed(key: string): Promise<void> {
+    const n = this.opts.store.waitReplicas;
+    if (n <= 0) return;
+    const out = await this.connection.pipeline().exists(key).call('WAIT', n, this.opts.store.waitTimeoutMs).exec();
+    if (Number(out?.[1]?.[1] ?? 0) < n) {
+      throw runtimeError('REPLICA_UNCONFIRMED', 'The job was queued, but no Redis replica confirmed it in time: it stands unless its master fails first; do not retry blindly');
+    }
   }
 
   private get parkedMs(): number {
@@ -257,33 +266,36 @@ export class JobQueue implements JobSink {
    * Moves a parked job to BullMQ's wait list, so a worker runs it now. A job
    * that is not parked (already waiting, running or gone) is left as it is.
    */
-  private async handOn(jobId: string | undefined): Promise<void> {
+  private async handOn(queue: Queue<JobData>, jobId: string | undefined): Promise<void> {
     if (!jobId) return;
     try {
-      await this.queue.getBackend().promote(jobId);
+      await queue.getBackend().promote(jobId);
     } catch {
       // not in the delayed set: it is waiting for a worker already, or running, or ended
     }
   }
 
-  async dispatchTasks(tasks: ScheduledTask[], entryId?: string): Promise<void> {
-    await this.queueTasks(tasks, entryId, 0);
+  async dispatchTasks(tasks: ScheduledTask[], entry?: StreamEntry): Promise<void> {
+    await this.queueTasks(tasks, entry, 0);
   }
 
   /**
-   * Queues committed tasks; `elapsedMs` is how long ago they were committed
-   * (0 right after the commit), so a task the sweeper hands over late is still
-   * due its delay after its commit, not after the sweep.
+   * Queues committed tasks, each in the queue of its target's bucket;
+   * `elapsedMs` is how long ago they were committed (0 right after the
+   * commit), so a task the sweeper hands over late is still due its delay
+   * after its commit, not after the sweep.
    */
-  private async queueTasks(tasks: ScheduledTask[], entryId: string | undefined, elapsedMs: number): Promise<void> {
+  private async queueTasks(tasks: ScheduledTask[], entry: StreamEntry | undefined, elapsedMs: number): Promise<void> {
     await Promise.all(
       tasks.map((task) => {
         const delay = Math.max(0, task.delayMs - elapsedMs);
-        return this.queue.add(
+        // a task without an instance (a STATIC target) goes by its class alone
+        const bucket = this.keys.bucketOf(task.classId, task.instanceId ?? '');
+        return this.queues[bucket]!.add(
           'task',
           { kind: 'task', task },
           {
-            jobId: `task-${task.id}`,
+            jobId: this.keys.jobId(task.classId, task.instanceId ?? '', `task-${task.id}`),
             ...(delay > 0 ? { delay } : {}),
             attempts: DEFAULT_ATTEMPTS,
             backoff: { type: 'exponential', delay: 1000 },
@@ -293,40 +305,52 @@ export class JobQueue implements JobSink {
         );
       }),
     );
-    if (entryId) await this.opts.store.redis.xdel(this.keys.tasks, entryId);
+    if (entry) await this.opts.store.redis.xdel(this.keys.bucket(entry.bucket).tasks, entry.id);
   }
 
   /**
    * Hand over tasks whose commit succeeded but whose dispatch did not (crash or
-   * Redis hiccup). Ages are read on Redis's clock, which stamped the entries'
-   * ids at commit: each task keeps its due time, commit + delay.
+   * Redis hiccup), from every bucket's task stream. Ages are read on Redis's
+   * clock, which stamped the entries' ids at commit: each task keeps its due
+   * time, commit + delay.
    */
   async sweepTasks(olderThanMs = TASK_SWEEP_AGE_MS): Promise<number> {
     const redis = this.opts.store.redis;
-    const [seconds, micros] = await redis.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const entries = await redis.xrange(this.keys.tasks, '-', `${now - olderThanMs}`, 'COUNT', 500);
-    for (const [id, fields] of entries) {
-      const json = fields[fields.indexOf('t') + 1];
-      await this.queueTasks(JSON.parse(json) as ScheduledTask[], id, Math.max(0, now - Number(id.split('-')[0])));
+    let swept = 0;
+    for (const b of this.keys.all) {
+      // the clock of the node that holds the bucket's stream: the one that stamped its ids
+      const [seconds, micros] = (await redis.pipeline().exists(b.tasks).time().exec())![1]![1] as [string, string];
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const entries = await redis.xrange(b.tasks, '-', `${now - olderThanMs}`, 'COUNT', 500);
+      for (const [id, fields] of entries) {
+        const json = fields[fields.indexOf('t') + 1];
+        await this.queueTasks(JSON.parse(json) as ScheduledTask[], { bucket: b.bucket, id }, Math.max(0, now - Number(id.split('-')[0])));
+      }
+      swept += entries.length;
     }
-    return entries.length;
+    return swept;
   }
 
   startWorker(): void {
-    if (this.worker) return;
-    this.workerConnection = this.connection.duplicate(this.opts.redisOptions?.worker);
-    this.worker = new Worker<JobData>(this.queueName, (job, token) => this.process(job, token), {
-      connection: this.workerConnection,
-      concurrency: this.opts.concurrency,
-      lockDuration: this.opts.lockMs,
-      stalledInterval: this.opts.lockMs,
-      maxStalledCount: 3,
-      // after a connection error BullMQ waits this long before fetching again, and close() waits it out:
-      // 1 s instead of 15 s, so jobs run again soon after Redis returns and a stop is not held up
-      runRetryDelay: 1000,
-    });
-    this.worker.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'queue worker error'));
+    if (this.workers.length) return;
+    this.workerConnection = duplicate(this.connection, this.opts.redisOptions?.worker);
+    // the process's concurrency spread over the buckets' queues, at least one job each
+    const each = Math.max(1, Math.ceil(this.opts.concurrency / this.queues.length));
+    this.workers = this.queues.map(
+      (q) =>
+        new Worker<JobData>(QUEUE_NAME, (job, token) => this.process(q, job, token), {
+          connection: this.workerConnection!,
+          prefix: q.opts.prefix,
+          concurrency: each,
+          lockDuration: this.opts.lockMs,
+          stalledInterval: this.opts.lockMs,
+          maxStalledCount: 3,
+          // after a connection error BullMQ waits this long before fetching again, and close() waits it out:
+          // 1 s instead of 15 s, so jobs run again soon after Redis returns and a stop is not held up
+          runRetryDelay: 1000,
+        }),
+    );
+    for (const w of this.workers) w.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'queue worker error'));
     this.sweeper = setInterval(() => {
       this.sweepTasks().catch((err) => this.opts.redisHealth?.failed(err) || this.opts.logger.warn({ err }, 'task sweep failed'));
     }, TASK_SWEEP_AGE_MS);
@@ -334,10 +358,10 @@ export class JobQueue implements JobSink {
     this.sweepTasks(0).catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));
   }
 
-  private async process(job: Job<JobData>, token?: string): Promise<unknown> {
+  private async process(queue: Queue<JobData>, job: Job<JobData>, token?: string): Promise<unknown> {
     const data = job.data;
     if (data.kind === 'task') return this.runTask(data.task, job);
-    return this.runCall(job as Job<CallJobData>, token);
+    return this.runCall(queue, job as Job<CallJobData>, token);
   }
 
   /**
@@ -368,7 +392,7 @@ export class JobQueue implements JobSink {
     }
   }
 
-  private async runCall(job: Job<CallJobData>, token?: string): Promise<unknown> {
+  private async runCall(queue: Queue<JobData>, job: Job<CallJobData>, token?: string): Promise<unknown> {
     const d = job.data;
     const store = this.opts.store;
     const jobId = job.id!;
@@ -379,15 +403,15 @@ export class JobQueue implements JobSink {
         // applied (or failed for good) before: a redelivery does not apply twice, and hands the instance on
         // in case the worker that committed it died before it did
         const [head] = await store.redis.zrange(this.keys.pendingJobs(d.classId, d.instanceId), '0', '0');
-        await this.handOn(head);
+        await this.handOn(queue, head);
         return this.storedOutcome(jobId, place.resultJson);
       }
       // a head whose BullMQ job ended or vanished without its outcome (failed by BullMQ after too many
       // stalls, removed by hand) would hold the instance's queue for ever: it is ended as lost
-      if (await this.endIfLost(d, place.head)) continue;
+      if (await this.endIfLost(queue, d, place.head)) continue;
       await job.moveToDelayed(Date.now() + this.parkedMs, token);
       // the job ahead may have committed while this one was parked, handing on to nobody
-      if ((await store.jobPlace(d.classId, d.instanceId, jobId)).kind === 'head') await this.handOn(jobId);
+      if ((await store.jobPlace(d.classId, d.instanceId, jobId)).kind === 'head') await this.handOn(queue, jobId);
       throw new DelayedError();
     }
     // an attempt after a failed one (BullMQ counts a pushed-back turn above as no attempt)
@@ -418,13 +442,13 @@ export class JobQueue implements JobSink {
           err instanceof ActorError
             ? { status: err.status, body: err.toBody(), headers: {}, failed: true }
             : { status: 500, body: { code: 1000, message: 'Internal error' }, headers: {}, failed: true };
-        await this.handOn((await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S)).next);
+        await this.handOn(queue, (await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S)).next);
         this.observer?.queuedWriteFailed(d.classId, d.method);
         if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       }
       throw err;
     }
-    await this.handOn(running.next);
+    await this.handOn(queue, running.next);
     return result;
   }
 
@@ -434,8 +458,8 @@ export class JobQueue implements JobSink {
    * MULTI, so a pending job BullMQ does not hold is never one being added), and
    * hands on to its successor. True when it did.
    */
-  private async endIfLost(d: CallJobData, head: string): Promise<boolean> {
-    const job = await this.queue.getJob(head);
+  private async endIfLost(queue: Queue<JobData>, d: CallJobData, head: string): Promise<boolean> {
+    const job = await queue.getJob(head);
     const state = job ? await job.getState() : 'unknown';
     if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
     const reason = job?.failedReason ? `: ${job.failedReason}` : '';
@@ -443,7 +467,7 @@ export class JobQueue implements JobSink {
     const { ended, next } = await this.opts.store.finishJob(d.classId, d.instanceId, head, JSON.stringify(outcome), RESULT_TTL_S);
     // not ended: it committed between the look at the queue and the look at BullMQ, and was no loss
     if (ended) this.opts.logger.error({ classId: d.classId, instanceId: d.instanceId, jobId: head, state }, 'queued write ended without its outcome; the next job of its instance runs');
-    await this.handOn(next);
+    await this.handOn(queue, next);
     return true;
   }
 
@@ -463,18 +487,36 @@ export class JobQueue implements JobSink {
     else this.opts.logger.warn(fields, `${what} attempt failed; it will be retried`);
   }
 
-  /** Delayed tasks past their due time and not run yet, and how late the most overdue one is (read when metrics are scraped). */
+  /**
+   * Delayed tasks past their due time and not run yet, and how late the most
+   * overdue one is (read when metrics are scraped): in each bucket's delayed
+   * set (score: due time × 0x1000 + a counter, as BullMQ keeps it; nobody
+   * promoted them, as when no worker runs) up to DUE_TASK_SCAN, and among the
+   * oldest DUE_TASK_SCAN of its wait list (promoted, or queued without a
+   * delay, waiting for a worker), due at their `timestamp` + `delay`.
+   */
   async dueTasks(): Promise<{ due: number; lateSeconds: number }> {
     const now = Date.now();
-    const [due, oldest] = (await this.connection.eval(
-      DUE_TASKS_LUA,
-      2,
-      this.queue.keys.delayed,
-      this.queue.keys.wait,
-      now,
-      this.queue.toKey(''),
-      DUE_TASK_SCAN,
-    )) as [number, number];
+    let due = 0;
+    let oldest = -1;
+    const seen = (at: number) => {
+      due += 1;
+      if (oldest < 0 || at < oldest) oldest = at;
+    };
+    for (const q of this.queues) {
+      const delayed = await this.connection.zrangebyscore(q.keys.delayed!, 0, (now + 1) * 0x1000 - 1, 'WITHSCORES', 'LIMIT', 0, DUE_TASK_SCAN);
+      for (let i = 0; i < delayed.length; i += 2) if (isTaskJob(delayed[i]!)) seen(Math.floor(Number(delayed[i + 1]) / 0x1000));
+      const waiting = (await this.connection.lrange(q.keys.wait!, -DUE_TASK_SCAN, -1)).filter(isTaskJob);
+      if (!waiting.length) continue;
+      const p = this.connection.pipeline();
+      for (const id of waiting) p.hmget(q.toKey(id), 'timestamp', 'delay');
+      for (const [err, f] of (await p.exec()) ?? []) {
+        if (err) continue;
+        const [timestamp, delay] = f as (string | null)[];
+        const at = (Number(timestamp) || now) + (Number(delay) || 0);
+        if (at <= now) seen(at);
+      }
+    }
     return { due, lateSeconds: oldest < 0 ? 0 : Math.max(0, (now - oldest) / 1000) };
   }
 
@@ -488,14 +530,15 @@ export class JobQueue implements JobSink {
 
   /** The job's state and outcome, for its caller. */
   async status(jobId: string): Promise<{ status: JobStatus; identity: Identity }> {
-    const job = await this.queue.getJob(jobId);
-    if (!job || job.data.kind !== 'call') throw runtimeError('UNKNOWN_JOB', `No job '${jobId}'`);
+    const queue = this.queueOfJob(jobId);
+    const job = await queue?.getJob(jobId);
+    if (!queue || !job || job.data.kind !== 'call') throw runtimeError('UNKNOWN_JOB', `No job '${jobId}'`);
     const d = job.data;
-    const resultKey = this.keys.jobResult(jobId);
+    const resultKey = this.keys.jobResult(d.classId, d.instanceId, jobId);
     // the outcome first: it is stored before BullMQ ends the job, and once it is there no attempt starts
     // again, so the attempt count of the snapshot taken after it is final
     let raw = await this.opts.store.redis.get(resultKey);
-    const snap = await this.snapshot(jobId);
+    const snap = await this.snapshot(queue, jobId);
     if (!raw && (snap.state === 'completed' || snap.state === 'failed')) raw = await this.opts.store.redis.get(resultKey);
     const outcome = raw ? (JSON.parse(raw) as StoredOutcome) : undefined;
     const { state, attemptsMade } = snap;
@@ -523,20 +566,26 @@ export class JobQueue implements JobSink {
   }
 
   /** The job's BullMQ state and attempt count, read in one step (JOB_SNAPSHOT_LUA). */
-  private async snapshot(jobId: string): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
-    const k = this.queue.keys;
-    const keys = [this.queue.toKey(jobId), k.completed, k.failed, k.delayed, k.prioritized, k['waiting-children'], k.active, k.wait, k.paused];
+  private async snapshot(queue: Queue<JobData>, jobId: string): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
+    const k = queue.keys;
+    const keys = [queue.toKey(jobId), k.completed, k.failed, k.delayed, k.prioritized, k['waiting-children'], k.active, k.wait, k.paused];
     const [state, atm, finishedOn, failedReason] = (await this.connection.eval(JOB_SNAPSHOT_LUA, keys.length, ...keys, jobId)) as string[];
     return { state, attemptsMade: Number(atm) || 0, finishedOn: finishedOn ? Number(finishedOn) : undefined, failedReason: failedReason || undefined };
   }
 
-  /** Stops the worker (its jobs finish or are handed back), runs `beforeQueueClose` (work the jobs started), then closes the queue. */
+  /** Stops the workers (their jobs finish or are handed back), runs `beforeQueueClose` (work the jobs started), then closes the queues. */
   async close(beforeQueueClose?: () => Promise<void>): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await closeWithin('queue worker', this.worker, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    const timeout = this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    await Promise.all(this.workers.map((w) => closeWithin('queue worker', w, timeout, this.opts.logger)));
     await beforeQueueClose?.();
-    await closeWithin('queue', this.queue, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    await Promise.all(this.queues.map((q) => closeWithin('queue', q, timeout, this.opts.logger)));
     this.workerConnection?.disconnect();
     this.connection.disconnect();
   }
+}
+
+/** a delayed task's job id: `task-<id>`, after its bucket (`<b>.`) when there are several */
+function isTaskJob(jobId: string): boolean {
+  return /^(\d+\.)?task-/.test(jobId);
 }

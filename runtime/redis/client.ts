@@ -27,7 +27,8 @@
  * answers again, however many calls and reconnection attempts fail meanwhile,
  * and answers `/ready` with its own short PING time-out.
  */
-import type { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { commandTimeoutOf, type RedisConnection } from './connection';
 import type { Logger } from 'pino';
 import { ActorError, RuntimeCodes } from '../errors';
 
@@ -62,9 +63,9 @@ export function workerConnectionOverrides(): RedisOptions {
 }
 
 /** Overrides for a connection that blocks up to `blockMs` per command (XREAD BLOCK): its time-out covers the block. */
-export function blockingConnectionOverrides(client: Redis, blockMs: number): RedisOptions {
-  const t = client.options.commandTimeout;
-  return typeof t === 'number' ? { commandTimeout: t + blockMs } : {};
+export function blockingConnectionOverrides(client: RedisConnection, blockMs: number): RedisOptions {
+  const t = commandTimeoutOf(client);
+  return t > 0 ? { commandTimeout: t + blockMs } : {};
 }
 
 const NETWORK_CODES = new Set([
@@ -135,7 +136,7 @@ export class RedisHealth {
   private stopped = false;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisConnection,
     private readonly logger: Logger,
   ) {}
 

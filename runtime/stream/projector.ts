@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Background } from '../background';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
-import { parseState, type StateStore } from '../actor/state-store';
+import { parseState, type BucketStreams, type StateStore } from '../actor/state-store';
+import { duplicate, type RedisConnection } from '../redis/connection';
 import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
 import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
@@ -129,15 +129,16 @@ export interface RebuildOptions {
  */
 export class Projector {
   private running = false;
-  private reader?: Redis;
-  private loop?: Promise<void>;
+  /** one blocking reader per bucket's outbox (a blocking read holds its connection) */
+  private readers: RedisConnection[] = [];
+  private loops: Promise<void>[] = [];
   /** last version projected per instance, to skip entries already applied */
   private readonly seen: SeenVersions;
   private readonly consumer: string;
   private readonly batchMs: number;
   private readonly claimIdleMs: number;
-  /** the last outbox entry this process read (embedded store: it follows the outbox from there) */
-  private lastRead?: string;
+  /** the last outbox entry this process read per bucket (embedded store: it follows each outbox from there) */
+  private readonly lastRead = new Map<number, string>();
   /** inline projections started after commits, which a stop waits for */
   background?: Background;
   /** set by stop(): a rebuild in progress gives up */
@@ -288,21 +289,24 @@ export class Projector {
    */
   async backlog(opts: { byCollection?: boolean } = {}): Promise<ProjectorLag> {
     const redis = this.store.redis;
-    const outbox = this.store.keys.outbox;
-    let lag: ProjectorLag;
-    let behind: [string, string[]][];
-    // one instant for every age in the answer: the oldest collection's age is the whole backlog's
-    let now: number;
-    if (this.documents.shared) {
-      const [entries, first] = await Promise.all([redis.xlen(outbox), redis.xrange(outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1)]);
-      now = Date.now();
-      lag = { entries, seconds: ageOf(first[0]?.[0], now) };
-      behind = first;
-    } else {
-      behind = await redis.xrange(outbox, `(${this.lastRead ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
-      now = Date.now();
-      lag = { entries: behind.length, seconds: ageOf(behind[0]?.[0], now) };
+    let entries = 0;
+    const behind: [string, string[]][] = [];
+    for (const b of this.store.keys.all) {
+      if (this.documents.shared) {
+        const [n, first] = await Promise.all([redis.xlen(b.outbox), redis.xrange(b.outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1)]);
+        entries += n;
+        behind.push(...first);
+      } else {
+        const mine = await redis.xrange(b.outbox, `(${this.lastRead.get(b.bucket) ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
+        entries += mine.length;
+        behind.push(...mine);
+      }
     }
+    // oldest first across buckets (entry ids are times)
+    behind.sort((x, y) => compareEntryIds(x[0], y[0]));
+    // one instant for every age in the answer: the oldest collection's age is the whole backlog's
+    const now = Date.now();
+    const lag: ProjectorLag = { entries, seconds: ageOf(behind[0]?.[0], now) };
     if (!opts.byCollection) return lag;
     const collections: Record<string, { entries: number; seconds: number }> = {};
     for (const cls of this.streamed()) for (const c of Object.keys(cls.options.stream!.collections)) collections[c] ??= { entries: 0, seconds: 0 };
@@ -337,23 +341,31 @@ export class Projector {
     this.running = true;
     this.stopping = false;
     const redis = this.store.redis;
-    const outbox = this.store.keys.outbox;
-    this.reader = redis.duplicate(blockingConnectionOverrides(redis, READ_BLOCK_MS));
-    this.redisHealth?.watch(this.reader, 'projector');
+    const buckets = this.store.keys.all;
+    this.readers = buckets.map(() => {
+      const reader = duplicate(redis, blockingConnectionOverrides(redis, READ_BLOCK_MS));
+      this.redisHealth?.watch(reader, 'projector');
+      return reader;
+    });
     await this.ensureIndexes();
     if (this.documents.shared) {
-      try {
-        await redis.xgroup('CREATE', outbox, GROUP, '0', 'MKSTREAM');
-      } catch (err) {
-        if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+      for (const b of buckets) {
+        try {
+          await redis.xgroup('CREATE', b.outbox, GROUP, '0', 'MKSTREAM');
+        } catch (err) {
+          if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+        }
       }
-      this.loop = this.followGroup();
+      this.loops = buckets.map((b, i) => this.followGroup(b, this.readers[i]!));
     } else {
-      const last = await redis.xrevrange(outbox, '+', '-', 'COUNT', 1);
-      const from = last.length ? last[0][0] : '0-0';
-      this.lastRead = from;
+      const from = new Map<number, string>();
+      for (const b of buckets) {
+        const last = await redis.xrevrange(b.outbox, '+', '-', 'COUNT', 1);
+        from.set(b.bucket, last.length ? last[0][0] : '0-0');
+        this.lastRead.set(b.bucket, from.get(b.bucket)!);
+      }
       await this.rebuild();
-      this.loop = this.follow(from);
+      this.loops = buckets.map((b, i) => this.follow(b, this.readers[i]!, from.get(b.bucket)!));
       this.control = new ControlListener(
         redis,
         this.store.keys.base,
@@ -388,9 +400,8 @@ export class Projector {
   }
 
   /** acknowledged and deleted: a shared store's outbox holds only what waits (its length is the lag) */
-  private async acknowledge(ids: string[]): Promise<void> {
-    const outbox = this.store.keys.outbox;
-    await this.store.redis.multi().xack(outbox, GROUP, ...ids).xdel(outbox, ...ids).exec();
+  private async acknowledge(b: BucketStreams, ids: string[]): Promise<void> {
+    await this.store.redis.multi().xack(b.outbox, GROUP, ...ids).xdel(b.outbox, ...ids).exec();
   }
 
   /**
@@ -399,9 +410,9 @@ export class Projector {
    * acknowledges them; then forgets consumers gone for good. Returns the
    * number of entries claimed.
    */
-  private async claimIdle(): Promise<number> {
+  private async claimIdle(b: BucketStreams): Promise<number> {
     const redis = this.store.redis;
-    const outbox = this.store.keys.outbox;
+    const outbox = b.outbox;
     let cursor = '0-0';
     let claimed = 0;
     do {
@@ -413,19 +424,19 @@ export class Projector {
       const live = entries.filter((e): e is [string, string[] | null] => Array.isArray(e));
       if (live.length) {
         await this.handle(live);
-        await this.acknowledge(live.map((e) => e[0]));
+        await this.acknowledge(b, live.map((e) => e[0]));
         claimed += live.length;
       }
       cursor = next;
     } while (cursor !== '0-0' && this.running);
-    if (claimed) this.logger.info({ claimed, consumer: this.consumer }, 'projector claimed outbox entries left unacknowledged past PROJECTOR_CLAIM_IDLE_MS');
-    await this.forgetGoneConsumers();
+    if (claimed) this.logger.info({ claimed, consumer: this.consumer, bucket: b.bucket }, 'projector claimed outbox entries left unacknowledged past PROJECTOR_CLAIM_IDLE_MS');
+    await this.forgetGoneConsumers(b);
     return claimed;
   }
 
-  private async forgetGoneConsumers(): Promise<void> {
+  private async forgetGoneConsumers(b: BucketStreams): Promise<void> {
     const redis = this.store.redis;
-    const outbox = this.store.keys.outbox;
+    const outbox = b.outbox;
     const consumers = (await redis.xinfo('CONSUMERS', outbox, GROUP)) as unknown[][];
     for (const fields of consumers) {
       const info: Record<string, unknown> = {};
@@ -437,8 +448,8 @@ export class Projector {
     }
   }
 
-  private async followGroup(): Promise<void> {
-    const outbox = this.store.keys.outbox;
+  private async followGroup(b: BucketStreams, reader: RedisConnection): Promise<void> {
+    const outbox = b.outbox;
     let pendingFirst = true; // after a restart, entries handed to this name and not acknowledged come first
     // entries other consumers left are looked for at start, then every half of the idle bound
     const claimEveryMs = Math.max(50, Math.floor(this.claimIdleMs / 2));
@@ -447,16 +458,16 @@ export class Projector {
       try {
         if (!pendingFirst && Date.now() >= nextClaim) {
           nextClaim = Date.now() + claimEveryMs;
-          await this.claimIdle();
+          await this.claimIdle(b);
         }
-        const res = (await this.reader!.xreadgroup(
+        const res = (await reader.xreadgroup(
           'GROUP', GROUP, this.consumer, 'COUNT', GROUP_READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, pendingFirst ? '0' : '>',
         )) as [string, [string, string[] | null][]][] | null;
         const entries = res?.[0]?.[1] ?? [];
         if (pendingFirst && entries.length === 0) pendingFirst = false;
         if (!entries.length) continue;
         await this.handle(entries);
-        await this.acknowledge(entries.map((e) => e[0]));
+        await this.acknowledge(b, entries.map((e) => e[0]));
         await this.pauseAfter(entries.length, GROUP_READ_COUNT);
       } catch (err) {
         if (!this.running) return;
@@ -469,20 +480,20 @@ export class Projector {
     }
   }
 
-  private async follow(from: string): Promise<void> {
-    const outbox = this.store.keys.outbox;
+  private async follow(b: BucketStreams, reader: RedisConnection, from: string): Promise<void> {
+    const outbox = b.outbox;
     let last = from;
     let lastTrim = 0;
     while (this.running) {
       try {
-        const res = (await this.reader!.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last)) as
+        const res = (await reader.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last)) as
           | [string, [string, string[]][]][]
           | null;
         const entries = res?.[0]?.[1] ?? [];
         if (entries.length) {
           await this.handle(entries);
           last = entries[entries.length - 1][0];
-          this.lastRead = last;
+          this.lastRead.set(b.bucket, last);
           await this.pauseAfter(entries.length, 500);
         }
         if (Date.now() - lastTrim > 60_000) {
@@ -502,9 +513,16 @@ export class Projector {
     this.stopping = true;
     await this.control?.stop();
     this.control = undefined;
-    this.reader?.disconnect();
-    await this.loop?.catch(() => undefined);
-    this.reader = undefined;
-    this.loop = undefined;
+    for (const r of this.readers) r.disconnect();
+    await Promise.all(this.loops.map((l) => l.catch(() => undefined)));
+    this.readers = [];
+    this.loops = [];
   }
+}
+
+/** Orders two stream entry ids (`<ms>-<seq>`) by time, then sequence. */
+export function compareEntryIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am! - bm! || as! - bs!;
 }
