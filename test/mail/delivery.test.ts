@@ -39,7 +39,7 @@ function delivery(projectId: string, opts: { attempts?: number; worker?: boolean
   const lines = opts.log;
   const logger = createLogger('info', [], { write: (line: string) => void lines?.push(line) });
   const d = new MessageDelivery({
-    redisUrl: redisUrl(),
+    redis: { kind: 'single', url: redisUrl() },
     projectId,
     mail: new SmtpMailTransport({ url: sink.url, projectId, defaultFrom: 'service@example.com' }),
     sms: new SmsOutboxTransport(path.join(dataDir, projectId, 'sms'), logger),

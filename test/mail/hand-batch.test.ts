@@ -23,7 +23,7 @@ beforeAll(() => {
   const logger = createLogger('silent');
   // no worker: what the queue holds is what was handed over
   d = new MessageDelivery({
-    redisUrl: redisUrl(),
+    redis: { kind: 'single', url: redisUrl() },
     projectId,
     mail: new EmbeddedMailTransport(path.join(dataDir, 'mail'), { projectId, defaultFrom: 'service@example.com' }),
     sms: new SmsOutboxTransport(path.join(dataDir, 'sms'), logger),

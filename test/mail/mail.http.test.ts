@@ -18,7 +18,7 @@ const key = { 'x-api-key': TEST_API_KEY };
 async function settled(t: TestRuntime): Promise<void> {
   await waitFor(
     async () => {
-      const pending = await t.rt.store.redis.xlen(t.rt.store.keys.effects);
+      const pending = await t.rt.store.redis.xlen(t.rt.store.keys.bucket(0).effects);
       const c = await t.rt.messages.queue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
       return pending === 0 && c.wait + c.active + c.delayed + c.prioritized === 0;
     },

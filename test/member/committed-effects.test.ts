@@ -51,7 +51,7 @@ test('the staff-id race: the refused change leaves no approval record and no aud
     expect(await approvals(winner.id)).toBe(before.approvals + 1);
     expect([await approvals(loser.id), await logs(loser.id)]).toEqual([before.approvals, before.logs]);
   }
-  expect(await t.rt.redis.xlen(t.rt.store.keys.effects)).toBe(0);
+  expect(await t.rt.redis.xlen(t.rt.store.keys.bucket(0).effects)).toBe(0);
 }, 60_000);
 
 test('the approval record answered by the change is the one stored, readable at once', async () => {

@@ -78,7 +78,7 @@ describe('a family change whose handler fails after the family write leaves the 
     expect(await dependantsOf(m.id)).toEqual([]);
     const after = await memberState(t, m.id);
     expect([after.version, after.state.private.profile.familyMembers]).toEqual([before.version, []]);
-    expect(await t.rt.redis.xlen(t.rt.store.keys.effects)).toBe(0);
+    expect(await t.rt.redis.xlen(t.rt.store.keys.bucket(0).effects)).toBe(0);
     // the same change by a caller the audit log takes goes through
     await addDependant(m.id);
     expect(await dependantsOf(m.id)).toHaveLength(1);
@@ -119,7 +119,7 @@ async function committedEffects(run: () => Promise<unknown>, until: (effects: Ef
   readers += 1;
   const name = `family-effects-reader-${readers}`;
   const reader = new Redis(redisUrl(), { connectionName: name, maxRetriesPerRequest: 1 });
-  const key = t.rt.store.keys.effects;
+  const key = t.rt.store.keys.bucket(0).effects;
   const seen: Effect[] = [];
   try {
     let last = '$';
@@ -154,10 +154,10 @@ describe('the family write is applied once', () => {
    * before committing (a createFamilyMember for an id in use).
    */
   const redeliver = async (effect: Effect, code = 1025) => {
-    await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify([effect]));
+    await t.rt.redis.xadd(t.rt.store.keys.bucket(0).effects, '*', 'f', JSON.stringify([effect]));
     await t.rt.dispatcher.effects.sweep(0);
-    expect(await t.rt.redis.xlen(t.rt.store.keys.effects)).toBe(0);
-    const dead = await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+');
+    expect(await t.rt.redis.xlen(t.rt.store.keys.bucket(0).effects)).toBe(0);
+    const dead = await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effectsDead, '-', '+');
     expect(dead.filter(([, fields]) => fields.join(' ').includes(effect.id))).toEqual([]);
     const again = await t.rt.dispatcher
       .call({ classId: effect.classId, method: effect.method, instanceId: effect.instanceId, body: effect.body, identity: effect.identity, origin: 'effect', delivery: { id: effect.id } })
@@ -227,6 +227,6 @@ describe('the family write is applied once', () => {
 
 describe('afterwards (the tests above ran first)', () => {
   test('no effect of these family changes was refused by its target (dead-lettered)', async () => {
-    expect(await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+')).toEqual([]);
+    expect(await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effectsDead, '-', '+')).toEqual([]);
   });
 });

@@ -68,7 +68,7 @@ test('a process that commits a delayed task and stops at once hands the task to 
     const delayed = await redis.zrange(rt.jobs.queue.keys.delayed!, '0', '-1');
     expect(delayed).toHaveLength(1);
     expect(delayed[0]).toMatch(/^task-/);
-    expect(await redis.xlen(rt.store.keys.tasks)).toBe(0);
+    expect(await redis.xlen(rt.store.keys.bucket(0).tasks)).toBe(0);
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
   } finally {
     await rt.stop();

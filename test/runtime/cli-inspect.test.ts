@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { Keys } from '../../runtime/actor/state-store';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -64,7 +65,7 @@ test('inspect lists the instance\'s pending QUEUED_WRITE jobs and its due tasks'
   expect((await post('later/held', { delaySeconds: 3600, by: 2 })).status).toBe(200);
   // the instance's lease held from outside: the queued job stays pending until it is let go
   const redis = new Redis(redisUrl());
-  const lease = `rt:${projectId}:l:Counter:held`;
+  const lease = new Keys(projectId).lease('Counter', 'held');
   try {
     await redis.set(lease, 'held-by-test', 'PX', 60_000);
     const queued = await post('queuedAdd/held', { by: 5 });
@@ -97,13 +98,13 @@ test('inspect lists a committed effect not yet applied to the instance, until it
   const t = await startTestRuntime({ projectId: fx, env });
   const redis = new Redis(redisUrl());
   // the ledger's lease held from outside: the effect is committed with the sale but cannot be applied
-  const lease = `rt:${fx}:l:Ledger:l1`;
+  const lease = new Keys(fx).lease('Ledger', 'l1');
   try {
     expect((await t.post(`/${fx}/CALL/Shop/open/s1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
     expect((await t.post(`/${fx}/CALL/Ledger/open/l1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
     await redis.set(lease, 'held-by-test', 'PX', 60_000);
     const sale = t.post(`/${fx}/CALL/Shop/sell/s1`, { ledger: 'l1', entries: ['paid'] }, { 'x-api-key': TEST_API_KEY }).catch(() => null);
-    await waitFor(async () => (await redis.xlen(t.rt.store.keys.effects)) === 1, { what: 'the committed effect' });
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 1, { what: 'the committed effect' });
     const shown = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
     expect(shown.pendingEffects).toEqual([{ entry: expect.any(String), id: expect.any(String), method: 'post' }]);
     expect(shown.state.public.entries).toEqual([]);
@@ -111,7 +112,7 @@ test('inspect lists a committed effect not yet applied to the instance, until it
     expect(JSON.parse((await cliIn(fx, env, 'inspect', 'Shop', 's1')).stdout).pendingEffects).toEqual([]);
     await redis.del(lease);
     // applied (by the caller's process or its sweeper) once the lease is let go
-    await waitFor(async () => (await redis.xlen(t.rt.store.keys.effects)) === 0, { timeoutMs: 45_000, what: 'the effect applied' });
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 0, { timeoutMs: 45_000, what: 'the effect applied' });
     await sale;
     const after = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
     expect(after.pendingEffects).toEqual([]);

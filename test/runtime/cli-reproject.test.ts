@@ -4,6 +4,7 @@
  * the store lives in the service's memory, so the CLI asks the service to
  * rebuild it, and says plainly when no service takes the request.
  */
+import { Keys } from '../../runtime/actor/state-store';
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -104,7 +105,7 @@ describe('with a running service on the embedded store', () => {
     await waitFor(async () => (await listed()).length === 2, { what: 'both gauges listed' });
     expect(await listed()).toEqual(['g1', 'g2']);
     // the instance removed behind the projector's back: the service's store still lists it
-    expect(await redis.del(`rt:${projectId}:i:Gauge:g2`)).toBe(1);
+    expect(await redis.del(new Keys(projectId).instance('Gauge', 'g2'))).toBe(1);
     expect(await listed()).toEqual(['g1', 'g2']);
 
     const outcome = await cli(projectId, 'reproject', 'Gauge');
@@ -154,7 +155,7 @@ test('with several service processes (PROCESSES=2), each rebuilds its own store 
       const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/init/${id}`, { method: 'POST', headers, body: '{}' });
       expect(r.status).toBe(200);
     }
-    expect(await redis.del(`rt:${projectId}:i:Gauge:m2`)).toBe(1);
+    expect(await redis.del(new Keys(projectId).instance('Gauge', 'm2'))).toBe(1);
 
     const outcome = await cli(projectId, 'reproject');
     expect(outcome.code).toBe(0);

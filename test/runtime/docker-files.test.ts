@@ -325,11 +325,6 @@ const APP_SERVICES = ['api', 'worker', 'projector'];
  * project's life) and never one server (REDIS_URL); the single-server file never names a cluster.
  */
 const CLUSTER_FIXED_BY_COMPOSE = [...FIXED_BY_COMPOSE.filter((v) => v !== 'REDIS_URL'), 'REDIS_CLUSTER_NODES', 'REDIS_BUCKETS'];
-/**
- * Settings of the cluster file's app containers that README's Configuration table has no row for yet
- * (the runtime's cluster settings are new); drop a name here once the table documents it.
- */
-const CLUSTER_NOT_YET_DOCUMENTED = ['REDIS_CLUSTER_NODES', 'REDIS_BUCKETS', 'REDIS_WAIT_REPLICAS'];
 
 /**
  * Every deployment setting of README's Configuration table reaches the app containers of `file`:
@@ -604,7 +599,7 @@ describe('docker-compose.cluster.yml', () => {
   });
 
   test("every deployment setting of the README's Configuration table reaches the api, worker and projector containers", () => {
-    expectSettingsReachApps(cluster, CLUSTER_FIXED_BY_COMPOSE, ['REDIS_URL'], CLUSTER_NOT_YET_DOCUMENTED);
+    expectSettingsReachApps(cluster, CLUSTER_FIXED_BY_COMPOSE, ['REDIS_URL']);
   });
 
   test('redis-cluster-init runs once every node is healthy, forms 3 masters with a replica each from the nodes’ addresses, and the app services start after it succeeded', () => {

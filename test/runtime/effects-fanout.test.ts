@@ -38,11 +38,11 @@ function post(board: string, body: Record<string, unknown>): Effect {
 
 /** the effects as one committed entry, applied as the committing process applies it */
 async function commitAndApply(effects: Effect[]): Promise<{ entryId: string; applied: boolean }> {
-  const entryId = (await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify(effects)))!;
-  return { entryId, applied: await t.rt.dispatcher.effects.apply(entryId, effects) };
+  const entryId = (await t.rt.redis.xadd(t.rt.store.keys.bucket(0).effects, '*', 'f', JSON.stringify(effects)))!;
+  return { entryId, applied: await t.rt.dispatcher.effects.apply({ bucket: 0, id: entryId }, effects) };
 }
 
-const entryLeft = async (entryId: string) => (await t.rt.redis.xrange(t.rt.store.keys.effects, entryId, entryId)).length > 0;
+const entryLeft = async (entryId: string) => (await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effects, entryId, entryId)).length > 0;
 
 test('effects on different targets are applied at once', async () => {
   const [a, b, c] = await boards(3);
@@ -75,7 +75,7 @@ test('an effect that must be retried holds back its own target only; redelivered
 
   expect((await t.post(`${p}/Board/post/${gate}`, { entry: 'open' }, KEY)).status).toBe(200);
   // as the sweeper delivers it again
-  expect(await t.rt.dispatcher.effects.apply(first.entryId, effects, true)).toBe(true);
+  expect(await t.rt.dispatcher.effects.apply({ bucket: 0, id: first.entryId }, effects, true)).toBe(true);
   expect(await entries(a!)).toEqual(['a1', 'a2']);
   expect(await entries(b!)).toEqual(['b1', 'b2']);
   expect(await entryLeft(first.entryId)).toBe(false);

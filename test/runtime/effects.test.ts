@@ -5,6 +5,7 @@
  * whose commit is refused leaves none; a process killed between commit and
  * apply has its effects applied exactly once by the sweeper.
  */
+import { streamEntries, streamLength } from '../support/streams';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
 import { effectFailure, type Effect } from '../../runtime/actor/effects';
@@ -39,7 +40,7 @@ async function fresh(): Promise<{ shop: string; ledger: string }> {
 }
 
 const entries = async (ledger: string) => (await t.get(`${p}/Ledger/get/${ledger}`, KEY)).body.entries as string[];
-const pendingEntries = () => t.rt.redis.xlen(t.rt.store.keys.effects);
+const pendingEntries = () => streamLength(t.rt, 'effects');
 
 test('effects are applied after the commit, in order, before the caller is answered', async () => {
   const { shop, ledger } = await fresh();
@@ -98,7 +99,7 @@ test('a redelivered effect finds itself applied and writes nothing', async () =>
     identity: { type: 'class', classId: 'Shop', instanceId: shop },
   };
   // deliver it again, as the sweeper does for an entry whose deletion was lost
-  await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify([effect]));
+  await t.rt.redis.xadd(t.rt.store.keys.bucket(0).effects, '*', 'f', JSON.stringify([effect]));
   await t.rt.dispatcher.effects.sweep(0);
   expect(await entries(ledger)).toEqual(['once']);
   expect(await pendingEntries()).toBe(0);
@@ -120,16 +121,16 @@ test('an effect its target refuses is dead-lettered, not retried forever', async
     body: { entry: 'lost' },
     identity: { type: 'class', classId: 'Shop', instanceId: 'sx' },
   };
-  await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify([effect]));
+  await t.rt.redis.xadd(t.rt.store.keys.bucket(0).effects, '*', 'f', JSON.stringify([effect]));
   await t.rt.dispatcher.effects.sweep(0);
   expect(await pendingEntries()).toBe(0);
-  const dead = await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+');
+  const dead = await streamEntries(t.rt, 'effectsDead');
   expect(dead.some(([, fields]) => fields.join(' ').includes(effect.id))).toBe(true);
   expect(await entries(ledger)).toEqual([]);
   // dead-lettered once: delivered again, it is not sent to its target (nor dead-lettered) a second time
-  await t.rt.redis.xadd(t.rt.store.keys.effects, '*', 'f', JSON.stringify([effect]));
+  await t.rt.redis.xadd(t.rt.store.keys.bucket(0).effects, '*', 'f', JSON.stringify([effect]));
   await t.rt.dispatcher.effects.sweep(0);
-  const deadAgain = await t.rt.redis.xrange(t.rt.store.keys.effectsDead, '-', '+');
+  const deadAgain = await streamEntries(t.rt, 'effectsDead');
   expect(deadAgain.filter(([, fields]) => fields.join(' ').includes(effect.id))).toHaveLength(1);
   expect(await pendingEntries()).toBe(0);
 });
@@ -160,7 +161,7 @@ test('a process killed between commit and apply: the effect is applied exactly o
     // the effect's target waits 3 s before its own commit: the shop's change is committed, its effect not yet applied
     const sale = post('/Shop/sell/s', { ledger: 'l', entries: ['paid'], delayMs: 3000 }).catch(() => null);
     const keys = observer.rt.store.keys;
-    await waitFor(async () => (await observer.rt.redis.xlen(keys.effects)) === 1, { what: 'the committed effect in the outbox' });
+    await waitFor(async () => (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 1, { what: 'the committed effect in the outbox' });
     const shop = await observer.rt.store.read('Shop', 's');
     expect(JSON.parse(shop!.stateJson).public.sales).toBe(1);
     await child.kill();
@@ -170,7 +171,7 @@ test('a process killed between commit and apply: the effect is applied exactly o
     // a process with the worker role sweeps the outbox at start
     const restarted = await startTestRuntime({ projectId, env: { ...env, ROLES: 'worker' } });
     try {
-      await waitFor(async () => (await ledger()).length > 0 && (await observer.rt.redis.xlen(keys.effects)) === 0, { timeoutMs: 20_000, what: 'the effect applied after the restart' });
+      await waitFor(async () => (await ledger()).length > 0 && (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 0, { timeoutMs: 20_000, what: 'the effect applied after the restart' });
       expect(await ledger()).toEqual(['paid']);
       // sweeping again (or a second sweeper) applies nothing more
       await restarted.rt.dispatcher.effects.sweep(0);

@@ -128,7 +128,7 @@ test('150 delayed tasks due together, their worker SIGKILLed on its first commit
   const first = await worker(projectId, {
     ...workerEnv,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, '../support/crash-after-commit.cjs')}`.trim(),
-    CRASH_AFTER_COMMIT_PREFIX: t.rt.store.keys.delivered(''),
+    CRASH_AFTER_COMMIT_PREFIX: t.rt.store.keys.bucket(0).noDelivery.slice(0, -1),
   });
   const planned = await t.post(`/${projectId}/CALL/Ledger/plan/planner`, { targets, delaySeconds: 1 }, key);
   expect(planned.status).toBe(200);
@@ -296,7 +296,7 @@ describe('the same delivery run twice at once, in process (two runtimes on one R
     expect(r).toEqual({ ok: 1, refused: 1, other: [] });
     expect((await ledgers(a, ['x'])).get('x')).toEqual({ version: 2, count: 1, history: ['x'] });
     expect(await a.rt.store.redis.zcard(a.rt.store.keys.pendingJobs('Ledger', 'x'))).toBe(0);
-    expect(JSON.parse((await a.rt.store.redis.get(a.rt.store.keys.jobResult(jobId)))!)).toMatchObject({ status: 200, body: { count: 1 } });
+    expect(JSON.parse((await a.rt.store.redis.get(a.rt.store.keys.jobResult('Ledger', 'x', jobId)))!)).toMatchObject({ status: 200, body: { count: 1 } });
   });
 
   test('a task delivered three times at once, by two runtimes and twice by one: one commit, the others refused (1025)', async () => {

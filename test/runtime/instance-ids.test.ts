@@ -8,11 +8,12 @@ import { uniqueIds } from '../../runtime/actor/state-store';
 import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
 
 describe('uniqueIds', () => {
-  it('drops the prefix and every id already yielded, in this batch or an earlier one', () => {
+  it('reads each id off its key and drops every id already yielded, in this batch or an earlier one', () => {
     const yielded = new Set<string>();
-    expect(uniqueIds(['p:a', 'p:b', 'p:a'], 2, yielded)).toEqual(['a', 'b']);
-    expect(uniqueIds(['p:b', 'p:c'], 2, yielded)).toEqual(['c']);
-    expect(uniqueIds([], 2, yielded)).toEqual([]);
+    const idOf = (key: string) => key.slice(2);
+    expect(uniqueIds(['p:a', 'p:b', 'p:a'], idOf, yielded)).toEqual(['a', 'b']);
+    expect(uniqueIds(['p:b', 'p:c'], idOf, yielded)).toEqual(['c']);
+    expect(uniqueIds([], idOf, yielded)).toEqual([]);
     expect([...yielded]).toEqual(['a', 'b', 'c']);
   });
 });

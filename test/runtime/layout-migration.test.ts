@@ -11,7 +11,7 @@ import { checkLayout, LEGACY_RENAMES, LegacyNames, migrateLegacyLayout, migratio
 import { StateStore } from '../../runtime/actor/state-store';
 import { connect, parseClusterNodes } from '../../runtime/redis/connection';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
-import { redisUrl, uniqueProjectId } from '../support/redis';
+import { clusterNodes, redisUrl, uniqueProjectId } from '../support/redis';
 
 const opened: { disconnect(): void }[] = [];
 function open(): Redis {
@@ -130,6 +130,7 @@ describe('the rename rules', () => {
     expect(n.newName('bull:rt-proj:wait')).toBe(`${t}:jobs:wait`);
     expect(n.newName('bull:rt-proj:job-2')).toBe(`${t}:jobs:job-2`);
     expect(n.newName('bull:rt-proj:job-2:lock')).toBe(`${t}:jobs:job-2:lock`);
+    expect(n.newName('bull:msg-proj:wait')).toBe('rt:{proj:msg}:msg-proj:wait');
     for (const stays of [
       'rt:proj:k:Counter:slot:a',
       'rt:proj:apikeys',
@@ -146,13 +147,13 @@ describe('the rename rules', () => {
     ]) {
       expect(n.newName(stays)).toBeUndefined();
     }
-    expect(n.patterns).toEqual(['rt:proj:*', 'bull:rt-proj:*']);
+    expect(n.patterns).toEqual(['rt:proj:*', 'bull:rt-proj:*', 'bull:msg-proj:*']);
   });
 
   test('a rule is one line; a malformed one is refused', () => {
     const more = new LegacyNames('proj', [...LEGACY_RENAMES, { from: 'rt:<p>:msg:sent:*', to: '<tag>:msg:sent:*' }]);
     expect(more.newName('rt:proj:msg:sent:m1')).toBe('rt:{proj:0}:msg:sent:m1');
-    expect(more.patterns).toEqual(['rt:proj:*', 'bull:rt-proj:*']);
+    expect(more.patterns).toEqual(['rt:proj:*', 'bull:rt-proj:*', 'bull:msg-proj:*']);
     expect(() => new LegacyNames('proj', [{ from: 'rt:<p>:x:*', to: '<tag>:x' }])).toThrow(/'\*'/);
     expect(() => new LegacyNames('proj', [{ from: 'rt:<p>:*:x', to: '<tag>:*:x' }])).toThrow(/'\*'/);
   });
@@ -385,9 +386,8 @@ describe('migrateLegacyLayout', () => {
     expect((await migrateLegacyLayout(new StateStore(open(), p, 1), () => undefined)).outcome).toBe('migrated');
   });
 
-  const clusterSeeds = process.env.TEST_REDIS_CLUSTER_NODES;
-  (clusterSeeds ? test : test.skip)('on a cluster it does not look', async () => {
-    const cluster = connect({ kind: 'cluster', nodes: parseClusterNodes(clusterSeeds!) }, { maxRetriesPerRequest: null });
+  test('on a cluster it does not look', async () => {
+    const cluster = connect({ kind: 'cluster', nodes: parseClusterNodes(clusterNodes()) }, { maxRetriesPerRequest: null });
     opened.push(cluster);
     const p = uniqueProjectId('lm');
     await cluster.set(`rt:${p}:i:Counter:c1`, 'x');

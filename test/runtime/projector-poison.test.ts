@@ -6,6 +6,7 @@
  * every listing behind one bad instance. Real processes on one Redis, the
  * shared store's consumer group (projector-fixtures/shared-projector.ts).
  */
+import { Keys } from '../../runtime/actor/state-store';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
@@ -32,7 +33,7 @@ function failures(proc: RuntimeProcess): number {
 
 describe('a projector restarted while its own pending entries keep failing', () => {
   const projectId = uniqueProjectId('pjp');
-  const outbox = `rt:${projectId}:outbox`;
+  const outbox = new Keys(projectId).bucket(0).outbox;
   const gauge = `/${projectId}/CALL/Gauge`;
   let api: TestRuntime;
   let redis: Redis;

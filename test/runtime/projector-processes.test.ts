@@ -3,6 +3,7 @@
  * shared store's consumer group (projector-fixtures/shared-projector.ts, the
  * embedded store posing as MongoDB) and the PROCESSES supervisor's slots.
  */
+import { Keys } from '../../runtime/actor/state-store';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { askProjectors } from '../../runtime/stream/projector-control';
@@ -35,7 +36,7 @@ function projector(projectId: string, env: Record<string, string>): Promise<Runt
 
 describe('a projector process that dies holding outbox entries (shared store, consumer group)', () => {
   const projectId = uniqueProjectId('pj');
-  const outbox = `rt:${projectId}:outbox`;
+  const outbox = new Keys(projectId).bucket(0).outbox;
   let api: TestRuntime;
   let redis: Redis;
   const started: RuntimeProcess[] = [];

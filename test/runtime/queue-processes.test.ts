@@ -4,6 +4,7 @@
  * job is applied exactly once, in its instance's FIFO order, and a backlog is
  * handed on from commit to commit instead of being found by re-delaying.
  */
+import { Keys } from '../../runtime/actor/state-store';
 import { Redis } from 'ioredis';
 import { TEST_API_KEY, waitFor } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
@@ -125,7 +126,7 @@ test('a backlog queued while no worker runs drains by hand-over: each job waitin
   for (let n = 1; n <= perInstance; n++) {
     await Promise.all(ids.map((id, i) => post(apis[(n + i) % 2].base, `${p}/queuedAdd/${id}`, { by: n }).then((r) => expect(r.status).toBe(202))));
   }
-  const eventsKey = `bull:rt-${projectId}:events`;
+  const eventsKey = `${new Keys(projectId).bucket(0).queuePrefix}:jobs:events`;
   const [lastBefore] = (await redis.xrevrange(eventsKey, '+', '-', 'COUNT', 1))[0] ?? ['0-0'];
 
   await spawn(projectId, 'worker', 2);

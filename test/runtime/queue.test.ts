@@ -1,3 +1,4 @@
+import { streamLength } from '../support/streams';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
@@ -102,7 +103,7 @@ test('delayed tasks run later, as the scheduling class', async () => {
   expect((await t.get(`${p}/get/later`, key)).body.count).toBe(0);
   await waitFor(async () => (await t.get(`${p}/get/later`, key)).body.count === 4, { timeoutMs: 30_000, what: 'delayed task' });
   // handed to the queue and removed from the task outbox
-  await waitFor(async () => (await t.rt.redis.xlen(t.rt.store.keys.tasks)) === 0, { what: 'task outbox drained' });
+  await waitFor(async () => (await streamLength(t.rt, 'tasks')) === 0, { what: 'task outbox drained' });
 });
 
 test('a write queues another instance\'s QUEUED_WRITE with its commit, and not at all when it fails', async () => {
@@ -113,7 +114,7 @@ test('a write queues another instance\'s QUEUED_WRITE with its commit, and not a
   const ok = await t.post(`${p}/relay/relay-src`, { target: 'relay-dst', by: 3 }, key);
   expect(ok.body.jobId).toEqual(expect.any(String));
   await waitFor(async () => (await t.get(`${p}/get/relay-dst`, key)).body.count === 3, { what: 'relayed job' });
-  expect((await t.rt.jobs.queue.getJob(ok.body.jobId))?.data).toMatchObject({ kind: 'call', method: 'queuedAdd' });
+  expect((await t.rt.jobs.getJob(ok.body.jobId))?.data).toMatchObject({ kind: 'call', method: 'queuedAdd' });
   expect((await t.get(`${p}/get/relay-src`, key)).body.count).toBe(1);
   // checked up front: no such instance
   const bad = await t.post(`${p}/relay/relay-src`, { target: 'nobody', by: 1 }, key);

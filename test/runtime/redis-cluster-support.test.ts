@@ -3,15 +3,13 @@
  * test/support/global-setup.js: a local 3-master cluster, or the caller's
  * REDIS_CLUSTER_NODES) is a real cluster: keys of different slots live on
  * different masters, a multi-key command across slots is refused with
- * CROSSSLOT, and one within a hash tag is not. Skipped when the run has no
- * cluster (TEST_REDIS_CLUSTER=0, or a caller's REDIS_URL without a local
- * redis-server).
+ * CROSSSLOT, and one within a hash tag is not. A run without a cluster
+ * fails here, naming what is missing.
  */
 import { Cluster } from 'ioredis';
-import { uniqueProjectId } from '../support/redis';
+import { clusterNodes, uniqueProjectId } from '../support/redis';
 
-const raw = process.env.TEST_REDIS_CLUSTER_NODES;
-const seeds = (raw ?? '')
+const seeds = clusterNodes()
   .split(',')
   .filter(Boolean)
   .map((entry) => {
@@ -19,9 +17,7 @@ const seeds = (raw ?? '')
     return { host: entry.slice(0, i), port: Number(entry.slice(i + 1)) };
   });
 
-const describeCluster = raw ? describe : describe.skip;
-
-describeCluster('the run’s Redis Cluster (TEST_REDIS_CLUSTER_NODES)', () => {
+describe('the run’s Redis Cluster (TEST_REDIS_CLUSTER_NODES)', () => {
   let cluster: Cluster;
   const prefix = uniqueProjectId('rc');
 

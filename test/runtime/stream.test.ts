@@ -1,4 +1,5 @@
 import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
+import { streamLength } from '../support/streams';
 import { loadConfig } from '../../runtime/config';
 import { Runtime } from '../../runtime/runtime';
 import { createLogger } from '../../runtime/logger';
@@ -87,7 +88,7 @@ describe('shared document store (consumer group, as with MongoDB)', () => {
     await call('init', 'g1', { start: 1 });
     await call('increment', 'g1', { by: 1 });
     await waitFor(async () => (await store.get('counters', 'g1'))?.count === 2);
-    await waitFor(async () => (await rt.redis.xlen(rt.store.keys.outbox)) === 0, { what: 'outbox drained' });
+    await waitFor(async () => (await streamLength(rt, 'outbox')) === 0, { what: 'outbox drained' });
   });
 
   test('stop the projector, commit, start it: the documents catch up', async () => {
@@ -95,11 +96,11 @@ describe('shared document store (consumer group, as with MongoDB)', () => {
     await call('init', 'g2', { start: 4 });
     await call('increment', 'g1', { by: 10 });
     expect(await store.get('counters', 'g2')).toBeNull();
-    expect(await rt.redis.xlen(rt.store.keys.outbox)).toBe(2);
+    expect(await streamLength(rt, 'outbox')).toBe(2);
     await rt.projector.start();
     await waitFor(async () => (await store.get('counters', 'g2'))?.count === 4);
     await waitFor(async () => (await store.get('counters', 'g1'))?.count === 12);
-    await waitFor(async () => (await rt.redis.xlen(rt.store.keys.outbox)) === 0);
+    await waitFor(async () => (await streamLength(rt, 'outbox')) === 0);
   });
 
   test('writes are idempotent by version: an older projection never overwrites a newer one', async () => {

@@ -26,7 +26,7 @@ async function redisNow(): Promise<number> {
 async function leftInOutbox(instanceId: string, delayMs: number, agoMs: number, seq: number): Promise<string> {
   const id = randomUUID();
   const task = { id, classId: 'Counter', method: 'queuedAdd', instanceId, body: { by: 1 }, delayMs, identity: { type: 'class', classId: 'Counter', instanceId } };
-  await t.rt.redis.xadd(t.rt.store.keys.tasks, `${(await redisNow()) - agoMs}-${seq}`, 't', JSON.stringify([task]));
+  await t.rt.redis.xadd(t.rt.store.keys.bucket(0).tasks, `${(await redisNow()) - agoMs}-${seq}`, 't', JSON.stringify([task]));
   return id;
 }
 
@@ -51,5 +51,5 @@ test('a swept task keeps its due time: commit + delay, not sweep + delay', async
   expect((await t.rt.jobs.queue.getJob(`task-${due}`))?.delay ?? 0).toBe(0);
   expect(await lateJob!.getState()).toBe('delayed');
   // both handed over: the outbox is empty
-  expect(await t.rt.redis.xlen(t.rt.store.keys.tasks)).toBe(0);
+  expect(await t.rt.redis.xlen(t.rt.store.keys.bucket(0).tasks)).toBe(0);
 });

@@ -5,6 +5,7 @@
  * rotated on every exchange, a reused one revoking its whole family, the
  * identity source asked afresh at each exchange, and revokeAll.
  */
+import { RefreshKeys } from '../../runtime/auth/refresh-tokens';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -137,7 +138,7 @@ describe('refresh tokens', () => {
     const id = uid('u');
     await create(id, { active: true, roles: ['reader'] });
     const first = await signIn(id, { refresh: true });
-    expect(first.refreshToken).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
+    expect(first.refreshToken).toMatch(/^rt_[A-Za-z0-9_-]{64}$/);
     const r = await refresh(first.refreshToken);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['expiresAt', 'refreshToken', 'token']);
@@ -179,14 +180,14 @@ describe('refresh tokens', () => {
   test('kept in Redis only as their SHA-256, expiring after REFRESH_TOKEN_TTL_SECONDS', async () => {
     const id = uid('u');
     const { refreshToken } = await signIn(id, { refresh: true });
-    const key = `rt:${t.projectId}:rft:${createHash('sha256').update(refreshToken!).digest('hex')}`;
+    const key = new RefreshKeys(`rt:${t.projectId}`).tokenKeyOf(refreshToken!)!;
     const record = JSON.parse((await t.rt.redis.get(key))!);
     expect(record).toMatchObject({ sub: id, type: 'program_management_user' });
     expect(JSON.stringify(record)).not.toContain(refreshToken!.slice(3));
     const ttl = await t.rt.redis.pttl(key);
     expect(ttl).toBeGreaterThan(3_500_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
-    const keys = await t.rt.redis.keys(`rt:${t.projectId}:*`);
+    const keys = await t.rt.redis.keys(`rt:*${t.projectId}*`);
     expect(keys.some((k) => k.includes(refreshToken!) || k.includes(refreshToken!.slice(3)))).toBe(false);
   });
 
@@ -210,7 +211,7 @@ describe('refresh tokens', () => {
     const id = uid('u');
     await create(id, { active: true, roles: [] });
     const old = await signIn(id, { refresh: true });
-    const record = JSON.parse((await t.rt.redis.get(`rt:${t.projectId}:rft:${createHash('sha256').update(old.refreshToken!).digest('hex')}`))!);
+    const record = JSON.parse((await t.rt.redis.get(new RefreshKeys(`rt:${t.projectId}`).tokenKeyOf(old.refreshToken!)!))!);
     const validAfter = await waitFor(() => Date.now() > record.createdMs && new Date().toISOString(), { what: 'the next millisecond' });
     await update(id, { validAfter });
     const fresh = await signIn(id, { refresh: true });

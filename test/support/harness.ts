@@ -8,7 +8,7 @@ import { loadConfig, projectRoot } from '../../runtime/config';
 import { Runtime } from '../../runtime/runtime';
 import { createLogger } from '../../runtime/logger';
 import type { IdentityType } from '../../runtime/actor/types';
-import { redisUrl, uniqueProjectId } from './redis';
+import { redisEnv, uniqueProjectId } from './redis';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export const TEST_API_KEY = 'test-integration-key-0123456789';
@@ -26,9 +26,11 @@ export interface TestRuntime {
 }
 
 export function testEnv(projectId: string, extra: Record<string, string> = {}): Record<string, string> {
+  // a test that names a cluster (or a server) itself gets that one only
+  const redis = extra.REDIS_CLUSTER_NODES ? { REDIS_URL: '' } : extra.REDIS_URL ? { REDIS_CLUSTER_NODES: '' } : redisEnv();
   return {
     PROJECT_ID: projectId,
-    REDIS_URL: redisUrl(),
+    ...redis,
     JWT_SECRET: TEST_JWT_SECRET,
     INTEGRATION_API_KEYS: TEST_API_KEY,
     CLASS_DIRS: EXAMPLE_CLASS_DIR,
