@@ -34,6 +34,7 @@ import { Redis } from 'ioredis';
 import { TokenService } from '../runtime/auth/auth';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
+  benchKeys,
   benchRedisUrl,
   buildService,
   call,
@@ -44,6 +45,7 @@ import {
   log,
   type Measured,
   positiveIntFlag,
+  projectKeyPatterns,
   round1,
   runBench,
   stamp,
@@ -69,6 +71,8 @@ const CONTENTS = flag('contents') ?? 200;
 const S = QUICK ? { warmSeconds: 1, slices: 4, sliceSeconds: 1 } : { warmSeconds: 2, slices: 4, sliceSeconds: 3 };
 const CONNECTIONS = 50;
 const PROJECT_ID = 'benchcontent';
+/** the service's key names (REDIS_BUCKETS buckets, 1 unless set) */
+const KEYS = benchKeys(PROJECT_ID);
 const BARE_PREFIX = 'bench:contentbase:';
 const JWT_SECRET = 'bench-content-jwt-secret-0123456789-0123456789-01';
 const PATH = `/${PROJECT_ID}/CALL/ContentManager/getContents/default`;
@@ -154,10 +158,10 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`, `${BARE_PREFIX}*`]);
+    const removed = await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the developer who creates the contents (the snapshot RoleManager would write)
-    await redis.set(`rt:${PROJECT_ID}:roles`, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
+    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
     // a developer's development token: every workflow rule approves a developer's change at once
     const devToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-dev', identity: 'program_management_user', roles: ['bench-super'], developer: true }, 6 * 3600);
     const DEV = { authorization: `Bearer ${devToken}` };

@@ -37,6 +37,7 @@ import { Redis } from 'ioredis';
 import { TokenService } from '../runtime/auth/auth';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
+  benchKeys,
   benchRedisUrl,
   buildService,
   call,
@@ -50,6 +51,7 @@ import {
   type Measured,
   percentile,
   positiveIntFlag,
+  projectKeyPatterns,
   ROOT,
   round1,
   runBench,
@@ -95,6 +97,8 @@ const HR_CONNECTIONS = 16;
 const LIST_CONNECTIONS = 4;
 const SEED_CONCURRENCY = 32;
 const PROJECT_ID = 'benchhr';
+/** the service's key names (REDIS_BUCKETS buckets, 1 unless set) */
+const KEYS = benchKeys(PROJECT_ID);
 const BARE_PREFIX = 'bench:hrbase:';
 const API_KEY = 'bench-hr-integration-key-0123456789abcdef';
 const JWT_SECRET = 'bench-hr-jwt-secret-0123456789-0123456789-012345';
@@ -255,7 +259,7 @@ async function checkApplied(redis: Redis, sent: Map<number, number[]>, sample: n
   let wrong = 0;
   let previous = 0;
   for (const i of ids) {
-    const raw = await redis.hget(`rt:${PROJECT_ID}:i:Member:${memberId(i)}`, 's');
+    const raw = await redis.hget(KEYS.instance('Member', memberId(i)), 's');
     const stored = raw ? (JSON.parse(raw) as { private?: { profile?: { phone?: string } } }).private?.profile?.phone : undefined;
     const rounds = sent.get(i)!;
     if (stored === phone(i, rounds[rounds.length - 1]!)) continue;
@@ -337,10 +341,10 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`, `${BARE_PREFIX}*`]);
+    const removed = await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the back-office user that lists (the snapshot RoleManager would write)
-    await redis.set(`rt:${PROJECT_ID}:roles`, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
+    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
     const pmToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] }, 6 * 3600);
     const PM = { authorization: `Bearer ${pmToken}` };
 

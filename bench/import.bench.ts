@@ -44,6 +44,7 @@ import { TokenService } from '../runtime/auth/auth';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import { describeProfile, summariseProfile, type CpuProfile } from './profile-summary';
 import {
+  benchKeys,
   benchRedisUrl,
   buildService,
   call,
@@ -53,6 +54,7 @@ import {
   fmt,
   log,
   positiveIntFlag,
+  projectKeyPatterns,
   ROOT,
   round1,
   runBench,
@@ -92,6 +94,8 @@ if (!MEMBER_PAYMENT) throw new Error(`--payment must be one of ${Object.keys(PAY
 /** diagnostic: the import processes' V8 old-space limit (node --max-old-space-size), to tell live memory from garbage not collected yet */
 const MAX_OLD_SPACE = flag('max-old-space');
 const PROJECT_ID = 'benchimport';
+/** the service's key names (REDIS_BUCKETS buckets, 1 unless set) */
+const KEYS = benchKeys(PROJECT_ID);
 const JWT_SECRET = 'bench-import-jwt-secret-0123456789-0123456789-012';
 const MAPPING = path.join(ROOT, 'examples/import/mapping.json');
 const PROJECTION_TIMEOUT_MS = 15 * 60_000;
@@ -350,10 +354,10 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`]);
+    const removed = await deleteKeys(redis, projectKeyPatterns(PROJECT_ID));
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the back-office user that lists (the snapshot RoleManager would write)
-    await redis.set(`rt:${PROJECT_ID}:roles`, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
+    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
     const pmToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] }, 6 * 3600);
     const PM = { authorization: `Bearer ${pmToken}` };
 

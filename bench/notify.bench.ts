@@ -42,12 +42,14 @@ import { Redis } from 'ioredis';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import { benchInbox } from './classes/NotifyBench/NotifyBench.class';
 import {
+  benchKeys,
   benchRedisUrl,
   call,
   cpuSeconds,
   deleteKeys,
   fmt,
   log,
+  projectKeyPatterns,
   round1,
   round3,
   runBench,
@@ -76,6 +78,10 @@ if (!Number.isInteger(N) || N < 1 || N > 10_000) throw new Error(`--recipients m
 /** how often a running phase prints its progress (--progress: every second) */
 const PROGRESS_MS = argv.includes('--progress') ? 1000 : 5000;
 const PROJECT_ID = 'benchnotify';
+/** the service's key names (REDIS_BUCKETS buckets, 1 unless set): inboxes, and per bucket its effect stream and QUEUED_WRITE queue (`<tag>:jobs`) */
+const KEYS = benchKeys(PROJECT_ID);
+/** the mail queue's keys: BullMQ prefix `rt:{<project>:msg}`, queue `msg-<project>` (runtime/mail/delivery.ts) */
+const MAIL_QUEUE = `rt:{${PROJECT_ID}:msg}:msg-${PROJECT_ID}`;
 const BARE_PREFIX = 'bench:notifybase:';
 const API_KEY = 'bench-notify-integration-key-0123456789abcdef';
 const TEMPLATE = 'MEMBER_WELCOME';
@@ -118,7 +124,7 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    const removed = await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`, `bull:msg-${PROJECT_ID}:*`, `${BARE_PREFIX}*`]);
+    const removed = await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
 
     const smtpPort = await findFreePort();
@@ -184,7 +190,7 @@ async function main(): Promise<Record<string, unknown>> {
 
     const smtpStats = async (): Promise<SmtpStats> => (await call(SMTP_API, 'GET', '/stats')).body as SmtpStats;
     const redisPid = tracked.redis?.pid;
-    const inboxKeys = Array.from({ length: N }, (_, i) => `rt:${PROJECT_ID}:i:UserNotification:${benchInbox(i)}`);
+    const inboxKeys = Array.from({ length: N }, (_, i) => KEYS.instance('UserNotification', benchInbox(i)));
 
     /** every inbox's version (0: none yet), pipelined in chunks */
     const versions = async (indexes: number[]): Promise<number[]> => {
@@ -217,17 +223,15 @@ async function main(): Promise<Record<string, unknown>> {
       return out;
     };
 
-    /** the effect stream and both BullMQ queues hold nothing more to do */
+    /** every bucket's effect stream and QUEUED_WRITE queue, and the mail queue, hold nothing more to do */
     const drained = async (): Promise<boolean> => {
-      const [effects, mailWait, mailActive, mailDelayed, jobWait, jobActive] = await Promise.all([
-        redis!.xlen(`rt:${PROJECT_ID}:effects`),
-        redis!.llen(`bull:msg-${PROJECT_ID}:wait`),
-        redis!.llen(`bull:msg-${PROJECT_ID}:active`),
-        redis!.zcard(`bull:msg-${PROJECT_ID}:delayed`),
-        redis!.llen(`bull:rt-${PROJECT_ID}:wait`),
-        redis!.llen(`bull:rt-${PROJECT_ID}:active`),
+      const counts = await Promise.all([
+        ...KEYS.all.flatMap((b) => [redis!.xlen(b.effects), redis!.llen(`${b.queuePrefix}:jobs:wait`), redis!.llen(`${b.queuePrefix}:jobs:active`)]),
+        redis!.llen(`${MAIL_QUEUE}:wait`),
+        redis!.llen(`${MAIL_QUEUE}:active`),
+        redis!.zcard(`${MAIL_QUEUE}:delayed`),
       ]);
-      return effects + mailWait + mailActive + mailDelayed + jobWait + jobActive === 0;
+      return counts.every((n) => n === 0);
     };
 
     const waitDrained = async (what: string) => {

@@ -27,6 +27,7 @@ import {
   call,
   cannon,
   type Child,
+  projectKeyPatterns,
   ROOT,
   deleteKeys,
   describe,
@@ -114,7 +115,7 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const redisUrl = await benchRedisUrl();
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-    await deleteKeys(redis, [`rt:${PROJECT_ID}:*`, `bull:rt-${PROJECT_ID}:*`, `${BASE_PREFIX}*`]);
+    await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BASE_PREFIX}*`]);
     const [rtPort, basePort] = [await findFreePort(), await findFreePort()];
     const rtDir = path.join(profDir, 'runtime');
     const baseDir = path.join(profDir, 'baseline');

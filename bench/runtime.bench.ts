@@ -44,6 +44,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { findFreePort } from '../runtime/redis/embedded-redis';
 import {
+  benchKeys,
   benchRedisUrl,
   call as httpCall,
   cannon as runCannon,
@@ -60,6 +61,7 @@ import {
   type Measured,
   mean,
   memoryUsage,
+  projectKeyPatterns,
   rotating,
   round1,
   round3,
@@ -109,7 +111,19 @@ const API_KEY = 'bench-integration-key-0123456789abcdef';
 const JWT_SECRET = 'bench-jwt-secret-0123456789-0123456789-0123456789';
 const BASE_PREFIX = 'bench:base:';
 const BARE_QUEUE = 'bare-bench';
-const RT_QUEUE = `rt-${PROJECT_ID}`; // runtime/queue/job-queue.ts: `rt-${projectId}`, BullMQ prefix 'bull'
+/** the runtime's key names (REDIS_BUCKETS buckets, 1 unless set): instances, outbox, and per bucket its QUEUED_WRITE queue */
+const KEYS = benchKeys(PROJECT_ID);
+/**
+ * A BullMQ queue as (prefix, name): the runtime's QUEUED_WRITE queues, one per
+ * bucket (prefix the bucket's hash tag `rt:{<project>:<b>}`, name `jobs`:
+ * runtime/queue/job-queue.ts), and the bare worker's one (default prefix).
+ */
+interface QueueRef {
+  prefix: string;
+  name: string;
+}
+const RT_QUEUES: QueueRef[] = KEYS.all.map((b) => ({ prefix: b.queuePrefix, name: 'jobs' }));
+const BARE_QUEUES: QueueRef[] = [{ prefix: 'bull', name: BARE_QUEUE }];
 const QUEUE_DRAIN_TIMEOUT_MS = 180_000;
 /** the backlog step's own project: its processes and keys apart from the runtime above (whose worker would drain it) */
 const BACKLOG_PROJECT_ID = 'bench-backlog';
@@ -205,14 +219,7 @@ function ids(prefix: string, n: number): string[] {
 }
 
 function deleteBenchKeys(redis: Redis): Promise<number> {
-  return deleteKeys(redis, [
-    `rt:${PROJECT_ID}:*`,
-    `bull:${RT_QUEUE}:*`,
-    `bull:${BARE_QUEUE}:*`,
-    `${BASE_PREFIX}*`,
-    `rt:${BACKLOG_PROJECT_ID}:*`,
-    `bull:rt-${BACKLOG_PROJECT_ID}:*`,
-  ]);
+  return deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `bull:${BARE_QUEUE}:*`, `${BASE_PREFIX}*`, ...projectKeyPatterns(BACKLOG_PROJECT_ID)]);
 }
 
 // ---------------------------------------------------------------------------
@@ -357,20 +364,22 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  count ${before.body?.count} → ${after.body?.count}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`);
 
     // --- QUEUED_WRITE ---------------------------------------------------------
-    const completedKey = (q: string) => `bull:${q}:completed`;
-    const failedKey = (q: string) => `bull:${q}:failed`;
-    const queued = async (label: string, url: string, pid: number, queue: string, makePath: (i: number) => string, jobs: number) => {
-      const r = redis!;
+    /** jobs in BullMQ's `set` (completed, failed) of every queue of `queues` */
+    const setSize = async (queues: QueueRef[], set: 'completed' | 'failed') => {
+      const sizes = await Promise.all(queues.map((q) => redis!.zcard(`${q.prefix}:${q.name}:${set}`)));
+      return sizes.reduce((a, n) => a + n, 0);
+    };
+    const queued = async (label: string, url: string, pid: number, queues: QueueRef[], makePath: (i: number) => string, jobs: number) => {
       const cpu0 = cpuSeconds(pid);
-      const doneBefore = await r.zcard(completedKey(queue));
-      const failedBefore = await r.zcard(failedKey(queue));
+      const doneBefore = await setSize(queues, 'completed');
+      const failedBefore = await setSize(queues, 'failed');
       const startedAt = performance.now();
       const enq = await cannon({ label: `${label} enqueue`, url, amount: jobs, request: rotating(S.instances, 'POST', makePath, '{}') });
       const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
       let done = 0;
       let failed = 0;
       for (;;) {
-        const [c, f] = await Promise.all([r.zcard(completedKey(queue)), r.zcard(failedKey(queue))]);
+        const [c, f] = await Promise.all([setSize(queues, 'completed'), setSize(queues, 'failed')]);
         done = c - doneBefore;
         failed = f - failedBefore;
         if (done + failed >= enq.ok) break;
@@ -382,13 +391,13 @@ async function main(): Promise<Record<string, unknown>> {
       return { label, enqueue: enq, jobs: enq.ok, completed: done, failed, seconds, perS: done / seconds, cpuUsPerJob };
     };
     type QueuedRun = Awaited<ReturnType<typeof queued>>;
-    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
-    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUE, (i) => `/enqueue/w-${i}`, jobs);
+    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUES, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
+    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUES, (i) => `/enqueue/w-${i}`, jobs);
     log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY} ${stamp()}`);
     log('  both enqueued the same way: autocannon POSTs over HTTP (50 connections, one job per request, 202 + jobId),');
     log('  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;');
     log('  bare:    POST /enqueue/<id> → Queue.add (same job options) in an express process with a no-op Worker;');
-    log('  timed from the first enqueue until BullMQ\'s completed set holds every accepted job.');
+    log('  timed from the first enqueue until BullMQ\'s completed sets (the runtime\'s: one per bucket) hold every accepted job.');
     const sumBefore = await sumCounts(redis, wIds);
     await rtQueued(S.queuedWarmJobs);
     await bareQueued(S.queuedWarmJobs);
@@ -416,18 +425,18 @@ async function main(): Promise<Record<string, unknown>> {
     if (diag) {
       // the worker side alone: enqueue with the queue paused, then time resume → all completed
       log(`\n== diagnostics: worker drain only (BullMQ queue paused while ${S.queuedJobs} jobs are enqueued over HTTP, then resumed) ${stamp()}`);
-      const drain = async (label: string, url: string, pid: number, queueName: string, makePath: (i: number) => string) => {
+      const drain = async (label: string, url: string, pid: number, queueRefs: QueueRef[], makePath: (i: number) => string) => {
         const conn = new Redis(redisUrl!, { maxRetriesPerRequest: null });
-        const q = new Queue(queueName, { connection: conn });
+        const qs = queueRefs.map((r) => new Queue(r.name, { connection: conn, prefix: r.prefix }));
         try {
-          await q.pause();
-          const doneBefore = await redis!.zcard(completedKey(queueName));
+          await Promise.all(qs.map((q) => q.pause()));
+          const doneBefore = await setSize(queueRefs, 'completed');
           const enq = await cannon({ label, url, pid, amount: S.queuedJobs, request: rotating(S.instances, 'POST', makePath, '{}') });
           const cpu0 = cpuSeconds(pid);
           const t = performance.now();
-          await q.resume();
+          await Promise.all(qs.map((q) => q.resume()));
           const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
-          while ((await redis!.zcard(completedKey(queueName))) - doneBefore < enq.ok) {
+          while ((await setSize(queueRefs, 'completed')) - doneBefore < enq.ok) {
             if (Date.now() > deadline) throw new Error(`${label}: drain did not finish within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
             await sleep(10);
           }
@@ -437,12 +446,12 @@ async function main(): Promise<Record<string, unknown>> {
           log(`  ${label.padEnd(22)} ${fmt(perS).padStart(6)} jobs/s drained (${enq.ok} in ${fmt(seconds, 2)} s, cpu ${fmt(cpuUs)} µs/job); enqueue alone ${fmt(enq.rps)} req/s, cpu ${fmt(enq.cpuUsPerReq)} µs/req`);
           return { perS, cpuUs, enqueuePerS: enq.rps, enqueueCpuUs: enq.cpuUsPerReq };
         } finally {
-          await q.close();
+          await Promise.all(qs.map((q) => q.close()));
           conn.disconnect();
         }
       };
-      const rtDrain = await drain('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUE, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`);
-      const bareDrain = await drain('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUE, (i) => `/enqueue/w-${i}`);
+      const rtDrain = await drain('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUES, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`);
+      const bareDrain = await drain('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUES, (i) => `/enqueue/w-${i}`);
       log(`  drain ratio runtime/bare = ${fmt(rtDrain.perS / bareDrain.perS, 3)}; enqueue ratio = ${fmt(rtDrain.enqueuePerS / bareDrain.enqueuePerS, 3)}`);
       diag.queued_drain_per_s = rtDrain.perS;
       diag.queued_drain_cpu_us_per_job = rtDrain.cpuUs;
@@ -456,9 +465,14 @@ async function main(): Promise<Record<string, unknown>> {
 
     // --- Redis memory per instance ----------------------------------------
     log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; the full run uses 10000' : ''}) ${stamp()}`);
-    const outboxKey = `rt:${PROJECT_ID}:outbox`;
+    // every bucket's outbox stream (one with REDIS_BUCKETS unset)
+    const outboxUsage = async () => {
+      let sum = 0;
+      for (const b of KEYS.all) sum += await memoryUsage(redis!, b.outbox);
+      return sum;
+    };
     const memBefore = await dataMemory(redis);
-    const outboxBefore = await memoryUsage(redis, outboxKey);
+    const outboxBefore = await outboxUsage();
     const dictBefore = await mainDict(redis);
     const memIds = ids('m-', S.memInstances);
     const memInitRate = await createInstances(RT, memIds);
@@ -471,9 +485,9 @@ async function main(): Promise<Record<string, unknown>> {
       memAfter = now;
       if (settled) break;
     }
-    const outboxAfter = await memoryUsage(redis, outboxKey);
+    const outboxAfter = await outboxUsage();
     const dictAfter = await mainDict(redis);
-    const stateJson = (await redis.hget(`rt:${PROJECT_ID}:i:Counter:${memIds[0]}`, 's')) ?? '';
+    const stateJson = (await redis.hget(KEYS.instance('Counter', memIds[0]), 's')) ?? '';
     const stateBytes = Buffer.byteLength(stateJson);
     const memDelta = memAfter - memBefore;
     const outboxDelta = outboxAfter - outboxBefore;
@@ -486,9 +500,9 @@ async function main(): Promise<Record<string, unknown>> {
     const bytesPerInstance = (memDelta - outboxDelta - dictDelta) / S.memInstances + dictPerKey - stateBytes;
     // cross-check: MEMORY USAGE of a sample of instance hashes (no lookup keys: INIT {} sets none)
     const sampleIds = memIds.filter((_, i) => i % Math.max(1, Math.floor(S.memInstances / 200)) === 0);
-    const leftover = await redis.exists(...sampleIds.map((id) => `rt:${PROJECT_ID}:l:Counter:${id}`));
+    const leftover = await redis.exists(...sampleIds.map((id) => KEYS.lease('Counter', id)));
     let sampleSum = 0;
-    for (const id of sampleIds) sampleSum += await memoryUsage(redis, `rt:${PROJECT_ID}:i:Counter:${id}`);
+    for (const id of sampleIds) sampleSum += await memoryUsage(redis, KEYS.instance('Counter', id));
     const sampleMean = sampleSum / sampleIds.length;
     log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
     log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
@@ -731,7 +745,7 @@ async function queuedBacklog(fleet: RuntimeFleet, redis: Redis) {
 
 async function sumCounts(redis: Redis, instanceIds: string[]): Promise<number> {
   const pipe = redis.pipeline();
-  for (const id of instanceIds) pipe.hget(`rt:${PROJECT_ID}:i:Counter:${id}`, 's');
+  for (const id of instanceIds) pipe.hget(KEYS.instance('Counter', id), 's');
   const res = (await pipe.exec()) ?? [];
   let sum = 0;
   for (const [err, s] of res) {

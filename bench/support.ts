@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import type { Redis } from 'ioredis';
+import { Keys } from '../runtime/actor/state-store';
+import { redisBuckets } from '../runtime/config';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../runtime/redis/embedded-redis';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -420,6 +422,28 @@ export async function mainDict(redis: Redis): Promise<{ overhead: number; keys: 
 export async function memoryUsage(redis: Redis, key: string): Promise<number> {
   const v = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number | null;
   return v ?? 0;
+}
+
+/**
+ * The key names of project `projectId` as its runtime processes (started with
+ * this benchmark's environment, on one redis-server) name them: REDIS_BUCKETS
+ * buckets (default 1), each instance's keys, streams and QUEUED_WRITE queue
+ * under its bucket's hash tag `rt:{<project>:<b>}`.
+ */
+export function benchKeys(projectId: string): Keys {
+  return new Keys(projectId, redisBuckets(process.env, false));
+}
+
+/**
+ * SCAN patterns of every key of project `projectId`: project-wide keys
+ * (`rt:<p>:…`: roles, API keys, lookups, the layout marker), the keys under a
+ * hash tag (`rt:{<p>:<b>}…` of each bucket and its BullMQ queue,
+ * `rt:{<p>:msg}…` of the mail queue), and the names from before the hash tags
+ * (`bull:rt-<p>:…`, `bull:msg-<p>:…`), which a runtime renames into its
+ * buckets at start: a leftover of an older run would otherwise land in this one.
+ */
+export function projectKeyPatterns(projectId: string): string[] {
+  return [`rt:${projectId}:*`, `rt:{${projectId}:*`, `bull:rt-${projectId}:*`, `bull:msg-${projectId}:*`];
 }
 
 /** Delete the keys matching `patterns` (a benchmark's own keys, when REDIS_URL is external). */
