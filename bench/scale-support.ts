@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { call as httpCall, CLK_TCK, children, cpuSeconds, fmt, log, ROOT, round1, round3, sleep, stamp, startNodeChild, tracked, type Child } from './support';
 
 /** USER_HZ as `getconf CLK_TCK` says (bench/support.ts's cpuSeconds assumes 100). */
@@ -35,6 +35,91 @@ export async function redisCpuSeconds(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const get = (f: string) => Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
   return get('used_cpu_sys') + get('used_cpu_user');
+}
+
+/** What one INFO of a Redis server counts, summed over the servers of a RedisProbe. */
+export interface RedisSample {
+  /** used_cpu_sys + used_cpu_user, seconds */
+  cpu: number;
+  /** total_commands_processed */
+  commands: number;
+  /** calls per command (INFO commandstats, lower case: `wait`, `evalsha`, ...) */
+  calls: Record<string, number>;
+  /** error replies per error prefix (INFO errorstats: MOVED, ASK, TRYAGAIN, CLUSTERDOWN, CROSSSLOT, ...) */
+  errors: Record<string, number>;
+}
+
+/** `b - a`, field by field (count maps: only the keys that moved). */
+export function sampleDelta(a: RedisSample, b: RedisSample): RedisSample {
+  const moved = (x: Record<string, number>, y: Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const k of Object.keys(y)) if ((y[k] ?? 0) - (x[k] ?? 0) !== 0) out[k] = (y[k] ?? 0) - (x[k] ?? 0);
+    return out;
+  };
+  return { cpu: b.cpu - a.cpu, commands: b.commands - a.commands, calls: moved(a.calls, b.calls), errors: moved(a.errors, b.errors) };
+}
+
+/** Parses the cpu, stats, commandstats and errorstats sections of one INFO reply. */
+export function parseInfoSample(info: string): RedisSample {
+  const num = (f: string) => Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  const calls: Record<string, number> = {};
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]!] = Number(m[2]);
+  const errors: Record<string, number> = {};
+  for (const m of info.matchAll(/^errorstat_([^:]+):count=(\d+)/gm)) errors[m[1]!] = Number(m[2]);
+  return { cpu: num('used_cpu_sys') + num('used_cpu_user'), commands: num('total_commands_processed'), calls, errors };
+}
+
+/**
+ * The Redis servers a benchmark's runtime processes use: one server, or every
+ * node of a cluster (masters and replicas, each on a plain connection of its
+ * own: INFO is per node). `sample()` sums their CPU time and error replies,
+ * and the commands of the nodes counted (a cluster's masters: a replica counts
+ * again every write it applies), so a load's share is the difference of two
+ * samples.
+ */
+export class RedisProbe {
+  private constructor(
+    private readonly conns: Redis[],
+    /** which of `conns` count commands */
+    private readonly counted: boolean[],
+    private readonly owned: boolean,
+  ) {}
+
+  /** the server behind `redis` (the connection stays the caller's) */
+  static ofConnection(redis: Redis): RedisProbe {
+    return new RedisProbe([redis], [true], false);
+  }
+
+  /** every node of a cluster; commands counted on `countOn` (default: all of them) */
+  static ofNodes(nodes: { host: string; port: number }[], countOn: { port: number }[] = nodes): RedisProbe {
+    return new RedisProbe(
+      nodes.map((n) => new Redis({ host: n.host, port: n.port, maxRetriesPerRequest: 3 })),
+      nodes.map((n) => countOn.some((c) => c.port === n.port)),
+      true,
+    );
+  }
+
+  get servers(): number {
+    return this.conns.length;
+  }
+
+  async sample(): Promise<RedisSample> {
+    const infos = await Promise.all(this.conns.map((c) => c.call('INFO', 'cpu', 'stats', 'commandstats', 'errorstats') as Promise<string>));
+    const total: RedisSample = { cpu: 0, commands: 0, calls: {}, errors: {} };
+    infos.forEach((info, i) => {
+      const one = parseInfoSample(info);
+      total.cpu += one.cpu;
+      for (const [k, v] of Object.entries(one.errors)) total.errors[k] = (total.errors[k] ?? 0) + v;
+      if (!this.counted[i]) return;
+      total.commands += one.commands;
+      for (const [k, v] of Object.entries(one.calls)) total.calls[k] = (total.calls[k] ?? 0) + v;
+    });
+    return total;
+  }
+
+  close(): void {
+    if (this.owned) for (const c of this.conns) c.disconnect();
+  }
 }
 
 /**
@@ -157,6 +242,9 @@ export function continueAll(): void {
   }
 }
 
+/** Clean-ups beyond the children and the embedded Redis (a local Redis Cluster) run on SIGINT/SIGTERM too. */
+export const extraStops = new Set<() => Promise<void>>();
+
 /**
  * Like support.ts's runBench, but the summary's exit code is the benchmark's:
  * `main` returns the summary and the code (0, or 2 when a correctness check
@@ -172,7 +260,7 @@ export function runScaleBench(summary: Record<string, unknown>, main: () => Prom
       process.stderr.write(`\n${sig}: stopping child processes\n`);
       continueAll();
       void Promise.all([...children].map((c) => c.stop()))
-        .then(() => tracked.redis?.stop())
+        .then(() => Promise.all([tracked.redis?.stop(), ...[...extraStops].map((stop) => stop())]))
         .catch(() => undefined)
         .finally(() => process.exit(130));
     });
@@ -256,7 +344,10 @@ export interface Proc {
 
 export interface FleetOptions {
   projectId: string;
-  redisUrl: string;
+  /** the Redis server (REDIS_URL), or */
+  redisUrl?: string;
+  /** a Redis Cluster's seed nodes (REDIS_CLUSTER_NODES: host:port,...) */
+  clusterNodes?: string;
   /** each process's DATA_DIR is made under it */
   runDir: string;
   apiKey: string;
@@ -280,7 +371,9 @@ export class RuntimeFleet {
   readonly stoppedLogs: { name: string; log: LogWatch }[] = [];
   private readonly counters: Record<Role, number> = { api: 0, worker: 0, projector: 0 };
 
-  constructor(readonly opts: FleetOptions) {}
+  constructor(readonly opts: FleetOptions) {
+    if (!opts.redisUrl === !opts.clusterNodes) throw new Error('a RuntimeFleet needs one Redis: redisUrl or clusterNodes');
+  }
 
   get projectId(): string {
     return this.opts.projectId;
@@ -298,7 +391,9 @@ export class RuntimeFleet {
     const child = startNodeChild(name, 'runtime/main.ts', {
       ...this.opts.env,
       PROJECT_ID: this.opts.projectId,
-      REDIS_URL: this.opts.redisUrl,
+      // one Redis named, the other blanked (the benchmark's own environment, passed through, may name either)
+      REDIS_URL: this.opts.redisUrl ?? '',
+      REDIS_CLUSTER_NODES: this.opts.clusterNodes ?? '',
       JWT_SECRET: this.opts.jwtSecret,
       INTEGRATION_API_KEYS: this.opts.apiKey,
       CLASS_DIRS: path.join(ROOT, 'examples/classes'),

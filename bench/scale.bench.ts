@@ -19,7 +19,14 @@
  *      port, until every job's /<project>/JOBS/<jobId> is completed or failed;
  *      acknowledged (202) vs applied (the counters): lost, doubled;
  *   4. backlog drain: jobs enqueued while the workers are paused, then timed
- *      from their release until every job is applied, with 1, 2, 4 workers.
+ *      from their release until every job is applied, with 1, 2, 4 workers;
+ *   5. cluster column: the many-instance WRITE load (topology a, fresh
+ *      processes each) on 1 node (this run's Redis) against a local 3-master
+ *      Redis Cluster, then on 3 masters + 3 replicas with commits waiting for
+ *      a replica (REDIS_WAIT_REPLICAS=auto: WAIT 1) against not (=0); each
+ *      pair at once, in alternating slices; the clusters (appendonly yes, as
+ *      the 1 node) are started by the benchmark (test/support/redis-cluster.js)
+ *      and stopped.
  *
  * Human-readable figures go to stdout; the LAST stdout line is one JSON object.
  * Exit code 0 when measured and exact, 2 when a queued job was lost or applied
@@ -41,14 +48,19 @@
  *   SCALE_BACKLOG_WORKERS=1,2,4 worker counts to drain a backlog with, in this order (empty: skip)
  *   SCALE_BACKLOG_START=resume  resume: workers are up, paused (SIGSTOP) while enqueuing, timed from SIGCONT;
  *                               spawn: no worker runs while enqueuing, timed from spawning them (start-up included)
- *   WORKER_CONCURRENCY, JOB_LOCK_MS, ...  passed through to the runtime processes
+ *   SCALE_CLUSTER=1             0: no cluster column
+ *   SCALE_CLUSTER_SECONDS=3     seconds of load per cluster-column configuration
+ *   SCALE_CLUSTER_SLICES=2      slices per configuration, alternating within a pair (A B B A ...)
+ *   WORKER_CONCURRENCY, JOB_LOCK_MS, REDIS_BUCKETS, ...  passed through to the runtime processes
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { redisBuckets } from '../runtime/config';
 import { startEmbeddedRedis } from '../runtime/redis/embedded-redis';
+import { command as clusterCommand, parseClusterNodes, startRedisCluster, type LocalRedisCluster } from '../test/support/redis-cluster';
 import { call as httpCall, cannon, deleteKeys, fmt, log, percentile, rotating, round1, round3, sleep, stamp, tempDirs, tracked } from './support';
 import {
   backlogFigures,
@@ -63,14 +75,18 @@ import {
   envNumber,
   envWorkerCounts,
   exactness,
+  extraStops,
   ids,
+  type LogWatch,
   processCpuSeconds,
   type Proc,
   readCounts,
   recheckBacklogs,
-  redisCpuSeconds,
+  RedisProbe,
+  type RedisSample,
   RuntimeFleet,
   runScaleBench,
+  sampleDelta,
   sumOf,
 } from './scale-support';
 
@@ -92,6 +108,9 @@ const S = {
   backlogJobs: envInt('SCALE_BACKLOG_JOBS', 150),
   backlogWorkers: envWorkerCounts('SCALE_BACKLOG_WORKERS', '1,2,4'),
   backlogStart: envBacklogStart('SCALE_BACKLOG_START'),
+  cluster: process.env.SCALE_CLUSTER !== '0',
+  clusterSeconds: envNumber('SCALE_CLUSTER_SECONDS', 3, 0.5),
+  clusterSlices: envInt('SCALE_CLUSTER_SLICES', 2),
 };
 
 /** topology b; topology a is 1 api + 1 worker + 1 projector */
@@ -113,6 +132,12 @@ function call(base: string, method: 'GET' | 'POST', pathname: string, body?: unk
 
 let fleet: RuntimeFleet;
 
+/** A fleet and the Redis servers behind it (their CPU and command counts around a load). */
+interface LoadTarget {
+  fleet: RuntimeFleet;
+  probe: RedisProbe;
+}
+
 // ---------------------------------------------------------------------------
 // inline writes
 // ---------------------------------------------------------------------------
@@ -126,6 +151,8 @@ interface WriteRun {
   perApi: { name: string; ok: number; latencies: number[] }[];
   apiCpu: number;
   redisCpu: number;
+  /** what the Redis servers counted over the load (commands and calls: masters only on a cluster) */
+  redis: RedisSample;
   /** acknowledged writes the counters do not show */
   lost: number;
 }
@@ -139,11 +166,12 @@ function split(total: number, parts: number): number[] {
  * processes; every api rotates over all of `list` from its own offset, so an
  * instance is written through every process.
  */
-async function writeLoad(redis: Redis, apis: Proc[], list: string[], seconds: number, check = true): Promise<WriteRun> {
+async function writeLoad(target: LoadTarget, apis: Proc[], list: string[], seconds: number, check = true): Promise<WriteRun> {
+  const { fleet } = target;
   const before = check ? await readCounts(fleet, apis, list) : undefined;
   const conns = split(S.connections, apis.length);
   const cpu0 = apis.map((p) => processCpuSeconds(p.child.pid));
-  const r0 = await redisCpuSeconds(redis);
+  const r0 = await target.probe.sample();
   const runs = await Promise.all(
     apis.map((p, k) => {
       const offset = Math.floor((k * list.length) / apis.length);
@@ -153,12 +181,12 @@ async function writeLoad(redis: Redis, apis: Proc[], list: string[], seconds: nu
         connections: conns[k],
         seconds,
         headers: AUTH,
-        request: rotating(list.length, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/${list[(i + offset) % list.length]}`, '{}'),
+        request: rotating(list.length, 'POST', (i) => `/${fleet.projectId}/CALL/Counter/increment/${list[(i + offset) % list.length]}`, '{}'),
       });
     }),
   );
   const apiCpu = apis.reduce((a, p, k) => a + (processCpuSeconds(p.child.pid) - cpu0[k]), 0);
-  const redisCpu = (await redisCpuSeconds(redis)) - r0;
+  const redisDelta = sampleDelta(r0, await target.probe.sample());
   const ok = runs.reduce((a, m) => a + m.ok, 0);
   let lost = 0;
   if (before) {
@@ -174,7 +202,8 @@ async function writeLoad(redis: Redis, apis: Proc[], list: string[], seconds: nu
     latencies: runs.flatMap((m) => m.latencies),
     perApi: runs.map((m, k) => ({ name: apis[k].name, ok: m.ok, latencies: m.latencies })),
     apiCpu,
-    redisCpu,
+    redisCpu: redisDelta.cpu,
+    redis: redisDelta,
     lost,
   };
 }
@@ -282,6 +311,324 @@ async function waitJobs(
 }
 
 // ---------------------------------------------------------------------------
+// cluster column
+// ---------------------------------------------------------------------------
+
+/**
+ * The clusters' cluster-node-timeout: Redis's default (15 s), not the tests'
+ * 1 s, so a node slowed down by this load on a shared machine is not failed over.
+ */
+const CLUSTER_NODE_TIMEOUT_MS = 15_000;
+const CLUSTER_MASTERS = 3;
+
+function addCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+/** One configuration's figures in the cluster column (camelCase, as `cluster` in the JSON). */
+interface ClusterEntry {
+  writesPerSec: number;
+  p99Ms: number;
+  p50Ms: number;
+  maxMs: number;
+  cpuMsPerWriteApi: number;
+  /** every node's CPU (replicas included) per write */
+  cpuMsPerWriteRedis: number;
+  /** commands the masters processed per write (the worker's and projector's polls included) */
+  redisCommandsPerWrite: number;
+  /** WAIT commands per write: about 1 when commits wait for a replica, 0 when not */
+  waitPerWrite: number;
+  /** error replies of every node over the load, by prefix (MOVED, ASK, TRYAGAIN, CLUSTERDOWN, ...); {} when none */
+  redisErrorReplies: Record<string, number>;
+  writes: number;
+  non2xx: number;
+  errors: number;
+  lost: number;
+  runsPerSec?: number[];
+  nodes: number;
+  buckets: number;
+  waitReplicas: string;
+}
+
+function clusterEntry(runs: WriteRun[], setup: Pick<ClusterEntry, 'nodes' | 'buckets' | 'waitReplicas'>): ClusterEntry {
+  const f = figures(runs);
+  const r = runs.map((x) => x.redis).reduce((a, b) => ({ cpu: a.cpu + b.cpu, commands: a.commands + b.commands, calls: addCounts(a.calls, b.calls), errors: addCounts(a.errors, b.errors) }));
+  const per = (n: number) => round3(n / Math.max(1, f.writes));
+  return {
+    writesPerSec: f.writes_per_s,
+    p99Ms: f.p99_ms,
+    p50Ms: f.p50_ms,
+    maxMs: f.max_ms,
+    cpuMsPerWriteApi: f.cpu_ms_per_write_api,
+    cpuMsPerWriteRedis: f.cpu_ms_per_write_redis,
+    redisCommandsPerWrite: per(r.commands),
+    waitPerWrite: per(r.calls.wait ?? 0),
+    redisErrorReplies: r.errors,
+    writes: f.writes,
+    non2xx: f.non2xx,
+    errors: f.errors,
+    lost: f.lost,
+    ...(f.runs_per_s ? { runsPerSec: f.runs_per_s } : {}),
+    ...setup,
+  };
+}
+
+function clusterRow(label: string, e: ClusterEntry): string {
+  const errs = Object.entries(e.redisErrorReplies)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const bad = e.non2xx || e.errors || e.lost ? `   !! non2xx ${e.non2xx}, errors ${e.errors}, lost ${e.lost}` : '';
+  return (
+    `  ${label.padEnd(34)} ${fmt(e.writesPerSec).padStart(6)}   ${fmt(e.p50Ms, 1).padStart(6)}   ${fmt(e.p99Ms, 1).padStart(6)}   ${fmt(e.maxMs, 1).padStart(6)}` +
+    `   ${fmt(e.cpuMsPerWriteApi, 3).padStart(6)}   ${fmt(e.cpuMsPerWriteRedis, 3).padStart(6)}   ${fmt(e.redisCommandsPerWrite, 1).padStart(5)}   ${fmt(e.waitPerWrite, 2).padStart(5)}   ${errs || '-'}${bad}`
+  );
+}
+
+const CLUSTER_HEADER = `  ${'Redis'.padEnd(34)} ${'w/s'.padStart(6)}   ${'p50 ms'.padStart(6)}   ${'p99 ms'.padStart(6)}   ${'max ms'.padStart(6)}   ${'api ms'.padStart(6)}   ${'rds ms'.padStart(6)}   ${'cmd/w'.padStart(5)}   ${'WAIT'.padStart(5)}   error replies`;
+
+interface ClusterColumn {
+  json: Record<string, unknown>;
+  /** the table, printed again in the summary */
+  lines: string[];
+  /** acknowledged WRITEs missing from their counters, every configuration */
+  lost: number;
+}
+
+/** What CLUSTER NODES and CLUSTER INFO of a cluster say: a failover changes the masters and raises the epoch. */
+interface ClusterView {
+  /** ids of the masters serving slots, sorted */
+  masters: string;
+  /** cluster_current_epoch */
+  epoch: number;
+  /** nodes some node flags fail or fail? (`<port> fail?`) */
+  suspects: string[];
+}
+
+async function clusterView(c: LocalRedisCluster): Promise<ClusterView> {
+  const suspects = new Set<string>();
+  let masters = '';
+  let epoch = 0;
+  for (const n of c.nodes) {
+    const [nodes, info] = await Promise.all([clusterCommand(n.port, ['CLUSTER', 'NODES'], 3000), clusterCommand(n.port, ['CLUSTER', 'INFO'], 3000)]);
+    if (typeof nodes !== 'string' || typeof info !== 'string') {
+      suspects.add(`${n.port} not answering`);
+      continue;
+    }
+    const view = parseClusterNodes(nodes);
+    for (const r of view) for (const f of ['fail', 'fail?']) if (r.flags.includes(f)) suspects.add(`${r.port} ${f}`);
+    masters ||= view
+      .filter((r) => r.flags.includes('master') && r.slots.length)
+      .map((r) => r.id)
+      .sort()
+      .join(',');
+    epoch = Math.max(epoch, Number(/^cluster_current_epoch:(\d+)/m.exec(info)?.[1] ?? 0));
+  }
+  return { masters, epoch, suspects: [...suspects] };
+}
+
+/** The lines of the cluster's node logs about failure detection and failover (the last `max`). */
+function failoverLogLines(c: LocalRedisCluster, max = 12): string[] {
+  const out: string[] = [];
+  for (const n of c.nodes) {
+    let text = '';
+    try {
+      text = fs.readFileSync(path.join(c.dir, `node-${n.port}.log`), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n')) if (/fail|election|promot|marking node|configEpoch/i.test(line)) out.push(`${n.port}: ${line.trim()}`);
+  }
+  return out.slice(-max);
+}
+
+/**
+ * The many-instance WRITE load of topology a (1 api + 1 worker + 1 projector,
+ * fresh processes and SCALE_INSTANCES new Counter instances each, a warm-up,
+ * then SCALE_CLUSTER_SECONDS of load) in two pairs, each pair's two fleets up
+ * at once and measured in alternating slices (A B B A ...), so the machine's
+ * drift falls on both sides of a ratio alike:
+ *   1. 1 node (this run's Redis: embedded with AOF everysec, or REDIS_URL)
+ *      against a local 3-master Redis Cluster (appendonly yes, everysec);
+ *   2. a 3 masters + 3 replicas cluster, two projects: REDIS_WAIT_REPLICAS=auto
+ *      (commits WAIT for 1 replica) against 0.
+ * Each cluster is stopped (and its directory removed) once measured.
+ */
+async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Promise<ClusterColumn> {
+  const list = ids('c-', S.instances);
+  const fleets = new Set<RuntimeFleet>();
+  const logs: { name: string; log: LogWatch }[] = [];
+  const clusters = new Map<LocalRedisCluster, RedisProbe>();
+  const stopCluster = async (c: LocalRedisCluster) => {
+    clusters.get(c)?.close();
+    clusters.delete(c);
+    extraStops.delete(c.stop);
+    await c.stop();
+  };
+  const startCluster = async (replicas: number): Promise<{ cluster: LocalRedisCluster; probe: RedisProbe }> => {
+    const t = performance.now();
+    const c = await startRedisCluster({ masters: CLUSTER_MASTERS, replicasPerMaster: replicas, appendonly: true, nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS, timeoutMs: 60_000 });
+    extraStops.add(c.stop);
+    // commands are counted on the masters (what the clients sent; a replica counts what it applies again), CPU on every node
+    const probe = RedisProbe.ofNodes(c.nodes, c.nodes.slice(0, CLUSTER_MASTERS));
+    clusters.set(c, probe);
+    log(`  ${CLUSTER_MASTERS} masters${replicas ? ` + ${CLUSTER_MASTERS * replicas} replicas` : ''}: ${c.nodesEnv} up in ${fmt((performance.now() - t) / 1000, 1)} s (appendonly yes, cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms)`);
+    return { cluster: c, probe };
+  };
+  const startFleet = async (tag: string, where: { redisUrl: string } | { clusterNodes: string }, env: Record<string, string> = {}) => {
+    const f = new RuntimeFleet({ projectId: `${PROJECT_ID}-${tag}`, ...where, runDir, apiKey: API_KEY, jwtSecret: JWT_SECRET, env, namePrefix: `${tag}-` });
+    fleets.add(f);
+    await Promise.all([f.start('api'), f.start('worker'), f.start('projector')]);
+    await createCounters(f, f.byRole('api'), list);
+    return f;
+  };
+  /** both fleets of a pair, started at once */
+  const startPair = async (specs: [string, { redisUrl: string } | { clusterNodes: string }, Record<string, string>?][]) => {
+    const t = performance.now();
+    const fs2 = await Promise.all(specs.map(([tag, where, env]) => startFleet(tag, where, env)));
+    log(`  ${specs.map(([tag]) => tag).join(' and ')}: ${fs2[0].topology()} each ready, ${list.length} Counter instances each created, in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    return fs2;
+  };
+  const stopFleet = async (f: RuntimeFleet) => {
+    await f.stopAll();
+    logs.push(...f.logs());
+    fleets.delete(f);
+  };
+  /** a warm-up of each target, then S.clusterSlices slices of each, alternating (A B B A ...); S.clusterSeconds per target in all */
+  const alternating = async (targets: LoadTarget[]): Promise<WriteRun[][]> => {
+    if (S.warmSeconds > 0) for (const t of targets) await writeLoad(t, t.fleet.byRole('api'), list, S.warmSeconds, false);
+    const runs = targets.map(() => [] as WriteRun[]);
+    for (let k = 0; k < S.clusterSlices; k++) {
+      const order = targets.map((_, i) => i);
+      if (k % 2 === 1) order.reverse();
+      for (const i of order) runs[i].push(await writeLoad(targets[i], targets[i].fleet.byRole('api'), list, S.clusterSeconds / S.clusterSlices));
+    }
+    return runs;
+  };
+  const failovers: string[] = [];
+  const suspects: string[] = [];
+  /** a failover (other masters, a higher epoch) or nodes flagged failing since `before`: printed, with the nodes' log lines about it */
+  const checkCluster = async (name: string, c: LocalRedisCluster, before: ClusterView) => {
+    const after = await clusterView(c);
+    const failedOver = after.masters !== before.masters || after.epoch !== before.epoch;
+    if (failedOver) failovers.push(`${name}: epoch ${before.epoch} -> ${after.epoch}${after.masters !== before.masters ? ', other masters' : ''}`);
+    for (const x of after.suspects) suspects.push(`${name}: ${x}`);
+    if (failedOver || after.suspects.length) {
+      log(`  !! ${name}: ${failedOver ? `failover during the load (epoch ${before.epoch} -> ${after.epoch})` : 'no failover'}${after.suspects.length ? `; flagged: ${after.suspects.join(', ')}` : ''}; node logs:`);
+      for (const l of failoverLogLines(c)) log(`     ${l}`);
+    }
+  };
+
+  const singleBuckets = redisBuckets(process.env, false);
+  const clusterBuckets = redisBuckets(process.env, true);
+  const waitEnv = process.env.REDIS_WAIT_REPLICAS || 'auto';
+  const lines: string[] = [CLUSTER_HEADER];
+  const rows = (entries: [string, ClusterEntry][]) => {
+    log(CLUSTER_HEADER);
+    for (const [label, e] of entries) {
+      const line = clusterRow(label, e);
+      lines.push(line);
+      log(line);
+    }
+  };
+  try {
+    log(
+      `\n== ${stamp()} cluster column: the WRITE load of topology a (${S.instances} instances, ${S.connections} connections, ${S.clusterSeconds} s in ${S.clusterSlices} slices after ${S.warmSeconds} s of warm-up) ` +
+        `on 1 node vs ${CLUSTER_MASTERS} masters, then ${CLUSTER_MASTERS} masters + ${CLUSTER_MASTERS} replicas with vs without WAIT; fresh processes, each pair at once in alternating slices`,
+    );
+    // 1 node vs 3 masters
+    const a = await startCluster(0);
+    const aBefore = await clusterView(a.cluster);
+    const [f1, f3] = await startPair([
+      ['c1', { redisUrl }],
+      ['c3', { clusterNodes: a.cluster.nodesEnv }],
+    ]);
+    const [singleRuns, m3Runs] = await alternating([
+      { fleet: f1, probe: RedisProbe.ofConnection(redis) },
+      { fleet: f3, probe: a.probe },
+    ]);
+    await Promise.all([stopFleet(f1), stopFleet(f3)]);
+    await checkCluster('3 masters', a.cluster, aBefore);
+    await stopCluster(a.cluster);
+    const single = clusterEntry(singleRuns, { nodes: 1, buckets: singleBuckets, waitReplicas: waitEnv });
+    const masters3 = clusterEntry(m3Runs, { nodes: CLUSTER_MASTERS, buckets: clusterBuckets, waitReplicas: waitEnv });
+    rows([
+      [`1 node (${singleBuckets} bucket${singleBuckets > 1 ? 's' : ''})`, single],
+      [`${CLUSTER_MASTERS} masters (${clusterBuckets} buckets)`, masters3],
+    ]);
+
+    // 3 masters + 3 replicas: WAIT (auto: 1 replica) vs no WAIT
+    const b = await startCluster(1);
+    const bBefore = await clusterView(b.cluster);
+    const [fw, fn] = await startPair([
+      ['c6w', { clusterNodes: b.cluster.nodesEnv }, { REDIS_WAIT_REPLICAS: 'auto' }],
+      ['c6n', { clusterNodes: b.cluster.nodesEnv }, { REDIS_WAIT_REPLICAS: '0' }],
+    ]);
+    const [waitRuns, noWaitRuns] = await alternating([
+      { fleet: fw, probe: b.probe },
+      { fleet: fn, probe: b.probe },
+    ]);
+    await Promise.all([stopFleet(fw), stopFleet(fn)]);
+    await checkCluster('3 masters + 3 replicas', b.cluster, bBefore);
+    await stopCluster(b.cluster);
+    const nodes6 = CLUSTER_MASTERS * 2;
+    const wait = clusterEntry(waitRuns, { nodes: nodes6, buckets: clusterBuckets, waitReplicas: 'auto' });
+    const noWait = clusterEntry(noWaitRuns, { nodes: nodes6, buckets: clusterBuckets, waitReplicas: '0' });
+    rows([
+      [`${CLUSTER_MASTERS}+${CLUSTER_MASTERS} replicas, WAIT (auto)`, wait],
+      [`${CLUSTER_MASTERS}+${CLUSTER_MASTERS} replicas, no WAIT (0)`, noWait],
+    ]);
+
+    const ratio = (x: number, y: number) => round3(x / y);
+    const waitVsNoWait = { writesPerSec: ratio(wait.writesPerSec, noWait.writesPerSec), p99Ms: ratio(wait.p99Ms, noWait.p99Ms) };
+    const masters3VsSingle = { writesPerSec: ratio(masters3.writesPerSec, single.writesPerSec), p99Ms: ratio(masters3.p99Ms, single.p99Ms) };
+    const ratios = [
+      `  ${CLUSTER_MASTERS} masters ÷ 1 node (at once, alternating slices): writes/s ${fmt(masters3VsSingle.writesPerSec, 2)}, p99 ${fmt(masters3VsSingle.p99Ms, 2)}`,
+      `  WAIT ÷ no WAIT (one cluster, at once, alternating slices): writes/s ${fmt(waitVsNoWait.writesPerSec, 2)}, p99 ${fmt(waitVsNoWait.p99Ms, 2)}`,
+      ...(failovers.length ? [`  !! failovers: ${failovers.join('; ')}`] : []),
+      ...(suspects.length ? [`  !! nodes flagged failing: ${suspects.join('; ')}`] : []),
+    ];
+    for (const l of ratios) log(l);
+    lines.push(...ratios);
+
+    const logLines = { warn: 0, error: 0, stderr: 0 };
+    for (const l of logs) for (const k of ['warn', 'error', 'stderr'] as const) logLines[k] += l.log[k];
+    if (logLines.warn + logLines.error + logLines.stderr) {
+      log(`  cluster column's processes: ${logLines.warn} warn, ${logLines.error} error lines, ${logLines.stderr} other stderr lines`);
+      for (const l of logs) for (const smp of l.log.samples) log(`    ${smp}`);
+    }
+    return {
+      json: {
+        single,
+        masters3,
+        masters3Replicas: { wait, noWait, waitVsNoWait },
+        masters3VsSingle,
+        failovers: failovers.length,
+        ...(failovers.length ? { failoverDetail: failovers } : {}),
+        ...(suspects.length ? { flaggedNodes: suspects } : {}),
+        logLines,
+        settings: {
+          topology: '1 api + 1 worker + 1 projector',
+          seconds: S.clusterSeconds,
+          slices: S.clusterSlices,
+          warmSeconds: S.warmSeconds,
+          instances: S.instances,
+          connections: S.connections,
+          appendonly: true,
+          nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS,
+        },
+      },
+      lines,
+      lost: [single, masters3, wait, noWait].reduce((x, e) => x + e.lost, 0),
+    };
+  } finally {
+    for (const f of [...fleets]) await stopFleet(f).catch(() => undefined);
+    for (const c of [...clusters.keys()]) await stopCluster(c).catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------
 // the benchmark
 // ---------------------------------------------------------------------------
 
@@ -309,6 +656,7 @@ async function main(): Promise<number> {
     }
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     fleet = new RuntimeFleet({ projectId: PROJECT_ID, redisUrl, runDir, apiKey: API_KEY, jwtSecret: JWT_SECRET });
+    const mainTarget: LoadTarget = { fleet, probe: RedisProbe.ofConnection(redis) };
 
     // --- topology a ---------------------------------------------------------
     let t = performance.now();
@@ -324,12 +672,12 @@ async function main(): Promise<number> {
 
     const measureAll = async (tag: string) => {
       const apis = fleet.byRole('api');
-      if (S.warmSeconds > 0) await writeLoad(redis!, apis, many, S.warmSeconds, false);
-      const m = await writeLoad(redis!, apis, many, S.seconds);
+      if (S.warmSeconds > 0) await writeLoad(mainTarget, apis, many, S.warmSeconds, false);
+      const m = await writeLoad(mainTarget, apis, many, S.seconds);
       log(describeWrites(`${tag}: ${S.instances} instances`, figures([m])));
-      const h = await writeLoad(redis!, apis, hot, S.seconds);
+      const h = await writeLoad(mainTarget, apis, hot, S.seconds);
       log(describeWrites(`${tag}: ${S.hot} hot`, figures([h])));
-      const h1 = await writeLoad(redis!, apis, hot1, S.seconds);
+      const h1 = await writeLoad(mainTarget, apis, hot1, S.seconds);
       log(describeWrites(`${tag}: 1 hot`, figures([h1])));
       return { many: m, hot: h, hot1: h1 };
     };
@@ -398,7 +746,7 @@ async function main(): Promise<number> {
     for (const p of fleet.byRole('api').slice(1)) await fleet.stop(p);
     await fleet.setWorkers(1);
     log(`\n== ${stamp()} inline WRITEs, topology a again (${fleet.topology()}): how far the machine drifted`);
-    const a2 = await writeLoad(redis, fleet.byRole('api'), many, S.seconds);
+    const a2 = await writeLoad(mainTarget, fleet.byRole('api'), many, S.seconds);
     log(describeWrites(`one api (again): ${S.instances} instances`, figures([a2])));
 
     // --- final exactness: jobs applied after they were counted show now ------
@@ -432,13 +780,22 @@ async function main(): Promise<number> {
     };
     summary.three_vs_one = ratios;
 
+    // --- cluster column -----------------------------------------------------
+    let cl: ClusterColumn | undefined;
+    if (S.cluster) {
+      await fleet.stopAll(); // done with: the column's own processes get the machine
+      cl = await clusterColumn(redis, redisUrl, runDir);
+      summary.cluster = cl.json;
+    }
+
     const allLogs = fleet.logs();
     const logTotals = { warn: 0, error: 0, stderr: 0 };
     for (const l of allLogs) for (const k of ['warn', 'error', 'stderr'] as const) logTotals[k] += l.log[k];
     summary.log_lines = logTotals;
     const inlineLost = [a1.many, a1.hot, a1.hot1, b.many, b.hot, b.hot1, a2].reduce((s, r) => s + r.lost, 0);
     summary.inline_lost = inlineLost;
-    const exact = queued.lost === 0 && queued.doubled === 0 && blLost === 0 && blDoubled === 0 && inlineLost === 0;
+    const clusterLost = cl?.lost ?? 0;
+    const exact = queued.lost === 0 && queued.doubled === 0 && blLost === 0 && blDoubled === 0 && inlineLost === 0 && clusterLost === 0;
     summary.exact = exact;
 
     log(`\n== ${stamp()} summary`);
@@ -453,8 +810,15 @@ async function main(): Promise<number> {
     log(`  backlog jobs/s by workers: ${S.backlogWorkers.map((w) => `${w}: ${backlog[`workers_${w}`]}`).join(', ')}; lost ${blLost}, doubled ${blDoubled}; more workers not slower: ${summary.backlog_more_workers_not_slower}`);
     log(`  process logs: ${logTotals.warn} warn, ${logTotals.error} error lines, ${logTotals.stderr} other stderr lines`);
     for (const l of allLogs) for (const s of l.log.samples) log(`    ${s}`);
+    if (cl) {
+      log(`  cluster column (the same WRITE load, ${S.clusterSeconds} s each; CPU per write of the api process and of every Redis node; commands and WAITs per write on the masters):`);
+      for (const l of cl.lines) log(l);
+    }
     if (!exact) {
-      log(`  !! NOT EXACT: queued lost ${queued.lost}, doubled ${queued.doubled}; backlog lost ${blLost}, doubled ${blDoubled}; acknowledged WRITEs missing ${inlineLost}`);
+      log(
+        `  !! NOT EXACT: queued lost ${queued.lost}, doubled ${queued.doubled}; backlog lost ${blLost}, doubled ${blDoubled}; acknowledged WRITEs missing ${inlineLost}` +
+          `${clusterLost ? `, in the cluster column ${clusterLost}` : ''}`,
+      );
       code = 2;
     }
   } finally {
