@@ -19,7 +19,6 @@ const CLUSTER_LEG = [
   'test/runtime/effects.test.ts',
   'test/runtime/stream.test.ts',
   'test/member/hr-employee.test.ts',
-  'test/member/sign-in.test.ts',
 ];
 
 /** @type {import('jest').Config} */

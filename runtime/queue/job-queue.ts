@@ -319,7 +319,10 @@ export class JobQueue implements JobSink {
     let swept = 0;
     for (const b of this.keys.all) {
       // the clock of the node that holds the bucket's stream: the one that stamped its ids
-      const [seconds, micros] = (await redis.pipeline().exists(b.tasks).time().exec())![1]![1] as [string, string];
+      const replies = (await redis.pipeline().exists(b.tasks).time().exec()) ?? [];
+      const [timeErr, time] = replies[1] ?? [new Error('TIME got no answer'), undefined];
+      if (timeErr) throw timeErr;
+      const [seconds, micros] = time as [string, string];
       const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
       const entries = await redis.xrange(b.tasks, '-', `${now - olderThanMs}`, 'COUNT', 500);
       for (const [id, fields] of entries) {
