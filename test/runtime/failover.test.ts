@@ -29,11 +29,11 @@ interface Tally {
  * ledger L0 is stopped (SIGSTOP) and the master given more to replicate than
  * the sockets hold, so it falls behind; writes go on, the master
  * is SIGKILLed and the replica resumed, which then takes over the slots with
- * only what it had received. The killed node comes back as a replica, and
- * writes go on until the failed-over slots acknowledge again. Returns what
+ * only what it had received. With `recover`, the killed node comes back as a
+ * replica, and writes go on until the failed-over slots acknowledge again. Returns what
  * the ledgers hold against what was acknowledged.
  */
-async function failover(waitReplicas: 'auto' | '0'): Promise<{ lost: number; doubled: number; unknown: number; acked: number; waitReplicas: number }> {
+async function failover(waitReplicas: 'auto' | '0', recover: boolean): Promise<{ lost: number; doubled: number; unknown: number; acked: number; waitReplicas: number }> {
   const cluster: LocalRedisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1000 });
   let t: TestRuntime | undefined;
   let stopped: number | undefined;
@@ -66,7 +66,7 @@ async function failover(waitReplicas: 'auto' | '0'): Promise<{ lost: number; dou
     const l0Sent = () => l0.acked.size + l0.uncertain.size;
     const writers = ids.map(writer);
 
-    await waitFor(() => acked() >= 200, { timeoutMs: 30_000, what: '200 acknowledged writes before the failover' });
+    await waitFor(() => acked() >= 150, { timeoutMs: 30_000, what: '150 acknowledged writes before the failover' });
     // the master that holds L0's bucket, and its replica
     const slot = Number(await command(cluster.nodes[0]!.port, ['CLUSTER', 'KEYSLOT', rt.rt.store.keys.instance('Ledger', 'L0')]));
     const victim = (await cluster.masters()).find((m) => m.slots.some((range) => inRange(range, slot)))!;
@@ -91,14 +91,16 @@ async function failover(waitReplicas: 'auto' | '0'): Promise<{ lost: number; dou
       },
       { timeoutMs: 30_000, intervalMs: 200, what: 'the replica promoted' },
     );
-    // the killed node comes back as the new master's replica: writes to its slots are confirmed again
-    await cluster.restart(victim.port);
-    const l0Before = l0.acked.size;
-    const ackedBefore = acked();
-    await waitFor(() => l0.acked.size >= l0Before + 20 && acked() >= ackedBefore + 200, {
-      timeoutMs: 60_000,
-      what: 'writes acknowledged after the failover, on the failed-over slots too',
-    });
+    if (recover) {
+      // the killed node comes back as the new master's replica: writes to its slots are confirmed again
+      await cluster.restart(victim.port);
+      const l0Before = l0.acked.size;
+      const ackedBefore = acked();
+      await waitFor(() => l0.acked.size >= l0Before + 10 && acked() >= ackedBefore + 150, {
+        timeoutMs: 60_000,
+        what: 'writes acknowledged after the failover, on the failed-over slots too',
+      });
+    }
     stop = true;
     await Promise.all(writers);
 
@@ -128,14 +130,14 @@ async function failover(waitReplicas: 'auto' | '0'): Promise<{ lost: number; dou
 }
 
 test('3 masters + 3 replicas, writes running, a master SIGKILLed after its replica fell behind: 0 acknowledged writes lost, 0 applied twice', async () => {
-  const r = await failover('auto');
+  const r = await failover('auto', true);
   expect(r.waitReplicas).toBe(1);
-  expect(r.acked).toBeGreaterThan(400);
+  expect(r.acked).toBeGreaterThan(300);
   expect({ lost: r.lost, doubled: r.doubled, unknown: r.unknown }).toEqual({ lost: 0, doubled: 0, unknown: 0 });
 }, 180_000);
 
 test('the same failover without WAIT (REDIS_WAIT_REPLICAS=0) loses acknowledged writes: what the test above guards against', async () => {
-  const r = await failover('0');
+  const r = await failover('0', false);
   expect(r.waitReplicas).toBe(0);
   expect(r.lost).toBeGreaterThan(0);
   expect({ doubled: r.doubled, unknown: r.unknown }).toEqual({ doubled: 0, unknown: 0 });
