@@ -522,9 +522,12 @@ export class StateStore {
     if (code !== 1) await this.settleReservations(reserved, 'release');
     switch (code) {
       case 1: {
-        await this.settleReservations(reserved, 'confirm');
+        // the change is committed: a confirmation or a drop that fails now leaves a key the protocol already
+        // reads right (a lapsed reservation whose owner holds the lookup is the owner's; a key whose owner
+        // no longer holds it is free), so it does not turn the commit into an error
+        await this.settleReservations(reserved, 'confirm').catch(() => undefined);
         for (const rm of req.lookupRemoves) {
-          await this.redis.settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId);
+          await this.redis.settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId).catch(() => undefined);
         }
         return {
           kind: 'committed',
