@@ -362,18 +362,6 @@ function expectSettingsReachApps(file: ComposeFile, fixed: string[], absent: str
   }
 }
 
-/** An executable on PATH, or undefined. */
-function onPath(cmd: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const file = dir && path.join(dir, cmd);
-    if (file && fs.existsSync(file)) return file;
-  }
-  return undefined;
-}
-
-/** `docker-compose config -q` validates a file without a Docker engine (docker-compose 1.x, or docker's compose plugin). */
-const COMPOSE: string[] | undefined = onPath('docker-compose') ? ['docker-compose'] : onPath('docker') ? ['docker', 'compose'] : undefined;
-
 /** Runs a command; its exit code and output. */
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -525,13 +513,6 @@ describe('docker-compose.cluster.yml', () => {
     return raw.replace(/\$\$/g, '$');
   };
 
-  (COMPOSE ? test : test.skip)(`${COMPOSE?.join(' ') ?? 'docker-compose'} config -q accepts it, and docker-compose.yml`, async () => {
-    for (const file of ['docker-compose.cluster.yml', 'docker-compose.yml']) {
-      const r = await run(COMPOSE![0], [...COMPOSE!.slice(1), '-f', file, 'config', '-q']);
-      expect({ file, code: r.code, output: r.output.trim() }).toEqual({ file, code: 0, output: expect.any(String) });
-    }
-  });
-
   test('six redis:7 nodes, cluster-enabled, with AOF and noeviction, each announcing its service name and a static address of the subnet, each on a volume of its own', () => {
     expect(NODES).toEqual(['redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5', 'redis-6']);
     expect(cluster.services()).not.toContain('redis');
@@ -620,7 +601,8 @@ describe('docker-compose.cluster.yml', () => {
     }
   });
 
-  (onPath('redis-cli') && onPath('redis-server') ? describe : describe.skip)("redis-cluster-init's script against six real cluster-enabled nodes", () => {
+  // the suite installs redis-server (and redis-cli with it) before it runs: scripts/ensure-deps.js
+  describe("redis-cluster-init's script against six real cluster-enabled nodes", () => {
     let nodes: LocalRedisCluster;
     beforeAll(async () => {
       nodes = await startRedisCluster({ masters: 3, replicasPerMaster: 1, form: false });
