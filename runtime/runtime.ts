@@ -29,7 +29,7 @@ import { Projector } from './stream/projector';
 import type { BlobStore } from './files/blob-store';
 import { LocalBlobStore } from './files/local-blob-store';
 import { Signer } from './auth/signer';
-import { callConnectionOptions, isRedisUnavailable, RedisHealth, workerConnectionOverrides } from './redis/client';
+import { callConnectionOptions, isRedisUnavailable, RedisHealth, startupRetryLogger, untilRedisAnswers, workerConnectionOverrides } from './redis/client';
 import { MessageDelivery } from './mail/delivery';
 import { openMessagePorts } from './mail/ports';
 
@@ -232,14 +232,20 @@ export class Runtime {
     redisHealth.watch(redis, 'state');
     const store = new StateStore(redis, config.projectId, config.redisBuckets);
     try {
-      const legacy = await migrateLegacyLayout(store, (fields, msg) => logger.info(fields, msg));
+      const retry = { onRetry: startupRetryLogger(logger) };
+      const legacy = await untilRedisAnswers('key layout migration', () => migrateLegacyLayout(store, (fields, msg) => logger.info(fields, msg)), retry);
       // refresh tokens move by their stored family (not a plain rename): with the rest of the old layout
       if (legacy.outcome === 'migrated') {
-        const moved = await migrateRefreshTokenKeys(redis, store.keys.base);
+        const moved = await untilRedisAnswers('refresh token migration', () => migrateRefreshTokenKeys(redis, store.keys.base), retry);
         if (moved) logger.info({ moved }, 'refresh tokens moved to the cluster-ready layout');
       }
-      await checkLayout(store);
-      store.waitReplicas = config.redisWaitReplicas === 'auto' ? ((await replicasPerMaster(redis)) > 0 ? 1 : 0) : config.redisWaitReplicas;
+      await untilRedisAnswers('key layout check', () => checkLayout(store), retry);
+      store.waitReplicas =
+        config.redisWaitReplicas === 'auto'
+          ? (await untilRedisAnswers('replica count', () => replicasPerMaster(redis), retry)) > 0
+            ? 1
+            : 0
+          : config.redisWaitReplicas;
       store.waitTimeoutMs = config.redisWaitTimeoutMs;
     } catch (err) {
       redis.disconnect();

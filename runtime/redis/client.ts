@@ -214,3 +214,46 @@ export class RedisHealth {
     this.probe = undefined;
   }
 }
+
+/** How long a start waits for a Redis that is reachable but does not answer yet (slow, loading, failing over). */
+export const STARTUP_WAIT_MS = 30_000;
+
+/**
+ * Runs one start-up step, again while Redis is reachable but not answering:
+ * a command time-out, or a reply saying it is loading, busy or failing over.
+ * A start on a loaded machine or during a failover then waits for Redis (at
+ * most STARTUP_WAIT_MS) instead of leaving a process that exits or a
+ * half-started one. Refused connections and every other error end the step at
+ * once (an unreachable Redis is told to the operator without waiting). The
+ * step must be safe to run again: start-up steps only read, or write
+ * idempotently.
+ */
+export async function untilRedisAnswers<T>(
+  step: string,
+  fn: () => Promise<T>,
+  opts: { waitMs?: number; onRetry?: (step: string, err: Error, attempt: number) => void } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.waitMs ?? STARTUP_WAIT_MS);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const msg = (err as Error | null)?.message;
+      const waiting = msg === 'Command timed out' || (typeof msg === 'string' && UNAVAILABLE_REPLY.test(msg));
+      if (!waiting) throw err;
+      if (Date.now() >= deadline) {
+        (err as Error).message = `${step}: ${msg} (waited ${opts.waitMs ?? STARTUP_WAIT_MS} ms for Redis)`;
+        throw err;
+      }
+      opts.onRetry?.(step, err as Error, attempt);
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(attempt - 1, 4), 1000)));
+    }
+  }
+}
+
+/** untilRedisAnswers's onRetry that logs the first wait of a step, and every tenth after it. */
+export function startupRetryLogger(logger: Logger): (step: string, err: Error, attempt: number) => void {
+  return (step, err, attempt) => {
+    if (attempt === 1 || attempt % 10 === 0) logger.warn({ step, attempt, err: err.message }, 'Redis does not answer yet at start; waiting for it');
+  };
+}

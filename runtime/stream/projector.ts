@@ -6,7 +6,7 @@ import { parseState, type BucketStreams, type StateStore } from '../actor/state-
 import { duplicate, type RedisConnection } from '../redis/connection';
 import type { InstanceState } from '../actor/types';
 import type { DocumentStore } from './document-store';
-import { blockingConnectionOverrides, type RedisHealth } from '../redis/client';
+import { blockingConnectionOverrides, startupRetryLogger, untilRedisAnswers, type RedisHealth } from '../redis/client';
 import { ControlListener, type ControlRequest } from './projector-control';
 import { collectionIndexes } from './listing';
 import { DEFAULT_CLAIM_IDLE_MS, defaultProjectorName } from './projector-settings';
@@ -347,24 +347,38 @@ export class Projector {
       this.redisHealth?.watch(reader, 'projector');
       return reader;
     });
+    const retry = { onRetry: startupRetryLogger(this.logger) };
     await this.ensureIndexes();
     if (this.documents.shared) {
-      for (const b of buckets) {
-        try {
-          await redis.xgroup('CREATE', b.outbox, GROUP, '0', 'MKSTREAM');
-        } catch (err) {
-          if (!/BUSYGROUP/.test((err as Error).message)) throw err;
-        }
-      }
+      await untilRedisAnswers(
+        'projector consumer groups',
+        async () => {
+          for (const b of buckets) {
+            try {
+              await redis.xgroup('CREATE', b.outbox, GROUP, '0', 'MKSTREAM');
+            } catch (err) {
+              if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+            }
+          }
+        },
+        retry,
+      );
       this.loops = buckets.map((b, i) => this.followGroup(b, this.readers[i]!));
     } else {
       const from = new Map<number, string>();
-      for (const b of buckets) {
-        const last = await redis.xrevrange(b.outbox, '+', '-', 'COUNT', 1);
-        from.set(b.bucket, last.length ? last[0][0] : '0-0');
-        this.lastRead.set(b.bucket, from.get(b.bucket)!);
-      }
-      await this.rebuild();
+      await untilRedisAnswers(
+        'projector stream positions',
+        async () => {
+          for (const b of buckets) {
+            const last = await redis.xrevrange(b.outbox, '+', '-', 'COUNT', 1);
+            from.set(b.bucket, last.length ? last[0][0] : '0-0');
+            this.lastRead.set(b.bucket, from.get(b.bucket)!);
+          }
+        },
+        retry,
+      );
+      // upserts by version: a rebuild cut short by a time-out is run again whole
+      await untilRedisAnswers('projection rebuild', () => this.rebuild(), retry);
       this.loops = buckets.map((b, i) => this.follow(b, this.readers[i]!, from.get(b.bucket)!));
       this.control = new ControlListener(
         redis,

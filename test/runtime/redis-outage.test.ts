@@ -292,3 +292,53 @@ describe('Redis gone (stopped), then back on the same port', () => {
     expect(consoleErrors).toEqual([]);
   });
 });
+
+describe('Redis frozen while a runtime starts', () => {
+  let redis: EmbeddedRedis;
+  let frozen = false;
+  let rt: Runtime | undefined;
+
+  beforeAll(async () => {
+    redis = await startEmbeddedRedis({});
+  });
+
+  afterAll(async () => {
+    if (frozen) process.kill(redis.pid, 'SIGCONT');
+    await rt?.stop();
+    await redis?.stop();
+  });
+
+  it('the start waits for Redis to answer instead of failing, then serves', async () => {
+    const projectId = uniqueProjectId('rs');
+    // a short command time-out: the start meets several of them while Redis is frozen
+    const env = testEnv(projectId, { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '300' });
+    const { lines, logger } = capturedLogger();
+    process.kill(redis.pid, 'SIGSTOP');
+    frozen = true;
+    const starting = Runtime.create(loadConfig(env), redis.url, { logger }).then(async (created) => {
+      rt = created;
+      return created.start(0);
+    });
+    let failed: unknown;
+    starting.catch((err) => (failed = err));
+    await waitFor(() => failed ?? lines.some((l) => /Redis does not answer yet at start/.test(l.msg)), { what: 'the start to wait for Redis' });
+    expect(failed).toBeUndefined();
+    expect(rt).toBeUndefined();
+    process.kill(redis.pid, 'SIGCONT');
+    frozen = false;
+
+    const port = await starting;
+    const wait = lines.find((l) => /Redis does not answer yet at start/.test(l.msg))!;
+    expect(wait).toMatchObject({ level: 40, step: expect.any(String), err: 'Command timed out' });
+    const call = (method: string, body: unknown) =>
+      fetch(`http://127.0.0.1:${port}/${projectId}/CALL/Counter/${method}/s1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY },
+        body: JSON.stringify(body),
+      });
+    expect((await call('init', { start: 2 })).status).toBe(200);
+    const inc = await call('increment', { by: 3 });
+    expect(inc.status).toBe(200);
+    expect(await inc.json()).toEqual({ count: 5 });
+  });
+});
