@@ -31,6 +31,8 @@ export interface MetricsSources {
   tasks?: { dueTasks(): Promise<{ due: number; lateSeconds: number }> };
   /** in-process caches by name: their hit and miss counts, read at scrape */
   caches?: Record<string, CacheCounts>;
+  /** WRITEs run on a cached snapshot without the lease, by how they ended (Dispatcher.optimisticWrites), read at scrape */
+  optimisticWrites?: Readonly<Record<'answered' | 'retried', number>>;
 }
 
 /** A projector's lag as /metrics reads it (Projector.lag with byCollection): in total and by collection. */
@@ -130,6 +132,21 @@ export class RuntimeMetrics {
         for (const [cache, counts] of caches) {
           this.inc({ cache }, counts.misses - (seenMisses.get(cache) ?? 0));
           seenMisses.set(cache, counts.misses);
+        }
+      },
+    });
+    const optimistic = sources.optimisticWrites;
+    const seenOptimistic = new Map<string, number>();
+    new Counter({
+      name: 'runtime_optimistic_writes_total',
+      help: 'WRITEs run on the state this process had cached, without taking the lease: answered so (committed in one round trip, or refused on the current state), or run again under the lease (the instance had moved, or the handler needed the lease), read at scrape',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        if (!optimistic) return;
+        for (const outcome of ['answered', 'retried'] as const) {
+          this.inc({ outcome }, optimistic[outcome] - (seenOptimistic.get(outcome) ?? 0));
+          seenOptimistic.set(outcome, optimistic[outcome]);
         }
       },
     });

@@ -339,6 +339,7 @@ export class Runtime {
       projector,
       tasks: jobs,
       caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },
+      optimisticWrites: dispatcher.optimisticWrites,
     });
     dispatcher.observeInstanceWaits(metrics);
     jobs.observer = metrics;

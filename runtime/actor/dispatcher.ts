@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { Background } from '../background';
 import { REDACT_PATHS } from '../logger';
 import type { Authorizer } from '../auth/types';
-import { ActorError, runtimeError, unknownInstanceError } from '../errors';
+import { ActorError, runtimeError, RuntimeCodes, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
 import { deepFreeze } from './local-queue';
-import { TurnManager, type InstanceWaitObserver } from './turns';
+import { TurnManager, type InstanceWaitObserver, type Turn } from './turns';
 import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
@@ -123,6 +123,9 @@ const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
 const LOOKUP_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const JOB_RESULT_TTL_S = 7 * 24 * 3600;
 
+/** an optimistic run that cannot stand: run the handler again under the lease */
+const RETRY_WITH_LEASE = Symbol('retry with the lease');
+
 /** An instance id taken from the lookup cache, to be confirmed by the instance's own lookups once read. */
 interface CachedLookup {
   key: string;
@@ -208,6 +211,12 @@ export class Dispatcher {
 
   /** ctx.limits: throttling counters in Redis, shared by every process */
   readonly limits: RateLimits;
+
+  /** WRITEs run on a cached snapshot without the lease: answered so (committed, or refused on the current state), or run again under the lease (metrics) */
+  readonly optimisticWrites = { answered: 0, retried: 0 };
+
+  /** methods whose runs needed the lease (see runTurn): never tried optimistically again in this process */
+  private readonly leasedMethods = new WeakSet<RegisteredMethod>();
 
   constructor(private readonly deps: DispatcherDeps) {
     this.readCache = new ReadCache(deps.readCacheBytes ?? 0);
@@ -415,12 +424,13 @@ export class Dispatcher {
       throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
     } else if (got.kind === 'unchanged' && cached) {
       cache.hits++;
-      current = cached;
+      // an entry a commit left has its state parsed by the first READ of it
+      current = { version: cached.version, state: (cached.state ??= deepFreeze(parseState(cached.stateJson))), lookups: cached.lookups };
     } else {
       const stored = (got as { instance: StoredInstance }).instance;
       cache.misses++;
       current = { version: stored.version, state: deepFreeze(parseState(stored.stateJson)), lookups: deepFreeze({ ...stored.lookups }) };
-      cache.set(key, { ...current, bytes: stored.stateJson.length });
+      cache.set(key, { ...current, stateJson: stored.stateJson, bytes: stored.stateJson.length });
     }
     if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
     if (req.identity.tenant !== undefined) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
@@ -451,6 +461,24 @@ export class Dispatcher {
       );
     }
     const deadline = Date.now() + method.budgetMs;
+    if (mode === 'write' && !req.job && method.options.optimistic !== false && !this.leasedMethods.has(method)) {
+      const cached = this.readCache.enabled ? this.readCache.get(ReadCache.key(cls.id, id)) : undefined;
+      const turn = cached && this.turns.tryOptimistic(cls.id, id, cached);
+      if (turn) {
+        let out: CallResult | typeof RETRY_WITH_LEASE;
+        try {
+          out = await this.runTurn(cls, method, req, id, mode, turn, true, cachedLookup);
+        } catch (err) {
+          this.optimisticWrites.answered++;
+          throw err;
+        }
+        if (out !== RETRY_WITH_LEASE) {
+          this.optimisticWrites.answered++;
+          return out;
+        }
+        this.optimisticWrites.retried++;
+      }
+    }
     // INIT with lease: false creates at commit time, without taking the lease first
     const leaseFree = mode === 'init' && (method.options as InitOptions).lease === false;
     const start = await this.turns.begin(cls.id, id, mode, leaseFree, deadline);
@@ -466,7 +494,29 @@ export class Dispatcher {
       if (cachedLookup) throw new StaleLookup(cachedLookup.key);
       throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
     }
-    const turn = start.turn;
+    return (await this.runTurn(cls, method, req, id, mode, start.turn, false, cachedLookup, leaseFree)) as CallResult;
+  }
+
+  /**
+   * Runs the handler in `turn` and commits. `optimistic`: the turn holds no
+   * lease and its state is this process's cached snapshot; the handler may
+   * then do nothing that outlives a discarded run (ctx.call of a writing
+   * method, tokens, limits, ports: the context refuses them), and whenever the
+   * run cannot stand (one of those, a lookup change, the instance moved since
+   * the snapshot) nothing is committed and RETRY_WITH_LEASE is answered: the
+   * caller runs the handler again under the lease.
+   */
+  private async runTurn(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    id: string,
+    mode: LeaseMode,
+    turn: Turn,
+    optimistic: boolean,
+    cachedLookup?: CachedLookup,
+    leaseFree = false,
+  ): Promise<CallResult | typeof RETRY_WITH_LEASE> {
     const before = turn.before;
     let result: CallResult;
     /** the committed effects, applied once the turn is over */
@@ -474,8 +524,13 @@ export class Dispatcher {
     let effectEntry: StreamEntry | undefined;
     /** committed, but no replica confirmed it in time: answered 503 once everything it caused is under way */
     let unconfirmed = false;
+    let ctx: CtxImpl | undefined;
+    let sent = false;
     try {
-      if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
+      if (cachedLookup && before?.lookups[cachedLookup.name] !== cachedLookup.value) {
+        if (optimistic) return RETRY_WITH_LEASE;
+        throw new StaleLookup(cachedLookup.key);
+      }
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
       const scoped = req.identity.tenant !== undefined;
@@ -485,14 +540,26 @@ export class Dispatcher {
       const tasks: ScheduledTask[] = [];
       const events: EmittedEvent[] = [];
       const changeEffects: Effect[] = [];
-      const ctx = new CtxImpl(this, this.deps, cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, changeEffects);
-      result = await turn.renewWhile(() => this.invoke(cls, method, ctx), () => ctx.abort());
+      ctx = new CtxImpl(this, this.deps, cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, changeEffects);
+      ctx.optimistic = optimistic;
+      result = await turn.renewWhile(() => this.invoke(cls, method, ctx!), () => ctx!.abort());
+      if (ctx.needsLease) {
+        this.leasedMethods.add(method);
+        return RETRY_WITH_LEASE;
+      }
       const stateJson = serializeState(ctx.state);
       const { adds, removes } = this.lookupDiff(beforeLookups, lookups);
+      if (optimistic && (adds.length > 0 || removes.length > 0)) {
+        // lookup keys are claimed in their own slots before the commit: under the lease only
+        this.leasedMethods.add(method);
+        return RETRY_WITH_LEASE;
+      }
       const created = mode === 'init' || (mode === 'upsert' && (before?.version ?? 0) === 0);
       const changed = created || stateJson !== originalJson || adds.length > 0 || removes.length > 0;
       if (scoped && changed) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, ctx.state, 'after');
       const keep = turn.keepAfterCommit();
+      // from here an error may come from a commit that was applied: never run again
+      sent = true;
       const commit = await this.deps.store.commit({
         classId: cls.id,
         instanceId: id,
@@ -516,6 +583,11 @@ export class Dispatcher {
         case 'committed':
           break;
         case 'version_moved':
+          if (optimistic) {
+            // another writer committed since the snapshot, or holds the lease now
+            this.readCache.delete(ReadCache.key(cls.id, id));
+            return RETRY_WITH_LEASE;
+          }
           if (leaseFree) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
           turn.lost();
           throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
@@ -530,8 +602,13 @@ export class Dispatcher {
       }
       if (req.job) req.job.next = commit.nextJobId;
       unconfirmed = commit.unconfirmed === true;
+      const committedJson = changed ? stateJson : originalJson;
       // the commit keeps the lease for the next local writer only while no other process waits for it
-      turn.committed({ version: commit.version, stateJson: changed ? stateJson : originalJson, lookups }, commit.leaseKept);
+      turn.committed({ version: commit.version, stateJson: committedJson, lookups }, commit.leaseKept);
+      // the next write of this instance here runs on it optimistically, and a READ of it reads no state from Redis
+      if (this.readCache.enabled) {
+        this.readCache.set(ReadCache.key(cls.id, id), { version: commit.version, stateJson: committedJson, lookups: deepFreeze({ ...lookups }), bytes: committedJson.length });
+      }
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
@@ -546,6 +623,7 @@ export class Dispatcher {
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
       await turn.abandon();
+      if (optimistic && !sent && (await this.optimisticRunFailed(cls, id, before!, ctx, method, err))) return RETRY_WITH_LEASE;
       throw err;
     } finally {
       turn.end();
@@ -561,6 +639,27 @@ export class Dispatcher {
       );
     }
     return result;
+  }
+
+  /**
+   * An optimistic run ended in an error before its commit: should it run
+   * again under the lease? Yes when the context refused something only a
+   * leased run may do, or when the handler's own error was judged on a
+   * snapshot the instance has moved past. An error judged on the current
+   * state stands, as if the handler had run just then; so do time-outs and
+   * errors of the runtime.
+   */
+  private async optimisticRunFailed(cls: RegisteredClass, id: string, snapshot: StoredInstance, ctx: CtxImpl | undefined, method: RegisteredMethod, err: unknown): Promise<boolean> {
+    if (ctx?.needsLease) {
+      this.leasedMethods.add(method);
+      return true;
+    }
+    if (err instanceof StaleLookup) return false;
+    if (err instanceof ActorError && (err.code === RuntimeCodes.TIMEOUT.code || err.code === RuntimeCodes.REDIS_UNAVAILABLE.code)) return false;
+    const now = await this.deps.store.readIfChanged(cls.id, id, snapshot.version);
+    if (now.kind === 'unchanged') return false;
+    this.readCache.delete(ReadCache.key(cls.id, id));
+    return true;
   }
 
   private lookupDiff(before: Readonly<Record<string, string>>, after: Record<string, string>): { adds: LookupPair[]; removes: LookupPair[] } {
@@ -748,6 +847,10 @@ class CtxImpl implements Ctx {
   private logger?: Logger;
   private abortController?: AbortController;
   private aborted = false;
+  /** a run on a cached snapshot without the lease (Dispatcher.runTurn): what would outlive a discarded run is refused */
+  optimistic = false;
+  /** this optimistic run asked for something only a leased run may do: it is discarded and run again */
+  needsLease = false;
   private lookupApi?: LookupApi;
   private requestInfo?: RequestInfo;
   private responseInit?: ResponseInit;
@@ -813,7 +916,15 @@ class CtxImpl implements Ctx {
     this.abortController?.abort();
   }
 
+  /** Refuses, in an optimistic run, what would outlive it when it is discarded. */
+  private underLease(what: string): void {
+    if (!this.optimistic) return;
+    this.needsLease = true;
+    throw runtimeError('INTERNAL', `${this.classId}.${this.method}: ${what} needs the instance's lease; the run is discarded and run again with it`);
+  }
+
   get ports(): Ports {
+    this.underLease('ctx.ports');
     return this.deps.ports;
   }
 
@@ -829,6 +940,7 @@ class CtxImpl implements Ctx {
   }
 
   get limits(): RateLimits {
+    this.underLease('ctx.limits');
     return this.dispatcher.limits;
   }
 
@@ -836,6 +948,7 @@ class CtxImpl implements Ctx {
   get tokens(): TokenIssuer {
     if (this.kind === 'READ') throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot issue tokens`);
     if (!this.deps.tokens) throw runtimeError('INTERNAL', 'no token issuer configured');
+    this.underLease('ctx.tokens');
     return this.deps.tokens;
   }
 
@@ -888,6 +1001,8 @@ class CtxImpl implements Ctx {
 
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {
     if (this.aborted) throw runtimeError('TIMEOUT', `${this.classId}.${this.method} has run out of time`);
+    // a READ changes nothing: called as often as the run is
+    if (this.optimistic && this.deps.registry.get(classId)?.methodsByName.get(method)?.kind !== 'READ') this.underLease(`ctx.call of ${classId}.${method}`);
     const frame = { classId: this.classId, instanceId: this.instanceId, exclusive: KIND_CAN_WRITE[this.kind] };
     return this.dispatcher.call({
       classId,

@@ -1,5 +1,6 @@
 /**
- * Per-process cache of parsed, frozen instance states for READ calls.
+ * Per-process cache of the committed instances this process last read or
+ * wrote: for READ calls, and as the snapshot an optimistic WRITE runs on.
  *
  * A READ still asks Redis for the instance's current version on every call
  * (one round trip, as before), so it never answers from a state older than the
@@ -7,15 +8,23 @@
  * the JSON parse and the deep freeze skipped. That is what makes singletons
  * that many calls read (settings, catalogues) cheap to read.
  *
+ * A WRITE of an instance found here runs its handler on the cached state
+ * without taking the lease, and commits only if the instance is still at the
+ * cached version and nobody holds its lease (the dispatcher's optimistic
+ * path): one round trip instead of two. Commits refresh their entry.
+ *
  * Bounded by the summed length of the cached state JSON, least recently used
- * first out. A budget of 0 disables it.
+ * first out. A budget of 0 disables it (and the optimistic path).
  */
 import type { InstanceState } from './types';
 
 export interface CachedInstance {
   version: number;
-  /** frozen: shared by every READ that hits it */
-  state: Readonly<InstanceState>;
+  /** the committed state as stored: a WRITE parses its own copy from it */
+  stateJson: string;
+  /** frozen, shared by every READ that hits it; parsed by the first READ that needs it */
+  state?: Readonly<InstanceState>;
+  /** frozen */
   lookups: Readonly<Record<string, string>>;
   bytes: number;
 }

@@ -259,11 +259,12 @@ export interface AcquireOptions {
   waitMs?: number;
 }
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged', 'claimLookup', 'settleLookup'] as const;
+const SCRIPTS = ['acquireInstance', 'commitInstance', 'commitSnapshot', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged', 'claimLookup', 'settleLookup'] as const;
 
 const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
   acquireInstance: 4,
   commitInstance: 11,
+  commitSnapshot: 6,
   releaseLease: 3,
   renewLease: 1,
   enqueueJob: 3,
@@ -280,6 +281,7 @@ export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { 
 export type ScriptedRedis = RedisConnection & {
   acquireInstance(lease: string, inst: string, waiters: string, wake: string, token: string, ttl: number, mode: string, handoff: string, waitMs: number, handoffMs: number): Promise<unknown[]>;
   commitInstance(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
+  commitSnapshot(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
   claimLookup(key: string, owner: string, nonce: string, holdMs: number, notHolding: string): Promise<[number, string | number, number?]>;
   settleLookup(key: string, mode: 'confirm' | 'release' | 'drop', reservation: string, owner: string): Promise<number>;
   releaseLease(lease: string, waiters: string, wake: string, token: string, handoffMs: number): Promise<number>;
@@ -465,6 +467,25 @@ export class StateStore {
         throw err;
       }
     }
+    // a write run on a snapshot without the lease, changing no lookup: the short commit
+    const snapshot = req.token === '' && req.expectedVersion > 0 && !req.job && !req.deliveryId && !req.finishesEffectEntry && !req.lookupAdds.length && !req.lookupRemoves.length;
+    if (snapshot) {
+      const { r, acks } = await this.runCommit(
+        'commitSnapshot',
+        [k.instance(req.classId, req.instanceId), k.lease(req.classId, req.instanceId), b.outbox, b.tasks, b.events, b.effects],
+        [
+          req.expectedVersion,
+          req.changed ? req.stateJson : '',
+          req.classId,
+          req.instanceId,
+          req.tasks?.length ? JSON.stringify(req.tasks) : '',
+          req.events?.length ? JSON.stringify(req.events) : '',
+          req.effects?.length ? JSON.stringify(req.effects) : '',
+          deadline === undefined ? '' : String(deadline),
+        ],
+      );
+      return this.commitOutcome(req, r, acks, reserved);
+    }
     const keys = [
       k.instance(req.classId, req.instanceId),
       k.lease(req.classId, req.instanceId),
@@ -501,23 +522,28 @@ export class StateStore {
       HANDOFF_MS,
       req.keepWhileOthersWait ? '1' : '0',
     ];
-    let r: unknown[];
-    let acks = Infinity;
     // a commit whose outcome is unknown (the connection dropped) keeps its reservations: they lapse at their deadline
-    {
-      if (this.waitReplicas > 0) {
-        // WAIT has no key: sent in the commit's pipeline it goes to the node that took the commit
-        const p = this.redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
-        p.commitInstance(...keys, ...args);
-        (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
-        const out = (await p.exec()) ?? [];
-        if (out[0]?.[0]) throw out[0][0];
-        r = out[0]![1] as unknown[];
-        acks = out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0);
-      } else {
-        r = await this.redis.commitInstance(...keys, ...args);
-      }
+    const { r, acks } = await this.runCommit('commitInstance', keys, args);
+    return this.commitOutcome(req, r, acks, reserved);
+  }
+
+  /** Sends a commit script; with waitReplicas, WAIT for the replicas in its pipeline. `acks`: replicas that confirmed it. */
+  private async runCommit(script: 'commitInstance' | 'commitSnapshot', keys: string[], args: (string | number)[]): Promise<{ r: unknown[]; acks: number }> {
+    if (this.waitReplicas > 0) {
+      // WAIT has no key: sent in the commit's pipeline it goes to the node that took the commit
+      const p = this.redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+      p[script](...keys, ...args);
+      (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
+      const out = (await p.exec()) ?? [];
+      if (out[0]?.[0]) throw out[0][0];
+      return { r: out[0]![1] as unknown[], acks: out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0) };
     }
+    return { r: await this.redis[script](...keys, ...args), acks: Infinity };
+  }
+
+  /** A commit script's answer as a CommitResult; lookup reservations are confirmed or released by it. */
+  private async commitOutcome(req: CommitRequest, r: unknown[], acks: number, reserved: { key: string; reservation: string }[]): Promise<CommitResult> {
+    const k = this.keys;
     const code = Number(r[0]);
     if (code !== 1) await this.settleReservations(reserved, 'release');
     switch (code) {

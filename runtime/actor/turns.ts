@@ -157,6 +157,22 @@ export class TurnManager {
     return { kind: 'turn', turn };
   }
 
+  /**
+   * An optimistic turn on `snapshot` (the instance as this process last saw it
+   * committed), without a lease: only when nobody is ahead in this process and
+   * no lease is kept here for the instance; undefined otherwise (the caller
+   * then takes the lease path). Its commit (token '') writes only while the
+   * instance is still at the snapshot's version and nobody holds its lease, so
+   * it is as exclusive as a leased write: a version check in one Lua step.
+   */
+  tryOptimistic(classId: string, id: string, snapshot: StoredInstance): Turn | undefined {
+    const key = `${classId}\u0000${id}`;
+    if (this.held.has(key)) return undefined;
+    const endLocal = this.fifo.tryEnter(key);
+    if (endLocal === undefined) return undefined;
+    return new OptimisticTurn(snapshot, endLocal);
+  }
+
   /** local writers waiting for an instance (for tests and metrics) */
   waiting(classId: string, id: string): number {
     return this.fifo.waiting(`${classId}\u0000${id}`);
@@ -351,4 +367,31 @@ class LeaseTurn implements Turn {
       await this.manager.deps.store.release(this.classId, this.id, this.token);
     }
   }
+}
+
+/** A turn without a lease, on a cached snapshot (TurnManager.tryOptimistic): nothing to renew, keep or give back. */
+class OptimisticTurn implements Turn {
+  readonly token = '';
+  constructor(
+    readonly before: StoredInstance,
+    readonly end: () => void,
+  ) {}
+
+  keepAfterCommit(): boolean {
+    return false;
+  }
+
+  keepWhileOthersWait(): boolean {
+    return false;
+  }
+
+  async renewWhile<T>(work: () => T | Promise<T>): Promise<T> {
+    return work();
+  }
+
+  committed(): void {}
+
+  lost(): void {}
+
+  async abandon(): Promise<void> {}
 }

@@ -147,6 +147,17 @@ export interface MethodOptions {
   skipRoleCheck?: boolean;
   /** WRITE/INTERNAL/QUEUED_WRITE: a missing instance is created (empty state) instead of answering unknown-instance */
   upsert?: boolean;
+  /**
+   * WRITE/INTERNAL: may the handler run on the state this process has cached,
+   * without the lease, committing only if the instance has not moved (one
+   * Redis round trip instead of two)? Such a run is discarded and the handler
+   * run again under the lease when the instance moved, when it changes a
+   * lookup key, or when it uses what would outlive a discarded run (ctx.call
+   * of a non-READ method, ctx.tokens, ctx.limits, ctx.ports: refused in it).
+   * Default true. Set false for a handler with effects of its own outside ctx
+   * (a module-level client, a file write) that must not happen twice.
+   */
+  optimistic?: boolean;
   /** QUEUED_WRITE: attempts before the job is failed (default 5) */
   attempts?: number;
   /**

@@ -74,7 +74,8 @@ function exitCode(proc: RuntimeProcess['proc']): Promise<number | null> {
 test('SIGTERM during a 6 s WRITE: /ready 503, new connections refused, the WRITE answered and committed, idle connections closed, exit 0', async () => {
   const projectId = uniqueProjectId('dr');
   // three seconds of 503 before the listener closes, so a fresh connection can see it even if this process stalls a while
-  const svc = await spawnRuntime(projectId, { DRAIN_GRACE_MS: '3000' });
+  // READ_CACHE_MB=0: no cached snapshot, so the WRITE runs under the lease, which tells it is running
+  const svc = await spawnRuntime(projectId, { DRAIN_GRACE_MS: '3000', READ_CACHE_MB: '0' });
   running.push(svc);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const p = `/${projectId}/CALL/Counter`;
@@ -118,7 +119,7 @@ test('SIGTERM during a 6 s WRITE: /ready 503, new connections refused, the WRITE
 
 test('without a grace the listener closes at once, and the call in flight is still answered', async () => {
   const projectId = uniqueProjectId('dr');
-  const svc = await spawnRuntime(projectId);
+  const svc = await spawnRuntime(projectId, { READ_CACHE_MB: '0' });
   running.push(svc);
   const agent = new http.Agent({ keepAlive: true });
   const p = `/${projectId}/CALL/Counter`;

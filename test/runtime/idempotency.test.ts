@@ -3,6 +3,7 @@
  * replay, another body, concurrent duplicates, 5xx not stored, bad keys and
  * callers' scopes.
  */
+import { ReadCache } from '../../runtime/actor/read-cache';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
@@ -110,6 +111,8 @@ test('a 503 is not stored: a retry with the same key runs the call', async () =>
   // another process holds the instance: `slow` (1 s budget) waits for it and answers 503 INSTANCE_BUSY
   const lease = t.rt.store.keys.lease('Counter', id);
   await t.rt.redis.set(lease, 'another-process', 'PX', 20_000);
+  // not cached here: the write takes the lease path and waits (a run on a cached snapshot would time out first)
+  t.rt.dispatcher.readCache.delete(ReadCache.key('Counter', id));
   const busy = await t.post(`${p}/slow/${id}`, {}, headers);
   expect(busy.status).toBe(503);
   expect(await t.rt.redis.exists(await storedName(key))).toBe(0);

@@ -7,6 +7,7 @@
  * The runtime has the api role only: a queued job stays waiting, so the
  * queue gauges have something to show.
  */
+import { ReadCache } from '../../runtime/actor/read-cache';
 import { loadConfig } from '../../runtime/config';
 import { startTestRuntime, TEST_API_KEY, testEnv, waitFor, type TestRuntime } from '../support/harness';
 
@@ -82,6 +83,8 @@ test('an INSTANCE_BUSY answer is counted', async () => {
   // another process holds the instance: `slow` (1 s budget) waits for it and answers 503 INSTANCE_BUSY
   const lease = t.rt.store.keys.lease('Counter', id);
   await t.rt.redis.set(lease, 'another-process', 'PX', 20_000);
+  // not cached here: the write takes the lease path and waits (a run on a cached snapshot would time out first)
+  t.rt.dispatcher.readCache.delete(ReadCache.key('Counter', id));
   try {
     const busy = await t.post(`${p}/slow/${id}`, {}, apiKey);
     expect(busy.status).toBe(503);

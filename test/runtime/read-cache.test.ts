@@ -6,7 +6,7 @@
 import { ReadCache } from '../../runtime/actor/read-cache';
 import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
 
-const entry = (version: number, bytes: number) => ({ version, state: { public: {}, private: {}, user: {}, role: {} }, lookups: {}, bytes });
+const entry = (version: number, bytes: number) => ({ version, stateJson: '{}', state: { public: {}, private: {}, user: {}, role: {} }, lookups: {}, bytes });
 
 describe('ReadCache', () => {
   test('keeps the most recently used entries within its byte budget', () => {
@@ -60,13 +60,16 @@ describe('READ through the cache, two processes on one Redis', () => {
     expect((await a.post(`${p}/init/rc-1`, { start: 5 }, H)).status).toBe(200);
     const cache = a.rt.dispatcher.readCache;
     const hits0 = cache.hits;
+    // the INIT's commit left the instance in a's cache: both READs are hits
     expect((await a.get(`${p}/get/rc-1`, H)).body).toMatchObject({ count: 5, version: 1 });
     expect((await a.get(`${p}/get/rc-1`, H)).body).toMatchObject({ count: 5, version: 1 });
-    expect(cache.hits).toBe(hits0 + 1);
+    expect(cache.hits).toBe(hits0 + 2);
 
     // b writes; a's cached version 1 is now old
+    const misses0 = cache.misses;
     expect((await b.post(`${p}/increment/rc-1`, { by: 2 }, H)).status).toBe(200);
     expect((await a.get(`${p}/get/rc-1`, H)).body).toMatchObject({ count: 7, version: 2 });
+    expect(cache.misses).toBe(misses0 + 1);
   });
 
   test('a READ still cannot change the cached state', async () => {

@@ -17,6 +17,7 @@ import { loadConfig } from '../../runtime/config';
 import { RuntimeCodes } from '../../runtime/errors';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../runtime/redis/embedded-redis';
 import { Runtime } from '../../runtime/runtime';
+import { isRedisUnavailable } from '../../runtime/redis/client';
 import { Keys } from '../../runtime/actor/state-store';
 import { TEST_API_KEY, testEnv, waitFor } from '../support/harness';
 import { capturedLogger } from '../support/log-lines';
@@ -43,9 +44,9 @@ interface Started {
 }
 
 /** A runtime (all roles) on `redisUrl`, with its log lines kept in `lines`. */
-async function startRuntime(redisUrl: string): Promise<Started> {
+async function startRuntime(redisUrl: string, extra: Record<string, string> = {}): Promise<Started> {
   const projectId = uniqueProjectId('ro');
-  const env = testEnv(projectId, { REDIS_URL: redisUrl });
+  const env = testEnv(projectId, { REDIS_URL: redisUrl, ...extra });
   const { lines, logger } = capturedLogger();
   const rt = await Runtime.create(loadConfig(env), redisUrl, { logger });
   const port = await rt.start(0);
@@ -185,7 +186,8 @@ describe('Redis frozen while a commit is on its way', () => {
 
   beforeAll(async () => {
     redis = await startEmbeddedRedis({});
-    t = await startRuntime(redis.url);
+    // READ_CACHE_MB=0: no cached snapshot, so a write runs under the lease (the optimistic commit is the second test)
+    t = await startRuntime(redis.url, { READ_CACHE_MB: '0' });
     probe = new Redis(redis.url, { maxRetriesPerRequest: null });
     consoleSpy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   });
@@ -221,6 +223,36 @@ describe('Redis frozen while a commit is on its way', () => {
     const next = await t.call('increment', 'f1', { by: 2 });
     expect(next.status).toBe(200);
     expect(next.body).toEqual({ count: 7 });
+  });
+
+  it('so is the commit of a write run on a cached snapshot without the lease', async () => {
+    const projectId = uniqueProjectId('ro');
+    const env = testEnv(projectId, { REDIS_URL: redis.url });
+    const rt = await Runtime.create(loadConfig(env), redis.url, { logger: capturedLogger().logger });
+    try {
+      // the INIT's commit leaves the instance in this process's cache: the next write runs on it
+      expect((await rt.call('Counter', 'init', 'f2', { start: 5 })).status).toBe(200);
+      const answered0 = rt.dispatcher.optimisticWrites.answered;
+      // called in process: the error comes as Redis gave it (the HTTP layer answers it as 503 REDIS_UNAVAILABLE)
+      const write = rt.call('Counter', 'increment', 'f2', { by: 1, delayMs: 1_500 }).then(
+        (r) => ({ status: r.status, unavailable: false }),
+        (err) => ({ status: undefined, unavailable: isRedisUnavailable(err) }),
+      );
+      // the handler needs nothing from Redis until its commit, which then waits in the frozen Redis
+      process.kill(redis.pid, 'SIGSTOP');
+      frozen = true;
+      const answer = await write;
+      expect(answer).toEqual({ status: undefined, unavailable: true });
+      expect(rt.dispatcher.optimisticWrites.answered).toBe(answered0 + 1);
+
+      process.kill(redis.pid, 'SIGCONT');
+      frozen = false;
+      const after = await waitFor(async () => (await rt.call('Counter', 'get', 'f2')).body, { timeoutMs: 10_000, what: 'a READ once Redis answers' });
+      expect(after).toMatchObject({ count: 5, version: 1 });
+      expect((await rt.call('Counter', 'increment', 'f2', { by: 2 })).body).toEqual({ count: 7 });
+    } finally {
+      await rt.stop();
+    }
   });
 });
 

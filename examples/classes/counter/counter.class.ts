@@ -102,6 +102,32 @@ export class Counter {
     return (await ctx.call('Counter', 'whoCalls', target, {})).body;
   }
 
+  /** adds `by` unless the count has reached `max`: a rule judged on the state */
+  @Write({ access: [...ANYONE], schema: false })
+  capped(ctx: Ctx) {
+    const { max, by } = ctx.request.body as { max: number; by?: number };
+    const c = counter(ctx);
+    if (c.count >= max) throw new ActorError(409, 'AT_CAP', `count ${c.count} has reached ${max}`);
+    c.count += by ?? 1;
+    return { count: c.count };
+  }
+
+  /** a write that always runs under the lease (as one with effects outside ctx would declare) */
+  @Write({ access: [...ANYONE], schema: false, optimistic: false })
+  leasedIncrement(ctx: Ctx) {
+    counter(ctx).count += 1;
+    return { count: counter(ctx).count };
+  }
+
+  /** bumps another counter (a write there) and then itself */
+  @Write({ access: [...ANYONE], schema: false })
+  async bumpOther(ctx: Ctx) {
+    const { target } = ctx.request.body as { target: string };
+    const other = await ctx.call('Counter', 'internalBump', target, {});
+    counter(ctx).count += 1;
+    return { count: counter(ctx).count, other: (other.body as CounterState).count };
+  }
+
   @Read({ access: ['class:Counter'], schema: false })
   whoCalls(ctx: Ctx) {
     return ctx.identity;
