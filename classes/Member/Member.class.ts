@@ -286,7 +286,7 @@ export class Member {
   }
 
   /** The signed-in member's own profile (enduser only). */
-  @Read({ access: ['enduser'], answer: 'getMemberProfile.answer' })
+  @Read({ access: ['enduser'], guard: common.selfOnly, answer: 'getMemberProfile.answer' })
   getMemberProfile(ctx: MemberReadCtx) {
     return ownProfile.getMemberProfile(ctx);
   }
@@ -312,13 +312,13 @@ export class Member {
   }
 
   /** {otp} → an enduser access token and a refresh token. */
-  @Write({ access: ['member_otp'], bodyLimit: SIGN_IN_BODY })
+  @Write({ access: ['member_otp'], guard: common.selfOnly, bodyLimit: SIGN_IN_BODY })
   checkOtp(ctx: MemberCtx<signIn.OtpBody>) {
     return signIn.checkOtp(ctx);
   }
 
   /** A new sign-in code by mail (429 6001 past Otp's otpLimit). */
-  @Write({ access: ['member_otp'], bodyLimit: SIGN_IN_BODY })
+  @Write({ access: ['member_otp'], guard: common.selfOnly, bodyLimit: SIGN_IN_BODY })
   resendOtp(ctx: MemberCtx) {
     return signIn.resendOtp(ctx);
   }
@@ -385,7 +385,7 @@ export class Member {
   }
 
   /** {currentPassword, newPassword}: the member's own; answers a new session (the others end). */
-  @Write({ access: ['enduser'], bodyLimit: SIGN_IN_BODY })
+  @Write({ access: ['enduser'], guard: common.selfOnly, bodyLimit: SIGN_IN_BODY })
   changePassword(ctx: MemberCtx<passwords.ChangePasswordBody>) {
     return passwords.changePassword(ctx);
   }
@@ -460,7 +460,7 @@ export class Member {
   }
 
   /** The member's own photo: only when `active` or `pending_id_photo` (spec 3.1). */
-  @Write({ access: ['enduser'], schema: 'idPhoto', timeoutSeconds: 30 })
+  @Write({ access: ['enduser'], guard: common.selfOnly, schema: 'idPhoto', timeoutSeconds: 30 })
   uploadMyIdPhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.uploadMyIdPhoto(ctx);
   }

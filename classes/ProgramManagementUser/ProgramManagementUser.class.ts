@@ -106,7 +106,7 @@ export class ProgramManagementUser {
   }
 
   /** The signed-in user's own permissions by class key (its own instance only: the rule replaces the role check). */
-  @Read({ access: [PM], skipRoleCheck: true })
+  @Read({ access: [PM], skipRoleCheck: true, guard: read.ownUserOnly })
   getPermissions(ctx: UserReadCtx) {
     return read.getPermissions(ctx);
   }

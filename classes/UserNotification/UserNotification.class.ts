@@ -14,13 +14,19 @@ import type { AddNotificationInput, ItemStatus, UserNotificationClassState } fro
 import type { UNCtx, UNReadCtx } from './use-cases/common';
 import * as items from './use-cases/items';
 import * as reading from './use-cases/reading';
+import { inboxGuard } from './use-cases/common';
 
 /**
  * The user-facing methods: members and back-office users on their own inbox.
  * Ownership replaces the role check (every back-office user reads its own
- * inbox; no role grants another's).
+ * inbox; no role grants another's), judged from the inbox id before the inbox
+ * is looked up. An own inbox that has had no item yet reads as empty, and a
+ * change of an item in it answers that the item does not exist (upsert: the
+ * refused change creates nothing).
  */
-const OWNER = { access: ['program_management_user', 'enduser'] as const, skipRoleCheck: true };
+const OWNER = { access: ['program_management_user', 'enduser'] as const, skipRoleCheck: true, guard: inboxGuard };
+const OWNER_READ = { ...OWNER, emptyWhenMissing: true };
+const OWNER_WRITE = { ...OWNER, upsert: true };
 
 @ActorClass<UserNotificationClassState>({
   id: 'UserNotification',
@@ -37,31 +43,31 @@ export class UserNotification {
   }
 
   /** {notificationId} → 204. */
-  @Write(OWNER)
+  @Write(OWNER_WRITE)
   markNotificationAsRead(ctx: UNCtx<{ notificationId: string }>) {
     return items.markNotificationAsRead(ctx);
   }
 
   /** {notificationId, status: unread|read|archived} → 204. */
-  @Write(OWNER)
+  @Write(OWNER_WRITE)
   updateNotificationStatus(ctx: UNCtx<{ notificationId: string; status: ItemStatus }>) {
     return items.updateNotificationStatus(ctx);
   }
 
   /** {notificationId} → 204. */
-  @Write(OWNER)
+  @Write(OWNER_WRITE)
   deleteNotification(ctx: UNCtx<{ notificationId: string }>) {
     return items.deleteNotification(ctx);
   }
 
   /** {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
-  @Read(OWNER)
+  @Read(OWNER_READ)
   listUserNotifications(ctx: UNReadCtx<{ status?: ItemStatus; page?: number; limit?: number }>) {
     return reading.listUserNotifications(ctx);
   }
 
   /** → {unreadCount}. */
-  @Read(OWNER)
+  @Read(OWNER_READ)
   getUnreadCount(ctx: UNReadCtx<Record<string, never>>) {
     return reading.getUnreadCount(ctx);
   }

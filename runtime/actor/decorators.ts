@@ -63,6 +63,9 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
   if (t !== undefined && (!Number.isFinite(t) || t < min || t > max)) {
     throw new Error(`method ${name}: timeoutSeconds ${t} is outside ${min}-${max} s for ${kind}`);
   }
+  if (options.emptyWhenMissing && kind !== 'READ') throw new Error(`method ${name}: emptyWhenMissing is for READ methods (a write creates with upsert: true)`);
+  if (options.optimistic !== undefined && kind !== 'WRITE' && kind !== 'INTERNAL') throw new Error(`method ${name}: optimistic is for WRITE and INTERNAL methods`);
+  if (options.guard !== undefined && typeof options.guard !== 'function') throw new Error(`method ${name}: guard must be a function`);
   const statuses = options.answerStatuses;
   if (statuses !== undefined && (!statuses.length || statuses.some((s) => !Number.isInteger(s) || s < 200 || s > 299))) {
     throw new Error(`method ${name}: answerStatuses must list 2xx statuses`);

@@ -266,6 +266,8 @@ export class Dispatcher {
       // most calls need no role look-up: then access is decided without a promise
       const admitted = this.admit(req.identity, cls, method);
       if (admitted) await admitted;
+      // before the instance is looked up: a caller refused here learns nothing of whether it exists
+      method.options.guard?.({ identity: req.identity, instanceId: req.instanceId });
       const pending = this.resolveInstance(cls, method, req, true);
       const resolved = pending instanceof Promise ? await pending : pending;
       try {
@@ -421,7 +423,8 @@ export class Dispatcher {
     if (got.kind === 'missing') {
       cache.delete(key);
       if (cachedLookup) throw new StaleLookup(cachedLookup.key);
-      throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+      if (!method.options.emptyWhenMissing) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+      current = { version: 0, state: EMPTY_STATE, lookups: NO_LOOKUPS };
     } else if (got.kind === 'unchanged' && cached) {
       cache.hits++;
       // an entry a commit left has its state parsed by the first READ of it
@@ -433,7 +436,8 @@ export class Dispatcher {
       cache.set(key, { ...current, stateJson: stored.stateJson, bytes: stored.stateJson.length });
     }
     if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
-    if (req.identity.tenant !== undefined) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
+    // an instance that does not exist yet (emptyWhenMissing) belongs to nobody's company
+    if (req.identity.tenant !== undefined && current.version > 0) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
     // the lookups are frozen and only read: a READ's ctx.lookup refuses set and remove before touching them
     const ctx = new CtxImpl(this, this.deps, cls, method, req, id, current.state, current.version, current.lookups, null, null, null);
     const out = this.invoke(cls, method, ctx);
@@ -1040,5 +1044,5 @@ class CtxImpl implements Ctx {
 
 /** READ, WRITE, QUEUED_WRITE and INTERNAL methods act on an instance that must exist (unless they upsert). */
 function needsExistingInstance(method: RegisteredMethod): boolean {
-  return method.kind !== 'STATIC' && method.kind !== 'INIT' && !method.options.upsert;
+  return method.kind !== 'STATIC' && method.kind !== 'INIT' && !method.options.upsert && !method.options.emptyWhenMissing;
 }

@@ -158,6 +158,20 @@ export interface MethodOptions {
    * (a module-level client, a file write) that must not happen twice.
    */
   optimistic?: boolean;
+  /**
+   * READ: a missing instance reads as empty state at version 0 instead of
+   * answering unknown-instance (e.g. an inbox created on its first item).
+   */
+  emptyWhenMissing?: boolean;
+  /**
+   * Who may reach which instance, judged from the caller and the instance id
+   * alone: run after the access rules and before the instance is looked up,
+   * so a caller it refuses learns nothing of whether the instance exists.
+   * Throws the class's error to refuse (e.g. a member reaching only its own
+   * id). `instanceId` is as addressed: a lookup (`name!value`) is not
+   * resolved yet.
+   */
+  guard?: (caller: { identity: Identity; instanceId: string | undefined }) => void;
   /** QUEUED_WRITE: attempts before the job is failed (default 5) */
   attempts?: number;
   /**

@@ -351,6 +351,11 @@ describe('photos and the member profile (enduser)', () => {
     r = await t.get(`${p}/getMemberProfile/${m.id}`, me);
     expect(r.body).toMatchObject({ hasWaitingApproval: true, approval: { newPhoto: { url: expect.any(String) }, oldPhoto: null } });
     expect((await t.get(`${p}/getMemberProfile/${m.id}`, bearer('enduser', 'someone'))).body.code).toBe(5021);
+    // another member's id answers the same whether a member has it or not: judged before the member is looked up
+    for (const id of [m.id, 'no-such-member']) {
+      const theirs = await t.get(`${p}/getMemberProfile/${id}`, bearer('enduser', 'someone'));
+      expect([theirs.status, theirs.body]).toEqual([403, { code: 5021, message: 'A member may only reach itself', classId: 'Member' }]);
+    }
     expect((await t.get(`${p}/getMemberProfile/${m.id}`, pm)).status).toBe(403);
   });
 });

@@ -80,6 +80,40 @@ describe('ownership (spec 5)', () => {
     expect([own.status, own.body.code]).toEqual([403, 1008]);
   });
 
+  test("another user's inbox answers the same 403 whether it exists or not: the id is judged before the inbox is looked up", async () => {
+    const existing = uid('m');
+    await deliver(`M${existing}`, 1);
+    const stranger = bearer(t, 'enduser', uid('m'));
+    for (const inbox of [`M${existing}`, `M${uid('m')}`]) {
+      for (const [method, body] of [
+        ['listUserNotifications', {}],
+        ['getUnreadCount', {}],
+        ['markNotificationAsRead', { notificationId: 'n-1' }],
+        ['deleteNotification', { notificationId: 'n-1' }],
+      ] as const) {
+        const r = await un(method, inbox, body, stranger);
+        expect([method, r.status, r.body]).toEqual([method, 403, { code: 16100, message: expect.stringContaining(`Inbox ${inbox} is not yours`), classId: 'UserNotification' }]);
+      }
+    }
+    // an id that is no inbox id: 400 alike, whoever asks
+    expect((await un('getUnreadCount', 'X123', {}, stranger)).body.code).toBe(16102);
+  });
+
+  test('an own inbox that has had no item yet reads as empty; changing an item in it is 404 and creates nothing', async () => {
+    const member = uid('m');
+    const asMember = bearer(t, 'enduser', member);
+    const list = await un('listUserNotifications', `M${member}`, {}, asMember);
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ notifications: [], totalCount: 0, page: 1 });
+    expect((await un('getUnreadCount', `M${member}`, {}, asMember)).body).toEqual({ unreadCount: 0 });
+    const mark = await un('markNotificationAsRead', `M${member}`, { notificationId: 'n-1' }, asMember);
+    expect([mark.status, mark.body.code]).toEqual([404, 16101]);
+    expect(await t.rt.store.read('UserNotification', `M${member}`)).toBeUndefined();
+    // a back-office user's own empty inbox alike
+    const pm = uid('p');
+    expect((await un('getUnreadCount', `PM${pm}`, {}, bearer(t, 'program_management_user', pm, ['clerk']))).body).toEqual({ unreadCount: 0 });
+  });
+
   test('an id that is no inbox id is refused and creates nothing', async () => {
     await expect(t.rt.call('UserNotification', 'addNotification', 'X123', { templateId: 'T', content: 'c' })).rejects.toMatchObject({ status: 400, code: 16102 });
     expect(await t.rt.store.read('UserNotification', 'X123')).toBeUndefined();

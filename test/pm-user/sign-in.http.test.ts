@@ -85,6 +85,9 @@ test('invited → accepts → logs in → code from the mail → token: the role
   const other = await createApprovedUser(p);
   const theirs = await call(p.t, 'getPermissions', other.id, {}, h);
   expect([theirs.status, theirs.body.code]).toEqual([403, 4012]);
+  // an id no user has answers the same: judged before the user is looked up
+  const nobody = await call(p.t, 'getPermissions', 'no-such-user', {}, h);
+  expect([nobody.status, nobody.body.code]).toEqual([403, 4012]);
 
   // the refresh token gives a new session
   const refreshed = await p.t.post(`/${p.t.projectId}/auth/refresh`, { refreshToken: session.body.refreshToken });

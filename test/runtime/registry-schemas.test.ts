@@ -110,3 +110,38 @@ describe('a runtime whose class lacks a schema file', () => {
     await expect(start).rejects.toThrow(`Sprocket.spin: no input schema (looked for ${path.join(schemas, 'Sprocket', 'spin.json')})`);
   });
 });
+
+describe('method options that fit one kind only stop the declaration', () => {
+  test('emptyWhenMissing on a write, optimistic on a READ, a guard that is no function', () => {
+    expect(() => {
+      @ActorClass({ id: 'Misfit' })
+      class Misfit {
+        @Write({ access: ['class'], schema: false, emptyWhenMissing: true })
+        paint() {
+          return null;
+        }
+      }
+      return Misfit;
+    }).toThrow('method paint: emptyWhenMissing is for READ methods (a write creates with upsert: true)');
+    expect(() => {
+      @ActorClass({ id: 'Misfit' })
+      class Misfit {
+        @Read({ access: ['class'], schema: false, optimistic: false })
+        look() {
+          return null;
+        }
+      }
+      return Misfit;
+    }).toThrow('method look: optimistic is for WRITE and INTERNAL methods');
+    expect(() => {
+      @ActorClass({ id: 'Misfit' })
+      class Misfit {
+        @Read({ access: ['class'], schema: false, guard: 'self' as never })
+        look() {
+          return null;
+        }
+      }
+      return Misfit;
+    }).toThrow('method look: guard must be a function');
+  });
+});

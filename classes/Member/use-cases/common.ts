@@ -3,7 +3,7 @@
  * workflow event names, the company and member-type checks, the HR entry
  * points' error guard.
  */
-import { ActorError, type BaseCtx, type DeepReadonly } from '../../../runtime';
+import { ActorError, type BaseCtx, type DeepReadonly, type Identity } from '../../../runtime';
 import { refuseWhilePending as refuseWhileGated } from '../../_platform/gated-change';
 import { getCompany, getCompanyGroup, getMemberSubType, getMemberType, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
@@ -34,6 +34,19 @@ export function reachable(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberProfi
     throw memberError('NOT_YOUR_MEMBER', 'A member may only reach itself');
   }
   return p;
+}
+
+/**
+ * The guard of the methods members call on themselves: an enduser or
+ * member_otp session reaches only the member its token names, judged from the
+ * id before the member is looked up, so another member's existence is never
+ * told (a lookup is not an id of its own: refused alike).
+ */
+export function selfOnly(caller: { identity: Identity; instanceId: string | undefined }): void {
+  const { identity } = caller;
+  if ((identity.type === 'enduser' || identity.type === 'member_otp') && identity.userId !== caller.instanceId) {
+    throw memberError('NOT_YOUR_MEMBER', 'A member may only reach itself');
+  }
 }
 
 /** The member's error for a change asked for while it waits for an approval (409 5003). */

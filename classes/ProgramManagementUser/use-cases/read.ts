@@ -5,6 +5,7 @@
  * password is checked here, in a READ that holds no instance exclusively,
  * so the hash never leaves the instance and no sign-in waits behind another).
  */
+import type { Identity } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { permissionCatalogue } from '../../RoleManager/domain';
 import { userError } from '../errors';
@@ -18,16 +19,24 @@ export function getUser(ctx: UserReadCtx) {
 }
 
 /**
+ * getPermissions' guard: the signed-in user's own instance only (403 4012),
+ * judged from the id before the user is looked up, so whether another id is
+ * a user is never told.
+ */
+export function ownUserOnly(caller: { identity: Identity; instanceId: string | undefined }): void {
+  const { identity, instanceId } = caller;
+  if (identity.type !== 'system' && !(identity.type === 'program_management_user' && identity.userId === instanceId)) {
+    throw userError('PM_USER_NOT_YOURS', 'getPermissions answers the signed-in user only: call it on your own user id', { id: instanceId });
+  }
+}
+
+/**
  * The caller's own permissions, grouped by class key (spec 4.5), from its
  * stored roles as RoleManager holds them: every method of the catalogue with
  * a level-1 role, else the union of its active roles' permissions. Only for
  * the user itself (403 4012 for another instance).
  */
 export async function getPermissions(ctx: UserReadCtx) {
-  const caller = ctx.identity;
-  if (caller.type !== 'system' && !(caller.type === 'program_management_user' && caller.userId === ctx.instanceId)) {
-    throw userError('PM_USER_NOT_YOURS', 'getPermissions answers the signed-in user only: call it on your own user id', { id: ctx.instanceId });
-  }
   const u = ctx.state.private.user;
   const roles = await heldRoles(ctx, u.roles);
   const { level, permissions } = permissionsOf(roles, permissionCatalogue(ctx.ports.catalogue()));

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { userNotificationError } from '../errors';
 import { withItem, withStatus } from '../rules';
 import type { AddNotificationInput, ItemStatus, NotificationItem, UserNotificationState } from '../types';
-import { now, ownerOf, reachable, type UNCtx } from './common';
+import { now, ownerOf, type UNCtx } from './common';
 
 /** addNotification (classes; upsert): the new item, unread; the inbox is created on its first item. */
 export function addNotification(ctx: UNCtx<AddNotificationInput>): NotificationItem {
@@ -46,7 +46,6 @@ function indexOf(s: Partial<UserNotificationState>, notificationId: string): num
 }
 
 function setStatus(ctx: UNCtx<{ notificationId: string }>, status: ItemStatus): null {
-  reachable(ctx);
   const s = ctx.state.private;
   const i = indexOf(s, ctx.request.body.notificationId);
   s.items![i] = withStatus(s.items![i]!, status, now());
@@ -66,7 +65,6 @@ export function updateNotificationStatus(ctx: UNCtx<{ notificationId: string; st
 
 /** deleteNotification {notificationId} → 204: the item is gone. */
 export function deleteNotification(ctx: UNCtx<{ notificationId: string }>): null {
-  reachable(ctx);
   const s = ctx.state.private;
   const i = indexOf(s, ctx.request.body.notificationId);
   s.items!.splice(i, 1);

@@ -3,11 +3,10 @@ import { listingInput, problemsText } from '../../_platform/paging';
 import { userNotificationError } from '../errors';
 import { pageOf, parseListQuery, unreadCount } from '../rules';
 import type { NotificationItem } from '../types';
-import { reachable, type UNReadCtx } from './common';
+import type { UNReadCtx } from './common';
 
 /** listUserNotifications {status?, page?, limit?} → {notifications, totalCount, page, limit, totalPages}, newest first. */
 export function listUserNotifications(ctx: UNReadCtx<unknown>) {
-  reachable(ctx);
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
     throw userNotificationError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, { errors: parsed.problems });
@@ -17,6 +16,5 @@ export function listUserNotifications(ctx: UNReadCtx<unknown>) {
 
 /** getUnreadCount → {unreadCount}. */
 export function getUnreadCount(ctx: UNReadCtx<unknown>) {
-  reachable(ctx);
   return { unreadCount: unreadCount((ctx.state.private.items ?? []) as readonly NotificationItem[]) };
 }
