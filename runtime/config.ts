@@ -105,6 +105,8 @@ export interface RuntimeConfig {
   mailConcurrency: number;
   /** which proxies' X-Forwarded-For to believe for the caller's address (TRUST_PROXY; express 'trust proxy'); false: none */
   trustProxy: boolean | number | string;
+  /** CORS_ORIGINS: browser origins that may call the API (see corsOrigins) */
+  corsOrigins: string[];
   /** serve HTTPS (TLS 1.2 or later) with this PEM certificate chain and key (TLS_CERT, TLS_KEY); unset: plain HTTP */
   tls?: { cert: Buffer; key: Buffer };
   /** the environment this configuration was read from (handed to class constructors) */
@@ -270,6 +272,33 @@ export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
  * addresses/CIDRs or `loopback`, `linklocal`, `uniquelocal` (express's
  * 'trust proxy' values).
  */
+/**
+ * CORS_ORIGINS: the browser origins (scheme, host and port; comma-separated,
+ * exact) whose pages may call the API with credentials. Unset: none (no CORS
+ * headers; same-origin pages and non-browser clients are unaffected). A
+ * wildcard is refused: it cannot go with credentials, and a list names who
+ * is trusted.
+ */
+export function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.CORS_ORIGINS?.trim() ?? '';
+  if (!raw) return [];
+  const origins: string[] = [];
+  for (const item of raw.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (item === '*') throw new Error("CORS_ORIGINS: '*' is not allowed; name each origin (e.g. https://app.example.com)");
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new Error(`CORS_ORIGINS: '${item}' is not an origin (e.g. https://app.example.com)`);
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== item.replace(/\/$/, '') || url.pathname !== '/' || url.search || url.hash) {
+      throw new Error(`CORS_ORIGINS: '${item}' is not an origin: scheme, host and port only (e.g. https://app.example.com)`);
+    }
+    if (!origins.includes(url.origin)) origins.push(url.origin);
+  }
+  return origins;
+}
+
 export function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
   const raw = (env.TRUST_PROXY ?? '').trim();
   if (raw === '' || raw === 'false') return false;
@@ -383,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     mailConcurrency: bounded(env, 'MAIL_CONCURRENCY', 10, 1, 1000),
     tls: tlsFiles(env),
     trustProxy: trustProxy(env),
+    corsOrigins: corsOrigins(env),
     env,
   };
 }

@@ -346,6 +346,7 @@ export class Runtime {
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
       dispatcher,
       registry,
       apiKeys,

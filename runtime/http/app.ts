@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher } from '../actor/dispatcher';
@@ -22,6 +23,8 @@ export interface HttpDeps {
   projectId: string;
   /** express 'trust proxy' (TRUST_PROXY): whose X-Forwarded-For gives the caller's address */
   trustProxy?: boolean | number | string;
+  /** CORS_ORIGINS: browser origins whose pages may call the API (none: no CORS headers) */
+  corsOrigins?: readonly string[];
   dispatcher: Dispatcher;
   registry: ClassRegistry;
   apiKeys: ApiKeyStore;
@@ -157,6 +160,9 @@ function sendError(res: Response, err: unknown, log: Logger): void {
   res.status(500).json({ code: 1000, message: 'Internal error', requestId: res.getHeader('x-request-id') });
 }
 
+/** How long a browser keeps a CORS preflight's answer (Access-Control-Max-Age). */
+export const CORS_MAX_AGE_S = 600;
+
 /** express app: the CALL route, job status, route aliases declared by classes, health. */
 export function createHttpApp(deps: HttpDeps): express.Express {
   const app = express();
@@ -165,6 +171,22 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.set('query parser', 'simple');
   // the caller's address (req.ip, ctx.request.ip) believes X-Forwarded-For only from the proxies TRUST_PROXY names
   app.set('trust proxy', deps.trustProxy ?? false);
+
+  if (deps.corsOrigins?.length) {
+    const allowed = new Set(deps.corsOrigins);
+    // only a listed origin gets the headers (reflected, never '*': the member and back-office apps send credentials);
+    // a preflight is answered 204 and kept by the browser for 10 minutes
+    app.use(
+      cors({
+        origin: (origin, done) => done(null, origin !== undefined && allowed.has(origin)),
+        credentials: true,
+        maxAge: CORS_MAX_AGE_S,
+        methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match', 'x-request-id'],
+        exposedHeaders: ['x-request-id', 'retry-after', 'etag', 'idempotent-replayed', 'location', 'content-disposition'],
+      }),
+    );
+  }
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
