@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import { isIP } from 'node:net';
 import * as path from 'node:path';
+import { parseByteSize } from './http/body-guards';
 import { isSender } from './mail/message';
 import { parseClusterNodes } from './redis/connection';
 import { projectorSettings, type ProjectorSettings } from './stream/projector-settings';
@@ -43,6 +45,8 @@ export type Role = 'api' | 'worker' | 'projector';
 
 export interface RuntimeConfig {
   port: number;
+  /** LISTEN_ADDRESS: the address the API (and METRICS_PORT) listen on; undefined: every interface */
+  listenAddress?: string;
   /** METRICS_PORT: where a process without the api role serves /metrics, /health and /ready; unset: nowhere */
   metricsPort?: number;
   projectId: string;
@@ -272,6 +276,35 @@ export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
  * addresses/CIDRs or `loopback`, `linklocal`, `uniquelocal` (express's
  * 'trust proxy' values).
  */
+/** LISTEN_ADDRESS: an IP address of this host (127.0.0.1: this host only), or localhost; unset: every interface. */
+export function listenAddress(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.LISTEN_ADDRESS?.trim();
+  if (!raw) return undefined;
+  if (raw !== 'localhost' && isIP(raw) === 0) throw new Error(`LISTEN_ADDRESS must be an IP address (e.g. 127.0.0.1 or ::) or localhost, got '${raw}'`);
+  return raw;
+}
+
+/** pino's levels, which LOG_LEVEL names */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** LOG_LEVEL: one of pino's levels (default info). */
+export function logLevel(env: NodeJS.ProcessEnv): string {
+  const raw = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(raw)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${raw}'`);
+  return raw;
+}
+
+/** BODY_LIMIT: the largest JSON request body, in body-parser's notation (default 16mb). */
+export function bodyLimit(env: NodeJS.ProcessEnv): string {
+  const raw = env.BODY_LIMIT?.trim() || '16mb';
+  try {
+    parseByteSize(raw);
+  } catch {
+    throw new Error(`BODY_LIMIT must be a size such as 64kb, 16mb or a number of bytes, got '${raw}'`);
+  }
+  return raw;
+}
+
 /**
  * CORS_ORIGINS: the browser origins (scheme, host and port; comma-separated,
  * exact) whose pages may call the API with credentials. Unset: none (no CORS
@@ -373,6 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const schemaDirs = list(env.SCHEMA_DIRS).map((d) => path.resolve(root, d));
   return {
     port: bounded(env, 'PORT', 3000, 0, 65535),
+    listenAddress: listenAddress(env),
     metricsPort: env.METRICS_PORT ? bounded(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     projectId,
     redisUrl: env.REDIS_URL || undefined,
@@ -395,9 +429,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     classDirs: classDirs.length ? classDirs : [compiled(path.join(root, 'classes'))],
     schemaDirs: schemaDirs.length ? schemaDirs : [path.join(root, 'schemas')],
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 16, 1),
-    bodyLimit: env.BODY_LIMIT || '16mb',
+    bodyLimit: bodyLimit(env),
     maxJsonDepth: maxJsonDepth(env),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env),
     maxCallDepth: int(env, 'MAX_CALL_DEPTH', 8, 1),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
     leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),

@@ -333,7 +333,7 @@ export class RuntimeMetrics {
  * /health and /ready on a port of its own (METRICS_PORT): a bare node:http
  * server, nothing else is routed. `ready` throws when the process is not ready.
  */
-export async function serveMetrics(metrics: RuntimeMetrics, ready: () => Promise<Record<string, string>>, port: number): Promise<Server> {
+export async function serveMetrics(metrics: RuntimeMetrics, ready: () => Promise<Record<string, string>>, port: number, host?: string): Promise<Server> {
   const json = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(body));
@@ -366,7 +366,7 @@ export async function serveMetrics(metrics: RuntimeMetrics, ready: () => Promise
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });

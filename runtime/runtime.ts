@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import * as https from 'node:https';
@@ -401,7 +402,7 @@ export class Runtime {
           await this.redisHealth.ping();
           return { redis: 'ok', roles: [...this.config.roles].join(',') };
         };
-        this.metricsServer = await serveMetrics(this.metrics, ready, metricsPort).catch((err: NodeJS.ErrnoException) => {
+        this.metricsServer = await serveMetrics(this.metrics, ready, metricsPort, this.config.listenAddress).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'EADDRINUSE') throw new StartupError('METRICS_PORT', `port ${metricsPort} is in use by another process`);
           if (err.code === 'EACCES') throw new StartupError('METRICS_PORT', `not allowed to listen on port ${metricsPort} (EACCES)`);
           throw err;
@@ -413,7 +414,8 @@ export class Runtime {
       this.logger.info({ dir: path.join(this.config.dataDir, 'mail') }, 'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production');
     }
     const tls = this.config.tls;
-    const server = tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app).listen(port) : this.app.listen(port);
+    const host = this.config.listenAddress;
+    const server = (tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app) : http.createServer(this.app)).listen(port, host);
     this.server = server;
     // kept-alive connections stay open longer than the idle time-out of the load balancers in front (60 s on
     // the common ones), so the client side closes them: with node's 5 s the service closed a connection just
