@@ -3,6 +3,13 @@
  * address and per account (429), and no answer tells whether an email has an
  * account. Each test calls from a loopback address of its own (127.0.0.0/8),
  * so the per-address counters of one test do not touch another's.
+ *
+ * Most calls here check a password (scrypt, CPU-bound, on the thread pool):
+ * the calls that hash are made a few side by side (sideBySide) where their
+ * order does not matter, so that every hash the pool runs at once is busy. A
+ * throttle counts with one Redis increment per call, so `max` calls side by
+ * side are all admitted whatever their order, and the call made after they
+ * have all answered is refused as before.
  */
 import * as passwords from '../../classes/_platform/passwords';
 import { THROTTLE } from '../../classes/ProgramManagementUser/use-cases/requester';
@@ -21,6 +28,7 @@ import {
   SUBJECTS,
   type PmRuntime,
 } from './support';
+import { sideBySide } from '../support/side-by-side';
 
 let p: PmRuntime;
 beforeAll(async () => {
@@ -42,11 +50,18 @@ async function activeUser() {
   return u;
 }
 
-/** calls `n` times; answers the statuses */
+/** calls `n` times, one after another; answers the statuses */
 async function repeat(n: number, fn: (i: number) => Promise<{ status: number }>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push((await fn(i)).status);
   return out;
+}
+
+/** calls that hash: `n` times, a few side by side; answers the statuses in call order */
+async function repeatHashing(n: number, fn: (i: number) => Promise<{ status: number }>): Promise<number[]> {
+  const statuses = (await sideBySide(n, fn)).map((r) => r.status);
+  expect(statuses).toHaveLength(n);
+  return statuses;
 }
 
 const tooMany = (r: { status: number; body: any }) => expect([r.status, r.body.code, typeof r.body.details?.retryAfterSeconds]).toEqual([429, 4015, 'number']);
@@ -55,7 +70,7 @@ describe('429 per address', () => {
   test('login', async () => {
     const ip = address();
     const max = THROTTLE.login.perAddress.max;
-    const statuses = await repeat(max, () => from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }));
+    const statuses = await repeatHashing(max, () => from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }));
     expect(new Set(statuses)).toEqual(new Set([401]));
     tooMany(await from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }));
     // another address is not held back
@@ -77,7 +92,7 @@ describe('429 per address', () => {
   test('resetPassword and acceptInvitation', async () => {
     for (const method of ['resetPassword', 'acceptInvitation'] as const) {
       const ip = address();
-      await repeat(THROTTLE[method].perAddress.max, () => from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }));
+      await repeatHashing(THROTTLE[method].perAddress.max, () => from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }));
       tooMany(await from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }));
     }
   });
@@ -96,7 +111,7 @@ describe('429 per account', () => {
     const unknown = email('ghost');
     const ip = address();
     for (const who of [known.email, unknown]) {
-      const statuses = await repeat(THROTTLE.login.perAccount.max, () => from(ip, 'login', { email: who, password: 'not-the-password-1' }));
+      const statuses = await repeatHashing(THROTTLE.login.perAccount.max, () => from(ip, 'login', { email: who, password: 'not-the-password-1' }));
       expect(new Set(statuses)).toEqual(new Set([401]));
     }
     const a = await from(address(), 'login', { email: known.email, password: 'not-the-password-1' });
@@ -157,8 +172,9 @@ describe('429 per account', () => {
     const unknown = email('ghost');
     const bodies: unknown[] = [];
     for (const who of [known.email, unknown]) {
-      for (let i = 0; i < 5; i++) {
-        const r = await from(address(), 'resetPassword', { email: who, otp: wrong, password: 'mauve-otter-lantern-43' });
+      const refused = await sideBySide(5, () => from(address(), 'resetPassword', { email: who, otp: wrong, password: 'mauve-otter-lantern-43' }));
+      expect(refused).toHaveLength(5);
+      for (const r of refused) {
         expect([r.status, r.body.code]).toEqual([401, 4014]);
         bodies.push(r.body);
       }
@@ -172,46 +188,50 @@ describe('429 per account', () => {
 
 describe('no user enumeration', () => {
   test('login: unknown email, wrong password, inactive user, SSO user and a pending one answer alike', async () => {
-    const active = await activeUser();
-    const pending = await createApprovedUser(p);
-    const sso = await createApprovedUser(p, { loginMethod: 'sso' });
-    const inactive = await activeUser();
+    const [active, pending, sso, inactive] = await Promise.all([activeUser(), createApprovedUser(p), createApprovedUser(p, { loginMethod: 'sso' }), activeUser()]);
     const off = await call(p.t, 'updateUserStatus', inactive.id, { status: 'inactive' }, p.admin);
     await call(p.t, 'reviewApproval', off.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager');
     await settled(p, inactive.id);
-    const answers = [];
-    for (const [who, password] of [
+    const tries = [
       [email('ghost'), PASSWORD],
       [active.email, 'not-the-password-1'],
       [inactive.email, PASSWORD],
       [sso.email, PASSWORD],
       [pending.email, PASSWORD],
-    ] as const) {
-      const r = await from(address(), 'login', { email: who, password });
-      answers.push({ status: r.status, body: r.body });
-    }
+    ] as const;
+    // each from an address of its own, side by side (each hashes)
+    const answers = (await sideBySide(tries.length, (i) => from(address(), 'login', { email: tries[i]![0], password: tries[i]![1] }))).map((r) => ({ status: r.status, body: r.body }));
+    expect(answers).toHaveLength(tries.length);
     expect(answers[0]).toEqual({ status: 401, body: { code: 4013, message: 'The email or password is not correct', classId: 'ProgramManagementUser' } });
     for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
   test('acceptInvitation: an unknown email, an active user and a wrong code answer alike', async () => {
-    const invited = await createApprovedUser(p);
-    const active = await activeUser();
-    const answers = [];
-    for (const who of [email('ghost'), active.email, invited.email]) {
-      const r = await from(address(), 'acceptInvitation', { email: who, otp: 'ZZZZZZZZ', password: 'mauve-otter-lantern-44' });
-      answers.push({ status: r.status, body: r.body });
-    }
+    const [invited, active] = await Promise.all([createApprovedUser(p), activeUser()]);
+    const who = [email('ghost'), active.email, invited.email];
+    // side by side (each hashes)
+    const answers = (await sideBySide(who.length, (i) => from(address(), 'acceptInvitation', { email: who[i], otp: 'ZZZZZZZZ', password: 'mauve-otter-lantern-44' }))).map((r) => ({
+      status: r.status,
+      body: r.body,
+    }));
+    expect(answers).toHaveLength(who.length);
     for (const a of answers) expect(a).toEqual({ status: 401, body: { code: 4014, message: 'The code is not valid for this email', classId: 'ProgramManagementUser' } });
   });
 
   test('resetPassword and acceptInvitation: every refusal hashes the password once, a wrong code for a known account as an unknown email', async () => {
     // counted, not timed: the same work on each path is what makes them take the same time
-    const active = await activeUser();
-    await call(p.t, 'sendPasswordResetEmail', undefined, { email: active.email });
-    const resetCode = codeOf(await nthMail(p.sink, active.email, SUBJECTS.reset));
-    const invited = await createApprovedUser(p);
-    const inviteCode = codeOf(await nthMail(p.sink, invited.email, SUBJECTS.invite));
+    // the two accounts are made side by side; the refusals below are counted one at a time
+    const [[active, resetCode], [invited, inviteCode]] = await Promise.all([
+      (async () => {
+        const u = await activeUser();
+        await call(p.t, 'sendPasswordResetEmail', undefined, { email: u.email });
+        return [u, codeOf(await nthMail(p.sink, u.email, SUBJECTS.reset))] as const;
+      })(),
+      (async () => {
+        const u = await createApprovedUser(p);
+        return [u, codeOf(await nthMail(p.sink, u.email, SUBJECTS.invite))] as const;
+      })(),
+    ]);
     const other = (code: string) => (code === 'ABCDEFGH' ? 'HGFEDCBA' : 'ABCDEFGH');
     const ghost = email('ghost');
     const password = 'mauve-otter-lantern-45';
