@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { TOKEN_IDENTITIES } from './auth/auth';
-import { loadConfig } from './config';
+import { loadConfig, projectRoot } from './config';
 import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
 import { reproject } from './reproject';
 import { createLogger } from './logger';
@@ -50,7 +50,13 @@ function print(value: unknown): void {
   process.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n`);
 }
 
-const program = new Command('cli').description('membership runtime operator commands');
+/** the version of the package this CLI belongs to (package.json at the project's root) */
+function packageVersion(): string {
+  const file = path.join(projectRoot(), 'package.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+const program = new Command('cli').description('membership runtime operator commands').version(packageVersion(), '-V, --version', 'print the version and exit');
 
 program
   .command('apikey:create <name>')

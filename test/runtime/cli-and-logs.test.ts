@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +24,12 @@ beforeAll(async () => {
 afterAll(() => svc.stop());
 
 const p = `/${projectId}/CALL/Counter`;
+
+test("the CLI tells its version, the package's", async () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
+  const { stdout } = await cli('--version');
+  expect(stdout.trim()).toBe(version);
+});
 
 test('the CLI creates an API key that a running service accepts, and revokes it', async () => {
   const created = JSON.parse((await cli('apikey:create', 'hr-integration')).stdout);
