@@ -7,6 +7,15 @@
  *
  * Each test names what it checks: access of every method, 400s with field and
  * reason for bad input (never a 500), answer shapes, lookups and the seed.
+ *
+ * Three runtimes: the audit's own, one whose HR system is slow and one with a
+ * manual member_update rule. beforeAll starts the slow HR one first and sends
+ * its slow registration at once: the ~28 s that registration waits on HR (a
+ * 23 s lookup, then a member-id update held until the 30 s budget runs out)
+ * pass while the other runtimes start and the other tests run, and its test
+ * then checks the answer. The runtimes' starts (CPU-bound, on this process's
+ * one thread) all come before the HR lookup answers, far from the 2 s the
+ * lookup's budget leaves it.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -176,6 +185,8 @@ let exampleOutcomes: Awaited<ReturnType<typeof applySeed>>;
 let auditOutcomes: Awaited<ReturnType<typeof applySeed>>;
 
 beforeAll(async () => {
+  // first: the slow registration waits on the HR system while the rest is set up and tested
+  await startSlowHrLeg();
   t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
   p = `/${t.projectId}/CALL/Member`;
   exampleOutcomes = await applySeed(EXAMPLE_SEED, systemCall, { concurrency: 4 });
@@ -189,8 +200,12 @@ beforeAll(async () => {
   await seedRoles(t, roles);
   pm = bearer('program_management_user', 'pm-audit', ['super']);
   approver = bearer('program_management_user', 'ann', ['approver']);
+  await startStaffIdLeg();
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([t?.stop(), rt2?.stop(), rt3?.stop()]);
+  await hr?.stop();
 });
-afterAll(() => t.stop());
 
 const call = (method: string, id: string, body: unknown = {}, headers = pm) => t.post(`${p}/${method}/${id}`, body, headers);
 
@@ -677,48 +692,55 @@ const hrRecord = (employeeId: string, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+let hr: SlowHr;
+let rt2: TestRuntime;
+let hrToken: Record<string, string>;
+/** the registration of E-SLOW, sent once rt2 is up (in beforeAll), answered some 28 s later */
+let slowRegistration: Promise<{ status: number; body: any }>;
+
+const registerWithSlowHr = (email: string) => rt2.post(`/${rt2.projectId}/CALL/Member/registerFromHr`, { email }, hrToken);
+
+/** The HR server and runtime of the registerFromHr tests, the example program seeded; sends the slow registration. */
+async function startSlowHrLeg(): Promise<void> {
+  hr = await new SlowHr()
+    // the lookup answers after 23 s, and the member-id update does not answer: 30 s pass before it could
+    .employee(hrRecord('E-SLOW'), 23_000, true)
+    // an active member type the company does not admit
+    .employee(hrRecord('E-CONTRACT', { employmentType: 'Contractor' }))
+    // fields createMember cannot take
+    .employee(hrRecord('E-LONG', { name: 'N'.repeat(300) }))
+    .start();
+  const rt = await startTestRuntime({
+    env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '60000', HR_RETRIES: '0', HR_RETRY_BASE_MS: '10' },
+  });
+  rt2 = rt;
+  await seedRoles(rt, []); // the built-in super role
+  hrToken = { authorization: `Bearer ${rt.rt.tokens.sign({ sub: 'pm', identity: 'program_management_user', roles: ['super'] })}` };
+  // the registration's first step is the HR lookup, answered in 23 s: the program it then needs (the
+  // company, the member types) is seeded meanwhile, in a second or two
+  slowRegistration = registerWithSlowHr('e-slow@acme.example');
+  // awaited by its test; a failure before then is that test's, not an unhandled rejection
+  slowRegistration.catch(() => undefined);
+  const sys2 = (c: string, m: string, i: string | undefined, b: unknown) => rt.rt.call(c, m, i, b);
+  await applySeed(EXAMPLE_SEED, sys2);
+  expect(await applySeed({ memberTypes: [{ id: 'mt-contractor', name: 'Contractor', systemIdentifier: 'Contractor' }] }, sys2)).toEqual([
+    expect.objectContaining({ result: 'created' }),
+  ]);
+}
+
 describe('registerFromHr (4.4) against a local HR server', () => {
-  let hr: SlowHr;
-  let rt2: TestRuntime;
-  let token: Record<string, string>;
-  const register = (email: string) => rt2.post(`/${rt2.projectId}/CALL/Member/registerFromHr`, { email }, token);
-
-  beforeAll(async () => {
-    hr = await new SlowHr()
-      // the lookup answers after 23 s, and the member-id update does not answer: 30 s pass before it could
-      .employee(hrRecord('E-SLOW'), 23_000, true)
-      // an active member type the company does not admit
-      .employee(hrRecord('E-CONTRACT', { employmentType: 'Contractor' }))
-      // fields createMember cannot take
-      .employee(hrRecord('E-LONG', { name: 'N'.repeat(300) }))
-      .start();
-    rt2 = await startTestRuntime({
-      env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '60000', HR_RETRIES: '0', HR_RETRY_BASE_MS: '10' },
-    });
-    const sys2 = (c: string, m: string, i: string | undefined, b: unknown) => rt2.rt.call(c, m, i, b);
-    await applySeed(EXAMPLE_SEED, sys2);
-    expect(await applySeed({ memberTypes: [{ id: 'mt-contractor', name: 'Contractor', systemIdentifier: 'Contractor' }] }, sys2)).toEqual([
-      expect.objectContaining({ result: 'created' }),
-    ]);
-    await seedRoles(rt2, []); // the built-in super role
-    token = { authorization: `Bearer ${rt2.rt.tokens.sign({ sub: 'pm', identity: 'program_management_user', roles: ['super'] })}` };
-  });
-  afterAll(async () => {
-    await rt2?.stop();
-    await hr?.stop();
-  });
-
   test('a record the company cannot take is 422 5031 on the HR record\'s field, not a 400 on fields the caller never sent', async () => {
-    const contract = await register('e-contract@acme.example');
+    const contract = await registerWithSlowHr('e-contract@acme.example');
     expect([contract.status, contract.body.code, fieldsOf(contract.body)]).toEqual([422, 5031, ['employmentType']]);
-    const long = await register('e-long@acme.example');
+    const long = await registerWithSlowHr('e-long@acme.example');
     expect([long.status, long.body.code, fieldsOf(long.body)]).toEqual([422, 5031, ['name']]);
     expect(await rt2.rt.store.resolveLookup('Member', 'staffId', 'E-CONTRACT')).toBeUndefined();
     expect(await rt2.rt.store.resolveLookup('Member', 'staffId', 'E-LONG')).toBeUndefined();
   });
 
   test('a slow HR system: the member is created, and the member-id update that would pass the 30 s budget is queued instead', async () => {
-    const r = await register('e-slow@acme.example');
+    // sent in beforeAll (startSlowHrLeg)
+    const r = await slowRegistration;
     expect([r.status, r.body.memberIdRecorded]).toEqual([201, false]);
     const id = r.body.member.id as string;
     expect(r.body.warnings).toEqual([expect.stringContaining('retried in the background')]);
@@ -736,23 +758,24 @@ describe('registerFromHr (4.4) against a local HR server', () => {
  * the member does not wait for ever (every back-office change would be
  * refused with 409 5003).
  */
+let rt3: TestRuntime;
+
+/** The runtime of the staff id test: the example program, and member_update changes waiting for an approver. */
+async function startStaffIdLeg(): Promise<void> {
+  const rt = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
+  rt3 = rt;
+  await applySeed(EXAMPLE_SEED, (c, m, i, b) => rt.rt.call(c, m, i, b));
+  const roles = [
+    { id: 'super', name: 'super', level: 1, permissions: {} },
+    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
+  ];
+  await seedRoles(rt, roles);
+  const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'workflow-configs/Member.json'), 'utf8')) as { classId: string; rules: Record<string, unknown>[] };
+  const rules = file.rules.map((r) => (r.event === 'member_update' ? { ...r, approvers: ['approver'] } : r));
+  await rt.rt.call('Workflow', 'updateWorkflowConfiguration', 'Member', { classId: 'Member', rules });
+}
+
 describe('approveMember: a staff id taken while the change waited', () => {
-  let rt3: TestRuntime;
-
-  beforeAll(async () => {
-    rt3 = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
-    await applySeed(EXAMPLE_SEED, (c, m, i, b) => rt3.rt.call(c, m, i, b));
-    const roles = [
-      { id: 'super', name: 'super', level: 1, permissions: {} },
-      { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
-    ];
-    await seedRoles(rt3, roles);
-    const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'workflow-configs/Member.json'), 'utf8')) as { classId: string; rules: Record<string, unknown>[] };
-    const rules = file.rules.map((r) => (r.event === 'member_update' ? { ...r, approvers: ['approver'] } : r));
-    await rt3.rt.call('Workflow', 'updateWorkflowConfiguration', 'Member', { classId: 'Member', rules });
-  });
-  afterAll(() => rt3?.stop());
-
   test('the change is dropped and the member no longer waits', async () => {
     const as = (identity: string, userId: string, roles: string[]) => ({
       authorization: `Bearer ${rt3.rt.tokens.sign({ sub: userId, identity: identity as never, roles })}`,
