@@ -564,7 +564,13 @@ const DOCS_PAGE = `<!doctype html>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
 </body></html>`;
-const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true });`;
+/**
+ * Swagger UI's settings: a filter box over the operations (by tag, e.g. a
+ * class) for a document of several hundred, the authorization entered kept
+ * across reloads (in the browser's local storage), and the time each call
+ * took shown with its answer.
+ */
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true, filter: true, persistAuthorization: true, displayRequestDuration: true, docExpansion: 'none' });`;
 
 /**
  * `/openapi.json` and `/docs` (the document is built once, on first request).

@@ -244,6 +244,10 @@ describe('OpenAPI document of the service classes', () => {
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
     const init = await (await fetch(`${t.base}/docs/init.js`)).text();
     expect(init).toContain('/openapi.json');
+    // several hundred operations: a filter, operations folded, and the authorization kept across reloads
+    expect(init).toMatch(/filter: true/);
+    expect(init).toMatch(/persistAuthorization: true/);
+    expect(init).toMatch(/docExpansion: 'none'/);
   });
 
   it('the typed client generated from it (clients/) calls the HR endpoint and reads its error envelope', async () => {
