@@ -25,6 +25,10 @@ export interface MetricsSources {
   redis?: RedisConnection;
   /** the committed-effects streams' keys, one per bucket */
   effectsKeys?: string[];
+  /** the dead-letter streams of committed effects, one per bucket */
+  effectsDeadKeys?: string[];
+  /** mail and SMS messages given up on (MessageDelivery.deadLetterCount) */
+  messageDeadLetters?: () => Promise<number>;
   /** the stream projector (its lag is undefined when this process does not project) */
   projector?: { lag(opts: { byCollection: true }): Promise<ProjectorLagReading | undefined> };
   /** delayed tasks past their due time and not run yet (JobQueue.dueTasks) */
@@ -264,6 +268,21 @@ export class RuntimeMetrics {
         let n = 0;
         for (const key of effectsKeys) n += await redis.xlen(key);
         this.set(n);
+      },
+    });
+    const { effectsDeadKeys, messageDeadLetters } = sources;
+    new Gauge({
+      name: 'runtime_dead_letters',
+      help: 'What was given up on and waits for an operator, read at scrape: committed effects that could not be applied (kind effect) and mail or SMS messages that could not be delivered (kind message, the newest kept)',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        if (redis && effectsDeadKeys?.length) {
+          let n = 0;
+          for (const key of effectsDeadKeys) n += await redis.xlen(key);
+          this.set({ kind: 'effect' }, n);
+        }
+        if (messageDeadLetters) this.set({ kind: 'message' }, await messageDeadLetters());
       },
     });
   }

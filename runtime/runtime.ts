@@ -337,6 +337,8 @@ export class Runtime {
       queues: jobs.queues,
       redis,
       effectsKeys: store.keys.all.map((b) => b.effects),
+      effectsDeadKeys: store.keys.all.map((b) => b.effectsDead),
+      messageDeadLetters: () => messages.deadLetterCount(),
       projector,
       tasks: jobs,
       caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },

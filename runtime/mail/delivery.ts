@@ -225,6 +225,11 @@ export class MessageDelivery {
     return rows.map((r) => JSON.parse(r) as DeadLetter);
   }
 
+  /** How many dead letters are kept (the newest DEAD_LETTERS_KEPT). */
+  async deadLetterCount(): Promise<number> {
+    return this.connection.llen(this.deadKey);
+  }
+
   /** Was message `id` sent (by any worker)? */
   async wasSent(id: string): Promise<boolean> {
     return (await this.connection.exists(this.sentKey(id))) === 1;

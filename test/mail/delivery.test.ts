@@ -135,6 +135,8 @@ test('a permanent refusal is dead-lettered at once, with the reason, and logged'
   expect(await finished(d, e.id)).toMatchObject({ state: 'failed', attemptsMade: 1 });
   const [letter, ...more] = await d.deadLetters();
   expect(more).toEqual([]);
+  // what /metrics reads as runtime_dead_letters{kind="message"}
+  expect(await d.deadLetterCount()).toBe(1);
   expect(letter).toMatchObject({ id: e.id, port: 'mail', attempts: 1, from: { classId: 'Mailer', instanceId: 'i1' }, message: { to: ['gone@example.com'] } });
   expect(letter!.reason).toMatch(/^refused: .*no such user/);
   const line = log.map((l) => JSON.parse(l)).find((l) => l.msg === 'message dead-lettered');

@@ -133,6 +133,10 @@ test('an effect its target refuses is dead-lettered, not retried forever', async
   const deadAgain = await streamEntries(t.rt, 'effectsDead');
   expect(deadAgain.filter(([, fields]) => fields.join(' ').includes(effect.id))).toHaveLength(1);
   expect(await pendingEntries()).toBe(0);
+  // an operator sees them on /metrics, with the messages given up on
+  const text = await (await fetch(`${t.base}/metrics`)).text();
+  expect(Number(/^runtime_dead_letters\{kind="effect"\} (\d+)$/m.exec(text)?.[1])).toBe(deadAgain.length);
+  expect(Number(/^runtime_dead_letters\{kind="message"\} (\d+)$/m.exec(text)?.[1])).toBe(await t.rt.messages.deadLetterCount());
 });
 
 test('effectFailure: what an effect\'s error means', () => {
