@@ -30,7 +30,7 @@ function sameKey(given: string | string[] | undefined, expected: string): boolea
 /** the two employees of examples/import/register-from-hr.csv, as the HR lookup answers them */
 export const DEMO_EMPLOYEES: Record<string, unknown>[] = [
   {
-    employeeId: 'E2001',
+    employeeId: 'E3001',
     birthdate: '1992-03-14',
     email: 'nadia.karim@acme.example',
     name: 'Nadia',
@@ -47,7 +47,7 @@ export const DEMO_EMPLOYEES: Record<string, unknown>[] = [
     dependants: [],
   },
   {
-    employeeId: 'E2002',
+    employeeId: 'E3002',
     birthdate: '1987-11-02',
     email: 'omar.farouk@acme.example',
     name: 'Omar',

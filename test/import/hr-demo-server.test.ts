@@ -29,7 +29,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
   let n = 0;
   const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
   const run = (opts: ImportOptions = {}) => runImport(registerFromHrSheet(), sample, call, { errorsFile: path.join(tmp, `run-${++n}.errors.csv`), ...opts });
-  const errorLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
+  const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
   const hrPost = (pathname: string, body: unknown, key: string | null = API_KEY) =>
     fetch(hrUrl + pathname, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
   const recordedMemberIds = async () => (await (await fetch(`${hrUrl}/employees/member-ids`, { headers: { 'x-api-key': API_KEY } })).json()) as Record<string, string>;
@@ -75,7 +75,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     expect(wrongKey.status).toBe(401);
     const nadia = await hrPost('/employees/lookup', { email: 'Nadia.Karim@acme.example' });
     expect(nadia.status).toBe(200);
-    expect(await nadia.json()).toMatchObject({ employeeId: 'E2001', email: 'nadia.karim@acme.example', status: 'Active', companyId: 'BG-100' });
+    expect(await nadia.json()).toMatchObject({ employeeId: 'E3001', email: 'nadia.karim@acme.example', status: 'Active', companyId: 'BG-100' });
     expect((await hrPost('/employees/lookup', { email: 'nobody@acme.example' })).status).toBe(404);
     expect((await hrPost('/employees/member-id', { employeeId: 'E9999', memberId: 'x' })).status).toBe(404);
     expect(await recordedMemberIds()).toEqual({});
@@ -91,7 +91,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     expect(await run({ errorsFile })).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 2, updated: 0, unchanged: 1, failed: 0 });
     expect(errorLines(errorsFile)).toEqual([]);
     // the member id of each new member reached the demo HR (inline, or through the queued retry)
-    const expected = { E2001: await memberIdOf('E2001'), E2002: await memberIdOf('E2002') };
+    const expected = { E3001: await memberIdOf('E3001'), E3002: await memberIdOf('E3002') };
     const recorded = await waitFor(
       async () => {
         const ids = await recordedMemberIds();
@@ -103,6 +103,14 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
 
     expect(await run()).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 0, updated: 0, unchanged: 3, failed: 0 });
     // its request log names what the service asked
-    expect(out).toMatch(/POST \/employees\/member-id E2001 = \S+ → 200/);
+    expect(out).toMatch(/POST \/employees\/member-id E3001 = \S+ → 200/);
   });
+});
+
+test("the demo HR server's employees and the members sample name different people by different staff ids", async () => {
+  // the README runs both against one service: a staff id of one person in both would import over the other
+  const { DEMO_EMPLOYEES } = await import('../../scripts/hr-demo-server');
+  const rows = fs.readFileSync(path.join(root, 'examples/import/members.csv'), 'utf8').trim().split('\n').slice(1);
+  const sampleIds = new Set(rows.map((r) => r.split(',')[0]));
+  for (const e of DEMO_EMPLOYEES) expect([e.employeeId, sampleIds.has(e.employeeId as string)]).toEqual([e.employeeId, false]);
 });

@@ -19,7 +19,7 @@ import { auditOf, startSeededRuntime } from './support';
 const root = projectRoot();
 const sample = (name: string) => path.join(root, 'examples/import', name);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-members-'));
-const errorLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
+const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
 const mapping = loadMapping(sample('mapping.json'));
 const HEADER = fs.readFileSync(sample('members.csv'), 'utf8').split('\n')[0]!;
 const COLUMNS = HEADER.split(',');

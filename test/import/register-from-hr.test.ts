@@ -19,7 +19,7 @@ import { startSeededRuntime } from './support';
 const root = projectRoot();
 const sample = path.join(root, 'examples/import/register-from-hr.csv');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'register-from-hr-'));
-const errorLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').slice(1);
+const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
 const LOOKUP = '/employees/lookup';
 const MEMBER_ID = '/employees/member-id';
 

@@ -26,7 +26,7 @@ import type { SystemCall } from '../seed';
 
 export interface ImportOptions {
   dryRun?: boolean;
-  /** the error file; default `<file>.errors.csv` */
+  /** the error file; default `<file>.errors.csv`; written only when a row failed */
   errorsFile?: string;
   /** rows written side by side; default 8 */
   concurrency?: number;
@@ -288,6 +288,9 @@ export async function runImport(def: SheetDefinition, file: string, call: System
       fs.closeSync(errorsFd);
     }
   }
+  // opened at the start (an unwritable path stops the run before any row); a run without a failure leaves none
+  // (nor an old run's, which the opening emptied)
+  if (summary.failed === 0) fs.rmSync(errorsFile, { force: true });
   summary.seconds = Math.round((Date.now() - started) / 10) / 100;
   return summary;
 }
