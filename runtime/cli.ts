@@ -105,6 +105,37 @@ program
     }),
   );
 
+/** a token identity named on the command line, or a usage error naming the ones there are */
+function tokenIdentity(identity: string): IdentityType {
+  if (!(TOKEN_IDENTITIES as readonly string[]).includes(identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}, got '${identity}'`);
+  return identity as IdentityType;
+}
+
+program
+  .command('sessions <identity> <userId>')
+  .description(`list a user's sessions (identity: ${TOKEN_IDENTITIES.join(', ')}): each refresh-token family with a live token, newest first; no token is shown`)
+  .action((identity: string, userId: string) => withRuntime(async (rt) => print({ sessions: await rt.sessions.list(userId, tokenIdentity(identity)) })));
+
+program
+  .command('sessions:revoke <identity> <userId>')
+  .description("end a user's sessions: every one, or the one --family names (its refresh tokens stop working; access tokens lapse within their lifetime)")
+  .option('--family <id>', 'only this session (a family listed by `sessions`)')
+  .action((identity: string, userId: string, opts: { family?: string }) =>
+    withRuntime(async (rt) => {
+      const type = tokenIdentity(identity);
+      if (opts.family === undefined) {
+        const count = (await rt.sessions.list(userId, type)).length;
+        await rt.sessions.revokeAll(userId, type);
+        print({ revoked: count });
+      } else if (await rt.sessions.revoke(userId, type, opts.family)) {
+        print({ revoked: 1 });
+      } else {
+        process.exitCode = 1;
+        print(`no session ${opts.family} of ${identity} ${userId}`);
+      }
+    }),
+  );
+
 program
   .command('reproject [classIds...]')
   .description(

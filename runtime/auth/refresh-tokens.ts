@@ -50,6 +50,17 @@ export interface RefreshRecord {
   createdMs: number;
 }
 
+/** A session as an operator sees it (RefreshTokenStore.list): no token, only its family and times. */
+export interface SessionInfo {
+  family: string;
+  /** when its current refresh token was issued (its sign-in, or its last refresh) */
+  issuedAt: string;
+  /** when that token lapses unless it is used */
+  expiresAt: string;
+  tenant?: string;
+  methods?: string[];
+}
+
 export type RefreshLookup =
   | { kind: 'live'; raw: string; record: RefreshRecord; hash: string }
   /** consumed before: its family, to revoke */
@@ -295,6 +306,41 @@ export class RefreshTokenStore {
       if (complete === 1) return;
     }
     throw new Error(`refresh tokens: family ${family} kept gaining tokens while it was revoked`);
+  }
+
+  /**
+   * The subject's sessions: one per family with a live token, newest first,
+   * with when its current token was issued and when it lapses unless used.
+   */
+  async list(sub: string, type: IdentityType): Promise<SessionInfo[]> {
+    const sessions: SessionInfo[] = [];
+    for (const family of await this.redis.smembers(this.keys.subject(type, sub))) {
+      if (!UUID.test(family)) continue;
+      for (const hash of await this.redis.smembers(this.keys.family(family))) {
+        const key = this.keys.token(family, hash);
+        const [[, raw], [, pttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [[Error | null, string | null], [Error | null, number]];
+        if (!raw || pttl < 0) continue;
+        const record = JSON.parse(raw) as RefreshRecord;
+        if (record.family !== family || record.sub !== sub || record.type !== type) continue;
+        sessions.push({
+          family,
+          issuedAt: new Date(record.createdMs).toISOString(),
+          expiresAt: new Date(Date.now() + pttl).toISOString(),
+          ...(record.tenant !== undefined ? { tenant: record.tenant } : {}),
+          ...(record.methods ? { methods: record.methods } : {}),
+        });
+      }
+    }
+    return sessions.sort((a, b) => b.issuedAt.localeCompare(a.issuedAt));
+  }
+
+  /** Revokes one of the subject's sessions; false when the subject holds no such family. */
+  async revokeSession(sub: string, type: IdentityType, family: string): Promise<boolean> {
+    const subjectKey = this.keys.subject(type, sub);
+    if (!UUID.test(family) || !(await this.redis.sismember(subjectKey, family))) return false;
+    await this.revokeFamily(family);
+    await this.redis.srem(subjectKey, family);
+    return true;
   }
 
   /** Revokes every live token of a subject. */

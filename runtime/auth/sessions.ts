@@ -10,7 +10,7 @@ import type { IdentityType, IssuedToken, TokenIssueRequest, TokenIssuer } from '
 import { runtimeError } from '../errors';
 import { isMethodName, TOKEN_IDENTITIES, type TokenService } from './auth';
 import type { IdentityResolver } from './identities';
-import type { RefreshTokenStore } from './refresh-tokens';
+import type { RefreshTokenStore, SessionInfo } from './refresh-tokens';
 
 /** a subject as an instance id can be (the identity source is called on it) */
 const SUBJECT = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
@@ -67,6 +67,18 @@ export class SessionTokens implements TokenIssuer {
       ...(req.ttlSeconds !== undefined ? { ttlSeconds: req.ttlSeconds } : {}),
     });
     return { ...access, refreshToken };
+  }
+
+  /** The subject's sessions (families with a live refresh token), newest first. */
+  list(sub: string, type: IdentityType): Promise<SessionInfo[]> {
+    return this.opts.refresh.list(sub, type);
+  }
+
+  /** Ends one session of the subject (its refresh tokens); false when it has no such session. */
+  async revoke(sub: string, type: IdentityType, family: string): Promise<boolean> {
+    const done = await this.opts.refresh.revokeSession(sub, type, family);
+    if (done) this.opts.identities.invalidate(type, sub);
+    return done;
   }
 
   async revokeAll(sub: string, type: IdentityType): Promise<void> {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../runtime/config';
-import { testEnv, TEST_API_KEY, waitFor } from '../support/harness';
+import { startTestRuntime, testEnv, TEST_API_KEY, waitFor } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { uniqueProjectId } from '../support/redis';
 
@@ -29,6 +29,36 @@ test("the CLI tells its version, the package's", async () => {
   const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
   const { stdout } = await cli('--version');
   expect(stdout.trim()).toBe(version);
+});
+
+test("the CLI lists a user's sessions and ends one of them, or all", async () => {
+  // sessions are started as a class's sign-in starts them (ctx.tokens), here by a runtime in this process on the same project
+  const rt = await startTestRuntime({ projectId, env: { ROLES: 'api' } });
+  try {
+    const sub = `cli-user-${Date.now()}`;
+    const first = await rt.rt.sessions.issue({ sub, type: 'enduser', refresh: true });
+    const second = await rt.rt.sessions.issue({ sub, type: 'enduser', tenant: 'c-1', refresh: true });
+    const listed = JSON.parse((await cli('sessions', 'enduser', sub)).stdout) as { sessions: { family: string; issuedAt: string; expiresAt: string; tenant?: string }[] };
+    expect(listed.sessions).toHaveLength(2);
+    // newest first; no token in the listing
+    expect(listed.sessions[0]).toMatchObject({ tenant: 'c-1' });
+    expect(JSON.stringify(listed)).not.toContain(first.refreshToken!);
+    for (const s of listed.sessions) expect(Date.parse(s.expiresAt)).toBeGreaterThan(Date.parse(s.issuedAt));
+
+    const one = listed.sessions[0]!.family;
+    expect(JSON.parse((await cli('sessions:revoke', 'enduser', sub, '--family', one)).stdout)).toEqual({ revoked: 1 });
+    const refresh = (token: string) => rt.post(`/${projectId}/auth/refresh`, { refreshToken: token });
+    expect((await refresh(second.refreshToken!)).status).toBe(401);
+    const renewed = await refresh(first.refreshToken!);
+    expect(renewed.status).toBe(200);
+    expect((await rt.rt.sessions.list(sub, 'enduser')).map((s) => s.family)).toEqual([listed.sessions[1]!.family]);
+
+    expect(JSON.parse((await cli('sessions:revoke', 'enduser', sub)).stdout)).toEqual({ revoked: 1 });
+    expect((await refresh(renewed.body.refreshToken)).status).toBe(401);
+    expect(await rt.rt.sessions.list(sub, 'enduser')).toEqual([]);
+  } finally {
+    await rt.stop();
+  }
 });
 
 test('the CLI creates an API key that a running service accepts, and revokes it', async () => {
