@@ -201,3 +201,27 @@ test('the x-api-key header is matched in any case', async () => {
     expect(r.status).toBe(200);
   }
 });
+
+describe('the service address itself', () => {
+  test('a browser opening / gets a page linking the API reference, with a CSP and its own stylesheet', async () => {
+    const r = await fetch(`${t.base}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(r.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    const html = await r.text();
+    expect(html).toContain('<a href="/docs">API reference</a>');
+    expect(html).toContain('<a href="/openapi.json">');
+    expect(html).toContain(`/${t.projectId}/CALL/&lt;Class&gt;/&lt;method&gt;/&lt;instanceId&gt;`);
+    expect(html).not.toMatch(/<script/);
+    const css = await fetch(`${t.base}/site.css`);
+    expect([css.status, css.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
+  });
+
+  test('a client asking for JSON gets the same links as JSON', async () => {
+    const r = await fetch(`${t.base}/`, { headers: { accept: 'application/json' } });
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body).toMatchObject({ project: t.projectId, calls: `/${t.projectId}/CALL/<Class>/<method>/<instanceId>` });
+    expect(body.links.map((l: { href: string }) => l.href)).toEqual(expect.arrayContaining(['/docs', '/openapi.json', '/health']));
+  });
+});
