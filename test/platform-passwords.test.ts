@@ -3,6 +3,7 @@
  * check, stand-in for unknown accounts, malformed and tampered hashes,
  * re-hash detection, NFKC) and the password policy as a pure function.
  */
+import './support/production-scrypt';
 import { scryptSync } from 'node:crypto';
 import {
   COMMON_PASSWORDS,
@@ -12,6 +13,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   SCRYPT_PARAMS,
+  scryptParams,
   verifyPassword,
 } from '../classes/_platform/passwords';
 
@@ -78,6 +80,14 @@ describe('hashing', () => {
     expect(needsRehash(stored.replace('$8$3$', '$8$1$'))).toBe(true);
     expect(needsRehash('md5$abc')).toBe(true);
     expect(SCRYPT_PARAMS).toEqual({ N: 32768, r: 8, p: 3, keyLength: 32, saltLength: 16 });
+  });
+
+  test('SCRYPT_LOG_N: 10 to 20, below 15 never in production', () => {
+    expect(scryptParams({})).toEqual(SCRYPT_PARAMS);
+    expect(scryptParams({ SCRYPT_LOG_N: '10' }).N).toBe(1024);
+    expect(scryptParams({ SCRYPT_LOG_N: '17', NODE_ENV: 'production' }).N).toBe(2 ** 17);
+    expect(() => scryptParams({ SCRYPT_LOG_N: '12', NODE_ENV: 'production' })).toThrow('SCRYPT_LOG_N below 15 weakens every new password hash');
+    for (const bad of ['9', '21', 'x', '15.5']) expect(() => scryptParams({ SCRYPT_LOG_N: bad })).toThrow(`SCRYPT_LOG_N must be an integer from 10 to 20, got '${bad}'`);
   });
 
   test('hashes that start together all finish (the gate lets them through in turn)', async () => {

@@ -42,8 +42,24 @@ export const PASSWORD_MAX_LENGTH = 128;
 /** passwords longer than this (characters) are refused without hashing: no policy admits them */
 const VERIFY_MAX_CHARS = 1024;
 
-/** the parameters new hashes are made with */
-export const SCRYPT_PARAMS = Object.freeze({ N: 2 ** 15, r: 8, p: 3, keyLength: 32, saltLength: 16 });
+/**
+ * The parameters new hashes are made with. SCRYPT_LOG_N (10-20, default 15)
+ * sets log2(N): below 15 hashing is cheaper and weaker, which only a test
+ * suite that hashes thousands of passwords wants; it is refused with
+ * NODE_ENV=production. Read once, when this module loads.
+ */
+export function scryptParams(env: NodeJS.ProcessEnv = process.env): Readonly<{ N: number; r: number; p: number; keyLength: number; saltLength: number }> {
+  const raw = env.SCRYPT_LOG_N?.trim();
+  let logN = 15;
+  if (raw) {
+    if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 20) throw new Error(`SCRYPT_LOG_N must be an integer from 10 to 20, got '${raw}'`);
+    logN = Number(raw);
+    if (logN < 15 && env.NODE_ENV === 'production') throw new Error('SCRYPT_LOG_N below 15 weakens every new password hash: it is for test suites, and refused with NODE_ENV=production');
+  }
+  return Object.freeze({ N: 2 ** logN, r: 8, p: 3, keyLength: 32, saltLength: 16 });
+}
+
+export const SCRYPT_PARAMS = scryptParams();
 /** hashes running at once on the thread pool */
 export const SCRYPT_CONCURRENCY = 2;
 /** what a stored hash may ask for at most (a hash from the store is not trusted to be sane) */
