@@ -5,7 +5,12 @@
  *      package-lock.json (and stops when npm ci refuses the lockfile, see
  *      ensureNodeModules);
  *   2. redis-server: when it is not on PATH and REDIS_URL is unset, installs
- *      Debian's redis-server package with apt-get (root only).
+ *      Debian's redis-server package with apt-get (root only);
+ *   3. for `npm test` only (npm's pretest, or --chromium): a Chromium for the
+ *      page tests (test/support/browser.ts), Debian's chromium package with
+ *      apt-get when none is on PATH and CHROMIUM_PATH is unset (root only;
+ *      otherwise a warning, and the page tests say how to get one).
+ * Both apt packages missing cost one apt-get update and one apt-get install.
  *
  * Runs before node_modules may exist, so it uses Node's standard library only.
  * Idempotent; prints one line per action taken and nothing when all is there.
@@ -114,25 +119,56 @@ function ensureNodeModules() {
   fail(`npm ci exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}`);
 }
 
-function ensureRedisServer() {
-  if (process.env.REDIS_URL) return;
-  if (onPath('redis-server')) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !onPath('apt-get')) {
+const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome', 'chrome'];
+
+function isRoot() {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** apt packages to install: redis-server is required, so its absence stops here when apt cannot help */
+function redisServerWanted() {
+  if (process.env.REDIS_URL) return false;
+  if (onPath('redis-server')) return false;
+  if (!isRoot() || !onPath('apt-get')) {
     fail(
       'redis-server is not installed and REDIS_URL is not set.\n' +
         '  Install it (Debian/Ubuntu: `sudo apt-get install -y redis-server`, macOS: `brew install redis`)\n' +
         '  or point REDIS_URL at a running Redis (e.g. REDIS_URL=redis://127.0.0.1:6379).',
     );
   }
+  return true;
+}
+
+/** the page tests' browser: only for a test run, and a warning (not a stop) when it cannot be installed */
+function chromiumWanted() {
+  const forTests = process.argv.includes('--chromium') || process.env.npm_lifecycle_event === 'pretest';
+  if (!forTests) return false;
+  if (process.env.CHROMIUM_PATH || process.env.PUPPETEER_EXECUTABLE_PATH) return false;
+  if (CHROMIUM_NAMES.some(onPath)) return false;
+  if (!isRoot() || !onPath('apt-get')) {
+    log(
+      'WARNING: no Chromium for the page tests (test/pages) and not root: they will fail.\n' +
+        '  Install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH.',
+    );
+    return false;
+  }
+  return true;
+}
+
+function ensureAptPackages() {
+  const packages = [];
+  if (redisServerWanted()) packages.push('redis-server');
+  if (chromiumWanted()) packages.push('chromium');
+  if (packages.length === 0) return;
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  log('redis-server not found: running apt-get update');
+  log(`${packages.join(' and ')} not found: running apt-get update`);
   run('apt-get', ['update'], env);
-  log('installing redis-server: running apt-get install -y redis-server');
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], env);
-  if (!onPath('redis-server')) fail('apt-get installed redis-server but it is still not on PATH');
+  log(`installing ${packages.join(' ')}: running apt-get install -y ${packages.join(' ')}`);
+  run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], env);
+  if (packages.includes('redis-server') && !onPath('redis-server')) fail('apt-get installed redis-server but it is still not on PATH');
+  if (packages.includes('chromium') && !CHROMIUM_NAMES.some(onPath)) fail('apt-get installed chromium but it is still not on PATH');
 }
 
 if (process.env.SKIP_ENSURE_DEPS === '1') process.exit(0);
 ensureNodeModules();
-ensureRedisServer();
+ensureAptPackages();
