@@ -18,6 +18,7 @@ import { migrateRefreshTokenKeys, RefreshTokenStore } from './auth/refresh-token
 import { SessionTokens } from './auth/sessions';
 import type { RuntimeConfig } from './config';
 import { createHttpApp } from './http/app';
+import { loadPageSites } from './http/pages';
 import { RuntimeMetrics, serveMetrics } from './metrics';
 import { StartupError } from './startup-errors';
 import { createLogger } from './logger';
@@ -364,6 +365,7 @@ export class Runtime {
       redis,
       metrics,
       devMail: messagePorts.mailbox,
+      pages: loadPageSites(config.classDirs, config.env),
       ready: async () => {
         // a stopping process takes no new work (stop())
         if (drain.draining) throw new Error('draining: the process is stopping');

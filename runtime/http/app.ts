@@ -14,6 +14,7 @@ import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
 import { openApiRouter } from './openapi';
+import { pagesRouter, type PageSite } from './pages';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
 import type { RedisConnection } from '../redis/connection';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
@@ -47,6 +48,8 @@ export interface HttpDeps {
   redis?: RedisConnection;
   /** Prometheus metrics (runtime/metrics.ts): calls are recorded in callFrom, served at /metrics; absent: neither */
   metrics?: RuntimeMetrics;
+  /** the classes' server-rendered pages under /pages/ (runtime/http/pages.ts); absent or empty: none */
+  pages?: readonly PageSite[];
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -282,6 +285,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(openApiRouter(deps.registry, { projectId: deps.projectId }));
   // mounted under its path: other requests do not walk its routes
   if (deps.devMail) app.use('/dev/mail', devMailRouter(deps.devMail));
+  // before the JSON body parser below: pages read forms
+  if (deps.pages?.length) app.use(pagesRouter(deps.pages, deps));
 
   /*
    * The JSON body parser. Its size limit is BODY_LIMIT, or the smaller
