@@ -5828,6 +5828,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/JOBS/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A queued job's status and outcome
+         * @description The job a QUEUED_WRITE answered (202, its `statusUrl`). Only its caller reads it: any other caller gets 404, as for an unknown job. A job ends `completed` (its answer in `result`) or `failed` (`error`); poll until then.
+         */
+        get: operations["Runtime_jobStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refresh token for a new access token and its successor
+         * @description Sign-ins that keep a session answer a refresh token beside the access token. Each refresh token is used once: the answer carries its successor. A token used twice revokes every token of its session (a copy was stolen), so a client must keep the newest one. No authentication header: the token is the credential.
+         */
+        post: operations["Runtime_refreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5884,7 +5924,75 @@ export interface components {
             /** Format: date-time */
             createdAt?: string;
         };
+        /** @description An approval record as callers see it (spec 2.8): every field but storage details, the full JSON Patch, and `changes` (each operation with what its path held before) when the old values are known. */
+        "ApprovalManager.records.answer.approval": {
+            id: string;
+            event: string | number;
+            /** @description the class whose entity changes */
+            classId: string;
+            instanceId: string;
+            entityId: string;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            jsonPatch: components["schemas"]["ApprovalManager.records.answer.operation"][];
+            isLargeApproval: boolean;
+            allowSelfApproval?: boolean;
+            actor: components["schemas"]["ApprovalManager.records.answer.actor"];
+            /** @description the roles that may approve it */
+            approvers: string[];
+            approveCallback?: components["schemas"]["ApprovalManager.records.answer.callback"];
+            rejectCallback?: components["schemas"]["ApprovalManager.records.answer.callback"];
+            approvedAt?: string;
+            approvedBy?: {
+                id: string;
+                type: string;
+                name?: string;
+                roles?: string[];
+            };
+            reviewNote?: string;
+            callbackJobId?: string;
+            companyId?: string;
+            additionalData: Record<string, never>;
+            createdAt: string;
+            updatedAt: string;
+            changes?: components["schemas"]["ApprovalManager.records.answer.change"][];
+        };
+        "ApprovalManager.records.answer.actor": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "ApprovalManager.records.answer.callback": {
+            event: string | number;
+            classId: string;
+            instanceId: string;
+            methodName: string;
+        };
+        "ApprovalManager.records.answer.operation": {
+            /** @enum {unknown} */
+            op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+            path: string;
+            value?: unknown;
+            from?: string;
+        };
+        "ApprovalManager.records.answer.change": {
+            op: string;
+            path: string;
+            before?: unknown;
+            after?: unknown;
+        };
+        "ApprovalManager.records.answer": unknown;
+        /** @description ApprovalManager.createApproval: Stores the record of one workflow event (runWorkflow commits it with the change, see prepareApproval). Auto-approved (type auto, approvedBy auto_approve) when the rule has no approvers or the actor is a developer or the system. A patch over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by name, so a redelivered effect writes the same files). */
+        "ApprovalManager.createApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
         "ApprovalManager.getApproval": Record<string, never>;
+        /** @description ApprovalManager.getApproval: One record with its before/after view. Program management users need the permission ApprovalManager.getApproval, or to be an eligible approver of the record (an active role it names, or a developer): who may approve a record may see it. */
+        "ApprovalManager.getApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
         "ApprovalManager.listApprovals": {
             /** @enum {unknown} */
             approvalStatus?: "pending" | "approved" | "rejected";
@@ -5895,14 +6003,37 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description ApprovalManager.listApprovals: Listing from the streamed `approvals` collection, newest first. Filters: approvalStatus, classId, event, entityId, actionable (pending records the caller may approve now: an active role of the caller is named, and the caller is not the maker unless self-approval is allowed), page (from 1), limit (1-100, default 10). POST body or GET query. `actionable: true` needs no permission (what an approver can act on); every other listing needs ApprovalManager.listApprovals. Rows carry `changes` when their patch and old values are inline (see README). */
+        "ApprovalManager.listApprovals.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            approvals: components["schemas"]["ApprovalManager.records.answer.approval"][];
+        };
         "ApprovalManager.moveApprovalCompany": {
             companyId: string;
         };
+        /** @description ApprovalManager.moveApprovalCompany: The entity a pending record changes moved to another company (the HR system moved a member): the record moves with it, so that company's approvers see and review it. Only the record's own class, only while pending (403 8005, 409 8000). Sent as a committed effect of the move. */
+        "ApprovalManager.moveApprovalCompany.answer": {
+            approvalId: string;
+            companyId: string;
+            moved: boolean;
+        } | {
+            approvalId: string;
+            companyId: string;
+            from: string | null;
+            moved: boolean;
+        };
+        /** @description ApprovalManager.prepareApproval: The record one workflow event will be stored as (id, status, dates, the before/after view), without storing anything: runWorkflow answers its caller with it and commits createApproval with the change, as an effect (runtime/actor/effects.ts) whose instance id is this record's id and whose body carries this `createdAt`, so the stored record is this one. */
+        "ApprovalManager.prepareApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
         "ApprovalManager.reviewApproval": {
             /** @enum {unknown} */
             action: "approve" | "reject";
             note?: string;
         };
+        /** @description ApprovalManager.reviewApproval: Approve or reject a pending record (body {action, note?}). Only eligible approvers: a program management user holding, as an active role of the deployed roles now (ctx.roles(), not the token's claims), a role the record names (by name or id), or a developer (the approver check replaces the role check). The maker of the change may not approve it unless its rule allowed self-approval (403 8007); it may reject (withdraw) it. The originating class's callback is queued (QUEUED_WRITE) with the full patch; when queuing fails, nothing is committed. */
+        "ApprovalManager.reviewApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
         "BenefitCategory.createCategory": {
             id?: string;
             name: string;
@@ -5911,8 +6042,37 @@ export interface components {
             /** @enum {unknown} */
             status?: "active" | "inactive";
         };
+        "BenefitCategory.types.answer.BenefitCategoryRecord": components["schemas"]["BenefitCategory.types.answer.Category"];
+        "BenefitCategory.types.answer.ActiveCategory": {
+            id: string;
+            name: string;
+            subcategories: string[];
+        };
+        "BenefitCategory.types.answer.Category": {
+            id: string;
+            name: string;
+            subcategories: string[];
+            keywords: string[];
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            createdAt: string;
+            updatedAt: string;
+        };
+        "BenefitCategory.types.answer": unknown;
+        /** @description BenefitCategory.createCategory: A new category (the path's id, else the body's `id`, else a UUID), `active` unless given `inactive` (201). */
+        "BenefitCategory.createCategory.answer": {
+            category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
+        };
         "BenefitCategory.getCategory": Record<string, never>;
+        /** @description BenefitCategory.getCategory: The category; Offer asks it for each category an offer names. */
+        "BenefitCategory.getCategory.answer": {
+            category: components["schemas"]["BenefitCategory.types.answer.Category"];
+        };
         "BenefitCategory.listActiveCategories": Record<string, never>;
+        /** @description BenefitCategory.listActiveCategories: Every active category as {id, name, subcategories}, by name: the homepage section's enums (ContentManager). */
+        "BenefitCategory.listActiveCategories.answer": {
+            categories: components["schemas"]["BenefitCategory.types.answer.ActiveCategory"][];
+        };
         "BenefitCategory.listCategories": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -5920,14 +6080,32 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description BenefitCategory.listCategories: From the document store: status, search (name, subcategory, keyword); page, limit 1-100 (default 20); by name. */
+        "BenefitCategory.listCategories.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            categories: {
+                [key: string]: unknown;
+            }[];
+        };
         "BenefitCategory.updateCategory": {
             name?: string;
             subcategories?: string[];
             keywords?: string[];
         };
+        /** @description BenefitCategory.updateCategory: name, subcategories, keywords (any of them; a list replaces the one held). */
+        "BenefitCategory.updateCategory.answer": {
+            category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
+        };
         "BenefitCategory.updateCategoryStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
+        };
+        /** @description BenefitCategory.updateCategoryStatus: active or inactive. */
+        "BenefitCategory.updateCategoryStatus.answer": {
+            category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
         };
         "Company.approveCompany": {
             approvalId: string;
@@ -5956,6 +6134,55 @@ export interface components {
             maxFreeDependants: number;
             bgId: string;
             description?: string;
+        };
+        "Company.types.answer.Company": {
+            id: string;
+            name: string;
+            description?: string;
+            companyGroupId: string;
+            hrContact: {
+                name: string;
+                email: string;
+            };
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Company.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+            eligibleMemberTypes: string[];
+            memberSubTypes: components["schemas"]["Company.types.answer.CompanyMemberSubType"][];
+            maxFreeDependants: number;
+            bgId: string;
+            pendingApprovalId: string | null;
+        };
+        "Company.types.answer.Actor": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "Company.types.answer.CompanyMemberSubType": {
+            memberSubTypeId: string;
+            maxDependants: number;
+        };
+        "Company.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "Company.types.answer": unknown;
+        /** @description Company.createCompany: Creates a company in status `pending` (spec 3.3); `company_create` moves it to `active` once approved. Body: spec 2.2 fields + bgId, id optional. */
+        "Company.createCompany.answer": {
+            company: components["schemas"]["Company.types.answer.Company"];
+            approval: components["schemas"]["Company.types.answer.Approval"];
+            newStatus: string | null;
         };
         "Company.getCompany": {
             id?: string;
@@ -5996,6 +6223,11 @@ export interface components {
         /** @description The company (spec 2.2). */
         "Company.getCompany.answer": components["schemas"]["Company.records.answer.company"];
         "Company.init": Record<string, never>;
+        /** @description Company.init: Creates the singleton (instance `default`) without companies. */
+        "Company.init.answer": {
+            id?: string;
+            companies: number;
+        };
         "Company.listCompanies": {
             /** @enum {string} */
             status?: "pending" | "active" | "inactive";
@@ -6015,6 +6247,13 @@ export interface components {
         "Company.streamCompany": {
             id?: string;
         };
+        /** @description Company.streamCompany: Manual stream of one company (spec 4.5: READ, by company id): queues restreamCompany; 202 {id, queued, jobId, collection}. */
+        "Company.streamCompany.answer": {
+            id: string;
+            queued: boolean;
+            jobId: string;
+            collection: string;
+        };
         "Company.updateCompany": {
             id: string;
             name?: string;
@@ -6033,9 +6272,21 @@ export interface components {
             bgId?: string;
             description?: string | null;
         };
+        /** @description Company.updateCompany: Changes any spec 2.2 field but status (body {id, ...fields}); `update_company`. */
+        "Company.updateCompany.answer": {
+            company: components["schemas"]["Company.types.answer.Company"];
+            approval: components["schemas"]["Company.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Company.updateCompanyStatus": {
             id: string;
             status: string;
+        };
+        /** @description Company.updateCompanyStatus: Body {id, status: active|inactive}; `update_company_status` (approval by an approver). */
+        "Company.updateCompanyStatus.answer": {
+            company: components["schemas"]["Company.types.answer.Company"];
+            approval: components["schemas"]["Company.types.answer.Approval"];
+            newStatus: string | null;
         };
         "ContentManager.approveContent": {
             approvalId: string;
@@ -6058,19 +6309,168 @@ export interface components {
             /** @description checked against the schema of contentKey (getContentSchemas) */
             fields: Record<string, never>;
         };
+        "ContentManager.types.answer.ContentRecord": {
+            pendingApprovalId: string | null;
+            lastSettledApprovalId: string | null;
+            id: string;
+            contentKey: string;
+            contentGroupKey: string;
+            contentTitle: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            startDate: string | null;
+            endDate: string | null;
+            order: number | null;
+            fields: {
+                images?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            createdBy: components["schemas"]["ContentManager.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "ContentManager.types.answer.Actor": components["schemas"]["ContentManager.types.answer.CreatedBy"];
+        "ContentManager.types.answer.PublishedContent": {
+            id: string;
+            contentKey: string;
+            contentGroupKey: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            order: number | null;
+            fields: {
+                images?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        "ContentManager.types.answer.PublicSchema": {
+            contentKey: string;
+            contentGroupKey: string;
+            title: string;
+            description?: string;
+            order: number;
+            fields: components["schemas"]["ContentManager.types.answer.PublicField"][];
+        };
+        "ContentManager.types.answer.PublicField": {
+            key: string;
+            path: string;
+            title: string;
+            type: string;
+            required: boolean;
+            order: number;
+            description?: string;
+            isMultiSelect?: boolean;
+            options?: components["schemas"]["ContentManager.types.answer.EnumOption"][];
+            maxLength?: number;
+            format?: string;
+            minimum?: number;
+            maximum?: number;
+            integer?: boolean;
+            items?: {
+                type: string;
+                maxLength?: number;
+            };
+            maxItems?: number;
+            notAfter?: string;
+        };
+        "ContentManager.types.answer.EnumOption": {
+            key: string;
+            value: string;
+        };
+        "ContentManager.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "ContentManager.types.answer.CreatedBy": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "ContentManager.types.answer.Groups": {
+            order: number;
+            contentKeys: {
+                contentKey: string;
+                title: string;
+                order: number;
+            }[];
+            description?: string;
+            key: string;
+            title: string;
+        };
+        "ContentManager.types.answer": unknown;
+        /** @description ContentManager.createContent: A new content, `pending` until content_create is approved; 201 {id, content, approval, newStatus}. */
+        "ContentManager.createContent.answer": {
+            id: string;
+            content: components["schemas"]["ContentManager.types.answer.ContentRecord"];
+            approval: components["schemas"]["ContentManager.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "ContentManager.getContent": {
             id?: string;
         };
+        /** @description ContentManager.getContent: One content by {id} (body or query), whatever its status. */
+        "ContentManager.getContent.answer": {
+            id: string;
+            content: {
+                pendingApprovalId: string | null;
+                lastSettledApprovalId: string | null;
+                id: string;
+                contentKey: string;
+                contentGroupKey: string;
+                contentTitle: string;
+                /** @enum {unknown} */
+                status: "pending" | "active" | "inactive";
+                startDate: string | null;
+                endDate: string | null;
+                order: number | null;
+                fields: {
+                    images?: {
+                        [key: string]: string;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+                createdBy: components["schemas"]["ContentManager.types.answer.CreatedBy"];
+                createdAt: string;
+                updatedAt: string;
+            };
+        };
         "ContentManager.getContentGroup": {
             contentGroupKey?: string;
+        };
+        /** @description ContentManager.getContentGroup: One group by {contentGroupKey} with its keys (content metadata: public). */
+        "ContentManager.getContentGroup.answer": {
+            group: components["schemas"]["ContentManager.types.answer.Groups"];
         };
         "ContentManager.getContents": {
             contentGroupKeys?: string | string[];
             contentKeys?: string | string[];
         };
+        /** @description ContentManager.getContents: What members see: active contents within their window, filtered by contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match). Public: the login screen shows its content before anyone signs in. */
+        "ContentManager.getContents.answer": {
+            contents: components["schemas"]["ContentManager.types.answer.PublishedContent"][];
+        };
         "ContentManager.getContentSchemas": {
             contentGroupKey?: string;
             contentKey?: string;
+        };
+        /** @description ContentManager.getContentSchemas: The schemas of the keys, filtered by contentGroupKey or contentKey; enums as {key, value} lists (public). */
+        "ContentManager.getContentSchemas.answer": {
+            schemas: components["schemas"]["ContentManager.types.answer.PublicSchema"][];
         };
         "ContentManager.getContentsForBackoffice": {
             contentGroupKeys?: string | string[];
@@ -6080,8 +6480,25 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description ContentManager.getContentsForBackoffice: Every content, filtered by contentGroupKeys, contentKeys, statuses, search; paged. */
+        "ContentManager.getContentsForBackoffice.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: components["schemas"]["ContentManager.types.answer.ContentRecord"][];
+        };
         "ContentManager.init": Record<string, never>;
+        /** @description ContentManager.init: Creates the singleton (instance `default`) without contents. */
+        "ContentManager.init.answer": {
+            id?: string;
+            contents: number;
+        };
         "ContentManager.listContentGroups": Record<string, never>;
+        /** @description ContentManager.listContentGroups: The groups with their keys (content metadata: public). */
+        "ContentManager.listContentGroups.answer": {
+            groups: components["schemas"]["ContentManager.types.answer.Groups"][];
+        };
         "ContentManager.updateContent": {
             id: string;
             contentKey?: string;
@@ -6093,13 +6510,33 @@ export interface components {
             /** @description checked against the schema of contentKey (getContentSchemas) */
             fields?: Record<string, never>;
         };
+        /** @description ContentManager.updateContent: {id, ...any field to change} through content_update; {id, content, approval, newStatus}. */
+        "ContentManager.updateContent.answer": {
+            id: string;
+            content: components["schemas"]["ContentManager.types.answer.ContentRecord"];
+            approval: components["schemas"]["ContentManager.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "ContentManager.updateContentStatus": {
             id: string;
             status: string;
         };
+        /** @description ContentManager.updateContentStatus: {id, status: active|inactive} through content_status_update; {id, content, approval, newStatus}. */
+        "ContentManager.updateContentStatus.answer": {
+            id: string;
+            content: components["schemas"]["ContentManager.types.answer.ContentRecord"];
+            approval: components["schemas"]["ContentManager.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "FileManager.createDownloadToken": {
             fileId?: string;
             filename?: string;
+        };
+        /** @description FileManager.createDownloadToken: {token, url, expiresAt}: a 5-minute download link (Member and Partner documents use it). */
+        "FileManager.createDownloadToken.answer": {
+            token: string;
+            url: string;
+            expiresAt: string;
         };
         "FileManager.deleteFile": {
             fileId?: string;
@@ -6112,21 +6549,91 @@ export interface components {
                 roles?: string[];
             };
         };
+        "FileManager.types.answer.FileMetadata": {
+            id: string;
+            filename: string;
+            originalFilename: string;
+            /** @enum {unknown} */
+            fileType: "image" | "json" | "document";
+            mimeType: string;
+            size: number;
+            actionHistory: components["schemas"]["FileManager.types.answer.FileAction"][];
+            createdAt: string;
+            updatedAt: string;
+            /** @enum {unknown} */
+            status: "active" | "deleted";
+            isPublic: boolean;
+        };
+        "FileManager.types.answer.FileAction": {
+            /** @enum {unknown} */
+            action: "upload" | "delete";
+            actor: components["schemas"]["FileManager.types.answer.Actor"];
+            timestamp: string;
+            via?: components["schemas"]["FileManager.types.answer.Actor"];
+        };
+        "FileManager.types.answer.Actor": components["schemas"]["FileManager.types.answer.Actor2"];
+        "FileManager.types.answer.Actor2": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "FileManager.types.answer": unknown;
+        /** @description FileManager.deleteFile: active → deleted; the content is removed by purgeFileContent after the commit. */
+        "FileManager.deleteFile.answer": {
+            file: components["schemas"]["FileManager.types.answer.FileMetadata"];
+        };
         "FileManager.downloadFile": {
             token?: string;
             filename?: string;
         };
+        /** @description FileManager.downloadFile: Raw content for a signed token (5 minutes, bound to instance and filename); no role check. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
+        "FileManager.downloadFile.answer": string;
         "FileManager.getFile": {
             fileId?: string;
             filename?: string;
         };
+        /** @description FileManager.getFile: Metadata and content (Base64) of an active file. */
+        "FileManager.getFile.answer": {
+            file: {
+                id: string;
+                filename: string;
+                originalFilename: string;
+                /** @enum {unknown} */
+                fileType: "image" | "json" | "document";
+                mimeType: string;
+                size: number;
+                actionHistory: {
+                    /** @enum {unknown} */
+                    action: "upload" | "delete";
+                    actor: components["schemas"]["FileManager.types.answer.Actor2"];
+                    timestamp: string;
+                    via?: components["schemas"]["FileManager.types.answer.Actor2"];
+                }[];
+                createdAt: string;
+                updatedAt: string;
+                /** @enum {unknown} */
+                status: "active" | "deleted";
+                isPublic: boolean;
+            };
+            content: string;
+        };
         "FileManager.getPublicFile": {
             filename?: string;
         };
+        /** @description FileManager.getPublicFile: Raw content of a public file; no authentication; cached for 30 minutes. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
+        "FileManager.getPublicFile.answer": string;
         "FileManager.init": {
             entityType?: string;
             entityId?: string;
             companyId?: string;
+        };
+        /** @description FileManager.init: Opens the entity's instance (path id, or the entity in the body) and names its company (classes only). */
+        "FileManager.init.answer": {
+            instanceId?: string;
+            entityType: string;
+            entityId: string;
         };
         "FileManager.uploadFile": {
             content: string;
@@ -6141,6 +6648,16 @@ export interface components {
                 roles?: string[];
             };
             companyId?: string;
+        };
+        /** @description FileManager.uploadFile: Stores a checked file (spec 8) and answers its metadata with a 5-minute download link (and its public URL). */
+        "FileManager.uploadFile.answer": {
+            publicUrl?: string;
+            file: components["schemas"]["FileManager.types.answer.FileMetadata"];
+            download: {
+                token: string;
+                url: string;
+                expiresAt: string;
+            };
         };
         "LogManager.addLogEntry": {
             classId: string;
@@ -6161,8 +6678,47 @@ export interface components {
             sensitiveFields?: string[];
             ignore?: string[];
         };
+        /** @description LogManager.addLogEntry: Records a change (spec 4.5: all class identities; users cannot write the audit log). A class records its own changes only (classId = the caller's class) and passes the actor behind the change. Classes changing an instance use logChange (_platform/audit-log.ts), which commits `record` with the change as an effect instead; this is the direct form (STATIC callers). */
+        "LogManager.addLogEntry.answer": {
+            logId: null;
+            fieldUpdates: number;
+        } | {
+            logId: string;
+            fieldUpdates: number;
+        };
         "LogManager.getLog": {
             logId?: string;
+        };
+        "LogManager.types.answer.FieldUpdates": {
+            key: string;
+            /** @enum {unknown} */
+            operation: "add" | "remove" | "replace" | "other";
+            oldValue?: string;
+            newValue?: string;
+            isLarge?: boolean;
+        };
+        "LogManager.types.answer.Actor": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "LogManager.types.answer": unknown;
+        /** @description LogManager.getLog: One entry with every value in full (large values read back from their LARGE_LOG file). */
+        "LogManager.getLog.answer": {
+            id: string;
+            classId: string;
+            entityId: string;
+            entityType: string;
+            timeStamp: string;
+            isLargeLog: boolean;
+            fieldUpdates: components["schemas"]["LogManager.types.answer.FieldUpdates"][];
+            actor: components["schemas"]["LogManager.types.answer.Actor"];
+            additionalData?: {
+                [key: string]: unknown;
+            };
+            companyId?: string;
         };
         "LogManager.getLogEntries": {
             classId?: string;
@@ -6175,6 +6731,42 @@ export interface components {
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description LogManager.getLogEntries: Lists entries newest first; large values are previews (isLarge: true). */
+        "LogManager.getLogEntries.answer": {
+            entries: {
+                id: string;
+                classId: string;
+                entityId: string;
+                entityType: string;
+                timeStamp: string;
+                isLargeLog: boolean;
+                fieldUpdates: components["schemas"]["LogManager.types.answer.FieldUpdates"][];
+                actor: components["schemas"]["LogManager.types.answer.Actor"];
+                additionalData?: {
+                    [key: string]: unknown;
+                };
+                companyId?: string;
+            }[];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+        };
+        /** @description LogManager.readEntry: The stored entry (large values as previews); for getLog and getLogEntries, and Partner's getLog (one entry by id, from its instance, not the listing). */
+        "LogManager.readEntry.answer": {
+            id: string;
+            classId: string;
+            entityId: string;
+            entityType: string;
+            timeStamp: string;
+            isLargeLog: boolean;
+            fieldUpdates: components["schemas"]["LogManager.types.answer.FieldUpdates"][];
+            actor: components["schemas"]["LogManager.types.answer.Actor"];
+            additionalData?: {
+                [key: string]: unknown;
+            };
+            companyId?: string;
         };
         "LogManager.record": {
             classId: string;
@@ -6197,9 +6789,20 @@ export interface components {
             /** Format: date-time */
             timeStamp?: string;
         };
+        /** @description LogManager.record: Creates the instance of one log entry from the change (the addLogEntry body plus its time stamp), under an id the caller chose: logChange commits it with the change it logs (an effect, applied effectively once), and addLogEntry relays to it. Created at commit, without a lease. Values over 1 KB go to the LARGE_LOG file first (same name on a redelivery). */
+        "LogManager.record.answer": {
+            id: string;
+            fieldUpdates: number;
+        };
         "Member.acceptInvitation": {
             token: string;
             password: string;
+        };
+        /** @description Member.acceptInvitation: {token, password} → active, with its first password (spec 3.1). */
+        "Member.acceptInvitation.answer": {
+            id: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
         };
         "Member.addMemberFamilyMember": {
             name: string;
@@ -6211,12 +6814,243 @@ export interface components {
             relation?: string | null;
             memberSubType: string;
         };
+        "Member.types.answer.PrimaryInfo": {
+            id: string;
+            company: {
+                id: string;
+            };
+            memberType: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+        };
+        "Member.types.answer.MemberProfile": {
+            id: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            name: string;
+            middleName: string | null;
+            surname: string;
+            staffId: string | null;
+            email: string | null;
+            phone: string | null;
+            company: {
+                id: string;
+            };
+            grade: string | null;
+            idPhoto: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            address: components["schemas"]["Member.types.answer.Address"] | null;
+            memberType: string | null;
+            memberSubType: string | null;
+            memberships: components["schemas"]["Member.types.answer.Membership"][];
+            primaryMemberId: string | null;
+            relation: string | null;
+            familyMembers: components["schemas"]["Member.types.answer.FamilyMember"][];
+            createdBy: components["schemas"]["Member.types.answer.Actor"];
+            note: string | null;
+            permissions: components["schemas"]["Member.types.answer.MemberPermissions"];
+            previousStaffIds: string[];
+            statusReason: string | null;
+            gender?: string | null;
+            maritalStatus?: string | null;
+            coreGrade?: string | null;
+            dependantsExists?: string | null;
+            lastDayOfService?: string | null;
+            isCabinCrew?: boolean | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Member.types.answer.Address": {
+            country: string;
+            address: string;
+        };
+        "Member.types.answer.Membership": {
+            id: string;
+            tierId: string;
+            /** @enum {unknown} */
+            tierGroup: "base" | "upgrade" | "add_on";
+            /** @enum {unknown} */
+            status: "active" | "inactive" | "expired" | "suspended";
+            /** @enum {unknown} */
+            paymentType: "dds" | "cpg" | "company_paid";
+            eligibilityRuleId: string | null;
+            paymentPeriod: string;
+            startDate: string;
+            endDate: string;
+            paymentSchedule: {
+                dueDate: string;
+                amount: number;
+            }[];
+            lastRenewal: string | null;
+            createdBy: components["schemas"]["Member.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Member.types.answer.Actor": components["schemas"]["Member.types.answer.CreatedBy"];
+        "Member.types.answer.FamilyMember": components["schemas"]["Member.types.answer.FamilyMembers"];
+        "Member.types.answer.MemberPermissions": {
+            sms: boolean;
+            email: boolean;
+        };
+        "Member.types.answer.SignInView": {
+            id: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            email: string | null;
+            name: string;
+            middleName: string | null;
+            surname: string;
+            hasPassword: boolean;
+        };
+        "Member.types.answer.EntityDocument": {
+            id: string;
+            fileId: string;
+            filename: string;
+            originalFilename: string;
+            label: string | null;
+            mimeType: string;
+            size: number;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+            uploadedBy: components["schemas"]["Member.types.answer.Actor"];
+            uploadedAt: string;
+            updatedAt: string;
+        };
+        "Member.types.answer.FamilyMembers": {
+            id: string;
+            relation: string | null;
+            memberSubType: string | null;
+            name: string;
+            surname: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            createdAt: string;
+        };
+        "Member.types.answer.Item": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            updatedFields: unknown[];
+            approval: null;
+            pendingApprovalId: null;
+        };
+        "Member.types.answer.Item2": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            updatedFields: ("id" | "createdAt" | "updatedAt" | "name" | "status" | "createdBy" | "relation" | "email" | "loginMethod" | "memberSubType" | "surname" | "middleName" | "staffId" | "memberType" | "phone" | "company" | "grade" | "idPhoto" | "address" | "memberships" | "primaryMemberId" | "familyMembers" | "note" | "permissions" | "previousStaffIds" | "statusReason" | "gender" | "maritalStatus" | "coreGrade" | "dependantsExists" | "lastDayOfService" | "isCabinCrew")[];
+            approval: components["schemas"]["Member.types.answer.Approval"];
+            pendingApprovalId: string | null;
+        };
+        "Member.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "Member.types.answer.FamilyMember2": {
+            id: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            name: string;
+            middleName: string | null;
+            surname: string;
+            staffId: string | null;
+            email: string | null;
+            phone: string | null;
+            company: {
+                id: string;
+            };
+            grade: string | null;
+            idPhoto: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            address: {
+                country: string;
+                address: string;
+            } | null;
+            memberType: string | null;
+            memberSubType: string | null;
+            memberships: components["schemas"]["Member.types.answer.Memberships"][];
+            primaryMemberId: string | null;
+            relation: string | null;
+            familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
+            createdBy: components["schemas"]["Member.types.answer.CreatedBy"];
+            note: string | null;
+            permissions: {
+                sms: boolean;
+                email: boolean;
+            };
+            previousStaffIds: string[];
+            statusReason: string | null;
+            gender?: string | null;
+            maritalStatus?: string | null;
+            coreGrade?: string | null;
+            dependantsExists?: string | null;
+            lastDayOfService?: string | null;
+            isCabinCrew?: boolean | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Member.types.answer.Memberships": {
+            id: string;
+            tierId: string;
+            /** @enum {unknown} */
+            tierGroup: "base" | "upgrade" | "add_on";
+            /** @enum {unknown} */
+            status: "active" | "inactive" | "expired" | "suspended";
+            /** @enum {unknown} */
+            paymentType: "dds" | "cpg" | "company_paid";
+            eligibilityRuleId: string | null;
+            paymentPeriod: string;
+            startDate: string;
+            endDate: string;
+            paymentSchedule: {
+                dueDate: string;
+                amount: number;
+            }[];
+            lastRenewal: string | null;
+            createdBy: components["schemas"]["Member.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Member.types.answer.CreatedBy": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "Member.types.answer": unknown;
+        /** @description The answer of Member.addMemberFamilyMember. */
+        "Member.addMemberFamilyMember.answer": {
+            familyMember: components["schemas"]["Member.types.answer.MemberProfile"];
+            isFree: boolean;
+        };
         "Member.addMembership": {
             tierId: string;
             /** @enum {unknown} */
             paymentType: "dds" | "cpg" | "company_paid";
             /** Format: date-time */
             startDate?: string;
+        };
+        /** @description The answer of Member.addMembership. */
+        "Member.addMembership.answer": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            updatedFields: unknown[];
+            approval: null;
+            pendingApprovalId: null;
+            membership: components["schemas"]["Member.types.answer.Membership"];
+        } | {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            updatedFields: ("id" | "createdAt" | "updatedAt" | "name" | "status" | "createdBy" | "relation" | "email" | "loginMethod" | "memberSubType" | "surname" | "middleName" | "staffId" | "memberType" | "phone" | "company" | "grade" | "idPhoto" | "address" | "memberships" | "primaryMemberId" | "familyMembers" | "note" | "permissions" | "previousStaffIds" | "statusReason" | "gender" | "maritalStatus" | "coreGrade" | "dependantsExists" | "lastDayOfService" | "isCabinCrew")[];
+            approval: components["schemas"]["Member.types.answer.Approval"];
+            pendingApprovalId: string | null;
+            membership: components["schemas"]["Member.types.answer.Membership"];
         };
         "Member.approvalCallback": {
             approvalId: string;
@@ -6235,18 +7069,67 @@ export interface components {
         "Member.documentRef": {
             documentId?: string;
         };
+        /** @description The answer of Member.archiveDocument. */
+        "Member.archiveDocument.answer": {
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
         "Member.changePassword": {
             currentPassword: string;
             newPassword: string;
         };
+        /** @description Member.changePassword: {currentPassword, newPassword}: the member's own; answers a new session (the others end). */
+        "Member.changePassword.answer": {
+            refreshToken?: string;
+            memberId: string;
+            accessToken: string;
+            expiresAt: string;
+            changed: boolean;
+        };
+        /** @description Member.checkImportMember: What an import row would change on this member (importMember's read; nothing written). */
+        "Member.checkImportMember.answer": {
+            /** @enum {unknown} */
+            result: "created" | "updated" | "unchanged";
+            updatedFields: string[];
+        };
         "Member.checkOtp": {
             otp: string;
+        };
+        /** @description Member.checkOtp: {otp} → an enduser access token and a refresh token. */
+        "Member.checkOtp.answer": {
+            member: {
+                id: string;
+                name: string;
+                surname: string;
+                email: string | null;
+                /** @enum {unknown} */
+                status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            };
+            refreshToken?: string;
+            memberId: string;
+            accessToken: string;
+            expiresAt: string;
         };
         "Member.registerFromHr": {
             /** Format: email */
             email: string;
             /** @enum {string} */
             loginMethod?: "sso" | "email_password";
+        };
+        /** @description Member.checkRegistrationFromHr: registerFromHr's lookup and rules without creating anything: the same refusals, or what it would register (`register-from-hr --dry-run`). Reads the HR system only. */
+        "Member.checkRegistrationFromHr.answer": {
+            /** @constant */
+            registrable: true;
+            employeeId: string;
+            memberType: string;
+            company: {
+                id: string;
+            };
+            dependants: number;
+            /** @constant */
+            resumed?: true;
+            memberId?: string;
         };
         "Member.createMember": {
             name: string;
@@ -6285,10 +7168,51 @@ export interface components {
                 roles?: string[];
             };
         };
+        /** @description Member.createMember: Creates a member (program management); runs member_create. */
+        "Member.createMember.answer": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            pendingApprovalId: string | null;
+        };
         "Member.discoverAuthMethod": {
             /** Format: email */
             email: string;
             relayState?: string;
+        };
+        /** @description Member.discoverAuthMethod: {email, relayState?} → SSO login URL for an identity provider's domain, else email_password (the same for every email of it). */
+        "Member.discoverAuthMethod.answer": {
+            email: string;
+            /** @constant */
+            method: "sso";
+            loginUrl: string;
+        } | {
+            email: string;
+            /** @constant */
+            method: "email_password";
+        };
+        /** @description Member.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
+        "Member.downloadArchivedDocument.answer": {
+            token: string;
+            url: string;
+            expiresAt: string;
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
+        /** @description Member.downloadDocument: Active documents only; a 5-minute URL. */
+        "Member.downloadDocument.answer": {
+            token: string;
+            url: string;
+            expiresAt: string;
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
+        /** @description Member.familyMemberOf: A dependant's profile, for its primary member (404 5011 when it is not that member's family member). */
+        "Member.familyMemberOf.answer": {
+            profile: components["schemas"]["Member.types.answer.FamilyMember2"];
+            listed: {
+                [key: string]: unknown;
+            };
         };
         "Member.getMemberContact": Record<string, never>;
         /** @enum {unknown} */
@@ -6356,6 +7280,11 @@ export interface components {
             permissions: components["schemas"]["Member.records.answer.permissions"];
         };
         "Member.getMemberDependants": Record<string, never>;
+        /** @description The answer of Member.getMemberDependants. */
+        "Member.getMemberDependants.answer": {
+            dependants: components["schemas"]["Member.types.answer.FamilyMembers"][];
+            totalCount: number;
+        };
         "Member.getMemberEmployment": Record<string, never>;
         /** @description The member's employment section (spec 4.5). */
         "Member.getMemberEmployment.answer": {
@@ -6409,6 +7338,22 @@ export interface components {
                 newPhoto: components["schemas"]["Member.records.answer.photoLink"];
                 oldPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
             } | null;
+        };
+        /** @description Member.hrPrimaryFamily: The primary member's family list (for a dependant's company-paid check). */
+        "Member.hrPrimaryFamily.answer": {
+            familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
+        };
+        /** @description The answer of Member.hrPrimaryInfo. */
+        "Member.hrPrimaryInfo.answer": components["schemas"]["Member.types.answer.PrimaryInfo"] & {
+            familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
+        };
+        /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
+        "Member.hrRegistrationOf.answer": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            resumable: boolean;
+            creationSource: string | null;
+            hrMemberIdRecordedAt: string | null;
+            hrRegistrationFinishedAt: string | null;
         };
         "Member.hrUpdateEmployee": {
             employeeId: string;
@@ -6495,8 +7440,39 @@ export interface components {
                 warnings?: string[];
             };
         };
+        /** @description Member.importMember: One row of a migration sheet (`npm run cli -- import members|dependants`, as the system): created, updated or unchanged, with memberships; a dry run writes nothing (use-cases/import.ts). */
+        "Member.importMember.answer": {
+            /** @enum {unknown} */
+            result: "created" | "updated" | "unchanged";
+            memberId: string;
+            updatedFields: string[];
+        };
         "Member.inviteRedirect": {
             token?: string;
+        };
+        /** @description Member.inviteRedirect: The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
+        "Member.inviteRedirect.answer": string;
+        /** @description The answer of Member.listDocuments. */
+        "Member.listDocuments.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            documents: {
+                isArchived: boolean;
+                id: string;
+                fileId: string;
+                filename: string;
+                originalFilename: string;
+                label: string | null;
+                mimeType: string;
+                size: number;
+                /** @enum {unknown} */
+                status: "active" | "archived";
+                uploadedBy: components["schemas"]["Member.types.answer.Actor"];
+                uploadedAt: string;
+                updatedAt: string;
+            }[];
         };
         /** @description A page of members (newest first). */
         "Member.listMembers.answer": {
@@ -6506,10 +7482,21 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /** @description The answer of Member.listMemberships. */
+        "Member.listMemberships.answer": {
+            [key: string]: unknown;
+        };
         "Member.login": {
             /** Format: email */
             email: string;
             password: string;
+        };
+        /** @description Member.login: {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
+        "Member.login.answer": {
+            otpRequired: boolean;
+            memberId: string;
+            token: string;
+            expiresAt: string;
         };
         "Member.mailPasswordReset": {
             requestedBy: string;
@@ -6519,15 +7506,51 @@ export interface components {
                 ipAddress?: string;
             };
         };
+        /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
+        "Member.registerFromHr.answer": {
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+            dependants: {
+                id: string;
+                created: boolean;
+                warnings: string[];
+            }[];
+            memberIdRecorded: boolean;
+            warnings: string[];
+            /** @constant */
+            resumed?: true;
+        };
         "Member.removeMemberFamilyMember": {
             familyMemberId: string;
         };
+        /** @description The answer of Member.removeMemberFamilyMember. */
+        "Member.removeMemberFamilyMember.answer": {
+            removed: string;
+        };
         "Member.resendOtp": Record<string, never>;
+        /** @description Member.resendOtp: A new sign-in code by mail (429 6001 past Otp's otpLimit). */
+        "Member.resendOtp.answer": {
+            sent: boolean;
+        };
         "Member.resetPassword": {
             token: string;
             password: string;
         };
+        /** @description Member.resetPassword: {token, password} → the password replaced and every session ended. */
+        "Member.resetPassword.answer": {
+            reset: boolean;
+        };
         "Member.resolveIdentity": Record<string, never>;
+        /** @description Member.resolveIdentity: The identity source of enduser tokens: whether the member may sign in, and since when its tokens count. */
+        "Member.resolveIdentity.answer": {
+            name: string;
+            validAfter?: string;
+            active: boolean;
+            roles: string[];
+        };
+        /** @description Member.resolveMemberId: The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
+        "Member.resolveMemberId.answer": {
+            id?: string;
+        };
         "Member.restartInvitation": {
             requestedBy: string;
             requesterDetails: {
@@ -6537,15 +7560,50 @@ export interface components {
             };
         };
         "Member.sendInviteEmail": Record<string, never>;
+        /** @description Member.sendInviteEmail: Spec 3.1: pending_invite → pending_invitation_acceptance (or a re-send) with a new invitation token by mail. */
+        "Member.sendInviteEmail.answer": {
+            id: string;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            invitation: {
+                sentTo: string;
+                expiresAt: string;
+            };
+        };
         "Member.sendPasswordResetEmail": {
             /** Format: email */
             email: string;
+        };
+        /** @description Member.sendPasswordResetEmail: {email} → 202, the same answer for every email; a member who may reset gets a link. */
+        "Member.sendPasswordResetEmail.answer": {
+            /** @constant */
+            message: "If this email belongs to a member who signs in with a password, a reset link has been sent to it";
         };
         "Member.singleSignOn": {
             SAMLResponse: string;
             RelayState?: string;
         };
+        /** @description Member.singleSignOn: The assertion consumer service: {SAMLResponse, RelayState?} → 303 to the member application with the session. The spec lists it as STATIC; it writes the member only through completeSingleSignOn. */
+        "Member.singleSignOn.answer": {
+            refreshToken?: string;
+            memberId: string;
+            accessToken: string;
+            expiresAt: string;
+            redirectTo: string;
+        };
         "Member.streamMember": Record<string, never>;
+        /** @description Member.streamMember: Manual stream to the document database (the commit re-projects the member). */
+        "Member.streamMember.answer": {
+            streamed: boolean;
+            id: string;
+            collection: string;
+        };
+        /** @description The answer of Member.unarchiveDocument. */
+        "Member.unarchiveDocument.answer": {
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
         "Member.updateEmployeePhoto": {
             photo: string;
             fileExtension: string;
@@ -6573,12 +7631,16 @@ export interface components {
                 email?: boolean;
             };
         };
+        /** @description The answer of Member.updateMemberContact. */
+        "Member.updateMemberContact.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
         "Member.updateMemberEmployment": {
             grade?: string | null;
             company?: {
                 id: string;
             };
         };
+        /** @description The answer of Member.updateMemberEmployment. */
+        "Member.updateMemberEmployment.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
         "Member.updateMemberFamilyMember": {
             familyMemberId: string;
             name?: string;
@@ -6590,6 +7652,11 @@ export interface components {
             relation?: string | null;
             memberSubType?: string;
         };
+        /** @description The answer of Member.updateMemberFamilyMember. */
+        "Member.updateMemberFamilyMember.answer": {
+            familyMember: components["schemas"]["Member.types.answer.FamilyMember2"];
+            updatedFields: ("name" | "relation" | "email" | "memberSubType" | "surname" | "middleName" | "phone")[];
+        };
         "Member.updateMemberPersonal": {
             name?: string;
             middleName?: string | null;
@@ -6598,22 +7665,65 @@ export interface components {
             memberType?: string;
             memberSubType?: string | null;
         };
+        /** @description The answer of Member.updateMemberPersonal. */
+        "Member.updateMemberPersonal.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
         "Member.updateMemberStatus": {
             status: string;
             reason?: string | null;
         };
+        /** @description Member.updateMemberStatus: Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
+        "Member.updateMemberStatus.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
         "Member.uploadDocument": {
             content: string;
             mimeType: string;
             originalFilename: string;
             label?: string | null;
         };
+        /** @description The answer of Member.uploadDocument. */
+        "Member.uploadDocument.answer": {
+            documentId: string;
+            document: components["schemas"]["Member.types.answer.EntityDocument"];
+            download: {
+                token: string;
+                url: string;
+                expiresAt: string;
+            };
+        };
         "Member.idPhoto": {
             photo: string;
             fileExtension: string;
         };
+        /** @description The answer of Member.uploadMemberIdPhoto. */
+        "Member.uploadMemberIdPhoto.answer": {
+            idPhoto: string;
+            approvalId: string;
+            approved: boolean;
+            member: components["schemas"]["Member.types.answer.MemberProfile"];
+        };
+        /** @description Member.uploadMyIdPhoto: The member's own photo: only when `active` or `pending_id_photo` (spec 3.1). */
+        "Member.uploadMyIdPhoto.answer": {
+            approvalId: string;
+            approved: boolean;
+            /** @enum {unknown} */
+            status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            photo: {
+                token: string;
+                url: string;
+                expiresAt: string;
+                filename: string;
+            };
+        };
         "Member.verifyCredentials": {
             password: string;
+        };
+        /** @description Member.verifyCredentials: Is this the member's password, and may it sign in with it? (the hash stays in the instance) */
+        "Member.verifyCredentials.answer": {
+            /** @constant */
+            valid: true;
+            member: components["schemas"]["Member.types.answer.SignInView"];
+        } | {
+            /** @constant */
+            valid: false;
         };
         "NotificationManager.approve": {
             approvalId: string;
@@ -6644,7 +7754,88 @@ export interface components {
             };
         };
         "NotificationManager.getNotificationTemplate": Record<string, never>;
+        "NotificationManager.types.answer.NotificationTemplate": {
+            templateId: string;
+            title: string;
+            description: string;
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            channels: components["schemas"]["NotificationManager.types.answer.Channels"];
+            /** @enum {unknown} */
+            audience: "member" | "program_management";
+            createdAt: string;
+            updatedAt: string;
+        };
+        "NotificationManager.types.answer.Channels": {
+            email: components["schemas"]["NotificationManager.types.answer.EmailChannel"];
+            in_app: components["schemas"]["NotificationManager.types.answer.InAppChannel"];
+            sms: components["schemas"]["NotificationManager.types.answer.SmsChannel"];
+        };
+        "NotificationManager.types.answer.EmailChannel": {
+            enabled: boolean;
+            to: string[];
+            subject: string;
+            json: string;
+            html: string;
+        };
+        "NotificationManager.types.answer.InAppChannel": {
+            enabled: boolean;
+            subject: string;
+            content: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        "NotificationManager.types.answer.SmsChannel": {
+            enabled: boolean;
+            content: string;
+            to?: string[];
+        };
+        "NotificationManager.types.answer.PendingChange": {
+            approvalId: string;
+            /** @enum {unknown} */
+            event: "template_update" | "channel_update" | "status_update";
+            requestedAt: string;
+        };
+        "NotificationManager.types.answer.Doc": {
+            [key: string]: unknown;
+        };
+        "NotificationManager.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "NotificationManager.types.answer": unknown;
+        /** @description NotificationManager.getNotificationTemplate: The template, the approval it waits for, the last review. */
+        "NotificationManager.getNotificationTemplate.answer": {
+            template: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            pendingApproval: {
+                approvalId: string;
+                /** @enum {unknown} */
+                event: "template_update" | "channel_update" | "status_update";
+                requestedAt: string;
+            } | null;
+            lastReview: {
+                approvalId: string;
+                /** @enum {unknown} */
+                event: "template_update" | "channel_update" | "status_update";
+                /** @enum {unknown} */
+                outcome: "approved" | "rejected" | "conflict";
+                at: string;
+                problems?: string[];
+            } | null;
+        };
         "NotificationManager.init": Record<string, never>;
+        /** @description NotificationManager.init: A catalogue template with its defaults; the listing creates the ones never used. */
+        "NotificationManager.init.answer": {
+            template: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+        };
         "NotificationManager.listNotificationTemplates": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -6652,24 +7843,55 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description NotificationManager.listNotificationTemplates: {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query. */
+        "NotificationManager.listNotificationTemplates.answer": {
+            items: components["schemas"]["NotificationManager.types.answer.Doc"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+        };
         "NotificationManager.sendNotification": {
             to?: string[];
             parameters?: {
                 [key: string]: string;
             };
         };
+        /** @description NotificationManager.sendNotification: Spec 4.5: {to, parameters} → 204. Sends only when the template is active; renders each enabled channel and queues the fan-out (deliverNotification). A WRITE so that callers commit it with their change (ctx.effect; client.ts `notify`); upsert: a catalogue template is created on its first send. */
+        "NotificationManager.sendNotification.answer": null;
         "NotificationManager.updateNotificationChannel": {
             /** @enum {unknown} */
             channel: "email" | "in_app" | "sms";
             content: Record<string, never>;
         } & (unknown & unknown & unknown);
+        /** @description NotificationManager.updateNotificationChannel: {channel, content}: the fields given replace the channel's (event channel_update). */
+        "NotificationManager.updateNotificationChannel.answer": {
+            requestedTemplate?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            template?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
+            approval: components["schemas"]["NotificationManager.types.answer.Approval"];
+        };
         "NotificationManager.updateNotificationTemplate": {
             title?: string;
             description?: string;
         };
+        /** @description NotificationManager.updateNotificationTemplate: {title?, description?} (event template_update). */
+        "NotificationManager.updateNotificationTemplate.answer": {
+            requestedTemplate?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            template?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
+            approval: components["schemas"]["NotificationManager.types.answer.Approval"];
+        };
         "NotificationManager.updateNotificationTemplateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
+        };
+        /** @description NotificationManager.updateNotificationTemplateStatus: {status: active|inactive} (event status_update). */
+        "NotificationManager.updateNotificationTemplateStatus.answer": {
+            requestedTemplate?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            template?: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
+            pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
+            approval: components["schemas"]["NotificationManager.types.answer.Approval"];
         };
         "Offer.createOffer": {
             id?: string;
@@ -6686,7 +7908,34 @@ export interface components {
             /** @enum {unknown} */
             status?: "published" | "unpublished" | "expired";
         };
+        "Offer.types.answer.OfferRecord": components["schemas"]["Offer.types.answer.Offer"];
+        "Offer.types.answer.Offer": {
+            id: string;
+            partnerId: string;
+            /** @enum {unknown} */
+            status: "expired" | "published" | "unpublished";
+            keywords: string[];
+            offerType: string;
+            startDate: string;
+            endDate: string;
+            images: string[];
+            shortDescription: string;
+            title: string;
+            description: string;
+            categoryIds: string[];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Offer.types.answer": unknown;
+        /** @description Offer.createOffer: A new offer of an existing partner (the path's id, else the body's `id`, else a UUID), `unpublished` unless given (201). */
+        "Offer.createOffer.answer": {
+            offer: components["schemas"]["Offer.types.answer.OfferRecord"];
+        };
         "Offer.getOffer": Record<string, never>;
+        /** @description The answer of Offer.getOffer. */
+        "Offer.getOffer.answer": {
+            offer: components["schemas"]["Offer.types.answer.Offer"];
+        };
         "Offer.listOffers": {
             status?: string | string[];
             partnerId?: string;
@@ -6695,6 +7944,16 @@ export interface components {
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description Offer.listOffers: From the document store: status, partnerId, categoryId, offerType, search; page, limit 1-100 (default 20); by title. */
+        "Offer.listOffers.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            offers: {
+                [key: string]: unknown;
+            }[];
         };
         "Offer.updateOffer": {
             partnerId?: string;
@@ -6708,9 +7967,17 @@ export interface components {
             description?: string;
             categoryIds?: string[];
         };
+        /** @description Offer.updateOffer: Any column but id and status; a list replaces the one held. */
+        "Offer.updateOffer.answer": {
+            offer: components["schemas"]["Offer.types.answer.OfferRecord"];
+        };
         "Offer.updateOfferStatus": {
             /** @enum {unknown} */
             status: "published" | "unpublished" | "expired";
+        };
+        /** @description Offer.updateOfferStatus: published, unpublished or expired. */
+        "Offer.updateOfferStatus.answer": {
+            offer: components["schemas"]["Offer.types.answer.OfferRecord"];
         };
         "Otp.createOtpCheckRecord": {
             otpType: string;
@@ -6740,6 +8007,64 @@ export interface components {
         "Otp.getOtpRecords": {
             otpType?: string;
         };
+        "Otp.types.answer.IssuedOtp": {
+            otp: components["schemas"]["Otp.types.answer.Otp"];
+        };
+        "Otp.types.answer.OtpCheck": {
+            timestamp: string;
+            isSuccessful: boolean;
+            /** @enum {unknown} */
+            validationResult?: "retry_limit_exceed" | "otp_limit_exceed" | "no_active_otp" | "invalid_token";
+            requestedBy: string;
+            requesterDetails: components["schemas"]["Otp.types.answer.RequesterDetails"];
+            additionalData?: {
+                [key: string]: unknown;
+            };
+        };
+        "Otp.types.answer.RequesterDetails": {
+            identity: string;
+            userAgent?: string;
+            ipAddress?: string;
+        };
+        "Otp.types.answer.OtpConfig": {
+            otpLimit: number;
+            otpExpireTimeInSeconds: number;
+            retryLimit: number;
+            retryExpireTimeInSeconds: number;
+        };
+        "Otp.types.answer.Item": {
+            code: string | number;
+            message: string;
+            classId: string;
+            /** @constant */
+            isSuccessful: false;
+            /** @enum {unknown} */
+            validationResult: "retry_limit_exceed" | "otp_limit_exceed";
+            retryAfterSeconds: number;
+        };
+        "Otp.types.answer.Otp": {
+            id: string;
+            additionalData?: {
+                [key: string]: unknown;
+            };
+            createdAt: string;
+            otpType: string;
+            /** @enum {unknown} */
+            tokenType: "alphanumeric" | "numeric" | "uuid";
+            expiresAt: string;
+            usedAt?: string;
+            history: components["schemas"]["Otp.types.answer.OtpCheck"][];
+            /** @enum {unknown} */
+            status: "active" | "expired" | "used" | "superseded";
+        };
+        "Otp.types.answer": unknown;
+        /** @description Otp.getOtpRecords: Spec 4.5: {otpType?} (POST body or GET query) → {classKey, entityId, records (newest first, with history), config}. */
+        "Otp.getOtpRecords.answer": {
+            classKey: string;
+            entityId: string;
+            records: components["schemas"]["Otp.types.answer.Otp"][];
+            config: components["schemas"]["Otp.types.answer.OtpConfig"];
+        };
         "Otp.issueOtp": {
             otpType: string;
             /** @enum {unknown} */
@@ -6753,6 +8078,10 @@ export interface components {
                 ipAddress?: string;
             };
         };
+        /** @description Otp.issueOtp: {otpType, tokenType, expireTimeInSeconds?, additionalData?, requestedBy, requesterDetails} → {otp, token}: Otp makes the token and answers it this once, for the caller to send; 429 6001 past otpLimit. */
+        "Otp.issueOtp.answer": components["schemas"]["Otp.types.answer.Item"] | (components["schemas"]["Otp.types.answer.IssuedOtp"] & {
+            token: string;
+        });
         "Otp.verifyOtp": {
             otpType: string;
             token: string;
@@ -6764,6 +8093,23 @@ export interface components {
             };
             additionalData?: Record<string, never>;
         };
+        /** @description Otp.verifyOtp: {otpType, token, requestedBy, requesterDetails, additionalData?} → {isSuccessful: true, otp} or {isSuccessful: false, validationResult: no_active_otp | invalid_token (remainingAttempts)}; 429 6002 past retryLimit. Written to the history; a match spends the OTP. */
+        "Otp.verifyOtp.answer": {
+            /** @constant */
+            isSuccessful: true;
+            otp: components["schemas"]["Otp.types.answer.Otp"];
+        } | {
+            /** @constant */
+            isSuccessful: false;
+            /** @constant */
+            validationResult: "no_active_otp";
+        } | {
+            /** @constant */
+            isSuccessful: false;
+            /** @constant */
+            validationResult: "invalid_token";
+            remainingAttempts: number;
+        } | components["schemas"]["Otp.types.answer.Item"];
         "Partner.approvePartner": {
             approvalId: string;
             /** @enum {unknown} */
@@ -6776,6 +8122,12 @@ export interface components {
         };
         "Partner.documentRef": {
             documentId?: string;
+        };
+        /** @description The answer of Partner.archiveDocument. */
+        "Partner.archiveDocument.answer": {
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
         };
         "Partner.createVenue": {
             id?: string;
@@ -6791,8 +8143,180 @@ export interface components {
             };
             type?: unknown;
         };
+        "Partner.types.answer.PartnerRecord": {
+            id: string;
+            legalName: string;
+            brandName: string;
+            brandLogoPath?: string;
+            partnerTier?: string;
+            socialMediaAccounts?: components["schemas"]["Partner.types.answer.SocialMediaAccount"][];
+            businessAddress: string;
+            city: string;
+            country: string;
+            website?: string;
+            primaryContact: components["schemas"]["Partner.types.answer.PrimaryContact"];
+            partnerTypeId?: string;
+            partnerSubtypeIds?: string[];
+            tradeLicenseNumber?: string;
+            contractId: string;
+            contractStartDate: string;
+            contractEndDate: string;
+            accountAgent?: string;
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            statusReason?: string;
+            createdBy: components["schemas"]["Partner.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Partner.types.answer.SocialMediaAccount": {
+            /** @enum {unknown} */
+            platform: "facebook" | "instagram" | "linkedin" | "x" | "youtube" | "tiktok";
+            url: string;
+        };
+        "Partner.types.answer.PrimaryContact": {
+            name: string;
+            email: string;
+            phone: string;
+        };
+        "Partner.types.answer.Actor": components["schemas"]["Partner.types.answer.Actor2"];
+        "Partner.types.answer.PendingApproval": {
+            id: string;
+            /** @enum {unknown} */
+            event: "partner_create" | "update_partner_details" | "update_partner_brand_logo" | "update_partner_contact" | "update_partner_contract" | "update_partner_status" | "venue_create" | "venue_update" | "venue_status_update";
+            requestedStatus: string;
+        };
+        "Partner.types.answer.MapCoordinates": {
+            latitude: number;
+            longitude: number;
+        };
+        "Partner.types.answer.EntityDocument": {
+            id: string;
+            fileId: string;
+            filename: string;
+            originalFilename: string;
+            label: string | null;
+            mimeType: string;
+            size: number;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+            uploadedBy: components["schemas"]["Partner.types.answer.Actor"];
+            uploadedAt: string;
+            updatedAt: string;
+        };
+        "Partner.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "Partner.types.answer.RequestedVenue": {
+            name: string;
+            id: string;
+            partnerId: string;
+            venueName: string;
+            address: string;
+            contactName: string;
+            contactEmail: string;
+            contactPhone: string;
+            mapCoordinates: components["schemas"]["Partner.types.answer.MapCoordinates"];
+            /** @constant */
+            type: "venue";
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            createdBy: components["schemas"]["Partner.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Partner.types.answer.FieldUpdates": {
+            key: string;
+            /** @enum {unknown} */
+            operation: "add" | "remove" | "replace" | "other";
+            oldValue?: string;
+            newValue?: string;
+            isLarge?: boolean;
+        };
+        "Partner.types.answer.Actor2": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "Partner.types.answer": unknown;
+        /** @description Partner.createVenue: A venue of the partner (event venue_create), `inactive` until approved; its type is always `venue`. Answers 201. */
+        "Partner.createVenue.answer": {
+            requestedVenue?: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            venue: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "partner_create" | "update_partner_details" | "update_partner_brand_logo" | "update_partner_contact" | "update_partner_contract" | "update_partner_status" | "venue_create" | "venue_update" | "venue_status_update";
+                requestedStatus: string;
+            } | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
+        };
+        /** @description Partner.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
+        "Partner.downloadArchivedDocument.answer": {
+            token: string;
+            url: string;
+            expiresAt: string;
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
+        /** @description Partner.downloadDocument: Active documents only (an archived one: 14008); a 5-minute URL. */
+        "Partner.downloadDocument.answer": {
+            token: string;
+            url: string;
+            expiresAt: string;
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
         "Partner.logRef": {
             logId?: string;
+        };
+        /** @description Partner.getLog: One audit entry of the Partner class by its id (`logId`, body or query). */
+        "Partner.getLog.answer": {
+            id: string;
+            classId: string;
+            entityId: string;
+            entityType: string;
+            timeStamp: string;
+            isLargeLog: boolean;
+            fieldUpdates: components["schemas"]["Partner.types.answer.FieldUpdates"][];
+            actor: components["schemas"]["Partner.types.answer.Actor2"];
+            additionalData?: {
+                [key: string]: unknown;
+            };
+            companyId?: string;
+        };
+        /** @description Partner.getLogEntries: The Partner class's audit entries (LogManager): partnerId or entityType/entityId, from/to, search; paged. */
+        "Partner.getLogEntries.answer": {
+            entries: {
+                id: string;
+                classId: string;
+                entityId: string;
+                entityType: string;
+                timeStamp: string;
+                isLargeLog: boolean;
+                fieldUpdates: components["schemas"]["Partner.types.answer.FieldUpdates"][];
+                actor: components["schemas"]["Partner.types.answer.Actor2"];
+                additionalData?: {
+                    [key: string]: unknown;
+                };
+                companyId?: string;
+            }[];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "Partner.empty": Record<string, never>;
         /** @description who did it (spec 2.8 actor) */
@@ -6933,6 +8457,35 @@ export interface components {
             contractStartDate: string;
             contractEndDate: string;
         };
+        /** @description Partner.init: Creates a partner (event partner_create), `inactive` until approved; the brand logo, when given, is stored as a public file. Answers 201. */
+        "Partner.init.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
+        };
+        /** @description The answer of Partner.listDocuments. */
+        "Partner.listDocuments.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            documents: {
+                isArchived: boolean;
+                id: string;
+                fileId: string;
+                filename: string;
+                originalFilename: string;
+                label: string | null;
+                mimeType: string;
+                size: number;
+                /** @enum {unknown} */
+                status: "active" | "archived";
+                uploadedBy: components["schemas"]["Partner.types.answer.Actor"];
+                uploadedAt: string;
+                updatedAt: string;
+            }[];
+        };
         /** @description A page of partners. */
         "Partner.listPartners.answer": {
             partners: components["schemas"]["Partner.records.answer.listedPartner"][];
@@ -6949,12 +8502,25 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /** @description The answer of Partner.unarchiveDocument. */
+        "Partner.unarchiveDocument.answer": {
+            documentId: string;
+            /** @enum {unknown} */
+            status: "active" | "archived";
+        };
         "Partner.updatePartnerBrandLogo": {
             brandLogo: {
                 content: string;
                 mimeType: string;
                 originalFilename?: string;
             } | null;
+        };
+        /** @description Partner.updatePartnerBrandLogo: A new logo (a public file), or null to remove it (event update_partner_brand_logo). */
+        "Partner.updatePartnerBrandLogo.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
         };
         "Partner.updatePartnerContact": {
             primaryContact: {
@@ -6964,10 +8530,24 @@ export interface components {
                 phone: string;
             };
         };
+        /** @description Partner.updatePartnerContact: The primary contact (event update_partner_contact). */
+        "Partner.updatePartnerContact.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
+        };
         "Partner.updatePartnerContract": {
             contractId?: string;
             contractStartDate?: string;
             contractEndDate?: string;
+        };
+        /** @description Partner.updatePartnerContract: Contract id and dates, start before end (event update_partner_contract). */
+        "Partner.updatePartnerContract.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
         };
         "Partner.updatePartnerDetails": {
             legalName?: string;
@@ -6987,10 +8567,24 @@ export interface components {
             tradeLicenseNumber?: string | null;
             accountAgent?: string | null;
         };
+        /** @description Partner.updatePartnerDetails: Names, addresses, tier, social media, type and subtypes, trade licence, account agent (event update_partner_details). */
+        "Partner.updatePartnerDetails.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
+        };
         "Partner.updatePartnerStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
             statusReason?: string | null;
+        };
+        /** @description Partner.updatePartnerStatus: active or inactive, optional reason (event update_partner_status). */
+        "Partner.updatePartnerStatus.answer": {
+            requestedPartner?: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            partner: components["schemas"]["Partner.types.answer.PartnerRecord"];
+            pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
         };
         "Partner.updateVenue": {
             venueId: string;
@@ -7006,10 +8600,34 @@ export interface components {
             };
             type?: unknown;
         };
+        /** @description Partner.updateVenue: Name, address, contact, map coordinates (event venue_update). */
+        "Partner.updateVenue.answer": {
+            requestedVenue?: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            venue: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "partner_create" | "update_partner_details" | "update_partner_brand_logo" | "update_partner_contact" | "update_partner_contract" | "update_partner_status" | "venue_create" | "venue_update" | "venue_status_update";
+                requestedStatus: string;
+            } | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
+        };
         "Partner.updateVenueStatus": {
             venueId: string;
             /** @enum {unknown} */
             status: "active" | "inactive";
+        };
+        /** @description Partner.updateVenueStatus: active or inactive (event venue_status_update). */
+        "Partner.updateVenueStatus.answer": {
+            requestedVenue?: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            venue: components["schemas"]["Partner.types.answer.RequestedVenue"];
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "partner_create" | "update_partner_details" | "update_partner_brand_logo" | "update_partner_contact" | "update_partner_contract" | "update_partner_status" | "venue_create" | "venue_update" | "venue_status_update";
+                requestedStatus: string;
+            } | null;
+            approval: components["schemas"]["Partner.types.answer.Approval"];
         };
         "Partner.uploadDocument": {
             content: string;
@@ -7017,11 +8635,90 @@ export interface components {
             originalFilename: string;
             label?: string | null;
         };
+        /** @description The answer of Partner.uploadDocument. */
+        "Partner.uploadDocument.answer": {
+            documentId: string;
+            document: components["schemas"]["Partner.types.answer.EntityDocument"];
+            download: {
+                token: string;
+                url: string;
+                expiresAt: string;
+            };
+        };
         "PartnerUser.addVenues": {
             venues: {
                 partnerId: string;
                 venueId: string;
             }[];
+        };
+        "PartnerUser.types.answer.PartnerUserRecord": {
+            id: string;
+            fullName: string;
+            email: string;
+            partners: components["schemas"]["PartnerUser.types.answer.PartnerMembership"][];
+            venues: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            statusReason: string | null;
+            createdBy: string;
+            updatedBy: string;
+            createdAt: number;
+            updatedAt: number;
+        };
+        "PartnerUser.types.answer.PartnerMembership": {
+            partnerId: string;
+            /** @enum {unknown} */
+            role: "admin" | "manager" | "staff";
+        };
+        "PartnerUser.types.answer.VenueAssignment": {
+            partnerId: string;
+            venueId: string;
+        };
+        "PartnerUser.types.answer.PendingApproval": {
+            id: string;
+            /** @enum {unknown} */
+            event: "user_create" | "user_update" | "user_status_update";
+            /** @enum {unknown} */
+            requestedStatus: "pending" | "active" | "inactive";
+            operation: string;
+        };
+        "PartnerUser.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "PartnerUser.types.answer.Item": {
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: null;
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+        };
+        "PartnerUser.types.answer.Item2": {
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"];
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+            requestedUser: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+        };
+        "PartnerUser.types.answer": unknown;
+        /** @description PartnerUser.addVenues: [{partnerId, venueId}]: venues of the user's partners; duplicates prevented; user_update. */
+        "PartnerUser.addVenues.answer": {
+            added: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            alreadyAssigned: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: null;
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+        } | {
+            added: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            alreadyAssigned: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"];
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+            requestedUser: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
         };
         "PartnerUser.approveUser": {
             approvalId: string;
@@ -7034,7 +8731,59 @@ export interface components {
             reviewedBy?: Record<string, never>;
         };
         "PartnerUser.getRoles": Record<string, never>;
+        /** @description PartnerUser.getRoles: key, value and label of admin, manager and staff. */
+        "PartnerUser.getRoles.answer": {
+            roles: {
+                key: string;
+                /** @enum {unknown} */
+                value: "admin" | "manager" | "staff";
+                label: string;
+            }[];
+        };
         "PartnerUser.getUser": Record<string, never>;
+        /** @description The answer of PartnerUser.getUser. */
+        "PartnerUser.getUser.answer": {
+            user: {
+                id: string;
+                fullName: string;
+                email: string;
+                partners: {
+                    partnerId: string;
+                    /** @enum {unknown} */
+                    role: "admin" | "manager" | "staff";
+                }[];
+                venues: {
+                    partnerId: string;
+                    venueId: string;
+                }[];
+                /** @enum {unknown} */
+                status: "pending" | "active" | "inactive";
+                statusReason: string | null;
+                createdBy: string;
+                updatedBy: string;
+                createdAt: number;
+                updatedAt: number;
+            };
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "user_create" | "user_update" | "user_status_update";
+                /** @enum {unknown} */
+                requestedStatus: "pending" | "active" | "inactive";
+                operation: string;
+            } | null;
+            lastReview: {
+                approvalId: string;
+                event: string;
+                /** @enum {unknown} */
+                action: "approve" | "reject";
+                /** @enum {unknown} */
+                outcome: "rejected" | "conflict" | "applied";
+                reason?: string;
+                by: string | null;
+                at: number;
+            } | null;
+        };
         "PartnerUser.init": {
             fullName: string;
             /** Format: email */
@@ -7049,6 +8798,12 @@ export interface components {
                 venueId: string;
             }[];
         };
+        /** @description PartnerUser.init: A new user (`pending`) in a new instance (the path's id, else a UUID); user_create → `active` once approved (201). */
+        "PartnerUser.init.answer": {
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+        };
         "PartnerUser.listPartnerUsers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive";
@@ -7057,15 +8812,51 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description PartnerUser.listPartnerUsers: From the document store: status, partnerId, search (name, email); page, limit 1-100 (default 20). */
+        "PartnerUser.listPartnerUsers.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            users: {
+                [key: string]: unknown;
+            }[];
+        };
         "PartnerUser.listVenues": Record<string, never>;
+        /** @description The answer of PartnerUser.listVenues. */
+        "PartnerUser.listVenues.answer": {
+            userId: string;
+            venues: {
+                partnerId: string;
+                venueId: string;
+            }[];
+            totalCount: number;
+        };
         "PartnerUser.removeVenues": {
             venueIds: string[];
+        };
+        /** @description PartnerUser.removeVenues: [venueId]; user_update. */
+        "PartnerUser.removeVenues.answer": {
+            removed: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            notAssigned: string[];
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: null;
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+        } | {
+            removed: components["schemas"]["PartnerUser.types.answer.VenueAssignment"][];
+            notAssigned: string[];
+            user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
+            pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"];
+            approval: components["schemas"]["PartnerUser.types.answer.Approval"];
+            requestedUser: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
         };
         "PartnerUser.updateStatus": {
             /** @enum {unknown} */
             status: "pending" | "active" | "inactive";
             statusReason?: string;
         };
+        /** @description PartnerUser.updateStatus: pending, active or inactive, with an optional statusReason; user_status_update. */
+        "PartnerUser.updateStatus.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
         "PartnerUser.updateUser": {
             fullName: string;
             /** Format: email */
@@ -7080,11 +8871,18 @@ export interface components {
                 venueId: string;
             }[];
         };
+        /** @description PartnerUser.updateUser: fullName, email, partners and venues, all of them (no partial update); user_update. */
+        "PartnerUser.updateUser.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
         "ProgramManagementUser.acceptInvitation": {
             /** Format: email */
             email: string;
             otp: string;
             password: string;
+        };
+        /** @description ProgramManagementUser.acceptInvitation: {email, otp, password}: the invitation code and the first password → `active`. */
+        "ProgramManagementUser.acceptInvitation.answer": {
+            accepted: boolean;
+            status: string;
         };
         "ProgramManagementUser.approveUser": {
             approvalId: string;
@@ -7099,6 +8897,117 @@ export interface components {
         "ProgramManagementUser.checkOtp": {
             otp: string;
         };
+        "ProgramManagementUser.types.answer.ProgramManagementUserRecord": {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {unknown} */
+            type: "internal" | "company";
+            companyId: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            roles: string[];
+            developer: boolean;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["ProgramManagementUser.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+            invitedAt: string | null;
+            acceptedAt: string | null;
+            lastLoginAt: string | null;
+        };
+        "ProgramManagementUser.types.answer.Actor": components["schemas"]["ProgramManagementUser.types.answer.CreatedBy"];
+        "ProgramManagementUser.types.answer.PendingApproval": {
+            id: string;
+            /** @enum {unknown} */
+            event: "user_create" | "user_update" | "user_status_update";
+            /** @enum {unknown} */
+            requestedStatus: "pending" | "active" | "inactive";
+        };
+        "ProgramManagementUser.types.answer.ResolvedIdentity": {
+            active: boolean;
+            roles: string[];
+            tenant?: string;
+            developer?: boolean;
+            validAfter?: string;
+        };
+        "ProgramManagementUser.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "ProgramManagementUser.types.answer.Item": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
+            pendingApproval: null;
+            approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
+        };
+        "ProgramManagementUser.types.answer.Item2": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
+            pendingApproval: components["schemas"]["ProgramManagementUser.types.answer.PendingApproval"];
+            approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
+            requestedUser: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
+        };
+        "ProgramManagementUser.types.answer.User": {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {unknown} */
+            type: "internal" | "company";
+            companyId: string | null;
+            /** @enum {unknown} */
+            loginMethod: "sso" | "email_password";
+            roles: string[];
+            developer: boolean;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["ProgramManagementUser.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            invitedAt: string | null;
+            acceptedAt: string | null;
+            lastLoginAt: string | null;
+        };
+        "ProgramManagementUser.types.answer.CreatedBy": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "ProgramManagementUser.types.answer": unknown;
+        /** @description ProgramManagementUser.checkOtp: {otp} with login's token → access token and refresh token. */
+        "ProgramManagementUser.checkOtp.answer": {
+            accessToken: string;
+            expiresAt: string;
+            refreshToken?: string;
+            user: {
+                lastLoginAt: string;
+                id: string;
+                email: string;
+                name: string;
+                /** @enum {unknown} */
+                type: "internal" | "company";
+                companyId: string | null;
+                /** @enum {unknown} */
+                loginMethod: "sso" | "email_password";
+                roles: string[];
+                developer: boolean;
+                /** @enum {unknown} */
+                status: "pending" | "active" | "inactive";
+                createdBy: components["schemas"]["ProgramManagementUser.types.answer.Actor"];
+                createdAt: string;
+                updatedAt: string;
+                invitedAt: string | null;
+                acceptedAt: string | null;
+            };
+        };
         "ProgramManagementUser.createUser": {
             /** Format: email */
             email: string;
@@ -7111,12 +9020,62 @@ export interface components {
             roles: string[];
             developer?: boolean;
         };
+        /** @description ProgramManagementUser.createUser: A new user (`pending`) in a new instance; user_create, then the invitation (201). */
+        "ProgramManagementUser.createUser.answer": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
+            pendingApproval: components["schemas"]["ProgramManagementUser.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
+        };
         "ProgramManagementUser.discoverAuthMethod": {
             /** Format: email */
             email: string;
         };
+        /** @description ProgramManagementUser.discoverAuthMethod: {email} → sso with the identity provider's login URL, or email_password: by the domain alone. */
+        "ProgramManagementUser.discoverAuthMethod.answer": {
+            email: string;
+            /** @constant */
+            method: "sso";
+            loginUrl: string;
+        } | {
+            email: string;
+            /** @constant */
+            method: "email_password";
+        };
         "ProgramManagementUser.getPermissions": Record<string, never>;
+        /** @description ProgramManagementUser.getPermissions: The signed-in user's own permissions by class key (its own instance only: the rule replaces the role check). */
+        "ProgramManagementUser.getPermissions.answer": {
+            userId: string;
+            roles: string[];
+            /** @enum {unknown} */
+            level: 1 | 10 | null;
+            developer: boolean;
+            permissions: {
+                [key: string]: string[];
+            };
+        };
         "ProgramManagementUser.getUser": Record<string, never>;
+        /** @description The answer of ProgramManagementUser.getUser. */
+        "ProgramManagementUser.getUser.answer": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.User"];
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "user_create" | "user_update" | "user_status_update";
+                /** @enum {unknown} */
+                requestedStatus: "pending" | "active" | "inactive";
+            } | null;
+            lastReview: {
+                approvalId: string;
+                event: string;
+                /** @enum {unknown} */
+                action: "approve" | "reject";
+                /** @enum {unknown} */
+                outcome: "rejected" | "conflict" | "applied";
+                reason?: string;
+                by: string | null;
+                at: string;
+            } | null;
+        };
         "ProgramManagementUser.listUsers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive";
@@ -7129,27 +9088,68 @@ export interface components {
             page?: number;
             limit?: number;
         };
+        /** @description ProgramManagementUser.listUsers: From the document store: status, type, companyId, loginMethod, search; page, limit 1-100 (default 20). */
+        "ProgramManagementUser.listUsers.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            users: {
+                [key: string]: unknown;
+            }[];
+        };
         "ProgramManagementUser.login": {
             /** Format: email */
             email: string;
             password: string;
         };
+        /** @description ProgramManagementUser.login: {email, password} → a code by mail and a token good for checkOtp and resendOtp only. */
+        "ProgramManagementUser.login.answer": {
+            otpRequired: boolean;
+            token: string;
+            expiresAt: string;
+        };
         "ProgramManagementUser.resendOtp": Record<string, never>;
+        /** @description ProgramManagementUser.resendOtp: A new sign-in code by mail (login's token). */
+        "ProgramManagementUser.resendOtp.answer": {
+            sent: boolean;
+        };
         "ProgramManagementUser.resetPassword": {
             /** Format: email */
             email: string;
             otp: string;
             password: string;
         };
+        /** @description ProgramManagementUser.resetPassword: {email, otp, password}: the reset code and a new password (policy checked); every session ends. */
+        "ProgramManagementUser.resetPassword.answer": {
+            reset: boolean;
+        };
         "ProgramManagementUser.empty": Record<string, never>;
+        /** @description ProgramManagementUser.resolveIdentity: The identity source: {active, roles, tenant?, developer, validAfter?, name} (the runtime calls it as the system). */
+        "ProgramManagementUser.resolveIdentity.answer": components["schemas"]["ProgramManagementUser.types.answer.ResolvedIdentity"] & {
+            name?: string;
+        };
         "ProgramManagementUser.sendPasswordResetEmail": {
             /** Format: email */
             email: string;
+        };
+        /** @description ProgramManagementUser.sendPasswordResetEmail: {email} → 202, the same answer for every email. */
+        "ProgramManagementUser.sendPasswordResetEmail.answer": {
+            message: string;
+        };
+        /** @description The answer of ProgramManagementUser.signInView. */
+        "ProgramManagementUser.signInView.answer": {
+            user: components["schemas"]["ProgramManagementUser.types.answer.User"];
         };
         "ProgramManagementUser.singleSignOn": {
             SAMLResponse: string;
             RelayState?: string;
         };
+        /** @description ProgramManagementUser.singleSignOn: The SAML response of an identity provider (the assertion consumer service) → session, 303 to the back office. The body repeats the session the redirect carries in its fragment. */
+        "ProgramManagementUser.singleSignOn.answer": {
+            /** @description the back office address with the session in its fragment (also the Location header) */
+            redirectTo: string;
+        } & components["schemas"]["ProgramManagementUser.checkOtp.answer"];
         "ProgramManagementUser.updateUser": {
             /** Format: email */
             email?: string;
@@ -7162,13 +9162,22 @@ export interface components {
             roles?: string[];
             developer?: boolean;
         };
+        /** @description ProgramManagementUser.updateUser: Name, email, type and company, login method, roles, developer flag (user_update). */
+        "ProgramManagementUser.updateUser.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
         "ProgramManagementUser.updateUserStatus": {
             /** @enum {unknown} */
             status: "pending" | "active" | "inactive";
             reason?: string;
         };
+        /** @description ProgramManagementUser.updateUserStatus: pending, active or inactive (user_status_update); activation checks the email is free. */
+        "ProgramManagementUser.updateUserStatus.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
         "ProgramManagementUser.verifyCredentials": {
             password: string;
+        };
+        /** @description ProgramManagementUser.verifyCredentials: {password} → {valid, user}: the hash is checked here, in a READ, and never leaves the instance. */
+        "ProgramManagementUser.verifyCredentials.answer": {
+            valid: boolean;
+            user: components["schemas"]["ProgramManagementUser.types.answer.User"];
         };
         "RoleManager.approve": {
             approvalId: string;
@@ -7191,20 +9200,114 @@ export interface components {
             level?: 1 | 10;
             permissions?: components["schemas"]["RoleManager.createRole.permissions"];
         };
+        "RoleManager.types.answer.StoredRole": {
+            pendingApprovalId: string | null;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            level: 1 | 10;
+            createdBy: components["schemas"]["RoleManager.types.answer.RoleCreator"];
+            permissions: components["schemas"]["RoleManager.types.answer.PermissionMap"];
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            createdAt: string;
+            updatedAt: string;
+        };
+        "RoleManager.types.answer.RoleCreator": {
+            id: string;
+            type: string;
+            name?: string;
+        };
+        "RoleManager.types.answer.PermissionMap": {
+            [key: string]: string[];
+        };
+        "RoleManager.types.answer.PublishedRole": {
+            id: string;
+            name: string;
+            level: number;
+            permissions: components["schemas"]["RoleManager.types.answer.PermissionMap"];
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+        };
+        "RoleManager.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "RoleManager.types.answer": unknown;
+        /** @description RoleManager.createRole: body {name, description?, permissions?, level?: 1 | 10 (default 10)}: a role, `inactive` until its role_create approval. Only permissions the caller holds; level 1 only by level-1 users and only through an approval with approvers (README "No privilege beyond your own"). */
+        "RoleManager.createRole.answer": {
+            role: components["schemas"]["RoleManager.types.answer.StoredRole"];
+            approval: components["schemas"]["RoleManager.types.answer.Approval"];
+            deploymentJobId: string | null;
+        };
         "RoleManager.getPermissions": Record<string, never>;
+        /** @description RoleManager.getPermissions: The permission catalogue: class key → method names a program management user may call. */
+        "RoleManager.getPermissions.answer": {
+            permissions: components["schemas"]["RoleManager.types.answer.PermissionMap"];
+        };
         "RoleManager.getRole": {
             id?: string;
+        };
+        /** @description RoleManager.getRole: body or query {id}. */
+        "RoleManager.getRole.answer": {
+            role: {
+                pendingApprovalId: string | null;
+                id: string;
+                name: string;
+                description?: string;
+                /** @enum {unknown} */
+                level: 1 | 10;
+                createdBy: {
+                    id: string;
+                    type: string;
+                    name?: string;
+                };
+                permissions: {
+                    [key: string]: string[];
+                };
+                /** @enum {unknown} */
+                status: "active" | "inactive";
+                createdAt: string;
+                updatedAt: string;
+            };
         };
         "RoleManager.getRolesForAuthentication": {
             names?: string[];
         };
+        /** @description RoleManager.getRolesForAuthentication: body {names?}: the active roles whose id or name is listed (all active roles without names). The role check's fallback. */
+        "RoleManager.getRolesForAuthentication.answer": {
+            roles: components["schemas"]["RoleManager.types.answer.PublishedRole"][];
+        };
         "RoleManager.init": Record<string, never>;
+        /** @description RoleManager.init: Creates the singleton with the built-in super role and publishes the first snapshot (seeds run it). */
+        "RoleManager.init.answer": {
+            roles: number;
+            deploymentJobId: string;
+        };
         "RoleManager.listRoles": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description RoleManager.listRoles: Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
+        "RoleManager.listRoles.answer": {
+            roles: {
+                [key: string]: unknown;
+            }[];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         "RoleManager.saveRolesToLayerAndTriggerDeployment": {
             trigger?: string;
@@ -7233,6 +9336,11 @@ export interface components {
                 pendingApprovalId?: string | null;
             }[];
         };
+        /** @description RoleManager.setState: Replaces the roles (body {roles: Role[]}) after validation. An operator's restore tool, for the system identity and developers only (403 9016 for everyone else, level 1 too). */
+        "RoleManager.setState.answer": {
+            roles: string[];
+            deploymentJobId: string;
+        };
         "RoleManager.updateRole.permissions": {
             [key: string]: string[];
         };
@@ -7242,10 +9350,26 @@ export interface components {
             description?: string | null;
             permissions?: components["schemas"]["RoleManager.updateRole.permissions"];
         };
+        /** @description RoleManager.updateRole: body {id, name?, description? (null removes it), permissions?}: through role_update. */
+        "RoleManager.updateRole.answer": {
+            role: components["schemas"]["RoleManager.types.answer.StoredRole"];
+            approval: components["schemas"]["RoleManager.types.answer.Approval"];
+            deploymentJobId: string | null;
+        } | {
+            role: components["schemas"]["RoleManager.types.answer.StoredRole"];
+            approval: null;
+            deploymentJobId: null;
+        };
         "RoleManager.updateStatus": {
             id: string;
             /** @enum {unknown} */
             status: "active" | "inactive";
+        };
+        /** @description RoleManager.updateStatus: body {id, status: active|inactive}: through role_status_update. */
+        "RoleManager.updateStatus.answer": {
+            role: components["schemas"]["RoleManager.types.answer.StoredRole"];
+            approval: components["schemas"]["RoleManager.types.answer.Approval"];
+            deploymentJobId: string | null;
         };
         "Setting.approveSetting": {
             approvalId: string;
@@ -7266,6 +9390,173 @@ export interface components {
             /** @enum {string} */
             type: "internal" | "external";
         };
+        "Setting.types.answer.SettingGroups": {
+            companyGroups: components["schemas"]["Setting.types.answer.GroupOf"];
+            memberTypes: components["schemas"]["Setting.types.answer.GroupOf2"];
+            memberSubTypes: components["schemas"]["Setting.types.answer.GroupOf3"];
+            tierTypes: components["schemas"]["Setting.types.answer.GroupOf4"];
+            tierConfig: components["schemas"]["Setting.types.answer.GroupOf5"];
+        };
+        "Setting.types.answer.GroupOf": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.CompanyGroupValue"][];
+        };
+        "Setting.types.answer.CompanyGroupValue": {
+            /** @enum {unknown} */
+            type: "internal" | "external";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.Actor": components["schemas"]["Setting.types.answer.CreatedBy"];
+        "Setting.types.answer.GroupOf2": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.MemberTypeValue"][];
+        };
+        "Setting.types.answer.MemberTypeValue": {
+            systemIdentifier: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.GroupOf3": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.MemberSubTypeValue"][];
+        };
+        "Setting.types.answer.MemberSubTypeValue": {
+            hrmsMapping: string[];
+            memberTypeId?: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.GroupOf4": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.TierTypeValue"][];
+        };
+        "Setting.types.answer.TierTypeValue": {
+            /** @enum {unknown} */
+            tierGroup: "base" | "upgrade" | "add_on";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.Actor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.GroupOf5": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.TierConfig"];
+        };
+        "Setting.types.answer.TierConfig": {
+            paymentPeriods: components["schemas"]["Setting.types.answer.PaymentPeriod"][];
+        };
+        "Setting.types.answer.PaymentPeriod": {
+            key: string;
+            label: string;
+        };
+        "Setting.types.answer.Value": {
+            /** @enum {unknown} */
+            type: "internal" | "external";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.CreatedBy": {
+            id: string;
+            /** @enum {unknown} */
+            type: "program_management_user" | "developer" | "system" | "member";
+            name?: string;
+            roles?: string[];
+        };
+        "Setting.types.answer.Value2": {
+            systemIdentifier: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.Value3": {
+            hrmsMapping: string[];
+            memberTypeId?: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.Value4": {
+            /** @enum {unknown} */
+            tierGroup: "base" | "upgrade" | "add_on";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Setting.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "Setting.types.answer": unknown;
+        /** @description The answer of Setting.createCompanyGroup. */
+        "Setting.createCompanyGroup.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.createMemberSubType": {
             id?: string;
             name: string;
@@ -7273,11 +9564,39 @@ export interface components {
             hrmsMapping?: string[];
             memberTypeId?: string;
         };
+        /** @description The answer of Setting.createMemberSubType. */
+        "Setting.createMemberSubType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.createMemberType": {
             id?: string;
             name: string;
             description?: string;
             systemIdentifier: string;
+        };
+        /** @description The answer of Setting.createMemberType. */
+        "Setting.createMemberType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
         };
         "Setting.createTierType": {
             id?: string;
@@ -7286,28 +9605,185 @@ export interface components {
             /** @enum {string} */
             tierGroup: "base" | "upgrade" | "add_on";
         };
+        /** @description The answer of Setting.createTierType. */
+        "Setting.createTierType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.findMemberSubTypeByHrmsMapping": {
             relation?: string;
             includeInactive?: boolean;
+        };
+        /** @description Setting.findMemberSubTypeByHrmsMapping: The member sub type mapping an HR relationship type (spec 4.3 `type`): body or query {relation, includeInactive?}; case-insensitive; active sub types only unless includeInactive. 404 when none. */
+        "Setting.findMemberSubTypeByHrmsMapping.answer": {
+            hrmsMapping: string[];
+            memberTypeId?: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
         };
         "Setting.findMemberTypeBySystemIdentifier": {
             systemIdentifier?: string;
             includeInactive?: boolean;
         };
+        /** @description Setting.findMemberTypeBySystemIdentifier: The member type for an HR employmentType: body or query {systemIdentifier, includeInactive?}; case-insensitive; active types only unless includeInactive. 404 when none. */
+        "Setting.findMemberTypeBySystemIdentifier.answer": {
+            systemIdentifier: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
+        };
         "Setting.byId": {
             id?: string;
         };
+        /** @description The answer of Setting.getCompanyGroup. */
+        "Setting.getCompanyGroup.answer": {
+            /** @enum {unknown} */
+            type: "internal" | "external";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
+        };
+        /** @description The answer of Setting.getMemberSubType. */
+        "Setting.getMemberSubType.answer": {
+            hrmsMapping: string[];
+            memberTypeId?: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
+        };
+        /** @description The answer of Setting.getMemberType. */
+        "Setting.getMemberType.answer": {
+            systemIdentifier: string;
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
+        };
         "Setting.getPaymentPeriods": Record<string, never>;
+        /** @description The answer of Setting.getPaymentPeriods. */
+        "Setting.getPaymentPeriods.answer": {
+            paymentPeriods: {
+                key: string;
+                label: string;
+            }[];
+        };
         "Setting.getProgramManagementConfig": Record<string, never>;
+        /** @description Setting.getProgramManagementConfig: Active values of every group, payment periods and tier groups (back office forms; Company's reference checks). */
+        "Setting.getProgramManagementConfig.answer": {
+            companyGroups: components["schemas"]["Setting.types.answer.Value"][];
+            memberTypes: components["schemas"]["Setting.types.answer.Value2"][];
+            memberSubTypes: components["schemas"]["Setting.types.answer.Value3"][];
+            tierTypes: components["schemas"]["Setting.types.answer.Value4"][];
+            paymentPeriods: {
+                key: string;
+                label: string;
+            }[];
+            tierGroups: ("base" | "upgrade" | "add_on")[];
+        };
         "Setting.getSetting": {
             /** @enum {string} */
             group?: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        };
+        /** @description Setting.getSetting: One group {group, title, description, value}; body or query {group}. */
+        "Setting.getSetting.answer": {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.Value"][];
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        } | {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.Value2"][];
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        } | {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.Value3"][];
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        } | {
+            title: string;
+            description: string;
+            value: components["schemas"]["Setting.types.answer.Value4"][];
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        } | {
+            title: string;
+            description: string;
+            value: {
+                paymentPeriods: {
+                    key: string;
+                    label: string;
+                }[];
+            };
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+        };
+        /** @description The answer of Setting.getTierType. */
+        "Setting.getTierType.answer": {
+            /** @enum {unknown} */
+            tierGroup: "base" | "upgrade" | "add_on";
+            id: string;
+            name: string;
+            description?: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive";
+            createdBy: components["schemas"]["Setting.types.answer.CreatedBy"];
+            createdAt: string;
+            updatedAt: string;
+            pendingApprovalId: string | null;
         };
         "Setting.init": {
             paymentPeriods?: {
                 key: string;
                 label: string;
             }[];
+        };
+        /** @description Setting.init: Creates the singleton (instance `default`) with empty groups and the default payment periods (or the given ones). */
+        "Setting.init.answer": {
+            id?: string;
+            groups: components["schemas"]["Setting.types.answer.SettingGroups"];
         };
         "Setting.listCompanyGroups": {
             page?: number;
@@ -7318,6 +9794,16 @@ export interface components {
             /** @enum {string} */
             type?: "internal" | "external";
         };
+        /** @description The answer of Setting.listCompanyGroups. */
+        "Setting.listCompanyGroups.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
+        };
         "Setting.listMemberSubTypes": {
             page?: number;
             limit?: number;
@@ -7326,12 +9812,32 @@ export interface components {
             status?: "pending" | "active" | "inactive";
             memberTypeId?: string;
         };
+        /** @description The answer of Setting.listMemberSubTypes. */
+        "Setting.listMemberSubTypes.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
+        };
         "Setting.listMemberTypes": {
             page?: number;
             limit?: number;
             search?: string;
             /** @enum {string} */
             status?: "pending" | "active" | "inactive";
+        };
+        /** @description The answer of Setting.listMemberTypes. */
+        "Setting.listMemberTypes.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         "Setting.listSettings": {
             page?: number;
@@ -7341,6 +9847,16 @@ export interface components {
             status?: "pending" | "active" | "inactive";
             /** @enum {string} */
             group?: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+        };
+        /** @description Setting.listSettings: Records of every list group from the document store; filters group, status, search; paging. */
+        "Setting.listSettings.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         "Setting.listTierTypes": {
             page?: number;
@@ -7353,11 +9869,26 @@ export interface components {
             /** @enum {string} */
             group?: "base" | "upgrade" | "add_on";
         };
+        /** @description The answer of Setting.listTierTypes. */
+        "Setting.listTierTypes.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
+        };
         "Setting.setPaymentPeriods": {
             paymentPeriods: {
                 key: string;
                 label: string;
             }[];
+        };
+        /** @description Setting.setPaymentPeriods: Replaces the payment periods (keys unique); `setting_update` with group `tierConfig`. */
+        "Setting.setPaymentPeriods.answer": {
+            paymentPeriods: components["schemas"]["Setting.types.answer.PaymentPeriod"][];
+            approval: components["schemas"]["Setting.types.answer.Approval"];
         };
         "Setting.setState": {
             groups: {
@@ -7464,8 +9995,49 @@ export interface components {
                 };
             };
         };
+        /** @description Setting.setState: Replaces whole groups (migration, restore): body {groups: {<group>: {title?, description?, value}}}. Checked like single changes; refused while any approval is pending. Runs `setting_update` (group `all`). For the system identity and developers only (403 10037 for everyone else, level 1 too). */
+        "Setting.setState.answer": {
+            groups: components["schemas"]["Setting.types.answer.SettingGroups"];
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+        };
         "Setting.streamValue": {
             id: string;
+        };
+        /** @description The answer of Setting.streamCompanyGroup. */
+        "Setting.streamCompanyGroup.answer": {
+            streamed: boolean;
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+            id: string;
+            collection: string;
+            documentId: string;
+        };
+        /** @description The answer of Setting.streamMemberSubType. */
+        "Setting.streamMemberSubType.answer": {
+            streamed: boolean;
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+            id: string;
+            collection: string;
+            documentId: string;
+        };
+        /** @description The answer of Setting.streamMemberType. */
+        "Setting.streamMemberType.answer": {
+            streamed: boolean;
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+            id: string;
+            collection: string;
+            documentId: string;
+        };
+        /** @description The answer of Setting.streamTierType. */
+        "Setting.streamTierType.answer": {
+            streamed: boolean;
+            /** @enum {unknown} */
+            group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+            id: string;
+            collection: string;
+            documentId: string;
         };
         "Setting.updateCompanyGroup": {
             id: string;
@@ -7474,9 +10046,37 @@ export interface components {
             /** @enum {string} */
             type?: "internal" | "external";
         };
+        /** @description The answer of Setting.updateCompanyGroup. */
+        "Setting.updateCompanyGroup.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.updateStatus": {
             id: string;
             status: string;
+        };
+        /** @description The answer of Setting.updateCompanyGroupStatus. */
+        "Setting.updateCompanyGroupStatus.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
         };
         "Setting.updateMemberSubType": {
             id: string;
@@ -7485,16 +10085,100 @@ export interface components {
             hrmsMapping?: string[];
             memberTypeId?: string | null;
         };
+        /** @description The answer of Setting.updateMemberSubType. */
+        "Setting.updateMemberSubType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
+        /** @description The answer of Setting.updateMemberSubTypeStatus. */
+        "Setting.updateMemberSubTypeStatus.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.updateMemberType": {
             id: string;
             name?: string;
             description?: string | null;
             systemIdentifier?: string;
         };
+        /** @description The answer of Setting.updateMemberType. */
+        "Setting.updateMemberType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
+        /** @description The answer of Setting.updateMemberTypeStatus. */
+        "Setting.updateMemberTypeStatus.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
         "Setting.updateTierType": {
             id: string;
             name?: string;
             description?: string | null;
+        };
+        /** @description The answer of Setting.updateTierType. */
+        "Setting.updateTierType.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
+        };
+        /** @description The answer of Setting.updateTierTypeStatus. */
+        "Setting.updateTierTypeStatus.answer": {
+            item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.MemberSubTypeValue"] & {
+                pendingApprovalId: string | null;
+            }) | (components["schemas"]["Setting.types.answer.TierTypeValue"] & {
+                pendingApprovalId: string | null;
+            });
+            approval: components["schemas"]["Setting.types.answer.Approval"];
+            newStatus: string | null;
         };
         "SystemEmail.approve": {
             approvalId: string;
@@ -7518,8 +10202,81 @@ export interface components {
             html: string;
             json: Record<string, never>;
         };
+        "SystemEmail.types.answer.SystemEmailTemplate": {
+            templateId: string;
+            /** @enum {unknown} */
+            type: "system" | "member" | "program_management";
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+            to: string[];
+            title: string;
+            subject: string;
+            html: string;
+            json: {
+                [key: string]: unknown;
+            };
+            createdBy: components["schemas"]["SystemEmail.types.answer.TemplateCreator"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "SystemEmail.types.answer.TemplateCreator": {
+            id: string;
+            type: string;
+            name?: string;
+        };
+        "SystemEmail.types.answer.PendingApproval": {
+            id: string;
+            /** @enum {unknown} */
+            event: "system_email_update" | "system_email_status_update";
+            /** @enum {unknown} */
+            requestedStatus: "active" | "inactive";
+        };
+        "SystemEmail.types.answer": unknown;
+        /** @description SystemEmail.createSystemEmailTemplate: Creates template `templateId` (the instance id) with its type and status; applied at once (no creation event in spec 6). */
+        "SystemEmail.createSystemEmailTemplate.answer": {
+            template: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
+            pendingApproval: null;
+        };
         "SystemEmail.getSystemEmailTemplate": Record<string, never>;
+        /** @description The answer of SystemEmail.getSystemEmailTemplate. */
+        "SystemEmail.getSystemEmailTemplate.answer": {
+            template: {
+                templateId: string;
+                /** @enum {unknown} */
+                type: "system" | "member" | "program_management";
+                /** @enum {unknown} */
+                status: "active" | "inactive";
+                to: string[];
+                title: string;
+                subject: string;
+                html: string;
+                json: {
+                    [key: string]: unknown;
+                };
+                createdBy: {
+                    id: string;
+                    type: string;
+                    name?: string;
+                };
+                createdAt: string;
+                updatedAt: string;
+            };
+            pendingApproval: {
+                id: string;
+                /** @enum {unknown} */
+                event: "system_email_update" | "system_email_status_update";
+                /** @enum {unknown} */
+                requestedStatus: "active" | "inactive";
+            } | null;
+        };
         "SystemEmail.getSystemEmailTemplateFields": Record<string, never>;
+        /** @description SystemEmail.getSystemEmailTemplateFields: The parameters the subject and html use (mustache's parser). */
+        "SystemEmail.getSystemEmailTemplateFields.answer": {
+            fields: string[];
+            subject: string[];
+            html: string[];
+            templateId: string;
+        };
         "SystemEmail.listSystemEmailTemplates": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -7528,6 +10285,16 @@ export interface components {
             search?: string;
             page?: number;
             limit?: number;
+        };
+        /** @description SystemEmail.listSystemEmailTemplates: From the document store: status, type, search; page 1.., limit 1-100 (default 10). */
+        "SystemEmail.listSystemEmailTemplates.answer": {
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            items: {
+                [key: string]: unknown;
+            }[];
         };
         "SystemEmail.sendSystemEmail": {
             to?: string[];
@@ -7542,9 +10309,23 @@ export interface components {
             html: string;
             json: Record<string, never>;
         };
+        /** @description SystemEmail.updateSystemEmailTemplate: New title, subject, html, json (and `to` when given) through system_email_update. */
+        "SystemEmail.updateSystemEmailTemplate.answer": {
+            requestedTemplate?: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
+            template: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
+            pendingApproval: components["schemas"]["SystemEmail.types.answer.PendingApproval"] | null;
+            approval?: unknown;
+        };
         "SystemEmail.updateSystemEmailTemplateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
+        };
+        /** @description SystemEmail.updateSystemEmailTemplateStatus: active or inactive through system_email_status_update. */
+        "SystemEmail.updateSystemEmailTemplateStatus.answer": {
+            requestedTemplate?: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
+            template: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
+            pendingApproval: components["schemas"]["SystemEmail.types.answer.PendingApproval"] | null;
+            approval?: unknown;
         };
         "Tier.addEligibilityRule": {
             name: string;
@@ -7559,6 +10340,90 @@ export interface components {
             }[];
             /** @enum {unknown} */
             status?: "active" | "inactive";
+        };
+        "Tier.types.answer.Tier": {
+            id: string;
+            name: string;
+            description?: string;
+            tierType: {
+                id: string;
+                /** @enum {unknown} */
+                group: "base" | "upgrade" | "add_on";
+            };
+            fee: number;
+            startDate: string;
+            endDate: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive" | "expired";
+            eligibilityRules: components["schemas"]["Tier.types.answer.EligibilityRule"][];
+            createdBy: components["schemas"]["Tier.types.answer.TierActor"];
+            createdAt: string;
+            updatedAt: string;
+        };
+        "Tier.types.answer.EligibilityRule": {
+            id: string;
+            name: string;
+            paymentTypes: ("credit_card" | "salary_deduction")[];
+            paymentPeriod: string;
+            quota?: number;
+            conditions: components["schemas"]["Tier.types.answer.EligibilityRuleCondition"][];
+            /** @enum {unknown} */
+            status: "active" | "inactive";
+        };
+        "Tier.types.answer.EligibilityRuleCondition": {
+            key: string;
+            /** @enum {unknown} */
+            logicalOperator: "equal" | "not_equal" | "in" | "not_in" | "less_than" | "greater_than" | "less_than_equal" | "greater_than_equal";
+            value: boolean | string | number | (boolean | string | number)[];
+        };
+        "Tier.types.answer.TierActor": {
+            id: string;
+            type: string;
+            name?: string;
+        };
+        "Tier.types.answer.PendingApproval": {
+            id: string;
+            /** @enum {unknown} */
+            event: "tier_create" | "tier_update" | "tier_status_update" | "eligibility_rule_add" | "eligibility_rule_update" | "eligibility_rule_deactivate";
+            /** @enum {unknown} */
+            requestedStatus: "pending" | "active" | "inactive" | "expired";
+        };
+        "Tier.types.answer.ScheduleEntry": {
+            name: string;
+            /** @enum {unknown} */
+            status: "pending" | "active" | "inactive" | "expired";
+            ranges: components["schemas"]["Tier.types.answer.DateRange"][];
+        };
+        "Tier.types.answer.DateRange": {
+            startDate: string;
+            endDate: string;
+        };
+        "Tier.types.answer.ConditionDefinition": {
+            key: string;
+            label: string;
+            description: string;
+            /** @enum {unknown} */
+            valueType: "string" | "number" | "boolean";
+            operators: ("equal" | "not_equal" | "in" | "not_in" | "less_than" | "greater_than" | "less_than_equal" | "greater_than_equal")[];
+        };
+        "Tier.types.answer.Approval": {
+            id: string;
+            event: string | number;
+            /** @enum {unknown} */
+            approvalStatus: "pending" | "approved" | "rejected";
+            /** @enum {unknown} */
+            approvalType: "auto" | "manual";
+            approvers: string[];
+            entityOldStatus: string | null;
+            entityNewStatus: string | null;
+        };
+        "Tier.types.answer": unknown;
+        /** @description Tier.addEligibilityRule: Adds a rule (new id, status active unless given) (event eligibility_rule_add). */
+        "Tier.addEligibilityRule.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
         };
         "Tier.approve": {
             approvalId: string;
@@ -7595,8 +10460,35 @@ export interface components {
             }[];
             sourceTierId?: string;
         };
+        /** @description Tier.createTier: Creates a tier in status `pending` (event tier_create; approval makes it active); sourceTierId copies the source's active eligibility rules. */
+        "Tier.createTier.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
+        };
         "Tier.deactivateEligibilityRule": {
             ruleId: string;
+        };
+        /** @description Tier.deactivateEligibilityRule: Sets an active rule inactive (event eligibility_rule_deactivate); inactive rules are kept, never evaluated. */
+        "Tier.deactivateEligibilityRule.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
+        };
+        /** @description Tier.getEligibilityRuleDefinitions: The condition keys eligibility rules may use, their value types and operators. */
+        "Tier.getEligibilityRuleDefinitions.answer": {
+            operators: ("equal" | "not_equal" | "in" | "not_in" | "less_than" | "greater_than" | "less_than_equal" | "greater_than_equal")[];
+            conditions: components["schemas"]["Tier.types.answer.ConditionDefinition"][];
+        };
+        /** @description The answer of Tier.getPaymentTypes. */
+        "Tier.getPaymentTypes.answer": {
+            paymentTypes: {
+                /** @enum {unknown} */
+                key: "credit_card" | "salary_deduction";
+                label: string;
+            }[];
         };
         "Tier.records.answer.conditionScalar": string | number | boolean;
         "Tier.records.answer.eligibilityRule": {
@@ -7654,6 +10546,14 @@ export interface components {
             tier: components["schemas"]["Tier.records.answer.tier"];
             pendingApproval: components["schemas"]["Tier.records.answer.pendingApproval"];
         };
+        /** @description The answer of Tier.getTierGroups. */
+        "Tier.getTierGroups.answer": {
+            tierGroups: {
+                /** @enum {unknown} */
+                key: "base" | "upgrade" | "add_on";
+                label: string;
+            }[];
+        };
         "Tier.listTiers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive" | "expired";
@@ -7672,6 +10572,17 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /** @description Tier.scheduleEntry: What the tier holds for the overlap rule, for its type's TierSchedule (which asks before it drops a stale claim). */
+        "Tier.scheduleEntry.answer": {
+            seq: number;
+            entry: components["schemas"]["Tier.types.answer.ScheduleEntry"];
+        };
+        /** @description Tier.streamTier: Projects the tier to the document database again. */
+        "Tier.streamTier.answer": {
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            streamedAt: string;
+        };
         "Tier.updateEligibilityRule": {
             ruleId: string;
             name?: string;
@@ -7685,9 +10596,23 @@ export interface components {
             }[];
             quota?: number | null;
         };
+        /** @description Tier.updateEligibilityRule: Changes an active rule (event eligibility_rule_update). */
+        "Tier.updateEligibilityRule.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
+        };
         "Tier.updateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive" | "pending" | "expired";
+        };
+        /** @description Tier.updateStatus: active, inactive or pending (event tier_status_update); expired is set by the expiry task only. */
+        "Tier.updateStatus.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
         };
         "Tier.updateTier": {
             name?: string;
@@ -7696,31 +10621,117 @@ export interface components {
             startDate?: string | unknown | unknown;
             endDate?: string | unknown | unknown;
         };
+        /** @description Tier.updateTier: Name, description (null removes it), fee, startDate, endDate (event tier_update). The tier type cannot change. */
+        "Tier.updateTier.answer": {
+            requestedTier?: components["schemas"]["Tier.types.answer.Tier"];
+            tier: components["schemas"]["Tier.types.answer.Tier"];
+            pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
+            approval: components["schemas"]["Tier.types.answer.Approval"];
+        };
         "UserNotification.addNotification": {
             templateId: string;
             subject?: string;
             content: string;
             metadata?: Record<string, never>;
         };
+        /** @description UserNotification.addNotification: {templateId, subject?, content, metadata?} → the created item (201); the inbox is created on its first item. */
+        "UserNotification.addNotification.answer": {
+            id: string;
+            userId: string;
+            templateId: string;
+            subject?: string;
+            content: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @enum {unknown} */
+            status: "archived" | "unread" | "read";
+            createdAt: string;
+            readAt?: string;
+        };
         "UserNotification.deleteNotification": {
             notificationId: string;
         };
+        /** @description UserNotification.deleteNotification: {notificationId} → 204. */
+        "UserNotification.deleteNotification.answer": null;
         "UserNotification.getUnreadCount": Record<string, never>;
+        /** @description UserNotification.getUnreadCount: → {unreadCount}. */
+        "UserNotification.getUnreadCount.answer": {
+            unreadCount: number;
+        };
         "UserNotification.listUserNotifications": {
             /** @enum {unknown} */
             status?: "unread" | "read" | "archived";
             page?: number;
             limit?: number;
         };
+        "UserNotification.types.answer.NotificationItem": {
+            id: string;
+            userId: string;
+            templateId: string;
+            subject?: string;
+            content: string;
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @enum {unknown} */
+            status: "archived" | "unread" | "read";
+            createdAt: string;
+            readAt?: string;
+        };
+        "UserNotification.types.answer": unknown;
+        /** @description UserNotification.listUserNotifications: {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
+        "UserNotification.listUserNotifications.answer": {
+            notifications: components["schemas"]["UserNotification.types.answer.NotificationItem"][];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+        };
         "UserNotification.markNotificationAsRead": {
             notificationId: string;
         };
+        /** @description UserNotification.markNotificationAsRead: {notificationId} → 204. */
+        "UserNotification.markNotificationAsRead.answer": null;
         "UserNotification.updateNotificationStatus": {
             notificationId: string;
             /** @enum {unknown} */
             status: "unread" | "read" | "archived";
         };
+        /** @description UserNotification.updateNotificationStatus: {notificationId, status: unread|read|archived} → 204. */
+        "UserNotification.updateNotificationStatus.answer": null;
         "Workflow.getState": Record<string, never>;
+        "Workflow.types.answer.Rules": {
+            event: string | number;
+            currentStatus: string;
+            targetStatus: string;
+            conditions: components["schemas"]["Workflow.types.answer.Conditions"][];
+            approvers: string[];
+            allowSelfApproval?: boolean;
+            description?: string;
+        };
+        "Workflow.types.answer.Conditions": {
+            /** @enum {unknown} */
+            dataSource: "actor" | "entity";
+            key: string;
+            /** @enum {unknown} */
+            operator: "equal" | "not_equal" | "in" | "not_in" | "less_than" | "greater_than" | "less_than_equal" | "greater_than_equal";
+            value?: unknown;
+        };
+        "Workflow.types.answer": unknown;
+        /** @description The answer of Workflow.getState. */
+        "Workflow.getState.answer": {
+            classId: string;
+            rules: components["schemas"]["Workflow.types.answer.Rules"][];
+            updatedAt: string;
+            updatedBy: {
+                id: string;
+                type: string;
+            };
+            version: number;
+            /** @constant */
+            source: "instance";
+        };
         "Workflow.config": {
             classId: string;
             rules: {
@@ -7741,12 +10752,108 @@ export interface components {
                 } & (unknown & unknown))[];
             }[];
         };
+        /** @description Workflow.init: body {classId, rules}; the instance id is the class id (taken from the body when the path has none) */
+        "Workflow.init.answer": {
+            classId: string;
+            rules: components["schemas"]["Workflow.types.answer.Rules"][];
+            updatedAt: string;
+            updatedBy: {
+                id: string;
+                type: string;
+            };
+            version: number;
+            /** @constant */
+            source: "instance";
+        };
         "Workflow.run": {
             classId: string;
             event: string | number;
             currentStatus: string;
             entity: Record<string, never>;
             actor: Record<string, never>;
+        };
+        /** @description Workflow.run: The rule for an event: body {classId, event, currentStatus, entity, actor} → {rule, ruleIndex, targetStatus, source}. Uses the class's Workflow instance when there is one, else its rule file. */
+        "Workflow.run.answer": {
+            rule: components["schemas"]["Workflow.types.answer.Rules"];
+            ruleIndex: number;
+            targetStatus: string | null;
+            /** @enum {unknown} */
+            source: "instance" | "file";
+        };
+        /** @description Workflow.setState: replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration; system, developers, the class itself) */
+        "Workflow.setState.answer": {
+            classId: string;
+            rules: components["schemas"]["Workflow.types.answer.Rules"][];
+            updatedAt: string;
+            updatedBy: {
+                id: string;
+                type: string;
+            };
+            version: number;
+            /** @constant */
+            source: "instance";
+        };
+        /** @description Workflow.updateWorkflowConfiguration: Replaces the class's rules at run time; following events use them. Creates the instance when the class so far ran on its rule file. For the system identity, developers and the configured class itself; validated and audit-logged. */
+        "Workflow.updateWorkflowConfiguration.answer": {
+            classId: string;
+            rules: components["schemas"]["Workflow.types.answer.Rules"][];
+            updatedAt: string;
+            updatedBy: {
+                id: string;
+                type: string;
+            };
+            version: number;
+            /** @constant */
+            source: "instance";
+        };
+        /** @description A queued job's state and, once it has ended, its outcome: the answer the method gave (`result`) or its error (`error`). */
+        JobStatus: {
+            jobId: string;
+            classId: string;
+            method: string;
+            instanceId: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "retrying" | "completed" | "failed";
+            /** @description attempts started, the running one included */
+            attemptsMade: number;
+            /** @description when it was queued (ms since the epoch) */
+            createdAt: number;
+            /** @description when it ended (ms since the epoch) */
+            finishedAt?: number;
+            /** @description the method's answer (status completed): the status and body a WRITE would have answered */
+            result?: {
+                /** @description the HTTP status the method answered with */
+                status: number;
+                /** @description the body the method answered with */
+                body: unknown;
+            };
+            /** @description the error it ended with (status failed) */
+            error?: {
+                /** @description the HTTP status the error answered with */
+                status: number;
+                /** @description the body the error answered with */
+                body: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "refreshToken": "f3Jq9xV2mK7pL0sT4wY8zA1bC5dE6gH"
+         *     }
+         */
+        RefreshRequest: {
+            /** @description the refresh token a sign-in (or the previous exchange) answered */
+            refreshToken: string;
+        };
+        RefreshedSession: {
+            /** @description the new access token (a JWT), sent as `Authorization: Bearer <token>` */
+            token: string;
+            /**
+             * Format: date-time
+             * @description when the access token expires
+             */
+            expiresAt: string;
+            /** @description the refresh token that replaces the one sent (which is now used up) */
+            refreshToken: string;
         };
     };
     responses: {
@@ -9029,14 +12136,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ApprovalManager.createApproval: Stores the record of one workflow event (runWorkflow commits it with the change, see prepareApproval). Auto-approved (type auto, approvedBy auto_approve) when the rule has no approvers or the actor is a developer or the system. A patch over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by name, so a redelivered effect writes the same files). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.createApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9070,14 +12177,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ApprovalManager.createApproval: Stores the record of one workflow event (runWorkflow commits it with the change, see prepareApproval). Auto-approved (type auto, approvedBy auto_approve) when the rule has no approvers or the actor is a developer or the system. A patch over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by name, so a redelivered effect writes the same files). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.createApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9104,13 +12211,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.getApproval: One record with its before/after view. Program management users need the permission ApprovalManager.getApproval, or to be an eligible approver of the record (an active role it names, or a developer): who may approve a record may see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.getApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9143,14 +12250,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.getApproval: One record with its before/after view. Program management users need the permission ApprovalManager.getApproval, or to be an eligible approver of the record (an active role it names, or a developer): who may approve a record may see it. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.getApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9175,13 +12282,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.listApprovals: Listing from the streamed `approvals` collection, newest first. Filters: approvalStatus, classId, event, entityId, actionable (pending records the caller may approve now: an active role of the caller is named, and the caller is not the maker unless self-approval is allowed), page (from 1), limit (1-100, default 10). POST body or GET query. `actionable: true` needs no permission (what an approver can act on); every other listing needs ApprovalManager.listApprovals. Rows carry `changes` when their patch and old values are inline (see README). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.listApprovals.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9212,14 +12319,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.listApprovals: Listing from the streamed `approvals` collection, newest first. Filters: approvalStatus, classId, event, entityId, actionable (pending records the caller may approve now: an active role of the caller is named, and the caller is not the maker unless self-approval is allowed), page (from 1), limit (1-100, default 10). POST body or GET query. `actionable: true` needs no permission (what an approver can act on); every other listing needs ApprovalManager.listApprovals. Rows carry `changes` when their patch and old values are inline (see README). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.listApprovals.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9253,14 +12360,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.moveApprovalCompany: The entity a pending record changes moved to another company (the HR system moved a member): the record moves with it, so that company's approvers see and review it. Only the record's own class, only while pending (403 8005, 409 8000). Sent as a committed effect of the move. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.moveApprovalCompany.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9285,13 +12392,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.prepareApproval: The record one workflow event will be stored as (id, status, dates, the before/after view), without storing anything: runWorkflow answers its caller with it and commits createApproval with the change, as an effect (runtime/actor/effects.ts) whose instance id is this record's id and whose body carries this `createdAt`, so the stored record is this one. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.prepareApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9322,14 +12429,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.prepareApproval: The record one workflow event will be stored as (id, status, dates, the before/after view), without storing anything: runWorkflow answers its caller with it and commits createApproval with the change, as an effect (runtime/actor/effects.ts) whose instance id is this record's id and whose body carries this `createdAt`, so the stored record is this one. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.prepareApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9363,14 +12470,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ApprovalManager.reviewApproval: Approve or reject a pending record (body {action, note?}). Only eligible approvers: a program management user holding, as an active role of the deployed roles now (ctx.roles(), not the token's claims), a role the record names (by name or id), or a developer (the approver check replaces the role check). The maker of the change may not approve it unless its rule allowed self-approval (403 8007); it may reject (withdraw) it. The originating class's callback is queued (QUEUED_WRITE) with the full patch; when queuing fails, nothing is committed. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ApprovalManager.reviewApproval.answer"];
                 };
             };
             400: components["responses"]["ApprovalManager.400"];
@@ -9402,14 +12509,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description BenefitCategory.createCategory: A new category (the path's id, else the body's `id`, else a UUID), `active` unless given `inactive` (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.createCategory.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9441,14 +12548,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description BenefitCategory.createCategory: A new category (the path's id, else the body's `id`, else a UUID), `active` unless given `inactive` (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.createCategory.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9473,13 +12580,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.getCategory: The category; Offer asks it for each category an offer names. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.getCategory.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9510,14 +12617,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.getCategory: The category; Offer asks it for each category an offer names. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.getCategory.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9540,13 +12647,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.listActiveCategories: Every active category as {id, name, subcategories}, by name: the homepage section's enums (ContentManager). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.listActiveCategories.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9575,14 +12682,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.listActiveCategories: Every active category as {id, name, subcategories}, by name: the homepage section's enums (ContentManager). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.listActiveCategories.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9605,13 +12712,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.listCategories: From the document store: status, search (name, subcategory, keyword); page, limit 1-100 (default 20); by name. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.listCategories.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9640,14 +12747,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.listCategories: From the document store: status, search (name, subcategory, keyword); page, limit 1-100 (default 20); by name. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.listCategories.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9679,14 +12786,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.updateCategory: name, subcategories, keywords (any of them; a list replaces the one held). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.updateCategory.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9718,14 +12825,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description BenefitCategory.updateCategoryStatus: active or inactive. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["BenefitCategory.updateCategoryStatus.answer"];
                 };
             };
             400: components["responses"]["BenefitCategory.400"];
@@ -9797,14 +12904,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Company.createCompany: Creates a company in status `pending` (spec 3.3); `company_create` moves it to `active` once approved. Body: spec 2.2 fields + bgId, id optional. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.createCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -9906,14 +13013,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Company.init: Creates the singleton (instance `default`) without companies. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.init.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -9946,14 +13053,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Company.init: Creates the singleton (instance `default`) without companies. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.init.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -10090,13 +13197,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Company.streamCompany: Manual stream of one company (spec 4.5: READ, by company id): queues restreamCompany; 202 {id, queued, jobId, collection}. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.streamCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -10128,14 +13235,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Company.streamCompany: Manual stream of one company (spec 4.5: READ, by company id): queues restreamCompany; 202 {id, queued, jobId, collection}. */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.streamCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -10168,14 +13275,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Company.updateCompany: Changes any spec 2.2 field but status (body {id, ...fields}); `update_company`. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.updateCompany.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -10208,14 +13315,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Company.updateCompanyStatus: Body {id, status: active|inactive}; `update_company_status` (approval by an approver). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Company.updateCompanyStatus.answer"];
                 };
             };
             400: components["responses"]["Company.400"];
@@ -10290,14 +13397,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ContentManager.createContent: A new content, `pending` until content_create is approved; 201 {id, content, approval, newStatus}. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.createContent.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10325,13 +13432,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContent: One content by {id} (body or query), whatever its status. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContent.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10365,14 +13472,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContent: One content by {id} (body or query), whatever its status. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContent.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10398,13 +13505,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentGroup: One group by {contentGroupKey} with its keys (content metadata: public). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentGroup.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10436,14 +13543,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentGroup: One group by {contentGroupKey} with its keys (content metadata: public). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentGroup.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10471,14 +13578,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContents: What members see: active contents within their window, filtered by contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match). Public: the login screen shows its content before anyone signs in. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContents.answer"];
                 };
+            };
+            /** @description ContentManager.getContents: What members see: active contents within their window, filtered by contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match). Public: the login screen shows its content before anyone signs in. (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ContentManager.400"];
             401: components["responses"]["ContentManager.401"];
@@ -10511,15 +13625,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContents: What members see: active contents within their window, filtered by contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match). Public: the login screen shows its content before anyone signs in. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContents.answer"];
                 };
+            };
+            /** @description ContentManager.getContents: What members see: active contents within their window, filtered by contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match). Public: the login screen shows its content before anyone signs in. (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ContentManager.400"];
             401: components["responses"]["ContentManager.401"];
@@ -10544,13 +13665,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentSchemas: The schemas of the keys, filtered by contentGroupKey or contentKey; enums as {key, value} lists (public). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentSchemas.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10582,14 +13703,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentSchemas: The schemas of the keys, filtered by contentGroupKey or contentKey; enums as {key, value} lists (public). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentSchemas.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10617,13 +13738,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentsForBackoffice: Every content, filtered by contentGroupKeys, contentKeys, statuses, search; paged. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentsForBackoffice.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10657,14 +13778,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.getContentsForBackoffice: Every content, filtered by contentGroupKeys, contentKeys, statuses, search; paged. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.getContentsForBackoffice.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10697,14 +13818,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.init: Creates the singleton (instance `default`) without contents. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.init.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10739,14 +13860,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.init: Creates the singleton (instance `default`) without contents. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.init.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10772,13 +13893,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.listContentGroups: The groups with their keys (content metadata: public). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.listContentGroups.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10810,14 +13931,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.listContentGroups: The groups with their keys (content metadata: public). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.listContentGroups.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10852,14 +13973,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.updateContent: {id, ...any field to change} through content_update; {id, content, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.updateContent.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10894,14 +14015,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ContentManager.updateContentStatus: {id, status: active|inactive} through content_status_update; {id, content, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ContentManager.updateContentStatus.answer"];
                 };
             };
             400: components["responses"]["ContentManager.400"];
@@ -10929,13 +14050,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.createDownloadToken: {token, url, expiresAt}: a 5-minute download link (Member and Partner documents use it). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.createDownloadToken.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -10967,14 +14088,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.createDownloadToken: {token, url, expiresAt}: a 5-minute download link (Member and Partner documents use it). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.createDownloadToken.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11008,14 +14129,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.deleteFile: active → deleted; the content is removed by purgeFileContent after the commit. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.deleteFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11042,13 +14163,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.downloadFile: Raw content for a signed token (5 minutes, bound to instance and filename); no role check. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": components["schemas"]["FileManager.downloadFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11080,14 +14201,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.downloadFile: Raw content for a signed token (5 minutes, bound to instance and filename); no role check. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": components["schemas"]["FileManager.downloadFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11114,13 +14235,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.getFile: Metadata and content (Base64) of an active file. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.getFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11152,14 +14273,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.getFile: Metadata and content (Base64) of an active file. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.getFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11186,13 +14307,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.getPublicFile: Raw content of a public file; no authentication; cached for 30 minutes. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": components["schemas"]["FileManager.getPublicFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11224,14 +14345,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.getPublicFile: Raw content of a public file; no authentication; cached for 30 minutes. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": components["schemas"]["FileManager.getPublicFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11263,14 +14384,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.init: Opens the entity's instance (path id, or the entity in the body) and names its company (classes only). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.init.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11304,14 +14425,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.init: Opens the entity's instance (path id, or the entity in the body) and names its company (classes only). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.init.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11345,14 +14466,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description FileManager.uploadFile: Stores a checked file (spec 8) and answers its metadata with a 5-minute download link (and its public URL). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["FileManager.uploadFile.answer"];
                 };
             };
             400: components["responses"]["FileManager.400"];
@@ -11377,13 +14498,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.addLogEntry: Records a change (spec 4.5: all class identities; users cannot write the audit log). A class records its own changes only (classId = the caller's class) and passes the actor behind the change. Classes changing an instance use logChange (_platform/audit-log.ts), which commits `record` with the change as an effect instead; this is the direct form (STATIC callers). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.addLogEntry.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11413,14 +14534,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.addLogEntry: Records a change (spec 4.5: all class identities; users cannot write the audit log). A class records its own changes only (classId = the caller's class) and passes the actor behind the change. Classes changing an instance use logChange (_platform/audit-log.ts), which commits `record` with the change as an effect instead; this is the direct form (STATIC callers). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.addLogEntry.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11445,13 +14566,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.getLog: One entry with every value in full (large values read back from their LARGE_LOG file). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.getLog.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11481,14 +14602,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.getLog: One entry with every value in full (large values read back from their LARGE_LOG file). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.getLog.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11513,13 +14634,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.getLogEntries: Lists entries newest first; large values are previews (isLarge: true). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.getLogEntries.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11549,14 +14670,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.getLogEntries: Lists entries newest first; large values are previews (isLarge: true). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.getLogEntries.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11583,13 +14704,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.readEntry: The stored entry (large values as previews); for getLog and getLogEntries, and Partner's getLog (one entry by id, from its instance, not the listing). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.readEntry.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11621,14 +14742,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.readEntry: The stored entry (large values as previews); for getLog and getLogEntries, and Partner's getLog (one entry by id, from its instance, not the listing). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.readEntry.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11660,14 +14781,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.record: Creates the instance of one log entry from the change (the addLogEntry body plus its time stamp), under an id the caller chose: logChange commits it with the change it logs (an effect, applied effectively once), and addLogEntry relays to it. Created at commit, without a lease. Values over 1 KB go to the LARGE_LOG file first (same name on a redelivery). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.record.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11701,14 +14822,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description LogManager.record: Creates the instance of one log entry from the change (the addLogEntry body plus its time stamp), under an id the caller chose: logChange commits it with the change it logs (an effect, applied effectively once), and addLogEntry relays to it. Created at commit, without a lease. Values over 1 KB go to the LARGE_LOG file first (same name on a redelivery). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["LogManager.record.answer"];
                 };
             };
             400: components["responses"]["LogManager.400"];
@@ -11742,14 +14863,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.acceptInvitation: {token, password} → active, with its first password (spec 3.1). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.acceptInvitation.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11785,14 +14906,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.addMemberFamilyMember. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.addMemberFamilyMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11828,14 +14949,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.addMembership. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.addMembership.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -11957,14 +15078,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.archiveDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.archiveDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12000,14 +15121,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.changePassword: {currentPassword, newPassword}: the member's own; answers a new session (the others end). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.changePassword.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12036,13 +15157,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.checkImportMember: What an import row would change on this member (importMember's read; nothing written). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.checkImportMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12078,14 +15199,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.checkImportMember: What an import row would change on this member (importMember's read; nothing written). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.checkImportMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12121,14 +15242,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.checkOtp: {otp} → an enduser access token and a refresh token. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.checkOtp.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12155,13 +15276,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.checkRegistrationFromHr: registerFromHr's lookup and rules without creating anything: the same refusals, or what it would register (`register-from-hr --dry-run`). Reads the HR system only. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.checkRegistrationFromHr.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12195,14 +15316,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.checkRegistrationFromHr: registerFromHr's lookup and rules without creating anything: the same refusals, or what it would register (`register-from-hr --dry-run`). Reads the HR system only. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.checkRegistrationFromHr.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12236,14 +15357,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.createMember: Creates a member (program management); runs member_create. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.createMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12279,14 +15400,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.createMember: Creates a member (program management); runs member_create. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.createMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12313,13 +15434,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.discoverAuthMethod: {email, relayState?} → SSO login URL for an identity provider's domain, else email_password (the same for every email of it). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.discoverAuthMethod.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12353,14 +15474,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.discoverAuthMethod: {email, relayState?} → SSO login URL for an identity provider's domain, else email_password (the same for every email of it). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.discoverAuthMethod.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12389,13 +15510,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.downloadArchivedDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12431,14 +15552,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.downloadArchivedDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12467,13 +15588,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.downloadDocument: Active documents only; a 5-minute URL. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.downloadDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12509,14 +15630,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.downloadDocument: Active documents only; a 5-minute URL. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.downloadDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12545,13 +15666,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.familyMemberOf: A dependant's profile, for its primary member (404 5011 when it is not that member's family member). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.familyMemberOf.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12587,14 +15708,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.familyMemberOf: A dependant's profile, for its primary member (404 5011 when it is not that member's family member). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.familyMemberOf.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12701,13 +15822,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.getMemberDependants. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberDependants.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -12743,14 +15864,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.getMemberDependants. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.getMemberDependants.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13013,13 +16134,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.hrPrimaryFamily: The primary member's family list (for a dependant's company-paid check). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrPrimaryFamily.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13055,14 +16176,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.hrPrimaryFamily: The primary member's family list (for a dependant's company-paid check). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrPrimaryFamily.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13091,13 +16212,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.hrPrimaryInfo. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrPrimaryInfo.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13133,14 +16254,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.hrPrimaryInfo. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrPrimaryInfo.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13169,13 +16290,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrRegistrationOf.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13211,14 +16332,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.hrRegistrationOf.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13615,13 +16736,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.importMember: One row of a migration sheet (`npm run cli -- import members|dependants`, as the system): created, updated or unchanged, with memberships; a dry run writes nothing (use-cases/import.ts). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.importMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13655,14 +16776,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.importMember: One row of a migration sheet (`npm run cli -- import members|dependants`, as the system): created, updated or unchanged, with memberships; a dry run writes nothing (use-cases/import.ts). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.importMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13689,13 +16810,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.inviteRedirect: The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/html": components["schemas"]["Member.inviteRedirect.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13729,14 +16850,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.inviteRedirect: The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/html": components["schemas"]["Member.inviteRedirect.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13765,13 +16886,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.listDocuments. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listDocuments.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13807,14 +16928,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.listDocuments. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listDocuments.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13917,13 +17038,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.listMemberships. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listMemberships.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13959,14 +17080,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.listMemberships. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.listMemberships.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -13993,13 +17114,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.login: {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.login.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14033,14 +17154,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.login: {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.login.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14153,13 +17274,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.registerFromHr.answer"];
+                };
+            };
+            /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.registerFromHr.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14193,14 +17323,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.registerFromHr.answer"];
+                };
+            };
+            /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.registerFromHr.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14236,14 +17376,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.removeMemberFamilyMember. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.removeMemberFamilyMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14279,14 +17419,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resendOtp: A new sign-in code by mail (429 6001 past Otp's otpLimit). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resendOtp.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14322,14 +17462,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resetPassword: {token, password} → the password replaced and every session ended. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resetPassword.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14358,13 +17498,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resolveIdentity: The identity source of enduser tokens: whether the member may sign in, and since when its tokens count. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resolveIdentity.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14400,14 +17540,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resolveIdentity: The identity source of enduser tokens: whether the member may sign in, and since when its tokens count. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resolveIdentity.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14436,13 +17576,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resolveMemberId: The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resolveMemberId.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14478,14 +17618,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.resolveMemberId: The id of the member behind a lookup (`staffId!x`, `email!x`); used by Member itself. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.resolveMemberId.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14564,14 +17704,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.sendInviteEmail: Spec 3.1: pending_invite → pending_invitation_acceptance (or a re-send) with a new invitation token by mail. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.sendInviteEmail.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14598,13 +17738,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Member.sendPasswordResetEmail: {email} → 202, the same answer for every email; a member who may reset gets a link. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.sendPasswordResetEmail.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14638,14 +17778,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Member.sendPasswordResetEmail: {email} → 202, the same answer for every email; a member who may reset gets a link. */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.sendPasswordResetEmail.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14672,13 +17812,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Member.singleSignOn: The assertion consumer service: {SAMLResponse, RelayState?} → 303 to the member application with the session. The spec lists it as STATIC; it writes the member only through completeSingleSignOn. */
+            303: {
                 headers: {
+                    /** @description where the redirect leads */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.singleSignOn.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14713,14 +17855,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Member.singleSignOn: The assertion consumer service: {SAMLResponse, RelayState?} → 303 to the member application with the session. The spec lists it as STATIC; it writes the member only through completeSingleSignOn. */
+            303: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description where the redirect leads */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.singleSignOn.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14756,14 +17899,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.streamMember: Manual stream to the document database (the commit re-projects the member). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.streamMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14799,14 +17942,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.unarchiveDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.unarchiveDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -14976,14 +18119,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.updateMemberContact. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateMemberContact.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15019,14 +18162,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.updateMemberEmployment. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateMemberEmployment.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15062,14 +18205,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.updateMemberFamilyMember. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateMemberFamilyMember.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15105,14 +18248,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.updateMemberPersonal. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateMemberPersonal.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15148,14 +18291,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.updateMemberStatus: Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.updateMemberStatus.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15191,14 +18334,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.uploadDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.uploadDocument.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15234,14 +18377,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Member.uploadMemberIdPhoto. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.uploadMemberIdPhoto.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15277,14 +18420,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.uploadMyIdPhoto: The member's own photo: only when `active` or `pending_id_photo` (spec 3.1). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.uploadMyIdPhoto.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15313,13 +18456,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.verifyCredentials: Is this the member's password, and may it sign in with it? (the hash stays in the instance) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.verifyCredentials.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15355,14 +18498,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.verifyCredentials: Is this the member's password, and may it sign in with it? (the hash stays in the instance) */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.verifyCredentials.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -15672,13 +18815,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.getNotificationTemplate: The template, the approval it waits for, the last review. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.getNotificationTemplate.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15710,14 +18853,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.getNotificationTemplate: The template, the approval it waits for, the last review. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.getNotificationTemplate.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15748,14 +18891,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description NotificationManager.init: A catalogue template with its defaults; the listing creates the ones never used. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.init.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15788,14 +18931,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description NotificationManager.init: A catalogue template with its defaults; the listing creates the ones never used. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.init.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15819,13 +18962,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.listNotificationTemplates: {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.listNotificationTemplates.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15855,14 +18998,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.listNotificationTemplates: {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.listNotificationTemplates.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15895,15 +19038,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description NotificationManager.sendNotification: Spec 4.5: {to, parameters} → 204. Sends only when the template is active; renders each enabled channel and queues the fan-out (deliverNotification). A WRITE so that callers commit it with their change (ctx.effect; client.ts `notify`); upsert: a catalogue template is created on its first send. (no body) */
+            204: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["NotificationManager.400"];
             401: components["responses"]["NotificationManager.401"];
@@ -15935,14 +19076,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.updateNotificationChannel: {channel, content}: the fields given replace the channel's (event channel_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.updateNotificationChannel.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -15975,14 +19116,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.updateNotificationTemplate: {title?, description?} (event template_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.updateNotificationTemplate.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -16015,14 +19156,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description NotificationManager.updateNotificationTemplateStatus: {status: active|inactive} (event status_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["NotificationManager.updateNotificationTemplateStatus.answer"];
                 };
             };
             400: components["responses"]["NotificationManager.400"];
@@ -16053,14 +19194,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Offer.createOffer: A new offer of an existing partner (the path's id, else the body's `id`, else a UUID), `unpublished` unless given (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.createOffer.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16092,14 +19233,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Offer.createOffer: A new offer of an existing partner (the path's id, else the body's `id`, else a UUID), `unpublished` unless given (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.createOffer.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16124,13 +19265,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Offer.getOffer. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.getOffer.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16161,14 +19302,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Offer.getOffer. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.getOffer.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16191,13 +19332,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Offer.listOffers: From the document store: status, partnerId, categoryId, offerType, search; page, limit 1-100 (default 20); by title. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.listOffers.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16226,14 +19367,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Offer.listOffers: From the document store: status, partnerId, categoryId, offerType, search; page, limit 1-100 (default 20); by title. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.listOffers.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16265,14 +19406,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Offer.updateOffer: Any column but id and status; a list replaces the one held. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.updateOffer.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16304,14 +19445,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Offer.updateOfferStatus: published, unpublished or expired. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Offer.updateOfferStatus.answer"];
                 };
             };
             400: components["responses"]["Offer.400"];
@@ -16416,13 +19557,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Otp.getOtpRecords: Spec 4.5: {otpType?} (POST body or GET query) → {classKey, entityId, records (newest first, with history), config}. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Otp.getOtpRecords.answer"];
                 };
             };
             400: components["responses"]["Otp.400"];
@@ -16453,14 +19594,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Otp.getOtpRecords: Spec 4.5: {otpType?} (POST body or GET query) → {classKey, entityId, records (newest first, with history), config}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Otp.getOtpRecords.answer"];
                 };
             };
             400: components["responses"]["Otp.400"];
@@ -16493,14 +19634,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Otp.issueOtp: {otpType, tokenType, expireTimeInSeconds?, additionalData?, requestedBy, requesterDetails} → {otp, token}: Otp makes the token and answers it this once, for the caller to send; 429 6001 past otpLimit. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Otp.issueOtp.answer"];
                 };
             };
             400: components["responses"]["Otp.400"];
@@ -16533,14 +19674,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Otp.verifyOtp: {otpType, token, requestedBy, requesterDetails, additionalData?} → {isSuccessful: true, otp} or {isSuccessful: false, validationResult: no_active_otp | invalid_token (remainingAttempts)}; 429 6002 past retryLimit. Written to the history; a match spends the OTP. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Otp.verifyOtp.answer"];
                 };
             };
             400: components["responses"]["Otp.400"];
@@ -16614,14 +19755,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Partner.archiveDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.archiveDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16655,14 +19796,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Partner.createVenue: A venue of the partner (event venue_create), `inactive` until approved; its type is always `venue`. Answers 201. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.createVenue.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16689,13 +19830,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.downloadArchivedDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16728,14 +19869,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.downloadArchivedDocument: Archived (and active) documents; a permission of its own. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.downloadArchivedDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16762,13 +19903,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.downloadDocument: Active documents only (an archived one: 14008); a 5-minute URL. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.downloadDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16801,14 +19942,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.downloadDocument: Active documents only (an archived one: 14008); a 5-minute URL. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.downloadDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16833,13 +19974,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.getLog: One audit entry of the Partner class by its id (`logId`, body or query). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getLog.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16870,14 +20011,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.getLog: One audit entry of the Partner class by its id (`logId`, body or query). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getLog.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16902,13 +20043,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.getLogEntries: The Partner class's audit entries (LogManager): partnerId or entityType/entityId, from/to, search; paged. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getLogEntries.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -16939,14 +20080,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.getLogEntries: The Partner class's audit entries (LogManager): partnerId or entityType/entityId, from/to, search; paged. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.getLogEntries.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17270,14 +20411,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Partner.init: Creates a partner (event partner_create), `inactive` until approved; the brand logo, when given, is stored as a public file. Answers 201. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.init.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17311,14 +20452,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Partner.init: Creates a partner (event partner_create), `inactive` until approved; the brand logo, when given, is stored as a public file. Answers 201. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.init.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17345,13 +20486,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Partner.listDocuments. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listDocuments.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17384,14 +20525,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Partner.listDocuments. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.listDocuments.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17567,14 +20708,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Partner.unarchiveDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.unarchiveDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17608,14 +20749,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updatePartnerBrandLogo: A new logo (a public file), or null to remove it (event update_partner_brand_logo). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updatePartnerBrandLogo.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17649,14 +20790,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updatePartnerContact: The primary contact (event update_partner_contact). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updatePartnerContact.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17690,14 +20831,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updatePartnerContract: Contract id and dates, start before end (event update_partner_contract). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updatePartnerContract.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17731,14 +20872,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updatePartnerDetails: Names, addresses, tier, social media, type and subtypes, trade licence, account agent (event update_partner_details). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updatePartnerDetails.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17772,14 +20913,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updatePartnerStatus: active or inactive, optional reason (event update_partner_status). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updatePartnerStatus.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17813,14 +20954,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updateVenue: Name, address, contact, map coordinates (event venue_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updateVenue.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17854,14 +20995,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Partner.updateVenueStatus: active or inactive (event venue_status_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.updateVenueStatus.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17895,14 +21036,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Partner.uploadDocument. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Partner.uploadDocument.answer"];
                 };
             };
             400: components["responses"]["Partner.400"];
@@ -17936,14 +21077,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.addVenues: [{partnerId, venueId}]: venues of the user's partners; duplicates prevented; user_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.addVenues.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18005,13 +21146,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.getRoles: key, value and label of admin, manager and staff. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.getRoles.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18040,14 +21181,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.getRoles: key, value and label of admin, manager and staff. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.getRoles.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18072,13 +21213,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of PartnerUser.getUser. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.getUser.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18109,14 +21250,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of PartnerUser.getUser. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.getUser.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18146,14 +21287,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description PartnerUser.init: A new user (`pending`) in a new instance (the path's id, else a UUID); user_create → `active` once approved (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.init.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18185,14 +21326,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description PartnerUser.init: A new user (`pending`) in a new instance (the path's id, else a UUID); user_create → `active` once approved (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.init.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18215,13 +21356,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.listPartnerUsers: From the document store: status, partnerId, search (name, email); page, limit 1-100 (default 20). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.listPartnerUsers.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18250,14 +21391,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.listPartnerUsers: From the document store: status, partnerId, search (name, email); page, limit 1-100 (default 20). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.listPartnerUsers.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18282,13 +21423,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of PartnerUser.listVenues. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.listVenues.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18319,14 +21460,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of PartnerUser.listVenues. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.listVenues.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18358,14 +21499,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.removeVenues: [venueId]; user_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.removeVenues.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18397,14 +21538,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.updateStatus: pending, active or inactive, with an optional statusReason; user_status_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.updateStatus.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18436,14 +21577,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description PartnerUser.updateUser: fullName, email, partners and venues, all of them (no partial update); user_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["PartnerUser.updateUser.answer"];
                 };
             };
             400: components["responses"]["PartnerUser.400"];
@@ -18466,13 +21607,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.acceptInvitation: {email, otp, password}: the invitation code and the first password → `active`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.acceptInvitation.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18503,14 +21644,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.acceptInvitation: {email, otp, password}: the invitation code and the first password → `active`. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.acceptInvitation.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18617,13 +21758,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.checkOtp: {otp} with login's token → access token and refresh token. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.checkOtp.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18654,14 +21795,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.checkOtp: {otp} with login's token → access token and refresh token. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.checkOtp.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18693,14 +21834,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.createUser: A new user (`pending`) in a new instance; user_create, then the invitation (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.createUser.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18734,14 +21875,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.createUser: A new user (`pending`) in a new instance; user_create, then the invitation (201). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.createUser.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18766,13 +21907,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.discoverAuthMethod: {email} → sso with the identity provider's login URL, or email_password: by the domain alone. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.discoverAuthMethod.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18803,14 +21944,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.discoverAuthMethod: {email} → sso with the identity provider's login URL, or email_password: by the domain alone. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.discoverAuthMethod.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18837,13 +21978,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.getPermissions: The signed-in user's own permissions by class key (its own instance only: the rule replaces the role check). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.getPermissions.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18876,14 +22017,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.getPermissions: The signed-in user's own permissions by class key (its own instance only: the rule replaces the role check). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.getPermissions.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18910,13 +22051,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of ProgramManagementUser.getUser. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.getUser.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18949,14 +22090,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of ProgramManagementUser.getUser. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.getUser.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -18981,13 +22122,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.listUsers: From the document store: status, type, companyId, loginMethod, search; page, limit 1-100 (default 20). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.listUsers.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19018,14 +22159,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.listUsers: From the document store: status, type, companyId, loginMethod, search; page, limit 1-100 (default 20). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.listUsers.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19050,13 +22191,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.login: {email, password} → a code by mail and a token good for checkOtp and resendOtp only. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.login.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19087,14 +22228,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.login: {email, password} → a code by mail and a token good for checkOtp and resendOtp only. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.login.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19119,13 +22260,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resendOtp: A new sign-in code by mail (login's token). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resendOtp.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19156,14 +22297,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resendOtp: A new sign-in code by mail (login's token). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resendOtp.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19188,13 +22329,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resetPassword: {email, otp, password}: the reset code and a new password (policy checked); every session ends. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resetPassword.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19225,14 +22366,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resetPassword: {email, otp, password}: the reset code and a new password (policy checked); every session ends. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resetPassword.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19259,13 +22400,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resolveIdentity: The identity source: {active, roles, tenant?, developer, validAfter?, name} (the runtime calls it as the system). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resolveIdentity.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19298,14 +22439,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.resolveIdentity: The identity source: {active, roles, tenant?, developer, validAfter?, name} (the runtime calls it as the system). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.resolveIdentity.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19330,13 +22471,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.sendPasswordResetEmail: {email} → 202, the same answer for every email. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.sendPasswordResetEmail.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19367,14 +22508,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.sendPasswordResetEmail: {email} → 202, the same answer for every email. */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.sendPasswordResetEmail.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19401,13 +22542,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of ProgramManagementUser.signInView. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.signInView.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19440,14 +22581,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of ProgramManagementUser.signInView. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.signInView.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19472,13 +22613,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.singleSignOn: The SAML response of an identity provider (the assertion consumer service) → session, 303 to the back office. The body repeats the session the redirect carries in its fragment. */
+            303: {
                 headers: {
+                    /** @description where the redirect leads */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.singleSignOn.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19510,14 +22653,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description ProgramManagementUser.singleSignOn: The SAML response of an identity provider (the assertion consumer service) → session, 303 to the back office. The body repeats the session the redirect carries in its fragment. */
+            303: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description where the redirect leads */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.singleSignOn.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19551,14 +22695,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.updateUser: Name, email, type and company, login method, roles, developer flag (user_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.updateUser.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19592,14 +22736,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.updateUserStatus: pending, active or inactive (user_status_update); activation checks the email is free. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.updateUserStatus.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19626,13 +22770,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.verifyCredentials: {password} → {valid, user}: the hash is checked here, in a READ, and never leaves the instance. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.verifyCredentials.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19665,14 +22809,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description ProgramManagementUser.verifyCredentials: {password} → {valid, user}: the hash is checked here, in a READ, and never leaves the instance. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["ProgramManagementUser.verifyCredentials.answer"];
                 };
             };
             400: components["responses"]["ProgramManagementUser.400"];
@@ -19747,14 +22891,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description RoleManager.createRole: body {name, description?, permissions?, level?: 1 | 10 (default 10)}: a role, `inactive` until its role_create approval. Only permissions the caller holds; level 1 only by level-1 users and only through an approval with approvers (README "No privilege beyond your own"). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.createRole.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19779,13 +22923,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getPermissions: The permission catalogue: class key → method names a program management user may call. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getPermissions.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19816,14 +22960,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getPermissions: The permission catalogue: class key → method names a program management user may call. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getPermissions.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19850,13 +22994,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getRole: body or query {id}. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getRole.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19889,14 +23033,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getRole: body or query {id}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getRole.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19923,13 +23067,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getRolesForAuthentication: body {names?}: the active roles whose id or name is listed (all active roles without names). The role check's fallback. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getRolesForAuthentication.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -19962,14 +23106,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.getRolesForAuthentication: body {names?}: the active roles whose id or name is listed (all active roles without names). The role check's fallback. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.getRolesForAuthentication.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20001,14 +23145,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.init: Creates the singleton with the built-in super role and publishes the first snapshot (seeds run it). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.init.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20042,14 +23186,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.init: Creates the singleton with the built-in super role and publishes the first snapshot (seeds run it). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.init.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20076,13 +23220,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.listRoles: Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.listRoles.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20115,14 +23259,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.listRoles: Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.listRoles.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20197,14 +23341,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.setState: Replaces the roles (body {roles: Role[]}) after validation. An operator's restore tool, for the system identity and developers only (403 9016 for everyone else, level 1 too). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.setState.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20238,14 +23382,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.updateRole: body {id, name?, description? (null removes it), permissions?}: through role_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.updateRole.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20279,14 +23423,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description RoleManager.updateStatus: body {id, status: active|inactive}: through role_status_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["RoleManager.updateStatus.answer"];
                 };
             };
             400: components["responses"]["RoleManager.400"];
@@ -20360,14 +23504,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description The answer of Setting.createCompanyGroup. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.createCompanyGroup.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20400,14 +23544,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description The answer of Setting.createMemberSubType. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.createMemberSubType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20440,14 +23584,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description The answer of Setting.createMemberType. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.createMemberType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20480,14 +23624,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description The answer of Setting.createTierType. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.createTierType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20513,13 +23657,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.findMemberSubTypeByHrmsMapping: The member sub type mapping an HR relationship type (spec 4.3 `type`): body or query {relation, includeInactive?}; case-insensitive; active sub types only unless includeInactive. 404 when none. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.findMemberSubTypeByHrmsMapping.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20551,14 +23695,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.findMemberSubTypeByHrmsMapping: The member sub type mapping an HR relationship type (spec 4.3 `type`): body or query {relation, includeInactive?}; case-insensitive; active sub types only unless includeInactive. 404 when none. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.findMemberSubTypeByHrmsMapping.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20584,13 +23728,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.findMemberTypeBySystemIdentifier: The member type for an HR employmentType: body or query {systemIdentifier, includeInactive?}; case-insensitive; active types only unless includeInactive. 404 when none. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.findMemberTypeBySystemIdentifier.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20622,14 +23766,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.findMemberTypeBySystemIdentifier: The member type for an HR employmentType: body or query {systemIdentifier, includeInactive?}; case-insensitive; active types only unless includeInactive. 404 when none. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.findMemberTypeBySystemIdentifier.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20655,13 +23799,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getCompanyGroup. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getCompanyGroup.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20693,14 +23837,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getCompanyGroup. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getCompanyGroup.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20726,13 +23870,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getMemberSubType. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getMemberSubType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20764,14 +23908,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getMemberSubType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getMemberSubType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20797,13 +23941,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getMemberType. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getMemberType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20835,14 +23979,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getMemberType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getMemberType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20868,13 +24012,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getPaymentPeriods. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getPaymentPeriods.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20906,14 +24050,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getPaymentPeriods. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getPaymentPeriods.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20939,13 +24083,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.getProgramManagementConfig: Active values of every group, payment periods and tier groups (back office forms; Company's reference checks). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getProgramManagementConfig.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -20977,14 +24121,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.getProgramManagementConfig: Active values of every group, payment periods and tier groups (back office forms; Company's reference checks). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getProgramManagementConfig.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21010,13 +24154,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.getSetting: One group {group, title, description, value}; body or query {group}. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getSetting.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21048,14 +24192,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.getSetting: One group {group, title, description, value}; body or query {group}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getSetting.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21081,13 +24225,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getTierType. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getTierType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21119,14 +24263,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.getTierType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.getTierType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21157,14 +24301,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.init: Creates the singleton (instance `default`) with empty groups and the default payment periods (or the given ones). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.init.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21197,14 +24341,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.init: Creates the singleton (instance `default`) with empty groups and the default payment periods (or the given ones). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.init.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21230,13 +24374,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listCompanyGroups. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listCompanyGroups.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21268,14 +24412,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listCompanyGroups. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listCompanyGroups.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21301,13 +24445,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listMemberSubTypes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listMemberSubTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21339,14 +24483,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listMemberSubTypes. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listMemberSubTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21372,13 +24516,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listMemberTypes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listMemberTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21410,14 +24554,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listMemberTypes. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listMemberTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21443,13 +24587,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.listSettings: Records of every list group from the document store; filters group, status, search; paging. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listSettings.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21481,14 +24625,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.listSettings: Records of every list group from the document store; filters group, status, search; paging. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listSettings.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21514,13 +24658,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listTierTypes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listTierTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21552,14 +24696,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.listTierTypes. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.listTierTypes.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21592,14 +24736,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.setPaymentPeriods: Replaces the payment periods (keys unique); `setting_update` with group `tierConfig`. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.setPaymentPeriods.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21632,14 +24776,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Setting.setState: Replaces whole groups (migration, restore): body {groups: {<group>: {title?, description?, value}}}. Checked like single changes; refused while any approval is pending. Runs `setting_update` (group `all`). For the system identity and developers only (403 10037 for everyone else, level 1 too). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.setState.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21672,14 +24816,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.streamCompanyGroup. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.streamCompanyGroup.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21712,14 +24856,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.streamMemberSubType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.streamMemberSubType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21752,14 +24896,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.streamMemberType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.streamMemberType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21792,14 +24936,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.streamTierType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.streamTierType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21832,14 +24976,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateCompanyGroup. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateCompanyGroup.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21872,14 +25016,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateCompanyGroupStatus. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateCompanyGroupStatus.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21912,14 +25056,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateMemberSubType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateMemberSubType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21952,14 +25096,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateMemberSubTypeStatus. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateMemberSubTypeStatus.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -21992,14 +25136,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateMemberType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateMemberType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -22032,14 +25176,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateMemberTypeStatus. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateMemberTypeStatus.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -22072,14 +25216,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateTierType. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateTierType.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -22112,14 +25256,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Setting.updateTierTypeStatus. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Setting.updateTierTypeStatus.answer"];
                 };
             };
             400: components["responses"]["Setting.400"];
@@ -22189,14 +25333,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description SystemEmail.createSystemEmailTemplate: Creates template `templateId` (the instance id) with its type and status; applied at once (no creation event in spec 6). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.createSystemEmailTemplate.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22228,14 +25372,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description SystemEmail.createSystemEmailTemplate: Creates template `templateId` (the instance id) with its type and status; applied at once (no creation event in spec 6). */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.createSystemEmailTemplate.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22260,13 +25404,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of SystemEmail.getSystemEmailTemplate. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplate.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22297,14 +25441,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of SystemEmail.getSystemEmailTemplate. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplate.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22329,13 +25473,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.getSystemEmailTemplateFields: The parameters the subject and html use (mustache's parser). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplateFields.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22366,14 +25510,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.getSystemEmailTemplateFields: The parameters the subject and html use (mustache's parser). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplateFields.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22396,13 +25540,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.listSystemEmailTemplates: From the document store: status, type, search; page 1.., limit 1-100 (default 10). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.listSystemEmailTemplates.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22431,14 +25575,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.listSystemEmailTemplates: From the document store: status, type, search; page 1.., limit 1-100 (default 10). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.listSystemEmailTemplates.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22509,14 +25653,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.updateSystemEmailTemplate: New title, subject, html, json (and `to` when given) through system_email_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.updateSystemEmailTemplate.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22548,14 +25692,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description SystemEmail.updateSystemEmailTemplateStatus: active or inactive through system_email_status_update. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["SystemEmail.updateSystemEmailTemplateStatus.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
@@ -22587,14 +25731,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.addEligibilityRule: Adds a rule (new id, status active unless given) (event eligibility_rule_add). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.addEligibilityRule.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22667,14 +25811,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Tier.createTier: Creates a tier in status `pending` (event tier_create; approval makes it active); sourceTierId copies the source's active eligibility rules. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.createTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22708,14 +25852,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description Tier.createTier: Creates a tier in status `pending` (event tier_create; approval makes it active); sourceTierId copies the source's active eligibility rules. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.createTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22749,14 +25893,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.deactivateEligibilityRule: Sets an active rule inactive (event eligibility_rule_deactivate); inactive rules are kept, never evaluated. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.deactivateEligibilityRule.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22781,13 +25925,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.getEligibilityRuleDefinitions: The condition keys eligibility rules may use, their value types and operators. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getEligibilityRuleDefinitions.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22818,14 +25962,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.getEligibilityRuleDefinitions: The condition keys eligibility rules may use, their value types and operators. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getEligibilityRuleDefinitions.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22850,13 +25994,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Tier.getPaymentTypes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getPaymentTypes.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22887,14 +26031,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Tier.getPaymentTypes. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getPaymentTypes.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -22992,13 +26136,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Tier.getTierGroups. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getTierGroups.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23029,14 +26173,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Tier.getTierGroups. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.getTierGroups.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23132,13 +26276,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.scheduleEntry: What the tier holds for the overlap rule, for its type's TierSchedule (which asks before it drops a stale claim). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.scheduleEntry.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23171,14 +26315,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.scheduleEntry: What the tier holds for the overlap rule, for its type's TierSchedule (which asks before it drops a stale claim). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.scheduleEntry.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23212,14 +26356,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.streamTier: Projects the tier to the document database again. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.streamTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23253,14 +26397,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.updateEligibilityRule: Changes an active rule (event eligibility_rule_update). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.updateEligibilityRule.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23294,14 +26438,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.updateStatus: active, inactive or pending (event tier_status_update); expired is set by the expiry task only. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.updateStatus.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23335,14 +26479,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Tier.updateTier: Name, description (null removes it), fee, startDate, endDate (event tier_update). The tier type cannot change. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Tier.updateTier.answer"];
                 };
             };
             400: components["responses"]["Tier.400"];
@@ -23376,14 +26520,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description UserNotification.addNotification: {templateId, subject?, content, metadata?} → the created item (201); the inbox is created on its first item. */
+            201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserNotification.addNotification.answer"];
                 };
             };
             400: components["responses"]["UserNotification.400"];
@@ -23416,15 +26560,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description UserNotification.deleteNotification: {notificationId} → 204. (no body) */
+            204: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["UserNotification.400"];
             401: components["responses"]["UserNotification.401"];
@@ -23449,13 +26591,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description UserNotification.getUnreadCount: → {unreadCount}. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserNotification.getUnreadCount.answer"];
                 };
             };
             400: components["responses"]["UserNotification.400"];
@@ -23486,14 +26628,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description UserNotification.getUnreadCount: → {unreadCount}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserNotification.getUnreadCount.answer"];
                 };
             };
             400: components["responses"]["UserNotification.400"];
@@ -23519,13 +26661,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description UserNotification.listUserNotifications: {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserNotification.listUserNotifications.answer"];
                 };
             };
             400: components["responses"]["UserNotification.400"];
@@ -23556,14 +26698,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description UserNotification.listUserNotifications: {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["UserNotification.listUserNotifications.answer"];
                 };
             };
             400: components["responses"]["UserNotification.400"];
@@ -23596,15 +26738,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description UserNotification.markNotificationAsRead: {notificationId} → 204. (no body) */
+            204: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["UserNotification.400"];
             401: components["responses"]["UserNotification.401"];
@@ -23636,15 +26776,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
-            200: {
+            /** @description UserNotification.updateNotificationStatus: {notificationId, status: unread|read|archived} → 204. (no body) */
+            204: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["UserNotification.400"];
             401: components["responses"]["UserNotification.401"];
@@ -23669,13 +26807,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Workflow.getState. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.getState.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23706,14 +26844,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description The answer of Workflow.getState. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.getState.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23744,14 +26882,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.init: body {classId, rules}; the instance id is the class id (taken from the body when the path has none) */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.init.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23784,14 +26922,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.init: body {classId, rules}; the instance id is the class id (taken from the body when the path has none) */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.init.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23815,13 +26953,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.run: The rule for an event: body {classId, event, currentStatus, entity, actor} → {rule, ruleIndex, targetStatus, source}. Uses the class's Workflow instance when there is one, else its rule file. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.run.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23850,14 +26988,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.run: The rule for an event: body {classId, event, currentStatus, entity, actor} → {rule, ruleIndex, targetStatus, source}. Uses the class's Workflow instance when there is one, else its rule file. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.run.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23890,14 +27028,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.setState: replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration; system, developers, the class itself) */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.setState.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23930,14 +27068,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Workflow.updateWorkflowConfiguration: Replaces the class's rules at run time; following events use them. Creates the instance when the class so far ran on its rule file. For the system identity, developers and the configured class itself; validated and audit-logged. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Workflow.updateWorkflowConfiguration.answer"];
                 };
             };
             400: components["responses"]["Workflow.400"];
@@ -23946,6 +27084,105 @@ export interface operations {
             409: components["responses"]["Workflow.409.keyed"];
             422: components["responses"]["Workflow.422.keyed"];
             500: components["responses"]["Workflow.500"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Runtime_jobStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the `jobId` of the 202 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the job's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobStatus"];
+                };
+            };
+            /** @description no or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such job, or not the caller's; or an unknown project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Runtime_refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description the new access token and the refresh token replacing the one sent (no-store) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshedSession"];
+                };
+            };
+            /** @description no refreshToken, or not a string of 1-512 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unknown, expired, revoked or used before (then its session is revoked), or its user may no longer sign in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an unknown project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             default: components["responses"]["PlatformErrors"];
         };
     };

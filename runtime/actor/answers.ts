@@ -1,9 +1,17 @@
 /**
  * Answer schemas (MethodOptions.answer, errorAnswer): the shape of a method's answer (or of its own error envelope), read
  * from `<schemaDir>/<ClassId>/<name>.json` (or given inline) when the class is
- * registered, with the sibling files it `$ref`s. The OpenAPI document shows
+ * registered, with the sibling files it `$ref`s. A method that declares no
+ * `answer` has the file `<ClassId>/<method>.answer.json` when there is one (by
+ * convention, so a class file need not name it). The OpenAPI document shows
  * them; tests check real answers against them (answerValidator). Nothing on
  * the call path reads them.
+ *
+ * A file may say what the method's options would otherwise have to:
+ * `x-answer-statuses` (e.g. `[201]`, `[204]` for no body, `[303]` for a
+ * redirect answering a body too) and `x-answer-content-type` (a download's
+ * `application/octet-stream`, a page's `text/html`); the method's own
+ * `answerStatuses` takes precedence.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,7 +30,13 @@ export interface AnswerSchema {
   files: Record<string, Json>;
   /** statuses the answer comes with */
   statuses: number[];
+  /** its media type, when not JSON (`x-answer-content-type`) */
+  contentType?: string;
 }
+
+/** the keywords of an answer file that describe the answer rather than its body */
+const STATUSES = 'x-answer-statuses';
+const CONTENT_TYPE = 'x-answer-content-type';
 
 /** a `$ref` to a sibling file: `name.json` or `name.json#/pointer` */
 const FILE_REF = /^([A-Za-z0-9_.-]+)\.json(#.*)?$/;
@@ -54,9 +68,13 @@ function readSchema(file: string): Json {
  * the start, naming it.
  */
 export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], option: 'answer' | 'errorAnswer' = 'answer'): AnswerSchema | undefined {
-  const declared = m.options[option];
+  let declared = m.options[option];
+  if (declared === undefined && option === 'answer') {
+    // the convention: `<method>.answer.json` beside the method's input schema
+    const conventional = `${m.name}.answer`;
+    if (schemaDirs.some((dir) => fs.existsSync(path.join(dir, classId, `${conventional}.json`)))) declared = conventional;
+  }
   if (declared === undefined) return undefined;
-  const statuses = [...(m.options.answerStatuses ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200])];
   const find = (name: string, by: string): Json => {
     const files = schemaDirs.map((dir) => path.join(dir, classId, `${name}.json`));
     const file = files.find((f) => fs.existsSync(f));
@@ -77,6 +95,17 @@ export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], 
   } else {
     throw new Error(`${classId}.${m.name}: ${option} must name a schema file or be a JSON Schema object`);
   }
+  const fileStatuses = schema[STATUSES];
+  const contentType = schema[CONTENT_TYPE];
+  delete schema[STATUSES];
+  delete schema[CONTENT_TYPE];
+  if (fileStatuses !== undefined && (!Array.isArray(fileStatuses) || !fileStatuses.length || !fileStatuses.every((s) => Number.isInteger(s) && s >= 200 && s < 400))) {
+    throw new Error(`${classId}.${m.name}: ${STATUSES} of '${name}' must list 2xx or 3xx statuses`);
+  }
+  if (contentType !== undefined && (typeof contentType !== 'string' || !/^[a-z]+\/[a-z0-9.+-]+$/.test(contentType))) {
+    throw new Error(`${classId}.${m.name}: ${CONTENT_TYPE} of '${name}' must be a media type`);
+  }
+  const statuses = [...(m.options.answerStatuses ?? (fileStatuses as number[] | undefined) ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200])];
   const files: Record<string, Json> = {};
   const pending = [schema];
   while (pending.length) {
@@ -87,7 +116,7 @@ export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], 
       pending.push(files[file]!);
     }
   }
-  return { name, schema, files, statuses };
+  return { name, schema, files, statuses, ...(contentType ? { contentType: contentType as string } : {}) };
 }
 
 /** the base URI of a class's answer files: a file's relative `$ref`s resolve to its siblings */

@@ -165,9 +165,21 @@ function hoistAnswer(classId: string, answer: AnswerSchema, components: Json): J
 /** the method's successful answers: its declared answer schema, or any JSON (a QUEUED_WRITE: its job) */
 function answerResponses(cls: RegisteredClass, m: RegisteredMethod, components: Json): Json {
   if (m.answer) {
-    const schema = hoistAnswer(cls.id, m.answer, components);
-    const description = (m.answer.schema.description as string | undefined) ?? "the method's answer";
-    return Object.fromEntries(m.answer.statuses.map((s) => [String(s), { description, content: { 'application/json': { schema } } }]));
+    const answer = m.answer;
+    const schema = hoistAnswer(cls.id, answer, components);
+    const description = (answer.schema.description as string | undefined) ?? "the method's answer";
+    const type = answer.contentType ?? 'application/json';
+    // a download's bytes or a page: its file says so (`x-answer-content-type`) and describes the body as a string
+    const content = { [type]: { schema } };
+    return Object.fromEntries(
+      answer.statuses.map((s) => {
+        // 204 and 304 have no body; a redirect says where to (and may answer a body too)
+        if (s === 204 || s === 304) return [String(s), { description: `${description} (no body)` }];
+        const response: Json = { description, content };
+        if (s >= 300) response.headers = { Location: { description: 'where the redirect leads', schema: { type: 'string' } } };
+        return [String(s), response];
+      }),
+    );
   }
   if (m.kind === 'QUEUED_WRITE') return { '202': { description: 'queued', content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } } } };
   return { '200': { description: "the method's answer (no schema declared)", content: { 'application/json': { schema: {} } } } };
@@ -445,6 +457,101 @@ function projectPackage(): { name?: string; version?: string } {
   }
 }
 
+/** an error answer of the platform's routes: the codes it may carry, in the common error body */
+const platformError = (description: string, codes: RuntimeCode[]): Json => ({
+  description,
+  'x-error-codes': codes.map((name) => ({ code: RuntimeCodes[name].code, name })),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+/**
+ * The runtime's own routes a client calls besides CALL (runtime/http/app.ts):
+ * a queued job's status, which the 202 of every QUEUED_WRITE points to, and
+ * the refresh-token exchange of runtime/auth/sessions.ts.
+ */
+function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
+  const outcome = (what: string): Json => ({
+    type: 'object',
+    required: ['status', 'body'],
+    properties: { status: { type: 'integer', description: `the HTTP status the ${what}` }, body: { description: `the body the ${what}` } },
+  });
+  schemas.JobStatus = {
+    type: 'object',
+    description: "A queued job's state and, once it has ended, its outcome: the answer the method gave (`result`) or its error (`error`).",
+    required: ['jobId', 'classId', 'method', 'instanceId', 'status', 'attemptsMade', 'createdAt'],
+    properties: {
+      jobId: { type: 'string' },
+      classId: { type: 'string' },
+      method: { type: 'string' },
+      instanceId: { type: 'string' },
+      status: { type: 'string', enum: ['queued', 'running', 'retrying', 'completed', 'failed'] },
+      attemptsMade: { type: 'integer', minimum: 0, description: 'attempts started, the running one included' },
+      createdAt: { type: 'integer', description: 'when it was queued (ms since the epoch)' },
+      finishedAt: { type: 'integer', description: 'when it ended (ms since the epoch)' },
+      result: { ...outcome('method answered with'), description: "the method's answer (status completed): the status and body a WRITE would have answered" },
+      error: { ...outcome('error answered with'), description: 'the error it ended with (status failed)' },
+    },
+  };
+  schemas.RefreshRequest = {
+    type: 'object',
+    required: ['refreshToken'],
+    properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512, description: 'the refresh token a sign-in (or the previous exchange) answered' } },
+    examples: [{ refreshToken: 'f3Jq9xV2mK7pL0sT4wY8zA1bC5dE6gH' }],
+  };
+  schemas.RefreshedSession = {
+    type: 'object',
+    required: ['token', 'expiresAt', 'refreshToken'],
+    properties: {
+      token: { type: 'string', description: 'the new access token (a JWT), sent as `Authorization: Bearer <token>`' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'when the access token expires' },
+      refreshToken: { type: 'string', description: 'the refresh token that replaces the one sent (which is now used up)' },
+    },
+  };
+  const project = { $ref: '#/components/parameters/projectId' };
+  const common = { default: { $ref: '#/components/responses/PlatformErrors' } };
+  paths['/{projectId}/JOBS/{jobId}'] = {
+    get: {
+      operationId: 'Runtime_jobStatus',
+      tags: ['Runtime'],
+      summary: "A queued job's status and outcome",
+      description:
+        'The job a QUEUED_WRITE answered (202, its `statusUrl`). Only its caller reads it: any other caller gets 404, as for an unknown job. A job ends `completed` (its answer in `result`) or `failed` (`error`); poll until then.',
+      security: [{ apiKey: [] }, { bearer: [] }],
+      parameters: [project, { name: 'jobId', in: 'path', required: true, schema: { type: 'string' }, description: 'the `jobId` of the 202' }],
+      responses: {
+        '200': { description: "the job's state", content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } },
+        '401': platformError('no or invalid credentials', ['UNAUTHENTICATED']),
+        '404': platformError('no such job, or not the caller\'s; or an unknown project', ['UNKNOWN_JOB', 'UNKNOWN_PROJECT']),
+        ...common,
+      },
+    },
+  };
+  paths['/{projectId}/auth/refresh'] = {
+    post: {
+      operationId: 'Runtime_refreshSession',
+      tags: ['Runtime'],
+      summary: 'A refresh token for a new access token and its successor',
+      description:
+        'Sign-ins that keep a session answer a refresh token beside the access token. Each refresh token is used once: the answer carries its successor. ' +
+        'A token used twice revokes every token of its session (a copy was stolen), so a client must keep the newest one. No authentication header: the token is the credential.',
+      security: [{}],
+      parameters: [project],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RefreshRequest' } } } },
+      responses: {
+        '200': {
+          description: 'the new access token and the refresh token replacing the one sent (no-store)',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/RefreshedSession' } } },
+        },
+        '400': platformError('no refreshToken, or not a string of 1-512 characters', ['VALIDATION', 'BAD_JSON']),
+        '401': platformError('unknown, expired, revoked or used before (then its session is revoked), or its user may no longer sign in', ['UNAUTHENTICATED']),
+        '404': platformError('an unknown project', ['UNKNOWN_PROJECT']),
+        ...common,
+      },
+    },
+  };
+  tags.push({ name: 'Runtime', description: "The runtime's own routes: queued jobs' status and the refresh-token exchange" });
+}
+
 export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Json {
   const pkg = projectPackage();
   const tables = opts.errorTables ?? discoverErrorTables(registry);
@@ -512,6 +619,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
     if (!table) tag['x-error-table'] = 'not found: operations list the platform codes only';
     tags.push(tag);
   }
+  platformRoutes(paths, schemas, tags);
   return {
     openapi: '3.1.0',
     info: {

@@ -89,6 +89,49 @@ describe('OpenAPI document of the service classes', () => {
     }
   });
 
+  it('gives every method callable over HTTP the schema of its answer (a QUEUED_WRITE: its job, a 204: no body)', () => {
+    // INTERNAL methods are not in the document (no HTTP caller reads their answer): the only ones without a schema
+    const without: string[] = [];
+    let answered = 0;
+    for (const cls of t.rt.registry.list()) {
+      for (const m of cls.methodsByName.values()) {
+        if (m.kind === 'INTERNAL') continue;
+        const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
+        const op = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`].post as Op;
+        const ok = Object.entries(op.responses).filter(([s]) => /^[23]\d\d$/.test(s));
+        const typed = ok.length > 0 && ok.every(([s, r]) => (s === '204' || s === '304' ? !r.content : Object.values<any>(r.content ?? {}).every((c) => c.schema && Object.keys(c.schema).length > 0)));
+        if (!typed || (m.kind !== 'QUEUED_WRITE' && !m.answer)) without.push(`${cls.id}.${m.name}`);
+        else answered += 1;
+        if (m.kind === 'QUEUED_WRITE' && !m.answer) expect(op.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueuedJob' });
+      }
+    }
+    expect(without).toEqual([]);
+    expect(answered).toBeGreaterThan(240);
+    // statuses and media types an answer file declares
+    const status = (p: string) => Object.keys(doc.paths[p].post.responses).filter((s) => /^[23]/.test(s));
+    expect(status('/{projectId}/CALL/Tier/createTier')).toEqual(['201']);
+    expect(doc.paths['/{projectId}/CALL/UserNotification/deleteNotification/{instanceId}'].post.responses['204']).toEqual({
+      description: expect.stringContaining('no body'),
+      headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
+    });
+    expect(Object.keys(doc.paths['/{projectId}/CALL/FileManager/downloadFile/{instanceId}'].get.responses['200'].content)).toEqual(['application/octet-stream']);
+    expect(doc.paths['/{projectId}/CALL/ProgramManagementUser/singleSignOn'].post.responses['303'].headers.Location).toBeDefined();
+    // the sign-ins answer their session, not `{}`
+    const login = doc.components.schemas['ProgramManagementUser.checkOtp.answer'];
+    expect(login.required).toEqual(expect.arrayContaining(['accessToken', 'expiresAt', 'user']));
+  });
+
+  it("documents the runtime's own routes: a queued job's status and the refresh-token exchange", () => {
+    const job = doc.paths['/{projectId}/JOBS/{jobId}']?.get;
+    expect(job.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JobStatus' });
+    expect(job.responses['404']['x-error-codes']).toContainEqual({ code: 1019, name: 'UNKNOWN_JOB' });
+    expect(doc.components.schemas.QueuedJob.properties.statusUrl).toBeDefined();
+    const refresh = doc.paths['/{projectId}/auth/refresh']?.post;
+    expect(refresh.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RefreshRequest' });
+    expect(doc.components.schemas.RefreshedSession.required).toEqual(['token', 'expiresAt', 'refreshToken']);
+    expect(refresh.responses['401']['x-error-codes']).toContainEqual({ code: 1007, name: 'UNAUTHENTICATED' });
+  });
+
   it('gives each method its input schema, security and error codes', () => {
     const update = doc.paths['/{projectId}/CALL/Member/updateEmployeePhoto/{instanceId}'].post as Op;
     expect(update.security).toEqual([{ apiKey: [] }]);
@@ -207,6 +250,8 @@ describe('OpenAPI document of the service classes', () => {
     const keyParam = { $ref: '#/components/parameters/idempotencyKey' };
     let posts = 0;
     for (const [p, item] of Object.entries<any>(doc.paths)) {
+      // the runtime's own routes (job status, refresh) are not class calls: no key
+      if (Object.values<any>(item).some((op) => op.tags?.includes('Runtime'))) continue;
       for (const [verb, op] of Object.entries<any>(item)) {
         const where = `${verb} ${p}`;
         if (verb === 'get') {
