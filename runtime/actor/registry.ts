@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { loadAnswer, type AnswerSchema } from './answers';
 import { budgetSeconds, classDefOf } from './decorators';
 import type { CatalogueMethod, ClassDef, MethodDef } from './types';
-import { createAjv, type Validator } from './validation';
+import { createAjv, lazyValidator, type Validator } from './validation';
 import type { CollectionScope } from '../auth/tenancy';
 
 export interface RegisteredMethod extends MethodDef {
@@ -115,11 +115,24 @@ export class ClassRegistry {
       if (fs.existsSync(file)) {
         const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
         delete schema.$id; // one ajv instance: ids need not be globally unique
-        return this.ajv.compile(schema);
+        return lazyValidator(this.ajv, schema, `${classId}.${m.name} (${file})`);
       }
     }
     const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
     throw new Error(`${classId}.${m.name}: no input schema (${looked}); add the JSON Schema, or declare schema: false on the method`);
+  }
+
+  /** compiles every method's input schema now (each is compiled on its first call otherwise): a schema ajv cannot compile throws, naming the method */
+  compileAll(): void {
+    for (const c of this.classes.values()) {
+      for (const m of c.methodsByName.values()) {
+        try {
+          m.validate?.compile();
+        } catch (err) {
+          throw new Error(`${c.id}.${m.name}: its input schema does not compile: ${(err as Error).message}`);
+        }
+      }
+    }
   }
 
   get(classId: string): RegisteredClass | undefined {

@@ -46,4 +46,35 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   return out;
 }
 
-export type Validator = ValidateFunction;
+/** A method's input check: called with the body, its `errors` set by the last call; `schema` is the JSON Schema. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors: ErrorObject[] | null | undefined;
+  readonly schema: Record<string, unknown>;
+  /** compiles the schema now (a process compiles it on first use otherwise) */
+  compile(): void;
+}
+
+/**
+ * A validator compiled on its first call. Compiling a schema is ajv's
+ * expensive step (code generation): a process that compiled all of a few
+ * hundred methods' schemas at start paid about a second for methods it may
+ * never be asked for. The schema itself is checked against JSON Schema's
+ * meta-schema at once, so a malformed schema still stops the start.
+ */
+export function lazyValidator(ajv: Ajv, schema: Record<string, unknown>, name: string): Validator {
+  if (!ajv.validateSchema(schema)) throw new Error(`${name}: invalid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  let compiled: ValidateFunction | undefined;
+  const validator = ((data: unknown): boolean => {
+    compiled ??= ajv.compile(schema);
+    const ok = compiled(data) as boolean;
+    validator.errors = compiled.errors;
+    return ok;
+  }) as Validator;
+  validator.errors = null;
+  Object.defineProperty(validator, 'schema', { value: schema, enumerable: true });
+  validator.compile = () => {
+    compiled ??= ajv.compile(schema);
+  };
+  return validator;
+}

@@ -89,6 +89,40 @@ describe('ClassRegistry: a method without a schema file', () => {
   });
 });
 
+describe('input schemas are compiled on first use, and checked at registration', () => {
+  const file = () => path.join(schemas, 'Widget', 'paint.json');
+  afterEach(() => fs.rmSync(file(), { force: true }));
+
+  it('a schema that is not a JSON Schema stops the registration, naming the method and the file', () => {
+    fs.writeFileSync(file(), JSON.stringify({ type: 'objekt' }));
+    expect(() => register(Widget, [schemas])).toThrow(`Widget.paint (${file()}): invalid JSON Schema`);
+  });
+
+  it('a schema ajv cannot compile (an unresolvable $ref) is named by compileAll', () => {
+    fs.writeFileSync(file(), JSON.stringify({ type: 'object', properties: { colour: { $ref: '#/$defs/missing' } } }));
+    const registry = register(Widget, [schemas]);
+    expect(() => registry.compileAll()).toThrow(/^Widget\.paint: its input schema does not compile: .*missing/);
+  });
+
+  it('the validator reports the errors of its last call', () => {
+    fs.writeFileSync(file(), JSON.stringify({ type: 'object', required: ['colour'], properties: { colour: { type: 'string' } } }));
+    const validate = register(Widget, [schemas]).get('Widget')!.methodsByName.get('paint')!.validate!;
+    expect(validate.schema).toMatchObject({ required: ['colour'] });
+    expect(validate({})).toBe(false);
+    expect(validate.errors).toEqual([expect.objectContaining({ keyword: 'required' })]);
+    expect(validate({ colour: 'red' })).toBe(true);
+    expect(validate.errors).toBeNull();
+  });
+
+  it("every method of the service's own classes has an input schema that compiles", () => {
+    const root = path.resolve(__dirname, '../..');
+    const registry = ClassRegistry.fromDirectories([path.join(root, 'classes')], [path.join(root, 'schemas')], {});
+    const withSchema = registry.list().flatMap((c) => [...c.methodsByName.values()].filter((m) => m.validate));
+    expect(withSchema.length).toBeGreaterThan(150);
+    expect(() => registry.compileAll()).not.toThrow();
+  });
+});
+
 describe('a runtime whose class lacks a schema file', () => {
   it('does not start, and says which file it looked for', async () => {
     const classes = path.join(dir, 'classes');
