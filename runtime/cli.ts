@@ -10,6 +10,7 @@ import { TOKEN_IDENTITIES } from './auth/auth';
 import { loadConfig, projectRoot } from './config';
 import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
 import { reproject } from './reproject';
+import { DeadLetterNotFound, DeadLetters } from './queue/dead-letters';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
@@ -44,6 +45,10 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
     await rt.stop();
     await redis.embedded?.stop();
   }
+}
+
+function deadLettersOf(rt: Runtime): DeadLetters {
+  return new DeadLetters(rt.store, rt.dispatcher.effects, rt.messages);
 }
 
 function print(value: unknown): void {
@@ -176,6 +181,37 @@ program
   .command('retry <jobId>')
   .description('retry a failed job (a QUEUED_WRITE call or a delayed task)')
   .action((jobId: string) => withRuntime(async (rt) => print(await retryFailedJob(rt, jobId))));
+
+program
+  .command('dead-letters')
+  .description(
+    'what the runtime gave up on, newest first: committed effects their target refused (effect:<bucket>:<entry>) and mail or SMS ' +
+      'that could not be delivered (message:<id>); recipients masked',
+  )
+  .option('--limit <n>', 'at most this many of each kind', '100')
+  .action((opts: { limit: string }) => withRuntime(async (rt) => print({ deadLetters: await deadLettersOf(rt).list(Number(opts.limit) || 100) })));
+
+program
+  .command('dead-letters:retry [id]')
+  .description('retry a dead letter by id (from `dead-letters`), or every one with --all: an effect is applied again now, a message is queued for sending again')
+  .option('--all', 'retry every dead letter listed')
+  .action((id: string | undefined, opts: { all?: boolean }) =>
+    withRuntime(async (rt) => {
+      if (opts.all) {
+        const out = await deadLettersOf(rt).retryAll();
+        if (out.failed.length) process.exitCode = 1;
+        return print(out);
+      }
+      if (!id) throw new Error('name a dead letter id, or --all');
+      try {
+        print(await deadLettersOf(rt).retry(id));
+      } catch (err) {
+        if (!(err instanceof DeadLetterNotFound)) throw err;
+        process.exitCode = 1;
+        print(err.message);
+      }
+    }),
+  );
 
 program
   .command('classes')

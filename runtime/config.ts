@@ -111,6 +111,10 @@ export interface RuntimeConfig {
   trustProxy: boolean | number | string;
   /** CORS_ORIGINS: browser origins that may call the API (see corsOrigins) */
   corsOrigins: string[];
+  /** CONSOLE_USERS: program-management user ids that may open the operator console (/admin) besides developers */
+  consoleUsers: string[];
+  /** CONSOLE_READ_ONLY: the operator console shows queues and dead letters and changes nothing */
+  consoleReadOnly: boolean;
   /** serve HTTPS (TLS 1.2 or later) with this PEM certificate chain and key (TLS_CERT, TLS_KEY); unset: plain HTTP */
   tls?: { cert: Buffer; key: Buffer };
   /** the environment this configuration was read from (handed to class constructors) */
@@ -260,6 +264,14 @@ export function tlsFiles(env: NodeJS.ProcessEnv): { cert: Buffer; key: Buffer } 
  * identity source asked). `true` or `false`; default true unless NODE_ENV is
  * `production`.
  */
+/** CONSOLE_READ_ONLY: true or false (default false). */
+export function consoleReadOnly(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.CONSOLE_READ_ONLY?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`CONSOLE_READ_ONLY must be true or false, got '${raw}'`);
+}
+
 export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
   const raw = env.ALLOW_DEV_TOKENS;
   if (raw === undefined || raw === '') return env.NODE_ENV !== 'production';
@@ -447,6 +459,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     tls: tlsFiles(env),
     trustProxy: trustProxy(env),
     corsOrigins: corsOrigins(env),
+    consoleUsers: list(env.CONSOLE_USERS),
+    consoleReadOnly: consoleReadOnly(env),
     env,
   };
 }

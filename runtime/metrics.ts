@@ -69,6 +69,10 @@ export class RuntimeMetrics {
   private readonly instanceWait: Histogram<'class'>;
   private readonly queuedRetries: Counter<'class' | 'method'>;
   private readonly queuedFailures: Counter<'class' | 'method'>;
+  private readonly messagesSent: Counter<'port'>;
+  private readonly messagesFailed: Counter<'port'>;
+  private readonly messagesRetried: Counter<'port'>;
+  private readonly messageDelivery: Histogram<'port'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.register];
@@ -111,6 +115,37 @@ export class RuntimeMetrics {
       labelNames: ['class', 'method'],
       registers,
     });
+    // mail and SMS delivery, counted by the worker process that sends (MessageDelivery tells)
+    this.messagesSent = new Counter({
+      name: 'runtime_messages_sent_total',
+      help: 'Mail and SMS messages the transport accepted, by port (mail, sms), counted by the worker that sent them',
+      labelNames: ['port'],
+      registers,
+    });
+    this.messagesFailed = new Counter({
+      name: 'runtime_messages_failed_total',
+      help: 'Mail and SMS messages given up on (refused for good, or out of attempts) and dead-lettered, by port',
+      labelNames: ['port'],
+      registers,
+    });
+    this.messagesRetried = new Counter({
+      name: 'runtime_messages_retried_total',
+      help: 'Mail and SMS delivery attempts beyond the first (a backoff retry, or an operator retrying a dead letter), by port',
+      labelNames: ['port'],
+      registers,
+    });
+    this.messageDelivery = new Histogram({
+      name: 'runtime_message_delivery_seconds',
+      help: 'Time from a message\'s hand-over to the delivery queue (after its commit) to its acceptance by the transport, retries included, by port',
+      labelNames: ['port'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
+      registers,
+    });
+    // series at 0 from the start, so a rate or an alert has a baseline before the first message
+    for (const port of ['mail', 'sms'] as const) {
+      for (const c of [this.messagesSent, this.messagesFailed, this.messagesRetried]) c.inc({ port }, 0);
+      this.messageDelivery.zero({ port });
+    }
     const caches = Object.entries(sources.caches ?? {});
     // the counts already added to the counters, per cache
     const seenHits = new Map<string, number>();
@@ -327,6 +362,22 @@ export class RuntimeMetrics {
   /** A QUEUED_WRITE job failed for good (JobQueue tells). */
   queuedWriteFailed(classId: string, method: string): void {
     this.queuedChild(this.failuresByMethod, this.queuedFailures, classId, method).inc();
+  }
+
+  /** A message was accepted by its transport `seconds` after it was queued (MessageDelivery tells). */
+  messageSent(port: 'mail' | 'sms', seconds: number): void {
+    this.messagesSent.inc({ port });
+    this.messageDelivery.observe({ port }, seconds);
+  }
+
+  /** A message's delivery attempt beyond the first starts. */
+  messageRetried(port: 'mail' | 'sms'): void {
+    this.messagesRetried.inc({ port });
+  }
+
+  /** A message was given up on (dead-lettered). */
+  messageFailed(port: 'mail' | 'sms'): void {
+    this.messagesFailed.inc({ port });
   }
 
   private readonly waitByClass = new Map<string, Histogram.Internal<'class'>>();

@@ -33,6 +33,7 @@ import { LocalBlobStore } from './files/local-blob-store';
 import { Signer } from './auth/signer';
 import { callConnectionOptions, isRedisUnavailable, RedisHealth, startupRetryLogger, untilRedisAnswers, workerConnectionOverrides } from './redis/client';
 import { MessageDelivery } from './mail/delivery';
+import { DeadLetters } from './queue/dead-letters';
 import { openMessagePorts } from './mail/ports';
 
 /** how long an idle kept-alive HTTP connection stays open (ms): past the usual load balancer's 60 s */
@@ -347,6 +348,8 @@ export class Runtime {
     });
     dispatcher.observeInstanceWaits(metrics);
     jobs.observer = metrics;
+    messages.observer = metrics;
+    const deadLetters = new DeadLetters(store, dispatcher.effects, messages);
     const app = createHttpApp({
       projectId: config.projectId,
       trustProxy: config.trustProxy,
@@ -366,6 +369,15 @@ export class Runtime {
       metrics,
       devMail: messagePorts.mailbox,
       pages: loadPageSites(config.classDirs, config.env),
+      console: {
+        jobs,
+        messages,
+        deadLetters,
+        identify: (headers) => identities.identify(headers),
+        users: config.consoleUsers,
+        readOnly: config.consoleReadOnly,
+        logger,
+      },
       ready: async () => {
         // a stopping process takes no new work (stop())
         if (drain.draining) throw new Error('draining: the process is stopping');

@@ -13,6 +13,7 @@ import type { JobQueue } from '../queue/job-queue';
 import { asRedisUnavailable } from '../redis/client';
 import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
+import { CONSOLE_PATH, operatorConsole, type ConsoleOptions } from './console';
 import { openApiRouter } from './openapi';
 import { pagesRouter, type PageSite } from './pages';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
@@ -50,6 +51,8 @@ export interface HttpDeps {
   metrics?: RuntimeMetrics;
   /** the classes' server-rendered pages under /pages/ (runtime/http/pages.ts); absent or empty: none */
   pages?: readonly PageSite[];
+  /** the operator console (queues, dead letters) at /admin, behind its own authentication (runtime/http/console.ts); absent: 404 */
+  console?: ConsoleOptions;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -285,6 +288,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.use(openApiRouter(deps.registry, { projectId: deps.projectId }));
   // mounted under its path: other requests do not walk its routes
   if (deps.devMail) app.use('/dev/mail', devMailRouter(deps.devMail));
+  // before the JSON body parser below: the console parses its own bodies, after its authentication
+  if (deps.console) app.use(CONSOLE_PATH, operatorConsole(deps.console));
   // before the JSON body parser below: pages read forms
   if (deps.pages?.length) app.use(pagesRouter(deps.pages, deps));
 

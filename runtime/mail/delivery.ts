@@ -47,6 +47,8 @@ export interface MessageJob {
   message: OutboundMail | OutboundSms;
   /** the class and instance whose change sent it (for the log and the dead letter) */
   from?: { classId?: string; instanceId?: string };
+  /** queued again from its dead letter by an operator (its failed job was gone) */
+  requeued?: boolean;
 }
 
 export interface DeadLetter extends MessageJob {
@@ -54,6 +56,16 @@ export interface DeadLetter extends MessageJob {
   reason: string;
   attempts: number;
   time: string;
+}
+
+/** Told of each delivery's outcome (runtime/metrics.ts): called in the worker that sent, or gave up on, the message. */
+export interface DeliveryObserver {
+  /** accepted by the transport, `seconds` after it was handed to the queue */
+  messageSent(port: OutboundPort, seconds: number): void;
+  /** an attempt beyond the first starts */
+  messageRetried(port: OutboundPort): void;
+  /** given up on: dead-lettered */
+  messageFailed(port: OutboundPort): void;
 }
 
 export interface MessageDeliveryOptions {
@@ -109,6 +121,8 @@ export class MessageDelivery {
   private readonly base: string;
   /** messages handed over since the last batch was queued */
   private handed: Handed[] = [];
+  /** told of sends, retries and dead letters (the runtime's metrics) */
+  observer?: DeliveryObserver;
 
   constructor(private readonly opts: MessageDeliveryOptions) {
     // the name as before the queue had a prefix of its own (the QUEUED_WRITE queues' are their buckets' tags)
@@ -128,6 +142,15 @@ export class MessageDelivery {
   /** Redis list of dead letters, newest first */
   get deadKey(): string {
     return `${this.base}:dead`;
+  }
+
+  /**
+   * The dead letter of message `id` as it stands in the list (its exact
+   * JSON, which LREM needs), kept while the letter is: a message sent after
+   * all (retried from the console or the CLI) takes its letter out of the list.
+   */
+  deadMarkKey(id: string): string {
+    return `${this.base}:dead:${id}`;
   }
 
   /**
@@ -189,6 +212,8 @@ export class MessageDelivery {
     const { port, message } = job.data;
     if (!MESSAGE_ID.test(id) || message.id !== id) throw new UnrecoverableError(`job ${id} does not carry message ${message.id}`);
     const records = this.records!;
+    // an attempt after a failed one (a retry from the backoff, or by an operator after it was given up on)
+    if (job.attemptsMade > 0) this.observer?.messageRetried(port);
     if ((await records.exists(this.sentKey(id))) === 1) {
       this.opts.logger.info({ messageId: id, port }, 'message sent before: not sent again');
       return { sent: false };
@@ -202,6 +227,7 @@ export class MessageDelivery {
       if (permanent || attempts >= (job.opts.attempts ?? 1)) {
         const reason = permanent ? `refused: ${(err as Error).message}` : `still failing after ${attempts} attempts: ${(err as Error).message}`;
         await this.deadLetter(id, job.data, reason, attempts);
+        this.observer?.messageFailed(port);
         throw new UnrecoverableError(reason);
       }
       this.opts.logger.warn({ messageId: id, port, attempt: attempts, err: (err as Error).message }, 'message not delivered yet; retried');
@@ -209,13 +235,19 @@ export class MessageDelivery {
     }
     // accepted: recorded at once, so no later delivery of this id sends it again
     await records.set(this.sentKey(id), String(Date.now()), 'EX', SENT_RECORD_TTL_S);
+    this.observer?.messageSent(port, Math.max(0, (Date.now() - job.timestamp) / 1000));
+    // only a message that failed an attempt may have a dead letter: a first-time send pays nothing for it
+    if (job.attemptsMade > 0 || job.data.requeued) await this.dropDeadLetter(id).catch((err: Error) => this.opts.logger.warn({ messageId: id, err: err.message }, 'the dead letter of a message sent after all was not removed'));
     this.opts.logger.info({ messageId: id, port, to: recipientsForLog(job.data), transport: port === 'mail' ? this.opts.mail.kind : this.opts.sms.kind }, 'message sent');
     return { sent: true };
   }
 
   private async deadLetter(id: string, data: MessageJob, reason: string, attempts: number): Promise<void> {
     const letter: DeadLetter = { id, ...data, reason, attempts, time: new Date().toISOString() };
-    await this.records!.multi().lpush(this.deadKey, JSON.stringify(letter)).ltrim(this.deadKey, 0, DEAD_LETTERS_KEPT - 1).exec();
+    const json = JSON.stringify(letter);
+    await this.records!.multi().lpush(this.deadKey, json).ltrim(this.deadKey, 0, DEAD_LETTERS_KEPT - 1).exec();
+    // a letter trimmed off the list leaves a marker that points at nothing: it expires with the failed job
+    await this.records!.set(this.deadMarkKey(id), json, 'EX', SENT_RECORD_TTL_S);
     this.opts.logger.error({ messageId: id, port: data.port, to: recipientsForLog(data), from: data.from, attempts, reason }, 'message dead-lettered');
   }
 
@@ -228,6 +260,44 @@ export class MessageDelivery {
   /** How many dead letters are kept (the newest DEAD_LETTERS_KEPT). */
   async deadLetterCount(): Promise<number> {
     return this.connection.llen(this.deadKey);
+  }
+
+  /** Takes the dead letter of message `id` out of the list (true when there was one). */
+  async dropDeadLetter(id: string): Promise<boolean> {
+    const redis = this.records ?? this.connection;
+    const json = await redis.get(this.deadMarkKey(id));
+    if (json === null) return false;
+    const removed = await redis.lrem(this.deadKey, 0, json);
+    await redis.del(this.deadMarkKey(id));
+    return removed > 0;
+  }
+
+  /**
+   * Sends dead letter `id` again (`cli dead-letters:retry`): its failed job
+   * is retried, or queued again with the letter's message when the job was
+   * removed meanwhile. The letter leaves the list once the message is sent;
+   * a message that fails again is dead-lettered again. False: no such letter.
+   */
+  async retryDeadLetter(id: string): Promise<boolean> {
+    if (!MESSAGE_ID.test(id)) return false;
+    const json = await this.connection.get(this.deadMarkKey(id));
+    const letter = json ? (JSON.parse(json) as DeadLetter) : (await this.deadLetters(DEAD_LETTERS_KEPT)).find((l) => l.id === id);
+    if (!letter) return false;
+    if (!json) await this.connection.set(this.deadMarkKey(id), JSON.stringify(letter), 'EX', SENT_RECORD_TTL_S);
+    const job = await this.queue.getJob(id);
+    const state = job ? await job.getState() : 'unknown';
+    if (job && state === 'failed') await job.retry('failed');
+    else if (!job) {
+      await this.queue.add(letter.port, { port: letter.port, message: letter.message, from: letter.from, requeued: true }, {
+        jobId: id,
+        attempts: this.opts.attempts,
+        backoff: { type: 'exponential', delay: this.opts.backoffMs },
+        removeOnComplete: { age: COMPLETED_JOB_TTL_S },
+        removeOnFail: { age: SENT_RECORD_TTL_S },
+      });
+    }
+    // a job still waiting or running is left to finish: its outcome decides the letter
+    return true;
   }
 
   /** Was message `id` sent (by any worker)? */

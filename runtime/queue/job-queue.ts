@@ -523,6 +523,25 @@ export class JobQueue implements JobSink {
     return { due, lateSeconds: oldest < 0 ? 0 : Math.max(0, (now - oldest) / 1000) };
   }
 
+  /**
+   * Makes a failed QUEUED_WRITE call runnable again before BullMQ retries it
+   * (`cli retry`, the operator console): its stored failure is dropped and it
+   * heads its instance's queue again. Without this a retried job finds its
+   * outcome stored and ends at once as failed (applied-once). A failure
+   * committed nothing, so running it again applies it at most once still.
+   * Delayed tasks need nothing: their delivery id guards them.
+   */
+  async reopenFailed(job: Job): Promise<void> {
+    const d = job.data as JobData;
+    if (d.kind !== 'call') return;
+    const { keys, redis } = this.opts.store;
+    await redis
+      .multi()
+      .del(keys.jobResult(d.classId, d.instanceId, job.id!))
+      .zadd(keys.pendingJobs(d.classId, d.instanceId), 'NX', 0, job.id!)
+      .exec();
+  }
+
   /** A job's stored outcome: a job that is no longer pending always has one (commit and finish store it). */
   private storedOutcome(jobId: string, raw: string | undefined): CallResult {
     if (!raw) throw new UnrecoverableError(`job ${jobId} is no longer pending and has no stored outcome`);
