@@ -76,6 +76,7 @@ const BY_NAME: Record<string, unknown> = {
   status: 'active',
   token: 'example-token',
   content: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  image: 'https://cdn.sunrise.example/offer.jpg',
   photo: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   mimeType: 'image/png',
   originalFilename: 'photo.png',

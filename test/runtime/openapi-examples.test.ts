@@ -81,7 +81,7 @@ const MEMBER_ID = EXAMPLE_SEED.members![0]!.id as string;
 /** the instance an example is sent to: the example program's record of the class, or its singleton */
 const INSTANCE: Record<string, string> = {
   Member: MEMBER_ID,
-  UserNotification: MEMBER_ID,
+  UserNotification: `M${MEMBER_ID}`,
   Tier: EXAMPLE_SEED.tiers![0]!.id as string,
   Partner: EXAMPLE_SEED.partners![0]!.id as string,
   PartnerUser: EXAMPLE_SEED.partnerUsers![0]!.id as string,
