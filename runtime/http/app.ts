@@ -17,6 +17,7 @@ import { CONSOLE_PATH, operatorConsole, type ConsoleOptions } from './console';
 import { openApiRouter } from './openapi';
 import { pagesRouter, type PageSite } from './pages';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
+import type { RedisJournals } from '../actor/journal';
 import type { RedisConnection } from '../redis/connection';
 import type { EmbeddedMailTransport } from '../mail/eml-transport';
 import type { RuntimeMetrics } from '../metrics';
@@ -49,6 +50,8 @@ export interface HttpDeps {
   redis?: RedisConnection;
   /** Prometheus metrics (runtime/metrics.ts): calls are recorded in callFrom, served at /metrics; absent: neither */
   metrics?: RuntimeMetrics;
+  /** where journaled methods' calls are recorded (MethodOptions.journal); absent: not recorded */
+  journals?: RedisJournals;
   /** the classes' server-rendered pages under /pages/ (runtime/http/pages.ts); absent or empty: none */
   pages?: readonly PageSite[];
   /** the operator console (queues, dead letters) at /admin, behind its own authentication (runtime/http/console.ts); absent: 404 */
@@ -280,6 +283,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     res.setHeader('content-security-policy', "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     res.type('html').send(landingPage(deps.projectId, links));
   });
+  // browsers ask every site for an icon: an empty answer, not a JSON 404 in their consoles
+  app.get('/favicon.ico', (_req, res) => {
+    res.setHeader('cache-control', 'public, max-age=86400');
+    res.status(204).end();
+  });
   app.get('/site.css', (_req, res) => {
     res.setHeader('cache-control', 'public, max-age=3600');
     res.type('css').send(SITE_CSS);
@@ -408,6 +416,33 @@ export function createHttpApp(deps: HttpDeps): express.Express {
 
   const idempotency = deps.redis && new IdempotencyStore(deps.redis, `rt:${deps.projectId}`);
 
+  /**
+   * One entry in the method's journal for a call it answered (never fails
+   * the call: an entry that cannot be written is logged).
+   */
+  const journal = (classId: string, method: RegisteredMethod, instanceId: string | undefined, identity: Identity | undefined, body: unknown, res: Response, answer: unknown, at: bigint): void => {
+    const spec = method.options.journal;
+    if (!spec || !deps.journals) return;
+    const status = res.statusCode;
+    // a caller whose credentials did not hold is not journaled: anyone could fill the journal otherwise
+    if (status === 401) return;
+    const code = status >= 400 && answer && typeof answer === 'object' ? (answer as { code?: unknown }).code : undefined;
+    deps.journals
+      .append(spec, {
+        classId,
+        method: method.name,
+        instanceId,
+        identity,
+        status,
+        ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+        durationMs: Number(process.hrtime.bigint() - at) / 1e6,
+        requestId: res.locals.requestId as string | undefined,
+        body,
+        answer,
+      })
+      .catch((err: unknown) => deps.logger.warn({ err, journal: spec.name, classId, method: method.name }, 'journal entry not written'));
+  };
+
   const callFrom = async (
     req: Request,
     res: Response,
@@ -420,6 +455,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     let claim: IdempotencyClaim | undefined;
     // recorded once the call is answered (labels: the registry's class and method, never the request's)
     const started = deps.metrics && process.hrtime.bigint();
+    const journaled = method?.options.journal && deps.journals ? { at: process.hrtime.bigint(), identity: undefined as Identity | undefined, answer: undefined as unknown } : undefined;
     let busy = false;
     try {
       if (logged) {
@@ -432,16 +468,21 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       const identity = await deps.identities.identify(req.headers as Headers);
       if (logged) res.locals.identity = identity;
+      if (journaled) journaled.identity = identity;
       // an Idempotency-Key on a POST (or another verb of a route alias): a repeat replays the first answer
       // not for anonymous callers: they would share one key scope, and public answers (sign-in tokens) must not be kept
       const idem = method && req.method !== 'GET' && idempotency && identity.type !== 'anonymous'
         ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs)
         : undefined;
-      if (idem?.replay) return send(res, idem.replay);
+      if (idem?.replay) {
+        if (journaled) journaled.answer = idem.replay.body;
+        return send(res, idem.replay);
+      }
       claim = idem?.claim;
       const call = new HttpCall(target, req.method === 'GET' ? {} : req.body, identity, res.locals.requestId as string, req);
       const result = await deps.dispatcher.call(call);
       await claim?.settle(result);
+      if (journaled) journaled.answer = result.body;
       send(res, result);
     } catch (err) {
       // a logger for this request only when there is something to log
@@ -449,9 +490,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       busy = err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_BUSY.code;
       const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
       await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
+      if (journaled) journaled.answer = out instanceof ActorError ? out.toBody() : { code: RuntimeCodes.INTERNAL.code };
       sendError(res, out, log);
     } finally {
       if (started !== undefined) deps.metrics!.observe(cls?.id, method, res.statusCode, started, busy);
+      if (journaled) journal(cls!.id, method!, target.instanceId, journaled.identity, req.body, res, journaled.answer, journaled.at);
     }
   };
 
@@ -548,13 +591,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * `/<projectId>/CALL/<ClassId>/<method>[/<instanceId>]`.
    */
   const CALL_PATH = /^\/([^/]+)\/CALL\/([^/]+)\/([^/]+)(?:\/[^/]*)?\/?$/;
-  const shapedMethodOf = (req: Request): { classId: string; method: RegisteredMethod } | undefined => {
+  /** the method a request addresses (route alias or CALL path), when it names one */
+  const methodOf = (req: Request): { classId: string; method: RegisteredMethod } | undefined => {
     const alias = aliasMethods.get(`${req.method} ${req.path}`);
     if (alias) return alias;
     const m = CALL_PATH.exec(req.path);
     if (!m || m[1] !== deps.projectId) return undefined;
     const method = deps.registry.get(m[2]!)?.methodsByName.get(m[3]!);
-    return method?.options.errorShape ? { classId: m[2]!, method } : undefined;
+    return method ? { classId: m[2]!, method } : undefined;
   };
 
   /**
@@ -582,8 +626,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   // body parser and other middleware errors: never a 500 for bad input
   app.use(async (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; message?: string };
-    const target = shapedMethodOf(req);
+    const addressed = methodOf(req);
+    const target = addressed?.method.options.errorShape ? addressed : undefined;
     const shape = target?.method.options.errorShape;
+    // a body refused before any handler ran is a call of a journaled method too (the caller, when its credentials hold)
+    const journaled = addressed?.method.options.journal && deps.journals ? addressed : undefined;
+    const at = process.hrtime.bigint();
+    const record = async (answer: unknown): Promise<void> => {
+      if (!journaled) return;
+      const identity = await deps.identities.identify(req.headers as Headers).catch(() => undefined);
+      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at);
+    };
     let out: ActorError;
     if (err instanceof ActorError) out = err;
     else if (e.type === 'entity.parse.failed') out = runtimeError('BAD_JSON', `Malformed JSON body: ${e.message}`);
@@ -594,12 +647,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     else if (e.status && e.status >= 400 && e.status < 500) {
       out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
     } else {
-      sendError(res, shapeError(shape, err, deps.logger), deps.logger);
+      const failed = shapeError(shape, err, deps.logger);
+      sendError(res, failed, deps.logger);
+      await record(failed instanceof ActorError ? failed.toBody() : { code: RuntimeCodes.INTERNAL.code });
       return;
     }
     if (target) out = (await credentialError(req, target)) ?? out;
     const shaped = shapeError(shape, out, deps.logger) as ActorError;
     res.status(shaped.status).json(shaped.toBody());
+    await record(shaped.toBody());
   });
 
   return app;
