@@ -160,10 +160,18 @@ function flat(record: Record<string, unknown> | undefined): Record<string, strin
   return out;
 }
 
-/** a POST whose Origin is another site's (a browser names it on every form post): refused before the handler */
+/**
+ * A POST a browser sent from another site's page: refused before the handler.
+ * Browsers say where a request comes from in Sec-Fetch-Site; one that does not
+ * is judged by Origin (which is `null` on a form posted from a page with
+ * `Referrer-Policy: no-referrer`, as these pages are: not a foreign origin).
+ * A request with neither is no browser's, and holds no cookie a browser gave.
+ */
 function crossOrigin(req: Request): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
   const origin = req.headers.origin;
-  if (origin === undefined) return false;
+  if (origin === undefined || origin === 'null') return false;
   try {
     return new URL(origin).host !== req.headers.host;
   } catch {

@@ -47,12 +47,28 @@ export interface TestBrowser {
   browser: Browser;
   /** a fresh page in its own browser context (no cookies or storage shared with other pages) */
   newPage(): Promise<Page>;
-  /** messages the pages logged as console errors, and uncaught page errors (a CSP refusal shows here) */
+  /**
+   * Errors the pages logged to the console and uncaught page errors: a script or style the CSP refused shows
+   * here. Chromium's "Failed to load resource" lines are left out (a page answered 400 on purpose logs one):
+   * see failedResources.
+   */
   readonly consoleErrors: string[];
+  /** stylesheets, scripts, images and other subresources answered 4xx or 5xx, or not loaded at all: `<status> <url>` */
+  readonly failedResources: string[];
   close(): Promise<void>;
 }
 
-export async function launchBrowser(opts: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+export interface LaunchOptions {
+  viewport?: { width: number; height: number };
+  /**
+   * Host names the browser resolves to local servers: `{ 'service.test': '127.0.0.1:40123' }` makes
+   * `http://service.test/` reach port 40123 (Chromium's --host-resolver-rules). Gives a test distinct
+   * origins (CORS) and lets a service be told its public address before it has a port.
+   */
+  hosts?: Readonly<Record<string, string>>;
+}
+
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<TestBrowser> {
   // its own profile directory, removed at close: parallel test files never share one
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-test-'));
   const browser = await puppeteer.launch({
@@ -73,19 +89,31 @@ export async function launchBrowser(opts: { viewport?: { width: number; height: 
       '--disable-component-update',
       '--disable-sync',
       '--mute-audio',
+      ...(opts.hosts && Object.keys(opts.hosts).length
+        ? [`--host-resolver-rules=${Object.entries(opts.hosts).map(([host, target]) => `MAP ${host}:80 ${target}`).join(', ')}`]
+        : []),
     ],
   });
   const consoleErrors: string[] = [];
+  const failedResources: string[] = [];
   const contexts: { close(): Promise<void> }[] = [];
   return {
     browser,
     consoleErrors,
+    failedResources,
     async newPage() {
       const context = await browser.createBrowserContext();
       contexts.push(context);
       const page = await context.newPage();
       page.on('console', (msg) => {
-        if (msg.type() === 'error') consoleErrors.push(msg.text());
+        if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(`${msg.text()} (${msg.location().url ?? ''})`);
+      });
+      page.on('response', (res) => {
+        const type = res.request().resourceType();
+        if (res.status() >= 400 && type !== 'document') failedResources.push(`${res.status()} ${res.url()}`);
+      });
+      page.on('requestfailed', (req) => {
+        if (req.resourceType() !== 'document') failedResources.push(`${req.failure()?.errorText ?? 'failed'} ${req.url()}`);
       });
       page.on('pageerror', (err) => consoleErrors.push(String((err as Error)?.message ?? err)));
       return page;
