@@ -190,6 +190,31 @@ export function redirectPage(target: string, title = 'Accept your invitation'): 
   ].join('\n');
 }
 
+/** Does a request's Accept header ask for a page first (a browser opening a link), rather than JSON? */
+export function prefersHtml(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : accept ?? '';
+  const html = value.indexOf('text/html');
+  const json = value.indexOf('application/json');
+  return html !== -1 && (json === -1 || html < json);
+}
+
+/**
+ * The page of an invitation link whose token is damaged or missing (a link cut
+ * by a mail client): words, and where to type the code the mail also shows.
+ */
+export function invalidLinkPage(invitationPage: string): string {
+  const href = escapeHtml(invitationPage.replace(/#$/, ''));
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">',
+    '<title>This invitation link is not complete</title></head>',
+    '<body><main><h1>This invitation link is not complete</h1>',
+    '<p role="alert">The link you opened does not hold a valid invitation. It may have been cut when the mail was shown or copied.</p>',
+    `<p>Open the link again from the mail, or go to <a href="${href}">the invitation page</a> and enter the invitation code the mail shows.</p>`,
+    '</main></body></html>',
+  ].join('\n');
+}
+
 /** The headers of a page that carries a token: never cached, never sent on as a Referer, never sniffed. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',

@@ -129,7 +129,7 @@ describe('links and pages', () => {
 describe('settings', () => {
   test('defaults without SSO; a bad invitation lifetime or public URL stops the start', () => {
     const s = signInSettingsFrom({ DATA_DIR: '/nonexistent-dir', PORT: '4000' });
-    expect(s).toMatchObject({ saml: null, publicUrl: 'http://localhost:4000', appUrl: 'http://localhost:3000/', invitationTtlSeconds: 7 * 24 * 3600 });
+    expect(s).toMatchObject({ saml: null, publicUrl: 'http://localhost:4000', appUrl: 'http://localhost:4000/pages/member/', invitationTtlSeconds: 7 * 24 * 3600 });
     expect(signInSettingsFrom({ DATA_DIR: '/nonexistent-dir', MEMBER_INVITATION_TTL_SECONDS: '3600', PUBLIC_URL: 'https://svc.test/' })).toMatchObject({ invitationTtlSeconds: 3600, publicUrl: 'https://svc.test' });
     expect(() => signInSettingsFrom({ DATA_DIR: '/nonexistent-dir', MEMBER_INVITATION_TTL_SECONDS: '10' })).toThrow('MEMBER_INVITATION_TTL_SECONDS');
     expect(() => signInSettingsFrom({ DATA_DIR: '/nonexistent-dir', PUBLIC_URL: 'ftp://x' })).toThrow('PUBLIC_URL');

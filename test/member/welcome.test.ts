@@ -75,6 +75,8 @@ test('an email_password member gets no welcome (its invitation is sent separatel
 test('welcomeFor: only when the status change asks for it; the inbox and the address', () => {
   expect(welcomeFor({ id: 'm1', name: 'A', email: null as unknown as string }, ['welcome_email'], APP)).toEqual({ to: ['Mm1'], parameters: { name: 'A', loginUrl: APP } });
   expect(welcomeFor({ id: 'm1', name: 'A', email: 'a@x.test' }, [], APP)).toBeNull();
-  expect(memberAppUrl({})).toBe('http://localhost:3000/');
+  // unset: the service's own member pages
+  expect(memberAppUrl({})).toBe('http://localhost:3000/pages/member/');
+  expect(memberAppUrl({ PUBLIC_URL: 'https://svc.test/' })).toBe('https://svc.test/pages/member/');
   expect(() => memberAppUrl({ MEMBER_APP_URL: 'javascript:alert(1)' })).toThrow('MEMBER_APP_URL');
 });

@@ -23,4 +23,5 @@ test('Chromium opens the landing page with its stylesheet and no console error',
   // /site.css was loaded (style-src 'self'): its font family reached the body
   expect(await page.$eval('body', (b) => getComputedStyle(b).fontFamily)).toContain('system-ui');
   expect(browser.consoleErrors).toEqual([]);
+  expect(browser.failedResources).toEqual([]);
 });

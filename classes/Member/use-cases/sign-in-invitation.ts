@@ -8,7 +8,9 @@
  *                                   with the change → {id, status, invitation: {sentTo, expiresAt}}; 429 6001
  *                                   past Otp's otpLimit
  *   inviteRedirect ?token=          STATIC, public → an HTML page sending the browser on to the member application
- *                                   (MEMBER_APP_URL, route `invitation`, the token in the fragment)
+ *                                   (MEMBER_APP_URL, route `invitation`, the token in the fragment; unset: the
+ *                                   service's own page, pages/member-pages.ts); a token that is no invitation
+ *                                   token is 400 5028, or a page saying so in words for a browser
  *   acceptInvitation {token, password}  WRITE, public, on the member → `active` with its first password
  *                                   → {id, status}; 401 5037 for any token that is not this member's live
  *                                   invitation, 400 5038 for a password the policy refuses (its rules that need
@@ -30,11 +32,13 @@ import { clone, hasActiveMembership, logMemberChange, memberState, profileOf, ty
 import {
   APP_ROUTES,
   appLink,
+  invalidLinkPage,
   inviteRedirectLink,
   linkToken,
   mayRestartInvitation,
   PAGE_HEADERS,
   parseLinkToken,
+  prefersHtml,
   redirectPage,
   type SignInSettings,
 } from '../sign-in-rules';
@@ -126,7 +130,15 @@ export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectBody>, s
   const fromQuery = ctx.request.query?.token;
   const raw = ctx.request.body?.token ?? (Array.isArray(fromQuery) ? fromQuery[0] : fromQuery);
   const link = parseLinkToken(raw);
-  if (!link) throw fieldError('INVALID_INPUT', 'token', 'is not an invitation token');
+  if (!link) {
+    // a person who opened a damaged link reads a sentence; a program gets the error as any call's
+    if (prefersHtml(ctx.request.headers?.accept)) {
+      const body = invalidLinkPage(appLink(settings.appUrl, APP_ROUTES.invitation, {}));
+      ctx.response = { status: 400, headers: { ...PAGE_HEADERS }, body };
+      return body;
+    }
+    throw fieldError('INVALID_INPUT', 'token', 'is not an invitation token');
+  }
   const target = appLink(settings.appUrl, APP_ROUTES.invitation, { token: linkToken(link.memberId, link.secret) });
   const body = redirectPage(target);
   ctx.response = { status: 200, headers: { ...PAGE_HEADERS }, body };

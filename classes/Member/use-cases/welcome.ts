@@ -13,9 +13,17 @@ import type { MemberProfile } from '../types';
 
 export const WELCOME_TEMPLATE = 'MEMBER_WELCOME';
 
-/** MEMBER_APP_URL: where members sign in (the welcome message's link, the SSO redirect); default PUBLIC_URL, else the local service. */
+/** where the service's own member pages are (classes/Member/pages): the member application when none is configured */
+export const MEMBER_PAGES_PATH = '/pages/member/';
+
+/**
+ * MEMBER_APP_URL: where members sign in (the welcome message's link, the SSO redirect, the invitation and reset
+ * links' pages); unset, the service's own member pages (PUBLIC_URL, else the local service, + /pages/member/), so a
+ * mailed link opens a page that works without a member application.
+ */
 export function memberAppUrl(env: NodeJS.ProcessEnv): string {
-  const raw = env.MEMBER_APP_URL || env.PUBLIC_URL || 'http://localhost:3000';
+  const service = (env.PUBLIC_URL?.trim() || `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
+  const raw = env.MEMBER_APP_URL || `${service}${MEMBER_PAGES_PATH}`;
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,0 +1,142 @@
+/**
+ * The member pages in a real Chromium, with no member application configured
+ * (MEMBER_APP_URL unset): the invitation mail's link opened from the mail the
+ * service sent over SMTP, a password set, a sign-in with the code mailed, the
+ * signed-in page; damaged and dead links answered in words; a password reset
+ * from its mail. Pages are checked for their CSP and for console errors (a
+ * refused script or style shows there).
+ */
+import { launchBrowser, type TestBrowser } from '../support/browser';
+import { codeIn, invitableMember, activeMember, nthMail, PASSWORD, OTHER_PASSWORD, startSignInRuntime, type SignInEnv } from '../member/sign-in-support';
+import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
+
+let env: SignInEnv;
+let browser: TestBrowser;
+
+beforeAll(async () => {
+  // the links' addresses are the service's own pages: no MEMBER_APP_URL, a PUBLIC_URL the browser resolves here
+  env = await startSignInRuntime({ MEMBER_APP_URL: '', PUBLIC_URL: SERVICE });
+  browser = await launchBrowser({ hosts: { [SERVICE_HOST]: new URL(env.t.base).host } });
+});
+afterAll(async () => {
+  await browser?.close();
+  await env?.t.stop();
+  await env?.sink.close();
+});
+afterEach(() => {
+  expect(browser.consoleErrors).toEqual([]);
+  expect(browser.failedResources).toEqual([]);
+});
+
+test('the invitation mail → its link → a password → sign in → the code from the mail → the signed-in page', async () => {
+  const m = await invitableMember(env);
+  expect((await env.t.post(`${env.p}/sendInviteEmail/${m.id}`, {}, env.pm)).status).toBe(200);
+  const invitation = await nthMail(env.sink, m.email, 1);
+  const page = await browser.newPage();
+
+  // the mail's link: inviteRedirect, then the member page with the token in the fragment, moved into the form
+  const landed = page.waitForResponse((r) => new URL(r.url()).pathname === '/pages/member/invitation');
+  await openMailLink(page, invitation, '/inviteRedirect?token=');
+  const res = await landed;
+  expect(res.status()).toBe(200);
+  expect(res.headers()['content-security-policy']).toMatch(/script-src 'self'/);
+  expect(res.headers()['content-security-policy']).not.toMatch(/unsafe-inline/);
+  expect(res.headers()['cache-control']).toBe('no-store');
+  // the script took the token out of the address bar and into the form, whose code row it hid
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/invitation' && u.hash === '', 'the fragment dropped');
+  expect(await page.$eval('#f-token', (i) => (i as HTMLInputElement).value)).toBe(codeIn(invitation));
+  expect(await page.$eval('#f-token', (i) => (i.closest('.field') as HTMLElement).hidden)).toBe(true);
+  expect(await textOf(page, 'h1')).toBe('Accept your invitation');
+  // every field has its label
+  expect(await page.$$eval('input:not([type=hidden])', (is) => is.filter((i) => !(i as HTMLInputElement).labels?.length).length)).toBe(0);
+
+  await page.type('#f-password', PASSWORD);
+  await page.type('#f-repeat', PASSWORD);
+  await submit(page);
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/' && u.searchParams.get('done') === 'invitation', 'the sign-in page');
+  expect(await textOf(page, '.notice')).toBe('Your password is set. Sign in with it now.');
+
+  await page.type('#f-email', m.email);
+  await page.type('#f-password', PASSWORD);
+  await submit(page);
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/code', 'the code page');
+  const code = codeIn(await nthMail(env.sink, m.email, 2));
+  await page.type('#f-otp', code);
+  await submit(page);
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/signed-in', 'the signed-in page');
+  expect(await textOf(page, 'h1')).toBe('Signed in');
+  expect(await textOf(page, 'main p')).toBe('You are signed in as Ada Lovelace.');
+  expect(await textOf(page, 'dl')).toContain(m.email);
+  // the session is an HttpOnly cookie: the page's script cannot read it
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+
+  // the same link again: spent, said in words
+  const again = await browser.newPage();
+  await openMailLink(again, invitation, '/inviteRedirect?token=');
+  await waitForUrl(again, (u) => u.pathname === '/pages/member/invitation' && u.hash === '', 'the invitation page');
+  await again.type('#f-password', OTHER_PASSWORD);
+  await again.type('#f-repeat', OTHER_PASSWORD);
+  await submit(again);
+  expect(await textOf(again, '[role=alert]')).toMatch(/^This invitation link is not valid any more: it has been used, it has expired, or a newer invitation was sent\./);
+
+  await submit(page, 'form[action="/pages/member/sign-out"]');
+  expect(await textOf(page, '.notice')).toBe('You have signed out.');
+});
+
+test('a damaged link and a wrong token are answered in words, and a refused password says why', async () => {
+  const page = await browser.newPage();
+  const res = await page.goto(`${SERVICE}/${env.t.projectId}/CALL/Member/inviteRedirect?token=nothing`);
+  expect(res?.status()).toBe(400);
+  expect(await textOf(page, 'h1')).toBe('This invitation link is not complete');
+  expect(await page.content()).not.toContain('"code"');
+
+  // an invited member, and a token of the right shape that is not its invitation's
+  const m = await invitableMember(env);
+  expect((await env.t.post(`${env.p}/sendInviteEmail/${m.id}`, {}, env.pm)).status).toBe(200);
+  await page.goto(`${SERVICE}/pages/member/invitation#token=${m.id}.0f8fad5b-d9cb-469f-a165-70867728950e`);
+  await waitForUrl(page, (u) => u.hash === '', 'the fragment dropped');
+  await page.type('#f-password', 'short');
+  await page.type('#f-repeat', 'short');
+  await submit(page);
+  expect(await page.$$eval('[role=alert] p, [role=alert] li', (e) => e.map((x) => x.textContent))).toEqual(['Choose another password:', 'The password must be at least 12 characters.']);
+  // the token the server gave back to the form is still there: only the password is typed again
+  await page.type('#f-password', PASSWORD);
+  await page.type('#f-repeat', 'not the same');
+  await submit(page);
+  expect(await textOf(page, '[role=alert]')).toBe('The two passwords are not the same. Type the new password twice.');
+  await page.type('#f-password', PASSWORD);
+  await page.type('#f-repeat', PASSWORD);
+  await submit(page);
+  expect(await textOf(page, '[role=alert]')).toMatch(/^This invitation link is not valid any more/);
+
+  const unknown = await page.goto(`${SERVICE}/pages/member/nothing-here`);
+  expect(unknown?.status()).toBe(404);
+  expect(await textOf(page, '[role=alert]')).toBe('There is no such page.');
+});
+
+test('forgotten password: the page asks, the mail links to the reset page, the new password signs in', async () => {
+  const m = await activeMember(env);
+  const page = await browser.newPage();
+  await page.goto(`${SERVICE}/pages/member/`);
+  await Promise.all([page.waitForNavigation(), page.click('a[href="/pages/member/forgot-password"]')]);
+  await page.type('#f-email', m.email);
+  await submit(page);
+  expect(await textOf(page, '.notice')).toMatch(/a reset link has been sent to it\. Check your mail\.$/);
+
+  const mail = await nthMail(env.sink, m.email, 2);
+  await openMailLink(page, mail, '/pages/member/reset-password#token=');
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/reset-password' && u.hash === '', 'the reset page');
+  expect(await textOf(page, 'h1')).toBe('Choose a new password');
+  await page.type('#f-password', OTHER_PASSWORD);
+  await page.type('#f-repeat', OTHER_PASSWORD);
+  await submit(page);
+  expect(await textOf(page, '.notice')).toBe('Your password has been changed. Sign in with the new one.');
+
+  await page.type('#f-email', m.email);
+  await page.type('#f-password', PASSWORD);
+  await submit(page);
+  expect(await textOf(page, '[role=alert]')).toBe('The email address or the password is not right. Check both and try again.');
+  await page.type('#f-password', OTHER_PASSWORD);
+  await submit(page);
+  await waitForUrl(page, (u) => u.pathname === '/pages/member/code', 'the code page');
+});
