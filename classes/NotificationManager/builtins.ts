@@ -29,11 +29,11 @@ function emailOnly(subject: string, html: string): Channels {
 const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   OTP_PROGRAM_MANAGEMENT_INVITE: {
     title: 'Back-office invitation (one-time code)',
-    description: 'Sent to a new program management user with the one-time code that completes the invitation. Parameters: name, otp.',
+    description: 'Sent to a new program management user with the one-time code that completes the invitation. Parameters: name, otp, inviteUrl (the back office\'s accept-invitation page with the email and code).',
     audience: 'program_management',
     channels: emailOnly(
       `You are invited to the ${BRAND} back office`,
-      `<p>Hello {{name}},</p><p>You have been invited to the ${BRAND} back office. Your one-time code is <strong>{{otp}}</strong>.</p>`,
+      `<p>Hello {{name}},</p><p>You have been invited to the ${BRAND} back office. Your one-time code is <strong>{{otp}}</strong>.</p><p>Set your password at <a href="{{inviteUrl}}">{{inviteUrl}}</a>.</p>`,
     ),
   },
   OTP_PROGRAM_MANAGEMENT_LOGIN: {
@@ -44,9 +44,12 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET: {
     title: 'Back-office password reset code',
-    description: 'The one-time code that resets a back-office password. Parameters: otp.',
+    description: 'The one-time code that resets a back-office password. Parameters: otp, resetUrl (the back office\'s reset page with the email and code).',
     audience: 'program_management',
-    channels: emailOnly(`Reset your ${BRAND} password`, `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`),
+    channels: emailOnly(
+      `Reset your ${BRAND} password`,
+      `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>Choose a new password at <a href="{{resetUrl}}">{{resetUrl}}</a>.</p><p>If you did not ask for it, ignore this message.</p>`,
+    ),
   },
   SSO_USER_INTIVATION_PROGRAM_MANAGEMENT: {
     title: 'Back-office invitation (single sign-on)',
@@ -65,9 +68,12 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   OTP_MEMBER_PASSWORD_RESET: {
     title: 'Member password reset code',
-    description: 'The one-time code that resets a member password. Parameters: otp.',
+    description: 'The link that resets a member password. Parameters: otp (the link token), resetUrl (the member application\'s reset-password route), name.',
     audience: 'member',
-    channels: emailOnly(`Reset your ${BRAND} password`, `<p>Your password reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`),
+    channels: emailOnly(
+      `Reset your ${BRAND} password`,
+      `<p>Choose a new password at <a href="{{resetUrl}}">{{resetUrl}}</a>.</p><p>If the link does not open, your reset code is <strong>{{otp}}</strong>.</p><p>If you did not ask for it, ignore this message.</p>`,
+    ),
   },
   MEMBER_INVITATION: {
     title: 'Member invitation',

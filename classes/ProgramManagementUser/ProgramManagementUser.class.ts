@@ -146,7 +146,7 @@ export class ProgramManagementUser {
   /** {email} → 202, the same answer for every email. */
   @Static({ access: [PUBLIC] })
   sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>) {
-    return password.sendPasswordResetEmail(ctx);
+    return password.sendPasswordResetEmail(ctx, this.settings);
   }
 
   /** {email, otp, password}: the reset code and a new password (policy checked); every session ends. */

@@ -10,7 +10,7 @@ import { loadSamlConfig, samlServiceProvider, type SamlConfig, type SamlServiceP
 export interface UserSettings {
   /** null when no identity provider is configured (SAML_IDPS_FILE) */
   saml: SamlServiceProvider | null;
-  /** the back-office web application: the SSO invitation's link and where singleSignOn sends the browser */
+  /** the back-office web application: the invitation, reset and SSO invitation links, and where singleSignOn sends the browser */
   backOfficeUrl: string;
   /** validity of an invitation code */
   invitationTtlSeconds: number;
@@ -21,6 +21,8 @@ export interface UserSettings {
 }
 
 export const DEFAULT_INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+/** where the service's own back-office pages are: the back office when BACKOFFICE_URL is unset */
+export const BACKOFFICE_PAGES_PATH = '/pages/backoffice';
 export const DEFAULT_OTP_STEP_TTL_SECONDS = 10 * 60;
 
 function seconds(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
@@ -60,12 +62,24 @@ export function ownAcsOnly(config: SamlConfig, env: NodeJS.ProcessEnv): SamlConf
   return own ? { ...config, sp: { ...config.sp, acsUrls: [own] } } : config;
 }
 
+/** the back office's `route` with `params` in the fragment: a fragment reaches no server, so a code there stays out of logs */
+export function backOfficeLink(backOfficeUrl: string, route: string, params: Record<string, string>): string {
+  const url = new URL(route, `${backOfficeUrl.replace(/\/+$/, '')}/`);
+  url.hash = new URLSearchParams(params).toString();
+  return url.toString();
+}
+
+/** the back office's routes the mailed links open */
+export const BACKOFFICE_ROUTES = { invitation: 'accept-invitation', passwordReset: 'reset-password' } as const;
+
 export function userSettingsFrom(env: NodeJS.ProcessEnv): UserSettings {
   const loaded = loadSamlConfig(env);
   const config = loaded ? ownAcsOnly(loaded, env) : null;
   const otp = otpConfigFrom(env);
   const publicUrl = env.PUBLIC_URL?.trim();
-  const backOffice = env.BACKOFFICE_URL?.trim() || publicUrl || `http://localhost:${env.PORT || 3000}`;
+  // unset: the service's own back-office pages (classes/ProgramManagementUser/pages), so mailed links open a page
+  const service = (publicUrl || `http://localhost:${env.PORT || 3000}`).replace(/\/+$/, '');
+  const backOffice = env.BACKOFFICE_URL?.trim() || `${service}${BACKOFFICE_PAGES_PATH}`;
   return {
     saml: config ? samlServiceProvider(config) : null,
     backOfficeUrl: httpUrl(backOffice, env.BACKOFFICE_URL?.trim() ? 'BACKOFFICE_URL' : 'PUBLIC_URL'),

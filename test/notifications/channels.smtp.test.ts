@@ -45,7 +45,7 @@ async function changeChannel(id: string, channel: string, content: Record<string
 
 test('a rendered mail arrives with its subject, escaped html and one recipient per message', async () => {
   const to = [`a-${uid()}@example.com`, `b-${uid()}@example.com`];
-  expect((await send('OTP_PROGRAM_MANAGEMENT_INVITE', { to, parameters: { name: 'Ann <script>', otp: '482913' } })).status).toBe(204);
+  expect((await send('OTP_PROGRAM_MANAGEMENT_INVITE', { to, parameters: { name: 'Ann <script>', otp: '482913', inviteUrl: 'https://bo.example.test/accept-invitation' } })).status).toBe(204);
   for (const address of to) {
     const [mail] = await mailTo(address);
     expect(mail!.parsed.subject).toBe('You are invited to the Membership Program back office');
@@ -60,7 +60,7 @@ test("the call's recipients are merged with the channel's default recipients", a
   const ops = `ops-${uid()}@example.com`;
   await changeChannel('OTP_MEMBER_PASSWORD_RESET', 'email', { to: [ops] });
   const member = `m-${uid()}@example.com`;
-  await send('OTP_MEMBER_PASSWORD_RESET', { to: [member, ops.toUpperCase()], parameters: { otp: '111222' } });
+  await send('OTP_MEMBER_PASSWORD_RESET', { to: [member, ops.toUpperCase()], parameters: { otp: '111222', resetUrl: 'https://app.example.test/reset-password' } });
   const [toMember] = await mailTo(member);
   const [toOps] = await mailTo(ops);
   expect(toMember!.parsed.html).toContain('111222');
@@ -68,7 +68,7 @@ test("the call's recipients are merged with the channel's default recipients", a
   // the default recipient named again by the call (in another case) is one recipient: a later send's mail
   // arriving before a second one to it shows there was none (deliveries of one template run in order)
   const marker = `m-${uid()}@example.com`;
-  await send('OTP_MEMBER_PASSWORD_RESET', { to: [marker], parameters: { otp: '333444' } });
+  await send('OTP_MEMBER_PASSWORD_RESET', { to: [marker], parameters: { otp: '333444', resetUrl: 'https://app.example.test/reset-password' } });
   await mailTo(marker);
   // (the marker's send went to the default recipient too)
   expect(mailsTo(ops).filter((m) => String(m.parsed.html).includes('111222'))).toHaveLength(1);

@@ -182,7 +182,7 @@ describe('sending', () => {
     await waitFor(async () => (await getTemplate(id)).template.channels.in_app.enabled === true, { what: 'in-app enabled' });
 
     const inboxes = [`M${uid()}`, `M${uid()}`, `M${uid()}`, `PM${uid()}`];
-    const r = await send(id, { to: [...inboxes, inboxes[0]], parameters: { otp: '123456', name: 'Ann & Bob' } });
+    const r = await send(id, { to: [...inboxes, inboxes[0]], parameters: { otp: '123456', name: 'Ann & Bob', resetUrl: 'https://bo.example.test/reset-password' } });
     expect(r.status).toBe(204);
     for (const inbox of inboxes) {
       const [item] = await inboxWith(t, inbox, 1);

@@ -3,7 +3,8 @@
  * approved at once, approveUserCreate otherwise): an email/password user
  * gets OTP_PROGRAM_MANAGEMENT_INVITE with a code made by Otp (otpType
  * `invitation`, valid PM_INVITATION_TTL_SECONDS), which acceptInvitation
- * takes with the first password; an SSO user gets
+ * takes with the first password, and a link to the back office's
+ * accept-invitation page with the email and code in its fragment; an SSO user gets
  * SSO_USER_INTIVATION_PROGRAM_MANAGEMENT with the back-office address. The
  * mail is committed with the calling change (notify: an effect), so a change
  * that fails sends nothing; the code itself is issued before (Otp answers it
@@ -12,7 +13,7 @@
 import { actorFromIdentity } from '../../_platform/actor';
 import { notify } from '../../NotificationManager/client';
 import { otpClient, otpInstanceId } from '../../Otp/client';
-import type { UserSettings } from '../settings';
+import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';
 import type { ProgramManagementUserRecord } from '../types';
 import { CLASS_ID, now, type UserCtx } from './common';
 import { requesterDetails } from './requester';
@@ -32,7 +33,8 @@ export async function sendInvitation(ctx: UserCtx<unknown>, user: ProgramManagem
       requestedBy: actorFromIdentity(ctx.identity).id,
       requesterDetails: requesterDetails(ctx),
     });
-    await notify(ctx, INVITE_TEMPLATE, { to: [user.email], parameters: { name: user.name, otp: token } });
+    const inviteUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.invitation, { email: user.email, code: token });
+    await notify(ctx, INVITE_TEMPLATE, { to: [user.email], parameters: { name: user.name, otp: token, inviteUrl } });
   } else {
     await notify(ctx, SSO_INVITE_TEMPLATE, { to: [user.email], parameters: { name: user.name, loginUrl: settings.backOfficeUrl } });
   }

@@ -6,7 +6,8 @@
  *
  *   sendPasswordResetEmail {email}        → 202, the same answer whether or not the email is an
  *                                            account that may reset (an active email/password user,
- *                                            who then gets OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET)
+ *                                            who then gets OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET: the code,
+ *                                            and the back office's reset page with email and code in the fragment)
  *   resetPassword {email, otp, password}  → {reset: true}; every session ends (validAfter, refresh
  *                                            tokens revoked)
  *   acceptInvitation {email, otp, password} → {accepted: true}: the invited user is `active` with
@@ -24,7 +25,7 @@ import { otpClient, otpInstanceId } from '../../Otp/client';
 import { OtpErrors } from '../../Otp/errors';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayAcceptInvitation, mayUsePassword, normalizeEmail } from '../rules';
-import type { UserSettings } from '../settings';
+import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';
 import type { AcceptInvitationInput, EmailInput, ProgramManagementUserRecord, ResetPasswordInput } from '../types';
 import { CLASS_ID, type UserStaticCtx } from './common';
 import { INVITATION_OTP } from './invitation';
@@ -41,7 +42,7 @@ function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorErr
   return (err as ActorError | undefined)?.classId === 'Otp' && (err as ActorError).code === OtpErrors[name].code;
 }
 
-export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>) {
+export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, settings: UserSettings) {
   await throttleAddress(ctx, 'passwordReset');
   const email = normalizeEmail(ctx.request.body.email);
   await throttleAccount(ctx, 'passwordReset', email);
@@ -54,7 +55,8 @@ export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>) {
         requestedBy: email,
         requesterDetails: requesterDetails(ctx),
       });
-      await notify(ctx, RESET_TEMPLATE, { to: [user!.email], parameters: { otp: token } });
+      const resetUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.passwordReset, { email: user!.email, code: token });
+      await notify(ctx, RESET_TEMPLATE, { to: [user!.email], parameters: { otp: token, resetUrl } });
     } catch (err) {
       // past Otp's otpLimit: the same answer as for anyone, nothing sent
       if (!isOtpError(err, 'OTP_LIMIT_EXCEEDED')) throw err;
