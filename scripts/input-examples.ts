@@ -203,7 +203,7 @@ function sample(schema: Json, root: Json, name: string, mode: Mode, depth = 0, w
     const v = depth === 1 ? rootId(where.cls, where.method) : (ID_IN[where.parent] ?? 'example-1');
     if ((!s.pattern || new RegExp(s.pattern, 'u').test(v)) && (!s.maxLength || v.length <= s.maxLength)) return v;
   }
-  if (s === undefined || s === null || s === true) return 'example';
+  if (s === undefined || s === null || (s as unknown) === true) return 'example';
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum.find((v: unknown) => v !== null) ?? s.enum[0];
