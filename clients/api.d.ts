@@ -5892,6 +5892,55 @@ export interface components {
             instanceId: string;
             methodName: string;
         };
+        /**
+         * @example {
+         *       "event": "event",
+         *       "instanceId": "example-instance",
+         *       "entityId": "example-entity",
+         *       "entityOldStatus": "entityOldStatus",
+         *       "entityNewStatus": "entityNewStatus",
+         *       "jsonPatch": [
+         *         {
+         *           "op": "add",
+         *           "path": "path",
+         *           "from": "from",
+         *           "value": "value"
+         *         }
+         *       ],
+         *       "actor": {
+         *         "id": "example-1",
+         *         "type": "program_management_user",
+         *         "name": "Amal",
+         *         "roles": [
+         *           "super"
+         *         ]
+         *       },
+         *       "approvers": [
+         *         "approver"
+         *       ],
+         *       "allowSelfApproval": false,
+         *       "oldValues": [
+         *         {
+         *           "value": "value"
+         *         }
+         *       ],
+         *       "approveCallback": {
+         *         "event": "event",
+         *         "classId": "Member",
+         *         "instanceId": "example-instance",
+         *         "methodName": "methodName"
+         *       },
+         *       "rejectCallback": {
+         *         "event": "event",
+         *         "classId": "Member",
+         *         "instanceId": "example-instance",
+         *         "methodName": "methodName"
+         *       },
+         *       "additionalData": {},
+         *       "companyId": "acme",
+         *       "createdAt": "2026-03-01T09:00:00.000Z"
+         *     }
+         */
         "ApprovalManager.createApproval": {
             event: string | number;
             instanceId: string;
@@ -5990,9 +6039,21 @@ export interface components {
         "ApprovalManager.records.answer": unknown;
         /** @description ApprovalManager.createApproval: Stores the record of one workflow event (runWorkflow commits it with the change, see prepareApproval). Auto-approved (type auto, approvedBy auto_approve) when the rule has no approvers or the actor is a developer or the system. A patch over 10 KB is stored as blob LARGE_APPROVAL_{entityId}_{approvalId}.json (blob writes are idempotent by name, so a redelivered effect writes the same files). */
         "ApprovalManager.createApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /** @example {} */
         "ApprovalManager.getApproval": Record<string, never>;
         /** @description ApprovalManager.getApproval: One record with its before/after view. Program management users need the permission ApprovalManager.getApproval, or to be an eligible approver of the record (an active role it names, or a developer): who may approve a record may see it. */
         "ApprovalManager.getApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /**
+         * @example {
+         *       "approvalStatus": "pending",
+         *       "classId": "Member",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "actionable": false,
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "ApprovalManager.listApprovals": {
             /** @enum {unknown} */
             approvalStatus?: "pending" | "approved" | "rejected";
@@ -6011,6 +6072,11 @@ export interface components {
             totalPages: number;
             approvals: components["schemas"]["ApprovalManager.records.answer.approval"][];
         };
+        /**
+         * @example {
+         *       "companyId": "acme"
+         *     }
+         */
         "ApprovalManager.moveApprovalCompany": {
             companyId: string;
         };
@@ -6027,6 +6093,12 @@ export interface components {
         };
         /** @description ApprovalManager.prepareApproval: The record one workflow event will be stored as (id, status, dates, the before/after view), without storing anything: runWorkflow answers its caller with it and commits createApproval with the change, as an effect (runtime/actor/effects.ts) whose instance id is this record's id and whose body carries this `createdAt`, so the stored record is this one. */
         "ApprovalManager.prepareApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /**
+         * @example {
+         *       "action": "approve",
+         *       "note": "An example note"
+         *     }
+         */
         "ApprovalManager.reviewApproval": {
             /** @enum {unknown} */
             action: "approve" | "reject";
@@ -6034,6 +6106,19 @@ export interface components {
         };
         /** @description ApprovalManager.reviewApproval: Approve or reject a pending record (body {action, note?}). Only eligible approvers: a program management user holding, as an active role of the deployed roles now (ctx.roles(), not the token's claims), a role the record names (by name or id), or a developer (the approver check replaces the role check). The maker of the change may not approve it unless its rule allowed self-approval (403 8007); it may reject (withdraw) it. The originating class's callback is queued (QUEUED_WRITE) with the full patch; when queuing fails, nothing is committed. */
         "ApprovalManager.reviewApproval.answer": components["schemas"]["ApprovalManager.records.answer.approval"];
+        /**
+         * @example {
+         *       "id": "example-benefitcategory-2",
+         *       "name": "Dining",
+         *       "subcategories": [
+         *         "subcategory"
+         *       ],
+         *       "keywords": [
+         *         "keyword"
+         *       ],
+         *       "status": "active"
+         *     }
+         */
         "BenefitCategory.createCategory": {
             id?: string;
             name: string;
@@ -6063,16 +6148,26 @@ export interface components {
         "BenefitCategory.createCategory.answer": {
             category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
         };
+        /** @example {} */
         "BenefitCategory.getCategory": Record<string, never>;
         /** @description BenefitCategory.getCategory: The category; Offer asks it for each category an offer names. */
         "BenefitCategory.getCategory.answer": {
             category: components["schemas"]["BenefitCategory.types.answer.Category"];
         };
+        /** @example {} */
         "BenefitCategory.listActiveCategories": Record<string, never>;
         /** @description BenefitCategory.listActiveCategories: Every active category as {id, name, subcategories}, by name: the homepage section's enums (ContentManager). */
         "BenefitCategory.listActiveCategories.answer": {
             categories: components["schemas"]["BenefitCategory.types.answer.ActiveCategory"][];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "BenefitCategory.listCategories": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -6090,6 +6185,17 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "name": "Dining",
+         *       "subcategories": [
+         *         "subcategory"
+         *       ],
+         *       "keywords": [
+         *         "keyword"
+         *       ]
+         *     }
+         */
         "BenefitCategory.updateCategory": {
             name?: string;
             subcategories?: string[];
@@ -6099,6 +6205,11 @@ export interface components {
         "BenefitCategory.updateCategory.answer": {
             category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
         };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         "BenefitCategory.updateCategoryStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
@@ -6107,6 +6218,19 @@ export interface components {
         "BenefitCategory.updateCategoryStatus.answer": {
             category: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"];
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "Company.approveCompany": {
             approvalId: string;
             /** @enum {string} */
@@ -6117,6 +6241,29 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "id": "example-company-2",
+         *       "name": "Example Airways",
+         *       "companyGroupId": "cg-internal",
+         *       "hrContact": {
+         *         "name": "Amal",
+         *         "email": "amal.haddad@acme.example"
+         *       },
+         *       "eligibleMemberTypes": [
+         *         "mt-permanent"
+         *       ],
+         *       "memberSubTypes": [
+         *         {
+         *           "memberSubTypeId": "mst-child",
+         *           "maxDependants": 1
+         *         }
+         *       ],
+         *       "maxFreeDependants": 1,
+         *       "bgId": "example-bg",
+         *       "description": "An example description"
+         *     }
+         */
         "Company.createCompany": {
             id?: string;
             name: string;
@@ -6184,6 +6331,12 @@ export interface components {
             approval: components["schemas"]["Company.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "acme",
+         *       "bgId": "example-bg"
+         *     }
+         */
         "Company.getCompany": {
             id?: string;
             bgId?: string;
@@ -6222,12 +6375,22 @@ export interface components {
         "Company.records.answer": unknown;
         /** @description The company (spec 2.2). */
         "Company.getCompany.answer": components["schemas"]["Company.records.answer.company"];
+        /** @example {} */
         "Company.init": Record<string, never>;
         /** @description Company.init: Creates the singleton (instance `default`) without companies. */
         "Company.init.answer": {
             id?: string;
             companies: number;
         };
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "companyGroupId": "cg-internal",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "Company.listCompanies": {
             /** @enum {string} */
             status?: "pending" | "active" | "inactive";
@@ -6244,6 +6407,11 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /**
+         * @example {
+         *       "id": "acme"
+         *     }
+         */
         "Company.streamCompany": {
             id?: string;
         };
@@ -6254,6 +6422,29 @@ export interface components {
             jobId: string;
             collection: string;
         };
+        /**
+         * @example {
+         *       "id": "acme",
+         *       "name": "Example Airways",
+         *       "companyGroupId": "cg-internal",
+         *       "hrContact": {
+         *         "name": "Amal",
+         *         "email": "amal.haddad@acme.example"
+         *       },
+         *       "eligibleMemberTypes": [
+         *         "mt-permanent"
+         *       ],
+         *       "memberSubTypes": [
+         *         {
+         *           "memberSubTypeId": "mst-child",
+         *           "maxDependants": 1
+         *         }
+         *       ],
+         *       "maxFreeDependants": 1,
+         *       "bgId": "example-bg",
+         *       "description": "An example description"
+         *     }
+         */
         "Company.updateCompany": {
             id: string;
             name?: string;
@@ -6278,6 +6469,12 @@ export interface components {
             approval: components["schemas"]["Company.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "acme",
+         *       "status": "active"
+         *     }
+         */
         "Company.updateCompanyStatus": {
             id: string;
             status: string;
@@ -6288,6 +6485,19 @@ export interface components {
             approval: components["schemas"]["Company.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "ContentManager.approveContent": {
             approvalId: string;
             /** @enum {string} */
@@ -6298,6 +6508,18 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "id": "example-contentmanager-2",
+         *       "contentKey": "contentKey",
+         *       "contentGroupKey": "contentGroupKey",
+         *       "contentTitle": "contentTitle",
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z",
+         *       "order": 1,
+         *       "fields": {}
+         *     }
+         */
         "ContentManager.createContent": {
             id?: string;
             contentKey: string;
@@ -6419,6 +6641,11 @@ export interface components {
             approval: components["schemas"]["ContentManager.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "example-contentmanager"
+         *     }
+         */
         "ContentManager.getContent": {
             id?: string;
         };
@@ -6449,6 +6676,11 @@ export interface components {
                 updatedAt: string;
             };
         };
+        /**
+         * @example {
+         *       "contentGroupKey": "contentGroupKey"
+         *     }
+         */
         "ContentManager.getContentGroup": {
             contentGroupKey?: string;
         };
@@ -6456,6 +6688,12 @@ export interface components {
         "ContentManager.getContentGroup.answer": {
             group: components["schemas"]["ContentManager.types.answer.Groups"];
         };
+        /**
+         * @example {
+         *       "contentGroupKeys": "contentGroupKeys",
+         *       "contentKeys": "contentKeys"
+         *     }
+         */
         "ContentManager.getContents": {
             contentGroupKeys?: string | string[];
             contentKeys?: string | string[];
@@ -6464,6 +6702,12 @@ export interface components {
         "ContentManager.getContents.answer": {
             contents: components["schemas"]["ContentManager.types.answer.PublishedContent"][];
         };
+        /**
+         * @example {
+         *       "contentGroupKey": "contentGroupKey",
+         *       "contentKey": "contentKey"
+         *     }
+         */
         "ContentManager.getContentSchemas": {
             contentGroupKey?: string;
             contentKey?: string;
@@ -6472,6 +6716,16 @@ export interface components {
         "ContentManager.getContentSchemas.answer": {
             schemas: components["schemas"]["ContentManager.types.answer.PublicSchema"][];
         };
+        /**
+         * @example {
+         *       "contentGroupKeys": "contentGroupKeys",
+         *       "contentKeys": "contentKeys",
+         *       "statuses": "statuses",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "ContentManager.getContentsForBackoffice": {
             contentGroupKeys?: string | string[];
             contentKeys?: string | string[];
@@ -6488,17 +6742,31 @@ export interface components {
             totalPages: number;
             items: components["schemas"]["ContentManager.types.answer.ContentRecord"][];
         };
+        /** @example {} */
         "ContentManager.init": Record<string, never>;
         /** @description ContentManager.init: Creates the singleton (instance `default`) without contents. */
         "ContentManager.init.answer": {
             id?: string;
             contents: number;
         };
+        /** @example {} */
         "ContentManager.listContentGroups": Record<string, never>;
         /** @description ContentManager.listContentGroups: The groups with their keys (content metadata: public). */
         "ContentManager.listContentGroups.answer": {
             groups: components["schemas"]["ContentManager.types.answer.Groups"][];
         };
+        /**
+         * @example {
+         *       "id": "example-contentmanager",
+         *       "contentKey": "contentKey",
+         *       "contentGroupKey": "contentGroupKey",
+         *       "contentTitle": "contentTitle",
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z",
+         *       "order": 1,
+         *       "fields": {}
+         *     }
+         */
         "ContentManager.updateContent": {
             id: string;
             contentKey?: string;
@@ -6517,6 +6785,12 @@ export interface components {
             approval: components["schemas"]["ContentManager.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "example-contentmanager",
+         *       "status": "active"
+         *     }
+         */
         "ContentManager.updateContentStatus": {
             id: string;
             status: string;
@@ -6528,6 +6802,12 @@ export interface components {
             approval: components["schemas"]["ContentManager.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "fileId": "example-file",
+         *       "filename": "photo.png"
+         *     }
+         */
         "FileManager.createDownloadToken": {
             fileId?: string;
             filename?: string;
@@ -6538,6 +6818,20 @@ export interface components {
             url: string;
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "fileId": "example-file",
+         *       "filename": "photo.png",
+         *       "actor": {
+         *         "id": "example-1",
+         *         "type": "program_management_user",
+         *         "name": "Amal",
+         *         "roles": [
+         *           "super"
+         *         ]
+         *       }
+         *     }
+         */
         "FileManager.deleteFile": {
             fileId?: string;
             filename?: string;
@@ -6584,12 +6878,24 @@ export interface components {
         "FileManager.deleteFile.answer": {
             file: components["schemas"]["FileManager.types.answer.FileMetadata"];
         };
+        /**
+         * @example {
+         *       "token": "example-token",
+         *       "filename": "photo.png"
+         *     }
+         */
         "FileManager.downloadFile": {
             token?: string;
             filename?: string;
         };
         /** @description FileManager.downloadFile: Raw content for a signed token (5 minutes, bound to instance and filename); no role check. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
         "FileManager.downloadFile.answer": string;
+        /**
+         * @example {
+         *       "fileId": "example-file",
+         *       "filename": "photo.png"
+         *     }
+         */
         "FileManager.getFile": {
             fileId?: string;
             filename?: string;
@@ -6619,11 +6925,23 @@ export interface components {
             };
             content: string;
         };
+        /**
+         * @example {
+         *       "filename": "photo.png"
+         *     }
+         */
         "FileManager.getPublicFile": {
             filename?: string;
         };
         /** @description FileManager.getPublicFile: Raw content of a public file; no authentication; cached for 30 minutes. The body is the file's bytes, with its own Content-Type and Content-Disposition. */
         "FileManager.getPublicFile.answer": string;
+        /**
+         * @example {
+         *       "entityType": "entityType",
+         *       "entityId": "example-entity",
+         *       "companyId": "acme"
+         *     }
+         */
         "FileManager.init": {
             entityType?: string;
             entityId?: string;
@@ -6635,6 +6953,23 @@ export interface components {
             entityType: string;
             entityId: string;
         };
+        /**
+         * @example {
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "mimeType": "image/png",
+         *       "originalFilename": "photo.png",
+         *       "isPublic": false,
+         *       "actor": {
+         *         "id": "example-1",
+         *         "type": "program_management_user",
+         *         "name": "Amal",
+         *         "roles": [
+         *           "super"
+         *         ]
+         *       },
+         *       "companyId": "acme"
+         *     }
+         */
         "FileManager.uploadFile": {
             content: string;
             mimeType: string;
@@ -6659,6 +6994,34 @@ export interface components {
                 expiresAt: string;
             };
         };
+        /**
+         * @example {
+         *       "classId": "Member",
+         *       "entityId": "example-entity",
+         *       "entityType": "entityType",
+         *       "before": {},
+         *       "after": {},
+         *       "actor": {
+         *         "id": "example-1",
+         *         "type": "program_management_user",
+         *         "name": "Amal",
+         *         "roles": [
+         *           "super"
+         *         ]
+         *       },
+         *       "additionalData": {},
+         *       "companyId": "acme",
+         *       "plainFields": [
+         *         "plainField"
+         *       ],
+         *       "sensitiveFields": [
+         *         "sensitiveField"
+         *       ],
+         *       "ignore": [
+         *         "ignore"
+         *       ]
+         *     }
+         */
         "LogManager.addLogEntry": {
             classId: string;
             entityId: string;
@@ -6686,6 +7049,11 @@ export interface components {
             logId: string;
             fieldUpdates: number;
         };
+        /**
+         * @example {
+         *       "logId": "example-log"
+         *     }
+         */
         "LogManager.getLog": {
             logId?: string;
         };
@@ -6720,6 +7088,18 @@ export interface components {
             };
             companyId?: string;
         };
+        /**
+         * @example {
+         *       "classId": "Member",
+         *       "entityId": "example-entity",
+         *       "entityType": "entityType",
+         *       "from": "2026-03-01T09:00:00.000Z",
+         *       "to": "2026-03-01T09:00:00.000Z",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "LogManager.getLogEntries": {
             classId?: string;
             entityId?: string;
@@ -6768,6 +7148,35 @@ export interface components {
             };
             companyId?: string;
         };
+        /**
+         * @example {
+         *       "classId": "Member",
+         *       "entityId": "example-entity",
+         *       "entityType": "entityType",
+         *       "before": {},
+         *       "after": {},
+         *       "actor": {
+         *         "id": "example-1",
+         *         "type": "program_management_user",
+         *         "name": "Amal",
+         *         "roles": [
+         *           "super"
+         *         ]
+         *       },
+         *       "additionalData": {},
+         *       "companyId": "acme",
+         *       "plainFields": [
+         *         "plainField"
+         *       ],
+         *       "sensitiveFields": [
+         *         "sensitiveField"
+         *       ],
+         *       "ignore": [
+         *         "ignore"
+         *       ],
+         *       "timeStamp": "2026-03-01T09:00:00.000Z"
+         *     }
+         */
         "LogManager.record": {
             classId: string;
             entityId: string;
@@ -6794,6 +7203,12 @@ export interface components {
             id: string;
             fieldUpdates: number;
         };
+        /**
+         * @example {
+         *       "token": "example-token",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "Member.acceptInvitation": {
             token: string;
             password: string;
@@ -6804,6 +7219,17 @@ export interface components {
             /** @enum {unknown} */
             status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
         };
+        /**
+         * @example {
+         *       "name": "Amal",
+         *       "middleName": "Example name",
+         *       "surname": "Haddad",
+         *       "email": "amal.haddad@acme.example",
+         *       "phone": "+971500000001",
+         *       "relation": "son",
+         *       "memberSubType": "mst-child"
+         *     }
+         */
         "Member.addMemberFamilyMember": {
             name: string;
             middleName?: string | null;
@@ -7031,6 +7457,13 @@ export interface components {
             familyMember: components["schemas"]["Member.types.answer.MemberProfile"];
             isFree: boolean;
         };
+        /**
+         * @example {
+         *       "tierId": "tier-base-2026",
+         *       "paymentType": "dds",
+         *       "startDate": "2026-01-01T00:00:00.000Z"
+         *     }
+         */
         "Member.addMembership": {
             tierId: string;
             /** @enum {unknown} */
@@ -7052,6 +7485,19 @@ export interface components {
             pendingApprovalId: string | null;
             membership: components["schemas"]["Member.types.answer.Membership"];
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "Member.approvalCallback": {
             approvalId: string;
             /** @enum {unknown} */
@@ -7066,6 +7512,11 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @example {
+         *       "documentId": "example-document"
+         *     }
+         */
         "Member.documentRef": {
             documentId?: string;
         };
@@ -7075,6 +7526,12 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "currentPassword": "Example-Passw0rd!2026",
+         *       "newPassword": "Example-Passw0rd!2027"
+         *     }
+         */
         "Member.changePassword": {
             currentPassword: string;
             newPassword: string;
@@ -7093,6 +7550,11 @@ export interface components {
             result: "created" | "updated" | "unchanged";
             updatedFields: string[];
         };
+        /**
+         * @example {
+         *       "otp": "123456"
+         *     }
+         */
         "Member.checkOtp": {
             otp: string;
         };
@@ -7111,6 +7573,12 @@ export interface components {
             accessToken: string;
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "loginMethod": "sso"
+         *     }
+         */
         "Member.registerFromHr": {
             /** Format: email */
             email: string;
@@ -7131,6 +7599,16 @@ export interface components {
             resumed?: true;
             memberId?: string;
         };
+        /**
+         * @example {
+         *       "name": "Amal",
+         *       "surname": "Haddad",
+         *       "company": {
+         *         "id": "acme"
+         *       },
+         *       "memberType": "mt-permanent"
+         *     }
+         */
         "Member.createMember": {
             name: string;
             middleName?: string | null;
@@ -7173,6 +7651,12 @@ export interface components {
             member: components["schemas"]["Member.types.answer.MemberProfile"];
             pendingApprovalId: string | null;
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "relayState": "relayState"
+         *     }
+         */
         "Member.discoverAuthMethod": {
             /** Format: email */
             email: string;
@@ -7214,6 +7698,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @example {} */
         "Member.getMemberContact": Record<string, never>;
         /** @enum {unknown} */
         "Member.records.answer.status": "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected";
@@ -7279,12 +7764,14 @@ export interface components {
             address: components["schemas"]["Member.records.answer.address"];
             permissions: components["schemas"]["Member.records.answer.permissions"];
         };
+        /** @example {} */
         "Member.getMemberDependants": Record<string, never>;
         /** @description The answer of Member.getMemberDependants. */
         "Member.getMemberDependants.answer": {
             dependants: components["schemas"]["Member.types.answer.FamilyMembers"][];
             totalCount: number;
         };
+        /** @example {} */
         "Member.getMemberEmployment": Record<string, never>;
         /** @description The member's employment section (spec 4.5). */
         "Member.getMemberEmployment.answer": {
@@ -7297,6 +7784,7 @@ export interface components {
             lastDayOfService: string | null;
             isCabinCrew: boolean | null;
         };
+        /** @example {} */
         "Member.getMemberPersonal": Record<string, never>;
         /** @description The member's personal section (spec 4.5). */
         "Member.getMemberPersonal.answer": {
@@ -7319,6 +7807,7 @@ export interface components {
             } | null;
             pendingChange: components["schemas"]["Member.records.answer.pendingChange"];
         };
+        /** @example {} */
         "Member.getMemberProfile": Record<string, never>;
         /** @description The signed-in member's own profile. */
         "Member.getMemberProfile.answer": {
@@ -7355,6 +7844,32 @@ export interface components {
             hrMemberIdRecordedAt: string | null;
             hrRegistrationFinishedAt: string | null;
         };
+        /**
+         * @example {
+         *       "employeeId": "E1001",
+         *       "name": "Amal",
+         *       "middleName": null,
+         *       "surname": "Haddad",
+         *       "email": "amal.haddad@acme.example",
+         *       "phone": "+971500000099",
+         *       "grade": "G8",
+         *       "employmentType": "Permanent",
+         *       "status": "active",
+         *       "address": {
+         *         "country": "AE",
+         *         "address": "1 Airport Road, Dubai"
+         *       },
+         *       "birthdate": "1990-04-01",
+         *       "gender": "F",
+         *       "maritalStatus": "married",
+         *       "coreGrade": "C2",
+         *       "dependantsExists": "Y",
+         *       "oldStaffId": null,
+         *       "lastDayOfService": null,
+         *       "leavingReason": null,
+         *       "companyId": "BG-100"
+         *     }
+         */
         "Member.hrUpdateEmployee": {
             employeeId: string;
             name: string;
@@ -7415,6 +7930,19 @@ export interface components {
                 };
             };
         };
+        /**
+         * @example {
+         *       "id": "5b1e7c1e-7a0c-4d3b-9f57-2f1f3c9a8e10",
+         *       "employeeId": "E1001",
+         *       "status": "Active",
+         *       "name": "Layla",
+         *       "surname": "Haddad",
+         *       "email": null,
+         *       "phone": null,
+         *       "type": "Daughter",
+         *       "birthdate": "2015-09-12"
+         *     }
+         */
         "Member.hrUpsertDependant": {
             id: string;
             employeeId: string;
@@ -7447,6 +7975,11 @@ export interface components {
             memberId: string;
             updatedFields: string[];
         };
+        /**
+         * @example {
+         *       "token": "example-token"
+         *     }
+         */
         "Member.inviteRedirect": {
             token?: string;
         };
@@ -7486,6 +8019,12 @@ export interface components {
         "Member.listMemberships.answer": {
             [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "Member.login": {
             /** Format: email */
             email: string;
@@ -7498,6 +8037,16 @@ export interface components {
             token: string;
             expiresAt: string;
         };
+        /**
+         * @example {
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       }
+         *     }
+         */
         "Member.mailPasswordReset": {
             requestedBy: string;
             requesterDetails: {
@@ -7519,6 +8068,11 @@ export interface components {
             /** @constant */
             resumed?: true;
         };
+        /**
+         * @example {
+         *       "familyMemberId": "example-familymember"
+         *     }
+         */
         "Member.removeMemberFamilyMember": {
             familyMemberId: string;
         };
@@ -7526,11 +8080,18 @@ export interface components {
         "Member.removeMemberFamilyMember.answer": {
             removed: string;
         };
+        /** @example {} */
         "Member.resendOtp": Record<string, never>;
         /** @description Member.resendOtp: A new sign-in code by mail (429 6001 past Otp's otpLimit). */
         "Member.resendOtp.answer": {
             sent: boolean;
         };
+        /**
+         * @example {
+         *       "token": "example-token",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "Member.resetPassword": {
             token: string;
             password: string;
@@ -7539,6 +8100,7 @@ export interface components {
         "Member.resetPassword.answer": {
             reset: boolean;
         };
+        /** @example {} */
         "Member.resolveIdentity": Record<string, never>;
         /** @description Member.resolveIdentity: The identity source of enduser tokens: whether the member may sign in, and since when its tokens count. */
         "Member.resolveIdentity.answer": {
@@ -7551,6 +8113,16 @@ export interface components {
         "Member.resolveMemberId.answer": {
             id?: string;
         };
+        /**
+         * @example {
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       }
+         *     }
+         */
         "Member.restartInvitation": {
             requestedBy: string;
             requesterDetails: {
@@ -7559,6 +8131,7 @@ export interface components {
                 ipAddress?: string;
             };
         };
+        /** @example {} */
         "Member.sendInviteEmail": Record<string, never>;
         /** @description Member.sendInviteEmail: Spec 3.1: pending_invite → pending_invitation_acceptance (or a re-send) with a new invitation token by mail. */
         "Member.sendInviteEmail.answer": {
@@ -7570,6 +8143,11 @@ export interface components {
                 expiresAt: string;
             };
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example"
+         *     }
+         */
         "Member.sendPasswordResetEmail": {
             /** Format: email */
             email: string;
@@ -7579,6 +8157,12 @@ export interface components {
             /** @constant */
             message: "If this email belongs to a member who signs in with a password, a reset link has been sent to it";
         };
+        /**
+         * @example {
+         *       "SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4=",
+         *       "RelayState": "RelayState"
+         *     }
+         */
         "Member.singleSignOn": {
             SAMLResponse: string;
             RelayState?: string;
@@ -7591,6 +8175,7 @@ export interface components {
             expiresAt: string;
             redirectTo: string;
         };
+        /** @example {} */
         "Member.streamMember": Record<string, never>;
         /** @description Member.streamMember: Manual stream to the document database (the commit re-projects the member). */
         "Member.streamMember.answer": {
@@ -7604,6 +8189,12 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "photo": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "fileExtension": "png"
+         *     }
+         */
         "Member.updateEmployeePhoto": {
             photo: string;
             fileExtension: string;
@@ -7620,6 +8211,11 @@ export interface components {
             /** @description for a validation error `{errors: {field: [messages]}}`; for a failed upload the original error's message and code */
             details?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "phone": "+971500000001"
+         *     }
+         */
         "Member.updateMemberContact": {
             phone?: string | null;
             address?: {
@@ -7633,6 +8229,14 @@ export interface components {
         };
         /** @description The answer of Member.updateMemberContact. */
         "Member.updateMemberContact.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        /**
+         * @example {
+         *       "grade": "G7",
+         *       "company": {
+         *         "id": "acme"
+         *       }
+         *     }
+         */
         "Member.updateMemberEmployment": {
             grade?: string | null;
             company?: {
@@ -7641,6 +8245,18 @@ export interface components {
         };
         /** @description The answer of Member.updateMemberEmployment. */
         "Member.updateMemberEmployment.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        /**
+         * @example {
+         *       "familyMemberId": "example-familymember",
+         *       "name": "Amal",
+         *       "middleName": "Example name",
+         *       "surname": "Haddad",
+         *       "email": "amal.haddad@acme.example",
+         *       "phone": "+971500000001",
+         *       "relation": "son",
+         *       "memberSubType": "mst-child"
+         *     }
+         */
         "Member.updateMemberFamilyMember": {
             familyMemberId: string;
             name?: string;
@@ -7657,6 +8273,16 @@ export interface components {
             familyMember: components["schemas"]["Member.types.answer.FamilyMember2"];
             updatedFields: ("name" | "relation" | "email" | "memberSubType" | "surname" | "middleName" | "phone")[];
         };
+        /**
+         * @example {
+         *       "name": "Amal",
+         *       "middleName": "Example name",
+         *       "surname": "Haddad",
+         *       "staffId": "E1001",
+         *       "memberType": "mt-permanent",
+         *       "memberSubType": "mst-child"
+         *     }
+         */
         "Member.updateMemberPersonal": {
             name?: string;
             middleName?: string | null;
@@ -7667,12 +8293,26 @@ export interface components {
         };
         /** @description The answer of Member.updateMemberPersonal. */
         "Member.updateMemberPersonal.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        /**
+         * @example {
+         *       "status": "active",
+         *       "reason": "An example reason"
+         *     }
+         */
         "Member.updateMemberStatus": {
             status: string;
             reason?: string | null;
         };
         /** @description Member.updateMemberStatus: Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
         "Member.updateMemberStatus.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        /**
+         * @example {
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "mimeType": "image/png",
+         *       "originalFilename": "photo.png",
+         *       "label": "label"
+         *     }
+         */
         "Member.uploadDocument": {
             content: string;
             mimeType: string;
@@ -7689,6 +8329,12 @@ export interface components {
                 expiresAt: string;
             };
         };
+        /**
+         * @example {
+         *       "photo": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "fileExtension": "png"
+         *     }
+         */
         "Member.idPhoto": {
             photo: string;
             fileExtension: string;
@@ -7713,6 +8359,11 @@ export interface components {
                 filename: string;
             };
         };
+        /**
+         * @example {
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "Member.verifyCredentials": {
             password: string;
         };
@@ -7725,6 +8376,19 @@ export interface components {
             /** @constant */
             valid: false;
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "NotificationManager.approve": {
             approvalId: string;
             /** @enum {unknown} */
@@ -7735,6 +8399,32 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "delivery": {
+         *         "templateId": "example-template",
+         *         "email": {
+         *           "to": [
+         *             "to"
+         *           ],
+         *           "subject": "subject",
+         *           "html": "html"
+         *         },
+         *         "inApp": {
+         *           "inboxes": [
+         *             "inboxe"
+         *           ],
+         *           "item": {}
+         *         },
+         *         "sms": {
+         *           "to": [
+         *             "to"
+         *           ],
+         *           "text": "text"
+         *         }
+         *       }
+         *     }
+         */
         "NotificationManager.deliverNotification": {
             delivery: {
                 templateId: string;
@@ -7753,6 +8443,7 @@ export interface components {
                 };
             };
         };
+        /** @example {} */
         "NotificationManager.getNotificationTemplate": Record<string, never>;
         "NotificationManager.types.answer.NotificationTemplate": {
             templateId: string;
@@ -7831,11 +8522,20 @@ export interface components {
                 problems?: string[];
             } | null;
         };
+        /** @example {} */
         "NotificationManager.init": Record<string, never>;
         /** @description NotificationManager.init: A catalogue template with its defaults; the listing creates the ones never used. */
         "NotificationManager.init.answer": {
             template: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "NotificationManager.listNotificationTemplates": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -7851,6 +8551,14 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /**
+         * @example {
+         *       "to": [
+         *         "to"
+         *       ],
+         *       "parameters": {}
+         *     }
+         */
         "NotificationManager.sendNotification": {
             to?: string[];
             parameters?: {
@@ -7859,6 +8567,15 @@ export interface components {
         };
         /** @description NotificationManager.sendNotification: Spec 4.5: {to, parameters} → 204. Sends only when the template is active; renders each enabled channel and queues the fan-out (deliverNotification). A WRITE so that callers commit it with their change (ctx.effect; client.ts `notify`); upsert: a catalogue template is created on its first send. */
         "NotificationManager.sendNotification.answer": null;
+        /**
+         * @example {
+         *       "channel": "email",
+         *       "content": {
+         *         "enabled": true,
+         *         "subject": "Welcome to the programme, {{name}}"
+         *       }
+         *     }
+         */
         "NotificationManager.updateNotificationChannel": {
             /** @enum {unknown} */
             channel: "email" | "in_app" | "sms";
@@ -7871,6 +8588,12 @@ export interface components {
             pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
             approval: components["schemas"]["NotificationManager.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "title": "Example title",
+         *       "description": "An example description"
+         *     }
+         */
         "NotificationManager.updateNotificationTemplate": {
             title?: string;
             description?: string;
@@ -7882,6 +8605,11 @@ export interface components {
             pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
             approval: components["schemas"]["NotificationManager.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         "NotificationManager.updateNotificationTemplateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
@@ -7893,6 +8621,28 @@ export interface components {
             pendingApproval: components["schemas"]["NotificationManager.types.answer.PendingChange"] | null;
             approval: components["schemas"]["NotificationManager.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "id": "example-offer-2",
+         *       "partnerId": "partner-sunrise",
+         *       "keywords": [
+         *         "keyword"
+         *       ],
+         *       "offerType": "offerType",
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z",
+         *       "images": [
+         *         "https://cdn.sunrise.example/offer.jpg"
+         *       ],
+         *       "shortDescription": "shortDescription",
+         *       "title": "Example title",
+         *       "description": "An example description",
+         *       "categoryIds": [
+         *         "example-category"
+         *       ],
+         *       "status": "published"
+         *     }
+         */
         "Offer.createOffer": {
             id?: string;
             partnerId: string;
@@ -7931,11 +8681,23 @@ export interface components {
         "Offer.createOffer.answer": {
             offer: components["schemas"]["Offer.types.answer.OfferRecord"];
         };
+        /** @example {} */
         "Offer.getOffer": Record<string, never>;
         /** @description The answer of Offer.getOffer. */
         "Offer.getOffer.answer": {
             offer: components["schemas"]["Offer.types.answer.Offer"];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "partnerId": "partner-sunrise",
+         *       "categoryId": "example-category",
+         *       "offerType": "offerType",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "Offer.listOffers": {
             status?: string | string[];
             partnerId?: string;
@@ -7955,6 +8717,26 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "partnerId": "partner-sunrise",
+         *       "keywords": [
+         *         "keyword"
+         *       ],
+         *       "offerType": "offerType",
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z",
+         *       "images": [
+         *         "https://cdn.sunrise.example/offer.jpg"
+         *       ],
+         *       "shortDescription": "shortDescription",
+         *       "title": "Example title",
+         *       "description": "An example description",
+         *       "categoryIds": [
+         *         "example-category"
+         *       ]
+         *     }
+         */
         "Offer.updateOffer": {
             partnerId?: string;
             keywords?: string[];
@@ -7971,6 +8753,11 @@ export interface components {
         "Offer.updateOffer.answer": {
             offer: components["schemas"]["Offer.types.answer.OfferRecord"];
         };
+        /**
+         * @example {
+         *       "status": "published"
+         *     }
+         */
         "Offer.updateOfferStatus": {
             /** @enum {unknown} */
             status: "published" | "unpublished" | "expired";
@@ -7979,6 +8766,19 @@ export interface components {
         "Offer.updateOfferStatus.answer": {
             offer: components["schemas"]["Offer.types.answer.OfferRecord"];
         };
+        /**
+         * @example {
+         *       "otpType": "otpType",
+         *       "token": "example-token",
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       },
+         *       "additionalData": {}
+         *     }
+         */
         "Otp.createOtpCheckRecord": {
             otpType: string;
             token: string;
@@ -7990,6 +8790,21 @@ export interface components {
             };
             additionalData?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "otpType": "otpType",
+         *       "tokenType": "alphanumeric",
+         *       "token": "example-token",
+         *       "expireTimeInSeconds": 300,
+         *       "additionalData": {},
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       }
+         *     }
+         */
         "Otp.createOtpRecord": {
             otpType: string;
             /** @enum {unknown} */
@@ -8004,6 +8819,11 @@ export interface components {
                 ipAddress?: string;
             };
         };
+        /**
+         * @example {
+         *       "otpType": "otpType"
+         *     }
+         */
         "Otp.getOtpRecords": {
             otpType?: string;
         };
@@ -8065,6 +8885,20 @@ export interface components {
             records: components["schemas"]["Otp.types.answer.Otp"][];
             config: components["schemas"]["Otp.types.answer.OtpConfig"];
         };
+        /**
+         * @example {
+         *       "otpType": "otpType",
+         *       "tokenType": "alphanumeric",
+         *       "expireTimeInSeconds": 300,
+         *       "additionalData": {},
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       }
+         *     }
+         */
         "Otp.issueOtp": {
             otpType: string;
             /** @enum {unknown} */
@@ -8082,6 +8916,19 @@ export interface components {
         "Otp.issueOtp.answer": components["schemas"]["Otp.types.answer.Item"] | (components["schemas"]["Otp.types.answer.IssuedOtp"] & {
             token: string;
         });
+        /**
+         * @example {
+         *       "otpType": "otpType",
+         *       "token": "example-token",
+         *       "requestedBy": "requestedBy",
+         *       "requesterDetails": {
+         *         "identity": "identity",
+         *         "userAgent": "userAgent",
+         *         "ipAddress": "ipAddress"
+         *       },
+         *       "additionalData": {}
+         *     }
+         */
         "Otp.verifyOtp": {
             otpType: string;
             token: string;
@@ -8110,6 +8957,19 @@ export interface components {
             validationResult: "invalid_token";
             remainingAttempts: number;
         } | components["schemas"]["Otp.types.answer.Item"];
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "Partner.approvePartner": {
             approvalId: string;
             /** @enum {unknown} */
@@ -8120,6 +8980,11 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "documentId": "example-document"
+         *     }
+         */
         "Partner.documentRef": {
             documentId?: string;
         };
@@ -8129,6 +8994,20 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "id": "example-partner-2",
+         *       "venueName": "Sunrise Marina",
+         *       "address": "2 Marina Walk, Dubai",
+         *       "contactName": "Example name",
+         *       "contactEmail": "amal.haddad@acme.example",
+         *       "contactPhone": "+971500000101",
+         *       "mapCoordinates": {
+         *         "latitude": 25.0805,
+         *         "longitude": 55.1403
+         *       }
+         *     }
+         */
         "Partner.createVenue": {
             id?: string;
             venueName: string;
@@ -8279,6 +9158,11 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "logId": "example-log"
+         *     }
+         */
         "Partner.logRef": {
             logId?: string;
         };
@@ -8318,6 +9202,7 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /** @example {} */
         "Partner.empty": Record<string, never>;
         /** @description who did it (spec 2.8 actor) */
         "Partner.records.answer.actor": {
@@ -8417,6 +9302,11 @@ export interface components {
             partner: components["schemas"]["Partner.records.answer.partner"];
             pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
         };
+        /**
+         * @example {
+         *       "venueId": "venue-sunrise-marina"
+         *     }
+         */
         "Partner.venueRef": {
             venueId?: string;
         };
@@ -8425,6 +9315,42 @@ export interface components {
             venue: components["schemas"]["Partner.records.answer.venue"];
             pendingApproval: components["schemas"]["Partner.records.answer.pendingApproval"];
         };
+        /**
+         * @example {
+         *       "legalName": "Sunrise Hospitality LLC",
+         *       "brandName": "Sunrise",
+         *       "partnerTier": "gold",
+         *       "socialMediaAccounts": [
+         *         {
+         *           "platform": "facebook",
+         *           "url": "https://sunrise.example"
+         *         }
+         *       ],
+         *       "businessAddress": "businessAddress",
+         *       "city": "Dubai",
+         *       "country": "AE",
+         *       "website": "https://sunrise.example",
+         *       "partnerTypeId": "example-partnertype",
+         *       "partnerSubtypeIds": [
+         *         "example-partnersubtype"
+         *       ],
+         *       "tradeLicenseNumber": "tradeLicenseNumber",
+         *       "accountAgent": "accountAgent",
+         *       "brandLogo": {
+         *         "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *         "mimeType": "image/png",
+         *         "originalFilename": "photo.png"
+         *       },
+         *       "primaryContact": {
+         *         "name": "Amal",
+         *         "email": "amal.haddad@acme.example",
+         *         "phone": "+971500000001"
+         *       },
+         *       "contractId": "example-contract",
+         *       "contractStartDate": "2026-01-01",
+         *       "contractEndDate": "2026-12-31"
+         *     }
+         */
         "Partner.init": {
             legalName: string;
             brandName: string;
@@ -8508,6 +9434,15 @@ export interface components {
             /** @enum {unknown} */
             status: "active" | "archived";
         };
+        /**
+         * @example {
+         *       "brandLogo": {
+         *         "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *         "mimeType": "image/png",
+         *         "originalFilename": "photo.png"
+         *       }
+         *     }
+         */
         "Partner.updatePartnerBrandLogo": {
             brandLogo: {
                 content: string;
@@ -8522,6 +9457,15 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "primaryContact": {
+         *         "name": "Amal",
+         *         "email": "amal.haddad@acme.example",
+         *         "phone": "+971500000001"
+         *       }
+         *     }
+         */
         "Partner.updatePartnerContact": {
             primaryContact: {
                 name: string;
@@ -8537,6 +9481,13 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "contractId": "example-contract",
+         *       "contractStartDate": "2026-01-01",
+         *       "contractEndDate": "2026-12-31"
+         *     }
+         */
         "Partner.updatePartnerContract": {
             contractId?: string;
             contractStartDate?: string;
@@ -8549,6 +9500,29 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "legalName": "Sunrise Hospitality LLC",
+         *       "brandName": "Sunrise",
+         *       "partnerTier": "gold",
+         *       "socialMediaAccounts": [
+         *         {
+         *           "platform": "facebook",
+         *           "url": "https://sunrise.example"
+         *         }
+         *       ],
+         *       "businessAddress": "businessAddress",
+         *       "city": "Dubai",
+         *       "country": "AE",
+         *       "website": "https://sunrise.example",
+         *       "partnerTypeId": "example-partnertype",
+         *       "partnerSubtypeIds": [
+         *         "example-partnersubtype"
+         *       ],
+         *       "tradeLicenseNumber": "tradeLicenseNumber",
+         *       "accountAgent": "accountAgent"
+         *     }
+         */
         "Partner.updatePartnerDetails": {
             legalName?: string;
             brandName?: string;
@@ -8574,6 +9548,12 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "statusReason": "statusReason"
+         *     }
+         */
         "Partner.updatePartnerStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
@@ -8586,6 +9566,20 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "venueId": "venue-sunrise-marina",
+         *       "venueName": "Sunrise Marina",
+         *       "address": "2 Marina Walk, Dubai",
+         *       "contactName": "Example name",
+         *       "contactEmail": "amal.haddad@acme.example",
+         *       "contactPhone": "+971500000101",
+         *       "mapCoordinates": {
+         *         "latitude": 25.0805,
+         *         "longitude": 55.1403
+         *       }
+         *     }
+         */
         "Partner.updateVenue": {
             venueId: string;
             venueName?: string;
@@ -8612,6 +9606,12 @@ export interface components {
             } | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "venueId": "venue-sunrise-marina",
+         *       "status": "active"
+         *     }
+         */
         "Partner.updateVenueStatus": {
             venueId: string;
             /** @enum {unknown} */
@@ -8629,6 +9629,14 @@ export interface components {
             } | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "mimeType": "image/png",
+         *       "originalFilename": "photo.png",
+         *       "label": "label"
+         *     }
+         */
         "Partner.uploadDocument": {
             content: string;
             mimeType: string;
@@ -8645,6 +9653,16 @@ export interface components {
                 expiresAt: string;
             };
         };
+        /**
+         * @example {
+         *       "venues": [
+         *         {
+         *           "partnerId": "partner-sunrise",
+         *           "venueId": "venue-sunrise-marina"
+         *         }
+         *       ]
+         *     }
+         */
         "PartnerUser.addVenues": {
             venues: {
                 partnerId: string;
@@ -8720,6 +9738,19 @@ export interface components {
             approval: components["schemas"]["PartnerUser.types.answer.Approval"];
             requestedUser: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "PartnerUser.approveUser": {
             approvalId: string;
             /** @enum {string} */
@@ -8730,6 +9761,7 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /** @example {} */
         "PartnerUser.getRoles": Record<string, never>;
         /** @description PartnerUser.getRoles: key, value and label of admin, manager and staff. */
         "PartnerUser.getRoles.answer": {
@@ -8740,6 +9772,7 @@ export interface components {
                 label: string;
             }[];
         };
+        /** @example {} */
         "PartnerUser.getUser": Record<string, never>;
         /** @description The answer of PartnerUser.getUser. */
         "PartnerUser.getUser.answer": {
@@ -8784,6 +9817,24 @@ export interface components {
                 at: number;
             } | null;
         };
+        /**
+         * @example {
+         *       "fullName": "Amal Haddad",
+         *       "email": "amal.haddad@acme.example",
+         *       "partners": [
+         *         {
+         *           "partnerId": "partner-sunrise",
+         *           "role": "admin"
+         *         }
+         *       ],
+         *       "venues": [
+         *         {
+         *           "partnerId": "partner-sunrise",
+         *           "venueId": "venue-sunrise-marina"
+         *         }
+         *       ]
+         *     }
+         */
         "PartnerUser.init": {
             fullName: string;
             /** Format: email */
@@ -8804,6 +9855,15 @@ export interface components {
             pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["PartnerUser.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "partnerId": "partner-sunrise",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "PartnerUser.listPartnerUsers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive";
@@ -8822,6 +9882,7 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** @example {} */
         "PartnerUser.listVenues": Record<string, never>;
         /** @description The answer of PartnerUser.listVenues. */
         "PartnerUser.listVenues.answer": {
@@ -8832,6 +9893,13 @@ export interface components {
             }[];
             totalCount: number;
         };
+        /**
+         * @example {
+         *       "venueIds": [
+         *         "venue-sunrise-marina"
+         *       ]
+         *     }
+         */
         "PartnerUser.removeVenues": {
             venueIds: string[];
         };
@@ -8850,6 +9918,12 @@ export interface components {
             approval: components["schemas"]["PartnerUser.types.answer.Approval"];
             requestedUser: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
         };
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "statusReason": "statusReason"
+         *     }
+         */
         "PartnerUser.updateStatus": {
             /** @enum {unknown} */
             status: "pending" | "active" | "inactive";
@@ -8857,6 +9931,24 @@ export interface components {
         };
         /** @description PartnerUser.updateStatus: pending, active or inactive, with an optional statusReason; user_status_update. */
         "PartnerUser.updateStatus.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
+        /**
+         * @example {
+         *       "fullName": "Amal Haddad",
+         *       "email": "amal.haddad@acme.example",
+         *       "partners": [
+         *         {
+         *           "partnerId": "partner-sunrise",
+         *           "role": "admin"
+         *         }
+         *       ],
+         *       "venues": [
+         *         {
+         *           "partnerId": "partner-sunrise",
+         *           "venueId": "venue-sunrise-marina"
+         *         }
+         *       ]
+         *     }
+         */
         "PartnerUser.updateUser": {
             fullName: string;
             /** Format: email */
@@ -8873,6 +9965,13 @@ export interface components {
         };
         /** @description PartnerUser.updateUser: fullName, email, partners and venues, all of them (no partial update); user_update. */
         "PartnerUser.updateUser.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "otp": "123456",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "ProgramManagementUser.acceptInvitation": {
             /** Format: email */
             email: string;
@@ -8884,6 +9983,19 @@ export interface components {
             accepted: boolean;
             status: string;
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "ProgramManagementUser.approveUser": {
             approvalId: string;
             /** @enum {string} */
@@ -8894,6 +10006,11 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "otp": "123456"
+         *     }
+         */
         "ProgramManagementUser.checkOtp": {
             otp: string;
         };
@@ -9008,6 +10125,19 @@ export interface components {
                 acceptedAt: string | null;
             };
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "name": "Hana Rahman",
+         *       "type": "internal",
+         *       "companyId": "acme",
+         *       "loginMethod": "sso",
+         *       "roles": [
+         *         "super"
+         *       ],
+         *       "developer": false
+         *     }
+         */
         "ProgramManagementUser.createUser": {
             /** Format: email */
             email: string;
@@ -9026,6 +10156,11 @@ export interface components {
             pendingApproval: components["schemas"]["ProgramManagementUser.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example"
+         *     }
+         */
         "ProgramManagementUser.discoverAuthMethod": {
             /** Format: email */
             email: string;
@@ -9041,6 +10176,7 @@ export interface components {
             /** @constant */
             method: "email_password";
         };
+        /** @example {} */
         "ProgramManagementUser.getPermissions": Record<string, never>;
         /** @description ProgramManagementUser.getPermissions: The signed-in user's own permissions by class key (its own instance only: the rule replaces the role check). */
         "ProgramManagementUser.getPermissions.answer": {
@@ -9053,6 +10189,7 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        /** @example {} */
         "ProgramManagementUser.getUser": Record<string, never>;
         /** @description The answer of ProgramManagementUser.getUser. */
         "ProgramManagementUser.getUser.answer": {
@@ -9076,6 +10213,17 @@ export interface components {
                 at: string;
             } | null;
         };
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "type": "internal",
+         *       "companyId": "acme",
+         *       "loginMethod": "sso",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "ProgramManagementUser.listUsers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive";
@@ -9098,6 +10246,12 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "ProgramManagementUser.login": {
             /** Format: email */
             email: string;
@@ -9109,11 +10263,19 @@ export interface components {
             token: string;
             expiresAt: string;
         };
+        /** @example {} */
         "ProgramManagementUser.resendOtp": Record<string, never>;
         /** @description ProgramManagementUser.resendOtp: A new sign-in code by mail (login's token). */
         "ProgramManagementUser.resendOtp.answer": {
             sent: boolean;
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "otp": "123456",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "ProgramManagementUser.resetPassword": {
             /** Format: email */
             email: string;
@@ -9124,11 +10286,17 @@ export interface components {
         "ProgramManagementUser.resetPassword.answer": {
             reset: boolean;
         };
+        /** @example {} */
         "ProgramManagementUser.empty": Record<string, never>;
         /** @description ProgramManagementUser.resolveIdentity: The identity source: {active, roles, tenant?, developer, validAfter?, name} (the runtime calls it as the system). */
         "ProgramManagementUser.resolveIdentity.answer": components["schemas"]["ProgramManagementUser.types.answer.ResolvedIdentity"] & {
             name?: string;
         };
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example"
+         *     }
+         */
         "ProgramManagementUser.sendPasswordResetEmail": {
             /** Format: email */
             email: string;
@@ -9141,6 +10309,12 @@ export interface components {
         "ProgramManagementUser.signInView.answer": {
             user: components["schemas"]["ProgramManagementUser.types.answer.User"];
         };
+        /**
+         * @example {
+         *       "SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4=",
+         *       "RelayState": "RelayState"
+         *     }
+         */
         "ProgramManagementUser.singleSignOn": {
             SAMLResponse: string;
             RelayState?: string;
@@ -9150,6 +10324,19 @@ export interface components {
             /** @description the back office address with the session in its fragment (also the Location header) */
             redirectTo: string;
         } & components["schemas"]["ProgramManagementUser.checkOtp.answer"];
+        /**
+         * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "name": "Hana Rahman",
+         *       "type": "internal",
+         *       "companyId": "acme",
+         *       "loginMethod": "sso",
+         *       "roles": [
+         *         "super"
+         *       ],
+         *       "developer": false
+         *     }
+         */
         "ProgramManagementUser.updateUser": {
             /** Format: email */
             email?: string;
@@ -9164,6 +10351,12 @@ export interface components {
         };
         /** @description ProgramManagementUser.updateUser: Name, email, type and company, login method, roles, developer flag (user_update). */
         "ProgramManagementUser.updateUser.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "reason": "An example reason"
+         *     }
+         */
         "ProgramManagementUser.updateUserStatus": {
             /** @enum {unknown} */
             status: "pending" | "active" | "inactive";
@@ -9171,6 +10364,11 @@ export interface components {
         };
         /** @description ProgramManagementUser.updateUserStatus: pending, active or inactive (user_status_update); activation checks the email is free. */
         "ProgramManagementUser.updateUserStatus.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
+        /**
+         * @example {
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
         "ProgramManagementUser.verifyCredentials": {
             password: string;
         };
@@ -9179,6 +10377,19 @@ export interface components {
             valid: boolean;
             user: components["schemas"]["ProgramManagementUser.types.answer.User"];
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "role_create",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "RoleManager.approve": {
             approvalId: string;
             /** @enum {unknown} */
@@ -9193,6 +10404,14 @@ export interface components {
         "RoleManager.createRole.permissions": {
             [key: string]: string[];
         };
+        /**
+         * @example {
+         *       "name": "Support agents",
+         *       "description": "An example description",
+         *       "level": 1,
+         *       "permissions": {}
+         *     }
+         */
         "RoleManager.createRole": {
             name: string;
             description?: string;
@@ -9248,11 +10467,17 @@ export interface components {
             approval: components["schemas"]["RoleManager.types.answer.Approval"];
             deploymentJobId: string | null;
         };
+        /** @example {} */
         "RoleManager.getPermissions": Record<string, never>;
         /** @description RoleManager.getPermissions: The permission catalogue: class key → method names a program management user may call. */
         "RoleManager.getPermissions.answer": {
             permissions: components["schemas"]["RoleManager.types.answer.PermissionMap"];
         };
+        /**
+         * @example {
+         *       "id": "super"
+         *     }
+         */
         "RoleManager.getRole": {
             id?: string;
         };
@@ -9279,6 +10504,13 @@ export interface components {
                 updatedAt: string;
             };
         };
+        /**
+         * @example {
+         *       "names": [
+         *         "Amal"
+         *       ]
+         *     }
+         */
         "RoleManager.getRolesForAuthentication": {
             names?: string[];
         };
@@ -9286,12 +10518,21 @@ export interface components {
         "RoleManager.getRolesForAuthentication.answer": {
             roles: components["schemas"]["RoleManager.types.answer.PublishedRole"][];
         };
+        /** @example {} */
         "RoleManager.init": Record<string, never>;
         /** @description RoleManager.init: Creates the singleton with the built-in super role and publishes the first snapshot (seeds run it). */
         "RoleManager.init.answer": {
             roles: number;
             deploymentJobId: string;
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "RoleManager.listRoles": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -9309,9 +10550,36 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /**
+         * @example {
+         *       "trigger": "trigger"
+         *     }
+         */
         "RoleManager.saveRolesToLayerAndTriggerDeployment": {
             trigger?: string;
         };
+        /**
+         * @example {
+         *       "roles": [
+         *         {
+         *           "id": "example-1",
+         *           "name": "Amal",
+         *           "description": "An example description",
+         *           "level": 1,
+         *           "permissions": {},
+         *           "status": "active",
+         *           "createdBy": {
+         *             "id": "example-1",
+         *             "type": "type",
+         *             "name": "Amal"
+         *           },
+         *           "createdAt": "2026-03-01T09:00:00.000Z",
+         *           "updatedAt": "2026-03-01T09:00:00.000Z",
+         *           "pendingApprovalId": "example-pendingapproval"
+         *         }
+         *       ]
+         *     }
+         */
         "RoleManager.setState": {
             roles: {
                 id: string;
@@ -9344,6 +10612,14 @@ export interface components {
         "RoleManager.updateRole.permissions": {
             [key: string]: string[];
         };
+        /**
+         * @example {
+         *       "id": "super",
+         *       "name": "Support agents",
+         *       "description": "An example description",
+         *       "permissions": {}
+         *     }
+         */
         "RoleManager.updateRole": {
             id: string;
             name?: string;
@@ -9360,6 +10636,12 @@ export interface components {
             approval: null;
             deploymentJobId: null;
         };
+        /**
+         * @example {
+         *       "id": "super",
+         *       "status": "active"
+         *     }
+         */
         "RoleManager.updateStatus": {
             id: string;
             /** @enum {unknown} */
@@ -9371,6 +10653,21 @@ export interface components {
             approval: components["schemas"]["RoleManager.types.answer.Approval"];
             deploymentJobId: string | null;
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {
+         *         "group": "group"
+         *       },
+         *       "reviewedBy": {}
+         *     }
+         */
         "Setting.approveSetting": {
             approvalId: string;
             /** @enum {string} */
@@ -9383,6 +10680,14 @@ export interface components {
             };
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "id": "example-setting-2",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "type": "internal"
+         *     }
+         */
         "Setting.createCompanyGroup": {
             id?: string;
             name: string;
@@ -9557,6 +10862,17 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "example-setting-2",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "hrmsMapping": [
+         *         "son"
+         *       ],
+         *       "memberTypeId": "mt-permanent"
+         *     }
+         */
         "Setting.createMemberSubType": {
             id?: string;
             name: string;
@@ -9578,6 +10894,14 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "example-setting-2",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "systemIdentifier": "Permanent"
+         *     }
+         */
         "Setting.createMemberType": {
             id?: string;
             name: string;
@@ -9598,6 +10922,14 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "example-setting-2",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "tierGroup": "base"
+         *     }
+         */
         "Setting.createTierType": {
             id?: string;
             name: string;
@@ -9619,6 +10951,12 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "relation": "son",
+         *       "includeInactive": false
+         *     }
+         */
         "Setting.findMemberSubTypeByHrmsMapping": {
             relation?: string;
             includeInactive?: boolean;
@@ -9637,6 +10975,12 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
+        /**
+         * @example {
+         *       "systemIdentifier": "Permanent",
+         *       "includeInactive": false
+         *     }
+         */
         "Setting.findMemberTypeBySystemIdentifier": {
             systemIdentifier?: string;
             includeInactive?: boolean;
@@ -9654,6 +10998,11 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal"
+         *     }
+         */
         "Setting.byId": {
             id?: string;
         };
@@ -9698,6 +11047,7 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
+        /** @example {} */
         "Setting.getPaymentPeriods": Record<string, never>;
         /** @description The answer of Setting.getPaymentPeriods. */
         "Setting.getPaymentPeriods.answer": {
@@ -9706,6 +11056,7 @@ export interface components {
                 label: string;
             }[];
         };
+        /** @example {} */
         "Setting.getProgramManagementConfig": Record<string, never>;
         /** @description Setting.getProgramManagementConfig: Active values of every group, payment periods and tier groups (back office forms; Company's reference checks). */
         "Setting.getProgramManagementConfig.answer": {
@@ -9719,6 +11070,11 @@ export interface components {
             }[];
             tierGroups: ("base" | "upgrade" | "add_on")[];
         };
+        /**
+         * @example {
+         *       "group": "companyGroups"
+         *     }
+         */
         "Setting.getSetting": {
             /** @enum {string} */
             group?: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
@@ -9774,6 +11130,16 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
+        /**
+         * @example {
+         *       "paymentPeriods": [
+         *         {
+         *           "key": "key",
+         *           "label": "label"
+         *         }
+         *       ]
+         *     }
+         */
         "Setting.init": {
             paymentPeriods?: {
                 key: string;
@@ -9785,6 +11151,15 @@ export interface components {
             id?: string;
             groups: components["schemas"]["Setting.types.answer.SettingGroups"];
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "search": "Amal",
+         *       "status": "pending",
+         *       "type": "internal"
+         *     }
+         */
         "Setting.listCompanyGroups": {
             page?: number;
             limit?: number;
@@ -9804,6 +11179,15 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "search": "Amal",
+         *       "status": "pending",
+         *       "memberTypeId": "mt-permanent"
+         *     }
+         */
         "Setting.listMemberSubTypes": {
             page?: number;
             limit?: number;
@@ -9822,6 +11206,14 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "search": "Amal",
+         *       "status": "pending"
+         *     }
+         */
         "Setting.listMemberTypes": {
             page?: number;
             limit?: number;
@@ -9839,6 +11231,15 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "search": "Amal",
+         *       "status": "pending",
+         *       "group": "companyGroups"
+         *     }
+         */
         "Setting.listSettings": {
             page?: number;
             limit?: number;
@@ -9858,6 +11259,16 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 10,
+         *       "search": "Amal",
+         *       "status": "pending",
+         *       "tierGroup": "base",
+         *       "group": "base"
+         *     }
+         */
         "Setting.listTierTypes": {
             page?: number;
             limit?: number;
@@ -9879,6 +11290,16 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "paymentPeriods": [
+         *         {
+         *           "key": "key",
+         *           "label": "label"
+         *         }
+         *       ]
+         *     }
+         */
         "Setting.setPaymentPeriods": {
             paymentPeriods: {
                 key: string;
@@ -9890,6 +11311,119 @@ export interface components {
             paymentPeriods: components["schemas"]["Setting.types.answer.PaymentPeriod"][];
             approval: components["schemas"]["Setting.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "groups": {
+         *         "companyGroups": {
+         *           "title": "Example title",
+         *           "description": "An example description",
+         *           "value": [
+         *             {
+         *               "id": "example-1",
+         *               "name": "Amal",
+         *               "description": "An example description",
+         *               "status": "pending",
+         *               "createdBy": {
+         *                 "id": "example-1",
+         *                 "type": "type",
+         *                 "name": "Amal",
+         *                 "roles": [
+         *                   "super"
+         *                 ]
+         *               },
+         *               "createdAt": "2026-03-01T09:00:00.000Z",
+         *               "updatedAt": "2026-03-01T09:00:00.000Z",
+         *               "type": "internal"
+         *             }
+         *           ]
+         *         },
+         *         "memberTypes": {
+         *           "title": "Example title",
+         *           "description": "An example description",
+         *           "value": [
+         *             {
+         *               "id": "example-1",
+         *               "name": "Amal",
+         *               "description": "An example description",
+         *               "status": "pending",
+         *               "createdBy": {
+         *                 "id": "example-1",
+         *                 "type": "type",
+         *                 "name": "Amal",
+         *                 "roles": [
+         *                   "super"
+         *                 ]
+         *               },
+         *               "createdAt": "2026-03-01T09:00:00.000Z",
+         *               "updatedAt": "2026-03-01T09:00:00.000Z",
+         *               "systemIdentifier": "Permanent"
+         *             }
+         *           ]
+         *         },
+         *         "memberSubTypes": {
+         *           "title": "Example title",
+         *           "description": "An example description",
+         *           "value": [
+         *             {
+         *               "id": "example-1",
+         *               "name": "Amal",
+         *               "description": "An example description",
+         *               "status": "pending",
+         *               "createdBy": {
+         *                 "id": "example-1",
+         *                 "type": "type",
+         *                 "name": "Amal",
+         *                 "roles": [
+         *                   "super"
+         *                 ]
+         *               },
+         *               "createdAt": "2026-03-01T09:00:00.000Z",
+         *               "updatedAt": "2026-03-01T09:00:00.000Z",
+         *               "hrmsMapping": [
+         *                 "son"
+         *               ],
+         *               "memberTypeId": "mt-permanent"
+         *             }
+         *           ]
+         *         },
+         *         "tierTypes": {
+         *           "title": "Example title",
+         *           "description": "An example description",
+         *           "value": [
+         *             {
+         *               "id": "example-1",
+         *               "name": "Amal",
+         *               "description": "An example description",
+         *               "status": "active",
+         *               "createdBy": {
+         *                 "id": "example-1",
+         *                 "type": "type",
+         *                 "name": "Amal",
+         *                 "roles": [
+         *                   "super"
+         *                 ]
+         *               },
+         *               "createdAt": "2026-03-01T09:00:00.000Z",
+         *               "updatedAt": "2026-03-01T09:00:00.000Z",
+         *               "tierGroup": "base"
+         *             }
+         *           ]
+         *         },
+         *         "tierConfig": {
+         *           "title": "Example title",
+         *           "description": "An example description",
+         *           "value": {
+         *             "paymentPeriods": [
+         *               {
+         *                 "key": "key",
+         *                 "label": "label"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         "Setting.setState": {
             groups: {
                 companyGroups?: {
@@ -10000,6 +11534,11 @@ export interface components {
             groups: components["schemas"]["Setting.types.answer.SettingGroups"];
             approval: components["schemas"]["Setting.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "id": "cg-internal"
+         *     }
+         */
         "Setting.streamValue": {
             id: string;
         };
@@ -10039,6 +11578,14 @@ export interface components {
             collection: string;
             documentId: string;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "type": "internal"
+         *     }
+         */
         "Setting.updateCompanyGroup": {
             id: string;
             name?: string;
@@ -10060,6 +11607,12 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal",
+         *       "status": "active"
+         *     }
+         */
         "Setting.updateStatus": {
             id: string;
             status: string;
@@ -10078,6 +11631,17 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "hrmsMapping": [
+         *         "son"
+         *       ],
+         *       "memberTypeId": "mt-permanent"
+         *     }
+         */
         "Setting.updateMemberSubType": {
             id: string;
             name?: string;
@@ -10113,6 +11677,14 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal",
+         *       "name": "Example group",
+         *       "description": "An example description",
+         *       "systemIdentifier": "Permanent"
+         *     }
+         */
         "Setting.updateMemberType": {
             id: string;
             name?: string;
@@ -10147,6 +11719,13 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "id": "cg-internal",
+         *       "name": "Example group",
+         *       "description": "An example description"
+         *     }
+         */
         "Setting.updateTierType": {
             id: string;
             name?: string;
@@ -10180,6 +11759,19 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "SystemEmail.approve": {
             approvalId: string;
             /** @enum {unknown} */
@@ -10190,6 +11782,20 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "templateId": "example-template",
+         *       "type": "member",
+         *       "status": "active",
+         *       "to": [
+         *         "amal.haddad@acme.example"
+         *       ],
+         *       "title": "Example title",
+         *       "subject": "subject",
+         *       "html": "html",
+         *       "json": {}
+         *     }
+         */
         "SystemEmail.createSystemEmailTemplate": {
             templateId: string;
             /** @enum {unknown} */
@@ -10237,6 +11843,7 @@ export interface components {
             template: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"];
             pendingApproval: null;
         };
+        /** @example {} */
         "SystemEmail.getSystemEmailTemplate": Record<string, never>;
         /** @description The answer of SystemEmail.getSystemEmailTemplate. */
         "SystemEmail.getSystemEmailTemplate.answer": {
@@ -10269,6 +11876,7 @@ export interface components {
                 requestedStatus: "active" | "inactive";
             } | null;
         };
+        /** @example {} */
         "SystemEmail.getSystemEmailTemplateFields": Record<string, never>;
         /** @description SystemEmail.getSystemEmailTemplateFields: The parameters the subject and html use (mustache's parser). */
         "SystemEmail.getSystemEmailTemplateFields.answer": {
@@ -10277,6 +11885,15 @@ export interface components {
             html: string[];
             templateId: string;
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "type": "member",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "SystemEmail.listSystemEmailTemplates": {
             /** @enum {unknown} */
             status?: "active" | "inactive";
@@ -10296,12 +11913,31 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "to": [
+         *         "amal.haddad@acme.example"
+         *       ],
+         *       "parameters": {}
+         *     }
+         */
         "SystemEmail.sendSystemEmail": {
             to?: string[];
             parameters?: {
                 [key: string]: string;
             };
         };
+        /**
+         * @example {
+         *       "to": [
+         *         "amal.haddad@acme.example"
+         *       ],
+         *       "title": "Example title",
+         *       "subject": "subject",
+         *       "html": "html",
+         *       "json": {}
+         *     }
+         */
         "SystemEmail.updateSystemEmailTemplate": {
             to?: string[];
             title: string;
@@ -10316,6 +11952,11 @@ export interface components {
             pendingApproval: components["schemas"]["SystemEmail.types.answer.PendingApproval"] | null;
             approval?: unknown;
         };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         "SystemEmail.updateSystemEmailTemplateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive";
@@ -10327,6 +11968,24 @@ export interface components {
             pendingApproval: components["schemas"]["SystemEmail.types.answer.PendingApproval"] | null;
             approval?: unknown;
         };
+        /**
+         * @example {
+         *       "name": "Gold 2026",
+         *       "paymentTypes": [
+         *         "credit_card"
+         *       ],
+         *       "paymentPeriod": "monthly",
+         *       "quota": 1,
+         *       "conditions": [
+         *         {
+         *           "key": "key",
+         *           "logicalOperator": "equal",
+         *           "value": "value"
+         *         }
+         *       ],
+         *       "status": "active"
+         *     }
+         */
         "Tier.addEligibilityRule": {
             name: string;
             paymentTypes: ("credit_card" | "salary_deduction")[];
@@ -10425,6 +12084,19 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Tier.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "approvalId": "example-approval",
+         *       "action": "approve",
+         *       "event": "event",
+         *       "entityId": "example-entity",
+         *       "jsonPatch": [
+         *         "jsonPatch"
+         *       ],
+         *       "additionalData": {},
+         *       "reviewedBy": {}
+         *     }
+         */
         "Tier.approve": {
             approvalId: string;
             /** @enum {unknown} */
@@ -10435,6 +12107,37 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
+        /**
+         * @example {
+         *       "name": "Gold 2026",
+         *       "description": "An example description",
+         *       "tierType": {
+         *         "id": "tt-base"
+         *       },
+         *       "fee": 1,
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z",
+         *       "eligibilityRules": [
+         *         {
+         *           "name": "Amal",
+         *           "paymentTypes": [
+         *             "credit_card"
+         *           ],
+         *           "paymentPeriod": "monthly",
+         *           "quota": 1,
+         *           "conditions": [
+         *             {
+         *               "key": "key",
+         *               "logicalOperator": "equal",
+         *               "value": "value"
+         *             }
+         *           ],
+         *           "status": "active"
+         *         }
+         *       ],
+         *       "sourceTierId": "tier-base-2026"
+         *     }
+         */
         "Tier.createTier": {
             name: string;
             description?: string;
@@ -10467,6 +12170,11 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Tier.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "ruleId": "example-rule"
+         *     }
+         */
         "Tier.deactivateEligibilityRule": {
             ruleId: string;
         };
@@ -10554,6 +12262,16 @@ export interface components {
                 label: string;
             }[];
         };
+        /**
+         * @example {
+         *       "status": "pending",
+         *       "tierTypeId": "tt-base",
+         *       "tierGroup": "base",
+         *       "search": "Amal",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "Tier.listTiers": {
             /** @enum {unknown} */
             status?: "pending" | "active" | "inactive" | "expired";
@@ -10583,6 +12301,24 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             streamedAt: string;
         };
+        /**
+         * @example {
+         *       "ruleId": "example-rule",
+         *       "name": "Gold 2026",
+         *       "paymentTypes": [
+         *         "credit_card"
+         *       ],
+         *       "paymentPeriod": "monthly",
+         *       "conditions": [
+         *         {
+         *           "key": "key",
+         *           "logicalOperator": "equal",
+         *           "value": "value"
+         *         }
+         *       ],
+         *       "quota": 1
+         *     }
+         */
         "Tier.updateEligibilityRule": {
             ruleId: string;
             name?: string;
@@ -10603,6 +12339,11 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Tier.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "status": "active"
+         *     }
+         */
         "Tier.updateStatus": {
             /** @enum {unknown} */
             status: "active" | "inactive" | "pending" | "expired";
@@ -10614,6 +12355,15 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Tier.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "name": "Gold 2026",
+         *       "description": "An example description",
+         *       "fee": 1,
+         *       "startDate": "2026-01-01T00:00:00.000Z",
+         *       "endDate": "2026-12-31T23:59:59.000Z"
+         *     }
+         */
         "Tier.updateTier": {
             name?: string;
             description?: string | null;
@@ -10628,6 +12378,14 @@ export interface components {
             pendingApproval: components["schemas"]["Tier.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Tier.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "templateId": "example-template",
+         *       "subject": "subject",
+         *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+         *       "metadata": {}
+         *     }
+         */
         "UserNotification.addNotification": {
             templateId: string;
             subject?: string;
@@ -10649,16 +12407,29 @@ export interface components {
             createdAt: string;
             readAt?: string;
         };
+        /**
+         * @example {
+         *       "notificationId": "example-notification"
+         *     }
+         */
         "UserNotification.deleteNotification": {
             notificationId: string;
         };
         /** @description UserNotification.deleteNotification: {notificationId} → 204. */
         "UserNotification.deleteNotification.answer": null;
+        /** @example {} */
         "UserNotification.getUnreadCount": Record<string, never>;
         /** @description UserNotification.getUnreadCount: → {unreadCount}. */
         "UserNotification.getUnreadCount.answer": {
             unreadCount: number;
         };
+        /**
+         * @example {
+         *       "status": "unread",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
         "UserNotification.listUserNotifications": {
             /** @enum {unknown} */
             status?: "unread" | "read" | "archived";
@@ -10688,11 +12459,22 @@ export interface components {
             limit: number;
             totalPages: number;
         };
+        /**
+         * @example {
+         *       "notificationId": "example-notification"
+         *     }
+         */
         "UserNotification.markNotificationAsRead": {
             notificationId: string;
         };
         /** @description UserNotification.markNotificationAsRead: {notificationId} → 204. */
         "UserNotification.markNotificationAsRead.answer": null;
+        /**
+         * @example {
+         *       "notificationId": "example-notification",
+         *       "status": "unread"
+         *     }
+         */
         "UserNotification.updateNotificationStatus": {
             notificationId: string;
             /** @enum {unknown} */
@@ -10700,6 +12482,7 @@ export interface components {
         };
         /** @description UserNotification.updateNotificationStatus: {notificationId, status: unread|read|archived} → 204. */
         "UserNotification.updateNotificationStatus.answer": null;
+        /** @example {} */
         "Workflow.getState": Record<string, never>;
         "Workflow.types.answer.Rules": {
             event: string | number;
@@ -10732,6 +12515,31 @@ export interface components {
             /** @constant */
             source: "instance";
         };
+        /**
+         * @example {
+         *       "classId": "Member",
+         *       "rules": [
+         *         {
+         *           "event": "event",
+         *           "currentStatus": "currentStatus",
+         *           "targetStatus": "targetStatus",
+         *           "description": "An example description",
+         *           "allowSelfApproval": false,
+         *           "approvers": [
+         *             "approver"
+         *           ],
+         *           "conditions": [
+         *             {
+         *               "dataSource": "entity",
+         *               "key": "key",
+         *               "operator": "equal",
+         *               "value": "value"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         "Workflow.config": {
             classId: string;
             rules: {
@@ -10765,6 +12573,15 @@ export interface components {
             /** @constant */
             source: "instance";
         };
+        /**
+         * @example {
+         *       "classId": "Member",
+         *       "event": "event",
+         *       "currentStatus": "currentStatus",
+         *       "entity": {},
+         *       "actor": {}
+         *     }
+         */
         "Workflow.run": {
             classId: string;
             event: string | number;
