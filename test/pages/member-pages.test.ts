@@ -4,24 +4,41 @@
  * service sent over SMTP, a password set, a sign-in with the code mailed, the
  * signed-in page; damaged and dead links answered in words; a password reset
  * from its mail. Pages are checked for their CSP and for console errors (a
- * refused script or style shows there).
+ * refused script or style shows there). And a member application on another
+ * origin (CORS_ORIGINS) signing a member in through the API from a page of its
+ * own, while a page on an origin not listed is refused by the browser.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { launchBrowser, type TestBrowser } from '../support/browser';
 import { codeIn, invitableMember, activeMember, nthMail, PASSWORD, OTHER_PASSWORD, startSignInRuntime, type SignInEnv } from '../member/sign-in-support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 
+/** a member application's origin (CORS_ORIGINS), and one the service does not list */
+const APP_HOST = 'app.example.test';
+const OTHER_HOST = 'other.example.test';
+
 let env: SignInEnv;
 let browser: TestBrowser;
+/** serves the member application's page on both origins (a static file server, as the app's host would be) */
+let appServer: http.Server;
 
 beforeAll(async () => {
+  appServer = http.createServer((req, res) => {
+    if (req.url === '/favicon.ico') return void res.writeHead(204).end();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><head><title>Member app</title></head><body><h1>Member app</h1></body></html>');
+  });
+  await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
+  const appAt = `127.0.0.1:${(appServer.address() as AddressInfo).port}`;
   // the links' addresses are the service's own pages: no MEMBER_APP_URL, a PUBLIC_URL the browser resolves here
-  env = await startSignInRuntime({ MEMBER_APP_URL: '', PUBLIC_URL: SERVICE });
-  browser = await launchBrowser({ hosts: { [SERVICE_HOST]: new URL(env.t.base).host } });
+  env = await startSignInRuntime({ MEMBER_APP_URL: '', PUBLIC_URL: SERVICE, CORS_ORIGINS: `http://${APP_HOST}` });
+  browser = await launchBrowser({ hosts: { [SERVICE_HOST]: new URL(env.t.base).host, [APP_HOST]: appAt, [OTHER_HOST]: appAt } });
 });
 afterAll(async () => {
   await browser?.close();
   await env?.t.stop();
   await env?.sink.close();
+  await new Promise((resolve) => appServer?.close(resolve));
 });
 afterEach(() => {
   expect(browser.consoleErrors).toEqual([]);
@@ -139,4 +156,56 @@ test('forgotten password: the page asks, the mail links to the reset page, the n
   await page.type('#f-password', OTHER_PASSWORD);
   await submit(page);
   await waitForUrl(page, (u) => u.pathname === '/pages/member/code', 'the code page');
+});
+
+/** a fetch from the page's own origin to the API: what the member application does (JSON in, JSON out) */
+function apiCall(page: import('puppeteer-core').Page, path: string, body?: unknown, token?: string) {
+  return page.evaluate(
+    async (url: string, payload: string | null, bearer: string | null) => {
+      try {
+        const headers: Record<string, string> = {};
+        if (payload !== null) headers['content-type'] = 'application/json';
+        if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+        const r = await fetch(url, { method: payload === null ? 'GET' : 'POST', headers, body: payload, credentials: 'include' });
+        return { status: r.status, body: await r.json(), requestId: r.headers.get('x-request-id') };
+      } catch (err) {
+        return { failed: String(err) };
+      }
+    },
+    `${SERVICE}${path}`,
+    body === undefined ? null : JSON.stringify(body),
+    token ?? null,
+  ) as Promise<{ status: number; body: any; requestId: string | null } | { failed: string }>;
+}
+
+test('a member application on a listed origin signs a member in through the API; a page on another origin is refused', async () => {
+  const m = await activeMember(env);
+  const app = await browser.newPage();
+  await app.goto(`http://${APP_HOST}/`);
+  const p = `/${env.t.projectId}/CALL/Member`;
+
+  // JSON bodies and a bearer token: every call below is preflighted, then answered with the app's origin
+  const discover = await apiCall(app, `${p}/discoverAuthMethod`, { email: m.email });
+  expect(discover).toMatchObject({ status: 200, body: { method: 'email_password' } });
+  const login = await apiCall(app, `${p}/login`, { email: m.email, password: m.password });
+  expect(login).toMatchObject({ status: 200, body: { otpRequired: true } });
+  if (!('body' in login)) throw new Error('login failed');
+  const otp = codeIn(await nthMail(env.sink, m.email, 2));
+  const session = await apiCall(app, `${p}/checkOtp/${login.body.memberId}`, { otp }, login.body.token);
+  expect(session).toMatchObject({ status: 200, body: { memberId: m.id, accessToken: expect.any(String) } });
+  if (!('body' in session)) throw new Error('checkOtp failed');
+  const profile = await apiCall(app, `${p}/getMemberProfile/${m.id}`, undefined, session.body.accessToken);
+  // the answer and an exposed header are readable by the app
+  expect(profile).toMatchObject({ status: 200, body: { id: m.id, name: 'Ada', email: m.email }, requestId: expect.any(String) });
+
+  const other = await browser.newPage();
+  await other.goto(`http://${OTHER_HOST}/`);
+  expect(await apiCall(other, `${p}/discoverAuthMethod`, { email: m.email })).toEqual({ failed: 'TypeError: Failed to fetch' });
+  // the browser said why: the only console errors of this test
+  expect(browser.consoleErrors.length).toBeGreaterThan(0);
+  expect(browser.consoleErrors.every((e) => e.includes(`from origin 'http://${OTHER_HOST}' has been blocked by CORS policy`))).toBe(true);
+  browser.consoleErrors.length = 0;
+  // its preflight got no CORS answer (the API's 405 for an OPTIONS without one), and the call was never sent
+  expect(browser.failedResources).toEqual([`405 ${SERVICE}${p}/discoverAuthMethod`, `net::ERR_FAILED ${SERVICE}${p}/discoverAuthMethod`]);
+  browser.failedResources.length = 0;
 });
