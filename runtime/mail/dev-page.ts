@@ -2,11 +2,17 @@
  * `/dev/mail`: what the service sent, for a newcomer running `npm start`
  * without SMTP_URL. Mounted only while the embedded mail adapter is in use
  * (with SMTP_URL set these paths answer 404 like any unknown route). Lists the
- * last 50 mails (time, recipients, subject) with a link to each `.eml` shown
- * as plain text. Everything a mail carries is escaped; the page allows no
- * script.
+ * last 50 mails (time, recipients, subject), each linked to its page
+ * `/dev/mail/<id>`: the mail as a reader sees it, parsed with mailparser:
+ * its headers, the text part, and the HTML part in a sandboxed iframe (no
+ * `allow-scripts`, no `allow-same-origin`: a script in the mail never runs,
+ * and the frame cannot reach this page). `/dev/mail/<id>.eml` is the file as
+ * written, as plain text. Everything a mail carries is escaped; the pages
+ * allow no script, and the frame inherits their policy (no remote images or
+ * fonts: opening a mail tells nobody).
  */
 import express, { type Request, type Response } from 'express';
+import { simpleParser, type AddressObject } from 'mailparser';
 import type { EmbeddedMailTransport, StoredMailEntry } from './eml-transport';
 
 export const DEV_MAIL_LIMIT = 50;
@@ -37,6 +43,50 @@ ${rows || '<tr><td colspan="3">No mail yet.</td></tr>'}
 `;
 }
 
+/** A mail's page: its headers, its text part and its HTML part in a sandboxed frame. */
+export async function renderMail(id: string, raw: Buffer): Promise<string> {
+  const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+  const addresses = (field: AddressObject | AddressObject[] | undefined) => (field ? (Array.isArray(field) ? field : [field]).map((a) => a.text).join(', ') : '');
+  const headers: [string, string][] = [
+    ['From', addresses(mail.from)],
+    ['To', addresses(mail.to)],
+    ['Cc', addresses(mail.cc)],
+    ['Bcc', addresses(mail.bcc)],
+    ['Reply-To', addresses(mail.replyTo)],
+    ['Subject', mail.subject ?? ''],
+    ['Date', mail.date ? mail.date.toISOString() : ''],
+    ['Message-ID', mail.messageId ?? ''],
+  ];
+  const rows = headers
+    .filter(([, v]) => v)
+    .map(([k, v]) => `<tr><th>${k}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
+  const html =
+    typeof mail.html === 'string'
+      ? `<iframe class="html-part" title="HTML part" sandbox srcdoc="${escapeHtml(mail.html)}"></iframe>`
+      : '<p class="none">No HTML part.</p>';
+  const text = mail.text !== undefined ? `<pre class="text-part">${escapeHtml(mail.text)}</pre>` : '<p class="none">No text part.</p>';
+  const attachments = mail.attachments.length
+    ? `<p>Attachments: ${mail.attachments.map((a) => escapeHtml(`${a.filename ?? '(unnamed)'} (${a.contentType}, ${a.size} bytes)`)).join(', ')}</p>`
+    : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(mail.subject || '(no subject)')}</title>
+<style>body{font-family:sans-serif;margin:2em}th{text-align:left;padding-right:1em;vertical-align:top}
+.parts{display:flex;gap:1.5em;align-items:stretch;margin-top:1em}.parts section{flex:1;min-width:0}
+iframe{width:100%;height:36em;border:1px solid #ccc;background:#fff}pre{white-space:pre-wrap;border:1px solid #ccc;padding:1em;margin:0;height:34em;overflow:auto}</style>
+</head><body>
+<p><a href="/dev/mail">All mail</a> &middot; <a href="/dev/mail/${escapeHtml(encodeURIComponent(id))}.eml">Source (.eml)</a></p>
+<h1>${escapeHtml(mail.subject || '(no subject)')}</h1>
+<table class="headers">${rows}</table>
+${attachments}
+<div class="parts">
+<section><h2>HTML</h2>${html}</section>
+<section><h2>Text</h2>${text}</section>
+</div>
+</body></html>
+`;
+}
+
 function secure(res: Response): void {
   res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
   res.setHeader('x-content-type-options', 'nosniff');
@@ -49,14 +99,18 @@ export function devMailRouter(mailbox: EmbeddedMailTransport): express.Router {
     secure(res);
     res.type('html').send(renderMailList(await mailbox.list(DEV_MAIL_LIMIT), mailbox.dir));
   });
-  router.get('/:id', async (req: Request, res: Response) => {
+  router.get('/:file', async (req: Request, res: Response) => {
     secure(res);
-    const raw = await mailbox.read(String(req.params.id));
+    const file = String(req.params.file);
+    const source = file.endsWith('.eml');
+    const id = source ? file.slice(0, -'.eml'.length) : file;
+    const raw = await mailbox.read(id);
     if (!raw) {
       res.status(404).type('text').send('No such mail');
       return;
     }
-    res.type('text/plain; charset=utf-8').send(raw);
+    if (source) res.type('text/plain; charset=utf-8').send(raw);
+    else res.type('html').send(await renderMail(id, raw));
   });
   return router;
 }

@@ -178,7 +178,7 @@ describe('ctx.mail with the embedded adapter (SMTP_URL unset)', () => {
     expect(page!.html).toContain('anna+tag@example.com');
     expect(page!.html).toContain(`href="/dev/mail/${id}"`);
 
-    const eml = await fetch(`${t.base}/dev/mail/${id}`);
+    const eml = await fetch(`${t.base}/dev/mail/${id}.eml`);
     expect(eml.status).toBe(200);
     expect(eml.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const raw = await eml.text();

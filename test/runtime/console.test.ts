@@ -114,7 +114,7 @@ test('a delayed task is promoted from the console and runs now; a failed job is 
     { what: 'the delayed task in the console' },
   );
   expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(delayed!.id)}/promote`)).status).toBe(204);
-  await waitFor(async () => (await call('get', 's-promote')).body.broken === false, { what: 'the promoted task to mend the switch' });
+  await waitFor(async () => ((await call('get', 's-promote')).body as { broken: boolean }).broken === false, { what: 'the promoted task to mend the switch' });
 
   await call('open', 's-remove');
   const { jobId } = (await call('flip', 's-remove')).body as { jobId: string };
