@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { isIP } from 'node:net';
 import * as path from 'node:path';
+import { DEFAULT_JOURNAL_RETENTION_DAYS } from './actor/journal';
 import { parseByteSize } from './http/body-guards';
 import { isSender } from './mail/message';
 import { parseClusterNodes } from './redis/connection';
@@ -97,6 +98,8 @@ export interface RuntimeConfig {
   lookupCacheSize: number;
   /** megabytes of state JSON the per-process READ cache may hold (0: off) */
   readCacheMb: number;
+  /** days call journal entries are kept (MethodOptions.journal) */
+  journalRetentionDays: number;
   /** SMTP server of the mail port (SMTP_URL); unset: mails are written as .eml files under DATA_DIR/mail */
   smtpUrl?: string;
   /** sender of a mail that names none (MAIL_FROM) */
@@ -448,6 +451,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000),
     leaseTtlMs: int(env, 'LEASE_TTL_MS', 10000, 1000),
     readCacheMb: int(env, 'READ_CACHE_MB', 64, 0),
+    journalRetentionDays: bounded(env, 'JOURNAL_RETENTION_DAYS', DEFAULT_JOURNAL_RETENTION_DAYS, 1, 3650),
     lookupCacheSize: int(env, 'LOOKUP_CACHE_SIZE', 100000, 0),
     projectionBatchMs: int(env, 'PROJECTION_BATCH_MS', 10, 0),
     projector: projectorSettings(env),

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { RedisJournals } from './actor/journal';
 import { Dispatcher, type CallRequest } from './actor/dispatcher';
 import { ClassRegistry } from './actor/registry';
 import { StateStore } from './actor/state-store';
@@ -285,8 +286,10 @@ export class Runtime {
         return registry.get(name.slice(0, dot))?.methodsByName.has(name.slice(dot + 1)) === true;
       },
     });
+    const journals = new RedisJournals(redis, config.projectId, config.journalRetentionDays);
     const dispatcher = new Dispatcher({
       projectId: config.projectId,
+      journals,
       registry,
       store,
       documents,
@@ -369,6 +372,7 @@ export class Runtime {
       metrics,
       devMail: messagePorts.mailbox,
       pages: loadPageSites(config.classDirs, config.env),
+      journals,
       console: {
         jobs,
         messages,

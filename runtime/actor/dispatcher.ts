@@ -5,6 +5,7 @@ import { REDACT_PATHS } from '../logger';
 import type { Authorizer } from '../auth/types';
 import { ActorError, runtimeError, RuntimeCodes, unknownInstanceError } from '../errors';
 import type { DocumentStore } from '../stream/document-store';
+import type { JournalReader, RedisJournals } from './journal';
 import { deepFreeze } from './local-queue';
 import { TurnManager, type InstanceWaitObserver, type Turn } from './turns';
 import { ReadCache } from './read-cache';
@@ -113,6 +114,8 @@ export interface DispatcherDeps {
   lookupCacheSize?: number;
   /** ctx.tokens: signs callers in (runtime/auth/sessions.ts); absent: handlers that ask get an error */
   tokens?: TokenIssuer;
+  /** the call journals (ctx.journals); absent: handlers that read one get an error */
+  journals?: RedisJournals;
   /** called after every commit that changed state (inline projection) */
   onCommit?: (classId: string, instanceId: string, version: number, stateJson: string, state: InstanceState) => void;
   /** work started after a commit without waiting for it (task hand-over), which a stop waits for */
@@ -937,6 +940,12 @@ class CtxImpl implements Ctx {
     const tenant = this.identity.tenant;
     if (tenant !== undefined) return tenantDocuments(d, tenant, (c) => this.deps.registry.collectionScope(c));
     return { find: d.find.bind(d), get: d.get.bind(d), count: d.count.bind(d) };
+  }
+
+  get journals(): JournalReader {
+    const journals = this.deps.journals;
+    if (!journals) throw new Error('call journals are not available in this runtime');
+    return journals.reader(this.identity, (name) => this.deps.registry.journal(name));
   }
 
   get tenancy(): TenancyApi {

@@ -4,6 +4,7 @@ import { loadAnswer, type AnswerSchema } from './answers';
 import { budgetSeconds, classDefOf } from './decorators';
 import type { CatalogueMethod, ClassDef, MethodDef } from './types';
 import { createAjv, lazyValidator, type Validator } from './validation';
+import { checkJournalName, type MethodJournal } from './journal';
 import type { CollectionScope } from '../auth/tenancy';
 
 export interface RegisteredMethod extends MethodDef {
@@ -41,6 +42,8 @@ export class ClassRegistry {
   /** collection → the class projecting it, its tenancy and tenant field */
   private readonly collections = new Map<string, CollectionScope>();
   private readonly ajv = createAjv();
+  /** journal name → how its entries are described (MethodOptions.journal); methods sharing a name share its subject and tenant fields */
+  private readonly journals = new Map<string, MethodJournal>();
 
   constructor(
     private readonly schemaDirs: string[],
@@ -77,6 +80,7 @@ export class ClassRegistry {
       });
     }
     this.registerCollections(def);
+    this.registerJournals(def);
     this.classes.set(def.id, { ...def, methodsByName, instance: new def.ctor(this.env) });
   }
 
@@ -95,6 +99,30 @@ export class ClassRegistry {
       }
       this.collections.set(collection, { classId: def.id, tenancy, tenantField: opts.tenantField });
     }
+  }
+
+  private registerJournals(def: ClassDef): void {
+    for (const m of def.methods.values()) {
+      const j = m.options.journal;
+      if (!j) continue;
+      const where = `${def.id}.${m.name}: journal`;
+      try {
+        checkJournalName(j.name);
+      } catch (err) {
+        throw new Error(`${where}: ${(err as Error).message}`);
+      }
+      if (m.kind === 'INTERNAL') throw new Error(`${where}: only calls that arrive over HTTP are journaled, and an INTERNAL method has none`);
+      const known = this.journals.get(j.name);
+      if (known && (known.subjectField !== j.subjectField || known.tenantField !== j.tenantField)) {
+        throw new Error(`${where} '${j.name}' is kept by another method with another subjectField or tenantField`);
+      }
+      this.journals.set(j.name, j);
+    }
+  }
+
+  /** a journal some method keeps, by name */
+  journal(name: string): MethodJournal | undefined {
+    return this.journals.get(name);
   }
 
   /** the class, tenancy and tenant field of a projected collection */

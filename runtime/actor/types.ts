@@ -4,6 +4,7 @@ import type { BlobStore } from '../files/blob-store';
 import type { DocumentStore, IndexSpec } from '../stream/document-store';
 import type { ListingSpec } from '../stream/listing';
 import type { ActorError } from '../errors';
+import type { JournalReader, MethodJournal } from './journal';
 
 export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' | 'INTERNAL';
 
@@ -189,6 +190,13 @@ export interface MethodOptions {
    * a body (e.g. the unknown-instance answer, spec 4.1 rule 3) are sent as they are.
    */
   errorShape?: (err: ActorError) => ActorError;
+  /**
+   * Keep an entry of every call of this method that arrives over HTTP,
+   * whatever it answered, in the named journal (runtime/actor/journal.ts):
+   * caller, status and error code, duration, a digest of the body, and the
+   * fields `describe` picks. Read with ctx.journals.
+   */
+  journal?: MethodJournal;
   /**
    * Largest JSON body of a call of this method over HTTP, in body-parser's
    * notation ('64kb', '2mb', or a number of bytes): the HTTP layer picks it
@@ -559,6 +567,8 @@ export interface BaseCtx<I = any> {
   readonly signal: AbortSignal;
   /** documents projected by classes, for listings (read-only use) */
   readonly documents: DocumentReader;
+  /** the call journals methods keep (MethodOptions.journal), newest first; a tenant-bound caller sees only its tenant's entries */
+  readonly journals: JournalReader;
   /** outside systems behind ports (file content, signed tokens, ...) */
   readonly ports: Ports;
   /** the role definitions of the caller (program management users; empty for others) */

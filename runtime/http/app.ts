@@ -121,6 +121,14 @@ class HttpCall implements CallRequest {
   }
 }
 
+/** the error code in an error answer's body: `code`, or `error.code` in an envelope of a method's own */
+function errorCodeIn(body: unknown): string | number | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as { code?: unknown; error?: { code?: unknown } };
+  const code = b.code ?? b.error?.code;
+  return typeof code === 'string' || typeof code === 'number' ? code : undefined;
+}
+
 function send(res: Response, result: CallResult): void {
   const headers = result.headers;
   for (const k in headers) res.setHeader(k, headers[k]);
@@ -420,13 +428,12 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * One entry in the method's journal for a call it answered (never fails
    * the call: an entry that cannot be written is logged).
    */
-  const journal = (classId: string, method: RegisteredMethod, instanceId: string | undefined, identity: Identity | undefined, body: unknown, res: Response, answer: unknown, at: bigint): void => {
+  const journal = (classId: string, method: RegisteredMethod, instanceId: string | undefined, identity: Identity | undefined, body: unknown, res: Response, answer: unknown, at: bigint, code?: string | number): void => {
     const spec = method.options.journal;
     if (!spec || !deps.journals) return;
     const status = res.statusCode;
     // a caller whose credentials did not hold is not journaled: anyone could fill the journal otherwise
     if (status === 401) return;
-    const code = status >= 400 && answer && typeof answer === 'object' ? (answer as { code?: unknown }).code : undefined;
     deps.journals
       .append(spec, {
         classId,
@@ -434,7 +441,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         instanceId,
         identity,
         status,
-        ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+        ...(code !== undefined ? { code } : {}),
         durationMs: Number(process.hrtime.bigint() - at) / 1e6,
         requestId: res.locals.requestId as string | undefined,
         body,
@@ -455,7 +462,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     let claim: IdempotencyClaim | undefined;
     // recorded once the call is answered (labels: the registry's class and method, never the request's)
     const started = deps.metrics && process.hrtime.bigint();
-    const journaled = method?.options.journal && deps.journals ? { at: process.hrtime.bigint(), identity: undefined as Identity | undefined, answer: undefined as unknown } : undefined;
+    const journaled = method?.options.journal && deps.journals
+      ? { at: process.hrtime.bigint(), identity: undefined as Identity | undefined, answer: undefined as unknown, code: undefined as string | number | undefined }
+      : undefined;
     let busy = false;
     try {
       if (logged) {
@@ -475,7 +484,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs)
         : undefined;
       if (idem?.replay) {
-        if (journaled) journaled.answer = idem.replay.body;
+        if (journaled) Object.assign(journaled, { answer: idem.replay.body, code: idem.replay.status >= 400 ? errorCodeIn(idem.replay.body) : undefined });
         return send(res, idem.replay);
       }
       claim = idem?.claim;
@@ -490,11 +499,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       busy = err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_BUSY.code;
       const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
       await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
-      if (journaled) journaled.answer = out instanceof ActorError ? out.toBody() : { code: RuntimeCodes.INTERNAL.code };
+      if (journaled) Object.assign(journaled, out instanceof ActorError ? { answer: out.toBody(), code: out.code } : { answer: undefined, code: RuntimeCodes.INTERNAL.code });
       sendError(res, out, log);
     } finally {
       if (started !== undefined) deps.metrics!.observe(cls?.id, method, res.statusCode, started, busy);
-      if (journaled) journal(cls!.id, method!, target.instanceId, journaled.identity, req.body, res, journaled.answer, journaled.at);
+      if (journaled) journal(cls!.id, method!, target.instanceId, journaled.identity, req.body, res, journaled.answer, journaled.at, journaled.code);
     }
   };
 
@@ -632,10 +641,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     // a body refused before any handler ran is a call of a journaled method too (the caller, when its credentials hold)
     const journaled = addressed?.method.options.journal && deps.journals ? addressed : undefined;
     const at = process.hrtime.bigint();
-    const record = async (answer: unknown): Promise<void> => {
+    const record = async (failed: unknown): Promise<void> => {
       if (!journaled) return;
       const identity = await deps.identities.identify(req.headers as Headers).catch(() => undefined);
-      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at);
+      const answer = failed instanceof ActorError ? failed.toBody() : undefined;
+      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at, failed instanceof ActorError ? failed.code : RuntimeCodes.INTERNAL.code);
     };
     let out: ActorError;
     if (err instanceof ActorError) out = err;
@@ -649,13 +659,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     } else {
       const failed = shapeError(shape, err, deps.logger);
       sendError(res, failed, deps.logger);
-      await record(failed instanceof ActorError ? failed.toBody() : { code: RuntimeCodes.INTERNAL.code });
+      await record(failed);
       return;
     }
     if (target) out = (await credentialError(req, target)) ?? out;
     const shaped = shapeError(shape, out, deps.logger) as ActorError;
     res.status(shaped.status).json(shaped.toBody());
-    await record(shaped.toBody());
+    await record(shaped);
   });
 
   return app;
