@@ -178,7 +178,7 @@ function apiCall(page: import('puppeteer-core').Page, path: string, body?: unkno
   ) as Promise<{ status: number; body: any; requestId: string | null } | { failed: string }>;
 }
 
-test('a member application on a listed origin signs a member in through the API; a page on another origin is refused', async () => {
+test('a member application on a listed origin signs a member in through the API; a page on another origin is refused; a session handed over in the fragment lands signed in', async () => {
   const m = await activeMember(env);
   const app = await browser.newPage();
   await app.goto(`http://${APP_HOST}/`);
@@ -197,6 +197,19 @@ test('a member application on a listed origin signs a member in through the API;
   const profile = await apiCall(app, `${p}/getMemberProfile/${m.id}`, undefined, session.body.accessToken);
   // the answer and an exposed header are readable by the app
   expect(profile).toMatchObject({ status: 200, body: { id: m.id, name: 'Ada', email: m.email }, requestId: expect.any(String) });
+
+  // a session handed to the signed-in page in the fragment, as single sign-on hands it: link.js posts it, the page keeps it
+  const handed = await browser.newPage();
+  const fragment = new URLSearchParams({ accessToken: session.body.accessToken, expiresAt: session.body.expiresAt, memberId: m.id });
+  await handed.goto(`${SERVICE}/pages/member/signed-in#${fragment}`);
+  await waitForUrl(handed, (u) => u.pathname === '/pages/member/signed-in' && u.hash === '', 'the signed-in page');
+  await handed.waitForSelector('dl');
+  expect(await textOf(handed, 'main p')).toBe('You are signed in as Ada Lovelace.');
+  // a made-up token is not kept
+  const forged = await browser.newPage();
+  await forged.goto(`${SERVICE}/pages/member/signed-in#accessToken=abc.def.ghi&memberId=${m.id}`);
+  await forged.waitForSelector('[role=alert]');
+  expect(await textOf(forged, '[role=alert]')).toBe('The sign-in could not be completed. Sign in again.');
 
   const other = await browser.newPage();
   await other.goto(`http://${OTHER_HOST}/`);
