@@ -195,10 +195,10 @@ describe('sending', () => {
 
   test('parameters must be strings and complete; recipients must be addresses, phone numbers or inbox ids', async () => {
     const id = 'OTP_PROGRAM_MANAGEMENT_INVITE';
-    await expect(send(id, { to: ['a@example.com'], parameters: { name: 'A' } })).rejects.toMatchObject({ status: 400, code: 16002, details: { missing: ['otp'] } });
-    await expect(send(id, { to: ['a@example.com'] })).rejects.toMatchObject({ status: 400, code: 16002, details: { missing: ['name', 'otp'] } });
-    await expect(send(id, { to: ['a@example.com'], parameters: { name: 'A', otp: 123456 } })).rejects.toMatchObject({ status: 400, details: { errors: [expect.objectContaining({ field: 'parameters.otp' })] } });
-    await expect(send(id, { to: ['a@example.com', 'nobody', 'X123'], parameters: { name: 'A', otp: '1' } })).rejects.toMatchObject({
+    await expect(send(id, { to: ['a@example.com'], parameters: { name: 'A' } })).rejects.toMatchObject({ status: 400, code: 16002, details: { missing: ['otp', 'inviteUrl'] } });
+    await expect(send(id, { to: ['a@example.com'] })).rejects.toMatchObject({ status: 400, code: 16002, details: { missing: ['name', 'otp', 'inviteUrl'] } });
+    await expect(send(id, { to: ['a@example.com'], parameters: { name: 'A', otp: 123456, inviteUrl: 'u' } })).rejects.toMatchObject({ status: 400, details: { errors: [expect.objectContaining({ field: 'parameters.otp' })] } });
+    await expect(send(id, { to: ['a@example.com', 'nobody', 'X123'], parameters: { name: 'A', otp: '1', inviteUrl: 'u' } })).rejects.toMatchObject({
       status: 400,
       code: 16003,
       details: { errors: [expect.objectContaining({ field: 'to.1' }), expect.objectContaining({ field: 'to.2' })] },
