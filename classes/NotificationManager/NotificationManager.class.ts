@@ -17,6 +17,7 @@ import { LIST_NOTIFICATION_TEMPLATES, TEMPLATES_COLLECTION, templateDocument } f
 import type { Delivery, NotificationManagerClassState, SendNotificationInput, UpdateChannelInput, UpdateStatusInput, UpdateTemplateInput } from './types';
 import type { NMCtx, NMReadCtx } from './use-cases/common';
 import { listTemplates } from './use-cases/listing';
+import { previewTemplate, sendTestMessage, type PreviewInput } from './use-cases/preview';
 import { DELIVERY_BUDGET_S, deliverNotification, sendNotification } from './use-cases/send';
 import * as template from './use-cases/template';
 
@@ -87,6 +88,18 @@ export class NotificationManager {
   @Read({ access: [PM, 'class'] })
   getNotificationTemplate(ctx: NMReadCtx<Record<string, never>>) {
     return template.getTemplate(ctx);
+  }
+
+  /** Every channel rendered with the given parameters and `[name]` for the others; sends nothing (a catalogue template never used: its defaults). */
+  @Read({ access: [PM], emptyWhenMissing: true })
+  previewTemplate(ctx: NMReadCtx<PreviewInput>) {
+    return previewTemplate(ctx);
+  }
+
+  /** The email channel's rendering, subject marked `[Test] `, mailed to the caller's own address only. */
+  @Write({ access: [PM], upsert: true })
+  sendTestMessage(ctx: NMCtx<PreviewInput>) {
+    return sendTestMessage(ctx);
   }
 
   /** {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query. */

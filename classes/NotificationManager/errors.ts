@@ -29,6 +29,8 @@ export const NotificationManagerErrors = {
   NOTIFICATION_STATUS_UNCHANGED: { code: 16010, status: 409 },
   /** sendNotification: a rendered message is longer than its port takes (or an SMS or in-app text is empty) */
   NOTIFICATION_MESSAGE_TOO_LONG: { code: 16011, status: 400 },
+  /** sendTestMessage: the caller's user has no address to send the test to */
+  NOTIFICATION_NO_CALLER_ADDRESS: { code: 16012, status: 409 },
 } as const;
 
 export type NotificationManagerErrorName = keyof typeof NotificationManagerErrors;

@@ -22,6 +22,7 @@ import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './us
 import type { SystemEmailCtx, SystemEmailReadCtx } from './use-cases/common';
 import { createSystemEmailTemplate, instanceIdOf } from './use-cases/create';
 import { listSystemEmailTemplates } from './use-cases/listing';
+import { previewTemplate, sendTestMessage, type PreviewInput } from './use-cases/preview';
 import { getSystemEmailTemplate, getSystemEmailTemplateFields } from './use-cases/read';
 import { sendSystemEmail } from './use-cases/send';
 
@@ -70,6 +71,18 @@ export class SystemEmail {
   @Read({ access: [PM, 'class'] })
   getSystemEmailTemplateFields(ctx: SystemEmailReadCtx) {
     return getSystemEmailTemplateFields(ctx);
+  }
+
+  /** The template rendered with the given parameters and `[name]` for the others; sends nothing. */
+  @Read({ access: [PM] })
+  previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
+    return previewTemplate(ctx);
+  }
+
+  /** The same rendering, subject marked `[Test] `, mailed to the caller's own address only. */
+  @Write({ access: [PM] })
+  sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
+    return sendTestMessage(ctx);
   }
 
   /** From the document store: status, type, search; page 1.., limit 1-100 (default 10). */

@@ -24,6 +24,8 @@ export const SystemEmailErrors = {
   SYSTEM_EMAIL_INVALID_QUERY: { code: 11009, status: 400 },
   /** approve: the callback is for an approval this template does not wait for */
   SYSTEM_EMAIL_APPROVAL_MISMATCH: { code: 11010, status: 409 },
+  /** sendTestMessage: the caller's user has no address to send the test to */
+  SYSTEM_EMAIL_NO_CALLER_ADDRESS: { code: 11011, status: 409 },
 } as const;
 
 export type SystemEmailErrorName = keyof typeof SystemEmailErrors;

@@ -1,0 +1,58 @@
+/**
+ * previewTemplate (READ) and sendTestMessage (WRITE), for back-office users
+ * editing a template: every channel rendered with the caller's parameters and
+ * a sample value (`[name]`) for each one left out, enabled or not, whatever
+ * the template's status.
+ *
+ *  - previewTemplate sends nothing. A catalogue template never used yet is
+ *    previewed with its defaults (nothing is created by a read).
+ *  - sendTestMessage mails the email channel's rendering, its subject marked
+ *    `[Test] `, to the caller's own address only (their ProgramManagementUser
+ *    record's email; none: 409 16012). Nothing goes to the template's
+ *    recipients, inboxes or phones. The mail is a committed effect of the
+ *    call; like the other writes, the call creates a catalogue template on
+ *    its first use.
+ */
+import { isAbsentRecord } from '../../_platform/calls';
+import { defaultTemplate } from '../builtins';
+import { notificationError } from '../errors';
+import { previewChannels, testSubject } from '../preview-rules';
+import type { NotificationTemplate } from '../types';
+import { ensureTemplate, now, type NMCtx, type NMReadCtx } from './common';
+
+export interface PreviewInput {
+  /** values for the template's parameters; those left out are rendered as `[name]` */
+  parameters?: Record<string, string>;
+}
+
+export function previewTemplate(ctx: NMReadCtx<PreviewInput>) {
+  const id = ctx.instanceId ?? '';
+  const template = (ctx.state.private.template as NotificationTemplate | undefined) ?? defaultTemplate(id, now());
+  if (!template) throw notificationError('NOTIFICATION_TEMPLATE_NOT_FOUND', `There is no notification template '${id}'`, { templateId: id });
+  return { templateId: template.templateId, status: template.status, ...previewChannels(template, ctx.request.body.parameters) };
+}
+
+/** The caller's own address: the email of their back-office user record. */
+async function callerAddress(ctx: NMCtx<PreviewInput>): Promise<string> {
+  const userId = ctx.identity.userId;
+  const none = () => notificationError('NOTIFICATION_NO_CALLER_ADDRESS', 'A test message goes to your own address, and your user has none', { userId });
+  if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
+  let email: unknown;
+  try {
+    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } }).user?.email;
+  } catch (err) {
+    if (isAbsentRecord(err)) throw none();
+    throw err;
+  }
+  if (typeof email !== 'string' || !email) throw none();
+  return email;
+}
+
+export async function sendTestMessage(ctx: NMCtx<PreviewInput>) {
+  const to = await callerAddress(ctx);
+  const { template } = await ensureTemplate(ctx);
+  const preview = previewChannels(template, ctx.request.body.parameters);
+  const email = preview.channels.email;
+  const messageId = await ctx.mail.send({ to: [to], subject: testSubject(email.subject), html: email.html });
+  return { templateId: template.templateId, messageId, to: [to], sampled: preview.sampled };
+}

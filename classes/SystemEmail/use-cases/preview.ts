@@ -1,0 +1,51 @@
+/**
+ * previewTemplate (READ) and sendTestMessage (WRITE), for back-office users
+ * editing a template: the template rendered with the caller's parameters and
+ * a sample value (`[name]`) for each one left out, whatever the template's
+ * status (a template is tried before it is activated).
+ *
+ *  - previewTemplate sends nothing: it answers the rendered subject and html.
+ *  - sendTestMessage mails that rendering, its subject marked `[Test] `, to
+ *    the caller's own address only (their ProgramManagementUser record's
+ *    email; none: 409 11011). The template does not change; the mail is a
+ *    committed effect of the call, so a failed call sends none.
+ */
+import { isAbsentRecord } from '../../_platform/calls';
+import { systemEmailError } from '../errors';
+import { previewMail, testSubject } from '../preview-rules';
+import type { SystemEmailCtx, SystemEmailReadCtx } from './common';
+
+export interface PreviewInput {
+  /** values for the template's parameters; those left out are rendered as `[name]` */
+  parameters?: Record<string, string>;
+}
+
+export function previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
+  const t = ctx.state.private.template;
+  const preview = previewMail(t, ctx.request.body.parameters);
+  return { templateId: t.templateId, status: t.status, ...preview };
+}
+
+/** The caller's own address: the email of their back-office user record. */
+async function callerAddress(ctx: SystemEmailCtx<PreviewInput>): Promise<string> {
+  const userId = ctx.identity.userId;
+  const none = () => systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', 'A test message goes to your own address, and your user has none', { userId });
+  if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
+  let email: unknown;
+  try {
+    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } }).user?.email;
+  } catch (err) {
+    if (isAbsentRecord(err)) throw none();
+    throw err;
+  }
+  if (typeof email !== 'string' || !email) throw none();
+  return email;
+}
+
+export async function sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
+  const t = ctx.state.private.template;
+  const to = await callerAddress(ctx);
+  const preview = previewMail(t, ctx.request.body.parameters);
+  const messageId = await ctx.mail.send({ to: [to], subject: testSubject(preview.subject), html: preview.html });
+  return { templateId: t.templateId, messageId, to: [to], sampled: preview.sampled };
+}
