@@ -55,6 +55,7 @@ export type { PageAnswer, PageCallOptions, PageCallResult, PageCtx, PageHandler,
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec, PageResult } from './stream/document-store';
 export type { ListingSpec } from './stream/listing';
+export type { JournalCall, JournalEntry, JournalPage, JournalQuery, JournalReader, JournalValue, MethodJournal } from './actor/journal';
 
 /** A long class-contributed CLI command's progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
 export { progress } from './cli-progress';

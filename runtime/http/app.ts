@@ -499,7 +499,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       busy = err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_BUSY.code;
       const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
       await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
-      if (journaled) Object.assign(journaled, out instanceof ActorError ? { answer: out.toBody(), code: out.code } : { answer: undefined, code: RuntimeCodes.INTERNAL.code });
+      // the code as answered: an envelope of the method's own may carry it elsewhere than `code`
+      if (journaled) Object.assign(journaled, out instanceof ActorError ? { answer: out.toBody(), code: errorCodeIn(out.toBody()) ?? out.code } : { answer: undefined, code: RuntimeCodes.INTERNAL.code });
       sendError(res, out, log);
     } finally {
       if (started !== undefined) deps.metrics!.observe(cls?.id, method, res.statusCode, started, busy);
@@ -645,7 +646,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       if (!journaled) return;
       const identity = await deps.identities.identify(req.headers as Headers).catch(() => undefined);
       const answer = failed instanceof ActorError ? failed.toBody() : undefined;
-      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at, failed instanceof ActorError ? failed.code : RuntimeCodes.INTERNAL.code);
+      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at, failed instanceof ActorError ? (errorCodeIn(answer) ?? failed.code) : RuntimeCodes.INTERNAL.code);
     };
     let out: ActorError;
     if (err instanceof ActorError) out = err;
