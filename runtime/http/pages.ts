@@ -50,6 +50,8 @@ export interface PageCtx {
   method: 'GET' | 'POST';
   /** the path as requested (`/pages/member/sign-in`) */
   path: string;
+  /** the route's path parameters (`/pages/x/:id` → `{id}`) */
+  params: Readonly<Record<string, string>>;
   /** query parameters (the last value of a repeated one) */
   query: Readonly<Record<string, string>>;
   /** the posted form's fields (empty on GET) */
@@ -227,6 +229,7 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       projectId: deps.projectId,
       method: req.method === 'POST' ? 'POST' : 'GET',
       path: req.path,
+      params: flat(req.params as Record<string, unknown>),
       query: flat(req.query as Record<string, unknown>),
       form: req.method === 'POST' && req.body && typeof req.body === 'object' ? flat(req.body as Record<string, unknown>) : {},
       requestId,
