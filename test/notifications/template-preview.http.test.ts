@@ -75,7 +75,7 @@ describe('SystemEmail', () => {
     const r = await call('SystemEmail', 'sendTestMessage', 'WELCOME_TEST', { parameters: { name: 'Ann', code: '4711' } }, editor());
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ templateId: 'WELCOME_TEST', to: [editorEmail], sampled: [], messageId: expect.any(String) });
-    const [mail] = await waitFor(() => (inbox.to(editorEmail).length ? inbox.to(editorEmail) : undefined), { what: 'the test mail' });
+    const [mail] = (await waitFor(() => (inbox.to(editorEmail).length ? inbox.to(editorEmail) : undefined), { what: 'the test mail' }))!;
     expect(mail!.subject).toBe('[Test] Welcome Ann');
     expect(mail!.html).toContain('<p>Dear Ann, your code is <b>4711</b>.</p>');
     expect(mail!.recipients).toEqual([editorEmail]);
