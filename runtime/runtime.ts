@@ -380,6 +380,7 @@ export class Runtime {
         identify: (headers) => identities.identify(headers),
         users: config.consoleUsers,
         readOnly: config.consoleReadOnly,
+        sensitiveFields: (classId) => registry.get(classId)?.options.sensitiveFields,
         logger,
       },
       ready: async () => {

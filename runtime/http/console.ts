@@ -39,6 +39,8 @@ import type { Identity } from '../actor/types';
 import { ActorError } from '../errors';
 import type { MessageDelivery } from '../mail/delivery';
 import { escapeHtml } from '../mail/dev-page';
+import { maskAddress, maskPhone } from '../mail/message';
+import { maskedFields, maskFields } from '../inspect';
 import { DeadLetterNotFound, type DeadLetters, type DeadLetterRow } from '../queue/dead-letters';
 import type { JobQueue } from '../queue/job-queue';
 
@@ -56,6 +58,8 @@ export interface ConsoleOptions {
   users: readonly string[];
   /** CONSOLE_READ_ONLY: look, never change */
   readOnly: boolean;
+  /** a class's sensitiveFields (masked in the job data and answers the console shows, as `cli inspect` masks them) */
+  sensitiveFields?: (classId: string) => readonly string[] | undefined;
   logger: Logger;
 }
 
@@ -91,6 +95,14 @@ export function crossSite(headers: Record<string, string | string[] | undefined>
 
 const REALM = 'Basic realm="operator console", charset="UTF-8"';
 
+/**
+ * Bull Board actions the console refuses: adding a job (a QUEUED_WRITE must be
+ * registered in its instance's FIFO with its add, which only the runtime does),
+ * editing a job's data (shown masked: an edit would write the masks back) and
+ * obliterating a queue.
+ */
+export const UNSAFE_BOARD_ACTION = /^\/api\/queues\/[^/]+\/(add|obliterate|[^/]+\/update-data)$/;
+
 /** Bull Board's adapter for the runtime's job queues: a failed QUEUED_WRITE is reopened before BullMQ retries it. */
 class RuntimeJobsAdapter extends BullMQAdapter {
   constructor(
@@ -119,6 +131,39 @@ class RuntimeJobsAdapter extends BullMQAdapter {
   override async getJobs(...args: Parameters<BullMQAdapter['getJobs']>) {
     return (await super.getJobs(...args)).map((job) => this.withReopen(job));
   }
+}
+
+/**
+ * What the console shows of a QUEUED_WRITE or delayed task's data: the body
+ * with its class's sensitive fields (and the logger's secret fields) masked.
+ */
+export function jobDataForConsole(data: unknown, sensitiveFields: (classId: string) => readonly string[] | undefined = () => undefined): unknown {
+  const d = data as { kind?: string; classId?: string; task?: { classId?: string } } | null;
+  const classId = d?.kind === 'task' ? d.task?.classId : d?.classId;
+  return maskFields(data, maskedFields(classId ? (sensitiveFields(classId) ?? []) : []));
+}
+
+/**
+ * What the console shows of a message job: who it goes to (masked as in the
+ * log), its subject and sizes, never its text (one-time codes, invitation links).
+ */
+export function messageDataForConsole(data: unknown): unknown {
+  const d = data as { port?: string; message?: Record<string, unknown>; from?: unknown; requeued?: boolean } | null;
+  const m = d?.message ?? {};
+  const list = (v: unknown, mask: (s: string) => string) => (Array.isArray(v) ? v.map((x) => mask(String(x))) : undefined);
+  const mask = d?.port === 'sms' ? maskPhone : maskAddress;
+  return {
+    port: d?.port,
+    id: m.id,
+    to: list(m.to, mask),
+    ...(m.cc ? { cc: list(m.cc, maskAddress) } : {}),
+    ...(m.bcc ? { bcc: list(m.bcc, maskAddress) } : {}),
+    ...(typeof m.subject === 'string' ? { subject: m.subject } : {}),
+    ...(typeof m.html === 'string' ? { htmlChars: m.html.length } : {}),
+    ...(typeof m.text === 'string' ? { textChars: m.text.length } : {}),
+    from: d?.from,
+    ...(d?.requeued ? { requeued: true } : {}),
+  };
 }
 
 export function operatorConsole(opts: ConsoleOptions): express.Router {
@@ -166,18 +211,20 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   board.setBasePath(QUEUES_PATH);
   const several = opts.jobs.queues.length > 1;
   const queueOptions = { readOnlyMode: opts.readOnly, allowCompletedRetries: false };
+  const jobQueues = opts.jobs.queues.map((q, b) => {
+    const adapter = new RuntimeJobsAdapter(q as Queue, (job) => opts.jobs.reopenFailed(job), {
+      ...queueOptions,
+      ...(several ? { prefix: `b${b}.` } : {}),
+      description: `QUEUED_WRITE calls and delayed tasks${several ? ` of bucket ${b}` : ''}`,
+    });
+    adapter.setFormatter('data', (data) => jobDataForConsole(data, opts.sensitiveFields));
+    adapter.setFormatter('returnValue', (value) => maskFields(value, maskedFields()));
+    return adapter;
+  });
+  const messageQueue = new BullMQAdapter(opts.messages.queue as Queue, { ...queueOptions, description: 'mail and SMS delivery' });
+  messageQueue.setFormatter('data', messageDataForConsole);
   createBullBoard({
-    queues: [
-      ...opts.jobs.queues.map(
-        (q, b) =>
-          new RuntimeJobsAdapter(q as Queue, (job) => opts.jobs.reopenFailed(job), {
-            ...queueOptions,
-            ...(several ? { prefix: `b${b}.` } : {}),
-            description: `QUEUED_WRITE calls and delayed tasks${several ? ` of bucket ${b}` : ''}`,
-          }),
-      ),
-      new BullMQAdapter(opts.messages.queue as Queue, { ...queueOptions, description: 'mail and SMS delivery' }),
-    ],
+    queues: [...jobQueues, messageQueue],
     // the express adapter carries its own copy of the api package: the same shape, another declaration
     serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
     options: {
@@ -190,7 +237,11 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   });
   // Bull Board's page: its own scripts and styles only (its web font is not fetched from a CDN)
   const boardCsp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
-  router.use('/queues', guard, (_req: Request, res: Response, next: NextFunction) => {
+  router.use('/queues', guard, (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && UNSAFE_BOARD_ACTION.test(req.path)) {
+      res.status(405).json({ message: 'Not from the console: a job is added only by its call, with its place in its instance\'s order; its data is shown masked; a queue is never wiped out' });
+      return;
+    }
     res.setHeader('content-security-policy', boardCsp);
     next();
   }, board.getRouter() as express.Router);

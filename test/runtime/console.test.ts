@@ -4,6 +4,7 @@
  * remove and promote through Bull Board's own API, as its page calls it.
  */
 import * as path from 'node:path';
+import { jobDataForConsole, messageDataForConsole } from '../../runtime/http/console';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
@@ -86,11 +87,15 @@ test('lists every queue of the runtime: QUEUED_WRITE and delayed tasks, and mail
 
 test('a failed QUEUED_WRITE is listed as failed and retried from the console: it runs again and commits', async () => {
   await call('open', 's-retry');
-  const { jobId } = (await call('flip', 's-retry')).body as { jobId: string };
+  const { jobId } = (await call('flip', 's-retry', { pin: '9876', note: 'kept' })).body as { jobId: string };
   expect(await jobEnded(jobId)).toMatchObject({ status: 'failed', error: { status: 409 } });
   const listed = await consoleCall('GET', '/admin/queues/api/queues?activeQueue=jobs&status=failed&page=1&jobsPerPage=50');
-  const jobs = (listed.body.queues as { name: string; jobs: { id: string }[] }[]).find((q) => q.name === 'jobs')!.jobs;
+  const jobs = (listed.body.queues as { name: string; jobs: { id: string; data: any }[] }[]).find((q) => q.name === 'jobs')!.jobs;
   expect(jobs.map((j) => j.id)).toContain(jobId);
+  // the class's sensitive fields are masked in what the console shows
+  const shown = jobs.find((j) => j.id === jobId)!.data;
+  expect(shown.body.note).toBe('kept');
+  expect(JSON.stringify(listed.body)).not.toContain('9876');
 
   // from another site a browser would send the credentials too: refused
   expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`, { ...bearer(), origin: 'https://elsewhere.example' })).status).toBe(403);
@@ -100,6 +105,26 @@ test('a failed QUEUED_WRITE is listed as failed and retried from the console: it
   expect(retried.status).toBe(204);
   expect(await jobEnded(jobId)).toMatchObject({ status: 'completed', result: { body: { flips: 1 } } });
   expect((await call('get', 's-retry')).body).toMatchObject({ flips: 1, broken: false });
+});
+
+test('adding a job, editing its data or obliterating a queue is refused', async () => {
+  expect((await consoleCall('POST', '/admin/queues/api/queues/jobs/add')).status).toBe(405);
+  expect((await consoleCall('PATCH', '/admin/queues/api/queues/jobs/some-id/update-data')).status).toBe(405);
+  expect((await consoleCall('PUT', '/admin/queues/api/queues/jobs/obliterate')).status).toBe(405);
+});
+
+test('what the console shows of a message job: masked recipients, subject and sizes, never the text', () => {
+  const shown = messageDataForConsole({
+    port: 'mail',
+    message: { id: 'm1', to: ['anna.b@example.com'], bcc: ['zed@example.com'], subject: 'Your code', html: '<p>code 4711</p>', text: 'code 4711' },
+    from: { classId: 'Member', instanceId: 'x' },
+  });
+  expect(shown).toEqual({ port: 'mail', id: 'm1', to: ['a***@example.com'], bcc: ['z***@example.com'], subject: 'Your code', htmlChars: 16, textChars: 9, from: { classId: 'Member', instanceId: 'x' } });
+  expect(JSON.stringify(messageDataForConsole({ port: 'sms', message: { id: 's1', to: ['+971500000123'], text: 'code 4711' } }))).not.toMatch(/4711|500000/);
+  expect(jobDataForConsole({ kind: 'task', task: { classId: 'C', body: { secret: 's', pin: 'p', ok: 1 } } }, () => ['pin'])).toEqual({
+    kind: 'task',
+    task: { classId: 'C', body: { secret: expect.not.stringMatching(/^s$/), pin: expect.not.stringMatching(/^p$/), ok: 1 } },
+  });
 });
 
 test('a delayed task is promoted from the console and runs now; a failed job is removed', async () => {

@@ -3,7 +3,7 @@ import { ActorClass, ActorError, Init, QueuedWrite, Read, Write, type Ctx } from
 
 const ANYONE = ['integration_user', 'class'] as const;
 
-@ActorClass({ id: 'Switch', description: 'operator console fixture' })
+@ActorClass({ id: 'Switch', description: 'operator console fixture', sensitiveFields: ['pin'] })
 export class Switch {
   @Init({ access: [...ANYONE], schema: false })
   open(ctx: Ctx) {
