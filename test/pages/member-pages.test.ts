@@ -125,6 +125,15 @@ test('a damaged link and a wrong token are answered in words, and a refused pass
   await page.type('#f-repeat', PASSWORD);
   await submit(page);
   expect(await textOf(page, '[role=alert]')).toMatch(/^This invitation link is not valid any more/);
+  // a token naming no member at all reads the same (from elsewhere first: only the fragment would change, and a
+  // fragment change reloads nothing)
+  await page.goto('about:blank');
+  await page.goto(`${SERVICE}/pages/member/invitation#token=6f1c2b9e-0000-4000-8000-000000000000.0f8fad5b-d9cb-469f-a165-70867728950e`);
+  await waitForUrl(page, (u) => u.hash === '', 'the fragment dropped');
+  await page.type('#f-password', PASSWORD);
+  await page.type('#f-repeat', PASSWORD);
+  await submit(page);
+  expect(await textOf(page, '[role=alert]')).toMatch(/^This invitation link is not valid any more/);
 
   const unknown = await page.goto(`${SERVICE}/pages/member/nothing-here`);
   expect(unknown?.status()).toBe(404);

@@ -21,7 +21,7 @@
  * it expires (no refresh token is kept: a page session ends with its access
  * token, and the member signs in again).
  */
-import type { PageCallResult, PageCtx, PageRoute } from '../../../runtime';
+import { UNKNOWN_INSTANCE_CODE, type PageCallResult, type PageCtx, type PageRoute } from '../../../runtime';
 import {
   field,
   fieldSentences,
@@ -332,7 +332,7 @@ function linkPost(l: LinkPage) {
 
 function linkFailure(ctx: PageCtx, l: LinkPage, token: string, r: Failed) {
   // a wrong token, and a member id that names nobody (the runtime's unknown instance), are the same dead link
-  if (r.status === 401 || r.status === 404 || (r.status === 500 && r.code === undefined)) return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
+  if (r.status === 401 || r.code === UNKNOWN_INSTANCE_CODE) return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
   if (r.status === 400) {
     const sentences = fieldSentences(r.details, LABELS);
     const passwordProblems = sentences.length && r.code === 5038;
