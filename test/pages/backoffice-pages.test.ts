@@ -3,10 +3,10 @@
  * (BACKOFFICE_URL unset): a new user's invitation mail → its link (email and
  * code in the fragment) → a password → sign in → the code from the mail → the
  * signed-in page with the user's roles; a wrong code in words; a password
- * reset from the page and its mail.
+ * reset from the page and its mail; single sign-on's redirect handed on.
  */
 import { launchBrowser, type TestBrowser } from '../support/browser';
-import { acceptInvitation, codeOf, createApprovedUser, nthMail, PASSWORD, startPmRuntime, SUBJECTS, type PmRuntime } from '../pm-user/support';
+import { acceptInvitation, codeOf, createApprovedUser, nthMail, PASSWORD, signIn, startPmRuntime, SUBJECTS, type PmRuntime } from '../pm-user/support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 
 let p: PmRuntime;
@@ -53,7 +53,7 @@ test('the invitation mail → its link → a password → sign in → the code f
   expect(await textOf(page, 'dd')).toBe('viewer');
 });
 
-test('a wrong code is said in words; a forgotten password is reset from the page and its mail', async () => {
+test('a wrong code is said in words; a forgotten password is reset from the page and its mail; a single sign-on session is handed on', async () => {
   const u = await createApprovedUser(p);
   await acceptInvitation(p, u);
   const page = await browser.newPage();
@@ -74,4 +74,12 @@ test('a wrong code is said in words; a forgotten password is reset from the page
   await page.type('#f-repeat', 'lantern-otter-mauve-77');
   await submit(page);
   expect(await textOf(page, '.notice')).toBe('Your password has been changed. Sign in with the new one.');
+
+  // single sign-on's redirect: the back office's address with the session in the fragment, handed on to signed-in
+  const session = await signIn(p, u, 'lantern-otter-mauve-77');
+  const sso = await browser.newPage();
+  await sso.goto(`${SERVICE}/pages/backoffice/#${new URLSearchParams({ accessToken: session.accessToken, expiresAt: session.expiresAt })}`);
+  await waitForUrl(sso, (url) => url.pathname === '/pages/backoffice/signed-in', 'the signed-in page');
+  await sso.waitForSelector('dd');
+  expect(await textOf(sso, 'dd')).toBe('viewer');
 });
