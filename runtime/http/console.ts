@@ -98,10 +98,11 @@ const REALM = 'Basic realm="operator console", charset="UTF-8"';
 /**
  * Bull Board actions the console refuses: adding a job (a QUEUED_WRITE must be
  * registered in its instance's FIFO with its add, which only the runtime does),
- * editing a job's data (shown masked: an edit would write the masks back) and
- * obliterating a queue.
+ * editing a job's data (shown masked: an edit would write the masks back),
+ * emptying a queue (its waiting jobs are committed mails and calls: gone
+ * without a trace or a dead letter) and obliterating one.
  */
-export const UNSAFE_BOARD_ACTION = /^\/api\/queues\/[^/]+\/(add|obliterate|[^/]+\/update-data)$/;
+export const UNSAFE_BOARD_ACTION = /^\/api\/queues\/[^/]+\/(add|empty|obliterate|[^/]+\/update-data)$/;
 
 /** Bull Board's adapter for the runtime's job queues: a failed QUEUED_WRITE is reopened before BullMQ retries it. */
 class RuntimeJobsAdapter extends BullMQAdapter {
@@ -258,7 +259,7 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   const boardCsp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
   router.use('/queues', guard, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && UNSAFE_BOARD_ACTION.test(req.path)) {
-      res.status(405).json({ message: 'Not from the console: a job is added only by its call, with its place in its instance\'s order; its data is shown masked; a queue is never wiped out' });
+      res.status(405).json({ message: 'Not from the console: a job is added only by its call, with its place in its instance\'s order; its data is shown masked; a queue is never emptied or wiped out' });
       return;
     }
     res.setHeader('content-security-policy', boardCsp);

@@ -107,7 +107,8 @@ test('a failed QUEUED_WRITE is listed as failed and retried from the console: it
   expect((await call('get', 's-retry')).body).toMatchObject({ flips: 1, broken: false });
 });
 
-test('adding a job, editing its data or obliterating a queue is refused', async () => {
+test('adding a job, editing its data, emptying or obliterating a queue is refused', async () => {
+  expect((await consoleCall('PUT', `/admin/queues/api/queues/msg-${t.projectId}/empty`)).status).toBe(405);
   expect((await consoleCall('POST', '/admin/queues/api/queues/jobs/add')).status).toBe(405);
   expect((await consoleCall('PATCH', '/admin/queues/api/queues/jobs/some-id/update-data')).status).toBe(405);
   expect((await consoleCall('PUT', '/admin/queues/api/queues/jobs/obliterate')).status).toBe(405);
