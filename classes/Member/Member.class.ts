@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { hrErrorShape, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
+import { hrErrorShape, hrReplayWindow, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
 import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL, type HrLedgerQuery } from './hr-ledger';
 import { LIST_MEMBERS, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
@@ -93,7 +93,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', errorAnswer: 'hrError.answer', journal: HR_EMPLOYEE_JOURNAL, errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', errorAnswer: 'hrError.answer', journal: HR_EMPLOYEE_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
   async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
@@ -106,7 +106,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201], errorAnswer: 'hrError.answer', journal: HR_DEPENDANT_JOURNAL, errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201], errorAnswer: 'hrError.answer', journal: HR_DEPENDANT_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
   async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
@@ -148,7 +148,7 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.1
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer', errorAnswer: 'photoError.answer', journal: HR_PHOTO_JOURNAL, errors: ['VALIDATION', 'INVALID_API_KEY', 'INVALID_FILE_EXTENSION', 'EMPLOYEE_PHOTO_UPLOAD_FAILED', 'MEMBER_NOT_FOUND', 'INTERNAL'] })
+  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer', errorAnswer: 'photoError.answer', journal: HR_PHOTO_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'INVALID_FILE_EXTENSION', 'EMPLOYEE_PHOTO_UPLOAD_FAILED', 'MEMBER_NOT_FOUND', 'INTERNAL'] })
   async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }

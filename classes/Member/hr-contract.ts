@@ -98,6 +98,23 @@ function isAuthError(err: ActorError): boolean {
  * MethodOptions.errorShape of the employee and dependant endpoints (spec 7.2):
  * every answer becomes `{success: false, error: {code, message}, details?}`.
  */
+/** how long a repeat of the same push (same API key, same record) is answered from the first: 5 minutes unless HR_REPLAY_WINDOW_SECONDS says otherwise (0: off) */
+export const DEFAULT_HR_REPLAY_WINDOW_SECONDS = 300;
+
+/**
+ * The HR endpoints' replay window (MethodOptions.replayWindowSeconds): an HR
+ * system that retries a push after a time-out, without an Idempotency-Key,
+ * gets the first push's answer, and a late retry does not undo a newer push
+ * of the same employee.
+ */
+export function hrReplayWindow(env: NodeJS.ProcessEnv): number {
+  const raw = env.HR_REPLAY_WINDOW_SECONDS;
+  if (raw === undefined || raw === '') return DEFAULT_HR_REPLAY_WINDOW_SECONDS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 86_400) throw new Error(`HR_REPLAY_WINDOW_SECONDS must be an integer from 0 to 86400, got '${raw}'`);
+  return n;
+}
+
 export function hrErrorShape(context: 'employee' | 'dependant') {
   return (err: ActorError): ActorError => {
     if (isAuthError(err)) return hrError('INVALID_API_KEY', HR_MESSAGES.unauthorized);

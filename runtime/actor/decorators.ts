@@ -66,6 +66,9 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
   if (options.emptyWhenMissing && kind !== 'READ') throw new Error(`method ${name}: emptyWhenMissing is for READ methods (a write creates with upsert: true)`);
   if (options.optimistic !== undefined && kind !== 'WRITE' && kind !== 'INTERNAL') throw new Error(`method ${name}: optimistic is for WRITE and INTERNAL methods`);
   if (options.guard !== undefined && typeof options.guard !== 'function') throw new Error(`method ${name}: guard must be a function`);
+  const w = options.replayWindowSeconds;
+  if (w !== undefined && typeof w !== 'function' && (!Number.isInteger(w) || w < 1 || w > 86_400)) throw new Error(`method ${name}: replayWindowSeconds must be an integer from 1 to 86400, or a function of the settings`);
+  if (w !== undefined && kind === 'READ') throw new Error(`method ${name}: replayWindowSeconds is for methods that change something (a READ is repeated safely)`);
   const statuses = options.answerStatuses;
   if (statuses !== undefined && (!statuses.length || statuses.some((s) => !Number.isInteger(s) || s < 200 || s > 299))) {
     throw new Error(`method ${name}: answerStatuses must list 2xx statuses`);

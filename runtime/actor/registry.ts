@@ -12,6 +12,8 @@ export interface RegisteredMethod extends MethodDef {
   validate?: Validator;
   /** the handler's time budget (timeoutSeconds or its kind's default), resolved once here */
   budgetMs: number;
+  /** MethodOptions.replayWindowSeconds, resolved against the runtime's settings once here (0: none) */
+  replayWindowSeconds: number;
   /** the answer's shape (MethodOptions.answer), for the API reference and tests; never checked on the call path */
   answer?: AnswerSchema;
   /** the shape of its own error envelope (MethodOptions.errorAnswer), for the API reference and tests */
@@ -75,6 +77,7 @@ export class ClassRegistry {
         classId: def.id,
         validate: this.compile(def.id, m),
         budgetMs: budgetSeconds(m.kind, m.options.timeoutSeconds) * 1000,
+        replayWindowSeconds: this.replayWindow(def.id, m),
         answer: loadAnswer(def.id, m, this.schemaDirs),
         errorAnswer: loadAnswer(def.id, m, this.schemaDirs, 'errorAnswer'),
       });
@@ -148,6 +151,17 @@ export class ClassRegistry {
     }
     const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
     throw new Error(`${classId}.${m.name}: no input schema (${looked}); add the JSON Schema, or declare schema: false on the method`);
+  }
+
+  /** a method's replay window in seconds: the option's number, or what its function makes of the settings (0: none) */
+  private replayWindow(classId: string, m: MethodDef): number {
+    const w = m.options.replayWindowSeconds;
+    if (w === undefined) return 0;
+    const seconds = typeof w === 'function' ? w(this.env) : w;
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) {
+      throw new Error(`${classId}.${m.name}: replayWindowSeconds must come to an integer from 0 to 86400, got ${String(seconds)}`);
+    }
+    return seconds;
   }
 
   /** compiles every method's input schema now (each is compiled on its first call otherwise): a schema ajv cannot compile throws, naming the method */

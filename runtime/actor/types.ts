@@ -191,6 +191,16 @@ export interface MethodOptions {
    */
   errorShape?: (err: ActorError) => ActorError;
   /**
+   * Answer a repeat of the same request (same caller, path and body, fields
+   * in any order) within this many seconds with the first answer, running
+   * nothing, as if it carried the first one's Idempotency-Key: for callers
+   * that retry a timed-out call without a key (an HR system), so that a late
+   * retry neither applies twice nor undoes a newer call. A repeat while the
+   * first still runs waits for its answer. 1-86400, or a function of the
+   * runtime's settings (the environment) resolved at start, 0 meaning none.
+   */
+  replayWindowSeconds?: number | ((env: NodeJS.ProcessEnv) => number);
+  /**
    * Keep an entry of every call of this method that arrives over HTTP,
    * whatever it answered, in the named journal (runtime/actor/journal.ts):
    * caller, status and error code, duration, a digest of the body, and the

@@ -481,7 +481,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       // an Idempotency-Key on a POST (or another verb of a route alias): a repeat replays the first answer
       // not for anonymous callers: they would share one key scope, and public answers (sign-in tokens) must not be kept
       const idem = method && req.method !== 'GET' && idempotency && identity.type !== 'anonymous'
-        ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs)
+        ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs, method.replayWindowSeconds)
         : undefined;
       if (idem?.replay) {
         if (journaled) Object.assign(journaled, { answer: idem.replay.body, code: idem.replay.status >= 400 ? errorCodeIn(idem.replay.body) : undefined });

@@ -32,6 +32,9 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** added to the method's budget for the claim's time-to-live (waiting for the caller's identity, writing the answer) */
 export const CLAIM_MARGIN_MS = 10_000;
 
+/** how often a repeat of a running request looks for its answer */
+const REPEAT_POLL_MS = 50;
+
 /** 409: the first request with this key is still running */
 export const IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_KEY_IN_PROGRESS';
 /** 422: the key was used with another request */
@@ -116,6 +119,8 @@ export class IdempotencyClaim {
     private readonly name: string,
     private readonly token: string,
     private readonly hash: string,
+    /** how long the answer is kept */
+    private readonly ttlSeconds: number = IDEMPOTENCY_TTL_SECONDS,
   ) {}
 
   /**
@@ -137,7 +142,7 @@ export class IdempotencyClaim {
       else if (Buffer.isBuffer(body)) Object.assign(done, { kind: 'bytes', body: body.toString('base64') });
       else if (typeof body === 'string' && Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) Object.assign(done, { kind: 'text', body });
       else Object.assign(done, { kind: 'json', body });
-      await this.redis.eval(SETTLE, 1, this.name, this.token, JSON.stringify(done), String(IDEMPOTENCY_TTL_SECONDS));
+      await this.redis.eval(SETTLE, 1, this.name, this.token, JSON.stringify(done), String(this.ttlSeconds));
     } catch {
       // the claim runs out with its time-to-live
     }
@@ -163,17 +168,28 @@ export class IdempotencyStore {
     caller: string,
     request: { method: string; path: string; body: unknown },
     budgetMs: number,
+    /** MethodOptions.replayWindowSeconds: without the header, the request itself is the key for this long */
+    replayWindowSeconds?: number,
   ): Promise<IdempotencyOutcome | undefined> {
     const key = idempotencyKeyOf(headers);
-    if (key === undefined) return undefined;
-    const name = `${this.base}:idem:${sha256(`${caller}\n${key}`)}`;
     const hash = sha256(`${request.method} ${request.path}\n${canonical(request.body)}`);
+    if (key !== undefined) return this.claim(`${this.base}:idem:${sha256(`${caller}\n${key}`)}`, hash, budgetMs, IDEMPOTENCY_TTL_SECONDS, false);
+    if (!replayWindowSeconds) return undefined;
+    return this.claim(`${this.base}:idem:${sha256(`${caller}\nrequest:${hash}`)}`, hash, budgetMs, replayWindowSeconds, true);
+  }
+
+  /**
+   * Claims `name`, or answers what it holds. `wait`: a request that is its own key (a repeat of the same
+   * request, which the caller may not know it sent twice) waits for the first one's answer instead of a 409.
+   */
+  private async claim(name: string, hash: string, budgetMs: number, ttlSeconds: number, wait: boolean): Promise<IdempotencyOutcome> {
     const token = randomUUID();
     const running: Running = { state: 'running', token, hash };
+    const until = Date.now() + budgetMs + CLAIM_MARGIN_MS;
     // a claim that ran out or was released between SET and GET: try again
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; wait ? Date.now() < until : attempt < 3; attempt++) {
       const set = await this.redis.set(name, JSON.stringify(running), 'PX', budgetMs + CLAIM_MARGIN_MS, 'NX');
-      if (set === 'OK') return { claim: new IdempotencyClaim(this.redis, name, token, hash) };
+      if (set === 'OK') return { claim: new IdempotencyClaim(this.redis, name, token, hash, ttlSeconds) };
       const raw = await this.redis.get(name);
       if (raw === null) continue;
       const held = JSON.parse(raw) as Running | Done;
@@ -181,7 +197,9 @@ export class IdempotencyStore {
         throw new ActorError(422, IDEMPOTENCY_MISMATCH, 'This Idempotency-Key was used with another request (method, path or body)');
       }
       if (held.state === 'running') {
-        throw new ActorError(409, IDEMPOTENCY_IN_PROGRESS, 'A request with this Idempotency-Key is still running; retry later');
+        if (!wait) throw new ActorError(409, IDEMPOTENCY_IN_PROGRESS, 'A request with this Idempotency-Key is still running; retry later');
+        await new Promise((resolve) => setTimeout(resolve, REPEAT_POLL_MS));
+        continue;
       }
       const body = held.kind === 'bytes' ? Buffer.from(held.body as string, 'base64') : held.kind === 'empty' ? undefined : held.body;
       return { replay: { status: held.status, headers: { ...held.headers, [REPLAYED_HEADER]: 'true' }, body } };

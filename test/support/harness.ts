@@ -40,6 +40,8 @@ export function testEnv(projectId: string, extra: Record<string, string> = {}): 
     JOB_LOCK_MS: '3000',
     // roles seeded through RoleManager are deployed at once (the 3-minute cool-down is tested on its own)
     ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0',
+    // a push of the same HR record twice is a new push (the replay window has its own tests, which set it)
+    HR_REPLAY_WINDOW_SECONDS: '0',
     ...extra,
   };
 }
