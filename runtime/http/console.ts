@@ -86,8 +86,9 @@ export function consoleToken(authorization: string | undefined): string | undefi
 
 /** Pure: is a change request from another site (CSRF: a browser sends Basic credentials along)? */
 export function crossSite(headers: Record<string, string | string[] | undefined>, host: string | undefined, protocol: string): boolean {
+  // a browser that says where the request comes from is believed (its Origin may be `null` under a strict referrer policy)
   const site = headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return true;
+  if (typeof site === 'string' && site !== '') return site !== 'same-origin' && site !== 'none';
   const origin = headers.origin;
   if (typeof origin !== 'string' || origin === '') return false;
   return origin !== `${protocol}://${host}`;
@@ -192,7 +193,7 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     res.setHeader('cache-control', 'no-store');
     res.setHeader('x-frame-options', 'DENY');
-    res.setHeader('referrer-policy', 'no-referrer');
+    res.setHeader('referrer-policy', 'same-origin');
     res.setHeader('x-content-type-options', 'nosniff');
     const token = consoleToken(req.headers.authorization);
     let identity: Identity | undefined;

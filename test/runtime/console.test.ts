@@ -4,7 +4,7 @@
  * remove and promote through Bull Board's own API, as its page calls it.
  */
 import * as path from 'node:path';
-import { jobDataForConsole, messageDataForConsole } from '../../runtime/http/console';
+import { consoleToken, crossSite, jobDataForConsole, messageDataForConsole } from '../../runtime/http/console';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
 let t: TestRuntime;
@@ -112,6 +112,18 @@ test('adding a job, editing its data, emptying or obliterating a queue is refuse
   expect((await consoleCall('POST', '/admin/queues/api/queues/jobs/add')).status).toBe(405);
   expect((await consoleCall('PATCH', '/admin/queues/api/queues/jobs/some-id/update-data')).status).toBe(405);
   expect((await consoleCall('PUT', '/admin/queues/api/queues/jobs/obliterate')).status).toBe(405);
+});
+
+test('a change from another site: judged by Sec-Fetch-Site when the browser sends it, else by Origin', () => {
+  expect(crossSite({ 'sec-fetch-site': 'same-origin', origin: 'null' }, 'h:1', 'http')).toBe(false);
+  expect(crossSite({ 'sec-fetch-site': 'cross-site', origin: 'http://h:1' }, 'h:1', 'http')).toBe(true);
+  expect(crossSite({ 'sec-fetch-site': 'same-site' }, 'h:1', 'http')).toBe(true);
+  expect(crossSite({ origin: 'https://evil.example' }, 'h:1', 'http')).toBe(true);
+  expect(crossSite({ origin: 'http://h:1' }, 'h:1', 'http')).toBe(false);
+  expect(crossSite({}, 'h:1', 'http')).toBe(false);
+  expect(consoleToken(`Basic ${Buffer.from('any:tok:en').toString('base64')}`)).toBe('tok:en');
+  expect(consoleToken('Bearer abc')).toBe('abc');
+  expect(consoleToken(`Basic ${Buffer.from('user:').toString('base64')}`)).toBeUndefined();
 });
 
 test('what the console shows of a message job: masked recipients, subject and sizes, never the text', () => {
