@@ -5,6 +5,7 @@
  * read from the environment. No I/O; unit-tested in
  * test/member/sign-in-rules.test.ts.
  */
+import { KIT_CSS_PATH } from '../_platform/pages/kit';
 import { loadSamlConfig, samlServiceProvider, type SamlConfig, type SamlServiceProvider } from '../_platform/saml';
 import { nextMemberStatus } from './status-machine';
 import type { LoginMethod, MemberStatus } from './types';
@@ -207,13 +208,22 @@ export function invalidLinkPage(invitationPage: string): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">',
-    '<title>This invitation link is not complete</title></head>',
+    `<title>This invitation link is not complete</title><link rel="stylesheet" href="${KIT_CSS_PATH}"></head>`,
     '<body><main><h1>This invitation link is not complete</h1>',
     '<p role="alert">The link you opened does not hold a valid invitation. It may have been cut when the mail was shown or copied.</p>',
     `<p>Open the link again from the mail, or go to <a href="${href}">the invitation page</a> and enter the invitation code the mail shows.</p>`,
     '</main></body></html>',
   ].join('\n');
 }
+
+/** invalidLinkPage's headers: PAGE_HEADERS with the pages' own stylesheet allowed */
+export const INVALID_LINK_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+});
 
 /** The headers of a page that carries a token: never cached, never sent on as a Referer, never sniffed. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -32,6 +32,7 @@ import { clone, hasActiveMembership, logMemberChange, memberState, profileOf, ty
 import {
   APP_ROUTES,
   appLink,
+  INVALID_LINK_PAGE_HEADERS,
   invalidLinkPage,
   inviteRedirectLink,
   linkToken,
@@ -134,7 +135,7 @@ export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectBody>, s
     // a person who opened a damaged link reads a sentence; a program gets the error as any call's
     if (prefersHtml(ctx.request.headers?.accept)) {
       const body = invalidLinkPage(appLink(settings.appUrl, APP_ROUTES.invitation, {}));
-      ctx.response = { status: 400, headers: { ...PAGE_HEADERS }, body };
+      ctx.response = { status: 400, headers: { ...INVALID_LINK_PAGE_HEADERS }, body };
       return body;
     }
     throw fieldError('INVALID_INPUT', 'token', 'is not an invitation token');
