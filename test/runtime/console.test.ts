@@ -4,6 +4,7 @@
  * remove and promote through Bull Board's own API, as its page calls it.
  */
 import * as path from 'node:path';
+import { consoleReadOnly, loadConfig } from '../../runtime/config';
 import { consoleToken, crossSite, jobDataForConsole, messageDataForConsole } from '../../runtime/http/console';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
@@ -112,6 +113,13 @@ test('adding a job, editing its data, emptying or obliterating a queue is refuse
   expect((await consoleCall('POST', '/admin/queues/api/queues/jobs/add')).status).toBe(405);
   expect((await consoleCall('PATCH', '/admin/queues/api/queues/jobs/some-id/update-data')).status).toBe(405);
   expect((await consoleCall('PUT', '/admin/queues/api/queues/jobs/obliterate')).status).toBe(405);
+});
+
+test('CONSOLE_USERS and CONSOLE_READ_ONLY as loadConfig reads them', () => {
+  expect(consoleReadOnly({})).toBe(false);
+  expect(consoleReadOnly({ CONSOLE_READ_ONLY: 'true' })).toBe(true);
+  expect(() => consoleReadOnly({ CONSOLE_READ_ONLY: 'yes' })).toThrow("CONSOLE_READ_ONLY must be true or false, got 'yes'");
+  expect(loadConfig({ CONSOLE_USERS: ' ops-1, ops-2 ' }).consoleUsers).toEqual(['ops-1', 'ops-2']);
 });
 
 test('a change from another site: judged by Sec-Fetch-Site when the browser sends it, else by Origin', () => {
