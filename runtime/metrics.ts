@@ -73,6 +73,7 @@ export class RuntimeMetrics {
   private readonly messagesFailed: Counter<'port'>;
   private readonly messagesRetried: Counter<'port'>;
   private readonly messageDelivery: Histogram<'port'>;
+  private readonly journaled: Counter<'journal' | 'class' | 'method' | 'status' | 'code'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.register];
@@ -113,6 +114,12 @@ export class RuntimeMetrics {
       name: 'runtime_queued_write_failures_total',
       help: 'QUEUED_WRITE jobs that failed for good (refused, or failed on their last attempt), by class and method',
       labelNames: ['class', 'method'],
+      registers,
+    });
+    this.journaled = new Counter({
+      name: 'runtime_journal_entries_total',
+      help: "Calls of journaled methods (MethodOptions.journal) answered over HTTP, by journal, class, method, HTTP status and the error code answered ('' for none)",
+      labelNames: ['journal', 'class', 'method', 'status', 'code'],
       registers,
     });
     // mail and SMS delivery, counted by the worker process that sends (MessageDelivery tells)
@@ -333,6 +340,14 @@ export class RuntimeMetrics {
     calls.inc();
     series.duration.observe(Number(process.hrtime.bigint() - startedNs) / 1e9);
     if (busy) this.busy.inc({ class: series.labels.class, method: series.labels.method });
+  }
+
+  /**
+   * One call of a journaled method (the HTTP layer tells as it journals it). The code is the one the
+   * method answered, from its class's table or the runtime's, never the request's.
+   */
+  journalEntry(journal: string, classId: string, method: string, status: number, code: string | number | undefined): void {
+    this.journaled.inc({ journal, class: classId, method, status: String(status), code: code === undefined ? '' : String(code) });
   }
 
   /** a method's series, made once: labels are not hashed again on every call */

@@ -435,6 +435,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const status = res.statusCode;
     // a caller whose credentials did not hold is not journaled: anyone could fill the journal otherwise
     if (status === 401) return;
+    deps.metrics?.journalEntry(spec.name, classId, method.name, status, code);
     deps.journals
       .append(spec, {
         classId,

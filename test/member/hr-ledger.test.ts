@@ -100,6 +100,12 @@ describe('listHrLedger over HTTP', () => {
     expect((await list({ employeeId: unknown })).body.entries[0]).toMatchObject({ status: 404, code: 10073, data: { endpoint: 'employee' } });
     expect((await list({ code: 10073, limit: 100 })).body.entries.some((e: any) => e.data.employeeId === unknown)).toBe(true);
 
+    // counted by endpoint, status and code as well
+    const metrics = await (await fetch(`${t.base}/metrics`)).text();
+    expect(metrics).toMatch(/runtime_journal_entries_total\{journal="hr",class="Member",method="hrUpdateEmployee",status="404",code="10073"\} [1-9]/);
+    expect(metrics).toMatch(/runtime_journal_entries_total\{journal="hr",class="Member",method="hrUpsertDependant",status="201",code=""\} [1-9]/);
+    expect(metrics).not.toMatch(/runtime_journal_entries_total\{[^}]*status="401"/);
+
     // nothing personal reaches Redis: names, emails, phones, birthdates, the photo
     const raw = JSON.stringify(await redis.xrange(`rt:{${t.projectId}:journal:hr}`, '-', '+'));
     expect(raw).toContain(staffId);
