@@ -12,7 +12,7 @@
  * fonts: opening a mail tells nobody).
  */
 import express, { type Request, type Response } from 'express';
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject } from 'mailparser';
 import type { EmbeddedMailTransport, StoredMailEntry } from './eml-transport';
 
 export const DEV_MAIL_LIMIT = 50;
@@ -43,9 +43,28 @@ ${rows || '<tr><td colspan="3">No mail yet.</td></tr>'}
 `;
 }
 
-/** A mail's page: its headers, its text part and its HTML part in a sandboxed frame. */
+/**
+ * mailparser, loaded when a mail is first shown: it is a development
+ * dependency (the production image has none, and never serves this page, as
+ * production needs SMTP_URL), so the service must start without it.
+ */
+async function mailparser(): Promise<typeof import('mailparser') | undefined> {
+  try {
+    return await import('mailparser');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A mail's page: its headers, its text part and its HTML part in a sandboxed frame (the source as text without mailparser). */
 export async function renderMail(id: string, raw: Buffer): Promise<string> {
-  const mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+  const parser = await mailparser();
+  if (!parser) {
+    return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Mail ${escapeHtml(id)}</title></head><body>
+<p><a href="/dev/mail">All mail</a>. mailparser (a development dependency) is not installed: the mail's source as written.</p>
+<pre>${escapeHtml(raw.toString('utf8'))}</pre></body></html>\n`;
+  }
+  const mail = await parser.simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
   const addresses = (field: AddressObject | AddressObject[] | undefined) => (field ? (Array.isArray(field) ? field : [field]).map((a) => a.text).join(', ') : '');
   const headers: [string, string][] = [
     ['From', addresses(mail.from)],
