@@ -282,6 +282,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       { href: '/docs', title: 'API reference', text: 'every class and method, with a form to try each' },
       { href: '/openapi.json', title: 'OpenAPI document', text: 'the same, for code generators' },
       ...(deps.devMail ? [{ href: '/dev/mail', title: 'Mail sent', text: 'the messages this service wrote instead of sending (SMTP_URL is unset)' }] : []),
+      // where the classes' pages start (a sign-in), for someone trying the service with a browser
+      ...(deps.pages ?? []).flatMap((site) => site.entries ?? []),
       ...(deps.console ? [{ href: '/admin/queues', title: 'Operator console', text: 'queues, failed jobs and dead letters, for developers (sign in with your access token)' }] : []),
       { href: '/health', title: 'Health', text: 'whether this process answers' },
     ];

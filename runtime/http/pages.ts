@@ -89,6 +89,8 @@ export interface PageAsset {
 export interface PageSite {
   routes: PageRoute[];
   assets?: PageAsset[];
+  /** where a person starts (listed on the service's own page at `/`) */
+  entries?: { href: string; title: string; text: string }[];
   /** the page for an unknown path under this site's prefix and for a failed handler; default a plain one */
   errorPage?: (status: number, message: string) => string;
 }
