@@ -55,9 +55,9 @@ test('a mail is shown with its headers, its text part and its HTML part in a san
     const f = page.frames().find((x) => x !== page.mainFrame());
     return f && (await f.$('#greeting')) ? f : undefined;
   }, { what: 'the HTML part rendered in its frame' });
-  expect(await frame.$eval('#greeting', (h) => h.textContent)).toBe('Welcome & hello');
-  expect(await frame.$eval('#greeting', (h) => getComputedStyle(h).color)).toBe('rgb(200, 0, 0)');
-  expect(await frame.$eval('b', (b) => b.textContent)).toBe('4711');
+  expect(await frame!.$eval('#greeting', (h) => h.textContent)).toBe('Welcome & hello');
+  expect(await frame!.$eval('#greeting', (h) => getComputedStyle(h).color)).toBe('rgb(200, 0, 0)');
+  expect(await frame!.$eval('b', (b) => b.textContent)).toBe('4711');
   expect(await page.title()).toBe('Welcome <aboard>');
 
   // the file as written, as text
