@@ -143,7 +143,10 @@ test('a damaged link and a wrong token are answered in words, and a refused pass
 test('forgotten password: the page asks, the mail links to the reset page, the new password signs in', async () => {
   const m = await activeMember(env);
   const page = await browser.newPage();
-  await page.goto(`${SERVICE}/pages/member/`);
+  // from the service's address, as someone trying it would come
+  await page.goto(`${SERVICE}/`);
+  await Promise.all([page.waitForNavigation(), page.click('a[href="/pages/member/"]')]);
+  expect(await textOf(page, 'h1')).toBe('Sign in');
   await Promise.all([page.waitForNavigation(), page.click('a[href="/pages/member/forgot-password"]')]);
   await page.type('#f-email', m.email);
   await submit(page);
