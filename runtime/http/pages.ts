@@ -192,7 +192,11 @@ export interface PagesDeps {
 
 /** The routes and files of the page sites (mounted before the API's JSON body parser). */
 export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): express.Router {
+  // mounted under /pages: a call to the API tests one prefix, never walks the pages' routes
+  const outer = express.Router();
   const router = express.Router({ caseSensitive: true, strict: false });
+  outer.use(PAGES_PREFIX.slice(0, -1), router);
+  const local = (full: string) => full.slice(PAGES_PREFIX.length - 1);
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
   const errorPage = sites.find((s) => s.errorPage)?.errorPage ?? plainErrorPage;
 
@@ -206,7 +210,7 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
     }
   }
   for (const asset of assets.values()) {
-    router.get(asset.path, (_req: Request, res: Response) => {
+    router.get(local(asset.path), (_req: Request, res: Response) => {
       res.setHeader('x-content-type-options', 'nosniff');
       res.setHeader('cache-control', 'public, max-age=300');
       res.type(`${asset.contentType}; charset=utf-8`).send(asset.body);
@@ -230,7 +234,7 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
     const ctx: PageCtx = {
       projectId: deps.projectId,
       method: req.method === 'POST' ? 'POST' : 'GET',
-      path: req.path,
+      path: req.baseUrl + req.path,
       params: flat(req.params as Record<string, unknown>),
       query: flat(req.query as Record<string, unknown>),
       form: req.method === 'POST' && req.body && typeof req.body === 'object' ? flat(req.body as Record<string, unknown>) : {},
@@ -274,7 +278,7 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       if (setCookies.length) res.setHeader('set-cookie', setCookies);
       answer(res, out);
     } catch (err) {
-      deps.logger.error({ err, requestId, path: req.path }, 'page failed');
+      deps.logger.error({ err, requestId, path: req.baseUrl + req.path }, 'page failed');
       answer(res, { status: 500, html: errorPage(500, `Something went wrong on our side. Try again in a moment (request ${requestId}).`) });
     }
   };
@@ -282,10 +286,10 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
   for (const site of sites) {
     for (const route of site.routes) {
       if (!route.path.startsWith(PAGES_PREFIX)) throw new Error(`page ${route.path}: must be under ${PAGES_PREFIX}`);
-      if (route.get) router.get(route.path, run(route.get));
+      if (route.get) router.get(local(route.path), run(route.get));
       if (route.post) {
         router.post(
-          route.path,
+          local(route.path),
           (req: Request, res: Response, next: NextFunction) => {
             if (!crossOrigin(req)) return next();
             answer(res, { status: 403, html: errorPage(403, 'This form was sent from another site, so it was not accepted.') });
@@ -297,13 +301,12 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
     }
   }
   // an unknown page, a verb a page does not take, a body the form parser refuses: still a page, not JSON
-  router.use(PAGES_PREFIX, (_req: Request, res: Response) => {
+  router.use((_req: Request, res: Response) => {
     answer(res, { status: 404, html: errorPage(404, 'There is no such page.') });
   });
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (!req.path.startsWith(PAGES_PREFIX)) return next(err);
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status;
     answer(res, { status: status && status >= 400 && status < 500 ? status : 500, html: errorPage(400, 'The form could not be read. Go back and send it again.') });
   });
-  return router;
+  return outer;
 }
