@@ -40,6 +40,8 @@ export const HR_MESSAGES = {
   dependantIdTaken: 'The dependant id already exists for another member',
   employeeUpdated: 'Employee updated successfully',
   employeeUnchanged: 'Employee is up to date; nothing changed',
+  employeeStale: 'A newer record of this employee was already applied; this one was not',
+  dependantStale: 'A newer record of this dependant was already applied; this one was not',
   dependantUpdated: 'Dependant updated successfully',
   dependantAdded: 'Dependant added successfully',
 } as const;
@@ -98,6 +100,41 @@ function isAuthError(err: ActorError): boolean {
  * MethodOptions.errorShape of the employee and dependant endpoints (spec 7.2):
  * every answer becomes `{success: false, error: {code, message}, details?}`.
  */
+/**
+ * Optional header of the HR pushes (4.2, 4.3): when the HR system produced the
+ * record (ISO 8601 date-time with a zone). A record older than the newest one
+ * already applied to the same member is answered and not applied, so pushes
+ * delivered out of order do not undo each other. Without it a push is applied
+ * as it arrives (the spec's behaviour).
+ */
+export const HR_TIMESTAMP_HEADER = 'x-hr-timestamp';
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** the header's time as a UTC ISO string; absent: undefined; malformed: a 400 (10001) naming the header */
+export function hrTimestampOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
+  const raw = headers[HR_TIMESTAMP_HEADER];
+  if (raw === undefined) return undefined;
+  const value = Array.isArray(raw) ? raw[raw.length - 1]! : raw;
+  const ms = ISO_WITH_ZONE.test(value.trim()) ? Date.parse(value.trim()) : NaN;
+  if (!Number.isFinite(ms)) throw validationError({ 'X-HR-Timestamp': ['must be an ISO 8601 date-time with a zone (2026-11-29T09:14:00Z)'] });
+  return new Date(ms).toISOString();
+}
+
+/**
+ * Is a record produced at `pushedAt` older than the newest one applied
+ * (`appliedAt`)? Either unknown: no (applied as it arrives). Equal times are
+ * not older: the same record again, or two of one instant in arrival order.
+ */
+export function isStalePush(appliedAt: string | undefined, pushedAt: string | undefined): boolean {
+  return appliedAt !== undefined && pushedAt !== undefined && Date.parse(pushedAt) < Date.parse(appliedAt);
+}
+
+/** the newer of the two record times (either may be unknown) */
+export function newerPush(appliedAt: string | undefined, pushedAt: string | undefined): string | undefined {
+  if (pushedAt === undefined) return appliedAt;
+  return appliedAt !== undefined && Date.parse(appliedAt) >= Date.parse(pushedAt) ? appliedAt : pushedAt;
+}
+
 /** how long a repeat of the same push (same API key, same record) is answered from the first: 5 minutes unless HR_REPLAY_WINDOW_SECONDS says otherwise (0: off) */
 export const DEFAULT_HR_REPLAY_WINDOW_SECONDS = 300;
 

@@ -173,6 +173,8 @@ export interface MemberPrivateState {
    * created by the HR registration without it is the one to resume
    */
   hrRegistrationFinishedAt?: string;
+  /** the newest X-HR-Timestamp of an HR push applied to this member: an older record is not applied (hr-contract.ts) */
+  hrRecordedAt?: string;
   /** set by streamMember (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
   /**

@@ -7,7 +7,7 @@ import { isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping } from '../clients';
 import { hrError } from '../errors';
-import { dependantSemanticErrors, HR_MESSAGES, normalizeDependant, validationError, type DependantRecord, type NormalizedDependant } from '../hr-contract';
+import { dependantSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, normalizeDependant, validationError, type DependantRecord, type NormalizedDependant } from '../hr-contract';
 import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
 import { logMemberChange, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
@@ -29,12 +29,15 @@ export interface ApplyDependantBody {
   primary: PrimaryInfo;
   /** who pushed the record; absent from older queued calls and the registration flow (then the caller's identity) */
   actor?: Actor;
+  /** when HR produced the record (X-HR-Timestamp), if it said */
+  recordedAt?: string;
 }
 
 /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
 export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
   return hrGuard(ctx, async () => {
     const raw = ctx.request.body;
+    const recordedAt = hrTimestampOf(ctx.request.headers);
     const errors = dependantSemanticErrors(raw);
     if (Object.keys(errors).length) throw validationError(errors);
     const rec = normalizeDependant(raw);
@@ -55,7 +58,7 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     const warnings = memberSubTypeId ? [] : [unmappedTypeWarning(rec.type)];
 
     const { familyMembers: _family, ...primaryInfo } = primary;
-    const applied = await member.hrApplyDependant(rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity) });
+    const applied = await member.hrApplyDependant(rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity), ...(recordedAt ? { recordedAt } : {}) });
     // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out):
     // an effect, applied when this handler has returned without failing, before the HR system is answered
     const listed = primary.familyMembers.find((f) => f.id === rec.id);
@@ -67,7 +70,7 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     ctx.response.status = applied.created ? 201 : 200;
     return {
       success: true,
-      message: applied.created ? HR_MESSAGES.dependantAdded : HR_MESSAGES.dependantUpdated,
+      message: applied.created ? HR_MESSAGES.dependantAdded : applied.stale ? HR_MESSAGES.dependantStale : HR_MESSAGES.dependantUpdated,
       body: {
         dependantId: rec.id,
         primaryMemberId: primary.id,
@@ -98,9 +101,10 @@ export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>) {
     );
     state.profile = profile;
     state.documents = [];
+    if (input.recordedAt) state.hrRecordedAt = input.recordedAt;
     if ((await syncEmailLookup(ctx, profile)) === 'taken') warnings.push(emailWarning);
     await logMemberChange(ctx, null, profile, { source: 'hr_dependant_upsert' }, actor);
-    return { created: true, updatedFields: [], ref: familyRef(profile), warnings };
+    return { created: true, updatedFields: [], ref: familyRef(profile), warnings, stale: false };
   }
 
   const before = state.profile;
@@ -110,12 +114,16 @@ export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>) {
       before.primaryMemberId ? HR_MESSAGES.dependantOfOtherEmployee : HR_MESSAGES.dependantIdTaken,
     );
   }
+  // a record older than one already applied: answered, not applied (pushes delivered out of order)
+  if (isStalePush(state.hrRecordedAt, input.recordedAt)) return { created: false, updatedFields: [] as string[], ref: familyRef(before), warnings, stale: true };
+  const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
+  if (recordedAt !== state.hrRecordedAt) state.hrRecordedAt = recordedAt;
   const result = applyDependantRecord(before, { record: input.record, memberSubTypeId: input.memberSubTypeId }, now);
-  if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings };
+  if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false };
   state.profile = result.profile;
   if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken') warnings.push(emailWarning);
   await logMemberChange(ctx, before, result.profile, { source: 'hr_dependant_upsert', updatedFields: result.updatedFields }, actor);
-  return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings };
+  return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings, stale: false };
 }
 
 /** the same family entry (createdAt aside: linkFamilyMember keeps the first one) */

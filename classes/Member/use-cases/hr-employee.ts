@@ -7,7 +7,7 @@ import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberTypeBySystemIdentifier, getCompanyByBgId, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { hrError } from '../errors';
-import { employeeSemanticErrors, HR_MESSAGES, validationError, type EmployeeRecord } from '../hr-contract';
+import { employeeSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, validationError, type EmployeeRecord } from '../hr-contract';
 import { applyEmployeeRecord } from '../hr-sync';
 import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { hrGuard, sameCompanyGroupType } from './common';
@@ -23,12 +23,15 @@ export interface ApplyEmployeeBody {
   migrated: boolean;
   /** who pushed the record (the API key's actor): named by the audit entry, not this class */
   actor: Actor;
+  /** when HR produced the record (X-HR-Timestamp), if it said */
+  recordedAt?: string;
 }
 
 /** Spec 4.2: the HR system pushes the full employee record. */
 export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
   return hrGuard(ctx, async () => {
     const rec = ctx.request.body;
+    const recordedAt = hrTimestampOf(ctx.request.headers);
     const errors = employeeSemanticErrors(rec);
     // both reads at once: one Redis round trip instead of two
     const [memberType, company] = await Promise.all([findMemberTypeBySystemIdentifier(ctx, rec.employmentType), getCompanyByBgId(ctx, rec.companyId)]);
@@ -48,6 +51,7 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
         foundBy,
         migrated,
         actor: actorFromIdentity(ctx.identity),
+        ...(recordedAt ? { recordedAt } : {}),
       });
     const unknown = (err: unknown) => isUnknownInstance(err);
     let out;
@@ -65,7 +69,7 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     }
     return {
       success: true,
-      message: out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
+      message: out.stale ? HR_MESSAGES.employeeStale : out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
       body: {
         memberId: out.memberId,
         staffId: out.staffId,
@@ -90,6 +94,14 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
     }
   }
 
+  const state = memberState(ctx);
+  // a record older than one already applied: answered, not applied (pushes delivered out of order)
+  if (isStalePush(state.hrRecordedAt, input.recordedAt)) {
+    return { memberId: ctx.instanceId, staffId: before.staffId, updatedFields: [] as string[], staffIdMigrated: false, stale: true };
+  }
+  const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
+  if (recordedAt !== state.hrRecordedAt) state.hrRecordedAt = recordedAt;
+
   const result = applyEmployeeRecord(
     before,
     { record: input.record, memberTypeId: input.memberTypeId, companyId: input.company.id, migrated: input.migrated },
@@ -97,7 +109,6 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
   );
   const staffIdMigrated = result.updatedFields.includes('staffId');
   if (result.updatedFields.length) {
-    const state = memberState(ctx);
     state.profile = result.profile;
     syncStaffIdLookup(ctx, result.profile);
     if ((await syncEmailLookup(ctx, result.profile)) === 'taken') {
@@ -106,7 +117,7 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
     await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
     if (before.company?.id !== input.company.id) await moveWaitingApprovals(ctx, input.company.id);
   }
-  return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated };
+  return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated, stale: false };
 }
 
 /**
