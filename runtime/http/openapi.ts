@@ -124,8 +124,9 @@ function hoistSchema(name: string, schema: Json, components: Json, external?: (r
     const obj = node as Json;
     if (typeof obj.$ref === 'string') {
       const ref = obj.$ref;
-      const m = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-      if (m) obj.$ref = `#/components/schemas/${name}.${m[1]}`;
+      // a definition, or a pointer into one (`#/$defs/x/properties/y`): the definition's component, the rest of the pointer kept
+      const m = /^#\/(?:\$defs|definitions)\/([^/]+)(\/.*)?$/.exec(ref);
+      if (m) obj.$ref = `#/components/schemas/${name}.${m[1]}${m[2] ?? ''}`;
       else if (ref === '#') obj.$ref = `#/components/schemas/${name}`;
       else if (external) obj.$ref = external(ref) ?? ref;
     }
@@ -152,8 +153,8 @@ function hoistAnswer(classId: string, answer: AnswerSchema, components: Json): J
     const target = `#/components/schemas/${classId}.${m[1]}`;
     const pointer = m[2];
     if (!pointer || pointer === '#') return target;
-    const def = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(pointer);
-    return def ? `${target}.${def[1]}` : `${target}${pointer.slice(1)}`;
+    const def = /^#\/(?:\$defs|definitions)\/([^/]+)(\/.*)?$/.exec(pointer);
+    return def ? `${target}.${def[1]}${def[2] ?? ''}` : `${target}${pointer.slice(1)}`;
   };
   for (const [file, schema] of Object.entries({ ...answer.files, [answer.name]: answer.schema })) {
     const name = `${classId}.${file}`;

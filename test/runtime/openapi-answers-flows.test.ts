@@ -114,6 +114,8 @@ describe('answers of the service flows match their schemas', () => {
     await call('ProgramManagementUser', 'getUser', userId, {});
     await call('ProgramManagementUser', 'updateUser', userId, { name: 'Hana R.' });
     await call('ProgramManagementUser', 'getPermissions', userId, {});
+    await waitFor(async () => ((await t.rt.call('ProgramManagementUser', 'listUsers', undefined, {})).body as any)?.users?.length >= 1, { what: 'users projected' });
+    await call('ProgramManagementUser', 'listUsers', undefined, {});
     await call('ProgramManagementUser', 'discoverAuthMethod', undefined, { email: 'nobody@acme.example' });
     await call('ProgramManagementUser', 'sendPasswordResetEmail', undefined, { email: 'nobody@acme.example' });
   });
@@ -125,7 +127,8 @@ describe('answers of the service flows match their schemas', () => {
     await call('Member', 'updateMemberFamilyMember', MEMBER_ID, { familyMemberId, name: 'Leila' });
     await call('Member', 'removeMemberFamilyMember', MEMBER_ID, { familyMemberId });
     await call('Member', 'addMembership', MEMBER_ID, { tierId: TIER_ID, paymentType: 'company_paid' });
-    await call('Member', 'listMemberships', MEMBER_ID, {});
+    const memberships = await call('Member', 'listMemberships', MEMBER_ID, {});
+    expect(memberships.memberships.length).toBeGreaterThan(0);
     const doc = await call('Member', 'uploadDocument', MEMBER_ID, { content: PNG, mimeType: 'image/png', originalFilename: 'card.png', label: 'ID card' });
     await call('Member', 'downloadDocument', MEMBER_ID, { documentId: doc.documentId });
     await call('Member', 'archiveDocument', MEMBER_ID, { documentId: doc.documentId });
@@ -170,6 +173,12 @@ describe('answers of the service flows match their schemas', () => {
     await call('ContentManager', 'getContentsForBackoffice', 'default', {});
     await call('NotificationManager', 'listNotificationTemplates', undefined, {});
     await call('SystemEmail', 'listSystemEmailTemplates', undefined, {});
+    for (const m of ['listCompanyGroups', 'listMemberTypes', 'listMemberSubTypes', 'listTierTypes', 'listSettings']) {
+      await waitFor(async () => ((await t.rt.call('Setting', m, 'default', {})).body as any)?.items?.length >= 1, { what: `settings projected (${m})` });
+      await call('Setting', m, 'default', {});
+    }
+    await waitFor(async () => ((await t.rt.call('PartnerUser', 'listPartnerUsers', undefined, {})).body as any)?.users?.length >= 1, { what: 'partner users projected' });
+    await call('PartnerUser', 'listPartnerUsers', undefined, {});
     const file = await call('FileManager', 'init', undefined, { entityType: 'offer', entityId: `offer-${randomUUID().slice(0, 8)}` });
     const upload = await call('FileManager', 'uploadFile', file.instanceId, { content: PNG, mimeType: 'image/png', originalFilename: 'a.png' });
     await call('FileManager', 'getFile', file.instanceId, { fileId: upload.file.id });
