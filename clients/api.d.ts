@@ -1752,6 +1752,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/listHrLedger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.listHrLedger (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_listHrLedger_get"];
+        put?: never;
+        /**
+         * Member.listHrLedger (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_listHrLedger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/listMembers": {
         parameters: {
             query?: never;
@@ -2496,6 +2520,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/NotificationManager/previewTemplate/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NotificationManager.previewTemplate (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["NotificationManager_previewTemplate_get"];
+        put?: never;
+        /**
+         * NotificationManager.previewTemplate (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["NotificationManager_previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/NotificationManager/sendNotification/{instanceId}": {
         parameters: {
             query?: never;
@@ -2510,6 +2558,26 @@ export interface paths {
          * @description changes the instance (one at a time). Admits: class (and the system identity). Time budget 30 s.
          */
         post: operations["NotificationManager_sendNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/NotificationManager/sendTestMessage/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * NotificationManager.sendTestMessage (WRITE)
+         * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["NotificationManager_sendTestMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5188,6 +5256,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/SystemEmail/previewTemplate/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SystemEmail.previewTemplate (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["SystemEmail_previewTemplate_get"];
+        put?: never;
+        /**
+         * SystemEmail.previewTemplate (READ)
+         * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["SystemEmail_previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/SystemEmail/sendSystemEmail/{instanceId}": {
         parameters: {
             query?: never;
@@ -5202,6 +5294,26 @@ export interface paths {
          * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class (and the system identity). Time budget 60 s.
          */
         post: operations["SystemEmail_sendSystemEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/SystemEmail/sendTestMessage/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SystemEmail.sendTestMessage (WRITE)
+         * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["SystemEmail_sendTestMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6181,9 +6293,7 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            categories: {
-                [key: string]: unknown;
-            }[];
+            categories: components["schemas"]["BenefitCategory.types.answer.BenefitCategoryRecord"][];
         };
         /**
          * @example {
@@ -8007,6 +8117,84 @@ export interface components {
                 updatedAt: string;
             }[];
         };
+        /**
+         * @example {
+         *       "employeeId": "E1001",
+         *       "limit": 20
+         *     }
+         * @example {
+         *       "status": 400,
+         *       "from": "2026-11-01T00:00:00Z",
+         *       "to": "2026-11-30T00:00:00Z"
+         *     }
+         * @example {
+         *       "code": 11016
+         *     }
+         */
+        "Member.listHrLedger": {
+            /** @description the staff id: the employee's pushes and their dependants' */
+            employeeId?: string;
+            /** @description the HTTP status answered */
+            status?: number;
+            /** @description the error code answered (spec 7.2) */
+            code?: number | string;
+            /**
+             * Format: date-time
+             * @description oldest push, inclusive
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description newest push, inclusive
+             */
+            to?: string;
+            /** @default 20 */
+            limit: number;
+            /** @description nextCursor of the page before */
+            cursor?: string;
+        };
+        /** @description A page of the HR ledger, newest first; nextCursor is null when no older entry matches. */
+        "Member.listHrLedger.answer": {
+            entries: {
+                id: string;
+                /** Format: date-time */
+                at: string;
+                classId: string;
+                /** @enum {string} */
+                method: "hrUpdateEmployee" | "hrUpsertDependant" | "updateEmployeePhoto";
+                instanceId?: string;
+                caller: {
+                    type: string;
+                    /** @description the API key's id */
+                    id?: string;
+                };
+                status: number;
+                code?: number | string;
+                durationMs: number;
+                requestId?: string;
+                /** @description sha256 of the pushed record, keys sorted */
+                bodySha256?: string;
+                data: {
+                    /** @enum {unknown} */
+                    endpoint: "employee" | "dependant" | "photo";
+                    employeeId?: string;
+                    oldStaffId?: string;
+                    bgId?: string;
+                    hrStatus?: string;
+                    memberId?: string;
+                    dependantId?: string;
+                    primaryMemberId?: string;
+                    relationship?: string;
+                    updatedFields?: string[];
+                    warnings?: string[];
+                    staffIdMigrated?: boolean;
+                    fileExtension?: string;
+                    photoBytes?: number;
+                };
+            }[];
+            nextCursor: string | null;
+            scanned: number;
+        };
         /** @description A page of members (newest first). */
         "Member.listMembers.answer": {
             members: components["schemas"]["Member.records.answer.listedMember"][];
@@ -8015,9 +8203,17 @@ export interface components {
             limit: number;
             totalPages: number;
         };
-        /** @description The answer of Member.listMemberships. */
+        /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
         "Member.listMemberships.answer": {
-            [key: string]: unknown;
+            memberships: ({
+                tierName: string | null;
+                tierType: Record<string, never> | null;
+                fee: number | null;
+            } & components["schemas"]["Member.types.answer.Membership"])[];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         /**
          * @example {
@@ -8488,8 +8684,18 @@ export interface components {
             event: "template_update" | "channel_update" | "status_update";
             requestedAt: string;
         };
+        /** @description a template as its listing shows it */
         "NotificationManager.types.answer.Doc": {
-            [key: string]: unknown;
+            templateId: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["templateId"];
+            title: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["title"];
+            description: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["description"];
+            status: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["status"];
+            audience: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["audience"];
+            channels: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["channels"];
+            createdAt: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["createdAt"];
+            updatedAt: components["schemas"]["NotificationManager.types.answer.NotificationTemplate"]["updatedAt"];
+            enabledChannels: ("email" | "in_app" | "sms")[];
+            pendingApprovalId: string | null;
         };
         "NotificationManager.types.answer.Approval": {
             id: string;
@@ -8552,6 +8758,46 @@ export interface components {
             totalPages: number;
         };
         /**
+         * @example {}
+         * @example {
+         *       "parameters": {
+         *         "firstName": "Amal",
+         *         "otp": "481516"
+         *       }
+         *     }
+         */
+        "NotificationManager.previewTemplate": {
+            parameters?: {
+                [key: string]: string;
+            };
+        };
+        /** @description NotificationManager.previewTemplate: every channel rendered with the given parameters and [name] for each one left out, enabled or not; nothing is sent. */
+        "NotificationManager.previewTemplate.answer": {
+            templateId: string;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            parameters: {
+                [key: string]: string;
+            };
+            sampled: string[];
+            channels: {
+                email: {
+                    enabled: boolean;
+                    subject: string;
+                    html: string;
+                };
+                in_app: {
+                    enabled: boolean;
+                    subject: string;
+                    content: string;
+                };
+                sms: {
+                    enabled: boolean;
+                    text: string;
+                };
+            };
+        };
+        /**
          * @example {
          *       "to": [
          *         "to"
@@ -8567,6 +8813,27 @@ export interface components {
         };
         /** @description NotificationManager.sendNotification: Spec 4.5: {to, parameters} → 204. Sends only when the template is active; renders each enabled channel and queues the fan-out (deliverNotification). A WRITE so that callers commit it with their change (ctx.effect; client.ts `notify`); upsert: a catalogue template is created on its first send. */
         "NotificationManager.sendNotification.answer": null;
+        /**
+         * @example {}
+         * @example {
+         *       "parameters": {
+         *         "firstName": "Amal",
+         *         "otp": "481516"
+         *       }
+         *     }
+         */
+        "NotificationManager.sendTestMessage": {
+            parameters?: {
+                [key: string]: string;
+            };
+        };
+        /** @description NotificationManager.sendTestMessage: the email channel's test mail queued for the caller's own address (subject marked [Test]). */
+        "NotificationManager.sendTestMessage.answer": {
+            templateId: string;
+            messageId: string;
+            to: string[];
+            sampled: string[];
+        };
         /**
          * @example {
          *       "channel": "email",
@@ -8713,9 +8980,7 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            offers: {
-                [key: string]: unknown;
-            }[];
+            offers: components["schemas"]["Offer.types.answer.OfferRecord"][];
         };
         /**
          * @example {
@@ -9878,9 +10143,10 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            users: {
-                [key: string]: unknown;
-            }[];
+            users: ({
+                /** @description the approval the record waits for, if any */
+                pendingApproval: Record<string, never> | null;
+            } & components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"])[];
         };
         /** @example {} */
         "PartnerUser.listVenues": Record<string, never>;
@@ -10242,9 +10508,10 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            users: {
-                [key: string]: unknown;
-            }[];
+            users: ({
+                /** @description the approval the record waits for, if any */
+                pendingApproval: Record<string, never> | null;
+            } & components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"])[];
         };
         /**
          * @example {
@@ -10543,7 +10810,17 @@ export interface components {
         /** @description RoleManager.listRoles: Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
         "RoleManager.listRoles.answer": {
             roles: {
-                [key: string]: unknown;
+                id: components["schemas"]["RoleManager.types.answer.StoredRole"]["id"];
+                name: components["schemas"]["RoleManager.types.answer.StoredRole"]["name"];
+                description?: components["schemas"]["RoleManager.types.answer.StoredRole"]["description"];
+                level: components["schemas"]["RoleManager.types.answer.StoredRole"]["level"];
+                createdBy?: components["schemas"]["RoleManager.types.answer.StoredRole"]["createdBy"];
+                permissions: components["schemas"]["RoleManager.types.answer.StoredRole"]["permissions"];
+                status: components["schemas"]["RoleManager.types.answer.StoredRole"]["status"];
+                createdAt: components["schemas"]["RoleManager.types.answer.StoredRole"]["createdAt"];
+                updatedAt: components["schemas"]["RoleManager.types.answer.StoredRole"]["updatedAt"];
+                /** @description the built-in level-1 role (`super`) */
+                builtIn: boolean;
             }[];
             totalCount: number;
             page: number;
@@ -11175,9 +11452,11 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            items: {
-                [key: string]: unknown;
-            }[];
+            items: ({
+                /** @enum {unknown} */
+                group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+                pendingApprovalId: string | null;
+            } & components["schemas"]["Setting.types.answer.CompanyGroupValue"])[];
         };
         /**
          * @example {
@@ -11202,9 +11481,11 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            items: {
-                [key: string]: unknown;
-            }[];
+            items: ({
+                /** @enum {unknown} */
+                group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+                pendingApprovalId: string | null;
+            } & components["schemas"]["Setting.types.answer.MemberSubTypeValue"])[];
         };
         /**
          * @example {
@@ -11227,9 +11508,11 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            items: {
-                [key: string]: unknown;
-            }[];
+            items: ({
+                /** @enum {unknown} */
+                group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+                pendingApprovalId: string | null;
+            } & components["schemas"]["Setting.types.answer.MemberTypeValue"])[];
         };
         /**
          * @example {
@@ -11255,9 +11538,11 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            items: {
-                [key: string]: unknown;
-            }[];
+            items: ({
+                /** @enum {unknown} */
+                group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+                pendingApprovalId: string | null;
+            } & (components["schemas"]["Setting.types.answer.CompanyGroupValue"] | components["schemas"]["Setting.types.answer.MemberTypeValue"] | components["schemas"]["Setting.types.answer.MemberSubTypeValue"] | components["schemas"]["Setting.types.answer.TierTypeValue"]))[];
         };
         /**
          * @example {
@@ -11286,9 +11571,11 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
-            items: {
-                [key: string]: unknown;
-            }[];
+            items: ({
+                /** @enum {unknown} */
+                group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+                pendingApprovalId: string | null;
+            } & components["schemas"]["Setting.types.answer.TierTypeValue"])[];
         };
         /**
          * @example {
@@ -11910,8 +12197,44 @@ export interface components {
             limit: number;
             totalPages: number;
             items: {
-                [key: string]: unknown;
+                templateId: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["templateId"];
+                type: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["type"];
+                status: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["status"];
+                title: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["title"];
+                subject: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["subject"];
+                to: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["to"];
+                createdBy: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["createdBy"];
+                createdAt: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["createdAt"];
+                updatedAt: components["schemas"]["SystemEmail.types.answer.SystemEmailTemplate"]["updatedAt"];
+                /** @description the approval the record waits for, if any */
+                pendingApproval: Record<string, never> | null;
             }[];
+        };
+        /**
+         * @example {}
+         * @example {
+         *       "parameters": {
+         *         "name": "Amal",
+         *         "code": "481516"
+         *       }
+         *     }
+         */
+        "SystemEmail.previewTemplate": {
+            parameters?: {
+                [key: string]: string;
+            };
+        };
+        /** @description SystemEmail.previewTemplate: the template rendered with the given parameters and [name] for each one left out; nothing is sent. */
+        "SystemEmail.previewTemplate.answer": {
+            templateId: string;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            subject: string;
+            html: string;
+            parameters: {
+                [key: string]: string;
+            };
+            sampled: string[];
         };
         /**
          * @example {
@@ -11926,6 +12249,27 @@ export interface components {
             parameters?: {
                 [key: string]: string;
             };
+        };
+        /**
+         * @example {}
+         * @example {
+         *       "parameters": {
+         *         "name": "Amal",
+         *         "code": "481516"
+         *       }
+         *     }
+         */
+        "SystemEmail.sendTestMessage": {
+            parameters?: {
+                [key: string]: string;
+            };
+        };
+        /** @description SystemEmail.sendTestMessage: the test mail queued for the caller's own address (subject marked [Test]). */
+        "SystemEmail.sendTestMessage.answer": {
+            templateId: string;
+            messageId: string;
+            to: string[];
+            sampled: string[];
         };
         /**
          * @example {
@@ -13214,7 +13558,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED, 16012 NOTIFICATION_NO_CALLER_ADDRESS, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "NotificationManager.409.keyed": {
             headers: {
                 [name: string]: unknown;
@@ -13232,7 +13576,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 16004 NOTIFICATION_APPROVAL_PENDING, 16005 NOTIFICATION_APPROVAL_MISMATCH, 16010 NOTIFICATION_STATUS_UNCHANGED, 16012 NOTIFICATION_NO_CALLER_ADDRESS */
         "NotificationManager.409": {
             headers: {
                 [name: string]: unknown;
@@ -13709,7 +14053,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH, 11011 SYSTEM_EMAIL_NO_CALLER_ADDRESS, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "SystemEmail.409.keyed": {
             headers: {
                 [name: string]: unknown;
@@ -13727,7 +14071,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 11002 SYSTEM_EMAIL_APPROVAL_PENDING, 11004 SYSTEM_EMAIL_STATUS_UNCHANGED, 11005 SYSTEM_EMAIL_TEMPLATE_INACTIVE, 11010 SYSTEM_EMAIL_APPROVAL_MISMATCH, 11011 SYSTEM_EMAIL_NO_CALLER_ADDRESS */
         "SystemEmail.409": {
             headers: {
                 [name: string]: unknown;
@@ -18767,6 +19111,80 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_listHrLedger_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the HR ledger, newest first; nextCursor is null when no older entry matches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listHrLedger.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_listHrLedger: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Member.listHrLedger"];
+            };
+        };
+        responses: {
+            /** @description A page of the HR ledger, newest first; nextCursor is null when no older entry matches. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listHrLedger.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_listMembers_get: {
         parameters: {
             query?: never;
@@ -18855,7 +19273,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Member.listMemberships. */
+            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18897,7 +19315,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.listMemberships. */
+            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20834,6 +21252,77 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    NotificationManager_previewTemplate_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NotificationManager.previewTemplate: every channel rendered with the given parameters and [name] for each one left out, enabled or not; nothing is sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationManager.previewTemplate.answer"];
+                };
+            };
+            400: components["responses"]["NotificationManager.400"];
+            401: components["responses"]["NotificationManager.401"];
+            403: components["responses"]["NotificationManager.403"];
+            404: components["responses"]["NotificationManager.404"];
+            409: components["responses"]["NotificationManager.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    NotificationManager_previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationManager.previewTemplate"];
+            };
+        };
+        responses: {
+            /** @description NotificationManager.previewTemplate: every channel rendered with the given parameters and [name] for each one left out, enabled or not; nothing is sent. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationManager.previewTemplate.answer"];
+                };
+            };
+            400: components["responses"]["NotificationManager.400"];
+            401: components["responses"]["NotificationManager.401"];
+            403: components["responses"]["NotificationManager.403"];
+            404: components["responses"]["NotificationManager.404"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     NotificationManager_sendNotification: {
         parameters: {
             query?: never;
@@ -20862,6 +21351,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["NotificationManager.400"];
+            401: components["responses"]["NotificationManager.401"];
+            403: components["responses"]["NotificationManager.403"];
+            404: components["responses"]["NotificationManager.404"];
+            409: components["responses"]["NotificationManager.409.keyed"];
+            422: components["responses"]["NotificationManager.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    NotificationManager_sendTestMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationManager.sendTestMessage"];
+            };
+        };
+        responses: {
+            /** @description NotificationManager.sendTestMessage: the email channel's test mail queued for the caller's own address (subject marked [Test]). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationManager.sendTestMessage.answer"];
+                };
             };
             400: components["responses"]["NotificationManager.400"];
             401: components["responses"]["NotificationManager.401"];
@@ -27410,6 +27939,75 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    SystemEmail_previewTemplate_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SystemEmail.previewTemplate: the template rendered with the given parameters and [name] for each one left out; nothing is sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemEmail.previewTemplate.answer"];
+                };
+            };
+            400: components["responses"]["SystemEmail.400"];
+            401: components["responses"]["SystemEmail.401"];
+            403: components["responses"]["SystemEmail.403"];
+            409: components["responses"]["SystemEmail.409"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    SystemEmail_previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SystemEmail.previewTemplate"];
+            };
+        };
+        responses: {
+            /** @description SystemEmail.previewTemplate: the template rendered with the given parameters and [name] for each one left out; nothing is sent. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemEmail.previewTemplate.answer"];
+                };
+            };
+            400: components["responses"]["SystemEmail.400"];
+            401: components["responses"]["SystemEmail.401"];
+            403: components["responses"]["SystemEmail.403"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     SystemEmail_sendSystemEmail: {
         parameters: {
             query?: never;
@@ -27439,6 +28037,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["SystemEmail.400"];
+            401: components["responses"]["SystemEmail.401"];
+            403: components["responses"]["SystemEmail.403"];
+            409: components["responses"]["SystemEmail.409.keyed"];
+            422: components["responses"]["SystemEmail.422.keyed"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    SystemEmail_sendTestMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SystemEmail.sendTestMessage"];
+            };
+        };
+        responses: {
+            /** @description SystemEmail.sendTestMessage: the test mail queued for the caller's own address (subject marked [Test]). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemEmail.sendTestMessage.answer"];
                 };
             };
             400: components["responses"]["SystemEmail.400"];
