@@ -25,7 +25,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RedisConnection } from '../redis/connection';
 import { runtimeError } from '../errors';
-import type { Identity } from './types';
+
+/** what a journal needs of a caller's identity (an Identity, which types.ts declares: named here so that neither imports the other) */
+export interface JournalIdentity {
+  type: string;
+  userId?: string;
+  tenant?: string;
+}
 
 /** a value an entry's own fields may hold */
 export type JournalValue = string | number | boolean | null | readonly string[];
@@ -37,7 +43,7 @@ export interface JournalCall {
   status: number;
   /** the answer's body (the error envelope for an error) */
   answer: unknown;
-  identity?: Identity;
+  identity?: JournalIdentity;
   instanceId?: string;
 }
 
@@ -161,7 +167,7 @@ export interface JournalRecord {
   classId: string;
   method: string;
   instanceId?: string;
-  identity?: Identity;
+  identity?: JournalIdentity;
   status: number;
   code?: string | number;
   durationMs: number;
@@ -221,7 +227,7 @@ export class RedisJournals {
   }
 
   /** A reader for one caller: `tenantFieldOf(name)` is the journal's tenant field (a tenant-bound caller needs one). */
-  reader(identity: Identity | undefined, journalOf: (name: string) => MethodJournal | undefined): JournalReader {
+  reader(identity: JournalIdentity | undefined, journalOf: (name: string) => MethodJournal | undefined): JournalReader {
     return { list: (name, query) => this.list(name, query ?? {}, identity?.tenant, journalOf) };
   }
 
