@@ -277,11 +277,19 @@ function main(): void {
       if (write) fs.writeFileSync(file, JSON.stringify(schema, null, 2) + '\n');
       else console.log(`--- ${classId}/${name}.answer.json\n${JSON.stringify(schema, null, 2)}`);
     }
-    if (Object.keys(converter.defs).length) {
+    if (wrote.length && Object.keys(converter.defs).length) {
+      // the shapes already there (perhaps edited by hand) stay: only new names are added
       const file = path.join(dir, 'types.answer.json');
-      const doc = { $comment: `Shapes shared by ${classId}'s answer schemas (drafted from the class's types by scripts/answer-drafts.ts).`, $defs: converter.defs };
-      if (write) fs.writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
-      else console.log(`--- ${classId}/types.answer.json\n${JSON.stringify(doc, null, 2)}`);
+      const existing = fs.existsSync(file)
+        ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Json)
+        : { $comment: `Shapes shared by ${classId}'s answer schemas (drafted from the class's types by scripts/answer-drafts.ts).`, $defs: {} };
+      const defs = existing.$defs as Json;
+      for (const [name, schema] of Object.entries(converter.defs)) {
+        if (!(name in defs)) defs[name] = schema;
+        else if (JSON.stringify(defs[name]) !== JSON.stringify(schema)) console.error(`${classId}: types.answer.json keeps its own '${name}'; the drafts refer to it: check they fit`);
+      }
+      if (write) fs.writeFileSync(file, JSON.stringify(existing, null, 2) + '\n');
+      else console.log(`--- ${classId}/types.answer.json\n${JSON.stringify(existing, null, 2)}`);
     }
     console.error(`${classId}: ${wrote.length} drafts (${wrote.join(', ')})`);
   }
