@@ -434,15 +434,25 @@ function operation(
     },
   };
   if (verb === 'post') {
+    // the schema's first example on the media type too: Swagger UI's "Try it out" starts from it
+    const example = exampleOf(input, schemas);
     op.requestBody = {
       required: false,
       content: {
-        'application/json': { schema: input ?? {} },
+        'application/json': { schema: input ?? {}, ...(example !== undefined ? { example } : {}) },
         ...(m.options.formBody ? { 'application/x-www-form-urlencoded': { schema: input ?? {} } } : {}),
       },
     };
   }
   return op;
+}
+
+/** the first of an input schema's `examples` (the schema, or the component it refers to) */
+function exampleOf(input: Json | undefined, schemas: Json): unknown {
+  const ref = typeof input?.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(input.$ref)?.[1] : undefined;
+  const schema = (ref ? schemas[ref] : input) as Json | undefined;
+  const examples = schema?.examples;
+  return Array.isArray(examples) && examples.length ? examples[0] : undefined;
 }
 
 const PARAM = (name: string, description: string): Json => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });

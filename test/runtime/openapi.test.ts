@@ -170,6 +170,9 @@ describe('OpenAPI document of the service classes', () => {
       expect(op.security).toEqual([{ apiKey: [] }]);
       expect(op.requestBody.required).toBe(true);
       expect(op.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/Member.${method}`);
+      // "Try it out" starts from the schema's example (a body the endpoint accepts)
+      expect(op.requestBody.content['application/json'].example).toEqual(doc.components.schemas[`Member.${method}`].examples[0]);
+      expect(op.requestBody.content['application/json'].example.birthdate).toMatch(/^(19|20)\d\d-\d\d-\d\d$/);
       const bad = op.responses['400'].content['application/json'].examples;
       const body = Object.values(bad).map((e: any) => e.value)[0];
       expect(body).toMatchObject({ success: false, error: { code: 10001, message: 'Validation failed' } });
