@@ -14293,6 +14293,55 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "event",
+                 *       "instanceId": "example-instance",
+                 *       "entityId": "example-entity",
+                 *       "entityOldStatus": "entityOldStatus",
+                 *       "entityNewStatus": "entityNewStatus",
+                 *       "jsonPatch": [
+                 *         {
+                 *           "op": "add",
+                 *           "path": "path",
+                 *           "from": "from",
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "approvers": [
+                 *         "approver"
+                 *       ],
+                 *       "allowSelfApproval": false,
+                 *       "oldValues": [
+                 *         {
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "approveCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "rejectCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "createdAt": "2026-03-01T09:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.createApproval"];
             };
         };
@@ -14334,6 +14383,55 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "event",
+                 *       "instanceId": "example-instance",
+                 *       "entityId": "example-entity",
+                 *       "entityOldStatus": "entityOldStatus",
+                 *       "entityNewStatus": "entityNewStatus",
+                 *       "jsonPatch": [
+                 *         {
+                 *           "op": "add",
+                 *           "path": "path",
+                 *           "from": "from",
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "approvers": [
+                 *         "approver"
+                 *       ],
+                 *       "allowSelfApproval": false,
+                 *       "oldValues": [
+                 *         {
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "approveCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "rejectCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "createdAt": "2026-03-01T09:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.createApproval"];
             };
         };
@@ -14407,6 +14505,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApprovalManager.getApproval"];
             };
         };
@@ -14476,6 +14575,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalStatus": "pending",
+                 *       "classId": "Member",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "actionable": false,
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.listApprovals"];
             };
         };
@@ -14517,6 +14627,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.moveApprovalCompany"];
             };
         };
@@ -14586,6 +14701,55 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "event",
+                 *       "instanceId": "example-instance",
+                 *       "entityId": "example-entity",
+                 *       "entityOldStatus": "entityOldStatus",
+                 *       "entityNewStatus": "entityNewStatus",
+                 *       "jsonPatch": [
+                 *         {
+                 *           "op": "add",
+                 *           "path": "path",
+                 *           "from": "from",
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "approvers": [
+                 *         "approver"
+                 *       ],
+                 *       "allowSelfApproval": false,
+                 *       "oldValues": [
+                 *         {
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "approveCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "rejectCallback": {
+                 *         "event": "event",
+                 *         "classId": "Member",
+                 *         "instanceId": "example-instance",
+                 *         "methodName": "methodName"
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "createdAt": "2026-03-01T09:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.createApproval"];
             };
         };
@@ -14627,6 +14791,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "approve",
+                 *       "note": "An example note"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApprovalManager.reviewApproval"];
             };
         };
@@ -14666,6 +14836,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-benefitcategory-2",
+                 *       "name": "Dining",
+                 *       "subcategories": [
+                 *         "subcategory"
+                 *       ],
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ],
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitCategory.createCategory"];
             };
         };
@@ -14705,6 +14888,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-benefitcategory-2",
+                 *       "name": "Dining",
+                 *       "subcategories": [
+                 *         "subcategory"
+                 *       ],
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ],
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitCategory.createCategory"];
             };
         };
@@ -14774,6 +14970,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["BenefitCategory.getCategory"];
             };
         };
@@ -14839,6 +15036,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["BenefitCategory.listActiveCategories"];
             };
         };
@@ -14904,6 +15102,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitCategory.listCategories"];
             };
         };
@@ -14943,6 +15149,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Dining",
+                 *       "subcategories": [
+                 *         "subcategory"
+                 *       ],
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitCategory.updateCategory"];
             };
         };
@@ -14982,6 +15199,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitCategory.updateCategoryStatus"];
             };
         };
@@ -15021,6 +15243,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.approveCompany"];
             };
         };
@@ -15061,6 +15296,29 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-company-2",
+                 *       "name": "Example Airways",
+                 *       "companyGroupId": "cg-internal",
+                 *       "hrContact": {
+                 *         "name": "Amal",
+                 *         "email": "amal.haddad@acme.example"
+                 *       },
+                 *       "eligibleMemberTypes": [
+                 *         "mt-permanent"
+                 *       ],
+                 *       "memberSubTypes": [
+                 *         {
+                 *           "memberSubTypeId": "mst-child",
+                 *           "maxDependants": 1
+                 *         }
+                 *       ],
+                 *       "maxFreeDependants": 1,
+                 *       "bgId": "example-bg",
+                 *       "description": "An example description"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.createCompany"];
             };
         };
@@ -15132,6 +15390,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "bgId": "example-bg"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.getCompany"];
             };
         };
@@ -15170,6 +15434,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Company.init"];
             };
         };
@@ -15210,6 +15475,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Company.init"];
             };
         };
@@ -15281,6 +15547,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "companyGroupId": "cg-internal",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.listCompanies"];
             };
         };
@@ -15321,6 +15596,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.streamCompany"];
             };
         };
@@ -15392,6 +15672,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.streamCompany"];
             };
         };
@@ -15432,6 +15717,29 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "name": "Example Airways",
+                 *       "companyGroupId": "cg-internal",
+                 *       "hrContact": {
+                 *         "name": "Amal",
+                 *         "email": "amal.haddad@acme.example"
+                 *       },
+                 *       "eligibleMemberTypes": [
+                 *         "mt-permanent"
+                 *       ],
+                 *       "memberSubTypes": [
+                 *         {
+                 *           "memberSubTypeId": "mst-child",
+                 *           "maxDependants": 1
+                 *         }
+                 *       ],
+                 *       "maxFreeDependants": 1,
+                 *       "bgId": "example-bg",
+                 *       "description": "An example description"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.updateCompany"];
             };
         };
@@ -15472,6 +15780,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "acme",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Company.updateCompanyStatus"];
             };
         };
@@ -15512,6 +15826,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.approveContent"];
             };
         };
@@ -15554,6 +15881,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-contentmanager-2",
+                 *       "contentKey": "contentKey",
+                 *       "contentGroupKey": "contentGroupKey",
+                 *       "contentTitle": "contentTitle",
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "order": 1,
+                 *       "fields": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.createContent"];
             };
         };
@@ -15629,6 +15968,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-contentmanager"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.getContent"];
             };
         };
@@ -15700,6 +16044,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "contentGroupKey": "contentGroupKey"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.getContentGroup"];
             };
         };
@@ -15782,6 +16131,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "contentGroupKeys": "contentGroupKeys",
+                 *       "contentKeys": "contentKeys"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.getContents"];
             };
         };
@@ -15860,6 +16215,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "contentGroupKey": "contentGroupKey",
+                 *       "contentKey": "contentKey"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.getContentSchemas"];
             };
         };
@@ -15935,6 +16296,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "contentGroupKeys": "contentGroupKeys",
+                 *       "contentKeys": "contentKeys",
+                 *       "statuses": "statuses",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.getContentsForBackoffice"];
             };
         };
@@ -15975,6 +16346,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ContentManager.init"];
             };
         };
@@ -16017,6 +16389,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ContentManager.init"];
             };
         };
@@ -16088,6 +16461,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ContentManager.listContentGroups"];
             };
         };
@@ -16130,6 +16504,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-contentmanager",
+                 *       "contentKey": "contentKey",
+                 *       "contentGroupKey": "contentGroupKey",
+                 *       "contentTitle": "contentTitle",
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "order": 1,
+                 *       "fields": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.updateContent"];
             };
         };
@@ -16172,6 +16558,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-contentmanager",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContentManager.updateContentStatus"];
             };
         };
@@ -16245,6 +16637,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fileId": "example-file",
+                 *       "filename": "photo.png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.createDownloadToken"];
             };
         };
@@ -16286,6 +16684,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fileId": "example-file",
+                 *       "filename": "photo.png",
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.deleteFile"];
             };
         };
@@ -16358,6 +16770,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example-token",
+                 *       "filename": "photo.png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.downloadFile"];
             };
         };
@@ -16430,6 +16848,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fileId": "example-file",
+                 *       "filename": "photo.png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.getFile"];
             };
         };
@@ -16502,6 +16926,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "filename": "photo.png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.getPublicFile"];
             };
         };
@@ -16541,6 +16970,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "entityType": "entityType",
+                 *       "entityId": "example-entity",
+                 *       "companyId": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.init"];
             };
         };
@@ -16582,6 +17018,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "entityType": "entityType",
+                 *       "entityId": "example-entity",
+                 *       "companyId": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.init"];
             };
         };
@@ -16623,6 +17066,23 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "mimeType": "image/png",
+                 *       "originalFilename": "photo.png",
+                 *       "isPublic": false,
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "companyId": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileManager.uploadFile"];
             };
         };
@@ -16691,6 +17151,34 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "entityId": "example-entity",
+                 *       "entityType": "entityType",
+                 *       "before": {},
+                 *       "after": {},
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "plainFields": [
+                 *         "plainField"
+                 *       ],
+                 *       "sensitiveFields": [
+                 *         "sensitiveField"
+                 *       ],
+                 *       "ignore": [
+                 *         "ignore"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogManager.addLogEntry"];
             };
         };
@@ -16759,6 +17247,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "logId": "example-log"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogManager.getLog"];
             };
         };
@@ -16827,6 +17320,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "entityId": "example-entity",
+                 *       "entityType": "entityType",
+                 *       "from": "2026-03-01T09:00:00.000Z",
+                 *       "to": "2026-03-01T09:00:00.000Z",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogManager.getLogEntries"];
             };
         };
@@ -16938,6 +17443,35 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "entityId": "example-entity",
+                 *       "entityType": "entityType",
+                 *       "before": {},
+                 *       "after": {},
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "plainFields": [
+                 *         "plainField"
+                 *       ],
+                 *       "sensitiveFields": [
+                 *         "sensitiveField"
+                 *       ],
+                 *       "ignore": [
+                 *         "ignore"
+                 *       ],
+                 *       "timeStamp": "2026-03-01T09:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogManager.record"];
             };
         };
@@ -16979,6 +17513,35 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "entityId": "example-entity",
+                 *       "entityType": "entityType",
+                 *       "before": {},
+                 *       "after": {},
+                 *       "actor": {
+                 *         "id": "example-1",
+                 *         "type": "program_management_user",
+                 *         "name": "Amal",
+                 *         "roles": [
+                 *           "super"
+                 *         ]
+                 *       },
+                 *       "additionalData": {},
+                 *       "companyId": "acme",
+                 *       "plainFields": [
+                 *         "plainField"
+                 *       ],
+                 *       "sensitiveFields": [
+                 *         "sensitiveField"
+                 *       ],
+                 *       "ignore": [
+                 *         "ignore"
+                 *       ],
+                 *       "timeStamp": "2026-03-01T09:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogManager.record"];
             };
         };
@@ -17020,6 +17583,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example-token",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.acceptInvitation"];
             };
         };
@@ -17063,6 +17632,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Amal",
+                 *       "middleName": "Example name",
+                 *       "surname": "Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "phone": "+971500000001",
+                 *       "relation": "son",
+                 *       "memberSubType": "mst-child"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.addMemberFamilyMember"];
             };
         };
@@ -17106,6 +17686,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "tierId": "tier-base-2026",
+                 *       "paymentType": "dds",
+                 *       "startDate": "2026-01-01T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.addMembership"];
             };
         };
@@ -17149,6 +17736,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.approvalCallback"];
             };
         };
@@ -17192,6 +17792,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.approvalCallback"];
             };
         };
@@ -17235,6 +17848,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.documentRef"];
             };
         };
@@ -17278,6 +17896,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "Example-Passw0rd!2026",
+                 *       "newPassword": "Example-Passw0rd!2027"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.changePassword"];
             };
         };
@@ -17399,6 +18023,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otp": "123456"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.checkOtp"];
             };
         };
@@ -17473,6 +18102,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "loginMethod": "sso"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.registerFromHr"];
             };
         };
@@ -17514,6 +18149,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Amal",
+                 *       "surname": "Haddad",
+                 *       "company": {
+                 *         "id": "acme"
+                 *       },
+                 *       "memberType": "mt-permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.createMember"];
             };
         };
@@ -17557,6 +18202,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Amal",
+                 *       "surname": "Haddad",
+                 *       "company": {
+                 *         "id": "acme"
+                 *       },
+                 *       "memberType": "mt-permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.createMember"];
             };
         };
@@ -17631,6 +18286,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "relayState": "relayState"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.discoverAuthMethod"];
             };
         };
@@ -17709,6 +18370,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.documentRef"];
             };
         };
@@ -17787,6 +18453,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.documentRef"];
             };
         };
@@ -17943,6 +18614,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.getMemberContact"];
             };
         };
@@ -18021,6 +18693,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.getMemberDependants"];
             };
         };
@@ -18099,6 +18772,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.getMemberEmployment"];
             };
         };
@@ -18177,6 +18851,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.getMemberPersonal"];
             };
         };
@@ -18255,6 +18930,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.getMemberProfile"];
             };
         };
@@ -18607,6 +19283,32 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "employeeId": "E1001",
+                 *       "name": "Amal",
+                 *       "middleName": null,
+                 *       "surname": "Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "phone": "+971500000099",
+                 *       "grade": "G8",
+                 *       "employmentType": "Permanent",
+                 *       "status": "active",
+                 *       "address": {
+                 *         "country": "AE",
+                 *         "address": "1 Airport Road, Dubai"
+                 *       },
+                 *       "birthdate": "1990-04-01",
+                 *       "gender": "F",
+                 *       "maritalStatus": "married",
+                 *       "coreGrade": "C2",
+                 *       "dependantsExists": "Y",
+                 *       "oldStaffId": null,
+                 *       "lastDayOfService": null,
+                 *       "leavingReason": null,
+                 *       "companyId": "BG-100"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.hrUpdateEmployee"];
             };
         };
@@ -18787,6 +19489,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "5b1e7c1e-7a0c-4d3b-9f57-2f1f3c9a8e10",
+                 *       "employeeId": "E1001",
+                 *       "status": "Active",
+                 *       "name": "Layla",
+                 *       "surname": "Haddad",
+                 *       "email": null,
+                 *       "phone": null,
+                 *       "type": "Daughter",
+                 *       "birthdate": "2015-09-12"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.hrUpsertDependant"];
             };
         };
@@ -19007,6 +19722,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example-token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.inviteRedirect"];
             };
         };
@@ -19159,6 +19879,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "employeeId": "E1001",
+                 *       "limit": 20
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.listHrLedger"];
             };
         };
@@ -19385,6 +20111,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.login"];
             };
         };
@@ -19428,6 +20160,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.mailPasswordReset"];
             };
         };
@@ -19554,6 +20296,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "loginMethod": "sso"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.registerFromHr"];
             };
         };
@@ -19607,6 +20355,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "familyMemberId": "example-familymember"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.removeMemberFamilyMember"];
             };
         };
@@ -19650,6 +20403,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.resendOtp"];
             };
         };
@@ -19693,6 +20447,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example-token",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.resetPassword"];
             };
         };
@@ -19771,6 +20531,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.resolveIdentity"];
             };
         };
@@ -19892,6 +20653,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.restartInvitation"];
             };
         };
@@ -19935,6 +20706,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.sendInviteEmail"];
             };
         };
@@ -20009,6 +20781,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.sendPasswordResetEmail"];
             };
         };
@@ -20085,6 +20862,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4=",
+                 *       "RelayState": "RelayState"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.singleSignOn"];
                 "application/x-www-form-urlencoded": components["schemas"]["Member.singleSignOn"];
             };
@@ -20130,6 +20913,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Member.streamMember"];
             };
         };
@@ -20173,6 +20957,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.documentRef"];
             };
         };
@@ -20216,6 +21005,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "photo": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "fileExtension": "png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateEmployeePhoto"];
             };
         };
@@ -20350,6 +21145,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+971500000001"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateMemberContact"];
             };
         };
@@ -20393,6 +21193,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "grade": "G7",
+                 *       "company": {
+                 *         "id": "acme"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateMemberEmployment"];
             };
         };
@@ -20436,6 +21244,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "familyMemberId": "example-familymember",
+                 *       "name": "Amal",
+                 *       "middleName": "Example name",
+                 *       "surname": "Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "phone": "+971500000001",
+                 *       "relation": "son",
+                 *       "memberSubType": "mst-child"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateMemberFamilyMember"];
             };
         };
@@ -20479,6 +21299,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Amal",
+                 *       "middleName": "Example name",
+                 *       "surname": "Haddad",
+                 *       "staffId": "E1001",
+                 *       "memberType": "mt-permanent",
+                 *       "memberSubType": "mst-child"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateMemberPersonal"];
             };
         };
@@ -20522,6 +21352,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "reason": "An example reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.updateMemberStatus"];
             };
         };
@@ -20565,6 +21401,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "mimeType": "image/png",
+                 *       "originalFilename": "photo.png",
+                 *       "label": "label"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.uploadDocument"];
             };
         };
@@ -20608,6 +21452,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "photo": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "fileExtension": "png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.idPhoto"];
             };
         };
@@ -20651,6 +21501,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "photo": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "fileExtension": "png"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.idPhoto"];
             };
         };
@@ -20729,6 +21585,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.verifyCredentials"];
             };
         };
@@ -20767,6 +21628,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "employeeId": "E1001",
+                 *       "name": "Amal",
+                 *       "middleName": null,
+                 *       "surname": "Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "phone": "+971500000099",
+                 *       "grade": "G8",
+                 *       "employmentType": "Permanent",
+                 *       "status": "active",
+                 *       "address": {
+                 *         "country": "AE",
+                 *         "address": "1 Airport Road, Dubai"
+                 *       },
+                 *       "birthdate": "1990-04-01",
+                 *       "gender": "F",
+                 *       "maritalStatus": "married",
+                 *       "coreGrade": "C2",
+                 *       "dependantsExists": "Y",
+                 *       "oldStaffId": null,
+                 *       "lastDayOfService": null,
+                 *       "leavingReason": null,
+                 *       "companyId": "BG-100"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.hrUpdateEmployee"];
             };
         };
@@ -20858,6 +21745,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "5b1e7c1e-7a0c-4d3b-9f57-2f1f3c9a8e10",
+                 *       "employeeId": "E1001",
+                 *       "status": "Active",
+                 *       "name": "Layla",
+                 *       "surname": "Haddad",
+                 *       "email": null,
+                 *       "phone": null,
+                 *       "type": "Daughter",
+                 *       "birthdate": "2015-09-12"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Member.hrUpsertDependant"];
             };
         };
@@ -20973,6 +21873,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.approve"];
             };
         };
@@ -21013,6 +21926,32 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "delivery": {
+                 *         "templateId": "example-template",
+                 *         "email": {
+                 *           "to": [
+                 *             "to"
+                 *           ],
+                 *           "subject": "subject",
+                 *           "html": "html"
+                 *         },
+                 *         "inApp": {
+                 *           "inboxes": [
+                 *             "inboxe"
+                 *           ],
+                 *           "item": {}
+                 *         },
+                 *         "sms": {
+                 *           "to": [
+                 *             "to"
+                 *           ],
+                 *           "text": "text"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.deliverNotification"];
             };
         };
@@ -21084,6 +22023,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationManager.getNotificationTemplate"];
             };
         };
@@ -21122,6 +22062,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationManager.init"];
             };
         };
@@ -21162,6 +22103,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationManager.init"];
             };
         };
@@ -21229,6 +22171,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.listNotificationTemplates"];
             };
         };
@@ -21300,6 +22250,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationManager.previewTemplate"];
             };
         };
@@ -21340,6 +22291,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "to"
+                 *       ],
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.sendNotification"];
             };
         };
@@ -21378,6 +22337,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationManager.sendTestMessage"];
             };
         };
@@ -21418,6 +22378,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "email",
+                 *       "content": {
+                 *         "enabled": true,
+                 *         "subject": "Welcome to the programme, {{name}}"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.updateNotificationChannel"];
             };
         };
@@ -21458,6 +22427,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Example title",
+                 *       "description": "An example description"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.updateNotificationTemplate"];
             };
         };
@@ -21498,6 +22473,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationManager.updateNotificationTemplateStatus"];
             };
         };
@@ -21536,6 +22516,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-offer-2",
+                 *       "partnerId": "partner-sunrise",
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ],
+                 *       "offerType": "offerType",
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "images": [
+                 *         "https://cdn.sunrise.example/offer.jpg"
+                 *       ],
+                 *       "shortDescription": "shortDescription",
+                 *       "title": "Example title",
+                 *       "description": "An example description",
+                 *       "categoryIds": [
+                 *         "example-category"
+                 *       ],
+                 *       "status": "published"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Offer.createOffer"];
             };
         };
@@ -21575,6 +22577,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-offer-2",
+                 *       "partnerId": "partner-sunrise",
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ],
+                 *       "offerType": "offerType",
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "images": [
+                 *         "https://cdn.sunrise.example/offer.jpg"
+                 *       ],
+                 *       "shortDescription": "shortDescription",
+                 *       "title": "Example title",
+                 *       "description": "An example description",
+                 *       "categoryIds": [
+                 *         "example-category"
+                 *       ],
+                 *       "status": "published"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Offer.createOffer"];
             };
         };
@@ -21644,6 +22668,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Offer.getOffer"];
             };
         };
@@ -21709,6 +22734,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "partnerId": "partner-sunrise",
+                 *       "categoryId": "example-category",
+                 *       "offerType": "offerType",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["Offer.listOffers"];
             };
         };
@@ -21748,6 +22784,26 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "partnerId": "partner-sunrise",
+                 *       "keywords": [
+                 *         "keyword"
+                 *       ],
+                 *       "offerType": "offerType",
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "images": [
+                 *         "https://cdn.sunrise.example/offer.jpg"
+                 *       ],
+                 *       "shortDescription": "shortDescription",
+                 *       "title": "Example title",
+                 *       "description": "An example description",
+                 *       "categoryIds": [
+                 *         "example-category"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Offer.updateOffer"];
             };
         };
@@ -21787,6 +22843,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "published"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Offer.updateOfferStatus"];
             };
         };
@@ -21826,6 +22887,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otpType": "otpType",
+                 *       "token": "example-token",
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       },
+                 *       "additionalData": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Otp.createOtpCheckRecord"];
             };
         };
@@ -21866,6 +22940,21 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otpType": "otpType",
+                 *       "tokenType": "alphanumeric",
+                 *       "token": "example-token",
+                 *       "expireTimeInSeconds": 300,
+                 *       "additionalData": {},
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Otp.createOtpRecord"];
             };
         };
@@ -21936,6 +23025,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otpType": "otpType"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Otp.getOtpRecords"];
             };
         };
@@ -21976,6 +23070,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otpType": "otpType",
+                 *       "tokenType": "alphanumeric",
+                 *       "expireTimeInSeconds": 300,
+                 *       "additionalData": {},
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Otp.issueOtp"];
             };
         };
@@ -22016,6 +23124,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otpType": "otpType",
+                 *       "token": "example-token",
+                 *       "requestedBy": "requestedBy",
+                 *       "requesterDetails": {
+                 *         "identity": "identity",
+                 *         "userAgent": "userAgent",
+                 *         "ipAddress": "ipAddress"
+                 *       },
+                 *       "additionalData": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Otp.verifyOtp"];
             };
         };
@@ -22056,6 +23177,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.approvePartner"];
             };
         };
@@ -22097,6 +23231,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.documentRef"];
             };
         };
@@ -22138,6 +23277,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-partner-2",
+                 *       "venueName": "Sunrise Marina",
+                 *       "address": "2 Marina Walk, Dubai",
+                 *       "contactName": "Example name",
+                 *       "contactEmail": "amal.haddad@acme.example",
+                 *       "contactPhone": "+971500000101",
+                 *       "mapCoordinates": {
+                 *         "latitude": 25.0805,
+                 *         "longitude": 55.1403
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.createVenue"];
             };
         };
@@ -22211,6 +23364,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.documentRef"];
             };
         };
@@ -22284,6 +23442,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.documentRef"];
             };
         };
@@ -22353,6 +23516,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "logId": "example-log"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.logRef"];
             };
         };
@@ -22495,6 +23663,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Partner.empty"];
             };
         };
@@ -22568,6 +23737,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Partner.empty"];
             };
         };
@@ -22641,6 +23811,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Partner.empty"];
             };
         };
@@ -22714,6 +23885,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "venueId": "venue-sunrise-marina"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.venueRef"];
             };
         };
@@ -22753,6 +23929,42 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "legalName": "Sunrise Hospitality LLC",
+                 *       "brandName": "Sunrise",
+                 *       "partnerTier": "gold",
+                 *       "socialMediaAccounts": [
+                 *         {
+                 *           "platform": "facebook",
+                 *           "url": "https://sunrise.example"
+                 *         }
+                 *       ],
+                 *       "businessAddress": "businessAddress",
+                 *       "city": "Dubai",
+                 *       "country": "AE",
+                 *       "website": "https://sunrise.example",
+                 *       "partnerTypeId": "example-partnertype",
+                 *       "partnerSubtypeIds": [
+                 *         "example-partnersubtype"
+                 *       ],
+                 *       "tradeLicenseNumber": "tradeLicenseNumber",
+                 *       "accountAgent": "accountAgent",
+                 *       "brandLogo": {
+                 *         "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *         "mimeType": "image/png",
+                 *         "originalFilename": "photo.png"
+                 *       },
+                 *       "primaryContact": {
+                 *         "name": "Amal",
+                 *         "email": "amal.haddad@acme.example",
+                 *         "phone": "+971500000001"
+                 *       },
+                 *       "contractId": "example-contract",
+                 *       "contractStartDate": "2026-01-01",
+                 *       "contractEndDate": "2026-12-31"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.init"];
             };
         };
@@ -22794,6 +24006,42 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "legalName": "Sunrise Hospitality LLC",
+                 *       "brandName": "Sunrise",
+                 *       "partnerTier": "gold",
+                 *       "socialMediaAccounts": [
+                 *         {
+                 *           "platform": "facebook",
+                 *           "url": "https://sunrise.example"
+                 *         }
+                 *       ],
+                 *       "businessAddress": "businessAddress",
+                 *       "city": "Dubai",
+                 *       "country": "AE",
+                 *       "website": "https://sunrise.example",
+                 *       "partnerTypeId": "example-partnertype",
+                 *       "partnerSubtypeIds": [
+                 *         "example-partnersubtype"
+                 *       ],
+                 *       "tradeLicenseNumber": "tradeLicenseNumber",
+                 *       "accountAgent": "accountAgent",
+                 *       "brandLogo": {
+                 *         "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *         "mimeType": "image/png",
+                 *         "originalFilename": "photo.png"
+                 *       },
+                 *       "primaryContact": {
+                 *         "name": "Amal",
+                 *         "email": "amal.haddad@acme.example",
+                 *         "phone": "+971500000001"
+                 *       },
+                 *       "contractId": "example-contract",
+                 *       "contractStartDate": "2026-01-01",
+                 *       "contractEndDate": "2026-12-31"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.init"];
             };
         };
@@ -23050,6 +24298,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "documentId": "example-document"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.documentRef"];
             };
         };
@@ -23091,6 +24344,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "brandLogo": {
+                 *         "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *         "mimeType": "image/png",
+                 *         "originalFilename": "photo.png"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updatePartnerBrandLogo"];
             };
         };
@@ -23132,6 +24394,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "primaryContact": {
+                 *         "name": "Amal",
+                 *         "email": "amal.haddad@acme.example",
+                 *         "phone": "+971500000001"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updatePartnerContact"];
             };
         };
@@ -23173,6 +24444,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "contractId": "example-contract",
+                 *       "contractStartDate": "2026-01-01",
+                 *       "contractEndDate": "2026-12-31"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updatePartnerContract"];
             };
         };
@@ -23214,6 +24492,29 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "legalName": "Sunrise Hospitality LLC",
+                 *       "brandName": "Sunrise",
+                 *       "partnerTier": "gold",
+                 *       "socialMediaAccounts": [
+                 *         {
+                 *           "platform": "facebook",
+                 *           "url": "https://sunrise.example"
+                 *         }
+                 *       ],
+                 *       "businessAddress": "businessAddress",
+                 *       "city": "Dubai",
+                 *       "country": "AE",
+                 *       "website": "https://sunrise.example",
+                 *       "partnerTypeId": "example-partnertype",
+                 *       "partnerSubtypeIds": [
+                 *         "example-partnersubtype"
+                 *       ],
+                 *       "tradeLicenseNumber": "tradeLicenseNumber",
+                 *       "accountAgent": "accountAgent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updatePartnerDetails"];
             };
         };
@@ -23255,6 +24556,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "statusReason": "statusReason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updatePartnerStatus"];
             };
         };
@@ -23296,6 +24603,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "venueId": "venue-sunrise-marina",
+                 *       "venueName": "Sunrise Marina",
+                 *       "address": "2 Marina Walk, Dubai",
+                 *       "contactName": "Example name",
+                 *       "contactEmail": "amal.haddad@acme.example",
+                 *       "contactPhone": "+971500000101",
+                 *       "mapCoordinates": {
+                 *         "latitude": 25.0805,
+                 *         "longitude": 55.1403
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updateVenue"];
             };
         };
@@ -23337,6 +24658,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "venueId": "venue-sunrise-marina",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.updateVenueStatus"];
             };
         };
@@ -23378,6 +24705,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "mimeType": "image/png",
+                 *       "originalFilename": "photo.png",
+                 *       "label": "label"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Partner.uploadDocument"];
             };
         };
@@ -23419,6 +24754,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "venues": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "venueId": "venue-sunrise-marina"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.addVenues"];
             };
         };
@@ -23458,6 +24803,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.approveUser"];
             };
         };
@@ -23523,6 +24881,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["PartnerUser.getRoles"];
             };
         };
@@ -23592,6 +24951,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["PartnerUser.getUser"];
             };
         };
@@ -23629,6 +24989,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fullName": "Amal Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "partners": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "role": "admin"
+                 *         }
+                 *       ],
+                 *       "venues": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "venueId": "venue-sunrise-marina"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.init"];
             };
         };
@@ -23668,6 +25046,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fullName": "Amal Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "partners": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "role": "admin"
+                 *         }
+                 *       ],
+                 *       "venues": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "venueId": "venue-sunrise-marina"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.init"];
             };
         };
@@ -23733,6 +25129,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "partnerId": "partner-sunrise",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.listPartnerUsers"];
             };
         };
@@ -23802,6 +25207,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["PartnerUser.listVenues"];
             };
         };
@@ -23841,6 +25247,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "venueIds": [
+                 *         "venue-sunrise-marina"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.removeVenues"];
             };
         };
@@ -23880,6 +25293,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "statusReason": "statusReason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.updateStatus"];
             };
         };
@@ -23919,6 +25338,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fullName": "Amal Haddad",
+                 *       "email": "amal.haddad@acme.example",
+                 *       "partners": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "role": "admin"
+                 *         }
+                 *       ],
+                 *       "venues": [
+                 *         {
+                 *           "partnerId": "partner-sunrise",
+                 *           "venueId": "venue-sunrise-marina"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerUser.updateUser"];
             };
         };
@@ -23986,6 +25423,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "otp": "123456",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.acceptInvitation"];
             };
         };
@@ -24027,6 +25471,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.approveUser"];
             };
         };
@@ -24068,6 +25525,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.approveUser"];
             };
         };
@@ -24137,6 +25607,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "otp": "123456"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.checkOtp"];
             };
         };
@@ -24176,6 +25651,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "name": "Hana Rahman",
+                 *       "type": "internal",
+                 *       "companyId": "acme",
+                 *       "loginMethod": "sso",
+                 *       "roles": [
+                 *         "super"
+                 *       ],
+                 *       "developer": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.createUser"];
             };
         };
@@ -24217,6 +25705,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "name": "Hana Rahman",
+                 *       "type": "internal",
+                 *       "companyId": "acme",
+                 *       "loginMethod": "sso",
+                 *       "roles": [
+                 *         "super"
+                 *       ],
+                 *       "developer": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.createUser"];
             };
         };
@@ -24286,6 +25787,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.discoverAuthMethod"];
             };
         };
@@ -24359,6 +25865,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ProgramManagementUser.getPermissions"];
             };
         };
@@ -24432,6 +25939,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ProgramManagementUser.getUser"];
             };
         };
@@ -24501,6 +26009,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "type": "internal",
+                 *       "companyId": "acme",
+                 *       "loginMethod": "sso",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.listUsers"];
             };
         };
@@ -24570,6 +26089,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.login"];
             };
         };
@@ -24639,6 +26164,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ProgramManagementUser.resendOtp"];
             };
         };
@@ -24708,6 +26234,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "otp": "123456",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.resetPassword"];
             };
         };
@@ -24781,6 +26314,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ProgramManagementUser.empty"];
             };
         };
@@ -24850,6 +26384,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.sendPasswordResetEmail"];
             };
         };
@@ -24923,6 +26462,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ProgramManagementUser.empty"];
             };
         };
@@ -24994,6 +26534,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "SAMLResponse": "PHNhbWxwOlJlc3BvbnNlLz4=",
+                 *       "RelayState": "RelayState"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.singleSignOn"];
                 "application/x-www-form-urlencoded": components["schemas"]["ProgramManagementUser.singleSignOn"];
             };
@@ -25037,6 +26583,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "name": "Hana Rahman",
+                 *       "type": "internal",
+                 *       "companyId": "acme",
+                 *       "loginMethod": "sso",
+                 *       "roles": [
+                 *         "super"
+                 *       ],
+                 *       "developer": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.updateUser"];
             };
         };
@@ -25078,6 +26637,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "reason": "An example reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.updateUserStatus"];
             };
         };
@@ -25151,6 +26716,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramManagementUser.verifyCredentials"];
             };
         };
@@ -25192,6 +26762,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "role_create",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.approve"];
             };
         };
@@ -25233,6 +26816,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Support agents",
+                 *       "description": "An example description",
+                 *       "level": 1,
+                 *       "permissions": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.createRole"];
             };
         };
@@ -25302,6 +26893,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RoleManager.getPermissions"];
             };
         };
@@ -25375,6 +26967,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "super"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.getRole"];
             };
         };
@@ -25448,6 +27045,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "names": [
+                 *         "Amal"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.getRolesForAuthentication"];
             };
         };
@@ -25487,6 +27091,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RoleManager.init"];
             };
         };
@@ -25528,6 +27133,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RoleManager.init"];
             };
         };
@@ -25601,6 +27207,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.listRoles"];
             };
         };
@@ -25642,6 +27256,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "trigger": "trigger"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.saveRolesToLayerAndTriggerDeployment"];
             };
         };
@@ -25683,6 +27302,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "roles": [
+                 *         {
+                 *           "id": "example-1",
+                 *           "name": "Amal",
+                 *           "description": "An example description",
+                 *           "level": 1,
+                 *           "permissions": {},
+                 *           "status": "active",
+                 *           "createdBy": {
+                 *             "id": "example-1",
+                 *             "type": "type",
+                 *             "name": "Amal"
+                 *           },
+                 *           "createdAt": "2026-03-01T09:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T09:00:00.000Z",
+                 *           "pendingApprovalId": "example-pendingapproval"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.setState"];
             };
         };
@@ -25724,6 +27365,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "super",
+                 *       "name": "Support agents",
+                 *       "description": "An example description",
+                 *       "permissions": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.updateRole"];
             };
         };
@@ -25765,6 +27414,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "super",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleManager.updateStatus"];
             };
         };
@@ -25806,6 +27461,21 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {
+                 *         "group": "group"
+                 *       },
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.approveSetting"];
             };
         };
@@ -25846,6 +27516,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-setting-2",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "type": "internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.createCompanyGroup"];
             };
         };
@@ -25886,6 +27564,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-setting-2",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "hrmsMapping": [
+                 *         "son"
+                 *       ],
+                 *       "memberTypeId": "mt-permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.createMemberSubType"];
             };
         };
@@ -25926,6 +27615,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-setting-2",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "systemIdentifier": "Permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.createMemberType"];
             };
         };
@@ -25966,6 +27663,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example-setting-2",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "tierGroup": "base"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.createTierType"];
             };
         };
@@ -26037,6 +27742,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "relation": "son",
+                 *       "includeInactive": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.findMemberSubTypeByHrmsMapping"];
             };
         };
@@ -26108,6 +27819,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "systemIdentifier": "Permanent",
+                 *       "includeInactive": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.findMemberTypeBySystemIdentifier"];
             };
         };
@@ -26179,6 +27896,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.byId"];
             };
         };
@@ -26250,6 +27972,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.byId"];
             };
         };
@@ -26321,6 +28048,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.byId"];
             };
         };
@@ -26392,6 +28124,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Setting.getPaymentPeriods"];
             };
         };
@@ -26463,6 +28196,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Setting.getProgramManagementConfig"];
             };
         };
@@ -26534,6 +28268,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "group": "companyGroups"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.getSetting"];
             };
         };
@@ -26605,6 +28344,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.byId"];
             };
         };
@@ -26643,6 +28387,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paymentPeriods": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.init"];
             };
         };
@@ -26683,6 +28437,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paymentPeriods": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.init"];
             };
         };
@@ -26754,6 +28518,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "page": 1,
+                 *       "limit": 10,
+                 *       "search": "Amal",
+                 *       "status": "pending",
+                 *       "type": "internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.listCompanyGroups"];
             };
         };
@@ -26825,6 +28598,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "page": 1,
+                 *       "limit": 10,
+                 *       "search": "Amal",
+                 *       "status": "pending",
+                 *       "memberTypeId": "mt-permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.listMemberSubTypes"];
             };
         };
@@ -26896,6 +28678,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "page": 1,
+                 *       "limit": 10,
+                 *       "search": "Amal",
+                 *       "status": "pending"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.listMemberTypes"];
             };
         };
@@ -26967,6 +28757,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "page": 1,
+                 *       "limit": 10,
+                 *       "search": "Amal",
+                 *       "status": "pending",
+                 *       "group": "companyGroups"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.listSettings"];
             };
         };
@@ -27038,6 +28837,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "page": 1,
+                 *       "limit": 10,
+                 *       "search": "Amal",
+                 *       "status": "pending",
+                 *       "tierGroup": "base",
+                 *       "group": "base"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.listTierTypes"];
             };
         };
@@ -27078,6 +28887,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paymentPeriods": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.setPaymentPeriods"];
             };
         };
@@ -27118,6 +28937,119 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "groups": {
+                 *         "companyGroups": {
+                 *           "title": "Example title",
+                 *           "description": "An example description",
+                 *           "value": [
+                 *             {
+                 *               "id": "example-1",
+                 *               "name": "Amal",
+                 *               "description": "An example description",
+                 *               "status": "pending",
+                 *               "createdBy": {
+                 *                 "id": "example-1",
+                 *                 "type": "type",
+                 *                 "name": "Amal",
+                 *                 "roles": [
+                 *                   "super"
+                 *                 ]
+                 *               },
+                 *               "createdAt": "2026-03-01T09:00:00.000Z",
+                 *               "updatedAt": "2026-03-01T09:00:00.000Z",
+                 *               "type": "internal"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "memberTypes": {
+                 *           "title": "Example title",
+                 *           "description": "An example description",
+                 *           "value": [
+                 *             {
+                 *               "id": "example-1",
+                 *               "name": "Amal",
+                 *               "description": "An example description",
+                 *               "status": "pending",
+                 *               "createdBy": {
+                 *                 "id": "example-1",
+                 *                 "type": "type",
+                 *                 "name": "Amal",
+                 *                 "roles": [
+                 *                   "super"
+                 *                 ]
+                 *               },
+                 *               "createdAt": "2026-03-01T09:00:00.000Z",
+                 *               "updatedAt": "2026-03-01T09:00:00.000Z",
+                 *               "systemIdentifier": "Permanent"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "memberSubTypes": {
+                 *           "title": "Example title",
+                 *           "description": "An example description",
+                 *           "value": [
+                 *             {
+                 *               "id": "example-1",
+                 *               "name": "Amal",
+                 *               "description": "An example description",
+                 *               "status": "pending",
+                 *               "createdBy": {
+                 *                 "id": "example-1",
+                 *                 "type": "type",
+                 *                 "name": "Amal",
+                 *                 "roles": [
+                 *                   "super"
+                 *                 ]
+                 *               },
+                 *               "createdAt": "2026-03-01T09:00:00.000Z",
+                 *               "updatedAt": "2026-03-01T09:00:00.000Z",
+                 *               "hrmsMapping": [
+                 *                 "son"
+                 *               ],
+                 *               "memberTypeId": "mt-permanent"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "tierTypes": {
+                 *           "title": "Example title",
+                 *           "description": "An example description",
+                 *           "value": [
+                 *             {
+                 *               "id": "example-1",
+                 *               "name": "Amal",
+                 *               "description": "An example description",
+                 *               "status": "active",
+                 *               "createdBy": {
+                 *                 "id": "example-1",
+                 *                 "type": "type",
+                 *                 "name": "Amal",
+                 *                 "roles": [
+                 *                   "super"
+                 *                 ]
+                 *               },
+                 *               "createdAt": "2026-03-01T09:00:00.000Z",
+                 *               "updatedAt": "2026-03-01T09:00:00.000Z",
+                 *               "tierGroup": "base"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "tierConfig": {
+                 *           "title": "Example title",
+                 *           "description": "An example description",
+                 *           "value": {
+                 *             "paymentPeriods": [
+                 *               {
+                 *                 "key": "key",
+                 *                 "label": "label"
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.setState"];
             };
         };
@@ -27158,6 +29090,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.streamValue"];
             };
         };
@@ -27198,6 +29135,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.streamValue"];
             };
         };
@@ -27238,6 +29180,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.streamValue"];
             };
         };
@@ -27278,6 +29225,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.streamValue"];
             };
         };
@@ -27318,6 +29270,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "type": "internal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateCompanyGroup"];
             };
         };
@@ -27358,6 +29318,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateStatus"];
             };
         };
@@ -27398,6 +29364,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "hrmsMapping": [
+                 *         "son"
+                 *       ],
+                 *       "memberTypeId": "mt-permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateMemberSubType"];
             };
         };
@@ -27438,6 +29415,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateStatus"];
             };
         };
@@ -27478,6 +29461,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "name": "Example group",
+                 *       "description": "An example description",
+                 *       "systemIdentifier": "Permanent"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateMemberType"];
             };
         };
@@ -27518,6 +29509,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateStatus"];
             };
         };
@@ -27558,6 +29555,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "name": "Example group",
+                 *       "description": "An example description"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateTierType"];
             };
         };
@@ -27598,6 +29602,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "cg-internal",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Setting.updateStatus"];
             };
         };
@@ -27638,6 +29648,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.approve"];
             };
         };
@@ -27675,6 +29698,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "templateId": "example-template",
+                 *       "type": "member",
+                 *       "status": "active",
+                 *       "to": [
+                 *         "amal.haddad@acme.example"
+                 *       ],
+                 *       "title": "Example title",
+                 *       "subject": "subject",
+                 *       "html": "html",
+                 *       "json": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.createSystemEmailTemplate"];
             };
         };
@@ -27714,6 +29751,20 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "templateId": "example-template",
+                 *       "type": "member",
+                 *       "status": "active",
+                 *       "to": [
+                 *         "amal.haddad@acme.example"
+                 *       ],
+                 *       "title": "Example title",
+                 *       "subject": "subject",
+                 *       "html": "html",
+                 *       "json": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.createSystemEmailTemplate"];
             };
         };
@@ -27783,6 +29834,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplate"];
             };
         };
@@ -27852,6 +29904,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SystemEmail.getSystemEmailTemplateFields"];
             };
         };
@@ -27917,6 +29970,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "type": "member",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.listSystemEmailTemplates"];
             };
         };
@@ -27986,6 +30048,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SystemEmail.previewTemplate"];
             };
         };
@@ -28025,6 +30088,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "amal.haddad@acme.example"
+                 *       ],
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.sendSystemEmail"];
             };
         };
@@ -28064,6 +30135,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SystemEmail.sendTestMessage"];
             };
         };
@@ -28103,6 +30175,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "amal.haddad@acme.example"
+                 *       ],
+                 *       "title": "Example title",
+                 *       "subject": "subject",
+                 *       "html": "html",
+                 *       "json": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.updateSystemEmailTemplate"];
             };
         };
@@ -28142,6 +30225,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SystemEmail.updateSystemEmailTemplateStatus"];
             };
         };
@@ -28181,6 +30269,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Gold 2026",
+                 *       "paymentTypes": [
+                 *         "credit_card"
+                 *       ],
+                 *       "paymentPeriod": "monthly",
+                 *       "quota": 1,
+                 *       "conditions": [
+                 *         {
+                 *           "key": "key",
+                 *           "logicalOperator": "equal",
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.addEligibilityRule"];
             };
         };
@@ -28222,6 +30328,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.approve"];
             };
         };
@@ -28261,6 +30380,37 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Gold 2026",
+                 *       "description": "An example description",
+                 *       "tierType": {
+                 *         "id": "tt-base"
+                 *       },
+                 *       "fee": 1,
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "eligibilityRules": [
+                 *         {
+                 *           "name": "Amal",
+                 *           "paymentTypes": [
+                 *             "credit_card"
+                 *           ],
+                 *           "paymentPeriod": "monthly",
+                 *           "quota": 1,
+                 *           "conditions": [
+                 *             {
+                 *               "key": "key",
+                 *               "logicalOperator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ],
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "sourceTierId": "tier-base-2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.createTier"];
             };
         };
@@ -28302,6 +30452,37 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Gold 2026",
+                 *       "description": "An example description",
+                 *       "tierType": {
+                 *         "id": "tt-base"
+                 *       },
+                 *       "fee": 1,
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z",
+                 *       "eligibilityRules": [
+                 *         {
+                 *           "name": "Amal",
+                 *           "paymentTypes": [
+                 *             "credit_card"
+                 *           ],
+                 *           "paymentPeriod": "monthly",
+                 *           "quota": 1,
+                 *           "conditions": [
+                 *             {
+                 *               "key": "key",
+                 *               "logicalOperator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ],
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "sourceTierId": "tier-base-2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.createTier"];
             };
         };
@@ -28343,6 +30524,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "ruleId": "example-rule"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.deactivateEligibilityRule"];
             };
         };
@@ -28692,6 +30878,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "pending",
+                 *       "tierTypeId": "tt-base",
+                 *       "tierGroup": "base",
+                 *       "search": "Amal",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.listTiers"];
             };
         };
@@ -28847,6 +31043,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "ruleId": "example-rule",
+                 *       "name": "Gold 2026",
+                 *       "paymentTypes": [
+                 *         "credit_card"
+                 *       ],
+                 *       "paymentPeriod": "monthly",
+                 *       "conditions": [
+                 *         {
+                 *           "key": "key",
+                 *           "logicalOperator": "equal",
+                 *           "value": "value"
+                 *         }
+                 *       ],
+                 *       "quota": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.updateEligibilityRule"];
             };
         };
@@ -28888,6 +31102,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.updateStatus"];
             };
         };
@@ -28929,6 +31148,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Gold 2026",
+                 *       "description": "An example description",
+                 *       "fee": 1,
+                 *       "startDate": "2026-01-01T00:00:00.000Z",
+                 *       "endDate": "2026-12-31T23:59:59.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Tier.updateTier"];
             };
         };
@@ -28970,6 +31198,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "templateId": "example-template",
+                 *       "subject": "subject",
+                 *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                 *       "metadata": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserNotification.addNotification"];
             };
         };
@@ -29010,6 +31246,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "notificationId": "example-notification"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserNotification.deleteNotification"];
             };
         };
@@ -29078,6 +31319,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["UserNotification.getUnreadCount"];
             };
         };
@@ -29148,6 +31390,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "unread",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserNotification.listUserNotifications"];
             };
         };
@@ -29188,6 +31437,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "notificationId": "example-notification"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserNotification.markNotificationAsRead"];
             };
         };
@@ -29226,6 +31480,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "notificationId": "example-notification",
+                 *       "status": "unread"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserNotification.updateNotificationStatus"];
             };
         };
@@ -29294,6 +31554,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["Workflow.getState"];
             };
         };
@@ -29332,6 +31593,31 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "rules": [
+                 *         {
+                 *           "event": "event",
+                 *           "currentStatus": "currentStatus",
+                 *           "targetStatus": "targetStatus",
+                 *           "description": "An example description",
+                 *           "allowSelfApproval": false,
+                 *           "approvers": [
+                 *             "approver"
+                 *           ],
+                 *           "conditions": [
+                 *             {
+                 *               "dataSource": "entity",
+                 *               "key": "key",
+                 *               "operator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Workflow.config"];
             };
         };
@@ -29372,6 +31658,31 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "rules": [
+                 *         {
+                 *           "event": "event",
+                 *           "currentStatus": "currentStatus",
+                 *           "targetStatus": "targetStatus",
+                 *           "description": "An example description",
+                 *           "allowSelfApproval": false,
+                 *           "approvers": [
+                 *             "approver"
+                 *           ],
+                 *           "conditions": [
+                 *             {
+                 *               "dataSource": "entity",
+                 *               "key": "key",
+                 *               "operator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Workflow.config"];
             };
         };
@@ -29438,6 +31749,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "event": "event",
+                 *       "currentStatus": "currentStatus",
+                 *       "entity": {},
+                 *       "actor": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["Workflow.run"];
             };
         };
@@ -29478,6 +31798,31 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "rules": [
+                 *         {
+                 *           "event": "event",
+                 *           "currentStatus": "currentStatus",
+                 *           "targetStatus": "targetStatus",
+                 *           "description": "An example description",
+                 *           "allowSelfApproval": false,
+                 *           "approvers": [
+                 *             "approver"
+                 *           ],
+                 *           "conditions": [
+                 *             {
+                 *               "dataSource": "entity",
+                 *               "key": "key",
+                 *               "operator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Workflow.config"];
             };
         };
@@ -29518,6 +31863,31 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "classId": "Member",
+                 *       "rules": [
+                 *         {
+                 *           "event": "event",
+                 *           "currentStatus": "currentStatus",
+                 *           "targetStatus": "targetStatus",
+                 *           "description": "An example description",
+                 *           "allowSelfApproval": false,
+                 *           "approvers": [
+                 *             "approver"
+                 *           ],
+                 *           "conditions": [
+                 *             {
+                 *               "dataSource": "entity",
+                 *               "key": "key",
+                 *               "operator": "equal",
+                 *               "value": "value"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["Workflow.config"];
             };
         };
