@@ -194,14 +194,8 @@ export async function retryFailedJob(rt: Runtime, jobId: string): Promise<{ retr
   const state = await job.getState();
   if (state !== 'failed') throw new InspectError(`job ${jobId} is ${state}, not failed`);
   const d = job.data as { kind: string; classId?: string; method?: string; instanceId?: string; seq?: number; task?: { classId: string; method: string } };
-  if (d.kind === 'call' && d.classId && d.instanceId) {
-    const { keys, redis } = rt.store;
-    await redis
-      .multi()
-      .del(keys.jobResult(d.classId, d.instanceId, jobId))
-      .zadd(keys.pendingJobs(d.classId, d.instanceId), 'NX', d.seq ?? 0, jobId)
-      .exec();
-  }
+  // the same as the operator console's retry: its stored failure dropped, back at the head of its instance's queue
+  await rt.jobs.reopenFailed(job);
   await job.retry('failed');
   return { retried: jobId, classId: d.classId ?? d.task?.classId, method: d.method ?? d.task?.method };
 }
