@@ -105,7 +105,8 @@ describe('OpenAPI document of the service classes', () => {
         if (m.kind === 'QUEUED_WRITE' && !m.answer) expect(op.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueuedJob' });
       }
     }
-    expect(without).toEqual([]);
+    const fix = 'add schemas/<Class>/<method>.answer.json (`npx tsx scripts/answer-drafts.ts <Class> --write` drafts it from the handler)';
+    expect({ fix: without.length ? fix : 'none', without }).toEqual({ fix: 'none', without: [] });
     expect(answered).toBeGreaterThan(240);
     // statuses and media types an answer file declares
     const status = (p: string) => Object.keys(doc.paths[p].post.responses).filter((s) => /^[23]/.test(s));
