@@ -7562,7 +7562,7 @@ export interface components {
             roles?: string[];
         };
         "Member.types.answer": unknown;
-        /** @description The answer of Member.addMemberFamilyMember. */
+        /** @description Member.addMemberFamilyMember answers {familyMember, isFree}. */
         "Member.addMemberFamilyMember.answer": {
             familyMember: components["schemas"]["Member.types.answer.MemberProfile"];
             isFree: boolean;
@@ -7581,7 +7581,7 @@ export interface components {
             /** Format: date-time */
             startDate?: string;
         };
-        /** @description The answer of Member.addMembership. */
+        /** @description Member.addMembership answers {member, updatedFields, approval, pendingApprovalId, membership}. */
         "Member.addMembership.answer": {
             member: components["schemas"]["Member.types.answer.MemberProfile"];
             updatedFields: unknown[];
@@ -7630,7 +7630,7 @@ export interface components {
         "Member.documentRef": {
             documentId?: string;
         };
-        /** @description The answer of Member.archiveDocument. */
+        /** @description Member.archiveDocument answers {documentId, status}. */
         "Member.archiveDocument.answer": {
             documentId: string;
             /** @enum {unknown} */
@@ -7876,7 +7876,7 @@ export interface components {
         };
         /** @example {} */
         "Member.getMemberDependants": Record<string, never>;
-        /** @description The answer of Member.getMemberDependants. */
+        /** @description Member.getMemberDependants answers {dependants, totalCount}. */
         "Member.getMemberDependants.answer": {
             dependants: components["schemas"]["Member.types.answer.FamilyMembers"][];
             totalCount: number;
@@ -7942,7 +7942,7 @@ export interface components {
         "Member.hrPrimaryFamily.answer": {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
         };
-        /** @description The answer of Member.hrPrimaryInfo. */
+        /** @description Member.hrPrimaryInfo answers {familyMembers} and the fields of PrimaryInfo. */
         "Member.hrPrimaryInfo.answer": components["schemas"]["Member.types.answer.PrimaryInfo"] & {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
         };
@@ -8095,7 +8095,7 @@ export interface components {
         };
         /** @description Member.inviteRedirect: The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
         "Member.inviteRedirect.answer": string;
-        /** @description The answer of Member.listDocuments. */
+        /** @description Member.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
         "Member.listDocuments.answer": {
             totalCount: number;
             page: number;
@@ -8272,7 +8272,7 @@ export interface components {
         "Member.removeMemberFamilyMember": {
             familyMemberId: string;
         };
-        /** @description The answer of Member.removeMemberFamilyMember. */
+        /** @description Member.removeMemberFamilyMember answers {removed}. */
         "Member.removeMemberFamilyMember.answer": {
             removed: string;
         };
@@ -8379,7 +8379,7 @@ export interface components {
             id: string;
             collection: string;
         };
-        /** @description The answer of Member.unarchiveDocument. */
+        /** @description Member.unarchiveDocument answers {documentId, status}. */
         "Member.unarchiveDocument.answer": {
             documentId: string;
             /** @enum {unknown} */
@@ -8464,7 +8464,7 @@ export interface components {
             relation?: string | null;
             memberSubType?: string;
         };
-        /** @description The answer of Member.updateMemberFamilyMember. */
+        /** @description Member.updateMemberFamilyMember answers {familyMember, updatedFields}. */
         "Member.updateMemberFamilyMember.answer": {
             familyMember: components["schemas"]["Member.types.answer.FamilyMember2"];
             updatedFields: ("name" | "relation" | "email" | "memberSubType" | "surname" | "middleName" | "phone")[];
@@ -8515,7 +8515,7 @@ export interface components {
             originalFilename: string;
             label?: string | null;
         };
-        /** @description The answer of Member.uploadDocument. */
+        /** @description Member.uploadDocument answers {documentId, document, download}. */
         "Member.uploadDocument.answer": {
             documentId: string;
             document: components["schemas"]["Member.types.answer.EntityDocument"];
@@ -8535,7 +8535,7 @@ export interface components {
             photo: string;
             fileExtension: string;
         };
-        /** @description The answer of Member.uploadMemberIdPhoto. */
+        /** @description Member.uploadMemberIdPhoto answers {idPhoto, approvalId, approved, member}. */
         "Member.uploadMemberIdPhoto.answer": {
             idPhoto: string;
             approvalId: string;
@@ -8950,7 +8950,7 @@ export interface components {
         };
         /** @example {} */
         "Offer.getOffer": Record<string, never>;
-        /** @description The answer of Offer.getOffer. */
+        /** @description Offer.getOffer answers {offer}. */
         "Offer.getOffer.answer": {
             offer: components["schemas"]["Offer.types.answer.Offer"];
         };
@@ -9253,7 +9253,7 @@ export interface components {
         "Partner.documentRef": {
             documentId?: string;
         };
-        /** @description The answer of Partner.archiveDocument. */
+        /** @description Partner.archiveDocument answers {documentId, status}. */
         "Partner.archiveDocument.answer": {
             documentId: string;
             /** @enum {unknown} */
@@ -9655,7 +9655,7 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
-        /** @description The answer of Partner.listDocuments. */
+        /** @description Partner.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
         "Partner.listDocuments.answer": {
             totalCount: number;
             page: number;
@@ -9693,7 +9693,7 @@ export interface components {
             limit: number;
             totalPages: number;
         };
-        /** @description The answer of Partner.unarchiveDocument. */
+        /** @description Partner.unarchiveDocument answers {documentId, status}. */
         "Partner.unarchiveDocument.answer": {
             documentId: string;
             /** @enum {unknown} */
@@ -9908,7 +9908,7 @@ export interface components {
             originalFilename: string;
             label?: string | null;
         };
-        /** @description The answer of Partner.uploadDocument. */
+        /** @description Partner.uploadDocument answers {documentId, document, download}. */
         "Partner.uploadDocument.answer": {
             documentId: string;
             document: components["schemas"]["Partner.types.answer.EntityDocument"];
@@ -10039,7 +10039,7 @@ export interface components {
         };
         /** @example {} */
         "PartnerUser.getUser": Record<string, never>;
-        /** @description The answer of PartnerUser.getUser. */
+        /** @description PartnerUser.getUser answers {user, pendingApproval, lastReview}. */
         "PartnerUser.getUser.answer": {
             user: {
                 id: string;
@@ -10150,7 +10150,7 @@ export interface components {
         };
         /** @example {} */
         "PartnerUser.listVenues": Record<string, never>;
-        /** @description The answer of PartnerUser.listVenues. */
+        /** @description PartnerUser.listVenues answers {userId, venues, totalCount}. */
         "PartnerUser.listVenues.answer": {
             userId: string;
             venues: {
@@ -10457,7 +10457,7 @@ export interface components {
         };
         /** @example {} */
         "ProgramManagementUser.getUser": Record<string, never>;
-        /** @description The answer of ProgramManagementUser.getUser. */
+        /** @description ProgramManagementUser.getUser answers {user, pendingApproval, lastReview}. */
         "ProgramManagementUser.getUser.answer": {
             user: components["schemas"]["ProgramManagementUser.types.answer.User"];
             pendingApproval: {
@@ -10572,7 +10572,7 @@ export interface components {
         "ProgramManagementUser.sendPasswordResetEmail.answer": {
             message: string;
         };
-        /** @description The answer of ProgramManagementUser.signInView. */
+        /** @description ProgramManagementUser.signInView answers {user}. */
         "ProgramManagementUser.signInView.answer": {
             user: components["schemas"]["ProgramManagementUser.types.answer.User"];
         };
@@ -11125,7 +11125,7 @@ export interface components {
             entityNewStatus: string | null;
         };
         "Setting.types.answer": unknown;
-        /** @description The answer of Setting.createCompanyGroup. */
+        /** @description Setting.createCompanyGroup answers {item, approval, newStatus}. */
         "Setting.createCompanyGroup.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11157,7 +11157,7 @@ export interface components {
             hrmsMapping?: string[];
             memberTypeId?: string;
         };
-        /** @description The answer of Setting.createMemberSubType. */
+        /** @description Setting.createMemberSubType answers {item, approval, newStatus}. */
         "Setting.createMemberSubType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11185,7 +11185,7 @@ export interface components {
             description?: string;
             systemIdentifier: string;
         };
-        /** @description The answer of Setting.createMemberType. */
+        /** @description Setting.createMemberType answers {item, approval, newStatus}. */
         "Setting.createMemberType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11214,7 +11214,7 @@ export interface components {
             /** @enum {string} */
             tierGroup: "base" | "upgrade" | "add_on";
         };
-        /** @description The answer of Setting.createTierType. */
+        /** @description Setting.createTierType answers {item, approval, newStatus}. */
         "Setting.createTierType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11283,7 +11283,7 @@ export interface components {
         "Setting.byId": {
             id?: string;
         };
-        /** @description The answer of Setting.getCompanyGroup. */
+        /** @description Setting.getCompanyGroup answers {type, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
         "Setting.getCompanyGroup.answer": {
             /** @enum {unknown} */
             type: "internal" | "external";
@@ -11297,7 +11297,7 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
-        /** @description The answer of Setting.getMemberSubType. */
+        /** @description Setting.getMemberSubType answers {hrmsMapping, memberTypeId, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
         "Setting.getMemberSubType.answer": {
             hrmsMapping: string[];
             memberTypeId?: string;
@@ -11311,7 +11311,7 @@ export interface components {
             updatedAt: string;
             pendingApprovalId: string | null;
         };
-        /** @description The answer of Setting.getMemberType. */
+        /** @description Setting.getMemberType answers {systemIdentifier, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
         "Setting.getMemberType.answer": {
             systemIdentifier: string;
             id: string;
@@ -11326,7 +11326,7 @@ export interface components {
         };
         /** @example {} */
         "Setting.getPaymentPeriods": Record<string, never>;
-        /** @description The answer of Setting.getPaymentPeriods. */
+        /** @description Setting.getPaymentPeriods answers {paymentPeriods}. */
         "Setting.getPaymentPeriods.answer": {
             paymentPeriods: {
                 key: string;
@@ -11393,7 +11393,7 @@ export interface components {
             /** @enum {unknown} */
             group: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
         };
-        /** @description The answer of Setting.getTierType. */
+        /** @description Setting.getTierType answers {tierGroup, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
         "Setting.getTierType.answer": {
             /** @enum {unknown} */
             tierGroup: "base" | "upgrade" | "add_on";
@@ -11446,7 +11446,7 @@ export interface components {
             /** @enum {string} */
             type?: "internal" | "external";
         };
-        /** @description The answer of Setting.listCompanyGroups. */
+        /** @description Setting.listCompanyGroups answers {totalCount, page, limit, totalPages, items}. */
         "Setting.listCompanyGroups.answer": {
             totalCount: number;
             page: number;
@@ -11475,7 +11475,7 @@ export interface components {
             status?: "pending" | "active" | "inactive";
             memberTypeId?: string;
         };
-        /** @description The answer of Setting.listMemberSubTypes. */
+        /** @description Setting.listMemberSubTypes answers {totalCount, page, limit, totalPages, items}. */
         "Setting.listMemberSubTypes.answer": {
             totalCount: number;
             page: number;
@@ -11502,7 +11502,7 @@ export interface components {
             /** @enum {string} */
             status?: "pending" | "active" | "inactive";
         };
-        /** @description The answer of Setting.listMemberTypes. */
+        /** @description Setting.listMemberTypes answers {totalCount, page, limit, totalPages, items}. */
         "Setting.listMemberTypes.answer": {
             totalCount: number;
             page: number;
@@ -11565,7 +11565,7 @@ export interface components {
             /** @enum {string} */
             group?: "base" | "upgrade" | "add_on";
         };
-        /** @description The answer of Setting.listTierTypes. */
+        /** @description Setting.listTierTypes answers {totalCount, page, limit, totalPages, items}. */
         "Setting.listTierTypes.answer": {
             totalCount: number;
             page: number;
@@ -11829,7 +11829,7 @@ export interface components {
         "Setting.streamValue": {
             id: string;
         };
-        /** @description The answer of Setting.streamCompanyGroup. */
+        /** @description Setting.streamCompanyGroup answers {streamed, group, id, collection, documentId}. */
         "Setting.streamCompanyGroup.answer": {
             streamed: boolean;
             /** @enum {unknown} */
@@ -11838,7 +11838,7 @@ export interface components {
             collection: string;
             documentId: string;
         };
-        /** @description The answer of Setting.streamMemberSubType. */
+        /** @description Setting.streamMemberSubType answers {streamed, group, id, collection, documentId}. */
         "Setting.streamMemberSubType.answer": {
             streamed: boolean;
             /** @enum {unknown} */
@@ -11847,7 +11847,7 @@ export interface components {
             collection: string;
             documentId: string;
         };
-        /** @description The answer of Setting.streamMemberType. */
+        /** @description Setting.streamMemberType answers {streamed, group, id, collection, documentId}. */
         "Setting.streamMemberType.answer": {
             streamed: boolean;
             /** @enum {unknown} */
@@ -11856,7 +11856,7 @@ export interface components {
             collection: string;
             documentId: string;
         };
-        /** @description The answer of Setting.streamTierType. */
+        /** @description Setting.streamTierType answers {streamed, group, id, collection, documentId}. */
         "Setting.streamTierType.answer": {
             streamed: boolean;
             /** @enum {unknown} */
@@ -11880,7 +11880,7 @@ export interface components {
             /** @enum {string} */
             type?: "internal" | "external";
         };
-        /** @description The answer of Setting.updateCompanyGroup. */
+        /** @description Setting.updateCompanyGroup answers {item, approval, newStatus}. */
         "Setting.updateCompanyGroup.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11904,7 +11904,7 @@ export interface components {
             id: string;
             status: string;
         };
-        /** @description The answer of Setting.updateCompanyGroupStatus. */
+        /** @description Setting.updateCompanyGroupStatus answers {item, approval, newStatus}. */
         "Setting.updateCompanyGroupStatus.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11936,7 +11936,7 @@ export interface components {
             hrmsMapping?: string[];
             memberTypeId?: string | null;
         };
-        /** @description The answer of Setting.updateMemberSubType. */
+        /** @description Setting.updateMemberSubType answers {item, approval, newStatus}. */
         "Setting.updateMemberSubType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11950,7 +11950,7 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
-        /** @description The answer of Setting.updateMemberSubTypeStatus. */
+        /** @description Setting.updateMemberSubTypeStatus answers {item, approval, newStatus}. */
         "Setting.updateMemberSubTypeStatus.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11978,7 +11978,7 @@ export interface components {
             description?: string | null;
             systemIdentifier?: string;
         };
-        /** @description The answer of Setting.updateMemberType. */
+        /** @description Setting.updateMemberType answers {item, approval, newStatus}. */
         "Setting.updateMemberType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -11992,7 +11992,7 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
-        /** @description The answer of Setting.updateMemberTypeStatus. */
+        /** @description Setting.updateMemberTypeStatus answers {item, approval, newStatus}. */
         "Setting.updateMemberTypeStatus.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -12018,7 +12018,7 @@ export interface components {
             name?: string;
             description?: string | null;
         };
-        /** @description The answer of Setting.updateTierType. */
+        /** @description Setting.updateTierType answers {item, approval, newStatus}. */
         "Setting.updateTierType.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -12032,7 +12032,7 @@ export interface components {
             approval: components["schemas"]["Setting.types.answer.Approval"];
             newStatus: string | null;
         };
-        /** @description The answer of Setting.updateTierTypeStatus. */
+        /** @description Setting.updateTierTypeStatus answers {item, approval, newStatus}. */
         "Setting.updateTierTypeStatus.answer": {
             item: (components["schemas"]["Setting.types.answer.CompanyGroupValue"] & {
                 pendingApprovalId: string | null;
@@ -12132,7 +12132,7 @@ export interface components {
         };
         /** @example {} */
         "SystemEmail.getSystemEmailTemplate": Record<string, never>;
-        /** @description The answer of SystemEmail.getSystemEmailTemplate. */
+        /** @description SystemEmail.getSystemEmailTemplate answers {template, pendingApproval}. */
         "SystemEmail.getSystemEmailTemplate.answer": {
             template: {
                 templateId: string;
@@ -12534,7 +12534,7 @@ export interface components {
             operators: ("equal" | "not_equal" | "in" | "not_in" | "less_than" | "greater_than" | "less_than_equal" | "greater_than_equal")[];
             conditions: components["schemas"]["Tier.types.answer.ConditionDefinition"][];
         };
-        /** @description The answer of Tier.getPaymentTypes. */
+        /** @description Tier.getPaymentTypes answers {paymentTypes}. */
         "Tier.getPaymentTypes.answer": {
             paymentTypes: {
                 /** @enum {unknown} */
@@ -12598,7 +12598,7 @@ export interface components {
             tier: components["schemas"]["Tier.records.answer.tier"];
             pendingApproval: components["schemas"]["Tier.records.answer.pendingApproval"];
         };
-        /** @description The answer of Tier.getTierGroups. */
+        /** @description Tier.getTierGroups answers {tierGroups}. */
         "Tier.getTierGroups.answer": {
             tierGroups: {
                 /** @enum {unknown} */
@@ -12846,7 +12846,7 @@ export interface components {
             value?: unknown;
         };
         "Workflow.types.answer": unknown;
-        /** @description The answer of Workflow.getState. */
+        /** @description Workflow.getState answers {classId, rules, updatedAt, updatedBy, version, source}. */
         "Workflow.getState.answer": {
             classId: string;
             rules: components["schemas"]["Workflow.types.answer.Rules"][];
@@ -17647,7 +17647,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.addMemberFamilyMember. */
+            /** @description Member.addMemberFamilyMember answers {familyMember, isFree}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17697,7 +17697,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.addMembership. */
+            /** @description Member.addMembership answers {member, updatedFields, approval, pendingApprovalId, membership}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17857,7 +17857,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.archiveDocument. */
+            /** @description Member.archiveDocument answers {documentId, status}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18655,7 +18655,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Member.getMemberDependants. */
+            /** @description Member.getMemberDependants answers {dependants, totalCount}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18698,7 +18698,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.getMemberDependants. */
+            /** @description Member.getMemberDependants answers {dependants, totalCount}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19049,7 +19049,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Member.hrPrimaryInfo. */
+            /** @description Member.hrPrimaryInfo answers {familyMembers} and the fields of PrimaryInfo. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19091,7 +19091,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.hrPrimaryInfo. */
+            /** @description Member.hrPrimaryInfo answers {familyMembers} and the fields of PrimaryInfo. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19767,7 +19767,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Member.listDocuments. */
+            /** @description Member.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19809,7 +19809,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.listDocuments. */
+            /** @description Member.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20364,7 +20364,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.removeMemberFamilyMember. */
+            /** @description Member.removeMemberFamilyMember answers {removed}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20966,7 +20966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.unarchiveDocument. */
+            /** @description Member.unarchiveDocument answers {documentId, status}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21260,7 +21260,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.updateMemberFamilyMember. */
+            /** @description Member.updateMemberFamilyMember answers {familyMember, updatedFields}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21413,7 +21413,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.uploadDocument. */
+            /** @description Member.uploadDocument answers {documentId, document, download}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21462,7 +21462,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Member.uploadMemberIdPhoto. */
+            /** @description Member.uploadMemberIdPhoto answers {idPhoto, approvalId, approved, member}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22635,7 +22635,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Offer.getOffer. */
+            /** @description Offer.getOffer answers {offer}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22673,7 +22673,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Offer.getOffer. */
+            /** @description Offer.getOffer answers {offer}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23240,7 +23240,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Partner.archiveDocument. */
+            /** @description Partner.archiveDocument answers {documentId, status}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24080,7 +24080,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Partner.listDocuments. */
+            /** @description Partner.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24119,7 +24119,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Partner.listDocuments. */
+            /** @description Partner.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24307,7 +24307,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Partner.unarchiveDocument. */
+            /** @description Partner.unarchiveDocument answers {documentId, status}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24717,7 +24717,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Partner.uploadDocument. */
+            /** @description Partner.uploadDocument answers {documentId, document, download}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24918,7 +24918,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of PartnerUser.getUser. */
+            /** @description PartnerUser.getUser answers {user, pendingApproval, lastReview}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24956,7 +24956,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of PartnerUser.getUser. */
+            /** @description PartnerUser.getUser answers {user, pendingApproval, lastReview}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25174,7 +25174,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of PartnerUser.listVenues. */
+            /** @description PartnerUser.listVenues answers {userId, venues, totalCount}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25212,7 +25212,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of PartnerUser.listVenues. */
+            /** @description PartnerUser.listVenues answers {userId, venues, totalCount}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25904,7 +25904,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of ProgramManagementUser.getUser. */
+            /** @description ProgramManagementUser.getUser answers {user, pendingApproval, lastReview}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25944,7 +25944,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of ProgramManagementUser.getUser. */
+            /** @description ProgramManagementUser.getUser answers {user, pendingApproval, lastReview}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26427,7 +26427,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of ProgramManagementUser.signInView. */
+            /** @description ProgramManagementUser.signInView answers {user}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26467,7 +26467,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of ProgramManagementUser.signInView. */
+            /** @description ProgramManagementUser.signInView answers {user}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27528,7 +27528,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.createCompanyGroup. */
+            /** @description Setting.createCompanyGroup answers {item, approval, newStatus}. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27579,7 +27579,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.createMemberSubType. */
+            /** @description Setting.createMemberSubType answers {item, approval, newStatus}. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27627,7 +27627,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.createMemberType. */
+            /** @description Setting.createMemberType answers {item, approval, newStatus}. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27675,7 +27675,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.createTierType. */
+            /** @description Setting.createTierType answers {item, approval, newStatus}. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27862,7 +27862,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.getCompanyGroup. */
+            /** @description Setting.getCompanyGroup answers {type, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27905,7 +27905,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.getCompanyGroup. */
+            /** @description Setting.getCompanyGroup answers {type, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27938,7 +27938,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.getMemberSubType. */
+            /** @description Setting.getMemberSubType answers {hrmsMapping, memberTypeId, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27981,7 +27981,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.getMemberSubType. */
+            /** @description Setting.getMemberSubType answers {hrmsMapping, memberTypeId, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28014,7 +28014,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.getMemberType. */
+            /** @description Setting.getMemberType answers {systemIdentifier, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28057,7 +28057,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.getMemberType. */
+            /** @description Setting.getMemberType answers {systemIdentifier, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28090,7 +28090,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.getPaymentPeriods. */
+            /** @description Setting.getPaymentPeriods answers {paymentPeriods}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28129,7 +28129,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.getPaymentPeriods. */
+            /** @description Setting.getPaymentPeriods answers {paymentPeriods}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28310,7 +28310,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.getTierType. */
+            /** @description Setting.getTierType answers {tierGroup, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28353,7 +28353,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.getTierType. */
+            /** @description Setting.getTierType answers {tierGroup, id, name, description, status, createdBy, createdAt, updatedAt, pendingApprovalId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28484,7 +28484,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.listCompanyGroups. */
+            /** @description Setting.listCompanyGroups answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28531,7 +28531,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.listCompanyGroups. */
+            /** @description Setting.listCompanyGroups answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28564,7 +28564,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.listMemberSubTypes. */
+            /** @description Setting.listMemberSubTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28611,7 +28611,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.listMemberSubTypes. */
+            /** @description Setting.listMemberSubTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28644,7 +28644,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.listMemberTypes. */
+            /** @description Setting.listMemberTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28690,7 +28690,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.listMemberTypes. */
+            /** @description Setting.listMemberTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28803,7 +28803,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Setting.listTierTypes. */
+            /** @description Setting.listTierTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28851,7 +28851,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.listTierTypes. */
+            /** @description Setting.listTierTypes answers {totalCount, page, limit, totalPages, items}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29099,7 +29099,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.streamCompanyGroup. */
+            /** @description Setting.streamCompanyGroup answers {streamed, group, id, collection, documentId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29144,7 +29144,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.streamMemberSubType. */
+            /** @description Setting.streamMemberSubType answers {streamed, group, id, collection, documentId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29189,7 +29189,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.streamMemberType. */
+            /** @description Setting.streamMemberType answers {streamed, group, id, collection, documentId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29234,7 +29234,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.streamTierType. */
+            /** @description Setting.streamTierType answers {streamed, group, id, collection, documentId}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29282,7 +29282,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateCompanyGroup. */
+            /** @description Setting.updateCompanyGroup answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29328,7 +29328,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateCompanyGroupStatus. */
+            /** @description Setting.updateCompanyGroupStatus answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29379,7 +29379,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateMemberSubType. */
+            /** @description Setting.updateMemberSubType answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29425,7 +29425,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateMemberSubTypeStatus. */
+            /** @description Setting.updateMemberSubTypeStatus answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29473,7 +29473,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateMemberType. */
+            /** @description Setting.updateMemberType answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29519,7 +29519,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateMemberTypeStatus. */
+            /** @description Setting.updateMemberTypeStatus answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29566,7 +29566,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateTierType. */
+            /** @description Setting.updateTierType answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29612,7 +29612,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Setting.updateTierTypeStatus. */
+            /** @description Setting.updateTierTypeStatus answers {item, approval, newStatus}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29801,7 +29801,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of SystemEmail.getSystemEmailTemplate. */
+            /** @description SystemEmail.getSystemEmailTemplate answers {template, pendingApproval}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -29839,7 +29839,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of SystemEmail.getSystemEmailTemplate. */
+            /** @description SystemEmail.getSystemEmailTemplate answers {template, pendingApproval}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30634,7 +30634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Tier.getPaymentTypes. */
+            /** @description Tier.getPaymentTypes answers {paymentTypes}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -30671,7 +30671,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Tier.getPaymentTypes. */
+            /** @description Tier.getPaymentTypes answers {paymentTypes}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30776,7 +30776,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Tier.getTierGroups. */
+            /** @description Tier.getTierGroups answers {tierGroups}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -30813,7 +30813,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Tier.getTierGroups. */
+            /** @description Tier.getTierGroups answers {tierGroups}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -31521,7 +31521,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The answer of Workflow.getState. */
+            /** @description Workflow.getState answers {classId, rules, updatedAt, updatedBy, version, source}. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -31559,7 +31559,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The answer of Workflow.getState. */
+            /** @description Workflow.getState answers {classId, rules, updatedAt, updatedBy, version, source}. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
