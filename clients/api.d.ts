@@ -7465,13 +7465,13 @@ export interface components {
             status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
             createdAt: string;
         };
-        "Member.types.answer.Item": {
+        "Member.types.answer.MemberUnchanged": {
             member: components["schemas"]["Member.types.answer.MemberProfile"];
             updatedFields: unknown[];
             approval: null;
             pendingApprovalId: null;
         };
-        "Member.types.answer.Item2": {
+        "Member.types.answer.MemberChanged": {
             member: components["schemas"]["Member.types.answer.MemberProfile"];
             updatedFields: ("id" | "createdAt" | "updatedAt" | "name" | "status" | "createdBy" | "relation" | "email" | "loginMethod" | "memberSubType" | "surname" | "middleName" | "staffId" | "memberType" | "phone" | "company" | "grade" | "idPhoto" | "address" | "memberships" | "primaryMemberId" | "familyMembers" | "note" | "permissions" | "previousStaffIds" | "statusReason" | "gender" | "maritalStatus" | "coreGrade" | "dependantsExists" | "lastDayOfService" | "isCabinCrew")[];
             approval: components["schemas"]["Member.types.answer.Approval"];
@@ -8424,7 +8424,7 @@ export interface components {
             };
         };
         /** @description The answer of Member.updateMemberContact. */
-        "Member.updateMemberContact.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        "Member.updateMemberContact.answer": components["schemas"]["Member.types.answer.MemberUnchanged"] | components["schemas"]["Member.types.answer.MemberChanged"];
         /**
          * @example {
          *       "grade": "G7",
@@ -8440,7 +8440,7 @@ export interface components {
             };
         };
         /** @description The answer of Member.updateMemberEmployment. */
-        "Member.updateMemberEmployment.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        "Member.updateMemberEmployment.answer": components["schemas"]["Member.types.answer.MemberUnchanged"] | components["schemas"]["Member.types.answer.MemberChanged"];
         /**
          * @example {
          *       "familyMemberId": "example-familymember",
@@ -8488,7 +8488,7 @@ export interface components {
             memberSubType?: string | null;
         };
         /** @description The answer of Member.updateMemberPersonal. */
-        "Member.updateMemberPersonal.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        "Member.updateMemberPersonal.answer": components["schemas"]["Member.types.answer.MemberUnchanged"] | components["schemas"]["Member.types.answer.MemberChanged"];
         /**
          * @example {
          *       "status": "active",
@@ -8500,7 +8500,7 @@ export interface components {
             reason?: string | null;
         };
         /** @description Member.updateMemberStatus: Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
-        "Member.updateMemberStatus.answer": components["schemas"]["Member.types.answer.Item"] | components["schemas"]["Member.types.answer.Item2"];
+        "Member.updateMemberStatus.answer": components["schemas"]["Member.types.answer.MemberUnchanged"] | components["schemas"]["Member.types.answer.MemberChanged"];
         /**
          * @example {
          *       "content": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
@@ -9117,7 +9117,7 @@ export interface components {
             retryLimit: number;
             retryExpireTimeInSeconds: number;
         };
-        "Otp.types.answer.Item": {
+        "Otp.types.answer.OtpRefusal": {
             code: string | number;
             message: string;
             classId: string;
@@ -9178,7 +9178,7 @@ export interface components {
             };
         };
         /** @description Otp.issueOtp: {otpType, tokenType, expireTimeInSeconds?, additionalData?, requestedBy, requesterDetails} → {otp, token}: Otp makes the token and answers it this once, for the caller to send; 429 6001 past otpLimit. */
-        "Otp.issueOtp.answer": components["schemas"]["Otp.types.answer.Item"] | (components["schemas"]["Otp.types.answer.IssuedOtp"] & {
+        "Otp.issueOtp.answer": components["schemas"]["Otp.types.answer.OtpRefusal"] | (components["schemas"]["Otp.types.answer.IssuedOtp"] & {
             token: string;
         });
         /**
@@ -9221,7 +9221,7 @@ export interface components {
             /** @constant */
             validationResult: "invalid_token";
             remainingAttempts: number;
-        } | components["schemas"]["Otp.types.answer.Item"];
+        } | components["schemas"]["Otp.types.answer.OtpRefusal"];
         /**
          * @example {
          *       "approvalId": "example-approval",
@@ -9976,12 +9976,12 @@ export interface components {
             entityOldStatus: string | null;
             entityNewStatus: string | null;
         };
-        "PartnerUser.types.answer.Item": {
+        "PartnerUser.types.answer.UserChangeApplied": {
             user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
             pendingApproval: null;
             approval: components["schemas"]["PartnerUser.types.answer.Approval"];
         };
-        "PartnerUser.types.answer.Item2": {
+        "PartnerUser.types.answer.UserChangePending": {
             user: components["schemas"]["PartnerUser.types.answer.PartnerUserRecord"];
             pendingApproval: components["schemas"]["PartnerUser.types.answer.PendingApproval"];
             approval: components["schemas"]["PartnerUser.types.answer.Approval"];
@@ -10196,7 +10196,7 @@ export interface components {
             statusReason?: string;
         };
         /** @description PartnerUser.updateStatus: pending, active or inactive, with an optional statusReason; user_status_update. */
-        "PartnerUser.updateStatus.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
+        "PartnerUser.updateStatus.answer": components["schemas"]["PartnerUser.types.answer.UserChangeApplied"] | components["schemas"]["PartnerUser.types.answer.UserChangePending"];
         /**
          * @example {
          *       "fullName": "Amal Haddad",
@@ -10230,7 +10230,7 @@ export interface components {
             }[];
         };
         /** @description PartnerUser.updateUser: fullName, email, partners and venues, all of them (no partial update); user_update. */
-        "PartnerUser.updateUser.answer": components["schemas"]["PartnerUser.types.answer.Item"] | components["schemas"]["PartnerUser.types.answer.Item2"];
+        "PartnerUser.updateUser.answer": components["schemas"]["PartnerUser.types.answer.UserChangeApplied"] | components["schemas"]["PartnerUser.types.answer.UserChangePending"];
         /**
          * @example {
          *       "email": "amal.haddad@acme.example",
@@ -10326,12 +10326,12 @@ export interface components {
             entityOldStatus: string | null;
             entityNewStatus: string | null;
         };
-        "ProgramManagementUser.types.answer.Item": {
+        "ProgramManagementUser.types.answer.UserChangeApplied": {
             user: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
             pendingApproval: null;
             approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
         };
-        "ProgramManagementUser.types.answer.Item2": {
+        "ProgramManagementUser.types.answer.UserChangePending": {
             user: components["schemas"]["ProgramManagementUser.types.answer.ProgramManagementUserRecord"];
             pendingApproval: components["schemas"]["ProgramManagementUser.types.answer.PendingApproval"];
             approval: components["schemas"]["ProgramManagementUser.types.answer.Approval"];
@@ -10617,7 +10617,7 @@ export interface components {
             developer?: boolean;
         };
         /** @description ProgramManagementUser.updateUser: Name, email, type and company, login method, roles, developer flag (user_update). */
-        "ProgramManagementUser.updateUser.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
+        "ProgramManagementUser.updateUser.answer": components["schemas"]["ProgramManagementUser.types.answer.UserChangeApplied"] | components["schemas"]["ProgramManagementUser.types.answer.UserChangePending"];
         /**
          * @example {
          *       "status": "pending",
@@ -10630,7 +10630,7 @@ export interface components {
             reason?: string;
         };
         /** @description ProgramManagementUser.updateUserStatus: pending, active or inactive (user_status_update); activation checks the email is free. */
-        "ProgramManagementUser.updateUserStatus.answer": components["schemas"]["ProgramManagementUser.types.answer.Item"] | components["schemas"]["ProgramManagementUser.types.answer.Item2"];
+        "ProgramManagementUser.updateUserStatus.answer": components["schemas"]["ProgramManagementUser.types.answer.UserChangeApplied"] | components["schemas"]["ProgramManagementUser.types.answer.UserChangePending"];
         /**
          * @example {
          *       "password": "Example-Passw0rd!2026"
