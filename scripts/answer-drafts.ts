@@ -217,7 +217,10 @@ function hoistRepeated(methods: Record<string, Json>, defs: Record<string, Json>
   const replace = new Map<string, string>();
   for (const [text, { n, key }] of counts) {
     if (n < 2) continue;
-    const base = key === 'items' || key === 'answer' ? 'Item' : key.charAt(0).toUpperCase() + key.slice(1);
+    // a whole answer or an array's item has no property name: named after its first two fields (rename it by hand if need be)
+    const cap = (x: string) => x.charAt(0).toUpperCase() + x.slice(1);
+    const fields = Object.keys((JSON.parse(text) as Json).properties as Json).slice(0, 2);
+    const base = key === 'items' || key === 'answer' ? fields.map(cap).join('') : cap(key);
     let name = base;
     for (let i = 2; defs[name] || [...replace.values()].includes(name); i++) name = `${base}${i}`;
     replace.set(text, name);
