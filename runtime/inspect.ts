@@ -6,12 +6,11 @@
 import type { Job } from 'bullmq';
 import type { Effect } from './actor/effects';
 import { parseState } from './actor/state-store';
-import { REDACT_PATHS } from './logger';
+import { maskedFields, maskFields } from './masking';
 import type { Runtime } from './runtime';
 import type { ProjectorLag } from './stream/projector';
 import { askProjectors } from './stream/projector-control';
 
-const MASK = '[masked]';
 /** delayed jobs looked at for an instance's due tasks: enough for an operator's look, bounded */
 const DELAYED_SCAN = 1000;
 /** effect-stream entries looked at for effects targeting an instance */
@@ -22,22 +21,8 @@ const LAG_ANSWER_MS = 5000;
 
 export class InspectError extends Error {}
 
-/** the field names masked everywhere: the class's sensitiveFields and the logger's `*.field` paths */
-export function maskedFields(sensitiveFields: readonly string[] = []): Set<string> {
-  const fromLogger = REDACT_PATHS.filter((p) => p.startsWith('*.')).map((p) => p.slice(2));
-  return new Set([...fromLogger, ...sensitiveFields]);
-}
-
-/** Pure: a copy of `value` with every property named in `fields` (at any depth) masked. */
-export function maskFields(value: unknown, fields: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = fields.has(k) ? MASK : maskFields(v, fields);
-    return out;
-  }
-  return value;
-}
+// the masking `cli inspect` applies, for those that show an instance as it does
+export { maskedFields, maskFields };
 
 interface JobSummary {
   id: string;

@@ -40,7 +40,7 @@ import { ActorError } from '../errors';
 import type { MessageDelivery } from '../mail/delivery';
 import { escapeHtml } from '../mail/dev-page';
 import { maskAddress, maskPhone } from '../mail/message';
-import { REDACT_PATHS } from '../logger';
+import { maskedFields, maskFields } from '../masking';
 import { DeadLetterNotFound, type DeadLetters, type DeadLetterRow } from '../queue/dead-letters';
 import type { JobQueue } from '../queue/job-queue';
 
@@ -133,25 +133,6 @@ class RuntimeJobsAdapter extends BullMQAdapter {
   override async getJobs(...args: Parameters<BullMQAdapter['getJobs']>) {
     return (await super.getJobs(...args)).map((job) => this.withReopen(job));
   }
-}
-
-// as runtime/inspect.ts masks (which imports the runtime, and so cannot be imported here without a cycle)
-const MASK = '[masked]';
-
-/** The field names masked wherever they are: the logger's secret fields and a class's sensitiveFields (as `cli inspect`). */
-function maskedFields(sensitiveFields: readonly string[] = []): Set<string> {
-  return new Set([...REDACT_PATHS.filter((p) => p.startsWith('*.')).map((p) => p.slice(2)), ...sensitiveFields]);
-}
-
-/** A copy of `value` with every property named in `fields` (at any depth) masked. */
-function maskFields(value: unknown, fields: ReadonlySet<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = fields.has(k) ? MASK : maskFields(v, fields);
-    return out;
-  }
-  return value;
 }
 
 /**
