@@ -1,41 +1,14 @@
 /**
- * NotificationManager's rules of a preview and a test message: every channel
+ * NotificationManager's rule of a preview: every channel
  * of a template rendered (enabled or not: an editor previews a channel before
  * turning it on) with the caller's parameters and a sample value for each one
- * left out, and how a test message is marked. No I/O; unit-tested in
+ * left out (classes/_platform/template-preview.ts). No I/O; unit-tested in
  * test/notifications/preview-rules.test.ts.
  */
+import { previewParameters, type PreviewParameters } from '../_platform/template-preview';
 import { fieldsOf, renderTemplate } from '../_platform/templates';
 import { channelTexts, oneLine } from './rules';
 import { CHANNELS, type NotificationTemplate } from './types';
-
-/** The sample value of parameter `name`: visible in the rendered message as the name it stands for. */
-export function sampleValue(name: string): string {
-  return `[${name}]`;
-}
-
-export interface PreviewParameters {
-  /** every parameter the template uses, with the value it is rendered with */
-  parameters: Record<string, string>;
-  /** the names that got a sample value (the caller gave none) */
-  sampled: string[];
-}
-
-/** For each name the template uses: the caller's value, else its sample; values it does not use are left out. */
-export function previewParameters(fields: readonly string[], given: Readonly<Record<string, string>> | undefined): PreviewParameters {
-  const entries: [string, string][] = [];
-  const sampled: string[] = [];
-  for (const name of fields) {
-    const value = given && Object.prototype.hasOwnProperty.call(given, name) ? given[name] : undefined;
-    if (typeof value === 'string') entries.push([name, value]);
-    else {
-      entries.push([name, sampleValue(name)]);
-      sampled.push(name);
-    }
-  }
-  // own properties only, whatever the names (`__proto__` is a name a template may use)
-  return { parameters: Object.fromEntries(entries), sampled };
-}
 
 /** The parameter names any channel of the template uses, enabled or not, in order of first use. */
 export function allParameters(template: NotificationTemplate): string[] {
@@ -61,9 +34,4 @@ export function previewChannels(template: NotificationTemplate, given: Readonly<
       sms: { enabled: ch.sms.enabled, text: renderTemplate(ch.sms.content, parameters, 'text') },
     },
   };
-}
-
-/** A test message's subject: marked, so nobody takes it for the real mail. */
-export function testSubject(subject: string): string {
-  return `[Test] ${subject}`;
 }

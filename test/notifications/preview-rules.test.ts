@@ -1,6 +1,6 @@
-/** NotificationManager's preview rules: every channel rendered, enabled or not, with samples for the parameters left out. */
+/** NotificationManager's preview rule: every channel rendered, enabled or not, with samples for the parameters left out (the shared part: test/platform-template-preview.test.ts). */
 import { defaultTemplate } from '../../classes/NotificationManager/builtins';
-import { allParameters, previewChannels, previewParameters, testSubject } from '../../classes/NotificationManager/preview-rules';
+import { allParameters, previewChannels } from '../../classes/NotificationManager/preview-rules';
 import type { NotificationTemplate } from '../../classes/NotificationManager/types';
 
 function template(): NotificationTemplate {
@@ -42,7 +42,6 @@ test('a catalogue template previews with its defaults', () => {
   expect(r.channels.email.html).toContain('[otp]');
 });
 
-test('previewParameters leaves out what no channel uses; a test subject is marked', () => {
-  expect(previewParameters(['a'], { a: '1', b: '2' })).toEqual({ parameters: { a: '1' }, sampled: [] });
-  expect(testSubject('x')).toBe('[Test] x');
+test('a given value no channel uses is left out', () => {
+  expect(previewChannels(template(), { name: 'A', unused: 'x' }).parameters).toEqual({ name: 'A', code: '[code]', extra: '[extra]' });
 });

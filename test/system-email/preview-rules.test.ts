@@ -1,26 +1,7 @@
-/** SystemEmail's preview rules: the parameters a preview renders with, and the test message's subject. */
-import { previewMail, previewParameters, sampleValue, testSubject } from '../../classes/SystemEmail/preview-rules';
-
-test('each used parameter: the given value, else its sample; unused values left out', () => {
-  expect(previewParameters(['name', 'code'], { name: 'Ann', other: 'x' })).toEqual({ parameters: { name: 'Ann', code: '[code]' }, sampled: ['code'] });
-  expect(previewParameters(['name'], undefined)).toEqual({ parameters: { name: sampleValue('name') }, sampled: ['name'] });
-  expect(previewParameters([], { name: 'Ann' })).toEqual({ parameters: {}, sampled: [] });
-});
-
-test('a parameter named like an Object property is an own value, never the prototype\'s', () => {
-  const given = JSON.parse('{"__proto__": "P", "constructor": "C"}') as Record<string, string>;
-  const { parameters, sampled } = previewParameters(['__proto__', 'constructor', 'toString'], given);
-  expect(Object.getOwnPropertyNames(parameters).sort()).toEqual(['__proto__', 'constructor', 'toString']);
-  expect(Object.getPrototypeOf(parameters)).toBe(Object.prototype);
-  expect(parameters.constructor).toBe('C');
-  expect(sampled).toEqual(['toString']);
-});
+/** SystemEmail's preview rule: the subject and html rendered with the given parameters and samples for the rest (the shared part: test/platform-template-preview.test.ts). */
+import { previewMail } from '../../classes/SystemEmail/preview-rules';
 
 test('a preview renders the subject as text and the html escaped, samples included', () => {
   const r = previewMail({ subject: 'Hi {{name}}\nthere', html: '<p>{{name}} {{code}}</p>' }, { name: '<b>' });
   expect(r).toEqual({ subject: 'Hi <b> there', html: '<p>&lt;b&gt; [code]</p>', parameters: { name: '<b>', code: '[code]' }, sampled: ['code'] });
-});
-
-test('a test message is marked in its subject', () => {
-  expect(testSubject('Welcome')).toBe('[Test] Welcome');
 });

@@ -13,10 +13,11 @@
  *    call; like the other writes, the call creates a catalogue template on
  *    its first use.
  */
-import { isAbsentRecord } from '../../_platform/calls';
+import { testSubject } from '../../_platform/template-preview';
+import { callerAddress } from '../../_platform/test-message';
 import { defaultTemplate } from '../builtins';
 import { notificationError } from '../errors';
-import { previewChannels, testSubject } from '../preview-rules';
+import { previewChannels } from '../preview-rules';
 import type { NotificationTemplate } from '../types';
 import { ensureTemplate, now, type NMCtx, type NMReadCtx } from './common';
 
@@ -32,24 +33,8 @@ export function previewTemplate(ctx: NMReadCtx<PreviewInput>) {
   return { templateId: template.templateId, status: template.status, ...previewChannels(template, ctx.request.body.parameters) };
 }
 
-/** The caller's own address: the email of their back-office user record. */
-async function callerAddress(ctx: NMCtx<PreviewInput>): Promise<string> {
-  const userId = ctx.identity.userId;
-  const none = () => notificationError('NOTIFICATION_NO_CALLER_ADDRESS', 'A test message goes to your own address, and your user has none', { userId });
-  if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
-  let email: unknown;
-  try {
-    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } }).user?.email;
-  } catch (err) {
-    if (isAbsentRecord(err)) throw none();
-    throw err;
-  }
-  if (typeof email !== 'string' || !email) throw none();
-  return email;
-}
-
 export async function sendTestMessage(ctx: NMCtx<PreviewInput>) {
-  const to = await callerAddress(ctx);
+  const to = await callerAddress(ctx, (message, details) => notificationError('NOTIFICATION_NO_CALLER_ADDRESS', message, details));
   const { template } = await ensureTemplate(ctx);
   const preview = previewChannels(template, ctx.request.body.parameters);
   const email = preview.channels.email;

@@ -10,9 +10,10 @@
  *    email; none: 409 11011). The template does not change; the mail is a
  *    committed effect of the call, so a failed call sends none.
  */
-import { isAbsentRecord } from '../../_platform/calls';
+import { testSubject } from '../../_platform/template-preview';
+import { callerAddress } from '../../_platform/test-message';
 import { systemEmailError } from '../errors';
-import { previewMail, testSubject } from '../preview-rules';
+import { previewMail } from '../preview-rules';
 import type { SystemEmailCtx, SystemEmailReadCtx } from './common';
 
 export interface PreviewInput {
@@ -26,25 +27,9 @@ export function previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
   return { templateId: t.templateId, status: t.status, ...preview };
 }
 
-/** The caller's own address: the email of their back-office user record. */
-async function callerAddress(ctx: SystemEmailCtx<PreviewInput>): Promise<string> {
-  const userId = ctx.identity.userId;
-  const none = () => systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', 'A test message goes to your own address, and your user has none', { userId });
-  if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
-  let email: unknown;
-  try {
-    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } }).user?.email;
-  } catch (err) {
-    if (isAbsentRecord(err)) throw none();
-    throw err;
-  }
-  if (typeof email !== 'string' || !email) throw none();
-  return email;
-}
-
 export async function sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
   const t = ctx.state.private.template;
-  const to = await callerAddress(ctx);
+  const to = await callerAddress(ctx, (message, details) => systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', message, details));
   const preview = previewMail(t, ctx.request.body.parameters);
   const messageId = await ctx.mail.send({ to: [to], subject: testSubject(preview.subject), html: preview.html });
   return { templateId: t.templateId, messageId, to: [to], sampled: preview.sampled };
