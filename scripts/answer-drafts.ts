@@ -177,8 +177,8 @@ function dropNull(schema: Json, t: ts.Type): Json {
   return schema;
 }
 
-/** the method's doc comment (its first paragraph, on one line), or a plain sentence naming it */
-function describe(member: ts.MethodDeclaration, classId: string, name: string): string {
+/** the method's doc comment (its first paragraph, on one line), if it has one */
+function describe(member: ts.MethodDeclaration, classId: string, name: string): string | undefined {
   const doc = ts
     .getJSDocCommentsAndTags(member)
     .filter(ts.isJSDoc)
@@ -187,7 +187,7 @@ function describe(member: ts.MethodDeclaration, classId: string, name: string): 
     .split(/\n\s*\n/)[0]!
     .replace(/\s+/g, ' ')
     .trim();
-  return doc ? `${classId}.${name}: ${doc}` : `The answer of ${classId}.${name}.`;
+  return doc ? `${classId}.${name}: ${doc}` : undefined;
 }
 
 /**
@@ -265,7 +265,10 @@ function main(): void {
         const sig = checker.getSignatureFromDeclaration(member);
         if (!sig) continue;
         const ret = checker.getAwaitedType(checker.getReturnTypeOfSignature(sig)) ?? checker.getReturnTypeOfSignature(sig);
-        entry.methods[name] = { description: describe(member, classId, name), ...entry.converter.convert(ret) };
+        const schema = entry.converter.convert(ret);
+        const fields = Object.keys((schema.properties as Json | undefined) ?? {});
+        const fallback = fields.length ? `${classId}.${name} answers {${fields.join(', ')}}.` : `The answer of ${classId}.${name}.`;
+        entry.methods[name] = { description: describe(member, classId, name) ?? fallback, ...schema };
       }
     }
   }
