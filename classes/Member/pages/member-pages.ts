@@ -22,48 +22,33 @@
  * token, and the member signs in again).
  */
 import { UNKNOWN_INSTANCE_CODE, type PageCallResult, type PageCtx, type PageRoute } from '../../../runtime';
+import { field, fieldSentences, form, genericSentence, join, link, page, pair, paragraph, postButton, raw, secondsUntil, unpair } from '../../_platform/pages/kit';
 import {
-  field,
-  fieldSentences,
-  form,
-  genericSentence,
-  join,
-  link,
-  page,
-  pair,
-  paragraph,
-  postButton,
-  raw,
-  secondsUntil,
-  unpair,
-} from '../../_platform/pages/kit';
+  codePage as codePageOf,
+  credentialsFields,
+  failedStatus,
+  forgotPasswordRoute,
+  type LinkPage,
+  loginFailure,
+  newPasswordFields,
+  newPasswordProblem,
+  resendFailure,
+  SIGN_IN_NOTICES,
+  signInPaths,
+  signOutRoute,
+  STEP_EXPIRED,
+} from '../../_platform/pages/sign-in';
 import { parseLinkToken } from '../sign-in-rules';
 import { MEMBER_PAGES_PATH } from '../use-cases/welcome';
 
 const BASE = MEMBER_PAGES_PATH.replace(/\/$/, '');
-export const MEMBER_PAGES = {
-  signIn: `${BASE}/`,
-  code: `${BASE}/code`,
-  resend: `${BASE}/code/resend`,
-  signedIn: `${BASE}/signed-in`,
-  signOut: `${BASE}/sign-out`,
-  invitation: `${BASE}/invitation`,
-  resetPassword: `${BASE}/reset-password`,
-  forgotPassword: `${BASE}/forgot-password`,
-} as const;
+export const MEMBER_PAGES = signInPaths(BASE, { invitation: 'invitation', resetPassword: 'reset-password' });
 
 const STEP_COOKIE = 'member_step';
 const SESSION_COOKIE = 'member_session';
 const CLASS = 'Member';
 
 type Failed = Extract<PageCallResult, { ok: false }>;
-
-/** what a page says after a redirect (?done=…) */
-const NOTICES: Readonly<Record<string, string>> = {
-  invitation: 'Your password is set. Sign in with it now.',
-  reset: 'Your password has been changed. Sign in with the new one.',
-  'signed-out': 'You have signed out.',
-};
 
 const LABELS = { password: 'The password', newPassword: 'The new password', email: 'The email address', token: 'The code', otp: 'The code' };
 
@@ -78,10 +63,7 @@ function signInPage(o: { email?: string; errors?: string[]; notice?: string; sta
     body: join(
       form(
         MEMBER_PAGES.signIn,
-        [
-          field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, autofocus: !o.email }),
-          field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', autofocus: Boolean(o.email) }),
-        ],
+        credentialsFields(o.email),
         'Sign in',
       ),
       paragraph(link(MEMBER_PAGES.forgotPassword, 'Forgotten your password?')),
@@ -90,7 +72,7 @@ function signInPage(o: { email?: string; errors?: string[]; notice?: string; sta
 }
 
 function signInGet(ctx: PageCtx) {
-  return signInPage({ notice: NOTICES[ctx.query.done ?? ''] });
+  return signInPage({ notice: SIGN_IN_NOTICES[ctx.query.done ?? ''] });
 }
 
 async function signInPost(ctx: PageCtx) {
@@ -98,37 +80,17 @@ async function signInPost(ctx: PageCtx) {
   const password = ctx.form.password ?? '';
   if (!email || !password) return signInPage({ email, errors: ['Enter your email address and your password.'] });
   const r = await ctx.call<{ memberId: string; token: string; expiresAt: string }>(CLASS, 'login', undefined, { email, password });
-  if (!r.ok) {
-    const sentence =
-      r.status === 401
-        ? 'The email address or the password is not right. Check both and try again.'
-        : r.status === 400
-          ? 'Enter a valid email address and your password.'
-          : genericSentence(r, ctx.requestId);
-    return signInPage({ email, errors: [sentence], status: r.status === 429 ? 429 : 400 });
-  }
+  if (!r.ok) return signInPage({ email, errors: [loginFailure(r, ctx.requestId)], status: failedStatus(r) });
   ctx.setCookie(STEP_COOKIE, pair(r.body.memberId, r.body.token), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 600) });
   return { redirect: MEMBER_PAGES.code };
 }
 
 // ---------------------------------------------------------------- the code from the mail
 
-function codePage(o: { errors?: string[]; notice?: string; status?: number }) {
-  return page({
-    title: 'Enter the code from your mail',
-    errors: o.errors,
-    notice: o.notice,
-    status: o.status,
-    body: join(
-      paragraph('We have sent a sign-in code to your email address. It is valid for a few minutes.'),
-      form(MEMBER_PAGES.code, [field({ name: 'otp', label: 'Sign-in code', autocomplete: 'one-time-code', inputmode: 'numeric', autofocus: true })], 'Continue'),
-      postButton(MEMBER_PAGES.resend, 'Send me a new code'),
-      paragraph(link(MEMBER_PAGES.signIn, 'Start again')),
-    ),
-  });
-}
+// a member's code is digits: a phone offers its number pad
+const codePage = (o: { errors?: string[]; notice?: string; status?: number }) => codePageOf(MEMBER_PAGES, { ...o, numeric: true });
 
-const stepExpired = () => signInPage({ errors: ['Your sign-in took too long. Sign in again to get a new code.'], status: 401 });
+const stepExpired = () => signInPage({ errors: [STEP_EXPIRED], status: 401 });
 
 function codeGet(ctx: PageCtx) {
   if (!unpair(ctx.cookie(STEP_COOKIE))) return { redirect: MEMBER_PAGES.signIn };
@@ -152,7 +114,7 @@ async function codePost(ctx: PageCtx) {
       ctx.clearCookie(STEP_COOKIE);
       return signInPage({ errors: ['Too many wrong codes. Sign in again to get a new code.'], status: 429 });
     }
-    return codePage({ errors: [genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
+    return codePage({ errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
   }
   ctx.clearCookie(STEP_COOKIE);
   ctx.setCookie(SESSION_COOKIE, pair(step.id, r.body.accessToken), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 900) });
@@ -168,8 +130,7 @@ async function resendPost(ctx: PageCtx) {
       ctx.clearCookie(STEP_COOKIE);
       return stepExpired();
     }
-    const sentence = r.status === 429 && r.classId === 'Otp' ? 'We have sent as many codes as we can for now. Use the newest one, or try again later.' : genericSentence(r, ctx.requestId);
-    return codePage({ errors: [sentence], status: r.status === 429 ? 429 : 400 });
+    return codePage({ errors: [resendFailure(r, ctx.requestId)], status: failedStatus(r) });
   }
   return { redirect: `${MEMBER_PAGES.code}?sent=1` };
 }
@@ -250,23 +211,7 @@ async function signedInPost(ctx: PageCtx) {
   return { redirect: MEMBER_PAGES.signedIn };
 }
 
-function signOutPost(ctx: PageCtx) {
-  ctx.clearCookie(SESSION_COOKIE);
-  ctx.clearCookie(STEP_COOKIE);
-  return { redirect: `${MEMBER_PAGES.signIn}?done=signed-out` };
-}
-
 // ---------------------------------------------------------------- links: invitation and password reset
-
-interface LinkPage {
-  path: string;
-  title: string;
-  intro: string;
-  method: 'acceptInvitation' | 'resetPassword';
-  submit: string;
-  done: string;
-  invalid: string;
-}
 
 const INVITATION: LinkPage = {
   path: MEMBER_PAGES.invitation,
@@ -302,8 +247,7 @@ function linkPage(l: LinkPage, o: { token?: string; errors?: string[]; status?: 
         l.path,
         [
           field({ name: 'token', label: 'Code from your mail', hint: 'Filled in when you open the link in the mail.', value: o.token, fromFragment: 'token', autocomplete: 'off' }),
-          field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', hint: 'At least 12 characters. A few words you will remember work well.' }),
-          field({ name: 'repeat', label: 'New password again', type: 'password', autocomplete: 'new-password' }),
+          ...newPasswordFields(),
         ],
         l.submit,
       ),
@@ -320,8 +264,8 @@ function linkPost(l: LinkPage) {
   return async (ctx: PageCtx) => {
     const token = (ctx.form.token ?? '').trim();
     const password = ctx.form.password ?? '';
-    if (!password) return linkPage(l, { token, errors: ['Enter a new password.'] });
-    if (password !== (ctx.form.repeat ?? '')) return linkPage(l, { token, errors: ['The two passwords are not the same. Type the new password twice.'] });
+    const problem = newPasswordProblem(ctx.form);
+    if (problem) return linkPage(l, { token, errors: [problem] });
     const parsed = parseLinkToken(token);
     if (!parsed) return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
     const r = await ctx.call(CLASS, l.method, parsed.memberId, { token, password });
@@ -339,32 +283,7 @@ function linkFailure(ctx: PageCtx, l: LinkPage, token: string, r: Failed) {
     if (passwordProblems) return linkPage(l, { token, errors: ['Choose another password:', ...sentences] });
     return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
   }
-  return linkPage(l, { token, errors: [genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
-}
-
-// ---------------------------------------------------------------- forgotten password
-
-function forgotPage(o: { email?: string; errors?: string[]; notice?: string; status?: number }) {
-  return page({
-    title: 'Forgotten your password?',
-    errors: o.errors,
-    notice: o.notice,
-    status: o.status,
-    body: join(
-      paragraph('Enter the email address you sign in with. We will mail you a link to choose a new password.'),
-      form(MEMBER_PAGES.forgotPassword, [field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, autofocus: true })], 'Send me a link'),
-      paragraph(link(MEMBER_PAGES.signIn, 'Back to sign in')),
-    ),
-  });
-}
-
-async function forgotPost(ctx: PageCtx) {
-  const email = (ctx.form.email ?? '').trim();
-  if (!email) return forgotPage({ errors: ['Enter your email address.'] });
-  const r = await ctx.call<{ message: string }>(CLASS, 'sendPasswordResetEmail', undefined, { email });
-  if (!r.ok) return forgotPage({ email, errors: [r.status === 400 ? 'Enter a valid email address.' : genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
-  // the API's answer is the same for every email, and so is this page's
-  return forgotPage({ notice: `${r.body.message.replace(/\.$/, '')}. Check your mail.` });
+  return linkPage(l, { token, errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
 }
 
 export function memberPageRoutes(): PageRoute[] {
@@ -374,10 +293,15 @@ export function memberPageRoutes(): PageRoute[] {
     { path: MEMBER_PAGES.code, get: codeGet, post: codePost },
     { path: MEMBER_PAGES.resend, post: resendPost },
     { path: MEMBER_PAGES.signedIn, get: signedInGet, post: signedInPost },
-    { path: MEMBER_PAGES.signOut, post: signOutPost },
+    signOutRoute(MEMBER_PAGES, { step: STEP_COOKIE, session: SESSION_COOKIE }),
     { path: MEMBER_PAGES.invitation, get: linkGet(INVITATION), post: linkPost(INVITATION) },
     { path: MEMBER_PAGES.resetPassword, get: linkGet(RESET), post: linkPost(RESET) },
-    { path: MEMBER_PAGES.forgotPassword, get: () => forgotPage({}), post: forgotPost },
+    forgotPasswordRoute(MEMBER_PAGES, {
+      classId: CLASS,
+      title: 'Forgotten your password?',
+      intro: 'Enter the email address you sign in with. We will mail you a link to choose a new password.',
+      submit: 'Send me a link',
+    }),
   ];
 }
 

@@ -21,46 +21,32 @@
  * user id and the access token until it expires (no refresh token is kept).
  */
 import type { PageCallResult, PageCtx, PageRoute } from '../../../runtime';
+import { field, fieldSentences, form, genericSentence, join, link, page, pair, paragraph, postButton, raw, secondsUntil, unpair } from '../../_platform/pages/kit';
 import {
-  field,
-  fieldSentences,
-  form,
-  genericSentence,
-  join,
-  link,
-  page,
-  pair,
-  paragraph,
-  postButton,
-  raw,
-  secondsUntil,
-  unpair,
-} from '../../_platform/pages/kit';
+  codePage as codePageOf,
+  credentialsFields,
+  failedStatus,
+  forgotPasswordRoute,
+  type LinkPage,
+  loginFailure,
+  newPasswordFields,
+  newPasswordProblem,
+  resendFailure,
+  SIGN_IN_NOTICES,
+  signInPaths,
+  signOutRoute,
+  STEP_EXPIRED,
+} from '../../_platform/pages/sign-in';
 import { BACKOFFICE_PAGES_PATH, BACKOFFICE_ROUTES } from '../settings';
 
 const BASE = BACKOFFICE_PAGES_PATH;
-export const BACKOFFICE_PAGES = {
-  signIn: `${BASE}/`,
-  code: `${BASE}/code`,
-  resend: `${BASE}/code/resend`,
-  signedIn: `${BASE}/signed-in`,
-  signOut: `${BASE}/sign-out`,
-  invitation: `${BASE}/${BACKOFFICE_ROUTES.invitation}`,
-  resetPassword: `${BASE}/${BACKOFFICE_ROUTES.passwordReset}`,
-  forgotPassword: `${BASE}/forgot-password`,
-} as const;
+export const BACKOFFICE_PAGES = signInPaths(BASE, { invitation: BACKOFFICE_ROUTES.invitation, resetPassword: BACKOFFICE_ROUTES.passwordReset });
 
 const STEP_COOKIE = 'bo_step';
 const SESSION_COOKIE = 'bo_session';
 const CLASS = 'ProgramManagementUser';
 
 type Failed = Extract<PageCallResult, { ok: false }>;
-
-const NOTICES: Readonly<Record<string, string>> = {
-  invitation: 'Your password is set. Sign in with it now.',
-  reset: 'Your password has been changed. Sign in with the new one.',
-  'signed-out': 'You have signed out.',
-};
 
 const LABELS = { password: 'The password', email: 'The email address', otp: 'The code' };
 
@@ -86,10 +72,7 @@ function signInPage(o: { email?: string; errors?: string[]; notice?: string; sta
     body: join(
       form(
         BACKOFFICE_PAGES.signIn,
-        [
-          field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, autofocus: !o.email }),
-          field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', autofocus: Boolean(o.email) }),
-        ],
+        credentialsFields(o.email),
         'Sign in',
       ),
       paragraph(link(BACKOFFICE_PAGES.forgotPassword, 'Forgotten your password?')),
@@ -112,33 +95,16 @@ async function signInPost(ctx: PageCtx) {
   const password = ctx.form.password ?? '';
   if (!email || !password) return signInPage({ email, errors: ['Enter your email address and your password.'] });
   const r = await ctx.call<{ token: string; expiresAt: string }>(CLASS, 'login', undefined, { email, password });
-  if (!r.ok) {
-    const sentence =
-      r.status === 401 ? 'The email address or the password is not right. Check both and try again.' : r.status === 400 ? 'Enter a valid email address and your password.' : genericSentence(r, ctx.requestId);
-    return signInPage({ email, errors: [sentence], status: r.status === 429 ? 429 : 400 });
-  }
+  if (!r.ok) return signInPage({ email, errors: [loginFailure(r, ctx.requestId)], status: failedStatus(r) });
   ctx.setCookie(STEP_COOKIE, r.body.token, { maxAgeSeconds: secondsUntil(r.body.expiresAt, 600) });
   return { redirect: BACKOFFICE_PAGES.code };
 }
 
 // ---------------------------------------------------------------- the code from the mail
 
-function codePage(o: { errors?: string[]; notice?: string; status?: number }) {
-  return page({
-    title: 'Enter the code from your mail',
-    errors: o.errors,
-    notice: o.notice,
-    status: o.status,
-    body: join(
-      paragraph('We have sent a sign-in code to your email address. It is valid for a few minutes.'),
-      form(BACKOFFICE_PAGES.code, [field({ name: 'otp', label: 'Sign-in code', autocomplete: 'one-time-code', autofocus: true })], 'Continue'),
-      postButton(BACKOFFICE_PAGES.resend, 'Send me a new code'),
-      paragraph(link(BACKOFFICE_PAGES.signIn, 'Start again')),
-    ),
-  });
-}
+const codePage = (o: { errors?: string[]; notice?: string; status?: number }) => codePageOf(BACKOFFICE_PAGES, o);
 
-const stepExpired = () => signInPage({ errors: ['Your sign-in took too long. Sign in again to get a new code.'], status: 401 });
+const stepExpired = () => signInPage({ errors: [STEP_EXPIRED], status: 401 });
 
 async function codePost(ctx: PageCtx) {
   const step = ctx.cookie(STEP_COOKIE);
@@ -153,7 +119,7 @@ async function codePost(ctx: PageCtx) {
       return stepExpired();
     }
     if (r.status === 400) return codePage({ errors: ['Enter the code as the mail shows it.'] });
-    return codePage({ errors: [genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
+    return codePage({ errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
   }
   ctx.clearCookie(STEP_COOKIE);
   ctx.setCookie(SESSION_COOKIE, pair(r.body.user.id, r.body.accessToken), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 900) });
@@ -169,8 +135,7 @@ async function resendPost(ctx: PageCtx) {
       ctx.clearCookie(STEP_COOKIE);
       return stepExpired();
     }
-    const sentence = r.status === 429 && r.classId === 'Otp' ? 'We have sent as many codes as we can for now. Use the newest one, or try again later.' : genericSentence(r, ctx.requestId);
-    return codePage({ errors: [sentence], status: r.status === 429 ? 429 : 400 });
+    return codePage({ errors: [resendFailure(r, ctx.requestId)], status: failedStatus(r) });
   }
   return codePage({ notice: 'A new code is on its way.' });
 }
@@ -214,23 +179,7 @@ async function signedInPost(ctx: PageCtx) {
   return { redirect: BACKOFFICE_PAGES.signedIn };
 }
 
-function signOutPost(ctx: PageCtx) {
-  ctx.clearCookie(SESSION_COOKIE);
-  ctx.clearCookie(STEP_COOKIE);
-  return { redirect: `${BACKOFFICE_PAGES.signIn}?done=signed-out` };
-}
-
 // ---------------------------------------------------------------- links: invitation and password reset
-
-interface LinkPage {
-  path: string;
-  title: string;
-  intro: string;
-  method: 'acceptInvitation' | 'resetPassword';
-  submit: string;
-  done: string;
-  invalid: string;
-}
 
 const INVITATION: LinkPage = {
   path: BACKOFFICE_PAGES.invitation,
@@ -266,8 +215,7 @@ function linkPage(l: LinkPage, o: { email?: string; code?: string; errors?: stri
         [
           field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, fromFragment: 'email' }),
           field({ name: 'otp', label: 'Code from your mail', value: o.code, fromFragment: 'code', autocomplete: 'off', hint: 'Filled in when you open the link in the mail.' }),
-          field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', hint: 'At least 12 characters. A few words you will remember work well.' }),
-          field({ name: 'repeat', label: 'New password again', type: 'password', autocomplete: 'new-password' }),
+          ...newPasswordFields(),
         ],
         l.submit,
       ),
@@ -282,8 +230,8 @@ function linkPost(l: LinkPage) {
     const code = (ctx.form.otp ?? '').trim();
     const password = ctx.form.password ?? '';
     if (!email || !code) return linkPage(l, { email, code, errors: ['Enter your email address and the code from your mail.'] });
-    if (!password) return linkPage(l, { email, code, errors: ['Enter a new password.'] });
-    if (password !== (ctx.form.repeat ?? '')) return linkPage(l, { email, code, errors: ['The two passwords are not the same. Type the new password twice.'] });
+    const problem = newPasswordProblem(ctx.form);
+    if (problem) return linkPage(l, { email, code, errors: [problem] });
     const r = await ctx.call(CLASS, l.method, undefined, { email, otp: code, password });
     if (r.ok) return { redirect: `${BACKOFFICE_PAGES.signIn}?done=${l.done}` };
     return linkFailure(ctx, l, email, code, r);
@@ -297,44 +245,25 @@ function linkFailure(ctx: PageCtx, l: LinkPage, email: string, code: string, r: 
     if (r.code === 4016 && sentences.length) return linkPage(l, { email, code, errors: ['Choose another password:', ...sentences] });
     return linkPage(l, { email, code, errors: sentences.length ? sentences : [l.invalid] });
   }
-  return linkPage(l, { email, code, errors: [genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
-}
-
-// ---------------------------------------------------------------- forgotten password
-
-function forgotPage(o: { email?: string; errors?: string[]; notice?: string; status?: number }) {
-  return page({
-    title: 'Back office: forgotten your password?',
-    errors: o.errors,
-    notice: o.notice,
-    status: o.status,
-    body: join(
-      paragraph('Enter the email address you sign in with. We will mail you a code and a link to choose a new password.'),
-      form(BACKOFFICE_PAGES.forgotPassword, [field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, autofocus: true })], 'Send me a code'),
-      paragraph(link(BACKOFFICE_PAGES.signIn, 'Back to sign in')),
-    ),
-  });
-}
-
-async function forgotPost(ctx: PageCtx) {
-  const email = (ctx.form.email ?? '').trim();
-  if (!email) return forgotPage({ errors: ['Enter your email address.'] });
-  const r = await ctx.call<{ message: string }>(CLASS, 'sendPasswordResetEmail', undefined, { email });
-  if (!r.ok) return forgotPage({ email, errors: [r.status === 400 ? 'Enter a valid email address.' : genericSentence(r, ctx.requestId)], status: r.status === 429 ? 429 : 400 });
-  return forgotPage({ notice: `${r.body.message.replace(/\.$/, '')}. Check your mail.` });
+  return linkPage(l, { email, code, errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
 }
 
 export function backOfficePageRoutes(): PageRoute[] {
-  const signInGet = (ctx: PageCtx) => signInPage({ notice: NOTICES[ctx.query.done ?? ''] });
+  const signInGet = (ctx: PageCtx) => signInPage({ notice: SIGN_IN_NOTICES[ctx.query.done ?? ''] });
   return [
     { path: BASE, get: signInGet },
     { path: BACKOFFICE_PAGES.signIn, get: signInGet, post: signInPost },
     { path: BACKOFFICE_PAGES.code, get: (ctx) => (ctx.cookie(STEP_COOKIE) ? codePage({}) : { redirect: BACKOFFICE_PAGES.signIn }), post: codePost },
     { path: BACKOFFICE_PAGES.resend, post: resendPost },
     { path: BACKOFFICE_PAGES.signedIn, get: signedInGet, post: signedInPost },
-    { path: BACKOFFICE_PAGES.signOut, post: signOutPost },
+    signOutRoute(BACKOFFICE_PAGES, { step: STEP_COOKIE, session: SESSION_COOKIE }),
     { path: BACKOFFICE_PAGES.invitation, get: () => linkPage(INVITATION, {}), post: linkPost(INVITATION) },
     { path: BACKOFFICE_PAGES.resetPassword, get: () => linkPage(RESET, {}), post: linkPost(RESET) },
-    { path: BACKOFFICE_PAGES.forgotPassword, get: () => forgotPage({}), post: forgotPost },
+    forgotPasswordRoute(BACKOFFICE_PAGES, {
+      classId: CLASS,
+      title: 'Back office: forgotten your password?',
+      intro: 'Enter the email address you sign in with. We will mail you a code and a link to choose a new password.',
+      submit: 'Send me a code',
+    }),
   ];
 }
