@@ -14,7 +14,8 @@ import { createLogger } from './logger';
 import type { RedisTarget } from './redis/connection';
 import { resolveRedis, type EmbeddedRedis } from './redis/embedded-redis';
 import { slotProjectorName } from './stream/projector-settings';
-import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, Runtime, stopDeadlineMs } from './runtime';
+import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, stopDeadlineMs } from './process-settings';
+import type { Runtime } from './runtime';
 import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
 
 const READY = 'runtime-ready';
@@ -64,7 +65,9 @@ async function runtimeProcess(): Promise<void> {
   const logger = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection'));
   const redis = await redisOf(config, logger);
-  const runtime = await Runtime.create(config, redis.target, { logger });
+  // loaded once the settings and connections are known good: a wrong one is answered without loading it
+  const { Runtime: RuntimeClass } = await import('./runtime');
+  const runtime: Runtime = await RuntimeClass.create(config, redis.target, { logger });
   const port = await runtime.start().catch((err) => {
     throw fromListenError(err, config.port) ?? err;
   });

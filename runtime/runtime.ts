@@ -3,8 +3,8 @@ import * as http from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import * as path from 'node:path';
 import * as https from 'node:https';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret } from './process-settings';
 import { RedisJournals } from './actor/journal';
 import { Dispatcher, type CallRequest } from './actor/dispatcher';
 import { ClassRegistry } from './actor/registry';
@@ -37,6 +37,8 @@ import { MessageDelivery } from './mail/delivery';
 import { DeadLetters } from './queue/dead-letters';
 import { openMessagePorts } from './mail/ports';
 
+export { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, stopDeadlineMs } from './process-settings';
+
 /** how long an idle kept-alive HTTP connection stays open (ms): past the usual load balancer's 60 s */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -45,28 +47,6 @@ export interface RuntimeOverrides {
   documents?: DocumentStore;
   blobs?: BlobStore;
   logger?: Logger;
-}
-
-/**
- * Embedded default for JWT_SECRET: a random secret kept in DATA_DIR so tokens
- * survive restarts. Created with an exclusive link, so processes starting
- * together all end up with the same secret.
- */
-export function ensureEmbeddedJwtSecret(dataDir: string, logger: Logger): string {
-  const file = path.join(dataDir, 'jwt-secret');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
-  fs.mkdirSync(dataDir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(tmp, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  try {
-    fs.linkSync(tmp, file);
-    logger.warn({ file }, 'JWT_SECRET is unset: generated a development secret; set JWT_SECRET in production');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    fs.unlinkSync(tmp);
-  }
-  return fs.readFileSync(file, 'utf8').trim();
 }
 
 async function openBlobs(config: RuntimeConfig): Promise<BlobStore> {
@@ -119,12 +99,6 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
   );
 }
 
-/**
- * How long a stopping process waits for the calls in flight: the longest budget
- * a synchronous call can have (30 s, runtime/actor/decorators.ts). Past it the
- * remaining connections are closed.
- */
-export const DRAIN_TIMEOUT_MS = 30_000;
 
 /**
  * How long a stopping process waits for the work its calls started after
@@ -133,27 +107,7 @@ export const DRAIN_TIMEOUT_MS = 30_000;
  */
 const BACKGROUND_SETTLE_MS = 5_000;
 
-/**
- * DRAIN_GRACE_MS (default 0): after SIGTERM, how long /ready answers 503 while
- * the listener still accepts, so a load balancer stops sending before
- * connections are refused.
- */
-export function drainGraceMs(env: NodeJS.ProcessEnv): number {
-  const raw = env.DRAIN_GRACE_MS;
-  if (raw === undefined || raw === '') return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new Error(`DRAIN_GRACE_MS must be a whole number of milliseconds from 0 to 60000 (got '${raw}')`);
-  return n;
-}
 
-/**
- * The longest a stopping process may take before it is ended by force: the
- * ready grace, the HTTP drain, then the workers' closes (each bounded by
- * closeWithin, runtime/queue/close.ts) and the stores'.
- */
-export function stopDeadlineMs(graceMs: number): number {
-  return graceMs + DRAIN_TIMEOUT_MS + 30_000;
-}
 
 export interface StopOptions {
   /** how long /ready answers 503 while the listener still accepts, so a load balancer stops sending first (default 0) */
