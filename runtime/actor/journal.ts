@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RedisConnection } from '../redis/connection';
+import { canonicalJson } from '../canonical-json';
 import { runtimeError } from '../errors';
 
 /** what a journal needs of a caller's identity (an Identity, which types.ts declares: named here so that neither imports the other) */
@@ -124,16 +125,6 @@ function luaSource(): string {
 
 export function checkJournalName(name: string): void {
   if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`journal name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
-}
-
-/** JSON with object keys sorted: the same body sent with its fields in another order has the same digest */
-export function canonicalJson(value: unknown): string {
-  if (value === undefined) return 'null';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
 function sha256(text: string): string {

@@ -15,7 +15,7 @@ import { nestedDeeperThan, parseByteSize } from './body-guards';
 import { devMailRouter } from '../mail/dev-page';
 import { CONSOLE_PATH, operatorConsole, type ConsoleOptions } from './console';
 import { openApiRouter } from './openapi';
-import { pagesRouter, type PageSite } from './pages';
+import { escapeHtml, pagesRouter, type PageSite } from './pages';
 import { IdempotencyStore, type IdempotencyClaim } from './idempotency';
 import type { RedisJournals } from '../actor/journal';
 import type { RedisConnection } from '../redis/connection';
@@ -180,10 +180,6 @@ function sendError(res: Response, err: unknown, log: Logger): void {
 /** The stylesheet of the service's own pages: readable, no framework. */
 const SITE_CSS = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
 h1{font-size:1.5rem}a{color:#0b57d0}li{margin:.5rem 0}code{background:#f1f3f6;padding:0 .25rem;border-radius:3px}`;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** The page at `/`: the project and where to go from here. */
 function landingPage(projectId: string, links: readonly { href: string; title: string; text: string }[]): string {

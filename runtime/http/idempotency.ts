@@ -23,6 +23,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { RedisConnection } from '../redis/connection';
+import { canonicalJson } from '../canonical-json';
 import { ActorError, RuntimeCodes } from '../errors';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -95,16 +96,6 @@ export function idempotencyKeyOf(headers: Record<string, string | string[] | und
   return value;
 }
 
-/** JSON with object keys sorted: the same body sent with its fields in another order is the same request */
-function canonical(value: unknown): string {
-  if (value === undefined) return 'null';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
-}
-
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -172,7 +163,7 @@ export class IdempotencyStore {
     replayWindowSeconds?: number,
   ): Promise<IdempotencyOutcome | undefined> {
     const key = idempotencyKeyOf(headers);
-    const hash = sha256(`${request.method} ${request.path}\n${canonical(request.body)}`);
+    const hash = sha256(`${request.method} ${request.path}\n${canonicalJson(request.body)}`);
     if (key !== undefined) return this.claim(`${this.base}:idem:${sha256(`${caller}\n${key}`)}`, hash, budgetMs, IDEMPOTENCY_TTL_SECONDS, false);
     if (!replayWindowSeconds) return undefined;
     return this.claim(`${this.base}:idem:${sha256(`${caller}\nrequest:${hash}`)}`, hash, budgetMs, replayWindowSeconds, true);

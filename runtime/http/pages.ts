@@ -136,7 +136,8 @@ export function loadPageSites(classDirs: readonly string[], env: NodeJS.ProcessE
   });
 }
 
-function escapeHtml(text: string): string {
+/** text made safe inside HTML (content and quoted attribute values) */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
