@@ -10,7 +10,7 @@ import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
-import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 import { startRedisCluster, parseClusterNodes, command as redisCommand, type LocalRedisCluster } from '../support/redis-cluster';
 
 const root = projectRoot();
@@ -617,7 +617,10 @@ describe('docker-compose.cluster.yml', () => {
       const first = await run('sh', ['-c', script], { env });
       expect({ code: first.code, output: first.output }).toEqual({ code: 0, output: expect.stringContaining('cluster ok') });
       for (const n of nodes.nodes) expect(String(await redisCommand(n.port, ['CLUSTER', 'INFO']))).toMatch(/^cluster_state:ok\r?$/m);
-      const view = parseClusterNodes(String(await redisCommand(nodes.nodes[0].port, ['CLUSTER', 'NODES'])));
+      // a replica's new role reaches the first node by gossip, which may come a moment after cluster_state:ok
+      const viewOf = async () => parseClusterNodes(String(await redisCommand(nodes.nodes[0].port, ['CLUSTER', 'NODES'])));
+      let view = await viewOf();
+      await waitFor(async () => (view = await viewOf()).filter((r) => r.flags.includes('slave')).length === 3, { timeoutMs: 10_000, what: 'the replicas known to the first node' }).catch(() => undefined);
       const masters = view.filter((r) => r.flags.includes('master'));
       expect(masters.length).toBe(3);
       for (const m of masters) expect({ port: m.port, replicas: view.filter((r) => r.master === m.id).length, slots: m.slots.length > 0 }).toEqual({ port: m.port, replicas: 1, slots: true });
