@@ -14,8 +14,10 @@ const logger = pino({ level: 'silent' });
 let redis: Redis;
 let store: StateStore;
 
+// Named, so the blocking connections the managers duplicate from it can be told apart in CLIENT LIST
+const connectionName = uniqueProjectId('turns-test-');
 beforeAll(() => {
-  redis = new Redis(redisUrl());
+  redis = new Redis(redisUrl(), { connectionName });
   store = new StateStore(redis, uniqueProjectId('turns'));
 });
 afterAll(() => redis.quit());
@@ -40,6 +42,13 @@ function turnOf(start: TurnStart): Turn {
 }
 
 const leaseHolder = (id: string) => redis.get(store.keys.lease('C', id));
+
+/** How many of this file's connections are blocked on a wake-up list right now. */
+async function blockedWaiters(): Promise<number> {
+  const list = (await redis.client('LIST')) as string;
+  // flags=b: blocked now (cmd= names the last command, which an idle pooled connection keeps too)
+  return list.split('\n').filter((line) => line.includes(` name=${connectionName} `) && / flags=\w*b\w* /.test(line)).length;
+}
 
 test('one holder across processes: a second manager waits, and is refused past its deadline', async () => {
   const id = freshId();
@@ -170,7 +179,11 @@ test('hand-over is fair across processes: a process arriving after the release q
   const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
   const order: string[] = [];
   const waitingB = b.begin('C', id, 'upsert', false, inTenSeconds()).then((s) => (order.push('b'), turnOf(s)));
-  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1, { what: 'b waiting for the lease' });
+  // Redis wakes the longest-blocked waiter: b counts as waiting once it is registered and blocked,
+  // which are two round trips apart
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1 && (await blockedWaiters()) === 1, {
+    what: 'b registered and blocked on the wake-up list',
+  });
   await first.abandon();
   first.end();
   // c arrives once the lease is released to the waiters: it must not take it before b

@@ -7,8 +7,9 @@
 -- not wait on the wake-up list), ARGV[6] how long a handed-over lease waits to be taken (ms)
 -- A lease released while others wait is not freed but set to 'handoff' and a wake-up
 -- pushed: Redis wakes the longest-blocked waiter, and only a woken waiter takes a lease
--- in hand-over, so a process arriving meanwhile queues behind the waiters (fair across
--- processes) instead of taking it first.
+-- in hand-over, so a process arriving meanwhile queues behind the waiters already blocked
+-- (fair across processes) instead of taking it first. A waiter between its registration and
+-- its block (one round trip) can still be overtaken: fairness, not exclusivity, is at stake.
 -- Returns {1, version, state, lookups} when taken (init: {1}),
 --         {0, pttl} when another holder has it,
 --         {-2} init on an existing instance, {-3} write on a missing instance
