@@ -1752,6 +1752,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/listHeldHrPushes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.listHeldHrPushes (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_listHeldHrPushes_get"];
+        put?: never;
+        /**
+         * Member.listHeldHrPushes (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_listHeldHrPushes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/listHrLedger": {
         parameters: {
             query?: never;
@@ -2078,6 +2102,26 @@ export interface paths {
          * @description stateless: no instance. Admits: public (and the system identity). Time budget 10 s.
          */
         post: operations["Member_sendPasswordResetEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/settleHeldHrPush/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.settleHeldHrPush (QUEUED_WRITE)
+         * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class:ApprovalManager (and the system identity). Time budget 60 s.
+         */
+        post: operations["Member_settleHeldHrPush"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7864,6 +7908,11 @@ export interface components {
             hasWaitingApproval: boolean;
             createdAt: string;
             updatedAt: string;
+            /** @description a deactivating HR push is held by the quarantine (listHeldHrPushes) */
+            hrDeactivationHeld?: boolean;
+            hrHeldAt?: string | null;
+            /** @description the held push: kind, approvalId, heldAt, replaced */
+            hrHeld?: Record<string, never> | null;
         };
         "Member.records.answer": unknown;
         /** @description The member's contact section (spec 4.5). */
@@ -8007,7 +8056,7 @@ export interface components {
             leavingReason?: string | null;
             companyId: string;
         };
-        /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
+        /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
         "Member.hrUpdateEmployee.answer": {
             /** @constant */
             success: true;
@@ -8023,7 +8072,19 @@ export interface components {
                  * @constant
                  */
                 staffIdMigrated?: true;
+                /**
+                 * @description present (true) when the push is held by the quarantine (202)
+                 * @constant
+                 */
+                held?: true;
+                /** @description the approval (event HR_DEACTIVATION_HELD) that releases or discards a held push */
+                approvalId?: string;
             };
+            /**
+             * @description present on a held push (202): HR_DEACTIVATION_HELD
+             * @constant
+             */
+            code?: 10076;
         };
         /** @description Spec 7.2: the error body of the HR employee and dependant endpoints. */
         "Member.hrError.answer": {
@@ -8064,7 +8125,7 @@ export interface components {
             type: string;
             birthdate: string;
         };
-        /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+        /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
         "Member.hrUpsertDependant.answer": {
             /** @constant */
             success: true;
@@ -8076,7 +8137,19 @@ export interface components {
                 updatedFields: string[];
                 /** @description only when there are warnings (e.g. an unrecognised relationship type) */
                 warnings?: string[];
+                /**
+                 * @description present (true) when the push is held by the quarantine (202)
+                 * @constant
+                 */
+                held?: true;
+                /** @description the approval (event HR_DEACTIVATION_HELD) that releases or discards a held push */
+                approvalId?: string;
             };
+            /**
+             * @description present on a held push (202): HR_DEACTIVATION_HELD
+             * @constant
+             */
+            code?: 10076;
         };
         /** @description Member.importMember: One row of a migration sheet (`npm run cli -- import members|dependants`, as the system): created, updated or unchanged, with memberships; a dry run writes nothing (use-cases/import.ts). */
         "Member.importMember.answer": {
@@ -8116,6 +8189,47 @@ export interface components {
                 uploadedAt: string;
                 updatedAt: string;
             }[];
+        };
+        /**
+         * @example {
+         *       "companyId": "6f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f",
+         *       "limit": 50
+         *     }
+         * @example {}
+         */
+        "Member.listHeldHrPushes": {
+            /** @description one company's held pushes (a company user sees its own company's only) */
+            companyId?: string;
+            /** @default 1 */
+            page: number;
+            /** @default 20 */
+            limit: number;
+        };
+        /** @description Members whose deactivating HR push is held by the quarantine, oldest hold first: approving the approval (event HR_DEACTIVATION_HELD) applies the push, rejecting it discards it. */
+        "Member.listHeldHrPushes.answer": {
+            held: {
+                memberId: string;
+                staffId?: string | null;
+                fullName?: string;
+                /** @description the member's status now (the held push is not applied) */
+                status?: string;
+                companyId?: string | null;
+                isDependant?: boolean;
+                primaryMemberId?: string | null;
+                /**
+                 * @description the endpoint that pushed it (4.2 or 4.3)
+                 * @enum {unknown}
+                 */
+                kind: "employee" | "dependant";
+                approvalId: string;
+                heldAt: string;
+                /** @description newer deactivating pushes that replaced the held record while it waited */
+                replaced: number;
+            }[];
+            totalCount: number;
+            page: number;
+            limit: number;
+            totalPages: number;
         };
         /**
          * @example {
@@ -19203,8 +19317,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
+                };
+            };
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19313,8 +19436,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
+                };
+            };
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19400,7 +19533,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19409,8 +19542,17 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19506,7 +19648,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19516,8 +19658,18 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19817,6 +19969,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.listDocuments.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_listHeldHrPushes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members whose deactivating HR push is held by the quarantine, oldest hold first: approving the approval (event HR_DEACTIVATION_HELD) applies the push, rejecting it discards it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listHeldHrPushes.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_listHeldHrPushes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "companyId": "6f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f",
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.listHeldHrPushes"];
+            };
+        };
+        responses: {
+            /** @description Members whose deactivating HR push is held by the quarantine, oldest hold first: approving the approval (event HR_DEACTIVATION_HELD) applies the push, rejecting it discards it. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listHeldHrPushes.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -20812,6 +21044,62 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_settleHeldHrPush: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.approvalCallback"];
+            };
+        };
+        responses: {
+            /** @description queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_singleSignOn_get: {
         parameters: {
             query?: never;
@@ -21658,8 +21946,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). */
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpdateEmployee.answer"];
+                };
+            };
+            /** @description Spec 4.2: the employee record was applied (updatedFields is empty when nothing differed). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21762,7 +22060,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21772,8 +22070,18 @@ export interface operations {
                     "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
                 };
             };
-            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). */
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
             201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrUpsertDependant.answer"];
+                };
+            };
+            /** @description Spec 4.3: 200 when the dependant was updated (updatedFields lists the changed fields, empty when nothing changed), 201 when it was added (updatedFields empty). 202: the push would deactivate the member past its company's quarantine limit and is held for review (code 10076, nothing applied, nothing to retry). */
+            202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;

@@ -23,6 +23,7 @@ import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { hrErrorShape, hrReplayWindow, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
+import { quarantineSettings, type QuarantineSettings } from './hr-quarantine';
 import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL, type HrLedgerQuery } from './hr-ledger';
 import { LIST_MEMBERS, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
 import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
@@ -31,6 +32,8 @@ import type { MemberClassState } from './types';
 import * as hrEmployee from './use-cases/hr-employee';
 import * as hrDependant from './use-cases/hr-dependant';
 import * as hrLedger from './use-cases/hr-ledger';
+import * as hrRelease from './use-cases/hr-release';
+import * as hrQuarantine from './use-cases/hr-quarantine';
 import * as family from './use-cases/family';
 import * as common from './use-cases/common';
 import * as idPhoto from './use-cases/id-photo';
@@ -84,8 +87,12 @@ export class Member {
   /** sign-in's configuration: SAML identity providers, the member application, link lifetimes (sign-in-rules.ts) */
   readonly signIn: SignInSettings;
 
+  /** deactivations from HR held past a company's limit (hr-quarantine.ts) */
+  readonly quarantine: QuarantineSettings;
+
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
+    this.quarantine = quarantineSettings(env);
     this.memberAppUrl = memberAppUrl(env);
     this.signIn = signInSettingsFrom(env);
   }
@@ -93,20 +100,29 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', errorAnswer: 'hrError.answer', journal: HR_EMPLOYEE_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', answerStatuses: [200, 202], errorAnswer: 'hrError.answer', journal: HR_EMPLOYEE_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
   async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
 
   @Internal({ access: ['class:Member'], schema: false })
   async hrApplyEmployee(ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) {
-    return hrEmployee.hrApplyEmployee(ctx);
+    return hrEmployee.hrApplyEmployee(ctx, this.quarantine);
+  }
+
+  /**
+   * Approval callback of HR_DEACTIVATION_HELD: approve applies the held HR push
+   * through the push's own step, reject discards it (hr-release.ts).
+   */
+  @QueuedWrite({ access: ['class:ApprovalManager'], schema: 'approvalCallback' })
+  async settleHeldHrPush(ctx: MemberCtx<ApprovalCallbackBody>) {
+    return hrRelease.settleHeldHrPush(ctx);
   }
 
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201], errorAnswer: 'hrError.answer', journal: HR_DEPENDANT_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
+  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201, 202], errorAnswer: 'hrError.answer', journal: HR_DEPENDANT_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
   async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
@@ -118,7 +134,7 @@ export class Member {
 
   @Internal({ access: ['class:Member'], schema: false, upsert: true })
   async hrApplyDependant(ctx: MemberCtx<hrDependant.ApplyDependantBody>) {
-    return hrDependant.hrApplyDependant(ctx);
+    return hrDependant.hrApplyDependant(ctx, this.quarantine);
   }
 
   /**
@@ -143,6 +159,15 @@ export class Member {
   @Static({ access: [...PM] })
   listHrLedger(ctx: MemberStaticCtx<HrLedgerQuery>) {
     return hrLedger.listHrLedger(ctx);
+  }
+
+  /**
+   * The members whose deactivating HR push the quarantine holds, oldest first (hr-quarantine.ts); a company
+   * user sees its own company's. Each names the approval that releases (approve) or discards (reject) it.
+   */
+  @Static({ access: [...PM], answer: 'listHeldHrPushes.answer' })
+  listHeldHrPushes(ctx: MemberStaticCtx<hrQuarantine.HeldHrPushesQuery>) {
+    return hrQuarantine.listHeldHrPushes(ctx);
   }
 
   // ---------------------------------------------------------------- HR 4.1
@@ -518,8 +543,9 @@ export class Member {
  * Compiles only while each method of the class takes and answers what the
  * function of its name does.
  */
-type SelfCalls = Pick<typeof hrEmployee, 'hrApplyEmployee'> &
-  Pick<typeof hrDependant, 'hrPrimaryInfo' | 'hrApplyDependant'> &
+type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) => ReturnType<typeof hrEmployee.hrApplyEmployee> } & {
+  hrApplyDependant: (ctx: MemberCtx<hrDependant.ApplyDependantBody>) => ReturnType<typeof hrDependant.hrApplyDependant>;
+} & Pick<typeof hrDependant, 'hrPrimaryInfo'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &

@@ -42,6 +42,8 @@ export const HR_MESSAGES = {
   employeeUnchanged: 'Employee is up to date; nothing changed',
   employeeStale: 'A newer record of this employee was already applied; this one was not',
   dependantStale: 'A newer record of this dependant was already applied; this one was not',
+  employeeHeld: 'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
+  dependantHeld: 'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
   dependantUpdated: 'Dependant updated successfully',
   dependantAdded: 'Dependant added successfully',
 } as const;

@@ -38,7 +38,13 @@ export function describeEmployeePush({ body, answer }: JournalCall): Fields {
     memberId: text(done.memberId),
     updatedFields: texts(done.updatedFields),
     staffIdMigrated: done.staffIdMigrated === true ? true : undefined,
+    ...held(done),
   };
+}
+
+/** a push the quarantine held (202): the approval that settles it */
+function held(done: Record<string, unknown>): Fields {
+  return done.held === true ? { held: true, approvalId: text(done.approvalId) } : {};
 }
 
 /** spec 4.3: the dependant record */
@@ -54,6 +60,7 @@ export function describeDependantPush({ body, answer }: JournalCall): Fields {
     primaryMemberId: text(done.primaryMemberId),
     updatedFields: texts(done.updatedFields),
     warnings: texts(done.warnings),
+    ...held(done),
   };
 }
 

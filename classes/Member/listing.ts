@@ -26,6 +26,8 @@ export const MEMBER_INDEXES: IndexSpec[] = [
   { keys: { staffId: 1 } },
   { keys: { emailLower: 1 } },
   { keys: { membershipStatuses: 1 } },
+  // the quarantine's held pushes, a company's at a time (listHeldHrPushes)
+  { keys: { hrDeactivationHeld: 1, companyId: 1 } },
   // the fields listMembers searches (with staffId): MongoDB scans these index keys instead of
   // the documents for a case-insensitive search, and the embedded store keeps a search column of each
   { keys: { fullName: 1 } },
@@ -58,7 +60,10 @@ export function memberDocument(profile: MemberProfile, state: MemberPrivateState
     membershipStatuses: [...new Set((profile.memberships ?? []).map((m) => m.status))],
     tierIds: [...new Set((profile.memberships ?? []).map((m) => m.tierId))],
     familyMemberCount: (profile.familyMembers ?? []).length,
-    hasWaitingApproval: Boolean(state.pendingPhoto || state.pendingChange),
+    hasWaitingApproval: Boolean(state.pendingPhoto || state.pendingChange || state.heldHr),
+    hrDeactivationHeld: Boolean(state.heldHr),
+    hrHeldAt: state.heldHr?.heldAt ?? null,
+    hrHeld: state.heldHr ? { kind: state.heldHr.kind, approvalId: state.heldHr.approvalId, heldAt: state.heldHr.heldAt, replaced: state.heldHr.replaced } : null,
     createdAt: profile.createdAt,
     updatedAt: profile.updatedAt,
   };

@@ -175,6 +175,8 @@ export interface MemberPrivateState {
   hrRegistrationFinishedAt?: string;
   /** the newest X-HR-Timestamp of an HR push applied to this member: an older record is not applied (hr-contract.ts) */
   hrRecordedAt?: string;
+  /** an HR push that would deactivate the member, held by the quarantine (hr-quarantine.ts) until reviewed */
+  heldHr?: HeldHrPush | null;
   /** set by streamMember (a changed state is what makes the runtime project it again) */
   streamedAt?: string;
   /**
@@ -185,6 +187,22 @@ export interface MemberPrivateState {
   credentials?: MemberCredentials | null;
   /** when the member last signed in (checkOtp, singleSignOn) */
   lastSignInAt?: string | null;
+}
+
+/**
+ * A deactivating HR push the quarantine holds: the body its apply step takes
+ * (hrApplyEmployee's or hrApplyDependant's), kept whole so that a release
+ * applies exactly what HR sent, through the same step.
+ */
+export interface HeldHrPush {
+  kind: 'employee' | 'dependant';
+  body: Record<string, unknown>;
+  companyId: string;
+  /** the approval that releases (approve) or discards (reject) it */
+  approvalId: string;
+  heldAt: string;
+  /** how many pushes it has replaced while held (the newest record is the one held) */
+  replaced: number;
 }
 
 /** A member's password, as stored (classes/_platform/passwords.ts). */

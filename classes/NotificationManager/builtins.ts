@@ -84,6 +84,16 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
       `<p>Hello {{name}},</p><p>You are invited to the ${BRAND}. Set your password at <a href="{{inviteUrl}}">{{inviteUrl}}</a>.</p><p>If the link does not open, your invitation code is <strong>{{otp}}</strong>.</p>`,
     ),
   },
+  HR_DEACTIVATIONS_HELD: {
+    title: 'HR deactivations held',
+    description:
+      "Tells the program's operators (HR_QUARANTINE_NOTIFY) that a company passed its limit of deactivations from HR and further ones are held for review; sent once per company and window. Parameters: companyId, limit, windowMinutes, approvalId (the first held push's approval).",
+    audience: 'program_management',
+    channels: emailOnly(
+      `${BRAND}: deactivations from HR held for review`,
+      `<p>The HR system deactivated more than {{limit}} members of company {{companyId}} within {{windowMinutes}} minutes. Further deactivations of this company are held, not applied.</p><p>Review them in the back office: approvals of event HR_DEACTIVATION_HELD (the first is {{approvalId}}). Approving one applies it; rejecting it discards it.</p>`,
+    ),
+  },
   MEMBER_WELCOME: {
     title: 'Member welcome',
     description: 'Welcomes a member whose membership account is ready, by email and in the app. Parameters: name, loginUrl.',

@@ -19,7 +19,7 @@ import { ClassRegistry } from '../../runtime/actor/registry';
 import { projectRoot } from '../../runtime/config';
 import type { TestRuntime } from '../support/harness';
 import { waitFor, seedRoles } from '../support/harness';
-import { createMember, IMAGES, seedProgram, startMemberRuntime, uniq } from '../member/support';
+import { API_KEY, createMember, employeeRecord, IMAGES, seedProgram, startMemberRuntime, uniq } from '../member/support';
 import { FakeHr, hrEmployee } from '../member/fake-hr';
 
 const root = projectRoot();
@@ -124,6 +124,8 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     unarchiveDocument: member(doc),
     // the HR ledger spans every company and a refused push may name none: internal users only
     listHrLedger: { instance: () => '', body: () => ({ limit: 1 }), ownRefused: true },
+    // the members listing underneath: a company user sees its own company's holds only
+    listHeldHrPushes: { instance: () => '', body: () => ({}), listing: (b: { held: { companyId: string }[] }) => b.held.filter((h) => h.companyId === 'c-1') },
     listMembers: {
       instance: () => '',
       body: (f) => ({ search: f.memberId.slice(0, 0) || undefined }),
@@ -201,7 +203,16 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
 
 beforeAll(async () => {
   hr = await new FakeHr().start();
-  t = await startMemberRuntime({ HR_BASE_URL: hr.url, HR_API_KEY: 'hr-secret', HR_TIMEOUT_MS: '2000', HR_RETRIES: '0' });
+  // the quarantine holds every HR deactivation of a company after its first in the hour: c-1 has a held push to list
+  t = await startMemberRuntime({
+    HR_BASE_URL: hr.url,
+    HR_API_KEY: 'hr-secret',
+    HR_TIMEOUT_MS: '2000',
+    HR_RETRIES: '0',
+    HR_QUARANTINE_COUNT: '1',
+    HR_QUARANTINE_PERCENT: '0',
+    HR_QUARANTINE_FLOOR: '0',
+  });
   await seedProgram(t);
   const roles = [
     { id: 'super', name: 'super', level: 1, permissions: {} },
@@ -212,6 +223,12 @@ beforeAll(async () => {
     authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles: ['super', 'approver'], ...(tenant ? { tenant } : {}) })}`,
   });
   as = { internal: user('int'), own: user('own', 'c-1'), other: user('oth', 'c-2') };
+  const leaving = [uniq('Q'), uniq('Q')];
+  for (const staffId of leaving) await createMember(t, { staffId });
+  const answers = [];
+  for (const staffId of leaving) answers.push((await t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated' }), API_KEY)).status);
+  expect(answers).toEqual([200, 202]);
+  await waitFor(async () => (await t.rt.documents.count('members', { companyId: 'c-1', hrDeactivationHeld: true })) > 0, { what: 'the held push listed' });
 });
 afterAll(async () => {
   await t.stop();

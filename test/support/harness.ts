@@ -42,6 +42,9 @@ export function testEnv(projectId: string, extra: Record<string, string> = {}): 
     ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0',
     // a push of the same HR record twice is a new push (the replay window has its own tests, which set it)
     HR_REPLAY_WINDOW_SECONDS: '0',
+    // suites terminate members of a few seeded companies at will (the quarantine has its own tests, which set it)
+    HR_QUARANTINE_COUNT: '0',
+    HR_QUARANTINE_PERCENT: '0',
     ...extra,
   };
 }

@@ -11,7 +11,9 @@ import { dependantSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newer
 import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
 import { logMemberChange, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
+import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard } from './common';
+import { heldAnswer, holdIfQuarantined } from './hr-hold';
 import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
 
@@ -42,7 +44,7 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     if (Object.keys(errors).length) throw validationError(errors);
     const rec = normalizeDependant(raw);
 
-    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: typeof hrApplyDependant }>(ctx);
+    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: (ctx: MemberCtx<ApplyDependantBody>) => ReturnType<typeof hrApplyDependant> }>(ctx);
     let primary;
     try {
       // the primary member by its staff id: its own facts and its family list (one read, the lookup resolved by the call)
@@ -66,6 +68,9 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
       await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: primary.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
     }
     warnings.push(...applied.warnings);
+    if (applied.heldApprovalId) {
+      return heldAnswer(ctx, HR_MESSAGES.dependantHeld, { dependantId: rec.id, primaryMemberId: primary.id, updatedFields: [], ...(warnings.length ? { warnings } : {}) }, applied.heldApprovalId);
+    }
 
     ctx.response.status = applied.created ? 201 : 200;
     return {
@@ -86,8 +91,25 @@ export function hrPrimaryInfo(ctx: MemberReadCtx): PrimaryInfo & { familyMembers
   return { id: p.id, company: p.company, memberType: p.memberType, loginMethod: p.loginMethod, familyMembers: p.familyMembers ?? [] };
 }
 
-export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>) {
-  const input = ctx.request.body;
+export interface AppliedDependant {
+  created: boolean;
+  updatedFields: string[];
+  ref: FamilyMember;
+  warnings: string[];
+  stale: boolean;
+  /** the quarantine holds the push (nothing applied): the approval that releases or discards it */
+  heldApprovalId?: string;
+}
+
+export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>, quarantine: QuarantineSettings): Promise<AppliedDependant> {
+  return applyDependant(ctx, ctx.request.body, quarantine);
+}
+
+/**
+ * Upserts a dependant record; `quarantine` null: a held push released by its
+ * approval, or the HR registration (which creates, never deactivates).
+ */
+export async function applyDependant(ctx: MemberCtx<unknown>, input: ApplyDependantBody, quarantine: QuarantineSettings | null): Promise<AppliedDependant> {
   const state = memberState(ctx);
   const now = new Date().toISOString();
   const warnings: string[] = [];
@@ -119,6 +141,17 @@ export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>) {
   const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
   if (recordedAt !== state.hrRecordedAt) state.hrRecordedAt = recordedAt;
   const result = applyDependantRecord(before, { record: input.record, memberSubTypeId: input.memberSubTypeId }, now);
+  if (quarantine) {
+    const hold = await holdIfQuarantined(ctx, quarantine, {
+      kind: 'dependant',
+      before,
+      after: result.profile,
+      companyId: input.primary.company.id,
+      body: input as unknown as Record<string, unknown>,
+      actor,
+    });
+    if (hold.held) return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false, heldApprovalId: hold.approvalId };
+  }
   if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false };
   state.profile = result.profile;
   if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken') warnings.push(emailWarning);

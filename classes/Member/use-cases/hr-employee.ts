@@ -10,7 +10,9 @@ import { hrError } from '../errors';
 import { employeeSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, validationError, type EmployeeRecord } from '../hr-contract';
 import { applyEmployeeRecord } from '../hr-sync';
 import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard, sameCompanyGroupType } from './common';
+import { heldAnswer, holdIfQuarantined } from './hr-hold';
 import { members } from './self-client';
 
 /** hrApplyEmployee's body (from hrUpdateEmployee) */
@@ -44,7 +46,7 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
 
     // the member by its staff id, else (migration) by the old one: the lookup is resolved by the call itself
     const apply = (foundBy: string, migrated: boolean) =>
-      members<{ hrApplyEmployee: typeof hrApplyEmployee }>(ctx).hrApplyEmployee(`staffId!${foundBy}`, {
+      members<{ hrApplyEmployee: (ctx: MemberCtx<ApplyEmployeeBody>) => ReturnType<typeof hrApplyEmployee> }>(ctx).hrApplyEmployee(`staffId!${foundBy}`, {
         record: rec,
         memberTypeId: memberType!.id,
         company: { id: company.id, companyGroupId: company.companyGroupId, status: company.status },
@@ -67,6 +69,7 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
         throw unknown(err2) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err2;
       }
     }
+    if (out.heldApprovalId) return heldAnswer(ctx, HR_MESSAGES.employeeHeld, { memberId: out.memberId, staffId: out.staffId, updatedFields: [] }, out.heldApprovalId);
     return {
       success: true,
       message: out.stale ? HR_MESSAGES.employeeStale : out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
@@ -80,8 +83,25 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
   });
 }
 
-export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
-  const input = ctx.request.body;
+export interface AppliedEmployee {
+  memberId: string;
+  staffId: string | null;
+  updatedFields: string[];
+  staffIdMigrated: boolean;
+  stale: boolean;
+  /** the quarantine holds the push (nothing applied): the approval that releases or discards it */
+  heldApprovalId?: string;
+}
+
+export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>, quarantine: QuarantineSettings): Promise<AppliedEmployee> {
+  return applyEmployee(ctx, ctx.request.body, quarantine);
+}
+
+/**
+ * Applies an employee record on the member; `quarantine` null: a held push
+ * released by its approval (counted by no window, held no more).
+ */
+export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmployeeBody, quarantine: QuarantineSettings | null): Promise<AppliedEmployee> {
   const before = profileOf(ctx);
   if (before.staffId !== input.foundBy) throw hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound);
 
@@ -97,8 +117,9 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
   const state = memberState(ctx);
   // a record older than one already applied: answered, not applied (pushes delivered out of order)
   if (isStalePush(state.hrRecordedAt, input.recordedAt)) {
-    return { memberId: ctx.instanceId, staffId: before.staffId, updatedFields: [] as string[], staffIdMigrated: false, stale: true };
+    return { memberId: ctx.instanceId!, staffId: before.staffId, updatedFields: [] as string[], staffIdMigrated: false, stale: true };
   }
+  // a held push is HR's newest word too: an older one arriving later does not supersede it
   const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
   if (recordedAt !== state.hrRecordedAt) state.hrRecordedAt = recordedAt;
 
@@ -107,6 +128,17 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
     { record: input.record, memberTypeId: input.memberTypeId, companyId: input.company.id, migrated: input.migrated },
     new Date().toISOString(),
   );
+  if (quarantine) {
+    const hold = await holdIfQuarantined(ctx, quarantine, {
+      kind: 'employee',
+      before,
+      after: result.profile,
+      companyId: input.company.id,
+      body: input as unknown as Record<string, unknown>,
+      actor: input.actor,
+    });
+    if (hold.held) return { memberId: ctx.instanceId!, staffId: before.staffId, updatedFields: [], staffIdMigrated: false, stale: false, heldApprovalId: hold.approvalId };
+  }
   const staffIdMigrated = result.updatedFields.includes('staffId');
   if (result.updatedFields.length) {
     state.profile = result.profile;
@@ -117,7 +149,7 @@ export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>) {
     await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
     if (before.company?.id !== input.company.id) await moveWaitingApprovals(ctx, input.company.id);
   }
-  return { memberId: ctx.instanceId, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated, stale: false };
+  return { memberId: ctx.instanceId!, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated, stale: false };
 }
 
 /**

@@ -93,7 +93,7 @@ export interface MarkHrRegistrationFinishedBody {
 /** Member's methods this module calls on other members, as the class declares them (the class's own settings bound) */
 type RegistrationCalls = {
   createMember: (ctx: Parameters<typeof createMember>[0]) => ReturnType<typeof createMember>;
-  hrApplyDependant: typeof hrApplyDependant;
+  hrApplyDependant: (ctx: Parameters<typeof hrApplyDependant>[0]) => ReturnType<typeof hrApplyDependant>;
   hrRegistrationOf: typeof hrRegistrationOf;
 };
 
