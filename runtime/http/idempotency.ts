@@ -163,6 +163,8 @@ export class IdempotencyStore {
     replayWindowSeconds?: number,
   ): Promise<IdempotencyOutcome | undefined> {
     const key = idempotencyKeyOf(headers);
+    // neither a key nor a replay window: nothing to hash or claim
+    if (key === undefined && !replayWindowSeconds) return undefined;
     const hash = sha256(`${request.method} ${request.path}\n${canonicalJson(request.body)}`);
     if (key !== undefined) return this.claim(`${this.base}:idem:${sha256(`${caller}\n${key}`)}`, hash, budgetMs, IDEMPOTENCY_TTL_SECONDS, false);
     if (!replayWindowSeconds) return undefined;

@@ -76,6 +76,41 @@ describe('routing', () => {
   });
 });
 
+describe('answers', () => {
+  /** the raw header names, in order, and the body of a GET */
+  function rawGet(pathname: string, headers: Record<string, string>) {
+    return new Promise<{ status: number; names: string[]; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const url = new URL(t.base + pathname);
+      http
+        .get({ host: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, names: res.rawHeaders.filter((_, i) => i % 2 === 0), headers: res.headers, body }));
+        })
+        .on('error', reject);
+    });
+  }
+
+  test("a call's JSON answer has the headers express's res.json writes, in its order", async () => {
+    await t.post(`${p}/init/h1`, { label: 'é ✓' }, key);
+    const call = await rawGet(`${p}/get/h1`, key);
+    const health = await rawGet('/health', {});
+    expect(call.status).toBe(200);
+    expect(call.names).toEqual(health.names);
+    expect(call.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(call.headers['content-length'])).toBe(Buffer.byteLength(call.body));
+    expect(JSON.parse(call.body)).toMatchObject({ id: 'h1', label: 'é ✓' });
+  });
+
+  test('a conditional GET is judged fresh as express judges it (If-None-Match: * is a 304)', async () => {
+    await t.post(`${p}/init/h2`, {}, key);
+    const r = await rawGet(`${p}/get/h2`, { ...key, 'if-none-match': '*' });
+    expect(r.status).toBe(304);
+    expect(r.body).toBe('');
+  });
+});
+
 describe('bad input never yields a 500', () => {
   test('malformed JSON is a 400', async () => {
     const r = await t.post(`${p}/init/bad1`, '{"start": 1,', key);
