@@ -522,7 +522,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const logged = deps.logger.isLevelEnabled('info');
     let claim: IdempotencyClaim | undefined;
     // recorded once the call is answered (labels: the registry's class and method, never the request's)
-    const started = deps.metrics && process.hrtime.bigint();
+    const started = deps.metrics && performance.now();
     const journaled = method?.options.journal && deps.journals
       ? { at: process.hrtime.bigint(), identity: undefined as Identity | undefined, answer: undefined as unknown, code: undefined as string | number | undefined }
       : undefined;
