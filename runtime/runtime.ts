@@ -397,19 +397,23 @@ export class Runtime {
     // as a balancer or client sent the next request on it, which then failed (ECONNRESET, "other side closed")
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+    const inFlight = this.inFlight;
+    const drain = this.drain;
+    // one listener function for every answer (a response closes once): no closure and once-wrapper per request
+    function closed(this: ServerResponse): void {
+      inFlight.delete(this);
+      // an answer begun before the drain kept its connection alive: closed once idle
+      if (drain.draining) server.closeIdleConnections?.();
+    }
     // before the app's listener, so the header is set before any answer
     server.prependListener('request', (_req, res: ServerResponse) => {
       // a request during the drain (a kept-alive connection, or the ready grace): answered, then its connection closes
-      if (this.drain.draining) {
+      if (drain.draining) {
         res.setHeader('connection', 'close');
         return;
       }
-      this.inFlight.add(res);
-      res.once('close', () => {
-        this.inFlight.delete(res);
-        // an answer begun before the drain kept its connection alive: closed once idle
-        if (this.drain.draining) server.closeIdleConnections?.();
-      });
+      inFlight.add(res);
+      res.on('close', closed);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
