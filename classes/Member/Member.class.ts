@@ -105,6 +105,12 @@ export class Member {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
 
+  /** What hrUpdateEmployee's fast path compares a record with (a read: no write turn for an unchanged record). */
+  @Read({ access: ['class:Member'], schema: false })
+  hrEmployeeSnapshot(ctx: MemberReadCtx) {
+    return hrEmployee.hrEmployeeSnapshot(ctx);
+  }
+
   @Internal({ access: ['class:Member'], schema: false })
   async hrApplyEmployee(ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) {
     return hrEmployee.hrApplyEmployee(ctx, this.quarantine);
@@ -546,6 +552,7 @@ export class Member {
 type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) => ReturnType<typeof hrEmployee.hrApplyEmployee> } & {
   hrApplyDependant: (ctx: MemberCtx<hrDependant.ApplyDependantBody>) => ReturnType<typeof hrDependant.hrApplyDependant>;
 } & Pick<typeof hrDependant, 'hrPrimaryInfo'> &
+  Pick<typeof hrEmployee, 'hrEmployeeSnapshot'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &

@@ -16,7 +16,7 @@
  * stored as `statusReason` when the employee is terminated or inactive.
  */
 import type { Actor } from '../_platform/actor';
-import type { EmployeeRecord, NormalizedDependant } from './hr-contract';
+import { isStalePush, newerPush, type EmployeeRecord, type NormalizedDependant } from './hr-contract';
 import { nextMemberStatus } from './status-machine';
 import type { MemberProfile, MemberStatus } from './types';
 
@@ -107,6 +107,34 @@ export function applyEmployeeRecord(profile: MemberProfile, input: EmployeeUpdat
   const result = assign(profile, next, EMPLOYEE_FIELDS);
   if (result.updatedFields.length) result.profile.updatedAt = now;
   return result;
+}
+
+/** The member as an HR push's fast path reads it (hrEmployeeSnapshot, a READ). */
+export interface EmployeeSnapshot {
+  profile: MemberProfile;
+  hrRecordedAt?: string;
+  /** the quarantine holds a push of this member */
+  held: boolean;
+}
+
+/**
+ * What an employee record would do to the member as last read, decided
+ * without its write turn: `unchanged` (nothing differs, the record is not
+ * newer than one applied, no move, no hold to supersede) and `stale` (older
+ * than one applied, same company) are answered from the read; anything else
+ * is `write`, decided again under the turn. A concurrent write between the
+ * read and the answer is no different from one just after an answer.
+ */
+export function employeePushOutcome(
+  snap: EmployeeSnapshot,
+  input: { record: EmployeeRecord; memberTypeId: string; companyId: string; foundBy: string; recordedAt?: string },
+): 'unchanged' | 'stale' | 'write' {
+  const p = snap.profile;
+  if (snap.held || p.staffId !== input.foundBy || p.company?.id !== input.companyId) return 'write';
+  if (isStalePush(snap.hrRecordedAt, input.recordedAt)) return 'stale';
+  if (newerPush(snap.hrRecordedAt, input.recordedAt) !== snap.hrRecordedAt) return 'write';
+  const r = applyEmployeeRecord(p, { record: input.record, memberTypeId: input.memberTypeId, companyId: input.companyId, migrated: false }, p.updatedAt);
+  return r.updatedFields.length === 0 ? 'unchanged' : 'write';
 }
 
 /** A staff-id migration (spec 4.2 oldStaffId): the member takes `staffId`, the one it had joins previousStaffIds. */

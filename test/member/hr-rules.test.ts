@@ -10,7 +10,7 @@ import {
   toFieldMessages,
   type EmployeeRecord,
 } from '../../classes/Member/hr-contract';
-import { applyDependantRecord, applyEmployeeRecord, employeeStatus } from '../../classes/Member/hr-sync';
+import { applyDependantRecord, applyEmployeeRecord, employeePushOutcome, employeeStatus } from '../../classes/Member/hr-sync';
 import type { MemberProfile } from '../../classes/Member/types';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -93,6 +93,40 @@ describe('applyEmployeeRecord', () => {
     const r = applyEmployeeRecord(profile(), input(record({ birthdate: '2000-01-01' })), NOW);
     expect(r.updatedFields).toEqual([]);
     expect(JSON.stringify(r.profile)).not.toContain('2000-01-01');
+  });
+});
+
+describe('employeePushOutcome (the fast path: answered from a read, or written under the turn)', () => {
+  const push = (rec: EmployeeRecord, over: Partial<{ memberTypeId: string; companyId: string; foundBy: string; recordedAt: string }> = {}) => ({
+    record: rec,
+    memberTypeId: 'mt',
+    companyId: 'c-1',
+    foundBy: 'S1',
+    ...over,
+  });
+  const T1 = '2026-11-29T09:00:00.000Z';
+  const T2 = '2026-11-29T10:00:00.000Z';
+
+  test('an identical record is unchanged, with or without a time that is not newer', () => {
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record()))).toBe('unchanged');
+    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record(), { recordedAt: T2 }))).toBe('unchanged');
+  });
+
+  test('a differing field, a move, a newer time, a held push or another staff id go to the write', () => {
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record({ phone: '+2' })))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { companyId: 'c-2' }))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { memberTypeId: 'mt2' }))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T1, held: false }, push(record(), { recordedAt: T2 }))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { recordedAt: T2 }))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: true }, push(record()))).toBe('write');
+    expect(employeePushOutcome({ profile: profile({ staffId: 'S9' }), held: false }, push(record()))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record({ status: 'terminated' })))).toBe('write');
+  });
+
+  test('an older record than one applied is stale, changed or not', () => {
+    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record({ phone: '+2' }), { recordedAt: T1 }))).toBe('stale');
+    // a move is decided under the turn, where the company checks come first
+    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record(), { recordedAt: T1, companyId: 'c-2' }))).toBe('write');
   });
 });
 

@@ -8,8 +8,9 @@ import { findMemberTypeBySystemIdentifier, getCompanyByBgId, type CompanyRecord 
 import { companyTakesMembers } from '../company-rules';
 import { hrError } from '../errors';
 import { employeeSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, validationError, type EmployeeRecord } from '../hr-contract';
-import { applyEmployeeRecord } from '../hr-sync';
-import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import { applyEmployeeRecord, employeePushOutcome, type EmployeeSnapshot } from '../hr-sync';
+import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import type { MemberProfile } from '../types';
 import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard, sameCompanyGroupType } from './common';
 import { heldAnswer, holdIfQuarantined } from './hr-hold';
@@ -56,6 +57,22 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
         ...(recordedAt ? { recordedAt } : {}),
       });
     const unknown = (err: unknown) => isUnknownInstance(err);
+    // most pushes of a daily sync change nothing: found so by a read, they take no write turn and commit nothing
+    const self = members<{ hrEmployeeSnapshot: typeof hrEmployeeSnapshot }>(ctx);
+    const snap = await self.hrEmployeeSnapshot(`staffId!${rec.employeeId}`).catch((err: unknown) => {
+      if (unknown(err)) return undefined;
+      throw err;
+    });
+    if (snap) {
+      const outcome = employeePushOutcome(snap, { record: rec, memberTypeId: memberType!.id, companyId: company.id, foundBy: rec.employeeId, recordedAt });
+      if (outcome !== 'write') {
+        return {
+          success: true,
+          message: outcome === 'stale' ? HR_MESSAGES.employeeStale : HR_MESSAGES.employeeUnchanged,
+          body: { memberId: snap.profile.id, staffId: snap.profile.staffId, updatedFields: [] as string[] },
+        };
+      }
+    }
     let out;
     try {
       out = await apply(rec.employeeId, false);
@@ -95,6 +112,12 @@ export interface AppliedEmployee {
 
 export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>, quarantine: QuarantineSettings): Promise<AppliedEmployee> {
   return applyEmployee(ctx, ctx.request.body, quarantine);
+}
+
+/** The member as the fast path of hrUpdateEmployee reads it (employeePushOutcome). */
+export function hrEmployeeSnapshot(ctx: MemberReadCtx): EmployeeSnapshot {
+  const state = memberState(ctx);
+  return { profile: state.profile as MemberProfile, ...(state.hrRecordedAt ? { hrRecordedAt: state.hrRecordedAt } : {}), held: Boolean(state.heldHr) };
 }
 
 /**
