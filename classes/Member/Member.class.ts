@@ -32,6 +32,7 @@ import type { MemberClassState } from './types';
 import * as hrEmployee from './use-cases/hr-employee';
 import * as hrDependant from './use-cases/hr-dependant';
 import * as hrLedger from './use-cases/hr-ledger';
+import * as hrReconcile from './use-cases/hr-reconcile';
 import * as hrRelease from './use-cases/hr-release';
 import * as hrQuarantine from './use-cases/hr-quarantine';
 import * as family from './use-cases/family';
@@ -174,6 +175,23 @@ export class Member {
   @Static({ access: [...PM], answer: 'listHeldHrPushes.answer' })
   listHeldHrPushes(ctx: MemberStaticCtx<hrQuarantine.HeldHrPushesQuery>) {
     return hrQuarantine.listHeldHrPushes(ctx);
+  }
+
+  /**
+   * Reconciliation of HR's population with the members (hr-reconcile.ts): HR's records (at most 5,000; a bigger
+   * population goes through `npm run cli -- hr:reconcile <file>`) compared with the members: missing in the program,
+   * missing in HR, field drift; `apply` pushes the corrections through 4.2 as the caller. For internal back-office
+   * users: the population spans every company (company users are refused, 403).
+   */
+  @Static({ access: [...PM], guard: hrReconcile.internalUsersOnly, bodyLimit: '4mb', timeoutSeconds: 30, answer: 'reconcileHrPopulation.answer' })
+  reconcileHrPopulation(ctx: MemberStaticCtx<hrReconcile.ReconcileBody>) {
+    return hrReconcile.reconcileHrPopulation(ctx);
+  }
+
+  /** The member as the reconciliation compares it with HR's record (its own state). */
+  @Read({ access: ['class:Member'], schema: false, answer: 'hrReconcileView.answer' })
+  hrReconcileView(ctx: MemberReadCtx) {
+    return hrReconcile.hrReconcileView(ctx);
   }
 
   // ---------------------------------------------------------------- HR 4.1
@@ -557,6 +575,7 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof registration, 'hrRegistrationOf'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
+  Pick<typeof hrReconcile, 'hrReconcileView'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
   Pick<typeof signIn, 'verifyCredentials'> &
   Pick<typeof sso, 'completeSingleSignOn'>;

@@ -124,6 +124,8 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     unarchiveDocument: member(doc),
     // the HR ledger spans every company and a refused push may name none: internal users only
     listHrLedger: { instance: () => '', body: () => ({ limit: 1 }), ownRefused: true },
+    // HR's population spans every company, and so do its corrections: internal users only (a dry run, on a BG_ID of no company)
+    reconcileHrPopulation: { instance: () => '', body: () => ({ rows: [employeeRecord(uniq('R'))], companies: ['BG-NONE'] }), ownRefused: true },
     // the members listing underneath: a company user sees its own company's holds only
     listHeldHrPushes: { instance: () => '', body: () => ({}), listing: (b: { held: { companyId: string }[] }) => b.held.filter((h) => h.companyId === 'c-1') },
     listMembers: {
