@@ -33,6 +33,25 @@ test('a write of an instance this process wrote before commits without the lease
   expect((await b.get(`${p}/get/ow-1`, H)).body).toMatchObject({ count: 3, version: 2 });
 });
 
+test("a plain write's commit leaves the outbox entry a leased write leaves: its class, instance and version", async () => {
+  expect((await a.post(`${p}/init/ow-ob.1`, { start: 1 }, H)).status).toBe(200);
+  const before = counts(a);
+  expect((await a.post(`${p}/increment/ow-ob.1`, {}, H)).status).toBe(200);
+  expect(counts(a).answered).toBe(before.answered + 1);
+  const outbox = a.rt.store.keys.of('Counter', 'ow-ob.1').outbox;
+  const entries = await a.rt.redis.xrevrange(outbox, '+', '-', 'COUNT', 50);
+  const fields = entries.map(([, f]) => f).filter((f) => f[3] === 'ow-ob.1');
+  expect(fields[0]).toEqual(['c', 'Counter', 'i', 'ow-ob.1', 'v', '2']);
+});
+
+test('reads and writes still answer after Redis forgot the scripts (SCRIPT FLUSH, as after a restart)', async () => {
+  expect((await a.post(`${p}/init/ow-flush`, { start: 1 }, H)).status).toBe(200);
+  await a.rt.redis.script('FLUSH');
+  expect((await a.post(`${p}/increment/ow-flush`, {}, H)).body).toEqual({ count: 2 });
+  await a.rt.redis.script('FLUSH');
+  expect((await a.get(`${p}/get/ow-flush`, H)).body).toMatchObject({ count: 2, version: 2 });
+});
+
 test('a snapshot the other process has moved past is not committed: the write runs again on the current state', async () => {
   await a.post(`${p}/init/ow-2`, { start: 0 }, H);
   // b writes: a's cached version 1 is old now
