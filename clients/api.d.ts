@@ -1560,6 +1560,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/hrEmployeeSnapshot/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.hrEmployeeSnapshot (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_hrEmployeeSnapshot_get"];
+        put?: never;
+        /**
+         * Member.hrEmployeeSnapshot (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_hrEmployeeSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/hrPrimaryFamily/{instanceId}": {
         parameters: {
             query?: never;
@@ -1602,6 +1626,30 @@ export interface paths {
          * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
          */
         post: operations["Member_hrPrimaryInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/hrReconcileView/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.hrReconcileView (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_hrReconcileView_get"];
+        put?: never;
+        /**
+         * Member.hrReconcileView (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_hrReconcileView"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1886,6 +1934,30 @@ export interface paths {
          * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class:Member (and the system identity). Time budget 60 s.
          */
         post: operations["Member_mailPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/reconcileHrPopulation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.reconcileHrPopulation (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_reconcileHrPopulation_get"];
+        put?: never;
+        /**
+         * Member.reconcileHrPopulation (STATIC)
+         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_reconcileHrPopulation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7987,6 +8059,12 @@ export interface components {
                 oldPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
             } | null;
         };
+        /** @description Member.hrEmployeeSnapshot (Member's own HR push fast path): the member's profile, the newest X-HR-Timestamp applied and whether the quarantine holds a push of it. */
+        "Member.hrEmployeeSnapshot.answer": {
+            profile: components["schemas"]["Member.types.answer.MemberProfile"];
+            hrRecordedAt?: string;
+            held: boolean;
+        };
         /** @description Member.hrPrimaryFamily: The primary member's family list (for a dependant's company-paid check). */
         "Member.hrPrimaryFamily.answer": {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
@@ -7994,6 +8072,36 @@ export interface components {
         /** @description Member.hrPrimaryInfo answers {familyMembers} and the fields of PrimaryInfo. */
         "Member.hrPrimaryInfo.answer": components["schemas"]["Member.types.answer.PrimaryInfo"] & {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
+        };
+        /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+        "Member.hrReconcileView.answer": {
+            member: {
+                id: string;
+                status: string;
+                statusReason: string | null;
+                staffId: string | null;
+                previousStaffIds: string[];
+                name: string;
+                middleName: string | null;
+                surname: string;
+                email: string | null;
+                phone: string | null;
+                grade: string | null;
+                memberType: string | null;
+                address: null | {
+                    country: string;
+                    address: string;
+                };
+                gender: string | null;
+                maritalStatus: string | null;
+                coreGrade: string | null;
+                dependantsExists: string | null;
+                lastDayOfService: string | null;
+                company: {
+                    id: string;
+                };
+                primaryMemberId: string | null;
+            };
         };
         /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
         "Member.hrRegistrationOf.answer": {
@@ -8364,6 +8472,176 @@ export interface components {
                 userAgent?: string;
                 ipAddress?: string;
             };
+        };
+        /**
+         * @example {
+         *       "rows": [
+         *         {
+         *           "employeeId": "E1001",
+         *           "name": "Amal",
+         *           "middleName": null,
+         *           "surname": "Haddad",
+         *           "email": "amal.haddad@acme.example",
+         *           "phone": "+971500000099",
+         *           "grade": "G8",
+         *           "employmentType": "Permanent",
+         *           "status": "active",
+         *           "address": {
+         *             "country": "AE",
+         *             "address": "1 Airport Road, Dubai"
+         *           },
+         *           "birthdate": "1990-04-01",
+         *           "gender": "F",
+         *           "maritalStatus": "married",
+         *           "coreGrade": "C2",
+         *           "dependantsExists": "Y",
+         *           "oldStaffId": null,
+         *           "lastDayOfService": null,
+         *           "leavingReason": null,
+         *           "companyId": "BG-100"
+         *         },
+         *         {
+         *           "employeeId": "E1002",
+         *           "name": "Omar",
+         *           "middleName": null,
+         *           "surname": "Farouk",
+         *           "email": "omar.farouk@acme.example",
+         *           "phone": "+971500000098",
+         *           "grade": "G8",
+         *           "employmentType": "Permanent",
+         *           "status": "terminated",
+         *           "address": {
+         *             "country": "AE",
+         *             "address": "1 Airport Road, Dubai"
+         *           },
+         *           "birthdate": "1990-04-01",
+         *           "gender": "M",
+         *           "maritalStatus": "single",
+         *           "coreGrade": "C2",
+         *           "dependantsExists": "N",
+         *           "oldStaffId": null,
+         *           "lastDayOfService": "2026-10-31",
+         *           "leavingReason": "Resigned",
+         *           "companyId": "BG-100"
+         *         }
+         *       ],
+         *       "apply": false,
+         *       "limit": 100
+         *     }
+         * @example {
+         *       "rows": [
+         *         {
+         *           "employeeId": "E1001",
+         *           "name": "Amal",
+         *           "middleName": null,
+         *           "surname": "Haddad",
+         *           "email": "amal.haddad@acme.example",
+         *           "phone": "+971500000099",
+         *           "grade": "G8",
+         *           "employmentType": "Permanent",
+         *           "status": "active",
+         *           "address": {
+         *             "country": "AE",
+         *             "address": "1 Airport Road, Dubai"
+         *           },
+         *           "birthdate": "1990-04-01",
+         *           "gender": "F",
+         *           "maritalStatus": "married",
+         *           "coreGrade": "C2",
+         *           "dependantsExists": "Y",
+         *           "oldStaffId": null,
+         *           "lastDayOfService": null,
+         *           "leavingReason": null,
+         *           "companyId": "BG-100"
+         *         }
+         *       ],
+         *       "apply": true,
+         *       "companies": [
+         *         "BG-100"
+         *       ]
+         *     }
+         */
+        "Member.reconcileHrPopulation": {
+            /** @description HR's population: one spec 4.2 employee record per employee */
+            rows: {
+                employeeId: string;
+                name: string;
+                middleName?: string | null;
+                surname: string;
+                /** Format: email */
+                email: string;
+                phone: string;
+                grade: string;
+                employmentType: string;
+                /** @enum {string} */
+                status: "active" | "inactive" | "terminated";
+                address: {
+                    country: string;
+                    address: string;
+                };
+                birthdate: string;
+                gender: string;
+                maritalStatus: string;
+                coreGrade: string;
+                /** @enum {string} */
+                dependantsExists: "Y" | "N";
+                oldStaffId?: string | null;
+                lastDayOfService?: string | null;
+                leavingReason?: string | null;
+                companyId: string;
+            }[];
+            /**
+             * @description push the corrections through the HR employee update (4.2); false: report only
+             * @default false
+             */
+            apply: boolean;
+            /** @description the BG_IDs the rows cover: members of other companies are not reported missing in HR (default: every company) */
+            companies?: string[];
+            /**
+             * @description differences listed in the answer (the summary counts them all)
+             * @default 100
+             */
+            limit: number;
+        };
+        /** @description The HR reconciliation: the summary (every difference counted) and the first `limit` differences, in the order found; truncated is true when the summary counts more than are listed. */
+        "Member.reconcileHrPopulation.answer": {
+            summary: {
+                apply: boolean;
+                seconds: number;
+                rows: number;
+                inSync: number;
+                drift: number;
+                missingInProgram: number;
+                missingInHr: number;
+                invalid: number;
+                ignored: number;
+                candidatesChecked: number;
+                applied: number;
+                held: number;
+                failed: number;
+                manual: number;
+            };
+            differences: {
+                /** @enum {unknown} */
+                kind: "drift" | "missing_in_program" | "missing_in_hr" | "invalid_row";
+                /** @description the index of the row in `rows` (from 0); absent for a member HR does not list */
+                row?: number;
+                employeeId: string | null;
+                memberId?: string;
+                changes?: {
+                    field: string;
+                    member: unknown;
+                    hr: unknown;
+                }[];
+                /** @enum {unknown} */
+                outcome: "reported" | "applied" | "held" | "failed" | "manual";
+                /** @description failed: the HTTP status 4.2 answered */
+                status?: number;
+                /** @description failed: the code 4.2 answered (spec 7.2) */
+                code?: number | string;
+                reason?: string;
+            }[];
+            truncated: boolean;
         };
         /** @description Member.registerFromHr: Registers an employee from the HR system by email (see registration.ts). */
         "Member.registerFromHr.answer": {
@@ -19071,6 +19349,84 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_hrEmployeeSnapshot_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.hrEmployeeSnapshot (Member's own HR push fast path): the member's profile, the newest X-HR-Timestamp applied and whether the quarantine holds a push of it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrEmployeeSnapshot.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_hrEmployeeSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Member.hrEmployeeSnapshot (Member's own HR push fast path): the member's profile, the newest X-HR-Timestamp applied and whether the quarantine holds a push of it. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrEmployeeSnapshot.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_hrPrimaryFamily_get: {
         parameters: {
             query?: never;
@@ -19213,6 +19569,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.hrPrimaryInfo.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_hrReconcileView_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrReconcileView.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_hrReconcileView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.hrReconcileView.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -20414,6 +20848,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_reconcileHrPopulation_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HR reconciliation: the summary (every difference counted) and the first `limit` differences, in the order found; truncated is true when the summary counts more than are listed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.reconcileHrPopulation.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_reconcileHrPopulation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "rows": [
+                 *         {
+                 *           "employeeId": "E1001",
+                 *           "name": "Amal",
+                 *           "middleName": null,
+                 *           "surname": "Haddad",
+                 *           "email": "amal.haddad@acme.example",
+                 *           "phone": "+971500000099",
+                 *           "grade": "G8",
+                 *           "employmentType": "Permanent",
+                 *           "status": "active",
+                 *           "address": {
+                 *             "country": "AE",
+                 *             "address": "1 Airport Road, Dubai"
+                 *           },
+                 *           "birthdate": "1990-04-01",
+                 *           "gender": "F",
+                 *           "maritalStatus": "married",
+                 *           "coreGrade": "C2",
+                 *           "dependantsExists": "Y",
+                 *           "oldStaffId": null,
+                 *           "lastDayOfService": null,
+                 *           "leavingReason": null,
+                 *           "companyId": "BG-100"
+                 *         },
+                 *         {
+                 *           "employeeId": "E1002",
+                 *           "name": "Omar",
+                 *           "middleName": null,
+                 *           "surname": "Farouk",
+                 *           "email": "omar.farouk@acme.example",
+                 *           "phone": "+971500000098",
+                 *           "grade": "G8",
+                 *           "employmentType": "Permanent",
+                 *           "status": "terminated",
+                 *           "address": {
+                 *             "country": "AE",
+                 *             "address": "1 Airport Road, Dubai"
+                 *           },
+                 *           "birthdate": "1990-04-01",
+                 *           "gender": "M",
+                 *           "maritalStatus": "single",
+                 *           "coreGrade": "C2",
+                 *           "dependantsExists": "N",
+                 *           "oldStaffId": null,
+                 *           "lastDayOfService": "2026-10-31",
+                 *           "leavingReason": "Resigned",
+                 *           "companyId": "BG-100"
+                 *         }
+                 *       ],
+                 *       "apply": false,
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.reconcileHrPopulation"];
+            };
+        };
+        responses: {
+            /** @description The HR reconciliation: the summary (every difference counted) and the first `limit` differences, in the order found; truncated is true when the summary counts more than are listed. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.reconcileHrPopulation.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
