@@ -83,14 +83,7 @@ async function hold(ctx: MemberCtx<unknown>, settings: QuarantineSettings, input
   });
   const heldHr: HeldHrPush = { kind: input.kind, body: input.body, companyId: input.companyId, approvalId: wf.approvalRecord.id, heldAt: new Date().toISOString(), replaced: 0 };
   state.heldHr = heldHr;
-  await logChange(ctx, {
-    entityType: 'member',
-    entityId: input.before.id,
-    before: { hrDeactivationHeld: false },
-    after: { hrDeactivationHeld: true },
-    additionalData: { event: HR_HOLD_EVENT, approvalId: heldHr.approvalId, kind: input.kind, windowLimit: limit },
-    actor: input.actor,
-  });
+  await logHold(ctx, true, { approvalId: heldHr.approvalId, kind: input.kind, windowLimit: limit }, input.actor);
   // the operators hear of a company's holds once per window, not once per member
   if (settings.notifyTo.length) {
     const first = await ctx.limits.hit(NOTICE_COUNTER, input.companyId, { max: 1, windowSeconds: settings.windowSeconds });
@@ -106,13 +99,18 @@ async function hold(ctx: MemberCtx<unknown>, settings: QuarantineSettings, input
 
 async function supersede(ctx: MemberCtx<unknown>, held: HeldHrPush, actor: Actor): Promise<void> {
   memberState(ctx).heldHr = null;
+  await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'superseded' }, actor);
+}
+
+/** The audit entry of a hold taken (`held` true) or ended, with what it was about. */
+export async function logHold(ctx: MemberCtx<unknown>, held: boolean, data: Record<string, unknown>, actor?: Actor): Promise<void> {
   await logChange(ctx, {
     entityType: 'member',
     entityId: ctx.instanceId!,
-    before: { hrDeactivationHeld: true },
-    after: { hrDeactivationHeld: false },
-    additionalData: { event: HR_HOLD_EVENT, approvalId: held.approvalId, outcome: 'superseded' },
-    actor,
+    before: { hrDeactivationHeld: !held },
+    after: { hrDeactivationHeld: held },
+    additionalData: { event: HR_HOLD_EVENT, ...data },
+    ...(actor ? { actor } : {}),
   });
 }
 

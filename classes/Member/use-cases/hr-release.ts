@@ -8,14 +8,13 @@
  */
 import { ActorError } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { logChange } from '../../_platform/audit-log';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
 import { memberState, type MemberCtx } from '../member-state';
 import type { HeldHrPush } from '../types';
 import { applyDependant, type ApplyDependantBody } from './hr-dependant';
 import { applyEmployee, type ApplyEmployeeBody } from './hr-employee';
 import type { LinkFamilyBody } from './family';
-import { HR_HOLD_EVENT } from './hr-hold';
+import { logHold } from './hr-hold';
 
 export async function settleHeldHrPush(ctx: MemberCtx<ApprovalCallbackBody>) {
   const body = ctx.request.body;
@@ -26,13 +25,7 @@ export async function settleHeldHrPush(ctx: MemberCtx<ApprovalCallbackBody>) {
   }
   state.heldHr = null;
   if (body.action !== 'approve') {
-    await logChange(ctx, {
-      entityType: 'member',
-      entityId: ctx.instanceId!,
-      before: { hrDeactivationHeld: true },
-      after: { hrDeactivationHeld: false },
-      additionalData: { event: HR_HOLD_EVENT, approvalId: held.approvalId, outcome: 'discarded' },
-    });
+    await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'discarded' });
     return { released: false, discarded: true, approvalId: held.approvalId };
   }
   let updatedFields: string[];
@@ -53,21 +46,9 @@ export async function settleHeldHrPush(ctx: MemberCtx<ApprovalCallbackBody>) {
     // the record no longer fits the member (its company closed meanwhile, ...): settled as not applied, not retried for ever
     // (refused before it changed anything; a failure after a change fails the callback, which is retried)
     if (!(err instanceof ActorError) || !err.body || JSON.stringify(state) !== untouched) throw err;
-    await logChange(ctx, {
-      entityType: 'member',
-      entityId: ctx.instanceId!,
-      before: { hrDeactivationHeld: true },
-      after: { hrDeactivationHeld: false },
-      additionalData: { event: HR_HOLD_EVENT, approvalId: held.approvalId, outcome: 'not_applicable', code: err.code, reason: err.message },
-    });
+    await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'not_applicable', code: err.code, reason: err.message });
     return { released: false, discarded: false, approvalId: held.approvalId, notApplied: { code: err.code, message: err.message } };
   }
-  await logChange(ctx, {
-    entityType: 'member',
-    entityId: ctx.instanceId!,
-    before: { hrDeactivationHeld: true },
-    after: { hrDeactivationHeld: false },
-    additionalData: { event: HR_HOLD_EVENT, approvalId: held.approvalId, outcome: 'released', updatedFields },
-  });
+  await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'released', updatedFields });
   return { released: true, discarded: false, approvalId: held.approvalId, updatedFields };
 }
