@@ -33,10 +33,11 @@ export function newCompany(input: CompanyInput, actor: Actor, now: string, id: s
     pendingApprovalId: null,
   };
   if (typeof input.description === 'string') company.description = input.description.trim();
+  if (input.membershipAutoRenewal?.length) company.membershipAutoRenewal = [...input.membershipAutoRenewal];
   return company;
 }
 
-const UPDATABLE: (keyof CompanyInput)[] = ['name', 'description', 'companyGroupId', 'hrContact', 'eligibleMemberTypes', 'memberSubTypes', 'maxFreeDependants', 'bgId'];
+const UPDATABLE: (keyof CompanyInput)[] = ['name', 'description', 'companyGroupId', 'hrContact', 'eligibleMemberTypes', 'memberSubTypes', 'maxFreeDependants', 'bgId', 'membershipAutoRenewal'];
 
 /** The company after an update body ({id, any of the spec 2.2 fields but status}). */
 export function applyCompanyUpdate(current: Company, input: CompanyInput, now: string): Company {

@@ -4,6 +4,9 @@ import type { Actor } from '../_platform/actor';
 
 export type CompanyStatus = 'pending' | 'active' | 'inactive';
 
+/** the membership payment types a company may renew automatically (card payments need the member) */
+export type MembershipAutoRenewal = 'company_paid' | 'dds';
+
 export interface CompanyMemberSubType {
   memberSubTypeId: string;
   maxDependants: number;
@@ -26,6 +29,11 @@ export interface Company {
   maxFreeDependants: number;
   /** HR business group id (BG_ID), matched against `companyId` of the HR employee update; unique across companies */
   bgId: string;
+  /**
+   * payment types of the company's memberships that renew themselves at their end (Member README "Membership
+   * life cycle"): `company_paid` (the company pays), `dds` (salary deduction); absent: none
+   */
+  membershipAutoRenewal?: MembershipAutoRenewal[];
   /** the approval the company waits for, if any */
   pendingApprovalId: string | null;
 }
@@ -54,6 +62,7 @@ export interface CompanyInput {
   memberSubTypes?: CompanyMemberSubType[];
   maxFreeDependants?: number;
   bgId?: string;
+  membershipAutoRenewal?: MembershipAutoRenewal[];
 }
 
 /** updateCompany body: the company's id and the fields to change (schemas/Company/updateCompany.json). */
