@@ -23,6 +23,7 @@ import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { hrErrorShape, hrReplayWindow, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
+import { IdCardClient, idCardClientConfig, type IdCardLookup } from './id-card-client';
 import { quarantineSettings, type QuarantineSettings } from './hr-quarantine';
 import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL, type HrLedgerQuery } from './hr-ledger';
 import { LIST_MEMBERS, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
@@ -38,6 +39,7 @@ import * as hrQuarantine from './use-cases/hr-quarantine';
 import * as family from './use-cases/family';
 import * as common from './use-cases/common';
 import * as idPhoto from './use-cases/id-photo';
+import * as idCard from './use-cases/id-card';
 import * as registration from './use-cases/registration';
 import * as creation from './use-cases/creation';
 import * as importing from './use-cases/import';
@@ -83,6 +85,8 @@ const SIGN_IN_BODY = '16kb';
 })
 export class Member {
   readonly hr: HrClient;
+  /** the ID card system of the registration (ID_CARD_BASE_URL; unset: not asked) */
+  readonly idCards: IdCardLookup;
   /** where members sign in (MEMBER_APP_URL): the welcome message links to it */
   readonly memberAppUrl: string;
   /** sign-in's configuration: SAML identity providers, the member application, link lifetimes (sign-in-rules.ts) */
@@ -93,6 +97,7 @@ export class Member {
 
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
+    this.idCards = new IdCardClient(idCardClientConfig(env));
     this.quarantine = quarantineSettings(env);
     this.memberAppUrl = memberAppUrl(env);
     this.signIn = signInSettingsFrom(env);
@@ -213,7 +218,7 @@ export class Member {
   /** Registers an employee from the HR system by email (see registration.ts). */
   @Static({ access: ['program_management_user'], timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
   async registerFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
-    return registration.registerFromHr(ctx, this.hr);
+    return registration.registerFromHr(ctx, this.hr, this.idCards);
   }
 
   /**
@@ -238,6 +243,15 @@ export class Member {
   @Internal({ access: ['class:Member'], schema: false })
   async markHrRegistrationFinished(ctx: MemberCtx<registration.MarkHrRegistrationFinishedBody>) {
     return registration.markHrRegistrationFinished(ctx);
+  }
+
+  /**
+   * registerFromHr's ID card step, on the member: the card's photo becomes the ID photo through MEMBER_ID_PHOTO_UPLOAD,
+   * unless the member has one or one waits (id-card.ts). Its time-out is what registerFromHr keeps for it.
+   */
+  @Internal({ access: ['class:Member'], schema: false, timeoutSeconds: idCard.SUBMIT_CARD_PHOTO_TIMEOUT_SECONDS })
+  async submitIdCardPhoto(ctx: MemberCtx<idCard.IdCardPhotoBody>) {
+    return idCard.submitIdCardPhoto(ctx);
   }
 
   /** How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
@@ -573,6 +587,7 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof hrEmployee, 'hrEmployeeSnapshot'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
+  Pick<typeof idCard, 'submitIdCardPhoto'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
   Pick<typeof hrReconcile, 'hrReconcileView'> &

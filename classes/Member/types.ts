@@ -132,7 +132,8 @@ export interface PendingPhoto {
   previousIdPhoto: string | null;
   /** status the member gets when the photo is approved (spec 3.1) */
   statusOnApproval: MemberStatus;
-  source: 'hr' | 'program_management_user' | 'enduser';
+  /** id_card: the photo printed on the employee's ID card, submitted by registerFromHr (use-cases/id-card.ts) */
+  source: 'hr' | 'program_management_user' | 'enduser' | 'id_card';
   uploadedBy: Actor;
   uploadedAt: string;
 }

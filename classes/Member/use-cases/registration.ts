@@ -22,6 +22,12 @@
  *      retry of step 4 is dispatched before that entry: a crash between the
  *      two can leave the member id recorded by the retry and the registration
  *      not finished, which is why "member id recorded" does not decide it.
+ *   6. the ID card (id-card.ts), when an ID card system is configured: looked
+ *      up by staff id once the member exists, beside steps 3 and 4; a card
+ *      with a photo submits it as the member's ID photo (MEMBER_ID_PHOTO_UPLOAD
+ *      decides, as for any upload). Answered as `idCard`; a card system that
+ *      fails, or no time left for it, is a warning, never a failed
+ *      registration: the member then uploads a photo.
  *
  * One registration per employee at a time: once the lookup has named the
  * employee, the call holds REGISTRATION_LOCK for that employee id (ctx.limits,
@@ -55,7 +61,11 @@
  * time would leave it without its member id in HR and without the background
  * retry. So the lookup gets the budget less LOOKUP_RESERVE_MS (time to create
  * the member and its dependants); the member-id update gets what is left less
- * ANSWER_RESERVE_MS, and is queued at once when too little is left.
+ * ANSWER_RESERVE_MS, and is queued at once when too little is left. The ID
+ * card lookup runs beside steps 3 and 4 (it takes no time from them) and gets
+ * what is left less ANSWER_RESERVE_MS and the photo submission's own time-out
+ * (SUBMIT_CARD_PHOTO_TIMEOUT_SECONDS), so a submission always ends in time;
+ * under MIN_INLINE_MS it is skipped.
  */
 import { ActorError } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
@@ -63,6 +73,7 @@ import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCo
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, memberError } from '../errors';
 import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
+import type { IdCardLookup } from '../id-card-client';
 import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
@@ -71,6 +82,7 @@ import type { LoginMethod, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
 import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
+import { idCardStep, NO_ID_CARDS, type IdCardOutcome } from './id-card';
 import { members } from './self-client';
 
 /** registerFromHr's body (schemas/Member/registerFromHr.json) */
@@ -156,6 +168,8 @@ export interface RegistrationResult {
   warnings: string[];
   /** present (true) when this call finished a registration stopped half-way, answered 200 */
   resumed?: true;
+  /** the ID card step (id-card.ts); absent when no ID card system is configured */
+  idCard?: IdCardOutcome;
 }
 
 /** hrRegistrationOf's answer: how the member came to be, and whether a registration from HR is left to finish */
@@ -332,7 +346,12 @@ export async function checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromH
   return { registrable: true, employeeId: employee.employeeId, memberType: found.memberType.id, company: { id: found.company.id }, dependants: employee.dependants.length };
 }
 
-export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationResult> {
+export async function registerFromHr(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  hr: HrClient,
+  idCards: IdCardLookup = NO_ID_CARDS,
+  budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
+): Promise<RegistrationResult> {
   const started = Date.now();
   const left = () => budgetMs - (Date.now() - started);
   const { loginMethod } = ctx.request.body;
@@ -344,7 +363,7 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
       if (!hit.allowed) throw registrationInProgress(employee.employeeId, hit.retryAfterSeconds);
       held = employee.employeeId;
     });
-    return await registerFound(ctx, hr, found, loginMethod, left);
+    return await registerFound(ctx, hr, idCards, found, loginMethod, left);
   } finally {
     // best effort: a release that fails must not turn a finished registration into a failed one (whose effects
     // would then not be written); the hold lapses with its window anyway
@@ -352,11 +371,18 @@ export async function registerFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, h
   }
 }
 
-async function registerFound(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, found: Registrable, loginMethod: LoginMethod | undefined, left: () => number): Promise<RegistrationResult> {
+async function registerFound(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  hr: HrClient,
+  idCards: IdCardLookup,
+  found: Registrable,
+  loginMethod: LoginMethod | undefined,
+  left: () => number,
+): Promise<RegistrationResult> {
   const { employee } = found;
   if (found.resume) {
     // a registration stopped half-way (registration-rules.ts): its dependants and member id, not a second member
-    const result = await finishRegistration(ctx, hr, employee, found.resume, left);
+    const result = await finishRegistration(ctx, hr, idCards, employee, found.resume, left);
     return { ...result, resumed: true };
   }
   const { memberType, company } = found;
@@ -376,7 +402,7 @@ async function registerFound(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrCli
     source: 'hr_registration',
     actor: actorFromIdentity(ctx.identity),
   });
-  const result = await finishRegistration(ctx, hr, employee, created, left);
+  const result = await finishRegistration(ctx, hr, idCards, employee, created, left);
   ctx.response.status = 201;
   return result;
 }
@@ -386,15 +412,24 @@ async function registerFound(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrCli
  * or created by a registration stopped half-way: each dependant is an upsert
  * and its family link idempotent, and the member id is recorded again (the
  * HR system's member-id update sets the same value), so running it twice
- * changes nothing more.
+ * changes nothing more. The ID card step runs beside them; it submits a card
+ * photo only to a member without a photo, so a second run submits none.
  */
 async function finishRegistration(
   ctx: MemberStaticCtx<RegisterFromHrBody>,
   hr: HrClient,
+  idCards: IdCardLookup,
   employee: HrEmployee,
   member: MemberProfile,
   left: () => number,
 ): Promise<RegistrationResult> {
+  // started first and awaited last: the card system's time is spent while the dependants and HR are asked
+  // (it never throws: what goes wrong with the card is a warning)
+  const card = idCardStep(ctx, idCards, member, left, {
+    reserveMs: ANSWER_RESERVE_MS,
+    minMs: MIN_INLINE_MS,
+    within: (ms, fn) => within(ctx.signal, ms, fn),
+  });
   const warnings: string[] = [];
   const dependants: RegistrationResult['dependants'] = [];
   const primary = { id: member.id, company: member.company, memberType: member.memberType, loginMethod: member.loginMethod };
@@ -428,6 +463,8 @@ async function finishRegistration(
     await ctx.enqueue('Member', 'recordHrMemberId', member.id, { employeeId: employee.employeeId });
     warnings.push(`The member id could not be recorded in the HR system yet (${(err as Error).message}); it is retried in the background`);
   }
+  const { outcome: idCard, warnings: cardWarnings } = await card;
+  warnings.push(...cardWarnings);
   // always, last: written with the family links above (one batch of effects), so a member marked finished has them;
   // a later registration of the employee is then refused, not resumed
   await ctx.effect({
@@ -436,7 +473,7 @@ async function finishRegistration(
     instanceId: member.id,
     body: { at: new Date().toISOString(), memberIdRecorded } satisfies MarkHrRegistrationFinishedBody,
   });
-  return { member, dependants, memberIdRecorded, warnings };
+  return { member, dependants, memberIdRecorded, warnings, ...(idCard ? { idCard } : {}) };
 }
 
 /** registerFromHr's last step, on the member (INTERNAL, class:Member): the registration finished; each time kept once set. */
