@@ -46,6 +46,15 @@ export class ApiKeyStore {
   }
 
   async verify(key: string): Promise<ApiKeyRecord | null> {
+    return this.verifyNow(key);
+  }
+
+  /**
+   * verify, answered without a promise when it needs no Redis read (a key of
+   * INTEGRATION_API_KEYS, or a CLI key's record still cached): a call pays no
+   * promise and microtask for its credentials then.
+   */
+  verifyNow(key: string): ApiKeyRecord | null | Promise<ApiKeyRecord | null> {
     if (!key || key.length > 512) return null;
     // the digest as bytes for the comparisons; in hex only for the keys kept in Redis
     // (one-shot crypto.hash: a Hash object per request cost a READ about 2 % of its CPU)
@@ -60,13 +69,17 @@ export class ApiKeyStore {
   }
 
   /** a key created by the CLI: its record in Redis, remembered for cacheMs */
-  private async stored(digestHex: string): Promise<ApiKeyRecord | null> {
+  private stored(digestHex: string): ApiKeyRecord | null | Promise<ApiKeyRecord | null> {
     const cached = this.cache.get(digestHex);
     if (cached && cached.until > Date.now()) {
       this.hits++;
       return cached.record;
     }
     this.misses++;
+    return this.read(digestHex);
+  }
+
+  private async read(digestHex: string): Promise<ApiKeyRecord | null> {
     const raw = await this.redis.hget(this.hashKey, digestHex);
     const record = raw ? (JSON.parse(raw) as ApiKeyRecord) : null;
     this.cache.set(digestHex, { record, until: Date.now() + this.cacheMs });
@@ -258,11 +271,28 @@ export async function identify(
   apiKeys: ApiKeyStore,
   tokens: { verify(token: string): Identity | Promise<Identity> },
 ): Promise<Identity> {
+  return identifyNow(headers, apiKeys, tokens);
+}
+
+/** an API key's identity (401 for none) */
+function integrationUser(record: ApiKeyRecord | null): Identity {
+  if (!record) throw runtimeError('UNAUTHENTICATED', 'Invalid API key');
+  return { type: 'integration_user', userId: record.id, roles: [] };
+}
+
+/**
+ * identify, answered without a promise when nothing has to be read (an API key
+ * known in memory, no credentials); it may then also throw instead of rejecting.
+ */
+export function identifyNow(
+  headers: Record<string, string | string[] | undefined>,
+  apiKeys: ApiKeyStore,
+  tokens: { verify(token: string): Identity | Promise<Identity> },
+): Identity | Promise<Identity> {
   const key = header(headers, 'x-api-key');
   if (key !== undefined) {
-    const record = await apiKeys.verify(key);
-    if (!record) throw runtimeError('UNAUTHENTICATED', 'Invalid API key');
-    return { type: 'integration_user', userId: record.id, roles: [] };
+    const record = apiKeys.verifyNow(key);
+    return record instanceof Promise ? record.then(integrationUser) : integrationUser(record);
   }
   const auth = header(headers, 'authorization');
   if (auth !== undefined) {

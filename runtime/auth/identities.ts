@@ -15,7 +15,7 @@
 import type { ClassRegistry } from '../actor/registry';
 import type { CallResult, Identity, IdentitySourceAnswer, IdentityType } from '../actor/types';
 import { ActorError, isUnknownInstance, RuntimeCodes, runtimeError } from '../errors';
-import { DEV_CLAIM, identify, ISSUED_MS_CLAIM, TOKEN_IDENTITIES, type ApiKeyStore, type TokenService } from './auth';
+import { DEV_CLAIM, identify, identifyNow, ISSUED_MS_CLAIM, TOKEN_IDENTITIES, type ApiKeyStore, type TokenService } from './auth';
 
 export interface IdentitySourceRef {
   classId: string;
@@ -102,6 +102,11 @@ export class IdentityResolver {
   /** The identity of a request's headers (x-api-key, Authorization: Bearer, or anonymous). */
   identify(headers: Record<string, string | string[] | undefined>): Promise<Identity> {
     return identify(headers, this.opts.apiKeys, this);
+  }
+
+  /** identify without a promise when nothing has to be read (see identifyNow); it may throw */
+  identifyNow(headers: Record<string, string | string[] | undefined>): Identity | Promise<Identity> {
+    return identifyNow(headers, this.opts.apiKeys, this);
   }
 
   hasSource(type: IdentityType): boolean {
