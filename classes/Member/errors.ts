@@ -94,6 +94,12 @@ export const MemberErrors = {
   NO_PASSWORD: { code: 5042, status: 400 },
   /** registerFromHr: another call is registering the same employee (details.employeeId, retryAfterSeconds: when a crashed call's hold lapses) */
   REGISTRATION_IN_PROGRESS: { code: 5043, status: 409 },
+  /** no membership with that id on this member */
+  MEMBERSHIP_NOT_FOUND: { code: 5044, status: 404 },
+  /** the membership's status does not allow the move (suspend a suspended one, reinstate an active one, renew a suspended one) */
+  INVALID_MEMBERSHIP_TRANSITION: { code: 5045, status: 400 },
+  /** this caller may not renew this membership (a member renews only self-paid ones; automatic renewal as the company says) */
+  RENEWAL_NOT_ALLOWED: { code: 5046, status: 400 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;

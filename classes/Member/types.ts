@@ -57,6 +57,45 @@ export interface Membership {
   createdBy: Actor;
   createdAt: string;
   updatedAt: string;
+  /** every move of its status, oldest first (README "Membership life cycle"); absent on memberships that never moved */
+  transitions?: MembershipTransition[];
+}
+
+/** One move of a membership's status: renewed, expired, suspended, reinstated. */
+export interface MembershipTransition {
+  at: string;
+  from: MembershipStatus;
+  to: MembershipStatus;
+  event: 'renewed' | 'expired' | 'suspended' | 'reinstated';
+  /** who asked for it (the expiry task's moves: the system) */
+  actor: Actor;
+  /** a renewal's: the member, the back office, or the company's automatic renewal */
+  by?: 'member' | 'back_office' | 'automatic';
+  /** suspension and reinstatement: the back office's reason */
+  reason?: string;
+  /** the approval a suspension or reinstatement went through */
+  approvalId?: string;
+  /** the end the move concerns (a renewal's new end) */
+  endDate?: string;
+  /** a renewal's end before it */
+  previousEndDate?: string;
+}
+
+/** A suspension or reinstatement of a membership waiting for its approval. */
+export interface PendingMembershipChange {
+  approvalId: string;
+  move: 'suspend' | 'reinstate';
+  reason: string;
+  requestedBy: Actor;
+  requestedAt: string;
+}
+
+/** What the membership tasks last did for a membership (the delayed expiry and reminder, effectively once). */
+export interface MembershipTaskRecord {
+  /** the end the last expiry task was scheduled for, and what it found */
+  expiryCheck?: { endDate: string; outcome: string; at: string };
+  /** the end whose reminder was sent */
+  remindedFor?: string;
 }
 
 /**
@@ -188,6 +227,12 @@ export interface MemberPrivateState {
   credentials?: MemberCredentials | null;
   /** when the member last signed in (checkOtp, singleSignOn) */
   lastSignInAt?: string | null;
+  /** by membership id: a suspension or reinstatement waiting for its approval (README "Membership life cycle") */
+  membershipChanges?: Record<string, PendingMembershipChange>;
+  /** the approvals of membership changes settled last (a redelivered callback changes nothing), newest last, at most 20 */
+  settledMembershipApprovals?: string[];
+  /** by membership id: what its delayed tasks last did */
+  membershipTasks?: Record<string, MembershipTaskRecord>;
 }
 
 /**
