@@ -107,8 +107,12 @@ const SIGNATURES: Record<IdCardPhoto['mimeType'], number[]> = {
   'image/jpeg': [0xff, 0xd8, 0xff],
 };
 
+/** a date of the calendar (Date.parse takes 2026-02-30 as March 2nd) */
 function validDate(v: string): boolean {
-  return DATE.test(v) && !Number.isNaN(Date.parse(v));
+  if (!DATE.test(v) || Number.isNaN(Date.parse(v))) return false;
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
 
 /** the photo's problems (none: a PNG or JPEG of at most MAX_CARD_PHOTO_BYTES whose bytes are what its type says) */
