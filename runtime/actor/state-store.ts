@@ -585,13 +585,14 @@ export class StateStore {
   private async commitOutcome(req: CommitRequest, r: unknown[], acks: number, reserved: { key: string; reservation: string }[]): Promise<CommitResult> {
     const k = this.keys;
     const code = Number(r[0]);
-    if (code !== 1) await this.settleReservations(reserved, 'release');
+    // most commits claim no lookup: no async step for nothing then
+    if (code !== 1 && reserved.length) await this.settleReservations(reserved, 'release');
     switch (code) {
       case 1: {
         // the change is committed: a confirmation or a drop that fails now leaves a key the protocol already
         // reads right (a lapsed reservation whose owner holds the lookup is the owner's; a key whose owner
         // no longer holds it is free), so it does not turn the commit into an error
-        await this.settleReservations(reserved, 'confirm').catch(() => undefined);
+        if (reserved.length) await this.settleReservations(reserved, 'confirm').catch(() => undefined);
         for (const rm of req.lookupRemoves) {
           await this.redis.settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId).catch(() => undefined);
         }

@@ -401,11 +401,20 @@ export class Projector {
     for (const [, fields] of entries) {
       // an entry deleted from the stream while still pending is read back without its fields
       if (!fields) continue;
-      const f: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
-      const key = `${f.c}\u0000${f.i}`;
-      const version = Number(f.v);
-      if ((latest.get(key)?.version ?? 0) < version) latest.set(key, { classId: f.c, instanceId: f.i, version });
+      let c: string | undefined;
+      let id: string | undefined;
+      let v: string | undefined;
+      for (let i = 0; i < fields.length; i += 2) {
+        const name = fields[i];
+        if (name === 'c') c = fields[i + 1];
+        else if (name === 'i') id = fields[i + 1];
+        else if (name === 'v') v = fields[i + 1];
+      }
+      const key = `${c}\u0000${id}`;
+      const version = Number(v);
+      // most entries were projected already (inline after this process's own commits): nothing kept for them
+      if ((this.seen.get(key) ?? 0) >= version) continue;
+      if ((latest.get(key)?.version ?? 0) < version) latest.set(key, { classId: c!, instanceId: id!, version });
     }
     for (const [key, e] of latest) {
       if ((this.seen.get(key) ?? 0) >= e.version) continue;
