@@ -36,7 +36,8 @@ const TIER_PAYMENT_OF: Record<Exclude<PaymentType, 'company_paid'>, TierPaymentT
   dds: 'salary_deduction',
 };
 
-const PERIOD_MONTHS: Record<string, number> = {
+/** months between the payments of a payment period (the membership life cycle renews by one such period) */
+export const PERIOD_MONTHS: Record<string, number> = {
   monthly: 1,
   month: 1,
   quarterly: 3,
@@ -53,6 +54,11 @@ export interface AddMembershipInput {
   tierId: string;
   paymentType: PaymentType;
   startDate?: string;
+  /**
+   * an end earlier than the default one (a short or trial period; README "Membership life cycle"): after the
+   * start, and no later than the tier's end or a year after the start
+   */
+  endDate?: string;
 }
 
 /** Why a membership is refused; `field` names the input field at fault. */
@@ -63,7 +69,8 @@ export function refusalError(r: Refusal) {
   return fieldError(r.error, r.field, r.message, r.details);
 }
 
-function addMonths(iso: string, months: number): string {
+/** `iso` plus `months` calendar months, the day clamped to the target month's last (Jan 31 + 1 month = Feb 28/29) */
+export function addMonths(iso: string, months: number): string {
   const d = new Date(iso);
   const day = d.getUTCDate();
   d.setUTCDate(1);
@@ -95,6 +102,7 @@ export function membershipPeriod(
   tier: Pick<TierRecord, 'id' | 'startDate' | 'endDate'>,
   requested: string | undefined,
   now: string,
+  requestedEnd?: string,
 ): { ok: true; startDate: string; endDate: string } | Refusal {
   const iso = (v: string | undefined) => (v && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : undefined);
   const tierStart = iso(tier.startDate);
@@ -114,9 +122,14 @@ export function membershipPeriod(
     startDate = tierStart && tierStart > now ? tierStart : now;
   }
   const yearLater = addMonths(startDate, 12);
-  const endDate = tierEnd && tierEnd < yearLater ? tierEnd : yearLater;
-  if (endDate <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' ends before the membership would start` };
-  return { ok: true, startDate, endDate };
+  const latest = tierEnd && tierEnd < yearLater ? tierEnd : yearLater;
+  if (latest <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' ends before the membership would start` };
+  if (requestedEnd === undefined) return { ok: true, startDate, endDate: latest };
+  const e = iso(requestedEnd);
+  if (!e) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate '${requestedEnd}' is not a date-time` };
+  if (e <= startDate) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate is not after the membership's start (${startDate})` };
+  if (e > latest) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate is after ${latest}, the latest end (the tier's end, or a year after the start)` };
+  return { ok: true, startDate, endDate: e };
 }
 
 export interface MembershipContext {
@@ -177,7 +190,7 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
       };
     }
   }
-  const period = membershipPeriod(tier, input.startDate, c.now);
+  const period = membershipPeriod(tier, input.startDate, c.now, input.endDate);
   if (!period.ok) return period;
   const { startDate, endDate } = period;
   const paymentPeriod = rule!.paymentPeriod ?? 'once';
