@@ -6507,6 +6507,8 @@ export interface components {
             maxFreeDependants: number;
             bgId: string;
             description?: string;
+            /** @description payment types of this company's memberships that renew automatically at their end (company_paid: the company pays; dds: salary deduction); absent or empty: none (Member README "Membership life cycle") */
+            membershipAutoRenewal?: ("company_paid" | "dds")[];
         };
         "Company.types.answer.Company": {
             id: string;
@@ -6526,6 +6528,7 @@ export interface components {
             memberSubTypes: components["schemas"]["Company.types.answer.CompanyMemberSubType"][];
             maxFreeDependants: number;
             bgId: string;
+            membershipAutoRenewal?: ("company_paid" | "dds")[];
             pendingApprovalId: string | null;
         };
         "Company.types.answer.Actor": {
@@ -6596,6 +6599,7 @@ export interface components {
             }[];
             maxFreeDependants: number;
             bgId: string;
+            membershipAutoRenewal?: ("company_paid" | "dds")[];
             pendingApprovalId: string | null;
         };
         "Company.records.answer": unknown;
@@ -6688,6 +6692,8 @@ export interface components {
             maxFreeDependants?: number;
             bgId?: string;
             description?: string | null;
+            /** @description payment types of this company's memberships that renew automatically at their end (company_paid: the company pays; dds: salary deduction); absent or empty: none (Member README "Membership life cycle") */
+            membershipAutoRenewal?: ("company_paid" | "dds")[];
         };
         /** @description Company.updateCompany: Changes any spec 2.2 field but status (body {id, ...fields}); `update_company`. */
         "Company.updateCompany.answer": {
@@ -8655,6 +8661,23 @@ export interface components {
             warnings: string[];
             /** @constant */
             resumed?: true;
+            /** @description The ID card step (present when an ID card system is configured, ID_CARD_BASE_URL): the card found by staff id and what became of its photo. The card number and validity are answered, not kept on the member. */
+            idCard?: {
+                /**
+                 * @description failed: the card system could not be asked or answered an unusable card; skipped: too little of the call's time was left (both also a warning)
+                 * @enum {unknown}
+                 */
+                lookup: "found" | "not_found" | "failed" | "skipped";
+                cardNumber?: string;
+                validFrom?: string;
+                validUntil?: string;
+                /**
+                 * @description pending_approval / approved: the card's photo was submitted through MEMBER_ID_PHOTO_UPLOAD; kept: the member had a photo or one waiting; none: the member uploads one; failed: the card's photo could not be submitted (a warning)
+                 * @enum {unknown}
+                 */
+                photo: "pending_approval" | "approved" | "kept" | "none" | "failed";
+                approvalId?: string;
+            };
         };
         /**
          * @example {
@@ -13815,7 +13838,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 5001 INVALID_STATUS_TRANSITION, 5002 SYSTEM_ONLY_STATUS, 5005 INVALID_QUERY, 5007 NOT_ELIGIBLE_FOR_COMPANY, 5008 INVALID_MEMBER_TYPE, 5009 INVALID_MEMBER_SUB_TYPE, 5010 FAMILY_MEMBER_LIMIT, 5013 TIER_NOT_ACTIVE, 5014 NOT_ELIGIBLE_FOR_TIER, 5015 PAYMENT_TYPE_NOT_ALLOWED, 5019 DOCUMENT_ARCHIVED, 5027 INVALID_FILE, 5028 INVALID_INPUT, 5029 COMPANY_CHANGE_NOT_ALLOWED, 5032 NOT_A_PRIMARY_MEMBER, 5033 INVALID_MEMBERSHIP_PERIOD, 5034 COMPANY_NOT_ACTIVE, 5038 WEAK_PASSWORD, 5039 WRONG_CURRENT_PASSWORD, 5042 NO_PASSWORD, 10001 VALIDATION, 10005 INVALID_FILE_EXTENSION */
+        /** @description 400: 1001 BAD_JSON, 1002 VALIDATION, 1010 INSTANCE_REQUIRED, 1020 BAD_INSTANCE_ID, 1024 BODY_TOO_DEEP, 5001 INVALID_STATUS_TRANSITION, 5002 SYSTEM_ONLY_STATUS, 5005 INVALID_QUERY, 5007 NOT_ELIGIBLE_FOR_COMPANY, 5008 INVALID_MEMBER_TYPE, 5009 INVALID_MEMBER_SUB_TYPE, 5010 FAMILY_MEMBER_LIMIT, 5013 TIER_NOT_ACTIVE, 5014 NOT_ELIGIBLE_FOR_TIER, 5015 PAYMENT_TYPE_NOT_ALLOWED, 5019 DOCUMENT_ARCHIVED, 5027 INVALID_FILE, 5028 INVALID_INPUT, 5029 COMPANY_CHANGE_NOT_ALLOWED, 5032 NOT_A_PRIMARY_MEMBER, 5033 INVALID_MEMBERSHIP_PERIOD, 5034 COMPANY_NOT_ACTIVE, 5038 WEAK_PASSWORD, 5039 WRONG_CURRENT_PASSWORD, 5042 NO_PASSWORD, 5045 INVALID_MEMBERSHIP_TRANSITION, 5046 RENEWAL_NOT_ALLOWED, 10001 VALIDATION, 10005 INVALID_FILE_EXTENSION */
         "Member.400": {
             headers: {
                 [name: string]: unknown;
@@ -13842,7 +13865,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED */
+        /** @description 404: 1003 UNKNOWN_PROJECT, 1004 UNKNOWN_CLASS, 1005 UNKNOWN_METHOD, 1019 UNKNOWN_JOB, 1022 NOT_FOUND, 5000 MEMBER_NOT_FOUND, 5006 COMPANY_NOT_FOUND, 5011 FAMILY_MEMBER_NOT_FOUND, 5012 TIER_NOT_FOUND, 5018 DOCUMENT_NOT_FOUND, 5025 HR_EMPLOYEE_NOT_FOUND, 5040 SSO_NOT_CONFIGURED, 5044 MEMBERSHIP_NOT_FOUND, 10073 EMPLOYEE_NOT_FOUND, 10075 PRIMARY_MEMBER_NOT_FOUND, 11016 COMPANY_NOT_MAPPED */
         "Member.404": {
             headers: {
                 [name: string]: unknown;
