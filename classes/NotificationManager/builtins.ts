@@ -110,6 +110,55 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
       sms: { enabled: false, content: '' },
     },
   },
+  MEMBERSHIP_EXPIRING: {
+    title: 'Membership ending soon',
+    description:
+      'Tells a member MEMBERSHIP_REMINDER_DAYS before a membership ends, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId, renewsAutomatically (true when the company renews it).',
+    audience: 'member',
+    channels: {
+      email: {
+        enabled: true,
+        to: [],
+        subject: `Your ${BRAND} membership ends on {{endDate}}`,
+        json: '',
+        html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership ends on {{endDate}}.</p>{{#renewsAutomatically}}<p>Your company renews it automatically: nothing to do.</p>{{/renewsAutomatically}}{{^renewsAutomatically}}<p>Renew it before then to keep its benefits.</p>{{/renewsAutomatically}}`,
+      },
+      in_app: { enabled: true, subject: 'Your membership ends soon', content: 'Your {{tierName}} membership ends on {{endDate}}.' },
+      sms: { enabled: false, content: '' },
+    },
+  },
+  MEMBERSHIP_EXPIRED: {
+    title: 'Membership expired',
+    description: 'Tells a member that a membership reached its end and expired, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId.',
+    audience: 'member',
+    channels: {
+      email: {
+        enabled: true,
+        to: [],
+        subject: `Your ${BRAND} membership has expired`,
+        json: '',
+        html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership expired on {{endDate}}. Renew it to use its benefits again.</p>`,
+      },
+      in_app: { enabled: true, subject: 'Your membership has expired', content: 'Your {{tierName}} membership expired on {{endDate}}.' },
+      sms: { enabled: false, content: '' },
+    },
+  },
+  MEMBERSHIP_RENEWED: {
+    title: 'Membership renewed',
+    description: 'Tells a member that a membership was renewed (by the member, the back office or the company automatically), by email and in the app. Parameters: name, tierName, endDate (the new end, YYYY-MM-DD), membershipId.',
+    audience: 'member',
+    channels: {
+      email: {
+        enabled: true,
+        to: [],
+        subject: `Your ${BRAND} membership is renewed`,
+        json: '',
+        html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership is renewed until {{endDate}}.</p>`,
+      },
+      in_app: { enabled: true, subject: 'Your membership is renewed', content: 'Your {{tierName}} membership is renewed until {{endDate}}.' },
+      sms: { enabled: false, content: '' },
+    },
+  },
 });
 
 /** The ids of the catalogue, in a stable order. */
