@@ -460,6 +460,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const method = params.projectId === deps.projectId ? deps.registry.get(params.classId)?.methodsByName.get(params.method) : undefined;
     const limit = method && methodLimits.get(method);
     if (limit) res.locals.bodyLimit = limit;
+    // no body (neither Transfer-Encoding nor a Content-Length, type-is's test: most GETs): the parsers would
+    // only set req.body to undefined and go on; done here without them
+    const h = req.headers;
+    if (h['transfer-encoding'] === undefined && isNaN(h['content-length'] as unknown as number)) {
+      if (!('body' in (req as object))) req.body = undefined;
+      callRoute(req, res, params)?.catch(next);
+      return;
+    }
     parseBody(
       req,
       res,
