@@ -113,7 +113,7 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   MEMBERSHIP_EXPIRING: {
     title: 'Membership ending soon',
     description:
-      'Tells a member MEMBERSHIP_REMINDER_DAYS before a membership ends, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId, renewsAutomatically ('yes' when the company renews it, else empty).',
+      'Tells a member MEMBERSHIP_REMINDER_DAYS before a membership ends, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId, renewsAutomatically ("yes" when the company renews it, else empty).',
     audience: 'member',
     channels: {
       email: {
