@@ -19,9 +19,9 @@ import type { WithRuntime } from '../../runtime';
 import { runIdentity } from '../_platform/import/import.cli';
 import { progress } from '../_platform/import/progress';
 import { readSheet, sheetFormat } from '../_platform/import/rows';
-import { toFieldMessages, type EmployeeRecord } from './hr-contract';
+import { HR_TIMESTAMP_HEADER, toFieldMessages, type EmployeeRecord } from './hr-contract';
 import { hasErrors, missingColumns, pushAnswerOutcome, pushErrorOutcome, recordOfRow, REPORT_HEADER, reportLine, type ReconcileSummary } from './hr-reconcile';
-import { listedCandidates, reconcilePopulation, type PopulationRow } from './use-cases/hr-reconcile';
+import { asOfTime, listedCandidates, reconcilePopulation, type PopulationRow } from './use-cases/hr-reconcile';
 
 type Runtime = Parameters<Parameters<WithRuntime>[0]>[0];
 
@@ -81,14 +81,17 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
     .option('--out <file>', 'the CSV report of the differences; default <file>.reconcile.csv')
     .option('--json <file>', 'also write the JSON summary to this file')
     .option('--companies <bgIds>', "the BG_IDs the file covers, comma-separated: members of other companies are not missing in HR (default: every company)")
+    .option('--as-of <time>', 'when HR produced the file (ISO 8601 with a zone): members HR pushed a newer record of are left out, and corrections carry it as X-HR-Timestamp')
     .option('--concurrency <n>', 'members read or pushed side by side', '8')
-    .action((file: string, opts: { apply?: boolean; out?: string; json?: string; companies?: string; concurrency: string }) => {
+    .action((file: string, opts: { apply?: boolean; out?: string; json?: string; companies?: string; asOf?: string; concurrency: string }) => {
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error(`--concurrency must be an integer from 1 to 256, got '${opts.concurrency}'`);
       sheetFormat(file);
       if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
       const bgIds = opts.companies?.split(',').map((s) => s.trim()).filter(Boolean);
       if (opts.companies !== undefined && !bgIds?.length) throw new Error('--companies must name at least one BG_ID');
+      const asOf = opts.asOf === undefined ? undefined : asOfTime(opts.asOf);
+      if (opts.asOf !== undefined && asOf === undefined) throw new Error(`--as-of must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z), got '${opts.asOf}'`);
       const outFile = opts.out ?? `${file}.reconcile.csv`;
       return withRuntime(async (rt) => {
         const out = openOut(outFile, '--out');
@@ -104,7 +107,7 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
               caller: { call: (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }) },
               push: async (record: EmployeeRecord) => {
                 try {
-                  const res = await rt.call('Member', 'hrUpdateEmployee', undefined, record, { identity });
+                  const res = await rt.call('Member', 'hrUpdateEmployee', undefined, record, { identity, ...(asOf ? { headers: { [HR_TIMESTAMP_HEADER]: asOf } } : {}) });
                   return pushAnswerOutcome(res.status, res.body);
                 } catch (err) {
                   return pushErrorOutcome(err);
@@ -116,6 +119,7 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
             {
               apply: !!opts.apply,
               concurrency,
+              ...(asOf ? { asOf } : {}),
               ...(bgIds ? { bgIds } : {}),
               onDifference: (d) => fs.writeSync(out, reportLine(d)),
               onProgress: (done) => bar.tick(done),

@@ -11,7 +11,7 @@
  * applied correction leaves nothing for the next run to report.
  */
 import type { DeepReadonly } from '../../runtime';
-import { isCalendarDate, type EmployeeRecord } from './hr-contract';
+import { HR_MESSAGES, isCalendarDate, isStalePush, type EmployeeRecord } from './hr-contract';
 import { applyEmployeeRecord, EMPLOYEE_FIELDS } from './hr-sync';
 import { nextMemberStatus } from './status-machine';
 import type { MemberProfile, MemberStatus } from './types';
@@ -172,13 +172,28 @@ export function terminationRecord(profile: ReconcileProfile, refs: MemberRefs): 
   return others.length ? { missing: others } : { record };
 }
 
+/**
+ * Pure: does the member hold an HR record newer than the population file
+ * (`asOf`: when HR produced it)? Then HR has spoken since the export, and the
+ * file is not the member's truth: not compared, not corrected, and never
+ * missing in HR. Either time unknown: no.
+ */
+export function newerThanFile(hrRecordedAt: string | null | undefined, asOf: string | undefined): boolean {
+  return isStalePush(hrRecordedAt ?? undefined, asOf);
+}
+
 /** The outcome of one correction pushed through 4.2. */
-export type PushOutcome = { outcome: 'applied'; updatedFields: string[] } | { outcome: 'held'; approvalId?: string } | { outcome: 'failed'; status: number; code?: unknown; reason: string };
+export type PushOutcome =
+  | { outcome: 'applied'; updatedFields: string[] }
+  | { outcome: 'held'; approvalId?: string }
+  | { outcome: 'stale' }
+  | { outcome: 'failed'; status: number; code?: unknown; reason: string };
 
 /** Pure: a 4.2 answer (status and body) as an outcome; 202 is the quarantine holding a deactivation for review, not a failure. */
 export function pushAnswerOutcome(status: number, body: unknown): PushOutcome {
   const b = (body ?? {}) as { body?: { updatedFields?: unknown; held?: unknown; approvalId?: unknown } };
   if (status === 202 || b.body?.held === true) return { outcome: 'held', ...(typeof b.body?.approvalId === 'string' ? { approvalId: b.body.approvalId } : {}) };
+  if (status >= 200 && status < 300 && (body as { message?: unknown } | null)?.message === HR_MESSAGES.employeeStale) return { outcome: 'stale' };
   if (status >= 200 && status < 300) return { outcome: 'applied', updatedFields: Array.isArray(b.body?.updatedFields) ? (b.body!.updatedFields as string[]) : [] };
   return { outcome: 'failed', status, reason: `answered ${status}` };
 }
@@ -286,10 +301,12 @@ export type DifferenceKind = 'drift' | 'missing_in_program' | 'missing_in_hr' | 
 /**
  * What a difference came to: `reported` (a dry run, or nothing to push),
  * `applied`, `held` (the quarantine holds the deactivation for review),
+ * `stale` (4.2 found a record of the employee newer than the file's, pushed
+ * since the check, and applied nothing),
  * `failed` (4.2 refused it), `manual` (no 4.2 push can correct it: the
  * operator acts; `reason` says how).
  */
-export type DifferenceOutcome = 'reported' | 'applied' | 'held' | 'failed' | 'manual';
+export type DifferenceOutcome = 'reported' | 'applied' | 'held' | 'stale' | 'failed' | 'manual';
 
 export interface Difference {
   kind: DifferenceKind;
@@ -318,17 +335,20 @@ export interface ReconcileSummary {
   invalid: number;
   /** rows of employees HR lists as inactive or terminated who are not members: nothing to do */
   ignored: number;
+  /** members holding an HR record newer than the file (`asOf`): neither compared nor missing in HR */
+  newerInService: number;
   /** members checked as candidates for "missing in HR" (read from their state) */
   candidatesChecked: number;
   applied: number;
   held: number;
+  stale: number;
   failed: number;
   manual: number;
   seconds: number;
 }
 
 export function emptySummary(apply: boolean): ReconcileSummary {
-  return { apply, rows: 0, inSync: 0, drift: 0, missingInProgram: 0, missingInHr: 0, invalid: 0, ignored: 0, candidatesChecked: 0, applied: 0, held: 0, failed: 0, manual: 0, seconds: 0 };
+  return { apply, rows: 0, inSync: 0, drift: 0, missingInProgram: 0, missingInHr: 0, invalid: 0, ignored: 0, newerInService: 0, candidatesChecked: 0, applied: 0, held: 0, stale: 0, failed: 0, manual: 0, seconds: 0 };
 }
 
 /** Pure: the summary counting one more difference. */
@@ -339,6 +359,7 @@ export function countDifference(summary: ReconcileSummary, d: Difference): void 
   else summary.invalid++;
   if (d.outcome === 'applied') summary.applied++;
   else if (d.outcome === 'held') summary.held++;
+  else if (d.outcome === 'stale') summary.stale++;
   else if (d.outcome === 'failed') summary.failed++;
   else if (d.outcome === 'manual') summary.manual++;
 }

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { POPULATION_COLUMNS } from '../../classes/Member/hr-reconcile';
 import { projectRoot } from '../../runtime/config';
 import { testEnv, type TestRuntime } from '../support/harness';
-import { API_KEY, createMember, employeeRecord, seedProgram, startMemberRuntime, uniq } from './support';
+import { API_KEY, createMember, employeeRecord, memberState, seedProgram, startMemberRuntime, uniq } from './support';
 
 const root = projectRoot();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hr-reconcile-cli-'));
@@ -39,11 +39,12 @@ describe('hr:reconcile as an operator runs it', () => {
 
   let inSync: Record<string, any>;
   let drifting: Record<string, any>;
+  const ids: Record<string, string> = {};
   beforeAll(async () => {
     t = await startMemberRuntime();
     await seedProgram(t);
     for (const rec of [(inSync = employeeRecord(uniq('C'))), (drifting = employeeRecord(uniq('C')))]) {
-      await createMember(t, { staffId: rec.employeeId, email: rec.email });
+      ids[rec.employeeId as string] = (await createMember(t, { staffId: rec.employeeId, email: rec.email })).id;
       expect((await t.post('/members/hr/employee', rec, API_KEY)).status).toBe(200);
     }
   });
@@ -87,7 +88,7 @@ describe('hr:reconcile as an operator runs it', () => {
     expect(byRow['8']).toContain(`employeeId ${inSync.employeeId} is in row 2 too`);
   }, 60_000);
 
-  test('an XLSX sheet is read as the importer reads it; --apply corrects, --json keeps the summary; a second run reports nothing', async () => {
+  test('an XLSX sheet is read as the importer reads it; --apply corrects (with --as-of as the push time), --json keeps the summary; a second run reports nothing', async () => {
     const { default: excel } = await import('exceljs');
     const book = new excel.Workbook();
     const sheet = book.addWorksheet('HR');
@@ -97,9 +98,10 @@ describe('hr:reconcile as an operator runs it', () => {
     const file = path.join(tmp, 'population.xlsx');
     await book.xlsx.writeFile(file);
     const json = path.join(tmp, 'summary.json');
-    const applied = await cli(file, '--apply', '--json', json, '--out', path.join(tmp, 'x.csv'));
+    const applied = await cli(file, '--apply', '--as-of', '2026-11-29T10:00:00+04:00', '--json', json, '--out', path.join(tmp, 'x.csv'));
     expect(applied.code).toBe(0);
     expect(JSON.parse(fs.readFileSync(json, 'utf8'))).toMatchObject({ apply: true, rows: 2, drift: 1, applied: 1, failed: 0 });
+    expect((await memberState(t, ids[drifting.employeeId]!)).state.private).toMatchObject({ profile: { surname: 'Byron' }, hrRecordedAt: '2026-11-29T06:00:00.000Z' });
     const again = await cli(file, '--out', path.join(tmp, 'y.csv'));
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: 2, inSync: 2, drift: 0, missingInHr: 0 });

@@ -102,6 +102,28 @@ describe('reconcileHrPopulation over HTTP', () => {
     expect(all.body.summary.missingInHr).toBeGreaterThan(1);
   });
 
+  test('asOf: a member HR pushed after the export is neither compared nor missing; corrections carry it, so 4.2 does not undo a newer push', async () => {
+    const pushedLater = await employee();
+    const absentButNewer = await employee();
+    const older = await employee();
+    // HR pushed these two at 08:00, after the 06:00 export
+    for (const e of [pushedLater, absentButNewer]) {
+      expect((await t.post('/members/hr/employee', { ...e.record, grade: 'G8' }, { ...API_KEY, 'x-hr-timestamp': '2026-11-29T08:00:00Z' })).status).toBe(200);
+    }
+    await Promise.all([pushedLater, absentButNewer, older].map((e) => listed(e.id)));
+    const rows = [{ ...pushedLater.record, grade: 'G1' }, { ...older.record, grade: 'G5' }];
+    const r = await reconcile({ rows, companies: ['BG1'], asOf: '2026-11-29T10:00:00+04:00', apply: true });
+    expect(r.status).toBe(200);
+    const mine = (r.body.differences as any[]).filter((d) => [pushedLater.id, absentButNewer.id, older.id].includes(d.memberId));
+    expect(mine).toEqual([expect.objectContaining({ kind: 'drift', memberId: older.id, outcome: 'applied' })]);
+    expect(r.body.summary.newerInService).toBeGreaterThanOrEqual(2);
+    expect((await memberState(t, pushedLater.id)).state.private.profile.grade).toBe('G8');
+    // the correction carried the file's time: the member now holds it
+    expect((await memberState(t, older.id)).state.private).toMatchObject({ profile: { grade: 'G5' }, hrRecordedAt: '2026-11-29T06:00:00.000Z' });
+    const bad = await reconcile({ rows, asOf: '2026-11-29' });
+    expect(bad.status).toBe(400);
+  });
+
   test('bad input is a 400 naming the row and field; the schema bounds the body', async () => {
     const staffId = uniq('B');
     const empty = await reconcile({ rows: [employeeRecord(staffId, { email: '' })] });

@@ -16,6 +16,7 @@ import {
   employeeDrift,
   hasErrors,
   missingColumns,
+  newerThanFile,
   NOT_IN_HR_REASON,
   POPULATION_COLUMNS,
   pushAnswerOutcome,
@@ -123,6 +124,14 @@ describe('missing in HR', () => {
   });
 });
 
+test("a member holding an HR record newer than the file is the file's no longer; unknown times compare as nothing", () => {
+  expect(newerThanFile('2026-11-29T08:00:00.000Z', '2026-11-29T06:00:00.000Z')).toBe(true);
+  expect(newerThanFile('2026-11-29T06:00:00.000Z', '2026-11-29T06:00:00.000Z')).toBe(false);
+  expect(newerThanFile('2026-11-29T05:00:00.000Z', '2026-11-29T06:00:00.000Z')).toBe(false);
+  expect(newerThanFile(null, '2026-11-29T06:00:00.000Z')).toBe(false);
+  expect(newerThanFile('2026-11-29T08:00:00.000Z', undefined)).toBe(false);
+});
+
 describe('the HR population sheet', () => {
   test('a row of cells becomes the 4.2 record; empty optional cells are null, absent required ones are named', () => {
     const values: Record<string, string> = {
@@ -177,6 +186,8 @@ describe('outcomes and the report', () => {
     expect(pushAnswerOutcome(202, { success: true, code: 10076, body: { held: true, approvalId: 'a-1' } })).toEqual({ outcome: 'held', approvalId: 'a-1' });
     const refused = pushErrorOutcome(Object.assign(new Error('Validation failed'), { status: 400, code: 10001, details: { errors: { email: ['is already used by another member'] } } }));
     expect(refused).toEqual({ outcome: 'failed', status: 400, code: 10001, reason: 'Validation failed: email is already used by another member' });
+    // 4.2 found a newer record than the file's (its X-HR-Timestamp): nothing applied, not a failure
+    expect(pushAnswerOutcome(200, { success: true, message: 'A newer record of this employee was already applied; this one was not', body: { updatedFields: [] } })).toEqual({ outcome: 'stale' });
     expect(pushErrorOutcome(Object.assign(new Error('bad'), { status: 400, details: { errors: [{ field: 'rows.0.email', reason: 'x' }] } }))).toMatchObject({ reason: 'bad: rows.0.email x' });
   });
 

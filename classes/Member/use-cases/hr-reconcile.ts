@@ -22,12 +22,13 @@
 import { ActorError, isUnknownInstance, RuntimeCodes, type BaseCtx, type Identity } from '../../../runtime';
 import { memberError } from '../errors';
 import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getMemberType } from '../clients';
-import type { EmployeeRecord } from '../hr-contract';
+import { HR_TIMESTAMP_HEADER, hrTimestampOf, type EmployeeRecord } from '../hr-contract';
 import {
   activeHere,
   countDifference,
   emptySummary,
   employeeDrift,
+  newerThanFile,
   pushAnswerOutcome,
   pushErrorOutcome,
   reconcileProfile,
@@ -39,17 +40,19 @@ import {
   type ReconcileSummary,
 } from '../hr-reconcile';
 import { MEMBERS_COLLECTION } from '../listing';
-import { profileOf, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import { memberState, profileOf, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
 import { hrUpdateEmployee } from './hr-employee';
 import { members } from './self-client';
 
 type Caller = Pick<BaseCtx, 'call'>;
 type ResponseInit = BaseCtx['response'];
 
-/** hrReconcileView: the member as the reconciliation compares it (its own state) */
+/** hrReconcileView: the member as the reconciliation compares it (its own state), and when HR produced the newest record applied to it */
 export function hrReconcileView(ctx: MemberReadCtx) {
-  return { member: reconcileProfile(profileOf(ctx)) };
+  return { member: reconcileProfile(profileOf(ctx)), hrRecordedAt: memberState(ctx).hrRecordedAt ?? null };
 }
+
+type MemberView = ReturnType<typeof hrReconcileView>;
 
 /** one row of HR's population: its place, the record, and what made it invalid before anything was read */
 export interface PopulationRow {
@@ -62,7 +65,7 @@ export interface PopulationRow {
 export interface ReconcilePorts {
   /** reads of Setting, Company and members: a class's context, or the CLI's runtime as the system */
   caller: Caller;
-  /** one 4.2 push of a record */
+  /** one 4.2 push of a record (with `asOf` as its X-HR-Timestamp when the run has one) */
   push(record: EmployeeRecord): Promise<PushOutcome>;
   /** ids of members that may be active here, in batches; `companyIds`: only these companies' (undefined: every company) */
   candidates(companyIds: readonly string[] | undefined): AsyncIterable<readonly string[]>;
@@ -77,6 +80,12 @@ export interface ReconcileOptions {
   onDifference(d: Difference): void;
   /** called as rows and candidates are done */
   onProgress?(done: number): void;
+  /**
+   * when HR produced the population (ISO 8601 with a zone): a member holding a
+   * newer HR record is left out, and the pushes carry it as X-HR-Timestamp so
+   * that 4.2 refuses to undo a record pushed after the check
+   */
+  asOf?: string;
   /** stops the run (no further row or candidate is taken) once aborted: a call past its time budget */
   signal?: AbortSignal;
 }
@@ -122,9 +131,9 @@ function memo<T>(ask: (key: string) => Promise<T>): (key: string) => Promise<T> 
 }
 
 /** the member a lookup or id names, from its own state; null when there is none */
-async function viewOf(caller: Caller, instance: string): Promise<ReconcileProfile | null> {
+async function viewOf(caller: Caller, instance: string): Promise<MemberView | null> {
   try {
-    return (await members<{ hrReconcileView: typeof hrReconcileView }>(caller).hrReconcileView(instance, {})).member;
+    return await members<{ hrReconcileView: typeof hrReconcileView }>(caller).hrReconcileView(instance, {});
   } catch (err) {
     if (isUnknownInstance(err)) return null;
     throw err;
@@ -148,6 +157,7 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
     const out = await ports.push(record);
     if (out.outcome === 'failed') return { ...d, outcome: 'failed', status: out.status, ...(out.code !== undefined ? { code: out.code } : {}), reason: out.reason };
     if (out.outcome === 'held') return { ...d, outcome: 'held', reason: `held for review by the HR quarantine${out.approvalId ? ` (approval ${out.approvalId})` : ''}` };
+    if (out.outcome === 'stale') return { ...d, outcome: 'stale', reason: 'HR pushed a newer record of this employee after the check; nothing applied' };
     return { ...d, outcome: 'applied' };
   };
 
@@ -189,19 +199,24 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
     if (Object.keys(problems).length) return invalid(problems);
 
     let migrated = false;
-    let member = await viewOf(caller, `staffId!${rec.employeeId}`);
-    if (!member && rec.oldStaffId && rec.oldStaffId !== rec.employeeId) {
-      member = await viewOf(caller, `staffId!${rec.oldStaffId}`);
-      migrated = member !== null;
+    let view = await viewOf(caller, `staffId!${rec.employeeId}`);
+    if (!view && rec.oldStaffId && rec.oldStaffId !== rec.employeeId) {
+      view = await viewOf(caller, `staffId!${rec.oldStaffId}`);
+      migrated = view !== null;
     }
-    if (!member) {
+    if (!view) {
       if (rec.status !== 'active') {
         summary.ignored++;
         return;
       }
       return report({ kind: 'missing_in_program', row: r.row, employeeId: rec.employeeId, outcome: 'manual', reason: MISSING_IN_PROGRAM_ACTION });
     }
+    const member = view.member;
     seen.add(member.id);
+    if (newerThanFile(view.hrRecordedAt, opts.asOf)) {
+      summary.newerInService++;
+      return;
+    }
     const changes = employeeDrift(member, rec, { memberTypeId: type!.id, companyId: company!.id, migrated });
     if (!changes.length) {
       summary.inSync++;
@@ -233,11 +248,17 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
 
   // missing in HR: candidates from the source, each confirmed from its own state
   const checkCandidate = async (id: string): Promise<void> => {
-    const member = await viewOf(caller, id);
-    if (!member) return;
+    const view = await viewOf(caller, id);
+    if (!view) return;
+    const member = view.member;
     summary.candidatesChecked++;
     if (!activeHere(member) || hrStaffIds.has(member.staffId!) || seen.has(member.id)) return;
     if (scope && !scope.includes(member.company.id)) return;
+    // HR pushed this employee after the export: HR still knows it
+    if (newerThanFile(view.hrRecordedAt, opts.asOf)) {
+      summary.newerInService++;
+      return;
+    }
     const [type, company] = await Promise.all([member.memberType ? typeById(member.memberType) : null, companyById(member.company.id)]);
     const built = terminationRecord(member, { employmentType: type && type.status === 'active' ? type.systemIdentifier : null, bgId: company?.bgId ?? null });
     const d = { kind: 'missing_in_hr' as const, employeeId: member.staffId, memberId: member.id };
@@ -287,6 +308,15 @@ export async function* listedCandidates(documents: BaseCtx['documents'], company
 
 // ---------------------------------------------------------------- the back-office method
 
+/** Pure: a population's `asOf` as the UTC instant 4.2's X-HR-Timestamp takes (4.2's own parser), or undefined when it names none */
+export function asOfTime(value: string): string | undefined {
+  try {
+    return hrTimestampOf({ [HR_TIMESTAMP_HEADER]: value });
+  } catch {
+    return undefined;
+  }
+}
+
 /** the HR population rows a call takes at most: a bigger population goes through `hr:reconcile <file>` */
 export const RECONCILE_MAX_ROWS = 5000;
 /** the differences an answer lists at most (the summary counts them all) */
@@ -300,6 +330,8 @@ export interface ReconcileBody {
   companies?: string[];
   /** differences listed in the answer, 1-1000 (default 100) */
   limit?: number;
+  /** when HR produced the rows (ISO 8601 date-time with a zone) */
+  asOf?: string;
 }
 
 /**
@@ -308,8 +340,8 @@ export interface ReconcileBody {
  * own (the quarantine answers 202 through it), everything else the caller's
  * (its identity names the audit entries, its calls reach the member).
  */
-async function pushAsCaller(ctx: MemberStaticCtx<ReconcileBody>, record: EmployeeRecord): Promise<PushOutcome> {
-  const request = { ...ctx.request, body: record, headers: {} };
+async function pushAsCaller(ctx: MemberStaticCtx<ReconcileBody>, record: EmployeeRecord, asOf: string | undefined): Promise<PushOutcome> {
+  const request = { ...ctx.request, body: record, headers: asOf ? { [HR_TIMESTAMP_HEADER]: asOf } : {} };
   let response: ResponseInit = {};
   const view = new Proxy(ctx, {
     get(target, prop) {
@@ -359,6 +391,8 @@ export async function reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileBody>)
   body.rows.forEach((rec, i) => {
     for (const [field, messages] of Object.entries(recordDateProblems(rec))) for (const m of messages) errors.push({ field: `rows.${i}.${field}`, reason: m });
   });
+  const asOf = body.asOf === undefined ? undefined : asOfTime(body.asOf);
+  if (body.asOf !== undefined && asOf === undefined) errors.push({ field: 'asOf', reason: 'must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z)' });
   if (errors.length) throw memberError('INVALID_INPUT', `Invalid HR population: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
 
   const limit = body.limit ?? 100;
@@ -367,12 +401,13 @@ export async function reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileBody>)
     body.rows.map((record, row) => ({ row, record })),
     {
       caller: ctx,
-      push: (record) => pushAsCaller(ctx, record),
+      push: (record) => pushAsCaller(ctx, record, asOf),
       candidates: (companyIds) => listedCandidates(ctx.documents, companyIds),
     },
     {
       apply: body.apply === true,
       signal: ctx.signal,
+      ...(asOf ? { asOf } : {}),
       ...(body.companies ? { bgIds: body.companies } : {}),
       onDifference: (d) => {
         if (differences.length < limit) differences.push(d);
