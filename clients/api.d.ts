@@ -8079,7 +8079,7 @@ export interface components {
         "Member.hrPrimaryInfo.answer": components["schemas"]["Member.types.answer.PrimaryInfo"] & {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
         };
-        /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+        /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
         "Member.hrReconcileView.answer": {
             member: {
                 id: string;
@@ -8108,6 +8108,7 @@ export interface components {
                 };
                 primaryMemberId: string | null;
             };
+            hrRecordedAt: string | null;
         };
         /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
         "Member.hrRegistrationOf.answer": {
@@ -8564,7 +8565,8 @@ export interface components {
          *       "apply": true,
          *       "companies": [
          *         "BG-100"
-         *       ]
+         *       ],
+         *       "asOf": "2026-11-29T06:00:00Z"
          *     }
          */
         "Member.reconcileHrPopulation": {
@@ -8608,6 +8610,11 @@ export interface components {
              * @default 100
              */
             limit: number;
+            /**
+             * Format: date-time
+             * @description when HR produced the rows (ISO 8601 with a zone, as 4.2's X-HR-Timestamp): members holding a newer HR record are left out, and the corrections carry it so that 4.2 refuses to undo a record pushed after the check
+             */
+            asOf?: string;
         };
         /** @description The HR reconciliation: the summary (every difference counted) and the first `limit` differences, in the order found; truncated is true when the summary counts more than are listed. */
         "Member.reconcileHrPopulation.answer": {
@@ -8626,6 +8633,8 @@ export interface components {
                 held: number;
                 failed: number;
                 manual: number;
+                newerInService: number;
+                stale: number;
             };
             differences: {
                 /** @enum {unknown} */
@@ -8640,7 +8649,7 @@ export interface components {
                     hr: unknown;
                 }[];
                 /** @enum {unknown} */
-                outcome: "reported" | "applied" | "held" | "failed" | "manual";
+                outcome: "reported" | "applied" | "held" | "stale" | "failed" | "manual";
                 /** @description failed: the HTTP status 4.2 answered */
                 status?: number;
                 /** @description failed: the code 4.2 answered (spec 7.2) */
@@ -19620,7 +19629,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19662,7 +19671,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant). */
+            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
