@@ -429,7 +429,12 @@ async function finishRegistration(
     reserveMs: ANSWER_RESERVE_MS,
     minMs: MIN_INLINE_MS,
     within: (ms, fn) => within(ctx.signal, ms, fn),
-  });
+  }).catch((err: unknown) => ({
+    // idCardStep answers its failures itself; this only keeps a slip from becoming an unhandled rejection
+    // while the steps below run (or throw)
+    outcome: { lookup: 'failed', photo: 'none' } as IdCardOutcome,
+    warnings: [`The ID card step failed: ${(err as Error)?.message ?? String(err)}; the member uploads an ID photo`],
+  }));
   const warnings: string[] = [];
   const dependants: RegistrationResult['dependants'] = [];
   const primary = { id: member.id, company: member.company, memberType: member.memberType, loginMethod: member.loginMethod };
