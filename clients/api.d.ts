@@ -2008,6 +2008,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/reinstateMembership/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.reinstateMembership (WRITE)
+         * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_reinstateMembership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/removeMemberFamilyMember/{instanceId}": {
         parameters: {
             query?: never;
@@ -2022,6 +2042,46 @@ export interface paths {
          * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 30 s.
          */
         post: operations["Member_removeMemberFamilyMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/renewMembership/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.renewMembership (WRITE)
+         * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_renewMembership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/renewMyMembership/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.renewMyMembership (WRITE)
+         * @description changes the instance (one at a time). Admits: enduser (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_renewMyMembership"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2200,6 +2260,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/settleMembershipChange/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.settleMembershipChange (QUEUED_WRITE)
+         * @description queued: answers 202 with a job, whose status is at `/{projectId}/JOBS/{jobId}`. Admits: class:ApprovalManager (and the system identity). Time budget 60 s.
+         */
+        post: operations["Member_settleMembershipChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/singleSignOn": {
         parameters: {
             query?: never;
@@ -2238,6 +2318,26 @@ export interface paths {
          * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 10 s.
          */
         post: operations["Member_streamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/suspendMembership/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.suspendMembership (WRITE)
+         * @description changes the instance (one at a time). Admits: program_management_user (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_suspendMembership"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7544,6 +7644,20 @@ export interface components {
             createdBy: components["schemas"]["Member.types.answer.Actor"];
             createdAt: string;
             updatedAt: string;
+            transitions?: {
+                at: string;
+                from: string;
+                to: string;
+                /** @enum {unknown} */
+                event: "renewed" | "expired" | "suspended" | "reinstated";
+                actor: components["schemas"]["Member.types.answer.Actor"];
+                /** @enum {unknown} */
+                by?: "member" | "back_office" | "automatic";
+                reason?: string;
+                approvalId?: string;
+                endDate?: string;
+                previousEndDate?: string;
+            }[];
         };
         "Member.types.answer.Actor": components["schemas"]["Member.types.answer.CreatedBy"];
         "Member.types.answer.FamilyMember": components["schemas"]["Member.types.answer.FamilyMembers"];
@@ -7702,6 +7816,11 @@ export interface components {
             paymentType: "dds" | "cpg" | "company_paid";
             /** Format: date-time */
             startDate?: string;
+            /**
+             * Format: date-time
+             * @description an earlier end than the default (the tier's end, at most a year after the start)
+             */
+            endDate?: string;
         };
         /** @description Member.addMembership answers {member, updatedFields, approval, pendingApprovalId, membership}. */
         "Member.addMembership.answer": {
@@ -8432,13 +8551,23 @@ export interface components {
             limit: number;
             totalPages: number;
         };
-        /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
+        /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), its status transitions and the suspension or reinstatement it waits for (pendingChange), a page at a time. */
         "Member.listMemberships.answer": {
             memberships: ({
                 tierName: string | null;
                 tierType: Record<string, never> | null;
                 fee: number | null;
-            } & components["schemas"]["Member.types.answer.Membership"])[];
+                /** @description every move of the membership's status, oldest first */
+                transitions: unknown[];
+                /** @description a suspension or reinstatement waiting for its approval */
+                pendingChange: null | {
+                    approvalId: string;
+                    /** @enum {unknown} */
+                    move: "suspend" | "reinstate";
+                    reason: string;
+                    requestedAt: string;
+                };
+            } & WithRequired<components["schemas"]["Member.types.answer.Membership"], "transitions">)[];
             totalCount: number;
             page: number;
             limit: number;
@@ -8690,6 +8819,24 @@ export interface components {
         };
         /**
          * @example {
+         *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10",
+         *       "reason": "Overdue payments settled"
+         *     }
+         */
+        "Member.reinstateMembership": {
+            /** @description the membership's id (listMemberships) */
+            membershipId: string;
+            /** @description why (kept on the membership's transition, the approval and the audit entry) */
+            reason: string;
+        };
+        /** @description Member.reinstateMembership answers the membership (active when approved at once, else as it was), the approval, and the approval it waits for (null when applied). */
+        "Member.reinstateMembership.answer": {
+            membership: components["schemas"]["Member.types.answer.Membership"];
+            approval: components["schemas"]["Member.types.answer.Approval"];
+            pendingApprovalId: string | null;
+        };
+        /**
+         * @example {
          *       "familyMemberId": "example-familymember"
          *     }
          */
@@ -8699,6 +8846,34 @@ export interface components {
         /** @description Member.removeMemberFamilyMember answers {removed}. */
         "Member.removeMemberFamilyMember.answer": {
             removed: string;
+        };
+        /**
+         * @example {
+         *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10"
+         *     }
+         */
+        "Member.renewMembership": {
+            /** @description the membership's id (listMemberships) */
+            membershipId: string;
+        };
+        /** @description Member.renewMembership answers the renewed membership (its new endDate, lastRenewal and transition) and the member's status. */
+        "Member.renewMembership.answer": {
+            membership: components["schemas"]["Member.types.answer.Membership"];
+            memberStatus: string;
+        };
+        /**
+         * @example {
+         *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10"
+         *     }
+         */
+        "Member.renewMyMembership": {
+            /** @description the membership's id (listMemberships) */
+            membershipId: string;
+        };
+        /** @description Member.renewMyMembership answers the renewed membership and the member's status. */
+        "Member.renewMyMembership.answer": {
+            membership: components["schemas"]["Member.types.answer.Membership"];
+            memberStatus: string;
         };
         /** @example {} */
         "Member.resendOtp": Record<string, never>;
@@ -8802,6 +8977,24 @@ export interface components {
             streamed: boolean;
             id: string;
             collection: string;
+        };
+        /**
+         * @example {
+         *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10",
+         *       "reason": "Payments overdue since March"
+         *     }
+         */
+        "Member.suspendMembership": {
+            /** @description the membership's id (listMemberships) */
+            membershipId: string;
+            /** @description why (kept on the membership's transition, the approval and the audit entry) */
+            reason: string;
+        };
+        /** @description Member.suspendMembership answers the membership (suspended when approved at once, else as it was), the approval, and the approval it waits for (null when applied). */
+        "Member.suspendMembership.answer": {
+            membership: components["schemas"]["Member.types.answer.Membership"];
+            approval: components["schemas"]["Member.types.answer.Approval"];
+            pendingApprovalId: string | null;
         };
         /** @description Member.unarchiveDocument answers {documentId, status}. */
         "Member.unarchiveDocument.answer": {
@@ -20697,7 +20890,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
+            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), its status transitions and the suspension or reinstatement it waits for (pendingChange), a page at a time. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20739,7 +20932,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), a page at a time. */
+            /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), its status transitions and the suspension or reinstatement it waits for (pendingChange), a page at a time. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21166,6 +21359,55 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_reinstateMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10",
+                 *       "reason": "Overdue payments settled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.reinstateMembership"];
+            };
+        };
+        responses: {
+            /** @description Member.reinstateMembership answers the membership (active when approved at once, else as it was), the approval, and the approval it waits for (null when applied). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.reinstateMembership.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_removeMemberFamilyMember: {
         parameters: {
             query?: never;
@@ -21200,6 +21442,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.removeMemberFamilyMember.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_renewMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.renewMembership"];
+            };
+        };
+        responses: {
+            /** @description Member.renewMembership answers the renewed membership (its new endDate, lastRenewal and transition) and the member's status. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.renewMembership.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_renewMyMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.renewMyMembership"];
+            };
+        };
+        responses: {
+            /** @description Member.renewMyMembership answers the renewed membership and the member's status. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.renewMyMembership.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -21696,6 +22034,62 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_settleMembershipChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "approvalId": "example-approval",
+                 *       "action": "approve",
+                 *       "event": "event",
+                 *       "entityId": "example-entity",
+                 *       "jsonPatch": [
+                 *         "jsonPatch"
+                 *       ],
+                 *       "additionalData": {},
+                 *       "reviewedBy": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.approvalCallback"];
+            };
+        };
+        responses: {
+            /** @description queued */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedJob"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_singleSignOn_get: {
         parameters: {
             query?: never;
@@ -21810,6 +22204,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.streamMember.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_suspendMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "membershipId": "0b6f1c9e-3f0a-4c55-9d43-2f1e8f0b7a10",
+                 *       "reason": "Payments overdue since March"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.suspendMembership"];
+            };
+        };
+        responses: {
+            /** @description Member.suspendMembership answers the membership (suspended when approved at once, else as it was), the approval, and the approval it waits for (null when applied). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.suspendMembership.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -32915,3 +33358,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -51,6 +51,8 @@ import * as status from './use-cases/status';
 import * as listing from './use-cases/listing';
 import * as ownProfile from './use-cases/own-profile';
 import * as memberships from './use-cases/memberships';
+import * as lifecycle from './use-cases/membership-lifecycle';
+import { reminderDaysFrom } from './membership-lifecycle';
 import * as documents from './use-cases/documents';
 import * as signIn from './use-cases/sign-in';
 import * as sso from './use-cases/sign-in-sso';
@@ -95,10 +97,14 @@ export class Member {
   /** deactivations from HR held past a company's limit (hr-quarantine.ts) */
   readonly quarantine: QuarantineSettings;
 
+  /** the membership life cycle's settings: the reminder's lead time (MEMBERSHIP_REMINDER_DAYS) */
+  readonly lifecycle: lifecycle.LifecycleSettings;
+
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
     this.idCards = new IdCardClient(idCardClientConfig(env));
     this.quarantine = quarantineSettings(env);
+    this.lifecycle = { reminderDays: reminderDaysFrom(env) };
     this.memberAppUrl = memberAppUrl(env);
     this.signIn = signInSettingsFrom(env);
   }
@@ -468,7 +474,49 @@ export class Member {
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
   addMembership(ctx: MemberCtx<AddMembershipInput>) {
-    return memberships.addMembership(ctx);
+    return memberships.addMembership(ctx, this.lifecycle);
+  }
+
+  /** Renews a membership for another payment period (any payment type; README "Membership life cycle"). */
+  @Write({ access: [...PM], timeoutSeconds: 30, answer: 'renewMembership.answer' })
+  renewMembership(ctx: MemberCtx<lifecycle.RenewBody>) {
+    return lifecycle.renewMembership(ctx, 'back_office', this.lifecycle);
+  }
+
+  /** The member renews its own card-paid (cpg) membership for another payment period. */
+  @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, answer: 'renewMyMembership.answer' })
+  renewMyMembership(ctx: MemberCtx<lifecycle.RenewBody>) {
+    return lifecycle.renewMembership(ctx, 'member', this.lifecycle);
+  }
+
+  /** Suspends an active membership, with a reason, through the workflow (membership_suspend). */
+  @Write({ access: [...PM], timeoutSeconds: 30, answer: 'suspendMembership.answer' })
+  suspendMembership(ctx: MemberCtx<lifecycle.MembershipMoveBody>) {
+    return lifecycle.requestMembershipMove(ctx, 'suspend');
+  }
+
+  /** Reinstates a suspended membership, with a reason, through the workflow (membership_reinstate). */
+  @Write({ access: [...PM], timeoutSeconds: 30, answer: 'reinstateMembership.answer' })
+  reinstateMembership(ctx: MemberCtx<lifecycle.MembershipMoveBody>) {
+    return lifecycle.requestMembershipMove(ctx, 'reinstate');
+  }
+
+  /** Approval callback of membership_suspend / membership_reinstate. */
+  @QueuedWrite({ access: ['class:ApprovalManager'], schema: 'approvalCallback' })
+  settleMembershipChange(ctx: MemberCtx<ApprovalCallbackBody>) {
+    return lifecycle.settleMembershipChange(ctx);
+  }
+
+  /** Delayed task at a membership's end: expires it, renews it as its company says, or finds its end moved. */
+  @Internal({ access: ['class:Member'], schema: false })
+  expireMembership(ctx: MemberCtx<lifecycle.MembershipTaskBody>) {
+    return lifecycle.expireMembershipTask(ctx, this.lifecycle);
+  }
+
+  /** Delayed task MEMBERSHIP_REMINDER_DAYS before a membership's end: tells the member once. */
+  @Internal({ access: ['class:Member'], schema: false })
+  remindMembership(ctx: MemberCtx<lifecycle.MembershipTaskBody>) {
+    return lifecycle.remindMembershipTask(ctx);
   }
 
   // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)

@@ -12,9 +12,10 @@ import type { MemberProfile } from '../types';
 import { MEMBER_UPDATE_EVENT, now, reachable, refuseWhilePending, requireCompany } from './common';
 import type { hrPrimaryFamily } from './family';
 import { changeProfile } from './profile-change';
+import { scheduleMembershipTasks, type LifecycleSettings } from './membership-lifecycle';
 import { members } from './self-client';
 
-export async function addMembership(ctx: MemberCtx<AddMembershipInput>) {
+export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings: LifecycleSettings) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   refuseWhilePending(state);
@@ -32,6 +33,8 @@ export async function addMembership(ctx: MemberCtx<AddMembershipInput>) {
   const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
   if (moved.ok) requested.status = moved.to;
   const out = await changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'memberships', membershipId: r.membership.id });
+  // also while the change waits for its approval: a task finding no such membership (or another end) does nothing
+  scheduleMembershipTasks(ctx, r.membership, settings);
   return { membership: r.membership, ...out };
 }
 
@@ -45,9 +48,19 @@ export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>
   const slice = all.slice(page.skip, page.skip + page.limit);
   const tiers = new Map<string, TierRecord | null>();
   for (const id of new Set(slice.map((m) => m.tierId))) tiers.set(id, await getTier(ctx, id));
+  const waiting = memberState(ctx).membershipChanges ?? {};
   const memberships = slice.map((m) => {
     const t = tiers.get(m.tierId);
-    return { ...m, tierName: t?.name ?? null, tierType: t?.tierType ?? null, fee: t?.fee ?? null };
+    const pending = waiting[m.id];
+    return {
+      ...m,
+      transitions: m.transitions ?? [],
+      // a suspension or reinstatement waiting for its approval
+      pendingChange: pending ? { approvalId: pending.approvalId, move: pending.move, reason: pending.reason, requestedAt: pending.requestedAt } : null,
+      tierName: t?.name ?? null,
+      tierType: t?.tierType ?? null,
+      fee: t?.fee ?? null,
+    };
   });
   return pageAnswer('memberships', memberships, all.length, page);
 }
