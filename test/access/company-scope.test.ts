@@ -109,6 +109,10 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     streamMember: member(),
     addMembership: member(() => ({ tierId: 'no-tier', paymentType: 'cpg' })),
     listMemberships: member(),
+    // the fixture's member has no membership: the own company's users get 404 5044, the other's the scope's 403
+    renewMembership: member(() => ({ membershipId: 'none' })),
+    suspendMembership: member(() => ({ membershipId: 'none', reason: 'matrix' })),
+    reinstateMembership: member(() => ({ membershipId: 'none', reason: 'matrix' })),
     getMemberDependants: member(),
     addMemberFamilyMember: member(() => ({ name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' })),
     updateMemberFamilyMember: member(() => ({ familyMemberId: 'none', name: 'X' })),
