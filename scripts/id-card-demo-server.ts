@@ -9,7 +9,7 @@
  *
  * Any other staff id has no card (404). Dev-only (scripts/ stays out of the image); nothing is stored.
  *
- *   npm run idcard:demo [-- <port>]            (or: npx tsx scripts/id-card-demo-server.ts [port]; default 4011, 0 = any free port)
+ *   npm run idcard:demo [-- <port>]            (or: npx tsx scripts/id-card-demo-server.ts [port]; default 4020, 0 = any free port)
  *   ID_CARD_API_KEY=<key> npm run idcard:demo  requests must then carry it as x-api-key (401 otherwise), as the service sends it
  *
  *   GET /cards/<staffId>   → {staffId, cardNumber, validFrom, validUntil, photo?: {contentBase64, mimeType}} (200), 404 without a card
@@ -94,7 +94,7 @@ export const DEMO_CARDS: Record<string, Record<string, unknown>> = {
 };
 
 export interface IdCardDemoOptions {
-  /** default 4011; 0 picks a free port (the answer's `port` names it) */
+  /** default 4020; 0 picks a free port (the answer's `port` names it) */
   port?: number;
   host?: string;
   /** when set, a request without this x-api-key is refused with 401 */
@@ -144,7 +144,7 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 4011, host, () => {
+    server.listen(opts.port ?? 4020, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -162,7 +162,7 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
 }
 
 if (require.main === module) {
-  const arg = process.argv[2] ?? process.env.ID_CARD_DEMO_PORT ?? '4011';
+  const arg = process.argv[2] ?? process.env.ID_CARD_DEMO_PORT ?? '4020';
   const port = Number(arg);
   if (!/^\d+$/.test(arg) || port > 65535) {
     process.stderr.write(`port must be an integer from 0 to 65535, got '${arg}'\n`);
