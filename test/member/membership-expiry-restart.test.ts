@@ -38,7 +38,8 @@ test('a membership expires at its end in a runtime started after the one that sc
   const m = await createMember(first, { loginMethod: 'sso' });
   await first.rt.call('Member', 'uploadMemberIdPhoto', m.id, { photo: IMAGES.png, fileExtension: 'png' });
   const pm = { authorization: `Bearer ${first.token('program_management_user', 'pm1', ['super'])}` };
-  const endDate = new Date(Date.now() + 4000).toISOString();
+  // far enough ahead for the first runtime to stop before it, even on a busy machine
+  const endDate = new Date(Date.now() + 6000).toISOString();
   const added = await first.post(`/${projectId}/CALL/Member/addMembership/${m.id}`, { tierId: 'restart', paymentType: 'cpg', endDate }, pm);
   expect(added.status).toBe(200);
   const membershipId: string = added.body.membership.id;
