@@ -76,7 +76,7 @@ const call = (method: string, id: string, body: unknown = {}, headers = pm) => t
 async function activeMember(company = 'c-1') {
   const m = await createMember(t, { loginMethod: 'sso', company: { id: company } });
   await t.rt.call('Member', 'uploadMemberIdPhoto', m.id, { photo: IMAGES.png, fileExtension: 'png' });
-  return m as { id: string; email: string };
+  return m as { id: string; email: string; staffId: string };
 }
 
 async function addMembership(memberId: string, body: Record<string, unknown>) {
@@ -124,6 +124,11 @@ test('the member is reminded before the end, and the membership expires at it: l
   expect(expired.transitions).toEqual([expect.objectContaining({ from: 'active', to: 'expired', event: 'expired', endDate: ms.endDate })]);
   expect((await t.get(`${p}/listMemberships/${m.id}?status=expired`, pm)).body.totalCount).toBe(1);
   expect(await memberStatus(m.id)).toBe('pending_tier');
+  // the members listing filters on it too
+  await waitFor(async () => {
+    const r = await t.get(`${p}/listMembers?membershipStatus=expired&search=${m.staffId}`, pm);
+    return (r.body.members as { id: string }[] | undefined)?.some((x) => x.id === m.id);
+  }, { what: 'the member listed by its expired membership' });
   await waitFor(() => mailsTo(m.email, /has expired/).length === 1, { what: 'the expiry mail' });
   await waitFor(async () => (await auditEvents(m.id)).includes('membership_expire'), { what: 'the expiry audit entry' });
   // reminded once
