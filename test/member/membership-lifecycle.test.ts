@@ -171,6 +171,13 @@ test('renewals the rules refuse, with 400s naming the field; the back office ren
   expect(missing.status).toBe(400);
   expect(JSON.stringify(missing.body)).toContain('membershipId');
 
+  // an end of one's own must lie after the start and within the default period
+  const ended = await call('addMembership', m.id, { tierId: 'life2', paymentType: 'cpg', endDate: '2000-01-01T00:00:00.000Z' });
+  expect(ended.status).toBe(400);
+  expect(ended.body).toMatchObject({ code: 5033, details: { errors: [{ field: 'endDate' }] } });
+  const tooLate = await call('addMembership', m.id, { tierId: 'life2', paymentType: 'cpg', endDate: '2098-01-01T00:00:00.000Z' });
+  expect(tooLate.body).toMatchObject({ code: 5033, details: { errors: [{ field: 'endDate' }] } });
+
   const unknown = await call('renewMembership', m.id, { membershipId: 'no-such' });
   expect(unknown.status).toBe(404);
   expect(unknown.body).toMatchObject({ code: 5044, details: { errors: [{ field: 'membershipId' }] } });
