@@ -135,6 +135,11 @@ test('the member is reminded before the end, and the membership expires at it: l
   expect(mailsTo(m.email, /ends on/)).toHaveLength(1);
   // the expiry task again changes nothing
   expect((await t.rt.call('Member', 'expireMembership', m.id, { membershipId: ms.id, endDate: ms.endDate })).body).toEqual({ outcome: 'none' });
+  // a member waiting for its tier still signs in, and renews its lapsed card-paid membership itself
+  const renewed = await call('renewMyMembership', m.id, { membershipId: ms.id }, enduser(m.id));
+  expect(renewed.status).toBe(200);
+  expect(renewed.body).toMatchObject({ membership: { status: 'active' }, memberStatus: 'active' });
+  expect(renewed.body.membership.transitions.map((x: { event: string }) => x.event)).toEqual(['expired', 'renewed']);
 });
 
 test('the member renews its own card-paid membership; the old expiry task finds the end moved and does nothing', async () => {
