@@ -8,6 +8,7 @@ export type {
   CallResult,
   EffectRequest,
   ClassOptions,
+  DocumentGauge,
   BaseCtx,
   Ctx,
   DeepReadonly,

@@ -17,6 +17,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { RedisConnection } from './redis/connection';
 import type { Queue } from 'bullmq';
 import type { RegisteredMethod } from './actor/registry';
+import type { DocumentGauge } from './actor/types';
+import type { DocumentStore } from './stream/document-store';
 
 export interface MetricsSources {
   /** the QUEUED_WRITE queues, one per bucket (JobQueue.queues) */
@@ -37,6 +39,9 @@ export interface MetricsSources {
   caches?: Record<string, CacheCounts>;
   /** WRITEs run on a cached snapshot without the lease, by how they ended (Dispatcher.optimisticWrites), read at scrape */
   optimisticWrites?: Readonly<Record<'answered' | 'retried', number>>;
+  /** the classes' document gauges (CollectionOptions.gauges), counted at scrape */
+  documentGauges?: { collection: string; gauge: DocumentGauge }[];
+  documents?: Pick<DocumentStore, 'count'>;
 }
 
 /** A projector's lag as /metrics reads it (Projector.lag with byCollection): in total and by collection. */
@@ -164,6 +169,8 @@ export class RuntimeMetrics {
   private readonly messagesRetried: Counter<'port'>;
   private readonly messageDelivery: Histogram<'port'>;
   private readonly journaled: Counter<'journal' | 'class' | 'method' | 'status' | 'code'>;
+  private readonly journalAppend: Histogram<'journal'>;
+  private readonly journalFailed: Counter<'journal'>;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.register];
@@ -216,6 +223,37 @@ export class RuntimeMetrics {
       labelNames: ['class', 'method'],
       registers,
     });
+    this.journalAppend = new Histogram({
+      name: 'runtime_journal_append_seconds',
+      help: 'Time from a journaled call\'s answer to its entry stored in the journal (the ledger\'s lag), by journal',
+      labelNames: ['journal'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    });
+    this.journalFailed = new Counter({
+      name: 'runtime_journal_append_failures_total',
+      help: 'Journal entries that could not be stored (the call was answered; its entry is missing), by journal',
+      labelNames: ['journal'],
+      registers,
+    });
+    const gauges = sources.documentGauges ?? [];
+    const documents = sources.documents;
+    if (gauges.length && documents) {
+      new Gauge({
+        name: 'runtime_document_count',
+        help: "Documents of a collection matching a class's gauge (CollectionOptions.gauges), counted at scrape",
+        labelNames: ['collection', 'gauge'],
+        registers,
+        async collect() {
+          const counts = await Promise.all(gauges.map((g) => documents.count(g.collection, g.gauge.filter).catch(() => undefined)));
+          this.reset();
+          gauges.forEach((g, i) => {
+            const n = counts[i];
+            if (n !== undefined) this.set({ collection: g.collection, gauge: g.gauge.name }, n);
+          });
+        },
+      });
+    }
     this.journaled = new Counter({
       name: 'runtime_journal_entries_total',
       help: "Calls of journaled methods (MethodOptions.journal) answered over HTTP, by journal, class, method, HTTP status and the error code answered ('' for none)",
@@ -450,6 +488,12 @@ export class RuntimeMetrics {
    * One call of a journaled method (the HTTP layer tells as it journals it). The code is the one the
    * method answered, from its class's table or the runtime's, never the request's.
    */
+  /** a journal entry stored `seconds` after its call was answered, or not stored */
+  journalAppended(journal: string, seconds: number | undefined): void {
+    if (seconds === undefined) this.journalFailed.inc({ journal });
+    else this.journalAppend.observe({ journal }, seconds);
+  }
+
   journalEntry(journal: string, classId: string, method: string, status: number, code: string | number | undefined): void {
     this.journaled.inc({ journal, class: classId, method, status: String(status), code: code === undefined ? '' : String(code) });
   }

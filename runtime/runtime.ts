@@ -302,6 +302,8 @@ export class Runtime {
       tasks: jobs,
       caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },
       optimisticWrites: dispatcher.optimisticWrites,
+      documentGauges: registry.documentGauges,
+      documents,
     });
     dispatcher.observeInstanceWaits(metrics);
     jobs.observer = metrics;

@@ -26,7 +26,7 @@ import { HrClient, hrClientConfig } from './hr-client';
 import { IdCardClient, idCardClientConfig, type IdCardLookup } from './id-card-client';
 import { quarantineSettings, type QuarantineSettings } from './hr-quarantine';
 import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL, type HrLedgerQuery } from './hr-ledger';
-import { LIST_MEMBERS, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
+import { LIST_MEMBERS, MEMBER_GAUGES, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing';
 import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
 import type { AddMembershipInput } from './memberships';
 import type { MemberClassState } from './types';
@@ -78,7 +78,7 @@ const SIGN_IN_BODY = '16kb';
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
   tenancy: ownedByCompany((state) => state.private.profile?.company?.id),
   stream: {
-    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, listings: [LIST_MEMBERS], tenantField: 'companyId' } },
+    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, listings: [LIST_MEMBERS], tenantField: 'companyId', gauges: MEMBER_GAUGES } },
     toDocuments: (state, id) => {
       const s = state.private;
       return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];

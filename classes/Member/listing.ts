@@ -2,7 +2,7 @@
  * Member documents in the document store (spec 1 rule 5) and the listing
  * queries over them (listMembers, getMemberDependants), pure.
  */
-import type { Filter, IndexSpec, ListingSpec } from '../../runtime';
+import type { DocumentGauge, Filter, IndexSpec, ListingSpec } from '../../runtime';
 import { booleanOf, escapeRegex, type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, stringOrList, textOf, unknownKeys } from '../_platform/paging';
 import { memberError } from './errors';
 import { MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type MemberPrivateState, type MemberProfile } from './types';
@@ -32,6 +32,11 @@ export const MEMBER_INDEXES: IndexSpec[] = [
   // the documents for a case-insensitive search, and the embedded store keeps a search column of each
   { keys: { fullName: 1 } },
   { keys: { email: 1 } },
+];
+
+/** what operators watch on /metrics: runtime_document_count{collection="members", gauge} */
+export const MEMBER_GAUGES: DocumentGauge[] = [
+  { name: 'hr_held_deactivations', help: 'members whose deactivating HR push the quarantine holds for review', filter: { hrDeactivationHeld: true } },
 ];
 
 /** The listed view of a member (no documents, no photo data). */

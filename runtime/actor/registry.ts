@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadAnswer, type AnswerSchema } from './answers';
 import { budgetSeconds, classDefOf } from './decorators';
-import type { CatalogueMethod, ClassDef, MethodDef } from './types';
+import type { CatalogueMethod, ClassDef, DocumentGauge, MethodDef } from './types';
 import { createAjv, lazyValidator, type Validator } from './validation';
 import { checkJournalName, type MethodJournal } from './journal';
 import type { CollectionScope } from '../auth/tenancy';
@@ -101,8 +101,18 @@ export class ClassRegistry {
         throw new Error(`${def.id}: collection '${collection}' needs a tenantField (the class's tenancy is '${tenancy.kind}')`);
       }
       this.collections.set(collection, { classId: def.id, tenancy, tenantField: opts.tenantField });
+      for (const gauge of opts.gauges ?? []) {
+        if (!/^[a-z0-9_]{1,64}$/.test(gauge.name)) throw new Error(`${def.id}: collection '${collection}': gauge name '${gauge.name}' must be 1-64 of [a-z0-9_]`);
+        if (this.documentGauges.some((g) => g.collection === collection && g.gauge.name === gauge.name)) {
+          throw new Error(`${def.id}: collection '${collection}': gauge '${gauge.name}' is declared twice`);
+        }
+        this.documentGauges.push({ collection, gauge });
+      }
     }
   }
+
+  /** the classes' document gauges (CollectionOptions.gauges), for /metrics */
+  readonly documentGauges: { collection: string; gauge: DocumentGauge }[] = [];
 
   private registerJournals(def: ClassDef): void {
     for (const m of def.methods.values()) {

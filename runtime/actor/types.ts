@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Signer } from '../auth/signer';
 import type { BlobStore } from '../files/blob-store';
-import type { DocumentStore, IndexSpec } from '../stream/document-store';
+import type { DocumentStore, Filter, IndexSpec } from '../stream/document-store';
 import type { ListingSpec } from '../stream/listing';
 import type { ActorError } from '../errors';
 import type { JournalReader, MethodJournal } from './journal';
@@ -296,6 +296,20 @@ export interface CollectionOptions {
    * collection of a class with `tenancy: {kind: 'owned'}`.
    */
   tenantField?: string;
+  /**
+   * Counts of this collection's documents an operator watches (e.g. records
+   * waiting for review), exported as runtime_document_count{collection, gauge},
+   * counted at each scrape: give each filter an index.
+   */
+  gauges?: DocumentGauge[];
+}
+
+/** One count of a collection's documents on /metrics (CollectionOptions.gauges). */
+export interface DocumentGauge {
+  /** the series' `gauge` label: 1-64 of [a-z0-9_] */
+  name: string;
+  help: string;
+  filter: Filter;
 }
 
 export interface StreamOptions<S extends InstanceState = InstanceState> {

@@ -503,6 +503,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     // a caller whose credentials did not hold is not journaled: anyone could fill the journal otherwise
     if (status === 401) return;
     deps.metrics?.journalEntry(spec.name, classId, method.name, status, code);
+    const answeredAt = performance.now();
     deps.journals
       .append(spec, {
         classId,
@@ -516,7 +517,13 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         body,
         answer,
       })
-      .catch((err: unknown) => deps.logger.warn({ err, journal: spec.name, classId, method: method.name }, 'journal entry not written'));
+      .then(
+        () => deps.metrics?.journalAppended(spec.name, (performance.now() - answeredAt) / 1000),
+        (err: unknown) => {
+          deps.metrics?.journalAppended(spec.name, undefined);
+          deps.logger.warn({ err, journal: spec.name, classId, method: method.name }, 'journal entry not written');
+        },
+      );
   };
 
   const callFrom = async (

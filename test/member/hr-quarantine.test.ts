@@ -97,6 +97,7 @@ describe('over HTTP', () => {
     await sink?.close();
   });
 
+  const metricsText = async () => (await fetch(`${t.base}/metrics`)).text();
   const terminate = (staffId: string) => t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated', leavingReason: 'resigned' }), API_KEY);
   const stateOf = async (staffId: string) => (await memberState(t, memberIds.get(staffId)!)).state.private;
   const review = async (approvalId: string, action: 'approve' | 'reject') => {
@@ -185,6 +186,16 @@ describe('over HTTP', () => {
     const applied = logs!.filter((e) => e.additionalData?.source === 'hr_employee_update');
     expect(applied).toHaveLength(1);
     expect(applied[0]!.additionalData.updatedFields).toContain('status');
+
+    // on /metrics: the holds still waiting (the four above are settled; one more is held now), pushes by outcome, the ledger's lag
+    await t.post('/members/hr/employee', employeeRecord(staffIds[11]!, { status: 'terminated' }), API_KEY);
+    await waitFor(async () => /runtime_document_count\{collection="members",gauge="hr_held_deactivations"\} 1\n/.test(await metricsText()), {
+      what: 'the held-deactivations gauge at 1',
+    });
+    const metrics = await metricsText();
+    expect(metrics).toMatch(/runtime_journal_entries_total\{journal="hr",class="Member",method="hrUpdateEmployee",status="202",code=""\} 5\n/);
+    expect(metrics).toMatch(/runtime_journal_append_seconds_count\{journal="hr"\} [1-9]/);
+    expect(metrics).not.toMatch(/runtime_journal_append_failures_total\{journal="hr"\} [1-9]/);
 
     // the ledger shows the held pushes as 202 with their approvals
     const ledger = await t.post(`/${t.projectId}/CALL/Member/listHrLedger`, { employeeId: doomed[2], status: 202 }, pm);

@@ -179,3 +179,31 @@ describe('method options that fit one kind only stop the declaration', () => {
     }).toThrow('method look: guard must be a function');
   });
 });
+
+describe('document gauges (CollectionOptions.gauges) are checked at registration', () => {
+  const withGauges = (gauges: { name: string; help: string; filter: Record<string, unknown> }[]) => {
+    @ActorClass({ id: 'Gauged', stream: { collections: { gauged: { gauges } }, toDocuments: () => [] } })
+    class Gauged {
+      @Read({ access: ['class'], schema: false })
+      look() {
+        return {};
+      }
+    }
+    return Gauged;
+  };
+
+  test('listed for /metrics by collection; a bad name or a name twice stops the registration', () => {
+    const ok = register(withGauges([{ name: 'waiting_review', help: 'x', filter: { waiting: true } }]), [schemas]);
+    expect(ok.documentGauges).toEqual([{ collection: 'gauged', gauge: { name: 'waiting_review', help: 'x', filter: { waiting: true } } }]);
+    expect(() => register(withGauges([{ name: 'Waiting-Review', help: 'x', filter: {} }]), [schemas])).toThrow(/gauge name 'Waiting-Review' must be 1-64 of \[a-z0-9_\]/);
+    expect(() =>
+      register(
+        withGauges([
+          { name: 'twice', help: 'x', filter: {} },
+          { name: 'twice', help: 'y', filter: {} },
+        ]),
+        [schemas],
+      ),
+    ).toThrow(/gauge 'twice' is declared twice/);
+  });
+});
