@@ -1632,30 +1632,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/{projectId}/CALL/Member/hrReconcileView/{instanceId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Member.hrReconcileView (READ)
-         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
-         */
-        get: operations["Member_hrReconcileView_get"];
-        put?: never;
-        /**
-         * Member.hrReconcileView (READ)
-         * @description reads the instance (concurrent, no changes). Admits: class:Member (and the system identity). Time budget 10 s.
-         */
-        post: operations["Member_hrReconcileView"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/{projectId}/CALL/Member/hrRegistrationOf/{instanceId}": {
         parameters: {
             query?: never;
@@ -8197,37 +8173,6 @@ export interface components {
         /** @description Member.hrPrimaryInfo answers {familyMembers} and the fields of PrimaryInfo. */
         "Member.hrPrimaryInfo.answer": components["schemas"]["Member.types.answer.PrimaryInfo"] & {
             familyMembers: components["schemas"]["Member.types.answer.FamilyMembers"][];
-        };
-        /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
-        "Member.hrReconcileView.answer": {
-            member: {
-                id: string;
-                status: string;
-                statusReason: string | null;
-                staffId: string | null;
-                previousStaffIds: string[];
-                name: string;
-                middleName: string | null;
-                surname: string;
-                email: string | null;
-                phone: string | null;
-                grade: string | null;
-                memberType: string | null;
-                address: null | {
-                    country: string;
-                    address: string;
-                };
-                gender: string | null;
-                maritalStatus: string | null;
-                coreGrade: string | null;
-                dependantsExists: string | null;
-                lastDayOfService: string | null;
-                company: {
-                    id: string;
-                };
-                primaryMemberId: string | null;
-            };
-            hrRecordedAt: string | null;
         };
         /** @description Member.hrRegistrationOf: How the member came to be and whether its registration from HR is left to finish (registerFromHr, register-from-hr). */
         "Member.hrRegistrationOf.answer": {
@@ -19794,84 +19739,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.hrPrimaryInfo.answer"];
-                };
-            };
-            400: components["responses"]["Member.400"];
-            401: components["responses"]["Member.401"];
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409.keyed"];
-            422: components["responses"]["Member.422.keyed"];
-            429: components["responses"]["Member.429"];
-            500: components["responses"]["Member.500"];
-            502: components["responses"]["Member.502"];
-            default: components["responses"]["PlatformErrors"];
-        };
-    };
-    Member_hrReconcileView_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the project */
-                projectId: components["parameters"]["projectId"];
-                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
-                instanceId: components["parameters"]["instanceId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Member.hrReconcileView.answer"];
-                };
-            };
-            400: components["responses"]["Member.400"];
-            401: components["responses"]["Member.401"];
-            403: components["responses"]["Member.403"];
-            404: components["responses"]["Member.404"];
-            409: components["responses"]["Member.409"];
-            422: components["responses"]["Member.422"];
-            429: components["responses"]["Member.429"];
-            500: components["responses"]["Member.500"];
-            502: components["responses"]["Member.502"];
-            default: components["responses"]["PlatformErrors"];
-        };
-    };
-    Member_hrReconcileView: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
-                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
-            };
-            path: {
-                /** @description the project */
-                projectId: components["parameters"]["projectId"];
-                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
-                instanceId: components["parameters"]["instanceId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": unknown;
-            };
-        };
-        responses: {
-            /** @description Member.hrReconcileView: the member as the HR reconciliation compares it (the fields an HR employee update writes, and what tells an employee from a dependant), and when HR produced the newest record applied to it (X-HR-Timestamp; null when no push said). */
-            200: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Member.hrReconcileView.answer"];
                 };
             };
             400: components["responses"]["Member.400"];

@@ -199,12 +199,6 @@ export class Member {
     return hrReconcile.reconcileHrPopulation(ctx);
   }
 
-  /** The member as the reconciliation compares it with HR's record (its own state). */
-  @Read({ access: ['class:Member'], schema: false, answer: 'hrReconcileView.answer' })
-  hrReconcileView(ctx: MemberReadCtx) {
-    return hrReconcile.hrReconcileView(ctx);
-  }
-
   // ---------------------------------------------------------------- HR 4.1
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
@@ -638,7 +632,6 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof idCard, 'submitIdCardPhoto'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
-  Pick<typeof hrReconcile, 'hrReconcileView'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
   Pick<typeof signIn, 'verifyCredentials'> &
   Pick<typeof sso, 'completeSingleSignOn'>;

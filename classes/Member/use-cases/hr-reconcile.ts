@@ -40,19 +40,18 @@ import {
   type ReconcileSummary,
 } from '../hr-reconcile';
 import { MEMBERS_COLLECTION } from '../listing';
-import { memberState, profileOf, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
-import { hrUpdateEmployee } from './hr-employee';
+import type { MemberStaticCtx } from '../member-state';
+import { hrEmployeeSnapshot, hrUpdateEmployee } from './hr-employee';
 import { members } from './self-client';
 
 type Caller = Pick<BaseCtx, 'call'>;
 type ResponseInit = BaseCtx['response'];
 
-/** hrReconcileView: the member as the reconciliation compares it (its own state), and when HR produced the newest record applied to it */
-export function hrReconcileView(ctx: MemberReadCtx) {
-  return { member: reconcileProfile(profileOf(ctx)), hrRecordedAt: memberState(ctx).hrRecordedAt ?? null };
+/** the member as the reconciliation compares it (its own state), and when HR produced the newest record applied to it */
+interface MemberView {
+  member: ReconcileProfile;
+  hrRecordedAt: string | null;
 }
-
-type MemberView = ReturnType<typeof hrReconcileView>;
 
 /** one row of HR's population: its place, the record, and what made it invalid before anything was read */
 export interface PopulationRow {
@@ -133,7 +132,9 @@ function memo<T>(ask: (key: string) => Promise<T>): (key: string) => Promise<T> 
 /** the member a lookup or id names, from its own state; null when there is none */
 async function viewOf(caller: Caller, instance: string): Promise<MemberView | null> {
   try {
-    return await members<{ hrReconcileView: typeof hrReconcileView }>(caller).hrReconcileView(instance, {});
+    // the read 4.2's own fast path makes (hrEmployeeSnapshot): one view of a member for both
+    const snap = await members<{ hrEmployeeSnapshot: typeof hrEmployeeSnapshot }>(caller).hrEmployeeSnapshot(instance, {});
+    return { member: reconcileProfile(snap.profile), hrRecordedAt: snap.hrRecordedAt ?? null };
   } catch (err) {
     if (isUnknownInstance(err)) return null;
     throw err;
