@@ -17,8 +17,8 @@ let p: string;
 let pm: Record<string, string>;
 let approver: Record<string, string>;
 
-/** about 2.6 s: the reminder goes out that long before the end */
-const REMINDER_DAYS = 0.00003;
+/** about 6 s: the reminder goes out that long before the end (room for a stalled worker between the two tasks) */
+const REMINDER_DAYS = 0.00007;
 const LEAD_MS = REMINDER_DAYS * 86_400_000;
 
 const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -119,7 +119,7 @@ test('the member is reminded before the end, and the membership expires at it: l
   const expired = await waitFor(async () => {
     const x = await membershipOf(m.id, ms.id);
     return x.status === 'expired' ? x : undefined;
-  }, { timeoutMs: 12_000, what: 'the membership expired' });
+  }, { timeoutMs: 20_000, what: 'the membership expired' });
   expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(ms.endDate));
   expect(expired.transitions).toEqual([expect.objectContaining({ from: 'active', to: 'expired', event: 'expired', endDate: ms.endDate })]);
   expect((await t.get(`${p}/listMemberships/${m.id}?status=expired`, pm)).body.totalCount).toBe(1);
@@ -144,7 +144,8 @@ test('the member is reminded before the end, and the membership expires at it: l
 
 test('the member renews its own card-paid membership; the old expiry task finds the end moved and does nothing', async () => {
   const m = await activeMember();
-  const ms = await addMembership(m.id, { tierId: 'life', paymentType: 'cpg', endDate: isoIn(2500) });
+  // the renewal must come before the end: 6 s is room for a slow call on a loaded machine
+  const ms = await addMembership(m.id, { tierId: 'life', paymentType: 'cpg', endDate: isoIn(6000) });
   const r = await call('renewMyMembership', m.id, { membershipId: ms.id }, enduser(m.id));
   expect(r.status).toBe(200);
   const newEnd = new Date(ms.endDate);
@@ -153,7 +154,7 @@ test('the member renews its own card-paid membership; the old expiry task finds 
   // one payment period (monthly) from the old end, the day clamped to the month
   expect(Date.parse(r.body.membership.endDate)).toBeGreaterThan(Date.parse(ms.endDate) + 27 * 86_400_000);
   expect(r.body.membership.transitions).toEqual([expect.objectContaining({ event: 'renewed', by: 'member', previousEndDate: ms.endDate, actor: expect.objectContaining({ id: m.id }) })]);
-  const check = await waitFor(async () => (await memberState(t, m.id)).state.private.membershipTasks?.[ms.id]?.expiryCheck, { timeoutMs: 10_000, what: 'the old expiry task ran' });
+  const check = await waitFor(async () => (await memberState(t, m.id)).state.private.membershipTasks?.[ms.id]?.expiryCheck, { timeoutMs: 20_000, what: 'the old expiry task ran' });
   expect(check).toMatchObject({ endDate: ms.endDate, outcome: 'moved' });
   expect((await membershipOf(m.id, ms.id)).status).toBe('active');
   expect(await memberStatus(m.id)).toBe('active');
