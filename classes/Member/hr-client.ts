@@ -16,6 +16,7 @@
  * Retryable: network errors, time-outs, HTTP 429 and 5xx. Not retried: other
  * 4xx and answers that are not the expected JSON.
  */
+import { requestJson, type JsonAnswer } from '../_platform/json-http';
 
 export interface HrClientConfig {
   baseUrl?: string;
@@ -167,27 +168,6 @@ export function parseHrEmployee(body: unknown): { ok: true; employee: HrEmployee
 
 type FetchLike = typeof fetch;
 
-/** The error of an aborted caller signal: a deadline the caller set (AbortSignal.timeout) is a time-out. */
-function abortedError(signal: AbortSignal | undefined): HrClientError {
-  const reason = signal?.reason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError') return new HrClientError('timeout', "HR system did not answer within the caller's time budget");
-  return new HrClientError('aborted', 'the call was aborted');
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError(signal));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(abortedError(signal));
-      },
-      { once: true },
-    );
-  });
-
 export class HrClient {
   constructor(
     readonly config: HrClientConfig,
@@ -216,62 +196,11 @@ export class HrClient {
     }
   }
 
-  private async post(path: string, body: unknown, signal: AbortSignal | undefined, accept: number[] = []): Promise<{ status: number; body: unknown; attempts: number }> {
-    if (!this.config.baseUrl) throw new HrClientError('not_configured', 'HR_BASE_URL is not set');
-    const url = this.config.baseUrl + (path.startsWith('/') ? path : `/${path}`);
-    const attempts = this.config.retries + 1;
-    let last: HrClientError | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) {
-        const base = this.config.retryBaseMs * 2 ** (attempt - 2);
-        await sleep(base + Math.random() * base, signal);
-      }
-      try {
-        return { ...(await this.once(url, body, signal, accept)), attempts: attempt };
-      } catch (err) {
-        const e = err instanceof HrClientError ? err : new HrClientError('network', String((err as Error)?.message ?? err));
-        last = new HrClientError(e.kind, e.message, e.status, attempt);
-        const retryable = e.kind === 'timeout' || e.kind === 'network' || (e.kind === 'http' && (e.status === 429 || (e.status ?? 0) >= 500));
-        // the caller's signal ended the call (aborted, or its deadline passed): no further attempt
-        if (!retryable || signal?.aborted) throw last;
-      }
-    }
-    throw last!;
-  }
-
-  private async once(url: string, body: unknown, outer: AbortSignal | undefined, accept: number[]): Promise<{ status: number; body: unknown }> {
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(this.config.apiKey ? { 'x-api-key': this.config.apiKey } : {}),
-        },
-        body: JSON.stringify(body),
-        signal,
-      });
-      text = await res.text();
-    } catch (err) {
-      if (outer?.aborted) throw abortedError(outer);
-      if (timeout.aborted) throw new HrClientError('timeout', `HR system did not answer within ${this.config.timeoutMs} ms`);
-      throw new HrClientError('network', `HR system unreachable: ${(err as Error).message}`);
-    }
-    if (!res.ok && !accept.includes(res.status)) {
-      throw new HrClientError('http', `HR system answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
-    }
-    let parsed: unknown = null;
-    if (text) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        if (res.ok) throw new HrClientError('bad_response', `HR system answered non-JSON: ${text.slice(0, 200)}`, res.status);
-      }
-    }
-    return { status: res.status, body: parsed };
+  private async post(path: string, body: unknown, signal: AbortSignal | undefined, accept: number[] = []): Promise<JsonAnswer> {
+    const c = this.config;
+    if (!c.baseUrl) throw new HrClientError('not_configured', 'HR_BASE_URL is not set');
+    const url = c.baseUrl + (path.startsWith('/') ? path : `/${path}`);
+    const settings = { system: 'HR system', timeoutMs: c.timeoutMs, retries: c.retries, retryBaseMs: c.retryBaseMs, apiKey: c.apiKey, fetchImpl: this.fetchImpl };
+    return requestJson(settings, { method: 'POST', url, body, accept }, signal, (kind, message, status, attempts) => new HrClientError(kind, message, status, attempts));
   }
 }

@@ -24,6 +24,7 @@
  * registration (a member without one uploads a photo), and its time comes
  * out of registration's budget.
  */
+import { requestJson, unavailable, type JsonAnswer } from '../_platform/json-http';
 
 export interface IdCardPhoto {
   /** the image, Base64 (standard alphabet, padding optional) */
@@ -96,7 +97,7 @@ export class IdCardClientError extends Error {
 
   /** the card system could not answer (worth trying later) rather than refused the request or answered nonsense */
   get unavailable(): boolean {
-    return this.kind === 'timeout' || this.kind === 'network' || (this.kind === 'http' && (this.status === 429 || (this.status ?? 0) >= 500));
+    return unavailable(this);
   }
 }
 
@@ -171,27 +172,6 @@ export function parseIdCard(body: unknown, staffId?: string): { ok: true; card: 
 
 type FetchLike = typeof fetch;
 
-/** The error of an aborted caller signal: a deadline the caller set (AbortSignal.timeout) is a time-out. */
-function abortedError(signal: AbortSignal | undefined): IdCardClientError {
-  const reason = signal?.reason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError') return new IdCardClientError('timeout', "the ID card system did not answer within the caller's time budget");
-  return new IdCardClientError('aborted', 'the call was aborted');
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError(signal));
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(abortedError(signal));
-      },
-      { once: true },
-    );
-  });
-
 /** The production adapter: the ID card system over HTTP. */
 export class IdCardClient implements IdCardLookup {
   constructor(
@@ -213,61 +193,9 @@ export class IdCardClient implements IdCardLookup {
     return parsed.card;
   }
 
-  private async get(url: string, signal: AbortSignal | undefined): Promise<{ status: number; body: unknown; attempts: number }> {
-    const attempts = this.config.retries + 1;
-    let last: IdCardClientError | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) {
-        const base = this.config.retryBaseMs * 2 ** (attempt - 2);
-        await sleep(base + Math.random() * base, signal);
-      }
-      try {
-        return { ...(await this.once(url, signal)), attempts: attempt };
-      } catch (err) {
-        const e = err instanceof IdCardClientError ? err : new IdCardClientError('network', String((err as Error)?.message ?? err));
-        last = new IdCardClientError(e.kind, e.message, e.status, attempt);
-        // the caller's signal ended the call (aborted, or its deadline passed): no further attempt
-        if (!last.unavailable || signal?.aborted) throw last;
-      }
-    }
-    throw last!;
-  }
-
-  private async once(url: string, outer: AbortSignal | undefined): Promise<{ status: number; body: unknown }> {
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetchImpl(url, {
-        method: 'GET',
-        headers: { accept: 'application/json', ...(this.config.apiKey ? { 'x-api-key': this.config.apiKey } : {}) },
-        signal,
-      });
-      const length = Number(res.headers.get('content-length') ?? '0');
-      if (length > MAX_ANSWER_CHARS) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new IdCardClientError('bad_response', `ID card system answered ${length} bytes, more than a card with a photo of ${MAX_CARD_PHOTO_BYTES} bytes takes`, res.status);
-      }
-      text = await res.text();
-    } catch (err) {
-      if (err instanceof IdCardClientError) throw err;
-      if (outer?.aborted) throw abortedError(outer);
-      if (timeout.aborted) throw new IdCardClientError('timeout', `ID card system did not answer within ${this.config.timeoutMs} ms`);
-      throw new IdCardClientError('network', `ID card system unreachable: ${(err as Error).message}`);
-    }
-    if (!res.ok && res.status !== 404) {
-      throw new IdCardClientError('http', `ID card system answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
-    }
-    if (text.length > MAX_ANSWER_CHARS) throw new IdCardClientError('bad_response', `ID card system answered more than a card with a photo of ${MAX_CARD_PHOTO_BYTES} bytes takes`, res.status);
-    let parsed: unknown = null;
-    if (text) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        if (res.ok) throw new IdCardClientError('bad_response', `ID card system answered non-JSON: ${text.slice(0, 200)}`, res.status);
-      }
-    }
-    return { status: res.status, body: parsed };
+  private get(url: string, signal: AbortSignal | undefined): Promise<JsonAnswer> {
+    const c = this.config;
+    const settings = { system: 'ID card system', timeoutMs: c.timeoutMs, retries: c.retries, retryBaseMs: c.retryBaseMs, apiKey: c.apiKey, maxAnswerChars: MAX_ANSWER_CHARS, fetchImpl: this.fetchImpl };
+    return requestJson(settings, { method: 'GET', url, accept: [404] }, signal, (kind, message, status, attempts) => new IdCardClientError(kind, message, status, attempts));
   }
 }
