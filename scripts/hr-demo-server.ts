@@ -16,16 +16,8 @@
  * The first stdout line names the URL it listens on (`HR demo server listening on http://127.0.0.1:<port>`);
  * every request is logged on stdout after it. SIGINT or SIGTERM stops it.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-/** the key a request carries against the expected one, in constant time (digests of equal length) */
-function sameKey(given: string | string[] | undefined, expected: string): boolean {
-  if (typeof given !== 'string') return false;
-  const digest = (v: string) => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonSender, listen, portArgument, sameKey } from './demo-server';
 
 /** the two employees of examples/import/register-from-hr.csv, as the HR lookup answers them */
 export const DEMO_EMPLOYEES: Record<string, unknown>[] = [
@@ -94,11 +86,7 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '').split('?')[0]!;
-    const send = (status: number, payload: unknown, note = '') => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
-      log(`${req.method} ${path}${note ? ` ${note}` : ''} → ${status}`);
-    };
+    const send = jsonSender(req, res, log);
     if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey)) return send(401, { message: 'missing or wrong x-api-key' });
     if (req.method === 'GET' && path === '/employees/member-ids') return send(200, Object.fromEntries(memberIds));
     if (path !== '/employees/lookup' && path !== '/employees/member-id') return send(404, { message: 'no route' });
@@ -123,39 +111,17 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
     return send(200, { success: true }, `${employeeId} = ${memberId}`);
   };
 
-  const server = createServer((req, res) =>
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: String((err as Error)?.message ?? err) }));
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 4010, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = await listen(handle, host, opts.port ?? 4010);
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: server.url,
+    port: server.port,
     memberIds,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: server.stop,
   };
 }
 
 if (require.main === module) {
-  const arg = process.argv[2] ?? process.env.HR_DEMO_PORT ?? '4010';
-  const port = Number(arg);
-  if (!/^\d+$/.test(arg) || port > 65535) {
-    process.stderr.write(`port must be an integer from 0 to 65535, got '${arg}'\n`);
-    process.exit(2);
-  }
+  const port = portArgument('HR_DEMO_PORT', '4010');
   const apiKey = process.env.HR_API_KEY || undefined;
   startHrDemo({ port, apiKey, log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) }).then(
     (hr) => {

@@ -17,17 +17,9 @@
  * The first stdout line names the URL it listens on (`ID card demo server listening on http://127.0.0.1:<port>`);
  * every request is logged on stdout after it (the photo never). SIGINT or SIGTERM stops it.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonSender, listen, portArgument, sameKey } from './demo-server';
 import { deflateSync } from 'node:zlib';
-
-/** the key a request carries against the expected one, in constant time (digests of equal length) */
-function sameKey(given: string | string[] | undefined, expected: string): boolean {
-  if (typeof given !== 'string') return false;
-  const digest = (v: string) => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -116,11 +108,7 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     for await (const _ of req) void _; // a body is not expected; read it so the connection can be reused
     const path = (req.url ?? '').split('?')[0]!;
-    const send = (status: number, payload: unknown, note = '') => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
-      log(`${req.method} ${path}${note ? ` ${note}` : ''} → ${status}`);
-    };
+    const send = jsonSender(req, res, log);
     if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey)) return send(401, { message: 'missing or wrong x-api-key' });
     const m = /^\/cards\/([^/]+)$/.exec(path);
     if (!m) return send(404, { message: 'no route' });
@@ -136,38 +124,16 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
     return send(200, card, card.photo ? '(with photo)' : '(no photo)');
   };
 
-  const server = createServer((req, res) =>
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: String((err as Error)?.message ?? err) }));
-    }),
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 4020, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = await listen(handle, host, opts.port ?? 4020);
   return {
-    url: `http://${host}:${port}`,
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: server.url,
+    port: server.port,
+    stop: server.stop,
   };
 }
 
 if (require.main === module) {
-  const arg = process.argv[2] ?? process.env.ID_CARD_DEMO_PORT ?? '4020';
-  const port = Number(arg);
-  if (!/^\d+$/.test(arg) || port > 65535) {
-    process.stderr.write(`port must be an integer from 0 to 65535, got '${arg}'\n`);
-    process.exit(2);
-  }
+  const port = portArgument('ID_CARD_DEMO_PORT', '4020');
   const apiKey = process.env.ID_CARD_API_KEY || undefined;
   startIdCardDemo({ port, apiKey, log: (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`) }).then(
     (demo) => {
