@@ -16,6 +16,7 @@
  * Retryable: network errors, time-outs, HTTP 429 and 5xx. Not retried: other
  * 4xx and answers that are not the expected JSON.
  */
+import { intSetting } from '../_platform/settings';
 import { requestJson, type JsonAnswer } from '../_platform/json-http';
 
 export interface HrClientConfig {
@@ -28,23 +29,15 @@ export interface HrClientConfig {
   memberIdPath: string;
 }
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  return n;
-}
-
 export function hrClientConfig(env: NodeJS.ProcessEnv): HrClientConfig {
   const baseUrl = env.HR_BASE_URL?.trim() || undefined;
   if (baseUrl && !/^https?:\/\//i.test(baseUrl)) throw new Error(`HR_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.HR_API_KEY || undefined,
-    timeoutMs: intFrom(env, 'HR_TIMEOUT_MS', 5000, 1, 120_000),
-    retries: intFrom(env, 'HR_RETRIES', 2, 0, 10),
-    retryBaseMs: intFrom(env, 'HR_RETRY_BASE_MS', 200, 0, 60_000),
+    timeoutMs: intSetting(env, 'HR_TIMEOUT_MS', 5000, 1, 120_000),
+    retries: intSetting(env, 'HR_RETRIES', 2, 0, 10),
+    retryBaseMs: intSetting(env, 'HR_RETRY_BASE_MS', 200, 0, 60_000),
     lookupPath: env.HR_LOOKUP_PATH || '/employees/lookup',
     memberIdPath: env.HR_MEMBER_ID_PATH || '/employees/member-id',
   };

@@ -12,6 +12,7 @@
  * of the company's active members, never below HR_QUARANTINE_FLOOR (a small
  * company may still lose a few people in one hour without an approval).
  */
+import { intSetting } from '../_platform/settings';
 import type { MemberStatus } from './types';
 
 export interface QuarantineSettings {
@@ -32,20 +33,12 @@ export const QUARANTINE_DEFAULTS = { count: 50, percent: 10, floor: 5, windowMin
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be an integer from 0 to ${max}, got '${raw}'`);
-  return n;
-}
-
 /** The quarantine's settings (README "HR quarantine"); a wrong value stops the start with its name. */
 export function quarantineSettings(env: NodeJS.ProcessEnv): QuarantineSettings {
-  const count = intSetting(env, 'HR_QUARANTINE_COUNT', QUARANTINE_DEFAULTS.count, 1_000_000);
-  const percent = intSetting(env, 'HR_QUARANTINE_PERCENT', QUARANTINE_DEFAULTS.percent, 100);
-  const floor = intSetting(env, 'HR_QUARANTINE_FLOOR', QUARANTINE_DEFAULTS.floor, 1_000_000);
-  const windowMinutes = intSetting(env, 'HR_QUARANTINE_WINDOW_MINUTES', QUARANTINE_DEFAULTS.windowMinutes, 7 * 24 * 60);
+  const count = intSetting(env, 'HR_QUARANTINE_COUNT', QUARANTINE_DEFAULTS.count, 0, 1_000_000);
+  const percent = intSetting(env, 'HR_QUARANTINE_PERCENT', QUARANTINE_DEFAULTS.percent, 0, 100);
+  const floor = intSetting(env, 'HR_QUARANTINE_FLOOR', QUARANTINE_DEFAULTS.floor, 0, 1_000_000);
+  const windowMinutes = intSetting(env, 'HR_QUARANTINE_WINDOW_MINUTES', QUARANTINE_DEFAULTS.windowMinutes, 0, 7 * 24 * 60);
   const notifyTo = (env.HR_QUARANTINE_NOTIFY ?? '')
     .split(',')
     .map((s) => s.trim())

@@ -24,6 +24,7 @@
  * registration (a member without one uploads a photo), and its time comes
  * out of registration's budget.
  */
+import { intSetting } from '../_platform/settings';
 import { requestJson, unavailable, type JsonAnswer } from '../_platform/json-http';
 
 export interface IdCardPhoto {
@@ -62,23 +63,15 @@ export const MAX_CARD_PHOTO_BYTES = 5 * 1024 * 1024;
 /** an answer longer than the biggest photo in Base64 plus room for the other fields is refused unread */
 const MAX_ANSWER_CHARS = Math.ceil(MAX_CARD_PHOTO_BYTES / 3) * 4 + 64 * 1024;
 
-function intFrom(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-  return n;
-}
-
 export function idCardClientConfig(env: NodeJS.ProcessEnv): IdCardClientConfig {
   const baseUrl = env.ID_CARD_BASE_URL?.trim() || undefined;
   if (baseUrl && !/^https?:\/\//i.test(baseUrl)) throw new Error(`ID_CARD_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.ID_CARD_API_KEY || undefined,
-    timeoutMs: intFrom(env, 'ID_CARD_TIMEOUT_MS', 3000, 1, 120_000),
-    retries: intFrom(env, 'ID_CARD_RETRIES', 1, 0, 10),
-    retryBaseMs: intFrom(env, 'ID_CARD_RETRY_BASE_MS', 200, 0, 60_000),
+    timeoutMs: intSetting(env, 'ID_CARD_TIMEOUT_MS', 3000, 1, 120_000),
+    retries: intSetting(env, 'ID_CARD_RETRIES', 1, 0, 10),
+    retryBaseMs: intSetting(env, 'ID_CARD_RETRY_BASE_MS', 200, 0, 60_000),
   };
 }
 
