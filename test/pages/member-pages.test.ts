@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { launchBrowser, type TestBrowser } from '../support/browser';
 import { codeIn, invitableMember, activeMember, nthMail, PASSWORD, OTHER_PASSWORD, startSignInRuntime, type SignInEnv } from '../member/sign-in-support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
+import { waitFor } from '../support/harness';
 
 /** a member application's origin (CORS_ORIGINS), and one the service does not list */
 const APP_HOST = 'app.example.test';
@@ -231,6 +232,8 @@ test('a member application on a listed origin signs a member in through the API;
   expect(browser.consoleErrors.every((e) => e.includes(`from origin 'http://${OTHER_HOST}' has been blocked by CORS policy`))).toBe(true);
   browser.consoleErrors.length = 0;
   // its preflight got no CORS answer (the API's 405 for an OPTIONS without one), and the call was never sent
-  expect(browser.failedResources).toEqual([`405 ${SERVICE}${p}/discoverAuthMethod`, `net::ERR_FAILED ${SERVICE}${p}/discoverAuthMethod`]);
+  // the browser reports the preflight's answer and the call's failure as separate events, in either order and not always at once
+  await waitFor(() => browser.failedResources.length >= 2, { what: 'both failed requests reported' });
+  expect([...browser.failedResources].sort()).toEqual([`405 ${SERVICE}${p}/discoverAuthMethod`, `net::ERR_FAILED ${SERVICE}${p}/discoverAuthMethod`]);
   browser.failedResources.length = 0;
 });
