@@ -1304,6 +1304,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/completeRegistration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.completeRegistration (STATIC)
+         * @description stateless: no instance. Admits: public (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_completeRegistration_get"];
+        put?: never;
+        /**
+         * Member.completeRegistration (STATIC)
+         * @description stateless: no instance. Admits: public (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_completeRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/createMember": {
         parameters: {
             query?: never;
@@ -2274,6 +2298,30 @@ export interface paths {
          * @description stateless: no instance. Admits: public (and the system identity). Time budget 10 s.
          */
         post: operations["Member_singleSignOn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/startSelfRegistration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.startSelfRegistration (STATIC)
+         * @description stateless: no instance. Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_startSelfRegistration_get"];
+        put?: never;
+        /**
+         * Member.startSelfRegistration (STATIC)
+         * @description stateless: no instance. Admits: class:Member (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_startSelfRegistration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7928,6 +7976,64 @@ export interface components {
         };
         /**
          * @example {
+         *       "email": "amal.haddad@acme.example",
+         *       "code": "482913",
+         *       "password": "Example-Passw0rd!2026"
+         *     }
+         */
+        "Member.completeRegistration": {
+            /** Format: email */
+            email: string;
+            /** @description the registration code from the mail */
+            code: string;
+            /** @description the member's new password (the password policy applies) */
+            password: string;
+        };
+        /** @description Member.completeRegistration: {email, code, password} → the member registered from its HR record (or its registration stopped half-way finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid. */
+        "Member.completeRegistration.answer": {
+            member: {
+                id: string;
+                name: string;
+                surname: string;
+                email: string | null;
+                /** @enum {unknown} */
+                status: "rejected" | "active" | "inactive" | "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "suspended";
+            };
+            registration: {
+                dependants: {
+                    id: string;
+                    created: boolean;
+                    warnings: string[];
+                }[];
+                memberIdRecorded: boolean;
+                warnings: string[];
+                /** @constant */
+                resumed?: true;
+                /** @description The ID card step (present when an ID card system is configured, ID_CARD_BASE_URL): the card found by staff id and what became of its photo. The card number and validity are answered, not kept on the member. */
+                idCard?: {
+                    /**
+                     * @description failed: the card system could not be asked or answered an unusable card; skipped: too little of the call's time was left (both also a warning)
+                     * @enum {unknown}
+                     */
+                    lookup: "found" | "not_found" | "failed" | "skipped";
+                    cardNumber?: string;
+                    validFrom?: string;
+                    validUntil?: string;
+                    /**
+                     * @description pending_approval / approved: the card's photo was submitted through MEMBER_ID_PHOTO_UPLOAD; kept: the member had a photo or one waiting; none: the member uploads one; failed: the card's photo could not be submitted (a warning)
+                     * @enum {unknown}
+                     */
+                    photo: "pending_approval" | "approved" | "kept" | "none" | "failed";
+                    approvalId?: string;
+                };
+            };
+            refreshToken?: string;
+            memberId: string;
+            accessToken: string;
+            expiresAt: string;
+        };
+        /**
+         * @example {
          *       "name": "Amal",
          *       "surname": "Haddad",
          *       "company": {
@@ -7962,8 +8068,11 @@ export interface components {
                 email?: boolean;
             };
             isCabinCrew?: boolean | null;
-            /** @enum {unknown} */
-            source?: "hr_registration";
+            /**
+             * @description class:Member only: hr_registration (registerFromHr) or self_registration (completeRegistration); ignored from any other caller
+             * @enum {unknown}
+             */
+            source?: "hr_registration" | "self_registration";
             /** @description class:Member only (with source hr_registration): who asked for the registration, credited with the creation; ignored from any other caller */
             actor?: {
                 id: string;
@@ -8914,6 +9023,16 @@ export interface components {
             accessToken: string;
             expiresAt: string;
             redirectTo: string;
+        };
+        /** @description Member.startSelfRegistration: An employee's own registration, step 2: run as a task discoverAuthMethod schedules for an email of no member. The HR lookup, then a registration code by mail to an active employee who may register; nothing otherwise. */
+        "Member.startSelfRegistration.answer": {
+            /** @constant */
+            mailed: true;
+        } | {
+            /** @constant */
+            mailed: false;
+            /** @enum {unknown} */
+            reason: "hr_not_configured" | "not_an_active_employee" | "already_registered" | "otp_limit_exceeded";
         };
         /** @example {} */
         "Member.streamMember": Record<string, never>;
@@ -18696,6 +18815,106 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_completeRegistration_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.completeRegistration: {email, code, password} → the member registered from its HR record (or its registration stopped half-way finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.completeRegistration.answer"];
+                };
+            };
+            /** @description Member.completeRegistration: {email, code, password} → the member registered from its HR record (or its registration stopped half-way finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.completeRegistration.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_completeRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "amal.haddad@acme.example",
+                 *       "code": "482913",
+                 *       "password": "Example-Passw0rd!2026"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.completeRegistration"];
+            };
+        };
+        responses: {
+            /** @description Member.completeRegistration: {email, code, password} → the member registered from its HR record (or its registration stopped half-way finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.completeRegistration.answer"];
+                };
+            };
+            /** @description Member.completeRegistration: {email, code, password} → the member registered from its HR record (or its registration stopped half-way finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.completeRegistration.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_createMember: {
         parameters: {
             query?: never;
@@ -22027,6 +22246,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.singleSignOn.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_startSelfRegistration_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.startSelfRegistration: An employee's own registration, step 2: run as a task discoverAuthMethod schedules for an email of no member. The HR lookup, then a registration code by mail to an active employee who may register; nothing otherwise. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.startSelfRegistration.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_startSelfRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Member.startSelfRegistration: An employee's own registration, step 2: run as a task discoverAuthMethod schedules for an email of no member. The HR lookup, then a registration code by mail to an active employee who may register; nothing otherwise. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.startSelfRegistration.answer"];
                 };
             };
             400: components["responses"]["Member.400"];

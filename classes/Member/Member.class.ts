@@ -41,6 +41,7 @@ import * as common from './use-cases/common';
 import * as idPhoto from './use-cases/id-photo';
 import * as idCard from './use-cases/id-card';
 import * as registration from './use-cases/registration';
+import * as selfRegistration from './use-cases/self-registration';
 import * as creation from './use-cases/creation';
 import * as importing from './use-cases/import';
 import * as profileChange from './use-cases/profile-change';
@@ -373,6 +374,30 @@ export class Member {
     return signIn.discoverAuthMethod(ctx, this.signIn);
   }
 
+  /**
+   * An employee's own registration, step 2: run as a task discoverAuthMethod schedules for an email of no member.
+   * The HR lookup, then a registration code by mail to an active employee who may register; nothing otherwise.
+   */
+  @Static({ access: ['class:Member'], schema: false, timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
+  startSelfRegistration(ctx: MemberStaticCtx<selfRegistration.StartSelfRegistrationBody>) {
+    return selfRegistration.startSelfRegistration(ctx, this.hr);
+  }
+
+  /**
+   * {email, code, password} → the member registered from its HR record (or its registration stopped half-way
+   * finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid.
+   */
+  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY, timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
+  completeRegistration(ctx: MemberStaticCtx<selfRegistration.CompleteRegistrationBody>) {
+    return selfRegistration.completeRegistration(ctx, this.hr, this.idCards);
+  }
+
+  /** completeRegistration's last step: the password of a member who registered itself. */
+  @Internal({ access: ['class:Member'], schema: false })
+  setRegistrationPassword(ctx: MemberCtx<selfRegistration.SetRegistrationPasswordBody>) {
+    return selfRegistration.setRegistrationPassword(ctx);
+  }
+
   /** {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
   @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
   login(ctx: MemberStaticCtx<signIn.LoginBody>) {
@@ -629,6 +654,7 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof hrEmployee, 'hrEmployeeSnapshot'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
+  Pick<typeof selfRegistration, 'setRegistrationPassword'> &
   Pick<typeof idCard, 'submitIdCardPhoto'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &

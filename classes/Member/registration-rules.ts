@@ -39,18 +39,39 @@ export function resumeRefusedForStatus(status: string): boolean {
 
 /** what the member holding the staff id says about how it came to be (Member.hrRegistrationOf) */
 export interface HeldRegistration {
-  /** `hr_registration` when registerFromHr created it; null for any other creation (or one made before the source was kept) */
+  /**
+   * `hr_registration` when registerFromHr created it, `self_registration` when the employee registered
+   * themselves (completeRegistration); null for any other creation (or one made before the source was kept)
+   */
   creationSource: string | null;
   /** when the HR system took the member id (registerFromHr inline, or its background retry); null until then */
   hrMemberIdRecordedAt: string | null;
   /** when registerFromHr's finishing step ended (dependants linked, member id recorded or queued); null until then */
   hrRegistrationFinishedAt: string | null;
+  /** a self-registered member whose password was never set (the call stopped between creating and setting it) */
+  awaitingPassword?: boolean;
 }
+
+/** the creations a registration from HR finishes when it stopped half-way */
+const FROM_HR: readonly (string | null)[] = ['hr_registration', 'self_registration'];
 
 export type HrRegistrationCase = 'register' | 'resume' | 'already_registered';
 
 export function hrRegistrationCase(held: HeldRegistration | null): HrRegistrationCase {
   if (!held) return 'register';
-  if (held.creationSource === 'hr_registration' && !held.hrRegistrationFinishedAt) return 'resume';
+  if (FROM_HR.includes(held.creationSource) && !held.hrRegistrationFinishedAt) return 'resume';
+  return 'already_registered';
+}
+
+/**
+ * The same question for an employee registering themselves (completeRegistration):
+ * a self-registration is also left to finish while its password was never set,
+ * since that is the step that lets the member in. A member the back office
+ * registered from HR is not taken over by a self-registration even while
+ * unfinished: it is waiting for its invitation, which the member follows.
+ */
+export function selfRegistrationCase(held: HeldRegistration | null): HrRegistrationCase {
+  if (!held) return 'register';
+  if (held.creationSource === 'self_registration' && (!held.hrRegistrationFinishedAt || held.awaitingPassword)) return 'resume';
   return 'already_registered';
 }

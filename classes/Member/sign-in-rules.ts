@@ -96,6 +96,7 @@ export const SIGN_IN_THROTTLE = {
   sendPasswordResetEmail: { perAddress: { max: 10, windowSeconds: 900 }, perAccount: { max: 3, windowSeconds: 900 } },
   resetPassword: { perAddress: { max: 20, windowSeconds: 900 }, perAccount: { max: 10, windowSeconds: 900 } },
   changePassword: { perAccount: { max: 10, windowSeconds: 900 } },
+  completeRegistration: { perAddress: { max: 20, windowSeconds: 900 }, perAccount: { max: 10, windowSeconds: 900 } },
 } as const satisfies Record<string, { perAddress?: Limit; perAccount?: Limit }>;
 
 export type ThrottledOperation = keyof typeof SIGN_IN_THROTTLE;

@@ -20,6 +20,11 @@ import { MEMBER_STATUSES, SYSTEM_ONLY_STATUSES, type LoginMethod, type MemberSta
 
 export type StatusTrigger =
   | { type: 'creationApproved'; loginMethod: LoginMethod; hasIdPhoto: boolean; hasActiveMembership: boolean }
+  /**
+   * not a 3.1 row (spec: not shown): an employee registering themselves has proved their email with a code and
+   * sets their password at once, so no invitation: they start onboarding where an invited member would after it
+   */
+  | { type: 'selfRegistered'; hasIdPhoto: boolean; hasActiveMembership: boolean }
   | { type: 'sendInviteEmail'; loginMethod: LoginMethod; hasActiveMembership: boolean }
   | { type: 'acceptInvitation'; validToken: boolean }
   | { type: 'singleSignOn'; authorised: boolean }
@@ -72,6 +77,10 @@ export function nextMemberStatus(from: MemberStatus | null, trigger: StatusTrigg
     case 'creationApproved':
       if (trigger.loginMethod === 'email_password') return ok(from, 'pending_invite');
       return ok(from, onboardingStatus(trigger.hasIdPhoto, trigger.hasActiveMembership), ['welcome_email']);
+
+    case 'selfRegistered':
+      if (from !== null) return refuse(from, trigger, 'only a member being created registers itself');
+      return ok(from, onboardingStatus(trigger.hasIdPhoto, trigger.hasActiveMembership), ['set_password', 'issue_jwt']);
 
     case 'sendInviteEmail': {
       if (from !== 'pending_invite' && from !== 'pending_invitation_acceptance') {

@@ -205,7 +205,7 @@ export interface MemberPrivateState {
    * other creation): with hrMemberIdRecordedAt, what lets a registration
    * stopped half-way be finished by running it again (registration-rules.ts)
    */
-  creationSource?: 'hr_registration';
+  creationSource?: 'hr_registration' | 'self_registration';
   /**
    * when registerFromHr's finishing step ended (its dependants linked, the
    * member id recorded or queued for HR), set by the effect

@@ -66,6 +66,15 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
     audience: 'member',
     channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
   },
+  MEMBER_REGISTRATION_CODE: {
+    title: 'Member registration code',
+    description: 'The one-time code an employee types to register in the member application (sent after discoverAuthMethod for an employee HR lists as active). Parameters: otp, name.',
+    audience: 'member',
+    channels: emailOnly(
+      `Your ${BRAND} registration code`,
+      `<p>Hello {{name}},</p><p>Your registration code is <strong>{{otp}}</strong>. Type it in the member application with the password you choose.</p><p>If you did not ask to register, ignore this message.</p>`,
+    ),
+  },
   OTP_MEMBER_PASSWORD_RESET: {
     title: 'Member password reset code',
     description: 'The link that resets a member password. Parameters: otp (the link token), resetUrl (the member application\'s reset-password route), name.',

@@ -46,6 +46,7 @@ const PUBLIC: Record<string, string> = {
   'Member.singleSignOn': 'the SAML assertion consumer service: the signed response is the credential (test/member/sign-in-sso)',
   'Member.inviteRedirect': 'the invitation link: an HTML page, throttled (test/member/sign-in)',
   'Member.acceptInvitation': 'the invitation token is the credential; throttled (test/member/sign-in*)',
+  'Member.completeRegistration': 'an employee registering themselves: the mailed registration code is the credential; throttled; the same refusal for every email (test/member/self-registration)',
   'Member.sendPasswordResetEmail': 'one answer for every email; throttled (test/member/sign-in*)',
   'Member.resetPassword': 'the reset token is the credential; throttled (test/member/sign-in*)',
   'ProgramManagementUser.discoverAuthMethod': 'back-office sign-in (test/pm-user)',

@@ -1,5 +1,5 @@
 /** registration-rules.ts: which HR registration is new, which is resumed, which is refused. */
-import { hrRegistrationCase, resumeRefusedForStatus } from '../../classes/Member/registration-rules';
+import { hrRegistrationCase, resumeRefusedForStatus, selfRegistrationCase } from '../../classes/Member/registration-rules';
 import { MEMBER_STATUSES } from '../../classes/Member/types';
 
 describe('hrRegistrationCase', () => {
@@ -27,6 +27,33 @@ describe('hrRegistrationCase', () => {
         expect(hrRegistrationCase({ creationSource, hrMemberIdRecordedAt: at, hrRegistrationFinishedAt })).toBe('already_registered');
       }
     }
+  });
+});
+
+describe('selfRegistrationCase', () => {
+  const at = '2026-01-01T00:00:00.000Z';
+  const held = (over: Partial<Parameters<typeof selfRegistrationCase>[0] & object>) => ({ creationSource: 'self_registration', hrMemberIdRecordedAt: at, hrRegistrationFinishedAt: at, awaitingPassword: false, ...over });
+
+  test('no member: register', () => {
+    expect(selfRegistrationCase(null)).toBe('register');
+  });
+
+  test('a self-registration not finished, or whose password was never set: resume', () => {
+    expect(selfRegistrationCase(held({ hrRegistrationFinishedAt: null }))).toBe('resume');
+    expect(selfRegistrationCase(held({ awaitingPassword: true }))).toBe('resume');
+  });
+
+  test('a finished self-registration with its password: already registered', () => {
+    expect(selfRegistrationCase(held({}))).toBe('already_registered');
+  });
+
+  test('a member the back office registered from HR is not taken over, even unfinished', () => {
+    expect(selfRegistrationCase(held({ creationSource: 'hr_registration', hrRegistrationFinishedAt: null }))).toBe('already_registered');
+    expect(selfRegistrationCase(held({ creationSource: null, hrRegistrationFinishedAt: null, awaitingPassword: true }))).toBe('already_registered');
+  });
+
+  test('the back office finishes an unfinished self-registration too', () => {
+    expect(hrRegistrationCase(held({ hrRegistrationFinishedAt: null }))).toBe('resume');
   });
 });
 

@@ -35,7 +35,16 @@ const ROWS: Row[] = [
   // not a 3.1 row (our choice): a first membership ends onboarding for a member waiting for its tier
   ['membership added to pending_tier', 'pending_tier', { type: 'membershipAdded' }, 'active'],
   ['membership added to pending_invite', 'pending_invite', { type: 'membershipAdded' }, 'pending_invite'],
+  // not a 3.1 row (our choice): an employee who registered themselves starts onboarding, no invitation
+  ['self-registered → pending_id_photo', null, { type: 'selfRegistered', hasIdPhoto: false, hasActiveMembership: false }, 'pending_id_photo'],
+  ['self-registered with a photo → pending_tier', null, { type: 'selfRegistered', hasIdPhoto: true, hasActiveMembership: false }, 'pending_tier'],
 ];
+
+test('selfRegistered moves only a member being created', () => {
+  const r = nextMemberStatus('pending_invite', { type: 'selfRegistered', hasIdPhoto: false, hasActiveMembership: false });
+  expect(r).toMatchObject({ ok: false, error: 'INVALID_STATUS_TRANSITION' });
+  expect(nextMemberStatus(null, { type: 'selfRegistered', hasIdPhoto: false, hasActiveMembership: false })).toMatchObject({ ok: true, effects: ['set_password', 'issue_jwt'] });
+});
 
 describe('allowed moves (spec 3.1 rows)', () => {
   test.each(ROWS)('%s', (_name, from, trigger, to) => {

@@ -12,6 +12,7 @@ import { bearer, call, everyEventManual, inboxItems, inboxWith, seedNotifyRoles,
 const CATALOGUE = [
   'HR_DEACTIVATIONS_HELD',
   'MEMBER_INVITATION',
+  'MEMBER_REGISTRATION_CODE',
   'MEMBER_WELCOME',
   'MEMBERSHIP_EXPIRED',
   'MEMBERSHIP_EXPIRING',

@@ -31,8 +31,11 @@ export interface CreateMemberBody {
   permissions?: MemberPermissions;
   /** HR fields kept with the member */
   isCabinCrew?: boolean | null;
-  /** class:Member only: created from the HR system (no approval) */
-  source?: 'hr_registration';
+  /**
+   * class:Member only: created from the HR system (no approval); `self_registration` when the employee
+   * registers themselves (completeRegistration): onboarding starts at once, no invitation
+   */
+  source?: 'hr_registration' | 'self_registration';
   /** class:Member only, with `source`: who asked for the registration (registerFromHr's caller), credited with the creation */
   actor?: Actor;
 }
@@ -94,7 +97,8 @@ async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, a
 export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: string) {
   const body = ctx.request.body;
   const state = memberState(ctx);
-  const fromHr = body.source === 'hr_registration' && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
+  const fromHr = body.source !== undefined && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
+  const selfRegistered = fromHr && body.source === 'self_registration';
   // the registration's caller, as registerFromHr names it; anyone else is credited as themselves
   const actor = fromHr && body.actor ? bounded(body.actor) : actorFromIdentity(ctx.identity);
   const profile = await prepareNewMember(ctx, body, actor);
@@ -116,7 +120,9 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   }
   let welcome: readonly StatusEffect[] = [];
   if (approved) {
-    const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
+    const r = selfRegistered
+      ? nextMemberStatus(null, { type: 'selfRegistered', hasIdPhoto: false, hasActiveMembership: false })
+      : nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
     if (r.ok) {
       profile.status = r.to;
       welcome = r.effects;
@@ -126,8 +132,8 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
     state.pendingChange = { approvalId: approvalId!, event: MEMBER_CREATE_EVENT, requestedAt: profile.createdAt };
   }
   // a registration stopped half-way is finished by running it again, for this member only (registration-rules.ts)
-  if (fromHr) state.creationSource = 'hr_registration';
-  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? 'hr_registration' : 'back_office' }, actor);
+  if (fromHr) state.creationSource = body.source;
+  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? body.source : 'back_office' }, actor);
   await welcomeIfDue(ctx, profile, welcome, appUrl);
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }

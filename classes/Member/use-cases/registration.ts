@@ -67,7 +67,7 @@
  * (SUBMIT_CARD_PHOTO_TIMEOUT_SECONDS), so a submission always ends in time;
  * under MIN_INLINE_MS it is skipped.
  */
-import { ActorError } from '../../../runtime';
+import { ActorError, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from '../clients';
 import { companyTakesMembers } from '../company-rules';
@@ -77,8 +77,8 @@ import type { IdCardLookup } from '../id-card-client';
 import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
-import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration } from '../registration-rules';
-import type { LoginMethod, MemberProfile } from '../types';
+import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration, type HrRegistrationCase } from '../registration-rules';
+import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
 import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
@@ -179,15 +179,21 @@ export interface HeldRegistrationAnswer extends HeldRegistration {
   resumable: boolean;
 }
 
+/** What a member's state says about how it came to be (registration-rules.ts decides from it). */
+export function heldRegistration(state: DeepReadonly<MemberPrivateState>): HeldRegistration {
+  return {
+    creationSource: state.creationSource ?? null,
+    hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null,
+    hrRegistrationFinishedAt: state.hrRegistrationFinishedAt ?? null,
+    awaitingPassword: state.creationSource === 'self_registration' && !state.credentials?.passwordHash,
+  };
+}
+
 /** What the member says about its registration from HR (READ, class:Member): registerFromHr's and register-from-hr's question. */
 export function hrRegistrationOf(ctx: MemberReadCtx): HeldRegistrationAnswer {
   const state = memberState(ctx);
   if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
-  const held: HeldRegistration = {
-    creationSource: state.creationSource ?? null,
-    hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null,
-    hrRegistrationFinishedAt: state.hrRegistrationFinishedAt ?? null,
-  };
+  const held = heldRegistration(state);
   return { member: structuredClone(state.profile) as MemberProfile, ...held, resumable: hrRegistrationCase(held) === 'resume' };
 }
 
@@ -272,6 +278,7 @@ async function registrableEmployee(
   hr: HrClient,
   lookupMs: number,
   named?: (employee: HrEmployee) => Promise<void>,
+  caseOf: (held: HeldRegistration) => HrRegistrationCase = hrRegistrationCase,
 ): Promise<Registrable> {
   const { email } = ctx.request.body;
   let employee: HrEmployee | null;
@@ -287,7 +294,7 @@ async function registrableEmployee(
   const existing = await memberIdByLookup(ctx, 'staffId', employee.employeeId);
   if (existing) {
     const held = await members<RegistrationCalls>(ctx).hrRegistrationOf(existing);
-    if (hrRegistrationCase(held) !== 'resume') {
+    if (caseOf(held) !== 'resume') {
       throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
     }
     // what a new registration of this HR record would be refused for, it is refused for on resume too
@@ -346,11 +353,21 @@ export async function checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromH
   return { registrable: true, employeeId: employee.employeeId, memberType: found.memberType.id, company: { id: found.company.id }, dependants: employee.dependants.length };
 }
 
+/** who registers: the back office (registerFromHr) or the employee themselves (self-registration.ts) */
+export interface RegistrationMode {
+  source: 'hr_registration' | 'self_registration';
+  /** which member holding the staff id is finished rather than refused (registration-rules.ts) */
+  caseOf: (held: HeldRegistration) => HrRegistrationCase;
+}
+
+const BY_BACK_OFFICE: RegistrationMode = { source: 'hr_registration', caseOf: hrRegistrationCase };
+
 export async function registerFromHr(
   ctx: MemberStaticCtx<RegisterFromHrBody>,
   hr: HrClient,
   idCards: IdCardLookup = NO_ID_CARDS,
   budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
+  mode: RegistrationMode = BY_BACK_OFFICE,
 ): Promise<RegistrationResult> {
   const started = Date.now();
   const left = () => budgetMs - (Date.now() - started);
@@ -362,8 +379,8 @@ export async function registerFromHr(
       const hit = await ctx.limits.hit(REGISTRATION_LOCK, employee.employeeId, { max: 1, windowSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS });
       if (!hit.allowed) throw registrationInProgress(employee.employeeId, hit.retryAfterSeconds);
       held = employee.employeeId;
-    });
-    return await registerFound(ctx, hr, idCards, found, loginMethod, left);
+    }, mode.caseOf);
+    return await registerFound(ctx, hr, idCards, found, loginMethod, left, mode.source);
   } finally {
     // best effort: a release that fails must not turn a finished registration into a failed one (whose effects
     // would then not be written); the hold lapses with its window anyway
@@ -378,6 +395,7 @@ async function registerFound(
   found: Registrable,
   loginMethod: LoginMethod | undefined,
   left: () => number,
+  source: RegistrationMode['source'],
 ): Promise<RegistrationResult> {
   const { employee } = found;
   if (found.resume) {
@@ -399,7 +417,7 @@ async function registerFound(
     address: { country: employee.country, address: employee.address },
     memberType: memberType.id,
     isCabinCrew: employee.isCabinCrew,
-    source: 'hr_registration',
+    source,
     actor: actorFromIdentity(ctx.identity),
   });
   const result = await finishRegistration(ctx, hr, idCards, employee, created, left);

@@ -43,7 +43,10 @@ import {
   redirectPage,
   type SignInSettings,
 } from '../sign-in-rules';
+import { selfRegistrationCase } from '../registration-rules';
 import { nextMemberStatus } from '../status-machine';
+import { heldRegistration } from './registration';
+import type { StartSelfRegistrationBody } from './self-registration';
 import type { MemberProfile } from '../types';
 import { now, reachable } from './common';
 import {
@@ -107,6 +110,11 @@ export async function sendInviteEmail(ctx: MemberCtx<NoBody>, settings: SignInSe
 export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, settings: SignInSettings) {
   const state = memberState(ctx);
   const p = state.profile;
+  if (p?.email && selfRegistrationCase(heldRegistration(state)) === 'resume') {
+    // a self-registration stopped half-way: a new registration code finishes it (self-registration.ts)
+    ctx.schedule({ method: 'startSelfRegistration', body: { email: p.email, requesterDetails: ctx.request.body.requesterDetails } satisfies StartSelfRegistrationBody, delaySeconds: 0 });
+    return { sent: false, selfRegistration: true };
+  }
   if (!p || !mayRestartInvitation(signInView(p, state))) return { sent: false };
   // the conditions of a re-send (spec 3.1): still an active membership
   const r = nextMemberStatus(p.status, { type: 'sendInviteEmail', loginMethod: p.loginMethod, hasActiveMembership: hasActiveMembership(p) });

@@ -6,7 +6,8 @@
  *                                             a configured identity provider's domain, else {email, method:
  *                                             'email_password'}: decided by the domain alone, so the answer says
  *                                             nothing of accounts. An invited member who has not accepted yet
- *                                             gets a fresh invitation (restartInvitation, queued)
+ *                                             gets a fresh invitation (restartInvitation, queued); an email of
+ *                                             no member starts self-registration (self-registration.ts)
  *   login {email, password}                  STATIC, public → {otpRequired, memberId, token, expiresAt}: the
  *                                             password checked (verifyCredentials, a READ: no instance is held
  *                                             while it is hashed), a code mailed (OTP_MEMBER_LOGIN) and a
@@ -32,6 +33,7 @@ import { emailKey, memberIdByLookup, memberState, profileOf, type MemberCtx, typ
 import { maySignIn, mayUsePassword, SAML_REPLAY_COUNTER, type SignInSettings, type SignInView } from '../sign-in-rules';
 import { now, reachable } from './common';
 import { members } from './self-client';
+import type { StartSelfRegistrationBody } from './self-registration';
 import {
   CLASS_ID,
   invalidCode,
@@ -79,8 +81,11 @@ export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverBody>, set
   }
   // "starts OTP registration when absent": an invited member without a password gets a fresh invitation. Queued
   // for every member the email names (the job decides), so the answer neither waits for it nor tells anything.
+  // An email of no member may be an employee's who registers themselves (self-registration.ts): a task asks HR and
+  // mails a code only to an active employee. Either way one write to Redis, and the same answer.
   const id = await memberIdByLookup(ctx, 'email', email);
   if (id) await ctx.enqueue(CLASS_ID, 'restartInvitation', id, { requestedBy: email, requesterDetails: requesterDetails(ctx) });
+  else ctx.schedule({ method: 'startSelfRegistration', body: { email, requesterDetails: requesterDetails(ctx) } satisfies StartSelfRegistrationBody, delaySeconds: 0 });
   return { email, method: 'email_password' as const };
 }
 

@@ -1,0 +1,188 @@
+/**
+ * An employee registering themselves from the member app (spec 4.5
+ * discoverAuthMethod "for email/password checks the member and starts OTP
+ * registration when absent"; spec 4.4's registration flows):
+ *
+ *   1. discoverAuthMethod {email} (sign-in.ts): an email of no member and of
+ *      no SSO domain schedules startSelfRegistration (a task, run by a worker)
+ *      and answers `email_password` at once, as it does for every email: the
+ *      answer and its timing say nothing of whether HR knows the email.
+ *   2. startSelfRegistration (STATIC, class:Member, the task): asks the HR
+ *      employee lookup. An employee HR lists as active, not yet a member (or
+ *      whose self-registration stopped half-way, see below), gets a
+ *      registration code by mail (Otp `registration`, MEMBER_REGISTRATION_CODE;
+ *      the same issue limits as every code). Anyone else gets nothing; the
+ *      task's result says why, for the operators. An HR system that cannot
+ *      be reached fails the task, which is retried with backoff.
+ *   3. completeRegistration {email, code, password} (STATIC, public): the
+ *      password's context-free policy (400 5038, before the code is spent),
+ *      then the code (401 5037 for any wrong, spent or never mailed code,
+ *      whatever the email), then registerFromHr's steps for this email
+ *      (registration.ts: the HR lookup again, its refusals now told to the
+ *      code's holder, the member created from the HR record with source
+ *      `self_registration` in `pending_id_photo`, dependants, member id to
+ *      HR, ID card), then the password (setRegistrationPassword on the
+ *      member: the full policy, hashed there) and a session: 201 (200 when it
+ *      finished a registration stopped half-way) with the tokens checkOtp
+ *      gives and what the registration did.
+ *
+ * Resuming: a call that stops after the member was created (a crash, a
+ * deploy, HR refusing the member id) leaves a member created by
+ * self-registration without a password or not marked finished. Asking
+ * discoverAuthMethod again mails a new code (restartInvitation, queued for
+ * the member the email names, schedules step 2), and completeRegistration
+ * with it finishes that member (registration-rules selfRegistrationCase)
+ * instead of creating another.
+ *
+ * Races: two devices completing at once share registerFromHr's per-employee
+ * lock (409 5043 for the second while the first runs) and one code is spent
+ * once, so one member is created; the other device signs in with the
+ * password.
+ */
+import { createHash } from 'node:crypto';
+import { ActorError } from '../../../runtime';
+import { notify } from '../../NotificationManager/client';
+import { otpClient, otpInstanceId } from '../../Otp/client';
+import type { RequesterDetails } from '../../Otp/types';
+import { HrClientError, type HrClient } from '../hr-client';
+import type { IdCardLookup } from '../id-card-client';
+import { hashPassword } from '../../_platform/passwords';
+import { memberError } from '../errors';
+import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import { selfRegistrationCase } from '../registration-rules';
+import { now } from './common';
+import { hrRegistrationOf, hrUnavailable, registerFromHr, REGISTER_FROM_HR_TIMEOUT_SECONDS, type RegistrationMode, type RegistrationResult } from './registration';
+import { members } from './self-client';
+import {
+  CLASS_ID,
+  checkContextFreePasswordPolicy,
+  checkPasswordPolicy,
+  memberActor,
+  openSession,
+  requesterDetails,
+  signInView,
+  throttleAccount,
+  throttleAddress,
+} from './sign-in-common';
+
+/** the Otp type of a registration code */
+export const REGISTRATION_OTP = 'registration';
+/** NotificationManager template (builtins.ts): `otp`, `name` */
+export const REGISTRATION_TEMPLATE = 'MEMBER_REGISTRATION_CODE';
+/** what Otp records as the requester of a registration code (there is no member yet) */
+const REQUESTED_BY = 'self-registration';
+/** kept from completeRegistration's budget for the password's hash and the session */
+const PASSWORD_RESERVE_MS = 3_000;
+
+/**
+ * The Otp instance of an email's registration codes: named by a digest of the
+ * lower-cased email, so no email sits in an instance id (ids appear in logs
+ * and keys) and every spelling of one address shares its codes and limits.
+ */
+export function registrationOtpInstance(email: string): string {
+  return otpInstanceId(CLASS_ID, `reg-${createHash('sha256').update(emailKey(email)).digest('hex').slice(0, 40)}`);
+}
+
+/** startSelfRegistration's body, as discoverAuthMethod or restartInvitation schedules it */
+export interface StartSelfRegistrationBody {
+  email: string;
+  requesterDetails?: RequesterDetails;
+}
+
+/** the task's result: whether a code went out, and if not why (for the operators; nobody else sees it) */
+export type StartSelfRegistrationResult =
+  | { mailed: true }
+  | { mailed: false; reason: 'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded' };
+
+/** Step 2: the HR lookup, then a registration code by mail to an active employee who may register. */
+export async function startSelfRegistration(ctx: MemberStaticCtx<StartSelfRegistrationBody>, hr: HrClient): Promise<StartSelfRegistrationResult> {
+  if (!hr.configured) return { mailed: false, reason: 'hr_not_configured' };
+  const email = emailKey(ctx.request.body.email);
+  let employee;
+  try {
+    employee = await hr.lookupEmployee(email, ctx.signal);
+  } catch (err) {
+    // the task is retried with backoff: the employee is waiting for a code
+    const e = hrUnavailable(err);
+    throw new ActorError(e.status, e.code, e.message, { details: e.details, retryable: !(err instanceof HrClientError && err.kind === 'not_configured') });
+  }
+  if (!employee || employee.status.toLowerCase() !== 'active') return { mailed: false, reason: 'not_an_active_employee' };
+  const existing = (await memberIdByLookup(ctx, 'staffId', employee.employeeId)) ?? (await memberIdByLookup(ctx, 'email', email));
+  if (existing) {
+    const held = await members<{ hrRegistrationOf: typeof hrRegistrationOf }>(ctx).hrRegistrationOf(existing);
+    if (selfRegistrationCase(held) !== 'resume') return { mailed: false, reason: 'already_registered' };
+  }
+  const details = ctx.request.body.requesterDetails ?? requesterDetails(ctx);
+  try {
+    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, tokenType: 'numeric', requestedBy: REQUESTED_BY, requesterDetails: details });
+    await notify(ctx, REGISTRATION_TEMPLATE, { to: [email], parameters: { otp: token, name: employee.name } });
+  } catch (err) {
+    if (err instanceof ActorError && err.status === 429) return { mailed: false, reason: 'otp_limit_exceeded' };
+    throw err;
+  }
+  return { mailed: true };
+}
+
+/** completeRegistration's body (schemas/Member/completeRegistration.json) */
+export interface CompleteRegistrationBody {
+  email: string;
+  code: string;
+  password: string;
+}
+
+/** Step 3: the code, the registration (or its resume), the password, a session. */
+export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: HrClient, idCards: IdCardLookup) {
+  const started = Date.now();
+  await throttleAddress(ctx, 'completeRegistration');
+  const email = emailKey(ctx.request.body.email);
+  await throttleAccount(ctx, 'completeRegistration', email);
+  const { code, password } = ctx.request.body;
+  // before the code is spent: a weak password costs the member a retype, not a new code
+  checkContextFreePasswordPolicy(password);
+  const check = await otpClient(ctx).verify(registrationOtpInstance(email), {
+    otpType: REGISTRATION_OTP,
+    token: code,
+    requestedBy: REQUESTED_BY,
+    requesterDetails: requesterDetails(ctx),
+  });
+  if (!check.isSuccessful) {
+    throw memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
+  }
+  const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase };
+  const budget = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000 - PASSWORD_RESERVE_MS - (Date.now() - started);
+  const registration: RegistrationResult = await registerFromHr(ctx as unknown as Parameters<typeof registerFromHr>[0], hr, idCards, budget, mode);
+  const member = await members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(registration.member.id, { password });
+  ctx.response.status = registration.resumed ? 200 : 201;
+  const { member: _created, ...rest } = registration;
+  return { ...(await openSession(ctx, member.id)), member, registration: rest };
+}
+
+/** setRegistrationPassword's body */
+export interface SetRegistrationPasswordBody {
+  password: string;
+}
+
+/**
+ * completeRegistration's last step, on the member (INTERNAL, class:Member):
+ * the password of a member created by self-registration, hashed here (the
+ * full policy: not the member's name or email). Set again when a resume gets
+ * here: the caller has just proved the email with a code, as a password reset
+ * would. Any other member is refused (409 5026).
+ */
+export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPasswordBody>) {
+  const state = memberState(ctx);
+  const p = state.profile;
+  if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
+  if (state.creationSource !== 'self_registration') throw memberError('ALREADY_REGISTERED', `Member '${p.id}' did not register itself`, { memberId: p.id });
+  const { password } = ctx.request.body;
+  checkPasswordPolicy(password, signInView(p, state));
+  const passwordHash = await hashPassword(password);
+  const at = now();
+  const before = clone(p);
+  p.updatedAt = at;
+  state.credentials = { passwordHash, passwordChangedAt: at };
+  state.lastSignInAt = at;
+  await logMemberChange(ctx, before, p, { source: 'self_registration', passwordSet: true }, memberActor(p.id));
+  const view = signInView(p, state);
+  return { id: view.id, name: view.name, surname: view.surname, email: view.email, status: view.status };
+}

@@ -1,0 +1,205 @@
+/**
+ * An employee registering themselves (use-cases/self-registration.ts) over
+ * real HTTP, against a local HR server (fake-hr.ts), a local ID card server
+ * (fake-id-card.ts) and a real SMTP server receiving the codes:
+ * discoverAuthMethod → a code by mail (only to an employee HR lists as
+ * active) → completeRegistration → a member in onboarding, signed in. Also
+ * the refusals (told only to the code's holder), the same answer for every
+ * email, a registration interrupted and resumed, and two devices racing.
+ */
+import type { Job } from 'bullmq';
+import { seedRoles, waitFor } from '../support/harness';
+import { FakeHr, hrEmployee } from './fake-hr';
+import { FakeIdCards, PNG_1PX } from './fake-id-card';
+import { bearer, codeIn, freshIp, from, mailsTo, nthMail, PASSWORD, startSignInRuntime, type SignInEnv } from './sign-in-support';
+import { memberState, uniq } from './support';
+
+let hr: FakeHr;
+let cards: FakeIdCards;
+let env: SignInEnv;
+
+beforeAll(async () => {
+  hr = await new FakeHr().start();
+  cards = await new FakeIdCards().start();
+  env = await startSignInRuntime({
+    HR_BASE_URL: hr.url,
+    HR_TIMEOUT_MS: '2000',
+    HR_RETRIES: '1',
+    HR_RETRY_BASE_MS: '10',
+    ID_CARD_BASE_URL: cards.url,
+    ID_CARD_TIMEOUT_MS: '2000',
+    ID_CARD_RETRIES: '1',
+    ID_CARD_RETRY_BASE_MS: '10',
+  });
+  await seedRoles(env.t, [{ id: 'r-approver', name: 'approver', level: 10, permissions: {} }]);
+}, 60_000);
+afterAll(async () => {
+  await env?.t.stop();
+  await env?.sink.close();
+  await hr?.stop();
+  await cards?.stop();
+});
+
+/** an employee HR knows under `email` (active unless `over` says otherwise) */
+function employee(over: Record<string, unknown> = {}): { staffId: string; email: string } {
+  const staffId = uniq('SR');
+  const email = `${staffId.toLowerCase()}@example.com`;
+  hr.employees.set(email, hrEmployee(staffId, { email, ...over }));
+  return { staffId, email };
+}
+
+const discover = (email: string, ip = freshIp()) => from(env.t, ip).post(`${env.p}/discoverAuthMethod`, { email });
+const complete = (body: Record<string, unknown>, ip = freshIp()) => from(env.t, ip).post(`${env.p}/completeRegistration`, body);
+
+/** the results of the startSelfRegistration tasks run for `email`, oldest first, once there are `n` */
+async function taskResults(email: string, n: number): Promise<Record<string, unknown>[]> {
+  return waitFor<Record<string, unknown>[] | undefined>(
+    async () => {
+      const done: Job[] = [];
+      for (const q of env.t.rt.jobs.queues) done.push(...(await q.getJobs(['completed'], 0, -1)));
+      const mine = done
+        .filter((j) => j.name === 'task' && j.data?.task?.method === 'startSelfRegistration' && j.data.task.body?.email === email)
+        .sort((a, b) => a.timestamp - b.timestamp)
+        .map((j) => (j.returnvalue as { body: Record<string, unknown> }).body);
+      return mine.length >= n ? mine : undefined;
+    },
+    { timeoutMs: 20_000, what: `${n} startSelfRegistration task(s) for ${email}` },
+  ) as Promise<Record<string, unknown>[]>;
+}
+
+const memberIdOfEmail = async (email: string) => (await env.t.rt.store.resolveLookup('Member', 'email', email)) ?? null;
+
+test('an employee registers from the app: a code by mail, then a member in onboarding, signed in, with its card photo waiting for approval', async () => {
+  const { staffId, email } = employee({ dependants: [{ id: `D${uniq('')}`, type: 'Spouse', name: 'Ann', surname: 'Hopper', email: '', birthdate: '1991-02-03' }] });
+  cards.cards.set(staffId, { staffId, cardNumber: `N-${staffId}`, validFrom: '2026-01-01', validUntil: '2029-12-31', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } });
+
+  const d = await discover(email);
+  expect([d.status, d.body]).toEqual([200, { email, method: 'email_password' }]);
+  const mail = await nthMail(env.sink, email, 1);
+  expect(mail.parsed.subject).toMatch(/registration code/);
+  expect(String(mail.parsed.html)).toContain('Grace');
+  const code = codeIn(mail);
+  expect(await taskResults(email, 1)).toEqual([{ mailed: true }]);
+
+  // a weak password is refused before the code is spent; a wrong code is refused as any wrong code
+  const weak = await complete({ email, code, password: 'short' });
+  expect([weak.status, weak.body.code]).toEqual([400, 5038]);
+  const wrong = await complete({ email, code: code === '000000' ? '111111' : '000000', password: PASSWORD });
+  expect([wrong.status, wrong.body.code]).toEqual([401, 5037]);
+
+  const done = await complete({ email: email.toUpperCase(), code, password: PASSWORD });
+  expect(done.status).toBe(201);
+  expect(done.body).toMatchObject({
+    accessToken: expect.any(String),
+    refreshToken: expect.any(String),
+    member: { email, name: 'Grace', surname: 'Hopper', status: 'pending_id_photo' },
+    registration: { memberIdRecorded: true, warnings: [], dependants: [{ created: true }], idCard: { lookup: 'found', photo: 'pending_approval' } },
+  });
+  const id = done.body.memberId as string;
+  expect(done.body.member.id).toBe(id);
+  // the member id reached HR, and the member is what HR says
+  expect(hr.memberIds.get(staffId)).toBe(id);
+  const s = (await memberState(env.t, id)).state.private;
+  expect(s.profile).toMatchObject({ staffId, email, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod: 'email_password', status: 'pending_id_photo' });
+  expect(s.creationSource).toBe('self_registration');
+  expect(s.credentials.passwordHash).toEqual(expect.any(String));
+  await waitFor(async () => (await memberState(env.t, id)).state.private.hrRegistrationFinishedAt, { what: 'the registration marked finished' });
+
+  // the session works
+  const profile = await env.t.get(`${env.p}/getMemberProfile/${id}`, bearer(done.body.accessToken));
+  expect([profile.status, profile.body.status]).toEqual([200, 'pending_id_photo']);
+
+  // the card's photo, once approved, moves the member on to choosing a tier
+  const approver = bearer(env.t.token('program_management_user', 'ann', ['approver']));
+  const reviewed = await env.t.post(`/${env.t.projectId}/CALL/ApprovalManager/reviewApproval/${done.body.registration.idCard.approvalId}`, { action: 'approve' }, approver);
+  expect(reviewed.status).toBe(200);
+  await waitFor(async () => (await memberState(env.t, id)).state.private.profile.status === 'pending_tier', { what: 'pending_tier after the photo' });
+
+  // it signs in with its password from now on; asking again mails no new code
+  const login = await from(env.t, freshIp()).post(`${env.p}/login`, { email, password: PASSWORD });
+  expect([login.status, login.body.memberId]).toEqual([200, id]);
+  expect((await discover(email)).body).toEqual({ email, method: 'email_password' });
+  await waitFor(() => mailsTo(env.sink, email).length === 2, { what: 'the login code' });
+  expect(mailsTo(env.sink, email)[1]!.parsed.subject).toMatch(/sign-in code/);
+});
+
+test('an email HR does not know, or knows as inactive, is answered as any other, gets no code, and no code registers it', async () => {
+  const unknown = `${uniq('nobody').toLowerCase()}@example.com`;
+  const { email: inactive } = employee({ status: 'Terminated' });
+  const { email: known } = employee();
+  const answers = await Promise.all([discover(unknown), discover(inactive), discover(known)]);
+  expect(answers.map((a) => [a.status, a.body.method])).toEqual([
+    [200, 'email_password'],
+    [200, 'email_password'],
+    [200, 'email_password'],
+  ]);
+  expect(await taskResults(unknown, 1)).toEqual([{ mailed: false, reason: 'not_an_active_employee' }]);
+  expect(await taskResults(inactive, 1)).toEqual([{ mailed: false, reason: 'not_an_active_employee' }]);
+  expect(await taskResults(known, 1)).toEqual([{ mailed: true }]);
+  expect(mailsTo(env.sink, unknown)).toEqual([]);
+  expect(mailsTo(env.sink, inactive)).toEqual([]);
+
+  // a guessed code: the same refusal for all three, and nothing created
+  const tries = await Promise.all([unknown, inactive, known].map((email) => complete({ email, code: '999999', password: PASSWORD })));
+  expect(tries.map((r) => [r.status, r.body.code])).toEqual([
+    [401, 5037],
+    [401, 5037],
+    [401, 5037],
+  ]);
+  expect(await memberIdOfEmail(unknown)).toBeNull();
+  expect(await memberIdOfEmail(inactive)).toBeNull();
+});
+
+test("what keeps an active employee out is told to the code's holder, and creates nothing", async () => {
+  const cases = [
+    { over: { employmentType: 'Contractor' }, field: 'employmentType' },
+    { over: { companyId: 'BG-NONE' }, field: 'companyId' },
+  ];
+  for (const { over, field } of cases) {
+    const { email } = employee(over);
+    await discover(email);
+    const code = codeIn(await nthMail(env.sink, email, 1));
+    const r = await complete({ email, code, password: PASSWORD });
+    expect([r.status, r.body.code, r.body.details?.field]).toEqual([422, 5031, field]);
+    expect(await memberIdOfEmail(email)).toBeNull();
+  }
+});
+
+test('a registration stopped after the member was created is finished with a new code, as the same member', async () => {
+  const { staffId, email } = employee();
+  await discover(email);
+  const first = codeIn(await nthMail(env.sink, email, 1));
+  // the full password policy runs on the member (its name is in this password): the member exists, without one
+  const named = await complete({ email, code: first, password: 'Grace Hopper harbour 42 lantern' });
+  expect([named.status, named.body.code]).toEqual([400, 5038]);
+  const id = await memberIdOfEmail(email);
+  expect(id).toEqual(expect.any(String));
+  expect((await memberState(env.t, id!)).state.private.credentials ?? null).toBeNull();
+  // it cannot sign in yet; asking how to sign in mails a new registration code
+  expect((await from(env.t, freshIp()).post(`${env.p}/login`, { email, password: PASSWORD })).status).toBe(401);
+  await discover(email);
+  const second = codeIn(await nthMail(env.sink, email, 2));
+  expect(mailsTo(env.sink, email)[1]!.parsed.subject).toMatch(/registration code/);
+  const resumed = await complete({ email, code: second, password: PASSWORD });
+  expect(resumed.status).toBe(200);
+  expect(resumed.body).toMatchObject({ memberId: id, registration: { resumed: true }, member: { id, status: 'pending_id_photo' } });
+  expect(hr.memberIds.get(staffId)).toBe(id);
+  // one member holds the staff id
+  expect(await env.t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(id);
+});
+
+test('two devices completing the same registration at once create one member', async () => {
+  const { staffId, email } = employee();
+  // each device asked for a code
+  await discover(email);
+  await discover(email);
+  const codes = [codeIn(await nthMail(env.sink, email, 1)), codeIn(await nthMail(env.sink, email, 2))];
+  const answers = await Promise.all([complete({ email, code: codes[0], password: PASSWORD }), complete({ email, code: codes[1], password: PASSWORD }), complete({ email, code: codes[1], password: PASSWORD })]);
+  const statuses = answers.map((a) => a.status).sort();
+  expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+  // the others: a spent or superseded code (401), the registration in progress or done (409)
+  for (const a of answers.filter((x) => x.status !== 201)) expect([401, 409]).toContain(a.status);
+  const id = answers.find((a) => a.status === 201)!.body.memberId;
+  expect(await env.t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(id);
+  expect(await memberIdOfEmail(email)).toBe(id);
+});
