@@ -1304,6 +1304,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/chooseTier/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.chooseTier (WRITE)
+         * @description changes the instance (one at a time). Admits: enduser (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_chooseTier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/completeRegistration": {
         parameters: {
             query?: never;
@@ -1890,6 +1910,30 @@ export interface paths {
          * @description reads the instance (concurrent, no changes). Admits: program_management_user (and the system identity). Time budget 30 s.
          */
         post: operations["Member_listMemberships"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{projectId}/CALL/Member/listMyTierChoices/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.listMyTierChoices (READ)
+         * @description reads the instance (concurrent, no changes). Admits: enduser (and the system identity). Time budget 30 s.
+         */
+        get: operations["Member_listMyTierChoices_get"];
+        put?: never;
+        /**
+         * Member.listMyTierChoices (READ)
+         * @description reads the instance (concurrent, no changes). Admits: enduser (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_listMyTierChoices"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5805,13 +5849,13 @@ export interface paths {
         };
         /**
          * Tier.listTiers (STATIC)
-         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description stateless: no instance. Admits: program_management_user, class:Member (and the system identity). Time budget 10 s.
          */
         get: operations["Tier_listTiers_get"];
         put?: never;
         /**
          * Tier.listTiers (STATIC)
-         * @description stateless: no instance. Admits: program_management_user (and the system identity). Time budget 10 s.
+         * @description stateless: no instance. Admits: program_management_user, class:Member (and the system identity). Time budget 10 s.
          */
         post: operations["Tier_listTiers"];
         delete?: never;
@@ -7821,6 +7865,14 @@ export interface components {
             name?: string;
             roles?: string[];
         };
+        "Member.types.answer.TierOption": {
+            /** @enum {unknown} */
+            paymentType: "dds" | "cpg";
+            eligibilityRuleId: string;
+            paymentPeriod: string;
+            startDate: string;
+            endDate: string;
+        };
         "Member.types.answer": unknown;
         /** @description Member.addMemberFamilyMember answers {familyMember, isFree}. */
         "Member.addMemberFamilyMember.answer": {
@@ -7973,6 +8025,20 @@ export interface components {
             /** @constant */
             resumed?: true;
             memberId?: string;
+        };
+        /**
+         * @example {
+         *       "tierId": "tier-base-2026",
+         *       "paymentType": "cpg"
+         *     }
+         */
+        "Member.chooseTier": {
+            tierId: string;
+            /**
+             * @description cpg (credit card through the payment gateway) or dds (salary deduction), as the tier's eligibility rule allows
+             * @enum {unknown}
+             */
+            paymentType: "cpg" | "dds";
         };
         /**
          * @example {
@@ -8626,6 +8692,27 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
+        };
+        /** @example {} */
+        "Member.listMyTierChoices": Record<string, never>;
+        /** @description Member.listMyTierChoices: The member's own tier choices: the active tiers it is eligible for, and how it may pay for each (README "Choosing a tier"). */
+        "Member.listMyTierChoices.answer": {
+            /** @enum {unknown} */
+            memberStatus: "pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected";
+            tiers: {
+                id: string;
+                name: string;
+                description: string | null;
+                tierType: {
+                    id: string;
+                    /** @enum {unknown} */
+                    group: "base" | "upgrade" | "add_on";
+                };
+                fee: number;
+                startDate: string;
+                endDate: string;
+                options: components["schemas"]["Member.types.answer.TierOption"][];
+            }[];
         };
         /**
          * @example {
@@ -18815,6 +18902,55 @@ export interface operations {
             default: components["responses"]["PlatformErrors"];
         };
     };
+    Member_chooseTier: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "tierId": "tier-base-2026",
+                 *       "paymentType": "cpg"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.chooseTier"];
+            };
+        };
+        responses: {
+            /** @description Member.addMembership answers {member, updatedFields, approval, pendingApprovalId, membership}. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.addMembership.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
     Member_completeRegistration_get: {
         parameters: {
             query?: never;
@@ -21026,6 +21162,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.listMemberships.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_listMyTierChoices_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Member.listMyTierChoices: The member's own tier choices: the active tiers it is eligible for, and how it may pay for each (README "Choosing a tier"). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listMyTierChoices.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_listMyTierChoices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["Member.listMyTierChoices"];
+            };
+        };
+        responses: {
+            /** @description Member.listMyTierChoices: The member's own tier choices: the active tiers it is eligible for, and how it may pay for each (README "Choosing a tier"). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.listMyTierChoices.answer"];
                 };
             };
             400: components["responses"]["Member.400"];

@@ -496,6 +496,18 @@ export class Member {
     return memberships.addMembership(ctx, this.lifecycle);
   }
 
+  /** The member's own tier choices: the active tiers it is eligible for, and how it may pay for each (README "Choosing a tier"). */
+  @Read({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30 })
+  listMyTierChoices(ctx: MemberReadCtx) {
+    return memberships.listMyTierChoices(ctx);
+  }
+
+  /** {tierId, paymentType: cpg | dds} → the member takes the tier itself: addMembership's rules; pending_tier → active. */
+  @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, answer: 'addMembership.answer' })
+  chooseTier(ctx: MemberCtx<memberships.ChooseTierInput>) {
+    return memberships.chooseTier(ctx, this.lifecycle);
+  }
+
   /** Renews a membership for another payment period (any payment type; README "Membership life cycle"). */
   @Write({ access: [...PM], timeoutSeconds: 30, answer: 'renewMembership.answer' })
   renewMembership(ctx: MemberCtx<lifecycle.RenewBody>) {

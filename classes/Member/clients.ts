@@ -90,6 +90,19 @@ export function getCompanyByBgId(ctx: Caller, bgId: string): Promise<CompanyReco
   return orNull(() => companies(ctx).getCompany(COMPANY_INSTANCE, { bgId }));
 }
 
+/**
+ * The ids of the tiers listed as active (Tier.listTiers, the streamed listing: eventually consistent, so a
+ * caller reads each tier again with getTier before it relies on one), newest start first.
+ */
+export async function listActiveTierIds(ctx: Caller): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = 1; ; page += 1) {
+    const r = await tiers(ctx).listTiers(undefined, { status: 'active', page, limit: 100 });
+    ids.push(...r.items.map((t) => String((t as { id: unknown }).id)));
+    if (page >= r.totalPages) return ids;
+  }
+}
+
 export async function getTier(ctx: Caller, tierId: string): Promise<TierRecord | null> {
   return (await orNull(() => tiers(ctx).getTier(tierId, {})))?.tier ?? null;
 }

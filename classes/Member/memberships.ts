@@ -215,6 +215,40 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
   };
 }
 
+/** payment types a member chooses for itself (chooseTier): the company pays only when the back office says so */
+export const SELF_PAYMENT_TYPES = ['cpg', 'dds'] as const satisfies readonly PaymentType[];
+export type SelfPaymentType = (typeof SELF_PAYMENT_TYPES)[number];
+
+/** One way a member may take a tier: what addMembership would make of it. */
+export interface TierOption {
+  paymentType: SelfPaymentType;
+  eligibilityRuleId: string;
+  paymentPeriod: string;
+  startDate: string;
+  endDate: string;
+}
+
+/**
+ * The ways the member may take `tier` itself (listMyTierChoices, chooseTier):
+ * each self-paid payment type for which newMembership would add the
+ * membership, as it would add it (the rule it falls under, its period). Empty
+ * when the tier is closed, already held, or no active rule the member
+ * satisfies accepts a payment type of its own. One rule, newMembership's, so
+ * a choice listed is a choice admitted.
+ */
+export function tierOptions(c: Omit<MembershipContext, 'input' | 'id'>): TierOption[] {
+  if (!c.tier) return [];
+  const out: TierOption[] = [];
+  for (const paymentType of SELF_PAYMENT_TYPES) {
+    const r = newMembership({ ...c, input: { tierId: c.tier.id, paymentType }, id: 'choice' });
+    if (r.ok) {
+      const m = r.membership;
+      out.push({ paymentType, eligibilityRuleId: m.eligibilityRuleId ?? '', paymentPeriod: m.paymentPeriod, startDate: m.startDate, endDate: m.endDate });
+    }
+  }
+  return out;
+}
+
 export interface MembershipFilter {
   tierId?: string;
   tierGroup?: string;

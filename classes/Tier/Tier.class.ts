@@ -103,7 +103,7 @@ export class Tier {
   }
 
   /** From the streamed `tiers` collection; POST body or GET query. Newest startDate first. */
-  @Static({ access: [PM], answer: 'listTiers.answer' })
+  @Static({ access: [PM, 'class:Member'], answer: 'listTiers.answer' })
   async listTiers(ctx: StaticCtx) {
     return listing.listTiers(ctx);
   }

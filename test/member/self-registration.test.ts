@@ -69,7 +69,7 @@ async function taskResults(email: string, n: number): Promise<Record<string, unk
 
 const memberIdOfEmail = async (email: string) => (await env.t.rt.store.resolveLookup('Member', 'email', email)) ?? null;
 
-test('an employee registers from the app: a code by mail, then a member in onboarding, signed in, with its card photo waiting for approval', async () => {
+test('an employee registers from the app: a code by mail, a member in onboarding and signed in, its card photo approved, its tier chosen', async () => {
   const { staffId, email } = employee({ dependants: [{ id: `D${uniq('')}`, type: 'Spouse', name: 'Ann', surname: 'Hopper', email: '', birthdate: '1991-02-03' }] });
   cards.cards.set(staffId, { staffId, cardNumber: `N-${staffId}`, validFrom: '2026-01-01', validUntil: '2029-12-31', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } });
 
@@ -114,6 +114,15 @@ test('an employee registers from the app: a code by mail, then a member in onboa
   const reviewed = await env.t.post(`/${env.t.projectId}/CALL/ApprovalManager/reviewApproval/${done.body.registration.idCard.approvalId}`, { action: 'approve' }, approver);
   expect(reviewed.status).toBe(200);
   await waitFor(async () => (await memberState(env.t, id)).state.private.profile.status === 'pending_tier', { what: 'pending_tier after the photo' });
+
+  // and it chooses its tier itself: the one its rules admit, paid by card
+  const session = bearer(done.body.accessToken);
+  const offered = await env.t.get(`${env.p}/listMyTierChoices/${id}`, session);
+  expect(offered.status).toBe(200);
+  expect(offered.body.tiers.map((x: { id: string; options: { paymentType: string }[] }) => [x.id, x.options.map((o) => o.paymentType)])).toEqual([['si-gold', ['cpg']]]);
+  const chosen = await env.t.post(`${env.p}/chooseTier/${id}`, { tierId: 'si-gold', paymentType: 'cpg' }, session);
+  expect([chosen.status, chosen.body.membership?.tierId]).toEqual([200, 'si-gold']);
+  expect((await memberState(env.t, id)).state.private.profile.status).toBe('active');
 
   // it signs in with its password from now on; asking again mails no new code
   const login = await from(env.t, freshIp()).post(`${env.p}/login`, { email, password: PASSWORD });

@@ -1,12 +1,17 @@
-/** Memberships (spec 4.5): addMembership (member_update), listMemberships. */
+/**
+ * Memberships (spec 4.5): addMembership (member_update), listMemberships; and a
+ * member choosing its own tier (listMyTierChoices, chooseTier: the onboarding
+ * step of pending_tier, README "Choosing a tier").
+ */
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listingInput } from '../../_platform/paging';
-import { getTier, type TierRecord } from '../clients';
+import { getTier, listActiveTierIds, type TierRecord } from '../clients';
 import { freeFamilyMemberIds } from '../family';
 import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
-import { filterMemberships, newMembership, refusalError, type AddMembershipInput } from '../memberships';
+import { filterMemberships, newMembership, refusalError, tierOptions, type AddMembershipInput, type SelfPaymentType } from '../memberships';
+import { memberError } from '../errors';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { MEMBER_UPDATE_EVENT, now, reachable, refuseWhilePending, requireCompany } from './common';
@@ -15,11 +20,10 @@ import { changeProfile } from './profile-change';
 import { scheduleMembershipTasks, type LifecycleSettings } from './membership-lifecycle';
 import { members } from './self-client';
 
-export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings: LifecycleSettings) {
+export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings: LifecycleSettings, input: AddMembershipInput = ctx.request.body) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   refuseWhilePending(state);
-  const input = ctx.request.body;
   const company = await requireCompany(ctx, p.company.id);
   const tier = await getTier(ctx, input.tierId);
   let dependantIsFree = false;
@@ -63,4 +67,51 @@ export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>
     };
   });
   return pageAnswer('memberships', memberships, all.length, page);
+}
+
+/** member statuses that choose a tier themselves: onboarding's last step, and an active member adding one */
+const CHOOSING_STATUSES: readonly string[] = ['pending_tier', 'active'];
+
+/**
+ * The active tiers the member may take itself, each with the ways it may
+ * (tierOptions: payment type, the eligibility rule it falls under, period).
+ * The tiers come from the listing, and each is read again from its instance
+ * and judged by the rules addMembership applies, so what is offered is what
+ * chooseTier admits at that moment.
+ */
+export async function listMyTierChoices(ctx: MemberReadCtx) {
+  const p = reachable(ctx);
+  const company = await requireCompany(ctx, p.company.id);
+  const at = now();
+  const tiers = [];
+  for (const id of await listActiveTierIds(ctx)) {
+    const tier = await getTier(ctx, id);
+    if (!tier) continue;
+    const options = tierOptions({ profile: p as MemberProfile, company, tier, dependantIsFree: false, actor: actorFromIdentity(ctx.identity), now: at });
+    if (!options.length) continue;
+    tiers.push({ id: tier.id, name: tier.name, description: tier.description ?? null, tierType: tier.tierType, fee: tier.fee, startDate: tier.startDate, endDate: tier.endDate, options });
+  }
+  return { memberStatus: p.status, tiers };
+}
+
+/** chooseTier's body (schemas/Member/chooseTier.json) */
+export interface ChooseTierInput {
+  tierId: string;
+  paymentType: SelfPaymentType;
+}
+
+/**
+ * The member takes a tier itself: addMembership's rules and workflow
+ * (member_update) with a payment type of its own (never company_paid), for a
+ * member in pending_tier (which the membership makes active) or active; 400
+ * 5001 for any other status (a member still waiting for its photo chooses
+ * once the photo is in).
+ */
+export async function chooseTier(ctx: MemberCtx<ChooseTierInput>, settings: LifecycleSettings) {
+  const p = reachable(ctx);
+  if (!CHOOSING_STATUSES.includes(p.status)) {
+    throw memberError('INVALID_STATUS_TRANSITION', `A member chooses a tier while pending_tier or active; this member is ${p.status}`, { status: p.status });
+  }
+  const { tierId, paymentType } = ctx.request.body;
+  return addMembership(ctx as MemberCtx<AddMembershipInput>, settings, { tierId, paymentType });
 }
