@@ -1772,6 +1772,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/inviteMyDependant/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member.inviteMyDependant (WRITE)
+         * @description changes the instance (one at a time). Admits: enduser (and the system identity). Time budget 30 s.
+         */
+        post: operations["Member_inviteMyDependant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/inviteRedirect": {
         parameters: {
             query?: never;
@@ -8092,6 +8112,11 @@ export interface components {
                     photo: "pending_approval" | "approved" | "kept" | "none" | "failed";
                     approvalId?: string;
                 };
+                /**
+                 * @description present (true) when the email was a member's who never had a password (a dependant): the code set its password, nothing was registered
+                 * @constant
+                 */
+                claimed?: true;
             };
             refreshToken?: string;
             memberId: string;
@@ -8511,6 +8536,27 @@ export interface components {
             result: "created" | "updated" | "unchanged";
             memberId: string;
             updatedFields: string[];
+        };
+        /**
+         * @example {
+         *       "familyMemberId": "3f1c2b9e-6a1d-4c7e-9a53-0b8e2f6d4a11",
+         *       "email": "lina.haddad@example.com"
+         *     }
+         */
+        "Member.inviteMyDependant": {
+            familyMemberId: string;
+            /**
+             * Format: email
+             * @description the dependant's email, for a dependant that has none yet
+             */
+            email?: string;
+        };
+        /** @description Member.inviteMyDependant: {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
+        "Member.inviteMyDependant.answer": {
+            familyMemberId: string;
+            email: string;
+            /** @constant */
+            sent: true;
         };
         /**
          * @example {
@@ -20693,6 +20739,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.importMember.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_inviteMyDependant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "familyMemberId": "3f1c2b9e-6a1d-4c7e-9a53-0b8e2f6d4a11",
+                 *       "email": "lina.haddad@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.inviteMyDependant"];
+            };
+        };
+        responses: {
+            /** @description Member.inviteMyDependant: {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member.inviteMyDependant.answer"];
                 };
             };
             400: components["responses"]["Member.400"];

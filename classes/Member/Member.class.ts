@@ -392,6 +392,18 @@ export class Member {
     return selfRegistration.completeRegistration(ctx, this.hr, this.idCards);
   }
 
+  /** {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
+  @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, bodyLimit: SIGN_IN_BODY })
+  inviteMyDependant(ctx: MemberCtx<selfRegistration.InviteDependantBody>) {
+    return selfRegistration.inviteMyDependant(ctx);
+  }
+
+  /** inviteMyDependant's step on the dependant: its email when it has none, then the code. */
+  @Internal({ access: ['class:Member'], schema: false, timeoutSeconds: 30 })
+  sendDependantInvitation(ctx: MemberCtx<selfRegistration.DependantInvitationBody>) {
+    return selfRegistration.sendDependantInvitation(ctx);
+  }
+
   /** completeRegistration's last step: the password of a member who registered itself. */
   @Internal({ access: ['class:Member'], schema: false })
   setRegistrationPassword(ctx: MemberCtx<selfRegistration.SetRegistrationPasswordBody>) {
@@ -666,7 +678,7 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof hrEmployee, 'hrEmployeeSnapshot'> &
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
-  Pick<typeof selfRegistration, 'setRegistrationPassword'> &
+  Pick<typeof selfRegistration, 'setRegistrationPassword' | 'sendDependantInvitation'> &
   Pick<typeof idCard, 'submitIdCardPhoto'> &
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &

@@ -46,6 +46,18 @@ export function mayUsePassword(m: Pick<SignInView, 'status' | 'loginMethod' | 'h
 }
 
 /**
+ * A member who may sign in by email and password but has never had a
+ * password, and waits for no invitation: a dependant HR listed or the back
+ * office added (created `active` or `pending_id_photo`, no invitation ever
+ * sent), or a self-registration that stopped before its password. A
+ * registration code mailed to its email lets it choose one
+ * (completeRegistration, self-registration.ts).
+ */
+export function mayClaimWithCode(m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined): boolean {
+  return Boolean(m && m.loginMethod === 'email_password' && !m.hasPassword && m.email && maySignIn(m.status));
+}
+
+/**
  * discoverAuthMethod's "starts OTP registration when absent": an invited
  * member (`pending_invitation_acceptance`, email and password, no password
  * yet) who asks how to sign in gets a fresh invitation code, as a re-send of

@@ -66,6 +66,15 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
     audience: 'member',
     channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
   },
+  MEMBER_DEPENDANT_INVITATION: {
+    title: 'Dependant invitation',
+    description: 'A primary member invites a dependant to the member application (inviteMyDependant). Parameters: name, inviterName, otp (the registration code).',
+    audience: 'member',
+    channels: emailOnly(
+      `{{inviterName}} invited you to the ${BRAND}`,
+      `<p>Hello {{name}},</p><p>{{inviterName}} invited you to the ${BRAND}. Register in the member application with this email and the code <strong>{{otp}}</strong>, and choose your password.</p><p>If you do not know {{inviterName}}, ignore this message.</p>`,
+    ),
+  },
   MEMBER_REGISTRATION_CODE: {
     title: 'Member registration code',
     description: 'The one-time code an employee types to register in the member application (sent after discoverAuthMethod for an employee HR lists as active). Parameters: otp, name.',

@@ -12,7 +12,7 @@ import { seedRoles, waitFor } from '../support/harness';
 import { FakeHr, hrEmployee } from './fake-hr';
 import { FakeIdCards, PNG_1PX } from './fake-id-card';
 import { bearer, codeIn, freshIp, from, mailsTo, nthMail, PASSWORD, startSignInRuntime, type SignInEnv } from './sign-in-support';
-import { memberState, uniq } from './support';
+import { memberState, seed, uniq } from './support';
 
 let hr: FakeHr;
 let cards: FakeIdCards;
@@ -32,6 +32,11 @@ beforeAll(async () => {
     ID_CARD_RETRY_BASE_MS: '10',
   });
   await seedRoles(env.t, [{ id: 'r-approver', name: 'approver', level: 10, permissions: {} }]);
+  // retired employees: their own member type (by HR's employmentType) and company (by BG_ID)
+  await seed(env.t, {
+    memberTypes: [{ id: 'mt-retiree', name: 'Retiree', systemIdentifier: 'Retired', status: 'active' }],
+    companies: [{ id: 'c-ret', name: 'Retirees', bgId: 'BG-RET', companyGroupId: 'cg-int', hrContact: { name: 'HR', email: 'hr@example.com' }, status: 'active', eligibleMemberTypes: ['mt-retiree'], memberSubTypes: [], maxFreeDependants: 0 }],
+  });
 }, 60_000);
 afterAll(async () => {
   await env?.t.stop();
@@ -51,21 +56,29 @@ function employee(over: Record<string, unknown> = {}): { staffId: string; email:
 const discover = (email: string, ip = freshIp()) => from(env.t, ip).post(`${env.p}/discoverAuthMethod`, { email });
 const complete = (body: Record<string, unknown>, ip = freshIp()) => from(env.t, ip).post(`${env.p}/completeRegistration`, body);
 
-/** the results of the startSelfRegistration tasks run for `email`, oldest first, once there are `n` */
-async function taskResults(email: string, n: number): Promise<Record<string, unknown>[]> {
+/** the results of the completed jobs `pick` chooses, oldest first, once there are `n` */
+async function jobResults(n: number, what: string, pick: (j: Job) => boolean): Promise<Record<string, unknown>[]> {
   return waitFor<Record<string, unknown>[] | undefined>(
     async () => {
       const done: Job[] = [];
       for (const q of env.t.rt.jobs.queues) done.push(...(await q.getJobs(['completed'], 0, -1)));
       const mine = done
-        .filter((j) => j.name === 'task' && j.data?.task?.method === 'startSelfRegistration' && j.data.task.body?.email === email)
+        .filter(pick)
         .sort((a, b) => a.timestamp - b.timestamp)
         .map((j) => (j.returnvalue as { body: Record<string, unknown> }).body);
       return mine.length >= n ? mine : undefined;
     },
-    { timeoutMs: 20_000, what: `${n} startSelfRegistration task(s) for ${email}` },
+    { timeoutMs: 20_000, what },
   ) as Promise<Record<string, unknown>[]>;
 }
+
+/** the results of the startSelfRegistration tasks run for `email` */
+const taskResults = (email: string, n: number) =>
+  jobResults(n, `${n} startSelfRegistration task(s) for ${email}`, (j) => j.name === 'task' && j.data?.task?.method === 'startSelfRegistration' && j.data.task.body?.email === email);
+
+/** the results of the restartInvitation jobs discoverAuthMethod queued for member `id` */
+const restartResults = (id: string, n: number) =>
+  jobResults(n, `${n} restartInvitation job(s) for ${id}`, (j) => j.data?.kind === 'call' && j.data.method === 'restartInvitation' && j.data.instanceId === id);
 
 const memberIdOfEmail = async (email: string) => (await env.t.rt.store.resolveLookup('Member', 'email', email)) ?? null;
 
@@ -211,4 +224,86 @@ test('two devices completing the same registration at once create one member', a
   const id = answers.find((a) => a.status === 201)!.body.memberId;
   expect(await env.t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(id);
   expect(await memberIdOfEmail(email)).toBe(id);
+});
+
+/** discoverAuthMethod, the code mailed (the `nth` mail to `email`), completeRegistration: its answer */
+async function registerByCode(email: string, nth = 1, password = PASSWORD) {
+  await discover(email);
+  const code = codeIn(await nthMail(env.sink, email, nth));
+  return complete({ email, code, password });
+}
+
+test('a retired employee and an associated-company employee register the same way, under the member type and company configured for them', async () => {
+  const retired = employee({ employmentType: 'Retired', companyId: 'BG-RET' });
+  const r = await registerByCode(retired.email);
+  expect(r.status).toBe(201);
+  expect((await memberState(env.t, r.body.memberId)).state.private.profile).toMatchObject({ memberType: 'mt-retiree', company: { id: 'c-ret' }, status: 'pending_id_photo' });
+
+  // a company of an external company group (c-3), which admits every member type
+  const associated = employee({ companyId: 'BG3' });
+  const a = await registerByCode(associated.email);
+  expect(a.status).toBe(201);
+  expect((await memberState(env.t, a.body.memberId)).state.private.profile).toMatchObject({ memberType: 'mt-perm', company: { id: 'c-3' } });
+
+  // a retiree whose employment type has no active member type (mt-retired, 'Retire', is inactive) is told so
+  const unmapped = employee({ employmentType: 'Retire', companyId: 'BG-RET' });
+  const u = await registerByCode(unmapped.email);
+  expect([u.status, u.body.code, u.body.details?.field]).toEqual([422, 5031, 'employmentType']);
+});
+
+test('a dependant HR lists with an email registers by that email: its code sets its password, nothing is asked of HR', async () => {
+  const depEmail = `${uniq('dep').toLowerCase()}@example.com`;
+  const depId = `D${uniq('')}`;
+  const primary = employee({ dependants: [{ id: depId, type: 'Child', name: 'Tom', surname: 'Hopper', email: depEmail, birthdate: '2015-05-05' }] });
+  expect((await registerByCode(primary.email)).status).toBe(201);
+  const dep = (await memberState(env.t, depId)).state.private;
+  expect(dep.profile).toMatchObject({ email: depEmail, status: 'active', loginMethod: 'email_password' });
+  expect(dep.credentials ?? null).toBeNull();
+
+  const lookups = hr.count('/employees/lookup');
+  const r = await registerByCode(depEmail);
+  expect(r.status).toBe(200);
+  expect(r.body).toMatchObject({ memberId: depId, member: { id: depId, status: 'active' }, registration: { claimed: true } });
+  // HR was not asked about the dependant's email
+  expect(hr.count('/employees/lookup')).toBe(lookups);
+  expect((await env.t.get(`${env.p}/getMemberProfile/${depId}`, bearer(r.body.accessToken))).status).toBe(200);
+  // from now on it signs in with its password, and a new code is not mailed
+  expect((await from(env.t, freshIp()).post(`${env.p}/login`, { email: depEmail, password: PASSWORD })).status).toBe(200);
+  await discover(depEmail);
+  expect(await restartResults(depId, 2)).toEqual([{ sent: false, selfRegistration: true }, { sent: false }]);
+  expect(await taskResults(depEmail, 1)).toEqual([{ mailed: true }]);
+  await nthMail(env.sink, depEmail, 2);
+  expect(mailsTo(env.sink, depEmail).map((m) => m.parsed.subject)).toEqual(['Your Membership Program registration code', 'Your Membership Program sign-in code']);
+});
+
+test('a primary member invites a dependant the back office added, giving its email; the dependant registers with the code', async () => {
+  const primary = employee();
+  const reg = await registerByCode(primary.email);
+  expect(reg.status).toBe(201);
+  const session = bearer(reg.body.accessToken);
+  const added = await env.t.post(`${env.p}/addMemberFamilyMember/${reg.body.memberId}`, { name: 'Lina', surname: 'Hopper', memberSubType: 'mst-child', relation: 'daughter' }, env.pm);
+  expect(added.status).toBe(200);
+  const depId = added.body.familyMember.id as string;
+  await waitFor(async () => (await env.t.rt.store.read('Member', depId)) !== null, { what: 'the dependant created' });
+
+  const depEmail = `${uniq('lina').toLowerCase()}@example.com`;
+  // no email yet, and none given
+  const noEmail = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, session);
+  expect([noEmail.status, noEmail.body.code]).toEqual([400, 5028]);
+  const invited = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId, email: depEmail }, session);
+  expect([invited.status, invited.body]).toEqual([200, { familyMemberId: depId, email: depEmail, sent: true }]);
+  const mail = await nthMail(env.sink, depEmail, 1);
+  expect(mail.parsed.subject).toBe('Grace Hopper invited you to the Membership Program');
+  const r = await complete({ email: depEmail, code: codeIn(mail), password: PASSWORD });
+  expect(r.status).toBe(200);
+  expect(r.body).toMatchObject({ memberId: depId, member: { status: 'pending_id_photo', email: depEmail }, registration: { claimed: true } });
+
+  // it signs in now: a second invitation is refused; another member's dependant, or a stranger's id, is not found
+  const again = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, session);
+  expect([again.status, again.body.code]).toEqual([409, 5026]);
+  const other = await registerByCode(employee().email);
+  const foreign = await env.t.post(`${env.p}/inviteMyDependant/${other.body.memberId}`, { familyMemberId: depId, email: `${uniq('x')}@example.com` }, bearer(other.body.accessToken));
+  expect([foreign.status, foreign.body.code]).toEqual([404, 5011]);
+  // and only the member itself invites its dependants
+  expect((await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, bearer(other.body.accessToken))).status).toBe(403);
 });

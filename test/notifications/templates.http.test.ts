@@ -11,6 +11,7 @@ import { bearer, call, everyEventManual, inboxItems, inboxWith, seedNotifyRoles,
 
 const CATALOGUE = [
   'HR_DEACTIVATIONS_HELD',
+  'MEMBER_DEPENDANT_INVITATION',
   'MEMBER_INVITATION',
   'MEMBER_REGISTRATION_CODE',
   'MEMBER_WELCOME',

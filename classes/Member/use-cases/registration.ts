@@ -77,6 +77,8 @@ import type { IdCardLookup } from '../id-card-client';
 import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import { mayClaimWithCode } from '../sign-in-rules';
+import { signInView } from './sign-in-common';
 import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration, type HrRegistrationCase } from '../registration-rules';
 import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
@@ -177,6 +179,8 @@ export interface HeldRegistrationAnswer extends HeldRegistration {
   member: MemberProfile;
   /** hrRegistrationCase says `resume` */
   resumable: boolean;
+  /** a member with no password yet who may choose one with a registration code (sign-in-rules mayClaimWithCode) */
+  claimable: boolean;
 }
 
 /** What a member's state says about how it came to be (registration-rules.ts decides from it). */
@@ -194,7 +198,12 @@ export function hrRegistrationOf(ctx: MemberReadCtx): HeldRegistrationAnswer {
   const state = memberState(ctx);
   if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
   const held = heldRegistration(state);
-  return { member: structuredClone(state.profile) as MemberProfile, ...held, resumable: hrRegistrationCase(held) === 'resume' };
+  return {
+    member: structuredClone(state.profile) as MemberProfile,
+    ...held,
+    resumable: hrRegistrationCase(held) === 'resume',
+    claimable: mayClaimWithCode(signInView(state.profile, state)),
+  };
 }
 
 /** createMember's field → the HR record's field (what the caller can look at in the HR system) */

@@ -34,6 +34,13 @@
  * with it finishes that member (registration-rules selfRegistrationCase)
  * instead of creating another.
  *
+ * Dependants: a member who never had a password and waits for no
+ * invitation (sign-in-rules mayClaimWithCode: a dependant HR listed, or one
+ * the back office added) is sent a code too, by discoverAuthMethod with its
+ * own email or by its primary member (inviteMyDependant), and
+ * completeRegistration then only sets its password (`claimed`), asking HR
+ * nothing.
+ *
  * Races: two devices completing at once share registerFromHr's per-employee
  * lock (409 5043 for the second while the first runs) and one code is spent
  * once, so one member is created; the other device signs in with the
@@ -47,10 +54,11 @@ import type { RequesterDetails } from '../../Otp/types';
 import { HrClientError, type HrClient } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
 import { hashPassword } from '../../_platform/passwords';
-import { memberError } from '../errors';
-import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import { fieldError, memberError } from '../errors';
+import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { selfRegistrationCase } from '../registration-rules';
-import { now } from './common';
+import { mayClaimWithCode } from '../sign-in-rules';
+import { now, reachable } from './common';
 import { hrRegistrationOf, hrUnavailable, registerFromHr, REGISTER_FROM_HR_TIMEOUT_SECONDS, type RegistrationMode, type RegistrationResult } from './registration';
 import { members } from './self-client';
 import {
@@ -94,10 +102,39 @@ export type StartSelfRegistrationResult =
   | { mailed: true }
   | { mailed: false; reason: 'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded' };
 
-/** Step 2: the HR lookup, then a registration code by mail to an active employee who may register. */
+/** what a member holding an email says of its registration, or null when no member holds it */
+async function heldByEmail(ctx: MemberStaticCtx<unknown>, email: string) {
+  const id = await memberIdByLookup(ctx, 'email', email);
+  return id ? members<{ hrRegistrationOf: typeof hrRegistrationOf }>(ctx).hrRegistrationOf(id) : null;
+}
+
+/** a registration code for `email`, mailed (Otp's issue limits: nothing past them) */
+async function mailRegistrationCode(ctx: MemberStaticCtx<StartSelfRegistrationBody>, email: string, name: string): Promise<StartSelfRegistrationResult> {
+  const details = ctx.request.body.requesterDetails ?? requesterDetails(ctx);
+  try {
+    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, tokenType: 'numeric', requestedBy: REQUESTED_BY, requesterDetails: details });
+    await notify(ctx, REGISTRATION_TEMPLATE, { to: [email], parameters: { otp: token, name } });
+  } catch (err) {
+    if (err instanceof ActorError && err.status === 429) return { mailed: false, reason: 'otp_limit_exceeded' };
+    throw err;
+  }
+  return { mailed: true };
+}
+
+/**
+ * Step 2. An email a member holds: a code when that member may finish its
+ * registration with one (a self-registration stopped half-way, or a member
+ * who never had a password, such as a dependant HR listed with this email).
+ * Otherwise the HR lookup, and a code to an active employee who may register.
+ */
 export async function startSelfRegistration(ctx: MemberStaticCtx<StartSelfRegistrationBody>, hr: HrClient): Promise<StartSelfRegistrationResult> {
-  if (!hr.configured) return { mailed: false, reason: 'hr_not_configured' };
   const email = emailKey(ctx.request.body.email);
+  const holder = await heldByEmail(ctx, email);
+  if (holder) {
+    if (selfRegistrationCase(holder) === 'resume' || holder.claimable) return mailRegistrationCode(ctx, email, holder.member.name);
+    return { mailed: false, reason: 'already_registered' };
+  }
+  if (!hr.configured) return { mailed: false, reason: 'hr_not_configured' };
   let employee;
   try {
     employee = await hr.lookupEmployee(email, ctx.signal);
@@ -107,20 +144,12 @@ export async function startSelfRegistration(ctx: MemberStaticCtx<StartSelfRegist
     throw new ActorError(e.status, e.code, e.message, { details: e.details, retryable: !(err instanceof HrClientError && err.kind === 'not_configured') });
   }
   if (!employee || employee.status.toLowerCase() !== 'active') return { mailed: false, reason: 'not_an_active_employee' };
-  const existing = (await memberIdByLookup(ctx, 'staffId', employee.employeeId)) ?? (await memberIdByLookup(ctx, 'email', email));
+  const existing = await memberIdByLookup(ctx, 'staffId', employee.employeeId);
   if (existing) {
     const held = await members<{ hrRegistrationOf: typeof hrRegistrationOf }>(ctx).hrRegistrationOf(existing);
     if (selfRegistrationCase(held) !== 'resume') return { mailed: false, reason: 'already_registered' };
   }
-  const details = ctx.request.body.requesterDetails ?? requesterDetails(ctx);
-  try {
-    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, tokenType: 'numeric', requestedBy: REQUESTED_BY, requesterDetails: details });
-    await notify(ctx, REGISTRATION_TEMPLATE, { to: [email], parameters: { otp: token, name: employee.name } });
-  } catch (err) {
-    if (err instanceof ActorError && err.status === 429) return { mailed: false, reason: 'otp_limit_exceeded' };
-    throw err;
-  }
-  return { mailed: true };
+  return mailRegistrationCode(ctx, email, employee.name);
 }
 
 /** completeRegistration's body (schemas/Member/completeRegistration.json) */
@@ -148,10 +177,18 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
   if (!check.isSuccessful) {
     throw memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
   }
+  const setPassword = (id: string) => members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(id, { password });
+  const holder = await heldByEmail(ctx, email);
+  if (holder && selfRegistrationCase(holder) !== 'resume') {
+    // a member who never had a password (a dependant): the code was its invitation; nothing to ask HR
+    if (!holder.claimable) throw memberError('ALREADY_REGISTERED', 'This email already signs in: use login, or reset the password', { memberId: holder.member.id });
+    const member = await setPassword(holder.member.id);
+    return { ...(await openSession(ctx, member.id)), member, registration: { claimed: true as const, dependants: [], memberIdRecorded: false, warnings: [] } };
+  }
   const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase };
   const budget = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000 - PASSWORD_RESERVE_MS - (Date.now() - started);
   const registration: RegistrationResult = await registerFromHr(ctx as unknown as Parameters<typeof registerFromHr>[0], hr, idCards, budget, mode);
-  const member = await members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(registration.member.id, { password });
+  const member = await setPassword(registration.member.id);
   ctx.response.status = registration.resumed ? 200 : 201;
   const { member: _created, ...rest } = registration;
   return { ...(await openSession(ctx, member.id)), member, registration: rest };
@@ -173,7 +210,9 @@ export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPass
   const state = memberState(ctx);
   const p = state.profile;
   if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
-  if (state.creationSource !== 'self_registration') throw memberError('ALREADY_REGISTERED', `Member '${p.id}' did not register itself`, { memberId: p.id });
+  if (state.creationSource !== 'self_registration' && !mayClaimWithCode(signInView(p, state))) {
+    throw memberError('ALREADY_REGISTERED', `Member '${p.id}' did not register itself and has a password or waits for an invitation`, { memberId: p.id });
+  }
   const { password } = ctx.request.body;
   checkPasswordPolicy(password, signInView(p, state));
   const passwordHash = await hashPassword(password);
@@ -185,4 +224,83 @@ export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPass
   await logMemberChange(ctx, before, p, { source: 'self_registration', passwordSet: true }, memberActor(p.id));
   const view = signInView(p, state);
   return { id: view.id, name: view.name, surname: view.surname, email: view.email, status: view.status };
+}
+
+/** NotificationManager template (builtins.ts): `name`, `inviterName`, `otp` */
+export const DEPENDANT_INVITATION_TEMPLATE = 'MEMBER_DEPENDANT_INVITATION';
+
+/** inviteMyDependant's body (schemas/Member/inviteMyDependant.json) */
+export interface InviteDependantBody {
+  familyMemberId: string;
+  /** the dependant's email, for a dependant that has none yet */
+  email?: string;
+}
+
+/**
+ * A primary member invites one of its dependants from the app (WRITE,
+ * enduser, its own instance): the dependant (a family member it lists) gets a
+ * registration code by mail, and completeRegistration with that email and
+ * code gives it a password and a session. A dependant without an email is
+ * given the one the primary member names. 404 5011 for a family member it
+ * does not list; what the dependant refuses, below.
+ */
+export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>) {
+  const p = reachable(ctx);
+  const { familyMemberId, email } = ctx.request.body;
+  if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
+  if (!(p.familyMembers ?? []).some((f) => f.id === familyMemberId)) {
+    throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
+  }
+  const body: DependantInvitationBody = {
+    primaryMemberId: p.id,
+    inviterName: [p.name, p.surname].filter(Boolean).join(' '),
+    requesterDetails: requesterDetails(ctx),
+    ...(email ? { email } : {}),
+  };
+  return members<{ sendDependantInvitation: typeof sendDependantInvitation }>(ctx).sendDependantInvitation(familyMemberId, body);
+}
+
+/** sendDependantInvitation's body */
+export interface DependantInvitationBody {
+  primaryMemberId: string;
+  inviterName: string;
+  requesterDetails: RequesterDetails;
+  email?: string;
+}
+
+/**
+ * inviteMyDependant's step on the dependant (INTERNAL, class:Member): the
+ * email set when it has none (409 5022 when another member holds it; 400 5028
+ * when it has another one, or none is given), then refused unless it may
+ * claim a password with a code (409 5026: it signs in already, signs in by
+ * SSO, or may not sign in), then the code issued and mailed with this change.
+ */
+export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitationBody>) {
+  const state = memberState(ctx);
+  const p = state.profile;
+  const body = ctx.request.body;
+  if (!p || p.primaryMemberId !== body.primaryMemberId) {
+    throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${ctx.instanceId} is not a family member of ${body.primaryMemberId}`);
+  }
+  if (body.email && emailKey(body.email) !== emailKey(p.email ?? '')) {
+    if (p.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has an email already; its invitation goes there');
+    const before = clone(p);
+    p.email = body.email.trim();
+    p.updatedAt = now();
+    if ((await syncEmailLookup(ctx, p)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
+    await logMemberChange(ctx, before, p, { source: 'dependant_invitation', section: 'contact' });
+  }
+  if (!p.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has no email: give the one its invitation goes to');
+  if (!mayClaimWithCode(signInView(p, state))) {
+    throw memberError('ALREADY_REGISTERED', `Dependant ${p.id} cannot be invited: it signs in already, signs in by SSO, or is ${p.status}`, { memberId: p.id, status: p.status });
+  }
+  const email = emailKey(p.email);
+  const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), {
+    otpType: REGISTRATION_OTP,
+    tokenType: 'numeric',
+    requestedBy: body.primaryMemberId,
+    requesterDetails: body.requesterDetails,
+  });
+  await notify(ctx, DEPENDANT_INVITATION_TEMPLATE, { to: [email], parameters: { otp: token, name: p.name, inviterName: body.inviterName } });
+  return { familyMemberId: p.id, email, sent: true as const };
 }

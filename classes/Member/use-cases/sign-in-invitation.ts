@@ -36,6 +36,7 @@ import {
   invalidLinkPage,
   inviteRedirectLink,
   linkToken,
+  mayClaimWithCode,
   mayRestartInvitation,
   PAGE_HEADERS,
   parseLinkToken,
@@ -110,8 +111,9 @@ export async function sendInviteEmail(ctx: MemberCtx<NoBody>, settings: SignInSe
 export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, settings: SignInSettings) {
   const state = memberState(ctx);
   const p = state.profile;
-  if (p?.email && selfRegistrationCase(heldRegistration(state)) === 'resume') {
-    // a self-registration stopped half-way: a new registration code finishes it (self-registration.ts)
+  if (p?.email && (selfRegistrationCase(heldRegistration(state)) === 'resume' || mayClaimWithCode(signInView(p, state)))) {
+    // a self-registration stopped half-way, or a member who never had a password and waits for no invitation (a
+    // dependant): a registration code lets it in (self-registration.ts)
     ctx.schedule({ method: 'startSelfRegistration', body: { email: p.email, requesterDetails: ctx.request.body.requesterDetails } satisfies StartSelfRegistrationBody, delaySeconds: 0 });
     return { sent: false, selfRegistration: true };
   }
