@@ -59,7 +59,15 @@ import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, syncEm
 import { selfRegistrationCase } from '../registration-rules';
 import { mayClaimWithCode } from '../sign-in-rules';
 import { now, reachable } from './common';
-import { hrRegistrationOf, hrUnavailable, registerFromHr, REGISTER_FROM_HR_TIMEOUT_SECONDS, type RegistrationMode, type RegistrationResult } from './registration';
+import {
+  hrRegistrationOf,
+  hrUnavailable,
+  LOOKUP_RESERVE_MS,
+  registerFromHr,
+  REGISTER_FROM_HR_TIMEOUT_SECONDS,
+  type RegistrationMode,
+  type RegistrationResult,
+} from './registration';
 import { members } from './self-client';
 import {
   CLASS_ID,
@@ -81,6 +89,14 @@ export const REGISTRATION_TEMPLATE = 'MEMBER_REGISTRATION_CODE';
 const REQUESTED_BY = 'self-registration';
 /** kept from completeRegistration's budget for the password's hash and the session */
 const PASSWORD_RESERVE_MS = 3_000;
+/**
+ * ctx.limits counter holding one completeRegistration per email at a time, taken before the code is looked at,
+ * so a second device, or a retry while a crashed call's hold lasts, is refused (409 5043) without spending its
+ * code. Its window outlasts the per-employee lock registerFromHr takes once HR has answered (taken up to
+ * LOOKUP_RESERVE_MS later, held REGISTER_FROM_HR_TIMEOUT_SECONDS), so a retry let through here finds that one gone too.
+ */
+export const COMPLETE_LOCK = 'member-complete-registration';
+export const COMPLETE_LOCK_SECONDS = REGISTER_FROM_HR_TIMEOUT_SECONDS + LOOKUP_RESERVE_MS / 1000;
 
 /**
  * The Otp instance of an email's registration codes: named by a digest of the
@@ -168,6 +184,22 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
   const { code, password } = ctx.request.body;
   // before the code is spent: a weak password costs the member a retype, not a new code
   checkContextFreePasswordPolicy(password);
+  const hit = await ctx.limits.hit(COMPLETE_LOCK, email, { max: 1, windowSeconds: COMPLETE_LOCK_SECONDS });
+  if (!hit.allowed) {
+    throw memberError('REGISTRATION_IN_PROGRESS', `A registration with this email is in progress; try again once it has ended (at the latest in ${hit.retryAfterSeconds} s)`, {
+      retryAfterSeconds: hit.retryAfterSeconds,
+    });
+  }
+  try {
+    return await completeHeld(ctx, hr, idCards, email, started);
+  } finally {
+    // best effort, as registerFromHr's: the hold lapses with its window anyway
+    await ctx.limits.reset(COMPLETE_LOCK, email).catch(() => undefined);
+  }
+}
+
+async function completeHeld(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: HrClient, idCards: IdCardLookup, email: string, started: number) {
+  const { code, password } = ctx.request.body;
   const check = await otpClient(ctx).verify(registrationOtpInstance(email), {
     otpType: REGISTRATION_OTP,
     token: code,
