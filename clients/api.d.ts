@@ -1604,6 +1604,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{projectId}/CALL/Member/holdsMembership/{instanceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member.holdsMembership (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Tier (and the system identity). Time budget 10 s.
+         */
+        get: operations["Member_holdsMembership_get"];
+        put?: never;
+        /**
+         * Member.holdsMembership (READ)
+         * @description reads the instance (concurrent, no changes). Admits: class:Tier (and the system identity). Time budget 10 s.
+         */
+        post: operations["Member_holdsMembership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{projectId}/CALL/Member/hrEmployeeSnapshot/{instanceId}": {
         parameters: {
             query?: never;
@@ -13411,6 +13435,12 @@ export interface components {
         "Tier.getTier.answer": {
             tier: components["schemas"]["Tier.records.answer.tier"];
             pendingApproval: components["schemas"]["Tier.records.answer.pendingApproval"];
+            /** @description the quotas of the tier's eligibility rules that have one, and the places taken under each (README "Quotas") */
+            quota: {
+                ruleId: string;
+                quota: number;
+                taken: number;
+            }[];
         };
         /** @description Tier.getTierGroups answers {tierGroups}. */
         "Tier.getTierGroups.answer": {
@@ -14273,7 +14303,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 11017 COMPANY_GROUP_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 11017 COMPANY_GROUP_MISMATCH, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "Member.409.keyed": {
             headers: {
                 [name: string]: unknown;
@@ -14318,7 +14348,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 11017 COMPANY_GROUP_MISMATCH */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 5003 APPROVAL_PENDING, 5004 APPROVAL_MISMATCH, 5016 DUPLICATE_MEMBERSHIP, 5020 DOCUMENT_STATUS_CONFLICT, 5022 EMAIL_TAKEN, 5023 STAFF_ID_TAKEN, 5026 ALREADY_REGISTERED, 5043 REGISTRATION_IN_PROGRESS, 5047 QUOTA_FULL, 11017 COMPANY_GROUP_MISMATCH */
         "Member.409": {
             headers: {
                 [name: string]: unknown;
@@ -14930,7 +14960,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT, 7018 TIER_QUOTA_FULL, IDEMPOTENCY_KEY_IN_PROGRESS IDEMPOTENCY_KEY_IN_PROGRESS */
         "Tier.409.keyed": {
             headers: {
                 [name: string]: unknown;
@@ -14957,7 +14987,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT */
+        /** @description 409: 1009 INSTANCE_EXISTS, 1013 LOOKUP_KEY_TAKEN, 1014 REENTRANT_WRITE, 1025 ALREADY_APPLIED, 7003 TIER_OVERLAP, 7005 TIER_APPROVAL_PENDING, 7007 TIER_STATUS_UNCHANGED, 7008 TIER_EXPIRED, 7010 TIER_RULE_INACTIVE, 7014 TIER_APPROVAL_MISMATCH, 7015 TIER_APPROVAL_CONFLICT, 7018 TIER_QUOTA_FULL */
         "Tier.409": {
             headers: {
                 [name: string]: unknown;
@@ -19906,6 +19936,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member.getMemberProfile.answer"];
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409.keyed"];
+            422: components["responses"]["Member.422.keyed"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_holdsMembership_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Member.400"];
+            401: components["responses"]["Member.401"];
+            403: components["responses"]["Member.403"];
+            404: components["responses"]["Member.404"];
+            409: components["responses"]["Member.409"];
+            422: components["responses"]["Member.422"];
+            429: components["responses"]["Member.429"];
+            500: components["responses"]["Member.500"];
+            502: components["responses"]["Member.502"];
+            default: components["responses"]["PlatformErrors"];
+        };
+    };
+    Member_holdsMembership: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1-255 printable ASCII characters, scoped to the caller (ignored for anonymous callers). The answer (2xx-4xx) is kept for 24 h: a repeat with the same key and the same request (method, path, body) is answered with it again (header `Idempotent-Replayed: true`) without running the call; with another request 422 IDEMPOTENCY_KEY_REUSED; while the first request still runs 409 IDEMPOTENCY_KEY_IN_PROGRESS. A 5xx is not kept: a retry runs the call. An invalid key answers 400 naming the header. */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path: {
+                /** @description the project */
+                projectId: components["parameters"]["projectId"];
+                /** @description the instance: its id, or `lookupKey!value` to find it by a lookup key */
+                instanceId: components["parameters"]["instanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the method's answer (no schema declared) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             400: components["responses"]["Member.400"];

@@ -508,6 +508,12 @@ export class Member {
     return memberships.addMembership(ctx, this.lifecycle);
   }
 
+  /** Does the member hold the membership? For the tier confirming a quota place (Tier README "Quotas"). */
+  @Read({ access: ['class:Tier'], schema: false })
+  holdsMembership(ctx: MemberReadCtx<{ membershipId: string }>) {
+    return memberships.holdsMembership(ctx);
+  }
+
   /** The member's own tier choices: the active tiers it is eligible for, and how it may pay for each (README "Choosing a tier"). */
   @Read({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30 })
   listMyTierChoices(ctx: MemberReadCtx) {

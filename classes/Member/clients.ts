@@ -12,7 +12,8 @@
  *   Company  getCompany ({id} or {bgId})
  *   Tier     getTier (on the tier's instance) → {tier, pendingApproval}
  */
-import { client, type BaseCtx, type DeepReadonly } from '../../runtime';
+import { ActorError, client, type BaseCtx, type DeepReadonly } from '../../runtime';
+import { TierErrors } from '../Tier/errors';
 import { isAbsentRecord } from '../_platform/calls';
 import type { Company } from '../Company/Company.class';
 import type { Company as CompanyValue } from '../Company/types';
@@ -105,4 +106,31 @@ export async function listActiveTierIds(ctx: Caller): Promise<string[]> {
 
 export async function getTier(ctx: Caller, tierId: string): Promise<TierRecord | null> {
   return (await orNull(() => tiers(ctx).getTier(tierId, {})))?.tier ?? null;
+}
+
+/** a rule's quota and the places taken under it, as the tier counts them (Tier quota.ts) */
+export interface QuotaUseRecord {
+  readonly ruleId: string;
+  readonly quota: number;
+  readonly taken: number;
+}
+
+/** The tier and the use of its rules' quotas; null when there is no such tier. */
+export async function getTierWithQuota(ctx: Caller, tierId: string): Promise<{ tier: TierRecord; quota: readonly QuotaUseRecord[] } | null> {
+  const r = await orNull(() => tiers(ctx).getTier(tierId, {}));
+  return r ? { tier: r.tier, quota: r.quota } : null;
+}
+
+/**
+ * A place for the membership under its rule's quota (Tier.claimQuotaPlace): true when taken (or held already),
+ * false when every place is taken.
+ */
+export async function claimQuotaPlace(ctx: Caller, tierId: string, place: { ruleId: string; membershipId: string; memberId: string }): Promise<boolean> {
+  try {
+    await tiers(ctx).claimQuotaPlace(tierId, place);
+    return true;
+  } catch (err) {
+    if (err instanceof ActorError && err.status === 409 && err.code === TierErrors.TIER_QUOTA_FULL.code) return false;
+    throw err;
+  }
 }

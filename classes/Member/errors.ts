@@ -100,6 +100,8 @@ export const MemberErrors = {
   INVALID_MEMBERSHIP_TRANSITION: { code: 5045, status: 400 },
   /** this caller may not renew this membership (a member renews only self-paid ones; automatic renewal as the company says) */
   RENEWAL_NOT_ALLOWED: { code: 5046, status: 400 },
+  /** every place under the quota of the eligibility rule(s) the member satisfies is taken (Tier README "Quotas") */
+  QUOTA_FULL: { code: 5047, status: 409 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;

@@ -25,7 +25,7 @@ import type { DeepReadonly } from '../../runtime';
 import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../Tier/eligibility';
 import type { EligibilityRule, TierPaymentType } from '../Tier/types';
 import type { Actor } from '../_platform/actor';
-import type { CompanyRecord, TierRecord } from './clients';
+import type { CompanyRecord, QuotaUseRecord, TierRecord } from './clients';
 import { fieldError, type MemberErrorName } from './errors';
 import type { Membership, MemberProfile, PaymentType, TierGroup } from './types';
 
@@ -139,6 +139,8 @@ export interface MembershipContext {
   input: AddMembershipInput;
   /** for a dependant: is it one of the primary member's free dependants? */
   dependantIsFree: boolean;
+  /** the quotas of the tier's rules and the places taken (getTier); absent: none counted */
+  quota?: readonly QuotaUseRecord[];
   actor: Actor;
   now: string;
   id: string;
@@ -153,8 +155,8 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
     return { ok: false, error: 'DUPLICATE_MEMBERSHIP', field: 'tierId', message: `The member already has an active membership of tier '${tier.id}'` };
   }
   const eligibility: EligibilityInput = { member: { ...profile }, company: { ...c.company } };
-  const rules = eligibleRules(eligibility, tier);
-  if (!rules.length) {
+  const satisfied = eligibleRules(eligibility, tier);
+  if (!satisfied.length) {
     return {
       ok: false,
       error: 'NOT_ELIGIBLE_FOR_TIER',
@@ -162,6 +164,11 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
       message: `The member satisfies no active eligibility rule of tier '${tier.id}'`,
       details: { rules: evaluateTierRules(eligibility, tier) },
     };
+  }
+  // a rule whose quota is used up admits nobody more
+  const rules = satisfied.filter((r) => placeLeft(c.quota ?? [], r.id));
+  if (!rules.length) {
+    return { ok: false, error: 'QUOTA_FULL', field: 'tierId', message: `Every place under the eligibility rules of tier '${tier.id}' the member satisfies is taken` };
   }
   const group: TierGroup = tier.tierType?.group ?? 'base';
   let rule: DeepReadonly<EligibilityRule> | undefined;
@@ -213,6 +220,12 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
       updatedAt: c.now,
     },
   };
+}
+
+/** is a place left under `ruleId`'s quota? (true for a rule without one) */
+export function placeLeft(quota: readonly QuotaUseRecord[], ruleId: string): boolean {
+  const q = quota.find((u) => u.ruleId === ruleId);
+  return !q || q.taken < q.quota;
 }
 
 /** payment types a member chooses for itself (chooseTier): the company pays only when the back office says so */

@@ -24,6 +24,7 @@ import * as reading from './use-cases/reading';
 import * as listing from './use-cases/listing';
 import * as approval from './use-cases/approval';
 import * as expiry from './use-cases/expiry';
+import * as quota from './use-cases/quota';
 import { scheduleEntry, withSchedule } from './use-cases/schedule';
 
 const PM = 'program_management_user';
@@ -134,6 +135,18 @@ export class Tier {
   @QueuedWrite({ access: ['class:ApprovalManager'] })
   async approve(ctx: TierCtx<ApprovalCallbackBody>) {
     return withSchedule(ctx, () => approval.approve(ctx));
+  }
+
+  /** A place under an eligibility rule's quota for a membership Member grants (409 7018 when none is left; README "Quotas"). */
+  @Internal({ access: ['class:Member'], schema: false })
+  claimQuotaPlace(ctx: TierCtx<quota.QuotaPlaceBody>) {
+    return quota.claimQuotaPlace(ctx);
+  }
+
+  /** Scheduled by claimQuotaPlace: gives the place back when the member does not hold the membership. */
+  @Internal({ access: ['class:Tier'], schema: false })
+  async confirmQuotaPlace(ctx: TierCtx<quota.QuotaPlaceBody>) {
+    return quota.confirmQuotaPlace(ctx);
   }
 
   /** Scheduled at endDate: expires the tier once endDate has passed, else waits for the (moved) endDate. */

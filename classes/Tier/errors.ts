@@ -38,6 +38,8 @@ export const TierErrors = {
   TIER_SETTINGS_UNAVAILABLE: { code: 7016, status: 502 },
   /** updateTier / updateEligibilityRule that changes nothing */
   TIER_NO_CHANGES: { code: 7017, status: 400 },
+  /** claimQuotaPlace: every place under the rule's quota is taken */
+  TIER_QUOTA_FULL: { code: 7018, status: 409 },
 } as const;
 
 export type TierErrorName = keyof typeof TierErrors;

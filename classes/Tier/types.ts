@@ -1,6 +1,7 @@
 /** Tier records (spec 2.3). */
 import type { StateOf } from '../../runtime';
 import { OPERATORS } from '../Workflow/types';
+import type { QuotaPlace } from './quota';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
 export type TierStatus = (typeof TIER_STATUSES)[number];
@@ -100,4 +101,6 @@ export interface TierState {
   requestedRange?: { startDate: string; endDate: string } | null;
   /** the sequence number of the last entry this tier published on its type's TierSchedule (schedule.ts); absent: never published */
   scheduleSeq?: number;
+  /** the memberships holding a place under a rule with a quota (quota.ts); absent: none */
+  quotaPlaces?: QuotaPlace[];
 }

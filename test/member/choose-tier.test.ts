@@ -4,6 +4,7 @@
  * rules admit for this member (conditions, payment types, the tier open), and
  * a choice goes through addMembership's rules, moving pending_tier to active.
  */
+import type { Job } from 'bullmq';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
 import { memberState, seed, seedProgram, startMemberRuntime, uniq } from './support';
 
@@ -27,6 +28,7 @@ beforeAll(async () => {
       { id: 'tt-ct-base', name: 'Choice base', tierGroup: 'base' },
       { id: 'tt-ct-add', name: 'Choice add-on', tierGroup: 'add_on' },
       { id: 'tt-ct-closed', name: 'Choice closed', tierGroup: 'base' },
+      { id: 'tt-ct-quota', name: 'Choice quota', tierGroup: 'upgrade' },
     ],
     tiers: [
       // permanent staff: card or salary deduction
@@ -34,6 +36,8 @@ beforeAll(async () => {
       // permanent staff, card only
       { id: 'ct-gym', name: 'Gym add-on', tierType: { id: 'tt-ct-add' }, fee: 5, startDate: '2020-01-01T00:00:00.000Z', endDate: '2099-01-01T00:00:00.000Z', eligibilityRules: [rule('Permanent gym', ['credit_card'], 'mt-perm')] },
       // nobody: its only rule is inactive
+      // one place only
+      { id: 'ct-launch', name: 'Launch offer', tierType: { id: 'tt-ct-quota' }, fee: 3, startDate: '2020-01-01T00:00:00.000Z', endDate: '2099-01-01T00:00:00.000Z', eligibilityRules: [{ ...rule('First one', ['credit_card'], 'mt-perm'), quota: 1 }] },
       { id: 'ct-closed', name: 'Closed', tierType: { id: 'tt-ct-closed' }, fee: 1, startDate: '2020-01-01T00:00:00.000Z', endDate: '2099-01-01T00:00:00.000Z', eligibilityRules: [rule('Off', ['credit_card'], 'mt-perm', 'inactive')] },
     ],
   });
@@ -41,7 +45,7 @@ beforeAll(async () => {
   await waitFor(async () => {
     const r = await t.rt.call('Tier', 'listTiers', undefined, { status: 'active', limit: 100 });
     const ids = (r.body as { items: { id: string }[] }).items.map((x) => x.id);
-    return ['ct-silver', 'ct-gym', 'ct-closed'].every((id) => ids.includes(id));
+    return ['ct-silver', 'ct-gym', 'ct-closed', 'ct-launch'].every((id) => ids.includes(id));
   }, { what: 'the seeded tiers listed' });
 }, 60_000);
 afterAll(() => t?.stop());
@@ -63,7 +67,8 @@ test('a member waiting for its tier sees the tiers its rules admit, with the way
   expect(r.body.memberStatus).toBe('pending_tier');
   const offered = Object.fromEntries(r.body.tiers.filter((x: { id: string }) => x.id.startsWith('ct-')).map((x: { id: string; options: { paymentType: string }[] }) => [x.id, x.options.map((o) => o.paymentType).sort()]));
   // the closed tier's only rule is inactive
-  expect(offered).toEqual({ 'ct-silver': ['cpg', 'dds'], 'ct-gym': ['cpg'] });
+  expect(offered).toMatchObject({ 'ct-silver': ['cpg', 'dds'], 'ct-gym': ['cpg'] });
+  expect(Object.keys(offered)).not.toContain('ct-closed');
   const silver = r.body.tiers.find((x: { id: string }) => x.id === 'ct-silver');
   expect(silver).toMatchObject({ name: 'Silver', fee: 20, tierType: { id: 'tt-ct-base', group: 'base' } });
   expect(silver.options[0]).toMatchObject({ eligibilityRuleId: expect.any(String), paymentPeriod: 'monthly', startDate: expect.any(String), endDate: expect.any(String) });
@@ -108,4 +113,43 @@ test('a member no tier admits is offered none, and cannot choose one', async () 
   expect([r.status, r.body.tiers.filter((x: { id: string }) => x.id.startsWith('ct-'))]).toEqual([200, []]);
   const refused = await choose(m, { tierId: 'ct-silver', paymentType: 'cpg' });
   expect([refused.status, refused.body.code]).toEqual([400, 5014]);
+});
+
+test("a rule's quota: two members racing for the last place, one gets it; the tier counts it, and offers it no more", async () => {
+  const [a, b, c] = [await member('pending_tier'), await member('pending_tier'), await member('pending_tier')];
+  const launchOffered = async (m: { id: string; session: Record<string, string> }) => (await choices(m)).body.tiers.some((x: { id: string }) => x.id === 'ct-launch');
+  expect(await launchOffered(a)).toBe(true);
+  const answers = await Promise.all([choose(a, { tierId: 'ct-launch', paymentType: 'cpg' }), choose(b, { tierId: 'ct-launch', paymentType: 'cpg' })]);
+  expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+  expect(answers.find((r) => r.status === 409)!.body.code).toBe(5047);
+  const winner = answers[0]!.status === 200 ? a : b;
+  const membershipId = answers.find((r) => r.status === 200)!.body.membership.id;
+  const tier = await t.rt.call('Tier', 'getTier', 'ct-launch', {});
+  expect((tier.body as { quota: unknown }).quota).toEqual([{ ruleId: expect.any(String), quota: 1, taken: 1 }]);
+  expect(await launchOffered(c)).toBe(false);
+  const late = await choose(c, { tierId: 'ct-launch', paymentType: 'cpg' });
+  expect([late.status, late.body.code]).toEqual([409, 5047]);
+
+  // the tier's confirmation keeps a place whose membership the member holds
+  const ruleId = (tier.body as { quota: { ruleId: string }[] }).quota[0]!.ruleId;
+  const kept = await t.rt.call('Tier', 'confirmQuotaPlace', 'ct-launch', { ruleId, membershipId, memberId: winner.id });
+  expect(kept.body).toEqual({ kept: true, released: false });
+});
+
+test('a place whose membership never reached the member is given back by the tier', async () => {
+  await seed(t, { tierTypes: [{ id: 'tt-ct-q2', name: 'Choice quota 2', tierGroup: 'upgrade' }], tiers: [{ id: 'ct-q2', name: 'Two', tierType: { id: 'tt-ct-q2' }, fee: 1, startDate: '2020-01-01T00:00:00.000Z', endDate: '2099-01-01T00:00:00.000Z', eligibilityRules: [{ ...rule('Only one', ['credit_card'], 'mt-perm'), quota: 1 }] }] });
+  const ruleId = ((await t.rt.call('Tier', 'getTier', 'ct-q2', {})).body as { quota: { ruleId: string }[] }).quota[0]!.ruleId;
+  const m = await member('pending_tier');
+  // a place taken for a membership the member's change never committed (as a failed chooseTier leaves it)
+  const claimed = await t.rt.call('Tier', 'claimQuotaPlace', 'ct-q2', { ruleId, membershipId: 'never-committed', memberId: m.id });
+  expect(claimed.body).toMatchObject({ remaining: 0 });
+  const refused = await choose(m, { tierId: 'ct-q2', paymentType: 'cpg' });
+  expect([refused.status, refused.body.code]).toEqual([409, 5047]);
+  // claimQuotaPlace scheduled the confirmation (run here at once rather than in QUOTA_CONFIRM_SECONDS)
+  const delayed: Job[] = [];
+  for (const q of t.rt.jobs.queues) delayed.push(...(await q.getJobs(['delayed'], 0, -1)));
+  expect(delayed.filter((j) => j.name === 'task' && j.data?.task?.method === 'confirmQuotaPlace' && j.data.task.body?.membershipId === 'never-committed')).toHaveLength(1);
+  const released = await t.rt.call('Tier', 'confirmQuotaPlace', 'ct-q2', { ruleId, membershipId: 'never-committed', memberId: m.id });
+  expect(released.body).toEqual({ kept: false, released: true });
+  expect((await choose(m, { tierId: 'ct-q2', paymentType: 'cpg' })).status).toBe(200);
 });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listingInput } from '../../_platform/paging';
-import { getTier, listActiveTierIds, type TierRecord } from '../clients';
+import { claimQuotaPlace, getTier, getTierWithQuota, listActiveTierIds, type TierRecord } from '../clients';
 import { freeFamilyMemberIds } from '../family';
 import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
@@ -25,14 +25,21 @@ export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings
   const state = memberState(ctx);
   refuseWhilePending(state);
   const company = await requireCompany(ctx, p.company.id);
-  const tier = await getTier(ctx, input.tierId);
+  const found = await getTierWithQuota(ctx, input.tierId);
   let dependantIsFree = false;
   if (p.primaryMemberId && input.paymentType === 'company_paid') {
     const { familyMembers } = await members<{ hrPrimaryFamily: typeof hrPrimaryFamily }>(ctx).hrPrimaryFamily(p.primaryMemberId);
     dependantIsFree = freeFamilyMemberIds(company, familyMembers).includes(p.id);
   }
-  const r = newMembership({ profile: p, company, tier, input, dependantIsFree, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
+  const quota = found?.quota ?? [];
+  const r = newMembership({ profile: p, company, tier: found?.tier ?? null, input, dependantIsFree, quota, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
   if (!r.ok) throw refusalError(r);
+  const ruleId = r.membership.eligibilityRuleId;
+  // the place is the tier's to count (its writes are exclusive): taken before this change commits, and given back
+  // by the tier if the membership never shows up here
+  if (ruleId && quota.some((q) => q.ruleId === ruleId) && !(await claimQuotaPlace(ctx, input.tierId, { ruleId, membershipId: r.membership.id, memberId: p.id }))) {
+    throw refusalError({ ok: false, error: 'QUOTA_FULL', field: 'tierId', message: `Every place under eligibility rule '${ruleId}' of tier '${input.tierId}' is taken` });
+  }
   const requested: MemberProfile = { ...p, memberships: [...(p.memberships ?? []), r.membership], updatedAt: now() };
   const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
   if (moved.ok) requested.status = moved.to;
@@ -40,6 +47,12 @@ export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings
   // also while the change waits for its approval: a task finding no such membership (or another end) does nothing
   scheduleMembershipTasks(ctx, r.membership, settings);
   return { membership: r.membership, ...out };
+}
+
+/** Does the member hold the membership? (READ, class:Tier: a quota place's confirmation) */
+export function holdsMembership(ctx: MemberReadCtx<{ membershipId: string }>) {
+  const p = memberState(ctx).profile;
+  return { held: Boolean(p?.memberships?.some((m) => m.id === ctx.request.body.membershipId)) };
 }
 
 /** listMemberships takes its filters from the query and the body together; listing.ts checks them */
@@ -85,9 +98,10 @@ export async function listMyTierChoices(ctx: MemberReadCtx) {
   const at = now();
   const tiers = [];
   for (const id of await listActiveTierIds(ctx)) {
-    const tier = await getTier(ctx, id);
-    if (!tier) continue;
-    const options = tierOptions({ profile: p as MemberProfile, company, tier, dependantIsFree: false, actor: actorFromIdentity(ctx.identity), now: at });
+    const found = await getTierWithQuota(ctx, id);
+    if (!found) continue;
+    const { tier, quota } = found;
+    const options = tierOptions({ profile: p as MemberProfile, company, tier, quota, dependantIsFree: false, actor: actorFromIdentity(ctx.identity), now: at });
     if (!options.length) continue;
     tiers.push({ id: tier.id, name: tier.name, description: tier.description ?? null, tierType: tier.tierType, fee: tier.fee, startDate: tier.startDate, endDate: tier.endDate, options });
   }

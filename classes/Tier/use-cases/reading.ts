@@ -1,12 +1,13 @@
 /** Reading a tier (getTier) and projecting it again (streamTier). */
 import type { ReadCtx } from '../../../runtime';
+import { quotaUse } from '../quota';
 import type { TierClassState } from '../types';
 import { now, st, type TierCtx } from './common';
 
 /** The tier (spec 2.3) and the approval it waits for. */
 export function getTier(ctx: ReadCtx<TierClassState, Record<string, never>>) {
   const s = ctx.state.private;
-  return { tier: s.tier, pendingApproval: s.pendingApproval ?? null };
+  return { tier: s.tier, pendingApproval: s.pendingApproval ?? null, quota: quotaUse(s.tier.eligibilityRules ?? [], s.quotaPlaces ?? []) };
 }
 
 /**
