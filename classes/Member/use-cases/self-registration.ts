@@ -75,6 +75,7 @@ import {
   checkPasswordPolicy,
   memberActor,
   openSession,
+  refusedCode,
   requesterDetails,
   signInView,
   throttleAccount,
@@ -207,7 +208,7 @@ async function completeHeld(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: 
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) {
-    throw memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
+    throw refusedCode(check);
   }
   const setPassword = (id: string) => members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(id, { password });
   const holder = await heldByEmail(ctx, email);

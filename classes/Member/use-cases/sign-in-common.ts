@@ -102,6 +102,11 @@ export function checkContextFreePasswordPolicy(password: string, field = 'passwo
 
 export const invalidCode = (message = 'The code is not valid') => memberError('INVALID_CODE', message);
 
+/** 401 5037 for a code Otp did not accept: how many tries are left for a wrong one, else why (expired, spent) */
+export function refusedCode(check: { validationResult?: string; remainingAttempts?: number }): ActorError {
+  return memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
+}
+
 /** Is `err` Otp's error `name` (429 6001 or 6002, as otpClient throws them)? */
 export function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorError {
   const e = err as ActorError | undefined;

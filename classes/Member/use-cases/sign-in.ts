@@ -41,6 +41,7 @@ import {
   LOGIN_TEMPLATE,
   OTP_STEP_METHODS,
   openSession,
+  refusedCode,
   requesterDetails,
   signInView,
   throttleAccount,
@@ -173,7 +174,7 @@ export async function checkOtp(ctx: MemberCtx<OtpBody>) {
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) {
-    throw memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
+    throw refusedCode(check);
   }
   // the member may have been deactivated (or its password reset) since login
   const view = signInView(p, state);
