@@ -395,7 +395,7 @@ export class Member {
   /** {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
   @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, bodyLimit: SIGN_IN_BODY })
   inviteMyDependant(ctx: MemberCtx<selfRegistration.InviteDependantBody>) {
-    return selfRegistration.inviteMyDependant(ctx);
+    return selfRegistration.inviteMyDependant(ctx, this.hr);
   }
 
   /** inviteMyDependant's step on the dependant: its email when it has none, then the code. */

@@ -46,15 +46,14 @@ export function mayUsePassword(m: Pick<SignInView, 'status' | 'loginMethod' | 'h
 }
 
 /**
- * A member who may sign in by email and password but has never had a
- * password, and waits for no invitation: a dependant HR listed or the back
- * office added (created `active` or `pending_id_photo`, no invitation ever
- * sent), or a self-registration that stopped before its password. A
- * registration code mailed to its email lets it choose one
- * (completeRegistration, self-registration.ts).
+ * A dependant who may sign in by email and password but has never had a
+ * password (one HR listed or the back office added: created `active` or
+ * `pending_id_photo`, never invited). A registration code mailed to its email
+ * lets it choose one (completeRegistration, self-registration.ts). Primary
+ * members are not claimable so: they are invited, or register themselves.
  */
-export function mayClaimWithCode(m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined): boolean {
-  return Boolean(m && m.loginMethod === 'email_password' && !m.hasPassword && m.email && maySignIn(m.status));
+export function mayClaimWithCode(m: (Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> & { primaryMemberId: string | null }) | null | undefined): boolean {
+  return Boolean(m && m.primaryMemberId && m.loginMethod === 'email_password' && !m.hasPassword && m.email && maySignIn(m.status));
 }
 
 /**
@@ -109,6 +108,7 @@ export const SIGN_IN_THROTTLE = {
   resetPassword: { perAddress: { max: 20, windowSeconds: 900 }, perAccount: { max: 10, windowSeconds: 900 } },
   changePassword: { perAccount: { max: 10, windowSeconds: 900 } },
   completeRegistration: { perAddress: { max: 20, windowSeconds: 900 }, perAccount: { max: 10, windowSeconds: 900 } },
+  inviteMyDependant: { perAccount: { max: 10, windowSeconds: 900 } },
 } as const satisfies Record<string, { perAddress?: Limit; perAccount?: Limit }>;
 
 export type ThrottledOperation = keyof typeof SIGN_IN_THROTTLE;

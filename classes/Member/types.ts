@@ -182,6 +182,8 @@ export interface PendingChange {
   approvalId: string;
   event: string;
   requestedAt: string;
+  /** a membership the change adds (addMembership, chooseTier): it holds its quota place while the change waits */
+  membershipId?: string;
 }
 
 /**

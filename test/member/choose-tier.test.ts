@@ -4,7 +4,10 @@
  * rules admit for this member (conditions, payment types, the tier open), and
  * a choice goes through addMembership's rules, moving pending_tier to active.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Job } from 'bullmq';
+import { projectRoot } from '../../runtime/config';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
 import { memberState, seed, seedProgram, startMemberRuntime, uniq } from './support';
 
@@ -22,7 +25,10 @@ const rule = (name: string, paymentTypes: string[], memberType: string, status =
 beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
-  await seedRoles(t, [{ id: 'super', name: 'super', level: 1, permissions: {} }]);
+  await seedRoles(t, [
+    { id: 'super', name: 'super', level: 1, permissions: {} },
+    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
+  ]);
   await seed(t, {
     tierTypes: [
       { id: 'tt-ct-base', name: 'Choice base', tierGroup: 'base' },
@@ -152,4 +158,27 @@ test('a place whose membership never reached the member is given back by the tie
   const released = await t.rt.call('Tier', 'confirmQuotaPlace', 'ct-q2', { ruleId, membershipId: 'never-committed', memberId: m.id });
   expect(released.body).toEqual({ kept: false, released: true });
   expect((await choose(m, { tierId: 'ct-q2', paymentType: 'cpg' })).status).toBe(200);
+});
+
+// last: it makes member_update wait for an approver for the rest of this file
+test('a membership waiting for its approval keeps its quota place; rejected, the place is given back', async () => {
+  const file = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'workflow-configs/Member.json'), 'utf8')) as { classId: string; rules: Record<string, unknown>[] };
+  const rules = file.rules.map((r) => (r.event === 'member_update' ? { ...r, approvers: ['approver'] } : r));
+  await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Member', { classId: 'Member', rules });
+  await seed(t, { tierTypes: [{ id: 'tt-ct-q3', name: 'Choice quota 3', tierGroup: 'upgrade' }], tiers: [{ id: 'ct-q3', name: 'Three', tierType: { id: 'tt-ct-q3' }, fee: 1, startDate: '2020-01-01T00:00:00.000Z', endDate: '2099-01-01T00:00:00.000Z', eligibilityRules: [{ ...rule('Only one', ['credit_card'], 'mt-perm'), quota: 1 }] }] });
+  const m = await member('pending_tier');
+  const chosen = await choose(m, { tierId: 'ct-q3', paymentType: 'cpg' });
+  expect([chosen.status, chosen.body.pendingApprovalId]).toEqual([200, expect.any(String)]);
+  const membershipId = chosen.body.membership.id as string;
+  const quota = async () => ((await t.rt.call('Tier', 'getTier', 'ct-q3', {})).body as { quota: { ruleId: string; taken: number }[] }).quota[0]!;
+  const { ruleId } = await quota();
+  const confirm = () => t.rt.call('Tier', 'confirmQuotaPlace', 'ct-q3', { ruleId, membershipId, memberId: m.id });
+  // waiting: the place is kept, and asked about again later
+  expect((await confirm()).body).toEqual({ kept: true, released: false, waiting: true });
+  expect((await quota()).taken).toBe(1);
+  const approver = { authorization: `Bearer ${t.token('program_management_user', 'ann', ['approver'])}` };
+  expect((await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${chosen.body.pendingApprovalId}`, { action: 'reject' }, approver)).status).toBe(200);
+  await waitFor(async () => ((await memberState(t, m.id)).state.private.pendingChange ?? null) === null, { what: 'the rejection settled', timeoutMs: 30_000 });
+  expect((await confirm()).body).toEqual({ kept: false, released: true });
+  expect((await quota()).taken).toBe(0);
 });

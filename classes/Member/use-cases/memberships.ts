@@ -44,15 +44,22 @@ export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings
   const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
   if (moved.ok) requested.status = moved.to;
   const out = await changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'memberships', membershipId: r.membership.id });
+  if (out.pendingApprovalId && state.pendingChange) state.pendingChange.membershipId = r.membership.id;
   // also while the change waits for its approval: a task finding no such membership (or another end) does nothing
   scheduleMembershipTasks(ctx, r.membership, settings);
   return { membership: r.membership, ...out };
 }
 
-/** Does the member hold the membership? (READ, class:Tier: a quota place's confirmation) */
+/**
+ * Does the member hold the membership, or a change adding it that waits for
+ * its approval (`pending`)? (READ, class:Tier: a quota place's confirmation)
+ */
 export function holdsMembership(ctx: MemberReadCtx<{ membershipId: string }>) {
-  const p = memberState(ctx).profile;
-  return { held: Boolean(p?.memberships?.some((m) => m.id === ctx.request.body.membershipId)) };
+  const state = memberState(ctx);
+  const { membershipId } = ctx.request.body;
+  if (state.profile?.memberships?.some((m) => m.id === membershipId)) return { held: true, pending: false };
+  const pending = state.pendingChange?.membershipId === membershipId;
+  return { held: pending, pending };
 }
 
 /** listMemberships takes its filters from the query and the body together; listing.ts checks them */

@@ -77,8 +77,7 @@ import type { IdCardLookup } from '../id-card-client';
 import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
 import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
-import { mayClaimWithCode } from '../sign-in-rules';
-import { signInView } from './sign-in-common';
+import { claimable } from './sign-in-common';
 import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration, type HrRegistrationCase } from '../registration-rules';
 import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
@@ -202,7 +201,7 @@ export function hrRegistrationOf(ctx: MemberReadCtx): HeldRegistrationAnswer {
     member: structuredClone(state.profile) as MemberProfile,
     ...held,
     resumable: hrRegistrationCase(held) === 'resume',
-    claimable: mayClaimWithCode(signInView(state.profile, state)),
+    claimable: claimable(state.profile, state),
   };
 }
 

@@ -57,7 +57,6 @@ import { hashPassword } from '../../_platform/passwords';
 import { fieldError, memberError } from '../errors';
 import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { selfRegistrationCase } from '../registration-rules';
-import { mayClaimWithCode } from '../sign-in-rules';
 import { now, reachable } from './common';
 import {
   hrRegistrationOf,
@@ -70,12 +69,13 @@ import {
 } from './registration';
 import { members } from './self-client';
 import {
+  claimable,
   CLASS_ID,
-  checkContextFreePasswordPolicy,
   checkPasswordPolicy,
   memberActor,
+  invalidCode,
+  isOtpError,
   openSession,
-  refusedCode,
   requesterDetails,
   signInView,
   throttleAccount,
@@ -183,8 +183,9 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
   const email = emailKey(ctx.request.body.email);
   await throttleAccount(ctx, 'completeRegistration', email);
   const { code, password } = ctx.request.body;
-  // before the code is spent: a weak password costs the member a retype, not a new code
-  checkContextFreePasswordPolicy(password);
+  // before the code is spent: a weak password costs the member a retype, not a new code (its name is checked on
+  // the member, once HR has named it)
+  checkPasswordPolicy(password, { email, name: '', middleName: null, surname: '' });
   const hit = await ctx.limits.hit(COMPLETE_LOCK, email, { max: 1, windowSeconds: COMPLETE_LOCK_SECONDS });
   if (!hit.allowed) {
     throw memberError('REGISTRATION_IN_PROGRESS', `A registration with this email is in progress; try again once it has ended (at the latest in ${hit.retryAfterSeconds} s)`, {
@@ -199,17 +200,25 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
   }
 }
 
+/**
+ * Did Otp accept the code? A refusal is one answer whatever Otp's reason: how
+ * many tries are left, "no live code" and Otp's retry limit (429 6002) would
+ * each tell an outsider whether a code was mailed to the email, that is
+ * whether HR knows it as an active employee.
+ */
+async function codeAccepted(ctx: MemberStaticCtx<unknown>, email: string, code: string): Promise<boolean> {
+  try {
+    const check = await otpClient(ctx).verify(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, token: code, requestedBy: REQUESTED_BY, requesterDetails: requesterDetails(ctx) });
+    return check.isSuccessful;
+  } catch (err) {
+    if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) return false;
+    throw err;
+  }
+}
+
 async function completeHeld(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: HrClient, idCards: IdCardLookup, email: string, started: number) {
   const { code, password } = ctx.request.body;
-  const check = await otpClient(ctx).verify(registrationOtpInstance(email), {
-    otpType: REGISTRATION_OTP,
-    token: code,
-    requestedBy: REQUESTED_BY,
-    requesterDetails: requesterDetails(ctx),
-  });
-  if (!check.isSuccessful) {
-    throw refusedCode(check);
-  }
+  if (!(await codeAccepted(ctx, email, code))) throw invalidCode();
   const setPassword = (id: string) => members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(id, { password });
   const holder = await heldByEmail(ctx, email);
   if (holder && selfRegistrationCase(holder) !== 'resume') {
@@ -243,7 +252,7 @@ export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPass
   const state = memberState(ctx);
   const p = state.profile;
   if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
-  if (state.creationSource !== 'self_registration' && !mayClaimWithCode(signInView(p, state))) {
+  if (state.creationSource !== 'self_registration' && !claimable(p, state)) {
     throw memberError('ALREADY_REGISTERED', `Member '${p.id}' did not register itself and has a password or waits for an invitation`, { memberId: p.id });
   }
   const { password } = ctx.request.body;
@@ -277,12 +286,17 @@ export interface InviteDependantBody {
  * given the one the primary member names. 404 5011 for a family member it
  * does not list; what the dependant refuses, below.
  */
-export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>) {
+export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>, hr: HrClient) {
   const p = reachable(ctx);
+  await throttleAccount(ctx, 'inviteMyDependant', p.id);
   const { familyMemberId, email } = ctx.request.body;
   if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
   if (!(p.familyMembers ?? []).some((f) => f.id === familyMemberId)) {
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
+  }
+  // an employee's email is the employee's to register with, not a dependant's to take
+  if (email && (await employeeEmail(ctx, hr, email))) {
+    throw fieldError('EMAIL_TAKEN', 'email', 'This email is an employee\'s: they register themselves with it');
   }
   const body: DependantInvitationBody = {
     primaryMemberId: p.id,
@@ -291,6 +305,16 @@ export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>) {
     ...(email ? { email } : {}),
   };
   return members<{ sendDependantInvitation: typeof sendDependantInvitation }>(ctx).sendDependantInvitation(familyMemberId, body);
+}
+
+/** does HR know `email` as an employee's? (false when no HR system is configured) */
+async function employeeEmail(ctx: MemberCtx<unknown>, hr: HrClient, email: string): Promise<boolean> {
+  if (!hr.configured) return false;
+  try {
+    return (await hr.lookupEmployee(emailKey(email), ctx.signal)) !== null;
+  } catch (err) {
+    throw hrUnavailable(err);
+  }
 }
 
 /** sendDependantInvitation's body */
@@ -315,6 +339,11 @@ export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitation
   if (!p || p.primaryMemberId !== body.primaryMemberId) {
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${ctx.instanceId} is not a family member of ${body.primaryMemberId}`);
   }
+  if (!p.email && !body.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has no email: give the one its invitation goes to');
+  // who may be invited first: the answer to an email another member holds is for a dependant that could use it
+  if (!claimable({ ...p, email: p.email ?? body.email ?? null }, state)) {
+    throw memberError('ALREADY_REGISTERED', `Dependant ${p.id} cannot be invited: it signs in already, signs in by SSO, or is ${p.status}`, { memberId: p.id, status: p.status });
+  }
   if (body.email && emailKey(body.email) !== emailKey(p.email ?? '')) {
     if (p.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has an email already; its invitation goes there');
     const before = clone(p);
@@ -323,11 +352,7 @@ export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitation
     if ((await syncEmailLookup(ctx, p)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
     await logMemberChange(ctx, before, p, { source: 'dependant_invitation', section: 'contact' });
   }
-  if (!p.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has no email: give the one its invitation goes to');
-  if (!mayClaimWithCode(signInView(p, state))) {
-    throw memberError('ALREADY_REGISTERED', `Dependant ${p.id} cannot be invited: it signs in already, signs in by SSO, or is ${p.status}`, { memberId: p.id, status: p.status });
-  }
-  const email = emailKey(p.email);
+  const email = emailKey(p.email!);
   const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), {
     otpType: REGISTRATION_OTP,
     tokenType: 'numeric',

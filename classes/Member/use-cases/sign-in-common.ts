@@ -12,7 +12,7 @@ import { OtpErrors } from '../../Otp/errors';
 import type { RequesterDetails } from '../../Otp/types';
 import { memberError } from '../errors';
 import type { MemberPrivateState, MemberProfile } from '../types';
-import { throttleCounter, type SignInView, type ThrottledOperation } from '../sign-in-rules';
+import { mayClaimWithCode, throttleCounter, type SignInView, type ThrottledOperation } from '../sign-in-rules';
 
 export const CLASS_ID = 'Member';
 /** Otp types of a member's codes (one instance per member: `Member_<memberId>`) */
@@ -70,6 +70,11 @@ export function signInView(profile: DeepReadonly<MemberProfile>, state: DeepRead
     surname: profile.surname,
     hasPassword: Boolean(state.credentials?.passwordHash),
   };
+}
+
+/** Is the member a dependant that may choose its first password with a registration code? (sign-in-rules mayClaimWithCode) */
+export function claimable(profile: DeepReadonly<MemberProfile>, state: DeepReadonly<MemberPrivateState>): boolean {
+  return mayClaimWithCode({ ...signInView(profile, state), primaryMemberId: profile.primaryMemberId ?? null });
 }
 
 /** The actor of a member's own sign-in step (an anonymous caller proving it is the member). */

@@ -36,7 +36,6 @@ import {
   invalidLinkPage,
   inviteRedirectLink,
   linkToken,
-  mayClaimWithCode,
   mayRestartInvitation,
   PAGE_HEADERS,
   parseLinkToken,
@@ -52,6 +51,7 @@ import type { MemberProfile } from '../types';
 import { now, reachable } from './common';
 import {
   checkContextFreePasswordPolicy,
+  claimable,
   checkPasswordPolicy,
   CLASS_ID,
   INVITATION_OTP,
@@ -111,7 +111,7 @@ export async function sendInviteEmail(ctx: MemberCtx<NoBody>, settings: SignInSe
 export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, settings: SignInSettings) {
   const state = memberState(ctx);
   const p = state.profile;
-  if (p?.email && (selfRegistrationCase(heldRegistration(state)) === 'resume' || mayClaimWithCode(signInView(p, state)))) {
+  if (p?.email && (selfRegistrationCase(heldRegistration(state)) === 'resume' || claimable(p, state))) {
     // a self-registration stopped half-way, or a member who never had a password and waits for no invitation (a
     // dependant): a registration code lets it in (self-registration.ts)
     ctx.schedule({ method: 'startSelfRegistration', body: { email: p.email, requesterDetails: ctx.request.body.requesterDetails } satisfies StartSelfRegistrationBody, delaySeconds: 0 });

@@ -36,24 +36,31 @@ export function claimQuotaPlace(ctx: TierCtx<QuotaPlaceBody>) {
 }
 
 /** What Member answers of a membership (Member.holdsMembership). */
-type MemberReader = abstract new () => { holdsMembership(ctx: ReadCtx<InstanceState, { membershipId: string }>): { held: boolean } };
+type MemberReader = abstract new () => { holdsMembership(ctx: ReadCtx<InstanceState, { membershipId: string }>): { held: boolean; pending: boolean } };
 
 /**
  * INTERNAL, class:Tier (the task claimQuotaPlace schedules): the place is
  * given back when its member does not hold the membership (the member's
- * change that took it failed, or the member is gone); kept otherwise.
+ * change that took it failed or was rejected, or the member is gone); kept
+ * when it does, and asked again later while the change adding it waits for
+ * its approval.
  */
 export async function confirmQuotaPlace(ctx: TierCtx<QuotaPlaceBody>) {
   const s = st(ctx);
   const { membershipId, memberId } = ctx.request.body;
   if (!(s.quotaPlaces ?? []).some((p) => p.membershipId === membershipId)) return { kept: false, released: false };
-  let held = false;
+  let held = { held: false, pending: false };
   try {
-    held = (await client<MemberReader>(ctx, 'Member').holdsMembership(memberId, { membershipId })).held;
+    held = await client<MemberReader>(ctx, 'Member').holdsMembership(memberId, { membershipId });
   } catch (err) {
     if (!isUnknownInstance(err)) throw err;
   }
-  if (held) return { kept: true, released: false };
+  if (held.pending) {
+    // the change adding it waits for an approval: asked again later, and given back if it was rejected
+    ctx.schedule({ method: 'confirmQuotaPlace', body: ctx.request.body, delaySeconds: QUOTA_CONFIRM_SECONDS });
+    return { kept: true, released: false, waiting: true };
+  }
+  if (held.held) return { kept: true, released: false };
   s.quotaPlaces = releasePlace(s.quotaPlaces ?? [], membershipId);
   return { kept: false, released: true };
 }
