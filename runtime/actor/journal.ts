@@ -21,9 +21,8 @@
  * field is its tenant.
  */
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { RedisConnection } from '../redis/connection';
+import { luaSource } from './lua-source';
 import { canonicalJson } from '../canonical-json';
 import { runtimeError } from '../errors';
 
@@ -117,11 +116,6 @@ const SCRIPT = 'appendJournal';
 
 type JournalRedis = RedisConnection & { appendJournal(...args: (string | number)[]): Promise<string> };
 
-function luaSource(): string {
-  // next to this file in the source tree; compiled code reads it from there
-  const here = path.join(__dirname, 'lua', `${SCRIPT}.lua`);
-  return fs.readFileSync(fs.existsSync(here) ? here : path.resolve(__dirname, '../../../runtime/actor/lua', `${SCRIPT}.lua`), 'utf8');
-}
 
 export function checkJournalName(name: string): void {
   if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`journal name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
@@ -180,7 +174,7 @@ export class RedisJournals {
     this.redis = redis as JournalRedis;
     this.retentionMs = Math.round(retentionDays * 24 * 3600 * 1000);
     if (typeof (redis as unknown as Record<string, unknown>)[SCRIPT] !== 'function') {
-      redis.defineCommand(SCRIPT, { lua: luaSource() });
+      redis.defineCommand(SCRIPT, { lua: luaSource(SCRIPT) });
     }
   }
 

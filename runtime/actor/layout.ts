@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { isCluster } from '../redis/connection';
 import { Keys, type StateStore } from './state-store';
+import { luaSource } from './lua-source';
 
 export interface StoredLayout {
   buckets: number;
@@ -169,8 +170,6 @@ const DEFAULTS: Required<LegacyMigrationOptions> = { waitMs: 15 * 60_000, lockMs
 /** conflicts named one per log line; the count covers them all */
 const CONFLICTS_LOGGED = 50;
 
-const RENEW_IF_MINE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
-const RELEASE_IF_MINE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** the lock a migrating process holds (a project-wide key, named by no rename) */
 export function migrationLockKey(keys: Keys): string {
@@ -225,7 +224,7 @@ export async function migrateLegacyLayout(
         log({ project: keys.projectId, renamed: result.renamed }, 'legacy key layout: lost the migration lock; waiting for the process that took it');
       } finally {
         held.stop();
-        await redis.eval(RELEASE_IF_MINE, 1, lock, token).catch(() => undefined);
+        await redis.eval(luaSource('releaseLockIfMine'), 1, lock, token).catch(() => undefined);
       }
     } else if (!waited) {
       log({ project: keys.projectId, lock }, 'legacy key layout: another process is migrating it; waiting until it has finished');
@@ -250,7 +249,7 @@ interface HeldLock {
 function holdLock(redis: Redis, lock: string, token: string, lockMs: number): HeldLock {
   const state = { mine: true };
   const timer = setInterval(() => {
-    redis.eval(RENEW_IF_MINE, 1, lock, token, lockMs).then(
+    redis.eval(luaSource('renewLockIfMine'), 1, lock, token, lockMs).then(
       (r) => {
         if (Number(r) !== 1) state.mine = false;
       },

@@ -19,9 +19,8 @@
  * that one key only, so on a Redis Cluster a counter needs no hash tag.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { RedisConnection } from '../redis/connection';
+import { luaSource } from './lua-source';
 import type { RateLimit, RateLimitResult, RateLimits } from './types';
 
 /** the largest `max`: each counted hit is a sorted-set member until its window passes */
@@ -34,11 +33,6 @@ const SCRIPT = 'slidingWindowHit';
 
 type LimitRedis = RedisConnection & { slidingWindowHit(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };
 
-function luaSource(): string {
-  // next to this file in the source tree; compiled code reads it from there
-  const here = path.join(__dirname, 'lua', `${SCRIPT}.lua`);
-  return fs.readFileSync(fs.existsSync(here) ? here : path.resolve(__dirname, '../../../runtime/actor/lua', `${SCRIPT}.lua`), 'utf8');
-}
 
 /** Checks a limit's arguments (a class's mistake, not its caller's: a plain Error, answered 500). */
 function windowMsOf(name: string, key: string, limit: RateLimit): number {
@@ -59,7 +53,7 @@ export class RedisRateLimits implements RateLimits {
   constructor(redis: RedisConnection, private readonly base: string) {
     this.redis = redis as LimitRedis;
     if (typeof (redis as unknown as Record<string, unknown>)[SCRIPT] !== 'function') {
-      redis.defineCommand(SCRIPT, { lua: luaSource(), numberOfKeys: 1 });
+      redis.defineCommand(SCRIPT, { lua: luaSource(SCRIPT), numberOfKeys: 1 });
     }
   }
 

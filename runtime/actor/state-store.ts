@@ -1,6 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { luaSource } from './lua-source';
 import { commandTimeoutOf, scanTargets, type RedisConnection } from '../redis/connection';
 import type { InstanceState } from './types';
 import { ActorError, RuntimeCodes } from '../errors';
@@ -299,11 +298,6 @@ export type ReadResult = { kind: 'missing' } | { kind: 'unchanged' } | { kind: '
 const READ_MISSING: ReadResult = Object.freeze({ kind: 'missing' });
 const READ_UNCHANGED: ReadResult = Object.freeze({ kind: 'unchanged' });
 
-function luaDir(): string {
-  // sources live next to this file; compiled code reads them from the source tree
-  const here = path.join(__dirname, 'lua');
-  return fs.existsSync(here) ? here : path.resolve(__dirname, '../../../runtime/actor/lua');
-}
 
 export function emptyState(): InstanceState {
   return { public: {}, private: {}, user: {}, role: {} };
@@ -342,30 +336,19 @@ const scriptTexts = new Map<string, { lua: string; sha: string }>();
 function scriptText(name: (typeof SCRIPTS)[number]): { lua: string; sha: string } {
   let t = scriptTexts.get(name);
   if (!t) {
-    const lua = luaSource(luaDir(), name);
+    const lua = luaSource(name);
     scriptTexts.set(name, (t = { lua, sha: createHash('sha1').update(lua).digest('hex') }));
   }
   return t;
 }
 
 export function defineActorScripts(redis: RedisConnection): void {
-  const dir = luaDir();
   for (const name of SCRIPTS) {
     if (typeof (redis as unknown as Record<string, unknown>)[name] === 'function') continue;
-    redis.defineCommand(name, { lua: luaSource(dir, name), numberOfKeys: SCRIPT_KEYS[name] });
+    redis.defineCommand(name, { lua: luaSource(name), numberOfKeys: SCRIPT_KEYS[name] });
   }
 }
 
-/**
- * A script's source with each `-- @include <name>` line replaced by
- * `includes/<name>.lua` (a Redis script cannot load another: what several
- * scripts share is written once and copied in when they are defined).
- */
-export function luaSource(dir: string, name: string): string {
-  return fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8').replace(/^-- @include ([A-Za-z]+)$/gm, (_, inc: string) =>
-    fs.readFileSync(path.join(dir, 'includes', `${inc}.lua`), 'utf8'),
-  );
-}
 
 /** Actor state, leases and lookup keys in Redis; every multi-key change is one Lua script. */
 export class StateStore {

@@ -37,6 +37,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { scanTargets, type RedisConnection } from '../redis/connection';
 import type { IdentityType } from '../actor/types';
+import { luaSource } from '../actor/lua-source';
 
 export interface RefreshRecord {
   sub: string;
@@ -72,55 +73,6 @@ const TOKEN = /^rt_([A-Za-z0-9_-]{64})$/;
 /** a token issued before the family was part of it: 32 random bytes */
 const LEGACY_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/**
- * KEYS[1] the presented token, KEYS[2] its consumed marker, KEYS[3] its successor, KEYS[4] the family's live set
- * ARGV[1] the presented token's record as read, ARGV[2] the family, ARGV[3] the successor's record,
- * ARGV[4] the successor's hash, ARGV[5] time-to-live (ms), ARGV[6] the presented token's hash
- */
-const ROTATE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[5])
-redis.call('SREM', KEYS[4], ARGV[6])
-redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[5])
-redis.call('SADD', KEYS[4], ARGV[4])
-redis.call('PEXPIRE', KEYS[4], ARGV[5])
-return 1
-`;
-
-/**
- * A family's first token, unless the family was revoked meanwhile.
- * KEYS[1] the token, KEYS[2] the family's live set, KEYS[3] its revoked marker
- * ARGV[1] the token's record, ARGV[2] its hash, ARGV[3] time-to-live (ms)
- */
-const CREATE = `
-if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-redis.call('SADD', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return 1
-`;
-
-/**
- * KEYS[1] the family's live set, KEYS[2] its revoked marker, KEYS[3..] the records of the tokens the set
- * held when read; ARGV[1] time-to-live (ms), ARGV[2..] those tokens' hashes.
- * Marks the family revoked and deletes the tokens; 1 when the set held no others (the family is revoked),
- * 0 when a token joined it since it was read (a rotation: the caller reads it again and repeats).
- */
-const REVOKE_FAMILY = `
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
-local declared = {}
-for i = 2, #ARGV do declared[ARGV[i]] = true end
-local complete = 1
-for _, h in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if not declared[h] then complete = 0 end
-end
-for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
-if #ARGV > 1 then redis.call('SREM', KEYS[1], unpack(ARGV, 2)) end
-if complete == 1 then redis.call('DEL', KEYS[1]) end
-return complete
-`;
 
 type RefreshRedis = RedisConnection & {
   refreshCreate(token: string, family: string, revoked: string, record: string, hash: string, ttlMs: number): Promise<number>;
@@ -224,9 +176,9 @@ export class RefreshTokenStore {
     this.keys = new RefreshKeys(base);
     this.ttlMs = ttlSeconds * 1000;
     const r = redis as unknown as Record<string, unknown>;
-    if (typeof r.refreshCreate !== 'function') redis.defineCommand('refreshCreate', { lua: CREATE, numberOfKeys: 3 });
-    if (typeof r.refreshRotate !== 'function') redis.defineCommand('refreshRotate', { lua: ROTATE, numberOfKeys: 4 });
-    if (typeof r.refreshRevokeFamily !== 'function') redis.defineCommand('refreshRevokeFamily', { lua: REVOKE_FAMILY });
+    if (typeof r.refreshCreate !== 'function') redis.defineCommand('refreshCreate', { lua: luaSource('refreshCreate'), numberOfKeys: 3 });
+    if (typeof r.refreshRotate !== 'function') redis.defineCommand('refreshRotate', { lua: luaSource('refreshRotate'), numberOfKeys: 4 });
+    if (typeof r.refreshRevokeFamily !== 'function') redis.defineCommand('refreshRevokeFamily', { lua: luaSource('refreshRevokeFamily') });
   }
 
   /** The subject's set names `family`, for as long as a token of it may live (before the family gets that token). */

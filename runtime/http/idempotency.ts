@@ -25,6 +25,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { RedisConnection } from '../redis/connection';
 import { canonicalJson } from '../canonical-json';
 import { ActorError, RuntimeCodes } from '../errors';
+import { luaSource } from '../actor/lua-source';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
@@ -65,20 +66,6 @@ interface Done {
   body?: unknown;
 }
 
-/** Replaces (or deletes, with no ARGV[2]) the value only while the caller's claim holds it, or nothing does. */
-const SETTLE = `
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local ok, v = pcall(cjson.decode, cur)
-  if not ok or v.state ~= 'running' or v.token ~= ARGV[1] then return 0 end
-end
-if ARGV[2] then
-  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-elseif cur then
-  redis.call('DEL', KEYS[1])
-end
-return 1
-`;
 
 function invalidKey(reason: string): ActorError {
   return new ActorError(400, RuntimeCodes.VALIDATION.code, `Invalid header: Idempotency-Key ${reason}`, {
@@ -122,7 +109,7 @@ export class IdempotencyClaim {
   async settle(answer: StoredAnswer): Promise<void> {
     try {
       if (answer.status < 200 || answer.status >= 500) {
-        await this.redis.eval(SETTLE, 1, this.name, this.token);
+        await this.redis.eval(luaSource('settleIdempotency'), 1, this.name, this.token);
         return;
       }
       const headers: Record<string, string> = {};
@@ -133,7 +120,7 @@ export class IdempotencyClaim {
       else if (Buffer.isBuffer(body)) Object.assign(done, { kind: 'bytes', body: body.toString('base64') });
       else if (typeof body === 'string' && Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) Object.assign(done, { kind: 'text', body });
       else Object.assign(done, { kind: 'json', body });
-      await this.redis.eval(SETTLE, 1, this.name, this.token, JSON.stringify(done), String(this.ttlSeconds));
+      await this.redis.eval(luaSource('settleIdempotency'), 1, this.name, this.token, JSON.stringify(done), String(this.ttlSeconds));
     } catch {
       // the claim runs out with its time-to-live
     }

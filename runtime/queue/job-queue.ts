@@ -9,6 +9,7 @@ import { ActorError, RuntimeCodes, runtimeError, unknownInstanceError } from '..
 import type { RedisHealth } from '../redis/client';
 import { connect, duplicate, type RedisConnection, type RedisTarget } from '../redis/connection';
 import { closeWithin, DEFAULT_CLOSE_TIMEOUT_MS } from './close';
+import { luaSource } from '../actor/lua-source';
 
 interface CallJobData {
   kind: 'call';
@@ -76,28 +77,6 @@ export interface JobOutcomeObserver {
 /** jobs looked at in each of the delayed set and the wait list for due tasks: bounded, as a scrape must be */
 export const DUE_TASK_SCAN = 1000;
 
-/**
- * One atomic read of a job's BullMQ state and attempt count: read apart, a
- * count taken during an attempt and a state taken after it ended pair into a
- * status no job was ever in (failed after one attempt of two).
- * KEYS: job hash, completed, failed, delayed, prioritized, waiting-children,
- * active, wait, paused. ARGV: job id. Returns {state, attemptsMade, finishedOn, failedReason}.
- */
-const JOB_SNAPSHOT_LUA = `
-local f = redis.call('HMGET', KEYS[1], 'atm', 'finishedOn', 'failedReason')
-local state = 'unknown'
-local sets = {'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'}
-for i, name in ipairs(sets) do
-  if redis.call('ZSCORE', KEYS[i + 1], ARGV[1]) then state = name break end
-end
-if state == 'unknown' then
-  local lists = {'active', 'waiting', 'waiting'}
-  for i, name in ipairs(lists) do
-    if redis.call('LPOS', KEYS[i + 6], ARGV[1]) then state = name break end
-  end
-end
-return {state, f[1] or '0', f[2] or '', f[3] or ''}
-`;
 
 const DEFAULT_ATTEMPTS = 5;
 /** BullMQ's name of the QUEUED_WRITE queue, in each bucket (prefix `rt:{<project>:<b>}`) */
@@ -591,7 +570,7 @@ export class JobQueue implements JobSink {
   private async snapshot(queue: Queue<JobData>, jobId: string): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
     const k = queue.keys;
     const keys = [queue.toKey(jobId), k.completed, k.failed, k.delayed, k.prioritized, k['waiting-children'], k.active, k.wait, k.paused];
-    const [state, atm, finishedOn, failedReason] = (await this.connection.eval(JOB_SNAPSHOT_LUA, keys.length, ...keys, jobId)) as string[];
+    const [state, atm, finishedOn, failedReason] = (await this.connection.eval(luaSource('jobSnapshot'), keys.length, ...keys, jobId)) as string[];
     return { state, attemptsMade: Number(atm) || 0, finishedOn: finishedOn ? Number(finishedOn) : undefined, failedReason: failedReason || undefined };
   }
 
