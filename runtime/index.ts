@@ -51,6 +51,8 @@ export type { RuntimeCode } from './errors';
 /** the codes of the Idempotency-Key refusals (409 still running, 422 another request), for a class's error envelope */
 export { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './http/idempotency';
 export { projectRoot } from './config';
+/** is this a plain address the mail port sends to (local@domain)? */
+export { isAddress as isMailAddress } from './mail/message';
 /** server-rendered pages a class folder contributes (`*.pages.ts`) */
 export type { PageAnswer, PageCallOptions, PageCallResult, PageCtx, PageHandler, PageModule, PageRoute, PageSite, PageAsset } from './http/pages';
 export { rolesGrant } from './auth/access';

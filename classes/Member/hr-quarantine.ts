@@ -13,6 +13,7 @@
  * company may still lose a few people in one hour without an approval).
  */
 import { intSetting } from '../_platform/settings';
+import { isEmail } from '../_platform/email';
 import type { MemberStatus } from './types';
 
 export interface QuarantineSettings {
@@ -31,7 +32,6 @@ export interface QuarantineSettings {
 
 export const QUARANTINE_DEFAULTS = { count: 50, percent: 10, floor: 5, windowMinutes: 60 } as const;
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The quarantine's settings (README "HR quarantine"); a wrong value stops the start with its name. */
 export function quarantineSettings(env: NodeJS.ProcessEnv): QuarantineSettings {
@@ -43,7 +43,7 @@ export function quarantineSettings(env: NodeJS.ProcessEnv): QuarantineSettings {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const bad = notifyTo.find((a) => !EMAIL.test(a));
+  const bad = notifyTo.find((a) => !isEmail(a));
   if (bad) throw new Error(`HR_QUARANTINE_NOTIFY must list email addresses separated by commas, got '${bad}'`);
   return { enabled: (count > 0 || percent > 0) && windowMinutes > 0, count, percent, floor, windowSeconds: windowMinutes * 60, notifyTo };
 }

@@ -4,7 +4,7 @@
  * classes/_platform/templates.ts), template and channel updates, the listing
  * and the streamed document.
  */
-import type { ListingSpec } from '../../runtime';
+import { isMailAddress, type ListingSpec } from '../../runtime';
 import { escapeRegex, parsePaging, type FieldProblem } from '../_platform/paging';
 import { checkParameters, checkTemplate, fieldsOf, renderTemplate, type TemplateMode } from '../_platform/templates';
 import {
@@ -26,8 +26,6 @@ export type { FieldProblem };
 /** at most this many `to` entries per call (schema too): 10,000 members with email and inbox */
 export const MAX_RECIPIENTS = 20_000;
 
-// the mail port's plain address (local@domain, no spaces, brackets, quotes or separators), with a dot in the domain
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,253}$/;
 const PHONE = /^\+[1-9][0-9]{5,14}$/;
 const INBOX = /^(M|PM)[A-Za-z0-9_.+\-=]{1,190}$/;
 
@@ -39,7 +37,8 @@ export type RecipientKind = 'email' | 'phone' | 'inbox';
  * PM<program management user id>); undefined for anything else.
  */
 export function recipientKind(entry: string): RecipientKind | undefined {
-  if (entry.includes('@')) return entry.length <= 254 && EMAIL.test(entry) && entry.slice(entry.indexOf('@') + 1).includes('.') ? 'email' : undefined;
+  // what the mail port sends to, with a dot in the domain
+  if (entry.includes('@')) return isMailAddress(entry) && entry.slice(entry.indexOf('@') + 1).includes('.') ? 'email' : undefined;
   if (entry.startsWith('+')) return PHONE.test(entry) ? 'phone' : undefined;
   return INBOX.test(entry) ? 'inbox' : undefined;
 }

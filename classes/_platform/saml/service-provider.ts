@@ -75,6 +75,7 @@ import {
 import type { SamlConfig, SamlIdentityProviderConfig } from './config';
 import { SamlError } from './errors';
 import { isBase64Text, withoutWhitespace } from '../base64';
+import { isEmail } from '../email';
 
 // the SAML 2.0 schemas checked by libxml2 compiled to wasm: no Java, no install script (the package ships no types)
 const schemaValidator = require('@authenio/samlify-xmllint-wasm') as { validate(xml: string): Promise<boolean> };
@@ -140,7 +141,6 @@ const EMAIL_ATTRIBUTES = [
   'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
   'urn:oid:0.9.2342.19200300.100.1.3',
 ];
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 interface Entry extends SamlProvider {
   config: SamlIdentityProviderConfig;
@@ -348,7 +348,7 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
 export function emailDomain(email: string): string | null {
   if (typeof email !== 'string') return null;
   const e = email.trim().toLowerCase();
-  if (!EMAIL.test(e)) return null;
+  if (!isEmail(e)) return null;
   return e.slice(e.lastIndexOf('@') + 1);
 }
 
@@ -422,10 +422,10 @@ function hasSignature(xml: string): boolean {
 function emailOf(config: SamlIdentityProviderConfig, attributes: Record<string, string | string[]>, nameId: string | null): string | null {
   const candidates = config.emailAttribute ? [config.emailAttribute] : EMAIL_ATTRIBUTES;
   for (const name of candidates) {
-    const value = strings(attributes[name]).find((v) => EMAIL.test(v.trim()));
+    const value = strings(attributes[name]).find((v) => isEmail(v.trim()));
     if (value) return value.trim().toLowerCase();
   }
-  if (!config.emailAttribute && nameId && EMAIL.test(nameId)) return nameId.toLowerCase();
+  if (!config.emailAttribute && nameId && isEmail(nameId)) return nameId.toLowerCase();
   return null;
 }
 
