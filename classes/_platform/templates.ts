@@ -35,6 +35,7 @@
  * every template update is a new cache key.
  */
 import Mustache from 'mustache';
+import { LRUCache } from 'lru-cache';
 
 export type TemplateMode = 'html' | 'text';
 
@@ -48,23 +49,8 @@ type Token = [string, string, number, number, ...unknown[]];
 
 export const MAX_CACHED_TEMPLATES = 500;
 
-class BoundedTemplateCache {
-  private readonly entries = new Map<string, unknown>();
-  constructor(private readonly max: number) {}
-  get(key: string): string | undefined {
-    return this.entries.get(key) as string | undefined;
-  }
-  set(key: string, value: string): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
-  }
-  clear(): void {
-    this.entries.clear();
-  }
-}
-
-Mustache.templateCache = new BoundedTemplateCache(MAX_CACHED_TEMPLATES);
+// mustache keeps every template it parsed; templates are written by users, so the parsed ones are bounded
+Mustache.templateCache = new LRUCache<string, string>({ max: MAX_CACHED_TEMPLATES });
 
 /** tags whose value is a parameter name */
 const NAME_TAGS = new Set(['name', '&', '#', '^']);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { LRUCache } from 'lru-cache';
 import type { Background } from '../background';
 import { REDACT_PATHS } from '../logger';
 import type { Authorizer } from '../auth/types';
@@ -170,31 +171,27 @@ class StaleLookup extends Error {
  * the call resolves again. Least recently used entries go first.
  */
 class LookupCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries: LRUCache<string, string> | undefined;
   /** look-ups answered from here, and those that had to ask Redis (read by the runtime's metrics) */
   hits = 0;
   misses = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.entries = max > 0 ? new LRUCache({ max }) : undefined;
+  }
 
   get(key: string): string | undefined {
-    const id = this.entries.get(key);
-    if (id === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, id);
-    this.hits++;
+    const id = this.entries?.get(key);
+    if (id !== undefined) this.hits++;
     return id;
   }
 
   set(key: string, id: string): void {
-    if (this.max <= 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, id);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries?.set(key, id);
   }
 
   delete(key: string): void {
-    this.entries.delete(key);
+    this.entries?.delete(key);
   }
 }
 
