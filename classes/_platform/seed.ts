@@ -1,5 +1,5 @@
 /**
- * Loads a program from one JSON document (issue: "npm run cli -- seed <file>"):
+ * Loads a program from one JSON document (`npm run cli -- seed <file>`):
  *
  *   { "paymentPeriods": [...], "companyGroups": [...], "memberTypes": [...], "memberSubTypes": [...],
  *     "tierTypes": [...], "companies": [...], "tiers": [...], "members": [...],

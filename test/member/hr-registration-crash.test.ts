@@ -1,6 +1,6 @@
 /**
- * registerFromHr stopped half-way by a crash and run again (spec 2.9, issue
- * "register-from-hr ... started again finishes the rest with no duplicates"):
+ * registerFromHr stopped half-way by a crash and run again finishes the
+ * rest with no duplicates (spec 2.9's HR-driven registration):
  * the service runs as its own process (runtime/main.ts), the local HR server
  * (fake-hr.ts, real HTTP) holds the member-id update unanswered, and the
  * process is SIGKILLed while it waits. The member exists then, created by the
