@@ -8384,6 +8384,11 @@ export interface components {
                 oldPhoto: components["schemas"]["Member.records.answer.photoLinkOrNull"];
             } | null;
         };
+        /** @description Member.holdsMembership: Does the member hold the membership? For the tier confirming a quota place (Tier README "Quotas"). */
+        "Member.holdsMembership.answer": {
+            held: boolean;
+            pending: boolean;
+        };
         /** @description Member.hrEmployeeSnapshot (Member's own HR push fast path): the member's profile, the newest X-HR-Timestamp applied and whether the quarantine holds a push of it. */
         "Member.hrEmployeeSnapshot.answer": {
             profile: components["schemas"]["Member.types.answer.MemberProfile"];
@@ -19964,13 +19969,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.holdsMembership: Does the member hold the membership? For the tier confirming a quota place (Tier README "Quotas"). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.holdsMembership.answer"];
                 };
             };
             400: components["responses"]["Member.400"];
@@ -20006,14 +20011,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the method's answer (no schema declared) */
+            /** @description Member.holdsMembership: Does the member hold the membership? For the tier confirming a quota place (Tier README "Quotas"). */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Member.holdsMembership.answer"];
                 };
             };
             400: components["responses"]["Member.400"];

@@ -8,15 +8,9 @@
  * confirmation task. Pure: the tier's use case (use-cases/quota.ts) applies it.
  */
 import type { DeepReadonly } from '../../runtime';
-import type { EligibilityRule } from './types';
+import type { EligibilityRule, QuotaPlace } from './types';
 
-/** a membership's place under a rule with a quota */
-export interface QuotaPlace {
-  ruleId: string;
-  membershipId: string;
-  memberId: string;
-  at: string;
-}
+export type { QuotaPlace };
 
 /** a rule's quota as readers see it (getTier) */
 export interface QuotaUse {

@@ -1,7 +1,6 @@
 /** Tier records (spec 2.3). */
 import type { StateOf } from '../../runtime';
 import { OPERATORS } from '../Workflow/types';
-import type { QuotaPlace } from './quota';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
 export type TierStatus = (typeof TIER_STATUSES)[number];
@@ -88,6 +87,14 @@ export interface PendingApproval {
 /** Private state of a Tier instance (spec 2.3: "private state holds `tier`"). */
 /** The Tier class's state (`@ActorClass<TierClassState>`): private holds TierState. */
 export type TierClassState = StateOf<TierState>;
+
+/** a membership's place under an eligibility rule with a quota (quota.ts) */
+export interface QuotaPlace {
+  ruleId: string;
+  membershipId: string;
+  memberId: string;
+  at: string;
+}
 
 export interface TierState {
   tier: Tier;
