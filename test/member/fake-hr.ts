@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '../support/harness';
 
 export interface HrRequest {
   path: string;
@@ -116,6 +117,26 @@ export class FakeHr {
     }
     send(404, { message: 'no route' });
   }
+}
+
+/**
+ * A crash while the HR system holds a member-id update: the next update of
+ * `hr` is held, `call` is sent to the service process `proc`, and once the
+ * update has reached `hr` the process is killed. Answers what became of the
+ * call: `failed` when its caller got no answer (its connection went with the
+ * process).
+ */
+export async function killWhileMemberIdHeld(hr: FakeHr, proc: { kill(): Promise<void> }, call: () => Promise<unknown>): Promise<{ answered: unknown } | { failed: unknown }> {
+  const path = '/employees/member-id';
+  const before = hr.count(path);
+  hr.answer(path, { hold: true });
+  const answer = call().then(
+    (r) => ({ answered: r }),
+    (err: unknown) => ({ failed: err }),
+  );
+  await waitFor(() => hr.count(path) === before + 1, { timeoutMs: 30_000, what: 'the member-id update reaching the HR system' });
+  await proc.kill();
+  return answer;
 }
 
 export function hrEmployee(employeeId: string, over: Record<string, unknown> = {}): Record<string, unknown> {

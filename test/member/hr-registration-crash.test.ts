@@ -26,7 +26,7 @@ import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { REGISTER_FROM_HR_TIMEOUT_SECONDS } from '../../classes/Member/use-cases/registration';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
-import { FakeHr, hrEmployee } from './fake-hr';
+import { FakeHr, hrEmployee, killWhileMemberIdHeld } from './fake-hr';
 import { MEMBER_CLASS_DIRS, memberState, seedProgram, uniq } from './support';
 
 const MEMBER_ID = '/employees/member-id';
@@ -80,15 +80,8 @@ test('a registration killed while the HR system holds the member-id update: run 
 
   const first = await spawnRuntime(projectId, env);
   running.push(first);
-  hr.answer(MEMBER_ID, { hold: true });
-  const answer = post(first.base, path('registerFromHr'), { email }, token).then(
-    (r) => ({ answered: r }),
-    (err: unknown) => ({ failed: err }),
-  );
-  await waitFor(() => hr.count(MEMBER_ID) === 1, { timeoutMs: 30_000, what: 'the member-id update reaching the HR system' });
-  await first.kill();
   // the caller got no answer: its connection went with the process
-  expect(await answer).toHaveProperty('failed');
+  expect(await killWhileMemberIdHeld(hr, first, () => post(first.base, path('registerFromHr'), { email }, token))).toHaveProperty('failed');
 
   // what the crash left: the member, created by the registration, its member id neither in HR nor on it
   const memberId = (await api.rt.store.resolveLookup('Member', 'staffId', staffId))!;

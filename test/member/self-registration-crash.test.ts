@@ -17,11 +17,9 @@ import { startSmtpSink, type SmtpSink } from '../mail/smtp-sink';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { uniqueProjectId } from '../support/redis';
-import { FakeHr, hrEmployee } from './fake-hr';
+import { FakeHr, hrEmployee, killWhileMemberIdHeld } from './fake-hr';
 import { codeIn, nthMail, PASSWORD } from './sign-in-support';
 import { MEMBER_CLASS_DIRS, memberState, seedProgram, uniq } from './support';
-
-const MEMBER_ID = '/employees/member-id';
 
 let hr: FakeHr;
 let sink: SmtpSink;
@@ -65,14 +63,7 @@ test('a self-registration killed after the member was created is finished with a
   expect((await post(first.base, 'discoverAuthMethod', { email })).status).toBe(200);
   const code = codeIn(await nthMail(sink, email, 1));
 
-  hr.answer(MEMBER_ID, { hold: true });
-  const answer = post(first.base, 'completeRegistration', { email, code, password: PASSWORD }).then(
-    (r) => ({ answered: r }),
-    (err: unknown) => ({ failed: err }),
-  );
-  await waitFor(() => hr.count(MEMBER_ID) === 1, { timeoutMs: 30_000, what: 'the member-id update reaching the HR system' });
-  await first.kill();
-  expect(await answer).toHaveProperty('failed');
+  expect(await killWhileMemberIdHeld(hr, first, () => post(first.base, 'completeRegistration', { email, code, password: PASSWORD }))).toHaveProperty('failed');
 
   // what the crash left: the member, created by the self-registration, no password, not finished
   const memberId = (await api.rt.store.resolveLookup('Member', 'staffId', staffId))!;
