@@ -23,7 +23,9 @@ beforeAll(async () => {
   cards = await new FakeIdCards().start();
   env = await startSignInRuntime({
     HR_BASE_URL: hr.url,
-    HR_TIMEOUT_MS: '2000',
+    // the HR server runs in this busy test process: a short time-out fails the background lookup, whose task then
+    // retries with backoff past the wait for the mailed code
+    HR_TIMEOUT_MS: '10000',
     HR_RETRIES: '1',
     HR_RETRY_BASE_MS: '10',
     ID_CARD_BASE_URL: cards.url,
