@@ -66,7 +66,13 @@ app.post('/enqueue/:id', async (req: Request, res: Response) => {
     const jobId = randomUUID();
     await queue.add(
       'call',
-      { kind: 'call', classId: 'Counter', method: 'queuedAdd', instanceId: String(req.params.id), body: req.body ?? {} },
+      {
+        kind: 'call',
+        classId: 'Counter',
+        method: 'queuedAdd',
+        instanceId: String(req.params.id),
+        body: req.body ?? {},
+      },
       {
         jobId,
         attempts: 4,

@@ -72,7 +72,14 @@ async function inboxes(n: number, tag: string): Promise<number> {
       const key = `${prefix}inbox:${next++}`;
       const raw = await redis.get(key);
       const inbox = raw ? (JSON.parse(raw) as { items: unknown[] }) : { items: [] };
-      inbox.items.unshift({ id: randomUUID(), templateId: 'MEMBER_WELCOME', subject: 'Welcome to the Membership Program', content: `Hello ${tag}, your account is ready.`, status: 'unread', createdAt: new Date().toISOString() });
+      inbox.items.unshift({
+        id: randomUUID(),
+        templateId: 'MEMBER_WELCOME',
+        subject: 'Welcome to the Membership Program',
+        content: `Hello ${tag}, your account is ready.`,
+        status: 'unread',
+        createdAt: new Date().toISOString(),
+      });
       await redis.set(key, JSON.stringify(inbox));
     }
   };
@@ -97,9 +104,18 @@ const server = http.createServer((req, res) => {
     req.on('data', (c: Buffer) => (text += c.toString('utf8')));
     req.on('end', async () => {
       try {
-        const { n, tag, mail = true, inbox = true, connections = 5 } = JSON.parse(text) as { n: number; tag: string; mail?: boolean; inbox?: boolean; connections?: number };
+        const {
+          n,
+          tag,
+          mail = true,
+          inbox = true,
+          connections = 5,
+        } = JSON.parse(text) as { n: number; tag: string; mail?: boolean; inbox?: boolean; connections?: number };
         const t0 = performance.now();
-        const [mailSeconds, inboxSeconds] = await Promise.all([mail ? mails(n, tag, connections) : 0, inbox ? inboxes(n, tag) : 0]);
+        const [mailSeconds, inboxSeconds] = await Promise.all([
+          mail ? mails(n, tag, connections) : 0,
+          inbox ? inboxes(n, tag) : 0,
+        ]);
         answer(200, { mailSeconds, inboxSeconds, seconds: (performance.now() - t0) / 1000 });
       } catch (err) {
         answer(500, { error: (err as Error).message });

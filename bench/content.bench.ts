@@ -84,14 +84,42 @@ function contentBody(i: number, image: string): Record<string, unknown> {
   const common = { id: `bench-${i}`, contentTitle: `Bench content ${i}`, order: i % 17 };
   const kinds: Record<string, unknown>[] = [
     { contentKey: 'login_login', contentGroupKey: 'login', fields: { backgroundImage: image } },
-    { contentKey: 'onboarding_onboarding', contentGroupKey: 'onboarding', fields: { title: `Welcome ${i}`, description: `<p>Everything the programme offers, screen ${i}</p>`, image, gradientColor: '#1a2b3c' } },
-    { contentKey: 'homepage_hero_banner', contentGroupKey: 'homepage', fields: { image, description: `Summer offers for members, banner ${i}` } },
-    { contentKey: 'homepage_top_slider', contentGroupKey: 'homepage', fields: { image, actionUrl: `https://offers.example/top/${i}` } },
-    { contentKey: 'homepage_bottom_slider', contentGroupKey: 'homepage', fields: { image, actionUrl: `memberapp://offers/${i}` } },
+    {
+      contentKey: 'onboarding_onboarding',
+      contentGroupKey: 'onboarding',
+      fields: {
+        title: `Welcome ${i}`,
+        description: `<p>Everything the programme offers, screen ${i}</p>`,
+        image,
+        gradientColor: '#1a2b3c',
+      },
+    },
+    {
+      contentKey: 'homepage_hero_banner',
+      contentGroupKey: 'homepage',
+      fields: { image, description: `Summer offers for members, banner ${i}` },
+    },
+    {
+      contentKey: 'homepage_top_slider',
+      contentGroupKey: 'homepage',
+      fields: { image, actionUrl: `https://offers.example/top/${i}` },
+    },
+    {
+      contentKey: 'homepage_bottom_slider',
+      contentGroupKey: 'homepage',
+      fields: { image, actionUrl: `memberapp://offers/${i}` },
+    },
     {
       contentKey: 'homepage_section',
       contentGroupKey: 'homepage',
-      fields: { entityType: 'offer', sortField: 'newest', filterOfferTypes: ['discount', 'voucher'], filterFeaturedOnly: i % 2 === 0, filterCreatedAtStart: '2030-01-01T00:00:00Z', filterCreatedAtEnd: '2030-12-31T00:00:00Z' },
+      fields: {
+        entityType: 'offer',
+        sortField: 'newest',
+        filterOfferTypes: ['discount', 'voucher'],
+        filterFeaturedOnly: i % 2 === 0,
+        filterCreatedAtStart: '2030-01-01T00:00:00Z',
+        filterCreatedAtEnd: '2030-12-31T00:00:00Z',
+      },
     },
   ];
   return { ...common, ...kinds[i % kinds.length] };
@@ -115,31 +143,64 @@ const imageKey: Record<string, string> = {
  * start to the last answer, exact percentiles of those answers' latencies,
  * the server's CPU per answer. Any other status is counted as non2xx.
  */
-async function load(label: string, base: string, pathname: string, pid: number, seconds: number, ok: number, headers: Record<string, string> = {}): Promise<Measured> {
+async function load(
+  label: string,
+  base: string,
+  pathname: string,
+  pid: number,
+  seconds: number,
+  ok: number,
+  headers: Record<string, string> = {},
+): Promise<Measured> {
   const cpu0 = treeCpuSeconds(pid);
   const started = performance.now();
   let last = started;
   const latencies: number[] = [];
   let others = 0;
-  const instance = autocannon({ url: base + pathname, connections: CONNECTIONS, pipelining: 1, timeout: 20, duration: seconds, headers });
-  (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    last = performance.now();
-    if (status === ok) latencies.push(ms);
-    else others++;
+  const instance = autocannon({
+    url: base + pathname,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    timeout: 20,
+    duration: seconds,
+    headers,
   });
+  (instance as unknown as NodeJS.EventEmitter).on(
+    'response',
+    (_client: unknown, status: number, _bytes: number, ms: number) => {
+      last = performance.now();
+      if (status === ok) latencies.push(ms);
+      else others++;
+    },
+  );
   const r = await (instance as unknown as Promise<autocannon.Result>);
-  return summarise(label, [{ ok: latencies.length, non2xx: others, errors: r.errors, seconds: Math.max(1e-3, (last - started) / 1000), cpu: treeCpuSeconds(pid) - cpu0, latencies }]);
+  return summarise(label, [
+    {
+      ok: latencies.length,
+      non2xx: others,
+      errors: r.errors,
+      seconds: Math.max(1e-3, (last - started) / 1000),
+      cpu: treeCpuSeconds(pid) - cpu0,
+      latencies,
+    },
+  ]);
 }
 
 /** The service and the bare handler in alternating slices (S B B S S B …), the same connections and durations. */
-async function alternate(service: () => Promise<Measured>, bare: () => Promise<Measured>): Promise<{ service: Measured; bare: Measured }> {
+async function alternate(
+  service: () => Promise<Measured>,
+  bare: () => Promise<Measured>,
+): Promise<{ service: Measured; bare: Measured }> {
   const serviceSlices: Measured[] = [];
   const bareSlices: Measured[] = [];
   for (let k = 0; k < S.slices * 2; k++) {
     if ((k % 4 === 0 || k % 4 === 3) && serviceSlices.length < S.slices) serviceSlices.push(await service());
     else bareSlices.push(await bare());
   }
-  return { service: summarise(serviceSlices[0]!.label, serviceSlices), bare: summarise(bareSlices[0]!.label, bareSlices) };
+  return {
+    service: summarise(serviceSlices[0]!.label, serviceSlices),
+    bare: summarise(bareSlices[0]!.label, bareSlices),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -148,7 +209,9 @@ async function alternate(service: () => Promise<Measured>, bare: () => Promise<M
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`content benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; ${CONTENTS} active contents; ${CONNECTIONS} connections`);
+  log(
+    `content benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; ${CONTENTS} active contents; ${CONNECTIONS} connections`,
+  );
   let redis: Redis | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'content-bench-data-'));
   tempDirs.add(dataDir);
@@ -161,9 +224,18 @@ async function main(): Promise<Record<string, unknown>> {
     const removed = await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the developer who creates the contents (the snapshot RoleManager would write)
-    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
+    await redis.set(
+      KEYS.roles,
+      JSON.stringify({
+        version: 1,
+        roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }],
+      }),
+    );
     // a developer's development token: every workflow rule approves a developer's change at once
-    const devToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-dev', identity: 'program_management_user', roles: ['bench-super'], developer: true }, 6 * 3600);
+    const devToken = new TokenService(JWT_SECRET).sign(
+      { sub: 'bench-dev', identity: 'program_management_user', roles: ['bench-super'], developer: true },
+      6 * 3600,
+    );
     const DEV = { authorization: `Bearer ${devToken}` };
 
     const port = await findFreePort();
@@ -171,12 +243,24 @@ async function main(): Promise<Record<string, unknown>> {
     service = startNodeChild(
       'service',
       'dist/runtime/main.js',
-      { PROJECT_ID, REDIS_URL: redisUrl, JWT_SECRET, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), ROLES: 'api,worker,projector' },
+      {
+        PROJECT_ID,
+        REDIS_URL: redisUrl,
+        JWT_SECRET,
+        LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        ROLES: 'api,worker,projector',
+      },
       profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
     );
     const BASE = `http://127.0.0.1:${port}`;
     const barePort = await findFreePort();
-    bare = startNodeChild('baseline-server', 'bench/baseline-server.ts', { PORT: String(barePort), REDIS_URL: redisUrl, BASE_PREFIX: BARE_PREFIX });
+    bare = startNodeChild('baseline-server', 'bench/baseline-server.ts', {
+      PORT: String(barePort),
+      REDIS_URL: redisUrl,
+      BASE_PREFIX: BARE_PREFIX,
+    });
     const BARE = `http://127.0.0.1:${barePort}`;
     await waitReady(bare, `${BARE}/ready`);
     await waitReady(service, `${BASE}/ready`);
@@ -191,7 +275,8 @@ async function main(): Promise<Record<string, unknown>> {
       const field = imageKey[key];
       if (field) (body.fields as Record<string, unknown>)[field] = stored[key] ?? `data:image/png;base64,${PNG}`;
       const r = await call(BASE, 'POST', `/${PROJECT_ID}/CALL/ContentManager/createContent/default`, body, DEV);
-      if (r.status !== 201 || r.body?.content?.status !== 'active') throw new Error(`createContent ${i}: ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 201 || r.body?.content?.status !== 'active')
+        throw new Error(`createContent ${i}: ${r.status} ${JSON.stringify(r.body)}`);
       if (field && !stored[key]) stored[key] = r.body.content.fields.images[field];
     }
     log(`created ${CONTENTS} active contents in ${fmt((performance.now() - s0) / 1000, 1)} s ${stamp()}`);
@@ -200,9 +285,11 @@ async function main(): Promise<Record<string, unknown>> {
     const answer = await probe.text();
     const etag = probe.headers.get('etag');
     const shown = (JSON.parse(answer) as { contents: unknown[] }).contents.length;
-    if (probe.status !== 200 || !etag || shown !== CONTENTS) throw new Error(`getContents answered ${probe.status}, tag ${etag}, ${shown} contents`);
+    if (probe.status !== 200 || !etag || shown !== CONTENTS)
+      throw new Error(`getContents answered ${probe.status}, tag ${etag}, ${shown} contents`);
     const conditional = await fetch(BASE + PATH, { headers: { 'if-none-match': etag } });
-    if (conditional.status !== 304 || (await conditional.text()) !== '') throw new Error(`If-None-Match answered ${conditional.status}`);
+    if (conditional.status !== 304 || (await conditional.text()) !== '')
+      throw new Error(`If-None-Match answered ${conditional.status}`);
     log(`getContents: ${shown} contents, ${answer.length} bytes, ETag ${etag}`);
     // the bare handler's values: the answer itself, and one of the tag's size
     await redis.set(`${BARE_PREFIX}contents`, answer);
@@ -214,25 +301,42 @@ async function main(): Promise<Record<string, unknown>> {
     const barePlain = (seconds: number) => load('bare GET, same JSON', BARE, '/read/contents', bare!.pid, seconds, 200);
     await plain(S.warmSeconds);
     await barePlain(S.warmSeconds);
-    const p = await alternate(() => plain(S.sliceSeconds), () => barePlain(S.sliceSeconds));
+    const p = await alternate(
+      () => plain(S.sliceSeconds),
+      () => barePlain(S.sliceSeconds),
+    );
     log(`  ${describe(p.service)}`);
     log(`  ${describe(p.bare)}`);
     const plainRatio = p.service.rps / p.bare.rps;
-    log(`  ratio service/bare = ${fmt(plainRatio, 3)} by req/s (${S.slices} × ${S.sliceSeconds} s slices each, alternating)`);
+    log(
+      `  ratio service/bare = ${fmt(plainRatio, 3)} by req/s (${S.slices} × ${S.sliceSeconds} s slices each, alternating)`,
+    );
 
     // --- 3. conditional ------------------------------------------------------
     log(`\n== getContents, If-None-Match: its ETag ${stamp()}`);
-    const cond = (seconds: number) => load('getContents 304', BASE, PATH, service!.pid, seconds, 304, { 'if-none-match': etag });
+    const cond = (seconds: number) =>
+      load('getContents 304', BASE, PATH, service!.pid, seconds, 304, { 'if-none-match': etag });
     const bareSmall = (seconds: number) => load('bare GET, tag-sized JSON', BARE, '/read/tag', bare!.pid, seconds, 200);
     await cond(S.warmSeconds);
     await bareSmall(S.warmSeconds);
-    const c = await alternate(() => cond(S.sliceSeconds), () => bareSmall(S.sliceSeconds));
+    const c = await alternate(
+      () => cond(S.sliceSeconds),
+      () => bareSmall(S.sliceSeconds),
+    );
     log(`  ${describe(c.service)}`);
     log(`  ${describe(c.bare)}`);
     const condRatio = c.service.rps / c.bare.rps;
     log(`  ratio service/bare = ${fmt(condRatio, 3)} by req/s`);
 
-    const failed = p.service.non2xx + p.service.errors + c.service.non2xx + c.service.errors + p.bare.non2xx + p.bare.errors + c.bare.non2xx + c.bare.errors;
+    const failed =
+      p.service.non2xx +
+      p.service.errors +
+      c.service.non2xx +
+      c.service.errors +
+      p.bare.non2xx +
+      p.bare.errors +
+      c.bare.non2xx +
+      c.bare.errors;
     if (failed) log(`  !! ${failed} requests answered otherwise than expected (or failed)`);
     if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
     return {
@@ -244,7 +348,12 @@ async function main(): Promise<Record<string, unknown>> {
       contents_304_vs_bare_ratio: Math.round(condRatio * 1000) / 1000,
       bare_per_s: Math.round(p.bare.rps),
       bare_small_per_s: Math.round(c.bare.rps),
-      cpu_us_per_req: { contents: Math.round(p.service.cpuUsPerReq), contents_304: Math.round(c.service.cpuUsPerReq), bare: Math.round(p.bare.cpuUsPerReq), bare_small: Math.round(c.bare.cpuUsPerReq) },
+      cpu_us_per_req: {
+        contents: Math.round(p.service.cpuUsPerReq),
+        contents_304: Math.round(c.service.cpuUsPerReq),
+        bare: Math.round(p.bare.cpuUsPerReq),
+        bare_small: Math.round(c.bare.cpuUsPerReq),
+      },
       answer_bytes: answer.length,
       contents: CONTENTS,
       failed_requests: failed,

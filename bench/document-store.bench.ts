@@ -39,7 +39,20 @@ function prng(seed: number): () => number {
   };
 }
 
-const FIRST_NAMES = ['Alice', 'Bob', 'Carol', 'Dave', 'Eve', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy', 'Mallory', 'Niaj'];
+const FIRST_NAMES = [
+  'Alice',
+  'Bob',
+  'Carol',
+  'Dave',
+  'Eve',
+  'Frank',
+  'Grace',
+  'Heidi',
+  'Ivan',
+  'Judy',
+  'Mallory',
+  'Niaj',
+];
 const STATUSES = ['active', 'inactive', 'pending', 'suspended'];
 const MEMBERSHIP_STATUSES = ['active', 'expired', 'pending', 'cancelled'];
 
@@ -126,14 +139,24 @@ const CASES: QueryCase[] = [
   { name: 'deep-page', filter: {}, options: { sort: SORT, skip: 5000, limit: 20 }, target_ms: 15 },
   {
     name: 'companies+primary',
-    filter: { $and: [{ companyId: { $in: ['c3', 'c4', 'c5'] } }, { primaryMemberId: null }, { status: { $in: ['active', 'pending'] } }] },
+    filter: {
+      $and: [
+        { companyId: { $in: ['c3', 'c4', 'c5'] } },
+        { primaryMemberId: null },
+        { status: { $in: ['active', 'pending'] } },
+      ],
+    },
     options: { sort: SORT, skip: 20, limit: 20 },
     target_ms: 15,
   },
 ];
 
 /** The store's former code path, over the same documents in the same order. */
-function mingoBaseline(docs: StoredDocument[], filter: Filter, options: FindOptions): { items: StoredDocument[]; total: number } {
+function mingoBaseline(
+  docs: StoredDocument[],
+  filter: Filter,
+  options: FindOptions,
+): { items: StoredDocument[]; total: number } {
   const query = new Query(filter);
   const matches = docs.filter((doc) => query.test(doc));
   const cursor = mingoFind(matches, {});
@@ -181,7 +204,18 @@ async function main(): Promise<void> {
   );
   console.log('');
 
-  const results: Record<string, { store_ms: number; mingo_ms: number; speedup: number; total: number; same: boolean; target_ms: number; met: boolean }> = {};
+  const results: Record<
+    string,
+    {
+      store_ms: number;
+      mingo_ms: number;
+      speedup: number;
+      total: number;
+      same: boolean;
+      target_ms: number;
+      met: boolean;
+    }
+  > = {};
   const header = ['query', 'store ms', 'mingo ms', 'speedup', 'total', 'plan', 'same', 'target'];
   const rows: string[][] = [];
   for (const c of CASES) {
@@ -204,7 +238,9 @@ async function main(): Promise<void> {
       target_ms: c.target_ms,
       met,
     };
-    const plan = stats ? `${stats.plan}${stats.index ? `:${stats.index}` : ''}/${stats.order ?? ''} tested ${stats.tested}` : '';
+    const plan = stats
+      ? `${stats.plan}${stats.index ? `:${stats.index}` : ''}/${stats.order ?? ''} tested ${stats.tested}`
+      : '';
     rows.push([
       c.name,
       storeMs.toFixed(2),
@@ -226,7 +262,15 @@ async function main(): Promise<void> {
 
   const targetsMet = Object.values(results).every((r) => r.met);
   console.log(
-    JSON.stringify({ docs: N, load_ms: Math.round(loadMs), rss_mb: rssMb, heap_mb: heapMb, store_heap_mb: storeMb, queries: results, targets_met: targetsMet }),
+    JSON.stringify({
+      docs: N,
+      load_ms: Math.round(loadMs),
+      rss_mb: rssMb,
+      heap_mb: heapMb,
+      store_heap_mb: storeMb,
+      queries: results,
+      targets_met: targetsMet,
+    }),
   );
 }
 

@@ -80,8 +80,24 @@ const HR_ONLY = argv.includes('--hr-only');
 const flag = (name: string) => positiveIntFlag(argv, name);
 
 const S = QUICK
-  ? { employees: 2_000, members: 20_000, warmSeconds: 2, updateSeconds: 5, unchangedSeconds: 3, listWarmSeconds: 2, listSeconds: 5 }
-  : { employees: 10_000, members: 100_000, warmSeconds: 3, updateSeconds: 20, unchangedSeconds: 5, listWarmSeconds: 3, listSeconds: 15 };
+  ? {
+      employees: 2_000,
+      members: 20_000,
+      warmSeconds: 2,
+      updateSeconds: 5,
+      unchangedSeconds: 3,
+      listWarmSeconds: 2,
+      listSeconds: 5,
+    }
+  : {
+      employees: 10_000,
+      members: 100_000,
+      warmSeconds: 3,
+      updateSeconds: 20,
+      unchangedSeconds: 5,
+      listWarmSeconds: 3,
+      listSeconds: 15,
+    };
 const EMPLOYEES = flag('employees') ?? S.employees;
 /**
  * runtime processes of the service (PROCESSES, default 1): on this 2-core
@@ -167,7 +183,12 @@ function seedDocument(from: number, to: number, withProgram: boolean): Record<st
   const members = Array.from({ length: to - from }, (_, k) => member(from + k));
   if (!withProgram) return { members };
   const company = (example.companies as Record<string, unknown>[])[0]!;
-  const companies = Array.from({ length: COMPANIES }, (_, c) => ({ ...company, id: companyId(c), name: `Bench company ${c}`, bgId: bgId(c) }));
+  const companies = Array.from({ length: COMPANIES }, (_, c) => ({
+    ...company,
+    id: companyId(c),
+    name: `Bench company ${c}`,
+    bgId: bgId(c),
+  }));
   return { ...example, companies, members };
 }
 
@@ -176,11 +197,22 @@ function seedDocument(from: number, to: number, withProgram: boolean): Record<st
 // ---------------------------------------------------------------------------
 
 /** `npm run cli -- seed` in its own process against the service's Redis and data directory. */
-async function seed(env: Record<string, string>, dir: string, name: string, doc: Record<string, unknown>): Promise<{ perSecond: number; counts: Record<string, number> }> {
+async function seed(
+  env: Record<string, string>,
+  dir: string,
+  name: string,
+  doc: Record<string, unknown>,
+): Promise<{ perSecond: number; counts: Record<string, number> }> {
   const file = path.join(dir, `${name}.json`);
   fs.writeFileSync(file, JSON.stringify(doc));
   const t0 = performance.now();
-  const child = startNodeChild(`seed ${name}`, 'dist/runtime/cli.js', env, [], ['seed', file, '--concurrency', String(SEED_CONCURRENCY)]);
+  const child = startNodeChild(
+    `seed ${name}`,
+    'dist/runtime/cli.js',
+    env,
+    [],
+    ['seed', file, '--concurrency', String(SEED_CONCURRENCY)],
+  );
   await child.exited;
   const seconds = (performance.now() - t0) / 1000;
   const out = child.tail();
@@ -194,7 +226,10 @@ async function seed(env: Record<string, string>, dir: string, name: string, doc:
 /** The members the service's document store holds (listMembers total). */
 async function listedTotal(base: string, auth: Record<string, string>): Promise<number> {
   // a fresh connection each time, so every runtime process gets asked in turn
-  const r = await call(base, 'GET', `/${PROJECT_ID}/CALL/Member/listMembers?limit=1`, undefined, { ...auth, connection: 'close' });
+  const r = await call(base, 'GET', `/${PROJECT_ID}/CALL/Member/listMembers?limit=1`, undefined, {
+    ...auth,
+    connection: 'close',
+  });
   if (r.status !== 200) throw new Error(`listMembers answered ${r.status}: ${JSON.stringify(r.body)}`);
   return Number((r.body as { totalCount: number }).totalCount);
 }
@@ -210,7 +245,8 @@ async function waitListed(base: string, auth: Record<string, string>, want: numb
     for (let k = 0; k < 2 * PROCESSES; k++) counts.push(await listedTotal(base, auth));
     const n = Math.min(...counts);
     if (n >= want) return (performance.now() - t0) / 1000;
-    if (Date.now() > deadline) throw new Error(`only ${n} of ${want} members listed after ${PROJECTION_TIMEOUT_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${n} of ${want} members listed after ${PROJECTION_TIMEOUT_MS / 1000} s`);
     await sleep(wait);
     wait = Math.min(wait * 2, 1000);
   }
@@ -224,7 +260,13 @@ function hrLoad(
   label: string,
   base: string,
   pid: number,
-  o: { seconds?: number; amount?: number; counter: { n: number }; round: (n: number) => number; sent?: Map<number, number[]> },
+  o: {
+    seconds?: number;
+    amount?: number;
+    counter: { n: number };
+    round: (n: number) => number;
+    sent?: Map<number, number[]>;
+  },
 ): Promise<Measured> {
   const c = o.counter;
   return cannon({
@@ -254,13 +296,20 @@ function hrLoad(
  * before it is accepted for at most `inFlight` employees (requests still in
  * flight when autocannon stopped a run, never answered: HR_CONNECTIONS a run).
  */
-async function checkApplied(redis: Redis, sent: Map<number, number[]>, sample: number, inFlight: number): Promise<{ checked: number; wrong: number }> {
+async function checkApplied(
+  redis: Redis,
+  sent: Map<number, number[]>,
+  sample: number,
+  inFlight: number,
+): Promise<{ checked: number; wrong: number }> {
   const ids = [...sent.keys()].slice(0, sample);
   let wrong = 0;
   let previous = 0;
   for (const i of ids) {
     const raw = await redis.hget(KEYS.instance('Member', memberId(i)), 's');
-    const stored = raw ? (JSON.parse(raw) as { private?: { profile?: { phone?: string } } }).private?.profile?.phone : undefined;
+    const stored = raw
+      ? (JSON.parse(raw) as { private?: { profile?: { phone?: string } } }).private?.profile?.phone
+      : undefined;
     const rounds = sent.get(i)!;
     if (stored === phone(i, rounds[rounds.length - 1]!)) continue;
     if (rounds.length > 1 && stored === phone(i, rounds[0]!)) previous++;
@@ -287,7 +336,12 @@ function listingKinds(): ListingKind[] {
 }
 
 /** The six listings in rotation; latencies are kept per kind. */
-async function listLoad(base: string, pid: number, auth: Record<string, string>, seconds: number): Promise<{ all: Measured; byKind: Map<string, number[]> }> {
+async function listLoad(
+  base: string,
+  pid: number,
+  auth: Record<string, string>,
+  seconds: number,
+): Promise<{ all: Measured; byKind: Map<string, number[]> }> {
   const kinds = listingKinds();
   const byKind = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
   const cpu0 = treeCpuSeconds(pid);
@@ -320,7 +374,9 @@ async function listLoad(base: string, pid: number, auth: Record<string, string>,
   await Promise.all(Array.from({ length: LIST_CONNECTIONS }, worker));
   const elapsed = (performance.now() - t0) / 1000;
   return {
-    all: summarise('listMembers (mix of 6)', [{ ok, non2xx, errors, seconds: elapsed, cpu: treeCpuSeconds(pid) - cpu0, latencies }]),
+    all: summarise('listMembers (mix of 6)', [
+      { ok, non2xx, errors, seconds: elapsed, cpu: treeCpuSeconds(pid) - cpu0, latencies },
+    ]),
     byKind,
   };
 }
@@ -331,7 +387,9 @@ async function listLoad(base: string, pid: number, auth: Record<string, string>,
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`HR benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; service PROCESSES=${PROCESSES}; ${EMPLOYEES} employees, ${MEMBERS} members, ${COMPANIES} companies; HR ${HR_CONNECTIONS} connections, listing ${LIST_CONNECTIONS}`);
+  log(
+    `HR benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; service PROCESSES=${PROCESSES}; ${EMPLOYEES} employees, ${MEMBERS} members, ${COMPANIES} companies; HR ${HR_CONNECTIONS} connections, listing ${LIST_CONNECTIONS}`,
+  );
   let redis: Redis | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hr-bench-data-'));
   tempDirs.add(dataDir);
@@ -344,8 +402,17 @@ async function main(): Promise<Record<string, unknown>> {
     const removed = await deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `${BARE_PREFIX}*`]);
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the back-office user that lists (the snapshot RoleManager would write)
-    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
-    const pmToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] }, 6 * 3600);
+    await redis.set(
+      KEYS.roles,
+      JSON.stringify({
+        version: 1,
+        roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }],
+      }),
+    );
+    const pmToken = new TokenService(JWT_SECRET).sign(
+      { sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] },
+      6 * 3600,
+    );
     const PM = { authorization: `Bearer ${pmToken}` };
 
     const env = {
@@ -367,23 +434,37 @@ async function main(): Promise<Record<string, unknown>> {
     const BASE = `http://127.0.0.1:${port}`;
     // the baseline: a bare express + ioredis handler (GET + SET of a small value) on the same Redis
     const barePort = await findFreePort();
-    bare = startNodeChild('baseline-server', 'bench/baseline-server.ts', { PORT: String(barePort), REDIS_URL: redisUrl, BASE_PREFIX: BARE_PREFIX });
+    bare = startNodeChild('baseline-server', 'bench/baseline-server.ts', {
+      PORT: String(barePort),
+      REDIS_URL: redisUrl,
+      BASE_PREFIX: BARE_PREFIX,
+    });
     const BARE = `http://127.0.0.1:${barePort}`;
     await waitReady(bare, `${BARE}/ready`);
     await waitReady(service, `${BASE}/ready`);
-    await waitUntil(async () => (await healthPids(BASE, 4 * PROCESSES)).size === PROCESSES, 60_000, `${PROCESSES} runtime processes answering`);
+    await waitUntil(
+      async () => (await healthPids(BASE, 4 * PROCESSES)).size === PROCESSES,
+      60_000,
+      `${PROCESSES} runtime processes answering`,
+    );
     log(`service ready: pid ${service.pid}, ${PROCESSES} runtime process(es) ${stamp()}`);
 
     // --- 1. seed ------------------------------------------------------------
     const seeded = await seed(env, dataDir, 'employees', seedDocument(0, EMPLOYEES, true));
-    log(`seeded the program and ${EMPLOYEES} employees through the CLI: ${fmt(seeded.perSecond)} members/s (${SEED_CONCURRENCY} at a time) ${JSON.stringify(seeded.counts)} ${stamp()}`);
+    log(
+      `seeded the program and ${EMPLOYEES} employees through the CLI: ${fmt(seeded.perSecond)} members/s (${SEED_CONCURRENCY} at a time) ${JSON.stringify(seeded.counts)} ${stamp()}`,
+    );
     if (seeded.counts.failed) throw new Error('some seed records failed');
     const projectedIn = await waitListed(BASE, PM, EMPLOYEES, service);
     log(`  all ${EMPLOYEES} listed by the service ${fmt(projectedIn, 1)} s after the seed ended`);
 
     // --- 2. first sync --------------------------------------------------------
     log(`\n== HR employee updates: POST /members/hr/employee (x-api-key) ${stamp()}`);
-    const first = await hrLoad('first sync (every employee once)', BASE, service.pid, { amount: EMPLOYEES, counter: { n: 0 }, round: () => 1 });
+    const first = await hrLoad('first sync (every employee once)', BASE, service.pid, {
+      amount: EMPLOYEES,
+      counter: { n: 0 },
+      round: () => 1,
+    });
     log(`  ${describe(first)}`);
 
     // --- 3. steady updates ------------------------------------------------------
@@ -419,7 +500,9 @@ async function main(): Promise<Record<string, unknown>> {
     const bareSlices: Measured[] = [];
     for (let k = 0; k < slices * 2; k++) {
       if ((k % 4 === 0 || k % 4 === 3) && serviceSlices.length < slices) {
-        serviceSlices.push(await hrLoad('changed records', BASE, service.pid, { seconds: sliceSeconds, counter, round: rounds, sent }));
+        serviceSlices.push(
+          await hrLoad('changed records', BASE, service.pid, { seconds: sliceSeconds, counter, round: rounds, sent }),
+        );
       } else bareSlices.push(await bareLoad(sliceSeconds));
     }
     const steady = summarise('changed records', serviceSlices);
@@ -427,9 +510,13 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  ${describe(steady)}`);
     log(`  ${describe(bareMeasured)}`);
     const hrVsBare = steady.rps / bareMeasured.rps;
-    log(`  ratio service/bare = ${fmt(hrVsBare, 3)} by req/s (${slices} × ${fmt(sliceSeconds, 1)} s slices each, alternating)`);
+    log(
+      `  ratio service/bare = ${fmt(hrVsBare, 3)} by req/s (${slices} × ${fmt(sliceSeconds, 1)} s slices each, alternating)`,
+    );
     const applied = await checkApplied(redis, sent, 2000, HR_CONNECTIONS * slices);
-    log(`  stored phone is the last one sent for ${applied.checked - applied.wrong} of ${applied.checked} sampled employees`);
+    log(
+      `  stored phone is the last one sent for ${applied.checked - applied.wrong} of ${applied.checked} sampled employees`,
+    );
 
     // --- 4. unchanged ------------------------------------------------------------
     const replay = new Map([...sent].map(([i, r]) => [i, r[r.length - 1]!]));
@@ -455,7 +542,14 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  ${describe(unchanged)}`);
     if (HR_ONLY) {
       if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
-      return { hr_updates_per_s: Math.round(steady.rps), hr_p99_ms: round1(steady.p99), hr_vs_bare_ratio: Math.round(hrVsBare * 1000) / 1000, hr_only: true, unchanged_per_s: Math.round(unchanged.rps), cpu_us_per_update: Math.round(steady.cpuUsPerReq) };
+      return {
+        hr_updates_per_s: Math.round(steady.rps),
+        hr_p99_ms: round1(steady.p99),
+        hr_vs_bare_ratio: Math.round(hrVsBare * 1000) / 1000,
+        hr_only: true,
+        unchanged_per_s: Math.round(unchanged.rps),
+        cpu_us_per_update: Math.round(steady.cpuUsPerReq),
+      };
     }
 
     // --- 5. grow to MEMBERS ------------------------------------------------------
@@ -463,7 +557,9 @@ async function main(): Promise<Record<string, unknown>> {
     let grown = { perSecond: NaN, counts: {} as Record<string, number> };
     if (MEMBERS > EMPLOYEES) {
       grown = await seed(env, dataDir, 'members', seedDocument(EMPLOYEES, MEMBERS, false));
-      log(`seeded ${MEMBERS - EMPLOYEES} more members: ${fmt(grown.perSecond)} members/s ${JSON.stringify(grown.counts)} ${stamp()}`);
+      log(
+        `seeded ${MEMBERS - EMPLOYEES} more members: ${fmt(grown.perSecond)} members/s ${JSON.stringify(grown.counts)} ${stamp()}`,
+      );
       if (grown.counts.failed) throw new Error('some seed records failed');
     }
     const listedIn = await waitListed(BASE, PM, MEMBERS, service);
@@ -472,21 +568,30 @@ async function main(): Promise<Record<string, unknown>> {
     log(`  service resident memory: ${fmt(memAfterLoad.rssMb)} MB (peak ${fmt(memAfterLoad.hwmMb)} MB)`);
 
     // --- 6. listings ---------------------------------------------------------------
-    log(`\n== listMembers with ${MEMBERS} members (program management user, ${LIST_CONNECTIONS} connections) ${stamp()}`);
+    log(
+      `\n== listMembers with ${MEMBERS} members (program management user, ${LIST_CONNECTIONS} connections) ${stamp()}`,
+    );
     await listLoad(BASE, service.pid, PM, S.listWarmSeconds);
     const list = await listLoad(BASE, service.pid, PM, S.listSeconds);
-    const p95 = percentile([...list.all.latencies].sort((a, b) => a - b), 95);
+    const p95 = percentile(
+      [...list.all.latencies].sort((a, b) => a - b),
+      95,
+    );
     log(`  ${describe(list.all)}   p95 ${fmt(p95, 1)} ms`);
     const kinds: Record<string, { p50: number; p95: number; n: number }> = {};
     for (const [name, ms] of list.byKind) {
       const sorted = [...ms].sort((a, b) => a - b);
       kinds[name] = { p50: round1(percentile(sorted, 50)), p95: round1(percentile(sorted, 95)), n: ms.length };
-      log(`    ${name.padEnd(24)} p50 ${fmt(kinds[name].p50, 1).padStart(6)} ms   p95 ${fmt(kinds[name].p95, 1).padStart(6)} ms   (${ms.length})`);
+      log(
+        `    ${name.padEnd(24)} p50 ${fmt(kinds[name].p50, 1).padStart(6)} ms   p95 ${fmt(kinds[name].p95, 1).padStart(6)} ms   (${ms.length})`,
+      );
     }
 
     // --- 7. memory ------------------------------------------------------------------
     const mem = treeVmStatus(service.pid);
-    log(`\n== service resident memory with ${MEMBERS} members: ${fmt(mem.rssMb)} MB over ${mem.processes} process(es) (peaks summed ${fmt(mem.hwmMb)} MB) ${stamp()}`);
+    log(
+      `\n== service resident memory with ${MEMBERS} members: ${fmt(mem.rssMb)} MB over ${mem.processes} process(es) (peaks summed ${fmt(mem.hwmMb)} MB) ${stamp()}`,
+    );
 
     const figures = {
       hr_updates_per_s: Math.round(steady.rps),
@@ -506,11 +611,21 @@ async function main(): Promise<Record<string, unknown>> {
       list_p95_ms: figures.list_p95_ms <= TARGETS.list_p95_ms,
       rss_mb: figures.rss_mb <= TARGETS.rss_mb,
     };
-    const errors = first.non2xx + first.errors + steady.non2xx + steady.errors + unchanged.non2xx + unchanged.errors + list.all.non2xx + list.all.errors;
+    const errors =
+      first.non2xx +
+      first.errors +
+      steady.non2xx +
+      steady.errors +
+      unchanged.non2xx +
+      unchanged.errors +
+      list.all.non2xx +
+      list.all.errors;
     log('\n== summary');
     for (const [key, met] of Object.entries(targetsMet)) {
       const op = key.endsWith('_per_s') ? '>=' : '<=';
-      log(`  ${met ? 'ok  ' : 'MISS'} ${key.padEnd(18)} ${String(figures[key as keyof typeof figures]).padStart(8)}   target ${op} ${TARGETS[key as keyof typeof TARGETS]}`);
+      log(
+        `  ${met ? 'ok  ' : 'MISS'} ${key.padEnd(18)} ${String(figures[key as keyof typeof figures]).padStart(8)}   target ${op} ${TARGETS[key as keyof typeof TARGETS]}`,
+      );
     }
     if (errors) log(`  !! ${errors} requests failed (non-2xx or errors)`);
     if (applied.wrong) log(`  !! ${applied.wrong} sampled employees do not hold the last phone sent`);
@@ -534,11 +649,29 @@ async function main(): Promise<Record<string, unknown>> {
         unchanged_p99_ms: round1(unchanged.p99),
         unchanged_cpu_us_per_req: Math.round(unchanged.cpuUsPerReq),
       },
-      list: { connections: LIST_CONNECTIONS, per_s: Math.round(list.all.rps), p50_ms: round1(list.all.p50), p99_ms: round1(list.all.p99), kinds },
-      seed: { employees_per_s: Math.round(seeded.perSecond), members_per_s: Math.round(grown.perSecond), concurrency: SEED_CONCURRENCY },
+      list: {
+        connections: LIST_CONNECTIONS,
+        per_s: Math.round(list.all.rps),
+        p50_ms: round1(list.all.p50),
+        p99_ms: round1(list.all.p99),
+        kinds,
+      },
+      seed: {
+        employees_per_s: Math.round(seeded.perSecond),
+        members_per_s: Math.round(grown.perSecond),
+        concurrency: SEED_CONCURRENCY,
+      },
       rss_after_load_mb: round1(memAfterLoad.rssMb),
       rss_peak_mb: round1(mem.hwmMb),
-      settings: { processes: PROCESSES, employees: EMPLOYEES, members: MEMBERS, companies: COMPANIES, update_seconds: S.updateSeconds, list_seconds: S.listSeconds, cpus: os.cpus().length },
+      settings: {
+        processes: PROCESSES,
+        employees: EMPLOYEES,
+        members: MEMBERS,
+        companies: COMPANIES,
+        update_seconds: S.updateSeconds,
+        list_seconds: S.listSeconds,
+        cpus: os.cpus().length,
+      },
     };
   } finally {
     await service?.stop();

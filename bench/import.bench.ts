@@ -87,10 +87,15 @@ const CONCURRENCY = flag('concurrency') ?? 32;
  * audit entry of a new member then stays under the 1 KB a field that goes to a
  * LARGE_LOG file (spec 8), so comparing the two shows that file's cost.
  */
-const PAYMENT_WORDS: Record<string, string> = { dds: 'DDS', 'company-paid': 'Company Paid', 'credit-card': 'Credit Card' };
+const PAYMENT_WORDS: Record<string, string> = {
+  dds: 'DDS',
+  'company-paid': 'Company Paid',
+  'credit-card': 'Credit Card',
+};
 const PAYMENT_FLAG = argv.find((a) => a.startsWith('--payment='))?.split('=')[1] ?? 'dds';
 const MEMBER_PAYMENT = PAYMENT_WORDS[PAYMENT_FLAG];
-if (!MEMBER_PAYMENT) throw new Error(`--payment must be one of ${Object.keys(PAYMENT_WORDS).join(', ')}, got '${PAYMENT_FLAG}'`);
+if (!MEMBER_PAYMENT)
+  throw new Error(`--payment must be one of ${Object.keys(PAYMENT_WORDS).join(', ')}, got '${PAYMENT_FLAG}'`);
 /** diagnostic: the import processes' V8 old-space limit (node --max-old-space-size), to tell live memory from garbage not collected yet */
 const MAX_OLD_SPACE = flag('max-old-space');
 const PROJECT_ID = 'benchimport';
@@ -249,8 +254,10 @@ async function checkSheet(file: string, rows: number): Promise<void> {
   const parser = fs.createReadStream(file).pipe(parse({ to_line: 201 }));
   let n = 0;
   for await (const cells of parser as AsyncIterable<string[]>) {
-    if (n === 0 && cells.join(',') !== MEMBER_COLUMNS.join(',')) throw new Error(`generated header is not spec 2.9's member columns: ${cells.join(',')}`);
-    if (cells.length !== MEMBER_COLUMNS.length) throw new Error(`generated line ${n + 1} has ${cells.length} cells, not ${MEMBER_COLUMNS.length}`);
+    if (n === 0 && cells.join(',') !== MEMBER_COLUMNS.join(','))
+      throw new Error(`generated header is not spec 2.9's member columns: ${cells.join(',')}`);
+    if (cells.length !== MEMBER_COLUMNS.length)
+      throw new Error(`generated line ${n + 1} has ${cells.length} cells, not ${MEMBER_COLUMNS.length}`);
     n++;
   }
   let lines = 0;
@@ -277,7 +284,13 @@ interface CliRun {
 }
 
 /** `cli.js <args>` in its own process; its memory high-water mark and CPU are read every 100 ms until it exits. */
-async function runCli(name: string, env: Record<string, string>, args: string[], servicePid: number, nodeArgs: string[] = []): Promise<CliRun> {
+async function runCli(
+  name: string,
+  env: Record<string, string>,
+  args: string[],
+  servicePid: number,
+  nodeArgs: string[] = [],
+): Promise<CliRun> {
   const redisPid = tracked.redis?.pid;
   const service0 = treeCpuSeconds(servicePid);
   const redis0 = redisPid ? cpuSeconds(redisPid) : NaN;
@@ -299,7 +312,10 @@ async function runCli(name: string, env: Record<string, string>, args: string[],
   }
   const seconds = (performance.now() - t0) / 1000;
   const output = child.tail();
-  const last = output.split('\n').reverse().find((l) => l.startsWith('{'));
+  const last = output
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{'));
   if (!last) throw new Error(`${name} printed no summary (exit ${child.exitCode()}):\n${output}`);
   return {
     seconds,
@@ -324,7 +340,11 @@ function describeRun(label: string, run: CliRun, rows: number): string {
 
 function errorHead(file: string, lines = 10): string {
   try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(0, lines + 1).join('\n');
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(0, lines + 1)
+      .join('\n');
   } catch {
     return '(no error file)';
   }
@@ -343,7 +363,9 @@ async function listedTotal(base: string, auth: Record<string, string>): Promise<
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`import benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; member sheet of ${ROWS} rows, members paying ${MEMBER_PAYMENT}, import --concurrency ${CONCURRENCY}`);
+  log(
+    `import benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; member sheet of ${ROWS} rows, members paying ${MEMBER_PAYMENT}, import --concurrency ${CONCURRENCY}`,
+  );
   let redis: Redis | undefined;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-bench-data-'));
   tempDirs.add(dataDir);
@@ -357,27 +379,48 @@ async function main(): Promise<Record<string, unknown>> {
     const removed = await deleteKeys(redis, projectKeyPatterns(PROJECT_ID));
     if (removed) log(`  removed ${removed} keys left by an earlier run`);
     // a level-1 role for the back-office user that lists (the snapshot RoleManager would write)
-    await redis.set(KEYS.roles, JSON.stringify({ version: 1, roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }] }));
-    const pmToken = new TokenService(JWT_SECRET).sign({ sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] }, 6 * 3600);
+    await redis.set(
+      KEYS.roles,
+      JSON.stringify({
+        version: 1,
+        roles: [{ id: 'bench-super', name: 'bench-super', level: 1, permissions: {}, status: 'active' }],
+      }),
+    );
+    const pmToken = new TokenService(JWT_SECRET).sign(
+      { sub: 'bench-admin', identity: 'program_management_user', roles: ['bench-super'] },
+      6 * 3600,
+    );
     const PM = { authorization: `Bearer ${pmToken}` };
 
     const env = { PROJECT_ID, REDIS_URL: redisUrl, JWT_SECRET, LOG_LEVEL: 'warn', DATA_DIR: dataDir };
     const port = await findFreePort();
     log(`built the service (npm run build) in ${fmt(buildService(), 1)} s`);
-    service = startNodeChild('service', 'dist/runtime/main.js', { ...env, PORT: String(port), ROLES: 'api,worker,projector' });
+    service = startNodeChild('service', 'dist/runtime/main.js', {
+      ...env,
+      PORT: String(port),
+      ROLES: 'api,worker,projector',
+    });
     const BASE = `http://127.0.0.1:${port}`;
     await waitReady(service, `${BASE}/ready`);
     log(`service ready: pid ${service.pid} ${stamp()}`);
 
     // --- the example program ------------------------------------------------------
-    const seedRun = startNodeChild('seed', 'dist/runtime/cli.js', env, [], ['seed', path.join(ROOT, 'examples/seed.json')]);
+    const seedRun = startNodeChild(
+      'seed',
+      'dist/runtime/cli.js',
+      env,
+      [],
+      ['seed', path.join(ROOT, 'examples/seed.json')],
+    );
     await seedRun.exited;
     if (seedRun.exitCode() !== 0) throw new Error(`seed failed (exit ${seedRun.exitCode()}):\n${seedRun.tail()}`);
     const seedOut = seedRun.tail();
     const seedCounts = (JSON.parse(seedOut.slice(seedOut.indexOf('{'))) as { counts: Record<string, number> }).counts;
     log(`seeded examples/seed.json through the CLI: ${JSON.stringify(seedCounts)} ${stamp()}`);
     // the members the seed created (the service may not list them yet)
-    const membersBefore = (JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as { members?: unknown[] }).members?.length ?? 0;
+    const membersBefore =
+      (JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as { members?: unknown[] }).members
+        ?.length ?? 0;
 
     // --- 1. the sheet ---------------------------------------------------------------
     const file = path.join(workDir, `members-${ROWS}.csv`);
@@ -385,11 +428,24 @@ async function main(): Promise<Record<string, unknown>> {
     const written = await writeSheet(file, ROWS);
     const genSeconds = (performance.now() - g0) / 1000;
     await checkSheet(file, ROWS);
-    log(`\n== member sheet: ${ROWS} rows (${written.dependants} dependants, ${ROWS - written.dependants} members, each with a membership), ${fmt(written.bytes / 1e6, 1)} MB, written in ${fmt(genSeconds, 1)} s (streamed) ${stamp()}`);
+    log(
+      `\n== member sheet: ${ROWS} rows (${written.dependants} dependants, ${ROWS - written.dependants} members, each with a membership), ${fmt(written.bytes / 1e6, 1)} MB, written in ${fmt(genSeconds, 1)} s (streamed) ${stamp()}`,
+    );
     log(`   ${MEMBER_COLUMNS.length} columns (spec 2.9); the first rows:`);
     for (const line of fs.readFileSync(file, 'utf8').slice(0, 4096).split('\n').slice(1, 5)) log(`   ${line}`);
 
-    const importArgs = (errors: string, extra: string[]) => ['import', 'members', file, '--mapping', MAPPING, '--errors', errors, '--concurrency', String(CONCURRENCY), ...extra];
+    const importArgs = (errors: string, extra: string[]) => [
+      'import',
+      'members',
+      file,
+      '--mapping',
+      MAPPING,
+      '--errors',
+      errors,
+      '--concurrency',
+      String(CONCURRENCY),
+      ...extra,
+    ];
     const errorsOf = (phase: string) => path.join(workDir, `${phase}.errors.csv`);
     const runs: Record<string, CliRun> = {};
     const phase = async (name: string, extra: string[], nodeArgs: string[] = []) => {
@@ -398,7 +454,8 @@ async function main(): Promise<Record<string, unknown>> {
       const run = await runCli(name, env, importArgs(errorsOf(name), extra), service!.pid, [...heapArgs, ...nodeArgs]);
       runs[name] = run;
       log(`  ${describeRun(name, run, ROWS)}`);
-      if (run.summary.failed) log(`  !! ${run.summary.failed} rows refused; the error file begins:\n${errorHead(errorsOf(name))}`);
+      if (run.summary.failed)
+        log(`  !! ${run.summary.failed} rows refused; the error file begins:\n${errorHead(errorsOf(name))}`);
       else if (run.exitCode !== 0) log(`  !! exit ${run.exitCode}:\n${run.output.slice(-2000)}`);
       return run;
     };
@@ -408,9 +465,13 @@ async function main(): Promise<Record<string, unknown>> {
     const imported = await phase('import', [], profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
     const reimported = await phase('re-import', []);
     const unchangedAll = reimported.summary.unchanged === ROWS;
-    if (!unchangedAll) log(`  !! the re-import found ${ROWS - reimported.summary.unchanged} of ${ROWS} rows not unchanged`);
+    if (!unchangedAll)
+      log(`  !! the re-import found ${ROWS - reimported.summary.unchanged} of ${ROWS} rows not unchanged`);
     const createdAll = imported.summary.created === ROWS;
-    if (!createdAll) log(`  !! the import created ${imported.summary.created} of ${ROWS} rows (a dry run's count: ${dry.summary.created})`);
+    if (!createdAll)
+      log(
+        `  !! the import created ${imported.summary.created} of ${ROWS} rows (a dry run's count: ${dry.summary.created})`,
+      );
 
     // --- 5. the service lists them ----------------------------------------------------------
     const want = membersBefore + ROWS;
@@ -424,12 +485,17 @@ async function main(): Promise<Record<string, unknown>> {
     }
     const listedAfter = (performance.now() - p0) / 1000;
     if (listed < want) log(`  !! the service lists ${listed} members, not ${want}, after ${fmt(listedAfter, 1)} s`);
-    log(`\n== the service lists ${listed} members (${membersBefore} seeded + ${ROWS} imported wanted), ${fmt(listedAfter, 1)} s after the re-import ended ${stamp()}`);
+    log(
+      `\n== the service lists ${listed} members (${membersBefore} seeded + ${ROWS} imported wanted), ${fmt(listedAfter, 1)} s after the re-import ended ${stamp()}`,
+    );
 
     // --- where the import's CPU went ----------------------------------------------------------
     let profileFile: string | undefined;
     if (profDir) {
-      profileFile = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profDir, f))[0];
+      profileFile = fs
+        .readdirSync(profDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => path.join(profDir, f))[0];
       if (profileFile) {
         log(`\n== the import's CPU profile (${profileFile})`);
         const prof = JSON.parse(fs.readFileSync(profileFile, 'utf8')) as CpuProfile;
@@ -451,11 +517,19 @@ async function main(): Promise<Record<string, unknown>> {
       failed: figures.failed === 0,
     };
     log('\n== summary');
-    log(`  ${targetsMet.import_rows_per_s ? 'ok  ' : 'MISS'} import_rows_per_s    ${String(figures.import_rows_per_s).padStart(8)}   target >= ${TARGETS.import_rows_per_s}`);
-    log(`  ${targetsMet.dry_run_seconds ? 'ok  ' : 'MISS'} dry_run_seconds      ${String(figures.dry_run_seconds).padStart(8)}   target <= ${TARGETS.dry_run_seconds}`);
-    log(`  ${targetsMet.failed ? 'ok  ' : 'MISS'} failed               ${String(figures.failed).padStart(8)}   must be 0`);
+    log(
+      `  ${targetsMet.import_rows_per_s ? 'ok  ' : 'MISS'} import_rows_per_s    ${String(figures.import_rows_per_s).padStart(8)}   target >= ${TARGETS.import_rows_per_s}`,
+    );
+    log(
+      `  ${targetsMet.dry_run_seconds ? 'ok  ' : 'MISS'} dry_run_seconds      ${String(figures.dry_run_seconds).padStart(8)}   target <= ${TARGETS.dry_run_seconds}`,
+    );
+    log(
+      `  ${targetsMet.failed ? 'ok  ' : 'MISS'} failed               ${String(figures.failed).padStart(8)}   must be 0`,
+    );
     log(`       reimport_rows_per_s  ${String(figures.reimport_rows_per_s).padStart(8)}`);
-    log(`       rss_mb               ${String(figures.rss_mb).padStart(8)}   (peak of the importing process, highest of the three runs)`);
+    log(
+      `       rss_mb               ${String(figures.rss_mb).padStart(8)}   (peak of the importing process, highest of the three runs)`,
+    );
     if (KEEP) log(`sheet and error files kept in ${workDir}`);
     const phaseFigures = (run: CliRun) => ({
       seconds: round1(run.seconds),

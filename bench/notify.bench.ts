@@ -71,9 +71,13 @@ const recipientsFlag = argv.find((a) => a.startsWith('--recipients='))?.split('=
 /** SMTP connections of the service's pool (SMTP_URL ?maxConnections=N) and of the bare sender's; unset: the service's default, 5 */
 const smtpConnectionsFlag = argv.find((a) => a.startsWith('--smtp-connections='))?.split('=')[1];
 const SMTP_CONNECTIONS = smtpConnectionsFlag ? Number(smtpConnectionsFlag) : undefined;
-if (SMTP_CONNECTIONS !== undefined && (!Number.isInteger(SMTP_CONNECTIONS) || SMTP_CONNECTIONS < 1)) throw new Error(`--smtp-connections must be a positive integer, got '${smtpConnectionsFlag}'`);
+if (SMTP_CONNECTIONS !== undefined && (!Number.isInteger(SMTP_CONNECTIONS) || SMTP_CONNECTIONS < 1))
+  throw new Error(`--smtp-connections must be a positive integer, got '${smtpConnectionsFlag}'`);
 const N = recipientsFlag ? Number(recipientsFlag) : QUICK ? 2_000 : 10_000;
-if (!Number.isInteger(N) || N < 1 || N > 10_000) throw new Error(`--recipients must be 1 to 10000 (sendNotification takes 20 000 'to' entries), got '${recipientsFlag}'`);
+if (!Number.isInteger(N) || N < 1 || N > 10_000)
+  throw new Error(
+    `--recipients must be 1 to 10000 (sendNotification takes 20 000 'to' entries), got '${recipientsFlag}'`,
+  );
 
 /** how often a running phase prints its progress (--progress: every second) */
 const PROGRESS_MS = argv.includes('--progress') ? 1000 : 5000;
@@ -115,7 +119,9 @@ interface Phase {
 }
 
 async function main(): Promise<Record<string, unknown>> {
-  log(`notification fan-out benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; ${N} recipients, template ${TEMPLATE}; MAIL_CONCURRENCY=${process.env.MAIL_CONCURRENCY ?? '(default)'}`);
+  log(
+    `notification fan-out benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}; ${N} recipients, template ${TEMPLATE}; MAIL_CONCURRENCY=${process.env.MAIL_CONCURRENCY ?? '(default)'}`,
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'notify-bench-data-'));
   tempDirs.add(dataDir);
   const profDir = CPU_PROF ? fs.mkdtempSync(path.join(os.tmpdir(), 'notify-bench-prof-')) : undefined;
@@ -129,13 +135,22 @@ async function main(): Promise<Record<string, unknown>> {
 
     const smtpPort = await findFreePort();
     const smtpHttpPort = await findFreePort();
-    const smtp = startNodeChild('smtp-counter', 'bench/smtp-counter.ts', { SMTP_PORT: String(smtpPort), HTTP_PORT: String(smtpHttpPort) });
+    const smtp = startNodeChild('smtp-counter', 'bench/smtp-counter.ts', {
+      SMTP_PORT: String(smtpPort),
+      HTTP_PORT: String(smtpHttpPort),
+    });
     stoppable.push(smtp);
     const SMTP_API = `http://127.0.0.1:${smtpHttpPort}`;
     const smtpUrl = `smtp://127.0.0.1:${smtpPort}`;
 
     const barePort = await findFreePort();
-    const bare = startNodeChild('bare-notify', 'bench/bare-notify.ts', { PORT: String(barePort), REDIS_URL: redisUrl, SMTP_URL: smtpUrl, BASE_PREFIX: BARE_PREFIX, PROJECT_ID });
+    const bare = startNodeChild('bare-notify', 'bench/bare-notify.ts', {
+      PORT: String(barePort),
+      REDIS_URL: redisUrl,
+      SMTP_URL: smtpUrl,
+      BASE_PREFIX: BARE_PREFIX,
+      PROJECT_ID,
+    });
     stoppable.push(bare);
     const BARE = `http://127.0.0.1:${barePort}`;
 
@@ -216,7 +231,9 @@ async function main(): Promise<Record<string, unknown>> {
             out.push(0);
             continue;
           }
-          const items = ((JSON.parse(s) as { private?: { items?: { content?: string }[] } }).private?.items ?? []) as { content?: string }[];
+          const items = ((JSON.parse(s) as { private?: { items?: { content?: string }[] } }).private?.items ?? []) as {
+            content?: string;
+          }[];
           out.push(items.filter((it) => it.content?.startsWith(needle)).length);
         }
       }
@@ -226,7 +243,11 @@ async function main(): Promise<Record<string, unknown>> {
     /** every bucket's effect stream and QUEUED_WRITE queue, and the mail queue, hold nothing more to do */
     const drained = async (): Promise<boolean> => {
       const counts = await Promise.all([
-        ...KEYS.all.flatMap((b) => [redis!.xlen(b.effects), redis!.llen(`${b.queuePrefix}:jobs:wait`), redis!.llen(`${b.queuePrefix}:jobs:active`)]),
+        ...KEYS.all.flatMap((b) => [
+          redis!.xlen(b.effects),
+          redis!.llen(`${b.queuePrefix}:jobs:wait`),
+          redis!.llen(`${b.queuePrefix}:jobs:active`),
+        ]),
         redis!.llen(`${MAIL_QUEUE}:wait`),
         redis!.llen(`${MAIL_QUEUE}:active`),
         redis!.zcard(`${MAIL_QUEUE}:delayed`),
@@ -238,7 +259,8 @@ async function main(): Promise<Record<string, unknown>> {
       const deadline = Date.now() + PHASE_TIMEOUT_MS;
       while (!(await drained())) {
         if (!service.alive()) throw new Error(`the service exited:\n${service.tail()}`);
-        if (Date.now() > deadline) throw new Error(`${what}: the effect stream and queues not drained within ${PHASE_TIMEOUT_MS / 1000} s`);
+        if (Date.now() > deadline)
+          throw new Error(`${what}: the effect stream and queues not drained within ${PHASE_TIMEOUT_MS / 1000} s`);
         await sleep(200);
       }
     };
@@ -255,7 +277,13 @@ async function main(): Promise<Record<string, unknown>> {
       const cpu0 = { service: treeCpuSeconds(service.pid), redis: cpuSeconds(redisPid), smtp: cpuSeconds(smtp.pid) };
       const t0 = performance.now();
       const wall0 = Date.now();
-      const r = await call(BASE, 'POST', `/${PROJECT_ID}/CALL/NotifyBench/send`, { templateId: TEMPLATE, count: N, channels, tag }, { 'x-api-key': API_KEY });
+      const r = await call(
+        BASE,
+        'POST',
+        `/${PROJECT_ID}/CALL/NotifyBench/send`,
+        { templateId: TEMPLATE, count: N, channels, tag },
+        { 'x-api-key': API_KEY },
+      );
       const callMs = performance.now() - t0;
       if (r.status !== 200) throw new Error(`NotifyBench.send answered ${r.status}: ${JSON.stringify(r.body)}`);
       log(`  sendNotification answered in ${fmt(callMs)} ms`);
@@ -285,13 +313,22 @@ async function main(): Promise<Record<string, unknown>> {
         if (performance.now() - lastReport > PROGRESS_MS) {
           lastReport = performance.now();
           const mails = stats ? `${stats.recipients} mails` : '';
-          log(`  … ${fmt((performance.now() - t0) / 1000, 1)} s: ${wantInbox ? `${N - pending.length} inboxes` : ''}${wantInbox && wantMail ? ', ' : ''}${mails}`);
+          log(
+            `  … ${fmt((performance.now() - t0) / 1000, 1)} s: ${wantInbox ? `${N - pending.length} inboxes` : ''}${wantInbox && wantMail ? ', ' : ''}${mails}`,
+          );
         }
-        if (Date.now() > deadline) throw new Error(`${label}: ${pending.length} inboxes and ${mailDone ? 0 : N - (stats?.recipients ?? 0)} mails missing after ${PHASE_TIMEOUT_MS / 1000} s`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `${label}: ${pending.length} inboxes and ${mailDone ? 0 : N - (stats?.recipients ?? 0)} mails missing after ${PHASE_TIMEOUT_MS / 1000} s`,
+          );
         await sleep(POLL_MS);
       }
       const seconds = Math.max(inboxSeconds ?? 0, mailSeconds ?? 0);
-      const cpu = { service: treeCpuSeconds(service.pid) - cpu0.service, redis: cpuSeconds(redisPid) - cpu0.redis, smtp: cpuSeconds(smtp.pid) - cpu0.smtp };
+      const cpu = {
+        service: treeCpuSeconds(service.pid) - cpu0.service,
+        redis: cpuSeconds(redisPid) - cpu0.redis,
+        smtp: cpuSeconds(smtp.pid) - cpu0.smtp,
+      };
 
       // nothing left in flight: what arrives late (a redelivery) counts
       await waitDrained(label);
@@ -315,7 +352,9 @@ async function main(): Promise<Record<string, unknown>> {
       ].filter(Boolean);
       log(`  done in ${fmt(seconds, 2)} s: ${parts.join(', ')}`);
       log(`  cpu: service ${fmt(cpu.service, 1)} s, redis ${fmt(cpu.redis, 1)} s, smtp server ${fmt(cpu.smtp, 1)} s`);
-      log(`  lost: ${lost.inbox} inbox items, ${lost.mail} mails; duplicated: ${duplicated.inbox} inbox items, ${duplicated.mail} mails`);
+      log(
+        `  lost: ${lost.inbox} inbox items, ${lost.mail} mails; duplicated: ${duplicated.inbox} inbox items, ${duplicated.mail} mails`,
+      );
       reportWarnings();
       return { label, channels, seconds, inboxSeconds, mailSeconds, callMs, cpu, lost, duplicated };
     };
@@ -325,14 +364,21 @@ async function main(): Promise<Record<string, unknown>> {
       await waitDrained('before the bare fan-out');
       await call(SMTP_API, 'POST', '/reset');
       const cpu0 = cpuSeconds(bare.pid);
-      const r = await call(BARE, 'POST', '/run', { n: N, tag: `bare${bareRuns.length}`, connections: SMTP_CONNECTIONS ?? 5 });
+      const r = await call(BARE, 'POST', '/run', {
+        n: N,
+        tag: `bare${bareRuns.length}`,
+        connections: SMTP_CONNECTIONS ?? 5,
+      });
       const bareCpu = cpuSeconds(bare.pid) - cpu0;
       if (r.status !== 200) throw new Error(`bare fan-out failed: ${JSON.stringify(r.body)}`);
       const s = await smtpStats();
-      if (s.recipients !== N) throw new Error(`bare fan-out: the SMTP server counted ${s.recipients} recipients, not ${N}`);
+      if (s.recipients !== N)
+        throw new Error(`bare fan-out: the SMTP server counted ${s.recipients} recipients, not ${N}`);
       const b = r.body as { seconds: number; mailSeconds: number; inboxSeconds: number };
       bareRuns.push(b);
-      log(`\n== bare fan-out (nodemailer pool of ${SMTP_CONNECTIONS ?? 5} + ioredis GET+SET, no runtime): ${fmt(b.seconds, 2)} s; mails ${fmt(b.mailSeconds, 2)} s (${fmt(N / b.mailSeconds)}/s), inbox writes ${fmt(b.inboxSeconds, 2)} s (${fmt(N / b.inboxSeconds)}/s); cpu ${fmt(bareCpu, 1)} s ${stamp()}`);
+      log(
+        `\n== bare fan-out (nodemailer pool of ${SMTP_CONNECTIONS ?? 5} + ioredis GET+SET, no runtime): ${fmt(b.seconds, 2)} s; mails ${fmt(b.mailSeconds, 2)} s (${fmt(N / b.mailSeconds)}/s), inbox writes ${fmt(b.inboxSeconds, 2)} s (${fmt(N / b.inboxSeconds)}/s); cpu ${fmt(bareCpu, 1)} s ${stamp()}`,
+      );
     };
 
     const phases: Phase[] = [];
@@ -341,7 +387,10 @@ async function main(): Promise<Record<string, unknown>> {
       phases.push(await runPhase('email only', ['email']));
     }
     await runBare();
-    const headline = await runPhase(HEADLINE_ONLY ? 'email + in-app (new inboxes)' : 'email + in-app (members with inboxes)', ['email', 'in_app']);
+    const headline = await runPhase(
+      HEADLINE_ONLY ? 'email + in-app (new inboxes)' : 'email + in-app (members with inboxes)',
+      ['email', 'in_app'],
+    );
     phases.push(headline);
     await runBare();
 
@@ -352,9 +401,16 @@ async function main(): Promise<Record<string, unknown>> {
     const duplicated = phases.reduce((a, p) => a + p.duplicated.inbox + p.duplicated.mail, 0);
     const ratio = bareSeconds / headline.seconds;
     log(`\n== summary`);
-    log(`  email + in-app to ${N}: ${fmt(headline.seconds, 2)} s (target ≤ ${TARGETS.notify_seconds} s); bare fan-out ${fmt(bareSeconds, 2)} s (mean of ${bareRuns.length}); ratio bare/service ${fmt(ratio, 3)}`);
-    log(`  inbox items ${fmt(N / headline.inboxSeconds!)}/s (bare ${fmt(N / bareInbox)}/s), mails ${fmt(N / headline.mailSeconds!)}/s (bare ${fmt(N / bareMail)}/s)`);
-    for (const p of phases) log(`  ${p.label.padEnd(40)} ${fmt(p.seconds, 2).padStart(7)} s   service cpu ${fmt(p.cpu.service, 1)} s, redis ${fmt(p.cpu.redis, 1)} s, smtp ${fmt(p.cpu.smtp, 1)} s`);
+    log(
+      `  email + in-app to ${N}: ${fmt(headline.seconds, 2)} s (target ≤ ${TARGETS.notify_seconds} s); bare fan-out ${fmt(bareSeconds, 2)} s (mean of ${bareRuns.length}); ratio bare/service ${fmt(ratio, 3)}`,
+    );
+    log(
+      `  inbox items ${fmt(N / headline.inboxSeconds!)}/s (bare ${fmt(N / bareInbox)}/s), mails ${fmt(N / headline.mailSeconds!)}/s (bare ${fmt(N / bareMail)}/s)`,
+    );
+    for (const p of phases)
+      log(
+        `  ${p.label.padEnd(40)} ${fmt(p.seconds, 2).padStart(7)} s   service cpu ${fmt(p.cpu.service, 1)} s, redis ${fmt(p.cpu.redis, 1)} s, smtp ${fmt(p.cpu.smtp, 1)} s`,
+      );
     if (profDir) log(`cpu profile: ${profDir} (written when the service stops)`);
 
     const targetsMet = headline.seconds <= TARGETS.notify_seconds && lost === 0 && duplicated === 0;

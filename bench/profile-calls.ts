@@ -21,7 +21,14 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { findFreePort } from '../runtime/redis/embedded-redis';
-import { describeProfile, summariseHeapProfile, summariseProfile, topRows, type CpuProfile, type HeapProfile } from './profile-summary';
+import {
+  describeProfile,
+  summariseHeapProfile,
+  summariseProfile,
+  topRows,
+  type CpuProfile,
+  type HeapProfile,
+} from './profile-summary';
 import {
   benchRedisUrl,
   call,
@@ -69,17 +76,23 @@ const HOOK = ['--import', path.join(__dirname, 'profile-hook.mjs')];
  */
 function build(): number {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'bench/tsconfig.profile.json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'bench/tsconfig.profile.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const main = path.join(ROOT, 'dist/runtime/main.js');
-  if (!fs.existsSync(main) || fs.statSync(main).mtimeMs < t0 - 1000) throw new Error(`build failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  if (r.status !== 0) log(`(tsc reported type errors, compiled anyway:\n${r.stdout.trim().split('\n').slice(0, 5).join('\n')})`);
+  if (!fs.existsSync(main) || fs.statSync(main).mtimeMs < t0 - 1000)
+    throw new Error(`build failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    log(`(tsc reported type errors, compiled anyway:\n${r.stdout.trim().split('\n').slice(0, 5).join('\n')})`);
   return (Date.now() - t0) / 1000;
 }
 
 /** calls per command from INFO commandstats */
 async function commandCalls(redis: Redis): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) out.set(m[1], Number(m[2]));
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    out.set(m[1], Number(m[2]));
   return out;
 }
 
@@ -94,7 +107,12 @@ function perRequest(before: Map<string, number>, after: Map<string, number>, req
 }
 
 /** Starts the child's profiler, runs `load`, stops the profiler and returns the profile. */
-async function profiled<T>(child: Child, dir: string, n: number, load: () => Promise<T>): Promise<{ result: T; profile: CpuProfile; file: string }> {
+async function profiled<T>(
+  child: Child,
+  dir: string,
+  n: number,
+  load: () => Promise<T>,
+): Promise<{ result: T; profile: CpuProfile; file: string }> {
   process.kill(child.pid, 'SIGUSR2');
   await waitUntil(async () => fs.existsSync(path.join(dir, `started-${n}`)), 10_000, `${child.name}: profiler start`);
   const result = await load();
@@ -145,7 +163,12 @@ async function main(): Promise<Record<string, unknown>> {
       HOOK,
     );
     started.push(runtime);
-    const baseline = startNodeChild('baseline-server', 'bench/baseline-server.ts', { PORT: String(basePort), REDIS_URL: redisUrl, BASE_PREFIX, PROFILE_DIR: baseDir }, HOOK);
+    const baseline = startNodeChild(
+      'baseline-server',
+      'bench/baseline-server.ts',
+      { PORT: String(basePort), REDIS_URL: redisUrl, BASE_PREFIX, PROFILE_DIR: baseDir },
+      HOOK,
+    );
     started.push(baseline);
     const RT = `http://127.0.0.1:${rtPort}`;
     const BASE = `http://127.0.0.1:${basePort}`;
@@ -158,13 +181,15 @@ async function main(): Promise<Record<string, unknown>> {
         while (next < INSTANCES) {
           const id = `w-${next++}`;
           const r = await call(RT, 'POST', `/${PROJECT_ID}/CALL/Counter/init/${id}`, {}, AUTH);
-          if (r.status !== 200 && r.status !== 201) throw new Error(`INIT ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+          if (r.status !== 200 && r.status !== 201)
+            throw new Error(`INIT ${id}: ${r.status} ${JSON.stringify(r.body)}`);
         }
       }),
     );
     const sample = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/w-0`, undefined, AUTH);
     const pipe = redis.pipeline();
-    for (let i = 0; i < INSTANCES; i++) pipe.set(`${BASE_PREFIX}w-${i}`, JSON.stringify({ ...sample.body, id: `w-${i}` }));
+    for (let i = 0; i < INSTANCES; i++)
+      pipe.set(`${BASE_PREFIX}w-${i}`, JSON.stringify({ ...sample.body, id: `w-${i}` }));
     await pipe.exec();
 
     const counters = new Map<Child, number>();
@@ -178,12 +203,26 @@ async function main(): Promise<Record<string, unknown>> {
           path: (i) => `/${PROJECT_ID}/CALL/Counter/${phase === 'read' ? 'get' : 'increment'}/w-${i}`,
         },
       ];
-      if (BASELINE) sides.push({ child: baseline, dir: baseDir, url: BASE, label: `baseline ${phase}`, path: (i) => `/${phase}/w-${i}` });
+      if (BASELINE)
+        sides.push({
+          child: baseline,
+          dir: baseDir,
+          url: BASE,
+          label: `baseline ${phase}`,
+          path: (i) => `/${phase}/w-${i}`,
+        });
       for (const side of sides) {
         const method = phase === 'read' ? 'GET' : 'POST';
         const body = phase === 'read' ? undefined : '{}';
         const load = (seconds: number) =>
-          cannon({ label: side.label, url: side.url, pid: side.child.pid, seconds, headers: AUTH, request: rotating(INSTANCES, method, side.path, body) });
+          cannon({
+            label: side.label,
+            url: side.url,
+            pid: side.child.pid,
+            seconds,
+            headers: AUTH,
+            request: rotating(INSTANCES, method, side.path, body),
+          });
         await load(WARM_SECONDS);
         const n = (counters.get(side.child) ?? 0) + 1;
         counters.set(side.child, n);
@@ -202,7 +241,11 @@ async function main(): Promise<Record<string, unknown>> {
           log(`\nallocated by function (sampled; ${fmt(heap.total / result.ok)} bytes per request in all)`);
           for (const line of topRows(heap.byFunction, heap.total, TOP)) log(line);
         }
-        out[side.label.replace(/ /g, '_')] = { per_s: Math.round(result.rps), cpu_us_per_req: Math.round(result.cpuUsPerReq), profile_busy_s: summary.busyUs / 1e6 };
+        out[side.label.replace(/ /g, '_')] = {
+          per_s: Math.round(result.rps),
+          cpu_us_per_req: Math.round(result.cpuUsPerReq),
+          profile_busy_s: summary.busyUs / 1e6,
+        };
       }
     }
     return out;

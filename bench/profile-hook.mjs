@@ -18,31 +18,40 @@ if (dir) {
   const session = new inspector.Session();
   session.connect();
   const post = (method, params) =>
-    new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) =>
+      session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))),
+    );
   let running = false;
   let n = 0;
   let busy = Promise.resolve();
   process.on('SIGUSR2', () => {
-    busy = busy.then(async () => {
-      if (!running) {
-        n += 1;
-        await post('Profiler.enable');
-        await post('Profiler.setSamplingInterval', { interval: intervalUs });
-        await post('Profiler.start');
-        if (heap) await post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-        running = true;
-        fs.writeFileSync(path.join(dir, `started-${n}`), '');
-      } else {
-        const { profile } = await post('Profiler.stop');
-        if (heap) {
-          const { profile: allocations } = await post('HeapProfiler.stopSampling');
-          fs.writeFileSync(path.join(dir, `profile-${n}.heapprofile`), JSON.stringify(allocations));
+    busy = busy
+      .then(async () => {
+        if (!running) {
+          n += 1;
+          await post('Profiler.enable');
+          await post('Profiler.setSamplingInterval', { interval: intervalUs });
+          await post('Profiler.start');
+          if (heap)
+            await post('HeapProfiler.startSampling', {
+              samplingInterval: 1024,
+              includeObjectsCollectedByMajorGC: true,
+              includeObjectsCollectedByMinorGC: true,
+            });
+          running = true;
+          fs.writeFileSync(path.join(dir, `started-${n}`), '');
+        } else {
+          const { profile } = await post('Profiler.stop');
+          if (heap) {
+            const { profile: allocations } = await post('HeapProfiler.stopSampling');
+            fs.writeFileSync(path.join(dir, `profile-${n}.heapprofile`), JSON.stringify(allocations));
+          }
+          running = false;
+          const file = path.join(dir, `profile-${n}.cpuprofile`);
+          fs.writeFileSync(`${file}.tmp`, JSON.stringify(profile));
+          fs.renameSync(`${file}.tmp`, file);
         }
-        running = false;
-        const file = path.join(dir, `profile-${n}.cpuprofile`);
-        fs.writeFileSync(`${file}.tmp`, JSON.stringify(profile));
-        fs.renameSync(`${file}.tmp`, file);
-      }
-    }).catch((err) => process.stderr.write(`profile-hook: ${err?.stack ?? err}\n`));
+      })
+      .catch((err) => process.stderr.write(`profile-hook: ${err?.stack ?? err}\n`));
   });
 }

@@ -108,7 +108,8 @@ export function topRows(m: Map<string, number>, busyUs: number, top: number, fil
 
 /** The summary as printed by the command line. */
 export function describeProfile(s: ProfileSummary, top: number, filter?: string): string[] {
-  const head = (title: string) => `\n${title} (share of ${(s.busyUs / 1e6).toFixed(2)} s busy; idle ${(s.idleUs / 1e6).toFixed(2)} s)`;
+  const head = (title: string) =>
+    `\n${title} (share of ${(s.busyUs / 1e6).toFixed(2)} s busy; idle ${(s.idleUs / 1e6).toFixed(2)} s)`;
   return [
     head('self time by function'),
     ...topRows(s.self, s.busyUs, top, filter),

@@ -98,8 +98,32 @@ const DIAG = argv.includes('--diag');
 const CPU_PROF = argv.includes('--cpu-prof');
 
 const S = QUICK
-  ? { slices: 4, sliceSeconds: 1, readWarmSeconds: 1.5, writeWarmSeconds: 1, hotSeconds: 4, rounds: 1, instances: 1000, memInstances: 1000, queuedJobs: 1500, queuedWarmJobs: 100, hotWarm: 400 }
-  : { slices: 5, sliceSeconds: 3, readWarmSeconds: 3, writeWarmSeconds: 3, hotSeconds: 15, rounds: 2, instances: 1000, memInstances: 10000, queuedJobs: 10000, queuedWarmJobs: 1000, hotWarm: 2000 };
+  ? {
+      slices: 4,
+      sliceSeconds: 1,
+      readWarmSeconds: 1.5,
+      writeWarmSeconds: 1,
+      hotSeconds: 4,
+      rounds: 1,
+      instances: 1000,
+      memInstances: 1000,
+      queuedJobs: 1500,
+      queuedWarmJobs: 100,
+      hotWarm: 400,
+    }
+  : {
+      slices: 5,
+      sliceSeconds: 3,
+      readWarmSeconds: 3,
+      writeWarmSeconds: 3,
+      hotSeconds: 15,
+      rounds: 2,
+      instances: 1000,
+      memInstances: 10000,
+      queuedJobs: 10000,
+      queuedWarmJobs: 1000,
+      hotWarm: 2000,
+    };
 /** seconds of load per side in each runtime/baseline comparison */
 const MEASURE_SECONDS = S.slices * S.sliceSeconds;
 const CONNECTIONS = 50;
@@ -182,7 +206,9 @@ async function compare(
       else base.push(await baseline(S.sliceSeconds));
     }
   }
-  log(`  slices (${S.slices} × ${S.sliceSeconds} s each, alternating) req/s: runtime ${rt.map((m) => fmt(m.rps)).join(' ')} | baseline ${base.map((m) => fmt(m.rps)).join(' ')}`);
+  log(
+    `  slices (${S.slices} × ${S.sliceSeconds} s each, alternating) req/s: runtime ${rt.map((m) => fmt(m.rps)).join(' ')} | baseline ${base.map((m) => fmt(m.rps)).join(' ')}`,
+  );
   const r = summarise(rt[0].label, rt);
   const b = summarise(base[0].label, base);
   const ratio = r.rps / b.rps;
@@ -219,7 +245,12 @@ function ids(prefix: string, n: number): string[] {
 }
 
 function deleteBenchKeys(redis: Redis): Promise<number> {
-  return deleteKeys(redis, [...projectKeyPatterns(PROJECT_ID), `bull:${BARE_QUEUE}:*`, `${BASE_PREFIX}*`, ...projectKeyPatterns(BACKLOG_PROJECT_ID)]);
+  return deleteKeys(redis, [
+    ...projectKeyPatterns(PROJECT_ID),
+    `bull:${BARE_QUEUE}:*`,
+    `${BASE_PREFIX}*`,
+    ...projectKeyPatterns(BACKLOG_PROJECT_ID),
+  ]);
 }
 
 // ---------------------------------------------------------------------------
@@ -228,7 +259,9 @@ function deleteBenchKeys(redis: Redis): Promise<number> {
 
 async function main(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
-  log(`runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${MEASURE_SECONDS} s per side per comparison (${S.slices} alternating slices of ${S.sliceSeconds} s), ${CONNECTIONS} connections`);
+  log(
+    `runtime benchmark (${QUICK ? 'quick' : 'full'}): ${os.cpus().length} CPUs, node ${process.version}, ${MEASURE_SECONDS} s per side per comparison (${S.slices} alternating slices of ${S.sliceSeconds} s), ${CONNECTIONS} connections`,
+  );
   const loadStart = os.loadavg();
   log(`load average at start: ${loadStart.map((l) => fmt(l, 2)).join(', ')}`);
 
@@ -281,13 +314,21 @@ async function main(): Promise<Record<string, unknown>> {
     const RT = `http://127.0.0.1:${rtPort}`;
     const BASE = `http://127.0.0.1:${basePort}`;
     const BARE = `http://127.0.0.1:${barePort}`;
-    await Promise.all([waitReady(runtime, `${RT}/ready`), waitReady(baseline, `${BASE}/ready`), waitReady(bare, `${BARE}/ready`)]);
-    log(`children ready in ${fmt((performance.now() - t0) / 1000, 1)} s: runtime pid ${runtime.pid}, baseline pid ${baseline.pid}, bare BullMQ pid ${bare.pid}`);
+    await Promise.all([
+      waitReady(runtime, `${RT}/ready`),
+      waitReady(baseline, `${BASE}/ready`),
+      waitReady(bare, `${BARE}/ready`),
+    ]);
+    log(
+      `children ready in ${fmt((performance.now() - t0) / 1000, 1)} s: runtime pid ${runtime.pid}, baseline pid ${baseline.pid}, bare BullMQ pid ${bare.pid}`,
+    );
 
     // --- fixtures -----------------------------------------------------------
     const wIds = ids('w-', S.instances);
     const initRate = await createInstances(RT, [...wIds, 'hot']);
-    log(`created ${S.instances + 1} Counter instances over HTTP INIT (${fmt(initRate)} INIT/s, ${CREATE_CONCURRENCY} in flight) ${stamp()}`);
+    log(
+      `created ${S.instances + 1} Counter instances over HTTP INIT (${fmt(initRate)} INIT/s, ${CREATE_CONCURRENCY} in flight) ${stamp()}`,
+    );
     const sample = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/w-0`);
     if (sample.status !== 200) throw new Error(`READ of w-0 failed: ${sample.status} ${JSON.stringify(sample.body)}`);
     // baseline keys: the same JSON the runtime's READ returns, so both answer bodies of the same size
@@ -300,8 +341,21 @@ async function main(): Promise<Record<string, unknown>> {
       `READ: GET /${PROJECT_ID}/CALL/Counter/get/<id> vs bare express+ioredis GET (rotating over ${S.instances} ids)`,
       S.readWarmSeconds,
       (seconds) =>
-        cannon({ label: 'runtime READ call', url: RT, pid: runtime.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) }),
-      (seconds) => cannon({ label: 'baseline GET', url: BASE, pid: baseline.pid, seconds, request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`) }),
+        cannon({
+          label: 'runtime READ call',
+          url: RT,
+          pid: runtime.pid,
+          seconds,
+          request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`),
+        }),
+      (seconds) =>
+        cannon({
+          label: 'baseline GET',
+          url: BASE,
+          pid: baseline.pid,
+          seconds,
+          request: rotating(S.instances, 'GET', (i) => `/read/w-${i}`),
+        }),
     );
 
     let diag: Record<string, number> | undefined;
@@ -309,8 +363,14 @@ async function main(): Promise<Record<string, unknown>> {
       log(`\n== diagnostics: where a READ call's time goes (runtime only, alternating slices) ${stamp()}`);
       const kinds = [
         { label: 'runtime GET /health', request: { method: 'GET', path: '/health' } as RequestSpec },
-        { label: 'runtime STATIC call (about)', request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` } as RequestSpec },
-        { label: 'runtime READ call', request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`) },
+        {
+          label: 'runtime STATIC call (about)',
+          request: { method: 'GET', path: `/${PROJECT_ID}/CALL/Counter/about` } as RequestSpec,
+        },
+        {
+          label: 'runtime READ call',
+          request: rotating(S.instances, 'GET', (i) => `/${PROJECT_ID}/CALL/Counter/get/w-${i}`),
+        },
       ];
       const runs: Measured[][] = kinds.map(() => []);
       for (let slice = 0; slice < S.slices; slice++) {
@@ -321,7 +381,9 @@ async function main(): Promise<Record<string, unknown>> {
       }
       const [health, stat, readAgain] = runs.map((ms, k) => summarise(kinds[k].label, ms));
       for (const m of [health, stat, readAgain]) log(`  ${describe(m)}`);
-      log(`  baseline GET (from above)      ${fmt(read.baseline.rps).padStart(6)} req/s   cpu ${fmt(read.baseline.cpuUsPerReq)} µs/req`);
+      log(
+        `  baseline GET (from above)      ${fmt(read.baseline.rps).padStart(6)} req/s   cpu ${fmt(read.baseline.cpuUsPerReq)} µs/req`,
+      );
       diag = {
         health_per_s: health.rps,
         health_cpu_us_per_req: health.cpuUsPerReq,
@@ -345,23 +407,45 @@ async function main(): Promise<Record<string, unknown>> {
           request: rotating(S.instances, 'POST', (i) => `/${PROJECT_ID}/CALL/Counter/increment/w-${i}`, '{}'),
         }),
       (seconds) =>
-        cannon({ label: 'baseline GET+SET', url: BASE, pid: baseline.pid, seconds, request: rotating(S.instances, 'POST', (i) => `/write/w-${i}`, '{}') }),
+        cannon({
+          label: 'baseline GET+SET',
+          url: BASE,
+          pid: baseline.pid,
+          seconds,
+          request: rotating(S.instances, 'POST', (i) => `/write/w-${i}`, '{}'),
+        }),
     );
 
     // --- WRITE on one hot instance -------------------------------------------
     log(`\n== hot WRITE: ${HOT_CONNECTIONS} connections on one instance ${stamp()}`);
     const hotPath = `/${PROJECT_ID}/CALL/Counter/increment/hot`;
     const hotReq: RequestSpec = { method: 'POST', path: hotPath, body: '{}' };
-    const hotWarm = await cannon({ label: 'hot WRITE warm-up', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: S.hotWarm, request: hotReq });
+    const hotWarm = await cannon({
+      label: 'hot WRITE warm-up',
+      url: RT,
+      pid: runtime.pid,
+      connections: HOT_CONNECTIONS,
+      amount: S.hotWarm,
+      request: hotReq,
+    });
     // fixed amount (not duration): every request sent is answered before we read the count back
     const hotAmount = Math.max(1000, Math.round((hotWarm.rps * S.hotSeconds) / HOT_CONNECTIONS) * HOT_CONNECTIONS);
     const before = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
-    const hot = await cannon({ label: 'runtime hot WRITE', url: RT, pid: runtime.pid, connections: HOT_CONNECTIONS, amount: hotAmount, request: hotReq });
+    const hot = await cannon({
+      label: 'runtime hot WRITE',
+      url: RT,
+      pid: runtime.pid,
+      connections: HOT_CONNECTIONS,
+      amount: hotAmount,
+      request: hotReq,
+    });
     const after = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
     const applied = Number(after.body?.count) - Number(before.body?.count);
     const lost = hot.ok - applied;
     log(`  ${describe(hot)}`);
-    log(`  count ${before.body?.count} → ${after.body?.count}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`);
+    log(
+      `  count ${before.body?.count} → ${after.body?.count}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`,
+    );
 
     // --- QUEUED_WRITE ---------------------------------------------------------
     /** jobs in BullMQ's `set` (completed, failed) of every queue of `queues` */
@@ -369,12 +453,24 @@ async function main(): Promise<Record<string, unknown>> {
       const sizes = await Promise.all(queues.map((q) => redis!.zcard(`${q.prefix}:${q.name}:${set}`)));
       return sizes.reduce((a, n) => a + n, 0);
     };
-    const queued = async (label: string, url: string, pid: number, queues: QueueRef[], makePath: (i: number) => string, jobs: number) => {
+    const queued = async (
+      label: string,
+      url: string,
+      pid: number,
+      queues: QueueRef[],
+      makePath: (i: number) => string,
+      jobs: number,
+    ) => {
       const cpu0 = cpuSeconds(pid);
       const doneBefore = await setSize(queues, 'completed');
       const failedBefore = await setSize(queues, 'failed');
       const startedAt = performance.now();
-      const enq = await cannon({ label: `${label} enqueue`, url, amount: jobs, request: rotating(S.instances, 'POST', makePath, '{}') });
+      const enq = await cannon({
+        label: `${label} enqueue`,
+        url,
+        amount: jobs,
+        request: rotating(S.instances, 'POST', makePath, '{}'),
+      });
       const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
       let done = 0;
       let failed = 0;
@@ -383,7 +479,8 @@ async function main(): Promise<Record<string, unknown>> {
         done = c - doneBefore;
         failed = f - failedBefore;
         if (done + failed >= enq.ok) break;
-        if (Date.now() > deadline) throw new Error(`${label}: only ${done} of ${enq.ok} jobs completed within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${label}: only ${done} of ${enq.ok} jobs completed within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
         await sleep(10);
       }
       const seconds = (performance.now() - startedAt) / 1000;
@@ -391,13 +488,28 @@ async function main(): Promise<Record<string, unknown>> {
       return { label, enqueue: enq, jobs: enq.ok, completed: done, failed, seconds, perS: done / seconds, cpuUsPerJob };
     };
     type QueuedRun = Awaited<ReturnType<typeof queued>>;
-    const rtQueued = (jobs: number) => queued('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUES, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`, jobs);
-    const bareQueued = (jobs: number) => queued('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUES, (i) => `/enqueue/w-${i}`, jobs);
-    log(`\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY} ${stamp()}`);
+    const rtQueued = (jobs: number) =>
+      queued(
+        'runtime QUEUED_WRITE',
+        RT,
+        runtime.pid,
+        RT_QUEUES,
+        (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`,
+        jobs,
+      );
+    const bareQueued = (jobs: number) =>
+      queued('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUES, (i) => `/enqueue/w-${i}`, jobs);
+    log(
+      `\n== QUEUED_WRITE: ${S.queuedJobs} jobs over ${S.instances} instances, worker concurrency ${WORKER_CONCURRENCY} ${stamp()}`,
+    );
     log('  both enqueued the same way: autocannon POSTs over HTTP (50 connections, one job per request, 202 + jobId),');
-    log('  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;');
+    log(
+      '  runtime: POST /bench/CALL/Counter/queuedAdd/<id> → per-instance FIFO + BullMQ job, run by the runtime worker;',
+    );
     log('  bare:    POST /enqueue/<id> → Queue.add (same job options) in an express process with a no-op Worker;');
-    log('  timed from the first enqueue until BullMQ\'s completed sets (the runtime\'s: one per bucket) hold every accepted job.');
+    log(
+      "  timed from the first enqueue until BullMQ's completed sets (the runtime's: one per bucket) hold every accepted job.",
+    );
     const sumBefore = await sumCounts(redis, wIds);
     await rtQueued(S.queuedWarmJobs);
     await bareQueued(S.queuedWarmJobs);
@@ -420,39 +532,66 @@ async function main(): Promise<Record<string, unknown>> {
     const bareQueuedPerS = mean(bareRuns.map((q) => q.perS));
     const queuedRatio = rtQueuedPerS / bareQueuedPerS;
     const queuedCpuRatio = mean(bareRuns.map((q) => q.cpuUsPerJob)) / mean(rtRuns.map((q) => q.cpuUsPerJob));
-    log(`  ratio runtime/bare = ${fmt(queuedRatio, 3)} jobs/s;  ${fmt(queuedCpuRatio, 3)} by process CPU per job; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`);
+    log(
+      `  ratio runtime/bare = ${fmt(queuedRatio, 3)} jobs/s;  ${fmt(queuedCpuRatio, 3)} by process CPU per job; counters rose by ${sumAfter - sumBefore} for ${rtJobs} completed runtime jobs`,
+    );
 
     if (diag) {
       // the worker side alone: enqueue with the queue paused, then time resume → all completed
-      log(`\n== diagnostics: worker drain only (BullMQ queue paused while ${S.queuedJobs} jobs are enqueued over HTTP, then resumed) ${stamp()}`);
-      const drain = async (label: string, url: string, pid: number, queueRefs: QueueRef[], makePath: (i: number) => string) => {
+      log(
+        `\n== diagnostics: worker drain only (BullMQ queue paused while ${S.queuedJobs} jobs are enqueued over HTTP, then resumed) ${stamp()}`,
+      );
+      const drain = async (
+        label: string,
+        url: string,
+        pid: number,
+        queueRefs: QueueRef[],
+        makePath: (i: number) => string,
+      ) => {
         const conn = new Redis(redisUrl!, { maxRetriesPerRequest: null });
         const qs = queueRefs.map((r) => new Queue(r.name, { connection: conn, prefix: r.prefix }));
         try {
           await Promise.all(qs.map((q) => q.pause()));
           const doneBefore = await setSize(queueRefs, 'completed');
-          const enq = await cannon({ label, url, pid, amount: S.queuedJobs, request: rotating(S.instances, 'POST', makePath, '{}') });
+          const enq = await cannon({
+            label,
+            url,
+            pid,
+            amount: S.queuedJobs,
+            request: rotating(S.instances, 'POST', makePath, '{}'),
+          });
           const cpu0 = cpuSeconds(pid);
           const t = performance.now();
           await Promise.all(qs.map((q) => q.resume()));
           const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
           while ((await setSize(queueRefs, 'completed')) - doneBefore < enq.ok) {
-            if (Date.now() > deadline) throw new Error(`${label}: drain did not finish within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
+            if (Date.now() > deadline)
+              throw new Error(`${label}: drain did not finish within ${QUEUE_DRAIN_TIMEOUT_MS} ms`);
             await sleep(10);
           }
           const seconds = (performance.now() - t) / 1000;
           const perS = enq.ok / seconds;
           const cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / enq.ok;
-          log(`  ${label.padEnd(22)} ${fmt(perS).padStart(6)} jobs/s drained (${enq.ok} in ${fmt(seconds, 2)} s, cpu ${fmt(cpuUs)} µs/job); enqueue alone ${fmt(enq.rps)} req/s, cpu ${fmt(enq.cpuUsPerReq)} µs/req`);
+          log(
+            `  ${label.padEnd(22)} ${fmt(perS).padStart(6)} jobs/s drained (${enq.ok} in ${fmt(seconds, 2)} s, cpu ${fmt(cpuUs)} µs/job); enqueue alone ${fmt(enq.rps)} req/s, cpu ${fmt(enq.cpuUsPerReq)} µs/req`,
+          );
           return { perS, cpuUs, enqueuePerS: enq.rps, enqueueCpuUs: enq.cpuUsPerReq };
         } finally {
           await Promise.all(qs.map((q) => q.close()));
           conn.disconnect();
         }
       };
-      const rtDrain = await drain('runtime QUEUED_WRITE', RT, runtime.pid, RT_QUEUES, (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`);
+      const rtDrain = await drain(
+        'runtime QUEUED_WRITE',
+        RT,
+        runtime.pid,
+        RT_QUEUES,
+        (i) => `/${PROJECT_ID}/CALL/Counter/queuedAdd/w-${i}`,
+      );
       const bareDrain = await drain('bare BullMQ no-op', BARE, bare.pid, BARE_QUEUES, (i) => `/enqueue/w-${i}`);
-      log(`  drain ratio runtime/bare = ${fmt(rtDrain.perS / bareDrain.perS, 3)}; enqueue ratio = ${fmt(rtDrain.enqueuePerS / bareDrain.enqueuePerS, 3)}`);
+      log(
+        `  drain ratio runtime/bare = ${fmt(rtDrain.perS / bareDrain.perS, 3)}; enqueue ratio = ${fmt(rtDrain.enqueuePerS / bareDrain.enqueuePerS, 3)}`,
+      );
       diag.queued_drain_per_s = rtDrain.perS;
       diag.queued_drain_cpu_us_per_job = rtDrain.cpuUs;
       diag.queued_enqueue_only_per_s = rtDrain.enqueuePerS;
@@ -464,7 +603,9 @@ async function main(): Promise<Record<string, unknown>> {
     }
 
     // --- Redis memory per instance ----------------------------------------
-    log(`\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; the full run uses 10000' : ''}) ${stamp()}`);
+    log(
+      `\n== Redis memory per instance (${S.memInstances} instances${QUICK ? ', quick mode; the full run uses 10000' : ''}) ${stamp()}`,
+    );
     // every bucket's outbox stream (one with REDIS_BUCKETS unset)
     const outboxUsage = async () => {
       let sum = 0;
@@ -505,16 +646,28 @@ async function main(): Promise<Record<string, unknown>> {
     for (const id of sampleIds) sampleSum += await memoryUsage(redis, KEYS.instance('Counter', id));
     const sampleMean = sampleSum / sampleIds.length;
     log(`  INIT rate ${fmt(memInitRate)}/s; state JSON ${JSON.stringify(stateJson)} = ${stateBytes} bytes`);
-    log(`  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`);
-    log(`  keyspace hash table (MEMORY STATS overhead.hashtable.main) +${dictDelta} bytes; now ${dictAfter.overhead} bytes for ${dictAfter.keys} keys = ${fmt(dictPerKey, 1)} bytes/key`);
-    log(`  => (Δused_memory − Δoutbox − Δtable) / N + table share per key − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`);
+    log(
+      `  used_memory (minus client buffers) +${memDelta} bytes; outbox stream (kept ${'10 min'} by the embedded projector) +${outboxDelta} bytes`,
+    );
+    log(
+      `  keyspace hash table (MEMORY STATS overhead.hashtable.main) +${dictDelta} bytes; now ${dictAfter.overhead} bytes for ${dictAfter.keys} keys = ${fmt(dictPerKey, 1)} bytes/key`,
+    );
+    log(
+      `  => (Δused_memory − Δoutbox − Δtable) / N + table share per key − state = ${fmt(bytesPerInstance, 1)} bytes/instance   [reported]`,
+    );
     log(`     (without the table correction: (Δused_memory − Δoutbox) / N − state = ${fmt(rawPerInstance, 1)})`);
-    log(`  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`);
-    log(`  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`);
+    log(
+      `  cross-check: MEMORY USAGE of ${sampleIds.length} instance hashes: mean ${fmt(sampleMean, 1)} bytes − state = ${fmt(sampleMean - stateBytes, 1)} (excludes the keyspace dict entry); leftover leases: ${leftover}`,
+    );
+    log(
+      `  outbox alone adds ${fmt(outboxDelta / S.memInstances, 1)} bytes per commit until trimmed (embedded store: MINID 10 min)`,
+    );
 
     if (diag) {
       const docs = S.instances + 1 + S.memInstances;
-      log(`\n== diagnostics: WRITE again, now with ${docs} Counter documents in the embedded document store (was ${S.instances + 1}) ${stamp()}`);
+      log(
+        `\n== diagnostics: WRITE again, now with ${docs} Counter documents in the embedded document store (was ${S.instances + 1}) ${stamp()}`,
+      );
       const again = await cannon({
         label: 'runtime WRITE call',
         url: RT,
@@ -534,7 +687,8 @@ async function main(): Promise<Record<string, unknown>> {
     const vm = vmStatus(runtime.pid);
     log(`\n== ${stamp()} runtime process memory: VmRSS ${fmt(vm.rssMb, 1)} MB (peak VmHWM ${fmt(vm.hwmMb, 1)} MB)`);
 
-    if (!runtime.alive() || !baseline.alive() || !bare.alive()) throw new Error('a child process died during the benchmark');
+    if (!runtime.alive() || !baseline.alive() || !bare.alive())
+      throw new Error('a child process died during the benchmark');
 
     // --- QUEUED_WRITE backlog drain by 1, 2, 4 worker processes ---------------
     let backlog: Awaited<ReturnType<typeof queuedBacklog>> | undefined;
@@ -615,8 +769,10 @@ async function main(): Promise<Record<string, unknown>> {
         queued_cpu_us_per_job: Math.round(mean(rtRuns.map((q) => q.cpuUsPerJob))),
         queued_enqueue_per_s: Math.round(mean(rtRuns.map((q) => q.enqueue.rps))),
         rss_peak_mb: round1(vm.hwmMb),
-        non2xx: read.runtime.non2xx + write.runtime.non2xx + hot.non2xx + rtRuns.reduce((a, q) => a + q.enqueue.non2xx, 0),
-        errors: read.runtime.errors + write.runtime.errors + hot.errors + rtRuns.reduce((a, q) => a + q.enqueue.errors, 0),
+        non2xx:
+          read.runtime.non2xx + write.runtime.non2xx + hot.non2xx + rtRuns.reduce((a, q) => a + q.enqueue.non2xx, 0),
+        errors:
+          read.runtime.errors + write.runtime.errors + hot.errors + rtRuns.reduce((a, q) => a + q.enqueue.errors, 0),
       },
       baseline: {
         read_per_s: Math.round(read.baseline.rps),
@@ -674,18 +830,47 @@ async function main(): Promise<Record<string, unknown>> {
       log(`  ${ok ? 'ok  ' : 'MISS'} ${name.padEnd(26)} ${value.padStart(10)}   target ${target}`);
     row('read_ratio', fmt(figures.read_ratio, 3), `>= ${TARGETS.read_ratio}`, targets_met.read_ratio);
     row('write_ratio', fmt(figures.write_ratio, 3), `>= ${TARGETS.write_ratio}`, targets_met.write_ratio);
-    row('hot_write_per_s', String(figures.hot_write_per_s), `>= ${TARGETS.hot_write_per_s}`, targets_met.hot_write_per_s);
+    row(
+      'hot_write_per_s',
+      String(figures.hot_write_per_s),
+      `>= ${TARGETS.hot_write_per_s}`,
+      targets_met.hot_write_per_s,
+    );
     row('hot_lost_updates', String(figures.hot_lost_updates), '== 0', targets_met.hot_lost_updates);
     row('queued_ratio', fmt(figures.queued_ratio, 3), `>= ${TARGETS.queued_ratio}`, targets_met.queued_ratio);
     row('rss_mb', fmt(figures.rss_mb, 1), `<= ${TARGETS.rss_mb}`, targets_met.rss_mb);
-    row('redis_bytes_per_instance', fmt(figures.redis_bytes_per_instance, 1), `<= ${TARGETS.redis_bytes_per_instance}`, targets_met.redis_bytes_per_instance);
+    row(
+      'redis_bytes_per_instance',
+      fmt(figures.redis_bytes_per_instance, 1),
+      `<= ${TARGETS.redis_bytes_per_instance}`,
+      targets_met.redis_bytes_per_instance,
+    );
     if (backlog || backlogError) {
-      const rates = backlog ? BACKLOG.workers.map((w) => `${w}: ${backlog.rates[`workers_${w}`]}`).join(', ') : backlogError;
-      row('queued_backlog_jobs_per_s', String(figures.queued_backlog_jobs_per_s), `>= ${TARGETS.queued_backlog_jobs_per_s} (2 workers)`, !!targets_met.queued_backlog_jobs_per_s);
-      row('queued_backlog_exact', backlog ? `${backlog.lost}/${backlog.doubled}` : '-', 'lost/doubled 0/0', !!targets_met.queued_backlog_exact);
-      row('  more workers not slower', String(figures.queued_backlog_more_workers_not_slower), `true (±10 %; jobs/s by workers ${rates})`, !!targets_met.queued_backlog_more_workers_not_slower);
+      const rates = backlog
+        ? BACKLOG.workers.map((w) => `${w}: ${backlog.rates[`workers_${w}`]}`).join(', ')
+        : backlogError;
+      row(
+        'queued_backlog_jobs_per_s',
+        String(figures.queued_backlog_jobs_per_s),
+        `>= ${TARGETS.queued_backlog_jobs_per_s} (2 workers)`,
+        !!targets_met.queued_backlog_jobs_per_s,
+      );
+      row(
+        'queued_backlog_exact',
+        backlog ? `${backlog.lost}/${backlog.doubled}` : '-',
+        'lost/doubled 0/0',
+        !!targets_met.queued_backlog_exact,
+      );
+      row(
+        '  more workers not slower',
+        String(figures.queued_backlog_more_workers_not_slower),
+        `true (±10 %; jobs/s by workers ${rates})`,
+        !!targets_met.queued_backlog_more_workers_not_slower,
+      );
     }
-    log(`  load average (1, 5, 15 min): start ${loadStart.map((l) => fmt(l, 2)).join(', ')}; end ${loadEnd.map((l) => fmt(l, 2)).join(', ')}`);
+    log(
+      `  load average (1, 5, 15 min): start ${loadStart.map((l) => fmt(l, 2)).join(', ')}; end ${loadEnd.map((l) => fmt(l, 2)).join(', ')}`,
+    );
     return summary;
   } finally {
     await fleet?.stopAll();
@@ -695,7 +880,9 @@ async function main(): Promise<Record<string, unknown>> {
     fs.rmSync(dataDir, { recursive: true, force: true });
     if (profDir) {
       const profiles = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
-      log(`cpu profile(s) of the runtime: ${profiles.map((f) => path.join(profDir, f)).join(', ') || `none written in ${profDir}`}`);
+      log(
+        `cpu profile(s) of the runtime: ${profiles.map((f) => path.join(profDir, f)).join(', ') || `none written in ${profDir}`}`,
+      );
     }
     log(`elapsed ${fmt((performance.now() - t0) / 1000, 1)} s`);
   }
@@ -715,7 +902,9 @@ async function queuedBacklog(fleet: RuntimeFleet, redis: Redis) {
   );
   const t = performance.now();
   await Promise.all([fleet.start('api'), fleet.start('projector')]);
-  log(`  ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s; project ${BACKLOG_PROJECT_ID}, worker concurrency ${process.env.WORKER_CONCURRENCY || WORKER_CONCURRENCY}`);
+  log(
+    `  ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s; project ${BACKLOG_PROJECT_ID}, worker concurrency ${process.env.WORKER_CONCURRENCY || WORKER_CONCURRENCY}`,
+  );
   const runs: BacklogRun[] = await drainBacklogs(fleet, redis, b);
   await sleep(1000);
   const { lost, doubled } = await recheckBacklogs(fleet, runs);

@@ -16,7 +16,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { call as httpCall, CLK_TCK, children, cpuSeconds, fmt, log, ROOT, round1, round3, sleep, stamp, startNodeChild, tracked, type Child } from './support';
+import {
+  call as httpCall,
+  CLK_TCK,
+  children,
+  cpuSeconds,
+  fmt,
+  log,
+  ROOT,
+  round1,
+  round3,
+  sleep,
+  stamp,
+  startNodeChild,
+  tracked,
+  type Child,
+} from './support';
 
 /** USER_HZ as `getconf CLK_TCK` says (bench/support.ts's cpuSeconds assumes 100). */
 export const CLOCK_TICKS: number = (() => {
@@ -56,7 +71,12 @@ export function sampleDelta(a: RedisSample, b: RedisSample): RedisSample {
     for (const k of Object.keys(y)) if ((y[k] ?? 0) - (x[k] ?? 0) !== 0) out[k] = (y[k] ?? 0) - (x[k] ?? 0);
     return out;
   };
-  return { cpu: b.cpu - a.cpu, commands: b.commands - a.commands, calls: moved(a.calls, b.calls), errors: moved(a.errors, b.errors) };
+  return {
+    cpu: b.cpu - a.cpu,
+    commands: b.commands - a.commands,
+    calls: moved(a.calls, b.calls),
+    errors: moved(a.errors, b.errors),
+  };
 }
 
 /** Parses the cpu, stats, commandstats and errorstats sections of one INFO reply. */
@@ -104,7 +124,9 @@ export class RedisProbe {
   }
 
   async sample(): Promise<RedisSample> {
-    const infos = await Promise.all(this.conns.map((c) => c.call('INFO', 'cpu', 'stats', 'commandstats', 'errorstats') as Promise<string>));
+    const infos = await Promise.all(
+      this.conns.map((c) => c.call('INFO', 'cpu', 'stats', 'commandstats', 'errorstats') as Promise<string>),
+    );
     const total: RedisSample = { cpu: 0, commands: 0, calls: {}, errors: {} };
     infos.forEach((info, i) => {
       const one = parseInfoSample(info);
@@ -194,7 +216,10 @@ export function watchLog(child: Child): LogWatch {
   const onJson = (line: string): boolean => {
     if (!line.startsWith('{')) return false;
     try {
-      const o = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } } & Record<string, unknown>;
+      const o = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } } & Record<
+        string,
+        unknown
+      >;
       if (typeof o.level !== 'number') return false;
       if (o.msg === 'runtime started') w.started = true;
       if (o.level >= 40) {
@@ -210,7 +235,10 @@ export function watchLog(child: Child): LogWatch {
       return false;
     }
   };
-  child.proc.stdout!.on('data', lines((l) => void onJson(l)));
+  child.proc.stdout!.on(
+    'data',
+    lines((l) => void onJson(l)),
+  );
   child.proc.stderr!.on(
     'data',
     lines((l) => {
@@ -313,7 +341,8 @@ export function envWorkerCounts(name: string, def: string): number[] {
     .filter(Boolean)
     .map((s) => {
       const n = Number(s);
-      if (!Number.isInteger(n) || n < 1 || n > 16) throw new Error(`${name}: '${s}' is not a worker count from 1 to 16`);
+      if (!Number.isInteger(n) || n < 1 || n > 16)
+        throw new Error(`${name}: '${s}' is not a worker count from 1 to 16`);
       return n;
     });
 }
@@ -372,7 +401,8 @@ export class RuntimeFleet {
   private readonly counters: Record<Role, number> = { api: 0, worker: 0, projector: 0 };
 
   constructor(readonly opts: FleetOptions) {
-    if (!opts.redisUrl === !opts.clusterNodes) throw new Error('a RuntimeFleet needs one Redis: redisUrl or clusterNodes');
+    if (!opts.redisUrl === !opts.clusterNodes)
+      throw new Error('a RuntimeFleet needs one Redis: redisUrl or clusterNodes');
   }
 
   get projectId(): string {
@@ -434,7 +464,8 @@ export class RuntimeFleet {
     const i = this.procs.indexOf(p);
     if (i >= 0) this.procs.splice(i, 1);
     this.stoppedLogs.push({ name: p.name, log: p.log });
-    if (p.child.exitCode() !== 0 && p.child.exitCode() !== null) log(`  !! ${p.name} exited with code ${p.child.exitCode()}`);
+    if (p.child.exitCode() !== 0 && p.child.exitCode() !== null)
+      log(`  !! ${p.name} exited with code ${p.child.exitCode()}`);
   }
 
   /** Every process, paused ones included (SIGCONT first, so SIGTERM is acted on). */
@@ -482,11 +513,21 @@ export function ids(prefix: string, n: number): string[] {
 }
 
 /** INIT Counter instances `{}`, through the api processes in turn. */
-export async function createCounters(fleet: RuntimeFleet, apis: Proc[], list: string[], concurrency = 32): Promise<void> {
+export async function createCounters(
+  fleet: RuntimeFleet,
+  apis: Proc[],
+  list: string[],
+  concurrency = 32,
+): Promise<void> {
   let failed = 0;
   let first = '';
   await boundedLoop(list.length, concurrency, async (i) => {
-    const r = await fleet.call(apis[i % apis.length].base, 'POST', `/${fleet.projectId}/CALL/Counter/init/${list[i]}`, {});
+    const r = await fleet.call(
+      apis[i % apis.length].base,
+      'POST',
+      `/${fleet.projectId}/CALL/Counter/init/${list[i]}`,
+      {},
+    );
     if (r.status !== 200 && r.status !== 201) {
       failed++;
       first ||= `${r.status} ${JSON.stringify(r.body)}`;
@@ -496,11 +537,17 @@ export async function createCounters(fleet: RuntimeFleet, apis: Proc[], list: st
 }
 
 /** Each instance's count (READ Counter.get), read through the given api processes in turn. */
-export async function readCounts(fleet: RuntimeFleet, apis: Proc[], list: string[], concurrency = 16): Promise<Map<string, number>> {
+export async function readCounts(
+  fleet: RuntimeFleet,
+  apis: Proc[],
+  list: string[],
+  concurrency = 16,
+): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   await boundedLoop(list.length, concurrency, async (i) => {
     const r = await fleet.call(apis[i % apis.length].base, 'GET', `/${fleet.projectId}/CALL/Counter/get/${list[i]}`);
-    if (r.status !== 200 || typeof r.body?.count !== 'number') throw new Error(`READ ${list[i]}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200 || typeof r.body?.count !== 'number')
+      throw new Error(`READ ${list[i]}: ${r.status} ${JSON.stringify(r.body)}`);
     out.set(list[i], r.body.count);
   });
   return out;
@@ -524,7 +571,13 @@ export interface Enqueued {
  * instance j mod n, and an instance's successive jobs through successive api
  * processes (so its FIFO spans processes).
  */
-export async function enqueueQueuedAdds(fleet: RuntimeFleet, apis: Proc[], list: string[], total: number, concurrency: number): Promise<Enqueued> {
+export async function enqueueQueuedAdds(
+  fleet: RuntimeFleet,
+  apis: Proc[],
+  list: string[],
+  total: number,
+  concurrency: number,
+): Promise<Enqueued> {
   const acked = new Map<string, number>(list.map((id) => [id, 0]));
   const jobIds: string[] = [];
   const instanceOf = new Map<string, string>();
@@ -630,7 +683,12 @@ export interface BacklogRun extends Exactness {
  * The fleet keeps its api (and projector) processes; the workers left running
  * are the last count's.
  */
-export async function drainBacklogs(fleet: RuntimeFleet, redis: Redis, s: BacklogSettings, idPrefix = 'bl'): Promise<BacklogRun[]> {
+export async function drainBacklogs(
+  fleet: RuntimeFleet,
+  redis: Redis,
+  s: BacklogSettings,
+  idPrefix = 'bl',
+): Promise<BacklogRun[]> {
   const runs: BacklogRun[] = [];
   for (const workers of s.workers) {
     const apis = fleet.byRole('api');
@@ -642,10 +700,14 @@ export async function drainBacklogs(fleet: RuntimeFleet, redis: Redis, s: Backlo
     } else {
       await fleet.setWorkers(0);
     }
-    log(`\n== ${stamp()} backlog: ${s.instances} × ${s.jobsPerInstance} queuedAdd while no worker runs, then ${workers} worker${workers > 1 ? 's' : ''} (${s.start}); ${fleet.topology()}`);
+    log(
+      `\n== ${stamp()} backlog: ${s.instances} × ${s.jobsPerInstance} queuedAdd while no worker runs, then ${workers} worker${workers > 1 ? 's' : ''} (${s.start}); ${fleet.topology()}`,
+    );
     const e = await enqueueQueuedAdds(fleet, apis, blIds, s.instances * s.jobsPerInstance, s.concurrency);
     const acked = sumOf(e.acked);
-    log(`  enqueued ${acked} in ${fmt(e.seconds, 1)} s${e.refused ? `, ${e.refused} refused (first: ${e.firstRefusal})` : ''}`);
+    log(
+      `  enqueued ${acked} in ${fmt(e.seconds, 1)} s${e.refused ? `, ${e.refused} refused (first: ${e.firstRefusal})` : ''}`,
+    );
     const cpuOf = () => fleet.byRole('worker').reduce((a, p) => a + (processCpuSeconds(p.child.pid) || 0), 0);
     const redis0 = await redisCpuSeconds(redis);
     let cpu0 = s.start === 'resume' ? cpuOf() : 0;
@@ -697,7 +759,10 @@ export async function drainBacklogs(fleet: RuntimeFleet, redis: Redis, s: Backlo
 }
 
 /** The backlogs' counters read once more (a job applied twice after it was counted shows here). */
-export async function recheckBacklogs(fleet: RuntimeFleet, runs: BacklogRun[]): Promise<{ lost: number; doubled: number }> {
+export async function recheckBacklogs(
+  fleet: RuntimeFleet,
+  runs: BacklogRun[],
+): Promise<{ lost: number; doubled: number }> {
   let lost = 0;
   let doubled = 0;
   for (const r of runs) {

@@ -60,8 +60,27 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { redisBuckets } from '../runtime/config';
 import { startEmbeddedRedis } from '../runtime/redis/embedded-redis';
-import { command as clusterCommand, parseClusterNodes, startRedisCluster, type LocalRedisCluster } from '../test/support/redis-cluster';
-import { call as httpCall, cannon, deleteKeys, fmt, log, percentile, rotating, round1, round3, sleep, stamp, tempDirs, tracked } from './support';
+import {
+  command as clusterCommand,
+  parseClusterNodes,
+  startRedisCluster,
+  type LocalRedisCluster,
+} from '../test/support/redis-cluster';
+import {
+  call as httpCall,
+  cannon,
+  deleteKeys,
+  fmt,
+  log,
+  percentile,
+  rotating,
+  round1,
+  round3,
+  sleep,
+  stamp,
+  tempDirs,
+  tracked,
+} from './support';
 import {
   backlogFigures,
   boundedLoop,
@@ -166,7 +185,13 @@ function split(total: number, parts: number): number[] {
  * processes; every api rotates over all of `list` from its own offset, so an
  * instance is written through every process.
  */
-async function writeLoad(target: LoadTarget, apis: Proc[], list: string[], seconds: number, check = true): Promise<WriteRun> {
+async function writeLoad(
+  target: LoadTarget,
+  apis: Proc[],
+  list: string[],
+  seconds: number,
+  check = true,
+): Promise<WriteRun> {
   const { fleet } = target;
   const before = check ? await readCounts(fleet, apis, list) : undefined;
   const conns = split(S.connections, apis.length);
@@ -181,7 +206,12 @@ async function writeLoad(target: LoadTarget, apis: Proc[], list: string[], secon
         connections: conns[k],
         seconds,
         headers: AUTH,
-        request: rotating(list.length, 'POST', (i) => `/${fleet.projectId}/CALL/Counter/increment/${list[(i + offset) % list.length]}`, '{}'),
+        request: rotating(
+          list.length,
+          'POST',
+          (i) => `/${fleet.projectId}/CALL/Counter/increment/${list[(i + offset) % list.length]}`,
+          '{}',
+        ),
       });
     }),
   );
@@ -241,7 +271,11 @@ function figures(runs: WriteRun[]): WriteFigures {
   const perApi: WriteFigures['per_api'] = {};
   for (const [name, e] of byApi) {
     const own = e.latencies.sort((a, b) => a - b);
-    perApi[name] = { share: round3(e.ok / Math.max(1, ok)), p99_ms: round1(percentile(own, 99)), max_ms: round1(own.length ? own[own.length - 1] : NaN) };
+    perApi[name] = {
+      share: round3(e.ok / Math.max(1, ok)),
+      p99_ms: round1(percentile(own, 99)),
+      max_ms: round1(own.length ? own[own.length - 1] : NaN),
+    };
   }
   const f: WriteFigures = {
     writes_per_s: Math.round(ok / seconds),
@@ -292,8 +326,13 @@ async function waitJobs(
     const still: string[] = [];
     await boundedLoop(batch.length, READ_CONCURRENCY, async (i) => {
       const jobId = batch[i];
-      const r = await call(apis[n++ % apis.length].base, 'GET', `/${PROJECT_ID}/JOBS/${encodeURIComponent(jobId)}`).catch(() => undefined);
-      const status = r?.status === 200 ? String(r.body?.status) : r && r.status >= 400 && r.status < 500 ? 'unknown' : 'unreadable';
+      const r = await call(
+        apis[n++ % apis.length].base,
+        'GET',
+        `/${PROJECT_ID}/JOBS/${encodeURIComponent(jobId)}`,
+      ).catch(() => undefined);
+      const status =
+        r?.status === 200 ? String(r.body?.status) : r && r.status >= 400 && r.status < 500 ? 'unknown' : 'unreadable';
       if (status === 'completed' || status === 'failed' || status === 'unknown') {
         states[status] = (states[status] ?? 0) + 1;
         if (status !== 'completed') {
@@ -354,7 +393,14 @@ interface ClusterEntry {
 
 function clusterEntry(runs: WriteRun[], setup: Pick<ClusterEntry, 'nodes' | 'buckets' | 'waitReplicas'>): ClusterEntry {
   const f = figures(runs);
-  const r = runs.map((x) => x.redis).reduce((a, b) => ({ cpu: a.cpu + b.cpu, commands: a.commands + b.commands, calls: addCounts(a.calls, b.calls), errors: addCounts(a.errors, b.errors) }));
+  const r = runs
+    .map((x) => x.redis)
+    .reduce((a, b) => ({
+      cpu: a.cpu + b.cpu,
+      commands: a.commands + b.commands,
+      calls: addCounts(a.calls, b.calls),
+      errors: addCounts(a.errors, b.errors),
+    }));
   const per = (n: number) => round3(n / Math.max(1, f.writes));
   return {
     writesPerSec: f.writes_per_s,
@@ -411,7 +457,10 @@ async function clusterView(c: LocalRedisCluster): Promise<ClusterView> {
   let masters = '';
   let epoch = 0;
   for (const n of c.nodes) {
-    const [nodes, info] = await Promise.all([clusterCommand(n.port, ['CLUSTER', 'NODES'], 3000), clusterCommand(n.port, ['CLUSTER', 'INFO'], 3000)]);
+    const [nodes, info] = await Promise.all([
+      clusterCommand(n.port, ['CLUSTER', 'NODES'], 3000),
+      clusterCommand(n.port, ['CLUSTER', 'INFO'], 3000),
+    ]);
     if (typeof nodes !== 'string' || typeof info !== 'string') {
       suspects.add(`${n.port} not answering`);
       continue;
@@ -438,7 +487,8 @@ function failoverLogLines(c: LocalRedisCluster, max = 12): string[] {
     } catch {
       continue;
     }
-    for (const line of text.split('\n')) if (/fail|election|promot|marking node|configEpoch/i.test(line)) out.push(`${n.port}: ${line.trim()}`);
+    for (const line of text.split('\n'))
+      if (/fail|election|promot|marking node|configEpoch/i.test(line)) out.push(`${n.port}: ${line.trim()}`);
   }
   return out.slice(-max);
 }
@@ -468,26 +518,50 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
   };
   const startCluster = async (replicas: number): Promise<{ cluster: LocalRedisCluster; probe: RedisProbe }> => {
     const t = performance.now();
-    const c = await startRedisCluster({ masters: CLUSTER_MASTERS, replicasPerMaster: replicas, appendonly: true, nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS, timeoutMs: 60_000 });
+    const c = await startRedisCluster({
+      masters: CLUSTER_MASTERS,
+      replicasPerMaster: replicas,
+      appendonly: true,
+      nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS,
+      timeoutMs: 60_000,
+    });
     extraStops.add(c.stop);
     // commands are counted on the masters (what the clients sent; a replica counts what it applies again), CPU on every node
     const probe = RedisProbe.ofNodes(c.nodes, c.nodes.slice(0, CLUSTER_MASTERS));
     clusters.set(c, probe);
-    log(`  ${CLUSTER_MASTERS} masters${replicas ? ` + ${CLUSTER_MASTERS * replicas} replicas` : ''}: ${c.nodesEnv} up in ${fmt((performance.now() - t) / 1000, 1)} s (appendonly yes, cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms)`);
+    log(
+      `  ${CLUSTER_MASTERS} masters${replicas ? ` + ${CLUSTER_MASTERS * replicas} replicas` : ''}: ${c.nodesEnv} up in ${fmt((performance.now() - t) / 1000, 1)} s (appendonly yes, cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms)`,
+    );
     return { cluster: c, probe };
   };
-  const startFleet = async (tag: string, where: { redisUrl: string } | { clusterNodes: string }, env: Record<string, string> = {}) => {
-    const f = new RuntimeFleet({ projectId: `${PROJECT_ID}-${tag}`, ...where, runDir, apiKey: API_KEY, jwtSecret: JWT_SECRET, env, namePrefix: `${tag}-` });
+  const startFleet = async (
+    tag: string,
+    where: { redisUrl: string } | { clusterNodes: string },
+    env: Record<string, string> = {},
+  ) => {
+    const f = new RuntimeFleet({
+      projectId: `${PROJECT_ID}-${tag}`,
+      ...where,
+      runDir,
+      apiKey: API_KEY,
+      jwtSecret: JWT_SECRET,
+      env,
+      namePrefix: `${tag}-`,
+    });
     fleets.add(f);
     await Promise.all([f.start('api'), f.start('worker'), f.start('projector')]);
     await createCounters(f, f.byRole('api'), list);
     return f;
   };
   /** both fleets of a pair, started at once */
-  const startPair = async (specs: [string, { redisUrl: string } | { clusterNodes: string }, Record<string, string>?][]) => {
+  const startPair = async (
+    specs: [string, { redisUrl: string } | { clusterNodes: string }, Record<string, string>?][],
+  ) => {
     const t = performance.now();
     const fs2 = await Promise.all(specs.map(([tag, where, env]) => startFleet(tag, where, env)));
-    log(`  ${specs.map(([tag]) => tag).join(' and ')}: ${fs2[0].topology()} each ready, ${list.length} Counter instances each created, in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    log(
+      `  ${specs.map(([tag]) => tag).join(' and ')}: ${fs2[0].topology()} each ready, ${list.length} Counter instances each created, in ${fmt((performance.now() - t) / 1000, 1)} s`,
+    );
     return fs2;
   };
   const stopFleet = async (f: RuntimeFleet) => {
@@ -497,12 +571,16 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
   };
   /** a warm-up of each target, then S.clusterSlices slices of each, alternating (A B B A ...); S.clusterSeconds per target in all */
   const alternating = async (targets: LoadTarget[]): Promise<WriteRun[][]> => {
-    if (S.warmSeconds > 0) for (const t of targets) await writeLoad(t, t.fleet.byRole('api'), list, S.warmSeconds, false);
+    if (S.warmSeconds > 0)
+      for (const t of targets) await writeLoad(t, t.fleet.byRole('api'), list, S.warmSeconds, false);
     const runs = targets.map(() => [] as WriteRun[]);
     for (let k = 0; k < S.clusterSlices; k++) {
       const order = targets.map((_, i) => i);
       if (k % 2 === 1) order.reverse();
-      for (const i of order) runs[i].push(await writeLoad(targets[i], targets[i].fleet.byRole('api'), list, S.clusterSeconds / S.clusterSlices));
+      for (const i of order)
+        runs[i].push(
+          await writeLoad(targets[i], targets[i].fleet.byRole('api'), list, S.clusterSeconds / S.clusterSlices),
+        );
     }
     return runs;
   };
@@ -512,10 +590,15 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
   const checkCluster = async (name: string, c: LocalRedisCluster, before: ClusterView) => {
     const after = await clusterView(c);
     const failedOver = after.masters !== before.masters || after.epoch !== before.epoch;
-    if (failedOver) failovers.push(`${name}: epoch ${before.epoch} -> ${after.epoch}${after.masters !== before.masters ? ', other masters' : ''}`);
+    if (failedOver)
+      failovers.push(
+        `${name}: epoch ${before.epoch} -> ${after.epoch}${after.masters !== before.masters ? ', other masters' : ''}`,
+      );
     for (const x of after.suspects) suspects.push(`${name}: ${x}`);
     if (failedOver || after.suspects.length) {
-      log(`  !! ${name}: ${failedOver ? `failover during the load (epoch ${before.epoch} -> ${after.epoch})` : 'no failover'}${after.suspects.length ? `; flagged: ${after.suspects.join(', ')}` : ''}; node logs:`);
+      log(
+        `  !! ${name}: ${failedOver ? `failover during the load (epoch ${before.epoch} -> ${after.epoch})` : 'no failover'}${after.suspects.length ? `; flagged: ${after.suspects.join(', ')}` : ''}; node logs:`,
+      );
       for (const l of failoverLogLines(c)) log(`     ${l}`);
     }
   };
@@ -581,8 +664,14 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
     ]);
 
     const ratio = (x: number, y: number) => round3(x / y);
-    const waitVsNoWait = { writesPerSec: ratio(wait.writesPerSec, noWait.writesPerSec), p99Ms: ratio(wait.p99Ms, noWait.p99Ms) };
-    const masters3VsSingle = { writesPerSec: ratio(masters3.writesPerSec, single.writesPerSec), p99Ms: ratio(masters3.p99Ms, single.p99Ms) };
+    const waitVsNoWait = {
+      writesPerSec: ratio(wait.writesPerSec, noWait.writesPerSec),
+      p99Ms: ratio(wait.p99Ms, noWait.p99Ms),
+    };
+    const masters3VsSingle = {
+      writesPerSec: ratio(masters3.writesPerSec, single.writesPerSec),
+      p99Ms: ratio(masters3.p99Ms, single.p99Ms),
+    };
     const ratios = [
       `  ${CLUSTER_MASTERS} masters ÷ 1 node (at once, alternating slices): writes/s ${fmt(masters3VsSingle.writesPerSec, 2)}, p99 ${fmt(masters3VsSingle.p99Ms, 2)}`,
       `  WAIT ÷ no WAIT (one cluster, at once, alternating slices): writes/s ${fmt(waitVsNoWait.writesPerSec, 2)}, p99 ${fmt(waitVsNoWait.p99Ms, 2)}`,
@@ -595,7 +684,9 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
     const logLines = { warn: 0, error: 0, stderr: 0 };
     for (const l of logs) for (const k of ['warn', 'error', 'stderr'] as const) logLines[k] += l.log[k];
     if (logLines.warn + logLines.error + logLines.stderr) {
-      log(`  cluster column's processes: ${logLines.warn} warn, ${logLines.error} error lines, ${logLines.stderr} other stderr lines`);
+      log(
+        `  cluster column's processes: ${logLines.warn} warn, ${logLines.error} error lines, ${logLines.stderr} other stderr lines`,
+      );
       for (const l of logs) for (const smp of l.log.samples) log(`    ${smp}`);
     }
     return {
@@ -648,11 +739,19 @@ async function main(): Promise<number> {
   try {
     if (process.env.REDIS_URL) {
       redisUrl = process.env.REDIS_URL;
-      log(`redis: REDIS_URL ${redisUrl.replace(/\/\/[^@]*@/, '//***@')} (this run's keys, *${PROJECT_ID}*, are deleted at the end)`);
+      log(
+        `redis: REDIS_URL ${redisUrl.replace(/\/\/[^@]*@/, '//***@')} (this run's keys, *${PROJECT_ID}*, are deleted at the end)`,
+      );
     } else {
-      tracked.redis = await startEmbeddedRedis({ dataDir: path.join(runDir, 'redis'), appendOnly: true, appendfsync: 'everysec' });
+      tracked.redis = await startEmbeddedRedis({
+        dataDir: path.join(runDir, 'redis'),
+        appendOnly: true,
+        appendfsync: 'everysec',
+      });
       redisUrl = tracked.redis.url;
-      log(`redis: embedded redis-server pid ${tracked.redis.pid} on ${tracked.redis.url} (appendonly yes, appendfsync everysec)`);
+      log(
+        `redis: embedded redis-server pid ${tracked.redis.pid} on ${tracked.redis.url} (appendonly yes, appendfsync everysec)`,
+      );
     }
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
     fleet = new RuntimeFleet({ projectId: PROJECT_ID, redisUrl, runDir, apiKey: API_KEY, jwtSecret: JWT_SECRET });
@@ -661,14 +760,18 @@ async function main(): Promise<number> {
     // --- topology a ---------------------------------------------------------
     let t = performance.now();
     await Promise.all([fleet.start('api'), fleet.start('worker'), fleet.start('projector')]);
-    log(`\n${stamp()} topology a: ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s (${fleet.procs.map((p) => `${p.name} pid ${p.child.pid}`).join(', ')})`);
+    log(
+      `\n${stamp()} topology a: ${fleet.topology()} ready in ${fmt((performance.now() - t) / 1000, 1)} s (${fleet.procs.map((p) => `${p.name} pid ${p.child.pid}`).join(', ')})`,
+    );
     const many = ids('w-', S.instances);
     const hot = ids('hot-', S.hot);
     const hot1 = ['hot1-0'];
     const queuedIds = ids('q-', S.queuedInstances);
     t = performance.now();
     await createCounters(fleet, fleet.byRole('api'), [...many, ...hot, ...hot1, ...queuedIds]);
-    log(`  created ${many.length + hot.length + 1 + queuedIds.length} Counter instances in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    log(
+      `  created ${many.length + hot.length + 1 + queuedIds.length} Counter instances in ${fmt((performance.now() - t) / 1000, 1)} s`,
+    );
 
     const measureAll = async (tag: string) => {
       const apis = fleet.byRole('api');
@@ -693,21 +796,29 @@ async function main(): Promise<number> {
     const b = await measureAll('three api');
 
     // --- queued exactness -----------------------------------------------------
-    log(`\n== ${stamp()} queued exactness: ${S.queuedJobs} queuedAdd {by:1} on ${S.queuedInstances} instances through ${fleet.byRole('api').length} api ports, ${S.queuedConcurrency} in flight; ${fleet.topology()}`);
+    log(
+      `\n== ${stamp()} queued exactness: ${S.queuedJobs} queuedAdd {by:1} on ${S.queuedInstances} instances through ${fleet.byRole('api').length} api ports, ${S.queuedConcurrency} in flight; ${fleet.topology()}`,
+    );
     t = performance.now();
     const q = await enqueueQueuedAdds(fleet, fleet.byRole('api'), queuedIds, S.queuedJobs, S.queuedConcurrency);
     const enqueueS = q.seconds;
-    log(`  enqueued: ${q.jobIds.length} acknowledged (202), ${q.refused} not, in ${fmt(enqueueS, 1)} s (${fmt(q.jobIds.length / enqueueS)} /s)${q.firstRefusal ? `; first refusal: ${q.firstRefusal}` : ''}`);
+    log(
+      `  enqueued: ${q.jobIds.length} acknowledged (202), ${q.refused} not, in ${fmt(enqueueS, 1)} s (${fmt(q.jobIds.length / enqueueS)} /s)${q.firstRefusal ? `; first refusal: ${q.firstRefusal}` : ''}`,
+    );
     const jobs = await waitJobs(fleet.byRole('api'), q.jobIds, Date.now() + S.queuedTimeoutS * 1000);
     const queuedS = (performance.now() - t) / 1000;
-    log(`  job states: ${JSON.stringify(jobs.states)}${jobs.unfinished ? `, ${jobs.unfinished} unfinished at the ${S.queuedTimeoutS} s deadline` : ''} after ${fmt(queuedS, 1)} s${jobs.firstFailure ? `; first not completed: ${jobs.firstFailure}` : ''}`);
+    log(
+      `  job states: ${JSON.stringify(jobs.states)}${jobs.unfinished ? `, ${jobs.unfinished} unfinished at the ${S.queuedTimeoutS} s deadline` : ''} after ${fmt(queuedS, 1)} s${jobs.firstFailure ? `; first not completed: ${jobs.firstFailure}` : ''}`,
+    );
     const qCounts = await readCounts(fleet, fleet.byRole('api'), queuedIds);
     const qx = exactness(q.acked, qCounts);
     // a job /JOBS calls failed (or unknown) whose instance shows it applied anyway: its caller was told wrong
     const notCompletedPer = new Map<string, number>();
-    for (const j of jobs.notCompleted) notCompletedPer.set(q.instanceOf.get(j)!, (notCompletedPer.get(q.instanceOf.get(j)!) ?? 0) + 1);
+    for (const j of jobs.notCompleted)
+      notCompletedPer.set(q.instanceOf.get(j)!, (notCompletedPer.get(q.instanceOf.get(j)!) ?? 0) + 1);
     let failedYetApplied = 0;
-    for (const [id, f] of notCompletedPer) failedYetApplied += Math.min(f, Math.max(0, qCounts.get(id)! - (q.acked.get(id)! - f)));
+    for (const [id, f] of notCompletedPer)
+      failedYetApplied += Math.min(f, Math.max(0, qCounts.get(id)! - (q.acked.get(id)! - f)));
     log(
       `  acknowledged ${qx.acknowledged}, applied ${qx.applied}: lost ${qx.lost}, doubled ${qx.doubled}${qx.lost || qx.doubled ? '   !!' : ''}` +
         `${failedYetApplied ? `; !! ${failedYetApplied} reported failed/unknown by /JOBS yet applied` : ''}`,
@@ -795,7 +906,13 @@ async function main(): Promise<number> {
     const inlineLost = [a1.many, a1.hot, a1.hot1, b.many, b.hot, b.hot1, a2].reduce((s, r) => s + r.lost, 0);
     summary.inline_lost = inlineLost;
     const clusterLost = cl?.lost ?? 0;
-    const exact = queued.lost === 0 && queued.doubled === 0 && blLost === 0 && blDoubled === 0 && inlineLost === 0 && clusterLost === 0;
+    const exact =
+      queued.lost === 0 &&
+      queued.doubled === 0 &&
+      blLost === 0 &&
+      blDoubled === 0 &&
+      inlineLost === 0 &&
+      clusterLost === 0;
     summary.exact = exact;
 
     log(`\n== ${stamp()} summary`);
@@ -805,13 +922,23 @@ async function main(): Promise<number> {
       `  three api ÷ one api: writes/s ${fmt(ratios.writes_per_s, 2)} (${S.hot} hot ${fmt(ratios.hot_writes_per_s, 2)}, 1 hot ${fmt(ratios.hot1_writes_per_s, 2)}), p99 ${fmt(ratios.p99_ms, 2)}, ` +
         `CPU per write api ${fmt(ratios.cpu_ms_per_write_api, 2)}, redis ${fmt(ratios.cpu_ms_per_write_redis, 2)}`,
     );
-    log(`  topology a writes/s first ${oneApi.runs_per_s?.[0]}, last ${oneApi.runs_per_s?.[1]} (the machine's drift over the run)`);
-    log(`  queued: acknowledged ${queued.acknowledged}, applied ${queued.applied}, lost ${queued.lost}, doubled ${queued.doubled}; ${queued.jobs_per_s} jobs/s end to end`);
-    log(`  backlog jobs/s by workers: ${S.backlogWorkers.map((w) => `${w}: ${backlog[`workers_${w}`]}`).join(', ')}; lost ${blLost}, doubled ${blDoubled}; more workers not slower: ${summary.backlog_more_workers_not_slower}`);
-    log(`  process logs: ${logTotals.warn} warn, ${logTotals.error} error lines, ${logTotals.stderr} other stderr lines`);
+    log(
+      `  topology a writes/s first ${oneApi.runs_per_s?.[0]}, last ${oneApi.runs_per_s?.[1]} (the machine's drift over the run)`,
+    );
+    log(
+      `  queued: acknowledged ${queued.acknowledged}, applied ${queued.applied}, lost ${queued.lost}, doubled ${queued.doubled}; ${queued.jobs_per_s} jobs/s end to end`,
+    );
+    log(
+      `  backlog jobs/s by workers: ${S.backlogWorkers.map((w) => `${w}: ${backlog[`workers_${w}`]}`).join(', ')}; lost ${blLost}, doubled ${blDoubled}; more workers not slower: ${summary.backlog_more_workers_not_slower}`,
+    );
+    log(
+      `  process logs: ${logTotals.warn} warn, ${logTotals.error} error lines, ${logTotals.stderr} other stderr lines`,
+    );
     for (const l of allLogs) for (const s of l.log.samples) log(`    ${s}`);
     if (cl) {
-      log(`  cluster column (the same WRITE load, ${S.clusterSeconds} s each; CPU per write of the api process and of every Redis node; commands and WAITs per write on the masters):`);
+      log(
+        `  cluster column (the same WRITE load, ${S.clusterSeconds} s each; CPU per write of the api process and of every Redis node; commands and WAITs per write on the masters):`,
+      );
       for (const l of cl.lines) log(l);
     }
     if (!exact) {

@@ -96,7 +96,9 @@ export function startNodeChild(
   scriptArgs: string[] = [],
 ): Child {
   // a compiled script (dist/…/*.js) runs on plain node, as deployed; a TypeScript one through tsx
-  const nodeArgv = script.endsWith('.js') ? [...nodeArgs, script, ...scriptArgs] : [...nodeArgs, '--import', 'tsx', script, ...scriptArgs];
+  const nodeArgv = script.endsWith('.js')
+    ? [...nodeArgs, script, ...scriptArgs]
+    : [...nodeArgs, '--import', 'tsx', script, ...scriptArgs];
   const setpriv = findSetpriv();
   // setpriv execs node: the pid we get is node's own, so /proc/<pid>/status is the runtime's memory
   const [cmd, args] = setpriv
@@ -169,7 +171,11 @@ process.on('exit', () => {
 });
 
 /** Poll `check` until it is truthy, or throw after `timeoutMs`. */
-export async function waitUntil<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitUntil<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let wait = 50;
   for (;;) {
@@ -221,7 +227,8 @@ export async function waitReady(child: Child, url: string, timeoutMs = 60_000): 
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`${child.name} not ready at ${url} within ${timeoutMs} ms:\n${child.tail()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${child.name} not ready at ${url} within ${timeoutMs} ms:\n${child.tail()}`);
     await Promise.race([sleep(wait), child.exited]);
     wait = Math.min(wait * 2, 250);
   }
@@ -319,10 +326,13 @@ export async function cannon(o: CannonOpts): Promise<Measured> {
     ...(o.amount ? { amount: o.amount } : { duration: o.seconds ?? 1 }),
   };
   const instance = autocannon(opts);
-  (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    last = performance.now();
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
+  (instance as unknown as NodeJS.EventEmitter).on(
+    'response',
+    (_client: unknown, status: number, _bytes: number, ms: number) => {
+      last = performance.now();
+      if (status >= 200 && status < 300) latencies.push(ms);
+    },
+  );
   const r = await (instance as unknown as Promise<autocannon.Result>);
   const seconds = Math.max(1e-3, (last - started) / 1000);
   return summarise(o.label, [
@@ -330,7 +340,10 @@ export async function cannon(o: CannonOpts): Promise<Measured> {
   ]);
 }
 
-export function summarise(label: string, parts: Pick<Measured, 'ok' | 'non2xx' | 'errors' | 'seconds' | 'cpu' | 'latencies'>[]): Measured {
+export function summarise(
+  label: string,
+  parts: Pick<Measured, 'ok' | 'non2xx' | 'errors' | 'seconds' | 'cpu' | 'latencies'>[],
+): Measured {
   const sum = (f: (m: (typeof parts)[number]) => number) => parts.reduce((a, m) => a + f(m), 0);
   const ok = sum((m) => m.ok);
   const seconds = sum((m) => m.seconds);
@@ -414,7 +427,8 @@ export async function mainDict(redis: Redis): Promise<{ overhead: number; keys: 
   for (let i = 0; i + 1 < stats.length; i += 2) {
     if (stats[i] !== db || !Array.isArray(stats[i + 1])) continue;
     const fields = stats[i + 1] as unknown[];
-    for (let j = 0; j + 1 < fields.length; j += 2) if (fields[j] === 'overhead.hashtable.main') overhead = Number(fields[j + 1]);
+    for (let j = 0; j + 1 < fields.length; j += 2)
+      if (fields[j] === 'overhead.hashtable.main') overhead = Number(fields[j + 1]);
   }
   return { overhead, keys: await redis.dbsize() };
 }
@@ -505,7 +519,6 @@ export function vmStatus(pid: number): { rssMb: number; hwmMb: number } {
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
 }
 
-
 let interrupted = false;
 
 /**
@@ -532,7 +545,8 @@ export function runBench(main: () => Promise<Record<string, unknown>>): void {
       process.exit(0);
     })
     .catch((err) => {
-      if (!interrupted) process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      if (!interrupted)
+        process.stderr.write(`benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exit(1);
     });
 }
@@ -544,7 +558,10 @@ export function runBench(main: () => Promise<Record<string, unknown>>): void {
  */
 export function buildService(): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`npm run build failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
   return (performance.now() - t0) / 1000;
 }

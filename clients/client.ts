@@ -44,7 +44,10 @@ export type MembershipClient = Client<paths>;
 
 /** A client of the service's API, typed by its OpenAPI document. */
 export function membershipClient(opts: ClientOptions): MembershipClient {
-  const client = createClient<paths>({ baseUrl: opts.baseUrl.replace(/\/$/, ''), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const client = createClient<paths>({
+    baseUrl: opts.baseUrl.replace(/\/$/, ''),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
   const credentials: Middleware = {
     onRequest({ request }) {
       if (opts.apiKey) request.headers.set('x-api-key', opts.apiKey);
@@ -62,11 +65,19 @@ export function membershipClient(opts: ClientOptions): MembershipClient {
  * `timeoutMs` passes; answers its last status. Only the job's caller may
  * read it, so use the client that queued it.
  */
-export async function waitForJob(client: MembershipClient, projectId: ProjectId, jobId: string, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<JobStatus> {
+export async function waitForJob(
+  client: MembershipClient,
+  projectId: ProjectId,
+  jobId: string,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<JobStatus> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   for (;;) {
-    const { data, error, response } = await client.GET('/{projectId}/JOBS/{jobId}', { params: { path: { projectId, jobId } } });
-    if (!data) throw new Error(`job ${jobId}: ${response.status} ${(error as ApiError | undefined)?.message ?? ''}`.trim());
+    const { data, error, response } = await client.GET('/{projectId}/JOBS/{jobId}', {
+      params: { path: { projectId, jobId } },
+    });
+    if (!data)
+      throw new Error(`job ${jobId}: ${response.status} ${(error as ApiError | undefined)?.message ?? ''}`.trim());
     if (data.status === 'completed' || data.status === 'failed' || Date.now() > deadline) return data;
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 250));
   }

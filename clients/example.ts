@@ -32,7 +32,11 @@ export type HrErrorBody = HrEmployee['responses'][400]['content']['application/j
 export type Answer<T, E> = { ok: true; status: number; body: T } | { ok: false; status: number; error: E };
 
 /** POST /members/hr/employee with an integration API key */
-export async function hrUpdateEmployee(baseUrl: string, apiKey: string, body: HrEmployeeBody): Promise<Answer<HrEmployeeAnswer, HrErrorBody>> {
+export async function hrUpdateEmployee(
+  baseUrl: string,
+  apiKey: string,
+  body: HrEmployeeBody,
+): Promise<Answer<HrEmployeeAnswer, HrErrorBody>> {
   const api = membershipClient({ baseUrl, apiKey });
   const { data, error, response } = await api.POST('/members/hr/employee', { body });
   if (data) return { ok: true, status: response.status, body: data };
@@ -59,7 +63,10 @@ if (require.main === module) {
   const body = JSON.parse(require('node:fs').readFileSync(file, 'utf8')) as HrEmployeeBody;
   hrUpdateEmployee(baseUrl, apiKey, body).then(
     (res) => {
-      if (res.ok) process.stdout.write(`${res.status} memberId ${res.body.body.memberId}, updated: ${res.body.body.updatedFields.join(', ') || 'nothing'}\n`);
+      if (res.ok)
+        process.stdout.write(
+          `${res.status} memberId ${res.body.body.memberId}, updated: ${res.body.body.updatedFields.join(', ') || 'nothing'}\n`,
+        );
       else process.stdout.write(`${res.status} error ${res.error.error.code}: ${res.error.error.message}\n`);
       process.exitCode = res.ok ? 0 : 1;
     },

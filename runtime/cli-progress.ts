@@ -37,7 +37,11 @@ export function progress(label: string, opts: CliProgressOptions): CliProgress {
   const started = Date.now();
   if (stream.isTTY) {
     const bar = new bars.SingleBar(
-      { stream, format: `${label} [{bar}] {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`, etaBuffer: 200 },
+      {
+        stream,
+        format: `${label} [{bar}] {value}/{total} ${opts.unit} | {rate} ${opts.unit}/s | ETA {eta_formatted}`,
+        etaBuffer: 200,
+      },
       bars.Presets.shades_classic,
     );
     bar.start(opts.total?.() ?? 0, 0, { rate: 0 });

@@ -14,7 +14,13 @@ import { DeadLetterNotFound, DeadLetters } from './queue/dead-letters';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
 import { Runtime } from './runtime';
-import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, StartupError } from './startup-errors';
+import {
+  checkJwtSecret,
+  checkMongoReachable,
+  checkRedisReachable,
+  fromConfigError,
+  StartupError,
+} from './startup-errors';
 import type { IdentityType } from './actor/types';
 import type { WithRuntime } from './index';
 
@@ -37,7 +43,9 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
   const logger = createLogger(process.env.LOG_LEVEL || 'warn');
   // a cluster (REDIS_CLUSTER_NODES) is used as it is: no embedded server is started beside it
-  const redis = config.redisClusterNodes ? { url: '', embedded: undefined } : await resolveRedis(process.env, { dataDir: config.dataDir });
+  const redis = config.redisClusterNodes
+    ? { url: '', embedded: undefined }
+    : await resolveRedis(process.env, { dataDir: config.dataDir });
   const rt = await Runtime.create(config, redis.url, { logger });
   try {
     return await fn(rt);
@@ -61,7 +69,9 @@ function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-const program = new Command('cli').description('membership runtime operator commands').version(packageVersion(), '-V, --version', 'print the version and exit');
+const program = new Command('cli')
+  .description('membership runtime operator commands')
+  .version(packageVersion(), '-V, --version', 'print the version and exit');
 
 program
   .command('apikey:create <name>')
@@ -95,35 +105,46 @@ program
   .option('--ttl <seconds>', 'lifetime in seconds', '3600')
   .option('--developer', 'mark a program_management_user token as a developer (approval bypass)')
   .option('--tenant <id>', 'limit the token to one tenant (a company user: the company id)')
-  .action((identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean; tenant?: string }) =>
-    withRuntime(async (rt) => {
-      const roles = opts.roles.split(',').map((r) => r.trim()).filter(Boolean);
-      const claims = {
-        sub: userId,
-        identity: identity as IdentityType,
-        roles,
-        ...(opts.developer ? { developer: true } : {}),
-        ...(opts.tenant ? { tenant: opts.tenant, userType: 'company' } : {}),
-      };
-      // sign() marks the token as a development token (dev: true) and refuses when ALLOW_DEV_TOKENS is off
-      print(rt.tokens.sign(claims, Number(opts.ttl)));
-    }),
+  .action(
+    (identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean; tenant?: string }) =>
+      withRuntime(async (rt) => {
+        const roles = opts.roles
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean);
+        const claims = {
+          sub: userId,
+          identity: identity as IdentityType,
+          roles,
+          ...(opts.developer ? { developer: true } : {}),
+          ...(opts.tenant ? { tenant: opts.tenant, userType: 'company' } : {}),
+        };
+        // sign() marks the token as a development token (dev: true) and refuses when ALLOW_DEV_TOKENS is off
+        print(rt.tokens.sign(claims, Number(opts.ttl)));
+      }),
   );
 
 /** a token identity named on the command line, or a usage error naming the ones there are */
 function tokenIdentity(identity: string): IdentityType {
-  if (!(TOKEN_IDENTITIES as readonly string[]).includes(identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}, got '${identity}'`);
+  if (!(TOKEN_IDENTITIES as readonly string[]).includes(identity))
+    throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}, got '${identity}'`);
   return identity as IdentityType;
 }
 
 program
   .command('sessions <identity> <userId>')
-  .description(`list a user's sessions (identity: ${TOKEN_IDENTITIES.join(', ')}): each refresh-token family with a live token, newest first; no token is shown`)
-  .action((identity: string, userId: string) => withRuntime(async (rt) => print({ sessions: await rt.sessions.list(userId, tokenIdentity(identity)) })));
+  .description(
+    `list a user's sessions (identity: ${TOKEN_IDENTITIES.join(', ')}): each refresh-token family with a live token, newest first; no token is shown`,
+  )
+  .action((identity: string, userId: string) =>
+    withRuntime(async (rt) => print({ sessions: await rt.sessions.list(userId, tokenIdentity(identity)) })),
+  );
 
 program
   .command('sessions:revoke <identity> <userId>')
-  .description("end a user's sessions: every one, or the one --family names (its refresh tokens stop working; access tokens lapse within their lifetime)")
+  .description(
+    "end a user's sessions: every one, or the one --family names (its refresh tokens stop working; access tokens lapse within their lifetime)",
+  )
   .option('--family <id>', 'only this session (a family listed by `sessions`)')
   .action((identity: string, userId: string, opts: { family?: string }) =>
     withRuntime(async (rt) => {
@@ -145,13 +166,18 @@ program
   .command('reproject [classIds...]')
   .description(
     'rebuild the document-store collections of the given classes (default: all) from actor state; with the embedded store ' +
-      '(no MONGODB_URL) the running service\'s projector processes rebuild theirs, and it fails when none is running',
+      "(no MONGODB_URL) the running service's projector processes rebuild theirs, and it fails when none is running",
   )
-  .option('--timeout <seconds>', 'embedded store: give up when the service has reported no progress for this long', '30')
+  .option(
+    '--timeout <seconds>',
+    'embedded store: give up when the service has reported no progress for this long',
+    '30',
+  )
   .action((classIds: string[], opts: { timeout: string }) =>
     withRuntime(async (rt) => {
       const idleMs = Number(opts.timeout) * 1000;
-      if (!Number.isFinite(idleMs) || idleMs <= 0) throw new Error(`--timeout must be a number of seconds above 0, got '${opts.timeout}'`);
+      if (!Number.isFinite(idleMs) || idleMs <= 0)
+        throw new Error(`--timeout must be a number of seconds above 0, got '${opts.timeout}'`);
       print(await reproject(rt, classIds, { idleMs }));
     }),
   );
@@ -166,14 +192,18 @@ program
 
 program
   .command('inspect <classId> <instance>')
-  .description('an instance as stored: state (sensitive fields masked), version, lookup keys, pending QUEUED_WRITE jobs, due tasks and pending effects; <instance> is an id or lookupName!value')
-  .action((classId: string, instance: string) => withRuntime(async (rt) => print(await inspectInstance(rt, classId, instance))));
+  .description(
+    'an instance as stored: state (sensitive fields masked), version, lookup keys, pending QUEUED_WRITE jobs, due tasks and pending effects; <instance> is an id or lookupName!value',
+  )
+  .action((classId: string, instance: string) =>
+    withRuntime(async (rt) => print(await inspectInstance(rt, classId, instance))),
+  );
 
 program
   .command('status')
   .description(
-    'queue depths, the oldest waiting job\'s age, the last 20 failed jobs, the committed effects not yet applied and the projector lag ' +
-      '(outbox entries not projected and the oldest one\'s age, by collection)',
+    "queue depths, the oldest waiting job's age, the last 20 failed jobs, the committed effects not yet applied and the projector lag " +
+      "(outbox entries not projected and the oldest one's age, by collection)",
   )
   .action(() => withRuntime(async (rt) => print(await queueStatus(rt))));
 
@@ -189,11 +219,15 @@ program
       'that could not be delivered (message:<id>); recipients masked',
   )
   .option('--limit <n>', 'at most this many of each kind', '100')
-  .action((opts: { limit: string }) => withRuntime(async (rt) => print({ deadLetters: await deadLettersOf(rt).list(Number(opts.limit) || 100) })));
+  .action((opts: { limit: string }) =>
+    withRuntime(async (rt) => print({ deadLetters: await deadLettersOf(rt).list(Number(opts.limit) || 100) })),
+  );
 
 program
   .command('dead-letters:retry [id]')
-  .description('retry a dead letter by id (from `dead-letters`), or every one with --all: an effect is applied again now, a message is queued for sending again')
+  .description(
+    'retry a dead letter by id (from `dead-letters`), or every one with --all: an effect is applied again now, a message is queued for sending again',
+  )
   .option('--all', 'retry every dead letter listed')
   .action((id: string | undefined, opts: { all?: boolean }) =>
     withRuntime(async (rt) => {

@@ -174,7 +174,8 @@ export function redisAppendfsync(env: NodeJS.ProcessEnv): Appendfsync {
 /** REDIS_CLUSTER_NODES (exclusive with REDIS_URL): the cluster's seed nodes. */
 function clusterNodes(env: NodeJS.ProcessEnv): { host: string; port: number }[] | undefined {
   if (!env.REDIS_CLUSTER_NODES) return undefined;
-  if (env.REDIS_URL) throw new Error('REDIS_URL and REDIS_CLUSTER_NODES are both set: name one Redis (a server, or a cluster)');
+  if (env.REDIS_URL)
+    throw new Error('REDIS_URL and REDIS_CLUSTER_NODES are both set: name one Redis (a server, or a cluster)');
   return parseClusterNodes(env.REDIS_CLUSTER_NODES);
 }
 
@@ -216,7 +217,9 @@ export function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.SMTP_URL;
   if (raw === undefined || raw === '') {
     if (env.NODE_ENV === 'production') {
-      throw new Error('SMTP_URL must be set in production: without it mails (sign-in codes, invitations) are written to DATA_DIR/mail and listed on /dev/mail without authentication');
+      throw new Error(
+        'SMTP_URL must be set in production: without it mails (sign-in codes, invitations) are written to DATA_DIR/mail and listed on /dev/mail without authentication',
+      );
     }
     return undefined;
   }
@@ -227,7 +230,8 @@ export function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
     throw new Error('SMTP_URL must be a URL like smtp://host:587 or smtps://user:password@host:465');
   }
   // the value may hold a password: never echoed
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`SMTP_URL must start with smtp:// or smtps://, got '${url.protocol}//'`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error(`SMTP_URL must start with smtp:// or smtps://, got '${url.protocol}//'`);
   if (!url.hostname) throw new Error('SMTP_URL names no host');
   return raw;
 }
@@ -255,7 +259,9 @@ export function tlsFiles(env: NodeJS.ProcessEnv): { cert: Buffer; key: Buffer } 
     try {
       return fs.readFileSync(file);
     } catch (err) {
-      throw new Error(`${name}: cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new Error(
+        `${name}: cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   };
   return { cert: read('TLS_CERT', cert), key: read('TLS_KEY', key) };
@@ -295,7 +301,8 @@ export function allowDevTokens(env: NodeJS.ProcessEnv): boolean {
 export function listenAddress(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.LISTEN_ADDRESS?.trim();
   if (!raw) return undefined;
-  if (raw !== 'localhost' && isIP(raw) === 0) throw new Error(`LISTEN_ADDRESS must be an IP address (e.g. 127.0.0.1 or ::) or localhost, got '${raw}'`);
+  if (raw !== 'localhost' && isIP(raw) === 0)
+    throw new Error(`LISTEN_ADDRESS must be an IP address (e.g. 127.0.0.1 or ::) or localhost, got '${raw}'`);
   return raw;
 }
 
@@ -331,16 +338,28 @@ export function corsOrigins(env: NodeJS.ProcessEnv): string[] {
   const raw = env.CORS_ORIGINS?.trim() ?? '';
   if (!raw) return [];
   const origins: string[] = [];
-  for (const item of raw.split(',').map((x) => x.trim()).filter(Boolean)) {
-    if (item === '*') throw new Error("CORS_ORIGINS: '*' is not allowed; name each origin (e.g. https://app.example.com)");
+  for (const item of raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    if (item === '*')
+      throw new Error("CORS_ORIGINS: '*' is not allowed; name each origin (e.g. https://app.example.com)");
     let url: URL;
     try {
       url = new URL(item);
     } catch {
       throw new Error(`CORS_ORIGINS: '${item}' is not an origin (e.g. https://app.example.com)`);
     }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== item.replace(/\/$/, '') || url.pathname !== '/' || url.search || url.hash) {
-      throw new Error(`CORS_ORIGINS: '${item}' is not an origin: scheme, host and port only (e.g. https://app.example.com)`);
+    if (
+      (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+      url.origin !== item.replace(/\/$/, '') ||
+      url.pathname !== '/' ||
+      url.search ||
+      url.hash
+    ) {
+      throw new Error(
+        `CORS_ORIGINS: '${item}' is not an origin: scheme, host and port only (e.g. https://app.example.com)`,
+      );
     }
     if (!origins.includes(url.origin)) origins.push(url.origin);
   }
@@ -354,7 +373,8 @@ export function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
   if (/^\d+$/.test(raw)) return Number(raw);
   const names = raw.split(',').map((x) => x.trim());
   for (const n of names) {
-    if (!/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(n)) throw new Error(`TRUST_PROXY: '${n}' is not an address, a CIDR, loopback, linklocal or uniquelocal`);
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(\/\d{1,3})?)$/.test(n))
+      throw new Error(`TRUST_PROXY: '${n}' is not an address, a CIDR, loopback, linklocal or uniquelocal`);
   }
   return names.join(',');
 }
@@ -389,8 +409,12 @@ export function mongodbUrl(env: NodeJS.ProcessEnv, roles: ReadonlySet<Role>): st
  * undefined when it can serve them (MONGODB_URL set, or a projector in the
  * same process, or no api role).
  */
-export function listingsGap(config: Pick<RuntimeConfig, 'mongodbUrl' | 'roles'>, collections: readonly string[]): string | undefined {
-  if (config.mongodbUrl || !config.roles.has('api') || config.roles.has('projector') || !collections.length) return undefined;
+export function listingsGap(
+  config: Pick<RuntimeConfig, 'mongodbUrl' | 'roles'>,
+  collections: readonly string[],
+): string | undefined {
+  if (config.mongodbUrl || !config.roles.has('api') || config.roles.has('projector') || !collections.length)
+    return undefined;
   return (
     `MONGODB_URL is unset and this process runs the api role without the projector role: its listings and searches ` +
     `(collections ${[...collections].sort().join(', ')}) answer from an empty in-process store; every other call, and every rule ` +
@@ -404,9 +428,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
   const dataDir = path.resolve(env.DATA_DIR || path.join(root, 'data'));
   const roles = new Set(list(env.ROLES || 'api,worker,projector') as Role[]);
   // ' , ' names no role: a process that serves nothing and runs until killed is a mistake, not a choice
-  if (!roles.size) throw new Error(`ROLES names no role, got '${env.ROLES}' (api, worker, projector; unset: all three)`);
+  if (!roles.size)
+    throw new Error(`ROLES names no role, got '${env.ROLES}' (api, worker, projector; unset: all three)`);
   for (const r of roles) {
-    if (!['api', 'worker', 'projector'].includes(r)) throw new Error(`ROLES: unknown role '${r}' (api, worker, projector)`);
+    if (!['api', 'worker', 'projector'].includes(r))
+      throw new Error(`ROLES: unknown role '${r}' (api, worker, projector)`);
   }
   const projectId = env.PROJECT_ID || 'membership';
   if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(projectId)) {

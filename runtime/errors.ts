@@ -121,7 +121,11 @@ export function isUnknownInstance(err: unknown): err is ActorError {
   return err instanceof ActorError && err.code === UNKNOWN_INSTANCE_CODE;
 }
 
-const NOT_DEPLOYED = new Set<number | string>([RuntimeCodes.UNKNOWN_PROJECT.code, RuntimeCodes.UNKNOWN_CLASS.code, RuntimeCodes.UNKNOWN_METHOD.code]);
+const NOT_DEPLOYED = new Set<number | string>([
+  RuntimeCodes.UNKNOWN_PROJECT.code,
+  RuntimeCodes.UNKNOWN_CLASS.code,
+  RuntimeCodes.UNKNOWN_METHOD.code,
+]);
 
 /**
  * The runtime's own 404 for a call whose target is not deployed (unknown

@@ -46,7 +46,14 @@ export type {
   TokenIssueRequest,
   TokenIssuer,
 } from './actor/types';
-export { ActorError, errorFactory, isNotDeployed, isUnknownInstance, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from './errors';
+export {
+  ActorError,
+  errorFactory,
+  isNotDeployed,
+  isUnknownInstance,
+  RuntimeCodes,
+  UNKNOWN_INSTANCE_CODE,
+} from './errors';
 export type { RuntimeCode } from './errors';
 /** the codes of the Idempotency-Key refusals (409 still running, 422 another request), for a class's error envelope */
 export { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './http/idempotency';
@@ -54,11 +61,29 @@ export { projectRoot } from './config';
 /** is this a plain address the mail port sends to (local@domain)? */
 export { isAddress as isMailAddress } from './mail/message';
 /** server-rendered pages a class folder contributes (`*.pages.ts`) */
-export type { PageAnswer, PageCallOptions, PageCallResult, PageCtx, PageHandler, PageModule, PageRoute, PageSite, PageAsset } from './http/pages';
+export type {
+  PageAnswer,
+  PageCallOptions,
+  PageCallResult,
+  PageCtx,
+  PageHandler,
+  PageModule,
+  PageRoute,
+  PageSite,
+  PageAsset,
+} from './http/pages';
 export { rolesGrant } from './auth/access';
 export type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec, PageResult } from './stream/document-store';
 export type { ListingSpec } from './stream/listing';
-export type { JournalCall, JournalEntry, JournalPage, JournalQuery, JournalReader, JournalValue, MethodJournal } from './actor/journal';
+export type {
+  JournalCall,
+  JournalEntry,
+  JournalPage,
+  JournalQuery,
+  JournalReader,
+  JournalValue,
+  MethodJournal,
+} from './actor/journal';
 
 /** A long class-contributed CLI command's progress on stderr: a bar on a terminal, a line every few seconds otherwise. */
 export { progress } from './cli-progress';

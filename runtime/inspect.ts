@@ -85,7 +85,9 @@ export async function inspectInstance(rt: Runtime, classId: string, ref: string)
   const pendingEffects: { entry: string; id: string; method: string }[] = [];
   for (const [entry, f] of entries) {
     const effects = JSON.parse(f[f.indexOf('f') + 1] ?? '[]') as Effect[];
-    for (const e of effects) if (!e.port && e.classId === classId && e.instanceId === instanceId) pendingEffects.push({ entry, id: e.id, method: e.method });
+    for (const e of effects)
+      if (!e.port && e.classId === classId && e.instanceId === instanceId)
+        pendingEffects.push({ entry, id: e.id, method: e.method });
   }
 
   const fields = maskedFields(cls.options.sensitiveFields);
@@ -119,7 +121,9 @@ export async function projectorStatus(rt: Runtime, answerMs = LAG_ANSWER_MS) {
   return {
     store,
     processes,
-    ...(answer.receivers === 0 ? { note: 'no running projector process: the embedded store is rebuilt when one starts' } : {}),
+    ...(answer.receivers === 0
+      ? { note: 'no running projector process: the embedded store is rebuilt when one starts' }
+      : {}),
     ...(answer.unfinished ? { unanswered: answer.unfinished } : {}),
   };
 }
@@ -151,7 +155,13 @@ export async function queueStatus(rt: Runtime) {
     depths,
     oldestWaitingAgeMs: oldestAt !== undefined ? Date.now() - oldestAt : null,
     failedJobs: failed.slice(0, FAILED_SHOWN).map((j) => {
-      const d = j.data as { kind: string; classId?: string; method?: string; instanceId?: string; task?: { classId: string; method: string; instanceId?: string } };
+      const d = j.data as {
+        kind: string;
+        classId?: string;
+        method?: string;
+        instanceId?: string;
+        task?: { classId: string; method: string; instanceId?: string };
+      };
       return {
         id: j.id,
         classId: d.classId ?? d.task?.classId,
@@ -173,12 +183,22 @@ export async function queueStatus(rt: Runtime) {
  * run it): both are undone first, with its first sequence number, so it runs
  * again in its place in the instance's FIFO.
  */
-export async function retryFailedJob(rt: Runtime, jobId: string): Promise<{ retried: string; classId?: string; method?: string }> {
+export async function retryFailedJob(
+  rt: Runtime,
+  jobId: string,
+): Promise<{ retried: string; classId?: string; method?: string }> {
   const job = await rt.jobs.getJob(jobId);
   if (!job) throw new InspectError(`no job ${jobId}`);
   const state = await job.getState();
   if (state !== 'failed') throw new InspectError(`job ${jobId} is ${state}, not failed`);
-  const d = job.data as { kind: string; classId?: string; method?: string; instanceId?: string; seq?: number; task?: { classId: string; method: string } };
+  const d = job.data as {
+    kind: string;
+    classId?: string;
+    method?: string;
+    instanceId?: string;
+    seq?: number;
+    task?: { classId: string; method: string };
+  };
   // the same as the operator console's retry: its stored failure dropped, back at the head of its instance's queue
   await rt.jobs.reopenFailed(job);
   await job.retry('failed');

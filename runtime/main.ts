@@ -16,7 +16,14 @@ import { resolveRedis, type EmbeddedRedis } from './redis/embedded-redis';
 import { slotProjectorName } from './stream/projector-settings';
 import { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, stopDeadlineMs } from './process-settings';
 import type { Runtime } from './runtime';
-import { checkJwtSecret, checkMongoReachable, checkRedisReachable, fromConfigError, fromListenError, StartupError } from './startup-errors';
+import {
+  checkJwtSecret,
+  checkMongoReachable,
+  checkRedisReachable,
+  fromConfigError,
+  fromListenError,
+  StartupError,
+} from './startup-errors';
 
 const READY = 'runtime-ready';
 
@@ -50,10 +57,18 @@ async function checkConnections(config: ReturnType<typeof loadConfig>): Promise<
 }
 
 /** The Redis to use: a cluster (REDIS_CLUSTER_NODES), REDIS_URL, or the embedded redis-server. */
-async function redisOf(config: ReturnType<typeof loadConfig>, logger: ReturnType<typeof createLogger>): Promise<{ target: RedisTarget; label: string; embedded?: EmbeddedRedis }> {
-  if (config.redisClusterNodes) return { target: { kind: 'cluster', nodes: config.redisClusterNodes }, label: 'REDIS_CLUSTER_NODES' };
+async function redisOf(
+  config: ReturnType<typeof loadConfig>,
+  logger: ReturnType<typeof createLogger>,
+): Promise<{ target: RedisTarget; label: string; embedded?: EmbeddedRedis }> {
+  if (config.redisClusterNodes)
+    return { target: { kind: 'cluster', nodes: config.redisClusterNodes }, label: 'REDIS_CLUSTER_NODES' };
   const redis = await resolveRedis(process.env, { dataDir: config.dataDir, log: (msg) => logger.info(msg) });
-  return { target: { kind: 'single', url: redis.url }, label: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL', embedded: redis.embedded };
+  return {
+    target: { kind: 'single', url: redis.url },
+    label: redis.embedded ? `embedded (${redis.url})` : 'REDIS_URL',
+    embedded: redis.embedded,
+  };
 }
 
 async function runtimeProcess(): Promise<void> {
@@ -83,7 +98,10 @@ async function runtimeProcess(): Promise<void> {
     },
     'runtime started',
   );
-  const gap = listingsGap(config, runtime.registry.list().flatMap((c) => Object.keys(c.options.stream?.collections ?? {})));
+  const gap = listingsGap(
+    config,
+    runtime.registry.list().flatMap((c) => Object.keys(c.options.stream?.collections ?? {})),
+  );
   if (gap) logger.warn({ setting: 'MONGODB_URL', roles: [...config.roles] }, gap);
   process.send?.(READY);
   let stopping = false;
@@ -134,10 +152,15 @@ async function supervisor(count: number): Promise<void> {
     if (stopping) return;
     stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
-    const gone = Promise.all(workers.map((w) => new Promise<void>((r) => (w.isDead() ? r() : w.once('exit', () => r())))));
+    const gone = Promise.all(
+      workers.map((w) => new Promise<void>((r) => (w.isDead() ? r() : w.once('exit', () => r())))),
+    );
     // each drains (its own deadline), then exits; one that outlives it is killed
     for (const w of workers) w.process.kill('SIGTERM');
-    const timer = setTimeout(() => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), stopDeadlineMs(graceMs) + 5_000);
+    const timer = setTimeout(
+      () => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')),
+      stopDeadlineMs(graceMs) + 5_000,
+    );
     await gone;
     clearTimeout(timer);
     await redis.embedded?.stop();

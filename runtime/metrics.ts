@@ -120,14 +120,23 @@ class CallHistogram {
   async get(): Promise<{ name: string; help: string; type: string; values: unknown[]; aggregator: string }> {
     const data = await this.getForPromString();
     data.values = data.values.map((v) => {
-      const { sharedLabels, labels, ...rest } = v as { sharedLabels: Record<string, string>; labels: Record<string, unknown> };
+      const { sharedLabels, labels, ...rest } = v as {
+        sharedLabels: Record<string, string>;
+        labels: Record<string, unknown>;
+      };
       return { ...rest, labels: { ...labels, ...sharedLabels } };
     });
     return data;
   }
 
   /** as prom-client's Histogram.getForPromString (what the registry's text format reads) */
-  async getForPromString(): Promise<{ name: string; help: string; type: string; values: unknown[]; aggregator: string }> {
+  async getForPromString(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    values: unknown[];
+    aggregator: string;
+  }> {
     const bucket = `${this.name}_bucket`;
     const values: unknown[] = [];
     for (const s of this.all) {
@@ -225,7 +234,7 @@ export class RuntimeMetrics {
     });
     this.journalAppend = new Histogram({
       name: 'runtime_journal_append_seconds',
-      help: 'Time from a journaled call\'s answer to its entry stored in the journal (the ledger\'s lag), by journal',
+      help: "Time from a journaled call's answer to its entry stored in the journal (the ledger's lag), by journal",
       labelNames: ['journal'],
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers,
@@ -245,7 +254,9 @@ export class RuntimeMetrics {
         labelNames: ['collection', 'gauge'],
         registers,
         async collect() {
-          const counts = await Promise.all(gauges.map((g) => documents.count(g.collection, g.gauge.filter).catch(() => undefined)));
+          const counts = await Promise.all(
+            gauges.map((g) => documents.count(g.collection, g.gauge.filter).catch(() => undefined)),
+          );
           this.reset();
           gauges.forEach((g, i) => {
             const n = counts[i];
@@ -281,7 +292,7 @@ export class RuntimeMetrics {
     });
     this.messageDelivery = new Histogram({
       name: 'runtime_message_delivery_seconds',
-      help: 'Time from a message\'s hand-over to the delivery queue (after its commit) to its acceptance by the transport, retries included, by port',
+      help: "Time from a message's hand-over to the delivery queue (after its commit) to its acceptance by the transport, retries included, by port",
       labelNames: ['port'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
       registers,
@@ -369,7 +380,14 @@ export class RuntimeMetrics {
         // summed over the buckets' queues
         const total: Record<string, number> = {};
         for (const q of queues) {
-          const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
+          const counts = await q.getJobCounts(
+            'waiting',
+            'active',
+            'delayed',
+            'prioritized',
+            'waiting-children',
+            'failed',
+          );
           for (const [state, n] of Object.entries(counts)) total[state] = (total[state] ?? 0) + n;
         }
         for (const [state, n] of Object.entries(total)) this.set({ state }, n);
@@ -393,7 +411,8 @@ export class RuntimeMetrics {
     const projector = sources.projector;
     // read once per scrape for the four gauges (the entries gauge is collected first)
     let projectorLag: Promise<ProjectorLagReading | undefined> | undefined;
-    const readLag = (): Promise<ProjectorLagReading | undefined> => (projectorLag ??= projector?.lag({ byCollection: true }) ?? Promise.resolve(undefined));
+    const readLag = (): Promise<ProjectorLagReading | undefined> =>
+      (projectorLag ??= projector?.lag({ byCollection: true }) ?? Promise.resolve(undefined));
     const doneReading = (): void => {
       projectorLag = undefined;
     };
@@ -406,7 +425,8 @@ export class RuntimeMetrics {
         const lag = await readLag();
         // a collection no longer projected (or a projector stopped) leaves no stale series
         this.reset();
-        for (const [collection, share] of Object.entries(lag?.collections ?? {})) this.set({ collection }, share.entries);
+        for (const [collection, share] of Object.entries(lag?.collections ?? {}))
+          this.set({ collection }, share.entries);
       },
     });
     new Gauge({
@@ -417,7 +437,8 @@ export class RuntimeMetrics {
       async collect() {
         const lag = await readLag();
         this.reset();
-        for (const [collection, share] of Object.entries(lag?.collections ?? {})) this.set({ collection }, share.seconds);
+        for (const [collection, share] of Object.entries(lag?.collections ?? {}))
+          this.set({ collection }, share.seconds);
       },
     });
     new Gauge({
@@ -471,7 +492,13 @@ export class RuntimeMetrics {
    * One answered call: `method` is the registry's (undefined when the class
    * or method is unknown), so no label comes from the request.
    */
-  observe(classId: string | undefined, method: RegisteredMethod | undefined, status: number, startedMs: number, busy: boolean): void {
+  observe(
+    classId: string | undefined,
+    method: RegisteredMethod | undefined,
+    status: number,
+    startedMs: number,
+    busy: boolean,
+  ): void {
     const series = this.seriesOf(method !== undefined && classId !== undefined ? method : undefined, classId);
     let calls = series.calls.get(status);
     if (!calls) {
@@ -494,8 +521,20 @@ export class RuntimeMetrics {
     else this.journalAppend.observe({ journal }, seconds);
   }
 
-  journalEntry(journal: string, classId: string, method: string, status: number, code: string | number | undefined): void {
-    this.journaled.inc({ journal, class: classId, method, status: String(status), code: code === undefined ? '' : String(code) });
+  journalEntry(
+    journal: string,
+    classId: string,
+    method: string,
+    status: number,
+    code: string | number | undefined,
+  ): void {
+    this.journaled.inc({
+      journal,
+      class: classId,
+      method,
+      status: String(status),
+      code: code === undefined ? '' : String(code),
+    });
   }
 
   /** a method's series, made once: labels are not hashed again on every call */
@@ -503,7 +542,9 @@ export class RuntimeMetrics {
   private seriesOf(method: RegisteredMethod | undefined, classId: string | undefined): MethodSeries {
     let series = this.series.get(method);
     if (!series) {
-      const labels = method ? { class: classId!, method: method.name, kind: method.kind } : { class: UNKNOWN, method: UNKNOWN, kind: UNKNOWN };
+      const labels = method
+        ? { class: classId!, method: method.name, kind: method.kind }
+        : { class: UNKNOWN, method: UNKNOWN, kind: UNKNOWN };
       series = { labels, duration: this.duration.series(labels), calls: new Map() };
       this.series.set(method, series);
     }
@@ -547,7 +588,12 @@ export class RuntimeMetrics {
   private readonly retriesByMethod = new Map<string, Map<string, Counter.Internal>>();
   private readonly failuresByMethod = new Map<string, Map<string, Counter.Internal>>();
   /** a class and method's counter child, made once (by class, then method: no key string made per job) */
-  private queuedChild(children: Map<string, Map<string, Counter.Internal>>, counter: Counter<'class' | 'method'>, classId: string, method: string): Counter.Internal {
+  private queuedChild(
+    children: Map<string, Map<string, Counter.Internal>>,
+    counter: Counter<'class' | 'method'>,
+    classId: string,
+    method: string,
+  ): Counter.Internal {
     let byMethod = children.get(classId);
     if (!byMethod) children.set(classId, (byMethod = new Map()));
     let child = byMethod.get(method);
@@ -566,7 +612,12 @@ export class RuntimeMetrics {
  * /health and /ready on a port of its own (METRICS_PORT): a bare node:http
  * server, nothing else is routed. `ready` throws when the process is not ready.
  */
-export async function serveMetrics(metrics: RuntimeMetrics, ready: () => Promise<Record<string, string>>, port: number, host?: string): Promise<Server> {
+export async function serveMetrics(
+  metrics: RuntimeMetrics,
+  ready: () => Promise<Record<string, string>>,
+  port: number,
+  host?: string,
+): Promise<Server> {
   const json = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(body));

@@ -47,7 +47,8 @@ export function drainGraceMs(env: NodeJS.ProcessEnv): number {
   const raw = env.DRAIN_GRACE_MS;
   if (raw === undefined || raw === '') return 0;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 60_000) throw new Error(`DRAIN_GRACE_MS must be a whole number of milliseconds from 0 to 60000 (got '${raw}')`);
+  if (!Number.isInteger(n) || n < 0 || n > 60_000)
+    throw new Error(`DRAIN_GRACE_MS must be a whole number of milliseconds from 0 to 60000 (got '${raw}')`);
   return n;
 }
 

@@ -36,7 +36,10 @@ export async function reproject(rt: Runtime, classIds: string[], opts: { idleMs:
   if (rt.documents.shared) {
     const bar = progress('reproject', { unit: 'instances' });
     try {
-      const count = await rt.projector.rebuild(only, { drop: true, onProgress: (done, total) => bar.tick(done, total) });
+      const count = await rt.projector.rebuild(only, {
+        drop: true,
+        onProgress: (done, total) => bar.tick(done, total),
+      });
       return { reprojected: count, store };
     } finally {
       bar.stop();
@@ -52,7 +55,12 @@ export async function reproject(rt: Runtime, classIds: string[], opts: { idleMs:
   };
   let answer;
   try {
-    answer = await askProjectors(rt.redis, rt.store.keys.base, { command: 'reproject', classIds: only }, { idleMs: opts.idleMs, onReport: (_r, all) => show(all) });
+    answer = await askProjectors(
+      rt.redis,
+      rt.store.keys.base,
+      { command: 'reproject', classIds: only },
+      { idleMs: opts.idleMs, onReport: (_r, all) => show(all) },
+    );
   } finally {
     bar?.stop();
   }
@@ -64,7 +72,8 @@ export async function reproject(rt: Runtime, classIds: string[], opts: { idleMs:
   }
   const reports = [...answer.reports.values()];
   const failed = reports.filter((r) => r.state === 'failed');
-  if (failed.length) throw new ReprojectError(`reproject: ${failed.map((r) => `${r.process} failed: ${r.error}`).join('; ')}`);
+  if (failed.length)
+    throw new ReprojectError(`reproject: ${failed.map((r) => `${r.process} failed: ${r.error}`).join('; ')}`);
   if (answer.unfinished) {
     throw new ReprojectError(
       `reproject: ${answer.unfinished} of ${answer.receivers} service processes took the request but reported nothing for ${opts.idleMs / 1000} s; ` +

@@ -32,7 +32,14 @@ import { Projector } from './stream/projector';
 import type { BlobStore } from './files/blob-store';
 import { LocalBlobStore } from './files/local-blob-store';
 import { Signer } from './auth/signer';
-import { callConnectionOptions, isRedisUnavailable, RedisHealth, startupRetryLogger, untilRedisAnswers, workerConnectionOverrides } from './redis/client';
+import {
+  callConnectionOptions,
+  isRedisUnavailable,
+  RedisHealth,
+  startupRetryLogger,
+  untilRedisAnswers,
+  workerConnectionOverrides,
+} from './redis/client';
 import { MessageDelivery } from './mail/delivery';
 import { DeadLetters } from './queue/dead-letters';
 import { openMessagePorts } from './mail/ports';
@@ -66,7 +73,13 @@ async function openDocuments(config: RuntimeConfig): Promise<DocumentStore> {
  * directly while the snapshot is unreadable, and has it regenerate the
  * snapshot (at most once a minute from this process).
  */
-function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, dispatcher: Dispatcher, logger: Logger, background: Background): void {
+function wireRoleProvider(
+  registry: ClassRegistry,
+  roles: SnapshotRoleSource,
+  dispatcher: Dispatcher,
+  logger: Logger,
+  background: Background,
+): void {
   const provider = registry.list().find((c) => c.options.roleProvider);
   if (!provider) return;
   const { instanceId, getRoles, regenerate, absentRoles } = provider.options.roleProvider!;
@@ -75,12 +88,20 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
   roles.setFallback(
     async (names) => {
       try {
-        const r = await dispatcher.call({ classId: provider.id, method: getRoles, instanceId, body: { names }, ...asSystem });
+        const r = await dispatcher.call({
+          classId: provider.id,
+          method: getRoles,
+          instanceId,
+          body: { names },
+          ...asSystem,
+        });
         return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
       } catch (err) {
         // a fresh project whose role provider has no instance yet: the roles it declares for that case
         if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {
-          return (absentRoles ?? []).filter((r) => names.includes(r.id) || (r.name !== undefined && names.includes(r.name)));
+          return (absentRoles ?? []).filter(
+            (r) => names.includes(r.id) || (r.name !== undefined && names.includes(r.name)),
+          );
         }
         // Redis not answering: 503, not "no roles"
         if (isRedisUnavailable(err)) throw err;
@@ -99,15 +120,12 @@ function wireRoleProvider(registry: ClassRegistry, roles: SnapshotRoleSource, di
   );
 }
 
-
 /**
  * How long a stopping process waits for the work its calls started after
  * answering (task hand-over, inline projection): each is a few Redis or store
  * round trips; what is still running after it is left to the sweepers.
  */
 const BACKGROUND_SETTLE_MS = 5_000;
-
-
 
 export interface StopOptions {
   /** how long /ready answers 503 while the listener still accepts, so a load balancer stops sending first (default 0) */
@@ -170,7 +188,11 @@ export class Runtime {
   }
 
   /** `redis`: a server's URL, or a server or cluster (config.redisClusterNodes names a cluster whatever is passed) */
-  static async create(config: RuntimeConfig, redis: string | RedisTarget, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  static async create(
+    config: RuntimeConfig,
+    redis: string | RedisTarget,
+    overrides: RuntimeOverrides = {},
+  ): Promise<Runtime> {
     const target: RedisTarget = config.redisClusterNodes
       ? { kind: 'cluster', nodes: config.redisClusterNodes }
       : typeof redis === 'string'
@@ -179,22 +201,38 @@ export class Runtime {
     return Runtime.build(config, target, overrides);
   }
 
-  private static async build(config: RuntimeConfig, target: RedisTarget, overrides: RuntimeOverrides): Promise<Runtime> {
+  private static async build(
+    config: RuntimeConfig,
+    target: RedisTarget,
+    overrides: RuntimeOverrides,
+  ): Promise<Runtime> {
     const logger = overrides.logger ?? createLogger(config.logLevel);
-    const registry = overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
+    const registry =
+      overrides.registry ?? ClassRegistry.fromDirectories(config.classDirs, config.schemaDirs, config.env);
     // before anything opens a connection: a wrong declaration stops the start
     const sources = identitySources(registry);
     // every command has a time-out: a frozen or unreachable Redis fails calls with 503 (runtime/redis/client.ts)
-    const redis = connect(target, { ...callConnectionOptions(config.redisCommandTimeoutMs), enableAutoPipelining: true });
+    const redis = connect(target, {
+      ...callConnectionOptions(config.redisCommandTimeoutMs),
+      enableAutoPipelining: true,
+    });
     const redisHealth = new RedisHealth(redis, logger);
     redisHealth.watch(redis, 'state');
     const store = new StateStore(redis, config.projectId, config.redisBuckets);
     try {
       const retry = { onRetry: startupRetryLogger(logger) };
-      const legacy = await untilRedisAnswers('key layout migration', () => migrateLegacyLayout(store, (fields, msg) => logger.info(fields, msg)), retry);
+      const legacy = await untilRedisAnswers(
+        'key layout migration',
+        () => migrateLegacyLayout(store, (fields, msg) => logger.info(fields, msg)),
+        retry,
+      );
       // refresh tokens move by their stored family (not a plain rename): with the rest of the old layout
       if (legacy.outcome === 'migrated') {
-        const moved = await untilRedisAnswers('refresh token migration', () => migrateRefreshTokenKeys(redis, store.keys.base), retry);
+        const moved = await untilRedisAnswers(
+          'refresh token migration',
+          () => migrateRefreshTokenKeys(redis, store.keys.base),
+          retry,
+        );
         if (moved) logger.info({ moved }, 'refresh tokens moved to the cluster-ready layout');
       }
       await untilRedisAnswers('key layout check', () => checkLayout(store), retry);
@@ -216,8 +254,16 @@ export class Runtime {
     const secret = config.jwtSecret ?? ensureEmbeddedJwtSecret(config.dataDir, logger);
     const tokens = new TokenService(secret, config.jwtIssuer, { allowDevTokens: config.allowDevTokens });
     const blobs = overrides.blobs ?? (await openBlobs(config));
-    const ports: Ports = { blobs, signer: new Signer(secret), roles: roleSource.publisher(), catalogue: () => registry.catalogue() };
-    const projector = new Projector(store, documents, registry, logger, { ...config.projector, batchMs: config.projectionBatchMs });
+    const ports: Ports = {
+      blobs,
+      signer: new Signer(secret),
+      roles: roleSource.publisher(),
+      catalogue: () => registry.catalogue(),
+    };
+    const projector = new Projector(store, documents, registry, logger, {
+      ...config.projector,
+      batchMs: config.projectionBatchMs,
+    });
     projector.redisHealth = redisHealth;
     const background = new Background();
     projector.background = background;
@@ -228,7 +274,15 @@ export class Runtime {
       apiKeys,
       sources,
       cacheSeconds: config.identityCacheSeconds,
-      call: (classId, method, instanceId) => late.dispatcher!.call({ classId, method, instanceId, body: {}, identity: { type: 'system' }, origin: 'system' }),
+      call: (classId, method, instanceId) =>
+        late.dispatcher!.call({
+          classId,
+          method,
+          instanceId,
+          body: {},
+          identity: { type: 'system' },
+          origin: 'system',
+        }),
     });
     const sessions = new SessionTokens({
       tokens,
@@ -257,7 +311,8 @@ export class Runtime {
       tokens: sessions,
       background,
       onCommit: (classId, id, version, stateJson, state) => {
-        if (!documents.shared && config.roles.has('projector')) projector.applyCommitted(classId, id, version, stateJson, state);
+        if (!documents.shared && config.roles.has('projector'))
+          projector.applyCommitted(classId, id, version, stateJson, state);
       },
     });
     late.dispatcher = dispatcher;
@@ -300,7 +355,13 @@ export class Runtime {
       messageDeadLetters: () => messages.deadLetterCount(),
       projector,
       tasks: jobs,
-      caches: { identity: identities, read: dispatcher.readCache, lookup: dispatcher.lookupCache, api_key: apiKeys, roles: roleSource },
+      caches: {
+        identity: identities,
+        read: dispatcher.readCache,
+        lookup: dispatcher.lookupCache,
+        api_key: apiKeys,
+        roles: roleSource,
+      },
       optimisticWrites: dispatcher.optimisticWrites,
       documentGauges: registry.documentGauges,
       documents,
@@ -348,13 +409,39 @@ export class Runtime {
     });
     // an outage is reported once by the health tracker, not by every effect sweep
     dispatcher.effects.onSweepError = (err) => redisHealth.failed(err);
-    return new Runtime(config, redis, logger, registry, store, documents, ports, access, roleSource, apiKeys, tokens, dispatcher, jobs, projector, app, redisHealth, messages, identities, sessions, drain, metrics, background);
+    return new Runtime(
+      config,
+      redis,
+      logger,
+      registry,
+      store,
+      documents,
+      ports,
+      access,
+      roleSource,
+      apiKeys,
+      tokens,
+      dispatcher,
+      jobs,
+      projector,
+      app,
+      redisHealth,
+      messages,
+      identities,
+      sessions,
+      drain,
+      metrics,
+      background,
+    );
   }
 
   /** waits (up to BACKGROUND_SETTLE_MS) for the work started after answers; says when some is left behind */
   private async settleBackground(): Promise<void> {
     if (!(await this.background.settled(BACKGROUND_SETTLE_MS))) {
-      this.logger.warn({ running: this.background.size, waitedMs: BACKGROUND_SETTLE_MS }, 'work started after answers still running at stop: left to the sweepers');
+      this.logger.warn(
+        { running: this.background.size, waitedMs: BACKGROUND_SETTLE_MS },
+        'work started after answers still running at stop: left to the sweepers',
+      );
     }
   }
 
@@ -379,20 +466,31 @@ export class Runtime {
           await this.redisHealth.ping();
           return { redis: 'ok', roles: [...this.config.roles].join(',') };
         };
-        this.metricsServer = await serveMetrics(this.metrics, ready, metricsPort, this.config.listenAddress).catch((err: NodeJS.ErrnoException) => {
-          if (err.code === 'EADDRINUSE') throw new StartupError('METRICS_PORT', `port ${metricsPort} is in use by another process`);
-          if (err.code === 'EACCES') throw new StartupError('METRICS_PORT', `not allowed to listen on port ${metricsPort} (EACCES)`);
-          throw err;
-        });
+        this.metricsServer = await serveMetrics(this.metrics, ready, metricsPort, this.config.listenAddress).catch(
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === 'EADDRINUSE')
+              throw new StartupError('METRICS_PORT', `port ${metricsPort} is in use by another process`);
+            if (err.code === 'EACCES')
+              throw new StartupError('METRICS_PORT', `not allowed to listen on port ${metricsPort} (EACCES)`);
+            throw err;
+          },
+        );
       }
       return undefined;
     }
     if (!this.config.smtpUrl) {
-      this.logger.info({ dir: path.join(this.config.dataDir, 'mail') }, 'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production');
+      this.logger.info(
+        { dir: path.join(this.config.dataDir, 'mail') },
+        'SMTP_URL is unset: mails are written as .eml files and listed on /dev/mail (no authentication); set SMTP_URL in production',
+      );
     }
     const tls = this.config.tls;
     const host = this.config.listenAddress;
-    const server = (tls ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app) : http.createServer(this.app)).listen(port, host);
+    const server = (
+      tls
+        ? https.createServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, this.app)
+        : http.createServer(this.app)
+    ).listen(port, host);
     this.server = server;
     // kept-alive connections stay open longer than the idle time-out of the load balancers in front (60 s on
     // the common ones), so the client side closes them: with node's 5 s the service closed a connection just
@@ -426,8 +524,22 @@ export class Runtime {
   }
 
   /** Call a method as the system identity (CLI, seeds). */
-  call(classId: string, method: string, instanceId: string | undefined, body?: unknown, extra: Partial<CallRequest> = {}): Promise<CallResult> {
-    return this.dispatcher.call({ classId, method, instanceId, body, identity: { type: 'system' }, origin: 'system', ...extra });
+  call(
+    classId: string,
+    method: string,
+    instanceId: string | undefined,
+    body?: unknown,
+    extra: Partial<CallRequest> = {},
+  ): Promise<CallResult> {
+    return this.dispatcher.call({
+      classId,
+      method,
+      instanceId,
+      body,
+      identity: { type: 'system' },
+      origin: 'system',
+      ...extra,
+    });
   }
 
   /**
@@ -455,7 +567,10 @@ export class Runtime {
         // idle kept-alive connections: at once (a busy one closes after its answer)
         server.closeIdleConnections?.();
         timer = setTimeout(() => {
-          this.logger.warn({ drainMs, inFlight: this.inFlight.size }, 'calls still in flight at the end of the drain: closing their connections');
+          this.logger.warn(
+            { drainMs, inFlight: this.inFlight.size },
+            'calls still in flight at the end of the drain: closing their connections',
+          );
           server.closeAllConnections?.();
         }, drainMs);
       });

@@ -99,19 +99,25 @@ function ready(client: RedisConnection, timeoutMs: number, seen: { last?: unknow
  * connection's errors are not printed (ioredis prints every failed attempt
  * without an 'error' listener).
  */
-export async function checkRedisReachable(target: string | RedisTarget, timeoutMs = FIRST_CONNECTION_TIMEOUT_MS): Promise<void> {
+export async function checkRedisReachable(
+  target: string | RedisTarget,
+  timeoutMs = FIRST_CONNECTION_TIMEOUT_MS,
+): Promise<void> {
   if (typeof target !== 'string' && target.kind === 'cluster') return checkClusterReachable(target.nodes, timeoutMs);
   const url = typeof target === 'string' ? target : target.url;
   const deadline = Date.now() + timeoutMs;
   const seen: { last?: unknown } = {};
-  const client = connect({ kind: 'single', url }, {
-    lazyConnect: true,
-    connectTimeout: Math.min(2000, timeoutMs),
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    // retried until the deadline: a Redis started at the same moment (compose) gets its few seconds
-    retryStrategy: () => (Date.now() + 250 < deadline ? 250 : null),
-  }) as Redis;
+  const client = connect(
+    { kind: 'single', url },
+    {
+      lazyConnect: true,
+      connectTimeout: Math.min(2000, timeoutMs),
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      // retried until the deadline: a Redis started at the same moment (compose) gets its few seconds
+      retryStrategy: () => (Date.now() + 250 < deadline ? 250 : null),
+    },
+  ) as Redis;
   client.on('error', (err) => (seen.last = err));
   try {
     await ready(client, timeoutMs, seen);
@@ -126,7 +132,10 @@ export async function checkRedisReachable(target: string | RedisTarget, timeoutM
     const db = client.options.db ?? 0;
     if (db !== 0) await client.select(db);
   } catch (err) {
-    throw new StartupError('REDIS_URL', `Redis at ${safeUrl(url)} refuses database ${client.options.db} (${reasonOf(err)})`);
+    throw new StartupError(
+      'REDIS_URL',
+      `Redis at ${safeUrl(url)} refuses database ${client.options.db} (${reasonOf(err)})`,
+    );
   } finally {
     client.disconnect();
   }
@@ -142,7 +151,12 @@ async function checkClusterReachable(nodes: { host: string; port: number }[], ti
   const seen: { last?: unknown } = {};
   const client = connect(
     { kind: 'cluster', nodes },
-    { lazyConnect: true, connectTimeout: Math.min(2000, timeoutMs), maxRetriesPerRequest: 0, enableOfflineQueue: false },
+    {
+      lazyConnect: true,
+      connectTimeout: Math.min(2000, timeoutMs),
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+    },
   );
   client.on('error', (err) => (seen.last = err));
   // why a seed node failed (refused, not in cluster mode): the cluster's own error only says its slots did not load
@@ -166,7 +180,10 @@ async function checkClusterReachable(nodes: { host: string; port: number }[], ti
     client.disconnect();
   }
   if (state !== 'ok') {
-    throw new StartupError('REDIS_CLUSTER_NODES', `the Redis Cluster at ${nodesText(nodes)} is not serving every slot (cluster_state: ${state || 'unknown'})`);
+    throw new StartupError(
+      'REDIS_CLUSTER_NODES',
+      `the Redis Cluster at ${nodesText(nodes)} is not serving every slot (cluster_state: ${state || 'unknown'})`,
+    );
   }
 }
 

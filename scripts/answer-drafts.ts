@@ -65,7 +65,8 @@ class Converter {
     if (f & ts.TypeFlags.BigInt) return { type: 'string' };
     // DeepReadonly<X> and Readonly<X> answer what X does: the name of X, once
     const alias = type.aliasSymbol?.getName();
-    if ((alias === 'DeepReadonly' || alias === 'Readonly') && type.aliasTypeArguments?.length === 1) return this.convert(type.aliasTypeArguments[0]!, depth);
+    if ((alias === 'DeepReadonly' || alias === 'Readonly') && type.aliasTypeArguments?.length === 1)
+      return this.convert(type.aliasTypeArguments[0]!, depth);
     if (type.isUnion()) return this.union(type.types, depth);
     if (type.isIntersection()) {
       const parts = type.types.map((t) => this.convert(t, depth + 1));
@@ -79,7 +80,11 @@ class Converter {
 
   private named(name: string, type: ts.Type, depth: number): Json {
     const known = this.naming.get(type);
-    const key = known ?? (this.defs[name] && !this.naming.has(type) ? `${name}${Object.keys(this.defs).filter((k) => k.startsWith(name)).length + 1}` : name);
+    const key =
+      known ??
+      (this.defs[name] && !this.naming.has(type)
+        ? `${name}${Object.keys(this.defs).filter((k) => k.startsWith(name)).length + 1}`
+        : name);
     if (!known) {
       this.naming.set(type, key);
       this.defs[key] = {};
@@ -162,13 +167,16 @@ class Converter {
 }
 
 function acceptsUndefined(t: ts.Type): boolean {
-  if (t.getFlags() & (ts.TypeFlags.Undefined | ts.TypeFlags.Void | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
+  if (t.getFlags() & (ts.TypeFlags.Undefined | ts.TypeFlags.Void | ts.TypeFlags.Any | ts.TypeFlags.Unknown))
+    return true;
   return t.isUnion() && t.types.some((x) => x.getFlags() & (ts.TypeFlags.Undefined | ts.TypeFlags.Void));
 }
 
 /** an optional property may be undefined (absent), which the union converted as null: keep null only when the type has it */
 function dropNull(schema: Json, t: ts.Type): Json {
-  const hasNull = t.isUnion() ? t.types.some((x) => x.getFlags() & ts.TypeFlags.Null) : (t.getFlags() & ts.TypeFlags.Null) !== 0;
+  const hasNull = t.isUnion()
+    ? t.types.some((x) => x.getFlags() & ts.TypeFlags.Null)
+    : (t.getFlags() & ts.TypeFlags.Null) !== 0;
   if (hasNull) return schema;
   if (Array.isArray(schema.type)) {
     const types = (schema.type as string[]).filter((x) => x !== 'null');
@@ -210,7 +218,11 @@ function hoistRepeated(methods: Record<string, Json>, defs: Record<string, Json>
       } else if (replace?.has(text)) return { $ref: `types.answer.json#/$defs/${replace.get(text)}` };
     }
     const out: Json = {};
-    for (const [k, v] of Object.entries(obj)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, visit(s, p, count, replace)])) : visit(v, key, count, replace);
+    for (const [k, v] of Object.entries(obj))
+      out[k] =
+        k === 'properties'
+          ? Object.fromEntries(Object.entries(v as Json).map(([p, s]) => [p, visit(s, p, count, replace)]))
+          : visit(v, key, count, replace);
     return out;
   };
   for (const s of [...Object.values(methods), ...Object.values(defs)]) visit(s, 'answer', true);
@@ -232,7 +244,8 @@ function hoistRepeated(methods: Record<string, Json>, defs: Record<string, Json>
     defs[name] = visit(JSON.parse(text), name, false, inner) as Json;
   }
   for (const [m, s] of Object.entries(methods)) methods[m] = visit(s, 'answer', false, replace) as Json;
-  for (const [d, s] of Object.entries(defs)) if (![...replace.values()].includes(d)) defs[d] = visit(s, d, false, replace) as Json;
+  for (const [d, s] of Object.entries(defs))
+    if (![...replace.values()].includes(d)) defs[d] = visit(s, d, false, replace) as Json;
 }
 
 function main(): void {
@@ -246,17 +259,23 @@ function main(): void {
     if (!sf.fileName.endsWith('.class.ts') || !sf.fileName.startsWith(path.join(ROOT, 'classes'))) continue;
     for (const stmt of sf.statements) {
       if (!ts.isClassDeclaration(stmt)) continue;
-      const classDeco = ts.getDecorators(stmt)?.find((d) => ts.isCallExpression(d.expression) && d.expression.expression.getText(sf) === 'ActorClass');
+      const classDeco = ts
+        .getDecorators(stmt)
+        ?.find((d) => ts.isCallExpression(d.expression) && d.expression.expression.getText(sf) === 'ActorClass');
       if (!classDeco) continue;
       const arg = (classDeco.expression as ts.CallExpression).arguments[0];
-      const idProp = arg && ts.isObjectLiteralExpression(arg) ? arg.properties.find((p) => p.name?.getText(sf) === 'id') : undefined;
-      const classId = idProp && ts.isPropertyAssignment(idProp) ? idProp.initializer.getText(sf).replace(/['"]/g, '') : undefined;
+      const idProp =
+        arg && ts.isObjectLiteralExpression(arg) ? arg.properties.find((p) => p.name?.getText(sf) === 'id') : undefined;
+      const classId =
+        idProp && ts.isPropertyAssignment(idProp) ? idProp.initializer.getText(sf).replace(/['"]/g, '') : undefined;
       if (!classId || (only.size && !only.has(classId))) continue;
       const entry = byClass.get(classId) ?? { converter: new Converter(checker), methods: {} };
       byClass.set(classId, entry);
       for (const member of stmt.members) {
         if (!ts.isMethodDeclaration(member)) continue;
-        const deco = ts.getDecorators(member)?.find((d) => ts.isCallExpression(d.expression) && KINDS.has(d.expression.expression.getText(sf)));
+        const deco = ts
+          .getDecorators(member)
+          ?.find((d) => ts.isCallExpression(d.expression) && KINDS.has(d.expression.expression.getText(sf)));
         if (!deco) continue;
         const kind = (deco.expression as ts.CallExpression).expression.getText(sf);
         const optionsText = (deco.expression as ts.CallExpression).arguments[0]?.getText(sf) ?? '';
@@ -264,10 +283,13 @@ function main(): void {
         const name = member.name.getText(sf);
         const sig = checker.getSignatureFromDeclaration(member);
         if (!sig) continue;
-        const ret = checker.getAwaitedType(checker.getReturnTypeOfSignature(sig)) ?? checker.getReturnTypeOfSignature(sig);
+        const ret =
+          checker.getAwaitedType(checker.getReturnTypeOfSignature(sig)) ?? checker.getReturnTypeOfSignature(sig);
         const schema = entry.converter.convert(ret);
         const fields = Object.keys((schema.properties as Json | undefined) ?? {});
-        const fallback = fields.length ? `${classId}.${name} answers {${fields.join(', ')}}.` : `The answer of ${classId}.${name}.`;
+        const fallback = fields.length
+          ? `${classId}.${name} answers {${fields.join(', ')}}.`
+          : `The answer of ${classId}.${name}.`;
         entry.methods[name] = { description: describe(member, classId, name) ?? fallback, ...schema };
       }
     }
@@ -288,11 +310,17 @@ function main(): void {
       const file = path.join(dir, 'types.answer.json');
       const existing = fs.existsSync(file)
         ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Json)
-        : { $comment: `Shapes shared by ${classId}'s answer schemas (drafted from the class's types by scripts/answer-drafts.ts).`, $defs: {} };
+        : {
+            $comment: `Shapes shared by ${classId}'s answer schemas (drafted from the class's types by scripts/answer-drafts.ts).`,
+            $defs: {},
+          };
       const defs = existing.$defs as Json;
       for (const [name, schema] of Object.entries(converter.defs)) {
         if (!(name in defs)) defs[name] = schema;
-        else if (JSON.stringify(defs[name]) !== JSON.stringify(schema)) console.error(`${classId}: types.answer.json keeps its own '${name}'; the drafts refer to it: check they fit`);
+        else if (JSON.stringify(defs[name]) !== JSON.stringify(schema))
+          console.error(
+            `${classId}: types.answer.json keeps its own '${name}'; the drafts refer to it: check they fit`,
+          );
       }
       if (write) fs.writeFileSync(file, JSON.stringify(existing, null, 2) + '\n');
       else console.log(`--- ${classId}/types.answer.json\n${JSON.stringify(existing, null, 2)}`);

@@ -31,7 +31,11 @@ export interface Listening {
 }
 
 /** serves `handle` on host:port (0: any free port); a handler that throws is answered 500 with its message */
-export async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, host: string, port: number): Promise<Listening> {
+export async function listen(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  host: string,
+  port: number,
+): Promise<Listening> {
   const server = createServer((req, res) =>
     handle(req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -50,7 +50,9 @@ function run(cmd, args, env) {
   });
   if (res.error) fail(`could not run ${cmd}: ${res.error.message}`);
   if (res.status !== 0) {
-    fail(`\`${cmd} ${args.join(' ')}\` exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}`);
+    fail(
+      `\`${cmd} ${args.join(' ')}\` exited with ${res.status === null ? `signal ${res.signal}` : `code ${res.status}`}`,
+    );
   }
 }
 
@@ -165,8 +167,10 @@ function ensureAptPackages() {
   run('apt-get', ['update'], env);
   log(`installing ${packages.join(' ')}: running apt-get install -y ${packages.join(' ')}`);
   run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], env);
-  if (packages.includes('redis-server') && !onPath('redis-server')) fail('apt-get installed redis-server but it is still not on PATH');
-  if (packages.includes('chromium') && !CHROMIUM_NAMES.some(onPath)) fail('apt-get installed chromium but it is still not on PATH');
+  if (packages.includes('redis-server') && !onPath('redis-server'))
+    fail('apt-get installed redis-server but it is still not on PATH');
+  if (packages.includes('chromium') && !CHROMIUM_NAMES.some(onPath))
+    fail('apt-get installed chromium but it is still not on PATH');
 }
 
 if (process.env.SKIP_ENSURE_DEPS === '1') process.exit(0);

@@ -87,7 +87,8 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '').split('?')[0]!;
     const send = jsonSender(req, res, log);
-    if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey)) return send(401, { message: 'missing or wrong x-api-key' });
+    if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey))
+      return send(401, { message: 'missing or wrong x-api-key' });
     if (req.method === 'GET' && path === '/employees/member-ids') return send(200, Object.fromEntries(memberIds));
     if (path !== '/employees/lookup' && path !== '/employees/member-id') return send(404, { message: 'no route' });
     if (req.method !== 'POST') return send(405, { message: 'POST only' });
@@ -105,7 +106,8 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
       return employee ? send(200, employee, email) : send(404, { message: 'not found' }, email);
     }
     const { employeeId, memberId } = body;
-    if (typeof employeeId !== 'string' || !employeeId || typeof memberId !== 'string' || !memberId) return send(400, { success: false, message: 'employeeId and memberId are required' });
+    if (typeof employeeId !== 'string' || !employeeId || typeof memberId !== 'string' || !memberId)
+      return send(400, { success: false, message: 'employeeId and memberId are required' });
     if (!ids.has(employeeId)) return send(404, { success: false, message: `no employee ${employeeId}` }, employeeId);
     memberIds.set(employeeId, memberId);
     return send(200, { success: true }, `${employeeId} = ${memberId}`);

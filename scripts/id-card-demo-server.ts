@@ -109,7 +109,8 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
     for await (const _ of req) void _; // a body is not expected; read it so the connection can be reused
     const path = (req.url ?? '').split('?')[0]!;
     const send = jsonSender(req, res, log);
-    if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey)) return send(401, { message: 'missing or wrong x-api-key' });
+    if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey))
+      return send(401, { message: 'missing or wrong x-api-key' });
     const m = /^\/cards\/([^/]+)$/.exec(path);
     if (!m) return send(404, { message: 'no route' });
     if (req.method !== 'GET') return send(405, { message: 'GET only' });
@@ -141,7 +142,9 @@ if (require.main === module) {
       process.stdout.write(
         `  cards: ${Object.entries(DEMO_CARDS)
           .map(([id, c]) => `${id} ${String(c.cardNumber)}${c.photo ? ' (photo)' : ''}`)
-          .join(', ')}; ${apiKey ? 'x-api-key required (ID_CARD_API_KEY)' : 'no API key checked (ID_CARD_API_KEY unset)'}\n`,
+          .join(
+            ', ',
+          )}; ${apiKey ? 'x-api-key required (ID_CARD_API_KEY)' : 'no API key checked (ID_CARD_API_KEY unset)'}\n`,
       );
       const stop = () => void demo.stop().then(() => process.exit(0));
       process.once('SIGINT', stop);

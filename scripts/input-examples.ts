@@ -110,12 +110,21 @@ const ROOT_NAMES: Record<string, string> = {
 };
 
 /** an `id` inside these properties names one of the seed's records */
-const ID_IN: Record<string, string> = { tierType: SEED.tierTypes[0].id, company: SEED.companies[0].id, tier: SEED.tiers[0].id, partner: SEED.partners[0].id };
+const ID_IN: Record<string, string> = {
+  tierType: SEED.tierTypes[0].id,
+  company: SEED.companies[0].id,
+  tier: SEED.tiers[0].id,
+  partner: SEED.partners[0].id,
+};
 
 /** a body's own `id`: a new one for a create, else the record of the class the seed has */
 function rootId(cls: string, method: string): string {
   if (/^create|^init$/.test(method)) return `example-${cls.toLowerCase()}-2`;
-  const seeded: Record<string, string> = { Company: SEED.companies[0].id, Setting: SEED.companyGroups[0].id, RoleManager: 'super' };
+  const seeded: Record<string, string> = {
+    Company: SEED.companies[0].id,
+    Setting: SEED.companyGroups[0].id,
+    RoleManager: 'super',
+  };
   return seeded[cls] ?? `example-${cls.toLowerCase()}`;
 }
 
@@ -130,7 +139,27 @@ function formatFits(format: string | undefined, v: string): boolean {
 }
 
 /** strings to try, in order, when a pattern refuses the first guess */
-const CANDIDATES = ['example', 'example-1', 'E1001', 'acme', 'Example', 'ex1', 'a', 'A1', '2026-03-01', '2026-03-01T09:00:00Z', 'https://example.com/x', '+971500000001', 'example.png', 'png', 'ACTIVE', 'example@acme.example', 'x.y', '12345', ' '];
+const CANDIDATES = [
+  'example',
+  'example-1',
+  'E1001',
+  'acme',
+  'Example',
+  'ex1',
+  'a',
+  'A1',
+  '2026-03-01',
+  '2026-03-01T09:00:00Z',
+  'https://example.com/x',
+  '+971500000001',
+  'example.png',
+  'png',
+  'ACTIVE',
+  'example@acme.example',
+  'x.y',
+  '12345',
+  ' ',
+];
 
 function resolve(schema: Json, root: Json): Json {
   let s = schema;
@@ -146,7 +175,9 @@ function resolve(schema: Json, root: Json): Json {
 
 function fitString(s: Json, name: string): string {
   const fits = (v: string) =>
-    (s.minLength === undefined || v.length >= s.minLength) && (s.maxLength === undefined || v.length <= s.maxLength) && (!s.pattern || new RegExp(s.pattern, 'u').test(v));
+    (s.minLength === undefined || v.length >= s.minLength) &&
+    (s.maxLength === undefined || v.length <= s.maxLength) &&
+    (!s.pattern || new RegExp(s.pattern, 'u').test(v));
   const byFormat: Record<string, string> = {
     email: 'amal.haddad@acme.example',
     date: '2026-03-01',
@@ -158,7 +189,8 @@ function fitString(s: Json, name: string): string {
     time: '09:00:00Z',
   };
   const guesses: unknown[] = [];
-  if (name in BY_NAME && typeof BY_NAME[name] === 'string' && formatFits(s.format, BY_NAME[name] as string)) guesses.push(BY_NAME[name]);
+  if (name in BY_NAME && typeof BY_NAME[name] === 'string' && formatFits(s.format, BY_NAME[name] as string))
+    guesses.push(BY_NAME[name]);
   if (s.format && byFormat[s.format]) guesses.push(byFormat[s.format]);
   if (/Id$/.test(name)) guesses.push(`example-${name.replace(/Id$/, '').toLowerCase()}`);
   if (/date$/i.test(name)) guesses.push('2026-03-01');
@@ -181,7 +213,10 @@ function numberFor(s: Json, name: string): number {
     const v = BY_NAME[name] as number;
     if ((s.minimum === undefined || v >= s.minimum) && (s.maximum === undefined || v <= s.maximum)) return v;
   }
-  const inRange = (x: number) => (s.minimum === undefined || x >= s.minimum) && (s.maximum === undefined || x <= s.maximum) && (s.exclusiveMinimum === undefined || x > s.exclusiveMinimum);
+  const inRange = (x: number) =>
+    (s.minimum === undefined || x >= s.minimum) &&
+    (s.maximum === undefined || x <= s.maximum) &&
+    (s.exclusiveMinimum === undefined || x > s.exclusiveMinimum);
   let v = inRange(1) ? 1 : (s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 1));
   if (s.maximum !== undefined && v > s.maximum) v = s.maximum;
   if (s.multipleOf) v = Math.ceil(v / s.multipleOf) * s.multipleOf;
@@ -196,10 +231,23 @@ interface Where {
   parent: string;
 }
 
-function sample(schema: Json, root: Json, name: string, mode: Mode, depth = 0, where: Where = { cls: '', method: '', parent: '' }): unknown {
+function sample(
+  schema: Json,
+  root: Json,
+  name: string,
+  mode: Mode,
+  depth = 0,
+  where: Where = { cls: '', method: '', parent: '' },
+): unknown {
   const s = resolve(schema, root);
-  if (depth === 1 && name === 'name' && ROOT_NAMES[where.cls] && (s.type === 'string' || s.type?.includes?.('string'))) return ROOT_NAMES[where.cls];
-  if (name === 'id' && (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'))) && !s.enum && !('const' in s)) {
+  if (depth === 1 && name === 'name' && ROOT_NAMES[where.cls] && (s.type === 'string' || s.type?.includes?.('string')))
+    return ROOT_NAMES[where.cls];
+  if (
+    name === 'id' &&
+    (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'))) &&
+    !s.enum &&
+    !('const' in s)
+  ) {
     const v = depth === 1 ? rootId(where.cls, where.method) : (ID_IN[where.parent] ?? 'example-1');
     if ((!s.pattern || new RegExp(s.pattern, 'u').test(v)) && (!s.maxLength || v.length <= s.maxLength)) return v;
   }
@@ -208,7 +256,15 @@ function sample(schema: Json, root: Json, name: string, mode: Mode, depth = 0, w
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum.find((v: unknown) => v !== null) ?? s.enum[0];
   if (s.default !== undefined) return s.default;
-  if (Array.isArray(s.allOf)) return sample(Object.assign({}, ...s.allOf.map((x: Json) => resolve(x, root)), { ...s, allOf: undefined }), root, name, mode, depth, where);
+  if (Array.isArray(s.allOf))
+    return sample(
+      Object.assign({}, ...s.allOf.map((x: Json) => resolve(x, root)), { ...s, allOf: undefined }),
+      root,
+      name,
+      mode,
+      depth,
+      where,
+    );
   for (const k of ['oneOf', 'anyOf']) {
     if (Array.isArray(s[k])) {
       const branch = s[k].map((x: Json) => resolve(x, root)).find((x: Json) => x.type !== 'null') ?? s[k][0];
@@ -279,7 +335,9 @@ function main(): void {
       const check = ajv.compile(compiled);
       const name = file.replace(/\.json$/, '');
       const where = { cls, method: name, parent: '' };
-      const value = (['all', 'required'] as const).map((mode) => sample(schema, schema, '', mode, 0, where)).find((v) => check(v));
+      const value = (['all', 'required'] as const)
+        .map((mode) => sample(schema, schema, '', mode, 0, where))
+        .find((v) => check(v));
       if (value === undefined) {
         check(sample(schema, schema, '', 'required', 0, where));
         failed.push(`${cls}/${name}: ${JSON.stringify(check.errors?.slice(0, 3))}`);
@@ -292,13 +350,16 @@ function main(): void {
         const indent = /\n(\s+)"/.exec(text)?.[1] ?? '  ';
         const entry = `${indent}"examples": ${JSON.stringify([value], null, 2).replace(/\n/g, `\n${indent}`)},\n`;
         const at = text.search(new RegExp(`\\n${indent}"properties":`));
-        const next = at >= 0 ? text.slice(0, at + 1) + entry + text.slice(at + 1) : text.replace(/^\{\n/, `{\n${entry}`);
+        const next =
+          at >= 0 ? text.slice(0, at + 1) + entry + text.slice(at + 1) : text.replace(/^\{\n/, `{\n${entry}`);
         JSON.parse(next);
         fs.writeFileSync(full, next);
       } else console.log(`${cls}/${name}: ${JSON.stringify(value)}`);
     }
   }
-  console.error(`${wrote} examples${write ? ' written' : ''}; ${failed.length} schemas need one by hand:\n${failed.join('\n')}`);
+  console.error(
+    `${wrote} examples${write ? ' written' : ''}; ${failed.length} schemas need one by hand:\n${failed.join('\n')}`,
+  );
 }
 
 main();

@@ -22,8 +22,13 @@ export const CLIENT_DOCUMENT = 'clients/openapi.json';
 /** The service's OpenAPI document, from the class and schema folders `env` names (default classes/ and schemas/). */
 export function serviceOpenApi(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
   const root = projectRoot();
-  const dirs = (value: string | undefined, fallback: string) => (value ? value.split(',') : [fallback]).map((d) => path.resolve(root, d.trim()));
-  const registry = ClassRegistry.fromDirectories(dirs(env.CLASS_DIRS, 'classes'), dirs(env.SCHEMA_DIRS, 'schemas'), env);
+  const dirs = (value: string | undefined, fallback: string) =>
+    (value ? value.split(',') : [fallback]).map((d) => path.resolve(root, d.trim()));
+  const registry = ClassRegistry.fromDirectories(
+    dirs(env.CLASS_DIRS, 'classes'),
+    dirs(env.SCHEMA_DIRS, 'schemas'),
+    env,
+  );
   // title and version: package.json's name and version, as the served /openapi.json has them
   return buildOpenApi(registry, { projectId: env.PROJECT_ID || 'membership' });
 }

@@ -45,7 +45,8 @@ if (url) {
       const client = await MongoClient.connect(url);
       try {
         const db = client.db();
-        for (const suffix of ['files', 'chunks']) await db.dropCollection(`${bucketName}.${suffix}`).catch(() => undefined);
+        for (const suffix of ['files', 'chunks'])
+          await db.dropCollection(`${bucketName}.${suffix}`).catch(() => undefined);
       } finally {
         await client.close();
       }
@@ -58,7 +59,9 @@ if (url) {
       const client = await MongoClient.connect(url);
       try {
         const name = `rev_${randomUUID().slice(0, 8)}`;
-        await Promise.all(Array.from({ length: 6 }, (_, i) => store.put(name, Buffer.alloc(1000 + i, i), 'text/plain')));
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) => store.put(name, Buffer.alloc(1000 + i, i), 'text/plain')),
+        );
         const files = await client.db().collection(`${bucketName}.files`).find({ filename: name }).toArray();
         expect(files).toHaveLength(1);
       } finally {

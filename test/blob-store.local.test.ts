@@ -26,7 +26,9 @@ describe('LocalBlobStore', () => {
   test('keeps one file per blob inside its directory and leaves no temporary files behind', async () => {
     const dir = path.join(root, 'tidy');
     const store = new LocalBlobStore(dir);
-    await Promise.all(Array.from({ length: 6 }, (_, i) => store.put('same', Buffer.alloc(1000 * (i + 1), i), 'text/plain')));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => store.put('same', Buffer.alloc(1000 * (i + 1), i), 'text/plain')),
+    );
     await store.put('other', Buffer.from('o'), 'text/plain');
     expect((await fs.readdir(dir)).sort()).toEqual(['other', 'same']);
     await store.delete('same');
@@ -46,7 +48,9 @@ describe('LocalBlobStore', () => {
   test('an unsafe name never touches the file system outside the directory', async () => {
     const dir = path.join(root, 'jail', 'inner');
     const store = new LocalBlobStore(dir);
-    await expect(store.put('../escaped', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({ code: 'UNSAFE_NAME' });
+    await expect(store.put('../escaped', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({
+      code: 'UNSAFE_NAME',
+    });
     await expect(fs.stat(path.join(root, 'jail', 'escaped'))).rejects.toMatchObject({ code: 'ENOENT' });
     await expect(fs.stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });

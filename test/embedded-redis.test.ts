@@ -184,9 +184,14 @@ describe('resolveRedis', () => {
     });
 
     const messages: string[] = [];
-    const always = await resolveRedis({ REDIS_APPENDFSYNC: 'always' }, { dataDir: path.join(tmp, 'b'), log: (m) => messages.push(m) });
+    const always = await resolveRedis(
+      { REDIS_APPENDFSYNC: 'always' },
+      { dataDir: path.join(tmp, 'b'), log: (m) => messages.push(m) },
+    );
     started.push(always.embedded!);
-    await withClient(always.url, async (c) => expect(await c.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']));
+    await withClient(always.url, async (c) =>
+      expect(await c.config('GET', 'appendfsync')).toEqual(['appendfsync', 'always']),
+    );
     expect(messages.some((m) => /appendfsync always/.test(m))).toBe(true);
   });
 

@@ -27,5 +27,6 @@ test.each(SAMPLES)('%s: the same answer as the request schemas', (value) => {
 });
 
 test('only strings are emails', () => {
-  for (const v of [null, undefined, 42, ['ada@example.com'], { email: 'ada@example.com' }]) expect(isEmail(v)).toBe(false);
+  for (const v of [null, undefined, 42, ['ada@example.com'], { email: 'ada@example.com' }])
+    expect(isEmail(v)).toBe(false);
 });

@@ -1,6 +1,13 @@
 /** The platform's entity documents: the pure rules (classes/_platform/entity-documents.ts). */
 import { ActorError, errorFactory } from '../runtime';
-import { documentListing, findDocument, fileRefusal, moveDocument, parseDocumentListQuery, type EntityDocument } from '../classes/_platform/entity-documents';
+import {
+  documentListing,
+  findDocument,
+  fileRefusal,
+  moveDocument,
+  parseDocumentListQuery,
+  type EntityDocument,
+} from '../classes/_platform/entity-documents';
 
 const doc = (id: string, uploadedAt: string, status: EntityDocument['status'] = 'active'): EntityDocument => ({
   id,
@@ -32,24 +39,40 @@ test('findDocument: the document, or DOCUMENT_NOT_FOUND', () => {
 });
 
 test('moveDocument: active ↔ archived, the same status is a conflict', () => {
-  expect(moveDocument(doc('a', '2024-01-01'), 'archived', 'T')).toMatchObject({ ok: true, doc: { status: 'archived', updatedAt: 'T' } });
-  expect(moveDocument(doc('a', '2024-01-01', 'archived'), 'archived', 'T')).toMatchObject({ ok: false, error: 'DOCUMENT_STATUS_CONFLICT' });
+  expect(moveDocument(doc('a', '2024-01-01'), 'archived', 'T')).toMatchObject({
+    ok: true,
+    doc: { status: 'archived', updatedAt: 'T' },
+  });
+  expect(moveDocument(doc('a', '2024-01-01', 'archived'), 'archived', 'T')).toMatchObject({
+    ok: false,
+    error: 'DOCUMENT_STATUS_CONFLICT',
+  });
 });
 
 test('documentListing: newest first, filtered by status, with isArchived', () => {
   const docs = [doc('a', '2024-01-01'), doc('b', '2024-03-01', 'archived'), doc('c', '2024-02-01')];
-  expect(documentListing(docs).map((d) => [d.id, d.isArchived])).toEqual([['b', true], ['c', false], ['a', false]]);
+  expect(documentListing(docs).map((d) => [d.id, d.isArchived])).toEqual([
+    ['b', true],
+    ['c', false],
+    ['a', false],
+  ]);
   expect(documentListing(docs, 'active').map((d) => d.id)).toEqual(['c', 'a']);
 });
 
 test('parseDocumentListQuery: status, page, limit (default 10); unknown keys refused', () => {
-  expect(parseDocumentListQuery({ status: 'archived', page: '2' })).toEqual({ ok: true, query: { status: 'archived', page: 2, limit: 10, skip: 10 } });
+  expect(parseDocumentListQuery({ status: 'archived', page: '2' })).toEqual({
+    ok: true,
+    query: { status: 'archived', page: 2, limit: 10, skip: 10 },
+  });
   const bad = parseDocumentListQuery({ status: 'deleted', other: 1 });
   expect(bad.ok).toBe(false);
 });
 
 test("fileRefusal: FileManager's 4xx is INVALID_FILE on the type field (13001) or the content field; anything else FILE_STORE_FAILED", () => {
-  const typeRefused = fileRefusal(error, new ActorError(400, 13001, 'unsupported'), { content: 'content', type: 'mimeType' });
+  const typeRefused = fileRefusal(error, new ActorError(400, 13001, 'unsupported'), {
+    content: 'content',
+    type: 'mimeType',
+  });
   expect(typeRefused).toMatchObject({ status: 400, code: 9103, details: { errors: [{ field: 'mimeType' }] } });
   const tooBig = fileRefusal(error, new ActorError(413, 13002, 'too big'), { content: 'content', type: 'mimeType' });
   expect(tooBig).toMatchObject({ code: 9103, details: { errors: [{ field: 'content' }] } });

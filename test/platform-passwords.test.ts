@@ -31,7 +31,12 @@ describe('hashing', () => {
     expect(Buffer.from(salt!, 'base64url')).toHaveLength(16);
     expect(Buffer.from(key!, 'base64url')).toHaveLength(32);
     // the key is scrypt's, with those parameters and that salt
-    const expected = scryptSync(GOOD, Buffer.from(salt!, 'base64url'), 32, { N: 2 ** 15, r: 8, p: 3, maxmem: 128 * 1024 * 1024 });
+    const expected = scryptSync(GOOD, Buffer.from(salt!, 'base64url'), 32, {
+      N: 2 ** 15,
+      r: 8,
+      p: 3,
+      maxmem: 128 * 1024 * 1024,
+    });
     expect(key).toBe(expected.toString('base64url'));
     expect(stored).not.toContain(GOOD);
   });
@@ -57,7 +62,15 @@ describe('hashing', () => {
     key[0] = key[0]! ^ 1;
     const tampered = [...parts.slice(0, 5), key.toString('base64url')].join('$');
     expect(await verifyPassword(GOOD, tampered)).toBe(false);
-    for (const bad of ['', 'plain', `bcrypt$${parts.slice(1).join('$')}`, stored.replace('$32768$', '$30000$'), stored.replace('$32768$', `$${2 ** 24}$`), stored.replace('$8$3$', '$0$3$'), parts.slice(0, 5).join('$')]) {
+    for (const bad of [
+      '',
+      'plain',
+      `bcrypt$${parts.slice(1).join('$')}`,
+      stored.replace('$32768$', '$30000$'),
+      stored.replace('$32768$', `$${2 ** 24}$`),
+      stored.replace('$8$3$', '$0$3$'),
+      parts.slice(0, 5).join('$'),
+    ]) {
       expect([bad, await verifyPassword(GOOD, bad)]).toEqual([bad, false]);
     }
   });
@@ -86,8 +99,13 @@ describe('hashing', () => {
     expect(scryptParams({})).toEqual(SCRYPT_PARAMS);
     expect(scryptParams({ SCRYPT_LOG_N: '10' }).N).toBe(1024);
     expect(scryptParams({ SCRYPT_LOG_N: '17', NODE_ENV: 'production' }).N).toBe(2 ** 17);
-    expect(() => scryptParams({ SCRYPT_LOG_N: '12', NODE_ENV: 'production' })).toThrow('SCRYPT_LOG_N below 15 weakens every new password hash');
-    for (const bad of ['9', '21', 'x', '15.5']) expect(() => scryptParams({ SCRYPT_LOG_N: bad })).toThrow(`SCRYPT_LOG_N must be an integer from 10 to 20, got '${bad}'`);
+    expect(() => scryptParams({ SCRYPT_LOG_N: '12', NODE_ENV: 'production' })).toThrow(
+      'SCRYPT_LOG_N below 15 weakens every new password hash',
+    );
+    for (const bad of ['9', '21', 'x', '15.5'])
+      expect(() => scryptParams({ SCRYPT_LOG_N: bad })).toThrow(
+        `SCRYPT_LOG_N must be an integer from 10 to 20, got '${bad}'`,
+      );
   });
 
   test('hashes that start together all finish (the gate lets them through in turn)', async () => {
@@ -110,7 +128,14 @@ describe('policy', () => {
     expect(passwordProblems('short-pw-1')).toEqual([{ field: 'password', reason: 'must be at least 12 characters' }]);
     expect(passwordProblems('river-lamp-9')).toEqual([]);
     expect(reasons('x1y2z3'.repeat(22))).toEqual(['must be at most 128 characters']);
-    expect(passwordProblems('r7'.repeat(64).slice(0, 128).replace(/^r7r7r7/, 'abcdef'))).toEqual([]);
+    expect(
+      passwordProblems(
+        'r7'
+          .repeat(64)
+          .slice(0, 128)
+          .replace(/^r7r7r7/, 'abcdef'),
+      ),
+    ).toEqual([]);
     // 12 emoji are 12 characters (24 UTF-16 units)
     expect(reasons('🐙🦑🐳🐬🦈🐟🐠🐡🦐🦞🦀🐚')).toEqual([]);
     expect(reasons('🐙🦑🐳🐬🦈🐟🐠🐡🦐🦞🦀')).toEqual(['must be at least 12 characters']);
@@ -118,10 +143,16 @@ describe('policy', () => {
   });
 
   test('not the email address nor its local part; not a name of the account', () => {
-    expect(reasons('jane.doe@example.com', { email: 'Jane.Doe@Example.com' })).toEqual(['must not contain the email address']);
-    expect(reasons('my-jane.doe-secret', { email: 'jane.doe@example.com' })).toEqual(['must not contain the email address']);
+    expect(reasons('jane.doe@example.com', { email: 'Jane.Doe@Example.com' })).toEqual([
+      'must not contain the email address',
+    ]);
+    expect(reasons('my-jane.doe-secret', { email: 'jane.doe@example.com' })).toEqual([
+      'must not contain the email address',
+    ]);
     expect(reasons('violet-anchor-bob-9', { email: 'bob@example.com' })).toEqual([]);
-    expect(reasons('violet-Smithers-9', { words: ['Smithers', null, 'Al'] })).toEqual(['must not contain the name of the account']);
+    expect(reasons('violet-Smithers-9', { words: ['Smithers', null, 'Al'] })).toEqual([
+      'must not contain the name of the account',
+    ]);
     expect(reasons('violet-al-river-9', { words: ['Al'] })).toEqual([]);
   });
 
@@ -137,12 +168,22 @@ describe('policy', () => {
   test('too few different characters, or a run of the alphabet, the digits or a keyboard row', () => {
     expect(reasons('aaaaaaaaaaaa')).toEqual(['must use at least 5 different characters']);
     expect(reasons('abababababababab')).toEqual(['must use at least 5 different characters']);
-    for (const pw of ['abcdefghijkl', 'lkjihgfedcba', '0123456789012', '987654321098', 'qwertyuiop[]', '1qaz2wsx3edc4rfv', 'zxcvbnm,./qwe']) {
+    for (const pw of [
+      'abcdefghijkl',
+      'lkjihgfedcba',
+      '0123456789012',
+      '987654321098',
+      'qwertyuiop[]',
+      '1qaz2wsx3edc4rfv',
+      'zxcvbnm,./qwe',
+    ]) {
       expect([pw, reasons(pw)]).toEqual([pw, ['must not be a run of the alphabet, digits or a keyboard row']]);
     }
   });
 
   test('the problems name the field the caller gives', () => {
-    expect(passwordProblems('short', { field: 'newPassword' })).toEqual([{ field: 'newPassword', reason: 'must be at least 12 characters' }]);
+    expect(passwordProblems('short', { field: 'newPassword' })).toEqual([
+      { field: 'newPassword', reason: 'must be at least 12 characters' },
+    ]);
   });
 });

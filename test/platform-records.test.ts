@@ -26,7 +26,11 @@ describe('ownEntry and hasEntry', () => {
 
   test('own entries are found, on plain, null-prototype and frozen records; absent records have none', () => {
     const parsed = JSON.parse('{"__proto__": "p", "constructor": "c", "a": "x"}') as Record<string, string>;
-    expect([ownEntry(parsed, '__proto__'), ownEntry(parsed, 'constructor'), ownEntry(parsed, 'a')]).toEqual(['p', 'c', 'x']);
+    expect([ownEntry(parsed, '__proto__'), ownEntry(parsed, 'constructor'), ownEntry(parsed, 'a')]).toEqual([
+      'p',
+      'c',
+      'x',
+    ]);
     expect(ownEntry(Object.freeze(parsed), 'a')).toBe('x');
     expect(ownEntry(openRecord({ b: 1 }), 'b')).toBe(1);
     expect(ownEntry(undefined, 'a')).toBeUndefined();

@@ -20,7 +20,8 @@ describe('seeding a program', () => {
     t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
   });
   afterAll(() => t.stop());
-  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+    t.rt.call(classId, method, instanceId, body);
 
   test('the example file is applied as the system actor with nothing left pending, and a second run skips what exists', async () => {
     const doc = JSON.parse(fs.readFileSync(seedFile, 'utf8')) as SeedDocument;
@@ -28,22 +29,39 @@ describe('seeding a program', () => {
     expect(first.filter((o) => o.result !== 'created')).toEqual([]);
     expect(first).toHaveLength(14);
 
-    const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<string, unknown>;
+    const company = (await call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body as Record<
+      string,
+      unknown
+    >;
     expect(company).toMatchObject({ id: 'acme', status: 'active', companyGroupId: 'cg-internal' });
     expect(company.pendingApprovalId ?? null).toBeNull();
-    const memberType = (await call('Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: 'permanent' })).body;
+    const memberType = (
+      await call('Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: 'permanent' })
+    ).body;
     expect(memberType).toMatchObject({ id: 'mt-permanent', status: 'active' });
-    const tier = (await call('Tier', 'getTier', 'tier-base-2026', {})).body as { tier: Record<string, unknown>; pendingApproval: unknown };
+    const tier = (await call('Tier', 'getTier', 'tier-base-2026', {})).body as {
+      tier: Record<string, unknown>;
+      pendingApproval: unknown;
+    };
     expect(tier.tier).toMatchObject({ status: 'active', tierType: { id: 'tt-base', group: 'base' } });
 
     const member = (await call('Member', 'getMemberPersonal', 'staffId!E1001', {})).body as Record<string, unknown>;
     expect(member).toMatchObject({ name: 'Amal', surname: 'Haddad' });
 
-    const partner = (await call('Partner', 'getPartnerDetails', 'partner-sunrise', {})).body as { partner: Record<string, unknown>; pendingApproval: unknown };
-    expect(partner).toMatchObject({ partner: { id: 'partner-sunrise', status: 'active', contractStartDate: '2026-01-01T00:00:00.000Z' }, pendingApproval: null });
+    const partner = (await call('Partner', 'getPartnerDetails', 'partner-sunrise', {})).body as {
+      partner: Record<string, unknown>;
+      pendingApproval: unknown;
+    };
+    expect(partner).toMatchObject({
+      partner: { id: 'partner-sunrise', status: 'active', contractStartDate: '2026-01-01T00:00:00.000Z' },
+      pendingApproval: null,
+    });
     for (const venueId of ['venue-sunrise-marina', 'venue-sunrise-downtown']) {
       const venue = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId })).body as Record<string, unknown>;
-      expect(venue).toMatchObject({ venue: { id: venueId, partnerId: 'partner-sunrise', status: 'active', type: 'venue' }, pendingApproval: null });
+      expect(venue).toMatchObject({
+        venue: { id: venueId, partnerId: 'partner-sunrise', status: 'active', type: 'venue' },
+        pendingApproval: null,
+      });
     }
 
     // the member app's screens: ContentManager's singleton exists, empty, so getContents answers instead of a 500
@@ -91,14 +109,26 @@ describe('seeding a program', () => {
       contractEndDate: '2027-01-01',
       status: 'inactive',
     };
-    const out = await applySeed({ partners: [partner], venues: [venue('seed-venue-2', 'seed-partner-2', 'inactive'), venue('seed-venue-3', 'no-such-partner')] }, call);
+    const out = await applySeed(
+      {
+        partners: [partner],
+        venues: [venue('seed-venue-2', 'seed-partner-2', 'inactive'), venue('seed-venue-3', 'no-such-partner')],
+      },
+      call,
+    );
     expect(out.map((o) => [o.kind, o.id, o.result])).toEqual([
       ['partner', 'seed-partner-2', 'created'],
       ['venue', 'seed-venue-2', 'created'],
       ['venue', 'seed-venue-3', 'failed'],
     ]);
-    expect(((await call('Partner', 'getPartnerDetails', 'seed-partner-2', {})).body as { partner: { status: string } }).partner.status).toBe('inactive');
-    const v = (await call('Partner', 'getVenue', 'seed-partner-2', { venueId: 'seed-venue-2' })).body as { venue: { status: string }; pendingApproval: unknown };
+    expect(
+      ((await call('Partner', 'getPartnerDetails', 'seed-partner-2', {})).body as { partner: { status: string } })
+        .partner.status,
+    ).toBe('inactive');
+    const v = (await call('Partner', 'getVenue', 'seed-partner-2', { venueId: 'seed-venue-2' })).body as {
+      venue: { status: string };
+      pendingApproval: unknown;
+    };
     expect(v).toMatchObject({ venue: { status: 'inactive' }, pendingApproval: null });
     // again: both exist, skipped
     const again = await applySeed({ partners: [partner], venues: [venue('seed-venue-2', 'seed-partner-2')] }, call);

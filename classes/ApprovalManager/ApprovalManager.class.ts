@@ -12,10 +12,27 @@
  * use-cases/common.ts), the rules in domain.ts and changes.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, Init, Read, Static, Write, type Ctx, type InstanceState, type ReadCtx, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  Init,
+  Read,
+  Static,
+  Write,
+  type Ctx,
+  type InstanceState,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import { approvalDocument, LIST_APPROVALS } from './domain';
-import type { ApprovalManagerState, CreateApprovalInput, ListApprovalsBody, MoveApprovalCompanyBody, NoBody, ReviewBody } from './types';
+import type {
+  ApprovalManagerState,
+  CreateApprovalInput,
+  ListApprovalsBody,
+  MoveApprovalCompanyBody,
+  NoBody,
+  ReviewBody,
+} from './types';
 import * as creation from './use-cases/creation';
 import * as reading from './use-cases/reading';
 import * as review from './use-cases/review';
@@ -34,7 +51,8 @@ import * as companyMove from './use-cases/company-move';
         listings: [LIST_APPROVALS],
       },
     },
-    toDocuments: (state, id) => (state.public.approval ? [{ collection: 'approvals', id, doc: approvalDocument(state.public.approval) }] : []),
+    toDocuments: (state, id) =>
+      state.public.approval ? [{ collection: 'approvals', id, doc: approvalDocument(state.public.approval) }] : [],
   },
 })
 export class ApprovalManager {

@@ -53,7 +53,10 @@ export function largeOldValuesFileName(entityId: string, approvalId: string): st
  * take at most 10 KB. Otherwise they go to their own blob.
  */
 export function oldValuesInline(patch: Operation[], oldValues: OldValue[]): boolean {
-  return !isLargePatch(patch) && patchBytes(patch) + Buffer.byteLength(JSON.stringify(oldValues), 'utf8') <= MAX_INLINE_PATCH_BYTES;
+  return (
+    !isLargePatch(patch) &&
+    patchBytes(patch) + Buffer.byteLength(JSON.stringify(oldValues), 'utf8') <= MAX_INLINE_PATCH_BYTES
+  );
 }
 
 /** An approval is automatic when no role must approve it or the actor is privileged (developer, system). */
@@ -62,12 +65,20 @@ export function isAutoApproval(approvers: string[], actor: Actor): boolean {
 }
 
 /** The class an approval belongs to: its callbacks' class, else the calling class. */
-export function approvalClassId(input: Pick<CreateApprovalInput, 'approveCallback' | 'rejectCallback'>, callerClassId?: string): string {
+export function approvalClassId(
+  input: Pick<CreateApprovalInput, 'approveCallback' | 'rejectCallback'>,
+  callerClassId?: string,
+): string {
   return input.approveCallback?.classId ?? input.rejectCallback?.classId ?? callerClassId ?? 'unknown';
 }
 
 /** A new record (patch still inline; the handler moves large patches to a blob). */
-export function newApprovalRecord(id: string, input: CreateApprovalInput, classId: string, now: string): ApprovalRecord {
+export function newApprovalRecord(
+  id: string,
+  input: CreateApprovalInput,
+  classId: string,
+  now: string,
+): ApprovalRecord {
   const auto = isAutoApproval(input.approvers, input.actor);
   const record: ApprovalRecord = {
     id,
@@ -122,14 +133,23 @@ export interface PlannedApproval {
  * (10 KB, spec 8). A calling class may register callbacks only on itself
  * (`caller`: its class id; absent for other identities): 403 8005 otherwise.
  */
-export function planApproval(id: string, input: CreateApprovalInput, caller: string | undefined, now: string): PlannedApproval {
+export function planApproval(
+  id: string,
+  input: CreateApprovalInput,
+  caller: string | undefined,
+  now: string,
+): PlannedApproval {
   if (caller) {
     for (const cb of [input.approveCallback, input.rejectCallback]) {
       if (cb && cb.classId !== caller) {
-        throw approvalError('APPROVAL_CALLBACK_CLASS_MISMATCH', `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`, {
-          callerClassId: caller,
-          callbackClassId: cb.classId,
-        });
+        throw approvalError(
+          'APPROVAL_CALLBACK_CLASS_MISMATCH',
+          `Class ${caller} may only register callbacks on itself, not on ${cb.classId}`,
+          {
+            callerClassId: caller,
+            callbackClassId: cb.classId,
+          },
+        );
       }
     }
   }
@@ -199,7 +219,8 @@ export function reviewRefusal(
   activeRoles: readonly ActiveRole[],
 ): 'APPROVER_NOT_ELIGIBLE' | 'SELF_APPROVAL_NOT_ALLOWED' | null {
   if (!canReview(reviewer, record.approvers, activeRoles)) return 'APPROVER_NOT_ELIGIBLE';
-  if (action === 'approve' && isMaker(reviewer, record) && record.allowSelfApproval !== true) return 'SELF_APPROVAL_NOT_ALLOWED';
+  if (action === 'approve' && isMaker(reviewer, record) && record.allowSelfApproval !== true)
+    return 'SELF_APPROVAL_NOT_ALLOWED';
   return null;
 }
 
@@ -242,7 +263,11 @@ export function reviewOutcome(
   return { record: next, callback };
 }
 
-export function callbackBody(record: ApprovalRecord, action: ApprovalAction, fullPatch: Operation[]): ApprovalCallbackBody {
+export function callbackBody(
+  record: ApprovalRecord,
+  action: ApprovalAction,
+  fullPatch: Operation[],
+): ApprovalCallbackBody {
   return {
     approvalId: record.id,
     action,
@@ -271,7 +296,6 @@ export { MAX_PAGE_SIZE } from '../_platform/paging';
 
 type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: { field: string; reason: string }[] };
 
-
 /** Filters from a POST body or GET query (strings): approvalStatus, classId, event, entityId, actionable, page, limit. */
 export function parseListQuery(raw: Record<string, unknown>): ParseResult {
   const errors: { field: string; reason: string }[] = [];
@@ -279,17 +303,20 @@ export function parseListQuery(raw: Record<string, unknown>): ParseResult {
   const str = (name: 'classId' | 'entityId') => {
     const v = raw[name];
     if (v === undefined || v === '') return;
-    if (typeof v !== 'string' || v.length > 200) errors.push({ field: name, reason: 'must be a string of at most 200 characters' });
+    if (typeof v !== 'string' || v.length > 200)
+      errors.push({ field: name, reason: 'must be a string of at most 200 characters' });
     else q[name] = v;
   };
   if (raw.approvalStatus !== undefined && raw.approvalStatus !== '') {
-    if (raw.approvalStatus === 'pending' || raw.approvalStatus === 'approved' || raw.approvalStatus === 'rejected') q.approvalStatus = raw.approvalStatus;
+    if (raw.approvalStatus === 'pending' || raw.approvalStatus === 'approved' || raw.approvalStatus === 'rejected')
+      q.approvalStatus = raw.approvalStatus;
     else errors.push({ field: 'approvalStatus', reason: 'must be one of: pending, approved, rejected' });
   }
   str('classId');
   str('entityId');
   if (raw.event !== undefined && raw.event !== '') {
-    if ((typeof raw.event === 'string' && raw.event.length <= 200) || typeof raw.event === 'number') q.event = raw.event;
+    if ((typeof raw.event === 'string' && raw.event.length <= 200) || typeof raw.event === 'number')
+      q.event = raw.event;
     else errors.push({ field: 'event', reason: 'must be a string or a number' });
   }
   if (raw.actionable !== undefined) {
@@ -318,7 +345,11 @@ export const LIST_APPROVALS: ListingSpec = {
   filterSets: [[], ['approvalStatus'], ['classId'], ['entityId'], ['approvalStatus', 'approvers']],
 };
 
-export function buildListFilter(q: ListQuery, viewer: Actor, activeRoles: readonly ActiveRole[] = []): Record<string, unknown> {
+export function buildListFilter(
+  q: ListQuery,
+  viewer: Actor,
+  activeRoles: readonly ActiveRole[] = [],
+): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];
   if (q.approvalStatus) and.push({ approvalStatus: q.approvalStatus });
   if (q.classId) and.push({ classId: q.classId });
@@ -331,8 +362,11 @@ export function buildListFilter(q: ListQuery, viewer: Actor, activeRoles: readon
   }
   if (q.actionable) {
     and.push({ approvalStatus: 'pending' });
-    if (!isPrivilegedActor(viewer)) and.push({ approvers: { $in: viewer.type === 'program_management_user' ? activeRoleKeys(activeRoles) : [] } });
-    and.push({ $or: [{ 'actor.id': { $ne: viewer.id } }, { 'actor.type': { $ne: viewer.type } }, { allowSelfApproval: true }] });
+    if (!isPrivilegedActor(viewer))
+      and.push({ approvers: { $in: viewer.type === 'program_management_user' ? activeRoleKeys(activeRoles) : [] } });
+    and.push({
+      $or: [{ 'actor.id': { $ne: viewer.id } }, { 'actor.type': { $ne: viewer.type } }, { allowSelfApproval: true }],
+    });
   }
   if (and.length === 0) return {};
   return and.length === 1 ? and[0] : { $and: and };
@@ -349,7 +383,11 @@ export function approvalDocument(record: ApprovalRecord): Record<string, unknown
  * raw old values), with the full patch and, when the old values are known,
  * `changes` ([{op, path, before?, after?}], see changes.ts) next to it.
  */
-export function approvalView(record: ApprovalRecord | Record<string, unknown>, fullPatch: Operation[], oldValues: unknown): Record<string, unknown> {
+export function approvalView(
+  record: ApprovalRecord | Record<string, unknown>,
+  fullPatch: Operation[],
+  oldValues: unknown,
+): Record<string, unknown> {
   const { largePatchFile: _file, oldValuesFile: _old, oldValues: _values, ...rest } = record as ApprovalRecord;
   const out: Record<string, unknown> = { ...rest, jsonPatch: fullPatch };
   if (oldValuesFit(fullPatch, oldValues)) out.changes = changeView(fullPatch, oldValues);

@@ -13,7 +13,13 @@
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import { categoryDocument, CATEGORIES_COLLECTION, LIST_CATEGORIES } from './rules';
-import type { BenefitCategoryClassState, CreateCategoryInput, ListCategoriesInput, UpdateCategoryInput, UpdateCategoryStatusInput } from './types';
+import type {
+  BenefitCategoryClassState,
+  CreateCategoryInput,
+  ListCategoriesInput,
+  UpdateCategoryInput,
+  UpdateCategoryStatusInput,
+} from './types';
 import * as change from './use-cases/change';
 import type { CategoryCtx, CategoryReadCtx, CategoryStaticCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -31,7 +37,10 @@ const PM = 'program_management_user';
     collections: {
       [CATEGORIES_COLLECTION]: { listings: [LIST_CATEGORIES] },
     },
-    toDocuments: (state, id) => (state.private.category ? [{ collection: CATEGORIES_COLLECTION, id, doc: categoryDocument(state.private.category) }] : []),
+    toDocuments: (state, id) =>
+      state.private.category
+        ? [{ collection: CATEGORIES_COLLECTION, id, doc: categoryDocument(state.private.category) }]
+        : [],
   },
 })
 export class BenefitCategory {

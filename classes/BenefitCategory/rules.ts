@@ -7,7 +7,15 @@
  * test/catalogue/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  MAX_FILTER_TEXT,
+  oneOf,
+  parsePaging,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import {
   CATEGORY_STATUSES,
   type ActiveCategory,
@@ -28,7 +36,8 @@ export const CATALOGUE_ID = /^[A-Za-z0-9_.-]{1,100}$/;
  * be that id.
  */
 export function idProblems(instanceId: string, bodyId: string | undefined): FieldError[] {
-  if (bodyId !== undefined && bodyId !== instanceId) return [{ field: 'id', reason: `must be the instance id of the path (${instanceId})` }];
+  if (bodyId !== undefined && bodyId !== instanceId)
+    return [{ field: 'id', reason: `must be the instance id of the path (${instanceId})` }];
   if (!CATALOGUE_ID.test(instanceId)) return [{ field: 'id', reason: 'must be 1 to 100 letters, digits, _ . or -' }];
   return [];
 }
@@ -39,7 +48,11 @@ export function idProblems(instanceId: string, bodyId: string | undefined): Fiel
  * comma (the sheet could not hold it), and given once (case-insensitively
  * unless `caseSensitive`). Problems name the item (`field.i`).
  */
-export function textList(values: readonly string[], field: string, opts: { caseSensitive?: boolean } = {}): { list: string[]; problems: FieldError[] } {
+export function textList(
+  values: readonly string[],
+  field: string,
+  opts: { caseSensitive?: boolean } = {},
+): { list: string[]; problems: FieldError[] } {
   const list: string[] = [];
   const problems: FieldError[] = [];
   const seen = new Set<string>();
@@ -47,7 +60,11 @@ export function textList(values: readonly string[], field: string, opts: { caseS
     const v = raw.trim();
     const key = opts.caseSensitive ? v : v.toLowerCase();
     if (!v) problems.push({ field: `${field}.${i}`, reason: 'must not be blank' });
-    else if (v.includes(',')) problems.push({ field: `${field}.${i}`, reason: 'must not contain a comma (the sheet separates the list with commas)' });
+    else if (v.includes(','))
+      problems.push({
+        field: `${field}.${i}`,
+        reason: 'must not contain a comma (the sheet separates the list with commas)',
+      });
     else if (seen.has(key)) problems.push({ field: `${field}.${i}`, reason: `'${v}' is given twice` });
     else {
       seen.add(key);
@@ -85,14 +102,26 @@ export function same(a: unknown, b: unknown): boolean {
 // ---------------------------------------------------------------- categories
 
 /** A new category from createCategory's body (`problems`: what the schema cannot judge). */
-export function buildCategory(input: CreateCategoryInput, id: string, now: string): { category: BenefitCategoryRecord; problems: FieldError[] } {
+export function buildCategory(
+  input: CreateCategoryInput,
+  id: string,
+  now: string,
+): { category: BenefitCategoryRecord; problems: FieldError[] } {
   const problems: FieldError[] = [];
   const name = requiredText(input.name, 'name', problems);
   const subcategories = textList(input.subcategories ?? [], 'subcategories');
   const keywords = textList(input.keywords ?? [], 'keywords');
   problems.push(...subcategories.problems, ...keywords.problems);
   return {
-    category: { id, name, subcategories: subcategories.list, keywords: keywords.list, status: input.status ?? 'active', createdAt: now, updatedAt: now },
+    category: {
+      id,
+      name,
+      subcategories: subcategories.list,
+      keywords: keywords.list,
+      status: input.status ?? 'active',
+      createdAt: now,
+      updatedAt: now,
+    },
     problems,
   };
 }
@@ -125,8 +154,12 @@ export function applyCategoryUpdate(
 }
 
 /** updateCategoryStatus: `active` ↔ `inactive`; the same status is no move. */
-export function categoryStatusMove(from: CategoryStatus, to: string): { ok: true; to: CategoryStatus } | { ok: false; reason: string } {
-  if (!(CATEGORY_STATUSES as readonly string[]).includes(to)) return { ok: false, reason: `status must be one of ${CATEGORY_STATUSES.join(', ')}` };
+export function categoryStatusMove(
+  from: CategoryStatus,
+  to: string,
+): { ok: true; to: CategoryStatus } | { ok: false; reason: string } {
+  if (!(CATEGORY_STATUSES as readonly string[]).includes(to))
+    return { ok: false, reason: `status must be one of ${CATEGORY_STATUSES.join(', ')}` };
   if (from === to) return { ok: false, reason: `the category is already ${to}` };
   return { ok: true, to: to as CategoryStatus };
 }
@@ -158,7 +191,9 @@ export interface CategoryListQuery {
 }
 
 /** listCategories' body or query: status, search (name, subcategory, keyword), page from 1, limit 1-100 (default 20). */
-export function parseCategoryListQuery(raw: Record<string, unknown>): { ok: true; query: CategoryListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseCategoryListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: CategoryListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_KEYS, errors);
   const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
@@ -180,9 +215,17 @@ export function buildCategoryListFilter(q: Pick<CategoryListQuery, 'status' | 's
 export const CATEGORY_ORDER = { sortName: 1, _id: 1 } as const;
 
 /** listCategories and listActiveCategories: all, or by status, off an index in that order */
-export const LIST_CATEGORIES: ListingSpec = { name: 'listCategories', sort: { ...CATEGORY_ORDER }, filterSets: [[], ['status']] };
+export const LIST_CATEGORIES: ListingSpec = {
+  name: 'listCategories',
+  sort: { ...CATEGORY_ORDER },
+  filterSets: [[], ['status']],
+};
 
 /** One entry of listActiveCategories from a streamed document. */
 export function activeCategory(doc: Record<string, unknown>): ActiveCategory {
-  return { id: String(doc.id), name: String(doc.name), subcategories: Array.isArray(doc.subcategories) ? doc.subcategories.map(String) : [] };
+  return {
+    id: String(doc.id),
+    name: String(doc.name),
+    subcategories: Array.isArray(doc.subcategories) ? doc.subcategories.map(String) : [],
+  };
 }

@@ -22,7 +22,15 @@ import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { COMPANIES_COLLECTION, companyDocuments, LIST_COMPANIES } from './rules';
-import type { CompanyClassState, CompanyInput, CompanyListInput, CompanyLookupInput, CompanyStatusInput, CompanyStreamInput, CompanyUpdateInput } from './types';
+import type {
+  CompanyClassState,
+  CompanyInput,
+  CompanyListInput,
+  CompanyLookupInput,
+  CompanyStatusInput,
+  CompanyStreamInput,
+  CompanyUpdateInput,
+} from './types';
 import * as approval from './use-cases/approval';
 import { COMPANY_INSTANCE, type CompanyCtx, type CompanyReadCtx } from './use-cases/common';
 import * as create from './use-cases/create';

@@ -27,7 +27,10 @@ export function newCompany(input: CompanyInput, actor: Actor, now: string, id: s
     createdAt: now,
     updatedAt: now,
     eligibleMemberTypes: [...input.eligibleMemberTypes!],
-    memberSubTypes: input.memberSubTypes!.map((m) => ({ memberSubTypeId: m.memberSubTypeId, maxDependants: m.maxDependants })),
+    memberSubTypes: input.memberSubTypes!.map((m) => ({
+      memberSubTypeId: m.memberSubTypeId,
+      maxDependants: m.maxDependants,
+    })),
     maxFreeDependants: input.maxFreeDependants!,
     bgId: input.bgId!.trim(),
     pendingApprovalId: null,
@@ -37,7 +40,17 @@ export function newCompany(input: CompanyInput, actor: Actor, now: string, id: s
   return company;
 }
 
-const UPDATABLE: (keyof CompanyInput)[] = ['name', 'description', 'companyGroupId', 'hrContact', 'eligibleMemberTypes', 'memberSubTypes', 'maxFreeDependants', 'bgId', 'membershipAutoRenewal'];
+const UPDATABLE: (keyof CompanyInput)[] = [
+  'name',
+  'description',
+  'companyGroupId',
+  'hrContact',
+  'eligibleMemberTypes',
+  'memberSubTypes',
+  'maxFreeDependants',
+  'bgId',
+  'membershipAutoRenewal',
+];
 
 /** The company after an update body ({id, any of the spec 2.2 fields but status}). */
 export function applyCompanyUpdate(current: Company, input: CompanyInput, now: string): Company {
@@ -59,7 +72,10 @@ export function applyCompanyUpdate(current: Company, input: CompanyInput, now: s
       (next as unknown as Record<string, unknown>)[field] = JSON.parse(JSON.stringify(value));
     }
   }
-  if (!touched) throw companyError('COMPANY_EMPTY_UPDATE', `The update of company '${current.id}' names no field to change`, { id: current.id });
+  if (!touched)
+    throw companyError('COMPANY_EMPTY_UPDATE', `The update of company '${current.id}' names no field to change`, {
+      id: current.id,
+    });
   next.updatedAt = now;
   return next;
 }
@@ -72,18 +88,29 @@ export function referencedFields(input: CompanyInput): (keyof CompanyInput)[] {
 // ---------------------------------------------------------------- uniqueness
 
 /** The company with this bgId (a READ passes its read-only state, a write its draft: the answer is of the same kind). */
-export function findByBgId<C extends DeepReadonly<Company>>(companies: Readonly<Record<string, C>>, bgId: string): C | undefined {
+export function findByBgId<C extends DeepReadonly<Company>>(
+  companies: Readonly<Record<string, C>>,
+  bgId: string,
+): C | undefined {
   return Object.values(companies).find((c) => c.bgId === bgId);
 }
 
 /** Refuses a company whose id (new companies) or bgId another company has. */
-export function checkCompanyUnique(companies: Record<string, Company>, candidate: Company, opts: { isNew: boolean }): void {
+export function checkCompanyUnique(
+  companies: Record<string, Company>,
+  candidate: Company,
+  opts: { isNew: boolean },
+): void {
   if (opts.isNew && hasEntry(companies, candidate.id)) {
     throw companyError('COMPANY_ID_TAKEN', `A company with id '${candidate.id}' already exists`, { id: candidate.id });
   }
   const other = Object.values(companies).find((c) => c.id !== candidate.id && c.bgId === candidate.bgId);
   if (other) {
-    throw companyError('COMPANY_BG_ID_TAKEN', `Company '${other.name}' (${other.id}) already has bgId '${candidate.bgId}'`, { bgId: candidate.bgId, id: other.id });
+    throw companyError(
+      'COMPANY_BG_ID_TAKEN',
+      `Company '${other.name}' (${other.id}) already has bgId '${candidate.bgId}'`,
+      { bgId: candidate.bgId, id: other.id },
+    );
   }
 }
 
@@ -112,24 +139,46 @@ export function referenceProblems(
     const repeated = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
     if (repeated.length) problems.push({ field, reason: `repeated: ${repeated.join(', ')}`, ids: repeated });
   };
-  if (fields.includes('companyGroupId')) check('companyGroupId', [company.companyGroupId], active(config.companyGroups), 'company group');
-  if (fields.includes('eligibleMemberTypes')) check('eligibleMemberTypes', company.eligibleMemberTypes, active(config.memberTypes), 'member type');
+  if (fields.includes('companyGroupId'))
+    check('companyGroupId', [company.companyGroupId], active(config.companyGroups), 'company group');
+  if (fields.includes('eligibleMemberTypes'))
+    check('eligibleMemberTypes', company.eligibleMemberTypes, active(config.memberTypes), 'member type');
   if (fields.includes('memberSubTypes')) {
-    check('memberSubTypes', company.memberSubTypes.map((m) => m.memberSubTypeId), active(config.memberSubTypes), 'member sub type');
+    check(
+      'memberSubTypes',
+      company.memberSubTypes.map((m) => m.memberSubTypeId),
+      active(config.memberSubTypes),
+      'member sub type',
+    );
   }
   return problems;
 }
 
-export function checkReferences(company: Company, fields: (keyof CompanyInput)[], config: DeepReadonly<ProgramManagementConfig>): void {
+export function checkReferences(
+  company: Company,
+  fields: (keyof CompanyInput)[],
+  config: DeepReadonly<ProgramManagementConfig>,
+): void {
   const problems = referenceProblems(company, fields, config);
   if (problems.length) {
-    throw companyError('COMPANY_INVALID_REFERENCES', `The company refers to settings that are not active: ${problemsText(problems)}`, {
-      errors: problems,
-    });
+    throw companyError(
+      'COMPANY_INVALID_REFERENCES',
+      `The company refers to settings that are not active: ${problemsText(problems)}`,
+      {
+        errors: problems,
+      },
+    );
   }
 }
 
-export const EMPTY_CONFIG: ProgramManagementConfig = { companyGroups: [], memberTypes: [], memberSubTypes: [], tierTypes: [], paymentPeriods: [], tierGroups: [] };
+export const EMPTY_CONFIG: ProgramManagementConfig = {
+  companyGroups: [],
+  memberTypes: [],
+  memberSubTypes: [],
+  tierTypes: [],
+  paymentPeriods: [],
+  tierGroups: [],
+};
 
 // ---------------------------------------------------------------- status moves
 
@@ -145,17 +194,23 @@ export const COMPANY_STATUS_TARGETS: readonly CompanyStatus[] = ['active', 'inac
  */
 export function checkCompanyStatusMove(id: string, from: CompanyStatus, to: unknown): CompanyStatus {
   if (typeof to !== 'string' || !(COMPANY_STATUS_TARGETS as readonly string[]).includes(to)) {
-    throw companyError('COMPANY_INVALID_STATUS', `A company's status can only be set to ${COMPANY_STATUS_TARGETS.join(' or ')}`, {
-      errors: [{ field: 'status', reason: `must be one of: ${COMPANY_STATUS_TARGETS.join(', ')}` }],
-    });
+    throw companyError(
+      'COMPANY_INVALID_STATUS',
+      `A company's status can only be set to ${COMPANY_STATUS_TARGETS.join(' or ')}`,
+      {
+        errors: [{ field: 'status', reason: `must be one of: ${COMPANY_STATUS_TARGETS.join(', ')}` }],
+      },
+    );
   }
-  if (to === from) throw companyError('COMPANY_STATUS_UNCHANGED', `Company '${id}' is already ${from}`, { id, status: from });
+  if (to === from)
+    throw companyError('COMPANY_STATUS_UNCHANGED', `Company '${id}' is already ${from}`, { id, status: from });
   return to as CompanyStatus;
 }
 
 /** The company after its approval is rejected: a rejected creation leaves the company inactive (spec 3.3 "pending to active or inactive"). */
 export function afterRejection(company: Company, event: string | number, now: string): Company {
-  if (event === 'company_create' && company.status === 'pending') return { ...company, status: 'inactive', updatedAt: now };
+  if (event === 'company_create' && company.status === 'pending')
+    return { ...company, status: 'inactive', updatedAt: now };
   return company;
 }
 
@@ -219,7 +274,11 @@ export const DEFAULT_PAGE_SIZE = 20;
 const STATUSES = ['pending', 'active', 'inactive'];
 
 /** listCompanies, by name then id: all, or by status or company group, off an index in that order */
-export const LIST_COMPANIES: ListingSpec = { name: 'listCompanies', sort: { nameKey: 1, id: 1 }, filterSets: [[], ['status'], ['companyGroupId']] };
+export const LIST_COMPANIES: ListingSpec = {
+  name: 'listCompanies',
+  sort: { nameKey: 1, id: 1 },
+  filterSets: [[], ['status'], ['companyGroupId']],
+};
 const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'];
 
 /**
@@ -227,14 +286,19 @@ const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrConta
  * companyGroupId, search (name, description, bgId, HR contact), page ≥ 1,
  * limit 1-100. A company user's list holds its own company only.
  */
-export function parseCompanyListQuery(query: Record<string, unknown>, body: Record<string, unknown>, scope: CompanyScope): CompanyListQuery {
+export function parseCompanyListQuery(
+  query: Record<string, unknown>,
+  body: Record<string, unknown>,
+  scope: CompanyScope,
+): CompanyListQuery {
   const input: Record<string, unknown> = { ...query, ...body };
   const errors: FieldProblem[] = [];
   const known = new Set(['status', 'companyGroupId', 'search', 'page', 'limit']);
   for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
   const filter: Record<string, unknown> = {};
   if (input.status !== undefined) {
-    if (typeof input.status !== 'string' || !STATUSES.includes(input.status)) errors.push({ field: 'status', reason: `must be one of: ${STATUSES.join(', ')}` });
+    if (typeof input.status !== 'string' || !STATUSES.includes(input.status))
+      errors.push({ field: 'status', reason: `must be one of: ${STATUSES.join(', ')}` });
     else filter.status = input.status;
   }
   if (input.companyGroupId !== undefined) {

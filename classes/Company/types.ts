@@ -80,7 +80,13 @@ export interface CompanyStatusInput {
 export type CompanyLookupInput = { id?: string; bgId?: string };
 
 /** listCompanies body (or query): filters and paging. */
-export type CompanyListInput = { status?: string; companyGroupId?: string; search?: string; page?: number; limit?: number };
+export type CompanyListInput = {
+  status?: string;
+  companyGroupId?: string;
+  search?: string;
+  page?: number;
+  limit?: number;
+};
 
 /** streamCompany body (or query); restreamCompany's body always has the id. */
 export type CompanyStreamInput = { id?: string };

@@ -53,9 +53,16 @@ const PM = 'program_management_user';
   tenancy: SHARED_DATA,
   stream: {
     collections: {
-      [CONTENTS_COLLECTION]: { indexes: [{ keys: { contentGroupKey: 1, contentKey: 1 } }, { keys: { status: 1 } }, { keys: { titleKey: 1 } }] },
+      [CONTENTS_COLLECTION]: {
+        indexes: [{ keys: { contentGroupKey: 1, contentKey: 1 } }, { keys: { status: 1 } }, { keys: { titleKey: 1 } }],
+      },
     },
-    toDocuments: (state) => Object.values(state.private.contents ?? {}).map((c) => ({ collection: CONTENTS_COLLECTION, id: c.id, doc: contentDocument(c) })),
+    toDocuments: (state) =>
+      Object.values(state.private.contents ?? {}).map((c) => ({
+        collection: CONTENTS_COLLECTION,
+        id: c.id,
+        doc: contentDocument(c),
+      })),
   },
 })
 export class ContentManager {

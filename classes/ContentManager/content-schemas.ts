@@ -17,7 +17,17 @@
  * public file; the content keeps its public URL under `fields.images.<key>`.
  */
 
-export const FIELD_TYPES = ['boolean', 'text', 'number', 'richtext', 'image', 'datetime', 'array', 'enum', 'color'] as const;
+export const FIELD_TYPES = [
+  'boolean',
+  'text',
+  'number',
+  'richtext',
+  'image',
+  'datetime',
+  'array',
+  'enum',
+  'color',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** enum options filled at request time, not held here */
@@ -76,8 +86,18 @@ export interface ContentGroupDefinition {
 
 export const CONTENT_GROUPS: readonly ContentGroupDefinition[] = [
   { key: 'login', title: 'Login', description: 'The sign-in screen of the member application', order: 1 },
-  { key: 'onboarding', title: 'Onboarding', description: 'The screens a member sees before the first sign-in', order: 2 },
-  { key: 'homepage', title: 'Home page', description: 'The hero banner, sliders and sections of the home page', order: 3 },
+  {
+    key: 'onboarding',
+    title: 'Onboarding',
+    description: 'The screens a member sees before the first sign-in',
+    order: 2,
+  },
+  {
+    key: 'homepage',
+    title: 'Home page',
+    description: 'The hero banner, sliders and sections of the home page',
+    order: 3,
+  },
 ];
 
 /** Offer, voucher and event: what a homepage section lists (spec 2.8). */
@@ -114,7 +134,16 @@ const slider = (contentKey: string, title: string, order: number): ContentKeyDef
   order,
   fields: [
     { key: 'image', title: 'Image', type: 'image', required: true, order: 1 },
-    { key: 'actionUrl', title: 'Action URL', description: 'Where a tap leads: a web address or an app link', type: 'text', format: 'uri', maxLength: 2048, required: true, order: 2 },
+    {
+      key: 'actionUrl',
+      title: 'Action URL',
+      description: 'Where a tap leads: a web address or an app link',
+      type: 'text',
+      format: 'uri',
+      maxLength: 2048,
+      required: true,
+      order: 2,
+    },
   ],
 });
 
@@ -162,11 +191,51 @@ export const CONTENT_KEYS: readonly ContentKeyDefinition[] = [
     description: 'A list of offers, vouchers or events, sorted and filtered as given',
     order: 6,
     fields: [
-      { key: 'entityType', title: 'Lists', type: 'enum', options: SECTION_ENTITY_TYPES, isMultiSelect: false, required: true, order: 1 },
-      { key: 'sortField', title: 'Sorted by', type: 'enum', options: SECTION_SORT_FIELDS, isMultiSelect: false, required: true, order: 2 },
-      { key: 'filterOfferTypes', title: 'Offer types', type: 'enum', options: OFFER_TYPES, isMultiSelect: true, required: false, order: 3 },
-      { key: 'filterCategories', title: 'Categories', type: 'enum', optionsSource: 'benefitCategories', isMultiSelect: true, required: false, order: 4 },
-      { key: 'filterSubcategories', title: 'Subcategories', type: 'enum', optionsSource: 'benefitSubcategories', isMultiSelect: true, required: false, order: 5 },
+      {
+        key: 'entityType',
+        title: 'Lists',
+        type: 'enum',
+        options: SECTION_ENTITY_TYPES,
+        isMultiSelect: false,
+        required: true,
+        order: 1,
+      },
+      {
+        key: 'sortField',
+        title: 'Sorted by',
+        type: 'enum',
+        options: SECTION_SORT_FIELDS,
+        isMultiSelect: false,
+        required: true,
+        order: 2,
+      },
+      {
+        key: 'filterOfferTypes',
+        title: 'Offer types',
+        type: 'enum',
+        options: OFFER_TYPES,
+        isMultiSelect: true,
+        required: false,
+        order: 3,
+      },
+      {
+        key: 'filterCategories',
+        title: 'Categories',
+        type: 'enum',
+        optionsSource: 'benefitCategories',
+        isMultiSelect: true,
+        required: false,
+        order: 4,
+      },
+      {
+        key: 'filterSubcategories',
+        title: 'Subcategories',
+        type: 'enum',
+        optionsSource: 'benefitSubcategories',
+        isMultiSelect: true,
+        required: false,
+        order: 5,
+      },
       { key: 'filterFeaturedOnly', title: 'Featured only', type: 'boolean', required: false, order: 6 },
       ...datetimeRange('filterCreatedAt', 'Created', 7),
       ...datetimeRange('filterStartDate', 'Starting', 9),

@@ -7,20 +7,40 @@
 import type { Actor } from '../_platform/actor';
 import { MAX_FILTER_TEXT, MAX_PAGE_SIZE, parsePaging, unknownKeys, type FieldProblem } from '../_platform/paging';
 import { CATALOGUE, type ContentCatalogue, type ContentFields } from './schema-rules';
-import { CONTENT_STATUSES, type ContentEntity, type ContentRecord, type ContentStatus, type CreateContentInput, type PublishedContent, type UpdateContentInput } from './types';
+import {
+  CONTENT_STATUSES,
+  type ContentEntity,
+  type ContentRecord,
+  type ContentStatus,
+  type CreateContentInput,
+  type PublishedContent,
+  type UpdateContentInput,
+} from './types';
 
-export const CONTENT_EVENTS = { create: 'content_create', update: 'content_update', status: 'content_status_update' } as const;
+export const CONTENT_EVENTS = {
+  create: 'content_create',
+  update: 'content_update',
+  status: 'content_status_update',
+} as const;
 
 // ---------------------------------------------------------------- records
 
 /** Problems of a start/end window: both given, the start must be strictly before the end. */
 export function windowProblems(startDate: string | null, endDate: string | null): FieldProblem[] {
   if (startDate === null || endDate === null) return [];
-  return Date.parse(startDate) < Date.parse(endDate) ? [] : [{ field: 'endDate', reason: `must be after startDate (${startDate})` }];
+  return Date.parse(startDate) < Date.parse(endDate)
+    ? []
+    : [{ field: 'endDate', reason: `must be after startDate (${startDate})` }];
 }
 
 /** A new content, `pending` until content_create is approved (spec 3.3). */
-export function newContent(input: CreateContentInput, fields: ContentFields, createdBy: Actor, now: string, id: string): ContentRecord {
+export function newContent(
+  input: CreateContentInput,
+  fields: ContentFields,
+  createdBy: Actor,
+  now: string,
+  id: string,
+): ContentRecord {
   return {
     id,
     contentKey: input.contentKey,
@@ -51,7 +71,12 @@ export function namedUpdates(input: UpdateContentInput): (typeof UPDATABLE)[numb
  * (null clears startDate, endDate, order); `fields` are the checked fields
  * (merged over the held ones by the caller when the key is kept).
  */
-export function applyContentUpdate(old: ContentRecord, input: UpdateContentInput, fields: ContentFields | undefined, now: string): ContentRecord {
+export function applyContentUpdate(
+  old: ContentRecord,
+  input: UpdateContentInput,
+  fields: ContentFields | undefined,
+  now: string,
+): ContentRecord {
   return {
     ...old,
     contentKey: input.contentKey ?? old.contentKey,
@@ -73,20 +98,30 @@ export function sameContent(a: ContentEntity, b: ContentEntity): boolean {
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
 /** updateContentStatus: `active` or `inactive` (`pending` is the status of a creation waiting for approval), not the current one. */
-export function statusMove(current: ContentStatus, requested: string): { ok: true; to: ContentStatus } | { ok: false; kind: 'invalid' | 'unchanged'; reason: string } {
-  if (requested !== 'active' && requested !== 'inactive') return { ok: false, kind: 'invalid', reason: 'must be active or inactive' };
+export function statusMove(
+  current: ContentStatus,
+  requested: string,
+): { ok: true; to: ContentStatus } | { ok: false; kind: 'invalid' | 'unchanged'; reason: string } {
+  if (requested !== 'active' && requested !== 'inactive')
+    return { ok: false, kind: 'invalid', reason: 'must be active or inactive' };
   if (requested === current) return { ok: false, kind: 'unchanged', reason: `the content is ${current} already` };
   return { ok: true, to: requested };
 }
 
 /** What a rejection leaves: a content whose creation is rejected is `inactive`; any other rejected change changes nothing. */
 export function afterRejection(content: ContentRecord, event: string | number, now: string): ContentRecord {
-  if (event === CONTENT_EVENTS.create && content.status === 'pending') return { ...content, status: 'inactive', updatedAt: now };
+  if (event === CONTENT_EVENTS.create && content.status === 'pending')
+    return { ...content, status: 'inactive', updatedAt: now };
   return content;
 }
 
@@ -108,7 +143,10 @@ export function toEntity(c: ContentEntity): ContentEntity {
   };
 }
 
-export function fromEntity(e: ContentEntity, bookkeeping: Pick<ContentRecord, 'pendingApprovalId' | 'lastSettledApprovalId'>): ContentRecord {
+export function fromEntity(
+  e: ContentEntity,
+  bookkeeping: Pick<ContentRecord, 'pendingApprovalId' | 'lastSettledApprovalId'>,
+): ContentRecord {
   return { ...toEntity(e), ...bookkeeping };
 }
 
@@ -128,7 +166,9 @@ function listOf(raw: Record<string, unknown>, k: string, errors: FieldProblem[])
 }
 
 function known(list: string[] | undefined, allowed: readonly string[], k: string, errors: FieldProblem[]): void {
-  for (const [i, x] of (list ?? []).entries()) if (!allowed.includes(x)) errors.push({ field: `${k}.${i}`, reason: `'${x}' is not one of: ${allowed.join(', ')}` });
+  for (const [i, x] of (list ?? []).entries())
+    if (!allowed.includes(x))
+      errors.push({ field: `${k}.${i}`, reason: `'${x}' is not one of: ${allowed.join(', ')}` });
 }
 
 export interface ContentsFilter {
@@ -139,13 +179,26 @@ export interface ContentsFilter {
 }
 
 /** getContents' filters (spec 4.5): contentGroupKeys, contentKeys, each of known values. */
-export function parseContentsFilter(raw: Record<string, unknown>, catalogue: ContentCatalogue = CATALOGUE): { ok: true; filter: ContentsFilter } | { ok: false; errors: FieldProblem[] } {
+export function parseContentsFilter(
+  raw: Record<string, unknown>,
+  catalogue: ContentCatalogue = CATALOGUE,
+): { ok: true; filter: ContentsFilter } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['contentGroupKeys', 'contentKeys'], errors);
   const groups = listOf(raw, 'contentGroupKeys', errors);
   const keys = listOf(raw, 'contentKeys', errors);
-  known(groups, catalogue.groups.map((g) => g.key), 'contentGroupKeys', errors);
-  known(keys, catalogue.keys.map((k) => k.contentKey), 'contentKeys', errors);
+  known(
+    groups,
+    catalogue.groups.map((g) => g.key),
+    'contentGroupKeys',
+    errors,
+  );
+  known(
+    keys,
+    catalogue.keys.map((k) => k.contentKey),
+    'contentKeys',
+    errors,
+  );
   if (errors.length) return { ok: false, errors };
   return { ok: true, filter: { groups, keys, id: `g=${(groups ?? []).join(',')};k=${(keys ?? []).join(',')}` } };
 }
@@ -160,18 +213,32 @@ export interface BackofficeQuery {
 }
 
 /** getContentsForBackoffice's filters: contentGroupKeys, contentKeys, statuses, search (in the title), page, limit (default 20). */
-export function parseBackofficeQuery(raw: Record<string, unknown>, catalogue: ContentCatalogue = CATALOGUE): { ok: true; query: BackofficeQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseBackofficeQuery(
+  raw: Record<string, unknown>,
+  catalogue: ContentCatalogue = CATALOGUE,
+): { ok: true; query: BackofficeQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['contentGroupKeys', 'contentKeys', 'statuses', 'search', 'page', 'limit'], errors);
   const groups = listOf(raw, 'contentGroupKeys', errors);
   const keys = listOf(raw, 'contentKeys', errors);
   const statuses = listOf(raw, 'statuses', errors);
-  known(groups, catalogue.groups.map((g) => g.key), 'contentGroupKeys', errors);
-  known(keys, catalogue.keys.map((k) => k.contentKey), 'contentKeys', errors);
+  known(
+    groups,
+    catalogue.groups.map((g) => g.key),
+    'contentGroupKeys',
+    errors,
+  );
+  known(
+    keys,
+    catalogue.keys.map((k) => k.contentKey),
+    'contentKeys',
+    errors,
+  );
   known(statuses, CONTENT_STATUSES, 'statuses', errors);
   let search: string | undefined;
   if (raw.search !== undefined && raw.search !== '') {
-    if (typeof raw.search === 'string' && raw.search.length <= MAX_FILTER_TEXT) search = raw.search.trim().toLowerCase() || undefined;
+    if (typeof raw.search === 'string' && raw.search.length <= MAX_FILTER_TEXT)
+      search = raw.search.trim().toLowerCase() || undefined;
     else errors.push({ field: 'search', reason: `must be a string of at most ${MAX_FILTER_TEXT} characters` });
   }
   const { page, limit } = parsePaging(raw, errors, 20);
@@ -196,7 +263,9 @@ function newestFirst(a: ContentEntity, b: ContentEntity): number {
 /** getContents (spec 4.5): schema order, content order, updatedAt, all descending; a content without order after those with one. */
 export function memberOrder(catalogue: ContentCatalogue = CATALOGUE) {
   return (a: ContentEntity, b: ContentEntity): number =>
-    descending(catalogue.schemaOrder(a.contentKey), catalogue.schemaOrder(b.contentKey)) || descending(orderOf(a), orderOf(b)) || newestFirst(a, b);
+    descending(catalogue.schemaOrder(a.contentKey), catalogue.schemaOrder(b.contentKey)) ||
+    descending(orderOf(a), orderOf(b)) ||
+    newestFirst(a, b);
 }
 
 /** getContentsForBackoffice (spec 4.5): order, then updatedAt, descending. */
@@ -213,7 +282,14 @@ export function isPublished(c: Pick<ContentEntity, 'status' | 'startDate' | 'end
 }
 
 export function publishedContent(c: ContentEntity): PublishedContent {
-  return { id: c.id, contentKey: c.contentKey, contentGroupKey: c.contentGroupKey, status: c.status, order: c.order, fields: c.fields };
+  return {
+    id: c.id,
+    contentKey: c.contentKey,
+    contentGroupKey: c.contentGroupKey,
+    status: c.status,
+    order: c.order,
+    fields: c.fields,
+  };
 }
 
 export function backofficeMatches(c: ContentEntity, q: BackofficeQuery): boolean {
@@ -283,7 +359,13 @@ export class PublishedIndex {
     if (hit && hit.phase === phase) return hit.contents;
     const contents = Object.freeze(
       this.candidates
-        .filter((c) => c.from <= nowMs && nowMs < c.until && (!filter.groups || filter.groups.includes(c.group)) && (!filter.keys || filter.keys.includes(c.key)))
+        .filter(
+          (c) =>
+            c.from <= nowMs &&
+            nowMs < c.until &&
+            (!filter.groups || filter.groups.includes(c.group)) &&
+            (!filter.keys || filter.keys.includes(c.key)),
+        )
         .map((c) => c.content),
     );
     // a bound on the filters remembered per state (there are few distinct ones: the app's screens)
@@ -311,7 +393,12 @@ export const SCHEMA_REVISION = shortHash(JSON.stringify(CATALOGUE.keys.map((k) =
  * content moves it), the phase (a content entering or leaving its window),
  * the schemas' revision and the filter. The same tag means the same answer.
  */
-export function contentsTag(version: number, phase: number, filter: ContentsFilter, schemaRevision = SCHEMA_REVISION): string {
+export function contentsTag(
+  version: number,
+  phase: number,
+  filter: ContentsFilter,
+  schemaRevision = SCHEMA_REVISION,
+): string {
   return `"${version}.${phase}.${schemaRevision}.${shortHash(filter.id)}"`;
 }
 

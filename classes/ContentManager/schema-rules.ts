@@ -47,7 +47,10 @@ const KEY_PATTERN = /^[a-z][A-Za-z0-9_]{0,63}$/;
 // ---------------------------------------------------------------- the definitions checked
 
 /** Problems of a set of definitions (empty when usable): what would make a key's schema wrong or ambiguous. */
-export function definitionProblems(groups: readonly ContentGroupDefinition[], keys: readonly ContentKeyDefinition[]): string[] {
+export function definitionProblems(
+  groups: readonly ContentGroupDefinition[],
+  keys: readonly ContentKeyDefinition[],
+): string[] {
   const problems: string[] = [];
   const groupKeys = new Set<string>();
   for (const g of groups) {
@@ -66,16 +69,19 @@ export function definitionProblems(groups: readonly ContentGroupDefinition[], ke
     const fieldKeys = new Set<string>();
     for (const f of k.fields) {
       const at = `${where}, field '${f.key}'`;
-      if (!KEY_PATTERN.test(f.key) || f.key === 'images') problems.push(`${at}: the key must match ${KEY_PATTERN} and not be 'images'`);
+      if (!KEY_PATTERN.test(f.key) || f.key === 'images')
+        problems.push(`${at}: the key must match ${KEY_PATTERN} and not be 'images'`);
       if (fieldKeys.has(f.key)) problems.push(`${at} is defined twice`);
       fieldKeys.add(f.key);
       if (!(FIELD_TYPES as readonly string[]).includes(f.type)) problems.push(`${at}: unknown type '${f.type}'`);
       if (f.type === 'enum') {
         const has = (f.options ? 1 : 0) + (f.optionsSource ? 1 : 0);
         if (has !== 1) problems.push(`${at}: an enum has either options or an optionsSource`);
-        if (f.optionsSource && !(OPTION_SOURCES as readonly string[]).includes(f.optionsSource)) problems.push(`${at}: unknown optionsSource '${f.optionsSource}'`);
+        if (f.optionsSource && !(OPTION_SOURCES as readonly string[]).includes(f.optionsSource))
+          problems.push(`${at}: unknown optionsSource '${f.optionsSource}'`);
         const optionKeys = (f.options ?? []).map((o) => o.key);
-        if (f.options && (optionKeys.length === 0 || new Set(optionKeys).size !== optionKeys.length)) problems.push(`${at}: options must be a non-empty list of distinct keys`);
+        if (f.options && (optionKeys.length === 0 || new Set(optionKeys).size !== optionKeys.length))
+          problems.push(`${at}: options must be a non-empty list of distinct keys`);
       } else if (f.options || f.optionsSource || f.isMultiSelect !== undefined) {
         problems.push(`${at}: options, optionsSource and isMultiSelect belong to enum fields`);
       }
@@ -84,7 +90,8 @@ export function definitionProblems(groups: readonly ContentGroupDefinition[], ke
     for (const f of k.fields) {
       if (f.notAfter === undefined) continue;
       const other = k.fields.find((o) => o.key === f.notAfter);
-      if (f.type !== 'datetime' || !other || other.type !== 'datetime') problems.push(`${where}, field '${f.key}': notAfter names a datetime field of the same key`);
+      if (f.type !== 'datetime' || !other || other.type !== 'datetime')
+        problems.push(`${where}, field '${f.key}': notAfter names a datetime field of the same key`);
     }
   }
   return problems;
@@ -115,12 +122,19 @@ function fieldSchema(f: FieldDefinition): Record<string, unknown> {
       return { type: 'string', minLength: 1, maxLength: MAX_IMAGE_TEXT };
     case 'array': {
       const item = f.items!;
-      const items = item.type === 'number' ? { type: 'number' } : { type: 'string', minLength: 1, maxLength: item.maxLength ?? DEFAULT_TEXT_LENGTH };
+      const items =
+        item.type === 'number'
+          ? { type: 'number' }
+          : { type: 'string', minLength: 1, maxLength: item.maxLength ?? DEFAULT_TEXT_LENGTH };
       return { type: 'array', items, maxItems: f.maxItems ?? DEFAULT_MAX_ITEMS };
     }
     case 'enum': {
-      const one = f.options ? { enum: f.options.map((o) => o.key) } : { type: 'string', minLength: 1, maxLength: MAX_ENUM_KEY };
-      return f.isMultiSelect ? { type: 'array', items: one, uniqueItems: true, maxItems: f.options?.length ?? 500 } : one;
+      const one = f.options
+        ? { enum: f.options.map((o) => o.key) }
+        : { type: 'string', minLength: 1, maxLength: MAX_ENUM_KEY };
+      return f.isMultiSelect
+        ? { type: 'array', items: one, uniqueItems: true, maxItems: f.options?.length ?? 500 }
+        : one;
     }
   }
 }
@@ -157,10 +171,16 @@ const DATA_URL_HEAD = /^data:(image\/(?:png|jpeg|jpg|gif|webp));base64,/i;
 
 /** png, jpeg, gif or webp from the first bytes of the content; null for anything else */
 export function sniffImage(head: Buffer): string | null {
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
   if (head.length >= 6 && /^GIF8[79]a$/.test(head.subarray(0, 6).toString('latin1'))) return 'image/gif';
-  if (head.length >= 12 && head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (
+    head.length >= 12 &&
+    head.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    head.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
   return null;
 }
 
@@ -169,13 +189,16 @@ export function publicFilePrefix(projectId: string): string {
   return `/${projectId}/CALL/FileManager/getPublicFile/`;
 }
 
-export const IMAGE_REASON = 'must be a Base64 image (png, jpeg, gif or webp; a data URL or bare Base64) or the public URL of an image stored before';
+export const IMAGE_REASON =
+  'must be a Base64 image (png, jpeg, gif or webp; a data URL or bare Base64) or the public URL of an image stored before';
 
 /** What an image field's value is: a Base64 image to upload, or a public file URL of this project; null: neither. */
 export function classifyImage(value: string, projectId: string): ImageValue | null {
   const prefix = publicFilePrefix(projectId);
   if (value.startsWith(prefix)) {
-    return /^[A-Za-z0-9_.@+=-]+\?filename=[A-Za-z0-9_.%-]+$/.test(value.slice(prefix.length)) ? { kind: 'stored', url: value } : null;
+    return /^[A-Za-z0-9_.@+=-]+\?filename=[A-Za-z0-9_.%-]+$/.test(value.slice(prefix.length))
+      ? { kind: 'stored', url: value }
+      : null;
   }
   const head = DATA_URL_HEAD.exec(value.slice(0, 64));
   const declared = head ? head[1]!.toLowerCase().replace('image/jpg', 'image/jpeg') : undefined;
@@ -263,11 +286,22 @@ export class ContentCatalogue {
   /** A group and a key of it (spec 2.8: a content key is valid only inside its own group). */
   keyProblems(contentGroupKey: string, contentKey: string): FieldProblem[] {
     const group = this.byGroup.get(contentGroupKey);
-    if (!group) return [{ field: 'contentGroupKey', reason: `must be one of: ${this.groups.map((g) => g.key).join(', ')}` }];
+    if (!group)
+      return [{ field: 'contentGroupKey', reason: `must be one of: ${this.groups.map((g) => g.key).join(', ')}` }];
     const def = this.byKey.get(contentKey);
-    if (!def) return [{ field: 'contentKey', reason: `must be one of: ${this.keys.map((k) => k.contentKey).join(', ')}` }];
+    if (!def)
+      return [{ field: 'contentKey', reason: `must be one of: ${this.keys.map((k) => k.contentKey).join(', ')}` }];
     if (def.contentGroupKey !== contentGroupKey) {
-      return [{ field: 'contentKey', reason: `belongs to group '${def.contentGroupKey}', not '${contentGroupKey}' (keys of '${contentGroupKey}': ${this.keysOf(contentGroupKey).map((k) => k.contentKey).join(', ')})` }];
+      return [
+        {
+          field: 'contentKey',
+          reason: `belongs to group '${def.contentGroupKey}', not '${contentGroupKey}' (keys of '${contentGroupKey}': ${this.keysOf(
+            contentGroupKey,
+          )
+            .map((k) => k.contentKey)
+            .join(', ')})`,
+        },
+      ];
     }
     return [];
   }
@@ -279,7 +313,8 @@ export class ContentCatalogue {
   normalize(def: ContentKeyDefinition, raw: unknown): NormalizedInput {
     const problems: FieldProblem[] = [];
     const imageOrigins = new Map<string, string>();
-    if (!isPlainObject(raw)) return { fields: {}, imageOrigins, problems: [{ field: 'fields', reason: 'must be an object' }] };
+    if (!isPlainObject(raw))
+      return { fields: {}, imageOrigins, problems: [{ field: 'fields', reason: 'must be an object' }] };
     const imageKeys = new Set(def.fields.filter((f) => f.type === 'image').map((f) => f.key));
     const out: ContentFields = {};
     const images: Record<string, unknown> = {};
@@ -293,7 +328,8 @@ export class ContentCatalogue {
       } else out[k] = v;
     }
     if (nestedImages !== undefined && nestedImages !== null) {
-      if (!isPlainObject(nestedImages)) problems.push({ field: 'fields.images', reason: 'must be an object of image fields' });
+      if (!isPlainObject(nestedImages))
+        problems.push({ field: 'fields.images', reason: 'must be an object of image fields' });
       else {
         for (const [k, v] of Object.entries(nestedImages)) {
           if (imageOrigins.has(k)) {
@@ -301,7 +337,12 @@ export class ContentCatalogue {
             continue;
           }
           if (!imageKeys.has(k)) {
-            problems.push({ field: `fields.images.${k}`, reason: imageKeys.size ? `is not an image field of ${def.contentKey} (those are: ${[...imageKeys].join(', ')})` : `is not allowed: ${def.contentKey} has no image fields` });
+            problems.push({
+              field: `fields.images.${k}`,
+              reason: imageKeys.size
+                ? `is not an image field of ${def.contentKey} (those are: ${[...imageKeys].join(', ')})`
+                : `is not allowed: ${def.contentKey} has no image fields`,
+            });
             continue;
           }
           if (v === null) continue;
@@ -323,7 +364,11 @@ export class ContentCatalogue {
    */
   checkFields(contentKey: string, given: unknown, projectId: string, base?: ContentFields): FieldsCheck {
     const def = this.byKey.get(contentKey);
-    if (!def) return { ok: false, errors: [{ field: 'contentKey', reason: `must be one of: ${this.keys.map((k) => k.contentKey).join(', ')}` }] };
+    if (!def)
+      return {
+        ok: false,
+        errors: [{ field: 'contentKey', reason: `must be one of: ${this.keys.map((k) => k.contentKey).join(', ')}` }],
+      };
     const n = this.normalize(def, given);
     if (n.problems.length) return { ok: false, errors: n.problems };
     const fields = base ? mergeFields(base, n.fields, given as Record<string, unknown>) : n.fields;
@@ -335,7 +380,13 @@ export class ContentCatalogue {
       if (f.notAfter === undefined) continue;
       const from = fields[f.key];
       const until = fields[f.notAfter];
-      if (typeof from === 'string' && typeof until === 'string' && !named.has(`fields.${f.key}`) && !named.has(`fields.${f.notAfter}`) && Date.parse(from) > Date.parse(until)) {
+      if (
+        typeof from === 'string' &&
+        typeof until === 'string' &&
+        !named.has(`fields.${f.key}`) &&
+        !named.has(`fields.${f.notAfter}`) &&
+        Date.parse(from) > Date.parse(until)
+      ) {
         errors.push({ field: `fields.${f.key}`, reason: `must not be after fields.${f.notAfter}` });
       }
     }
@@ -352,7 +403,11 @@ export class ContentCatalogue {
   }
 
   /** ajv's errors as `{field, reason}` under `fields.` (an image under the name it was given with) */
-  private named(def: ContentKeyDefinition, errors: ErrorObject[] | null | undefined, imageOrigins: Map<string, string>): FieldProblem[] {
+  private named(
+    def: ContentKeyDefinition,
+    errors: ErrorObject[] | null | undefined,
+    imageOrigins: Map<string, string>,
+  ): FieldProblem[] {
     const out: FieldProblem[] = [];
     const seen = new Set<string>();
     const push = (field: string, reason: string) => {
@@ -363,7 +418,8 @@ export class ContentCatalogue {
       }
     };
     const nameOf = (segments: string[]): string => {
-      if (segments[0] === 'images' && segments.length > 1) return imageOrigins.get(segments[1]!) ?? `fields.images.${segments.slice(1).join('.')}`;
+      if (segments[0] === 'images' && segments.length > 1)
+        return imageOrigins.get(segments[1]!) ?? `fields.images.${segments.slice(1).join('.')}`;
       return ['fields', ...segments].join('.');
     };
     for (const e of errors ?? []) {
@@ -378,7 +434,10 @@ export class ContentCatalogue {
         const extra = String((e.params as { additionalProperty: string }).additionalProperty);
         push(nameOf([...at, extra]), `is not a field of ${def.contentKey}`);
       } else if (e.keyword === 'enum') {
-        push(nameOf(at), `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`);
+        push(
+          nameOf(at),
+          `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`,
+        );
       } else if (e.keyword === 'pattern' && def.fields.find((f) => f.key === at[0])?.type === 'color') {
         push(nameOf(at), 'must be a color as #rgb, #rgba, #rrggbb or #rrggbbaa');
       } else if (e.keyword === 'pattern') {
@@ -399,7 +458,11 @@ export class ContentCatalogue {
       const allowed = new Set((options[f.optionsSource] ?? []).map((o) => o.key));
       const given = f.isMultiSelect ? (fields[f.key] as string[]) : [fields[f.key] as string];
       given.forEach((k, i) => {
-        if (!allowed.has(k)) problems.push({ field: f.isMultiSelect ? `fields.${f.key}.${i}` : `fields.${f.key}`, reason: `'${k}' is not ${sourceNoun(f.optionsSource!)}` });
+        if (!allowed.has(k))
+          problems.push({
+            field: f.isMultiSelect ? `fields.${f.key}.${i}` : `fields.${f.key}`,
+            reason: `'${k}' is not ${sourceNoun(f.optionsSource!)}`,
+          });
       });
     }
     return problems;
@@ -407,7 +470,9 @@ export class ContentCatalogue {
 
   /** the option sources a key's fields use */
   sourcesOf(contentKey: string): OptionSource[] {
-    return [...new Set((this.byKey.get(contentKey)?.fields ?? []).flatMap((f) => (f.optionsSource ? [f.optionsSource] : [])))];
+    return [
+      ...new Set((this.byKey.get(contentKey)?.fields ?? []).flatMap((f) => (f.optionsSource ? [f.optionsSource] : []))),
+    ];
   }
 
   /** The keys a filter selects (a group, a key, or both: the key must be of the group). */
@@ -419,21 +484,32 @@ export class ContentCatalogue {
     if (filter.contentKey !== undefined && !this.byKey.has(filter.contentKey)) {
       errors.push({ field: 'contentKey', reason: `must be one of: ${this.keys.map((k) => k.contentKey).join(', ')}` });
     }
-    if (!errors.length && filter.contentGroupKey !== undefined && filter.contentKey !== undefined) errors.push(...this.keyProblems(filter.contentGroupKey, filter.contentKey));
+    if (!errors.length && filter.contentGroupKey !== undefined && filter.contentKey !== undefined)
+      errors.push(...this.keyProblems(filter.contentGroupKey, filter.contentKey));
     if (errors.length) return { ok: false, errors };
     return {
       ok: true,
-      keys: this.keys.filter((k) => (filter.contentGroupKey === undefined || k.contentGroupKey === filter.contentGroupKey) && (filter.contentKey === undefined || k.contentKey === filter.contentKey)),
+      keys: this.keys.filter(
+        (k) =>
+          (filter.contentGroupKey === undefined || k.contentGroupKey === filter.contentGroupKey) &&
+          (filter.contentKey === undefined || k.contentKey === filter.contentKey),
+      ),
     };
   }
 }
 
 function sourceNoun(source: OptionSource): string {
-  return source === 'benefitCategories' ? 'the id of an active benefit category' : 'a subcategory of an active benefit category';
+  return source === 'benefitCategories'
+    ? 'the id of an active benefit category'
+    : 'a subcategory of an active benefit category';
 }
 
 /** `given` over `base`: a key given replaces, null removes; images merge key by key (null removes one). */
-export function mergeFields(base: ContentFields, normalized: ContentFields, raw: Record<string, unknown>): ContentFields {
+export function mergeFields(
+  base: ContentFields,
+  normalized: ContentFields,
+  raw: Record<string, unknown>,
+): ContentFields {
   const out: ContentFields = {};
   for (const [k, v] of Object.entries(base)) if (k !== 'images') out[k] = v;
   for (const [k, v] of Object.entries(raw)) if (k !== 'images' && v === null) delete out[k];
@@ -486,10 +562,14 @@ export function publicSchema(def: ContentKeyDefinition, options: DynamicOptions)
     .map((f): PublicField => {
       const { optionsSource, options: own, ...rest } = f;
       const out: PublicField = { ...rest, path: f.type === 'image' ? `images.${f.key}` : f.key };
-      if (f.type === 'text' || f.type === 'richtext') out.maxLength = f.maxLength ?? (f.type === 'text' ? DEFAULT_TEXT_LENGTH : DEFAULT_RICHTEXT_LENGTH);
+      if (f.type === 'text' || f.type === 'richtext')
+        out.maxLength = f.maxLength ?? (f.type === 'text' ? DEFAULT_TEXT_LENGTH : DEFAULT_RICHTEXT_LENGTH);
       if (f.type === 'enum') {
         out.isMultiSelect = f.isMultiSelect === true;
-        out.options = (optionsSource ? (options[optionsSource] ?? []) : (own ?? [])).map((o) => ({ key: o.key, value: o.value }));
+        out.options = (optionsSource ? (options[optionsSource] ?? []) : (own ?? [])).map((o) => ({
+          key: o.key,
+          value: o.value,
+        }));
       }
       return out;
     });

@@ -14,7 +14,17 @@
 import { ActorClass, Init, Internal, Read, Write, type Ctx, type ReadCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import { fileDocuments, initInstanceId } from './file-rules';
-import type { DeleteBody, DownloadBody, FileManagerState, FileRefBody, InitBody, NoBody, PublicFileBody, PurgeBody, UploadBody } from './types';
+import type {
+  DeleteBody,
+  DownloadBody,
+  FileManagerState,
+  FileRefBody,
+  InitBody,
+  NoBody,
+  PublicFileBody,
+  PurgeBody,
+  UploadBody,
+} from './types';
 import * as instance from './use-cases/instance';
 import * as upload from './use-cases/upload';
 import * as deletion from './use-cases/deletion';
@@ -43,7 +53,10 @@ import * as downloads from './use-cases/downloads';
 })
 export class FileManager {
   /** Opens the entity's instance (path id, or the entity in the body) and names its company (classes only). */
-  @Init({ access: ['program_management_user', 'class'], instanceId: (req) => initInstanceId(req.path.instanceId, req.body) })
+  @Init({
+    access: ['program_management_user', 'class'],
+    instanceId: (req) => initInstanceId(req.path.instanceId, req.body),
+  })
   init(ctx: Ctx<FileManagerState, InitBody>) {
     return instance.init(ctx);
   }

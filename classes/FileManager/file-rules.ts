@@ -42,7 +42,8 @@ export interface FilesState {
 }
 
 /** A rule's answer: its value, or the FileManager error (errors.ts) that refuses it. */
-export type RuleResult<T> = { ok: true; value: T } | { ok: false; error: FileManagerErrorName; message: string; details?: unknown };
+export type RuleResult<T> =
+  { ok: true; value: T } | { ok: false; error: FileManagerErrorName; message: string; details?: unknown };
 
 // ---------------------------------------------------------------------------
 // Instance ids and file names
@@ -67,7 +68,9 @@ export function instanceIdOf(entityType: string, entityId: string): string {
 export function initInstanceId(pathInstanceId: string | undefined, body: unknown): string | undefined {
   if (pathInstanceId) return pathInstanceId;
   const b = body && typeof body === 'object' ? (body as { entityType?: unknown; entityId?: unknown }) : {};
-  return typeof b.entityType === 'string' && typeof b.entityId === 'string' ? instanceIdOf(b.entityType, b.entityId) : undefined;
+  return typeof b.entityType === 'string' && typeof b.entityId === 'string'
+    ? instanceIdOf(b.entityType, b.entityId)
+    : undefined;
 }
 
 /** The extension of a stored file name (the declared type's, see storedFilename). */
@@ -102,7 +105,9 @@ export function newFileMetadata(input: {
     fileType: input.type.fileType,
     mimeType: input.type.mimeType,
     size: input.size,
-    actionHistory: [{ action: 'upload', actor: input.actor, timestamp: input.now, ...(input.via ? { via: input.via } : {}) }],
+    actionHistory: [
+      { action: 'upload', actor: input.actor, timestamp: input.now, ...(input.via ? { via: input.via } : {}) },
+    ],
     createdAt: input.now,
     updatedAt: input.now,
     status: 'active',
@@ -141,7 +146,8 @@ export function fileReference(body: unknown, query: unknown): RuleResult<FileRef
   const q = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
   const fileId = text(b.fileId) ?? text(q.fileId);
   const filename = text(b.filename) ?? text(q.filename);
-  if (fileId && filename) return { ok: false, error: 'INVALID_FILE_REFERENCE', message: 'Give fileId or filename, not both' };
+  if (fileId && filename)
+    return { ok: false, error: 'INVALID_FILE_REFERENCE', message: 'Give fileId or filename, not both' };
   if (fileId) return { ok: true, value: { fileId } };
   if (filename) return { ok: true, value: { filename } };
   return { ok: false, error: 'INVALID_FILE_REFERENCE', message: 'Give fileId or filename' };
@@ -165,7 +171,9 @@ function label(ref: FileRef): string {
 /** The file a reference names (active or deleted), or FILE_NOT_FOUND. */
 export function existingFile<F extends FileKey>(files: readonly F[] | undefined, ref: FileRef): RuleResult<F> {
   const file = findFile(files, ref);
-  return file ? { ok: true, value: file } : { ok: false, error: 'FILE_NOT_FOUND', message: `No file with ${label(ref)}` };
+  return file
+    ? { ok: true, value: file }
+    : { ok: false, error: 'FILE_NOT_FOUND', message: `No file with ${label(ref)}` };
 }
 
 /** The active file a reference names, or why not (FILE_NOT_FOUND, FILE_DELETED). */
@@ -214,14 +222,23 @@ export function checkDownloadToken(
   requestedFilename: string | undefined,
   nowSeconds: number,
 ): RuleResult<{ filename: string; remainingSeconds: number }> {
-  const refused = (why: string): RuleResult<never> => ({ ok: false, error: 'INVALID_TOKEN', message: `Download refused: ${why}` });
+  const refused = (why: string): RuleResult<never> => ({
+    ok: false,
+    error: 'INVALID_TOKEN',
+    message: `Download refused: ${why}`,
+  });
   if (!verified) return refused('the token is invalid or expired');
-  if (verified.instanceId !== instanceId || typeof verified.filename !== 'string') return refused('the token is for another file');
-  if (requestedFilename !== undefined && requestedFilename !== verified.filename) return refused('the token is for another file');
+  if (verified.instanceId !== instanceId || typeof verified.filename !== 'string')
+    return refused('the token is for another file');
+  if (requestedFilename !== undefined && requestedFilename !== verified.filename)
+    return refused('the token is for another file');
   const exp = typeof verified.exp === 'number' ? verified.exp : 0;
   const remainingSeconds = Math.floor(exp - nowSeconds);
   if (remainingSeconds <= 0) return refused('the token is invalid or expired');
-  return { ok: true, value: { filename: verified.filename, remainingSeconds: Math.min(remainingSeconds, DOWNLOAD_TOKEN_TTL_SECONDS) } };
+  return {
+    ok: true,
+    value: { filename: verified.filename, remainingSeconds: Math.min(remainingSeconds, DOWNLOAD_TOKEN_TTL_SECONDS) },
+  };
 }
 
 function callPath(projectId: string, method: string, instanceId: string): string {
@@ -269,7 +286,10 @@ function asciiName(name: string, fallback: string): string {
 }
 
 /** Content-Disposition: images inline, everything else as an attachment; RFC 6266/5987 names. */
-export function contentDisposition(file: Pick<FileMetadata, 'filename' | 'originalFilename' | 'fileType'>, ext: string): string {
+export function contentDisposition(
+  file: Pick<FileMetadata, 'filename' | 'originalFilename' | 'fileType'>,
+  ext: string,
+): string {
   const name = safeDownloadName(file.originalFilename, ext, file.filename);
   const disposition = file.fileType === 'image' ? 'inline' : 'attachment';
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -320,9 +340,17 @@ export function fileDocuments(state: FilesState, instanceId: string) {
  * names one, and a company user cannot open an entity's files at all (the
  * platform refuses a write that leaves an instance outside its company).
  */
-export function companyOfFiles(current: string | undefined, requested: string | undefined, requesterIsClass: boolean): RuleResult<string | undefined> {
+export function companyOfFiles(
+  current: string | undefined,
+  requested: string | undefined,
+  requesterIsClass: boolean,
+): RuleResult<string | undefined> {
   if (requested !== undefined && !requesterIsClass) {
-    return { ok: false, error: 'ENTITY_MISMATCH', message: 'Only the class that owns the entity names the company of its files' };
+    return {
+      ok: false,
+      error: 'ENTITY_MISMATCH',
+      message: 'Only the class that owns the entity names the company of its files',
+    };
   }
   return { ok: true, value: requested ?? current };
 }
@@ -339,7 +367,11 @@ export function actingActor(identity: Identity, proxied: Actor | undefined): Rul
   const own = actorFromIdentity(identity);
   if (!proxied) return { ok: true, value: { actor: own } };
   if (identity.type !== 'class' && identity.type !== 'system') {
-    return { ok: false, error: 'ACTOR_NOT_ALLOWED', message: `A ${identity.type} may not act on behalf of another actor` };
+    return {
+      ok: false,
+      error: 'ACTOR_NOT_ALLOWED',
+      message: `A ${identity.type} may not act on behalf of another actor`,
+    };
   }
   return { ok: true, value: { actor: proxied, via: own } };
 }

@@ -126,7 +126,10 @@ export function decodeBase64Strict(text: string): Base64Result {
   for (let i = 0; i < body; i++) {
     const c = text.charCodeAt(i);
     if (!isBase64Char(c)) {
-      return { ok: false, reason: c === 61 ? `padding '=' inside the text at position ${i}` : `invalid character at position ${i}` };
+      return {
+        ok: false,
+        reason: c === 61 ? `padding '=' inside the text at position ${i}` : `invalid character at position ${i}`,
+      };
     }
   }
   if (pad > 0) {
@@ -230,7 +233,8 @@ export function checkContent(type: TypeSpec, data: Buffer): ContentCheck {
 // ---------------------------------------------------------------------------
 // The whole upload rule
 
-export type UploadRuleError = 'UNSUPPORTED_TYPE' | 'INVALID_BASE64' | 'EMPTY_FILE' | 'FILE_TOO_LARGE' | 'CONTENT_MISMATCH';
+export type UploadRuleError =
+  'UNSUPPORTED_TYPE' | 'INVALID_BASE64' | 'EMPTY_FILE' | 'FILE_TOO_LARGE' | 'CONTENT_MISMATCH';
 
 export type UploadCheck =
   | { ok: true; type: TypeSpec; data: Buffer }
@@ -247,12 +251,21 @@ export function checkUpload(input: { content: string; mimeType: string }): Uploa
       ok: false,
       error: 'UNSUPPORTED_TYPE',
       message: `Type '${input.mimeType}' is not allowed; allowed: ${ALLOWED_MIME_TYPES.join(', ')}`,
-      details: { mimeType: input.mimeType, allowedMimeTypes: ALLOWED_MIME_TYPES, allowedExtensions: ALLOWED_EXTENSIONS },
+      details: {
+        mimeType: input.mimeType,
+        allowedMimeTypes: ALLOWED_MIME_TYPES,
+        allowedExtensions: ALLOWED_EXTENSIONS,
+      },
     };
   }
   const decoded = decodeBase64Strict(input.content);
   if (!decoded.ok) {
-    return { ok: false, error: 'INVALID_BASE64', message: `content is not valid Base64: ${decoded.reason}`, details: { reason: decoded.reason } };
+    return {
+      ok: false,
+      error: 'INVALID_BASE64',
+      message: `content is not valid Base64: ${decoded.reason}`,
+      details: { reason: decoded.reason },
+    };
   }
   const data = decoded.data;
   if (data.length === 0) return { ok: false, error: 'EMPTY_FILE', message: 'content is empty' };

@@ -14,7 +14,17 @@
  * masking.ts and list-query.ts. Calls between entries go through the typed
  * client of this class (`entries`).
  */
-import { ActorClass, client, Init, Read, Static, type BaseCtx, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  client,
+  Init,
+  Read,
+  Static,
+  type BaseCtx,
+  type Ctx,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import { LIST_LOG_ENTRIES, logListingDocument } from './list-query';
 import type { AddLogEntryBody, GetLogBody, GetLogEntriesBody, LogManagerState, NoBody, RecordBody } from './types';
@@ -27,7 +37,8 @@ import * as listing from './use-cases/listing';
  * entry's instance, the readers read them): the compiler checks that the
  * client derived from this class fits their interfaces.
  */
-const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.EntryReader => client<typeof LogManager>(ctx, 'LogManager');
+const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.EntryReader =>
+  client<typeof LogManager>(ctx, 'LogManager');
 
 @ActorClass<LogManagerState>({
   id: 'LogManager',
@@ -38,7 +49,8 @@ const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.
     collections: {
       logs: { tenantField: 'companyId', listings: [LIST_LOG_ENTRIES] },
     },
-    toDocuments: (state, id) => (state.private.log ? [{ collection: 'logs', id, doc: logListingDocument(state.private.log) }] : []),
+    toDocuments: (state, id) =>
+      state.private.log ? [{ collection: 'logs', id, doc: logListingDocument(state.private.log) }] : [],
   },
 })
 export class LogManager {

@@ -31,7 +31,11 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
     entityId: log.entityId,
     entityType: log.entityType,
     timeStamp: log.timeStamp,
-    actor: { id: log.actor.id, type: log.actor.type, ...(log.actor.name !== undefined ? { name: log.actor.name } : {}) },
+    actor: {
+      id: log.actor.id,
+      type: log.actor.type,
+      ...(log.actor.name !== undefined ? { name: log.actor.name } : {}),
+    },
     fieldCount: log.fieldUpdates.length,
     companyId: log.companyId ?? null,
     searchText: parts.join(SEARCH_SEPARATOR),
@@ -58,7 +62,11 @@ const STRING_FILTERS = ['classId', 'entityId', 'entityType'] as const;
  * getLogEntries, newest first: a class's entries or one entity's are read off an index in that order
  * (the entity's id is selective enough to find the class's among them); from/to bound the same walk
  */
-export const LIST_LOG_ENTRIES: ListingSpec = { name: 'getLogEntries', sort: { timeStamp: -1, id: 1 }, filterSets: [[], ['classId'], ['entityId']] };
+export const LIST_LOG_ENTRIES: ListingSpec = {
+  name: 'getLogEntries',
+  sort: { timeStamp: -1, id: 1 },
+  filterSets: [[], ['classId'], ['entityId']],
+};
 const KNOWN = new Set<string>([...STRING_FILTERS, 'from', 'to', 'search', 'page', 'limit']);
 
 /**
@@ -78,7 +86,10 @@ export function parseDateTime(text: string): string | undefined {
  * values win. Unknown parameters are refused so that a typo ("entityID") does
  * not silently list everything.
  */
-export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body: Readonly<Record<string, unknown>>): LogListQuery {
+export function parseLogListQuery(
+  query: Readonly<Record<string, unknown>>,
+  body: Readonly<Record<string, unknown>>,
+): LogListQuery {
   const input: Record<string, unknown> = { ...query, ...body };
   const errors: FieldError[] = [];
   const filter: Record<string, unknown> = {};
@@ -89,12 +100,16 @@ export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body
   for (const key of STRING_FILTERS) {
     const v = input[key];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || v.length === 0 || v.length > 200) errors.push({ field: key, reason: 'must be a string of 1 to 200 characters' });
+    if (typeof v !== 'string' || v.length === 0 || v.length > 200)
+      errors.push({ field: key, reason: 'must be a string of 1 to 200 characters' });
     else filter[key] = v;
   }
 
   const range: Record<string, string> = {};
-  for (const [key, op] of [['from', '$gte'], ['to', '$lte']] as const) {
+  for (const [key, op] of [
+    ['from', '$gte'],
+    ['to', '$lte'],
+  ] as const) {
     const v = input[key];
     if (v === undefined) continue;
     const iso = typeof v === 'string' ? parseDateTime(v) : undefined;
@@ -105,7 +120,8 @@ export function parseLogListQuery(query: Readonly<Record<string, unknown>>, body
   let search: string | undefined;
   if (input.search !== undefined) {
     const v = input.search;
-    if (typeof v !== 'string' || v.length > MAX_SEARCH_LENGTH) errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
+    if (typeof v !== 'string' || v.length > MAX_SEARCH_LENGTH)
+      errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
     else if (v.trim().length) search = v.trim();
   }
 

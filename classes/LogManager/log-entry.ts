@@ -176,7 +176,10 @@ export function buildLog(input: LogInput): BuiltLog {
   };
   if (input.companyId !== undefined) record.companyId = input.companyId;
   if (input.additionalData !== undefined) {
-    record.additionalData = limitDepth(maskNested(toJsonValue(input.additionalData), isSensitive), ADDITIONAL_DATA_MAX_DEPTH) as Record<string, unknown>;
+    record.additionalData = limitDepth(
+      maskNested(toJsonValue(input.additionalData), isSensitive),
+      ADDITIONAL_DATA_MAX_DEPTH,
+    ) as Record<string, unknown>;
   }
   const built: BuiltLog = { record, full };
   if (large.length) {
@@ -198,7 +201,10 @@ export function buildLog(input: LogInput): BuiltLog {
  * The record with the full values of its large field updates put back from
  * the LARGE_LOG content. Returns the keys that the content did not have.
  */
-export function withFullValues(record: DeepReadonly<LogRecord>, content: LargeLogContent): { record: DeepReadonly<LogRecord>; missing: string[] } {
+export function withFullValues(
+  record: DeepReadonly<LogRecord>,
+  content: LargeLogContent,
+): { record: DeepReadonly<LogRecord>; missing: string[] } {
   const byKey = new Map(content.fieldUpdates.map((fu) => [fu.key, fu]));
   const missing: string[] = [];
   const fieldUpdates = record.fieldUpdates.map((fu): DeepReadonly<FieldUpdate> => {

@@ -58,7 +58,10 @@ function known(key: string): { normalised: string; credential: boolean } {
   let k = KNOWN_KEYS.get(key);
   if (!k) {
     const normalised = normaliseKey(key);
-    k = { normalised, credential: DEFAULT_SET.has(normalised) || CREDENTIAL_SUFFIXES.some((s) => normalised.endsWith(s)) };
+    k = {
+      normalised,
+      credential: DEFAULT_SET.has(normalised) || CREDENTIAL_SUFFIXES.some((s) => normalised.endsWith(s)),
+    };
     if (KNOWN_KEYS.size >= KNOWN_KEYS_MAX) KNOWN_KEYS.clear();
     KNOWN_KEYS.set(key, k);
   }
@@ -113,7 +116,8 @@ export function maskNested(value: unknown, isSensitive: KeyMatcher): unknown {
       for (const k of Object.keys(src)) {
         const v = isSensitive(k) ? MASK : copyOf((src as Record<string, unknown>)[k]);
         // a plain assignment makes an own property of any key but __proto__, whose setter would set the prototype
-        if (k === '__proto__') Object.defineProperty(dst, k, { value: v, writable: true, enumerable: true, configurable: true });
+        if (k === '__proto__')
+          Object.defineProperty(dst, k, { value: v, writable: true, enumerable: true, configurable: true });
         else (dst as Record<string, unknown>)[k] = v;
       }
     }
@@ -122,7 +126,12 @@ export function maskNested(value: unknown, isSensitive: KeyMatcher): unknown {
 }
 
 /** The value of top-level field `key` as it may be logged (`plain`: the top-level fields that hold no personal data). */
-export function maskField(key: string, value: unknown, isSensitive: KeyMatcher, plain: ReadonlySet<string> = NO_PLAIN_FIELDS): unknown {
+export function maskField(
+  key: string,
+  value: unknown,
+  isSensitive: KeyMatcher,
+  plain: ReadonlySet<string> = NO_PLAIN_FIELDS,
+): unknown {
   if (plain.has(key)) return isCredentialKey(key) ? MASK : maskNested(value, isCredentialKey);
   return isSensitive(key) ? MASK : maskNested(value, isSensitive);
 }

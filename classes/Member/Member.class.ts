@@ -21,7 +21,13 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { hrErrorShape, hrReplayWindow, photoErrorShape, type DependantRecord, type EmployeeRecord } from './hr-contract';
+import {
+  hrErrorShape,
+  hrReplayWindow,
+  photoErrorShape,
+  type DependantRecord,
+  type EmployeeRecord,
+} from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
 import { IdCardClient, idCardClientConfig, type IdCardLookup } from './id-card-client';
 import { quarantineSettings, type QuarantineSettings } from './hr-quarantine';
@@ -73,13 +79,32 @@ const SIGN_IN_BODY = '16kb';
     { method: 'POST', path: '/members/hr/employee', target: 'hrUpdateEmployee' },
     { method: 'POST', path: '/members/hr/dependant', target: 'hrUpsertDependant' },
   ],
-  sensitiveFields: ['photo', 'content', 'password', 'currentPassword', 'newPassword', 'passwordHash', 'token', 'otp', 'SAMLResponse', 'accessToken', 'refreshToken'],
+  sensitiveFields: [
+    'photo',
+    'content',
+    'password',
+    'currentPassword',
+    'newPassword',
+    'passwordHash',
+    'token',
+    'otp',
+    'SAMLResponse',
+    'accessToken',
+    'refreshToken',
+  ],
   // members sign in as enduser: the runtime asks resolveIdentity whether a member's token still works
   identitySource: { tokenType: 'enduser', method: 'resolveIdentity' },
   // company scope: a member belongs to its company; company users reach, create and list only their company's members
   tenancy: ownedByCompany((state) => state.private.profile?.company?.id),
   stream: {
-    collections: { [MEMBERS_COLLECTION]: { indexes: MEMBER_INDEXES, listings: [LIST_MEMBERS], tenantField: 'companyId', gauges: MEMBER_GAUGES } },
+    collections: {
+      [MEMBERS_COLLECTION]: {
+        indexes: MEMBER_INDEXES,
+        listings: [LIST_MEMBERS],
+        tenantField: 'companyId',
+        gauges: MEMBER_GAUGES,
+      },
+    },
     toDocuments: (state, id) => {
       const s = state.private;
       return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];
@@ -113,7 +138,25 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.2
 
   /** Spec 4.2: the HR system pushes the full employee record. */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('employee'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpdateEmployee.answer', answerStatuses: [200, 202], errorAnswer: 'hrError.answer', journal: HR_EMPLOYEE_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'EMPLOYEE_NOT_FOUND', 'COMPANY_NOT_MAPPED', 'COMPANY_GROUP_MISMATCH', 'INTERNAL'] })
+  @Static({
+    access: ['integration_user'],
+    errorShape: hrErrorShape('employee'),
+    timeoutSeconds: 30,
+    bodyLimit: '64kb',
+    answer: 'hrUpdateEmployee.answer',
+    answerStatuses: [200, 202],
+    errorAnswer: 'hrError.answer',
+    journal: HR_EMPLOYEE_JOURNAL,
+    replayWindowSeconds: hrReplayWindow,
+    errors: [
+      'VALIDATION',
+      'INVALID_API_KEY',
+      'EMPLOYEE_NOT_FOUND',
+      'COMPANY_NOT_MAPPED',
+      'COMPANY_GROUP_MISMATCH',
+      'INTERNAL',
+    ],
+  })
   async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
@@ -141,7 +184,18 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.3
 
   /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-  @Static({ access: ['integration_user'], errorShape: hrErrorShape('dependant'), timeoutSeconds: 30, bodyLimit: '64kb', answer: 'hrUpsertDependant.answer', answerStatuses: [200, 201, 202], errorAnswer: 'hrError.answer', journal: HR_DEPENDANT_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'] })
+  @Static({
+    access: ['integration_user'],
+    errorShape: hrErrorShape('dependant'),
+    timeoutSeconds: 30,
+    bodyLimit: '64kb',
+    answer: 'hrUpsertDependant.answer',
+    answerStatuses: [200, 201, 202],
+    errorAnswer: 'hrError.answer',
+    journal: HR_DEPENDANT_JOURNAL,
+    replayWindowSeconds: hrReplayWindow,
+    errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'],
+  })
   async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
@@ -195,7 +249,13 @@ export class Member {
    * missing in HR, field drift; `apply` pushes the corrections through 4.2 as the caller. For internal back-office
    * users: the population spans every company (company users are refused, 403).
    */
-  @Static({ access: [...PM], guard: hrReconcile.internalUsersOnly, bodyLimit: '4mb', timeoutSeconds: 30, answer: 'reconcileHrPopulation.answer' })
+  @Static({
+    access: [...PM],
+    guard: hrReconcile.internalUsersOnly,
+    bodyLimit: '4mb',
+    timeoutSeconds: 30,
+    answer: 'reconcileHrPopulation.answer',
+  })
   reconcileHrPopulation(ctx: MemberStaticCtx<hrReconcile.ReconcileBody>) {
     return hrReconcile.reconcileHrPopulation(ctx);
   }
@@ -203,7 +263,23 @@ export class Member {
   // ---------------------------------------------------------------- HR 4.1
 
   /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-  @Write({ access: ['integration_user'], errorShape: photoErrorShape, timeoutSeconds: 30, answer: 'updateEmployeePhoto.answer', errorAnswer: 'photoError.answer', journal: HR_PHOTO_JOURNAL, replayWindowSeconds: hrReplayWindow, errors: ['VALIDATION', 'INVALID_API_KEY', 'INVALID_FILE_EXTENSION', 'EMPLOYEE_PHOTO_UPLOAD_FAILED', 'MEMBER_NOT_FOUND', 'INTERNAL'] })
+  @Write({
+    access: ['integration_user'],
+    errorShape: photoErrorShape,
+    timeoutSeconds: 30,
+    answer: 'updateEmployeePhoto.answer',
+    errorAnswer: 'photoError.answer',
+    journal: HR_PHOTO_JOURNAL,
+    replayWindowSeconds: hrReplayWindow,
+    errors: [
+      'VALIDATION',
+      'INVALID_API_KEY',
+      'INVALID_FILE_EXTENSION',
+      'EMPLOYEE_PHOTO_UPLOAD_FAILED',
+      'MEMBER_NOT_FOUND',
+      'INTERNAL',
+    ],
+  })
   async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }
@@ -226,7 +302,11 @@ export class Member {
    * registerFromHr's lookup and rules without creating anything: the same refusals, or what it would register
    * (`register-from-hr --dry-run`). Reads the HR system only.
    */
-  @Static({ access: ['program_management_user'], schema: 'registerFromHr', timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
+  @Static({
+    access: ['program_management_user'],
+    schema: 'registerFromHr',
+    timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
+  })
   async checkRegistrationFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
     return registration.checkRegistrationFromHr(ctx, this.hr);
   }
@@ -387,7 +467,11 @@ export class Member {
    * {email, code, password} → the member registered from its HR record (or its registration stopped half-way
    * finished), its password set, and a session: 201 (200 on a resume). 401 5037 for a code that is not valid.
    */
-  @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY, timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
+  @Static({
+    access: ['public'],
+    bodyLimit: SIGN_IN_BODY,
+    timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
+  })
   completeRegistration(ctx: MemberStaticCtx<selfRegistration.CompleteRegistrationBody>) {
     return selfRegistration.completeRegistration(ctx, this.hr, this.idCards);
   }
@@ -678,7 +762,9 @@ export class Member {
  * Compiles only while each method of the class takes and answers what the
  * function of its name does.
  */
-type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) => ReturnType<typeof hrEmployee.hrApplyEmployee> } & {
+type SelfCalls = {
+  hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody>) => ReturnType<typeof hrEmployee.hrApplyEmployee>;
+} & {
   hrApplyDependant: (ctx: MemberCtx<hrDependant.ApplyDependantBody>) => ReturnType<typeof hrDependant.hrApplyDependant>;
 } & Pick<typeof hrDependant, 'hrPrimaryInfo'> &
   Pick<typeof hrEmployee, 'hrEmployeeSnapshot'> &
@@ -691,5 +777,6 @@ type SelfCalls = { hrApplyEmployee: (ctx: MemberCtx<hrEmployee.ApplyEmployeeBody
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
   Pick<typeof signIn, 'verifyCredentials'> &
   Pick<typeof sso, 'completeSingleSignOn'>;
-export type SelfCallsMatch = ClassClient<typeof Member> extends ClassClient<abstract new () => SelfCalls> ? true : never;
+export type SelfCallsMatch =
+  ClassClient<typeof Member> extends ClassClient<abstract new () => SelfCalls> ? true : never;
 export const selfCallsMatch: SelfCallsMatch = true;

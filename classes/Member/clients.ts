@@ -61,9 +61,14 @@ function lookupValue(value: string): string | null {
   return v.length > 0 && v.length <= SETTING_LOOKUP_MAX ? v : null;
 }
 
-export async function findMemberTypeBySystemIdentifier(ctx: Caller, systemIdentifier: string): Promise<MemberTypeRecord | null> {
+export async function findMemberTypeBySystemIdentifier(
+  ctx: Caller,
+  systemIdentifier: string,
+): Promise<MemberTypeRecord | null> {
   const value = lookupValue(systemIdentifier);
-  return value === null ? null : orNull(() => settings(ctx).findMemberTypeBySystemIdentifier(SETTING_INSTANCE, { systemIdentifier: value }));
+  return value === null
+    ? null
+    : orNull(() => settings(ctx).findMemberTypeBySystemIdentifier(SETTING_INSTANCE, { systemIdentifier: value }));
 }
 
 export function getMemberType(ctx: Caller, id: string): Promise<MemberTypeRecord | null> {
@@ -74,9 +79,14 @@ export function getMemberSubType(ctx: Caller, id: string): Promise<MemberSubType
   return orNull(() => settings(ctx).getMemberSubType(SETTING_INSTANCE, { id }));
 }
 
-export async function findMemberSubTypeByHrmsMapping(ctx: Caller, relation: string): Promise<MemberSubTypeRecord | null> {
+export async function findMemberSubTypeByHrmsMapping(
+  ctx: Caller,
+  relation: string,
+): Promise<MemberSubTypeRecord | null> {
   const value = lookupValue(relation);
-  return value === null ? null : orNull(() => settings(ctx).findMemberSubTypeByHrmsMapping(SETTING_INSTANCE, { relation: value }));
+  return value === null
+    ? null
+    : orNull(() => settings(ctx).findMemberSubTypeByHrmsMapping(SETTING_INSTANCE, { relation: value }));
 }
 
 export function getCompanyGroup(ctx: Caller, id: string): Promise<CompanyGroupRecord | null> {
@@ -116,7 +126,10 @@ export interface QuotaUseRecord {
 }
 
 /** The tier and the use of its rules' quotas; null when there is no such tier. */
-export async function getTierWithQuota(ctx: Caller, tierId: string): Promise<{ tier: TierRecord; quota: readonly QuotaUseRecord[] } | null> {
+export async function getTierWithQuota(
+  ctx: Caller,
+  tierId: string,
+): Promise<{ tier: TierRecord; quota: readonly QuotaUseRecord[] } | null> {
   const r = await orNull(() => tiers(ctx).getTier(tierId, {}));
   return r ? { tier: r.tier, quota: r.quota } : null;
 }
@@ -125,7 +138,11 @@ export async function getTierWithQuota(ctx: Caller, tierId: string): Promise<{ t
  * A place for the membership under its rule's quota (Tier.claimQuotaPlace): true when taken (or held already),
  * false when every place is taken.
  */
-export async function claimQuotaPlace(ctx: Caller, tierId: string, place: { ruleId: string; membershipId: string; memberId: string }): Promise<boolean> {
+export async function claimQuotaPlace(
+  ctx: Caller,
+  tierId: string,
+  place: { ruleId: string; membershipId: string; memberId: string },
+): Promise<boolean> {
   try {
     await tiers(ctx).claimQuotaPlace(tierId, place);
     return true;

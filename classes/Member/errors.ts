@@ -106,14 +106,22 @@ export const MemberErrors = {
 
 export type MemberErrorName = keyof typeof MemberErrors;
 
-export const memberError: (name: MemberErrorName, message: string, details?: unknown) => ActorError = errorFactory('Member', MemberErrors);
+export const memberError: (name: MemberErrorName, message: string, details?: unknown) => ActorError = errorFactory(
+  'Member',
+  MemberErrors,
+);
 
 /**
  * A Member error about one input field: `details.errors: [{field, reason}]`
  * (the shape of the runtime's schema validation answers), plus any other
  * details.
  */
-export function fieldError(name: MemberErrorName, field: string, message: string, details?: Record<string, unknown>): ActorError {
+export function fieldError(
+  name: MemberErrorName,
+  field: string,
+  message: string,
+  details?: Record<string, unknown>,
+): ActorError {
   return memberError(name, message, { ...(details ?? {}), errors: [{ field, reason: message }] });
 }
 
@@ -152,7 +160,12 @@ export function hrError(name: HrErrorName, message: string, errors?: FieldMessag
 }
 
 /** An error of the photo endpoint 4.1: `{code, message, details?}`. */
-export function photoError(status: number, code: number, message: string, details?: Record<string, unknown>): ActorError {
+export function photoError(
+  status: number,
+  code: number,
+  message: string,
+  details?: Record<string, unknown>,
+): ActorError {
   const body: Record<string, unknown> = { code, message };
   if (details !== undefined) body.details = details;
   return new ActorError(status, code, message, { body });

@@ -22,12 +22,23 @@ import type { FamilyMember, MemberProfile } from './types';
 export type Refusal = { ok: false; error: MemberErrorName; message: string; details?: Record<string, unknown> };
 
 /** May one more family member of `memberSubType` be added (or moved to it)? */
-export function checkFamilyLimit(company: CompanyRecord, family: DeepReadonly<FamilyMember[]>, memberSubType: string, excludeId?: string): { ok: true } | Refusal {
+export function checkFamilyLimit(
+  company: CompanyRecord,
+  family: DeepReadonly<FamilyMember[]>,
+  memberSubType: string,
+  excludeId?: string,
+): { ok: true } | Refusal {
   const entry = (company.memberSubTypes ?? []).find((s) => s.memberSubTypeId === memberSubType);
   if (!entry) {
-    return { ok: false, error: 'NOT_ELIGIBLE_FOR_COMPANY', message: `Company '${company.id}' allows no family members of sub type '${memberSubType}'` };
+    return {
+      ok: false,
+      error: 'NOT_ELIGIBLE_FOR_COMPANY',
+      message: `Company '${company.id}' allows no family members of sub type '${memberSubType}'`,
+    };
   }
-  const count = family.filter((f) => f.memberSubType === memberSubType && f.id !== excludeId && f.status !== 'inactive').length;
+  const count = family.filter(
+    (f) => f.memberSubType === memberSubType && f.id !== excludeId && f.status !== 'inactive',
+  ).length;
   if (count >= entry.maxDependants) {
     return {
       ok: false,
@@ -40,9 +51,15 @@ export function checkFamilyLimit(company: CompanyRecord, family: DeepReadonly<Fa
 }
 
 /** Ids of the free family members: the first maxFreeDependants (active ones, in the order added). */
-export function freeFamilyMemberIds(company: Pick<CompanyRecord, 'maxFreeDependants'> | null, family: DeepReadonly<FamilyMember[]>): string[] {
+export function freeFamilyMemberIds(
+  company: Pick<CompanyRecord, 'maxFreeDependants'> | null,
+  family: DeepReadonly<FamilyMember[]>,
+): string[] {
   const max = Math.max(0, company?.maxFreeDependants ?? 0);
-  return family.filter((f) => f.status !== 'inactive').slice(0, max).map((f) => f.id);
+  return family
+    .filter((f) => f.status !== 'inactive')
+    .slice(0, max)
+    .map((f) => f.id);
 }
 
 // ---------------------------------------------------------------- a family member's own fields

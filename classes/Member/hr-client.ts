@@ -31,7 +31,8 @@ export interface HrClientConfig {
 
 export function hrClientConfig(env: NodeJS.ProcessEnv): HrClientConfig {
   const baseUrl = env.HR_BASE_URL?.trim() || undefined;
-  if (baseUrl && !/^https?:\/\//i.test(baseUrl)) throw new Error(`HR_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
+  if (baseUrl && !/^https?:\/\//i.test(baseUrl))
+    throw new Error(`HR_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.HR_API_KEY || undefined,
@@ -104,9 +105,11 @@ const REQUIRED_STRINGS = [
 
 /** Checks and normalises a lookup answer; the list of missing or wrong fields when it is not one. */
 export function parseHrEmployee(body: unknown): { ok: true; employee: HrEmployee } | { ok: false; problems: string[] } {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, problems: ['body is not an object'] };
-  const b = (('employee' in body && typeof (body as { employee: unknown }).employee === 'object' ? (body as { employee: object }).employee : body) ??
-    {}) as Record<string, unknown>;
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, problems: ['body is not an object'] };
+  const b = (('employee' in body && typeof (body as { employee: unknown }).employee === 'object'
+    ? (body as { employee: object }).employee
+    : body) ?? {}) as Record<string, unknown>;
   const problems: string[] = [];
   const asString = (v: unknown) => (typeof v === 'number' ? String(v) : v);
   for (const f of REQUIRED_STRINGS) {
@@ -124,7 +127,8 @@ export function parseHrEmployee(body: unknown): { ok: true; employee: HrEmployee
         const v = asString(r[f]);
         if (typeof v !== 'string' || v.trim() === '') problems.push(`dependants[${i}].${f} must be a non-empty string`);
       }
-      if (r.email !== null && r.email !== undefined && typeof r.email !== 'string') problems.push(`dependants[${i}].email must be a string`);
+      if (r.email !== null && r.email !== undefined && typeof r.email !== 'string')
+        problems.push(`dependants[${i}].email must be a string`);
       dependants.push({
         id: String(asString(r.id)),
         type: String(r.type),
@@ -176,7 +180,13 @@ export class HrClient {
     const res = await this.post(this.config.lookupPath, { email }, signal, [404]);
     if (res.status === 404) return null;
     const parsed = parseHrEmployee(res.body);
-    if (!parsed.ok) throw new HrClientError('bad_response', `HR employee lookup answered an unusable record: ${parsed.problems.join('; ')}`, res.status, res.attempts);
+    if (!parsed.ok)
+      throw new HrClientError(
+        'bad_response',
+        `HR employee lookup answered an unusable record: ${parsed.problems.join('; ')}`,
+        res.status,
+        res.attempts,
+      );
     return parsed.employee;
   }
 
@@ -185,15 +195,37 @@ export class HrClient {
     const res = await this.post(this.config.memberIdPath, { employeeId, memberId }, signal);
     const b = res.body as { success?: unknown } | null;
     if (b && typeof b === 'object' && b.success === false) {
-      throw new HrClientError('rejected', `HR member-id update was refused: ${JSON.stringify(b).slice(0, 300)}`, res.status, res.attempts);
+      throw new HrClientError(
+        'rejected',
+        `HR member-id update was refused: ${JSON.stringify(b).slice(0, 300)}`,
+        res.status,
+        res.attempts,
+      );
     }
   }
 
-  private async post(path: string, body: unknown, signal: AbortSignal | undefined, accept: number[] = []): Promise<JsonAnswer> {
+  private async post(
+    path: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+    accept: number[] = [],
+  ): Promise<JsonAnswer> {
     const c = this.config;
     if (!c.baseUrl) throw new HrClientError('not_configured', 'HR_BASE_URL is not set');
     const url = c.baseUrl + (path.startsWith('/') ? path : `/${path}`);
-    const settings = { system: 'HR system', timeoutMs: c.timeoutMs, retries: c.retries, retryBaseMs: c.retryBaseMs, apiKey: c.apiKey, fetchImpl: this.fetchImpl };
-    return requestJson(settings, { method: 'POST', url, body, accept }, signal, (kind, message, status, attempts) => new HrClientError(kind, message, status, attempts));
+    const settings = {
+      system: 'HR system',
+      timeoutMs: c.timeoutMs,
+      retries: c.retries,
+      retryBaseMs: c.retryBaseMs,
+      apiKey: c.apiKey,
+      fetchImpl: this.fetchImpl,
+    };
+    return requestJson(
+      settings,
+      { method: 'POST', url, body, accept },
+      signal,
+      (kind, message, status, attempts) => new HrClientError(kind, message, status, attempts),
+    );
   }
 }

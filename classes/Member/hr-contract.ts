@@ -10,7 +10,13 @@
  * handler checks calendar dates and the employment type and answers the same
  * body. A request failing both steps reports the first step's errors only.
  */
-import { ActorError, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, RuntimeCodes, type FieldError } from '../../runtime';
+import {
+  ActorError,
+  IDEMPOTENCY_IN_PROGRESS,
+  IDEMPOTENCY_MISMATCH,
+  RuntimeCodes,
+  type FieldError,
+} from '../../runtime';
 import { hrError, HrErrors, photoError, type FieldMessages } from './errors';
 
 /** the runtime's codes the shapers recognise */
@@ -35,15 +41,18 @@ export const HR_MESSAGES = {
   employeeNotFound: 'Employee not found',
   primaryNotFound: 'Primary member not found',
   companyNotMapped: 'No company is mapped to the given companyId (BG_ID)',
-  companyGroupMismatch: "The company of the given companyId belongs to a different company group type than the member's current company",
+  companyGroupMismatch:
+    "The company of the given companyId belongs to a different company group type than the member's current company",
   dependantOfOtherEmployee: 'The dependant does not belong to the given employee',
   dependantIdTaken: 'The dependant id already exists for another member',
   employeeUpdated: 'Employee updated successfully',
   employeeUnchanged: 'Employee is up to date; nothing changed',
   employeeStale: 'A newer record of this employee was already applied; this one was not',
   dependantStale: 'A newer record of this dependant was already applied; this one was not',
-  employeeHeld: 'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
-  dependantHeld: 'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
+  employeeHeld:
+    'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
+  dependantHeld:
+    'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
   dependantUpdated: 'Dependant updated successfully',
   dependantAdded: 'Dependant added successfully',
 } as const;
@@ -78,14 +87,19 @@ export function toFieldMessages(errors: FieldError[], context: 'employee' | 'dep
   for (const e of errors) {
     const field = e.field === '(body)' ? 'body' : e.field;
     // anyOf branches of a field add "must match a schema in anyOf" and one error per branch: one message
-    const msg = e.reason === 'must match a schema in anyOf' ? fieldMessage(field, 'anyOf', context) : fieldMessage(field, e.reason, context);
+    const msg =
+      e.reason === 'must match a schema in anyOf'
+        ? fieldMessage(field, 'anyOf', context)
+        : fieldMessage(field, e.reason, context);
     const list = (out[field] ??= []);
     if (!list.includes(msg)) list.push(msg);
   }
   // an empty value is reported as empty only (its format errors say nothing more)
-  for (const [field, list] of Object.entries(out)) if (list.includes('must not be empty')) out[field] = ['must not be empty'];
+  for (const [field, list] of Object.entries(out))
+    if (list.includes('must not be empty')) out[field] = ['must not be empty'];
   // a dependant email failing every anyOf branch has one message only
-  if (context === 'dependant' && out.email && !out.email.includes('is required')) out.email = ['must be a valid email address or null'];
+  if (context === 'dependant' && out.email && !out.email.includes('is required'))
+    out.email = ['must be a valid email address or null'];
   return out;
 }
 
@@ -118,7 +132,8 @@ export function hrTimestampOf(headers: Readonly<Record<string, string | string[]
   if (raw === undefined) return undefined;
   const value = Array.isArray(raw) ? raw[raw.length - 1]! : raw;
   const ms = ISO_WITH_ZONE.test(value.trim()) ? Date.parse(value.trim()) : NaN;
-  if (!Number.isFinite(ms)) throw validationError({ 'X-HR-Timestamp': ['must be an ISO 8601 date-time with a zone (2026-11-29T09:14:00Z)'] });
+  if (!Number.isFinite(ms))
+    throw validationError({ 'X-HR-Timestamp': ['must be an ISO 8601 date-time with a zone (2026-11-29T09:14:00Z)'] });
   return new Date(ms).toISOString();
 }
 
@@ -150,21 +165,26 @@ export function hrReplayWindow(env: NodeJS.ProcessEnv): number {
   const raw = env.HR_REPLAY_WINDOW_SECONDS;
   if (raw === undefined || raw === '') return DEFAULT_HR_REPLAY_WINDOW_SECONDS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 86_400) throw new Error(`HR_REPLAY_WINDOW_SECONDS must be an integer from 0 to 86400, got '${raw}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 86_400)
+    throw new Error(`HR_REPLAY_WINDOW_SECONDS must be an integer from 0 to 86400, got '${raw}'`);
   return n;
 }
 
 export function hrErrorShape(context: 'employee' | 'dependant') {
   return (err: ActorError): ActorError => {
     if (isAuthError(err)) return hrError('INVALID_API_KEY', HR_MESSAGES.unauthorized);
-    if (err.code === RT_VALIDATION) return hrError('VALIDATION', HR_MESSAGES.validation, toFieldMessages(fieldErrorsOf(err), context));
-    if (err.code === RT_BAD_JSON) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['must be a JSON object'] });
+    if (err.code === RT_VALIDATION)
+      return hrError('VALIDATION', HR_MESSAGES.validation, toFieldMessages(fieldErrorsOf(err), context));
+    if (err.code === RT_BAD_JSON)
+      return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['must be a JSON object'] });
     // spec 7.2 pairs 10001 with HTTP 400 only: an oversized body is a validation error like any other
-    if (err.code === RT_BODY_TOO_LARGE) return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] });
+    if (err.code === RT_BODY_TOO_LARGE)
+      return hrError('VALIDATION', HR_MESSAGES.validation, { body: ['is too large'] });
     if (err.code === RT_BODY_TOO_DEEP) return hrError('VALIDATION', HR_MESSAGES.validation, { body: [TOO_DEEP] });
     // an Idempotency-Key refusal (beyond the spec) keeps its status and message: 409 while the first request runs, 422 for
     // the key reused with another body; spec 7.2 has no code for them (a 500 here would have the client retry the same key for ever)
-    if (err.code === IDEMPOTENCY_IN_PROGRESS || err.code === IDEMPOTENCY_MISMATCH) return hrError('INTERNAL', err.message, undefined, err.status);
+    if (err.code === IDEMPOTENCY_IN_PROGRESS || err.code === IDEMPOTENCY_MISMATCH)
+      return hrError('INTERNAL', err.message, undefined, err.status);
     if (err.status === 503) return hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
     return hrError('INTERNAL', HR_MESSAGES.internal);
   };
@@ -192,11 +212,15 @@ export const PHOTO_CODES = {
 export function photoErrorShape(err: ActorError): ActorError {
   if (isAuthError(err)) return photoError(401, PHOTO_CODES.UNAUTHORIZED, 'Unauthorized: invalid or missing API key');
   if (err.code === RT_VALIDATION) {
-    return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: toFieldMessages(fieldErrorsOf(err), 'photo') });
+    return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', {
+      errors: toFieldMessages(fieldErrorsOf(err), 'photo'),
+    });
   }
   // a body that is no JSON object, too large or nested too deep: the same VALIDATION_ERROR (400) as a schema failure
   if (err.code === RT_BAD_JSON || err.code === RT_BODY_TOO_LARGE || err.code === RT_BODY_TOO_DEEP) {
-    const body = [err.code === RT_BAD_JSON ? 'must be a JSON object' : err.code === RT_BODY_TOO_LARGE ? 'is too large' : TOO_DEEP];
+    const body = [
+      err.code === RT_BAD_JSON ? 'must be a JSON object' : err.code === RT_BODY_TOO_LARGE ? 'is too large' : TOO_DEEP,
+    ];
     return photoError(400, PHOTO_CODES.VALIDATION_ERROR, 'Validation error', { errors: { body } });
   }
   return photoError(err.status, typeof err.code === 'number' ? err.code : HrErrors.INTERNAL.code, err.message);
@@ -247,7 +271,8 @@ export function isCalendarDate(value: string): boolean {
   if (mo < 1 || mo > 12 || d < 1) return false;
   const days = [31, isLeapYear(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]!;
   if (d > days) return false;
-  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59))) return false;
+  if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59)))
+    return false;
   if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
   return true;
 }
@@ -278,7 +303,8 @@ export interface EmployeeRecord {
 export function employeeSemanticErrors(rec: EmployeeRecord): FieldMessages {
   const out: FieldMessages = {};
   if (!isCalendarDate(rec.birthdate)) out.birthdate = ['is not a valid calendar date'];
-  if (rec.lastDayOfService && !isCalendarDate(rec.lastDayOfService)) out.lastDayOfService = ['is not a valid calendar date'];
+  if (rec.lastDayOfService && !isCalendarDate(rec.lastDayOfService))
+    out.lastDayOfService = ['is not a valid calendar date'];
   return out;
 }
 

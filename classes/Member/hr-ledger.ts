@@ -17,7 +17,8 @@ export const HR_JOURNAL = 'hr';
 type Fields = Record<string, JournalValue | undefined>;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const texts = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const texts = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
 
 /** the `body` of a success envelope ({success: true, body}) */
 function successBody(answer: unknown): Record<string, unknown> {
@@ -79,7 +80,11 @@ export function describePhotoPush({ body, instanceId }: JournalCall): Fields {
   };
 }
 
-const journal = (describe: MethodJournal['describe']): MethodJournal => ({ name: HR_JOURNAL, subjectField: 'employeeId', describe });
+const journal = (describe: MethodJournal['describe']): MethodJournal => ({
+  name: HR_JOURNAL,
+  subjectField: 'employeeId',
+  describe,
+});
 
 export const HR_EMPLOYEE_JOURNAL = journal(describeEmployeePush);
 export const HR_DEPENDANT_JOURNAL = journal(describeDependantPush);

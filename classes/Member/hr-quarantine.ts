@@ -32,20 +32,32 @@ export interface QuarantineSettings {
 
 export const QUARANTINE_DEFAULTS = { count: 50, percent: 10, floor: 5, windowMinutes: 60 } as const;
 
-
 /** The quarantine's settings (README "HR quarantine"); a wrong value stops the start with its name. */
 export function quarantineSettings(env: NodeJS.ProcessEnv): QuarantineSettings {
   const count = intSetting(env, 'HR_QUARANTINE_COUNT', QUARANTINE_DEFAULTS.count, 0, 1_000_000);
   const percent = intSetting(env, 'HR_QUARANTINE_PERCENT', QUARANTINE_DEFAULTS.percent, 0, 100);
   const floor = intSetting(env, 'HR_QUARANTINE_FLOOR', QUARANTINE_DEFAULTS.floor, 0, 1_000_000);
-  const windowMinutes = intSetting(env, 'HR_QUARANTINE_WINDOW_MINUTES', QUARANTINE_DEFAULTS.windowMinutes, 0, 7 * 24 * 60);
+  const windowMinutes = intSetting(
+    env,
+    'HR_QUARANTINE_WINDOW_MINUTES',
+    QUARANTINE_DEFAULTS.windowMinutes,
+    0,
+    7 * 24 * 60,
+  );
   const notifyTo = (env.HR_QUARANTINE_NOTIFY ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = notifyTo.find((a) => !isEmail(a));
   if (bad) throw new Error(`HR_QUARANTINE_NOTIFY must list email addresses separated by commas, got '${bad}'`);
-  return { enabled: (count > 0 || percent > 0) && windowMinutes > 0, count, percent, floor, windowSeconds: windowMinutes * 60, notifyTo };
+  return {
+    enabled: (count > 0 || percent > 0) && windowMinutes > 0,
+    count,
+    percent,
+    floor,
+    windowSeconds: windowMinutes * 60,
+    notifyTo,
+  };
 }
 
 /** A change of status that takes a member out of the program (the quarantine counts these). */
@@ -57,7 +69,10 @@ export function deactivates(before: MemberStatus | null | undefined, after: Memb
  * Deactivations a company may take from HR in one window: the smaller of the
  * count and the percentage of its active members, at least the floor.
  */
-export function deactivationLimit(settings: Pick<QuarantineSettings, 'count' | 'percent' | 'floor'>, activeMembers: number): number {
+export function deactivationLimit(
+  settings: Pick<QuarantineSettings, 'count' | 'percent' | 'floor'>,
+  activeMembers: number,
+): number {
   const limits: number[] = [];
   if (settings.count > 0) limits.push(settings.count);
   if (settings.percent > 0) limits.push(Math.floor((Math.max(0, activeMembers) * settings.percent) / 100));

@@ -20,17 +20,30 @@ import { runIdentity } from '../_platform/import/import.cli';
 import { progress } from '../_platform/import/progress';
 import { readSheet, sheetFormat } from '../_platform/import/rows';
 import { HR_TIMESTAMP_HEADER, toFieldMessages, type EmployeeRecord } from './hr-contract';
-import { hasErrors, missingColumns, pushAnswerOutcome, pushErrorOutcome, recordOfRow, REPORT_HEADER, reportLine, type ReconcileSummary } from './hr-reconcile';
+import {
+  hasErrors,
+  missingColumns,
+  pushAnswerOutcome,
+  pushErrorOutcome,
+  recordOfRow,
+  REPORT_HEADER,
+  reportLine,
+  type ReconcileSummary,
+} from './hr-reconcile';
 import { asOfTime, listedCandidates, reconcilePopulation, type PopulationRow } from './use-cases/hr-reconcile';
 
 type Runtime = Parameters<Parameters<WithRuntime>[0]>[0];
 
 /** ajv's errors of the 4.2 schema as 4.2 answers them (field → messages) */
-function schemaProblems(errors: readonly { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }[]): Record<string, string[]> {
+function schemaProblems(
+  errors: readonly { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }[],
+): Record<string, string[]> {
   const fields = errors.map((e) => {
     const base = e.instancePath.split('/').slice(1).join('.');
-    if (e.keyword === 'required') return { field: [base, String(e.params.missingProperty)].filter(Boolean).join('.'), reason: 'is required' };
-    if (e.keyword === 'enum') return { field: base, reason: `must be one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}` };
+    if (e.keyword === 'required')
+      return { field: [base, String(e.params.missingProperty)].filter(Boolean).join('.'), reason: 'is required' };
+    if (e.keyword === 'enum')
+      return { field: base, reason: `must be one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}` };
     return { field: base || '(body)', reason: e.message ?? 'is invalid' };
   });
   return toFieldMessages(fields, 'employee');
@@ -43,7 +56,10 @@ async function* populationRows(rt: Runtime, file: string): AsyncGenerator<Popula
   for await (const item of readSheet(file)) {
     if (Array.isArray(item)) {
       const missing = missingColumns(item);
-      if (missing.length) throw new Error(`${file}: the HR population sheet has no column ${missing.join(', ')} (columns: see classes/Member/README.md, "Reconciliation")`);
+      if (missing.length)
+        throw new Error(
+          `${file}: the HR population sheet has no column ${missing.join(', ')} (columns: see classes/Member/README.md, "Reconciliation")`,
+        );
       header = true;
       continue;
     }
@@ -66,7 +82,9 @@ function openOut(file: string, option: string): number {
   try {
     return fs.openSync(file, 'w');
   } catch (err) {
-    throw new Error(`the ${option} file ${file} cannot be written (${(err as NodeJS.ErrnoException).code ?? String(err)}): pass ${option} <writable path>`);
+    throw new Error(
+      `the ${option} file ${file} cannot be written (${(err as NodeJS.ErrnoException).code ?? String(err)}): pass ${option} <writable path>`,
+    );
   }
 }
 
@@ -80,62 +98,86 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
     .option('--apply', 'push the corrections (HR employee updates); without it nothing is written')
     .option('--out <file>', 'the CSV report of the differences; default <file>.reconcile.csv')
     .option('--json <file>', 'also write the JSON summary to this file')
-    .option('--companies <bgIds>', "the BG_IDs the file covers, comma-separated: members of other companies are not missing in HR (default: every company)")
-    .option('--as-of <time>', 'when HR produced the file (ISO 8601 with a zone): members HR pushed a newer record of are left out, and corrections carry it as X-HR-Timestamp')
+    .option(
+      '--companies <bgIds>',
+      'the BG_IDs the file covers, comma-separated: members of other companies are not missing in HR (default: every company)',
+    )
+    .option(
+      '--as-of <time>',
+      'when HR produced the file (ISO 8601 with a zone): members HR pushed a newer record of are left out, and corrections carry it as X-HR-Timestamp',
+    )
     .option('--concurrency <n>', 'members read or pushed side by side', '8')
-    .action((file: string, opts: { apply?: boolean; out?: string; json?: string; companies?: string; asOf?: string; concurrency: string }) => {
-      const concurrency = Number(opts.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new Error(`--concurrency must be an integer from 1 to 256, got '${opts.concurrency}'`);
-      sheetFormat(file);
-      if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
-      const bgIds = opts.companies?.split(',').map((s) => s.trim()).filter(Boolean);
-      if (opts.companies !== undefined && !bgIds?.length) throw new Error('--companies must name at least one BG_ID');
-      const asOf = opts.asOf === undefined ? undefined : asOfTime(opts.asOf);
-      if (opts.asOf !== undefined && asOf === undefined) throw new Error(`--as-of must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z), got '${opts.asOf}'`);
-      const outFile = opts.out ?? `${file}.reconcile.csv`;
-      return withRuntime(async (rt) => {
-        const out = openOut(outFile, '--out');
-        const json = opts.json ? openOut(opts.json, '--json') : undefined;
-        fs.writeSync(out, `${REPORT_HEADER}\n`);
-        const identity = runIdentity(`hr:reconcile ${path.basename(file)}`);
-        const bar = progress('hr:reconcile', file);
-        let summary: ReconcileSummary;
-        try {
-          summary = await reconcilePopulation(
-            populationRows(rt, file),
-            {
-              caller: { call: (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }) },
-              push: async (record: EmployeeRecord) => {
-                try {
-                  const res = await rt.call('Member', 'hrUpdateEmployee', undefined, record, { identity, ...(asOf ? { headers: { [HR_TIMESTAMP_HEADER]: asOf } } : {}) });
-                  return pushAnswerOutcome(res.status, res.body);
-                } catch (err) {
-                  return pushErrorOutcome(err);
-                }
-              },
-              // a shared store (MongoDB) holds the listing; otherwise the instances are the candidates
-              candidates: (companyIds) => (rt.documents.shared ? listedCandidates(rt.documents, companyIds) : storedMemberIds(rt)),
-            },
-            {
-              apply: !!opts.apply,
-              concurrency,
-              ...(asOf ? { asOf } : {}),
-              ...(bgIds ? { bgIds } : {}),
-              onDifference: (d) => fs.writeSync(out, reportLine(d)),
-              onProgress: (done) => bar.tick(done),
-            },
+    .action(
+      (
+        file: string,
+        opts: { apply?: boolean; out?: string; json?: string; companies?: string; asOf?: string; concurrency: string },
+      ) => {
+        const concurrency = Number(opts.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+          throw new Error(`--concurrency must be an integer from 1 to 256, got '${opts.concurrency}'`);
+        sheetFormat(file);
+        if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
+        const bgIds = opts.companies
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        if (opts.companies !== undefined && !bgIds?.length) throw new Error('--companies must name at least one BG_ID');
+        const asOf = opts.asOf === undefined ? undefined : asOfTime(opts.asOf);
+        if (opts.asOf !== undefined && asOf === undefined)
+          throw new Error(
+            `--as-of must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z), got '${opts.asOf}'`,
           );
-        } finally {
-          bar.stop();
-          fs.closeSync(out);
-        }
-        const text = JSON.stringify({ ...summary, report: outFile });
-        if (json !== undefined) {
-          fs.writeSync(json, `${JSON.stringify({ ...summary, report: outFile }, null, 2)}\n`);
-          fs.closeSync(json);
-        }
-        process.stdout.write(`${text}\n`);
-        if (hasErrors(summary)) process.exitCode = 1;
-      });
-    });
+        const outFile = opts.out ?? `${file}.reconcile.csv`;
+        return withRuntime(async (rt) => {
+          const out = openOut(outFile, '--out');
+          const json = opts.json ? openOut(opts.json, '--json') : undefined;
+          fs.writeSync(out, `${REPORT_HEADER}\n`);
+          const identity = runIdentity(`hr:reconcile ${path.basename(file)}`);
+          const bar = progress('hr:reconcile', file);
+          let summary: ReconcileSummary;
+          try {
+            summary = await reconcilePopulation(
+              populationRows(rt, file),
+              {
+                caller: {
+                  call: (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }),
+                },
+                push: async (record: EmployeeRecord) => {
+                  try {
+                    const res = await rt.call('Member', 'hrUpdateEmployee', undefined, record, {
+                      identity,
+                      ...(asOf ? { headers: { [HR_TIMESTAMP_HEADER]: asOf } } : {}),
+                    });
+                    return pushAnswerOutcome(res.status, res.body);
+                  } catch (err) {
+                    return pushErrorOutcome(err);
+                  }
+                },
+                // a shared store (MongoDB) holds the listing; otherwise the instances are the candidates
+                candidates: (companyIds) =>
+                  rt.documents.shared ? listedCandidates(rt.documents, companyIds) : storedMemberIds(rt),
+              },
+              {
+                apply: !!opts.apply,
+                concurrency,
+                ...(asOf ? { asOf } : {}),
+                ...(bgIds ? { bgIds } : {}),
+                onDifference: (d) => fs.writeSync(out, reportLine(d)),
+                onProgress: (done) => bar.tick(done),
+              },
+            );
+          } finally {
+            bar.stop();
+            fs.closeSync(out);
+          }
+          const text = JSON.stringify({ ...summary, report: outFile });
+          if (json !== undefined) {
+            fs.writeSync(json, `${JSON.stringify({ ...summary, report: outFile }, null, 2)}\n`);
+            fs.closeSync(json);
+          }
+          process.stdout.write(`${text}\n`);
+          if (hasErrors(summary)) process.exitCode = 1;
+        });
+      },
+    );
 }

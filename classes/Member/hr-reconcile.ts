@@ -91,7 +91,11 @@ export interface RecordRefs {
 export function employeeDrift(profile: ReconcileProfile, record: EmployeeRecord, refs: RecordRefs): FieldChange[] {
   // applyEmployeeRecord reads and copies a whole profile; the fields it does not write are irrelevant to it
   const full = profile as unknown as MemberProfile;
-  const result = applyEmployeeRecord(full, { record, memberTypeId: refs.memberTypeId, companyId: refs.companyId, migrated: refs.migrated }, '1970-01-01T00:00:00.000Z');
+  const result = applyEmployeeRecord(
+    full,
+    { record, memberTypeId: refs.memberTypeId, companyId: refs.companyId, migrated: refs.migrated },
+    '1970-01-01T00:00:00.000Z',
+  );
   return result.updatedFields.map((field) => ({
     field,
     member: (full as unknown as Record<string, unknown>)[field] ?? null,
@@ -136,10 +140,14 @@ export interface MemberRefs {
  * reason only; or the fields it cannot be built without (the member was
  * never updated by HR, or its member type or company has no HR name).
  */
-export function terminationRecord(profile: ReconcileProfile, refs: MemberRefs): { record: EmployeeRecord } | { missing: string[] } {
+export function terminationRecord(
+  profile: ReconcileProfile,
+  refs: MemberRefs,
+): { record: EmployeeRecord } | { missing: string[] } {
   const missing: string[] = [];
   const need = <T>(field: string, value: T | null | undefined): T => {
-    if (value === null || value === undefined || (typeof value === 'string' && value.trim() === '')) missing.push(field);
+    if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
+      missing.push(field);
     return value as T;
   };
   const address = profile.address;
@@ -164,10 +172,15 @@ export function terminationRecord(profile: ReconcileProfile, refs: MemberRefs): 
     leavingReason: NOT_IN_HR_REASON,
     companyId: need('company', refs.bgId),
   };
-  if (record.dependantsExists && record.dependantsExists !== 'Y' && record.dependantsExists !== 'N') missing.push('dependantsExists');
+  if (record.dependantsExists && record.dependantsExists !== 'Y' && record.dependantsExists !== 'N')
+    missing.push('dependantsExists');
   if (missing.length) return { missing };
   // a safety net: the record must change the status and its reason, nothing else of the member
-  const drift = employeeDrift(profile, record, { memberTypeId: profile.memberType ?? '', companyId: profile.company.id, migrated: false });
+  const drift = employeeDrift(profile, record, {
+    memberTypeId: profile.memberType ?? '',
+    companyId: profile.company.id,
+    migrated: false,
+  });
   const others = drift.map((d) => d.field).filter((f) => f !== 'status' && f !== 'statusReason');
   return others.length ? { missing: others } : { record };
 }
@@ -192,9 +205,15 @@ export type PushOutcome =
 /** Pure: a 4.2 answer (status and body) as an outcome; 202 is the quarantine holding a deactivation for review, not a failure. */
 export function pushAnswerOutcome(status: number, body: unknown): PushOutcome {
   const b = (body ?? {}) as { body?: { updatedFields?: unknown; held?: unknown; approvalId?: unknown } };
-  if (status === 202 || b.body?.held === true) return { outcome: 'held', ...(typeof b.body?.approvalId === 'string' ? { approvalId: b.body.approvalId } : {}) };
-  if (status >= 200 && status < 300 && (body as { message?: unknown } | null)?.message === HR_MESSAGES.employeeStale) return { outcome: 'stale' };
-  if (status >= 200 && status < 300) return { outcome: 'applied', updatedFields: Array.isArray(b.body?.updatedFields) ? (b.body!.updatedFields as string[]) : [] };
+  if (status === 202 || b.body?.held === true)
+    return { outcome: 'held', ...(typeof b.body?.approvalId === 'string' ? { approvalId: b.body.approvalId } : {}) };
+  if (status >= 200 && status < 300 && (body as { message?: unknown } | null)?.message === HR_MESSAGES.employeeStale)
+    return { outcome: 'stale' };
+  if (status >= 200 && status < 300)
+    return {
+      outcome: 'applied',
+      updatedFields: Array.isArray(b.body?.updatedFields) ? (b.body!.updatedFields as string[]) : [],
+    };
   return { outcome: 'failed', status, reason: `answered ${status}` };
 }
 
@@ -204,8 +223,14 @@ export function pushErrorOutcome(err: unknown): PushOutcome {
   const listed = e?.details?.errors;
   let detail = '';
   // the contract's map (field → messages) or the runtime's list ([{field, reason}])
-  if (Array.isArray(listed)) detail = listed.map((f: { field?: unknown; reason?: unknown }) => `${String(f?.field)} ${String(f?.reason)}`).join('; ');
-  else if (listed && typeof listed === 'object') detail = Object.entries(listed as Record<string, unknown>).map(([f, m]) => `${f} ${[m].flat().join(', ')}`).join('; ');
+  if (Array.isArray(listed))
+    detail = listed
+      .map((f: { field?: unknown; reason?: unknown }) => `${String(f?.field)} ${String(f?.reason)}`)
+      .join('; ');
+  else if (listed && typeof listed === 'object')
+    detail = Object.entries(listed as Record<string, unknown>)
+      .map(([f, m]) => `${f} ${[m].flat().join(', ')}`)
+      .join('; ');
   return {
     outcome: 'failed',
     status: typeof e?.status === 'number' ? e.status : 500,
@@ -246,7 +271,24 @@ export const POPULATION_COLUMNS = [
   'companyId',
 ] as const;
 
-const REQUIRED_COLUMNS = ['employeeId', 'name', 'surname', 'email', 'phone', 'grade', 'employmentType', 'status', 'addressCountry', 'address', 'birthdate', 'gender', 'maritalStatus', 'coreGrade', 'dependantsExists', 'companyId'] as const;
+const REQUIRED_COLUMNS = [
+  'employeeId',
+  'name',
+  'surname',
+  'email',
+  'phone',
+  'grade',
+  'employmentType',
+  'status',
+  'addressCountry',
+  'address',
+  'birthdate',
+  'gender',
+  'maritalStatus',
+  'coreGrade',
+  'dependantsExists',
+  'companyId',
+] as const;
 const OPTIONAL_COLUMNS = ['middleName', 'oldStaffId', 'lastDayOfService', 'leavingReason'] as const;
 
 /** Pure: the required columns a sheet's header lacks. */
@@ -287,10 +329,13 @@ export function recordOfRow(values: Readonly<Record<string, string>>): { record:
 }
 
 /** Pure: 4.2's checks beyond its schema that need no other class (calendar dates). */
-export function recordDateProblems(record: Pick<EmployeeRecord, 'birthdate' | 'lastDayOfService'>): Record<string, string[]> {
+export function recordDateProblems(
+  record: Pick<EmployeeRecord, 'birthdate' | 'lastDayOfService'>,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   if (!isCalendarDate(record.birthdate)) out.birthdate = ['is not a valid calendar date'];
-  if (record.lastDayOfService && !isCalendarDate(record.lastDayOfService)) out.lastDayOfService = ['is not a valid calendar date'];
+  if (record.lastDayOfService && !isCalendarDate(record.lastDayOfService))
+    out.lastDayOfService = ['is not a valid calendar date'];
   return out;
 }
 
@@ -348,7 +393,24 @@ export interface ReconcileSummary {
 }
 
 export function emptySummary(apply: boolean): ReconcileSummary {
-  return { apply, rows: 0, inSync: 0, drift: 0, missingInProgram: 0, missingInHr: 0, invalid: 0, ignored: 0, newerInService: 0, candidatesChecked: 0, applied: 0, held: 0, stale: 0, failed: 0, manual: 0, seconds: 0 };
+  return {
+    apply,
+    rows: 0,
+    inSync: 0,
+    drift: 0,
+    missingInProgram: 0,
+    missingInHr: 0,
+    invalid: 0,
+    ignored: 0,
+    newerInService: 0,
+    candidatesChecked: 0,
+    applied: 0,
+    held: 0,
+    stale: 0,
+    failed: 0,
+    manual: 0,
+    seconds: 0,
+  };
 }
 
 /** Pure: the summary counting one more difference. */
@@ -382,8 +444,20 @@ function csvCell(v: unknown): string {
  * (=, +, -, @ first) is quoted with a leading apostrophe.
  */
 export function reportLine(d: Difference): string {
-  const changes = (d.changes ?? []).map((c) => `${c.field}: ${JSON.stringify(c.member)} → ${JSON.stringify(c.hr)}`).join('; ');
-  const cells = [d.kind, d.row, d.employeeId, d.memberId, (d.changes ?? []).map((c) => c.field).join(' '), d.outcome, d.code, d.reason, changes];
+  const changes = (d.changes ?? [])
+    .map((c) => `${c.field}: ${JSON.stringify(c.member)} → ${JSON.stringify(c.hr)}`)
+    .join('; ');
+  const cells = [
+    d.kind,
+    d.row,
+    d.employeeId,
+    d.memberId,
+    (d.changes ?? []).map((c) => c.field).join(' '),
+    d.outcome,
+    d.code,
+    d.reason,
+    changes,
+  ];
   return `${cells.map(csvCell).join(',')}\n`;
 }
 

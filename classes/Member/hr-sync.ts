@@ -38,7 +38,11 @@ export interface SyncResult {
 /** equal as JSON values, a missing value counting as null */
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-function assign(profile: MemberProfile, next: Partial<MemberProfile>, order: readonly (keyof MemberProfile)[]): SyncResult {
+function assign(
+  profile: MemberProfile,
+  next: Partial<MemberProfile>,
+  order: readonly (keyof MemberProfile)[],
+): SyncResult {
   const updatedFields: string[] = [];
   const out: MemberProfile = { ...profile };
   for (const key of order) {
@@ -73,7 +77,10 @@ export const EMPLOYEE_FIELDS: readonly (keyof MemberProfile)[] = [
 ];
 
 /** The status and statusReason an HR employee status gives (spec 3.1 rows "HR employee update"). */
-export function employeeStatus(profile: Pick<MemberProfile, 'status' | 'statusReason'>, record: Pick<EmployeeRecord, 'status' | 'leavingReason'>): { status: MemberStatus; statusReason: string | null } {
+export function employeeStatus(
+  profile: Pick<MemberProfile, 'status' | 'statusReason'>,
+  record: Pick<EmployeeRecord, 'status' | 'leavingReason'>,
+): { status: MemberStatus; statusReason: string | null } {
   const r = nextMemberStatus(profile.status, { type: 'hrEmployeeUpdate', hrStatus: record.status });
   const status = r.ok ? r.to : profile.status;
   if (record.status === 'terminated' || record.status === 'inactive') {
@@ -103,7 +110,8 @@ export function applyEmployeeRecord(profile: MemberProfile, input: EmployeeUpdat
     company: { id: input.companyId },
     ...employeeStatus(profile, rec),
   };
-  if (input.migrated && profile.staffId !== rec.employeeId) Object.assign(next, staffIdMigration(profile, rec.employeeId));
+  if (input.migrated && profile.staffId !== rec.employeeId)
+    Object.assign(next, staffIdMigration(profile, rec.employeeId));
   const result = assign(profile, next, EMPLOYEE_FIELDS);
   if (result.updatedFields.length) result.profile.updatedAt = now;
   return result;
@@ -133,12 +141,19 @@ export function employeePushOutcome(
   if (snap.held || p.staffId !== input.foundBy || p.company?.id !== input.companyId) return 'write';
   if (isStalePush(snap.hrRecordedAt, input.recordedAt)) return 'stale';
   if (newerPush(snap.hrRecordedAt, input.recordedAt) !== snap.hrRecordedAt) return 'write';
-  const r = applyEmployeeRecord(p, { record: input.record, memberTypeId: input.memberTypeId, companyId: input.companyId, migrated: false }, p.updatedAt);
+  const r = applyEmployeeRecord(
+    p,
+    { record: input.record, memberTypeId: input.memberTypeId, companyId: input.companyId, migrated: false },
+    p.updatedAt,
+  );
   return r.updatedFields.length === 0 ? 'unchanged' : 'write';
 }
 
 /** A staff-id migration (spec 4.2 oldStaffId): the member takes `staffId`, the one it had joins previousStaffIds. */
-export function staffIdMigration(profile: { staffId: string | null; previousStaffIds?: readonly string[] }, staffId: string): Pick<MemberProfile, 'staffId' | 'previousStaffIds'> {
+export function staffIdMigration(
+  profile: { staffId: string | null; previousStaffIds?: readonly string[] },
+  staffId: string,
+): Pick<MemberProfile, 'staffId' | 'previousStaffIds'> {
   // the ids held before, oldest first: the id given up moves to the end, the id taken is no longer a previous one
   // (A→B→A→B reports previousStaffIds every time, and never lists the current staff id)
   const old = profile.staffId;

@@ -65,7 +65,8 @@ const MAX_ANSWER_CHARS = Math.ceil(MAX_CARD_PHOTO_BYTES / 3) * 4 + 64 * 1024;
 
 export function idCardClientConfig(env: NodeJS.ProcessEnv): IdCardClientConfig {
   const baseUrl = env.ID_CARD_BASE_URL?.trim() || undefined;
-  if (baseUrl && !/^https?:\/\//i.test(baseUrl)) throw new Error(`ID_CARD_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
+  if (baseUrl && !/^https?:\/\//i.test(baseUrl))
+    throw new Error(`ID_CARD_BASE_URL must be an http(s) URL, got '${baseUrl}'`);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: env.ID_CARD_API_KEY || undefined,
@@ -115,15 +116,20 @@ function photoProblems(p: unknown): string[] {
   const { contentBase64, mimeType } = p as Record<string, unknown>;
   const problems: string[] = [];
   const mime = typeof mimeType === 'string' ? mimeType.trim().toLowerCase() : mimeType;
-  if (mime !== 'image/png' && mime !== 'image/jpeg') problems.push(`photo.mimeType must be image/png or image/jpeg, got ${JSON.stringify(mimeType)?.slice(0, 60)}`);
-  if (typeof contentBase64 !== 'string' || contentBase64.length === 0) problems.push('photo.contentBase64 must be a non-empty string');
-  else if (contentBase64.length % 4 === 1 || !BASE64.test(contentBase64)) problems.push('photo.contentBase64 is not Base64');
-  else if (Math.floor((contentBase64.length * 3) / 4) > MAX_CARD_PHOTO_BYTES + 2) problems.push(`photo is larger than ${MAX_CARD_PHOTO_BYTES} bytes`);
+  if (mime !== 'image/png' && mime !== 'image/jpeg')
+    problems.push(`photo.mimeType must be image/png or image/jpeg, got ${JSON.stringify(mimeType)?.slice(0, 60)}`);
+  if (typeof contentBase64 !== 'string' || contentBase64.length === 0)
+    problems.push('photo.contentBase64 must be a non-empty string');
+  else if (contentBase64.length % 4 === 1 || !BASE64.test(contentBase64))
+    problems.push('photo.contentBase64 is not Base64');
+  else if (Math.floor((contentBase64.length * 3) / 4) > MAX_CARD_PHOTO_BYTES + 2)
+    problems.push(`photo is larger than ${MAX_CARD_PHOTO_BYTES} bytes`);
   else if (!problems.length) {
     const bytes = Buffer.from(contentBase64, 'base64');
     if (bytes.length > MAX_CARD_PHOTO_BYTES) problems.push(`photo is larger than ${MAX_CARD_PHOTO_BYTES} bytes`);
     const sig = SIGNATURES[mime as IdCardPhoto['mimeType']];
-    if (!sig.every((b, i) => bytes[i] === b)) problems.push(`photo's content is not ${mime === 'image/png' ? 'a PNG' : 'a JPEG'} image`);
+    if (!sig.every((b, i) => bytes[i] === b))
+      problems.push(`photo's content is not ${mime === 'image/png' ? 'a PNG' : 'a JPEG'} image`);
   }
   return problems;
 }
@@ -133,20 +139,28 @@ function photoProblems(p: unknown): string[] {
  * is not one. `staffId`, when given, must match a `staffId` the answer carries
  * (a card of someone else is refused, not attached to this member).
  */
-export function parseIdCard(body: unknown, staffId?: string): { ok: true; card: IdCard } | { ok: false; problems: string[] } {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, problems: ['body is not an object'] };
+export function parseIdCard(
+  body: unknown,
+  staffId?: string,
+): { ok: true; card: IdCard } | { ok: false; problems: string[] } {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, problems: ['body is not an object'] };
   const b = body as Record<string, unknown>;
   const problems: string[] = [];
-  const cardNumber = typeof b.cardNumber === 'number' && Number.isSafeInteger(b.cardNumber) ? String(b.cardNumber) : b.cardNumber;
-  if (typeof cardNumber !== 'string' || cardNumber.trim() === '' || cardNumber.length > 64) problems.push('cardNumber must be a non-empty string of at most 64 characters');
+  const cardNumber =
+    typeof b.cardNumber === 'number' && Number.isSafeInteger(b.cardNumber) ? String(b.cardNumber) : b.cardNumber;
+  if (typeof cardNumber !== 'string' || cardNumber.trim() === '' || cardNumber.length > 64)
+    problems.push('cardNumber must be a non-empty string of at most 64 characters');
   const dates: { validFrom?: string; validUntil?: string } = {};
   for (const f of ['validFrom', 'validUntil'] as const) {
     const v = b[f];
     if (v === undefined || v === null || v === '') continue;
-    if (typeof v !== 'string' || !validDate(v.trim())) problems.push(`${f} must be a date (YYYY-MM-DD or an ISO date-time)`);
+    if (typeof v !== 'string' || !validDate(v.trim()))
+      problems.push(`${f} must be a date (YYYY-MM-DD or an ISO date-time)`);
     else dates[f] = v.trim();
   }
-  if (dates.validFrom && dates.validUntil && Date.parse(dates.validUntil) < Date.parse(dates.validFrom)) problems.push('validUntil is before validFrom');
+  if (dates.validFrom && dates.validUntil && Date.parse(dates.validUntil) < Date.parse(dates.validFrom))
+    problems.push('validUntil is before validFrom');
   if (staffId !== undefined && b.staffId !== undefined && b.staffId !== null && String(b.staffId) !== staffId) {
     problems.push(`the card is for staff id '${String(b.staffId).slice(0, 64)}', not '${staffId}'`);
   }
@@ -178,17 +192,37 @@ export class IdCardClient implements IdCardLookup {
 
   async lookupCard(staffId: string, signal?: AbortSignal): Promise<IdCard | null> {
     if (!this.config.baseUrl) throw new IdCardClientError('not_configured', 'ID_CARD_BASE_URL is not set');
-    if (typeof staffId !== 'string' || staffId.trim() === '') throw new IdCardClientError('bad_response', 'a staff id is needed to look a card up');
+    if (typeof staffId !== 'string' || staffId.trim() === '')
+      throw new IdCardClientError('bad_response', 'a staff id is needed to look a card up');
     const res = await this.get(`${this.config.baseUrl}/cards/${encodeURIComponent(staffId)}`, signal);
     if (res.status === 404) return null;
     const parsed = parseIdCard(res.body, staffId);
-    if (!parsed.ok) throw new IdCardClientError('bad_response', `ID card lookup answered an unusable card: ${parsed.problems.join('; ')}`, res.status, res.attempts);
+    if (!parsed.ok)
+      throw new IdCardClientError(
+        'bad_response',
+        `ID card lookup answered an unusable card: ${parsed.problems.join('; ')}`,
+        res.status,
+        res.attempts,
+      );
     return parsed.card;
   }
 
   private get(url: string, signal: AbortSignal | undefined): Promise<JsonAnswer> {
     const c = this.config;
-    const settings = { system: 'ID card system', timeoutMs: c.timeoutMs, retries: c.retries, retryBaseMs: c.retryBaseMs, apiKey: c.apiKey, maxAnswerChars: MAX_ANSWER_CHARS, fetchImpl: this.fetchImpl };
-    return requestJson(settings, { method: 'GET', url, accept: [404] }, signal, (kind, message, status, attempts) => new IdCardClientError(kind, message, status, attempts));
+    const settings = {
+      system: 'ID card system',
+      timeoutMs: c.timeoutMs,
+      retries: c.retries,
+      retryBaseMs: c.retryBaseMs,
+      apiKey: c.apiKey,
+      maxAnswerChars: MAX_ANSWER_CHARS,
+      fetchImpl: this.fetchImpl,
+    };
+    return requestJson(
+      settings,
+      { method: 'GET', url, accept: [404] },
+      signal,
+      (kind, message, status, attempts) => new IdCardClientError(kind, message, status, attempts),
+    );
   }
 }

@@ -3,9 +3,26 @@
  * queries over them (listMembers, getMemberDependants), pure.
  */
 import type { DocumentGauge, Filter, IndexSpec, ListingSpec } from '../../runtime';
-import { booleanOf, escapeRegex, type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, stringOrList, textOf, unknownKeys } from '../_platform/paging';
+import {
+  booleanOf,
+  escapeRegex,
+  type FieldProblem,
+  oneOf,
+  pageInfo,
+  parsePaging,
+  problemsText,
+  stringOrList,
+  textOf,
+  unknownKeys,
+} from '../_platform/paging';
 import { memberError } from './errors';
-import { MEMBER_STATUSES, MEMBERSHIP_STATUSES, TIER_GROUPS, type MemberPrivateState, type MemberProfile } from './types';
+import {
+  MEMBER_STATUSES,
+  MEMBERSHIP_STATUSES,
+  TIER_GROUPS,
+  type MemberPrivateState,
+  type MemberProfile,
+} from './types';
 
 export const MEMBERS_COLLECTION = 'members';
 
@@ -36,7 +53,11 @@ export const MEMBER_INDEXES: IndexSpec[] = [
 
 /** what operators watch on /metrics: runtime_document_count{collection="members", gauge} */
 export const MEMBER_GAUGES: DocumentGauge[] = [
-  { name: 'hr_held_deactivations', help: 'members whose deactivating HR push the quarantine holds for review', filter: { hrDeactivationHeld: true } },
+  {
+    name: 'hr_held_deactivations',
+    help: 'members whose deactivating HR push the quarantine holds for review',
+    filter: { hrDeactivationHeld: true },
+  },
 ];
 
 /** The listed view of a member (no documents, no photo data). */
@@ -68,7 +89,14 @@ export function memberDocument(profile: MemberProfile, state: MemberPrivateState
     hasWaitingApproval: Boolean(state.pendingPhoto || state.pendingChange || state.heldHr),
     hrDeactivationHeld: Boolean(state.heldHr),
     hrHeldAt: state.heldHr?.heldAt ?? null,
-    hrHeld: state.heldHr ? { kind: state.heldHr.kind, approvalId: state.heldHr.approvalId, heldAt: state.heldHr.heldAt, replaced: state.heldHr.replaced } : null,
+    hrHeld: state.heldHr
+      ? {
+          kind: state.heldHr.kind,
+          approvalId: state.heldHr.approvalId,
+          heldAt: state.heldHr.heldAt,
+          replaced: state.heldHr.replaced,
+        }
+      : null,
     createdAt: profile.createdAt,
     updatedAt: profile.updatedAt,
   };
@@ -87,7 +115,17 @@ export interface ListMembersQuery {
   limit?: number;
 }
 
-const LIST_MEMBERS_FIELDS = ['status', 'companyId', 'memberType', 'membershipStatus', 'primaryMemberId', 'primaryOnly', 'search', 'page', 'limit'];
+const LIST_MEMBERS_FIELDS = [
+  'status',
+  'companyId',
+  'memberType',
+  'membershipStatus',
+  'primaryMemberId',
+  'primaryOnly',
+  'search',
+  'page',
+  'limit',
+];
 
 /** Problems of a listing query: 400 (5005) with `details.errors: [{field, reason}]`. */
 export function invalidQuery(errors: FieldProblem[]) {
@@ -98,7 +136,9 @@ export function invalidQuery(errors: FieldProblem[]) {
  * listMembers input, from a GET query (strings, repeated keys as lists) or a
  * POST body: only the known filters, of the expected types and values.
  */
-export function parseListMembersQuery(raw: Record<string, unknown>): { ok: true; query: ListMembersQuery & Page } | { ok: false; errors: FieldProblem[] } {
+export function parseListMembersQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListMembersQuery & Page } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_MEMBERS_FIELDS, errors);
   const query: ListMembersQuery = {
@@ -122,7 +162,9 @@ export interface MembershipListQuery extends Page {
 }
 
 /** listMemberships input (GET query or POST body): tierId, tierGroup, status, page, limit (default 10). */
-export function parseMembershipListQuery(raw: Record<string, unknown>): { ok: true; query: MembershipListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseMembershipListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: MembershipListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['tierId', 'tierGroup', 'status', 'page', 'limit'], errors);
   const tierId = textOf(raw, 'tierId', errors);
@@ -145,7 +187,9 @@ export function listMembersFilter(q: ListMembersQuery, restrictCompanyIds?: stri
   if (restrictCompanyIds) and.push({ companyId: { $in: restrictCompanyIds } });
   if (q.memberType !== undefined) and.push({ memberType: oneOrMany(q.memberType) });
   if (q.membershipStatus !== undefined) {
-    and.push({ membershipStatuses: Array.isArray(q.membershipStatus) ? { $in: q.membershipStatus } : q.membershipStatus });
+    and.push({
+      membershipStatuses: Array.isArray(q.membershipStatus) ? { $in: q.membershipStatus } : q.membershipStatus,
+    });
   }
   if (q.primaryMemberId !== undefined) and.push({ primaryMemberId: q.primaryMemberId });
   if (q.primaryOnly) and.push({ primaryMemberId: null });

@@ -48,7 +48,11 @@ export function emailKey(email: string): string {
  * lookup key (ctx.lookup.resolve), so it also works from a write of another
  * member, and it sees a member of any company (a key is unique across them).
  */
-export async function memberIdByLookup(ctx: Pick<ReadCtx, 'lookup'>, name: 'staffId' | 'email', value: string): Promise<string | null> {
+export async function memberIdByLookup(
+  ctx: Pick<ReadCtx, 'lookup'>,
+  name: 'staffId' | 'email',
+  value: string,
+): Promise<string | null> {
   if (!value) return null;
   return (await ctx.lookup.resolve(name, value, 'Member')) ?? null;
 }

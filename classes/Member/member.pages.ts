@@ -8,6 +8,12 @@ export function pages(_env: NodeJS.ProcessEnv): PageSite {
     routes: memberPageRoutes(),
     assets: [...KIT_ASSETS],
     errorPage,
-    entries: [{ href: MEMBER_PAGES.signIn, title: 'Member sign-in', text: 'where members sign in when no member application is configured (MEMBER_APP_URL)' }],
+    entries: [
+      {
+        href: MEMBER_PAGES.signIn,
+        title: 'Member sign-in',
+        text: 'where members sign in when no member application is configured (MEMBER_APP_URL)',
+      },
+    ],
   };
 }

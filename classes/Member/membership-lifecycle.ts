@@ -30,7 +30,11 @@ export function periodMonths(paymentPeriod: string): number {
  * runs (no gap, no overlap), from now once it has expired; one payment
  * period long, but never past the tier's end.
  */
-export function nextPeriod(m: Pick<Membership, 'endDate' | 'paymentPeriod' | 'status'>, now: string, tierEnd: string | null): { from: string; to: string } | null {
+export function nextPeriod(
+  m: Pick<Membership, 'endDate' | 'paymentPeriod' | 'status'>,
+  now: string,
+  tierEnd: string | null,
+): { from: string; to: string } | null {
   const from = m.status === 'expired' && m.endDate < now ? now : m.endDate;
   let to = addMonths(from, periodMonths(m.paymentPeriod));
   if (tierEnd && tierEnd < to) to = tierEnd;
@@ -47,7 +51,10 @@ function refusal(error: Refusal['error'], field: string, message: string, detail
 }
 
 /** The membership of `id`, or the refusal naming `membershipId`. */
-export function findMembership(list: DeepReadonly<Membership[]> | undefined, id: string): { ok: true; membership: DeepReadonly<Membership>; index: number } | Refusal {
+export function findMembership(
+  list: DeepReadonly<Membership[]> | undefined,
+  id: string,
+): { ok: true; membership: DeepReadonly<Membership>; index: number } | Refusal {
   const index = (list ?? []).findIndex((m) => m.id === id);
   if (index < 0) return refusal('MEMBERSHIP_NOT_FOUND', 'membershipId', `The member has no membership '${id}'`);
   return { ok: true, membership: list![index]!, index };
@@ -59,18 +66,36 @@ export function findMembership(list: DeepReadonly<Membership[]> | undefined, id:
  * the company renews automatically. Only `active` and `expired` memberships
  * renew (a suspended one is reinstated first; `inactive` is the import's).
  */
-export function renewalRefusal(m: DeepReadonly<Membership>, by: RenewalBy, autoRenewal?: readonly string[]): Refusal | null {
+export function renewalRefusal(
+  m: DeepReadonly<Membership>,
+  by: RenewalBy,
+  autoRenewal?: readonly string[],
+): Refusal | null {
   if (m.status !== 'active' && m.status !== 'expired') {
-    return refusal('INVALID_MEMBERSHIP_TRANSITION', 'membershipId', `Membership '${m.id}' is ${m.status}: only active and expired memberships renew${m.status === 'suspended' ? ' (reinstate it first)' : ''}`);
+    return refusal(
+      'INVALID_MEMBERSHIP_TRANSITION',
+      'membershipId',
+      `Membership '${m.id}' is ${m.status}: only active and expired memberships renew${m.status === 'suspended' ? ' (reinstate it first)' : ''}`,
+    );
   }
   if (by === 'member' && m.paymentType !== 'cpg') {
     const who = m.paymentType === 'company_paid' ? 'the company pays it' : 'it is paid by salary deduction';
-    return refusal('RENEWAL_NOT_ALLOWED', 'membershipId', `Membership '${m.id}' cannot be renewed by the member: ${who}; the back office or the company's automatic renewal renews it`, {
-      paymentType: m.paymentType,
-    });
+    return refusal(
+      'RENEWAL_NOT_ALLOWED',
+      'membershipId',
+      `Membership '${m.id}' cannot be renewed by the member: ${who}; the back office or the company's automatic renewal renews it`,
+      {
+        paymentType: m.paymentType,
+      },
+    );
   }
   if (by === 'automatic' && !renewsAutomatically(m.paymentType, autoRenewal)) {
-    return refusal('RENEWAL_NOT_ALLOWED', 'membershipId', `The company does not renew ${m.paymentType} memberships automatically`, { paymentType: m.paymentType });
+    return refusal(
+      'RENEWAL_NOT_ALLOWED',
+      'membershipId',
+      `The company does not renew ${m.paymentType} memberships automatically`,
+      { paymentType: m.paymentType },
+    );
   }
   return null;
 }
@@ -84,19 +109,41 @@ export interface RenewalContext {
   autoRenewal?: readonly string[];
 }
 
-function transition(from: MembershipStatus, to: MembershipStatus, event: MembershipTransition['event'], at: string, actor: Actor, extra: Partial<MembershipTransition> = {}): MembershipTransition {
+function transition(
+  from: MembershipStatus,
+  to: MembershipStatus,
+  event: MembershipTransition['event'],
+  at: string,
+  actor: Actor,
+  extra: Partial<MembershipTransition> = {},
+): MembershipTransition {
   return { at, from, to, event, actor, ...extra };
 }
 
 /** The membership renewed for another payment period, or why not. */
-export function renewMembership(m: DeepReadonly<Membership>, c: RenewalContext): { ok: true; membership: Membership } | Refusal {
+export function renewMembership(
+  m: DeepReadonly<Membership>,
+  c: RenewalContext,
+): { ok: true; membership: Membership } | Refusal {
   const refused = renewalRefusal(m, c.by, c.autoRenewal);
   if (refused) return refused;
-  if (!c.tier) return refusal('TIER_NOT_FOUND', 'membershipId', `Tier '${m.tierId}' of membership '${m.id}' no longer exists`);
-  if (c.tier.status !== 'active') return refusal('TIER_NOT_ACTIVE', 'membershipId', `Tier '${c.tier.id}' of membership '${m.id}' is ${c.tier.status}: it takes no renewals`);
-  const tierEnd = c.tier.endDate && !Number.isNaN(Date.parse(c.tier.endDate)) ? new Date(c.tier.endDate).toISOString() : null;
+  if (!c.tier)
+    return refusal('TIER_NOT_FOUND', 'membershipId', `Tier '${m.tierId}' of membership '${m.id}' no longer exists`);
+  if (c.tier.status !== 'active')
+    return refusal(
+      'TIER_NOT_ACTIVE',
+      'membershipId',
+      `Tier '${c.tier.id}' of membership '${m.id}' is ${c.tier.status}: it takes no renewals`,
+    );
+  const tierEnd =
+    c.tier.endDate && !Number.isNaN(Date.parse(c.tier.endDate)) ? new Date(c.tier.endDate).toISOString() : null;
   const period = nextPeriod(m, c.now, tierEnd);
-  if (!period) return refusal('INVALID_MEMBERSHIP_PERIOD', 'membershipId', `Tier '${c.tier.id}' ends ${tierEnd}: no period is left to renew membership '${m.id}' for`);
+  if (!period)
+    return refusal(
+      'INVALID_MEMBERSHIP_PERIOD',
+      'membershipId',
+      `Tier '${c.tier.id}' ends ${tierEnd}: no period is left to renew membership '${m.id}' for`,
+    );
   const copy = JSON.parse(JSON.stringify(m)) as Membership;
   const added = paymentSchedule(period.from, period.to, copy.paymentPeriod, c.tier.fee ?? 0, copy.paymentType);
   return {
@@ -107,14 +154,26 @@ export function renewMembership(m: DeepReadonly<Membership>, c: RenewalContext):
       endDate: period.to,
       lastRenewal: c.now,
       paymentSchedule: [...copy.paymentSchedule, ...added],
-      transitions: [...(copy.transitions ?? []), transition(copy.status, 'active', 'renewed', c.now, c.actor, { by: c.by, endDate: period.to, previousEndDate: copy.endDate })],
+      transitions: [
+        ...(copy.transitions ?? []),
+        transition(copy.status, 'active', 'renewed', c.now, c.actor, {
+          by: c.by,
+          endDate: period.to,
+          previousEndDate: copy.endDate,
+        }),
+      ],
       updatedAt: c.now,
     },
   };
 }
 
 /** What the expiry task does when it runs: nothing (not live, or its end moved on), expire it, or renew it. */
-export function expiryDecision(m: DeepReadonly<Membership> | undefined, scheduledFor: string, nowMs: number, autoRenewal?: readonly string[]): 'none' | 'moved' | 'early' | 'expire' | 'renew' {
+export function expiryDecision(
+  m: DeepReadonly<Membership> | undefined,
+  scheduledFor: string,
+  nowMs: number,
+  autoRenewal?: readonly string[],
+): 'none' | 'moved' | 'early' | 'expire' | 'renew' {
   if (!m || (m.status !== 'active' && m.status !== 'suspended')) return 'none';
   if (m.endDate !== scheduledFor) return 'moved';
   if (Date.parse(m.endDate) > nowMs) return 'early';
@@ -125,25 +184,51 @@ export function expiryDecision(m: DeepReadonly<Membership> | undefined, schedule
 /** The membership expired at its end (an active or a suspended one). */
 export function expireMembership(m: DeepReadonly<Membership>, now: string, actor: Actor): Membership {
   const copy = JSON.parse(JSON.stringify(m)) as Membership;
-  return { ...copy, status: 'expired', transitions: [...(copy.transitions ?? []), transition(copy.status, 'expired', 'expired', now, actor, { endDate: copy.endDate })], updatedAt: now };
+  return {
+    ...copy,
+    status: 'expired',
+    transitions: [
+      ...(copy.transitions ?? []),
+      transition(copy.status, 'expired', 'expired', now, actor, { endDate: copy.endDate }),
+    ],
+    updatedAt: now,
+  };
 }
 
 /** Suspension (active → suspended) and reinstatement (suspended → active) by the back office, with a reason. */
 export type SuspensionMove = 'suspend' | 'reinstate';
 
-const MOVES: Record<SuspensionMove, { from: MembershipStatus; to: MembershipStatus; event: MembershipTransition['event'] }> = {
+const MOVES: Record<
+  SuspensionMove,
+  { from: MembershipStatus; to: MembershipStatus; event: MembershipTransition['event'] }
+> = {
   suspend: { from: 'active', to: 'suspended', event: 'suspended' },
   reinstate: { from: 'suspended', to: 'active', event: 'reinstated' },
 };
 
 /** The membership after a suspension or reinstatement, or why it cannot move so (its status, or an end already passed). */
-export function moveMembership(m: DeepReadonly<Membership>, move: SuspensionMove, reason: string, now: string, actor: Actor, approvalId?: string): { ok: true; membership: Membership } | Refusal {
+export function moveMembership(
+  m: DeepReadonly<Membership>,
+  move: SuspensionMove,
+  reason: string,
+  now: string,
+  actor: Actor,
+  approvalId?: string,
+): { ok: true; membership: Membership } | Refusal {
   const rule = MOVES[move];
   if (m.status !== rule.from) {
-    return refusal('INVALID_MEMBERSHIP_TRANSITION', 'membershipId', `Membership '${m.id}' is ${m.status}: only ${rule.from} memberships can be ${rule.event}`);
+    return refusal(
+      'INVALID_MEMBERSHIP_TRANSITION',
+      'membershipId',
+      `Membership '${m.id}' is ${m.status}: only ${rule.from} memberships can be ${rule.event}`,
+    );
   }
   if (move === 'reinstate' && m.endDate <= now) {
-    return refusal('INVALID_MEMBERSHIP_TRANSITION', 'membershipId', `Membership '${m.id}' ended ${m.endDate}: renew it instead`);
+    return refusal(
+      'INVALID_MEMBERSHIP_TRANSITION',
+      'membershipId',
+      `Membership '${m.id}' ended ${m.endDate}: renew it instead`,
+    );
   }
   const copy = JSON.parse(JSON.stringify(m)) as Membership;
   return {
@@ -151,7 +236,10 @@ export function moveMembership(m: DeepReadonly<Membership>, move: SuspensionMove
     membership: {
       ...copy,
       status: rule.to,
-      transitions: [...(copy.transitions ?? []), transition(copy.status, rule.to, rule.event, now, actor, { reason, ...(approvalId ? { approvalId } : {}) })],
+      transitions: [
+        ...(copy.transitions ?? []),
+        transition(copy.status, rule.to, rule.event, now, actor, { reason, ...(approvalId ? { approvalId } : {}) }),
+      ],
       updatedAt: now,
     },
   };
@@ -188,7 +276,8 @@ export function reminderDaysFrom(env: NodeJS.ProcessEnv): number {
   const raw = env.MEMBERSHIP_REMINDER_DAYS?.trim();
   if (!raw) return DEFAULT_REMINDER_DAYS;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0 || n > 365) throw new Error(`MEMBERSHIP_REMINDER_DAYS must be a number of days from 0 to 365, got '${raw}'`);
+  if (!Number.isFinite(n) || n < 0 || n > 365)
+    throw new Error(`MEMBERSHIP_REMINDER_DAYS must be a number of days from 0 to 365, got '${raw}'`);
   return n;
 }
 

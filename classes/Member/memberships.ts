@@ -62,7 +62,13 @@ export interface AddMembershipInput {
 }
 
 /** Why a membership is refused; `field` names the input field at fault. */
-export type Refusal = { ok: false; error: MemberErrorName; message: string; field: string; details?: Record<string, unknown> };
+export type Refusal = {
+  ok: false;
+  error: MemberErrorName;
+  message: string;
+  field: string;
+  details?: Record<string, unknown>;
+};
 
 /** The error of a refusal: its code, with `details.errors: [{field, reason}]`. */
 export function refusalError(r: Refusal) {
@@ -81,7 +87,13 @@ export function addMonths(iso: string, months: number): string {
 }
 
 /** The payment due dates of a period (empty for company-paid). */
-export function paymentSchedule(startDate: string, endDate: string, paymentPeriod: string, fee: number, paymentType: PaymentType): Membership['paymentSchedule'] {
+export function paymentSchedule(
+  startDate: string,
+  endDate: string,
+  paymentPeriod: string,
+  fee: number,
+  paymentType: PaymentType,
+): Membership['paymentSchedule'] {
   if (paymentType === 'company_paid') return [];
   // own keys only: a period named like an Object.prototype member ('constructor') is an unknown period
   const key = paymentPeriod.toLowerCase();
@@ -110,12 +122,28 @@ export function membershipPeriod(
   let startDate: string;
   if (requested) {
     const s = iso(requested);
-    if (!s) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate '${requested}' is not a date-time` };
+    if (!s)
+      return {
+        ok: false,
+        error: 'INVALID_MEMBERSHIP_PERIOD',
+        field: 'startDate',
+        message: `startDate '${requested}' is not a date-time`,
+      };
     if (tierStart && s < tierStart) {
-      return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate is before tier '${tier.id}' starts (${tierStart})` };
+      return {
+        ok: false,
+        error: 'INVALID_MEMBERSHIP_PERIOD',
+        field: 'startDate',
+        message: `startDate is before tier '${tier.id}' starts (${tierStart})`,
+      };
     }
     if (tierEnd && s >= tierEnd) {
-      return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'startDate', message: `startDate is not before tier '${tier.id}' ends (${tierEnd})` };
+      return {
+        ok: false,
+        error: 'INVALID_MEMBERSHIP_PERIOD',
+        field: 'startDate',
+        message: `startDate is not before tier '${tier.id}' ends (${tierEnd})`,
+      };
     }
     startDate = s;
   } else {
@@ -123,12 +151,36 @@ export function membershipPeriod(
   }
   const yearLater = addMonths(startDate, 12);
   const latest = tierEnd && tierEnd < yearLater ? tierEnd : yearLater;
-  if (latest <= startDate) return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' ends before the membership would start` };
+  if (latest <= startDate)
+    return {
+      ok: false,
+      error: 'TIER_NOT_ACTIVE',
+      field: 'tierId',
+      message: `Tier '${tier.id}' ends before the membership would start`,
+    };
   if (requestedEnd === undefined) return { ok: true, startDate, endDate: latest };
   const e = iso(requestedEnd);
-  if (!e) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate '${requestedEnd}' is not a date-time` };
-  if (e <= startDate) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate is not after the membership's start (${startDate})` };
-  if (e > latest) return { ok: false, error: 'INVALID_MEMBERSHIP_PERIOD', field: 'endDate', message: `endDate is after ${latest}, the latest end (the tier's end, or a year after the start)` };
+  if (!e)
+    return {
+      ok: false,
+      error: 'INVALID_MEMBERSHIP_PERIOD',
+      field: 'endDate',
+      message: `endDate '${requestedEnd}' is not a date-time`,
+    };
+  if (e <= startDate)
+    return {
+      ok: false,
+      error: 'INVALID_MEMBERSHIP_PERIOD',
+      field: 'endDate',
+      message: `endDate is not after the membership's start (${startDate})`,
+    };
+  if (e > latest)
+    return {
+      ok: false,
+      error: 'INVALID_MEMBERSHIP_PERIOD',
+      field: 'endDate',
+      message: `endDate is after ${latest}, the latest end (the tier's end, or a year after the start)`,
+    };
   return { ok: true, startDate, endDate: e };
 }
 
@@ -149,10 +201,17 @@ export interface MembershipContext {
 /** The new membership, or why it is refused. */
 export function newMembership(c: MembershipContext): { ok: true; membership: Membership } | Refusal {
   const { tier, input, profile } = c;
-  if (!tier) return { ok: false, error: 'TIER_NOT_FOUND', field: 'tierId', message: `Tier '${input.tierId}' does not exist` };
-  if (tier.status !== 'active') return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' is ${tier.status}` };
+  if (!tier)
+    return { ok: false, error: 'TIER_NOT_FOUND', field: 'tierId', message: `Tier '${input.tierId}' does not exist` };
+  if (tier.status !== 'active')
+    return { ok: false, error: 'TIER_NOT_ACTIVE', field: 'tierId', message: `Tier '${tier.id}' is ${tier.status}` };
   if ((profile.memberships ?? []).some((m) => m.tierId === tier.id && m.status === 'active')) {
-    return { ok: false, error: 'DUPLICATE_MEMBERSHIP', field: 'tierId', message: `The member already has an active membership of tier '${tier.id}'` };
+    return {
+      ok: false,
+      error: 'DUPLICATE_MEMBERSHIP',
+      field: 'tierId',
+      message: `The member already has an active membership of tier '${tier.id}'`,
+    };
   }
   const eligibility: EligibilityInput = { member: { ...profile }, company: { ...c.company } };
   const satisfied = eligibleRules(eligibility, tier);
@@ -168,13 +227,23 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
   // a rule whose quota is used up admits nobody more
   const rules = satisfied.filter((r) => placeLeft(c.quota ?? [], r.id));
   if (!rules.length) {
-    return { ok: false, error: 'QUOTA_FULL', field: 'tierId', message: `Every place under the eligibility rules of tier '${tier.id}' the member satisfies is taken` };
+    return {
+      ok: false,
+      error: 'QUOTA_FULL',
+      field: 'tierId',
+      message: `Every place under the eligibility rules of tier '${tier.id}' the member satisfies is taken`,
+    };
   }
   const group: TierGroup = tier.tierType?.group ?? 'base';
   let rule: DeepReadonly<EligibilityRule> | undefined;
   if (input.paymentType === 'company_paid') {
     if (group !== 'base') {
-      return { ok: false, error: 'PAYMENT_TYPE_NOT_ALLOWED', field: 'paymentType', message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}` };
+      return {
+        ok: false,
+        error: 'PAYMENT_TYPE_NOT_ALLOWED',
+        field: 'paymentType',
+        message: `Company-paid memberships are for base tiers only; tier '${tier.id}' is ${group}`,
+      };
     }
     if (profile.primaryMemberId && !c.dependantIsFree) {
       return {
@@ -256,7 +325,13 @@ export function tierOptions(c: Omit<MembershipContext, 'input' | 'id'>): TierOpt
     const r = newMembership({ ...c, input: { tierId: c.tier.id, paymentType }, id: 'choice' });
     if (r.ok) {
       const m = r.membership;
-      out.push({ paymentType, eligibilityRuleId: m.eligibilityRuleId ?? '', paymentPeriod: m.paymentPeriod, startDate: m.startDate, endDate: m.endDate });
+      out.push({
+        paymentType,
+        eligibilityRuleId: m.eligibilityRuleId ?? '',
+        paymentPeriod: m.paymentPeriod,
+        startDate: m.startDate,
+        endDate: m.endDate,
+      });
     }
   }
   return out;

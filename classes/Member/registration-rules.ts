@@ -72,6 +72,7 @@ export function hrRegistrationCase(held: HeldRegistration | null): HrRegistratio
  */
 export function selfRegistrationCase(held: HeldRegistration | null): HrRegistrationCase {
   if (!held) return 'register';
-  if (held.creationSource === 'self_registration' && (!held.hrRegistrationFinishedAt || held.awaitingPassword)) return 'resume';
+  if (held.creationSource === 'self_registration' && (!held.hrRegistrationFinishedAt || held.awaitingPassword))
+    return 'resume';
   return 'already_registered';
 }

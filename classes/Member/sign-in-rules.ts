@@ -41,7 +41,9 @@ export interface SignInView {
 }
 
 /** Email and password sign-in (login, its codes, a password reset): an `email_password` member with a password who may sign in. */
-export function mayUsePassword(m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined): boolean {
+export function mayUsePassword(
+  m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined,
+): boolean {
   return Boolean(m && m.loginMethod === 'email_password' && m.hasPassword && m.email && maySignIn(m.status));
 }
 
@@ -52,8 +54,15 @@ export function mayUsePassword(m: Pick<SignInView, 'status' | 'loginMethod' | 'h
  * lets it choose one (completeRegistration, self-registration.ts). Primary
  * members are not claimable so: they are invited, or register themselves.
  */
-export function mayClaimWithCode(m: (Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> & { primaryMemberId: string | null }) | null | undefined): boolean {
-  return Boolean(m && m.primaryMemberId && m.loginMethod === 'email_password' && !m.hasPassword && m.email && maySignIn(m.status));
+export function mayClaimWithCode(
+  m:
+    | (Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> & { primaryMemberId: string | null })
+    | null
+    | undefined,
+): boolean {
+  return Boolean(
+    m && m.primaryMemberId && m.loginMethod === 'email_password' && !m.hasPassword && m.email && maySignIn(m.status),
+  );
 }
 
 /**
@@ -62,8 +71,16 @@ export function mayClaimWithCode(m: (Pick<SignInView, 'status' | 'loginMethod' |
  * yet) who asks how to sign in gets a fresh invitation code, as a re-send of
  * sendInviteEmail would (spec 3.1 "re-send allowed").
  */
-export function mayRestartInvitation(m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined): boolean {
-  return Boolean(m && m.status === 'pending_invitation_acceptance' && m.loginMethod === 'email_password' && !m.hasPassword && m.email);
+export function mayRestartInvitation(
+  m: Pick<SignInView, 'status' | 'loginMethod' | 'hasPassword' | 'email'> | null | undefined,
+): boolean {
+  return Boolean(
+    m &&
+    m.status === 'pending_invitation_acceptance' &&
+    m.loginMethod === 'email_password' &&
+    !m.hasPassword &&
+    m.email,
+  );
 }
 
 /**
@@ -114,7 +131,10 @@ export const SIGN_IN_THROTTLE = {
 export type ThrottledOperation = keyof typeof SIGN_IN_THROTTLE;
 
 /** The counter (ctx.limits name) of an operation's address or account limit, and the limit; null when it has none. */
-export function throttleCounter(op: ThrottledOperation, per: 'address' | 'account'): { name: string; limit: Limit } | null {
+export function throttleCounter(
+  op: ThrottledOperation,
+  per: 'address' | 'account',
+): { name: string; limit: Limit } | null {
   const limits = SIGN_IN_THROTTLE[op] as { perAddress?: Limit; perAccount?: Limit };
   const limit = per === 'address' ? limits.perAddress : limits.perAccount;
   return limit ? { name: `member.${op}.${per === 'address' ? 'ip' : 'account'}`, limit } : null;
@@ -185,7 +205,12 @@ export function inviteRedirectLink(publicUrl: string, projectId: string, token: 
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /**
@@ -206,7 +231,7 @@ export function redirectPage(target: string, title = 'Accept your invitation'): 
 
 /** Does a request's Accept header ask for a page first (a browser opening a link), rather than JSON? */
 export function prefersHtml(accept: string | string[] | undefined): boolean {
-  const value = Array.isArray(accept) ? accept.join(',') : accept ?? '';
+  const value = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
   const html = value.indexOf('text/html');
   const json = value.indexOf('application/json');
   return html !== -1 && (json === -1 || html < json);
@@ -235,7 +260,8 @@ export const INVALID_LINK_PAGE_HEADERS: Readonly<Record<string, string>> = Objec
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 });
 
 /** The headers of a page that carries a token: never cached, never sent on as a Referer, never sniffed. */
@@ -252,7 +278,11 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * route with the session in the fragment, and the RelayState the sign-in
  * started with as `state` (the application's check that it started it).
  */
-export function ssoRedirect(appUrl: string, session: { accessToken: string; expiresAt: string; refreshToken?: string; memberId: string }, relayState?: string): string {
+export function ssoRedirect(
+  appUrl: string,
+  session: { accessToken: string; expiresAt: string; refreshToken?: string; memberId: string },
+  relayState?: string,
+): string {
   return appLink(appUrl, APP_ROUTES.signedIn, {
     accessToken: session.accessToken,
     expiresAt: session.expiresAt,
@@ -288,7 +318,8 @@ function seconds(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return dflt;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  if (!/^\d+$/.test(raw.trim()) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   return n;
 }
 
@@ -306,7 +337,8 @@ const OWN_ACS = /\/CALL\/Member\/singleSignOn\/?$/i;
  */
 export function memberAcsOnly(config: SamlConfig, env: NodeJS.ProcessEnv): SamlConfig {
   let own = config.sp.acsUrls.find((u) => OWN_ACS.test(new URL(u).pathname));
-  if (!own && env.PUBLIC_URL?.trim()) own = `${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/Member/singleSignOn`;
+  if (!own && env.PUBLIC_URL?.trim())
+    own = `${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/Member/singleSignOn`;
   return own ? { ...config, sp: { ...config.sp, acsUrls: [own] } } : config;
 }
 
@@ -319,13 +351,20 @@ export function signInSettingsFrom(env: NodeJS.ProcessEnv): SignInSettings {
   } catch {
     throw new Error(`PUBLIC_URL must be an http(s) URL, got '${publicUrl}'`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`PUBLIC_URL must be an http(s) URL, got '${publicUrl}'`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`PUBLIC_URL must be an http(s) URL, got '${publicUrl}'`);
   return {
     saml: loaded ? samlServiceProvider(memberAcsOnly(loaded, env)) : null,
     appUrl: memberAppUrl(env),
     publicUrl,
     projectId: env.PROJECT_ID || 'membership',
-    invitationTtlSeconds: seconds(env, 'MEMBER_INVITATION_TTL_SECONDS', DEFAULT_INVITATION_TTL_SECONDS, 300, 30 * 24 * 3600),
+    invitationTtlSeconds: seconds(
+      env,
+      'MEMBER_INVITATION_TTL_SECONDS',
+      DEFAULT_INVITATION_TTL_SECONDS,
+      300,
+      30 * 24 * 3600,
+    ),
     passwordResetTtlSeconds: PASSWORD_RESET_TTL_SECONDS,
     otpStepTtlSeconds: OTP_STEP_TTL_SECONDS,
   };

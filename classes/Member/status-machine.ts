@@ -35,7 +35,8 @@ export type StatusTrigger =
   | { type: 'hrEmployeeUpdate'; hrStatus: 'active' | 'inactive' | 'terminated' }
   | { type: 'hrDependantUpdate'; hrStatus: 'active' | 'in-active' };
 
-export type StatusEffect = 'send_invitation' | 'new_otp_token' | 'welcome_email' | 'set_password' | 'issue_jwt' | 'run_workflow';
+export type StatusEffect =
+  'send_invitation' | 'new_otp_token' | 'welcome_email' | 'set_password' | 'issue_jwt' | 'run_workflow';
 
 export type StatusResult =
   | { ok: true; to: MemberStatus; changed: boolean; effects: StatusEffect[] }
@@ -84,20 +85,31 @@ export function nextMemberStatus(from: MemberStatus | null, trigger: StatusTrigg
 
     case 'sendInviteEmail': {
       if (from !== 'pending_invite' && from !== 'pending_invitation_acceptance') {
-        return refuse(from, trigger, 'invitations are sent to members in pending_invite or pending_invitation_acceptance');
+        return refuse(
+          from,
+          trigger,
+          'invitations are sent to members in pending_invite or pending_invitation_acceptance',
+        );
       }
-      if (trigger.loginMethod !== 'email_password') return refuse(from, trigger, 'the login method is not email_password');
+      if (trigger.loginMethod !== 'email_password')
+        return refuse(from, trigger, 'the login method is not email_password');
       if (!trigger.hasActiveMembership) return refuse(from, trigger, 'the member has no active membership');
-      return ok(from, 'pending_invitation_acceptance', from === 'pending_invite' ? ['send_invitation', 'new_otp_token'] : ['new_otp_token', 'send_invitation']);
+      return ok(
+        from,
+        'pending_invitation_acceptance',
+        from === 'pending_invite' ? ['send_invitation', 'new_otp_token'] : ['new_otp_token', 'send_invitation'],
+      );
     }
 
     case 'acceptInvitation':
-      if (from !== 'pending_invitation_acceptance') return refuse(from, trigger, 'no invitation is waiting for acceptance');
+      if (from !== 'pending_invitation_acceptance')
+        return refuse(from, trigger, 'no invitation is waiting for acceptance');
       if (!trigger.validToken) return refuse(from, trigger, 'the invitation token is not valid');
       return ok(from, 'active', ['set_password']);
 
     case 'singleSignOn':
-      if (from !== 'pending_invitation_acceptance') return refuse(from, trigger, 'no invitation is waiting for acceptance');
+      if (from !== 'pending_invitation_acceptance')
+        return refuse(from, trigger, 'no invitation is waiting for acceptance');
       if (!trigger.authorised) return refuse(from, trigger, 'the SAML response does not authorise the member');
       return ok(from, 'active', ['issue_jwt']);
 

@@ -14,7 +14,14 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type StaticCtx } fr
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_NOTIFICATION_TEMPLATES, TEMPLATES_COLLECTION, templateDocument } from './rules';
-import type { Delivery, NotificationManagerClassState, SendNotificationInput, UpdateChannelInput, UpdateStatusInput, UpdateTemplateInput } from './types';
+import type {
+  Delivery,
+  NotificationManagerClassState,
+  SendNotificationInput,
+  UpdateChannelInput,
+  UpdateStatusInput,
+  UpdateTemplateInput,
+} from './types';
 import type { NMCtx, NMReadCtx } from './use-cases/common';
 import { listTemplates } from './use-cases/listing';
 import { previewTemplate, sendTestMessage, type PreviewInput } from './use-cases/preview';

@@ -29,7 +29,8 @@ function emailOnly(subject: string, html: string): Channels {
 const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   OTP_PROGRAM_MANAGEMENT_INVITE: {
     title: 'Back-office invitation (one-time code)',
-    description: 'Sent to a new program management user with the one-time code that completes the invitation. Parameters: name, otp, inviteUrl (the back office\'s accept-invitation page with the email and code).',
+    description:
+      "Sent to a new program management user with the one-time code that completes the invitation. Parameters: name, otp, inviteUrl (the back office's accept-invitation page with the email and code).",
     audience: 'program_management',
     channels: emailOnly(
       `You are invited to the ${BRAND} back office`,
@@ -40,11 +41,15 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
     title: 'Back-office sign-in code',
     description: 'The one-time code of an email and password sign-in to the back office. Parameters: otp.',
     audience: 'program_management',
-    channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
+    channels: emailOnly(
+      `Your ${BRAND} sign-in code`,
+      `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`,
+    ),
   },
   OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET: {
     title: 'Back-office password reset code',
-    description: 'The one-time code that resets a back-office password. Parameters: otp, resetUrl (the back office\'s reset page with the email and code).',
+    description:
+      "The one-time code that resets a back-office password. Parameters: otp, resetUrl (the back office's reset page with the email and code).",
     audience: 'program_management',
     channels: emailOnly(
       `Reset your ${BRAND} password`,
@@ -64,11 +69,15 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
     title: 'Member sign-in code',
     description: 'The one-time code of a member email and password sign-in. Parameters: otp.',
     audience: 'member',
-    channels: emailOnly(`Your ${BRAND} sign-in code`, `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`),
+    channels: emailOnly(
+      `Your ${BRAND} sign-in code`,
+      `<p>Your sign-in code is <strong>{{otp}}</strong>.</p><p>If you did not try to sign in, ignore this message.</p>`,
+    ),
   },
   MEMBER_DEPENDANT_INVITATION: {
     title: 'Dependant invitation',
-    description: 'A primary member invites a dependant to the member application (inviteMyDependant). Parameters: name, inviterName, otp (the registration code).',
+    description:
+      'A primary member invites a dependant to the member application (inviteMyDependant). Parameters: name, inviterName, otp (the registration code).',
     audience: 'member',
     channels: emailOnly(
       `{{inviterName}} invited you to the ${BRAND}`,
@@ -77,7 +86,8 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   MEMBER_REGISTRATION_CODE: {
     title: 'Member registration code',
-    description: 'The one-time code an employee types to register in the member application (sent after discoverAuthMethod for an employee HR lists as active). Parameters: otp, name.',
+    description:
+      'The one-time code an employee types to register in the member application (sent after discoverAuthMethod for an employee HR lists as active). Parameters: otp, name.',
     audience: 'member',
     channels: emailOnly(
       `Your ${BRAND} registration code`,
@@ -86,7 +96,8 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   OTP_MEMBER_PASSWORD_RESET: {
     title: 'Member password reset code',
-    description: 'The link that resets a member password. Parameters: otp (the link token), resetUrl (the member application\'s reset-password route), name.',
+    description:
+      "The link that resets a member password. Parameters: otp (the link token), resetUrl (the member application's reset-password route), name.",
     audience: 'member',
     channels: emailOnly(
       `Reset your ${BRAND} password`,
@@ -95,7 +106,8 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   MEMBER_INVITATION: {
     title: 'Member invitation',
-    description: 'Invites a member who signs in by email and password to set a password (spec 3.1 sendInviteEmail). Parameters: name, inviteUrl, otp (the invitation token).',
+    description:
+      'Invites a member who signs in by email and password to set a password (spec 3.1 sendInviteEmail). Parameters: name, inviteUrl, otp (the invitation token).',
     audience: 'member',
     channels: emailOnly(
       `Your ${BRAND} invitation`,
@@ -114,7 +126,8 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
   },
   MEMBER_WELCOME: {
     title: 'Member welcome',
-    description: 'Welcomes a member whose membership account is ready, by email and in the app. Parameters: name, loginUrl.',
+    description:
+      'Welcomes a member whose membership account is ready, by email and in the app. Parameters: name, loginUrl.',
     audience: 'member',
     channels: {
       email: {
@@ -141,13 +154,18 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
         json: '',
         html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership ends on {{endDate}}.</p>{{#renewsAutomatically}}<p>Your company renews it automatically: nothing to do.</p>{{/renewsAutomatically}}{{^renewsAutomatically}}<p>Renew it before then to keep its benefits.</p>{{/renewsAutomatically}}`,
       },
-      in_app: { enabled: true, subject: 'Your membership ends soon', content: 'Your {{tierName}} membership ends on {{endDate}}.' },
+      in_app: {
+        enabled: true,
+        subject: 'Your membership ends soon',
+        content: 'Your {{tierName}} membership ends on {{endDate}}.',
+      },
       sms: { enabled: false, content: '' },
     },
   },
   MEMBERSHIP_EXPIRED: {
     title: 'Membership expired',
-    description: 'Tells a member that a membership reached its end and expired, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId.',
+    description:
+      'Tells a member that a membership reached its end and expired, by email and in the app. Parameters: name, tierName, endDate (YYYY-MM-DD), membershipId.',
     audience: 'member',
     channels: {
       email: {
@@ -157,13 +175,18 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
         json: '',
         html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership expired on {{endDate}}. Renew it to use its benefits again.</p>`,
       },
-      in_app: { enabled: true, subject: 'Your membership has expired', content: 'Your {{tierName}} membership expired on {{endDate}}.' },
+      in_app: {
+        enabled: true,
+        subject: 'Your membership has expired',
+        content: 'Your {{tierName}} membership expired on {{endDate}}.',
+      },
       sms: { enabled: false, content: '' },
     },
   },
   MEMBERSHIP_RENEWED: {
     title: 'Membership renewed',
-    description: 'Tells a member that a membership was renewed (by the member, the back office or the company automatically), by email and in the app. Parameters: name, tierName, endDate (the new end, YYYY-MM-DD), membershipId.',
+    description:
+      'Tells a member that a membership was renewed (by the member, the back office or the company automatically), by email and in the app. Parameters: name, tierName, endDate (the new end, YYYY-MM-DD), membershipId.',
     audience: 'member',
     channels: {
       email: {
@@ -173,7 +196,11 @@ const CATALOGUE: Readonly<Record<string, BuiltIn>> = Object.freeze({
         json: '',
         html: `<p>Hello {{name}},</p><p>Your {{tierName}} membership is renewed until {{endDate}}.</p>`,
       },
-      in_app: { enabled: true, subject: 'Your membership is renewed', content: 'Your {{tierName}} membership is renewed until {{endDate}}.' },
+      in_app: {
+        enabled: true,
+        subject: 'Your membership is renewed',
+        content: 'Your {{tierName}} membership is renewed until {{endDate}}.',
+      },
       sms: { enabled: false, content: '' },
     },
   },

@@ -17,8 +17,17 @@
 import type { StaticCtx } from '../../runtime';
 import type { SendNotificationInput } from './types';
 
-export function notify(ctx: Pick<StaticCtx, 'effect'>, templateId: string, input: SendNotificationInput): Promise<string> {
-  return ctx.effect({ classId: 'NotificationManager', method: 'sendNotification', instanceId: templateId, body: input });
+export function notify(
+  ctx: Pick<StaticCtx, 'effect'>,
+  templateId: string,
+  input: SendNotificationInput,
+): Promise<string> {
+  return ctx.effect({
+    classId: 'NotificationManager',
+    method: 'sendNotification',
+    instanceId: templateId,
+    body: input,
+  });
 }
 
 /** The inbox id of a member (`M<id>`) or a program management user (`PM<id>`). */

@@ -22,15 +22,26 @@ export interface ChannelPreviews {
 }
 
 /** Every channel rendered as a send would render it (subjects on one line, html escaped). */
-export function previewChannels(template: NotificationTemplate, given: Readonly<Record<string, string>> | undefined): PreviewParameters & { channels: ChannelPreviews } {
+export function previewChannels(
+  template: NotificationTemplate,
+  given: Readonly<Record<string, string>> | undefined,
+): PreviewParameters & { channels: ChannelPreviews } {
   const { parameters, sampled } = previewParameters(allParameters(template), given);
   const ch = template.channels;
   return {
     parameters,
     sampled,
     channels: {
-      email: { enabled: ch.email.enabled, subject: oneLine(renderTemplate(ch.email.subject, parameters, 'text')), html: renderTemplate(ch.email.html, parameters, 'html') },
-      in_app: { enabled: ch.in_app.enabled, subject: oneLine(renderTemplate(ch.in_app.subject ?? '', parameters, 'text')), content: renderTemplate(ch.in_app.content, parameters, 'text') },
+      email: {
+        enabled: ch.email.enabled,
+        subject: oneLine(renderTemplate(ch.email.subject, parameters, 'text')),
+        html: renderTemplate(ch.email.html, parameters, 'html'),
+      },
+      in_app: {
+        enabled: ch.in_app.enabled,
+        subject: oneLine(renderTemplate(ch.in_app.subject ?? '', parameters, 'text')),
+        content: renderTemplate(ch.in_app.content, parameters, 'text'),
+      },
       sms: { enabled: ch.sms.enabled, text: renderTemplate(ch.sms.content, parameters, 'text') },
     },
   };

@@ -38,7 +38,8 @@ export type RecipientKind = 'email' | 'phone' | 'inbox';
  */
 export function recipientKind(entry: string): RecipientKind | undefined {
   // what the mail port sends to, with a dot in the domain
-  if (entry.includes('@')) return isMailAddress(entry) && entry.slice(entry.indexOf('@') + 1).includes('.') ? 'email' : undefined;
+  if (entry.includes('@'))
+    return isMailAddress(entry) && entry.slice(entry.indexOf('@') + 1).includes('.') ? 'email' : undefined;
   if (entry.startsWith('+')) return PHONE.test(entry) ? 'phone' : undefined;
   return INBOX.test(entry) ? 'inbox' : undefined;
 }
@@ -50,14 +51,21 @@ export interface Recipients {
 }
 
 /** The call's `to`, sorted by kind and without repeats (emails compared case-insensitively); bad entries as problems. */
-export function classifyRecipients(to: readonly string[], field = 'to'): { recipients: Recipients; problems: FieldProblem[] } {
+export function classifyRecipients(
+  to: readonly string[],
+  field = 'to',
+): { recipients: Recipients; problems: FieldProblem[] } {
   const recipients: Recipients = { emails: [], phones: [], inboxes: [] };
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
   to.forEach((entry, i) => {
     const kind = typeof entry === 'string' ? recipientKind(entry) : undefined;
     if (!kind) {
-      problems.push({ field: `${field}.${i}`, reason: 'must be an email address, a phone number (+ and 6 to 15 digits) or an inbox id (M<userId>, PM<userId>)' });
+      problems.push({
+        field: `${field}.${i}`,
+        reason:
+          'must be an email address, a phone number (+ and 6 to 15 digits) or an inbox id (M<userId>, PM<userId>)',
+      });
       return;
     }
     const key = kind === 'email' ? `e:${entry.toLowerCase()}` : `${kind[0]}:${entry}`;
@@ -71,7 +79,11 @@ export function classifyRecipients(to: readonly string[], field = 'to'): { recip
 }
 
 /** The call's recipients followed by the template's defaults, without repeats (`lower`: compare case-insensitively). */
-export function mergeRecipients(call: readonly string[], defaults: readonly string[] | undefined, lower: boolean): string[] {
+export function mergeRecipients(
+  call: readonly string[],
+  defaults: readonly string[] | undefined,
+  lower: boolean,
+): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const r of [...call, ...(defaults ?? [])]) {
@@ -86,7 +98,10 @@ export function mergeRecipients(call: readonly string[], defaults: readonly stri
 // ------------------------------------------------------------------ rendering
 
 /** The texts of a channel that are rendered, with their field path and mode (html escapes values). */
-export function channelTexts(channels: Channels, channel: ChannelName): { field: string; text: string; mode: TemplateMode }[] {
+export function channelTexts(
+  channels: Channels,
+  channel: ChannelName,
+): { field: string; text: string; mode: TemplateMode }[] {
   switch (channel) {
     case 'email':
       return [
@@ -114,7 +129,12 @@ export function usedParameters(template: NotificationTemplate): string[] {
 
 export type DeliveryPlan =
   | { ok: true; delivery: Delivery }
-  | { ok: false; error: 'invalid_parameters' | 'missing_parameters' | 'invalid_recipients' | 'message_too_long'; problems: FieldProblem[]; missing?: string[] };
+  | {
+      ok: false;
+      error: 'invalid_parameters' | 'missing_parameters' | 'invalid_recipients' | 'message_too_long';
+      problems: FieldProblem[];
+      missing?: string[];
+    };
 
 /** The mail and SMS ports' limits (runtime/mail/message.ts): a rendered message past them is the send's 400, not a failed delivery. */
 export const MESSAGE_LIMITS = Object.freeze({ subject: 998, html: 512 * 1024, sms: 1600, inApp: 4000 });
@@ -127,15 +147,18 @@ export function oneLine(text: string): string {
 function lengthProblems(d: Delivery): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const over = (field: string, text: string | undefined, max: number) => {
-    if (text !== undefined && text.length > max) problems.push({ field, reason: `is ${text.length} characters once rendered; at most ${max}` });
+    if (text !== undefined && text.length > max)
+      problems.push({ field, reason: `is ${text.length} characters once rendered; at most ${max}` });
   };
   over('channels.email.subject', d.email?.subject, MESSAGE_LIMITS.subject);
   over('channels.email.html', d.email?.html, MESSAGE_LIMITS.html);
   over('channels.in_app.subject', d.inApp?.item.subject, MESSAGE_LIMITS.subject);
   over('channels.in_app.content', d.inApp?.item.content, MESSAGE_LIMITS.inApp);
   over('channels.sms.content', d.sms?.text, MESSAGE_LIMITS.sms);
-  if (d.sms && d.sms.text.length === 0) problems.push({ field: 'channels.sms.content', reason: 'is empty once rendered' });
-  if (d.inApp && d.inApp.item.content.length === 0) problems.push({ field: 'channels.in_app.content', reason: 'is empty once rendered' });
+  if (d.sms && d.sms.text.length === 0)
+    problems.push({ field: 'channels.sms.content', reason: 'is empty once rendered' });
+  if (d.inApp && d.inApp.item.content.length === 0)
+    problems.push({ field: 'channels.in_app.content', reason: 'is empty once rendered' });
   return problems;
 }
 
@@ -146,7 +169,10 @@ function lengthProblems(d: Delivery): FieldProblem[] {
  * without recipients is left out. Refused: non-string parameters, parameters
  * an enabled channel uses but the call lacks (all named), bad `to` entries.
  */
-export function planDelivery(template: NotificationTemplate, input: { to?: readonly string[]; parameters?: unknown }): DeliveryPlan {
+export function planDelivery(
+  template: NotificationTemplate,
+  input: { to?: readonly string[]; parameters?: unknown },
+): DeliveryPlan {
   const check = checkParameters(input.parameters, usedParameters(template));
   if (!check.ok) {
     return check.reason === 'missing'
@@ -161,7 +187,12 @@ export function planDelivery(template: NotificationTemplate, input: { to?: reado
   const delivery: Delivery = { templateId: template.templateId };
   if (ch.email.enabled) {
     const to = mergeRecipients(recipients.emails, ch.email.to, true);
-    if (to.length) delivery.email = { to, subject: oneLine(renderTemplate(ch.email.subject, p, 'text')), html: renderTemplate(ch.email.html, p, 'html') };
+    if (to.length)
+      delivery.email = {
+        to,
+        subject: oneLine(renderTemplate(ch.email.subject, p, 'text')),
+        html: renderTemplate(ch.email.html, p, 'html'),
+      };
   }
   if (ch.in_app.enabled && recipients.inboxes.length) {
     const subject = oneLine(renderTemplate(ch.in_app.subject ?? '', p, 'text'));
@@ -198,7 +229,9 @@ export function deliveryCounts(d: Delivery): { email: number; inApp: number; sms
  * channel's kind.
  */
 export function channelProblems(channels: Channels, channel: ChannelName): FieldProblem[] {
-  const problems: FieldProblem[] = channelTexts(channels, channel).flatMap((t) => checkTemplate(t.text, t.mode, t.field));
+  const problems: FieldProblem[] = channelTexts(channels, channel).flatMap((t) =>
+    checkTemplate(t.text, t.mode, t.field),
+  );
   // an enabled channel has something to send
   const required: Record<ChannelName, { field: string; text: string | undefined }[]> = {
     email: [
@@ -208,15 +241,32 @@ export function channelProblems(channels: Channels, channel: ChannelName): Field
     in_app: [{ field: 'channels.in_app.content', text: channels.in_app.content }],
     sms: [{ field: 'channels.sms.content', text: channels.sms.content }],
   };
-  if (channels[channel].enabled) for (const r of required[channel]) if (!r.text?.trim()) problems.push({ field: r.field, reason: `must not be empty while the ${channel} channel is enabled` });
-  if (channel === 'email') for (const [i, to] of channels.email.to.entries()) if (recipientKind(to) !== 'email') problems.push({ field: `channels.email.to.${i}`, reason: 'must be an email address' });
-  if (channel === 'sms') for (const [i, to] of (channels.sms.to ?? []).entries()) if (recipientKind(to) !== 'phone') problems.push({ field: `channels.sms.to.${i}`, reason: 'must be a phone number (+ and 6 to 15 digits)' });
+  if (channels[channel].enabled)
+    for (const r of required[channel])
+      if (!r.text?.trim())
+        problems.push({ field: r.field, reason: `must not be empty while the ${channel} channel is enabled` });
+  if (channel === 'email')
+    for (const [i, to] of channels.email.to.entries())
+      if (recipientKind(to) !== 'email')
+        problems.push({ field: `channels.email.to.${i}`, reason: 'must be an email address' });
+  if (channel === 'sms')
+    for (const [i, to] of (channels.sms.to ?? []).entries())
+      if (recipientKind(to) !== 'phone')
+        problems.push({ field: `channels.sms.to.${i}`, reason: 'must be a phone number (+ and 6 to 15 digits)' });
   return problems;
 }
 
 /** updateNotificationTemplate: title and description; null when it changes nothing. */
-export function applyTemplateUpdate(t: NotificationTemplate, input: UpdateTemplateInput, now: string): NotificationTemplate | null {
-  const next = { ...t, ...(input.title !== undefined ? { title: input.title } : {}), ...(input.description !== undefined ? { description: input.description } : {}) };
+export function applyTemplateUpdate(
+  t: NotificationTemplate,
+  input: UpdateTemplateInput,
+  now: string,
+): NotificationTemplate | null {
+  const next = {
+    ...t,
+    ...(input.title !== undefined ? { title: input.title } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+  };
   if (next.title === t.title && next.description === t.description) return null;
   return { ...next, updatedAt: now };
 }
@@ -241,7 +291,10 @@ export function applyChannelUpdate(
   const allowed = CHANNEL_FIELDS[channel];
   const problems = Object.keys(content)
     .filter((k) => !allowed.includes(k))
-    .map((k) => ({ field: `content.${k}`, reason: `is not a field of the ${channel} channel (${allowed.join(', ')})` }));
+    .map((k) => ({
+      field: `content.${k}`,
+      reason: `is not a field of the ${channel} channel (${allowed.join(', ')})`,
+    }));
   if (problems.length) return { ok: false, problems };
   const current = t.channels[channel] as unknown as Record<string, unknown>;
   const next: Record<string, unknown> = { ...current };
@@ -259,7 +312,10 @@ export const TEMPLATES_COLLECTION = 'notification_templates';
 export const DEFAULT_PAGE_SIZE = 10;
 
 /** The streamed document: the template, its enabled channels, a lower-cased search column, the approval it waits for. */
-export function templateDocument(t: NotificationTemplate, pending: PendingChange | null | undefined): Record<string, unknown> {
+export function templateDocument(
+  t: NotificationTemplate,
+  pending: PendingChange | null | undefined,
+): Record<string, unknown> {
   return {
     templateId: t.templateId,
     title: t.title,
@@ -277,7 +333,11 @@ export function templateDocument(t: NotificationTemplate, pending: PendingChange
 
 /** The listing's filter document (MongoDB, also the embedded store's). */
 /** listNotificationTemplates, by template id: all, or by status, off an index in that order (paged in memory after) */
-export const LIST_NOTIFICATION_TEMPLATES: ListingSpec = { name: 'listNotificationTemplates', sort: { templateId: 1 }, filterSets: [[], ['status']] };
+export const LIST_NOTIFICATION_TEMPLATES: ListingSpec = {
+  name: 'listNotificationTemplates',
+  sort: { templateId: 1 },
+  filterSets: [[], ['status']],
+};
 
 export function listFilter(q: ListTemplatesQuery): Record<string, unknown> {
   return {
@@ -294,13 +354,17 @@ export function matchesList(doc: Record<string, unknown>, q: ListTemplatesQuery)
 }
 
 /** Parses listNotificationTemplates' input (POST body or GET query): page, limit (1-100, default 10), status, search. */
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: ListTemplatesQuery } | { ok: false; problems: FieldProblem[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListTemplatesQuery } | { ok: false; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
-  for (const k of Object.keys(raw)) if (!['page', 'limit', 'status', 'search'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
+  for (const k of Object.keys(raw))
+    if (!['page', 'limit', 'status', 'search'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
   const { page, limit } = parsePaging(raw, problems, DEFAULT_PAGE_SIZE);
   const query: ListTemplatesQuery = { page, limit };
   if (raw.status !== undefined && raw.status !== '') {
-    if ((TEMPLATE_STATUSES as readonly unknown[]).includes(raw.status)) query.status = raw.status as ListTemplatesQuery['status'];
+    if ((TEMPLATE_STATUSES as readonly unknown[]).includes(raw.status))
+      query.status = raw.status as ListTemplatesQuery['status'];
     else problems.push({ field: 'status', reason: `must be one of: ${TEMPLATE_STATUSES.join(', ')}` });
   }
   if (raw.search !== undefined && raw.search !== '') {
@@ -311,7 +375,10 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 }
 
 /** Documents of the store and templates the listing just created, as one page: by templateId. */
-export function pageOf(docs: Record<string, unknown>[], q: ListTemplatesQuery): { items: Record<string, unknown>[]; total: number } {
+export function pageOf(
+  docs: Record<string, unknown>[],
+  q: ListTemplatesQuery,
+): { items: Record<string, unknown>[]; total: number } {
   const sorted = [...docs].sort((a, b) => String(a.templateId).localeCompare(String(b.templateId)));
   return { items: sorted.slice((q.page - 1) * q.limit, q.page * q.limit), total: sorted.length };
 }

@@ -70,7 +70,13 @@ export interface NotificationManagerState {
   /** the last approval a callback settled: a redelivered callback for it changes nothing */
   lastSettledApprovalId?: string | null;
   /** the outcome of the last review, for the back office */
-  lastReview?: { approvalId: string; event: TemplateEvent; outcome: 'approved' | 'rejected' | 'conflict'; at: string; problems?: string[] } | null;
+  lastReview?: {
+    approvalId: string;
+    event: TemplateEvent;
+    outcome: 'approved' | 'rejected' | 'conflict';
+    at: string;
+    problems?: string[];
+  } | null;
 }
 
 /** The class's state (`@ActorClass<NotificationManagerClassState>`); empty before the template exists. */

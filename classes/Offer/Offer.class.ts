@@ -12,7 +12,13 @@
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import { LIST_OFFERS, offerDocument, OFFERS_COLLECTION } from './rules';
-import type { CreateOfferInput, ListOffersInput, OfferClassState, UpdateOfferInput, UpdateOfferStatusInput } from './types';
+import type {
+  CreateOfferInput,
+  ListOffersInput,
+  OfferClassState,
+  UpdateOfferInput,
+  UpdateOfferStatusInput,
+} from './types';
 import * as change from './use-cases/change';
 import type { OfferCtx, OfferReadCtx, OfferStaticCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -32,7 +38,8 @@ const PM = 'program_management_user';
         listings: [LIST_OFFERS],
       },
     },
-    toDocuments: (state, id) => (state.private.offer ? [{ collection: OFFERS_COLLECTION, id, doc: offerDocument(state.private.offer) }] : []),
+    toDocuments: (state, id) =>
+      state.private.offer ? [{ collection: OFFERS_COLLECTION, id, doc: offerDocument(state.private.offer) }] : [],
   },
 })
 export class Offer {

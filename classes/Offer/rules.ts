@@ -6,18 +6,36 @@
  * unit-tested in test/catalogue/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import { escapeRegex, MAX_FILTER_TEXT, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  MAX_FILTER_TEXT,
+  parsePaging,
+  stringOrList,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import { isoInstant, requiredText, same, textList } from '../BenefitCategory/rules';
-import { OFFER_STATUSES, type CreateOfferInput, type OfferRecord, type OfferStatus, type UpdateOfferInput } from './types';
+import {
+  OFFER_STATUSES,
+  type CreateOfferInput,
+  type OfferRecord,
+  type OfferStatus,
+  type UpdateOfferInput,
+} from './types';
 
 /** startDate strictly before endDate, both ISO 8601 date-times with a zone (or dates: midnight UTC). */
-export function dateRange(start: unknown, end: unknown): { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldError[] } {
+export function dateRange(
+  start: unknown,
+  end: unknown,
+): { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldError[] } {
   const startDate = isoInstant(start);
   const endDate = isoInstant(end);
   const problems: FieldError[] = [];
   if (!startDate) problems.push({ field: 'startDate', reason: 'must be an ISO 8601 date-time with a zone' });
   if (!endDate) problems.push({ field: 'endDate', reason: 'must be an ISO 8601 date-time with a zone' });
-  if (startDate && endDate && startDate >= endDate) problems.push({ field: 'endDate', reason: 'must be after startDate' });
+  if (startDate && endDate && startDate >= endDate)
+    problems.push({ field: 'endDate', reason: 'must be after startDate' });
   return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
 }
 
@@ -70,7 +88,11 @@ function contentOf(input: UpdateOfferInput): { fields: Partial<OfferRecord>; pro
  * `dateProblems` (the range) name the fields; whether the partner and the
  * categories exist is for the handler to ask.
  */
-export function buildOffer(input: CreateOfferInput, id: string, now: string): { offer: OfferRecord; problems: FieldError[]; dateProblems: FieldError[] } {
+export function buildOffer(
+  input: CreateOfferInput,
+  id: string,
+  now: string,
+): { offer: OfferRecord; problems: FieldError[]; dateProblems: FieldError[] } {
   const { fields, problems } = contentOf(input);
   const dates = dateRange(input.startDate, input.endDate);
   const offer: OfferRecord = {
@@ -92,7 +114,18 @@ export function buildOffer(input: CreateOfferInput, id: string, now: string): { 
   return { offer, problems, dateProblems: dates.ok ? [] : dates.problems };
 }
 
-const UPDATABLE = ['partnerId', 'keywords', 'offerType', 'startDate', 'endDate', 'images', 'shortDescription', 'title', 'description', 'categoryIds'] as const;
+const UPDATABLE = [
+  'partnerId',
+  'keywords',
+  'offerType',
+  'startDate',
+  'endDate',
+  'images',
+  'shortDescription',
+  'title',
+  'description',
+  'categoryIds',
+] as const;
 
 /**
  * The offer after updateOffer's body; the dates are checked as they will be
@@ -107,16 +140,25 @@ export function applyOfferUpdate(
   const base: OfferRecord = JSON.parse(JSON.stringify(current));
   const { fields, problems } = contentOf(input);
   const dates = dateRange(input.startDate ?? current.startDate, input.endDate ?? current.endDate);
-  const next: OfferRecord = { ...base, ...fields, ...(dates.ok ? { startDate: dates.startDate, endDate: dates.endDate } : {}) };
+  const next: OfferRecord = {
+    ...base,
+    ...fields,
+    ...(dates.ok ? { startDate: dates.startDate, endDate: dates.endDate } : {}),
+  };
   const dateProblems = dates.ok ? [] : dates.problems;
   const changed = UPDATABLE.filter((f) => !same(next[f], current[f]));
-  if (problems.length || dateProblems.length || !changed.length) return { next: base, changed: [], problems, dateProblems };
+  if (problems.length || dateProblems.length || !changed.length)
+    return { next: base, changed: [], problems, dateProblems };
   return { next: { ...next, updatedAt: now }, changed: [...changed], problems, dateProblems };
 }
 
 /** updateOfferStatus: any of the three statuses; the same status is no move. */
-export function offerStatusMove(from: OfferStatus, to: string): { ok: true; to: OfferStatus } | { ok: false; reason: string } {
-  if (!(OFFER_STATUSES as readonly string[]).includes(to)) return { ok: false, reason: `status must be one of ${OFFER_STATUSES.join(', ')}` };
+export function offerStatusMove(
+  from: OfferStatus,
+  to: string,
+): { ok: true; to: OfferStatus } | { ok: false; reason: string } {
+  if (!(OFFER_STATUSES as readonly string[]).includes(to))
+    return { ok: false, reason: `status must be one of ${OFFER_STATUSES.join(', ')}` };
   if (from === to) return { ok: false, reason: `the offer is already ${to}` };
   return { ok: true, to: to as OfferStatus };
 }
@@ -172,7 +214,9 @@ export interface OfferListQuery {
  * (offers naming it), offerType, search (title, short description, keyword),
  * page from 1, limit 1-100 (default 20).
  */
-export function parseOfferListQuery(raw: Record<string, unknown>): { ok: true; query: OfferListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseOfferListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: OfferListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_KEYS, errors);
   const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
@@ -211,4 +255,8 @@ export function buildOfferListFilter(q: OfferListQuery): Record<string, unknown>
 export const OFFER_ORDER = { sortTitle: 1, _id: 1 } as const;
 
 /** listOffers: all, or by status, partner or category, off an index in that order */
-export const LIST_OFFERS: ListingSpec = { name: 'listOffers', sort: { ...OFFER_ORDER }, filterSets: [[], ['status'], ['partnerId'], ['categoryIds']] };
+export const LIST_OFFERS: ListingSpec = {
+  name: 'listOffers',
+  sort: { ...OFFER_ORDER },
+  filterSets: [[], ['status'], ['partnerId'], ['categoryIds']],
+};

@@ -49,7 +49,8 @@ export function otpClient(ctx: Pick<BaseCtx, 'call'>) {
     /** the entity's records (newest first); an entity that never had an OTP has none */
     async records(instanceId: string, otpType?: string): Promise<Pick<OtpRecordsAnswer, 'records'>> {
       try {
-        return (await ctx.call(CLASS_ID, 'getOtpRecords', instanceId, otpType === undefined ? {} : { otpType })).body as OtpRecordsAnswer;
+        return (await ctx.call(CLASS_ID, 'getOtpRecords', instanceId, otpType === undefined ? {} : { otpType }))
+          .body as OtpRecordsAnswer;
       } catch (err) {
         if (isUnknownInstance(err)) return { records: [] };
         throw err;

@@ -16,12 +16,13 @@ export const DEFAULT_OTP_CONFIG: Readonly<OtpConfig> = Object.freeze({
 });
 
 /** each config value: its environment variable and its bounds */
-export const OTP_CONFIG_ENV: Readonly<Record<keyof OtpConfig, { name: string; min: number; max: number }>> = Object.freeze({
-  otpLimit: { name: 'OTP_LIMIT', min: 1, max: 100 },
-  otpExpireTimeInSeconds: { name: 'OTP_EXPIRE_TIME_SECONDS', min: 1, max: 30 * 24 * 3600 },
-  retryLimit: { name: 'OTP_RETRY_LIMIT', min: 1, max: 50 },
-  retryExpireTimeInSeconds: { name: 'OTP_RETRY_EXPIRE_TIME_SECONDS', min: 1, max: 7 * 24 * 3600 },
-});
+export const OTP_CONFIG_ENV: Readonly<Record<keyof OtpConfig, { name: string; min: number; max: number }>> =
+  Object.freeze({
+    otpLimit: { name: 'OTP_LIMIT', min: 1, max: 100 },
+    otpExpireTimeInSeconds: { name: 'OTP_EXPIRE_TIME_SECONDS', min: 1, max: 30 * 24 * 3600 },
+    retryLimit: { name: 'OTP_RETRY_LIMIT', min: 1, max: 50 },
+    retryExpireTimeInSeconds: { name: 'OTP_RETRY_EXPIRE_TIME_SECONDS', min: 1, max: 7 * 24 * 3600 },
+  });
 
 /** the longest validity one issue may ask for (an invitation link) */
 export const MAX_EXPIRE_SECONDS = 30 * 24 * 3600;
@@ -35,11 +36,15 @@ export const ADDITIONAL_DATA_MAX_CHARS = 2000;
 /** The config from the environment: defaults for unset values; a value out of bounds stops the start. */
 export function otpConfigFrom(env: NodeJS.ProcessEnv): OtpConfig {
   const out = { ...DEFAULT_OTP_CONFIG };
-  for (const [field, { name, min, max }] of Object.entries(OTP_CONFIG_ENV) as [keyof OtpConfig, { name: string; min: number; max: number }][]) {
+  for (const [field, { name, min, max }] of Object.entries(OTP_CONFIG_ENV) as [
+    keyof OtpConfig,
+    { name: string; min: number; max: number },
+  ][]) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
     out[field] = n;
   }
   return out;
@@ -66,7 +71,9 @@ export function otpInstanceId(classKey: string, entityId: string): string {
 /** additionalData larger than ADDITIONAL_DATA_MAX_CHARS as JSON (the schema bounds its keys, not its size). */
 export function additionalDataProblem(value: unknown, field = 'additionalData'): FieldError | undefined {
   if (value === undefined) return undefined;
-  return JSON.stringify(value).length > ADDITIONAL_DATA_MAX_CHARS ? { field, reason: `must be at most ${ADDITIONAL_DATA_MAX_CHARS} characters as JSON` } : undefined;
+  return JSON.stringify(value).length > ADDITIONAL_DATA_MAX_CHARS
+    ? { field, reason: `must be at most ${ADDITIONAL_DATA_MAX_CHARS} characters as JSON` }
+    : undefined;
 }
 
 const ms = (iso: string) => Date.parse(iso);
@@ -89,12 +96,21 @@ function secondsUntilRoom(times: number[], limit: number, windowMs: number, nowM
 export type IssueDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; newest: OtpRecord };
 
 /** otpLimit: OTPs of the type issued within the window (retryExpireTimeInSeconds), used or not. */
-export function issueDecision(records: readonly OtpRecord[], otpType: string, nowMs: number, config: OtpConfig): IssueDecision {
+export function issueDecision(
+  records: readonly OtpRecord[],
+  otpType: string,
+  nowMs: number,
+  config: OtpConfig,
+): IssueDecision {
   const windowMs = config.retryExpireTimeInSeconds * 1000;
   const mine = recordsOfType(records, otpType);
   const times = mine.map((r) => ms(r.createdAt)).filter((t) => t > nowMs - windowMs);
   if (times.length < config.otpLimit) return { allowed: true };
-  return { allowed: false, retryAfterSeconds: secondsUntilRoom(times, config.otpLimit, windowMs, nowMs), newest: mine[mine.length - 1]! };
+  return {
+    allowed: false,
+    retryAfterSeconds: secondsUntilRoom(times, config.otpLimit, windowMs, nowMs),
+    newest: mine[mine.length - 1]!,
+  };
 }
 
 /**
@@ -103,7 +119,12 @@ export function issueDecision(records: readonly OtpRecord[], otpType: string, no
  * (`retry_limit_exceed`) are not counted, or a caller hammering a closed
  * limit would keep it closed; nor is `no_active_otp` (nothing could be guessed).
  */
-export function countedFailures(records: readonly OtpRecord[], otpType: string, nowMs: number, config: OtpConfig): number[] {
+export function countedFailures(
+  records: readonly OtpRecord[],
+  otpType: string,
+  nowMs: number,
+  config: OtpConfig,
+): number[] {
   const windowMs = config.retryExpireTimeInSeconds * 1000;
   let since = nowMs - windowMs;
   const failures: number[] = [];
@@ -142,15 +163,30 @@ export function checkDecision(
   const newest = mine[mine.length - 1];
   const failures = countedFailures(records, otpType, nowMs, config);
   if (failures.length >= config.retryLimit && newest) {
-    const retryAfterSeconds = secondsUntilRoom(failures, config.retryLimit, config.retryExpireTimeInSeconds * 1000, nowMs);
+    const retryAfterSeconds = secondsUntilRoom(
+      failures,
+      config.retryLimit,
+      config.retryExpireTimeInSeconds * 1000,
+      nowMs,
+    );
     return { isSuccessful: false, validationResult: 'retry_limit_exceed', record: newest, retryAfterSeconds };
   }
-  if (!newest || newest.usedAt !== undefined || ms(newest.expiresAt) <= nowMs) return { isSuccessful: false, validationResult: 'no_active_otp', record: newest };
-  if (!matches(newest)) return { isSuccessful: false, validationResult: 'invalid_token', record: newest, remainingAttempts: config.retryLimit - failures.length - 1 };
+  if (!newest || newest.usedAt !== undefined || ms(newest.expiresAt) <= nowMs)
+    return { isSuccessful: false, validationResult: 'no_active_otp', record: newest };
+  if (!matches(newest))
+    return {
+      isSuccessful: false,
+      validationResult: 'invalid_token',
+      record: newest,
+      remainingAttempts: config.retryLimit - failures.length - 1,
+    };
   return { isSuccessful: true, record: newest };
 }
 
-const REFUSALS: ReadonlySet<ValidationResult | undefined> = new Set<ValidationResult | undefined>(['retry_limit_exceed', 'otp_limit_exceed']);
+const REFUSALS: ReadonlySet<ValidationResult | undefined> = new Set<ValidationResult | undefined>([
+  'retry_limit_exceed',
+  'otp_limit_exceed',
+]);
 
 /**
  * Adds an entry to a record's history, keeping at most HISTORY_CAP: the first
@@ -185,7 +221,9 @@ export function pruneRecords(records: readonly OtpRecord[], nowMs: number, confi
     rank.set(r, n);
     seen.set(r.otpType, n + 1);
   }
-  return records.filter((r) => rank.get(r)! < KEEP_NEWEST || ms(r.createdAt) > since || r.history.some((h) => ms(h.timestamp) > since));
+  return records.filter(
+    (r) => rank.get(r)! < KEEP_NEWEST || ms(r.createdAt) > since || r.history.some((h) => ms(h.timestamp) > since),
+  );
 }
 
 /** A record's status now: only the newest of its type can be active. */
@@ -204,17 +242,25 @@ export function recordViews(records: readonly OtpRecord[], otpType: string | und
     const r = records[i]!;
     if (otpType !== undefined && r.otpType !== otpType) continue;
     const { token: _hash, ...rest } = r;
-    out.push({ ...rest, history: r.history.map((h) => ({ ...h })), status: statusOf(r, newest.get(r.otpType) === r, nowMs) });
+    out.push({
+      ...rest,
+      history: r.history.map((h) => ({ ...h })),
+      status: statusOf(r, newest.get(r.otpType) === r, nowMs),
+    });
   }
   return out;
 }
 
 /** getOtpRecords' filter, from the body or (GET) the query: an otpType of the pattern, or nothing. */
-export function otpTypeFilter(body: unknown, query: Record<string, unknown>): { otpType?: string; problems: FieldError[] } {
+export function otpTypeFilter(
+  body: unknown,
+  query: Record<string, unknown>,
+): { otpType?: string; problems: FieldError[] } {
   const fromBody = body && typeof body === 'object' ? (body as Record<string, unknown>).otpType : undefined;
   const raw = fromBody ?? query.otpType;
   if (raw === undefined) return { problems: [] };
-  if (typeof raw !== 'string' || !OTP_TYPE.test(raw)) return { problems: [{ field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' }] };
+  if (typeof raw !== 'string' || !OTP_TYPE.test(raw))
+    return { problems: [{ field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' }] };
   return { otpType: raw, problems: [] };
 }
 

@@ -26,7 +26,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** what a token made by a caller (createOtpRecord) must look like, once normalised */
 const FORMAT: Record<TokenType, { pattern: RegExp; reason: string }> = {
   numeric: { pattern: /^[0-9]{6,12}$/, reason: 'must be 6 to 12 digits for tokenType numeric' },
-  alphanumeric: { pattern: /^[A-Z0-9]{6,64}$/, reason: 'must be 6 to 64 letters and digits for tokenType alphanumeric' },
+  alphanumeric: {
+    pattern: /^[A-Z0-9]{6,64}$/,
+    reason: 'must be 6 to 64 letters and digits for tokenType alphanumeric',
+  },
   uuid: { pattern: UUID, reason: 'must be a UUID for tokenType uuid' },
 };
 
@@ -37,7 +40,8 @@ export function generateOtpToken(tokenType: TokenType): string {
       return String(randomInt(0, 10 ** NUMERIC_LENGTH)).padStart(NUMERIC_LENGTH, '0');
     case 'alphanumeric': {
       let out = '';
-      for (let i = 0; i < ALPHANUMERIC_LENGTH; i++) out += ALPHANUMERIC_ALPHABET[randomInt(ALPHANUMERIC_ALPHABET.length)];
+      for (let i = 0; i < ALPHANUMERIC_LENGTH; i++)
+        out += ALPHANUMERIC_ALPHABET[randomInt(ALPHANUMERIC_ALPHABET.length)];
       return out;
     }
     case 'uuid':
@@ -69,15 +73,22 @@ export function tokenFormatProblem(tokenType: TokenType, raw: string): string | 
  * production only (NODE_ENV=production without either stops the start). A
  * short OTP_SECRET stops the start.
  */
-export function otpKeyFrom(env: NodeJS.ProcessEnv): { key: Buffer; source: 'OTP_SECRET' | 'JWT_SECRET' | 'development' } {
+export function otpKeyFrom(env: NodeJS.ProcessEnv): {
+  key: Buffer;
+  source: 'OTP_SECRET' | 'JWT_SECRET' | 'development';
+} {
   const own = env.OTP_SECRET;
   if (own !== undefined && own !== '') {
     if (own.length < 32) throw new Error('OTP_SECRET must be at least 32 characters');
     return { key: createHash('sha256').update(own, 'utf8').digest(), source: 'OTP_SECRET' };
   }
-  if (env.JWT_SECRET) return { key: createHmac('sha256', env.JWT_SECRET).update('otp-token-key').digest(), source: 'JWT_SECRET' };
+  if (env.JWT_SECRET)
+    return { key: createHmac('sha256', env.JWT_SECRET).update('otp-token-key').digest(), source: 'JWT_SECRET' };
   // the fixed key is public: stored codes would be as easy to reverse as a plain hash of six digits
-  if (env.NODE_ENV === 'production') throw new Error('OTP_SECRET (or JWT_SECRET) must be set in production: without either, one-time codes are stored under a public development key');
+  if (env.NODE_ENV === 'production')
+    throw new Error(
+      'OTP_SECRET (or JWT_SECRET) must be set in production: without either, one-time codes are stored under a public development key',
+    );
   return { key: createHash('sha256').update('otp-development-key').digest(), source: 'development' };
 }
 
@@ -91,7 +102,11 @@ export function hashToken(key: Buffer, recordId: string, tokenType: TokenType, t
 }
 
 /** Is `candidate` the token of `record`? The HMACs are compared in constant time. */
-export function tokenMatches(key: Buffer, record: Pick<OtpRecord, 'id' | 'token' | 'tokenType'>, candidate: string): boolean {
+export function tokenMatches(
+  key: Buffer,
+  record: Pick<OtpRecord, 'id' | 'token' | 'tokenType'>,
+  candidate: string,
+): boolean {
   if (!record.token.startsWith(HASH_PREFIX)) return false;
   const stored = Buffer.from(record.token.slice(HASH_PREFIX.length), 'base64url');
   const given = hmac(key, record.id, normalizeToken(record.tokenType, candidate));

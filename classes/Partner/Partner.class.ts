@@ -58,17 +58,35 @@ const PM = 'program_management_user';
     collections: {
       // the orders and filters of parsePartnerListQuery and parseVenueListQuery (rules.ts)
       [PARTNERS_COLLECTION]: {
-        listings: [{ name: 'listPartners', sort: { brandName: 1, id: 1 }, filterSets: [[], ['status'], ['partnerTypeId'], ['partnerSubtypeIds']] }],
+        listings: [
+          {
+            name: 'listPartners',
+            sort: { brandName: 1, id: 1 },
+            filterSets: [[], ['status'], ['partnerTypeId'], ['partnerSubtypeIds']],
+          },
+        ],
       },
-      [VENUES_COLLECTION]: { listings: [{ name: 'listVenues', sort: { venueName: 1, id: 1 }, filterSets: [['partnerId'], ['partnerId', 'status']] }] },
+      [VENUES_COLLECTION]: {
+        listings: [
+          { name: 'listVenues', sort: { venueName: 1, id: 1 }, filterSets: [['partnerId'], ['partnerId', 'status']] },
+        ],
+      },
     },
     toDocuments: (state, id) => {
       const s = state.private;
       if (!s.partner) return [];
       const locations = Object.values(s.locations ?? {});
       return [
-        { collection: PARTNERS_COLLECTION, id, doc: partnerDocument(s.partner, s.pendingApproval ?? null, locations.length) },
-        ...locations.map((v) => ({ collection: VENUES_COLLECTION, id: v.id, doc: venueDocument(v, s.venueApprovals?.[v.id] ?? null) })),
+        {
+          collection: PARTNERS_COLLECTION,
+          id,
+          doc: partnerDocument(s.partner, s.pendingApproval ?? null, locations.length),
+        },
+        ...locations.map((v) => ({
+          collection: VENUES_COLLECTION,
+          id: v.id,
+          doc: venueDocument(v, s.venueApprovals?.[v.id] ?? null),
+        })),
       ];
     },
   },

@@ -7,7 +7,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import { escapeRegex, oneOf, parsePaging, stringOrList, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  oneOf,
+  parsePaging,
+  stringOrList,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import { typeForMimeType } from '../FileManager/file-types';
 import {
   PARTNER_STATUSES,
@@ -60,7 +68,8 @@ export function normalizeDate(value: unknown): string | undefined {
   return /^\d{4}-/.test(iso) ? iso : undefined; // years 0000-9999 only: instants compare as strings
 }
 
-export type ContractDates = { ok: true; contractStartDate: string; contractEndDate: string } | { ok: false; problems: FieldProblem[] };
+export type ContractDates =
+  { ok: true; contractStartDate: string; contractEndDate: string } | { ok: false; problems: FieldProblem[] };
 
 /** Contract dates: both valid, start before end (dates without a time are midnight UTC). */
 export function contractDates(start: unknown, end: unknown): ContractDates {
@@ -79,14 +88,21 @@ export function contractDates(start: unknown, end: unknown): ContractDates {
 const HTTP_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
 
 /** spec 2.5: platforms of the list only, an http(s) URL each, no account twice */
-export function socialMediaProblems(accounts: readonly SocialMediaAccount[] | null | undefined, field = 'socialMediaAccounts'): FieldProblem[] {
+export function socialMediaProblems(
+  accounts: readonly SocialMediaAccount[] | null | undefined,
+  field = 'socialMediaAccounts',
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
   (accounts ?? []).forEach((a, i) => {
     if (!(SOCIAL_MEDIA_PLATFORMS as readonly string[]).includes(a?.platform)) {
-      problems.push({ field: `${field}.${i}.platform`, reason: `must be one of: ${SOCIAL_MEDIA_PLATFORMS.join(', ')}` });
+      problems.push({
+        field: `${field}.${i}.platform`,
+        reason: `must be one of: ${SOCIAL_MEDIA_PLATFORMS.join(', ')}`,
+      });
     }
-    if (typeof a?.url !== 'string' || !HTTP_URL.test(a.url)) problems.push({ field: `${field}.${i}.url`, reason: 'must be an http or https URL' });
+    if (typeof a?.url !== 'string' || !HTTP_URL.test(a.url))
+      problems.push({ field: `${field}.${i}.url`, reason: 'must be an http or https URL' });
     const key = `${a?.platform}\u0000${a?.url}`;
     if (seen.has(key)) problems.push({ field: `${field}.${i}`, reason: 'is given twice' });
     seen.add(key);
@@ -97,21 +113,28 @@ export function socialMediaProblems(accounts: readonly SocialMediaAccount[] | nu
 /** latitude −90…90, longitude −180…180, both finite numbers */
 export function coordinatesProblems(c: MapCoordinates | null | undefined, field = 'mapCoordinates'): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const inRange = (v: unknown, limit: number) => typeof v === 'number' && Number.isFinite(v) && v >= -limit && v <= limit;
-  if (!inRange(c?.latitude, 90)) problems.push({ field: `${field}.latitude`, reason: 'must be a number from -90 to 90' });
-  if (!inRange(c?.longitude, 180)) problems.push({ field: `${field}.longitude`, reason: 'must be a number from -180 to 180' });
+  const inRange = (v: unknown, limit: number) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= -limit && v <= limit;
+  if (!inRange(c?.latitude, 90))
+    problems.push({ field: `${field}.latitude`, reason: 'must be a number from -90 to 90' });
+  if (!inRange(c?.longitude, 180))
+    problems.push({ field: `${field}.longitude`, reason: 'must be a number from -180 to 180' });
   return problems;
 }
 
 /** the venue's type is the service's: a client that sends one is refused, naming the field */
 export function venueTypeProblem(body: { type?: unknown }): FieldProblem | null {
-  return body.type === undefined ? null : { field: 'type', reason: `is system-managed (always '${VENUE_TYPE}') and cannot be set` };
+  return body.type === undefined
+    ? null
+    : { field: 'type', reason: `is system-managed (always '${VENUE_TYPE}') and cannot be set` };
 }
 
 /** a logo is an image (jpeg, jpg, png, gif, webp) */
 export function logoTypeProblem(mimeType: string): string | null {
   const type = typeof mimeType === 'string' && mimeType.includes('/') ? typeForMimeType(mimeType) : null;
-  return type?.fileType === 'image' ? null : `'${mimeType}' is not an image type: jpeg, jpg, png, gif or webp, as a mime type`;
+  return type?.fileType === 'image'
+    ? null
+    : `'${mimeType}' is not an image type: jpeg, jpg, png, gif or webp, as a mime type`;
 }
 
 /** spec 2.5, 8: partner documents are images (5 MB) and documents (10 MB), as for members; not JSON files */
@@ -124,7 +147,15 @@ export function documentTypeProblem(mimeType: string): string | null {
 // ---------------------------------------------------------------- partners
 
 /** keys of PartnerRecord that updatePartnerDetails may remove (null) */
-const OPTIONAL_DETAILS = ['partnerTier', 'socialMediaAccounts', 'website', 'partnerTypeId', 'partnerSubtypeIds', 'tradeLicenseNumber', 'accountAgent'] as const;
+const OPTIONAL_DETAILS = [
+  'partnerTier',
+  'socialMediaAccounts',
+  'website',
+  'partnerTypeId',
+  'partnerSubtypeIds',
+  'tradeLicenseNumber',
+  'accountAgent',
+] as const;
 const REQUIRED_DETAILS = ['legalName', 'brandName', 'businessAddress', 'city', 'country'] as const;
 
 function withOptional<T extends object>(target: T, key: string, value: unknown): void {
@@ -175,7 +206,11 @@ function copy<T>(v: DeepReadonly<T> | T): T {
 }
 
 /** updatePartnerDetails: the fields given replace the partner's; null removes an optional one. */
-export function applyDetails(partner: DeepReadonly<PartnerRecord> | PartnerRecord, body: UpdateDetailsBody, now: string): PartnerRecord {
+export function applyDetails(
+  partner: DeepReadonly<PartnerRecord> | PartnerRecord,
+  body: UpdateDetailsBody,
+  now: string,
+): PartnerRecord {
   const next = copy<PartnerRecord>(partner);
   for (const key of REQUIRED_DETAILS) if (typeof body[key] === 'string') next[key] = body[key]!;
   for (const key of OPTIONAL_DETAILS) if (key in body) withOptional(next, key, body[key]);
@@ -185,8 +220,15 @@ export function applyDetails(partner: DeepReadonly<PartnerRecord> | PartnerRecor
 }
 
 /** updatePartnerContract: the given fields, the dates checked together with the partner's others. */
-export function applyContract(partner: DeepReadonly<PartnerRecord> | PartnerRecord, body: UpdateContractBody, now: string): { ok: true; partner: PartnerRecord } | { ok: false; problems: FieldProblem[] } {
-  const dates = contractDates(body.contractStartDate ?? partner.contractStartDate, body.contractEndDate ?? partner.contractEndDate);
+export function applyContract(
+  partner: DeepReadonly<PartnerRecord> | PartnerRecord,
+  body: UpdateContractBody,
+  now: string,
+): { ok: true; partner: PartnerRecord } | { ok: false; problems: FieldProblem[] } {
+  const dates = contractDates(
+    body.contractStartDate ?? partner.contractStartDate,
+    body.contractEndDate ?? partner.contractEndDate,
+  );
   if (!dates.ok) return dates;
   const next = copy<PartnerRecord>(partner);
   if (body.contractId !== undefined) next.contractId = body.contractId;
@@ -201,7 +243,8 @@ export function sameEntity<T extends { updatedAt: string }>(a: DeepReadonly<T> |
   return isDeepStrictEqual({ ...a, updatedAt: '' }, { ...b, updatedAt: '' });
 }
 
-export type StatusMove<S extends string> = { ok: true; to: S } | { ok: false; error: 'PARTNER_STATUS_UNCHANGED'; message: string };
+export type StatusMove<S extends string> =
+  { ok: true; to: S } | { ok: false; error: 'PARTNER_STATUS_UNCHANGED'; message: string };
 
 /** updatePartnerStatus / updateVenueStatus (spec 3.3): `active` ↔ `inactive`; the same status again is refused. */
 export function statusMove<S extends string>(from: S, to: S, allowed: readonly S[]): StatusMove<S> {
@@ -213,16 +256,29 @@ export function statusMove<S extends string>(from: S, to: S, allowed: readonly S
 export const partnerStatusMove = (from: PartnerStatus, to: PartnerStatus) => statusMove(from, to, PARTNER_STATUSES);
 
 /** The partner after a status change: the reason given, or none (a status change without a reason clears the old one). */
-export function withStatus(partner: DeepReadonly<PartnerRecord> | PartnerRecord, status: PartnerStatus, reason: string | null | undefined, now: string): PartnerRecord {
+export function withStatus(
+  partner: DeepReadonly<PartnerRecord> | PartnerRecord,
+  status: PartnerStatus,
+  reason: string | null | undefined,
+  now: string,
+): PartnerRecord {
   const next = copy<PartnerRecord>(partner);
   next.status = status;
-  withOptional(next, 'statusReason', reason === undefined || reason === null || reason.trim() === '' ? undefined : reason);
+  withOptional(
+    next,
+    'statusReason',
+    reason === undefined || reason === null || reason.trim() === '' ? undefined : reason,
+  );
   next.updatedAt = now;
   return next;
 }
 
 /** The partner with a new logo path (undefined: none). */
-export function withLogo(partner: DeepReadonly<PartnerRecord> | PartnerRecord, brandLogoPath: string | undefined, now: string): PartnerRecord {
+export function withLogo(
+  partner: DeepReadonly<PartnerRecord> | PartnerRecord,
+  brandLogoPath: string | undefined,
+  now: string,
+): PartnerRecord {
   const next = copy<PartnerRecord>(partner);
   withOptional(next, 'brandLogoPath', brandLogoPath);
   next.updatedAt = now;
@@ -232,7 +288,13 @@ export function withLogo(partner: DeepReadonly<PartnerRecord> | PartnerRecord, b
 // ---------------------------------------------------------------- venues
 
 /** The new venue, `inactive` until its creation is approved; type `venue` always. */
-export function buildVenue(input: { id: string; partnerId: string; body: CreateVenueBody; createdBy: Actor; now: string }): Venue {
+export function buildVenue(input: {
+  id: string;
+  partnerId: string;
+  body: CreateVenueBody;
+  createdBy: Actor;
+  now: string;
+}): Venue {
   const b = input.body;
   return {
     id: input.id,
@@ -257,7 +319,8 @@ const VENUE_FIELDS = ['venueName', 'address', 'contactName', 'contactEmail', 'co
 export function applyVenueUpdate(venue: DeepReadonly<Venue> | Venue, body: UpdateVenueBody, now: string): Venue {
   const next = copy<Venue>(venue);
   for (const key of VENUE_FIELDS) if (typeof body[key] === 'string') next[key] = body[key]!;
-  if (body.mapCoordinates) next.mapCoordinates = { latitude: body.mapCoordinates.latitude, longitude: body.mapCoordinates.longitude };
+  if (body.mapCoordinates)
+    next.mapCoordinates = { latitude: body.mapCoordinates.latitude, longitude: body.mapCoordinates.longitude };
   next.updatedAt = now;
   return next;
 }
@@ -275,10 +338,18 @@ export function venueView(venue: DeepReadonly<Venue> | Venue) {
 
 // ---------------------------------------------------------------- streamed documents
 
-const lower = (parts: (string | undefined | null)[]) => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\u0001').toLowerCase();
+const lower = (parts: (string | undefined | null)[]) =>
+  parts
+    .filter((p): p is string => typeof p === 'string' && p !== '')
+    .join('\u0001')
+    .toLowerCase();
 
 /** The `partners` document: the partner, what it waits for, its venue count, and the search column. */
-export function partnerDocument(partner: DeepReadonly<PartnerRecord>, pending: DeepReadonly<PendingApproval> | null, venueCount: number): Record<string, unknown> {
+export function partnerDocument(
+  partner: DeepReadonly<PartnerRecord>,
+  pending: DeepReadonly<PendingApproval> | null,
+  venueCount: number,
+): Record<string, unknown> {
   return {
     ...copy<PartnerRecord>(partner),
     partnerSubtypeIds: partner.partnerSubtypeIds ? [...partner.partnerSubtypeIds] : [],
@@ -298,7 +369,10 @@ export function partnerDocument(partner: DeepReadonly<PartnerRecord>, pending: D
 }
 
 /** A `venues` document: the venue as clients get it, what it waits for, and the search column. */
-export function venueDocument(venue: DeepReadonly<Venue>, pending: DeepReadonly<PendingApproval> | null): Record<string, unknown> {
+export function venueDocument(
+  venue: DeepReadonly<Venue>,
+  pending: DeepReadonly<PendingApproval> | null,
+): Record<string, unknown> {
   return {
     ...venueView(venue),
     pendingApproval: pending ? copy<PendingApproval>(pending) : null,
@@ -363,7 +437,16 @@ export function parseVenueListQuery(raw: Record<string, unknown>, partnerId: str
   if (status) and.push({ status });
   const s = searchFilter(search);
   if (s) and.push(s);
-  return { ok: true, query: { filter: and.length === 1 ? and[0]! : { $and: and }, sort: { venueName: 1, id: 1 }, page, limit, skip: (page - 1) * limit } };
+  return {
+    ok: true,
+    query: {
+      filter: and.length === 1 ? and[0]! : { $and: and },
+      sort: { venueName: 1, id: 1 },
+      page,
+      limit,
+      skip: (page - 1) * limit,
+    },
+  };
 }
 
 // ---------------------------------------------------------------- audit trail
@@ -391,7 +474,9 @@ export interface LogQuery {
  * `entityId`; `from`/`to` (ISO 8601 date-times with a zone, inclusive),
  * `search`, page, limit (1-100, default 20).
  */
-export function parseLogQuery(raw: Record<string, unknown>): { ok: true; query: LogQuery } | { ok: false; errors: FieldProblem[]; range?: boolean } {
+export function parseLogQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: LogQuery } | { ok: false; errors: FieldProblem[]; range?: boolean } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['partnerId', 'entityType', 'entityId', 'from', 'to', 'search', 'page', 'limit'], errors);
   const partnerId = textOf(raw, 'partnerId', errors);
@@ -399,7 +484,8 @@ export function parseLogQuery(raw: Record<string, unknown>): { ok: true; query: 
   let entityId = textOf(raw, 'entityId', errors);
   if (partnerId !== undefined) {
     if (entityId !== undefined) errors.push({ field: 'entityId', reason: 'cannot be given with partnerId' });
-    if (entityType !== undefined && entityType !== 'partner') errors.push({ field: 'entityType', reason: "must be 'partner' (or left out) with partnerId" });
+    if (entityType !== undefined && entityType !== 'partner')
+      errors.push({ field: 'entityType', reason: "must be 'partner' (or left out) with partnerId" });
     entityType = 'partner';
     entityId = partnerId;
   }
@@ -407,13 +493,15 @@ export function parseLogQuery(raw: Record<string, unknown>): { ok: true; query: 
   for (const key of ['from', 'to'] as const) {
     const v = textOf(raw, key, errors);
     if (v === undefined) continue;
-    if (!ISO_DATE_TIME.test(v) || Number.isNaN(Date.parse(v))) errors.push({ field: key, reason: 'must be an ISO 8601 date-time with a zone (e.g. 2024-05-01T00:00:00Z)' });
+    if (!ISO_DATE_TIME.test(v) || Number.isNaN(Date.parse(v)))
+      errors.push({ field: key, reason: 'must be an ISO 8601 date-time with a zone (e.g. 2024-05-01T00:00:00Z)' });
     else dates[key] = new Date(Date.parse(v)).toISOString();
   }
   const search = textOf(raw, 'search', errors);
   const { page, limit } = parsePaging(raw, errors, 20);
   if (errors.length) return { ok: false, errors };
-  if (dates.from && dates.to && dates.from > dates.to) return { ok: false, errors: [{ field: 'from', reason: 'must not be after to' }], range: true };
+  if (dates.from && dates.to && dates.from > dates.to)
+    return { ok: false, errors: [{ field: 'from', reason: 'must not be after to' }], range: true };
   const query: LogQuery = { classId: 'Partner', page, limit };
   if (entityType) query.entityType = entityType;
   if (entityId) query.entityId = entityId;

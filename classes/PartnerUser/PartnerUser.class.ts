@@ -18,7 +18,15 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtim
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_PARTNER_USERS, partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
-import type { AddVenuesInput, InitInput, ListPartnerUsersInput, PartnerUserClassState, RemoveVenuesInput, UpdateStatusInput, UpdateUserInput } from './types';
+import type {
+  AddVenuesInput,
+  InitInput,
+  ListPartnerUsersInput,
+  PartnerUserClassState,
+  RemoveVenuesInput,
+  UpdateStatusInput,
+  UpdateUserInput,
+} from './types';
 import * as approval from './use-cases/approval';
 import * as change from './use-cases/change';
 import type { PartnerUserCtx, PartnerUserReadCtx, PartnerUserStaticCtx } from './use-cases/common';
@@ -41,7 +49,15 @@ const PM = 'program_management_user';
       },
     },
     toDocuments: (state, id) =>
-      state.private.user ? [{ collection: PARTNER_USERS_COLLECTION, id, doc: partnerUserDocument(state.private.user, state.private.pendingApproval ?? null) }] : [],
+      state.private.user
+        ? [
+            {
+              collection: PARTNER_USERS_COLLECTION,
+              id,
+              doc: partnerUserDocument(state.private.user, state.private.pendingApproval ?? null),
+            },
+          ]
+        : [],
   },
 })
 export class PartnerUser {

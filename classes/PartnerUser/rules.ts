@@ -6,7 +6,15 @@
  * No I/O; unit-tested in test/partner-user/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  MAX_FILTER_TEXT,
+  oneOf,
+  parsePaging,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import {
   PARTNER_USER_ROLES,
   PARTNER_USER_STATUSES,
@@ -63,7 +71,12 @@ const REPLACED = ['fullName', 'email', 'partners', 'venues'] as const;
  * update: the schema requires them all). Answers the changed field names
  * (empty: the update changes nothing, and the record is the current one).
  */
-export function replaceUser(current: DeepReadonly<PartnerUserRecord>, input: UpdateUserInput, actorId: string, now: number): { next: PartnerUserRecord; changed: string[] } {
+export function replaceUser(
+  current: DeepReadonly<PartnerUserRecord>,
+  input: UpdateUserInput,
+  actorId: string,
+  now: number,
+): { next: PartnerUserRecord; changed: string[] } {
   const base: PartnerUserRecord = JSON.parse(JSON.stringify(current));
   const next: PartnerUserRecord = {
     ...base,
@@ -82,17 +95,27 @@ export function replaceUser(current: DeepReadonly<PartnerUserRecord>, input: Upd
  * each partner once; each venue once, and only of a partner the user
  * belongs to (whether the partner and the venue exist is Partner's to say).
  */
-export function membershipProblems(partners: readonly PartnerMembership[], venues: readonly VenueAssignment[], venuesField = 'venues'): FieldError[] {
+export function membershipProblems(
+  partners: readonly PartnerMembership[],
+  venues: readonly VenueAssignment[],
+  venuesField = 'venues',
+): FieldError[] {
   const problems: FieldError[] = [];
   const seenPartners = new Set<string>();
   partners.forEach((p, i) => {
-    if (seenPartners.has(p.partnerId)) problems.push({ field: `partners[${i}].partnerId`, reason: `'${p.partnerId}' is given twice` });
+    if (seenPartners.has(p.partnerId))
+      problems.push({ field: `partners[${i}].partnerId`, reason: `'${p.partnerId}' is given twice` });
     seenPartners.add(p.partnerId);
   });
   const seenVenues = new Set<string>();
   venues.forEach((v, i) => {
-    if (!seenPartners.has(v.partnerId)) problems.push({ field: `${venuesField}[${i}].partnerId`, reason: `'${v.partnerId}' is not a partner of this user` });
-    if (seenVenues.has(v.venueId)) problems.push({ field: `${venuesField}[${i}].venueId`, reason: `'${v.venueId}' is given twice` });
+    if (!seenPartners.has(v.partnerId))
+      problems.push({
+        field: `${venuesField}[${i}].partnerId`,
+        reason: `'${v.partnerId}' is not a partner of this user`,
+      });
+    if (seenVenues.has(v.venueId))
+      problems.push({ field: `${venuesField}[${i}].venueId`, reason: `'${v.venueId}' is given twice` });
     seenVenues.add(v.venueId);
   });
   return problems;
@@ -106,8 +129,12 @@ export function newReferences(
   const knownPartners = new Set((current?.partners ?? []).map((p) => p.partnerId));
   const knownVenues = new Set((current?.venues ?? []).map((v) => `${v.partnerId}\u0000${v.venueId}`));
   return {
-    partners: next.partners.map((p, index) => ({ partnerId: p.partnerId, index })).filter((p) => !knownPartners.has(p.partnerId)),
-    venues: next.venues.map((v, index) => ({ partnerId: v.partnerId, venueId: v.venueId, index })).filter((v) => !knownVenues.has(`${v.partnerId}\u0000${v.venueId}`)),
+    partners: next.partners
+      .map((p, index) => ({ partnerId: p.partnerId, index }))
+      .filter((p) => !knownPartners.has(p.partnerId)),
+    venues: next.venues
+      .map((v, index) => ({ partnerId: v.partnerId, venueId: v.venueId, index }))
+      .filter((v) => !knownVenues.has(`${v.partnerId}\u0000${v.venueId}`)),
   };
 }
 
@@ -135,12 +162,16 @@ export function addVenues(
     }
     const partnerOf = held.get(v.venueId);
     if (partnerOf !== undefined && partnerOf !== v.partnerId) {
-      problems.push({ field: `venues[${i}].venueId`, reason: `'${v.venueId}' is given with partner '${partnerOf}' elsewhere` });
+      problems.push({
+        field: `venues[${i}].venueId`,
+        reason: `'${v.venueId}' is given with partner '${partnerOf}' elsewhere`,
+      });
       return;
     }
     const one = { partnerId: v.partnerId, venueId: v.venueId };
     if (partnerOf !== undefined) {
-      if (!added.some((a) => a.venueId === v.venueId) && !alreadyAssigned.some((a) => a.venueId === v.venueId)) alreadyAssigned.push(one);
+      if (!added.some((a) => a.venueId === v.venueId) && !alreadyAssigned.some((a) => a.venueId === v.venueId))
+        alreadyAssigned.push(one);
       return;
     }
     held.set(v.venueId, v.partnerId);
@@ -166,8 +197,12 @@ export function removeVenues(
 // ---------------------------------------------------------------- status
 
 /** Spec 3.3: updateStatus sets any of the three statuses (through the workflow); the same status is no change. */
-export function statusMove(from: PartnerUserStatus, to: string): { ok: true; to: PartnerUserStatus } | { ok: false; reason: string } {
-  if (!(PARTNER_USER_STATUSES as readonly string[]).includes(to)) return { ok: false, reason: `status must be one of ${PARTNER_USER_STATUSES.join(', ')}` };
+export function statusMove(
+  from: PartnerUserStatus,
+  to: string,
+): { ok: true; to: PartnerUserStatus } | { ok: false; reason: string } {
+  if (!(PARTNER_USER_STATUSES as readonly string[]).includes(to))
+    return { ok: false, reason: `status must be one of ${PARTNER_USER_STATUSES.join(', ')}` };
   if (from === to) return { ok: false, reason: `the user is already ${to}` };
   return { ok: true, to: to as PartnerUserStatus };
 }
@@ -178,7 +213,10 @@ export function holdsEmail(status: PartnerUserStatus): boolean {
 }
 
 /** Does `after` take an email `before` does not hold (so another user might hold it)? */
-export function takesEmail(before: DeepReadonly<Pick<PartnerUserRecord, 'status' | 'email'>> | null, after: DeepReadonly<Pick<PartnerUserRecord, 'status' | 'email'>>): boolean {
+export function takesEmail(
+  before: DeepReadonly<Pick<PartnerUserRecord, 'status' | 'email'>> | null,
+  after: DeepReadonly<Pick<PartnerUserRecord, 'status' | 'email'>>,
+): boolean {
   return holdsEmail(after.status) && (!before || !holdsEmail(before.status) || before.email !== after.email);
 }
 
@@ -194,7 +232,10 @@ export function roleOptions(): { key: string; value: PartnerUserRole; label: str
 // ---------------------------------------------------------------- stream and listing
 
 /** The streamed document: the record, the approval it waits for, the partner ids (the partnerId filter) and the search column. */
-export function partnerUserDocument(u: DeepReadonly<PartnerUserRecord>, pending: DeepReadonly<PartnerUserState['pendingApproval']>): Record<string, unknown> {
+export function partnerUserDocument(
+  u: DeepReadonly<PartnerUserRecord>,
+  pending: DeepReadonly<PartnerUserState['pendingApproval']>,
+): Record<string, unknown> {
   return {
     ...(JSON.parse(JSON.stringify(u)) as PartnerUserRecord),
     pendingApproval: pending ?? null,
@@ -218,7 +259,9 @@ export interface ListQuery {
 }
 
 /** listPartnerUsers' body or query: status, partnerId, search (name or email), page from 1, limit 1-100 (default 20). */
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_KEYS, errors);
   const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
@@ -226,12 +269,25 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
   const partnerId = textOf(raw, 'partnerId', errors);
   const search = textOf(raw, 'search', errors)?.trim();
   if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { page, limit, ...(status ? { status } : {}), ...(partnerId ? { partnerId } : {}), ...(search ? { search } : {}) } };
+  return {
+    ok: true,
+    query: {
+      page,
+      limit,
+      ...(status ? { status } : {}),
+      ...(partnerId ? { partnerId } : {}),
+      ...(search ? { search } : {}),
+    },
+  };
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the full name or email. */
 /** listPartnerUsers, by name then id: all, or by status or partner, off an index in that order */
-export const LIST_PARTNER_USERS: ListingSpec = { name: 'listPartnerUsers', sort: { search: 1, _id: 1 }, filterSets: [[], ['status'], ['partnerIds']] };
+export const LIST_PARTNER_USERS: ListingSpec = {
+  name: 'listPartnerUsers',
+  sort: { search: 1, _id: 1 },
+  filterSets: [[], ['status'], ['partnerIds']],
+};
 
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];

@@ -12,7 +12,11 @@ export const PARTNER_USER_STATUSES = ['pending', 'active', 'inactive'] as const;
 export type PartnerUserStatus = (typeof PARTNER_USER_STATUSES)[number];
 
 /** Workflow events of spec 6. */
-export const PARTNER_USER_EVENTS = { create: 'user_create', update: 'user_update', status: 'user_status_update' } as const;
+export const PARTNER_USER_EVENTS = {
+  create: 'user_create',
+  update: 'user_update',
+  status: 'user_status_update',
+} as const;
 export type PartnerUserEvent = (typeof PARTNER_USER_EVENTS)[keyof typeof PARTNER_USER_EVENTS];
 
 /** A partner the user belongs to, with its role there. */

@@ -64,7 +64,15 @@ const SELF = 'class:ProgramManagementUser';
       },
     },
     toDocuments: (state, id) =>
-      state.private.user ? [{ collection: USERS_COLLECTION, id, doc: userDocument(state.private.user, state.private.pendingApproval ?? null) }] : [],
+      state.private.user
+        ? [
+            {
+              collection: USERS_COLLECTION,
+              id,
+              doc: userDocument(state.private.user, state.private.pendingApproval ?? null),
+            },
+          ]
+        : [],
   },
 })
 export class ProgramManagementUser {

@@ -8,6 +8,12 @@ export function pages(_env: NodeJS.ProcessEnv): PageSite {
     routes: backOfficePageRoutes(),
     assets: [...KIT_ASSETS],
     errorPage,
-    entries: [{ href: BACKOFFICE_PAGES.signIn, title: 'Back-office sign-in', text: 'where back-office users sign in when no back office is configured (BACKOFFICE_URL)' }],
+    entries: [
+      {
+        href: BACKOFFICE_PAGES.signIn,
+        title: 'Back-office sign-in',
+        text: 'where back-office users sign in when no back office is configured (BACKOFFICE_URL)',
+      },
+    ],
   };
 }

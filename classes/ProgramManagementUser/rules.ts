@@ -7,7 +7,15 @@
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  MAX_FILTER_TEXT,
+  oneOf,
+  parsePaging,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import { permissionsNotHeld, type HeldRole, type Holding } from '../RoleManager/domain';
 import {
   LOGIN_METHODS,
@@ -35,7 +43,8 @@ export function normalizeEmail(email: string): string {
 /** Type and company together: a company user names its company, an internal user none. */
 export function scopeProblems(type: string, companyId: string | null | undefined): FieldError[] {
   if (type === 'company' && !companyId) return [{ field: 'companyId', reason: 'is required for a company user' }];
-  if (type === 'internal' && companyId) return [{ field: 'companyId', reason: 'must be absent (or null) for an internal user' }];
+  if (type === 'internal' && companyId)
+    return [{ field: 'companyId', reason: 'must be absent (or null) for an internal user' }];
   return [];
 }
 
@@ -50,7 +59,7 @@ export function newUser(input: CreateUserInput, actor: Actor, now: string, id: s
     email: normalizeEmail(input.email),
     name: input.name.trim(),
     type: input.type,
-    companyId: input.type === 'company' ? input.companyId ?? null : null,
+    companyId: input.type === 'company' ? (input.companyId ?? null) : null,
     loginMethod: input.loginMethod,
     roles: uniqueRoles(input.roles),
     developer: input.developer === true,
@@ -71,7 +80,11 @@ const UPDATABLE = ['name', 'email', 'type', 'companyId', 'loginMethod', 'roles',
  * A type change to `internal` clears the company. Answers the changed field
  * names (empty: the update changes nothing).
  */
-export function applyUserUpdate(current: DeepReadonly<ProgramManagementUserRecord>, input: UpdateUserInput, now: string): { next: ProgramManagementUserRecord; changed: string[] } {
+export function applyUserUpdate(
+  current: DeepReadonly<ProgramManagementUserRecord>,
+  input: UpdateUserInput,
+  now: string,
+): { next: ProgramManagementUserRecord; changed: string[] } {
   const next: ProgramManagementUserRecord = JSON.parse(JSON.stringify(current));
   if (input.name !== undefined) next.name = input.name.trim();
   if (input.email !== undefined) next.email = normalizeEmail(input.email);
@@ -90,7 +103,8 @@ export function applyUserUpdate(current: DeepReadonly<ProgramManagementUserRecor
 
 /** Spec 3.3: updateUserStatus sets any of the three statuses (through the workflow); the same status is no change. */
 export function statusMove(from: UserStatus, to: string): { ok: true; to: UserStatus } | { ok: false; reason: string } {
-  if (!(USER_STATUSES as readonly string[]).includes(to)) return { ok: false, reason: `status must be one of ${USER_STATUSES.join(', ')}` };
+  if (!(USER_STATUSES as readonly string[]).includes(to))
+    return { ok: false, reason: `status must be one of ${USER_STATUSES.join(', ')}` };
   if (from === to) return { ok: false, reason: `the user is already ${to}` };
   return { ok: true, to: to as UserStatus };
 }
@@ -123,7 +137,8 @@ export interface UserChange {
   heldRoles: readonly HeldRole[];
 }
 
-export type PrivilegeError = 'PM_USER_SELF_EDIT' | 'PM_USER_DEVELOPER_ONLY' | 'PM_USER_LEVEL_NOT_HELD' | 'PM_USER_PERMISSION_NOT_HELD';
+export type PrivilegeError =
+  'PM_USER_SELF_EDIT' | 'PM_USER_DEVELOPER_ONLY' | 'PM_USER_LEVEL_NOT_HELD' | 'PM_USER_PERMISSION_NOT_HELD';
 
 export interface PrivilegeRefusal {
   error: PrivilegeError;
@@ -158,20 +173,31 @@ function unionOf(roles: readonly HeldRole[]): Record<string, string[]> {
 export function privilegeRefusal(change: UserChange, caller: CallerPower): PrivilegeRefusal | null {
   const { old, next } = change;
   if (old && caller.userId !== undefined && caller.userId === old.id) {
-    const changed = change.kind === 'status' ? ['status'] : UPDATABLE.filter((f) => f !== 'name' && JSON.stringify(next[f]) !== JSON.stringify(old[f]));
+    const changed =
+      change.kind === 'status'
+        ? ['status']
+        : UPDATABLE.filter((f) => f !== 'name' && JSON.stringify(next[f]) !== JSON.stringify(old[f]));
     if (changed.length) {
-      return { error: 'PM_USER_SELF_EDIT', message: `Nobody changes their own ${changed.join(', ')}`, details: { id: old.id, fields: [...changed] } };
+      return {
+        error: 'PM_USER_SELF_EDIT',
+        message: `Nobody changes their own ${changed.join(', ')}`,
+        details: { id: old.id, fields: [...changed] },
+      };
     }
   }
   const touchesDeveloper = next.developer || (old?.developer ?? false);
   if (touchesDeveloper && !caller.developer) {
     return {
       error: 'PM_USER_DEVELOPER_ONLY',
-      message: old?.developer ? `User ${old.id} is a developer: only a developer changes one` : 'Only a developer makes a developer',
+      message: old?.developer
+        ? `User ${old.id} is a developer: only a developer changes one`
+        : 'Only a developer makes a developer',
       details: { id: next.id },
     };
   }
-  const levelOne = [...change.grantedRoles, ...change.heldRoles].filter((r) => r.level === 1 && r.status !== 'inactive');
+  const levelOne = [...change.grantedRoles, ...change.heldRoles].filter(
+    (r) => r.level === 1 && r.status !== 'inactive',
+  );
   if (levelOne.length && !caller.holding.all) {
     return {
       error: 'PM_USER_LEVEL_NOT_HELD',
@@ -196,13 +222,22 @@ export function privilegeRefusal(change: UserChange, caller: CallerPower): Privi
  * cannot see this, since the change is applied later, by the approver's
  * callback. Null: allowed (and always for a caller without a tenant).
  */
-export function companyRefusal(next: DeepReadonly<Pick<ProgramManagementUserRecord, 'id' | 'type' | 'companyId'>>, tenant: string | null | undefined): { error: 'PM_USER_OUTSIDE_COMPANY'; message: string; details: Record<string, unknown> } | null {
+export function companyRefusal(
+  next: DeepReadonly<Pick<ProgramManagementUserRecord, 'id' | 'type' | 'companyId'>>,
+  tenant: string | null | undefined,
+): { error: 'PM_USER_OUTSIDE_COMPANY'; message: string; details: Record<string, unknown> } | null {
   if (!tenant) return null;
   if (next.type === 'company' && next.companyId === tenant) return null;
   return {
     error: 'PM_USER_OUTSIDE_COMPANY',
     message: `A user of company ${tenant} keeps the users it changes in company ${tenant}`,
-    details: { id: next.id, companyId: tenant, errors: [{ field: next.type === 'company' ? 'companyId' : 'type', reason: `must keep the user in company ${tenant}` }] },
+    details: {
+      id: next.id,
+      companyId: tenant,
+      errors: [
+        { field: next.type === 'company' ? 'companyId' : 'type', reason: `must keep the user in company ${tenant}` },
+      ],
+    },
   };
 }
 
@@ -220,7 +255,10 @@ export function unknownRoles(wanted: readonly string[], found: readonly Pick<Hel
  * roles' permissions (kept to the catalogue: a role may name a method that no
  * longer exists).
  */
-export function permissionsOf(roles: readonly HeldRole[], catalogue: Readonly<Record<string, readonly string[]>>): { level: 1 | 10 | null; permissions: Record<string, string[]> } {
+export function permissionsOf(
+  roles: readonly HeldRole[],
+  catalogue: Readonly<Record<string, readonly string[]>>,
+): { level: 1 | 10 | null; permissions: Record<string, string[]> } {
   const active = roles.filter((r) => r.status !== 'inactive');
   const out: Record<string, string[]> = {};
   if (active.some((r) => r.level === 1)) {
@@ -272,12 +310,17 @@ export function mayAcceptInvitation(u: DeepReadonly<ProgramManagementUserRecord>
  * that (acceptedAt set) waits for an admin, not for its next sign-in.
  */
 export function mayUseSso(u: DeepReadonly<ProgramManagementUserRecord> | undefined | null): boolean {
-  return Boolean(u && u.loginMethod === 'sso' && (u.status === 'active' || (u.status === 'pending' && u.invitedAt && !u.acceptedAt)));
+  return Boolean(
+    u && u.loginMethod === 'sso' && (u.status === 'active' || (u.status === 'pending' && u.invitedAt && !u.acceptedAt)),
+  );
 }
 
 // ---------------------------------------------------------------- stream and listing
 
-export function userDocument(u: DeepReadonly<ProgramManagementUserRecord>, pending: DeepReadonly<UserState['pendingApproval']>): Record<string, unknown> {
+export function userDocument(
+  u: DeepReadonly<ProgramManagementUserRecord>,
+  pending: DeepReadonly<UserState['pendingApproval']>,
+): Record<string, unknown> {
   return {
     id: u.id,
     email: u.email,
@@ -312,7 +355,9 @@ export interface ListQuery {
   search?: string;
 }
 
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_KEYS, errors);
   const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
@@ -338,7 +383,11 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the name or email. */
 /** listUsers, by name then id (`search` starts with the name): all, or by status or company, off an index in that order */
-export const LIST_USERS: ListingSpec = { name: 'listUsers', sort: { search: 1, _id: 1 }, filterSets: [[], ['status'], ['companyId']] };
+export const LIST_USERS: ListingSpec = {
+  name: 'listUsers',
+  sort: { search: 1, _id: 1 },
+  filterSets: [[], ['status'], ['companyId']],
+};
 
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];

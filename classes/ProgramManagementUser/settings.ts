@@ -29,7 +29,8 @@ function seconds(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  if (!/^\d+$/.test(raw.trim()) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   return n;
 }
 
@@ -40,7 +41,8 @@ function httpUrl(raw: string, name: string): string {
   } catch {
     throw new Error(`${name} must be an http(s) URL, got '${raw}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, got '${raw}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http(s) URL, got '${raw}'`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -58,7 +60,8 @@ const OWN_ACS = /\/CALL\/ProgramManagementUser\/singleSignOn\/?$/i;
  */
 export function ownAcsOnly(config: SamlConfig, env: NodeJS.ProcessEnv): SamlConfig {
   let own = config.sp.acsUrls.find((u) => OWN_ACS.test(new URL(u).pathname));
-  if (!own && env.PUBLIC_URL?.trim()) own = `${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/ProgramManagementUser/singleSignOn`;
+  if (!own && env.PUBLIC_URL?.trim())
+    own = `${env.PUBLIC_URL.trim().replace(/\/+$/, '')}/${env.PROJECT_ID || 'membership'}/CALL/ProgramManagementUser/singleSignOn`;
   return own ? { ...config, sp: { ...config.sp, acsUrls: [own] } } : config;
 }
 
@@ -83,7 +86,13 @@ export function userSettingsFrom(env: NodeJS.ProcessEnv): UserSettings {
   return {
     saml: config ? samlServiceProvider(config) : null,
     backOfficeUrl: httpUrl(backOffice, env.BACKOFFICE_URL?.trim() ? 'BACKOFFICE_URL' : 'PUBLIC_URL'),
-    invitationTtlSeconds: seconds(env, 'PM_INVITATION_TTL_SECONDS', DEFAULT_INVITATION_TTL_SECONDS, 300, 30 * 24 * 3600),
+    invitationTtlSeconds: seconds(
+      env,
+      'PM_INVITATION_TTL_SECONDS',
+      DEFAULT_INVITATION_TTL_SECONDS,
+      300,
+      30 * 24 * 3600,
+    ),
     otpStepTtlSeconds: seconds(env, 'PM_OTP_STEP_TTL_SECONDS', DEFAULT_OTP_STEP_TTL_SECONDS, 60, 3600),
     codeAttempts: { max: otp.retryLimit, windowSeconds: otp.retryExpireTimeInSeconds },
   };

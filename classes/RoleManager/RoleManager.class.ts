@@ -21,7 +21,17 @@
  * each body lives in use-cases/<use case>.ts, the rules in domain.ts and
  * deployment.ts (pure). README.md has the methods, choices and error codes.
  */
-import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  Init,
+  QueuedWrite,
+  Read,
+  Static,
+  Write,
+  type Ctx,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { cooldownSecondsFrom, publishedRoles } from './deployment';
@@ -45,12 +55,18 @@ const PM = 'program_management_user';
   // roles are the programme's: company users may read them, never change them
   tenancy: SHARED_DATA,
   // before RoleManager's instance exists (a fresh project), the built-in super role holds: its first call is not refused
-  roleProvider: { instanceId: ROLE_MANAGER_INSTANCE, getRoles: 'getRolesForAuthentication', regenerate: DEPLOY, absentRoles: publishedRoles(rolesForReading({})) },
+  roleProvider: {
+    instanceId: ROLE_MANAGER_INSTANCE,
+    getRoles: 'getRolesForAuthentication',
+    regenerate: DEPLOY,
+    absentRoles: publishedRoles(rolesForReading({})),
+  },
   stream: {
     collections: {
       roles: { listings: [LIST_ROLES] },
     },
-    toDocuments: (state) => Object.values(state.private.roles ?? {}).map((r) => ({ collection: 'roles', id: r.id, doc: roleDocument(r) })),
+    toDocuments: (state) =>
+      Object.values(state.private.roles ?? {}).map((r) => ({ collection: 'roles', id: r.id, doc: roleDocument(r) })),
   },
 })
 export class RoleManager {

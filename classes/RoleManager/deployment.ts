@@ -71,7 +71,8 @@ export type DeploymentPlan =
  */
 export function planDeployment(p: PlanInput): DeploymentPlan {
   if (p.current && p.current.hash === p.hash) return { kind: 'unchanged' };
-  const version = Math.max(p.publishedVersion, Number.isInteger(p.current?.version) ? (p.current!.version as number) : 0) + 1;
+  const version =
+    Math.max(p.publishedVersion, Number.isInteger(p.current?.version) ? (p.current!.version as number) : 0) + 1;
   if (!p.current) return { kind: 'publish', version, restore: true };
   if (p.lastDeployedAt !== null && p.now - p.lastDeployedAt < p.cooldownMs) {
     const nextAvailable = p.lastDeployedAt + p.cooldownMs;

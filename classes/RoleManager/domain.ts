@@ -192,14 +192,21 @@ export function changeRefusal(
  * patch does, used by the table-driven test): approve → the status the
  * approval was created with; reject → unchanged.
  */
-export function statusAfterReview(current: RoleStatus, approvedStatus: RoleStatus | null, action: 'approve' | 'reject'): RoleStatus {
+export function statusAfterReview(
+  current: RoleStatus,
+  approvedStatus: RoleStatus | null,
+  action: 'approve' | 'reject',
+): RoleStatus {
   return action === 'approve' && approvedStatus ? approvedStatus : current;
 }
 
 // ---------------------------------------------------------------- lookups for authentication
 
 /** Active roles whose id or name is in `names` (all active roles when names is undefined). */
-export function activeRolesMatching<R extends Pick<StoredRole, 'id' | 'name' | 'status'>>(roles: Iterable<R>, names?: readonly string[]): R[] {
+export function activeRolesMatching<R extends Pick<StoredRole, 'id' | 'name' | 'status'>>(
+  roles: Iterable<R>,
+  names?: readonly string[],
+): R[] {
   const wanted = names ? new Set(names) : undefined;
   const out: R[] = [];
   for (const r of roles) {
@@ -231,9 +238,12 @@ function toInt(v: unknown): number | undefined {
 }
 
 /** Parses listRoles parameters (GET query strings or POST body values). */
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: RoleListQuery } | { ok: false; errors: FieldError[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: RoleListQuery } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  for (const k of Object.keys(raw)) if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not a listRoles parameter' });
+  for (const k of Object.keys(raw))
+    if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not a listRoles parameter' });
   const query: RoleListQuery = { page: 1, limit: LIST_DEFAULT_LIMIT };
   if (raw.status !== undefined) {
     if (ROLE_STATUSES.includes(raw.status as RoleStatus)) query.status = raw.status as RoleStatus;
@@ -259,7 +269,11 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
 
 /** MongoDB filter of a listing (status, and a case-insensitive literal search in name and description). */
 /** listRoles, by name then id: all, or by status, off an index in that order */
-export const LIST_ROLES: ListingSpec = { name: 'listRoles', sort: { nameLower: 1, _id: 1 }, filterSets: [[], ['status']] };
+export const LIST_ROLES: ListingSpec = {
+  name: 'listRoles',
+  sort: { nameLower: 1, _id: 1 },
+  filterSets: [[], ['status']],
+};
 
 export function buildListFilter(q: RoleListQuery): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
@@ -301,7 +315,9 @@ export function stateFromInput(
   catalogue: PermissionMap,
   keepSuper: StoredRole,
   now: string,
-): { ok: true; roles: Record<string, StoredRole> } | { ok: false; status: 'invalid' | 'conflict'; errors: FieldError[] } {
+):
+  | { ok: true; roles: Record<string, StoredRole> }
+  | { ok: false; status: 'invalid' | 'conflict'; errors: FieldError[] } {
   const errors: FieldError[] = [];
   let conflict = false;
   const roles: Record<string, StoredRole> = { [SUPER_ROLE_ID]: keepSuper };
@@ -333,7 +349,12 @@ export function stateFromInput(
       pendingApprovalId: r.pendingApprovalId ?? null,
     };
   });
-  if (errors.length) return { ok: false, status: conflict && errors.every((e) => e.field.endsWith('.name')) ? 'conflict' : 'invalid', errors };
+  if (errors.length)
+    return {
+      ok: false,
+      status: conflict && errors.every((e) => e.field.endsWith('.name')) ? 'conflict' : 'invalid',
+      errors,
+    };
   return { ok: true, roles };
 }
 
@@ -423,16 +444,22 @@ export function touchesLevelOne(change: RoleChange): boolean {
  *    than you is refused) or a role being activated whose permissions are
  *    not all held. Deactivating a level-10 role grants nothing.
  */
-export function escalationRefusal(change: RoleChange, holding: Holding, identityRoles: readonly string[]): EscalationRefusal | null {
+export function escalationRefusal(
+  change: RoleChange,
+  holding: Holding,
+  identityRoles: readonly string[],
+): EscalationRefusal | null {
   if (change.kind !== 'create') {
     const target = change.old;
-    const renamedTo = change.kind === 'update' && nameKey(change.next.name) !== nameKey(target.name) ? change.next : null;
+    const renamedTo =
+      change.kind === 'update' && nameKey(change.next.name) !== nameKey(target.name) ? change.next : null;
     if (holdsRole(identityRoles, target) || (renamedTo && holdsRole(identityRoles, { id: '', name: renamedTo.name }))) {
       return {
         error: 'ROLE_SELF_EDIT',
-        message: renamedTo && !holdsRole(identityRoles, target)
-          ? `A role cannot be renamed to '${renamedTo.name}', a role name you hold`
-          : `You hold role '${target.name}': nobody edits a role they hold`,
+        message:
+          renamedTo && !holdsRole(identityRoles, target)
+            ? `A role cannot be renamed to '${renamedTo.name}', a role name you hold`
+            : `You hold role '${target.name}': nobody edits a role they hold`,
         details: { id: target.id, name: target.name, ...(renamedTo ? { newName: renamedTo.name } : {}) },
       };
     }
@@ -446,7 +473,13 @@ export function escalationRefusal(change: RoleChange, holding: Holding, identity
     };
   }
   const granted =
-    change.kind === 'create' ? change.role : change.kind === 'update' ? change.next : change.status === 'active' ? change.old : null;
+    change.kind === 'create'
+      ? change.role
+      : change.kind === 'update'
+        ? change.next
+        : change.status === 'active'
+          ? change.old
+          : null;
   if (granted) {
     const notHeld = permissionsNotHeld(granted.permissions, holding);
     if (notHeld.length) {
@@ -486,7 +519,8 @@ export function levelOneApprovalRefusal(input: {
     return {
       error: 'ROLE_LEVEL1_NEEDS_APPROVAL',
       reason: 'auto_approved',
-      message: 'Level-1 role changes need an approval with approvers; this change would be approved automatically (a developer)',
+      message:
+        'Level-1 role changes need an approval with approvers; this change would be approved automatically (a developer)',
     };
   }
   return null;

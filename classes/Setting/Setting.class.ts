@@ -54,7 +54,8 @@ const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
 
 @ActorClass<SettingClassState>({
   id: 'Setting',
-  description: 'Program settings: company groups, member types, member sub types, tier types, tier configuration (spec 2.4)',
+  description:
+    'Program settings: company groups, member types, member sub types, tier types, tier configuration (spec 2.4)',
   // programme reference data: company users read it, never change it
   tenancy: SHARED_DATA,
   stream: {

@@ -6,7 +6,15 @@
  * search text are the platform's listing input (classes/_platform/paging.ts).
  */
 import type { ListingSpec } from '../../runtime';
-import { escapeRegex, type FieldProblem, listedDocument, pageInfo, parsePaging, problemsText, textOf } from '../_platform/paging';
+import {
+  escapeRegex,
+  type FieldProblem,
+  listedDocument,
+  pageInfo,
+  parsePaging,
+  problemsText,
+  textOf,
+} from '../_platform/paging';
 import { settingError } from './errors';
 import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
 
@@ -36,7 +44,11 @@ export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
   memberTypes: [STATUS],
   memberSubTypes: [STATUS, { param: 'memberTypeId', field: 'memberTypeId' }],
   // spec 4.5 "listTierTypes (filter by group and status)": `tierGroup`, or `group` for short
-  tierTypes: [STATUS, { param: 'tierGroup', field: 'tierGroup', values: TIER_GROUPS }, { param: 'group', field: 'tierGroup', values: TIER_GROUPS }],
+  tierTypes: [
+    STATUS,
+    { param: 'tierGroup', field: 'tierGroup', values: TIER_GROUPS },
+    { param: 'group', field: 'tierGroup', values: TIER_GROUPS },
+  ],
 };
 
 const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
@@ -55,7 +67,11 @@ export const LIST_SETTINGS: ListingSpec = {
  * The query of a list: `list` is a group (its own records only) or
  * 'listSettings' (every group, optional `group` filter).
  */
-export function parseSettingListQuery(list: 'listSettings' | ListGroup, query: Record<string, unknown>, body: Record<string, unknown>): ListQuery {
+export function parseSettingListQuery(
+  list: 'listSettings' | ListGroup,
+  query: Record<string, unknown>,
+  body: Record<string, unknown>,
+): ListQuery {
   const input: Record<string, unknown> = { ...query, ...body };
   const specs = LIST_FILTERS[list];
   const known = new Set(['page', 'limit', 'search', ...specs.map((s) => s.param)]);

@@ -36,11 +36,36 @@ export interface GroupInfo {
 }
 
 export const GROUP_INFO: Record<SettingGroup, GroupInfo> = {
-  companyGroups: { title: 'Company groups', description: 'Groups of companies, internal or external', label: 'company group', initialStatus: 'pending' },
-  memberTypes: { title: 'Member types', description: 'Member types; systemIdentifier is matched against the HR employment type', label: 'member type', initialStatus: 'pending' },
-  memberSubTypes: { title: 'Member sub types', description: 'Member sub types; hrmsMapping lists the HR relationship types they stand for', label: 'member sub type', initialStatus: 'pending' },
-  tierTypes: { title: 'Tier types', description: 'Tier types and their tier group', label: 'tier type', initialStatus: 'active' },
-  tierConfig: { title: 'Tier configuration', description: 'Payment periods offered by tiers', label: 'tier configuration', initialStatus: 'active' },
+  companyGroups: {
+    title: 'Company groups',
+    description: 'Groups of companies, internal or external',
+    label: 'company group',
+    initialStatus: 'pending',
+  },
+  memberTypes: {
+    title: 'Member types',
+    description: 'Member types; systemIdentifier is matched against the HR employment type',
+    label: 'member type',
+    initialStatus: 'pending',
+  },
+  memberSubTypes: {
+    title: 'Member sub types',
+    description: 'Member sub types; hrmsMapping lists the HR relationship types they stand for',
+    label: 'member sub type',
+    initialStatus: 'pending',
+  },
+  tierTypes: {
+    title: 'Tier types',
+    description: 'Tier types and their tier group',
+    label: 'tier type',
+    initialStatus: 'active',
+  },
+  tierConfig: {
+    title: 'Tier configuration',
+    description: 'Payment periods offered by tiers',
+    label: 'tier configuration',
+    initialStatus: 'active',
+  },
 };
 
 export const DEFAULT_PAYMENT_PERIODS: PaymentPeriod[] = [
@@ -61,7 +86,11 @@ export function isListGroup(value: unknown): value is ListGroup {
 }
 
 export function defaultGroups(paymentPeriods: PaymentPeriod[] = DEFAULT_PAYMENT_PERIODS): SettingGroups {
-  const g = <V>(group: SettingGroup, value: V) => ({ title: GROUP_INFO[group].title, description: GROUP_INFO[group].description, value });
+  const g = <V>(group: SettingGroup, value: V) => ({
+    title: GROUP_INFO[group].title,
+    description: GROUP_INFO[group].description,
+    value,
+  });
   return {
     companyGroups: g('companyGroups', []),
     memberTypes: g('memberTypes', []),
@@ -92,16 +121,33 @@ export function valuesOf(groups: DeepReadonly<SettingGroups>, group: ListGroup):
 }
 
 export function findValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue | undefined;
-export function findValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> | undefined;
-export function findValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> | undefined {
+export function findValue(
+  groups: DeepReadonly<SettingGroups>,
+  group: ListGroup,
+  id: string,
+): DeepReadonly<SettingValue> | undefined;
+export function findValue(
+  groups: DeepReadonly<SettingGroups>,
+  group: ListGroup,
+  id: string,
+): DeepReadonly<SettingValue> | undefined {
   return valuesOf(groups, group).find((v) => v.id === id);
 }
 
 export function requireValue(groups: SettingGroups, group: ListGroup, id: string): SettingValue;
-export function requireValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue>;
-export function requireValue(groups: DeepReadonly<SettingGroups>, group: ListGroup, id: string): DeepReadonly<SettingValue> {
+export function requireValue(
+  groups: DeepReadonly<SettingGroups>,
+  group: ListGroup,
+  id: string,
+): DeepReadonly<SettingValue>;
+export function requireValue(
+  groups: DeepReadonly<SettingGroups>,
+  group: ListGroup,
+  id: string,
+): DeepReadonly<SettingValue> {
   const found = findValue(groups, group, id);
-  if (!found) throw settingError('SETTING_VALUE_NOT_FOUND', `No ${GROUP_INFO[group].label} with id '${id}'`, { group, id });
+  if (!found)
+    throw settingError('SETTING_VALUE_NOT_FOUND', `No ${GROUP_INFO[group].label} with id '${id}'`, { group, id });
   return found;
 }
 
@@ -174,7 +220,12 @@ export function buildValue(group: ListGroup, input: ValueInput, actor: Actor, no
 }
 
 /** The record after an update body ({id, name?, description?, group fields}); status is not changed here. */
-export function applyValueUpdate(group: ListGroup, current: SettingValue, input: ValueInput, now: string): SettingValue {
+export function applyValueUpdate(
+  group: ListGroup,
+  current: SettingValue,
+  input: ValueInput,
+  now: string,
+): SettingValue {
   const next: Record<string, unknown> = { ...(current as unknown as Record<string, unknown>) };
   let touched = false;
   if (input.name !== undefined) {
@@ -192,7 +243,12 @@ export function applyValueUpdate(group: ListGroup, current: SettingValue, input:
     setGroupField(next, field, input[field]);
     touched = true;
   }
-  if (!touched) throw settingError('SETTING_EMPTY_UPDATE', `The update of ${GROUP_INFO[group].label} '${current.id}' names no field to change`, { group, id: current.id });
+  if (!touched)
+    throw settingError(
+      'SETTING_EMPTY_UPDATE',
+      `The update of ${GROUP_INFO[group].label} '${current.id}' names no field to change`,
+      { group, id: current.id },
+    );
   next.updatedAt = now;
   return next as unknown as SettingValue;
 }
@@ -205,26 +261,42 @@ export function applyValueUpdate(group: ListGroup, current: SettingValue, input:
  * relationship mapped by another member sub type (all case-insensitive), or a
  * member sub type naming an unknown member type.
  */
-export function checkValue(groups: SettingGroups, group: ListGroup, candidate: SettingValue, opts: { isNew: boolean }): void {
+export function checkValue(
+  groups: SettingGroups,
+  group: ListGroup,
+  candidate: SettingValue,
+  opts: { isNew: boolean },
+): void {
   const others = valuesOf(groups, group).filter((v) => v.id !== candidate.id);
   const label = GROUP_INFO[group].label;
   if (opts.isNew && findValue(groups, group, candidate.id)) {
-    throw settingError('SETTING_ID_TAKEN', `A ${label} with id '${candidate.id}' already exists`, { group, id: candidate.id });
+    throw settingError('SETTING_ID_TAKEN', `A ${label} with id '${candidate.id}' already exists`, {
+      group,
+      id: candidate.id,
+    });
   }
   const name = normalise(candidate.name);
   const sameName = others.find((v) => normalise(v.name) === name);
   if (sameName) {
-    throw settingError('SETTING_NAME_TAKEN', `The ${label} '${sameName.name}' (${sameName.id}) already has this name`, { group, name: candidate.name, id: sameName.id });
+    throw settingError('SETTING_NAME_TAKEN', `The ${label} '${sameName.name}' (${sameName.id}) already has this name`, {
+      group,
+      name: candidate.name,
+      id: sameName.id,
+    });
   }
   if (group === 'memberTypes') {
     const sid = normalise((candidate as MemberTypeValue).systemIdentifier);
     const clash = (others as MemberTypeValue[]).find((v) => normalise(v.systemIdentifier) === sid);
     if (clash) {
-      throw settingError('SETTING_SYSTEM_IDENTIFIER_TAKEN', `Member type '${clash.name}' (${clash.id}) already has systemIdentifier '${clash.systemIdentifier}'`, {
-        group,
-        systemIdentifier: (candidate as MemberTypeValue).systemIdentifier,
-        id: clash.id,
-      });
+      throw settingError(
+        'SETTING_SYSTEM_IDENTIFIER_TAKEN',
+        `Member type '${clash.name}' (${clash.id}) already has systemIdentifier '${clash.systemIdentifier}'`,
+        {
+          group,
+          systemIdentifier: (candidate as MemberTypeValue).systemIdentifier,
+          id: clash.id,
+        },
+      );
     }
   }
   if (group === 'memberSubTypes') {
@@ -233,11 +305,15 @@ export function checkValue(groups: SettingGroups, group: ListGroup, candidate: S
     for (const other of others as MemberSubTypeValue[]) {
       const shared = other.hrmsMapping.filter((m) => mine.has(normalise(m)));
       if (shared.length) {
-        throw settingError('SETTING_HRMS_MAPPING_TAKEN', `Member sub type '${other.name}' (${other.id}) already maps ${shared.join(', ')}`, {
-          group,
-          hrmsMapping: shared,
-          id: other.id,
-        });
+        throw settingError(
+          'SETTING_HRMS_MAPPING_TAKEN',
+          `Member sub type '${other.name}' (${other.id}) already maps ${shared.join(', ')}`,
+          {
+            group,
+            hrmsMapping: shared,
+            id: other.id,
+          },
+        );
       }
     }
     if (sub.memberTypeId !== undefined && !findValue(groups, 'memberTypes', sub.memberTypeId)) {
@@ -262,12 +338,20 @@ export function checkValue(groups: SettingGroups, group: ListGroup, candidate: S
  */
 export function checkStatusMove(group: ListGroup, id: string, from: SettingStatus, to: unknown): SettingStatus {
   if (typeof to !== 'string' || !(UPDATABLE_STATUSES as readonly string[]).includes(to)) {
-    throw settingError('SETTING_INVALID_STATUS', `The status of a ${GROUP_INFO[group].label} can only be set to ${UPDATABLE_STATUSES.join(' or ')}`, {
-      errors: [{ field: 'status', reason: `must be one of: ${UPDATABLE_STATUSES.join(', ')}` }],
-    });
+    throw settingError(
+      'SETTING_INVALID_STATUS',
+      `The status of a ${GROUP_INFO[group].label} can only be set to ${UPDATABLE_STATUSES.join(' or ')}`,
+      {
+        errors: [{ field: 'status', reason: `must be one of: ${UPDATABLE_STATUSES.join(', ')}` }],
+      },
+    );
   }
   if (to === from) {
-    throw settingError('SETTING_STATUS_UNCHANGED', `${GROUP_INFO[group].label} '${id}' is already ${from}`, { group, id, status: from });
+    throw settingError('SETTING_STATUS_UNCHANGED', `${GROUP_INFO[group].label} '${id}' is already ${from}`, {
+      group,
+      id,
+      status: from,
+    });
   }
   return to as SettingStatus;
 }
@@ -275,20 +359,31 @@ export function checkStatusMove(group: ListGroup, id: string, from: SettingStatu
 // ---------------------------------------------------------------- look-ups for other classes
 
 /** The member type whose systemIdentifier equals the HR employmentType (case-insensitive); active only unless asked. */
-export function findMemberTypeBySystemIdentifier<V extends DeepReadonly<MemberTypeValue>>(values: readonly V[], systemIdentifier: string, includeInactive = false): V | undefined {
+export function findMemberTypeBySystemIdentifier<V extends DeepReadonly<MemberTypeValue>>(
+  values: readonly V[],
+  systemIdentifier: string,
+  includeInactive = false,
+): V | undefined {
   const key = normalise(systemIdentifier);
   return values.find((v) => normalise(v.systemIdentifier) === key && (includeInactive || v.status === 'active'));
 }
 
 /** The member sub type whose hrmsMapping holds the HR relationship (case-insensitive); active only unless asked. */
-export function findMemberSubTypeByRelation<V extends DeepReadonly<MemberSubTypeValue>>(values: readonly V[], relation: string, includeInactive = false): V | undefined {
+export function findMemberSubTypeByRelation<V extends DeepReadonly<MemberSubTypeValue>>(
+  values: readonly V[],
+  relation: string,
+  includeInactive = false,
+): V | undefined {
   const key = normalise(relation);
-  return values.find((v) => v.hrmsMapping.some((m) => normalise(m) === key) && (includeInactive || v.status === 'active'));
+  return values.find(
+    (v) => v.hrmsMapping.some((m) => normalise(m) === key) && (includeInactive || v.status === 'active'),
+  );
 }
 
 /** Active values of every group (getProgramManagementConfig): read from the frozen state, answered read-only. */
 export function activeConfig(groups: DeepReadonly<SettingGroups>): DeepReadonly<ProgramManagementConfig> {
-  const active = <V extends { readonly status: SettingStatus }>(values: readonly V[]) => values.filter((v) => v.status === 'active');
+  const active = <V extends { readonly status: SettingStatus }>(values: readonly V[]) =>
+    values.filter((v) => v.status === 'active');
   return {
     companyGroups: active(groups.companyGroups.value),
     memberTypes: active(groups.memberTypes.value),
@@ -307,11 +402,13 @@ export function checkPaymentPeriods(periods: PaymentPeriod[]): PaymentPeriod[] {
   const cleaned = periods.map((p, i) => {
     const key = p.key.trim();
     const norm = normalise(key);
-    if (seen.has(norm)) errors.push({ field: `paymentPeriods.${i}.key`, reason: `duplicates paymentPeriods.${seen.get(norm)}.key` });
+    if (seen.has(norm))
+      errors.push({ field: `paymentPeriods.${i}.key`, reason: `duplicates paymentPeriods.${seen.get(norm)}.key` });
     else seen.set(norm, i);
     return { key, label: p.label.trim() };
   });
-  if (errors.length) throw settingError('SETTING_INVALID_PAYMENT_PERIODS', 'Payment period keys must be unique', { errors });
+  if (errors.length)
+    throw settingError('SETTING_INVALID_PAYMENT_PERIODS', 'Payment period keys must be unique', { errors });
   return cleaned;
 }
 
@@ -370,12 +467,21 @@ export function settingDocuments(state: Partial<SettingState> | undefined) {
     valuesOf(groups, group).map((value) => ({
       collection: SETTINGS_COLLECTION,
       id: documentId(group, value.id),
-      doc: { ...value, group, nameKey: normalise(value.name), pendingApprovalId: ownEntry(pending, pendingKey(group, value.id)) ?? null },
+      doc: {
+        ...value,
+        group,
+        nameKey: normalise(value.name),
+        pendingApprovalId: ownEntry(pending, pendingKey(group, value.id)) ?? null,
+      },
     })),
   );
 }
 
 /** A record as answered to callers: the stored fields plus the approval it waits for. */
-export function valueView<V extends DeepReadonly<SettingValue>>(state: Pick<DeepReadonly<SettingState>, 'pendingApprovals'>, group: ListGroup, value: V): V & { pendingApprovalId: string | null } {
+export function valueView<V extends DeepReadonly<SettingValue>>(
+  state: Pick<DeepReadonly<SettingState>, 'pendingApprovals'>,
+  group: ListGroup,
+  value: V,
+): V & { pendingApprovalId: string | null } {
   return { ...value, pendingApprovalId: ownEntry(state.pendingApprovals, pendingKey(group, value.id)) ?? null };
 }

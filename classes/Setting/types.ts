@@ -135,5 +135,7 @@ export type GroupReplacement<V> = { title?: string; description?: string; value:
 
 /** setState: the groups to replace (the records may leave out createdBy, createdAt, updatedAt) */
 export type SetStateInput = {
-  groups: { [G in ListGroup]?: GroupReplacement<Partial<SettingValue>[]> } & { tierConfig?: GroupReplacement<TierConfig> };
+  groups: { [G in ListGroup]?: GroupReplacement<Partial<SettingValue>[]> } & {
+    tierConfig?: GroupReplacement<TierConfig>;
+  };
 };

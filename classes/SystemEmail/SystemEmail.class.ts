@@ -16,7 +16,13 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx } from '..
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_SYSTEM_EMAIL_TEMPLATES, templateDocument, TEMPLATES_COLLECTION } from './rules';
-import type { CreateTemplateInput, SendInput, SystemEmailClassState, UpdateStatusInput, UpdateTemplateInput } from './types';
+import type {
+  CreateTemplateInput,
+  SendInput,
+  SystemEmailClassState,
+  UpdateStatusInput,
+  UpdateTemplateInput,
+} from './types';
 import { approve } from './use-cases/approval';
 import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './use-cases/change';
 import type { SystemEmailCtx, SystemEmailReadCtx } from './use-cases/common';
@@ -40,7 +46,15 @@ const TEMPLATE_BODY_LIMIT = '2mb';
       [TEMPLATES_COLLECTION]: { listings: [LIST_SYSTEM_EMAIL_TEMPLATES] },
     },
     toDocuments: (state, id) =>
-      state.private.template ? [{ collection: TEMPLATES_COLLECTION, id, doc: templateDocument(state.private.template, state.private.pendingApproval ?? null) }] : [],
+      state.private.template
+        ? [
+            {
+              collection: TEMPLATES_COLLECTION,
+              id,
+              doc: templateDocument(state.private.template, state.private.pendingApproval ?? null),
+            },
+          ]
+        : [],
   },
 })
 export class SystemEmail {

@@ -9,7 +9,10 @@ import { fieldsOfTemplate, renderMail } from './rules';
 import type { SystemEmailTemplate } from './types';
 
 /** The subject and html a template renders with the caller's parameters and samples for the rest. */
-export function previewMail(template: Pick<SystemEmailTemplate, 'subject' | 'html'>, given: Readonly<Record<string, string>> | undefined) {
+export function previewMail(
+  template: Pick<SystemEmailTemplate, 'subject' | 'html'>,
+  given: Readonly<Record<string, string>> | undefined,
+) {
   const { parameters, sampled } = previewParameters(fieldsOfTemplate(template).fields, given);
   const r = renderMail(template, parameters);
   // every field the template uses has a string value: rendering cannot miss one

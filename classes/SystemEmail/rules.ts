@@ -5,7 +5,15 @@
  * listing filter. No I/O; unit-tested in test/system-email/rules.test.ts.
  */
 import type { ListingSpec } from '../../runtime';
-import { escapeRegex, MAX_FILTER_TEXT, oneOf, parsePaging, textOf, unknownKeys, type FieldProblem } from '../_platform/paging';
+import {
+  escapeRegex,
+  MAX_FILTER_TEXT,
+  oneOf,
+  parsePaging,
+  textOf,
+  unknownKeys,
+  type FieldProblem,
+} from '../_platform/paging';
 import { checkTemplate, renderParts, templateFields, type RenderResult } from '../_platform/templates';
 import {
   TEMPLATE_STATUSES,
@@ -37,7 +45,11 @@ export function uniqueAddresses(addresses: readonly string[]): string[] {
   });
 }
 
-export function buildTemplate(input: CreateTemplateInput, createdBy: TemplateCreator, now: string): SystemEmailTemplate {
+export function buildTemplate(
+  input: CreateTemplateInput,
+  createdBy: TemplateCreator,
+  now: string,
+): SystemEmailTemplate {
   return {
     templateId: input.templateId,
     type: input.type,
@@ -54,7 +66,11 @@ export function buildTemplate(input: CreateTemplateInput, createdBy: TemplateCre
 }
 
 /** The template as an update asks it to be (`to` absent keeps the recipients). */
-export function applyUpdate(template: SystemEmailTemplate, input: UpdateTemplateInput, now: string): SystemEmailTemplate {
+export function applyUpdate(
+  template: SystemEmailTemplate,
+  input: UpdateTemplateInput,
+  now: string,
+): SystemEmailTemplate {
   return {
     ...template,
     to: input.to === undefined ? template.to : uniqueAddresses(input.to),
@@ -93,8 +109,14 @@ export function subjectLine(subject: string): string {
 }
 
 /** Subject (as text) and html (values escaped) rendered with the call's parameters. */
-export function renderMail(template: Pick<SystemEmailTemplate, 'subject' | 'html'>, parameters: unknown): RenderResult<'subject' | 'html'> {
-  const r = renderParts({ subject: { template: template.subject, mode: 'text' }, html: { template: template.html, mode: 'html' } }, parameters);
+export function renderMail(
+  template: Pick<SystemEmailTemplate, 'subject' | 'html'>,
+  parameters: unknown,
+): RenderResult<'subject' | 'html'> {
+  const r = renderParts(
+    { subject: { template: template.subject, mode: 'text' }, html: { template: template.html, mode: 'html' } },
+    parameters,
+  );
   return r.ok ? { ok: true, rendered: { subject: subjectLine(r.rendered.subject), html: r.rendered.html } } : r;
 }
 
@@ -135,7 +157,9 @@ export interface ListQuery {
 const LIST_KEYS = ['status', 'type', 'search', 'page', 'limit'] as const;
 
 /** listSystemEmailTemplates' input (POST body or GET query): filters and paging, each problem named. */
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, LIST_KEYS, errors);
   const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
@@ -143,12 +167,19 @@ export function parseListQuery(raw: Record<string, unknown>): { ok: true; query:
   const type = oneOf(raw, 'type', TEMPLATE_TYPES, errors);
   const search = textOf(raw, 'search', errors)?.trim();
   if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { page, limit, ...(status ? { status } : {}), ...(type ? { type } : {}), ...(search ? { search } : {}) } };
+  return {
+    ok: true,
+    query: { page, limit, ...(status ? { status } : {}), ...(type ? { type } : {}), ...(search ? { search } : {}) },
+  };
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the template id or title. */
 /** listSystemEmailTemplates, by template id: all, or by status or type, off an index in that order */
-export const LIST_SYSTEM_EMAIL_TEMPLATES: ListingSpec = { name: 'listSystemEmailTemplates', sort: { templateId: 1 }, filterSets: [[], ['status'], ['type']] };
+export const LIST_SYSTEM_EMAIL_TEMPLATES: ListingSpec = {
+  name: 'listSystemEmailTemplates',
+  sort: { templateId: 1 },
+  filterSets: [[], ['status'], ['type']],
+};
 
 export function buildListFilter(q: ListQuery): Record<string, unknown> {
   const and: Record<string, unknown>[] = [];

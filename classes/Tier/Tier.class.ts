@@ -10,7 +10,18 @@
  * body lives in use-cases/<use case>.ts, its rules in the pure modules of this
  * folder (status.ts, domain.ts, eligibility.ts). README.md has the decisions.
  */
-import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  Init,
+  Internal,
+  QueuedWrite,
+  Read,
+  Static,
+  Write,
+  type Ctx,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../runtime';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { SHARED_DATA } from '../_platform/scope';
 import { tierDocument, type CreateTierBody, type UpdateRuleBody, type UpdateTierBody } from './domain';
@@ -41,14 +52,20 @@ const PM = 'program_management_user';
         indexes: [{ keys: { name: 1 } }],
         listings: [
           // listTiers (use-cases/listing.ts), newest start first: all, or by status, tier type or group
-          { name: 'listTiers', sort: { startDate: -1, _id: 1 }, filterSets: [[], ['status'], ['tierType.id'], ['tierType.group']] },
+          {
+            name: 'listTiers',
+            sort: { startDate: -1, _id: 1 },
+            filterSets: [[], ['status'], ['tierType.id'], ['tierType.group']],
+          },
           // the overlap check (use-cases/common.ts): a tier type's tiers by start, bounded by the range
           { name: 'checkOverlap', sort: { startDate: 1 }, filterSets: [['tierType.id']] },
         ],
       },
     },
     toDocuments: (state, id) =>
-      state.private.tier ? [{ collection: 'tiers', id, doc: tierDocument(state.private.tier, state.private.pendingApproval ?? null) }] : [],
+      state.private.tier
+        ? [{ collection: 'tiers', id, doc: tierDocument(state.private.tier, state.private.pendingApproval ?? null) }]
+        : [],
   },
 })
 export class Tier {

@@ -32,7 +32,8 @@ export function normalizeDate(value: unknown): string | undefined {
   return /^\d{4}-/.test(iso) ? iso : undefined; // years 0000-9999 only: instants compare as strings
 }
 
-export type DateRangeResult = { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldProblem[] };
+export type DateRangeResult =
+  { ok: true; startDate: string; endDate: string } | { ok: false; problems: FieldProblem[] };
 
 /** startDate < endDate, both valid instants (dates without time are midnight UTC). */
 export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
@@ -41,7 +42,8 @@ export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
   const problems: FieldProblem[] = [];
   if (!startDate) problems.push({ field: 'startDate', reason: 'must be an ISO 8601 date or date-time with a zone' });
   if (!endDate) problems.push({ field: 'endDate', reason: 'must be an ISO 8601 date or date-time with a zone' });
-  if (startDate && endDate && startDate >= endDate) problems.push({ field: 'endDate', reason: 'must be after startDate' });
+  if (startDate && endDate && startDate >= endDate)
+    problems.push({ field: 'endDate', reason: 'must be after startDate' });
   return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
 }
 
@@ -62,7 +64,11 @@ export function newRule(input: EligibilityRuleInput, id: string): EligibilityRul
     name: input.name,
     paymentTypes: [...new Set(input.paymentTypes)],
     paymentPeriod: input.paymentPeriod,
-    conditions: input.conditions.map((c) => ({ key: c.key, logicalOperator: c.logicalOperator, value: structuredClone(c.value) })),
+    conditions: input.conditions.map((c) => ({
+      key: c.key,
+      logicalOperator: c.logicalOperator,
+      value: structuredClone(c.value),
+    })),
     status: input.status ?? 'active',
   };
   if (input.quota !== undefined && input.quota !== null) rule.quota = input.quota;
@@ -70,9 +76,14 @@ export function newRule(input: EligibilityRuleInput, id: string): EligibilityRul
 }
 
 /** sourceTierId: the source's active rules only, each with a new id. */
-export function copyActiveRules(rules: readonly DeepReadonly<EligibilityRule>[], newId: () => string): EligibilityRule[] {
+export function copyActiveRules(
+  rules: readonly DeepReadonly<EligibilityRule>[],
+  newId: () => string,
+): EligibilityRule[] {
   // structuredClone makes a new, mutable copy of a rule read from another tier (a frozen READ answer)
-  return rules.filter((r) => r.status === 'active').map((r) => ({ ...(structuredClone(r) as EligibilityRule), id: newId() }));
+  return rules
+    .filter((r) => r.status === 'active')
+    .map((r) => ({ ...(structuredClone(r) as EligibilityRule), id: newId() }));
 }
 
 export function buildTier(input: {
@@ -112,7 +123,12 @@ export interface UpdateTierBody {
 }
 
 /** The tier with an update applied (description null removes it); dates are checked by the caller. */
-export function applyTierUpdate(tier: Tier, body: UpdateTierBody, dates: { startDate: string; endDate: string }, now: string): Tier {
+export function applyTierUpdate(
+  tier: Tier,
+  body: UpdateTierBody,
+  dates: { startDate: string; endDate: string },
+  now: string,
+): Tier {
   const next: Tier = structuredClone(tier);
   if (body.name !== undefined) next.name = body.name.trim();
   if (body.description === null) delete next.description;
@@ -177,7 +193,6 @@ export interface ListQuery {
 }
 
 export type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] };
-
 
 const LIST_FIELDS = new Set(['status', 'tierTypeId', 'tierGroup', 'search', 'page', 'limit']);
 

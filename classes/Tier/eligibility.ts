@@ -62,8 +62,7 @@ export interface FailedCondition {
 }
 
 export type EligibilityResult =
-  | { eligible: true }
-  | { eligible: false; failed: FailedCondition[]; reason?: 'rule_inactive' };
+  { eligible: true } | { eligible: false; failed: FailedCondition[]; reason?: 'rule_inactive' };
 
 export type ConditionValueType = 'string' | 'number' | 'boolean';
 
@@ -81,8 +80,22 @@ interface ResolvedDefinition extends ConditionDefinition {
 
 const STRING_OPS = ['equal', 'not_equal', 'in', 'not_in'] as const;
 const BOOLEAN_OPS = ['equal', 'not_equal'] as const;
-const NUMBER_OPS = ['equal', 'not_equal', 'in', 'not_in', 'less_than', 'greater_than', 'less_than_equal', 'greater_than_equal'] as const;
-const COMPARISONS: ReadonlySet<EligibilityOperator> = new Set(['less_than', 'greater_than', 'less_than_equal', 'greater_than_equal']);
+const NUMBER_OPS = [
+  'equal',
+  'not_equal',
+  'in',
+  'not_in',
+  'less_than',
+  'greater_than',
+  'less_than_equal',
+  'greater_than_equal',
+] as const;
+const COMPARISONS: ReadonlySet<EligibilityOperator> = new Set([
+  'less_than',
+  'greater_than',
+  'less_than_equal',
+  'greater_than_equal',
+]);
 
 const DEFINITIONS: ResolvedDefinition[] = [
   {
@@ -136,7 +149,8 @@ const DEFINITIONS: ResolvedDefinition[] = [
   {
     key: 'member.relation',
     label: 'Dependant relation',
-    description: 'the relation of a dependant to its primary member (spouse, child, sibling, in-law, parent); primary members have none',
+    description:
+      'the relation of a dependant to its primary member (spouse, child, sibling, in-law, parent); primary members have none',
     valueType: 'string',
     operators: STRING_OPS,
     resolve: ({ member }) => member.relation,
@@ -178,7 +192,10 @@ const DEFINITIONS: ResolvedDefinition[] = [
 const BY_KEY = new Map(DEFINITIONS.map((d) => [d.key, d]));
 
 /** The condition keys rules may use, with value types and allowed operators (getEligibilityRuleDefinitions). */
-export const CONDITION_DEFINITIONS: readonly ConditionDefinition[] = DEFINITIONS.map(({ resolve: _r, ...d }) => ({ ...d, operators: [...d.operators] }));
+export const CONDITION_DEFINITIONS: readonly ConditionDefinition[] = DEFINITIONS.map(({ resolve: _r, ...d }) => ({
+  ...d,
+  operators: [...d.operators],
+}));
 
 function typeMatches(value: unknown, type: ConditionValueType): value is ConditionScalar {
   if (type === 'number') return typeof value === 'number' && Number.isFinite(value);
@@ -190,7 +207,8 @@ export function conditionProblems(condition: EligibilityRuleCondition): string[]
   const def = BY_KEY.get(condition.key);
   if (!def) return [`unknown key '${condition.key}'; allowed: ${DEFINITIONS.map((d) => d.key).join(', ')}`];
   const op = condition.logicalOperator;
-  if (!def.operators.includes(op)) return [`operator '${op}' is not allowed for ${def.key}; allowed: ${def.operators.join(', ')}`];
+  if (!def.operators.includes(op))
+    return [`operator '${op}' is not allowed for ${def.key}; allowed: ${def.operators.join(', ')}`];
   const v = condition.value;
   if (op === 'in' || op === 'not_in') {
     if (!Array.isArray(v) || v.length === 0) return [`${op} needs a non-empty list of ${def.valueType} values`];
@@ -202,7 +220,10 @@ export function conditionProblems(condition: EligibilityRuleCondition): string[]
 }
 
 /** Problems of a rule's conditions as field-level errors (`conditions.<i>`). */
-export function conditionsProblems(conditions: EligibilityRuleCondition[], prefix = 'conditions'): { field: string; reason: string }[] {
+export function conditionsProblems(
+  conditions: EligibilityRuleCondition[],
+  prefix = 'conditions',
+): { field: string; reason: string }[] {
   return conditions.flatMap((c, i) => conditionProblems(c).map((reason) => ({ field: `${prefix}.${i}`, reason })));
 }
 
@@ -211,7 +232,11 @@ function present(v: unknown): boolean {
 }
 
 /** Does one condition hold for the member's value? */
-export function conditionHolds(op: EligibilityOperator, actual: unknown, expected: ConditionScalar | readonly ConditionScalar[]): boolean {
+export function conditionHolds(
+  op: EligibilityOperator,
+  actual: unknown,
+  expected: ConditionScalar | readonly ConditionScalar[],
+): boolean {
   switch (op) {
     case 'equal':
       return present(actual) && actual === expected;
@@ -223,7 +248,13 @@ export function conditionHolds(op: EligibilityOperator, actual: unknown, expecte
       return !(present(actual) && Array.isArray(expected) && expected.includes(actual as ConditionScalar));
     default: {
       if (!COMPARISONS.has(op)) return false;
-      if (typeof actual !== 'number' || typeof expected !== 'number' || !Number.isFinite(actual) || !Number.isFinite(expected)) return false;
+      if (
+        typeof actual !== 'number' ||
+        typeof expected !== 'number' ||
+        !Number.isFinite(actual) ||
+        !Number.isFinite(expected)
+      )
+        return false;
       if (op === 'less_than') return actual < expected;
       if (op === 'greater_than') return actual > expected;
       if (op === 'less_than_equal') return actual <= expected;
@@ -239,26 +270,40 @@ export function valueOf(input: EligibilityInput, key: string): unknown {
 }
 
 /** Is the member eligible under one rule? Inactive rules admit no one. */
-export function evaluateEligibility(input: EligibilityInput, rule: DeepReadonly<Pick<EligibilityRule, 'status' | 'conditions'>>): EligibilityResult {
+export function evaluateEligibility(
+  input: EligibilityInput,
+  rule: DeepReadonly<Pick<EligibilityRule, 'status' | 'conditions'>>,
+): EligibilityResult {
   if (rule.status !== 'active') return { eligible: false, failed: [], reason: 'rule_inactive' };
   const failed: FailedCondition[] = [];
   for (const c of rule.conditions) {
     const known = BY_KEY.has(c.key);
     const actual = valueOf(input, c.key);
     if (!known || !conditionHolds(c.logicalOperator, actual, c.value)) {
-      failed.push({ key: c.key, logicalOperator: c.logicalOperator, expected: c.value, actual: actual === undefined ? null : actual });
+      failed.push({
+        key: c.key,
+        logicalOperator: c.logicalOperator,
+        expected: c.value,
+        actual: actual === undefined ? null : actual,
+      });
     }
   }
   return failed.length ? { eligible: false, failed } : { eligible: true };
 }
 
 /** The tier's rules the member is eligible under (active rules only, in the tier's order). */
-export function eligibleRules<R extends DeepReadonly<EligibilityRule>>(input: EligibilityInput, tier: { readonly eligibilityRules?: readonly R[] }): R[] {
+export function eligibleRules<R extends DeepReadonly<EligibilityRule>>(
+  input: EligibilityInput,
+  tier: { readonly eligibilityRules?: readonly R[] },
+): R[] {
   return (tier.eligibilityRules ?? []).filter((r) => evaluateEligibility(input, r).eligible);
 }
 
 /** Every active rule of the tier with its result (for explaining a refusal). */
-export function evaluateTierRules(input: EligibilityInput, tier: { readonly eligibilityRules?: readonly DeepReadonly<EligibilityRule>[] }): { ruleId: string; ruleName: string; result: EligibilityResult }[] {
+export function evaluateTierRules(
+  input: EligibilityInput,
+  tier: { readonly eligibilityRules?: readonly DeepReadonly<EligibilityRule>[] },
+): { ruleId: string; ruleName: string; result: EligibilityResult }[] {
   return (tier.eligibilityRules ?? [])
     .filter((r) => r.status === 'active')
     .map((r) => ({ ruleId: r.id, ruleName: r.name, result: evaluateEligibility(input, r) }));

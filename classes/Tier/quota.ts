@@ -42,13 +42,19 @@ export type ClaimOutcome =
  * retried claim) or the rule has no quota; refused when the rule is unknown
  * or every place is taken.
  */
-export function claimPlace(rules: DeepReadonly<EligibilityRule[]>, places: DeepReadonly<QuotaPlace[]>, claim: Omit<QuotaPlace, 'at'>, at: string): ClaimOutcome {
+export function claimPlace(
+  rules: DeepReadonly<EligibilityRule[]>,
+  places: DeepReadonly<QuotaPlace[]>,
+  claim: Omit<QuotaPlace, 'at'>,
+  at: string,
+): ClaimOutcome {
   const rule = rules.find((r) => r.id === claim.ruleId);
   if (!rule) return { ok: false, reason: 'rule_not_found' };
   const copy = places.map((p) => ({ ...p }));
   if (typeof rule.quota !== 'number') return { ok: true, places: copy, taken: false, remaining: null };
   const under = copy.filter((p) => p.ruleId === rule.id);
-  if (under.some((p) => p.membershipId === claim.membershipId)) return { ok: true, places: copy, taken: false, remaining: rule.quota - under.length };
+  if (under.some((p) => p.membershipId === claim.membershipId))
+    return { ok: true, places: copy, taken: false, remaining: rule.quota - under.length };
   if (under.length >= rule.quota) return { ok: false, reason: 'full', quota: rule.quota };
   return { ok: true, places: [...copy, { ...claim, at }], taken: true, remaining: rule.quota - under.length - 1 };
 }

@@ -105,7 +105,8 @@ export function heldRanges(s: TierHolding): DateRange[] {
   if (!isLive(t.status) && !isLive(s.pendingApproval?.requestedStatus)) return [];
   const ranges: DateRange[] = [{ startDate: t.startDate, endDate: t.endDate }];
   const asked = s.pendingApproval ? s.requestedRange : null;
-  if (asked && (asked.startDate !== t.startDate || asked.endDate !== t.endDate)) ranges.push({ startDate: asked.startDate, endDate: asked.endDate });
+  if (asked && (asked.startDate !== t.startDate || asked.endDate !== t.endDate))
+    ranges.push({ startDate: asked.startDate, endDate: asked.endDate });
   return ranges;
 }
 
@@ -115,7 +116,12 @@ export function scheduleEntryOf(s: TierHolding): ScheduleEntry {
 }
 
 export function sameEntry(a: ScheduleEntry, b: ScheduleEntry): boolean {
-  return a.name === b.name && a.status === b.status && a.ranges.length === b.ranges.length && a.ranges.every((r, i) => r.startDate === b.ranges[i]!.startDate && r.endDate === b.ranges[i]!.endDate);
+  return (
+    a.name === b.name &&
+    a.status === b.status &&
+    a.ranges.length === b.ranges.length &&
+    a.ranges.every((r, i) => r.startDate === b.ranges[i]!.startDate && r.endDate === b.ranges[i]!.endDate)
+  );
 }
 
 /** Does `after` hold a moment `before` does not? Then the change must claim before it commits. */
@@ -125,14 +131,21 @@ export function widens(before: readonly DateRange[], after: readonly DateRange[]
 
 /** Everything the schedule counts a tier as holding: its settled ranges and its open claims'. */
 function holdings(t: ScheduledTier): { range: DateRange; claim?: ScheduleClaim }[] {
-  return [...t.ranges.map((range) => ({ range })), ...t.claims.flatMap((claim) => claim.ranges.map((range) => ({ range, claim })))];
+  return [
+    ...t.ranges.map((range) => ({ range })),
+    ...t.claims.flatMap((claim) => claim.ranges.map((range) => ({ range, claim }))),
+  ];
 }
 
 /**
  * The other tiers whose held ranges intersect `ranges` (one conflict per
  * tier: a settled range before a claimed one), by start date.
  */
-export function conflictsWith(schedule: TierScheduleState, tierId: string, ranges: readonly DateRange[]): ScheduleConflict[] {
+export function conflictsWith(
+  schedule: TierScheduleState,
+  tierId: string,
+  ranges: readonly DateRange[],
+): ScheduleConflict[] {
   const out: ScheduleConflict[] = [];
   for (const [id, t] of Object.entries(schedule.tiers)) {
     if (id === tierId) continue;
@@ -157,7 +170,9 @@ export function conflictsWith(schedule: TierScheduleState, tierId: string, range
  * `nowMs`): their tiers are asked what they hold before the claim is refused.
  */
 export function staleConflicts(conflicts: readonly ScheduleConflict[], nowMs: number): ScheduleConflict[] {
-  return conflicts.filter((c) => c.claimed && c.claimedAt !== undefined && nowMs - Date.parse(c.claimedAt) > CLAIM_STALE_MS);
+  return conflicts.filter(
+    (c) => c.claimed && c.claimedAt !== undefined && nowMs - Date.parse(c.claimedAt) > CLAIM_STALE_MS,
+  );
 }
 
 function emptyTier(entry: ScheduleEntry): ScheduledTier {
@@ -198,7 +213,12 @@ export function settleEntry(schedule: TierScheduleState, tierId: string, seq: nu
  * and is dropped. Fresh claims stay: their writes may still commit. A tier
  * left holding nothing, with nothing settled, leaves the schedule.
  */
-export function repairEntry(schedule: TierScheduleState, tierId: string, truth: { seq: number; entry: ScheduleEntry } | null, nowMs: number): void {
+export function repairEntry(
+  schedule: TierScheduleState,
+  tierId: string,
+  truth: { seq: number; entry: ScheduleEntry } | null,
+  nowMs: number,
+): void {
   const t = schedule.tiers[tierId];
   if (!t) return;
   if (truth) settleEntry(schedule, tierId, truth.seq, truth.entry);

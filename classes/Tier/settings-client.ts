@@ -38,7 +38,10 @@ function settings(ctx: Pick<BaseCtx, 'call'>) {
 }
 
 function unavailable(what: string, err: unknown): ActorError {
-  const inner = err instanceof ActorError ? { status: err.status, code: err.code, message: err.message } : { message: (err as Error)?.message ?? String(err) };
+  const inner =
+    err instanceof ActorError
+      ? { status: err.status, code: err.code, message: err.message }
+      : { message: (err as Error)?.message ?? String(err) };
   return tierError('TIER_SETTINGS_UNAVAILABLE', `Could not read ${what} from the Setting class`, { error: inner });
 }
 
@@ -54,7 +57,10 @@ export async function getTierType(ctx: Pick<BaseCtx, 'call'>, id: string): Promi
   }
   if (!record || typeof record !== 'object') return null;
   if (!(TIER_GROUPS as readonly unknown[]).includes(record.tierGroup)) {
-    throw unavailable(`tier type ${id}`, new Error(`tier type ${id} has no valid tierGroup (${String(record.tierGroup)})`));
+    throw unavailable(
+      `tier type ${id}`,
+      new Error(`tier type ${id} has no valid tierGroup (${String(record.tierGroup)})`),
+    );
   }
   return record;
 }

@@ -35,13 +35,20 @@ export function transition(from: TierStatus | null, trigger: StatusTrigger): Tra
   }
   switch (trigger.type) {
     case 'approve_create':
-      return from === 'pending' ? { ok: true, to: 'active' } : refuse('TIER_APPROVAL_CONFLICT', `a tier in status ${from} cannot be approved as created`);
+      return from === 'pending'
+        ? { ok: true, to: 'active' }
+        : refuse('TIER_APPROVAL_CONFLICT', `a tier in status ${from} cannot be approved as created`);
     case 'reject_create':
-      return from === 'pending' ? { ok: true, to: 'inactive' } : refuse('TIER_APPROVAL_CONFLICT', `a tier in status ${from} cannot be rejected as created`);
+      return from === 'pending'
+        ? { ok: true, to: 'inactive' }
+        : refuse('TIER_APPROVAL_CONFLICT', `a tier in status ${from} cannot be rejected as created`);
     case 'update_status': {
       const to = trigger.to;
       if (!(UPDATABLE_TIER_STATUSES as readonly string[]).includes(to)) {
-        return refuse('TIER_STATUS_NOT_SETTABLE', `status '${to}' cannot be set; allowed: ${UPDATABLE_TIER_STATUSES.join(', ')}`);
+        return refuse(
+          'TIER_STATUS_NOT_SETTABLE',
+          `status '${to}' cannot be set; allowed: ${UPDATABLE_TIER_STATUSES.join(', ')}`,
+        );
       }
       if (to === from) return refuse('TIER_STATUS_UNCHANGED', `the tier is already ${from}`);
       return { ok: true, to: to as TierStatus };

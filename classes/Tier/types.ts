@@ -99,7 +99,14 @@ export interface QuotaPlace {
 export interface TierState {
   tier: Tier;
   pendingApproval: PendingApproval | null;
-  lastReview?: { approvalId: string; event: string; action: string; outcome: 'applied' | 'rejected' | 'ignored_expired'; by?: string; at: string };
+  lastReview?: {
+    approvalId: string;
+    event: string;
+    action: string;
+    outcome: 'applied' | 'rejected' | 'ignored_expired';
+    by?: string;
+    at: string;
+  };
   /** when the earliest outstanding `expire` task runs (null: none outstanding) */
   expiryCheckAt: string | null;
   /** set by streamTier (a changed state is what makes the runtime project it again) */

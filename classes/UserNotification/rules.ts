@@ -54,7 +54,11 @@ export function mayReach(caller: Caller, owner: InboxOwner): boolean {
 }
 
 /** The inbox with `item` added, within INBOX_CAP (the oldest dropped first); `dropped`: how many went. */
-export function withItem(items: readonly NotificationItem[], item: NotificationItem, cap = INBOX_CAP): { items: NotificationItem[]; dropped: number } {
+export function withItem(
+  items: readonly NotificationItem[],
+  item: NotificationItem,
+  cap = INBOX_CAP,
+): { items: NotificationItem[]; dropped: number } {
   const next = [...items, item];
   const dropped = Math.max(0, next.length - cap);
   return { items: dropped ? next.slice(dropped) : next, dropped };
@@ -82,7 +86,10 @@ export function unreadCount(items: readonly NotificationItem[]): number {
 }
 
 /** One page of the inbox, newest first, optionally of one status. */
-export function pageOf(items: readonly NotificationItem[], q: ListQuery): { notifications: NotificationItem[]; totalCount: number; page: number; limit: number; totalPages: number } {
+export function pageOf(
+  items: readonly NotificationItem[],
+  q: ListQuery,
+): { notifications: NotificationItem[]; totalCount: number; page: number; limit: number; totalPages: number } {
   const matching: NotificationItem[] = [];
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
@@ -99,9 +106,12 @@ export function pageOf(items: readonly NotificationItem[], q: ListQuery): { noti
 }
 
 /** listUserNotifications' input (POST body or GET query): status?, page? (from 1), limit? (1-100, default 10). */
-export function parseListQuery(raw: Record<string, unknown>): { ok: true; query: ListQuery } | { ok: false; problems: FieldProblem[] } {
+export function parseListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: ListQuery } | { ok: false; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
-  for (const k of Object.keys(raw)) if (!['status', 'page', 'limit'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
+  for (const k of Object.keys(raw))
+    if (!['status', 'page', 'limit'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
   const query: ListQuery = parsePaging(raw, problems, DEFAULT_PAGE_SIZE);
   if (raw.status !== undefined && raw.status !== '') {
     if ((ITEM_STATUSES as readonly unknown[]).includes(raw.status)) query.status = raw.status as ItemStatus;

@@ -24,7 +24,11 @@ import * as running from './use-cases/run';
 const MANAGE = ['program_management_user', 'class'] as const;
 
 // workflow rules are the programme's: company users (and classes acting for them) read them, never change them
-@ActorClass<WorkflowClassState>({ id: 'Workflow', description: 'Workflow rules per class and the rule engine (spec 3.4)', tenancy: SHARED_DATA })
+@ActorClass<WorkflowClassState>({
+  id: 'Workflow',
+  description: 'Workflow rules per class and the rule engine (spec 3.4)',
+  tenancy: SHARED_DATA,
+})
 export class Workflow {
   /** rule files, read when the runtime loads the class (a broken file fails the start) */
   private readonly files: Map<string, LoadedConfig>;

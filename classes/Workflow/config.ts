@@ -33,8 +33,10 @@ export function configProblems(value: unknown): string[] {
   if (validateSchema(value)) return [];
   return (validateSchema.errors ?? []).map((e) => {
     const where = e.instancePath || '(root)';
-    if (e.keyword === 'additionalProperties') return `${where}: property '${(e.params as { additionalProperty: string }).additionalProperty}' is not allowed`;
-    if (e.keyword === 'required') return `${where}: '${(e.params as { missingProperty: string }).missingProperty}' is required`;
+    if (e.keyword === 'additionalProperties')
+      return `${where}: property '${(e.params as { additionalProperty: string }).additionalProperty}' is not allowed`;
+    if (e.keyword === 'required')
+      return `${where}: '${(e.params as { missingProperty: string }).missingProperty}' is required`;
     return `${where}: ${e.message}`;
   });
 }
@@ -74,10 +76,13 @@ export function loadWorkflowConfigs(dirs: string[]): Map<string, LoadedConfig> {
       const config = parsed as WorkflowConfig;
       const expected = name.slice(0, -'.json'.length);
       if (config.classId !== expected) {
-        throw new Error(`Workflow config ${file}: classId '${config.classId}' must match the file name ('${expected}')`);
+        throw new Error(
+          `Workflow config ${file}: classId '${config.classId}' must match the file name ('${expected}')`,
+        );
       }
       const before = out.get(config.classId);
-      if (before) throw new Error(`Workflow config for class ${config.classId} is defined twice: ${before.file} and ${file}`);
+      if (before)
+        throw new Error(`Workflow config for class ${config.classId} is defined twice: ${before.file} and ${file}`);
       out.set(config.classId, { config, file });
     }
   }

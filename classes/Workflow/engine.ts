@@ -27,7 +27,15 @@ import { ANY, type RuleInput, type WorkflowCondition, type WorkflowConfig, type 
 
 export type SelectResult =
   | { ok: true; rule: DeepReadonly<WorkflowRule>; index: number }
-  | { ok: false; code: Extract<WorkflowErrorName, 'WORKFLOW_CLASS_MISMATCH' | 'WORKFLOW_NO_MATCHING_RULE' | 'WORKFLOW_MULTIPLE_RULES'>; message: string; details: Record<string, unknown> };
+  | {
+      ok: false;
+      code: Extract<
+        WorkflowErrorName,
+        'WORKFLOW_CLASS_MISMATCH' | 'WORKFLOW_NO_MATCHING_RULE' | 'WORKFLOW_MULTIPLE_RULES'
+      >;
+      message: string;
+      details: Record<string, unknown>;
+    };
 
 /** The value at a dotted path (`a.b.0.c`); undefined when any step is missing. */
 export function getPath(source: unknown, key: string): unknown {
@@ -104,7 +112,10 @@ export function compare(operator: WorkflowCondition['operator'], actual: unknown
   }
 }
 
-export function conditionHolds(condition: DeepReadonly<WorkflowCondition>, input: Pick<RuleInput, 'entity' | 'actor'>): boolean {
+export function conditionHolds(
+  condition: DeepReadonly<WorkflowCondition>,
+  input: Pick<RuleInput, 'entity' | 'actor'>,
+): boolean {
   const source = condition.dataSource === 'actor' ? input.actor : input.entity;
   return compare(condition.operator, getPath(source, condition.key), condition.value);
 }
@@ -154,6 +165,9 @@ export function selectRule(config: DeepReadonly<WorkflowConfig>, input: RuleInpu
 }
 
 /** The status a matched rule moves the entity to: its target, or (for `*`) the status the entity asks for. */
-export function targetStatusOf(rule: Pick<WorkflowRule, 'targetStatus'>, requested: string | undefined): string | undefined {
+export function targetStatusOf(
+  rule: Pick<WorkflowRule, 'targetStatus'>,
+  requested: string | undefined,
+): string | undefined {
   return rule.targetStatus === ANY ? requested : rule.targetStatus;
 }

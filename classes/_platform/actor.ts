@@ -38,7 +38,8 @@ export const ACTOR_LIMITS = { name: 200, roles: 100, role: 200 } as const;
 export function bounded(actor: Actor): Actor {
   const out: Actor = { id: actor.id, type: actor.type };
   if (actor.name !== undefined) out.name = actor.name.slice(0, ACTOR_LIMITS.name);
-  if (actor.roles !== undefined) out.roles = actor.roles.filter((r) => r.length <= ACTOR_LIMITS.role).slice(0, ACTOR_LIMITS.roles);
+  if (actor.roles !== undefined)
+    out.roles = actor.roles.filter((r) => r.length <= ACTOR_LIMITS.role).slice(0, ACTOR_LIMITS.roles);
   return out;
 }
 
@@ -60,10 +61,18 @@ function identityActor(identity: Identity): Actor {
     case 'integration_user':
       return { id: identity.userId ?? 'integration', type: 'system', name: `integration:${identity.userId ?? 'key'}` };
     case 'class':
-      return { id: identity.instanceId ?? identity.classId ?? 'class', type: 'system', name: `class:${identity.classId}` };
+      return {
+        id: identity.instanceId ?? identity.classId ?? 'class',
+        type: 'system',
+        name: `class:${identity.classId}`,
+      };
     case 'system': {
       const name = identity.claims?.name;
-      return { id: identity.userId || 'system', type: 'system', name: typeof name === 'string' && name ? `${SYSTEM_RUN_PREFIX}${name}` : 'system' };
+      return {
+        id: identity.userId || 'system',
+        type: 'system',
+        name: typeof name === 'string' && name ? `${SYSTEM_RUN_PREFIX}${name}` : 'system',
+      };
     }
     default:
       // an unauthenticated caller (public sign-in operations): a system actor that is not the privileged `system`
@@ -81,7 +90,10 @@ const ACTOR_TYPES: readonly string[] = ['program_management_user', 'developer', 
  * unknown actor type counts as `system`.
  */
 export function changeActor(identity: Identity, body: unknown): Actor {
-  const reviewedBy = identity.type === 'class' && identity.classId === 'ApprovalManager' ? (body as { reviewedBy?: unknown } | null)?.reviewedBy : undefined;
+  const reviewedBy =
+    identity.type === 'class' && identity.classId === 'ApprovalManager'
+      ? (body as { reviewedBy?: unknown } | null)?.reviewedBy
+      : undefined;
   if (reviewedBy && typeof reviewedBy === 'object') {
     const r = reviewedBy as { id?: unknown; type?: unknown; name?: unknown; roles?: unknown };
     if (typeof r.id === 'string' && r.id !== '' && typeof r.type === 'string') {

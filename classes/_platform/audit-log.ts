@@ -68,6 +68,11 @@ export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogCha
   if (fieldUpdates === 0) return { logId: null, fieldUpdates: 0 };
   // the entry is part of the change: committed with it, written after it, once (an effect under an id chosen now)
   const logId = randomUUID();
-  await ctx.effect({ classId: 'LogManager', method: 'record', instanceId: logId, body: { ...body, timeStamp: new Date().toISOString() } });
+  await ctx.effect({
+    classId: 'LogManager',
+    method: 'record',
+    instanceId: logId,
+    body: { ...body, timeStamp: new Date().toISOString() },
+  });
   return { logId, fieldUpdates };
 }

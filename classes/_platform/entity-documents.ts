@@ -55,17 +55,29 @@ export type DocumentErrorName =
 
 export type DocumentErrorFactory = (name: DocumentErrorName, message: string, details?: unknown) => ActorError;
 
-export type DocumentRefusal = { ok: false; error: DocumentErrorName; message: string; details?: Record<string, unknown> };
+export type DocumentRefusal = {
+  ok: false;
+  error: DocumentErrorName;
+  message: string;
+  details?: Record<string, unknown>;
+};
 
 // ---------------------------------------------------------------- pure rules
 
-export function findDocument(docs: readonly EntityDocument[] | undefined, id: string): { ok: true; doc: EntityDocument } | DocumentRefusal {
+export function findDocument(
+  docs: readonly EntityDocument[] | undefined,
+  id: string,
+): { ok: true; doc: EntityDocument } | DocumentRefusal {
   const doc = (docs ?? []).find((d) => d.id === id);
   return doc ? { ok: true, doc } : { ok: false, error: 'DOCUMENT_NOT_FOUND', message: `No document '${id}'` };
 }
 
 /** archive / unarchive: active ↔ archived (spec 3.3). */
-export function moveDocument(doc: EntityDocument, to: DocumentStatus, now: string): { ok: true; doc: EntityDocument } | DocumentRefusal {
+export function moveDocument(
+  doc: EntityDocument,
+  to: DocumentStatus,
+  now: string,
+): { ok: true; doc: EntityDocument } | DocumentRefusal {
   if (doc.status === to) {
     return { ok: false, error: 'DOCUMENT_STATUS_CONFLICT', message: `Document '${doc.id}' is already ${to}` };
   }
@@ -88,7 +100,9 @@ export interface DocumentListQuery {
 }
 
 /** listDocuments input (GET query or POST body): status (active, archived), page, limit (default 10). */
-export function parseDocumentListQuery(raw: Record<string, unknown>): { ok: true; query: DocumentListQuery } | { ok: false; errors: FieldProblem[] } {
+export function parseDocumentListQuery(
+  raw: Record<string, unknown>,
+): { ok: true; query: DocumentListQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['status', 'page', 'limit'], errors);
   const status = oneOf(raw, 'status', DOCUMENT_STATUSES, errors);
@@ -121,13 +135,24 @@ export async function storeEntityFile(
   const actor: Actor = actorFromIdentity(ctx.identity);
   // the files belong to the entity's company (company scope of FileManager)
   const company = recordCompany(ctx);
-  const res = await ctx.call('FileManager', 'uploadFile', entityFileInstance(entityType, entityId), { ...file, actor, ...(company ? { companyId: company } : {}) });
+  const res = await ctx.call('FileManager', 'uploadFile', entityFileInstance(entityType, entityId), {
+    ...file,
+    actor,
+    ...(company ? { companyId: company } : {}),
+  });
   return (res.body as { file: StoredFile }).file;
 }
 
 /** A 5-minute download link of one of the entity's files. */
-export async function entityDownloadLink(ctx: Pick<BaseCtx, 'call'>, entityType: string, entityId: string, filename: string): Promise<{ token: string; url: string; expiresAt: string }> {
-  const res = await ctx.call('FileManager', 'createDownloadToken', entityFileInstance(entityType, entityId), { filename });
+export async function entityDownloadLink(
+  ctx: Pick<BaseCtx, 'call'>,
+  entityType: string,
+  entityId: string,
+  filename: string,
+): Promise<{ token: string; url: string; expiresAt: string }> {
+  const res = await ctx.call('FileManager', 'createDownloadToken', entityFileInstance(entityType, entityId), {
+    filename,
+  });
   return res.body as { token: string; url: string; expiresAt: string };
 }
 
@@ -135,18 +160,34 @@ export async function entityDownloadLink(ctx: Pick<BaseCtx, 'call'>, entityType:
 const FILE_TYPE_REFUSED = 13001;
 
 /** An error about one input field: `details.errors: [{field, reason}]` (the shape of the runtime's schema answers), plus other details. */
-export function documentFieldError(error: DocumentErrorFactory, name: DocumentErrorName, field: string, message: string, details?: Record<string, unknown>): ActorError {
+export function documentFieldError(
+  error: DocumentErrorFactory,
+  name: DocumentErrorName,
+  field: string,
+  message: string,
+  details?: Record<string, unknown>,
+): ActorError {
   return error(name, message, { ...(details ?? {}), errors: [{ field, reason: message }] });
 }
 
 /** A FileManager refusal (4xx) as INVALID_FILE on the content field (or the type field); its own failure as FILE_STORE_FAILED. */
-export function fileRefusal(error: DocumentErrorFactory, err: unknown, fields: { content: string; type: string }): ActorError {
+export function fileRefusal(
+  error: DocumentErrorFactory,
+  err: unknown,
+  fields: { content: string; type: string },
+): ActorError {
   if (err instanceof ActorError && err.status < 500) {
     const field = err.code === FILE_TYPE_REFUSED ? fields.type : fields.content;
-    return documentFieldError(error, 'INVALID_FILE', field, `The file was refused: ${err.message}`, { code: err.code, message: err.message });
+    return documentFieldError(error, 'INVALID_FILE', field, `The file was refused: ${err.message}`, {
+      code: err.code,
+      message: err.message,
+    });
   }
   const e = err as { code?: unknown; message?: unknown };
-  return error('FILE_STORE_FAILED', 'The file could not be stored', { code: e?.code, message: String(e?.message ?? err) });
+  return error('FILE_STORE_FAILED', 'The file could not be stored', {
+    code: e?.code,
+    message: String(e?.message ?? err),
+  });
 }
 
 // ---------------------------------------------------------------- the handlers
@@ -184,7 +225,12 @@ export function entityDocuments(config: EntityDocumentsConfig) {
   function documentOf(ctx: BaseCtx): EntityDocument {
     const { documentId } = listingInput(ctx);
     if (typeof documentId !== 'string' || !documentId) {
-      throw documentFieldError(error, 'INVALID_INPUT', 'documentId', 'documentId is required (a string, in the body or the query)');
+      throw documentFieldError(
+        error,
+        'INVALID_INPUT',
+        'documentId',
+        'documentId is required (a string, in the body or the query)',
+      );
     }
     const r = findDocument(config.read(ctx), documentId);
     if (!r.ok) throw error(r.error, r.message);
@@ -194,12 +240,21 @@ export function entityDocuments(config: EntityDocumentsConfig) {
   return {
     async upload(ctx: Ctx) {
       const id = config.reach(ctx);
-      const body = ctx.request.body as { content: string; mimeType: string; originalFilename: string; label?: string | null };
+      const body = ctx.request.body as {
+        content: string;
+        mimeType: string;
+        originalFilename: string;
+        label?: string | null;
+      };
       const typeProblem = config.typeProblem(body.mimeType);
       if (typeProblem) throw documentFieldError(error, 'INVALID_FILE', 'mimeType', typeProblem);
       let file;
       try {
-        file = await storeEntityFile(ctx, entityType, id, { content: body.content, mimeType: body.mimeType, originalFilename: body.originalFilename });
+        file = await storeEntityFile(ctx, entityType, id, {
+          content: body.content,
+          mimeType: body.mimeType,
+          originalFilename: body.originalFilename,
+        });
       } catch (err) {
         throw fileRefusal(error, err, { content: 'content', type: 'mimeType' });
       }
@@ -219,16 +274,24 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       };
       config.write(ctx, [...(config.read(ctx) ?? []), doc]);
       await logDocuments(ctx, null, doc);
-      return { documentId: doc.id, document: doc, download: await entityDownloadLink(ctx, entityType, id, doc.filename) };
+      return {
+        documentId: doc.id,
+        document: doc,
+        download: await entityDownloadLink(ctx, entityType, id, doc.filename),
+      };
     },
 
     list(ctx: BaseCtx) {
       config.reach(ctx);
       const parsed = parseDocumentListQuery(listingInput(ctx));
-      if (!parsed.ok) throw error('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
+      if (!parsed.ok)
+        throw error('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
       const page = parsed.query;
       const all = documentListing(config.read(ctx), page.status);
-      return { documents: all.slice(page.skip, page.skip + page.limit), ...pageInfo(all.length, page.page, page.limit) };
+      return {
+        documents: all.slice(page.skip, page.skip + page.limit),
+        ...pageInfo(all.length, page.page, page.limit),
+      };
     },
 
     /** active documents only, unless archivedToo (a method, and permission, of its own) */
@@ -236,9 +299,16 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       const id = config.reach(ctx);
       const doc = documentOf(ctx);
       if (!archivedToo && doc.status === 'archived') {
-        throw error('DOCUMENT_ARCHIVED', `Document '${doc.id}' is archived; downloadArchivedDocument downloads archived documents`);
+        throw error(
+          'DOCUMENT_ARCHIVED',
+          `Document '${doc.id}' is archived; downloadArchivedDocument downloads archived documents`,
+        );
       }
-      return { documentId: doc.id, status: doc.status, ...(await entityDownloadLink(ctx, entityType, id, doc.filename)) };
+      return {
+        documentId: doc.id,
+        status: doc.status,
+        ...(await entityDownloadLink(ctx, entityType, id, doc.filename)),
+      };
     },
 
     /** archive (to 'archived') or unarchive (to 'active') */
@@ -247,7 +317,10 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       const doc = documentOf(ctx);
       const r = moveDocument(doc, to, now());
       if (!r.ok) throw error(r.error, r.message);
-      config.write(ctx, (config.read(ctx) ?? []).map((d) => (d.id === doc.id ? r.doc : d)));
+      config.write(
+        ctx,
+        (config.read(ctx) ?? []).map((d) => (d.id === doc.id ? r.doc : d)),
+      );
       await logDocuments(ctx, doc, r.doc);
       return { documentId: doc.id, status: to };
     },

@@ -105,13 +105,19 @@ function stringifyIteratively(root: unknown): string | undefined {
   if (text !== null) return text;
   const out: string[] = [];
   const onPath = new Set<object>();
-  const frames: { value: Record<string, unknown> | unknown[]; keys: string[] | null; next: number; wrote: boolean }[] = [];
+  const frames: { value: Record<string, unknown> | unknown[]; keys: string[] | null; next: number; wrote: boolean }[] =
+    [];
   const open = (value: object) => {
     if (onPath.has(value)) throw new TypeError('Converting circular structure to JSON');
     onPath.add(value);
     const isArray = Array.isArray(value);
     out.push(isArray ? '[' : '{');
-    frames.push({ value: value as Record<string, unknown>, keys: isArray ? null : Object.keys(value), next: 0, wrote: false });
+    frames.push({
+      value: value as Record<string, unknown>,
+      keys: isArray ? null : Object.keys(value),
+      next: 0,
+      wrote: false,
+    });
   };
   open(top as object);
   while (frames.length > 0) {
@@ -259,7 +265,11 @@ function asEntity(value: unknown, side: 'before' | 'after'): Entity {
 }
 
 /** The changed fields of `before` → `after`, in diffFields' order, with both entities as JSON values. */
-function changedFields(before: unknown, after: unknown, ignoreKeys: readonly string[] | undefined): { b: Entity; a: Entity; changes: [string, Exclude<FieldOperation, 'other'>][] } {
+function changedFields(
+  before: unknown,
+  after: unknown,
+  ignoreKeys: readonly string[] | undefined,
+): { b: Entity; a: Entity; changes: [string, Exclude<FieldOperation, 'other'>][] } {
   const b = asEntity(before, 'before');
   const a = asEntity(after, 'after');
   const ignore = new Set(ignoreKeys ?? []);

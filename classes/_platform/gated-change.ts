@@ -31,10 +31,20 @@
  */
 import type { ActorError, Ctx } from '../../runtime';
 import type { ApprovalCallbackBody, ApprovalRecord } from './approvals';
-import { applyApprovalCallback, approvalSummary, PatchConflictError, runWorkflow, type RunWorkflowInput, type RunWorkflowResult } from './workflow';
+import {
+  applyApprovalCallback,
+  approvalSummary,
+  PatchConflictError,
+  runWorkflow,
+  type RunWorkflowInput,
+  type RunWorkflowResult,
+} from './workflow';
 
 /** Pure: throws the class's error when the entity already waits for an approval. */
-export function refuseWhilePending(pendingApprovalId: string | null | undefined, whilePending: (approvalId: string) => ActorError): void {
+export function refuseWhilePending(
+  pendingApprovalId: string | null | undefined,
+  whilePending: (approvalId: string) => ActorError,
+): void {
   if (pendingApprovalId) throw whilePending(pendingApprovalId);
 }
 
@@ -69,11 +79,19 @@ export interface HeldChange<T extends object> extends GatedChangeCommon<T> {
 export type GatedChange<T extends object> = AppliedChange<T> | HeldChange<T>;
 
 /** Steps 1-3: guard, run the workflow, answer whether the change applies now or waits. */
-export async function requestGatedChange<T extends object>(ctx: Ctx, input: GatedChangeInput<T>): Promise<GatedChange<T>> {
+export async function requestGatedChange<T extends object>(
+  ctx: Ctx,
+  input: GatedChangeInput<T>,
+): Promise<GatedChange<T>> {
   const { pendingApprovalId, whilePending, ...workflowInput } = input;
   refuseWhilePending(pendingApprovalId, whilePending);
   const wf = await runWorkflow(ctx, workflowInput);
-  const common = { approvalRecord: wf.approvalRecord, approval: approvalSummary(wf.approvalRecord), newStatus: wf.newStatus ?? null, workflow: wf };
+  const common = {
+    approvalRecord: wf.approvalRecord,
+    approval: approvalSummary(wf.approvalRecord),
+    newStatus: wf.newStatus ?? null,
+    workflow: wf,
+  };
   if (wf.isApproved) return { ...common, applied: true, entity: wf.simulatedApprovedState };
   return { ...common, applied: false, approvalId: wf.approvalRecord.id };
 }
@@ -100,7 +118,11 @@ export type SettledChange<T> =
   | { kind: 'settled' };
 
 /** Step 4, pure: what an approve/reject callback does to the entity that waits for it. */
-export function settleGatedChange<T>(current: T, body: Pick<ApprovalCallbackBody, 'approvalId' | 'action' | 'jsonPatch'>, options: SettleOptions): SettledChange<T> {
+export function settleGatedChange<T>(
+  current: T,
+  body: Pick<ApprovalCallbackBody, 'approvalId' | 'action' | 'jsonPatch'>,
+  options: SettleOptions,
+): SettledChange<T> {
   if (!options.pendingApprovalId || options.pendingApprovalId !== body.approvalId) {
     if (options.lastSettledApprovalId && options.lastSettledApprovalId === body.approvalId) return { kind: 'settled' };
     throw options.mismatch(options.pendingApprovalId ?? null);

@@ -16,7 +16,9 @@ export interface HttpFailure {
 
 /** the system could not answer (worth trying again) rather than refused the request or answered nonsense */
 export function unavailable(e: HttpFailure): boolean {
-  return e.kind === 'timeout' || e.kind === 'network' || (e.kind === 'http' && (e.status === 429 || (e.status ?? 0) >= 500));
+  return (
+    e.kind === 'timeout' || e.kind === 'network' || (e.kind === 'http' && (e.status === 429 || (e.status ?? 0) >= 500))
+  );
 }
 
 export interface JsonHttpSettings {
@@ -46,16 +48,31 @@ export interface JsonAnswer {
   attempts: number;
 }
 
-type Fail<E extends Error & HttpFailure> = (kind: HttpFailureKind, message: string, status?: number, attempts?: number) => E;
+type Fail<E extends Error & HttpFailure> = (
+  kind: HttpFailureKind,
+  message: string,
+  status?: number,
+  attempts?: number,
+) => E;
 
 /** The error of an aborted caller signal: a deadline the caller set (AbortSignal.timeout) is a time-out. */
-function abortedError<E extends Error & HttpFailure>(signal: AbortSignal | undefined, s: JsonHttpSettings, fail: Fail<E>): E {
+function abortedError<E extends Error & HttpFailure>(
+  signal: AbortSignal | undefined,
+  s: JsonHttpSettings,
+  fail: Fail<E>,
+): E {
   const reason = signal?.reason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError') return fail('timeout', `${s.system} did not answer within the caller's time budget`);
+  if (reason?.name === 'TimeoutError')
+    return fail('timeout', `${s.system} did not answer within the caller's time budget`);
   return fail('aborted', 'the call was aborted');
 }
 
-function sleep<E extends Error & HttpFailure>(ms: number, signal: AbortSignal | undefined, s: JsonHttpSettings, fail: Fail<E>): Promise<void> {
+function sleep<E extends Error & HttpFailure>(
+  ms: number,
+  signal: AbortSignal | undefined,
+  s: JsonHttpSettings,
+  fail: Fail<E>,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(abortedError(signal, s, fail));
     const t = setTimeout(resolve, ms);
@@ -71,7 +88,12 @@ function sleep<E extends Error & HttpFailure>(ms: number, signal: AbortSignal | 
 }
 
 /** The request, retried while the system is unavailable; throws the port's error with the attempts made. */
-export async function requestJson<E extends Error & HttpFailure>(s: JsonHttpSettings, req: JsonRequest, signal: AbortSignal | undefined, fail: Fail<E>): Promise<JsonAnswer> {
+export async function requestJson<E extends Error & HttpFailure>(
+  s: JsonHttpSettings,
+  req: JsonRequest,
+  signal: AbortSignal | undefined,
+  fail: Fail<E>,
+): Promise<JsonAnswer> {
   const attempts = s.retries + 1;
   let last: E | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -83,7 +105,12 @@ export async function requestJson<E extends Error & HttpFailure>(s: JsonHttpSett
       return { ...(await once(s, req, signal, fail)), attempts: attempt };
     } catch (err) {
       const e = err as Partial<HttpFailure> & Error;
-      last = fail((typeof e.kind === 'string' ? e.kind : 'network') as HttpFailureKind, String(e?.message ?? err), e.status, attempt);
+      last = fail(
+        (typeof e.kind === 'string' ? e.kind : 'network') as HttpFailureKind,
+        String(e?.message ?? err),
+        e.status,
+        attempt,
+      );
       // the caller's signal ended the call (aborted, or its deadline passed): no further attempt
       if (!unavailable(last) || signal?.aborted) throw last;
     }
@@ -91,7 +118,12 @@ export async function requestJson<E extends Error & HttpFailure>(s: JsonHttpSett
   throw last!;
 }
 
-async function once<E extends Error & HttpFailure>(s: JsonHttpSettings, req: JsonRequest, outer: AbortSignal | undefined, fail: Fail<E>): Promise<{ status: number; body: unknown }> {
+async function once<E extends Error & HttpFailure>(
+  s: JsonHttpSettings,
+  req: JsonRequest,
+  outer: AbortSignal | undefined,
+  fail: Fail<E>,
+): Promise<{ status: number; body: unknown }> {
   const timeout = AbortSignal.timeout(s.timeoutMs);
   const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
   const max = s.maxAnswerChars;
@@ -123,7 +155,8 @@ async function once<E extends Error & HttpFailure>(s: JsonHttpSettings, req: Jso
   if (!res.ok && !(req.accept ?? []).includes(res.status)) {
     throw fail('http', `${s.system} answered HTTP ${res.status}: ${text.slice(0, 200)}`, res.status);
   }
-  if (max !== undefined && text.length > max) throw fail('bad_response', `${s.system} answered more than ${max} characters`, res.status);
+  if (max !== undefined && text.length > max)
+    throw fail('bad_response', `${s.system} answered more than ${max} characters`, res.status);
   let parsed: unknown = null;
   if (text) {
     try {

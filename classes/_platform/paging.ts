@@ -33,7 +33,8 @@ export function parsePaging(
   }
   if (raw.limit !== undefined) {
     const n = intOf(raw.limit);
-    if (n === undefined || n < 1 || n > max) errors.push({ field: 'limit', reason: `must be an integer from 1 to ${max}` });
+    if (n === undefined || n < 1 || n > max)
+      errors.push({ field: 'limit', reason: `must be an integer from 1 to ${max}` });
     else out.limit = n;
   }
   return out;
@@ -83,7 +84,12 @@ export function unknownKeys(raw: Record<string, unknown>, known: readonly string
 }
 
 /** one value of a fixed set */
-export function oneOf<T extends string>(raw: Record<string, unknown>, k: string, allowed: readonly T[], errors: FieldProblem[]): T | undefined {
+export function oneOf<T extends string>(
+  raw: Record<string, unknown>,
+  k: string,
+  allowed: readonly T[],
+  errors: FieldProblem[],
+): T | undefined {
   if (!given(raw, k)) return undefined;
   if ((allowed as readonly unknown[]).includes(raw[k])) return raw[k] as T;
   errors.push({ field: k, reason: `must be one of: ${allowed.join(', ')}` });
@@ -91,18 +97,27 @@ export function oneOf<T extends string>(raw: Record<string, unknown>, k: string,
 }
 
 /** one string, or a list of strings (a GET query repeats the key), each short and, with `allowed`, one of them: no query operators */
-export function stringOrList(raw: Record<string, unknown>, k: string, errors: FieldProblem[], allowed?: readonly string[]): string | string[] | undefined {
+export function stringOrList(
+  raw: Record<string, unknown>,
+  k: string,
+  errors: FieldProblem[],
+  allowed?: readonly string[],
+): string | string[] | undefined {
   if (!given(raw, k)) return undefined;
   const v = raw[k];
   const list = Array.isArray(v) ? v : [v];
   const ok =
     list.length > 0 &&
     list.length <= MAX_PAGE_SIZE &&
-    list.every((x) => typeof x === 'string' && x.length > 0 && x.length <= MAX_FILTER_TEXT && (!allowed || allowed.includes(x)));
+    list.every(
+      (x) => typeof x === 'string' && x.length > 0 && x.length <= MAX_FILTER_TEXT && (!allowed || allowed.includes(x)),
+    );
   if (ok) return v as string | string[];
   errors.push({
     field: k,
-    reason: allowed ? `must be one of (or a list of): ${allowed.join(', ')}` : `must be a string of 1 to ${MAX_FILTER_TEXT} characters, or a list of them`,
+    reason: allowed
+      ? `must be one of (or a list of): ${allowed.join(', ')}`
+      : `must be a string of 1 to ${MAX_FILTER_TEXT} characters, or a list of them`,
   });
   return undefined;
 }

@@ -48,13 +48,19 @@ const VERIFY_MAX_CHARS = 1024;
  * suite that hashes thousands of passwords wants; it is refused with
  * NODE_ENV=production. Read once, when this module loads.
  */
-export function scryptParams(env: NodeJS.ProcessEnv = process.env): Readonly<{ N: number; r: number; p: number; keyLength: number; saltLength: number }> {
+export function scryptParams(
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<{ N: number; r: number; p: number; keyLength: number; saltLength: number }> {
   const raw = env.SCRYPT_LOG_N?.trim();
   let logN = 15;
   if (raw) {
-    if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 20) throw new Error(`SCRYPT_LOG_N must be an integer from 10 to 20, got '${raw}'`);
+    if (!/^\d+$/.test(raw) || Number(raw) < 10 || Number(raw) > 20)
+      throw new Error(`SCRYPT_LOG_N must be an integer from 10 to 20, got '${raw}'`);
     logN = Number(raw);
-    if (logN < 15 && env.NODE_ENV === 'production') throw new Error('SCRYPT_LOG_N below 15 weakens every new password hash: it is for test suites, and refused with NODE_ENV=production');
+    if (logN < 15 && env.NODE_ENV === 'production')
+      throw new Error(
+        'SCRYPT_LOG_N below 15 weakens every new password hash: it is for test suites, and refused with NODE_ENV=production',
+      );
   }
   return Object.freeze({ N: 2 ** logN, r: 8, p: 3, keyLength: 32, saltLength: 16 });
 }
@@ -106,12 +112,25 @@ function parseHash(encoded: string): Parsed | null {
   const parts = encoded.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [, n, r, p, salt, key] = parts as [string, string, string, string, string, string];
-  if (!/^\d{1,8}$/.test(n) || !/^\d{1,3}$/.test(r) || !/^\d{1,3}$/.test(p) || !B64URL.test(salt) || !B64URL.test(key)) return null;
-  const out = { N: Number(n), r: Number(r), p: Number(p), salt: Buffer.from(salt, 'base64url'), key: Buffer.from(key, 'base64url') };
+  if (!/^\d{1,8}$/.test(n) || !/^\d{1,3}$/.test(r) || !/^\d{1,3}$/.test(p) || !B64URL.test(salt) || !B64URL.test(key))
+    return null;
+  const out = {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    salt: Buffer.from(salt, 'base64url'),
+    key: Buffer.from(key, 'base64url'),
+  };
   const logN = Math.log2(out.N);
   if (!Number.isInteger(logN) || logN < LIMITS.minLogN || logN > LIMITS.maxLogN) return null;
   if (out.r < 1 || out.r > LIMITS.maxR || out.p < 1 || out.p > LIMITS.maxP) return null;
-  if (out.salt.length < LIMITS.minSalt || out.salt.length > LIMITS.maxSalt || out.key.length < LIMITS.minKey || out.key.length > LIMITS.maxKey) return null;
+  if (
+    out.salt.length < LIMITS.minSalt ||
+    out.salt.length > LIMITS.maxSalt ||
+    out.key.length < LIMITS.minKey ||
+    out.key.length > LIMITS.maxKey
+  )
+    return null;
   return out;
 }
 
@@ -161,7 +180,13 @@ export function needsRehash(encoded: string): boolean {
   const parsed = parseHash(encoded);
   if (!parsed) return true;
   const { N, r, p, keyLength, saltLength } = SCRYPT_PARAMS;
-  return parsed.N !== N || parsed.r !== r || parsed.p !== p || parsed.key.length !== keyLength || parsed.salt.length !== saltLength;
+  return (
+    parsed.N !== N ||
+    parsed.r !== r ||
+    parsed.p !== p ||
+    parsed.key.length !== keyLength ||
+    parsed.salt.length !== saltLength
+  );
 }
 
 // ------------------------------------------------------------------ policy
@@ -171,16 +196,64 @@ export function needsRehash(encoded: string): boolean {
  * Shorter ones are refused by length already.
  */
 export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
-  '123456789012', '1234567890123', '12345678901234', '123456123456', '111111111111', '000000000000',
-  '123123123123', '121212121212', '987654321987', '147258369147', '123qweasdzxc', '1q2w3e4r5t6y',
-  '1qaz2wsx3edc', 'qazwsxedcrfv', 'zaq12wsxcde3', 'qwertyuiop12', 'qwerty123456', 'qwertyuiop123',
-  'asdfghjkl123', 'password1234', 'password12345', 'password123456', 'passw0rd1234', 'p@ssw0rd1234',
-  'iloveyou1234', 'iloveyou12345', 'welcome12345', 'welcome123456', 'changeme1234', 'letmein12345',
-  'administrator', 'administrator1', 'admin1234567', 'trustno1trustno1', 'sunshine1234', 'princess1234',
-  'football1234', 'baseball1234', 'superman1234', 'starwars1234', 'whatever1234', 'computer1234',
-  'internet1234', 'monkey123456', 'dragon123456', 'master123456', 'abc123abc123', 'abcd1234abcd',
-  'aa123456789a', 'correcthorsebatterystaple', 'thequickbrownfox', 'qwertyqwerty', 'asdfasdfasdf',
-  'passwordpassword', 'mypassword123', 'mypassword1234', 'newpassword123', 'newpassword1234',
+  '123456789012',
+  '1234567890123',
+  '12345678901234',
+  '123456123456',
+  '111111111111',
+  '000000000000',
+  '123123123123',
+  '121212121212',
+  '987654321987',
+  '147258369147',
+  '123qweasdzxc',
+  '1q2w3e4r5t6y',
+  '1qaz2wsx3edc',
+  'qazwsxedcrfv',
+  'zaq12wsxcde3',
+  'qwertyuiop12',
+  'qwerty123456',
+  'qwertyuiop123',
+  'asdfghjkl123',
+  'password1234',
+  'password12345',
+  'password123456',
+  'passw0rd1234',
+  'p@ssw0rd1234',
+  'iloveyou1234',
+  'iloveyou12345',
+  'welcome12345',
+  'welcome123456',
+  'changeme1234',
+  'letmein12345',
+  'administrator',
+  'administrator1',
+  'admin1234567',
+  'trustno1trustno1',
+  'sunshine1234',
+  'princess1234',
+  'football1234',
+  'baseball1234',
+  'superman1234',
+  'starwars1234',
+  'whatever1234',
+  'computer1234',
+  'internet1234',
+  'monkey123456',
+  'dragon123456',
+  'master123456',
+  'abc123abc123',
+  'abcd1234abcd',
+  'aa123456789a',
+  'correcthorsebatterystaple',
+  'thequickbrownfox',
+  'qwertyqwerty',
+  'asdfasdfasdf',
+  'passwordpassword',
+  'mypassword123',
+  'mypassword1234',
+  'newpassword123',
+  'newpassword1234',
 ]);
 
 /**
@@ -188,19 +261,77 @@ export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
  * and symbols (`Password2024!`, `Welcome@12345`).
  */
 const COMMON_WORDS: ReadonlySet<string> = new Set([
-  'password', 'passwort', 'passw', 'pass', 'welcome', 'letmein', 'qwerty', 'qwertz', 'azerty', 'asdf', 'admin',
-  'administrator', 'root', 'user', 'login', 'iloveyou', 'love', 'secret', 'changeme', 'default', 'test', 'guest',
-  'monkey', 'dragon', 'master', 'sunshine', 'princess', 'football', 'baseball', 'soccer', 'superman', 'batman',
-  'starwars', 'shadow', 'michael', 'jennifer', 'hello', 'freedom', 'whatever', 'trustno', 'computer', 'internet',
-  'summer', 'winter', 'spring', 'autumn', 'january', 'february', 'march', 'april', 'june', 'july', 'august',
-  'september', 'october', 'november', 'december', 'member', 'membership', 'company', 'abc', 'abcd', 'qwe', 'qaz',
+  'password',
+  'passwort',
+  'passw',
+  'pass',
+  'welcome',
+  'letmein',
+  'qwerty',
+  'qwertz',
+  'azerty',
+  'asdf',
+  'admin',
+  'administrator',
+  'root',
+  'user',
+  'login',
+  'iloveyou',
+  'love',
+  'secret',
+  'changeme',
+  'default',
+  'test',
+  'guest',
+  'monkey',
+  'dragon',
+  'master',
+  'sunshine',
+  'princess',
+  'football',
+  'baseball',
+  'soccer',
+  'superman',
+  'batman',
+  'starwars',
+  'shadow',
+  'michael',
+  'jennifer',
+  'hello',
+  'freedom',
+  'whatever',
+  'trustno',
+  'computer',
+  'internet',
+  'summer',
+  'winter',
+  'spring',
+  'autumn',
+  'january',
+  'february',
+  'march',
+  'april',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'member',
+  'membership',
+  'company',
+  'abc',
+  'abcd',
+  'qwe',
+  'qaz',
 ]);
 
 /** runs that make a password a sequence when it is a piece of one of them (or of one reversed) */
 const SEQUENCES = [
   'abcdefghijklmnopqrstuvwxyz',
   '01234567890123456789',
-  'qwertyuiop[]asdfghjkl;\'zxcvbnm,./',
+  "qwertyuiop[]asdfghjkl;'zxcvbnm,./",
   'qwertzuiopasdfghjklyxcvbnm',
   'azertyuiopqsdfghjklmwxcvbn',
   '1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik,9ol.0p;/',
@@ -225,7 +356,17 @@ function codePoints(password: string): string[] {
   return [...password.normalize('NFKC')];
 }
 
-const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's', '!': 'i' };
+const LEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+  '!': 'i',
+};
 
 /**
  * A common word with only digits and symbols around or in it: the letters
@@ -249,8 +390,10 @@ export function passwordProblems(password: unknown, context: PasswordContext = {
   const field = context.field ?? 'password';
   if (typeof password !== 'string') return [{ field, reason: 'must be a string' }];
   const chars = codePoints(password);
-  if (chars.length < PASSWORD_MIN_LENGTH) return [{ field, reason: `must be at least ${PASSWORD_MIN_LENGTH} characters` }];
-  if (chars.length > PASSWORD_MAX_LENGTH) return [{ field, reason: `must be at most ${PASSWORD_MAX_LENGTH} characters` }];
+  if (chars.length < PASSWORD_MIN_LENGTH)
+    return [{ field, reason: `must be at least ${PASSWORD_MIN_LENGTH} characters` }];
+  if (chars.length > PASSWORD_MAX_LENGTH)
+    return [{ field, reason: `must be at most ${PASSWORD_MAX_LENGTH} characters` }];
   const problems: FieldError[] = [];
   const lower = chars.join('').toLowerCase();
 
@@ -265,8 +408,11 @@ export function passwordProblems(password: unknown, context: PasswordContext = {
   if (word) problems.push({ field, reason: 'must not contain the name of the account' });
 
   if (COMMON_PASSWORDS.has(lower)) problems.push({ field, reason: 'is a commonly used password' });
-  else if (dressedUpWord(lower)) problems.push({ field, reason: 'is a common word with digits or symbols added: too easy to guess' });
-  if (new Set(chars).size < MIN_DISTINCT) problems.push({ field, reason: `must use at least ${MIN_DISTINCT} different characters` });
-  else if (SEQUENCE_SOURCES.some((s) => s.includes(lower))) problems.push({ field, reason: 'must not be a run of the alphabet, digits or a keyboard row' });
+  else if (dressedUpWord(lower))
+    problems.push({ field, reason: 'is a common word with digits or symbols added: too easy to guess' });
+  if (new Set(chars).size < MIN_DISTINCT)
+    problems.push({ field, reason: `must use at least ${MIN_DISTINCT} different characters` });
+  else if (SEQUENCE_SOURCES.some((s) => s.includes(lower)))
+    problems.push({ field, reason: 'must not be a run of the alphabet, digits or a keyboard row' });
   return problems;
 }

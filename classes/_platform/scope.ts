@@ -25,7 +25,9 @@
  */
 import type { Ctx, InstanceState, TenancyOptions } from '../../runtime';
 
-export function ownedByCompany<S extends InstanceState = InstanceState>(companyOf: (state: S) => string | null | undefined): TenancyOptions<S> {
+export function ownedByCompany<S extends InstanceState = InstanceState>(
+  companyOf: (state: S) => string | null | undefined,
+): TenancyOptions<S> {
   return { kind: 'owned', owner: companyOf };
 }
 

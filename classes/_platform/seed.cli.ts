@@ -7,7 +7,9 @@ import { applySeed, type SeedDocument } from './seed';
 export function registerCommands(program: Command, withRuntime: WithRuntime): void {
   program
     .command('seed <file>')
-    .description('load company groups, member types and sub types, tier types, companies, tiers and members from a JSON file')
+    .description(
+      'load company groups, member types and sub types, tier types, companies, tiers and members from a JSON file',
+    )
     .option('--concurrency <n>', 'tiers and members created side by side', '8')
     .action((file: string, opts: { concurrency: string }) =>
       withRuntime(async (rt) => {
@@ -20,16 +22,22 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
         const bar = progress('seed', { unit: 'records' });
         let outcomes;
         try {
-          outcomes = await applySeed(doc, (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body), {
-            concurrency,
-            onProgress: (done, total) => bar.tick(done, total),
-          });
+          outcomes = await applySeed(
+            doc,
+            (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body),
+            {
+              concurrency,
+              onProgress: (done, total) => bar.tick(done, total),
+            },
+          );
         } finally {
           bar.stop();
         }
         const counts: Record<string, number> = {};
         for (const o of outcomes) counts[o.result] = (counts[o.result] ?? 0) + 1;
-        process.stdout.write(`${JSON.stringify({ counts, failed: outcomes.filter((o) => o.result === 'failed') }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ counts, failed: outcomes.filter((o) => o.result === 'failed') }, null, 2)}\n`,
+        );
         if (counts.failed) process.exitCode = 1;
       }),
     );

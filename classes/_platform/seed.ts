@@ -57,7 +57,12 @@ export interface SeedDocument {
   offers?: Record<string, unknown>[];
 }
 
-export type SystemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => Promise<CallResult>;
+export type SystemCall = (
+  classId: string,
+  method: string,
+  instanceId: string | undefined,
+  body: unknown,
+) => Promise<CallResult>;
 
 export interface SeedOutcome {
   kind: string;
@@ -75,7 +80,21 @@ const EXISTS_CODES = new Set<unknown>([
   PartnerErrors.VENUE_ID_TAKEN.code,
 ]);
 
-const KNOWN_KEYS = ['paymentPeriods', 'companyGroups', 'memberTypes', 'memberSubTypes', 'tierTypes', 'companies', 'tiers', 'members', 'partners', 'venues', 'partnerUsers', 'benefitCategories', 'offers'];
+const KNOWN_KEYS = [
+  'paymentPeriods',
+  'companyGroups',
+  'memberTypes',
+  'memberSubTypes',
+  'tierTypes',
+  'companies',
+  'tiers',
+  'members',
+  'partners',
+  'venues',
+  'partnerUsers',
+  'benefitCategories',
+  'offers',
+];
 
 /** How each list is created: class, method, and the instance the record goes to. */
 type RecordList = Exclude<keyof SeedDocument, 'paymentPeriods'>;
@@ -94,7 +113,12 @@ interface StatusStep {
   answerKey: string;
 }
 
-const settingStatus = (method: string): StatusStep => ({ method, instance: () => 'default', body: (id, status) => ({ id, status }), answerKey: 'item' });
+const settingStatus = (method: string): StatusStep => ({
+  method,
+  instance: () => 'default',
+  body: (id, status) => ({ id, status }),
+  answerKey: 'item',
+});
 
 /** how each list is created; `idInPath` records carry their id in the call path, not the body */
 const STEPS: {
@@ -111,17 +135,50 @@ const STEPS: {
   /** the create body when it is not the record (less its id, for idInPath) */
   body?: (r: Record<string, unknown>) => Record<string, unknown>;
 }[] = [
-  { key: 'companyGroups', kind: 'companyGroup', classId: 'Setting', method: 'createCompanyGroup', instance: () => 'default', status: settingStatus('updateCompanyGroupStatus') },
-  { key: 'memberTypes', kind: 'memberType', classId: 'Setting', method: 'createMemberType', instance: () => 'default', status: settingStatus('updateMemberTypeStatus') },
-  { key: 'memberSubTypes', kind: 'memberSubType', classId: 'Setting', method: 'createMemberSubType', instance: () => 'default', status: settingStatus('updateMemberSubTypeStatus') },
-  { key: 'tierTypes', kind: 'tierType', classId: 'Setting', method: 'createTierType', instance: () => 'default', status: settingStatus('updateTierTypeStatus') },
+  {
+    key: 'companyGroups',
+    kind: 'companyGroup',
+    classId: 'Setting',
+    method: 'createCompanyGroup',
+    instance: () => 'default',
+    status: settingStatus('updateCompanyGroupStatus'),
+  },
+  {
+    key: 'memberTypes',
+    kind: 'memberType',
+    classId: 'Setting',
+    method: 'createMemberType',
+    instance: () => 'default',
+    status: settingStatus('updateMemberTypeStatus'),
+  },
+  {
+    key: 'memberSubTypes',
+    kind: 'memberSubType',
+    classId: 'Setting',
+    method: 'createMemberSubType',
+    instance: () => 'default',
+    status: settingStatus('updateMemberSubTypeStatus'),
+  },
+  {
+    key: 'tierTypes',
+    kind: 'tierType',
+    classId: 'Setting',
+    method: 'createTierType',
+    instance: () => 'default',
+    status: settingStatus('updateTierTypeStatus'),
+  },
   {
     key: 'companies',
     kind: 'company',
     classId: 'Company',
     method: 'createCompany',
     instance: () => 'default',
-    status: { method: 'updateCompanyStatus', instance: () => 'default', body: (id, status) => ({ id, status }), answerKey: 'company' },
+    status: {
+      method: 'updateCompanyStatus',
+      instance: () => 'default',
+      body: (id, status) => ({ id, status }),
+      answerKey: 'company',
+    },
   },
   {
     key: 'tiers',
@@ -133,7 +190,15 @@ const STEPS: {
     parallel: true,
     status: { method: 'updateStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'tier' },
   },
-  { key: 'members', kind: 'member', classId: 'Member', method: 'seedMember', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
+  {
+    key: 'members',
+    kind: 'member',
+    classId: 'Member',
+    method: 'seedMember',
+    instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
+    idInPath: true,
+    parallel: true,
+  },
   {
     key: 'partners',
     kind: 'partner',
@@ -142,7 +207,12 @@ const STEPS: {
     instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
     idInPath: true,
     parallel: true,
-    status: { method: 'updatePartnerStatus', instance: (id) => id, body: (_id, status) => ({ status }), answerKey: 'partner' },
+    status: {
+      method: 'updatePartnerStatus',
+      instance: (id) => id,
+      body: (_id, status) => ({ status }),
+      answerKey: 'partner',
+    },
   },
   {
     // a venue goes to its partner's instance; the venue id stays in the body (createVenue takes it)
@@ -152,7 +222,12 @@ const STEPS: {
     method: 'createVenue',
     instance: (r) => (typeof r.partnerId === 'string' ? r.partnerId : undefined),
     body: ({ partnerId: _partnerId, ...venue }) => venue,
-    status: { method: 'updateVenueStatus', instance: (_id, r) => String(r.partnerId), body: (venueId, status) => ({ venueId, status }), answerKey: 'venue' },
+    status: {
+      method: 'updateVenueStatus',
+      instance: (_id, r) => String(r.partnerId),
+      body: (venueId, status) => ({ venueId, status }),
+      answerKey: 'venue',
+    },
   },
   {
     key: 'partnerUsers',
@@ -174,7 +249,15 @@ const STEPS: {
     idInPath: true,
     parallel: true,
   },
-  { key: 'offers', kind: 'offer', classId: 'Offer', method: 'createOffer', instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()), idInPath: true, parallel: true },
+  {
+    key: 'offers',
+    kind: 'offer',
+    classId: 'Offer',
+    method: 'createOffer',
+    instance: (r) => (typeof r.id === 'string' ? r.id : randomUUID()),
+    idInPath: true,
+    parallel: true,
+  },
 ];
 
 /** Problems with the document's shape, before anything is written. */
@@ -184,7 +267,10 @@ export function checkSeedDocument(doc: unknown): string[] {
   for (const [key, value] of Object.entries(doc)) {
     if (!KNOWN_KEYS.includes(key)) problems.push(`unknown key '${key}' (known: ${KNOWN_KEYS.join(', ')})`);
     else if (!Array.isArray(value)) problems.push(`'${key}' must be a list`);
-    else value.forEach((r, i) => (!r || typeof r !== 'object' || Array.isArray(r)) && problems.push(`${key}[${i}] must be an object`));
+    else
+      value.forEach(
+        (r, i) => (!r || typeof r !== 'object' || Array.isArray(r)) && problems.push(`${key}[${i}] must be an object`),
+      );
   }
   return problems;
 }
@@ -226,7 +312,11 @@ async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<
   return out;
 }
 
-export async function applySeed(doc: SeedDocument, call: SystemCall, options: SeedOptions = {}): Promise<SeedOutcome[]> {
+export async function applySeed(
+  doc: SeedDocument,
+  call: SystemCall,
+  options: SeedOptions = {},
+): Promise<SeedOutcome[]> {
   const problems = checkSeedDocument(doc);
   if (problems.length) throw new Error(`invalid seed file: ${problems.join('; ')}`);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
@@ -250,19 +340,32 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
       let created: Record<string, unknown> | undefined;
       try {
         const res = await call(step.classId, step.method, step.instance(record), body);
-        created = (res.body as Record<string, Record<string, unknown> | undefined> | null)?.[step.status?.answerKey ?? ''];
+        created = (res.body as Record<string, Record<string, unknown> | undefined> | null)?.[
+          step.status?.answerKey ?? ''
+        ];
       } catch (err) {
         const e = errorOf(err);
-        return { kind: step.kind, id, result: EXISTS_CODES.has(e.code) ? 'skipped' : 'failed', error: { code: e.code, message: e.message } };
+        return {
+          kind: step.kind,
+          id,
+          result: EXISTS_CODES.has(e.code) ? 'skipped' : 'failed',
+          error: { code: e.code, message: e.message },
+        };
       }
       id ??= typeof created?.id === 'string' ? created.id : undefined;
       if (step.status && status !== undefined && status !== created?.status) {
         try {
-          if (typeof status !== 'string' || !id) throw new Error(`status must be a string, got ${JSON.stringify(status)}`);
+          if (typeof status !== 'string' || !id)
+            throw new Error(`status must be a string, got ${JSON.stringify(status)}`);
           await call(step.classId, step.status.method, step.status.instance(id, record), step.status.body(id, status));
         } catch (err) {
           const e = errorOf(err);
-          return { kind: step.kind, id, result: 'failed', error: { code: e.code, message: `created, but not ${String(status)}: ${e.message}` } };
+          return {
+            kind: step.kind,
+            id,
+            result: 'failed',
+            error: { code: e.code, message: `created, but not ${String(status)}: ${e.message}` },
+          };
         }
       }
       return { kind: step.kind, id, result: 'created' };
@@ -274,7 +377,10 @@ export async function applySeed(doc: SeedDocument, call: SystemCall, options: Se
     };
     const records = doc[step.key] ?? [];
     // dependants after the primary members they name (in this file or already there)
-    const waves = step.key === 'members' ? [records.filter((r) => !r.primaryMemberId), records.filter((r) => r.primaryMemberId)] : [records];
+    const waves =
+      step.key === 'members'
+        ? [records.filter((r) => !r.primaryMemberId), records.filter((r) => r.primaryMemberId)]
+        : [records];
     for (const wave of waves) outcomes.push(...(await pool(wave, step.parallel ? concurrency : 1, create)));
   }
   return outcomes;

@@ -5,6 +5,7 @@ export function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: numbe
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   return n;
 }

@@ -24,7 +24,10 @@ export interface PreviewParameters {
  * caller's value, else its sample. Values the template does not use are left
  * out. (The input schemas make every given value a string.)
  */
-export function previewParameters(fields: readonly string[], given: Readonly<Record<string, string>> | undefined): PreviewParameters {
+export function previewParameters(
+  fields: readonly string[],
+  given: Readonly<Record<string, string>> | undefined,
+): PreviewParameters {
   const entries: [string, string][] = [];
   const sampled: string[] = [];
   for (const name of fields) {

@@ -111,7 +111,10 @@ export function checkTemplate(template: string, mode: TemplateMode, field: strin
   walk(tokens, (token) => {
     const [type, name] = token;
     if (type === '>') once(`uses the partial {{> ${name}}}; templates cannot include partials`);
-    if (mode === 'html' && type === '&') once(`inserts {{${name}}} unescaped ({{{${name}}}} or {{&${name}}}); html templates escape every value, write {{${name}}}`);
+    if (mode === 'html' && type === '&')
+      once(
+        `inserts {{${name}}} unescaped ({{{${name}}}} or {{&${name}}}); html templates escape every value, write {{${name}}}`,
+      );
     if (NAME_TAGS.has(type) && name !== CURRENT && !PARAMETER_NAME.test(name)) {
       once(`uses the parameter name '${name}'; names are letters, digits, _ and - (at most 100, no dots)`);
     }
@@ -133,18 +136,34 @@ export type ParametersCheck =
 export function checkParameters(parameters: unknown, needed: readonly string[]): ParametersCheck {
   const given = parameters ?? {};
   if (typeof given !== 'object' || Array.isArray(given)) {
-    return { ok: false, reason: 'not_string', errors: [{ field: 'parameters', reason: 'must be an object whose values are strings' }] };
+    return {
+      ok: false,
+      reason: 'not_string',
+      errors: [{ field: 'parameters', reason: 'must be an object whose values are strings' }],
+    };
   }
   const view = Object.create(null) as Record<string, string>;
   const errors: TemplateProblem[] = [];
   for (const [name, value] of Object.entries(given)) {
-    if (typeof value !== 'string') errors.push({ field: `parameters.${name}`, reason: `must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}` });
+    if (typeof value !== 'string')
+      errors.push({
+        field: `parameters.${name}`,
+        reason: `must be a string, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`,
+      });
     else view[name] = value;
   }
   if (errors.length) return { ok: false, reason: 'not_string', errors };
   const missing = needed.filter((name) => !Object.prototype.hasOwnProperty.call(view, name));
   if (missing.length) {
-    return { ok: false, reason: 'missing', missing, errors: missing.map((name) => ({ field: `parameters.${name}`, reason: 'is used by the template but was not given' })) };
+    return {
+      ok: false,
+      reason: 'missing',
+      missing,
+      errors: missing.map((name) => ({
+        field: `parameters.${name}`,
+        reason: 'is used by the template but was not given',
+      })),
+    };
   }
   return { ok: true, parameters: view };
 }
@@ -155,19 +174,27 @@ const AS_IS = { escape: (value: unknown) => String(value) };
  * Renders one template with checked parameters (checkParameters' map): values
  * HTML-escaped in `html` mode, as they are in `text` mode. Partials render empty.
  */
-export function renderTemplate(template: string, parameters: Readonly<Record<string, string>>, mode: TemplateMode): string {
+export function renderTemplate(
+  template: string,
+  parameters: Readonly<Record<string, string>>,
+  mode: TemplateMode,
+): string {
   const view = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(parameters)) view[k] = v;
   return mode === 'html' ? Mustache.render(template, view, {}) : Mustache.render(template, view, {}, AS_IS);
 }
 
-export type RenderResult<K extends string> = { ok: true; rendered: Record<K, string> } | Exclude<ParametersCheck, { ok: true }>;
+export type RenderResult<K extends string> =
+  { ok: true; rendered: Record<K, string> } | Exclude<ParametersCheck, { ok: true }>;
 
 /**
  * Renders the parts of one message (subject, html, text, ...) with one set of
  * parameters: every parameter a string, every name any part uses given.
  */
-export function renderParts<K extends string>(parts: Record<K, { template: string; mode: TemplateMode }>, parameters: unknown): RenderResult<K> {
+export function renderParts<K extends string>(
+  parts: Record<K, { template: string; mode: TemplateMode }>,
+  parameters: unknown,
+): RenderResult<K> {
   const keys = Object.keys(parts) as K[];
   const check = checkParameters(parameters, fieldsOf(keys.map((k) => parts[k].template)));
   if (!check.ok) return check;

@@ -21,7 +21,8 @@ export async function callerAddress(
   if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
   let email: unknown;
   try {
-    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } }).user?.email;
+    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } })
+      .user?.email;
   } catch (err) {
     if (isAbsentRecord(err)) throw none();
     throw err;

@@ -133,7 +133,11 @@ function apply<T>(target: T, patch: Operation[]): T {
 }
 
 /** Pure: the status, patch and simulated state of a change under a rule's target status. */
-export function computeWorkflowChange<T extends object>(oldEntity: T | null, newEntity: T, targetStatus: string | null | undefined): WorkflowChange<T> {
+export function computeWorkflowChange<T extends object>(
+  oldEntity: T | null,
+  newEntity: T,
+  targetStatus: string | null | undefined,
+): WorkflowChange<T> {
   const newStatus = targetStatus ?? statusOf(newEntity);
   const target = newStatus === undefined ? clone(newEntity) : { ...clone(newEntity), status: newStatus };
   const base = oldEntity ?? ({} as T);
@@ -148,17 +152,29 @@ export function computeWorkflowChange<T extends object>(oldEntity: T | null, new
  * it was requested); reject → `current` unchanged. Throws PatchConflictError
  * when the patch does not apply (the entity changed in between).
  */
-export function applyApprovalCallback<T>(current: T, body: Pick<ApprovalCallbackBody, 'action' | 'jsonPatch'>, now: string = new Date().toISOString()): T {
+export function applyApprovalCallback<T>(
+  current: T,
+  body: Pick<ApprovalCallbackBody, 'action' | 'jsonPatch'>,
+  now: string = new Date().toISOString(),
+): T {
   if (body.action !== 'approve') return current;
   const applied = apply(current, body.jsonPatch);
-  if (applied !== null && typeof applied === 'object' && !Array.isArray(applied) && Object.prototype.hasOwnProperty.call(applied, 'updatedAt')) {
+  if (
+    applied !== null &&
+    typeof applied === 'object' &&
+    !Array.isArray(applied) &&
+    Object.prototype.hasOwnProperty.call(applied, 'updatedAt')
+  ) {
     (applied as unknown as { updatedAt: unknown }).updatedAt = now;
   }
   return applied;
 }
 
 /** Run the workflow of an event on the calling entity (INIT, WRITE or QUEUED_WRITE handlers). */
-export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflowInput<T>): Promise<RunWorkflowResult<T>> {
+export async function runWorkflow<T extends object>(
+  ctx: Ctx,
+  input: RunWorkflowInput<T>,
+): Promise<RunWorkflowResult<T>> {
   if (!ctx.instanceId) throw new Error(`runWorkflow needs an instance: ${ctx.classId}.${ctx.method} is ${ctx.kind}`);
   const actor = actorFromIdentity(ctx.identity);
   const currentStatus = currentStatusFor(input.oldEntity, input.newEntity);
@@ -175,9 +191,17 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
     change = computeWorkflowChange(input.oldEntity, input.newEntity, targetStatus);
   } catch (err) {
     if (err instanceof ActorError) throw err;
-    throw platformWorkflowError('WORKFLOW_PATCH_FAILED', `Could not build the change of ${ctx.classId} ${input.entityId}: ${(err as Error).message}`);
+    throw platformWorkflowError(
+      'WORKFLOW_PATCH_FAILED',
+      `Could not build the change of ${ctx.classId} ${input.entityId}: ${(err as Error).message}`,
+    );
   }
-  const callback = (methodName: string) => ({ event: input.event, classId: ctx.classId, instanceId: ctx.instanceId!, methodName });
+  const callback = (methodName: string) => ({
+    event: input.event,
+    classId: ctx.classId,
+    instanceId: ctx.instanceId!,
+    methodName,
+  });
   const approval = {
     event: input.event,
     instanceId: ctx.instanceId,
@@ -198,8 +222,14 @@ export async function runWorkflow<T extends object>(ctx: Ctx, input: RunWorkflow
   };
   // the record as it will be stored (a read), then its creation committed with this change (an effect):
   // a change that throws or fails to commit leaves no approval record behind
-  const approvalRecord = (await ctx.call('ApprovalManager', 'prepareApproval', undefined, approval)).body as ApprovalRecord;
-  await ctx.effect({ classId: 'ApprovalManager', method: 'createApproval', instanceId: approvalRecord.id, body: approval });
+  const approvalRecord = (await ctx.call('ApprovalManager', 'prepareApproval', undefined, approval))
+    .body as ApprovalRecord;
+  await ctx.effect({
+    classId: 'ApprovalManager',
+    method: 'createApproval',
+    instanceId: approvalRecord.id,
+    body: approval,
+  });
   return {
     isApproved: approvalRecord.approvalStatus === 'approved',
     approvalRecord,

@@ -67,20 +67,30 @@ function readSchema(file: string): Json {
  * file (or a file it refers to) found in none of the schema directories stops
  * the start, naming it.
  */
-export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], option: 'answer' | 'errorAnswer' = 'answer'): AnswerSchema | undefined {
+export function loadAnswer(
+  classId: string,
+  m: MethodDef,
+  schemaDirs: string[],
+  option: 'answer' | 'errorAnswer' = 'answer',
+): AnswerSchema | undefined {
   let declared = m.options[option];
   if (declared === undefined && option === 'answer') {
     // the convention: `<method>.answer.json` beside the method's input schema
     const conventional = `${m.name}.answer`;
-    if (schemaDirs.some((dir) => fs.existsSync(path.join(dir, classId, `${conventional}.json`)))) declared = conventional;
+    if (schemaDirs.some((dir) => fs.existsSync(path.join(dir, classId, `${conventional}.json`))))
+      declared = conventional;
   }
   if (declared === undefined) return undefined;
   const find = (name: string, by: string): Json => {
     const files = schemaDirs.map((dir) => path.join(dir, classId, `${name}.json`));
     const file = files.find((f) => fs.existsSync(f));
     if (!file) {
-      const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
-      throw new Error(`${classId}.${m.name}: no ${option === 'answer' ? 'answer' : 'error answer'} schema '${name}' (${by}; ${looked})`);
+      const looked = files.length
+        ? `looked for ${files.join(', ')}`
+        : 'no schema directory is configured (SCHEMA_DIRS)';
+      throw new Error(
+        `${classId}.${m.name}: no ${option === 'answer' ? 'answer' : 'error answer'} schema '${name}' (${by}; ${looked})`,
+      );
     }
     return readSchema(file);
   };
@@ -99,13 +109,20 @@ export function loadAnswer(classId: string, m: MethodDef, schemaDirs: string[], 
   const contentType = schema[CONTENT_TYPE];
   delete schema[STATUSES];
   delete schema[CONTENT_TYPE];
-  if (fileStatuses !== undefined && (!Array.isArray(fileStatuses) || !fileStatuses.length || !fileStatuses.every((s) => Number.isInteger(s) && s >= 200 && s < 400))) {
+  if (
+    fileStatuses !== undefined &&
+    (!Array.isArray(fileStatuses) ||
+      !fileStatuses.length ||
+      !fileStatuses.every((s) => Number.isInteger(s) && s >= 200 && s < 400))
+  ) {
     throw new Error(`${classId}.${m.name}: ${STATUSES} of '${name}' must list 2xx or 3xx statuses`);
   }
   if (contentType !== undefined && (typeof contentType !== 'string' || !/^[a-z]+\/[a-z0-9.+-]+$/.test(contentType))) {
     throw new Error(`${classId}.${m.name}: ${CONTENT_TYPE} of '${name}' must be a media type`);
   }
-  const statuses = [...(m.options.answerStatuses ?? (fileStatuses as number[] | undefined) ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200])];
+  const statuses = [
+    ...(m.options.answerStatuses ?? (fileStatuses as number[] | undefined) ?? [m.kind === 'QUEUED_WRITE' ? 202 : 200]),
+  ];
   const files: Record<string, Json> = {};
   const pending = [schema];
   while (pending.length) {

@@ -21,7 +21,11 @@ import type { BaseCtx, RequestInfo } from './types';
 type AnyCtor = abstract new (...args: any[]) => any;
 
 /** the request body a handler declares */
-export type InputOf<H> = H extends (ctx: infer C) => unknown ? (C extends { readonly request: RequestInfo<infer I> } ? I : never) : never;
+export type InputOf<H> = H extends (ctx: infer C) => unknown
+  ? C extends { readonly request: RequestInfo<infer I> }
+    ? I
+    : never
+  : never;
 /** what a handler answers */
 export type AnswerOf<H> = H extends (...args: any[]) => infer R ? Awaited<R> : never;
 
@@ -50,7 +54,8 @@ export function client<T extends AnyCtor>(ctx: Pick<BaseCtx, 'call'>, classId: s
     get(_target, method) {
       // not a thenable: `await client(...)` or returning it from an async function must not call it
       if (typeof method !== 'string' || method === 'then') return undefined;
-      return async (instanceId: string | undefined, body?: unknown) => (await ctx.call(classId, method, instanceId, body ?? {})).body;
+      return async (instanceId: string | undefined, body?: unknown) =>
+        (await ctx.call(classId, method, instanceId, body ?? {})).body;
     },
   });
 }

@@ -63,14 +63,26 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
   if (t !== undefined && (!Number.isFinite(t) || t < min || t > max)) {
     throw new Error(`method ${name}: timeoutSeconds ${t} is outside ${min}-${max} s for ${kind}`);
   }
-  if (options.emptyWhenMissing && kind !== 'READ') throw new Error(`method ${name}: emptyWhenMissing is for READ methods (a write creates with upsert: true)`);
-  if (options.optimistic !== undefined && kind !== 'WRITE' && kind !== 'INTERNAL') throw new Error(`method ${name}: optimistic is for WRITE and INTERNAL methods`);
-  if (options.guard !== undefined && typeof options.guard !== 'function') throw new Error(`method ${name}: guard must be a function`);
+  if (options.emptyWhenMissing && kind !== 'READ')
+    throw new Error(`method ${name}: emptyWhenMissing is for READ methods (a write creates with upsert: true)`);
+  if (options.optimistic !== undefined && kind !== 'WRITE' && kind !== 'INTERNAL')
+    throw new Error(`method ${name}: optimistic is for WRITE and INTERNAL methods`);
+  if (options.guard !== undefined && typeof options.guard !== 'function')
+    throw new Error(`method ${name}: guard must be a function`);
   const w = options.replayWindowSeconds;
-  if (w !== undefined && typeof w !== 'function' && (!Number.isInteger(w) || w < 1 || w > 86_400)) throw new Error(`method ${name}: replayWindowSeconds must be an integer from 1 to 86400, or a function of the settings`);
-  if (w !== undefined && kind === 'READ') throw new Error(`method ${name}: replayWindowSeconds is for methods that change something (a READ is repeated safely)`);
+  if (w !== undefined && typeof w !== 'function' && (!Number.isInteger(w) || w < 1 || w > 86_400))
+    throw new Error(
+      `method ${name}: replayWindowSeconds must be an integer from 1 to 86400, or a function of the settings`,
+    );
+  if (w !== undefined && kind === 'READ')
+    throw new Error(
+      `method ${name}: replayWindowSeconds is for methods that change something (a READ is repeated safely)`,
+    );
   const statuses = options.answerStatuses;
-  if (statuses !== undefined && (!statuses.length || statuses.some((s) => !Number.isInteger(s) || s < 200 || s > 299))) {
+  if (
+    statuses !== undefined &&
+    (!statuses.length || statuses.some((s) => !Number.isInteger(s) || s < 200 || s > 299))
+  ) {
     throw new Error(`method ${name}: answerStatuses must list 2xx statuses`);
   }
 }
@@ -120,7 +132,10 @@ type ActorCtor = abstract new (...args: any[]) => object;
  * every handler's context.
  */
 export function ActorClass<S extends InstanceState = InstanceState>(options: ClassOptions<S>) {
-  return function <T extends ActorCtor>(value: T & (abstract new (...args: any[]) => HandlersFor<S, InstanceType<T>>), context: ClassDecoratorContext<T>): void {
+  return function <T extends ActorCtor>(
+    value: T & (abstract new (...args: any[]) => HandlersFor<S, InstanceType<T>>),
+    context: ClassDecoratorContext<T>,
+  ): void {
     if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(options.id)) throw new Error(`invalid class id '${options.id}'`);
     const defs = ((context.metadata as Record<symbol, MethodDef[]>)[METHODS] ?? []).slice();
     const methods = new Map<string, MethodDef>();
@@ -135,9 +150,17 @@ export function ActorClass<S extends InstanceState = InstanceState>(options: Cla
     if (source) {
       const m = methods.get(source.method);
       if (!m) throw new Error(`${options.id}: identitySource names no method of the class ('${source.method}')`);
-      if (m.kind !== 'READ' && m.kind !== 'INTERNAL') throw new Error(`${options.id}: identitySource method ${source.method} must be a READ or INTERNAL, not ${m.kind}`);
+      if (m.kind !== 'READ' && m.kind !== 'INTERNAL')
+        throw new Error(
+          `${options.id}: identitySource method ${source.method} must be a READ or INTERNAL, not ${m.kind}`,
+        );
     }
-    const def: ClassDef = { id: options.id, options: options as ClassOptions, methods, ctor: value as unknown as ClassDef['ctor'] };
+    const def: ClassDef = {
+      id: options.id,
+      options: options as ClassOptions,
+      methods,
+      ctor: value as unknown as ClassDef['ctor'],
+    };
     Object.defineProperty(value, CLASS_DEF, { value: def, enumerable: false });
   };
 }

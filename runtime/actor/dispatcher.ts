@@ -12,7 +12,16 @@ import { TurnManager, type InstanceWaitObserver, type Turn } from './turns';
 import { ReadCache } from './read-cache';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import type { ClassRegistry } from './registry';
-import { emptyState, parseState, serializeState, type LeaseMode, type LookupPair, type StateStore, type StoredInstance, type StreamEntry } from './state-store';
+import {
+  emptyState,
+  parseState,
+  serializeState,
+  type LeaseMode,
+  type LookupPair,
+  type StateStore,
+  type StoredInstance,
+  type StreamEntry,
+} from './state-store';
 import type {
   CallResult,
   Ctx,
@@ -195,7 +204,6 @@ class LookupCache {
   }
 }
 
-
 export class Dispatcher {
   /** local turns and leases of the exclusive path (runtime/actor/turns.ts) */
   private readonly turns: TurnManager;
@@ -257,7 +265,10 @@ export class Dispatcher {
       const method = cls.methodsByName.get(req.method);
       if (!method) throw runtimeError('UNKNOWN_METHOD', `Class '${req.classId}' has no method '${req.method}'`);
       if (method.kind === 'INTERNAL' && req.origin === 'http') {
-        throw runtimeError('METHOD_INTERNAL', `${req.classId}.${req.method} is internal and can only be called by classes`);
+        throw runtimeError(
+          'METHOD_INTERNAL',
+          `${req.classId}.${req.method} is internal and can only be called by classes`,
+        );
       }
       const depth = req.chain?.length ?? 0;
       if (depth > this.deps.maxCallDepth) {
@@ -289,7 +300,8 @@ export class Dispatcher {
           return await this.run(cls, method, req, await this.resolveInstance(cls, method, req, false));
         } catch (again) {
           // the key names an instance that does not hold the lookup (left behind by a commit that removed it)
-          if (again instanceof StaleLookup) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? '');
+          if (again instanceof StaleLookup)
+            throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? '');
           throw again;
         }
       }
@@ -316,7 +328,12 @@ export class Dispatcher {
     return { cls, m };
   }
 
-  private run(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, resolved: Resolved): Promise<CallResult> {
+  private run(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    resolved: Resolved,
+  ): Promise<CallResult> {
     const instanceId = resolved.id!;
     switch (method.kind) {
       case 'STATIC':
@@ -329,7 +346,14 @@ export class Dispatcher {
       case 'INIT':
         return this.runExclusive(cls, method, req, instanceId, 'init');
       default:
-        return this.runExclusive(cls, method, req, instanceId, method.options.upsert ? 'upsert' : 'write', resolved.cached);
+        return this.runExclusive(
+          cls,
+          method,
+          req,
+          instanceId,
+          method.options.upsert ? 'upsert' : 'write',
+          resolved.cached,
+        );
     }
   }
 
@@ -349,7 +373,12 @@ export class Dispatcher {
    * instance (READ, WRITE, INTERNAL without upsert), from the lookup cache:
    * the caller then confirms it against the instance (StaleLookup otherwise).
    */
-  private resolveInstance(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, useCache = false): Resolved | Promise<Resolved> {
+  private resolveInstance(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    useCache = false,
+  ): Resolved | Promise<Resolved> {
     const raw = req.instanceId;
     if (method.kind === 'STATIC') return NO_INSTANCE;
     if (method.kind === 'INIT') {
@@ -366,11 +395,18 @@ export class Dispatcher {
   }
 
   /** `name!value`: from the lookup cache (to be confirmed against the instance) or from Redis */
-  private async resolveLookup(cls: RegisteredClass, method: RegisteredMethod, raw: string, bang: number, useCache: boolean): Promise<Resolved> {
+  private async resolveLookup(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    raw: string,
+    bang: number,
+    useCache: boolean,
+  ): Promise<Resolved> {
     const name = raw.slice(0, bang);
     const value = raw.slice(bang + 1);
     if (!LOOKUP_NAME.test(name) || !value) throw runtimeError('BAD_INSTANCE_ID', `Invalid lookup '${raw}'`);
-    const cacheable = (method.kind === 'READ' || method.kind === 'WRITE' || method.kind === 'INTERNAL') && !method.options.upsert;
+    const cacheable =
+      (method.kind === 'READ' || method.kind === 'WRITE' || method.kind === 'INTERNAL') && !method.options.upsert;
     const key = `${cls.id}\u0000${name}\u0000${value}`;
     if (useCache && cacheable) {
       const hit = this.lookupCache.get(key);
@@ -399,7 +435,20 @@ export class Dispatcher {
     const tasks: ScheduledTask[] = [];
     const events: EmittedEvent[] = [];
     const effects: Effect[] = [];
-    const ctx = new CtxImpl(this, this.deps, cls, method, req, undefined, EMPTY_STATE, 0, NO_LOOKUPS, tasks, events, effects);
+    const ctx = new CtxImpl(
+      this,
+      this.deps,
+      cls,
+      method,
+      req,
+      undefined,
+      EMPTY_STATE,
+      0,
+      NO_LOOKUPS,
+      tasks,
+      events,
+      effects,
+    );
     const out = await this.invoke(cls, method, ctx);
     if (tasks.length) await this.jobSink().dispatchTasks(tasks);
     if (events.length) await this.deps.store.appendEvents(cls.id, '', 0, events);
@@ -408,13 +457,24 @@ export class Dispatcher {
     if (effects.length) {
       // in the bucket of its first target (any bucket would do: every bucket's effects are swept)
       const bucket = this.deps.store.keys.bucketOf(effects[0]!.classId, effects[0]!.instanceId);
-      const entryId = await this.deps.store.redis.xadd(this.deps.store.keys.bucket(bucket).effects, '*', 'f', JSON.stringify(effects));
+      const entryId = await this.deps.store.redis.xadd(
+        this.deps.store.keys.bucket(bucket).effects,
+        '*',
+        'f',
+        JSON.stringify(effects),
+      );
       if (entryId) await this.effects.apply({ bucket, id: entryId }, effects);
     }
     return out;
   }
 
-  private async runRead(cls: RegisteredClass, method: RegisteredMethod, req: CallRequest, id: string, cachedLookup?: CachedLookup): Promise<CallResult> {
+  private async runRead(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    req: CallRequest,
+    id: string,
+    cachedLookup?: CachedLookup,
+  ): Promise<CallResult> {
     const cache = this.readCache;
     const key = ReadCache.key(cls.id, id);
     const cached = cache.enabled ? cache.get(key) : undefined;
@@ -423,23 +483,47 @@ export class Dispatcher {
     if (got.kind === 'missing') {
       cache.delete(key);
       if (cachedLookup) throw new StaleLookup(cachedLookup.key);
-      if (!method.options.emptyWhenMissing) throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
+      if (!method.options.emptyWhenMissing)
+        throw unknownInstanceError(this.deps.projectId, cls.id, req.instanceId ?? id);
       current = { version: 0, state: EMPTY_STATE, lookups: NO_LOOKUPS };
     } else if (got.kind === 'unchanged' && cached) {
       cache.hits++;
       // an entry a commit left has its state parsed by the first READ of it
-      current = { version: cached.version, state: (cached.state ??= deepFreeze(parseState(cached.stateJson))), lookups: cached.lookups };
+      current = {
+        version: cached.version,
+        state: (cached.state ??= deepFreeze(parseState(cached.stateJson))),
+        lookups: cached.lookups,
+      };
     } else {
       const stored = (got as { instance: StoredInstance }).instance;
       cache.misses++;
-      current = { version: stored.version, state: deepFreeze(parseState(stored.stateJson)), lookups: deepFreeze({ ...stored.lookups }) };
+      current = {
+        version: stored.version,
+        state: deepFreeze(parseState(stored.stateJson)),
+        lookups: deepFreeze({ ...stored.lookups }),
+      };
       cache.set(key, { ...current, stateJson: stored.stateJson, bytes: stored.stateJson.length });
     }
-    if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value) throw new StaleLookup(cachedLookup.key);
+    if (cachedLookup && current.lookups[cachedLookup.name] !== cachedLookup.value)
+      throw new StaleLookup(cachedLookup.key);
     // an instance that does not exist yet (emptyWhenMissing) belongs to nobody's company
-    if (req.identity.tenant !== undefined && current.version > 0) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
+    if (req.identity.tenant !== undefined && current.version > 0)
+      assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, current.state, 'before');
     // the lookups are frozen and only read: a READ's ctx.lookup refuses set and remove before touching them
-    const ctx = new CtxImpl(this, this.deps, cls, method, req, id, current.state, current.version, current.lookups, null, null, null);
+    const ctx = new CtxImpl(
+      this,
+      this.deps,
+      cls,
+      method,
+      req,
+      id,
+      current.state,
+      current.version,
+      current.lookups,
+      null,
+      null,
+      null,
+    );
     const out = this.invoke(cls, method, ctx);
     return out instanceof Promise ? await out : out;
   }
@@ -490,8 +574,14 @@ export class Dispatcher {
       start.end();
       if (start.kind === 'exists') {
         // a redelivered INIT (task or effect) finds the instance its first delivery created
-        if (req.delivery && (await this.deps.store.redis.exists(this.deps.store.keys.delivered(cls.id, id, req.delivery.id))) === 1) {
-          throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (delivery ${req.delivery.id})`);
+        if (
+          req.delivery &&
+          (await this.deps.store.redis.exists(this.deps.store.keys.delivered(cls.id, id, req.delivery.id))) === 1
+        ) {
+          throw runtimeError(
+            'ALREADY_APPLIED',
+            `${cls.id}.${method.name} on '${id}' was applied before (delivery ${req.delivery.id})`,
+          );
         }
         throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
       }
@@ -538,16 +628,35 @@ export class Dispatcher {
       const originalJson = before?.stateJson ?? '';
       const state = parseState(before?.stateJson);
       const scoped = req.identity.tenant !== undefined;
-      if (scoped && before && before.version > 0) assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, state, 'before');
+      if (scoped && before && before.version > 0)
+        assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, state, 'before');
       const beforeLookups = before?.lookups ?? NO_LOOKUPS;
       const lookups = { ...beforeLookups };
       const tasks: ScheduledTask[] = [];
       const events: EmittedEvent[] = [];
       const changeEffects: Effect[] = [];
-      ctx = new CtxImpl(this, this.deps, cls, method, req, id, state, before?.version ?? 0, lookups, tasks, events, changeEffects);
+      ctx = new CtxImpl(
+        this,
+        this.deps,
+        cls,
+        method,
+        req,
+        id,
+        state,
+        before?.version ?? 0,
+        lookups,
+        tasks,
+        events,
+        changeEffects,
+      );
       ctx.optimistic = optimistic;
       // an optimistic turn holds no lease to renew: the handler runs as it is
-      result = optimistic ? await this.invoke(cls, method, ctx) : await turn.renewWhile(() => this.invoke(cls, method, ctx!), () => ctx!.abort());
+      result = optimistic
+        ? await this.invoke(cls, method, ctx)
+        : await turn.renewWhile(
+            () => this.invoke(cls, method, ctx!),
+            () => ctx!.abort(),
+          );
       if (ctx.needsLease) {
         this.leasedMethods.add(method);
         return RETRY_WITH_LEASE;
@@ -595,15 +704,27 @@ export class Dispatcher {
           }
           if (leaseFree) throw runtimeError('INSTANCE_EXISTS', `Instance '${id}' of class '${cls.id}' already exists`);
           turn.lost();
-          throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
+          throw runtimeError(
+            'LEASE_LOST',
+            `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`,
+          );
         case 'lookup_taken':
-          throw runtimeError('LOOKUP_KEY_TAKEN', `Lookup key '${commit.name}!${commit.value}' already belongs to another ${cls.id} instance`);
+          throw runtimeError(
+            'LOOKUP_KEY_TAKEN',
+            `Lookup key '${commit.name}!${commit.value}' already belongs to another ${cls.id} instance`,
+          );
         case 'already_applied':
           // a redelivered task, job or effect: its change is in already; the lease is still ours
-          throw runtimeError('ALREADY_APPLIED', `${cls.id}.${method.name} on '${id}' was applied before (${req.job ? `job ${req.job.id}` : `delivery ${req.delivery?.id}`}); nothing was written again`);
+          throw runtimeError(
+            'ALREADY_APPLIED',
+            `${cls.id}.${method.name} on '${id}' was applied before (${req.job ? `job ${req.job.id}` : `delivery ${req.delivery?.id}`}); nothing was written again`,
+          );
         default:
           turn.lost();
-          throw runtimeError('LEASE_LOST', `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`);
+          throw runtimeError(
+            'LEASE_LOST',
+            `The lease on ${cls.id} '${id}' was lost before commit; nothing was written`,
+          );
       }
       if (req.job) req.job.next = commit.nextJobId;
       unconfirmed = commit.unconfirmed === true;
@@ -612,14 +733,24 @@ export class Dispatcher {
       turn.committed({ version: commit.version, stateJson: committedJson, lookups }, commit.leaseKept);
       // the next write of this instance here runs on it optimistically, and a READ of it reads no state from Redis
       if (this.readCache.enabled) {
-        this.readCache.set(ReadCache.key(cls.id, id), { version: commit.version, stateJson: committedJson, lookups: deepFreeze({ ...lookups }), bytes: committedJson.length });
+        this.readCache.set(ReadCache.key(cls.id, id), {
+          version: commit.version,
+          stateJson: committedJson,
+          lookups: deepFreeze({ ...lookups }),
+          bytes: committedJson.length,
+        });
       }
       if (changed) this.deps.onCommit?.(cls.id, id, commit.version, stateJson, ctx.state);
       if (tasks.length) {
         // the tasks are safe in the task outbox; hand them to the queue now (a sweeper retries on failure)
         const bucket = this.deps.store.keys.bucketOf(cls.id, id);
-        const dispatch = this.jobSink().dispatchTasks(tasks, commit.taskEntryId ? { bucket, id: commit.taskEntryId } : undefined);
-        (this.deps.background?.track(dispatch) ?? dispatch).catch((err) => this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'));
+        const dispatch = this.jobSink().dispatchTasks(
+          tasks,
+          commit.taskEntryId ? { bucket, id: commit.taskEntryId } : undefined,
+        );
+        (this.deps.background?.track(dispatch) ?? dispatch).catch((err) =>
+          this.deps.logger.warn({ err }, 'task dispatch deferred to the sweeper'),
+        );
       }
       if (changeEffects.length && commit.effectEntryId) {
         effects = changeEffects;
@@ -628,13 +759,19 @@ export class Dispatcher {
     } catch (err) {
       // nothing committed: hand the (unchanged) lease on, or give it back
       await turn.abandon();
-      if (optimistic && !sent && (await this.optimisticRunFailed(cls, id, before!, ctx, method, err))) return RETRY_WITH_LEASE;
+      if (optimistic && !sent && (await this.optimisticRunFailed(cls, id, before!, ctx, method, err)))
+        return RETRY_WITH_LEASE;
       throw err;
     } finally {
       turn.end();
     }
     // an effect on an instance this call chain holds would wait for it to the end of its budget: the sweeper applies those
-    if (effects && !effects.some((e) => req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId))) {
+    if (
+      effects &&
+      !effects.some((e) =>
+        req.chain?.some((f) => f.exclusive && f.classId === e.classId && f.instanceId === e.instanceId),
+      )
+    ) {
       await this.effects.apply(effectEntry!, effects);
     }
     if (unconfirmed) {
@@ -654,20 +791,34 @@ export class Dispatcher {
    * state stands, as if the handler had run just then; so do time-outs and
    * errors of the runtime.
    */
-  private async optimisticRunFailed(cls: RegisteredClass, id: string, snapshot: StoredInstance, ctx: CtxImpl | undefined, method: RegisteredMethod, err: unknown): Promise<boolean> {
+  private async optimisticRunFailed(
+    cls: RegisteredClass,
+    id: string,
+    snapshot: StoredInstance,
+    ctx: CtxImpl | undefined,
+    method: RegisteredMethod,
+    err: unknown,
+  ): Promise<boolean> {
     if (ctx?.needsLease) {
       this.leasedMethods.add(method);
       return true;
     }
     if (err instanceof StaleLookup) return false;
-    if (err instanceof ActorError && (err.code === RuntimeCodes.TIMEOUT.code || err.code === RuntimeCodes.REDIS_UNAVAILABLE.code)) return false;
+    if (
+      err instanceof ActorError &&
+      (err.code === RuntimeCodes.TIMEOUT.code || err.code === RuntimeCodes.REDIS_UNAVAILABLE.code)
+    )
+      return false;
     const now = await this.deps.store.readIfChanged(cls.id, id, snapshot.version);
     if (now.kind === 'unchanged') return false;
     this.readCache.delete(ReadCache.key(cls.id, id));
     return true;
   }
 
-  private lookupDiff(before: Readonly<Record<string, string>>, after: Record<string, string>): { adds: LookupPair[]; removes: LookupPair[] } {
+  private lookupDiff(
+    before: Readonly<Record<string, string>>,
+    after: Record<string, string>,
+  ): { adds: LookupPair[]; removes: LookupPair[] } {
     const adds: LookupPair[] = [];
     const removes: LookupPair[] = [];
     for (const name in after) {
@@ -703,7 +854,12 @@ export class Dispatcher {
    * that never waits (most) has, and a timer set and cleared per call cost a
    * WRITE about 1 % of its CPU. The budget still runs from the handler's start.
    */
-  private settle(cls: RegisteredClass, method: RegisteredMethod, ctx: CtxImpl, pending: PromiseLike<unknown>): Promise<CallResult> {
+  private settle(
+    cls: RegisteredClass,
+    method: RegisteredMethod,
+    ctx: CtxImpl,
+    pending: PromiseLike<unknown>,
+  ): Promise<CallResult> {
     const budgetMs = method.budgetMs;
     return new Promise<CallResult>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -729,7 +885,12 @@ export class Dispatcher {
         timer = setTimeout(() => {
           if (done) return;
           ctx.abort();
-          fail(runtimeError('TIMEOUT', `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`));
+          fail(
+            runtimeError(
+              'TIMEOUT',
+              `${cls.id}.${method.name} ran past its ${budgetMs / 1000} s budget; nothing was committed`,
+            ),
+          );
         }, budgetMs);
       });
     });
@@ -741,14 +902,27 @@ export class Dispatcher {
    * calling class, and names a plain instance id (not a lookup: the target
    * must not change between commit and apply).
    */
-  async checkEffect(identity: Identity, classId: string, method: string, instanceId: string, body: unknown): Promise<void> {
+  async checkEffect(
+    identity: Identity,
+    classId: string,
+    method: string,
+    instanceId: string,
+    body: unknown,
+  ): Promise<void> {
     const { cls, m } = this.target(classId, method);
     if (m.kind !== 'INIT' && m.kind !== 'WRITE' && m.kind !== 'INTERNAL') {
-      throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}: an effect is an INIT, WRITE or INTERNAL (use ctx.enqueue for a QUEUED_WRITE)`);
+      throw runtimeError(
+        'METHOD_NOT_ALLOWED',
+        `${classId}.${method} is ${m.kind}: an effect is an INIT, WRITE or INTERNAL (use ctx.enqueue for a QUEUED_WRITE)`,
+      );
     }
-    if (typeof instanceId !== 'string' || !INSTANCE_ID.test(instanceId)) throw runtimeError('BAD_INSTANCE_ID', `An effect names its instance by id; got '${instanceId}'`);
+    if (typeof instanceId !== 'string' || !INSTANCE_ID.test(instanceId))
+      throw runtimeError('BAD_INSTANCE_ID', `An effect names its instance by id; got '${instanceId}'`);
     if (identity.classId === classId && identity.instanceId === instanceId) {
-      throw runtimeError('REENTRANT_WRITE', `${classId}.${method} would write the instance '${instanceId}' whose change it belongs to; change the state directly instead`);
+      throw runtimeError(
+        'REENTRANT_WRITE',
+        `${classId}.${method} would write the instance '${instanceId}' whose change it belongs to; change the state directly instead`,
+      );
     }
     await this.admit(identity, cls, m);
     // the body is judged now, while the change can still be refused, not when the effect is applied
@@ -758,7 +932,8 @@ export class Dispatcher {
   /** Checks a class's enqueue up front: method kind, access, instance. Returns the resolved instance id. */
   async checkEnqueue(identity: Identity, classId: string, method: string, instanceId: string): Promise<string> {
     const { cls, m } = this.target(classId, method);
-    if (m.kind !== 'QUEUED_WRITE') throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
+    if (m.kind !== 'QUEUED_WRITE')
+      throw runtimeError('METHOD_NOT_ALLOWED', `${classId}.${method} is ${m.kind}, not QUEUED_WRITE`);
     await this.admit(identity, cls, m);
     const { id } = await this.resolveInstance(cls, m, { classId, method, instanceId, identity, origin: 'class' });
     if (!m.options.upsert && !(await this.deps.store.exists(classId, id!))) {
@@ -786,7 +961,10 @@ const NO_LOOKUPS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value instanceof Promise || (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function');
+  return (
+    value instanceof Promise ||
+    (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function')
+  );
 }
 
 /** The answer: the handler's return value unless it set ctx.response's body. */
@@ -802,7 +980,11 @@ function resultOf(ctx: CtxImpl, returned: unknown): CallResult {
 
 /** A READ handler that tried to change its frozen state is answered READ_ONLY. */
 function handlerError(cls: RegisteredClass, method: RegisteredMethod, ctx: CtxImpl, err: unknown): unknown {
-  if (err instanceof TypeError && ctx.kind === 'READ' && /read.only|not extensible|Cannot (assign|add|delete)/i.test(err.message)) {
+  if (
+    err instanceof TypeError &&
+    ctx.kind === 'READ' &&
+    /read.only|not extensible|Cannot (assign|add|delete)/i.test(err.message)
+  ) {
     return runtimeError('READ_ONLY', `${cls.id}.${method.name} is a READ method and cannot change state`);
   }
   return err;
@@ -835,7 +1017,11 @@ class CtxLookup implements LookupApi {
   }
 
   set(name: string, value: string): void {
-    if (!KIND_CAN_WRITE[this.method.kind]) throw runtimeError('READ_ONLY', `${this.classId}.${this.method.name} (${this.method.kind}) cannot set lookup keys`);
+    if (!KIND_CAN_WRITE[this.method.kind])
+      throw runtimeError(
+        'READ_ONLY',
+        `${this.classId}.${this.method.name} (${this.method.kind}) cannot set lookup keys`,
+      );
     if (!LOOKUP_NAME.test(name)) throw new Error(`invalid lookup name '${name}'`);
     if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
       throw new Error(`lookup '${name}' needs a value of 1-256 characters`);
@@ -844,12 +1030,14 @@ class CtxLookup implements LookupApi {
   }
 
   remove(name: string): void {
-    if (!KIND_CAN_WRITE[this.method.kind]) throw runtimeError('READ_ONLY', `${this.classId}.${this.method.name} (${this.method.kind}) cannot remove lookup keys`);
+    if (!KIND_CAN_WRITE[this.method.kind])
+      throw runtimeError(
+        'READ_ONLY',
+        `${this.classId}.${this.method.name} (${this.method.kind}) cannot remove lookup keys`,
+      );
     delete this.lookups[name];
   }
 }
-
-
 
 /** each class's logger: the runtime's, also masking the class's `sensitiveFields` (top level and one level down) */
 const classLoggers = new WeakMap<RegisteredClass, Logger>();
@@ -857,7 +1045,12 @@ function classLogger(base: Logger, cls: RegisteredClass): Logger {
   let logger = classLoggers.get(cls);
   if (!logger) {
     const fields = cls.options.sensitiveFields ?? [];
-    logger = fields.length ? base.child({}, { redact: { paths: [...REDACT_PATHS, ...fields.flatMap((f) => [f, `*.${f}`])], censor: '[masked]' } }) : base;
+    logger = fields.length
+      ? base.child(
+          {},
+          { redact: { paths: [...REDACT_PATHS, ...fields.flatMap((f) => [f, `*.${f}`])], censor: '[masked]' } },
+        )
+      : base;
     classLoggers.set(cls, logger);
   }
   return logger;
@@ -924,7 +1117,12 @@ class CtxImpl implements Ctx {
 
   /** child logger, made on first use (most handlers never log) */
   get log(): Logger {
-    this.logger ??= classLogger(this.deps.logger, this.cls).child({ classId: this.classId, method: this.method, instanceId: this.instanceId, requestId: this.req.requestId });
+    this.logger ??= classLogger(this.deps.logger, this.cls).child({
+      classId: this.classId,
+      method: this.method,
+      instanceId: this.instanceId,
+      requestId: this.req.requestId,
+    });
     return this.logger;
   }
 
@@ -944,7 +1142,10 @@ class CtxImpl implements Ctx {
   private underLease(what: string): void {
     if (!this.optimistic) return;
     this.needsLease = true;
-    throw runtimeError('INTERNAL', `${this.classId}.${this.method}: ${what} needs the instance's lease; the run is discarded and run again with it`);
+    throw runtimeError(
+      'INTERNAL',
+      `${this.classId}.${this.method}: ${what} needs the instance's lease; the run is discarded and run again with it`,
+    );
   }
 
   get ports(): Ports {
@@ -976,7 +1177,8 @@ class CtxImpl implements Ctx {
 
   /** issuing a token is a side effect: not for READ handlers */
   get tokens(): TokenIssuer {
-    if (this.kind === 'READ') throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot issue tokens`);
+    if (this.kind === 'READ')
+      throw runtimeError('READ_ONLY', `${this.classId}.${this.method} (READ) cannot issue tokens`);
     if (!this.deps.tokens) throw runtimeError('INTERNAL', 'no token issuer configured');
     this.underLease('ctx.tokens');
     return this.deps.tokens;
@@ -1009,7 +1211,14 @@ class CtxImpl implements Ctx {
     const identity = this.asClass();
     await this.dispatcher.checkEffect(identity, call.classId, call.method, call.instanceId, call.body ?? {});
     const id = randomUUID();
-    this.effectList.push({ id, classId: call.classId, method: call.method, instanceId: call.instanceId, body: call.body ?? {}, identity });
+    this.effectList.push({
+      id,
+      classId: call.classId,
+      method: call.method,
+      instanceId: call.instanceId,
+      body: call.body ?? {},
+      identity,
+    });
     return id;
   }
 
@@ -1032,7 +1241,8 @@ class CtxImpl implements Ctx {
   async call(classId: string, method: string, instanceId?: string, body?: unknown): Promise<CallResult> {
     if (this.aborted) throw runtimeError('TIMEOUT', `${this.classId}.${this.method} has run out of time`);
     // a READ changes nothing: called as often as the run is
-    if (this.optimistic && this.deps.registry.get(classId)?.methodsByName.get(method)?.kind !== 'READ') this.underLease(`ctx.call of ${classId}.${method}`);
+    if (this.optimistic && this.deps.registry.get(classId)?.methodsByName.get(method)?.kind !== 'READ')
+      this.underLease(`ctx.call of ${classId}.${method}`);
     const frame = { classId: this.classId, instanceId: this.instanceId, exclusive: KIND_CAN_WRITE[this.kind] };
     return this.dispatcher.call({
       classId,
@@ -1070,5 +1280,7 @@ class CtxImpl implements Ctx {
 
 /** READ, WRITE, QUEUED_WRITE and INTERNAL methods act on an instance that must exist (unless they upsert). */
 function needsExistingInstance(method: RegisteredMethod): boolean {
-  return method.kind !== 'STATIC' && method.kind !== 'INIT' && !method.options.upsert && !method.options.emptyWhenMissing;
+  return (
+    method.kind !== 'STATIC' && method.kind !== 'INIT' && !method.options.upsert && !method.options.emptyWhenMissing
+  );
 }

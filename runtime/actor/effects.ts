@@ -162,7 +162,10 @@ export class EffectApplier {
       }
       return true;
     } catch (err) {
-      this.opts.logger.warn({ err, entryId, bucket: entry.bucket }, 'applying committed effects failed; the sweeper retries');
+      this.opts.logger.warn(
+        { err, entryId, bucket: entry.bucket },
+        'applying committed effects failed; the sweeper retries',
+      );
       return false;
     } finally {
       this.inFlight.delete(flight);
@@ -181,7 +184,11 @@ export class EffectApplier {
     for (const group of groups) {
       if (group[0]!.port) {
         // a message's id is its target: nothing to keep in order with it; the delivery queue batches what comes at once
-        runs.push(...group.map((m, i) => this.handOver(m).then((o) => (o === 'retry' ? { effect: m, rest: group.slice(i + 1) } : undefined))));
+        runs.push(
+          ...group.map((m, i) =>
+            this.handOver(m).then((o) => (o === 'retry' ? { effect: m, rest: group.slice(i + 1) } : undefined)),
+          ),
+        );
       } else {
         runs.push(this.inOrderGroup(group, slots, redelivery));
       }
@@ -200,7 +207,8 @@ export class EffectApplier {
       const release = await slots();
       try {
         for (let i = 0; i < group.length; i++) {
-          if ((await this.applyOne(group[i]!, undefined, redelivery)) === 'retry') return { effect: group[i]!, rest: group.slice(i + 1) };
+          if ((await this.applyOne(group[i]!, undefined, redelivery)) === 'retry')
+            return { effect: group[i]!, rest: group.slice(i + 1) };
         }
         return undefined;
       } finally {
@@ -231,7 +239,11 @@ export class EffectApplier {
     if (effect.port) return this.handOver(effect);
     // a redelivered entry may hold effects done before (applied, or dead-lettered): their marker says so,
     // and a target that refused them is not asked again (the first delivery skips this read)
-    if (redelivery && (await this.redis.exists(this.keys.delivered(effect.classId, effect.instanceId, effect.id))) === 1) return 'applied';
+    if (
+      redelivery &&
+      (await this.redis.exists(this.keys.delivered(effect.classId, effect.instanceId, effect.id))) === 1
+    )
+      return 'applied';
     try {
       await this.opts.call({
         classId: effect.classId,
@@ -246,8 +258,17 @@ export class EffectApplier {
       return finishesEntry ? 'applied-finished' : 'applied';
     } catch (err) {
       const outcome = effectFailure(err);
-      if (outcome === 'dead') await this.deadLetter(effect, undefined, err instanceof ActorError ? JSON.stringify(err.toBody()) : String(err));
-      else if (outcome === 'retry') this.opts.logger.warn({ effectId: effect.id, classId: effect.classId, method: effect.method, err: (err as Error).message }, 'effect not applied yet; retried');
+      if (outcome === 'dead')
+        await this.deadLetter(
+          effect,
+          undefined,
+          err instanceof ActorError ? JSON.stringify(err.toBody()) : String(err),
+        );
+      else if (outcome === 'retry')
+        this.opts.logger.warn(
+          { effectId: effect.id, classId: effect.classId, method: effect.method, err: (err as Error).message },
+          'effect not applied yet; retried',
+        );
       return outcome === 'dead' ? 'applied' : outcome;
     }
   }
@@ -259,18 +280,32 @@ export class EffectApplier {
       await this.outbound(effect);
       return 'applied';
     } catch (err) {
-      this.opts.logger.warn({ effectId: effect.id, port: effect.port, err: (err as Error).message }, 'message not handed to its delivery queue yet; retried');
+      this.opts.logger.warn(
+        { effectId: effect.id, port: effect.port, err: (err as Error).message },
+        'message not handed to its delivery queue yet; retried',
+      );
       return 'retry';
     }
   }
 
   private async deadLetter(effect: Effect, entryId: string | undefined, reason: string): Promise<void> {
-    this.opts.logger.error({ effectId: effect.id, classId: effect.classId, method: effect.method, instanceId: effect.instanceId, reason }, 'committed effect refused by its target: dead-lettered');
+    this.opts.logger.error(
+      { effectId: effect.id, classId: effect.classId, method: effect.method, instanceId: effect.instanceId, reason },
+      'committed effect refused by its target: dead-lettered',
+    );
     // marked delivered with it: a later sweep of its entry does not call the target (and dead-letter it) again;
     // both in the target's bucket, so one MULTI on a cluster too
     await this.redis
       .multi()
-      .xadd(this.keys.of(effect.classId, effect.instanceId).effectsDead, '*', 'f', JSON.stringify(effect), 'reason', reason, ...(entryId ? ['entry', entryId] : []))
+      .xadd(
+        this.keys.of(effect.classId, effect.instanceId).effectsDead,
+        '*',
+        'f',
+        JSON.stringify(effect),
+        'reason',
+        reason,
+        ...(entryId ? ['entry', entryId] : []),
+      )
       .set(this.keys.delivered(effect.classId, effect.instanceId, effect.id), 'dead', 'EX', DELIVERY_MARKER_TTL_S)
       .exec();
   }
@@ -288,7 +323,8 @@ export class EffectApplier {
           if (this.inFlight.has(`${streams.bucket}/${id}`)) continue;
           const json = fields[fields.indexOf('f') + 1];
           // attempts another process counted go with the entry
-          if (await this.apply({ bucket: streams.bucket, id }, JSON.parse(json) as Effect[], true)) await this.redis.hdel(streams.effectAttempts, id);
+          if (await this.apply({ bucket: streams.bucket, id }, JSON.parse(json) as Effect[], true))
+            await this.redis.hdel(streams.effectAttempts, id);
         }
         seen += entries.length;
       }

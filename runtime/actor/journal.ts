@@ -116,9 +116,9 @@ const SCRIPT = 'appendJournal';
 
 type JournalRedis = RedisConnection & { appendJournal(...args: (string | number)[]): Promise<string> };
 
-
 export function checkJournalName(name: string): void {
-  if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`journal name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw new Error(`journal name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
 }
 
 function sha256(text: string): string {
@@ -132,7 +132,8 @@ function badQuery(field: string, reason: string) {
 function timeOf(field: string, value: number | string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const ms = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(ms) || ms < 0) throw badQuery(field, 'must be a time (ISO 8601 or milliseconds since the epoch)');
+  if (!Number.isFinite(ms) || ms < 0)
+    throw badQuery(field, 'must be a time (ISO 8601 or milliseconds since the epoch)');
   return Math.floor(ms);
 }
 
@@ -190,14 +191,26 @@ export class RedisJournals {
   async append(journal: MethodJournal, call: JournalRecord): Promise<string> {
     let data: Record<string, JournalValue> = {};
     if (journal.describe) {
-      const described = journal.describe({ body: call.body, status: call.status, answer: call.answer, identity: call.identity, instanceId: call.instanceId });
-      data = Object.fromEntries(Object.entries(described ?? {}).filter(([, v]) => v !== undefined)) as Record<string, JournalValue>;
+      const described = journal.describe({
+        body: call.body,
+        status: call.status,
+        answer: call.answer,
+        identity: call.identity,
+        instanceId: call.instanceId,
+      });
+      data = Object.fromEntries(Object.entries(described ?? {}).filter(([, v]) => v !== undefined)) as Record<
+        string,
+        JournalValue
+      >;
     }
     const entry: Omit<JournalEntry, 'id' | 'at'> = {
       classId: call.classId,
       method: call.method,
       ...(call.instanceId !== undefined ? { instanceId: call.instanceId } : {}),
-      caller: { type: call.identity?.type ?? 'anonymous', ...(call.identity?.userId !== undefined ? { id: call.identity.userId } : {}) },
+      caller: {
+        type: call.identity?.type ?? 'anonymous',
+        ...(call.identity?.userId !== undefined ? { id: call.identity.userId } : {}),
+      },
       status: call.status,
       ...(call.code !== undefined ? { code: call.code } : {}),
       durationMs: Math.round(call.durationMs * 100) / 100,
@@ -216,26 +229,41 @@ export class RedisJournals {
     return { list: (name, query) => this.list(name, query ?? {}, identity?.tenant, journalOf) };
   }
 
-  private async list(name: string, query: JournalQuery, tenant: string | undefined, journalOf: (name: string) => MethodJournal | undefined): Promise<JournalPage> {
+  private async list(
+    name: string,
+    query: JournalQuery,
+    tenant: string | undefined,
+    journalOf: (name: string) => MethodJournal | undefined,
+  ): Promise<JournalPage> {
     const journal = journalOf(name);
     // a class naming a journal no method keeps is the class's mistake
     if (!journal) throw new Error(`no method keeps a journal named '${name}'`);
-    if (tenant !== undefined && !journal.tenantField) throw runtimeError('OUT_OF_SCOPE', `The '${name}' journal is not kept per tenant`);
+    if (tenant !== undefined && !journal.tenantField)
+      throw runtimeError('OUT_OF_SCOPE', `The '${name}' journal is not kept per tenant`);
     const limit = query.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badQuery('limit', 'must be an integer from 1 to 100');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw badQuery('limit', 'must be an integer from 1 to 100');
     const from = timeOf('from', query.from);
     const to = timeOf('to', query.to);
-    if (query.cursor !== undefined && !STREAM_ID.test(query.cursor)) throw badQuery('cursor', 'is not a cursor this journal gave');
+    if (query.cursor !== undefined && !STREAM_ID.test(query.cursor))
+      throw badQuery('cursor', 'is not a cursor this journal gave');
     const keep = (e: JournalEntry): boolean =>
       (query.status === undefined || e.status === query.status) &&
       (query.code === undefined || String(e.code) === String(query.code)) &&
       (query.subject === undefined || !journal.subjectField || e.data[journal.subjectField] === query.subject) &&
       (tenant === undefined || e.data[journal.tenantField!] === tenant);
-    const parse = (id: string, raw: string): JournalEntry => ({ id, at: new Date(idTime(id)).toISOString(), ...(JSON.parse(raw) as Omit<JournalEntry, 'id' | 'at'>) });
+    const parse = (id: string, raw: string): JournalEntry => ({
+      id,
+      at: new Date(idTime(id)).toISOString(),
+      ...(JSON.parse(raw) as Omit<JournalEntry, 'id' | 'at'>),
+    });
 
     if (query.subject !== undefined && journal.subjectField) {
       const ids = (await this.redis.lrange(this.subjectKey(name, query.subject), 0, -1)).filter(
-        (id) => (query.cursor === undefined || olderThan(id, query.cursor)) && (from === undefined || idTime(id) >= from) && (to === undefined || idTime(id) <= to),
+        (id) =>
+          (query.cursor === undefined || olderThan(id, query.cursor)) &&
+          (from === undefined || idTime(id) >= from) &&
+          (to === undefined || idTime(id) <= to),
       );
       const pipe = this.redis.pipeline();
       for (const id of ids) pipe.xrange(this.streamKey(name), id, id);
@@ -262,7 +290,10 @@ export class RedisJournals {
     const start = from !== undefined ? `${from}-0` : '-';
     let last: string | undefined;
     for (;;) {
-      const rows = (await this.redis.xrevrange(this.streamKey(name), end, start, 'COUNT', SCAN_BATCH)) as [string, string[]][];
+      const rows = (await this.redis.xrevrange(this.streamKey(name), end, start, 'COUNT', SCAN_BATCH)) as [
+        string,
+        string[],
+      ][];
       let i = 0;
       let full = false;
       while (i < rows.length && !full) {

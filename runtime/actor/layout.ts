@@ -96,7 +96,11 @@ export class LegacyNames {
     const roots = new Set<string>();
     for (const rule of rules) {
       const star = rule.from.endsWith('*');
-      if (star !== rule.to.endsWith('*') || rule.from.slice(0, -1).includes('*') || rule.to.slice(0, -1).includes('*')) {
+      if (
+        star !== rule.to.endsWith('*') ||
+        rule.from.slice(0, -1).includes('*') ||
+        rule.to.slice(0, -1).includes('*')
+      ) {
         throw new Error(`legacy rename ${rule.from} -> ${rule.to}: '*' may only end both names`);
       }
       if (rule.from.includes('<tag>')) throw new Error(`legacy rename ${rule.from}: an old name has no bucket tag`);
@@ -118,7 +122,8 @@ export class LegacyNames {
   newName(key: string): string | undefined {
     const exact = this.exact.get(key);
     if (exact !== undefined) return exact;
-    for (const p of this.prefixes) if (key.startsWith(p.from) && key.length > p.from.length) return p.to + key.slice(p.from.length);
+    for (const p of this.prefixes)
+      if (key.startsWith(p.from) && key.length > p.from.length) return p.to + key.slice(p.from.length);
     return undefined;
   }
 }
@@ -170,7 +175,6 @@ const DEFAULTS: Required<LegacyMigrationOptions> = { waitMs: 15 * 60_000, lockMs
 /** conflicts named one per log line; the count covers them all */
 const CONFLICTS_LOGGED = 50;
 
-
 /** the lock a migrating process holds (a project-wide key, named by no rename) */
 export function migrationLockKey(keys: Keys): string {
   return `${keys.layout}:migrating`;
@@ -221,13 +225,19 @@ export async function migrateLegacyLayout(
       try {
         const outcome = await migrateHolding(store, redis, names, log, opts, held, result);
         if (outcome !== 'lost') return { ...result, outcome };
-        log({ project: keys.projectId, renamed: result.renamed }, 'legacy key layout: lost the migration lock; waiting for the process that took it');
+        log(
+          { project: keys.projectId, renamed: result.renamed },
+          'legacy key layout: lost the migration lock; waiting for the process that took it',
+        );
       } finally {
         held.stop();
         await redis.eval(luaSource('releaseLockIfMine'), 1, lock, token).catch(() => undefined);
       }
     } else if (!waited) {
-      log({ project: keys.projectId, lock }, 'legacy key layout: another process is migrating it; waiting until it has finished');
+      log(
+        { project: keys.projectId, lock },
+        'legacy key layout: another process is migrating it; waiting until it has finished',
+      );
     }
     waited = true;
     if (Date.now() >= deadline) {
@@ -248,14 +258,17 @@ interface HeldLock {
 
 function holdLock(redis: Redis, lock: string, token: string, lockMs: number): HeldLock {
   const state = { mine: true };
-  const timer = setInterval(() => {
-    redis.eval(luaSource('renewLockIfMine'), 1, lock, token, lockMs).then(
-      (r) => {
-        if (Number(r) !== 1) state.mine = false;
-      },
-      () => undefined, // a failed renewal is tried again; the next batch's commands fail the same way
-    );
-  }, Math.max(10, Math.floor(lockMs / 3)));
+  const timer = setInterval(
+    () => {
+      redis.eval(luaSource('renewLockIfMine'), 1, lock, token, lockMs).then(
+        (r) => {
+          if (Number(r) !== 1) state.mine = false;
+        },
+        () => undefined, // a failed renewal is tried again; the next batch's commands fail the same way
+      );
+    },
+    Math.max(10, Math.floor(lockMs / 3)),
+  );
   timer.unref();
   return {
     get mine() {
@@ -292,7 +305,10 @@ async function migrateHolding(
   }
   const workers = await legacyWorkers(redis, keys.projectId);
   if (workers === undefined) {
-    log({ project: keys.projectId }, 'legacy key layout: CLIENT LIST is not allowed, so running workers of the previous version cannot be looked for; make sure none runs');
+    log(
+      { project: keys.projectId },
+      'legacy key layout: CLIENT LIST is not allowed, so running workers of the previous version cannot be looked for; make sure none runs',
+    );
   } else if (workers > 0) {
     throw new Error(
       `project '${keys.projectId}' has data in the legacy key layout, and ${workers} worker connection(s) of the previous version's queue ('rt-${keys.projectId}') are open: ` +
@@ -300,16 +316,28 @@ async function migrateHolding(
     );
   }
   const started = Date.now();
-  log({ project: keys.projectId, example: first }, 'legacy key layout found: renaming its keys to bucket 0 of the current layout');
+  log(
+    { project: keys.projectId, example: first },
+    'legacy key layout found: renaming its keys to bucket 0 of the current layout',
+  );
   const done = await renameLegacyKeys(redis, names, opts.batch, result, () => held.mine);
   if (!done) return 'lost';
   for (const c of result.conflicts.slice(0, CONFLICTS_LOGGED)) {
-    log({ project: keys.projectId, from: c.from, to: c.to }, 'legacy key left in place: its new name holds a key already (not overwritten; an operator decides which to keep)');
+    log(
+      { project: keys.projectId, from: c.from, to: c.to },
+      'legacy key left in place: its new name holds a key already (not overwritten; an operator decides which to keep)',
+    );
   }
   // written only now: a process that sees it knows every key is renamed
   await redis.set(keys.layout, layoutValue(1), 'NX');
   log(
-    { project: keys.projectId, renamed: result.renamed, gone: result.gone, conflicts: result.conflicts.length, ms: Date.now() - started },
+    {
+      project: keys.projectId,
+      renamed: result.renamed,
+      gone: result.gone,
+      conflicts: result.conflicts.length,
+      ms: Date.now() - started,
+    },
     `legacy key layout migrated: ${result.renamed} keys renamed, ${result.gone} gone before their turn, ${result.conflicts.length} left in place (new name taken)`,
   );
   return 'migrated';
@@ -335,7 +363,13 @@ export async function findLegacyKey(redis: Redis, names: LegacyNames, count = 50
  * more is renamed then). Safe beside another run of itself: a key either
  * renames once or is found gone.
  */
-export async function renameLegacyKeys(redis: Redis, names: LegacyNames, count: number, result: LegacyMigration, stillMine: () => boolean = () => true): Promise<boolean> {
+export async function renameLegacyKeys(
+  redis: Redis,
+  names: LegacyNames,
+  count: number,
+  result: LegacyMigration,
+  stillMine: () => boolean = () => true,
+): Promise<boolean> {
   for (const pattern of names.patterns) {
     let cursor = '0';
     do {

@@ -28,7 +28,10 @@ export class LeaseWakes {
   private readonly inUse = new Set<RedisConnection>();
   private closed = false;
 
-  constructor(private readonly base: RedisConnection, private readonly max = MAX_BLOCKED_WAITERS) {}
+  constructor(
+    private readonly base: RedisConnection,
+    private readonly max = MAX_BLOCKED_WAITERS,
+  ) {}
 
   /**
    * Waits up to `ms` for a wake-up on `key`: true when woken (a lease was handed
@@ -59,7 +62,11 @@ export class LeaseWakes {
     let conn = this.idle.pop();
     if (!conn) {
       if (this.inUse.size >= this.max) return undefined;
-      conn = duplicate(this.base, { ...blockingConnectionOverrides(this.base, WAKE_BLOCK_MS), enableAutoPipelining: false, lazyConnect: false });
+      conn = duplicate(this.base, {
+        ...blockingConnectionOverrides(this.base, WAKE_BLOCK_MS),
+        enableAutoPipelining: false,
+        lazyConnect: false,
+      });
     }
     this.inUse.add(conn);
     return conn;

@@ -28,7 +28,11 @@ export function luaSource(name: string): string {
   let s = sources.get(name);
   if (s === undefined) {
     const d = luaDir();
-    s = fs.readFileSync(path.join(d, `${name}.lua`), 'utf8').replace(/^-- @include ([A-Za-z]+)$/gm, (_, inc: string) => fs.readFileSync(path.join(d, 'includes', `${inc}.lua`), 'utf8'));
+    s = fs
+      .readFileSync(path.join(d, `${name}.lua`), 'utf8')
+      .replace(/^-- @include ([A-Za-z]+)$/gm, (_, inc: string) =>
+        fs.readFileSync(path.join(d, 'includes', `${inc}.lua`), 'utf8'),
+      );
     sources.set(name, s);
   }
   return s;

@@ -31,15 +31,18 @@ export const RATE_LIMIT_MAX_WINDOW_SECONDS = 31 * 24 * 3600;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const SCRIPT = 'slidingWindowHit';
 
-type LimitRedis = RedisConnection & { slidingWindowHit(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]> };
-
+type LimitRedis = RedisConnection & {
+  slidingWindowHit(key: string, windowMs: number, max: number, member: string): Promise<[number, number, number]>;
+};
 
 /** Checks a limit's arguments (a class's mistake, not its caller's: a plain Error, answered 500). */
 function windowMsOf(name: string, key: string, limit: RateLimit): number {
-  if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`rate limit name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
+  if (typeof name !== 'string' || !NAME.test(name))
+    throw new Error(`rate limit name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
   if (typeof key !== 'string') throw new Error(`rate limit '${name}': the key must be a string`);
   const { max, windowSeconds } = limit ?? ({} as RateLimit);
-  if (!Number.isInteger(max) || max < 1 || max > RATE_LIMIT_MAX_HITS) throw new Error(`rate limit '${name}': max must be an integer from 1 to ${RATE_LIMIT_MAX_HITS}`);
+  if (!Number.isInteger(max) || max < 1 || max > RATE_LIMIT_MAX_HITS)
+    throw new Error(`rate limit '${name}': max must be an integer from 1 to ${RATE_LIMIT_MAX_HITS}`);
   if (typeof windowSeconds !== 'number' || !(windowSeconds > 0) || windowSeconds > RATE_LIMIT_MAX_WINDOW_SECONDS) {
     throw new Error(`rate limit '${name}': windowSeconds must be above 0 and at most ${RATE_LIMIT_MAX_WINDOW_SECONDS}`);
   }
@@ -50,7 +53,10 @@ export class RedisRateLimits implements RateLimits {
   private readonly redis: LimitRedis;
 
   /** `base`: the project's key prefix (`rt:<project>`) */
-  constructor(redis: RedisConnection, private readonly base: string) {
+  constructor(
+    redis: RedisConnection,
+    private readonly base: string,
+  ) {
     this.redis = redis as LimitRedis;
     if (typeof (redis as unknown as Record<string, unknown>)[SCRIPT] !== 'function') {
       redis.defineCommand(SCRIPT, { lua: luaSource(SCRIPT), numberOfKeys: 1 });
@@ -64,12 +70,22 @@ export class RedisRateLimits implements RateLimits {
 
   async hit(name: string, key: string, limit: RateLimit): Promise<RateLimitResult> {
     const windowMs = windowMsOf(name, key, limit);
-    const [allowed, remaining, retryMs] = await this.redis.slidingWindowHit(this.keyOf(name, key), windowMs, limit.max, randomBytes(8).toString('hex'));
-    return { allowed: allowed === 1, remaining: Number(remaining), retryAfterSeconds: Math.ceil(Number(retryMs) / 1000) };
+    const [allowed, remaining, retryMs] = await this.redis.slidingWindowHit(
+      this.keyOf(name, key),
+      windowMs,
+      limit.max,
+      randomBytes(8).toString('hex'),
+    );
+    return {
+      allowed: allowed === 1,
+      remaining: Number(remaining),
+      retryAfterSeconds: Math.ceil(Number(retryMs) / 1000),
+    };
   }
 
   async reset(name: string, key: string): Promise<void> {
-    if (typeof name !== 'string' || !NAME.test(name)) throw new Error(`rate limit name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
+    if (typeof name !== 'string' || !NAME.test(name))
+      throw new Error(`rate limit name '${name}' must be 1-64 letters, digits, '_', '.' or '-'`);
     await this.redis.del(this.keyOf(name, key));
   }
 }

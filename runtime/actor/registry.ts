@@ -52,7 +52,11 @@ export class ClassRegistry {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
-  static fromDirectories(classDirs: string[], schemaDirs: string[], env: NodeJS.ProcessEnv = process.env): ClassRegistry {
+  static fromDirectories(
+    classDirs: string[],
+    schemaDirs: string[],
+    env: NodeJS.ProcessEnv = process.env,
+  ): ClassRegistry {
     const registry = new ClassRegistry(schemaDirs, env);
     const files: string[] = [];
     for (const dir of classDirs) walk(dir, files);
@@ -98,11 +102,16 @@ export class ClassRegistry {
       const owner = this.collections.get(collection);
       if (owner) throw new Error(`collection '${collection}' is projected by both ${owner.classId} and ${def.id}`);
       if (tenancy && tenancy.kind !== 'shared' && !opts.tenantField) {
-        throw new Error(`${def.id}: collection '${collection}' needs a tenantField (the class's tenancy is '${tenancy.kind}')`);
+        throw new Error(
+          `${def.id}: collection '${collection}' needs a tenantField (the class's tenancy is '${tenancy.kind}')`,
+        );
       }
       this.collections.set(collection, { classId: def.id, tenancy, tenantField: opts.tenantField });
       for (const gauge of opts.gauges ?? []) {
-        if (!/^[a-z0-9_]{1,64}$/.test(gauge.name)) throw new Error(`${def.id}: collection '${collection}': gauge name '${gauge.name}' must be 1-64 of [a-z0-9_]`);
+        if (!/^[a-z0-9_]{1,64}$/.test(gauge.name))
+          throw new Error(
+            `${def.id}: collection '${collection}': gauge name '${gauge.name}' must be 1-64 of [a-z0-9_]`,
+          );
         if (this.documentGauges.some((g) => g.collection === collection && g.gauge.name === gauge.name)) {
           throw new Error(`${def.id}: collection '${collection}': gauge '${gauge.name}' is declared twice`);
         }
@@ -124,7 +133,8 @@ export class ClassRegistry {
       } catch (err) {
         throw new Error(`${where}: ${(err as Error).message}`);
       }
-      if (m.kind === 'INTERNAL') throw new Error(`${where}: only calls that arrive over HTTP are journaled, and an INTERNAL method has none`);
+      if (m.kind === 'INTERNAL')
+        throw new Error(`${where}: only calls that arrive over HTTP are journaled, and an INTERNAL method has none`);
       const known = this.journals.get(j.name);
       if (known && (known.subjectField !== j.subjectField || known.tenantField !== j.tenantField)) {
         throw new Error(`${where} '${j.name}' is kept by another method with another subjectField or tenantField`);
@@ -160,7 +170,9 @@ export class ClassRegistry {
       }
     }
     const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';
-    throw new Error(`${classId}.${m.name}: no input schema (${looked}); add the JSON Schema, or declare schema: false on the method`);
+    throw new Error(
+      `${classId}.${m.name}: no input schema (${looked}); add the JSON Schema, or declare schema: false on the method`,
+    );
   }
 
   /** a method's replay window in seconds: the option's number, or what its function makes of the settings (0: none) */
@@ -169,7 +181,9 @@ export class ClassRegistry {
     if (w === undefined) return 0;
     const seconds = typeof w === 'function' ? w(this.env) : w;
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) {
-      throw new Error(`${classId}.${m.name}: replayWindowSeconds must come to an integer from 0 to 86400, got ${String(seconds)}`);
+      throw new Error(
+        `${classId}.${m.name}: replayWindowSeconds must come to an integer from 0 to 86400, got ${String(seconds)}`,
+      );
     }
     return seconds;
   }
@@ -199,7 +213,11 @@ export class ClassRegistry {
   catalogue(): Record<string, CatalogueMethod[]> {
     const out: Record<string, CatalogueMethod[]> = {};
     for (const c of this.classes.values()) {
-      out[c.id] = [...c.methodsByName.values()].map((m) => ({ name: m.name, kind: m.kind, access: [...m.options.access] }));
+      out[c.id] = [...c.methodsByName.values()].map((m) => ({
+        name: m.name,
+        kind: m.kind,
+        access: [...m.options.access],
+      }));
     }
     return out;
   }

@@ -61,7 +61,8 @@ export class Keys {
     readonly projectId: string,
     readonly buckets = 1,
   ) {
-    if (!Number.isInteger(buckets) || buckets < 1) throw new Error(`buckets must be a positive integer, got ${buckets}`);
+    if (!Number.isInteger(buckets) || buckets < 1)
+      throw new Error(`buckets must be a positive integer, got ${buckets}`);
     const base = `rt:${projectId}`;
     this.base = base;
     this.apiKeys = `${base}:apikeys`;
@@ -223,7 +224,15 @@ export type CommitResult =
    * nextJobId: for a job's commit, the job that heads the instance's queue after it;
    * unconfirmed: no replica confirmed it in time (REDIS_WAIT_REPLICAS)
    */
-  | { kind: 'committed'; version: number; taskEntryId?: string; effectEntryId?: string; nextJobId?: string; leaseKept: boolean; unconfirmed?: boolean }
+  | {
+      kind: 'committed';
+      version: number;
+      taskEntryId?: string;
+      effectEntryId?: string;
+      nextJobId?: string;
+      leaseKept: boolean;
+      unconfirmed?: boolean;
+    }
   | { kind: 'lease_lost' }
   | { kind: 'version_moved'; version: number }
   /** the lookup key `name!value` belongs to another instance */
@@ -258,7 +267,20 @@ export interface AcquireOptions {
   waitMs?: number;
 }
 
-const SCRIPTS = ['acquireInstance', 'commitInstance', 'commitSnapshot', 'commitState', 'releaseLease', 'renewLease', 'enqueueJob', 'jobPlace', 'finishJob', 'readIfChanged', 'claimLookup', 'settleLookup'] as const;
+const SCRIPTS = [
+  'acquireInstance',
+  'commitInstance',
+  'commitSnapshot',
+  'commitState',
+  'releaseLease',
+  'renewLease',
+  'enqueueJob',
+  'jobPlace',
+  'finishJob',
+  'readIfChanged',
+  'claimLookup',
+  'settleLookup',
+] as const;
 
 const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
   acquireInstance: 4,
@@ -279,17 +301,47 @@ const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
 export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { kind: 'done'; resultJson?: string };
 
 export type ScriptedRedis = RedisConnection & {
-  acquireInstance(lease: string, inst: string, waiters: string, wake: string, token: string, ttl: number, mode: string, handoff: string, waitMs: number, handoffMs: number): Promise<unknown[]>;
+  acquireInstance(
+    lease: string,
+    inst: string,
+    waiters: string,
+    wake: string,
+    token: string,
+    ttl: number,
+    mode: string,
+    handoff: string,
+    waitMs: number,
+    handoffMs: number,
+  ): Promise<unknown[]>;
   commitInstance(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
   commitSnapshot(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
   commitState(...keysThenArgs: (string | number)[]): Promise<unknown[]>;
-  claimLookup(key: string, owner: string, nonce: string, holdMs: number, notHolding: string): Promise<[number, string | number, number?]>;
+  claimLookup(
+    key: string,
+    owner: string,
+    nonce: string,
+    holdMs: number,
+    notHolding: string,
+  ): Promise<[number, string | number, number?]>;
   settleLookup(key: string, mode: 'confirm' | 'release' | 'drop', reservation: string, owner: string): Promise<number>;
   releaseLease(lease: string, waiters: string, wake: string, token: string, handoffMs: number): Promise<number>;
   renewLease(lease: string, token: string, ttl: number): Promise<number>;
-  enqueueJob(inst: string, pending: string, result: string, jobId: string, upsert: string, refusal: string): Promise<number[]>;
+  enqueueJob(
+    inst: string,
+    pending: string,
+    result: string,
+    jobId: string,
+    upsert: string,
+    refusal: string,
+  ): Promise<number[]>;
   jobPlace(pending: string, result: string, jobId: string): Promise<string[]>;
-  finishJob(pending: string, result: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<[number, string]>;
+  finishJob(
+    pending: string,
+    result: string,
+    jobId: string,
+    outcomeJson: string,
+    ttlSeconds: number,
+  ): Promise<[number, string]>;
   readIfChanged(inst: string, knownVersion: string): Promise<unknown[]>;
 };
 
@@ -297,7 +349,6 @@ export type ReadResult = { kind: 'missing' } | { kind: 'unchanged' } | { kind: '
 /** the answers that carry nothing, made once */
 const READ_MISSING: ReadResult = Object.freeze({ kind: 'missing' });
 const READ_UNCHANGED: ReadResult = Object.freeze({ kind: 'unchanged' });
-
 
 export function emptyState(): InstanceState {
   return { public: {}, private: {}, user: {}, role: {} };
@@ -349,7 +400,6 @@ export function defineActorScripts(redis: RedisConnection): void {
   }
 }
 
-
 /** Actor state, leases and lookup keys in Redis; every multi-key change is one Lua script. */
 export class StateStore {
   readonly redis: ScriptedRedis;
@@ -378,7 +428,11 @@ export class StateStore {
    * defined command does, without the command class, closures and promise
    * chain it makes per call (the READ's and the plain WRITE's one round trip).
    */
-  private script(name: 'readIfChanged' | 'commitState' | 'commitSnapshot' | 'commitInstance', keys: string[], args: (string | number)[]): Promise<unknown[]> {
+  private script(
+    name: 'readIfChanged' | 'commitState' | 'commitSnapshot' | 'commitInstance',
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown[]> {
     const { lua, sha } = scriptText(name);
     const redis = this.redis as unknown as {
       evalsha(sha: string, numKeys: number, ...keysAndArgs: (string | number)[]): Promise<unknown[]>;
@@ -398,14 +452,21 @@ export class StateStore {
 
   /** The instance, unless its current version is `knownVersion` ('unchanged': nothing is transferred). */
   async readIfChanged(classId: string, id: string, knownVersion: number | undefined): Promise<ReadResult> {
-    const r = await this.script('readIfChanged', [this.keys.instance(classId, id)], [knownVersion === undefined ? '' : String(knownVersion)]);
+    const r = await this.script(
+      'readIfChanged',
+      [this.keys.instance(classId, id)],
+      [knownVersion === undefined ? '' : String(knownVersion)],
+    );
     switch (Number(r[0])) {
       case -1:
         return READ_MISSING;
       case 0:
         return READ_UNCHANGED;
       default:
-        return { kind: 'read', instance: { version: Number(r[1]), stateJson: String(r[2]), lookups: r[3] ? JSON.parse(String(r[3])) : {} } };
+        return {
+          kind: 'read',
+          instance: { version: Number(r[1]), stateJson: String(r[2]), lookups: r[3] ? JSON.parse(String(r[3])) : {} },
+        };
     }
   }
 
@@ -413,7 +474,14 @@ export class StateStore {
     return (await this.redis.exists(this.keys.instance(classId, id))) === 1;
   }
 
-  async acquire(classId: string, id: string, token: string, ttlMs: number, mode: LeaseMode, opts: AcquireOptions = {}): Promise<AcquireResult> {
+  async acquire(
+    classId: string,
+    id: string,
+    token: string,
+    ttlMs: number,
+    mode: LeaseMode,
+    opts: AcquireOptions = {},
+  ): Promise<AcquireResult> {
     const k = this.keys;
     const r = await this.redis.acquireInstance(
       k.lease(classId, id),
@@ -432,7 +500,11 @@ export class StateStore {
         if (mode === 'init') return { kind: 'acquired' };
         return {
           kind: 'acquired',
-          instance: { version: Number(r[1]), stateJson: String(r[2] ?? '{}'), lookups: r[3] ? JSON.parse(String(r[3])) : {} },
+          instance: {
+            version: Number(r[1]),
+            stateJson: String(r[2] ?? '{}'),
+            lookups: r[3] ? JSON.parse(String(r[3])) : {},
+          },
         };
       case 0:
         return { kind: 'busy', pttl: Number(r[1]) };
@@ -445,7 +517,13 @@ export class StateStore {
 
   async release(classId: string, id: string, token: string): Promise<void> {
     const k = this.keys;
-    await this.redis.releaseLease(k.lease(classId, id), k.leaseWaiters(classId, id), k.leaseWake(classId, id), token, HANDOFF_MS);
+    await this.redis.releaseLease(
+      k.lease(classId, id),
+      k.leaseWaiters(classId, id),
+      k.leaseWake(classId, id),
+      token,
+      HANDOFF_MS,
+    );
   }
 
   /** A waiter that gives up (its budget ran out) leaves the waiters, so no release hands the lease to nobody. */
@@ -482,7 +560,14 @@ export class StateStore {
       }
     }
     // a write run on a snapshot without the lease, changing no lookup: the short commit
-    const snapshot = req.token === '' && req.expectedVersion > 0 && !req.job && !req.deliveryId && !req.finishesEffectEntry && !req.lookupAdds.length && !req.lookupRemoves.length;
+    const snapshot =
+      req.token === '' &&
+      req.expectedVersion > 0 &&
+      !req.job &&
+      !req.deliveryId &&
+      !req.finishesEffectEntry &&
+      !req.lookupAdds.length &&
+      !req.lookupRemoves.length;
     if (snapshot && !req.tasks?.length && !req.events?.length && !req.effects?.length) {
       // nothing but the state: 3 keys and 3 arguments (the outbox entry's ids come from the instance key)
       const { r, acks } = await this.runCommit(
@@ -495,7 +580,14 @@ export class StateStore {
     if (snapshot) {
       const { r, acks } = await this.runCommit(
         'commitSnapshot',
-        [k.instance(req.classId, req.instanceId), k.lease(req.classId, req.instanceId), b.outbox, b.tasks, b.events, b.effects],
+        [
+          k.instance(req.classId, req.instanceId),
+          k.lease(req.classId, req.instanceId),
+          b.outbox,
+          b.tasks,
+          b.events,
+          b.effects,
+        ],
         [
           req.expectedVersion,
           req.changed ? req.stateJson : '',
@@ -551,10 +643,16 @@ export class StateStore {
   }
 
   /** Sends a commit script; with waitReplicas, WAIT for the replicas in its pipeline. `acks`: replicas that confirmed it. */
-  private async runCommit(script: 'commitInstance' | 'commitSnapshot' | 'commitState', keys: string[], args: (string | number)[]): Promise<{ r: unknown[]; acks: number }> {
+  private async runCommit(
+    script: 'commitInstance' | 'commitSnapshot' | 'commitState',
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<{ r: unknown[]; acks: number }> {
     if (this.waitReplicas > 0) {
       // WAIT has no key: sent in the commit's pipeline it goes to the node that took the commit
-      const p = this.redis.pipeline() as unknown as ScriptedRedis & { exec(): Promise<[Error | null, unknown][] | null> };
+      const p = this.redis.pipeline() as unknown as ScriptedRedis & {
+        exec(): Promise<[Error | null, unknown][] | null>;
+      };
       p[script](...keys, ...args);
       (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
       const out = (await p.exec()) ?? [];
@@ -565,7 +663,12 @@ export class StateStore {
   }
 
   /** A commit script's answer as a CommitResult; lookup reservations are confirmed or released by it. */
-  private async commitOutcome(req: CommitRequest, r: unknown[], acks: number, reserved: { key: string; reservation: string }[]): Promise<CommitResult> {
+  private async commitOutcome(
+    req: CommitRequest,
+    r: unknown[],
+    acks: number,
+    reserved: { key: string; reservation: string }[],
+  ): Promise<CommitResult> {
     const k = this.keys;
     const code = Number(r[0]);
     // most commits claim no lookup: no async step for nothing then
@@ -577,7 +680,9 @@ export class StateStore {
         // no longer holds it is free), so it does not turn the commit into an error
         if (reserved.length) await this.settleReservations(reserved, 'confirm').catch(() => undefined);
         for (const rm of req.lookupRemoves) {
-          await this.redis.settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId).catch(() => undefined);
+          await this.redis
+            .settleLookup(k.lookup(req.classId, rm.name, rm.value), 'drop', '', req.instanceId)
+            .catch(() => undefined);
         }
         return {
           kind: 'committed',
@@ -598,7 +703,12 @@ export class StateStore {
       default: {
         // its caller has given up (or is about to), or a lookup reservation may have lapsed: nothing was written
         const { status, code: c } = RuntimeCodes.REDIS_UNAVAILABLE;
-        throw new ActorError(status, c, `The commit of ${req.classId} '${req.instanceId}' reached Redis after its deadline; nothing was written`, { retryable: true });
+        throw new ActorError(
+          status,
+          c,
+          `The commit of ${req.classId} '${req.instanceId}' reached Redis after its deadline; nothing was written`,
+          { retryable: true },
+        );
       }
     }
   }
@@ -609,7 +719,11 @@ export class StateStore {
    * lookups do not hold it (its commit never happened, or a later one removed
    * the lookup and the key was left behind).
    */
-  private async claimLookup(classId: string, id: string, pair: LookupPair): Promise<{ kind: 'reserved'; key: string; reservation: string; deadline: number } | { kind: 'taken' }> {
+  private async claimLookup(
+    classId: string,
+    id: string,
+    pair: LookupPair,
+  ): Promise<{ kind: 'reserved'; key: string; reservation: string; deadline: number } | { kind: 'taken' }> {
     const key = this.keys.lookup(classId, pair.name, pair.value);
     const nonce = randomBytes(6).toString('base64url');
     let notHolding = '';
@@ -628,7 +742,10 @@ export class StateStore {
     return { kind: 'taken' };
   }
 
-  private async settleReservations(reserved: { key: string; reservation: string }[], mode: 'confirm' | 'release'): Promise<void> {
+  private async settleReservations(
+    reserved: { key: string; reservation: string }[],
+    mode: 'confirm' | 'release',
+  ): Promise<void> {
     for (const r of reserved) await this.redis.settleLookup(r.key, mode, r.reservation, '');
   }
 
@@ -672,13 +789,24 @@ export class StateStore {
    */
   async enqueueJob(classId: string, id: string, jobId: string, upsert = false): Promise<number | 'missing' | 'done'> {
     const k = this.keys;
-    const [seq] = await this.redis.enqueueJob(k.instance(classId, id), k.pendingJobs(classId, id), k.jobResult(classId, id, jobId), jobId, upsert ? '1' : '0', '');
+    const [seq] = await this.redis.enqueueJob(
+      k.instance(classId, id),
+      k.pendingJobs(classId, id),
+      k.jobResult(classId, id, jobId),
+      jobId,
+      upsert ? '1' : '0',
+      '',
+    );
     return seq === -1 ? 'missing' : seq === -2 ? 'done' : seq;
   }
 
   /** Where job `jobId` stands in its instance's FIFO, and its stored outcome once it is no longer pending. */
   async jobPlace(classId: string, id: string, jobId: string): Promise<JobPlace> {
-    const r = await this.redis.jobPlace(this.keys.pendingJobs(classId, id), this.keys.jobResult(classId, id, jobId), jobId);
+    const r = await this.redis.jobPlace(
+      this.keys.pendingJobs(classId, id),
+      this.keys.jobResult(classId, id, jobId),
+      jobId,
+    );
     if (r[0] === 'head') return { kind: 'head' };
     if (r[0] === 'waiting') return { kind: 'waiting', head: r[1] };
     return { kind: 'done', resultJson: r[1] || undefined };
@@ -689,14 +817,37 @@ export class StateStore {
    * as its stored outcome, unless it committed meanwhile (`ended` false); and
    * the job that heads the instance's queue after it.
    */
-  async finishJob(classId: string, id: string, jobId: string, outcomeJson: string, ttlSeconds: number): Promise<{ ended: boolean; next?: string }> {
-    const [ended, next] = await this.redis.finishJob(this.keys.pendingJobs(classId, id), this.keys.jobResult(classId, id, jobId), jobId, outcomeJson, ttlSeconds);
+  async finishJob(
+    classId: string,
+    id: string,
+    jobId: string,
+    outcomeJson: string,
+    ttlSeconds: number,
+  ): Promise<{ ended: boolean; next?: string }> {
+    const [ended, next] = await this.redis.finishJob(
+      this.keys.pendingJobs(classId, id),
+      this.keys.jobResult(classId, id, jobId),
+      jobId,
+      outcomeJson,
+      ttlSeconds,
+    );
     return { ended: Number(ended) === 1, next: next || undefined };
   }
 
   /** Append events emitted outside a commit (STATIC handlers) to the event stream of the bucket of `classId`/`instanceId`. */
   async appendEvents(classId: string, instanceId: string, version: number, events: unknown[]): Promise<void> {
-    await this.redis.xadd(this.keys.of(classId, instanceId).events, '*', 'c', classId, 'i', instanceId, 'v', version, 'e', JSON.stringify(events));
+    await this.redis.xadd(
+      this.keys.of(classId, instanceId).events,
+      '*',
+      'c',
+      classId,
+      'i',
+      instanceId,
+      'v',
+      version,
+      'e',
+      JSON.stringify(events),
+    );
   }
 
   /**

@@ -69,7 +69,8 @@ export interface Turn {
   end(): void;
 }
 
-export type TurnStart = { kind: 'turn'; turn: Turn } | { kind: 'missing'; end: () => void } | { kind: 'exists'; end: () => void };
+export type TurnStart =
+  { kind: 'turn'; turn: Turn } | { kind: 'missing'; end: () => void } | { kind: 'exists'; end: () => void };
 
 /** Told how long a writer waited for a busy instance (runtime/metrics.ts), only when it waited. */
 export interface InstanceWaitObserver {
@@ -133,7 +134,16 @@ export class TurnManager {
     if (handed) this.held.delete(key);
     // the wait ends here unless the lease is still to be acquired (acquire tells then)
     if (waitedFrom >= 0 && (handed || leaseFree)) this.waited(classId, waitedFrom);
-    const turn = new LeaseTurn(this, key, classId, id, handed ? handed.token : leaseFree ? '' : `${this.tokenPrefix}.${(++this.tokenSeq).toString(36)}`, handed?.turns ?? 0, leaseFree, endLocal);
+    const turn = new LeaseTurn(
+      this,
+      key,
+      classId,
+      id,
+      handed ? handed.token : leaseFree ? '' : `${this.tokenPrefix}.${(++this.tokenSeq).toString(36)}`,
+      handed?.turns ?? 0,
+      leaseFree,
+      endLocal,
+    );
     try {
       if (handed) {
         if (mode === 'init') {
@@ -221,21 +231,26 @@ export class TurnManager {
     const held = this.held.get(key);
     if (!held || this.fifo.waiting(key) > 0) return;
     this.held.delete(key);
-    this.deps.store.release(classId, id, held.token).catch((err) => this.deps.logger.warn({ err }, 'lease release failed'));
+    this.deps.store
+      .release(classId, id, held.token)
+      .catch((err) => this.deps.logger.warn({ err }, 'lease release failed'));
   }
 
   private async waitLocalTurn(key: string, deadline: number, classId: string, id: string): Promise<() => void> {
     const entered = this.fifo.enter(key);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // give our turn back as soon as it comes
-        entered.then((release) => {
-          this.dropIdleLease(key, classId, id);
-          release();
-        });
-        reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          // give our turn back as soon as it comes
+          entered.then((release) => {
+            this.dropIdleLease(key, classId, id);
+            release();
+          });
+          reject(runtimeError('INSTANCE_BUSY', `${classId} '${id}' stayed busy for the whole time budget`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
     });
     try {
       return await Promise.race([entered, timeout]);
@@ -258,7 +273,14 @@ export class TurnManager {
    * most. `waitedFrom`: when the writer began to wait for its local turn (-1:
    * it did not); a busy lease starts the wait too.
    */
-  private async acquire(classId: string, id: string, token: string, mode: LeaseMode, deadline: number, waitedFrom: number) {
+  private async acquire(
+    classId: string,
+    id: string,
+    token: string,
+    mode: LeaseMode,
+    deadline: number,
+    waitedFrom: number,
+  ) {
     const { store } = this.deps;
     const wakeKey = store.keys.leaseWake(classId, id);
     let handoff = false;
@@ -267,12 +289,14 @@ export class TurnManager {
       for (;;) {
         // registered until a little after this block can end: a waiter that went away drops out by itself
         const waitMs = Math.max(0, Math.min(deadline - Date.now(), WAKE_BLOCK_MS)) + WAKE_BLOCK_MS;
-        const r: AcquireResult = await store.acquire(classId, id, token, this.deps.leaseTtlMs, mode, { handoff, waitMs }).catch((err) => {
-          // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
-          // queued behind it on the same connection then frees the instance at once instead of after the ttl
-          store.release(classId, id, token).catch(() => undefined);
-          throw err;
-        });
+        const r: AcquireResult = await store
+          .acquire(classId, id, token, this.deps.leaseTtlMs, mode, { handoff, waitMs })
+          .catch((err) => {
+            // no answer (Redis frozen or gone): the acquire may still run when Redis is back; the release
+            // queued behind it on the same connection then frees the instance at once instead of after the ttl
+            store.release(classId, id, token).catch(() => undefined);
+            throw err;
+          });
         if (r.kind !== 'busy') {
           waiting = false;
           if (waitedFrom >= 0) this.waited(classId, waitedFrom);
@@ -361,7 +385,13 @@ class LeaseTurn implements Turn {
     const before = this.before;
     // handed on unchanged only for a short run, as a commit keeps it while another process may wait: the
     // release then hands it to a waiting process, or frees it for the next local writer to take afresh
-    if (!this.isLost && before && before.version > 0 && this.turns + 1 < FAIR_RUN && this.manager.shouldKeep(this.key, this.turns)) {
+    if (
+      !this.isLost &&
+      before &&
+      before.version > 0 &&
+      this.turns + 1 < FAIR_RUN &&
+      this.manager.shouldKeep(this.key, this.turns)
+    ) {
       this.manager.handOver(this.key, { token: this.token, turns: this.turns + 1, instance: before });
     } else {
       await this.manager.deps.store.release(this.classId, this.id, this.token);

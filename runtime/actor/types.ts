@@ -12,13 +12,7 @@ export type MethodKind = 'INIT' | 'READ' | 'WRITE' | 'QUEUED_WRITE' | 'STATIC' |
 export const EXCLUSIVE_KINDS: ReadonlySet<MethodKind> = new Set(['INIT', 'WRITE', 'QUEUED_WRITE', 'INTERNAL']);
 
 export type IdentityType =
-  | 'program_management_user'
-  | 'enduser'
-  | 'member_otp'
-  | 'integration_user'
-  | 'class'
-  | 'system'
-  | 'anonymous';
+  'program_management_user' | 'enduser' | 'member_otp' | 'integration_user' | 'class' | 'system' | 'anonymous';
 
 export interface Identity {
   type: IdentityType;
@@ -129,10 +123,7 @@ export interface TokenIssuer {
  * is always admitted.
  */
 export type AccessRule =
-  | Exclude<IdentityType, 'class' | 'system' | 'anonymous'>
-  | 'public'
-  | 'class'
-  | `class:${string}`;
+  Exclude<IdentityType, 'class' | 'system' | 'anonymous'> | 'public' | 'class' | `class:${string}`;
 
 export interface MethodOptions {
   /** identities admitted; required: every method says who may call it */
@@ -377,9 +368,7 @@ export interface RoleProviderOptions {
  * is closed to company users until it says how its data is scoped.
  */
 export type TenancyOptions<S extends InstanceState = InstanceState> =
-  | { kind: 'owned'; owner(state: S): string | undefined | null }
-  | { kind: 'shared' }
-  | { kind: 'records' };
+  { kind: 'owned'; owner(state: S): string | undefined | null } | { kind: 'shared' } | { kind: 'records' };
 
 /** `S`: the class's state (`@ActorClass<S>`), which `stream.toDocuments` and `tenancy.owner` receive */
 export interface ClassOptions<S extends InstanceState = InstanceState> {
@@ -418,7 +407,10 @@ export interface InstanceState {
  * types `private` (and `public` when given); declared once per class as
  * `@ActorClass<State>` and in its handlers' `Ctx<State>` / `ReadCtx<State>`.
  */
-export interface StateOf<Private extends object = Record<string, any>, Public extends object = Record<string, any>> extends InstanceState {
+export interface StateOf<
+  Private extends object = Record<string, any>,
+  Public extends object = Record<string, any>,
+> extends InstanceState {
   public: Public;
   private: Private;
 }
@@ -624,7 +616,10 @@ export interface ReadCtx<S extends InstanceState = InstanceState, I = any> exten
  * means as a write's (the runtime applies a STATIC's effects once it has
  * answered, dispatches its tasks and jobs and appends its events).
  */
-export interface StaticCtx<I = any> extends ReadCtx<InstanceState, I>, Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule' | 'mail' | 'sms' | 'tokens'> {}
+export interface StaticCtx<I = any>
+  extends
+    ReadCtx<InstanceState, I>,
+    Pick<Ctx<InstanceState, I>, 'effect' | 'emit' | 'enqueue' | 'schedule' | 'mail' | 'sms' | 'tokens'> {}
 
 /**
  * The context of an INIT, WRITE, QUEUED_WRITE or INTERNAL handler: `S` is the

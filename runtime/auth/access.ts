@@ -48,9 +48,13 @@ export class AccessControl implements Authorizer {
     // a token issued for some methods only (a member_otp token: the OTP checks) reaches nothing else
     const only = identity.methods;
     if (only !== undefined && !only.includes(`${cls.id}.${method.name}`)) {
-      throw runtimeError('TOKEN_NOT_FOR_METHOD', `This token is only good for ${only.join(', ')}, not ${cls.id}.${method.name}`);
+      throw runtimeError(
+        'TOKEN_NOT_FOR_METHOD',
+        `This token is only good for ${only.join(', ')}, not ${cls.id}.${method.name}`,
+      );
     }
-    if (identity.type !== 'program_management_user' || method.options.skipRoleCheck || access.includes('public')) return;
+    if (identity.type !== 'program_management_user' || method.options.skipRoleCheck || access.includes('public'))
+      return;
     return this.checkRoles(identity, cls, method);
   }
 

@@ -1,4 +1,12 @@
-import { createHash, createSecretKey, hash, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createSecretKey,
+  hash,
+  randomBytes,
+  randomUUID,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { RedisConnection } from '../redis/connection';
 import type { Identity, IdentityType } from '../actor/types';
@@ -42,7 +50,9 @@ export class ApiKeyStore {
     private readonly cacheMs = 5000,
   ) {
     this.envDigests = envKeys.map((k) => Buffer.from(hashApiKey(k), 'hex'));
-    this.envRecords = envKeys.map((_, i) => Object.freeze({ id: `env-${i + 1}`, name: 'INTEGRATION_API_KEYS', createdAt: '', prefix: '' }));
+    this.envRecords = envKeys.map((_, i) =>
+      Object.freeze({ id: `env-${i + 1}`, name: 'INTEGRATION_API_KEYS', createdAt: '', prefix: '' }),
+    );
   }
 
   async verify(key: string): Promise<ApiKeyRecord | null> {
@@ -90,7 +100,12 @@ export class ApiKeyStore {
   /** Create a key; the plain key is returned once and never stored. */
   async create(name: string): Promise<{ key: string; record: ApiKeyRecord }> {
     const key = `ik_${randomBytes(24).toString('base64url')}`;
-    const record: ApiKeyRecord = { id: randomUUID(), name, createdAt: new Date().toISOString(), prefix: key.slice(0, 7) };
+    const record: ApiKeyRecord = {
+      id: randomUUID(),
+      name,
+      createdAt: new Date().toISOString(),
+      prefix: key.slice(0, 7),
+    };
     await this.redis.hset(this.hashKey, hashApiKey(key), JSON.stringify(record));
     return { key, record };
   }
@@ -165,15 +180,18 @@ export class TokenService {
     private readonly issuer?: string,
     opts: TokenServiceOptions = {},
   ) {
-    if (secret.length < JWT_SECRET_MIN_LENGTH) throw new Error(`JWT_SECRET must be at least ${JWT_SECRET_MIN_LENGTH} characters`);
+    if (secret.length < JWT_SECRET_MIN_LENGTH)
+      throw new Error(`JWT_SECRET must be at least ${JWT_SECRET_MIN_LENGTH} characters`);
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.allowDevTokens = opts.allowDevTokens ?? true;
   }
 
   /** A development token: its claims (roles, tenant, developer) are honoured while ALLOW_DEV_TOKENS is on. */
   sign(claims: TokenClaims, expiresInSeconds = 3600): string {
-    if (!this.allowDevTokens) throw new Error('development tokens are off (ALLOW_DEV_TOKENS is false): sign in through the service');
-    if (!TOKEN_IDENTITIES.includes(claims.identity)) throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}`);
+    if (!this.allowDevTokens)
+      throw new Error('development tokens are off (ALLOW_DEV_TOKENS is false): sign in through the service');
+    if (!TOKEN_IDENTITIES.includes(claims.identity))
+      throw new Error(`identity must be one of ${TOKEN_IDENTITIES.join(', ')}`);
     return jwt.sign({ ...claims, [DEV_CLAIM]: true }, this.key, {
       algorithm: JWT_ALGORITHM,
       expiresIn: expiresInSeconds,
@@ -186,7 +204,12 @@ export class TokenService {
   issue(claims: SessionClaims, ttlSeconds: number): { token: string; expiresAt: string } {
     const now = Date.now();
     const iat = Math.floor(now / 1000);
-    const payload: Record<string, unknown> = { sub: claims.sub, identity: claims.identity, iat, [ISSUED_MS_CLAIM]: now };
+    const payload: Record<string, unknown> = {
+      sub: claims.sub,
+      identity: claims.identity,
+      iat,
+      [ISSUED_MS_CLAIM]: now,
+    };
     if (claims.tenant !== undefined) payload.tenant = claims.tenant;
     if (claims.methods !== undefined) payload.methods = [...claims.methods];
     const token = jwt.sign(payload, this.key, {
@@ -222,7 +245,8 @@ export class TokenService {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token lacks a valid identity or subject');
     }
     const dev = payload[DEV_CLAIM] === true;
-    if (dev && !this.allowDevTokens) throw runtimeError('UNAUTHENTICATED', 'Development tokens are not accepted here (ALLOW_DEV_TOKENS)');
+    if (dev && !this.allowDevTokens)
+      throw runtimeError('UNAUTHENTICATED', 'Development tokens are not accepted here (ALLOW_DEV_TOKENS)');
     // a tenant claim limits the identity's data access (ClassOptions.tenancy); a malformed one must not widen it
     const tenant = payload.tenant;
     if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 200)) {
@@ -230,11 +254,18 @@ export class TokenService {
     }
     // a methods claim limits the token to those methods; a malformed one must not widen it either
     const methods = payload.methods;
-    if (methods !== undefined && (!Array.isArray(methods) || methods.length === 0 || methods.length > 100 || !methods.every((m) => typeof m === 'string' && METHOD_NAME.test(m)))) {
+    if (
+      methods !== undefined &&
+      (!Array.isArray(methods) ||
+        methods.length === 0 ||
+        methods.length > 100 ||
+        !methods.every((m) => typeof m === 'string' && METHOD_NAME.test(m)))
+    ) {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token has an invalid methods claim');
     }
     // roles (and the developer flag in the claims) are a development token's only
-    const roles = dev && Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
+    const roles =
+      dev && Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
     const identity: Identity = { type, userId: payload.sub, roles, claims: dev ? payload : withoutGrants(payload) };
     if (tenant !== undefined) identity.tenant = tenant;
     if (methods !== undefined) identity.methods = methods as string[];

@@ -15,7 +15,15 @@
 import type { ClassRegistry } from '../actor/registry';
 import type { CallResult, Identity, IdentitySourceAnswer, IdentityType } from '../actor/types';
 import { ActorError, isUnknownInstance, RuntimeCodes, runtimeError } from '../errors';
-import { DEV_CLAIM, identify, identifyNow, ISSUED_MS_CLAIM, TOKEN_IDENTITIES, type ApiKeyStore, type TokenService } from './auth';
+import {
+  DEV_CLAIM,
+  identify,
+  identifyNow,
+  ISSUED_MS_CLAIM,
+  TOKEN_IDENTITIES,
+  type ApiKeyStore,
+  type TokenService,
+} from './auth';
 
 export interface IdentitySourceRef {
   classId: string;
@@ -33,10 +41,12 @@ export function identitySources(registry: ClassRegistry): Map<IdentityType, Iden
     const source = cls.options.identitySource;
     if (!source) continue;
     const where = `${cls.id}: identitySource`;
-    if (!TOKEN_IDENTITIES.includes(source.tokenType)) throw new Error(`${where}: tokenType must be one of ${TOKEN_IDENTITIES.join(', ')}`);
+    if (!TOKEN_IDENTITIES.includes(source.tokenType))
+      throw new Error(`${where}: tokenType must be one of ${TOKEN_IDENTITIES.join(', ')}`);
     const method = cls.methodsByName.get(source.method);
     if (!method) throw new Error(`${where}: ${cls.id} has no method '${source.method}'`);
-    if (method.kind !== 'READ' && method.kind !== 'INTERNAL') throw new Error(`${where}: ${cls.id}.${source.method} must be a READ or INTERNAL (it is ${method.kind})`);
+    if (method.kind !== 'READ' && method.kind !== 'INTERNAL')
+      throw new Error(`${where}: ${cls.id}.${source.method} must be a READ or INTERNAL (it is ${method.kind})`);
     const other = out.get(source.tokenType);
     if (other) throw new Error(`${where}: '${source.tokenType}' already comes from ${other.classId}`);
     out.set(source.tokenType, { classId: cls.id, method: source.method });
@@ -52,14 +62,16 @@ const CACHE_MAX = 10_000;
 
 /** Checks a source's answer (its class's contract; a wrong one is a 500 naming the source, never an admission). */
 export function parseSourceAnswer(body: unknown, where: string): IdentitySourceAnswer {
-  const bad = (reason: string) => new ActorError(500, RuntimeCodes.INTERNAL.code, `Identity source ${where} answered ${reason}`);
+  const bad = (reason: string) =>
+    new ActorError(500, RuntimeCodes.INTERNAL.code, `Identity source ${where} answered ${reason}`);
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('no object');
   const b = body as Record<string, unknown>;
   if (typeof b.active !== 'boolean') throw bad('no boolean `active`');
   if (!Array.isArray(b.roles) || !b.roles.every((r) => typeof r === 'string')) throw bad('no string array `roles`');
   const out: IdentitySourceAnswer = { active: b.active, roles: [...(b.roles as string[])] };
   if (b.tenant !== undefined && b.tenant !== null) {
-    if (typeof b.tenant !== 'string' || b.tenant.length === 0 || b.tenant.length > 200) throw bad('a `tenant` that is not a string of 1-200 characters');
+    if (typeof b.tenant !== 'string' || b.tenant.length === 0 || b.tenant.length > 200)
+      throw bad('a `tenant` that is not a string of 1-200 characters');
     out.tenant = b.tenant;
   }
   if (b.developer !== undefined && b.developer !== null) {
@@ -67,7 +79,8 @@ export function parseSourceAnswer(body: unknown, where: string): IdentitySourceA
     out.developer = b.developer;
   }
   if (b.validAfter !== undefined && b.validAfter !== null) {
-    if (typeof b.validAfter !== 'string' || Number.isNaN(Date.parse(b.validAfter))) throw bad('a `validAfter` that is not an ISO time');
+    if (typeof b.validAfter !== 'string' || Number.isNaN(Date.parse(b.validAfter)))
+      throw bad('a `validAfter` that is not an ISO time');
     out.validAfter = b.validAfter;
   }
   if (b.name !== undefined && b.name !== null) {
@@ -118,13 +131,19 @@ export class IdentityResolver {
     const identity = this.opts.tokens.verify(token);
     const claims = identity.claims ?? {};
     if (claims[DEV_CLAIM] === true || !this.opts.sources.has(identity.type)) return identity;
-    const issuedMs = typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
+    const issuedMs =
+      typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
     const answer = (await this.check(identity.type, identity.userId!, issuedMs))!;
     const out: Identity = {
       type: identity.type,
       userId: identity.userId,
       roles: answer.roles,
-      claims: { ...claims, roles: answer.roles, developer: answer.developer === true, ...(answer.name !== undefined ? { name: answer.name } : {}) },
+      claims: {
+        ...claims,
+        roles: answer.roles,
+        developer: answer.developer === true,
+        ...(answer.name !== undefined ? { name: answer.name } : {}),
+      },
     };
     if (answer.tenant !== undefined) out.tenant = answer.tenant;
     if (identity.methods !== undefined) out.methods = identity.methods;
@@ -137,12 +156,20 @@ export class IdentityResolver {
    * credential older than its validAfter. `fresh`: ask the source, not the
    * cache (a refresh-token exchange). Undefined when the type has no source.
    */
-  async check(type: IdentityType, sub: string, issuedMs: number, fresh = false): Promise<IdentitySourceAnswer | undefined> {
+  async check(
+    type: IdentityType,
+    sub: string,
+    issuedMs: number,
+    fresh = false,
+  ): Promise<IdentitySourceAnswer | undefined> {
     if (!this.opts.sources.has(type)) return undefined;
     const answer = await this.answer(type, sub, fresh);
     if (!answer.active) throw runtimeError('UNAUTHENTICATED', 'This user is not active');
     if (answer.validAfter !== undefined && !(issuedMs >= Date.parse(answer.validAfter))) {
-      throw runtimeError('UNAUTHENTICATED', 'This token was issued before the user\'s credentials changed: sign in again');
+      throw runtimeError(
+        'UNAUTHENTICATED',
+        "This token was issued before the user's credentials changed: sign in again",
+      );
     }
     return answer;
   }
@@ -201,13 +228,17 @@ export class IdentityResolver {
       result = await this.opts.call(source.classId, source.method, sub);
     } catch (err) {
       // no such user (the runtime's unknown instance, the class's own 404, an id no instance can have): not signed in
-      if (isUnknownInstance(err) || (err instanceof ActorError && (err.status === 404 || err.code === RuntimeCodes.BAD_INSTANCE_ID.code))) {
-        throw runtimeError('UNAUTHENTICATED', 'This token\'s user does not exist');
+      if (
+        isUnknownInstance(err) ||
+        (err instanceof ActorError && (err.status === 404 || err.code === RuntimeCodes.BAD_INSTANCE_ID.code))
+      ) {
+        throw runtimeError('UNAUTHENTICATED', "This token's user does not exist");
       }
       throw err;
     }
-    if (result.status === 404) throw runtimeError('UNAUTHENTICATED', 'This token\'s user does not exist');
-    if (result.status < 200 || result.status >= 300) throw new ActorError(500, RuntimeCodes.INTERNAL.code, `Identity source ${where} answered ${result.status}`);
+    if (result.status === 404) throw runtimeError('UNAUTHENTICATED', "This token's user does not exist");
+    if (result.status < 200 || result.status >= 300)
+      throw new ActorError(500, RuntimeCodes.INTERNAL.code, `Identity source ${where} answered ${result.status}`);
     return parseSourceAnswer(result.body, where);
   }
 }

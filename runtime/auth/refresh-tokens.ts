@@ -75,7 +75,14 @@ const LEGACY_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type RefreshRedis = RedisConnection & {
-  refreshCreate(token: string, family: string, revoked: string, record: string, hash: string, ttlMs: number): Promise<number>;
+  refreshCreate(
+    token: string,
+    family: string,
+    revoked: string,
+    record: string,
+    hash: string,
+    ttlMs: number,
+  ): Promise<number>;
   refreshRotate(...args: (string | number)[]): Promise<number>;
   refreshRevokeFamily(numKeys: number, ...args: string[]): Promise<number>;
 };
@@ -176,9 +183,12 @@ export class RefreshTokenStore {
     this.keys = new RefreshKeys(base);
     this.ttlMs = ttlSeconds * 1000;
     const r = redis as unknown as Record<string, unknown>;
-    if (typeof r.refreshCreate !== 'function') redis.defineCommand('refreshCreate', { lua: luaSource('refreshCreate'), numberOfKeys: 3 });
-    if (typeof r.refreshRotate !== 'function') redis.defineCommand('refreshRotate', { lua: luaSource('refreshRotate'), numberOfKeys: 4 });
-    if (typeof r.refreshRevokeFamily !== 'function') redis.defineCommand('refreshRevokeFamily', { lua: luaSource('refreshRevokeFamily') });
+    if (typeof r.refreshCreate !== 'function')
+      redis.defineCommand('refreshCreate', { lua: luaSource('refreshCreate'), numberOfKeys: 3 });
+    if (typeof r.refreshRotate !== 'function')
+      redis.defineCommand('refreshRotate', { lua: luaSource('refreshRotate'), numberOfKeys: 4 });
+    if (typeof r.refreshRevokeFamily !== 'function')
+      redis.defineCommand('refreshRevokeFamily', { lua: luaSource('refreshRevokeFamily') });
   }
 
   /** The subject's set names `family`, for as long as a token of it may live (before the family gets that token). */
@@ -195,7 +205,14 @@ export class RefreshTokenStore {
       const hash = digest(token);
       const { family } = full;
       await this.keepInSubject(full);
-      const ok = await this.redis.refreshCreate(this.keys.token(family, hash), this.keys.family(family), this.keys.revoked(family), JSON.stringify(full), hash, this.ttlMs);
+      const ok = await this.redis.refreshCreate(
+        this.keys.token(family, hash),
+        this.keys.family(family),
+        this.keys.revoked(family),
+        JSON.stringify(full),
+        hash,
+        this.ttlMs,
+      );
       if (ok === 1) return token;
     }
     throw new Error('refresh tokens: every family a sign-in started was revoked at once');
@@ -205,12 +222,14 @@ export class RefreshTokenStore {
   async lookup(token: string): Promise<RefreshLookup> {
     const hash = digest(token);
     let family = familyOfToken(token);
-    if (family === undefined && LEGACY_TOKEN.test(token)) family = (await this.redis.get(this.keys.legacyFamily(hash))) ?? undefined;
+    if (family === undefined && LEGACY_TOKEN.test(token))
+      family = (await this.redis.get(this.keys.legacyFamily(hash))) ?? undefined;
     if (family === undefined || !UUID.test(family)) return { kind: 'unknown' };
-    const [[, raw], [, consumed]] = (await this.redis.multi().get(this.keys.token(family, hash)).get(this.keys.consumed(family, hash)).exec()) as [
-      [Error | null, string | null],
-      [Error | null, string | null],
-    ];
+    const [[, raw], [, consumed]] = (await this.redis
+      .multi()
+      .get(this.keys.token(family, hash))
+      .get(this.keys.consumed(family, hash))
+      .exec()) as [[Error | null, string | null], [Error | null, string | null]];
     if (raw) {
       const record = JSON.parse(raw) as RefreshRecord;
       // a record is found under its own family's tag only: anything else is not this store's
@@ -254,7 +273,14 @@ export class RefreshTokenStore {
     for (let attempt = 0; attempt < REVOKE_ATTEMPTS; attempt++) {
       const hashes = await this.redis.smembers(familyKey);
       const tokenKeys = hashes.map((h) => this.keys.token(family, h));
-      const complete = await this.redis.refreshRevokeFamily(2 + tokenKeys.length, familyKey, this.keys.revoked(family), ...tokenKeys, String(this.ttlMs), ...hashes);
+      const complete = await this.redis.refreshRevokeFamily(
+        2 + tokenKeys.length,
+        familyKey,
+        this.keys.revoked(family),
+        ...tokenKeys,
+        String(this.ttlMs),
+        ...hashes,
+      );
       if (complete === 1) return;
     }
     throw new Error(`refresh tokens: family ${family} kept gaining tokens while it was revoked`);
@@ -270,7 +296,10 @@ export class RefreshTokenStore {
       if (!UUID.test(family)) continue;
       for (const hash of await this.redis.smembers(this.keys.family(family))) {
         const key = this.keys.token(family, hash);
-        const [[, raw], [, pttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [[Error | null, string | null], [Error | null, number]];
+        const [[, raw], [, pttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
+          [Error | null, string | null],
+          [Error | null, number],
+        ];
         if (!raw || pttl < 0) continue;
         const record = JSON.parse(raw) as RefreshRecord;
         if (record.family !== family || record.sub !== sub || record.type !== type) continue;
@@ -339,7 +368,13 @@ export async function migrateRefreshTokenKeys(conn: RedisConnection, base: strin
   return moved;
 }
 
-async function moveKey(conn: RedisConnection, keys: RefreshKeys, kind: 'rft' | 'rfx' | 'rff', old: string, id: string): Promise<boolean> {
+async function moveKey(
+  conn: RedisConnection,
+  keys: RefreshKeys,
+  kind: 'rft' | 'rfx' | 'rff',
+  old: string,
+  id: string,
+): Promise<boolean> {
   const ttl = await conn.pttl(old);
   if (ttl === -2) return false;
   let family: string;
@@ -354,7 +389,8 @@ async function moveKey(conn: RedisConnection, keys: RefreshKeys, kind: 'rft' | '
     }
   }
   if (!UUID.test(family)) return false;
-  const target = kind === 'rft' ? keys.token(family, id) : kind === 'rfx' ? keys.consumed(family, id) : keys.family(family);
+  const target =
+    kind === 'rft' ? keys.token(family, id) : kind === 'rfx' ? keys.consumed(family, id) : keys.family(family);
   const keep = ttl > 0 ? ttl : 0;
   // DUMP and RESTORE rather than RENAME: the new name may be in another slot of a cluster
   const dumped = await conn.dumpBuffer(old);

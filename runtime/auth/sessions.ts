@@ -30,22 +30,30 @@ export interface SessionTokensOptions {
 /** A class's mistake in an issue request: a plain Error (500, logged), not its caller's fault. */
 function checkRequest(req: TokenIssueRequest, knownMethod: (name: string) => boolean): void {
   if (!req || typeof req !== 'object') throw new Error('tokens.issue: the request must be an object');
-  if (typeof req.sub !== 'string' || !SUBJECT.test(req.sub)) throw new Error('tokens.issue: sub must be 1-200 of [A-Za-z0-9_.@+-=]');
-  if (!TOKEN_IDENTITIES.includes(req.type)) throw new Error(`tokens.issue: type must be one of ${TOKEN_IDENTITIES.join(', ')}`);
-  if (req.tenant !== undefined && (typeof req.tenant !== 'string' || req.tenant.length === 0 || req.tenant.length > 200)) {
+  if (typeof req.sub !== 'string' || !SUBJECT.test(req.sub))
+    throw new Error('tokens.issue: sub must be 1-200 of [A-Za-z0-9_.@+-=]');
+  if (!TOKEN_IDENTITIES.includes(req.type))
+    throw new Error(`tokens.issue: type must be one of ${TOKEN_IDENTITIES.join(', ')}`);
+  if (
+    req.tenant !== undefined &&
+    (typeof req.tenant !== 'string' || req.tenant.length === 0 || req.tenant.length > 200)
+  ) {
     throw new Error('tokens.issue: tenant must be a string of 1-200 characters');
   }
   if (req.methods !== undefined) {
-    if (!Array.isArray(req.methods) || req.methods.length === 0 || req.methods.length > 100) throw new Error('tokens.issue: methods must list 1-100 `Class.method` names');
+    if (!Array.isArray(req.methods) || req.methods.length === 0 || req.methods.length > 100)
+      throw new Error('tokens.issue: methods must list 1-100 `Class.method` names');
     for (const m of req.methods) {
-      if (!isMethodName(m) || !knownMethod(m)) throw new Error(`tokens.issue: methods: '${String(m)}' is not a method of a class this runtime serves`);
+      if (!isMethodName(m) || !knownMethod(m))
+        throw new Error(`tokens.issue: methods: '${String(m)}' is not a method of a class this runtime serves`);
     }
   }
   const ttl = req.ttlSeconds;
   if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_ACCESS_TTL_SECONDS)) {
     throw new Error(`tokens.issue: ttlSeconds must be an integer from 1 to ${MAX_ACCESS_TTL_SECONDS}`);
   }
-  if (req.refresh !== undefined && typeof req.refresh !== 'boolean') throw new Error('tokens.issue: refresh must be a boolean');
+  if (req.refresh !== undefined && typeof req.refresh !== 'boolean')
+    throw new Error('tokens.issue: refresh must be a boolean');
 }
 
 export class SessionTokens implements TokenIssuer {
@@ -55,7 +63,12 @@ export class SessionTokens implements TokenIssuer {
     checkRequest(req, this.opts.knownMethod);
     const methods = req.methods ? [...new Set(req.methods)] : undefined;
     const access = this.opts.tokens.issue(
-      { sub: req.sub, identity: req.type, ...(req.tenant !== undefined ? { tenant: req.tenant } : {}), ...(methods ? { methods } : {}) },
+      {
+        sub: req.sub,
+        identity: req.type,
+        ...(req.tenant !== undefined ? { tenant: req.tenant } : {}),
+        ...(methods ? { methods } : {}),
+      },
       req.ttlSeconds ?? this.opts.accessTtlSeconds,
     );
     if (!req.refresh) return access;
@@ -82,8 +95,10 @@ export class SessionTokens implements TokenIssuer {
   }
 
   async revokeAll(sub: string, type: IdentityType): Promise<void> {
-    if (typeof sub !== 'string' || sub.length === 0) throw new Error('tokens.revokeAll: sub must be a non-empty string');
-    if (!TOKEN_IDENTITIES.includes(type)) throw new Error(`tokens.revokeAll: type must be one of ${TOKEN_IDENTITIES.join(', ')}`);
+    if (typeof sub !== 'string' || sub.length === 0)
+      throw new Error('tokens.revokeAll: sub must be a non-empty string');
+    if (!TOKEN_IDENTITIES.includes(type))
+      throw new Error(`tokens.revokeAll: type must be one of ${TOKEN_IDENTITIES.join(', ')}`);
     await this.opts.refresh.revokeAll(sub, type);
     this.opts.identities.invalidate(type, sub);
   }
@@ -96,10 +111,14 @@ export class SessionTokens implements TokenIssuer {
   async exchange(refreshToken: string): Promise<Required<IssuedToken>> {
     const { refresh, identities } = this.opts;
     const found = await refresh.lookup(refreshToken);
-    if (found.kind === 'unknown') throw runtimeError('UNAUTHENTICATED', 'Invalid refresh token (unknown, expired or revoked)');
+    if (found.kind === 'unknown')
+      throw runtimeError('UNAUTHENTICATED', 'Invalid refresh token (unknown, expired or revoked)');
     if (found.kind === 'reused') {
       await refresh.revokeFamily(found.family);
-      throw runtimeError('UNAUTHENTICATED', 'This refresh token was used before: every token of its session is revoked, sign in again');
+      throw runtimeError(
+        'UNAUTHENTICATED',
+        'This refresh token was used before: every token of its session is revoked, sign in again',
+      );
     }
     const r = found.record;
     try {
@@ -112,10 +131,18 @@ export class SessionTokens implements TokenIssuer {
     if (next === null) {
       // consumed by a concurrent exchange between our look-up and now: a second holder of the token
       await refresh.revokeFamily(r.family);
-      throw runtimeError('UNAUTHENTICATED', 'This refresh token was used before: every token of its session is revoked, sign in again');
+      throw runtimeError(
+        'UNAUTHENTICATED',
+        'This refresh token was used before: every token of its session is revoked, sign in again',
+      );
     }
     const access = this.opts.tokens.issue(
-      { sub: r.sub, identity: r.type, ...(r.tenant !== undefined ? { tenant: r.tenant } : {}), ...(r.methods ? { methods: r.methods } : {}) },
+      {
+        sub: r.sub,
+        identity: r.type,
+        ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
+        ...(r.methods ? { methods: r.methods } : {}),
+      },
       r.ttlSeconds ?? this.opts.accessTtlSeconds,
     );
     return { ...access, refreshToken: next };

@@ -31,13 +31,23 @@ function outOfScope(message: string) {
 }
 
 /** Before anything else: may a tenant-bound identity call a method of this kind on this class at all? */
-export function assertTenantMayCall(identity: Identity, classId: string, method: string, kind: MethodKind, tenancy: TenancyOptions | undefined): void {
+export function assertTenantMayCall(
+  identity: Identity,
+  classId: string,
+  method: string,
+  kind: MethodKind,
+  tenancy: TenancyOptions | undefined,
+): void {
   if (identity.tenant === undefined) return;
   if (!tenancy) {
-    throw outOfScope(`${classId} declares no tenant scope: callers limited to a tenant may not call ${classId}.${method}`);
+    throw outOfScope(
+      `${classId} declares no tenant scope: callers limited to a tenant may not call ${classId}.${method}`,
+    );
   }
   if (tenancy.kind === 'shared' && identity.type !== 'class' && kind !== 'READ' && kind !== 'STATIC') {
-    throw outOfScope(`${classId} holds data shared by every tenant: a caller limited to tenant '${identity.tenant}' may read it, not change it (${classId}.${method})`);
+    throw outOfScope(
+      `${classId} holds data shared by every tenant: a caller limited to tenant '${identity.tenant}' may read it, not change it (${classId}.${method})`,
+    );
   }
 }
 
@@ -73,7 +83,11 @@ export function assertOwnedBy(
 }
 
 /** ctx.tenancy: the caller's scope, and the owner of the current state. */
-export function tenancyApi(identity: Identity, tenancy: TenancyOptions | undefined, state: () => InstanceState): TenancyApi {
+export function tenancyApi(
+  identity: Identity,
+  tenancy: TenancyOptions | undefined,
+  state: () => InstanceState,
+): TenancyApi {
   const tenant = identity.tenant;
   const allows = (t: string | null | undefined) => tenant === undefined || t === tenant;
   return {
@@ -106,12 +120,18 @@ function valueAt(doc: Record<string, unknown>, path: string): unknown {
  * field are filtered to the caller's tenant; collections of shared classes are
  * read as they are; any other collection is refused.
  */
-export function tenantDocuments(store: DocumentStore, tenant: string, scopeOf: (collection: string) => CollectionScope | undefined): DocumentReader {
+export function tenantDocuments(
+  store: DocumentStore,
+  tenant: string,
+  scopeOf: (collection: string) => CollectionScope | undefined,
+): DocumentReader {
   const fieldFor = (collection: string): string | null => {
     const scope = scopeOf(collection);
     if (scope?.tenantField) return scope.tenantField;
     if (scope?.tenancy?.kind === 'shared') return null;
-    throw outOfScope(`Collection '${collection}' is not scoped to tenants: a caller limited to tenant '${tenant}' may not read it`);
+    throw outOfScope(
+      `Collection '${collection}' is not scoped to tenants: a caller limited to tenant '${tenant}' may not read it`,
+    );
   };
   return {
     async find<T>(collection: string, filter: Filter, options?: FindOptions): Promise<FindResult<T>> {

@@ -35,7 +35,12 @@ export class GridFsBlobStore implements BlobStore {
     this.bucket = new GridFSBucket(db, { bucketName });
   }
 
-  static async connect(opts: { url: string; dbName?: string; bucketName?: string; serverSelectionTimeoutMS?: number }): Promise<GridFsBlobStore> {
+  static async connect(opts: {
+    url: string;
+    dbName?: string;
+    bucketName?: string;
+    serverSelectionTimeoutMS?: number;
+  }): Promise<GridFsBlobStore> {
     const client = new MongoClient(opts.url, { serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 10_000 });
     try {
       await client.connect();
@@ -98,7 +103,8 @@ export class GridFsBlobStore implements BlobStore {
       if (!latest) return null;
       try {
         const data = await this.read(latest);
-        if (data.length !== latest.length) throw Object.assign(new Error('ChunkIsMissing: short read'), { code: 'ENOENT' });
+        if (data.length !== latest.length)
+          throw Object.assign(new Error('ChunkIsMissing: short read'), { code: 'ENOENT' });
         return { data, info: infoOf(name, latest) };
       } catch (err) {
         // the revision was replaced (and deleted) while we read it: read the newest

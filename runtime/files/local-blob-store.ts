@@ -80,7 +80,8 @@ export class LocalBlobStore implements BlobStore {
   private static parseHeader(name: string, head: Buffer, fileSize: number): { info: BlobInfo; offset: number } {
     if (head.length < 4) throw new Error(`blob '${name}' is corrupt (no header)`);
     const headerLength = head.readUInt32BE(0);
-    if (4 + headerLength > fileSize || 4 + headerLength > head.length) throw new Error(`blob '${name}' is corrupt (bad header length)`);
+    if (4 + headerLength > fileSize || 4 + headerLength > head.length)
+      throw new Error(`blob '${name}' is corrupt (bad header length)`);
     const meta = JSON.parse(head.subarray(4, 4 + headerLength).toString('utf8')) as { contentType?: unknown };
     const offset = 4 + headerLength;
     const contentType = typeof meta.contentType === 'string' ? meta.contentType : 'application/octet-stream';

@@ -168,7 +168,13 @@ function noHeaders(headers: Record<string, string>): boolean {
 function send(res: Response, result: CallResult): void {
   const headers = result.headers;
   const body = result.body;
-  if (noHeaders(headers) && body !== undefined && (typeof body !== 'string' || res.getHeader('content-type') === undefined) && sendJsonDirect(res.req, res, result.status, body)) return;
+  if (
+    noHeaders(headers) &&
+    body !== undefined &&
+    (typeof body !== 'string' || res.getHeader('content-type') === undefined) &&
+    sendJsonDirect(res.req, res, result.status, body)
+  )
+    return;
   for (const k in headers) res.setHeader(k, headers[k]);
   // 200 is already the status of a fresh response
   if (res.statusCode !== result.status) res.status(result.status);
@@ -206,7 +212,8 @@ function shapeError(shape: ((err: ActorError) => ActorError) | undefined, err: u
 function sendError(res: Response, err: unknown, log: Logger): void {
   if (err instanceof ActorError) {
     // a Redis outage is logged once by RedisHealth, not once per call
-    if (err.status >= 500 && err.code !== RuntimeCodes.REDIS_UNAVAILABLE.code) log.warn({ code: err.code, msg: err.message }, 'call failed');
+    if (err.status >= 500 && err.code !== RuntimeCodes.REDIS_UNAVAILABLE.code)
+      log.warn({ code: err.code, msg: err.message }, 'call failed');
     res.status(err.status).json(err.toBody());
     return;
   }
@@ -220,7 +227,9 @@ h1{font-size:1.5rem}a{color:#0b57d0}li{margin:.5rem 0}code{background:#f1f3f6;pa
 
 /** The page at `/`: the project and where to go from here. */
 function landingPage(projectId: string, links: readonly { href: string; title: string; text: string }[]): string {
-  const items = links.map((l) => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.title)}</a>: ${escapeHtml(l.text)}</li>`).join('');
+  const items = links
+    .map((l) => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.title)}</a>: ${escapeHtml(l.text)}</li>`)
+    .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(projectId)}</title><link rel="stylesheet" href="/site.css"></head>
 <body><main><h1>${escapeHtml(projectId)}</h1><p>This service answers calls at <code>/${escapeHtml(projectId)}/CALL/&lt;Class&gt;/&lt;method&gt;/&lt;instanceId&gt;</code>.</p>
@@ -250,7 +259,14 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         maxAge: CORS_MAX_AGE_S,
         methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
         allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match', 'x-request-id'],
-        exposedHeaders: ['x-request-id', 'retry-after', 'etag', 'idempotent-replayed', 'location', 'content-disposition'],
+        exposedHeaders: [
+          'x-request-id',
+          'retry-after',
+          'etag',
+          'idempotent-replayed',
+          'location',
+          'content-disposition',
+        ],
       }),
     );
   }
@@ -322,7 +338,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         res.send(body);
       } catch (err) {
         // a gauge read from Redis failed: no stale values, the scrape fails
-        res.status(503).type('text/plain').send(`metrics unavailable: ${(err as Error).message}\n`);
+        res
+          .status(503)
+          .type('text/plain')
+          .send(`metrics unavailable: ${(err as Error).message}\n`);
       }
     });
   }
@@ -331,17 +350,40 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     const links = [
       { href: '/docs', title: 'API reference', text: 'every class and method, with a form to try each' },
       { href: '/openapi.json', title: 'OpenAPI document', text: 'the same, for code generators' },
-      ...(deps.devMail ? [{ href: '/dev/mail', title: 'Mail sent', text: 'the messages this service wrote instead of sending (SMTP_URL is unset)' }] : []),
+      ...(deps.devMail
+        ? [
+            {
+              href: '/dev/mail',
+              title: 'Mail sent',
+              text: 'the messages this service wrote instead of sending (SMTP_URL is unset)',
+            },
+          ]
+        : []),
       // where the classes' pages start (a sign-in), for someone trying the service with a browser
       ...(deps.pages ?? []).flatMap((site) => site.entries ?? []),
-      ...(deps.console ? [{ href: '/admin/queues', title: 'Operator console', text: 'queues, failed jobs and dead letters, for developers (sign in with your access token)' }] : []),
+      ...(deps.console
+        ? [
+            {
+              href: '/admin/queues',
+              title: 'Operator console',
+              text: 'queues, failed jobs and dead letters, for developers (sign in with your access token)',
+            },
+          ]
+        : []),
       { href: '/health', title: 'Health', text: 'whether this process answers' },
     ];
     if (req.accepts(['json', 'html']) !== 'html') {
-      res.json({ project: deps.projectId, calls: `/${deps.projectId}/CALL/<Class>/<method>/<instanceId>`, links: links.map(({ href, title }) => ({ href, title })) });
+      res.json({
+        project: deps.projectId,
+        calls: `/${deps.projectId}/CALL/<Class>/<method>/<instanceId>`,
+        links: links.map(({ href, title }) => ({ href, title })),
+      });
       return;
     }
-    res.setHeader('content-security-policy', "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    res.setHeader(
+      'content-security-policy',
+      "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     res.type('html').send(landingPage(deps.projectId, links));
   });
   // browsers ask every site for an icon: an empty answer, not a JSON 404 in their consoles
@@ -409,7 +451,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
           if (err) return next(err);
           // querystring's object: a repeated field is an array; the last value counts, as a form's does
           const fields: Record<string, string> = Object.create(null);
-          for (const [k, v] of Object.entries(req.body as Record<string, string | string[]>)) fields[k] = Array.isArray(v) ? v[v.length - 1]! : v;
+          for (const [k, v] of Object.entries(req.body as Record<string, string | string[]>))
+            fields[k] = Array.isArray(v) ? v[v.length - 1]! : v;
           req.body = fields;
           next();
         });
@@ -421,11 +464,22 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   /** a body limit per route alias of a method with a smaller limit (set up with the aliases below) */
   const limitRoutes = express.Router();
   let aliasLimitRoutes = 0;
-  const parseBody = (req: Request, res: Response, next: NextFunction, limit: BodyLimit, then: () => void, form = false): void => {
+  const parseBody = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    limit: BodyLimit,
+    then: () => void,
+    form = false,
+  ): void => {
     (form ? formParserFor : parserFor)(limit.bytes)(req, res, (err?: unknown) => {
       if (err) return next(err);
       if (nestedDeeperThan(req.body, maxJsonDepth)) {
-        return next(runtimeError('BODY_TOO_DEEP', `JSON body nested deeper than ${maxJsonDepth} levels`, { maxDepth: maxJsonDepth }));
+        return next(
+          runtimeError('BODY_TOO_DEEP', `JSON body nested deeper than ${maxJsonDepth} levels`, {
+            maxDepth: maxJsonDepth,
+          }),
+        );
       }
       then();
     });
@@ -453,11 +507,19 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   function callPath(req: Request, res: Response, next: NextFunction, m: RegExpExecArray): void {
     let params: CallParams;
     try {
-      params = { projectId: decodeParam(m[1]!), classId: decodeParam(m[2]!), method: decodeParam(m[3]!), instanceId: m[4] === undefined ? undefined : decodeParam(m[4]) };
+      params = {
+        projectId: decodeParam(m[1]!),
+        classId: decodeParam(m[2]!),
+        method: decodeParam(m[3]!),
+        instanceId: m[4] === undefined ? undefined : decodeParam(m[4]),
+      };
     } catch (err) {
       return next(err);
     }
-    const method = params.projectId === deps.projectId ? deps.registry.get(params.classId)?.methodsByName.get(params.method) : undefined;
+    const method =
+      params.projectId === deps.projectId
+        ? deps.registry.get(params.classId)?.methodsByName.get(params.method)
+        : undefined;
     const limit = method && methodLimits.get(method);
     if (limit) res.locals.bodyLimit = limit;
     // no body (neither Transfer-Encoding nor a Content-Length, type-is's test: most GETs): the parsers would
@@ -496,7 +558,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * One entry in the method's journal for a call it answered (never fails
    * the call: an entry that cannot be written is logged).
    */
-  const journal = (classId: string, method: RegisteredMethod, instanceId: string | undefined, identity: Identity | undefined, body: unknown, res: Response, answer: unknown, at: bigint, code?: string | number): void => {
+  const journal = (
+    classId: string,
+    method: RegisteredMethod,
+    instanceId: string | undefined,
+    identity: Identity | undefined,
+    body: unknown,
+    res: Response,
+    answer: unknown,
+    at: bigint,
+    code?: string | number,
+  ): void => {
     const spec = method.options.journal;
     if (!spec || !deps.journals) return;
     const status = res.statusCode;
@@ -538,9 +610,15 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     let claim: IdempotencyClaim | undefined;
     // recorded once the call is answered (labels: the registry's class and method, never the request's)
     const started = deps.metrics && performance.now();
-    const journaled = method?.options.journal && deps.journals
-      ? { at: process.hrtime.bigint(), identity: undefined as Identity | undefined, answer: undefined as unknown, code: undefined as string | number | undefined }
-      : undefined;
+    const journaled =
+      method?.options.journal && deps.journals
+        ? {
+            at: process.hrtime.bigint(),
+            identity: undefined as Identity | undefined,
+            answer: undefined as unknown,
+            code: undefined as string | number | undefined,
+          }
+        : undefined;
     let busy = false;
     try {
       if (logged) {
@@ -559,15 +637,37 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       // an Idempotency-Key on a POST (or another verb of a route alias): a repeat replays the first answer
       // not for anonymous callers: they would share one key scope, and public answers (sign-in tokens) must not be kept
       // begin answers undefined without the header or a replay window: not asked then (a promise per call saved)
-      const idem = method && req.method !== 'GET' && idempotency && identity.type !== 'anonymous' && (req.headers[IDEMPOTENCY_HEADER] !== undefined || method.replayWindowSeconds)
-        ? await idempotency.begin(req.headers as Headers, `${identity.type}:${identity.userId ?? ''}`, { method: req.method, path: req.originalUrl, body: req.body }, method.budgetMs, method.replayWindowSeconds)
-        : undefined;
+      const idem =
+        method &&
+        req.method !== 'GET' &&
+        idempotency &&
+        identity.type !== 'anonymous' &&
+        (req.headers[IDEMPOTENCY_HEADER] !== undefined || method.replayWindowSeconds)
+          ? await idempotency.begin(
+              req.headers as Headers,
+              `${identity.type}:${identity.userId ?? ''}`,
+              { method: req.method, path: req.originalUrl, body: req.body },
+              method.budgetMs,
+              method.replayWindowSeconds,
+            )
+          : undefined;
       if (idem?.replay) {
-        if (journaled) Object.assign(journaled, { answer: idem.replay.body, code: idem.replay.status >= 400 ? errorCodeIn(idem.replay.body) : undefined });
+        if (journaled)
+          Object.assign(journaled, {
+            answer: idem.replay.body,
+            code: idem.replay.status >= 400 ? errorCodeIn(idem.replay.body) : undefined,
+          });
         return send(res, idem.replay);
       }
       claim = idem?.claim;
-      const call = new HttpCall(target, req.method === 'GET' ? {} : req.body, identity, res.locals.requestId as string, req, peerIsCaller);
+      const call = new HttpCall(
+        target,
+        req.method === 'GET' ? {} : req.body,
+        identity,
+        res.locals.requestId as string,
+        req,
+        peerIsCaller,
+      );
       const result = await deps.dispatcher.call(call);
       await claim?.settle(result);
       if (journaled) journaled.answer = result.body;
@@ -577,13 +677,34 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const log = deps.logger.child({ requestId: res.locals.requestId });
       busy = err instanceof ActorError && err.code === RuntimeCodes.INSTANCE_BUSY.code;
       const out = shapeError(method?.options.errorShape, redisFailure(err, target.classId), log);
-      await claim?.settle(out instanceof ActorError ? { status: out.status, headers: {}, body: out.toBody() } : { status: 500, headers: {}, body: undefined });
+      await claim?.settle(
+        out instanceof ActorError
+          ? { status: out.status, headers: {}, body: out.toBody() }
+          : { status: 500, headers: {}, body: undefined },
+      );
       // the code as answered: an envelope of the method's own may carry it elsewhere than `code`
-      if (journaled) Object.assign(journaled, out instanceof ActorError ? { answer: out.toBody(), code: errorCodeIn(out.toBody()) ?? out.code } : { answer: undefined, code: RuntimeCodes.INTERNAL.code });
+      if (journaled)
+        Object.assign(
+          journaled,
+          out instanceof ActorError
+            ? { answer: out.toBody(), code: errorCodeIn(out.toBody()) ?? out.code }
+            : { answer: undefined, code: RuntimeCodes.INTERNAL.code },
+        );
       sendError(res, out, log);
     } finally {
       if (started !== undefined) deps.metrics!.observe(cls?.id, method, res.statusCode, started, busy);
-      if (journaled) journal(cls!.id, method!, target.instanceId, journaled.identity, req.body, res, journaled.answer, journaled.at, journaled.code);
+      if (journaled)
+        journal(
+          cls!.id,
+          method!,
+          target.instanceId,
+          journaled.identity,
+          req.body,
+          res,
+          journaled.answer,
+          journaled.at,
+          journaled.code,
+        );
     }
   };
 
@@ -642,7 +763,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       const token = body && typeof body === 'object' ? body.refreshToken : undefined;
       if (typeof token !== 'string' || token.length === 0 || token.length > 512) {
         const reason = token === undefined ? 'is required' : 'must be a string of 1-512 characters';
-        throw runtimeError('VALIDATION', `Invalid input: refreshToken ${reason}`, { errors: [{ field: 'refreshToken', reason }] });
+        throw runtimeError('VALIDATION', `Invalid input: refreshToken ${reason}`, {
+          errors: [{ field: 'refreshToken', reason }],
+        });
       }
       res.setHeader('cache-control', 'no-store');
       res.json(await deps.sessions.exchange(token));
@@ -657,7 +780,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   for (const cls of deps.registry.list()) {
     for (const route of cls.options.routes ?? []) {
       const target = cls.methodsByName.get(route.target);
-      if (target?.options.errorShape && !route.path.includes(':')) aliasMethods.set(`${route.method} ${route.path}`, { classId: cls.id, method: target });
+      if (target?.options.errorShape && !route.path.includes(':'))
+        aliasMethods.set(`${route.method} ${route.path}`, { classId: cls.id, method: target });
       const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
       const limit = target && methodLimits.get(target);
       if (limit) {
@@ -669,7 +793,11 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       }
       app[verb](route.path, async (req: Request, res: Response) => {
         const p = req.params as Record<string, string | undefined>;
-        await callFrom(req, res, { classId: cls.id, method: route.target, instanceId: route.instanceId ?? p.instanceId });
+        await callFrom(req, res, {
+          classId: cls.id,
+          method: route.target,
+          instanceId: route.instanceId ?? p.instanceId,
+        });
       });
     }
   }
@@ -696,7 +824,10 @@ export function createHttpApp(deps: HttpDeps): express.Express {
    * authorizes before it validates): a bad key answers 401 even when the
    * body is malformed. Answers the authentication error, or null.
    */
-  const credentialError = async (req: Request, target: { classId: string; method: RegisteredMethod }): Promise<ActorError | null> => {
+  const credentialError = async (
+    req: Request,
+    target: { classId: string; method: RegisteredMethod },
+  ): Promise<ActorError | null> => {
     try {
       const identity = await deps.identities.identify(req.headers as Headers);
       await deps.dispatcher.authorize(identity, target.classId, target.method.name);
@@ -725,7 +856,17 @@ export function createHttpApp(deps: HttpDeps): express.Express {
       if (!journaled) return;
       const identity = await deps.identities.identify(req.headers as Headers).catch(() => undefined);
       const answer = failed instanceof ActorError ? failed.toBody() : undefined;
-      journal(journaled.classId, journaled.method, undefined, identity, undefined, res, answer, at, failed instanceof ActorError ? (errorCodeIn(answer) ?? failed.code) : RuntimeCodes.INTERNAL.code);
+      journal(
+        journaled.classId,
+        journaled.method,
+        undefined,
+        identity,
+        undefined,
+        res,
+        answer,
+        at,
+        failed instanceof ActorError ? (errorCodeIn(answer) ?? failed.code) : RuntimeCodes.INTERNAL.code,
+      );
     };
     let out: ActorError;
     if (err instanceof ActorError) out = err;
@@ -733,9 +874,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     else if (e.type === 'entity.too.large') {
       const limit = (res.locals.bodyLimit as BodyLimit | undefined) ?? globalLimit;
       out = runtimeError('BODY_TOO_LARGE', `Body exceeds the limit of ${limit.label}`);
-    }
-    else if (e.status && e.status >= 400 && e.status < 500) {
-      out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? "Bad request");
+    } else if (e.status && e.status >= 400 && e.status < 500) {
+      out = new ActorError(e.status, RuntimeCodes.BAD_JSON.code, e.message ?? 'Bad request');
     } else {
       const failed = shapeError(shape, err, deps.logger);
       sendError(res, failed, deps.logger);

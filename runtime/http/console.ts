@@ -85,7 +85,11 @@ export function consoleToken(authorization: string | undefined): string | undefi
 }
 
 /** Pure: is a change request from another site (CSRF: a browser sends Basic credentials along)? */
-export function crossSite(headers: Record<string, string | string[] | undefined>, host: string | undefined, protocol: string): boolean {
+export function crossSite(
+  headers: Record<string, string | string[] | undefined>,
+  host: string | undefined,
+  protocol: string,
+): boolean {
   // a browser that says where the request comes from is believed (its Origin may be `null` under a strict referrer policy)
   const site = headers['sec-fetch-site'];
   if (typeof site === 'string' && site !== '') return site !== 'same-origin' && site !== 'none';
@@ -139,7 +143,10 @@ class RuntimeJobsAdapter extends BullMQAdapter {
  * What the console shows of a QUEUED_WRITE or delayed task's data: the body
  * with its class's sensitive fields (and the logger's secret fields) masked.
  */
-export function jobDataForConsole(data: unknown, sensitiveFields: (classId: string) => readonly string[] | undefined = () => undefined): unknown {
+export function jobDataForConsole(
+  data: unknown,
+  sensitiveFields: (classId: string) => readonly string[] | undefined = () => undefined,
+): unknown {
   const d = data as { kind?: string; classId?: string; task?: { classId?: string } } | null;
   const classId = d?.kind === 'task' ? d.task?.classId : d?.classId;
   return maskFields(data, maskedFields(classId ? (sensitiveFields(classId) ?? []) : []));
@@ -152,7 +159,8 @@ export function jobDataForConsole(data: unknown, sensitiveFields: (classId: stri
 export function messageDataForConsole(data: unknown): unknown {
   const d = data as { port?: string; message?: Record<string, unknown>; from?: unknown; requeued?: boolean } | null;
   const m = d?.message ?? {};
-  const list = (v: unknown, mask: (s: string) => string) => (Array.isArray(v) ? v.map((x) => mask(String(x))) : undefined);
+  const list = (v: unknown, mask: (s: string) => string) =>
+    Array.isArray(v) ? v.map((x) => mask(String(x))) : undefined;
   const mask = d?.port === 'sms' ? maskPhone : maskAddress;
   return {
     port: d?.port,
@@ -187,11 +195,18 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
     }
     if (!identity || identity.type === 'anonymous') {
       res.setHeader('www-authenticate', REALM);
-      res.status(401).json({ message: 'The operator console needs a developer\'s access token (Bearer, or the password of Basic authentication)' });
+      res
+        .status(401)
+        .json({
+          message:
+            "The operator console needs a developer's access token (Bearer, or the password of Basic authentication)",
+        });
       return;
     }
     if (!mayOpenConsole(identity, opts.users)) {
-      res.status(403).json({ message: 'Only developers and the users CONSOLE_USERS names may open the operator console' });
+      res
+        .status(403)
+        .json({ message: 'Only developers and the users CONSOLE_USERS names may open the operator console' });
       return;
     }
     res.locals.identity = identity;
@@ -204,7 +219,10 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
         res.status(405).json({ message: 'The operator console is read-only (CONSOLE_READ_ONLY)' });
         return;
       }
-      opts.logger.info({ operator: identity.userId, method: req.method, path: req.originalUrl }, 'operator console change');
+      opts.logger.info(
+        { operator: identity.userId, method: req.method, path: req.originalUrl },
+        'operator console change',
+      );
     }
     next();
   };
@@ -223,7 +241,10 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
     adapter.setFormatter('returnValue', (value) => maskFields(value, maskedFields()));
     return adapter;
   });
-  const messageQueue = new BullMQAdapter(opts.messages.queue as Queue, { ...queueOptions, description: 'mail and SMS delivery' });
+  const messageQueue = new BullMQAdapter(opts.messages.queue as Queue, {
+    ...queueOptions,
+    description: 'mail and SMS delivery',
+  });
   messageQueue.setFormatter('data', messageDataForConsole);
   createBullBoard({
     queues: [...jobQueues, messageQueue],
@@ -238,15 +259,26 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
     },
   });
   // Bull Board's page: its own scripts and styles only (its web font is not fetched from a CDN)
-  const boardCsp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
-  router.use('/queues', guard, (req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && UNSAFE_BOARD_ACTION.test(req.path)) {
-      res.status(405).json({ message: 'Not from the console: a job is added only by its call, with its place in its instance\'s order; its data is shown masked; a queue is never emptied or wiped out' });
-      return;
-    }
-    res.setHeader('content-security-policy', boardCsp);
-    next();
-  }, board.getRouter() as express.Router);
+  const boardCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+  router.use(
+    '/queues',
+    guard,
+    (req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET' && UNSAFE_BOARD_ACTION.test(req.path)) {
+        res
+          .status(405)
+          .json({
+            message:
+              "Not from the console: a job is added only by its call, with its place in its instance's order; its data is shown masked; a queue is never emptied or wiped out",
+          });
+        return;
+      }
+      res.setHeader('content-security-policy', boardCsp);
+      next();
+    },
+    board.getRouter() as express.Router,
+  );
 
   const json = express.json({ limit: '16kb' });
   const wantsHtml = (req: Request) => req.accepts(['json', 'html']) === 'html';
@@ -258,8 +290,15 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
         res.json({ deadLetters: rows });
         return;
       }
-      res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
-      res.type('html').send(deadLettersPage(rows, opts.readOnly, typeof req.query.retried === 'string' ? req.query.retried : undefined));
+      res.setHeader(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      res
+        .type('html')
+        .send(
+          deadLettersPage(rows, opts.readOnly, typeof req.query.retried === 'string' ? req.query.retried : undefined),
+        );
     } catch (err) {
       next(err);
     }
@@ -267,7 +306,8 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   router.post('/dead-letters/retry-all', guard, json, async (req: Request, res: Response, next: NextFunction) => {
     try {
       const out = await opts.deadLetters.retryAll();
-      if (req.is('application/x-www-form-urlencoded')) return res.redirect(303, `${DEAD_LETTERS_PATH}?retried=${out.retried.length}`);
+      if (req.is('application/x-www-form-urlencoded'))
+        return res.redirect(303, `${DEAD_LETTERS_PATH}?retried=${out.retried.length}`);
       res.json(out);
     } catch (err) {
       next(err);
@@ -291,7 +331,9 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
 
 function deadLettersPage(rows: DeadLetterRow[], readOnly: boolean, retried: string | undefined): string {
   const button = (id: string) =>
-    readOnly ? '' : `<form method="post" action="${escapeHtml(`${DEAD_LETTERS_PATH}/${encodeURIComponent(id)}/retry`)}"><button type="submit">Retry</button></form>`;
+    readOnly
+      ? ''
+      : `<form method="post" action="${escapeHtml(`${DEAD_LETTERS_PATH}/${encodeURIComponent(id)}/retry`)}"><button type="submit">Retry</button></form>`;
   const body = rows
     .map(
       (r) =>

@@ -66,7 +66,6 @@ interface Done {
   body?: unknown;
 }
 
-
 function invalidKey(reason: string): ActorError {
   return new ActorError(400, RuntimeCodes.VALIDATION.code, `Invalid header: Idempotency-Key ${reason}`, {
     details: { errors: [{ field: 'Idempotency-Key', reason }] },
@@ -88,7 +87,15 @@ function sha256(text: string): string {
 }
 
 /** Headers of an answer that describe the exchange, not the answer: never stored. */
-const NOT_STORED = new Set(['x-request-id', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', REPLAYED_HEADER]);
+const NOT_STORED = new Set([
+  'x-request-id',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  REPLAYED_HEADER,
+]);
 
 /** A claimed key: settle it with the answer (or release it) once the call is done. */
 export class IdempotencyClaim {
@@ -118,16 +125,25 @@ export class IdempotencyClaim {
       const body = answer.body;
       if (answer.status === 204 || body === undefined) done.kind = 'empty';
       else if (Buffer.isBuffer(body)) Object.assign(done, { kind: 'bytes', body: body.toString('base64') });
-      else if (typeof body === 'string' && Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) Object.assign(done, { kind: 'text', body });
+      else if (typeof body === 'string' && Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
+        Object.assign(done, { kind: 'text', body });
       else Object.assign(done, { kind: 'json', body });
-      await this.redis.eval(luaSource('settleIdempotency'), 1, this.name, this.token, JSON.stringify(done), String(this.ttlSeconds));
+      await this.redis.eval(
+        luaSource('settleIdempotency'),
+        1,
+        this.name,
+        this.token,
+        JSON.stringify(done),
+        String(this.ttlSeconds),
+      );
     } catch {
       // the claim runs out with its time-to-live
     }
   }
 }
 
-export type IdempotencyOutcome = { claim: IdempotencyClaim; replay?: undefined } | { replay: StoredAnswer; claim?: undefined };
+export type IdempotencyOutcome =
+  { claim: IdempotencyClaim; replay?: undefined } | { replay: StoredAnswer; claim?: undefined };
 
 export class IdempotencyStore {
   /** `base`: the project's key prefix (`rt:<project>`) */
@@ -153,16 +169,35 @@ export class IdempotencyStore {
     // neither a key nor a replay window: nothing to hash or claim
     if (key === undefined && !replayWindowSeconds) return undefined;
     const hash = sha256(`${request.method} ${request.path}\n${canonicalJson(request.body)}`);
-    if (key !== undefined) return this.claim(`${this.base}:idem:${sha256(`${caller}\n${key}`)}`, hash, budgetMs, IDEMPOTENCY_TTL_SECONDS, false);
+    if (key !== undefined)
+      return this.claim(
+        `${this.base}:idem:${sha256(`${caller}\n${key}`)}`,
+        hash,
+        budgetMs,
+        IDEMPOTENCY_TTL_SECONDS,
+        false,
+      );
     if (!replayWindowSeconds) return undefined;
-    return this.claim(`${this.base}:idem:${sha256(`${caller}\nrequest:${hash}`)}`, hash, budgetMs, replayWindowSeconds, true);
+    return this.claim(
+      `${this.base}:idem:${sha256(`${caller}\nrequest:${hash}`)}`,
+      hash,
+      budgetMs,
+      replayWindowSeconds,
+      true,
+    );
   }
 
   /**
    * Claims `name`, or answers what it holds. `wait`: a request that is its own key (a repeat of the same
    * request, which the caller may not know it sent twice) waits for the first one's answer instead of a 409.
    */
-  private async claim(name: string, hash: string, budgetMs: number, ttlSeconds: number, wait: boolean): Promise<IdempotencyOutcome> {
+  private async claim(
+    name: string,
+    hash: string,
+    budgetMs: number,
+    ttlSeconds: number,
+    wait: boolean,
+  ): Promise<IdempotencyOutcome> {
     const token = randomUUID();
     const running: Running = { state: 'running', token, hash };
     const until = Date.now() + budgetMs + CLAIM_MARGIN_MS;
@@ -174,16 +209,34 @@ export class IdempotencyStore {
       if (raw === null) continue;
       const held = JSON.parse(raw) as Running | Done;
       if (held.hash !== hash) {
-        throw new ActorError(422, IDEMPOTENCY_MISMATCH, 'This Idempotency-Key was used with another request (method, path or body)');
+        throw new ActorError(
+          422,
+          IDEMPOTENCY_MISMATCH,
+          'This Idempotency-Key was used with another request (method, path or body)',
+        );
       }
       if (held.state === 'running') {
-        if (!wait) throw new ActorError(409, IDEMPOTENCY_IN_PROGRESS, 'A request with this Idempotency-Key is still running; retry later');
+        if (!wait)
+          throw new ActorError(
+            409,
+            IDEMPOTENCY_IN_PROGRESS,
+            'A request with this Idempotency-Key is still running; retry later',
+          );
         await new Promise((resolve) => setTimeout(resolve, REPEAT_POLL_MS));
         continue;
       }
-      const body = held.kind === 'bytes' ? Buffer.from(held.body as string, 'base64') : held.kind === 'empty' ? undefined : held.body;
+      const body =
+        held.kind === 'bytes'
+          ? Buffer.from(held.body as string, 'base64')
+          : held.kind === 'empty'
+            ? undefined
+            : held.body;
       return { replay: { status: held.status, headers: { ...held.headers, [REPLAYED_HEADER]: 'true' }, body } };
     }
-    throw new ActorError(409, IDEMPOTENCY_IN_PROGRESS, 'A request with this Idempotency-Key is still running; retry later');
+    throw new ActorError(
+      409,
+      IDEMPOTENCY_IN_PROGRESS,
+      'A request with this Idempotency-Key is still running; retry later',
+    );
   }
 }

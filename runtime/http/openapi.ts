@@ -21,7 +21,14 @@ import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
 import type { AccessRule, MethodKind } from '../actor/types';
 import { projectRoot } from '../config';
-import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE, runtimeError, type ErrorTable, type RuntimeCode } from '../errors';
+import {
+  ActorError,
+  RuntimeCodes,
+  UNKNOWN_INSTANCE_CODE,
+  runtimeError,
+  type ErrorTable,
+  type RuntimeCode,
+} from '../errors';
 import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH } from './idempotency';
 
 type Json = Record<string, unknown>;
@@ -42,7 +49,13 @@ function isErrorTable(value: unknown): value is ErrorTable {
   const entries = Object.values(value as Json);
   return (
     entries.length > 0 &&
-    entries.every((e) => !!e && typeof e === 'object' && typeof (e as Json).status === 'number' && ['number', 'string'].includes(typeof (e as Json).code))
+    entries.every(
+      (e) =>
+        !!e &&
+        typeof e === 'object' &&
+        typeof (e as Json).status === 'number' &&
+        ['number', 'string'].includes(typeof (e as Json).code),
+    )
   );
 }
 
@@ -75,7 +88,9 @@ export function discoverErrorTables(registry: ClassRegistry): Map<string, ErrorT
       .map((v) => classDefOf(v)?.id)
       .filter((id): id is string => !!id && wanted.has(id));
     if (!ids.length) continue;
-    const errorsFile = ['errors.ts', 'errors.js'].map((f) => path.join(path.dirname(file), f)).find((f) => fs.existsSync(f));
+    const errorsFile = ['errors.ts', 'errors.js']
+      .map((f) => path.join(path.dirname(file), f))
+      .find((f) => fs.existsSync(f));
     if (!errorsFile) continue;
     let errors: Json;
     try {
@@ -108,7 +123,12 @@ function schemaOf(value: unknown): Json {
  * An input schema moved into the document: its `$defs` / `definitions` become
  * components named after it and its local `$ref`s point there.
  */
-function hoistSchema(name: string, schema: Json, components: Json, external?: (ref: string) => string | undefined): Json {
+function hoistSchema(
+  name: string,
+  schema: Json,
+  components: Json,
+  external?: (ref: string) => string | undefined,
+): Json {
   const copy = JSON.parse(JSON.stringify(schema)) as Json;
   delete copy.$schema;
   delete copy.$id;
@@ -177,13 +197,22 @@ function answerResponses(cls: RegisteredClass, m: RegisteredMethod, components: 
         // 204 and 304 have no body; a redirect says where to (and may answer a body too)
         if (s === 204 || s === 304) return [String(s), { description: `${description} (no body)` }];
         const response: Json = { description, content };
-        if (s >= 300) response.headers = { Location: { description: 'where the redirect leads', schema: { type: 'string' } } };
+        if (s >= 300)
+          response.headers = { Location: { description: 'where the redirect leads', schema: { type: 'string' } } };
         return [String(s), response];
       }),
     );
   }
-  if (m.kind === 'QUEUED_WRITE') return { '202': { description: 'queued', content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } } } };
-  return { '200': { description: "the method's answer (no schema declared)", content: { 'application/json': { schema: {} } } } };
+  if (m.kind === 'QUEUED_WRITE')
+    return {
+      '202': {
+        description: 'queued',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/QueuedJob' } } },
+      },
+    };
+  return {
+    '200': { description: "the method's answer (no schema declared)", content: { 'application/json': { schema: {} } } },
+  };
 }
 
 function security(access: readonly AccessRule[]): Json[] {
@@ -208,7 +237,12 @@ const ERROR_BODY: Json = {
 };
 
 /** the unknown-instance answer's body: the platform answers it before any handler or shaper */
-const UNKNOWN_INSTANCE_BODY: Json = { type: 'object', required: ['message'], properties: { message: { type: 'string' } }, additionalProperties: false };
+const UNKNOWN_INSTANCE_BODY: Json = {
+  type: 'object',
+  required: ['message'],
+  properties: { message: { type: 'string' } },
+  additionalProperties: false,
+};
 
 function dedupe(schemas: Json[]): Json[] {
   const seen = new Map<string, Json>();
@@ -242,19 +276,35 @@ interface ShapedSample {
  * 422 when the key was used with another request.
  */
 const IDEMPOTENCY_ERRORS = [
-  { code: IDEMPOTENCY_IN_PROGRESS, name: IDEMPOTENCY_IN_PROGRESS, status: 409, message: 'A request with this Idempotency-Key is still running; retry later' },
-  { code: IDEMPOTENCY_MISMATCH, name: IDEMPOTENCY_MISMATCH, status: 422, message: 'This Idempotency-Key was used with another request (method, path or body)' },
+  {
+    code: IDEMPOTENCY_IN_PROGRESS,
+    name: IDEMPOTENCY_IN_PROGRESS,
+    status: 409,
+    message: 'A request with this Idempotency-Key is still running; retry later',
+  },
+  {
+    code: IDEMPOTENCY_MISMATCH,
+    name: IDEMPOTENCY_MISMATCH,
+    status: 422,
+    message: 'This Idempotency-Key was used with another request (method, path or body)',
+  },
 ] as const;
 
 /** a shaped method's error bodies, by status: its shaper applied to every platform error (and the Idempotency-Key's refusals, `idempotent`) */
-function shapedErrors(shape: (err: ActorError) => ActorError, m: RegisteredMethod, idempotent: boolean): Map<number, ShapedSample[]> {
+function shapedErrors(
+  shape: (err: ActorError) => ActorError,
+  m: RegisteredMethod,
+  idempotent: boolean,
+): Map<number, ShapedSample[]> {
   const required = ((m.validate?.schema as Json | undefined)?.required as string[] | undefined) ?? [];
   const out = new Map<number, ShapedSample[]>();
   const samples: [string, ActorError][] = (Object.keys(RuntimeCodes) as RuntimeCode[]).map((name) => {
-    const details = name === 'VALIDATION' ? { errors: [{ field: required[0] ?? 'field', reason: 'is required' }] } : undefined;
+    const details =
+      name === 'VALIDATION' ? { errors: [{ field: required[0] ?? 'field', reason: 'is required' }] } : undefined;
     return [name, runtimeError(name, SAMPLE_MESSAGES[name] ?? name.toLowerCase().replace(/_/g, ' '), details)];
   });
-  if (idempotent) for (const e of IDEMPOTENCY_ERRORS) samples.push([e.name, new ActorError(e.status, e.code, e.message)]);
+  if (idempotent)
+    for (const e of IDEMPOTENCY_ERRORS) samples.push([e.name, new ActorError(e.status, e.code, e.message)]);
   for (const [name, sample] of samples) {
     let shaped: ActorError;
     try {
@@ -293,7 +343,14 @@ function answers(m: RegisteredMethod, name: string, code: number | string): bool
  * are one shared response per class and status (`{Class}.{status}` in
  * components.responses); a method with its own envelope has its bodies inline.
  */
-function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable | undefined, shared: Json, schemas: Json, idempotent: boolean): Json {
+function errorResponses(
+  classId: string,
+  m: RegisteredMethod,
+  table: ErrorTable | undefined,
+  shared: Json,
+  schemas: Json,
+  idempotent: boolean,
+): Json {
   const out: Json = {};
   const shape = m.options.errorShape;
   if (shape) {
@@ -301,8 +358,10 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
     const declared = m.errorAnswer ? hoistAnswer(classId, m.errorAnswer, schemas) : undefined;
     const shaped = shapedErrors(shape, m, idempotent);
     const inferred = new Map<string, Json>();
-    for (const samples of shaped.values()) for (const x of samples) inferred.set(JSON.stringify(schemaOf(x.body)), schemaOf(x.body));
-    const envelope = (bodies: unknown[]): Json => declared ?? { anyOf: bodies.length ? dedupe(bodies.map(schemaOf)) : [...inferred.values()] };
+    for (const samples of shaped.values())
+      for (const x of samples) inferred.set(JSON.stringify(schemaOf(x.body)), schemaOf(x.body));
+    const envelope = (bodies: unknown[]): Json =>
+      declared ?? { anyOf: bodies.length ? dedupe(bodies.map(schemaOf)) : [...inferred.values()] };
     const statuses = new Map<number, { codes: Json[]; bodies: unknown[]; examples: Json }>();
     const at = (status: number) => {
       if (!statuses.has(status)) statuses.set(status, { codes: [], bodies: [], examples: {} });
@@ -319,29 +378,51 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
       }
     }
     // the class's own codes (those the method says it answers), in the same envelope
-    for (const [name, e] of Object.entries(table ?? {})) if (answers(m, name, e.code)) at(e.status).codes.unshift({ code: e.code, name });
+    for (const [name, e] of Object.entries(table ?? {}))
+      if (answers(m, name, e.code)) at(e.status).codes.unshift({ code: e.code, name });
     const parts: [number, Json][] = [];
     for (const [status, entry] of statuses) {
       const codes = byCode(entry.codes as { code: number | string }[]) as Json[];
       const own = codes.filter((c) => c.platformCode === undefined);
       const response: Json = {
         description: `${status}${own.length ? `: ${own.map((c) => `${c.code} ${c.name}`).join(', ')}` : ''} (in the method's own error envelope${
-          codes.length > own.length ? '; x-error-codes also has the platform errors answered with this status, with their platformCode' : ''
+          codes.length > own.length
+            ? '; x-error-codes also has the platform errors answered with this status, with their platformCode'
+            : ''
         })`,
         'x-error-codes': codes,
-        content: { 'application/json': { schema: envelope(entry.bodies), ...(Object.keys(entry.examples).length ? { examples: entry.examples } : {}) } },
+        content: {
+          'application/json': {
+            schema: envelope(entry.bodies),
+            ...(Object.keys(entry.examples).length ? { examples: entry.examples } : {}),
+          },
+        },
       };
       parts.push([status, response]);
     }
     if (m.kind !== 'STATIC' && m.kind !== 'INIT') {
       // an unknown instance is answered before the handler, as it is: only `message` (e.g. spec 4.1 rule 3)
       let entry = parts.find(([st]) => st === 500)?.[1];
-      if (!entry) parts.push([500, (entry = { description: '500', 'x-error-codes': [], content: { 'application/json': { schema: {} } } })]);
+      if (!entry)
+        parts.push([
+          500,
+          (entry = { description: '500', 'x-error-codes': [], content: { 'application/json': { schema: {} } } }),
+        ]);
       (entry['x-error-codes'] as Json[]).push({ code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE' });
       entry.description = `${entry.description as string}; no instance with that id: a body with \`message\` only`;
       const media = (entry.content as Json)['application/json'] as Json;
-      media.schema = { anyOf: [...(media.schema && Object.keys(media.schema as Json).length ? [media.schema as Json] : []), UNKNOWN_INSTANCE_BODY] };
-      media.examples = { ...((media.examples as Json | undefined) ?? {}), unknown_instance: { value: { message: "No instance with id '<id>' exists in class '<Class>' of project '<projectId>'" } } };
+      media.schema = {
+        anyOf: [
+          ...(media.schema && Object.keys(media.schema as Json).length ? [media.schema as Json] : []),
+          UNKNOWN_INSTANCE_BODY,
+        ],
+      };
+      media.examples = {
+        ...((media.examples as Json | undefined) ?? {}),
+        unknown_instance: {
+          value: { message: "No instance with id '<id>' exists in class '<Class>' of project '<projectId>'" },
+        },
+      };
     }
     for (const [status, response] of parts.sort((a, b) => a[0] - b[0])) out[String(status)] = response;
     return out;
@@ -360,11 +441,16 @@ function errorResponses(classId: string, m: RegisteredMethod, table: ErrorTable 
   // an operation taking an Idempotency-Key lists its refusals' statuses too (with the platform's codes of those statuses)
   const keyed = new Set<number>(idempotent ? IDEMPOTENCY_ERRORS.map((e) => e.status) : []);
   const explicit = new Set([...always, ...byStatus.keys(), ...keyed]);
-  const platform = [...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code as number | string, name, status: e.status })), { code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 }];
+  const platform = [
+    ...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code as number | string, name, status: e.status })),
+    { code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 },
+  ];
   for (const c of platform) if (explicit.has(c.status)) add(c.status, c.code, c.name);
   if (idempotent) for (const e of IDEMPOTENCY_ERRORS) add(e.status, e.code, e.name);
   const rest = platform.filter((c) => !always.has(c.status));
-  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0]).map(([st, cs]) => [st, byCode(cs)] as const)) {
+  for (const [status, codes] of [...byStatus]
+    .sort((a, b) => a[0] - b[0])
+    .map(([st, cs]) => [st, byCode(cs)] as const)) {
     const key = String(status);
     if (out[key]) {
       (out[key] as Json)['x-error-codes'] = codes;
@@ -417,7 +503,9 @@ function operation(
   const access = [...m.options.access];
   const answers = answerResponses(cls, m, schemas);
   if (idempotent) {
-    for (const [status, answer] of Object.entries(answers)) if (status.startsWith('2')) (answer as Json).headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+    for (const [status, answer] of Object.entries(answers))
+      if (status.startsWith('2'))
+        (answer as Json).headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   }
   const op: Json = {
     operationId: verb === 'post' ? `${cls.id}_${m.name}` : `${cls.id}_${m.name}_get`,
@@ -455,14 +543,26 @@ function exampleOf(input: Json | undefined, schemas: Json): unknown {
   return Array.isArray(examples) && examples.length ? examples[0] : undefined;
 }
 
-const PARAM = (name: string, description: string): Json => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+const PARAM = (name: string, description: string): Json => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description,
+});
 
 /** The OpenAPI 3.1 document of the classes a registry serves. */
 /** name and version of the project the service runs from (its package.json), when it has them */
 function projectPackage(): { name?: string; version?: string } {
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-    return { ...(typeof pkg.name === 'string' ? { name: pkg.name } : {}), ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}) };
+    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as {
+      name?: unknown;
+      version?: unknown;
+    };
+    return {
+      ...(typeof pkg.name === 'string' ? { name: pkg.name } : {}),
+      ...(typeof pkg.version === 'string' ? { version: pkg.version } : {}),
+    };
   } catch {
     return {};
   }
@@ -484,11 +584,15 @@ function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
   const outcome = (what: string): Json => ({
     type: 'object',
     required: ['status', 'body'],
-    properties: { status: { type: 'integer', description: `the HTTP status the ${what}` }, body: { description: `the body the ${what}` } },
+    properties: {
+      status: { type: 'integer', description: `the HTTP status the ${what}` },
+      body: { description: `the body the ${what}` },
+    },
   });
   schemas.JobStatus = {
     type: 'object',
-    description: "A queued job's state and, once it has ended, its outcome: the answer the method gave (`result`) or its error (`error`).",
+    description:
+      "A queued job's state and, once it has ended, its outcome: the answer the method gave (`result`) or its error (`error`).",
     required: ['jobId', 'classId', 'method', 'instanceId', 'status', 'attemptsMade', 'createdAt'],
     properties: {
       jobId: { type: 'string' },
@@ -499,14 +603,24 @@ function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
       attemptsMade: { type: 'integer', minimum: 0, description: 'attempts started, the running one included' },
       createdAt: { type: 'integer', description: 'when it was queued (ms since the epoch)' },
       finishedAt: { type: 'integer', description: 'when it ended (ms since the epoch)' },
-      result: { ...outcome('method answered with'), description: "the method's answer (status completed): the status and body a WRITE would have answered" },
+      result: {
+        ...outcome('method answered with'),
+        description: "the method's answer (status completed): the status and body a WRITE would have answered",
+      },
       error: { ...outcome('error answered with'), description: 'the error it ended with (status failed)' },
     },
   };
   schemas.RefreshRequest = {
     type: 'object',
     required: ['refreshToken'],
-    properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512, description: 'the refresh token a sign-in (or the previous exchange) answered' } },
+    properties: {
+      refreshToken: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 512,
+        description: 'the refresh token a sign-in (or the previous exchange) answered',
+      },
+    },
     examples: [{ refreshToken: 'f3Jq9xV2mK7pL0sT4wY8zA1bC5dE6gH' }],
   };
   schemas.RefreshedSession = {
@@ -515,7 +629,10 @@ function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
     properties: {
       token: { type: 'string', description: 'the new access token (a JWT), sent as `Authorization: Bearer <token>`' },
       expiresAt: { type: 'string', format: 'date-time', description: 'when the access token expires' },
-      refreshToken: { type: 'string', description: 'the refresh token that replaces the one sent (which is now used up)' },
+      refreshToken: {
+        type: 'string',
+        description: 'the refresh token that replaces the one sent (which is now used up)',
+      },
     },
   };
   const project = { $ref: '#/components/parameters/projectId' };
@@ -528,11 +645,26 @@ function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
       description:
         'The job a QUEUED_WRITE answered (202, its `statusUrl`). Only its caller reads it: any other caller gets 404, as for an unknown job. A job ends `completed` (its answer in `result`) or `failed` (`error`); poll until then.',
       security: [{ apiKey: [] }, { bearer: [] }],
-      parameters: [project, { name: 'jobId', in: 'path', required: true, schema: { type: 'string' }, description: 'the `jobId` of the 202' }],
+      parameters: [
+        project,
+        {
+          name: 'jobId',
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+          description: 'the `jobId` of the 202',
+        },
+      ],
       responses: {
-        '200': { description: "the job's state", content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } },
+        '200': {
+          description: "the job's state",
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } },
+        },
         '401': platformError('no or invalid credentials', ['UNAUTHENTICATED']),
-        '404': platformError('no such job, or not the caller\'s; or an unknown project', ['UNKNOWN_JOB', 'UNKNOWN_PROJECT']),
+        '404': platformError("no such job, or not the caller's; or an unknown project", [
+          'UNKNOWN_JOB',
+          'UNKNOWN_PROJECT',
+        ]),
         ...common,
       },
     },
@@ -547,20 +679,29 @@ function platformRoutes(paths: Json, schemas: Json, tags: Json[]): void {
         'A token used twice revokes every token of its session (a copy was stolen), so a client must keep the newest one. No authentication header: the token is the credential.',
       security: [{}],
       parameters: [project],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RefreshRequest' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/RefreshRequest' } } },
+      },
       responses: {
         '200': {
           description: 'the new access token and the refresh token replacing the one sent (no-store)',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/RefreshedSession' } } },
         },
         '400': platformError('no refreshToken, or not a string of 1-512 characters', ['VALIDATION', 'BAD_JSON']),
-        '401': platformError('unknown, expired, revoked or used before (then its session is revoked), or its user may no longer sign in', ['UNAUTHENTICATED']),
+        '401': platformError(
+          'unknown, expired, revoked or used before (then its session is revoked), or its user may no longer sign in',
+          ['UNAUTHENTICATED'],
+        ),
         '404': platformError('an unknown project', ['UNKNOWN_PROJECT']),
         ...common,
       },
     },
   };
-  tags.push({ name: 'Runtime', description: "The runtime's own routes: queued jobs' status and the refresh-token exchange" });
+  tags.push({
+    name: 'Runtime',
+    description: "The runtime's own routes: queued jobs' status and the refresh-token exchange",
+  });
 }
 
 export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Json {
@@ -571,7 +712,11 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
     QueuedJob: {
       type: 'object',
       required: ['jobId', 'status', 'statusUrl'],
-      properties: { jobId: { type: 'string' }, status: { type: 'string', const: 'queued' }, statusUrl: { type: 'string' } },
+      properties: {
+        jobId: { type: 'string' },
+        status: { type: 'string', const: 'queued' },
+        statusUrl: { type: 'string' },
+      },
     },
   };
   const responses: Json = {};
@@ -588,7 +733,14 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       if (!inputs.has(m.name)) {
         const schema = m.validate?.schema as Json | boolean | undefined;
         const name = `${cls.id}.${typeof m.options.schema === 'string' ? m.options.schema : m.name}`;
-        inputs.set(m.name, schema && typeof schema === 'object' ? (schemas[name] ? { $ref: `#/components/schemas/${name}` } : hoistSchema(name, schema, schemas)) : undefined);
+        inputs.set(
+          m.name,
+          schema && typeof schema === 'object'
+            ? schemas[name]
+              ? { $ref: `#/components/schemas/${name}` }
+              : hoistSchema(name, schema, schemas)
+            : undefined,
+        );
       }
       return inputs.get(m.name);
     };
@@ -601,7 +753,8 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const p = `/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`;
       const parameters = [project, ...(withInstance ? [instance] : [])];
       const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses, schemas) };
-      if (m.kind === 'READ' || m.kind === 'STATIC') item.get = operation(cls, m, 'get', undefined, table, parameters, responses, schemas);
+      if (m.kind === 'READ' || m.kind === 'STATIC')
+        item.get = operation(cls, m, 'get', undefined, table, parameters, responses, schemas);
       paths[p] = item;
       if (m.kind === 'INIT') {
         // the instance id may also be given (the method's own instanceId hook, when it has one, decides)
@@ -617,7 +770,17 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const p = route.path.replace(/:([A-Za-z0-9_]+)/g, (_s, n: string) => (names.push(n), `{${n}}`));
       const verb = route.method.toLowerCase();
       // the key is read on every verb but GET
-      const op = operation(cls, m, 'post', inputOf(m), table, names.map((n) => PARAM(n, n)), responses, schemas, verb !== 'get');
+      const op = operation(
+        cls,
+        m,
+        'post',
+        inputOf(m),
+        table,
+        names.map((n) => PARAM(n, n)),
+        responses,
+        schemas,
+        verb !== 'get',
+      );
       op.operationId = `${cls.id}_${m.name}_route_${verb}`;
       op.summary = `${route.method} ${route.path} → ${cls.id}.${m.name} (${m.kind})`;
       if (verb === 'get' || verb === 'delete') delete op.requestBody;
@@ -663,13 +826,24 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       },
       headers: {
         IdempotentReplayed: {
-          description: 'set on an answer replayed for a repeated Idempotency-Key (a kept 4xx too); absent on the first answer',
+          description:
+            'set on an answer replayed for a repeated Idempotency-Key (a kept 4xx too); absent on the first answer',
           schema: { type: 'string', const: 'true' },
         },
       },
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'an integration API key (integration_user)' },
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'a session token (program_management_user, enduser, member_otp)' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'an integration API key (integration_user)',
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'a session token (program_management_user, enduser, member_otp)',
+        },
       },
     },
   };

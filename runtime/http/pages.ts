@@ -62,7 +62,13 @@ export interface PageCtx {
   setCookie(name: string, value: string, opts?: PageCookieOptions): void;
   clearCookie(name: string): void;
   /** a class method, through the dispatcher, as the browser's caller (its address and user agent) */
-  call<T = any>(classId: string, method: string, instanceId: string | undefined, body: unknown, opts?: PageCallOptions): Promise<PageCallResult<T>>;
+  call<T = any>(
+    classId: string,
+    method: string,
+    instanceId: string | undefined,
+    body: unknown,
+    opts?: PageCallOptions,
+  ): Promise<PageCallResult<T>>;
 }
 
 export type PageAnswer =
@@ -102,7 +108,8 @@ export interface PageModule {
 export const PAGES_PREFIX = '/pages/';
 
 /** The Content-Security-Policy of every page: the service's own files only, nothing inline. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': PAGE_CSP,
@@ -204,9 +211,11 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
   const assets = new Map<string, PageAsset>();
   for (const site of sites) {
     for (const asset of site.assets ?? []) {
-      if (!asset.path.startsWith(PAGES_PREFIX)) throw new Error(`page asset ${asset.path}: must be under ${PAGES_PREFIX}`);
+      if (!asset.path.startsWith(PAGES_PREFIX))
+        throw new Error(`page asset ${asset.path}: must be under ${PAGES_PREFIX}`);
       const known = assets.get(asset.path);
-      if (known && known.body !== asset.body) throw new Error(`page asset ${asset.path} is declared twice, differently`);
+      if (known && known.body !== asset.body)
+        throw new Error(`page asset ${asset.path} is declared twice, differently`);
       assets.set(asset.path, asset);
     }
   }
@@ -224,7 +233,10 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       res.redirect(303, out.redirect);
       return;
     }
-    res.status(out.status ?? 200).type('html').send(out.html);
+    res
+      .status(out.status ?? 200)
+      .type('html')
+      .send(out.html);
   };
 
   const run = (handler: PageHandler) => async (req: Request, res: Response) => {
@@ -238,22 +250,30 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       path: req.baseUrl + req.path,
       params: flat(req.params as Record<string, unknown>),
       query: flat(req.query as Record<string, unknown>),
-      form: req.method === 'POST' && req.body && typeof req.body === 'object' ? flat(req.body as Record<string, unknown>) : {},
+      form:
+        req.method === 'POST' && req.body && typeof req.body === 'object'
+          ? flat(req.body as Record<string, unknown>)
+          : {},
       requestId,
       cookie: (name) => {
         const v = cookies.get(name);
         return v === undefined || v === '' ? undefined : v;
       },
       setCookie: (name, value, opts = {}) => {
-        if (!COOKIE_NAME.test(name) || !COOKIE_VALUE.test(value)) throw new Error(`cookie ${name}: name or value has characters a cookie cannot carry`);
-        setCookies.push(`${name}=${value}; ${cookieBase}${opts.maxAgeSeconds !== undefined ? `; Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}` : ''}`);
+        if (!COOKIE_NAME.test(name) || !COOKIE_VALUE.test(value))
+          throw new Error(`cookie ${name}: name or value has characters a cookie cannot carry`);
+        setCookies.push(
+          `${name}=${value}; ${cookieBase}${opts.maxAgeSeconds !== undefined ? `; Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}` : ''}`,
+        );
       },
       clearCookie: (name) => {
         setCookies.push(`${name}=; ${cookieBase}; Max-Age=0`);
       },
       call: async (classId, method, instanceId, body, opts = {}) => {
         try {
-          const identity: Identity = opts.token ? await deps.identities.identify({ authorization: `Bearer ${opts.token}` }) : { type: 'anonymous' };
+          const identity: Identity = opts.token
+            ? await deps.identities.identify({ authorization: `Bearer ${opts.token}` })
+            : { type: 'anonymous' };
           const ua = req.headers['user-agent'];
           const result = await deps.dispatcher.call({
             classId,
@@ -270,7 +290,14 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
           return { ok: true, status: result.status, body: result.body as never };
         } catch (err) {
           if (!(err instanceof ActorError)) throw err;
-          return { ok: false, status: err.status, code: err.code, message: err.message, details: err.details, classId: err.classId };
+          return {
+            ok: false,
+            status: err.status,
+            code: err.code,
+            message: err.message,
+            details: err.details,
+            classId: err.classId,
+          };
         }
       },
     };
@@ -280,7 +307,10 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       answer(res, out);
     } catch (err) {
       deps.logger.error({ err, requestId, path: req.baseUrl + req.path }, 'page failed');
-      answer(res, { status: 500, html: errorPage(500, `Something went wrong on our side. Try again in a moment (request ${requestId}).`) });
+      answer(res, {
+        status: 500,
+        html: errorPage(500, `Something went wrong on our side. Try again in a moment (request ${requestId}).`),
+      });
     }
   };
 
@@ -293,7 +323,10 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
           local(route.path),
           (req: Request, res: Response, next: NextFunction) => {
             if (!crossOrigin(req)) return next();
-            answer(res, { status: 403, html: errorPage(403, 'This form was sent from another site, so it was not accepted.') });
+            answer(res, {
+              status: 403,
+              html: errorPage(403, 'This form was sent from another site, so it was not accepted.'),
+            });
           },
           form,
           run(route.post),
@@ -307,7 +340,10 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
   });
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number }).status;
-    answer(res, { status: status && status >= 400 && status < 500 ? status : 500, html: errorPage(400, 'The form could not be read. Go back and send it again.') });
+    answer(res, {
+      status: status && status >= 400 && status < 500 ? status : 500,
+      html: errorPage(400, 'The form could not be read. Go back and send it again.'),
+    });
   });
   return outer;
 }

@@ -204,13 +204,17 @@ export class MessageDelivery {
       maxStalledCount: 3,
       runRetryDelay: 1000,
     });
-    this.worker.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'message worker error'));
+    this.worker.on(
+      'error',
+      (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'message worker error'),
+    );
   }
 
   private async process(job: Job<MessageJob>): Promise<{ sent: boolean }> {
     const id = job.id!;
     const { port, message } = job.data;
-    if (!MESSAGE_ID.test(id) || message.id !== id) throw new UnrecoverableError(`job ${id} does not carry message ${message.id}`);
+    if (!MESSAGE_ID.test(id) || message.id !== id)
+      throw new UnrecoverableError(`job ${id} does not carry message ${message.id}`);
     const records = this.records!;
     // an attempt after a failed one (a retry from the backoff, or by an operator after it was given up on)
     if (job.attemptsMade > 0) this.observer?.messageRetried(port);
@@ -225,30 +229,55 @@ export class MessageDelivery {
       const permanent = err instanceof PermanentDeliveryError;
       const attempts = job.attemptsMade + 1;
       if (permanent || attempts >= (job.opts.attempts ?? 1)) {
-        const reason = permanent ? `refused: ${(err as Error).message}` : `still failing after ${attempts} attempts: ${(err as Error).message}`;
+        const reason = permanent
+          ? `refused: ${(err as Error).message}`
+          : `still failing after ${attempts} attempts: ${(err as Error).message}`;
         await this.deadLetter(id, job.data, reason, attempts);
         this.observer?.messageFailed(port);
         throw new UnrecoverableError(reason);
       }
-      this.opts.logger.warn({ messageId: id, port, attempt: attempts, err: (err as Error).message }, 'message not delivered yet; retried');
+      this.opts.logger.warn(
+        { messageId: id, port, attempt: attempts, err: (err as Error).message },
+        'message not delivered yet; retried',
+      );
       throw err;
     }
     // accepted: recorded at once, so no later delivery of this id sends it again
     await records.set(this.sentKey(id), String(Date.now()), 'EX', SENT_RECORD_TTL_S);
     this.observer?.messageSent(port, Math.max(0, (Date.now() - job.timestamp) / 1000));
     // only a message that failed an attempt may have a dead letter: a first-time send pays nothing for it
-    if (job.attemptsMade > 0 || job.data.requeued) await this.dropDeadLetter(id).catch((err: Error) => this.opts.logger.warn({ messageId: id, err: err.message }, 'the dead letter of a message sent after all was not removed'));
-    this.opts.logger.info({ messageId: id, port, to: recipientsForLog(job.data), transport: port === 'mail' ? this.opts.mail.kind : this.opts.sms.kind }, 'message sent');
+    if (job.attemptsMade > 0 || job.data.requeued)
+      await this.dropDeadLetter(id).catch((err: Error) =>
+        this.opts.logger.warn(
+          { messageId: id, err: err.message },
+          'the dead letter of a message sent after all was not removed',
+        ),
+      );
+    this.opts.logger.info(
+      {
+        messageId: id,
+        port,
+        to: recipientsForLog(job.data),
+        transport: port === 'mail' ? this.opts.mail.kind : this.opts.sms.kind,
+      },
+      'message sent',
+    );
     return { sent: true };
   }
 
   private async deadLetter(id: string, data: MessageJob, reason: string, attempts: number): Promise<void> {
     const letter: DeadLetter = { id, ...data, reason, attempts, time: new Date().toISOString() };
     const json = JSON.stringify(letter);
-    await this.records!.multi().lpush(this.deadKey, json).ltrim(this.deadKey, 0, DEAD_LETTERS_KEPT - 1).exec();
+    await this.records!.multi()
+      .lpush(this.deadKey, json)
+      .ltrim(this.deadKey, 0, DEAD_LETTERS_KEPT - 1)
+      .exec();
     // a letter trimmed off the list leaves a marker that points at nothing: it expires with the failed job
     await this.records!.set(this.deadMarkKey(id), json, 'EX', SENT_RECORD_TTL_S);
-    this.opts.logger.error({ messageId: id, port: data.port, to: recipientsForLog(data), from: data.from, attempts, reason }, 'message dead-lettered');
+    this.opts.logger.error(
+      { messageId: id, port: data.port, to: recipientsForLog(data), from: data.from, attempts, reason },
+      'message dead-lettered',
+    );
   }
 
   /** The newest dead letters first. */
@@ -281,20 +310,26 @@ export class MessageDelivery {
   async retryDeadLetter(id: string): Promise<boolean> {
     if (!MESSAGE_ID.test(id)) return false;
     const json = await this.connection.get(this.deadMarkKey(id));
-    const letter = json ? (JSON.parse(json) as DeadLetter) : (await this.deadLetters(DEAD_LETTERS_KEPT)).find((l) => l.id === id);
+    const letter = json
+      ? (JSON.parse(json) as DeadLetter)
+      : (await this.deadLetters(DEAD_LETTERS_KEPT)).find((l) => l.id === id);
     if (!letter) return false;
     if (!json) await this.connection.set(this.deadMarkKey(id), JSON.stringify(letter), 'EX', SENT_RECORD_TTL_S);
     const job = await this.queue.getJob(id);
     const state = job ? await job.getState() : 'unknown';
     if (job && state === 'failed') await job.retry('failed');
     else if (!job) {
-      await this.queue.add(letter.port, { port: letter.port, message: letter.message, from: letter.from, requeued: true }, {
-        jobId: id,
-        attempts: this.opts.attempts,
-        backoff: { type: 'exponential', delay: this.opts.backoffMs },
-        removeOnComplete: { age: COMPLETED_JOB_TTL_S },
-        removeOnFail: { age: SENT_RECORD_TTL_S },
-      });
+      await this.queue.add(
+        letter.port,
+        { port: letter.port, message: letter.message, from: letter.from, requeued: true },
+        {
+          jobId: id,
+          attempts: this.opts.attempts,
+          backoff: { type: 'exponential', delay: this.opts.backoffMs },
+          removeOnComplete: { age: COMPLETED_JOB_TTL_S },
+          removeOnFail: { age: SENT_RECORD_TTL_S },
+        },
+      );
     }
     // a job still waiting or running is left to finish: its outcome decides the letter
     return true;
@@ -306,8 +341,18 @@ export class MessageDelivery {
   }
 
   async close(): Promise<void> {
-    await closeWithin('message worker', this.worker, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
-    await closeWithin('message queue', this.queue, this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, this.opts.logger);
+    await closeWithin(
+      'message worker',
+      this.worker,
+      this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
+      this.opts.logger,
+    );
+    await closeWithin(
+      'message queue',
+      this.queue,
+      this.opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
+      this.opts.logger,
+    );
     await Promise.all([this.opts.mail.close(), this.opts.sms.close()]);
     this.workerConnection?.disconnect();
     this.records?.disconnect();

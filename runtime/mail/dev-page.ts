@@ -18,7 +18,10 @@ import type { EmbeddedMailTransport, StoredMailEntry } from './eml-transport';
 export const DEV_MAIL_LIMIT = 50;
 
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 function row(e: StoredMailEntry): string {
@@ -65,7 +68,8 @@ export async function renderMail(id: string, raw: Buffer): Promise<string> {
 <pre>${escapeHtml(raw.toString('utf8'))}</pre></body></html>\n`;
   }
   const mail = await parser.simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
-  const addresses = (field: AddressObject | AddressObject[] | undefined) => (field ? (Array.isArray(field) ? field : [field]).map((a) => a.text).join(', ') : '');
+  const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+    field ? (Array.isArray(field) ? field : [field]).map((a) => a.text).join(', ') : '';
   const headers: [string, string][] = [
     ['From', addresses(mail.from)],
     ['To', addresses(mail.to)],
@@ -84,7 +88,10 @@ export async function renderMail(id: string, raw: Buffer): Promise<string> {
     typeof mail.html === 'string'
       ? `<iframe class="html-part" title="HTML part" sandbox srcdoc="${escapeHtml(mail.html)}"></iframe>`
       : '<p class="none">No HTML part.</p>';
-  const text = mail.text !== undefined ? `<pre class="text-part">${escapeHtml(mail.text)}</pre>` : '<p class="none">No text part.</p>';
+  const text =
+    mail.text !== undefined
+      ? `<pre class="text-part">${escapeHtml(mail.text)}</pre>`
+      : '<p class="none">No text part.</p>';
   const attachments = mail.attachments.length
     ? `<p>Attachments: ${mail.attachments.map((a) => escapeHtml(`${a.filename ?? '(unnamed)'} (${a.contentType}, ${a.size} bytes)`)).join(', ')}</p>`
     : '';

@@ -60,7 +60,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function checkList(errors: FieldError[], field: string, value: unknown, required: boolean, valid: (v: unknown) => boolean, what: string): string[] {
+function checkList(
+  errors: FieldError[],
+  field: string,
+  value: unknown,
+  required: boolean,
+  valid: (v: unknown) => boolean,
+  what: string,
+): string[] {
   if (value === undefined && !required) return [];
   if (!Array.isArray(value)) {
     errors.push({ field, reason: `must be an array of ${what}${what.endsWith('s') ? 'es' : 's'}` });
@@ -91,25 +98,33 @@ const MAIL_FIELDS = new Set(['to', 'cc', 'bcc', 'from', 'replyTo', 'subject', 'h
 export function checkMail(message: unknown): MailMessage {
   const errors: FieldError[] = [];
   if (!isObject(message)) refuse('mail', [{ field: 'mail', reason: 'must be an object' }]);
-  for (const key of Object.keys(message)) if (!MAIL_FIELDS.has(key)) errors.push({ field: `mail.${key}`, reason: 'is not a mail field' });
+  for (const key of Object.keys(message))
+    if (!MAIL_FIELDS.has(key)) errors.push({ field: `mail.${key}`, reason: 'is not a mail field' });
   const to = checkList(errors, 'mail.to', message.to, true, isAddress, 'mail address');
   const cc = checkList(errors, 'mail.cc', message.cc, false, isAddress, 'mail address');
   const bcc = checkList(errors, 'mail.bcc', message.bcc, false, isAddress, 'mail address');
   if (to.length + cc.length + bcc.length > MAX_MAIL_RECIPIENTS) {
-    errors.push({ field: 'mail.to', reason: `to, cc and bcc together must name at most ${MAX_MAIL_RECIPIENTS} recipients` });
+    errors.push({
+      field: 'mail.to',
+      reason: `to, cc and bcc together must name at most ${MAX_MAIL_RECIPIENTS} recipients`,
+    });
   }
-  if (message.from !== undefined && !isSender(message.from)) errors.push({ field: 'mail.from', reason: 'is not a valid mail address' });
-  if (message.replyTo !== undefined && !isSender(message.replyTo)) errors.push({ field: 'mail.replyTo', reason: 'is not a valid mail address' });
+  if (message.from !== undefined && !isSender(message.from))
+    errors.push({ field: 'mail.from', reason: 'is not a valid mail address' });
+  if (message.replyTo !== undefined && !isSender(message.replyTo))
+    errors.push({ field: 'mail.replyTo', reason: 'is not a valid mail address' });
   if (typeof message.subject !== 'string') errors.push({ field: 'mail.subject', reason: 'must be a string' });
   else checkText(errors, 'mail.subject', message.subject, MAX_SUBJECT_CHARS, true);
   checkText(errors, 'mail.html', message.html, MAX_BODY_CHARS);
   checkText(errors, 'mail.text', message.text, MAX_BODY_CHARS);
-  if (message.html === undefined && message.text === undefined) errors.push({ field: 'mail.html', reason: 'html or text is required' });
+  if (message.html === undefined && message.text === undefined)
+    errors.push({ field: 'mail.html', reason: 'html or text is required' });
   if (errors.length) refuse('mail', errors);
   const out: MailMessage = { to: [...to], subject: message.subject as string };
   if (message.cc !== undefined) out.cc = [...cc];
   if (message.bcc !== undefined) out.bcc = [...bcc];
-  for (const k of ['from', 'replyTo', 'html', 'text'] as const) if (message[k] !== undefined) out[k] = message[k] as string;
+  for (const k of ['from', 'replyTo', 'html', 'text'] as const)
+    if (message[k] !== undefined) out[k] = message[k] as string;
   return out;
 }
 
@@ -117,10 +132,20 @@ export function checkMail(message: unknown): MailMessage {
 export function checkSms(message: unknown): SmsMessage {
   const errors: FieldError[] = [];
   if (!isObject(message)) refuse('sms', [{ field: 'sms', reason: 'must be an object' }]);
-  for (const key of Object.keys(message)) if (key !== 'to' && key !== 'text') errors.push({ field: `sms.${key}`, reason: 'is not an SMS field' });
-  const to = checkList(errors, 'sms.to', message.to, true, (v) => typeof v === 'string' && PHONE.test(v), 'phone number');
-  if (to.length > MAX_SMS_RECIPIENTS) errors.push({ field: 'sms.to', reason: `must name at most ${MAX_SMS_RECIPIENTS} phone numbers` });
-  if (typeof message.text !== 'string' || message.text.length === 0) errors.push({ field: 'sms.text', reason: 'must be a non-empty string' });
+  for (const key of Object.keys(message))
+    if (key !== 'to' && key !== 'text') errors.push({ field: `sms.${key}`, reason: 'is not an SMS field' });
+  const to = checkList(
+    errors,
+    'sms.to',
+    message.to,
+    true,
+    (v) => typeof v === 'string' && PHONE.test(v),
+    'phone number',
+  );
+  if (to.length > MAX_SMS_RECIPIENTS)
+    errors.push({ field: 'sms.to', reason: `must name at most ${MAX_SMS_RECIPIENTS} phone numbers` });
+  if (typeof message.text !== 'string' || message.text.length === 0)
+    errors.push({ field: 'sms.text', reason: 'must be a non-empty string' });
   else checkText(errors, 'sms.text', message.text, MAX_SMS_CHARS);
   if (errors.length) refuse('sms', errors);
   return { to: [...to], text: message.text as string };

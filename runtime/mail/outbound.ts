@@ -10,6 +10,7 @@ import { checkMail, checkSms, type OutboundMail, type OutboundPort, type Outboun
 
 export function outboundEffect(port: OutboundPort, message: unknown, identity: Identity): Effect {
   const id = randomUUID();
-  const body: OutboundMail | OutboundSms = port === 'mail' ? { ...checkMail(message), id } : { ...checkSms(message), id };
+  const body: OutboundMail | OutboundSms =
+    port === 'mail' ? { ...checkMail(message), id } : { ...checkSms(message), id };
   return { id, port, classId: `@${port}`, method: 'send', instanceId: id, body, identity };
 }

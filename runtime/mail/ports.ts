@@ -15,14 +15,21 @@ export interface MessagePorts {
   mailbox?: EmbeddedMailTransport;
 }
 
-export function openMessagePorts(config: Pick<RuntimeConfig, 'smtpUrl' | 'mailFrom' | 'projectId' | 'dataDir'>, logger: Logger): MessagePorts {
+export function openMessagePorts(
+  config: Pick<RuntimeConfig, 'smtpUrl' | 'mailFrom' | 'projectId' | 'dataDir'>,
+  logger: Logger,
+): MessagePorts {
   const compose = { projectId: config.projectId, defaultFrom: config.mailFrom };
   const sms = new SmsOutboxTransport(path.join(config.dataDir, 'sms'), logger);
   if (config.smtpUrl) {
     const mail = new SmtpMailTransport({
       ...compose,
       url: config.smtpUrl,
-      onRejected: (m, rejected) => logger.warn({ messageId: m.id, rejected: rejected.map(maskAddress) }, 'the SMTP server refused some recipients of a mail; sent to the others'),
+      onRejected: (m, rejected) =>
+        logger.warn(
+          { messageId: m.id, rejected: rejected.map(maskAddress) },
+          'the SMTP server refused some recipients of a mail; sent to the others',
+        ),
     });
     return { mail, sms };
   }

@@ -25,8 +25,14 @@ export class SmsOutboxTransport implements SmsTransport {
 
   async send(sms: OutboundSms): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
-    await fs.appendFile(this.file, `${JSON.stringify({ id: sms.id, time: new Date().toISOString(), to: sms.to, text: sms.text })}\n`);
-    this.logger.info({ messageId: sms.id, to: sms.to.map(maskPhone), chars: sms.text.length }, 'SMS kept in the outbox (no SMS provider configured)');
+    await fs.appendFile(
+      this.file,
+      `${JSON.stringify({ id: sms.id, time: new Date().toISOString(), to: sms.to, text: sms.text })}\n`,
+    );
+    this.logger.info(
+      { messageId: sms.id, to: sms.to.map(maskPhone), chars: sms.text.length },
+      'SMS kept in the outbox (no SMS provider configured)',
+    );
   }
 
   async close(): Promise<void> {}

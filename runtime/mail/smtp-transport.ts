@@ -24,7 +24,12 @@ const MESSAGE_REFUSED = new Set(['EENVELOPE', 'EMESSAGE']);
 /** A 5xx refusal of the message or all its recipients will be refused again; anything else (4xx, network, login, time-out) may pass later. */
 export function isPermanentSmtpError(err: unknown): boolean {
   const e = err as { code?: string; responseCode?: number };
-  return typeof e?.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600 && MESSAGE_REFUSED.has(String(e.code));
+  return (
+    typeof e?.responseCode === 'number' &&
+    e.responseCode >= 500 &&
+    e.responseCode < 600 &&
+    MESSAGE_REFUSED.has(String(e.code))
+  );
 }
 
 export class SmtpMailTransport implements MailTransport {

@@ -27,7 +27,13 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -37,10 +43,18 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 export type CloseOutcome = 'closed' | 'forced' | 'left';
 
 /** Closes a worker or queue, by force after `timeoutMs`; never throws, never waits much longer than twice `timeoutMs`. */
-export async function closeWithin(what: string, target: Closable | undefined, timeoutMs: number, logger: Logger): Promise<CloseOutcome> {
+export async function closeWithin(
+  what: string,
+  target: Closable | undefined,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<CloseOutcome> {
   if (!target) return 'closed';
   if (await within(target.close(), timeoutMs)) return 'closed';
-  logger.warn({ what, timeoutMs }, 'did not close in time: closing by force (a job it still runs is taken over by another worker)');
+  logger.warn(
+    { what, timeoutMs },
+    'did not close in time: closing by force (a job it still runs is taken over by another worker)',
+  );
   // BullMQ keeps a worker's first close() and answers every later one, close(true) included, with
   // it: a worker whose Redis is gone is left (its process exits anyway; main.ts ends with process.exit)
   const forced = Promise.all([target.close(true), target.disconnect?.()]);

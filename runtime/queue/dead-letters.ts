@@ -68,7 +68,10 @@ export class DeadLetters {
       for (const [streamId, fields] of entries) rows.push(effectRow(b.bucket, streamId, fields));
     }
     for (const letter of await this.messages.deadLetters(n)) {
-      const to = letter.port === 'sms' ? (letter.message as OutboundSms).to.map(maskPhone) : (letter.message as OutboundMail).to.map(maskAddress);
+      const to =
+        letter.port === 'sms'
+          ? (letter.message as OutboundSms).to.map(maskPhone)
+          : (letter.message as OutboundMail).to.map(maskAddress);
       rows.push({
         id: `message:${letter.id}`,
         kind: 'message',
@@ -109,7 +112,10 @@ export class DeadLetters {
     if (!(await this.effects.apply({ bucket, id: entryId }, [effect], true))) return { id, outcome: 'queued' };
     // apply() dead-letters it again when its target still refuses it
     const [again] = await redis.xrevrange(streams.effectsDead, '+', '-', 'COUNT', 1);
-    const refused = (await redis.xlen(streams.effectsDead)) > deadBefore && again !== undefined && (JSON.parse(field(again[1], 'f')) as Effect).id === effect.id;
+    const refused =
+      (await redis.xlen(streams.effectsDead)) > deadBefore &&
+      again !== undefined &&
+      (JSON.parse(field(again[1], 'f')) as Effect).id === effect.id;
     return { id, outcome: refused ? 'dead' : 'applied' };
   }
 

@@ -77,7 +77,6 @@ export interface JobOutcomeObserver {
 /** jobs looked at in each of the delayed set and the wait list for due tasks: bounded, as a scrape must be */
 export const DUE_TASK_SCAN = 1000;
 
-
 const DEFAULT_ATTEMPTS = 5;
 /** BullMQ's name of the QUEUED_WRITE queue, in each bucket (prefix `rt:{<project>:<b>}`) */
 const QUEUE_NAME = 'jobs';
@@ -131,10 +130,15 @@ export class JobQueue implements JobSink {
   observer?: JobOutcomeObserver;
 
   constructor(private readonly opts: JobQueueOptions) {
-    this.connection = connect(opts.redis, opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false });
+    this.connection = connect(
+      opts.redis,
+      opts.redisOptions?.queue ?? { maxRetriesPerRequest: null, lazyConnect: false },
+    );
     // the MULTI that registers a job and adds it to BullMQ runs the FIFO script on this connection
     defineActorScripts(this.connection);
-    this.queues = opts.store.keys.all.map((b) => new Queue<JobData>(QUEUE_NAME, { connection: this.connection, prefix: b.queuePrefix }));
+    this.queues = opts.store.keys.all.map(
+      (b) => new Queue<JobData>(QUEUE_NAME, { connection: this.connection, prefix: b.queuePrefix }),
+    );
     for (const q of this.queues) this.opts.redisHealth?.watch(q, 'queue');
   }
 
@@ -170,7 +174,12 @@ export class JobQueue implements JobSink {
    * registered. A job behind others is added parked (delayed by PARKED_MS) and
    * handed on by its predecessor's commit; one at the head is added ready.
    */
-  async enqueueCall(req: CallRequest, instanceId: string, upsert = false, chosenId?: string): Promise<{ jobId: string }> {
+  async enqueueCall(
+    req: CallRequest,
+    instanceId: string,
+    upsert = false,
+    chosenId?: string,
+  ): Promise<{ jobId: string }> {
     const k = this.keys;
     const bucket = k.bucketOf(req.classId, instanceId);
     const queue = this.queues[bucket]!;
@@ -211,7 +220,14 @@ export class JobQueue implements JobSink {
     const refusal: StoredOutcome = { status: 500, body: missing().toBody(), headers: {}, failed: true };
     // the instance's keys and its bucket queue's keys share one hash tag: one MULTI on a cluster too
     const multi = (await queue.getBackend().client).multi();
-    (multi as unknown as ScriptedRedis).enqueueJob(inst, pending, resultKey, jobId, upsert ? '1' : '0', JSON.stringify(refusal));
+    (multi as unknown as ScriptedRedis).enqueueJob(
+      inst,
+      pending,
+      resultKey,
+      jobId,
+      upsert ? '1' : '0',
+      JSON.stringify(refusal),
+    );
     await new Job<JobData>(queue, 'call', data, opts, jobId).addJob(multi as never);
     const results = await multi.exec();
     if (!results) throw new Error(`the enqueue of job ${jobId} was aborted`);
@@ -233,7 +249,10 @@ export class JobQueue implements JobSink {
     if (n <= 0) return;
     const out = await this.connection.pipeline().exists(key).call('WAIT', n, this.opts.store.waitTimeoutMs).exec();
     if (Number(out?.[1]?.[1] ?? 0) < n) {
-      throw runtimeError('REPLICA_UNCONFIRMED', 'The job was queued, but no Redis replica confirmed it in time: it stands unless its master fails first; do not retry blindly');
+      throw runtimeError(
+        'REPLICA_UNCONFIRMED',
+        'The job was queued, but no Redis replica confirmed it in time: it stands unless its master fails first; do not retry blindly',
+      );
     }
   }
 
@@ -306,7 +325,11 @@ export class JobQueue implements JobSink {
       const entries = await redis.xrange(b.tasks, '-', `${now - olderThanMs}`, 'COUNT', 500);
       for (const [id, fields] of entries) {
         const json = fields[fields.indexOf('t') + 1];
-        await this.queueTasks(JSON.parse(json) as ScheduledTask[], { bucket: b.bucket, id }, Math.max(0, now - Number(id.split('-')[0])));
+        await this.queueTasks(
+          JSON.parse(json) as ScheduledTask[],
+          { bucket: b.bucket, id },
+          Math.max(0, now - Number(id.split('-')[0])),
+        );
       }
       swept += entries.length;
     }
@@ -332,9 +355,15 @@ export class JobQueue implements JobSink {
           runRetryDelay: 1000,
         }),
     );
-    for (const w of this.workers) w.on('error', (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'queue worker error'));
+    for (const w of this.workers)
+      w.on(
+        'error',
+        (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.error({ err }, 'queue worker error'),
+      );
     this.sweeper = setInterval(() => {
-      this.sweepTasks().catch((err) => this.opts.redisHealth?.failed(err) || this.opts.logger.warn({ err }, 'task sweep failed'));
+      this.sweepTasks().catch(
+        (err) => this.opts.redisHealth?.failed(err) || this.opts.logger.warn({ err }, 'task sweep failed'),
+      );
     }, TASK_SWEEP_AGE_MS);
     this.sweeper.unref();
     this.sweepTasks(0).catch((err) => this.opts.logger.warn({ err }, 'task sweep failed'));
@@ -366,9 +395,16 @@ export class JobQueue implements JobSink {
         jobId: task.id,
       });
     } catch (err) {
-      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code) return { status: 200, body: { alreadyApplied: true }, headers: {} };
+      if (err instanceof ActorError && err.code === RuntimeCodes.ALREADY_APPLIED.code)
+        return { status: 200, body: { alreadyApplied: true }, headers: {} };
       const final = !isRetryable(err) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      this.logFailure('delayed task', job, { classId: task.classId, method: task.method, instanceId: task.instanceId, taskId: task.id }, err, final);
+      this.logFailure(
+        'delayed task',
+        job,
+        { classId: task.classId, method: task.method, instanceId: task.instanceId, taskId: task.id },
+        err,
+        final,
+      );
       if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       throw err;
     }
@@ -418,13 +454,22 @@ export class JobQueue implements JobSink {
         return this.storedOutcome(jobId, place.kind === 'done' ? place.resultJson : undefined);
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      this.logFailure('queued write', job, { classId: d.classId, method: d.method, instanceId: d.instanceId, requestId: d.requestId }, err, !isRetryable(err) || lastAttempt);
+      this.logFailure(
+        'queued write',
+        job,
+        { classId: d.classId, method: d.method, instanceId: d.instanceId, requestId: d.requestId },
+        err,
+        !isRetryable(err) || lastAttempt,
+      );
       if (!isRetryable(err) || lastAttempt) {
         const outcome: StoredOutcome =
           err instanceof ActorError
             ? { status: err.status, body: err.toBody(), headers: {}, failed: true }
             : { status: 500, body: { code: 1000, message: 'Internal error' }, headers: {}, failed: true };
-        await this.handOn(queue, (await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S)).next);
+        await this.handOn(
+          queue,
+          (await store.finishJob(d.classId, d.instanceId, jobId, JSON.stringify(outcome), RESULT_TTL_S)).next,
+        );
         this.observer?.queuedWriteFailed(d.classId, d.method);
         if (!isRetryable(err)) throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
       }
@@ -445,10 +490,25 @@ export class JobQueue implements JobSink {
     const state = job ? await job.getState() : 'unknown';
     if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
     const reason = job?.failedReason ? `: ${job.failedReason}` : '';
-    const outcome: StoredOutcome = { status: 500, body: { code: 1000, message: `Job ${head} ended without its outcome${reason}` }, headers: {}, failed: true };
-    const { ended, next } = await this.opts.store.finishJob(d.classId, d.instanceId, head, JSON.stringify(outcome), RESULT_TTL_S);
+    const outcome: StoredOutcome = {
+      status: 500,
+      body: { code: 1000, message: `Job ${head} ended without its outcome${reason}` },
+      headers: {},
+      failed: true,
+    };
+    const { ended, next } = await this.opts.store.finishJob(
+      d.classId,
+      d.instanceId,
+      head,
+      JSON.stringify(outcome),
+      RESULT_TTL_S,
+    );
     // not ended: it committed between the look at the queue and the look at BullMQ, and was no loss
-    if (ended) this.opts.logger.error({ classId: d.classId, instanceId: d.instanceId, jobId: head, state }, 'queued write ended without its outcome; the next job of its instance runs');
+    if (ended)
+      this.opts.logger.error(
+        { classId: d.classId, instanceId: d.instanceId, jobId: head, state },
+        'queued write ended without its outcome; the next job of its instance runs',
+      );
     await this.handOn(queue, next);
     return true;
   }
@@ -461,10 +521,22 @@ export class JobQueue implements JobSink {
    * names the error (its code, status and message, the stack of an
    * unexpected one).
    */
-  private logFailure(what: 'queued write' | 'delayed task', job: Job<JobData>, about: Record<string, unknown>, err: unknown, final: boolean): void {
+  private logFailure(
+    what: 'queued write' | 'delayed task',
+    job: Job<JobData>,
+    about: Record<string, unknown>,
+    err: unknown,
+    final: boolean,
+  ): void {
     // an attempt that Redis's outage failed and that will be retried: the outage's own line tells it
     if (!final && this.opts.redisHealth?.failed(err)) return;
-    const fields = { ...about, jobId: job.id, attempt: job.attemptsMade + 1, attempts: job.opts.attempts ?? 1, error: errorForLog(err) };
+    const fields = {
+      ...about,
+      jobId: job.id,
+      attempt: job.attemptsMade + 1,
+      attempts: job.opts.attempts ?? 1,
+      error: errorForLog(err),
+    };
     if (final) this.opts.logger.error(fields, `${what} failed`);
     else this.opts.logger.warn(fields, `${what} attempt failed; it will be retried`);
   }
@@ -486,8 +558,17 @@ export class JobQueue implements JobSink {
       if (oldest < 0 || at < oldest) oldest = at;
     };
     for (const q of this.queues) {
-      const delayed = await this.connection.zrangebyscore(q.keys.delayed!, 0, (now + 1) * 0x1000 - 1, 'WITHSCORES', 'LIMIT', 0, DUE_TASK_SCAN);
-      for (let i = 0; i < delayed.length; i += 2) if (isTaskJob(delayed[i]!)) seen(Math.floor(Number(delayed[i + 1]) / 0x1000));
+      const delayed = await this.connection.zrangebyscore(
+        q.keys.delayed!,
+        0,
+        (now + 1) * 0x1000 - 1,
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        DUE_TASK_SCAN,
+      );
+      for (let i = 0; i < delayed.length; i += 2)
+        if (isTaskJob(delayed[i]!)) seen(Math.floor(Number(delayed[i + 1]) / 0x1000));
       const waiting = (await this.connection.lrange(q.keys.wait!, -DUE_TASK_SCAN, -1)).filter(isTaskJob);
       if (!waiting.length) continue;
       const p = this.connection.pipeline();
@@ -540,7 +621,8 @@ export class JobQueue implements JobSink {
     // again, so the attempt count of the snapshot taken after it is final
     let raw = await this.opts.store.redis.get(resultKey);
     const snap = await this.snapshot(queue, jobId);
-    if (!raw && (snap.state === 'completed' || snap.state === 'failed')) raw = await this.opts.store.redis.get(resultKey);
+    if (!raw && (snap.state === 'completed' || snap.state === 'failed'))
+      raw = await this.opts.store.redis.get(resultKey);
     const outcome = raw ? (JSON.parse(raw) as StoredOutcome) : undefined;
     const { state, attemptsMade } = snap;
     let status: string;
@@ -562,16 +644,40 @@ export class JobQueue implements JobSink {
     };
     if (outcome && !outcome.failed) out.result = { status: outcome.status, body: outcome.body };
     if (outcome?.failed) out.error = { status: outcome.status, body: outcome.body };
-    else if (!outcome && state === 'failed') out.error = { status: 500, body: { code: 1000, message: snap.failedReason } };
+    else if (!outcome && state === 'failed')
+      out.error = { status: 500, body: { code: 1000, message: snap.failedReason } };
     return { status: out, identity: d.identity };
   }
 
   /** The job's BullMQ state and attempt count, read in one step (JOB_SNAPSHOT_LUA). */
-  private async snapshot(queue: Queue<JobData>, jobId: string): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
+  private async snapshot(
+    queue: Queue<JobData>,
+    jobId: string,
+  ): Promise<{ state: string; attemptsMade: number; finishedOn?: number; failedReason?: string }> {
     const k = queue.keys;
-    const keys = [queue.toKey(jobId), k.completed, k.failed, k.delayed, k.prioritized, k['waiting-children'], k.active, k.wait, k.paused];
-    const [state, atm, finishedOn, failedReason] = (await this.connection.eval(luaSource('jobSnapshot'), keys.length, ...keys, jobId)) as string[];
-    return { state, attemptsMade: Number(atm) || 0, finishedOn: finishedOn ? Number(finishedOn) : undefined, failedReason: failedReason || undefined };
+    const keys = [
+      queue.toKey(jobId),
+      k.completed,
+      k.failed,
+      k.delayed,
+      k.prioritized,
+      k['waiting-children'],
+      k.active,
+      k.wait,
+      k.paused,
+    ];
+    const [state, atm, finishedOn, failedReason] = (await this.connection.eval(
+      luaSource('jobSnapshot'),
+      keys.length,
+      ...keys,
+      jobId,
+    )) as string[];
+    return {
+      state,
+      attemptsMade: Number(atm) || 0,
+      finishedOn: finishedOn ? Number(finishedOn) : undefined,
+      failedReason: failedReason || undefined,
+    };
   }
 
   /** Stops the workers (their jobs finish or are handed back), runs `beforeQueueClose` (work the jobs started), then closes the queues. */

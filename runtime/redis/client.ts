@@ -100,7 +100,11 @@ export function isRedisUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null || typeof (err as Error).message !== 'string') return false;
   const msg = (err as Error).message;
   if (msg === 'Command timed out' || msg === 'Connection is closed.') return true;
-  if ((err as Error).name === 'MaxRetriesPerRequestError' || msg.startsWith('Reached the max retries per request limit')) return true;
+  if (
+    (err as Error).name === 'MaxRetriesPerRequestError' ||
+    msg.startsWith('Reached the max retries per request limit')
+  )
+    return true;
   if (msg.startsWith("Stream isn't writeable")) return true;
   const code = (err as NodeJS.ErrnoException).code;
   if (code && NETWORK_CODES.has(code)) return true;
@@ -113,7 +117,9 @@ export function asRedisUnavailable(err: unknown): ActorError | undefined {
   if (err instanceof ActorError) return undefined;
   if (!isRedisUnavailable(err)) return undefined;
   const { code, status } = RuntimeCodes.REDIS_UNAVAILABLE;
-  return new ActorError(status, code, `Redis did not answer in time (${describe(err)}); try again later`, { retryable: true });
+  return new ActorError(status, code, `Redis did not answer in time (${describe(err)}); try again later`, {
+    retryable: true,
+  });
 }
 
 function describe(err: unknown): string {
@@ -150,7 +156,10 @@ export class RedisHealth {
     if (!isRedisUnavailable(err)) return false;
     if (this.downSince !== undefined || this.stopped) return true;
     this.downSince = Date.now();
-    this.logger.warn({ reason: describe(err) }, 'Redis is not answering: calls answer 503 (REDIS_UNAVAILABLE) until it does; retrying');
+    this.logger.warn(
+      { reason: describe(err) },
+      'Redis is not answering: calls answer 503 (REDIS_UNAVAILABLE) until it does; retrying',
+    );
     this.probe = setInterval(() => void this.tryProbe(), PROBE_INTERVAL_MS);
     this.probe.unref();
     return true;
@@ -254,6 +263,7 @@ export async function untilRedisAnswers<T>(
 /** untilRedisAnswers's onRetry that logs the first wait of a step, and every tenth after it. */
 export function startupRetryLogger(logger: Logger): (step: string, err: Error, attempt: number) => void {
   return (step, err, attempt) => {
-    if (attempt === 1 || attempt % 10 === 0) logger.warn({ step, attempt, err: err.message }, 'Redis does not answer yet at start; waiting for it');
+    if (attempt === 1 || attempt % 10 === 0)
+      logger.warn({ step, attempt, err: err.message }, 'Redis does not answer yet at start; waiting for it');
   };
 }

@@ -13,7 +13,8 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** One Redis server, or the seed nodes of a Redis Cluster (any reachable subset names the whole cluster). */
-export type RedisTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: { host: string; port: number }[] };
+export type RedisTarget =
+  { kind: 'single'; url: string } | { kind: 'cluster'; nodes: { host: string; port: number }[] };
 
 /** A connection to either: both speak the same commands, MULTI and pipelines (within one slot on a cluster). */
 export type RedisConnection = Redis | Cluster;
@@ -119,7 +120,8 @@ export async function replicasPerMaster(conn: RedisConnection): Promise<number> 
     for (const line of lines) {
       const [id, , flags, master] = line.split(' ');
       if (/\bmaster\b/.test(flags!) && !/\bfail\b/.test(flags!)) masters.set(id!, masters.get(id!) ?? 0);
-      else if (/\bslave\b/.test(flags!) && !/\bfail\b/.test(flags!) && master && master !== '-') masters.set(master, (masters.get(master) ?? 0) + 1);
+      else if (/\bslave\b/.test(flags!) && !/\bfail\b/.test(flags!) && master && master !== '-')
+        masters.set(master, (masters.get(master) ?? 0) + 1);
     }
     return masters.size ? Math.min(...masters.values()) : 0;
   }

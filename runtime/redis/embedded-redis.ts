@@ -308,14 +308,22 @@ async function startOnce(
   tempDir: string | undefined,
 ): Promise<EmbeddedRedis> {
   const args = [
-    '--port', String(port),
-    '--bind', LOCALHOST,
-    '--save', '',
-    '--appendonly', appendOnly ? 'yes' : 'no',
-    '--appendfsync', opts.appendfsync ?? 'everysec',
-    '--dir', dir,
-    '--daemonize', 'no',
-    '--protected-mode', 'yes',
+    '--port',
+    String(port),
+    '--bind',
+    LOCALHOST,
+    '--save',
+    '',
+    '--appendonly',
+    appendOnly ? 'yes' : 'no',
+    '--appendfsync',
+    opts.appendfsync ?? 'everysec',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
   ];
   if (opts.logFile) {
     const logFile = path.resolve(opts.logFile);
@@ -379,7 +387,10 @@ async function startOnce(
     if (Date.now() >= deadline) {
       child.kill('SIGKILL');
       await exitedWithin(exited, 5_000);
-      throw new RedisStartError(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms${tail()}`, false);
+      throw new RedisStartError(
+        `redis-server on port ${port} did not answer PING within ${timeoutMs} ms${tail()}`,
+        false,
+      );
     }
     // Poll again shortly, or sooner if the process exits.
     await Promise.race([delay(wait), exited]);
@@ -465,9 +476,16 @@ export async function resolveRedis(
       log(`ignoring stale ${portFile} (port ${existing} is not serving this directory)`);
     }
 
-    const embedded = await startEmbeddedRedis({ dataDir: dir, appendOnly: true, appendfsync, logFile: path.join(dir, 'redis.log') });
+    const embedded = await startEmbeddedRedis({
+      dataDir: dir,
+      appendOnly: true,
+      appendfsync,
+      logFile: path.join(dir, 'redis.log'),
+    });
     writeFileAtomic(portFile, `${embedded.port}\n`);
-    log(`started embedded Redis (pid ${embedded.pid}) on port ${embedded.port}, data in ${dir}, appendfsync ${appendfsync}`);
+    log(
+      `started embedded Redis (pid ${embedded.pid}) on port ${embedded.port}, data in ${dir}, appendfsync ${appendfsync}`,
+    );
 
     const stopServer = embedded.stop;
     let stopping: Promise<void> | undefined;

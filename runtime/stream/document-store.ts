@@ -83,7 +83,11 @@ export interface DocumentStore {
    */
   deleteStale(collection: string, instance: string, version: number): Promise<number>;
   get(collection: string, id: string): Promise<StoredDocument | null>;
-  find<T = StoredDocument>(collection: string, filter: Filter, options: FindOptions & { total: false }): Promise<PageResult<T>>;
+  find<T = StoredDocument>(
+    collection: string,
+    filter: Filter,
+    options: FindOptions & { total: false },
+  ): Promise<PageResult<T>>;
   find<T = StoredDocument>(collection: string, filter: Filter, options?: FindOptions): Promise<FindResult<T>>;
   count(collection: string, filter: Filter): Promise<number>;
   /**

@@ -71,15 +71,7 @@
  * `substring.ts` (search columns), `clone.ts` (the copies it keeps and hands out).
  */
 import { Query, find as mingoFind } from 'mingo';
-import type {
-  DocumentStore,
-  Filter,
-  FindOptions,
-  FindResult,
-  IndexSpec,
-  Sort,
-  StoredDocument,
-} from './document-store';
+import type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec, Sort, StoredDocument } from './document-store';
 import {
   addToIndex,
   equalityKeys,
@@ -93,7 +85,17 @@ import {
 import { cloneDocument } from './embedded/clone';
 import type { Entry } from './embedded/entry';
 import { matchesAll, predicateOf, tryCompile, type Node, type Predicate } from './embedded/matcher';
-import { UNSORTABLE, compareValues, firstK, isCount, range, rankComparator, sortValue, SortedView, type RankedKey } from './embedded/ordering';
+import {
+  UNSORTABLE,
+  compareValues,
+  firstK,
+  isCount,
+  range,
+  rankComparator,
+  sortValue,
+  SortedView,
+  type RankedKey,
+} from './embedded/ordering';
 import { SubstringColumn, regexLiteral, type SearchStats } from './embedded/substring';
 import { mingoUtil, pathSteps } from './embedded/values';
 interface CollectionState {
@@ -303,7 +305,15 @@ export class EmbeddedDocumentStore implements DocumentStore {
       // an equality most documents meet: the page comes from the view, members of the bucket only
       page = walkedBucket;
       total = broad.total;
-      stats = { plan: 'index', index: broad.field, tested: broad.tested, mingoFilter: false, matched: total, order: 'walk', ranked: true };
+      stats = {
+        plan: 'index',
+        index: broad.field,
+        tested: broad.tested,
+        mingoFilter: false,
+        matched: total,
+        order: 'walk',
+        ranked: true,
+      };
     } else {
       const found = this.matching(state, filter);
       const { matches, inOrder } = found;
@@ -451,7 +461,13 @@ export class EmbeddedDocumentStore implements DocumentStore {
       tested++;
       if ((whole ??= predicateOf(node))(entry.doc)) matches.push(entry);
     }
-    const stats: QueryStats = { plan: 'index', index: plan.implied.field, tested, mingoFilter: false, matched: matches.length };
+    const stats: QueryStats = {
+      plan: 'index',
+      index: plan.implied.field,
+      tested,
+      mingoFilter: false,
+      matched: matches.length,
+    };
     return { matches, inOrder: false, stats };
   }
 
@@ -470,7 +486,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
     for (const part of conjuncts(node)) {
       const alternatives = part.kind === 'or' ? part.parts : [part];
       if (alternatives.length === 0) continue;
-      const searches: Array<{ column: SubstringColumn; literal: NonNullable<ReturnType<typeof regexLiteral>>; field: string }> = [];
+      const searches: Array<{
+        column: SubstringColumn;
+        literal: NonNullable<ReturnType<typeof regexLiteral>>;
+        field: string;
+      }> = [];
       for (const alternative of alternatives) {
         const leaf = alternative.kind === 'and' && alternative.parts.length === 1 ? alternative.parts[0] : alternative;
         if (leaf.kind !== 'leaf' || leaf.op !== '$regex' || !leaf.steps || !(leaf.operand instanceof RegExp)) break;
@@ -544,7 +564,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
       tested++;
       if ((predicate ??= predicateOf(tryCompile(filter) as Node))(entry.doc)) unkeyed.add(entry);
     }
-    const member = unkeyed.size === 0 ? (entry: Entry) => bucket.has(entry) : (entry: Entry) => bucket.has(entry) || unkeyed.has(entry);
+    const member =
+      unkeyed.size === 0
+        ? (entry: Entry) => bucket.has(entry)
+        : (entry: Entry) => bucket.has(entry) || unkeyed.has(entry);
     return { member, total: bucket.size + unkeyed.size, tested, field: plan.implied.field };
   }
 
@@ -555,7 +578,13 @@ export class EmbeddedDocumentStore implements DocumentStore {
    * overlap the page are ordered by the other keys, so a deep page costs a
    * walk, not a sort of everything before it.
    */
-  private walk(state: CollectionState, sort: Sort, from: number, end: number, only?: (entry: Entry) => boolean): StoredDocument[] | undefined {
+  private walk(
+    state: CollectionState,
+    sort: Sort,
+    from: number,
+    end: number,
+    only?: (entry: Entry) => boolean,
+  ): StoredDocument[] | undefined {
     const keys = this.rankedKeys(state, sort, false);
     if (!keys) return undefined;
     const [first] = keys;
@@ -565,7 +594,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     const at = (step: number) => all[first.direction === 1 ? step : n - 1 - step];
     const page: StoredDocument[] = [];
     let pos = 0;
-    for (let step = 0; step < n && pos < end; ) {
+    for (let step = 0; step < n && pos < end;) {
       const rank = at(step).ranks[view.slot];
       let next = step + 1;
       while (next < n && at(next).ranks[view.slot] === rank) next++;
@@ -591,7 +620,13 @@ export class EmbeddedDocumentStore implements DocumentStore {
    * undefined when a sort value is outside what the comparators order exactly
    * as mingo (the caller then sorts with mingo).
    */
-  private sorted(state: CollectionState, matches: Entry[], sort: Sort, end: number, stats: QueryStats): StoredDocument[] | undefined {
+  private sorted(
+    state: CollectionState,
+    matches: Entry[],
+    sort: Sort,
+    end: number,
+    stats: QueryStats,
+  ): StoredDocument[] | undefined {
     const n = matches.length;
     const k = Math.min(end, n);
     stats.order = end < n ? 'top-k' : 'sort';

@@ -94,9 +94,12 @@ export function collectionIndexes(collection: string, def: CollectionIndexing): 
   for (const listing of def.listings ?? []) {
     const sets = listing.filterSets ?? [[]];
     if (sets.length > MAX_FILTER_SETS) {
-      throw new Error(`${collection}: listing ${listing.name} declares ${sets.length} filter sets, at most ${MAX_FILTER_SETS}`);
+      throw new Error(
+        `${collection}: listing ${listing.name} declares ${sets.length} filter sets, at most ${MAX_FILTER_SETS}`,
+      );
     }
-    if (Object.keys(listing.sort).length === 0) throw new Error(`${collection}: listing ${listing.name} declares no sort`);
+    if (Object.keys(listing.sort).length === 0)
+      throw new Error(`${collection}: listing ${listing.name} declares no sort`);
     const all = def.tenantField && !(def.tenantField in listing.sort) ? [...sets, [def.tenantField]] : sets;
     for (const set of all) {
       try {
@@ -112,13 +115,17 @@ export function collectionIndexes(collection: string, def: CollectionIndexing): 
     if (plain(spec)) {
       // covered by a longer index, or the same keys met earlier
       const covered = candidates.some(
-        (other, j) => j !== i && isPrefix(spec.keys, other.keys) && (entries(other.keys).length > entries(spec.keys).length || !plain(other) || j < i),
+        (other, j) =>
+          j !== i &&
+          isPrefix(spec.keys, other.keys) &&
+          (entries(other.keys).length > entries(spec.keys).length || !plain(other) || j < i),
       );
       if (covered) continue;
     }
     kept.push(spec);
   }
-  if (kept.length > MONGO_INDEX_ROOM) throw new Error(`${collection}: ${kept.length} indexes, MongoDB keeps at most ${MONGO_INDEX_ROOM} besides its own`);
+  if (kept.length > MONGO_INDEX_ROOM)
+    throw new Error(`${collection}: ${kept.length} indexes, MongoDB keeps at most ${MONGO_INDEX_ROOM} besides its own`);
   return kept;
 }
 
@@ -129,10 +136,20 @@ function isScalar(v: unknown): boolean {
 /** true when a field's condition is an equality or an `$in` of scalars (what an index's equality prefix serves) */
 function isEquality(condition: unknown): boolean {
   if (isScalar(condition)) return true;
-  if (!condition || typeof condition !== 'object' || Array.isArray(condition) || condition instanceof RegExp || condition instanceof Date) return false;
+  if (
+    !condition ||
+    typeof condition !== 'object' ||
+    Array.isArray(condition) ||
+    condition instanceof RegExp ||
+    condition instanceof Date
+  )
+    return false;
   const ops = Object.entries(condition as Record<string, unknown>);
   if (ops.length === 0 || !ops.every(([op]) => op.startsWith('$'))) return false;
-  return ops.every(([op, v]) => (op === '$eq' && isScalar(v)) || (op === '$in' && Array.isArray(v) && v.length > 0 && v.every(isScalar)));
+  return ops.every(
+    ([op, v]) =>
+      (op === '$eq' && isScalar(v)) || (op === '$in' && Array.isArray(v) && v.length > 0 && v.every(isScalar)),
+  );
 }
 
 /** The fields a filter restricts by equality or `$in`, at its top level and in its top-level `$and` (as MongoDB plans them). */
@@ -179,7 +196,11 @@ export function servesSort(index: Keys, equality: ReadonlySet<string>, sort: Sor
  * leads with the most of the filter's equality fields; undefined when none
  * gives the order.
  */
-export function servingIndex(indexes: readonly IndexSpec[], filter: Filter, sort: Sort): { index: IndexSpec; equalityPrefix: number } | undefined {
+export function servingIndex(
+  indexes: readonly IndexSpec[],
+  filter: Filter,
+  sort: Sort,
+): { index: IndexSpec; equalityPrefix: number } | undefined {
   const equality = equalityFields(filter);
   let best: { index: IndexSpec; equalityPrefix: number } | undefined;
   for (const index of indexes) {

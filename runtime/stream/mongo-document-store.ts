@@ -31,14 +31,7 @@ import {
   type MongoClientOptions,
   type Filter as MongoFilter,
 } from 'mongodb';
-import type {
-  DocumentStore,
-  Filter,
-  FindOptions,
-  FindResult,
-  IndexSpec,
-  StoredDocument,
-} from './document-store';
+import type { DocumentStore, Filter, FindOptions, FindResult, IndexSpec, StoredDocument } from './document-store';
 
 export interface MongoDocumentStoreOptions {
   url: string;
@@ -206,7 +199,8 @@ export class MongoDocumentStore implements DocumentStore {
     const items = (await cursor.toArray()) as T[];
     // the port's `total: false` answer has no total; the field is typed for the other one
     if (options.total === false) return { items } as FindResult<T>;
-    const total = totalFromPage(options.skip ?? 0, options.limit ?? 0, items.length) ?? (await this.count(collection, filter));
+    const total =
+      totalFromPage(options.skip ?? 0, options.limit ?? 0, items.length) ?? (await this.count(collection, filter));
     return { items, total };
   }
 

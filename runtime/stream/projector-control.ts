@@ -36,7 +36,10 @@ export interface ControlReport {
 }
 
 /** what a projector process does with a request: `report` tells the CLI its progress */
-export type ControlHandler = (request: ControlRequest, report: (done: number, total: number) => void) => Promise<unknown>;
+export type ControlHandler = (
+  request: ControlRequest,
+  report: (done: number, total: number) => void,
+) => Promise<unknown>;
 
 /** a reply stream is kept this long after its last report */
 const REPLY_TTL_SECONDS = 3600;
@@ -88,7 +91,13 @@ export class ControlListener {
     await sub.subscribe(controlChannel(this.base));
   }
 
-  private async reply(id: string, state: ReportState, done: number, total: number, extra: string[] = []): Promise<void> {
+  private async reply(
+    id: string,
+    state: ReportState,
+    done: number,
+    total: number,
+    extra: string[] = [],
+  ): Promise<void> {
     const key = replyKey(this.base, id);
     await this.redis
       .multi()
@@ -108,7 +117,8 @@ export class ControlListener {
         reporting = reporting.then(() => this.reply(id, 'progress', done, total)).catch(this.onError);
       });
       await reporting;
-      const n = typeof result === 'object' && result && 'count' in result ? Number((result as { count: unknown }).count) : 0;
+      const n =
+        typeof result === 'object' && result && 'count' in result ? Number((result as { count: unknown }).count) : 0;
       await this.reply(id, 'done', n, n, ['r', JSON.stringify(result ?? null)]);
     } catch (err) {
       this.onError(err);
@@ -168,11 +178,19 @@ async function publishCounted(redis: RedisConnection, channel: string, message: 
     }),
   );
   const local = await redis.publish(channel, message);
-  return Math.max(local, counts.reduce((a, b) => a + b, 0));
+  return Math.max(
+    local,
+    counts.reduce((a, b) => a + b, 0),
+  );
 }
 
 /** The CLI's side: publish `request` and wait for every projector process that took it. */
-export async function askProjectors(redis: RedisConnection, base: string, request: ControlRequest, opts: AskOptions): Promise<AskAnswer> {
+export async function askProjectors(
+  redis: RedisConnection,
+  base: string,
+  request: ControlRequest,
+  opts: AskOptions,
+): Promise<AskAnswer> {
   const id = randomUUID();
   const key = replyKey(base, id);
   const reports = new Map<string, ControlReport>();

@@ -50,7 +50,9 @@ function claimIdleMs(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return DEFAULT_CLAIM_IDLE_MS;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < MIN_CLAIM_IDLE_MS || n > MAX_CLAIM_IDLE_MS) {
-    throw new Error(`PROJECTOR_CLAIM_IDLE_MS must be an integer from ${MIN_CLAIM_IDLE_MS} to ${MAX_CLAIM_IDLE_MS}, got '${raw}'`);
+    throw new Error(
+      `PROJECTOR_CLAIM_IDLE_MS must be an integer from ${MIN_CLAIM_IDLE_MS} to ${MAX_CLAIM_IDLE_MS}, got '${raw}'`,
+    );
   }
   return n;
 }

@@ -293,11 +293,20 @@ export class Projector {
     const behind: [string, string[]][] = [];
     for (const b of this.store.keys.all) {
       if (this.documents.shared) {
-        const [n, first] = await Promise.all([redis.xlen(b.outbox), redis.xrange(b.outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1)]);
+        const [n, first] = await Promise.all([
+          redis.xlen(b.outbox),
+          redis.xrange(b.outbox, '-', '+', 'COUNT', opts.byCollection ? LAG_COUNT_MAX : 1),
+        ]);
         entries += n;
         behind.push(...first);
       } else {
-        const mine = await redis.xrange(b.outbox, `(${this.lastRead.get(b.bucket) ?? '0-0'}`, '+', 'COUNT', LAG_COUNT_MAX);
+        const mine = await redis.xrange(
+          b.outbox,
+          `(${this.lastRead.get(b.bucket) ?? '0-0'}`,
+          '+',
+          'COUNT',
+          LAG_COUNT_MAX,
+        );
         entries += mine.length;
         behind.push(...mine);
       }
@@ -309,7 +318,8 @@ export class Projector {
     const lag: ProjectorLag = { entries, seconds: ageOf(behind[0]?.[0], now) };
     if (!opts.byCollection) return lag;
     const collections: Record<string, { entries: number; seconds: number }> = {};
-    for (const cls of this.streamed()) for (const c of Object.keys(cls.options.stream!.collections)) collections[c] ??= { entries: 0, seconds: 0 };
+    for (const cls of this.streamed())
+      for (const c of Object.keys(cls.options.stream!.collections)) collections[c] ??= { entries: 0, seconds: 0 };
     for (const [id, fields] of behind) {
       const classId = fields[fields.indexOf('c') + 1];
       for (const c of Object.keys(this.registry.get(classId)?.options.stream?.collections ?? {})) {
@@ -424,7 +434,11 @@ export class Projector {
 
   /** acknowledged and deleted: a shared store's outbox holds only what waits (its length is the lag) */
   private async acknowledge(b: BucketStreams, ids: string[]): Promise<void> {
-    await this.store.redis.multi().xack(b.outbox, GROUP, ...ids).xdel(b.outbox, ...ids).exec();
+    await this.store.redis
+      .multi()
+      .xack(b.outbox, GROUP, ...ids)
+      .xdel(b.outbox, ...ids)
+      .exec();
   }
 
   /**
@@ -439,20 +453,32 @@ export class Projector {
     let cursor = '0-0';
     let claimed = 0;
     do {
-      const [next, entries] = (await redis.xautoclaim(outbox, GROUP, this.consumer, this.claimIdleMs, cursor, 'COUNT', GROUP_READ_COUNT)) as [
-        string,
-        ([string, string[] | null] | null)[],
-      ];
+      const [next, entries] = (await redis.xautoclaim(
+        outbox,
+        GROUP,
+        this.consumer,
+        this.claimIdleMs,
+        cursor,
+        'COUNT',
+        GROUP_READ_COUNT,
+      )) as [string, ([string, string[] | null] | null)[]];
       // Redis 7 leaves out (and drops from the pending list) entries deleted from the stream meanwhile; 6.2 answers them as nil
       const live = entries.filter((e): e is [string, string[] | null] => Array.isArray(e));
       if (live.length) {
         await this.handle(live);
-        await this.acknowledge(b, live.map((e) => e[0]));
+        await this.acknowledge(
+          b,
+          live.map((e) => e[0]),
+        );
         claimed += live.length;
       }
       cursor = next;
     } while (cursor !== '0-0' && this.running);
-    if (claimed) this.logger.info({ claimed, consumer: this.consumer, bucket: b.bucket }, 'projector claimed outbox entries left unacknowledged past PROJECTOR_CLAIM_IDLE_MS');
+    if (claimed)
+      this.logger.info(
+        { claimed, consumer: this.consumer, bucket: b.bucket },
+        'projector claimed outbox entries left unacknowledged past PROJECTOR_CLAIM_IDLE_MS',
+      );
     await this.forgetGoneConsumers(b);
     return claimed;
   }
@@ -484,13 +510,25 @@ export class Projector {
           await this.claimIdle(b);
         }
         const res = (await reader.xreadgroup(
-          'GROUP', GROUP, this.consumer, 'COUNT', GROUP_READ_COUNT, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, pendingFirst ? '0' : '>',
+          'GROUP',
+          GROUP,
+          this.consumer,
+          'COUNT',
+          GROUP_READ_COUNT,
+          'BLOCK',
+          READ_BLOCK_MS,
+          'STREAMS',
+          outbox,
+          pendingFirst ? '0' : '>',
         )) as [string, [string, string[] | null][]][] | null;
         const entries = res?.[0]?.[1] ?? [];
         if (pendingFirst && entries.length === 0) pendingFirst = false;
         if (!entries.length) continue;
         await this.handle(entries);
-        await this.acknowledge(b, entries.map((e) => e[0]));
+        await this.acknowledge(
+          b,
+          entries.map((e) => e[0]),
+        );
         await this.pauseAfter(entries.length, GROUP_READ_COUNT);
       } catch (err) {
         if (!this.running) return;
@@ -510,8 +548,7 @@ export class Projector {
     while (this.running) {
       try {
         const res = (await reader.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last)) as
-          | [string, [string, string[]][]][]
-          | null;
+          [string, [string, string[]][]][] | null;
         const entries = res?.[0]?.[1] ?? [];
         if (entries.length) {
           await this.handle(entries);

@@ -21,17 +21,22 @@ import * as path from 'node:path';
 
 /** Methods whose role check is their own (skipRoleCheck), with where that rule is tested. */
 const OWN_ROLE_CHECK: Record<string, string> = {
-  'ApprovalManager.getApproval': 'eligible approvers see what they may act on; others need the permission (test/workflow)',
-  'ApprovalManager.reviewApproval': 'eligible approvers only: an active approver role named on the record (test/workflow)',
+  'ApprovalManager.getApproval':
+    'eligible approvers see what they may act on; others need the permission (test/workflow)',
+  'ApprovalManager.reviewApproval':
+    'eligible approvers only: an active approver role named on the record (test/workflow)',
   'ApprovalManager.listApprovals': 'actionable listing for approvers; otherwise the permission (test/workflow)',
-  'UserNotification.listUserNotifications': 'own inbox only: PM<own id> for program management users (test/notifications)',
+  'UserNotification.listUserNotifications':
+    'own inbox only: PM<own id> for program management users (test/notifications)',
   'UserNotification.getUnreadCount': 'own inbox only (test/notifications)',
   'UserNotification.markNotificationAsRead': 'own inbox only (test/notifications)',
   'UserNotification.updateNotificationStatus': 'own inbox only (test/notifications)',
   'UserNotification.deleteNotification': 'own inbox only (test/notifications)',
   'ProgramManagementUser.getPermissions': "the signed-in user's own permissions only (test/pm-user)",
-  'ProgramManagementUser.checkOtp': "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
-  'ProgramManagementUser.resendOtp': "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
+  'ProgramManagementUser.checkOtp':
+    "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
+  'ProgramManagementUser.resendOtp':
+    "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
 };
 
 /**
@@ -41,12 +46,15 @@ const OWN_ROLE_CHECK: Record<string, string> = {
 const PUBLIC: Record<string, string> = {
   'FileManager.downloadFile': 'the signed download token bound to the file is the credential (test/files)',
   'FileManager.getPublicFile': 'files marked public only (test/files)',
-  'Member.discoverAuthMethod': 'sign-in; throttled per address and email; the answer depends on the domain only (test/member/sign-in*)',
+  'Member.discoverAuthMethod':
+    'sign-in; throttled per address and email; the answer depends on the domain only (test/member/sign-in*)',
   'Member.login': 'sign-in; throttled; one answer for every refusal (test/member/sign-in*)',
-  'Member.singleSignOn': 'the SAML assertion consumer service: the signed response is the credential (test/member/sign-in-sso)',
+  'Member.singleSignOn':
+    'the SAML assertion consumer service: the signed response is the credential (test/member/sign-in-sso)',
   'Member.inviteRedirect': 'the invitation link: an HTML page, throttled (test/member/sign-in)',
   'Member.acceptInvitation': 'the invitation token is the credential; throttled (test/member/sign-in*)',
-  'Member.completeRegistration': 'an employee registering themselves: the mailed registration code is the credential; throttled; the same refusal for every email (test/member/self-registration)',
+  'Member.completeRegistration':
+    'an employee registering themselves: the mailed registration code is the credential; throttled; the same refusal for every email (test/member/self-registration)',
   'Member.sendPasswordResetEmail': 'one answer for every email; throttled (test/member/sign-in*)',
   'Member.resetPassword': 'the reset token is the credential; throttled (test/member/sign-in*)',
   'ProgramManagementUser.discoverAuthMethod': 'back-office sign-in (test/pm-user)',
@@ -55,7 +63,8 @@ const PUBLIC: Record<string, string> = {
   'ProgramManagementUser.sendPasswordResetEmail': 'back-office sign-in (test/pm-user)',
   'ProgramManagementUser.resetPassword': 'back-office sign-in (test/pm-user)',
   'ProgramManagementUser.acceptInvitation': 'back-office sign-in (test/pm-user)',
-  'ContentManager.getContents': 'active content only; the login screen shows its content before anyone signs in (test/content)',
+  'ContentManager.getContents':
+    'active content only; the login screen shows its content before anyone signs in (test/content)',
   'ContentManager.getContentSchemas': 'content metadata, spec 5 (test/content)',
   'ContentManager.listContentGroups': 'content metadata, spec 5 (test/content)',
   'ContentManager.getContentGroup': 'content metadata, spec 5 (test/content)',
@@ -77,9 +86,18 @@ interface Row {
   shaped: boolean;
 }
 
-const rows: Row[] = registry.list().flatMap((c) =>
-  [...c.methodsByName.values()].map((m) => ({ classId: c.id, method: m.name, kind: m.kind, access: m.options.access, skipRoleCheck: m.options.skipRoleCheck === true, shaped: Boolean(m.options.errorShape) })),
-);
+const rows: Row[] = registry
+  .list()
+  .flatMap((c) =>
+    [...c.methodsByName.values()].map((m) => ({
+      classId: c.id,
+      method: m.name,
+      kind: m.kind,
+      access: m.options.access,
+      skipRoleCheck: m.options.skipRoleCheck === true,
+      shaped: Boolean(m.options.errorShape),
+    })),
+  );
 
 let t: TestRuntime;
 type Caller = 'program_management_user' | 'enduser' | 'member_otp' | 'integration_user' | 'level10';
@@ -93,7 +111,9 @@ beforeAll(async () => {
     { id: 'r-narrow', name: 'narrow', level: 10 as const, permissions: {} },
   ];
   await seedRoles(t, roles);
-  const bearer = (identity: IdentityType, roles: string[] = []) => ({ authorization: `Bearer ${t.rt.tokens.sign({ sub: `u-${identity}`, identity, roles })}` });
+  const bearer = (identity: IdentityType, roles: string[] = []) => ({
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: `u-${identity}`, identity, roles })}`,
+  });
   headers = {
     program_management_user: bearer('program_management_user', ['super']),
     enduser: bearer('enduser'),
@@ -104,7 +124,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const callAs = (row: Row, h: Record<string, string> = {}) => t.post(`/${t.projectId}/CALL/${row.classId}/${row.method}/x-instance`, {}, h);
+const callAs = (row: Row, h: Record<string, string> = {}) =>
+  t.post(`/${t.projectId}/CALL/${row.classId}/${row.method}/x-instance`, {}, h);
 
 /** the code of an answer, in the runtime's shape or an integration envelope (spec 7.2 for the HR routes) */
 function codeOf(body: any): unknown {
@@ -113,11 +134,38 @@ function codeOf(body: any): unknown {
 
 test('the catalogue is the whole service and the exceptions are exact', () => {
   const ids = new Set(registry.list().map((c) => c.id));
-  for (const c of ['Setting', 'Company', 'Tier', 'RoleManager', 'Workflow', 'ApprovalManager', 'LogManager', 'FileManager', 'Member', 'SystemEmail', 'Otp', 'PartnerUser', 'BenefitCategory', 'Offer', 'ContentManager']) expect(ids).toContain(c);
-  const declared = rows.filter((r) => r.skipRoleCheck).map((r) => `${r.classId}.${r.method}`).sort();
+  for (const c of [
+    'Setting',
+    'Company',
+    'Tier',
+    'RoleManager',
+    'Workflow',
+    'ApprovalManager',
+    'LogManager',
+    'FileManager',
+    'Member',
+    'SystemEmail',
+    'Otp',
+    'PartnerUser',
+    'BenefitCategory',
+    'Offer',
+    'ContentManager',
+  ])
+    expect(ids).toContain(c);
+  const declared = rows
+    .filter((r) => r.skipRoleCheck)
+    .map((r) => `${r.classId}.${r.method}`)
+    .sort();
   expect(declared).toEqual(Object.keys(OWN_ROLE_CHECK).sort());
-  const open = rows.filter((r) => r.access.includes('public')).map((r) => `${r.classId}.${r.method}`).sort();
-  expect(open).toEqual(Object.keys(PUBLIC).filter((m) => ids.has(m.split('.')[0]!)).sort());
+  const open = rows
+    .filter((r) => r.access.includes('public'))
+    .map((r) => `${r.classId}.${r.method}`)
+    .sort();
+  expect(open).toEqual(
+    Object.keys(PUBLIC)
+      .filter((m) => ids.has(m.split('.')[0]!))
+      .sort(),
+  );
 });
 
 describe.each(registry.list().map((c) => c.id))('%s', (classId) => {
@@ -157,10 +205,20 @@ describe.each(registry.list().map((c) => c.id))('%s', (classId) => {
   });
 
   test('a level-10 user whose roles do not grant the method is refused with 403 1008', async () => {
-    const checked = mine.filter((r) => r.kind !== 'INTERNAL' && r.access.includes('program_management_user') && !r.access.includes('public') && !r.skipRoleCheck);
+    const checked = mine.filter(
+      (r) =>
+        r.kind !== 'INTERNAL' &&
+        r.access.includes('program_management_user') &&
+        !r.access.includes('public') &&
+        !r.skipRoleCheck,
+    );
     for (const row of checked) {
       const r = await callAs(row, headers.level10);
-      expect([row.method, r.status, row.shaped ? 'shaped' : codeOf(r.body)]).toEqual([row.method, 403, row.shaped ? 'shaped' : 1008]);
+      expect([row.method, r.status, row.shaped ? 'shaped' : codeOf(r.body)]).toEqual([
+        row.method,
+        403,
+        row.shaped ? 'shaped' : 1008,
+      ]);
     }
   });
 });

@@ -19,7 +19,15 @@ import { ClassRegistry } from '../../runtime/actor/registry';
 import { projectRoot } from '../../runtime/config';
 import type { TestRuntime } from '../support/harness';
 import { waitFor, seedRoles } from '../support/harness';
-import { API_KEY, createMember, employeeRecord, IMAGES, seedProgram, startMemberRuntime, uniq } from '../member/support';
+import {
+  API_KEY,
+  createMember,
+  employeeRecord,
+  IMAGES,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from '../member/support';
 import { FakeHr, hrEmployee } from '../member/fake-hr';
 
 const root = projectRoot();
@@ -55,23 +63,61 @@ interface Fixture {
 async function fixture(): Promise<Fixture> {
   const m = await createMember(t);
   const call = (method: string, body: unknown) => t.rt.call('Member', method, m.id, body);
-  const doc = (await call('uploadDocument', { content: PDF, mimeType: 'application/pdf', originalFilename: 'a.pdf', label: 'Contract' })).body as { documentId: string };
+  const doc = (
+    await call('uploadDocument', {
+      content: PDF,
+      mimeType: 'application/pdf',
+      originalFilename: 'a.pdf',
+      label: 'Contract',
+    })
+  ).body as { documentId: string };
   const state = await t.rt.store.read('FileManager', `member_${m.id}`);
   const fileId = (JSON.parse(state!.stateJson).private.files as { id: string }[])[0]!.id;
   // a pending change made by a back-office user of the programme (not one of the three callers)
-  const maker = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'maker', identity: 'program_management_user', roles: ['super'] })}` };
-  const pending = await t.post(`/${t.projectId}/CALL/Member/updateMemberStatus/${m.id}`, { status: 'suspended', reason: 'matrix' }, maker);
+  const maker = {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: 'maker', identity: 'program_management_user', roles: ['super'] })}`,
+  };
+  const pending = await t.post(
+    `/${t.projectId}/CALL/Member/updateMemberStatus/${m.id}`,
+    { status: 'suspended', reason: 'matrix' },
+    maker,
+  );
   expect(pending.status).toBe(200);
-  const log = await waitFor(async () => (await t.rt.documents.find('logs', { entityId: m.id }, { limit: 1 })).items[0], { what: 'log entry' });
+  const log = await waitFor(
+    async () => (await t.rt.documents.find('logs', { entityId: m.id }, { limit: 1 })).items[0],
+    { what: 'log entry' },
+  );
   const staffId = uniq('H');
   const hrEmail = `${staffId.toLowerCase()}@example.com`;
   hr.employees.set(hrEmail, hrEmployee(staffId));
   const inboxId = `PM${uniq('maker')}`;
-  const item = (await t.rt.call('UserNotification', 'addNotification', inboxId, { templateId: 'MEMBER_WELCOME', content: 'matrix' })).body as { id: string };
-  const pmUser = (await t.rt.call('ProgramManagementUser', 'createUser', undefined, { email: `${uniq('pm')}@example.com`, name: 'Company user', type: 'company', companyId: 'c-1', loginMethod: 'sso', roles: [] }))
-    .body as { user: { id: string } };
-  await waitFor(async () => (await t.rt.documents.get('programManagementUsers', pmUser.user.id)) !== null, { what: 'back-office user projected' });
-  return { memberId: m.id, documentId: doc.documentId, fileId, approvalId: pending.body.pendingApprovalId, logId: String(log._id), hrEmail, inboxId, notificationId: item.id, pmUserId: pmUser.user.id };
+  const item = (
+    await t.rt.call('UserNotification', 'addNotification', inboxId, { templateId: 'MEMBER_WELCOME', content: 'matrix' })
+  ).body as { id: string };
+  const pmUser = (
+    await t.rt.call('ProgramManagementUser', 'createUser', undefined, {
+      email: `${uniq('pm')}@example.com`,
+      name: 'Company user',
+      type: 'company',
+      companyId: 'c-1',
+      loginMethod: 'sso',
+      roles: [],
+    })
+  ).body as { user: { id: string } };
+  await waitFor(async () => (await t.rt.documents.get('programManagementUsers', pmUser.user.id)) !== null, {
+    what: 'back-office user projected',
+  });
+  return {
+    memberId: m.id,
+    documentId: doc.documentId,
+    fileId,
+    approvalId: pending.body.pendingApprovalId,
+    logId: String(log._id),
+    hrEmail,
+    inboxId,
+    notificationId: item.id,
+    pmUserId: pmUser.user.id,
+  };
 }
 
 interface MatrixRow {
@@ -89,12 +135,19 @@ interface MatrixRow {
 const member = (body: (f: Fixture) => unknown = () => ({})): MatrixRow => ({ instance: (f) => f.memberId, body });
 const doc = (f: Fixture) => ({ documentId: f.documentId });
 /** an inbox is its user's alone (spec 5): another user's is refused whatever the company, internal users too */
-const othersInbox = (body: (f: Fixture) => unknown = () => ({})): MatrixRow => ({ instance: (f) => f.inboxId, body, everyone: 403 });
+const othersInbox = (body: (f: Fixture) => unknown = () => ({})): MatrixRow => ({
+  instance: (f) => f.inboxId,
+  body,
+  everyone: 403,
+});
 
 /** Every program-management method of the classes holding company data. */
 const MATRIX: Record<string, Record<string, MatrixRow>> = {
   Member: {
-    createMember: { instance: () => '', body: () => ({ name: 'New', surname: 'One', company: { id: 'c-1' }, memberType: 'mt-perm' }) },
+    createMember: {
+      instance: () => '',
+      body: () => ({ name: 'New', surname: 'One', company: { id: 'c-1' }, memberType: 'mt-perm' }),
+    },
     // the HR record names company c-1: a c-2 user is refused when the registration reads that company
     registerFromHr: { instance: () => '', body: (f) => ({ email: f.hrEmail }) },
     // the same lookup and rules without creating: the HR record's company is read the same way
@@ -129,9 +182,17 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     // the HR ledger spans every company and a refused push may name none: internal users only
     listHrLedger: { instance: () => '', body: () => ({ limit: 1 }), ownRefused: true },
     // HR's population spans every company, and so do its corrections: internal users only (a dry run, on a BG_ID of no company)
-    reconcileHrPopulation: { instance: () => '', body: () => ({ rows: [employeeRecord(uniq('R'))], companies: ['BG-NONE'] }), ownRefused: true },
+    reconcileHrPopulation: {
+      instance: () => '',
+      body: () => ({ rows: [employeeRecord(uniq('R'))], companies: ['BG-NONE'] }),
+      ownRefused: true,
+    },
     // the members listing underneath: a company user sees its own company's holds only
-    listHeldHrPushes: { instance: () => '', body: () => ({}), listing: (b: { held: { companyId: string }[] }) => b.held.filter((h) => h.companyId === 'c-1') },
+    listHeldHrPushes: {
+      instance: () => '',
+      body: () => ({}),
+      listing: (b: { held: { companyId: string }[] }) => b.held.filter((h) => h.companyId === 'c-1'),
+    },
     listMembers: {
       instance: () => '',
       body: (f) => ({ search: f.memberId.slice(0, 0) || undefined }),
@@ -141,7 +202,10 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
   FileManager: {
     // opening an entity's files is for its class (which names the company) and internal users: a company user cannot
     init: { instance: () => `member_${uniq('x')}`, body: () => ({}), ownRefused: true },
-    uploadFile: { instance: (f) => `member_${f.memberId}`, body: () => ({ content: PDF, mimeType: 'application/pdf' }) },
+    uploadFile: {
+      instance: (f) => `member_${f.memberId}`,
+      body: () => ({ content: PDF, mimeType: 'application/pdf' }),
+    },
     getFile: { instance: (f) => `member_${f.memberId}`, body: (f) => ({ fileId: f.fileId }) },
     createDownloadToken: { instance: (f) => `member_${f.memberId}`, body: (f) => ({ fileId: f.fileId }) },
     deleteFile: { instance: (f) => `member_${f.memberId}`, body: (f) => ({ fileId: f.fileId }) },
@@ -172,7 +236,17 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
   },
   ProgramManagementUser: {
     // the Company check of the new user's company refuses a c-2 user (6018); an internal user of the programme would be the commit's 1023
-    createUser: { instance: () => '', body: () => ({ email: `${uniq('new')}@example.com`, name: 'New', type: 'company', companyId: 'c-1', loginMethod: 'sso', roles: [] }) },
+    createUser: {
+      instance: () => '',
+      body: () => ({
+        email: `${uniq('new')}@example.com`,
+        name: 'New',
+        type: 'company',
+        companyId: 'c-1',
+        loginMethod: 'sso',
+        roles: [],
+      }),
+    },
     updateUser: { instance: (f) => f.pmUserId, body: () => ({ name: 'Renamed' }) },
     updateUserStatus: { instance: (f) => f.pmUserId, body: () => ({ status: 'inactive' }) },
     getUser: { instance: (f) => f.pmUserId, body: () => ({}) },
@@ -192,7 +266,15 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
     init: { instance: () => 'default', body: () => ({}), everyone: 409 },
     createCompany: {
       instance: () => 'default',
-      body: () => ({ name: `Co ${uniq('n')}`, bgId: uniq('BG'), companyGroupId: 'cg-int', hrContact: { name: 'a', email: 'a@example.com' }, eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 }),
+      body: () => ({
+        name: `Co ${uniq('n')}`,
+        bgId: uniq('BG'),
+        companyGroupId: 'cg-int',
+        hrContact: { name: 'a', email: 'a@example.com' },
+        eligibleMemberTypes: [],
+        memberSubTypes: [],
+        maxFreeDependants: 0,
+      }),
       ownRefused: true,
     },
     updateCompany: { instance: () => 'default', body: () => ({ id: 'c-1', description: 'matrix' }) },
@@ -232,9 +314,15 @@ beforeAll(async () => {
   const leaving = [uniq('Q'), uniq('Q')];
   for (const staffId of leaving) await createMember(t, { staffId });
   const answers = [];
-  for (const staffId of leaving) answers.push((await t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated' }), API_KEY)).status);
+  for (const staffId of leaving)
+    answers.push(
+      (await t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated' }), API_KEY)).status,
+    );
   expect(answers).toEqual([200, 202]);
-  await waitFor(async () => (await t.rt.documents.count('members', { companyId: 'c-1', hrDeactivationHeld: true })) > 0, { what: 'the held push listed' });
+  await waitFor(
+    async () => (await t.rt.documents.count('members', { companyId: 'c-1', hrDeactivationHeld: true })) > 0,
+    { what: 'the held push listed' },
+  );
 });
 afterAll(async () => {
   await t.stop();
@@ -250,46 +338,75 @@ test('every program-management method of the company-data classes has a matrix r
   for (const [classId, rows] of Object.entries(MATRIX)) {
     const cls = registry.get(classId)!;
     expect(cls.options.tenancy?.kind).toMatch(/owned|records/);
-    const methods = [...cls.methodsByName.values()].filter((m) => m.kind !== 'INTERNAL' && m.options.access.includes('program_management_user')).map((m) => m.name);
+    const methods = [...cls.methodsByName.values()]
+      .filter((m) => m.kind !== 'INTERNAL' && m.options.access.includes('program_management_user'))
+      .map((m) => m.name);
     expect(Object.keys(rows).sort()).toEqual(methods.sort());
   }
   // and no other class holds company data without being in the matrix
-  const companyData = registry.list().filter((c) => c.options.tenancy?.kind === 'owned' || c.options.tenancy?.kind === 'records').map((c) => c.id);
+  const companyData = registry
+    .list()
+    .filter((c) => c.options.tenancy?.kind === 'owned' || c.options.tenancy?.kind === 'records')
+    .map((c) => c.id);
   expect(companyData.sort()).toEqual(Object.keys(MATRIX).sort());
 });
 
-describe.each(Object.entries(MATRIX).flatMap(([classId, rows]) => Object.entries(rows).map(([method, row]) => [`${classId}.${method}`, classId, method, row] as const)))(
-  '%s',
-  (_name, classId, method, row) => {
-    test('other company: refused or sees nothing; own company and internal: not refused by scope', async () => {
-      const f = await fixture();
-      const other = await run(classId, method, row, 'other', f);
-      if (row.everyone) {
-        for (const who of ['other', 'own', 'internal'] as const) expect([who, (await run(classId, method, row, who, f)).status]).toEqual([who, row.everyone]);
-        return;
-      }
-      if (row.listing) {
-        expect([other.status, row.listing(other.body, f)]).toEqual([200, []]);
-      } else {
-        expect([other.status, SCOPE_CODES.includes(other.body.code)]).toEqual([403, true]);
-      }
-      const own = await run(classId, method, row, 'own', f);
-      if (row.ownRefused) expect([own.status, SCOPE_CODES.includes(own.body.code)]).toEqual([403, true]);
-      else expect({ who: 'own', refusedOrFailed: own.status === 403 || own.status >= 500, body: own.body }).toMatchObject({ refusedOrFailed: false });
-      if (row.listing && own.status === 200) expect(row.listing(own.body, f).length).toBeGreaterThan(0);
-      const internal = await run(classId, method, row, 'internal', f);
-      // a domain answer (200, 404, 409, ...) is fine; a refusal or a failure is not
-      expect({ who: 'internal', refusedOrFailed: internal.status === 403 || internal.status >= 500, body: internal.body }).toMatchObject({ refusedOrFailed: false });
-    });
-  },
-);
+describe.each(
+  Object.entries(MATRIX).flatMap(([classId, rows]) =>
+    Object.entries(rows).map(([method, row]) => [`${classId}.${method}`, classId, method, row] as const),
+  ),
+)('%s', (_name, classId, method, row) => {
+  test('other company: refused or sees nothing; own company and internal: not refused by scope', async () => {
+    const f = await fixture();
+    const other = await run(classId, method, row, 'other', f);
+    if (row.everyone) {
+      for (const who of ['other', 'own', 'internal'] as const)
+        expect([who, (await run(classId, method, row, who, f)).status]).toEqual([who, row.everyone]);
+      return;
+    }
+    if (row.listing) {
+      expect([other.status, row.listing(other.body, f)]).toEqual([200, []]);
+    } else {
+      expect([other.status, SCOPE_CODES.includes(other.body.code)]).toEqual([403, true]);
+    }
+    const own = await run(classId, method, row, 'own', f);
+    if (row.ownRefused) expect([own.status, SCOPE_CODES.includes(own.body.code)]).toEqual([403, true]);
+    else
+      expect({ who: 'own', refusedOrFailed: own.status === 403 || own.status >= 500, body: own.body }).toMatchObject({
+        refusedOrFailed: false,
+      });
+    if (row.listing && own.status === 200) expect(row.listing(own.body, f).length).toBeGreaterThan(0);
+    const internal = await run(classId, method, row, 'internal', f);
+    // a domain answer (200, 404, 409, ...) is fine; a refusal or a failure is not
+    expect({
+      who: 'internal',
+      refusedOrFailed: internal.status === 403 || internal.status >= 500,
+      body: internal.body,
+    }).toMatchObject({ refusedOrFailed: false });
+  });
+});
 
 describe('shared programme data (generated from the catalogue)', () => {
   const shared = registry.list().filter((c) => c.options.tenancy?.kind === 'shared');
 
   test('the shared classes', () => {
     // Otp admits no program management user (only the classes that call it, which check their own entity's company)
-    expect(shared.map((c) => c.id).sort()).toEqual(['BenefitCategory', 'ContentManager', 'NotificationManager', 'Offer', 'Otp', 'Partner', 'PartnerUser', 'RoleManager', 'Setting', 'SystemEmail', 'Tier', 'TierSchedule', 'VenueOwner', 'Workflow']);
+    expect(shared.map((c) => c.id).sort()).toEqual([
+      'BenefitCategory',
+      'ContentManager',
+      'NotificationManager',
+      'Offer',
+      'Otp',
+      'Partner',
+      'PartnerUser',
+      'RoleManager',
+      'Setting',
+      'SystemEmail',
+      'Tier',
+      'TierSchedule',
+      'VenueOwner',
+      'Workflow',
+    ]);
   });
 
   test.each(shared.map((c) => c.id))('%s: company users read, every write is refused 403 1023', async (classId) => {
@@ -308,15 +425,21 @@ describe('creating and moving members across companies', () => {
     const base = { name: 'Scoped', surname: 'One', memberType: 'mt-perm' };
     const mine = await t.post(`/${t.projectId}/CALL/Member/createMember`, { ...base, company: { id: 'c-1' } }, as.own);
     expect(mine.status).toBe(200);
-    const theirs = await t.post(`/${t.projectId}/CALL/Member/createMember`, { ...base, company: { id: 'c-2' } }, as.own);
+    const theirs = await t.post(
+      `/${t.projectId}/CALL/Member/createMember`,
+      { ...base, company: { id: 'c-2' } },
+      as.own,
+    );
     // refused where Member reads company c-2 for the c-1 user (Company's own check, 6018); the commit's check (1023) stands behind it
     expect([theirs.status, SCOPE_CODES.includes(theirs.body.code)]).toEqual([403, true]);
     // nothing of the refused creation remains: no member document in c-2 named so
-    await waitFor(async () => (await t.rt.documents.get('members', mine.body.member.id)) !== null, { what: 'projection' });
+    await waitFor(async () => (await t.rt.documents.get('members', mine.body.member.id)) !== null, {
+      what: 'projection',
+    });
     expect((await t.rt.documents.find('members', { companyId: 'c-2', name: 'Scoped' })).total).toBe(0);
   });
 
-  test("a company user of another company cannot register an employee of company c-1 from HR: 403, no member, nothing written to HR", async () => {
+  test('a company user of another company cannot register an employee of company c-1 from HR: 403, no member, nothing written to HR', async () => {
     const staffId = uniq('H');
     const email = `${staffId.toLowerCase()}@example.com`;
     hr.employees.set(email, hrEmployee(staffId)); // BG1: company c-1

@@ -14,13 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => c.stop());
 
-const cat = (method: string, id: string | undefined, body: unknown, headers: Headers = c.admin) => call(c.t, 'BenefitCategory', method, id, body, headers);
-const fieldsOf = (body: { details?: { errors?: { field: string }[] } }) => (body.details?.errors ?? []).map((e) => e.field);
+const cat = (method: string, id: string | undefined, body: unknown, headers: Headers = c.admin) =>
+  call(c.t, 'BenefitCategory', method, id, body, headers);
+const fieldsOf = (body: { details?: { errors?: { field: string }[] } }) =>
+  (body.details?.errors ?? []).map((e) => e.field);
 
 describe('createCategory', () => {
   test('creates a category of the sheet columns and a status under the path id; getCategory answers it; audit-logged', async () => {
     const id = uid('cat');
-    const r = await cat('createCategory', id, { name: ' Wellness ', subcategories: ['Spa', ' Gym '], keywords: ['relax', 'fitness'] });
+    const r = await cat('createCategory', id, {
+      name: ' Wellness ',
+      subcategories: ['Spa', ' Gym '],
+      keywords: ['relax', 'fitness'],
+    });
     expect(r.status).toBe(201);
     expect(r.body.category).toEqual({
       id,
@@ -34,8 +40,20 @@ describe('createCategory', () => {
     const got = await cat('getCategory', id, {}, c.reader);
     expect([got.status, got.body]).toEqual([200, { category: r.body.category }]);
     const [entry] = await auditEntries(c.t, 'BenefitCategory', id, 1);
-    expect(entry).toMatchObject({ entityType: 'benefitCategory', entityId: id, actor: { id: 'pm-admin' }, additionalData: { event: 'benefit_category_create' } });
-    expect(entry!.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['createdAt', 'id', 'keywords', 'name', 'status', 'subcategories']);
+    expect(entry).toMatchObject({
+      entityType: 'benefitCategory',
+      entityId: id,
+      actor: { id: 'pm-admin' },
+      additionalData: { event: 'benefit_category_create' },
+    });
+    expect(entry!.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+      'createdAt',
+      'id',
+      'keywords',
+      'name',
+      'status',
+      'subcategories',
+    ]);
   });
 
   test('the id: the path, else the body id, else a UUID; a body id other than the path, or one that cannot name a category, is 400 naming id', async () => {
@@ -45,7 +63,12 @@ describe('createCategory', () => {
     expect((await cat('getCategory', bodyId, {})).status).toBe(200);
     const byUuid = await cat('createCategory', undefined, { name: 'Travel', status: 'inactive' });
     expect(byUuid.status).toBe(201);
-    expect(byUuid.body.category).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'inactive', subcategories: [], keywords: [] });
+    expect(byUuid.body.category).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'inactive',
+      subcategories: [],
+      keywords: [],
+    });
     const mismatch = await cat('createCategory', uid('cat'), { id: uid('other'), name: 'Dining' });
     expect([mismatch.status, mismatch.body.code, fieldsOf(mismatch.body)]).toEqual([400, 18050, ['id']]);
     const badId = await cat('createCategory', 'cat@1', { name: 'Dining' });
@@ -55,8 +78,16 @@ describe('createCategory', () => {
   });
 
   test('list items blank, with a comma or twice are 400 naming each; the schema names a missing name and a column the sheet does not have', async () => {
-    const r = await cat('createCategory', uid('cat'), { name: 'Shops', subcategories: ['Fashion', 'fashion ', 'Books, Music'], keywords: [' '] });
-    expect([r.status, r.body.code, fieldsOf(r.body)]).toEqual([400, 18050, ['subcategories.1', 'subcategories.2', 'keywords.0']]);
+    const r = await cat('createCategory', uid('cat'), {
+      name: 'Shops',
+      subcategories: ['Fashion', 'fashion ', 'Books, Music'],
+      keywords: [' '],
+    });
+    expect([r.status, r.body.code, fieldsOf(r.body)]).toEqual([
+      400,
+      18050,
+      ['subcategories.1', 'subcategories.2', 'keywords.0'],
+    ]);
     const blank = await cat('createCategory', uid('cat'), { name: '   ' });
     expect([blank.status, blank.body.code, fieldsOf(blank.body)]).toEqual([400, 18050, ['name']]);
     const missing = await cat('createCategory', uid('cat'), { subcategories: ['A'] });
@@ -84,15 +115,28 @@ describe('createCategory', () => {
 describe('updateCategory and updateCategoryStatus', () => {
   test('an update changes what it gives (a list replaces the list held) and is audit-logged with the fields changed', async () => {
     const id = uid('cat');
-    const created = (await cat('createCategory', id, { name: 'Wellness', subcategories: ['Spa', 'Gym'], keywords: ['relax'] })).body.category;
+    const created = (
+      await cat('createCategory', id, { name: 'Wellness', subcategories: ['Spa', 'Gym'], keywords: ['relax'] })
+    ).body.category;
     const r = await cat('updateCategory', id, { subcategories: ['Spa', 'Yoga', 'Pilates'] }, c.editor);
     expect(r.status).toBe(200);
-    expect(r.body.category).toEqual({ ...created, subcategories: ['Spa', 'Yoga', 'Pilates'], updatedAt: expect.any(String) });
+    expect(r.body.category).toEqual({
+      ...created,
+      subcategories: ['Spa', 'Yoga', 'Pilates'],
+      updatedAt: expect.any(String),
+    });
     expect(r.body.category.updatedAt >= created.updatedAt).toBe(true);
     const renamed = await cat('updateCategory', id, { name: 'Health', keywords: [] });
-    expect(renamed.body.category).toMatchObject({ name: 'Health', subcategories: ['Spa', 'Yoga', 'Pilates'], keywords: [] });
+    expect(renamed.body.category).toMatchObject({
+      name: 'Health',
+      subcategories: ['Spa', 'Yoga', 'Pilates'],
+      keywords: [],
+    });
     const entries = await auditEntries(c.t, 'BenefitCategory', id, 3);
-    const update = entries.find((e) => e.additionalData?.event === 'benefit_category_update' && e.additionalData?.changed?.includes('subcategories'));
+    const update = entries.find(
+      (e) =>
+        e.additionalData?.event === 'benefit_category_update' && e.additionalData?.changed?.includes('subcategories'),
+    );
     expect(update!.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(['subcategories']);
   });
 
@@ -105,7 +149,10 @@ describe('updateCategory and updateCategoryStatus', () => {
     expect([bad.status, bad.body.code, fieldsOf(bad.body)]).toEqual([400, 18050, ['subcategories.1']]);
     expect((await cat('updateCategory', id, {})).status).toBe(400);
     // nothing of the refused changes was kept
-    expect((await cat('getCategory', id, {})).body.category).toMatchObject({ name: 'Wellness', subcategories: ['Spa'] });
+    expect((await cat('getCategory', id, {})).body.category).toMatchObject({
+      name: 'Wellness',
+      subcategories: ['Spa'],
+    });
   });
 
   test('status moves between active and inactive; the same status is 409 18052; others are the schema 400', async () => {
@@ -119,13 +166,21 @@ describe('updateCategory and updateCategoryStatus', () => {
     const bad = await cat('updateCategoryStatus', id, { status: 'expired' });
     expect([bad.status, fieldsOf(bad.body)]).toEqual([400, ['status']]);
     const entries = await auditEntries(c.t, 'BenefitCategory', id, 3);
-    expect(entries.filter((e) => e.additionalData?.event === 'benefit_category_status_update').map((e) => e.additionalData.toStatus).sort()).toEqual(['active', 'inactive']);
+    expect(
+      entries
+        .filter((e) => e.additionalData?.event === 'benefit_category_status_update')
+        .map((e) => e.additionalData.toStatus)
+        .sort(),
+    ).toEqual(['active', 'inactive']);
   });
 
   test('who may change: readers, ungranted and company users are refused; company users and readers still read', async () => {
     const id = uid('cat');
     await cat('createCategory', id, { name: 'Wellness' });
-    for (const [method, body] of [['updateCategory', { name: 'X' }], ['updateCategoryStatus', { status: 'inactive' }]] as const) {
+    for (const [method, body] of [
+      ['updateCategory', { name: 'X' }],
+      ['updateCategoryStatus', { status: 'inactive' }],
+    ] as const) {
       expect([method, (await cat(method, id, body, c.reader)).body.code]).toEqual([method, 1008]);
       expect([method, (await cat(method, id, body, c.clerk)).body.code]).toEqual([method, 1008]);
       expect([method, (await cat(method, id, body, c.member)).status]).toEqual([method, 403]);
@@ -133,7 +188,10 @@ describe('updateCategory and updateCategoryStatus', () => {
       const company = await cat(method, id, body, c.companyUser);
       expect([method, company.status, company.body.code]).toEqual([method, 403, 1023]);
     }
-    expect((await cat('getCategory', id, {}, c.companyUser)).body.category).toMatchObject({ name: 'Wellness', status: 'active' });
+    expect((await cat('getCategory', id, {}, c.companyUser)).body.category).toMatchObject({
+      name: 'Wellness',
+      status: 'active',
+    });
     expect((await cat('getCategory', id, {}, c.clerk)).status).toBe(403);
   });
 });
@@ -142,7 +200,8 @@ describe('listCategories', () => {
   /** a tag in every name of this block's categories, so the listing sees only them */
   const tag = uid('lst');
   const ids: Record<string, string> = {};
-  const list = (body: Record<string, unknown>, headers: Headers = c.reader) => cat('listCategories', undefined, body, headers);
+  const list = (body: Record<string, unknown>, headers: Headers = c.reader) =>
+    cat('listCategories', undefined, body, headers);
   const names = (body: { categories: { name: string }[] }) => body.categories.map((x) => x.name.split(' ')[0]);
 
   beforeAll(async () => {
@@ -183,7 +242,8 @@ describe('listCategories', () => {
     expect(names((await list({ search: tag, status: 'inactive' })).body)).toEqual(['Charlie', 'Delta']);
     expect(names((await list({ search: tag.toUpperCase() })).body)).toHaveLength(5);
     // a subcategory and a keyword of this block's categories (the tag keeps other files' categories out through the ids)
-    const mine = (b: { categories: { id: string; name: string }[] }) => b.categories.filter((x) => Object.values(ids).includes(x.id)).map((x) => x.name.split(' ')[0]);
+    const mine = (b: { categories: { id: string; name: string }[] }) =>
+      b.categories.filter((x) => Object.values(ids).includes(x.id)).map((x) => x.name.split(' ')[0]);
     expect(mine((await list({ search: 'fine DINING', limit: 100 })).body)).toEqual(['alpha']);
     expect(mine((await list({ search: 'MOVIES', limit: 100 })).body)).toEqual(['Bravo']);
     expect(mine((await list({ search: 'flights', status: 'active', limit: 100 })).body)).toEqual([]);
@@ -200,9 +260,15 @@ describe('listCategories', () => {
   });
 
   test('a GET query; bad values, in the query or the body, are 400 naming each field', async () => {
-    const get = await c.t.get(`/${c.t.projectId}/CALL/BenefitCategory/listCategories?search=${tag}&status=inactive&limit=1&page=2`, c.reader);
+    const get = await c.t.get(
+      `/${c.t.projectId}/CALL/BenefitCategory/listCategories?search=${tag}&status=inactive&limit=1&page=2`,
+      c.reader,
+    );
     expect([get.status, names(get.body), get.body.totalPages]).toEqual([200, ['Delta'], 2]);
-    const bad = await c.t.get(`/${c.t.projectId}/CALL/BenefitCategory/listCategories?status=gone&limit=0&colour=red`, c.reader);
+    const bad = await c.t.get(
+      `/${c.t.projectId}/CALL/BenefitCategory/listCategories?status=gone&limit=0&colour=red`,
+      c.reader,
+    );
     expect([bad.status, bad.body.code, fieldsOf(bad.body).sort()]).toEqual([400, 18053, ['colour', 'limit', 'status']]);
     const body = await list({ limit: 101 });
     expect([body.status, fieldsOf(body.body)]).toEqual([400, ['limit']]);
@@ -228,12 +294,19 @@ describe('listActiveCategories', () => {
     const id = uid('cat');
     const other = uid('cat');
     await cat('createCategory', other, { name: 'AAA active first', subcategories: ['One'] });
-    await cat('createCategory', id, { name: 'Wellness', subcategories: ['Spa', 'Gym'], keywords: ['relax'], status: 'inactive' });
+    await cat('createCategory', id, {
+      name: 'Wellness',
+      subcategories: ['Spa', 'Gym'],
+      keywords: ['relax'],
+      status: 'inactive',
+    });
     await waitFor(async () => (await active()).some((x) => x.id === other), { what: 'the active category listed' });
     expect((await active()).some((x) => x.id === id)).toBe(false);
 
     await cat('updateCategoryStatus', id, { status: 'active' });
-    const listed = await waitFor(async () => (await active()).find((x) => x.id === id), { what: 'the activated category listed' });
+    const listed = await waitFor(async () => (await active()).find((x) => x.id === id), {
+      what: 'the activated category listed',
+    });
     expect(listed).toEqual({ id, name: 'Wellness', subcategories: ['Spa', 'Gym'] });
     const all = await active();
     expect(all.map((x) => x.name.toLowerCase())).toEqual([...all.map((x) => x.name.toLowerCase())].sort());
@@ -241,7 +314,9 @@ describe('listActiveCategories', () => {
 
     // a change of its subcategories shows too, and a deactivation takes it out
     await cat('updateCategory', id, { subcategories: ['Spa'] });
-    await waitFor(async () => (await active()).find((x) => x.id === id)?.subcategories.length === 1, { what: 'the new subcategories listed' });
+    await waitFor(async () => (await active()).find((x) => x.id === id)?.subcategories.length === 1, {
+      what: 'the new subcategories listed',
+    });
     await cat('updateCategoryStatus', id, { status: 'inactive' });
     await waitFor(async () => !(await active()).some((x) => x.id === id), { what: 'the deactivated category gone' });
     expect((await active()).some((x) => x.id === other)).toBe(true);
@@ -250,10 +325,13 @@ describe('listActiveCategories', () => {
   test('a class calls it through the typed client; company users read it; ungranted users, members and anonymous callers do not', async () => {
     const id = uid('cat');
     await cat('createCategory', id, { name: 'Probe', subcategories: ['A'] });
-    const byClass = await waitFor(async () => {
-      const r = await c.t.rt.call('CatalogueProbe', 'activeCategories', undefined, {});
-      return (r.body as { categories: { id: string }[] }).categories.find((x) => x.id === id);
-    }, { what: 'the category seen by a class' });
+    const byClass = await waitFor(
+      async () => {
+        const r = await c.t.rt.call('CatalogueProbe', 'activeCategories', undefined, {});
+        return (r.body as { categories: { id: string }[] }).categories.find((x) => x.id === id);
+      },
+      { what: 'the category seen by a class' },
+    );
     expect(byClass).toEqual({ id, name: 'Probe', subcategories: ['A'] });
     expect((await active(c.companyUser)).some((x) => x.id === id)).toBe(true);
     expect([(await cat('listActiveCategories', undefined, {}, c.clerk)).body.code]).toEqual([1008]);

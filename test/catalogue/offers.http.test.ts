@@ -6,7 +6,15 @@
  * listOffers against the document store (filters, search, pages, GET query).
  */
 import { waitFor } from '../support/harness';
-import { auditEntries, call, createPartner, startCatalogueRuntime, uid, type CatalogueRuntime, type Headers } from './support';
+import {
+  auditEntries,
+  call,
+  createPartner,
+  startCatalogueRuntime,
+  uid,
+  type CatalogueRuntime,
+  type Headers,
+} from './support';
 
 let c: CatalogueRuntime;
 let p1: string;
@@ -14,8 +22,10 @@ let p2: string;
 let c1: string;
 let c2: string;
 
-const offerCall = (method: string, id: string | undefined, body: unknown, headers: Headers = c.admin) => call(c.t, 'Offer', method, id, body, headers);
-const fieldsOf = (body: { details?: { errors?: { field: string }[] } }) => (body.details?.errors ?? []).map((e) => e.field);
+const offerCall = (method: string, id: string | undefined, body: unknown, headers: Headers = c.admin) =>
+  call(c.t, 'Offer', method, id, body, headers);
+const fieldsOf = (body: { details?: { errors?: { field: string }[] } }) =>
+  (body.details?.errors ?? []).map((e) => e.field);
 
 /** createOffer's body: an offer of partner p1 in category c1 */
 const offerBody = (over: Record<string, unknown> = {}) => ({
@@ -43,7 +53,10 @@ beforeAll(async () => {
   [p1, p2] = await Promise.all([createPartner(c.t, 'Sunrise'), createPartner(c.t, 'Moonlight')]);
   c1 = uid('cat');
   c2 = uid('cat');
-  for (const [id, name] of [[c1, 'Dining'], [c2, 'Wellness']] as const) {
+  for (const [id, name] of [
+    [c1, 'Dining'],
+    [c2, 'Wellness'],
+  ] as const) {
     const r = await call(c.t, 'BenefitCategory', 'createCategory', id, { name }, c.admin);
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));
   }
@@ -73,10 +86,29 @@ describe('createOffer', () => {
     });
     expect((await offerCall('getOffer', id, {}, c.reader)).body).toEqual({ offer: r.body.offer });
     const [entry] = await auditEntries(c.t, 'Offer', id, 1);
-    expect(entry).toMatchObject({ entityType: 'offer', entityId: id, actor: { id: 'pm-editor' }, additionalData: { event: 'offer_create' } });
+    expect(entry).toMatchObject({
+      entityType: 'offer',
+      entityId: id,
+      actor: { id: 'pm-editor' },
+      additionalData: { event: 'offer_create' },
+    });
 
-    const published = await createOffer({ status: 'published', images: undefined, keywords: undefined, categoryIds: undefined, shortDescription: undefined, description: undefined });
-    expect(published).toMatchObject({ status: 'published', images: [], keywords: [], categoryIds: [], shortDescription: '', description: '' });
+    const published = await createOffer({
+      status: 'published',
+      images: undefined,
+      keywords: undefined,
+      categoryIds: undefined,
+      shortDescription: undefined,
+      description: undefined,
+    });
+    expect(published).toMatchObject({
+      status: 'published',
+      images: [],
+      keywords: [],
+      categoryIds: [],
+      shortDescription: '',
+      description: '',
+    });
     // the id may come in the body instead of the path
     const bodyId = uid('o');
     const byBody = await offerCall('createOffer', undefined, { ...offerBody(), id: bodyId });
@@ -86,7 +118,11 @@ describe('createOffer', () => {
   test('a partnerId that names no partner is 400 18072 naming partnerId; nothing is created', async () => {
     const id = uid('o');
     const r = await offerCall('createOffer', id, offerBody({ partnerId: 'partner-nobody' }));
-    expect([r.status, r.body.code, r.body.details?.errors]).toEqual([400, 18072, [{ field: 'partnerId', reason: "'partner-nobody' is not a partner" }]]);
+    expect([r.status, r.body.code, r.body.details?.errors]).toEqual([
+      400,
+      18072,
+      [{ field: 'partnerId', reason: "'partner-nobody' is not a partner" }],
+    ]);
     const none = await offerCall('getOffer', id, {});
     expect([none.status, none.body.message]).toEqual([500, expect.stringContaining(`No instance with id '${id}'`)]);
     // an existing partner is accepted under the same id afterwards: the refused creation left no instance
@@ -95,22 +131,57 @@ describe('createOffer', () => {
 
   test('a category id that names no benefit category is 400 18073 naming the item', async () => {
     const r = await offerCall('createOffer', uid('o'), offerBody({ categoryIds: [c1, 'cat-nowhere', c2] }));
-    expect([r.status, r.body.code, r.body.details?.errors]).toEqual([400, 18073, [{ field: 'categoryIds.1', reason: "'cat-nowhere' is not a benefit category" }]]);
+    expect([r.status, r.body.code, r.body.details?.errors]).toEqual([
+      400,
+      18073,
+      [{ field: 'categoryIds.1', reason: "'cat-nowhere' is not a benefit category" }],
+    ]);
   });
 
   test('startDate must be before endDate (400 18071 naming endDate); dates are ISO 8601 date-times with a zone (naming the field)', async () => {
-    const after = await offerCall('createOffer', uid('o'), offerBody({ startDate: '2030-03-01T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }));
-    expect([after.status, after.body.code, after.body.details?.errors]).toEqual([400, 18071, [{ field: 'endDate', reason: 'must be after startDate' }]]);
-    const equal = await offerCall('createOffer', uid('o'), offerBody({ startDate: '2030-01-01T04:00:00+04:00', endDate: '2030-01-01T00:00:00Z' }));
+    const after = await offerCall(
+      'createOffer',
+      uid('o'),
+      offerBody({ startDate: '2030-03-01T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }),
+    );
+    expect([after.status, after.body.code, after.body.details?.errors]).toEqual([
+      400,
+      18071,
+      [{ field: 'endDate', reason: 'must be after startDate' }],
+    ]);
+    const equal = await offerCall(
+      'createOffer',
+      uid('o'),
+      offerBody({ startDate: '2030-01-01T04:00:00+04:00', endDate: '2030-01-01T00:00:00Z' }),
+    );
     expect([equal.status, equal.body.code, fieldsOf(equal.body)]).toEqual([400, 18071, ['endDate']]);
-    const words = await offerCall('createOffer', uid('o'), offerBody({ startDate: 'tomorrow', endDate: '2030-01-01T00:00:00' }));
+    const words = await offerCall(
+      'createOffer',
+      uid('o'),
+      offerBody({ startDate: 'tomorrow', endDate: '2030-01-01T00:00:00' }),
+    );
     expect([words.status, words.body.code, fieldsOf(words.body)]).toEqual([400, 18071, ['startDate', 'endDate']]);
-    expect((await offerCall('createOffer', uid('o'), offerBody({ startDate: '2030-01-01', endDate: '2030-01-02' }))).status).toBe(201);
+    expect(
+      (await offerCall('createOffer', uid('o'), offerBody({ startDate: '2030-01-01', endDate: '2030-01-02' }))).status,
+    ).toBe(201);
   });
 
   test('texts and lists: blank, with a comma, twice or no URL is 400 18070 naming each; the schema names missing and unknown columns', async () => {
-    const r = await offerCall('createOffer', uid('o'), offerBody({ title: '  ', keywords: ['a,b'], images: ['ftp://x.example/a', 'https://x.example/b', 'https://x.example/b'], categoryIds: [c1, c1] }));
-    expect([r.status, r.body.code, fieldsOf(r.body)]).toEqual([400, 18070, ['title', 'keywords.0', 'images.2', 'images.0', 'categoryIds.1']]);
+    const r = await offerCall(
+      'createOffer',
+      uid('o'),
+      offerBody({
+        title: '  ',
+        keywords: ['a,b'],
+        images: ['ftp://x.example/a', 'https://x.example/b', 'https://x.example/b'],
+        categoryIds: [c1, c1],
+      }),
+    );
+    expect([r.status, r.body.code, fieldsOf(r.body)]).toEqual([
+      400,
+      18070,
+      ['title', 'keywords.0', 'images.2', 'images.0', 'categoryIds.1'],
+    ]);
     const { title: _title, ...untitled } = offerBody();
     const missing = await offerCall('createOffer', uid('o'), untitled);
     expect([missing.status, fieldsOf(missing.body)]).toEqual([400, ['title']]);
@@ -135,19 +206,40 @@ describe('createOffer', () => {
 describe('updateOffer and updateOfferStatus', () => {
   test('an update changes what it gives, checks a date against the other one, and is audit-logged with the fields changed', async () => {
     const o = await createOffer();
-    const r = await offerCall('updateOffer', o.id, { endDate: '2030-06-01T00:00:00Z', keywords: ['brunch'], categoryIds: [c1, c2] }, c.editor);
+    const r = await offerCall(
+      'updateOffer',
+      o.id,
+      { endDate: '2030-06-01T00:00:00Z', keywords: ['brunch'], categoryIds: [c1, c2] },
+      c.editor,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.offer).toEqual({ ...o, endDate: '2030-06-01T00:00:00.000Z', keywords: ['brunch'], categoryIds: [c1, c2], updatedAt: expect.any(String) });
+    expect(r.body.offer).toEqual({
+      ...o,
+      endDate: '2030-06-01T00:00:00.000Z',
+      keywords: ['brunch'],
+      categoryIds: [c1, c2],
+      updatedAt: expect.any(String),
+    });
     // the offer starts 2030-01-01: an end before it, or a start after its end, is refused naming endDate
     const early = await offerCall('updateOffer', o.id, { endDate: '2029-12-31T00:00:00Z' });
     expect([early.status, early.body.code, fieldsOf(early.body)]).toEqual([400, 18071, ['endDate']]);
     const late = await offerCall('updateOffer', o.id, { startDate: '2030-07-01T00:00:00Z' });
     expect([late.status, late.body.code, fieldsOf(late.body)]).toEqual([400, 18071, ['endDate']]);
-    const both = await offerCall('updateOffer', o.id, { startDate: '2030-07-01T00:00:00Z', endDate: '2030-08-01T00:00:00Z' });
-    expect(both.body.offer).toMatchObject({ startDate: '2030-07-01T00:00:00.000Z', endDate: '2030-08-01T00:00:00.000Z' });
+    const both = await offerCall('updateOffer', o.id, {
+      startDate: '2030-07-01T00:00:00Z',
+      endDate: '2030-08-01T00:00:00Z',
+    });
+    expect(both.body.offer).toMatchObject({
+      startDate: '2030-07-01T00:00:00.000Z',
+      endDate: '2030-08-01T00:00:00.000Z',
+    });
     const entries = await auditEntries(c.t, 'Offer', o.id, 3);
     const first = entries.find((e) => e.additionalData?.changed?.includes('keywords'));
-    expect(first!.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['categoryIds', 'endDate', 'keywords']);
+    expect(first!.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+      'categoryIds',
+      'endDate',
+      'keywords',
+    ]);
   });
 
   test('a new partner or category is asked from its class: unknown ones are 400 naming the field; a known partner is taken', async () => {
@@ -162,7 +254,10 @@ describe('updateOffer and updateOfferStatus', () => {
 
   test('an update that changes nothing is 400 18074; a bad item 400 18070 naming it; an empty body or a status is the schema 400', async () => {
     const o = await createOffer();
-    const same = await offerCall('updateOffer', o.id, { title: ' Two for one brunch ', startDate: '2030-01-01T04:00:00+04:00' });
+    const same = await offerCall('updateOffer', o.id, {
+      title: ' Two for one brunch ',
+      startDate: '2030-01-01T04:00:00+04:00',
+    });
     expect([same.status, same.body.code]).toEqual([400, 18074]);
     const bad = await offerCall('updateOffer', o.id, { images: ['not a url'] });
     expect([bad.status, bad.body.code, fieldsOf(bad.body)]).toEqual([400, 18070, ['images.0']]);
@@ -188,7 +283,10 @@ describe('updateOffer and updateOfferStatus', () => {
 
   test('who may change: readers, ungranted, company users, members and anonymous callers are refused; company users and classes read', async () => {
     const o = await createOffer();
-    for (const [method, body] of [['updateOffer', { title: 'X' }], ['updateOfferStatus', { status: 'published' }]] as const) {
+    for (const [method, body] of [
+      ['updateOffer', { title: 'X' }],
+      ['updateOfferStatus', { status: 'published' }],
+    ] as const) {
       expect([method, (await offerCall(method, o.id, body, c.reader)).body.code]).toEqual([method, 1008]);
       expect([method, (await offerCall(method, o.id, body, c.clerk)).body.code]).toEqual([method, 1008]);
       expect([method, (await offerCall(method, o.id, body, c.member)).status]).toEqual([method, 403]);
@@ -206,7 +304,8 @@ describe('listOffers', () => {
   /** a tag in every title of this block's offers, so the listing sees only them */
   const tag = uid('lst');
   const ids: Record<string, string> = {};
-  const list = (body: Record<string, unknown>, headers: Headers = c.reader) => offerCall('listOffers', undefined, body, headers);
+  const list = (body: Record<string, unknown>, headers: Headers = c.reader) =>
+    offerCall('listOffers', undefined, body, headers);
   const titles = (body: { offers: { title: string }[] }) => body.offers.map((o) => o.title.split(' ')[0]);
 
   beforeAll(async () => {
@@ -219,7 +318,17 @@ describe('listOffers', () => {
       ['Delta', p1, [c2], 'discount', 'published', ['Yoga+Pilates']],
     ];
     for (const [title, partnerId, categoryIds, offerType, status, keywords] of rows) {
-      ids[title] = (await createOffer({ title: `${title} ${tag}`, partnerId, categoryIds, offerType, status, keywords, shortDescription: `${title.toLowerCase()} short text` })).id;
+      ids[title] = (
+        await createOffer({
+          title: `${title} ${tag}`,
+          partnerId,
+          categoryIds,
+          offerType,
+          status,
+          keywords,
+          shortDescription: `${title.toLowerCase()} short text`,
+        })
+      ).id;
     }
     await waitFor(async () => (await list({ search: tag })).body.totalCount === 5, { what: 'offers projected' });
   });
@@ -230,22 +339,48 @@ describe('listOffers', () => {
     expect(r.body).toMatchObject({ totalCount: 5, page: 1, limit: 20, totalPages: 1 });
     expect(titles(r.body)).toEqual(['alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']);
     expect(Object.keys(r.body.offers[0]).sort()).toEqual(
-      ['categoryIds', 'createdAt', 'description', 'endDate', 'id', 'images', 'keywords', 'offerType', 'partnerId', 'shortDescription', 'startDate', 'status', 'title', 'updatedAt'].sort(),
+      [
+        'categoryIds',
+        'createdAt',
+        'description',
+        'endDate',
+        'id',
+        'images',
+        'keywords',
+        'offerType',
+        'partnerId',
+        'shortDescription',
+        'startDate',
+        'status',
+        'title',
+        'updatedAt',
+      ].sort(),
     );
   });
 
   test('filters status (one or a list), partnerId, categoryId and offerType, together with search', async () => {
     expect(titles((await list({ search: tag, status: 'published' })).body)).toEqual(['alpha', 'Delta', 'Echo']);
-    expect(titles((await list({ search: tag, status: ['expired', 'unpublished'] })).body)).toEqual(['Bravo', 'Charlie']);
+    expect(titles((await list({ search: tag, status: ['expired', 'unpublished'] })).body)).toEqual([
+      'Bravo',
+      'Charlie',
+    ]);
     expect(titles((await list({ search: tag, partnerId: p2 })).body)).toEqual(['Bravo', 'Charlie']);
     expect(titles((await list({ search: tag, categoryId: c2 })).body)).toEqual(['alpha', 'Charlie', 'Delta']);
-    expect(titles((await list({ search: tag, categoryId: c2, partnerId: p1, status: 'published' })).body)).toEqual(['alpha', 'Delta']);
+    expect(titles((await list({ search: tag, categoryId: c2, partnerId: p1, status: 'published' })).body)).toEqual([
+      'alpha',
+      'Delta',
+    ]);
     expect(titles((await list({ search: tag, offerType: 'discount' })).body)).toEqual(['Charlie', 'Delta', 'Echo']);
-    expect((await list({ search: tag, partnerId: 'partner-nobody' })).body).toMatchObject({ offers: [], totalCount: 0, totalPages: 0 });
+    expect((await list({ search: tag, partnerId: 'partner-nobody' })).body).toMatchObject({
+      offers: [],
+      totalCount: 0,
+      totalPages: 0,
+    });
   });
 
   test('search finds a title, a short description or a keyword, case-insensitively and literally', async () => {
-    const mine = (b: { offers: { id: string; title: string }[] }) => b.offers.filter((o) => Object.values(ids).includes(o.id)).map((o) => o.title.split(' ')[0]);
+    const mine = (b: { offers: { id: string; title: string }[] }) =>
+      b.offers.filter((o) => Object.values(ids).includes(o.id)).map((o) => o.title.split(' ')[0]);
     expect(titles((await list({ search: `CHARLIE ${tag.toUpperCase()}` })).body)).toEqual(['Charlie']);
     expect(mine((await list({ search: 'echo SHORT', limit: 100 })).body)).toEqual(['Echo']);
     expect(mine((await list({ search: 'MASSAGE', limit: 100 })).body)).toEqual(['Charlie']);
@@ -261,10 +396,17 @@ describe('listOffers', () => {
   });
 
   test('a GET query (a repeated status is a list); bad values, in the query or the body, are 400 naming each field', async () => {
-    const get = await c.t.get(`/${c.t.projectId}/CALL/Offer/listOffers?search=${tag}&status=expired&status=unpublished&limit=1&page=2`, c.reader);
+    const get = await c.t.get(
+      `/${c.t.projectId}/CALL/Offer/listOffers?search=${tag}&status=expired&status=unpublished&limit=1&page=2`,
+      c.reader,
+    );
     expect([get.status, titles(get.body), get.body.totalCount]).toEqual([200, ['Charlie'], 2]);
     const bad = await c.t.get(`/${c.t.projectId}/CALL/Offer/listOffers?status=live&page=0&featured=1`, c.reader);
-    expect([bad.status, bad.body.code, fieldsOf(bad.body).sort()]).toEqual([400, 18076, ['featured', 'page', 'status']]);
+    expect([bad.status, bad.body.code, fieldsOf(bad.body).sort()]).toEqual([
+      400,
+      18076,
+      ['featured', 'page', 'status'],
+    ]);
     const body = await list({ status: ['published', 'live'] });
     expect([body.status, body.body.code, fieldsOf(body.body)]).toEqual([400, 18076, ['status']]);
   });

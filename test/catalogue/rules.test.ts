@@ -47,8 +47,12 @@ describe('catalogue-wide rules', () => {
   test('ids: the instance id is a catalogue id, and a body id must be it', () => {
     expect(idProblems('cat-1.a_b', undefined)).toEqual([]);
     expect(idProblems('cat-1', 'cat-1')).toEqual([]);
-    expect(idProblems('cat-1', 'cat-2')).toEqual([{ field: 'id', reason: 'must be the instance id of the path (cat-1)' }]);
-    expect(idProblems('a b', undefined)).toEqual([{ field: 'id', reason: 'must be 1 to 100 letters, digits, _ . or -' }]);
+    expect(idProblems('cat-1', 'cat-2')).toEqual([
+      { field: 'id', reason: 'must be the instance id of the path (cat-1)' },
+    ]);
+    expect(idProblems('a b', undefined)).toEqual([
+      { field: 'id', reason: 'must be 1 to 100 letters, digits, _ . or -' },
+    ]);
     expect(idProblems('x'.repeat(101), undefined)).toHaveLength(1);
   });
 
@@ -56,7 +60,8 @@ describe('catalogue-wide rules', () => {
     expect(isoInstant('2030-01-01T04:00:00+04:00')).toBe(T0);
     expect(isoInstant('2030-01-01')).toBe(T0);
     expect(isoInstant('2030-01-01T00:00:00.5Z')).toBe('2030-01-01T00:00:00.500Z');
-    for (const bad of ['2030-02-30', '2030-01-01T00:00:00', 'tomorrow', '', 20300101, null]) expect([bad, isoInstant(bad)]).toEqual([bad, undefined]);
+    for (const bad of ['2030-02-30', '2030-01-01T00:00:00', 'tomorrow', '', 20300101, null])
+      expect([bad, isoInstant(bad)]).toEqual([bad, undefined]);
   });
 });
 
@@ -67,8 +72,20 @@ describe('categories', () => {
   });
 
   test('a new category holds the sheet columns and a status (active unless given), times as ISO instants', () => {
-    expect(category()).toEqual({ id: 'cat-1', name: 'Wellness', subcategories: ['Spa', 'Gym'], keywords: ['relax'], status: 'active', createdAt: T0, updatedAt: T0 });
-    expect(buildCategory({ name: 'Dining', status: 'inactive' }, 'c', T0).category).toMatchObject({ subcategories: [], keywords: [], status: 'inactive' });
+    expect(category()).toEqual({
+      id: 'cat-1',
+      name: 'Wellness',
+      subcategories: ['Spa', 'Gym'],
+      keywords: ['relax'],
+      status: 'active',
+      createdAt: T0,
+      updatedAt: T0,
+    });
+    expect(buildCategory({ name: 'Dining', status: 'inactive' }, 'c', T0).category).toMatchObject({
+      subcategories: [],
+      keywords: [],
+      status: 'inactive',
+    });
     expect(buildCategory({ name: '  ', keywords: ['a', 'A'] }, 'c', T0).problems).toEqual([
       { field: 'name', reason: 'must not be blank' },
       { field: 'keywords.1', reason: "'A' is given twice" },
@@ -79,7 +96,11 @@ describe('categories', () => {
     const r = applyCategoryUpdate(category(), { subcategories: ['Spa', 'Yoga'] }, T1);
     expect(r).toMatchObject({ changed: ['subcategories'], problems: [] });
     expect(r.next).toEqual(category({ subcategories: ['Spa', 'Yoga'], updatedAt: T1 }));
-    expect(applyCategoryUpdate(category(), { name: 'Wellness ', keywords: ['relax'] }, T1)).toEqual({ next: category(), changed: [], problems: [] });
+    expect(applyCategoryUpdate(category(), { name: 'Wellness ', keywords: ['relax'] }, T1)).toEqual({
+      next: category(),
+      changed: [],
+      problems: [],
+    });
     const bad = applyCategoryUpdate(category(), { name: 'New', subcategories: ['a,b'] }, T1);
     expect(bad).toMatchObject({ next: category(), changed: [], problems: [{ field: 'subcategories.0' }] });
   });
@@ -94,12 +115,19 @@ describe('categories', () => {
   test('the streamed document has a lower-cased order and search column; an active entry is id, name, subcategories', () => {
     const d = categoryDocument(category());
     expect(d).toMatchObject({ id: 'cat-1', sortName: 'wellness', search: 'wellness\nspa\ngym\nrelax' });
-    expect(activeCategory({ ...d, _id: 'cat-1', _v: 3 })).toEqual({ id: 'cat-1', name: 'Wellness', subcategories: ['Spa', 'Gym'] });
+    expect(activeCategory({ ...d, _id: 'cat-1', _v: 3 })).toEqual({
+      id: 'cat-1',
+      name: 'Wellness',
+      subcategories: ['Spa', 'Gym'],
+    });
   });
 
   test('the listing query: status, search, paging; unknown keys and bad values are named', () => {
     expect(parseCategoryListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 20 } });
-    expect(parseCategoryListQuery({ status: 'active', search: ' Spa ', page: '2', limit: '5' })).toEqual({ ok: true, query: { page: 2, limit: 5, status: 'active', search: 'Spa' } });
+    expect(parseCategoryListQuery({ status: 'active', search: ' Spa ', page: '2', limit: '5' })).toEqual({
+      ok: true,
+      query: { page: 2, limit: 5, status: 'active', search: 'Spa' },
+    });
     expect(parseCategoryListQuery({ status: 'gone', limit: 0, colour: 'red' })).toEqual({
       ok: false,
       errors: [
@@ -109,7 +137,9 @@ describe('categories', () => {
       ],
     });
     expect(buildCategoryListFilter({})).toEqual({});
-    expect(buildCategoryListFilter({ status: 'active', search: 'A.B' })).toEqual({ $and: [{ status: 'active' }, { search: { $regex: 'a\\.b' } }] });
+    expect(buildCategoryListFilter({ status: 'active', search: 'A.B' })).toEqual({
+      $and: [{ status: 'active' }, { search: { $regex: 'a\\.b' } }],
+    });
   });
 });
 
@@ -125,7 +155,10 @@ describe('offers', () => {
     categoryIds: ['cat-1'],
     ...over,
   });
-  const offer = (over: Partial<OfferRecord> = {}): OfferRecord => ({ ...buildOffer(input(), 'o-1', T0).offer, ...over });
+  const offer = (over: Partial<OfferRecord> = {}): OfferRecord => ({
+    ...buildOffer(input(), 'o-1', T0).offer,
+    ...over,
+  });
 
   test('a new offer holds the sheet columns, unpublished unless given, dates as UTC instants, absent texts and lists empty', () => {
     expect(offer()).toEqual({
@@ -144,20 +177,42 @@ describe('offers', () => {
       createdAt: T0,
       updatedAt: T0,
     });
-    expect(buildOffer(input({ status: 'published', images: undefined, keywords: undefined, categoryIds: undefined }), 'o', T0).offer).toMatchObject({ status: 'published', images: [], keywords: [], categoryIds: [] });
+    expect(
+      buildOffer(
+        input({ status: 'published', images: undefined, keywords: undefined, categoryIds: undefined }),
+        'o',
+        T0,
+      ).offer,
+    ).toMatchObject({ status: 'published', images: [], keywords: [], categoryIds: [] });
   });
 
   test('startDate before endDate, both ISO 8601; the problem names the field', () => {
     expect(dateRange('2030-01-01T00:00:00Z', '2030-01-01T00:00:01Z')).toMatchObject({ ok: true });
-    expect(dateRange(T1, T0)).toEqual({ ok: false, problems: [{ field: 'endDate', reason: 'must be after startDate' }] });
-    expect(dateRange(T0, T0)).toEqual({ ok: false, problems: [{ field: 'endDate', reason: 'must be after startDate' }] });
-    expect(dateRange('soon', T0)).toEqual({ ok: false, problems: [{ field: 'startDate', reason: 'must be an ISO 8601 date-time with a zone' }] });
-    expect(buildOffer(input({ startDate: T1, endDate: T0 }), 'o', T0).dateProblems).toEqual([{ field: 'endDate', reason: 'must be after startDate' }]);
+    expect(dateRange(T1, T0)).toEqual({
+      ok: false,
+      problems: [{ field: 'endDate', reason: 'must be after startDate' }],
+    });
+    expect(dateRange(T0, T0)).toEqual({
+      ok: false,
+      problems: [{ field: 'endDate', reason: 'must be after startDate' }],
+    });
+    expect(dateRange('soon', T0)).toEqual({
+      ok: false,
+      problems: [{ field: 'startDate', reason: 'must be an ISO 8601 date-time with a zone' }],
+    });
+    expect(buildOffer(input({ startDate: T1, endDate: T0 }), 'o', T0).dateProblems).toEqual([
+      { field: 'endDate', reason: 'must be after startDate' },
+    ]);
   });
 
   test('images are http(s) URLs, each once; other lists as the catalogue says', () => {
-    expect(imageList(['https://a.example/x.png', 'http://b.example/y.jpg'])).toEqual({ list: ['https://a.example/x.png', 'http://b.example/y.jpg'], problems: [] });
-    expect(imageList(['ftp://a.example/x', 'not a url', 'https://a.example/x', 'https://a.example/x']).problems).toEqual([
+    expect(imageList(['https://a.example/x.png', 'http://b.example/y.jpg'])).toEqual({
+      list: ['https://a.example/x.png', 'http://b.example/y.jpg'],
+      problems: [],
+    });
+    expect(
+      imageList(['ftp://a.example/x', 'not a url', 'https://a.example/x', 'https://a.example/x']).problems,
+    ).toEqual([
       { field: 'images.3', reason: "'https://a.example/x' is given twice" },
       { field: 'images.0', reason: 'must be an http or https URL' },
       { field: 'images.1', reason: 'must be an http or https URL' },
@@ -168,15 +223,23 @@ describe('offers', () => {
     ]);
   });
 
-  test('an update changes what it gives; a date given alone is checked against the offer\'s other date', () => {
+  test("an update changes what it gives; a date given alone is checked against the offer's other date", () => {
     const r = applyOfferUpdate(offer(), { endDate: '2030-03-01T00:00:00Z', description: 'More' }, T1);
     expect(r).toMatchObject({ changed: ['endDate', 'description'], problems: [], dateProblems: [] });
     expect(r.next).toEqual(offer({ endDate: '2030-03-01T00:00:00.000Z', description: 'More', updatedAt: T1 }));
     // the offer starts 2030-01-01: an end before that is refused, naming endDate
-    expect(applyOfferUpdate(offer(), { endDate: '2029-12-31T00:00:00Z' }, T1)).toMatchObject({ next: offer(), changed: [], dateProblems: [{ field: 'endDate' }] });
-    expect(applyOfferUpdate(offer(), { startDate: '2030-02-01T00:00:00Z' }, T1).dateProblems).toEqual([{ field: 'endDate', reason: 'must be after startDate' }]);
+    expect(applyOfferUpdate(offer(), { endDate: '2029-12-31T00:00:00Z' }, T1)).toMatchObject({
+      next: offer(),
+      changed: [],
+      dateProblems: [{ field: 'endDate' }],
+    });
+    expect(applyOfferUpdate(offer(), { startDate: '2030-02-01T00:00:00Z' }, T1).dateProblems).toEqual([
+      { field: 'endDate', reason: 'must be after startDate' },
+    ]);
     // the same values in another form are no change
-    expect(applyOfferUpdate(offer(), { startDate: '2030-01-01T04:00:00+04:00', title: 'Two for one' }, T1)).toMatchObject({ next: offer(), changed: [] });
+    expect(
+      applyOfferUpdate(offer(), { startDate: '2030-01-01T04:00:00+04:00', title: 'Two for one' }, T1),
+    ).toMatchObject({ next: offer(), changed: [] });
   });
 
   test('status: any of published, unpublished, expired; the same status is no move', () => {
@@ -195,21 +258,71 @@ describe('offers', () => {
         { id: 'b', field: 'categoryIds.1' },
       ],
     });
-    expect(newReferences({ partnerId: 'p', categoryIds: ['a'] }, { partnerId: 'p', categoryIds: ['b', 'a'] })).toEqual({ partnerId: null, categories: [{ id: 'b', field: 'categoryIds.0' }] });
-    expect(newReferences({ partnerId: 'p', categoryIds: [] }, { partnerId: 'q', categoryIds: [] })).toEqual({ partnerId: 'q', categories: [] });
+    expect(newReferences({ partnerId: 'p', categoryIds: ['a'] }, { partnerId: 'p', categoryIds: ['b', 'a'] })).toEqual({
+      partnerId: null,
+      categories: [{ id: 'b', field: 'categoryIds.0' }],
+    });
+    expect(newReferences({ partnerId: 'p', categoryIds: [] }, { partnerId: 'q', categoryIds: [] })).toEqual({
+      partnerId: 'q',
+      categories: [],
+    });
   });
 
   test('the streamed document and the listing query and filter', () => {
-    expect(offerDocument(offer())).toMatchObject({ id: 'o-1', sortTitle: 'two for one', search: 'two for one\n\nbrunch\nweekend' });
-    expect(parseOfferListQuery({ status: ['published', 'expired'], partnerId: 'p', categoryId: 'c', offerType: 'discount', search: 'x', page: 3, limit: 10 })).toEqual({
-      ok: true,
-      query: { page: 3, limit: 10, status: ['published', 'expired'], partnerId: 'p', categoryId: 'c', offerType: 'discount', search: 'x' },
+    expect(offerDocument(offer())).toMatchObject({
+      id: 'o-1',
+      sortTitle: 'two for one',
+      search: 'two for one\n\nbrunch\nweekend',
     });
-    expect(parseOfferListQuery({ status: 'published' })).toEqual({ ok: true, query: { page: 1, limit: 20, status: ['published'] } });
-    expect(parseOfferListQuery({ status: 'live', page: 0 })).toMatchObject({ ok: false, errors: [{ field: 'page' }, { field: 'status' }] });
+    expect(
+      parseOfferListQuery({
+        status: ['published', 'expired'],
+        partnerId: 'p',
+        categoryId: 'c',
+        offerType: 'discount',
+        search: 'x',
+        page: 3,
+        limit: 10,
+      }),
+    ).toEqual({
+      ok: true,
+      query: {
+        page: 3,
+        limit: 10,
+        status: ['published', 'expired'],
+        partnerId: 'p',
+        categoryId: 'c',
+        offerType: 'discount',
+        search: 'x',
+      },
+    });
+    expect(parseOfferListQuery({ status: 'published' })).toEqual({
+      ok: true,
+      query: { page: 1, limit: 20, status: ['published'] },
+    });
+    expect(parseOfferListQuery({ status: 'live', page: 0 })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'page' }, { field: 'status' }],
+    });
     expect(buildOfferListFilter({ page: 1, limit: 20 })).toEqual({});
-    expect(buildOfferListFilter({ page: 1, limit: 20, status: ['published'], partnerId: 'p', categoryId: 'c', offerType: 't', search: '2*1' })).toEqual({
-      $and: [{ status: { $in: ['published'] } }, { partnerId: 'p' }, { categoryIds: 'c' }, { offerType: 't' }, { search: { $regex: '2\\*1' } }],
+    expect(
+      buildOfferListFilter({
+        page: 1,
+        limit: 20,
+        status: ['published'],
+        partnerId: 'p',
+        categoryId: 'c',
+        offerType: 't',
+        search: '2*1',
+      }),
+    ).toEqual({
+      $and: [
+        { status: { $in: ['published'] } },
+        { partnerId: 'p' },
+        { categoryIds: 'c' },
+        { offerType: 't' },
+        { search: { $regex: '2\\*1' } },
+      ],
     });
   });
 });

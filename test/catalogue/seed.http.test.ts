@@ -14,7 +14,8 @@ beforeAll(async () => {
 afterAll(() => c.stop());
 
 test('categories and offers of the file are created with its status after its partners; a second run skips them; an offer of no partner fails alone', async () => {
-  const system = (classId: string, method: string, instanceId: string | undefined, body: unknown) => c.t.rt.call(classId, method, instanceId, body);
+  const system = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+    c.t.rt.call(classId, method, instanceId, body);
   const [partnerId, categoryId, offerId, orphanId] = [uid('partner'), uid('cat'), uid('offer'), uid('offer')];
   const offer = (id: string, partner: string) => ({
     id,
@@ -41,7 +42,15 @@ test('categories and offers of the file are created with its status after its pa
         contractEndDate: '2027-01-01',
       },
     ],
-    benefitCategories: [{ id: categoryId, name: 'Dining', subcategories: ['Fine dining', 'Cafés'], keywords: ['food'], status: 'inactive' }],
+    benefitCategories: [
+      {
+        id: categoryId,
+        name: 'Dining',
+        subcategories: ['Fine dining', 'Cafés'],
+        keywords: ['food'],
+        status: 'inactive',
+      },
+    ],
     offers: [offer(offerId, partnerId), offer(orphanId, 'partner-nobody')],
   };
   const first = await applySeed(doc, system);
@@ -52,8 +61,15 @@ test('categories and offers of the file are created with its status after its pa
     ['offer', orphanId, 'failed'],
   ]);
   expect(first[3]!.error).toMatchObject({ code: 18072 });
-  expect((await call(c.t, 'BenefitCategory', 'getCategory', categoryId, {}, c.admin)).body.category).toMatchObject({ subcategories: ['Fine dining', 'Cafés'], status: 'inactive' });
-  expect((await call(c.t, 'Offer', 'getOffer', offerId, {}, c.admin)).body.offer).toMatchObject({ partnerId, status: 'published', categoryIds: [categoryId] });
+  expect((await call(c.t, 'BenefitCategory', 'getCategory', categoryId, {}, c.admin)).body.category).toMatchObject({
+    subcategories: ['Fine dining', 'Cafés'],
+    status: 'inactive',
+  });
+  expect((await call(c.t, 'Offer', 'getOffer', offerId, {}, c.admin)).body.offer).toMatchObject({
+    partnerId,
+    status: 'published',
+    categoryIds: [categoryId],
+  });
 
   const again = await applySeed({ benefitCategories: doc.benefitCategories, offers: [doc.offers[0]!] }, system);
   expect(again.map((o) => o.result)).toEqual(['skipped', 'skipped']);

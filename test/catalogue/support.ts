@@ -12,11 +12,19 @@ import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../suppo
 export type Headers = Record<string, string>;
 
 export const CATALOGUE_ENV = {
-  CLASS_DIRS: 'classes/BenefitCategory,classes/Offer,classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager,test/catalogue/fixtures',
+  CLASS_DIRS:
+    'classes/BenefitCategory,classes/Offer,classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager,test/catalogue/fixtures',
   SCHEMA_DIRS: 'schemas',
 };
 
-export const CATEGORY_METHODS = ['createCategory', 'updateCategory', 'updateCategoryStatus', 'getCategory', 'listCategories', 'listActiveCategories'];
+export const CATEGORY_METHODS = [
+  'createCategory',
+  'updateCategory',
+  'updateCategoryStatus',
+  'getCategory',
+  'listCategories',
+  'listActiveCategories',
+];
 export const OFFER_METHODS = ['createOffer', 'updateOffer', 'updateOfferStatus', 'getOffer', 'listOffers'];
 
 export interface CatalogueRuntime {
@@ -36,17 +44,38 @@ export interface CatalogueRuntime {
   stop(): Promise<void>;
 }
 
-export function bearer(t: TestRuntime, userId: string, roles: string[], claims: Record<string, unknown> = {}, identity: 'program_management_user' | 'enduser' = 'program_management_user'): Headers {
+export function bearer(
+  t: TestRuntime,
+  userId: string,
+  roles: string[],
+  claims: Record<string, unknown> = {},
+  identity: 'program_management_user' | 'enduser' = 'program_management_user',
+): Headers {
   return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity, roles, ...claims })}` };
 }
 
 /** `moreClassDirs`: other classes the test needs (the seed asks Setting for its singleton). */
 export async function startCatalogueRuntime(moreClassDirs: string[] = []): Promise<CatalogueRuntime> {
-  const t = await startTestRuntime({ env: { ...CATALOGUE_ENV, CLASS_DIRS: [CATALOGUE_ENV.CLASS_DIRS, ...moreClassDirs].join(',') } });
+  const t = await startTestRuntime({
+    env: { ...CATALOGUE_ENV, CLASS_DIRS: [CATALOGUE_ENV.CLASS_DIRS, ...moreClassDirs].join(',') },
+  });
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-editor', name: 'editor', level: 10, permissions: { BenefitCategory: CATEGORY_METHODS, Offer: OFFER_METHODS } },
-    { id: 'r-reader', name: 'reader', level: 10, permissions: { BenefitCategory: ['getCategory', 'listCategories', 'listActiveCategories'], Offer: ['getOffer', 'listOffers'] } },
+    {
+      id: 'r-editor',
+      name: 'editor',
+      level: 10,
+      permissions: { BenefitCategory: CATEGORY_METHODS, Offer: OFFER_METHODS },
+    },
+    {
+      id: 'r-reader',
+      name: 'reader',
+      level: 10,
+      permissions: {
+        BenefitCategory: ['getCategory', 'listCategories', 'listActiveCategories'],
+        Offer: ['getOffer', 'listOffers'],
+      },
+    },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { Partner: ['listPartners'] } },
   ]);
   return {
@@ -66,7 +95,14 @@ export function uid(prefix = 'x'): string {
 }
 
 /** A class method over HTTP (POST to the CALL path). */
-export function call(t: TestRuntime, classId: string, method: string, instanceId: string | undefined, body: unknown, headers: Headers = {}) {
+export function call(
+  t: TestRuntime,
+  classId: string,
+  method: string,
+  instanceId: string | undefined,
+  body: unknown,
+  headers: Headers = {},
+) {
   return t.post(`/${t.projectId}/CALL/${classId}/${method}${instanceId ? `/${instanceId}` : ''}`, body, headers);
 }
 
@@ -74,18 +110,34 @@ export function call(t: TestRuntime, classId: string, method: string, instanceId
 export { createPartner } from '../partner-user/support';
 
 /** The audit entries of one entity of a catalogue class (LogManager's listing, asked as the system), once there are `count`. */
-export async function auditEntries(t: TestRuntime, classId: string, entityId: string, count: number): Promise<Record<string, any>[]> {
-  return (await waitFor(async () => {
-    const r = await t.rt.call('LogManager', 'getLogEntries', undefined, { classId, entityId, limit: 100 });
-    const entries = (r.body as { entries: Record<string, any>[] }).entries;
-    return entries.length >= count ? entries : undefined;
-  }, { what: `${count} audit entries of ${classId} ${entityId}` }))!;
+export async function auditEntries(
+  t: TestRuntime,
+  classId: string,
+  entityId: string,
+  count: number,
+): Promise<Record<string, any>[]> {
+  return (await waitFor(
+    async () => {
+      const r = await t.rt.call('LogManager', 'getLogEntries', undefined, { classId, entityId, limit: 100 });
+      const entries = (r.body as { entries: Record<string, any>[] }).entries;
+      return entries.length >= count ? entries : undefined;
+    },
+    { what: `${count} audit entries of ${classId} ${entityId}` },
+  ))!;
 }
 
 /** The streamed document of `id` in `collection` once `check` holds. */
-export async function documentWhen(t: TestRuntime, collection: string, id: string, check: (doc: Record<string, any>) => boolean): Promise<Record<string, any>> {
-  return (await waitFor(async () => {
-    const d = (await t.rt.documents.get(collection, id)) as Record<string, any> | null;
-    return d && check(d) ? d : undefined;
-  }, { what: `${collection} document ${id}` }))!;
+export async function documentWhen(
+  t: TestRuntime,
+  collection: string,
+  id: string,
+  check: (doc: Record<string, any>) => boolean,
+): Promise<Record<string, any>> {
+  return (await waitFor(
+    async () => {
+      const d = (await t.rt.documents.get(collection, id)) as Record<string, any> | null;
+      return d && check(d) ? d : undefined;
+    },
+    { what: `${collection} document ${id}` },
+  ))!;
 }

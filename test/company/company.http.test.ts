@@ -20,11 +20,12 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const call = (method: string, body: unknown = {}, headers = t.superUser) => t.call('Company', method, body, headers);
-const query = (method: string, q: Record<string, string | number> = {}, headers = t.superUser) => t.query('Company', method, q, headers);
+const query = (method: string, q: Record<string, string | number> = {}, headers = t.superUser) =>
+  t.query('Company', method, q, headers);
 const companyDoc = (id: string) => t.rt.documents.get('companies', id);
-const logsOf = async (entityId: string) =>
-  (await findLogs(t, { classId: 'Company', entityId })).items;
-const asSystem = async (classId: string, method: string, body: unknown) => (await t.rt.call(classId, method, 'default', body)).body as Record<string, any>;
+const logsOf = async (entityId: string) => (await findLogs(t, { classId: 'Company', entityId })).items;
+const asSystem = async (classId: string, method: string, body: unknown) =>
+  (await t.rt.call(classId, method, 'default', body)).body as Record<string, any>;
 
 let n = 0;
 /** a valid create body with a fresh bgId */
@@ -51,7 +52,14 @@ async function activeCompany(extra: Record<string, unknown> = {}) {
 
 describe('before the settings exist', () => {
   test('createCompany refuses every reference (400 6012) and creates nothing; reads answer the unknown-instance 500', async () => {
-    const r = await call('createCompany', companyBody({ companyGroupId: 'g', eligibleMemberTypes: ['mt'], memberSubTypes: [{ memberSubTypeId: 's', maxDependants: 1 }] }));
+    const r = await call(
+      'createCompany',
+      companyBody({
+        companyGroupId: 'g',
+        eligibleMemberTypes: ['mt'],
+        memberSubTypes: [{ memberSubTypeId: 's', maxDependants: 1 }],
+      }),
+    );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 6012, classId: 'Company' });
     expect(r.body.details.errors.map((e: { field: string; ids: string[] }) => [e.field, e.ids])).toEqual([
@@ -73,7 +81,11 @@ describe('before the settings exist', () => {
     expect((await call('init', {})).status).toBe(409);
     const other = await t.post(`/${t.projectId}/CALL/Company/updateCompany/other`, { id: 'x', name: 'y' }, t.superUser);
     expect(other.status).toBe(500); // no such instance (only createCompany creates on first use)
-    const created = await t.post(`/${t.projectId}/CALL/Company/createCompany/other`, companyBody({ companyGroupId: 'g', eligibleMemberTypes: [], memberSubTypes: [] }), t.superUser);
+    const created = await t.post(
+      `/${t.projectId}/CALL/Company/createCompany/other`,
+      companyBody({ companyGroupId: 'g', eligibleMemberTypes: [], memberSubTypes: [] }),
+      t.superUser,
+    );
     expect([created.status, created.body.code]).toEqual([400, 6021]);
     expect(await t.rt.store.read('Company', 'other')).toBeFalsy();
   });
@@ -81,7 +93,8 @@ describe('before the settings exist', () => {
 
 describe('with settings', () => {
   beforeAll(async () => {
-    const create = async (method: string, body: Record<string, unknown>) => (await asSystem('Setting', method, body)).item.id as string;
+    const create = async (method: string, body: Record<string, unknown>) =>
+      (await asSystem('Setting', method, body)).item.id as string;
     S.group = await create('createCompanyGroup', { name: 'Internal', type: 'internal' });
     S.externalGroup = await create('createCompanyGroup', { name: 'External', type: 'external' });
     S.offGroup = await create('createCompanyGroup', { name: 'Old', type: 'internal' });
@@ -111,8 +124,15 @@ describe('with settings', () => {
         updatedAt: company.createdAt,
         pendingApprovalId: approval.id,
       });
-      expect(approval).toMatchObject({ event: 'company_create', approvalStatus: 'pending', approvalType: 'manual', entityNewStatus: 'active' });
-      await waitFor(async () => (await companyDoc(company.id))?.pendingApprovalId === approval.id, { what: 'pending company streamed' });
+      expect(approval).toMatchObject({
+        event: 'company_create',
+        approvalStatus: 'pending',
+        approvalType: 'manual',
+        entityNewStatus: 'active',
+      });
+      await waitFor(async () => (await companyDoc(company.id))?.pendingApprovalId === approval.id, {
+        what: 'pending company streamed',
+      });
       const busy = await call('updateCompany', { id: company.id, name: 'x' });
       expect([busy.status, busy.body.code]).toEqual([409, 6015]);
 
@@ -121,22 +141,42 @@ describe('with settings', () => {
         return d?.status === 'active' && d.pendingApprovalId === null;
       });
       const active = (await query('getCompany', { id: company.id })).body;
-      expect(active).toMatchObject({ status: 'active', pendingApprovalId: null, bgId: body.bgId, createdAt: company.createdAt });
+      expect(active).toMatchObject({
+        status: 'active',
+        pendingApprovalId: null,
+        bgId: body.bgId,
+        createdAt: company.createdAt,
+      });
       // activated by the approval: updatedAt is the time the approval was applied
       expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(company.updatedAt));
       expect((await companyDoc(company.id))?.updatedAt).toBe(active.updatedAt);
-      const logs = await waitFor(async () => {
-        const l = await logsOf(company.id);
-        return l.length === 2 ? l : undefined;
-      }, { what: 'create and approve logs' });
-      expect(logs![0]).toMatchObject({ entityType: 'company', actor: { id: 'root' }, additionalData: { event: 'company_create', approvalId: approval.id } });
+      const logs = await waitFor(
+        async () => {
+          const l = await logsOf(company.id);
+          return l.length === 2 ? l : undefined;
+        },
+        { what: 'create and approve logs' },
+      );
+      expect(logs![0]).toMatchObject({
+        entityType: 'company',
+        actor: { id: 'root' },
+        additionalData: { event: 'company_create', approvalId: approval.id },
+      });
       expect(logs![0].fieldUpdates.map((f: { key: string }) => f.key)).not.toContain('pendingApprovalId');
       expect(logs![1].fieldUpdates).toEqual([
         { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
-        { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(company.updatedAt), newValue: JSON.stringify(active.updatedAt) },
+        {
+          key: 'updatedAt',
+          operation: 'replace',
+          oldValue: JSON.stringify(company.updatedAt),
+          newValue: JSON.stringify(active.updatedAt),
+        },
       ]);
       // the approved change is the reviewer's, not class:ApprovalManager's
-      expect(logs![1]).toMatchObject({ actor: { id: 'ann', type: 'program_management_user' }, additionalData: { action: 'approve' } });
+      expect(logs![1]).toMatchObject({
+        actor: { id: 'ann', type: 'program_management_user' },
+        additionalData: { action: 'approve' },
+      });
     });
 
     test('references must be active settings of the right group (400 6012 naming the ids)', async () => {
@@ -145,7 +185,11 @@ describe('with settings', () => {
         companyBody({
           companyGroupId: S.offGroup,
           eligibleMemberTypes: [S.regular, S.offType, S.spouse],
-          memberSubTypes: [{ memberSubTypeId: S.spouse, maxDependants: 1 }, { memberSubTypeId: S.offSub, maxDependants: 1 }, { memberSubTypeId: S.spouse, maxDependants: 3 }],
+          memberSubTypes: [
+            { memberSubTypeId: S.spouse, maxDependants: 1 },
+            { memberSubTypeId: S.offSub, maxDependants: 1 },
+            { memberSubTypeId: S.spouse, maxDependants: 3 },
+          ],
         }),
       );
       expect([r.status, r.body.code]).toEqual([400, 6012]);
@@ -155,9 +199,15 @@ describe('with settings', () => {
         { field: 'memberSubTypes', reason: expect.any(String), ids: [S.offSub] },
         { field: 'memberSubTypes', reason: expect.any(String), ids: [S.spouse] },
       ]);
-      const schema = await call('createCompany', companyBody({ hrContact: { name: 'x', email: 'not-an-email' }, maxFreeDependants: -1 }));
+      const schema = await call(
+        'createCompany',
+        companyBody({ hrContact: { name: 'x', email: 'not-an-email' }, maxFreeDependants: -1 }),
+      );
       expect([schema.status, schema.body.code]).toEqual([400, 1002]);
-      expect(schema.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['hrContact.email', 'maxFreeDependants']);
+      expect(schema.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        'hrContact.email',
+        'maxFreeDependants',
+      ]);
     });
 
     test('bgId is unique across companies (409 6011), on creation and on update; a given id must be new (409 6020)', async () => {
@@ -174,8 +224,15 @@ describe('with settings', () => {
 
     test('a rejected creation leaves the company inactive', async () => {
       const r = await call('createCompany', companyBody());
-      await t.review(r.body.approval.id, 'reject', async () => (await companyDoc(r.body.company.id))?.status === 'inactive');
-      expect((await query('getCompany', { id: r.body.company.id })).body).toMatchObject({ status: 'inactive', pendingApprovalId: null });
+      await t.review(
+        r.body.approval.id,
+        'reject',
+        async () => (await companyDoc(r.body.company.id))?.status === 'inactive',
+      );
+      expect((await query('getCompany', { id: r.body.company.id })).body).toMatchObject({
+        status: 'inactive',
+        pendingApprovalId: null,
+      });
     });
   });
 
@@ -186,10 +243,23 @@ describe('with settings', () => {
         const r = await call('updateCompany', { id: c.id, name: 'x' }, headers);
         expect(r.status).toBe(403);
       }
-      const u = await call('updateCompany', { id: c.id, name: 'Renamed Co', eligibleMemberTypes: [S.regular, S.club], maxFreeDependants: 4, description: 'now with text' });
+      const u = await call('updateCompany', {
+        id: c.id,
+        name: 'Renamed Co',
+        eligibleMemberTypes: [S.regular, S.club],
+        maxFreeDependants: 4,
+        description: 'now with text',
+      });
       expect(u.status).toBe(200);
       expect(u.body).toMatchObject({
-        company: { name: 'Renamed Co', eligibleMemberTypes: [S.regular, S.club], maxFreeDependants: 4, description: 'now with text', status: 'active', pendingApprovalId: null },
+        company: {
+          name: 'Renamed Co',
+          eligibleMemberTypes: [S.regular, S.club],
+          maxFreeDependants: 4,
+          description: 'now with text',
+          status: 'active',
+          pendingApprovalId: null,
+        },
         approval: { event: 'update_company', approvalType: 'auto' },
       });
       await waitFor(async () => (await companyDoc(c.id))?.name === 'Renamed Co', { what: 'update streamed' });
@@ -197,9 +267,18 @@ describe('with settings', () => {
         const l = await logsOf(c.id);
         return l.length === 2 ? l : undefined;
       });
-      expect(logs![1].fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['description', 'eligibleMemberTypes', 'maxFreeDependants', 'name', 'updatedAt']);
+      expect(logs![1].fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+        'description',
+        'eligibleMemberTypes',
+        'maxFreeDependants',
+        'name',
+        'updatedAt',
+      ]);
 
-      const badRef = await call('updateCompany', { id: c.id, memberSubTypes: [{ memberSubTypeId: S.offSub, maxDependants: 1 }] });
+      const badRef = await call('updateCompany', {
+        id: c.id,
+        memberSubTypes: [{ memberSubTypeId: S.offSub, maxDependants: 1 }],
+      });
       expect([badRef.status, badRef.body.code, badRef.body.details.errors[0].ids]).toEqual([400, 6012, [S.offSub]]);
       const missing = await call('updateCompany', { id: 'nope', name: 'x' });
       expect([missing.status, missing.body.code]).toEqual([404, 6010]);
@@ -223,9 +302,17 @@ describe('with settings', () => {
       const c = await activeCompany({ bgId: 'BG-LOOKUP' });
       expect((await query('getCompany', { id: c.id }, t.clerk)).body).toMatchObject({ id: c.id, bgId: 'BG-LOOKUP' });
       expect((await call('getCompany', { bgId: 'BG-LOOKUP' })).body.id).toBe(c.id);
-      const byClass = await t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-LOOKUP' }, { identity: MEMBER_CLASS, origin: 'class' });
+      const byClass = await t.rt.call(
+        'Company',
+        'getCompany',
+        'default',
+        { bgId: 'BG-LOOKUP' },
+        { identity: MEMBER_CLASS, origin: 'class' },
+      );
       expect(byClass.body).toMatchObject({ id: c.id, companyGroupId: S.group });
-      await expect(t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-NONE' }, { identity: MEMBER_CLASS, origin: 'class' })).rejects.toMatchObject({ status: 404, code: 6010 });
+      await expect(
+        t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-NONE' }, { identity: MEMBER_CLASS, origin: 'class' }),
+      ).rejects.toMatchObject({ status: 404, code: 6010 });
       expect((await query('getCompany', { id: 'nope' })).body.code).toBe(6010);
       const none = await query('getCompany', {});
       expect([none.status, none.body.code]).toEqual([400, 6019]);
@@ -242,7 +329,9 @@ describe('with settings', () => {
         await activeCompany({ name: 'Zeta Gadgets', companyGroupId: S.externalGroup }),
         await activeCompany({ name: 'Zeta Tools', hrContact: { name: 'Zed', email: 'zed@tools.test' } }),
       ];
-      await waitFor(async () => (await query('listCompanies', { search: 'zeta' })).body.totalCount === 3, { what: 'three zetas listed' });
+      await waitFor(async () => (await query('listCompanies', { search: 'zeta' })).body.totalCount === 3, {
+        what: 'three zetas listed',
+      });
       const external = await query('listCompanies', { companyGroupId: S.externalGroup, search: 'ZETA' }, t.clerk);
       expect(external.body.items.map((c: { name: string }) => c.name)).toEqual(['Zeta Gadgets', 'Zeta Widgets']);
       expect(external.body.items[0]._id).toBeUndefined();
@@ -250,14 +339,27 @@ describe('with settings', () => {
       const page = await call('listCompanies', { search: 'zeta', limit: 2, page: 2 });
       expect(page.body).toMatchObject({ totalCount: 3, page: 2, limit: 2, totalPages: 2 });
       expect(page.body.items.map((c: { id: string }) => c.id)).toEqual([made[0].id]); // by name: Gadgets, Tools | Widgets
-      expect((await query('listCompanies', { search: 'zed@tools' })).body.items.map((c: { id: string }) => c.id)).toEqual([made[2].id]);
+      expect(
+        (await query('listCompanies', { search: 'zed@tools' })).body.items.map((c: { id: string }) => c.id),
+      ).toEqual([made[2].id]);
       const pending = await query('listCompanies', { status: 'inactive', limit: 100 });
       expect(pending.body.items.length).toBeGreaterThan(0);
       expect(pending.body.items.every((c: { status: string }) => c.status === 'inactive')).toBe(true);
-      const byClass = await t.rt.call('Company', 'listCompanies', 'default', { search: 'zeta' }, { identity: MEMBER_CLASS, origin: 'class' });
+      const byClass = await t.rt.call(
+        'Company',
+        'listCompanies',
+        'default',
+        { search: 'zeta' },
+        { identity: MEMBER_CLASS, origin: 'class' },
+      );
       expect((byClass.body as { totalCount: number }).totalCount).toBe(3);
 
-      for (const [q, field] of [[{ page: 0 }, 'page'], [{ limit: 101 }, 'limit'], [{ status: 'closed' }, 'status'], [{ group: 'x' }, 'group']] as const) {
+      for (const [q, field] of [
+        [{ page: 0 }, 'page'],
+        [{ limit: 101 }, 'limit'],
+        [{ status: 'closed' }, 'status'],
+        [{ group: 'x' }, 'group'],
+      ] as const) {
         const r = await query('listCompanies', q);
         expect([r.status, r.body.code, r.body.details.errors[0].field]).toEqual([400, 6019, field]);
       }
@@ -272,7 +374,10 @@ describe('with settings', () => {
       const cu = bearer(t, 'cu1', ['companyAdmin'], { userType: 'company', tenant: own.id });
       expect((await query('getCompany', { id: own.id }, cu)).body.id).toBe(own.id);
       expect((await query('getCompany', { bgId: own.bgId }, cu)).body.id).toBe(own.id);
-      for (const q of [{ id: other.id as string }, { bgId: other.bgId as string }, { id: 'no-such-company' }] as Record<string, string>[]) {
+      for (const q of [{ id: other.id as string }, { bgId: other.bgId as string }, { id: 'no-such-company' }] as Record<
+        string,
+        string
+      >[]) {
         const r = await query('getCompany', q, cu);
         expect([r.status, r.body.code]).toEqual([403, 6018]);
       }
@@ -281,7 +386,9 @@ describe('with settings', () => {
       expect(list.body.items.map((c: { id: string }) => c.id)).toEqual([own.id]);
       expect((await query('listCompanies', { search: 'Other Co' }, cu)).body.totalCount).toBe(0);
 
-      expect((await call('updateCompany', { id: own.id, description: 'ours' }, cu)).body.company.description).toBe('ours');
+      expect((await call('updateCompany', { id: own.id, description: 'ours' }, cu)).body.company.description).toBe(
+        'ours',
+      );
       const foreign = await call('updateCompany', { id: other.id, description: 'theirs' }, cu);
       expect([foreign.status, foreign.body.code]).toEqual([403, 6018]);
       const create = await call('createCompany', companyBody(), cu); // the role grants it; the class refuses company users
@@ -316,15 +423,27 @@ describe('with settings', () => {
 
     test('approveCompany is for ApprovalManager only; an approval not awaited is refused', async () => {
       const c = await activeCompany();
-      const body = { approvalId: 'x', action: 'approve', event: 'update_company_status', entityId: c.id, jsonPatch: [] };
+      const body = {
+        approvalId: 'x',
+        action: 'approve',
+        event: 'update_company_status',
+        entityId: c.id,
+        jsonPatch: [],
+      };
       expect((await call('approveCompany', body)).status).toBe(403);
       expect((await call('approveCompany', body, t.clerk)).status).toBe(403);
-      const queued = await t.rt.call('Company', 'approveCompany', 'default', body, { identity: { type: 'class', classId: 'ApprovalManager', instanceId: 'x' }, origin: 'class' });
+      const queued = await t.rt.call('Company', 'approveCompany', 'default', body, {
+        identity: { type: 'class', classId: 'ApprovalManager', instanceId: 'x' },
+        origin: 'class',
+      });
       const jobId = (queued.body as { jobId: string }).jobId;
-      const outcome = await waitFor(async () => {
-        const { status } = await t.rt.jobs.status(jobId);
-        return status.status === 'failed' ? status : undefined;
-      }, { what: 'refused callback' });
+      const outcome = await waitFor(
+        async () => {
+          const { status } = await t.rt.jobs.status(jobId);
+          return status.status === 'failed' ? status : undefined;
+        },
+        { what: 'refused callback' },
+      );
       expect(outcome!.error).toMatchObject({ status: 409, body: { code: 6016 } });
     });
 
@@ -333,20 +452,35 @@ describe('with settings', () => {
       const settle = async (body: Record<string, unknown>) => {
         const queued = await t.rt.call('Company', 'approveCompany', 'default', body, { identity: AM, origin: 'class' });
         const jobId = (queued.body as { jobId: string }).jobId;
-        return waitFor(async () => {
-          const { status } = await t.rt.jobs.status(jobId);
-          return status.status === 'completed' || status.status === 'failed' ? status : undefined;
-        }, { what: `callback job ${jobId}` });
+        return waitFor(
+          async () => {
+            const { status } = await t.rt.jobs.status(jobId);
+            return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+          },
+          { what: `callback job ${jobId}` },
+        );
       };
       const other = await activeCompany();
       for (const jsonPatch of [
         [{ op: 'replace', path: '/nothing/here', value: 1 }],
-        [{ op: 'replace', path: '/status', value: 'active' }, { op: 'replace', path: '/bgId', value: other.bgId }],
+        [
+          { op: 'replace', path: '/status', value: 'active' },
+          { op: 'replace', path: '/bgId', value: other.bgId },
+        ],
       ]) {
         const pending = (await call('createCompany', companyBody())).body;
-        const body = { approvalId: pending.approval.id, action: 'approve', event: 'company_create', entityId: pending.company.id, jsonPatch };
+        const body = {
+          approvalId: pending.approval.id,
+          action: 'approve',
+          event: 'company_create',
+          entityId: pending.company.id,
+          jsonPatch,
+        };
         const done = await settle(body);
-        expect(done).toMatchObject({ status: 'completed', result: { body: { applied: false, code: 6017, company: { status: 'pending', pendingApprovalId: null } } } });
+        expect(done).toMatchObject({
+          status: 'completed',
+          result: { body: { applied: false, code: 6017, company: { status: 'pending', pendingApprovalId: null } } },
+        });
         const after = (await query('getCompany', { id: pending.company.id })).body;
         expect(after).toMatchObject({ status: 'pending', pendingApprovalId: null, bgId: pending.company.bgId });
         // settled once: the same callback again is not awaited any more
@@ -375,27 +509,43 @@ describe('with settings', () => {
     async function companyIn(status: Start): Promise<string> {
       if (status === 'pending') return (await call('createCompany', companyBody())).body.company.id;
       const c = await activeCompany();
-      if (status === 'inactive') expect((await asSystem('Company', 'updateCompanyStatus', { id: c.id, status: 'inactive' })).company.status).toBe('inactive');
+      if (status === 'inactive')
+        expect(
+          (await asSystem('Company', 'updateCompanyStatus', { id: c.id, status: 'inactive' })).company.status,
+        ).toBe('inactive');
       return c.id;
     }
 
-    test.each(cases)('%s → %s, review %s: HTTP %i (code %p), ends %s', async (start, target, action, status, code, final) => {
-      const id = await companyIn(start);
-      for (const headers of [t.clerk, t.member]) expect((await call('updateCompanyStatus', { id, status: target }, headers)).status).toBe(403);
-      const r = await call('updateCompanyStatus', { id, status: target });
-      expect(r.status).toBe(status);
-      if (code) {
-        expect(r.body.code).toBe(code);
-      } else {
-        expect(r.body).toMatchObject({
-          company: { status: start, pendingApprovalId: r.body.approval.id },
-          approval: { event: 'update_company_status', approvalStatus: 'pending', approvalType: 'manual', entityNewStatus: target },
-          newStatus: target,
-        });
-        await t.review(r.body.approval.id, action as 'approve' | 'reject', async () => (await query('getCompany', { id })).body.pendingApprovalId === null);
-      }
-      expect((await query('getCompany', { id })).body.status).toBe(final);
-      await waitFor(async () => (await companyDoc(id))?.status === final, { what: `${id} streamed as ${final}` });
-    });
+    test.each(cases)(
+      '%s → %s, review %s: HTTP %i (code %p), ends %s',
+      async (start, target, action, status, code, final) => {
+        const id = await companyIn(start);
+        for (const headers of [t.clerk, t.member])
+          expect((await call('updateCompanyStatus', { id, status: target }, headers)).status).toBe(403);
+        const r = await call('updateCompanyStatus', { id, status: target });
+        expect(r.status).toBe(status);
+        if (code) {
+          expect(r.body.code).toBe(code);
+        } else {
+          expect(r.body).toMatchObject({
+            company: { status: start, pendingApprovalId: r.body.approval.id },
+            approval: {
+              event: 'update_company_status',
+              approvalStatus: 'pending',
+              approvalType: 'manual',
+              entityNewStatus: target,
+            },
+            newStatus: target,
+          });
+          await t.review(
+            r.body.approval.id,
+            action as 'approve' | 'reject',
+            async () => (await query('getCompany', { id })).body.pendingApprovalId === null,
+          );
+        }
+        expect((await query('getCompany', { id })).body.status).toBe(final);
+        await waitFor(async () => (await companyDoc(id))?.status === final, { what: `${id} streamed as ${final}` });
+      },
+    );
   });
 });

@@ -76,7 +76,11 @@ describe('new companies and updates', () => {
   });
 
   test('an update changes the given fields and updatedAt; null removes the description; status stays', () => {
-    const next = applyCompanyUpdate({ ...acme, description: 'x' }, { name: 'Acme Ltd', description: null, maxFreeDependants: 3, memberSubTypes: [] }, LATER);
+    const next = applyCompanyUpdate(
+      { ...acme, description: 'x' },
+      { name: 'Acme Ltd', description: null, maxFreeDependants: 3, memberSubTypes: [] },
+      LATER,
+    );
     expect(next).toEqual({ ...acme, name: 'Acme Ltd', maxFreeDependants: 3, memberSubTypes: [], updatedAt: LATER });
     const err = refusal(() => applyCompanyUpdate(acme, {}, LATER));
     expect([err.status, err.code]).toEqual([400, 6022]);
@@ -109,7 +113,12 @@ describe('references to active settings', () => {
   });
 
   test('each field names its unknown (or inactive) and repeated ids', () => {
-    const bad = { ...acme, companyGroupId: 'gX', eligibleMemberTypes: ['mt1', 'mtX', 'mtX', 'mt2', 'mt2'], memberSubTypes: [{ memberSubTypeId: 'sX', maxDependants: 1 }] };
+    const bad = {
+      ...acme,
+      companyGroupId: 'gX',
+      eligibleMemberTypes: ['mt1', 'mtX', 'mtX', 'mt2', 'mt2'],
+      memberSubTypes: [{ memberSubTypeId: 'sX', maxDependants: 1 }],
+    };
     expect(referenceProblems(bad, referencedFields(input), config)).toEqual([
       { field: 'companyGroupId', reason: 'not active company groups: gX', ids: ['gX'] },
       { field: 'eligibleMemberTypes', reason: 'not active member types: mtX', ids: ['mtX'] },
@@ -120,11 +129,17 @@ describe('references to active settings', () => {
     expect(referenceProblems(bad, ['memberSubTypes'], config).map((p) => p.field)).toEqual(['memberSubTypes']);
     const err = refusal(() => checkReferences(bad, ['companyGroupId'], config));
     expect([err.status, err.code]).toEqual([400, 6012]);
-    expect(err.details).toEqual({ errors: [{ field: 'companyGroupId', reason: 'not active company groups: gX', ids: ['gX'] }] });
+    expect(err.details).toEqual({
+      errors: [{ field: 'companyGroupId', reason: 'not active company groups: gX', ids: ['gX'] }],
+    });
   });
 
   test('without settings every reference is unknown', () => {
-    expect(referenceProblems(acme, referencedFields(input), EMPTY_CONFIG).map((p) => p.ids)).toEqual([['g1'], ['mt1'], ['s1']]);
+    expect(referenceProblems(acme, referencedFields(input), EMPTY_CONFIG).map((p) => p.ids)).toEqual([
+      ['g1'],
+      ['mt1'],
+      ['s1'],
+    ]);
   });
 });
 
@@ -163,14 +178,23 @@ describe('company status moves (spec 3.3)', () => {
 });
 
 describe('company users', () => {
-  const pm = (claims: Record<string, unknown>): Identity => ({ type: 'program_management_user', userId: 'u', roles: [], claims });
+  const pm = (claims: Record<string, unknown>): Identity => ({
+    type: 'program_management_user',
+    userId: 'u',
+    roles: [],
+    claims,
+  });
   test.each([
     ['an internal user', pm({}), { kind: 'all' }],
     // the company comes from the identity's tenant (the token's `tenant` claim), never from other claims
     ['a user claiming a company without a tenant', pm({ userType: 'company', companyId: 'c1' }), { kind: 'all' }],
     ['a company user', { ...pm({ userType: 'company' }), tenant: 'c1' } as Identity, { kind: 'own', companyId: 'c1' }],
     ['a class', { type: 'class', classId: 'Member' } as Identity, { kind: 'all' }],
-    ['a class acting for a company user', { type: 'class', classId: 'Member', tenant: 'c1' } as Identity, { kind: 'own', companyId: 'c1' }],
+    [
+      'a class acting for a company user',
+      { type: 'class', classId: 'Member', tenant: 'c1' } as Identity,
+      { kind: 'own', companyId: 'c1' },
+    ],
   ])('%s', (_what, identity, scope) => {
     expect(companyScope(identity)).toEqual(scope);
   });
@@ -187,12 +211,18 @@ describe('company users', () => {
 
 describe('lists and projection', () => {
   test('filters, escaped search over name, description, bgId and HR contact, paging; a company user sees its own only', () => {
-    const q = parseCompanyListQuery({ status: 'active', companyGroupId: 'g1', search: 'a+b', page: '3', limit: '10' }, {}, { kind: 'all' });
+    const q = parseCompanyListQuery(
+      { status: 'active', companyGroupId: 'g1', search: 'a+b', page: '3', limit: '10' },
+      {},
+      { kind: 'all' },
+    );
     expect(q).toEqual({
       filter: {
         status: 'active',
         companyGroupId: 'g1',
-        $or: ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'].map((f) => ({ [f]: { $regex: 'a\\+b', $options: 'i' } })),
+        $or: ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'].map((f) => ({
+          [f]: { $regex: 'a\\+b', $options: 'i' },
+        })),
       },
       sort: { nameKey: 1, id: 1 },
       page: 3,
@@ -216,7 +246,9 @@ describe('lists and projection', () => {
   });
 
   test('each company is a document with a sort key; the workflow entity has no bookkeeping', () => {
-    expect(companyDocuments({ companies: { c1: acme } })).toEqual([{ collection: 'companies', id: 'c1', doc: { ...acme, nameKey: 'acme' } }]);
+    expect(companyDocuments({ companies: { c1: acme } })).toEqual([
+      { collection: 'companies', id: 'c1', doc: { ...acme, nameKey: 'acme' } },
+    ]);
     expect(companyDocuments(undefined)).toEqual([]);
     const entity = toEntity({ ...acme, pendingApprovalId: 'a1' });
     expect('pendingApprovalId' in entity).toBe(false);

@@ -6,7 +6,15 @@
  * enters its window.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { activeContent, asSystem, bearer, contentBody, freshId, startContentRuntime, writeContentRoles } from './support';
+import {
+  activeContent,
+  asSystem,
+  bearer,
+  contentBody,
+  freshId,
+  startContentRuntime,
+  writeContentRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -39,26 +47,53 @@ describe('what is shown', () => {
     const loginHigh = await activeContent(t, 'login_login', { order: 2 });
     const section = await activeContent(t, 'homepage_section', { order: 1 });
     const heroNoOrder = await activeContent(t, 'homepage_hero_banner');
-    const heroWindow = await activeContent(t, 'homepage_hero_banner', { order: 3, startDate: iso(-DAY), endDate: iso(DAY) });
+    const heroWindow = await activeContent(t, 'homepage_hero_banner', {
+      order: 3,
+      startDate: iso(-DAY),
+      endDate: iso(DAY),
+    });
     const heroStartsOnly = await activeContent(t, 'homepage_hero_banner', { order: 2, startDate: iso(-DAY) });
     // not shown: ended, not started, pending, inactive
     await activeContent(t, 'homepage_hero_banner', { startDate: iso(-2 * DAY), endDate: iso(-DAY) });
     await activeContent(t, 'homepage_hero_banner', { startDate: iso(DAY) });
-    expect((await t.post(`${p}/createContent/default`, contentBody('homepage_hero_banner'), bearer(t, 'pm1', ['super']))).body.content.status).toBe('pending');
+    expect(
+      (await t.post(`${p}/createContent/default`, contentBody('homepage_hero_banner'), bearer(t, 'pm1', ['super'])))
+        .body.content.status,
+    ).toBe('pending');
     const off = await activeContent(t, 'onboarding_onboarding');
-    expect((await asSystem(t, 'updateContentStatus', { id: off.id, status: 'inactive' })).body.content.status).toBe('inactive');
+    expect((await asSystem(t, 'updateContentStatus', { id: off.id, status: 'inactive' })).body.content.status).toBe(
+      'inactive',
+    );
 
     const r = await t.get(`${p}/getContents/default`);
     expect(r.status).toBe(200);
-    expect(ids(r.body)).toEqual([section.id, heroWindow.id, heroStartsOnly.id, heroNoOrder.id, loginHigh.id, loginNew.id, loginOld.id]);
-    expect(r.body.contents[0]).toEqual({ id: section.id, contentKey: 'homepage_section', contentGroupKey: 'homepage', status: 'active', order: 1, fields: section.fields });
+    expect(ids(r.body)).toEqual([
+      section.id,
+      heroWindow.id,
+      heroStartsOnly.id,
+      heroNoOrder.id,
+      loginHigh.id,
+      loginNew.id,
+      loginOld.id,
+    ]);
+    expect(r.body.contents[0]).toEqual({
+      id: section.id,
+      contentKey: 'homepage_section',
+      contentGroupKey: 'homepage',
+      status: 'active',
+      order: 1,
+      fields: section.fields,
+    });
 
     // filters: groups and keys, as a list, repeated in the query, or comma-separated
     const logins = await t.get(`${p}/getContents/default?contentGroupKeys=login`);
     expect(ids(logins.body)).toEqual([loginHigh.id, loginNew.id, loginOld.id]);
     const twoKeys = await t.get(`${p}/getContents/default?contentKeys=homepage_section&contentKeys=login_login`);
     expect(ids(twoKeys.body)).toEqual([section.id, loginHigh.id, loginNew.id, loginOld.id]);
-    const both = await t.post(`${p}/getContents/default`, { contentGroupKeys: 'homepage,login', contentKeys: ['homepage_section'] });
+    const both = await t.post(`${p}/getContents/default`, {
+      contentGroupKeys: 'homepage,login',
+      contentKeys: ['homepage_section'],
+    });
     expect(ids(both.body)).toEqual([section.id]);
     const bad = await t.get(`${p}/getContents/default?contentKeys=homepage_footer`);
     expect([bad.status, bad.body.code, bad.body.details.errors[0].field]).toEqual([400, 18009, 'contentKeys.0']);
@@ -84,7 +119,9 @@ describe('entity tag', () => {
     expect(again.headers.get('etag')).toBe(tag);
     expect(await again.text()).toBe('');
     // as one of several tags, weakly compared, and over POST
-    expect((await fetch(`${t.base}${p}/getContents/default`, { headers: { 'if-none-match': `"old", W/${tag}` } })).status).toBe(304);
+    expect(
+      (await fetch(`${t.base}${p}/getContents/default`, { headers: { 'if-none-match': `"old", W/${tag}` } })).status,
+    ).toBe(304);
     expect((await t.post(`${p}/getContents/default`, {}, { 'if-none-match': tag })).status).toBe(304);
     // another filter is another answer with its own tag
     const filtered = await t.get(`${p}/getContents/default?contentGroupKeys=homepage`, { 'if-none-match': tag });
@@ -97,21 +134,34 @@ describe('entity tag', () => {
     expect(after.status).toBe(200);
     const newTag = after.headers.get('etag')!;
     expect(newTag).not.toBe(tag);
-    expect(after.body.contents.find((x: { id: string }) => x.id === c.id).fields.actionUrl).toBe('https://changed.example');
+    expect(after.body.contents.find((x: { id: string }) => x.id === c.id).fields.actionUrl).toBe(
+      'https://changed.example',
+    );
     expect((await t.get(`${p}/getContents/default`, { 'if-none-match': newTag })).status).toBe(304);
 
     // a status change approved later moves the tag too
-    const off = await t.post(`${p}/updateContentStatus/default`, { id: c.id, status: 'inactive' }, bearer(t, 'pm1', ['super']));
+    const off = await t.post(
+      `${p}/updateContentStatus/default`,
+      { id: c.id, status: 'inactive' },
+      bearer(t, 'pm1', ['super']),
+    );
     expect(off.body.approval.approvalStatus).toBe('pending');
     const waiting = await t.get(`${p}/getContents/default`, { 'if-none-match': newTag });
     expect(waiting.status).toBe(200); // the content now waits for an approval: a committed change of the singleton
     expect(ids(waiting.body)).toContain(c.id);
-    const approved = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${off.body.approval.id}`, { action: 'approve' }, bearer(t, 'ann', ['approver']));
+    const approved = await t.post(
+      `/${t.projectId}/CALL/ApprovalManager/reviewApproval/${off.body.approval.id}`,
+      { action: 'approve' },
+      bearer(t, 'ann', ['approver']),
+    );
     expect(approved.status).toBe(200);
-    const hidden = await waitFor(async () => {
-      const r = await t.get(`${p}/getContents/default`, { 'if-none-match': waiting.headers.get('etag')! });
-      return r.status === 200 && !ids(r.body).includes(c.id) ? r : undefined;
-    }, { what: 'the deactivated content gone from getContents' });
+    const hidden = await waitFor(
+      async () => {
+        const r = await t.get(`${p}/getContents/default`, { 'if-none-match': waiting.headers.get('etag')! });
+        return r.status === 200 && !ids(r.body).includes(c.id) ? r : undefined;
+      },
+      { what: 'the deactivated content gone from getContents' },
+    );
     expect(hidden!.headers.get('etag')).not.toBe(waiting.headers.get('etag'));
   });
 
@@ -121,10 +171,13 @@ describe('entity tag', () => {
     expect(ids(before.body)).not.toContain(startsSoon.id);
     const tag = before.headers.get('etag')!;
     const version = (await t.rt.store.read('ContentManager', 'default'))!.version;
-    const shown = await waitFor(async () => {
-      const r = await t.get(`${p}/getContents/default?contentKeys=homepage_bottom_slider`, { 'if-none-match': tag });
-      return r.status === 200 && ids(r.body).includes(startsSoon.id) ? r : undefined;
-    }, { what: 'the content shown once its window opens', timeoutMs: 20_000 });
+    const shown = await waitFor(
+      async () => {
+        const r = await t.get(`${p}/getContents/default?contentKeys=homepage_bottom_slider`, { 'if-none-match': tag });
+        return r.status === 200 && ids(r.body).includes(startsSoon.id) ? r : undefined;
+      },
+      { what: 'the content shown once its window opens', timeoutMs: 20_000 },
+    );
     expect(shown!.headers.get('etag')).not.toBe(tag);
     expect((await t.rt.store.read('ContentManager', 'default'))!.version).toBe(version);
   });

@@ -29,7 +29,13 @@ let n = 0;
 function content(extra: Partial<ContentRecord> = {}): ContentRecord {
   n += 1;
   return {
-    ...newContent({ contentKey: 'homepage_top_slider', contentGroupKey: 'homepage', contentTitle: ` Slide ${n} `, fields: {} }, { images: { image: '/p/x' }, actionUrl: 'https://a.example' }, actor, '2030-01-01T00:00:00.000Z', `c${n}`),
+    ...newContent(
+      { contentKey: 'homepage_top_slider', contentGroupKey: 'homepage', contentTitle: ` Slide ${n} `, fields: {} },
+      { images: { image: '/p/x' }, actionUrl: 'https://a.example' },
+      actor,
+      '2030-01-01T00:00:00.000Z',
+      `c${n}`,
+    ),
     status: 'active',
     ...extra,
   };
@@ -39,15 +45,32 @@ const ALL: ContentsFilter = { id: 'g=;k=' };
 
 describe('a content and its changes', () => {
   test('a new content is pending, its title trimmed, its window and order null unless given', () => {
-    const c = newContent({ contentKey: 'login_login', contentGroupKey: 'login', contentTitle: '  Login  ', fields: {} }, {}, actor, 'now', 'id1');
-    expect(c).toMatchObject({ id: 'id1', status: 'pending', contentTitle: 'Login', startDate: null, endDate: null, order: null, pendingApprovalId: null, createdBy: actor });
+    const c = newContent(
+      { contentKey: 'login_login', contentGroupKey: 'login', contentTitle: '  Login  ', fields: {} },
+      {},
+      actor,
+      'now',
+      'id1',
+    );
+    expect(c).toMatchObject({
+      id: 'id1',
+      status: 'pending',
+      contentTitle: 'Login',
+      startDate: null,
+      endDate: null,
+      order: null,
+      pendingApprovalId: null,
+      createdBy: actor,
+    });
   });
 
   test('the window: the start strictly before the end, either may be absent', () => {
     expect(windowProblems(null, null)).toEqual([]);
     expect(windowProblems('2030-01-01T00:00:00Z', null)).toEqual([]);
     expect(windowProblems('2030-01-01T00:00:00Z', '2030-01-01T00:00:01Z')).toEqual([]);
-    expect(windowProblems('2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')).toEqual([{ field: 'endDate', reason: 'must be after startDate (2030-01-01T00:00:00Z)' }]);
+    expect(windowProblems('2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z')).toEqual([
+      { field: 'endDate', reason: 'must be after startDate (2030-01-01T00:00:00Z)' },
+    ]);
     // instants, whatever the offset: 04:00+04:00 is midnight UTC
     expect(windowProblems('2030-01-01T04:00:00+04:00', '2030-01-01T00:00:00Z')).toHaveLength(1);
   });
@@ -56,11 +79,25 @@ describe('a content and its changes', () => {
     const old = content({ startDate: '2030-01-01T00:00:00Z', order: 3 });
     expect(namedUpdates({ id: old.id })).toEqual([]);
     expect(namedUpdates({ id: old.id, order: null, contentTitle: 'x' })).toEqual(['contentTitle', 'order']);
-    const next = applyContentUpdate(old, { id: old.id, startDate: null, order: null, contentTitle: ' New ' }, undefined, 'later');
-    expect(next).toMatchObject({ startDate: null, order: null, contentTitle: 'New', updatedAt: 'later', fields: old.fields, status: 'active' });
+    const next = applyContentUpdate(
+      old,
+      { id: old.id, startDate: null, order: null, contentTitle: ' New ' },
+      undefined,
+      'later',
+    );
+    expect(next).toMatchObject({
+      startDate: null,
+      order: null,
+      contentTitle: 'New',
+      updatedAt: 'later',
+      fields: old.fields,
+      status: 'active',
+    });
     expect(sameContent(old, applyContentUpdate(old, { id: old.id, order: 3 }, undefined, 'later'))).toBe(true);
     expect(sameContent(old, next)).toBe(false);
-    expect(sameContent(old, { ...old, fields: { actionUrl: 'https://a.example', images: { image: '/p/x' } } })).toBe(true);
+    expect(sameContent(old, { ...old, fields: { actionUrl: 'https://a.example', images: { image: '/p/x' } } })).toBe(
+      true,
+    );
   });
 
   test('status moves: active or inactive, never the current one', () => {
@@ -73,7 +110,10 @@ describe('a content and its changes', () => {
 
   test('a rejected creation leaves the content inactive; any other rejection changes nothing', () => {
     const pending = content({ status: 'pending' });
-    expect(afterRejection(pending, 'content_create', 'later')).toMatchObject({ status: 'inactive', updatedAt: 'later' });
+    expect(afterRejection(pending, 'content_create', 'later')).toMatchObject({
+      status: 'inactive',
+      updatedAt: 'later',
+    });
     const active = content();
     expect(afterRejection(active, 'content_update', 'later')).toBe(active);
     expect(afterRejection(active, 'content_status_update', 'later')).toBe(active);
@@ -84,8 +124,14 @@ describe('listing input', () => {
   test('getContents: lists, single values and comma-separated values of known groups and keys', () => {
     expect(parseContentsFilter({})).toEqual({ ok: true, filter: { groups: undefined, keys: undefined, id: 'g=;k=' } });
     const a = parseContentsFilter({ contentGroupKeys: 'homepage,login', contentKeys: ['homepage_section'] });
-    const b = parseContentsFilter({ contentGroupKeys: ['login', 'homepage', 'login'], contentKeys: 'homepage_section' });
-    expect(a).toEqual({ ok: true, filter: { groups: ['homepage', 'login'], keys: ['homepage_section'], id: 'g=homepage,login;k=homepage_section' } });
+    const b = parseContentsFilter({
+      contentGroupKeys: ['login', 'homepage', 'login'],
+      contentKeys: 'homepage_section',
+    });
+    expect(a).toEqual({
+      ok: true,
+      filter: { groups: ['homepage', 'login'], keys: ['homepage_section'], id: 'g=homepage,login;k=homepage_section' },
+    });
     expect(b).toEqual(a);
     expect(parseContentsFilter({ contentGroupKeys: 'homepage,footer', other: 1 })).toEqual({
       ok: false,
@@ -94,15 +140,28 @@ describe('listing input', () => {
         { field: 'contentGroupKeys.0', reason: "'footer' is not one of: login, onboarding, homepage" },
       ],
     });
-    expect(parseContentsFilter({ contentKeys: [{ $ne: 1 }] })).toMatchObject({ ok: false, errors: [{ field: 'contentKeys' }] });
+    expect(parseContentsFilter({ contentKeys: [{ $ne: 1 }] })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'contentKeys' }],
+    });
   });
 
   test('getContentsForBackoffice: statuses, search, paging', () => {
     expect(parseBackofficeQuery({ statuses: 'pending,inactive', search: ' Slide ', page: '2', limit: '5' })).toEqual({
       ok: true,
-      query: { groups: undefined, keys: undefined, statuses: ['inactive', 'pending'], search: 'slide', page: 2, limit: 5 },
+      query: {
+        groups: undefined,
+        keys: undefined,
+        statuses: ['inactive', 'pending'],
+        search: 'slide',
+        page: 2,
+        limit: 5,
+      },
     });
-    expect(parseBackofficeQuery({ statuses: ['archived'], limit: 500 })).toMatchObject({ ok: false, errors: [{ field: 'statuses.0' }, { field: 'limit' }] });
+    expect(parseBackofficeQuery({ statuses: ['archived'], limit: 500 })).toMatchObject({
+      ok: false,
+      errors: [{ field: 'statuses.0' }, { field: 'limit' }],
+    });
     const c = content({ status: 'pending', contentTitle: 'Summer Slide' });
     expect(backofficeMatches(c, { statuses: ['pending'], search: 'summer', page: 1, limit: 20 })).toBe(true);
     expect(backofficeMatches(c, { statuses: ['active'], page: 1, limit: 20 })).toBe(false);
@@ -119,7 +178,9 @@ describe('order', () => {
     const sliderLowNew = content({ order: 1, updatedAt: '2030-01-02T00:00:00Z' });
     const sliderNone = content({ order: null });
     const sorted = [login, sliderNone, sliderLowOld, sliderHigh, section, sliderLowNew].sort(memberOrder());
-    expect(sorted.map((c) => c.id)).toEqual([section, sliderHigh, sliderLowNew, sliderLowOld, sliderNone, login].map((c) => c.id));
+    expect(sorted.map((c) => c.id)).toEqual(
+      [section, sliderHigh, sliderLowNew, sliderLowOld, sliderNone, login].map((c) => c.id),
+    );
   });
 
   test('back office: order then updatedAt, descending, whatever the key', () => {
@@ -152,13 +213,36 @@ describe('what members see at an instant', () => {
     const all = [windowed, openEnded, always, inactive, pending, login];
     const index = new PublishedIndex(all);
     expect(index.boundaries).toEqual([T('2030-06-01T00:00:00Z'), T('2030-06-15T00:00:00Z'), T('2030-07-01T00:00:00Z')]);
-    for (const iso of ['2030-01-01T00:00:00Z', '2030-06-01T00:00:00Z', '2030-06-20T00:00:00Z', '2030-07-01T00:00:00Z']) {
-      const ids = index.select(ALL, T(iso)).map((c) => c.id).sort();
-      expect([iso, ids]).toEqual([iso, all.filter((c) => isPublished(c, T(iso))).map((c) => c.id).sort()]);
+    for (const iso of [
+      '2030-01-01T00:00:00Z',
+      '2030-06-01T00:00:00Z',
+      '2030-06-20T00:00:00Z',
+      '2030-07-01T00:00:00Z',
+    ]) {
+      const ids = index
+        .select(ALL, T(iso))
+        .map((c) => c.id)
+        .sort();
+      expect([iso, ids]).toEqual([
+        iso,
+        all
+          .filter((c) => isPublished(c, T(iso)))
+          .map((c) => c.id)
+          .sort(),
+      ]);
     }
     const onlyLogin = parseContentsFilter({ contentGroupKeys: 'login' });
-    expect(onlyLogin.ok && index.select(onlyLogin.filter, T('2030-06-20T00:00:00Z')).map((c) => c.id)).toEqual([login.id]);
-    expect(Object.keys(index.select(ALL, 0)[0]!).sort()).toEqual(['contentGroupKey', 'contentKey', 'fields', 'id', 'order', 'status']);
+    expect(onlyLogin.ok && index.select(onlyLogin.filter, T('2030-06-20T00:00:00Z')).map((c) => c.id)).toEqual([
+      login.id,
+    ]);
+    expect(Object.keys(index.select(ALL, 0)[0]!).sort()).toEqual([
+      'contentGroupKey',
+      'contentKey',
+      'fields',
+      'id',
+      'order',
+      'status',
+    ]);
   });
 
   test('phases: the count of window boundaries passed; one answer per filter and phase', () => {
@@ -181,7 +265,15 @@ describe('the entity tag', () => {
     const tag = contentsTag(7, 2, ALL);
     expect(tag).toMatch(/^"[0-9a-z.]+"$/);
     expect(contentsTag(7, 2, ALL)).toBe(tag);
-    expect(new Set([tag, contentsTag(8, 2, ALL), contentsTag(7, 3, ALL), contentsTag(7, 2, other.filter), contentsTag(7, 2, ALL, 'other')]).size).toBe(5);
+    expect(
+      new Set([
+        tag,
+        contentsTag(8, 2, ALL),
+        contentsTag(7, 3, ALL),
+        contentsTag(7, 2, other.filter),
+        contentsTag(7, 2, ALL, 'other'),
+      ]).size,
+    ).toBe(5);
   });
 
   test('If-None-Match: the tag, one of a list, weakly compared, or *', () => {

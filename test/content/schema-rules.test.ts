@@ -5,7 +5,12 @@
  * own group; a new key is only data; images, dates, merging on update, and
  * the schemas as getContentSchemas answers them.
  */
-import { CONTENT_GROUPS, CONTENT_KEYS, type ContentKeyDefinition, type FieldDefinition } from '../../classes/ContentManager/content-schemas';
+import {
+  CONTENT_GROUPS,
+  CONTENT_KEYS,
+  type ContentKeyDefinition,
+  type FieldDefinition,
+} from '../../classes/ContentManager/content-schemas';
 import {
   CATALOGUE,
   classifyImage,
@@ -107,8 +112,16 @@ describe('the shipped definitions', () => {
     expect(byKey.entityType).toMatchObject({ type: 'enum', required: true, isMultiSelect: false });
     expect(byKey.entityType!.options!.map((o) => o.key)).toEqual(['offer', 'voucher', 'event']);
     expect(byKey.sortField!.options!.map((o) => o.key)).toEqual(['relevance', 'distance', 'newest', 'featured']);
-    expect(byKey.filterCategories).toMatchObject({ type: 'enum', isMultiSelect: true, optionsSource: 'benefitCategories' });
-    expect(byKey.filterSubcategories).toMatchObject({ type: 'enum', isMultiSelect: true, optionsSource: 'benefitSubcategories' });
+    expect(byKey.filterCategories).toMatchObject({
+      type: 'enum',
+      isMultiSelect: true,
+      optionsSource: 'benefitCategories',
+    });
+    expect(byKey.filterSubcategories).toMatchObject({
+      type: 'enum',
+      isMultiSelect: true,
+      optionsSource: 'benefitSubcategories',
+    });
     expect(byKey.filterFeaturedOnly!.type).toBe('boolean');
   });
 });
@@ -132,7 +145,13 @@ describe.each(CONTENT_KEYS.map((k) => [k.contentKey, k] as const))('%s', (conten
       for (const bad of invalidValues(f)) {
         const check = CATALOGUE.checkFields(contentKey, { ...VALID_FIELDS[contentKey], [f.key]: bad.value }, PROJECT);
         const named = fieldsNamed(check).map((n) => n.replace(/\.\d+$/, ''));
-        expect([f.key, bad.what, check.ok, named.every((n) => n === `fields.${f.key}`), named.length > 0]).toEqual([f.key, bad.what, false, true, true]);
+        expect([f.key, bad.what, check.ok, named.every((n) => n === `fields.${f.key}`), named.length > 0]).toEqual([
+          f.key,
+          bad.what,
+          false,
+          true,
+          true,
+        ]);
       }
     }
   });
@@ -155,9 +174,14 @@ describe.each(CONTENT_KEYS.map((k) => [k.contentKey, k] as const))('%s', (conten
 
 describe('keys and groups', () => {
   test('an unknown group or key is named', () => {
-    expect(CATALOGUE.keyProblems('footer', 'login_login')).toEqual([{ field: 'contentGroupKey', reason: 'must be one of: login, onboarding, homepage' }]);
+    expect(CATALOGUE.keyProblems('footer', 'login_login')).toEqual([
+      { field: 'contentGroupKey', reason: 'must be one of: login, onboarding, homepage' },
+    ]);
     expect(CATALOGUE.keyProblems('login', 'login_footer')[0]!.field).toBe('contentKey');
-    expect(CATALOGUE.checkFields('login_footer', {}, PROJECT)).toMatchObject({ ok: false, errors: [{ field: 'contentKey' }] });
+    expect(CATALOGUE.checkFields('login_footer', {}, PROJECT)).toMatchObject({
+      ok: false,
+      errors: [{ field: 'contentKey' }],
+    });
   });
 
   test('select: a group, a key, both (the key of the group), neither', () => {
@@ -166,7 +190,12 @@ describe('keys and groups', () => {
       return r.ok ? r.keys.map((k) => k.contentKey) : r.errors.map((e) => e.field);
     };
     expect(keysOf({})).toHaveLength(6);
-    expect(keysOf({ contentGroupKey: 'homepage' })).toEqual(['homepage_hero_banner', 'homepage_top_slider', 'homepage_bottom_slider', 'homepage_section']);
+    expect(keysOf({ contentGroupKey: 'homepage' })).toEqual([
+      'homepage_hero_banner',
+      'homepage_top_slider',
+      'homepage_bottom_slider',
+      'homepage_section',
+    ]);
     expect(keysOf({ contentKey: 'login_login' })).toEqual(['login_login']);
     expect(keysOf({ contentGroupKey: 'login', contentKey: 'login_login' })).toEqual(['login_login']);
     expect(keysOf({ contentGroupKey: 'homepage', contentKey: 'login_login' })).toEqual(['contentKey']);
@@ -183,7 +212,15 @@ describe('adding a key is adding data', () => {
     fields: [
       { key: 'headline', title: 'Headline', type: 'text', maxLength: 10, required: true, order: 1 },
       { key: 'rank', title: 'Rank', type: 'number', integer: true, minimum: 1, maximum: 5, required: false, order: 2 },
-      { key: 'tags', title: 'Tags', type: 'array', items: { type: 'text', maxLength: 5 }, maxItems: 2, required: false, order: 3 },
+      {
+        key: 'tags',
+        title: 'Tags',
+        type: 'array',
+        items: { type: 'text', maxLength: 5 },
+        maxItems: 2,
+        required: false,
+        order: 3,
+      },
       { key: 'body', title: 'Body', type: 'richtext', required: false, order: 4 },
       { key: 'banner', title: 'Banner', type: 'image', required: false, order: 5 },
       { key: 'live', title: 'Live', type: 'boolean', required: false, order: 6 },
@@ -192,10 +229,30 @@ describe('adding a key is adding data', () => {
   const catalogue = new ContentCatalogue(CONTENT_GROUPS, [...CONTENT_KEYS, extra]);
 
   test('its fields are validated from its definition', () => {
-    expect(errorsOf(catalogue.checkFields('homepage_promo', { headline: 'Hello', rank: 3, tags: ['a', 'b'], body: '<b>x</b>', banner: PNG, live: true }, PROJECT))).toEqual([]);
-    const bad = catalogue.checkFields('homepage_promo', { headline: 'Hello there!', rank: 2.5, tags: ['a', 'b', 'toolong'], live: 'y' }, PROJECT);
-    expect(fieldsNamed(bad).sort()).toEqual(['fields.headline', 'fields.live', 'fields.rank', 'fields.tags', 'fields.tags.2']);
-    expect(fieldsNamed(catalogue.checkFields('homepage_promo', { headline: 'Hi', rank: 9 }, PROJECT))).toEqual(['fields.rank']);
+    expect(
+      errorsOf(
+        catalogue.checkFields(
+          'homepage_promo',
+          { headline: 'Hello', rank: 3, tags: ['a', 'b'], body: '<b>x</b>', banner: PNG, live: true },
+          PROJECT,
+        ),
+      ),
+    ).toEqual([]);
+    const bad = catalogue.checkFields(
+      'homepage_promo',
+      { headline: 'Hello there!', rank: 2.5, tags: ['a', 'b', 'toolong'], live: 'y' },
+      PROJECT,
+    );
+    expect(fieldsNamed(bad).sort()).toEqual([
+      'fields.headline',
+      'fields.live',
+      'fields.rank',
+      'fields.tags',
+      'fields.tags.2',
+    ]);
+    expect(fieldsNamed(catalogue.checkFields('homepage_promo', { headline: 'Hi', rank: 9 }, PROJECT))).toEqual([
+      'fields.rank',
+    ]);
     expect(catalogue.keyProblems('login', 'homepage_promo')[0]!.field).toBe('contentKey');
   });
 
@@ -206,13 +263,28 @@ describe('adding a key is adding data', () => {
   });
 
   test('a broken definition is refused when the catalogue is made', () => {
-    const broken = (fields: FieldDefinition[], group = 'homepage') => definitionProblems(CONTENT_GROUPS, [...CONTENT_KEYS, { ...extra, contentGroupKey: group, fields }]);
+    const broken = (fields: FieldDefinition[], group = 'homepage') =>
+      definitionProblems(CONTENT_GROUPS, [...CONTENT_KEYS, { ...extra, contentGroupKey: group, fields }]);
     expect(broken([], 'footer')).toEqual([expect.stringContaining("group 'footer' is not defined")]);
-    expect(broken([{ key: 'a', title: 'A', type: 'enum', required: false, order: 1 }])).toEqual([expect.stringContaining('either options or an optionsSource')]);
-    expect(broken([{ key: 'a', title: 'A', type: 'text', required: false, order: 1, notAfter: 'b' }])).toEqual([expect.stringContaining('notAfter')]);
-    expect(broken([{ key: 'images', title: 'A', type: 'text', required: false, order: 1 }])).toEqual([expect.stringContaining("not be 'images'")]);
-    expect(definitionProblems(CONTENT_GROUPS, [...CONTENT_KEYS, CONTENT_KEYS[0]!])).toEqual([expect.stringContaining('defined twice')]);
-    expect(() => new ContentCatalogue(CONTENT_GROUPS, [...CONTENT_KEYS, { ...extra, fields: [{ key: 'a', title: 'A', type: 'array', required: false, order: 1 }] }])).toThrow(/names the type of its items/);
+    expect(broken([{ key: 'a', title: 'A', type: 'enum', required: false, order: 1 }])).toEqual([
+      expect.stringContaining('either options or an optionsSource'),
+    ]);
+    expect(broken([{ key: 'a', title: 'A', type: 'text', required: false, order: 1, notAfter: 'b' }])).toEqual([
+      expect.stringContaining('notAfter'),
+    ]);
+    expect(broken([{ key: 'images', title: 'A', type: 'text', required: false, order: 1 }])).toEqual([
+      expect.stringContaining("not be 'images'"),
+    ]);
+    expect(definitionProblems(CONTENT_GROUPS, [...CONTENT_KEYS, CONTENT_KEYS[0]!])).toEqual([
+      expect.stringContaining('defined twice'),
+    ]);
+    expect(
+      () =>
+        new ContentCatalogue(CONTENT_GROUPS, [
+          ...CONTENT_KEYS,
+          { ...extra, fields: [{ key: 'a', title: 'A', type: 'array', required: false, order: 1 }] },
+        ]),
+    ).toThrow(/names the type of its items/);
   });
 });
 
@@ -220,7 +292,12 @@ describe('images', () => {
   test('a data URL, bare Base64 and a stored public URL are images; anything else is not', () => {
     expect(classifyImage(PNG_DATA_URL, PROJECT)).toEqual({ kind: 'upload', mimeType: 'image/png', content: PNG });
     expect(classifyImage(GIF, PROJECT)).toEqual({ kind: 'upload', mimeType: 'image/gif', content: GIF });
-    expect(classifyImage(`data:image/jpg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]).toString('base64')}`, PROJECT)).toMatchObject({ kind: 'upload', mimeType: 'image/jpeg' });
+    expect(
+      classifyImage(
+        `data:image/jpg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]).toString('base64')}`,
+        PROJECT,
+      ),
+    ).toMatchObject({ kind: 'upload', mimeType: 'image/jpeg' });
     expect(classifyImage(STORED, PROJECT)).toEqual({ kind: 'stored', url: STORED });
     // a png declared as a gif, a pdf, a URL of another project or elsewhere, a path with more after the file name
     expect(classifyImage(`data:image/gif;base64,${PNG}`, PROJECT)).toBeNull();
@@ -242,21 +319,59 @@ describe('images', () => {
     const nested = CATALOGUE.checkFields('login_login', { images: { backgroundImage: PNG } }, PROJECT);
     expect(top.ok && top.fields).toEqual({ images: { backgroundImage: PNG } });
     expect(nested.ok && nested.fields).toEqual({ images: { backgroundImage: PNG } });
-    expect(top.ok && top.images).toEqual([{ key: 'backgroundImage', field: 'fields.backgroundImage', value: { kind: 'upload', mimeType: 'image/png', content: PNG } }]);
-    expect(errorsOf(CATALOGUE.checkFields('login_login', { images: { backgroundImage: 'x' } }, PROJECT))).toEqual([{ field: 'fields.images.backgroundImage', reason: IMAGE_REASON }]);
-    expect(errorsOf(CATALOGUE.checkFields('login_login', { backgroundImage: 'x' }, PROJECT))).toEqual([{ field: 'fields.backgroundImage', reason: IMAGE_REASON }]);
-    expect(fieldsNamed(CATALOGUE.checkFields('login_login', { backgroundImage: PNG, images: { backgroundImage: PNG } }, PROJECT))).toEqual(['fields.backgroundImage']);
-    expect(fieldsNamed(CATALOGUE.checkFields('login_login', { images: { backgroundImage: PNG, logo: PNG } }, PROJECT))).toEqual(['fields.images.logo']);
-    expect(fieldsNamed(CATALOGUE.checkFields('homepage_section', { ...VALID_FIELDS.homepage_section, images: { x: PNG } }, PROJECT))).toEqual(['fields.images.x']);
+    expect(top.ok && top.images).toEqual([
+      {
+        key: 'backgroundImage',
+        field: 'fields.backgroundImage',
+        value: { kind: 'upload', mimeType: 'image/png', content: PNG },
+      },
+    ]);
+    expect(errorsOf(CATALOGUE.checkFields('login_login', { images: { backgroundImage: 'x' } }, PROJECT))).toEqual([
+      { field: 'fields.images.backgroundImage', reason: IMAGE_REASON },
+    ]);
+    expect(errorsOf(CATALOGUE.checkFields('login_login', { backgroundImage: 'x' }, PROJECT))).toEqual([
+      { field: 'fields.backgroundImage', reason: IMAGE_REASON },
+    ]);
+    expect(
+      fieldsNamed(
+        CATALOGUE.checkFields('login_login', { backgroundImage: PNG, images: { backgroundImage: PNG } }, PROJECT),
+      ),
+    ).toEqual(['fields.backgroundImage']);
+    expect(
+      fieldsNamed(CATALOGUE.checkFields('login_login', { images: { backgroundImage: PNG, logo: PNG } }, PROJECT)),
+    ).toEqual(['fields.images.logo']);
+    expect(
+      fieldsNamed(
+        CATALOGUE.checkFields('homepage_section', { ...VALID_FIELDS.homepage_section, images: { x: PNG } }, PROJECT),
+      ),
+    ).toEqual(['fields.images.x']);
     expect(fieldsNamed(CATALOGUE.checkFields('login_login', { images: 'x' }, PROJECT))).toEqual(['fields.images']);
   });
 });
 
 describe('datetimes, merging, dynamic options', () => {
   test('a range whose start is after its end names the start', () => {
-    const check = CATALOGUE.checkFields('homepage_section', { ...VALID_FIELDS.homepage_section, filterStartDateStart: '2030-05-02T00:00:00Z', filterStartDateEnd: '2030-05-01T23:59:59Z' }, PROJECT);
-    expect(errorsOf(check)).toEqual([{ field: 'fields.filterStartDateStart', reason: 'must not be after fields.filterStartDateEnd' }]);
-    const equal = CATALOGUE.checkFields('homepage_section', { ...VALID_FIELDS.homepage_section, filterStartDateStart: '2030-05-02T04:00:00+04:00', filterStartDateEnd: '2030-05-02T00:00:00Z' }, PROJECT);
+    const check = CATALOGUE.checkFields(
+      'homepage_section',
+      {
+        ...VALID_FIELDS.homepage_section,
+        filterStartDateStart: '2030-05-02T00:00:00Z',
+        filterStartDateEnd: '2030-05-01T23:59:59Z',
+      },
+      PROJECT,
+    );
+    expect(errorsOf(check)).toEqual([
+      { field: 'fields.filterStartDateStart', reason: 'must not be after fields.filterStartDateEnd' },
+    ]);
+    const equal = CATALOGUE.checkFields(
+      'homepage_section',
+      {
+        ...VALID_FIELDS.homepage_section,
+        filterStartDateStart: '2030-05-02T04:00:00+04:00',
+        filterStartDateEnd: '2030-05-02T00:00:00Z',
+      },
+      PROJECT,
+    );
     expect(errorsOf(equal)).toEqual([]);
   });
 
@@ -267,11 +382,21 @@ describe('datetimes, merging, dynamic options', () => {
     const replaced = CATALOGUE.checkFields('onboarding_onboarding', { image: PNG }, PROJECT, stored);
     expect(replaced.ok && replaced.fields.images).toEqual({ image: PNG });
     // a required field removed is missing
-    expect(errorsOf(CATALOGUE.checkFields('onboarding_onboarding', { title: null }, PROJECT, stored))).toEqual([{ field: 'fields.title', reason: 'is required' }]);
-    expect(errorsOf(CATALOGUE.checkFields('onboarding_onboarding', { images: { image: null } }, PROJECT, stored))).toEqual([{ field: 'fields.image', reason: 'is required' }]);
-    const optional = CATALOGUE.checkFields('homepage_hero_banner', { description: null }, PROJECT, { description: 'x', images: { image: STORED } });
+    expect(errorsOf(CATALOGUE.checkFields('onboarding_onboarding', { title: null }, PROJECT, stored))).toEqual([
+      { field: 'fields.title', reason: 'is required' },
+    ]);
+    expect(
+      errorsOf(CATALOGUE.checkFields('onboarding_onboarding', { images: { image: null } }, PROJECT, stored)),
+    ).toEqual([{ field: 'fields.image', reason: 'is required' }]);
+    const optional = CATALOGUE.checkFields('homepage_hero_banner', { description: null }, PROJECT, {
+      description: 'x',
+      images: { image: STORED },
+    });
     expect(optional.ok && optional.fields).toEqual({ images: { image: STORED } });
-    expect(mergeFields({ a: 1, images: { x: 'u' } }, { b: 2 }, { b: 2, a: null })).toEqual({ b: 2, images: { x: 'u' } });
+    expect(mergeFields({ a: 1, images: { x: 'u' } }, { b: 2 }, { b: 2, a: null })).toEqual({
+      b: 2,
+      images: { x: 'u' },
+    });
   });
 
   test('category and subcategory keys must be among the options of the moment', () => {
@@ -280,12 +405,22 @@ describe('datetimes, merging, dynamic options', () => {
       { id: 'cat-2', name: 'Travel', subcategories: ['Hotels', 'Cafes'] },
     ]);
     expect(options.benefitSubcategories.map((o) => o.key)).toEqual(['Cafes', 'Fine dining', 'Hotels']);
-    const fields = { ...VALID_FIELDS.homepage_section, filterCategories: ['cat-1', 'cat-9'], filterSubcategories: ['Hotels', 'Spas'] };
+    const fields = {
+      ...VALID_FIELDS.homepage_section,
+      filterCategories: ['cat-1', 'cat-9'],
+      filterSubcategories: ['Hotels', 'Spas'],
+    };
     expect(CATALOGUE.optionProblems('homepage_section', fields, options)).toEqual([
       { field: 'fields.filterCategories.1', reason: "'cat-9' is not the id of an active benefit category" },
       { field: 'fields.filterSubcategories.1', reason: "'Spas' is not a subcategory of an active benefit category" },
     ]);
-    expect(CATALOGUE.optionProblems('homepage_section', { ...fields, filterCategories: ['cat-2'], filterSubcategories: ['Cafes'] }, options)).toEqual([]);
+    expect(
+      CATALOGUE.optionProblems(
+        'homepage_section',
+        { ...fields, filterCategories: ['cat-2'], filterSubcategories: ['Cafes'] },
+        options,
+      ),
+    ).toEqual([]);
     expect(CATALOGUE.sourcesOf('homepage_section')).toEqual(['benefitCategories', 'benefitSubcategories']);
     expect(CATALOGUE.sourcesOf('login_login')).toEqual([]);
   });
@@ -296,15 +431,39 @@ describe('the schemas as getContentSchemas answers them', () => {
     const options = categoryOptions([{ id: 'cat-1', name: 'Dining', subcategories: ['Cafes'] }]);
     const section = publicSchema(CATALOGUE.key('homepage_section')!, options);
     const byKey = Object.fromEntries(section.fields.map((f) => [f.key, f]));
-    expect(byKey.entityType).toMatchObject({ type: 'enum', isMultiSelect: false, options: [{ key: 'offer', value: 'Offer' }, { key: 'voucher', value: 'Voucher' }, { key: 'event', value: 'Event' }] });
+    expect(byKey.entityType).toMatchObject({
+      type: 'enum',
+      isMultiSelect: false,
+      options: [
+        { key: 'offer', value: 'Offer' },
+        { key: 'voucher', value: 'Voucher' },
+        { key: 'event', value: 'Event' },
+      ],
+    });
     expect(byKey.filterOfferTypes!.isMultiSelect).toBe(true);
     expect(byKey.filterCategories).toMatchObject({ isMultiSelect: true, options: [{ key: 'cat-1', value: 'Dining' }] });
-    expect(byKey.filterSubcategories).toMatchObject({ isMultiSelect: true, options: [{ key: 'Cafes', value: 'Cafes' }] });
+    expect(byKey.filterSubcategories).toMatchObject({
+      isMultiSelect: true,
+      options: [{ key: 'Cafes', value: 'Cafes' }],
+    });
     expect(byKey.filterFeaturedOnly).not.toHaveProperty('isMultiSelect');
     expect(section.fields.map((f) => f.order)).toEqual([...section.fields.map((f) => f.order)].sort((a, b) => a - b));
-    expect(publicSchema(CATALOGUE.key('homepage_section')!, {}).fields.find((f) => f.key === 'filterCategories')!.options).toEqual([]);
+    expect(
+      publicSchema(CATALOGUE.key('homepage_section')!, {}).fields.find((f) => f.key === 'filterCategories')!.options,
+    ).toEqual([]);
     const login = publicSchema(CATALOGUE.key('login_login')!, {});
-    expect(login.fields).toEqual([{ key: 'backgroundImage', path: 'images.backgroundImage', title: 'Background image', type: 'image', required: true, order: 1 }]);
-    expect(publicSchema(CATALOGUE.key('onboarding_onboarding')!, {}).fields.find((f) => f.key === 'gradientColor')).toMatchObject({ type: 'color', required: true });
+    expect(login.fields).toEqual([
+      {
+        key: 'backgroundImage',
+        path: 'images.backgroundImage',
+        title: 'Background image',
+        type: 'image',
+        required: true,
+        order: 1,
+      },
+    ]);
+    expect(
+      publicSchema(CATALOGUE.key('onboarding_onboarding')!, {}).fields.find((f) => f.key === 'gradientColor'),
+    ).toMatchObject({ type: 'color', required: true });
   });
 });

@@ -10,7 +10,15 @@ import { projectRoot } from '../../runtime/config';
 import { ActorError } from '../../runtime/errors';
 import { startTestRuntime, seedRoles, type TestRuntime } from '../support/harness';
 
-const CLASSES = ['ContentManager', 'Workflow', 'ApprovalManager', 'LogManager', 'FileManager', 'RoleManager', 'BenefitCategory'];
+const CLASSES = [
+  'ContentManager',
+  'Workflow',
+  'ApprovalManager',
+  'LogManager',
+  'FileManager',
+  'RoleManager',
+  'BenefitCategory',
+];
 
 /** the classes above that this checkout has (BenefitCategory comes with the benefit catalogue) */
 export function contentClassDirs(): string {
@@ -24,7 +32,14 @@ export function startContentRuntime(extra: Record<string, string> = {}): Promise
 }
 
 /** every ContentManager method a program management user may be granted */
-export const CONTENT_METHODS = ['init', 'createContent', 'updateContent', 'updateContentStatus', 'getContent', 'getContentsForBackoffice'];
+export const CONTENT_METHODS = [
+  'init',
+  'createContent',
+  'updateContent',
+  'updateContentStatus',
+  'getContent',
+  'getContentsForBackoffice',
+];
 
 /**
  * Roles: super (level 1); approver (level 10, reviews approvals); editor
@@ -33,13 +48,23 @@ export const CONTENT_METHODS = ['init', 'createContent', 'updateContent', 'updat
 export async function writeContentRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
     { id: 'r-editor', name: 'editor', level: 10, permissions: { ContentManager: CONTENT_METHODS } },
     { id: 'r-reader', name: 'reader', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
   ]);
 }
 
-export function bearer(t: TestRuntime, userId: string, roles: string[], identity: 'program_management_user' | 'enduser' = 'program_management_user') {
+export function bearer(
+  t: TestRuntime,
+  userId: string,
+  roles: string[],
+  identity: 'program_management_user' | 'enduser' = 'program_management_user',
+) {
   return { authorization: `Bearer ${t.token(identity, userId, roles)}` };
 }
 
@@ -59,7 +84,12 @@ export const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 /** A valid `fields` of each content key. */
 export const VALID_FIELDS: Record<string, Record<string, unknown>> = {
   login_login: { backgroundImage: PNG_DATA_URL },
-  onboarding_onboarding: { title: 'Welcome', description: '<p>Your benefits, in one place</p>', image: PNG_DATA_URL, gradientColor: '#112233' },
+  onboarding_onboarding: {
+    title: 'Welcome',
+    description: '<p>Your benefits, in one place</p>',
+    image: PNG_DATA_URL,
+    gradientColor: '#112233',
+  },
   homepage_hero_banner: { image: GIF, description: 'Summer offers' },
   homepage_top_slider: { image: PNG_DATA_URL, actionUrl: 'https://example.com/offers' },
   homepage_bottom_slider: { image: PNG_DATA_URL, actionUrl: 'memberapp://offers/42' },
@@ -83,7 +113,13 @@ export const GROUP_OF: Record<string, string> = {
 };
 
 export function contentBody(contentKey: string, extra: Record<string, unknown> = {}) {
-  return { contentKey, contentGroupKey: GROUP_OF[contentKey], contentTitle: `A ${contentKey}`, fields: VALID_FIELDS[contentKey], ...extra };
+  return {
+    contentKey,
+    contentGroupKey: GROUP_OF[contentKey],
+    contentTitle: `A ${contentKey}`,
+    fields: VALID_FIELDS[contentKey],
+    ...extra,
+  };
 }
 
 /** ContentManager's method as the system identity (every workflow rule approves at once); a refusal as its status and body */
@@ -98,8 +134,13 @@ export async function asSystem(t: TestRuntime, method: string, body: unknown): P
 }
 
 /** an active content made by the system identity */
-export async function activeContent(t: TestRuntime, contentKey: string, extra: Record<string, unknown> = {}): Promise<Record<string, any>> {
+export async function activeContent(
+  t: TestRuntime,
+  contentKey: string,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   const r = await asSystem(t, 'createContent', contentBody(contentKey, { id: freshId(), ...extra }));
-  if (r.status !== 201 || r.body.content.status !== 'active') throw new Error(`content not created active: ${JSON.stringify(r.body)}`);
+  if (r.status !== 201 || r.body.content.status !== 'active')
+    throw new Error(`content not created active: ${JSON.stringify(r.body)}`);
   return r.body.content;
 }

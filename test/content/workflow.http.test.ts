@@ -9,7 +9,15 @@
  * callback's own refusals.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { activeContent, asSystem, bearer, contentBody, freshId, startContentRuntime, writeContentRoles } from './support';
+import {
+  activeContent,
+  asSystem,
+  bearer,
+  contentBody,
+  freshId,
+  startContentRuntime,
+  writeContentRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -18,7 +26,13 @@ let approver: Record<string, string>;
 
 type Answer = { status: number; body: any };
 const EVENTS = ['content_create', 'content_update', 'content_status_update'];
-const manualRules = EVENTS.map((event) => ({ event, currentStatus: '*', targetStatus: event === 'content_create' ? 'active' : '*', conditions: [], approvers: ['approver'] }));
+const manualRules = EVENTS.map((event) => ({
+  event,
+  currentStatus: '*',
+  targetStatus: event === 'content_create' ? 'active' : '*',
+  conditions: [],
+  approvers: ['approver'],
+}));
 
 beforeAll(async () => {
   t = await startContentRuntime();
@@ -29,18 +43,24 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const http = (method: string, body: unknown): Promise<Answer> => t.post(`${p}/ContentManager/${method}/default`, body, superUser);
-const review = (approvalId: string, action: 'approve' | 'reject' = 'approve') => t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, approver);
+const http = (method: string, body: unknown): Promise<Answer> =>
+  t.post(`${p}/ContentManager/${method}/default`, body, superUser);
+const review = (approvalId: string, action: 'approve' | 'reject' = 'approve') =>
+  t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, approver);
 
 async function contentNow(id: string): Promise<Record<string, any>> {
-  return ((await t.rt.call('ContentManager', 'getContent', 'default', { id })).body as { content: Record<string, any> }).content;
+  return ((await t.rt.call('ContentManager', 'getContent', 'default', { id })).body as { content: Record<string, any> })
+    .content;
 }
 /** a queued job's outcome once it has one */
 async function jobOutcome(jobId: string) {
-  return waitFor(async () => {
-    const { status } = await t.rt.jobs.status(jobId);
-    return status.status === 'completed' || status.status === 'failed' ? status : undefined;
-  }, { what: `job ${jobId}` });
+  return waitFor(
+    async () => {
+      const { status } = await t.rt.jobs.status(jobId);
+      return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+    },
+    { what: `job ${jobId}` },
+  );
 }
 async function shownToMembers(id: string): Promise<boolean> {
   const r = await t.get(`${p}/ContentManager/getContents/default`);
@@ -49,11 +69,21 @@ async function shownToMembers(id: string): Promise<boolean> {
 
 describe('every event through', () => {
   beforeAll(async () => {
-    expect((await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'ContentManager', { classId: 'ContentManager', rules: manualRules })).status).toBe(200);
+    expect(
+      (
+        await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'ContentManager', {
+          classId: 'ContentManager',
+          rules: manualRules,
+        })
+      ).status,
+    ).toBe(200);
   });
   afterAll(async () => {
     // back to the shipped rules (workflow-configs/ContentManager.json) for the tests below
-    await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'ContentManager', { classId: 'ContentManager', rules: (await import('../../workflow-configs/ContentManager.json')).rules });
+    await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'ContentManager', {
+      classId: 'ContentManager',
+      rules: (await import('../../workflow-configs/ContentManager.json')).rules,
+    });
   });
 
   test.each([
@@ -65,26 +95,47 @@ describe('every event through', () => {
     const check = async (change: Answer, event: string, applied: () => Promise<boolean>) => {
       expect([event, change.status < 300, change.body.id]).toEqual([event, true, id]);
       if (mode === 'manual') {
-        expect(change.body.approval).toMatchObject({ event, approvalStatus: 'pending', approvalType: 'manual', approvers: ['approver'] });
+        expect(change.body.approval).toMatchObject({
+          event,
+          approvalStatus: 'pending',
+          approvalType: 'manual',
+          approvers: ['approver'],
+        });
         expect(change.body.content.pendingApprovalId).toBe(change.body.approval.id);
         expect(await applied()).toBe(false); // held until approved
         expect((await review(change.body.approval.id)).status).toBe(200);
-        await waitFor(async () => (await applied()) && (await contentNow(id)).pendingApprovalId === null, { what: `${event} approved and applied` });
+        await waitFor(async () => (await applied()) && (await contentNow(id)).pendingApprovalId === null, {
+          what: `${event} approved and applied`,
+        });
       } else {
         expect(change.body.approval).toMatchObject({ event, approvalStatus: 'approved', approvalType: 'auto' });
         expect(change.body.content.pendingApprovalId).toBeNull();
         expect(await applied()).toBe(true);
       }
     };
-    await check(await run('createContent', contentBody('homepage_hero_banner', { id })), 'content_create', async () => (await contentNow(id)).status === 'active' && (await shownToMembers(id)));
-    await check(await run('updateContent', { id, fields: { description: 'Approved words' } }), 'content_update', async () => (await contentNow(id)).fields.description === 'Approved words');
-    await check(await run('updateContentStatus', { id, status: 'inactive' }), 'content_status_update', async () => (await contentNow(id)).status === 'inactive' && !(await shownToMembers(id)));
+    await check(
+      await run('createContent', contentBody('homepage_hero_banner', { id })),
+      'content_create',
+      async () => (await contentNow(id)).status === 'active' && (await shownToMembers(id)),
+    );
+    await check(
+      await run('updateContent', { id, fields: { description: 'Approved words' } }),
+      'content_update',
+      async () => (await contentNow(id)).fields.description === 'Approved words',
+    );
+    await check(
+      await run('updateContentStatus', { id, status: 'inactive' }),
+      'content_status_update',
+      async () => (await contentNow(id)).status === 'inactive' && !(await shownToMembers(id)),
+    );
   });
 
   test('a rejected creation leaves the content inactive; a rejected update leaves it as it was', async () => {
     const created = await http('createContent', contentBody('login_login'));
     expect((await review(created.body.approval.id, 'reject')).status).toBe(200);
-    await waitFor(async () => (await contentNow(created.body.id)).status === 'inactive', { what: 'rejected creation inactive' });
+    await waitFor(async () => (await contentNow(created.body.id)).status === 'inactive', {
+      what: 'rejected creation inactive',
+    });
     expect((await contentNow(created.body.id)).pendingApprovalId).toBeNull();
 
     const c = await activeContent(t, 'homepage_section');
@@ -98,11 +149,18 @@ describe('every event through', () => {
 describe('the shipped rules (workflow-configs/ContentManager.json)', () => {
   test('a creation waits for an approver, an update applies at once, a status change waits', async () => {
     const created = await http('createContent', contentBody('homepage_top_slider'));
-    expect(created.body.approval).toMatchObject({ event: 'content_create', approvalStatus: 'pending', approvers: ['approver'] });
+    expect(created.body.approval).toMatchObject({
+      event: 'content_create',
+      approvalStatus: 'pending',
+      approvers: ['approver'],
+    });
     expect((await review(created.body.approval.id)).status).toBe(200);
     await waitFor(async () => (await contentNow(created.body.id)).status === 'active', { what: 'creation approved' });
     const update = await http('updateContent', { id: created.body.id, order: 8 });
-    expect(update.body).toMatchObject({ approval: { approvalStatus: 'approved', approvalType: 'auto' }, content: { order: 8 } });
+    expect(update.body).toMatchObject({
+      approval: { approvalStatus: 'approved', approvalType: 'auto' },
+      content: { order: 8 },
+    });
     const status = await http('updateContentStatus', { id: created.body.id, status: 'inactive' });
     expect(status.body.approval).toMatchObject({ event: 'content_status_update', approvalStatus: 'pending' });
   });
@@ -111,7 +169,15 @@ describe('the shipped rules (workflow-configs/ContentManager.json)', () => {
 describe('approveContent', () => {
   test('only ApprovalManager calls it; a callback for an approval the content does not wait for is refused; a redelivery changes nothing', async () => {
     const created = await http('createContent', contentBody('login_login'));
-    const callback = { approvalId: created.body.approval.id, action: 'approve', event: 'content_create', entityId: created.body.id, jsonPatch: [], additionalData: {}, reviewedBy: { id: 'x', type: 'program_management_user' } };
+    const callback = {
+      approvalId: created.body.approval.id,
+      action: 'approve',
+      event: 'content_create',
+      entityId: created.body.id,
+      jsonPatch: [],
+      additionalData: {},
+      reviewedBy: { id: 'x', type: 'program_management_user' },
+    };
     const direct = await t.post(`${p}/ContentManager/approveContent/default`, callback, superUser);
     expect([direct.status, direct.body.code]).toEqual([403, 1008]);
 
@@ -119,11 +185,32 @@ describe('approveContent', () => {
     await waitFor(async () => (await contentNow(created.body.id)).status === 'active', { what: 'creation approved' });
     const before = await contentNow(created.body.id);
     // the same callback again, as a redelivered job would bring it: settled, nothing changes
-    const AM = { identity: { type: 'class' as const, classId: 'ApprovalManager', instanceId: 'x' }, origin: 'class' as const };
-    const replay = await t.rt.call('ContentManager', 'approveContent', 'default', { ...callback, jsonPatch: [{ op: 'replace', path: '/contentTitle', value: 'Replayed' }] }, AM);
-    expect(await jobOutcome((replay.body as { jobId: string }).jobId)).toMatchObject({ status: 'completed', result: { body: { applied: false, outcome: 'settled' } } });
+    const AM = {
+      identity: { type: 'class' as const, classId: 'ApprovalManager', instanceId: 'x' },
+      origin: 'class' as const,
+    };
+    const replay = await t.rt.call(
+      'ContentManager',
+      'approveContent',
+      'default',
+      { ...callback, jsonPatch: [{ op: 'replace', path: '/contentTitle', value: 'Replayed' }] },
+      AM,
+    );
+    expect(await jobOutcome((replay.body as { jobId: string }).jobId)).toMatchObject({
+      status: 'completed',
+      result: { body: { applied: false, outcome: 'settled' } },
+    });
     expect(await contentNow(created.body.id)).toEqual(before);
-    const other = await t.rt.call('ContentManager', 'approveContent', 'default', { ...callback, approvalId: 'not-this-one' }, AM);
-    expect(await jobOutcome((other.body as { jobId: string }).jobId)).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 18007 } } });
+    const other = await t.rt.call(
+      'ContentManager',
+      'approveContent',
+      'default',
+      { ...callback, approvalId: 'not-this-one' },
+      AM,
+    );
+    expect(await jobOutcome((other.body as { jobId: string }).jobId)).toMatchObject({
+      status: 'failed',
+      error: { status: 409, body: { code: 18007 } },
+    });
   });
 });

@@ -81,7 +81,11 @@ export function blobStoreContract(
 
     test('stat describes a blob without its content; absent names give null', async () => {
       await store.put(name('s.json'), Buffer.from('{"a":1}'), 'application/json');
-      expect(await store.stat(name('s.json'))).toEqual({ name: name('s.json'), size: 7, contentType: 'application/json' });
+      expect(await store.stat(name('s.json'))).toEqual({
+        name: name('s.json'),
+        size: 7,
+        contentType: 'application/json',
+      });
       expect(await store.stat(name('missing'))).toBeNull();
       expect(await store.get(name('missing'))).toBeNull();
     });
@@ -122,13 +126,16 @@ export function blobStoreContract(
       expect((await store.stat(n))!.size).toBe(8);
     });
 
-    test.each(UNSAFE_NAMES.map((n) => [JSON.stringify(n), n]))('unsafe name %s is refused by every operation', async (_label, unsafe) => {
-      const refused = { code: 'UNSAFE_NAME' };
-      await expect(store.put(unsafe, Buffer.from('x'), 'text/plain')).rejects.toMatchObject(refused);
-      await expect(store.get(unsafe)).rejects.toMatchObject(refused);
-      await expect(store.stat(unsafe)).rejects.toMatchObject(refused);
-      await expect(store.delete(unsafe)).rejects.toMatchObject(refused);
-    });
+    test.each(UNSAFE_NAMES.map((n) => [JSON.stringify(n), n]))(
+      'unsafe name %s is refused by every operation',
+      async (_label, unsafe) => {
+        const refused = { code: 'UNSAFE_NAME' };
+        await expect(store.put(unsafe, Buffer.from('x'), 'text/plain')).rejects.toMatchObject(refused);
+        await expect(store.get(unsafe)).rejects.toMatchObject(refused);
+        await expect(store.stat(unsafe)).rejects.toMatchObject(refused);
+        await expect(store.delete(unsafe)).rejects.toMatchObject(refused);
+      },
+    );
 
     test('concurrent puts of one name leave exactly one complete blob', async () => {
       const versions = Array.from({ length: 8 }, (_, i) => randomBytes(64 * 1024 + i * 1000));
@@ -136,7 +143,11 @@ export function blobStoreContract(
       const got = await store.get(name('race'));
       const winner = versions.findIndex((v) => v.equals(got!.data));
       expect(winner).toBeGreaterThanOrEqual(0);
-      expect(got!.info).toEqual({ name: name('race'), size: versions[winner]!.length, contentType: `application/x-v${winner}` });
+      expect(got!.info).toEqual({
+        name: name('race'),
+        size: versions[winner]!.length,
+        contentType: `application/x-v${winner}`,
+      });
       expect(await store.stat(name('race'))).toEqual(got!.info);
       // one blob: a single delete removes it
       await expect(store.delete(name('race'))).resolves.toBe(true);

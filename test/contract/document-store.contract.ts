@@ -107,8 +107,16 @@ const QUERY_CASES: Array<[string, Filter, string[]]> = [
   ['dotted path with $exists false', { 'address.zip': { $exists: false } }, ['p4', 'p5']],
   ['dotted path into an array of documents', { 'items.sku': 'B' }, ['p1', 'p5']],
   // without $elemMatch the two conditions may be met by different elements
-  ['dotted paths into an array, conditions on different elements', { 'items.sku': 'A', 'items.qty': { $gte: 5 } }, ['p1']],
-  ['$elemMatch needs one element to meet all conditions', { items: { $elemMatch: { sku: 'A', qty: { $gte: 3 } } } }, ['p2']],
+  [
+    'dotted paths into an array, conditions on different elements',
+    { 'items.sku': 'A', 'items.qty': { $gte: 5 } },
+    ['p1'],
+  ],
+  [
+    '$elemMatch needs one element to meet all conditions',
+    { items: { $elemMatch: { sku: 'A', qty: { $gte: 3 } } } },
+    ['p2'],
+  ],
   ['$elemMatch with a single condition', { items: { $elemMatch: { qty: { $gt: 1, $lt: 3 } } } }, ['p4']],
   ['$regex is case-sensitive by default', { name: { $regex: '^[a-d]' } }, ['p2', 'p4']],
   ["$regex with $options 'i'", { name: { $regex: '^[a-d]', $options: 'i' } }, ['p1', 'p2', 'p3', 'p4']],
@@ -135,7 +143,11 @@ const QUERY_CASES: Array<[string, Filter, string[]]> = [
   ['$gt on an array field: an element is greater', { tags: { $gt: 'p' } }, ['p1', 'p2', 'p5']],
   ['equality with null on a dotted path matches a missing parent', { 'address.zip': null }, ['p4', 'p5']],
   ['equality and another condition on two fields', { age: 27, status: { $ne: 'pending' } }, ['p2']],
-  ['equality and $in on the same field', { $and: [{ status: 'active' }, { status: { $in: ['active', 'pending'] } }] }, ['p1', 'p3', 'p5']],
+  [
+    'equality and $in on the same field',
+    { $and: [{ status: 'active' }, { status: { $in: ['active', 'pending'] } }] },
+    ['p1', 'p3', 'p5'],
+  ],
 ];
 
 /** Indexes on the fields QUERY_CASES query, so adapters that plan with them are exercised too. */
@@ -411,23 +423,39 @@ export function documentStoreContract(
         await expect(page({}, { joined: -1, _id: 1 }, 1, 2)).resolves.toEqual({ ids: ['p4', 'p2'], total: 5 });
         await expect(page({}, { age: 1, _id: 1 }, 0, 3)).resolves.toEqual({ ids: ['p5', 'p2', 'p4'], total: 5 });
         await expect(page({ status: 'active' }, { name: 1 }, 1, 5)).resolves.toEqual({ ids: ['p3', 'p5'], total: 3 });
-        await expect(page({ tags: 'staff' }, { age: -1, _id: 1 }, 0, 2)).resolves.toEqual({ ids: ['p1', 'p2'], total: 3 });
+        await expect(page({ tags: 'staff' }, { age: -1, _id: 1 }, 0, 2)).resolves.toEqual({
+          ids: ['p1', 'p2'],
+          total: 3,
+        });
 
         // p2 becomes active and the newest, p5 gets an age between the others, p3 is deleted
-        await store.upsertIfNewer(coll, { ...PEOPLE[1], _v: 2, status: 'active', joined: new Date('2025-01-01T00:00:00Z') });
+        await store.upsertIfNewer(coll, {
+          ...PEOPLE[1],
+          _v: 2,
+          status: 'active',
+          joined: new Date('2025-01-01T00:00:00Z'),
+        });
         await store.upsertIfNewer(coll, { ...PEOPLE[4], _v: 2, age: 30 });
         await store.upsertIfNewer(coll, { ...PEOPLE[2], _v: 2, _instance: 'inst-2' });
         await store.deleteStale(coll, 'inst-2', 3);
         await expect(page({}, { joined: -1, _id: 1 }, 0, 2)).resolves.toEqual({ ids: ['p2', 'p5'], total: 4 });
-        await expect(page({}, { age: -1, _id: 1 }, 0, 10)).resolves.toEqual({ ids: ['p1', 'p5', 'p2', 'p4'], total: 4 });
+        await expect(page({}, { age: -1, _id: 1 }, 0, 10)).resolves.toEqual({
+          ids: ['p1', 'p5', 'p2', 'p4'],
+          total: 4,
+        });
         await expect(page({}, { age: 1, _id: -1 }, 1, 2)).resolves.toEqual({ ids: ['p2', 'p5'], total: 4 });
-        await expect(page({ status: 'active' }, { joined: -1 }, 0, 10)).resolves.toEqual({ ids: ['p2', 'p5', 'p1'], total: 3 });
+        await expect(page({ status: 'active' }, { joined: -1 }, 0, 10)).resolves.toEqual({
+          ids: ['p2', 'p5', 'p1'],
+          total: 3,
+        });
         await expect(page({ status: 'inactive' }, { joined: -1 }, 0, 10)).resolves.toEqual({ ids: [], total: 0 });
       });
 
       it('returns no items but the total when skipping past the end', async () => {
         await expect(store.find(coll, {}, { skip: 10 })).resolves.toEqual({ items: [], total: 5 });
-        await expect(store.find(coll, { status: 'active' }, { sort: { _id: 1 }, skip: 10, limit: 2 })).resolves.toEqual({ items: [], total: 3 });
+        await expect(store.find(coll, { status: 'active' }, { sort: { _id: 1 }, skip: 10, limit: 2 })).resolves.toEqual(
+          { items: [], total: 3 },
+        );
       });
 
       it('counts the total of a full page, and of a short one from the page itself', async () => {
@@ -462,7 +490,11 @@ export function documentStoreContract(
       });
 
       it('projects included fields plus _id', async () => {
-        const { items } = await store.find(coll, { _id: { $in: ['p1', 'p2'] } }, { sort: { _id: 1 }, projection: { name: 1, status: 1 } });
+        const { items } = await store.find(
+          coll,
+          { _id: { $in: ['p1', 'p2'] } },
+          { sort: { _id: 1 }, projection: { name: 1, status: 1 } },
+        );
         expect(items).toEqual([
           { _id: 'p1', name: 'Alice', status: 'active' },
           { _id: 'p2', name: 'bob', status: 'inactive' },
@@ -470,12 +502,20 @@ export function documentStoreContract(
       });
 
       it('projects without _id when it is excluded', async () => {
-        const { items } = await store.find(coll, { status: 'active' }, { sort: { _id: 1 }, projection: { name: 1, _id: 0 } });
+        const { items } = await store.find(
+          coll,
+          { status: 'active' },
+          { sort: { _id: 1 }, projection: { name: 1, _id: 0 } },
+        );
         expect(items).toEqual([{ name: 'Alice' }, { name: 'Carol' }, { name: 'Eve' }]);
       });
 
       it('projects dotted paths and leaves out missing fields', async () => {
-        const { items } = await store.find(coll, { _id: { $in: ['p1', 'p5'] } }, { sort: { _id: 1 }, projection: { 'address.city': 1, age: 1 } });
+        const { items } = await store.find(
+          coll,
+          { _id: { $in: ['p1', 'p5'] } },
+          { sort: { _id: 1 }, projection: { 'address.city': 1, age: 1 } },
+        );
         expect(items).toEqual([{ _id: 'p1', address: { city: 'Oslo' }, age: 34 }, { _id: 'p5' }]);
       });
 
@@ -531,7 +571,11 @@ export function documentStoreContract(
 
       it('enforces compound unique keys on the combination of values', async () => {
         await store.ensureIndexes(coll, [{ keys: { org: 1, code: -1 }, unique: true, name: 'org_code' }]);
-        await seed([doc('a', { org: 'o1', code: 'c1' }), doc('b', { org: 'o1', code: 'c2' }), doc('c', { org: 'o2', code: 'c1' })]);
+        await seed([
+          doc('a', { org: 'o1', code: 'c1' }),
+          doc('b', { org: 'o1', code: 'c2' }),
+          doc('c', { org: 'o2', code: 'c1' }),
+        ]);
         await expect(store.count(coll, {})).resolves.toBe(3);
         await expect(store.upsertIfNewer(coll, doc('d', { org: 'o1', code: 'c1' }))).rejects.toMatchObject({
           code: 'DUPLICATE_KEY',
@@ -541,7 +585,9 @@ export function documentStoreContract(
       it('enforces unique keys on dotted paths', async () => {
         await store.ensureIndexes(coll, [{ keys: { 'contact.email': 1 }, unique: true }]);
         await store.upsertIfNewer(coll, doc('a', { contact: { email: 'x@example.com' } }));
-        await expect(store.upsertIfNewer(coll, doc('b', { contact: { email: 'x@example.com' } }))).rejects.toMatchObject({
+        await expect(
+          store.upsertIfNewer(coll, doc('b', { contact: { email: 'x@example.com' } })),
+        ).rejects.toMatchObject({
           code: 'DUPLICATE_KEY',
         });
       });

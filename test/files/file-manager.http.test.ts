@@ -48,7 +48,13 @@ describe('uploadFile', () => {
       fileType: 'image',
       mimeType: 'image/png',
       size: png.length,
-      actionHistory: [{ action: 'upload', actor: { id: 'pm1', type: 'program_management_user', roles: ['super'] }, timestamp: f.createdAt }],
+      actionHistory: [
+        {
+          action: 'upload',
+          actor: { id: 'pm1', type: 'program_management_user', roles: ['super'] },
+          timestamp: f.createdAt,
+        },
+      ],
       createdAt: expect.any(String),
       updatedAt: f.createdAt,
       status: 'active',
@@ -79,9 +85,17 @@ describe('uploadFile', () => {
 
   test('aliases are stored with the canonical mime type; JSON is a json file', async () => {
     const r = await uploadOk('Member_up3', Buffer.from('{"hello":"world"}'), 'text/json');
-    expect(r.file).toMatchObject({ fileType: 'json', mimeType: 'application/json', filename: expect.stringMatching(/\.json$/) });
+    expect(r.file).toMatchObject({
+      fileType: 'json',
+      mimeType: 'application/json',
+      filename: expect.stringMatching(/\.json$/),
+    });
     const j = await uploadOk('Member_up3', sample('jpg', 100), 'image/jpg');
-    expect(j.file).toMatchObject({ fileType: 'image', mimeType: 'image/jpeg', filename: expect.stringMatching(/\.jpg$/) });
+    expect(j.file).toMatchObject({
+      fileType: 'image',
+      mimeType: 'image/jpeg',
+      filename: expect.stringMatching(/\.jpg$/),
+    });
   });
 
   test('wrong magic bytes are refused with CONTENT_MISMATCH and nothing is stored', async () => {
@@ -118,7 +132,10 @@ describe('uploadFile', () => {
     for (const mimeType of ['image/svg+xml', 'text/html', 'application/octet-stream']) {
       const r = await upload('Member_type', { content: Buffer.from('<svg/>').toString('base64'), mimeType });
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ code: 13001, details: { allowedExtensions: expect.arrayContaining(['jpg', 'pdf', 'csv']) } });
+      expect(r.body).toMatchObject({
+        code: 13001,
+        details: { allowedExtensions: expect.arrayContaining(['jpg', 'pdf', 'csv']) },
+      });
     }
   });
 
@@ -163,7 +180,11 @@ describe('uploadFile', () => {
     } finally {
       put.mockRestore();
     }
-    const state = await t.post(`/${t.projectId}/CALL/FileClient/forward`, { method: 'getState', instanceId: 'Member_fail' }, t.pm);
+    const state = await t.post(
+      `/${t.projectId}/CALL/FileClient/forward`,
+      { method: 'getState', instanceId: 'Member_fail' },
+      t.pm,
+    );
     expect(state.body.body.files).toHaveLength(1);
   });
 });
@@ -221,7 +242,9 @@ describe('downloadFile (signed, 5 minutes, no role check)', () => {
     expect(r.status).toBe(200);
     expect(r.data.equals(pdf)).toBe(true);
     expect(r.headers.get('content-type')).toBe('application/pdf');
-    expect(r.headers.get('content-disposition')).toBe(`attachment; filename="Annual report.pdf"; filename*=UTF-8''Annual%20report.pdf`);
+    expect(r.headers.get('content-disposition')).toBe(
+      `attachment; filename="Annual report.pdf"; filename*=UTF-8''Annual%20report.pdf`,
+    );
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     const cache = /^private, max-age=(\d+)$/.exec(r.headers.get('cache-control') ?? '');
     expect(cache).not.toBeNull();
@@ -269,7 +292,7 @@ describe('downloadFile (signed, 5 minutes, no role check)', () => {
     expect(forgedB.status).toBe(403);
   });
 
-  test("a token for another filename, instance or purpose is refused; so is a login token", async () => {
+  test('a token for another filename, instance or purpose is refused; so is a login token', async () => {
     const other = await download('Member_dl', { filename: b.file.filename, token: a.download.token });
     expect(other.status).toBe(403);
     expect(other.json.code).toBe(13009);
@@ -333,7 +356,9 @@ describe('getPublicFile', () => {
   test('a public file is served without authentication with a 30-minute public cache', async () => {
     const up = await uploadOk('Content_pub', png, 'image/png', { isPublic: true, originalFilename: 'banner.png' });
     expect(up.file.isPublic).toBe(true);
-    expect(up.publicUrl).toBe(`/${t.projectId}/CALL/FileManager/getPublicFile/Content_pub?filename=${up.file.filename}`);
+    expect(up.publicUrl).toBe(
+      `/${t.projectId}/CALL/FileManager/getPublicFile/Content_pub?filename=${up.file.filename}`,
+    );
     const r = await fetchBytes(t.base + up.publicUrl!);
     expect(r.status).toBe(200);
     expect(r.data.equals(png)).toBe(true);
@@ -344,8 +369,12 @@ describe('getPublicFile', () => {
   });
 
   test('unknown or missing filenames', async () => {
-    expect((await fetchBytes(`${t.base}${t.path('getPublicFile', 'Content_pub')}?filename=none.png`)).json).toMatchObject({ code: 13007 });
-    expect((await fetchBytes(`${t.base}${t.path('getPublicFile', 'Content_pub')}`)).json).toMatchObject({ code: 13006 });
+    expect(
+      (await fetchBytes(`${t.base}${t.path('getPublicFile', 'Content_pub')}?filename=none.png`)).json,
+    ).toMatchObject({ code: 13007 });
+    expect((await fetchBytes(`${t.base}${t.path('getPublicFile', 'Content_pub')}`)).json).toMatchObject({
+      code: 13006,
+    });
   });
 });
 
@@ -358,7 +387,11 @@ describe('deleteFile', () => {
     expect(r.body.file).toMatchObject({ id: file.id, status: 'deleted', createdAt: file.createdAt });
     expect(r.body.file.actionHistory).toEqual([
       file.actionHistory[0],
-      { action: 'delete', actor: { id: 'pm1', type: 'program_management_user', roles: ['super'] }, timestamp: r.body.file.updatedAt },
+      {
+        action: 'delete',
+        actor: { id: 'pm1', type: 'program_management_user', roles: ['super'] },
+        timestamp: r.body.file.updatedAt,
+      },
     ]);
     // a token minted before the delete no longer downloads
     const dl = await fetchBytes(t.base + up.download.url);
@@ -378,7 +411,12 @@ describe('deleteFile', () => {
       const d = await t.rt.documents.get('files', file.id);
       return d?.status === 'deleted' ? d : undefined;
     });
-    expect(doc).toMatchObject({ instanceId: 'Member_del', entityType: 'Member', entityId: 'del', filename: file.filename });
+    expect(doc).toMatchObject({
+      instanceId: 'Member_del',
+      entityType: 'Member',
+      entityId: 'del',
+      filename: file.filename,
+    });
     expect((doc!.actionHistory as unknown[]).map((h: any) => h.action)).toEqual(['upload', 'delete']);
   });
 
@@ -395,18 +433,37 @@ describe('actors and class callers', () => {
 
   test('a class may upload and delete on behalf of a user; the class is recorded as via', async () => {
     const actor = { id: 'm77', type: 'member' };
-    const up = await forward('uploadFile', 'Member_m77', { content: pdf.toString('base64'), mimeType: 'application/pdf', actor });
+    const up = await forward('uploadFile', 'Member_m77', {
+      content: pdf.toString('base64'),
+      mimeType: 'application/pdf',
+      actor,
+    });
     expect(up.status).toBe(200);
     const file = up.body.body.file;
-    expect(file.actionHistory[0]).toMatchObject({ action: 'upload', actor, via: { type: 'system', name: 'class:FileClient' } });
+    expect(file.actionHistory[0]).toMatchObject({
+      action: 'upload',
+      actor,
+      via: { type: 'system', name: 'class:FileClient' },
+    });
     const token = await forward('createDownloadToken', 'Member_m77', { fileId: file.id });
     expect((await fetchBytes(t.base + token.body.body.url)).data.equals(pdf)).toBe(true);
     const got = await forward('getFile', 'Member_m77', { fileId: file.id });
     expect(Buffer.from(got.body.body.content, 'base64').equals(pdf)).toBe(true);
-    const del = await forward('deleteFile', 'Member_m77', { fileId: file.id, actor: { id: 'pm9', type: 'program_management_user' } });
-    expect(del.body.body.file.actionHistory[1]).toMatchObject({ action: 'delete', actor: { id: 'pm9' }, via: { name: 'class:FileClient' } });
+    const del = await forward('deleteFile', 'Member_m77', {
+      fileId: file.id,
+      actor: { id: 'pm9', type: 'program_management_user' },
+    });
+    expect(del.body.body.file.actionHistory[1]).toMatchObject({
+      action: 'delete',
+      actor: { id: 'pm9' },
+      via: { name: 'class:FileClient' },
+    });
     const state = await forward('getState', 'Member_m77', {});
-    expect(state.body.body).toMatchObject({ entityType: 'Member', entityId: 'm77', files: [{ id: file.id, status: 'deleted' }] });
+    expect(state.body.body).toMatchObject({
+      entityType: 'Member',
+      entityId: 'm77',
+      files: [{ id: file.id, status: 'deleted' }],
+    });
     const id = await forward('getInstanceId', 'Member_m77', {});
     expect(id.body.body).toEqual({ instanceId: 'Member_m77', entityType: 'Member', entityId: 'm77' });
   });
@@ -417,7 +474,11 @@ describe('actors and class callers', () => {
     expect(pmTry.status).toBe(403);
     expect(pmTry.body.code).toBe(13011);
     const own = { authorization: `Bearer ${t.token('enduser', 'act')}` };
-    const endTry = await upload('Member_act', { content: pdf.toString('base64'), mimeType: 'application/pdf', actor }, own);
+    const endTry = await upload(
+      'Member_act',
+      { content: pdf.toString('base64'), mimeType: 'application/pdf', actor },
+      own,
+    );
     expect(endTry.body.code).toBe(13011);
   });
 
@@ -431,7 +492,10 @@ describe('actors and class callers', () => {
     expect(other.status).toBe(403);
     expect(other.body.code).toBe(13012);
     expect(await t.rt.store.exists('FileManager', 'Member_e2')).toBe(false);
-    expect((await t.post(t.path('uploadFile', 'Member_e1'), { content: png.toString('base64'), mimeType: 'image/png' })).status).toBe(401);
+    expect(
+      (await t.post(t.path('uploadFile', 'Member_e1'), { content: png.toString('base64'), mimeType: 'image/png' }))
+        .status,
+    ).toBe(401);
   });
 
   test('INTERNAL methods are not reachable over HTTP', async () => {
@@ -455,17 +519,29 @@ describe('init', () => {
 
   test('refuses ids of the wrong shape and bodies naming another entity', async () => {
     expect((await t.call('init', 'nounderscore', {})).body).toMatchObject({ code: 13000 });
-    expect((await t.call('init', 'Partner_p2', { entityType: 'Partner', entityId: 'p3' })).body).toMatchObject({ code: 13013 });
+    expect((await t.call('init', 'Partner_p2', { entityType: 'Partner', entityId: 'p3' })).body).toMatchObject({
+      code: 13013,
+    });
     expect(await t.rt.store.exists('FileManager', 'Partner_p2')).toBe(false);
-    expect((await t.call('init', 'Partner_p4', {}, { authorization: `Bearer ${t.token('enduser', 'p4')}` })).status).toBe(403);
+    expect(
+      (await t.call('init', 'Partner_p4', {}, { authorization: `Bearer ${t.token('enduser', 'p4')}` })).status,
+    ).toBe(403);
   });
 });
 
 describe('streaming', () => {
   test('each file is a document of the files collection', async () => {
-    const { file } = await uploadOk('Tier_t1', Buffer.from('a,b\n1,2\n'), 'text/csv', { originalFilename: 'rules.csv' });
+    const { file } = await uploadOk('Tier_t1', Buffer.from('a,b\n1,2\n'), 'text/csv', {
+      originalFilename: 'rules.csv',
+    });
     const doc = await waitFor(() => t.rt.documents.get('files', file.id));
-    expect(doc).toMatchObject({ ...file, instanceId: 'Tier_t1', entityType: 'Tier', entityId: 't1', _class: 'FileManager' });
+    expect(doc).toMatchObject({
+      ...file,
+      instanceId: 'Tier_t1',
+      entityType: 'Tier',
+      entityId: 't1',
+      _class: 'FileManager',
+    });
     const listed = await t.rt.documents.find('files', { entityType: 'Tier', status: 'active' });
     expect(listed.items.map((d) => d._id)).toContain(file.id);
   });
@@ -483,7 +559,13 @@ describe('path traversal never reaches the store', () => {
       }) as any);
     });
     try {
-      const evil = ['../../../etc/passwd', '..\\..\\windows\\system32\\x.png', '/abs/path.png', 'a/../../b.png', '.hidden'];
+      const evil = [
+        '../../../etc/passwd',
+        '..\\..\\windows\\system32\\x.png',
+        '/abs/path.png',
+        'a/../../b.png',
+        '.hidden',
+      ];
       const uploaded = [];
       for (const originalFilename of evil) {
         const r = await uploadOk('Member_trav', png, 'image/png', { originalFilename });
@@ -495,10 +577,21 @@ describe('path traversal never reaches the store', () => {
       // the download name is the last segment only, with the stored type's extension
       const dl = await fetchBytes(t.base + first.download.url);
       expect(dl.headers.get('content-disposition')).toMatch(/^inline; filename="passwd.png"/);
-      for (const filename of ['../../../etc/passwd', `../${first.file.filename}`, `Member_trav/../${first.file.filename}`, '..']) {
+      for (const filename of [
+        '../../../etc/passwd',
+        `../${first.file.filename}`,
+        `Member_trav/../${first.file.filename}`,
+        '..',
+      ]) {
         expect((await t.call('getFile', 'Member_trav', { filename })).status).toBe(404);
         expect((await t.call('deleteFile', 'Member_trav', { filename })).status).toBe(404);
-        expect((await fetchBytes(`${t.base}${t.path('getPublicFile', 'Member_trav')}?filename=${encodeURIComponent(filename)}`)).status).toBe(404);
+        expect(
+          (
+            await fetchBytes(
+              `${t.base}${t.path('getPublicFile', 'Member_trav')}?filename=${encodeURIComponent(filename)}`,
+            )
+          ).status,
+        ).toBe(404);
         const d = await download('Member_trav', { filename, token: first.download.token });
         expect(d.status).toBe(403);
       }

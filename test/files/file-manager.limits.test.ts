@@ -42,9 +42,16 @@ describe.each(cases)('%s', (_label, ext, mimeType, limit) => {
   test('one byte over is FILE_TOO_LARGE and nothing is stored', async () => {
     const put = jest.spyOn(t.rt.ports.blobs, 'put');
     try {
-      const r = await t.call('uploadFile', instanceId, { content: sample(ext, limit + 1).toString('base64'), mimeType });
+      const r = await t.call('uploadFile', instanceId, {
+        content: sample(ext, limit + 1).toString('base64'),
+        mimeType,
+      });
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ code: 13003, classId: 'FileManager', details: { size: limit + 1, maxBytes: limit } });
+      expect(r.body).toMatchObject({
+        code: 13003,
+        classId: 'FileManager',
+        details: { size: limit + 1, maxBytes: limit },
+      });
       expect(put).not.toHaveBeenCalled();
     } finally {
       put.mockRestore();

@@ -30,7 +30,15 @@ const FILE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const NOW = '2025-01-02T03:04:05.000Z';
 
 function pdf(overrides: Partial<Parameters<typeof newFileMetadata>[0]> = {}): FileMetadata {
-  return newFileMetadata({ fileId: FILE_ID, instanceId: 'Member_m1', type: typeByExt('pdf'), size: 42, actor: pm, now: NOW, ...overrides });
+  return newFileMetadata({
+    fileId: FILE_ID,
+    instanceId: 'Member_m1',
+    type: typeByExt('pdf'),
+    size: 42,
+    actor: pm,
+    now: NOW,
+    ...overrides,
+  });
 }
 
 describe('instance ids', () => {
@@ -44,12 +52,22 @@ describe('instance ids', () => {
     expect(instanceIdOf(entityType, entityId)).toBe(id);
   });
 
-  test.each(['member', 'Member_', '_m1', '1Member_m1', 'Mem-ber_m1', 'Member_../x', 'Member_a.b', 'Member_a b', 'Member_a/b', 'Member_-x', '', `Member_${'x'.repeat(129)}`])(
-    '%p is refused',
-    (id) => {
-      expect(parseInstanceId(id)).toBeNull();
-    },
-  );
+  test.each([
+    'member',
+    'Member_',
+    '_m1',
+    '1Member_m1',
+    'Mem-ber_m1',
+    'Member_../x',
+    'Member_a.b',
+    'Member_a b',
+    'Member_a/b',
+    'Member_-x',
+    '',
+    `Member_${'x'.repeat(129)}`,
+  ])('%p is refused', (id) => {
+    expect(parseInstanceId(id)).toBeNull();
+  });
   test('undefined is refused', () => expect(parseInstanceId(undefined)).toBeNull());
 
   test('generated file names follow {entityType}_{entityId}_{fileId}.{ext} and are safe blob names, even at the longest', () => {
@@ -67,7 +85,14 @@ describe('instance ids', () => {
   test("init's instance: the path's id, else {entityType}_{entityId} from the body, else none", () => {
     expect(initInstanceId('Member_m1', { entityType: 'Partner', entityId: 'p1' })).toBe('Member_m1');
     expect(initInstanceId(undefined, { entityType: 'Partner', entityId: 'p1' })).toBe('Partner_p1');
-    for (const body of [undefined, null, 'Partner_p1', {}, { entityType: 'Partner' }, { entityType: 'Partner', entityId: 1 }]) {
+    for (const body of [
+      undefined,
+      null,
+      'Partner_p1',
+      {},
+      { entityType: 'Partner' },
+      { entityType: 'Partner', entityId: 1 },
+    ]) {
       expect([body, initInstanceId(undefined, body)]).toEqual([body, undefined]);
     }
   });
@@ -137,19 +162,31 @@ describe('file references', () => {
 
   test('neither, both or non-strings are refused', () => {
     expect(fileReference({}, {})).toMatchObject({ ok: false, error: 'INVALID_FILE_REFERENCE' });
-    expect(fileReference({ fileId: 'a', filename: 'b' }, {})).toMatchObject({ ok: false, error: 'INVALID_FILE_REFERENCE' });
-    expect(fileReference({ fileId: 1 }, { filename: ['x', 'y'] })).toMatchObject({ ok: false, error: 'INVALID_FILE_REFERENCE' });
+    expect(fileReference({ fileId: 'a', filename: 'b' }, {})).toMatchObject({
+      ok: false,
+      error: 'INVALID_FILE_REFERENCE',
+    });
+    expect(fileReference({ fileId: 1 }, { filename: ['x', 'y'] })).toMatchObject({
+      ok: false,
+      error: 'INVALID_FILE_REFERENCE',
+    });
   });
 
   test('found by id and by exact filename only', () => {
     expect(activeFile(files, { fileId: FILE_ID })).toMatchObject({ ok: true, value: { id: FILE_ID } });
     expect(activeFile(files, { filename: `Member_m1_${FILE_ID}.pdf` })).toMatchObject({ ok: true });
-    expect(activeFile(files, { filename: `../Member_m1_${FILE_ID}.pdf` })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
-    expect(activeFile(files, { filename: `member_m1_${FILE_ID}.PDF` })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
+    expect(activeFile(files, { filename: `../Member_m1_${FILE_ID}.pdf` })).toMatchObject({
+      ok: false,
+      error: 'FILE_NOT_FOUND',
+    });
+    expect(activeFile(files, { filename: `member_m1_${FILE_ID}.PDF` })).toMatchObject({
+      ok: false,
+      error: 'FILE_NOT_FOUND',
+    });
     expect(activeFile(undefined, { fileId: FILE_ID })).toMatchObject({ ok: false, error: 'FILE_NOT_FOUND' });
   });
 
-  test('a frozen list (a READ\'s snapshot) is searched the same, answering its own element', () => {
+  test("a frozen list (a READ's snapshot) is searched the same, answering its own element", () => {
     const frozen = Object.freeze(files.map((f) => Object.freeze({ ...f })));
     const found = activeFile(frozen, { fileId: FILE_ID });
     expect(found.ok && found.value).toBe(frozen[0]);
@@ -158,17 +195,32 @@ describe('file references', () => {
 
   test('a deleted file exists but is not active', () => {
     expect(existingFile(files, { fileId: 'other' })).toMatchObject({ ok: true });
-    expect(activeFile(files, { fileId: 'other' })).toMatchObject({ ok: false, error: 'FILE_DELETED', details: { status: 'deleted' } });
+    expect(activeFile(files, { fileId: 'other' })).toMatchObject({
+      ok: false,
+      error: 'FILE_DELETED',
+      details: { status: 'deleted' },
+    });
   });
 });
 
 describe('download tokens', () => {
   const now = 1_700_000_000;
-  const payload = (over: Record<string, unknown> = {}) => ({ instanceId: 'Member_m1', filename: 'f.pdf', exp: now + 120, ...over });
+  const payload = (over: Record<string, unknown> = {}) => ({
+    instanceId: 'Member_m1',
+    filename: 'f.pdf',
+    exp: now + 120,
+    ...over,
+  });
 
   test('a valid token grants its own file with the validity left', () => {
-    expect(checkDownloadToken(payload(), 'Member_m1', 'f.pdf', now)).toEqual({ ok: true, value: { filename: 'f.pdf', remainingSeconds: 120 } });
-    expect(checkDownloadToken(payload(), 'Member_m1', undefined, now)).toMatchObject({ ok: true, value: { filename: 'f.pdf' } });
+    expect(checkDownloadToken(payload(), 'Member_m1', 'f.pdf', now)).toEqual({
+      ok: true,
+      value: { filename: 'f.pdf', remainingSeconds: 120 },
+    });
+    expect(checkDownloadToken(payload(), 'Member_m1', undefined, now)).toMatchObject({
+      ok: true,
+      value: { filename: 'f.pdf' },
+    });
   });
 
   test('remaining validity is capped at 5 minutes', () => {
@@ -195,7 +247,9 @@ describe('download tokens', () => {
     expect(downloadUrl('proj', 'Member_m1', 'Member_m1_x.pdf', 'a.b+c')).toBe(
       '/proj/CALL/FileManager/downloadFile/Member_m1?filename=Member_m1_x.pdf&token=a.b%2Bc',
     );
-    expect(publicUrl('proj', 'Member_m1', 'Member_m1_x.png')).toBe('/proj/CALL/FileManager/getPublicFile/Member_m1?filename=Member_m1_x.png');
+    expect(publicUrl('proj', 'Member_m1', 'Member_m1_x.png')).toBe(
+      '/proj/CALL/FileManager/getPublicFile/Member_m1?filename=Member_m1_x.png',
+    );
   });
 });
 
@@ -250,7 +304,10 @@ describe('actors and ownership', () => {
       ok: true,
       value: { actor: { id: 'pm1', type: 'program_management_user', roles: ['super'] } },
     });
-    expect(actingActor({ type: 'enduser', userId: 'u1' }, undefined)).toMatchObject({ ok: true, value: { actor: { id: 'u1', type: 'member' } } });
+    expect(actingActor({ type: 'enduser', userId: 'u1' }, undefined)).toMatchObject({
+      ok: true,
+      value: { actor: { id: 'u1', type: 'member' } },
+    });
   });
 
   test('a proxied actor is taken from classes (and the system) only, with the class as via', () => {
@@ -259,8 +316,14 @@ describe('actors and ownership', () => {
       value: { actor: proxied, via: { id: 'u7', type: 'system', name: 'class:Member' } },
     });
     expect(actingActor({ type: 'system' }, proxied)).toMatchObject({ ok: true, value: { actor: proxied } });
-    expect(actingActor({ type: 'enduser', userId: 'u1' }, proxied)).toMatchObject({ ok: false, error: 'ACTOR_NOT_ALLOWED' });
-    expect(actingActor({ type: 'program_management_user', userId: 'pm1' }, proxied)).toMatchObject({ ok: false, error: 'ACTOR_NOT_ALLOWED' });
+    expect(actingActor({ type: 'enduser', userId: 'u1' }, proxied)).toMatchObject({
+      ok: false,
+      error: 'ACTOR_NOT_ALLOWED',
+    });
+    expect(actingActor({ type: 'program_management_user', userId: 'pm1' }, proxied)).toMatchObject({
+      ok: false,
+      error: 'ACTOR_NOT_ALLOWED',
+    });
   });
 
   test('an enduser reaches only its own entity', () => {
@@ -277,16 +340,27 @@ describe('streaming', () => {
     const a = pdf();
     const b = { ...pdf({ fileId: 'f2' }), status: 'deleted' as const };
     expect(fileDocuments({ entityType: 'Member', entityId: 'm1', files: [a, b] }, 'Member_m1')).toEqual([
-      { collection: 'files', id: FILE_ID, doc: { ...a, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null } },
-      { collection: 'files', id: 'f2', doc: { ...b, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null } },
+      {
+        collection: 'files',
+        id: FILE_ID,
+        doc: { ...a, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null },
+      },
+      {
+        collection: 'files',
+        id: 'f2',
+        doc: { ...b, instanceId: 'Member_m1', entityType: 'Member', entityId: 'm1', companyId: null },
+      },
     ]);
     // the company scope's field: the company the entity's files belong to
-    expect(fileDocuments({ entityType: 'Member', entityId: 'm1', companyId: 'c-1', files: [a] }, 'Member_m1')[0]!.doc.companyId).toBe('c-1');
+    expect(
+      fileDocuments({ entityType: 'Member', entityId: 'm1', companyId: 'c-1', files: [a] }, 'Member_m1')[0]!.doc
+        .companyId,
+    ).toBe('c-1');
     expect(fileDocuments({}, 'Member_m1')).toEqual([]);
   });
 });
 
-describe('companyOfFiles (company scope of an entity\'s files)', () => {
+describe("companyOfFiles (company scope of an entity's files)", () => {
   test('the class storing the files names the company, and moves them with its entity', () => {
     expect(companyOfFiles(undefined, 'c-1', true)).toEqual({ ok: true, value: 'c-1' });
     expect(companyOfFiles('c-1', 'c-1', true)).toEqual({ ok: true, value: 'c-1' });

@@ -60,12 +60,20 @@ describe('spec 8 types and limits', () => {
     expect(classify(given)?.ext).toBe(ext);
   });
 
-  test.each(['image/svg+xml', 'text/html', 'application/octet-stream', 'application/x-msdownload', 'image/bmp', 'svg', 'exe', 'html', '', '/'])(
-    '%p is not an allowed type',
-    (declared) => {
-      expect(classify(declared)).toBeNull();
-    },
-  );
+  test.each([
+    'image/svg+xml',
+    'text/html',
+    'application/octet-stream',
+    'application/x-msdownload',
+    'image/bmp',
+    'svg',
+    'exe',
+    'html',
+    '',
+    '/',
+  ])('%p is not an allowed type', (declared) => {
+    expect(classify(declared)).toBeNull();
+  });
 
   test('the allowed extensions are exactly those of spec 8', () => {
     expect([...ALLOWED_EXTENSIONS].sort()).toEqual(
@@ -194,31 +202,48 @@ describe('checkUpload: each type at exactly its limit and one byte over', () => 
       expect(ok.type.ext).toBe(type.ext);
     }
     const over = checkUpload({ content: sample(type, type.maxBytes + 1).toString('base64'), mimeType });
-    expect(over).toMatchObject({ ok: false, error: 'FILE_TOO_LARGE', details: { size: type.maxBytes + 1, maxBytes: type.maxBytes } });
+    expect(over).toMatchObject({
+      ok: false,
+      error: 'FILE_TOO_LARGE',
+      details: { size: type.maxBytes + 1, maxBytes: type.maxBytes },
+    });
   });
 
   test('mime aliases share the canonical limit (text/json, image/jpg)', () => {
     expect(checkUpload({ content: sample('json', 5 * MB).toString('base64'), mimeType: 'text/json' }).ok).toBe(true);
-    expect(checkUpload({ content: sample('jpg', 5 * MB + 1).toString('base64'), mimeType: 'image/jpg' })).toMatchObject({
-      error: 'FILE_TOO_LARGE',
-    });
+    expect(checkUpload({ content: sample('jpg', 5 * MB + 1).toString('base64'), mimeType: 'image/jpg' })).toMatchObject(
+      {
+        error: 'FILE_TOO_LARGE',
+      },
+    );
   });
 });
 
 describe('checkUpload: order of the rules', () => {
   const png = sample('png', 100).toString('base64');
   test('an unsupported type is refused first', () => {
-    expect(checkUpload({ content: '!!!', mimeType: 'image/svg+xml' })).toMatchObject({ ok: false, error: 'UNSUPPORTED_TYPE' });
+    expect(checkUpload({ content: '!!!', mimeType: 'image/svg+xml' })).toMatchObject({
+      ok: false,
+      error: 'UNSUPPORTED_TYPE',
+    });
   });
   test('then invalid Base64', () => {
-    expect(checkUpload({ content: png.slice(0, -1), mimeType: 'image/png' })).toMatchObject({ ok: false, error: 'INVALID_BASE64' });
-    expect(checkUpload({ content: `${png.slice(0, 8)}\n${png.slice(8)}`, mimeType: 'image/png' })).toMatchObject({ error: 'INVALID_BASE64' });
+    expect(checkUpload({ content: png.slice(0, -1), mimeType: 'image/png' })).toMatchObject({
+      ok: false,
+      error: 'INVALID_BASE64',
+    });
+    expect(checkUpload({ content: `${png.slice(0, 8)}\n${png.slice(8)}`, mimeType: 'image/png' })).toMatchObject({
+      error: 'INVALID_BASE64',
+    });
   });
   test('then empty content', () => {
     expect(checkUpload({ content: '', mimeType: 'image/png' })).toMatchObject({ ok: false, error: 'EMPTY_FILE' });
   });
   test('then the content type', () => {
-    expect(checkUpload({ content: png, mimeType: 'image/gif' })).toMatchObject({ ok: false, error: 'CONTENT_MISMATCH' });
+    expect(checkUpload({ content: png, mimeType: 'image/gif' })).toMatchObject({
+      ok: false,
+      error: 'CONTENT_MISMATCH',
+    });
     expect(checkUpload({ content: png, mimeType: 'image/png' })).toMatchObject({ ok: true });
   });
 });

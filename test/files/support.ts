@@ -12,16 +12,21 @@ export const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 export interface FileTestRuntime extends TestRuntime {
   /** Authorization headers */
   pm: Record<string, string>;
-  call(method: string, instanceId: string, body?: unknown, headers?: Record<string, string>): ReturnType<TestRuntime['post']>;
+  call(
+    method: string,
+    instanceId: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): ReturnType<TestRuntime['post']>;
   path(method: string, instanceId?: string): string;
 }
 
 export async function startFileRuntime(): Promise<FileTestRuntime> {
   const t = await startTestRuntime({ env: FILE_CLASS_ENV });
   await seedRoles(t, [
-        { id: 'super', name: 'super', level: 1, permissions: {} },
-        { id: 'reader', name: 'reader', level: 10, permissions: { FileManager: ['getFile'] } },
-      ]);
+    { id: 'super', name: 'super', level: 1, permissions: {} },
+    { id: 'reader', name: 'reader', level: 10, permissions: { FileManager: ['getFile'] } },
+  ]);
   const pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
   const path = (method: string, instanceId?: string) =>
     `/${t.projectId}/CALL/FileManager/${method}${instanceId === undefined ? '' : `/${instanceId}`}`;

@@ -22,13 +22,18 @@ const sample = (name: string) => path.join(root, 'examples/import', name);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-test-'));
 
 /** the error file's lines after its header */
-const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
+const errorLines = (file: string) =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : [];
 
 describe('importing the catalogue sheets', () => {
   let t: TestRuntime;
-  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+    t.rt.call(classId, method, instanceId, body);
   const run = (sheet: string, file: string, opts: { dryRun?: boolean; errorsFile?: string } = {}) =>
-    runImport(SHEETS[sheet]!, file, call, { errorsFile: opts.errorsFile ?? path.join(tmp, `${sheet}-${Date.now()}.errors.csv`), ...opts });
+    runImport(SHEETS[sheet]!, file, call, {
+      errorsFile: opts.errorsFile ?? path.join(tmp, `${sheet}-${Date.now()}.errors.csv`),
+      ...opts,
+    });
 
   beforeAll(async () => {
     t = await startSeededRuntime();
@@ -37,8 +42,18 @@ describe('importing the catalogue sheets', () => {
 
   test('a dry run of the samples writes nothing and says what the import would create', async () => {
     const dry = await run('offer-categories', sample('offer-categories.csv'), { dryRun: true });
-    expect(dry).toMatchObject({ sheet: 'offer-categories', rows: 2, created: 2, updated: 0, unchanged: 0, failed: 0, dryRun: true });
-    await expect(call('BenefitCategory', 'getCategory', 'cat-dining', {})).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
+    expect(dry).toMatchObject({
+      sheet: 'offer-categories',
+      rows: 2,
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+      dryRun: true,
+    });
+    await expect(call('BenefitCategory', 'getCategory', 'cat-dining', {})).rejects.toMatchObject({
+      code: 'UNKNOWN_INSTANCE',
+    });
   });
 
   test('the samples import cleanly on top of the example seed, and a second run changes nothing', async () => {
@@ -47,8 +62,15 @@ describe('importing the catalogue sheets', () => {
     expect(categories).toMatchObject({ rows: 2, created: 2, updated: 0, unchanged: 0, failed: 0 });
     // a run without a failure leaves no error file
     expect(fs.existsSync(errorsFile)).toBe(false);
-    const category = (await call('BenefitCategory', 'getCategory', 'cat-dining', {})).body as { category: Record<string, unknown> };
-    expect(category.category).toMatchObject({ name: 'Dining', subcategories: ['Restaurants', 'Cafes'], keywords: ['food', 'dinner', 'lunch'], status: 'active' });
+    const category = (await call('BenefitCategory', 'getCategory', 'cat-dining', {})).body as {
+      category: Record<string, unknown>;
+    };
+    expect(category.category).toMatchObject({
+      name: 'Dining',
+      subcategories: ['Restaurants', 'Cafes'],
+      keywords: ['food', 'dinner', 'lunch'],
+      status: 'active',
+    });
 
     const offers = await run('offers', sample('offers.csv'));
     expect(offers).toMatchObject({ rows: 2, created: 2, failed: 0 });
@@ -60,21 +82,42 @@ describe('importing the catalogue sheets', () => {
       categoryIds: ['cat-wellness', 'cat-dining'],
       images: [],
     });
-    const brunch = (await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as { offer: Record<string, unknown> };
+    const brunch = (await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as {
+      offer: Record<string, unknown>;
+    };
     expect(brunch.offer).toMatchObject({ status: 'published', images: ['https://sunrise.example/img/brunch.jpg'] });
 
-    expect(await run('offer-categories', sample('offer-categories.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
-    expect(await run('offers', sample('offers.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
+    expect(await run('offer-categories', sample('offer-categories.csv'))).toMatchObject({
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+    });
+    expect(await run('offers', sample('offers.csv'))).toMatchObject({
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+    });
   });
 
   test('a changed row updates its record through the class, status included', async () => {
     const file = path.join(tmp, 'offers-changed.csv');
     const lines = fs.readFileSync(sample('offers.csv'), 'utf8').trim().split('\n');
-    fs.writeFileSync(file, `${[lines[0], lines[1]!.replace('Sunrise Friday brunch', 'Sunrise brunch every Friday').replace(',published,', ',unpublished,')].join('\n')}\n`);
+    fs.writeFileSync(
+      file,
+      `${[lines[0], lines[1]!.replace('Sunrise Friday brunch', 'Sunrise brunch every Friday').replace(',published,', ',unpublished,')].join('\n')}\n`,
+    );
     expect(await run('offers', file, { dryRun: true })).toMatchObject({ rows: 1, updated: 1, failed: 0 });
-    expect(((await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as { offer: { title: string } }).offer.title).toBe('Sunrise Friday brunch');
+    expect(
+      ((await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as { offer: { title: string } }).offer.title,
+    ).toBe('Sunrise Friday brunch');
     expect(await run('offers', file)).toMatchObject({ rows: 1, updated: 1, failed: 0 });
-    const offer = (await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as { offer: Record<string, unknown> };
+    const offer = (await call('Offer', 'getOffer', 'offer-sunrise-brunch', {})).body as {
+      offer: Record<string, unknown>;
+    };
     expect(offer.offer).toMatchObject({ title: 'Sunrise brunch every Friday', status: 'unpublished' });
   });
 
@@ -123,7 +166,9 @@ describe('importing the catalogue sheets', () => {
     const file = path.join(tmp, 'categories-no-name.csv');
     fs.writeFileSync(file, 'id,keywords\ncat-nameless,x\n');
     await expect(run('offer-categories', file)).rejects.toThrow('the offer-categories sheet has no column name');
-    await expect(call('BenefitCategory', 'getCategory', 'cat-nameless', {})).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
+    await expect(call('BenefitCategory', 'getCategory', 'cat-nameless', {})).rejects.toMatchObject({
+      code: 'UNKNOWN_INSTANCE',
+    });
   });
 
   test('an XLSX sheet is read like a CSV one, date cells included', async () => {
@@ -137,20 +182,51 @@ describe('importing the catalogue sheets', () => {
     const errorsFile = path.join(tmp, 'xlsx.errors.csv');
     expect(await run('offer-categories', file, { errorsFile })).toMatchObject({ rows: 2, created: 1, failed: 1 });
     expect(errorLines(errorsFile)).toEqual(['3,createdAt,yesterday,not an ISO 8601 date']);
-    const category = (await call('BenefitCategory', 'getCategory', 'cat-travel', {})).body as { category: Record<string, unknown> };
-    expect(category.category).toMatchObject({ name: 'Travel', subcategories: ['Flights', 'Hotels'], keywords: ['trip'] });
+    const category = (await call('BenefitCategory', 'getCategory', 'cat-travel', {})).body as {
+      category: Record<string, unknown>;
+    };
+    expect(category.category).toMatchObject({
+      name: 'Travel',
+      subcategories: ['Flights', 'Hotels'],
+      keywords: ['trip'],
+    });
   });
 
   test('the CLI command ends with the JSON summary as its last stdout line', async () => {
     const errorsFile = path.join(tmp, 'cli.errors.csv');
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), 'import', 'offer-categories', sample('offer-categories.csv'), '--dry-run', '--errors', errorsFile, '--mapping', sample('mapping.json')],
-      { cwd: root, env: { ...process.env, ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' }) } },
+      [
+        '--import',
+        'tsx',
+        path.join(root, 'runtime/cli.ts'),
+        'import',
+        'offer-categories',
+        sample('offer-categories.csv'),
+        '--dry-run',
+        '--errors',
+        errorsFile,
+        '--mapping',
+        sample('mapping.json'),
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' }) },
+      },
     );
     const last = stdout.trim().split('\n').pop()!;
-    expect(JSON.parse(last)).toMatchObject({ sheet: 'offer-categories', rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0, dryRun: true });
-    expect(Object.keys(JSON.parse(last))).toEqual(expect.arrayContaining(['sheet', 'rows', 'created', 'updated', 'unchanged', 'failed', 'seconds']));
+    expect(JSON.parse(last)).toMatchObject({
+      sheet: 'offer-categories',
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+      dryRun: true,
+    });
+    expect(Object.keys(JSON.parse(last))).toEqual(
+      expect.arrayContaining(['sheet', 'rows', 'created', 'updated', 'unchanged', 'failed', 'seconds']),
+    );
     expect(errorLines(errorsFile)).toEqual([]);
   });
 
@@ -158,7 +234,10 @@ describe('importing the catalogue sheets', () => {
     // the offers sheet's categories and partner are imported by the test above
     const file = path.join(tmp, 'offers-bad-dates.csv');
     const [header] = fs.readFileSync(sample('offers.csv'), 'utf8').trim().split('\n');
-    fs.writeFileSync(file, `${header}\noffer-backwards,partner-sunrise,unpublished,,discount,2026-06-01,2026-05-01,,Backwards,Backwards offer,,cat-dining,,\n`);
+    fs.writeFileSync(
+      file,
+      `${header}\noffer-backwards,partner-sunrise,unpublished,,discount,2026-06-01,2026-05-01,,Backwards,Backwards offer,,cat-dining,,\n`,
+    );
     const errorsFile = path.join(tmp, 'offers-bad-dates.errors.csv');
     expect(await run('offers', file, { errorsFile })).toMatchObject({ rows: 1, created: 0, failed: 1 });
     expect(errorLines(errorsFile)).toEqual(['2,endDate,2026-05-01,must be after startDate']);
@@ -168,16 +247,29 @@ describe('importing the catalogue sheets', () => {
 describe('refusalProblems: the error-file lines of a refusal', () => {
   const row = { id: 'o1', startDate: '2026-06-01', endDate: '2026-05-01' };
   it('one line per listed field, with the cell as written when the sheet has that column', () => {
-    const err = { status: 400, message: 'Invalid dates: ...', details: { errors: [{ field: 'endDate', reason: 'must be after startDate' }, { field: 'notAColumn', reason: 'bad' }] } };
+    const err = {
+      status: 400,
+      message: 'Invalid dates: ...',
+      details: {
+        errors: [
+          { field: 'endDate', reason: 'must be after startDate' },
+          { field: 'notAColumn', reason: 'bad' },
+        ],
+      },
+    };
     expect(refusalProblems(err, row)).toEqual([
       { column: 'endDate', value: '2026-05-01', reason: 'must be after startDate' },
       { column: 'notAColumn', value: '', reason: 'bad' },
     ]);
   });
   it('one line on the named field, or none, when the refusal lists no fields', () => {
-    expect(refusalProblems({ message: 'nope', details: { field: 'id' } }, row)).toEqual([{ column: 'id', value: 'o1', reason: 'nope' }]);
+    expect(refusalProblems({ message: 'nope', details: { field: 'id' } }, row)).toEqual([
+      { column: 'id', value: 'o1', reason: 'nope' },
+    ]);
     expect(refusalProblems(new Error('boom'), row)).toEqual([{ column: '', value: '', reason: 'boom' }]);
     // a field named like an Object.prototype member is not read from the prototype
-    expect(refusalProblems({ message: 'x', details: { field: 'constructor' } }, row)).toEqual([{ column: 'constructor', value: '', reason: 'x' }]);
+    expect(refusalProblems({ message: 'x', details: { field: 'constructor' } }, row)).toEqual([
+      { column: 'constructor', value: '', reason: 'x' },
+    ]);
   });
 });

@@ -36,7 +36,12 @@ function sheetRow(r: number): Record<string, string> {
   const group = Math.floor(r / 4);
   const dependant = r % 4 === 3;
   const m = group * 3 + (dependant ? 2 : r % 4);
-  const common = { employeeId: employeeIdOf(m), primaryMemberType: 'Regular', membershipStatus: 'active', membershipStart: '2026-01-01' };
+  const common = {
+    employeeId: employeeIdOf(m),
+    primaryMemberType: 'Regular',
+    membershipStatus: 'active',
+    membershipStart: '2026-01-01',
+  };
   if (dependant) {
     const spouse = group % 2 === 0;
     return {
@@ -66,7 +71,9 @@ function sheetRow(r: number): Record<string, string> {
     addressCountry: 'AE',
     address: `${m} Restart Street, Dubai`,
     // most memberships company paid; every tenth DDS monthly, with a payment schedule
-    ...(m % 10 === 0 ? { membershipEnd: '2026-12-31', membershipPaymentType: 'DDS', membershipPaymentPeriod: 'monthly' } : { membershipPaymentType: 'Company Paid' }),
+    ...(m % 10 === 0
+      ? { membershipEnd: '2026-12-31', membershipPaymentType: 'DDS', membershipPaymentPeriod: 'monthly' }
+      : { membershipPaymentType: 'Company Paid' }),
   };
 }
 
@@ -74,7 +81,9 @@ function writeSheet(file: string): void {
   const lines = [HEADER];
   for (let r = 0; r < ROWS; r++) {
     const row = sheetRow(r);
-    lines.push(COLUMNS.map((c) => (/[",]/.test(row[c] ?? '') ? `"${row[c]!.replace(/"/g, '""')}"` : (row[c] ?? ''))).join(','));
+    lines.push(
+      COLUMNS.map((c) => (/[",]/.test(row[c] ?? '') ? `"${row[c]!.replace(/"/g, '""')}"` : (row[c] ?? ''))).join(','),
+    );
   }
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -88,7 +97,8 @@ interface CliRun {
 /** fn(0..n-1), a few hundred side by side (Redis reads of the runtime in this process); the answers in order */
 async function inBatches<T>(n: number, fn: (i: number) => Promise<T>, size = 200): Promise<T[]> {
   const out: T[] = [];
-  for (let from = 0; from < n; from += size) out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - from) }, (_, k) => fn(from + k)))));
+  for (let from = 0; from < n; from += size)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - from) }, (_, k) => fn(from + k)))));
   return out;
 }
 
@@ -115,15 +125,33 @@ describe('import stopped half-way and started again', () => {
   const startImport = (): CliRun => {
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), 'import', 'members', file, '--mapping', MAPPING, '--errors', errorsFile],
-      { cwd: root, env: { ...process.env, ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', LOG_LEVEL: 'warn' }) }, stdio: ['ignore', 'pipe', 'pipe'] },
+      [
+        '--import',
+        'tsx',
+        path.join(root, 'runtime/cli.ts'),
+        'import',
+        'members',
+        file,
+        '--mapping',
+        MAPPING,
+        '--errors',
+        errorsFile,
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', LOG_LEVEL: 'warn' }),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let stdout = '';
     let stderr = '';
     proc.stdout!.on('data', (c) => (stdout += c));
     proc.stderr!.on('data', (c) => (stderr += c));
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-      proc.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+      (resolve) => proc.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
     );
     return { proc, ended };
   };
@@ -136,7 +164,11 @@ describe('import stopped half-way and started again', () => {
   };
 
   /** starts the import, and once `reached` holds sends it `signal`; the run must not have ended by then */
-  const stopWhen = async (signal: NodeJS.Signals, reached: (members: number) => boolean, what: string): Promise<number> => {
+  const stopWhen = async (
+    signal: NodeJS.Signals,
+    reached: (members: number) => boolean,
+    what: string,
+  ): Promise<number> => {
     const run = startImport();
     let exited = false;
     void run.ended.then(() => (exited = true));
@@ -168,7 +200,8 @@ describe('import stopped half-way and started again', () => {
   beforeAll(async () => {
     t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' } });
     const seed = JSON.parse(fs.readFileSync(path.join(root, 'examples/seed.json'), 'utf8')) as SeedDocument;
-    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+    const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+      t.rt.call(classId, method, instanceId, body);
     expect((await applySeed(seed, call)).filter((o) => o.result === 'failed')).toEqual([]);
     seedMembers = await memberCount();
     writeSheet(file);
@@ -181,7 +214,11 @@ describe('import stopped half-way and started again', () => {
     expect(atKill - seedMembers).toBeLessThan(EMPLOYEES);
 
     // started again, Ctrl-C once the first pass is done and half the dependants exist
-    const atInt = await stopWhen('SIGINT', (n) => n - seedMembers >= EMPLOYEES + DEPENDANTS / 2, 'half of the dependants imported');
+    const atInt = await stopWhen(
+      'SIGINT',
+      (n) => n - seedMembers >= EMPLOYEES + DEPENDANTS / 2,
+      'half of the dependants imported',
+    );
     expect(atInt - seedMembers).toBeLessThan(EMPLOYEES + DEPENDANTS);
 
     // started again, to its end: the rest created, what was done before unchanged
@@ -210,7 +247,9 @@ describe('import stopped half-way and started again', () => {
       async () => {
         // the families read a few hundred side by side
         const linked = await inBatches(DEPENDANTS, async (group) => {
-          const employee = await profileOf((await t.rt.store.resolveLookup('Member', 'staffId', employeeIdOf(group * 3 + 2)))!);
+          const employee = await profileOf(
+            (await t.rt.store.resolveLookup('Member', 'staffId', employeeIdOf(group * 3 + 2)))!,
+          );
           const listed = (employee.familyMembers as { id: string }[]).filter((f) => f.id === dependantIdOf(group));
           if (listed.length > 1) throw new Error(`dependant ${dependantIdOf(group)} listed ${listed.length} times`);
           if (listed.length === 0) return false;
@@ -224,7 +263,9 @@ describe('import stopped half-way and started again', () => {
     );
     // the employees without a dependant list none
     for (const m of [0, 1, EMPLOYEES - 2]) {
-      expect((await profileOf((await t.rt.store.resolveLookup('Member', 'staffId', employeeIdOf(m)))!)).familyMembers).toEqual([]);
+      expect(
+        (await profileOf((await t.rt.store.resolveLookup('Member', 'staffId', employeeIdOf(m)))!)).familyMembers,
+      ).toEqual([]);
     }
 
     // once more: every row unchanged

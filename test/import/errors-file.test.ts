@@ -63,16 +63,35 @@ describe('an error file that cannot be written', () => {
       fs.chmodSync(readOnly, 0o555);
     }
     await expect(runImport(SHEETS['offer-categories']!, sheet, call)).rejects.toThrow(
-      new RegExp(`^the error file ${`${sheet}.errors.csv`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written \\((EACCES|ENOTDIR)\\): pass --errors <writable path>$`),
+      new RegExp(
+        `^the error file ${`${sheet}.errors.csv`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be written \\((EACCES|ENOTDIR)\\): pass --errors <writable path>$`,
+      ),
     );
     expect(fs.existsSync(`${sheet}.errors.csv`)).toBe(false);
     expect(calls).toEqual([]);
   });
 
   test('the CLI ends stderr with that one line, no stack trace, and exits 1; with --errors elsewhere the same sheet imports', async () => {
-    const env = { ...process.env, ...testEnv(`errfile${process.pid}`, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' }) };
+    const env = {
+      ...process.env,
+      ...testEnv(`errfile${process.pid}`, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas' }),
+    };
     const cli = (errorsFile: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), 'import', 'offer-categories', sample, '--dry-run', '--errors', errorsFile], { cwd: root, env });
+      promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(root, 'runtime/cli.ts'),
+          'import',
+          'offer-categories',
+          sample,
+          '--dry-run',
+          '--errors',
+          errorsFile,
+        ],
+        { cwd: root, env },
+      );
 
     const bad = path.join(notADirectory, 'cli.errors.csv');
     const failed = (await cli(bad).then(
@@ -83,13 +102,20 @@ describe('an error file that cannot be written', () => {
     expect(failed!.code).toBe(1);
     // the progress reporter's closing line ("offer-categories: 0 rows done") may come first
     const lines = failed!.stderr.trim().split('\n');
-    expect(lines[lines.length - 1]).toBe(`the error file ${bad} cannot be written (ENOTDIR): pass --errors <writable path>`);
+    expect(lines[lines.length - 1]).toBe(
+      `the error file ${bad} cannot be written (ENOTDIR): pass --errors <writable path>`,
+    );
     expect(lines.slice(0, -1).filter((l) => !/^offer-categories: 0 rows done$/.test(l))).toEqual([]);
     expect(failed!.stdout.trim()).toBe('');
 
     const good = path.join(tmp, 'cli.errors.csv');
     const { stdout } = await cli(good);
-    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ sheet: 'offer-categories', rows: 2, failed: 0, dryRun: true });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({
+      sheet: 'offer-categories',
+      rows: 2,
+      failed: 0,
+      dryRun: true,
+    });
     // no row failed: no error file
     expect(fs.existsSync(good)).toBe(false);
   });

@@ -19,7 +19,17 @@ let t: TestRuntime;
 beforeAll(async () => {
   hr = await startHrDemo({ port: 0, apiKey: 'demo-key' });
   sink = await startSmtpSink();
-  t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_API_KEY: 'demo-key', HR_RETRY_BASE_MS: '10', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50' } });
+  t = await startTestRuntime({
+    env: {
+      CLASS_DIRS: 'classes',
+      SCHEMA_DIRS: 'schemas',
+      HR_BASE_URL: hr.url,
+      HR_API_KEY: 'demo-key',
+      HR_RETRY_BASE_MS: '10',
+      SMTP_URL: sink.url,
+      MAIL_BACKOFF_MS: '50',
+    },
+  });
   await seedExample(t);
 }, 60_000);
 afterAll(async () => {
@@ -35,7 +45,10 @@ test('discoverAuthMethod, the code by mail, completeRegistration: a member of ac
   const code = codeIn(await nthMail(sink, EMAIL, 1));
   const r = await t.post(`${p}/completeRegistration`, { email: EMAIL, code, password: PASSWORD });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ member: { name: 'Nadia', surname: 'Karim', email: EMAIL, status: 'pending_id_photo' }, registration: { dependants: [], memberIdRecorded: true, warnings: [] } });
+  expect(r.body).toMatchObject({
+    member: { name: 'Nadia', surname: 'Karim', email: EMAIL, status: 'pending_id_photo' },
+    registration: { dependants: [], memberIdRecorded: true, warnings: [] },
+  });
   const memberId = r.body.memberId as string;
   expect(Object.fromEntries(hr.memberIds)).toEqual({ E3001: memberId });
   const profile = await t.get(`${p}/getMemberProfile/${memberId}`, { authorization: `Bearer ${r.body.accessToken}` });

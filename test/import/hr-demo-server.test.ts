@@ -27,13 +27,25 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
   let out = '';
   let t: TestRuntime;
   let n = 0;
-  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
-  const run = (opts: ImportOptions = {}) => runImport(registerFromHrSheet(), sample, call, { errorsFile: path.join(tmp, `run-${++n}.errors.csv`), ...opts });
-  const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
+  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+    t.rt.call(classId, method, instanceId, body);
+  const run = (opts: ImportOptions = {}) =>
+    runImport(registerFromHrSheet(), sample, call, { errorsFile: path.join(tmp, `run-${++n}.errors.csv`), ...opts });
+  const errorLines = (file: string) =>
+    fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : [];
   const hrPost = (pathname: string, body: unknown, key: string | null = API_KEY) =>
-    fetch(hrUrl + pathname, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
-  const recordedMemberIds = async () => (await (await fetch(`${hrUrl}/employees/member-ids`, { headers: { 'x-api-key': API_KEY } })).json()) as Record<string, string>;
-  const memberIdOf = async (staffId: string) => ((await call('Member', 'resolveMemberId', `staffId!${staffId}`, {})).body as { id: string }).id;
+    fetch(hrUrl + pathname, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+  const recordedMemberIds = async () =>
+    (await (await fetch(`${hrUrl}/employees/member-ids`, { headers: { 'x-api-key': API_KEY } })).json()) as Record<
+      string,
+      string
+    >;
+  const memberIdOf = async (staffId: string) =>
+    ((await call('Member', 'resolveMemberId', `staffId!${staffId}`, {})).body as { id: string }).id;
 
   beforeAll(async () => {
     // as `npm run hr:demo -- 0` runs it: tsx on the script, port 0 on the command line, the key from HR_API_KEY
@@ -53,7 +65,15 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     );
     hrUrl = /HR demo server listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out)![1]!;
     t = await startTestRuntime({
-      env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hrUrl, HR_API_KEY: API_KEY, HR_TIMEOUT_MS: '5000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' },
+      env: {
+        CLASS_DIRS: 'classes',
+        SCHEMA_DIRS: 'schemas',
+        HR_BASE_URL: hrUrl,
+        HR_API_KEY: API_KEY,
+        HR_TIMEOUT_MS: '5000',
+        HR_RETRIES: '1',
+        HR_RETRY_BASE_MS: '10',
+      },
     });
     await seedExample(t);
   }, 60_000);
@@ -75,7 +95,12 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     expect(wrongKey.status).toBe(401);
     const nadia = await hrPost('/employees/lookup', { email: 'Nadia.Karim@acme.example' });
     expect(nadia.status).toBe(200);
-    expect(await nadia.json()).toMatchObject({ employeeId: 'E3001', email: 'nadia.karim@acme.example', status: 'Active', companyId: 'BG-100' });
+    expect(await nadia.json()).toMatchObject({
+      employeeId: 'E3001',
+      email: 'nadia.karim@acme.example',
+      status: 'Active',
+      companyId: 'BG-100',
+    });
     expect((await hrPost('/employees/lookup', { email: 'nobody@acme.example' })).status).toBe(404);
     expect((await hrPost('/employees/member-id', { employeeId: 'E9999', memberId: 'x' })).status).toBe(404);
     expect(await recordedMemberIds()).toEqual({});
@@ -83,12 +108,27 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
 
   test('the README sequence: a dry run predicts created 2 / unchanged 1, the run registers them, a second run finds all 3 unchanged', async () => {
     const dryErrors = path.join(tmp, 'dry.errors.csv');
-    expect(await run({ dryRun: true, errorsFile: dryErrors })).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 2, updated: 0, unchanged: 1, failed: 0, dryRun: true });
+    expect(await run({ dryRun: true, errorsFile: dryErrors })).toMatchObject({
+      sheet: 'register-from-hr',
+      rows: 3,
+      created: 2,
+      updated: 0,
+      unchanged: 1,
+      failed: 0,
+      dryRun: true,
+    });
     expect(errorLines(dryErrors)).toEqual([]);
     expect(await recordedMemberIds()).toEqual({});
 
     const errorsFile = path.join(tmp, 'run.errors.csv');
-    expect(await run({ errorsFile })).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 2, updated: 0, unchanged: 1, failed: 0 });
+    expect(await run({ errorsFile })).toMatchObject({
+      sheet: 'register-from-hr',
+      rows: 3,
+      created: 2,
+      updated: 0,
+      unchanged: 1,
+      failed: 0,
+    });
     expect(errorLines(errorsFile)).toEqual([]);
     // the member id of each new member reached the demo HR (inline, or through the queued retry)
     const expected = { E3001: await memberIdOf('E3001'), E3002: await memberIdOf('E3002') };
@@ -101,7 +141,14 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     );
     expect(recorded).toEqual(expected);
 
-    expect(await run()).toMatchObject({ sheet: 'register-from-hr', rows: 3, created: 0, updated: 0, unchanged: 3, failed: 0 });
+    expect(await run()).toMatchObject({
+      sheet: 'register-from-hr',
+      rows: 3,
+      created: 0,
+      updated: 0,
+      unchanged: 3,
+      failed: 0,
+    });
     // its request log names what the service asked
     expect(out).toMatch(/POST \/employees\/member-id E3001 = \S+ → 200/);
   });
@@ -112,5 +159,6 @@ test("the demo HR server's employees and the members sample name different peopl
   const { DEMO_EMPLOYEES } = await import('../../scripts/hr-demo-server');
   const rows = fs.readFileSync(path.join(root, 'examples/import/members.csv'), 'utf8').trim().split('\n').slice(1);
   const sampleIds = new Set(rows.map((r) => r.split(',')[0]));
-  for (const e of DEMO_EMPLOYEES) expect([e.employeeId, sampleIds.has(e.employeeId as string)]).toEqual([e.employeeId, false]);
+  for (const e of DEMO_EMPLOYEES)
+    expect([e.employeeId, sampleIds.has(e.employeeId as string)]).toEqual([e.employeeId, false]);
 });

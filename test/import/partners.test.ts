@@ -15,12 +15,14 @@ import { startTestRuntime, type TestRuntime } from '../support/harness';
 const root = projectRoot();
 const sample = (name: string) => path.join(root, 'examples/import', name);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'import-partners-'));
-const errorLines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : []);
+const errorLines = (file: string) =>
+  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').slice(1) : [];
 
 describe('importing the partner sheets', () => {
   let t: TestRuntime;
   let n = 0;
-  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+  const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+    t.rt.call(classId, method, instanceId, body);
   const run = (sheet: string, file: string, opts: { dryRun?: boolean; errorsFile?: string } = {}) =>
     runImport(SHEETS[sheet]!, file, call, { errorsFile: path.join(tmp, `${sheet}-${++n}.errors.csv`), ...opts });
 
@@ -33,11 +35,26 @@ describe('importing the partner sheets', () => {
 
   test('the partner sample imports cleanly, active with nothing pending, and a second run changes nothing', async () => {
     const errorsFile = path.join(tmp, 'partners.errors.csv');
-    expect(await run('partners', sample('partners.csv'), { dryRun: true })).toMatchObject({ rows: 2, created: 2, failed: 0 });
-    await expect(call('Partner', 'getPartnerDetails', 'partner-oasis', {})).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
-    expect(await run('partners', sample('partners.csv'), { errorsFile })).toMatchObject({ rows: 2, created: 2, updated: 0, unchanged: 0, failed: 0 });
+    expect(await run('partners', sample('partners.csv'), { dryRun: true })).toMatchObject({
+      rows: 2,
+      created: 2,
+      failed: 0,
+    });
+    await expect(call('Partner', 'getPartnerDetails', 'partner-oasis', {})).rejects.toMatchObject({
+      code: 'UNKNOWN_INSTANCE',
+    });
+    expect(await run('partners', sample('partners.csv'), { errorsFile })).toMatchObject({
+      rows: 2,
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+    });
     expect(errorLines(errorsFile)).toEqual([]);
-    const oasis = (await call('Partner', 'getPartnerDetails', 'partner-oasis', {})).body as { partner: Record<string, unknown>; pendingApproval: unknown };
+    const oasis = (await call('Partner', 'getPartnerDetails', 'partner-oasis', {})).body as {
+      partner: Record<string, unknown>;
+      pendingApproval: unknown;
+    };
     expect(oasis).toMatchObject({
       partner: {
         legalName: 'Oasis Fitness FZ LLC',
@@ -51,33 +68,68 @@ describe('importing the partner sheets', () => {
       },
       pendingApproval: null,
     });
-    const palm = (await call('Partner', 'getPartnerDetails', 'partner-palm', {})).body as { partner: Record<string, unknown> };
+    const palm = (await call('Partner', 'getPartnerDetails', 'partner-palm', {})).body as {
+      partner: Record<string, unknown>;
+    };
     expect(palm.partner).toMatchObject({ primaryContact: { name: 'Palm Kitchen' } });
-    expect(await run('partners', sample('partners.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
+    expect(await run('partners', sample('partners.csv'))).toMatchObject({
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+    });
   });
 
   test('a changed partner row goes through the update operations', async () => {
     const file = path.join(tmp, 'partners-changed.csv');
     const lines = fs.readFileSync(sample('partners.csv'), 'utf8').trim().split('\n');
-    fs.writeFileSync(file, `${[lines[0], lines[1]!.replace('rami@oasis.example', 'rami.aziz@oasis.example').replace('2027-02-28', '2027-06-30')].join('\n')}\n`);
+    fs.writeFileSync(
+      file,
+      `${[lines[0], lines[1]!.replace('rami@oasis.example', 'rami.aziz@oasis.example').replace('2027-02-28', '2027-06-30')].join('\n')}\n`,
+    );
     expect(await run('partners', file)).toMatchObject({ rows: 1, updated: 1, failed: 0 });
-    const oasis = (await call('Partner', 'getPartnerDetails', 'partner-oasis', {})).body as { partner: Record<string, unknown> };
-    expect(oasis.partner).toMatchObject({ primaryContact: { email: 'rami.aziz@oasis.example' }, contractEndDate: '2027-06-30T00:00:00.000Z' });
+    const oasis = (await call('Partner', 'getPartnerDetails', 'partner-oasis', {})).body as {
+      partner: Record<string, unknown>;
+    };
+    expect(oasis.partner).toMatchObject({
+      primaryContact: { email: 'rami.aziz@oasis.example' },
+      contractEndDate: '2027-06-30T00:00:00.000Z',
+    });
     expect(await run('partners', file)).toMatchObject({ rows: 1, unchanged: 1 });
   });
 
   test('the location sample imports as venues of their partner, an inactive one inactive, and re-imports unchanged', async () => {
     const errorsFile = path.join(tmp, 'locations.errors.csv');
-    expect(await run('locations', sample('locations.csv'), { errorsFile })).toMatchObject({ rows: 2, created: 2, failed: 0 });
+    expect(await run('locations', sample('locations.csv'), { errorsFile })).toMatchObject({
+      rows: 2,
+      created: 2,
+      failed: 0,
+    });
     expect(errorLines(errorsFile)).toEqual([]);
-    const jbr = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId: 'venue-sunrise-jbr' })).body as Record<string, unknown>;
+    const jbr = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId: 'venue-sunrise-jbr' })).body as Record<
+      string,
+      unknown
+    >;
     expect(jbr).toMatchObject({
-      venue: { venueName: '3 The Walk, JBR, Dubai', contactName: 'Sara Nasser', mapCoordinates: { latitude: 25.078, longitude: 55.133 }, status: 'active' },
+      venue: {
+        venueName: '3 The Walk, JBR, Dubai',
+        contactName: 'Sara Nasser',
+        mapCoordinates: { latitude: 25.078, longitude: 55.133 },
+        status: 'active',
+      },
       pendingApproval: null,
     });
-    const abuDhabi = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId: 'venue-sunrise-abudhabi' })).body as Record<string, unknown>;
+    const abuDhabi = (await call('Partner', 'getVenue', 'partner-sunrise', { venueId: 'venue-sunrise-abudhabi' }))
+      .body as Record<string, unknown>;
     expect(abuDhabi).toMatchObject({ venue: { status: 'inactive' }, pendingApproval: null });
-    expect(await run('locations', sample('locations.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
+    expect(await run('locations', sample('locations.csv'))).toMatchObject({
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+    });
   });
 
   test('bad location and partner rows are refused with row, column, value and reason, the same in a dry run', async () => {
@@ -104,17 +156,29 @@ describe('importing the partner sheets', () => {
 
     const partnersFile = path.join(tmp, 'partners-bad.csv');
     const header = fs.readFileSync(sample('partners.csv'), 'utf8').split('\n')[0];
-    fs.writeFileSync(partnersFile, `${header}\npartner-bad,Bad LLC,Bad,,,,,1 Road,,,AE,Dubai,,,bad@bad.example,+971500000998,"CON-9, 2026-01-01"\n`);
+    fs.writeFileSync(
+      partnersFile,
+      `${header}\npartner-bad,Bad LLC,Bad,,,,,1 Road,,,AE,Dubai,,,bad@bad.example,+971500000998,"CON-9, 2026-01-01"\n`,
+    );
     const partnerErrors = path.join(tmp, 'partners-bad.errors.csv');
     expect(await run('partners', partnersFile, { errorsFile: partnerErrors })).toMatchObject({ rows: 1, failed: 1 });
-    expect(errorLines(partnerErrors)).toEqual(['2,contracts,"CON-9,2026-01-01","not ""contract id, start date, end date"" (ISO 8601 dates)"']);
+    expect(errorLines(partnerErrors)).toEqual([
+      '2,contracts,"CON-9,2026-01-01","not ""contract id, start date, end date"" (ISO 8601 dates)"',
+    ]);
   });
 
   test('the partner staff sample imports as partner users of their partner and venues, with their status, and re-imports unchanged', async () => {
     const errorsFile = path.join(tmp, 'staff.errors.csv');
-    expect(await run('partner-staff', sample('partner-staff.csv'), { errorsFile })).toMatchObject({ rows: 2, created: 2, failed: 0 });
+    expect(await run('partner-staff', sample('partner-staff.csv'), { errorsFile })).toMatchObject({
+      rows: 2,
+      created: 2,
+      failed: 0,
+    });
     expect(errorLines(errorsFile)).toEqual([]);
-    const omar = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-omar', {})).body as Record<string, unknown>;
+    const omar = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-omar', {})).body as Record<
+      string,
+      unknown
+    >;
     expect(omar).toMatchObject({
       user: {
         fullName: 'Omar Saleh',
@@ -125,10 +189,21 @@ describe('importing the partner sheets', () => {
       },
       pendingApproval: null,
     });
-    const maya = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-maya', {})).body as { user: Record<string, unknown> };
-    expect(maya.user).toMatchObject({ status: 'inactive', partners: [{ partnerId: 'partner-sunrise', role: 'staff' }] });
+    const maya = (await call('PartnerUser', 'getUser', 'partner-user-sunrise-maya', {})).body as {
+      user: Record<string, unknown>;
+    };
+    expect(maya.user).toMatchObject({
+      status: 'inactive',
+      partners: [{ partnerId: 'partner-sunrise', role: 'staff' }],
+    });
     expect(maya.user.venues).toHaveLength(2);
-    expect(await run('partner-staff', sample('partner-staff.csv'))).toMatchObject({ rows: 2, created: 0, updated: 0, unchanged: 2, failed: 0 });
+    expect(await run('partner-staff', sample('partner-staff.csv'))).toMatchObject({
+      rows: 2,
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+    });
 
     const file = path.join(tmp, 'staff-bad.csv');
     fs.writeFileSync(
@@ -141,7 +216,11 @@ describe('importing the partner sheets', () => {
       ].join('\n') + '\n',
     );
     const badErrors = path.join(tmp, 'staff-bad.errors.csv');
-    expect(await run('partner-staff', file, { errorsFile: badErrors })).toMatchObject({ rows: 3, created: 0, failed: 3 });
+    expect(await run('partner-staff', file, { errorsFile: badErrors })).toMatchObject({
+      rows: 3,
+      created: 0,
+      failed: 3,
+    });
     expect(errorLines(badErrors).sort()).toEqual([
       '2,role,owner,"not one of admin, manager, staff"',
       '3,locationIds,"venue-sunrise-marina,venue-nowhere",no location venue-nowhere of partner partner-sunrise',

@@ -16,7 +16,9 @@ export function hrEnv(hr: FakeHr): Record<string, string> {
 
 /** a runtime of the service's classes (with `hr` as its HR system when given), the example program seeded */
 export async function startSeededRuntime(hr?: FakeHr): Promise<TestRuntime> {
-  const t = await startTestRuntime({ env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', ...(hr ? hrEnv(hr) : {}) } });
+  const t = await startTestRuntime({
+    env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', ...(hr ? hrEnv(hr) : {}) },
+  });
   try {
     await seedExample(t);
   } catch (err) {

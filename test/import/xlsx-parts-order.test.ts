@@ -27,7 +27,8 @@ async function workbookFile(name: string, partsFirst: string[]): Promise<string>
   const written = await JSZip.loadAsync(Buffer.from(await wb.xlsx.writeBuffer()));
   const names = Object.keys(written.files).filter((n) => !written.files[n]!.dir);
   const reordered = new JSZip();
-  for (const n of [...partsFirst, ...names.filter((n) => !partsFirst.includes(n))]) reordered.file(n, await written.file(n)!.async('nodebuffer'));
+  for (const n of [...partsFirst, ...names.filter((n) => !partsFirst.includes(n))])
+    reordered.file(n, await written.file(n)!.async('nodebuffer'));
   const file = path.join(tmp, name);
   fs.writeFileSync(file, await reordered.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
   return file;
@@ -52,5 +53,13 @@ test('a workbook whose worksheet comes after its shared strings and before its w
 
 test('the parts in the order exceljs writes them, and the workbook part first, read the same', async () => {
   expect(await read(await workbookFile('as-written.xlsx', []))).toEqual(EXPECTED);
-  expect(await read(await workbookFile('workbook-first.xlsx', ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/sharedStrings.xml']))).toEqual(EXPECTED);
+  expect(
+    await read(
+      await workbookFile('workbook-first.xlsx', [
+        'xl/workbook.xml',
+        'xl/_rels/workbook.xml.rels',
+        'xl/sharedStrings.xml',
+      ]),
+    ),
+  ).toEqual(EXPECTED);
 });

@@ -14,16 +14,33 @@
  */
 import { nested } from '../support/json';
 import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
-import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberState, seedProgram, startMemberRuntime, uniq } from '../member/support';
+import {
+  API_KEY,
+  createMember,
+  dependantRecord,
+  employeeRecord,
+  IMAGES,
+  memberState,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from '../member/support';
 
 const EMPLOYEE = '/members/hr/employee';
 const DEPENDANT = '/members/hr/dependant';
-const HR_400 = (errors: Record<string, string[]>) => ({ success: false, error: { code: 10001, message: 'Validation failed' }, details: { errors } });
+const HR_400 = (errors: Record<string, string[]>) => ({
+  success: false,
+  error: { code: 10001, message: 'Validation failed' },
+  details: { errors },
+});
 const HR_401 = { success: false, error: { code: 10072, message: 'Invalid or missing API key' } };
-const PHOTO_400 = (errors: Record<string, string[]>) => ({ code: 10001, message: 'Validation error', details: { errors } });
+const PHOTO_400 = (errors: Record<string, string[]>) => ({
+  code: 10001,
+  message: 'Validation error',
+  details: { errors },
+});
 const TOO_DEEP = HR_400({ body: ['is nested too deeply'] });
 const TOO_LARGE = HR_400({ body: ['is too large'] });
-
 
 let t: TestRuntime;
 let superUser: Record<string, string>;
@@ -35,7 +52,9 @@ beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
   await seedRoles(t, []); // the built-in super role
-  superUser = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'root', identity: 'program_management_user', roles: ['super'] })}` };
+  superUser = {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: 'root', identity: 'program_management_user', roles: ['super'] })}`,
+  };
   call = (classId, method, instance) => `/${t.projectId}/CALL/${classId}/${method}${instance ? `/${instance}` : ''}`;
   normal = await syncedMember();
 });
@@ -92,7 +111,10 @@ describe('bodies nested 10 000 deep', () => {
 
   test('a valid record with one member nested 65 deep: the same 400, and the member is unchanged', async () => {
     const before = await memberState(t, normal.id);
-    const body = JSON.stringify(employeeRecord(normal.staffId, { name: 'Changed' })).replace('"grade":', `"extra":${nested(65)},"grade":`);
+    const body = JSON.stringify(employeeRecord(normal.staffId, { name: 'Changed' })).replace(
+      '"grade":',
+      `"extra":${nested(65)},"grade":`,
+    );
     const r = await t.post(EMPLOYEE, body, API_KEY);
     expect([r.status, r.body]).toEqual([400, TOO_DEEP]);
     expect((await memberState(t, normal.id)).version).toBe(before.version);
@@ -110,7 +132,11 @@ describe('HR body size: 64 KB on the employee and dependant endpoints, the image
 
   test('a 12 MB leavingReason is refused before parsing (alias and CALL) and nothing is stored', async () => {
     const before = await memberState(t, normal.id);
-    const body = employeeRecord(normal.staffId, { status: 'terminated', lastDayOfService: '2024-01-31', leavingReason: filler(12 * 1024 * 1024) });
+    const body = employeeRecord(normal.staffId, {
+      status: 'terminated',
+      lastDayOfService: '2024-01-31',
+      leavingReason: filler(12 * 1024 * 1024),
+    });
     for (const path of [EMPLOYEE, call('Member', 'hrUpdateEmployee')]) {
       const r = await t.post(path, body, API_KEY);
       expect([path, r.status, r.body]).toEqual([path, 400, TOO_LARGE]);
@@ -124,27 +150,42 @@ describe('HR body size: 64 KB on the employee and dependant endpoints, the image
   test('just over 64 KB is refused; a valid record padded to 60 KB with a field HR may add is accepted', async () => {
     const over = await t.post(EMPLOYEE, { ...employeeRecord(normal.staffId), hrExtra: filler(65 * 1024) }, API_KEY);
     expect([over.status, over.body]).toEqual([400, TOO_LARGE]);
-    const dep = await t.post(DEPENDANT, { ...dependantRecord(uniq('d'), normal.staffId), hrExtra: filler(65 * 1024) }, API_KEY);
+    const dep = await t.post(
+      DEPENDANT,
+      { ...dependantRecord(uniq('d'), normal.staffId), hrExtra: filler(65 * 1024) },
+      API_KEY,
+    );
     expect([dep.status, dep.body]).toEqual([400, TOO_LARGE]);
     const under = await t.post(EMPLOYEE, { ...employeeRecord(normal.staffId), hrExtra: filler(60 * 1024) }, API_KEY);
     expect(under.status).toBe(200);
   });
 
   test('a wrong key with an oversized body is still 401', async () => {
-    const r = await t.post(EMPLOYEE, { ...employeeRecord(normal.staffId), hrExtra: filler(100 * 1024) }, { 'x-api-key': 'wrong' });
+    const r = await t.post(
+      EMPLOYEE,
+      { ...employeeRecord(normal.staffId), hrExtra: filler(100 * 1024) },
+      { 'x-api-key': 'wrong' },
+    );
     expect([r.status, r.body]).toEqual([401, HR_401]);
   });
 
   test('the photo endpoint takes a 1 MB image', async () => {
     const png = Buffer.concat([Buffer.from(IMAGES.png, 'base64'), Buffer.alloc(1024 * 1024)]).toString('base64');
-    const r = await t.post(call('Member', 'updateEmployeePhoto', `staffId!${normal.staffId}`), { photo: png, fileExtension: 'png' }, API_KEY);
+    const r = await t.post(
+      call('Member', 'updateEmployeePhoto', `staffId!${normal.staffId}`),
+      { photo: png, fileExtension: 'png' },
+      API_KEY,
+    );
     expect([r.status, r.body]).toEqual([200, { success: true }]);
     await expectHealthy();
   });
 });
 
 describe('HR field lengths (schemas hrUpdateEmployee / hrUpsertDependant)', () => {
-  const tooLong = (field: string, max: number): [string, string[]] => [field, [`must not have more than ${max} characters`]];
+  const tooLong = (field: string, max: number): [string, string[]] => [
+    field,
+    [`must not have more than ${max} characters`],
+  ];
 
   test.each([
     ['leavingReason', 1000],
@@ -167,7 +208,11 @@ describe('HR field lengths (schemas hrUpdateEmployee / hrUpsertDependant)', () =
 
   test('employee email (254) and address (country 200, address 1000)', async () => {
     const email = `${'e'.repeat(250)}@x.io`;
-    const r = await t.post(EMPLOYEE, employeeRecord(normal.staffId, { email, address: { country: 'c'.repeat(201), address: 'a'.repeat(1001) } }), API_KEY);
+    const r = await t.post(
+      EMPLOYEE,
+      employeeRecord(normal.staffId, { email, address: { country: 'c'.repeat(201), address: 'a'.repeat(1001) } }),
+      API_KEY,
+    );
     expect([r.status, r.body]).toEqual([
       400,
       HR_400({
@@ -183,7 +228,13 @@ describe('HR field lengths (schemas hrUpdateEmployee / hrUpsertDependant)', () =
     const reason = 'r'.repeat(1000);
     const r = await t.post(
       EMPLOYEE,
-      employeeRecord(m.staffId, { name: 'n'.repeat(200), address: { country: 'AE', address: 'a'.repeat(1000) }, status: 'terminated', lastDayOfService: '2024-01-31', leavingReason: reason }),
+      employeeRecord(m.staffId, {
+        name: 'n'.repeat(200),
+        address: { country: 'AE', address: 'a'.repeat(1000) },
+        status: 'terminated',
+        lastDayOfService: '2024-01-31',
+        leavingReason: reason,
+      }),
       API_KEY,
     );
     expect(r.status).toBe(200);
@@ -198,14 +249,22 @@ describe('HR field lengths (schemas hrUpdateEmployee / hrUpsertDependant)', () =
     ['phone', 50],
     ['employeeId', 200],
   ])('dependant %s: one character over is 400 10001 naming the field', async (field, max) => {
-    const r = await t.post(DEPENDANT, dependantRecord(uniq('d'), normal.staffId, { [field]: 'y'.repeat(max + 1) }), API_KEY);
+    const r = await t.post(
+      DEPENDANT,
+      dependantRecord(uniq('d'), normal.staffId, { [field]: 'y'.repeat(max + 1) }),
+      API_KEY,
+    );
     expect([r.status, r.body]).toEqual([400, HR_400(Object.fromEntries([tooLong(field, max)]))]);
   });
 
   test('dependant id over 128 and a blank email over 254 are refused like other bad values', async () => {
     const id = await t.post(DEPENDANT, dependantRecord('d'.repeat(129), normal.staffId), API_KEY);
     expect([id.status, id.body]).toEqual([400, HR_400({ id: ['must not have more than 128 characters'] })]);
-    const blank = await t.post(DEPENDANT, dependantRecord(uniq('d'), normal.staffId, { email: ' '.repeat(255) }), API_KEY);
+    const blank = await t.post(
+      DEPENDANT,
+      dependantRecord(uniq('d'), normal.staffId, { email: ' '.repeat(255) }),
+      API_KEY,
+    );
     expect([blank.status, blank.body]).toEqual([400, HR_400({ email: ['must be a valid email address or null'] })]);
     await expectHealthy();
   });

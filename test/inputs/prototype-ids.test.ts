@@ -23,7 +23,8 @@ beforeAll(async () => {
   t = await startServiceRuntime();
   // created by the system: the workflow approves them at once
   group = (await asSystem('Setting', 'createCompanyGroup', { name: 'Group', type: 'internal' })).item;
-  const memberType = (await asSystem('Setting', 'createMemberType', { name: 'Regular', systemIdentifier: 'Regular' })).item;
+  const memberType = (await asSystem('Setting', 'createMemberType', { name: 'Regular', systemIdentifier: 'Regular' }))
+    .item;
   company = (
     await asSystem('Company', 'createCompany', {
       name: 'Real company',
@@ -115,11 +116,17 @@ describe('Company', () => {
 describe('Setting', () => {
   const GETS = ['getCompanyGroup', 'getMemberType', 'getMemberSubType', 'getTierType'];
   const UPDATES = ['updateCompanyGroup', 'updateMemberType', 'updateMemberSubType', 'updateTierType'];
-  const STATUS = ['updateCompanyGroupStatus', 'updateMemberTypeStatus', 'updateMemberSubTypeStatus', 'updateTierTypeStatus'];
+  const STATUS = [
+    'updateCompanyGroupStatus',
+    'updateMemberTypeStatus',
+    'updateMemberSubTypeStatus',
+    'updateTierTypeStatus',
+  ];
 
   test.each(NAMES)('%s is an unknown record in every group for get, update and status (404 10020)', async (id) => {
     const answers = [];
-    for (const m of GETS) answers.push([m, await t.call('Setting', m, { id })], [`${m} (GET)`, await t.query('Setting', m, { id })]);
+    for (const m of GETS)
+      answers.push([m, await t.call('Setting', m, { id })], [`${m} (GET)`, await t.query('Setting', m, { id })]);
     for (const m of UPDATES) answers.push([m, await t.call('Setting', m, { id, name: 'Renamed' })]);
     for (const m of STATUS) answers.push([m, await t.call('Setting', m, { id, status: 'inactive' })]);
     expect(answers.map(([m, r]: any) => [m, r.status, r.body.code])).toEqual(answers.map(([m]) => [m, 404, 10020]));
@@ -150,15 +157,23 @@ describe('Setting', () => {
 
 describe('Member lookups keyed by input ignore Object.prototype', () => {
   test('a payment period named like a prototype member is an unknown period (one payment), not a crash', () => {
-    const { paymentSchedule } = jest.requireActual('../../classes/Member/memberships') as typeof import('../../classes/Member/memberships');
+    const { paymentSchedule } = jest.requireActual(
+      '../../classes/Member/memberships',
+    ) as typeof import('../../classes/Member/memberships');
     for (const period of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      expect(paymentSchedule('2026-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z', period, 120, 'cpg')).toEqual([{ dueDate: '2026-01-01T00:00:00.000Z', amount: 120 }]);
+      expect(paymentSchedule('2026-01-01T00:00:00.000Z', '2026-12-31T00:00:00.000Z', period, 120, 'cpg')).toEqual([
+        { dueDate: '2026-01-01T00:00:00.000Z', amount: 120 },
+      ]);
     }
-    expect(paymentSchedule('2026-01-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z', 'monthly', 30, 'cpg').length).toBeGreaterThan(1);
+    expect(
+      paymentSchedule('2026-01-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z', 'monthly', 30, 'cpg').length,
+    ).toBeGreaterThan(1);
   });
 
   test('HR field messages keyed by a field named __proto__ stay an own key', () => {
-    const { toFieldMessages } = jest.requireActual('../../classes/Member/hr-contract') as typeof import('../../classes/Member/hr-contract');
+    const { toFieldMessages } = jest.requireActual(
+      '../../classes/Member/hr-contract',
+    ) as typeof import('../../classes/Member/hr-contract');
     const out = toFieldMessages([{ field: '__proto__', reason: 'is required' }], 'employee');
     expect(Object.keys(out)).toEqual(['__proto__']);
     expect(JSON.stringify(out)).toBe('{"__proto__":["is required"]}');

@@ -42,20 +42,35 @@ describe('diffFields', () => {
     const before = { family: [{ id: 'd1', name: 'Bo', tags: ['x'] }] };
     expect(diffFields(before, { family: [{ id: 'd1', name: 'Bo', tags: ['x'] }] })).toEqual([]);
     expect(diffFields(before, { family: [{ id: 'd1', name: 'Bo', tags: ['y'] }] })).toEqual([
-      { key: 'family', operation: 'replace', oldValue: '[{"id":"d1","name":"Bo","tags":["x"]}]', newValue: '[{"id":"d1","name":"Bo","tags":["y"]}]' },
+      {
+        key: 'family',
+        operation: 'replace',
+        oldValue: '[{"id":"d1","name":"Bo","tags":["x"]}]',
+        newValue: '[{"id":"d1","name":"Bo","tags":["y"]}]',
+      },
     ]);
   });
 
   test('arrays compare in order and by length', () => {
-    expect(diffFields({ a: [1, 2] }, { a: [2, 1] })).toEqual([{ key: 'a', operation: 'replace', oldValue: '[1,2]', newValue: '[2,1]' }]);
-    expect(diffFields({ a: [1, 2] }, { a: [1, 2, 3] })).toEqual([{ key: 'a', operation: 'replace', oldValue: '[1,2]', newValue: '[1,2,3]' }]);
+    expect(diffFields({ a: [1, 2] }, { a: [2, 1] })).toEqual([
+      { key: 'a', operation: 'replace', oldValue: '[1,2]', newValue: '[2,1]' },
+    ]);
+    expect(diffFields({ a: [1, 2] }, { a: [1, 2, 3] })).toEqual([
+      { key: 'a', operation: 'replace', oldValue: '[1,2]', newValue: '[1,2,3]' },
+    ]);
     expect(diffFields({ a: [] }, { a: [] })).toEqual([]);
-    expect(diffFields({ a: [] }, { a: {} })).toEqual([{ key: 'a', operation: 'replace', oldValue: '[]', newValue: '{}' }]);
+    expect(diffFields({ a: [] }, { a: {} })).toEqual([
+      { key: 'a', operation: 'replace', oldValue: '[]', newValue: '{}' },
+    ]);
   });
 
   test('a type change is a replace', () => {
-    expect(diffFields({ v: { x: 1 } }, { v: 'x' })).toEqual([{ key: 'v', operation: 'replace', oldValue: '{"x":1}', newValue: '"x"' }]);
-    expect(diffFields({ v: '1' }, { v: 1 })).toEqual([{ key: 'v', operation: 'replace', oldValue: '"1"', newValue: '1' }]);
+    expect(diffFields({ v: { x: 1 } }, { v: 'x' })).toEqual([
+      { key: 'v', operation: 'replace', oldValue: '{"x":1}', newValue: '"x"' },
+    ]);
+    expect(diffFields({ v: '1' }, { v: 1 })).toEqual([
+      { key: 'v', operation: 'replace', oldValue: '"1"', newValue: '1' },
+    ]);
   });
 
   test('before null (create) adds every field; after null (delete) removes every field', () => {
@@ -80,7 +95,9 @@ describe('diffFields', () => {
   test('ignored keys are left out', () => {
     const out = diffFields({ name: 'A', updatedAt: '1' }, { name: 'B', updatedAt: '2' }, { ignore: ['updatedAt'] });
     expect(out.map((f) => f.key)).toEqual(['name']);
-    expect(diffFields({ name: 'A', updatedAt: '1' }, { name: 'A', updatedAt: '2' }).map((f) => f.key)).toEqual(['updatedAt']);
+    expect(diffFields({ name: 'A', updatedAt: '1' }, { name: 'A', updatedAt: '2' }).map((f) => f.key)).toEqual([
+      'updatedAt',
+    ]);
   });
 
   test('the mask function shapes the logged values, not the comparison', () => {
@@ -92,7 +109,9 @@ describe('diffFields', () => {
 
   test('Dates and other toJSON values are logged as their JSON', () => {
     const d = new Date('2024-05-01T10:00:00.000Z');
-    expect(diffFields({}, { at: d })).toEqual([{ key: 'at', operation: 'add', newValue: '"2024-05-01T10:00:00.000Z"' }]);
+    expect(diffFields({}, { at: d })).toEqual([
+      { key: 'at', operation: 'add', newValue: '"2024-05-01T10:00:00.000Z"' },
+    ]);
     expect(diffFields({ at: d.toISOString() }, { at: d })).toEqual([]);
   });
 
@@ -105,9 +124,16 @@ describe('diffFields', () => {
       ) {}
     }
     const before = { list: [null, 1], nested: { at: d.toISOString(), n: null, p: { x: 1, y: 2 } }, boxed: 3, zero: 0 };
-    const after = { list: [undefined, 1], nested: { at: d, n: NaN, gone: undefined, p: new Point(1, 2) }, boxed: new Number(3), zero: -0 };
+    const after = {
+      list: [undefined, 1],
+      nested: { at: d, n: NaN, gone: undefined, p: new Point(1, 2) },
+      boxed: new Number(3),
+      zero: -0,
+    };
     expect(diffFields(before, after)).toEqual([]);
-    expect(diffFields(null, { deep: [{ at: d, f: () => 1 }] })).toEqual([{ key: 'deep', operation: 'add', newValue: '[{"at":"2024-05-01T10:00:00.000Z"}]' }]);
+    expect(diffFields(null, { deep: [{ at: d, f: () => 1 }] })).toEqual([
+      { key: 'deep', operation: 'add', newValue: '[{"at":"2024-05-01T10:00:00.000Z"}]' },
+    ]);
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = { back: cyclic };
     expect(() => diffFields(null, cyclic)).toThrow(TypeError);
@@ -121,7 +147,13 @@ describe('diffFields', () => {
 
   test('countFieldUpdates counts the updates diffFields gives', () => {
     const before = { name: 'Ann', phone: '123', tags: ['a'], at: '2024-05-01T10:00:00.000Z', updatedAt: 'x' };
-    const after = { name: 'Ann', tags: ['a', 'b'], at: new Date('2024-05-01T10:00:00.000Z'), grade: 'A', updatedAt: 'y' };
+    const after = {
+      name: 'Ann',
+      tags: ['a', 'b'],
+      at: new Date('2024-05-01T10:00:00.000Z'),
+      grade: 'A',
+      updatedAt: 'y',
+    };
     expect(countFieldUpdates(before, after, { ignore: ['updatedAt'] })).toBe(3);
     expect(diffFields(before, after, { ignore: ['updatedAt'] })).toHaveLength(3);
     expect(countFieldUpdates(null, after)).toBe(5);

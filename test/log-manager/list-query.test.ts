@@ -1,6 +1,12 @@
 import { ActorError } from '../../runtime';
 import { escapeRegex } from '../../classes/_platform/paging';
-import { logListingDocument, MAX_PAGE, parseDateTime, parseLogListQuery, SEARCH_SEPARATOR } from '../../classes/LogManager/list-query';
+import {
+  logListingDocument,
+  MAX_PAGE,
+  parseDateTime,
+  parseLogListQuery,
+  SEARCH_SEPARATOR,
+} from '../../classes/LogManager/list-query';
 
 function refusal(fn: () => unknown): ActorError {
   try {
@@ -14,7 +20,13 @@ function refusal(fn: () => unknown): ActorError {
 
 describe('parseLogListQuery', () => {
   test('defaults: page 1, 20 per page, newest first, no filter', () => {
-    expect(parseLogListQuery({}, {})).toEqual({ filter: {}, sort: { timeStamp: -1, id: 1 }, page: 1, limit: 20, skip: 0 });
+    expect(parseLogListQuery({}, {})).toEqual({
+      filter: {},
+      sort: { timeStamp: -1, id: 1 },
+      page: 1,
+      limit: 20,
+      skip: 0,
+    });
   });
 
   test('query-string values are read as numbers; body wins over query', () => {
@@ -65,11 +77,7 @@ describe('parseLogListQuery', () => {
     expect(q.filter).toEqual({
       classId: 'Member',
       entityId: 'm1',
-      $or: [
-        { searchText: regex },
-        { 'actor.name': regex },
-        { 'actor.id': regex },
-      ],
+      $or: [{ searchText: regex }, { 'actor.name': regex }, { 'actor.id': regex }],
     });
     expect(new RegExp(escapeRegex('.*+?^${}()|[]\\')).test('.*+?^${}()|[]\\')).toBe(true);
   });

@@ -46,7 +46,9 @@ describe('buildLog', () => {
     expect(utf8Bytes(big.newValue!)).toBe(INLINE_LIMIT_BYTES);
     expect(JSON.stringify(v1025).startsWith(big.newValue!)).toBe(true);
     expect(built.large!.name).toBe(`LARGE_LOG_member_m1_${base.logId}.json`);
-    expect(built.large!.content.fieldUpdates).toEqual([{ key: 'big', operation: 'replace', oldValue: '"b"', newValue: JSON.stringify(v1025) }]);
+    expect(built.large!.content.fieldUpdates).toEqual([
+      { key: 'big', operation: 'replace', oldValue: '"b"', newValue: JSON.stringify(v1025) },
+    ]);
     expect(built.full[1].newValue).toBe(JSON.stringify(v1025));
   });
 
@@ -81,7 +83,12 @@ describe('buildLog', () => {
   });
 
   test('additionalData is masked too', () => {
-    const built = buildLog({ ...base, after: { a: 1 }, sensitiveFields: ['phone'], additionalData: { request: { phone: '1', apiKey: 'k', ok: true } } });
+    const built = buildLog({
+      ...base,
+      after: { a: 1 },
+      sensitiveFields: ['phone'],
+      additionalData: { request: { phone: '1', apiKey: 'k', ok: true } },
+    });
     expect(built.record.additionalData).toEqual({ request: { phone: '***', apiKey: '***', ok: true } });
     const dated = buildLog({ ...base, after: { a: 1 }, additionalData: { at: new Date('2024-05-01T00:00:00Z') } });
     expect(dated.record.additionalData).toEqual({ at: '2024-05-01T00:00:00.000Z' });
@@ -102,7 +109,9 @@ describe('buildLog', () => {
 
 describe('largeLogBlobName', () => {
   test('unsafe characters are replaced and long parts cut, so the name is always a safe blob name', () => {
-    expect(largeLogBlobName('member profile', '../etc/passwd', 'abc-123')).toBe('LARGE_LOG_member_profile____etc_passwd_abc-123.json');
+    expect(largeLogBlobName('member profile', '../etc/passwd', 'abc-123')).toBe(
+      'LARGE_LOG_member_profile____etc_passwd_abc-123.json',
+    );
     const long = largeLogBlobName('t'.repeat(500), 'é'.repeat(500), '0b6f3c8e-5d8a-4e0f-9a59-3c1c2f7d9f10');
     expect(long.length).toBeLessThanOrEqual(255);
     expect(SAFE_BLOB_NAME.test(long)).toBe(true);
@@ -131,6 +140,7 @@ describe('LOG_ID_PATTERN', () => {
   test('log ids are letters, digits, _ and -, 1 to 200 characters', () => {
     expect(LOG_ID_PATTERN.test('0b6f3c8e-5d8a-4e0f-9a59-3c1c2f7d9f10')).toBe(true);
     expect(LOG_ID_PATTERN.test('a'.repeat(200))).toBe(true);
-    for (const bad of ['', 'a'.repeat(201), 'a b', '../x', 'staffId!1']) expect([bad, LOG_ID_PATTERN.test(bad)]).toEqual([bad, false]);
+    for (const bad of ['', 'a'.repeat(201), 'a b', '../x', 'staffId!1'])
+      expect([bad, LOG_ID_PATTERN.test(bad)]).toEqual([bad, false]);
   });
 });

@@ -21,7 +21,10 @@ describe('LogManager', () => {
     t.rt.dispatcher.call({ classId: 'LogManager', method: 'addLogEntry', body, identity, origin: 'class' });
   /** as the class whose change it logs (a class logs its own changes only) */
   const addAsClass = async (body: Record<string, unknown>) =>
-    (await addAs({ ...GIZMO, classId: String(body.classId ?? GIZMO.classId) }, body)).body as { logId: string | null; fieldUpdates: number };
+    (await addAs({ ...GIZMO, classId: String(body.classId ?? GIZMO.classId) }, body)).body as {
+      logId: string | null;
+      fieldUpdates: number;
+    };
   const entries = (query: string, headers = pm) => t.get(`${p}/getLogEntries?${query}`, headers);
   const getLog = (logId: string, headers = pm) => t.get(`${p}/getLog?logId=${encodeURIComponent(logId)}`, headers);
   /** wait until the listing for `query` holds `n` entries */
@@ -45,10 +48,10 @@ describe('LogManager', () => {
     });
     p = `/${t.projectId}/CALL/LogManager`;
     await seedRoles(t, [
-          { id: 'super', name: 'super', level: 1, permissions: {} },
-          { id: 'nothing', name: 'nothing', level: 10, permissions: {} },
-          { id: 'reader', name: 'reader', level: 10, permissions: { LogManager: ['getLogEntries'] } },
-        ]);
+      { id: 'super', name: 'super', level: 1, permissions: {} },
+      { id: 'nothing', name: 'nothing', level: 10, permissions: {} },
+      { id: 'reader', name: 'reader', level: 10, permissions: { LogManager: ['getLogEntries'] } },
+    ]);
     pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
     pmLimited = { authorization: `Bearer ${t.token('program_management_user', 'pm2', ['nothing'])}` };
     pmReader = { authorization: `Bearer ${t.token('program_management_user', 'pm3', ['reader'])}` };
@@ -90,7 +93,13 @@ describe('LogManager', () => {
     });
 
     test('without an actor, a class caller is logged as the system acting through that class', async () => {
-      const res = await addAsClass({ classId: 'Gizmo', entityType: 'gizmo', entityId: 'rec-2', before: null, after: { a: 1 } });
+      const res = await addAsClass({
+        classId: 'Gizmo',
+        entityType: 'gizmo',
+        entityId: 'rec-2',
+        before: null,
+        after: { a: 1 },
+      });
       expect((await getLog(res.logId!)).body.actor).toEqual({ id: 'g1', type: 'system', name: 'class:Gizmo' });
     });
 
@@ -108,16 +117,39 @@ describe('LogManager', () => {
 
     test('nothing changed: no entry is written', async () => {
       const same = { name: 'Same', nested: { a: [1, 2] } };
-      expect(await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'nochange', before: same, after: { nested: { a: [1, 2] }, name: 'Same' } })).toEqual({
+      expect(
+        await addAsClass({
+          classId: 'Member',
+          entityType: 'member',
+          entityId: 'nochange',
+          before: same,
+          after: { nested: { a: [1, 2] }, name: 'Same' },
+        }),
+      ).toEqual({
         logId: null,
         fieldUpdates: 0,
       });
-      expect(await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'nochange', before: { x: 1, updatedAt: 'a' }, after: { x: 1, updatedAt: 'b' }, ignore: ['updatedAt'] })).toEqual({
+      expect(
+        await addAsClass({
+          classId: 'Member',
+          entityType: 'member',
+          entityId: 'nochange',
+          before: { x: 1, updatedAt: 'a' },
+          after: { x: 1, updatedAt: 'b' },
+          ignore: ['updatedAt'],
+        }),
+      ).toEqual({
         logId: null,
         fieldUpdates: 0,
       });
       // a later entry is projected, so an earlier one would have been too
-      await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'nochange-marker', before: null, after: { x: 1 } });
+      await addAsClass({
+        classId: 'Member',
+        entityType: 'member',
+        entityId: 'nochange-marker',
+        before: null,
+        after: { x: 1 },
+      });
       await listed('entityId=nochange-marker', 1);
       expect((await entries('entityId=nochange')).body.totalCount).toBe(0);
     });
@@ -138,11 +170,16 @@ describe('LogManager', () => {
         expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400]);
         expect((r.details as { errors: unknown[] }).errors.length).toBeGreaterThan(0);
       }
-      const huge = await addAs({ ...GIZMO, classId: 'Member' }, { ...good, additionalData: { blob: 'z'.repeat(17_000) } }).catch((e: ActorError) => e);
+      const huge = await addAs(
+        { ...GIZMO, classId: 'Member' },
+        { ...good, additionalData: { blob: 'z'.repeat(17_000) } },
+      ).catch((e: ActorError) => e);
       expect(huge).toBeInstanceOf(ActorError);
       expect([(huge as ActorError).status, (huge as ActorError).code]).toEqual([400, 12006]);
       // in-process callers can pass what JSON cannot encode: still a 400
-      const bigint = await addAs({ ...GIZMO, classId: 'Member' }, { ...good, after: { n: BigInt(1) } }).catch((e: ActorError) => e);
+      const bigint = await addAs({ ...GIZMO, classId: 'Member' }, { ...good, after: { n: BigInt(1) } }).catch(
+        (e: ActorError) => e,
+      );
       expect([(bigint as ActorError).status, (bigint as ActorError).code]).toEqual([400, 12008]);
     });
 
@@ -164,7 +201,11 @@ describe('LogManager', () => {
         ],
       ]);
       for (const e of list.entries) {
-        expect(e).toMatchObject({ classId: 'Gizmo', entityType: 'gizmo', actor: { id: 'pm1', type: 'program_management_user' } });
+        expect(e).toMatchObject({
+          classId: 'Gizmo',
+          entityType: 'gizmo',
+          actor: { id: 'pm1', type: 'program_management_user' },
+        });
       }
     });
   });
@@ -175,8 +216,19 @@ describe('LogManager', () => {
         classId: 'Member',
         entityType: 'member',
         entityId: 'mask-1',
-        before: { password: 'old-pass', birthdate: '1990-01-01', auth: { accessToken: 'tok-old', kind: 'sso' }, name: 'A' },
-        after: { password: 'new-pass', birthdate: '1991-01-01', auth: { accessToken: 'tok-new', kind: 'sso' }, name: 'A', otp: '123456' },
+        before: {
+          password: 'old-pass',
+          birthdate: '1990-01-01',
+          auth: { accessToken: 'tok-old', kind: 'sso' },
+          name: 'A',
+        },
+        after: {
+          password: 'new-pass',
+          birthdate: '1991-01-01',
+          auth: { accessToken: 'tok-new', kind: 'sso' },
+          name: 'A',
+          otp: '123456',
+        },
         sensitiveFields: ['birthdate'],
         additionalData: { request: { apiKey: 'k-123', birthdate: '1991-01-01', source: 'hr' } },
       });
@@ -187,12 +239,26 @@ describe('LogManager', () => {
         expect(entry.fieldUpdates).toEqual([
           { key: 'password', operation: 'replace', oldValue: '"***"', newValue: '"***"' },
           { key: 'birthdate', operation: 'replace', oldValue: '"***"', newValue: '"***"' },
-          { key: 'auth', operation: 'replace', oldValue: '{"accessToken":"***","kind":"sso"}', newValue: '{"accessToken":"***","kind":"sso"}' },
+          {
+            key: 'auth',
+            operation: 'replace',
+            oldValue: '{"accessToken":"***","kind":"sso"}',
+            newValue: '{"accessToken":"***","kind":"sso"}',
+          },
           { key: 'otp', operation: 'add', newValue: '"***"' },
         ]);
         expect(entry.additionalData).toEqual({ request: { apiKey: '***', birthdate: '***', source: 'hr' } });
         const text = JSON.stringify(entry);
-        for (const secret of ['old-pass', 'new-pass', '1990-01-01', '1991-01-01', 'tok-old', 'tok-new', '123456', 'k-123']) {
+        for (const secret of [
+          'old-pass',
+          'new-pass',
+          '1990-01-01',
+          '1991-01-01',
+          'tok-old',
+          'tok-new',
+          '123456',
+          'k-123',
+        ]) {
           expect(text).not.toContain(secret);
         }
       }
@@ -206,10 +272,18 @@ describe('LogManager', () => {
       const v1024 = valueOfJsonBytes(1024, 'a');
       const v1025 = valueOfJsonBytes(1025, 'b');
 
-      const inline = await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'large-1', before: { note: 'x' }, after: { note: v1024 } });
+      const inline = await addAsClass({
+        classId: 'Member',
+        entityType: 'member',
+        entityId: 'large-1',
+        before: { note: 'x' },
+        after: { note: v1024 },
+      });
       const inlineLog = await getLog(inline.logId!);
       expect(inlineLog.body.isLargeLog).toBe(false);
-      expect(inlineLog.body.fieldUpdates).toEqual([{ key: 'note', operation: 'replace', oldValue: '"x"', newValue: JSON.stringify(v1024) }]);
+      expect(inlineLog.body.fieldUpdates).toEqual([
+        { key: 'note', operation: 'replace', oldValue: '"x"', newValue: JSON.stringify(v1024) },
+      ]);
       expect(await t.rt.ports.blobs.stat(largeLogBlobName('member', 'large-1', inline.logId!))).toBeNull();
 
       await nextMs();
@@ -228,7 +302,13 @@ describe('LogManager', () => {
       expect(stored.fieldUpdates.map((f: any) => f.key)).toEqual(['note', 'photo']);
 
       const expectedFull = [
-        { key: 'note', operation: 'replace', oldValue: JSON.stringify(v1024), newValue: JSON.stringify(v1025), isLarge: true },
+        {
+          key: 'note',
+          operation: 'replace',
+          oldValue: JSON.stringify(v1024),
+          newValue: JSON.stringify(v1025),
+          isLarge: true,
+        },
         { key: 'photo', operation: 'replace', oldValue: JSON.stringify(v1025), newValue: 'null', isLarge: true },
         { key: 'small', operation: 'add', newValue: '1' },
       ];
@@ -251,13 +331,25 @@ describe('LogManager', () => {
     });
 
     test('entity type and id are made safe for the file name', async () => {
-      const res = await addAsClass({ classId: 'Member', entityType: 'member doc', entityId: '../x/ü', before: null, after: { big: 'q'.repeat(2000) } });
+      const res = await addAsClass({
+        classId: 'Member',
+        entityType: 'member doc',
+        entityId: '../x/ü',
+        before: null,
+        after: { big: 'q'.repeat(2000) },
+      });
       expect(await t.rt.ports.blobs.stat(`LARGE_LOG_member_doc____x___${res.logId}.json`)).not.toBeNull();
       expect((await getLog(res.logId!)).body.fieldUpdates[0].newValue).toBe(JSON.stringify('q'.repeat(2000)));
     });
 
     test('a LARGE_LOG file that has gone missing is reported, not silently truncated', async () => {
-      const res = await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'large-gone', before: null, after: { big: 'g'.repeat(2000) } });
+      const res = await addAsClass({
+        classId: 'Member',
+        entityType: 'member',
+        entityId: 'large-gone',
+        before: null,
+        after: { big: 'g'.repeat(2000) },
+      });
       expect(await t.rt.ports.blobs.delete(largeLogBlobName('member', 'large-gone', res.logId!))).toBe(true);
       const r = await getLog(res.logId!);
       expect(r.status).toBe(500);
@@ -368,7 +460,9 @@ describe('LogManager', () => {
   describe('access', () => {
     let logId: string;
     beforeAll(async () => {
-      logId = (await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'acc-1', before: null, after: { a: 1 } })).logId!;
+      logId = (
+        await addAsClass({ classId: 'Member', entityType: 'member', entityId: 'acc-1', before: null, after: { a: 1 } })
+      ).logId!;
     });
 
     test('getLog is for program management users only', async () => {
@@ -387,7 +481,9 @@ describe('LogManager', () => {
 
     test('getLogEntries is for program management users (with the permission) and classes', async () => {
       expect((await entries('entityId=acc-1', { 'x-api-key': TEST_API_KEY })).status).toBe(403);
-      expect((await entries('entityId=acc-1', { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status).toBe(403);
+      expect((await entries('entityId=acc-1', { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status).toBe(
+        403,
+      );
       expect((await entries('entityId=acc-1', pmLimited)).status).toBe(403);
       await listed('entityId=acc-1', 1);
       expect((await entries('entityId=acc-1', pmReader)).body.totalCount).toBe(1);
@@ -405,7 +501,9 @@ describe('LogManager', () => {
       const body = { classId: 'Member', entityType: 'member', entityId: 'acc-2', before: null, after: { a: 1 } };
       expect((await t.post(`${p}/addLogEntry`, body, pm)).status).toBe(403);
       expect((await t.post(`${p}/addLogEntry`, body, { 'x-api-key': TEST_API_KEY })).status).toBe(403);
-      expect((await t.post(`${p}/addLogEntry`, body, { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status).toBe(403);
+      expect(
+        (await t.post(`${p}/addLogEntry`, body, { authorization: `Bearer ${t.token('enduser', 'm1')}` })).status,
+      ).toBe(403);
       expect((await t.post(`${p}/record/${'1'.repeat(8)}`, { id: '1'.repeat(8) }, pm)).status).toBe(403);
       expect((await t.get(`${p}/readEntry/${logId}`, pm)).status).toBe(403);
       // record is for classes, each recording its own changes only: Gizmo cannot write an entry in Member's name

@@ -17,17 +17,34 @@ describe('masking', () => {
     expect(JSON.parse(MASKED_JSON)).toBe(MASK);
   });
 
-  test.each(DEFAULT_SENSITIVE_KEYS.map((k) => [k]))('default key %s is masked at the top level, nested and in arrays, in any case', (key) => {
-    expect(maskField(key, 'plain', credentials)).toBe(MASK);
-    expect(maskField(key.toUpperCase(), { deep: 'x' }, credentials)).toBe(MASK);
-    const nested = { user: { profile: { [key]: 's3cr3t', keep: 'ok' } }, list: [{ [key.toLowerCase()]: 's3cr3t', keep: 1 }] };
-    const masked = maskField('data', nested, credentials);
-    expect(masked).toEqual({ user: { profile: { [key]: MASK, keep: 'ok' } }, list: [{ [key.toLowerCase()]: MASK, keep: 1 }] });
-    expect(JSON.stringify(masked)).not.toContain('s3cr3t');
-  });
+  test.each(DEFAULT_SENSITIVE_KEYS.map((k) => [k]))(
+    'default key %s is masked at the top level, nested and in arrays, in any case',
+    (key) => {
+      expect(maskField(key, 'plain', credentials)).toBe(MASK);
+      expect(maskField(key.toUpperCase(), { deep: 'x' }, credentials)).toBe(MASK);
+      const nested = {
+        user: { profile: { [key]: 's3cr3t', keep: 'ok' } },
+        list: [{ [key.toLowerCase()]: 's3cr3t', keep: 1 }],
+      };
+      const masked = maskField('data', nested, credentials);
+      expect(masked).toEqual({
+        user: { profile: { [key]: MASK, keep: 'ok' } },
+        list: [{ [key.toLowerCase()]: MASK, keep: 1 }],
+      });
+      expect(JSON.stringify(masked)).not.toContain('s3cr3t');
+    },
+  );
 
   test('credential-like names are masked; look-alikes are not', () => {
-    for (const k of ['newPassword', 'current_password', 'password_hash', 'idToken', 'clientSecret', 'x-api-key', 'OTP']) {
+    for (const k of [
+      'newPassword',
+      'current_password',
+      'password_hash',
+      'idToken',
+      'clientSecret',
+      'x-api-key',
+      'OTP',
+    ]) {
       expect([k, isCredentialKey(k)]).toEqual([k, true]);
     }
     for (const k of ['tokenType', 'otpType', 'name', 'passwordPolicy', 'secretary']) {
@@ -39,9 +56,11 @@ describe('masking', () => {
     const isSensitive = sensitiveKeyMatcher(['birthdate', 'Phone']);
     expect(maskField('birthDate', '1990-01-01', isSensitive)).toBe(MASK);
     expect(maskField('phone', null, isSensitive)).toBe(MASK);
-    expect(maskNested({ familyMembers: [{ name: 'Bo', birthdate: '2010-02-02', PHONE: '555' }] }, isSensitive)).toEqual({
-      familyMembers: [{ name: 'Bo', birthdate: MASK, PHONE: MASK }],
-    });
+    expect(maskNested({ familyMembers: [{ name: 'Bo', birthdate: '2010-02-02', PHONE: '555' }] }, isSensitive)).toEqual(
+      {
+        familyMembers: [{ name: 'Bo', birthdate: MASK, PHONE: MASK }],
+      },
+    );
     expect(maskField('birthdate', '1990-01-01', credentials)).toBe('1990-01-01');
   });
 
@@ -61,9 +80,16 @@ describe('masking', () => {
     );
     expect(out).toEqual([
       { key: 'password', operation: 'replace', oldValue: MASKED_JSON, newValue: MASKED_JSON },
-      { key: 'auth', operation: 'replace', oldValue: '{"token":"***","kind":"x"}', newValue: '{"token":"***","kind":"x"}' },
+      {
+        key: 'auth',
+        operation: 'replace',
+        oldValue: '{"token":"***","kind":"x"}',
+        newValue: '{"token":"***","kind":"x"}',
+      },
     ]);
-    expect(diffFields(null, { phone: '222' }, { mask })).toEqual([{ key: 'phone', operation: 'add', newValue: MASKED_JSON }]);
+    expect(diffFields(null, { phone: '222' }, { mask })).toEqual([
+      { key: 'phone', operation: 'add', newValue: MASKED_JSON },
+    ]);
   });
 });
 
@@ -73,12 +99,17 @@ describe('plain fields (data that is not personal, e.g. consent flags)', () => {
 
   test('declared personal names are not masked inside a plain field; credentials still are', () => {
     expect(maskField('permissions', { sms: true, email: false }, personal, plain)).toEqual({ sms: true, email: false });
-    expect(maskField('permissions', { email: true, apiKey: 'k' }, personal, plain)).toEqual({ email: true, apiKey: MASK });
+    expect(maskField('permissions', { email: true, apiKey: 'k' }, personal, plain)).toEqual({
+      email: true,
+      apiKey: MASK,
+    });
   });
 
   test('elsewhere the same names stay masked, at any depth', () => {
     expect(maskField('email', 'a@b.c', personal, plain)).toBe(MASK);
-    expect(maskField('familyMembers', [{ email: 'k@b.c', phone: '1' }], personal, plain)).toEqual([{ email: MASK, phone: MASK }]);
+    expect(maskField('familyMembers', [{ email: 'k@b.c', phone: '1' }], personal, plain)).toEqual([
+      { email: MASK, phone: MASK },
+    ]);
     // without plain fields, consent flags named like personal data are masked (the old behaviour)
     expect(maskField('permissions', { sms: true, email: false }, personal)).toEqual({ sms: true, email: MASK });
   });

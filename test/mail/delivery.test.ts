@@ -35,7 +35,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.close()));
 });
 
-function delivery(projectId: string, opts: { attempts?: number; worker?: boolean; log?: string[] } = {}): MessageDelivery {
+function delivery(
+  projectId: string,
+  opts: { attempts?: number; worker?: boolean; log?: string[] } = {},
+): MessageDelivery {
   const lines = opts.log;
   const logger = createLogger('info', [], { write: (line: string) => void lines?.push(line) });
   const d = new MessageDelivery({
@@ -57,10 +60,21 @@ function delivery(projectId: string, opts: { attempts?: number; worker?: boolean
 function mailEffect(extra: Partial<OutboundMail> = {}): Effect {
   const id = randomUUID();
   const body: OutboundMail = { id, to: ['anna@example.com'], subject: `m ${id}`, html: '<p>x</p>', ...extra };
-  return { id, port: 'mail', classId: '@mail', method: 'send', instanceId: id, body, identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' } };
+  return {
+    id,
+    port: 'mail',
+    classId: '@mail',
+    method: 'send',
+    instanceId: id,
+    body,
+    identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' },
+  };
 }
 
-async function finished(d: MessageDelivery, id: string): Promise<{ state: string; attemptsMade: number; returnvalue: unknown }> {
+async function finished(
+  d: MessageDelivery,
+  id: string,
+): Promise<{ state: string; attemptsMade: number; returnvalue: unknown }> {
   return (await waitFor(
     async () => {
       const state = await d.queue.getJobState(id);
@@ -117,7 +131,8 @@ test('a temporary refusal is retried with backoff until the server accepts', asy
   const d = delivery(projectId);
   const e = mailEffect();
   let tries = 0;
-  sink.policy = (m) => (m.messageId === `<${e.id}@${projectId}>` && ++tries <= 2 ? { code: 451, message: 'greylisted' } : 'accept');
+  sink.policy = (m) =>
+    m.messageId === `<${e.id}@${projectId}>` && ++tries <= 2 ? { code: 451, message: 'greylisted' } : 'accept';
   await d.hand(e);
   expect(await finished(d, e.id)).toMatchObject({ state: 'completed', attemptsMade: 3 });
   expect(tries).toBe(3);
@@ -137,7 +152,13 @@ test('a permanent refusal is dead-lettered at once, with the reason, and logged'
   expect(more).toEqual([]);
   // what /metrics reads as runtime_dead_letters{kind="message"}
   expect(await d.deadLetterCount()).toBe(1);
-  expect(letter).toMatchObject({ id: e.id, port: 'mail', attempts: 1, from: { classId: 'Mailer', instanceId: 'i1' }, message: { to: ['gone@example.com'] } });
+  expect(letter).toMatchObject({
+    id: e.id,
+    port: 'mail',
+    attempts: 1,
+    from: { classId: 'Mailer', instanceId: 'i1' },
+    message: { to: ['gone@example.com'] },
+  });
   expect(letter!.reason).toMatch(/^refused: .*no such user/);
   const line = log.map((l) => JSON.parse(l)).find((l) => l.msg === 'message dead-lettered');
   expect(line).toMatchObject({ messageId: e.id, to: ['g***@example.com'] });
@@ -163,9 +184,20 @@ test('an SMS is kept in the outbox file and logged with masked numbers', async (
   const d = delivery(projectId, { log });
   const id = randomUUID();
   const body: OutboundSms = { id, to: ['+4479001234567'], text: 'Your code is 424242' };
-  await d.hand({ id, port: 'sms', classId: '@sms', method: 'send', instanceId: id, body, identity: { type: 'system' } });
+  await d.hand({
+    id,
+    port: 'sms',
+    classId: '@sms',
+    method: 'send',
+    instanceId: id,
+    body,
+    identity: { type: 'system' },
+  });
   expect(await finished(d, id)).toMatchObject({ state: 'completed' });
-  const lines = (await fs.readFile(path.join(dataDir, projectId, 'sms', 'outbox.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await fs.readFile(path.join(dataDir, projectId, 'sms', 'outbox.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   expect(lines).toEqual([{ id, time: expect.any(String), to: ['+4479001234567'], text: 'Your code is 424242' }]);
   const all = log.join('');
   expect(all).toContain('***********567');

@@ -42,7 +42,15 @@ afterAll(async () => {
 function mailEffect(i: number): Effect {
   const id = randomUUID();
   const body: OutboundMail = { id, to: [`member${i}@example.com`], subject: `m ${i}`, html: '<p>x</p>' };
-  return { id, port: 'mail', classId: '@mail', method: 'send', instanceId: id, body, identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' } };
+  return {
+    id,
+    port: 'mail',
+    classId: '@mail',
+    method: 'send',
+    instanceId: id,
+    body,
+    identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' },
+  };
 }
 
 test('2 500 messages handed over at once are queued once each; handed over again, nothing new is queued', async () => {

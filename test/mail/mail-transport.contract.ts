@@ -29,7 +29,11 @@ function mail(extra: Partial<OutboundMail> = {}): OutboundMail {
   return { id: randomUUID(), to: ['anna@example.com'], subject: 'Welcome', html: '<p>Hello</p>', ...extra };
 }
 
-export function mailTransportContract(label: string, open: () => Promise<ContractSubject>, close: (s: ContractSubject) => Promise<void>): void {
+export function mailTransportContract(
+  label: string,
+  open: () => Promise<ContractSubject>,
+  close: (s: ContractSubject) => Promise<void>,
+): void {
   describe(`MailTransport contract: ${label}`, () => {
     let s: ContractSubject;
     beforeAll(async () => {
@@ -39,10 +43,13 @@ export function mailTransportContract(label: string, open: () => Promise<Contrac
 
     async function sendAndReceive(m: OutboundMail): Promise<Received> {
       await s.transport.send(m);
-      const copies = await waitFor(async () => {
-        const got = await s.received(m.id);
-        return got.length ? got : undefined;
-      }, { what: `mail ${m.id}` });
+      const copies = await waitFor(
+        async () => {
+          const got = await s.received(m.id);
+          return got.length ? got : undefined;
+        },
+        { what: `mail ${m.id}` },
+      );
       expect(copies).toHaveLength(1);
       return copies![0]!;
     }
@@ -73,7 +80,12 @@ export function mailTransportContract(label: string, open: () => Promise<Contrac
     test('reaches every recipient in to, cc and bcc', async () => {
       const m = mail({ to: ['a1@example.com'], cc: ['c1@example.com', 'c2@example.com'], bcc: ['hidden@example.com'] });
       const { recipients } = await sendAndReceive(m);
-      expect([...recipients].sort()).toEqual(['a1@example.com', 'c1@example.com', 'c2@example.com', 'hidden@example.com']);
+      expect([...recipients].sort()).toEqual([
+        'a1@example.com',
+        'c1@example.com',
+        'c2@example.com',
+        'hidden@example.com',
+      ]);
     });
 
     test('a mail naming no sender comes from the default sender (MAIL_FROM)', async () => {
@@ -100,10 +112,13 @@ export function mailTransportContract(label: string, open: () => Promise<Contrac
       const batch = Array.from({ length: 12 }, (_, i) => mail({ subject: `batch ${i}` }));
       await Promise.all(batch.map((m) => s.transport.send(m)));
       for (const m of batch) {
-        const copies = await waitFor(async () => {
-          const got = await s.received(m.id);
-          return got.length ? got : undefined;
-        }, { what: `mail ${m.id}` });
+        const copies = await waitFor(
+          async () => {
+            const got = await s.received(m.id);
+            return got.length ? got : undefined;
+          },
+          { what: `mail ${m.id}` },
+        );
         expect(copies!.map((c) => c.parsed.subject)).toEqual([m.subject]);
       }
     });

@@ -31,7 +31,10 @@ describe('ctx.mail over SMTP', () => {
   let t: TestRuntime;
   beforeAll(async () => {
     sink = await startSmtpSink();
-    t = await startTestRuntime({ projectId: uniqueProjectId('mh'), env: { CLASS_DIRS, SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50' } });
+    t = await startTestRuntime({
+      projectId: uniqueProjectId('mh'),
+      env: { CLASS_DIRS, SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50' },
+    });
     expect((await t.post(`/${t.projectId}/CALL/Mailer/open/box`, {}, key)).status).toBe(200);
   });
   afterAll(async () => {
@@ -39,12 +42,16 @@ describe('ctx.mail over SMTP', () => {
     await sink.close();
   });
 
-  const call = (method: string, body: unknown, instance = 'box') => t.post(`/${t.projectId}/CALL/Mailer/${method}/${instance}`, body, key);
+  const call = (method: string, body: unknown, instance = 'box') =>
+    t.post(`/${t.projectId}/CALL/Mailer/${method}/${instance}`, body, key);
   const arrived = (id: string) =>
-    waitFor(() => {
-      const got = sink.acceptedWithId(`<${id}@${t.projectId}>`);
-      return got.length ? got : undefined;
-    }, { what: `mail ${id} at the SMTP server` });
+    waitFor(
+      () => {
+        const got = sink.acceptedWithId(`<${id}@${t.projectId}>`);
+        return got.length ? got : undefined;
+      },
+      { what: `mail ${id} at the SMTP server` },
+    );
 
   test("a WRITE's mail arrives with its subject, html and recipients, under its id", async () => {
     const res = await call('notify', {
@@ -83,15 +90,24 @@ describe('ctx.mail over SMTP', () => {
     await arrived(ok.body.id);
     await settled(t);
     expect(sink.accepted.filter((m) => m.parsed.subject === subject)).toEqual([]);
-    expect((await t.rt.messages.deadLetters()).filter((l) => (l.message as { subject?: string }).subject === subject)).toEqual([]);
+    expect(
+      (await t.rt.messages.deadLetters()).filter((l) => (l.message as { subject?: string }).subject === subject),
+    ).toEqual([]);
   });
 
   test('a change whose commit is refused sends nothing', async () => {
     const subject = `refused commit ${Date.now()}`;
     expect((await t.post(`/${t.projectId}/CALL/Mailer/open/other`, {}, key)).status).toBe(200);
-    expect((await call('notify', { mail: { to: ['x@example.com'], subject: `${subject} taker`, text: 't' }, slot: 'taken' })).status).toBe(200);
+    expect(
+      (await call('notify', { mail: { to: ['x@example.com'], subject: `${subject} taker`, text: 't' }, slot: 'taken' }))
+        .status,
+    ).toBe(200);
     // the lookup key is taken: the commit is refused with the mail in it
-    const refused = await call('notify', { mail: { to: ['x@example.com'], subject, text: 'never' }, slot: 'taken' }, 'other');
+    const refused = await call(
+      'notify',
+      { mail: { to: ['x@example.com'], subject, text: 'never' }, slot: 'taken' },
+      'other',
+    );
     expect(refused.status).toBe(RuntimeCodes.LOOKUP_KEY_TAKEN.status);
     await settled(t);
     expect(sink.accepted.filter((m) => m.parsed.subject === `${subject} taker`)).toHaveLength(1);
@@ -99,16 +115,23 @@ describe('ctx.mail over SMTP', () => {
   });
 
   test("a STATIC's mail is sent once it has answered", async () => {
-    const res = await t.post(`/${t.projectId}/CALL/Mailer/announce`, { mail: { to: ['all@example.com'], subject: 'Announcement', text: 'News' } }, key);
+    const res = await t.post(
+      `/${t.projectId}/CALL/Mailer/announce`,
+      { mail: { to: ['all@example.com'], subject: 'Announcement', text: 'News' } },
+      key,
+    );
     expect(res.status).toBe(200);
     const [mail] = (await arrived(res.body.id))!;
     expect(mail!.parsed.subject).toBe('Announcement');
   });
 
   test('a bad message is a 400 naming the field, and the change is not committed', async () => {
-    const state = async () => JSON.parse((await t.rt.store.redis.hget(t.rt.store.keys.instance('Mailer', 'box'), 's'))!).public.sent as number;
+    const state = async () =>
+      JSON.parse((await t.rt.store.redis.hget(t.rt.store.keys.instance('Mailer', 'box'), 's'))!).public.sent as number;
     const sent = await state();
-    const res = await call('notify', { mail: { to: ['not-an-address'], subject: 'x\nBcc: evil@example.com', html: 'y' } });
+    const res = await call('notify', {
+      mail: { to: ['not-an-address'], subject: 'x\nBcc: evil@example.com', html: 'y' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(RuntimeCodes.VALIDATION.code);
     expect(res.body.details.errors).toEqual([
@@ -128,14 +151,17 @@ describe('ctx.mail over SMTP', () => {
     const res = await call('text', { sms: { to: ['+4479001234567'], text: 'Your code is 777111' } });
     expect(res.status).toBe(200);
     const file = path.join(t.rt.config.dataDir, 'sms', 'outbox.jsonl');
-    const line = await waitFor(async () => {
-      const text = await fs.readFile(file, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .find((l) => l.id === res.body.id);
-    }, { what: 'the SMS in the outbox' });
+    const line = await waitFor(
+      async () => {
+        const text = await fs.readFile(file, 'utf8').catch(() => '');
+        return text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .find((l) => l.id === res.body.id);
+      },
+      { what: 'the SMS in the outbox' },
+    );
     expect(line).toMatchObject({ to: ['+4479001234567'], text: 'Your code is 777111' });
   });
 
@@ -148,7 +174,10 @@ describe('ctx.mail over SMTP', () => {
 describe('ctx.mail with the embedded adapter (SMTP_URL unset)', () => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await startTestRuntime({ projectId: uniqueProjectId('me'), env: { CLASS_DIRS, MAIL_FROM: 'Membership <membership@example.com>' } });
+    t = await startTestRuntime({
+      projectId: uniqueProjectId('me'),
+      env: { CLASS_DIRS, MAIL_FROM: 'Membership <membership@example.com>' },
+    });
     expect((await t.post(`/${t.projectId}/CALL/Mailer/open/box`, {}, key)).status).toBe(200);
   });
   afterAll(async () => {
@@ -165,11 +194,14 @@ describe('ctx.mail with the embedded adapter (SMTP_URL unset)', () => {
     );
     expect(res.status).toBe(200);
     const id = res.body.id as string;
-    const page = await waitFor(async () => {
-      const r = await fetch(`${t.base}/dev/mail`);
-      const html = await r.text();
-      return html.includes(id) ? { r, html } : undefined;
-    }, { what: '/dev/mail listing the mail' });
+    const page = await waitFor(
+      async () => {
+        const r = await fetch(`${t.base}/dev/mail`);
+        const html = await r.text();
+        return html.includes(id) ? { r, html } : undefined;
+      },
+      { what: '/dev/mail listing the mail' },
+    );
     expect(page!.r.status).toBe(200);
     expect(page!.r.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page!.r.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'");
@@ -188,7 +220,11 @@ describe('ctx.mail with the embedded adapter (SMTP_URL unset)', () => {
   });
 
   test('/dev/mail/<id> answers 404 for anything but a mail it wrote', async () => {
-    for (const p of ['/dev/mail/index.jsonl', '/dev/mail/..%2Findex.jsonl', `/dev/mail/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`]) {
+    for (const p of [
+      '/dev/mail/index.jsonl',
+      '/dev/mail/..%2Findex.jsonl',
+      `/dev/mail/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`,
+    ]) {
       expect((await fetch(`${t.base}${p}`)).status).toBe(404);
     }
   });

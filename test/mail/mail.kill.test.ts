@@ -37,19 +37,30 @@ test('a worker killed mid-send: another worker delivers the mail exactly once', 
   sink.policy = (m) => (m.parsed.subject === subject && sink!.held.length === 0 ? 'hold' : 'accept');
 
   expect((await api.post(`/${projectId}/CALL/Mailer/open/box`, {}, key)).status).toBe(200);
-  const res = await api.post(`/${projectId}/CALL/Mailer/notify/box`, { mail: { to: ['anna@example.com'], subject, html: '<p>once</p>' } }, key);
+  const res = await api.post(
+    `/${projectId}/CALL/Mailer/notify/box`,
+    { mail: { to: ['anna@example.com'], subject, html: '<p>once</p>' } },
+    key,
+  );
   expect(res.status).toBe(200);
   const messageId = `<${res.body.id}@${projectId}>`;
 
-  const held = (await waitFor(() => sink!.held.find((h) => h.mail.messageId === messageId), { what: 'the first worker sending the mail' }))!;
+  const held = (await waitFor(() => sink!.held.find((h) => h.mail.messageId === messageId), {
+    what: 'the first worker sending the mail',
+  }))!;
   await first.kill();
   // its connection went with it: the held DATA can no longer be answered to it
   await waitFor(() => held.abandoned, { what: 'the killed worker’s SMTP connection closed' });
   expect(sink.acceptedWithId(messageId)).toEqual([]);
 
   running.push(await spawnRuntime(projectId, { ...env, ROLES: 'worker' }));
-  await waitFor(() => sink!.acceptedWithId(messageId).length > 0, { timeoutMs: 30_000, what: 'the second worker delivering the mail' });
-  await waitFor(async () => (await api!.rt.messages.queue.getJobState(res.body.id)) === 'completed', { what: 'the mail job completed' });
+  await waitFor(() => sink!.acceptedWithId(messageId).length > 0, {
+    timeoutMs: 30_000,
+    what: 'the second worker delivering the mail',
+  });
+  await waitFor(async () => (await api!.rt.messages.queue.getJobState(res.body.id)) === 'completed', {
+    what: 'the mail job completed',
+  });
   expect(await api.rt.messages.wasSent(res.body.id)).toBe(true);
 
   const accepted = sink.acceptedWithId(messageId);

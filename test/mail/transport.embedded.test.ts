@@ -84,8 +84,18 @@ describe('EmbeddedMailTransport', () => {
     }
     const listed = await t.list(50);
     expect(listed).toHaveLength(50);
-    expect(listed.map((e) => e.subject)).toEqual(sent.slice(5).reverse().map((m) => m.subject));
-    expect(listed[0]).toMatchObject({ id: sent[54]!.id, to: ['anna@example.com'], cc: ['cc@example.com'], subject: 'n54' });
+    expect(listed.map((e) => e.subject)).toEqual(
+      sent
+        .slice(5)
+        .reverse()
+        .map((m) => m.subject),
+    );
+    expect(listed[0]).toMatchObject({
+      id: sent[54]!.id,
+      to: ['anna@example.com'],
+      cc: ['cc@example.com'],
+      subject: 'n54',
+    });
     expect(Number.isNaN(Date.parse(listed[0]!.time))).toBe(false);
   });
 

@@ -38,7 +38,12 @@ describe('SmtpMailTransport', () => {
   const rejected: string[][] = [];
   beforeAll(async () => {
     sink = await startSmtpSink();
-    transport = new SmtpMailTransport({ url: sink.url, projectId: PROJECT, defaultFrom: FROM, onRejected: (_m, r) => rejected.push(r) });
+    transport = new SmtpMailTransport({
+      url: sink.url,
+      projectId: PROJECT,
+      defaultFrom: FROM,
+      onRejected: (_m, r) => rejected.push(r),
+    });
   });
   afterAll(async () => {
     await transport.close();

@@ -16,7 +16,9 @@ beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
   await seedRoles(t, []); // the built-in super role
-  pm = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}` };
+  pm = {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}`,
+  };
 });
 afterAll(() => t.stop());
 
@@ -56,17 +58,32 @@ test('the staff-id race: the refused change leaves no approval record and no aud
 
 test('the approval record answered by the change is the one stored, readable at once', async () => {
   const m = await createMember(t);
-  const r = await t.post(`/${t.projectId}/CALL/Member/updateMemberStatus/${m.id}`, { status: 'suspended', reason: 'audit' }, pm);
+  const r = await t.post(
+    `/${t.projectId}/CALL/Member/updateMemberStatus/${m.id}`,
+    { status: 'suspended', reason: 'audit' },
+    pm,
+  );
   expect(r.status).toBe(200);
   const stored = await t.rt.store.read('ApprovalManager', r.body.pendingApprovalId);
   expect(stored).toBeDefined();
   const record = JSON.parse(stored!.stateJson).public.approval;
-  expect(record).toMatchObject({ id: r.body.pendingApprovalId, entityId: m.id, approvalStatus: 'pending', event: r.body.approval?.event ?? expect.any(String) });
-  await waitFor(async () => (await t.rt.documents.get('approvals', r.body.pendingApprovalId)) !== null, { what: 'projection' });
+  expect(record).toMatchObject({
+    id: r.body.pendingApprovalId,
+    entityId: m.id,
+    approvalStatus: 'pending',
+    event: r.body.approval?.event ?? expect.any(String),
+  });
+  await waitFor(async () => (await t.rt.documents.get('approvals', r.body.pendingApprovalId)) !== null, {
+    what: 'projection',
+  });
 });
 
 test('a member created by an internal user has its creation approval in its company (its approvers see it)', async () => {
-  const r = await t.post(`/${t.projectId}/CALL/Member/createMember`, { name: 'Kim', surname: 'Lee', company: { id: 'c-1' }, memberType: 'mt-perm' }, pm);
+  const r = await t.post(
+    `/${t.projectId}/CALL/Member/createMember`,
+    { name: 'Kim', surname: 'Lee', company: { id: 'c-1' }, memberType: 'mt-perm' },
+    pm,
+  );
   expect(r.status).toBe(200);
   const stored = await t.rt.store.read('ApprovalManager', r.body.pendingApprovalId);
   expect(JSON.parse(stored!.stateJson).public.approval).toMatchObject({ entityId: r.body.member.id, companyId: 'c-1' });

@@ -7,7 +7,16 @@
  */
 import { seedRoles } from '../support/harness';
 import type { TestRuntime } from '../support/harness';
-import { API_KEY, COMPANIES, createMember, employeeRecord, seed, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  COMPANIES,
+  createMember,
+  employeeRecord,
+  seed,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 import { companyTakesMembers } from '../../classes/Member/company-rules';
 
 let t: TestRuntime;
@@ -18,9 +27,13 @@ beforeAll(async () => {
   t = await startMemberRuntime();
   await seedProgram(t);
   // c-inactive: an inactive company of the same group type as c-1 (internal)
-  await seed(t, { companies: [{ ...COMPANIES[1]!, id: 'c-inactive', name: 'Dormant', bgId: 'BG-IN', status: 'inactive' }] });
+  await seed(t, {
+    companies: [{ ...COMPANIES[1]!, id: 'c-inactive', name: 'Dormant', bgId: 'BG-IN', status: 'inactive' }],
+  });
   await seedRoles(t, []); // the built-in super role
-  pm = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}` };
+  pm = {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: 'pm1', identity: 'program_management_user', roles: ['super'] })}`,
+  };
 });
 afterAll(() => t.stop());
 
@@ -33,12 +46,24 @@ test('pure rule: only an active company takes members', () => {
 test('createMember refuses a company waiting for its creation approval, and an inactive one (400 5034 on company.id)', async () => {
   const created = await t.post(
     `/${t.projectId}/CALL/Company/createCompany/default`,
-    { name: `Pending ${uniq('co')}`, bgId: uniq('BG'), companyGroupId: 'cg-int', hrContact: HR_CONTACT, eligibleMemberTypes: ['mt-perm'], memberSubTypes: [], maxFreeDependants: 0 },
+    {
+      name: `Pending ${uniq('co')}`,
+      bgId: uniq('BG'),
+      companyGroupId: 'cg-int',
+      hrContact: HR_CONTACT,
+      eligibleMemberTypes: ['mt-perm'],
+      memberSubTypes: [],
+      maxFreeDependants: 0,
+    },
     pm,
   );
   expect([created.status, created.body.company.status]).toEqual([201, 'pending']);
   for (const companyId of [created.body.company.id, 'c-inactive']) {
-    const r = await t.post(`/${t.projectId}/CALL/Member/createMember`, { name: 'Kim', surname: 'Lee', company: { id: companyId }, memberType: 'mt-perm' }, pm);
+    const r = await t.post(
+      `/${t.projectId}/CALL/Member/createMember`,
+      { name: 'Kim', surname: 'Lee', company: { id: companyId }, memberType: 'mt-perm' },
+      pm,
+    );
     expect([r.status, r.body.code, r.body.details?.errors?.[0]?.field]).toEqual([400, 5034, 'company.id']);
   }
   // and nothing was created in it
@@ -56,7 +81,17 @@ test('the HR employee update does not move a member to an inactive company (404 
   const laterStaff = uniq('E');
   const later = await createMember(t, { staffId: laterStaff, company: { id: 'c-later' }, memberType: 'mt-perm' });
   await t.rt.call('Company', 'updateCompanyStatus', 'default', { id: 'c-later', status: 'inactive' });
-  expect(((await t.rt.call('Company', 'getCompany', 'default', { id: 'c-later' })).body as { status: string }).status).toBe('inactive');
-  const stay = await t.post('/members/hr/employee', employeeRecord(laterStaff, { companyId: 'BG-LATER', grade: 'G5' }), API_KEY);
-  expect([stay.status, stay.body.body?.memberId, stay.body.body?.updatedFields]).toEqual([200, later.id, expect.arrayContaining(['grade'])]);
+  expect(
+    ((await t.rt.call('Company', 'getCompany', 'default', { id: 'c-later' })).body as { status: string }).status,
+  ).toBe('inactive');
+  const stay = await t.post(
+    '/members/hr/employee',
+    employeeRecord(laterStaff, { companyId: 'BG-LATER', grade: 'G5' }),
+    API_KEY,
+  );
+  expect([stay.status, stay.body.body?.memberId, stay.body.body?.updatedFields]).toEqual([
+    200,
+    later.id,
+    expect.arrayContaining(['grade']),
+  ]);
 });

@@ -126,7 +126,11 @@ export class FakeHr {
  * call: `failed` when its caller got no answer (its connection went with the
  * process).
  */
-export async function killWhileMemberIdHeld(hr: FakeHr, proc: { kill(): Promise<void> }, call: () => Promise<unknown>): Promise<{ answered: unknown } | { failed: unknown }> {
+export async function killWhileMemberIdHeld(
+  hr: FakeHr,
+  proc: { kill(): Promise<void> },
+  call: () => Promise<unknown>,
+): Promise<{ answered: unknown } | { failed: unknown }> {
   const path = '/employees/member-id';
   const before = hr.count(path);
   hr.answer(path, { hold: true });
@@ -134,7 +138,10 @@ export async function killWhileMemberIdHeld(hr: FakeHr, proc: { kill(): Promise<
     (r) => ({ answered: r }),
     (err: unknown) => ({ failed: err }),
   );
-  await waitFor(() => hr.count(path) === before + 1, { timeoutMs: 30_000, what: 'the member-id update reaching the HR system' });
+  await waitFor(() => hr.count(path) === before + 1, {
+    timeoutMs: 30_000,
+    what: 'the member-id update reaching the HR system',
+  });
   await proc.kill();
   return answer;
 }

@@ -63,7 +63,11 @@ async function logCount(entityId: string): Promise<number> {
 }
 
 async function addDependant(primaryId: string, name = 'Kid'): Promise<string> {
-  const r = await t.post(`${p}/addMemberFamilyMember/${primaryId}`, { name, surname: 'Lee', memberSubType: 'mst-child' }, pm);
+  const r = await t.post(
+    `${p}/addMemberFamilyMember/${primaryId}`,
+    { name, surname: 'Lee', memberSubType: 'mst-child' },
+    pm,
+  );
   expect(r.status).toBe(200);
   return r.body.familyMember.id as string;
 }
@@ -72,7 +76,11 @@ describe('a family change whose handler fails after the family write leaves the 
   test('addMemberFamilyMember: no dependant is created', async () => {
     const m = await createMember(t);
     const before = await memberState(t, m.id);
-    const r = await t.post(`${p}/addMemberFamilyMember/${m.id}`, { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' }, longId);
+    const r = await t.post(
+      `${p}/addMemberFamilyMember/${m.id}`,
+      { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' },
+      longId,
+    );
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toContain('actor');
     expect(await dependantsOf(m.id)).toEqual([]);
@@ -88,7 +96,11 @@ describe('a family change whose handler fails after the family write leaves the 
     const m = await createMember(t);
     const dep = await addDependant(m.id);
     const before = await memberState(t, dep);
-    const r = await t.post(`${p}/updateMemberFamilyMember/${m.id}`, { familyMemberId: dep, name: 'Renamed', phone: '+123' }, longId);
+    const r = await t.post(
+      `${p}/updateMemberFamilyMember/${m.id}`,
+      { familyMemberId: dep, name: 'Renamed', phone: '+123' },
+      longId,
+    );
     expect(r.status).toBe(400);
     const after = await memberState(t, dep);
     expect(after.version).toBe(before.version);
@@ -104,7 +116,9 @@ describe('a family change whose handler fails after the family write leaves the 
     const after = await memberState(t, dep);
     expect(after.version).toBe(before.version);
     expect(after.state.private.profile.status).toBe(before.state.private.profile.status);
-    expect((await memberState(t, m.id)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
+    expect((await memberState(t, m.id)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([
+      dep,
+    ]);
   });
 });
 
@@ -124,9 +138,15 @@ async function committedEffects(run: () => Promise<unknown>, until: (effects: Ef
   try {
     let last = '$';
     let reading = reader.xread('COUNT', 1000, 'BLOCK', 20_000, 'STREAMS', key, last);
-    await waitFor(async () => String(await t.rt.redis.client('LIST')).split('\n').some((l) => l.includes(`name=${name} `) && l.includes('cmd=xread')), {
-      what: 'the reader blocked on the effect stream',
-    });
+    await waitFor(
+      async () =>
+        String(await t.rt.redis.client('LIST'))
+          .split('\n')
+          .some((l) => l.includes(`name=${name} `) && l.includes('cmd=xread')),
+      {
+        what: 'the reader blocked on the effect stream',
+      },
+    );
     await run();
     for (;;) {
       const got = await reading;
@@ -160,8 +180,19 @@ describe('the family write is applied once', () => {
     const dead = await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effectsDead, '-', '+');
     expect(dead.filter(([, fields]) => fields.join(' ').includes(effect.id))).toEqual([]);
     const again = await t.rt.dispatcher
-      .call({ classId: effect.classId, method: effect.method, instanceId: effect.instanceId, body: effect.body, identity: effect.identity, origin: 'effect', delivery: { id: effect.id } })
-      .then(() => null, (e: ActorError) => e);
+      .call({
+        classId: effect.classId,
+        method: effect.method,
+        instanceId: effect.instanceId,
+        body: effect.body,
+        identity: effect.identity,
+        origin: 'effect',
+        delivery: { id: effect.id },
+      })
+      .then(
+        () => null,
+        (e: ActorError) => e,
+      );
     expect(again?.code).toBe(code);
   };
 
@@ -170,7 +201,11 @@ describe('the family write is applied once', () => {
     let answer: Record<string, any> = {};
     const effects = await committedEffects(
       async () => {
-        answer = await t.post(`${p}/addMemberFamilyMember/${m.id}`, { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' }, pm);
+        answer = await t.post(
+          `${p}/addMemberFamilyMember/${m.id}`,
+          { name: 'Kid', surname: 'Lee', memberSubType: 'mst-child' },
+          pm,
+        );
       },
       (list) => list.some((e) => e.method === 'createFamilyMember'),
     );
@@ -179,7 +214,11 @@ describe('the family write is applied once', () => {
     expect(created).toHaveLength(1);
     const dep = answer.body.familyMember.id as string;
     // the answer names the dependant the effect creates, and the dependant exists when the caller is answered
-    expect(created[0]).toMatchObject({ classId: 'Member', instanceId: dep, identity: { type: 'class', classId: 'Member', instanceId: m.id } });
+    expect(created[0]).toMatchObject({
+      classId: 'Member',
+      instanceId: dep,
+      identity: { type: 'class', classId: 'Member', instanceId: m.id },
+    });
     const stored = await memberState(t, dep);
     expect(stored.state.private.profile).toEqual(answer.body.familyMember);
     const logs = await logCount(dep);

@@ -1,7 +1,17 @@
 /** applyFamilyChanges (classes/Member/family.ts): what a family member update changes, pure. */
 import { applyFamilyChanges, FAMILY_FIELDS } from '../../classes/Member/family';
 
-const dependant = { name: 'Kid', middleName: null, surname: 'Lee', email: 'kid@example.com', phone: null, relation: 'child', memberSubType: 'mst-child', updatedAt: 't0', status: 'active' };
+const dependant = {
+  name: 'Kid',
+  middleName: null,
+  surname: 'Lee',
+  email: 'kid@example.com',
+  phone: null,
+  relation: 'child',
+  memberSubType: 'mst-child',
+  updatedAt: 't0',
+  status: 'active',
+};
 
 test('the fields given that differ are changed, in FAMILY_FIELDS order, with updatedAt the time of the change', () => {
   const r = applyFamilyChanges(dependant, { phone: '+1', name: 'Junior', surname: 'Lee' }, 't1');

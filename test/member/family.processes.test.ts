@@ -26,12 +26,18 @@ const add = (on: 0 | 1, memberId: string, body: Record<string, unknown>) =>
 
 test('concurrent adds through two processes keep the company limits: one spouse of two, three children of four (400 5010 for the rest)', async () => {
   const m = await createMember(pair.helper);
-  const spouses = await Promise.all([0, 1].map((on) => add(on as 0 | 1, m.id, { memberSubType: 'mst-spouse', relation: 'spouse' })));
+  const spouses = await Promise.all(
+    [0, 1].map((on) => add(on as 0 | 1, m.id, { memberSubType: 'mst-spouse', relation: 'spouse' })),
+  );
   expect(outcomes(spouses)).toEqual([
     [200, null],
     [400, 5010],
   ]);
-  const children = await Promise.all([0, 1, 0, 1].map((on, i) => add(on as 0 | 1, m.id, { memberSubType: 'mst-child', relation: 'child', name: `Kid${i}` })));
+  const children = await Promise.all(
+    [0, 1, 0, 1].map((on, i) =>
+      add(on as 0 | 1, m.id, { memberSubType: 'mst-child', relation: 'child', name: `Kid${i}` }),
+    ),
+  );
   expect(outcomes(children)).toEqual([
     [200, null],
     [200, null],
@@ -45,7 +51,12 @@ test('concurrent adds through two processes keep the company limits: one spouse 
 
 test("getMemberDependants answers the dependants' own fields from their instances, on processes without a listing", async () => {
   const m = await createMember(pair.helper);
-  const made = await add(0, m.id, { memberSubType: 'mst-child', relation: 'child', name: 'Sami', email: `sami.${m.id}@example.com` });
+  const made = await add(0, m.id, {
+    memberSubType: 'mst-child',
+    relation: 'child',
+    name: 'Sami',
+    email: `sami.${m.id}@example.com`,
+  });
   expect(made.status).toBe(200);
   const dependantId = made.body.familyMember.id;
 
@@ -73,5 +84,8 @@ test("getMemberDependants answers the dependants' own fields from their instance
 
   // another primary member's dependants are not this one's
   const other = await createMember(pair.helper);
-  expect((await pair.get(1, `${c}/getMemberDependants/${other.id}`, pm)).body).toEqual({ dependants: [], totalCount: 0 });
+  expect((await pair.get(1, `${c}/getMemberDependants/${other.id}`, pm)).body).toEqual({
+    dependants: [],
+    totalCount: 0,
+  });
 }, 120_000);

@@ -14,7 +14,16 @@ const MEMBER_ID = '/employees/member-id';
 // the attempt out (an extra retry would break the exact request counts). Slow answers are held until
 // the client gives up, so they time out whatever the machine's load.
 function client(hr: FakeHr, env: Record<string, string> = {}) {
-  return new HrClient(hrClientConfig({ HR_BASE_URL: hr.url, HR_API_KEY: 'hr-secret', HR_TIMEOUT_MS: '1000', HR_RETRIES: '2', HR_RETRY_BASE_MS: '10', ...env }));
+  return new HrClient(
+    hrClientConfig({
+      HR_BASE_URL: hr.url,
+      HR_API_KEY: 'hr-secret',
+      HR_TIMEOUT_MS: '1000',
+      HR_RETRIES: '2',
+      HR_RETRY_BASE_MS: '10',
+      ...env,
+    }),
+  );
 }
 
 async function failure(p: Promise<unknown>): Promise<HrClientError> {
@@ -35,9 +44,19 @@ describe('HrClient', () => {
   afterEach(() => hr.stop());
 
   test('lookup: POST {email} with the API key; the employee parsed', async () => {
-    hr.employees.set('e1@example.com', hrEmployee('E1', { dependants: [{ id: 'd1', type: 'spouse', name: 'A', surname: 'B', email: '', birthdate: '1990-01-01' }] }));
+    hr.employees.set(
+      'e1@example.com',
+      hrEmployee('E1', {
+        dependants: [{ id: 'd1', type: 'spouse', name: 'A', surname: 'B', email: '', birthdate: '1990-01-01' }],
+      }),
+    );
     const e = await client(hr).lookupEmployee('e1@example.com');
-    expect(e).toMatchObject({ employeeId: 'E1', isCabinCrew: false, country: 'US', dependants: [{ id: 'd1', email: null }] });
+    expect(e).toMatchObject({
+      employeeId: 'E1',
+      isCabinCrew: false,
+      country: 'US',
+      dependants: [{ id: 'd1', email: null }],
+    });
     expect(hr.requests[0]).toMatchObject({ path: LOOKUP, body: { email: 'e1@example.com' } });
     expect(hr.requests[0]!.headers['x-api-key']).toBe('hr-secret');
     expect(hr.requests[0]!.headers['content-type']).toBe('application/json');
@@ -71,7 +90,11 @@ describe('HrClient', () => {
 
   test('no retry for other 4xx and unusable answers', async () => {
     hr.answer(LOOKUP, { status: 400, body: { error: 'bad' } });
-    expect(await failure(client(hr).lookupEmployee('x@example.com'))).toMatchObject({ kind: 'http', status: 400, attempts: 1 });
+    expect(await failure(client(hr).lookupEmployee('x@example.com'))).toMatchObject({
+      kind: 'http',
+      status: 400,
+      attempts: 1,
+    });
     hr.answer(LOOKUP, { status: 200, raw: 'not json' });
     expect(await failure(client(hr).lookupEmployee('x@example.com'))).toMatchObject({ kind: 'bad_response' });
     hr.answer(LOOKUP, { status: 200, body: { employeeId: 'E1' } });
@@ -84,7 +107,11 @@ describe('HrClient', () => {
   test('unreachable: network errors are retried, then reported', async () => {
     const url = hr.url;
     await hr.stop();
-    const err = await failure(new HrClient(hrClientConfig({ HR_BASE_URL: url, HR_RETRIES: '1', HR_RETRY_BASE_MS: '1' })).lookupEmployee('x@example.com'));
+    const err = await failure(
+      new HrClient(hrClientConfig({ HR_BASE_URL: url, HR_RETRIES: '1', HR_RETRY_BASE_MS: '1' })).lookupEmployee(
+        'x@example.com',
+      ),
+    );
     expect(err).toMatchObject({ kind: 'network', attempts: 2 });
   });
 
@@ -99,15 +126,26 @@ describe('HrClient', () => {
   });
 
   test('configuration from the environment', () => {
-    expect(hrClientConfig({})).toMatchObject({ baseUrl: undefined, timeoutMs: 5000, retries: 2, lookupPath: LOOKUP, memberIdPath: MEMBER_ID });
-    expect(hrClientConfig({ HR_BASE_URL: 'http://hr.local/api/', HR_LOOKUP_PATH: '/lookup' })).toMatchObject({ baseUrl: 'http://hr.local/api', lookupPath: '/lookup' });
+    expect(hrClientConfig({})).toMatchObject({
+      baseUrl: undefined,
+      timeoutMs: 5000,
+      retries: 2,
+      lookupPath: LOOKUP,
+      memberIdPath: MEMBER_ID,
+    });
+    expect(hrClientConfig({ HR_BASE_URL: 'http://hr.local/api/', HR_LOOKUP_PATH: '/lookup' })).toMatchObject({
+      baseUrl: 'http://hr.local/api',
+      lookupPath: '/lookup',
+    });
     expect(() => hrClientConfig({ HR_TIMEOUT_MS: 'soon' })).toThrow('HR_TIMEOUT_MS');
     expect(() => hrClientConfig({ HR_RETRIES: '-1' })).toThrow('HR_RETRIES');
     expect(() => hrClientConfig({ HR_BASE_URL: 'ftp://x' })).toThrow('HR_BASE_URL');
   });
 
   test('not configured', async () => {
-    expect(await failure(new HrClient(hrClientConfig({})).lookupEmployee('x@example.com'))).toMatchObject({ kind: 'not_configured' });
+    expect(await failure(new HrClient(hrClientConfig({})).lookupEmployee('x@example.com'))).toMatchObject({
+      kind: 'not_configured',
+    });
   });
 
   test('parseHrEmployee accepts numeric ids and an {employee} wrapper', () => {
@@ -123,7 +161,13 @@ describe('registerFromHr (Member)', () => {
 
   beforeAll(async () => {
     hr = await new FakeHr().start();
-    t = await startMemberRuntime({ HR_BASE_URL: hr.url, HR_API_KEY: 'hr-secret', HR_TIMEOUT_MS: '1000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' });
+    t = await startMemberRuntime({
+      HR_BASE_URL: hr.url,
+      HR_API_KEY: 'hr-secret',
+      HR_TIMEOUT_MS: '1000',
+      HR_RETRIES: '1',
+      HR_RETRY_BASE_MS: '10',
+    });
     await seedProgram(t);
     await seedRoles(t, []); // the built-in super role
     pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
@@ -144,7 +188,14 @@ describe('registerFromHr (Member)', () => {
       hrEmployee(staffId, {
         dependants: [
           { id: depA, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' },
-          { id: depB, type: 'nephew', name: 'Tom', surname: 'Hopper', email: 'tom@example.com', birthdate: '2010-01-01' },
+          {
+            id: depB,
+            type: 'nephew',
+            name: 'Tom',
+            surname: 'Hopper',
+            email: 'tom@example.com',
+            birthdate: '2010-01-01',
+          },
         ],
       }),
     );
@@ -163,12 +214,21 @@ describe('registerFromHr (Member)', () => {
     expect(r.body.memberIdRecorded).toBe(true);
     expect(r.body.dependants).toEqual([
       { id: depA, created: true, warnings: [] },
-      { id: depB, created: true, warnings: ["Dependant type 'nephew' matches no member sub type mapping; the dependant was saved without a member sub type"] },
+      {
+        id: depB,
+        created: true,
+        warnings: [
+          "Dependant type 'nephew' matches no member sub type mapping; the dependant was saved without a member sub type",
+        ],
+      },
     ]);
     expect(hr.memberIds.get(staffId)).toBe(member.id);
     const primary = (await memberState(t, member.id)).state.private.profile;
     expect(primary.familyMembers.map((f: { id: string }) => f.id)).toEqual([depA, depB]);
-    expect((await memberState(t, depA)).state.private.profile).toMatchObject({ primaryMemberId: member.id, memberSubType: 'mst-spouse' });
+    expect((await memberState(t, depA)).state.private.profile).toMatchObject({
+      primaryMemberId: member.id,
+      memberSubType: 'mst-spouse',
+    });
     expect(await t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(member.id);
   });
 
@@ -188,10 +248,20 @@ describe('registerFromHr (Member)', () => {
     const check = (body: unknown) => t.post(`/${t.projectId}/CALL/Member/checkRegistrationFromHr`, body, pm);
     const staffId = uniq('H');
     const email = `${staffId.toLowerCase()}@example.com`;
-    hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: uniq('d'), type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
+    hr.employees.set(
+      email,
+      hrEmployee(staffId, {
+        dependants: [
+          { id: uniq('d'), type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' },
+        ],
+      }),
+    );
     const recorded = hr.count(MEMBER_ID);
     const ok = await check({ email });
-    expect([ok.status, ok.body]).toEqual([200, { registrable: true, employeeId: staffId, memberType: 'mt-perm', company: { id: 'c-1' }, dependants: 1 }]);
+    expect([ok.status, ok.body]).toEqual([
+      200,
+      { registrable: true, employeeId: staffId, memberType: 'mt-perm', company: { id: 'c-1' }, dependants: 1 },
+    ]);
     expect(await t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBeUndefined();
     expect(hr.count(MEMBER_ID)).toBe(recorded);
     // the same refusals as registerFromHr
@@ -231,8 +301,13 @@ describe('registerFromHr (Member)', () => {
     expect(r.status).toBe(201);
     expect(r.body.memberIdRecorded).toBe(false);
     expect(r.body.warnings[0]).toContain('retried in the background');
-    await waitFor(() => hr.memberIds.get(staffId) === r.body.member.id, { what: 'background member-id update', timeoutMs: 30_000 });
-    await waitFor(async () => (await memberState(t, r.body.member.id)).state.private.hrMemberIdRecordedAt, { what: 'recorded flag' });
+    await waitFor(() => hr.memberIds.get(staffId) === r.body.member.id, {
+      what: 'background member-id update',
+      timeoutMs: 30_000,
+    });
+    await waitFor(async () => (await memberState(t, r.body.member.id)).state.private.hrMemberIdRecordedAt, {
+      what: 'recorded flag',
+    });
   });
 
   test('a member the registration did not create, or one whose member id was recorded, is refused as already registered, never resumed', async () => {
@@ -255,7 +330,11 @@ describe('registerFromHr (Member)', () => {
     const r = await register({ email: `${staffId.toLowerCase()}@example.com` });
     expect([r.status, r.body.memberIdRecorded, r.body.resumed]).toEqual([201, true, undefined]);
     const state = (await memberState(t, r.body.member.id)).state.private;
-    expect(state).toMatchObject({ creationSource: 'hr_registration', hrMemberIdRecordedAt: expect.any(String), hrRegistrationFinishedAt: expect.any(String) });
+    expect(state).toMatchObject({
+      creationSource: 'hr_registration',
+      hrMemberIdRecordedAt: expect.any(String),
+      hrRegistrationFinishedAt: expect.any(String),
+    });
     const again = await register({ email: `${staffId.toLowerCase()}@example.com` });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: 5026, details: { memberId: r.body.member.id } });
@@ -266,7 +345,12 @@ describe('registerFromHr (Member)', () => {
     const staffId = uniq('H');
     const dep = uniq('d');
     const email = `${staffId.toLowerCase()}@example.com`;
-    hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
+    hr.employees.set(
+      email,
+      hrEmployee(staffId, {
+        dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }],
+      }),
+    );
     // the HR system refuses member-id updates until the script is cleared: inline, and in the background
     hr.answer(MEMBER_ID, ...Array.from({ length: 100 }, () => ({ status: 503 })));
     try {
@@ -283,9 +367,14 @@ describe('registerFromHr (Member)', () => {
       const again = await register({ email });
       expect([again.status, again.body]).toMatchObject([409, { code: 5026, details: { memberId } }]);
       hr.script.delete(MEMBER_ID);
-      await waitFor(async () => (await memberState(t, memberId)).state.private.hrMemberIdRecordedAt, { what: 'the background member-id update', timeoutMs: 60_000 });
+      await waitFor(async () => (await memberState(t, memberId)).state.private.hrMemberIdRecordedAt, {
+        what: 'the background member-id update',
+        timeoutMs: 60_000,
+      });
       expect(hr.memberIds.get(staffId)).toBe(memberId);
-      expect((await memberState(t, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
+      expect(
+        (await memberState(t, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id),
+      ).toEqual([dep]);
       expect((await register({ email })).body).toMatchObject({ code: 5026, details: { memberId } });
     } finally {
       hr.script.delete(MEMBER_ID);
@@ -297,13 +386,28 @@ describe('registerFromHr (Member)', () => {
     const email = `${staffId.toLowerCase()}@example.com`;
     const created = await t.post(
       `/${t.projectId}/CALL/Member/createMember`,
-      { name: 'Ada', surname: 'Lovelace', staffId, email, phone: '+100000', company: { id: 'c-1' }, grade: 'G1', memberType: 'mt-perm', loginMethod: 'email_password', source: 'hr_registration' },
+      {
+        name: 'Ada',
+        surname: 'Lovelace',
+        staffId,
+        email,
+        phone: '+100000',
+        company: { id: 'c-1' },
+        grade: 'G1',
+        memberType: 'mt-perm',
+        loginMethod: 'email_password',
+        source: 'hr_registration',
+      },
       pm,
     );
     expect(created.status).toBe(200);
     const memberId = created.body.member.id;
     expect((await memberState(t, memberId)).state.private.creationSource).toBeUndefined();
-    expect((await t.rt.call('Member', 'hrRegistrationOf', memberId, {})).body).toMatchObject({ creationSource: null, hrRegistrationFinishedAt: null, resumable: false });
+    expect((await t.rt.call('Member', 'hrRegistrationOf', memberId, {})).body).toMatchObject({
+      creationSource: null,
+      hrRegistrationFinishedAt: null,
+      resumable: false,
+    });
     hr.employees.set(email, hrEmployee(staffId));
     const recorded = hr.count(MEMBER_ID);
     const r = await register({ email });

@@ -12,7 +12,18 @@ import { TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 import { isCalendarDate } from '../../classes/Member/hr-contract';
 import { applyEmployeeRecord } from '../../classes/Member/hr-sync';
 import type { MemberProfile } from '../../classes/Member/types';
-import { API_KEY, createMember, dependantRecord, employeeRecord, IMAGES, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  createMember,
+  dependantRecord,
+  employeeRecord,
+  IMAGES,
+  memberLogs,
+  memberState,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 let t: TestRuntime;
 beforeAll(async () => {
@@ -23,12 +34,17 @@ afterAll(() => t.stop());
 
 const EMPLOYEE = '/members/hr/employee';
 const DEPENDANT = '/members/hr/dependant';
-const callPath = (method: string, instanceId?: string) => `/${t.projectId}/CALL/Member/${method}${instanceId ? `/${instanceId}` : ''}`;
+const callPath = (method: string, instanceId?: string) =>
+  `/${t.projectId}/CALL/Member/${method}${instanceId ? `/${instanceId}` : ''}`;
 const photoPath = (instanceId: string) => callPath('updateEmployeePhoto', instanceId);
 
 /** a POST with a raw (possibly malformed) body */
 async function postRaw(pathname: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(t.base + pathname, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const res = await fetch(t.base + pathname, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -39,9 +55,17 @@ async function postRaw(pathname: string, body: string, headers: Record<string, s
   return { status: res.status, body: parsed };
 }
 
-const HR_400 = (errors: Record<string, string[]>) => ({ success: false, error: { code: 10001, message: 'Validation failed' }, details: { errors } });
+const HR_400 = (errors: Record<string, string[]>) => ({
+  success: false,
+  error: { code: 10001, message: 'Validation failed' },
+  details: { errors },
+});
 const HR_401 = { success: false, error: { code: 10072, message: 'Invalid or missing API key' } };
-const PHOTO_400 = (errors: Record<string, string[]>) => ({ code: 10001, message: 'Validation error', details: { errors } });
+const PHOTO_400 = (errors: Record<string, string[]>) => ({
+  code: 10001,
+  message: 'Validation error',
+  details: { errors },
+});
 const PHOTO_401 = { code: 10072, message: 'Unauthorized: invalid or missing API key' };
 
 /** a member in sync with employeeRecord(staffId) */
@@ -57,11 +81,14 @@ async function syncedMember(staffId = uniq('S'), overrides: Record<string, unkno
 describe('deviation: a malformed body through CALL answered the runtime shape, not the contract (7.2, 4.1)', () => {
   // The HR endpoints are also reachable through CALL; body-parser errors there skipped the method's errorShape
   // and answered {code: 1001, message} (runtime/http/app.ts shaped route aliases only).
-  test.each(['hrUpdateEmployee', 'hrUpsertDependant'])('%s through CALL: 400 10001 with details.errors.body', async (method) => {
-    const r = await postRaw(callPath(method), '{"employeeId": ', API_KEY);
-    expect(r.status).toBe(400);
-    expect(r.body).toEqual(HR_400({ body: ['must be a JSON object'] }));
-  });
+  test.each(['hrUpdateEmployee', 'hrUpsertDependant'])(
+    '%s through CALL: 400 10001 with details.errors.body',
+    async (method) => {
+      const r = await postRaw(callPath(method), '{"employeeId": ', API_KEY);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual(HR_400({ body: ['must be a JSON object'] }));
+    },
+  );
 
   test('updateEmployeePhoto: 400 VALIDATION_ERROR (10001), the same body as a schema failure', async () => {
     const m = await createMember(t);
@@ -110,7 +137,12 @@ describe('deviation: an oversized body answered 413 (code 10001 is a 400 in 7.2;
   const big = (extra: Record<string, unknown>) => ({ ...extra, filler: 'x'.repeat(4000) });
 
   test('employee and dependant, alias and CALL: 400 10001 with details.errors.body', async () => {
-    const paths = [EMPLOYEE, DEPENDANT, `/${small.projectId}/CALL/Member/hrUpdateEmployee`, `/${small.projectId}/CALL/Member/hrUpsertDependant`];
+    const paths = [
+      EMPLOYEE,
+      DEPENDANT,
+      `/${small.projectId}/CALL/Member/hrUpdateEmployee`,
+      `/${small.projectId}/CALL/Member/hrUpsertDependant`,
+    ];
     for (const path of paths) {
       const r = await small.post(path, big(employeeRecord('S1')), API_KEY);
       expect([path, r.status, r.body]).toEqual([path, 400, HR_400({ body: ['is too large'] })]);
@@ -118,7 +150,11 @@ describe('deviation: an oversized body answered 413 (code 10001 is a 400 in 7.2;
   });
 
   test('photo: 400 VALIDATION_ERROR', async () => {
-    const r = await small.post(`/${small.projectId}/CALL/Member/updateEmployeePhoto/m1`, big({ photo: IMAGES.png, fileExtension: 'png' }), API_KEY);
+    const r = await small.post(
+      `/${small.projectId}/CALL/Member/updateEmployeePhoto/m1`,
+      big({ photo: IMAGES.png, fileExtension: 'png' }),
+      API_KEY,
+    );
     expect(r.status).toBe(400);
     expect(r.body).toEqual(PHOTO_400({ body: ['is too large'] }));
   });
@@ -136,7 +172,8 @@ describe('deviation: a staff id migrated back and forth lost previousStaffIds fr
     const A = uniq('A');
     const B = uniq('B');
     const { id, email } = await syncedMember(A);
-    const migrate = (to: string, from: string) => t.post(EMPLOYEE, employeeRecord(to, { oldStaffId: from, email }), API_KEY);
+    const migrate = (to: string, from: string) =>
+      t.post(EMPLOYEE, employeeRecord(to, { oldStaffId: from, email }), API_KEY);
     const steps: [string, string, string[]][] = [
       [B, A, [A]],
       [A, B, [B]],
@@ -145,7 +182,12 @@ describe('deviation: a staff id migrated back and forth lost previousStaffIds fr
     for (const [to, from, previous] of steps) {
       const r = await migrate(to, from);
       expect(r.status).toBe(200);
-      expect(r.body.body).toEqual({ memberId: id, staffId: to, updatedFields: ['staffId', 'previousStaffIds'], staffIdMigrated: true });
+      expect(r.body.body).toEqual({
+        memberId: id,
+        staffId: to,
+        updatedFields: ['staffId', 'previousStaffIds'],
+        staffIdMigrated: true,
+      });
       const { state, lookups } = await memberState(t, id);
       expect(state.private.profile).toMatchObject({ staffId: to, previousStaffIds: previous });
       expect(lookups.staffId).toBe(to);
@@ -153,7 +195,12 @@ describe('deviation: a staff id migrated back and forth lost previousStaffIds fr
   });
 
   test('pure rule: the id given up moves to the end, the id taken leaves the list', () => {
-    const profile = { staffId: 'B', previousStaffIds: ['A', 'C'], status: 'active', statusReason: null } as unknown as MemberProfile;
+    const profile = {
+      staffId: 'B',
+      previousStaffIds: ['A', 'C'],
+      status: 'active',
+      statusReason: null,
+    } as unknown as MemberProfile;
     const record = employeeRecord('A', { oldStaffId: 'B' }) as never;
     const r = applyEmployeeRecord(profile, { record, memberTypeId: 'mt', companyId: 'c', migrated: true }, 'now');
     expect(r.profile.staffId).toBe('A');
@@ -163,7 +210,12 @@ describe('deviation: a staff id migrated back and forth lost previousStaffIds fr
 });
 
 describe('deviation: date-times with an offset out of range were accepted (4.2 birthdate, lastDayOfService; 4.3 birthdate)', () => {
-  const BAD = ['1990-05-01T10:00:00+24:00', '1990-05-01T10:00:00+99:99', '1990-05-01T10:00:00-05:60', '1990-05-01T10:00+0975'];
+  const BAD = [
+    '1990-05-01T10:00:00+24:00',
+    '1990-05-01T10:00:00+99:99',
+    '1990-05-01T10:00:00-05:60',
+    '1990-05-01T10:00+0975',
+  ];
 
   test.each(BAD)('employee birthdate %s: 400', async (birthdate) => {
     const r = await t.post(EMPLOYEE, employeeRecord('S-V', { birthdate }), API_KEY);
@@ -174,13 +226,22 @@ describe('deviation: date-times with an offset out of range were accepted (4.2 b
   test('employee lastDayOfService and dependant birthdate: 400', async () => {
     const e = await t.post(EMPLOYEE, employeeRecord('S-V', { lastDayOfService: '2025-01-31T00:00:00+25:00' }), API_KEY);
     expect([e.status, e.body]).toEqual([400, HR_400({ lastDayOfService: ['is not a valid calendar date'] })]);
-    const d = await t.post(DEPENDANT, dependantRecord('d1', 'S1', { birthdate: '1992-02-29T10:11:12.123+14:75' }), API_KEY);
+    const d = await t.post(
+      DEPENDANT,
+      dependantRecord('d1', 'S1', { birthdate: '1992-02-29T10:11:12.123+14:75' }),
+      API_KEY,
+    );
     expect([d.status, d.body]).toEqual([400, HR_400({ birthdate: ['is not a valid calendar date'] })]);
   });
 
   test('offsets in range, fractions up to 9 digits, Z: accepted', async () => {
     const { staffId, email } = await syncedMember();
-    for (const birthdate of ['1990-05-01T10:00:00+14:00', '1990-05-01T10:00:00-1200', '1990-05-01T23:59:59.123456789Z', '1990-05-01T00:00']) {
+    for (const birthdate of [
+      '1990-05-01T10:00:00+14:00',
+      '1990-05-01T10:00:00-1200',
+      '1990-05-01T23:59:59.123456789Z',
+      '1990-05-01T00:00',
+    ]) {
       const r = await t.post(EMPLOYEE, employeeRecord(staffId, { email, birthdate }), API_KEY);
       expect([birthdate, r.status, r.body.body.updatedFields]).toEqual([birthdate, 200, []]);
     }
@@ -207,7 +268,9 @@ describe('deviations whose fix lay outside the HR files (dispatcher, Member.clas
     const id = '00000000-0000-0000-0000-00000000dead';
     const r = await t.post(photoPath(id), { fileExtension: 'png' }, API_KEY);
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({ message: `No instance with id '${id}' exists in class 'Member' of project '${t.projectId}'` });
+    expect(r.body).toEqual({
+      message: `No instance with id '${id}' exists in class 'Member' of project '${t.projectId}'`,
+    });
   });
 
   // Spec 4.1 rule 5 takes the actor from the API key context; the employee and dependant writes run as the
@@ -216,9 +279,12 @@ describe('deviations whose fix lay outside the HR files (dispatcher, Member.clas
   test('employee and dependant audit entries name the API-key caller', async () => {
     const { id, staffId, email } = await syncedMember();
     await t.post(EMPLOYEE, employeeRecord(staffId, { email, grade: 'G-AUDIT' }), API_KEY);
-    const entry = await waitFor(async () => (await memberLogs(t, id)).find((l) => l.additionalData?.updatedFields?.includes('grade')) ?? null, {
-      what: 'the audit entry of the grade change',
-    });
+    const entry = await waitFor(
+      async () => (await memberLogs(t, id)).find((l) => l.additionalData?.updatedFields?.includes('grade')) ?? null,
+      {
+        what: 'the audit entry of the grade change',
+      },
+    );
     const depId = uniq('d');
     await t.post(DEPENDANT, dependantRecord(depId, staffId), API_KEY);
     const dep = (await memberState(t, depId)).state.private.profile;
@@ -246,7 +312,19 @@ describe('never a 500 for bad input: non-object bodies and wrong types are 400s 
     expect([photo.status, photo.body]).toEqual([400, PHOTO_400({ body: ['must be an object'] })]);
   });
 
-  const EMPLOYEE_STRINGS = ['employeeId', 'name', 'surname', 'phone', 'grade', 'employmentType', 'gender', 'maritalStatus', 'coreGrade', 'companyId', 'birthdate'];
+  const EMPLOYEE_STRINGS = [
+    'employeeId',
+    'name',
+    'surname',
+    'phone',
+    'grade',
+    'employmentType',
+    'gender',
+    'maritalStatus',
+    'coreGrade',
+    'companyId',
+    'birthdate',
+  ];
   test.each([5, true, ['a'], { a: 1 }])('employee: %j where a string is expected', async (value) => {
     for (const field of EMPLOYEE_STRINGS) {
       const r = await t.post(EMPLOYEE, employeeRecord('S-T', { [field]: value }), API_KEY);
@@ -256,18 +334,31 @@ describe('never a 500 for bad input: non-object bodies and wrong types are 400s 
       const r = await t.post(EMPLOYEE, employeeRecord('S-T', { [field]: value }), API_KEY);
       expect([field, r.status, r.body]).toEqual([field, 400, HR_400({ [field]: ['must be a string or null'] })]);
     }
-    const addr = await t.post(EMPLOYEE, employeeRecord('S-T', { address: { country: value, address: value } }), API_KEY);
-    expect(addr.body).toEqual(HR_400({ 'address.country': ['must be a string'], 'address.address': ['must be a string'] }));
+    const addr = await t.post(
+      EMPLOYEE,
+      employeeRecord('S-T', { address: { country: value, address: value } }),
+      API_KEY,
+    );
+    expect(addr.body).toEqual(
+      HR_400({ 'address.country': ['must be a string'], 'address.address': ['must be a string'] }),
+    );
   });
 
   test('employee: address null or an array; email, status, dependantsExists of another type', async () => {
     for (const address of [null, [], 'AE']) {
-      expect((await t.post(EMPLOYEE, employeeRecord('S-T', { address }), API_KEY)).body).toEqual(HR_400({ address: ['must be an object'] }));
+      expect((await t.post(EMPLOYEE, employeeRecord('S-T', { address }), API_KEY)).body).toEqual(
+        HR_400({ address: ['must be an object'] }),
+      );
     }
-    expect((await t.post(EMPLOYEE, employeeRecord('S-T', { email: 7 }), API_KEY)).body).toEqual(HR_400({ email: ['must be a string'] }));
+    expect((await t.post(EMPLOYEE, employeeRecord('S-T', { email: 7 }), API_KEY)).body).toEqual(
+      HR_400({ email: ['must be a string'] }),
+    );
     const r = await t.post(EMPLOYEE, employeeRecord('S-T', { status: 1, dependantsExists: true }), API_KEY);
     expect(r.body).toEqual(
-      HR_400({ status: ['must be a string', 'must be one of: active, inactive, terminated'], dependantsExists: ['must be a string', 'must be one of: Y, N'] }),
+      HR_400({
+        status: ['must be a string', 'must be one of: active, inactive, terminated'],
+        dependantsExists: ['must be a string', 'must be one of: Y, N'],
+      }),
     );
   });
 
@@ -285,9 +376,19 @@ describe('never a 500 for bad input: non-object bodies and wrong types are 400s 
   });
 
   test('dependant: null for every required field is reported field by field', async () => {
-    const body = dependantRecord('d1', 'S1', { id: null, employeeId: null, status: null, name: null, surname: null, type: null, birthdate: null });
+    const body = dependantRecord('d1', 'S1', {
+      id: null,
+      employeeId: null,
+      status: null,
+      name: null,
+      surname: null,
+      type: null,
+      birthdate: null,
+    });
     const r = await t.post(DEPENDANT, body, API_KEY);
-    const errors = Object.fromEntries(['id', 'employeeId', 'status', 'name', 'surname', 'type', 'birthdate'].map((f) => [f, ['must be a string']]));
+    const errors = Object.fromEntries(
+      ['id', 'employeeId', 'status', 'name', 'surname', 'type', 'birthdate'].map((f) => [f, ['must be a string']]),
+    );
     expect(r.body).toEqual(HR_400(errors));
   });
 
@@ -296,19 +397,32 @@ describe('never a 500 for bad input: non-object bodies and wrong types are 400s 
     expect((await t.post(photoPath(m.id), { photo: 5, fileExtension: ['png'] }, API_KEY)).body).toEqual(
       PHOTO_400({ photo: ['must be a string'], fileExtension: ['must be a string'] }),
     );
-    expect((await t.post(photoPath(m.id), { photo: '', fileExtension: 'png' }, API_KEY)).body).toEqual(PHOTO_400({ photo: ['must not be empty'] }));
-    expect((await t.post(photoPath(m.id), { photo: IMAGES.png, fileExtension: null }, API_KEY)).body).toEqual(PHOTO_400({ fileExtension: ['must be a string'] }));
+    expect((await t.post(photoPath(m.id), { photo: '', fileExtension: 'png' }, API_KEY)).body).toEqual(
+      PHOTO_400({ photo: ['must not be empty'] }),
+    );
+    expect((await t.post(photoPath(m.id), { photo: IMAGES.png, fileExtension: null }, API_KEY)).body).toEqual(
+      PHOTO_400({ fileExtension: ['must be a string'] }),
+    );
     for (const ext of [' png', 'png ', 'JPEG']) {
       const r = await t.post(photoPath(m.id), { photo: IMAGES.png, fileExtension: ext }, API_KEY);
-      expect([r.status, r.body]).toEqual([400, { code: 10005, message: `Invalid file extension '${ext}'. Allowed extensions: jpg, jpeg, png, gif, webp` }]);
+      expect([r.status, r.body]).toEqual([
+        400,
+        { code: 10005, message: `Invalid file extension '${ext}'. Allowed extensions: jpg, jpeg, png, gif, webp` },
+      ]);
     }
   });
 
   test('a body that is not UTF-8 JSON (unsupported charset) is a 400, a JSON body sent as text/plain is read', async () => {
-    const bad = await postRaw(EMPLOYEE, JSON.stringify(employeeRecord('S-T')), { ...API_KEY, 'content-type': 'application/json; charset=latin1' });
+    const bad = await postRaw(EMPLOYEE, JSON.stringify(employeeRecord('S-T')), {
+      ...API_KEY,
+      'content-type': 'application/json; charset=latin1',
+    });
     expect([bad.status, bad.body]).toEqual([400, HR_400({ body: ['must be a JSON object'] })]);
     const { staffId, email } = await syncedMember();
-    const text = await postRaw(EMPLOYEE, JSON.stringify(employeeRecord(staffId, { email })), { ...API_KEY, 'content-type': 'text/plain' });
+    const text = await postRaw(EMPLOYEE, JSON.stringify(employeeRecord(staffId, { email })), {
+      ...API_KEY,
+      'content-type': 'text/plain',
+    });
     expect([text.status, text.body.body.updatedFields]).toEqual([200, []]);
   });
 });
@@ -318,8 +432,12 @@ describe('headers and extra fields', () => {
     const { id, staffId, email } = await syncedMember();
     for (const name of ['X-API-KEY', 'X-Api-Key', 'x-API-key']) {
       expect((await t.post(EMPLOYEE, employeeRecord(staffId, { email }), { [name]: TEST_API_KEY })).status).toBe(200);
-      expect((await t.post(DEPENDANT, dependantRecord(`d-${staffId}`, staffId), { [name]: TEST_API_KEY })).status).toBeLessThan(300);
-      expect((await t.post(photoPath(id), { photo: IMAGES.png, fileExtension: 'png' }, { [name]: TEST_API_KEY })).status).toBe(200);
+      expect(
+        (await t.post(DEPENDANT, dependantRecord(`d-${staffId}`, staffId), { [name]: TEST_API_KEY })).status,
+      ).toBeLessThan(300);
+      expect(
+        (await t.post(photoPath(id), { photo: IMAGES.png, fileExtension: 'png' }, { [name]: TEST_API_KEY })).status,
+      ).toBe(200);
     }
     const empty = await t.post(EMPLOYEE, employeeRecord(staffId, { email }), { 'x-api-key': '' });
     expect([empty.status, empty.body]).toEqual([401, HR_401]);
@@ -328,7 +446,11 @@ describe('headers and extra fields', () => {
   test('unknown fields are ignored and never stored', async () => {
     const { id, staffId, email } = await syncedMember();
     const before = await memberState(t, id);
-    const r = await t.post(EMPLOYEE, { ...employeeRecord(staffId, { email }), isCabinCrew: true, salary: 1, status2: 'x' }, API_KEY);
+    const r = await t.post(
+      EMPLOYEE,
+      { ...employeeRecord(staffId, { email }), isCabinCrew: true, salary: 1, status2: 'x' },
+      API_KEY,
+    );
     expect([r.status, r.body.body.updatedFields]).toEqual([200, []]);
     const after = await memberState(t, id);
     expect(after.version).toBe(before.version);
@@ -337,15 +459,24 @@ describe('headers and extra fields', () => {
 });
 
 describe('staff ids, migrations and dependants', () => {
-  test.each(['a:b', 'x!y', 'sp ace', 'ü-1'])('staff id %j: employee update, dependant upsert and photo by staffId!', async (raw) => {
-    const staffId = `${raw}-${uniq('')}`;
-    const { id, email } = await syncedMember(staffId);
-    expect((await t.post(EMPLOYEE, employeeRecord(staffId, { email, grade: 'G5' }), API_KEY)).body.body.updatedFields).toEqual(['grade']);
-    const dep = await t.post(DEPENDANT, dependantRecord(uniq('d'), staffId), API_KEY);
-    expect([dep.status, dep.body.body.primaryMemberId]).toEqual([201, id]);
-    const photo = await t.post(photoPath(encodeURIComponent(`staffId!${staffId}`)), { photo: IMAGES.png, fileExtension: 'png' }, API_KEY);
-    expect([photo.status, photo.body]).toEqual([200, { success: true }]);
-  });
+  test.each(['a:b', 'x!y', 'sp ace', 'ü-1'])(
+    'staff id %j: employee update, dependant upsert and photo by staffId!',
+    async (raw) => {
+      const staffId = `${raw}-${uniq('')}`;
+      const { id, email } = await syncedMember(staffId);
+      expect(
+        (await t.post(EMPLOYEE, employeeRecord(staffId, { email, grade: 'G5' }), API_KEY)).body.body.updatedFields,
+      ).toEqual(['grade']);
+      const dep = await t.post(DEPENDANT, dependantRecord(uniq('d'), staffId), API_KEY);
+      expect([dep.status, dep.body.body.primaryMemberId]).toEqual([201, id]);
+      const photo = await t.post(
+        photoPath(encodeURIComponent(`staffId!${staffId}`)),
+        { photo: IMAGES.png, fileExtension: 'png' },
+        API_KEY,
+      );
+      expect([photo.status, photo.body]).toEqual([200, { success: true }]);
+    },
+  );
 
   test('a migration replayed changes nothing (no staffIdMigrated, no version, no log); dependants and photos follow the new id', async () => {
     const oldId = uniq('O');
@@ -355,20 +486,36 @@ describe('staff ids, migrations and dependants', () => {
     expect((await t.post(DEPENDANT, dependantRecord(depId, oldId), API_KEY)).status).toBe(201);
     const rec = employeeRecord(newId, { oldStaffId: oldId, email });
     expect((await t.post(EMPLOYEE, rec, API_KEY)).body.body.staffIdMigrated).toBe(true);
-    await waitFor(async () => (await memberLogs(t, id)).some((l) => l.additionalData?.updatedFields?.includes('staffId')), { what: 'migration log' });
+    await waitFor(
+      async () => (await memberLogs(t, id)).some((l) => l.additionalData?.updatedFields?.includes('staffId')),
+      { what: 'migration log' },
+    );
     const before = await memberState(t, id);
     const logs = (await memberLogs(t, id)).length;
     const again = await t.post(EMPLOYEE, rec, API_KEY);
-    expect(again.body).toEqual({ success: true, message: 'Employee is up to date; nothing changed', body: { memberId: id, staffId: newId, updatedFields: [] } });
+    expect(again.body).toEqual({
+      success: true,
+      message: 'Employee is up to date; nothing changed',
+      body: { memberId: id, staffId: newId, updatedFields: [] },
+    });
     expect((await memberState(t, id)).version).toBe(before.version);
     expect((await memberLogs(t, id)).length).toBe(logs);
 
-    expect((await t.post(DEPENDANT, dependantRecord(depId, newId), API_KEY)).body.body).toEqual({ dependantId: depId, primaryMemberId: id, updatedFields: [] });
+    expect((await t.post(DEPENDANT, dependantRecord(depId, newId), API_KEY)).body.body).toEqual({
+      dependantId: depId,
+      primaryMemberId: id,
+      updatedFields: [],
+    });
     const byOld = await t.post(DEPENDANT, dependantRecord(depId, oldId), API_KEY);
-    expect([byOld.status, byOld.body]).toEqual([404, { success: false, error: { code: 10075, message: 'Primary member not found' } }]);
+    expect([byOld.status, byOld.body]).toEqual([
+      404,
+      { success: false, error: { code: 10075, message: 'Primary member not found' } },
+    ]);
     const photoOld = await t.post(photoPath(`staffId!${oldId}`), { photo: IMAGES.png, fileExtension: 'png' }, API_KEY);
     expect([photoOld.status, Object.keys(photoOld.body)]).toEqual([500, ['message']]);
-    expect((await t.post(photoPath(`staffId!${newId}`), { photo: IMAGES.png, fileExtension: 'png' }, API_KEY)).status).toBe(200);
+    expect(
+      (await t.post(photoPath(`staffId!${newId}`), { photo: IMAGES.png, fileExtension: 'png' }, API_KEY)).status,
+    ).toBe(200);
   });
 
   test('a member without a staff id: the photo by member id works, no employee record reaches it', async () => {
@@ -377,7 +524,10 @@ describe('staff ids, migrations and dependants', () => {
     const photo = await t.post(photoPath(m.id), { photo: IMAGES.png, fileExtension: 'png' }, API_KEY);
     expect([photo.status, photo.body]).toEqual([200, { success: true }]);
     const r = await t.post(EMPLOYEE, employeeRecord(uniq('S'), { email: m.email, oldStaffId: uniq('O') }), API_KEY);
-    expect([r.status, r.body]).toEqual([404, { success: false, error: { code: 10073, message: 'Employee not found' } }]);
+    expect([r.status, r.body]).toEqual([
+      404,
+      { success: false, error: { code: 10073, message: 'Employee not found' } },
+    ]);
   });
 
   test('a record naming two existing members (employeeId and oldStaffId): the employeeId member is updated, nothing migrates', async () => {
@@ -408,13 +558,34 @@ describe('staff ids, migrations and dependants', () => {
     expect(r.body.body).toEqual({
       memberId: id,
       staffId: newId,
-      updatedFields: ['staffId', 'previousStaffIds', 'name', 'middleName', 'email', 'memberType', 'dependantsExists', 'lastDayOfService', 'company', 'status', 'statusReason'],
+      updatedFields: [
+        'staffId',
+        'previousStaffIds',
+        'name',
+        'middleName',
+        'email',
+        'memberType',
+        'dependantsExists',
+        'lastDayOfService',
+        'company',
+        'status',
+        'statusReason',
+      ],
       staffIdMigrated: true,
     });
-    expect((await memberState(t, id)).state.private.profile).toMatchObject({ status: 'inactive', statusReason: 'Retired', company: { id: 'c-2' }, memberType: 'mt-temp' });
+    expect((await memberState(t, id)).state.private.profile).toMatchObject({
+      status: 'inactive',
+      statusReason: 'Retired',
+      company: { id: 'c-2' },
+      memberType: 'mt-temp',
+    });
     const reason = await t.post(EMPLOYEE, { ...rec, leavingReason: 'Other' }, API_KEY);
     expect(reason.body.body.updatedFields).toEqual(['statusReason']);
-    const back = await t.post(EMPLOYEE, { ...rec, status: 'active', leavingReason: null, lastDayOfService: null }, API_KEY);
+    const back = await t.post(
+      EMPLOYEE,
+      { ...rec, status: 'active', leavingReason: null, lastDayOfService: null },
+      API_KEY,
+    );
     expect(back.body.body.updatedFields).toEqual(['lastDayOfService', 'status', 'statusReason']);
     expect((await memberState(t, id)).state.private.profile).toMatchObject({ status: 'active', statusReason: null });
   });
@@ -423,7 +594,10 @@ describe('staff ids, migrations and dependants', () => {
     const { staffId } = await syncedMember();
     const depId = uniq('d');
     await t.post(DEPENDANT, dependantRecord(depId, staffId, { email: 'bea@example.com' }), API_KEY);
-    expect((await t.post(DEPENDANT, dependantRecord(depId, staffId, { email: 'Bea@Example.com' }), API_KEY)).body.body.updatedFields).toEqual(['email']);
+    expect(
+      (await t.post(DEPENDANT, dependantRecord(depId, staffId, { email: 'Bea@Example.com' }), API_KEY)).body.body
+        .updatedFields,
+    ).toEqual(['email']);
     expect((await memberState(t, depId)).lookups.email).toBe('bea@example.com');
     const padded = await t.post(DEPENDANT, dependantRecord(depId, staffId, { email: ' bea@example.com ' }), API_KEY);
     expect(padded.body).toEqual(HR_400({ email: ['must be a valid email address or null'] }));

@@ -3,7 +3,16 @@
  * exact bodies and codes.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { API_KEY, createMember, dependantRecord, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  createMember,
+  dependantRecord,
+  memberLogs,
+  memberState,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 let t: TestRuntime;
 beforeAll(async () => {
@@ -12,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const push = (body: unknown, headers: Record<string, string> = API_KEY) => t.post('/members/hr/dependant', body, headers);
+const push = (body: unknown, headers: Record<string, string> = API_KEY) =>
+  t.post('/members/hr/dependant', body, headers);
 
 async function employee() {
   const staffId = uniq('S');
@@ -41,7 +51,11 @@ describe('create and update', () => {
     const depId = uniq('d');
     const r = await push(dependantRecord(depId, emp.staffId));
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ success: true, message: 'Dependant added successfully', body: { dependantId: depId, primaryMemberId: emp.id, updatedFields: [] } });
+    expect(r.body).toEqual({
+      success: true,
+      message: 'Dependant added successfully',
+      body: { dependantId: depId, primaryMemberId: emp.id, updatedFields: [] },
+    });
     const dep = (await memberState(t, depId)).state.private.profile;
     expect(dep).toMatchObject({
       id: depId,
@@ -60,13 +74,27 @@ describe('create and update', () => {
     expect(JSON.stringify(dep)).not.toContain('1992-02-29');
     const primary = (await memberState(t, emp.id)).state.private.profile;
     expect(primary.familyMembers).toEqual([
-      { id: depId, relation: 'spouse', memberSubType: 'mst-spouse', name: 'Bea', surname: 'Lovelace', status: 'active', createdAt: dep.createdAt },
+      {
+        id: depId,
+        relation: 'spouse',
+        memberSubType: 'mst-spouse',
+        name: 'Bea',
+        surname: 'Lovelace',
+        status: 'active',
+        createdAt: dep.createdAt,
+      },
     ]);
     // the primary member's changed family list is audit-logged too, with the API key's actor
-    const link = await waitFor(async () => (await memberLogs(t, emp.id)).find((l) => l.additionalData?.source === 'family_member_link') ?? null, {
-      what: "the audit entry of the primary member's family list",
+    const link = await waitFor(
+      async () => (await memberLogs(t, emp.id)).find((l) => l.additionalData?.source === 'family_member_link') ?? null,
+      {
+        what: "the audit entry of the primary member's family list",
+      },
+    );
+    expect(link).toMatchObject({
+      actor: { type: 'system', name: 'integration:env-1' },
+      additionalData: { familyMemberId: depId },
     });
-    expect(link).toMatchObject({ actor: { type: 'system', name: 'integration:env-1' }, additionalData: { familyMemberId: depId } });
   });
 
   test('200 on update with the changed fields; the same record again changes nothing (no new version)', async () => {
@@ -94,12 +122,18 @@ describe('create and update', () => {
     const rec = dependantRecord(depId, emp.staffId);
     // the dependant written, the primary member's link not (as when the link call failed)
     const primary = { id: emp.id, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod: 'email_password' };
-    await t.rt.call('Member', 'hrApplyDependant', depId, { record: { ...rec, status: 'active', phone: '+200000' }, memberSubTypeId: 'mst-spouse', primary });
+    await t.rt.call('Member', 'hrApplyDependant', depId, {
+      record: { ...rec, status: 'active', phone: '+200000' },
+      memberSubTypeId: 'mst-spouse',
+      primary,
+    });
     expect((await memberState(t, emp.id)).state.private.profile.familyMembers).toEqual([]);
     const r = await push(rec);
     expect(r.status).toBe(200);
     expect(r.body.body.updatedFields).toEqual([]);
-    expect((await memberState(t, emp.id)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([depId]);
+    expect((await memberState(t, emp.id)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual(
+      [depId],
+    );
   });
 
   test('phone omitted, null or blank leaves the stored phone unchanged', async () => {
@@ -149,17 +183,29 @@ describe('create and update', () => {
       dependantId: depId,
       primaryMemberId: emp.id,
       updatedFields: [],
-      warnings: ["Dependant type 'cousin' matches no member sub type mapping; the dependant was saved without a member sub type"],
+      warnings: [
+        "Dependant type 'cousin' matches no member sub type mapping; the dependant was saved without a member sub type",
+      ],
     });
-    expect((await memberState(t, depId)).state.private.profile).toMatchObject({ relation: 'cousin', memberSubType: null });
+    expect((await memberState(t, depId)).state.private.profile).toMatchObject({
+      relation: 'cousin',
+      memberSubType: null,
+    });
     // a mapped type later: relation and sub type change, no warning
     const mapped = await push(dependantRecord(depId, emp.staffId, { type: 'Son' }));
-    expect(mapped.body.body).toEqual({ dependantId: depId, primaryMemberId: emp.id, updatedFields: ['relation', 'memberSubType'] });
+    expect(mapped.body.body).toEqual({
+      dependantId: depId,
+      primaryMemberId: emp.id,
+      updatedFields: ['relation', 'memberSubType'],
+    });
     // an inactive sub type does not map
     const inactive = await push(dependantRecord(depId, emp.staffId, { type: 'parent' }));
     expect(inactive.body.body.warnings).toHaveLength(1);
     expect(inactive.body.body.updatedFields).toEqual(['relation', 'memberSubType']);
-    expect((await memberState(t, emp.id)).state.private.profile.familyMembers[0]).toMatchObject({ relation: 'parent', memberSubType: null });
+    expect((await memberState(t, emp.id)).state.private.profile.familyMembers[0]).toMatchObject({
+      relation: 'parent',
+      memberSubType: null,
+    });
   });
 
   test('a type longer than any hrmsMapping entry is saved without mapping, with the warning (not a 500)', async () => {
@@ -168,7 +214,9 @@ describe('create and update', () => {
     const type = 'spouse'.repeat(30);
     const r = await push(dependantRecord(depId, emp.staffId, { type }));
     expect(r.status).toBe(201);
-    expect(r.body.body.warnings).toEqual([`Dependant type '${type}' matches no member sub type mapping; the dependant was saved without a member sub type`]);
+    expect(r.body.body.warnings).toEqual([
+      `Dependant type '${type}' matches no member sub type mapping; the dependant was saved without a member sub type`,
+    ]);
     expect((await memberState(t, depId)).state.private.profile).toMatchObject({ relation: type, memberSubType: null });
   });
 });
@@ -182,31 +230,47 @@ describe('errors', () => {
     }
   });
 
-  test.each(['id', 'employeeId', 'status', 'name', 'surname', 'email', 'type', 'birthdate'])('400: %s is required', async (field) => {
-    const body = dependantRecord('d1', 'S1');
-    delete body[field];
-    await expect400(body, { [field]: ['is required'] });
-  });
+  test.each(['id', 'employeeId', 'status', 'name', 'surname', 'email', 'type', 'birthdate'])(
+    '400: %s is required',
+    async (field) => {
+      const body = dependantRecord('d1', 'S1');
+      delete body[field];
+      await expect400(body, { [field]: ['is required'] });
+    },
+  );
 
   test.each(['id', 'employeeId', 'name', 'surname', 'type'])('400: empty %s', async (field) => {
     await expect400(dependantRecord('d1', 'S1', { [field]: '' }), { [field]: ['must not be empty'] });
   });
 
   test('400: email must be an email or null, status Active/In-Active, id a safe id', async () => {
-    await expect400(dependantRecord('d1', 'S1', { email: 'nope' }), { email: ['must be a valid email address or null'] });
+    await expect400(dependantRecord('d1', 'S1', { email: 'nope' }), {
+      email: ['must be a valid email address or null'],
+    });
     await expect400(dependantRecord('d1', 'S1', { email: 5 }), { email: ['must be a valid email address or null'] });
-    await expect400(dependantRecord('d1', 'S1', { status: 'Inactive' }), { status: ["must be 'Active' or 'In-Active'"] });
-    await expect400(dependantRecord('d/1', 'S1'), { id: ['must start with a letter or digit and contain only letters, digits, _ and -'] });
+    await expect400(dependantRecord('d1', 'S1', { status: 'Inactive' }), {
+      status: ["must be 'Active' or 'In-Active'"],
+    });
+    await expect400(dependantRecord('d/1', 'S1'), {
+      id: ['must start with a letter or digit and contain only letters, digits, _ and -'],
+    });
     await expect400(dependantRecord('d1', 'S1', { phone: 7 }), { phone: ['must be a string or null'] });
   });
 
   test('birthdate: YYYY-MM-DD or a date-time with time and fraction, a real date', async () => {
     const emp = await employee();
-    for (const birthdate of ['1992-02-29', '1992-02-29T10:11:12', '1992-02-29T10:11:12.123', '1992-02-29T10:11:12.123456Z']) {
+    for (const birthdate of [
+      '1992-02-29',
+      '1992-02-29T10:11:12',
+      '1992-02-29T10:11:12.123',
+      '1992-02-29T10:11:12.123456Z',
+    ]) {
       const r = await push(dependantRecord(uniq('d'), emp.staffId, { birthdate }));
       expect(r.status).toBe(201);
     }
-    await expect400(dependantRecord('d1', emp.staffId, { birthdate: '2001-02-29' }), { birthdate: ['is not a valid calendar date'] });
+    await expect400(dependantRecord('d1', emp.staffId, { birthdate: '2001-02-29' }), {
+      birthdate: ['is not a valid calendar date'],
+    });
     await expect400(dependantRecord('d1', emp.staffId, { birthdate: '29/02/1992' }), {
       birthdate: ['must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss[.fff][Z])'],
     });
@@ -224,7 +288,10 @@ describe('errors', () => {
     const before = await memberState(t, depId);
     const r = await push({ ...rec, employeeId: other.staffId, name: 'Stolen' });
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ success: false, error: { code: 10074, message: 'The dependant does not belong to the given employee' } });
+    expect(r.body).toEqual({
+      success: false,
+      error: { code: 10074, message: 'The dependant does not belong to the given employee' },
+    });
     expect((await memberState(t, depId)).version).toBe(before.version);
   });
 
@@ -234,7 +301,10 @@ describe('errors', () => {
     for (const id of [b.id, a.id]) {
       const r = await push(dependantRecord(id, a.staffId));
       expect(r.status).toBe(403);
-      expect(r.body).toEqual({ success: false, error: { code: 10074, message: 'The dependant id already exists for another member' } });
+      expect(r.body).toEqual({
+        success: false,
+        error: { code: 10074, message: 'The dependant id already exists for another member' },
+      });
     }
   });
 });

@@ -3,7 +3,19 @@
  * bodies, codes and updatedFields).
  */
 import { TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
-import { API_KEY, classDirsWithout, createMember, employeeRecord, memberLogs, memberState, PROGRAM_SETTINGS, seed, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  classDirsWithout,
+  createMember,
+  employeeRecord,
+  memberLogs,
+  memberState,
+  PROGRAM_SETTINGS,
+  seed,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 let t: TestRuntime;
 beforeAll(async () => {
@@ -12,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const push = (body: unknown, headers: Record<string, string> = API_KEY) => t.post('/members/hr/employee', body, headers);
+const push = (body: unknown, headers: Record<string, string> = API_KEY) =>
+  t.post('/members/hr/employee', body, headers);
 
 /** a member whose record is already in sync with employeeRecord(staffId) */
 async function syncedMember(overrides: Record<string, unknown> = {}) {
@@ -39,7 +52,9 @@ describe('authentication (401 10072)', () => {
   });
 
   test('a bearer token instead of a key', async () => {
-    const r = await push(employeeRecord('S-X'), { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` });
+    const r = await push(employeeRecord('S-X'), {
+      authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}`,
+    });
     expect(r.status).toBe(401);
     expect(r.body).toEqual(body401);
   });
@@ -48,7 +63,11 @@ describe('authentication (401 10072)', () => {
     const { staffId } = await syncedMember();
     const upper = await push(employeeRecord(staffId), { 'X-API-KEY': TEST_API_KEY });
     expect(upper.status).toBe(200);
-    const viaCall = await t.post(`/${t.projectId}/CALL/Member/hrUpdateEmployee`, employeeRecord(staffId, { grade: 'G9' }), API_KEY);
+    const viaCall = await t.post(
+      `/${t.projectId}/CALL/Member/hrUpdateEmployee`,
+      employeeRecord(staffId, { grade: 'G9' }),
+      API_KEY,
+    );
     expect(viaCall.status).toBe(200);
     expect(viaCall.body.body.updatedFields).toEqual(['grade']);
     const noKey = await t.post(`/${t.projectId}/CALL/Member/hrUpdateEmployee`, employeeRecord(staffId), {});
@@ -79,7 +98,11 @@ describe('validation (400 10001)', () => {
   async function expect400(body: Record<string, unknown>, errors: Record<string, string[]>) {
     const r = await push(body);
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: { code: 10001, message: 'Validation failed' }, details: { errors } });
+    expect(r.body).toEqual({
+      success: false,
+      error: { code: 10001, message: 'Validation failed' },
+      details: { errors },
+    });
   }
 
   test.each(REQUIRED)('missing %s', async (field) => {
@@ -91,7 +114,10 @@ describe('validation (400 10001)', () => {
   const STRINGS = REQUIRED.filter((f) => !['address', 'status', 'dependantsExists', 'email'].includes(f));
   test.each(STRINGS)('empty and blank %s', async (field) => {
     await expect400(employeeRecord('S-V', { [field]: '' }), { [field]: ['must not be empty'] });
-    const blank = field === 'birthdate' ? 'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss[.fff][Z])' : 'must not be empty';
+    const blank =
+      field === 'birthdate'
+        ? 'must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss[.fff][Z])'
+        : 'must not be empty';
     await expect400(employeeRecord('S-V', { [field]: '   ' }), { [field]: [blank] });
   });
 
@@ -105,13 +131,17 @@ describe('validation (400 10001)', () => {
   });
 
   test('status, dependantsExists: only the listed values', async () => {
-    await expect400(employeeRecord('S-V', { status: 'Active' }), { status: ['must be one of: active, inactive, terminated'] });
+    await expect400(employeeRecord('S-V', { status: 'Active' }), {
+      status: ['must be one of: active, inactive, terminated'],
+    });
     await expect400(employeeRecord('S-V', { dependantsExists: 'yes' }), { dependantsExists: ['must be one of: Y, N'] });
   });
 
   test('address: an object with country and address', async () => {
     await expect400(employeeRecord('S-V', { address: { country: 'AE' } }), { 'address.address': ['is required'] });
-    await expect400(employeeRecord('S-V', { address: { country: '', address: 'x' } }), { 'address.country': ['must not be empty'] });
+    await expect400(employeeRecord('S-V', { address: { country: '', address: 'x' } }), {
+      'address.country': ['must not be empty'],
+    });
     await expect400(employeeRecord('S-V', { address: 'AE' }), { address: ['must be an object'] });
   });
 
@@ -131,8 +161,12 @@ describe('validation (400 10001)', () => {
     await expect400(employeeRecord('S-V', { birthdate: '01/05/1990' }), {
       birthdate: ['must be a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss[.fff][Z])'],
     });
-    await expect400(employeeRecord('S-V', { birthdate: '1990-02-30' }), { birthdate: ['is not a valid calendar date'] });
-    await expect400(employeeRecord('S-V', { lastDayOfService: '2024-13-01' }), { lastDayOfService: ['is not a valid calendar date'] });
+    await expect400(employeeRecord('S-V', { birthdate: '1990-02-30' }), {
+      birthdate: ['is not a valid calendar date'],
+    });
+    await expect400(employeeRecord('S-V', { lastDayOfService: '2024-13-01' }), {
+      lastDayOfService: ['is not a valid calendar date'],
+    });
     const { id, staffId } = await syncedMember();
     for (const birthdate of ['1990-05-01T00:00:00', '1990-05-01T00:00:00.000Z', '1988-02-29T23:59:59.123+04:00']) {
       const r = await push(employeeRecord(staffId, { birthdate }));
@@ -147,13 +181,17 @@ describe('validation (400 10001)', () => {
     await expect400(employeeRecord(staffId, { employmentType: 'Contractor' }), {
       employmentType: ["'Contractor' does not match an active member type"],
     });
-    await expect400(employeeRecord(staffId, { employmentType: 'Retire' }), { employmentType: ["'Retire' does not match an active member type"] });
+    await expect400(employeeRecord(staffId, { employmentType: 'Retire' }), {
+      employmentType: ["'Retire' does not match an active member type"],
+    });
   });
 
   test('an employmentType longer than any member type identifier is refused like any other (400, not 500)', async () => {
     const { staffId } = await syncedMember();
     const long = 'Permanent'.repeat(20);
-    await expect400(employeeRecord(staffId, { employmentType: long }), { employmentType: [`'${long}' does not match an active member type`] });
+    await expect400(employeeRecord(staffId, { employmentType: long }), {
+      employmentType: [`'${long}' does not match an active member type`],
+    });
   });
 
   test('several errors at once are all reported', async () => {
@@ -170,7 +208,11 @@ describe('validation (400 10001)', () => {
   test('malformed JSON and a non-object body', async () => {
     const bad = await push('{"employeeId": ', API_KEY);
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: { code: 10001, message: 'Validation failed' }, details: { errors: { body: ['must be a JSON object'] } } });
+    expect(bad.body).toEqual({
+      success: false,
+      error: { code: 10001, message: 'Validation failed' },
+      details: { errors: { body: ['must be a JSON object'] } },
+    });
     const arr = await push([1, 2]);
     expect(arr.status).toBe(400);
     expect(arr.body.error.code).toBe(10001);
@@ -194,18 +236,40 @@ describe('scenarios (200, exact updatedFields)', () => {
     expect(r.body).toEqual({
       success: true,
       message: 'Employee updated successfully',
-      body: { memberId: m.id, staffId, updatedFields: ['address', 'gender', 'maritalStatus', 'coreGrade', 'dependantsExists'] },
+      body: {
+        memberId: m.id,
+        staffId,
+        updatedFields: ['address', 'gender', 'maritalStatus', 'coreGrade', 'dependantsExists'],
+      },
     });
   });
 
   test('profile update: only the changed fields, in a fixed order; state, stream and audit log follow', async () => {
     const { id, staffId } = await syncedMember();
     const logsBefore = (await memberLogs(t, id)).length;
-    const r = await push(employeeRecord(staffId, { phone: '+555', name: 'Augusta', middleName: 'Ada', address: { country: 'AE', address: '2 Side Road' }, grade: 'G2' }));
+    const r = await push(
+      employeeRecord(staffId, {
+        phone: '+555',
+        name: 'Augusta',
+        middleName: 'Ada',
+        address: { country: 'AE', address: '2 Side Road' },
+        grade: 'G2',
+      }),
+    );
     expect(r.status).toBe(200);
-    expect(r.body.body).toEqual({ memberId: id, staffId, updatedFields: ['name', 'middleName', 'phone', 'grade', 'address'] });
+    expect(r.body.body).toEqual({
+      memberId: id,
+      staffId,
+      updatedFields: ['name', 'middleName', 'phone', 'grade', 'address'],
+    });
     const { state } = await memberState(t, id);
-    expect(state.private.profile).toMatchObject({ name: 'Augusta', middleName: 'Ada', phone: '+555', grade: 'G2', address: { country: 'AE', address: '2 Side Road' } });
+    expect(state.private.profile).toMatchObject({
+      name: 'Augusta',
+      middleName: 'Ada',
+      phone: '+555',
+      grade: 'G2',
+      address: { country: 'AE', address: '2 Side Road' },
+    });
     await waitFor(async () => (await t.rt.documents.get('members', id))?.name === 'Augusta', { what: 'projection' });
     await waitFor(async () => (await memberLogs(t, id)).length === logsBefore + 1, { what: 'audit log entry' });
   });
@@ -226,7 +290,11 @@ describe('scenarios (200, exact updatedFields)', () => {
     const logs = (await memberLogs(t, id)).length;
     const again = await push(rec);
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ success: true, message: 'Employee is up to date; nothing changed', body: { memberId: id, staffId, updatedFields: [] } });
+    expect(again.body).toEqual({
+      success: true,
+      message: 'Employee is up to date; nothing changed',
+      body: { memberId: id, staffId, updatedFields: [] },
+    });
     expect((await memberState(t, id)).version).toBe(before.version);
     expect((await memberState(t, id)).state).toEqual(before.state);
     expect((await memberLogs(t, id)).length).toBe(logs);
@@ -264,11 +332,18 @@ describe('scenarios (200, exact updatedFields)', () => {
 
   test('termination: status and statusReason; the member becomes inactive; reactivation', async () => {
     const { id, staffId } = await syncedMember();
-    const term = await push(employeeRecord(staffId, { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2025-01-31' }));
+    const term = await push(
+      employeeRecord(staffId, { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2025-01-31' }),
+    );
     expect(term.body.body.updatedFields).toEqual(['lastDayOfService', 'status', 'statusReason']);
-    expect((await memberState(t, id)).state.private.profile).toMatchObject({ status: 'inactive', statusReason: 'Resigned' });
+    expect((await memberState(t, id)).state.private.profile).toMatchObject({
+      status: 'inactive',
+      statusReason: 'Resigned',
+    });
 
-    const same = await push(employeeRecord(staffId, { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2025-01-31' }));
+    const same = await push(
+      employeeRecord(staffId, { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2025-01-31' }),
+    );
     expect(same.body.body.updatedFields).toEqual([]);
 
     const back = await push(employeeRecord(staffId, { status: 'active' }));
@@ -280,7 +355,10 @@ describe('scenarios (200, exact updatedFields)', () => {
     const { id, staffId } = await syncedMember();
     const r = await push(employeeRecord(staffId, { status: 'inactive' }));
     expect(r.body.body.updatedFields).toEqual(['status', 'statusReason']);
-    expect((await memberState(t, id)).state.private.profile).toMatchObject({ status: 'inactive', statusReason: 'inactive' });
+    expect((await memberState(t, id)).state.private.profile).toMatchObject({
+      status: 'inactive',
+      statusReason: 'inactive',
+    });
   });
 
   test('status active leaves a member that is not inactive as it is (pending_invite stays)', async () => {
@@ -307,7 +385,11 @@ describe('scenarios (200, exact updatedFields)', () => {
     expect(r.status).toBe(409);
     expect(r.body).toEqual({
       success: false,
-      error: { code: 11017, message: "The company of the given companyId belongs to a different company group type than the member's current company" },
+      error: {
+        code: 11017,
+        message:
+          "The company of the given companyId belongs to a different company group type than the member's current company",
+      },
     });
     expect((await memberState(t, id)).version).toBe(before.version);
   });
@@ -316,7 +398,10 @@ describe('scenarios (200, exact updatedFields)', () => {
     const { staffId } = await syncedMember();
     const r = await push(employeeRecord(staffId, { companyId: 'BG-NONE' }));
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ success: false, error: { code: 11016, message: 'No company is mapped to the given companyId (BG_ID)' } });
+    expect(r.body).toEqual({
+      success: false,
+      error: { code: 11016, message: 'No company is mapped to the given companyId (BG_ID)' },
+    });
   });
 
   test('404 10073: employee not found', async () => {
@@ -325,12 +410,16 @@ describe('scenarios (200, exact updatedFields)', () => {
     expect(r.body).toEqual({ success: false, error: { code: 10073, message: 'Employee not found' } });
   });
 
-  test("400: the email of another member", async () => {
+  test('400: the email of another member', async () => {
     const a = await syncedMember();
     const b = await syncedMember();
     const r = await push(employeeRecord(b.staffId, { email: `${a.staffId.toLowerCase()}@EXAMPLE.com` }));
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ success: false, error: { code: 10001, message: 'Validation failed' }, details: { errors: { email: ['is already used by another member'] } } });
+    expect(r.body).toEqual({
+      success: false,
+      error: { code: 10001, message: 'Validation failed' },
+      details: { errors: { email: ['is already used by another member'] } },
+    });
   });
 
   test('an email change moves the email lookup', async () => {
@@ -348,7 +437,10 @@ describe('scenarios (200, exact updatedFields)', () => {
       await seed(broken, PROGRAM_SETTINGS);
       const r = await broken.post('/members/hr/employee', employeeRecord(uniq('S')), API_KEY);
       expect(r.status).toBe(500);
-      expect(r.body).toEqual({ success: false, error: { code: 10000, message: 'Internal server error, please retry later' } });
+      expect(r.body).toEqual({
+        success: false,
+        error: { code: 10000, message: 'Internal server error, please retry later' },
+      });
     } finally {
       await broken.stop();
     }

@@ -7,7 +7,16 @@
  */
 import { hrTimestampOf, isStalePush, newerPush } from '../../classes/Member/hr-contract';
 import type { TestRuntime } from '../support/harness';
-import { API_KEY, createMember, dependantRecord, employeeRecord, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  createMember,
+  dependantRecord,
+  employeeRecord,
+  memberState,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 describe('the ordering rules (pure)', () => {
   test('the header: absent, an ISO time with a zone (normalised to UTC), anything else refused naming it', () => {
@@ -54,19 +63,36 @@ describe('over HTTP', () => {
   test('employee: a record older than the one applied is answered and not applied; one without the header is applied', async () => {
     const staffId = uniq('S');
     const m = await createMember(t, { staffId });
-    const newer = await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G2' }), at('2026-11-29T10:00:00Z'));
+    const newer = await t.post(
+      '/members/hr/employee',
+      employeeRecord(staffId, { grade: 'G2' }),
+      at('2026-11-29T10:00:00Z'),
+    );
     expect(newer.status).toBe(200);
     expect(newer.body.body.updatedFields).toContain('grade');
-    const older = await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G1', status: 'terminated' }), at('2026-11-29T09:00:00Z'));
+    const older = await t.post(
+      '/members/hr/employee',
+      employeeRecord(staffId, { grade: 'G1', status: 'terminated' }),
+      at('2026-11-29T09:00:00Z'),
+    );
     expect(older.status).toBe(200);
-    expect(older.body).toEqual({ success: true, message: 'A newer record of this employee was already applied; this one was not', body: { memberId: m.id, staffId, updatedFields: [] } });
+    expect(older.body).toEqual({
+      success: true,
+      message: 'A newer record of this employee was already applied; this one was not',
+      body: { memberId: m.id, staffId, updatedFields: [] },
+    });
     let s = (await memberState(t, m.id)).state;
     expect(s.private.profile.grade).toBe('G2');
     expect(s.private.profile.status).not.toBe('inactive');
     expect(s.private.hrRecordedAt).toBe('2026-11-29T10:00:00.000Z');
     // a later record applies; so does one without the header
-    expect((await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G3' }), at('2026-11-29T11:00:00Z'))).body.body.updatedFields).toEqual(['grade']);
-    expect((await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G4' }), API_KEY)).body.body.updatedFields).toEqual(['grade']);
+    expect(
+      (await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G3' }), at('2026-11-29T11:00:00Z'))).body
+        .body.updatedFields,
+    ).toEqual(['grade']);
+    expect(
+      (await t.post('/members/hr/employee', employeeRecord(staffId, { grade: 'G4' }), API_KEY)).body.body.updatedFields,
+    ).toEqual(['grade']);
     s = (await memberState(t, m.id)).state;
     expect([s.private.profile.grade, s.private.hrRecordedAt]).toEqual(['G4', '2026-11-29T11:00:00.000Z']);
   });
@@ -75,13 +101,28 @@ describe('over HTTP', () => {
     const staffId = uniq('S');
     await createMember(t, { staffId });
     const depId = uniq('D');
-    expect((await t.post('/members/hr/dependant', dependantRecord(depId, staffId, { surname: 'Newer' }), at('2026-11-29T10:00:00Z'))).status).toBe(201);
-    const older = await t.post('/members/hr/dependant', dependantRecord(depId, staffId, { surname: 'Older', status: 'In-Active' }), at('2026-11-29T09:59:59Z'));
+    expect(
+      (
+        await t.post(
+          '/members/hr/dependant',
+          dependantRecord(depId, staffId, { surname: 'Newer' }),
+          at('2026-11-29T10:00:00Z'),
+        )
+      ).status,
+    ).toBe(201);
+    const older = await t.post(
+      '/members/hr/dependant',
+      dependantRecord(depId, staffId, { surname: 'Older', status: 'In-Active' }),
+      at('2026-11-29T09:59:59Z'),
+    );
     expect(older.status).toBe(200);
     expect(older.body.message).toBe('A newer record of this dependant was already applied; this one was not');
     expect(older.body.body.updatedFields).toEqual([]);
     const s = (await memberState(t, depId)).state;
-    expect([s.private.profile.surname, s.private.profile.status]).toEqual(['Newer', expect.not.stringMatching(/^inactive$/)]);
+    expect([s.private.profile.surname, s.private.profile.status]).toEqual([
+      'Newer',
+      expect.not.stringMatching(/^inactive$/),
+    ]);
 
     const bad = await t.post('/members/hr/dependant', dependantRecord(depId, staffId), at('tuesday'));
     expect(bad.status).toBe(400);

@@ -5,7 +5,16 @@
  * content (inner 4xx), 500 when the store itself failed (inner 5xx).
  */
 import { waitFor, type TestRuntime, seedRoles } from '../support/harness';
-import { API_KEY, createMember, IMAGES, memberLogs, memberState, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  createMember,
+  IMAGES,
+  memberLogs,
+  memberState,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 let t: TestRuntime;
 let approver: Record<string, string>;
@@ -20,7 +29,8 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const photoPath = (instanceId: string) => `/${t.projectId}/CALL/Member/updateEmployeePhoto/${instanceId}`;
-const send = (instanceId: string, body: unknown, headers: Record<string, string> = API_KEY) => t.post(photoPath(instanceId), body, headers);
+const send = (instanceId: string, body: unknown, headers: Record<string, string> = API_KEY) =>
+  t.post(photoPath(instanceId), body, headers);
 
 async function review(approvalId: string, action: 'approve' | 'reject') {
   const r = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, approver);
@@ -39,10 +49,17 @@ describe('success', () => {
     expect(r.body).toEqual({ success: true });
     const s = (await memberState(t, m.id)).state.private;
     expect(s.profile.idPhoto).toBeNull();
-    expect(s.pendingPhoto).toMatchObject({ idPhoto: expect.stringMatching(new RegExp(`^member_${m.id}_[0-9a-f-]{36}\\.png$`)), previousIdPhoto: null, source: 'hr' });
+    expect(s.pendingPhoto).toMatchObject({
+      idPhoto: expect.stringMatching(new RegExp(`^member_${m.id}_[0-9a-f-]{36}\\.png$`)),
+      previousIdPhoto: null,
+      source: 'hr',
+    });
     const blob = await t.rt.ports.blobs.get(s.pendingPhoto.idPhoto);
     expect(blob?.data.equals(Buffer.from(IMAGES.png, 'base64'))).toBe(true);
-    const approval = (await t.rt.call('ApprovalManager', 'getApproval', s.pendingPhoto.approvalId)).body as Record<string, any>;
+    const approval = (await t.rt.call('ApprovalManager', 'getApproval', s.pendingPhoto.approvalId)).body as Record<
+      string,
+      any
+    >;
     expect(approval).toMatchObject({
       event: 'MEMBER_ID_PHOTO_UPLOAD',
       classId: 'Member',
@@ -54,11 +71,17 @@ describe('success', () => {
       actor: { type: 'system', name: 'integration:env-1' },
     });
     // logged, with the actor from the API key
-    const logs = await waitFor(async () => {
-      const l = await memberLogs(t, m.id);
-      return l.find((e) => e.additionalData?.event === 'MEMBER_ID_PHOTO_UPLOAD') ?? null;
-    }, { what: 'photo log entry' });
-    expect(logs).toMatchObject({ actor: { type: 'system', name: 'integration:env-1' }, fieldUpdates: [{ key: 'pendingIdPhoto' }] });
+    const logs = await waitFor(
+      async () => {
+        const l = await memberLogs(t, m.id);
+        return l.find((e) => e.additionalData?.event === 'MEMBER_ID_PHOTO_UPLOAD') ?? null;
+      },
+      { what: 'photo log entry' },
+    );
+    expect(logs).toMatchObject({
+      actor: { type: 'system', name: 'integration:env-1' },
+      fieldUpdates: [{ key: 'pendingIdPhoto' }],
+    });
   });
 
   test.each(['jpg', 'jpeg', 'gif', 'webp'] as const)('extension %s with matching content', async (ext) => {
@@ -84,7 +107,9 @@ describe('success', () => {
     await send(m.id, { photo: IMAGES.png, fileExtension: 'png' });
     const first = await pendingPhotoOf(m.id);
     await review(first.approvalId, 'approve');
-    await waitFor(async () => (await memberState(t, m.id)).state.private.profile.idPhoto === first.idPhoto, { what: 'photo approval' });
+    await waitFor(async () => (await memberState(t, m.id)).state.private.profile.idPhoto === first.idPhoto, {
+      what: 'photo approval',
+    });
     let s = (await memberState(t, m.id)).state.private;
     expect(s.profile.status).toBe('pending_tier');
     expect(s.pendingPhoto).toBeNull();
@@ -94,7 +119,9 @@ describe('success', () => {
     expect(second.previousIdPhoto).toBe(first.idPhoto);
     expect((await memberState(t, m.id)).state.private.profile.idPhoto).toBe(first.idPhoto);
     await review(second.approvalId, 'approve');
-    await waitFor(async () => (await memberState(t, m.id)).state.private.profile.idPhoto === second.idPhoto, { what: 'second approval' });
+    await waitFor(async () => (await memberState(t, m.id)).state.private.profile.idPhoto === second.idPhoto, {
+      what: 'second approval',
+    });
     s = (await memberState(t, m.id)).state.private;
     expect(s.previousIdPhoto).toBe(first.idPhoto);
     expect(await t.rt.ports.blobs.get(first.idPhoto)).toBeTruthy();
@@ -120,7 +147,11 @@ describe('success', () => {
 describe('errors', () => {
   test('401 without a valid key: {code, message}', async () => {
     const m = await createMember(t);
-    for (const headers of [{}, { 'x-api-key': 'nope' }, { authorization: `Bearer ${t.token('enduser', m.id)}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { 'x-api-key': 'nope' },
+      { authorization: `Bearer ${t.token('enduser', m.id)}` },
+    ] as Record<string, string>[]) {
       const r = await send(m.id, { photo: IMAGES.png, fileExtension: 'png' }, headers);
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ code: 10072, message: 'Unauthorized: invalid or missing API key' });
@@ -132,7 +163,10 @@ describe('errors', () => {
     for (const ext of ['PNG', 'Jpg', 'bmp', 'svg', '']) {
       const r = await send(m.id, { photo: IMAGES.png, fileExtension: ext });
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ code: 10005, message: `Invalid file extension '${ext}'. Allowed extensions: jpg, jpeg, png, gif, webp` });
+      expect(r.body).toEqual({
+        code: 10005,
+        message: `Invalid file extension '${ext}'. Allowed extensions: jpg, jpeg, png, gif, webp`,
+      });
     }
     expect(await pendingPhotoOf(m.id)).toBeUndefined();
   });
@@ -141,14 +175,22 @@ describe('errors', () => {
     const m = await createMember(t);
     const r = await send(m.id, { fileExtension: 'png' });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ code: 10001, message: 'Validation error', details: { errors: { photo: ['is required'] } } });
+    expect(r.body).toEqual({
+      code: 10001,
+      message: 'Validation error',
+      details: { errors: { photo: ['is required'] } },
+    });
   });
 
   test('10018 (400) when the content is not Base64 of an image of that type, with the inner code in details', async () => {
     const m = await createMember(t);
     const mismatch = await send(m.id, { photo: IMAGES.png, fileExtension: 'jpg' });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body).toEqual({ code: 10018, message: 'Employee photo upload failed', details: { code: 13004, message: expect.any(String) } });
+    expect(mismatch.body).toEqual({
+      code: 10018,
+      message: 'Employee photo upload failed',
+      details: { code: 13004, message: expect.any(String) },
+    });
     const notBase64 = await send(m.id, { photo: 'data:image/png;base64,' + IMAGES.png, fileExtension: 'png' });
     expect(notBase64.status).toBe(400);
     expect(notBase64.body).toMatchObject({ code: 10018, details: { code: 13002 } });
@@ -165,7 +207,11 @@ describe('errors', () => {
     try {
       const r = await send(m.id, { photo: IMAGES.png, fileExtension: 'png' });
       expect(r.status).toBe(500);
-      expect(r.body).toEqual({ code: 10018, message: 'Employee photo upload failed', details: { code: 13014, message: 'The file store failed to store the file' } });
+      expect(r.body).toEqual({
+        code: 10018,
+        message: 'Employee photo upload failed',
+        details: { code: 13014, message: 'The file store failed to store the file' },
+      });
     } finally {
       blobs.put = put;
     }

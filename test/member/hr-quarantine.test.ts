@@ -10,18 +10,40 @@ import { deactivates, deactivationLimit, quarantineSettings, quarantineStep } fr
 import type { Identity } from '../../runtime';
 import { startSmtpSink, type SmtpSink } from '../mail/smtp-sink';
 import { seedRoles, waitFor, type TestRuntime } from '../support/harness';
-import { API_KEY, dependantRecord, employeeRecord, memberLogs, memberState, seed, seedProgram, startMemberRuntime, uniq } from './support';
+import {
+  API_KEY,
+  dependantRecord,
+  employeeRecord,
+  memberLogs,
+  memberState,
+  seed,
+  seedProgram,
+  startMemberRuntime,
+  uniq,
+} from './support';
 
 describe('the quarantine rules (pure)', () => {
   test('settings: defaults, off when both limits are 0, a wrong value refused naming it', () => {
-    expect(quarantineSettings({})).toEqual({ enabled: true, count: 50, percent: 10, floor: 5, windowSeconds: 3600, notifyTo: [] });
+    expect(quarantineSettings({})).toEqual({
+      enabled: true,
+      count: 50,
+      percent: 10,
+      floor: 5,
+      windowSeconds: 3600,
+      notifyTo: [],
+    });
     expect(quarantineSettings({ HR_QUARANTINE_COUNT: '0', HR_QUARANTINE_PERCENT: '0' }).enabled).toBe(false);
     expect(quarantineSettings({ HR_QUARANTINE_WINDOW_MINUTES: '0' }).enabled).toBe(false);
-    expect(quarantineSettings({ HR_QUARANTINE_NOTIFY: ' ops@example.com, hr@example.com ' }).notifyTo).toEqual(['ops@example.com', 'hr@example.com']);
+    expect(quarantineSettings({ HR_QUARANTINE_NOTIFY: ' ops@example.com, hr@example.com ' }).notifyTo).toEqual([
+      'ops@example.com',
+      'hr@example.com',
+    ]);
     expect(() => quarantineSettings({ HR_QUARANTINE_PERCENT: '101' })).toThrow(/HR_QUARANTINE_PERCENT/);
     expect(() => quarantineSettings({ HR_QUARANTINE_COUNT: '-1' })).toThrow(/HR_QUARANTINE_COUNT/);
     expect(() => quarantineSettings({ HR_QUARANTINE_FLOOR: 'x' })).toThrow(/HR_QUARANTINE_FLOOR/);
-    expect(() => quarantineSettings({ HR_QUARANTINE_NOTIFY: 'ops@example.com,not-an-address' })).toThrow(/HR_QUARANTINE_NOTIFY.*not-an-address/);
+    expect(() => quarantineSettings({ HR_QUARANTINE_NOTIFY: 'ops@example.com,not-an-address' })).toThrow(
+      /HR_QUARANTINE_NOTIFY.*not-an-address/,
+    );
   });
 
   test('a deactivation is a move to inactive from any other status of an existing member', () => {
@@ -77,7 +99,12 @@ describe('over HTTP', () => {
     await seedProgram(t);
     await seedRoles(t, [
       { id: 'super', name: 'super', level: 1, permissions: {} },
-      { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+      {
+        id: 'r-approver',
+        name: 'approver',
+        level: 10,
+        permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+      },
     ]);
     approver = { authorization: `Bearer ${t.token('program_management_user', 'ann', ['approver'])}` };
     pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
@@ -85,12 +112,27 @@ describe('over HTTP', () => {
     for (let i = 0; i < ACTIVE; i++) {
       const staffId = uniq('Q');
       staffIds.push(staffId);
-      members.push({ id: `q-${staffId}`, name: 'Ada', surname: 'Lovelace', staffId, email: `${staffId.toLowerCase()}@example.com`, phone: '+100000', company: { id: 'c-1' }, grade: 'G1', memberType: 'mt-perm', loginMethod: 'sso', status: 'active' });
+      members.push({
+        id: `q-${staffId}`,
+        name: 'Ada',
+        surname: 'Lovelace',
+        staffId,
+        email: `${staffId.toLowerCase()}@example.com`,
+        phone: '+100000',
+        company: { id: 'c-1' },
+        grade: 'G1',
+        memberType: 'mt-perm',
+        loginMethod: 'sso',
+        status: 'active',
+      });
       memberIds.set(staffId, `q-${staffId}`);
     }
     await seed(t, { members });
     // the percentage's base is the listing's count of active members: wait until it has them all
-    await waitFor(async () => (await t.rt.documents.count('members', { companyId: 'c-1', status: 'active' })) === ACTIVE, { what: 'the seeded members listed' });
+    await waitFor(
+      async () => (await t.rt.documents.count('members', { companyId: 'c-1', status: 'active' })) === ACTIVE,
+      { what: 'the seeded members listed' },
+    );
   });
   afterAll(async () => {
     await t?.stop();
@@ -98,7 +140,12 @@ describe('over HTTP', () => {
   });
 
   const metricsText = async () => (await fetch(`${t.base}/metrics`)).text();
-  const terminate = (staffId: string) => t.post('/members/hr/employee', employeeRecord(staffId, { status: 'terminated', leavingReason: 'resigned' }), API_KEY);
+  const terminate = (staffId: string) =>
+    t.post(
+      '/members/hr/employee',
+      employeeRecord(staffId, { status: 'terminated', leavingReason: 'resigned' }),
+      API_KEY,
+    );
   const stateOf = async (staffId: string) => (await memberState(t, memberIds.get(staffId)!)).state.private;
   const review = async (approvalId: string, action: 'approve' | 'reject') => {
     const r = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, approver);
@@ -118,7 +165,13 @@ describe('over HTTP', () => {
         success: true,
         code: 10076,
         message: expect.stringContaining('held for review'),
-        body: { memberId: memberIds.get(doomed[i + 2]!), staffId: doomed[i + 2], updatedFields: [], held: true, approvalId: expect.any(String) },
+        body: {
+          memberId: memberIds.get(doomed[i + 2]!),
+          staffId: doomed[i + 2],
+          updatedFields: [],
+          held: true,
+          approvalId: expect.any(String),
+        },
       });
     }
     // nothing of a held push applied
@@ -151,7 +204,10 @@ describe('over HTTP', () => {
     expect(approval.body).toMatchObject({ event: 'HR_DEACTIVATION_HELD', approvalStatus: 'pending', companyId: 'c-1' });
 
     // the operators are told once for the window, not once per held member
-    await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(OPS)), { timeoutMs: 15_000, what: 'the quarantine notice' });
+    await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(OPS)), {
+      timeoutMs: 15_000,
+      what: 'the quarantine notice',
+    });
     expect(sink.accepted.filter((m) => m.envelopeTo.includes(OPS))).toHaveLength(1);
     expect(sink.accepted.find((m) => m.envelopeTo.includes(OPS))!.parsed.html).toContain(approvalIds[0]);
 
@@ -160,7 +216,9 @@ describe('over HTTP', () => {
     for (const id of [r1!, r2!, r3!]) await review(id, 'approve');
     await review(discarded!, 'reject');
     for (const s of doomed.slice(2, 5)) {
-      await waitFor(async () => (await stateOf(s)).profile.status === 'inactive', { what: `${s} deactivated on release` });
+      await waitFor(async () => (await stateOf(s)).profile.status === 'inactive', {
+        what: `${s} deactivated on release`,
+      });
       const st = await stateOf(s);
       expect(st.heldHr).toBeNull();
       expect(st.profile.statusReason).toBe('resigned');
@@ -171,35 +229,55 @@ describe('over HTTP', () => {
     // exactly once: one status change in the audit log of a released member, and a redelivered callback changes nothing
     const released = memberIds.get(doomed[2]!)!;
     const before = await memberState(t, released);
-    const again = await t.rt.call('Member', 'settleHeldHrPush', released, { event: 'HR_DEACTIVATION_HELD', entityId: released, approvalId: r1, action: 'approve', jsonPatch: [] }, { identity: AM, origin: 'class' });
+    const again = await t.rt.call(
+      'Member',
+      'settleHeldHrPush',
+      released,
+      { event: 'HR_DEACTIVATION_HELD', entityId: released, approvalId: r1, action: 'approve', jsonPatch: [] },
+      { identity: AM, origin: 'class' },
+    );
     const { jobId } = again.body as { jobId: string };
-    const job = await waitFor(async () => {
-      const { status } = await t.rt.jobs.status(jobId);
-      return status.status === 'completed' || status.status === 'failed' ? status : undefined;
-    }, { what: 'the redelivered callback' });
+    const job = await waitFor(
+      async () => {
+        const { status } = await t.rt.jobs.status(jobId);
+        return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+      },
+      { what: 'the redelivered callback' },
+    );
     expect(job).toMatchObject({ status: 'completed', result: { body: { ignored: true } } });
     expect((await memberState(t, released)).version).toBe(before.version);
-    const logs = await waitFor(async () => {
-      const l = await memberLogs(t, released);
-      return l.some((e) => e.additionalData?.outcome === 'released') ? l : undefined;
-    }, { what: 'the release audited' });
+    const logs = await waitFor(
+      async () => {
+        const l = await memberLogs(t, released);
+        return l.some((e) => e.additionalData?.outcome === 'released') ? l : undefined;
+      },
+      { what: 'the release audited' },
+    );
     const applied = logs!.filter((e) => e.additionalData?.source === 'hr_employee_update');
     expect(applied).toHaveLength(1);
     expect(applied[0]!.additionalData.updatedFields).toContain('status');
 
     // on /metrics: the holds still waiting (the four above are settled; one more is held now), pushes by outcome, the ledger's lag
     await t.post('/members/hr/employee', employeeRecord(staffIds[11]!, { status: 'terminated' }), API_KEY);
-    await waitFor(async () => /runtime_document_count\{collection="members",gauge="hr_held_deactivations"\} 1\n/.test(await metricsText()), {
-      what: 'the held-deactivations gauge at 1',
-    });
+    await waitFor(
+      async () =>
+        /runtime_document_count\{collection="members",gauge="hr_held_deactivations"\} 1\n/.test(await metricsText()),
+      {
+        what: 'the held-deactivations gauge at 1',
+      },
+    );
     const metrics = await metricsText();
-    expect(metrics).toMatch(/runtime_journal_entries_total\{journal="hr",class="Member",method="hrUpdateEmployee",status="202",code=""\} 5\n/);
+    expect(metrics).toMatch(
+      /runtime_journal_entries_total\{journal="hr",class="Member",method="hrUpdateEmployee",status="202",code=""\} 5\n/,
+    );
     expect(metrics).toMatch(/runtime_journal_append_seconds_count\{journal="hr"\} [1-9]/);
     expect(metrics).not.toMatch(/runtime_journal_append_failures_total\{journal="hr"\} [1-9]/);
 
     // the ledger shows the held pushes as 202 with their approvals
     const ledger = await t.post(`/${t.projectId}/CALL/Member/listHrLedger`, { employeeId: doomed[2], status: 202 }, pm);
-    expect(ledger.body.entries).toEqual([expect.objectContaining({ status: 202, data: expect.objectContaining({ held: true, approvalId: r1 }) })]);
+    expect(ledger.body.entries).toEqual([
+      expect.objectContaining({ status: 202, data: expect.objectContaining({ held: true, approvalId: r1 }) }),
+    ]);
   });
 
   test('a held member: a newer termination replaces the held record; HR saying active again supersedes the hold', async () => {
@@ -207,7 +285,11 @@ describe('over HTTP', () => {
     const s = staffIds[12]!;
     const first = await terminate(s);
     expect(first.status).toBe(202);
-    const again = await t.post('/members/hr/employee', employeeRecord(s, { status: 'terminated', leavingReason: 'retired' }), API_KEY);
+    const again = await t.post(
+      '/members/hr/employee',
+      employeeRecord(s, { status: 'terminated', leavingReason: 'retired' }),
+      API_KEY,
+    );
     expect([again.status, again.body.body.approvalId]).toEqual([202, first.body.body.approvalId]);
     expect((await stateOf(s)).heldHr).toMatchObject({ replaced: 1, body: { record: { leavingReason: 'retired' } } });
     const back = await t.post('/members/hr/employee', employeeRecord(s, { grade: 'G3' }), API_KEY);
@@ -218,10 +300,13 @@ describe('over HTTP', () => {
     // its approval, approved late, changes nothing
     await review(first.body.body.approvalId, 'approve');
     const m = memberIds.get(s)!;
-    const log = await waitFor(async () => {
-      const l = await memberLogs(t, m);
-      return l.some((e) => e.additionalData?.outcome === 'superseded') ? l : undefined;
-    }, { what: 'the superseded hold audited' });
+    const log = await waitFor(
+      async () => {
+        const l = await memberLogs(t, m);
+        return l.some((e) => e.additionalData?.outcome === 'superseded') ? l : undefined;
+      },
+      { what: 'the superseded hold audited' },
+    );
     expect(log!.some((e) => e.additionalData?.outcome === 'released')).toBe(false);
     expect((await stateOf(s)).profile.status).toBe('active');
   });
@@ -232,13 +317,22 @@ describe('over HTTP', () => {
     expect((await t.post('/members/hr/dependant', dependantRecord(depId, primary), API_KEY)).status).toBe(201);
     const r = await t.post('/members/hr/dependant', dependantRecord(depId, primary, { status: 'In-Active' }), API_KEY);
     expect(r.status).toBe(202);
-    expect(r.body).toMatchObject({ success: true, code: 10076, body: { dependantId: depId, primaryMemberId: memberIds.get(primary), updatedFields: [], held: true } });
+    expect(r.body).toMatchObject({
+      success: true,
+      code: 10076,
+      body: { dependantId: depId, primaryMemberId: memberIds.get(primary), updatedFields: [], held: true },
+    });
     expect((await memberState(t, depId)).state.private.profile.status).toBe('active');
     await review(r.body.body.approvalId, 'approve');
-    await waitFor(async () => (await memberState(t, depId)).state.private.profile.status === 'inactive', { what: 'the dependant deactivated' });
+    await waitFor(async () => (await memberState(t, depId)).state.private.profile.status === 'inactive', {
+      what: 'the dependant deactivated',
+    });
     // the primary member lists it as it is now
     await waitFor(
-      async () => (await memberState(t, memberIds.get(primary)!)).state.private.profile.familyMembers?.find((f: any) => f.id === depId)?.status === 'inactive',
+      async () =>
+        (await memberState(t, memberIds.get(primary)!)).state.private.profile.familyMembers?.find(
+          (f: any) => f.id === depId,
+        )?.status === 'inactive',
       { what: 'the family entry updated' },
     );
   });

@@ -24,17 +24,34 @@ function cells(rec: Record<string, any>): string[] {
   const v: Record<string, unknown> = { ...rec, addressCountry: rec.address?.country, address: rec.address?.address };
   return POPULATION_COLUMNS.map((c) => (v[c] === null || v[c] === undefined ? '' : String(v[c])));
 }
-const csv = (rows: string[][]) => rows.map((r) => r.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')).join('\n') + '\n';
+const csv = (rows: string[][]) =>
+  rows.map((r) => r.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')).join('\n') + '\n';
 
 describe('hr:reconcile as an operator runs it', () => {
   let t: TestRuntime;
   const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), 'hr:reconcile', ...args], {
-      cwd: root,
-      env: { ...process.env, ...testEnv(t.projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_QUARANTINE_COUNT: '0', HR_QUARANTINE_PERCENT: '0' }) },
-    }).then(
+    promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'runtime/cli.ts'), 'hr:reconcile', ...args],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          ...testEnv(t.projectId, {
+            CLASS_DIRS: 'classes',
+            SCHEMA_DIRS: 'schemas',
+            HR_QUARANTINE_COUNT: '0',
+            HR_QUARANTINE_PERCENT: '0',
+          }),
+        },
+      },
+    ).then(
       (r) => ({ ...r, code: 0 }),
-      (err: { stdout: string; stderr: string; code: number }) => ({ stdout: err.stdout, stderr: err.stderr, code: err.code }),
+      (err: { stdout: string; stderr: string; code: number }) => ({
+        stdout: err.stdout,
+        stderr: err.stderr,
+        code: err.code,
+      }),
     );
 
   let inSync: Record<string, any>;
@@ -74,7 +91,15 @@ describe('hr:reconcile as an operator runs it', () => {
     expect(run.code).toBe(1);
     const out = run.stdout.trimEnd().split('\n');
     expect(out).toHaveLength(1);
-    expect(JSON.parse(out[0]!)).toMatchObject({ apply: false, rows: 7, inSync: 1, drift: 1, invalid: 5, missingInHr: 0, report });
+    expect(JSON.parse(out[0]!)).toMatchObject({
+      apply: false,
+      rows: 7,
+      inSync: 1,
+      drift: 1,
+      invalid: 5,
+      missingInHr: 0,
+      report,
+    });
     expect(run.stderr).not.toMatch(/\u001b|\r/);
     expect(run.stderr.trimEnd().split('\n').pop()).toMatch(/^hr:reconcile: \d+ rows done$/);
     const lines = fs.readFileSync(report, 'utf8').trimEnd().split('\n');
@@ -98,10 +123,28 @@ describe('hr:reconcile as an operator runs it', () => {
     const file = path.join(tmp, 'population.xlsx');
     await book.xlsx.writeFile(file);
     const json = path.join(tmp, 'summary.json');
-    const applied = await cli(file, '--apply', '--as-of', '2026-11-29T10:00:00+04:00', '--json', json, '--out', path.join(tmp, 'x.csv'));
+    const applied = await cli(
+      file,
+      '--apply',
+      '--as-of',
+      '2026-11-29T10:00:00+04:00',
+      '--json',
+      json,
+      '--out',
+      path.join(tmp, 'x.csv'),
+    );
     expect(applied.code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(json, 'utf8'))).toMatchObject({ apply: true, rows: 2, drift: 1, applied: 1, failed: 0 });
-    expect((await memberState(t, ids[drifting.employeeId]!)).state.private).toMatchObject({ profile: { surname: 'Byron' }, hrRecordedAt: '2026-11-29T06:00:00.000Z' });
+    expect(JSON.parse(fs.readFileSync(json, 'utf8'))).toMatchObject({
+      apply: true,
+      rows: 2,
+      drift: 1,
+      applied: 1,
+      failed: 0,
+    });
+    expect((await memberState(t, ids[drifting.employeeId]!)).state.private).toMatchObject({
+      profile: { surname: 'Byron' },
+      hrRecordedAt: '2026-11-29T06:00:00.000Z',
+    });
     const again = await cli(file, '--out', path.join(tmp, 'y.csv'));
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: 2, inSync: 2, drift: 0, missingInHr: 0 });
@@ -114,7 +157,13 @@ describe('hr:reconcile as an operator runs it', () => {
     const wrongType = await cli(txt);
     expect([wrongType.code, wrongType.stderr.trim()]).toEqual([1, `${txt}: the sheet must be a .csv or .xlsx file`]);
     const noColumn = path.join(tmp, 'no-column.csv');
-    fs.writeFileSync(noColumn, csv([POPULATION_COLUMNS.filter((c) => c !== 'coreGrade'), cells(inSync).filter((_, i) => POPULATION_COLUMNS[i] !== 'coreGrade')]));
+    fs.writeFileSync(
+      noColumn,
+      csv([
+        POPULATION_COLUMNS.filter((c) => c !== 'coreGrade'),
+        cells(inSync).filter((_, i) => POPULATION_COLUMNS[i] !== 'coreGrade'),
+      ]),
+    );
     const missing = await cli(noColumn, '--out', path.join(tmp, 'z.csv'));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`${noColumn}: the HR population sheet has no column coreGrade`);

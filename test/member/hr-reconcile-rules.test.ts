@@ -76,7 +76,9 @@ describe('drift: what a 4.2 push of the row would write', () => {
   });
 
   test('references: another member type or company is drift; HR terminated is status and statusReason', () => {
-    expect(employeeDrift(member(), record(), { ...refs, memberTypeId: 'mt-temp', companyId: 'c-2' }).map((d) => d.field)).toEqual(['memberType', 'company']);
+    expect(
+      employeeDrift(member(), record(), { ...refs, memberTypeId: 'mt-temp', companyId: 'c-2' }).map((d) => d.field),
+    ).toEqual(['memberType', 'company']);
     expect(employeeDrift(member(), record({ status: 'terminated', leavingReason: 'Resigned' }), refs)).toEqual([
       { field: 'status', member: 'active', hr: 'inactive' },
       { field: 'statusReason', member: null, hr: 'Resigned' },
@@ -107,9 +109,21 @@ describe('missing in HR', () => {
   });
 
   test("the deactivation is the member's own record with status terminated: it changes status and statusReason only", () => {
-    const built = terminationRecord(member({ middleName: 'B', lastDayOfService: '2026-01-31' }), { employmentType: 'Permanent', bgId: 'BG1' });
+    const built = terminationRecord(member({ middleName: 'B', lastDayOfService: '2026-01-31' }), {
+      employmentType: 'Permanent',
+      bgId: 'BG1',
+    });
     if (!('record' in built)) throw new Error(`not built: ${built.missing}`);
-    expect(built.record).toMatchObject({ employeeId: 'E1', status: 'terminated', leavingReason: NOT_IN_HR_REASON, companyId: 'BG1', employmentType: 'Permanent', middleName: 'B', lastDayOfService: '2026-01-31', oldStaffId: null });
+    expect(built.record).toMatchObject({
+      employeeId: 'E1',
+      status: 'terminated',
+      leavingReason: NOT_IN_HR_REASON,
+      companyId: 'BG1',
+      employmentType: 'Permanent',
+      middleName: 'B',
+      lastDayOfService: '2026-01-31',
+      oldStaffId: null,
+    });
     expect(recordDateProblems(built.record)).toEqual({});
     const drift = employeeDrift(member({ middleName: 'B', lastDayOfService: '2026-01-31' }), built.record, refs);
     expect(drift).toEqual([
@@ -119,8 +133,12 @@ describe('missing in HR', () => {
   });
 
   test('a member never updated by HR (no gender, ...) or whose member type has no active HR name cannot be deactivated by a push', () => {
-    expect(terminationRecord(member({ gender: null, coreGrade: '' }), { employmentType: 'Permanent', bgId: 'BG1' })).toEqual({ missing: ['gender', 'coreGrade'] });
-    expect(terminationRecord(member({ address: null }), { employmentType: null, bgId: null })).toEqual({ missing: ['memberType', 'address.country', 'address.address', 'company'] });
+    expect(
+      terminationRecord(member({ gender: null, coreGrade: '' }), { employmentType: 'Permanent', bgId: 'BG1' }),
+    ).toEqual({ missing: ['gender', 'coreGrade'] });
+    expect(terminationRecord(member({ address: null }), { employmentType: null, bgId: null })).toEqual({
+      missing: ['memberType', 'address.country', 'address.address', 'company'],
+    });
   });
 });
 
@@ -160,7 +178,9 @@ describe('the HR population sheet', () => {
   });
 
   test('a header without a required column is named; the optional ones may be left out', () => {
-    expect(missingColumns(POPULATION_COLUMNS.filter((c) => c !== 'coreGrade' && c !== 'middleName'))).toEqual(['coreGrade']);
+    expect(missingColumns(POPULATION_COLUMNS.filter((c) => c !== 'coreGrade' && c !== 'middleName'))).toEqual([
+      'coreGrade',
+    ]);
     expect(missingColumns([...POPULATION_COLUMNS])).toEqual([]);
   });
 
@@ -172,7 +192,8 @@ describe('the HR population sheet', () => {
   });
 
   test("the back-office method's rows are the 4.2 record: its schema's items are hrUpdateEmployee.json's rules", () => {
-    const read = (name: string) => JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/Member', name), 'utf8'));
+    const read = (name: string) =>
+      JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/Member', name), 'utf8'));
     const hr = read('hrUpdateEmployee.json');
     const items = read('reconcileHrPopulation.json').properties.rows.items;
     expect(items.required).toEqual(hr.required);
@@ -182,13 +203,40 @@ describe('the HR population sheet', () => {
 
 describe('outcomes and the report', () => {
   test("4.2's answers: 200 applied, 202 (the quarantine) held, a refusal failed with its fields", () => {
-    expect(pushAnswerOutcome(200, { success: true, body: { updatedFields: ['grade'] } })).toEqual({ outcome: 'applied', updatedFields: ['grade'] });
-    expect(pushAnswerOutcome(202, { success: true, code: 10076, body: { held: true, approvalId: 'a-1' } })).toEqual({ outcome: 'held', approvalId: 'a-1' });
-    const refused = pushErrorOutcome(Object.assign(new Error('Validation failed'), { status: 400, code: 10001, details: { errors: { email: ['is already used by another member'] } } }));
-    expect(refused).toEqual({ outcome: 'failed', status: 400, code: 10001, reason: 'Validation failed: email is already used by another member' });
+    expect(pushAnswerOutcome(200, { success: true, body: { updatedFields: ['grade'] } })).toEqual({
+      outcome: 'applied',
+      updatedFields: ['grade'],
+    });
+    expect(pushAnswerOutcome(202, { success: true, code: 10076, body: { held: true, approvalId: 'a-1' } })).toEqual({
+      outcome: 'held',
+      approvalId: 'a-1',
+    });
+    const refused = pushErrorOutcome(
+      Object.assign(new Error('Validation failed'), {
+        status: 400,
+        code: 10001,
+        details: { errors: { email: ['is already used by another member'] } },
+      }),
+    );
+    expect(refused).toEqual({
+      outcome: 'failed',
+      status: 400,
+      code: 10001,
+      reason: 'Validation failed: email is already used by another member',
+    });
     // 4.2 found a newer record than the file's (its X-HR-Timestamp): nothing applied, not a failure
-    expect(pushAnswerOutcome(200, { success: true, message: 'A newer record of this employee was already applied; this one was not', body: { updatedFields: [] } })).toEqual({ outcome: 'stale' });
-    expect(pushErrorOutcome(Object.assign(new Error('bad'), { status: 400, details: { errors: [{ field: 'rows.0.email', reason: 'x' }] } }))).toMatchObject({ reason: 'bad: rows.0.email x' });
+    expect(
+      pushAnswerOutcome(200, {
+        success: true,
+        message: 'A newer record of this employee was already applied; this one was not',
+        body: { updatedFields: [] },
+      }),
+    ).toEqual({ outcome: 'stale' });
+    expect(
+      pushErrorOutcome(
+        Object.assign(new Error('bad'), { status: 400, details: { errors: [{ field: 'rows.0.email', reason: 'x' }] } }),
+      ),
+    ).toMatchObject({ reason: 'bad: rows.0.email x' });
   });
 
   test('the summary counts kinds and outcomes; errors are failures and invalid rows, not held or manual ones', () => {
@@ -196,15 +244,35 @@ describe('outcomes and the report', () => {
     countDifference(s, { kind: 'drift', employeeId: 'E1', outcome: 'applied' });
     countDifference(s, { kind: 'missing_in_hr', employeeId: 'E2', outcome: 'held' });
     countDifference(s, { kind: 'missing_in_program', employeeId: 'E3', outcome: 'manual' });
-    expect(s).toMatchObject({ drift: 1, missingInHr: 1, missingInProgram: 1, applied: 1, held: 1, manual: 1, failed: 0 });
+    expect(s).toMatchObject({
+      drift: 1,
+      missingInHr: 1,
+      missingInProgram: 1,
+      applied: 1,
+      held: 1,
+      manual: 1,
+      failed: 0,
+    });
     expect(hasErrors(s)).toBe(false);
     countDifference(s, { kind: 'invalid_row', employeeId: 'E4', outcome: 'reported' });
     expect(hasErrors(s)).toBe(true);
   });
 
   test('a report line: CSV cells quoted where needed, formulas neutralised, changes as member → hr', () => {
-    const line = reportLine({ kind: 'drift', row: 7, employeeId: 'E1', memberId: 'm-1', changes: [{ field: 'grade', member: 'G9', hr: 'G1' }, { field: 'name', member: 'A, B', hr: '=1+1' }], outcome: 'reported' });
+    const line = reportLine({
+      kind: 'drift',
+      row: 7,
+      employeeId: 'E1',
+      memberId: 'm-1',
+      changes: [
+        { field: 'grade', member: 'G9', hr: 'G1' },
+        { field: 'name', member: 'A, B', hr: '=1+1' },
+      ],
+      outcome: 'reported',
+    });
     expect(line).toBe('drift,7,E1,m-1,grade name,reported,,,"grade: ""G9"" → ""G1""; name: ""A, B"" → ""=1+1"""\n');
-    expect(reportLine({ kind: 'invalid_row', row: 3, employeeId: '=cmd', outcome: 'reported', reason: 'x' })).toBe(`invalid_row,3,"'=cmd",,,reported,,x,\n`);
+    expect(reportLine({ kind: 'invalid_row', row: 3, employeeId: '=cmd', outcome: 'reported', reason: 'x' })).toBe(
+      `invalid_row,3,"'=cmd",,,reported,,x,\n`,
+    );
   });
 });

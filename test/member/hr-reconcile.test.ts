@@ -55,7 +55,9 @@ function hrRecord(i: number): Record<string, unknown> {
     name: `Name${i}`,
     email: `r${i}@example.com`,
     phone: `+9715${String(i).padStart(8, '0')}`,
-    ...(kind === 'terminated' || kind === 'notMemberTerminated' ? { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2026-10-31' } : {}),
+    ...(kind === 'terminated' || kind === 'notMemberTerminated'
+      ? { status: 'terminated', leavingReason: 'Resigned', lastDayOfService: '2026-10-31' }
+      : {}),
     ...(kind === 'migration' ? { oldStaffId: `O${i}` } : {}),
     ...(kind === 'companyMove' ? { companyId: 'BG2' } : {}),
   });
@@ -136,9 +138,11 @@ async function storeMember(t: TestRuntime, profile: Record<string, any>): Promis
 
 async function inPool<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 describe('hr:reconcile: a 10,000-employee population against a seeded program', () => {
@@ -149,7 +153,9 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
   const notInHr = { active: 30, noHrFields: 5, inactive: 10, dependants: 10 };
 
   /** the command as an operator runs it, in this process on the test runtime; answers its JSON summary and report */
-  async function reconcile(...args: string[]): Promise<{ summary: ReconcileSummary & { report: string }; report: string[][]; exitCode: number }> {
+  async function reconcile(
+    ...args: string[]
+  ): Promise<{ summary: ReconcileSummary & { report: string }; report: string[][]; exitCode: number }> {
     const program = new Command('cli').exitOverride();
     registerCommands(program, (fn) => fn(t.rt));
     const json = path.join(tmp, `summary-${Date.now()}.json`);
@@ -160,7 +166,19 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const started = Date.now();
     try {
-      await program.parseAsync(['node', 'cli', 'hr:reconcile', file, '--out', out, '--json', json, '--concurrency', '32', ...args]);
+      await program.parseAsync([
+        'node',
+        'cli',
+        'hr:reconcile',
+        file,
+        '--out',
+        out,
+        '--json',
+        json,
+        '--concurrency',
+        '32',
+        ...args,
+      ]);
     } finally {
       write.mockRestore();
     }
@@ -169,7 +187,11 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     timings[`run ${Object.keys(timings).length}`] = Date.now() - started;
     const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
     expect(lines[0]).toBe('kind,row,employeeId,memberId,fields,outcome,code,reason,changes');
-    return { summary: JSON.parse(fs.readFileSync(json, 'utf8')), report: lines.slice(1).map((l) => l.split(',')), exitCode };
+    return {
+      summary: JSON.parse(fs.readFileSync(json, 'utf8')),
+      report: lines.slice(1).map((l) => l.split(',')),
+      exitCode,
+    };
   }
 
   beforeAll(async () => {
@@ -193,12 +215,24 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     }
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
     const extra = (prefix: string, n: number, o: Record<string, unknown> = {}) =>
-      Array.from({ length: n }, (_, j) => profileFrom(`${prefix.toLowerCase()}-${j}`, employeeRecord(`${prefix}${j}`, { email: `${prefix.toLowerCase()}${j}@example.com` }), o));
+      Array.from({ length: n }, (_, j) =>
+        profileFrom(
+          `${prefix.toLowerCase()}-${j}`,
+          employeeRecord(`${prefix}${j}`, { email: `${prefix.toLowerCase()}${j}@example.com` }),
+          o,
+        ),
+      );
     profiles.push(...extra('X', notInHr.active));
     profiles.push(...extra('Y', notInHr.noHrFields, { gender: null, coreGrade: null }));
     profiles.push(...extra('Z', notInHr.inactive, { status: 'inactive', statusReason: 'left' }));
     profiles.push(
-      ...Array.from({ length: notInHr.dependants }, (_, j) => profileFrom(`dep-${j}`, employeeRecord('none', { email: `dep${j}@example.com` }), { staffId: null, primaryMemberId: 'm-0', relation: 'spouse' })),
+      ...Array.from({ length: notInHr.dependants }, (_, j) =>
+        profileFrom(`dep-${j}`, employeeRecord('none', { email: `dep${j}@example.com` }), {
+          staffId: null,
+          primaryMemberId: 'm-0',
+          relation: 'spouse',
+        }),
+      ),
     );
     await inPool(profiles, 32, (p) => storeMember(t, p));
     timings.seed = Date.now() - started;
@@ -238,9 +272,24 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     expect(fieldsOf('R3')).toBe('status statusReason');
     expect(fieldsOf('R4')).toBe('staffId previousStaffIds');
     expect(fieldsOf('R8')).toBe('company');
-    expect(byKind('missing_in_program').map((l) => l[2]).sort()).toEqual(Array.from({ length: 10 }, (_, k) => staffId(k * 1000 + 5)).sort());
-    expect(byKind('missing_in_hr').map((l) => l[2]).sort()).toEqual([...Array.from({ length: 30 }, (_, j) => `X${j}`), ...Array.from({ length: 5 }, (_, j) => `Y${j}`)].sort());
-    expect(byKind('missing_in_hr').filter((l) => l[5] === 'manual').map((l) => l[2]).sort()).toEqual(Array.from({ length: 5 }, (_, j) => `Y${j}`));
+    expect(
+      byKind('missing_in_program')
+        .map((l) => l[2])
+        .sort(),
+    ).toEqual(Array.from({ length: 10 }, (_, k) => staffId(k * 1000 + 5)).sort());
+    expect(
+      byKind('missing_in_hr')
+        .map((l) => l[2])
+        .sort(),
+    ).toEqual(
+      [...Array.from({ length: 30 }, (_, j) => `X${j}`), ...Array.from({ length: 5 }, (_, j) => `Y${j}`)].sort(),
+    );
+    expect(
+      byKind('missing_in_hr')
+        .filter((l) => l[5] === 'manual')
+        .map((l) => l[2])
+        .sort(),
+    ).toEqual(Array.from({ length: 5 }, (_, j) => `Y${j}`));
     for (const l of dry.report) expect(['reported', 'manual']).toContain(l[5]);
     // nothing written: a drifting member and a member missing in HR are as seeded
     expect((await memberState(t, 'm-1')).state.private.profile.grade).toBe('G0');
@@ -249,7 +298,15 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     // 2. apply: every drift and every member missing in HR with an HR record of its own, through 4.2
     const applied = await reconcile('--apply');
     expect(applied.exitCode).toBe(0);
-    expect(applied.summary).toMatchObject({ apply: true, drift: driftTotal, missingInHr: 35, applied: driftTotal + notInHr.active, held: 0, failed: 0, manual: 15 });
+    expect(applied.summary).toMatchObject({
+      apply: true,
+      drift: driftTotal,
+      missingInHr: 35,
+      applied: driftTotal + notInHr.active,
+      held: 0,
+      failed: 0,
+      manual: 15,
+    });
     const m1 = (await memberState(t, 'm-1')).state.private.profile;
     expect(m1.grade).toBe('G1');
     const m3 = (await memberState(t, 'm-3')).state.private.profile;
@@ -259,32 +316,80 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
     expect(m4.lookups.staffId).toBe('R4');
     expect((await memberState(t, 'm-8')).state.private.profile.company).toEqual({ id: 'c-2' });
     const x0 = (await memberState(t, 'x-0')).state.private.profile;
-    expect(x0).toMatchObject({ status: 'inactive', statusReason: 'Not in the HR population (reconciliation)', gender: 'F', grade: 'G1' });
+    expect(x0).toMatchObject({
+      status: 'inactive',
+      statusReason: 'Not in the HR population (reconciliation)',
+      gender: 'F',
+      grade: 'G1',
+    });
     // audited as a 4.2 update, under the run's name
     const logs = await memberLogs(t, 'x-0');
-    expect(logs.some((e) => e.additionalData?.source === 'hr_employee_update' && e.actor?.name === 'system: hr:reconcile population.csv')).toBe(true);
+    expect(
+      logs.some(
+        (e) =>
+          e.additionalData?.source === 'hr_employee_update' && e.actor?.name === 'system: hr:reconcile population.csv',
+      ),
+    ).toBe(true);
 
     // 3. what no push can do: the operator imports the employees missing in the program and deactivates those HR never updated
     const missing = Array.from({ length: 10 }, (_, k) => hrRecord(k * 1000 + 5) as Record<string, any>);
     const sheet = path.join(tmp, 'missing.csv');
     fs.writeFileSync(
       sheet,
-      ['employeeId,email,name,surname,phone,grade,employmentType,companyId,addressCountry,address', ...missing.map((r) => [r.employeeId, r.email, r.name, r.surname, r.phone, r.grade, 'Permanent', 'BG1', r.address.country, `"${r.address.address}"`].join(','))].join('\n'),
+      [
+        'employeeId,email,name,surname,phone,grade,employmentType,companyId,addressCountry,address',
+        ...missing.map((r) =>
+          [
+            r.employeeId,
+            r.email,
+            r.name,
+            r.surname,
+            r.phone,
+            r.grade,
+            'Permanent',
+            'BG1',
+            r.address.country,
+            `"${r.address.address}"`,
+          ].join(','),
+        ),
+      ].join('\n'),
     );
-    const imported = await runImport(SHEETS.members!, sheet, (c, m, i, b) => t.rt.call(c, m, i, b), { errorsFile: path.join(tmp, 'missing.errors.csv') });
+    const imported = await runImport(SHEETS.members!, sheet, (c, m, i, b) => t.rt.call(c, m, i, b), {
+      errorsFile: path.join(tmp, 'missing.errors.csv'),
+    });
     expect(imported).toMatchObject({ created: 10, failed: 0 });
     for (let j = 0; j < notInHr.noHrFields; j++) {
-      const r = await t.rt.call('Member', 'updateMemberStatus', `y-${j}`, { status: 'inactive', reason: 'left the company' });
+      const r = await t.rt.call('Member', 'updateMemberStatus', `y-${j}`, {
+        status: 'inactive',
+        reason: 'left the company',
+      });
       expect(r.status).toBe(200);
     }
     // the imported members lack what only HR sends (gender, marital status, ...): apply writes it
     const fill = await reconcile('--apply');
-    expect(fill.summary).toMatchObject({ drift: 10, missingInProgram: 0, missingInHr: 0, applied: 10, failed: 0, manual: 0 });
+    expect(fill.summary).toMatchObject({
+      drift: 10,
+      missingInProgram: 0,
+      missingInHr: 0,
+      applied: 10,
+      failed: 0,
+      manual: 0,
+    });
 
     // 4. converged: nothing to report
     const last = await reconcile();
     expect(last.exitCode).toBe(0);
-    expect(last.summary).toMatchObject({ rows: N, inSync: N - 10, drift: 0, missingInProgram: 0, missingInHr: 0, invalid: 0, ignored: 10, manual: 0, failed: 0 });
+    expect(last.summary).toMatchObject({
+      rows: N,
+      inSync: N - 10,
+      drift: 0,
+      missingInProgram: 0,
+      missingInHr: 0,
+      invalid: 0,
+      ignored: 10,
+      manual: 0,
+      failed: 0,
+    });
     expect(last.report).toEqual([]);
   }, 180_000);
 });

@@ -43,7 +43,15 @@ beforeAll(async () => {
   hr = await new FakeHr().start();
   projectId = uniqueProjectId('hrr');
   // a long HR time-out: the held update is still waited for when the process is killed
-  env = { CLASS_DIRS: MEMBER_CLASS_DIRS, SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_API_KEY: 'hr-secret', HR_TIMEOUT_MS: '20000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10' };
+  env = {
+    CLASS_DIRS: MEMBER_CLASS_DIRS,
+    SCHEMA_DIRS: 'schemas',
+    HR_BASE_URL: hr.url,
+    HR_API_KEY: 'hr-secret',
+    HR_TIMEOUT_MS: '20000',
+    HR_RETRIES: '1',
+    HR_RETRY_BASE_MS: '10',
+  };
   // this process seeds the program and reads the stored state; the crashed and resumed registrations go to the spawned ones
   api = await startTestRuntime({ projectId, env });
   await seedProgram(api);
@@ -59,8 +67,17 @@ afterAll(async () => {
 });
 
 /** POST as a back-office user to a process of the service */
-async function post(base: string, pathname: string, body: unknown, token: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(base + pathname, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+async function post(
+  base: string,
+  pathname: string,
+  body: unknown,
+  token: string,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + pathname, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -81,7 +98,9 @@ test('a registration killed while the HR system holds the member-id update: run 
   const first = await spawnRuntime(projectId, env);
   running.push(first);
   // the caller got no answer: its connection went with the process
-  expect(await killWhileMemberIdHeld(hr, first, () => post(first.base, path('registerFromHr'), { email }, token))).toHaveProperty('failed');
+  expect(
+    await killWhileMemberIdHeld(hr, first, () => post(first.base, path('registerFromHr'), { email }, token)),
+  ).toHaveProperty('failed');
 
   // what the crash left: the member, created by the registration, its member id neither in HR nor on it
   const memberId = (await api.rt.store.resolveLookup('Member', 'staffId', staffId))!;
@@ -92,19 +111,36 @@ test('a registration killed while the HR system holds the member-id update: run 
   expect(left.hrRegistrationFinishedAt).toBeUndefined();
   // the dependants were created (each its own call), but their links are committed with the registration's end, which never came
   expect(left.profile.familyMembers).toEqual([]);
-  for (const dep of [depA, depB]) expect((await memberState(api, dep)).state.private.profile.primaryMemberId).toBe(memberId);
+  for (const dep of [depA, depB])
+    expect((await memberState(api, dep)).state.private.profile.primaryMemberId).toBe(memberId);
   expect(hr.memberIds.has(staffId)).toBe(false);
 
   const second = await spawnRuntime(projectId, env);
   running.push(second);
   const recorded = hr.count(MEMBER_ID);
   // a company user of another company: refused by scope (before the lock), nothing read of the member, nothing to HR
-  const otherCompany = api.rt.tokens.sign({ sub: 'oth', identity: 'program_management_user', roles: ['super'], tenant: 'c-2' });
+  const otherCompany = api.rt.tokens.sign({
+    sub: 'oth',
+    identity: 'program_management_user',
+    roles: ['super'],
+    tenant: 'c-2',
+  });
   const scoped = await post(second.base, path('registerFromHr'), { email }, otherCompany);
   expect([scoped.status, [1023, 6018].includes(scoped.body.code)]).toEqual([403, true]);
   // the dry run says what the registration will do: finish this member
   const check = await post(second.base, path('checkRegistrationFromHr'), { email }, token);
-  expect([check.status, check.body]).toEqual([200, { registrable: true, employeeId: staffId, memberType: 'mt-perm', company: { id: 'c-1' }, dependants: 2, resumed: true, memberId }]);
+  expect([check.status, check.body]).toEqual([
+    200,
+    {
+      registrable: true,
+      employeeId: staffId,
+      memberType: 'mt-perm',
+      company: { id: 'c-1' },
+      dependants: 2,
+      resumed: true,
+      memberId,
+    },
+  ]);
 
   // HR has terminated the employee meanwhile: the resume is refused as a new registration would be, dry run too.
   // The crashed call's lock is held until its window lapses: polled until the answer is no longer "in progress"
@@ -122,12 +158,22 @@ test('a registration killed while the HR system holds the member-id update: run 
     { timeoutMs: 60_000, intervalMs: 500, what: "the crashed call's registration lock to lapse" },
   ))!;
   expect([terminated.status, terminated.body.code, terminated.body.details.field]).toEqual([422, 5031, 'status']);
-  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({ code: 5031, details: { field: 'status' } });
+  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({
+    code: 5031,
+    details: { field: 'status' },
+  });
   // moved to another company (c-2, active): not this member's company, refused on companyId
   hr.employees.set(email, { ...record, companyId: 'BG2' });
   const moved = await post(second.base, path('registerFromHr'), { email }, token);
-  expect([moved.status, moved.body.code, moved.body.details]).toEqual([422, 5031, expect.objectContaining({ field: 'companyId', memberId })]);
-  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({ code: 5031, details: { field: 'companyId' } });
+  expect([moved.status, moved.body.code, moved.body.details]).toEqual([
+    422,
+    5031,
+    expect.objectContaining({ field: 'companyId', memberId }),
+  ]);
+  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({
+    code: 5031,
+    details: { field: 'companyId' },
+  });
   // the member deactivated meanwhile (here by the system, applied at once): not finished either, 409 naming it and its status
   hr.employees.set(email, record);
   const setStatus = async (status: string) => {
@@ -136,8 +182,15 @@ test('a registration killed while the HR system holds the member-id update: run 
   };
   await setStatus('inactive');
   const inactive = await post(second.base, path('registerFromHr'), { email }, token);
-  expect([inactive.status, inactive.body.code, inactive.body.details]).toEqual([409, 5026, { memberId, status: 'inactive' }]);
-  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({ code: 5026, details: { memberId, status: 'inactive' } });
+  expect([inactive.status, inactive.body.code, inactive.body.details]).toEqual([
+    409,
+    5026,
+    { memberId, status: 'inactive' },
+  ]);
+  expect((await post(second.base, path('checkRegistrationFromHr'), { email }, token)).body).toMatchObject({
+    code: 5026,
+    details: { memberId, status: 'inactive' },
+  });
   await setStatus('active');
   // nothing reached the HR system, nothing was linked
   expect(hr.count(MEMBER_ID)).toBe(recorded);
@@ -146,7 +199,12 @@ test('a registration killed while the HR system holds the member-id update: run 
   hr.employees.set(email, record);
   const resumed = await post(second.base, path('registerFromHr'), { email }, token);
   expect(resumed.status).toBe(200);
-  expect(resumed.body).toMatchObject({ resumed: true, memberIdRecorded: true, warnings: [], member: { id: memberId, staffId } });
+  expect(resumed.body).toMatchObject({
+    resumed: true,
+    memberIdRecorded: true,
+    warnings: [],
+    member: { id: memberId, staffId },
+  });
   // created before the crash, found again by the upsert
   expect(resumed.body.dependants).toEqual([
     { id: depA, created: false, warnings: [] },
@@ -157,7 +215,8 @@ test('a registration killed while the HR system holds the member-id update: run 
   expect(done.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([depA, depB]);
   expect(done.hrMemberIdRecordedAt).toEqual(expect.any(String));
   expect(done.hrRegistrationFinishedAt).toEqual(expect.any(String));
-  for (const dep of [depA, depB]) expect((await memberState(api, dep)).state.private.profile.primaryMemberId).toBe(memberId);
+  for (const dep of [depA, depB])
+    expect((await memberState(api, dep)).state.private.profile.primaryMemberId).toBe(memberId);
   // one member for the staff id, one for each dependant: nothing was created twice
   let members = 0;
   for await (const ids of api.rt.store.instanceIds('Member')) members += ids.length;
@@ -174,13 +233,21 @@ test('two registrations of one employee at once: the second is refused as in pro
   const staffId = uniq('K');
   const email = `${staffId.toLowerCase()}@example.com`;
   const dep = uniq('d');
-  hr.employees.set(email, hrEmployee(staffId, { dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }] }));
+  hr.employees.set(
+    email,
+    hrEmployee(staffId, {
+      dependants: [{ id: dep, type: 'Wife', name: 'Mary', surname: 'Hopper', email: null, birthdate: '1991-01-01' }],
+    }),
+  );
   const before = hr.count(MEMBER_ID);
   const auth = { authorization: `Bearer ${token}` };
   hr.answer(MEMBER_ID, { hold: true });
   // the first registration waits on the HR system's member-id update, which is held
   const first = api.post(path('registerFromHr'), { email }, auth);
-  await waitFor(() => hr.count(MEMBER_ID) === before + 1, { timeoutMs: 30_000, what: "the first registration's member-id update reaching the HR system" });
+  await waitFor(() => hr.count(MEMBER_ID) === before + 1, {
+    timeoutMs: 30_000,
+    what: "the first registration's member-id update reaching the HR system",
+  });
   const second = await api.post(path('registerFromHr'), { email }, auth);
   expect([second.status, second.body.code]).toEqual([409, 5043]);
   expect(second.body.message).toContain('in progress');
@@ -192,7 +259,9 @@ test('two registrations of one employee at once: the second is refused as in pro
   const memberId = done.body.member.id;
   expect(hr.count(MEMBER_ID)).toBe(before + 1);
   expect(hr.memberIds.get(staffId)).toBe(memberId);
-  expect((await memberState(api, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id)).toEqual([dep]);
+  expect(
+    (await memberState(api, memberId)).state.private.profile.familyMembers.map((f: { id: string }) => f.id),
+  ).toEqual([dep]);
   // ended: the lock is released, and the next call is the usual refusal
   const again = await api.post(path('registerFromHr'), { email }, auth);
   expect([again.status, again.body.code]).toEqual([409, 5026]);

@@ -10,7 +10,12 @@ import {
   toFieldMessages,
   type EmployeeRecord,
 } from '../../classes/Member/hr-contract';
-import { applyDependantRecord, applyEmployeeRecord, employeePushOutcome, employeeStatus } from '../../classes/Member/hr-sync';
+import {
+  applyDependantRecord,
+  applyEmployeeRecord,
+  employeePushOutcome,
+  employeeStatus,
+} from '../../classes/Member/hr-sync';
 import type { MemberProfile } from '../../classes/Member/types';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -53,10 +58,18 @@ function profile(over: Partial<MemberProfile> = {}): MemberProfile {
 }
 
 function record(over: Partial<EmployeeRecord> = {}): EmployeeRecord {
-  return employeeRecord('S1', { phone: '+1', address: { country: 'AE', address: 'x' }, birthdate: '1990-01-01', ...over }) as unknown as EmployeeRecord;
+  return employeeRecord('S1', {
+    phone: '+1',
+    address: { country: 'AE', address: 'x' },
+    birthdate: '1990-01-01',
+    ...over,
+  }) as unknown as EmployeeRecord;
 }
 
-const input = (rec: EmployeeRecord, over: Partial<{ memberTypeId: string; companyId: string; migrated: boolean }> = {}) => ({
+const input = (
+  rec: EmployeeRecord,
+  over: Partial<{ memberTypeId: string; companyId: string; migrated: boolean }> = {},
+) => ({
   record: rec,
   memberTypeId: 'mt',
   companyId: 'c-1',
@@ -73,13 +86,28 @@ describe('applyEmployeeRecord', () => {
   });
 
   test('changed fields in a fixed order; updatedAt moves', () => {
-    const r = applyEmployeeRecord(profile(), input(record({ phone: '+2', name: 'B', grade: 'G2' }), { companyId: 'c-2', memberTypeId: 'mt2' }), NOW);
+    const r = applyEmployeeRecord(
+      profile(),
+      input(record({ phone: '+2', name: 'B', grade: 'G2' }), { companyId: 'c-2', memberTypeId: 'mt2' }),
+      NOW,
+    );
     expect(r.updatedFields).toEqual(['name', 'phone', 'grade', 'memberType', 'company']);
-    expect(r.profile).toMatchObject({ name: 'B', phone: '+2', grade: 'G2', memberType: 'mt2', company: { id: 'c-2' }, updatedAt: NOW });
+    expect(r.profile).toMatchObject({
+      name: 'B',
+      phone: '+2',
+      grade: 'G2',
+      memberType: 'mt2',
+      company: { id: 'c-2' },
+      updatedAt: NOW,
+    });
   });
 
   test('migration appends the old staff id once', () => {
-    const r = applyEmployeeRecord(profile({ previousStaffIds: ['S0'] }), input(record({ employeeId: 'S2', oldStaffId: 'S1' }), { migrated: true }), NOW);
+    const r = applyEmployeeRecord(
+      profile({ previousStaffIds: ['S0'] }),
+      input(record({ employeeId: 'S2', oldStaffId: 'S1' }), { migrated: true }),
+      NOW,
+    );
     expect(r.updatedFields).toEqual(['staffId', 'previousStaffIds']);
     expect(r.profile).toMatchObject({ staffId: 'S2', previousStaffIds: ['S0', 'S1'] });
   });
@@ -97,7 +125,10 @@ describe('applyEmployeeRecord', () => {
 });
 
 describe('employeePushOutcome (the fast path: answered from a read, or written under the turn)', () => {
-  const push = (rec: EmployeeRecord, over: Partial<{ memberTypeId: string; companyId: string; foundBy: string; recordedAt: string }> = {}) => ({
+  const push = (
+    rec: EmployeeRecord,
+    over: Partial<{ memberTypeId: string; companyId: string; foundBy: string; recordedAt: string }> = {},
+  ) => ({
     record: rec,
     memberTypeId: 'mt',
     companyId: 'c-1',
@@ -109,24 +140,44 @@ describe('employeePushOutcome (the fast path: answered from a read, or written u
 
   test('an identical record is unchanged, with or without a time that is not newer', () => {
     expect(employeePushOutcome({ profile: profile(), held: false }, push(record()))).toBe('unchanged');
-    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record(), { recordedAt: T2 }))).toBe('unchanged');
+    expect(
+      employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record(), { recordedAt: T2 })),
+    ).toBe('unchanged');
   });
 
   test('a differing field, a move, a newer time, a held push or another staff id go to the write', () => {
     expect(employeePushOutcome({ profile: profile(), held: false }, push(record({ phone: '+2' })))).toBe('write');
-    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { companyId: 'c-2' }))).toBe('write');
-    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { memberTypeId: 'mt2' }))).toBe('write');
-    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T1, held: false }, push(record(), { recordedAt: T2 }))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { companyId: 'c-2' }))).toBe(
+      'write',
+    );
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { memberTypeId: 'mt2' }))).toBe(
+      'write',
+    );
+    expect(
+      employeePushOutcome({ profile: profile(), hrRecordedAt: T1, held: false }, push(record(), { recordedAt: T2 })),
+    ).toBe('write');
     expect(employeePushOutcome({ profile: profile(), held: false }, push(record(), { recordedAt: T2 }))).toBe('write');
     expect(employeePushOutcome({ profile: profile(), held: true }, push(record()))).toBe('write');
     expect(employeePushOutcome({ profile: profile({ staffId: 'S9' }), held: false }, push(record()))).toBe('write');
-    expect(employeePushOutcome({ profile: profile(), held: false }, push(record({ status: 'terminated' })))).toBe('write');
+    expect(employeePushOutcome({ profile: profile(), held: false }, push(record({ status: 'terminated' })))).toBe(
+      'write',
+    );
   });
 
   test('an older record than one applied is stale, changed or not', () => {
-    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record({ phone: '+2' }), { recordedAt: T1 }))).toBe('stale');
+    expect(
+      employeePushOutcome(
+        { profile: profile(), hrRecordedAt: T2, held: false },
+        push(record({ phone: '+2' }), { recordedAt: T1 }),
+      ),
+    ).toBe('stale');
     // a move is decided under the turn, where the company checks come first
-    expect(employeePushOutcome({ profile: profile(), hrRecordedAt: T2, held: false }, push(record(), { recordedAt: T1, companyId: 'c-2' }))).toBe('write');
+    expect(
+      employeePushOutcome(
+        { profile: profile(), hrRecordedAt: T2, held: false },
+        push(record(), { recordedAt: T1, companyId: 'c-2' }),
+      ),
+    ).toBe('write');
   });
 });
 
@@ -137,23 +188,46 @@ describe('employeeStatus', () => {
     ['inactive', 'active', null, 'active', null],
     ['pending_tier', 'active', null, 'pending_tier', 'kept'],
   ] as const)('%s + HR %s (%s) → %s / %s', (from, hr, reason, status, statusReason) => {
-    expect(employeeStatus({ status: from, statusReason: 'kept' }, { status: hr, leavingReason: reason })).toEqual({ status, statusReason });
+    expect(employeeStatus({ status: from, statusReason: 'kept' }, { status: hr, leavingReason: reason })).toEqual({
+      status,
+      statusReason,
+    });
   });
 });
 
 describe('dependants', () => {
   test('normalisation: blank email → null, blank/null/omitted phone → unchanged, status any case', () => {
     const base = { id: 'd', employeeId: 'S', name: 'n', surname: 's', type: ' Spouse ', birthdate: '2000-01-01' };
-    expect(normalizeDependant({ ...base, status: 'IN-ACTIVE', email: '  ', phone: ' ' })).toMatchObject({ status: 'in-active', email: null, phone: undefined, type: 'Spouse' });
-    expect(normalizeDependant({ ...base, status: 'active', email: ' a@b.c ', phone: null })).toMatchObject({ status: 'active', email: 'a@b.c', phone: undefined });
+    expect(normalizeDependant({ ...base, status: 'IN-ACTIVE', email: '  ', phone: ' ' })).toMatchObject({
+      status: 'in-active',
+      email: null,
+      phone: undefined,
+      type: 'Spouse',
+    });
+    expect(normalizeDependant({ ...base, status: 'active', email: ' a@b.c ', phone: null })).toMatchObject({
+      status: 'active',
+      email: 'a@b.c',
+      phone: undefined,
+    });
     expect(normalizeDependant({ ...base, status: 'Active', email: null })).toMatchObject({ phone: undefined });
   });
 
   test('applyDependantRecord leaves the phone when undefined', () => {
     const p = profile({ primaryMemberId: 'm0', staffId: null, relation: 'spouse', phone: '+9' });
-    const rec = { id: 'm1', employeeId: 'S', status: 'active' as const, name: 'Ada', surname: 'Lovelace', email: 's1@example.com', phone: undefined, type: 'spouse' };
+    const rec = {
+      id: 'm1',
+      employeeId: 'S',
+      status: 'active' as const,
+      name: 'Ada',
+      surname: 'Lovelace',
+      email: 's1@example.com',
+      phone: undefined,
+      type: 'spouse',
+    };
     expect(applyDependantRecord(p, { record: rec, memberSubTypeId: null }, NOW).updatedFields).toEqual([]);
-    expect(applyDependantRecord(p, { record: { ...rec, phone: '+8' }, memberSubTypeId: 'st' }, NOW).updatedFields).toEqual(['phone', 'memberSubType']);
+    expect(
+      applyDependantRecord(p, { record: { ...rec, phone: '+8' }, memberSubTypeId: 'st' }, NOW).updatedFields,
+    ).toEqual(['phone', 'memberSubType']);
   });
 });
 
@@ -182,21 +256,37 @@ describe('contract helpers', () => {
 
   test('hrErrorShape maps runtime errors to the 7.2 envelope', () => {
     const shape = hrErrorShape('employee');
-    expect(shape(new ActorError(401, 1007, 'x')).toBody()).toEqual({ success: false, error: { code: 10072, message: 'Invalid or missing API key' } });
+    expect(shape(new ActorError(401, 1007, 'x')).toBody()).toEqual({
+      success: false,
+      error: { code: 10072, message: 'Invalid or missing API key' },
+    });
     expect(shape(new ActorError(403, 1008, 'x')).status).toBe(401);
-    expect(shape(new ActorError(504, 1011, 'x')).toBody()).toEqual({ success: false, error: { code: 10000, message: 'Internal server error, please retry later' } });
+    expect(shape(new ActorError(504, 1011, 'x')).toBody()).toEqual({
+      success: false,
+      error: { code: 10000, message: 'Internal server error, please retry later' },
+    });
     const busy = shape(new ActorError(503, 1012, 'x'));
-    expect([busy.status, busy.toBody()]).toEqual([503, { success: false, error: { code: 10000, message: 'Service unavailable, please retry later' } }]);
+    expect([busy.status, busy.toBody()]).toEqual([
+      503,
+      { success: false, error: { code: 10000, message: 'Service unavailable, please retry later' } },
+    ]);
   });
 
   test('photoErrorShape keeps {code, message}', () => {
-    expect(photoErrorShape(new ActorError(404, 1005, 'no method')).toBody()).toEqual({ code: 1005, message: 'no method' });
+    expect(photoErrorShape(new ActorError(404, 1005, 'no method')).toBody()).toEqual({
+      code: 1005,
+      message: 'no method',
+    });
   });
 
   test('photoUploadFailed: 400 for a refused file, 500 for a store failure', () => {
     expect(photoUploadFailed(new ActorError(400, 13004, 'mismatch')).status).toBe(400);
     expect(photoUploadFailed(new ActorError(500, 13014, 'store')).status).toBe(500);
     expect(photoUploadFailed(new Error('boom')).status).toBe(500);
-    expect(photoUploadFailed(new ActorError(400, 13004, 'mismatch')).toBody()).toEqual({ code: 10018, message: 'Employee photo upload failed', details: { message: 'mismatch', code: 13004 } });
+    expect(photoUploadFailed(new ActorError(400, 13004, 'mismatch')).toBody()).toEqual({
+      code: 10018,
+      message: 'Employee photo upload failed',
+      details: { message: 'mismatch', code: 13004 },
+    });
   });
 });

@@ -55,27 +55,58 @@ const privateOf = async (id: string) => (await memberState(t, id)).state.private
 
 test("a card with a photo: the member's ID photo waits for MEMBER_ID_PHOTO_UPLOAD, and approving it makes it the ID photo", async () => {
   const staffId = uniq('C');
-  cards.cards.set(staffId, { staffId, cardNumber: `N-${staffId}`, validFrom: '2026-01-01', validUntil: '2029-12-31', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } });
+  cards.cards.set(staffId, {
+    staffId,
+    cardNumber: `N-${staffId}`,
+    validFrom: '2026-01-01',
+    validUntil: '2029-12-31',
+    photo: { contentBase64: PNG_1PX, mimeType: 'image/png' },
+  });
   const r = await register(staffId);
   expect([r.status, r.body.warnings, r.body.memberIdRecorded]).toEqual([201, [], true]);
   const id = r.body.member.id as string;
-  expect(r.body.idCard).toEqual({ lookup: 'found', cardNumber: `N-${staffId}`, validFrom: '2026-01-01', validUntil: '2029-12-31', photo: 'pending_approval', approvalId: expect.any(String) });
+  expect(r.body.idCard).toEqual({
+    lookup: 'found',
+    cardNumber: `N-${staffId}`,
+    validFrom: '2026-01-01',
+    validUntil: '2029-12-31',
+    photo: 'pending_approval',
+    approvalId: expect.any(String),
+  });
   // the card system was asked for this staff id, with the key
   const asked = cards.requests.filter((q) => q.path === `/cards/${staffId}`);
   expect(asked.map((q) => [q.method, q.headers['x-api-key']])).toEqual([['GET', CARD_KEY]]);
 
   const s = await privateOf(id);
   expect(s.profile.idPhoto).toBeNull();
-  expect(s.pendingPhoto).toMatchObject({ approvalId: r.body.idCard.approvalId, idPhoto: expect.stringMatching(new RegExp(`^member_${id}_.*\\.png$`)), source: 'id_card' });
+  expect(s.pendingPhoto).toMatchObject({
+    approvalId: r.body.idCard.approvalId,
+    idPhoto: expect.stringMatching(new RegExp(`^member_${id}_.*\\.png$`)),
+    source: 'id_card',
+  });
   const blob = await t.rt.ports.blobs.get(s.pendingPhoto.idPhoto);
   expect(blob?.data.equals(Buffer.from(PNG_1PX, 'base64'))).toBe(true);
-  const approval = (await t.rt.call('ApprovalManager', 'getApproval', s.pendingPhoto.approvalId)).body as Record<string, any>;
-  expect(approval).toMatchObject({ event: 'MEMBER_ID_PHOTO_UPLOAD', instanceId: id, approvalStatus: 'pending', approvers: ['approver'] });
+  const approval = (await t.rt.call('ApprovalManager', 'getApproval', s.pendingPhoto.approvalId)).body as Record<
+    string,
+    any
+  >;
+  expect(approval).toMatchObject({
+    event: 'MEMBER_ID_PHOTO_UPLOAD',
+    instanceId: id,
+    approvalStatus: 'pending',
+    approvers: ['approver'],
+  });
 
-  const reviewed = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${s.pendingPhoto.approvalId}`, { action: 'approve' }, approver);
+  const reviewed = await t.post(
+    `/${t.projectId}/CALL/ApprovalManager/reviewApproval/${s.pendingPhoto.approvalId}`,
+    { action: 'approve' },
+    approver,
+  );
   expect(reviewed.status).toBe(200);
   const file = s.pendingPhoto.idPhoto as string;
-  await waitFor(async () => (await privateOf(id)).profile.idPhoto === file, { what: "the card's photo approved as the ID photo" });
+  await waitFor(async () => (await privateOf(id)).profile.idPhoto === file, {
+    what: "the card's photo approved as the ID photo",
+  });
   expect((await privateOf(id)).pendingPhoto).toBeNull();
 });
 
@@ -84,7 +115,12 @@ test('a card without a photo: the card is answered, no photo waits (the member u
   cards.cards.set(staffId, { cardNumber: `N-${staffId}`, validUntil: '2028-01-31' });
   const r = await register(staffId);
   expect([r.status, r.body.warnings]).toEqual([201, []]);
-  expect(r.body.idCard).toEqual({ lookup: 'found', cardNumber: `N-${staffId}`, validUntil: '2028-01-31', photo: 'none' });
+  expect(r.body.idCard).toEqual({
+    lookup: 'found',
+    cardNumber: `N-${staffId}`,
+    validUntil: '2028-01-31',
+    photo: 'none',
+  });
   const s = await privateOf(r.body.member.id);
   expect([s.profile.idPhoto, s.pendingPhoto ?? null]).toEqual([null, null]);
 });
@@ -100,7 +136,11 @@ test('a card system that keeps failing or answers a malformed card: the registra
   cards.answer({ status: 503 }, { status: 503 });
   const r = await register(failing);
   expect([r.status, r.body.memberIdRecorded, r.body.idCard]).toEqual([201, true, { lookup: 'failed', photo: 'none' }]);
-  expect(r.body.warnings).toEqual([expect.stringMatching(/^The ID card could not be looked up: .*HTTP 503.*\(http 503, 2 attempts\); the member uploads an ID photo$/)]);
+  expect(r.body.warnings).toEqual([
+    expect.stringMatching(
+      /^The ID card could not be looked up: .*HTTP 503.*\(http 503, 2 attempts\); the member uploads an ID photo$/,
+    ),
+  ]);
   expect(await t.rt.store.resolveLookup('Member', 'staffId', failing)).toBe(r.body.member.id);
 
   const odd = uniq('C');
@@ -118,11 +158,22 @@ test("the card's photo never replaces a photo the member has or one waiting: a s
   const id = r.body.member.id as string;
   const first = (await privateOf(id)).pendingPhoto;
   expect(first).toMatchObject({ source: 'id_card' });
-  const again = await t.rt.call('Member', 'submitIdCardPhoto', id, { cardNumber: `N-${staffId}`, photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } });
+  const again = await t.rt.call('Member', 'submitIdCardPhoto', id, {
+    cardNumber: `N-${staffId}`,
+    photo: { contentBase64: PNG_1PX, mimeType: 'image/png' },
+  });
   expect([again.status, again.body]).toEqual([200, { submitted: false }]);
   expect((await privateOf(id)).pendingPhoto).toEqual(first);
   // not reachable over HTTP
-  expect((await t.post(`/${t.projectId}/CALL/Member/submitIdCardPhoto/${id}`, { cardNumber: 'x', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } }, pm)).status).toBe(403);
+  expect(
+    (
+      await t.post(
+        `/${t.projectId}/CALL/Member/submitIdCardPhoto/${id}`,
+        { cardNumber: 'x', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } },
+        pm,
+      )
+    ).status,
+  ).toBe(403);
 });
 
 // last: the card system is stopped for good
@@ -130,6 +181,8 @@ test('the card system down (connection refused): the registration succeeds with 
   await cards.stop();
   const r = await register(uniq('C'));
   expect([r.status, r.body.memberIdRecorded, r.body.idCard]).toEqual([201, true, { lookup: 'failed', photo: 'none' }]);
-  expect(r.body.warnings).toEqual([expect.stringMatching(/^The ID card could not be looked up: ID card system unreachable.*\(network, 2 attempts\)/)]);
+  expect(r.body.warnings).toEqual([
+    expect.stringMatching(/^The ID card could not be looked up: ID card system unreachable.*\(network, 2 attempts\)/),
+  ]);
   expect((await privateOf(r.body.member.id)).pendingPhoto ?? null).toBeNull();
 });

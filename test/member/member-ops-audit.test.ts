@@ -40,7 +40,8 @@ const bearer = (identity: string, userId: string, roles: string[] = [], claims: 
   authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: identity as never, roles, ...claims })}`,
 });
 
-const systemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) => t.rt.call(classId, method, instanceId, body);
+const systemCall = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+  t.rt.call(classId, method, instanceId, body);
 
 /** tier dates around today, so that the tests do not expire */
 const YEAR = new Date().getUTCFullYear();
@@ -194,8 +195,18 @@ beforeAll(async () => {
   await t.rt.call('Tier', 'updateStatus', 'a-closed', { status: 'inactive' });
   const roles = [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'reviewApproval'] } },
-    { id: 'r-docs', name: 'docs', level: 10, permissions: { Member: ['listDocuments', 'downloadDocument', 'uploadDocument'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'reviewApproval'] },
+    },
+    {
+      id: 'r-docs',
+      name: 'docs',
+      level: 10,
+      permissions: { Member: ['listDocuments', 'downloadDocument', 'uploadDocument'] },
+    },
   ];
   await seedRoles(t, roles);
   pm = bearer('program_management_user', 'pm-audit', ['super']);
@@ -207,10 +218,12 @@ afterAll(async () => {
   await hr?.stop();
 });
 
-const call = (method: string, id: string, body: unknown = {}, headers = pm) => t.post(`${p}/${method}/${id}`, body, headers);
+const call = (method: string, id: string, body: unknown = {}, headers = pm) =>
+  t.post(`${p}/${method}/${id}`, body, headers);
 
 /** a member of the example company `acme`, created as the system (auto-approved): pending_invite */
-const member = (body: Record<string, unknown> = {}) => createMemberAsSystem(t, { company: { id: 'acme' }, memberType: 'mt-permanent', ...body });
+const member = (body: Record<string, unknown> = {}) =>
+  createMemberAsSystem(t, { company: { id: 'acme' }, memberType: 'mt-permanent', ...body });
 
 /** the `{field, reason}` pairs of a 400 answer (runtime validation or the class's own) */
 function fieldsOf(body: any): string[] {
@@ -234,27 +247,51 @@ describe('seed (npm run cli -- seed): all six keys, system actor, nothing pendin
   });
 
   test('company by bgId, sub type by hrmsMapping, active tier, member lookups: what the README curl commands rely on', async () => {
-    expect((await t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body).toMatchObject({ id: 'acme', status: 'active' });
-    expect((await t.rt.call('Setting', 'findMemberSubTypeByHrmsMapping', 'default', { relation: 'son' })).body).toMatchObject({ id: 'mst-child' });
+    expect((await t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body).toMatchObject({
+      id: 'acme',
+      status: 'active',
+    });
+    expect(
+      (await t.rt.call('Setting', 'findMemberSubTypeByHrmsMapping', 'default', { relation: 'son' })).body,
+    ).toMatchObject({ id: 'mst-child' });
     // created and approved at once (its status is `active`, or `expired` once its end date has passed)
-    expect((await t.rt.call('Tier', 'getTier', 'tier-base-2026', {})).body).toMatchObject({ tier: { status: expect.stringMatching(/^(active|expired)$/) }, pendingApproval: null });
-    expect((await t.rt.call('Tier', 'getTier', 'a-gold', {})).body).toMatchObject({ tier: { status: 'active' }, pendingApproval: null });
+    expect((await t.rt.call('Tier', 'getTier', 'tier-base-2026', {})).body).toMatchObject({
+      tier: { status: expect.stringMatching(/^(active|expired)$/) },
+      pendingApproval: null,
+    });
+    expect((await t.rt.call('Tier', 'getTier', 'a-gold', {})).body).toMatchObject({
+      tier: { status: 'active' },
+      pendingApproval: null,
+    });
     const seeded = await memberState(t, '8f0c3a52-5d8e-4f4e-9a55-0c1b2f3d4e01');
     expect(seeded.lookups).toEqual({ staffId: 'E1001', email: 'amal.haddad@acme.example' });
     expect(seeded.state.private).toMatchObject({ profile: { status: 'active', company: { id: 'acme' } } });
     expect(seeded.state.private.pendingChange ?? null).toBeNull();
   });
 
-  test('a seeded dependant (primaryMemberId) is listed in its primary member\'s family', async () => {
+  test("a seeded dependant (primaryMemberId) is listed in its primary member's family", async () => {
     const primary = (await memberState(t, PRIMARY_ID)).state.private.profile;
-    expect(primary.familyMembers).toEqual([expect.objectContaining({ id: DEPENDANT_ID, memberSubType: 'mst-audit-parent', relation: 'parent' })]);
+    expect(primary.familyMembers).toEqual([
+      expect.objectContaining({ id: DEPENDANT_ID, memberSubType: 'mst-audit-parent', relation: 'parent' }),
+    ]);
     const deps = await t.get(`${p}/getMemberDependants/${PRIMARY_ID}`, pm);
     expect(deps.body.dependants.map((d: { id: string }) => d.id)).toEqual([DEPENDANT_ID]);
   });
 
   test('a dependant whose primary member does not exist is refused (the rest still goes in)', async () => {
     const out = await applySeed(
-      { members: [{ id: 'a3f6c3c2-1111-4c3b-8d2e-3f1a2b3c4d99', name: 'Orphan', surname: 'X', company: { id: 'audit-co' }, memberType: 'mt-audit', primaryMemberId: 'no-such-member' }] },
+      {
+        members: [
+          {
+            id: 'a3f6c3c2-1111-4c3b-8d2e-3f1a2b3c4d99',
+            name: 'Orphan',
+            surname: 'X',
+            company: { id: 'audit-co' },
+            memberType: 'mt-audit',
+            primaryMemberId: 'no-such-member',
+          },
+        ],
+      },
       systemCall,
     );
     expect(out).toEqual([expect.objectContaining({ kind: 'member', result: 'failed' })]);
@@ -272,11 +309,17 @@ describe('seed (npm run cli -- seed): all six keys, system actor, nothing pendin
 
 describe('status machine (3.1) as a pure function', () => {
   test('the four system-only statuses are refused from every status; the five others are settable from every status', () => {
-    expect([...SYSTEM_ONLY_STATUSES].sort()).toEqual(['pending_id_photo', 'pending_invitation_acceptance', 'pending_invite', 'pending_tier']);
+    expect([...SYSTEM_ONLY_STATUSES].sort()).toEqual([
+      'pending_id_photo',
+      'pending_invitation_acceptance',
+      'pending_invite',
+      'pending_tier',
+    ]);
     for (const from of MEMBER_STATUSES) {
       for (const target of MEMBER_STATUSES) {
         const r = nextMemberStatus(from, { type: 'updateMemberStatus', target });
-        if ((SYSTEM_ONLY_STATUSES as readonly MemberStatus[]).includes(target)) expect(r).toMatchObject({ ok: false, error: 'SYSTEM_ONLY_STATUS' });
+        if ((SYSTEM_ONLY_STATUSES as readonly MemberStatus[]).includes(target))
+          expect(r).toMatchObject({ ok: false, error: 'SYSTEM_ONLY_STATUS' });
         else expect(r).toMatchObject({ ok: true, to: target });
       }
     }
@@ -286,7 +329,16 @@ describe('status machine (3.1) as a pure function', () => {
 // ---------------------------------------------------------------- access
 
 /** Member methods of the issue and the identities they admit. */
-const PM_READS = ['getMemberPersonal', 'getMemberEmployment', 'getMemberContact', 'getMemberDependants', 'listMemberships', 'listDocuments', 'downloadDocument', 'downloadArchivedDocument'];
+const PM_READS = [
+  'getMemberPersonal',
+  'getMemberEmployment',
+  'getMemberContact',
+  'getMemberDependants',
+  'listMemberships',
+  'listDocuments',
+  'downloadDocument',
+  'downloadArchivedDocument',
+];
 const PM_WRITES = [
   'updateMemberPersonal',
   'updateMemberEmployment',
@@ -341,7 +393,14 @@ describe('access: every method declares its identities; the wrong one gets 401/4
     for (const method of ['approveMember', 'approveMemberIdPhoto']) {
       expect((await call(method, m.id, { approvalId: 'x', action: 'approve' })).status).toBe(403);
     }
-    for (const method of ['seedMember', 'createFamilyMember', 'applyFamilyMemberUpdate', 'detachFamilyMember', 'linkFamilyMember', 'hrApplyEmployee']) {
+    for (const method of [
+      'seedMember',
+      'createFamilyMember',
+      'applyFamilyMemberUpdate',
+      'detachFamilyMember',
+      'linkFamilyMember',
+      'hrApplyEmployee',
+    ]) {
       const r = await call(method, m.id, {});
       expect([method, r.status >= 400 && r.status < 500]).toEqual([method, true]);
     }
@@ -353,7 +412,18 @@ describe('access: every method declares its identities; the wrong one gets 401/4
 describe('bad input answers 400 with field and reason (never 500)', () => {
   test('no method answers 500 to odd bodies', async () => {
     const m = await member();
-    const odd: unknown[] = [[], [1, 2], 'text', 42, null, { page: 'x' }, { status: { $ne: null } }, { search: 5 }, { documentId: 5 }, { tierId: ['a'] }];
+    const odd: unknown[] = [
+      [],
+      [1, 2],
+      'text',
+      42,
+      null,
+      { page: 'x' },
+      { status: { $ne: null } },
+      { search: 5 },
+      { documentId: 5 },
+      { tierId: ['a'] },
+    ];
     for (const method of [...PM_READS, ...PM_WRITES]) {
       for (const body of odd) {
         const r = await call(method, m.id, body);
@@ -362,7 +432,11 @@ describe('bad input answers 400 with field and reason (never 500)', () => {
     }
     for (const body of odd) {
       const r = await t.post(`${p}/listMembers`, body, pm);
-      expect(['listMembers', JSON.stringify(body), r.status < 500]).toEqual(['listMembers', JSON.stringify(body), true]);
+      expect(['listMembers', JSON.stringify(body), r.status < 500]).toEqual([
+        'listMembers',
+        JSON.stringify(body),
+        true,
+      ]);
     }
   });
 
@@ -392,9 +466,15 @@ describe('bad input answers 400 with field and reason (never 500)', () => {
   test('listMembers: primaryOnly=false in a query does not filter; primaryOnly=true does', async () => {
     const tag = uniq('po').toLowerCase();
     const m = await member({ name: `Prim${tag}` });
-    const dep = await call('addMemberFamilyMember', m.id, { name: `Kid${tag}`, surname: 'X', memberSubType: 'mst-child' });
+    const dep = await call('addMemberFamilyMember', m.id, {
+      name: `Kid${tag}`,
+      surname: 'X',
+      memberSubType: 'mst-child',
+    });
     expect(dep.status).toBe(200);
-    await waitFor(async () => (await t.rt.documents.get('members', dep.body.familyMember.id)) !== null, { what: 'projection' });
+    await waitFor(async () => (await t.rt.documents.get('members', dep.body.familyMember.id)) !== null, {
+      what: 'projection',
+    });
     expect((await t.get(`${p}/listMembers?search=${tag}&primaryOnly=false`, pm)).body.totalCount).toBe(2);
     expect((await t.get(`${p}/listMembers?search=${tag}&primaryOnly=true`, pm)).body.totalCount).toBe(1);
     expect((await t.post(`${p}/listMembers`, { search: tag, primaryOnly: true }, pm)).body.totalCount).toBe(1);
@@ -433,11 +513,16 @@ describe('bad input answers 400 with field and reason (never 500)', () => {
     expect([g.status, fieldsOf(g.body)]).toEqual([400, ['documentId']]);
   });
 
-  test('the class\'s own 400s name the field: status, member type and sub type, photo extension, company, tier, payment type', async () => {
+  test("the class's own 400s name the field: status, member type and sub type, photo extension, company, tier, payment type", async () => {
     const m = await member();
     const expect400 = async (method: string, body: unknown, field: string) => {
       const r = await call(method, m.id, body);
-      expect([method, JSON.stringify(body), r.status, fieldsOf(r.body)]).toEqual([method, JSON.stringify(body), 400, [field]]);
+      expect([method, JSON.stringify(body), r.status, fieldsOf(r.body)]).toEqual([
+        method,
+        JSON.stringify(body),
+        400,
+        [field],
+      ]);
     };
     await expect400('updateMemberStatus', { status: 'pending_tier' }, 'status');
     await expect400('updateMemberStatus', { status: 'gone' }, 'status');
@@ -450,8 +535,16 @@ describe('bad input answers 400 with field and reason (never 500)', () => {
     await expect400('addMembership', { tierId: 'a-closed', paymentType: 'cpg' }, 'tierId');
     await expect400('addMembership', { tierId: 'a-gold', paymentType: 'dds' }, 'paymentType');
     await expect400('addMembership', { tierId: 'a-boost', paymentType: 'company_paid' }, 'paymentType');
-    await expect400('addMemberFamilyMember', { name: 'P', surname: 'Q', memberSubType: 'mst-audit-parent' }, 'memberSubType');
-    await expect400('uploadDocument', { content: IMAGES.png, mimeType: 'application/pdf', originalFilename: 'x.pdf' }, 'content');
+    await expect400(
+      'addMemberFamilyMember',
+      { name: 'P', surname: 'Q', memberSubType: 'mst-audit-parent' },
+      'memberSubType',
+    );
+    await expect400(
+      'uploadDocument',
+      { content: IMAGES.png, mimeType: 'application/pdf', originalFilename: 'x.pdf' },
+      'content',
+    );
   });
 
   test('updateMemberPersonal: an empty member sub type is refused, null clears it', async () => {
@@ -460,7 +553,11 @@ describe('bad input answers 400 with field and reason (never 500)', () => {
     expect([r.status, fieldsOf(r.body)]).toEqual([400, ['memberSubType']]);
     expect((await memberState(t, m.id)).state.private.profile.memberSubType).toBeNull();
     expect((await call('updateMemberPersonal', m.id, { memberSubType: null })).status).toBe(200);
-    const created = await t.post(`${p}/createMember`, { name: 'A', surname: 'B', company: { id: 'acme' }, memberType: 'mt-permanent', memberSubType: '' }, pm);
+    const created = await t.post(
+      `${p}/createMember`,
+      { name: 'A', surname: 'B', company: { id: 'acme' }, memberType: 'mt-permanent', memberSubType: '' },
+      pm,
+    );
     expect([created.status, fieldsOf(created.body)]).toEqual([400, ['memberSubType']]);
   });
 });
@@ -471,7 +568,11 @@ describe('documents (spec 2.1, 4.5, 8)', () => {
   test('only images and documents: a JSON file is not a member document', async () => {
     const m = await member();
     const json = Buffer.from('{"a":1}').toString('base64');
-    const r = await call('uploadDocument', m.id, { content: json, mimeType: 'application/json', originalFilename: 'a.json' });
+    const r = await call('uploadDocument', m.id, {
+      content: json,
+      mimeType: 'application/json',
+      originalFilename: 'a.json',
+    });
     expect([r.status, r.body.code, fieldsOf(r.body)]).toEqual([400, 5027, ['mimeType']]);
     const ext = await call('uploadDocument', m.id, { content: IMAGES.png, mimeType: 'png', originalFilename: 'a.png' });
     expect([ext.status, fieldsOf(ext.body)]).toEqual([400, ['mimeType']]);
@@ -481,7 +582,12 @@ describe('documents (spec 2.1, 4.5, 8)', () => {
   test('every allowed type is accepted (pdf, txt, csv, images), newest first, listing shape', async () => {
     const m = await member();
     const files = [
-      { content: Buffer.from('%PDF-1.4\n%x\n').toString('base64'), mimeType: 'application/pdf', originalFilename: 'a.pdf', label: 'Contract' },
+      {
+        content: Buffer.from('%PDF-1.4\n%x\n').toString('base64'),
+        mimeType: 'application/pdf',
+        originalFilename: 'a.pdf',
+        label: 'Contract',
+      },
       { content: Buffer.from('hello').toString('base64'), mimeType: 'text/plain', originalFilename: 'b.txt' },
       { content: Buffer.from('a,b\n1,2\n').toString('base64'), mimeType: 'text/csv', originalFilename: 'c.csv' },
       { content: IMAGES.jpg, mimeType: 'image/jpeg', originalFilename: 'd.jpg' },
@@ -507,13 +613,25 @@ describe('documents (spec 2.1, 4.5, 8)', () => {
 describe('memberships (4.5 addMembership, listMemberships)', () => {
   test('a tier that has not started yet: the membership starts with the tier, and a start before it is refused', async () => {
     const m = await member();
-    const early = await call('addMembership', m.id, { tierId: 'a-future', paymentType: 'cpg', startDate: utc(YEAR + 1, 5) });
+    const early = await call('addMembership', m.id, {
+      tierId: 'a-future',
+      paymentType: 'cpg',
+      startDate: utc(YEAR + 1, 5),
+    });
     expect([early.status, fieldsOf(early.body)]).toEqual([400, ['startDate']]);
-    const late = await call('addMembership', m.id, { tierId: 'a-future', paymentType: 'cpg', startDate: FUTURE.endDate });
+    const late = await call('addMembership', m.id, {
+      tierId: 'a-future',
+      paymentType: 'cpg',
+      startDate: FUTURE.endDate,
+    });
     expect([late.status, fieldsOf(late.body)]).toEqual([400, ['startDate']]);
     const r = await call('addMembership', m.id, { tierId: 'a-future', paymentType: 'cpg' });
     expect(r.status).toBe(200);
-    expect(r.body.membership).toMatchObject({ startDate: FUTURE.startDate, endDate: FUTURE.endDate, paymentPeriod: 'yearly' });
+    expect(r.body.membership).toMatchObject({
+      startDate: FUTURE.startDate,
+      endDate: FUTURE.endDate,
+      paymentPeriod: 'yearly',
+    });
     expect(r.body.membership.paymentSchedule).toEqual([{ dueDate: FUTURE.startDate, amount: 12 }]);
   });
 
@@ -521,7 +639,12 @@ describe('memberships (4.5 addMembership, listMemberships)', () => {
     const m = await member();
     const ne = await call('addMembership', m.id, { tierId: 'a-gold', paymentType: 'cpg' });
     expect(ne.status).toBe(200);
-    expect(ne.body.membership).toMatchObject({ tierId: 'a-gold', tierGroup: 'base', paymentType: 'cpg', paymentPeriod: 'monthly' });
+    expect(ne.body.membership).toMatchObject({
+      tierId: 'a-gold',
+      tierGroup: 'base',
+      paymentType: 'cpg',
+      paymentPeriod: 'monthly',
+    });
     expect(ne.body.membership.paymentSchedule).toHaveLength(12);
     const dds = await call('addMembership', m.id, { tierId: 'a-silver', paymentType: 'dds' });
     expect(dds.status).toBe(200);
@@ -536,7 +659,9 @@ describe('memberships (4.5 addMembership, listMemberships)', () => {
     expect(list.body).toMatchObject({ totalCount: 2, page: 1, limit: 10, totalPages: 1 });
     const gold = list.body.memberships.find((x: { tierId: string }) => x.tierId === 'a-gold');
     expect(gold).toMatchObject({ tierName: 'Gold', tierType: { id: 'tt-a-base', group: 'base' }, fee: 25 });
-    expect((await t.get(`${p}/listMemberships/${m.id}?tierGroup=base&status=active&tierId=a-gold`, pm)).body.totalCount).toBe(1);
+    expect(
+      (await t.get(`${p}/listMemberships/${m.id}?tierGroup=base&status=active&tierId=a-gold`, pm)).body.totalCount,
+    ).toBe(1);
   });
 });
 
@@ -547,10 +672,26 @@ describe('photos, profile and lookup keys', () => {
     for (const status of MEMBER_STATUSES) {
       // a member in `status` straight from a seed record (the test is about the gate, not the moves)
       const m = { id: randomUUID() };
-      await t.rt.call('Member', 'seedMember', m.id, { name: 'N', surname: 'S', company: { id: 'acme' }, memberType: 'mt-permanent', loginMethod: 'sso', status });
-      const r = await call('uploadMyIdPhoto', m.id, { photo: IMAGES.png, fileExtension: 'png' }, bearer('enduser', m.id));
+      await t.rt.call('Member', 'seedMember', m.id, {
+        name: 'N',
+        surname: 'S',
+        company: { id: 'acme' },
+        memberType: 'mt-permanent',
+        loginMethod: 'sso',
+        status,
+      });
+      const r = await call(
+        'uploadMyIdPhoto',
+        m.id,
+        { photo: IMAGES.png, fileExtension: 'png' },
+        bearer('enduser', m.id),
+      );
       const allowed = status === 'active' || status === 'pending_id_photo';
-      expect([status, r.status, allowed ? undefined : r.body.code]).toEqual([status, allowed ? 200 : 403, allowed ? undefined : 5017]);
+      expect([status, r.status, allowed ? undefined : r.body.code]).toEqual([
+        status,
+        allowed ? 200 : 403,
+        allowed ? undefined : 5017,
+      ]);
     }
   });
 
@@ -564,7 +705,12 @@ describe('photos, profile and lookup keys', () => {
     expect(up.body).toMatchObject({ approved: false, approvalId: expect.any(String) });
 
     const personal = await t.get(`${p}/getMemberPersonal/${m.id}`, pm);
-    expect(personal.body.idPhoto).toMatchObject({ filename: first, token: expect.any(String), url: expect.any(String), expiresAt: expect.any(String) });
+    expect(personal.body.idPhoto).toMatchObject({
+      filename: first,
+      token: expect.any(String),
+      url: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     expect(personal.body.pendingApproval).toMatchObject({
       approvalId: up.body.approvalId,
       oldPhoto: { filename: first, url: expect.any(String) },
@@ -584,21 +730,35 @@ describe('photos, profile and lookup keys', () => {
     });
 
     // the approver approves: the new photo replaces the old one and nothing waits any more
-    const r = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${up.body.approvalId}`, { action: 'approve' }, approver);
+    const r = await t.post(
+      `/${t.projectId}/CALL/ApprovalManager/reviewApproval/${up.body.approvalId}`,
+      { action: 'approve' },
+      approver,
+    );
     expect(r.status).toBe(200);
-    await waitFor(async () => /\.gif$/.test((await memberState(t, m.id)).state.private.profile.idPhoto), { what: 'photo approval' });
+    await waitFor(async () => /\.gif$/.test((await memberState(t, m.id)).state.private.profile.idPhoto), {
+      what: 'photo approval',
+    });
     const after = await t.get(`${p}/getMemberProfile/${m.id}`, bearer('enduser', m.id));
     expect(after.body).toMatchObject({ hasWaitingApproval: false, approval: null });
   });
 
-  test('the email lookup follows a dependant\'s email change (updateMemberFamilyMember)', async () => {
+  test("the email lookup follows a dependant's email change (updateMemberFamilyMember)", async () => {
     const m = await member();
     const mail = `${uniq('kid').toLowerCase()}@example.com`;
-    const dep = await call('addMemberFamilyMember', m.id, { name: 'Kid', surname: 'X', memberSubType: 'mst-child', email: mail });
+    const dep = await call('addMemberFamilyMember', m.id, {
+      name: 'Kid',
+      surname: 'X',
+      memberSubType: 'mst-child',
+      email: mail,
+    });
     const id = dep.body.familyMember.id;
     expect(await t.rt.store.resolveLookup('Member', 'email', mail)).toBe(id);
     const next = `${uniq('kid').toLowerCase()}@example.com`;
-    expect((await call('updateMemberFamilyMember', m.id, { familyMemberId: id, email: next.toUpperCase() })).body.updatedFields).toEqual(['email']);
+    expect(
+      (await call('updateMemberFamilyMember', m.id, { familyMemberId: id, email: next.toUpperCase() })).body
+        .updatedFields,
+    ).toEqual(['email']);
     expect(await t.rt.store.resolveLookup('Member', 'email', next)).toBe(id);
     expect(await t.rt.store.resolveLookup('Member', 'email', mail)).toBeUndefined();
     // reachable by the new lookup
@@ -698,7 +858,8 @@ let hrToken: Record<string, string>;
 /** the registration of E-SLOW, sent once rt2 is up (in beforeAll), answered some 28 s later */
 let slowRegistration: Promise<{ status: number; body: any }>;
 
-const registerWithSlowHr = (email: string) => rt2.post(`/${rt2.projectId}/CALL/Member/registerFromHr`, { email }, hrToken);
+const registerWithSlowHr = (email: string) =>
+  rt2.post(`/${rt2.projectId}/CALL/Member/registerFromHr`, { email }, hrToken);
 
 /** The HR server and runtime of the registerFromHr tests, the example program seeded; sends the slow registration. */
 async function startSlowHrLeg(): Promise<void> {
@@ -711,11 +872,20 @@ async function startSlowHrLeg(): Promise<void> {
     .employee(hrRecord('E-LONG', { name: 'N'.repeat(300) }))
     .start();
   const rt = await startTestRuntime({
-    env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '60000', HR_RETRIES: '0', HR_RETRY_BASE_MS: '10' },
+    env: {
+      CLASS_DIRS: 'classes',
+      SCHEMA_DIRS: 'schemas',
+      HR_BASE_URL: hr.url,
+      HR_TIMEOUT_MS: '60000',
+      HR_RETRIES: '0',
+      HR_RETRY_BASE_MS: '10',
+    },
   });
   rt2 = rt;
   await seedRoles(rt, []); // the built-in super role
-  hrToken = { authorization: `Bearer ${rt.rt.tokens.sign({ sub: 'pm', identity: 'program_management_user', roles: ['super'] })}` };
+  hrToken = {
+    authorization: `Bearer ${rt.rt.tokens.sign({ sub: 'pm', identity: 'program_management_user', roles: ['super'] })}`,
+  };
   // the registration's first step is the HR lookup, answered in 23 s: the program it then needs (the
   // company, the member types) is seeded meanwhile, in a second or two
   slowRegistration = registerWithSlowHr('e-slow@acme.example');
@@ -723,13 +893,16 @@ async function startSlowHrLeg(): Promise<void> {
   slowRegistration.catch(() => undefined);
   const sys2 = (c: string, m: string, i: string | undefined, b: unknown) => rt.rt.call(c, m, i, b);
   await applySeed(EXAMPLE_SEED, sys2);
-  expect(await applySeed({ memberTypes: [{ id: 'mt-contractor', name: 'Contractor', systemIdentifier: 'Contractor' }] }, sys2)).toEqual([
-    expect.objectContaining({ result: 'created' }),
-  ]);
+  expect(
+    await applySeed(
+      { memberTypes: [{ id: 'mt-contractor', name: 'Contractor', systemIdentifier: 'Contractor' }] },
+      sys2,
+    ),
+  ).toEqual([expect.objectContaining({ result: 'created' })]);
 }
 
 describe('registerFromHr (4.4) against a local HR server', () => {
-  test('a record the company cannot take is 422 5031 on the HR record\'s field, not a 400 on fields the caller never sent', async () => {
+  test("a record the company cannot take is 422 5031 on the HR record's field, not a 400 on fields the caller never sent", async () => {
     const contract = await registerWithSlowHr('e-contract@acme.example');
     expect([contract.status, contract.body.code, fieldsOf(contract.body)]).toEqual([422, 5031, ['employmentType']]);
     const long = await registerWithSlowHr('e-long@acme.example');
@@ -744,7 +917,10 @@ describe('registerFromHr (4.4) against a local HR server', () => {
     expect([r.status, r.body.memberIdRecorded]).toEqual([201, false]);
     const id = r.body.member.id as string;
     expect(r.body.warnings).toEqual([expect.stringContaining('retried in the background')]);
-    await waitFor(() => hr.memberIds.get('E-SLOW') === id, { what: 'member id recorded in the background', timeoutMs: 30_000 });
+    await waitFor(() => hr.memberIds.get('E-SLOW') === id, {
+      what: 'member id recorded in the background',
+      timeoutMs: 30_000,
+    });
   }, 90_000);
 });
 
@@ -770,7 +946,10 @@ async function startStaffIdLeg(): Promise<void> {
     { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
   ];
   await seedRoles(rt, roles);
-  const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'workflow-configs/Member.json'), 'utf8')) as { classId: string; rules: Record<string, unknown>[] };
+  const file = JSON.parse(fs.readFileSync(path.join(ROOT, 'workflow-configs/Member.json'), 'utf8')) as {
+    classId: string;
+    rules: Record<string, unknown>[];
+  };
   const rules = file.rules.map((r) => (r.event === 'member_update' ? { ...r, approvers: ['approver'] } : r));
   await rt.rt.call('Workflow', 'updateWorkflowConfiguration', 'Member', { classId: 'Member', rules });
 }
@@ -788,9 +967,16 @@ describe('approveMember: a staff id taken while the change waited', () => {
     expect(change.body.pendingApprovalId).toEqual(expect.any(String));
     // another member takes the staff id meanwhile
     await createMemberAsSystem(rt3, { company: { id: 'acme' }, memberType: 'mt-permanent', staffId: wanted });
-    const review = await rt3.post(`/${rt3.projectId}/CALL/ApprovalManager/reviewApproval/${change.body.pendingApprovalId}`, { action: 'approve' }, as('program_management_user', 'ann', ['approver']));
+    const review = await rt3.post(
+      `/${rt3.projectId}/CALL/ApprovalManager/reviewApproval/${change.body.pendingApprovalId}`,
+      { action: 'approve' },
+      as('program_management_user', 'ann', ['approver']),
+    );
     expect(review.status).toBe(200);
-    await waitFor(async () => ((await memberState(rt3, a.id)).state.private.pendingChange ?? null) === null, { what: 'the approval settled', timeoutMs: 30_000 });
+    await waitFor(async () => ((await memberState(rt3, a.id)).state.private.pendingChange ?? null) === null, {
+      what: 'the approval settled',
+      timeoutMs: 30_000,
+    });
     expect((await memberState(rt3, a.id)).state.private.profile.staffId).toBe(a.staffId);
   });
 });

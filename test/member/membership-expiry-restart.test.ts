@@ -31,7 +31,15 @@ test('a membership expires at its end in a runtime started after the one that sc
         fee: 10,
         startDate: '2020-01-01T00:00:00.000Z',
         endDate: '2099-01-01T00:00:00.000Z',
-        eligibilityRules: [{ name: 'Everyone', paymentTypes: ['credit_card'], paymentPeriod: 'monthly', conditions: [], status: 'active' }],
+        eligibilityRules: [
+          {
+            name: 'Everyone',
+            paymentTypes: ['credit_card'],
+            paymentPeriod: 'monthly',
+            conditions: [],
+            status: 'active',
+          },
+        ],
       },
     ],
   });
@@ -40,7 +48,11 @@ test('a membership expires at its end in a runtime started after the one that sc
   const pm = { authorization: `Bearer ${first.token('program_management_user', 'pm1', ['super'])}` };
   // far enough ahead for the first runtime to stop before it, even on a busy machine
   const endDate = new Date(Date.now() + 15_000).toISOString();
-  const added = await first.post(`/${projectId}/CALL/Member/addMembership/${m.id}`, { tierId: 'restart', paymentType: 'cpg', endDate }, pm);
+  const added = await first.post(
+    `/${projectId}/CALL/Member/addMembership/${m.id}`,
+    { tierId: 'restart', paymentType: 'cpg', endDate },
+    pm,
+  );
   expect(added.status).toBe(200);
   const membershipId: string = added.body.membership.id;
   await first.stop();
@@ -50,15 +62,26 @@ test('a membership expires at its end in a runtime started after the one that sc
 
   second = await startTestRuntime({ projectId, env });
   const later = { authorization: `Bearer ${second.token('program_management_user', 'pm1', ['super'])}` };
-  const list = async () => (await second!.get(`/${projectId}/CALL/Member/listMemberships/${m.id}`, later)).body.memberships[0];
-  const expired = await waitFor(async () => {
-    const x = await list();
-    return x?.status === 'expired' ? x : undefined;
-  }, { timeoutMs: 30_000, what: 'the membership expired in the second runtime' });
-  expect(expired).toMatchObject({ id: membershipId, endDate, transitions: [expect.objectContaining({ event: 'expired', from: 'active', to: 'expired' })] });
+  const list = async () =>
+    (await second!.get(`/${projectId}/CALL/Member/listMemberships/${m.id}`, later)).body.memberships[0];
+  const expired = await waitFor(
+    async () => {
+      const x = await list();
+      return x?.status === 'expired' ? x : undefined;
+    },
+    { timeoutMs: 30_000, what: 'the membership expired in the second runtime' },
+  );
+  expect(expired).toMatchObject({
+    id: membershipId,
+    endDate,
+    transitions: [expect.objectContaining({ event: 'expired', from: 'active', to: 'expired' })],
+  });
   expect(Date.parse(expired.transitions[0].at)).toBeGreaterThanOrEqual(Date.parse(endDate));
   const stored = JSON.parse((await second.rt.store.read('Member', m.id))!.stateJson).private;
   expect(stored.profile.status).toBe('pending_tier');
   expect(stored.membershipTasks[membershipId].expiryCheck).toMatchObject({ endDate, outcome: 'expire' });
-  await waitFor(async () => (await memberLogs(second!, m.id)).some((e) => e.additionalData?.event === 'membership_expire'), { what: 'the expiry audit entry' });
+  await waitFor(
+    async () => (await memberLogs(second!, m.id)).some((e) => e.additionalData?.event === 'membership_expire'),
+    { what: 'the expiry audit entry' },
+  );
 });

@@ -49,16 +49,24 @@ describe('period arithmetic', () => {
   ])('%s lasts %d months', (period, months) => expect(periodMonths(period)).toBe(months));
 
   test('an active membership renews from its end, clamped to the month (no gap, no overlap)', () => {
-    expect(nextPeriod(membership(), '2026-03-01T00:00:00.000Z', null)).toEqual({ from: '2026-03-31T00:00:00.000Z', to: '2026-04-30T00:00:00.000Z' });
+    expect(nextPeriod(membership(), '2026-03-01T00:00:00.000Z', null)).toEqual({
+      from: '2026-03-31T00:00:00.000Z',
+      to: '2026-04-30T00:00:00.000Z',
+    });
   });
 
   test('an expired membership renews from now', () => {
     const m = membership({ status: 'expired', paymentPeriod: 'quarterly' });
-    expect(nextPeriod(m, '2026-05-10T00:00:00.000Z', null)).toEqual({ from: '2026-05-10T00:00:00.000Z', to: '2026-08-10T00:00:00.000Z' });
+    expect(nextPeriod(m, '2026-05-10T00:00:00.000Z', null)).toEqual({
+      from: '2026-05-10T00:00:00.000Z',
+      to: '2026-08-10T00:00:00.000Z',
+    });
   });
 
   test("never past the tier's end; nothing when the tier ends before", () => {
-    expect(nextPeriod(membership(), '2026-03-01T00:00:00.000Z', '2026-04-10T00:00:00.000Z')!.to).toBe('2026-04-10T00:00:00.000Z');
+    expect(nextPeriod(membership(), '2026-03-01T00:00:00.000Z', '2026-04-10T00:00:00.000Z')!.to).toBe(
+      '2026-04-10T00:00:00.000Z',
+    );
     expect(nextPeriod(membership(), '2026-03-01T00:00:00.000Z', '2026-03-31T00:00:00.000Z')).toBeNull();
   });
 });
@@ -84,7 +92,10 @@ describe('who renews what', () => {
   });
 
   test.each(['suspended', 'inactive'] as const)('a %s membership does not renew', (status) => {
-    expect(renewalRefusal(membership({ status }), 'back_office')).toMatchObject({ error: 'INVALID_MEMBERSHIP_TRANSITION', field: 'membershipId' });
+    expect(renewalRefusal(membership({ status }), 'back_office')).toMatchObject({
+      error: 'INVALID_MEMBERSHIP_TRANSITION',
+      field: 'membershipId',
+    });
   });
 });
 
@@ -92,21 +103,48 @@ describe('renewal', () => {
   test('moves the end by one payment period, records the renewal and adds the period payments', () => {
     const r = renewMembership(membership(), { by: 'member', actor: PM, now: '2026-03-20T00:00:00.000Z', tier: TIER });
     if (!r.ok) throw new Error(r.message);
-    expect(r.membership).toMatchObject({ status: 'active', endDate: '2026-04-30T00:00:00.000Z', lastRenewal: '2026-03-20T00:00:00.000Z' });
+    expect(r.membership).toMatchObject({
+      status: 'active',
+      endDate: '2026-04-30T00:00:00.000Z',
+      lastRenewal: '2026-03-20T00:00:00.000Z',
+    });
     expect(r.membership.paymentSchedule).toEqual([{ dueDate: '2026-03-31T00:00:00.000Z', amount: 10 }]);
     expect(r.membership.transitions).toEqual([
-      { at: '2026-03-20T00:00:00.000Z', from: 'active', to: 'active', event: 'renewed', actor: PM, by: 'member', endDate: '2026-04-30T00:00:00.000Z', previousEndDate: '2026-03-31T00:00:00.000Z' },
+      {
+        at: '2026-03-20T00:00:00.000Z',
+        from: 'active',
+        to: 'active',
+        event: 'renewed',
+        actor: PM,
+        by: 'member',
+        endDate: '2026-04-30T00:00:00.000Z',
+        previousEndDate: '2026-03-31T00:00:00.000Z',
+      },
     ]);
   });
 
   test('an expired membership becomes active again', () => {
-    const r = renewMembership(membership({ status: 'expired' }), { by: 'back_office', actor: PM, now: '2026-05-01T00:00:00.000Z', tier: TIER });
+    const r = renewMembership(membership({ status: 'expired' }), {
+      by: 'back_office',
+      actor: PM,
+      now: '2026-05-01T00:00:00.000Z',
+      tier: TIER,
+    });
     expect(r).toMatchObject({ ok: true, membership: { status: 'active', endDate: '2026-06-01T00:00:00.000Z' } });
   });
 
   test('a tier that is gone or not active takes no renewal', () => {
-    expect(renewMembership(membership(), { by: 'back_office', actor: PM, now: '2026-03-01T00:00:00.000Z', tier: null })).toMatchObject({ error: 'TIER_NOT_FOUND' });
-    expect(renewMembership(membership(), { by: 'back_office', actor: PM, now: '2026-03-01T00:00:00.000Z', tier: { ...TIER, status: 'expired' } })).toMatchObject({ error: 'TIER_NOT_ACTIVE', field: 'membershipId' });
+    expect(
+      renewMembership(membership(), { by: 'back_office', actor: PM, now: '2026-03-01T00:00:00.000Z', tier: null }),
+    ).toMatchObject({ error: 'TIER_NOT_FOUND' });
+    expect(
+      renewMembership(membership(), {
+        by: 'back_office',
+        actor: PM,
+        now: '2026-03-01T00:00:00.000Z',
+        tier: { ...TIER, status: 'expired' },
+      }),
+    ).toMatchObject({ error: 'TIER_NOT_ACTIVE', field: 'membershipId' });
   });
 });
 
@@ -116,10 +154,24 @@ describe('expiry', () => {
   test.each([
     ['no membership', undefined, end, '2026-04-01T00:00:00.000Z', [], 'none'],
     ['already expired', membership({ status: 'expired' }), end, '2026-04-01T00:00:00.000Z', [], 'none'],
-    ['end moved by a renewal', membership({ endDate: '2026-04-30T00:00:00.000Z' }), end, '2026-04-01T00:00:00.000Z', [], 'moved'],
+    [
+      'end moved by a renewal',
+      membership({ endDate: '2026-04-30T00:00:00.000Z' }),
+      end,
+      '2026-04-01T00:00:00.000Z',
+      [],
+      'moved',
+    ],
     ['task early', membership(), end, '2026-03-30T00:00:00.000Z', [], 'early'],
     ['end reached', membership(), end, end, [], 'expire'],
-    ['suspended at its end', membership({ status: 'suspended', paymentType: 'company_paid' }), end, end, ['company_paid'], 'expire'],
+    [
+      'suspended at its end',
+      membership({ status: 'suspended', paymentType: 'company_paid' }),
+      end,
+      end,
+      ['company_paid'],
+      'expire',
+    ],
     ['company renews it', membership({ paymentType: 'company_paid' }), end, end, ['company_paid'], 'renew'],
     ['company renews others', membership({ paymentType: 'dds' }), end, end, ['company_paid'], 'expire'],
   ] as const)('%s', (_name, m, scheduledFor, now, setting, want) => {
@@ -129,7 +181,9 @@ describe('expiry', () => {
   test('expireMembership records the move', () => {
     const e = expireMembership(membership(), '2026-03-31T00:00:01.000Z', SYSTEM as never);
     expect(e.status).toBe('expired');
-    expect(e.transitions).toEqual([{ at: '2026-03-31T00:00:01.000Z', from: 'active', to: 'expired', event: 'expired', actor: SYSTEM, endDate: end }]);
+    expect(e.transitions).toEqual([
+      { at: '2026-03-31T00:00:01.000Z', from: 'active', to: 'expired', event: 'expired', actor: SYSTEM, endDate: end },
+    ]);
   });
 });
 
@@ -139,16 +193,30 @@ describe('suspension and reinstatement', () => {
     const s = moveMembership(membership(), 'suspend', 'unpaid', now, PM, 'a1');
     if (!s.ok) throw new Error(s.message);
     expect(s.membership.status).toBe('suspended');
-    expect(s.membership.transitions![0]).toMatchObject({ from: 'active', to: 'suspended', event: 'suspended', reason: 'unpaid', approvalId: 'a1' });
+    expect(s.membership.transitions![0]).toMatchObject({
+      from: 'active',
+      to: 'suspended',
+      event: 'suspended',
+      reason: 'unpaid',
+      approvalId: 'a1',
+    });
     const r = moveMembership(s.membership, 'reinstate', 'paid', now, PM);
     expect(r).toMatchObject({ ok: true, membership: { status: 'active' } });
   });
 
   test('refusals name membershipId', () => {
-    expect(moveMembership(membership({ status: 'expired' }), 'suspend', 'x', now, PM)).toMatchObject({ error: 'INVALID_MEMBERSHIP_TRANSITION', field: 'membershipId' });
-    expect(moveMembership(membership(), 'reinstate', 'x', now, PM)).toMatchObject({ error: 'INVALID_MEMBERSHIP_TRANSITION', field: 'membershipId' });
+    expect(moveMembership(membership({ status: 'expired' }), 'suspend', 'x', now, PM)).toMatchObject({
+      error: 'INVALID_MEMBERSHIP_TRANSITION',
+      field: 'membershipId',
+    });
+    expect(moveMembership(membership(), 'reinstate', 'x', now, PM)).toMatchObject({
+      error: 'INVALID_MEMBERSHIP_TRANSITION',
+      field: 'membershipId',
+    });
     // a suspended membership whose end has passed is renewed, not reinstated
-    expect(moveMembership(membership({ status: 'suspended' }), 'reinstate', 'x', '2026-04-01T00:00:00.000Z', PM)).toMatchObject({ error: 'INVALID_MEMBERSHIP_TRANSITION' });
+    expect(
+      moveMembership(membership({ status: 'suspended' }), 'reinstate', 'x', '2026-04-01T00:00:00.000Z', PM),
+    ).toMatchObject({ error: 'INVALID_MEMBERSHIP_TRANSITION' });
   });
 });
 

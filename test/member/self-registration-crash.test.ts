@@ -33,7 +33,16 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   projectId = uniqueProjectId('srk');
   // a long HR time-out: the held update is still waited for when the process is killed
-  env = { CLASS_DIRS: MEMBER_CLASS_DIRS, SCHEMA_DIRS: 'schemas', HR_BASE_URL: hr.url, HR_TIMEOUT_MS: '20000', HR_RETRIES: '1', HR_RETRY_BASE_MS: '10', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50' };
+  env = {
+    CLASS_DIRS: MEMBER_CLASS_DIRS,
+    SCHEMA_DIRS: 'schemas',
+    HR_BASE_URL: hr.url,
+    HR_TIMEOUT_MS: '20000',
+    HR_RETRIES: '1',
+    HR_RETRY_BASE_MS: '10',
+    SMTP_URL: sink.url,
+    MAIL_BACKOFF_MS: '50',
+  };
   // this process seeds the program and reads the stored state; the calls go to the spawned ones
   api = await startTestRuntime({ projectId, env });
   await seedProgram(api);
@@ -47,8 +56,17 @@ afterAll(async () => {
   await sink?.close();
 });
 
-async function post(base: string, method: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}/${projectId}/CALL/Member/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  base: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/${projectId}/CALL/Member/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -63,7 +81,11 @@ test('a self-registration killed after the member was created is finished with a
   expect((await post(first.base, 'discoverAuthMethod', { email })).status).toBe(200);
   const code = codeIn(await nthMail(sink, email, 1));
 
-  expect(await killWhileMemberIdHeld(hr, first, () => post(first.base, 'completeRegistration', { email, code, password: PASSWORD }))).toHaveProperty('failed');
+  expect(
+    await killWhileMemberIdHeld(hr, first, () =>
+      post(first.base, 'completeRegistration', { email, code, password: PASSWORD }),
+    ),
+  ).toHaveProperty('failed');
 
   // what the crash left: the member, created by the self-registration, no password, not finished
   const memberId = (await api.rt.store.resolveLookup('Member', 'staffId', staffId))!;
@@ -85,10 +107,18 @@ test('a self-registration killed after the member was created is finished with a
   expect([held.status, held.body.code]).toEqual([409, 5043]);
   expect(held.body.details.retryAfterSeconds).toBeGreaterThan(0);
   const lock = new RedisRateLimits(api.rt.store.redis, api.rt.store.keys.base).keyOf(COMPLETE_LOCK, email);
-  await waitFor(async () => (await api.rt.store.redis.exists(lock)) === 0, { timeoutMs: 60_000, intervalMs: 250, what: "the crashed call's hold to lapse" });
+  await waitFor(async () => (await api.rt.store.redis.exists(lock)) === 0, {
+    timeoutMs: 60_000,
+    intervalMs: 250,
+    what: "the crashed call's hold to lapse",
+  });
   const resumed = await post(second.base, 'completeRegistration', { email, code: fresh, password: PASSWORD });
   expect(resumed.status).toBe(200);
-  expect(resumed.body).toMatchObject({ memberId, member: { id: memberId, status: 'pending_id_photo' }, registration: { resumed: true, memberIdRecorded: true } });
+  expect(resumed.body).toMatchObject({
+    memberId,
+    member: { id: memberId, status: 'pending_id_photo' },
+    registration: { resumed: true, memberIdRecorded: true },
+  });
   expect(hr.memberIds.get(staffId)).toBe(memberId);
   const done = (await memberState(api, memberId)).state.private;
   expect(done.credentials.passwordHash).toEqual(expect.any(String));
@@ -99,5 +129,8 @@ test('a self-registration killed after the member was created is finished with a
   expect(count).toBe(1);
   expect((await post(second.base, 'login', { email, password: PASSWORD })).status).toBe(200);
   // both codes are spent
-  for (const spent of [code, fresh]) expect((await post(second.base, 'completeRegistration', { email, code: spent, password: PASSWORD })).status).toBe(401);
+  for (const spent of [code, fresh])
+    expect((await post(second.base, 'completeRegistration', { email, code: spent, password: PASSWORD })).status).toBe(
+      401,
+    );
 }, 150_000);

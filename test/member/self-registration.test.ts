@@ -11,7 +11,17 @@ import type { Job } from 'bullmq';
 import { seedRoles, waitFor } from '../support/harness';
 import { FakeHr, hrEmployee } from './fake-hr';
 import { FakeIdCards, PNG_1PX } from './fake-id-card';
-import { bearer, codeIn, freshIp, from, mailsTo, nthMail, PASSWORD, startSignInRuntime, type SignInEnv } from './sign-in-support';
+import {
+  bearer,
+  codeIn,
+  freshIp,
+  from,
+  mailsTo,
+  nthMail,
+  PASSWORD,
+  startSignInRuntime,
+  type SignInEnv,
+} from './sign-in-support';
 import { memberState, seed, uniq } from './support';
 
 let hr: FakeHr;
@@ -37,7 +47,19 @@ beforeAll(async () => {
   // retired employees: their own member type (by HR's employmentType) and company (by BG_ID)
   await seed(env.t, {
     memberTypes: [{ id: 'mt-retiree', name: 'Retiree', systemIdentifier: 'Retired', status: 'active' }],
-    companies: [{ id: 'c-ret', name: 'Retirees', bgId: 'BG-RET', companyGroupId: 'cg-int', hrContact: { name: 'HR', email: 'hr@example.com' }, status: 'active', eligibleMemberTypes: ['mt-retiree'], memberSubTypes: [], maxFreeDependants: 0 }],
+    companies: [
+      {
+        id: 'c-ret',
+        name: 'Retirees',
+        bgId: 'BG-RET',
+        companyGroupId: 'cg-int',
+        hrContact: { name: 'HR', email: 'hr@example.com' },
+        status: 'active',
+        eligibleMemberTypes: ['mt-retiree'],
+        memberSubTypes: [],
+        maxFreeDependants: 0,
+      },
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -56,7 +78,8 @@ function employee(over: Record<string, unknown> = {}): { staffId: string; email:
 }
 
 const discover = (email: string, ip = freshIp()) => from(env.t, ip).post(`${env.p}/discoverAuthMethod`, { email });
-const complete = (body: Record<string, unknown>, ip = freshIp()) => from(env.t, ip).post(`${env.p}/completeRegistration`, body);
+const complete = (body: Record<string, unknown>, ip = freshIp()) =>
+  from(env.t, ip).post(`${env.p}/completeRegistration`, body);
 
 /** the results of the completed jobs `pick` chooses, oldest first, once there are `n` */
 async function jobResults(n: number, what: string, pick: (j: Job) => boolean): Promise<Record<string, unknown>[]> {
@@ -76,17 +99,35 @@ async function jobResults(n: number, what: string, pick: (j: Job) => boolean): P
 
 /** the results of the startSelfRegistration tasks run for `email` */
 const taskResults = (email: string, n: number) =>
-  jobResults(n, `${n} startSelfRegistration task(s) for ${email}`, (j) => j.name === 'task' && j.data?.task?.method === 'startSelfRegistration' && j.data.task.body?.email === email);
+  jobResults(
+    n,
+    `${n} startSelfRegistration task(s) for ${email}`,
+    (j) => j.name === 'task' && j.data?.task?.method === 'startSelfRegistration' && j.data.task.body?.email === email,
+  );
 
 /** the results of the restartInvitation jobs discoverAuthMethod queued for member `id` */
 const restartResults = (id: string, n: number) =>
-  jobResults(n, `${n} restartInvitation job(s) for ${id}`, (j) => j.data?.kind === 'call' && j.data.method === 'restartInvitation' && j.data.instanceId === id);
+  jobResults(
+    n,
+    `${n} restartInvitation job(s) for ${id}`,
+    (j) => j.data?.kind === 'call' && j.data.method === 'restartInvitation' && j.data.instanceId === id,
+  );
 
 const memberIdOfEmail = async (email: string) => (await env.t.rt.store.resolveLookup('Member', 'email', email)) ?? null;
 
 test('an employee registers from the app: a code by mail, a member in onboarding and signed in, its card photo approved, its tier chosen', async () => {
-  const { staffId, email } = employee({ dependants: [{ id: `D${uniq('')}`, type: 'Spouse', name: 'Ann', surname: 'Hopper', email: '', birthdate: '1991-02-03' }] });
-  cards.cards.set(staffId, { staffId, cardNumber: `N-${staffId}`, validFrom: '2026-01-01', validUntil: '2029-12-31', photo: { contentBase64: PNG_1PX, mimeType: 'image/png' } });
+  const { staffId, email } = employee({
+    dependants: [
+      { id: `D${uniq('')}`, type: 'Spouse', name: 'Ann', surname: 'Hopper', email: '', birthdate: '1991-02-03' },
+    ],
+  });
+  cards.cards.set(staffId, {
+    staffId,
+    cardNumber: `N-${staffId}`,
+    validFrom: '2026-01-01',
+    validUntil: '2029-12-31',
+    photo: { contentBase64: PNG_1PX, mimeType: 'image/png' },
+  });
 
   const d = await discover(email);
   expect([d.status, d.body]).toEqual([200, { email, method: 'email_password' }]);
@@ -108,17 +149,31 @@ test('an employee registers from the app: a code by mail, a member in onboarding
     accessToken: expect.any(String),
     refreshToken: expect.any(String),
     member: { email, name: 'Grace', surname: 'Hopper', status: 'pending_id_photo' },
-    registration: { memberIdRecorded: true, warnings: [], dependants: [{ created: true }], idCard: { lookup: 'found', photo: 'pending_approval' } },
+    registration: {
+      memberIdRecorded: true,
+      warnings: [],
+      dependants: [{ created: true }],
+      idCard: { lookup: 'found', photo: 'pending_approval' },
+    },
   });
   const id = done.body.memberId as string;
   expect(done.body.member.id).toBe(id);
   // the member id reached HR, and the member is what HR says
   expect(hr.memberIds.get(staffId)).toBe(id);
   const s = (await memberState(env.t, id)).state.private;
-  expect(s.profile).toMatchObject({ staffId, email, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod: 'email_password', status: 'pending_id_photo' });
+  expect(s.profile).toMatchObject({
+    staffId,
+    email,
+    company: { id: 'c-1' },
+    memberType: 'mt-perm',
+    loginMethod: 'email_password',
+    status: 'pending_id_photo',
+  });
   expect(s.creationSource).toBe('self_registration');
   expect(s.credentials.passwordHash).toEqual(expect.any(String));
-  await waitFor(async () => (await memberState(env.t, id)).state.private.hrRegistrationFinishedAt, { what: 'the registration marked finished' });
+  await waitFor(async () => (await memberState(env.t, id)).state.private.hrRegistrationFinishedAt, {
+    what: 'the registration marked finished',
+  });
 
   // the session works
   const profile = await env.t.get(`${env.p}/getMemberProfile/${id}`, bearer(done.body.accessToken));
@@ -126,15 +181,26 @@ test('an employee registers from the app: a code by mail, a member in onboarding
 
   // the card's photo, once approved, moves the member on to choosing a tier
   const approver = bearer(env.t.token('program_management_user', 'ann', ['approver']));
-  const reviewed = await env.t.post(`/${env.t.projectId}/CALL/ApprovalManager/reviewApproval/${done.body.registration.idCard.approvalId}`, { action: 'approve' }, approver);
+  const reviewed = await env.t.post(
+    `/${env.t.projectId}/CALL/ApprovalManager/reviewApproval/${done.body.registration.idCard.approvalId}`,
+    { action: 'approve' },
+    approver,
+  );
   expect(reviewed.status).toBe(200);
-  await waitFor(async () => (await memberState(env.t, id)).state.private.profile.status === 'pending_tier', { what: 'pending_tier after the photo' });
+  await waitFor(async () => (await memberState(env.t, id)).state.private.profile.status === 'pending_tier', {
+    what: 'pending_tier after the photo',
+  });
 
   // and it chooses its tier itself: the one its rules admit, paid by card
   const session = bearer(done.body.accessToken);
   const offered = await env.t.get(`${env.p}/listMyTierChoices/${id}`, session);
   expect(offered.status).toBe(200);
-  expect(offered.body.tiers.map((x: { id: string; options: { paymentType: string }[] }) => [x.id, x.options.map((o) => o.paymentType)])).toEqual([['si-gold', ['cpg']]]);
+  expect(
+    offered.body.tiers.map((x: { id: string; options: { paymentType: string }[] }) => [
+      x.id,
+      x.options.map((o) => o.paymentType),
+    ]),
+  ).toEqual([['si-gold', ['cpg']]]);
   const chosen = await env.t.post(`${env.p}/chooseTier/${id}`, { tierId: 'si-gold', paymentType: 'cpg' }, session);
   expect([chosen.status, chosen.body.membership?.tierId]).toEqual([200, 'si-gold']);
   expect((await memberState(env.t, id)).state.private.profile.status).toBe('active');
@@ -164,7 +230,9 @@ test('an email HR does not know, or knows as inactive, is answered as any other,
   expect(mailsTo(env.sink, inactive)).toEqual([]);
 
   // a guessed code: the same refusal for all three, and nothing created
-  const tries = await Promise.all([unknown, inactive, known].map((email) => complete({ email, code: '999999', password: PASSWORD })));
+  const tries = await Promise.all(
+    [unknown, inactive, known].map((email) => complete({ email, code: '999999', password: PASSWORD })),
+  );
   expect(tries.map((r) => [r.status, r.body.code])).toEqual([
     [401, 5037],
     [401, 5037],
@@ -215,7 +283,11 @@ test('a registration stopped after the member was created is finished with a new
   expect(mailsTo(env.sink, email)[1]!.parsed.subject).toMatch(/registration code/);
   const resumed = await complete({ email, code: second, password: PASSWORD });
   expect(resumed.status).toBe(200);
-  expect(resumed.body).toMatchObject({ memberId: id, registration: { resumed: true }, member: { id, status: 'pending_id_photo' } });
+  expect(resumed.body).toMatchObject({
+    memberId: id,
+    registration: { resumed: true },
+    member: { id, status: 'pending_id_photo' },
+  });
   expect(hr.memberIds.get(staffId)).toBe(id);
   // one member holds the staff id
   expect(await env.t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(id);
@@ -228,7 +300,11 @@ test('two devices completing the same registration at once create one member', a
   const answers = await Promise.all([1, 2, 3].map(() => complete({ email, code, password: PASSWORD })));
   expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
   // the others: the registration in progress (409 5043, their code untouched) or the code spent (401 5037)
-  for (const a of answers.filter((x) => x.status !== 201)) expect([[409, 5043], [401, 5037]]).toContainEqual([a.status, a.body.code]);
+  for (const a of answers.filter((x) => x.status !== 201))
+    expect([
+      [409, 5043],
+      [401, 5037],
+    ]).toContainEqual([a.status, a.body.code]);
   const id = answers.find((a) => a.status === 201)!.body.memberId;
   expect(await env.t.rt.store.resolveLookup('Member', 'staffId', staffId)).toBe(id);
   expect(await memberIdOfEmail(email)).toBe(id);
@@ -248,13 +324,20 @@ test('a retired employee and an associated-company employee register the same wa
   const retired = employee({ employmentType: 'Retired', companyId: 'BG-RET' });
   const r = await registerByCode(retired.email);
   expect(r.status).toBe(201);
-  expect((await memberState(env.t, r.body.memberId)).state.private.profile).toMatchObject({ memberType: 'mt-retiree', company: { id: 'c-ret' }, status: 'pending_id_photo' });
+  expect((await memberState(env.t, r.body.memberId)).state.private.profile).toMatchObject({
+    memberType: 'mt-retiree',
+    company: { id: 'c-ret' },
+    status: 'pending_id_photo',
+  });
 
   // a company of an external company group (c-3), which admits every member type
   const associated = employee({ companyId: 'BG3' });
   const a = await registerByCode(associated.email);
   expect(a.status).toBe(201);
-  expect((await memberState(env.t, a.body.memberId)).state.private.profile).toMatchObject({ memberType: 'mt-perm', company: { id: 'c-3' } });
+  expect((await memberState(env.t, a.body.memberId)).state.private.profile).toMatchObject({
+    memberType: 'mt-perm',
+    company: { id: 'c-3' },
+  });
 
   // a retiree whose employment type has no active member type (mt-retired, 'Retire', is inactive) is told so
   const unmapped = employee({ employmentType: 'Retire', companyId: 'BG-RET' });
@@ -265,7 +348,11 @@ test('a retired employee and an associated-company employee register the same wa
 test('a dependant HR lists with an email registers by that email: its code sets its password, nothing is asked of HR', async () => {
   const depEmail = `${uniq('dep').toLowerCase()}@example.com`;
   const depId = `D${uniq('')}`;
-  const primary = employee({ dependants: [{ id: depId, type: 'Child', name: 'Tom', surname: 'Hopper', email: depEmail, birthdate: '2015-05-05' }] });
+  const primary = employee({
+    dependants: [
+      { id: depId, type: 'Child', name: 'Tom', surname: 'Hopper', email: depEmail, birthdate: '2015-05-05' },
+    ],
+  });
   expect((await registerByCode(primary.email)).status).toBe(201);
   const dep = (await memberState(env.t, depId)).state.private;
   expect(dep.profile).toMatchObject({ email: depEmail, status: 'active', loginMethod: 'email_password' });
@@ -274,17 +361,26 @@ test('a dependant HR lists with an email registers by that email: its code sets 
   const lookups = hr.count('/employees/lookup');
   const r = await registerByCode(depEmail);
   expect(r.status).toBe(200);
-  expect(r.body).toMatchObject({ memberId: depId, member: { id: depId, status: 'active' }, registration: { claimed: true } });
+  expect(r.body).toMatchObject({
+    memberId: depId,
+    member: { id: depId, status: 'active' },
+    registration: { claimed: true },
+  });
   // HR was not asked about the dependant's email
   expect(hr.count('/employees/lookup')).toBe(lookups);
   expect((await env.t.get(`${env.p}/getMemberProfile/${depId}`, bearer(r.body.accessToken))).status).toBe(200);
   // from now on it signs in with its password, and a new code is not mailed
-  expect((await from(env.t, freshIp()).post(`${env.p}/login`, { email: depEmail, password: PASSWORD })).status).toBe(200);
+  expect((await from(env.t, freshIp()).post(`${env.p}/login`, { email: depEmail, password: PASSWORD })).status).toBe(
+    200,
+  );
   await discover(depEmail);
   expect(await restartResults(depId, 2)).toEqual([{ sent: false, selfRegistration: true }, { sent: false }]);
   expect(await taskResults(depEmail, 1)).toEqual([{ mailed: true }]);
   await nthMail(env.sink, depEmail, 2);
-  expect(mailsTo(env.sink, depEmail).map((m) => m.parsed.subject)).toEqual(['Your Membership Program registration code', 'Your Membership Program sign-in code']);
+  expect(mailsTo(env.sink, depEmail).map((m) => m.parsed.subject)).toEqual([
+    'Your Membership Program registration code',
+    'Your Membership Program sign-in code',
+  ]);
 });
 
 test('a primary member invites a dependant the back office added, giving its email; the dependant registers with the code', async () => {
@@ -292,33 +388,65 @@ test('a primary member invites a dependant the back office added, giving its ema
   const reg = await registerByCode(primary.email);
   expect(reg.status).toBe(201);
   const session = bearer(reg.body.accessToken);
-  const added = await env.t.post(`${env.p}/addMemberFamilyMember/${reg.body.memberId}`, { name: 'Lina', surname: 'Hopper', memberSubType: 'mst-child', relation: 'daughter' }, env.pm);
+  const added = await env.t.post(
+    `${env.p}/addMemberFamilyMember/${reg.body.memberId}`,
+    { name: 'Lina', surname: 'Hopper', memberSubType: 'mst-child', relation: 'daughter' },
+    env.pm,
+  );
   expect(added.status).toBe(200);
   const depId = added.body.familyMember.id as string;
   await waitFor(async () => (await env.t.rt.store.read('Member', depId)) !== null, { what: 'the dependant created' });
 
   const depEmail = `${uniq('lina').toLowerCase()}@example.com`;
   // no email yet, and none given
-  const noEmail = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, session);
+  const noEmail = await env.t.post(
+    `${env.p}/inviteMyDependant/${reg.body.memberId}`,
+    { familyMemberId: depId },
+    session,
+  );
   expect([noEmail.status, noEmail.body.code]).toEqual([400, 5028]);
   // an employee's email is theirs to register with
   const colleague = employee();
-  const taken = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId, email: colleague.email }, session);
+  const taken = await env.t.post(
+    `${env.p}/inviteMyDependant/${reg.body.memberId}`,
+    { familyMemberId: depId, email: colleague.email },
+    session,
+  );
   expect([taken.status, taken.body.code, taken.body.details?.errors?.[0]?.field]).toEqual([409, 5022, 'email']);
-  const invited = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId, email: depEmail }, session);
+  const invited = await env.t.post(
+    `${env.p}/inviteMyDependant/${reg.body.memberId}`,
+    { familyMemberId: depId, email: depEmail },
+    session,
+  );
   expect([invited.status, invited.body]).toEqual([200, { familyMemberId: depId, email: depEmail, sent: true }]);
   const mail = await nthMail(env.sink, depEmail, 1);
   expect(mail.parsed.subject).toBe('Grace Hopper invited you to the Membership Program');
   const r = await complete({ email: depEmail, code: codeIn(mail), password: PASSWORD });
   expect(r.status).toBe(200);
-  expect(r.body).toMatchObject({ memberId: depId, member: { status: 'pending_id_photo', email: depEmail }, registration: { claimed: true } });
+  expect(r.body).toMatchObject({
+    memberId: depId,
+    member: { status: 'pending_id_photo', email: depEmail },
+    registration: { claimed: true },
+  });
 
   // it signs in now: a second invitation is refused; another member's dependant, or a stranger's id, is not found
   const again = await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, session);
   expect([again.status, again.body.code]).toEqual([409, 5026]);
   const other = await registerByCode(employee().email);
-  const foreign = await env.t.post(`${env.p}/inviteMyDependant/${other.body.memberId}`, { familyMemberId: depId, email: `${uniq('x')}@example.com` }, bearer(other.body.accessToken));
+  const foreign = await env.t.post(
+    `${env.p}/inviteMyDependant/${other.body.memberId}`,
+    { familyMemberId: depId, email: `${uniq('x')}@example.com` },
+    bearer(other.body.accessToken),
+  );
   expect([foreign.status, foreign.body.code]).toEqual([404, 5011]);
   // and only the member itself invites its dependants
-  expect((await env.t.post(`${env.p}/inviteMyDependant/${reg.body.memberId}`, { familyMemberId: depId }, bearer(other.body.accessToken))).status).toBe(403);
+  expect(
+    (
+      await env.t.post(
+        `${env.p}/inviteMyDependant/${reg.body.memberId}`,
+        { familyMemberId: depId },
+        bearer(other.body.accessToken),
+      )
+    ).status,
+  ).toBe(403);
 });

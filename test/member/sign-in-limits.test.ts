@@ -17,7 +17,20 @@
 import { SIGN_IN_THROTTLE } from '../../classes/Member/sign-in-rules';
 import { sideBySide } from '../support/side-by-side';
 import { uniq } from './support';
-import { activeMember, bearer, codeIn, freshIp, from, invitableMember, nthMail, OTHER_PASSWORD, signIn, startSignInRuntime, type Answer, type SignInEnv } from './sign-in-support';
+import {
+  activeMember,
+  bearer,
+  codeIn,
+  freshIp,
+  from,
+  invitableMember,
+  nthMail,
+  OTHER_PASSWORD,
+  signIn,
+  startSignInRuntime,
+  type Answer,
+  type SignInEnv,
+} from './sign-in-support';
 
 let env: SignInEnv;
 
@@ -49,37 +62,51 @@ describe('per address', () => {
 
   test('login', async () => {
     const ip = freshIp();
-    await exhaust(SIGN_IN_THROTTLE.login.perAddress.max, 401, () => from(env.t, ip).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }));
+    await exhaust(SIGN_IN_THROTTLE.login.perAddress.max, 401, () =>
+      from(env.t, ip).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }),
+    );
     // another address is not refused
-    expect((await from(env.t, freshIp()).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD })).status).toBe(401);
+    expect(
+      (await from(env.t, freshIp()).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD })).status,
+    ).toBe(401);
   });
 
   test('discoverAuthMethod', async () => {
     const c = from(env.t, freshIp());
-    await exhaust(SIGN_IN_THROTTLE.discoverAuthMethod.perAddress.max, 200, () => c.post(`${p()}/discoverAuthMethod`, { email: email() }));
+    await exhaust(SIGN_IN_THROTTLE.discoverAuthMethod.perAddress.max, 200, () =>
+      c.post(`${p()}/discoverAuthMethod`, { email: email() }),
+    );
   });
 
   test('sendPasswordResetEmail', async () => {
     const c = from(env.t, freshIp());
-    await exhaust(SIGN_IN_THROTTLE.sendPasswordResetEmail.perAddress.max, 202, () => c.post(`${p()}/sendPasswordResetEmail`, { email: email() }));
+    await exhaust(SIGN_IN_THROTTLE.sendPasswordResetEmail.perAddress.max, 202, () =>
+      c.post(`${p()}/sendPasswordResetEmail`, { email: email() }),
+    );
   });
 
   test('acceptInvitation and resetPassword (on as many members)', async () => {
     const members = await Promise.all(Array.from({ length: 21 }, () => invitableMember(env)));
     for (const op of ['acceptInvitation', 'resetPassword'] as const) {
       const c = from(env.t, freshIp());
-      await exhaust(SIGN_IN_THROTTLE[op].perAddress.max, 401, (i) => c.post(`${p()}/${op}/${members[i]!.id}`, { token: TOKEN(members[i]!.id), password: OTHER_PASSWORD }));
+      await exhaust(SIGN_IN_THROTTLE[op].perAddress.max, 401, (i) =>
+        c.post(`${p()}/${op}/${members[i]!.id}`, { token: TOKEN(members[i]!.id), password: OTHER_PASSWORD }),
+      );
     }
   });
 
   test('inviteRedirect', async () => {
     const c = from(env.t, freshIp());
-    await exhaust(SIGN_IN_THROTTLE.inviteRedirect.perAddress.max, 200, () => c.get(`${p()}/inviteRedirect?token=${TOKEN('m1')}`));
+    await exhaust(SIGN_IN_THROTTLE.inviteRedirect.perAddress.max, 200, () =>
+      c.get(`${p()}/inviteRedirect?token=${TOKEN('m1')}`),
+    );
   });
 
   test('singleSignOn (here without identity providers: 404 5040 until the limit)', async () => {
     const c = from(env.t, freshIp());
-    const refused = await exhaust(SIGN_IN_THROTTLE.singleSignOn.perAddress.max, 404, () => c.post(`${p()}/singleSignOn`, { SAMLResponse: 'PHNhbWw+' }));
+    const refused = await exhaust(SIGN_IN_THROTTLE.singleSignOn.perAddress.max, 404, () =>
+      c.post(`${p()}/singleSignOn`, { SAMLResponse: 'PHNhbWw+' }),
+    );
     expect(refused.status).toBe(429);
   });
 });
@@ -93,13 +120,23 @@ describe('per address, IPv6', () => {
     const net = '2001:db8:5:1';
     // alternately from two addresses of the /64, written differently
     const addresses = [`${net}::1`, `2001:0DB8:0005:0001:ffff:ffff:ffff:fffe`];
-    await exhaust(SIGN_IN_THROTTLE.login.perAddress.max, 401, (i) => c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as(addresses[i % 2]!)));
+    await exhaust(SIGN_IN_THROTTLE.login.perAddress.max, 401, (i) =>
+      c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as(addresses[i % 2]!)),
+    );
     // a third address of it is refused as well, from another connection
-    const third = await from(env.t, freshIp()).post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as(`${net}:abcd::42`));
+    const third = await from(env.t, freshIp()).post(
+      `${p()}/login`,
+      { email: email(), password: OTHER_PASSWORD },
+      as(`${net}:abcd::42`),
+    );
     expect([third.status, third.body.code]).toEqual([429, 5035]);
     // the neighbouring /64 and an IPv4 caller of the same connection are not
-    expect((await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('2001:db8:5:2::1'))).status).toBe(401);
-    expect((await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('198.51.100.7'))).status).toBe(401);
+    expect(
+      (await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('2001:db8:5:2::1'))).status,
+    ).toBe(401);
+    expect(
+      (await c.post(`${p()}/login`, { email: email(), password: OTHER_PASSWORD }, as('198.51.100.7'))).status,
+    ).toBe(401);
   });
 });
 
@@ -110,8 +147,13 @@ describe('per account', () => {
     // the other account, tried at the end, is made beside the first
     const [m, other] = await Promise.all([activeMember(env), activeMember(env)]);
     const c = from(env.t, freshIp());
-    await exhaust(SIGN_IN_THROTTLE.login.perAccount.max, 401, () => c.post(`${p()}/login`, { email: m.email, password: OTHER_PASSWORD }));
-    const right = await from(env.t, freshIp()).post(`${p()}/login`, { email: m.email.toUpperCase(), password: m.password });
+    await exhaust(SIGN_IN_THROTTLE.login.perAccount.max, 401, () =>
+      c.post(`${p()}/login`, { email: m.email, password: OTHER_PASSWORD }),
+    );
+    const right = await from(env.t, freshIp()).post(`${p()}/login`, {
+      email: m.email.toUpperCase(),
+      password: m.password,
+    });
     expect([right.status, right.body.code]).toEqual([429, 5035]);
     // another account from that address is not refused
     expect((await c.post(`${p()}/login`, { email: other.email, password: other.password })).status).toBe(200);
@@ -119,26 +161,34 @@ describe('per account', () => {
 
   test('discoverAuthMethod and sendPasswordResetEmail, by email (known or not)', async () => {
     const unknown = email();
-    await exhaust(SIGN_IN_THROTTLE.discoverAuthMethod.perAccount.max, 200, () => from(env.t, freshIp()).post(`${p()}/discoverAuthMethod`, { email: unknown }));
+    await exhaust(SIGN_IN_THROTTLE.discoverAuthMethod.perAccount.max, 200, () =>
+      from(env.t, freshIp()).post(`${p()}/discoverAuthMethod`, { email: unknown }),
+    );
     const m = await activeMember(env);
-    await exhaust(SIGN_IN_THROTTLE.sendPasswordResetEmail.perAccount.max, 202, () => from(env.t, freshIp()).post(`${p()}/sendPasswordResetEmail`, { email: m.email }));
+    await exhaust(SIGN_IN_THROTTLE.sendPasswordResetEmail.perAccount.max, 202, () =>
+      from(env.t, freshIp()).post(`${p()}/sendPasswordResetEmail`, { email: m.email }),
+    );
   });
 
   test('acceptInvitation and resetPassword, by member', async () => {
     for (const op of ['acceptInvitation', 'resetPassword'] as const) {
       const m = await invitableMember(env);
-      await exhaust(SIGN_IN_THROTTLE[op].perAccount.max, 401, () => from(env.t, freshIp()).post(`${p()}/${op}/${m.id}`, { token: TOKEN(m.id), password: OTHER_PASSWORD }));
+      await exhaust(SIGN_IN_THROTTLE[op].perAccount.max, 401, () =>
+        from(env.t, freshIp()).post(`${p()}/${op}/${m.id}`, { token: TOKEN(m.id), password: OTHER_PASSWORD }),
+      );
     }
   });
 
-  test('checkOtp and resendOtp (before Otp\'s own limits, raised here)', async () => {
+  test("checkOtp and resendOtp (before Otp's own limits, raised here)", async () => {
     const m = await activeMember(env);
     const c = from(env.t, freshIp());
     const login = await c.post(`${p()}/login`, { email: m.email, password: m.password });
     const code = codeIn(await nthMail(env.sink, m.email, 2));
     const step = bearer(login.body.token);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-    await exhaust(SIGN_IN_THROTTLE.checkOtp.perAccount.max, 401, () => c.post(`${p()}/checkOtp/${m.id}`, { otp: wrong }, step));
+    await exhaust(SIGN_IN_THROTTLE.checkOtp.perAccount.max, 401, () =>
+      c.post(`${p()}/checkOtp/${m.id}`, { otp: wrong }, step),
+    );
     await exhaust(SIGN_IN_THROTTLE.resendOtp.perAccount.max, 200, () => c.post(`${p()}/resendOtp/${m.id}`, {}, step));
   });
 
@@ -147,7 +197,11 @@ describe('per account', () => {
     const session = await signIn(env, m, 2);
     const c = from(env.t, freshIp());
     await exhaust(SIGN_IN_THROTTLE.changePassword.perAccount.max, 400, () =>
-      c.post(`${p()}/changePassword/${m.id}`, { currentPassword: 'not the password', newPassword: OTHER_PASSWORD }, bearer(session.accessToken)),
+      c.post(
+        `${p()}/changePassword/${m.id}`,
+        { currentPassword: 'not the password', newPassword: OTHER_PASSWORD },
+        bearer(session.accessToken),
+      ),
     );
   });
 });

@@ -56,7 +56,15 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   t = await startTestRuntime({
     projectId,
-    env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50', MEMBER_APP_URL: APP, IDENTITY_CACHE_SECONDS: '0', ...env },
+    env: {
+      CLASS_DIRS: 'classes',
+      SCHEMA_DIRS: 'schemas',
+      SMTP_URL: sink.url,
+      MAIL_BACKOFF_MS: '50',
+      MEMBER_APP_URL: APP,
+      IDENTITY_CACHE_SECONDS: '0',
+      ...env,
+    },
   });
   p = `/${projectId}/CALL/Member`;
   await seedProgram(t);
@@ -71,12 +79,22 @@ beforeAll(async () => {
         fee: 10,
         startDate: '2020-01-01T00:00:00.000Z',
         endDate: '2099-01-01T00:00:00.000Z',
-        eligibilityRules: [{ name: 'All', paymentTypes: ['credit_card'], paymentPeriod: 'monthly', conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-perm' }], status: 'active' }],
+        eligibilityRules: [
+          {
+            name: 'All',
+            paymentTypes: ['credit_card'],
+            paymentPeriod: 'monthly',
+            conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-perm' }],
+            status: 'active',
+          },
+        ],
       },
     ],
   });
   pm = { authorization: `Bearer ${t.token('program_management_user', 'pm1', ['super'])}` };
-  spAtIdp = TestIdp.spFromMetadata(samlServiceProvider(memberAcsOnly(parseSamlConfig(idps, { env }), env)).spMetadata());
+  spAtIdp = TestIdp.spFromMetadata(
+    samlServiceProvider(memberAcsOnly(parseSamlConfig(idps, { env }), env)).spMetadata(),
+  );
 });
 afterAll(async () => {
   await t?.stop();
@@ -89,10 +107,15 @@ const acmeEmail = (stem: string) => `${uniq(stem).toLowerCase()}@acme.test`;
 /** posts a response as the browser does for the identity provider (not following the redirect) */
 /** the identity provider's HTTP-POST binding: the browser posts a form */
 const sso = (SAMLResponse: string, RelayState?: string) =>
-  from(t, freshIp()).post(`${p}/singleSignOn`, new URLSearchParams({ SAMLResponse, ...(RelayState ? { RelayState } : {}) }));
-const refusedFor = (r: { status: number; body: any }, reason: string) => expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 5041, reason]);
+  from(t, freshIp()).post(
+    `${p}/singleSignOn`,
+    new URLSearchParams({ SAMLResponse, ...(RelayState ? { RelayState } : {}) }),
+  );
+const refusedFor = (r: { status: number; body: any }, reason: string) =>
+  expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 5041, reason]);
 /** a login URL as discoverAuthMethod answers it (for an address of acme's domain, from an address of its own) */
-const loginUrl = async () => (await from(t, freshIp()).post(`${p}/discoverAuthMethod`, { email: acmeEmail('who') })).body.loginUrl as string;
+const loginUrl = async () =>
+  (await from(t, freshIp()).post(`${p}/discoverAuthMethod`, { email: acmeEmail('who') })).body.loginUrl as string;
 /** the usual sign-in: acme's signed answer to the AuthnRequest of a login URL the service gave */
 const signedIn = async (o: Parameters<TestIdp['respond']>[1]) => acme.answer(await loginUrl(), spAtIdp, o);
 
@@ -128,7 +151,13 @@ test('a member signs in by SAML: 303 to the member application with the session 
   const location = new URL(String(r.headers.location));
   expect(`${location.origin}${location.pathname}`).toBe(`${APP}signed-in`);
   const fragment = Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
-  expect(fragment).toEqual({ accessToken: expect.any(String), expiresAt: expect.any(String), refreshToken: expect.any(String), memberId: m.id, state: 'st-9' });
+  expect(fragment).toEqual({
+    accessToken: expect.any(String),
+    expiresAt: expect.any(String),
+    refreshToken: expect.any(String),
+    memberId: m.id,
+    state: 'st-9',
+  });
   expect(r.body).toMatchObject({ redirectTo: location.toString(), memberId: m.id, accessToken: fragment.accessToken });
   const profile = await from(t, freshIp()).get(`${p}/getMemberProfile/${m.id}`, bearer(fragment.accessToken!));
   expect([profile.status, profile.body.email, profile.body.status]).toEqual([200, m.email, 'pending_id_photo']);
@@ -138,14 +167,18 @@ test('a member signs in by SAML: 303 to the member application with the session 
 test('an invited member completes its invitation by SSO (spec 3.1): active, audit-logged as its own step', async () => {
   const email = acmeEmail('inv');
   const m = await createMember(t, { email, staffId: uniq('INV') });
-  expect((await t.rt.call('Member', 'addMembership', m.id, { tierId: 'sso-gold', paymentType: 'cpg' })).status).toBe(200);
+  expect((await t.rt.call('Member', 'addMembership', m.id, { tierId: 'sso-gold', paymentType: 'cpg' })).status).toBe(
+    200,
+  );
   expect((await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm)).body.status).toBe('pending_invitation_acceptance');
   const r = await sso(await signedIn({ email }));
   expect(r.status).toBe(303);
   expect((await memberState(t, m.id)).state.private.profile.status).toBe('active');
   await waitFor(
     async () =>
-      (await findLogs(t, { classId: 'Member', entityId: m.id })).items.some((l: any) => l.additionalData?.source === 'single_sign_on' && l.actor.type === 'member' && l.actor.id === m.id),
+      (await findLogs(t, { classId: 'Member', entityId: m.id })).items.some(
+        (l: any) => l.additionalData?.source === 'single_sign_on' && l.actor.type === 'member' && l.actor.id === m.id,
+      ),
     { what: 'the audit entry of the activation' },
   );
   // its invitation is no use any more
@@ -162,7 +195,10 @@ test('refused: a replayed assertion, another key, no signature, expired, another
   refusedFor(await sso(await impostor.respond(spAtIdp, { email: m.email })), 'SAML_BAD_SIGNATURE');
   refusedFor(await sso(acme.unsigned(spAtIdp, { email: m.email })), 'SAML_UNSIGNED');
   const past = new Date(Date.now() - 10 * 60_000);
-  refusedFor(await sso(await signedIn({ email: m.email, notBefore: new Date(past.getTime() - 60_000), notOnOrAfter: past })), 'SAML_EXPIRED');
+  refusedFor(
+    await sso(await signedIn({ email: m.email, notBefore: new Date(past.getTime() - 60_000), notOnOrAfter: past })),
+    'SAML_EXPIRED',
+  );
   refusedFor(await sso(await signedIn({ email: m.email, audience: 'https://elsewhere.test/saml' })), 'SAML_AUDIENCE');
   // addressed to the back office's endpoint: not Member's
   refusedFor(await sso(await signedIn({ email: m.email, recipient: pmAcs })), 'SAML_RECIPIENT');
@@ -171,7 +207,10 @@ test('refused: a replayed assertion, another key, no signature, expired, another
 
 test('InResponseTo: a request the service did not make, one already answered, and an unsolicited response are refused', async () => {
   const m = await ssoMember();
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: m.email, inResponseTo: '_not-asked' })), 'SAML_UNKNOWN_REQUEST');
+  refusedFor(
+    await sso(await acme.respond(spAtIdp, { email: m.email, inResponseTo: '_not-asked' })),
+    'SAML_UNKNOWN_REQUEST',
+  );
   const url = await loginUrl();
   expect((await sso(await acme.answer(url, spAtIdp, { email: m.email }))).status).toBe(303);
   // a fresh assertion for the same request

@@ -49,7 +49,13 @@ export async function startSignInRuntime(extra: Record<string, string> = {}): Pr
         startDate: '2020-01-01T00:00:00.000Z',
         endDate: '2099-01-01T00:00:00.000Z',
         eligibilityRules: [
-          { name: 'Permanent staff', paymentTypes: ['credit_card'], paymentPeriod: 'monthly', conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-perm' }], status: 'active' },
+          {
+            name: 'Permanent staff',
+            paymentTypes: ['credit_card'],
+            paymentPeriod: 'monthly',
+            conditions: [{ key: 'member.memberType', logicalOperator: 'equal', value: 'mt-perm' }],
+            status: 'active',
+          },
         ],
       },
     ],
@@ -68,7 +74,12 @@ export interface Answer {
 /** HTTP calls to the runtime from loopback address `ip` (127.x.y.z). */
 export function from(t: TestRuntime, ip: string) {
   const url = new URL(t.base);
-  const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> =>
+  const request = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> =>
     new Promise((resolve, reject) => {
       // a URLSearchParams body is posted as a browser form (an identity provider's HTTP-POST binding)
       const form = body instanceof URLSearchParams;
@@ -80,7 +91,15 @@ export function from(t: TestRuntime, ip: string) {
           method,
           path,
           localAddress: ip,
-          headers: { ...(payload ? { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
+          headers: {
+            ...(payload
+              ? {
+                  'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+                  'content-length': String(Buffer.byteLength(payload)),
+                }
+              : {}),
+            ...headers,
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -102,7 +121,8 @@ export function from(t: TestRuntime, ip: string) {
       req.end();
     });
   return {
-    post: (path: string, body: unknown = {}, headers: Record<string, string> = {}) => request('POST', path, body, headers),
+    post: (path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
+      request('POST', path, body, headers),
     get: (path: string, headers: Record<string, string> = {}) => request('GET', path, undefined, headers),
   };
 }
@@ -135,7 +155,10 @@ export function codeIn(mail: ReceivedMail): string {
 }
 
 /** A member waiting for its invitation: `pending_invite`, email and password, an active membership. */
-export async function invitableMember(env: SignInEnv, body: Record<string, unknown> = {}): Promise<{ id: string; email: string }> {
+export async function invitableMember(
+  env: SignInEnv,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; email: string }> {
   const staffId = uniq('SI');
   const email = (body.email as string) ?? `${staffId.toLowerCase()}@example.com`;
   const m = await createMember(env.t, { staffId, email, ...body });
@@ -145,7 +168,10 @@ export async function invitableMember(env: SignInEnv, body: Record<string, unkno
 }
 
 /** Invites a member and accepts with `password`: an active member who signs in by email and password. */
-export async function activeMember(env: SignInEnv, password = PASSWORD): Promise<{ id: string; email: string; password: string }> {
+export async function activeMember(
+  env: SignInEnv,
+  password = PASSWORD,
+): Promise<{ id: string; email: string; password: string }> {
   const m = await invitableMember(env);
   const sent = await env.t.post(`${env.p}/sendInviteEmail/${m.id}`, {}, env.pm);
   if (sent.status !== 200) throw new Error(`sendInviteEmail: ${JSON.stringify(sent.body)}`);
@@ -163,5 +189,11 @@ export async function signIn(env: SignInEnv, m: { email: string; password: strin
   const otp = codeIn(await nthMail(env.sink, m.email, nth));
   const checked = await c.post(`${env.p}/checkOtp/${login.body.memberId}`, { otp }, bearer(login.body.token));
   if (checked.status !== 200) throw new Error(`checkOtp: ${checked.status} ${JSON.stringify(checked.body)}`);
-  return checked.body as { memberId: string; accessToken: string; expiresAt: string; refreshToken: string; member: Record<string, unknown> };
+  return checked.body as {
+    memberId: string;
+    accessToken: string;
+    expiresAt: string;
+    refreshToken: string;
+    member: Record<string, unknown>;
+  };
 }

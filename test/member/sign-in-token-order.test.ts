@@ -51,17 +51,28 @@ describe('a wrong link token tells nothing of the account (no name or email orac
     const plain = await c.post(`${p}/acceptInvitation/${m.id}`, { token: `${m.id}.aaaaaa`, password: PASSWORD });
     expect([plain.status, plain.body.code]).toEqual([401, 5037]);
     // (three wrong checks in all: Otp's retry limit is five)
-    for (const [secret, guess] of [['aaaaaa', `${SURNAME} harbour 42 violet`], [FORGED_SECRET, `${m.email} harbour 42`]]) {
+    for (const [secret, guess] of [
+      ['aaaaaa', `${SURNAME} harbour 42 violet`],
+      [FORGED_SECRET, `${m.email} harbour 42`],
+    ]) {
       const r = await c.post(`${p}/acceptInvitation/${m.id}`, { token: `${m.id}.${secret}`, password: guess });
       expect(answerOf(r)).toEqual(answerOf(plain));
     }
 
     // a context-free refusal still comes first and leaves the invitation usable
     const short = await c.post(`${p}/acceptInvitation/${m.id}`, { token, password: 'short' });
-    expect([short.status, short.body.code, short.body.details.errors]).toEqual([400, 5038, [{ field: 'password', reason: 'must be at least 12 characters' }]]);
+    expect([short.status, short.body.code, short.body.details.errors]).toEqual([
+      400,
+      5038,
+      [{ field: 'password', reason: 'must be at least 12 characters' }],
+    ]);
     // the right token: the name is refused (the token was spent by the match: the member asks for a new invitation)
     const named = await c.post(`${p}/acceptInvitation/${m.id}`, { token, password: `${SURNAME} harbour 42 violet` });
-    expect([named.status, named.body.code, named.body.details.errors]).toEqual([400, 5038, [{ field: 'password', reason: 'must not contain the name of the account' }]]);
+    expect([named.status, named.body.code, named.body.details.errors]).toEqual([
+      400,
+      5038,
+      [{ field: 'password', reason: 'must not contain the name of the account' }],
+    ]);
     expect((await c.post(`${p}/acceptInvitation/${m.id}`, { token, password: PASSWORD })).body.code).toBe(5037);
     expect((await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm)).status).toBe(200);
     const fresh = codeIn(await nthMail(sink, m.email, 2));
@@ -85,7 +96,11 @@ describe('a wrong link token tells nothing of the account (no name or email orac
     const common = await c.post(`${p}/resetPassword/${m.id}`, { token, password: 'password1234' });
     expect([common.status, common.body.code]).toEqual([400, 5038]);
     const named = await c.post(`${p}/resetPassword/${m.id}`, { token, password: `${m.email} harbour 42` });
-    expect([named.status, named.body.code, named.body.details.errors]).toEqual([400, 5038, [{ field: 'password', reason: 'must not contain the email address' }]]);
+    expect([named.status, named.body.code, named.body.details.errors]).toEqual([
+      400,
+      5038,
+      [{ field: 'password', reason: 'must not contain the email address' }],
+    ]);
     // nothing was stored: the old password still signs in
     expect((await c.post(`${p}/login`, { email: m.email, password: PASSWORD })).status).toBe(200);
   });
@@ -100,10 +115,17 @@ describe('a password change ends what was issued before it', () => {
     expect((await c.post(`${p}/sendPasswordResetEmail`, { email: m.email })).status).toBe(202);
     const token = codeIn(await nthMail(sink, m.email, 3));
 
-    const changed = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, bearer(session.accessToken));
+    const changed = await c.post(
+      `${p}/changePassword/${m.id}`,
+      { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD },
+      bearer(session.accessToken),
+    );
     expect(changed.status).toBe(200);
     const stale = await c.post(`${p}/resetPassword/${m.id}`, { token, password: 'Copper kettle 19 at dawn' });
-    const forged = await c.post(`${p}/resetPassword/${m.id}`, { token: `${m.id}.${FORGED_SECRET}`, password: 'Copper kettle 19 at dawn' });
+    const forged = await c.post(`${p}/resetPassword/${m.id}`, {
+      token: `${m.id}.${FORGED_SECRET}`,
+      password: 'Copper kettle 19 at dawn',
+    });
     expect([stale.status, stale.body.code]).toEqual([401, 5037]);
     expect(stale.body).toEqual(forged.body);
     // the changed password is the one that signs in
@@ -126,7 +148,11 @@ describe('a password change ends what was issued before it', () => {
     const code = codeIn(await nthMail(sink, m.email, 3));
     const step = bearer(login.body.token);
 
-    const changed = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, bearer(session.accessToken));
+    const changed = await c.post(
+      `${p}/changePassword/${m.id}`,
+      { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD },
+      bearer(session.accessToken),
+    );
     expect(changed.status).toBe(200);
     const checked = await c.post(`${p}/checkOtp/${m.id}`, { otp: code }, step);
     expect([checked.status, checked.body.code]).toEqual([401, 1007]);

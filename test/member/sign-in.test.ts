@@ -45,7 +45,11 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     const m = await invitableMember(env);
     const sent = await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm);
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ id: m.id, status: 'pending_invitation_acceptance', invitation: { sentTo: m.email } });
+    expect(sent.body).toMatchObject({
+      id: m.id,
+      status: 'pending_invitation_acceptance',
+      invitation: { sentTo: m.email },
+    });
     expect(Date.parse(sent.body.invitation.expiresAt) - Date.now()).toBeGreaterThan(6 * 24 * 3600 * 1000);
 
     const mail = await nthMail(sink, m.email, 1);
@@ -53,7 +57,11 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     expect(token.startsWith(`${m.id}.`)).toBe(true);
     // the member invitation template, linking to inviteRedirect with the token
     expect(mail.parsed.subject).toMatch(/invitation/i);
-    expect(String(mail.parsed.html).replace(/&#x2F;/g, '/').replace(/&#x3D;/g, '=')).toContain('/inviteRedirect?token=');
+    expect(
+      String(mail.parsed.html)
+        .replace(/&#x2F;/g, '/')
+        .replace(/&#x3D;/g, '='),
+    ).toContain('/inviteRedirect?token=');
 
     // the link: an HTML page that moves the token into the application's fragment
     const c = from(t, freshIp());
@@ -64,13 +72,20 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     expect(page.text).toContain(`content="0;url=${APP}invitation#token=${token}"`);
     const badLink = await c.get(`${p}/inviteRedirect?token=nothing`);
-    expect([badLink.status, badLink.body.code, badLink.body.details.errors]).toEqual([400, 5028, [{ field: 'token', reason: 'is not an invitation token' }]]);
+    expect([badLink.status, badLink.body.code, badLink.body.details.errors]).toEqual([
+      400,
+      5028,
+      [{ field: 'token', reason: 'is not an invitation token' }],
+    ]);
 
     // a password the policy refuses without the account (the email and names: sign-in-token-order.test.ts) leaves
     // the invitation usable; someone else's token is no token
     const weak = await c.post(`${p}/acceptInvitation/${m.id}`, { token, password: 'short' });
     expect([weak.status, weak.body.code, weak.body.details.errors[0].field]).toEqual([400, 5038, 'password']);
-    const forged = await c.post(`${p}/acceptInvitation/${m.id}`, { token: `${m.id}.0f8fad5b-d9cb-469f-a165-70867728950e`, password: PASSWORD });
+    const forged = await c.post(`${p}/acceptInvitation/${m.id}`, {
+      token: `${m.id}.0f8fad5b-d9cb-469f-a165-70867728950e`,
+      password: PASSWORD,
+    });
     expect([forged.status, forged.body.code]).toEqual([401, 5037]);
 
     const accepted = await c.post(`${p}/acceptInvitation/${m.id}`, { token, password: PASSWORD });
@@ -114,19 +129,35 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     const { state } = await memberState(t, m.id);
     expect(state.private.credentials.passwordHash).toMatch(/^scrypt\$/);
     expect(state.private.lastSignInAt).toEqual(expect.any(String));
-    const listed = await waitFor(async () => {
-      const r = await t.get(`${p}/listMembers?search=${encodeURIComponent(m.email)}`, pm);
-      return r.body.members?.[0]?.status === 'active' ? r : undefined;
-    }, { what: 'the member listed active' }) as { body: unknown };
+    const listed = (await waitFor(
+      async () => {
+        const r = await t.get(`${p}/listMembers?search=${encodeURIComponent(m.email)}`, pm);
+        return r.body.members?.[0]?.status === 'active' ? r : undefined;
+      },
+      { what: 'the member listed active' },
+    )) as { body: unknown };
     // the two status moves are audit-logged, the acceptance as the member's own step
     const statusMoves = (logs: FoundLogs) =>
-      logs.items.flatMap((l: any) => l.fieldUpdates.filter((f: any) => f.key === 'status').map((f: any) => [f.oldValue && JSON.parse(f.oldValue), f.newValue && JSON.parse(f.newValue), l.actor.type]));
-    const logs = await waitFor(async () => {
-      const found = await findLogs(t, { classId: 'Member', entityId: m.id });
-      return statusMoves(found).length >= 2 ? found : undefined;
-    }, { what: 'the audit entries of the status moves' }) as FoundLogs;
-    expect(statusMoves(logs)).toEqual(expect.arrayContaining([['pending_invite', 'pending_invitation_acceptance', 'program_management_user'], ['pending_invitation_acceptance', 'active', 'member']]));
-    for (const seen of [profile.body, listed.body, ok.body, accepted.body, logs]) expect(JSON.stringify(seen)).not.toMatch(/scrypt\$|Harbour-lantern/);
+      logs.items.flatMap((l: any) =>
+        l.fieldUpdates
+          .filter((f: any) => f.key === 'status')
+          .map((f: any) => [f.oldValue && JSON.parse(f.oldValue), f.newValue && JSON.parse(f.newValue), l.actor.type]),
+      );
+    const logs = (await waitFor(
+      async () => {
+        const found = await findLogs(t, { classId: 'Member', entityId: m.id });
+        return statusMoves(found).length >= 2 ? found : undefined;
+      },
+      { what: 'the audit entries of the status moves' },
+    )) as FoundLogs;
+    expect(statusMoves(logs)).toEqual(
+      expect.arrayContaining([
+        ['pending_invite', 'pending_invitation_acceptance', 'program_management_user'],
+        ['pending_invitation_acceptance', 'active', 'member'],
+      ]),
+    );
+    for (const seen of [profile.body, listed.body, ok.body, accepted.body, logs])
+      expect(JSON.stringify(seen)).not.toMatch(/scrypt\$|Harbour-lantern/);
   });
 
   test('a re-send supersedes the earlier invitation; sendInviteEmail needs an active membership and email_password (400 5001)', async () => {
@@ -145,7 +176,17 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     const late = await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm);
     expect([late.status, late.body.code]).toEqual([400, 5001]);
 
-    const noMembership = (await t.rt.call('Member', 'createMember', undefined, { name: 'No', surname: 'Tier', staffId: uniq('NT'), email: `${uniq('nt')}@example.com`, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod: 'email_password' })).body as any;
+    const noMembership = (
+      await t.rt.call('Member', 'createMember', undefined, {
+        name: 'No',
+        surname: 'Tier',
+        staffId: uniq('NT'),
+        email: `${uniq('nt')}@example.com`,
+        company: { id: 'c-1' },
+        memberType: 'mt-perm',
+        loginMethod: 'email_password',
+      })
+    ).body as any;
     const refused = await t.post(`${p}/sendInviteEmail/${noMembership.member.id}`, {}, pm);
     expect([refused.status, refused.body.code, refused.body.details.errors[0].field]).toEqual([400, 5001, 'status']);
   });
@@ -164,7 +205,7 @@ describe('invitation (spec 3.1: pending_invite → pending_invitation_acceptance
     expect((await c.post(`${p}/acceptInvitation/${m.id}`, { token: fresh, password: PASSWORD })).status).toBe(200);
   });
 
-  test('sendInviteEmail past Otp\'s otpLimit: 429 6001', async () => {
+  test("sendInviteEmail past Otp's otpLimit: 429 6001", async () => {
     const { t, p, pm } = env;
     const m = await invitableMember(env);
     for (let i = 0; i < 5; i++) expect((await t.post(`${p}/sendInviteEmail/${m.id}`, {}, pm)).status).toBe(200);
@@ -182,7 +223,8 @@ describe('login codes (Otp limits, spec 7.1)', () => {
     const login = await c.post(`${p}/login`, { email: m.email, password: m.password });
     const code = codeIn(await nthMail(sink, m.email, 2));
     const step = bearer(login.body.token);
-    for (let i = 0; i < 5; i++) expect((await c.post(`${p}/checkOtp/${m.id}`, { otp: otherCode(code) }, step)).body.code).toBe(5037);
+    for (let i = 0; i < 5; i++)
+      expect((await c.post(`${p}/checkOtp/${m.id}`, { otp: otherCode(code) }, step)).body.code).toBe(5037);
     const refused = await c.post(`${p}/checkOtp/${m.id}`, { otp: code }, step);
     expect([refused.status, refused.body.code, refused.body.classId]).toEqual([429, 6002, 'Otp']);
   });
@@ -241,16 +283,35 @@ describe('passwords', () => {
     const session = await signIn(env, m, 2);
     const c = from(t, freshIp());
     const me = bearer(session.accessToken);
-    const wrong = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: 'not the password', newPassword: OTHER_PASSWORD }, me);
-    expect([wrong.status, wrong.body.code, wrong.body.details.errors]).toEqual([400, 5039, [{ field: 'currentPassword', reason: 'is not the current password' }]]);
-    const weak = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: 'qwertyuiop123' }, me);
+    const wrong = await c.post(
+      `${p}/changePassword/${m.id}`,
+      { currentPassword: 'not the password', newPassword: OTHER_PASSWORD },
+      me,
+    );
+    expect([wrong.status, wrong.body.code, wrong.body.details.errors]).toEqual([
+      400,
+      5039,
+      [{ field: 'currentPassword', reason: 'is not the current password' }],
+    ]);
+    const weak = await c.post(
+      `${p}/changePassword/${m.id}`,
+      { currentPassword: PASSWORD, newPassword: 'qwertyuiop123' },
+      me,
+    );
     expect([weak.status, weak.body.code, weak.body.details.errors[0].field]).toEqual([400, 5038, 'newPassword']);
     const same = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: PASSWORD }, me);
     expect([same.status, same.body.code]).toEqual([400, 5038]);
     const other = await activeMember(env);
-    expect((await c.post(`${p}/changePassword/${other.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, me)).status).toBe(403);
+    expect(
+      (await c.post(`${p}/changePassword/${other.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, me))
+        .status,
+    ).toBe(403);
 
-    const changed = await c.post(`${p}/changePassword/${m.id}`, { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD }, me);
+    const changed = await c.post(
+      `${p}/changePassword/${m.id}`,
+      { currentPassword: PASSWORD, newPassword: OTHER_PASSWORD },
+      me,
+    );
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ changed: true, memberId: m.id });
     expect((await c.get(`${p}/getMemberProfile/${m.id}`, me)).status).toBe(401);
@@ -258,10 +319,13 @@ describe('passwords', () => {
     expect((await c.post(`${p}/login`, { email: m.email, password: PASSWORD })).status).toBe(401);
     expect((await c.post(`${p}/login`, { email: m.email, password: OTHER_PASSWORD })).status).toBe(200);
     // audit: when, never what
-    const logs = await waitFor(async () => {
-      const found = await findLogs(t, { classId: 'Member', entityId: m.id });
-      return found.items.some((l: any) => l.additionalData?.source === 'change_password') ? found : undefined;
-    }, { what: 'the audit entry of the change' });
+    const logs = await waitFor(
+      async () => {
+        const found = await findLogs(t, { classId: 'Member', entityId: m.id });
+        return found.items.some((l: any) => l.additionalData?.source === 'change_password') ? found : undefined;
+      },
+      { what: 'the audit entry of the change' },
+    );
     expect(JSON.stringify(logs)).not.toMatch(/scrypt\$|Quiet meadow|Harbour-lantern/);
   });
 
@@ -290,13 +354,20 @@ describe('no user enumeration', () => {
     const unknown = `${uniq('nobody')}@example.com`;
 
     const strip = (a: { status: number; body: any }) => ({ status: a.status, body: { ...a.body, email: undefined } });
-    const discovered = await Promise.all([m.email, invited.email, unknown].map((email) => c.post(`${p}/discoverAuthMethod`, { email })));
-    expect(discovered.map(strip)).toEqual(Array(3).fill({ status: 200, body: { method: 'email_password', email: undefined } }));
+    const discovered = await Promise.all(
+      [m.email, invited.email, unknown].map((email) => c.post(`${p}/discoverAuthMethod`, { email })),
+    );
+    expect(discovered.map(strip)).toEqual(
+      Array(3).fill({ status: 200, body: { method: 'email_password', email: undefined } }),
+    );
 
     const wrongPassword = await c.post(`${p}/login`, { email: m.email, password: OTHER_PASSWORD });
     const unknownEmail = await c.post(`${p}/login`, { email: unknown, password: OTHER_PASSWORD });
     const notYet = await c.post(`${p}/login`, { email: invited.email, password: OTHER_PASSWORD });
-    expect([wrongPassword.status, wrongPassword.body]).toEqual([401, { code: 5036, message: 'The email or password is not correct', classId: 'Member' }]);
+    expect([wrongPassword.status, wrongPassword.body]).toEqual([
+      401,
+      { code: 5036, message: 'The email or password is not correct', classId: 'Member' },
+    ]);
     expect(unknownEmail.body).toEqual(wrongPassword.body);
     expect(notYet.body).toEqual(wrongPassword.body);
     expect([unknownEmail.status, notYet.status]).toEqual([401, 401]);

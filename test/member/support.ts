@@ -70,19 +70,45 @@ export const COMPANIES = [
     ],
     maxFreeDependants: 2,
   },
-  { id: 'c-2', name: 'Catering', bgId: 'BG2', companyGroupId: 'cg-int2', hrContact: HR_CONTACT, status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
-  { id: 'c-3', name: 'Partner Co', bgId: 'BG3', companyGroupId: 'cg-ext', hrContact: HR_CONTACT, status: 'active', eligibleMemberTypes: [], memberSubTypes: [], maxFreeDependants: 0 },
+  {
+    id: 'c-2',
+    name: 'Catering',
+    bgId: 'BG2',
+    companyGroupId: 'cg-int2',
+    hrContact: HR_CONTACT,
+    status: 'active',
+    eligibleMemberTypes: [],
+    memberSubTypes: [],
+    maxFreeDependants: 0,
+  },
+  {
+    id: 'c-3',
+    name: 'Partner Co',
+    bgId: 'BG3',
+    companyGroupId: 'cg-ext',
+    hrContact: HR_CONTACT,
+    status: 'active',
+    eligibleMemberTypes: [],
+    memberSubTypes: [],
+    maxFreeDependants: 0,
+  },
 ];
 
 /** The settings of the program (no companies): what seedProgram seeds before the companies. */
-export const PROGRAM_SETTINGS: SeedDocument = { companyGroups: COMPANY_GROUPS, memberTypes: MEMBER_TYPES, memberSubTypes: MEMBER_SUB_TYPES };
+export const PROGRAM_SETTINGS: SeedDocument = {
+  companyGroups: COMPANY_GROUPS,
+  memberTypes: MEMBER_TYPES,
+  memberSubTypes: MEMBER_SUB_TYPES,
+};
 
 /**
  * Applies a seed document through the real classes (applySeed, as the system
  * actor); throws when a record fails, so a test never runs on half its data.
  */
 export async function seed(t: TestRuntime, doc: SeedDocument): Promise<SeedOutcome[]> {
-  const outcomes = await applySeed(doc, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
+  const outcomes = await applySeed(doc, (classId, method, instanceId, body) =>
+    t.rt.call(classId, method, instanceId, body),
+  );
   const failed = outcomes.filter((o) => o.result === 'failed');
   if (failed.length) throw new Error(`seeding failed: ${JSON.stringify(failed)}`);
   return outcomes;
@@ -118,7 +144,10 @@ export async function createMember(t: TestRuntime, body: Record<string, unknown>
   return (r.body as { member: Record<string, any> }).member;
 }
 
-export async function memberState(t: TestRuntime, id: string): Promise<{ version: number; state: any; lookups: Record<string, string> }> {
+export async function memberState(
+  t: TestRuntime,
+  id: string,
+): Promise<{ version: number; state: any; lookups: Record<string, string> }> {
   const stored = await t.rt.store.read('Member', id);
   if (!stored) throw new Error(`no member ${id}`);
   return { version: stored.version, state: JSON.parse(stored.stateJson), lookups: stored.lookups };
@@ -151,7 +180,11 @@ export function employeeRecord(employeeId: string, overrides: Record<string, unk
 }
 
 /** A valid dependant record (spec 4.3). */
-export function dependantRecord(id: string, employeeId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function dependantRecord(
+  id: string,
+  employeeId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id,
     employeeId,
@@ -174,7 +207,14 @@ export async function memberLogs(t: TestRuntime, memberId: string): Promise<Reco
 /** 1×1 images of each type, Base64. */
 export const IMAGES = {
   png: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  jpg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]).toString('base64'),
+  jpg: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]).toString(
+    'base64',
+  ),
   gif: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64'),
-  webp: Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8 '), Buffer.alloc(14)]).toString('base64'),
+  webp: Buffer.concat([
+    Buffer.from('RIFF'),
+    Buffer.from([0x1a, 0, 0, 0]),
+    Buffer.from('WEBPVP8 '),
+    Buffer.alloc(14),
+  ]).toString('base64'),
 };

@@ -37,20 +37,33 @@ afterAll(async () => {
 async function createAndApprove(loginMethod: 'sso' | 'email_password') {
   const staffId = uniq('W');
   const email = `${staffId.toLowerCase()}@example.com`;
-  const r = await t.post(`${p}/createMember`, { name: 'Noor', surname: 'Ali', staffId, email, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod }, pm);
+  const r = await t.post(
+    `${p}/createMember`,
+    { name: 'Noor', surname: 'Ali', staffId, email, company: { id: 'c-1' }, memberType: 'mt-perm', loginMethod },
+    pm,
+  );
   expect(r.status).toBe(200);
   // nothing is sent while the creation waits for its approval
   expect(sink.accepted.filter((m) => m.envelopeTo.includes(email))).toEqual([]);
-  const review = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${r.body.pendingApprovalId}`, { action: 'approve' }, approver);
+  const review = await t.post(
+    `/${t.projectId}/CALL/ApprovalManager/reviewApproval/${r.body.pendingApprovalId}`,
+    { action: 'approve' },
+    approver,
+  );
   expect(review.status).toBe(200);
   const id: string = r.body.member.id;
-  await waitFor(async () => (await memberState(t, id)).state.private.profile.status !== 'pending_approval', { what: 'the creation approval' });
+  await waitFor(async () => (await memberState(t, id)).state.private.profile.status !== 'pending_approval', {
+    what: 'the creation approval',
+  });
   return { id, email };
 }
 
 test('an sso member is welcomed by mail and in the app once its creation is approved, once', async () => {
   const { id, email } = await createAndApprove('sso');
-  await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(email)), { timeoutMs: 15_000, what: 'the welcome mail' });
+  await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(email)), {
+    timeoutMs: 15_000,
+    what: 'the welcome mail',
+  });
   const mails = sink.accepted.filter((m) => m.envelopeTo.includes(email));
   expect(mails).toHaveLength(1);
   expect(mails[0]!.parsed.subject).toMatch(/Welcome/);
@@ -58,9 +71,13 @@ test('an sso member is welcomed by mail and in the app once its creation is appr
   // mustache escapes '/' as &#x2F; in html (what a browser reads as '/')
   expect(String(mails[0]!.parsed.html).replace(/&#x2F;/g, '/')).toContain(`href="${APP}"`);
   const member = { authorization: `Bearer ${t.token('enduser', id)}` };
-  await waitFor(async () => (await t.post(`/${t.projectId}/CALL/UserNotification/getUnreadCount/M${id}`, {}, member)).body?.unreadCount === 1, {
-    what: 'the in-app welcome',
-  });
+  await waitFor(
+    async () =>
+      (await t.post(`/${t.projectId}/CALL/UserNotification/getUnreadCount/M${id}`, {}, member)).body?.unreadCount === 1,
+    {
+      what: 'the in-app welcome',
+    },
+  );
 });
 
 test('an email_password member gets no welcome (its invitation is sent separately)', async () => {
@@ -68,12 +85,18 @@ test('an email_password member gets no welcome (its invitation is sent separatel
   expect((await memberState(t, id)).state.private.profile.status).toBe('pending_invite');
   // the sso member of the test above was welcomed through the same path: give this one as long, then check nothing came
   const marker = await createAndApprove('sso');
-  await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(marker.email)), { timeoutMs: 15_000, what: 'the later welcome mail' });
+  await waitFor(() => sink.accepted.some((m) => m.envelopeTo.includes(marker.email)), {
+    timeoutMs: 15_000,
+    what: 'the later welcome mail',
+  });
   expect(sink.accepted.filter((m) => m.envelopeTo.includes(email))).toEqual([]);
 });
 
 test('welcomeFor: only when the status change asks for it; the inbox and the address', () => {
-  expect(welcomeFor({ id: 'm1', name: 'A', email: null as unknown as string }, ['welcome_email'], APP)).toEqual({ to: ['Mm1'], parameters: { name: 'A', loginUrl: APP } });
+  expect(welcomeFor({ id: 'm1', name: 'A', email: null as unknown as string }, ['welcome_email'], APP)).toEqual({
+    to: ['Mm1'],
+    parameters: { name: 'A', loginUrl: APP },
+  });
   expect(welcomeFor({ id: 'm1', name: 'A', email: 'a@x.test' }, [], APP)).toBeNull();
   // unset: the service's own member pages
   expect(memberAppUrl({})).toBe('http://localhost:3000/pages/member/');

@@ -1,9 +1,25 @@
 /** UserNotification's pure rules (classes/UserNotification/rules.ts). */
-import { INBOX_CAP, inboxOwner, mayReach, pageOf, parseListQuery, unreadCount, withItem, withStatus } from '../../classes/UserNotification/rules';
+import {
+  INBOX_CAP,
+  inboxOwner,
+  mayReach,
+  pageOf,
+  parseListQuery,
+  unreadCount,
+  withItem,
+  withStatus,
+} from '../../classes/UserNotification/rules';
 import type { NotificationItem } from '../../classes/UserNotification/types';
 
 function item(i: number, status: NotificationItem['status'] = 'unread'): NotificationItem {
-  return { id: `n${i}`, userId: 'u', templateId: 'T', content: `item ${i}`, status, createdAt: `2030-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z` };
+  return {
+    id: `n${i}`,
+    userId: 'u',
+    templateId: 'T',
+    content: `item ${i}`,
+    status,
+    createdAt: `2030-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+  };
 }
 
 describe('inbox ids and ownership (spec 5)', () => {
@@ -50,7 +66,10 @@ describe('items', () => {
   test('read sets readAt once; unread clears it; archived keeps it; the same status changes nothing', () => {
     const read = withStatus(item(1), 'read', 'T1');
     expect(read).toMatchObject({ status: 'read', readAt: 'T1' });
-    expect(withStatus(withStatus(read, 'archived', 'T2'), 'read', 'T3')).toMatchObject({ status: 'read', readAt: 'T1' });
+    expect(withStatus(withStatus(read, 'archived', 'T2'), 'read', 'T3')).toMatchObject({
+      status: 'read',
+      readAt: 'T1',
+    });
     expect(withStatus(read, 'unread', 'T2')).not.toHaveProperty('readAt');
     expect(withStatus(read, 'read', 'T9')).toBe(read);
   });
@@ -66,13 +85,28 @@ describe('listing', () => {
     const p = pageOf(items, { page: 3, limit: 10 });
     expect(p).toMatchObject({ totalCount: 25, page: 3, limit: 10, totalPages: 3 });
     expect(p.notifications.map((n) => n.id)).toEqual(['n4', 'n3', 'n2', 'n1', 'n0']);
-    expect(pageOf(items, { page: 1, limit: 10, status: 'read' }).notifications.map((n) => n.id)).toEqual(['n20', 'n15', 'n10', 'n5', 'n0']);
-    expect(pageOf([], { page: 1, limit: 10 })).toEqual({ notifications: [], totalCount: 0, page: 1, limit: 10, totalPages: 0 });
+    expect(pageOf(items, { page: 1, limit: 10, status: 'read' }).notifications.map((n) => n.id)).toEqual([
+      'n20',
+      'n15',
+      'n10',
+      'n5',
+      'n0',
+    ]);
+    expect(pageOf([], { page: 1, limit: 10 })).toEqual({
+      notifications: [],
+      totalCount: 0,
+      page: 1,
+      limit: 10,
+      totalPages: 0,
+    });
   });
 
   test('status, page (from 1) and limit (1-100, default 10); other keys refused', () => {
     expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 10 } });
-    expect(parseListQuery({ status: 'archived', page: '3', limit: '100' })).toEqual({ ok: true, query: { status: 'archived', page: 3, limit: 100 } });
+    expect(parseListQuery({ status: 'archived', page: '3', limit: '100' })).toEqual({
+      ok: true,
+      query: { status: 'archived', page: 3, limit: 100 },
+    });
     const bad = parseListQuery({ status: 'deleted', page: '0', limit: '101', sort: 'x' });
     expect(bad.ok === false && bad.problems.map((p) => p.field).sort()).toEqual(['limit', 'page', 'sort', 'status']);
   });

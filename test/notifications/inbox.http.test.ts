@@ -15,12 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const un = (method: string, inbox: string, body: unknown, headers: Headers) => call(t, 'UserNotification', method, inbox, body, headers);
+const un = (method: string, inbox: string, body: unknown, headers: Headers) =>
+  call(t, 'UserNotification', method, inbox, body, headers);
 /** an item delivered as NotificationManager does (a class; here the system identity) */
 async function deliver(inbox: string, n: number, extra: Record<string, unknown> = {}): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await t.rt.call('UserNotification', 'addNotification', inbox, { templateId: 'MEMBER_WELCOME', content: `item ${i}`, ...extra });
+    const r = await t.rt.call('UserNotification', 'addNotification', inbox, {
+      templateId: 'MEMBER_WELCOME',
+      content: `item ${i}`,
+      ...extra,
+    });
     items.push(r.body as Record<string, any>);
   }
   return items;
@@ -69,14 +74,23 @@ describe('ownership (spec 5)', () => {
   test('a company user reaches its own inbox; member_otp sessions and users reach no inbox method', async () => {
     const pm = uid('p');
     await deliver(`PM${pm}`, 2);
-    const companyUser = { authorization: `Bearer ${t.rt.tokens.sign({ sub: pm, identity: 'program_management_user', roles: ['clerk'], tenant: 'c-1' })}` };
+    const companyUser = {
+      authorization: `Bearer ${t.rt.tokens.sign({ sub: pm, identity: 'program_management_user', roles: ['clerk'], tenant: 'c-1' })}`,
+    };
     expect((await un('getUnreadCount', `PM${pm}`, {}, companyUser)).body).toEqual({ unreadCount: 2 });
-    const other = { authorization: `Bearer ${t.rt.tokens.sign({ sub: uid('p'), identity: 'program_management_user', roles: ['super'], tenant: 'c-1' })}` };
+    const other = {
+      authorization: `Bearer ${t.rt.tokens.sign({ sub: uid('p'), identity: 'program_management_user', roles: ['super'], tenant: 'c-1' })}`,
+    };
     expect((await un('getUnreadCount', `PM${pm}`, {}, other)).status).toBe(403);
     const otp = bearer(t, 'member_otp', pm);
     expect([(await un('getUnreadCount', `M${pm}`, {}, otp)).status]).toEqual([403]);
     // addNotification is for classes: users cannot write into inboxes
-    const own = await un('addNotification', `PM${pm}`, { templateId: 'X', content: 'spoofed' }, bearer(t, 'program_management_user', pm, ['super']));
+    const own = await un(
+      'addNotification',
+      `PM${pm}`,
+      { templateId: 'X', content: 'spoofed' },
+      bearer(t, 'program_management_user', pm, ['super']),
+    );
     expect([own.status, own.body.code]).toEqual([403, 1008]);
   });
 
@@ -92,7 +106,11 @@ describe('ownership (spec 5)', () => {
         ['deleteNotification', { notificationId: 'n-1' }],
       ] as const) {
         const r = await un(method, inbox, body, stranger);
-        expect([method, r.status, r.body]).toEqual([method, 403, { code: 16100, message: expect.stringContaining(`Inbox ${inbox} is not yours`), classId: 'UserNotification' }]);
+        expect([method, r.status, r.body]).toEqual([
+          method,
+          403,
+          { code: 16100, message: expect.stringContaining(`Inbox ${inbox} is not yours`), classId: 'UserNotification' },
+        ]);
       }
     }
     // an id that is no inbox id: 400 alike, whoever asks
@@ -111,11 +129,15 @@ describe('ownership (spec 5)', () => {
     expect(await t.rt.store.read('UserNotification', `M${member}`)).toBeUndefined();
     // a back-office user's own empty inbox alike
     const pm = uid('p');
-    expect((await un('getUnreadCount', `PM${pm}`, {}, bearer(t, 'program_management_user', pm, ['clerk']))).body).toEqual({ unreadCount: 0 });
+    expect(
+      (await un('getUnreadCount', `PM${pm}`, {}, bearer(t, 'program_management_user', pm, ['clerk']))).body,
+    ).toEqual({ unreadCount: 0 });
   });
 
   test('an id that is no inbox id is refused and creates nothing', async () => {
-    await expect(t.rt.call('UserNotification', 'addNotification', 'X123', { templateId: 'T', content: 'c' })).rejects.toMatchObject({ status: 400, code: 16102 });
+    await expect(
+      t.rt.call('UserNotification', 'addNotification', 'X123', { templateId: 'T', content: 'c' }),
+    ).rejects.toMatchObject({ status: 400, code: 16102 });
     expect(await t.rt.store.read('UserNotification', 'X123')).toBeUndefined();
   });
 });
@@ -124,9 +146,21 @@ describe('the inbox', () => {
   test('addNotification answers the created item, unread; the first one creates the inbox', async () => {
     const inbox = `M${uid('m')}`;
     expect(await t.rt.store.read('UserNotification', inbox)).toBeUndefined();
-    const r = await t.rt.call('UserNotification', 'addNotification', inbox, { templateId: 'MEMBER_WELCOME', subject: 'Hi', content: 'Hello', metadata: { link: '/home' } });
+    const r = await t.rt.call('UserNotification', 'addNotification', inbox, {
+      templateId: 'MEMBER_WELCOME',
+      subject: 'Hi',
+      content: 'Hello',
+      metadata: { link: '/home' },
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ templateId: 'MEMBER_WELCOME', subject: 'Hi', content: 'Hello', metadata: { link: '/home' }, status: 'unread', userId: inbox.slice(1) });
+    expect(r.body).toMatchObject({
+      templateId: 'MEMBER_WELCOME',
+      subject: 'Hi',
+      content: 'Hello',
+      metadata: { link: '/home' },
+      status: 'unread',
+      userId: inbox.slice(1),
+    });
     expect(typeof (r.body as { id: string }).id).toBe('string');
     expect(Date.parse((r.body as { createdAt: string }).createdAt)).not.toBeNaN();
   });
@@ -139,9 +173,17 @@ describe('the inbox', () => {
     const first = await un('listUserNotifications', inbox, {}, me);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ totalCount: 25, page: 1, limit: 10, totalPages: 3 });
-    expect(first.body.notifications.map((n: { content: string }) => n.content)).toEqual(Array.from({ length: 10 }, (_, i) => `item ${24 - i}`));
+    expect(first.body.notifications.map((n: { content: string }) => n.content)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `item ${24 - i}`),
+    );
     const last = await t.get(`/${t.projectId}/CALL/UserNotification/listUserNotifications/${inbox}?page=3`, me);
-    expect(last.body.notifications.map((n: { content: string }) => n.content)).toEqual(['item 4', 'item 3', 'item 2', 'item 1', 'item 0']);
+    expect(last.body.notifications.map((n: { content: string }) => n.content)).toEqual([
+      'item 4',
+      'item 3',
+      'item 2',
+      'item 1',
+      'item 0',
+    ]);
     const all = await un('listUserNotifications', inbox, { limit: 100 }, me);
     expect(all.body.notifications).toHaveLength(25);
     const beyond = await un('listUserNotifications', inbox, { page: 9 }, me);
@@ -149,7 +191,10 @@ describe('the inbox', () => {
 
     const tooMany = await un('listUserNotifications', inbox, { limit: 101 }, me);
     expect(tooMany.status).toBe(400);
-    const badQuery = await t.get(`/${t.projectId}/CALL/UserNotification/listUserNotifications/${inbox}?limit=0&status=gone`, me);
+    const badQuery = await t.get(
+      `/${t.projectId}/CALL/UserNotification/listUserNotifications/${inbox}?limit=0&status=gone`,
+      me,
+    );
     expect([badQuery.status, badQuery.body.code]).toEqual([400, 16103]);
     expect(badQuery.body.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['limit', 'status']);
 
@@ -166,7 +211,10 @@ describe('the inbox', () => {
     const [a, b, c] = await deliver(inbox, 3);
     const me = bearer(t, 'program_management_user', pm, ['clerk']);
     const count = async () => (await un('getUnreadCount', inbox, {}, me)).body.unreadCount;
-    const item = async (id: string) => (await un('listUserNotifications', inbox, { limit: 100 }, me)).body.notifications.find((n: { id: string }) => n.id === id);
+    const item = async (id: string) =>
+      (await un('listUserNotifications', inbox, { limit: 100 }, me)).body.notifications.find(
+        (n: { id: string }) => n.id === id,
+      );
     expect(await count()).toBe(3);
 
     const read = await un('markNotificationAsRead', inbox, { notificationId: a!.id }, me);
@@ -178,10 +226,14 @@ describe('the inbox', () => {
     await un('markNotificationAsRead', inbox, { notificationId: a!.id }, me);
     expect((await item(a!.id)).readAt).toBe(readAt);
 
-    expect((await un('updateNotificationStatus', inbox, { notificationId: b!.id, status: 'archived' }, me)).status).toBe(204);
+    expect(
+      (await un('updateNotificationStatus', inbox, { notificationId: b!.id, status: 'archived' }, me)).status,
+    ).toBe(204);
     expect((await item(b!.id)).status).toBe('archived');
     expect(await count()).toBe(1);
-    expect((await un('updateNotificationStatus', inbox, { notificationId: a!.id, status: 'unread' }, me)).status).toBe(204);
+    expect((await un('updateNotificationStatus', inbox, { notificationId: a!.id, status: 'unread' }, me)).status).toBe(
+      204,
+    );
     expect(await item(a!.id)).not.toHaveProperty('readAt');
     expect(await count()).toBe(2);
 

@@ -43,5 +43,9 @@ test('a catalogue template previews with its defaults', () => {
 });
 
 test('a given value no channel uses is left out', () => {
-  expect(previewChannels(template(), { name: 'A', unused: 'x' }).parameters).toEqual({ name: 'A', code: '[code]', extra: '[extra]' });
+  expect(previewChannels(template(), { name: 'A', unused: 'x' }).parameters).toEqual({
+    name: 'A',
+    code: '[code]',
+    extra: '[extra]',
+  });
 });

@@ -31,7 +31,13 @@ function template(over: Partial<NotificationTemplate> = {}): NotificationTemplat
     createdAt: NOW,
     updatedAt: NOW,
     channels: {
-      email: { enabled: true, to: ['ops@example.com'], subject: 'Hi {{name}}', json: '', html: '<p>{{name}}: {{otp}}</p>' },
+      email: {
+        enabled: true,
+        to: ['ops@example.com'],
+        subject: 'Hi {{name}}',
+        json: '',
+        html: '<p>{{name}}: {{otp}}</p>',
+      },
       in_app: { enabled: true, subject: 'For {{name}}', content: 'Code {{otp}}', metadata: { kind: 'otp' } },
       sms: { enabled: false, content: 'SMS {{smsOnly}}', to: ['+15550001111'] },
     },
@@ -41,17 +47,28 @@ function template(over: Partial<NotificationTemplate> = {}): NotificationTemplat
 
 describe('the catalogue', () => {
   test('the spec four (spelled as the spec spells them) and the member templates, active with their defaults', () => {
-    for (const id of ['OTP_PROGRAM_MANAGEMENT_INVITE', 'OTP_PROGRAM_MANAGEMENT_LOGIN', 'OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET', 'SSO_USER_INTIVATION_PROGRAM_MANAGEMENT', 'OTP_MEMBER_LOGIN', 'MEMBER_WELCOME']) {
+    for (const id of [
+      'OTP_PROGRAM_MANAGEMENT_INVITE',
+      'OTP_PROGRAM_MANAGEMENT_LOGIN',
+      'OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET',
+      'SSO_USER_INTIVATION_PROGRAM_MANAGEMENT',
+      'OTP_MEMBER_LOGIN',
+      'MEMBER_WELCOME',
+    ]) {
       expect(BUILT_IN_TEMPLATE_IDS).toContain(id);
     }
     for (const id of BUILT_IN_TEMPLATE_IDS) {
       const t = defaultTemplate(id, NOW)!;
       expect(t).toMatchObject({ templateId: id, status: 'active', createdAt: NOW, updatedAt: NOW });
       // every default passes the checks a saved channel passes
-      for (const c of ['email', 'in_app', 'sms'] as const) expect([id, c, channelProblems(t.channels, c)]).toEqual([id, c, []]);
+      for (const c of ['email', 'in_app', 'sms'] as const)
+        expect([id, c, channelProblems(t.channels, c)]).toEqual([id, c, []]);
     }
     expect(usedParameters(defaultTemplate('OTP_PROGRAM_MANAGEMENT_LOGIN', NOW)!)).toEqual(['otp']);
-    expect(usedParameters(defaultTemplate('SSO_USER_INTIVATION_PROGRAM_MANAGEMENT', NOW)!).sort()).toEqual(['loginUrl', 'name']);
+    expect(usedParameters(defaultTemplate('SSO_USER_INTIVATION_PROGRAM_MANAGEMENT', NOW)!).sort()).toEqual([
+      'loginUrl',
+      'name',
+    ]);
   });
 
   test('ids outside the catalogue have no defaults, Object.prototype names included; defaults are copies', () => {
@@ -73,7 +90,19 @@ describe('recipients', () => {
     expect(recipientKind('PMabc-1')).toBe('inbox');
     // a member id with a capital M first is an inbox id only without an @
     expect(recipientKind('Mary@example.com')).toBe('email');
-    for (const bad of ['nobody', 'a@b', 'a @example.com', '<a@example.com>', '+12', '+0123456789', 'X123', 'M', 'PM', 'M a', `${'a'.repeat(65)}@example.com`]) {
+    for (const bad of [
+      'nobody',
+      'a@b',
+      'a @example.com',
+      '<a@example.com>',
+      '+12',
+      '+0123456789',
+      'X123',
+      'M',
+      'PM',
+      'M a',
+      `${'a'.repeat(65)}@example.com`,
+    ]) {
       expect([bad, recipientKind(bad)]).toEqual([bad, undefined]);
     }
   });
@@ -85,20 +114,33 @@ describe('recipients', () => {
   });
 
   test('the call first, then the template defaults, without repeats', () => {
-    expect(mergeRecipients(['a@example.com'], ['OPS@example.com', 'A@example.com'], true)).toEqual(['a@example.com', 'OPS@example.com']);
+    expect(mergeRecipients(['a@example.com'], ['OPS@example.com', 'A@example.com'], true)).toEqual([
+      'a@example.com',
+      'OPS@example.com',
+    ]);
     expect(mergeRecipients([], undefined, false)).toEqual([]);
   });
 });
 
 describe('planDelivery', () => {
   test('each enabled channel rendered to its recipients: the call merged with the channel defaults', () => {
-    const plan = planDelivery(template(), { to: ['a@example.com', 'M1', 'PM2', '+15550002222'], parameters: { name: 'Ann & <Bob>', otp: '42' } });
+    const plan = planDelivery(template(), {
+      to: ['a@example.com', 'M1', 'PM2', '+15550002222'],
+      parameters: { name: 'Ann & <Bob>', otp: '42' },
+    });
     expect(plan).toEqual({
       ok: true,
       delivery: {
         templateId: 'T',
-        email: { to: ['a@example.com', 'ops@example.com'], subject: 'Hi Ann & <Bob>', html: '<p>Ann &amp; &lt;Bob&gt;: 42</p>' },
-        inApp: { inboxes: ['M1', 'PM2'], item: { templateId: 'T', subject: 'For Ann & <Bob>', content: 'Code 42', metadata: { kind: 'otp' } } },
+        email: {
+          to: ['a@example.com', 'ops@example.com'],
+          subject: 'Hi Ann & <Bob>',
+          html: '<p>Ann &amp; &lt;Bob&gt;: 42</p>',
+        },
+        inApp: {
+          inboxes: ['M1', 'PM2'],
+          item: { templateId: 'T', subject: 'For Ann & <Bob>', content: 'Code 42', metadata: { kind: 'otp' } },
+        },
       },
     });
     // SMS is disabled: its parameter is not needed, its recipients not used
@@ -106,30 +148,62 @@ describe('planDelivery', () => {
   });
 
   test('a channel without recipients is left out; the SMS channel sends to its defaults too', () => {
-    const t = template({ channels: { ...template().channels, email: { ...template().channels.email, to: [] }, sms: { enabled: true, content: 'SMS {{otp}}', to: ['+15550001111'] } } });
+    const t = template({
+      channels: {
+        ...template().channels,
+        email: { ...template().channels.email, to: [] },
+        sms: { enabled: true, content: 'SMS {{otp}}', to: ['+15550001111'] },
+      },
+    });
     const plan = planDelivery(t, { to: [], parameters: { name: 'A', otp: '1' } });
     expect(plan).toEqual({ ok: true, delivery: { templateId: 'T', sms: { to: ['+15550001111'], text: 'SMS 1' } } });
   });
 
   test('parameters: not strings, or missing (every missing name listed, in order of use)', () => {
-    expect(planDelivery(template(), { to: ['M1'], parameters: { name: 'A', otp: 42 } })).toMatchObject({ ok: false, error: 'invalid_parameters', problems: [{ field: 'parameters.otp' }] });
-    expect(planDelivery(template(), { to: ['M1'] })).toMatchObject({ ok: false, error: 'missing_parameters', missing: ['name', 'otp'] });
-    expect(planDelivery(template(), { to: ['M1'], parameters: { otp: '1', constructor: 'x' } })).toMatchObject({ ok: false, missing: ['name'] });
+    expect(planDelivery(template(), { to: ['M1'], parameters: { name: 'A', otp: 42 } })).toMatchObject({
+      ok: false,
+      error: 'invalid_parameters',
+      problems: [{ field: 'parameters.otp' }],
+    });
+    expect(planDelivery(template(), { to: ['M1'] })).toMatchObject({
+      ok: false,
+      error: 'missing_parameters',
+      missing: ['name', 'otp'],
+    });
+    expect(planDelivery(template(), { to: ['M1'], parameters: { otp: '1', constructor: 'x' } })).toMatchObject({
+      ok: false,
+      missing: ['name'],
+    });
   });
 
-  test('bad recipients, and rendered messages the ports would refuse, are the send\'s problems', () => {
-    expect(planDelivery(template(), { to: ['nope'], parameters: { name: 'A', otp: '1' } })).toMatchObject({ ok: false, error: 'invalid_recipients', problems: [{ field: 'to.0' }] });
+  test("bad recipients, and rendered messages the ports would refuse, are the send's problems", () => {
+    expect(planDelivery(template(), { to: ['nope'], parameters: { name: 'A', otp: '1' } })).toMatchObject({
+      ok: false,
+      error: 'invalid_recipients',
+      problems: [{ field: 'to.0' }],
+    });
     const long = 'x'.repeat(MESSAGE_LIMITS.subject);
-    expect(planDelivery(template(), { to: ['a@example.com'], parameters: { name: long, otp: '1' } })).toMatchObject({ ok: false, error: 'message_too_long', problems: [{ field: 'channels.email.subject' }] });
+    expect(planDelivery(template(), { to: ['a@example.com'], parameters: { name: long, otp: '1' } })).toMatchObject({
+      ok: false,
+      error: 'message_too_long',
+      problems: [{ field: 'channels.email.subject' }],
+    });
     // a subject is one line
-    const plan = planDelivery(template(), { to: ['a@example.com'], parameters: { name: 'A\r\nBcc: x@example.com', otp: '1' } });
+    const plan = planDelivery(template(), {
+      to: ['a@example.com'],
+      parameters: { name: 'A\r\nBcc: x@example.com', otp: '1' },
+    });
     expect(plan.ok && plan.delivery.email!.subject).toBe('Hi A Bcc: x@example.com');
   });
 });
 
 describe('updates', () => {
   test('title and description; nothing changed is null', () => {
-    expect(applyTemplateUpdate(template(), { title: 'New' }, 'later')).toMatchObject({ title: 'New', description: 'Description', updatedAt: 'later' });
+    expect(applyTemplateUpdate(template(), { title: 'New' }, 'later')).toMatchObject({
+      title: 'New',
+      description: 'Description',
+      updatedAt: 'later',
+    });
     expect(applyTemplateUpdate(template(), { title: 'Title' }, 'later')).toBeNull();
   });
 
@@ -142,32 +216,61 @@ describe('updates', () => {
       expect(r.template.channels.email).toBe(t.channels.email);
       expect(r.template.updatedAt).toBe('later');
     }
-    expect(applyChannelUpdate(t, 'sms', { html: 'x' }, 'later')).toEqual({ ok: false, problems: [{ field: 'content.html', reason: expect.stringContaining('sms') }] });
+    expect(applyChannelUpdate(t, 'sms', { html: 'x' }, 'later')).toEqual({
+      ok: false,
+      problems: [{ field: 'content.html', reason: expect.stringContaining('sms') }],
+    });
     expect(applyChannelUpdate(t, 'email', { enabled: true }, 'later')).toEqual({ ok: 'unchanged' });
   });
 
   test('a saved channel: valid templates, no unescaped html values, something to send when enabled, default recipients of its kind', () => {
     const ch = template().channels;
-    expect(channelProblems({ ...ch, email: { ...ch.email, html: '{{#a}}' } }, 'email').map((p) => p.field)).toEqual(['channels.email.html']);
-    expect(channelProblems({ ...ch, email: { ...ch.email, html: '{{{a}}}' } }, 'email').map((p) => p.field)).toEqual(['channels.email.html']);
-    expect(channelProblems({ ...ch, email: { ...ch.email, to: ['+15550001111'] } }, 'email').map((p) => p.field)).toEqual(['channels.email.to.0']);
-    expect(channelProblems({ ...ch, sms: { enabled: true, content: ' ' } }, 'sms').map((p) => p.field)).toEqual(['channels.sms.content']);
+    expect(channelProblems({ ...ch, email: { ...ch.email, html: '{{#a}}' } }, 'email').map((p) => p.field)).toEqual([
+      'channels.email.html',
+    ]);
+    expect(channelProblems({ ...ch, email: { ...ch.email, html: '{{{a}}}' } }, 'email').map((p) => p.field)).toEqual([
+      'channels.email.html',
+    ]);
+    expect(
+      channelProblems({ ...ch, email: { ...ch.email, to: ['+15550001111'] } }, 'email').map((p) => p.field),
+    ).toEqual(['channels.email.to.0']);
+    expect(channelProblems({ ...ch, sms: { enabled: true, content: ' ' } }, 'sms').map((p) => p.field)).toEqual([
+      'channels.sms.content',
+    ]);
     expect(channelProblems({ ...ch, sms: { enabled: false, content: '' } }, 'sms')).toEqual([]);
-    expect(channelProblems({ ...ch, sms: { enabled: true, content: 'x', to: ['a@example.com'] } }, 'sms').map((p) => p.field)).toEqual(['channels.sms.to.0']);
+    expect(
+      channelProblems({ ...ch, sms: { enabled: true, content: 'x', to: ['a@example.com'] } }, 'sms').map(
+        (p) => p.field,
+      ),
+    ).toEqual(['channels.sms.to.0']);
   });
 });
 
 describe('listing', () => {
   test('page (from 1), limit (1-100, default 10), status, search; other keys refused', () => {
     expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 10 } });
-    expect(parseListQuery({ page: '2', limit: '5', status: 'inactive', search: 'OTP' })).toEqual({ ok: true, query: { page: 2, limit: 5, status: 'inactive', search: 'OTP' } });
+    expect(parseListQuery({ page: '2', limit: '5', status: 'inactive', search: 'OTP' })).toEqual({
+      ok: true,
+      query: { page: 2, limit: 5, status: 'inactive', search: 'OTP' },
+    });
     const bad = parseListQuery({ page: 0, limit: 101, status: 'gone', search: 'x'.repeat(201), extra: 1 });
-    expect(bad.ok === false && bad.problems.map((p) => p.field).sort()).toEqual(['extra', 'limit', 'page', 'search', 'status']);
+    expect(bad.ok === false && bad.problems.map((p) => p.field).sort()).toEqual([
+      'extra',
+      'limit',
+      'page',
+      'search',
+      'status',
+    ]);
   });
 
   test('the filter document and the in-memory match agree; search is literal and case-insensitive', () => {
     const doc = templateDocument(template({ title: 'Sign-in (OTP)' }), null);
-    expect(doc).toMatchObject({ templateId: 'T', enabledChannels: ['email', 'in_app'], pendingApprovalId: null, searchText: 't sign-in (otp) description' });
+    expect(doc).toMatchObject({
+      templateId: 'T',
+      enabledChannels: ['email', 'in_app'],
+      pendingApprovalId: null,
+      searchText: 't sign-in (otp) description',
+    });
     const q = { page: 1, limit: 10, status: 'active' as const, search: 'IN (OTP' };
     expect(listFilter(q)).toEqual({ status: 'active', searchText: { $regex: 'in \\(otp' } });
     expect(matchesList(doc, q)).toBe(true);

@@ -11,13 +11,24 @@ export function startNotifyRuntime(opts: { probe?: boolean; env?: Record<string,
   return startTestRuntime({ env: { CLASS_DIRS: classDirs, SCHEMA_DIRS: 'schemas', ...opts.env } });
 }
 
-export const TEMPLATE_METHODS = ['updateNotificationTemplate', 'updateNotificationChannel', 'updateNotificationTemplateStatus', 'getNotificationTemplate', 'listNotificationTemplates'];
+export const TEMPLATE_METHODS = [
+  'updateNotificationTemplate',
+  'updateNotificationChannel',
+  'updateNotificationTemplateStatus',
+  'getNotificationTemplate',
+  'listNotificationTemplates',
+];
 
 /** super (level 1); approver (reviews); editor (every template method); clerk (none of them). */
 export async function seedNotifyRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals', 'reviewApproval'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals', 'reviewApproval'] },
+    },
     { id: 'r-editor', name: 'editor', level: 10, permissions: { NotificationManager: TEMPLATE_METHODS } },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: {} },
   ]);
@@ -25,7 +36,12 @@ export async function seedNotifyRoles(t: TestRuntime): Promise<void> {
 
 export type Headers = Record<string, string>;
 
-export function bearer(t: TestRuntime, identity: 'program_management_user' | 'enduser' | 'member_otp', userId: string, roles: string[] = []): Headers {
+export function bearer(
+  t: TestRuntime,
+  identity: 'program_management_user' | 'enduser' | 'member_otp',
+  userId: string,
+  roles: string[] = [],
+): Headers {
   return { authorization: `Bearer ${t.token(identity, userId, roles)}` };
 }
 
@@ -34,7 +50,14 @@ export function uid(prefix = 'u'): string {
 }
 
 /** Calls a class method over HTTP. */
-export function call(t: TestRuntime, classId: string, method: string, instanceId: string | undefined, body: unknown, headers: Headers) {
+export function call(
+  t: TestRuntime,
+  classId: string,
+  method: string,
+  instanceId: string | undefined,
+  body: unknown,
+  headers: Headers,
+) {
   return t.post(`/${t.projectId}/CALL/${classId}/${method}${instanceId ? `/${instanceId}` : ''}`, body, headers);
 }
 
@@ -66,6 +89,9 @@ export async function everyEventManual(t: TestRuntime): Promise<void> {
     conditions: [],
     approvers: ['approver'],
   }));
-  const r = await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'NotificationManager', { classId: 'NotificationManager', rules });
+  const r = await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'NotificationManager', {
+    classId: 'NotificationManager',
+    rules,
+  });
   if (r.status !== 200) throw new Error(`workflow configuration refused: ${JSON.stringify(r.body)}`);
 }

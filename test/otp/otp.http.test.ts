@@ -23,9 +23,17 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-const asClass = (classId: string, tenant?: string): Identity => ({ type: 'class', classId, instanceId: 'caller-1', ...(tenant ? { tenant } : {}) });
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'caller-1',
+  ...(tenant ? { tenant } : {}),
+});
 const MEMBER = asClass('Member');
-const requester = { requestedBy: 'someone@example.com', requesterDetails: { identity: 'anonymous', userAgent: 'jest', ipAddress: '203.0.113.7' } };
+const requester = {
+  requestedBy: 'someone@example.com',
+  requesterDetails: { identity: 'anonymous', userAgent: 'jest', ipAddress: '203.0.113.7' },
+};
 const entity = (classKey = 'Member') => `${classKey}_${uniqueProjectId('e')}`;
 
 let t: TestRuntime;
@@ -33,20 +41,32 @@ let t: TestRuntime;
 /** a call's result, its body as the test reads it */
 type Answer = Omit<CallResult, 'body'> & { body: any };
 
-async function call(method: string, instanceId: string, body: unknown, identity: Identity = MEMBER, extra: Record<string, unknown> = {}): Promise<Answer> {
+async function call(
+  method: string,
+  instanceId: string,
+  body: unknown,
+  identity: Identity = MEMBER,
+  extra: Record<string, unknown> = {},
+): Promise<Answer> {
   return t.rt.call('Otp', method, instanceId, body, { identity, ...extra });
 }
-const issue = (id: string, extra: Record<string, unknown> = {}, identity?: Identity) => call('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester, ...extra }, identity);
-const verify = (id: string, token: string, extra: Record<string, unknown> = {}, identity?: Identity) => call('verifyOtp', id, { otpType: 'login', token, ...requester, ...extra }, identity);
-const records = async (id: string, otpType?: string) => (await call('getOtpRecords', id, otpType ? { otpType } : {})).body as { records: any[]; config: any };
+const issue = (id: string, extra: Record<string, unknown> = {}, identity?: Identity) =>
+  call('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester, ...extra }, identity);
+const verify = (id: string, token: string, extra: Record<string, unknown> = {}, identity?: Identity) =>
+  call('verifyOtp', id, { otpType: 'login', token, ...requester, ...extra }, identity);
+const records = async (id: string, otpType?: string) =>
+  (await call('getOtpRecords', id, otpType ? { otpType } : {})).body as { records: any[]; config: any };
 /** a token that is not `token` (same format) */
 const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
 
 async function job(jobId: string): Promise<JobStatus> {
-  return waitFor<JobStatus | null>(async () => {
-    const { status } = await t.rt.jobs.status(jobId);
-    return status.status === 'completed' || status.status === 'failed' ? status : null;
-  }, { what: `job ${jobId}` }) as Promise<JobStatus>;
+  return waitFor<JobStatus | null>(
+    async () => {
+      const { status } = await t.rt.jobs.status(jobId);
+      return status.status === 'completed' || status.status === 'failed' ? status : null;
+    },
+    { what: `job ${jobId}` },
+  ) as Promise<JobStatus>;
 }
 
 beforeAll(async () => {
@@ -61,7 +81,13 @@ describe('issuing and checking (the sign-in path: WRITE, answered at once)', () 
     expect(r.status).toBe(200);
     const { otp, token } = r.body as { otp: any; token: string };
     expect(token).toMatch(/^[0-9]{6}$/);
-    expect(otp).toMatchObject({ otpType: 'login', tokenType: 'numeric', status: 'active', additionalData: { purpose: 'login' }, history: [] });
+    expect(otp).toMatchObject({
+      otpType: 'login',
+      tokenType: 'numeric',
+      status: 'active',
+      additionalData: { purpose: 'login' },
+      history: [],
+    });
     expect(otp).not.toHaveProperty('token');
     expect(Date.parse(otp.expiresAt) - Date.parse(otp.createdAt)).toBe(300_000);
     const stored = await t.rt.store.read('Otp', id);
@@ -75,7 +101,10 @@ describe('issuing and checking (the sign-in path: WRITE, answered at once)', () 
     const id = entity();
     const { token } = (await issue(id)).body as { token: string };
     const bad = await verify(id, wrong(token));
-    expect([bad.status, bad.body]).toEqual([200, { isSuccessful: false, validationResult: 'invalid_token', remainingAttempts: 4 }]);
+    expect([bad.status, bad.body]).toEqual([
+      200,
+      { isSuccessful: false, validationResult: 'invalid_token', remainingAttempts: 4 },
+    ]);
     const good = await verify(id, `${token.slice(0, 3)} ${token.slice(3)}`, { additionalData: { step: 2 } });
     expect(good.status).toBe(200);
     expect(good.body).toMatchObject({ isSuccessful: true, otp: { status: 'used' } });
@@ -109,7 +138,12 @@ describe('issuing and checking (the sign-in path: WRITE, answered at once)', () 
     expect((await verify(id, code.body.token.toLowerCase(), { otpType: 'reset' })).body.isSuccessful).toBe(true);
     const listed = await records(id, 'login');
     expect(listed.records.map((r: any) => r.status)).toEqual(['used', 'superseded']);
-    expect(listed.config).toEqual({ otpLimit: 5, otpExpireTimeInSeconds: 300, retryLimit: 5, retryExpireTimeInSeconds: 900 });
+    expect(listed.config).toEqual({
+      otpLimit: 5,
+      otpExpireTimeInSeconds: 300,
+      retryLimit: 5,
+      retryExpireTimeInSeconds: 900,
+    });
     // the GET form: otpType from the query string
     const viaQuery = await call('getOtpRecords', id, {}, MEMBER, { query: { otpType: 'invite' } });
     expect((viaQuery.body as any).records.map((r: any) => r.otpType)).toEqual(['invite']);
@@ -135,14 +169,21 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
     for (let i = 0; i < 5; i++) expect((await issue(id)).status).toBe(200);
     const refused = await issue(id);
     expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ code: 6001, classId: 'Otp', isSuccessful: false, validationResult: 'otp_limit_exceed' });
+    expect(refused.body).toMatchObject({
+      code: 6001,
+      classId: 'Otp',
+      isSuccessful: false,
+      validationResult: 'otp_limit_exceed',
+    });
     expect(refused.body.retryAfterSeconds).toBeGreaterThan(800);
     expect(refused.headers['retry-after']).toBe(String(refused.body.retryAfterSeconds));
     // another type is not limited by this one
     expect((await issue(id, { otpType: 'invite' })).status).toBe(200);
     const login = (await records(id, 'login')).records;
     expect(login).toHaveLength(5);
-    expect(login[0].history).toEqual([expect.objectContaining({ isSuccessful: false, validationResult: 'otp_limit_exceed', ...requester })]);
+    expect(login[0].history).toEqual([
+      expect.objectContaining({ isSuccessful: false, validationResult: 'otp_limit_exceed', ...requester }),
+    ]);
   });
 
   test('after 5 failed checks every check is refused with 429 6002, the right token too', async () => {
@@ -151,7 +192,12 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
     for (let i = 0; i < 5; i++) expect((await verify(id, wrong(token))).body.remainingAttempts).toBe(4 - i);
     const refused = await verify(id, token);
     expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ code: 6002, classId: 'Otp', isSuccessful: false, validationResult: 'retry_limit_exceed' });
+    expect(refused.body).toMatchObject({
+      code: 6002,
+      classId: 'Otp',
+      isSuccessful: false,
+      validationResult: 'retry_limit_exceed',
+    });
     expect(refused.headers['retry-after']).toBe(String(refused.body.retryAfterSeconds));
     // a new OTP does not reopen the limit
     const fresh = (await issue(id)).body.token as string;
@@ -162,7 +208,10 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
   });
 
   test('the calling classes get the 429s as Otp errors through otpClient', async () => {
-    const ctx = { call: (classId: string, method: string, instanceId?: string, body?: unknown) => t.rt.call(classId, method, instanceId, body, { identity: MEMBER }) };
+    const ctx = {
+      call: (classId: string, method: string, instanceId?: string, body?: unknown) =>
+        t.rt.call(classId, method, instanceId, body, { identity: MEMBER }),
+    };
     const otps = otpClient(ctx);
     const id = entity();
     const issued = await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester });
@@ -170,11 +219,16 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
     for (let i = 0; i < 4; i++) await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester });
     const err = await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ActorError);
-    expect([(err as ActorError).status, (err as ActorError).code, (err as ActorError).classId]).toEqual([429, 6001, 'Otp']);
+    expect([(err as ActorError).status, (err as ActorError).code, (err as ActorError).classId]).toEqual([
+      429,
+      6001,
+      'Otp',
+    ]);
     expect((err as ActorError).details).toEqual({ retryAfterSeconds: expect.any(Number) });
     const latest = (await otps.records(id, 'login')).records[0];
     expect(latest.status).toBe('active');
-    for (let i = 0; i < 5; i++) expect((await otps.verify(id, { otpType: 'login', token: 'not-it', ...requester })).isSuccessful).toBe(false);
+    for (let i = 0; i < 5; i++)
+      expect((await otps.verify(id, { otpType: 'login', token: 'not-it', ...requester })).isSuccessful).toBe(false);
     const err2 = await otps.verify(id, { otpType: 'login', token: '000000', ...requester }).catch((e: unknown) => e);
     expect([(err2 as ActorError).status, (err2 as ActorError).code]).toEqual([429, 6002]);
     expect(await otps.records(entity())).toEqual({ records: [] });
@@ -183,26 +237,39 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
   test('once the window passes, checks and issues are allowed again', async () => {
     // a 5 s window: the third issue and the third check must land inside the window their first
     // one opened, under load too; the waits for it to pass are on conditions
-    const short = await startTestRuntime({ env: env({ OTP_RETRY_EXPIRE_TIME_SECONDS: '5', OTP_LIMIT: '2', OTP_RETRY_LIMIT: '2' }) });
+    const short = await startTestRuntime({
+      env: env({ OTP_RETRY_EXPIRE_TIME_SECONDS: '5', OTP_LIMIT: '2', OTP_RETRY_LIMIT: '2' }),
+    });
     try {
-      const c = (method: string, id: string, body: unknown): Promise<Answer> => short.rt.call('Otp', method, id, body, { identity: MEMBER });
+      const c = (method: string, id: string, body: unknown): Promise<Answer> =>
+        short.rt.call('Otp', method, id, body, { identity: MEMBER });
       const id = entity();
-      const { token } = (await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester })).body as { token: string };
+      const { token } = (await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester })).body as {
+        token: string;
+      };
       await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester });
       expect((await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester })).status).toBe(429);
-      const fresh = await waitFor<string | null>(async () => {
-        const r = await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester });
-        return r.status === 200 ? (r.body as { token: string }).token : null;
-      }, { what: 'the issue window to pass' }) as string;
+      const fresh = (await waitFor<string | null>(
+        async () => {
+          const r = await c('issueOtp', id, { otpType: 'login', tokenType: 'numeric', ...requester });
+          return r.status === 200 ? (r.body as { token: string }).token : null;
+        },
+        { what: 'the issue window to pass' },
+      )) as string;
       for (let i = 0; i < 2; i++) await c('verifyOtp', id, { otpType: 'login', token: wrong(fresh), ...requester });
       expect((await c('verifyOtp', id, { otpType: 'login', token: fresh, ...requester })).status).toBe(429);
-      const ok = await waitFor(async () => {
-        const r = await c('verifyOtp', id, { otpType: 'login', token: fresh, ...requester });
-        return r.status === 200 ? r.body : null;
-      }, { what: 'the retry window to pass' });
+      const ok = await waitFor(
+        async () => {
+          const r = await c('verifyOtp', id, { otpType: 'login', token: fresh, ...requester });
+          return r.status === 200 ? r.body : null;
+        },
+        { what: 'the retry window to pass' },
+      );
       expect(ok).toMatchObject({ isSuccessful: true });
       // the first OTP was superseded by the later ones
-      expect((await c('verifyOtp', id, { otpType: 'login', token, ...requester })).body).toMatchObject({ isSuccessful: false });
+      expect((await c('verifyOtp', id, { otpType: 'login', token, ...requester })).body).toMatchObject({
+        isSuccessful: false,
+      });
     } finally {
       await short.stop();
     }
@@ -214,27 +281,72 @@ describe('the queued spec methods (QUEUED_WRITE)', () => {
     const id = entity('ProgramManagementUser');
     const pm = asClass('ProgramManagementUser');
     const token = generateOtpToken('alphanumeric');
-    const queued = await call('createOtpRecord', id, { otpType: 'invite', tokenType: 'alphanumeric', token, ...requester }, pm);
+    const queued = await call(
+      'createOtpRecord',
+      id,
+      { otpType: 'invite', tokenType: 'alphanumeric', token, ...requester },
+      pm,
+    );
     expect(queued.status).toBe(202);
     const created = await job((queued.body as { jobId: string }).jobId);
     expect(created.status).toBe('completed');
     expect(created.result).toMatchObject({ status: 200, body: { otp: { otpType: 'invite', status: 'active' } } });
     expect(JSON.stringify(created.result)).not.toContain(token);
 
-    const wrongCheck = await job(((await call('createOtpCheckRecord', id, { otpType: 'invite', token: 'ZZZZZZZZ', ...requester }, pm)).body as { jobId: string }).jobId);
-    expect(wrongCheck.result).toEqual({ status: 200, body: { isSuccessful: false, validationResult: 'invalid_token', remainingAttempts: 4 } });
-    const checked = await job(((await call('createOtpCheckRecord', id, { otpType: 'invite', token, ...requester }, pm)).body as { jobId: string }).jobId);
+    const wrongCheck = await job(
+      (
+        (await call('createOtpCheckRecord', id, { otpType: 'invite', token: 'ZZZZZZZZ', ...requester }, pm)).body as {
+          jobId: string;
+        }
+      ).jobId,
+    );
+    expect(wrongCheck.result).toEqual({
+      status: 200,
+      body: { isSuccessful: false, validationResult: 'invalid_token', remainingAttempts: 4 },
+    });
+    const checked = await job(
+      (
+        (await call('createOtpCheckRecord', id, { otpType: 'invite', token, ...requester }, pm)).body as {
+          jobId: string;
+        }
+      ).jobId,
+    );
     expect(checked.result).toMatchObject({ status: 200, body: { isSuccessful: true, otp: { status: 'used' } } });
-    expect((await call('getOtpRecords', id, {}, pm)).body).toMatchObject({ records: [{ history: [{ validationResult: 'invalid_token' }, { isSuccessful: true }] }] });
+    expect((await call('getOtpRecords', id, {}, pm)).body).toMatchObject({
+      records: [{ history: [{ validationResult: 'invalid_token' }, { isSuccessful: true }] }],
+    });
   });
 
   test('a caller-made token that does not fit its tokenType fails the job with 400 15002; the 6th is 429 6001', async () => {
     const id = entity();
-    const bad = await job(((await call('createOtpRecord', id, { otpType: 'login', tokenType: 'numeric', token: 'abcdef', ...requester })).body as { jobId: string }).jobId);
+    const bad = await job(
+      (
+        (await call('createOtpRecord', id, { otpType: 'login', tokenType: 'numeric', token: 'abcdef', ...requester }))
+          .body as { jobId: string }
+      ).jobId,
+    );
     expect(bad.status).toBe('failed');
-    expect(bad.error).toMatchObject({ status: 400, body: { code: 15002, details: { errors: [{ field: 'token', reason: 'must be 6 to 12 digits for tokenType numeric' }] } } });
+    expect(bad.error).toMatchObject({
+      status: 400,
+      body: {
+        code: 15002,
+        details: { errors: [{ field: 'token', reason: 'must be 6 to 12 digits for tokenType numeric' }] },
+      },
+    });
     const jobs = [];
-    for (let i = 0; i < 6; i++) jobs.push(((await call('createOtpRecord', id, { otpType: 'login', tokenType: 'numeric', token: generateOtpToken('numeric'), ...requester })).body as { jobId: string }).jobId);
+    for (let i = 0; i < 6; i++)
+      jobs.push(
+        (
+          (
+            await call('createOtpRecord', id, {
+              otpType: 'login',
+              tokenType: 'numeric',
+              token: generateOtpToken('numeric'),
+              ...requester,
+            })
+          ).body as { jobId: string }
+        ).jobId,
+      );
     const outcomes = [];
     for (const j of jobs) outcomes.push(await job(j));
     expect(outcomes.map((o) => o.result?.status)).toEqual([200, 200, 200, 200, 200, 429]);
@@ -286,9 +398,13 @@ describe('who may call it', () => {
 
   test('inputs: the schema (400 1002) and what it cannot judge (400 15002)', async () => {
     const id = entity();
-    const noRequester = await call('issueOtp', id, { otpType: 'login', tokenType: 'numeric' }).catch((e: ActorError) => e);
+    const noRequester = await call('issueOtp', id, { otpType: 'login', tokenType: 'numeric' }).catch(
+      (e: ActorError) => e,
+    );
     expect([(noRequester as ActorError).status, (noRequester as ActorError).code]).toEqual([400, 1002]);
-    const badType = await call('issueOtp', id, { otpType: 'login', tokenType: 'emoji', ...requester }).catch((e: ActorError) => e);
+    const badType = await call('issueOtp', id, { otpType: 'login', tokenType: 'emoji', ...requester }).catch(
+      (e: ActorError) => e,
+    );
     expect((badType as ActorError).status).toBe(400);
     const big = await issue(id, { additionalData: { note: 'x'.repeat(3000) } }).catch((e: ActorError) => e);
     expect([(big as ActorError).status, (big as ActorError).code, (big as ActorError).details]).toEqual([
@@ -297,7 +413,9 @@ describe('who may call it', () => {
       { errors: [{ field: 'additionalData', reason: 'must be at most 2000 characters as JSON' }] },
     ]);
     await issue(id);
-    const query = await call('getOtpRecords', id, {}, MEMBER, { query: { otpType: 'bad:type' } }).catch((e: ActorError) => e);
+    const query = await call('getOtpRecords', id, {}, MEMBER, { query: { otpType: 'bad:type' } }).catch(
+      (e: ActorError) => e,
+    );
     expect([(query as ActorError).status, (query as ActorError).code]).toEqual([400, 15002]);
   });
 });

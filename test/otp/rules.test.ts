@@ -28,28 +28,61 @@ const config: OtpConfig = { ...DEFAULT_OTP_CONFIG }; // 5 per 900 s, valid 300 s
 let n = 0;
 function record(at: number, extra: Partial<OtpRecord> = {}): OtpRecord {
   n += 1;
-  return { id: `r${n}`, otpType: 'login', token: 'hmac-sha256:x', tokenType: 'numeric', createdAt: iso(at), expiresAt: iso(at + 300 * S), history: [], ...extra };
+  return {
+    id: `r${n}`,
+    otpType: 'login',
+    token: 'hmac-sha256:x',
+    tokenType: 'numeric',
+    createdAt: iso(at),
+    expiresAt: iso(at + 300 * S),
+    history: [],
+    ...extra,
+  };
 }
 function check(at: number, validationResult?: ValidationResult): OtpCheck {
-  return { timestamp: iso(at), isSuccessful: validationResult === undefined, ...(validationResult ? { validationResult } : {}), requestedBy: 'u', requesterDetails: { identity: 'anonymous' } };
+  return {
+    timestamp: iso(at),
+    isSuccessful: validationResult === undefined,
+    ...(validationResult ? { validationResult } : {}),
+    requestedBy: 'u',
+    requesterDetails: { identity: 'anonymous' },
+  };
 }
 const never = () => false;
 const always = () => true;
 
 describe('config', () => {
   test('defaults: 5 OTPs and 5 failed checks per 15 minutes, each OTP valid 5 minutes', () => {
-    expect(otpConfigFrom({})).toEqual({ otpLimit: 5, otpExpireTimeInSeconds: 300, retryLimit: 5, retryExpireTimeInSeconds: 900 });
+    expect(otpConfigFrom({})).toEqual({
+      otpLimit: 5,
+      otpExpireTimeInSeconds: 300,
+      retryLimit: 5,
+      retryExpireTimeInSeconds: 900,
+    });
   });
 
   test('each value from its environment variable; out of bounds stops the start', () => {
-    expect(otpConfigFrom({ OTP_LIMIT: '3', OTP_EXPIRE_TIME_SECONDS: '120', OTP_RETRY_LIMIT: '10', OTP_RETRY_EXPIRE_TIME_SECONDS: '3600' })).toEqual({
+    expect(
+      otpConfigFrom({
+        OTP_LIMIT: '3',
+        OTP_EXPIRE_TIME_SECONDS: '120',
+        OTP_RETRY_LIMIT: '10',
+        OTP_RETRY_EXPIRE_TIME_SECONDS: '3600',
+      }),
+    ).toEqual({
       otpLimit: 3,
       otpExpireTimeInSeconds: 120,
       retryLimit: 10,
       retryExpireTimeInSeconds: 3600,
     });
     expect(otpConfigFrom({ OTP_LIMIT: '' }).otpLimit).toBe(5);
-    for (const [name, value] of [['OTP_LIMIT', '0'], ['OTP_LIMIT', '101'], ['OTP_RETRY_LIMIT', '2.5'], ['OTP_EXPIRE_TIME_SECONDS', 'ten'], ['OTP_RETRY_EXPIRE_TIME_SECONDS', '-5']]) {
+    for (const [name, value] of [
+      ['OTP_LIMIT', '0'],
+      ['OTP_LIMIT', '101'],
+      ['OTP_RETRY_LIMIT', '2.5'],
+      ['OTP_EXPIRE_TIME_SECONDS', 'ten'],
+      ['OTP_RETRY_EXPIRE_TIME_SECONDS', '-5'],
+    ]) {
       expect(() => otpConfigFrom({ [name!]: value })).toThrow(name);
     }
   });
@@ -57,8 +90,12 @@ describe('config', () => {
 
 test('instance ids are {classKey}_{entityId}, split at the first underscore', () => {
   expect(parseInstanceId('Member_m-1')).toEqual({ classKey: 'Member', entityId: 'm-1' });
-  expect(parseInstanceId('ProgramManagementUser_u_1@x.com')).toEqual({ classKey: 'ProgramManagementUser', entityId: 'u_1@x.com' });
-  for (const bad of [undefined, '', 'Member', 'Member_', '_m1', '1Member_m', 'Mem-ber_m', 'Member_a b']) expect([bad, parseInstanceId(bad)]).toEqual([bad, undefined]);
+  expect(parseInstanceId('ProgramManagementUser_u_1@x.com')).toEqual({
+    classKey: 'ProgramManagementUser',
+    entityId: 'u_1@x.com',
+  });
+  for (const bad of [undefined, '', 'Member', 'Member_', '_m1', '1Member_m', 'Mem-ber_m', 'Member_a b'])
+    expect([bad, parseInstanceId(bad)]).toEqual([bad, undefined]);
 });
 
 describe('issue limit (otpLimit per window)', () => {
@@ -90,19 +127,39 @@ describe('checks', () => {
   });
 
   test('no OTP of the type, a used one or an expired one: no_active_otp (written to the newest, when there is one)', () => {
-    expect(checkDecision([], 'login', T0, config, always)).toEqual({ isSuccessful: false, validationResult: 'no_active_otp', record: undefined });
+    expect(checkDecision([], 'login', T0, config, always)).toEqual({
+      isSuccessful: false,
+      validationResult: 'no_active_otp',
+      record: undefined,
+    });
     const used = record(T0, { usedAt: iso(T0 + S) });
-    expect(checkDecision([used], 'login', T0 + 2 * S, config, always)).toEqual({ isSuccessful: false, validationResult: 'no_active_otp', record: used });
+    expect(checkDecision([used], 'login', T0 + 2 * S, config, always)).toEqual({
+      isSuccessful: false,
+      validationResult: 'no_active_otp',
+      record: used,
+    });
     const r = record(T0);
     expect(checkDecision([r], 'login', T0 + 300 * S - 1, config, always).isSuccessful).toBe(true);
-    expect(checkDecision([r], 'login', T0 + 300 * S, config, always)).toEqual({ isSuccessful: false, validationResult: 'no_active_otp', record: r });
+    expect(checkDecision([r], 'login', T0 + 300 * S, config, always)).toEqual({
+      isSuccessful: false,
+      validationResult: 'no_active_otp',
+      record: r,
+    });
   });
 
   test('a wrong token is invalid_token with the attempts left', () => {
     const r = record(T0);
-    expect(checkDecision([r], 'login', T0 + S, config, never)).toEqual({ isSuccessful: false, validationResult: 'invalid_token', record: r, remainingAttempts: 4 });
+    expect(checkDecision([r], 'login', T0 + S, config, never)).toEqual({
+      isSuccessful: false,
+      validationResult: 'invalid_token',
+      record: r,
+      remainingAttempts: 4,
+    });
     r.history.push(check(T0 + S, 'invalid_token'), check(T0 + 2 * S, 'invalid_token'));
-    expect(checkDecision([r], 'login', T0 + 3 * S, config, never)).toMatchObject({ validationResult: 'invalid_token', remainingAttempts: 2 });
+    expect(checkDecision([r], 'login', T0 + 3 * S, config, never)).toMatchObject({
+      validationResult: 'invalid_token',
+      remainingAttempts: 2,
+    });
   });
 
   test('after 5 failed checks in the window every check is refused, the right token too, until the oldest failure leaves it', () => {
@@ -118,7 +175,9 @@ describe('checks', () => {
       retryAfterSeconds: 600, // the failure at 1 min leaves the 15-minute window at 16 min
     });
     // the OTP itself has expired by then (valid 5 min from 3 min): no_active_otp
-    expect(checkDecision(records, 'login', T0 + 16 * MIN + 1, config, always)).toMatchObject({ validationResult: 'no_active_otp' });
+    expect(checkDecision(records, 'login', T0 + 16 * MIN + 1, config, always)).toMatchObject({
+      validationResult: 'no_active_otp',
+    });
     const longLived = { ...config, otpExpireTimeInSeconds: 3600 };
     second.expiresAt = iso(T0 + 63 * MIN);
     expect(checkDecision(records, 'login', T0 + 16 * MIN + 1, longLived, always).isSuccessful).toBe(true);
@@ -146,7 +205,8 @@ describe('bounded history and records', () => {
   test(`a history keeps ${HISTORY_CAP} entries: refusals go before failures the limit still counts`, () => {
     const r = record(T0);
     for (let i = 0; i < 5; i++) appendCheck(r, check(T0 + i * S, 'invalid_token'), T0 + i * S, config);
-    for (let i = 0; i < 200; i++) appendCheck(r, check(T0 + (10 + i) * S, 'retry_limit_exceed'), T0 + (10 + i) * S, config);
+    for (let i = 0; i < 200; i++)
+      appendCheck(r, check(T0 + (10 + i) * S, 'retry_limit_exceed'), T0 + (10 + i) * S, config);
     expect(r.history).toHaveLength(HISTORY_CAP);
     expect(countedFailures([r], 'login', T0 + 300 * S, config)).toHaveLength(5);
     expect(r.history.filter((h) => h.validationResult === 'retry_limit_exceed')).toHaveLength(HISTORY_CAP - 5);
@@ -190,9 +250,14 @@ test('inputs the schema cannot judge', () => {
   expect(otpTypeFilter({}, {})).toEqual({ problems: [] });
   expect(otpTypeFilter({ otpType: 'login' }, {})).toEqual({ otpType: 'login', problems: [] });
   expect(otpTypeFilter({}, { otpType: 'invite' })).toEqual({ otpType: 'invite', problems: [] });
-  expect(otpTypeFilter({}, { otpType: ['a', 'b'] }).problems).toEqual([{ field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' }]);
+  expect(otpTypeFilter({}, { otpType: ['a', 'b'] }).problems).toEqual([
+    { field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' },
+  ]);
   expect(otpTypeFilter({}, { otpType: 'a:b' }).problems).toHaveLength(1);
   expect(additionalDataProblem(undefined)).toBeUndefined();
   expect(additionalDataProblem({ a: 'x'.repeat(100) })).toBeUndefined();
-  expect(additionalDataProblem({ a: 'x'.repeat(2000) })).toEqual({ field: 'additionalData', reason: 'must be at most 2000 characters as JSON' });
+  expect(additionalDataProblem({ a: 'x'.repeat(2000) })).toEqual({
+    field: 'additionalData',
+    reason: 'must be at most 2000 characters as JSON',
+  });
 });

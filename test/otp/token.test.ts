@@ -52,19 +52,28 @@ test('caller-made tokens must fit their tokenType', () => {
   expect(tokenFormatProblem('numeric', '12345')).toBe('must be 6 to 12 digits for tokenType numeric');
   expect(tokenFormatProblem('numeric', '12345a')).toBeDefined();
   expect(tokenFormatProblem('alphanumeric', 'abc123')).toBeUndefined();
-  expect(tokenFormatProblem('alphanumeric', 'abc12!')).toBe('must be 6 to 64 letters and digits for tokenType alphanumeric');
+  expect(tokenFormatProblem('alphanumeric', 'abc12!')).toBe(
+    'must be 6 to 64 letters and digits for tokenType alphanumeric',
+  );
   expect(tokenFormatProblem('uuid', generateOtpToken('uuid'))).toBeUndefined();
   expect(tokenFormatProblem('uuid', '123456')).toBe('must be a UUID for tokenType uuid');
 });
 
 describe('stored as an HMAC', () => {
-  const record = (tokenType: 'numeric' | 'alphanumeric' | 'uuid', token: string, id = 'rec-1') => ({ id, tokenType, token: hashToken(KEY, id, tokenType, token) });
+  const record = (tokenType: 'numeric' | 'alphanumeric' | 'uuid', token: string, id = 'rec-1') => ({
+    id,
+    tokenType,
+    token: hashToken(KEY, id, tokenType, token),
+  });
 
   test('the stored form names its algorithm, and holds neither the token nor its plain hash', () => {
     const r = record('numeric', '042917');
     expect(r.token).toMatch(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(r.token).not.toContain('042917');
-    for (const plain of [createHash('sha256').update('042917').digest('base64url'), createHash('sha256').update('rec-1\u0000042917').digest('base64url')]) {
+    for (const plain of [
+      createHash('sha256').update('042917').digest('base64url'),
+      createHash('sha256').update('rec-1\u0000042917').digest('base64url'),
+    ]) {
       expect(r.token).not.toContain(plain);
     }
   });

@@ -6,7 +6,17 @@
  * reset from the page and its mail; single sign-on's redirect handed on.
  */
 import { launchBrowser, type TestBrowser } from '../support/browser';
-import { acceptInvitation, codeOf, createApprovedUser, nthMail, PASSWORD, signIn, startPmRuntime, SUBJECTS, type PmRuntime } from '../pm-user/support';
+import {
+  acceptInvitation,
+  codeOf,
+  createApprovedUser,
+  nthMail,
+  PASSWORD,
+  signIn,
+  startPmRuntime,
+  SUBJECTS,
+  type PmRuntime,
+} from '../pm-user/support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 
 let p: PmRuntime;
@@ -30,12 +40,19 @@ test('the invitation mail → its link → a password → sign in → the code f
   const invite = await nthMail(p.sink, u.email, SUBJECTS.invite);
   const page = await browser.newPage();
   await openMailLink(page, invite, '/pages/backoffice/accept-invitation#');
-  await waitForUrl(page, (url) => url.pathname === '/pages/backoffice/accept-invitation' && url.hash === '', 'the fragment dropped');
+  await waitForUrl(
+    page,
+    (url) => url.pathname === '/pages/backoffice/accept-invitation' && url.hash === '',
+    'the fragment dropped',
+  );
   expect(await textOf(page, 'h1')).toBe('Back office: accept your invitation');
   // the link's email and code are in the form, their rows hidden: only the password is asked
   expect(await page.$eval('#f-email', (i) => (i as HTMLInputElement).value)).toBe(u.email);
   expect(await page.$eval('#f-otp', (i) => (i as HTMLInputElement).value)).toBe(codeOf(invite));
-  expect(await page.$$eval('.field:not([hidden]) label', (ls) => ls.map((l) => l.textContent))).toEqual(['New password', 'New password again']);
+  expect(await page.$$eval('.field:not([hidden]) label', (ls) => ls.map((l) => l.textContent))).toEqual([
+    'New password',
+    'New password again',
+  ]);
 
   await page.type('#f-password', PASSWORD);
   await page.type('#f-repeat', PASSWORD);
@@ -62,14 +79,20 @@ test('a wrong code is said in words; a forgotten password is reset from the page
   await page.type('#f-password', 'lantern-otter-mauve-77');
   await page.type('#f-repeat', 'lantern-otter-mauve-77');
   await submit(page);
-  expect(await textOf(page, '[role=alert]')).toMatch(/^This invitation is not valid: the email address or the code is not right/);
+  expect(await textOf(page, '[role=alert]')).toMatch(
+    /^This invitation is not valid: the email address or the code is not right/,
+  );
 
   await page.goto(`${SERVICE}/pages/backoffice/forgot-password`);
   await page.type('#f-email', u.email);
   await submit(page);
   expect(await textOf(page, '.notice')).toMatch(/a reset code has been sent to it\. Check your mail\.$/);
   await openMailLink(page, await nthMail(p.sink, u.email, SUBJECTS.reset), '/pages/backoffice/reset-password#');
-  await waitForUrl(page, (url) => url.pathname === '/pages/backoffice/reset-password' && url.hash === '', 'the reset page');
+  await waitForUrl(
+    page,
+    (url) => url.pathname === '/pages/backoffice/reset-password' && url.hash === '',
+    'the reset page',
+  );
   await page.type('#f-password', 'lantern-otter-mauve-77');
   await page.type('#f-repeat', 'lantern-otter-mauve-77');
   await submit(page);
@@ -78,7 +101,9 @@ test('a wrong code is said in words; a forgotten password is reset from the page
   // single sign-on's redirect: the back office's address with the session in the fragment, handed on to signed-in
   const session = await signIn(p, u, 'lantern-otter-mauve-77');
   const sso = await browser.newPage();
-  await sso.goto(`${SERVICE}/pages/backoffice/#${new URLSearchParams({ accessToken: session.accessToken, expiresAt: session.expiresAt })}`);
+  await sso.goto(
+    `${SERVICE}/pages/backoffice/#${new URLSearchParams({ accessToken: session.accessToken, expiresAt: session.expiresAt })}`,
+  );
   await waitForUrl(sso, (url) => url.pathname === '/pages/backoffice/signed-in', 'the signed-in page');
   await sso.waitForSelector('dd');
   expect(await textOf(sso, 'dd')).toBe('viewer');

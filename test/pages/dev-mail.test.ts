@@ -12,7 +12,12 @@ let browser: TestBrowser;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([
-    startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, '../mail/fixtures')}`, MAIL_FROM: 'Membership <membership@example.com>' } }),
+    startTestRuntime({
+      env: {
+        CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, '../mail/fixtures')}`,
+        MAIL_FROM: 'Membership <membership@example.com>',
+      },
+    }),
     launchBrowser(),
   ]);
   expect((await t.post(`/${t.projectId}/CALL/Mailer/open/box`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
@@ -26,12 +31,22 @@ test('a mail is shown with its headers, its text part and its HTML part in a san
 <script>document.getElementById('greeting').textContent = 'script ran'; try { parent.document.title = 'reached'; } catch (e) {}</script>`;
   const sent = await t.post(
     `/${t.projectId}/CALL/Mailer/notify/box`,
-    { mail: { to: ['anna@example.com'], cc: ['ben@example.com'], subject: 'Welcome <aboard>', html, text: 'Welcome & hello\nYour code is 4711.' } },
+    {
+      mail: {
+        to: ['anna@example.com'],
+        cc: ['ben@example.com'],
+        subject: 'Welcome <aboard>',
+        html,
+        text: 'Welcome & hello\nYour code is 4711.',
+      },
+    },
     { 'x-api-key': TEST_API_KEY },
   );
   expect(sent.status).toBe(200);
   const id = sent.body.id as string;
-  await waitFor(async () => (await fetch(`${t.base}/dev/mail/${id}`)).status === 200, { what: 'the mail on /dev/mail' });
+  await waitFor(async () => (await fetch(`${t.base}/dev/mail/${id}`)).status === 200, {
+    what: 'the mail on /dev/mail',
+  });
 
   const page = await browser.newPage();
   const res = await page.goto(`${t.base}/dev/mail`);
@@ -39,7 +54,9 @@ test('a mail is shown with its headers, its text part and its HTML part in a san
   await Promise.all([page.waitForNavigation(), page.click(`a[href="/dev/mail/${id}"]`)]);
   expect(await page.title()).toBe('Welcome <aboard>');
 
-  const headers = await page.$$eval('table.headers tr', (rows) => Object.fromEntries(rows.map((r) => [r.querySelector('th')!.textContent, r.querySelector('td')!.textContent])));
+  const headers = await page.$$eval('table.headers tr', (rows) =>
+    Object.fromEntries(rows.map((r) => [r.querySelector('th')!.textContent, r.querySelector('td')!.textContent])),
+  );
   expect(headers).toMatchObject({
     From: '"Membership" <membership@example.com>',
     To: 'anna@example.com',
@@ -51,10 +68,13 @@ test('a mail is shown with its headers, its text part and its HTML part in a san
 
   // the HTML part: in a frame sandboxed without scripts or the page's origin
   expect(await page.$eval('iframe.html-part', (f) => f.getAttribute('sandbox'))).toBe('');
-  const frame = await waitFor(async () => {
-    const f = page.frames().find((x) => x !== page.mainFrame());
-    return f && (await f.$('#greeting')) ? f : undefined;
-  }, { what: 'the HTML part rendered in its frame' });
+  const frame = await waitFor(
+    async () => {
+      const f = page.frames().find((x) => x !== page.mainFrame());
+      return f && (await f.$('#greeting')) ? f : undefined;
+    },
+    { what: 'the HTML part rendered in its frame' },
+  );
   expect(await frame!.$eval('#greeting', (h) => h.textContent)).toBe('Welcome & hello');
   expect(await frame!.$eval('#greeting', (h) => getComputedStyle(h).color)).toBe('rgb(200, 0, 0)');
   expect(await frame!.$eval('b', (b) => b.textContent)).toBe('4711');

@@ -11,7 +11,16 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { launchBrowser, type TestBrowser } from '../support/browser';
-import { codeIn, invitableMember, activeMember, nthMail, PASSWORD, OTHER_PASSWORD, startSignInRuntime, type SignInEnv } from '../member/sign-in-support';
+import {
+  codeIn,
+  invitableMember,
+  activeMember,
+  nthMail,
+  PASSWORD,
+  OTHER_PASSWORD,
+  startSignInRuntime,
+  type SignInEnv,
+} from '../member/sign-in-support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 import { waitFor } from '../support/harness';
 
@@ -27,13 +36,19 @@ let appServer: http.Server;
 beforeAll(async () => {
   appServer = http.createServer((req, res) => {
     if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><head><title>Member app</title></head><body><h1>Member app</h1></body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(
+        '<!doctype html><html lang="en"><head><title>Member app</title></head><body><h1>Member app</h1></body></html>',
+      );
   });
   await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
   const appAt = `127.0.0.1:${(appServer.address() as AddressInfo).port}`;
   // the links' addresses are the service's own pages: no MEMBER_APP_URL, a PUBLIC_URL the browser resolves here
   env = await startSignInRuntime({ MEMBER_APP_URL: '', PUBLIC_URL: SERVICE, CORS_ORIGINS: `http://${APP_HOST}` });
-  browser = await launchBrowser({ hosts: { [SERVICE_HOST]: new URL(env.t.base).host, [APP_HOST]: appAt, [OTHER_HOST]: appAt } });
+  browser = await launchBrowser({
+    hosts: { [SERVICE_HOST]: new URL(env.t.base).host, [APP_HOST]: appAt, [OTHER_HOST]: appAt },
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -66,12 +81,21 @@ test('the invitation mail → its link → a password → sign in → the code f
   expect(await page.$eval('#f-token', (i) => (i.closest('.field') as HTMLElement).hidden)).toBe(true);
   expect(await textOf(page, 'h1')).toBe('Accept your invitation');
   // every field has its label
-  expect(await page.$$eval('input:not([type=hidden])', (is) => is.filter((i) => !(i as HTMLInputElement).labels?.length).length)).toBe(0);
+  expect(
+    await page.$$eval(
+      'input:not([type=hidden])',
+      (is) => is.filter((i) => !(i as HTMLInputElement).labels?.length).length,
+    ),
+  ).toBe(0);
 
   await page.type('#f-password', PASSWORD);
   await page.type('#f-repeat', PASSWORD);
   await submit(page);
-  await waitForUrl(page, (u) => u.pathname === '/pages/member/' && u.searchParams.get('done') === 'invitation', 'the sign-in page');
+  await waitForUrl(
+    page,
+    (u) => u.pathname === '/pages/member/' && u.searchParams.get('done') === 'invitation',
+    'the sign-in page',
+  );
   expect(await textOf(page, '.notice')).toBe('Your password is set. Sign in with it now.');
 
   await page.type('#f-email', m.email);
@@ -95,7 +119,9 @@ test('the invitation mail → its link → a password → sign in → the code f
   await again.type('#f-password', OTHER_PASSWORD);
   await again.type('#f-repeat', OTHER_PASSWORD);
   await submit(again);
-  expect(await textOf(again, '[role=alert]')).toMatch(/^This invitation link is not valid any more: it has been used, it has expired, or a newer invitation was sent\./);
+  expect(await textOf(again, '[role=alert]')).toMatch(
+    /^This invitation link is not valid any more: it has been used, it has expired, or a newer invitation was sent\./,
+  );
 
   await submit(page, 'form[action="/pages/member/sign-out"]');
   expect(await textOf(page, '.notice')).toBe('You have signed out.');
@@ -116,7 +142,10 @@ test('a damaged link and a wrong token are answered in words, and a refused pass
   await page.type('#f-password', 'short');
   await page.type('#f-repeat', 'short');
   await submit(page);
-  expect(await page.$$eval('[role=alert] p, [role=alert] li', (e) => e.map((x) => x.textContent))).toEqual(['Choose another password:', 'The password must be at least 12 characters.']);
+  expect(await page.$$eval('[role=alert] p, [role=alert] li', (e) => e.map((x) => x.textContent))).toEqual([
+    'Choose another password:',
+    'The password must be at least 12 characters.',
+  ]);
   // the token the server gave back to the form is still there: only the password is typed again
   await page.type('#f-password', PASSWORD);
   await page.type('#f-repeat', 'not the same');
@@ -129,7 +158,9 @@ test('a damaged link and a wrong token are answered in words, and a refused pass
   // a token naming no member at all reads the same (from elsewhere first: only the fragment would change, and a
   // fragment change reloads nothing)
   await page.goto('about:blank');
-  await page.goto(`${SERVICE}/pages/member/invitation#token=6f1c2b9e-0000-4000-8000-000000000000.0f8fad5b-d9cb-469f-a165-70867728950e`);
+  await page.goto(
+    `${SERVICE}/pages/member/invitation#token=6f1c2b9e-0000-4000-8000-000000000000.0f8fad5b-d9cb-469f-a165-70867728950e`,
+  );
   await waitForUrl(page, (u) => u.hash === '', 'the fragment dropped');
   await page.type('#f-password', PASSWORD);
   await page.type('#f-repeat', PASSWORD);
@@ -165,7 +196,9 @@ test('forgotten password: the page asks, the mail links to the reset page, the n
   await page.type('#f-email', m.email);
   await page.type('#f-password', PASSWORD);
   await submit(page);
-  expect(await textOf(page, '[role=alert]')).toBe('The email address or the password is not right. Check both and try again.');
+  expect(await textOf(page, '[role=alert]')).toBe(
+    'The email address or the password is not right. Check both and try again.',
+  );
   await page.type('#f-password', OTHER_PASSWORD);
   await submit(page);
   await waitForUrl(page, (u) => u.pathname === '/pages/member/code', 'the code page');
@@ -179,7 +212,12 @@ function apiCall(page: import('puppeteer-core').Page, path: string, body?: unkno
         const headers: Record<string, string> = {};
         if (payload !== null) headers['content-type'] = 'application/json';
         if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
-        const r = await fetch(url, { method: payload === null ? 'GET' : 'POST', headers, body: payload, credentials: 'include' });
+        const r = await fetch(url, {
+          method: payload === null ? 'GET' : 'POST',
+          headers,
+          body: payload,
+          credentials: 'include',
+        });
         return { status: r.status, body: await r.json(), requestId: r.headers.get('x-request-id') };
       } catch (err) {
         return { failed: String(err) };
@@ -209,11 +247,19 @@ test('a member application on a listed origin signs a member in through the API;
   if (!('body' in session)) throw new Error('checkOtp failed');
   const profile = await apiCall(app, `${p}/getMemberProfile/${m.id}`, undefined, session.body.accessToken);
   // the answer and an exposed header are readable by the app
-  expect(profile).toMatchObject({ status: 200, body: { id: m.id, name: 'Ada', email: m.email }, requestId: expect.any(String) });
+  expect(profile).toMatchObject({
+    status: 200,
+    body: { id: m.id, name: 'Ada', email: m.email },
+    requestId: expect.any(String),
+  });
 
   // a session handed to the signed-in page in the fragment, as single sign-on hands it: link.js posts it, the page keeps it
   const handed = await browser.newPage();
-  const fragment = new URLSearchParams({ accessToken: session.body.accessToken, expiresAt: session.body.expiresAt, memberId: m.id });
+  const fragment = new URLSearchParams({
+    accessToken: session.body.accessToken,
+    expiresAt: session.body.expiresAt,
+    memberId: m.id,
+  });
   await handed.goto(`${SERVICE}/pages/member/signed-in#${fragment}`);
   await waitForUrl(handed, (u) => u.pathname === '/pages/member/signed-in' && u.hash === '', 'the signed-in page');
   await handed.waitForSelector('dl');
@@ -226,14 +272,23 @@ test('a member application on a listed origin signs a member in through the API;
 
   const other = await browser.newPage();
   await other.goto(`http://${OTHER_HOST}/`);
-  expect(await apiCall(other, `${p}/discoverAuthMethod`, { email: m.email })).toEqual({ failed: 'TypeError: Failed to fetch' });
+  expect(await apiCall(other, `${p}/discoverAuthMethod`, { email: m.email })).toEqual({
+    failed: 'TypeError: Failed to fetch',
+  });
   // the browser said why: the only console errors of this test
   expect(browser.consoleErrors.length).toBeGreaterThan(0);
-  expect(browser.consoleErrors.every((e) => e.includes(`from origin 'http://${OTHER_HOST}' has been blocked by CORS policy`))).toBe(true);
+  expect(
+    browser.consoleErrors.every((e) =>
+      e.includes(`from origin 'http://${OTHER_HOST}' has been blocked by CORS policy`),
+    ),
+  ).toBe(true);
   browser.consoleErrors.length = 0;
   // its preflight got no CORS answer (the API's 405 for an OPTIONS without one), and the call was never sent
   // the browser reports the preflight's answer and the call's failure as separate events, in either order and not always at once
   await waitFor(() => browser.failedResources.length >= 2, { what: 'both failed requests reported' });
-  expect([...browser.failedResources].sort()).toEqual([`405 ${SERVICE}${p}/discoverAuthMethod`, `net::ERR_FAILED ${SERVICE}${p}/discoverAuthMethod`]);
+  expect([...browser.failedResources].sort()).toEqual([
+    `405 ${SERVICE}${p}/discoverAuthMethod`,
+    `net::ERR_FAILED ${SERVICE}${p}/discoverAuthMethod`,
+  ]);
   browser.failedResources.length = 0;
 });

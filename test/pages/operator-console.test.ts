@@ -17,7 +17,10 @@ let browser: TestBrowser;
 const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'console-shots-'));
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestRuntime({ env: { CLASS_DIRS: path.join(__dirname, '../runtime/console-fixtures') } }), launchBrowser()]);
+  [t, browser] = await Promise.all([
+    startTestRuntime({ env: { CLASS_DIRS: path.join(__dirname, '../runtime/console-fixtures') } }),
+    launchBrowser(),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([browser?.close(), t?.stop()]);
@@ -42,7 +45,9 @@ async function jobCard(page: Page, jobId: string, shown: string): Promise<string
   const handle = await page.waitForFunction(
     (id, text) => {
       // the card: the smallest element with the job's id, `text` and the job's buttons
-      const cards = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter((e) => e.querySelector('button') && e.innerText.includes(id) && e.innerText.includes(text));
+      const cards = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter(
+        (e) => e.querySelector('button') && e.innerText.includes(id) && e.innerText.includes(text),
+      );
       cards.sort((a, b) => a.innerText.length - b.innerText.length);
       return cards[0]?.innerText ?? false;
     },
@@ -76,9 +81,13 @@ test('a failed job is shown in the console, retried with its button, and shown c
 
   // the cause is fixed, then the job is retried from its card (its first button: retry)
   await t.rt.call('Switch', 'mend', 'lamp', {});
-  const retried = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/jobs/${jobId}/retry`));
+  const retried = page.waitForResponse(
+    (r) => r.request().method() === 'PUT' && r.url().endsWith(`/jobs/${jobId}/retry`),
+  );
   await page.evaluate((id) => {
-    const cards = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter((e) => e.querySelector('button') && e.innerText.includes(id) && e.innerText.includes('Failed at'));
+    const cards = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter(
+      (e) => e.querySelector('button') && e.innerText.includes(id) && e.innerText.includes('Failed at'),
+    );
     cards.sort((a, b) => a.innerText.length - b.innerText.length);
     cards[0]!.querySelector('button')!.click();
   }, jobId);
@@ -87,7 +96,9 @@ test('a failed job is shown in the console, retried with its button, and shown c
     retried.then(() => 'sent' as const),
     page.waitForSelector('[role="alertdialog"] button, [role="dialog"] button', { timeout: 5_000 }).then(async () => {
       await page.evaluate(() => {
-        const buttons = Array.from(document.querySelectorAll<HTMLButtonElement>('[role="alertdialog"] button, [role="dialog"] button'));
+        const buttons = Array.from(
+          document.querySelectorAll<HTMLButtonElement>('[role="alertdialog"] button, [role="dialog"] button'),
+        );
         (buttons.find((b) => /retry|confirm|yes|ok/i.test(b.innerText)) ?? buttons[buttons.length - 1])!.click();
       });
       return 'confirmed' as const;
@@ -96,23 +107,28 @@ test('a failed job is shown in the console, retried with its button, and shown c
   expect(['sent', 'confirmed']).toContain(confirmed);
   expect((await retried).status()).toBe(204);
 
-  const done = await waitFor(async () => {
-    const { status } = await t.rt.jobs.status(jobId);
-    return status.status === 'completed' ? status : undefined;
-  }, { what: 'the retried job to complete' });
+  const done = await waitFor(
+    async () => {
+      const { status } = await t.rt.jobs.status(jobId);
+      return status.status === 'completed' ? status : undefined;
+    },
+    { what: 'the retried job to complete' },
+  );
   expect(done!.result).toEqual({ status: 200, body: { flips: 1 } });
 
   await page.goto(`${t.base}/admin/queues/queue/jobs?status=completed`, { waitUntil: 'domcontentloaded' });
   const completedCard = await jobCard(page, jobId, 'Finished at');
   expect(completedCard).not.toContain('broken');
-  expect((await page.$$eval('nav a, aside a', (as) => as.map((a) => a.textContent?.trim()))).filter(Boolean)).toEqual(expect.arrayContaining(['jobs', `msg-${t.projectId}`]));
+  expect((await page.$$eval('nav a, aside a', (as) => as.map((a) => a.textContent?.trim()))).filter(Boolean)).toEqual(
+    expect.arrayContaining(['jobs', `msg-${t.projectId}`]),
+  );
   await screenshot(page, 'completed');
 
   expect(browser.consoleErrors.filter((l) => !fontRefused(l))).toEqual([]);
   expect(browser.failedResources.filter((l) => !fontRefused(l))).toEqual([]);
 }, 60_000);
 
-test('a dead letter is listed on the console\'s page, linked from the queues, and retried with its button', async () => {
+test("a dead letter is listed on the console's page, linked from the queues, and retried with its button", async () => {
   await t.rt.call('Switch', 'open', 'bulb', {});
   await t.rt.call('Switch', 'open', 'wall', {});
   await t.rt.call('Switch', 'poke', 'wall', { target: 'bulb' });
@@ -124,13 +140,19 @@ test('a dead letter is listed on the console\'s page, linked from the queues, an
   await page.waitForFunction(() => document.querySelector('#root button') !== null, { timeout: 15_000 });
   expect(await page.evaluate(() => document.documentElement.innerHTML)).toContain('/admin/dead-letters');
 
-  const row = await waitFor(async () => {
-    await page.goto(`${t.base}/admin/dead-letters`);
-    return page.$('tr[data-id^="effect:"]');
-  }, { what: 'the dead letter on the page' });
+  const row = await waitFor(
+    async () => {
+      await page.goto(`${t.base}/admin/dead-letters`);
+      return page.$('tr[data-id^="effect:"]');
+    },
+    { what: 'the dead letter on the page' },
+  );
   expect(await row!.evaluate((tr) => (tr as HTMLElement).innerText)).toContain('Switch.flipNow/bulb');
   await t.rt.call('Switch', 'mend', 'bulb', {});
-  const [res] = await Promise.all([page.waitForNavigation(), row!.$eval('button', (b) => (b as HTMLButtonElement).click())]);
+  const [res] = await Promise.all([
+    page.waitForNavigation(),
+    row!.$eval('button', (b) => (b as HTMLButtonElement).click()),
+  ]);
   expect(res?.status()).toBe(200);
   expect(new URL(page.url()).pathname).toBe('/admin/dead-letters');
   expect(await page.$('tr[data-id^="effect:"]')).toBeNull();

@@ -11,7 +11,12 @@ export const SERVICE_HOST = 'service.example.test';
 export const SERVICE = `http://${SERVICE_HOST}`;
 
 /** Polls the page's address (it changes across redirects and history.replaceState) until `check` holds. */
-export async function waitForUrl(page: Page, check: (url: URL) => boolean, what: string, timeoutMs = 15_000): Promise<URL> {
+export async function waitForUrl(
+  page: Page,
+  check: (url: URL) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<URL> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const url = new URL(page.url());

@@ -6,7 +6,21 @@
  */
 import { findLogs } from '../support/logs';
 import { waitFor } from '../support/harness';
-import { bearer, call, createPartner, createProgramme, createVenue, email, review, settled, startPuRuntime, userBody, type Headers, type Programme, type PuRuntime } from './support';
+import {
+  bearer,
+  call,
+  createPartner,
+  createProgramme,
+  createVenue,
+  email,
+  review,
+  settled,
+  startPuRuntime,
+  userBody,
+  type Headers,
+  type Programme,
+  type PuRuntime,
+} from './support';
 
 let pu: PuRuntime;
 let p: Programme;
@@ -16,7 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => pu.stop());
 
-const init = (body: Record<string, unknown>, headers: Headers = pu.admin) => call(pu.t, 'init', undefined, body, headers);
+const init = (body: Record<string, unknown>, headers: Headers = pu.admin) =>
+  call(pu.t, 'init', undefined, body, headers);
 
 /** a user created by the admin and approved by the approver: `active` */
 async function activeUser(over: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -60,7 +75,9 @@ describe('init', () => {
   test('identities: anonymous 401, a member 403, a level-10 role without the method 403, with it 201; a company user 403 1023', async () => {
     expect((await init(userBody(p), {})).status).toBe(401);
     const member = { authorization: `Bearer ${pu.t.rt.tokens.sign({ sub: 'm1', identity: 'enduser', roles: [] })}` };
-    expect([(await init(userBody(p), member)).status, (await init(userBody(p), member)).body.code]).toEqual([403, 1008]);
+    expect([(await init(userBody(p), member)).status, (await init(userBody(p), member)).body.code]).toEqual([
+      403, 1008,
+    ]);
     const clerk = await init(userBody(p), pu.clerk);
     expect([clerk.status, clerk.body.code]).toEqual([403, 1008]);
     const reader = await init(userBody(p), pu.reader);
@@ -73,15 +90,52 @@ describe('init', () => {
 
   test('the body: every required field named; partners and venues judged, and asked from Partner', async () => {
     const missing = await init({ fullName: 'X', email: email() });
-    expect([missing.status, missing.body.code, missing.body.details.errors]).toEqual([400, 1002, [{ field: 'partners', reason: 'is required' }]]);
-    const twice = await init(userBody(p, { partners: [{ partnerId: p.p1, role: 'admin' }, { partnerId: p.p1, role: 'staff' }] }));
-    expect([twice.status, twice.body.code, twice.body.details.errors]).toEqual([400, 17102, [{ field: 'partners[1].partnerId', reason: `'${p.p1}' is given twice` }]]);
+    expect([missing.status, missing.body.code, missing.body.details.errors]).toEqual([
+      400,
+      1002,
+      [{ field: 'partners', reason: 'is required' }],
+    ]);
+    const twice = await init(
+      userBody(p, {
+        partners: [
+          { partnerId: p.p1, role: 'admin' },
+          { partnerId: p.p1, role: 'staff' },
+        ],
+      }),
+    );
+    expect([twice.status, twice.body.code, twice.body.details.errors]).toEqual([
+      400,
+      17102,
+      [{ field: 'partners[1].partnerId', reason: `'${p.p1}' is given twice` }],
+    ]);
     const notMine = await init(userBody(p, { venues: [{ partnerId: p.p2, venueId: p.v2a }] }));
-    expect([notMine.status, notMine.body.code, notMine.body.details.errors]).toEqual([400, 17102, [{ field: 'venues[0].partnerId', reason: `'${p.p2}' is not a partner of this user` }]]);
-    const ghost = await init(userBody(p, { partners: [{ partnerId: p.p1, role: 'admin' }, { partnerId: 'p-ghost', role: 'staff' }] }));
-    expect([ghost.status, ghost.body.code, ghost.body.details.errors]).toEqual([400, 17106, [{ field: 'partners[1].partnerId', reason: "'p-ghost' is not a partner" }]]);
+    expect([notMine.status, notMine.body.code, notMine.body.details.errors]).toEqual([
+      400,
+      17102,
+      [{ field: 'venues[0].partnerId', reason: `'${p.p2}' is not a partner of this user` }],
+    ]);
+    const ghost = await init(
+      userBody(p, {
+        partners: [
+          { partnerId: p.p1, role: 'admin' },
+          { partnerId: 'p-ghost', role: 'staff' },
+        ],
+      }),
+    );
+    expect([ghost.status, ghost.body.code, ghost.body.details.errors]).toEqual([
+      400,
+      17106,
+      [{ field: 'partners[1].partnerId', reason: "'p-ghost' is not a partner" }],
+    ]);
     // a venue of p2 given as p1's: Partner p1 has no such venue
-    const wrongPartner = await init(userBody(p, { venues: [{ partnerId: p.p1, venueId: p.v1a }, { partnerId: p.p1, venueId: p.v2a }] }));
+    const wrongPartner = await init(
+      userBody(p, {
+        venues: [
+          { partnerId: p.p1, venueId: p.v1a },
+          { partnerId: p.p1, venueId: p.v2a },
+        ],
+      }),
+    );
     expect([wrongPartner.status, wrongPartner.body.code, wrongPartner.body.details.errors]).toEqual([
       400,
       17107,
@@ -95,7 +149,11 @@ describe('init', () => {
     const address = email();
     expect((await init(userBody(p, { email: address }))).status).toBe(201);
     const again = await init(userBody(p, { email: address.toUpperCase() }));
-    expect([again.status, again.body.code, again.body.details.errors]).toEqual([409, 17101, [{ field: 'email', reason: 'belongs to another partner user' }]]);
+    expect([again.status, again.body.code, again.body.details.errors]).toEqual([
+      409,
+      17101,
+      [{ field: 'email', reason: 'belongs to another partner user' }],
+    ]);
   });
 });
 
@@ -104,10 +162,17 @@ describe('getUser, listVenues, getRoles', () => {
     const u = await activeUser();
     for (const h of [pu.admin, pu.reader, pu.companyUser]) {
       expect((await call(pu.t, 'getUser', u.id, {}, h)).body.user.id).toBe(u.id);
-      expect((await call(pu.t, 'listVenues', u.id, {}, h)).body).toEqual({ userId: u.id, venues: [{ partnerId: p.p1, venueId: p.v1a }], totalCount: 1 });
+      expect((await call(pu.t, 'listVenues', u.id, {}, h)).body).toEqual({
+        userId: u.id,
+        venues: [{ partnerId: p.p1, venueId: p.v1a }],
+        totalCount: 1,
+      });
     }
     expect((await call(pu.t, 'getUser', u.id, {}, {})).status).toBe(401);
-    expect([(await call(pu.t, 'getUser', u.id, {}, pu.clerk)).status, (await call(pu.t, 'listVenues', u.id, {}, pu.clerk)).status]).toEqual([403, 403]);
+    expect([
+      (await call(pu.t, 'getUser', u.id, {}, pu.clerk)).status,
+      (await call(pu.t, 'listVenues', u.id, {}, pu.clerk)).status,
+    ]).toEqual([403, 403]);
     const unknown = await call(pu.t, 'getUser', 'no-such-user', {}, pu.admin);
     expect(unknown.status).toBe(500);
     expect(unknown.body.message).toMatch(/no-such-user/);
@@ -134,7 +199,12 @@ describe('updateUser', () => {
     for (const field of ['fullName', 'email', 'partners', 'venues'] as const) {
       const { [field]: _left, ...partial } = full;
       const r = await call(pu.t, 'updateUser', u.id, partial, pu.admin);
-      expect([field, r.status, r.body.code, r.body.details.errors]).toEqual([field, 400, 1002, [{ field, reason: 'is required' }]]);
+      expect([field, r.status, r.body.code, r.body.details.errors]).toEqual([
+        field,
+        400,
+        1002,
+        [{ field, reason: 'is required' }],
+      ]);
     }
     const status = await call(pu.t, 'updateUser', u.id, { ...full, status: 'inactive' }, pu.admin);
     expect([status.status, status.body.details.errors]).toEqual([400, [{ field: 'status', reason: 'is not allowed' }]]);
@@ -148,12 +218,22 @@ describe('updateUser', () => {
     const body = {
       fullName: 'Pat Lee-Smith',
       email: newEmail,
-      partners: [{ partnerId: p.p1, role: 'manager' }, { partnerId: p.p2, role: 'staff' }],
-      venues: [{ partnerId: p.p1, venueId: p.v1b }, { partnerId: p.p2, venueId: p.v2a }],
+      partners: [
+        { partnerId: p.p1, role: 'manager' },
+        { partnerId: p.p2, role: 'staff' },
+      ],
+      venues: [
+        { partnerId: p.p1, venueId: p.v1b },
+        { partnerId: p.p2, venueId: p.v2a },
+      ],
     };
     const r = await call(pu.t, 'updateUser', u.id, body, pu.puadmin);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ user: { ...body, status: 'active', updatedBy: 'pm-puadmin', createdBy: 'pm-admin' }, pendingApproval: null, approval: { event: 'user_update', approvalType: 'auto' } });
+    expect(r.body).toMatchObject({
+      user: { ...body, status: 'active', updatedBy: 'pm-puadmin', createdBy: 'pm-admin' },
+      pendingApproval: null,
+      approval: { event: 'user_update', approvalType: 'auto' },
+    });
     expect(r.body.user.updatedAt).toBeGreaterThanOrEqual(u.updatedAt);
     // the old address is free, the new one taken
     expect((await init(userBody(p, { email: u.email }))).status).toBe(201);
@@ -161,16 +241,36 @@ describe('updateUser', () => {
     expect([taken.status, taken.body.code]).toEqual([409, 17101]);
   });
 
-  test('refuses another user\'s email, a venue left without its partner, an unknown venue; a reader may not', async () => {
+  test("refuses another user's email, a venue left without its partner, an unknown venue; a reader may not", async () => {
     const a = await activeUser();
     const b = await activeUser();
     const full = { fullName: b.fullName, email: b.email, partners: b.partners, venues: b.venues };
     const taken = await call(pu.t, 'updateUser', b.id, { ...full, email: a.email.toUpperCase() }, pu.admin);
     expect([taken.status, taken.body.code]).toEqual([409, 17101]);
-    const orphan = await call(pu.t, 'updateUser', b.id, { ...full, partners: [{ partnerId: p.p2, role: 'staff' }] }, pu.admin);
-    expect([orphan.status, orphan.body.code, orphan.body.details.errors]).toEqual([400, 17102, [{ field: 'venues[0].partnerId', reason: `'${p.p1}' is not a partner of this user` }]]);
-    const ghost = await call(pu.t, 'updateUser', b.id, { ...full, venues: [...b.venues, { partnerId: p.p1, venueId: 'v-ghost' }] }, pu.admin);
-    expect([ghost.status, ghost.body.code, ghost.body.details.errors[0].field]).toEqual([400, 17107, 'venues[1].venueId']);
+    const orphan = await call(
+      pu.t,
+      'updateUser',
+      b.id,
+      { ...full, partners: [{ partnerId: p.p2, role: 'staff' }] },
+      pu.admin,
+    );
+    expect([orphan.status, orphan.body.code, orphan.body.details.errors]).toEqual([
+      400,
+      17102,
+      [{ field: 'venues[0].partnerId', reason: `'${p.p1}' is not a partner of this user` }],
+    ]);
+    const ghost = await call(
+      pu.t,
+      'updateUser',
+      b.id,
+      { ...full, venues: [...b.venues, { partnerId: p.p1, venueId: 'v-ghost' }] },
+      pu.admin,
+    );
+    expect([ghost.status, ghost.body.code, ghost.body.details.errors[0].field]).toEqual([
+      400,
+      17107,
+      'venues[1].venueId',
+    ]);
     const reader = await call(pu.t, 'updateUser', b.id, { ...full, fullName: 'Other' }, pu.reader);
     expect([reader.status, reader.body.code]).toEqual([403, 1008]);
     const company = await call(pu.t, 'updateUser', b.id, { ...full, fullName: 'Other' }, pu.companyUser);
@@ -189,7 +289,12 @@ describe('updateUser', () => {
       ['removeVenues', { venueIds: [p.v1a] }],
     ] as const) {
       const refused = await call(pu.t, method, id, body, pu.admin);
-      expect([method, refused.status, refused.body.code, refused.body.details.approvalId]).toEqual([method, 409, 17103, r.body.approval.id]);
+      expect([method, refused.status, refused.body.code, refused.body.details.approvalId]).toEqual([
+        method,
+        409,
+        17103,
+        r.body.approval.id,
+      ]);
     }
   });
 });
@@ -197,10 +302,24 @@ describe('updateUser', () => {
 describe('updateStatus', () => {
   test('through the workflow, with an optional reason kept on the user', async () => {
     const u = await activeUser();
-    const r = await call(pu.t, 'updateStatus', u.id, { status: 'inactive', statusReason: ' left the partner ' }, pu.puadmin);
-    expect(r.body).toMatchObject({ user: { status: 'active' }, pendingApproval: { event: 'user_status_update', requestedStatus: 'inactive' }, requestedUser: { status: 'inactive', statusReason: 'left the partner' } });
+    const r = await call(
+      pu.t,
+      'updateStatus',
+      u.id,
+      { status: 'inactive', statusReason: ' left the partner ' },
+      pu.puadmin,
+    );
+    expect(r.body).toMatchObject({
+      user: { status: 'active' },
+      pendingApproval: { event: 'user_status_update', requestedStatus: 'inactive' },
+      requestedUser: { status: 'inactive', statusReason: 'left the partner' },
+    });
     await review(pu, r.body.approval.id, 'approve');
-    expect((await settled(pu, u.id)).user).toMatchObject({ status: 'inactive', statusReason: 'left the partner', updatedBy: 'pm-puadmin' });
+    expect((await settled(pu, u.id)).user).toMatchObject({
+      status: 'inactive',
+      statusReason: 'left the partner',
+      updatedBy: 'pm-puadmin',
+    });
     const same = await call(pu.t, 'updateStatus', u.id, { status: 'inactive' }, pu.admin);
     expect([same.status, same.body.code]).toEqual([409, 17105]);
     const bad = await call(pu.t, 'updateStatus', u.id, { status: 'expired' }, pu.admin);
@@ -211,19 +330,40 @@ describe('updateStatus', () => {
 });
 
 describe('addVenues and removeVenues', () => {
-  test('addVenues adds venues of the user\'s partners, each once', async () => {
-    const u = await activeUser({ partners: [{ partnerId: p.p1, role: 'admin' }, { partnerId: p.p2, role: 'staff' }] });
+  test("addVenues adds venues of the user's partners, each once", async () => {
+    const u = await activeUser({
+      partners: [
+        { partnerId: p.p1, role: 'admin' },
+        { partnerId: p.p2, role: 'staff' },
+      ],
+    });
     const r = await call(
       pu.t,
       'addVenues',
       u.id,
-      { venues: [{ partnerId: p.p1, venueId: p.v1a }, { partnerId: p.p2, venueId: p.v2a }, { partnerId: p.p1, venueId: p.v1b }, { partnerId: p.p2, venueId: p.v2a }] },
+      {
+        venues: [
+          { partnerId: p.p1, venueId: p.v1a },
+          { partnerId: p.p2, venueId: p.v2a },
+          { partnerId: p.p1, venueId: p.v1b },
+          { partnerId: p.p2, venueId: p.v2a },
+        ],
+      },
       pu.puadmin,
     );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      user: { venues: [{ partnerId: p.p1, venueId: p.v1a }, { partnerId: p.p2, venueId: p.v2a }, { partnerId: p.p1, venueId: p.v1b }] },
-      added: [{ partnerId: p.p2, venueId: p.v2a }, { partnerId: p.p1, venueId: p.v1b }],
+      user: {
+        venues: [
+          { partnerId: p.p1, venueId: p.v1a },
+          { partnerId: p.p2, venueId: p.v2a },
+          { partnerId: p.p1, venueId: p.v1b },
+        ],
+      },
+      added: [
+        { partnerId: p.p2, venueId: p.v2a },
+        { partnerId: p.p1, venueId: p.v1b },
+      ],
       alreadyAssigned: [{ partnerId: p.p1, venueId: p.v1a }],
       approval: { event: 'user_update', approvalType: 'auto' },
     });
@@ -235,45 +375,103 @@ describe('addVenues and removeVenues', () => {
   test('addVenues refuses venues of partners the user does not belong to, and venues the partner does not have', async () => {
     const u = await activeUser();
     const other = await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p2, venueId: p.v2a }] }, pu.admin);
-    expect([other.status, other.body.code, other.body.details.errors]).toEqual([400, 17102, [{ field: 'venues[0].partnerId', reason: `'${p.p2}' is not a partner of this user` }]]);
-    const notIts = await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: p.v1b }, { partnerId: p.p1, venueId: p.v2a }] }, pu.admin);
-    expect([notIts.status, notIts.body.code, notIts.body.details.errors]).toEqual([400, 17107, [{ field: 'venues[1].venueId', reason: `'${p.v2a}' is not a venue of partner '${p.p1}'` }]]);
+    expect([other.status, other.body.code, other.body.details.errors]).toEqual([
+      400,
+      17102,
+      [{ field: 'venues[0].partnerId', reason: `'${p.p2}' is not a partner of this user` }],
+    ]);
+    const notIts = await call(
+      pu.t,
+      'addVenues',
+      u.id,
+      {
+        venues: [
+          { partnerId: p.p1, venueId: p.v1b },
+          { partnerId: p.p1, venueId: p.v2a },
+        ],
+      },
+      pu.admin,
+    );
+    expect([notIts.status, notIts.body.code, notIts.body.details.errors]).toEqual([
+      400,
+      17107,
+      [{ field: 'venues[1].venueId', reason: `'${p.v2a}' is not a venue of partner '${p.p1}'` }],
+    ]);
     // a new venue of the partner is accepted once Partner has it
     const fresh = await createVenue(pu.t, p.p1, 'Fresh');
-    expect((await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: fresh }] }, pu.admin)).status).toBe(200);
+    expect(
+      (await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: fresh }] }, pu.admin)).status,
+    ).toBe(200);
     const empty = await call(pu.t, 'addVenues', u.id, { venues: [] }, pu.admin);
     expect([empty.status, empty.body.code]).toEqual([400, 1002]);
-    expect((await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: p.v1b }] }, pu.reader)).status).toBe(403);
+    expect(
+      (await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: p.v1b }] }, pu.reader)).status,
+    ).toBe(403);
   });
 
   test('removeVenues removes the venues named and reports the others; none of them assigned is 409', async () => {
-    const u = await activeUser({ venues: [{ partnerId: p.p1, venueId: p.v1a }, { partnerId: p.p1, venueId: p.v1b }] });
+    const u = await activeUser({
+      venues: [
+        { partnerId: p.p1, venueId: p.v1a },
+        { partnerId: p.p1, venueId: p.v1b },
+      ],
+    });
     const r = await call(pu.t, 'removeVenues', u.id, { venueIds: [p.v1a, 'v-unknown'] }, pu.puadmin);
-    expect(r.body).toMatchObject({ user: { venues: [{ partnerId: p.p1, venueId: p.v1b }] }, removed: [{ partnerId: p.p1, venueId: p.v1a }], notAssigned: ['v-unknown'], approval: { event: 'user_update' } });
+    expect(r.body).toMatchObject({
+      user: { venues: [{ partnerId: p.p1, venueId: p.v1b }] },
+      removed: [{ partnerId: p.p1, venueId: p.v1a }],
+      notAssigned: ['v-unknown'],
+      approval: { event: 'user_update' },
+    });
     const none = await call(pu.t, 'removeVenues', u.id, { venueIds: [p.v1a] }, pu.puadmin);
     expect([none.status, none.body.code, none.body.details.notAssigned]).toEqual([409, 17105, [p.v1a]]);
     expect((await call(pu.t, 'removeVenues', u.id, { venueIds: [p.v1b] }, pu.companyUser)).body.code).toBe(1023);
-    expect((await call(pu.t, 'listVenues', u.id, {}, pu.admin)).body.venues).toEqual([{ partnerId: p.p1, venueId: p.v1b }]);
+    expect((await call(pu.t, 'listVenues', u.id, {}, pu.admin)).body.venues).toEqual([
+      { partnerId: p.p1, venueId: p.v1b },
+    ]);
   });
 });
 
 describe('approveUser and the audit log', () => {
   test('approveUser admits the ApprovalManager only', async () => {
     const u = await activeUser();
-    const r = await call(pu.t, 'approveUser', u.id, { approvalId: 'a', action: 'approve', event: 'user_update', entityId: u.id, jsonPatch: [] }, pu.admin);
+    const r = await call(
+      pu.t,
+      'approveUser',
+      u.id,
+      { approvalId: 'a', action: 'approve', event: 'user_update', entityId: u.id, jsonPatch: [] },
+      pu.admin,
+    );
     expect([r.status, r.body.code]).toEqual([403, 1008]);
   });
 
   test('changes are logged under the reviewer or the maker, the name and email masked', async () => {
     const u = await activeUser();
-    await call(pu.t, 'updateUser', u.id, { fullName: 'Logged Name', email: u.email, partners: u.partners, venues: u.venues }, pu.admin);
-    const logs = (await waitFor(async () => {
-      const found = await findLogs(pu.t, { entityId: u.id });
-      return found.items.length >= 3 ? found : undefined;
-    }, { what: 'three audit entries' }))!;
-    const events = logs.items.map((l: Record<string, any>) => `${l.additionalData?.event}:${l.additionalData?.operation}:${l.actor.id}`).sort();
-    expect(events).toEqual(['user_create:init:pm-admin', 'user_create:init:pm-approver', 'user_update:updateUser:pm-admin']);
-    expect(logs.items.every((l: Record<string, any>) => l.entityType === 'partnerUser' && l.classId === 'PartnerUser')).toBe(true);
+    await call(
+      pu.t,
+      'updateUser',
+      u.id,
+      { fullName: 'Logged Name', email: u.email, partners: u.partners, venues: u.venues },
+      pu.admin,
+    );
+    const logs = (await waitFor(
+      async () => {
+        const found = await findLogs(pu.t, { entityId: u.id });
+        return found.items.length >= 3 ? found : undefined;
+      },
+      { what: 'three audit entries' },
+    ))!;
+    const events = logs.items
+      .map((l: Record<string, any>) => `${l.additionalData?.event}:${l.additionalData?.operation}:${l.actor.id}`)
+      .sort();
+    expect(events).toEqual([
+      'user_create:init:pm-admin',
+      'user_create:init:pm-approver',
+      'user_update:updateUser:pm-admin',
+    ]);
+    expect(
+      logs.items.every((l: Record<string, any>) => l.entityType === 'partnerUser' && l.classId === 'PartnerUser'),
+    ).toBe(true);
     const text = JSON.stringify(logs.items);
     expect(text).not.toContain(u.email);
     expect(text).not.toContain('Logged Name');
@@ -283,17 +481,24 @@ describe('approveUser and the audit log', () => {
 describe('partners made and checked through Partner', () => {
   test('a partner created and still waiting for its approval is a partner', async () => {
     const waiting = (
-      await call(pu.t, 'init', undefined, {
-        legalName: 'Pending LLC',
-        brandName: 'Pending',
-        businessAddress: 'x',
-        city: 'y',
-        country: 'AE',
-        primaryContact: { name: 'n', email: 'n@example.com', phone: '+1' },
-        contractId: 'C',
-        contractStartDate: '2030-01-01',
-        contractEndDate: '2031-01-01',
-      }, pu.admin, 'Partner')
+      await call(
+        pu.t,
+        'init',
+        undefined,
+        {
+          legalName: 'Pending LLC',
+          brandName: 'Pending',
+          businessAddress: 'x',
+          city: 'y',
+          country: 'AE',
+          primaryContact: { name: 'n', email: 'n@example.com', phone: '+1' },
+          contractId: 'C',
+          contractStartDate: '2030-01-01',
+          contractEndDate: '2031-01-01',
+        },
+        pu.admin,
+        'Partner',
+      )
     ).body.partner.id as string;
     const r = await init(userBody(p, { partners: [{ partnerId: waiting, role: 'staff' }], venues: [] }));
     expect(r.status).toBe(201);
@@ -303,6 +508,10 @@ describe('partners made and checked through Partner', () => {
   test('a development token of a level-1 user with the developer flag is approved at once', async () => {
     const dev = bearer(pu.t, 'pm-dev', ['super'], { developer: true });
     const r = await init(userBody(p), dev);
-    expect(r.body).toMatchObject({ user: { status: 'active' }, pendingApproval: null, approval: { approvalType: 'auto', approvalStatus: 'approved' } });
+    expect(r.body).toMatchObject({
+      user: { status: 'active' },
+      pendingApproval: null,
+      approval: { approvalType: 'auto', approvalStatus: 'approved' },
+    });
   });
 });

@@ -18,7 +18,15 @@ import type { PartnerUserRecord } from '../../classes/PartnerUser/types';
 
 const user = (over: Partial<PartnerUserRecord> = {}): PartnerUserRecord => ({
   ...newPartnerUser(
-    { fullName: ' Pat Lee ', email: ' Pat@Example.COM ', partners: [{ partnerId: 'p1', role: 'admin' }, { partnerId: 'p2', role: 'staff' }], venues: [{ partnerId: 'p1', venueId: 'v1' }] },
+    {
+      fullName: ' Pat Lee ',
+      email: ' Pat@Example.COM ',
+      partners: [
+        { partnerId: 'p1', role: 'admin' },
+        { partnerId: 'p2', role: 'staff' },
+      ],
+      venues: [{ partnerId: 'p1', venueId: 'v1' }],
+    },
     'maker',
     1000,
     'u1',
@@ -32,7 +40,10 @@ describe('records', () => {
       id: 'u1',
       fullName: 'Pat Lee',
       email: 'pat@example.com',
-      partners: [{ partnerId: 'p1', role: 'admin' }, { partnerId: 'p2', role: 'staff' }],
+      partners: [
+        { partnerId: 'p1', role: 'admin' },
+        { partnerId: 'p2', role: 'staff' },
+      ],
       venues: [{ partnerId: 'p1', venueId: 'v1' }],
       status: 'pending',
       statusReason: null,
@@ -47,11 +58,30 @@ describe('records', () => {
 
   test('replaceUser replaces every field and names what changed; the same values change nothing', () => {
     const current = user();
-    const same = replaceUser(current, { fullName: 'Pat Lee', email: 'PAT@example.com', partners: current.partners, venues: current.venues }, 'editor', 2000);
+    const same = replaceUser(
+      current,
+      { fullName: 'Pat Lee', email: 'PAT@example.com', partners: current.partners, venues: current.venues },
+      'editor',
+      2000,
+    );
     expect(same).toEqual({ next: current, changed: [] });
-    const r = replaceUser(current, { fullName: 'Pat Lee', email: 'new@example.com', partners: [{ partnerId: 'p1', role: 'manager' }], venues: [] }, 'editor', 2000);
+    const r = replaceUser(
+      current,
+      { fullName: 'Pat Lee', email: 'new@example.com', partners: [{ partnerId: 'p1', role: 'manager' }], venues: [] },
+      'editor',
+      2000,
+    );
     expect(r.changed).toEqual(['email', 'partners', 'venues']);
-    expect(r.next).toMatchObject({ email: 'new@example.com', partners: [{ partnerId: 'p1', role: 'manager' }], venues: [], updatedBy: 'editor', updatedAt: 2000, createdBy: 'maker', createdAt: 1000, status: 'pending' });
+    expect(r.next).toMatchObject({
+      email: 'new@example.com',
+      partners: [{ partnerId: 'p1', role: 'manager' }],
+      venues: [],
+      updatedBy: 'editor',
+      updatedAt: 2000,
+      createdBy: 'maker',
+      createdAt: 1000,
+      status: 'pending',
+    });
   });
 });
 
@@ -60,8 +90,15 @@ describe('partners and venues', () => {
     expect(membershipProblems([{ partnerId: 'p1', role: 'admin' }], [{ partnerId: 'p1', venueId: 'v1' }])).toEqual([]);
     expect(
       membershipProblems(
-        [{ partnerId: 'p1', role: 'admin' }, { partnerId: 'p1', role: 'staff' }],
-        [{ partnerId: 'p1', venueId: 'v1' }, { partnerId: 'p9', venueId: 'v2' }, { partnerId: 'p1', venueId: 'v1' }],
+        [
+          { partnerId: 'p1', role: 'admin' },
+          { partnerId: 'p1', role: 'staff' },
+        ],
+        [
+          { partnerId: 'p1', venueId: 'v1' },
+          { partnerId: 'p9', venueId: 'v2' },
+          { partnerId: 'p1', venueId: 'v1' },
+        ],
       ),
     ).toEqual([
       { field: 'partners[1].partnerId', reason: "'p1' is given twice" },
@@ -73,11 +110,26 @@ describe('partners and venues', () => {
   test('newReferences: what a change adds, with its index in the new lists', () => {
     const current = user();
     expect(newReferences(null, current)).toEqual({
-      partners: [{ partnerId: 'p1', index: 0 }, { partnerId: 'p2', index: 1 }],
+      partners: [
+        { partnerId: 'p1', index: 0 },
+        { partnerId: 'p2', index: 1 },
+      ],
       venues: [{ partnerId: 'p1', venueId: 'v1', index: 0 }],
     });
-    const next = { partners: [{ partnerId: 'p3', role: 'staff' as const }, { partnerId: 'p1', role: 'staff' as const }], venues: [{ partnerId: 'p1', venueId: 'v1' }, { partnerId: 'p3', venueId: 'v3' }] };
-    expect(newReferences(current, next)).toEqual({ partners: [{ partnerId: 'p3', index: 0 }], venues: [{ partnerId: 'p3', venueId: 'v3', index: 1 }] });
+    const next = {
+      partners: [
+        { partnerId: 'p3', role: 'staff' as const },
+        { partnerId: 'p1', role: 'staff' as const },
+      ],
+      venues: [
+        { partnerId: 'p1', venueId: 'v1' },
+        { partnerId: 'p3', venueId: 'v3' },
+      ],
+    };
+    expect(newReferences(current, next)).toEqual({
+      partners: [{ partnerId: 'p3', index: 0 }],
+      venues: [{ partnerId: 'p3', venueId: 'v3', index: 1 }],
+    });
   });
 
   test('addVenues prevents duplicates: a venue held, or given twice, is added once', () => {
@@ -88,7 +140,10 @@ describe('partners and venues', () => {
       { partnerId: 'p1', venueId: 'v1' },
     ]);
     expect(r).toEqual({
-      venues: [{ partnerId: 'p1', venueId: 'v1' }, { partnerId: 'p2', venueId: 'v2' }],
+      venues: [
+        { partnerId: 'p1', venueId: 'v1' },
+        { partnerId: 'p2', venueId: 'v2' },
+      ],
       added: [{ partnerId: 'p2', venueId: 'v2' }],
       alreadyAssigned: [{ partnerId: 'p1', venueId: 'v1' }],
       problems: [],
@@ -96,7 +151,10 @@ describe('partners and venues', () => {
   });
 
   test('addVenues refuses venues of partners the user does not belong to, and a venue under two partners', () => {
-    const r = addVenues(user(), [{ partnerId: 'p9', venueId: 'v9' }, { partnerId: 'p2', venueId: 'v1' }]);
+    const r = addVenues(user(), [
+      { partnerId: 'p9', venueId: 'v9' },
+      { partnerId: 'p2', venueId: 'v1' },
+    ]);
     expect(r.problems).toEqual([
       { field: 'venues[0].partnerId', reason: "'p9' is not a partner of this user" },
       { field: 'venues[1].venueId', reason: "'v1' is given with partner 'p1' elsewhere" },
@@ -105,8 +163,17 @@ describe('partners and venues', () => {
   });
 
   test('removeVenues removes those named and reports the others', () => {
-    const current = user({ venues: [{ partnerId: 'p1', venueId: 'v1' }, { partnerId: 'p2', venueId: 'v2' }] });
-    expect(removeVenues(current, ['v2', 'v7', 'v2'])).toEqual({ venues: [{ partnerId: 'p1', venueId: 'v1' }], removed: [{ partnerId: 'p2', venueId: 'v2' }], notAssigned: ['v7'] });
+    const current = user({
+      venues: [
+        { partnerId: 'p1', venueId: 'v1' },
+        { partnerId: 'p2', venueId: 'v2' },
+      ],
+    });
+    expect(removeVenues(current, ['v2', 'v7', 'v2'])).toEqual({
+      venues: [{ partnerId: 'p1', venueId: 'v1' }],
+      removed: [{ partnerId: 'p2', venueId: 'v2' }],
+      notAssigned: ['v7'],
+    });
     expect(removeVenues(current, ['v7']).removed).toEqual([]);
   });
 });
@@ -143,7 +210,12 @@ describe('roles, document, listing', () => {
 
   test('the document carries the partner ids and a lower-cased search column', () => {
     const d = partnerUserDocument(user(), null);
-    expect(d).toMatchObject({ id: 'u1', partnerIds: ['p1', 'p2'], search: 'pat lee pat@example.com', pendingApproval: null });
+    expect(d).toMatchObject({
+      id: 'u1',
+      partnerIds: ['p1', 'p2'],
+      search: 'pat lee pat@example.com',
+      pendingApproval: null,
+    });
   });
 
   test('parseListQuery: filters, paging and field-level problems', () => {

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const call = (rt: TestRuntime) => (classId: string, method: string, instanceId: string | undefined, body: unknown) => rt.rt.call(classId, method, instanceId, body);
+const call = (rt: TestRuntime) => (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+  rt.rt.call(classId, method, instanceId, body);
 
 describe('partner users in a seed file', () => {
   test('created active (or with the status of the file), skipped once they exist; one naming no partner fails alone', async () => {
@@ -36,7 +37,16 @@ describe('partner users in a seed file', () => {
       contractStartDate: '2030-01-01',
       contractEndDate: '2031-01-01',
     };
-    const venue = { id: venueId, partnerId, venueName: 'Seeded venue', address: 'a', contactName: 'c', contactEmail: 'c@example.com', contactPhone: '+1', mapCoordinates: { latitude: 1, longitude: 2 } };
+    const venue = {
+      id: venueId,
+      partnerId,
+      venueName: 'Seeded venue',
+      address: 'a',
+      contactName: 'c',
+      contactEmail: 'c@example.com',
+      contactPhone: '+1',
+      mapCoordinates: { latitude: 1, longitude: 2 },
+    };
     const user = (id: string, extra: Record<string, unknown> = {}) => ({
       id,
       fullName: `User ${id}`,
@@ -48,7 +58,11 @@ describe('partner users in a seed file', () => {
     const doc: SeedDocument = {
       partners: [partner],
       venues: [venue],
-      partnerUsers: [user(activeId), user(inactiveId, { status: 'inactive' }), user(strayId, { partners: [{ partnerId: 'no-such-partner', role: 'staff' }], venues: [] })],
+      partnerUsers: [
+        user(activeId),
+        user(inactiveId, { status: 'inactive' }),
+        user(strayId, { partners: [{ partnerId: 'no-such-partner', role: 'staff' }], venues: [] }),
+      ],
     };
     expect(checkSeedDocument(doc)).toEqual([]);
     const first = await applySeed(doc, call(t));
@@ -59,10 +73,18 @@ describe('partner users in a seed file', () => {
     ]);
     const active = (await t.rt.call('PartnerUser', 'getUser', activeId, {})).body as Record<string, any>;
     expect(active).toMatchObject({
-      user: { id: activeId, status: 'active', createdBy: 'system', partners: [{ partnerId, role: 'manager' }], venues: [{ partnerId, venueId }] },
+      user: {
+        id: activeId,
+        status: 'active',
+        createdBy: 'system',
+        partners: [{ partnerId, role: 'manager' }],
+        venues: [{ partnerId, venueId }],
+      },
       pendingApproval: null,
     });
-    expect(((await t.rt.call('PartnerUser', 'getUser', inactiveId, {})).body as Record<string, any>).user.status).toBe('inactive');
+    expect(((await t.rt.call('PartnerUser', 'getUser', inactiveId, {})).body as Record<string, any>).user.status).toBe(
+      'inactive',
+    );
     const again = await applySeed({ partnerUsers: [user(activeId)] }, call(t));
     expect(again.map((o) => [o.id, o.result])).toEqual([[activeId, 'skipped']]);
   });
@@ -72,7 +94,9 @@ describe('examples/seed.json', () => {
   test('carries a partner user of its partner, with both venues, active once seeded', async () => {
     const doc = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'examples/seed.json'), 'utf8')) as SeedDocument;
     const outcomes = await applySeed(doc, call(t));
-    expect(outcomes.filter((o) => o.kind === 'partnerUser').map((o) => [o.id, o.result])).toEqual([['partner-user-sunrise-lina', 'created']]);
+    expect(outcomes.filter((o) => o.kind === 'partnerUser').map((o) => [o.id, o.result])).toEqual([
+      ['partner-user-sunrise-lina', 'created'],
+    ]);
     const r = (await t.rt.call('PartnerUser', 'getUser', 'partner-user-sunrise-lina', {})).body as Record<string, any>;
     expect(r.user).toMatchObject({
       email: 'lina.haddad@sunrise.example',

@@ -13,12 +13,23 @@ import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../suppo
 export type Headers = Record<string, string>;
 
 export const PARTNER_USER_ENV = {
-  CLASS_DIRS: 'classes/PartnerUser,classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
+  CLASS_DIRS:
+    'classes/PartnerUser,classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
   SCHEMA_DIRS: 'schemas',
 };
 
 /** every PartnerUser method a program management user may be granted */
-export const PARTNER_USER_METHODS = ['init', 'getUser', 'updateUser', 'updateStatus', 'listPartnerUsers', 'addVenues', 'removeVenues', 'listVenues', 'getRoles'];
+export const PARTNER_USER_METHODS = [
+  'init',
+  'getUser',
+  'updateUser',
+  'updateStatus',
+  'listPartnerUsers',
+  'addVenues',
+  'removeVenues',
+  'listVenues',
+  'getRoles',
+];
 
 export interface PuRuntime {
   t: TestRuntime;
@@ -38,16 +49,28 @@ export interface PuRuntime {
 }
 
 export function bearer(t: TestRuntime, userId: string, roles: string[], claims: Record<string, unknown> = {}): Headers {
-  return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, ...claims })}` };
+  return {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, ...claims })}`,
+  };
 }
 
 export async function startPuRuntime(): Promise<PuRuntime> {
   const t = await startTestRuntime({ env: PARTNER_USER_ENV });
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
     { id: 'r-puadmin', name: 'puadmin', level: 10, permissions: { PartnerUser: PARTNER_USER_METHODS } },
-    { id: 'r-reader', name: 'reader', level: 10, permissions: { PartnerUser: ['getUser', 'listPartnerUsers', 'listVenues', 'getRoles'] } },
+    {
+      id: 'r-reader',
+      name: 'reader',
+      level: 10,
+      permissions: { PartnerUser: ['getUser', 'listPartnerUsers', 'listVenues', 'getRoles'] },
+    },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
   ]);
   return {
@@ -69,7 +92,14 @@ export function uid(prefix = 'u'): string {
 export const email = (prefix = 'pu') => `${uid(prefix)}@example.com`;
 
 /** A class method over HTTP. */
-export function call(t: TestRuntime, method: string, instanceId: string | undefined, body: unknown, headers: Headers = {}, classId = 'PartnerUser') {
+export function call(
+  t: TestRuntime,
+  method: string,
+  instanceId: string | undefined,
+  body: unknown,
+  headers: Headers = {},
+  classId = 'PartnerUser',
+) {
   return t.post(`/${t.projectId}/CALL/${classId}/${method}${instanceId ? `/${instanceId}` : ''}`, body, headers);
 }
 
@@ -118,13 +148,23 @@ export interface Programme {
 
 export async function createProgramme(t: TestRuntime): Promise<Programme> {
   const [p1, p2] = await Promise.all([createPartner(t, 'Sunrise'), createPartner(t, 'Moonlight')]);
-  const [v1a, v1b, v2a] = await Promise.all([createVenue(t, p1, 'Marina'), createVenue(t, p1, 'Downtown'), createVenue(t, p2, 'Harbour')]);
+  const [v1a, v1b, v2a] = await Promise.all([
+    createVenue(t, p1, 'Marina'),
+    createVenue(t, p1, 'Downtown'),
+    createVenue(t, p2, 'Harbour'),
+  ]);
   return { p1, p2, v1a, v1b, v2a };
 }
 
 /** init's body: a user of partner p1 (admin) with its venue v1a. */
 export function userBody(p: Programme, over: Record<string, unknown> = {}) {
-  return { fullName: 'Pat Lee', email: email(), partners: [{ partnerId: p.p1, role: 'admin' }], venues: [{ partnerId: p.p1, venueId: p.v1a }], ...over };
+  return {
+    fullName: 'Pat Lee',
+    email: email(),
+    partners: [{ partnerId: p.p1, role: 'admin' }],
+    venues: [{ partnerId: p.p1, venueId: p.v1a }],
+    ...over,
+  };
 }
 
 /** Reviews an approval as the approver (approve or reject); throws unless accepted. */
@@ -135,28 +175,62 @@ export async function review(pu: PuRuntime, approvalId: string, action: 'approve
 
 /** Waits until the user waits for no approval; answers getUser's body. */
 export async function settled(pu: PuRuntime, id: string): Promise<Record<string, any>> {
-  return (await waitFor(async () => {
-    const b = (await call(pu.t, 'getUser', id, {}, pu.admin)).body;
-    return b?.pendingApproval === null ? (b as Record<string, any>) : undefined;
-  }, { what: `partner user ${id} settled` }))!;
+  return (await waitFor(
+    async () => {
+      const b = (await call(pu.t, 'getUser', id, {}, pu.admin)).body;
+      return b?.pendingApproval === null ? (b as Record<string, any>) : undefined;
+    },
+    { what: `partner user ${id} settled` },
+  ))!;
 }
 
 /** The user's streamed document once `check` holds. */
-export async function documentWhen(pu: PuRuntime, id: string, check: (doc: Record<string, any>) => boolean): Promise<Record<string, any>> {
-  return (await waitFor(async () => {
-    const d = (await pu.t.rt.documents.get('partnerUsers', id)) as Record<string, any> | null;
-    return d && check(d) ? d : undefined;
-  }, { what: `partnerUsers document ${id}` }))!;
+export async function documentWhen(
+  pu: PuRuntime,
+  id: string,
+  check: (doc: Record<string, any>) => boolean,
+): Promise<Record<string, any>> {
+  return (await waitFor(
+    async () => {
+      const d = (await pu.t.rt.documents.get('partnerUsers', id)) as Record<string, any> | null;
+      return d && check(d) ? d : undefined;
+    },
+    { what: `partnerUsers document ${id}` },
+  ))!;
 }
 
 /** The PartnerUser rules of this project's workflow replaced: every event manual (`approver`) or automatic. */
 export async function setRules(t: TestRuntime, mode: 'manual' | 'auto'): Promise<void> {
   const approvers = mode === 'manual' ? ['approver'] : [];
   const rules = [
-    { description: `user_create (${mode}, test)`, event: 'user_create', currentStatus: 'pending', targetStatus: 'active', conditions: [], approvers },
-    { description: `user_update (${mode}, test)`, event: 'user_update', currentStatus: '*', targetStatus: '*', conditions: [], approvers },
-    { description: `user_status_update (${mode}, test)`, event: 'user_status_update', currentStatus: '*', targetStatus: '*', conditions: [], approvers },
+    {
+      description: `user_create (${mode}, test)`,
+      event: 'user_create',
+      currentStatus: 'pending',
+      targetStatus: 'active',
+      conditions: [],
+      approvers,
+    },
+    {
+      description: `user_update (${mode}, test)`,
+      event: 'user_update',
+      currentStatus: '*',
+      targetStatus: '*',
+      conditions: [],
+      approvers,
+    },
+    {
+      description: `user_status_update (${mode}, test)`,
+      event: 'user_status_update',
+      currentStatus: '*',
+      targetStatus: '*',
+      conditions: [],
+      approvers,
+    },
   ];
-  const r = await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'PartnerUser', { classId: 'PartnerUser', rules });
+  const r = await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'PartnerUser', {
+    classId: 'PartnerUser',
+    rules,
+  });
   if (r.status !== 200) throw new Error(`workflow configuration refused: ${JSON.stringify(r.body)}`);
 }

@@ -5,7 +5,19 @@
  * automatic one (a rule without approvers), the approval callback's
  * rejections and conflicts, and every status row of 3.3.
  */
-import { call, createProgramme, documentWhen, email, review, setRules, settled, startPuRuntime, userBody, type Programme, type PuRuntime } from './support';
+import {
+  call,
+  createProgramme,
+  documentWhen,
+  email,
+  review,
+  setRules,
+  settled,
+  startPuRuntime,
+  userBody,
+  type Programme,
+  type PuRuntime,
+} from './support';
 
 let pu: PuRuntime;
 let p: Programme;
@@ -16,7 +28,12 @@ beforeAll(async () => {
 afterAll(() => pu.stop());
 
 const init = (over: Record<string, unknown> = {}) => call(pu.t, 'init', undefined, userBody(p, over), pu.admin);
-const full = (u: Record<string, any>) => ({ fullName: u.fullName, email: u.email, partners: u.partners, venues: u.venues });
+const full = (u: Record<string, any>) => ({
+  fullName: u.fullName,
+  email: u.email,
+  partners: u.partners,
+  venues: u.venues,
+});
 const approval = (id: string) => call(pu.t, 'getApproval', id, {}, pu.admin, 'ApprovalManager');
 
 describe('manual approvals (every event waits for an approver)', () => {
@@ -24,7 +41,11 @@ describe('manual approvals (every event waits for an approver)', () => {
 
   test('user_create: init is pending; approved, the user is active', async () => {
     const r = await init();
-    expect(r.body).toMatchObject({ user: { status: 'pending' }, pendingApproval: { event: 'user_create', requestedStatus: 'active' }, approval: { approvalType: 'manual', approvalStatus: 'pending' } });
+    expect(r.body).toMatchObject({
+      user: { status: 'pending' },
+      pendingApproval: { event: 'user_create', requestedStatus: 'active' },
+      approval: { approvalType: 'manual', approvalStatus: 'pending' },
+    });
     const id = r.body.user.id;
     expect((await documentWhen(pu, id, (d) => d.pendingApproval?.id === r.body.approval.id)).status).toBe('pending');
     await review(pu, r.body.approval.id, 'approve');
@@ -32,8 +53,18 @@ describe('manual approvals (every event waits for an approver)', () => {
     expect(after.user.status).toBe('active');
     expect(typeof after.user.updatedAt).toBe('number');
     expect(after.user.updatedAt).toBeGreaterThanOrEqual(r.body.user.updatedAt);
-    expect(after.lastReview).toMatchObject({ approvalId: r.body.approval.id, event: 'user_create', action: 'approve', outcome: 'applied', by: 'pm-approver' });
-    expect((await approval(r.body.approval.id)).body).toMatchObject({ approvalStatus: 'approved', entityOldStatus: null, entityNewStatus: 'active' });
+    expect(after.lastReview).toMatchObject({
+      approvalId: r.body.approval.id,
+      event: 'user_create',
+      action: 'approve',
+      outcome: 'applied',
+      by: 'pm-approver',
+    });
+    expect((await approval(r.body.approval.id)).body).toMatchObject({
+      approvalStatus: 'approved',
+      entityOldStatus: null,
+      entityNewStatus: 'active',
+    });
     expect((await documentWhen(pu, id, (d) => d.status === 'active')).pendingApproval).toBeNull();
   });
 
@@ -52,7 +83,11 @@ describe('manual approvals (every event waits for an approver)', () => {
     await review(pu, created.body.approval.id, 'approve');
     const u = (await settled(pu, created.body.user.id)).user;
     const rename = await call(pu.t, 'updateUser', u.id, { ...full(u), fullName: 'Renamed Once' }, pu.admin);
-    expect(rename.body).toMatchObject({ user: { fullName: u.fullName }, pendingApproval: { event: 'user_update', operation: 'updateUser' }, requestedUser: { fullName: 'Renamed Once' } });
+    expect(rename.body).toMatchObject({
+      user: { fullName: u.fullName },
+      pendingApproval: { event: 'user_update', operation: 'updateUser' },
+      requestedUser: { fullName: 'Renamed Once' },
+    });
     await review(pu, rename.body.approval.id, 'reject');
     expect((await settled(pu, u.id)).user.fullName).toBe(u.fullName);
     const again = await call(pu.t, 'updateUser', u.id, { ...full(u), fullName: 'Renamed Twice' }, pu.admin);
@@ -60,7 +95,10 @@ describe('manual approvals (every event waits for an approver)', () => {
     expect((await settled(pu, u.id)).user).toMatchObject({ fullName: 'Renamed Twice', status: 'active' });
     // addVenues and removeVenues are user_update too
     const add = await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: p.v1b }] }, pu.admin);
-    expect(add.body).toMatchObject({ pendingApproval: { event: 'user_update', operation: 'addVenues' }, user: { venues: [{ venueId: p.v1a }] } });
+    expect(add.body).toMatchObject({
+      pendingApproval: { event: 'user_update', operation: 'addVenues' },
+      user: { venues: [{ venueId: p.v1a }] },
+    });
     await review(pu, add.body.approval.id, 'approve');
     expect((await settled(pu, u.id)).user.venues.map((v: { venueId: string }) => v.venueId)).toEqual([p.v1a, p.v1b]);
     const remove = await call(pu.t, 'removeVenues', u.id, { venueIds: [p.v1a] }, pu.admin);
@@ -84,7 +122,13 @@ describe('manual approvals (every event waits for an approver)', () => {
     ];
     for (const [from, to] of moves) {
       const r = await call(pu.t, 'updateStatus', id, { status: to, statusReason: `${from} to ${to}` }, pu.admin);
-      expect([from, to, r.status, r.body.user.status, r.body.pendingApproval?.requestedStatus]).toEqual([from, to, 200, from, to]);
+      expect([from, to, r.status, r.body.user.status, r.body.pendingApproval?.requestedStatus]).toEqual([
+        from,
+        to,
+        200,
+        from,
+        to,
+      ]);
       await review(pu, r.body.approval.id, 'approve');
       expect((await settled(pu, id)).user).toMatchObject({ status: to, statusReason: `${from} to ${to}` });
     }
@@ -128,16 +172,27 @@ describe('automatic approvals (no event has approvers)', () => {
 
   test('user_create: the user is active at once', async () => {
     const r = await init();
-    expect(r.body).toMatchObject({ user: { status: 'active' }, pendingApproval: null, approval: { event: 'user_create', approvalType: 'auto', approvalStatus: 'approved' } });
+    expect(r.body).toMatchObject({
+      user: { status: 'active' },
+      pendingApproval: null,
+      approval: { event: 'user_create', approvalType: 'auto', approvalStatus: 'approved' },
+    });
     expect((await documentWhen(pu, r.body.user.id, (d) => d.status === 'active')).pendingApproval).toBeNull();
   });
 
   test('user_update: updateUser, addVenues and removeVenues apply at once', async () => {
     const u = (await init()).body.user;
     const r = await call(pu.t, 'updateUser', u.id, { ...full(u), fullName: 'Auto Renamed' }, pu.admin);
-    expect(r.body).toMatchObject({ user: { fullName: 'Auto Renamed' }, pendingApproval: null, approval: { event: 'user_update', approvalType: 'auto' } });
+    expect(r.body).toMatchObject({
+      user: { fullName: 'Auto Renamed' },
+      pendingApproval: null,
+      approval: { event: 'user_update', approvalType: 'auto' },
+    });
     const add = await call(pu.t, 'addVenues', u.id, { venues: [{ partnerId: p.p1, venueId: p.v1b }] }, pu.admin);
-    expect(add.body).toMatchObject({ user: { venues: [{ venueId: p.v1a }, { venueId: p.v1b }] }, approval: { approvalType: 'auto' } });
+    expect(add.body).toMatchObject({
+      user: { venues: [{ venueId: p.v1a }, { venueId: p.v1b }] },
+      approval: { approvalType: 'auto' },
+    });
     const remove = await call(pu.t, 'removeVenues', u.id, { venueIds: [p.v1a, p.v1b] }, pu.admin);
     expect(remove.body).toMatchObject({ user: { venues: [] }, approval: { approvalType: 'auto' } });
     expect((await documentWhen(pu, u.id, (d) => d.venues.length === 0)).fullName).toBe('Auto Renamed');
@@ -147,7 +202,13 @@ describe('automatic approvals (no event has approvers)', () => {
     const u = (await init()).body.user;
     for (const to of ['inactive', 'pending', 'active', 'pending', 'inactive', 'active']) {
       const r = await call(pu.t, 'updateStatus', u.id, { status: to }, pu.admin);
-      expect([to, r.status, r.body.user.status, r.body.user.statusReason, r.body.approval.approvalType]).toEqual([to, 200, to, null, 'auto']);
+      expect([to, r.status, r.body.user.status, r.body.user.statusReason, r.body.approval.approvalType]).toEqual([
+        to,
+        200,
+        to,
+        null,
+        'auto',
+      ]);
     }
   });
 });
@@ -169,6 +230,8 @@ describe('the default rules (workflow-configs/PartnerUser.json)', () => {
     expect(upd.body.approval.approvalType).toBe('auto');
     const st = await call(pu.t, 'updateStatus', u.id, { status: 'inactive' }, pu.admin);
     expect(st.body.approval).toMatchObject({ approvalType: 'manual', approvers: ['approver'] });
-    expect((await documentWhen(pu, u.id, (d) => d.pendingApproval?.event === 'user_status_update')).status).toBe('active');
+    expect((await documentWhen(pu, u.id, (d) => d.pendingApproval?.event === 'user_status_update')).status).toBe(
+      'active',
+    );
   });
 });

@@ -6,7 +6,16 @@
  * right and wrong identities.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { auditEntriesWhen, bearer, docWhen, freshId, partnerBody, PNG, startPartnerRuntime, writePartnerRoles } from './support';
+import {
+  auditEntriesWhen,
+  bearer,
+  docWhen,
+  freshId,
+  partnerBody,
+  PNG,
+  startPartnerRuntime,
+  writePartnerRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -33,14 +42,18 @@ afterAll(() => t.stop());
 const call = (method: string, id: string | undefined, body: unknown, headers: Record<string, string> = superUser) =>
   t.post(`${p}/Partner/${method}${id ? `/${id}` : ''}`, body, headers);
 const details = (id: string, headers = superUser) => t.get(`${p}/Partner/getPartnerDetails/${id}`, headers);
-const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) => t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
+const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) =>
+  t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
 
 /** waits until the partner's approval callback has run */
 async function settled(id: string) {
-  return waitFor(async () => {
-    const r = await details(id);
-    return r.status === 200 && r.body.pendingApproval === null ? r.body.partner : undefined;
-  }, { what: `partner ${id} settled` });
+  return waitFor(
+    async () => {
+      const r = await details(id);
+      return r.status === 200 && r.body.pendingApproval === null ? r.body.partner : undefined;
+    },
+    { what: `partner ${id} settled` },
+  );
 }
 
 /** a partner created by `headers` and approved by the approver */
@@ -59,7 +72,15 @@ const fields = (r: { body: any }) => (r.body.details?.errors ?? []).map((e: { fi
 describe('init (event partner_create)', () => {
   test('creates an inactive partner waiting for approval; the approver activates it; audit-logged and streamed', async () => {
     const id = freshId();
-    const r = await call('init', id, partnerBody({ partnerTypeId: 'pt-hotel', partnerSubtypeIds: ['st-spa'], socialMediaAccounts: [{ platform: 'instagram', url: 'https://instagram.com/sunrise' }] }));
+    const r = await call(
+      'init',
+      id,
+      partnerBody({
+        partnerTypeId: 'pt-hotel',
+        partnerSubtypeIds: ['st-spa'],
+        socialMediaAccounts: [{ platform: 'instagram', url: 'https://instagram.com/sunrise' }],
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.partner).toMatchObject({
       id,
@@ -70,8 +91,19 @@ describe('init (event partner_create)', () => {
       createdBy: { id: 'pm1', type: 'program_management_user' },
       socialMediaAccounts: [{ platform: 'instagram', url: 'https://instagram.com/sunrise' }],
     });
-    expect(r.body.approval).toMatchObject({ event: 'partner_create', approvalStatus: 'pending', approvalType: 'manual', entityOldStatus: null, entityNewStatus: 'active', approvers: ['approver'] });
-    expect(r.body.pendingApproval).toEqual({ id: r.body.approval.id, event: 'partner_create', requestedStatus: 'active' });
+    expect(r.body.approval).toMatchObject({
+      event: 'partner_create',
+      approvalStatus: 'pending',
+      approvalType: 'manual',
+      entityOldStatus: null,
+      entityNewStatus: 'active',
+      approvers: ['approver'],
+    });
+    expect(r.body.pendingApproval).toEqual({
+      id: r.body.approval.id,
+      event: 'partner_create',
+      requestedStatus: 'active',
+    });
     expect(r.body.requestedPartner).toMatchObject({ status: 'active' });
     await docWhen(t, 'partners', id, (d) => d.status === 'inactive' && d.pendingApproval?.id === r.body.approval.id);
 
@@ -82,10 +114,19 @@ describe('init (event partner_create)', () => {
     await docWhen(t, 'partners', id, (d) => d.status === 'active' && d.pendingApproval === null);
 
     const [activation, creation] = await auditEntriesWhen(t, 'partner', id, 2);
-    expect(creation).toMatchObject({ classId: 'Partner', entityType: 'partner', entityId: id, actor: { id: 'pm1' }, additionalData: { event: 'partner_create', approvalStatus: 'pending' } });
+    expect(creation).toMatchObject({
+      classId: 'Partner',
+      entityType: 'partner',
+      entityId: id,
+      actor: { id: 'pm1' },
+      additionalData: { event: 'partner_create', approvalStatus: 'pending' },
+    });
     // the primary contact is personal data: masked in the log
     expect(JSON.stringify(creation.fieldUpdates)).not.toContain('lina@sunrise.example');
-    expect(activation).toMatchObject({ actor: { id: 'ann' }, additionalData: { event: 'partner_create', action: 'approve', reviewedBy: 'ann' } });
+    expect(activation).toMatchObject({
+      actor: { id: 'ann' },
+      additionalData: { event: 'partner_create', action: 'approve', reviewedBy: 'ann' },
+    });
     expect(activation.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(['status']);
   });
 
@@ -98,10 +139,18 @@ describe('init (event partner_create)', () => {
 
   test('the brand logo is stored as a public file: reachable without authentication through getPublicFile', async () => {
     const id = freshId();
-    const r = await call('init', id, partnerBody({ brandLogo: { content: PNG, mimeType: 'image/png', originalFilename: 'logo.png' } }));
+    const r = await call(
+      'init',
+      id,
+      partnerBody({ brandLogo: { content: PNG, mimeType: 'image/png', originalFilename: 'logo.png' } }),
+    );
     expect(r.status).toBe(201);
     const path: string = r.body.partner.brandLogoPath;
-    expect(path).toMatch(new RegExp(`^/${t.projectId}/CALL/FileManager/getPublicFile/partner_${id}\\?filename=partner_${id}_[0-9a-f-]+\\.png$`));
+    expect(path).toMatch(
+      new RegExp(
+        `^/${t.projectId}/CALL/FileManager/getPublicFile/partner_${id}\\?filename=partner_${id}_[0-9a-f-]+\\.png$`,
+      ),
+    );
     const res = await fetch(t.base + path);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
@@ -110,22 +159,51 @@ describe('init (event partner_create)', () => {
   });
 
   test('refuses bad input with 400 naming the field', async () => {
-    const dates = await call('init', freshId(), partnerBody({ contractStartDate: '2031-01-01', contractEndDate: '2030-01-01' }));
+    const dates = await call(
+      'init',
+      freshId(),
+      partnerBody({ contractStartDate: '2031-01-01', contractEndDate: '2030-01-01' }),
+    );
     expect([dates.status, dates.body.code, fields(dates)]).toEqual([400, 17001, ['contractEndDate']]);
     const notADate = await call('init', freshId(), partnerBody({ contractStartDate: 'soon' }));
     expect([notADate.status, notADate.body.code, fields(notADate)]).toEqual([400, 17001, ['contractStartDate']]);
-    const platform = await call('init', freshId(), partnerBody({ socialMediaAccounts: [{ platform: 'myspace', url: 'https://myspace.com/x' }] }));
+    const platform = await call(
+      'init',
+      freshId(),
+      partnerBody({ socialMediaAccounts: [{ platform: 'myspace', url: 'https://myspace.com/x' }] }),
+    );
     expect([platform.status, fields(platform)]).toEqual([400, ['socialMediaAccounts.0.platform']]);
-    const twice = await call('init', freshId(), partnerBody({ socialMediaAccounts: [{ platform: 'x', url: 'https://x.com/s' }, { platform: 'x', url: 'https://x.com/s' }] }));
+    const twice = await call(
+      'init',
+      freshId(),
+      partnerBody({
+        socialMediaAccounts: [
+          { platform: 'x', url: 'https://x.com/s' },
+          { platform: 'x', url: 'https://x.com/s' },
+        ],
+      }),
+    );
     expect([twice.status, twice.body.code, fields(twice)]).toEqual([400, 17000, ['socialMediaAccounts.1']]);
     const missing = await call('init', freshId(), { ...partnerBody(), contractId: undefined });
     expect([missing.status, fields(missing)]).toEqual([400, ['contractId']]);
     const status = await call('init', freshId(), partnerBody({ status: 'active' }));
     expect([status.status, fields(status)]).toEqual([400, ['status']]);
-    const logoType = await call('init', freshId(), partnerBody({ brandLogo: { content: PNG, mimeType: 'application/pdf' } }));
+    const logoType = await call(
+      'init',
+      freshId(),
+      partnerBody({ brandLogo: { content: PNG, mimeType: 'application/pdf' } }),
+    );
     expect([logoType.status, logoType.body.code, fields(logoType)]).toEqual([400, 17000, ['brandLogo.mimeType']]);
-    const logoContent = await call('init', freshId(), partnerBody({ brandLogo: { content: Buffer.from('not a png').toString('base64'), mimeType: 'image/png' } }));
-    expect([logoContent.status, logoContent.body.code, fields(logoContent)]).toEqual([400, 17013, ['brandLogo.content']]);
+    const logoContent = await call(
+      'init',
+      freshId(),
+      partnerBody({ brandLogo: { content: Buffer.from('not a png').toString('base64'), mimeType: 'image/png' } }),
+    );
+    expect([logoContent.status, logoContent.body.code, fields(logoContent)]).toEqual([
+      400,
+      17013,
+      ['brandLogo.content'],
+    ]);
     const badId = await call('init', 'p.1', partnerBody());
     expect([badId.status, badId.body.code, fields(badId)]).toEqual([400, 17002, ['instanceId']]);
     // none of the refused partners exists
@@ -148,7 +226,10 @@ describe('reading a partner', () => {
     const id = await activePartner({ website: 'https://sunrise.example' });
     const d = await details(id, reader);
     expect(d.status).toBe(200);
-    expect(d.body).toMatchObject({ partner: { id, status: 'active', website: 'https://sunrise.example' }, pendingApproval: null });
+    expect(d.body).toMatchObject({
+      partner: { id, status: 'active', website: 'https://sunrise.example' },
+      pendingApproval: null,
+    });
     expect((await t.get(`${p}/Partner/getPartnerContact/${id}`, reader)).body).toEqual({
       partnerId: id,
       primaryContact: { name: 'Lina Haddad', email: 'lina@sunrise.example', phone: '+971500000000' },
@@ -171,15 +252,39 @@ describe('reading a partner', () => {
 describe('updates (each its own event; plain updates apply at once by default)', () => {
   test('updatePartnerDetails (update_partner_details): given fields replace, null removes; nothing changed is 400', async () => {
     const id = await activePartner({ partnerTier: 'gold', partnerSubtypeIds: ['st-a'] });
-    const r = await call('updatePartnerDetails', id, { brandName: 'Sunrise Resorts', partnerTier: null, partnerSubtypeIds: ['st-b', 'st-c'], tradeLicenseNumber: 'TL-1' }, editor);
+    const r = await call(
+      'updatePartnerDetails',
+      id,
+      {
+        brandName: 'Sunrise Resorts',
+        partnerTier: null,
+        partnerSubtypeIds: ['st-b', 'st-c'],
+        tradeLicenseNumber: 'TL-1',
+      },
+      editor,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.approval).toMatchObject({ event: 'update_partner_details', approvalStatus: 'approved', approvalType: 'auto' });
-    expect(r.body.partner).toMatchObject({ brandName: 'Sunrise Resorts', partnerSubtypeIds: ['st-b', 'st-c'], tradeLicenseNumber: 'TL-1', status: 'active' });
+    expect(r.body.approval).toMatchObject({
+      event: 'update_partner_details',
+      approvalStatus: 'approved',
+      approvalType: 'auto',
+    });
+    expect(r.body.partner).toMatchObject({
+      brandName: 'Sunrise Resorts',
+      partnerSubtypeIds: ['st-b', 'st-c'],
+      tradeLicenseNumber: 'TL-1',
+      status: 'active',
+    });
     expect('partnerTier' in r.body.partner).toBe(false);
     expect(r.body.pendingApproval).toBeNull();
     const same = await call('updatePartnerDetails', id, { brandName: 'Sunrise Resorts' }, editor);
     expect([same.status, same.body.code]).toEqual([400, 17006]);
-    const bad = await call('updatePartnerDetails', id, { socialMediaAccounts: [{ platform: 'x', url: 'not a url' }] }, editor);
+    const bad = await call(
+      'updatePartnerDetails',
+      id,
+      { socialMediaAccounts: [{ platform: 'x', url: 'not a url' }] },
+      editor,
+    );
     expect([bad.status, fields(bad)]).toEqual([400, ['socialMediaAccounts.0.url']]);
     const empty = await call('updatePartnerDetails', id, {}, editor);
     expect(empty.status).toBe(400);
@@ -188,20 +293,41 @@ describe('updates (each its own event; plain updates apply at once by default)',
     expectForbidden(await call('updatePartnerDetails', id, { city: 'Abu Dhabi' }, reader));
     const [entry] = await auditEntriesWhen(t, 'partner', id, 3);
     expect(entry.additionalData).toMatchObject({ event: 'update_partner_details' });
-    expect(entry.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['brandName', 'partnerSubtypeIds', 'partnerTier', 'tradeLicenseNumber']);
+    expect(entry.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+      'brandName',
+      'partnerSubtypeIds',
+      'partnerTier',
+      'tradeLicenseNumber',
+    ]);
   });
 
   test('updatePartnerContact (update_partner_contact) and updatePartnerContract (update_partner_contract: start before end)', async () => {
     const id = await activePartner();
-    const contact = await call('updatePartnerContact', id, { primaryContact: { name: 'Sara', email: 'sara@sunrise.example', phone: '+971500000009' } });
-    expect(contact.body).toMatchObject({ approval: { event: 'update_partner_contact', approvalType: 'auto' }, partner: { primaryContact: { name: 'Sara' } } });
+    const contact = await call('updatePartnerContact', id, {
+      primaryContact: { name: 'Sara', email: 'sara@sunrise.example', phone: '+971500000009' },
+    });
+    expect(contact.body).toMatchObject({
+      approval: { event: 'update_partner_contact', approvalType: 'auto' },
+      partner: { primaryContact: { name: 'Sara' } },
+    });
     const partial = await call('updatePartnerContact', id, { primaryContact: { name: 'Sara' } });
-    expect([partial.status, fields(partial)]).toEqual([400, expect.arrayContaining(['primaryContact.email', 'primaryContact.phone'])]);
-    const badEmail = await call('updatePartnerContact', id, { primaryContact: { name: 'S', email: 'nope', phone: '1' } });
+    expect([partial.status, fields(partial)]).toEqual([
+      400,
+      expect.arrayContaining(['primaryContact.email', 'primaryContact.phone']),
+    ]);
+    const badEmail = await call('updatePartnerContact', id, {
+      primaryContact: { name: 'S', email: 'nope', phone: '1' },
+    });
     expect([badEmail.status, fields(badEmail)]).toEqual([400, ['primaryContact.email']]);
 
-    const contract = await call('updatePartnerContract', id, { contractId: 'C-2', contractEndDate: '2032-06-30T00:00:00Z' });
-    expect(contract.body).toMatchObject({ approval: { event: 'update_partner_contract' }, partner: { contractId: 'C-2', contractEndDate: '2032-06-30T00:00:00.000Z' } });
+    const contract = await call('updatePartnerContract', id, {
+      contractId: 'C-2',
+      contractEndDate: '2032-06-30T00:00:00Z',
+    });
+    expect(contract.body).toMatchObject({
+      approval: { event: 'update_partner_contract' },
+      partner: { contractId: 'C-2', contractEndDate: '2032-06-30T00:00:00.000Z' },
+    });
     const before = await call('updatePartnerContract', id, { contractStartDate: '2033-01-01' });
     expect([before.status, before.body.code, fields(before)]).toEqual([400, 17001, ['contractEndDate']]);
     expect((await t.get(`${p}/Partner/getPartnerContract/${id}`, superUser)).body.contractId).toBe('C-2');
@@ -225,7 +351,16 @@ describe('updates (each its own event; plain updates apply at once by default)',
     const id = await activePartner();
     const off = await call('updatePartnerStatus', id, { status: 'inactive', statusReason: 'Contract paused' });
     expect(off.status).toBe(200);
-    expect(off.body).toMatchObject({ partner: { status: 'active' }, approval: { event: 'update_partner_status', approvalStatus: 'pending', entityOldStatus: 'active', entityNewStatus: 'inactive' }, requestedPartner: { status: 'inactive', statusReason: 'Contract paused' } });
+    expect(off.body).toMatchObject({
+      partner: { status: 'active' },
+      approval: {
+        event: 'update_partner_status',
+        approvalStatus: 'pending',
+        entityOldStatus: 'active',
+        entityNewStatus: 'inactive',
+      },
+      requestedPartner: { status: 'inactive', statusReason: 'Contract paused' },
+    });
     // while it waits: every other change of the partner is refused
     const busy = await call('updatePartnerDetails', id, { city: 'Sharjah' });
     expect([busy.status, busy.body.code]).toEqual([409, 17003]);
@@ -264,11 +399,20 @@ describe('listPartners (the streamed partners collection)', () => {
       }
       return id;
     };
-    const a = await make('Alpha', { partnerTypeId: `${tag}-hotel`, partnerSubtypeIds: [`${tag}-spa`, `${tag}-gym`] }, true);
+    const a = await make(
+      'Alpha',
+      { partnerTypeId: `${tag}-hotel`, partnerSubtypeIds: [`${tag}-spa`, `${tag}-gym`] },
+      true,
+    );
     const b = await make('Bravo', { partnerTypeId: `${tag}-hotel`, partnerSubtypeIds: [`${tag}-gym`] }, false);
     const c = await make('Charlie', { partnerTypeId: `${tag}-food`, partnerSubtypeIds: [`${tag}-cafe`] }, true);
     const d = await make('Delta', { partnerTypeId: `${tag}-food` }, true);
-    await waitFor(async () => (await t.rt.documents.find('partners', { legalName: { $regex: tag } })).total === 4 && (await t.rt.documents.get('partners', d))?.status === 'active', { what: 'listed' });
+    await waitFor(
+      async () =>
+        (await t.rt.documents.find('partners', { legalName: { $regex: tag } })).total === 4 &&
+        (await t.rt.documents.get('partners', d))?.status === 'active',
+      { what: 'listed' },
+    );
 
     const list = async (body: Record<string, unknown>, headers = reader) => {
       const r = await call('listPartners', undefined, { search: tag, ...body }, headers);
@@ -294,7 +438,12 @@ describe('listPartners (the streamed partners collection)', () => {
     expect(listed).toMatchObject({ id: a, brandName: 'Alpha', status: 'active', pendingApproval: null, venueCount: 0 });
     expect(Object.keys(listed).filter((k) => k.startsWith('_') || k === 'searchText')).toEqual([]);
 
-    const q = new URLSearchParams([['search', tag], ['subtypes', `${tag}-gym`], ['subtypes', `${tag}-cafe`], ['limit', '10']]);
+    const q = new URLSearchParams([
+      ['search', tag],
+      ['subtypes', `${tag}-gym`],
+      ['subtypes', `${tag}-cafe`],
+      ['limit', '10'],
+    ]);
     const viaGet = await t.get(`${p}/Partner/listPartners?${q}`, reader);
     expect(ids(viaGet.body)).toEqual([a, b, c]);
 
@@ -315,7 +464,12 @@ describe("the partner's audit trail (getLogEntries, getLog)", () => {
     const r = await call('getLogEntries', undefined, { partnerId: id }, reader);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ totalCount: 4, page: 1, limit: 20, totalPages: 1 });
-    expect(r.body.entries.map((e: any) => e.additionalData.event)).toEqual(['update_partner_contract', 'update_partner_details', 'partner_create', 'partner_create']);
+    expect(r.body.entries.map((e: any) => e.additionalData.event)).toEqual([
+      'update_partner_contract',
+      'update_partner_details',
+      'partner_create',
+      'partner_create',
+    ]);
     expect(r.body.entries.every((e: any) => e.classId === 'Partner' && e.entityId === id)).toBe(true);
 
     const search = await t.get(`${p}/Partner/getLogEntries?partnerId=${id}&search=fujairah`, reader);
@@ -330,14 +484,25 @@ describe("the partner's audit trail (getLogEntries, getLog)", () => {
     const until = await call('getLogEntries', undefined, { partnerId: id, to: '2000-01-01T00:00:00Z' }, reader);
     expect(until.body.totalCount).toBe(0);
 
-    const range = await call('getLogEntries', undefined, { from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' }, reader);
+    const range = await call(
+      'getLogEntries',
+      undefined,
+      { from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' },
+      reader,
+    );
     expect([range.status, range.body.code, fields(range)]).toEqual([400, 17018, ['from']]);
     const bad = await call('getLogEntries', undefined, { partnerId: id, classId: 'Member', from: 'yesterday' }, reader);
     expect([bad.status, bad.body.code, fields(bad).sort()]).toEqual([400, 17010, ['classId', 'from']]);
 
     const one = await call('getLog', undefined, { logId: newest.id }, reader);
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ id: newest.id, classId: 'Partner', entityType: 'partner', entityId: id, additionalData: { event: 'update_partner_contract' } });
+    expect(one.body).toMatchObject({
+      id: newest.id,
+      classId: 'Partner',
+      entityType: 'partner',
+      entityId: id,
+      additionalData: { event: 'update_partner_contract' },
+    });
     expect((await t.get(`${p}/Partner/getLog?logId=${newest.id}`, reader)).body.id).toBe(newest.id);
 
     // an entry of another class is not the Partner's to give

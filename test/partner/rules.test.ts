@@ -45,7 +45,13 @@ const body = (extra: Partial<CreatePartnerBody> = {}): CreatePartnerBody => ({
 });
 
 function partner(extra: Partial<CreatePartnerBody> = {}): PartnerRecord {
-  return buildPartner({ id: 'p1', body: body(extra), dates: { contractStartDate: '2030-01-01T00:00:00.000Z', contractEndDate: '2031-01-01T00:00:00.000Z' }, createdBy: actor, now: T0 });
+  return buildPartner({
+    id: 'p1',
+    body: body(extra),
+    dates: { contractStartDate: '2030-01-01T00:00:00.000Z', contractEndDate: '2031-01-01T00:00:00.000Z' },
+    createdBy: actor,
+    now: T0,
+  });
 }
 
 const venueBody = (extra: Partial<CreateVenueBody> = {}): CreateVenueBody => ({
@@ -62,18 +68,27 @@ describe('ids and dates', () => {
   test('a partner id names its file instance too: letters, digits, _ and - only', () => {
     expect(partnerIdProblem('p-1_A')).toBeNull();
     expect(partnerIdProblem('0b5f5a9e-0c7d-4a5e-9a55-0c1b2f3d4e01')).toBeNull();
-    for (const bad of ['', '-p', 'p.1', 'p 1', 'a'.repeat(101), undefined]) expect(partnerIdProblem(bad)).not.toBeNull();
+    for (const bad of ['', '-p', 'p.1', 'p 1', 'a'.repeat(101), undefined])
+      expect(partnerIdProblem(bad)).not.toBeNull();
   });
 
   test('dates are ISO 8601 dates or date-times with a zone, as UTC instants', () => {
     expect(normalizeDate('2030-01-01')).toBe('2030-01-01T00:00:00.000Z');
     expect(normalizeDate('2030-01-01T04:00:00+04:00')).toBe('2030-01-01T00:00:00.000Z');
-    for (const bad of ['2030-02-30', '2030-13-01', '2030-01-01T10:00:00', 'tomorrow', 5, null]) expect(normalizeDate(bad)).toBeUndefined();
+    for (const bad of ['2030-02-30', '2030-13-01', '2030-01-01T10:00:00', 'tomorrow', 5, null])
+      expect(normalizeDate(bad)).toBeUndefined();
   });
 
   test('the contract starts before it ends; every problem names its field', () => {
-    expect(contractDates('2030-01-01', '2031-01-01')).toEqual({ ok: true, contractStartDate: '2030-01-01T00:00:00.000Z', contractEndDate: '2031-01-01T00:00:00.000Z' });
-    expect(contractDates('2031-01-01', '2030-01-01')).toEqual({ ok: false, problems: [{ field: 'contractEndDate', reason: 'must be after contractStartDate' }] });
+    expect(contractDates('2030-01-01', '2031-01-01')).toEqual({
+      ok: true,
+      contractStartDate: '2030-01-01T00:00:00.000Z',
+      contractEndDate: '2031-01-01T00:00:00.000Z',
+    });
+    expect(contractDates('2031-01-01', '2030-01-01')).toEqual({
+      ok: false,
+      problems: [{ field: 'contractEndDate', reason: 'must be after contractStartDate' }],
+    });
     expect(contractDates('2030-01-01', '2030-01-01')).toMatchObject({ ok: false });
     expect(contractDates('x', 'y')).toEqual({
       ok: false,
@@ -87,7 +102,12 @@ describe('ids and dates', () => {
 
 describe('fields', () => {
   test('social media accounts: the spec platforms, http(s) URLs, no account twice', () => {
-    expect(socialMediaProblems([{ platform: 'x', url: 'https://x.com/sunrise' }, { platform: 'tiktok', url: 'http://tiktok.com/@s' }])).toEqual([]);
+    expect(
+      socialMediaProblems([
+        { platform: 'x', url: 'https://x.com/sunrise' },
+        { platform: 'tiktok', url: 'http://tiktok.com/@s' },
+      ]),
+    ).toEqual([]);
     expect(socialMediaProblems(undefined)).toEqual([]);
     const problems = socialMediaProblems([
       { platform: 'myspace' as never, url: 'https://myspace.com/s' },
@@ -96,7 +116,10 @@ describe('fields', () => {
       { platform: 'x', url: 'https://x.com/a' },
     ]);
     expect(problems).toEqual([
-      { field: 'socialMediaAccounts.0.platform', reason: expect.stringContaining('facebook, instagram, linkedin, x, youtube, tiktok') },
+      {
+        field: 'socialMediaAccounts.0.platform',
+        reason: expect.stringContaining('facebook, instagram, linkedin, x, youtube, tiktok'),
+      },
       { field: 'socialMediaAccounts.1.url', reason: 'must be an http or https URL' },
       { field: 'socialMediaAccounts.3', reason: 'is given twice' },
     ]);
@@ -114,7 +137,10 @@ describe('fields', () => {
 
   test("a venue's type is the service's: any value sent is refused, naming the field", () => {
     expect(venueTypeProblem({})).toBeNull();
-    expect(venueTypeProblem({ type: 'venue' })).toEqual({ field: 'type', reason: expect.stringMatching(/system-managed/) });
+    expect(venueTypeProblem({ type: 'venue' })).toEqual({
+      field: 'type',
+      reason: expect.stringMatching(/system-managed/),
+    });
     expect(venueTypeProblem({ type: null })).not.toBeNull();
   });
 
@@ -133,7 +159,15 @@ describe('fields', () => {
 describe('partners', () => {
   test('a new partner is inactive until approved; optional fields are absent when not given; subtypes without repeats', () => {
     const p = partner({ partnerSubtypeIds: ['s1', 's2', 's1'], website: 'https://sunrise.example' });
-    expect(p).toMatchObject({ id: 'p1', status: 'inactive', createdBy: actor, createdAt: T0, updatedAt: T0, partnerSubtypeIds: ['s1', 's2'], website: 'https://sunrise.example' });
+    expect(p).toMatchObject({
+      id: 'p1',
+      status: 'inactive',
+      createdBy: actor,
+      createdAt: T0,
+      updatedAt: T0,
+      partnerSubtypeIds: ['s1', 's2'],
+      website: 'https://sunrise.example',
+    });
     expect('partnerTier' in p).toBe(false);
     expect('brandLogoPath' in p).toBe(false);
     expect('statusReason' in p).toBe(false);
@@ -142,7 +176,13 @@ describe('partners', () => {
   test('details: given fields replace, null removes an optional one, others stay', () => {
     const p = partner({ partnerTier: 'gold', accountAgent: 'Sam' });
     const next = applyDetails(p, { brandName: 'Sunrise Resorts', partnerTier: null, tradeLicenseNumber: 'TL-9' }, T1);
-    expect(next).toMatchObject({ brandName: 'Sunrise Resorts', tradeLicenseNumber: 'TL-9', accountAgent: 'Sam', legalName: p.legalName, updatedAt: T1 });
+    expect(next).toMatchObject({
+      brandName: 'Sunrise Resorts',
+      tradeLicenseNumber: 'TL-9',
+      accountAgent: 'Sam',
+      legalName: p.legalName,
+      updatedAt: T1,
+    });
     expect('partnerTier' in next).toBe(false);
     expect(p.partnerTier).toBe('gold'); // the original is not changed
     expect(sameEntity(p, applyDetails(p, { brandName: p.brandName }, T1))).toBe(true);
@@ -151,8 +191,14 @@ describe('partners', () => {
 
   test("contract: the dates given are checked against the partner's others", () => {
     const p = partner();
-    expect(applyContract(p, { contractEndDate: '2035-01-01' }, T1)).toMatchObject({ ok: true, partner: { contractEndDate: '2035-01-01T00:00:00.000Z', contractId: 'C-1' } });
-    expect(applyContract(p, { contractStartDate: '2032-01-01' }, T1)).toEqual({ ok: false, problems: [{ field: 'contractEndDate', reason: 'must be after contractStartDate' }] });
+    expect(applyContract(p, { contractEndDate: '2035-01-01' }, T1)).toMatchObject({
+      ok: true,
+      partner: { contractEndDate: '2035-01-01T00:00:00.000Z', contractId: 'C-1' },
+    });
+    expect(applyContract(p, { contractStartDate: '2032-01-01' }, T1)).toEqual({
+      ok: false,
+      problems: [{ field: 'contractEndDate', reason: 'must be after contractStartDate' }],
+    });
     expect(applyContract(p, { contractId: 'C-2' }, T1)).toMatchObject({ ok: true, partner: { contractId: 'C-2' } });
   });
 
@@ -173,7 +219,11 @@ describe('partners', () => {
   });
 
   test('the streamed document: the partner, its wait, venue count and a lower-cased search column', () => {
-    const doc = partnerDocument(partner({ tradeLicenseNumber: 'TL-77' }), { id: 'a1', event: 'update_partner_status', requestedStatus: 'inactive' }, 2);
+    const doc = partnerDocument(
+      partner({ tradeLicenseNumber: 'TL-77' }),
+      { id: 'a1', event: 'update_partner_status', requestedStatus: 'inactive' },
+      2,
+    );
     expect(doc).toMatchObject({ id: 'p1', partnerSubtypeIds: [], venueCount: 2, pendingApproval: { id: 'a1' } });
     expect(doc.searchText).toContain('sunrise hospitality llc');
     expect(doc.searchText).toContain('tl-77');
@@ -184,9 +234,25 @@ describe('partners', () => {
 describe('venues', () => {
   test('a new venue is inactive until approved, of type venue; updates change the given fields only', () => {
     const v = buildVenue({ id: 'v1', partnerId: 'p1', body: venueBody(), createdBy: actor, now: T0 });
-    expect(v).toMatchObject({ id: 'v1', partnerId: 'p1', type: 'venue', status: 'inactive', mapCoordinates: { latitude: 25.08, longitude: 55.14 } });
-    const next = applyVenueUpdate(v, { venueId: 'v1', address: '3 Marina Walk', mapCoordinates: { latitude: 1, longitude: 2 } }, T1);
-    expect(next).toMatchObject({ address: '3 Marina Walk', venueName: 'Sunrise Marina', mapCoordinates: { latitude: 1, longitude: 2 }, type: 'venue', status: 'inactive' });
+    expect(v).toMatchObject({
+      id: 'v1',
+      partnerId: 'p1',
+      type: 'venue',
+      status: 'inactive',
+      mapCoordinates: { latitude: 25.08, longitude: 55.14 },
+    });
+    const next = applyVenueUpdate(
+      v,
+      { venueId: 'v1', address: '3 Marina Walk', mapCoordinates: { latitude: 1, longitude: 2 } },
+      T1,
+    );
+    expect(next).toMatchObject({
+      address: '3 Marina Walk',
+      venueName: 'Sunrise Marina',
+      mapCoordinates: { latitude: 1, longitude: 2 },
+      type: 'venue',
+      status: 'inactive',
+    });
     expect(sameEntity(v, applyVenueUpdate(v, { venueId: 'v1', venueName: 'Sunrise Marina' }, T1))).toBe(true);
     expect(venueStatusMove('inactive', 'active')).toEqual({ ok: true, to: 'active' });
     expect(venueStatusMove('inactive', 'inactive')).toMatchObject({ ok: false });
@@ -194,7 +260,14 @@ describe('venues', () => {
 
   test('as clients get it: the PartnerLocation with its name; streamed with a search column', () => {
     const v = buildVenue({ id: 'v1', partnerId: 'p1', body: venueBody(), createdBy: actor, now: T0 });
-    expect(venueView(v)).toMatchObject({ id: 'v1', partnerId: 'p1', name: 'Sunrise Marina', venueName: 'Sunrise Marina', type: 'venue', status: 'inactive' });
+    expect(venueView(v)).toMatchObject({
+      id: 'v1',
+      partnerId: 'p1',
+      name: 'Sunrise Marina',
+      venueName: 'Sunrise Marina',
+      type: 'venue',
+      status: 'inactive',
+    });
     const doc = venueDocument(v, null);
     expect(doc).toMatchObject({ name: 'Sunrise Marina', pendingApproval: null });
     expect(doc.searchText).toContain('2 marina walk');
@@ -203,11 +276,25 @@ describe('venues', () => {
 
 describe('listing inputs', () => {
   test('partners: status, type and subtypes (one or a list, any match), search as a literal, paging', () => {
-    const r = parsePartnerListQuery({ status: 'active', type: 'pt-hotel', subtypes: ['s1', 's2'], search: 'Sun.rise', page: '2', limit: '5' });
+    const r = parsePartnerListQuery({
+      status: 'active',
+      type: 'pt-hotel',
+      subtypes: ['s1', 's2'],
+      search: 'Sun.rise',
+      page: '2',
+      limit: '5',
+    });
     expect(r).toEqual({
       ok: true,
       query: {
-        filter: { $and: [{ status: 'active' }, { partnerTypeId: { $in: ['pt-hotel'] } }, { partnerSubtypeIds: { $in: ['s1', 's2'] } }, { searchText: { $regex: 'sun\\.rise' } }] },
+        filter: {
+          $and: [
+            { status: 'active' },
+            { partnerTypeId: { $in: ['pt-hotel'] } },
+            { partnerSubtypeIds: { $in: ['s1', 's2'] } },
+            { searchText: { $regex: 'sun\\.rise' } },
+          ],
+        },
         sort: { brandName: 1, id: 1 },
         page: 2,
         limit: 5,
@@ -229,19 +316,41 @@ describe('listing inputs', () => {
   test("venues: always the partner's own, status and search, paging", () => {
     expect(parseVenueListQuery({ status: 'inactive', search: 'marina' }, 'p1')).toMatchObject({
       ok: true,
-      query: { filter: { $and: [{ partnerId: 'p1' }, { status: 'inactive' }, { searchText: { $regex: 'marina' } }] }, page: 1, limit: 20 },
+      query: {
+        filter: { $and: [{ partnerId: 'p1' }, { status: 'inactive' }, { searchText: { $regex: 'marina' } }] },
+        page: 1,
+        limit: 20,
+      },
     });
     expect(parseVenueListQuery({}, 'p1')).toMatchObject({ ok: true, query: { filter: { partnerId: 'p1' } } });
-    expect(parseVenueListQuery({ partnerId: 'p2' }, 'p1')).toEqual({ ok: false, errors: [{ field: 'partnerId', reason: 'is not allowed' }] });
+    expect(parseVenueListQuery({ partnerId: 'p2' }, 'p1')).toEqual({
+      ok: false,
+      errors: [{ field: 'partnerId', reason: 'is not allowed' }],
+    });
   });
 
   test("the audit trail: the Partner class's entries, by partner or by entity, dates with a zone, from not after to", () => {
-    expect(parseLogQuery({ partnerId: 'p1', from: '2030-01-01T00:00:00+04:00', search: ' name ', limit: '10' })).toEqual({
+    expect(
+      parseLogQuery({ partnerId: 'p1', from: '2030-01-01T00:00:00+04:00', search: ' name ', limit: '10' }),
+    ).toEqual({
       ok: true,
-      query: { classId: 'Partner', entityType: 'partner', entityId: 'p1', from: '2029-12-31T20:00:00.000Z', search: 'name', page: 1, limit: 10 },
+      query: {
+        classId: 'Partner',
+        entityType: 'partner',
+        entityId: 'p1',
+        from: '2029-12-31T20:00:00.000Z',
+        search: 'name',
+        page: 1,
+        limit: 10,
+      },
     });
-    expect(parseLogQuery({ entityType: 'venue', entityId: 'v1' })).toEqual({ ok: true, query: { classId: 'Partner', entityType: 'venue', entityId: 'v1', page: 1, limit: 20 } });
-    expect(parseLogQuery({ partnerId: 'p1', entityId: 'v1', entityType: 'venue', to: '2030-01-01', classId: 'Member' })).toEqual({
+    expect(parseLogQuery({ entityType: 'venue', entityId: 'v1' })).toEqual({
+      ok: true,
+      query: { classId: 'Partner', entityType: 'venue', entityId: 'v1', page: 1, limit: 20 },
+    });
+    expect(
+      parseLogQuery({ partnerId: 'p1', entityId: 'v1', entityType: 'venue', to: '2030-01-01', classId: 'Member' }),
+    ).toEqual({
       ok: false,
       errors: [
         { field: 'classId', reason: 'is not allowed' },
@@ -250,6 +359,10 @@ describe('listing inputs', () => {
         { field: 'to', reason: expect.stringMatching(/ISO 8601/) },
       ],
     });
-    expect(parseLogQuery({ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' })).toEqual({ ok: false, range: true, errors: [{ field: 'from', reason: 'must not be after to' }] });
+    expect(parseLogQuery({ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' })).toEqual({
+      ok: false,
+      range: true,
+      errors: [{ field: 'from', reason: 'must not be after to' }],
+    });
   });
 });

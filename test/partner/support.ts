@@ -6,7 +6,8 @@
 import { startTestRuntime, seedRoles, waitFor, type TestRuntime } from '../support/harness';
 
 export const PARTNER_ENV = {
-  CLASS_DIRS: 'classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
+  CLASS_DIRS:
+    'classes/Partner,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -49,19 +50,46 @@ export const PARTNER_METHODS = [
 export async function writePartnerRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
-    { id: 'r-editor', name: 'editor', level: 10, permissions: { Partner: PARTNER_METHODS.filter((m) => m !== 'downloadArchivedDocument') } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
+    {
+      id: 'r-editor',
+      name: 'editor',
+      level: 10,
+      permissions: { Partner: PARTNER_METHODS.filter((m) => m !== 'downloadArchivedDocument') },
+    },
     {
       id: 'r-reader',
       name: 'reader',
       level: 10,
-      permissions: { Partner: ['listPartners', 'getPartnerDetails', 'getPartnerContact', 'getPartnerContract', 'getVenue', 'listVenues', 'listDocuments', 'getLogEntries', 'getLog'] },
+      permissions: {
+        Partner: [
+          'listPartners',
+          'getPartnerDetails',
+          'getPartnerContact',
+          'getPartnerContract',
+          'getVenue',
+          'listVenues',
+          'listDocuments',
+          'getLogEntries',
+          'getLog',
+        ],
+      },
     },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
   ]);
 }
 
-export function bearer(t: TestRuntime, userId: string, roles: string[], identity: 'program_management_user' | 'enduser' = 'program_management_user') {
+export function bearer(
+  t: TestRuntime,
+  userId: string,
+  roles: string[],
+  identity: 'program_management_user' | 'enduser' = 'program_management_user',
+) {
   return { authorization: `Bearer ${t.token(identity, userId, roles)}` };
 }
 
@@ -103,24 +131,50 @@ export function venueBody(extra: Record<string, unknown> = {}) {
 }
 
 /** The streamed document of `collection` once `check` holds. */
-export async function docWhen(t: TestRuntime, collection: string, id: string, check: (doc: Record<string, any>) => boolean, what?: string) {
-  return waitFor(async () => {
-    const d = await t.rt.documents.get(collection, id);
-    return d && check(d as Record<string, any>) ? (d as Record<string, any>) : undefined;
-  }, { what: what ?? `${collection} ${id} document` });
+export async function docWhen(
+  t: TestRuntime,
+  collection: string,
+  id: string,
+  check: (doc: Record<string, any>) => boolean,
+  what?: string,
+) {
+  return waitFor(
+    async () => {
+      const d = await t.rt.documents.get(collection, id);
+      return d && check(d as Record<string, any>) ? (d as Record<string, any>) : undefined;
+    },
+    { what: what ?? `${collection} ${id} document` },
+  );
 }
 
 /** The Partner class's audit entries of one entity, newest first (read from LogManager directly). */
-export async function auditEntries(t: TestRuntime, entityType: string, entityId: string): Promise<Record<string, any>[]> {
-  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, { classId: 'Partner', entityType, entityId, limit: 100 });
+export async function auditEntries(
+  t: TestRuntime,
+  entityType: string,
+  entityId: string,
+): Promise<Record<string, any>[]> {
+  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, {
+    classId: 'Partner',
+    entityType,
+    entityId,
+    limit: 100,
+  });
   return (r.body as { entries: Record<string, any>[] }).entries;
 }
 
 /** waits until `count` audit entries of the entity are there */
-export async function auditEntriesWhen(t: TestRuntime, entityType: string, entityId: string, count: number): Promise<Record<string, any>[]> {
-  const entries = await waitFor(async () => {
-    const e = await auditEntries(t, entityType, entityId);
-    return e.length >= count ? e : undefined;
-  }, { what: `${count} audit entries of ${entityType} ${entityId}` });
+export async function auditEntriesWhen(
+  t: TestRuntime,
+  entityType: string,
+  entityId: string,
+  count: number,
+): Promise<Record<string, any>[]> {
+  const entries = await waitFor(
+    async () => {
+      const e = await auditEntries(t, entityType, entityId);
+      return e.length >= count ? e : undefined;
+    },
+    { what: `${count} audit entries of ${entityType} ${entityId}` },
+  );
   return entries!;
 }

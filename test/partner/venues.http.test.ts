@@ -5,7 +5,16 @@
  * rules, with the right and wrong identities; the type the service manages.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { auditEntriesWhen, bearer, docWhen, freshId, partnerBody, startPartnerRuntime, venueBody, writePartnerRoles } from './support';
+import {
+  auditEntriesWhen,
+  bearer,
+  docWhen,
+  freshId,
+  partnerBody,
+  startPartnerRuntime,
+  venueBody,
+  writePartnerRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -33,17 +42,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const call = (method: string, body: unknown, headers: Record<string, string> = superUser, id = partnerId) => t.post(`${p}/Partner/${method}/${id}`, body, headers);
-const getVenue = (venueId: string, headers = superUser, id = partnerId) => t.get(`${p}/Partner/getVenue/${id}?venueId=${encodeURIComponent(venueId)}`, headers);
-const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) => t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
+const call = (method: string, body: unknown, headers: Record<string, string> = superUser, id = partnerId) =>
+  t.post(`${p}/Partner/${method}/${id}`, body, headers);
+const getVenue = (venueId: string, headers = superUser, id = partnerId) =>
+  t.get(`${p}/Partner/getVenue/${id}?venueId=${encodeURIComponent(venueId)}`, headers);
+const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) =>
+  t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
 const expectForbidden = (r: { status: number; body: any }) => expect([r.status, r.body.code]).toEqual([403, 1008]);
 const fields = (r: { body: any }) => (r.body.details?.errors ?? []).map((e: { field: string }) => e.field);
 
 async function settledVenue(venueId: string) {
-  return waitFor(async () => {
-    const r = await getVenue(venueId);
-    return r.status === 200 && r.body.pendingApproval === null ? r.body.venue : undefined;
-  }, { what: `venue ${venueId} settled` });
+  return waitFor(
+    async () => {
+      const r = await getVenue(venueId);
+      return r.status === 200 && r.body.pendingApproval === null ? r.body.venue : undefined;
+    },
+    { what: `venue ${venueId} settled` },
+  );
 }
 
 async function activeVenue(extra: Record<string, unknown> = {}, id = partnerId): Promise<string> {
@@ -63,17 +78,44 @@ describe('createVenue (event venue_create)', () => {
     const r = await call('createVenue', venueBody(), editor);
     expect(r.status).toBe(201);
     const v = r.body.venue;
-    expect(v).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), partnerId, venueName: 'Sunrise Marina', name: 'Sunrise Marina', type: 'venue', status: 'inactive', mapCoordinates: { latitude: 25.08, longitude: 55.14 }, createdBy: { id: 'ed' } });
-    expect(r.body.approval).toMatchObject({ event: 'venue_create', approvalStatus: 'pending', entityOldStatus: null, entityNewStatus: 'active', approvers: ['approver'] });
-    expect(r.body.pendingApproval).toEqual({ id: r.body.approval.id, event: 'venue_create', requestedStatus: 'active' });
+    expect(v).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      partnerId,
+      venueName: 'Sunrise Marina',
+      name: 'Sunrise Marina',
+      type: 'venue',
+      status: 'inactive',
+      mapCoordinates: { latitude: 25.08, longitude: 55.14 },
+      createdBy: { id: 'ed' },
+    });
+    expect(r.body.approval).toMatchObject({
+      event: 'venue_create',
+      approvalStatus: 'pending',
+      entityOldStatus: null,
+      entityNewStatus: 'active',
+      approvers: ['approver'],
+    });
+    expect(r.body.pendingApproval).toEqual({
+      id: r.body.approval.id,
+      event: 'venue_create',
+      requestedStatus: 'active',
+    });
     await docWhen(t, 'venues', v.id, (d) => d.status === 'inactive' && d.pendingApproval?.id === r.body.approval.id);
     expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
     expect(await settledVenue(v.id)).toMatchObject({ status: 'active', type: 'venue' });
     await docWhen(t, 'venues', v.id, (d) => d.status === 'active' && d.pendingApproval === null);
     const [activation, creation] = await auditEntriesWhen(t, 'venue', v.id, 2);
-    expect(creation).toMatchObject({ classId: 'Partner', entityType: 'venue', actor: { id: 'ed' }, additionalData: { partnerId, event: 'venue_create', approvalStatus: 'pending' } });
+    expect(creation).toMatchObject({
+      classId: 'Partner',
+      entityType: 'venue',
+      actor: { id: 'ed' },
+      additionalData: { partnerId, event: 'venue_create', approvalStatus: 'pending' },
+    });
     expect(JSON.stringify(creation.fieldUpdates)).not.toContain('omar@sunrise.example');
-    expect(activation).toMatchObject({ actor: { id: 'ann' }, additionalData: { partnerId, event: 'venue_create', action: 'approve' } });
+    expect(activation).toMatchObject({
+      actor: { id: 'ann' },
+      additionalData: { partnerId, event: 'venue_create', action: 'approve' },
+    });
     // the partner's streamed document counts its venues
     await docWhen(t, 'partners', partnerId, (d) => d.venueCount >= 1);
   });
@@ -87,7 +129,11 @@ describe('createVenue (event venue_create)', () => {
   test('the type is system-managed: a client sending it gets 400 naming the field, whatever the value', async () => {
     for (const type of ['venue', 'store', null]) {
       const r = await call('createVenue', venueBody({ type }));
-      expect([r.status, r.body.code, r.body.details.errors]).toEqual([400, 17009, [{ field: 'type', reason: expect.stringMatching(/system-managed/) }]]);
+      expect([r.status, r.body.code, r.body.details.errors]).toEqual([
+        400,
+        17009,
+        [{ field: 'type', reason: expect.stringMatching(/system-managed/) }],
+      ]);
     }
     const id = await activeVenue();
     const u = await call('updateVenue', { venueId: id, type: 'venue' });
@@ -95,7 +141,9 @@ describe('createVenue (event venue_create)', () => {
   });
 
   test('map coordinates: latitude -90..90, longitude -180..180 (bounds included); other bad input names its field', async () => {
-    expect((await call('createVenue', venueBody({ mapCoordinates: { latitude: -90, longitude: 180 } }))).status).toBe(201);
+    expect((await call('createVenue', venueBody({ mapCoordinates: { latitude: -90, longitude: 180 } }))).status).toBe(
+      201,
+    );
     const lat = await call('createVenue', venueBody({ mapCoordinates: { latitude: 90.5, longitude: 0 } }));
     expect([lat.status, fields(lat)]).toEqual([400, ['mapCoordinates.latitude']]);
     const lng = await call('createVenue', venueBody({ mapCoordinates: { latitude: 0, longitude: -180.01 } }));
@@ -133,7 +181,10 @@ describe('getVenue', () => {
     const id = await activeVenue();
     const g = await getVenue(id, reader);
     expect(g.status).toBe(200);
-    expect(g.body).toEqual({ venue: expect.objectContaining({ id, partnerId, name: 'Sunrise Marina', status: 'active', type: 'venue' }), pendingApproval: null });
+    expect(g.body).toEqual({
+      venue: expect.objectContaining({ id, partnerId, name: 'Sunrise Marina', status: 'active', type: 'venue' }),
+      pendingApproval: null,
+    });
     expect((await call('getVenue', { venueId: id }, reader)).body.venue.id).toBe(id);
     const none = await getVenue('no-such-venue', reader);
     expect([none.status, none.body.code]).toEqual([404, 17007]);
@@ -149,9 +200,22 @@ describe('getVenue', () => {
 describe('updateVenue (venue_update) and updateVenueStatus (venue_status_update)', () => {
   test('an update applies at once by default; nothing changed is 400; an unknown venue 404', async () => {
     const id = await activeVenue();
-    const r = await call('updateVenue', { venueId: id, address: '9 Palm Street', mapCoordinates: { latitude: 24.5, longitude: 54.4 } }, editor);
+    const r = await call(
+      'updateVenue',
+      { venueId: id, address: '9 Palm Street', mapCoordinates: { latitude: 24.5, longitude: 54.4 } },
+      editor,
+    );
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ venue: { address: '9 Palm Street', mapCoordinates: { latitude: 24.5, longitude: 54.4 }, status: 'active', type: 'venue' }, approval: { event: 'venue_update', approvalType: 'auto' }, pendingApproval: null });
+    expect(r.body).toMatchObject({
+      venue: {
+        address: '9 Palm Street',
+        mapCoordinates: { latitude: 24.5, longitude: 54.4 },
+        status: 'active',
+        type: 'venue',
+      },
+      approval: { event: 'venue_update', approvalType: 'auto' },
+      pendingApproval: null,
+    });
     const same = await call('updateVenue', { venueId: id, address: '9 Palm Street' });
     expect([same.status, same.body.code]).toEqual([400, 17006]);
     expect((await call('updateVenue', { venueId: 'none', address: 'x' })).body.code).toBe(17007);
@@ -167,7 +231,16 @@ describe('updateVenue (venue_update) and updateVenueStatus (venue_status_update)
   test('status: active → inactive → active through the approver; the same status again is 409; changes wait meanwhile', async () => {
     const id = await activeVenue();
     const off = await call('updateVenueStatus', { venueId: id, status: 'inactive' });
-    expect(off.body).toMatchObject({ venue: { status: 'active' }, approval: { event: 'venue_status_update', approvalStatus: 'pending', entityOldStatus: 'active', entityNewStatus: 'inactive' }, requestedVenue: { status: 'inactive' } });
+    expect(off.body).toMatchObject({
+      venue: { status: 'active' },
+      approval: {
+        event: 'venue_status_update',
+        approvalStatus: 'pending',
+        entityOldStatus: 'active',
+        entityNewStatus: 'inactive',
+      },
+      requestedVenue: { status: 'inactive' },
+    });
     const busy = await call('updateVenue', { venueId: id, address: 'elsewhere' });
     expect([busy.status, busy.body.code]).toEqual([409, 17004]);
     // another venue of the partner, and the partner itself, are not held by it
@@ -194,14 +267,22 @@ describe('listVenues (the streamed venues collection)', () => {
   test("the partner's venues only: status filter, search, pagination, by GET query or POST body", async () => {
     const pid = freshId();
     await t.rt.call('Partner', 'init', pid, partnerBody());
-    const create = async (venueName: string, extra: Record<string, unknown> = {}) => (await t.rt.call('Partner', 'createVenue', pid, venueBody({ venueName, ...extra }))).body as { venue: { id: string } };
+    const create = async (venueName: string, extra: Record<string, unknown> = {}) =>
+      (await t.rt.call('Partner', 'createVenue', pid, venueBody({ venueName, ...extra }))).body as {
+        venue: { id: string };
+      };
     const a = (await create('Atrium', { address: '1 Gold Souk' })).venue.id;
     const b = (await create('Beach Club')).venue.id;
     const c = (await create('Cabana', { contactName: 'Zara Gold' })).venue.id;
     await t.rt.call('Partner', 'updateVenueStatus', pid, { venueId: b, status: 'inactive' });
     // another partner's venue never shows
     await t.rt.call('Partner', 'createVenue', partnerId, venueBody({ venueName: 'Atrium Elsewhere' }));
-    await waitFor(async () => (await t.rt.documents.find('venues', { partnerId: pid, status: 'active' })).total === 2 && (await t.rt.documents.get('venues', b))?.status === 'inactive', { what: 'venues streamed' });
+    await waitFor(
+      async () =>
+        (await t.rt.documents.find('venues', { partnerId: pid, status: 'active' })).total === 2 &&
+        (await t.rt.documents.get('venues', b))?.status === 'inactive',
+      { what: 'venues streamed' },
+    );
 
     const list = async (body: Record<string, unknown>) => {
       const r = await call('listVenues', body, reader, pid);

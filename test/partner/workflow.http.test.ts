@@ -16,7 +16,13 @@ let superUser: Record<string, string>;
 let approver: Record<string, string>;
 
 const manualRules = (events: string[]) =>
-  events.map((event) => ({ event, currentStatus: '*', targetStatus: event.endsWith('_create') ? 'active' : '*', conditions: [], approvers: ['approver'] }));
+  events.map((event) => ({
+    event,
+    currentStatus: '*',
+    targetStatus: event.endsWith('_create') ? 'active' : '*',
+    conditions: [],
+    approvers: ['approver'],
+  }));
 
 beforeAll(async () => {
   t = await startPartnerRuntime();
@@ -24,31 +30,57 @@ beforeAll(async () => {
   p = `/${t.projectId}/CALL`;
   superUser = bearer(t, 'pm1', ['super']);
   approver = bearer(t, 'ann', ['approver']);
-  const partnerEvents = ['partner_create', 'update_partner_details', 'update_partner_brand_logo', 'update_partner_contact', 'update_partner_contract', 'update_partner_status'];
-  await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Partner', { classId: 'Partner', rules: manualRules(partnerEvents) });
-  await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Venue', { classId: 'Venue', rules: manualRules(['venue_create', 'venue_update', 'venue_status_update']) });
+  const partnerEvents = [
+    'partner_create',
+    'update_partner_details',
+    'update_partner_brand_logo',
+    'update_partner_contact',
+    'update_partner_contract',
+    'update_partner_status',
+  ];
+  await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Partner', {
+    classId: 'Partner',
+    rules: manualRules(partnerEvents),
+  });
+  await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Venue', {
+    classId: 'Venue',
+    rules: manualRules(['venue_create', 'venue_update', 'venue_status_update']),
+  });
 });
 afterAll(() => t.stop());
 
 type Answer = { status: number; body: any };
-const http = (method: string, id: string, body: unknown): Promise<Answer> => t.post(`${p}/Partner/${method}/${id}`, body, superUser);
+const http = (method: string, id: string, body: unknown): Promise<Answer> =>
+  t.post(`${p}/Partner/${method}/${id}`, body, superUser);
 const asSystem = async (method: string, id: string, body: unknown): Promise<Answer> => {
   const r = await t.rt.call('Partner', method, id, body);
   return { status: r.status, body: r.body };
 };
-const review = (approvalId: string) => t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action: 'approve' }, approver);
+const review = (approvalId: string) =>
+  t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action: 'approve' }, approver);
 
 async function partnerNow(id: string) {
-  return (await t.rt.call('Partner', 'getPartnerDetails', id, {})).body as { partner: Record<string, any>; pendingApproval: unknown };
+  return (await t.rt.call('Partner', 'getPartnerDetails', id, {})).body as {
+    partner: Record<string, any>;
+    pendingApproval: unknown;
+  };
 }
 async function venueNow(id: string, venueId: string) {
-  return (await t.rt.call('Partner', 'getVenue', id, { venueId })).body as { venue: Record<string, any>; pendingApproval: unknown };
+  return (await t.rt.call('Partner', 'getVenue', id, { venueId })).body as {
+    venue: Record<string, any>;
+    pendingApproval: unknown;
+  };
 }
 
 /** a change a program management user makes waits for the approver, then applies */
 async function manual(change: Answer, event: string, settledWhen: () => Promise<boolean>) {
   expect([event, change.status < 300]).toEqual([event, true]);
-  expect(change.body.approval).toMatchObject({ event, approvalStatus: 'pending', approvalType: 'manual', approvers: ['approver'] });
+  expect(change.body.approval).toMatchObject({
+    event,
+    approvalStatus: 'pending',
+    approvalType: 'manual',
+    approvers: ['approver'],
+  });
   expect(change.body.pendingApproval).toMatchObject({ id: change.body.approval.id, event });
   expect((await review(change.body.approval.id)).status).toBe(200);
   await waitFor(settledWhen, { what: `${event} approved and applied` });
@@ -80,16 +112,38 @@ describe.each([
     const partner = async () => (await partnerNow(id)).partner;
     const idle = async () => (await partnerNow(id)).pendingApproval === null;
 
-    await check(await run('init', id, partnerBody()), 'partner_create', async () => (await idle()) && (await partner()).status === 'active');
-    await check(await run('updatePartnerDetails', id, { brandName: 'Sunrise Two' }), 'update_partner_details', async () => (await idle()) && (await partner()).brandName === 'Sunrise Two');
-    await check(await run('updatePartnerBrandLogo', id, { brandLogo: { content: PNG, mimeType: 'image/png' } }), 'update_partner_brand_logo', async () => (await idle()) && typeof (await partner()).brandLogoPath === 'string');
     await check(
-      await run('updatePartnerContact', id, { primaryContact: { name: 'Sara', email: 'sara@sunrise.example', phone: '+971500000002' } }),
+      await run('init', id, partnerBody()),
+      'partner_create',
+      async () => (await idle()) && (await partner()).status === 'active',
+    );
+    await check(
+      await run('updatePartnerDetails', id, { brandName: 'Sunrise Two' }),
+      'update_partner_details',
+      async () => (await idle()) && (await partner()).brandName === 'Sunrise Two',
+    );
+    await check(
+      await run('updatePartnerBrandLogo', id, { brandLogo: { content: PNG, mimeType: 'image/png' } }),
+      'update_partner_brand_logo',
+      async () => (await idle()) && typeof (await partner()).brandLogoPath === 'string',
+    );
+    await check(
+      await run('updatePartnerContact', id, {
+        primaryContact: { name: 'Sara', email: 'sara@sunrise.example', phone: '+971500000002' },
+      }),
       'update_partner_contact',
       async () => (await idle()) && (await partner()).primaryContact.name === 'Sara',
     );
-    await check(await run('updatePartnerContract', id, { contractId: 'C-9' }), 'update_partner_contract', async () => (await idle()) && (await partner()).contractId === 'C-9');
-    await check(await run('updatePartnerStatus', id, { status: 'inactive', statusReason: 'paused' }), 'update_partner_status', async () => (await idle()) && (await partner()).status === 'inactive');
+    await check(
+      await run('updatePartnerContract', id, { contractId: 'C-9' }),
+      'update_partner_contract',
+      async () => (await idle()) && (await partner()).contractId === 'C-9',
+    );
+    await check(
+      await run('updatePartnerStatus', id, { status: 'inactive', statusReason: 'paused' }),
+      'update_partner_status',
+      async () => (await idle()) && (await partner()).status === 'inactive',
+    );
 
     const created = await run('createVenue', id, venueBody());
     const venueId: string = created.body.venue.id;
@@ -102,9 +156,13 @@ describe.each([
       const v = await venue();
       return v.pendingApproval === null && v.venue.address === '7 Creek Road';
     });
-    await check(await run('updateVenueStatus', id, { venueId, status: 'inactive' }), 'venue_status_update', async () => {
-      const v = await venue();
-      return v.pendingApproval === null && v.venue.status === 'inactive';
-    });
+    await check(
+      await run('updateVenueStatus', id, { venueId, status: 'inactive' }),
+      'venue_status_update',
+      async () => {
+        const v = await venue();
+        return v.pendingApproval === null && v.venue.status === 'inactive';
+      },
+    );
   });
 });

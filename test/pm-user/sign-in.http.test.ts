@@ -33,14 +33,33 @@ const listTiers = (headers: Record<string, string>) => call(p.t, 'listTiers', un
 
 test('invited → accepts → logs in → code from the mail → token: the role allows listTiers and refuses listUsers', async () => {
   const address = email('life');
-  const created = await call(p.t, 'createUser', undefined, { email: address.toUpperCase(), name: 'Ann Example', type: 'internal', loginMethod: 'email_password', roles: ['viewer'] }, p.admin);
+  const created = await call(
+    p.t,
+    'createUser',
+    undefined,
+    {
+      email: address.toUpperCase(),
+      name: 'Ann Example',
+      type: 'internal',
+      loginMethod: 'email_password',
+      roles: ['viewer'],
+    },
+    p.admin,
+  );
   expect(created.status).toBe(201);
   expect(created.body.user).toMatchObject({ email: address, status: 'pending', invitedAt: null, roles: ['viewer'] });
   expect(JSON.stringify(created.body)).not.toMatch(/passwordHash|credentials/);
   // the creation waits for an approver: nothing is mailed before
   expect(created.body.approval).toMatchObject({ event: 'user_create', approvalStatus: 'pending' });
   const id = created.body.user.id as string;
-  const review = await call(p.t, 'reviewApproval', created.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager');
+  const review = await call(
+    p.t,
+    'reviewApproval',
+    created.body.approval.id,
+    { action: 'approve' },
+    p.approver,
+    'ApprovalManager',
+  );
   expect(review.status).toBe(200);
   const after = await settled(p, id);
   expect(after.user).toMatchObject({ status: 'pending' });
@@ -52,9 +71,16 @@ test('invited → accepts → logs in → code from the mail → token: the role
   // a pending user cannot sign in before accepting
   expect((await call(p.t, 'login', undefined, { email: address, password: PASSWORD })).status).toBe(401);
   await acceptInvitation(p, u);
-  expect((await call(p.t, 'getUser', id, {}, p.admin)).body.user).toMatchObject({ status: 'active', acceptedAt: expect.any(String) });
+  expect((await call(p.t, 'getUser', id, {}, p.admin)).body.user).toMatchObject({
+    status: 'active',
+    acceptedAt: expect.any(String),
+  });
   // the code is spent: the invitation cannot be accepted twice
-  const again = await call(p.t, 'acceptInvitation', undefined, { email: address, otp: codeOf(invite), password: 'another-long-pass-phrase' });
+  const again = await call(p.t, 'acceptInvitation', undefined, {
+    email: address,
+    otp: codeOf(invite),
+    password: 'another-long-pass-phrase',
+  });
   expect([again.status, again.body.code]).toEqual([401, 4014]);
 
   const login = await call(p.t, 'login', undefined, { email: address, password: PASSWORD });
@@ -64,11 +90,21 @@ test('invited → accepts → logs in → code from the mail → token: the role
   const early = await listTiers(auth(login.body.token));
   expect(early.status).toBe(403);
   const code = codeOf(await nthMail(p.sink, address, SUBJECTS.login));
-  const wrong = await call(p.t, 'checkOtp', undefined, { otp: code === '000000' ? '111111' : '000000' }, auth(login.body.token));
+  const wrong = await call(
+    p.t,
+    'checkOtp',
+    undefined,
+    { otp: code === '000000' ? '111111' : '000000' },
+    auth(login.body.token),
+  );
   expect([wrong.status, wrong.body.code]).toEqual([401, 4014]);
   const session = await call(p.t, 'checkOtp', undefined, { otp: code }, auth(login.body.token));
   expect(session.status).toBe(200);
-  expect(session.body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(String) });
+  expect(session.body).toMatchObject({
+    accessToken: expect.any(String),
+    refreshToken: expect.any(String),
+    expiresAt: expect.any(String),
+  });
   expect(JSON.stringify(session.body)).not.toContain(code);
 
   const h = auth(session.body.accessToken);
@@ -76,12 +112,20 @@ test('invited → accepts → logs in → code from the mail → token: the role
   const refused = await call(p.t, 'listUsers', undefined, {}, h);
   expect([refused.status, refused.body.code]).toEqual([403, 1008]);
   // the sign-in is recorded (an effect of checkOtp)
-  await waitFor(async () => (await call(p.t, 'getUser', id, {}, p.admin)).body.user.lastLoginAt, { what: 'lastLoginAt' });
+  await waitFor(async () => (await call(p.t, 'getUser', id, {}, p.admin)).body.user.lastLoginAt, {
+    what: 'lastLoginAt',
+  });
 
   // its own permissions, grouped by class key; another user's are refused
   const mine = await call(p.t, 'getPermissions', id, {}, h);
   expect(mine.status).toBe(200);
-  expect(mine.body).toMatchObject({ userId: id, roles: ['viewer'], level: 10, developer: false, permissions: { Tier: ['listTiers'], ProgramManagementUser: ['getUser'] } });
+  expect(mine.body).toMatchObject({
+    userId: id,
+    roles: ['viewer'],
+    level: 10,
+    developer: false,
+    permissions: { Tier: ['listTiers'], ProgramManagementUser: ['getUser'] },
+  });
   const other = await createApprovedUser(p);
   const theirs = await call(p.t, 'getPermissions', other.id, {}, h);
   expect([theirs.status, theirs.body.code]).toEqual([403, 4012]);
@@ -106,13 +150,19 @@ test('a deactivated user: its token is refused (within the identity cache), a ne
   expect(off.body.approval).toMatchObject({ event: 'user_status_update', approvalStatus: 'pending' });
   // still active until approved
   expect((await listTiers(h)).status).toBe(200);
-  expect((await call(p.t, 'reviewApproval', off.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager')).status).toBe(200);
+  expect(
+    (await call(p.t, 'reviewApproval', off.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager'))
+      .status,
+  ).toBe(200);
   expect((await settled(p, u.id)).user.status).toBe('inactive');
   // refused once the identity source's cached answer (IDENTITY_CACHE_SECONDS=1 here) is read again
-  const r = await waitFor(async () => {
-    const res = await listTiers(h);
-    return res.status === 401 ? res : undefined;
-  }, { what: 'the token refused' });
+  const r = await waitFor(
+    async () => {
+      const res = await listTiers(h);
+      return res.status === 401 ? res : undefined;
+    },
+    { what: 'the token refused' },
+  );
   expect(r!.body.code).toBe(1007);
   const login = await call(p.t, 'login', undefined, { email: u.email, password: PASSWORD });
   expect([login.status, login.body.code]).toEqual([401, 4013]);
@@ -140,7 +190,11 @@ test('password reset: a code by mail, the new password (policy checked), every o
   const fresh = await signIn(p, u, next);
   expect((await listTiers(auth(fresh.accessToken))).status).toBe(200);
   // the code is spent
-  const twice = await call(p.t, 'resetPassword', undefined, { email: u.email, otp: code, password: 'yet-another-river-stone' });
+  const twice = await call(p.t, 'resetPassword', undefined, {
+    email: u.email,
+    otp: code,
+    password: 'yet-another-river-stone',
+  });
   expect([twice.status, twice.body.code]).toEqual([401, 4014]);
 });
 

@@ -16,7 +16,18 @@ import { parseSamlConfig, samlServiceProvider } from '../../classes/_platform/sa
 import { ownAcsOnly } from '../../classes/ProgramManagementUser/settings';
 import { uniqueProjectId } from '../support/redis';
 import { fixture, TestIdp } from '../saml/test-idp';
-import { acceptInvitation, auth, call, createApprovedUser, email, nthMail, settled, startPmRuntime, SUBJECTS, type PmRuntime } from './support';
+import {
+  acceptInvitation,
+  auth,
+  call,
+  createApprovedUser,
+  email,
+  nthMail,
+  settled,
+  startPmRuntime,
+  SUBJECTS,
+  type PmRuntime,
+} from './support';
 
 const ORIGIN = 'https://bo.example.test';
 const SP_ENTITY = `${ORIGIN}/saml/metadata`;
@@ -41,7 +52,12 @@ beforeAll(async () => {
   const file = path.join(dir, 'saml-idps.json');
   fs.writeFileSync(file, JSON.stringify(idps));
   // the member ACS first, as an operator may list them: the back office's AuthnRequests must still ask for its own
-  const env = { SAML_IDPS_FILE: file, SAML_SP_ENTITY_ID: SP_ENTITY, SAML_ACS_URL: `${memberAcs},${pmAcs}`, BACKOFFICE_URL: BACKOFFICE };
+  const env = {
+    SAML_IDPS_FILE: file,
+    SAML_SP_ENTITY_ID: SP_ENTITY,
+    SAML_ACS_URL: `${memberAcs},${pmAcs}`,
+    BACKOFFICE_URL: BACKOFFICE,
+  };
   p = await startPmRuntime(env, projectId);
   spAtIdp = TestIdp.spFromMetadata(samlServiceProvider(ownAcsOnly(parseSamlConfig(idps, { env }), env)).spMetadata());
 });
@@ -61,9 +77,11 @@ async function sso(SAMLResponse: string): Promise<{ status: number; body: any; h
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
-const refusedFor = (r: { status: number; body: any }, reason: string) => expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 4017, reason]);
+const refusedFor = (r: { status: number; body: any }, reason: string) =>
+  expect([r.status, r.body.code, r.body.details?.reason]).toEqual([401, 4017, reason]);
 /** a login URL as discoverAuthMethod answers it (for an address of acme's domain) */
-const loginUrl = async () => (await call(p.t, 'discoverAuthMethod', undefined, { email: 'who@acme.test' })).body.loginUrl as string;
+const loginUrl = async () =>
+  (await call(p.t, 'discoverAuthMethod', undefined, { email: 'who@acme.test' })).body.loginUrl as string;
 /** the usual sign-in: acme's signed answer to the AuthnRequest of a login URL the service gave */
 const signedIn = async (o: Parameters<TestIdp['respond']>[1]) => acme.answer(await loginUrl(), spAtIdp, o);
 
@@ -78,11 +96,18 @@ test('discoverAuthMethod: the identity provider with an AuthnRequest for this cl
   expect(`${url.origin}${url.pathname}`).toBe(IDP_SSO);
   const parsed = await acme.idp.parseLoginRequest(spAtIdp, 'redirect', { query: Object.fromEntries(url.searchParams) });
   expect((parsed.extract.request as Record<string, string>).assertionConsumerServiceUrl).toBe(pmAcs);
-  expect((await call(p.t, 'discoverAuthMethod', undefined, { email: 'carl@example.org' })).body).toEqual({ email: 'carl@example.org', method: 'email_password' });
+  expect((await call(p.t, 'discoverAuthMethod', undefined, { email: 'carl@example.org' })).body).toEqual({
+    email: 'carl@example.org',
+    method: 'email_password',
+  });
 });
 
 test('an invited SSO user signs in by SAML: activated, sent to the back office with a session its role allows', async () => {
-  const u = await createApprovedUser(p, { email: `${email('bob').split('@')[0]}@acme.test`, loginMethod: 'sso', roles: ['viewer'] });
+  const u = await createApprovedUser(p, {
+    email: `${email('bob').split('@')[0]}@acme.test`,
+    loginMethod: 'sso',
+    roles: ['viewer'],
+  });
   const invite = await nthMail(p.sink, u.email, SUBJECTS.invite);
   expect(String(invite.parsed.html)).toContain('backoffice.example.test');
   expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user.status).toBe('pending');
@@ -95,7 +120,10 @@ test('an invited SSO user signs in by SAML: activated, sent to the back office w
   const fragment = new URLSearchParams(location.slice(location.indexOf('#') + 1));
   const token = fragment.get('accessToken')!;
   expect(fragment.get('refreshToken')).toEqual(expect.any(String));
-  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({ status: 'active', acceptedAt: expect.any(String) });
+  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({
+    status: 'active',
+    acceptedAt: expect.any(String),
+  });
   expect((await call(p.t, 'listTiers', undefined, {}, auth(token), 'Tier')).status).toBe(200);
   expect((await call(p.t, 'listUsers', undefined, {}, auth(token))).status).toBe(403);
 
@@ -108,10 +136,16 @@ test('an invited SSO user signs in by SAML: activated, sent to the back office w
 test('an SSO user set back to pending by an approved status change is refused, not made active again by its next sign-in', async () => {
   const u = await createApprovedUser(p, { email: `${email('eve').split('@')[0]}@acme.test`, loginMethod: 'sso' });
   expect((await sso(await signedIn({ email: u.email }))).status).toBe(303);
-  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({ status: 'active', acceptedAt: expect.any(String) });
+  expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user).toMatchObject({
+    status: 'active',
+    acceptedAt: expect.any(String),
+  });
   const back = await call(p.t, 'updateUserStatus', u.id, { status: 'pending' }, p.admin);
   expect(back.status).toBe(200);
-  expect((await call(p.t, 'reviewApproval', back.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager')).status).toBe(200);
+  expect(
+    (await call(p.t, 'reviewApproval', back.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager'))
+      .status,
+  ).toBe(200);
   expect((await settled(p, u.id)).user.status).toBe('pending');
   refusedFor(await sso(await signedIn({ email: u.email })), 'NO_SSO_USER');
   expect((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user.status).toBe('pending');
@@ -119,7 +153,10 @@ test('an SSO user set back to pending by an approved status change is refused, n
 
 test('InResponseTo: a request the service did not make, one already answered, and an unsolicited response are refused', async () => {
   const u = await createApprovedUser(p, { email: `${email('ira').split('@')[0]}@acme.test`, loginMethod: 'sso' });
-  refusedFor(await sso(await acme.respond(spAtIdp, { email: u.email, inResponseTo: '_not-asked' })), 'SAML_UNKNOWN_REQUEST');
+  refusedFor(
+    await sso(await acme.respond(spAtIdp, { email: u.email, inResponseTo: '_not-asked' })),
+    'SAML_UNKNOWN_REQUEST',
+  );
   const url = await loginUrl();
   expect((await sso(await acme.answer(url, spAtIdp, { email: u.email }))).status).toBe(303);
   refusedFor(await sso(await acme.answer(url, spAtIdp, { email: u.email })), 'SAML_REPLAYED');

@@ -23,19 +23,42 @@ export interface PmRuntime {
 
 export const ROLES = [
   { id: 'super', name: 'super', level: 1, permissions: {} },
-  { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals', 'reviewApproval'] } },
-  { id: 'r-viewer', name: 'viewer', level: 10, permissions: { Tier: ['listTiers'], ProgramManagementUser: ['getUser'] } },
+  {
+    id: 'r-approver',
+    name: 'approver',
+    level: 10,
+    permissions: { ApprovalManager: ['getApproval', 'listApprovals', 'reviewApproval'] },
+  },
+  {
+    id: 'r-viewer',
+    name: 'viewer',
+    level: 10,
+    permissions: { Tier: ['listTiers'], ProgramManagementUser: ['getUser'] },
+  },
   {
     id: 'r-useradmin',
     name: 'useradmin',
     level: 10,
-    permissions: { Tier: ['listTiers'], ProgramManagementUser: ['createUser', 'updateUser', 'updateUserStatus', 'getUser', 'listUsers'] },
+    permissions: {
+      Tier: ['listTiers'],
+      ProgramManagementUser: ['createUser', 'updateUser', 'updateUserStatus', 'getUser', 'listUsers'],
+    },
   },
 ];
 
 export async function startPmRuntime(env: Record<string, string> = {}, projectId?: string): Promise<PmRuntime> {
   const sink = await startSmtpSink();
-  const t = await startTestRuntime({ ...(projectId ? { projectId } : {}), env: { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', SMTP_URL: sink.url, MAIL_BACKOFF_MS: '50', IDENTITY_CACHE_SECONDS: '1', ...env } });
+  const t = await startTestRuntime({
+    ...(projectId ? { projectId } : {}),
+    env: {
+      CLASS_DIRS: 'classes',
+      SCHEMA_DIRS: 'schemas',
+      SMTP_URL: sink.url,
+      MAIL_BACKOFF_MS: '50',
+      IDENTITY_CACHE_SECONDS: '1',
+      ...env,
+    },
+  });
   await seedRoles(t, ROLES);
   return {
     t,
@@ -51,7 +74,9 @@ export async function startPmRuntime(env: Record<string, string> = {}, projectId
 
 /** A development token of a back-office user (its roles and claims are taken as they are). */
 export function bearer(t: TestRuntime, userId: string, roles: string[], claims: Record<string, unknown> = {}): Headers {
-  return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, ...claims })}` };
+  return {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, ...claims })}`,
+  };
 }
 
 export const auth = (token: string): Headers => ({ authorization: `Bearer ${token}` });
@@ -63,17 +88,37 @@ export function uid(prefix = 'u'): string {
 export const email = (prefix = 'pm') => `${uid(prefix)}@example.com`;
 
 /** A class method over HTTP. */
-export function call(t: TestRuntime, method: string, instanceId: string | undefined, body: unknown, headers: Headers = {}, classId = 'ProgramManagementUser') {
+export function call(
+  t: TestRuntime,
+  method: string,
+  instanceId: string | undefined,
+  body: unknown,
+  headers: Headers = {},
+  classId = 'ProgramManagementUser',
+) {
   return t.post(`/${t.projectId}/CALL/${classId}/${method}${instanceId ? `/${instanceId}` : ''}`, body, headers);
 }
 
 /** A POST from another local address (127.0.0.0/8 is all loopback): each throttling test has an address of its own. */
-export function postFrom(t: TestRuntime, address: string, pathname: string, body: unknown, headers: Headers = {}): Promise<{ status: number; body: any }> {
+export function postFrom(
+  t: TestRuntime,
+  address: string,
+  pathname: string,
+  body: unknown,
+  headers: Headers = {},
+): Promise<{ status: number; body: any }> {
   const url = new URL(t.base + pathname);
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: address, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: address,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -101,7 +146,9 @@ export function mailsTo(sink: SmtpSink, address: string): ReceivedMail[] {
 
 /** Waits for the `n`-th mail (1-based) to `address` whose subject contains `subject`; answers it. */
 export async function nthMail(sink: SmtpSink, address: string, subject: string, n = 1): Promise<ReceivedMail> {
-  return waitFor(() => mailsTo(sink, address).filter((m) => String(m.parsed.subject).includes(subject))[n - 1], { what: `mail ${n} '${subject}' to ${address}` });
+  return waitFor(() => mailsTo(sink, address).filter((m) => String(m.parsed.subject).includes(subject))[n - 1], {
+    what: `mail ${n} '${subject}' to ${address}`,
+  });
 }
 
 /** The code a mail carries (the templates put it in <strong>). */
@@ -124,11 +171,31 @@ export interface CreatedUser {
  */
 export async function createApprovedUser(p: PmRuntime, over: Record<string, unknown> = {}): Promise<CreatedUser> {
   const address = (over.email as string | undefined) ?? email();
-  const created = await call(p.t, 'createUser', undefined, { email: address, name: 'Ann Example', type: 'internal', loginMethod: 'email_password', roles: ['viewer'], ...over }, p.admin);
+  const created = await call(
+    p.t,
+    'createUser',
+    undefined,
+    {
+      email: address,
+      name: 'Ann Example',
+      type: 'internal',
+      loginMethod: 'email_password',
+      roles: ['viewer'],
+      ...over,
+    },
+    p.admin,
+  );
   if (created.status !== 201) throw new Error(`createUser: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.user.id as string;
   if (created.body.approval.approvalStatus === 'pending') {
-    const r = await call(p.t, 'reviewApproval', created.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager');
+    const r = await call(
+      p.t,
+      'reviewApproval',
+      created.body.approval.id,
+      { action: 'approve' },
+      p.approver,
+      'ApprovalManager',
+    );
     if (r.status !== 200) throw new Error(`reviewApproval: ${r.status} ${JSON.stringify(r.body)}`);
     await settled(p, id);
   }
@@ -137,10 +204,13 @@ export async function createApprovedUser(p: PmRuntime, over: Record<string, unkn
 
 /** Waits until the user waits for no approval; answers getUser's body. */
 export function settled(p: PmRuntime, id: string): Promise<Record<string, any>> {
-  return waitFor(async () => {
-    const b = (await call(p.t, 'getUser', id, {}, p.admin)).body;
-    return b?.pendingApproval === null ? b : undefined;
-  }, { what: `user ${id} settled` });
+  return waitFor(
+    async () => {
+      const b = (await call(p.t, 'getUser', id, {}, p.admin)).body;
+      return b?.pendingApproval === null ? b : undefined;
+    },
+    { what: `user ${id} settled` },
+  );
 }
 
 export const PASSWORD = 'mauve-otter-lantern-42';
@@ -153,7 +223,12 @@ export async function acceptInvitation(p: PmRuntime, u: CreatedUser, password = 
 }
 
 /** login, then checkOtp with the n-th sign-in code mailed: the session. */
-export async function signIn(p: PmRuntime, u: CreatedUser, password = PASSWORD, n?: number): Promise<{ accessToken: string; refreshToken: string; expiresAt: string }> {
+export async function signIn(
+  p: PmRuntime,
+  u: CreatedUser,
+  password = PASSWORD,
+  n?: number,
+): Promise<{ accessToken: string; refreshToken: string; expiresAt: string }> {
   const before = mailsTo(p.sink, u.email).filter((m) => String(m.parsed.subject).includes(SUBJECTS.login)).length;
   const login = await call(p.t, 'login', undefined, { email: u.email, password });
   if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(login.body)}`);

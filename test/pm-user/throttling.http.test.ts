@@ -41,7 +41,8 @@ let next = 10;
 /** a loopback address no other test uses */
 const address = () => `127.0.0.${next++}`;
 const path = (method: string) => `/${p.t.projectId}/CALL/ProgramManagementUser/${method}`;
-const from = (ip: string, method: string, body: unknown, headers: Record<string, string> = {}) => postFrom(p.t, ip, path(method), body, headers);
+const from = (ip: string, method: string, body: unknown, headers: Record<string, string> = {}) =>
+  postFrom(p.t, ip, path(method), body, headers);
 
 /** an active email/password user */
 async function activeUser() {
@@ -64,17 +65,22 @@ async function repeatHashing(n: number, fn: (i: number) => Promise<{ status: num
   return statuses;
 }
 
-const tooMany = (r: { status: number; body: any }) => expect([r.status, r.body.code, typeof r.body.details?.retryAfterSeconds]).toEqual([429, 4015, 'number']);
+const tooMany = (r: { status: number; body: any }) =>
+  expect([r.status, r.body.code, typeof r.body.details?.retryAfterSeconds]).toEqual([429, 4015, 'number']);
 
 describe('429 per address', () => {
   test('login', async () => {
     const ip = address();
     const max = THROTTLE.login.perAddress.max;
-    const statuses = await repeatHashing(max, () => from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }));
+    const statuses = await repeatHashing(max, () =>
+      from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }),
+    );
     expect(new Set(statuses)).toEqual(new Set([401]));
     tooMany(await from(ip, 'login', { email: email('nobody'), password: 'wrong-password-here' }));
     // another address is not held back
-    expect((await from(address(), 'login', { email: email('nobody'), password: 'wrong-password-here' })).status).toBe(401);
+    expect((await from(address(), 'login', { email: email('nobody'), password: 'wrong-password-here' })).status).toBe(
+      401,
+    );
   });
 
   test('discoverAuthMethod', async () => {
@@ -92,7 +98,9 @@ describe('429 per address', () => {
   test('resetPassword and acceptInvitation', async () => {
     for (const method of ['resetPassword', 'acceptInvitation'] as const) {
       const ip = address();
-      await repeatHashing(THROTTLE[method].perAddress.max, () => from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }));
+      await repeatHashing(THROTTLE[method].perAddress.max, () =>
+        from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }),
+      );
       tooMany(await from(ip, method, { email: email(), otp: 'ABCDEFGH', password: 'mauve-otter-lantern-42' }));
     }
   });
@@ -111,7 +119,9 @@ describe('429 per account', () => {
     const unknown = email('ghost');
     const ip = address();
     for (const who of [known.email, unknown]) {
-      const statuses = await repeatHashing(THROTTLE.login.perAccount.max, () => from(ip, 'login', { email: who, password: 'not-the-password-1' }));
+      const statuses = await repeatHashing(THROTTLE.login.perAccount.max, () =>
+        from(ip, 'login', { email: who, password: 'not-the-password-1' }),
+      );
       expect(new Set(statuses)).toEqual(new Set([401]));
     }
     const a = await from(address(), 'login', { email: known.email, password: 'not-the-password-1' });
@@ -131,7 +141,9 @@ describe('429 per account', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     const locked = await call(p.t, 'checkOtp', undefined, { otp: code }, auth(login.body.token));
     expect([locked.status, locked.body.code, locked.body.classId]).toEqual([429, 6002, 'Otp']);
-    await repeat(THROTTLE.checkOtp.perAccount.max - 6, () => call(p.t, 'checkOtp', undefined, { otp: wrong }, auth(login.body.token)));
+    await repeat(THROTTLE.checkOtp.perAccount.max - 6, () =>
+      call(p.t, 'checkOtp', undefined, { otp: wrong }, auth(login.body.token)),
+    );
     tooMany(await call(p.t, 'checkOtp', undefined, { otp: code }, auth(login.body.token)));
   });
 
@@ -139,7 +151,9 @@ describe('429 per account', () => {
     const u = await activeUser();
     const login = await call(p.t, 'login', undefined, { email: u.email, password: PASSWORD });
     // login sent one code: four more reach Otp's otpLimit of five
-    expect(await repeat(4, () => call(p.t, 'resendOtp', undefined, {}, auth(login.body.token)))).toEqual([200, 200, 200, 200]);
+    expect(await repeat(4, () => call(p.t, 'resendOtp', undefined, {}, auth(login.body.token)))).toEqual([
+      200, 200, 200, 200,
+    ]);
     const limit = await call(p.t, 'resendOtp', undefined, {}, auth(login.body.token));
     expect([limit.status, limit.body.code, limit.body.classId]).toEqual([429, 6001, 'Otp']);
     tooMany(await call(p.t, 'resendOtp', undefined, {}, auth(login.body.token)));
@@ -172,13 +186,19 @@ describe('429 per account', () => {
     const unknown = email('ghost');
     const bodies: unknown[] = [];
     for (const who of [known.email, unknown]) {
-      const refused = await sideBySide(5, () => from(address(), 'resetPassword', { email: who, otp: wrong, password: 'mauve-otter-lantern-43' }));
+      const refused = await sideBySide(5, () =>
+        from(address(), 'resetPassword', { email: who, otp: wrong, password: 'mauve-otter-lantern-43' }),
+      );
       expect(refused).toHaveLength(5);
       for (const r of refused) {
         expect([r.status, r.body.code]).toEqual([401, 4014]);
         bodies.push(r.body);
       }
-      const locked = await from(address(), 'resetPassword', { email: who, otp: wrong, password: 'mauve-otter-lantern-43' });
+      const locked = await from(address(), 'resetPassword', {
+        email: who,
+        otp: wrong,
+        password: 'mauve-otter-lantern-43',
+      });
       tooMany(locked);
       bodies.push({ ...locked.body, details: undefined });
     }
@@ -188,7 +208,12 @@ describe('429 per account', () => {
 
 describe('no user enumeration', () => {
   test('login: unknown email, wrong password, inactive user, SSO user and a pending one answer alike', async () => {
-    const [active, pending, sso, inactive] = await Promise.all([activeUser(), createApprovedUser(p), createApprovedUser(p, { loginMethod: 'sso' }), activeUser()]);
+    const [active, pending, sso, inactive] = await Promise.all([
+      activeUser(),
+      createApprovedUser(p),
+      createApprovedUser(p, { loginMethod: 'sso' }),
+      activeUser(),
+    ]);
     const off = await call(p.t, 'updateUserStatus', inactive.id, { status: 'inactive' }, p.admin);
     await call(p.t, 'reviewApproval', off.body.approval.id, { action: 'approve' }, p.approver, 'ApprovalManager');
     await settled(p, inactive.id);
@@ -200,9 +225,14 @@ describe('no user enumeration', () => {
       [pending.email, PASSWORD],
     ] as const;
     // each from an address of its own, side by side (each hashes)
-    const answers = (await sideBySide(tries.length, (i) => from(address(), 'login', { email: tries[i]![0], password: tries[i]![1] }))).map((r) => ({ status: r.status, body: r.body }));
+    const answers = (
+      await sideBySide(tries.length, (i) => from(address(), 'login', { email: tries[i]![0], password: tries[i]![1] }))
+    ).map((r) => ({ status: r.status, body: r.body }));
     expect(answers).toHaveLength(tries.length);
-    expect(answers[0]).toEqual({ status: 401, body: { code: 4013, message: 'The email or password is not correct', classId: 'ProgramManagementUser' } });
+    expect(answers[0]).toEqual({
+      status: 401,
+      body: { code: 4013, message: 'The email or password is not correct', classId: 'ProgramManagementUser' },
+    });
     for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
@@ -210,12 +240,20 @@ describe('no user enumeration', () => {
     const [invited, active] = await Promise.all([createApprovedUser(p), activeUser()]);
     const who = [email('ghost'), active.email, invited.email];
     // side by side (each hashes)
-    const answers = (await sideBySide(who.length, (i) => from(address(), 'acceptInvitation', { email: who[i], otp: 'ZZZZZZZZ', password: 'mauve-otter-lantern-44' }))).map((r) => ({
+    const answers = (
+      await sideBySide(who.length, (i) =>
+        from(address(), 'acceptInvitation', { email: who[i], otp: 'ZZZZZZZZ', password: 'mauve-otter-lantern-44' }),
+      )
+    ).map((r) => ({
       status: r.status,
       body: r.body,
     }));
     expect(answers).toHaveLength(who.length);
-    for (const a of answers) expect(a).toEqual({ status: 401, body: { code: 4014, message: 'The code is not valid for this email', classId: 'ProgramManagementUser' } });
+    for (const a of answers)
+      expect(a).toEqual({
+        status: 401,
+        body: { code: 4014, message: 'The code is not valid for this email', classId: 'ProgramManagementUser' },
+      });
   });
 
   test('resetPassword and acceptInvitation: every refusal hashes the password once, a wrong code for a known account as an unknown email', async () => {
@@ -250,7 +288,13 @@ describe('no user enumeration', () => {
         verify.mockClear();
         hash.mockClear();
         const r = await from(address(), method, { email: who, otp, password });
-        expect({ method, why, answer: [r.status, r.body.code], standIns: verify.mock.calls, hashes: hash.mock.calls.length }).toEqual({
+        expect({
+          method,
+          why,
+          answer: [r.status, r.body.code],
+          standIns: verify.mock.calls,
+          hashes: hash.mock.calls.length,
+        }).toEqual({
           method,
           why,
           answer: [401, 4014],

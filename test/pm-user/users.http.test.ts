@@ -28,18 +28,33 @@ beforeAll(async () => {
 afterAll(() => p.stop());
 
 const create = (body: Record<string, unknown>, headers = p.admin) =>
-  call(p.t, 'createUser', undefined, { email: email(), name: 'Bo Example', type: 'internal', loginMethod: 'email_password', roles: ['viewer'], ...body }, headers);
-const review = (approvalId: string, action: 'approve' | 'reject') => call(p.t, 'reviewApproval', approvalId, { action }, p.approver, 'ApprovalManager');
+  call(
+    p.t,
+    'createUser',
+    undefined,
+    { email: email(), name: 'Bo Example', type: 'internal', loginMethod: 'email_password', roles: ['viewer'], ...body },
+    headers,
+  );
+const review = (approvalId: string, action: 'approve' | 'reject') =>
+  call(p.t, 'reviewApproval', approvalId, { action }, p.approver, 'ApprovalManager');
 
 describe('createUser refuses', () => {
   test('a company user without its company, an internal one with one, an unknown company, an unknown role', async () => {
     const noCompany = await create({ type: 'company' });
-    expect([noCompany.status, noCompany.body.code, noCompany.body.details.errors]).toEqual([400, 4002, [{ field: 'companyId', reason: 'is required for a company user' }]]);
+    expect([noCompany.status, noCompany.body.code, noCompany.body.details.errors]).toEqual([
+      400,
+      4002,
+      [{ field: 'companyId', reason: 'is required for a company user' }],
+    ]);
     expect((await create({ type: 'internal', companyId: 'c-1' })).body.code).toBe(4002);
     const ghostCompany = await create({ type: 'company', companyId: 'c-none' });
     expect([ghostCompany.status, ghostCompany.body.code]).toEqual([400, 4010]);
     const ghostRole = await create({ roles: ['viewer', 'ghost'] });
-    expect([ghostRole.status, ghostRole.body.code, ghostRole.body.details.errors]).toEqual([400, 4009, [{ field: 'roles', reason: "'ghost' is not an active role" }]]);
+    expect([ghostRole.status, ghostRole.body.code, ghostRole.body.details.errors]).toEqual([
+      400,
+      4009,
+      [{ field: 'roles', reason: "'ghost' is not an active role" }],
+    ]);
     const schema = await create({ email: 'not-an-email' });
     expect([schema.status, schema.body.code]).toEqual([400, 1002]);
   });
@@ -61,7 +76,11 @@ describe('no privilege beyond your own', () => {
     expect([levelOne.status, levelOne.body.code]).toEqual([403, 4019]);
     const more = await create({ roles: ['approver'] }, useradmin());
     expect([more.status, more.body.code]).toEqual([403, 4006]);
-    expect(more.body.details.notHeld).toEqual(['ApprovalManager.getApproval', 'ApprovalManager.listApprovals', 'ApprovalManager.reviewApproval']);
+    expect(more.body.details.notHeld).toEqual([
+      'ApprovalManager.getApproval',
+      'ApprovalManager.listApprovals',
+      'ApprovalManager.reviewApproval',
+    ]);
   });
 
   test('only a developer makes a developer; a developer user is changed by developers only', async () => {
@@ -120,20 +139,44 @@ describe('email uniqueness', () => {
     expect((await settled(p, u.id)).user.email).toBe(newEmail);
     const s = await signIn(p, { id: u.id, email: newEmail });
     expect(s.accessToken).toEqual(expect.any(String));
-    expect((await call(p.t, 'login', undefined, { email: u.email, password: 'mauve-otter-lantern-42' })).status).toBe(401);
+    expect((await call(p.t, 'login', undefined, { email: u.email, password: 'mauve-otter-lantern-42' })).status).toBe(
+      401,
+    );
   });
 });
 
 describe('listing and company users', () => {
   test('listUsers filters by status, type, company and search; the document holds no secret', async () => {
     const tag = email('list').split('@')[0]!;
-    const u = await createApprovedUser(p, { email: `${tag}@example.com`, name: `Listed ${tag}`, type: 'company', companyId: 'c-2' });
-    await waitFor(async () => (await call(p.t, 'listUsers', undefined, { search: tag }, p.admin)).body.totalCount === 1, { what: 'listed' });
-    const r = await call(p.t, 'listUsers', undefined, { search: tag.toUpperCase(), type: 'company', companyId: 'c-2', status: 'pending' }, p.admin);
-    expect(r.body).toMatchObject({ totalCount: 1, page: 1, limit: 20, totalPages: 1, users: [{ id: u.id, email: u.email, companyId: 'c-2' }] });
+    const u = await createApprovedUser(p, {
+      email: `${tag}@example.com`,
+      name: `Listed ${tag}`,
+      type: 'company',
+      companyId: 'c-2',
+    });
+    await waitFor(
+      async () => (await call(p.t, 'listUsers', undefined, { search: tag }, p.admin)).body.totalCount === 1,
+      { what: 'listed' },
+    );
+    const r = await call(
+      p.t,
+      'listUsers',
+      undefined,
+      { search: tag.toUpperCase(), type: 'company', companyId: 'c-2', status: 'pending' },
+      p.admin,
+    );
+    expect(r.body).toMatchObject({
+      totalCount: 1,
+      page: 1,
+      limit: 20,
+      totalPages: 1,
+      users: [{ id: u.id, email: u.email, companyId: 'c-2' }],
+    });
     expect(Object.keys(r.body.users[0])).not.toEqual(expect.arrayContaining(['search']));
     expect(JSON.stringify(r.body)).not.toMatch(/passwordHash|credentials/);
-    expect((await call(p.t, 'listUsers', undefined, { search: tag, status: 'active' }, p.admin)).body.totalCount).toBe(0);
+    expect((await call(p.t, 'listUsers', undefined, { search: tag, status: 'active' }, p.admin)).body.totalCount).toBe(
+      0,
+    );
     const bad = await call(p.t, 'listUsers', undefined, { limit: 500 }, p.admin);
     expect([bad.status, bad.body.code]).toEqual([400, 1002]);
   });
@@ -148,7 +191,13 @@ describe('listing and company users', () => {
     expect((await call(p.t, 'getUser', colleague.id, {}, h)).status).toBe(200);
     const out = await call(p.t, 'getUser', internal.id, {}, h);
     expect([out.status, out.body.code]).toEqual([403, 1023]);
-    await waitFor(async () => (await call(p.t, 'listUsers', undefined, { companyId: 'c-1', limit: 100 }, p.admin)).body.users.some((x: { id: string }) => x.id === colleague.id), { what: 'colleague listed' });
+    await waitFor(
+      async () =>
+        (await call(p.t, 'listUsers', undefined, { companyId: 'c-1', limit: 100 }, p.admin)).body.users.some(
+          (x: { id: string }) => x.id === colleague.id,
+        ),
+      { what: 'colleague listed' },
+    );
     const listed = await call(p.t, 'listUsers', undefined, { limit: 100 }, h);
     expect(listed.status).toBe(200);
     expect(new Set(listed.body.users.map((x: { companyId: string }) => x.companyId))).toEqual(new Set(['c-1']));
@@ -169,12 +218,17 @@ describe('a company user keeps users in its company', () => {
       const r = await call(p.t, 'updateUser', colleague.id, body, companyUser);
       expect({ body, answer: [r.status, r.body.code] }).toEqual({ body, answer: [403, 4021] });
       // no approval was asked: the user waits for nothing and is still in c-1
-      expect((await call(p.t, 'getUser', colleague.id, {}, p.admin)).body).toMatchObject({ pendingApproval: null, user: { type: 'company', companyId: 'c-1' } });
+      expect((await call(p.t, 'getUser', colleague.id, {}, p.admin)).body).toMatchObject({
+        pendingApproval: null,
+        user: { type: 'company', companyId: 'c-1' },
+      });
     }
     const renamed = await call(p.t, 'updateUser', colleague.id, { name: 'Still Here' }, companyUser);
     expect(renamed.status).toBe(200);
     // the requester's company goes with the change, for approveUser to check again as the approver applies it
-    const record = (await p.t.rt.call('ApprovalManager', 'getApproval', renamed.body.approval.id)).body as { additionalData: Record<string, unknown> };
+    const record = (await p.t.rt.call('ApprovalManager', 'getApproval', renamed.body.approval.id)).body as {
+      additionalData: Record<string, unknown>;
+    };
     expect(record.additionalData).toMatchObject({ requesterCompanyId: 'c-1' });
     // an internal user may still move one (the rule binds tenant-bound callers only)
     await review(renamed.body.approval.id, 'approve');
@@ -188,15 +242,20 @@ describe('audit', () => {
   test('changes are logged with the email and name masked, and no password or code anywhere', async () => {
     const u = await createApprovedUser(p);
     await acceptInvitation(p, u);
-    const logs = await waitFor(async () => {
-      const found = await findLogs(p.t, { entityId: u.id });
-      return found.items.some((l) => l.additionalData?.event === 'invitation_accepted') ? found : undefined;
-    }, { what: 'audit entries' });
+    const logs = await waitFor(
+      async () => {
+        const found = await findLogs(p.t, { entityId: u.id });
+        return found.items.some((l) => l.additionalData?.event === 'invitation_accepted') ? found : undefined;
+      },
+      { what: 'audit entries' },
+    );
     const text = JSON.stringify(logs!.items);
     expect(text).not.toContain(u.email);
     expect(text).not.toContain('mauve-otter-lantern-42');
     expect(text).not.toMatch(/scrypt\$/);
     const accepted = logs!.items.find((l) => l.additionalData?.event === 'invitation_accepted')!;
-    expect(accepted.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(expect.arrayContaining(['status', 'acceptedAt']));
+    expect(accepted.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(
+      expect.arrayContaining(['status', 'acceptedAt']),
+    );
   });
 });

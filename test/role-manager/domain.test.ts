@@ -96,7 +96,10 @@ describe('permissions', () => {
       { field: 'permissions.Nope', reason: "unknown class 'Nope'" },
     ]);
     expect(permissionErrors({ Tier: ['getTier'] }, c)).toEqual([]);
-    expect(permissionErrors({ constructor: ['x'], Tier: ['toString'] }, c).map((e) => e.reason)).toEqual(["unknown class 'constructor'", "unknown method 'toString'"]);
+    expect(permissionErrors({ constructor: ['x'], Tier: ['toString'] }, c).map((e) => e.reason)).toEqual([
+      "unknown class 'constructor'",
+      "unknown method 'toString'",
+    ]);
   });
 });
 
@@ -121,11 +124,19 @@ describe('names and state', () => {
 
   test('rolesForReading always has super, also for an empty state', () => {
     expect(rolesForReading({}).map((r) => r.id)).toEqual(['super']);
-    expect(rolesForReading({ roles: { r1: role() } }).map((r) => r.id).sort()).toEqual(['r1', 'super']);
+    expect(
+      rolesForReading({ roles: { r1: role() } })
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['r1', 'super']);
   });
 
   test('activeRolesMatching: by id or name; all active without names', () => {
-    const roles = [role({ id: 'a', name: 'A' }), role({ id: 'b', name: 'B', status: 'inactive' }), role({ id: 'c', name: 'C' })];
+    const roles = [
+      role({ id: 'a', name: 'A' }),
+      role({ id: 'b', name: 'B', status: 'inactive' }),
+      role({ id: 'c', name: 'C' }),
+    ];
     expect(activeRolesMatching(roles, ['A', 'b', 'c']).map((r) => r.id)).toEqual(['a', 'c']);
     expect(activeRolesMatching(roles).map((r) => r.id)).toEqual(['a', 'c']);
     expect(activeRolesMatching(roles, [])).toEqual([]);
@@ -133,7 +144,11 @@ describe('names and state', () => {
 
   test('applyChanges: name trimmed, description removed with null, permissions normalized; sameContent ignores updatedAt', () => {
     const base = entityOf(role({ description: 'd', permissions: { X: ['a'] } }));
-    const next = applyChanges(base, { name: ' New ', description: null, permissions: { X: ['b', 'a', 'a'] } }, '2025-02-02T00:00:00.000Z');
+    const next = applyChanges(
+      base,
+      { name: ' New ', description: null, permissions: { X: ['b', 'a', 'a'] } },
+      '2025-02-02T00:00:00.000Z',
+    );
     expect(next).toMatchObject({ name: 'New', permissions: { X: ['a', 'b'] }, updatedAt: '2025-02-02T00:00:00.000Z' });
     expect('description' in next).toBe(false);
     expect(sameContent(base, applyChanges(base, { permissions: { X: ['a', 'a'] } }, 'later'))).toBe(true);
@@ -184,19 +199,38 @@ describe('listing queries', () => {
 describe('setState input', () => {
   const catalogue = { RoleManager: ['getRole', 'listRoles'] };
   const sup = superRole(NOW);
-  const input = (over: Record<string, unknown> = {}) => ({ id: 'ops', name: 'Ops', level: 10 as const, permissions: { RoleManager: ['getRole'] }, status: 'active' as const, ...over });
+  const input = (over: Record<string, unknown> = {}) => ({
+    id: 'ops',
+    name: 'Ops',
+    level: 10 as const,
+    permissions: { RoleManager: ['getRole'] },
+    status: 'active' as const,
+    ...over,
+  });
 
   test('a valid list installs the roles and keeps the built-in super role (a given super entry is ignored)', () => {
     const r = stateFromInput([input(), input({ id: 'super', level: 10, status: 'inactive' })], catalogue, sup, NOW);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.roles.super).toBe(sup);
-    expect(r.roles.ops).toEqual({ ...input(), createdBy: { id: 'system', type: 'system', name: 'system' }, createdAt: NOW, updatedAt: NOW, pendingApprovalId: null });
+    expect(r.roles.ops).toEqual({
+      ...input(),
+      createdBy: { id: 'system', type: 'system', name: 'system' },
+      createdAt: NOW,
+      updatedAt: NOW,
+      pendingApprovalId: null,
+    });
   });
 
   test('duplicate names are a conflict; duplicate ids and unknown permissions are invalid', () => {
-    expect(stateFromInput([input(), input({ id: 'o2', name: ' OPS' })], catalogue, sup, NOW)).toMatchObject({ ok: false, status: 'conflict' });
-    expect(stateFromInput([input({ name: 'SUPER' })], catalogue, sup, NOW)).toMatchObject({ ok: false, status: 'conflict' });
+    expect(stateFromInput([input(), input({ id: 'o2', name: ' OPS' })], catalogue, sup, NOW)).toMatchObject({
+      ok: false,
+      status: 'conflict',
+    });
+    expect(stateFromInput([input({ name: 'SUPER' })], catalogue, sup, NOW)).toMatchObject({
+      ok: false,
+      status: 'conflict',
+    });
     expect(stateFromInput([input(), input({ name: 'Other' })], catalogue, sup, NOW)).toMatchObject({
       ok: false,
       status: 'invalid',

@@ -59,14 +59,19 @@ describe('holdingOf', () => {
 
   test('inherited keys are no permissions', () => {
     const h = holdingOf([{ level: 10, permissions: { RoleManager: ['getRole'] } }]);
-    expect(permissionsNotHeld({ constructor: ['call'], toString: ['x'] }, h)).toEqual(['constructor.call', 'toString.x']);
+    expect(permissionsNotHeld({ constructor: ['call'], toString: ['x'] }, h)).toEqual([
+      'constructor.call',
+      'toString.x',
+    ]);
   });
 });
 
 describe('permissionsNotHeld', () => {
   test('names every Class.method the holding lacks', () => {
     const h = held({ RoleManager: ['getRole', 'updateRole'] });
-    expect(permissionsNotHeld({ RoleManager: ['getRole', 'setState', 'updateRole'], Setting: ['setState'] }, h)).toEqual(['RoleManager.setState', 'Setting.setState']);
+    expect(
+      permissionsNotHeld({ RoleManager: ['getRole', 'setState', 'updateRole'], Setting: ['setState'] }, h),
+    ).toEqual(['RoleManager.setState', 'Setting.setState']);
     expect(permissionsNotHeld({ RoleManager: ['getRole'] }, h)).toEqual([]);
     expect(permissionsNotHeld({ RoleManager: ['setState'] }, ALL)).toEqual([]);
   });
@@ -89,27 +94,176 @@ describe('escalationRefusal', () => {
   // declaring more parameters than a row has cells would be taken to wait for `done`
   const table: [string, RoleChange, Holding, string[], string | null, Record<string, unknown> | null][] = [
     // creation
-    ['create with held permissions', { kind: 'create', role: role({ permissions: { RoleManager: ['getRole'] } }) }, editor, ['editor'], null, null],
-    ['create granting a permission not held', { kind: 'create', role: role({ permissions: { RoleManager: ['getRole', 'setState'] } }) }, editor, ['editor'], 'ROLE_PERMISSION_NOT_HELD', { notHeld: ['RoleManager.setState'] }],
-    ['create level 1 without holding everything', { kind: 'create', role: role({ level: 1, permissions: {} }) }, editor, ['editor'], 'ROLE_LEVEL_NOT_HELD', null],
-    ['create level 1 holding everything', { kind: 'create', role: role({ level: 1, permissions: {} }) }, ALL, ['super'], null, null],
-    ['create anything holding everything', { kind: 'create', role: role({ permissions: { Workflow: ['setState'] } }) }, ALL, [], null, null],
+    [
+      'create with held permissions',
+      { kind: 'create', role: role({ permissions: { RoleManager: ['getRole'] } }) },
+      editor,
+      ['editor'],
+      null,
+      null,
+    ],
+    [
+      'create granting a permission not held',
+      { kind: 'create', role: role({ permissions: { RoleManager: ['getRole', 'setState'] } }) },
+      editor,
+      ['editor'],
+      'ROLE_PERMISSION_NOT_HELD',
+      { notHeld: ['RoleManager.setState'] },
+    ],
+    [
+      'create level 1 without holding everything',
+      { kind: 'create', role: role({ level: 1, permissions: {} }) },
+      editor,
+      ['editor'],
+      'ROLE_LEVEL_NOT_HELD',
+      null,
+    ],
+    [
+      'create level 1 holding everything',
+      { kind: 'create', role: role({ level: 1, permissions: {} }) },
+      ALL,
+      ['super'],
+      null,
+      null,
+    ],
+    [
+      'create anything holding everything',
+      { kind: 'create', role: role({ permissions: { Workflow: ['setState'] } }) },
+      ALL,
+      [],
+      null,
+      null,
+    ],
     // update
-    ['update another role within held permissions', { kind: 'update', old: role(), next: role({ description: 'x' }) }, editor, ['editor'], null, null],
-    ['update own role by name', { kind: 'update', old: role({ name: 'editor' }), next: role({ name: 'editor', description: 'x' }) }, editor, ['editor'], 'ROLE_SELF_EDIT', null],
-    ['update own role by id', { kind: 'update', old: role({ id: 'e1' }), next: role({ id: 'e1', description: 'x' }) }, ALL, ['e1'], 'ROLE_SELF_EDIT', null],
-    ['rename another role to a name the caller holds', { kind: 'update', old: role(), next: role({ name: 'Editor' }) }, editor, ['editor'], 'ROLE_SELF_EDIT', { newName: 'Editor' }],
-    ['add a permission not held', { kind: 'update', old: role(), next: role({ permissions: { RoleManager: ['getRole', 'setState'] } }) }, editor, ['editor'], 'ROLE_PERMISSION_NOT_HELD', { notHeld: ['RoleManager.setState'] }],
-    ['edit a role that can do more than the caller', { kind: 'update', old: role({ permissions: { Setting: ['setState'] } }), next: role({ permissions: { Setting: ['setState'] }, description: 'x' }) }, editor, ['editor'], 'ROLE_PERMISSION_NOT_HELD', { notHeld: ['Setting.setState'] }],
-    ['update a level-1 role without holding everything', { kind: 'update', old: role({ level: 1, permissions: {} }), next: role({ level: 1, permissions: {}, description: 'x' }) }, editor, ['editor'], 'ROLE_LEVEL_NOT_HELD', null],
-    ['update a level-1 role holding everything', { kind: 'update', old: role({ level: 1, permissions: {} }), next: role({ level: 1, permissions: {}, description: 'x' }) }, ALL, ['super'], null, null],
+    [
+      'update another role within held permissions',
+      { kind: 'update', old: role(), next: role({ description: 'x' }) },
+      editor,
+      ['editor'],
+      null,
+      null,
+    ],
+    [
+      'update own role by name',
+      { kind: 'update', old: role({ name: 'editor' }), next: role({ name: 'editor', description: 'x' }) },
+      editor,
+      ['editor'],
+      'ROLE_SELF_EDIT',
+      null,
+    ],
+    [
+      'update own role by id',
+      { kind: 'update', old: role({ id: 'e1' }), next: role({ id: 'e1', description: 'x' }) },
+      ALL,
+      ['e1'],
+      'ROLE_SELF_EDIT',
+      null,
+    ],
+    [
+      'rename another role to a name the caller holds',
+      { kind: 'update', old: role(), next: role({ name: 'Editor' }) },
+      editor,
+      ['editor'],
+      'ROLE_SELF_EDIT',
+      { newName: 'Editor' },
+    ],
+    [
+      'add a permission not held',
+      { kind: 'update', old: role(), next: role({ permissions: { RoleManager: ['getRole', 'setState'] } }) },
+      editor,
+      ['editor'],
+      'ROLE_PERMISSION_NOT_HELD',
+      { notHeld: ['RoleManager.setState'] },
+    ],
+    [
+      'edit a role that can do more than the caller',
+      {
+        kind: 'update',
+        old: role({ permissions: { Setting: ['setState'] } }),
+        next: role({ permissions: { Setting: ['setState'] }, description: 'x' }),
+      },
+      editor,
+      ['editor'],
+      'ROLE_PERMISSION_NOT_HELD',
+      { notHeld: ['Setting.setState'] },
+    ],
+    [
+      'update a level-1 role without holding everything',
+      {
+        kind: 'update',
+        old: role({ level: 1, permissions: {} }),
+        next: role({ level: 1, permissions: {}, description: 'x' }),
+      },
+      editor,
+      ['editor'],
+      'ROLE_LEVEL_NOT_HELD',
+      null,
+    ],
+    [
+      'update a level-1 role holding everything',
+      {
+        kind: 'update',
+        old: role({ level: 1, permissions: {} }),
+        next: role({ level: 1, permissions: {}, description: 'x' }),
+      },
+      ALL,
+      ['super'],
+      null,
+      null,
+    ],
     // status
-    ['activate a role within held permissions', { kind: 'status', old: role({ status: 'inactive' }), status: 'active' }, editor, ['editor'], null, null],
-    ['activate a role with permissions not held', { kind: 'status', old: role({ status: 'inactive', permissions: { RoleManager: ['setState'] } }), status: 'active' }, editor, ['editor'], 'ROLE_PERMISSION_NOT_HELD', { notHeld: ['RoleManager.setState'] }],
-    ['deactivate a role with permissions not held (grants nothing)', { kind: 'status', old: role({ permissions: { RoleManager: ['setState'] } }), status: 'inactive' }, editor, ['editor'], null, null],
-    ['deactivate own role', { kind: 'status', old: role({ name: 'editor' }), status: 'inactive' }, editor, ['editor'], 'ROLE_SELF_EDIT', null],
-    ['activate a level-1 role without holding everything', { kind: 'status', old: role({ level: 1, status: 'inactive', permissions: {} }), status: 'active' }, editor, ['editor'], 'ROLE_LEVEL_NOT_HELD', null],
-    ['deactivate a level-1 role without holding everything', { kind: 'status', old: role({ level: 1, permissions: {} }), status: 'inactive' }, editor, ['editor'], 'ROLE_LEVEL_NOT_HELD', null],
+    [
+      'activate a role within held permissions',
+      { kind: 'status', old: role({ status: 'inactive' }), status: 'active' },
+      editor,
+      ['editor'],
+      null,
+      null,
+    ],
+    [
+      'activate a role with permissions not held',
+      {
+        kind: 'status',
+        old: role({ status: 'inactive', permissions: { RoleManager: ['setState'] } }),
+        status: 'active',
+      },
+      editor,
+      ['editor'],
+      'ROLE_PERMISSION_NOT_HELD',
+      { notHeld: ['RoleManager.setState'] },
+    ],
+    [
+      'deactivate a role with permissions not held (grants nothing)',
+      { kind: 'status', old: role({ permissions: { RoleManager: ['setState'] } }), status: 'inactive' },
+      editor,
+      ['editor'],
+      null,
+      null,
+    ],
+    [
+      'deactivate own role',
+      { kind: 'status', old: role({ name: 'editor' }), status: 'inactive' },
+      editor,
+      ['editor'],
+      'ROLE_SELF_EDIT',
+      null,
+    ],
+    [
+      'activate a level-1 role without holding everything',
+      { kind: 'status', old: role({ level: 1, status: 'inactive', permissions: {} }), status: 'active' },
+      editor,
+      ['editor'],
+      'ROLE_LEVEL_NOT_HELD',
+      null,
+    ],
+    [
+      'deactivate a level-1 role without holding everything',
+      { kind: 'status', old: role({ level: 1, permissions: {} }), status: 'inactive' },
+      editor,
+      ['editor'],
+      'ROLE_LEVEL_NOT_HELD',
+      null,
+    ],
   ];
 
   test.each(table)('%s', (_name, change, holding, identityRoles, error, details) => {
@@ -123,7 +277,11 @@ describe('escalationRefusal', () => {
   });
 
   test('self-edit is judged before level and permissions', () => {
-    const change: RoleChange = { kind: 'update', old: role({ name: 'boss', level: 1, permissions: {} }), next: role({ name: 'boss', level: 1, permissions: {}, description: 'x' }) };
+    const change: RoleChange = {
+      kind: 'update',
+      old: role({ name: 'boss', level: 1, permissions: {} }),
+      next: role({ name: 'boss', level: 1, permissions: {}, description: 'x' }),
+    };
     expect(escalationRefusal(change, held({}), ['boss'])?.error).toBe('ROLE_SELF_EDIT');
   });
 });
@@ -152,7 +310,12 @@ describe('level 1 only through an approval with approvers', () => {
 });
 
 describe('developer or system (classes/_platform/privileged.ts)', () => {
-  const pm = (claims: Record<string, unknown> = {}): Identity => ({ type: 'program_management_user', userId: 'u', roles: ['super'], claims });
+  const pm = (claims: Record<string, unknown> = {}): Identity => ({
+    type: 'program_management_user',
+    userId: 'u',
+    roles: ['super'],
+    claims,
+  });
 
   test('only the system identity and developers', () => {
     expect(isDeveloperOrSystem({ type: 'system' })).toBe(true);
@@ -165,9 +328,12 @@ describe('developer or system (classes/_platform/privileged.ts)', () => {
   });
 
   test('assertDeveloperOrSystem throws the caller-built refusal, naming the operation', () => {
-    const refuse = (message: string, details: Record<string, unknown>) => Object.assign(new Error(message), { details });
+    const refuse = (message: string, details: Record<string, unknown>) =>
+      Object.assign(new Error(message), { details });
     expect(() => assertDeveloperOrSystem({ identity: pm({ developer: true }) }, 'X.setState', refuse)).not.toThrow();
-    expect(() => assertDeveloperOrSystem({ identity: pm() }, 'X.setState', refuse)).toThrow('X.setState is for the system identity and developers only');
+    expect(() => assertDeveloperOrSystem({ identity: pm() }, 'X.setState', refuse)).toThrow(
+      'X.setState is for the system identity and developers only',
+    );
     let thrown: any;
     try {
       assertDeveloperOrSystem({ identity: { type: 'class', classId: 'Member' } }, 'X.setState', refuse);

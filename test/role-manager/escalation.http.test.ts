@@ -16,7 +16,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { waitFor, type TestRuntime } from '../support/harness';
 import { findLogs } from '../support/logs';
-import { developer, pmUser, rm, ROLE_CLASS_DIRS, roleWhere, seedRole, snapshotWhere, startRoleRuntime, storedRole, type Headers } from './support';
+import {
+  developer,
+  pmUser,
+  rm,
+  ROLE_CLASS_DIRS,
+  roleWhere,
+  seedRole,
+  snapshotWhere,
+  startRoleRuntime,
+  storedRole,
+  type Headers,
+} from './support';
 
 let t: TestRuntime;
 let ids: Record<string, string>;
@@ -28,13 +39,24 @@ let alice: Headers; // holds the `approver` role
 let dev: Headers; // level 1 and developer
 
 const post = (method: string, body: unknown, headers: Headers) => t.post(rm(t, method), body, headers);
-const call = (classId: string, method: string, instanceId: string, body: unknown, headers: Headers) => t.post(`/${t.projectId}/CALL/${classId}/${method}/${instanceId}`, body, headers);
+const call = (classId: string, method: string, instanceId: string, body: unknown, headers: Headers) =>
+  t.post(`/${t.projectId}/CALL/${classId}/${method}/${instanceId}`, body, headers);
 const reviewAs = async (who: Headers, approvalId: string, action: 'approve' | 'reject') =>
   t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, who);
 const roleFile = JSON.parse(fs.readFileSync(path.join(__dirname, '../../workflow-configs/RoleManager.json'), 'utf8'));
 const noApprovers = { classId: 'RoleManager', rules: roleFile.rules.map((r: any) => ({ ...r, approvers: [] })) };
 const runRule = async (event: string, currentStatus: string) =>
-  ((await t.rt.call('Workflow', 'run', undefined, { classId: 'RoleManager', event, currentStatus, entity: { status: currentStatus }, actor: { id: 'x', type: 'program_management_user' } })).body as any).rule;
+  (
+    (
+      await t.rt.call('Workflow', 'run', undefined, {
+        classId: 'RoleManager',
+        event,
+        currentStatus,
+        entity: { status: currentStatus },
+        actor: { id: 'x', type: 'program_management_user' },
+      })
+    ).body as any
+  ).rule;
 
 function expect403(r: { status: number; body: any }, code: number, classId?: string) {
   expect([r.status, r.body.code]).toEqual([403, code]);
@@ -42,14 +64,21 @@ function expect403(r: { status: number; body: any }, code: number, classId?: str
 }
 
 beforeAll(async () => {
-  t = await startRoleRuntime({ ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0', CLASS_DIRS: `${ROLE_CLASS_DIRS},classes/Setting` });
+  t = await startRoleRuntime({
+    ROLE_DEPLOYMENT_COOLDOWN_SECONDS: '0',
+    CLASS_DIRS: `${ROLE_CLASS_DIRS},classes/Setting`,
+  });
   await t.rt.call('RoleManager', 'init', 'default', {});
   await snapshotWhere(t, (s) => s.roles.some((r: any) => r.id === 'super'));
   ids = {
     roleEditor: await seedRole(t, 'roleEditor', { RoleManager: ['updateRole'] }),
     target: await seedRole(t, 'target', { RoleManager: ['updateRole'] }),
     delegator: await seedRole(t, 'delegator', { RoleManager: ['createRole', 'getRole', 'updateRole', 'updateStatus'] }),
-    operator: await seedRole(t, 'operator', { RoleManager: ['setState'], Setting: ['setState'], Workflow: ['init', 'setState', 'updateWorkflowConfiguration'] }),
+    operator: await seedRole(t, 'operator', {
+      RoleManager: ['setState'],
+      Setting: ['setState'],
+      Workflow: ['init', 'setState', 'updateWorkflowConfiguration'],
+    }),
     approver: await seedRole(t, 'approver', {}),
   };
   mallory = pmUser(t, 'mallory', ['roleEditor']);
@@ -66,16 +95,27 @@ describe('the escalation chain of a user raising their own privileges: every ste
     const before = (await t.rt.ports.roles.current())!;
 
     // 1. update its own role (by name in the token), granting itself setState
-    const own = await post('updateRole', { id: ids.roleEditor, permissions: { RoleManager: ['setState', 'updateRole'] } }, mallory);
+    const own = await post(
+      'updateRole',
+      { id: ids.roleEditor, permissions: { RoleManager: ['setState', 'updateRole'] } },
+      mallory,
+    );
     expect403(own, 9013, 'RoleManager');
     expect(own.body.details).toMatchObject({ id: ids.roleEditor, name: 'roleEditor' });
     // by id in the token too
-    expect403(await post('updateRole', { id: ids.roleEditor, description: 'mine' }, pmUser(t, 'mallory', [ids.roleEditor])), 9013);
+    expect403(
+      await post('updateRole', { id: ids.roleEditor, description: 'mine' }, pmUser(t, 'mallory', [ids.roleEditor])),
+      9013,
+    );
     // nor deactivate / reactivate its own role (updateStatus is not even granted to it: the role check answers first)
     expect403(await post('updateStatus', { id: ids.roleEditor, status: 'inactive' }, mallory), 1008);
 
     // 2. grant setState through another role it may edit
-    const other = await post('updateRole', { id: ids.target, permissions: { RoleManager: ['setState', 'updateRole'] } }, mallory);
+    const other = await post(
+      'updateRole',
+      { id: ids.target, permissions: { RoleManager: ['setState', 'updateRole'] } },
+      mallory,
+    );
     expect403(other, 9012, 'RoleManager');
     expect(other.body.details).toEqual({ id: ids.target, notHeld: ['RoleManager.setState'] });
 
@@ -91,9 +131,17 @@ describe('the escalation chain of a user raising their own privileges: every ste
     expect403(lvl1, 9014, 'RoleManager');
 
     // nothing changed: roles, approvals waiting on them, the published snapshot, and mallory's reach
-    expect(await storedRole(t, ids.roleEditor)).toMatchObject({ permissions: { RoleManager: ['updateRole'] }, pendingApprovalId: null });
-    expect(await storedRole(t, ids.target)).toMatchObject({ permissions: { RoleManager: ['updateRole'] }, pendingApprovalId: null });
-    expect((await t.rt.call('RoleManager', 'listRoles', 'default', { search: 'boss' })).body).toMatchObject({ totalCount: 0 });
+    expect(await storedRole(t, ids.roleEditor)).toMatchObject({
+      permissions: { RoleManager: ['updateRole'] },
+      pendingApprovalId: null,
+    });
+    expect(await storedRole(t, ids.target)).toMatchObject({
+      permissions: { RoleManager: ['updateRole'] },
+      pendingApprovalId: null,
+    });
+    expect((await t.rt.call('RoleManager', 'listRoles', 'default', { search: 'boss' })).body).toMatchObject({
+      totalCount: 0,
+    });
     const after = (await t.rt.ports.roles.current())!;
     expect(after.hash).toBe(before.hash);
     expect(after.roles.filter((r) => r.level === 1).map((r) => r.id)).toEqual(['super']);
@@ -101,18 +149,41 @@ describe('the escalation chain of a user raising their own privileges: every ste
   });
 
   test('a role admin grants only what it holds, never edits its own role, nor renames a role to a name it holds', async () => {
-    const granted = await post('createRole', { name: 'too much', permissions: { RoleManager: ['getRole'], Setting: ['setState'] } }, dan);
+    const granted = await post(
+      'createRole',
+      { name: 'too much', permissions: { RoleManager: ['getRole'], Setting: ['setState'] } },
+      dan,
+    );
     expect403(granted, 9012);
     expect(granted.body.details.notHeld).toEqual(['Setting.setState']);
-    expect403(await post('updateRole', { id: ids.delegator, permissions: { RoleManager: ['createRole', 'getRole', 'setState', 'updateRole', 'updateStatus'] } }, dan), 9013);
+    expect403(
+      await post(
+        'updateRole',
+        {
+          id: ids.delegator,
+          permissions: { RoleManager: ['createRole', 'getRole', 'setState', 'updateRole', 'updateStatus'] },
+        },
+        dan,
+      ),
+      9013,
+    );
     expect403(await post('updateStatus', { id: ids.delegator, status: 'inactive' }, dan), 9013);
     // a rename hands the role to the holders of the new name
-    const rename = await post('updateRole', { id: ids.target, name: 'Delegator2' }, pmUser(t, 'dan', ['delegator', 'Delegator2']));
+    const rename = await post(
+      'updateRole',
+      { id: ids.target, name: 'Delegator2' },
+      pmUser(t, 'dan', ['delegator', 'Delegator2']),
+    );
     expect403(rename, 9013);
     // a role that can do more than the admin: refused even for a description
     expect403(await post('updateRole', { id: ids.operator, description: 'ops' }, dan), 9012);
     // activating a role grants its permissions: only what the caller holds
-    const inactive = (await t.rt.call('RoleManager', 'createRole', 'default', { name: 'dormant', permissions: { Setting: ['setState'] } })).body as any;
+    const inactive = (
+      await t.rt.call('RoleManager', 'createRole', 'default', {
+        name: 'dormant',
+        permissions: { Setting: ['setState'] },
+      })
+    ).body as any;
     await t.rt.call('RoleManager', 'updateStatus', 'default', { id: inactive.role.id, status: 'inactive' });
     await roleWhere(t, inactive.role.id, (r) => r.status === 'inactive');
     const activate = await post('updateStatus', { id: inactive.role.id, status: 'active' }, dan);
@@ -132,7 +203,12 @@ describe('level-1 roles: only level-1 users, only through an approval with appro
     const r = await post('createRole', { name: 'second super', level: 1 }, root);
     expect(r.status).toBe(201);
     expect(r.body.role).toMatchObject({ level: 1, status: 'inactive' });
-    expect(r.body.approval).toMatchObject({ event: 'role_create', approvalStatus: 'pending', approvalType: 'manual', approvers: ['approver'] });
+    expect(r.body.approval).toMatchObject({
+      event: 'role_create',
+      approvalStatus: 'pending',
+      approvalType: 'manual',
+      approvers: ['approver'],
+    });
     const id = r.body.role.id;
     expect((await t.rt.ports.roles.current())!.roles.some((x) => x.id === id)).toBe(false);
     const selfApproval = await reviewAs(pmUser(t, 'root', ['super', 'approver']), r.body.approval.id, 'approve');
@@ -156,7 +232,9 @@ describe('level-1 roles: only level-1 users, only through an approval with appro
     const r = await post('createRole', { name: 'dev super', level: 1 }, dev);
     expect403(r, 9015, 'RoleManager');
     expect(r.body.details).toMatchObject({ reason: 'auto_approved' });
-    expect((await t.rt.call('RoleManager', 'listRoles', 'default', { search: 'dev super' })).body).toMatchObject({ totalCount: 0 });
+    expect((await t.rt.call('RoleManager', 'listRoles', 'default', { search: 'dev super' })).body).toMatchObject({
+      totalCount: 0,
+    });
   });
 
   test('a rule without approvers does not approve a level-1 role: refused, no approval left behind; level-10 roles follow the rule', async () => {
@@ -170,8 +248,14 @@ describe('level-1 roles: only level-1 users, only through an approval with appro
       const ten = await post('createRole', { name: 'auto ten', permissions: { RoleManager: ['getRole'] } }, root);
       expect(ten.status).toBe(201);
       expect(ten.body.role.status).toBe('active');
-      await waitFor(() => t.rt.documents.get('approvals', ten.body.approval.id), { what: 'the level-10 approval streamed' });
-      const made = await t.rt.documents.find<Record<string, unknown>>('approvals', { classId: 'RoleManager', createdAt: { $gte: since } }, {});
+      await waitFor(() => t.rt.documents.get('approvals', ten.body.approval.id), {
+        what: 'the level-10 approval streamed',
+      });
+      const made = await t.rt.documents.find<Record<string, unknown>>(
+        'approvals',
+        { classId: 'RoleManager', createdAt: { $gte: since } },
+        {},
+      );
       expect(made.items.map((a) => a.entityId)).toEqual([ten.body.role.id]); // the refused level-1 role left no approval
     } finally {
       expect((await call('Workflow', 'setState', 'RoleManager', roleFile, dev)).status).toBe(200);
@@ -196,7 +280,11 @@ describe('the default role rules require an approver', () => {
     await roleWhere(t, r.body.role.id, (x) => x.status === 'active');
     await snapshotWhere(t, (s) => s.roles.some((x: any) => x.id === r.body.role.id));
     // and may change it within what it holds, through an approval
-    const u = await post('updateRole', { id: r.body.role.id, permissions: { RoleManager: ['getRole', 'updateStatus'] } }, dan);
+    const u = await post(
+      'updateRole',
+      { id: r.body.role.id, permissions: { RoleManager: ['getRole', 'updateStatus'] } },
+      dan,
+    );
     expect(u.status).toBe(200);
     expect(u.body.approval).toMatchObject({ approvalStatus: 'pending' });
     expect(u.body.role.permissions).toEqual({ RoleManager: ['getRole'] });
@@ -209,7 +297,10 @@ describe('setState and workflow rules: developers and the system only', () => {
     const roles = current.roles.filter((r: any) => r.id !== 'super');
     const r = await post('setState', { roles }, dev);
     expect(r.status).toBe(200);
-    const log = await waitFor(async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0], { what: 'setState log' });
+    const log = await waitFor(
+      async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0],
+      { what: 'setState log' },
+    );
     expect(log.actor).toMatchObject({ id: 'dora', type: 'developer' });
   });
 
@@ -220,11 +311,20 @@ describe('setState and workflow rules: developers and the system only', () => {
     expect403(await call('Setting', 'setState', 'default', { groups }, mallory), 1008);
     expect(await t.rt.store.exists('Setting', 'default')).toBe(false);
     // validated before it is written
-    const dup = await call('Setting', 'setState', 'default', { groups: { tierTypes: { value: [groups.tierTypes.value[0], { ...groups.tierTypes.value[0], id: 'tt-y' }] } } }, dev);
+    const dup = await call(
+      'Setting',
+      'setState',
+      'default',
+      { groups: { tierTypes: { value: [groups.tierTypes.value[0], { ...groups.tierTypes.value[0], id: 'tt-y' }] } } },
+      dev,
+    );
     expect([dup.status, dup.body.code]).toEqual([400, 10035]);
     const ok = await call('Setting', 'setState', 'default', { groups }, dev);
     expect(ok.status).toBe(200);
-    const log = await waitFor(async () => (await findLogs(t, { classId: 'Setting', entityType: 'settings' })).items[0], { what: 'Setting.setState log' });
+    const log = await waitFor(
+      async () => (await findLogs(t, { classId: 'Setting', entityType: 'settings' })).items[0],
+      { what: 'Setting.setState log' },
+    );
     expect(log.actor).toMatchObject({ id: 'dora', type: 'developer' });
   });
 
@@ -238,7 +338,16 @@ describe('setState and workflow rules: developers and the system only', () => {
 
     // a class changes only its own configuration
     const asClass = (classId: string, method: string, instanceId: string, body: unknown) =>
-      t.rt.dispatcher.call({ classId: 'Workflow', method, instanceId, body, identity: { type: 'class', classId, instanceId: 'default' }, origin: 'class' }).catch((e) => e);
+      t.rt.dispatcher
+        .call({
+          classId: 'Workflow',
+          method,
+          instanceId,
+          body,
+          identity: { type: 'class', classId, instanceId: 'default' },
+          origin: 'class',
+        })
+        .catch((e) => e);
     for (const method of ['updateWorkflowConfiguration', 'setState']) {
       const foreign = await asClass('Setting', method, 'RoleManager', noApprovers);
       expect([method, foreign.status, foreign.code]).toEqual([method, 403, 14008]);
@@ -249,19 +358,27 @@ describe('setState and workflow rules: developers and the system only', () => {
     expect((await runRule('role_update', 'active')).approvers).toEqual(['approver']);
 
     // (a write that changes nothing leaves no audit entry: this one reworded a description)
-    const reworded = { ...roleFile, rules: roleFile.rules.map((r: any, i: number) => (i === 0 ? { ...r, description: 'reworded by the class' } : r)) };
+    const reworded = {
+      ...roleFile,
+      rules: roleFile.rules.map((r: any, i: number) => (i === 0 ? { ...r, description: 'reworded by the class' } : r)),
+    };
     const own = await asClass('RoleManager', 'updateWorkflowConfiguration', 'RoleManager', reworded);
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ classId: 'RoleManager', updatedBy: { type: 'system', id: 'default' } });
     const byDev = await call('Workflow', 'updateWorkflowConfiguration', 'RoleManager', roleFile, dev);
     expect(byDev.status).toBe(200);
 
-    const logs = await waitFor(async () => {
-      const l = await findLogs(t, { classId: 'Workflow', entityId: 'RoleManager' });
-      const byDev = l.items.some((e) => e.actor?.type === 'developer' && e.additionalData?.method === 'updateWorkflowConfiguration');
-      const byClass = l.items.some((e) => e.actor?.type === 'system' && e.actor?.name === 'class:RoleManager');
-      return byDev && byClass ? l.items : undefined;
-    }, { what: 'workflow configuration logs' });
+    const logs = await waitFor(
+      async () => {
+        const l = await findLogs(t, { classId: 'Workflow', entityId: 'RoleManager' });
+        const byDev = l.items.some(
+          (e) => e.actor?.type === 'developer' && e.additionalData?.method === 'updateWorkflowConfiguration',
+        );
+        const byClass = l.items.some((e) => e.actor?.type === 'system' && e.actor?.name === 'class:RoleManager');
+        return byDev && byClass ? l.items : undefined;
+      },
+      { what: 'workflow configuration logs' },
+    );
     expect(logs![0]).toMatchObject({ entityType: 'workflowConfiguration', entityId: 'RoleManager' });
   });
 });

@@ -17,12 +17,16 @@ let clerk: Headers;
 let clerkId: string;
 
 const target = () => `/${t.projectId}/CALL/ApprovalManager/listApprovals`;
-const hasTarget = (s: any) => s.roles.some((r: any) => r.id === clerkId && (r.permissions.ApprovalManager ?? []).includes('listApprovals'));
+const hasTarget = (s: any) =>
+  s.roles.some((r: any) => r.id === clerkId && (r.permissions.ApprovalManager ?? []).includes('listApprovals'));
 const jobResult = (jobId: string) =>
-  until(async () => {
-    const s = (await t.rt.jobs.status(jobId)).status;
-    return s.status === 'completed' ? s.result : undefined;
-  }, { what: `deployment job ${jobId}` });
+  until(
+    async () => {
+      const s = (await t.rt.jobs.status(jobId)).status;
+      return s.status === 'completed' ? s.result : undefined;
+    },
+    { what: `deployment job ${jobId}` },
+  );
 
 beforeAll(async () => {
   t = await startRoleRuntime({ ROLE_DEPLOYMENT_COOLDOWN_SECONDS: String(COOLDOWN_S) });
@@ -30,15 +34,22 @@ beforeAll(async () => {
   await snapshotWhere(t, (s) => s.roles.some((r: any) => r.id === 'super'));
   superUser = pmUser(t, 'root', ['super']);
   clerk = pmUser(t, 'carla', ['clerk']); // tokens carry role names (or ids)
-  const created = await t.post(rm(t, 'createRole'), { name: 'clerk', permissions: { RoleManager: ['getRole'] } }, superUser);
+  const created = await t.post(
+    rm(t, 'createRole'),
+    { name: 'clerk', permissions: { RoleManager: ['getRole'] } },
+    superUser,
+  );
   expect(created.status).toBe(201);
   clerkId = created.body.role.id;
   await review(t, created.body.approval.id, 'approve');
   // published by the deployment scheduled at the end of init's cool-down
-  await until(async () => {
-    const s = await t.rt.ports.roles.current();
-    return s?.roles.some((r: any) => r.id === clerkId) ? s : undefined;
-  }, { timeoutMs: 30_000, what: 'clerk published' });
+  await until(
+    async () => {
+      const s = await t.rt.ports.roles.current();
+      return s?.roles.some((r: any) => r.id === clerkId) ? s : undefined;
+    },
+    { timeoutMs: 30_000, what: 'clerk published' },
+  );
 });
 afterAll(() => t.stop());
 
@@ -49,25 +60,41 @@ test('a level-10 role gains access to one method after the next deployment, and 
 
   // gain: the change applies to the role at once (made as the system identity, which role_update
   // approves at once; a user's update waits for an approver), the role check follows the deployment
-  const granted = (await t.rt.call('RoleManager', 'updateRole', 'default', { id: clerkId, permissions: { RoleManager: ['getRole'], ApprovalManager: ['listApprovals'] } })) as { status: number; body: any };
+  const granted = (await t.rt.call('RoleManager', 'updateRole', 'default', {
+    id: clerkId,
+    permissions: { RoleManager: ['getRole'], ApprovalManager: ['listApprovals'] },
+  })) as { status: number; body: any };
   expect(granted.status).toBe(200);
   expect(granted.body.role.permissions.ApprovalManager).toEqual(['listApprovals']);
   const deferred = await jobResult(granted.body.deploymentJobId);
-  expect(deferred.body).toMatchObject({ isUpdated: false, deploymentScheduled: true, nextDeploymentAvailable: new Date(Date.parse(before.publishedAt) + COOLDOWN_S * 1000).toISOString() });
+  expect(deferred.body).toMatchObject({
+    isUpdated: false,
+    deploymentScheduled: true,
+    nextDeploymentAvailable: new Date(Date.parse(before.publishedAt) + COOLDOWN_S * 1000).toISOString(),
+  });
   expect((await t.rt.ports.roles.current())!.version).toBe(before.version);
   expect((await t.get(target(), clerk)).status).toBe(403); // not deployed yet
-  await waitFor(async () => (await t.get(target(), clerk)).status === 200, { timeoutMs: 30_000, what: 'access granted after the deployment' });
+  await waitFor(async () => (await t.get(target(), clerk)).status === 200, {
+    timeoutMs: 30_000,
+    what: 'access granted after the deployment',
+  });
   const gained = (await t.rt.ports.roles.current())!;
   expect(hasTarget(gained)).toBe(true);
   expect(gained.version).toBe(before.version + 1);
   expect(Date.parse(gained.publishedAt) - Date.parse(before.publishedAt)).toBeGreaterThanOrEqual(COOLDOWN_S * 1000);
 
   // lose: still allowed until the next deployment, refused after it
-  const revoked = (await t.rt.call('RoleManager', 'updateRole', 'default', { id: clerkId, permissions: { RoleManager: ['getRole'] } })) as { status: number; body: any };
+  const revoked = (await t.rt.call('RoleManager', 'updateRole', 'default', {
+    id: clerkId,
+    permissions: { RoleManager: ['getRole'] },
+  })) as { status: number; body: any };
   expect(revoked.status).toBe(200);
   expect((await jobResult(revoked.body.deploymentJobId)).body).toMatchObject({ deploymentScheduled: true });
   expect((await t.get(target(), clerk)).status).toBe(200);
-  await waitFor(async () => (await t.get(target(), clerk)).status === 403, { timeoutMs: 30_000, what: 'access revoked after the deployment' });
+  await waitFor(async () => (await t.get(target(), clerk)).status === 403, {
+    timeoutMs: 30_000,
+    what: 'access revoked after the deployment',
+  });
   const lost = (await t.rt.ports.roles.current())!;
   expect(hasTarget(lost)).toBe(false);
   expect(lost.version).toBe(gained.version + 1);

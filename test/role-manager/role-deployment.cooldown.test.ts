@@ -52,7 +52,10 @@ test('a second deployment inside the 3-minute cool-down is scheduled for its end
   const published = (await t.rt.ports.roles.current())!;
   expect(published.version).toBe(2);
   // a change inside the cool-down (system actor: approved at once)
-  const created = await t.rt.call('RoleManager', 'createRole', 'default', { name: 'late', permissions: { RoleManager: ['listRoles'] } });
+  const created = await t.rt.call('RoleManager', 'createRole', 'default', {
+    name: 'late',
+    permissions: { RoleManager: ['listRoles'] },
+  });
   const late = (created.body as any).role;
   expect(late.status).toBe('active');
   await waitFor(async () => (await scheduledDeployments()).length === 1, { what: 'scheduled deployment' });
@@ -61,7 +64,15 @@ test('a second deployment inside the 3-minute cool-down is scheduled for its end
   expect(r.status).toBe(202);
   const job = await jobOutcome(t, r.body.jobId, superUser);
   const next = new Date(Date.parse(published.publishedAt) + 180_000).toISOString();
-  expect(job.result).toEqual({ status: 200, body: { isUpdated: false, deploymentScheduled: true, nextDeploymentAvailable: next, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+  expect(job.result).toEqual({
+    status: 200,
+    body: {
+      isUpdated: false,
+      deploymentScheduled: true,
+      nextDeploymentAvailable: next,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    },
+  });
   expect(job.result.body.hash).not.toBe(published.hash);
 
   // not published: the role check still reads the old snapshot, the role data already has the role

@@ -31,7 +31,8 @@ let nobody: Headers;
 let member: Headers;
 
 const post = (method: string, body: unknown, headers: Headers) => t.post(rm(t, method), body, headers);
-const get = (method: string, query: string, headers: Headers) => t.get(`${rm(t, method)}${query ? `?${query}` : ''}`, headers);
+const get = (method: string, query: string, headers: Headers) =>
+  t.get(`${rm(t, method)}${query ? `?${query}` : ''}`, headers);
 const doc = (id: string) => t.rt.documents.get('roles', id);
 const logsOf = (id: string) => findLogs(t, { classId: 'RoleManager', entityId: id });
 
@@ -59,12 +60,21 @@ async function activeRole(name: string, permissions: Record<string, string[]> = 
   const created = await post('createRole', { name, permissions }, superUser);
   expect(created.status).toBe(201);
   await review(t, created.body.approval.id, 'approve');
-  return roleWhere(t, created.body.role.id, (r) => r.status === 'active' && r.pendingApprovalId === null, `${name} active`);
+  return roleWhere(
+    t,
+    created.body.role.id,
+    (r) => r.status === 'active' && r.pendingApprovalId === null,
+    `${name} active`,
+  );
 }
 
 describe('createRole', () => {
   test('super user: a level-10 role, inactive until approved; audit-logged, streamed, published once active', async () => {
-    const r = await post('createRole', { name: 'Clerk', description: 'Front desk', permissions: { RoleManager: ['listRoles', 'getRole', 'getRole'] } }, superUser);
+    const r = await post(
+      'createRole',
+      { name: 'Clerk', description: 'Front desk', permissions: { RoleManager: ['listRoles', 'getRole', 'getRole'] } },
+      superUser,
+    );
     expect(r.status).toBe(201);
     const { role, approval } = r.body;
     expect(role).toMatchObject({
@@ -79,20 +89,54 @@ describe('createRole', () => {
       updatedAt: expect.any(String),
       pendingApprovalId: approval.id,
     });
-    expect(approval).toMatchObject({ event: 'role_create', approvalStatus: 'pending', approvalType: 'manual', approvers: ['approver'], entityOldStatus: null, entityNewStatus: 'active' });
+    expect(approval).toMatchObject({
+      event: 'role_create',
+      approvalStatus: 'pending',
+      approvalType: 'manual',
+      approvers: ['approver'],
+      entityOldStatus: null,
+      entityNewStatus: 'active',
+    });
     expect(r.body.deploymentJobId).toBeNull();
-    expect((await waitFor(() => doc(role.id), { what: 'streamed role' }))).toMatchObject({ status: 'inactive', pendingApprovalId: approval.id });
+    expect(await waitFor(() => doc(role.id), { what: 'streamed role' })).toMatchObject({
+      status: 'inactive',
+      pendingApprovalId: approval.id,
+    });
     expect((await t.rt.ports.roles.current())!.roles.map((x) => x.id)).not.toContain(role.id);
-    const created = await waitFor(async () => ((await logsOf(role.id)).total === 1 ? (await logsOf(role.id)).items[0] : undefined), { what: 'creation log' });
-    expect(created).toMatchObject({ entityType: 'role', actor: { id: 'root' }, additionalData: { event: 'role_create', approvalId: approval.id } });
+    const created = await waitFor(
+      async () => ((await logsOf(role.id)).total === 1 ? (await logsOf(role.id)).items[0] : undefined),
+      { what: 'creation log' },
+    );
+    expect(created).toMatchObject({
+      entityType: 'role',
+      actor: { id: 'root' },
+      additionalData: { event: 'role_create', approvalId: approval.id },
+    });
 
     await review(t, approval.id, 'approve');
     await waitFor(async () => (await doc(role.id))?.status === 'active', { what: 'approved role streamed' });
     const snap = await snapshotWhere(t, (s) => s.roles.some((x: any) => x.id === role.id));
-    expect(snap.roles.find((x: any) => x.id === role.id)).toEqual({ id: role.id, name: 'Clerk', level: 10, permissions: { RoleManager: ['getRole', 'listRoles'] }, status: 'active' });
-    const logs = await until(async () => ((await logsOf(role.id)).total === 2 ? (await logsOf(role.id)).items : undefined), { what: 'approval log' });
-    expect(logs[1].fieldUpdates).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'status', oldValue: '"inactive"', newValue: '"active"' })]));
-    expect(logs[1].additionalData).toMatchObject({ event: 'role_create', action: 'approve', reviewedBy: { id: 'ann' } });
+    expect(snap.roles.find((x: any) => x.id === role.id)).toEqual({
+      id: role.id,
+      name: 'Clerk',
+      level: 10,
+      permissions: { RoleManager: ['getRole', 'listRoles'] },
+      status: 'active',
+    });
+    const logs = await until(
+      async () => ((await logsOf(role.id)).total === 2 ? (await logsOf(role.id)).items : undefined),
+      { what: 'approval log' },
+    );
+    expect(logs[1].fieldUpdates).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: 'status', oldValue: '"inactive"', newValue: '"active"' }),
+      ]),
+    );
+    expect(logs[1].additionalData).toMatchObject({
+      event: 'role_create',
+      action: 'approve',
+      reviewedBy: { id: 'ann' },
+    });
   });
 
   test('wrong identities: member, integration key, a level-10 user without the permission', async () => {
@@ -100,11 +144,15 @@ describe('createRole', () => {
     expectForbidden(await post('createRole', { name: 'm2' }, integration));
     expectForbidden(await post('createRole', { name: 'm3' }, nobody));
     expectForbidden(await post('createRole', { name: 'm4' }, viewer));
-    expect((await t.rt.documents.count('roles', { name: { $in: ['m1', 'm2', 'm3', 'm4'] } }))).toBe(0);
+    expect(await t.rt.documents.count('roles', { name: { $in: ['m1', 'm2', 'm3', 'm4'] } })).toBe(0);
   });
 
   test('unknown classes and methods are refused with a list of them', async () => {
-    const r = await post('createRole', { name: 'bad perms', permissions: { Nope: ['x'], RoleManager: ['listRoles', 'approve', 'frobnicate'] } }, superUser);
+    const r = await post(
+      'createRole',
+      { name: 'bad perms', permissions: { Nope: ['x'], RoleManager: ['listRoles', 'approve', 'frobnicate'] } },
+      superUser,
+    );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 9002, classId: 'RoleManager' });
     expect(r.body.details.errors).toEqual([
@@ -112,9 +160,17 @@ describe('createRole', () => {
       { field: 'permissions.RoleManager', reason: "unknown method 'approve'" },
       { field: 'permissions.RoleManager', reason: "unknown method 'frobnicate'" },
     ]);
-    const inherited = await post('createRole', { name: 'proto perms', permissions: { constructor: ['call'], hasOwnProperty: ['x'], RoleManager: ['toString'] } }, superUser);
+    const inherited = await post(
+      'createRole',
+      { name: 'proto perms', permissions: { constructor: ['call'], hasOwnProperty: ['x'], RoleManager: ['toString'] } },
+      superUser,
+    );
     expect(inherited.status).toBe(400);
-    expect(inherited.body.details.errors.map((e: any) => e.reason).sort()).toEqual(["unknown class 'constructor'", "unknown class 'hasOwnProperty'", "unknown method 'toString'"]);
+    expect(inherited.body.details.errors.map((e: any) => e.reason).sort()).toEqual([
+      "unknown class 'constructor'",
+      "unknown class 'hasOwnProperty'",
+      "unknown method 'toString'",
+    ]);
   });
 
   test('names are unique case-insensitively (the built-in super too); level is 1 or 10; bad input is 400', async () => {
@@ -132,7 +188,14 @@ describe('createRole', () => {
     expect(boss.status).toBe(201);
     expect(boss.body.role).toMatchObject({ level: 1, status: 'inactive' });
     expect(boss.body.approval).toMatchObject({ approvalStatus: 'pending', approvers: ['approver'] });
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x', permissions: { RoleManager: 'listRoles' } }, { name: 'x', extra: 1 }, 'not json']) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x', permissions: { RoleManager: 'listRoles' } },
+      { name: 'x', extra: 1 },
+      'not json',
+    ]) {
       const r = await post('createRole', body, superUser);
       expect(r.status).toBe(400);
     }
@@ -142,26 +205,58 @@ describe('createRole', () => {
 describe('updateRole', () => {
   test('super user: waits for an approver (role_update requires one), then applied, logged, streamed and published', async () => {
     const role = await activeRole('Editor', { RoleManager: ['getRole'] });
-    const r = await post('updateRole', { id: role.id, description: 'edits', permissions: { RoleManager: ['getRole', 'listRoles'] } }, superUser);
+    const r = await post(
+      'updateRole',
+      { id: role.id, description: 'edits', permissions: { RoleManager: ['getRole', 'listRoles'] } },
+      superUser,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.approval).toMatchObject({ event: 'role_update', approvalType: 'manual', approvalStatus: 'pending', approvers: ['approver'] });
+    expect(r.body.approval).toMatchObject({
+      event: 'role_update',
+      approvalType: 'manual',
+      approvalStatus: 'pending',
+      approvers: ['approver'],
+    });
     // unchanged until approved
-    expect(r.body.role).toMatchObject({ permissions: { RoleManager: ['getRole'] }, status: 'active', pendingApprovalId: r.body.approval.id });
+    expect(r.body.role).toMatchObject({
+      permissions: { RoleManager: ['getRole'] },
+      status: 'active',
+      pendingApprovalId: r.body.approval.id,
+    });
     expect(r.body.role.description).toBeUndefined();
     expect(r.body.deploymentJobId).toBeNull();
     await review(t, r.body.approval.id, 'approve');
-    const updated = await roleWhere(t, role.id, (x) => x.description === 'edits' && x.pendingApprovalId === null, 'update applied');
+    const updated = await roleWhere(
+      t,
+      role.id,
+      (x) => x.description === 'edits' && x.pendingApprovalId === null,
+      'update applied',
+    );
     expect(updated.permissions).toEqual({ RoleManager: ['getRole', 'listRoles'] });
     await waitFor(async () => (await doc(role.id))?.description === 'edits', { what: 'update streamed' });
-    await snapshotWhere(t, (s) => s.roles.some((x: any) => x.id === role.id && x.permissions.RoleManager.includes('listRoles')));
-    const logs = await until(async () => ((await logsOf(role.id)).total === 3 ? (await logsOf(role.id)).items : undefined), { what: 'update log' });
+    await snapshotWhere(t, (s) =>
+      s.roles.some((x: any) => x.id === role.id && x.permissions.RoleManager.includes('listRoles')),
+    );
+    const logs = await until(
+      async () => ((await logsOf(role.id)).total === 3 ? (await logsOf(role.id)).items : undefined),
+      { what: 'update log' },
+    );
     expect(logs[2].fieldUpdates.map((f: any) => f.key).sort()).toEqual(['description', 'permissions', 'updatedAt']);
-    expect(logs[2].additionalData).toMatchObject({ event: 'role_update', action: 'approve', approvalId: r.body.approval.id });
+    expect(logs[2].additionalData).toMatchObject({
+      event: 'role_update',
+      action: 'approve',
+      approvalId: r.body.approval.id,
+    });
 
     const renamed = await post('updateRole', { id: role.id, name: 'EDITOR', description: null }, superUser);
     expect(renamed.body.approval).toMatchObject({ approvalStatus: 'pending' });
     await review(t, renamed.body.approval.id, 'approve');
-    const afterRename = await roleWhere(t, role.id, (x) => x.name === 'EDITOR' && x.pendingApprovalId === null, 'rename applied');
+    const afterRename = await roleWhere(
+      t,
+      role.id,
+      (x) => x.name === 'EDITOR' && x.pendingApprovalId === null,
+      'rename applied',
+    );
     expect(afterRename.description).toBeUndefined();
     const same = await post('updateRole', { id: role.id, name: 'EDITOR' }, superUser);
     expect(same.status).toBe(200);
@@ -195,7 +290,8 @@ describe('updateRole', () => {
 
   test('wrong identities', async () => {
     const id = (await storedRole(t, (await activeRole('Untouched')).id)).id;
-    for (const who of [member, integration, nobody, viewer]) expectForbidden(await post('updateRole', { id, description: 'hacked' }, who));
+    for (const who of [member, integration, nobody, viewer])
+      expectForbidden(await post('updateRole', { id, description: 'hacked' }, who));
     expect((await storedRole(t, id)).description).toBeUndefined();
   });
 });
@@ -207,11 +303,19 @@ describe('updateStatus', () => {
     const r = await post('updateStatus', { id: role.id, status: 'inactive' }, superUser);
     expect(r.status).toBe(200);
     expect(r.body.role).toMatchObject({ status: 'active', pendingApprovalId: r.body.approval.id });
-    expect(r.body.approval).toMatchObject({ event: 'role_status_update', approvalStatus: 'pending', entityOldStatus: 'active', entityNewStatus: 'inactive' });
+    expect(r.body.approval).toMatchObject({
+      event: 'role_status_update',
+      approvalStatus: 'pending',
+      entityOldStatus: 'active',
+      entityNewStatus: 'inactive',
+    });
     await review(t, r.body.approval.id, 'approve');
     await waitFor(async () => (await doc(role.id))?.status === 'inactive', { what: 'inactive streamed' });
     await snapshotWhere(t, (s) => !s.roles.some((x: any) => x.id === role.id), 'snapshot without the inactive role');
-    const logs = await until(async () => ((await logsOf(role.id)).total === 3 ? (await logsOf(role.id)).items : undefined), { what: 'status log' });
+    const logs = await until(
+      async () => ((await logsOf(role.id)).total === 3 ? (await logsOf(role.id)).items : undefined),
+      { what: 'status log' },
+    );
     expect(logs[2].additionalData).toMatchObject({ event: 'role_status_update', action: 'approve' });
   });
 
@@ -226,7 +330,8 @@ describe('updateStatus', () => {
     const bad = await post('updateStatus', { id: role.id, status: 'pending' }, superUser);
     expect(bad.status).toBe(400);
     expect(bad.body.details.errors).toEqual([{ field: 'status', reason: 'must be one of: active, inactive' }]);
-    for (const who of [member, integration, nobody, viewer]) expectForbidden(await post('updateStatus', { id: role.id, status: 'inactive' }, who));
+    for (const who of [member, integration, nobody, viewer])
+      expectForbidden(await post('updateStatus', { id: role.id, status: 'inactive' }, who));
     expect((await storedRole(t, role.id)).pendingApprovalId).toBeNull();
   });
 });
@@ -240,7 +345,11 @@ describe('getRole', () => {
       expect(byQuery.body.role).toMatchObject({ id: role.id, name: 'Readable', status: 'active' });
       expect((await post('getRole', { id: role.id }, who)).body.role.id).toBe(role.id);
     }
-    expect((await get('getRole', 'id=super', viewer)).body.role).toMatchObject({ id: 'super', level: 1, status: 'active' });
+    expect((await get('getRole', 'id=super', viewer)).body.role).toMatchObject({
+      id: 'super',
+      level: 1,
+      status: 'active',
+    });
     const missing = await get('getRole', 'id=none', viewer);
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe(9000);
@@ -260,7 +369,18 @@ describe('listRoles', () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ totalCount: 2, page: 1, limit: 20, totalPages: 1 });
     expect(all.body.roles.map((r: any) => r.name)).toEqual(['Zeta Lister', 'zeta pending']);
-    expect(Object.keys(all.body.roles[0]).sort()).toEqual(['builtIn', 'createdAt', 'createdBy', 'id', 'level', 'name', 'pendingApprovalId', 'permissions', 'status', 'updatedAt']);
+    expect(Object.keys(all.body.roles[0]).sort()).toEqual([
+      'builtIn',
+      'createdAt',
+      'createdBy',
+      'id',
+      'level',
+      'name',
+      'pendingApprovalId',
+      'permissions',
+      'status',
+      'updatedAt',
+    ]);
     const inactive = await post('listRoles', { search: 'ZETA', status: 'inactive' }, viewer);
     expect(inactive.body.roles.map((r: any) => r.id)).toEqual([b.body.role.id]);
     const byDescription = await get('listRoles', 'search=waits', superUser);
@@ -270,7 +390,9 @@ describe('listRoles', () => {
     expect(page2.body.roles.map((r: any) => r.id)).toEqual([b.body.role.id]);
     const regexy = await get('listRoles', `search=${encodeURIComponent('.*')}`, superUser);
     expect(regexy.body.totalCount).toBe(0);
-    expect((await get('listRoles', 'status=active&limit=100', superUser)).body.roles.map((r: any) => r.id)).toEqual(expect.arrayContaining(['super', a.id]));
+    expect((await get('listRoles', 'status=active&limit=100', superUser)).body.roles.map((r: any) => r.id)).toEqual(
+      expect.arrayContaining(['super', a.id]),
+    );
     for (const q of ['limit=0', 'limit=101', 'page=0', 'status=pending', 'sort=name']) {
       const r = await get('listRoles', q, viewer);
       expect(r.status).toBe(400);
@@ -286,7 +408,18 @@ describe('getPermissions', () => {
     const r = await get('getPermissions', '', superUser);
     expect(r.status).toBe(200);
     const p = r.body.permissions as Record<string, string[]>;
-    expect(p.RoleManager).toEqual(['createRole', 'getPermissions', 'getRole', 'getRolesForAuthentication', 'init', 'listRoles', 'saveRolesToLayerAndTriggerDeployment', 'setState', 'updateRole', 'updateStatus']);
+    expect(p.RoleManager).toEqual([
+      'createRole',
+      'getPermissions',
+      'getRole',
+      'getRolesForAuthentication',
+      'init',
+      'listRoles',
+      'saveRolesToLayerAndTriggerDeployment',
+      'setState',
+      'updateRole',
+      'updateStatus',
+    ]);
     expect(p.ApprovalManager).toEqual(expect.arrayContaining(['reviewApproval', 'listApprovals', 'getApproval']));
     expect(p.ApprovalManager).not.toContain('createApproval');
     expect(p.Workflow).toBeDefined();
@@ -298,32 +431,68 @@ describe('getPermissions', () => {
 describe('getRolesForAuthentication', () => {
   test('active roles by id or name, or all active; refused to others', async () => {
     const inactive = (await post('createRole', { name: 'Never active' }, superUser)).body.role;
-    const r = await post('getRolesForAuthentication', { names: ['viewer', 'super', inactive.id, 'unknown'] }, superUser);
+    const r = await post(
+      'getRolesForAuthentication',
+      { names: ['viewer', 'super', inactive.id, 'unknown'] },
+      superUser,
+    );
     expect(r.status).toBe(200);
     expect(r.body.roles.map((x: any) => x.name).sort()).toEqual(['super', 'viewer']);
-    expect(r.body.roles.find((x: any) => x.name === 'viewer')).toEqual({ id: expect.any(String), name: 'viewer', level: 10, permissions: { RoleManager: ['getRole', 'listRoles'] }, status: 'active' });
+    expect(r.body.roles.find((x: any) => x.name === 'viewer')).toEqual({
+      id: expect.any(String),
+      name: 'viewer',
+      level: 10,
+      permissions: { RoleManager: ['getRole', 'listRoles'] },
+      status: 'active',
+    });
     const all = await post('getRolesForAuthentication', {}, superUser);
     expect(all.body.roles.every((x: any) => x.status === 'active')).toBe(true);
     expect(all.body.roles.map((x: any) => x.id)).not.toContain(inactive.id);
     expect(all.body.roles.length).toBeGreaterThanOrEqual(3);
-    for (const who of [member, integration, nobody, viewer]) expectForbidden(await post('getRolesForAuthentication', { names: ['super'] }, who));
+    for (const who of [member, integration, nobody, viewer])
+      expectForbidden(await post('getRolesForAuthentication', { names: ['super'] }, who));
   });
 });
 
 describe('approve (the approval callback)', () => {
   test('only ApprovalManager may call it; a callback for an approval the role does not wait for fails with 9005', async () => {
     const role = await activeRole('Callbacked');
-    const body = { approvalId: 'forged', action: 'approve', event: 'role_status_update', entityId: role.id, jsonPatch: [{ op: 'replace', path: '/status', value: 'inactive' }] };
+    const body = {
+      approvalId: 'forged',
+      action: 'approve',
+      event: 'role_status_update',
+      entityId: role.id,
+      jsonPatch: [{ op: 'replace', path: '/status', value: 'inactive' }],
+    };
     for (const who of [superUser, member, integration]) expectForbidden(await post('approve', body, who));
-    const other = await t.rt.dispatcher.call({ classId: 'RoleManager', method: 'approve', instanceId: 'default', body, identity: { type: 'class', classId: 'Workflow' }, origin: 'class' }).catch((e) => e);
+    const other = await t.rt.dispatcher
+      .call({
+        classId: 'RoleManager',
+        method: 'approve',
+        instanceId: 'default',
+        body,
+        identity: { type: 'class', classId: 'Workflow' },
+        origin: 'class',
+      })
+      .catch((e) => e);
     expect(other.status).toBe(403);
-    const queued = await t.rt.dispatcher.call({ classId: 'RoleManager', method: 'approve', instanceId: 'default', body, identity: { type: 'class', classId: 'ApprovalManager' }, origin: 'class' });
+    const queued = await t.rt.dispatcher.call({
+      classId: 'RoleManager',
+      method: 'approve',
+      instanceId: 'default',
+      body,
+      identity: { type: 'class', classId: 'ApprovalManager' },
+      origin: 'class',
+    });
     expect(queued.status).toBe(202);
     const jobId = (queued.body as { jobId: string }).jobId;
-    const failed = await until(async () => {
-      const s = (await t.rt.jobs.status(jobId)).status;
-      return s.status === 'failed' ? s : undefined;
-    }, { what: 'refused callback' });
+    const failed = await until(
+      async () => {
+        const s = (await t.rt.jobs.status(jobId)).status;
+        return s.status === 'failed' ? s : undefined;
+      },
+      { what: 'refused callback' },
+    );
     expect(failed.error).toMatchObject({ status: 409, body: { code: 9005, classId: 'RoleManager' } });
     expect((await storedRole(t, role.id)).status).toBe('active');
   });
@@ -343,7 +512,10 @@ describe('saveRolesToLayerAndTriggerDeployment', () => {
     const r = await post('saveRolesToLayerAndTriggerDeployment', {}, superUser);
     expect(r.status).toBe(202);
     const job = await jobOutcome(t, r.body.jobId, superUser);
-    expect(job).toMatchObject({ status: 'completed', result: { status: 200, body: { isUpdated: false, hash: snap!.hash } } });
+    expect(job).toMatchObject({
+      status: 'completed',
+      result: { status: 200, body: { isUpdated: false, hash: snap!.hash } },
+    });
     expect(Object.keys(job.result.body).sort()).toEqual(['hash', 'isUpdated']);
     expect((await t.rt.ports.roles.current())!.version).toBe(snap!.version);
   });
@@ -355,11 +527,17 @@ describe('saveRolesToLayerAndTriggerDeployment', () => {
     const job = await jobOutcome(t, r.body.jobId, superUser);
     expect(job.result.body).toEqual({ isUpdated: true, hash: before!.hash });
     const after = await t.rt.ports.roles.current();
-    expect(after).toMatchObject({ version: before!.version + 1, hash: before!.hash, roles: before!.roles, publishedAt: expect.any(String) });
+    expect(after).toMatchObject({
+      version: before!.version + 1,
+      hash: before!.hash,
+      roles: before!.roles,
+      publishedAt: expect.any(String),
+    });
   });
 
   test('wrong identities', async () => {
-    for (const who of [member, integration, nobody, viewer]) expectForbidden(await post('saveRolesToLayerAndTriggerDeployment', {}, who));
+    for (const who of [member, integration, nobody, viewer])
+      expectForbidden(await post('saveRolesToLayerAndTriggerDeployment', {}, who));
   });
 });
 
@@ -403,7 +581,10 @@ describe('setState (last: it replaces the roles)', () => {
 
     const badPerm = await post('setState', { roles: [{ ...roles[1], permissions: { Ghost: ['boo'] } }] }, dev);
     expect(badPerm.status).toBe(400);
-    expect(badPerm.body).toMatchObject({ code: 9009, details: { errors: [{ field: 'roles.0.permissions.Ghost', reason: "unknown class 'Ghost'" }] } });
+    expect(badPerm.body).toMatchObject({
+      code: 9009,
+      details: { errors: [{ field: 'roles.0.permissions.Ghost', reason: "unknown class 'Ghost'" }] },
+    });
     const dupName = await post('setState', { roles: [roles[1], { ...roles[1], id: 'ops2', name: 'OPS' }] }, dev);
     expect(dupName.status).toBe(409);
     expect(dupName.body.code).toBe(9001);
@@ -423,11 +604,17 @@ describe('setState (last: it replaces the roles)', () => {
     const snap = await snapshotWhere(t, (s) => s.roles.length === 3 && s.roles.some((r: any) => r.id === 'ops'));
     expect(snap.roles.map((r: any) => r.id).sort()).toEqual(['ops', 'super', viewerRole.id].sort());
     await waitFor(async () => (await t.rt.documents.count('roles', {})) === 3, { what: 'streamed roles replaced' });
-    const log = await waitFor(async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0], { what: 'setState log' });
+    const log = await waitFor(
+      async () => (await findLogs(t, { classId: 'RoleManager', entityType: 'roles' })).items[0],
+      { what: 'setState log' },
+    );
     expect(log.additionalData).toEqual({ event: 'setState' });
     expect(log.actor).toMatchObject({ id: 'dora', type: 'developer' });
     // the viewer keeps its grants, the super user still does everything
     expect((await get('listRoles', '', viewer)).status).toBe(200);
-    expect((await get('getRole', 'id=ops', superUser)).body.role).toMatchObject({ name: 'Ops', createdBy: { id: 'system' } });
+    expect((await get('getRole', 'id=ops', superUser)).body.role).toMatchObject({
+      name: 'Ops',
+      createdBy: { id: 'system' },
+    });
   });
 });

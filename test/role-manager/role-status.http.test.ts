@@ -78,18 +78,31 @@ test.each(TABLE)('%s --%s--> review %s', async (from, request, reviewAction, out
       return;
     }
     expect(r.status).toBe(200);
-    expect(r.body.approval).toMatchObject({ event: 'role_status_update', approvalStatus: 'pending', entityNewStatus: request });
+    expect(r.body.approval).toMatchObject({
+      event: 'role_status_update',
+      approvalStatus: 'pending',
+      entityNewStatus: request,
+    });
     expect(r.body.role.status).toBe(from); // unchanged until approved
     approvalId = r.body.approval.id;
   }
   if ('http' in outcome) throw new Error('a refused row must not create');
   if (reviewAction) await review(t, approvalId!, reviewAction);
-  const role = await roleWhere(t, id!, (r) => r.status === outcome.status && (r.pendingApprovalId !== null) === outcome.waiting, `role ${outcome.status}`);
+  const role = await roleWhere(
+    t,
+    id!,
+    (r) => r.status === outcome.status && (r.pendingApprovalId !== null) === outcome.waiting,
+    `role ${outcome.status}`,
+  );
   expect(role.pendingApprovalId).toBe(outcome.waiting ? approvalId : null);
-  await waitFor(async () => {
-    const d = await t.rt.documents.get('roles', id!);
-    return d?.status === outcome.status && d.pendingApprovalId === role.pendingApprovalId;
-  }, { what: 'streamed status' });
-  if (outcome.status === 'active') await snapshotWhere(t, (s) => s.roles.some((r: any) => r.id === id), 'active role published');
+  await waitFor(
+    async () => {
+      const d = await t.rt.documents.get('roles', id!);
+      return d?.status === outcome.status && d.pendingApprovalId === role.pendingApprovalId;
+    },
+    { what: 'streamed status' },
+  );
+  if (outcome.status === 'active')
+    await snapshotWhere(t, (s) => s.roles.some((r: any) => r.id === id), 'active role published');
   else await snapshotWhere(t, (s) => !s.roles.some((r: any) => r.id === id), 'inactive role not published');
 });

@@ -16,7 +16,9 @@ export function pmUser(t: TestRuntime, userId: string, roles: string[]): Headers
 
 /** A developer: a program management user whose token says `developer: true` (it still needs a role that passes the role check). */
 export function developer(t: TestRuntime, userId: string, roles: string[]): Headers {
-  return { authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, developer: true })}` };
+  return {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, developer: true })}`,
+  };
 }
 
 export function endUser(t: TestRuntime): Headers {
@@ -31,10 +33,13 @@ export function rm(t: TestRuntime, method: string): string {
 
 /** The published role snapshot, once `check` holds for it. */
 export async function snapshotWhere(t: TestRuntime, check: (s: any) => boolean, what = 'role snapshot'): Promise<any> {
-  return waitFor(async () => {
-    const s = await t.rt.ports.roles.current();
-    return s && check(s) ? s : undefined;
-  }, { what });
+  return waitFor(
+    async () => {
+      const s = await t.rt.ports.roles.current();
+      return s && check(s) ? s : undefined;
+    },
+    { what },
+  );
 }
 
 /** Creates an active level-10 role as the system identity (auto-approved) and waits until it is published. */
@@ -53,7 +58,9 @@ export async function seedRole(t: TestRuntime, name: string, permissions: Record
  * no `approver` role and review as a developer instead.
  */
 export async function review(t: TestRuntime, approvalId: string, action: 'approve' | 'reject') {
-  const dev = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'ann', identity: 'program_management_user', roles: ['approver'], developer: true })}` };
+  const dev = {
+    authorization: `Bearer ${t.rt.tokens.sign({ sub: 'ann', identity: 'program_management_user', roles: ['approver'], developer: true })}`,
+  };
   const r = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, dev);
   if (r.status !== 200) throw new Error(`review ${action} of ${approvalId}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
@@ -65,22 +72,36 @@ export async function storedRole(t: TestRuntime, id: string): Promise<any> {
 }
 
 /** Waits until the stored role satisfies `check`. */
-export async function roleWhere(t: TestRuntime, id: string, check: (r: any) => boolean, what = `role ${id}`): Promise<any> {
-  return waitFor(async () => {
-    const r = await storedRole(t, id);
-    return check(r) ? r : undefined;
-  }, { what });
+export async function roleWhere(
+  t: TestRuntime,
+  id: string,
+  check: (r: any) => boolean,
+  what = `role ${id}`,
+): Promise<any> {
+  return waitFor(
+    async () => {
+      const r = await storedRole(t, id);
+      return check(r) ? r : undefined;
+    },
+    { what },
+  );
 }
 
 /** waitFor, typed without the falsy values it never resolves with */
-export async function until<T>(check: () => Promise<T> | T, opts: Parameters<typeof waitFor>[1] = {}): Promise<NonNullable<T>> {
+export async function until<T>(
+  check: () => Promise<T> | T,
+  opts: Parameters<typeof waitFor>[1] = {},
+): Promise<NonNullable<T>> {
   return (await waitFor(check, opts)) as NonNullable<T>;
 }
 
 /** The outcome of a job fetched over HTTP as its caller. */
 export async function jobOutcome(t: TestRuntime, jobId: string, headers: Headers): Promise<any> {
-  return waitFor(async () => {
-    const r = await t.get(`/${t.projectId}/JOBS/${jobId}`, headers);
-    return r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed') ? r.body : undefined;
-  }, { what: `job ${jobId}` });
+  return waitFor(
+    async () => {
+      const r = await t.get(`/${t.projectId}/JOBS/${jobId}`, headers);
+      return r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed') ? r.body : undefined;
+    },
+    { what: `job ${jobId}` },
+  );
 }

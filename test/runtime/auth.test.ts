@@ -80,9 +80,13 @@ describe('credentials', () => {
   });
 
   test('expired tokens, malformed headers and unknown identities are refused', async () => {
-    const expired = jwt.sign({ sub: 'u1', identity: 'enduser', exp: Math.floor(Date.now() / 1000) - 10 }, TEST_JWT_SECRET, {
-      algorithm: 'HS256',
-    });
+    const expired = jwt.sign(
+      { sub: 'u1', identity: 'enduser', exp: Math.floor(Date.now() / 1000) - 10 },
+      TEST_JWT_SECRET,
+      {
+        algorithm: 'HS256',
+      },
+    );
     const alien = jwt.sign({ sub: 'u1', identity: 'integration_user' }, TEST_JWT_SECRET, { algorithm: 'HS256' });
     expect((await t.get(`${p}/get/a1`, bearer(expired))).status).toBe(401);
     expect((await t.get(`${p}/get/a1`, bearer(alien))).status).toBe(401);

@@ -20,14 +20,27 @@ import { createHash } from 'node:crypto';
 import type { Cluster } from 'ioredis';
 import { Redis } from 'ioredis';
 import { RedisRateLimits } from '../../runtime/actor/rate-limit';
-import { familyOfToken, migrateRefreshTokenKeys, RefreshKeys, RefreshTokenStore, type RefreshLookup } from '../../runtime/auth/refresh-tokens';
+import {
+  familyOfToken,
+  migrateRefreshTokenKeys,
+  RefreshKeys,
+  RefreshTokenStore,
+  type RefreshLookup,
+} from '../../runtime/auth/refresh-tokens';
 import { IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, IdempotencyStore } from '../../runtime/http/idempotency';
 import type { Effect } from '../../runtime/actor/effects';
 import { MessageDelivery } from '../../runtime/mail/delivery';
 import type { OutboundMail, OutboundSms } from '../../runtime/mail/message';
 import { PermanentDeliveryError, type MailTransport, type SmsTransport } from '../../runtime/mail/transport';
 import { createLogger } from '../../runtime/logger';
-import { connect, isCluster, parseClusterNodes, scanTargets, type RedisConnection, type RedisTarget } from '../../runtime/redis/connection';
+import {
+  connect,
+  isCluster,
+  parseClusterNodes,
+  scanTargets,
+  type RedisConnection,
+  type RedisTarget,
+} from '../../runtime/redis/connection';
 import { askProjectors, ControlListener, controlChannel } from '../../runtime/stream/projector-control';
 import { checkRedisReachable, StartupError } from '../../runtime/startup-errors';
 import { redisUrl, uniqueProjectId } from '../support/redis';
@@ -44,7 +57,11 @@ const CLUSTER: RedisTarget = { kind: 'cluster', nodes: parseClusterNodes(NODES_E
 const projectId = uniqueProjectId('aux');
 const base = `rt:${projectId}`;
 
-async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -83,7 +100,9 @@ class KeyAudit {
       const client = new Redis({ host, port });
       const conn = await client.monitor();
       const entry = { name: `${host}:${port}`, conn, client, seen: [] as Seen[] };
-      conn.on('monitor', (_time: string, args: string[], source: string) => entry.seen.push({ source, args: args.map(String) }));
+      conn.on('monitor', (_time: string, args: string[], source: string) =>
+        entry.seen.push({ source, args: args.map(String) }),
+      );
       this.monitors.push(entry);
     }
     // which comes first in MONITOR's output on this Redis: a script or its commands
@@ -91,7 +110,9 @@ class KeyAudit {
     await this.cluster.eval("return redis.call('EXISTS', KEYS[1])", 1, probe);
     await this.flush();
     const seen = this.monitors.flatMap((m) => m.seen);
-    const script = seen.findIndex((s) => s.source !== 'lua' && /^eval/i.test(s.args[0] ?? '') && s.args.includes(probe));
+    const script = seen.findIndex(
+      (s) => s.source !== 'lua' && /^eval/i.test(s.args[0] ?? '') && s.args.includes(probe),
+    );
     const command = seen.findIndex((s) => s.source === 'lua' && s.args.includes(probe));
     if (script < 0 || command < 0) throw new Error('MONITOR did not show the probe script and its command');
     this.scriptFirst = script < command;
@@ -109,7 +130,10 @@ class KeyAudit {
         c.disconnect();
       }
     }
-    await waitFor(() => this.monitors.every((m) => m.seen.some((s) => s.args[0]?.toLowerCase() === 'echo' && s.args[1] === marker)), 'the monitors to catch up');
+    await waitFor(
+      () => this.monitors.every((m) => m.seen.some((s) => s.args[0]?.toLowerCase() === 'echo' && s.args[1] === marker)),
+      'the monitors to catch up',
+    );
   }
 
   async stop(): Promise<void> {
@@ -144,12 +168,18 @@ class KeyAudit {
    * line each. `slotOnly(declared)`: a script whose undeclared keys are allowed (BullMQ's), as long
    * as they are in its slot.
    */
-  async problems(concerns: (key: string) => boolean, slotOnly: (declared: string[]) => boolean): Promise<{ scripts: number; multis: number; problems: string[] }> {
+  async problems(
+    concerns: (key: string) => boolean,
+    slotOnly: (declared: string[]) => boolean,
+  ): Promise<{ scripts: number; multis: number; problems: string[] }> {
     await this.flush();
     const problems: string[] = [];
     let scripts = 0;
     let multis = 0;
-    const via = new Redis({ host: this.monitors[0]!.name.split(':')[0], port: Number(this.monitors[0]!.name.split(':')[1]) });
+    const via = new Redis({
+      host: this.monitors[0]!.name.split(':')[0],
+      port: Number(this.monitors[0]!.name.split(':')[1]),
+    });
     try {
       for (const m of this.monitors) {
         const groups: { declared: string[]; commands: string[][] }[] = [];
@@ -187,13 +217,19 @@ class KeyAudit {
           if (![...g.declared, ...touched].some(concerns)) continue;
           scripts++;
           const declaredSlots = new Set(await Promise.all(g.declared.map((k) => this.slotOf(k))));
-          if (declaredSlots.size > 1) problems.push(`${m.name}: a script declares keys in ${declaredSlots.size} slots: ${g.declared.join(' ')}`);
+          if (declaredSlots.size > 1)
+            problems.push(`${m.name}: a script declares keys in ${declaredSlots.size} slots: ${g.declared.join(' ')}`);
           const lenient = slotOnly(g.declared);
           for (const k of touched) {
             if (lenient) {
-              if (!declaredSlots.has(await this.slotOf(k))) problems.push(`${m.name}: a script touches ${k}, outside the slot of its keys (${g.declared.join(' ')})`);
+              if (!declaredSlots.has(await this.slotOf(k)))
+                problems.push(
+                  `${m.name}: a script touches ${k}, outside the slot of its keys (${g.declared.join(' ')})`,
+                );
             } else if (!g.declared.includes(k)) {
-              problems.push(`${m.name}: a script touches ${k}, which it does not declare (declared: ${g.declared.join(' ') || 'none'})`);
+              problems.push(
+                `${m.name}: a script touches ${k}, which it does not declare (declared: ${g.declared.join(' ') || 'none'})`,
+              );
             }
           }
         }
@@ -272,7 +308,12 @@ describe.each([
     const first = await store.create({ sub: 'u1', type: 'program_management_user', methods: ['Staff.get'] });
     expect(first).toMatch(/^rt_[A-Za-z0-9_-]{64}$/);
     const found = await live(first);
-    expect(found.record).toMatchObject({ sub: 'u1', type: 'program_management_user', methods: ['Staff.get'], family: familyOfToken(first) });
+    expect(found.record).toMatchObject({
+      sub: 'u1',
+      type: 'program_management_user',
+      methods: ['Staff.get'],
+      family: familyOfToken(first),
+    });
     // stored as its hash, under its family's tag, expiring with it
     const keys = new RefreshKeys(prefix);
     const key = keys.token(found.record.family, sha256(first));
@@ -294,7 +335,9 @@ describe.each([
     // and marked: no sign-in that raced with the revocation gives it a token
     expect(await conn.exists(keys.revoked(found.record.family))).toBe(1);
     const late = sha256('late');
-    const created = await (conn as unknown as { refreshCreate(...a: (string | number)[]): Promise<number> }).refreshCreate(
+    const created = await (
+      conn as unknown as { refreshCreate(...a: (string | number)[]): Promise<number> }
+    ).refreshCreate(
       keys.token(found.record.family, late),
       keys.family(found.record.family),
       keys.revoked(found.record.family),
@@ -316,13 +359,17 @@ describe.each([
     expect((await store.lookup(token)).kind).toBe('reused');
   });
 
-  test('revokeAll revokes every family of the subject (spread over slots) and no one else\'s', async () => {
+  test("revokeAll revokes every family of the subject (spread over slots) and no one else's", async () => {
     const tokens = await Promise.all(Array.from({ length: 8 }, () => store.create({ sub: 'u3', type: 'enduser' })));
     const rotated = (await store.rotate(await live(tokens[0]!)))!;
     const otherType = await store.create({ sub: 'u3', type: 'program_management_user' });
     const otherSub = await store.create({ sub: 'u4', type: 'enduser' });
     if (topology === 'cluster') {
-      const slots = new Set(await Promise.all(tokens.map((t) => cluster.cluster('KEYSLOT', new RefreshKeys(prefix).familyTag(familyOfToken(t)!)))));
+      const slots = new Set(
+        await Promise.all(
+          tokens.map((t) => cluster.cluster('KEYSLOT', new RefreshKeys(prefix).familyTag(familyOfToken(t)!))),
+        ),
+      );
       expect(slots.size).toBeGreaterThan(1);
     }
     await store.revokeAll('u3', 'enduser');
@@ -332,7 +379,7 @@ describe.each([
     expect(await conn.scard(new RefreshKeys(prefix).subject('enduser', 'u3'))).toBe(0);
   });
 
-  test('a token that names no family, or not this store\'s format, is unknown', async () => {
+  test("a token that names no family, or not this store's format, is unknown", async () => {
     expect((await store.lookup('rt_' + 'A'.repeat(64))).kind).toBe('unknown');
     expect((await store.lookup('rt_' + 'A'.repeat(43))).kind).toBe('unknown');
     expect((await store.lookup('nonsense')).kind).toBe('unknown');
@@ -384,11 +431,24 @@ describe('idempotency keys on a Redis Cluster', () => {
       const headers = { 'idempotency-key': `k-${i}` };
       const first = (await store.begin(headers, `api_key:caller-${i}`, request, 1000))!;
       expect(first.claim).toBeDefined();
-      await expect(store.begin(headers, `api_key:caller-${i}`, request, 1000)).rejects.toMatchObject({ status: 409, code: IDEMPOTENCY_IN_PROGRESS });
-      await first.claim!.settle({ status: 201, headers: { 'content-type': 'application/json', 'x-request-id': 'r1' }, body: { ok: i } });
+      await expect(store.begin(headers, `api_key:caller-${i}`, request, 1000)).rejects.toMatchObject({
+        status: 409,
+        code: IDEMPOTENCY_IN_PROGRESS,
+      });
+      await first.claim!.settle({
+        status: 201,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'r1' },
+        body: { ok: i },
+      });
       const again = (await store.begin(headers, `api_key:caller-${i}`, { ...request, body: { b: [2], a: 1 } }, 1000))!;
-      expect(again.replay).toEqual({ status: 201, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' }, body: { ok: i } });
-      await expect(store.begin(headers, `api_key:caller-${i}`, { ...request, body: { a: 2 } }, 1000)).rejects.toMatchObject({ status: 422, code: IDEMPOTENCY_MISMATCH });
+      expect(again.replay).toEqual({
+        status: 201,
+        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+        body: { ok: i },
+      });
+      await expect(
+        store.begin(headers, `api_key:caller-${i}`, { ...request, body: { a: 2 } }, 1000),
+      ).rejects.toMatchObject({ status: 422, code: IDEMPOTENCY_MISMATCH });
     }
   });
 
@@ -399,7 +459,10 @@ describe('idempotency keys on a Redis Cluster', () => {
     const retry = (await store.begin(headers, 'api_key:c', request, 1000))!;
     expect(retry.claim).toBeDefined();
     await retry.claim!.settle({ status: 204, headers: {}, body: undefined });
-    expect((await store.begin(headers, 'api_key:c', request, 1000))!.replay).toMatchObject({ status: 204, body: undefined });
+    expect((await store.begin(headers, 'api_key:c', request, 1000))!.replay).toMatchObject({
+      status: 204,
+      body: undefined,
+    });
   });
 });
 
@@ -438,7 +501,11 @@ describe('projector control on a Redis Cluster', () => {
     await Promise.all(listeners.map((l) => l.start()));
     try {
       await waitFor(async () => {
-        const counts = await Promise.all((cluster as Cluster).nodes('all').map((n) => n.pubsub('NUMSUB', controlChannel(base)) as Promise<[string, number]>));
+        const counts = await Promise.all(
+          (cluster as Cluster)
+            .nodes('all')
+            .map((n) => n.pubsub('NUMSUB', controlChannel(base)) as Promise<[string, number]>),
+        );
         return counts.reduce((a, c) => a + Number(c[1]), 0) === 3;
       }, 'the listeners to subscribe');
       const lag = await askProjectors(cluster, base, { command: 'lag' }, { idleMs: 5000 });
@@ -450,7 +517,12 @@ describe('projector control on a Redis Cluster', () => {
         ['p3', 'done', { lag: 'p3' }],
       ]);
       const seen: string[] = [];
-      const rebuild = await askProjectors(cluster, base, { command: 'reproject', classIds: ['Member'] }, { idleMs: 5000, onReport: (r) => seen.push(`${r.process}:${r.state}`) });
+      const rebuild = await askProjectors(
+        cluster,
+        base,
+        { command: 'reproject', classIds: ['Member'] },
+        { idleMs: 5000, onReport: (r) => seen.push(`${r.process}:${r.state}`) },
+      );
       expect(rebuild.receivers).toBe(3);
       expect([...rebuild.reports.values()].every((r) => r.state === 'done' && r.done === 2)).toBe(true);
       expect(seen.filter((s) => s.endsWith(':started'))).toHaveLength(3);
@@ -501,7 +573,15 @@ describe('mail delivery on a Redis Cluster', () => {
   function mailEffect(n: number): Effect {
     const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
     const body: OutboundMail = { id, to: ['anna@example.com'], subject: `m ${n}`, html: '<p>x</p>' };
-    return { id, port: 'mail', classId: '@mail', method: 'send', instanceId: id, body, identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' } };
+    return {
+      id,
+      port: 'mail',
+      classId: '@mail',
+      method: 'send',
+      instanceId: id,
+      body,
+      identity: { type: 'class', classId: 'Mailer', instanceId: 'i1' },
+    };
   }
 
   test('messages are queued once, sent once, and a refused one is dead-lettered', async () => {
@@ -535,7 +615,10 @@ describe('the start-up check of REDIS_CLUSTER_NODES', () => {
   test('no node answering, or a server not in cluster mode: a StartupError naming REDIS_CLUSTER_NODES and the nodes', async () => {
     const closed = checkRedisReachable({ kind: 'cluster', nodes: [{ host: '127.0.0.1', port: 1 }] }, 1500);
     await expect(closed).rejects.toBeInstanceOf(StartupError);
-    await expect(closed).rejects.toMatchObject({ setting: 'REDIS_CLUSTER_NODES', reason: 'cannot reach the Redis Cluster at 127.0.0.1:1 (no seed node accepts a connection)' });
+    await expect(closed).rejects.toMatchObject({
+      setting: 'REDIS_CLUSTER_NODES',
+      reason: 'cannot reach the Redis Cluster at 127.0.0.1:1 (no seed node accepts a connection)',
+    });
     const server = new URL(redisUrl());
     const single = { host: server.hostname, port: Number(server.port || 6379) };
     await expect(checkRedisReachable({ kind: 'cluster', nodes: [single] }, 1500)).rejects.toMatchObject({
@@ -554,14 +637,27 @@ test('the audit notices a script that touches an undeclared key, in its slot or 
   for (let i = 0; !elsewhere; i++) {
     const k = `${tag}:other:${i}`;
     const slot = Number(await cluster.cluster('KEYSLOT', k));
-    if ((cluster as Cluster).slots[slot]![0] === node && slot !== Number(await cluster.cluster('KEYSLOT', declared))) elsewhere = k;
+    if ((cluster as Cluster).slots[slot]![0] === node && slot !== Number(await cluster.cluster('KEYSLOT', declared)))
+      elsewhere = k;
   }
-  await cluster.eval("redis.call('SET', KEYS[1], 1); redis.call('SET', ARGV[1], 1); redis.call('SET', ARGV[2], 1); return 1", 1, declared, `{${tag}}:b`, elsewhere);
+  await cluster.eval(
+    "redis.call('SET', KEYS[1], 1); redis.call('SET', ARGV[1], 1); redis.call('SET', ARGV[2], 1); return 1",
+    1,
+    declared,
+    `{${tag}}:b`,
+    elsewhere,
+  );
   await cluster.del(declared, `{${tag}}:b`);
   await cluster.del(elsewhere);
-  const { scripts, problems } = await audit.problems((k) => k.includes(tag), () => false);
+  const { scripts, problems } = await audit.problems(
+    (k) => k.includes(tag),
+    () => false,
+  );
   expect(scripts).toBe(1);
-  expect(problems).toEqual([expect.stringContaining(`touches {${tag}}:b, which it does not declare`), expect.stringContaining(`touches ${elsewhere}, which it does not declare`)]);
+  expect(problems).toEqual([
+    expect.stringContaining(`touches {${tag}}:b, which it does not declare`),
+    expect.stringContaining(`touches ${elsewhere}, which it does not declare`),
+  ]);
 });
 
 test('no script touched a key it does not declare, and no script or MULTI spanned two slots', async () => {

@@ -21,7 +21,7 @@ describe('Background', () => {
     return { promise, open };
   };
 
-  it('settles once the work tracked, and the work started meanwhile, has ended; a rejection is the caller\'s', async () => {
+  it("settles once the work tracked, and the work started meanwhile, has ended; a rejection is the caller's", async () => {
     const bg = new Background();
     const a = gate();
     const first = bg.track(a.promise);

@@ -26,7 +26,9 @@ afterAll(() => svc.stop());
 const p = `/${projectId}/CALL/Counter`;
 
 test("the CLI tells its version, the package's", async () => {
-  const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const { stdout } = await cli('--version');
   expect(stdout.trim()).toBe(version);
 });
@@ -38,7 +40,9 @@ test("the CLI lists a user's sessions and ends one of them, or all", async () =>
     const sub = `cli-user-${Date.now()}`;
     const first = await rt.rt.sessions.issue({ sub, type: 'enduser', refresh: true });
     const second = await rt.rt.sessions.issue({ sub, type: 'enduser', tenant: 'c-1', refresh: true });
-    const listed = JSON.parse((await cli('sessions', 'enduser', sub)).stdout) as { sessions: { family: string; issuedAt: string; expiresAt: string; tenant?: string }[] };
+    const listed = JSON.parse((await cli('sessions', 'enduser', sub)).stdout) as {
+      sessions: { family: string; issuedAt: string; expiresAt: string; tenant?: string }[];
+    };
     expect(listed.sessions).toHaveLength(2);
     // newest first; no token in the listing
     expect(listed.sessions[0]).toMatchObject({ tenant: 'c-1' });
@@ -71,7 +75,9 @@ test('the CLI creates an API key that a running service accepts, and revokes it'
   expect(JSON.stringify(listed)).not.toContain(created.key);
   await cli('apikey:revoke', created.record.id);
   // the service caches positive key checks for up to 5 s
-  await waitFor(async () => (await fetch(`${svc.base}${p}/get/k1`, { headers })).status === 401, { what: 'revocation' });
+  await waitFor(async () => (await fetch(`${svc.base}${p}/get/k1`, { headers })).status === 401, {
+    what: 'revocation',
+  });
 }, 60_000);
 
 test('the CLI mints development tokens the service accepts', async () => {
@@ -90,9 +96,16 @@ test('the CLI reprojects and calls methods as the system identity', async () => 
 
 test('request logs carry request id, class, method, instance, identity and duration, and never the API key', async () => {
   await fetch(`${svc.base}${p}/get/k1`, { headers: { 'x-api-key': TEST_API_KEY, 'x-request-id': 'log-check-1' } });
-  const line = await waitFor(() => svc.output().split('\n').find((l) => l.includes('"requestId":"log-check-1"')), {
-    what: 'request log line',
-  });
+  const line = await waitFor(
+    () =>
+      svc
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"requestId":"log-check-1"')),
+    {
+      what: 'request log line',
+    },
+  );
   const entry = JSON.parse(line!);
   expect(entry).toMatchObject({
     requestId: 'log-check-1',

@@ -59,7 +59,7 @@ test('inspect shows an instance after a write: state, version and lookup keys, b
   expect(byLookup).toEqual(shown);
 }, 60_000);
 
-test('inspect lists the instance\'s pending QUEUED_WRITE jobs and its due tasks', async () => {
+test("inspect lists the instance's pending QUEUED_WRITE jobs and its due tasks", async () => {
   expect((await post('init/held', {})).status).toBe(200);
   // a task due in an hour: still delayed when inspected
   expect((await post('later/held', { delaySeconds: 3600, by: 2 })).status).toBe(200);
@@ -82,7 +82,10 @@ test('inspect lists the instance\'s pending QUEUED_WRITE jobs and its due tasks'
     expect(shown.dueTasks).toEqual([expect.objectContaining({ method: 'queuedAdd', dueAt: expect.any(String) })]);
     expect(Date.parse(shown.dueTasks[0].dueAt)).toBeGreaterThan(Date.now() + 3000 * 1000);
     await redis.del(lease);
-    await waitFor(async () => (await jobStatus(jobId)).status === 'completed', { timeoutMs: 30_000, what: 'queued job after the lease' });
+    await waitFor(async () => (await jobStatus(jobId)).status === 'completed', {
+      timeoutMs: 30_000,
+      what: 'queued job after the lease',
+    });
     expect((await cliJson('inspect', 'Counter', 'held')).pendingJobs).toEqual([]);
   } finally {
     await redis.del(lease);
@@ -103,8 +106,12 @@ test('inspect lists a committed effect not yet applied to the instance, until it
     expect((await t.post(`/${fx}/CALL/Shop/open/s1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
     expect((await t.post(`/${fx}/CALL/Ledger/open/l1`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
     await redis.set(lease, 'held-by-test', 'PX', 60_000);
-    const sale = t.post(`/${fx}/CALL/Shop/sell/s1`, { ledger: 'l1', entries: ['paid'] }, { 'x-api-key': TEST_API_KEY }).catch(() => null);
-    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 1, { what: 'the committed effect' });
+    const sale = t
+      .post(`/${fx}/CALL/Shop/sell/s1`, { ledger: 'l1', entries: ['paid'] }, { 'x-api-key': TEST_API_KEY })
+      .catch(() => null);
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 1, {
+      what: 'the committed effect',
+    });
     const shown = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
     expect(shown.pendingEffects).toEqual([{ entry: expect.any(String), id: expect.any(String), method: 'post' }]);
     expect(shown.state.public.entries).toEqual([]);
@@ -112,7 +119,10 @@ test('inspect lists a committed effect not yet applied to the instance, until it
     expect(JSON.parse((await cliIn(fx, env, 'inspect', 'Shop', 's1')).stdout).pendingEffects).toEqual([]);
     await redis.del(lease);
     // applied (by the caller's process or its sweeper) once the lease is let go
-    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 0, { timeoutMs: 45_000, what: 'the effect applied' });
+    await waitFor(async () => (await redis.xlen(t.rt.store.keys.bucket(0).effects)) === 0, {
+      timeoutMs: 45_000,
+      what: 'the effect applied',
+    });
     await sale;
     const after = JSON.parse((await cliIn(fx, env, 'inspect', 'Ledger', 'l1')).stdout);
     expect(after.pendingEffects).toEqual([]);
@@ -141,18 +151,30 @@ test('status lists a QUEUED_WRITE that failed for good, and retry runs it again'
   // fails on attempts 1-4 (all it has), applies on a fifth
   const queued = await post('flakyAdd/doomed', { failTimes: 4 });
   const jobId = queued.body.jobId as string;
-  await waitFor(async () => (await jobStatus(jobId)).status === 'failed', { timeoutMs: 30_000, what: 'job failed for good' });
+  await waitFor(async () => (await jobStatus(jobId)).status === 'failed', {
+    timeoutMs: 30_000,
+    what: 'job failed for good',
+  });
 
   const status = await cliJson('status');
   expect(status.depths).toMatchObject({ failed: 1 });
   expect(typeof status.depths.waiting).toBe('number');
   expect(status.effectsPending).toBe(0);
   expect(status.failedJobs).toEqual([
-    expect.objectContaining({ id: jobId, classId: 'Counter', method: 'flakyAdd', instanceId: 'doomed', reason: expect.stringContaining('attempt 4') }),
+    expect.objectContaining({
+      id: jobId,
+      classId: 'Counter',
+      method: 'flakyAdd',
+      instanceId: 'doomed',
+      reason: expect.stringContaining('attempt 4'),
+    }),
   ]);
 
   expect(await cliJson('retry', jobId)).toMatchObject({ retried: jobId, classId: 'Counter', method: 'flakyAdd' });
-  await waitFor(async () => (await jobStatus(jobId)).status === 'completed', { timeoutMs: 30_000, what: 'retried job completed' });
+  await waitFor(async () => (await jobStatus(jobId)).status === 'completed', {
+    timeoutMs: 30_000,
+    what: 'retried job completed',
+  });
   expect(await jobStatus(jobId)).toMatchObject({ result: { body: { attempt: 5 } } });
   expect((await cliJson('status')).depths).toMatchObject({ failed: 0 });
   expect((await cliJson('inspect', 'Counter', 'doomed')).state.public).toMatchObject({ count: 1 });
@@ -161,8 +183,14 @@ test('status lists a QUEUED_WRITE that failed for good, and retry runs it again'
   await expect(cli('retry', jobId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('not failed') });
 }, 90_000);
 
-test('inspect masks the class\'s sensitive fields and the logger\'s secret fields at any depth', () => {
+test("inspect masks the class's sensitive fields and the logger's secret fields at any depth", () => {
   const fields = maskedFields(['ssn']);
-  const masked = maskFields({ public: { name: 'a', ssn: '123', nested: [{ password: 'p', ok: 1 }] }, private: { token: 't' } }, fields);
-  expect(masked).toEqual({ public: { name: 'a', ssn: '[masked]', nested: [{ password: '[masked]', ok: 1 }] }, private: { token: '[masked]' } });
+  const masked = maskFields(
+    { public: { name: 'a', ssn: '123', nested: [{ password: 'p', ok: 1 }] }, private: { token: 't' } },
+    fields,
+  );
+  expect(masked).toEqual({
+    public: { name: 'a', ssn: '[masked]', nested: [{ password: '[masked]', ok: 1 }] },
+    private: { token: '[masked]' },
+  });
 });

@@ -35,15 +35,31 @@ test('without a terminal: a line when the interval has passed, none before, and 
   const every = progress('reproject', { unit: 'instances', stream: chatty.stream, everyMs: 0 });
   every.tick(3);
   every.stop();
-  expect(chatty.text().split('\n')).toEqual([expect.stringMatching(/^reproject: 3 instances, \d+ instances\/s$/), 'reproject: 3 instances done', '']);
+  expect(chatty.text().split('\n')).toEqual([
+    expect.stringMatching(/^reproject: 3 instances, \d+ instances\/s$/),
+    'reproject: 3 instances done',
+    '',
+  ]);
 });
 
 test('cli seed shows its progress on stderr and keeps stdout for the JSON summary', async () => {
   const projectId = uniqueProjectId('sp');
   const { stdout, stderr } = await run(
     process.execPath,
-    ['--import', 'tsx', path.join(projectRoot(), 'runtime/cli.ts'), 'seed', path.join(projectRoot(), 'examples/seed.json')],
-    { cwd: projectRoot(), env: { ...process.env, ...testEnv(projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', LOG_LEVEL: 'warn' }) } },
+    [
+      '--import',
+      'tsx',
+      path.join(projectRoot(), 'runtime/cli.ts'),
+      'seed',
+      path.join(projectRoot(), 'examples/seed.json'),
+    ],
+    {
+      cwd: projectRoot(),
+      env: {
+        ...process.env,
+        ...testEnv(projectId, { CLASS_DIRS: 'classes', SCHEMA_DIRS: 'schemas', LOG_LEVEL: 'warn' }),
+      },
+    },
   );
   expect(JSON.parse(stdout)).toEqual({ counts: { created: 14 }, failed: [] });
   expect(stderr).toContain('seed: 14/14 records done');

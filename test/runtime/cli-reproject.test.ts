@@ -45,11 +45,15 @@ describe('without a running service', () => {
   test('reproject refuses an unknown class, and one that projects nothing, naming the classes it takes', async () => {
     const unknown = await cli(projectId, 'reproject', 'NoSuchClass');
     expect(unknown.code).toBe(1);
-    expect(failureLines(unknown)).toEqual([expect.stringMatching(/unknown class NoSuchClass.*classes with projections: Gauge$/)]);
+    expect(failureLines(unknown)).toEqual([
+      expect.stringMatching(/unknown class NoSuchClass.*classes with projections: Gauge$/),
+    ]);
 
     const plain = await cli(projectId, 'reproject', 'Gauge', 'Plain');
     expect(plain.code).toBe(1);
-    expect(failureLines(plain)).toEqual([expect.stringMatching(/Plain \(it projects no documents\).*classes with projections: Gauge$/)]);
+    expect(failureLines(plain)).toEqual([
+      expect.stringMatching(/Plain \(it projects no documents\).*classes with projections: Gauge$/),
+    ]);
   }, 60_000);
 
   test('reproject on the embedded store says that no running service took the request, and exits 1', async () => {
@@ -62,7 +66,11 @@ describe('without a running service', () => {
   test('status says that no projector process is running', async () => {
     const outcome = await cli(projectId, 'status');
     expect(outcome.code).toBe(0);
-    expect(JSON.parse(outcome.stdout).projector).toEqual({ store: 'embedded', processes: [], note: expect.stringContaining('no running projector') });
+    expect(JSON.parse(outcome.stdout).projector).toEqual({
+      store: 'embedded',
+      processes: [],
+      note: expect.stringContaining('no running projector'),
+    });
   }, 60_000);
 });
 
@@ -99,7 +107,7 @@ describe('with a running service on the embedded store', () => {
     return JSON.parse(outcome.stdout).projector;
   }
 
-  test('reproject rebuilds the service\'s own store: a document whose instance is gone leaves it, the others are projected again', async () => {
+  test("reproject rebuilds the service's own store: a document whose instance is gone leaves it, the others are projected again", async () => {
     await post('init/g1', { value: 1 });
     await post('init/g2', { value: 2 });
     await waitFor(async () => (await listed()).length === 2, { what: 'both gauges listed' });
@@ -111,7 +119,11 @@ describe('with a running service on the embedded store', () => {
     const outcome = await cli(projectId, 'reproject', 'Gauge');
     expect(outcome.code).toBe(0);
     const answer = JSON.parse(outcome.stdout);
-    expect(answer).toEqual({ reprojected: 1, store: 'embedded', processes: [{ process: expect.stringMatching(/^projector@/), reprojected: 1 }] });
+    expect(answer).toEqual({
+      reprojected: 1,
+      store: 'embedded',
+      processes: [{ process: expect.stringMatching(/^projector@/), reprojected: 1 }],
+    });
     // progress on stderr (not a terminal: its closing line)
     expect(outcome.stderr).toContain('reproject: 1/1 instances done');
     expect(await listed()).toEqual(['g1']);
@@ -121,7 +133,14 @@ describe('with a running service on the embedded store', () => {
     const caughtUp = await projectorStatus();
     expect(caughtUp).toEqual({
       store: 'embedded',
-      processes: [{ process: expect.stringMatching(/^projector@/), entries: 0, seconds: 0, collections: { gauges: { entries: 0, seconds: 0 } } }],
+      processes: [
+        {
+          process: expect.stringMatching(/^projector@/),
+          entries: 0,
+          seconds: 0,
+          collections: { gauges: { entries: 0, seconds: 0 } },
+        },
+      ],
     });
 
     // the projection of g1 now throws: the projector stays on its outbox entry, retrying
@@ -140,7 +159,10 @@ describe('with a running service on the embedded store', () => {
 
     // a later write makes it projectable again: the projector catches up
     await post('set/g1', { value: 6 });
-    await waitFor(async () => (await projectorStatus()).processes[0]?.entries === 0, { timeoutMs: 60_000, what: 'the projector to catch up' });
+    await waitFor(async () => (await projectorStatus()).processes[0]?.entries === 0, {
+      timeoutMs: 60_000,
+      what: 'the projector to catch up',
+    });
   }, 180_000);
 });
 
@@ -149,7 +171,10 @@ test('with several service processes (PROCESSES=2), each rebuilds its own store 
   const redis = new Redis(redisUrl());
   const svc = await spawnRuntime(projectId, { CLASS_DIRS: FIXTURES, PROCESSES: '2' });
   try {
-    await waitFor(() => svc.output().split('"msg":"runtime started"').length - 1 === 2, { timeoutMs: 60_000, what: 'both runtime processes' });
+    await waitFor(() => svc.output().split('"msg":"runtime started"').length - 1 === 2, {
+      timeoutMs: 60_000,
+      what: 'both runtime processes',
+    });
     const headers = { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' };
     for (const id of ['m1', 'm2']) {
       const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/init/${id}`, { method: 'POST', headers, body: '{}' });
@@ -166,7 +191,9 @@ test('with several service processes (PROCESSES=2), each rebuilds its own store 
     expect(answer.processes.map((p: { reprojected: number }) => p.reprojected)).toEqual([1, 1]);
     // whichever process answers the listing, its store was rebuilt
     for (let i = 0; i < 4; i++) {
-      const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/list`, { headers: { ...headers, connection: 'close' } });
+      const r = await fetch(`${svc.base}/${projectId}/CALL/Gauge/list`, {
+        headers: { ...headers, connection: 'close' },
+      });
       expect(((await r.json()) as { items: { _id: string }[] }).items.map((d) => d._id)).toEqual(['m1']);
     }
   } finally {

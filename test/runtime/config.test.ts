@@ -36,7 +36,9 @@ describe('HEAP_GROWING_PERCENT', () => {
   it('applies from 128 MB of live heap unless told', () => {
     expect(heapGrowingFromMb({})).toBe(128);
     expect(heapGrowingFromMb({ HEAP_GROWING_FROM_MB: '0' })).toBe(0);
-    expect(() => heapGrowingFromMb({ HEAP_GROWING_FROM_MB: 'big' })).toThrow(/HEAP_GROWING_FROM_MB must be an integer >= 0/);
+    expect(() => heapGrowingFromMb({ HEAP_GROWING_FROM_MB: 'big' })).toThrow(
+      /HEAP_GROWING_FROM_MB must be an integer >= 0/,
+    );
   });
 
   it.each([
@@ -95,6 +97,8 @@ describe('REDIS_APPENDFSYNC', () => {
   });
 
   it.each(['ALWAYS', 'every-sec', '1', 'yes', ' always'])('stops the start on %j', (raw) => {
-    expect(() => loadConfig({ REDIS_APPENDFSYNC: raw })).toThrow(/REDIS_APPENDFSYNC must be one of always, everysec, no/);
+    expect(() => loadConfig({ REDIS_APPENDFSYNC: raw })).toThrow(
+      /REDIS_APPENDFSYNC must be one of always, everysec, no/,
+    );
   });
 });

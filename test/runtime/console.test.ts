@@ -22,11 +22,21 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const developer = () => t.rt.tokens.sign({ sub: 'dev-1', identity: 'program_management_user', roles: [], developer: true });
+const developer = () =>
+  t.rt.tokens.sign({ sub: 'dev-1', identity: 'program_management_user', roles: [], developer: true });
 const bearer = () => ({ authorization: `Bearer ${developer()}` });
 
-async function consoleCall(method: string, pathname: string, headers: Record<string, string> = bearer(), base = t.base) {
-  const res = await fetch(base + pathname, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'PUT' || method === 'POST' ? { body: '{}' } : {}) });
+async function consoleCall(
+  method: string,
+  pathname: string,
+  headers: Record<string, string> = bearer(),
+  base = t.base,
+) {
+  const res = await fetch(base + pathname, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(method === 'PUT' || method === 'POST' ? { body: '{}' } : {}),
+  });
   const text = await res.text();
   let body: any = text;
   try {
@@ -56,15 +66,21 @@ describe('who may open it', () => {
     const none = await consoleCall('GET', '/admin/queues', {});
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Basic realm="operator console"/);
-    expect((await consoleCall('GET', '/admin/queues/api/queues', { 'x-api-key': 'test-integration-key-0123456789' })).status).toBe(401);
+    expect(
+      (await consoleCall('GET', '/admin/queues/api/queues', { 'x-api-key': 'test-integration-key-0123456789' })).status,
+    ).toBe(401);
     expect((await consoleCall('GET', '/admin/dead-letters', { authorization: 'Bearer not-a-token' })).status).toBe(401);
   });
 
   test('a back-office user who is no developer and not named by CONSOLE_USERS, or a member: 403', async () => {
     const plain = t.rt.tokens.sign({ sub: 'someone', identity: 'program_management_user', roles: [] });
-    expect((await consoleCall('GET', '/admin/queues/api/queues', { authorization: `Bearer ${plain}` })).status).toBe(403);
+    expect((await consoleCall('GET', '/admin/queues/api/queues', { authorization: `Bearer ${plain}` })).status).toBe(
+      403,
+    );
     const member = t.rt.tokens.sign({ sub: 'm-1', identity: 'enduser', roles: [], developer: true });
-    expect((await consoleCall('GET', '/admin/queues/api/queues', { authorization: `Bearer ${member}` })).status).toBe(403);
+    expect((await consoleCall('GET', '/admin/queues/api/queues', { authorization: `Bearer ${member}` })).status).toBe(
+      403,
+    );
   });
 
   test('a developer with a bearer token, or as the Basic password (a browser); a user CONSOLE_USERS names', async () => {
@@ -90,8 +106,13 @@ test('a failed QUEUED_WRITE is listed as failed and retried from the console: it
   await call('open', 's-retry');
   const { jobId } = (await call('flip', 's-retry', { pin: '9876', note: 'kept' })).body as { jobId: string };
   expect(await jobEnded(jobId)).toMatchObject({ status: 'failed', error: { status: 409 } });
-  const listed = await consoleCall('GET', '/admin/queues/api/queues?activeQueue=jobs&status=failed&page=1&jobsPerPage=50');
-  const jobs = (listed.body.queues as { name: string; jobs: { id: string; data: any }[] }[]).find((q) => q.name === 'jobs')!.jobs;
+  const listed = await consoleCall(
+    'GET',
+    '/admin/queues/api/queues?activeQueue=jobs&status=failed&page=1&jobsPerPage=50',
+  );
+  const jobs = (listed.body.queues as { name: string; jobs: { id: string; data: any }[] }[]).find(
+    (q) => q.name === 'jobs',
+  )!.jobs;
   expect(jobs.map((j) => j.id)).toContain(jobId);
   // the class's sensitive fields are masked in what the console shows
   const shown = jobs.find((j) => j.id === jobId)!.data;
@@ -99,7 +120,14 @@ test('a failed QUEUED_WRITE is listed as failed and retried from the console: it
   expect(JSON.stringify(listed.body)).not.toContain('9876');
 
   // from another site a browser would send the credentials too: refused
-  expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`, { ...bearer(), origin: 'https://elsewhere.example' })).status).toBe(403);
+  expect(
+    (
+      await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`, {
+        ...bearer(),
+        origin: 'https://elsewhere.example',
+      })
+    ).status,
+  ).toBe(403);
 
   await call('mend', 's-retry');
   const retried = await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`);
@@ -118,7 +146,9 @@ test('adding a job, editing its data, emptying or obliterating a queue is refuse
 test('CONSOLE_USERS and CONSOLE_READ_ONLY as loadConfig reads them', () => {
   expect(consoleReadOnly({})).toBe(false);
   expect(consoleReadOnly({ CONSOLE_READ_ONLY: 'true' })).toBe(true);
-  expect(() => consoleReadOnly({ CONSOLE_READ_ONLY: 'yes' })).toThrow("CONSOLE_READ_ONLY must be true or false, got 'yes'");
+  expect(() => consoleReadOnly({ CONSOLE_READ_ONLY: 'yes' })).toThrow(
+    "CONSOLE_READ_ONLY must be true or false, got 'yes'",
+  );
   expect(loadConfig({ CONSOLE_USERS: ' ops-1, ops-2 ' }).consoleUsers).toEqual(['ops-1', 'ops-2']);
 });
 
@@ -137,14 +167,39 @@ test('a change from another site: judged by Sec-Fetch-Site when the browser send
 test('what the console shows of a message job: masked recipients, subject and sizes, never the text', () => {
   const shown = messageDataForConsole({
     port: 'mail',
-    message: { id: 'm1', to: ['anna.b@example.com'], bcc: ['zed@example.com'], subject: 'Your code', html: '<p>code 4711</p>', text: 'code 4711' },
+    message: {
+      id: 'm1',
+      to: ['anna.b@example.com'],
+      bcc: ['zed@example.com'],
+      subject: 'Your code',
+      html: '<p>code 4711</p>',
+      text: 'code 4711',
+    },
     from: { classId: 'Member', instanceId: 'x' },
   });
-  expect(shown).toEqual({ port: 'mail', id: 'm1', to: ['a***@example.com'], bcc: ['z***@example.com'], subject: 'Your code', htmlChars: 16, textChars: 9, from: { classId: 'Member', instanceId: 'x' } });
-  expect(JSON.stringify(messageDataForConsole({ port: 'sms', message: { id: 's1', to: ['+971500000123'], text: 'code 4711' } }))).not.toMatch(/4711|500000/);
-  expect(jobDataForConsole({ kind: 'task', task: { classId: 'C', body: { secret: 's', pin: 'p', ok: 1 } } }, () => ['pin'])).toEqual({
+  expect(shown).toEqual({
+    port: 'mail',
+    id: 'm1',
+    to: ['a***@example.com'],
+    bcc: ['z***@example.com'],
+    subject: 'Your code',
+    htmlChars: 16,
+    textChars: 9,
+    from: { classId: 'Member', instanceId: 'x' },
+  });
+  expect(
+    JSON.stringify(
+      messageDataForConsole({ port: 'sms', message: { id: 's1', to: ['+971500000123'], text: 'code 4711' } }),
+    ),
+  ).not.toMatch(/4711|500000/);
+  expect(
+    jobDataForConsole({ kind: 'task', task: { classId: 'C', body: { secret: 's', pin: 'p', ok: 1 } } }, () => ['pin']),
+  ).toEqual({
     kind: 'task',
-    task: { classId: 'C', body: { secret: expect.not.stringMatching(/^s$/), pin: expect.not.stringMatching(/^p$/), ok: 1 } },
+    task: {
+      classId: 'C',
+      body: { secret: expect.not.stringMatching(/^s$/), pin: expect.not.stringMatching(/^p$/), ok: 1 },
+    },
   });
 });
 
@@ -153,19 +208,28 @@ test('a delayed task is promoted from the console and runs now; a failed job is 
   await call('mendLater', 's-promote');
   const delayed = await waitFor(
     async () => {
-      const { body } = await consoleCall('GET', '/admin/queues/api/queues?activeQueue=jobs&status=delayed&page=1&jobsPerPage=50');
+      const { body } = await consoleCall(
+        'GET',
+        '/admin/queues/api/queues?activeQueue=jobs&status=delayed&page=1&jobsPerPage=50',
+      );
       const q = (body.queues as { name: string; jobs: { id: string; data: any }[] }[]).find((x) => x.name === 'jobs')!;
       return q.jobs.find((j) => j.data?.task?.instanceId === 's-promote');
     },
     { what: 'the delayed task in the console' },
   );
-  expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(delayed!.id)}/promote`)).status).toBe(204);
-  await waitFor(async () => ((await call('get', 's-promote')).body as { broken: boolean }).broken === false, { what: 'the promoted task to mend the switch' });
+  expect(
+    (await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(delayed!.id)}/promote`)).status,
+  ).toBe(204);
+  await waitFor(async () => ((await call('get', 's-promote')).body as { broken: boolean }).broken === false, {
+    what: 'the promoted task to mend the switch',
+  });
 
   await call('open', 's-remove');
   const { jobId } = (await call('flip', 's-remove')).body as { jobId: string };
   await jobEnded(jobId);
-  expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/clean`)).status).toBe(204);
+  expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/clean`)).status).toBe(
+    204,
+  );
   expect((await consoleCall('GET', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}`)).status).toBe(404);
 });
 
@@ -174,10 +238,17 @@ test('a committed effect its target refused is a dead letter, listed and retried
   await call('open', 's-source');
   const { effect } = (await call('poke', 's-source', { target: 's-target' })).body as { effect: string };
   const row = await waitFor(
-    async () => ((await consoleCall('GET', '/admin/dead-letters')).body.deadLetters as any[]).find((r) => r.target === 'Switch.flipNow/s-target'),
+    async () =>
+      ((await consoleCall('GET', '/admin/dead-letters')).body.deadLetters as any[]).find(
+        (r) => r.target === 'Switch.flipNow/s-target',
+      ),
     { what: 'the dead letter of the refused effect' },
   );
-  expect(row).toMatchObject({ kind: 'effect', id: expect.stringMatching(/^effect:\d+:\d+-\d+$/), from: { classId: 'Switch', instanceId: 's-source' } });
+  expect(row).toMatchObject({
+    kind: 'effect',
+    id: expect.stringMatching(/^effect:\d+:\d+-\d+$/),
+    from: { classId: 'Switch', instanceId: 's-source' },
+  });
   expect(row.reason).toContain('90409');
   expect(effect).toEqual(expect.any(String));
 
@@ -200,7 +271,16 @@ test('CONSOLE_READ_ONLY: the queues are shown, every change is refused', async (
   const seen = await consoleCall('GET', '/admin/queues/api/queues', bearer(), readOnly.base);
   expect(seen.status).toBe(200);
   expect((seen.body.queues as { readOnlyMode: boolean }[]).every((q) => q.readOnlyMode)).toBe(true);
-  expect((await consoleCall('PUT', `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`, bearer(), readOnly.base)).status).toBe(405);
+  expect(
+    (
+      await consoleCall(
+        'PUT',
+        `/admin/queues/api/queues/jobs/${encodeURIComponent(jobId)}/retry`,
+        bearer(),
+        readOnly.base,
+      )
+    ).status,
+  ).toBe(405);
   expect((await consoleCall('POST', '/admin/dead-letters/retry-all', bearer(), readOnly.base)).status).toBe(405);
   expect((await t.rt.jobs.status(jobId)).status.status).toBe('failed');
 });

@@ -29,10 +29,14 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(projectRoot(), 'runtime/cli.ts'), ...args], {
-      cwd: projectRoot(),
-      env: { ...process.env, ...testEnv(t.projectId, { LOG_LEVEL: 'warn', CLASS_DIRS, SMTP_URL: sink.url }) },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', path.join(projectRoot(), 'runtime/cli.ts'), ...args],
+      {
+        cwd: projectRoot(),
+        env: { ...process.env, ...testEnv(t.projectId, { LOG_LEVEL: 'warn', CLASS_DIRS, SMTP_URL: sink.url }) },
+      },
+    );
     return { code: 0, out: stdout };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -54,9 +58,15 @@ test('an effect and a mail given up on are listed by the CLI, retried once their
   // a mail the SMTP server refuses for good (5xx): dead at once
   sink.policy = () => ({ code: 550, message: 'mailbox unavailable' });
   await t.rt.call('Mailer', 'open', 'box', {});
-  const { id: messageId } = (await t.rt.call('Mailer', 'notify', 'box', { mail: { to: ['dora@example.com'], subject: 'Your code', text: 'code 1234' } })).body as { id: string };
+  const { id: messageId } = (
+    await t.rt.call('Mailer', 'notify', 'box', {
+      mail: { to: ['dora@example.com'], subject: 'Your code', text: 'code 1234' },
+    })
+  ).body as { id: string };
   await waitFor(async () => (await t.rt.messages.deadLetterCount()) === 1, { what: 'the mail to be dead-lettered' });
-  await waitFor(async () => (await metric('runtime_dead_letters', 'kind="effect"')) === 1, { what: 'the effect to be dead-lettered' });
+  await waitFor(async () => (await metric('runtime_dead_letters', 'kind="effect"')) === 1, {
+    what: 'the effect to be dead-lettered',
+  });
   expect(await metric('runtime_messages_failed_total', 'port="mail"')).toBe(1);
   expect(await metric('runtime_messages_sent_total', 'port="mail"')).toBe(0);
 
@@ -66,8 +76,19 @@ test('an effect and a mail given up on are listed by the CLI, retried once their
   const rows = JSON.parse(listed.out).deadLetters as Record<string, any>[];
   expect(rows).toEqual(
     expect.arrayContaining([
-      expect.objectContaining({ kind: 'effect', target: 'Switch.flipNow/target', from: { classId: 'Switch', instanceId: 'source' }, id: expect.stringMatching(/^effect:\d+:/) }),
-      expect.objectContaining({ kind: 'message', id: `message:${messageId}`, target: 'mail d***@example.com', subject: 'Your code', reason: expect.stringContaining('550') }),
+      expect.objectContaining({
+        kind: 'effect',
+        target: 'Switch.flipNow/target',
+        from: { classId: 'Switch', instanceId: 'source' },
+        id: expect.stringMatching(/^effect:\d+:/),
+      }),
+      expect.objectContaining({
+        kind: 'message',
+        id: `message:${messageId}`,
+        target: 'mail d***@example.com',
+        subject: 'Your code',
+        reason: expect.stringContaining('550'),
+      }),
     ]),
   );
   // the listing masks recipients: the address is nowhere in it
@@ -83,12 +104,21 @@ test('an effect and a mail given up on are listed by the CLI, retried once their
   expect(retried.code).toBe(0);
   const out = JSON.parse(retried.out) as { retried: { id: string; outcome: string }[]; failed: unknown[] };
   expect(out.failed).toEqual([]);
-  expect(out.retried).toEqual(expect.arrayContaining([{ id: rows.find((r) => r.kind === 'effect')!.id, outcome: 'applied' }, { id: `message:${messageId}`, outcome: 'queued' }]));
+  expect(out.retried).toEqual(
+    expect.arrayContaining([
+      { id: rows.find((r) => r.kind === 'effect')!.id, outcome: 'applied' },
+      { id: `message:${messageId}`, outcome: 'queued' },
+    ]),
+  );
 
   expect(((await t.rt.call('Switch', 'get', 'target', {})).body as { flips: number }).flips).toBe(1);
   // the service's worker sends the mail; its letter leaves the list once it is sent
-  await waitFor(() => sink.acceptedWithId(`<${messageId}@${t.projectId}>`).length === 1, { what: 'the retried mail to arrive' });
-  await waitFor(async () => (await t.rt.messages.deadLetterCount()) === 0, { what: 'the mail\'s dead letter to leave the list' });
+  await waitFor(() => sink.acceptedWithId(`<${messageId}@${t.projectId}>`).length === 1, {
+    what: 'the retried mail to arrive',
+  });
+  await waitFor(async () => (await t.rt.messages.deadLetterCount()) === 0, {
+    what: "the mail's dead letter to leave the list",
+  });
   expect(JSON.parse((await cli('dead-letters')).out).deadLetters).toEqual([]);
 
   expect(await metric('runtime_messages_sent_total', 'port="mail"')).toBe(1);

@@ -11,7 +11,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../runtime/config';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
-import { startRedisCluster, parseClusterNodes, command as redisCommand, type LocalRedisCluster } from '../support/redis-cluster';
+import {
+  startRedisCluster,
+  parseClusterNodes,
+  command as redisCommand,
+  type LocalRedisCluster,
+} from '../support/redis-cluster';
 
 const root = projectRoot();
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -91,7 +96,10 @@ describe('Dockerfile', () => {
     expect(dockerfile.length).toBeGreaterThan(1);
     for (const stage of dockerfile) {
       const m = /^node:(\d+)(?:[.-]|$)/.exec(stage.image);
-      expect({ image: stage.image, node: m?.[1] }).toEqual({ image: stage.image, node: expect.stringMatching(/^\d+$/) });
+      expect({ image: stage.image, node: m?.[1] }).toEqual({
+        image: stage.image,
+        node: expect.stringMatching(/^\d+$/),
+      });
       const major = Number(m![1]);
       expect(major).toBeGreaterThanOrEqual(22);
       expect(major % 2).toBe(0);
@@ -99,7 +107,8 @@ describe('Dockerfile', () => {
   });
 
   test('the build context leaves out tests, benchmarks, node_modules and dist', () => {
-    for (const dir of ['test', 'bench', 'node_modules', 'dist']) expect(ignored(dockerignore, `${dir}/x.ts`)).toBe(true);
+    for (const dir of ['test', 'bench', 'node_modules', 'dist'])
+      expect(ignored(dockerignore, `${dir}/x.ts`)).toBe(true);
     expect(ignored(dockerignore, 'runtime/main.ts')).toBe(false);
   });
 
@@ -111,14 +120,22 @@ describe('Dockerfile', () => {
       expect(src).not.toMatch(/^\.\/?$/);
       expect(src).not.toMatch(/^(test|bench)(\/|$)/);
       // a source the context leaves out would fail the build
-      expect({ src, exists: fs.existsSync(path.join(root, src)), ignored: ignored(dockerignore, src) }).toEqual({ src, exists: true, ignored: false });
+      expect({ src, exists: fs.existsSync(path.join(root, src)), ignored: ignored(dockerignore, src) }).toEqual({
+        src,
+        exists: true,
+        ignored: false,
+      });
     }
   });
 
   test('the stage that runs npm run build has every folder the build compiles, and the ones its sources import from', () => {
     const build = dockerfile.find((s) => s.body.some((i) => i.op === 'RUN' && /npm run build/.test(i.args)));
     expect(build).toBeDefined();
-    const copied = new Set(build!.body.filter((i) => i.op === 'COPY' && !copyOf(i).from).flatMap((i) => copyOf(i).sources.map((s) => s.split('/')[0])));
+    const copied = new Set(
+      build!.body
+        .filter((i) => i.op === 'COPY' && !copyOf(i).from)
+        .flatMap((i) => copyOf(i).sources.map((s) => s.split('/')[0])),
+    );
     const tsconfig = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
     const compiled = [...new Set(tsconfig.include.map((g) => g.split('/')[0]))];
     expect(compiled.length).toBeGreaterThan(0);
@@ -137,7 +154,8 @@ describe('Dockerfile', () => {
       }
     };
     compiled.forEach(walk);
-    for (const dir of [...compiled, ...imported]) expect({ dir, copied: copied.has(dir) }).toEqual({ dir, copied: true });
+    for (const dir of [...compiled, ...imported])
+      expect({ dir, copied: copied.has(dir) }).toEqual({ dir, copied: true });
   });
 
   test('the final image runs as a non-root user, with dist/ and what the runtime reads from disk', () => {
@@ -148,16 +166,29 @@ describe('Dockerfile', () => {
     const placed = final.body
       .filter((i) => i.op === 'COPY')
       .map(copyOf)
-      .flatMap(({ sources, dest }) => sources.map((src) => path.posix.normalize(dest.endsWith('/') ? path.posix.join(dest, path.posix.basename(src)) : dest)));
+      .flatMap(({ sources, dest }) =>
+        sources.map((src) =>
+          path.posix.normalize(dest.endsWith('/') ? path.posix.join(dest, path.posix.basename(src)) : dest),
+        ),
+      );
     // package.json marks the project root the folders are found from (runtime/config.ts projectRoot);
     // the Lua scripts are read next to the compiled state store (runtime/actor/state-store.ts)
-    for (const needed of ['package.json', 'node_modules', 'dist', 'dist/runtime/actor/lua', 'schemas', 'workflow-configs']) {
+    for (const needed of [
+      'package.json',
+      'node_modules',
+      'dist',
+      'dist/runtime/actor/lua',
+      'schemas',
+      'workflow-configs',
+    ]) {
       expect(placed).toContain(needed);
     }
     const cmd = final.body.filter((i) => i.op === 'CMD').map((i) => i.args);
     expect(cmd[cmd.length - 1]).toContain('dist/runtime/main.js');
     // the production stage installs no dev dependencies
-    const installs = dockerfile.flatMap((s) => s.body.filter((i) => i.op === 'RUN' && /npm (ci|install)/.test(i.args)).map((i) => i.args));
+    const installs = dockerfile.flatMap((s) =>
+      s.body.filter((i) => i.op === 'RUN' && /npm (ci|install)/.test(i.args)).map((i) => i.args),
+    );
     expect(installs.some((i) => /npm ci\b.*--omit=dev/.test(i))).toBe(true);
     expect(installs.every((i) => /npm ci\b/.test(i))).toBe(true);
   });
@@ -181,9 +212,14 @@ function block(lines: string[], key: RegExp, indent: number): string[] {
 function runCheck(command: string[], vars: Record<string, string>): Promise<number> {
   expect(command.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
   return new Promise((resolve) => {
-    execFile(process.execPath, command.slice(2), { env: { PATH: process.env.PATH ?? '', ...vars }, timeout: 20_000 }, (err) => {
-      resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0);
-    });
+    execFile(
+      process.execPath,
+      command.slice(2),
+      { env: { PATH: process.env.PATH ?? '', ...vars }, timeout: 20_000 },
+      (err) => {
+        resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0);
+      },
+    );
   });
 }
 
@@ -201,7 +237,10 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A key's value on its own line: null for a key with none (compose then passes the shell's or .env's value, or nothing). */
 function scalar(key: string, lines: string[]): string | null {
-  const v = lines[0].trim().slice(key.length + 1).trim();
+  const v = lines[0]
+    .trim()
+    .slice(key.length + 1)
+    .trim();
   return v === '' ? null : v.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
 }
 
@@ -235,7 +274,11 @@ function composeFile(file: string) {
 
   function env(name: string, key: string): string | undefined {
     const line = service(name).find((l) => l.trim().startsWith(`${key}:`));
-    return line?.trim().slice(key.length + 1).trim().replace(/^"(.*)"$/, '$1');
+    return line
+      ?.trim()
+      .slice(key.length + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
   }
 
   /**
@@ -273,7 +316,15 @@ function composeFile(file: string) {
   /** A service's `volumes:` entries (anchors merged). */
   function volumes(name: string): string[] {
     const list = children(service(name)).get('volumes') ?? [];
-    return list.slice(1).filter(meaningful).map((l) => l.trim().replace(/^-\s*/, '').replace(/^"(.*)"$/, '$1'));
+    return list
+      .slice(1)
+      .filter(meaningful)
+      .map((l) =>
+        l
+          .trim()
+          .replace(/^-\s*/, '')
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
 
   /** A service's `command:` in flow form (`["redis-server", ...]`). */
@@ -283,7 +334,20 @@ function composeFile(file: string) {
     return JSON.parse(line!.slice('command:'.length)) as string[];
   }
 
-  return { file, lines, block: (key: RegExp, indent: number) => block(lines, key, indent), service, services, anchored, healthcheckTest, env, children, environment, volumes, command };
+  return {
+    file,
+    lines,
+    block: (key: RegExp, indent: number) => block(lines, key, indent),
+    service,
+    services,
+    anchored,
+    healthcheckTest,
+    env,
+    children,
+    environment,
+    volumes,
+    command,
+  };
 }
 type ComposeFile = ReturnType<typeof composeFile>;
 
@@ -309,7 +373,11 @@ function configurationTable(): { name: string; local: boolean }[] {
 }
 
 /** The final image's ENV. */
-const imageEnv = new Map(final.body.filter((i) => i.op === 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]] as const)));
+const imageEnv = new Map(
+  final.body
+    .filter((i) => i.op === 'ENV')
+    .flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]] as const)),
+);
 
 /**
  * Settings the compose file fixes itself rather than taking from the shell (one port, the volume, one
@@ -324,7 +392,11 @@ const APP_SERVICES = ['api', 'worker', 'projector'];
  * The cluster file's: its Redis is the cluster (REDIS_CLUSTER_NODES, with the buckets fixed for the
  * project's life) and never one server (REDIS_URL); the single-server file never names a cluster.
  */
-const CLUSTER_FIXED_BY_COMPOSE = [...FIXED_BY_COMPOSE.filter((v) => v !== 'REDIS_URL'), 'REDIS_CLUSTER_NODES', 'REDIS_BUCKETS'];
+const CLUSTER_FIXED_BY_COMPOSE = [
+  ...FIXED_BY_COMPOSE.filter((v) => v !== 'REDIS_URL'),
+  'REDIS_CLUSTER_NODES',
+  'REDIS_BUCKETS',
+];
 
 /**
  * Every deployment setting of README's Configuration table reaches the app containers of `file`:
@@ -344,11 +416,21 @@ function expectSettingsReachApps(file: ComposeFile, fixed: string[], absent: str
         expect({ v, image: imageEnv.get(v) }).toEqual({ v, image: 'production' });
       } else if (fixed.includes(v) || (FIXED_PER_ROLE.includes(v) && name !== 'api')) {
         // a value of this stack, not the shell's
-        expect({ file: file.file, name, v, value: env.get(v) }).toEqual({ file: file.file, name, v, value: expect.stringMatching(/^[^$]+$/) });
+        expect({ file: file.file, name, v, value: env.get(v) }).toEqual({
+          file: file.file,
+          name,
+          v,
+          value: expect.stringMatching(/^[^$]+$/),
+        });
       } else if (!FIXED_PER_ROLE.includes(v)) {
         // no value (passed when set in the shell or .env, else the service's default) or ${VAR...} of its own name
         const value = env.get(v);
-        expect({ file: file.file, name, v, passed: env.has(v) && (value === null || new RegExp(`^\\$\\{${v}(:?-[^}]*)?\\}$`).test(value!)) }).toEqual({
+        expect({
+          file: file.file,
+          name,
+          v,
+          passed: env.has(v) && (value === null || new RegExp(`^\\$\\{${v}(:?-[^}]*)?\\}$`).test(value!)),
+        }).toEqual({
           file: file.file,
           name,
           v,
@@ -358,12 +440,22 @@ function expectSettingsReachApps(file: ComposeFile, fixed: string[], absent: str
     }
     // and nothing else: a key the table does not hold is a typo or an undocumented setting
     const known = new Set([...table.map((t) => t.name), ...undocumented]);
-    for (const key of env.keys()) expect({ file: file.file, name, key, documented: known.has(key) }).toEqual({ file: file.file, name, key, documented: true });
+    for (const key of env.keys())
+      expect({ file: file.file, name, key, documented: known.has(key) }).toEqual({
+        file: file.file,
+        name,
+        key,
+        documented: true,
+      });
   }
 }
 
 /** Runs a command; its exit code and output. */
-function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -380,7 +472,6 @@ function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeo
     });
   });
 }
-
 
 describe('npm start', () => {
   test("execs the service, so a SIGTERM to npm's process drains it (npm passes the signal to its child, which must be node, not a shell)", () => {
@@ -414,9 +505,29 @@ describe('docker-compose.yml', () => {
     expect(table.length).toBeGreaterThan(40);
     expect(local).toEqual(expect.arrayContaining(['REDIS_SERVER_BIN', 'SKIP_ENSURE_DEPS']));
     expect(deployment).toEqual(
-      expect.arrayContaining(['NODE_ENV', 'PUBLIC_URL', 'MEMBER_APP_URL', 'BACKOFFICE_URL', 'OTP_SECRET', 'HR_BASE_URL', 'HR_API_KEY', 'JWT_ISSUER', 'TRUST_PROXY', 'DRAIN_GRACE_MS']),
+      expect.arrayContaining([
+        'NODE_ENV',
+        'PUBLIC_URL',
+        'MEMBER_APP_URL',
+        'BACKOFFICE_URL',
+        'OTP_SECRET',
+        'HR_BASE_URL',
+        'HR_API_KEY',
+        'JWT_ISSUER',
+        'TRUST_PROXY',
+        'DRAIN_GRACE_MS',
+      ]),
     );
-    expect(deployment).toEqual(expect.arrayContaining(['SAML_IDPS_FILE', 'SAML_SP_ENTITY_ID', 'SAML_ACS_URL', 'SAML_SP_KEY_FILE', 'SAML_SP_CERT_FILE', 'SAML_CLOCK_SKEW_SECONDS']));
+    expect(deployment).toEqual(
+      expect.arrayContaining([
+        'SAML_IDPS_FILE',
+        'SAML_SP_ENTITY_ID',
+        'SAML_ACS_URL',
+        'SAML_SP_KEY_FILE',
+        'SAML_SP_CERT_FILE',
+        'SAML_CLOCK_SKEW_SECONDS',
+      ]),
+    );
     // one redis-server: no cluster settings
     expectSettingsReachApps(main, FIXED_BY_COMPOSE, ['REDIS_CLUSTER_NODES']);
   });
@@ -507,7 +618,10 @@ describe('docker-compose.cluster.yml', () => {
     expect(cmd.slice(1, start).map((l) => l.trim())).toEqual(['- sh', '- -c']);
     const body = cmd.slice(start + 1);
     const indent = Math.min(...body.filter(meaningful).map(indentOf));
-    const raw = body.map((l) => l.slice(indent)).join('\n').trimEnd();
+    const raw = body
+      .map((l) => l.slice(indent))
+      .join('\n')
+      .trimEnd();
     // compose substitutes a lone $ from the host's environment
     expect(raw.replace(/\$\$/g, '').includes('$')).toBe(false);
     return raw.replace(/\$\$/g, '$');
@@ -517,34 +631,60 @@ describe('docker-compose.cluster.yml', () => {
     expect(NODES).toEqual(['redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5', 'redis-6']);
     expect(cluster.services()).not.toContain('redis');
     const ipam = cluster.block(/^networks:$/, 0);
-    const subnet = ipam.find((l) => /subnet:/.test(l))?.trim().replace(/^-?\s*subnet:\s*/, '');
-    const range = ipam.find((l) => /ip_range:/.test(l))?.trim().replace(/^ip_range:\s*/, '');
+    const subnet = ipam
+      .find((l) => /subnet:/.test(l))
+      ?.trim()
+      .replace(/^-?\s*subnet:\s*/, '');
+    const range = ipam
+      .find((l) => /ip_range:/.test(l))
+      ?.trim()
+      .replace(/^ip_range:\s*/, '');
     expect(subnet).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
     expect(range).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
     const volumesBlock = cluster.children(cluster.block(/^volumes:$/, 0));
     const seen = new Set<string>();
     for (const name of NODES) {
       const svc = cluster.children(cluster.service(name));
-      const image = svc.has('image') ? svc.get('image')![0] : cluster.anchored('redis-node').find((l) => /^image:/.test(l.trim()));
+      const image = svc.has('image')
+        ? svc.get('image')![0]
+        : cluster.anchored('redis-node').find((l) => /^image:/.test(l.trim()));
       expect({ name, image: image?.trim() }).toEqual({ name, image: 'image: redis:7' });
       const cmd = cluster.command(name);
       expect(cmd[0]).toBe('redis-server');
-      expect({ name, enabled: flag(cmd, '--cluster-enabled'), aof: flag(cmd, '--appendonly'), policy: flag(cmd, '--maxmemory-policy') }).toEqual({
+      expect({
+        name,
+        enabled: flag(cmd, '--cluster-enabled'),
+        aof: flag(cmd, '--appendonly'),
+        policy: flag(cmd, '--maxmemory-policy'),
+      }).toEqual({
         name,
         enabled: 'yes',
         aof: 'yes',
         policy: 'noeviction',
       });
       // clients are sent to redis-N:6379 (CLUSTER SLOTS, MOVED), names every container resolves
-      expect({ name, hostname: flag(cmd, '--cluster-announce-hostname'), endpoint: flag(cmd, '--cluster-preferred-endpoint-type') }).toEqual({
+      expect({
+        name,
+        hostname: flag(cmd, '--cluster-announce-hostname'),
+        endpoint: flag(cmd, '--cluster-preferred-endpoint-type'),
+      }).toEqual({
         name,
         hostname: name,
         endpoint: 'hostname',
       });
       // the bus address: static, in the subnet, out of the range Docker hands out to other containers
       const ip = address(name)!;
-      expect({ name, ip, announced: flag(cmd, '--cluster-announce-ip') }).toEqual({ name, ip: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/), announced: ip });
-      expect({ name, ip, inSubnet: inCidr(ip, subnet!), inDynamicRange: inCidr(ip, range!) }).toEqual({ name, ip, inSubnet: true, inDynamicRange: false });
+      expect({ name, ip, announced: flag(cmd, '--cluster-announce-ip') }).toEqual({
+        name,
+        ip: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/),
+        announced: ip,
+      });
+      expect({ name, ip, inSubnet: inCidr(ip, subnet!), inDynamicRange: inCidr(ip, range!) }).toEqual({
+        name,
+        ip,
+        inSubnet: true,
+        inDynamicRange: false,
+      });
       expect(seen.has(ip)).toBe(false);
       seen.add(ip);
       const data = cluster.volumes(name);
@@ -558,22 +698,32 @@ describe('docker-compose.cluster.yml', () => {
     const nodes = NODES.map((n) => `${n}:6379`).join(',');
     for (const name of APP_SERVICES) {
       const env = cluster.environment(name);
-      expect({ name, nodes: env.get('REDIS_CLUSTER_NODES'), buckets: env.get('REDIS_BUCKETS') }).toEqual({ name, nodes, buckets: '16' });
+      expect({ name, nodes: env.get('REDIS_CLUSTER_NODES'), buckets: env.get('REDIS_BUCKETS') }).toEqual({
+        name,
+        nodes,
+        buckets: '16',
+      });
     }
-    for (const name of cluster.services()) expect({ name, REDIS_URL: cluster.environment(name).has('REDIS_URL') }).toEqual({ name, REDIS_URL: false });
+    for (const name of cluster.services())
+      expect({ name, REDIS_URL: cluster.environment(name).has('REDIS_URL') }).toEqual({ name, REDIS_URL: false });
     // nor any anchor or other key of the file
     expect(cluster.lines.filter((l) => meaningful(l) && /\bREDIS_URL\b/.test(l))).toEqual([]);
   });
 
   test("the app services are docker-compose.yml's: the same image build, roles, health checks, volumes and settings, Redis apart", () => {
-    expect(cluster.anchored('app').filter((l) => /^\s*(build|image):/.test(l))).toEqual(main.anchored('app').filter((l) => /^\s*(build|image):/.test(l)));
+    expect(cluster.anchored('app').filter((l) => /^\s*(build|image):/.test(l))).toEqual(
+      main.anchored('app').filter((l) => /^\s*(build|image):/.test(l)),
+    );
     for (const name of APP_SERVICES) {
       expect(cluster.healthcheckTest(name)).toEqual(main.healthcheckTest(name));
       expect(cluster.volumes(name)).toEqual(main.volumes(name));
       const ours = cluster.environment(name);
       const theirs = main.environment(name);
       const redis = /^REDIS_(URL|CLUSTER_NODES|BUCKETS|WAIT_REPLICAS)$/;
-      expect({ name, env: [...ours].filter(([k]) => !redis.test(k)).sort() }).toEqual({ name, env: [...theirs].filter(([k]) => !redis.test(k)).sort() });
+      expect({ name, env: [...ours].filter(([k]) => !redis.test(k)).sort() }).toEqual({
+        name,
+        env: [...theirs].filter(([k]) => !redis.test(k)).sort(),
+      });
       expect(cluster.env(name, 'ROLES')).toBe(main.env(name, 'ROLES'));
     }
     for (const other of ['mongodb', 'mailcatcher']) expect(cluster.service(other)).toEqual(main.service(other));
@@ -589,14 +739,26 @@ describe('docker-compose.cluster.yml', () => {
     expect(init.get('restart')?.[0].trim()).toBe('restart: "no"');
     const deps = cluster.children(init.get('depends_on')!);
     expect([...deps.keys()].sort()).toEqual([...NODES].sort());
-    for (const [dep, lines] of deps) expect({ dep, condition: lines.map((l) => l.trim()).slice(1) }).toEqual({ dep, condition: ['condition: service_healthy'] });
+    for (const [dep, lines] of deps)
+      expect({ dep, condition: lines.map((l) => l.trim()).slice(1) }).toEqual({
+        dep,
+        condition: ['condition: service_healthy'],
+      });
     const env = cluster.environment('redis-cluster-init');
     expect(env.get('CLUSTER_NODES')).toBe(NODES.map((n) => `${address(n)}:6379`).join(' '));
     expect(env.get('CLUSTER_REPLICAS')).toBe('1');
-    expect(initScript()).toMatch(/redis-cli --cluster create \$CLUSTER_NODES --cluster-replicas "\$CLUSTER_REPLICAS" --cluster-yes/);
+    expect(initScript()).toMatch(
+      /redis-cli --cluster create \$CLUSTER_NODES --cluster-replicas "\$CLUSTER_REPLICAS" --cluster-yes/,
+    );
     for (const name of APP_SERVICES) {
       const appDeps = cluster.children(cluster.children(cluster.service(name)).get('depends_on')!);
-      expect({ name, init: appDeps.get('redis-cluster-init')?.map((l) => l.trim()).slice(1) }).toEqual({ name, init: ['condition: service_completed_successfully'] });
+      expect({
+        name,
+        init: appDeps
+          .get('redis-cluster-init')
+          ?.map((l) => l.trim())
+          .slice(1),
+      }).toEqual({ name, init: ['condition: service_completed_successfully'] });
       expect(appDeps.has('redis')).toBe(false);
     }
   });
@@ -613,20 +775,40 @@ describe('docker-compose.cluster.yml', () => {
 
     test('forms 3 masters with a replica each and exits 0 once every node says cluster_state:ok; run again, finds the cluster formed', async () => {
       const script = initScript();
-      const env = { PATH: process.env.PATH ?? '', CLUSTER_NODES: nodes.nodesEnv.split(',').join(' '), CLUSTER_REPLICAS: '1' };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        CLUSTER_NODES: nodes.nodesEnv.split(',').join(' '),
+        CLUSTER_REPLICAS: '1',
+      };
       const first = await run('sh', ['-c', script], { env });
-      expect({ code: first.code, output: first.output }).toEqual({ code: 0, output: expect.stringContaining('cluster ok') });
-      for (const n of nodes.nodes) expect(String(await redisCommand(n.port, ['CLUSTER', 'INFO']))).toMatch(/^cluster_state:ok\r?$/m);
+      expect({ code: first.code, output: first.output }).toEqual({
+        code: 0,
+        output: expect.stringContaining('cluster ok'),
+      });
+      for (const n of nodes.nodes)
+        expect(String(await redisCommand(n.port, ['CLUSTER', 'INFO']))).toMatch(/^cluster_state:ok\r?$/m);
       // a replica's new role reaches the first node by gossip, which may come a moment after cluster_state:ok
-      const viewOf = async () => parseClusterNodes(String(await redisCommand(nodes.nodes[0].port, ['CLUSTER', 'NODES'])));
+      const viewOf = async () =>
+        parseClusterNodes(String(await redisCommand(nodes.nodes[0].port, ['CLUSTER', 'NODES'])));
       let view = await viewOf();
-      await waitFor(async () => (view = await viewOf()).filter((r) => r.flags.includes('slave')).length === 3, { timeoutMs: 10_000, what: 'the replicas known to the first node' }).catch(() => undefined);
+      await waitFor(async () => (view = await viewOf()).filter((r) => r.flags.includes('slave')).length === 3, {
+        timeoutMs: 10_000,
+        what: 'the replicas known to the first node',
+      }).catch(() => undefined);
       const masters = view.filter((r) => r.flags.includes('master'));
       expect(masters.length).toBe(3);
-      for (const m of masters) expect({ port: m.port, replicas: view.filter((r) => r.master === m.id).length, slots: m.slots.length > 0 }).toEqual({ port: m.port, replicas: 1, slots: true });
+      for (const m of masters)
+        expect({
+          port: m.port,
+          replicas: view.filter((r) => r.master === m.id).length,
+          slots: m.slots.length > 0,
+        }).toEqual({ port: m.port, replicas: 1, slots: true });
 
       const again = await run('sh', ['-c', script], { env });
-      expect({ code: again.code, output: again.output }).toEqual({ code: 0, output: expect.stringContaining('formed already') });
+      expect({ code: again.code, output: again.output }).toEqual({
+        code: 0,
+        output: expect.stringContaining('formed already'),
+      });
     });
   });
 });

@@ -22,7 +22,9 @@ beforeAll(() => {
 });
 afterAll(() => redis.disconnect());
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => (r.proc.exitCode === null && r.proc.signalCode === null ? r.kill() : undefined)));
+  await Promise.all(
+    running.splice(0).map((r) => (r.proc.exitCode === null && r.proc.signalCode === null ? r.kill() : undefined)),
+  );
   await Promise.all(inProcess.splice(0).map((r) => r.stop()));
 });
 
@@ -38,14 +40,23 @@ function request(agent: http.Agent, port: number, method: string, path: string, 
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { 'x-api-key': TEST_API_KEY, ...(data ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: { 'x-api-key': TEST_API_KEY, ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         // the agent takes the socket back once the answer ends
         const socket = res.socket;
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, socket }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null, socket }),
+        );
         res.on('error', reject);
       },
     );
@@ -96,8 +107,16 @@ test('SIGTERM during a 6 s WRITE: /ready 503, new connections refused, the WRITE
 
   const exit = exitCode(svc.proc);
   svc.proc.kill('SIGTERM');
-  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 503, { timeoutMs: 10_000, intervalMs: 50, what: '/ready 503 while draining' });
-  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 'ECONNREFUSED', { timeoutMs: 10_000, intervalMs: 50, what: 'new connections refused' });
+  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 503, {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    what: '/ready 503 while draining',
+  });
+  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 'ECONNREFUSED', {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    what: 'new connections refused',
+  });
   await waitFor(() => idleClosed, { timeoutMs: 10_000, what: 'the idle kept-alive connection closed' });
 
   const answered = await write;
@@ -131,7 +150,11 @@ test('without a grace the listener closes at once, and the call in flight is sti
 
   const exit = exitCode(svc.proc);
   svc.proc.kill('SIGTERM');
-  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 'ECONNREFUSED', { timeoutMs: 10_000, intervalMs: 50, what: 'new connections refused' });
+  await waitFor(async () => (await readyOnNewConnection(svc.port)) === 'ECONNREFUSED', {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    what: 'new connections refused',
+  });
   const answered = await write;
   expect(answered.status).toBe(200);
   expect(answered.body).toEqual({ count: 2 });
@@ -152,7 +175,9 @@ test('a wrong DRAIN_GRACE_MS stops the start with one line naming it', () => {
     timeout: 30_000,
   });
   expect(r.status).toBe(1);
-  expect(r.stderr.trim()).toBe("error: DRAIN_GRACE_MS: must be a whole number of milliseconds from 0 to 60000 (got '2s')");
+  expect(r.stderr.trim()).toBe(
+    "error: DRAIN_GRACE_MS: must be a whole number of milliseconds from 0 to 60000 (got '2s')",
+  );
 }, 40_000);
 
 test('SIGTERM to a worker during a 3 s QUEUED_WRITE: the job finishes and commits before the process exits 0', async () => {

@@ -33,7 +33,14 @@ async function boards(n: number): Promise<string[]> {
 const entries = async (board: string) => (await t.get(`${p}/Board/get/${board}`, KEY)).body.entries as string[];
 
 function post(board: string, body: Record<string, unknown>): Effect {
-  return { id: randomUUID(), classId: 'Board', method: 'post', instanceId: board, body, identity: { type: 'class', classId: 'Board', instanceId: 'source' } };
+  return {
+    id: randomUUID(),
+    classId: 'Board',
+    method: 'post',
+    instanceId: board,
+    body,
+    identity: { type: 'class', classId: 'Board', instanceId: 'source' },
+  };
 }
 
 /** the effects as one committed entry, applied as the committing process applies it */
@@ -42,12 +49,17 @@ async function commitAndApply(effects: Effect[]): Promise<{ entryId: string; app
   return { entryId, applied: await t.rt.dispatcher.effects.apply({ bucket: 0, id: entryId }, effects) };
 }
 
-const entryLeft = async (entryId: string) => (await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effects, entryId, entryId)).length > 0;
+const entryLeft = async (entryId: string) =>
+  (await t.rt.redis.xrange(t.rt.store.keys.bucket(0).effects, entryId, entryId)).length > 0;
 
 test('effects on different targets are applied at once', async () => {
   const [a, b, c] = await boards(3);
   // a's effect waits for b's: applied one after the other, a's would give up after 5 s and wait for a retry
-  const { entryId, applied } = await commitAndApply([post(a!, { entry: 'a1', after: { board: b, entry: 'b1' } }), post(b!, { entry: 'b1' }), post(c!, { entry: 'c1' })]);
+  const { entryId, applied } = await commitAndApply([
+    post(a!, { entry: 'a1', after: { board: b, entry: 'b1' } }),
+    post(b!, { entry: 'b1' }),
+    post(c!, { entry: 'c1' }),
+  ]);
   expect(applied).toBe(true);
   expect([await entries(a!), await entries(b!), await entries(c!)]).toEqual([['a1'], ['b1'], ['c1']]);
   expect(await entryLeft(entryId)).toBe(false);
@@ -57,7 +69,8 @@ test("one target's effects are applied in commit order, interleaved with other t
   const ids = await boards(12);
   const effects: Effect[] = [];
   // round k posts entry k to every board; the first entry of each board is the slowest
-  for (let k = 0; k < 3; k++) for (const id of ids) effects.push(post(id, { entry: `${id}:${k}`, ...(k === 0 ? { delayMs: 30 } : {}) }));
+  for (let k = 0; k < 3; k++)
+    for (const id of ids) effects.push(post(id, { entry: `${id}:${k}`, ...(k === 0 ? { delayMs: 30 } : {}) }));
   const { entryId, applied } = await commitAndApply(effects);
   expect(applied).toBe(true);
   for (const id of ids) expect(await entries(id)).toEqual([`${id}:0`, `${id}:1`, `${id}:2`]);
@@ -66,7 +79,12 @@ test("one target's effects are applied in commit order, interleaved with other t
 
 test('an effect that must be retried holds back its own target only; redelivered, the rest is applied once, in order', async () => {
   const [a, b, gate] = await boards(3);
-  const effects = [post(a!, { entry: 'a1', requires: { board: gate, entry: 'open' } }), post(b!, { entry: 'b1' }), post(a!, { entry: 'a2' }), post(b!, { entry: 'b2' })];
+  const effects = [
+    post(a!, { entry: 'a1', requires: { board: gate, entry: 'open' } }),
+    post(b!, { entry: 'b1' }),
+    post(a!, { entry: 'a2' }),
+    post(b!, { entry: 'b2' }),
+  ];
   const first = await commitAndApply(effects);
   expect(first.applied).toBe(false);
   expect(await entries(a!)).toEqual([]);
@@ -82,7 +100,13 @@ test('an effect that must be retried holds back its own target only; redelivered
 });
 
 test('byTarget: groups by target, each in the given order, groups in order of first appearance', () => {
-  const [a1, b1, a2, c1, b2] = [post('a', { entry: '1' }), post('b', { entry: '1' }), post('a', { entry: '2' }), post('c', { entry: '1' }), post('b', { entry: '2' })];
+  const [a1, b1, a2, c1, b2] = [
+    post('a', { entry: '1' }),
+    post('b', { entry: '1' }),
+    post('a', { entry: '2' }),
+    post('c', { entry: '1' }),
+    post('b', { entry: '2' }),
+  ];
   const mail: Effect = { ...post('m', {}), classId: '@mail', port: 'mail' };
   expect(byTarget([a1!, b1!, mail, a2!, c1!, b2!])).toEqual([[a1, a2], [b1, b2], [mail], [c1]]);
   expect(byTarget([])).toEqual([]);

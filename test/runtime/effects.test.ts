@@ -65,14 +65,21 @@ test('a handler that throws after asking for effects leaves none anywhere', asyn
 test('a commit refused for a taken lookup key leaves no effect', async () => {
   const a = await fresh();
   const b = await fresh();
-  expect((await t.post(`${p}/Shop/sell/${a.shop}`, { ledger: a.ledger, entries: ['first'], slot: 'taken-slot' }, KEY)).status).toBe(200);
-  const r = await t.post(`${p}/Shop/sell/${b.shop}`, { ledger: b.ledger, entries: ['second'], slot: 'taken-slot' }, KEY);
+  expect(
+    (await t.post(`${p}/Shop/sell/${a.shop}`, { ledger: a.ledger, entries: ['first'], slot: 'taken-slot' }, KEY))
+      .status,
+  ).toBe(200);
+  const r = await t.post(
+    `${p}/Shop/sell/${b.shop}`,
+    { ledger: b.ledger, entries: ['second'], slot: 'taken-slot' },
+    KEY,
+  );
   expect([r.status, r.body.code]).toEqual([409, 1013]);
   expect(await entries(b.ledger)).toEqual([]);
   expect(await entries(a.ledger)).toEqual(['first']);
 });
 
-test('a STATIC handler\'s effects are applied once it answered, and none when it threw', async () => {
+test("a STATIC handler's effects are applied once it answered, and none when it threw", async () => {
   const { ledger } = await fresh();
   expect((await t.post(`${p}/Shop/note`, { ledger, entries: ['n1'] }, KEY)).status).toBe(200);
   expect((await t.post(`${p}/Shop/note`, { ledger, entries: ['n2'], fail: true }, KEY)).status).toBe(400);
@@ -81,7 +88,12 @@ test('a STATIC handler\'s effects are applied once it answered, and none when it
 
 test('an effect must be a write named by instance id, on another instance', async () => {
   const { shop } = await fresh();
-  for (const [kind, code] of [['read', 1021], ['lookup', 1020], ['self', 1014], ['unknown', 1005]] as const) {
+  for (const [kind, code] of [
+    ['read', 1021],
+    ['lookup', 1020],
+    ['self', 1014],
+    ['unknown', 1005],
+  ] as const) {
     const r = await t.post(`${p}/Shop/misuse/${shop}`, { kind }, KEY);
     expect([kind, r.body.code]).toEqual([kind, code]);
   }
@@ -105,7 +117,15 @@ test('a redelivered effect finds itself applied and writes nothing', async () =>
   expect(await pendingEntries()).toBe(0);
   // and straight through the dispatcher: refused as applied before
   const again = await t.rt.dispatcher
-    .call({ classId: 'Ledger', method: 'post', instanceId: ledger, body: { entry: 'once' }, identity: effect.identity, origin: 'effect', delivery: { id: effect.id } })
+    .call({
+      classId: 'Ledger',
+      method: 'post',
+      instanceId: ledger,
+      body: { entry: 'once' },
+      identity: effect.identity,
+      origin: 'effect',
+      delivery: { id: effect.id },
+    })
     .catch((e: ActorError) => e);
   expect((again as ActorError).code).toBe(1025);
   expect(await entries(ledger)).toEqual(['once']);
@@ -136,10 +156,12 @@ test('an effect its target refuses is dead-lettered, not retried forever', async
   // an operator sees them on /metrics, with the messages given up on
   const text = await (await fetch(`${t.base}/metrics`)).text();
   expect(Number(/^runtime_dead_letters\{kind="effect"\} (\d+)$/m.exec(text)?.[1])).toBe(deadAgain.length);
-  expect(Number(/^runtime_dead_letters\{kind="message"\} (\d+)$/m.exec(text)?.[1])).toBe(await t.rt.messages.deadLetterCount());
+  expect(Number(/^runtime_dead_letters\{kind="message"\} (\d+)$/m.exec(text)?.[1])).toBe(
+    await t.rt.messages.deadLetterCount(),
+  );
 });
 
-test('effectFailure: what an effect\'s error means', () => {
+test("effectFailure: what an effect's error means", () => {
   expect(effectFailure(runtimeError('ALREADY_APPLIED', 'x'))).toBe('applied');
   expect(effectFailure(runtimeError('INSTANCE_BUSY', 'x'))).toBe('retry');
   expect(effectFailure(runtimeError('TIMEOUT', 'x'))).toBe('retry');
@@ -156,7 +178,11 @@ test('a process killed between commit and apply: the effect is applied exactly o
   running.push(child);
   const base = `${child.base}/${projectId}/CALL`;
   const post = (pathname: string, body: unknown) =>
-    fetch(base + pathname, { method: 'POST', headers: { ...KEY, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(base + pathname, {
+      method: 'POST',
+      headers: { ...KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   expect((await post('/Shop/open/s', {})).status).toBe(200);
   expect((await post('/Ledger/open/l', {})).status).toBe(200);
   // the observer is started before the sale, so that the target's 3 s below need cover only seeing the effect, one read and the kill
@@ -165,17 +191,23 @@ test('a process killed between commit and apply: the effect is applied exactly o
     // the effect's target waits 3 s before its own commit: the shop's change is committed, its effect not yet applied
     const sale = post('/Shop/sell/s', { ledger: 'l', entries: ['paid'], delayMs: 3000 }).catch(() => null);
     const keys = observer.rt.store.keys;
-    await waitFor(async () => (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 1, { what: 'the committed effect in the outbox' });
+    await waitFor(async () => (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 1, {
+      what: 'the committed effect in the outbox',
+    });
     const shop = await observer.rt.store.read('Shop', 's');
     expect(JSON.parse(shop!.stateJson).public.sales).toBe(1);
     await child.kill();
     await sale;
-    const ledger = () => observer.rt.store.read('Ledger', 'l').then((s) => JSON.parse(s!.stateJson).public.entries as string[]);
+    const ledger = () =>
+      observer.rt.store.read('Ledger', 'l').then((s) => JSON.parse(s!.stateJson).public.entries as string[]);
     expect(await ledger()).toEqual([]);
     // a process with the worker role sweeps the outbox at start
     const restarted = await startTestRuntime({ projectId, env: { ...env, ROLES: 'worker' } });
     try {
-      await waitFor(async () => (await ledger()).length > 0 && (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 0, { timeoutMs: 20_000, what: 'the effect applied after the restart' });
+      await waitFor(
+        async () => (await ledger()).length > 0 && (await observer.rt.redis.xlen(keys.of('Shop', 's').effects)) === 0,
+        { timeoutMs: 20_000, what: 'the effect applied after the restart' },
+      );
       expect(await ledger()).toEqual(['paid']);
       // sweeping again (or a second sweeper) applies nothing more
       await restarted.rt.dispatcher.effects.sweep(0);

@@ -55,7 +55,11 @@ function anyValue(r: Random, depth = 0): unknown {
     set(outer, 'x', anyValue(r, depth + 1));
     return outer;
   }
-  if (depth < 2) return [{ x: scalar(r) }, { x: scalar(r), y: { z: scalar(r) } }, [pick(r, STRINGS)]].slice(0, 1 + Math.floor(r() * 3));
+  if (depth < 2)
+    return [{ x: scalar(r) }, { x: scalar(r), y: { z: scalar(r) } }, [pick(r, STRINGS)]].slice(
+      0,
+      1 + Math.floor(r() * 3),
+    );
   return scalar(r);
 }
 
@@ -94,13 +98,30 @@ function randomDoc(r: Random, id: unknown, version: number): StoredDocument {
   set(
     doc,
     'createdAt',
-    chance(r, 0.9) ? `2024-01-${String(1 + Math.floor(r() * 28)).padStart(2, '0')}` : pick(r, [MISSING, null, 7, true, '']),
+    chance(r, 0.9)
+      ? `2024-01-${String(1 + Math.floor(r() * 28)).padStart(2, '0')}`
+      : pick(r, [MISSING, null, 7, true, '']),
   );
   set(doc, 'rank', chance(r, 0.9) ? Math.floor(r() * 5) : pick(r, [MISSING, null, -0, 2.5]));
   return doc as StoredDocument;
 }
 
-const FIELDS = ['status', 'n', 'tags', 'nested', 'nested.x', 'nested.y.z', 'mixed', 'name', 'createdAt', 'rank', '_id', 'absent', 'tags.0', 'nested.0.x'];
+const FIELDS = [
+  'status',
+  'n',
+  'tags',
+  'nested',
+  'nested.x',
+  'nested.y.z',
+  'mixed',
+  'name',
+  'createdAt',
+  'rank',
+  '_id',
+  'absent',
+  'tags.0',
+  'nested.0.x',
+];
 
 function operand(r: Random): unknown {
   const x = r();
@@ -113,8 +134,30 @@ function operand(r: Random): unknown {
 function regex(r: Random): { $regex: string | RegExp; $options?: string } | RegExp {
   // anchors and alternatives, and literals as escapeRegex writes search terms (with digits, spaces, dots, dashes)
   const pattern = pick(r, [
-    '^a', 'b$', 'A', 'a|c', '^$', '\\d', 'e12', 'sm', '1', 'Ab12', 'n a', 'E123x', '3x', 'y-1', 'b\\.', 'ith',
-    'SAM', 'åSA', 'STRASSE', 'ße', 'izmir', 'İZ', 'kel', '\u212aEL',
+    '^a',
+    'b$',
+    'A',
+    'a|c',
+    '^$',
+    '\\d',
+    'e12',
+    'sm',
+    '1',
+    'Ab12',
+    'n a',
+    'E123x',
+    '3x',
+    'y-1',
+    'b\\.',
+    'ith',
+    'SAM',
+    'åSA',
+    'STRASSE',
+    'ße',
+    'izmir',
+    'İZ',
+    'kel',
+    '\u212aEL',
   ]);
   const x = r();
   if (x < 0.4) return { $regex: pattern, $options: 'i' };
@@ -125,11 +168,32 @@ function regex(r: Random): { $regex: string | RegExp; $options?: string } | RegE
 
 /** One operator condition for a field, from the compiled subset and beyond it. */
 function operatorCondition(r: Random): Record<string, unknown> {
-  const op = pick(r, ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$regex', '$exists', '$not', '$size', '$all', '$elemMatch', '$type', 'range']);
+  const op = pick(r, [
+    '$eq',
+    '$ne',
+    '$in',
+    '$nin',
+    '$gt',
+    '$gte',
+    '$lt',
+    '$lte',
+    '$regex',
+    '$exists',
+    '$not',
+    '$size',
+    '$all',
+    '$elemMatch',
+    '$type',
+    'range',
+  ]);
   switch (op) {
     case '$in':
     case '$nin':
-      return { [op]: Array.from({ length: Math.floor(r() * 4) }, () => (chance(r, 0.15) ? new RegExp(pick(r, ['^a', 'B'])) : scalar(r))) };
+      return {
+        [op]: Array.from({ length: Math.floor(r() * 4) }, () =>
+          chance(r, 0.15) ? new RegExp(pick(r, ['^a', 'B'])) : scalar(r),
+        ),
+      };
     case '$regex':
       return regex(r) instanceof RegExp ? { $regex: regex(r) } : (regex(r) as Record<string, unknown>);
     case '$exists':
@@ -163,7 +227,9 @@ function randomFilter(r: Random, depth = 0): Filter {
     const x = r();
     if (x < 0.12 && depth < 2) {
       const op = pick(r, ['$and', '$or', '$nor', '$and']);
-      filter[op] = Array.from({ length: Math.floor(r() * 3) + (op === '$nor' ? 1 : 0) }, () => randomFilter(r, depth + 1));
+      filter[op] = Array.from({ length: Math.floor(r() * 3) + (op === '$nor' ? 1 : 0) }, () =>
+        randomFilter(r, depth + 1),
+      );
     } else if (x < 0.14) {
       filter.$expr = { $gt: ['$rank', 2] };
     } else {
@@ -188,7 +254,8 @@ function randomOptions(r: Random): FindOptions {
     const width = 1 + Math.floor(r() * 3);
     // often a sort the sorted views can serve, like the listings' { createdAt: -1, _id: 1 }
     const fields = chance(r, 0.5) ? [pick(r, ['createdAt', 'rank']), pick(r, ['_id', 'rank', 'createdAt']), '_id'] : [];
-    for (let i = 0; i < width; i++) sort[fields[i] ?? pick(r, chance(r, 0.1) ? MESSY_SORT_FIELDS : SORT_FIELDS)] = chance(r, 0.5) ? 1 : -1;
+    for (let i = 0; i < width; i++)
+      sort[fields[i] ?? pick(r, chance(r, 0.1) ? MESSY_SORT_FIELDS : SORT_FIELDS)] = chance(r, 0.5) ? 1 : -1;
     options.sort = sort;
   }
   if (chance(r, 0.7)) options.skip = pick(r, [0, 1, 5, 20, 50, 2000]);
@@ -226,7 +293,9 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (Object.prototype.toString.call(value) === '[object Date]') return `Date(${(value as Date).getTime()})`;
   if (typeof value === 'object') {
-    const fields = Object.entries(value as Record<string, unknown>).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`);
+    const fields = Object.entries(value as Record<string, unknown>).map(
+      ([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`,
+    );
     return `{${fields.join(',')}}`;
   }
   return String(value);
@@ -276,9 +345,12 @@ describe('EmbeddedDocumentStore gives exactly mingo answers on random documents,
     for (let i = 0; i < count; i++) {
       const x = r();
       const ids = [...versions.keys()];
-      if (x < 0.5) await write(pick(r, ids)); // update, or re-insert a deleted id
-      else if (x < 0.6) await write(pick(r, ids), 1 + Math.floor(r() * 3)); // mostly stale: ignored
-      else if (x < 0.9) await write(`d${nextId++}`); // insert
+      if (x < 0.5)
+        await write(pick(r, ids)); // update, or re-insert a deleted id
+      else if (x < 0.6)
+        await write(pick(r, ids), 1 + Math.floor(r() * 3)); // mostly stale: ignored
+      else if (x < 0.9)
+        await write(`d${nextId++}`); // insert
       else {
         const instance = pick(r, INSTANCES);
         const version = 1 + Math.floor(r() * 3);
@@ -301,7 +373,12 @@ describe('EmbeddedDocumentStore gives exactly mingo answers on random documents,
     for (let q = 0; q < queries; q++) {
       // empty filters, single equalities on indexed fields (as listings filter), and anything
       const x = r();
-      const filter = x < 0.15 ? {} : x < 0.3 ? { [pick(r, ['status', 'status', 'tags', 'n'])]: pick(r, ['a', 'a', 'b', 'A', 1, null]) } : randomFilter(r);
+      const filter =
+        x < 0.15
+          ? {}
+          : x < 0.3
+            ? { [pick(r, ['status', 'status', 'tags', 'n'])]: pick(r, ['a', 'a', 'b', 'A', 1, null]) }
+            : randomFilter(r);
       const options = randomOptions(r);
       const context = JSON.stringify({ filter, options }, (_k, v: unknown) => (v instanceof RegExp ? v.toString() : v));
       let want: { items: unknown[]; total: number };
@@ -488,7 +565,10 @@ describe('EmbeddedDocumentStore planner', () => {
   });
 
   it('looks documents up by _id', async () => {
-    const { items, total } = await store.find('members', { _id: { $in: ['m0003', 'm0001', 'nope'] }, status: { $exists: true } });
+    const { items, total } = await store.find('members', {
+      _id: { $in: ['m0003', 'm0001', 'nope'] },
+      status: { $exists: true },
+    });
     expect(items.map((item) => item._id)).toEqual(['m0001', 'm0003']);
     expect(total).toBe(2);
     expect(store.lastQuery).toMatchObject({ plan: 'index', index: '_id', tested: 2 });
@@ -498,7 +578,18 @@ describe('EmbeddedDocumentStore planner', () => {
     const sort = { createdAt: -1 as const, _id: 1 as const };
     const { items, total } = await store.find('members', {}, { sort, skip: 990, limit: 20 });
     expect(total).toBe(1000);
-    expect(items.map((item) => item._id)).toEqual(['m0009', 'm0008', 'm0007', 'm0006', 'm0005', 'm0004', 'm0003', 'm0002', 'm0001', 'm0000']);
+    expect(items.map((item) => item._id)).toEqual([
+      'm0009',
+      'm0008',
+      'm0007',
+      'm0006',
+      'm0005',
+      'm0004',
+      'm0003',
+      'm0002',
+      'm0001',
+      'm0000',
+    ]);
     expect(store.lastQuery).toMatchObject({ plan: 'all', tested: 0, order: 'walk' });
 
     // a write after the view was built is merged in at the next sort
@@ -522,8 +613,14 @@ describe('EmbeddedDocumentStore planner', () => {
 
   it('walks a broad equality with the documents its index could not key', async () => {
     // an array holding an object cannot be keyed, and its 'active' element still equals 'active'
-    await store.upsertIfNewer('members', member(2001, { status: ['active', { since: 2020 }], createdAt: '2030-01-01T00:00:00Z' }));
-    await store.upsertIfNewer('members', member(2002, { status: [{ since: 2020 }], createdAt: '2030-01-02T00:00:00Z' }));
+    await store.upsertIfNewer(
+      'members',
+      member(2001, { status: ['active', { since: 2020 }], createdAt: '2030-01-01T00:00:00Z' }),
+    );
+    await store.upsertIfNewer(
+      'members',
+      member(2002, { status: [{ since: 2020 }], createdAt: '2030-01-02T00:00:00Z' }),
+    );
     const sort = { createdAt: -1 as const, _id: 1 as const };
     const { items, total } = await store.find('members', { status: 'active' }, { sort, limit: 3 });
     expect(store.lastQuery).toMatchObject({ plan: 'index', index: 'status', tested: 2, order: 'walk' });
@@ -548,7 +645,11 @@ describe('EmbeddedDocumentStore planner', () => {
     }
     await store.deleteStale('members', 'inst-3', 1000);
     const all = (await store.find('members', {})).items;
-    for (const [skip, limit] of [[0, 20], [500, 30], [1300, 100]]) {
+    for (const [skip, limit] of [
+      [0, 20],
+      [500, 30],
+      [1300, 100],
+    ]) {
       const { items } = await store.find('members', {}, { sort, skip, limit });
       expect(store.lastQuery).toMatchObject({ order: 'walk' });
       expect(items).toEqual(mingoFind(all, {}).sort(sort).skip(skip).limit(limit).all());
@@ -602,7 +703,9 @@ describe('EmbeddedDocumentStore planner', () => {
     expect(store.lastQuery).toMatchObject({ plan: 'scan', mingoFilter: true, tested: 1000 });
     // a /g regular expression keeps state between tests: evaluated by mingo, in order
     const all = (await store.find('members', {})).items;
-    await expect(store.count('members', { status: /act/g })).resolves.toBe(mingoFind(all, { status: /act/g }).all().length);
+    await expect(store.count('members', { status: /act/g })).resolves.toBe(
+      mingoFind(all, { status: /act/g }).all().length,
+    );
     expect(store.lastQuery).toMatchObject({ mingoFilter: true });
   });
 });

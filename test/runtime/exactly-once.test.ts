@@ -62,7 +62,9 @@ async function ledgers(t: TestRuntime, ids: string[]): Promise<Map<string, Ledge
 
 async function openAll(t: TestRuntime, ids: string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 50) {
-    const batch = await Promise.all(ids.slice(i, i + 50).map((id) => t.post(`/${t.projectId}/CALL/Ledger/open/${id}`, {}, key)));
+    const batch = await Promise.all(
+      ids.slice(i, i + 50).map((id) => t.post(`/${t.projectId}/CALL/Ledger/open/${id}`, {}, key)),
+    );
     expect(batch.map((r) => r.status)).toEqual(batch.map(() => 200));
   }
 }
@@ -71,7 +73,15 @@ async function openAll(t: TestRuntime, ids: string[]): Promise<void> {
 async function queueDrained(t: TestRuntime, what: string, timeoutMs: number): Promise<Record<string, number>> {
   const counts = await waitFor(
     async () => {
-      const c = await t.rt.jobs.queue.getJobCounts('active', 'wait', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+      const c = await t.rt.jobs.queue.getJobCounts(
+        'active',
+        'wait',
+        'delayed',
+        'prioritized',
+        'waiting-children',
+        'completed',
+        'failed',
+      );
       const open = c.active + c.wait + c.delayed + c.prioritized + c['waiting-children'];
       return open === 0 ? c : undefined;
     },
@@ -127,12 +137,16 @@ test('150 delayed tasks due together, their worker SIGKILLed on its first commit
   // and acknowledged (test/support/crash-after-commit.cjs: the window is hit every time, not by a kill from outside)
   const first = await worker(projectId, {
     ...workerEnv,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, '../support/crash-after-commit.cjs')}`.trim(),
+    NODE_OPTIONS:
+      `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, '../support/crash-after-commit.cjs')}`.trim(),
     CRASH_AFTER_COMMIT_PREFIX: t.rt.store.keys.bucket(0).noDelivery.slice(0, -1),
   });
   const planned = await t.post(`/${projectId}/CALL/Ledger/plan/planner`, { targets, delaySeconds: 1 }, key);
   expect(planned.status).toBe(200);
-  await waitFor(() => first.proc.exitCode !== null || first.proc.signalCode !== null, { timeoutMs: 20_000, what: 'the worker killed on its first task commit' });
+  await waitFor(() => first.proc.exitCode !== null || first.proc.signalCode !== null, {
+    timeoutMs: 20_000,
+    what: 'the worker killed on its first task commit',
+  });
   expect(first.proc.signalCode).toBe('SIGKILL');
   await first.kill(); // waits for the exit
   const atKill = [...(await ledgers(t, ids)).values()].filter((s) => s.version >= 2).length;
@@ -156,10 +170,14 @@ test('150 delayed tasks due together, their worker SIGKILLed on its first commit
   const taskJobs = (await t.rt.jobs.queue.getJobs(['completed'], 0, -1)).filter((j: Job) => j.name === 'task');
   expect(taskJobs).toHaveLength(N);
   const redelivered = taskJobs.filter((j) => j.stalledCounter > 0).length;
-  const refused = taskJobs.filter((j) => (j.returnvalue as { body?: { alreadyApplied?: boolean } })?.body?.alreadyApplied).length;
+  const refused = taskJobs.filter(
+    (j) => (j.returnvalue as { body?: { alreadyApplied?: boolean } })?.body?.alreadyApplied,
+  ).length;
   // the race was really run: tasks the dead worker had committed but not acknowledged were delivered again, and refused
   if (refused === 0) {
-    throw new Error(`the kill missed every task between commit and acknowledgement (applied at the kill: ${atKill}, redelivered: ${redelivered}): this run proved nothing`);
+    throw new Error(
+      `the kill missed every task between commit and acknowledgement (applied at the kill: ${atKill}, redelivered: ${redelivered}): this run proved nothing`,
+    );
   }
 }, 90_000);
 
@@ -168,14 +186,21 @@ test('redelivering completed task jobs (a WRITE task, a QUEUED_WRITE task and it
   const t = await startTestRuntime({ projectId, env: { CLASS_DIRS } });
   inProcess.push(t);
   await openAll(t, ['w1', 'q1', 'planner']);
-  const planned = await t.post(`/${projectId}/CALL/Ledger/plan/planner`, { targets: [{ id: 'w1' }, { id: 'q1', queued: true }], delaySeconds: 0 }, key);
+  const planned = await t.post(
+    `/${projectId}/CALL/Ledger/plan/planner`,
+    { targets: [{ id: 'w1' }, { id: 'q1', queued: true }], delaySeconds: 0 },
+    key,
+  );
   expect(planned.status).toBe(200);
-  await waitFor(async () => [...(await ledgers(t, ['w1', 'q1'])).values()].every((s) => s.version === 2), { what: 'both tasks applied' });
+  await waitFor(async () => [...(await ledgers(t, ['w1', 'q1'])).values()].every((s) => s.version === 2), {
+    what: 'both tasks applied',
+  });
   await queueDrained(t, 'first deliveries finished', 15_000);
 
   const queue = t.rt.jobs.queue;
   const done = await queue.getJobs(['completed'], 0, -1);
-  const taskOf = (id: string) => done.find((j) => j.name === 'task' && (j.data as { task: { instanceId: string } }).task.instanceId === id)!;
+  const taskOf = (id: string) =>
+    done.find((j) => j.name === 'task' && (j.data as { task: { instanceId: string } }).task.instanceId === id)!;
   const writeTask = taskOf('w1');
   const queuedTask = taskOf('q1');
   // the QUEUED_WRITE task queued its job under the task's id
@@ -191,7 +216,11 @@ test('redelivering completed task jobs (a WRITE task, a QUEUED_WRITE task and it
   // read from the stream's last entry before the retries, not from '$' once the listener runs: a completion written
   // before its first XREAD (which waitUntilReady does not wait for) would be missed
   const [last] = await connection.xrevrange(queue.keys.events, '+', '-', 'COUNT', 1);
-  const events = new QueueEvents(queue.name, { connection, prefix: queue.opts.prefix, lastEventId: last?.[0] ?? '0-0' });
+  const events = new QueueEvents(queue.name, {
+    connection,
+    prefix: queue.opts.prefix,
+    lastEventId: last?.[0] ?? '0-0',
+  });
   try {
     await events.waitUntilReady();
     const completed = new Set<string>();
@@ -199,7 +228,9 @@ test('redelivering completed task jobs (a WRITE task, a QUEUED_WRITE task and it
     events.on('completed', ({ jobId }) => completed.add(jobId));
     events.on('failed', ({ jobId, failedReason }) => failed.push(`${jobId}: ${failedReason}`));
     for (const id of again) await (await queue.getJob(id))!.retry('completed');
-    await waitFor(() => again.every((id) => completed.has(id)) || failed.length > 0, { what: 'second deliveries processed' });
+    await waitFor(() => again.every((id) => completed.has(id)) || failed.length > 0, {
+      what: 'second deliveries processed',
+    });
     expect(failed).toEqual([]);
   } finally {
     await events.close();
@@ -254,17 +285,23 @@ test('a QUEUED_WRITE whose worker is stopped (SIGSTOP) past its job lock while t
   b.proc.kill('SIGCONT');
   // the instance is free again (A, frozen, cannot take it)
   expect(await t.rt.store.redis.del(lease)).toBe(1);
-  const done = await waitFor(async () => {
-    const s = await status();
-    return s.status === 'completed' ? s : undefined;
-  }, { timeoutMs: 30_000, what: 'job completed by worker B' });
+  const done = await waitFor(
+    async () => {
+      const s = await status();
+      return s.status === 'completed' ? s : undefined;
+    },
+    { timeoutMs: 30_000, what: 'job completed by worker B' },
+  );
   expect(done.result.body).toEqual({ count: 5 });
 
   // A resumes and goes on with its attempt: the instance is free now, its commit must be refused
   const seen = a.output().length;
   a.proc.kill('SIGCONT');
   // its processor has returned once BullMQ fails to complete the job with A's lost lock
-  await waitFor(() => a.output().slice(seen).includes(`Missing lock for job ${jobId}`), { timeoutMs: 20_000, what: `worker A's attempt of ${jobId} ended` });
+  await waitFor(() => a.output().slice(seen).includes(`Missing lock for job ${jobId}`), {
+    timeoutMs: 20_000,
+    what: `worker A's attempt of ${jobId} ended`,
+  });
   const state = await t.rt.store.read('Counter', 'c1');
   expect(JSON.parse(state!.stateJson).public).toEqual({ count: 5, history: [5] });
   expect(state!.version).toBe(2);
@@ -278,10 +315,14 @@ describe('the same delivery run twice at once, in process (two runtimes on one R
 
   /** Runs `req` on each dispatcher at once; the handler takes 300 ms, so every run is past its checks before the first commits. */
   async function race(runs: TestRuntime[], req: CallRequest) {
-    const settled = await Promise.allSettled(runs.map((r) => r.rt.dispatcher.call({ ...req, body: { tag: 'x', delayMs: 300 } })));
+    const settled = await Promise.allSettled(
+      runs.map((r) => r.rt.dispatcher.call({ ...req, body: { tag: 'x', delayMs: 300 } })),
+    );
     const ok = settled.filter((s) => s.status === 'fulfilled');
     const refused = settled.filter((s) => s.status === 'rejected' && isAlreadyApplied(s.reason));
-    const other = settled.filter((s) => s.status === 'rejected' && !isAlreadyApplied(s.reason)).map((s) => (s as PromiseRejectedResult).reason);
+    const other = settled
+      .filter((s) => s.status === 'rejected' && !isAlreadyApplied(s.reason))
+      .map((s) => (s as PromiseRejectedResult).reason);
     return { ok: ok.length, refused: refused.length, other };
   }
 
@@ -292,11 +333,21 @@ describe('the same delivery run twice at once, in process (two runtimes on one R
     await openAll(a, ['x']);
     const jobId = 'job-under-test';
     expect(typeof (await a.rt.store.enqueueJob('Ledger', 'x', jobId))).toBe('number');
-    const r = await race([a, b], { classId: 'Ledger', method: 'queuedApply', instanceId: 'x', identity: system, origin: 'queue', job: { id: jobId } });
+    const r = await race([a, b], {
+      classId: 'Ledger',
+      method: 'queuedApply',
+      instanceId: 'x',
+      identity: system,
+      origin: 'queue',
+      job: { id: jobId },
+    });
     expect(r).toEqual({ ok: 1, refused: 1, other: [] });
     expect((await ledgers(a, ['x'])).get('x')).toEqual({ version: 2, count: 1, history: ['x'] });
     expect(await a.rt.store.redis.zcard(a.rt.store.keys.pendingJobs('Ledger', 'x'))).toBe(0);
-    expect(JSON.parse((await a.rt.store.redis.get(a.rt.store.keys.jobResult('Ledger', 'x', jobId)))!)).toMatchObject({ status: 200, body: { count: 1 } });
+    expect(JSON.parse((await a.rt.store.redis.get(a.rt.store.keys.jobResult('Ledger', 'x', jobId)))!)).toMatchObject({
+      status: 200,
+      body: { count: 1 },
+    });
   });
 
   test('a task delivered three times at once, by two runtimes and twice by one: one commit, the others refused (1025)', async () => {
@@ -305,11 +356,26 @@ describe('the same delivery run twice at once, in process (two runtimes on one R
     const b = await api(projectId);
     await openAll(a, ['x']);
     // a, b, and a again: across runtimes (the Redis lease) and within one (local turn, handed-over lease)
-    const r = await race([a, b, a], { classId: 'Ledger', method: 'apply', instanceId: 'x', identity: system, origin: 'task', delivery: { id: 'task-under-test' } });
+    const r = await race([a, b, a], {
+      classId: 'Ledger',
+      method: 'apply',
+      instanceId: 'x',
+      identity: system,
+      origin: 'task',
+      delivery: { id: 'task-under-test' },
+    });
     expect(r).toEqual({ ok: 1, refused: 2, other: [] });
     expect((await ledgers(a, ['x'])).get('x')).toEqual({ version: 2, count: 1, history: ['x'] });
     // a different delivery is a different change
-    await a.rt.dispatcher.call({ classId: 'Ledger', method: 'apply', instanceId: 'x', identity: system, origin: 'task', delivery: { id: 'another-task' }, body: { tag: 'y' } });
+    await a.rt.dispatcher.call({
+      classId: 'Ledger',
+      method: 'apply',
+      instanceId: 'x',
+      identity: system,
+      origin: 'task',
+      delivery: { id: 'another-task' },
+      body: { tag: 'y' },
+    });
     expect((await ledgers(a, ['x'])).get('x')).toEqual({ version: 3, count: 2, history: ['x', 'y'] });
   });
 });

@@ -33,14 +33,23 @@ interface Tally {
  * replica, and writes go on until the failed-over slots acknowledge again. Returns what
  * the ledgers hold against what was acknowledged.
  */
-async function failover(waitReplicas: 'auto' | '0', recover: boolean): Promise<{ lost: number; doubled: number; unknown: number; acked: number; waitReplicas: number }> {
+async function failover(
+  waitReplicas: 'auto' | '0',
+  recover: boolean,
+): Promise<{ lost: number; doubled: number; unknown: number; acked: number; waitReplicas: number }> {
   const cluster: LocalRedisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1000 });
   let t: TestRuntime | undefined;
   let stopped: number | undefined;
   try {
     t = await startTestRuntime({
       projectId: uniqueProjectId('fo'),
-      env: { REDIS_CLUSTER_NODES: cluster.nodesEnv, REDIS_BUCKETS: '12', CLASS_DIRS, REDIS_COMMAND_TIMEOUT_MS: '1500', REDIS_WAIT_REPLICAS: waitReplicas },
+      env: {
+        REDIS_CLUSTER_NODES: cluster.nodesEnv,
+        REDIS_BUCKETS: '12',
+        CLASS_DIRS,
+        REDIS_COMMAND_TIMEOUT_MS: '1500',
+        REDIS_WAIT_REPLICAS: waitReplicas,
+      },
     });
     const rt = t;
     const ids = Array.from({ length: LEDGERS }, (_, i) => `L${i}`);
@@ -68,7 +77,9 @@ async function failover(waitReplicas: 'auto' | '0', recover: boolean): Promise<{
 
     await waitFor(() => acked() >= 150, { timeoutMs: 30_000, what: '150 acknowledged writes before the failover' });
     // the master that holds L0's bucket, and its replica
-    const slot = Number(await command(cluster.nodes[0]!.port, ['CLUSTER', 'KEYSLOT', rt.rt.store.keys.instance('Ledger', 'L0')]));
+    const slot = Number(
+      await command(cluster.nodes[0]!.port, ['CLUSTER', 'KEYSLOT', rt.rt.store.keys.instance('Ledger', 'L0')]),
+    );
     const victim = (await cluster.masters()).find((m) => m.slots.some((range) => inRange(range, slot)))!;
     const nodes = parseClusterNodes(String(await command(victim.port, ['CLUSTER', 'NODES'])));
     const replica = cluster.nodes.find((n) => n.port === nodes.find((r) => r.master === victim.id)!.port)!;
@@ -77,10 +88,14 @@ async function failover(waitReplicas: 'auto' | '0', recover: boolean): Promise<{
     // more than the sockets between them buffer, so what the master writes next stays in its own memory:
     // a stopped replica otherwise reads it all from its socket when it resumes
     const tag = rt.rt.store.keys.of('Ledger', 'L0').tag;
-    for (let i = 0; i < FILLER_MB; i++) await command(victim.port, ['SET', `${tag}:failover-filler:${i}`, 'x'.repeat(1024 * 1024)], 5000);
+    for (let i = 0; i < FILLER_MB; i++)
+      await command(victim.port, ['SET', `${tag}:failover-filler:${i}`, 'x'.repeat(1024 * 1024)], 5000);
     // L0 goes on writing to its master while the replica receives nothing
     const sentAtStop = l0Sent();
-    await waitFor(() => l0Sent() >= sentAtStop + 3, { timeoutMs: 30_000, what: 'writes to L0 while its replica is stopped' });
+    await waitFor(() => l0Sent() >= sentAtStop + 3, {
+      timeoutMs: 30_000,
+      what: 'writes to L0 while its replica is stopped',
+    });
     await cluster.kill(victim.port, 'SIGKILL');
     process.kill(replica.pid, 'SIGCONT');
     stopped = undefined;

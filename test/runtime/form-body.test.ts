@@ -13,12 +13,16 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const call = (method: string, body: string, headers: Record<string, string>) => t.post(`/${t.projectId}/CALL/FormEcho/${method}`, body, headers);
+const call = (method: string, body: string, headers: Record<string, string>) =>
+  t.post(`/${t.projectId}/CALL/FormEcho/${method}`, body, headers);
 
 test('a formBody method reads a posted form as flat string fields (a repeated field: its last value)', async () => {
   const r = await call('echoForm', 'SAMLResponse=PHNhbWw%2BPC9zYW1sPg%3D%3D&RelayState=%2Fhome&a=1&a=2', FORM);
   expect(r.status).toBe(200);
-  expect(r.body).toEqual({ fields: { SAMLResponse: 'PHNhbWw+PC9zYW1sPg==', RelayState: '/home', a: '2' }, nullPrototype: true });
+  expect(r.body).toEqual({
+    fields: { SAMLResponse: 'PHNhbWw+PC9zYW1sPg==', RelayState: '/home', a: '2' },
+    nullPrototype: true,
+  });
 });
 
 test("a form's __proto__ field is a plain field, not the object's prototype", async () => {

@@ -79,17 +79,26 @@ describe('routing', () => {
 describe('answers', () => {
   /** the raw header names, in order, and the body of a GET */
   function rawGet(pathname: string, headers: Record<string, string>) {
-    return new Promise<{ status: number; names: string[]; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const url = new URL(t.base + pathname);
-      http
-        .get({ host: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, names: res.rawHeaders.filter((_, i) => i % 2 === 0), headers: res.headers, body }));
-        })
-        .on('error', reject);
-    });
+    return new Promise<{ status: number; names: string[]; headers: http.IncomingHttpHeaders; body: string }>(
+      (resolve, reject) => {
+        const url = new URL(t.base + pathname);
+        http
+          .get({ host: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (body += c));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode!,
+                names: res.rawHeaders.filter((_, i) => i % 2 === 0),
+                headers: res.headers,
+                body,
+              }),
+            );
+          })
+          .on('error', reject);
+      },
+    );
   }
 
   test("a call's JSON answer has the headers express's res.json writes, in its order", async () => {
@@ -242,7 +251,9 @@ describe('the service address itself', () => {
     const r = await fetch(`${t.base}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(r.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(r.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     const html = await r.text();
     expect(html).toContain('<a href="/docs">API reference</a>');
     expect(html).toContain('<a href="/openapi.json">');
@@ -257,6 +268,8 @@ describe('the service address itself', () => {
     expect(r.status).toBe(200);
     const body = await r.json();
     expect(body).toMatchObject({ project: t.projectId, calls: `/${t.projectId}/CALL/<Class>/<method>/<instanceId>` });
-    expect(body.links.map((l: { href: string }) => l.href)).toEqual(expect.arrayContaining(['/docs', '/openapi.json', '/health']));
+    expect(body.links.map((l: { href: string }) => l.href)).toEqual(
+      expect.arrayContaining(['/docs', '/openapi.json', '/health']),
+    );
   });
 });

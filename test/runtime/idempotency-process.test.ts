@@ -50,7 +50,11 @@ async function hrEmployee(body: unknown, key: string): Promise<Answer> {
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: text ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    replayed: res.headers.get('idempotent-replayed') === 'true',
+    body: text ? JSON.parse(text) : null,
+  };
 }
 
 /** the member's stored version and grade (read from Redis by the in-process runtime) */
@@ -62,8 +66,14 @@ async function member(): Promise<{ version: number; grade: unknown }> {
 }
 
 /** the refusals in the endpoint's own envelope (spec 7.2), with their status and message: spec 7.2 has no code for them */
-const IN_PROGRESS = { success: false, error: { code: 10000, message: expect.stringContaining('Idempotency-Key is still running') } };
-const REUSED = { success: false, error: { code: 10000, message: expect.stringContaining('Idempotency-Key was used with another request') } };
+const IN_PROGRESS = {
+  success: false,
+  error: { code: 10000, message: expect.stringContaining('Idempotency-Key is still running') },
+};
+const REUSED = {
+  success: false,
+  error: { code: 10000, message: expect.stringContaining('Idempotency-Key was used with another request') },
+};
 
 /** the project's stored Idempotency-Key entries (this project is the test's own) */
 const storedKeys = () => t.rt.redis.keys(`rt:${projectId}:idem:*`);
@@ -84,7 +94,8 @@ test('1,000 concurrent duplicates to the HR endpoint: the member changes once, e
   // each is one or the other: a replay of the very answer, or 409 while the first ran
   expect(replayed.length + inProgress.length).toBe(999);
   for (const a of replayed) expect({ status: a.status, body: a.body }).toEqual({ status: 200, body: ran[0]!.body });
-  for (const a of inProgress) expect({ replayed: a.replayed, body: a.body }).toEqual({ replayed: false, body: IN_PROGRESS });
+  for (const a of inProgress)
+    expect({ replayed: a.replayed, body: a.body }).toEqual({ replayed: false, body: IN_PROGRESS });
   // applied once: one change of the member
   expect(await member()).toEqual({ version: before.version + 1, grade: 'G9' });
 

@@ -15,7 +15,9 @@ let n = 0;
 const fresh = (what: string) => `${what}-${++n}-${Date.now()}`;
 
 beforeAll(async () => {
-  t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'idempotency-fixtures')}` } });
+  t = await startTestRuntime({
+    env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'idempotency-fixtures')}` },
+  });
   p = `/${t.projectId}/CALL/Counter`;
 });
 afterAll(() => t.stop());
@@ -92,7 +94,8 @@ test('1,000 concurrent duplicates: applied once, the others 409 while it runs or
   const answers: { status: number; replayed: boolean; body: unknown }[] = [];
   for (let batch = 0; batch < 10; batch++) {
     const rs = await Promise.all(Array.from({ length: 100 }, () => t.post(`${p}/increment/${id}`, body, headers)));
-    for (const r of rs) answers.push({ status: r.status, replayed: r.headers.get('idempotent-replayed') === 'true', body: r.body });
+    for (const r of rs)
+      answers.push({ status: r.status, replayed: r.headers.get('idempotent-replayed') === 'true', body: r.body });
   }
   expect(answers).toHaveLength(1000);
   const ran = answers.filter((a) => a.status === 200 && !a.replayed);
@@ -134,7 +137,9 @@ test('a 503 is not stored: a retry with the same key runs the call', async () =>
 /** the Redis key an answer of the test API key's caller is kept under */
 async function storedName(key: string): Promise<string> {
   const identity = await t.rt.identities.identify({ 'x-api-key': TEST_API_KEY });
-  return `rt:${t.projectId}:idem:${createHash('sha256').update(`${identity.type}:${identity.userId ?? ''}\n${key}`).digest('hex')}`;
+  return `rt:${t.projectId}:idem:${createHash('sha256')
+    .update(`${identity.type}:${identity.userId ?? ''}\n${key}`)
+    .digest('hex')}`;
 }
 
 test('a bad key answers 400 naming the header', async () => {
@@ -145,7 +150,9 @@ test('a bad key answers 400 naming the header', async () => {
     expect(r.body.details.errors[0]).toMatchObject({ field: 'Idempotency-Key' });
   }
   expect(await counter(id)).toBe(0);
-  expect((await t.post(`${p}/increment/${id}`, {}, { ...apiKey, 'idempotency-key': 'x'.repeat(255) })).status).toBe(200);
+  expect((await t.post(`${p}/increment/${id}`, {}, { ...apiKey, 'idempotency-key': 'x'.repeat(255) })).status).toBe(
+    200,
+  );
 });
 
 test("two callers' keys do not collide", async () => {
@@ -159,7 +166,11 @@ test("two callers' keys do not collide", async () => {
   expect(b.status).toBe(200);
   expect(b.body).toEqual({ count: 11 });
   expect(b.headers.get('idempotent-replayed')).toBeNull();
-  expect((await t.post(`${p}/increment/${id}`, { by: 1 }, { ...apiKey, 'idempotency-key': key })).headers.get('idempotent-replayed')).toBeNull();
+  expect(
+    (await t.post(`${p}/increment/${id}`, { by: 1 }, { ...apiKey, 'idempotency-key': key })).headers.get(
+      'idempotent-replayed',
+    ),
+  ).toBeNull();
   expect(await counter(id)).toBe(12);
   // each caller's repeat replays its own answer
   const aliceAgain = await t.post(`${p}/increment/${id}`, { by: 1 }, alice);

@@ -11,7 +11,14 @@ import jwt from 'jsonwebtoken';
 import { ActorClass, Read, Write, type Ctx, type ReadCtx } from '../../runtime';
 import { allowDevTokens, loadConfig } from '../../runtime/config';
 import { TokenService } from '../../runtime/auth/auth';
-import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, TEST_JWT_SECRET, waitFor, type TestRuntime } from '../support/harness';
+import {
+  EXAMPLE_CLASS_DIR,
+  startTestRuntime,
+  TEST_API_KEY,
+  TEST_JWT_SECRET,
+  waitFor,
+  type TestRuntime,
+} from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 
 const FIXTURES = `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'identity-fixtures')}`;
@@ -62,7 +69,18 @@ describe('a session token of a source type (IDENTITY_CACHE_SECONDS=0)', () => {
     await s.create(id, { active: true, roles: ['reader'], tenant: 'c-1', developer: true, name: 'Ann' });
     const { token } = await s.signIn(id);
     const me = await s.whoAmI(token);
-    expect([me.status, me.body]).toEqual([200, { type: 'program_management_user', userId: id, roles: ['reader'], tenant: 'c-1', developer: true, name: 'Ann', methods: null }]);
+    expect([me.status, me.body]).toEqual([
+      200,
+      {
+        type: 'program_management_user',
+        userId: id,
+        roles: ['reader'],
+        tenant: 'c-1',
+        developer: true,
+        name: 'Ann',
+        methods: null,
+      },
+    ]);
     expect((await s.guarded(token)).status).toBe(200);
 
     await s.update(id, { roles: ['other'], tenant: null, developer: false });
@@ -71,11 +89,15 @@ describe('a session token of a source type (IDENTITY_CACHE_SECONDS=0)', () => {
     expect((await s.whoAmI(token)).body).toMatchObject({ roles: ['other'], tenant: null, developer: false });
   });
 
-  test('the token\'s own role, tenant and developer claims grant nothing', async () => {
+  test("the token's own role, tenant and developer claims grant nothing", async () => {
     const id = uid('u');
     await s.create(id, { active: true, roles: [] });
     // a session token (no dev claim) carrying claims only a source or a development token may give
-    const forged = jwt.sign({ sub: id, identity: 'program_management_user', roles: ['reader'], developer: true, name: 'Root' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 60 });
+    const forged = jwt.sign(
+      { sub: id, identity: 'program_management_user', roles: ['reader'], developer: true, name: 'Root' },
+      TEST_JWT_SECRET,
+      { algorithm: 'HS256', expiresIn: 60 },
+    );
     expect((await s.guarded(forged)).status).toBe(403);
     expect((await s.whoAmI(forged)).body).toMatchObject({ roles: [], developer: false, name: null });
   });
@@ -105,7 +127,9 @@ describe('a session token of a source type (IDENTITY_CACHE_SECONDS=0)', () => {
     // a password change: the class sets validAfter (here: a millisecond after the old token, which
     // could have been issued within the same one), then issues the new session
     const issuedMs = (jwt.decode(before.token) as { iatMs: number }).iatMs;
-    const validAfter = await waitFor(() => Date.now() > issuedMs && new Date().toISOString(), { what: 'the next millisecond' });
+    const validAfter = await waitFor(() => Date.now() > issuedMs && new Date().toISOString(), {
+      what: 'the next millisecond',
+    });
     expect((await s.update(id, { validAfter })).status).toBe(200);
     const after = await s.signIn(id);
     const old = await s.guarded(before.token);
@@ -123,7 +147,7 @@ describe('a session token of a source type (IDENTITY_CACHE_SECONDS=0)', () => {
     expect(r.body.message).toMatch(/Identity source Staff\.identity answered no boolean `active`/);
   });
 
-  test('a type without a source keeps the token\'s subject and tenant, with no roles', async () => {
+  test("a type without a source keeps the token's subject and tenant, with no roles", async () => {
     const r = await t.post(`/${t.projectId}/CALL/Staff/issueAny`, { sub: 'm-1', type: 'enduser', tenant: 'c-9' });
     const me = await t.get(`/${t.projectId}/CALL/Staff/profile`, bearer(r.body.token));
     expect([me.status, me.body]).toEqual([200, { userId: 'm-1', type: 'enduser', tenant: 'c-9' }]);
@@ -141,13 +165,16 @@ describe('the cache (IDENTITY_CACHE_SECONDS)', () => {
       const { token } = await s.signIn(id);
       expect((await s.guarded(token)).status).toBe(200);
       await s.update(id, { active: false });
-      await waitFor(async () => (await s.guarded(token)).status === 401, { timeoutMs: 5000, what: 'the deactivation to be seen' });
+      await waitFor(async () => (await s.guarded(token)).status === 401, {
+        timeoutMs: 5000,
+        what: 'the deactivation to be seen',
+      });
     } finally {
       await t.stop();
     }
   });
 
-  test('within the time the cached answer holds; revoking the user\'s sessions forgets it in this process', async () => {
+  test("within the time the cached answer holds; revoking the user's sessions forgets it in this process", async () => {
     const t = await start({ IDENTITY_CACHE_SECONDS: '3600' });
     try {
       const s = staff(t);
@@ -171,7 +198,13 @@ describe('development tokens', () => {
     const t = await start({ IDENTITY_CACHE_SECONDS: '0' });
     try {
       // no stored user of that id: a development token does not need one
-      const token = t.rt.tokens.sign({ sub: uid('dev'), identity: 'program_management_user', roles: ['reader'], tenant: 'c-2', developer: true });
+      const token = t.rt.tokens.sign({
+        sub: uid('dev'),
+        identity: 'program_management_user',
+        roles: ['reader'],
+        tenant: 'c-2',
+        developer: true,
+      });
       expect(jwt.decode(token)).toMatchObject({ dev: true });
       expect((await staff(t).guarded(token)).status).toBe(200);
       expect((await staff(t).create('any', { active: true, roles: [] })).status).toBe(200);
@@ -184,7 +217,11 @@ describe('development tokens', () => {
   test('refused (401) when ALLOW_DEV_TOKENS is false, and the runtime will not mint them; session tokens still work', async () => {
     const t = await start({ IDENTITY_CACHE_SECONDS: '0', ALLOW_DEV_TOKENS: 'false' });
     try {
-      const devToken = new TokenService(TEST_JWT_SECRET).sign({ sub: 'dev', identity: 'program_management_user', roles: ['reader'] });
+      const devToken = new TokenService(TEST_JWT_SECRET).sign({
+        sub: 'dev',
+        identity: 'program_management_user',
+        roles: ['reader'],
+      });
       const r = await staff(t).guarded(devToken);
       expect([r.status, r.body.code]).toEqual([401, 1007]);
       expect(r.body.message).toMatch(/ALLOW_DEV_TOKENS/);
@@ -235,8 +272,8 @@ describe('declaring a source', () => {
   });
 
   test('two classes cannot be the source of one token type', async () => {
-    await expect(startTestRuntime({ env: { CLASS_DIRS: `${FIXTURES},${path.join(__dirname, 'identity-fixtures-duplicate')}` } })).rejects.toThrow(
-      /Staff2?: identitySource: 'program_management_user' already comes from Staff2?$/,
-    );
+    await expect(
+      startTestRuntime({ env: { CLASS_DIRS: `${FIXTURES},${path.join(__dirname, 'identity-fixtures-duplicate')}` } }),
+    ).rejects.toThrow(/Staff2?: identitySource: 'program_management_user' already comes from Staff2?$/);
   });
 });

@@ -10,7 +10,6 @@ import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, type TestRuntime } f
 
 const key = { 'x-api-key': TEST_API_KEY };
 
-
 /** a JSON object of about `bytes` bytes */
 const sized = (bytes: number) => JSON.stringify({ filler: 'x'.repeat(Math.max(0, bytes - 14)) });
 
@@ -18,7 +17,9 @@ let t: TestRuntime;
 let call: string;
 
 beforeAll(async () => {
-  t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'input-fixtures')}`, BODY_LIMIT: '512kb' } });
+  t = await startTestRuntime({
+    env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'input-fixtures')}`, BODY_LIMIT: '512kb' },
+  });
   call = `/${t.projectId}/CALL`;
 });
 afterAll(() => t.stop());
@@ -37,7 +38,11 @@ describe('depth (MAX_JSON_DEPTH, default 64)', () => {
     expect([ok.status, ok.body.count]).toEqual([200, 1]);
     const deep = await t.post(`${call}/Counter/touch/depth-65`, nested(65), key);
     expect(deep.status).toBe(400);
-    expect(deep.body).toEqual({ code: 1024, message: 'JSON body nested deeper than 64 levels', details: { maxDepth: 64 } });
+    expect(deep.body).toEqual({
+      code: 1024,
+      message: 'JSON body nested deeper than 64 levels',
+      details: { maxDepth: 64 },
+    });
     expect(await t.rt.store.read('Counter', 'depth-65')).toBeFalsy();
   });
 
@@ -57,11 +62,14 @@ describe('depth (MAX_JSON_DEPTH, default 64)', () => {
     expect([r.status, r.body.code]).toEqual([400, 1024]);
   });
 
-  test("through a route alias, and on a method with its own error envelope (errorShape)", async () => {
+  test('through a route alias, and on a method with its own error envelope (errorShape)', async () => {
     const alias = await t.post('/parcels/small', nested(100), key);
     expect([alias.status, alias.body.code]).toEqual([400, 1024]);
     const shaped = await t.post('/parcels/shaped', nested(100), key);
-    expect([shaped.status, shaped.body]).toEqual([400, { ok: false, code: 1024, message: 'JSON body nested deeper than 64 levels' }]);
+    expect([shaped.status, shaped.body]).toEqual([
+      400,
+      { ok: false, code: 1024, message: 'JSON body nested deeper than 64 levels' },
+    ]);
     const viaCall = await t.post(`${call}/Parcel/shaped`, nested(100), key);
     expect(viaCall.body).toEqual(shaped.body);
   });

@@ -31,7 +31,9 @@ describe('instanceIds against Redis', () => {
     const pipeline = t.rt.redis.pipeline();
     for (const id of ids) pipeline.set(t.rt.store.keys.instance('Counter', id), '{}');
     await pipeline.exec();
-    expect((await t.post(`/${t.projectId}/CALL/Counter/init/real`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(200);
+    expect((await t.post(`/${t.projectId}/CALL/Counter/init/real`, {}, { 'x-api-key': TEST_API_KEY })).status).toBe(
+      200,
+    );
     await t.rt.redis.set(t.rt.store.keys.instance('Other', 'c1'), '{}');
 
     const seen: string[] = [];

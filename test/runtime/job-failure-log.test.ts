@@ -38,12 +38,18 @@ const aboutJob = (jobId: string) => lines.filter((l) => l.jobId === jobId);
 
 test('an attempt that will be retried is a warning, the last one an error, both naming the job and the error but not the body', async () => {
   await rt.call('Flaky', 'open', 'f-1', {});
-  const { jobId } = (await rt.call('Flaky', 'crash', 'f-1', { secret: SECRET, note: SECRET })).body as { jobId: string };
+  const { jobId } = (await rt.call('Flaky', 'crash', 'f-1', { secret: SECRET, note: SECRET })).body as {
+    jobId: string;
+  };
   expect(await finished(jobId)).toMatchObject({ status: 'failed', attemptsMade: 2 });
   await waitFor(() => aboutJob(jobId).length >= 2, { what: 'two log lines about the job' });
   const [first, last] = aboutJob(jobId);
   const named = { classId: 'Flaky', method: 'crash', instanceId: 'f-1', jobId, attempts: 2 };
-  const err = { type: 'TypeError', message: "Cannot read properties of undefined (reading 'event')", stack: expect.stringContaining('Flaky.class.ts') };
+  const err = {
+    type: 'TypeError',
+    message: "Cannot read properties of undefined (reading 'event')",
+    stack: expect.stringContaining('Flaky.class.ts'),
+  };
   expect(first).toMatchObject({ level: 40, ...named, attempt: 1, error: err });
   expect(last).toMatchObject({ level: 50, ...named, attempt: 2, error: err });
   expect(aboutJob(jobId)).toHaveLength(2);
@@ -72,7 +78,7 @@ test('a delayed task: a warning for an attempt that will be retried, an error fo
   await rt.call('Flaky', 'open', 'f-3', {});
   const tasksAbout = (method: string) => lines.filter((l) => l.method === method && l.instanceId === 'f-3');
   await rt.call('Flaky', 'later', 'f-3', { method: 'crashTask', secret: SECRET });
-  const crashed = (await waitFor(() => tasksAbout('crashTask')[0], { what: 'the crashed task\'s log line' }))!;
+  const crashed = (await waitFor(() => tasksAbout('crashTask')[0], { what: "the crashed task's log line" }))!;
   expect(crashed).toMatchObject({
     level: 40,
     msg: 'delayed task attempt failed; it will be retried',
@@ -85,8 +91,13 @@ test('a delayed task: a warning for an attempt that will be retried, an error fo
   });
 
   await rt.call('Flaky', 'later', 'f-3', { method: 'refuseTask', secret: SECRET });
-  const refused = (await waitFor(() => tasksAbout('refuseTask')[0], { what: 'the refused task\'s log line' }))!;
-  expect(refused).toMatchObject({ level: 50, msg: 'delayed task failed', attempt: 1, error: { code: 90401, status: 400, message: 'task refused for instance f-3' } });
+  const refused = (await waitFor(() => tasksAbout('refuseTask')[0], { what: "the refused task's log line" }))!;
+  expect(refused).toMatchObject({
+    level: 50,
+    msg: 'delayed task failed',
+    attempt: 1,
+    error: { code: 90401, status: 400, message: 'task refused for instance f-3' },
+  });
   expect(tasksAbout('refuseTask')).toHaveLength(1);
   expect(JSON.stringify(lines)).not.toContain(SECRET);
 });

@@ -22,7 +22,9 @@ let t: TestRuntime;
 let redis: Redis;
 
 beforeAll(async () => {
-  t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'journal-fixtures')}` } });
+  t = await startTestRuntime({
+    env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'journal-fixtures')}` },
+  });
   redis = new Redis(redisUrl());
 });
 afterAll(async () => {
@@ -32,8 +34,12 @@ afterAll(async () => {
   await t.stop();
 });
 
-const push = (body: unknown, headers: Record<string, string> = KEY) => t.post(`/${t.projectId}/CALL/Ledgered/push`, body, headers);
-const ledger = async (query: Record<string, unknown> = {}, headers: Record<string, string> = KEY): Promise<JournalPage> => {
+const push = (body: unknown, headers: Record<string, string> = KEY) =>
+  t.post(`/${t.projectId}/CALL/Ledgered/push`, body, headers);
+const ledger = async (
+  query: Record<string, unknown> = {},
+  headers: Record<string, string> = KEY,
+): Promise<JournalPage> => {
   const r = await t.post(`/${t.projectId}/CALL/Ledgered/ledger`, query, headers);
   expect(r.status).toBe(200);
   return r.body as JournalPage;
@@ -41,7 +47,9 @@ const ledger = async (query: Record<string, unknown> = {}, headers: Record<strin
 /** entries are written after the answer: wait until the journal holds `n` entries for `record` */
 const entriesOf = async (record: string, n: number): Promise<JournalEntry[]> => {
   let page: JournalPage = { entries: [], scanned: 0 };
-  await waitFor(async () => (page = await ledger({ subject: record, limit: 100 })).entries.length >= n, { timeoutMs: 10_000 });
+  await waitFor(async () => (page = await ledger({ subject: record, limit: 100 })).entries.length >= n, {
+    timeoutMs: 10_000,
+  });
   return page.entries;
 };
 
@@ -58,7 +66,12 @@ describe('a journaled method over HTTP', () => {
       [200, null],
     ]);
     const ok = entries[2]!;
-    expect(ok).toMatchObject({ classId: 'Ledgered', method: 'push', caller: { type: 'integration_user' }, data: { record, company: 'acme', fields: ['company', 'record'], echoed: true } });
+    expect(ok).toMatchObject({
+      classId: 'Ledgered',
+      method: 'push',
+      caller: { type: 'integration_user' },
+      data: { record, company: 'acme', fields: ['company', 'record'], echoed: true },
+    });
     expect(typeof ok.caller.id).toBe('string');
     expect(ok.durationMs).toBeGreaterThanOrEqual(0);
     expect(ok.bodySha256).toMatch(/^[0-9a-f]{64}$/);
@@ -85,10 +98,16 @@ describe('a journaled method over HTTP', () => {
 
   test('a body refused before any handler runs is journaled; a caller whose key fails is not', async () => {
     const before = (await ledger({ status: 400, limit: 100 })).entries.length;
-    const malformed = await fetch(`${t.base}/${t.projectId}/CALL/Ledgered/push`, { method: 'POST', headers: { ...KEY, 'content-type': 'application/json' }, body: '{"record": ' });
+    const malformed = await fetch(`${t.base}/${t.projectId}/CALL/Ledgered/push`, {
+      method: 'POST',
+      headers: { ...KEY, 'content-type': 'application/json' },
+      body: '{"record": ',
+    });
     expect(malformed.status).toBe(400);
     let refused: JournalEntry[] = [];
-    await waitFor(async () => (refused = (await ledger({ status: 400, limit: 100 })).entries).length > before, { timeoutMs: 10_000 });
+    await waitFor(async () => (refused = (await ledger({ status: 400, limit: 100 })).entries).length > before, {
+      timeoutMs: 10_000,
+    });
     expect(refused[0]).toMatchObject({ status: 400, code: 1001, caller: { type: 'integration_user' }, data: {} });
     expect(refused[0]!.bodySha256).toBeUndefined();
 
@@ -104,7 +123,10 @@ describe('a journaled method over HTTP', () => {
 describe('reading a journal', () => {
   const record = `paged-${uniqueProjectId('')}`;
   beforeAll(async () => {
-    for (let i = 0; i < 7; i++) expect((await push({ record, company: i % 2 ? 'acme' : 'globex', ...(i === 3 ? { fail: 'domain' } : {}) })).status).toBe(i === 3 ? 404 : 200);
+    for (let i = 0; i < 7; i++)
+      expect(
+        (await push({ record, company: i % 2 ? 'acme' : 'globex', ...(i === 3 ? { fail: 'domain' } : {}) })).status,
+      ).toBe(i === 3 ? 404 : 200);
     await entriesOf(record, 7);
   });
 
@@ -115,7 +137,11 @@ describe('reading a journal', () => {
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let pages = 0; pages < 50; pages++) {
-        const page = await ledger({ ...(bySubject ? { subject: record } : {}), limit: 3, ...(cursor ? { cursor } : {}) });
+        const page = await ledger({
+          ...(bySubject ? { subject: record } : {}),
+          limit: 3,
+          ...(cursor ? { cursor } : {}),
+        });
         seen.push(...page.entries.filter((e) => e.data.record === record).map((e) => e.id));
         cursor = page.nextCursor;
         if (!cursor) break;
@@ -129,10 +155,14 @@ describe('reading a journal', () => {
     expect(failed.entries.map((e) => e.status)).toEqual([404]);
     expect((await ledger({ subject: record, status: 200, limit: 100 })).entries).toHaveLength(6);
     const newest = (await ledger({ subject: record, limit: 1 })).entries[0]!;
-    expect((await ledger({ subject: record, from: newest.at, limit: 100 })).entries.map((e) => e.id)).toContain(newest.id);
+    expect((await ledger({ subject: record, from: newest.at, limit: 100 })).entries.map((e) => e.id)).toContain(
+      newest.id,
+    );
     expect((await ledger({ subject: record, to: Date.parse(newest.at) - 60_000 })).entries).toEqual([]);
 
-    const acme = { authorization: `Bearer ${t.rt.tokens.sign({ sub: 'u-acme', identity: 'enduser', roles: [], tenant: 'acme' })}` };
+    const acme = {
+      authorization: `Bearer ${t.rt.tokens.sign({ sub: 'u-acme', identity: 'enduser', roles: [], tenant: 'acme' })}`,
+    };
     const seen = await ledger({ subject: record, limit: 100 }, acme);
     expect(seen.entries).toHaveLength(3);
     expect(new Set(seen.entries.map((e) => e.data.company))).toEqual(new Set(['acme']));
@@ -157,14 +187,21 @@ describe('reading a journal', () => {
 describe('RedisJournals', () => {
   test('entries past the retention are removed as new ones arrive, and a subject index outlives none of them', async () => {
     const journals = new RedisJournals(redis, uniqueProjectId('jr'), 400 / 86_400_000);
-    const journal = { name: 'short', subjectField: 's' as const, describe: ({ body }: { body: unknown }) => ({ s: (body as { s: string }).s }) };
+    const journal = {
+      name: 'short',
+      subjectField: 's' as const,
+      describe: ({ body }: { body: unknown }) => ({ s: (body as { s: string }).s }),
+    };
     const call = (s: string) => ({ classId: 'C', method: 'm', status: 200, durationMs: 1, body: { s }, answer: {} });
     const first = await journals.append(journal, call('a'));
     const stream = journals.streamKey('short');
-    await waitFor(async () => {
-      await journals.append(journal, call('b'));
-      return (await redis.xrange(stream, first, first)).length === 0;
-    }, { timeoutMs: 10_000 });
+    await waitFor(
+      async () => {
+        await journals.append(journal, call('b'));
+        return (await redis.xrange(stream, first, first)).length === 0;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(await redis.pttl(journals.subjectKey('short', 'b'))).toBeLessThanOrEqual(400);
     await redis.del(stream, journals.subjectKey('short', 'a'), journals.subjectKey('short', 'b'));
   });

@@ -16,10 +16,12 @@ test('an answer keeps its connection alive for 65 s', async () => {
   const agent = new http.Agent({ keepAlive: true });
   try {
     const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
-      http.get(`${t.base}/health`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.headers));
-      }).on('error', reject);
+      http
+        .get(`${t.base}/health`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers));
+        })
+        .on('error', reject);
     });
     expect(headers.connection).toBe('keep-alive');
     expect(headers['keep-alive']).toBe('timeout=65');

@@ -42,7 +42,9 @@ describe('READ', () => {
 describe('WRITE', () => {
   test('a busy instance makes callers wait their turn, not fail', async () => {
     await t.post(`${p}/init/w1`, {}, key);
-    const results = await Promise.all(Array.from({ length: 10 }, () => t.post(`${p}/increment/w1`, { delayMs: 30 }, key)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => t.post(`${p}/increment/w1`, { delayMs: 30 }, key)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(results.map((r) => r.body.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await count('w1')).toMatchObject({ count: 10, version: 11 });
@@ -59,7 +61,9 @@ describe('WRITE', () => {
     expect(ok.map((r) => r.body.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(await count('hot1')).toMatchObject({ count: 40, version: 41 });
     // the lease kept between local writers is given back once nobody waits
-    await waitFor(async () => (await t.rt.redis.exists(t.rt.store.keys.lease('Counter', 'hot1'))) === 0, { what: 'lease released' });
+    await waitFor(async () => (await t.rt.redis.exists(t.rt.store.keys.lease('Counter', 'hot1'))) === 0, {
+      what: 'lease released',
+    });
   });
 
   test('a handler that throws commits nothing', async () => {

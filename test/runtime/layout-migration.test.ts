@@ -7,7 +7,15 @@
  */
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { checkLayout, LEGACY_RENAMES, LegacyNames, migrateLegacyLayout, migrationLockKey, renameLegacyKeys, type LegacyMigration } from '../../runtime/actor/layout';
+import {
+  checkLayout,
+  LEGACY_RENAMES,
+  LegacyNames,
+  migrateLegacyLayout,
+  migrationLockKey,
+  renameLegacyKeys,
+  type LegacyMigration,
+} from '../../runtime/actor/layout';
 import { StateStore } from '../../runtime/actor/state-store';
 import { connect, parseClusterNodes } from '../../runtime/redis/connection';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
@@ -44,7 +52,11 @@ async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
 
 /** every key of project `p`, old and new names, with its type and value */
 async function snapshot(redis: Redis, p: string): Promise<Record<string, unknown>> {
-  const keys = [...(await scanAll(redis, `rt:${p}:*`)), ...(await scanAll(redis, `rt:{${p}:*`)), ...(await scanAll(redis, `bull:rt-${p}:*`))];
+  const keys = [
+    ...(await scanAll(redis, `rt:${p}:*`)),
+    ...(await scanAll(redis, `rt:{${p}:*`)),
+    ...(await scanAll(redis, `bull:rt-${p}:*`)),
+  ];
   const out: Record<string, unknown> = {};
   for (const k of keys) out[k] = await dumpValue(redis, k);
   return out;
@@ -76,7 +88,17 @@ const CALL_IDENTITY = { type: 'integration_user', userId: 'legacy-key', roles: [
 /** Old-layout keys of one project: instance c1 (state, lookup, a queued job, a stored job result), streams, BullMQ jobs, and keys that stay. */
 async function writeLegacy(redis: Redis, p: string): Promise<void> {
   const o = `rt:${p}`;
-  await redis.hset(`${o}:i:Counter:c1`, 'v', '3', 's', JSON.stringify(STATE), 'k', JSON.stringify({ slot: 'alpha' }), 'qs', '2');
+  await redis.hset(
+    `${o}:i:Counter:c1`,
+    'v',
+    '3',
+    's',
+    JSON.stringify(STATE),
+    'k',
+    JSON.stringify({ slot: 'alpha' }),
+    'qs',
+    '2',
+  );
   await redis.set(`${o}:k:Counter:slot:alpha`, 'c1');
   await redis.zadd(`${o}:qp:Counter:c1`, 2, 'job-2');
   await redis.set(`${o}:jr:job-1`, JSON.stringify({ status: 200, body: { count: 7 }, headers: {} }), 'EX', 604800);
@@ -100,9 +122,30 @@ async function writeLegacy(redis: Redis, p: string): Promise<void> {
   // BullMQ as the previous version queued: default prefix 'bull', queue 'rt-<p>'
   const queue = new Queue(`rt-${p}`, { connection: redis, prefix: 'bull' });
   try {
-    const data = { kind: 'call', classId: 'Counter', method: 'increment', instanceId: 'c1', body: { by: 5 }, identity: CALL_IDENTITY, requestId: 'r-1' };
-    await queue.add('call', data, { jobId: 'job-2', attempts: 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 604800 }, removeOnFail: { age: 604800 } });
-    await queue.add('task', { kind: 'task', task: { id: 't1', classId: 'Counter', instanceId: 'c1', method: 'increment', body: {}, delayMs: 3_600_000 } }, { jobId: 'task-t1', delay: 3_600_000 });
+    const data = {
+      kind: 'call',
+      classId: 'Counter',
+      method: 'increment',
+      instanceId: 'c1',
+      body: { by: 5 },
+      identity: CALL_IDENTITY,
+      requestId: 'r-1',
+    };
+    await queue.add('call', data, {
+      jobId: 'job-2',
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: { age: 604800 },
+      removeOnFail: { age: 604800 },
+    });
+    await queue.add(
+      'task',
+      {
+        kind: 'task',
+        task: { id: 't1', classId: 'Counter', instanceId: 'c1', method: 'increment', body: {}, delayMs: 3_600_000 },
+      },
+      { jobId: 'task-t1', delay: 3_600_000 },
+    );
   } finally {
     await queue.close();
   }
@@ -111,7 +154,14 @@ async function writeLegacy(redis: Redis, p: string): Promise<void> {
 /** the keys writeLegacy leaves in place (and the marker) */
 function unchanged(p: string): string[] {
   const o = `rt:${p}`;
-  return [`${o}:apikeys`, `${o}:idem:abc`, `${o}:k:Counter:slot:alpha`, `${o}:layout`, `${o}:rl:signin:xyz`, `${o}:roles`].sort();
+  return [
+    `${o}:apikeys`,
+    `${o}:idem:abc`,
+    `${o}:k:Counter:slot:alpha`,
+    `${o}:layout`,
+    `${o}:rl:signin:xyz`,
+    `${o}:roles`,
+  ].sort();
 }
 
 describe('the rename rules', () => {
@@ -126,7 +176,8 @@ describe('the rename rules', () => {
     expect(n.newName('rt:proj:jr:job-1')).toBe(`${t}:jr:job-1`);
     expect(n.newName('rt:proj:jr:-')).toBe(`${t}:jr:-`);
     expect(n.newName('rt:proj:dl:task-1')).toBe(`${t}:dl:task-1`);
-    for (const s of ['outbox', 'tasks', 'events', 'effects', 'effects:dead', 'effects:attempts']) expect(n.newName(`rt:proj:${s}`)).toBe(`${t}:${s}`);
+    for (const s of ['outbox', 'tasks', 'events', 'effects', 'effects:dead', 'effects:attempts'])
+      expect(n.newName(`rt:proj:${s}`)).toBe(`${t}:${s}`);
     expect(n.newName('bull:rt-proj:wait')).toBe(`${t}:jobs:wait`);
     expect(n.newName('bull:rt-proj:job-2')).toBe(`${t}:jobs:job-2`);
     expect(n.newName('bull:rt-proj:job-2:lock')).toBe(`${t}:jobs:job-2:lock`);
@@ -191,15 +242,26 @@ describe('migrateLegacyLayout', () => {
       expect(after).not.toHaveProperty([key]);
     }
     expect(r.renamed).toBe(moved);
-    expect(Object.keys(after).filter((k) => k.startsWith(`${o}:`)).sort()).toEqual(unchanged(p));
+    expect(
+      Object.keys(after)
+        .filter((k) => k.startsWith(`${o}:`))
+        .sort(),
+    ).toEqual(unchanged(p));
     expect(await scanAll(redis, `bull:rt-${p}:*`)).toEqual([]);
     expect(await redis.get(`${o}:layout`)).toBe(JSON.stringify({ buckets: 1 }));
     expect(await redis.exists(migrationLockKey(store.keys))).toBe(0);
 
     // as the new code reads them
-    expect(await store.read('Counter', 'c1')).toEqual({ version: 3, stateJson: JSON.stringify(STATE), lookups: { slot: 'alpha' } });
+    expect(await store.read('Counter', 'c1')).toEqual({
+      version: 3,
+      stateJson: JSON.stringify(STATE),
+      lookups: { slot: 'alpha' },
+    });
     expect(await store.jobPlace('Counter', 'c1', 'job-2')).toEqual({ kind: 'head' });
-    expect(await store.jobPlace('Counter', 'c1', 'job-1')).toEqual({ kind: 'done', resultJson: JSON.stringify({ status: 200, body: { count: 7 }, headers: {} }) });
+    expect(await store.jobPlace('Counter', 'c1', 'job-1')).toEqual({
+      kind: 'done',
+      resultJson: JSON.stringify({ status: 200, body: { count: 7 }, headers: {} }),
+    });
     expect(await redis.ttl(`${t}:jr:job-1`)).toBeGreaterThan(604000);
     expect(await redis.pttl(`${t}:l:Counter:c2`)).toBeGreaterThan(0);
     expect(await redis.xinfo('GROUPS', `${t}:outbox`)).toEqual(groupsBefore);
@@ -211,7 +273,15 @@ describe('migrateLegacyLayout', () => {
     try {
       const job = await queue.getJob('job-2');
       expect(job?.name).toBe('call');
-      expect(job?.data).toEqual({ kind: 'call', classId: 'Counter', method: 'increment', instanceId: 'c1', body: { by: 5 }, identity: CALL_IDENTITY, requestId: 'r-1' });
+      expect(job?.data).toEqual({
+        kind: 'call',
+        classId: 'Counter',
+        method: 'increment',
+        instanceId: 'c1',
+        body: { by: 5 },
+        identity: CALL_IDENTITY,
+        requestId: 'r-1',
+      });
       expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delay: 500 } });
       expect(await job?.getState()).toBe('waiting');
       const task = await queue.getJob('task-t1');
@@ -230,7 +300,12 @@ describe('migrateLegacyLayout', () => {
     // checkLayout accepts it; a second run is a no-op
     await checkLayout(store);
     const again = logger();
-    expect(await migrateLegacyLayout(store, again.log)).toEqual({ outcome: 'current', renamed: 0, gone: 0, conflicts: [] } satisfies LegacyMigration);
+    expect(await migrateLegacyLayout(store, again.log)).toEqual({
+      outcome: 'current',
+      renamed: 0,
+      gone: 0,
+      conflicts: [],
+    } satisfies LegacyMigration);
     expect(again.lines).toEqual([]);
     expect(await snapshot(redis, p)).toEqual(after);
   });
@@ -253,7 +328,9 @@ describe('migrateLegacyLayout', () => {
     await writeLegacy(redis, p);
     const before = await snapshot(redis, p);
     const store = new StateStore(open(), p, 4);
-    await expect(migrateLegacyLayout(store, () => undefined)).rejects.toThrow(/can only be migrated to REDIS_BUCKETS=1 .*job results and delivery markers.*REDIS_BUCKETS is 4/);
+    await expect(migrateLegacyLayout(store, () => undefined)).rejects.toThrow(
+      /can only be migrated to REDIS_BUCKETS=1 .*job results and delivery markers.*REDIS_BUCKETS is 4/,
+    );
     expect(await snapshot(redis, p)).toEqual(before);
     expect(await redis.exists(`rt:${p}:layout`, migrationLockKey(store.keys))).toBe(0);
     // then a start with REDIS_BUCKETS=1 migrates it
@@ -361,7 +438,9 @@ describe('migrateLegacyLayout', () => {
     const store = new StateStore(open(), p, 1);
     await redis.set(migrationLockKey(store.keys), 'someone-else', 'PX', 60_000);
     const started = Date.now();
-    await expect(migrateLegacyLayout(store, () => undefined, { waitMs: 300, pollMs: 50 })).rejects.toThrow(/has not finished/);
+    await expect(migrateLegacyLayout(store, () => undefined, { waitMs: 300, pollMs: 50 })).rejects.toThrow(
+      /has not finished/,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await redis.hget(`rt:${p}:i:Counter:c1`, 'v')).toBe('3');
   });
@@ -371,14 +450,22 @@ describe('migrateLegacyLayout', () => {
     const p = uniqueProjectId('lm');
     await writeLegacy(redis, p);
     const workerConn = open();
-    const worker = new Worker(`rt-${p}`, async () => undefined, { connection: workerConn, prefix: 'bull', autorun: false });
+    const worker = new Worker(`rt-${p}`, async () => undefined, {
+      connection: workerConn,
+      prefix: 'bull',
+      autorun: false,
+    });
     try {
       // autorun off: the job is not taken, but the worker's blocking connection is open and named
       await worker.waitUntilReady();
       const name = `bull:${Buffer.from(`rt-${p}`).toString('base64')}`;
-      await waitFor(async () => String(await redis.client('LIST')).includes(` name=${name} `), { what: 'the old worker connection named' });
+      await waitFor(async () => String(await redis.client('LIST')).includes(` name=${name} `), {
+        what: 'the old worker connection named',
+      });
       const store = new StateStore(open(), p, 1);
-      await expect(migrateLegacyLayout(store, () => undefined)).rejects.toThrow(/stop every process of the previous version/);
+      await expect(migrateLegacyLayout(store, () => undefined)).rejects.toThrow(
+        /stop every process of the previous version/,
+      );
       expect(await redis.exists(`rt:${p}:layout`, migrationLockKey(store.keys))).toBe(0);
     } finally {
       await worker.close();
@@ -387,7 +474,10 @@ describe('migrateLegacyLayout', () => {
   });
 
   test('on a cluster it does not look', async () => {
-    const cluster = connect({ kind: 'cluster', nodes: parseClusterNodes(clusterNodes()) }, { maxRetriesPerRequest: null });
+    const cluster = connect(
+      { kind: 'cluster', nodes: parseClusterNodes(clusterNodes()) },
+      { maxRetriesPerRequest: null },
+    );
     opened.push(cluster);
     const p = uniqueProjectId('lm');
     await cluster.set(`rt:${p}:i:Counter:c1`, 'x');
@@ -418,8 +508,16 @@ describe('a runtime started on legacy data', () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: 'c1', label: 'old', slot: 'alpha' });
     // the job queued under the old layout runs on the migrated instance, once
-    await waitFor(async () => (await t!.get(`/${p}/CALL/Counter/get/c1`, key)).body?.count === 12, { what: 'the legacy job applied' });
-    expect((await t.get(`/${p}/CALL/Counter/get/c1`, key)).body).toMatchObject({ id: 'c1', version: 4, count: 12, label: 'old', slot: 'alpha' });
+    await waitFor(async () => (await t!.get(`/${p}/CALL/Counter/get/c1`, key)).body?.count === 12, {
+      what: 'the legacy job applied',
+    });
+    expect((await t.get(`/${p}/CALL/Counter/get/c1`, key)).body).toMatchObject({
+      id: 'c1',
+      version: 4,
+      count: 12,
+      label: 'old',
+      slot: 'alpha',
+    });
     const inc = await t.post(`/${p}/CALL/Counter/increment/c1`, { by: 1 }, key);
     expect(inc.status).toBe(200);
     expect(inc.body).toMatchObject({ count: 13 });

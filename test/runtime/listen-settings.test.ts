@@ -31,13 +31,19 @@ test('LISTEN_ADDRESS, LOG_LEVEL and BODY_LIMIT take only what they can use, and 
   expect(listenAddress({})).toBeUndefined();
   expect(listenAddress({ LISTEN_ADDRESS: ' ::1 ' })).toBe('::1');
   expect(listenAddress({ LISTEN_ADDRESS: 'localhost' })).toBe('localhost');
-  expect(() => listenAddress({ LISTEN_ADDRESS: 'eth0' })).toThrow("LISTEN_ADDRESS must be an IP address (e.g. 127.0.0.1 or ::) or localhost, got 'eth0'");
+  expect(() => listenAddress({ LISTEN_ADDRESS: 'eth0' })).toThrow(
+    "LISTEN_ADDRESS must be an IP address (e.g. 127.0.0.1 or ::) or localhost, got 'eth0'",
+  );
   expect(logLevel({})).toBe('info');
   expect(logLevel({ LOG_LEVEL: 'debug' })).toBe('debug');
-  expect(() => logLevel({ LOG_LEVEL: 'loud' })).toThrow("LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'");
+  expect(() => logLevel({ LOG_LEVEL: 'loud' })).toThrow(
+    "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'",
+  );
   expect(bodyLimit({})).toBe('16mb');
   expect(bodyLimit({ BODY_LIMIT: '64kb' })).toBe('64kb');
-  expect(() => bodyLimit({ BODY_LIMIT: 'huge' })).toThrow("BODY_LIMIT must be a size such as 64kb, 16mb or a number of bytes, got 'huge'");
+  expect(() => bodyLimit({ BODY_LIMIT: 'huge' })).toThrow(
+    "BODY_LIMIT must be a size such as 64kb, 16mb or a number of bytes, got 'huge'",
+  );
   // as the start reports them: one line naming the setting
   for (const [env, setting] of [
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

@@ -41,14 +41,20 @@ describe('two instances claiming one lookup through two processes on a cluster',
     const rounds = 100;
     for (let i = 0; i < rounds; i += 20) {
       const made = await Promise.all(
-        Array.from({ length: 20 }, (_, j) => [call(a.base, `${p}/init/x${i + j}`, { start: 0 }), call(b.base, `${p}/init/y${i + j}`, { start: 0 })]).flat(),
+        Array.from({ length: 20 }, (_, j) => [
+          call(a.base, `${p}/init/x${i + j}`, { start: 0 }),
+          call(b.base, `${p}/init/y${i + j}`, { start: 0 }),
+        ]).flat(),
       );
       expect(made.map((r) => r.status)).toEqual(made.map(() => 200));
     }
     let aWins = 0;
     for (let i = 0; i < rounds; i++) {
       const slot = `mail${i}@example.com`;
-      const [ra, rb] = await Promise.all([call(a.base, `${p}/setSlot/x${i}`, { slot }), call(b.base, `${p}/setSlot/y${i}`, { slot })]);
+      const [ra, rb] = await Promise.all([
+        call(a.base, `${p}/setSlot/x${i}`, { slot }),
+        call(b.base, `${p}/setSlot/y${i}`, { slot }),
+      ]);
       const statuses = [ra.status, rb.status].sort();
       expect({ round: i, statuses }).toEqual({ round: i, statuses: [200, 409] });
       const loser = ra.status === 409 ? ra : rb;
@@ -76,7 +82,15 @@ describe('lookup reservations', () => {
 
   beforeAll(async () => {
     t = await startTestRuntime({ env: clusterEnv() });
-    redis = connect({ kind: 'cluster', nodes: clusterNodes().split(',').map((n) => ({ host: n.split(':')[0]!, port: Number(n.split(':')[1]) })) }, {});
+    redis = connect(
+      {
+        kind: 'cluster',
+        nodes: clusterNodes()
+          .split(',')
+          .map((n) => ({ host: n.split(':')[0]!, port: Number(n.split(':')[1]) })),
+      },
+      {},
+    );
   });
   afterAll(async () => {
     redis?.disconnect();

@@ -7,7 +7,10 @@ import * as path from 'node:path';
 import { luaSource } from '../../runtime/actor/lua-source';
 
 const dir = path.join(__dirname, '../../runtime/actor/lua');
-const scripts = fs.readdirSync(dir).filter((f) => f.endsWith('.lua')).map((f) => f.slice(0, -4));
+const scripts = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.lua'))
+  .map((f) => f.slice(0, -4));
 
 test.each(scripts)('%s is defined with every include expanded', (name) => {
   const src = luaSource(name);
@@ -25,7 +28,11 @@ test('the scripts that give a lease up all hand it to its waiters the same way',
 });
 
 test.each(scripts)('%s says what it takes in its header', (name) => {
-  const header = fs.readFileSync(path.join(dir, `${name}.lua`), 'utf8').split('\n').filter((l) => l.startsWith('--')).join('\n');
+  const header = fs
+    .readFileSync(path.join(dir, `${name}.lua`), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('--'))
+    .join('\n');
   expect(header).toMatch(/KEYS\[1\]/);
 });
 
@@ -35,7 +42,8 @@ test('no Lua is written inline in the runtime', () => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.ts') && /redis\.call\(/.test(fs.readFileSync(p, 'utf8'))) inline.push(path.relative(path.join(__dirname, '../..'), p));
+      else if (e.name.endsWith('.ts') && /redis\.call\(/.test(fs.readFileSync(p, 'utf8')))
+        inline.push(path.relative(path.join(__dirname, '../..'), p));
     }
   };
   walk(path.join(__dirname, '../../runtime'));

@@ -49,7 +49,7 @@ describe('an api process (no worker)', () => {
   });
   afterAll(() => t.stop());
 
-  test('WRITEs that find their instance busy are timed waiting (for another process\'s lease, for a writer ahead here); one that found it free is not', async () => {
+  test("WRITEs that find their instance busy are timed waiting (for another process's lease, for a writer ahead here); one that found it free is not", async () => {
     const id = await newCounter(t);
     // a write that did not wait observes nothing
     const count0 = await value(t, WAIT_COUNT);
@@ -104,18 +104,25 @@ describe('an api process (no worker)', () => {
     // a task not due yet is not counted
     expect((await t.post(`${p}/later/${id}`, { delaySeconds: 3600 }, apiKey)).status).toBe(200);
     await waitFor(async () => (await value(t, 'runtime_tasks_due')) === before + 2, { what: 'both tasks to be due' });
-    await waitFor(async () => (await value(t, 'runtime_tasks_late_seconds')) > 0, { what: 'the oldest due task to be late' });
+    await waitFor(async () => (await value(t, 'runtime_tasks_late_seconds')) > 0, {
+      what: 'the oldest due task to be late',
+    });
     expect(await value(t, 'runtime_tasks_due')).toBe(before + 2);
 
     // a worker on the project runs them: nothing is due any more
     const worker = await startTestRuntime({ projectId: t.projectId, env: { ROLES: 'worker' } });
     try {
-      await waitFor(async () => {
-        const text = await scrape(t);
-        return sample(text, 'runtime_tasks_due') === 0 && sample(text, 'runtime_tasks_late_seconds') === 0;
-      }, { what: 'the worker to run the due tasks' });
+      await waitFor(
+        async () => {
+          const text = await scrape(t);
+          return sample(text, 'runtime_tasks_due') === 0 && sample(text, 'runtime_tasks_late_seconds') === 0;
+        },
+        { what: 'the worker to run the due tasks' },
+      );
       // they ran: each queued its add, which the worker applied
-      await waitFor(async () => (await t.get(`${p}/get/${id}`, apiKey)).body.count === 2, { what: 'the tasks\' adds to be applied' });
+      await waitFor(async () => (await t.get(`${p}/get/${id}`, apiKey)).body.count === 2, {
+        what: "the tasks' adds to be applied",
+      });
     } finally {
       await worker.stop();
     }
@@ -135,10 +142,13 @@ describe('a process with a worker', () => {
   const failures = (method: string) => `runtime_queued_write_failures_total{class="Counter",method="${method}"}`;
 
   async function finished(jobId: string): Promise<{ status: string }> {
-    return waitFor(async () => {
-      const r = await t.get(`/${t.projectId}/JOBS/${jobId}`, apiKey);
-      return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
-    }, { what: `job ${jobId}` });
+    return waitFor(
+      async () => {
+        const r = await t.get(`/${t.projectId}/JOBS/${jobId}`, apiKey);
+        return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
+      },
+      { what: `job ${jobId}` },
+    );
   }
 
   test('a QUEUED_WRITE that throws once and then succeeds counts one retry and no failure', async () => {
@@ -167,7 +177,9 @@ describe('a process with a worker', () => {
     const [r0, f0] = [await value(t, retries('queuedRefuse')), await value(t, failures('queuedRefuse'))];
     const r = await t.post(`${p}/queuedRefuse/${id}`, {}, apiKey);
     expect(await finished(r.body.jobId)).toMatchObject({ status: 'failed' });
-    await waitFor(async () => (await value(t, failures('queuedRefuse'))) === f0 + 1, { what: 'the failure to be counted' });
+    await waitFor(async () => (await value(t, failures('queuedRefuse'))) === f0 + 1, {
+      what: 'the failure to be counted',
+    });
     expect(await value(t, retries('queuedRefuse'))).toBe(r0);
   });
 });
@@ -187,7 +199,11 @@ describe('cache hits and misses', () => {
 
   beforeAll(async () => {
     t = await startTestRuntime({
-      env: { ROLES: 'api', CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'identity-fixtures')}`, IDENTITY_CACHE_SECONDS: '60' },
+      env: {
+        ROLES: 'api',
+        CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'identity-fixtures')}`,
+        IDENTITY_CACHE_SECONDS: '60',
+      },
     });
   });
   afterAll(() => t.stop());
@@ -202,12 +218,15 @@ describe('cache hits and misses', () => {
 
   test('identity: two calls with one session token ask the source once', async () => {
     const sub = fresh('staff');
-    expect((await t.post(`/${t.projectId}/CALL/Staff/create/${sub}`, { active: true, roles: [] }, apiKey)).status).toBe(200);
+    expect((await t.post(`/${t.projectId}/CALL/Staff/create/${sub}`, { active: true, roles: [] }, apiKey)).status).toBe(
+      200,
+    );
     const signIn = await t.post(`/${t.projectId}/CALL/Staff/signIn`, { sub });
     expect(signIn.status).toBe(200);
     const bearer = { authorization: `Bearer ${signIn.body.token}` };
     const before = await scrape(t);
-    for (let i = 0; i < 2; i++) expect((await t.get(`/${t.projectId}/CALL/Staff/whoAmI/${sub}`, bearer)).body).toMatchObject({ userId: sub });
+    for (let i = 0; i < 2; i++)
+      expect((await t.get(`/${t.projectId}/CALL/Staff/whoAmI/${sub}`, bearer)).body).toMatchObject({ userId: sub });
     expect(await moved('identity', before)).toEqual({ hits: 1, misses: 1 });
   });
 
@@ -215,7 +234,8 @@ describe('cache hits and misses', () => {
     const slot = fresh('slot');
     await newCounter(t, { slot });
     const before = await scrape(t);
-    for (let i = 0; i < 2; i++) expect((await t.get(`/${t.projectId}/CALL/Counter/get/slot!${slot}`, apiKey)).body).toMatchObject({ slot });
+    for (let i = 0; i < 2; i++)
+      expect((await t.get(`/${t.projectId}/CALL/Counter/get/slot!${slot}`, apiKey)).body).toMatchObject({ slot });
     expect(await moved('lookup', before)).toEqual({ hits: 1, misses: 1 });
     // the INIT's commit left the instance in the READ cache: both READs are hits
     expect(await moved('read', before)).toEqual({ hits: 2, misses: 0 });
@@ -225,13 +245,16 @@ describe('cache hits and misses', () => {
     const { key } = await t.rt.apiKeys.create(fresh('metrics'));
     const id = await newCounter(t);
     const before = await scrape(t);
-    for (let i = 0; i < 2; i++) expect((await t.get(`/${t.projectId}/CALL/Counter/get/${id}`, { 'x-api-key': key })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await t.get(`/${t.projectId}/CALL/Counter/get/${id}`, { 'x-api-key': key })).status).toBe(200);
     expect(await moved('api_key', before)).toEqual({ hits: 1, misses: 1 });
   });
 
   test('roles: a published snapshot is read from Redis, then from the cache', async () => {
     const sub = fresh('staff');
-    expect((await t.post(`/${t.projectId}/CALL/Staff/create/${sub}`, { active: true, roles: ['reader'] }, apiKey)).status).toBe(200);
+    expect(
+      (await t.post(`/${t.projectId}/CALL/Staff/create/${sub}`, { active: true, roles: ['reader'] }, apiKey)).status,
+    ).toBe(200);
     const { token } = (await t.post(`/${t.projectId}/CALL/Staff/signIn`, { sub })).body as { token: string };
     // publishing drops the cached snapshot
     await t.rt.ports.roles.publish({
@@ -241,7 +264,10 @@ describe('cache hits and misses', () => {
       roles: [{ id: 'reader', name: 'reader', level: 10, permissions: { Staff: ['guarded'] }, status: 'active' }],
     });
     const before = await scrape(t);
-    for (let i = 0; i < 2; i++) expect((await t.get(`/${t.projectId}/CALL/Staff/guarded`, { authorization: `Bearer ${token}` })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await t.get(`/${t.projectId}/CALL/Staff/guarded`, { authorization: `Bearer ${token}` })).status).toBe(
+        200,
+      );
     const roles = await moved('roles', before);
     expect(roles.misses).toBe(1);
     expect(roles.hits).toBeGreaterThanOrEqual(1);

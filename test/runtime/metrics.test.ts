@@ -54,9 +54,15 @@ test('calls are counted by class, method, kind and status, and timed', async () 
   expect((await t.post(`${p}/increment/${id}`, { by: 'x' }, apiKey)).status).toBe(400);
   const text = await scrape();
   expect(sample(text, INCREMENT_200)).toBe(before + 3);
-  expect(sample(text, 'runtime_calls_total{class="Counter",method="increment",kind="WRITE",status="400"}')).toBeGreaterThanOrEqual(1);
-  expect(sample(text, 'runtime_call_duration_seconds_count{class="Counter",method="increment",kind="WRITE"}')).toBeGreaterThanOrEqual(before + 4);
-  expect(text).toMatch(/^runtime_call_duration_seconds_bucket\{le="0\.005",class="Counter",method="increment",kind="WRITE"\} \d+$/m);
+  expect(
+    sample(text, 'runtime_calls_total{class="Counter",method="increment",kind="WRITE",status="400"}'),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, 'runtime_call_duration_seconds_count{class="Counter",method="increment",kind="WRITE"}'),
+  ).toBeGreaterThanOrEqual(before + 4);
+  expect(text).toMatch(
+    /^runtime_call_duration_seconds_bucket\{le="0\.005",class="Counter",method="increment",kind="WRITE"\} \d+$/m,
+  );
   // the process's own defaults
   expect(text).toMatch(/^process_cpu_user_seconds_total /m);
   expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
@@ -68,7 +74,9 @@ test('labels never carry instance ids or names the registry does not know', asyn
   const unknownMethod = fresh('noSuchMethod');
   const unknownClass = fresh('NoSuchClass');
   expect((await t.post(`${p}/${unknownMethod}/${id}`, {}, apiKey)).status).toBeGreaterThanOrEqual(400);
-  expect((await t.post(`/${t.projectId}/CALL/${unknownClass}/get/${id}`, {}, apiKey)).status).toBeGreaterThanOrEqual(400);
+  expect((await t.post(`/${t.projectId}/CALL/${unknownClass}/get/${id}`, {}, apiKey)).status).toBeGreaterThanOrEqual(
+    400,
+  );
   const text = await scrape();
   expect(text).not.toContain(id);
   expect(text).not.toContain(unknownMethod);
@@ -93,7 +101,9 @@ test('an INSTANCE_BUSY answer is counted', async () => {
   }
   const text = await scrape();
   expect(sample(text, series)).toBe(before + 1);
-  expect(sample(text, 'runtime_calls_total{class="Counter",method="slow",kind="WRITE",status="503"}')).toBeGreaterThanOrEqual(1);
+  expect(
+    sample(text, 'runtime_calls_total{class="Counter",method="slow",kind="WRITE",status="503"}'),
+  ).toBeGreaterThanOrEqual(1);
 });
 
 test('queue depth, the oldest waiting job and pending effects are read at scrape', async () => {
@@ -106,7 +116,9 @@ test('queue depth, the oldest waiting job and pending effects are read at scrape
   expect(sample(text, 'runtime_queue_jobs{state="waiting"}')).toBe(before + 1);
   expect(sample(text, 'runtime_queue_jobs{state="failed"}')).toBeDefined();
   // its age grows while it waits
-  await waitFor(async () => (sample(await scrape(), 'runtime_queue_oldest_waiting_seconds') ?? 0) > 0, { what: 'the oldest waiting job to have an age' });
+  await waitFor(async () => (sample(await scrape(), 'runtime_queue_oldest_waiting_seconds') ?? 0) > 0, {
+    what: 'the oldest waiting job to have an age',
+  });
 });
 
 describe('a process without the api role (METRICS_PORT)', () => {
@@ -135,10 +147,13 @@ describe('a process without the api role (METRICS_PORT)', () => {
   });
 
   test('its queue gauge falls as it takes the waiting jobs', async () => {
-    await waitFor(async () => {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      return sample(text, 'runtime_queue_jobs{state="waiting"}') === 0;
-    }, { what: 'the worker to take the waiting jobs' });
+    await waitFor(
+      async () => {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        return sample(text, 'runtime_queue_jobs{state="waiting"}') === 0;
+      },
+      { what: 'the worker to take the waiting jobs' },
+    );
   });
 });
 
@@ -148,18 +163,23 @@ test('a projector process shows its lag, which falls to 0 once it projected the 
     const base = `http://127.0.0.1:${projector.rt.metricsPort}`;
     const id = await newCounter();
     for (let i = 0; i < 5; i++) expect((await t.post(`${p}/increment/${id}`, { by: 1 }, apiKey)).status).toBe(200);
-    await waitFor(async () => {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      // by collection (Counter projects into `counters`), and in total
-      return (
-        sample(text, 'runtime_projector_lag_entries{collection="counters"}') === 0 &&
-        sample(text, 'runtime_projector_lag_seconds{collection="counters"}') === 0 &&
-        sample(text, 'runtime_projector_backlog_entries') === 0 &&
-        sample(text, 'runtime_projector_backlog_seconds') === 0
-      );
-    }, { what: 'the projector to catch up' });
+    await waitFor(
+      async () => {
+        const text = await (await fetch(`${base}/metrics`)).text();
+        // by collection (Counter projects into `counters`), and in total
+        return (
+          sample(text, 'runtime_projector_lag_entries{collection="counters"}') === 0 &&
+          sample(text, 'runtime_projector_lag_seconds{collection="counters"}') === 0 &&
+          sample(text, 'runtime_projector_backlog_entries') === 0 &&
+          sample(text, 'runtime_projector_backlog_seconds') === 0
+        );
+      },
+      { what: 'the projector to catch up' },
+    );
     expect(await projector.rt.projector.lag()).toEqual({ entries: 0, seconds: 0 });
-    expect(await projector.rt.projector.lag({ byCollection: true })).toMatchObject({ collections: { counters: { entries: 0, seconds: 0 } } });
+    expect(await projector.rt.projector.lag({ byCollection: true })).toMatchObject({
+      collections: { counters: { entries: 0, seconds: 0 } },
+    });
     // no series without a collection label: the total has gauges of its own
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).not.toMatch(/^runtime_projector_lag_(entries|seconds) /m);

@@ -21,7 +21,10 @@ async function post(base: string, path: string, body: unknown) {
 
 test('WRITE is exclusive across processes: 100 concurrent increments on one instance, split over two processes, are all counted', async () => {
   const projectId = uniqueProjectId('mp');
-  const [a, b] = await Promise.all([spawnRuntime(projectId, { ROLES: 'api' }), spawnRuntime(projectId, { ROLES: 'api' })]);
+  const [a, b] = await Promise.all([
+    spawnRuntime(projectId, { ROLES: 'api' }),
+    spawnRuntime(projectId, { ROLES: 'api' }),
+  ]);
   running.push(a, b);
   const p = `/${projectId}/CALL/Counter`;
   expect((await post(a.base, `${p}/init/hot`, {})).status).toBe(200);
@@ -56,7 +59,9 @@ test('a worker killed in the middle of a job: the job is redelivered and its cha
   const status = () => api.get(`/${projectId}/JOBS/${jobId}`, { 'x-api-key': TEST_API_KEY });
   await waitFor(async () => (await status()).body.status === 'running', { what: 'job running' });
   // in its handler: it holds the instance's lease
-  await waitFor(async () => (await api.rt.redis.exists(api.rt.store.keys.lease('HeldCounter', 'k1'))) === 1, { what: 'the job in its handler' });
+  await waitFor(async () => (await api.rt.redis.exists(api.rt.store.keys.lease('HeldCounter', 'k1'))) === 1, {
+    what: 'the job in its handler',
+  });
   await worker1.kill();
   expect((await api.get(`${p}/get/k1`, { 'x-api-key': TEST_API_KEY })).body.count).toBe(0);
 
@@ -64,10 +69,13 @@ test('a worker killed in the middle of a job: the job is redelivered and its cha
   await api.rt.redis.set(releaseKey, '1', 'EX', 120);
   const worker2 = await spawnRuntime(projectId, workerEnv);
   running.push(worker2);
-  const done = await waitFor(async () => {
-    const s = (await status()).body;
-    return s.status === 'completed' ? s : undefined;
-  }, { timeoutMs: 40_000, what: 'job completed after the crash' });
+  const done = await waitFor(
+    async () => {
+      const s = (await status()).body;
+      return s.status === 'completed' ? s : undefined;
+    },
+    { timeoutMs: 40_000, what: 'job completed after the crash' },
+  );
   expect(done.result.body).toEqual({ count: 7 });
   const state = await api.rt.store.read('HeldCounter', 'k1');
   expect(JSON.parse(state!.stateJson).public).toEqual({ count: 7, history: [7] });
@@ -82,7 +90,10 @@ test('a redelivered job whose change was already committed is not applied again'
   const p = `/${projectId}/CALL/Counter`;
   await t.post(`${p}/init/r1`, {}, { 'x-api-key': TEST_API_KEY });
   const r = await t.post(`${p}/queuedAdd/r1`, { by: 2 }, { 'x-api-key': TEST_API_KEY });
-  await waitFor(async () => (await t.get(`/${projectId}/JOBS/${r.body.jobId}`, { 'x-api-key': TEST_API_KEY })).body.status === 'completed');
+  await waitFor(
+    async () =>
+      (await t.get(`/${projectId}/JOBS/${r.body.jobId}`, { 'x-api-key': TEST_API_KEY })).body.status === 'completed',
+  );
   // deliver the same job again, as BullMQ does after a worker dies between commit and acknowledgement
   const queue = t.rt.jobs.queue;
   const job = await queue.getJob(r.body.jobId);
@@ -92,7 +103,11 @@ test('a redelivered job whose change was already committed is not applied again'
   // read from the stream's last entry before the retry, not from '$' once the listener runs: a completion written
   // before its first XREAD (which waitUntilReady does not wait for) would be missed
   const [last] = await eventsConnection.xrevrange(queue.keys.events, '+', '-', 'COUNT', 1);
-  const events = new QueueEvents(queue.name, { connection: eventsConnection, prefix: queue.opts.prefix, lastEventId: last?.[0] ?? '0-0' });
+  const events = new QueueEvents(queue.name, {
+    connection: eventsConnection,
+    prefix: queue.opts.prefix,
+    lastEventId: last?.[0] ?? '0-0',
+  });
   try {
     await events.waitUntilReady();
     let completions = 0;

@@ -6,8 +6,27 @@
  */
 import { answerValidator } from '../../runtime/actor/answers';
 import { waitFor, type TestRuntime } from '../support/harness';
-import { activeMember, bearer, codeIn, from, freshIp, nthMail, startSignInRuntime, type SignInEnv } from '../member/sign-in-support';
-import { auth, call, codeOf, createApprovedUser, mailsTo, PASSWORD, SUBJECTS, startPmRuntime, type PmRuntime } from '../pm-user/support';
+import {
+  activeMember,
+  bearer,
+  codeIn,
+  from,
+  freshIp,
+  nthMail,
+  startSignInRuntime,
+  type SignInEnv,
+} from '../member/sign-in-support';
+import {
+  auth,
+  call,
+  codeOf,
+  createApprovedUser,
+  mailsTo,
+  PASSWORD,
+  SUBJECTS,
+  startPmRuntime,
+  type PmRuntime,
+} from '../pm-user/support';
 
 /** checks an HTTP answer of `classId.method` against its schema and statuses; answers its body */
 function checkAnswer(t: TestRuntime, classId: string, method: string, res: { status: number; body: unknown }): any {
@@ -15,7 +34,12 @@ function checkAnswer(t: TestRuntime, classId: string, method: string, res: { sta
   const check = answerValidator(classId, m.answer!);
   const body = res.status === 204 ? null : res.body;
   const valid = check(body);
-  expect({ call: `${classId}.${method}`, status: res.status, errors: valid ? null : check.errors, body: valid ? null : body }).toEqual({
+  expect({
+    call: `${classId}.${method}`,
+    status: res.status,
+    errors: valid ? null : check.errors,
+    body: valid ? null : body,
+  }).toEqual({
     call: `${classId}.${method}`,
     status: m.answer!.statuses.includes(res.status) ? res.status : -1,
     errors: null,
@@ -37,13 +61,37 @@ describe("a member's sign-in answers", () => {
   it('sendInviteEmail, acceptInvitation, login, checkOtp, resendOtp, changePassword and discoverAuthMethod answer as their schemas say', async () => {
     const m = await activeMember(env);
     const c = from(env.t, freshIp());
-    const login = checkAnswer(env.t, 'Member', 'login', await c.post(`${env.p}/login`, { email: m.email, password: m.password }));
-    checkAnswer(env.t, 'Member', 'resendOtp', await c.post(`${env.p}/resendOtp/${login.memberId}`, {}, bearer(login.token)));
+    const login = checkAnswer(
+      env.t,
+      'Member',
+      'login',
+      await c.post(`${env.p}/login`, { email: m.email, password: m.password }),
+    );
+    checkAnswer(
+      env.t,
+      'Member',
+      'resendOtp',
+      await c.post(`${env.p}/resendOtp/${login.memberId}`, {}, bearer(login.token)),
+    );
     const otp = codeIn(await nthMail(env.sink, m.email, 3));
-    const session = checkAnswer(env.t, 'Member', 'checkOtp', await c.post(`${env.p}/checkOtp/${login.memberId}`, { otp }, bearer(login.token)));
+    const session = checkAnswer(
+      env.t,
+      'Member',
+      'checkOtp',
+      await c.post(`${env.p}/checkOtp/${login.memberId}`, { otp }, bearer(login.token)),
+    );
     expect(session.accessToken).toEqual(expect.any(String));
     const member = bearer(session.accessToken);
-    checkAnswer(env.t, 'Member', 'changePassword', await c.post(`${env.p}/changePassword/${m.id}`, { currentPassword: m.password, newPassword: 'Another harbour lantern 43' }, member));
+    checkAnswer(
+      env.t,
+      'Member',
+      'changePassword',
+      await c.post(
+        `${env.p}/changePassword/${m.id}`,
+        { currentPassword: m.password, newPassword: 'Another harbour lantern 43' },
+        member,
+      ),
+    );
     checkAnswer(env.t, 'Member', 'discoverAuthMethod', await c.post(`${env.p}/discoverAuthMethod`, { email: m.email }));
   });
 });
@@ -58,19 +106,46 @@ describe("a back-office user's sign-in answers", () => {
   it('acceptInvitation, login, checkOtp, resendOtp, getPermissions and the password reset answer as their schemas say', async () => {
     const u = await createApprovedUser(p);
     const code = codeOf(await waitForMail(p, u.email, SUBJECTS.invite));
-    checkAnswer(p.t, 'ProgramManagementUser', 'acceptInvitation', await call(p.t, 'acceptInvitation', undefined, { email: u.email, otp: code, password: PASSWORD }));
-    const login = checkAnswer(p.t, 'ProgramManagementUser', 'login', await call(p.t, 'login', undefined, { email: u.email, password: PASSWORD }));
-    checkAnswer(p.t, 'ProgramManagementUser', 'resendOtp', await call(p.t, 'resendOtp', undefined, {}, auth(login.token)));
+    checkAnswer(
+      p.t,
+      'ProgramManagementUser',
+      'acceptInvitation',
+      await call(p.t, 'acceptInvitation', undefined, { email: u.email, otp: code, password: PASSWORD }),
+    );
+    const login = checkAnswer(
+      p.t,
+      'ProgramManagementUser',
+      'login',
+      await call(p.t, 'login', undefined, { email: u.email, password: PASSWORD }),
+    );
+    checkAnswer(
+      p.t,
+      'ProgramManagementUser',
+      'resendOtp',
+      await call(p.t, 'resendOtp', undefined, {}, auth(login.token)),
+    );
     const otp = codeOf(await waitForMail(p, u.email, SUBJECTS.login, 2));
-    const session = checkAnswer(p.t, 'ProgramManagementUser', 'checkOtp', await call(p.t, 'checkOtp', undefined, { otp }, auth(login.token)));
+    const session = checkAnswer(
+      p.t,
+      'ProgramManagementUser',
+      'checkOtp',
+      await call(p.t, 'checkOtp', undefined, { otp }, auth(login.token)),
+    );
     expect(session.user.id).toBe(u.id);
-    checkAnswer(p.t, 'ProgramManagementUser', 'getPermissions', await call(p.t, 'getPermissions', u.id, {}, auth(session.accessToken)));
+    checkAnswer(
+      p.t,
+      'ProgramManagementUser',
+      'getPermissions',
+      await call(p.t, 'getPermissions', u.id, {}, auth(session.accessToken)),
+    );
     checkAnswer(p.t, 'ProgramManagementUser', 'resetPassword', await resetPassword(p, u.email));
   });
 });
 
 async function waitForMail(p: PmRuntime, address: string, subject: string, n = 1) {
-  await waitFor(() => mailsTo(p.sink, address).filter((m) => String(m.parsed.subject).includes(subject)).length >= n, { what: `mail ${n} '${subject}' to ${address}` });
+  await waitFor(() => mailsTo(p.sink, address).filter((m) => String(m.parsed.subject).includes(subject)).length >= n, {
+    what: `mail ${n} '${subject}' to ${address}`,
+  });
   return mailsTo(p.sink, address).filter((m) => String(m.parsed.subject).includes(subject))[n - 1]!;
 }
 

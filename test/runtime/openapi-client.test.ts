@@ -46,7 +46,9 @@ describe('the typed client', () => {
     const ok = await api.POST('/members/hr/employee', { body: exampleEmployee() as never });
     expect(ok.response.status).toBe(200);
     expect(ok.data!.body.memberId).toBe(MEMBER_ID);
-    const refused = await membershipClient({ baseUrl: t.base, apiKey: 'wrong' }).POST('/members/hr/employee', { body: exampleEmployee() as never });
+    const refused = await membershipClient({ baseUrl: t.base, apiKey: 'wrong' }).POST('/members/hr/employee', {
+      body: exampleEmployee() as never,
+    });
     expect(refused.response.status).toBe(401);
     expect(refused.error).toEqual({ success: false, error: { code: 10072, message: 'Invalid or missing API key' } });
     // @ts-expect-error a body without the fields spec 4.2 requires
@@ -54,18 +56,31 @@ describe('the typed client', () => {
   });
 
   it("queues a method and follows its job on the document's status route", async () => {
-    const api = membershipClient({ baseUrl: t.base, token: t.token('program_management_user', 'pm-client', ['super']) });
+    const api = membershipClient({
+      baseUrl: t.base,
+      token: t.token('program_management_user', 'pm-client', ['super']),
+    });
     const queued = await api.POST('/{projectId}/CALL/RoleManager/saveRolesToLayerAndTriggerDeployment/{instanceId}', {
       params: { path: { projectId, instanceId: 'default' } },
       body: { trigger: 'client test' },
     });
     expect(queued.response.status).toBe(202);
     const job = await waitForJob(api, projectId, queued.data!.jobId, { timeoutMs: 20_000 });
-    expect(job).toMatchObject({ jobId: queued.data!.jobId, classId: 'RoleManager', method: 'saveRolesToLayerAndTriggerDeployment', status: 'completed' });
+    expect(job).toMatchObject({
+      jobId: queued.data!.jobId,
+      classId: 'RoleManager',
+      method: 'saveRolesToLayerAndTriggerDeployment',
+      status: 'completed',
+    });
     expect(job.result!.status).toBe(200);
     // another caller does not see it
-    const other = membershipClient({ baseUrl: t.base, token: t.token('program_management_user', 'pm-other', ['super']) });
-    const hidden = await other.GET('/{projectId}/JOBS/{jobId}', { params: { path: { projectId, jobId: queued.data!.jobId } } });
+    const other = membershipClient({
+      baseUrl: t.base,
+      token: t.token('program_management_user', 'pm-other', ['super']),
+    });
+    const hidden = await other.GET('/{projectId}/JOBS/{jobId}', {
+      params: { path: { projectId, jobId: queued.data!.jobId } },
+    });
     expect(hidden.response.status).toBe(404);
     expect(hidden.error).toMatchObject({ code: 1019 });
   });
@@ -73,10 +88,16 @@ describe('the typed client', () => {
   it('exchanges a refresh token on the documented route, and is refused an unknown one', async () => {
     const api = membershipClient({ baseUrl: t.base });
     const issued = await t.rt.sessions.issue({ sub: MEMBER_ID, type: 'enduser', refresh: true });
-    const { data, response } = await api.POST('/{projectId}/auth/refresh', { params: { path: { projectId } }, body: { refreshToken: issued.refreshToken! } });
+    const { data, response } = await api.POST('/{projectId}/auth/refresh', {
+      params: { path: { projectId } },
+      body: { refreshToken: issued.refreshToken! },
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(data!).sort()).toEqual(['expiresAt', 'refreshToken', 'token']);
-    const again = await api.POST('/{projectId}/auth/refresh', { params: { path: { projectId } }, body: { refreshToken: issued.refreshToken! } });
+    const again = await api.POST('/{projectId}/auth/refresh', {
+      params: { path: { projectId } },
+      body: { refreshToken: issued.refreshToken! },
+    });
     expect(again.response.status).toBe(401);
     expect(again.error).toMatchObject({ code: 1007 });
   });

@@ -57,7 +57,9 @@ describe('the committed typed client (clients/)', () => {
     const diff = differences(generated, committed);
     expect({ fix: diff.length ? FIX : 'none', differences: diff }).toEqual({ fix: 'none', differences: [] });
     // byte for byte too (key order, formatting): what `npm run openapi` writes
-    expect(serialise(generated) === fs.readFileSync(path.join(ROOT, CLIENT_DOCUMENT), 'utf8') ? 'same' : FIX).toBe('same');
+    expect(serialise(generated) === fs.readFileSync(path.join(ROOT, CLIENT_DOCUMENT), 'utf8') ? 'same' : FIX).toBe(
+      'same',
+    );
   });
 
   it('clients/api.d.ts is what openapi-typescript generates from clients/openapi.json', async () => {

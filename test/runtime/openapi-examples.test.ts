@@ -34,7 +34,11 @@ function inputSchemas(): { cls: string; name: string; schema: Json }[] {
     if (!fs.statSync(dir).isDirectory()) continue;
     for (const file of fs.readdirSync(dir).sort()) {
       if (!file.endsWith('.json') || file.endsWith('.answer.json')) continue;
-      out.push({ cls, name: file.slice(0, -'.json'.length), schema: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Json });
+      out.push({
+        cls,
+        name: file.slice(0, -'.json'.length),
+        schema: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Json,
+      });
     }
   }
   return out;
@@ -113,11 +117,15 @@ describe('examples sent to the service', () => {
     };
     // the first identity the method admits that an HTTP caller can have (class-only methods: none)
     headersFor = (m) => {
-      for (const a of ['program_management_user', 'integration_user', 'enduser', 'member_otp', 'public'] as const) if (m.options.access.includes(a)) return tokens[a];
+      for (const a of ['program_management_user', 'integration_user', 'enduser', 'member_otp', 'public'] as const)
+        if (m.options.access.includes(a)) return tokens[a];
       return undefined;
     };
     // the listings read the projection: the seed's records are there before the examples change them
-    await waitFor(async () => ((await t.rt.call('Member', 'listMembers', undefined, {})).body as any)?.members?.length >= 1, { what: 'members projected' });
+    await waitFor(
+      async () => ((await t.rt.call('Member', 'listMembers', undefined, {})).body as any)?.members?.length >= 1,
+      { what: 'members projected' },
+    );
   }, 60_000);
   afterAll(() => t?.stop());
 
@@ -129,7 +137,9 @@ describe('examples sent to the service', () => {
     const methods = t.rt.registry
       .list()
       .flatMap((cls) => [...cls.methodsByName.values()].map((m) => ({ cls, m })))
-      .filter(({ cls, m }) => m.kind !== 'INTERNAL' && !NOT_SENT.has(`${cls.id}.${m.name}`) && headersFor(m) && m.validate)
+      .filter(
+        ({ cls, m }) => m.kind !== 'INTERNAL' && !NOT_SENT.has(`${cls.id}.${m.name}`) && headersFor(m) && m.validate,
+      )
       // reads first, on the example program as seeded; then what changes it
       .sort((a, b) => Number(a.m.kind !== 'READ') - Number(b.m.kind !== 'READ'));
     for (const { cls, m } of methods) {
@@ -143,12 +153,20 @@ describe('examples sent to the service', () => {
       // what a refused input answers: the platform's VALIDATION, or the method's own envelope of it
       const validation = runtimeError('VALIDATION', 'x', { errors: [] });
       const shaped = (m.options.errorShape ? m.options.errorShape(validation) : validation) as ActorError;
-      if (res.status === shaped.status && (res.body?.code ?? res.body?.error?.code) === shaped.code) refused.push({ key, example, body: res.body });
+      if (res.status === shaped.status && (res.body?.code ?? res.body?.error?.code) === shaped.code)
+        refused.push({ key, example, body: res.body });
       if (res.status >= 200 && res.status < 300 && m.answer && !m.answer.contentType) {
         const check = answerValidator(cls.id, m.answer);
         const body = res.status === 204 ? null : res.body;
-        if (!check(body)) wrong.push({ key, status: res.status, errors: check.errors?.slice(0, 5), body: JSON.stringify(body).slice(0, 600) });
-        if (!m.answer.statuses.includes(res.status)) wrong.push({ key, status: res.status, declared: m.answer.statuses });
+        if (!check(body))
+          wrong.push({
+            key,
+            status: res.status,
+            errors: check.errors?.slice(0, 5),
+            body: JSON.stringify(body).slice(0, 600),
+          });
+        if (!m.answer.statuses.includes(res.status))
+          wrong.push({ key, status: res.status, declared: m.answer.statuses });
         answered.push(key);
       }
     }
@@ -160,7 +178,14 @@ describe('examples sent to the service', () => {
   }, 120_000);
 
   it('a refused example would be seen (the check can fail)', async () => {
-    const res = await t.post('/members/hr/employee', { ...JSON.parse(fs.readFileSync(path.join(ROOT, 'clients/example-employee.json'), 'utf8')), birthdate: '0311-89-48' }, { 'x-api-key': TEST_API_KEY });
+    const res = await t.post(
+      '/members/hr/employee',
+      {
+        ...JSON.parse(fs.readFileSync(path.join(ROOT, 'clients/example-employee.json'), 'utf8')),
+        birthdate: '0311-89-48',
+      },
+      { 'x-api-key': TEST_API_KEY },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe(10001);
   });

@@ -46,7 +46,10 @@ export function referenceProblems(file: string, text: string, root: string): str
   const rel = path.relative(root, file);
   const body = prose(text);
   const inside = (p: string) => p === root || p.startsWith(root + path.sep);
-  const targets = [...body.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g), ...body.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]!);
+  const targets = [
+    ...body.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g),
+    ...body.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm),
+  ].map((m) => m[1]!);
   for (const target of targets) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
     const [link, fragment] = target.split('#') as [string, string | undefined];
@@ -58,7 +61,11 @@ export function referenceProblems(file: string, text: string, root: string): str
     if (link.startsWith('/')) problems.push(`${rel}: ${target}: an absolute path (link relative to the file)`);
     else if (!inside(resolved)) problems.push(`${rel}: ${target}: outside the repository`);
     else if (!fs.existsSync(resolved)) problems.push(`${rel}: ${target}: no such file`);
-    else if (fragment && resolved.endsWith('.md') && !anchors(fs.readFileSync(resolved, 'utf8')).has(fragment.toLowerCase())) {
+    else if (
+      fragment &&
+      resolved.endsWith('.md') &&
+      !anchors(fs.readFileSync(resolved, 'utf8')).has(fragment.toLowerCase())
+    ) {
       problems.push(`${rel}: ${target}: no such heading`);
     }
   }
@@ -75,7 +82,10 @@ export function referenceProblems(file: string, text: string, root: string): str
 }
 
 function documents(): string[] {
-  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f));
+  const docs = fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(ROOT, 'docs', f));
   const classes = fs
     .readdirSync(path.join(ROOT, 'classes'), { withFileTypes: true })
     .filter((d) => d.isDirectory())

@@ -31,7 +31,14 @@ function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown; out
   });
 }
 
-type Op = { operationId: string; 'x-kind': string; 'x-access': string[]; security: object[]; requestBody?: any; responses: Record<string, any> };
+type Op = {
+  operationId: string;
+  'x-kind': string;
+  'x-access': string[];
+  security: object[];
+  requestBody?: any;
+  responses: Record<string, any>;
+};
 
 describe('OpenAPI document of the service classes', () => {
   let t: TestRuntime;
@@ -78,13 +85,17 @@ describe('OpenAPI document of the service classes', () => {
         }
         const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
         const item = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`];
-        expect({ method: `${cls.id}.${m.name}`, found: !!item?.post }).toEqual({ method: `${cls.id}.${m.name}`, found: true });
+        expect({ method: `${cls.id}.${m.name}`, found: !!item?.post }).toEqual({
+          method: `${cls.id}.${m.name}`,
+          found: true,
+        });
         const op = item.post as Op;
         expect(op['x-kind']).toBe(m.kind);
         expect(op['x-access']).toEqual([...m.options.access]);
         expect(!!item.get).toBe(m.kind === 'READ' || m.kind === 'STATIC');
         if (m.kind === 'QUEUED_WRITE') expect(op.responses['202']).toBeDefined();
-        if (m.kind === 'INIT') expect(doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}/{instanceId}`]?.post?.['x-kind']).toBe('INIT');
+        if (m.kind === 'INIT')
+          expect(doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}/{instanceId}`]?.post?.['x-kind']).toBe('INIT');
       }
     }
   });
@@ -99,24 +110,40 @@ describe('OpenAPI document of the service classes', () => {
         const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
         const op = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`].post as Op;
         const ok = Object.entries(op.responses).filter(([s]) => /^[23]\d\d$/.test(s));
-        const typed = ok.length > 0 && ok.every(([s, r]) => (s === '204' || s === '304' ? !r.content : Object.values<any>(r.content ?? {}).every((c) => c.schema && Object.keys(c.schema).length > 0)));
+        const typed =
+          ok.length > 0 &&
+          ok.every(([s, r]) =>
+            s === '204' || s === '304'
+              ? !r.content
+              : Object.values<any>(r.content ?? {}).every((c) => c.schema && Object.keys(c.schema).length > 0),
+          );
         if (!typed || (m.kind !== 'QUEUED_WRITE' && !m.answer)) without.push(`${cls.id}.${m.name}`);
         else answered += 1;
-        if (m.kind === 'QUEUED_WRITE' && !m.answer) expect(op.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueuedJob' });
+        if (m.kind === 'QUEUED_WRITE' && !m.answer)
+          expect(op.responses['202'].content['application/json'].schema).toEqual({
+            $ref: '#/components/schemas/QueuedJob',
+          });
       }
     }
-    const fix = 'add schemas/<Class>/<method>.answer.json (`npx tsx scripts/answer-drafts.ts <Class> --write` drafts it from the handler)';
+    const fix =
+      'add schemas/<Class>/<method>.answer.json (`npx tsx scripts/answer-drafts.ts <Class> --write` drafts it from the handler)';
     expect({ fix: without.length ? fix : 'none', without }).toEqual({ fix: 'none', without: [] });
     expect(answered).toBeGreaterThan(240);
     // statuses and media types an answer file declares
     const status = (p: string) => Object.keys(doc.paths[p].post.responses).filter((s) => /^[23]/.test(s));
     expect(status('/{projectId}/CALL/Tier/createTier')).toEqual(['201']);
-    expect(doc.paths['/{projectId}/CALL/UserNotification/deleteNotification/{instanceId}'].post.responses['204']).toEqual({
+    expect(
+      doc.paths['/{projectId}/CALL/UserNotification/deleteNotification/{instanceId}'].post.responses['204'],
+    ).toEqual({
       description: expect.stringContaining('no body'),
       headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
     });
-    expect(Object.keys(doc.paths['/{projectId}/CALL/FileManager/downloadFile/{instanceId}'].get.responses['200'].content)).toEqual(['application/octet-stream']);
-    expect(doc.paths['/{projectId}/CALL/ProgramManagementUser/singleSignOn'].post.responses['303'].headers.Location).toBeDefined();
+    expect(
+      Object.keys(doc.paths['/{projectId}/CALL/FileManager/downloadFile/{instanceId}'].get.responses['200'].content),
+    ).toEqual(['application/octet-stream']);
+    expect(
+      doc.paths['/{projectId}/CALL/ProgramManagementUser/singleSignOn'].post.responses['303'].headers.Location,
+    ).toBeDefined();
     // the sign-ins answer their session, not `{}`
     const login = doc.components.schemas['ProgramManagementUser.checkOtp.answer'];
     expect(login.required).toEqual(expect.arrayContaining(['accessToken', 'expiresAt', 'user']));
@@ -128,7 +155,9 @@ describe('OpenAPI document of the service classes', () => {
     expect(job.responses['404']['x-error-codes']).toContainEqual({ code: 1019, name: 'UNKNOWN_JOB' });
     expect(doc.components.schemas.QueuedJob.properties.statusUrl).toBeDefined();
     const refresh = doc.paths['/{projectId}/auth/refresh']?.post;
-    expect(refresh.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RefreshRequest' });
+    expect(refresh.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RefreshRequest',
+    });
     expect(doc.components.schemas.RefreshedSession.required).toEqual(['token', 'expiresAt', 'refreshToken']);
     expect(refresh.responses['401']['x-error-codes']).toContainEqual({ code: 1007, name: 'UNAUTHENTICATED' });
   });
@@ -141,13 +170,19 @@ describe('OpenAPI document of the service classes', () => {
     expect(schema.type).toBe('object');
     expect(Object.keys(schema.properties).length).toBeGreaterThan(0);
     // a method with its own envelope: the bodies its shaper answers, and the class's codes
-    const photo401 = Object.values(update.responses['401'].content['application/json'].examples).map((e: any) => e.value);
+    const photo401 = Object.values(update.responses['401'].content['application/json'].examples).map(
+      (e: any) => e.value,
+    );
     expect(photo401[0]).toMatchObject({ code: 10072 });
     // a method without: the class's own table (classes/Member/errors.ts) and the platform's codes, by status
-    const plain = [...t.rt.registry.get('Member')!.methodsByName.values()].find((m) => m.kind === 'WRITE' && !m.options.errorShape)!;
+    const plain = [...t.rt.registry.get('Member')!.methodsByName.values()].find(
+      (m) => m.kind === 'WRITE' && !m.options.errorShape,
+    )!;
     const op = doc.paths[`/{projectId}/CALL/Member/${plain.name}/{instanceId}`].post as Op;
     const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
-    const codes = Object.values(op.responses).flatMap((r: any) => (resolve(r)['x-error-codes'] ?? []).map((c: any) => c.code));
+    const codes = Object.values(op.responses).flatMap((r: any) =>
+      (resolve(r)['x-error-codes'] ?? []).map((c: any) => c.code),
+    );
     expect(codes).toEqual(expect.arrayContaining([5000, 1002, 1007, 1012, 'UNKNOWN_INSTANCE']));
     expect(resolve(op.responses['404']).description).toContain('5000 MEMBER_NOT_FOUND');
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
@@ -157,8 +192,16 @@ describe('OpenAPI document of the service classes', () => {
     const refs = [...text.matchAll(/"\$ref":"#\/components\/(schemas|responses|parameters)\/([^"/]+)((?:\/[^"]+)?)"/g)];
     expect(refs.length).toBeGreaterThan(100);
     // a component, or a pointer into one (`…/Role.types.answer.StoredRole/properties/id`)
-    const at = (node: any, pointer: string) => pointer.split('/').slice(1).reduce((n, k) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], node);
-    for (const m of refs) expect({ ref: m[0], found: at(doc.components[m[1]!][m[2]!], m[3]!) !== undefined }).toEqual({ ref: m[0], found: true });
+    const at = (node: any, pointer: string) =>
+      pointer
+        .split('/')
+        .slice(1)
+        .reduce((n, k) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], node);
+    for (const m of refs)
+      expect({ ref: m[0], found: at(doc.components[m[1]!][m[2]!], m[3]!) !== undefined }).toEqual({
+        ref: m[0],
+        found: true,
+      });
   });
 
   it('documents the HR endpoints (spec 4.2, 4.3) with their request and error bodies', () => {
@@ -172,12 +215,16 @@ describe('OpenAPI document of the service classes', () => {
       expect(op.requestBody.required).toBe(true);
       expect(op.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/Member.${method}`);
       // "Try it out" starts from the schema's example (a body the endpoint accepts)
-      expect(op.requestBody.content['application/json'].example).toEqual(doc.components.schemas[`Member.${method}`].examples[0]);
+      expect(op.requestBody.content['application/json'].example).toEqual(
+        doc.components.schemas[`Member.${method}`].examples[0],
+      );
       expect(op.requestBody.content['application/json'].example.birthdate).toMatch(/^(19|20)\d\d-\d\d-\d\d$/);
       const bad = op.responses['400'].content['application/json'].examples;
       const body = Object.values(bad).map((e: any) => e.value)[0];
       expect(body).toMatchObject({ success: false, error: { code: 10001, message: 'Validation failed' } });
-      expect(Object.values(op.responses['401'].content['application/json'].examples).map((e: any) => e.value)).toContainEqual({
+      expect(
+        Object.values(op.responses['401'].content['application/json'].examples).map((e: any) => e.value),
+      ).toContainEqual({
         success: false,
         error: { code: 10072, message: 'Invalid or missing API key' },
       });
@@ -196,16 +243,30 @@ describe('OpenAPI document of the service classes', () => {
         if (m.kind === 'INTERNAL') continue;
         const declared = m.options.errors;
         // a declared error names one of the class's table (a typo would drop it silently)
-        for (const e of declared ?? []) expect({ method: `${cls.id}.${m.name}`, error: e, known: Object.entries(table).some(([n, d]) => n === e || d.code === e) }).toMatchObject({ known: true });
-        const own = Object.entries(table).filter(([n, d]) => !declared || declared.includes(n) || declared.includes(d.code)).map(([, d]) => d.code);
+        for (const e of declared ?? [])
+          expect({
+            method: `${cls.id}.${m.name}`,
+            error: e,
+            known: Object.entries(table).some(([n, d]) => n === e || d.code === e),
+          }).toMatchObject({ known: true });
+        const own = Object.entries(table)
+          .filter(([n, d]) => !declared || declared.includes(n) || declared.includes(d.code))
+          .map(([, d]) => d.code);
         const withInstance = m.kind !== 'STATIC' && m.kind !== 'INIT';
         const op = doc.paths[`/{projectId}/CALL/${cls.id}/${m.name}${withInstance ? '/{instanceId}' : ''}`].post;
         const listed = new Set<unknown>();
         // a platform error a shaper answers with another code counts by its platformCode
-        for (const r of Object.values<any>(op.responses)) for (const c of resolve(r)['x-error-codes'] ?? []) listed.add(c.code).add(c.platformCode);
+        for (const r of Object.values<any>(op.responses))
+          for (const c of resolve(r)['x-error-codes'] ?? []) listed.add(c.code).add(c.platformCode);
         // a STATIC or INIT method with its own envelope has no instance that could be unknown
-        const expected = [...own, ...platform.filter((c) => withInstance || !m.options.errorShape || c !== UNKNOWN_INSTANCE_CODE)];
-        expect({ method: `${cls.id}.${m.name}`, missing: expected.filter((c) => !listed.has(c)) }).toEqual({ method: `${cls.id}.${m.name}`, missing: [] });
+        const expected = [
+          ...own,
+          ...platform.filter((c) => withInstance || !m.options.errorShape || c !== UNKNOWN_INSTANCE_CODE),
+        ];
+        expect({ method: `${cls.id}.${m.name}`, missing: expected.filter((c) => !listed.has(c)) }).toEqual({
+          method: `${cls.id}.${m.name}`,
+          missing: [],
+        });
         checked += 1;
       }
     }
@@ -216,15 +277,35 @@ describe('OpenAPI document of the service classes', () => {
     const member = t.rt.registry.get('Member')!;
     // with the Idempotency-Key's refusals (beyond the spec: 409 and 422, in the same envelope, no code of the class's own)
     const spec: Record<string, Record<string, number[]>> = {
-      '/members/hr/employee': { 400: [10001], 401: [10072], 404: [10073, 11016], 409: [11017], 422: [], 500: [10000], 503: [] },
-      '/members/hr/dependant': { 400: [10001], 401: [10072], 403: [10074], 404: [10075], 409: [], 422: [], 500: [10000], 503: [] },
+      '/members/hr/employee': {
+        400: [10001],
+        401: [10072],
+        404: [10073, 11016],
+        409: [11017],
+        422: [],
+        500: [10000],
+        503: [],
+      },
+      '/members/hr/dependant': {
+        400: [10001],
+        401: [10072],
+        403: [10074],
+        404: [10075],
+        409: [],
+        422: [],
+        500: [10000],
+        503: [],
+      },
     };
     for (const [route, statuses] of Object.entries(spec)) {
       const op = doc.paths[route].post as Op;
       const errors = Object.fromEntries(
         Object.entries(op.responses)
           .filter(([s]) => !s.startsWith('2'))
-          .map(([s, r]) => [s, r['x-error-codes'].filter((c: any) => c.platformCode === undefined).map((c: any) => c.code)]),
+          .map(([s, r]) => [
+            s,
+            r['x-error-codes'].filter((c: any) => c.platformCode === undefined).map((c: any) => c.code),
+          ]),
       );
       expect({ route, errors }).toEqual({ route, errors: statuses });
       const method = member.methodsByName.get(op.operationId.replace(/^Member_(\w+?)_route_post$/, '$1'))!;
@@ -242,15 +323,24 @@ describe('OpenAPI document of the service classes', () => {
     }
     // the photo endpoint (spec 4.1): its envelope, and the unknown instance's body with only `message` (rule 3)
     const photo = doc.paths['/{projectId}/CALL/Member/updateEmployeePhoto/{instanceId}'].post as Op;
-    expect(photo.responses['400']['x-error-codes'].map((c: any) => c.code)).toEqual(expect.arrayContaining([10001, 10005]));
+    expect(photo.responses['400']['x-error-codes'].map((c: any) => c.code)).toEqual(
+      expect.arrayContaining([10001, 10005]),
+    );
     const unknown = photo.responses['500'].content['application/json'];
     expect(unknown.schema.anyOf).toContainEqual({ $ref: '#/components/schemas/Member.photoError.answer' });
-    expect(unknown.schema.anyOf).toContainEqual(expect.objectContaining({ required: ['message'], additionalProperties: false }));
+    expect(unknown.schema.anyOf).toContainEqual(
+      expect.objectContaining({ required: ['message'], additionalProperties: false }),
+    );
     expect(Object.keys(unknown.examples.unknown_instance.value)).toEqual(['message']);
   });
 
   it('every POST operation and the HR route aliases take an optional Idempotency-Key, with the 409 and 422 it can cause and the replay header', () => {
-    expect(doc.components.parameters.idempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } });
+    expect(doc.components.parameters.idempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', maxLength: 255 },
+    });
     expect(doc.components.headers.IdempotentReplayed).toMatchObject({ schema: { const: 'true' } });
     const resolve = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
     const keyParam = { $ref: '#/components/parameters/idempotencyKey' };
@@ -261,17 +351,34 @@ describe('OpenAPI document of the service classes', () => {
       for (const [verb, op] of Object.entries<any>(item)) {
         const where = `${verb} ${p}`;
         if (verb === 'get') {
-          expect({ where, keyed: op.parameters.some((x: any) => x.$ref === keyParam.$ref) }).toEqual({ where, keyed: false });
+          expect({ where, keyed: op.parameters.some((x: any) => x.$ref === keyParam.$ref) }).toEqual({
+            where,
+            keyed: false,
+          });
           continue;
         }
         posts += 1;
-        expect({ where, keyed: op.parameters.filter((x: any) => x.$ref === keyParam.$ref).length }).toEqual({ where, keyed: 1 });
-        for (const [status, code] of [['409', 'IDEMPOTENCY_KEY_IN_PROGRESS'], ['422', 'IDEMPOTENCY_KEY_REUSED']] as const) {
-          const codes = (resolve(op.responses[status] ?? {})['x-error-codes'] ?? []).flatMap((c: any) => [c.code, c.platformCode]);
+        expect({ where, keyed: op.parameters.filter((x: any) => x.$ref === keyParam.$ref).length }).toEqual({
+          where,
+          keyed: 1,
+        });
+        for (const [status, code] of [
+          ['409', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
+          ['422', 'IDEMPOTENCY_KEY_REUSED'],
+        ] as const) {
+          const codes = (resolve(op.responses[status] ?? {})['x-error-codes'] ?? []).flatMap((c: any) => [
+            c.code,
+            c.platformCode,
+          ]);
           expect({ where, status, listed: codes.includes(code) }).toEqual({ where, status, listed: true });
         }
         for (const [status, r] of Object.entries<any>(op.responses)) {
-          if (status.startsWith('2')) expect({ where, status, header: r.headers?.['Idempotent-Replayed'] }).toEqual({ where, status, header: { $ref: '#/components/headers/IdempotentReplayed' } });
+          if (status.startsWith('2'))
+            expect({ where, status, header: r.headers?.['Idempotent-Replayed'] }).toEqual({
+              where,
+              status,
+              header: { $ref: '#/components/headers/IdempotentReplayed' },
+            });
         }
       }
     }
@@ -280,8 +387,13 @@ describe('OpenAPI document of the service classes', () => {
     for (const route of ['/members/hr/employee', '/members/hr/dependant']) {
       const op = doc.paths[route].post;
       expect(op.parameters).toContainEqual(keyParam);
-      expect(op.responses['409'].content['application/json'].examples.from_IDEMPOTENCY_KEY_IN_PROGRESS.value).toMatchObject({ success: false, error: { code: 10000 } });
-      expect(op.responses['422'].content['application/json'].examples.from_IDEMPOTENCY_KEY_REUSED.value).toMatchObject({ success: false, error: { code: 10000 } });
+      expect(
+        op.responses['409'].content['application/json'].examples.from_IDEMPOTENCY_KEY_IN_PROGRESS.value,
+      ).toMatchObject({ success: false, error: { code: 10000 } });
+      expect(op.responses['422'].content['application/json'].examples.from_IDEMPOTENCY_KEY_REUSED.value).toMatchObject({
+        success: false,
+        error: { code: 10000 },
+      });
     }
   });
 
@@ -331,8 +443,12 @@ describe('OpenAPI document of the service classes', () => {
     const root = projectRoot();
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', path.join(root, 'clients/example.ts'), ...args], { cwd: root }, (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', path.join(root, 'clients/example.ts'), ...args],
+          { cwd: root },
+          (err, stdout, stderr) =>
+            resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
         );
       });
     const refused = await run([t.base, 'not-a-key', 'clients/example-employee.json']);

@@ -65,7 +65,7 @@ test('a snapshot the other process has moved past is not committed: the write ru
   expect((await a.get(`${p}/get/ow-2`, H)).body).toMatchObject({ count: 10, version: 2 });
 });
 
-test("a refusal judged on an old snapshot is not answered: the write runs again and commits on the current state", async () => {
+test('a refusal judged on an old snapshot is not answered: the write runs again and commits on the current state', async () => {
   await a.post(`${p}/init/ow-3`, { start: 10 }, H);
   // b brings the count under the cap behind a's cache
   expect((await b.post(`${p}/increment/ow-3`, { by: -8 }, H)).body).toEqual({ count: 2 });

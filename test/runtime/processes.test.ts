@@ -34,17 +34,23 @@ describe('PROCESSES=2', () => {
   const projectId = `procs-${randomUUID().slice(0, 8)}`;
   beforeAll(async () => {
     svc = await spawnRuntime(projectId, { PROCESSES: '2' });
-    await waitFor(() => (svc.output().match(/"msg":"runtime started"/g) ?? []).length >= 2, { timeoutMs: 30_000, what: 'both runtime processes' });
+    await waitFor(() => (svc.output().match(/"msg":"runtime started"/g) ?? []).length >= 2, {
+      timeoutMs: 30_000,
+      what: 'both runtime processes',
+    });
   }, 60_000);
   afterAll(async () => {
     if (svc.proc.exitCode === null) await svc.kill();
   });
 
   test('two processes answer on one port, and writes to one instance from both stay exclusive', async () => {
-    const pids = await waitFor(async () => {
-      const p = await healthPids(svc.base, 20);
-      return p.size === 2 ? p : undefined;
-    }, { timeoutMs: 20_000, what: 'answers from both processes' });
+    const pids = await waitFor(
+      async () => {
+        const p = await healthPids(svc.base, 20);
+        return p.size === 2 ? p : undefined;
+      },
+      { timeoutMs: 20_000, what: 'answers from both processes' },
+    );
     expect([...pids!].every((pid) => pid !== svc.proc.pid)).toBe(true);
 
     const call = (m: string, id: string, body: unknown) =>
@@ -56,25 +62,36 @@ describe('PROCESSES=2', () => {
     expect((await call('init', 'shared', {})).status).toBe(200);
     const results = await Promise.all(Array.from({ length: 40 }, () => call('increment', 'shared', { by: 1 })));
     expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
-    const got = await fetch(`${svc.base}/${projectId}/CALL/Counter/get/shared`, { headers: { 'x-api-key': TEST_API_KEY } });
+    const got = await fetch(`${svc.base}/${projectId}/CALL/Counter/get/shared`, {
+      headers: { 'x-api-key': TEST_API_KEY },
+    });
     expect(await got.json()).toMatchObject({ count: 40, version: 41 });
   }, 60_000);
 
   test('a process that dies is replaced; SIGTERM stops the supervisor and every process', async () => {
-    const before = await waitFor(async () => {
-      const p = await healthPids(svc.base, 20);
-      return p.size === 2 ? p : undefined;
-    }, { timeoutMs: 20_000, what: 'answers from both processes' });
+    const before = await waitFor(
+      async () => {
+        const p = await healthPids(svc.base, 20);
+        return p.size === 2 ? p : undefined;
+      },
+      { timeoutMs: 20_000, what: 'answers from both processes' },
+    );
     const [victim] = [...before!];
     process.kill(victim!, 'SIGKILL');
-    const after = await waitFor(async () => {
-      const p = await healthPids(svc.base, 20);
-      return p.size === 2 && !p.has(victim!) ? p : undefined;
-    }, { timeoutMs: 30_000, what: 'a replacement process' });
+    const after = await waitFor(
+      async () => {
+        const p = await healthPids(svc.base, 20);
+        return p.size === 2 && !p.has(victim!) ? p : undefined;
+      },
+      { timeoutMs: 30_000, what: 'a replacement process' },
+    );
     expect(svc.output()).toContain('a runtime process died; starting another');
 
     await svc.stop();
     expect(svc.proc.exitCode).toBe(0);
-    await waitFor(() => [...after!].every((pid) => !alive(pid)), { timeoutMs: 20_000, what: 'every runtime process gone' });
+    await waitFor(() => [...after!].every((pid) => !alive(pid)), {
+      timeoutMs: 20_000,
+      what: 'every runtime process gone',
+    });
   }, 90_000);
 });

@@ -22,13 +22,21 @@ const key = { 'x-api-key': TEST_API_KEY };
 
 /** entries of the outbox's group pending per consumer */
 async function pendingByConsumer(redis: Redis, outbox: string): Promise<Record<string, number>> {
-  const [, , , consumers] = (await redis.xpending(outbox, 'projector')) as [number, string | null, string | null, [string, string][] | null];
+  const [, , , consumers] = (await redis.xpending(outbox, 'projector')) as [
+    number,
+    string | null,
+    string | null,
+    [string, string][] | null,
+  ];
   return Object.fromEntries((consumers ?? []).map(([name, count]) => [name, Number(count)]));
 }
 
 /** the "projector error; retrying" lines a process has logged */
 function failures(proc: RuntimeProcess): number {
-  return proc.output().split('\n').filter((l) => l.includes('"msg":"projector error; retrying"')).length;
+  return proc
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"projector error; retrying"')).length;
 }
 
 describe('a projector restarted while its own pending entries keep failing', () => {

@@ -18,7 +18,12 @@ const NEVER_MS = '3600000';
 
 /** entries of the outbox's group pending per consumer */
 async function pendingByConsumer(redis: Redis, outbox: string): Promise<Record<string, number>> {
-  const [, , , consumers] = (await redis.xpending(outbox, 'projector')) as [number, string | null, string | null, [string, string][] | null];
+  const [, , , consumers] = (await redis.xpending(outbox, 'projector')) as [
+    number,
+    string | null,
+    string | null,
+    [string, string][] | null,
+  ];
   return Object.fromEntries((consumers ?? []).map(([name, count]) => [name, Number(count)]));
 }
 
@@ -53,9 +58,15 @@ describe('a projector process that dies holding outbox entries (shared store, co
   /** a projector that takes entries and never acknowledges them, then is killed: `n` entries left pending under `name` */
   async function dieHolding(name: string, n: number): Promise<void> {
     await commit(n);
-    const holder = await projector(projectId, { PROJECTOR_NAME: name, HANG_PROJECTION: '1', PROJECTOR_CLAIM_IDLE_MS: NEVER_MS });
+    const holder = await projector(projectId, {
+      PROJECTOR_NAME: name,
+      HANG_PROJECTION: '1',
+      PROJECTOR_CLAIM_IDLE_MS: NEVER_MS,
+    });
     started.push(holder);
-    await waitFor(async () => (await pendingByConsumer(redis, outbox))[name] === n, { what: `${n} entries pending for ${name}` });
+    await waitFor(async () => (await pendingByConsumer(redis, outbox))[name] === n, {
+      what: `${n} entries pending for ${name}`,
+    });
     await holder.kill();
     expect(await redis.xlen(outbox)).toBe(n);
   }
@@ -76,24 +87,36 @@ describe('a projector process that dies holding outbox entries (shared store, co
 
     const live = await projector(projectId, { PROJECTOR_NAME: 'projector@live-host', PROJECTOR_CLAIM_IDLE_MS: '300' });
     started.push(live);
-    await waitFor(async () => (await metric(live, 'runtime_projector_backlog_entries')) === 0, { what: 'the backlog metric at 0' });
+    await waitFor(async () => (await metric(live, 'runtime_projector_backlog_entries')) === 0, {
+      what: 'the backlog metric at 0',
+    });
     expect(await metric(live, 'runtime_projector_lag_entries{collection="counters"}')).toBe(0);
     expect(await redis.xlen(outbox)).toBe(0);
     expect(await pendingByConsumer(redis, outbox)).toEqual({});
-    expect(live.output()).toMatch(/"claimed":4,"consumer":"projector@live-host".*left unacknowledged past PROJECTOR_CLAIM_IDLE_MS/);
+    expect(live.output()).toMatch(
+      /"claimed":4,"consumer":"projector@live-host".*left unacknowledged past PROJECTOR_CLAIM_IDLE_MS/,
+    );
 
     // and it goes on projecting what comes next
     await commit(2);
-    await waitFor(async () => (await redis.xlen(outbox)) === 0 && (await metric(live, 'runtime_projector_backlog_entries')) === 0, { what: 'new entries projected' });
+    await waitFor(
+      async () => (await redis.xlen(outbox)) === 0 && (await metric(live, 'runtime_projector_backlog_entries')) === 0,
+      { what: 'new entries projected' },
+    );
     await live.stop();
   }, 90_000);
 
   test('a projector restarted under the same name resumes its own pending entries first, without waiting for a claim', async () => {
     await dieHolding('projector@same-host', 3);
 
-    const again = await projector(projectId, { PROJECTOR_NAME: 'projector@same-host', PROJECTOR_CLAIM_IDLE_MS: NEVER_MS });
+    const again = await projector(projectId, {
+      PROJECTOR_NAME: 'projector@same-host',
+      PROJECTOR_CLAIM_IDLE_MS: NEVER_MS,
+    });
     started.push(again);
-    await waitFor(async () => (await metric(again, 'runtime_projector_backlog_entries')) === 0, { what: 'the backlog metric at 0' });
+    await waitFor(async () => (await metric(again, 'runtime_projector_backlog_entries')) === 0, {
+      what: 'the backlog metric at 0',
+    });
     expect(await redis.xlen(outbox)).toBe(0);
     expect(await pendingByConsumer(redis, outbox)).toEqual({});
     expect(again.output()).not.toContain('"claimed"');
@@ -105,7 +128,11 @@ test('PROCESSES=2 names each projector after its slot, and a replacement of a ki
   const projectId = uniqueProjectId('pjs');
   const redis = new Redis(redisUrl());
   const base = `rt:${projectId}`;
-  const svc = await spawnRuntime(projectId, { ROLES: 'projector', PROCESSES: '2', PROJECTOR_NAME: 'projector@test-host' });
+  const svc = await spawnRuntime(projectId, {
+    ROLES: 'projector',
+    PROCESSES: '2',
+    PROJECTOR_NAME: 'projector@test-host',
+  });
   const startedPids = () =>
     svc
       .output()

@@ -5,7 +5,12 @@ import { createLogger } from '../../runtime/logger';
 import { fromConfigError } from '../../runtime/startup-errors';
 import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
 import { Projector, SEEN_MAX, SeenVersions } from '../../runtime/stream/projector';
-import { DEFAULT_CLAIM_IDLE_MS, defaultProjectorName, projectorSettings, slotProjectorName } from '../../runtime/stream/projector-settings';
+import {
+  DEFAULT_CLAIM_IDLE_MS,
+  defaultProjectorName,
+  projectorSettings,
+  slotProjectorName,
+} from '../../runtime/stream/projector-settings';
 import { testEnv, waitFor } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 
@@ -17,7 +22,10 @@ describe('projector settings', () => {
   });
 
   test('PROJECTOR_NAME and PROJECTOR_CLAIM_IDLE_MS are taken as given', () => {
-    expect(projectorSettings({ PROJECTOR_NAME: 'projector@pod-1', PROJECTOR_CLAIM_IDLE_MS: '5000' }, 'h')).toEqual({ consumer: 'projector@pod-1', claimIdleMs: 5000 });
+    expect(projectorSettings({ PROJECTOR_NAME: 'projector@pod-1', PROJECTOR_CLAIM_IDLE_MS: '5000' }, 'h')).toEqual({
+      consumer: 'projector@pod-1',
+      claimIdleMs: 5000,
+    });
   });
 
   test('the supervisor names each slot after the process name', () => {
@@ -45,7 +53,12 @@ describe('projector settings', () => {
 describe('SeenVersions', () => {
   test('keeps at most its bound, forgetting the instance projected longest ago', () => {
     const seen = new SeenVersions(3);
-    for (const [key, v] of [['a', 1], ['b', 1], ['c', 1]] as const) seen.set(key, v);
+    for (const [key, v] of [
+      ['a', 1],
+      ['b', 1],
+      ['c', 1],
+    ] as const)
+      seen.set(key, v);
     seen.set('a', 2); // projected again: now the most recent
     seen.set('d', 1);
     expect(seen.size).toBe(3);
@@ -69,9 +82,19 @@ test('a projector that remembers one instance projects every change of many righ
   const rt = await Runtime.create(loadConfig(env), env.REDIS_URL, { logger: createLogger('silent') });
   await rt.start(0);
   const store = new EmbeddedDocumentStore();
-  const projector = new Projector(rt.store, store, rt.registry, createLogger('silent'), { consumer: 'projector@test', seenMax: 1 });
+  const projector = new Projector(rt.store, store, rt.registry, createLogger('silent'), {
+    consumer: 'projector@test',
+    seenMax: 1,
+  });
   const call = (method: string, id: string, body: unknown) =>
-    rt.dispatcher.call({ classId: 'Counter', method, instanceId: id, body, identity: { type: 'system' }, origin: 'system' });
+    rt.dispatcher.call({
+      classId: 'Counter',
+      method,
+      instanceId: id,
+      body,
+      identity: { type: 'system' },
+      origin: 'system',
+    });
   try {
     await projector.start();
     for (const id of ['a', 'b', 'c']) await call('init', id, { start: 1 });

@@ -26,10 +26,14 @@ afterAll(async () => {
 
 test('a worker whose Redis went away is given up on after the bound, not waited on for ever; its queue closes', async () => {
   const root = projectRoot();
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'test/runtime/queue-close-fixtures/close-after-redis-gone.ts')], {
-    cwd: root,
-    timeout: 60_000,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'test/runtime/queue-close-fixtures/close-after-redis-gone.ts')],
+    {
+      cwd: root,
+      timeout: 60_000,
+    },
+  );
   const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { worker: string; queue: string };
   // the worker's close waits on its reconnecting connection for ever, and BullMQ answers close(true)
   // with that same first close: it is given up on, after its bound and the forced attempt's
@@ -41,7 +45,9 @@ test('a worker whose Redis went away is given up on after the bound, not waited 
 test('a healthy worker closes normally, without force', async () => {
   redis = await startEmbeddedRedis({});
   const url = new URL(redis.url);
-  const worker = new Worker('close-test-2', async () => undefined, { connection: { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null } });
+  const worker = new Worker('close-test-2', async () => undefined, {
+    connection: { host: url.hostname, port: Number(url.port), maxRetriesPerRequest: null },
+  });
   await worker.waitUntilReady();
   expect(await closeWithin('test worker', worker, 5_000, createLogger('silent'))).toBe('closed');
   expect(worker.closing).toBeTruthy();

@@ -33,7 +33,9 @@ test('two api+worker processes on a cluster: queued writes of 8 instances over 8
   const jobIds = new Set<string>();
   for (let n = 1; n <= perInstance; n++) {
     // each instance's n-th job is accepted before its (n+1)-th, through either process
-    const accepted = await Promise.all(ids.map((id, i) => post((n + i) % 2 ? a!.base : b!.base, `${p}/queuedAdd/${id}`, { by: n })));
+    const accepted = await Promise.all(
+      ids.map((id, i) => post((n + i) % 2 ? a!.base : b!.base, `${p}/queuedAdd/${id}`, { by: n })),
+    );
     for (const r of accepted) {
       expect(r.status).toBe(202);
       jobIds.add(r.body.jobId);
@@ -44,7 +46,11 @@ test('two api+worker processes on a cluster: queued writes of 8 instances over 8
   expect(new Set([...jobIds].map((id) => id.split('.')[0])).size).toBeGreaterThan(1);
   const histories = await waitFor(
     async () => {
-      const h = await Promise.all(ids.map(async (id) => (await (await fetch(`${b!.base}${p}/get/${id}`, { headers })).json()) as { history?: number[] }));
+      const h = await Promise.all(
+        ids.map(
+          async (id) => (await (await fetch(`${b!.base}${p}/get/${id}`, { headers })).json()) as { history?: number[] },
+        ),
+      );
       return h.every((x) => (x.history ?? []).length >= perInstance) ? h : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 250, what: 'every queued write applied' },

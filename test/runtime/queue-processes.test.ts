@@ -105,7 +105,8 @@ test('jobs sent one after another through different api processes run in the ord
   const values = Array.from({ length: 60 }, (_, i) => i + 1);
   // the first job is slow, so the others are queued behind it and handed on one by one
   expect((await post(apis[0].base, `${p}/queuedAdd/order`, { by: 1, delayMs: 500 })).status).toBe(202);
-  for (const by of values.slice(1)) expect((await post(apis[by % 3].base, `${p}/queuedAdd/order`, { by })).status).toBe(202);
+  for (const by of values.slice(1))
+    expect((await post(apis[by % 3].base, `${p}/queuedAdd/order`, { by })).status).toBe(202);
   const history = await waitFor(
     async () => {
       const h = (await histories(apis[1].base, projectId, ['order'])).get('order')!;
@@ -124,7 +125,11 @@ test('a backlog queued while no worker runs drains by hand-over: each job waitin
   for (const id of ids) expect((await post(apis[0].base, `${p}/init/${id}`, {})).status).toBe(200);
   const perInstance = 40;
   for (let n = 1; n <= perInstance; n++) {
-    await Promise.all(ids.map((id, i) => post(apis[(n + i) % 2].base, `${p}/queuedAdd/${id}`, { by: n }).then((r) => expect(r.status).toBe(202))));
+    await Promise.all(
+      ids.map((id, i) =>
+        post(apis[(n + i) % 2].base, `${p}/queuedAdd/${id}`, { by: n }).then((r) => expect(r.status).toBe(202)),
+      ),
+    );
   }
   const eventsKey = `${new Keys(projectId).bucket(0).queuePrefix}:jobs:events`;
   const [lastBefore] = (await redis.xrevrange(eventsKey, '+', '-', 'COUNT', 1))[0] ?? ['0-0'];

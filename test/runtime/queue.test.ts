@@ -29,9 +29,19 @@ test('QUEUED_WRITE answers 202 with a job handle whose outcome can be fetched la
   await t.post(`${p}/init/q1`, {}, key);
   const r = await t.post(`${p}/queuedAdd/q1`, { by: 3 }, key);
   expect(r.status).toBe(202);
-  expect(r.body).toMatchObject({ jobId: expect.any(String), status: 'queued', statusUrl: `/${t.projectId}/JOBS/${r.body.jobId}` });
+  expect(r.body).toMatchObject({
+    jobId: expect.any(String),
+    status: 'queued',
+    statusUrl: `/${t.projectId}/JOBS/${r.body.jobId}`,
+  });
   const done = await finished(r.body.jobId);
-  expect(done).toMatchObject({ status: 'completed', classId: 'Counter', method: 'queuedAdd', instanceId: 'q1', result: { status: 200, body: { count: 3 } } });
+  expect(done).toMatchObject({
+    status: 'completed',
+    classId: 'Counter',
+    method: 'queuedAdd',
+    instanceId: 'q1',
+    result: { status: 200, body: { count: 3 } },
+  });
   expect((await t.get(`${p}/get/q1`, key)).body).toMatchObject({ count: 3 });
 });
 
@@ -101,12 +111,15 @@ test('delayed tasks run later, as the scheduling class', async () => {
   const r = await t.post(`${p}/later/later`, { delaySeconds: 5, by: 4 }, key);
   expect(r.body).toEqual({ scheduled: true });
   expect((await t.get(`${p}/get/later`, key)).body.count).toBe(0);
-  await waitFor(async () => (await t.get(`${p}/get/later`, key)).body.count === 4, { timeoutMs: 30_000, what: 'delayed task' });
+  await waitFor(async () => (await t.get(`${p}/get/later`, key)).body.count === 4, {
+    timeoutMs: 30_000,
+    what: 'delayed task',
+  });
   // handed to the queue and removed from the task outbox
   await waitFor(async () => (await streamLength(t.rt, 'tasks')) === 0, { what: 'task outbox drained' });
 });
 
-test('a write queues another instance\'s QUEUED_WRITE with its commit, and not at all when it fails', async () => {
+test("a write queues another instance's QUEUED_WRITE with its commit, and not at all when it fails", async () => {
   await t.post(`${p}/init/relay-src`, {}, key);
   await t.post(`${p}/init/relay-dst`, {}, key);
   const failed = await t.post(`${p}/relay/relay-src`, { target: 'relay-dst', by: 50, fail: true }, key);

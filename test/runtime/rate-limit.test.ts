@@ -59,10 +59,13 @@ describe('RedisRateLimits', () => {
     expect(await redis.zcard(counter)).toBe(2);
     // then again every 25 ms until it opens: were refused hits counted, the newest of them would
     // always fill the window and it would never open
-    const again = await waitFor(async () => {
-      const r = await limits.hit('short', key, limit);
-      return r.allowed ? r : null;
-    }, { timeoutMs: 30_000, what: 'the window to pass' });
+    const again = await waitFor(
+      async () => {
+        const r = await limits.hit('short', key, limit);
+        return r.allowed ? r : null;
+      },
+      { timeoutMs: 30_000, what: 'the window to pass' },
+    );
     // the first allowed hit has left the window; the second may have too, when the two were more
     // than a poll apart. Whichever: what remains is max less the hits the counter now holds
     const held = await redis.zcard(counter);
@@ -105,9 +108,16 @@ describe('RedisRateLimits', () => {
 
   test('concurrent hits never pass the limit', async () => {
     const key = unique('burst');
-    const results = await Promise.all(Array.from({ length: 60 }, () => limits.hit('burst', key, { max: 10, windowSeconds: 60 })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => limits.hit('burst', key, { max: 10, windowSeconds: 60 })),
+    );
     expect(results.filter((r) => r.allowed)).toHaveLength(10);
-    expect(results.filter((r) => r.allowed).map((r) => r.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(
+      results
+        .filter((r) => r.allowed)
+        .map((r) => r.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   test('a class passing a bad name or limit gets an error, and nothing is counted', async () => {
@@ -124,10 +134,13 @@ describe('RedisRateLimits', () => {
 describe('ctx.limits and ctx.request.ip in handlers, over HTTP', () => {
   let t: TestRuntime;
   const key = { 'x-api-key': TEST_API_KEY };
-  const call = (method: string, body: unknown, instance = '') => t.post(`/${t.projectId}/CALL/Throttle/${method}${instance ? `/${instance}` : ''}`, body, key);
+  const call = (method: string, body: unknown, instance = '') =>
+    t.post(`/${t.projectId}/CALL/Throttle/${method}${instance ? `/${instance}` : ''}`, body, key);
 
   beforeAll(async () => {
-    t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'rate-limit-fixtures')}` } });
+    t = await startTestRuntime({
+      env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'rate-limit-fixtures')}` },
+    });
   });
   afterAll(() => t.stop());
 
@@ -145,7 +158,9 @@ describe('ctx.limits and ctx.request.ip in handlers, over HTTP', () => {
     expect([refused.status, refused.body.allowed, refused.body.remaining]).toEqual([200, false, 0]);
     expect(refused.body.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     // counters live in the project's key space
-    expect(await t.rt.redis.exists(`rt:${t.projectId}:rl:shared:${createHash('sha256').update(limit.key).digest('hex')}`)).toBe(1);
+    expect(
+      await t.rt.redis.exists(`rt:${t.projectId}:rl:shared:${createHash('sha256').update(limit.key).digest('hex')}`),
+    ).toBe(1);
     const reset = await call('reset', { name: 'shared', key: limit.key });
     expect(reset.status).toBe(200);
     expect((await call('hitStatic', limit)).body.allowed).toBe(true);
@@ -156,7 +171,11 @@ describe('ctx.limits and ctx.request.ip in handlers, over HTTP', () => {
     expect(r.status).toBe(200);
     expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(r.body.ip);
     // without TRUST_PROXY a caller cannot choose its address with X-Forwarded-For (per-address limits would mean nothing)
-    const spoofed = await t.post(`/${t.projectId}/CALL/Throttle/address`, {}, { ...key, 'x-forwarded-for': '203.0.113.9' });
+    const spoofed = await t.post(
+      `/${t.projectId}/CALL/Throttle/address`,
+      {},
+      { ...key, 'x-forwarded-for': '203.0.113.9' },
+    );
     expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(spoofed.body.ip);
   });
 });
@@ -165,7 +184,12 @@ describe('TRUST_PROXY', () => {
   let t: TestRuntime;
   const key = { 'x-api-key': TEST_API_KEY };
   beforeAll(async () => {
-    t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'rate-limit-fixtures')}`, TRUST_PROXY: 'loopback' } });
+    t = await startTestRuntime({
+      env: {
+        CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'rate-limit-fixtures')}`,
+        TRUST_PROXY: 'loopback',
+      },
+    });
   });
   afterAll(() => t.stop());
 

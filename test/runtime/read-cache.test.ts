@@ -6,7 +6,13 @@
 import { ReadCache } from '../../runtime/actor/read-cache';
 import { startTestRuntime, TEST_API_KEY, type TestRuntime } from '../support/harness';
 
-const entry = (version: number, bytes: number) => ({ version, stateJson: '{}', state: { public: {}, private: {}, user: {}, role: {} }, lookups: {}, bytes });
+const entry = (version: number, bytes: number) => ({
+  version,
+  stateJson: '{}',
+  state: { public: {}, private: {}, user: {}, role: {} },
+  lookups: {},
+  bytes,
+});
 
 describe('ReadCache', () => {
   test('keeps the most recently used entries within its byte budget', () => {
@@ -54,7 +60,6 @@ afterAll(async () => {
 });
 
 describe('READ through the cache, two processes on one Redis', () => {
-
   test('a write by the other process is seen by the next READ; an unchanged instance is a cache hit', async () => {
     const p = `/${a.projectId}/CALL/Counter`;
     expect((await a.post(`${p}/init/rc-1`, { start: 5 }, H)).status).toBe(200);
@@ -93,7 +98,6 @@ describe('READ through the cache, two processes on one Redis', () => {
 });
 
 describe('calls by lookup through the lookup cache, two processes on one Redis', () => {
-
   test('a lookup moved by the other process is followed, for READs and for writes; an unchanged one is a cache hit', async () => {
     const p = `/${a.projectId}/CALL/Counter`;
     await a.post(`${p}/init/lk-1`, { start: 1, slot: 'desk' }, H);

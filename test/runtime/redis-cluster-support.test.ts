@@ -57,7 +57,8 @@ describe('the run’s Redis Cluster (TEST_REDIS_CLUSTER_NODES)', () => {
     const a = `${prefix}:a`;
     let b = `${prefix}:b`;
     // a second key in another slot than the first
-    for (let i = 0; Number(await cluster.cluster('KEYSLOT', b)) === Number(await cluster.cluster('KEYSLOT', a)); i++) b = `${prefix}:b${i}`;
+    for (let i = 0; Number(await cluster.cluster('KEYSLOT', b)) === Number(await cluster.cluster('KEYSLOT', a)); i++)
+      b = `${prefix}:b${i}`;
     // ioredis routes a command by its first key: the server of a's slot refuses it
     await expect(cluster.mset(a, '1', b, '2')).rejects.toThrow(/CROSSSLOT/);
     await expect(cluster.del(a, b)).rejects.toThrow(/CROSSSLOT/);

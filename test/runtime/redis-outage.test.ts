@@ -144,7 +144,10 @@ describe('Redis frozen (SIGSTOP)', () => {
 
     process.kill(redis.pid, 'SIGCONT');
     frozen = false;
-    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+    await waitFor(async () => (await t.ready()).status === 200, {
+      timeoutMs: 10_000,
+      what: '/ready to answer 200 again',
+    });
 
     // the writes refused during the freeze committed nothing
     const after = await t.call('get', 'c1');
@@ -206,7 +209,10 @@ describe('Redis frozen while a commit is on its way', () => {
     // the handler holds the lease while it waits; Redis freezes before it commits (3 s: room for a
     // stall between the lease being seen and the freeze; the commit's time-out still ends inside the budget)
     const write = t.call('increment', 'f1', { by: 1, delayMs: 3_000 });
-    await waitFor(async () => (await probe.exists(lease)) === 1, { timeoutMs: 5_000, what: 'the write to hold the lease' });
+    await waitFor(async () => (await probe.exists(lease)) === 1, {
+      timeoutMs: 5_000,
+      what: 'the write to hold the lease',
+    });
     process.kill(redis.pid, 'SIGSTOP');
     frozen = true;
     const answer = await write;
@@ -216,7 +222,10 @@ describe('Redis frozen while a commit is on its way', () => {
     // the commit waited in Redis's socket; Redis runs it now, after its deadline, and refuses it
     process.kill(redis.pid, 'SIGCONT');
     frozen = false;
-    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+    await waitFor(async () => (await t.ready()).status === 200, {
+      timeoutMs: 10_000,
+      what: '/ready to answer 200 again',
+    });
     const after = await t.call('get', 'f1');
     expect(after.body).toMatchObject({ count: 5, version: 1 });
     // and no lease is left behind: the next write goes through at once
@@ -247,7 +256,10 @@ describe('Redis frozen while a commit is on its way', () => {
 
       process.kill(redis.pid, 'SIGCONT');
       frozen = false;
-      const after = await waitFor(async () => (await rt.call('Counter', 'get', 'f2')).body, { timeoutMs: 10_000, what: 'a READ once Redis answers' });
+      const after = await waitFor(async () => (await rt.call('Counter', 'get', 'f2')).body, {
+        timeoutMs: 10_000,
+        what: 'a READ once Redis answers',
+      });
       expect(after).toMatchObject({ count: 5, version: 1 });
       expect((await rt.call('Counter', 'increment', 'f2', { by: 2 })).body).toEqual({ count: 7 });
     } finally {
@@ -307,7 +319,10 @@ describe('Redis gone (stopped), then back on the same port', () => {
       intervalMs: 200,
       what: `Redis to start again on port ${port}`,
     });
-    await waitFor(async () => (await t.ready()).status === 200, { timeoutMs: 10_000, what: '/ready to answer 200 again' });
+    await waitFor(async () => (await t.ready()).status === 200, {
+      timeoutMs: 10_000,
+      what: '/ready to answer 200 again',
+    });
     // the data is back (AOF), the writes refused meanwhile left nothing, and the same runtime writes again
     expect((await t.call('get', 'g1')).body).toMatchObject({ count: 1, version: 1 });
     const back = await t.call('increment', 'g1', { by: 10 });
@@ -315,7 +330,10 @@ describe('Redis gone (stopped), then back on the same port', () => {
     expect(back.body).toEqual({ count: 11 });
     // and the worker: a queued write runs
     expect((await t.call('queuedAdd', 'g1', { by: 100 })).status).toBe(202);
-    await waitFor(async () => (await t.call('get', 'g1')).body.count === 111, { timeoutMs: 10_000, what: 'the queued write to apply' });
+    await waitFor(async () => (await t.call('get', 'g1')).body.count === 111, {
+      timeoutMs: 10_000,
+      what: 'the queued write to apply',
+    });
 
     await waitFor(() => redisLines(t.lines).back.length >= 1, { what: "the 'Redis answers again' line" });
     const { down, otherWarnings } = redisLines(t.lines);
@@ -353,7 +371,9 @@ describe('Redis frozen while a runtime starts', () => {
     });
     let failed: unknown;
     starting.catch((err) => (failed = err));
-    await waitFor(() => failed ?? lines.some((l) => /Redis does not answer yet at start/.test(l.msg)), { what: 'the start to wait for Redis' });
+    await waitFor(() => failed ?? lines.some((l) => /Redis does not answer yet at start/.test(l.msg)), {
+      what: 'the start to wait for Redis',
+    });
     expect(failed).toBeUndefined();
     expect(rt).toBeUndefined();
     process.kill(redis.pid, 'SIGCONT');

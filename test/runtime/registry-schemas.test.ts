@@ -64,11 +64,15 @@ describe('ClassRegistry: a method without a schema file', () => {
   });
 
   it('is refused when a named schema is missing, naming that file', () => {
-    expect(() => register(WidgetNamedSchema, [schemas])).toThrow(`Widget.paint: no input schema (looked for ${path.join(schemas, 'Widget', 'colour.json')})`);
+    expect(() => register(WidgetNamedSchema, [schemas])).toThrow(
+      `Widget.paint: no input schema (looked for ${path.join(schemas, 'Widget', 'colour.json')})`,
+    );
   });
 
   it('is refused when no schema directory is configured', () => {
-    expect(() => register(Widget, [])).toThrow('Widget.paint: no input schema (no schema directory is configured (SCHEMA_DIRS))');
+    expect(() => register(Widget, [])).toThrow(
+      'Widget.paint: no input schema (no schema directory is configured (SCHEMA_DIRS))',
+    );
   });
 
   it('is accepted with schema: false, and gets no validator', () => {
@@ -105,7 +109,10 @@ describe('input schemas are compiled on first use, and checked at registration',
   });
 
   it('the validator reports the errors of its last call', () => {
-    fs.writeFileSync(file(), JSON.stringify({ type: 'object', required: ['colour'], properties: { colour: { type: 'string' } } }));
+    fs.writeFileSync(
+      file(),
+      JSON.stringify({ type: 'object', required: ['colour'], properties: { colour: { type: 'string' } } }),
+    );
     const validate = register(Widget, [schemas]).get('Widget')!.methodsByName.get('paint')!.validate!;
     expect(validate.schema).toMatchObject({ required: ['colour'] });
     expect(validate({})).toBe(false);
@@ -141,7 +148,9 @@ describe('a runtime whose class lacks a schema file', () => {
       ].join('\n'),
     );
     const start = startTestRuntime({ env: { CLASS_DIRS: classes, SCHEMA_DIRS: schemas } });
-    await expect(start).rejects.toThrow(`Sprocket.spin: no input schema (looked for ${path.join(schemas, 'Sprocket', 'spin.json')})`);
+    await expect(start).rejects.toThrow(
+      `Sprocket.spin: no input schema (looked for ${path.join(schemas, 'Sprocket', 'spin.json')})`,
+    );
   });
 });
 
@@ -194,8 +203,12 @@ describe('document gauges (CollectionOptions.gauges) are checked at registration
 
   test('listed for /metrics by collection; a bad name or a name twice stops the registration', () => {
     const ok = register(withGauges([{ name: 'waiting_review', help: 'x', filter: { waiting: true } }]), [schemas]);
-    expect(ok.documentGauges).toEqual([{ collection: 'gauged', gauge: { name: 'waiting_review', help: 'x', filter: { waiting: true } } }]);
-    expect(() => register(withGauges([{ name: 'Waiting-Review', help: 'x', filter: {} }]), [schemas])).toThrow(/gauge name 'Waiting-Review' must be 1-64 of \[a-z0-9_\]/);
+    expect(ok.documentGauges).toEqual([
+      { collection: 'gauged', gauge: { name: 'waiting_review', help: 'x', filter: { waiting: true } } },
+    ]);
+    expect(() => register(withGauges([{ name: 'Waiting-Review', help: 'x', filter: {} }]), [schemas])).toThrow(
+      /gauge name 'Waiting-Review' must be 1-64 of \[a-z0-9_\]/,
+    );
     expect(() =>
       register(
         withGauges([

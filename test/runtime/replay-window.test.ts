@@ -16,12 +16,22 @@ const OTHER_KEY = 'another-integration-key-0123456789';
 let t: TestRuntime;
 
 beforeAll(async () => {
-  t = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'replay-fixtures')}`, INTEGRATION_API_KEYS: `${TEST_API_KEY},${OTHER_KEY}` } });
+  t = await startTestRuntime({
+    env: {
+      CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'replay-fixtures')}`,
+      INTEGRATION_API_KEYS: `${TEST_API_KEY},${OTHER_KEY}`,
+    },
+  });
 });
 afterAll(() => t.stop());
 
 const id = () => `r-${uniqueProjectId('')}`;
-const bump = (instance: string, body: Record<string, unknown>, headers: Record<string, string> = KEY, method = 'bump') => t.post(`/${t.projectId}/CALL/Repeat/${method}/${instance}`, body, headers);
+const bump = (
+  instance: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = KEY,
+  method = 'bump',
+) => t.post(`/${t.projectId}/CALL/Repeat/${method}/${instance}`, body, headers);
 const state = async (instance: string) => (await t.get(`/${t.projectId}/CALL/Repeat/get/${instance}`, KEY)).body;
 
 test('a repeat within the window gets the first answer and changes nothing; another body runs', async () => {
@@ -45,7 +55,9 @@ test('repeats that arrive while the first runs wait for its answer: applied once
   const i = id();
   const answers = await Promise.all(Array.from({ length: 5 }, () => bump(i, { by: 1, holdMs: 300 })));
   expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-  expect(new Set(answers.map((a) => JSON.stringify(a.body)))).toEqual(new Set([JSON.stringify({ total: 1, calls: 1 })]));
+  expect(new Set(answers.map((a) => JSON.stringify(a.body)))).toEqual(
+    new Set([JSON.stringify({ total: 1, calls: 1 })]),
+  );
   expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(4);
   expect(await state(i)).toEqual({ total: 1, calls: 1 });
 });
@@ -70,7 +82,11 @@ test('scoped per caller; a refusal is replayed too; an Idempotency-Key takes pre
 test('after the window a repeat runs again', async () => {
   const i = id();
   expect((await bump(i, { by: 1 }, KEY, 'bumpBriefly')).body).toEqual({ total: 1 });
-  await waitFor(async () => (await bump(i, { by: 1 }, KEY, 'bumpBriefly')).body.total === 2, { timeoutMs: 10_000, intervalMs: 200, what: 'a repeat after the window runs' });
+  await waitFor(async () => (await bump(i, { by: 1 }, KEY, 'bumpBriefly')).body.total === 2, {
+    timeoutMs: 10_000,
+    intervalMs: 200,
+    what: 'a repeat after the window runs',
+  });
 });
 
 test('the decorator refuses a window it could not keep', () => {

@@ -26,7 +26,9 @@ test('without a snapshot the role check asks the provider, and the snapshot is r
 });
 
 test('a role provider without an instance yet means no roles (403), not a 500', async () => {
-  const fresh = await startTestRuntime({ env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'fixtures')}` } });
+  const fresh = await startTestRuntime({
+    env: { CLASS_DIRS: `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'fixtures')}` },
+  });
   try {
     const p = `/${fresh.projectId}/CALL/Counter`;
     await fresh.post(`${p}/init/y`, {}, { 'x-api-key': TEST_API_KEY });

@@ -15,8 +15,16 @@ import { runUntilExit, type Exit } from '../support/process';
 import { redisUrl } from '../support/redis';
 
 /** Start the service with `env` over the test environment and wait (up to `deadlineMs`) for it to exit. */
-async function startExpectingExit(env: Record<string, string>, deadlineMs = 20_000, command: string[] = ['runtime/main.ts']): Promise<Exit> {
-  return runUntilExit(`start-${randomUUID().slice(0, 8)}`, { PORT: String(await findFreePort()), ...env }, { deadlineMs, command });
+async function startExpectingExit(
+  env: Record<string, string>,
+  deadlineMs = 20_000,
+  command: string[] = ['runtime/main.ts'],
+): Promise<Exit> {
+  return runUntilExit(
+    `start-${randomUUID().slice(0, 8)}`,
+    { PORT: String(await findFreePort()), ...env },
+    { deadlineMs, command },
+  );
 }
 
 /**
@@ -93,7 +101,12 @@ describe('start-up errors', () => {
     // while they wait others load
     begin('redis', () => startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}` }));
     begin('cli setting', () => startExpectingExit({ JWT_SECRET: 'too-short' }, 20_000, ['runtime/cli.ts', 'classes']));
-    begin('cli redis', () => startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}`, LOG_LEVEL: 'warn' }, 20_000, ['runtime/cli.ts', 'status']));
+    begin('cli redis', () =>
+      startExpectingExit({ REDIS_URL: `redis://user:s3cret-pw@127.0.0.1:${closed}`, LOG_LEVEL: 'warn' }, 20_000, [
+        'runtime/cli.ts',
+        'status',
+      ]),
+    );
     begin('port in use', () =>
       withPortInUse((port) => {
         busyPort = port;

@@ -35,7 +35,9 @@ describe('an api process without a shared document store', () => {
     expect(exit.code).toBe(1);
     const lines = exit.stderr.split('\n').filter((l) => l.trim() !== '');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: MONGODB_URL: must be set in production for a process with the api role and without the projector role: /);
+    expect(lines[0]).toMatch(
+      /^error: MONGODB_URL: must be set in production for a process with the api role and without the projector role: /,
+    );
     expect(`${exit.stdout}\n${exit.stderr}`).not.toMatch(/^\s+at /m);
   }, 40_000);
 
@@ -80,7 +82,9 @@ describe('mongodbUrl and listingsGap (pure)', () => {
   });
 
   test('a set MONGODB_URL is taken as it is, in every role set', () => {
-    expect(mongodbUrl({ NODE_ENV: 'production', MONGODB_URL: 'mongodb://db:27017/m' }, roles('api'))).toBe('mongodb://db:27017/m');
+    expect(mongodbUrl({ NODE_ENV: 'production', MONGODB_URL: 'mongodb://db:27017/m' }, roles('api'))).toBe(
+      'mongodb://db:27017/m',
+    );
   });
 
   test('npm start with embedded defaults (ROLES unset, all three roles) loads in production without MONGODB_URL', () => {

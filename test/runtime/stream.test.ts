@@ -74,7 +74,14 @@ describe('shared document store (consumer group, as with MongoDB)', () => {
   let store: SharedEmbeddedStore;
   const projectId = uniqueProjectId('sh');
   const call = (method: string, id: string, body: unknown = {}) =>
-    rt.dispatcher.call({ classId: 'Counter', method, instanceId: id, body, identity: { type: 'system' }, origin: 'system' });
+    rt.dispatcher.call({
+      classId: 'Counter',
+      method,
+      instanceId: id,
+      body,
+      identity: { type: 'system' },
+      origin: 'system',
+    });
 
   beforeAll(async () => {
     const env = testEnv(projectId);

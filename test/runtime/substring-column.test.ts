@@ -15,7 +15,10 @@ describe('regexLiteral', () => {
   it.each([
     [/Surname42/i, { text: 'Surname42', ignoreCase: true }],
     [/E123/, { text: 'E123', ignoreCase: false }],
-    [new RegExp(escapeRegex('a.b*c+(d)?[e]{f}|g^h$i\\j'), 'i'), { text: 'a.b*c+(d)?[e]{f}|g^h$i\\j', ignoreCase: true }],
+    [
+      new RegExp(escapeRegex('a.b*c+(d)?[e]{f}|g^h$i\\j'), 'i'),
+      { text: 'a.b*c+(d)?[e]{f}|g^h$i\\j', ignoreCase: true },
+    ],
     [new RegExp('a/b-c'), { text: 'a/b-c', ignoreCase: false }],
     [/ann smith/ms, { text: 'ann smith', ignoreCase: false }],
     [/Åsa/i, { text: 'Åsa', ignoreCase: true }],
@@ -23,12 +26,33 @@ describe('regexLiteral', () => {
     expect(regexLiteral(re)).toEqual(literal);
   });
 
-  it.each([/^a/, /a$/, /a.b/, /a|b/, /a*/, /a+/, /a?/, /(a)/, /[ab]/, /a{2}/, /\d/, /\w/, /\bx/, /\n/, /\u0041/, /\x41/, /\cA/, /a/u, /a/iu, /a/g, /a/y, new RegExp(''), /\0/])(
-    '%s is not a plain literal',
-    (re) => {
-      expect(regexLiteral(re)).toBeNull();
-    },
-  );
+  it.each([
+    /^a/,
+    /a$/,
+    /a.b/,
+    /a|b/,
+    /a*/,
+    /a+/,
+    /a?/,
+    /(a)/,
+    /[ab]/,
+    /a{2}/,
+    /\d/,
+    /\w/,
+    /\bx/,
+    /\n/,
+    /\u0041/,
+    /\x41/,
+    /\cA/,
+    /a/u,
+    /a/iu,
+    /a/g,
+    /a/y,
+    new RegExp(''),
+    /\0/,
+  ])('%s is not a plain literal', (re) => {
+    expect(regexLiteral(re)).toBeNull();
+  });
 });
 
 describe('foldCase', () => {
@@ -84,7 +108,16 @@ describe('foldCase', () => {
 });
 
 describe('EmbeddedDocumentStore substring columns', () => {
-  const NAMES = ['Ann Smith', 'Bob Jones', 'Åsa Berg', 'ſam Kelvin', 'Straße Lee', 'İzmir Ada', 'ann smithers', 'Cy E123'];
+  const NAMES = [
+    'Ann Smith',
+    'Bob Jones',
+    'Åsa Berg',
+    'ſam Kelvin',
+    'Straße Lee',
+    'İzmir Ada',
+    'ann smithers',
+    'Cy E123',
+  ];
   let store: EmbeddedDocumentStore;
   let all: Map<string, StoredDocument>;
   let version = 1;
@@ -119,17 +152,41 @@ describe('EmbeddedDocumentStore substring columns', () => {
   beforeEach(async () => {
     store = new EmbeddedDocumentStore();
     all = new Map();
-    await store.ensureIndexes('members', [{ keys: { fullName: 1 } }, { keys: { email: 1 } }, { keys: { staffId: 1 } }, { keys: { createdAt: -1 } }]);
+    await store.ensureIndexes('members', [
+      { keys: { fullName: 1 } },
+      { keys: { email: 1 } },
+      { keys: { staffId: 1 } },
+      { keys: { createdAt: -1 } },
+    ]);
     // three chunks and a bit
     for (let i = 0; i < 3500; i++) {
-      await put(i, { fullName: `${NAMES[i % NAMES.length]} ${i}`, email: `user${i}@Example.com`, staffId: i % 11 === 0 ? null : `E${i}` });
+      await put(i, {
+        fullName: `${NAMES[i % NAMES.length]} ${i}`,
+        email: `user${i}@Example.com`,
+        staffId: i % 11 === 0 ? null : `E${i}`,
+      });
     }
   });
 
   afterEach(() => store.close());
 
   it('finds what a scan finds, folded as /i folds', async () => {
-    for (const term of ['smith', 'ANN SMITH', 'åsa', 'SAM', 'kelvin', '\u212aelvin', 'STRASSE', 'straße', 'izmir', 'İzmir', 'e123', '@example.COM', '34', 'nobody']) {
+    for (const term of [
+      'smith',
+      'ANN SMITH',
+      'åsa',
+      'SAM',
+      'kelvin',
+      '\u212aelvin',
+      'STRASSE',
+      'straße',
+      'izmir',
+      'İzmir',
+      'e123',
+      '@example.COM',
+      '34',
+      'nobody',
+    ]) {
       await expectSearch(term);
     }
     await expectSearch('smith', { status: 'active' });
@@ -152,7 +209,8 @@ describe('EmbeddedDocumentStore substring columns', () => {
     // every document of i3 so far is below `version`; those written after are at or above it, so they stay
     await store.deleteStale('members', 'i3', version);
     for (const [id, doc] of all) if (doc._instance === 'i3') all.delete(id);
-    for (let i = 5000; i < 5100; i++) await put(i, { fullName: `New Smith ${i}`, email: `n${i}@example.com`, staffId: `E${i}` });
+    for (let i = 5000; i < 5100; i++)
+      await put(i, { fullName: `New Smith ${i}`, email: `n${i}@example.com`, staffId: `E${i}` });
     await expectSearch('smith');
     await expectSearch('new smith 50');
   });

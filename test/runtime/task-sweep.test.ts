@@ -25,8 +25,21 @@ async function redisNow(): Promise<number> {
 /** what a commit leaves in the task outbox, committed `agoMs` ago by Counter `instanceId` */
 async function leftInOutbox(instanceId: string, delayMs: number, agoMs: number, seq: number): Promise<string> {
   const id = randomUUID();
-  const task = { id, classId: 'Counter', method: 'queuedAdd', instanceId, body: { by: 1 }, delayMs, identity: { type: 'class', classId: 'Counter', instanceId } };
-  await t.rt.redis.xadd(t.rt.store.keys.bucket(0).tasks, `${(await redisNow()) - agoMs}-${seq}`, 't', JSON.stringify([task]));
+  const task = {
+    id,
+    classId: 'Counter',
+    method: 'queuedAdd',
+    instanceId,
+    body: { by: 1 },
+    delayMs,
+    identity: { type: 'class', classId: 'Counter', instanceId },
+  };
+  await t.rt.redis.xadd(
+    t.rt.store.keys.bucket(0).tasks,
+    `${(await redisNow()) - agoMs}-${seq}`,
+    't',
+    JSON.stringify([task]),
+  );
   return id;
 }
 
@@ -47,7 +60,10 @@ test('a swept task keeps its due time: commit + delay, not sweep + delay', async
   expect(lateDueAt - sweptAt).toBeLessThanOrEqual(30_000 + 5_000);
 
   // the one whose 10 s passed runs now; the other has not
-  await waitFor(async () => (await t.get(`/${t.projectId}/CALL/Counter/get/swept`, key)).body.count === 1, { timeoutMs: 20_000, what: 'the overdue task to run' });
+  await waitFor(async () => (await t.get(`/${t.projectId}/CALL/Counter/get/swept`, key)).body.count === 1, {
+    timeoutMs: 20_000,
+    what: 'the overdue task to run',
+  });
   expect((await t.rt.jobs.queue.getJob(`task-${due}`))?.delay ?? 0).toBe(0);
   expect(await lateJob!.getState()).toBe('delayed');
   // both handed over: the outbox is empty

@@ -4,15 +4,36 @@
  * document reader. The rule end to end, on the real classes, is in
  * test/access/company-scope.test.ts.
  */
-import { assertOwnedBy, assertTenantMayCall, scopedFilter, tenancyApi, tenantDocuments } from '../../runtime/auth/tenancy';
+import {
+  assertOwnedBy,
+  assertTenantMayCall,
+  scopedFilter,
+  tenancyApi,
+  tenantDocuments,
+} from '../../runtime/auth/tenancy';
 import { ActorError } from '../../runtime/errors';
 import type { Identity, InstanceState, MethodKind, TenancyOptions } from '../../runtime/actor/types';
 import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
 
-const user = (tenant?: string): Identity => ({ type: 'program_management_user', userId: 'u', roles: [], ...(tenant ? { tenant } : {}) });
-const cls = (tenant?: string): Identity => ({ type: 'class', classId: 'Other', instanceId: 'i', ...(tenant ? { tenant } : {}) });
+const user = (tenant?: string): Identity => ({
+  type: 'program_management_user',
+  userId: 'u',
+  roles: [],
+  ...(tenant ? { tenant } : {}),
+});
+const cls = (tenant?: string): Identity => ({
+  type: 'class',
+  classId: 'Other',
+  instanceId: 'i',
+  ...(tenant ? { tenant } : {}),
+});
 const owned: TenancyOptions = { kind: 'owned', owner: (s) => s.private.company };
-const state = (company?: string): InstanceState => ({ public: {}, private: company ? { company } : {}, user: {}, role: {} });
+const state = (company?: string): InstanceState => ({
+  public: {},
+  private: company ? { company } : {},
+  user: {},
+  role: {},
+});
 
 function code(fn: () => unknown): number | string | undefined {
   try {
@@ -60,7 +81,7 @@ describe('assertTenantMayCall', () => {
 });
 
 describe('assertOwnedBy', () => {
-  test('a tenant-bound caller reaches only its own tenant\'s instances, before and after a write', () => {
+  test("a tenant-bound caller reaches only its own tenant's instances, before and after a write", () => {
     for (const phase of ['before', 'after'] as const) {
       expect(code(() => assertOwnedBy(user('c1'), 'C', 'i', owned, state('c1'), phase))).toBeUndefined();
       expect(code(() => assertOwnedBy(user('c1'), 'C', 'i', owned, state('c2'), phase))).toBe(1023);
@@ -85,7 +106,7 @@ describe('assertOwnedBy', () => {
 });
 
 describe('tenancyApi (ctx.tenancy)', () => {
-  test('check and allows follow the caller\'s tenant; owner reads the current state', () => {
+  test("check and allows follow the caller's tenant; owner reads the current state", () => {
     let s = state('c1');
     const api = tenancyApi(user('c1'), owned, () => s);
     expect(api.tenant).toBe('c1');
@@ -122,7 +143,7 @@ describe('tenantDocuments', () => {
       secrets: { classId: 'Secret' },
     })[c];
 
-  test('find, count and get see only the tenant\'s documents of a scoped collection', async () => {
+  test("find, count and get see only the tenant's documents of a scoped collection", async () => {
     const docs = tenantDocuments(store, 'c1', scopes);
     expect((await docs.find('members', { name: 'a' })).items.map((d) => d._id)).toEqual(['m1']);
     expect((await docs.find('members', {})).total).toBe(1);
@@ -132,7 +153,9 @@ describe('tenantDocuments', () => {
     expect(await docs.get('members', 'm3')).toBeNull();
     // a filter that names another tenant cannot widen the scope
     expect((await docs.find('members', { 'company.id': 'c2' })).total).toBe(0);
-    expect((await docs.find('members', { $or: [{ 'company.id': 'c2' }, { name: 'a' }] })).items.map((d) => d._id)).toEqual(['m1']);
+    expect(
+      (await docs.find('members', { $or: [{ 'company.id': 'c2' }, { name: 'a' }] })).items.map((d) => d._id),
+    ).toEqual(['m1']);
   });
 
   test('shared collections are read as they are; collections of undeclared classes are refused', async () => {
@@ -144,7 +167,7 @@ describe('tenantDocuments', () => {
     await expect(docs.find('unknown', {})).rejects.toMatchObject({ code: 1023 });
   });
 
-  test('scopedFilter keeps the caller\'s filter and adds the tenant condition', () => {
+  test("scopedFilter keeps the caller's filter and adds the tenant condition", () => {
     expect(scopedFilter({}, 'companyId', 'c1')).toEqual({ companyId: 'c1' });
     expect(scopedFilter({ a: 1 }, 'companyId', 'c1')).toEqual({ $and: [{ a: 1 }, { companyId: 'c1' }] });
   });

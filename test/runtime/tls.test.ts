@@ -36,7 +36,7 @@ describe('TLS configuration', () => {
     expect(tlsFiles({ TLS_CERT: CERT, TLS_KEY: KEY })?.cert.toString()).toContain('BEGIN CERTIFICATE');
     expect(() => tlsFiles({ TLS_CERT: CERT })).toThrow('TLS_KEY is unset');
     expect(() => tlsFiles({ TLS_KEY: KEY })).toThrow('TLS_CERT is unset');
-    expect(() => tlsFiles({ TLS_CERT: path.join(DIR, 'missing.pem'), TLS_KEY: KEY })).toThrow("TLS_CERT: cannot read");
+    expect(() => tlsFiles({ TLS_CERT: path.join(DIR, 'missing.pem'), TLS_KEY: KEY })).toThrow('TLS_CERT: cannot read');
   });
 });
 
@@ -66,11 +66,14 @@ describe('a runtime with TLS_CERT and TLS_KEY', () => {
   it('refuses TLS 1.1 and accepts TLS 1.2', async () => {
     const handshake = (version: tls.SecureVersion) =>
       new Promise<string>((resolve, reject) => {
-        const socket = tls.connect({ host: '127.0.0.1', port, ca, minVersion: version, maxVersion: version, servername: 'localhost' }, () => {
-          const v = socket.getProtocol() ?? '';
-          socket.end();
-          resolve(v);
-        });
+        const socket = tls.connect(
+          { host: '127.0.0.1', port, ca, minVersion: version, maxVersion: version, servername: 'localhost' },
+          () => {
+            const v = socket.getProtocol() ?? '';
+            socket.end();
+            resolve(v);
+          },
+        );
         socket.on('error', reject);
       });
     await expect(handshake('TLSv1.2')).resolves.toBe('TLSv1.2');

@@ -9,7 +9,14 @@ import { RefreshKeys } from '../../runtime/auth/refresh-tokens';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, TEST_JWT_SECRET, waitFor, type TestRuntime } from '../support/harness';
+import {
+  EXAMPLE_CLASS_DIR,
+  startTestRuntime,
+  TEST_API_KEY,
+  TEST_JWT_SECRET,
+  waitFor,
+  type TestRuntime,
+} from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
 
 const operator = { 'x-api-key': TEST_API_KEY };
@@ -27,7 +34,8 @@ let t: TestRuntime;
 const call = (method: string, body: unknown, headers: Record<string, string> = {}, instance = '') =>
   t.post(`/${t.projectId}/CALL/Staff/${method}${instance ? `/${instance}` : ''}`, body, headers);
 const create = async (id: string, user: object) => expect((await call('create', user, operator, id)).status).toBe(200);
-const update = async (id: string, patch: object) => expect((await call('update', patch, operator, id)).status).toBe(200);
+const update = async (id: string, patch: object) =>
+  expect((await call('update', patch, operator, id)).status).toBe(200);
 const signIn = async (sub: string, extra: object = {}): Promise<Issued> => {
   const r = await call('signIn', { sub, ...extra });
   expect(r.status).toBe(200);
@@ -61,7 +69,10 @@ describe('access tokens', () => {
   test('carry iat, exp, jti and iss, signed HS256, for ACCESS_TOKEN_TTL_SECONDS unless the class asks for less', async () => {
     const id = uid('u');
     const issued = await signIn(id);
-    const { header, payload } = jwt.decode(issued.token, { complete: true }) as { header: jwt.JwtHeader; payload: jwt.JwtPayload };
+    const { header, payload } = jwt.decode(issued.token, { complete: true }) as {
+      header: jwt.JwtHeader;
+      payload: jwt.JwtPayload;
+    };
     expect(header.alg).toBe('HS256');
     expect(payload).toMatchObject({ sub: id, identity: 'program_management_user', iss: ISSUER });
     expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/);
@@ -96,11 +107,18 @@ describe('access tokens', () => {
   });
 
   test('a token limited to some methods calls those and is refused (403, 1027) any other', async () => {
-    const issued = await call('issueAny', { sub: 'm-1', type: 'member_otp', methods: ['Staff.checkCode', 'Staff.resendCode'] });
+    const issued = await call('issueAny', {
+      sub: 'm-1',
+      type: 'member_otp',
+      methods: ['Staff.checkCode', 'Staff.resendCode'],
+    });
     expect(issued.status).toBe(200);
     const otp = bearer(issued.body.token);
     const check = await call('checkCode', {}, otp);
-    expect([check.status, check.body]).toEqual([200, { userId: 'm-1', methods: ['Staff.checkCode', 'Staff.resendCode'] }]);
+    expect([check.status, check.body]).toEqual([
+      200,
+      { userId: 'm-1', methods: ['Staff.checkCode', 'Staff.resendCode'] },
+    ]);
     expect((await call('resendCode', {}, otp)).status).toBe(200);
     const other = await call('profile', {}, otp);
     expect([other.status, other.body.code]).toEqual([403, 1027]);
@@ -112,7 +130,10 @@ describe('access tokens', () => {
 
   test('a methods claim that is not a list of Class.method names is 401, not a wider token', async () => {
     for (const methods of ['Staff.profile', [], [42], ['profile']]) {
-      const token = jwt.sign({ sub: 'm-2', identity: 'member_otp', methods }, TEST_JWT_SECRET, { algorithm: 'HS256', issuer: ISSUER });
+      const token = jwt.sign({ sub: 'm-2', identity: 'member_otp', methods }, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+        issuer: ISSUER,
+      });
       const r = await call('profile', {}, bearer(token));
       expect([r.status, r.body.code]).toEqual([401, 1007]);
     }
@@ -207,12 +228,16 @@ describe('refresh tokens', () => {
     expect((await refresh(issued.refreshToken)).status).toBe(401);
   });
 
-  test('a refresh token issued before the user\'s validAfter is refused', async () => {
+  test("a refresh token issued before the user's validAfter is refused", async () => {
     const id = uid('u');
     await create(id, { active: true, roles: [] });
     const old = await signIn(id, { refresh: true });
-    const record = JSON.parse((await t.rt.redis.get(new RefreshKeys(`rt:${t.projectId}`).tokenKeyOf(old.refreshToken!)!))!);
-    const validAfter = await waitFor(() => Date.now() > record.createdMs && new Date().toISOString(), { what: 'the next millisecond' });
+    const record = JSON.parse(
+      (await t.rt.redis.get(new RefreshKeys(`rt:${t.projectId}`).tokenKeyOf(old.refreshToken!)!))!,
+    );
+    const validAfter = await waitFor(() => Date.now() > record.createdMs && new Date().toISOString(), {
+      what: 'the next millisecond',
+    });
     await update(id, { validAfter });
     const fresh = await signIn(id, { refresh: true });
     expect((await refresh(old.refreshToken)).status).toBe(401);
@@ -233,7 +258,13 @@ describe('refresh tokens', () => {
   });
 
   test('a token limited to some methods is refreshed with the same limit and lifetime', async () => {
-    const issued = await call('issueAny', { sub: 'm-3', type: 'member_otp', methods: ['Staff.checkCode'], ttlSeconds: 120, refresh: true });
+    const issued = await call('issueAny', {
+      sub: 'm-3',
+      type: 'member_otp',
+      methods: ['Staff.checkCode'],
+      ttlSeconds: 120,
+      refresh: true,
+    });
     const r = await refresh(issued.body.refreshToken);
     expect(r.status).toBe(200);
     const payload = jwt.decode(r.body.token) as jwt.JwtPayload;
@@ -244,7 +275,11 @@ describe('refresh tokens', () => {
 
   test('a body without a refresh token is 400 naming the field; an unknown one 401; another project 404', async () => {
     const missing = await t.post(`/${t.projectId}/auth/refresh`, {});
-    expect([missing.status, missing.body.code, missing.body.details]).toEqual([400, 1002, { errors: [{ field: 'refreshToken', reason: 'is required' }] }]);
+    expect([missing.status, missing.body.code, missing.body.details]).toEqual([
+      400,
+      1002,
+      { errors: [{ field: 'refreshToken', reason: 'is required' }] },
+    ]);
     const wrong = await refresh(42);
     expect([wrong.status, wrong.body.details.errors[0].field]).toEqual([400, 'refreshToken']);
     const unknown = await refresh('rt_not-a-token');

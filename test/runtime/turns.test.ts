@@ -47,7 +47,8 @@ const leaseHolder = (id: string) => redis.get(store.keys.lease('C', id));
 async function blockedWaiters(): Promise<number> {
   const list = (await redis.client('LIST')) as string;
   // flags=b: blocked now (cmd= names the last command, which an idle pooled connection keeps too)
-  return list.split('\n').filter((line) => line.includes(` name=${connectionName} `) && / flags=\w*b\w* /.test(line)).length;
+  return list.split('\n').filter((line) => line.includes(` name=${connectionName} `) && / flags=\w*b\w* /.test(line))
+    .length;
 }
 
 test('one holder across processes: a second manager waits, and is refused past its deadline', async () => {
@@ -109,26 +110,29 @@ test('the lease is renewed while the handler runs, and a lost lease is reported'
   expect(m.renewEveryMs).toBe(1000);
   const turn = turnOf(await m.begin('C', id, 'upsert', false, inTenSeconds()));
   let lost = false;
-  const done = turn.renewWhile(async () => {
-    // three renewals seen (the time-to-live jumps back up): past the 3000 ms a lease lives unrenewed
-    let renewals = 0;
-    let last = await redis.pttl(store.keys.lease('C', id));
-    await waitFor(
-      async () => {
-        const now = await redis.pttl(store.keys.lease('C', id));
-        if (now > last) renewals++;
-        last = now;
-        return renewals >= 3;
-      },
-      { timeoutMs: 15_000, intervalMs: 50, what: 'three lease renewals' },
-    );
-    expect(lost).toBe(false);
-    expect(await leaseHolder(id)).toBe(turn.token);
-    await redis.del(store.keys.lease('C', id)); // taken away
-    // the next renewal (due within 1 s, ticks every 500 ms) finds it gone; room for stalls
-    await waitFor(() => lost, { timeoutMs: 10_000, what: 'the lost lease reported' });
-    return 'ok';
-  }, () => (lost = true));
+  const done = turn.renewWhile(
+    async () => {
+      // three renewals seen (the time-to-live jumps back up): past the 3000 ms a lease lives unrenewed
+      let renewals = 0;
+      let last = await redis.pttl(store.keys.lease('C', id));
+      await waitFor(
+        async () => {
+          const now = await redis.pttl(store.keys.lease('C', id));
+          if (now > last) renewals++;
+          last = now;
+          return renewals >= 3;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, what: 'three lease renewals' },
+      );
+      expect(lost).toBe(false);
+      expect(await leaseHolder(id)).toBe(turn.token);
+      await redis.del(store.keys.lease('C', id)); // taken away
+      // the next renewal (due within 1 s, ticks every 500 ms) finds it gone; room for stalls
+      await waitFor(() => lost, { timeoutMs: 10_000, what: 'the lost lease reported' });
+      return 'ok';
+    },
+    () => (lost = true),
+  );
   expect(await done).toBe('ok');
   turn.lost();
   await turn.abandon();
@@ -160,7 +164,9 @@ test('a release while another process waits hands the lease to that waiter inste
   const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
   const waiting = b.begin('C', id, 'upsert', false, inTenSeconds());
   // b registered as a waiter of the lease
-  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1, { what: 'b waiting for the lease' });
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1, {
+    what: 'b waiting for the lease',
+  });
   await first.abandon();
   first.end();
   // never free in between: handed over ('handoff'), then b's
@@ -181,9 +187,12 @@ test('hand-over is fair across processes: a process arriving after the release q
   const waitingB = b.begin('C', id, 'upsert', false, inTenSeconds()).then((s) => (order.push('b'), turnOf(s)));
   // Redis wakes the longest-blocked waiter: b counts as waiting once it is registered and blocked,
   // which are two round trips apart
-  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1 && (await blockedWaiters()) === 1, {
-    what: 'b registered and blocked on the wake-up list',
-  });
+  await waitFor(
+    async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 1 && (await blockedWaiters()) === 1,
+    {
+      what: 'b registered and blocked on the wake-up list',
+    },
+  );
   await first.abandon();
   first.end();
   // c arrives once the lease is released to the waiters: it must not take it before b
@@ -205,7 +214,9 @@ test('a waiter that gives up leaves the waiters, so the next release frees the l
   const first = turnOf(await a.begin('C', id, 'upsert', false, inTenSeconds()));
   const refused = await b.begin('C', id, 'upsert', false, Date.now() + 200).catch((e: ActorError) => e);
   expect((refused as ActorError).code).toBe(1012);
-  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 0, { what: 'b gone from the waiters' });
+  await waitFor(async () => (await redis.zcard(store.keys.leaseWaiters('C', id))) === 0, {
+    what: 'b gone from the waiters',
+  });
   await first.abandon();
   first.end();
   expect(await leaseHolder(id)).toBeNull();

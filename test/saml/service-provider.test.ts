@@ -35,7 +35,12 @@ const impostorWithAcmeCert = new TestIdp(IDP_ENTITY, IDP_SSO, fixture('other-idp
 /** acme's key, but another entity id */
 const otherIssuer = new TestIdp('https://idp.other.test/saml', IDP_SSO);
 /** the second configured provider, globex, with its own key */
-const globex = new TestIdp('https://idp.globex.test', 'https://idp.globex.test/sso', fixture('other-idp.key.pem'), fixture('other-idp.cert.pem'));
+const globex = new TestIdp(
+  'https://idp.globex.test',
+  'https://idp.globex.test/sso',
+  fixture('other-idp.key.pem'),
+  fixture('other-idp.cert.pem'),
+);
 
 const env = { SAML_SP_ENTITY_ID: SP_ENTITY, SAML_ACS_URL: ACS, SAML_CLOCK_SKEW_SECONDS: '60' };
 const idps = {
@@ -43,7 +48,13 @@ const idps = {
     // from the provider's metadata, as an administrator would paste it
     { id: 'acme', domains: ['acme.test', 'Acme.Co.Test'], metadata: acme.metadata() },
     // from explicit fields
-    { id: 'globex', domains: ['globex.test'], entityId: 'https://idp.globex.test', ssoUrl: 'https://idp.globex.test/sso', signingCert: fixture('other-idp.cert.pem') },
+    {
+      id: 'globex',
+      domains: ['globex.test'],
+      entityId: 'https://idp.globex.test',
+      ssoUrl: 'https://idp.globex.test/sso',
+      signingCert: fixture('other-idp.cert.pem'),
+    },
   ],
 };
 
@@ -83,7 +94,8 @@ async function refusal(p: Promise<unknown>): Promise<SamlReason> {
 
 const provider = () => saml.idpById('acme')!;
 /** the usual sign-in: the service's login URL, and acme's signed answer to its AuthnRequest */
-const signIn = async (o: Parameters<TestIdp['respond']>[1] = {}, sp = spAtIdp) => acme.answer(await saml.loginUrl(provider(), seen), sp, o);
+const signIn = async (o: Parameters<TestIdp['respond']>[1] = {}, sp = spAtIdp) =>
+  acme.answer(await saml.loginUrl(provider(), seen), sp, o);
 
 describe('choosing the identity provider', () => {
   it('by the exact email domain, case-insensitively', () => {
@@ -94,7 +106,16 @@ describe('choosing the identity provider', () => {
   });
 
   it('none for other domains, sub- or super-domains, and non-addresses', () => {
-    for (const email of ['nobody@example.org', 'ann@sub.acme.test', 'ann@acme.test.evil', 'ann@test', 'acme.test', 'ann@', '', 'a b@acme.test']) {
+    for (const email of [
+      'nobody@example.org',
+      'ann@sub.acme.test',
+      'ann@acme.test.evil',
+      'ann@test',
+      'acme.test',
+      'ann@',
+      '',
+      'a b@acme.test',
+    ]) {
       expect(saml.idpForEmail(email)).toBeNull();
     }
   });
@@ -120,7 +141,9 @@ describe('metadata and login requests', () => {
     const url = new URL(await saml.loginUrl(provider(), seen, 'r-123'));
     expect(`${url.origin}${url.pathname}`).toBe(IDP_SSO);
     expect(url.searchParams.get('RelayState')).toBe('r-123');
-    const parsed = await acme.idp.parseLoginRequest(spAtIdp, 'redirect', { query: Object.fromEntries(url.searchParams) });
+    const parsed = await acme.idp.parseLoginRequest(spAtIdp, 'redirect', {
+      query: Object.fromEntries(url.searchParams),
+    });
     expect(parsed.extract.issuer).toBe(SP_ENTITY);
     const request = parsed.extract.request as Record<string, string>;
     expect(request.assertionConsumerServiceUrl).toBe(ACS);
@@ -136,13 +159,20 @@ describe('metadata and login requests', () => {
       fs.writeFileSync(certFile, fixture('sp.cert.pem'));
       const strictIdp = new TestIdp(IDP_ENTITY, IDP_SSO, undefined, undefined, { wantAuthnRequestsSigned: true });
       const signing = samlServiceProvider(
-        parseSamlConfig({ identityProviders: [{ id: 'acme', domains: ['acme.test'], metadata: strictIdp.metadata() }] }, { env: { ...env, SAML_SP_KEY_FILE: keyFile, SAML_SP_CERT_FILE: certFile } }),
+        parseSamlConfig(
+          { identityProviders: [{ id: 'acme', domains: ['acme.test'], metadata: strictIdp.metadata() }] },
+          { env: { ...env, SAML_SP_KEY_FILE: keyFile, SAML_SP_CERT_FILE: certFile } },
+        ),
       );
       expect(signing.spMetadata()).toContain('AuthnRequestsSigned="true"');
       const spAtStrictIdp = TestIdp.spFromMetadata(signing.spMetadata());
       const url = new URL(await signing.loginUrl(signing.idpById('acme')!, seen, 'r-9'));
       // HTTP-Redirect binding: the signature covers the query as sent, Signature itself left out
-      const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+      const octetString = url.search
+        .slice(1)
+        .split('&')
+        .filter((p) => !p.startsWith('Signature='))
+        .join('&');
       const query = Object.fromEntries(url.searchParams);
       expect(query.Signature).toBeTruthy();
       const parsed = await strictIdp.idp.parseLoginRequest(spAtStrictIdp, 'redirect', { query, octetString });
@@ -150,7 +180,10 @@ describe('metadata and login requests', () => {
       // the unsigned service provider's request is refused by an identity provider that wants them signed
       const unsigned = new URL(await saml.loginUrl(provider(), seen, 'r-9'));
       await expect(
-        strictIdp.idp.parseLoginRequest(spAtStrictIdp, 'redirect', { query: Object.fromEntries(unsigned.searchParams), octetString: unsigned.search.slice(1) }),
+        strictIdp.idp.parseLoginRequest(spAtStrictIdp, 'redirect', {
+          query: Object.fromEntries(unsigned.searchParams),
+          octetString: unsigned.search.slice(1),
+        }),
       ).rejects.toThrow('ERR_MISSING_SIG_ALG');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -193,7 +226,9 @@ describe('a response from the identity provider', () => {
   });
 
   it('with only the whole Response signed (not the assertion) is accepted too', async () => {
-    const spNotWantingAssertionSigned = TestIdp.spFromMetadata(saml.spMetadata().replace('WantAssertionsSigned="true"', 'WantAssertionsSigned="false"'));
+    const spNotWantingAssertionSigned = TestIdp.spFromMetadata(
+      saml.spMetadata().replace('WantAssertionsSigned="true"', 'WantAssertionsSigned="false"'),
+    );
     const response = await signIn({ email: 'ann@acme.test' }, spNotWantingAssertionSigned);
     const xml = Buffer.from(response, 'base64').toString();
     expect(xml).toMatch(/<\/saml:Issuer><ds:Signature/); // the Response's signature, after its Issuer
@@ -206,19 +241,29 @@ describe('a response from the identity provider', () => {
   });
 
   it('unsigned is refused', async () => {
-    expect(await refusal(saml.parseResponse(provider(), acme.unsigned(spAtIdp, { email: 'ann@acme.test' }), seen))).toBe('SAML_UNSIGNED');
+    expect(
+      await refusal(saml.parseResponse(provider(), acme.unsigned(spAtIdp, { email: 'ann@acme.test' }), seen)),
+    ).toBe('SAML_UNSIGNED');
   });
 
   it('signed by another key is refused, whether it shows its own certificate or acme’s', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await impostor.respond(spAtIdp, { email: 'ann@acme.test' }), seen))).toBe('SAML_BAD_SIGNATURE');
-    expect(await refusal(saml.parseResponse(provider(), await impostorWithAcmeCert.respond(spAtIdp, { email: 'ann@acme.test' }), seen))).toBe('SAML_BAD_SIGNATURE');
+    expect(
+      await refusal(saml.parseResponse(provider(), await impostor.respond(spAtIdp, { email: 'ann@acme.test' }), seen)),
+    ).toBe('SAML_BAD_SIGNATURE');
+    expect(
+      await refusal(
+        saml.parseResponse(provider(), await impostorWithAcmeCert.respond(spAtIdp, { email: 'ann@acme.test' }), seen),
+      ),
+    ).toBe('SAML_BAD_SIGNATURE');
   });
 
   it('altered after signing is refused', async () => {
     const xml = Buffer.from(await acme.respond(spAtIdp, { email: 'ann@acme.test' }), 'base64').toString();
     const altered = xml.replace(/>ann@acme\.test</g, '>boss@acme.test<');
     expect(altered).not.toBe(xml);
-    expect(await refusal(saml.parseResponse(provider(), Buffer.from(altered).toString('base64'), seen))).toBe('SAML_BAD_SIGNATURE');
+    expect(await refusal(saml.parseResponse(provider(), Buffer.from(altered).toString('base64'), seen))).toBe(
+      'SAML_BAD_SIGNATURE',
+    );
   });
 
   it('checked against the provider it claims to come from: globex’s key does not verify acme’s signature', async () => {
@@ -227,47 +272,89 @@ describe('a response from the identity provider', () => {
   });
 
   it('issued by another entity id is refused', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await otherIssuer.respond(spAtIdp, { email: 'ann@acme.test' }), seen))).toBe('SAML_ISSUER');
+    expect(
+      await refusal(
+        saml.parseResponse(provider(), await otherIssuer.respond(spAtIdp, { email: 'ann@acme.test' }), seen),
+      ),
+    ).toBe('SAML_ISSUER');
   });
 
   it('for another audience is refused', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', audience: 'https://other-service.example.test' });
+    const response = await acme.respond(spAtIdp, {
+      email: 'ann@acme.test',
+      audience: 'https://other-service.example.test',
+    });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_AUDIENCE');
   });
 
   it('addressed to another endpoint is refused, by its Destination or its Recipient alone too', async () => {
     const elsewhere = 'https://other-service.example.test/acs';
     for (const o of [{ recipient: elsewhere }, { destination: elsewhere }, { subjectRecipient: elsewhere }]) {
-      expect([o, await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', ...o }), seen))]).toEqual([o, 'SAML_RECIPIENT']);
+      expect([
+        o,
+        await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', ...o }), seen)),
+      ]).toEqual([o, 'SAML_RECIPIENT']);
     }
   });
 
   it('without a Destination on the Response, or a Recipient on its bearer confirmation, is refused (profile 4.1.4.3)', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', destination: null }), seen))).toBe('SAML_RECIPIENT');
-    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectRecipient: null }), seen))).toBe('SAML_RECIPIENT');
+    expect(
+      await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', destination: null }), seen)),
+    ).toBe('SAML_RECIPIENT');
+    expect(
+      await refusal(
+        saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectRecipient: null }), seen),
+      ),
+    ).toBe('SAML_RECIPIENT');
     // the same with both, to the same request: accepted (the refusals burnt nothing)
     const loginUrl = await saml.loginUrl(provider(), seen);
-    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', subjectRecipient: null }), seen))).toBe('SAML_RECIPIENT');
-    expect((await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test' }), seen)).email).toBe('ann@acme.test');
+    expect(
+      await refusal(
+        saml.parseResponse(
+          provider(),
+          await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', subjectRecipient: null }),
+          seen,
+        ),
+      ),
+    ).toBe('SAML_RECIPIENT');
+    expect(
+      (await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test' }), seen))
+        .email,
+    ).toBe('ann@acme.test');
   });
 
   it('expired (Conditions NotOnOrAfter past the clock skew) is refused', async () => {
     const past = new Date(Date.now() - 10 * 60_000);
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', notBefore: new Date(Date.now() - 20 * 60_000), notOnOrAfter: past });
+    const response = await acme.respond(spAtIdp, {
+      email: 'ann@acme.test',
+      notBefore: new Date(Date.now() - 20 * 60_000),
+      notOnOrAfter: past,
+    });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_EXPIRED');
   });
 
   it('whose bearer confirmation carries no NotOnOrAfter is refused (profile 4.1.4.2), even when the conditions have one', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectNotOnOrAfter: null }), seen))).toBe('SAML_EXPIRED');
+    expect(
+      await refusal(
+        saml.parseResponse(provider(), await signIn({ email: 'ann@acme.test', subjectNotOnOrAfter: null }), seen),
+      ),
+    ).toBe('SAML_EXPIRED');
   });
 
   it('past its bearer confirmation’s NotOnOrAfter is refused even when the conditions still hold', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', subjectNotOnOrAfter: new Date(Date.now() - 10 * 60_000) });
+    const response = await acme.respond(spAtIdp, {
+      email: 'ann@acme.test',
+      subjectNotOnOrAfter: new Date(Date.now() - 10 * 60_000),
+    });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_EXPIRED');
   });
 
   it('not valid yet (NotBefore beyond the clock skew) is refused', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', notBefore: new Date(Date.now() + 10 * 60_000), notOnOrAfter: new Date(Date.now() + 20 * 60_000) });
+    const response = await acme.respond(spAtIdp, {
+      email: 'ann@acme.test',
+      notBefore: new Date(Date.now() + 10 * 60_000),
+      notOnOrAfter: new Date(Date.now() + 20 * 60_000),
+    });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_EXPIRED');
   });
 
@@ -281,17 +368,31 @@ describe('a response from the identity provider', () => {
     await saml.parseResponse(provider(), response, seen);
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_REPLAYED');
     const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
-    expect(await refusal(otherProcess.parseResponse(otherProcess.idpById('acme')!, response, seen))).toBe('SAML_REPLAYED');
+    expect(await refusal(otherProcess.parseResponse(otherProcess.idpById('acme')!, response, seen))).toBe(
+      'SAML_REPLAYED',
+    );
   });
 
   it('remembered only until it would expire anyway, and a refused response burns no assertion id', async () => {
     const assertionId = `_remembered-${prefix}`;
     const notOnOrAfter = new Date(Date.now() + 5 * 60_000);
     const loginUrl = await saml.loginUrl(provider(), seen);
-    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, audience: 'x' }), seen))).toBe('SAML_AUDIENCE');
+    expect(
+      await refusal(
+        saml.parseResponse(
+          provider(),
+          await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, audience: 'x' }),
+          seen,
+        ),
+      ),
+    ).toBe('SAML_AUDIENCE');
     expect(await redis.exists(`${prefix}:acme:${assertionId}`)).toBe(0);
     // nor its request: answered again, it is accepted
-    await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, notOnOrAfter }), seen);
+    await saml.parseResponse(
+      provider(),
+      await acme.answer(loginUrl, spAtIdp, { email: 'ann@acme.test', assertionId, notOnOrAfter }),
+      seen,
+    );
     const expiresAt = Number(await redis.call('PEXPIRETIME', `${prefix}:acme:${assertionId}`));
     // NotOnOrAfter (whole seconds in the XML) + the 60 s skew
     expect(expiresAt).toBe(new Date(notOnOrAfter.toISOString()).getTime() + 60_000);
@@ -308,17 +409,28 @@ describe('a response from the identity provider', () => {
   });
 
   it('with a failure status is refused', async () => {
-    const response = await acme.respond(spAtIdp, { email: 'ann@acme.test', statusCode: 'urn:oasis:names:tc:SAML:2.0:status:Responder' });
+    const response = await acme.respond(spAtIdp, {
+      email: 'ann@acme.test',
+      statusCode: 'urn:oasis:names:tc:SAML:2.0:status:Responder',
+    });
     expect(await refusal(saml.parseResponse(provider(), response, seen))).toBe('SAML_STATUS');
   });
 
   it('that is not base64, carries a DOCTYPE or is no SAML Response is refused as malformed', async () => {
-    const quiet = [jest.spyOn(console, 'error').mockImplementation(() => {}), jest.spyOn(console, 'debug').mockImplementation(() => {})];
+    const quiet = [
+      jest.spyOn(console, 'error').mockImplementation(() => {}),
+      jest.spyOn(console, 'debug').mockImplementation(() => {}),
+    ];
     try {
       expect(await refusal(saml.parseResponse(provider(), 'not base64 !', seen))).toBe('SAML_MALFORMED');
-      const doctype = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]><samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">&x;</samlp:Response>';
-      expect(await refusal(saml.parseResponse(provider(), Buffer.from(doctype).toString('base64'), seen))).toBe('SAML_MALFORMED');
-      expect(await refusal(saml.parseResponse(provider(), Buffer.from('<hello>world</hello>').toString('base64'), seen))).toBe('SAML_MALFORMED');
+      const doctype =
+        '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]><samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">&x;</samlp:Response>';
+      expect(await refusal(saml.parseResponse(provider(), Buffer.from(doctype).toString('base64'), seen))).toBe(
+        'SAML_MALFORMED',
+      );
+      expect(
+        await refusal(saml.parseResponse(provider(), Buffer.from('<hello>world</hello>').toString('base64'), seen)),
+      ).toBe('SAML_MALFORMED');
     } finally {
       quiet.forEach((s) => s.mockRestore());
     }
@@ -326,7 +438,9 @@ describe('a response from the identity provider', () => {
 
   it('for a provider that is not configured is refused', async () => {
     const response = await acme.respond(spAtIdp, { email: 'ann@acme.test' });
-    expect(await refusal(saml.parseResponse({ id: 'nope', entityId: IDP_ENTITY, domains: ['acme.test'] }, response, seen))).toBe('SAML_UNKNOWN_IDP');
+    expect(
+      await refusal(saml.parseResponse({ id: 'nope', entityId: IDP_ENTITY, domains: ['acme.test'] }, response, seen)),
+    ).toBe('SAML_UNKNOWN_IDP');
   });
 });
 
@@ -334,10 +448,23 @@ describe('InResponseTo: the AuthnRequest a response answers', () => {
   const ann = { email: 'ann@acme.test' };
   /** acme's configuration with allowUnsolicited, in a service provider sharing the memory */
   const lenient = () =>
-    samlServiceProvider(parseSamlConfig({ identityProviders: [{ ...idps.identityProviders[0]!, allowUnsolicited: true }, idps.identityProviders[1]!] }, { env }));
+    samlServiceProvider(
+      parseSamlConfig(
+        { identityProviders: [{ ...idps.identityProviders[0]!, allowUnsolicited: true }, idps.identityProviders[1]!] },
+        { env },
+      ),
+    );
 
   it('naming no request this service made is refused', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo: `_never-asked-${prefix}` }), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    expect(
+      await refusal(
+        saml.parseResponse(
+          provider(),
+          await acme.respond(spAtIdp, { ...ann, inResponseTo: `_never-asked-${prefix}` }),
+          seen,
+        ),
+      ),
+    ).toBe('SAML_UNKNOWN_REQUEST');
   });
 
   it('naming a request made to another provider is refused: globex may not answer what acme was asked', async () => {
@@ -345,27 +472,42 @@ describe('InResponseTo: the AuthnRequest a response answers', () => {
     const response = await globex.respond(spAtIdp, { email: 'carl@globex.test', inResponseTo: askedAcme.id });
     expect(await refusal(saml.parseResponse(saml.idpById('globex')!, response, seen))).toBe('SAML_UNKNOWN_REQUEST');
     // answered by acme, it is accepted
-    expect((await saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo: askedAcme.id }), seen)).inResponseTo).toBe(askedAcme.id);
+    expect(
+      (await saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo: askedAcme.id }), seen))
+        .inResponseTo,
+    ).toBe(askedAcme.id);
   });
 
   it('answering a request already answered is refused, even with a fresh assertion, also by another instance', async () => {
     const loginUrl = await saml.loginUrl(provider(), seen);
     await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen);
-    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen))).toBe('SAML_REPLAYED');
+    expect(await refusal(saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen))).toBe(
+      'SAML_REPLAYED',
+    );
     const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
-    expect(await refusal(otherProcess.parseResponse(otherProcess.idpById('acme')!, await acme.answer(loginUrl, spAtIdp, ann), seen))).toBe('SAML_REPLAYED');
+    expect(
+      await refusal(
+        otherProcess.parseResponse(otherProcess.idpById('acme')!, await acme.answer(loginUrl, spAtIdp, ann), seen),
+      ),
+    ).toBe('SAML_REPLAYED');
   });
 
   it('an unknown request stays refused when it comes again', async () => {
     const inResponseTo = `_guessed-${prefix}`;
-    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen))).toBe('SAML_UNKNOWN_REQUEST');
-    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen))).toBe('SAML_REPLAYED');
+    expect(
+      await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen)),
+    ).toBe('SAML_UNKNOWN_REQUEST');
+    expect(
+      await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, { ...ann, inResponseTo }), seen)),
+    ).toBe('SAML_REPLAYED');
   });
 
   it('a request issued by another instance sharing the memory is answered here', async () => {
     const otherProcess = samlServiceProvider(parseSamlConfig(idps, { env }));
     const loginUrl = await otherProcess.loginUrl(otherProcess.idpById('acme')!, seen);
-    expect((await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen)).email).toBe('ann@acme.test');
+    expect((await saml.parseResponse(provider(), await acme.answer(loginUrl, spAtIdp, ann), seen)).email).toBe(
+      'ann@acme.test',
+    );
   });
 
   it('a Response whose InResponseTo is not its signed assertion’s is refused', async () => {
@@ -377,22 +519,38 @@ describe('InResponseTo: the AuthnRequest a response answers', () => {
     const responseTag = (x: string) => x.match(/<samlp:Response\b[^>]*>/)![0];
     expect(responseTag(xml)).toContain(`InResponseTo="${id}"`);
     expect(responseTag(changed)).toContain('InResponseTo="_another"');
-    expect(await refusal(saml.parseResponse(provider(), Buffer.from(changed).toString('base64'), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    expect(await refusal(saml.parseResponse(provider(), Buffer.from(changed).toString('base64'), seen))).toBe(
+      'SAML_UNKNOWN_REQUEST',
+    );
     // unchanged, it is accepted
     expect((await saml.parseResponse(provider(), Buffer.from(xml).toString('base64'), seen)).inResponseTo).toBe(id);
   });
 
   it('unsolicited (no InResponseTo: the identity provider started the sign-in) is refused by default', async () => {
-    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, ann), seen))).toBe('SAML_UNSOLICITED');
+    expect(await refusal(saml.parseResponse(provider(), await acme.respond(spAtIdp, ann), seen))).toBe(
+      'SAML_UNSOLICITED',
+    );
   });
 
   it('unsolicited is accepted from a provider configured with allowUnsolicited; its solicited ones are still checked', async () => {
     const sp = lenient();
     const user = await sp.parseResponse(sp.idpById('acme')!, await acme.respond(spAtIdp, ann), seen);
     expect([user.email, user.inResponseTo]).toEqual(['ann@acme.test', null]);
-    expect(await refusal(sp.parseResponse(sp.idpById('acme')!, await acme.respond(spAtIdp, { ...ann, inResponseTo: `_unknown-${prefix}` }), seen))).toBe('SAML_UNKNOWN_REQUEST');
+    expect(
+      await refusal(
+        sp.parseResponse(
+          sp.idpById('acme')!,
+          await acme.respond(spAtIdp, { ...ann, inResponseTo: `_unknown-${prefix}` }),
+          seen,
+        ),
+      ),
+    ).toBe('SAML_UNKNOWN_REQUEST');
     // globex is not allowed
-    expect(await refusal(sp.parseResponse(sp.idpById('globex')!, await globex.respond(spAtIdp, { email: 'carl@globex.test' }), seen))).toBe('SAML_UNSOLICITED');
+    expect(
+      await refusal(
+        sp.parseResponse(sp.idpById('globex')!, await globex.respond(spAtIdp, { email: 'carl@globex.test' }), seen),
+      ),
+    ).toBe('SAML_UNSOLICITED');
   });
 });
 
@@ -407,7 +565,11 @@ describe('samlify console noise', () => {
       withoutSloWarning(() => console.warn('something else'));
       expect(seenWarnings).toEqual([['something else']]);
       // the console is restored afterwards, also when the build throws
-      expect(() => withoutSloWarning(() => { throw new Error('bad'); })).toThrow('bad');
+      expect(() =>
+        withoutSloWarning(() => {
+          throw new Error('bad');
+        }),
+      ).toThrow('bad');
       console.warn('after');
       expect(seenWarnings).toEqual([['something else'], ['after']]);
     } finally {

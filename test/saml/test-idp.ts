@@ -101,7 +101,9 @@ export class TestIdp {
       : '';
     const authnStatement = `<saml:AuthnStatement AuthnInstant="${new Date(now).toISOString()}" SessionIndex="_s${randomUUID()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`;
     // the two statements are XML, which replaceTagsByValue would escape
-    const template = SamlLib.defaultLoginResponseTemplate.context.replace('{AuthnStatement}', authnStatement).replace('{AttributeStatement}', attributeXml);
+    const template = SamlLib.defaultLoginResponseTemplate.context
+      .replace('{AuthnStatement}', authnStatement)
+      .replace('{AttributeStatement}', attributeXml);
     return SamlLib.replaceTagsByValue(template, {
       ID: `_${randomUUID()}`,
       AssertionID: o.assertionId ?? `_${randomUUID()}`,
@@ -113,7 +115,8 @@ export class TestIdp {
       StatusCode: o.statusCode ?? Constants.StatusCode.Success,
       ConditionsNotBefore: (o.notBefore ?? new Date(now - 60_000)).toISOString(),
       ConditionsNotOnOrAfter: notOnOrAfter.toISOString(),
-      SubjectConfirmationDataNotOnOrAfter: o.subjectNotOnOrAfter === null ? null : (o.subjectNotOnOrAfter ?? notOnOrAfter).toISOString(),
+      SubjectConfirmationDataNotOnOrAfter:
+        o.subjectNotOnOrAfter === null ? null : (o.subjectNotOnOrAfter ?? notOnOrAfter).toISOString(),
       NameIDFormat: EMAIL_FORMAT,
       NameID: o.nameId ?? o.email ?? 'nobody',
       InResponseTo: o.inResponseTo ?? null,
@@ -128,9 +131,15 @@ export class TestIdp {
    */
   async respond(sp: ServiceProviderInstance, o: ResponseOptions = {}): Promise<string> {
     const xml = this.xml(sp, o);
-    const result = await this.idp.createLoginResponse(sp, { extract: {} }, 'post', { email: o.email }, {
-      customTagReplacement: () => ({ id: '', context: xml }),
-    });
+    const result = await this.idp.createLoginResponse(
+      sp,
+      { extract: {} },
+      'post',
+      { email: o.email },
+      {
+        customTagReplacement: () => ({ id: '', context: xml }),
+      },
+    );
     return result.context;
   }
 
@@ -138,8 +147,15 @@ export class TestIdp {
   async request(loginUrl: string, sp: ServiceProviderInstance): Promise<{ id: string; acsUrl: string }> {
     const url = new URL(loginUrl);
     // HTTP-Redirect binding: a signature covers the query as sent, Signature itself left out
-    const octetString = url.search.slice(1).split('&').filter((p) => !p.startsWith('Signature=')).join('&');
-    const parsed = await this.idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams), octetString });
+    const octetString = url.search
+      .slice(1)
+      .split('&')
+      .filter((p) => !p.startsWith('Signature='))
+      .join('&');
+    const parsed = await this.idp.parseLoginRequest(sp, 'redirect', {
+      query: Object.fromEntries(url.searchParams),
+      octetString,
+    });
     const request = parsed.extract.request as Record<string, string>;
     return { id: request.id!, acsUrl: request.assertionConsumerServiceUrl! };
   }

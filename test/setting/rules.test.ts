@@ -20,7 +20,14 @@ import {
   settingDocuments,
   stateProblems,
 } from '../../classes/Setting/rules';
-import type { ListGroup, MemberSubTypeValue, MemberTypeValue, SettingGroups, SettingStatus, SettingValue } from '../../classes/Setting/types';
+import type {
+  ListGroup,
+  MemberSubTypeValue,
+  MemberTypeValue,
+  SettingGroups,
+  SettingStatus,
+  SettingValue,
+} from '../../classes/Setting/types';
 
 const actor: Actor = { id: 'u1', type: 'program_management_user', roles: ['super'] };
 const NOW = '2024-05-01T00:00:00.000Z';
@@ -38,21 +45,54 @@ function refusal(fn: () => unknown): ActorError {
 
 function groupsWith(values: Partial<Record<ListGroup, SettingValue[]>>): SettingGroups {
   const g = defaultGroups();
-  for (const [group, list] of Object.entries(values) as [ListGroup, SettingValue[]][]) (g[group].value as SettingValue[]).push(...list);
+  for (const [group, list] of Object.entries(values) as [ListGroup, SettingValue[]][])
+    (g[group].value as SettingValue[]).push(...list);
   return g;
 }
 
-const memberType = (id: string, name: string, systemIdentifier: string, status: SettingStatus = 'active'): MemberTypeValue => ({
-  id, name, systemIdentifier, status, createdBy: actor, createdAt: NOW, updatedAt: NOW,
+const memberType = (
+  id: string,
+  name: string,
+  systemIdentifier: string,
+  status: SettingStatus = 'active',
+): MemberTypeValue => ({
+  id,
+  name,
+  systemIdentifier,
+  status,
+  createdBy: actor,
+  createdAt: NOW,
+  updatedAt: NOW,
 });
-const subType = (id: string, name: string, hrmsMapping: string[], status: SettingStatus = 'active', memberTypeId?: string): MemberSubTypeValue => ({
-  id, name, hrmsMapping, status, createdBy: actor, createdAt: NOW, updatedAt: NOW, ...(memberTypeId ? { memberTypeId } : {}),
+const subType = (
+  id: string,
+  name: string,
+  hrmsMapping: string[],
+  status: SettingStatus = 'active',
+  memberTypeId?: string,
+): MemberSubTypeValue => ({
+  id,
+  name,
+  hrmsMapping,
+  status,
+  createdBy: actor,
+  createdAt: NOW,
+  updatedAt: NOW,
+  ...(memberTypeId ? { memberTypeId } : {}),
 });
 
 describe('new records', () => {
   test.each([
-    ['companyGroups', { name: ' Internal  ', type: 'internal' }, { name: 'Internal', type: 'internal', status: 'pending' }],
-    ['memberTypes', { name: 'Regular', systemIdentifier: ' Permanent ' }, { name: 'Regular', systemIdentifier: 'Permanent', status: 'pending' }],
+    [
+      'companyGroups',
+      { name: ' Internal  ', type: 'internal' },
+      { name: 'Internal', type: 'internal', status: 'pending' },
+    ],
+    [
+      'memberTypes',
+      { name: 'Regular', systemIdentifier: ' Permanent ' },
+      { name: 'Regular', systemIdentifier: 'Permanent', status: 'pending' },
+    ],
     ['memberSubTypes', { name: 'Spouse' }, { name: 'Spouse', hrmsMapping: [], status: 'pending' }],
     ['tierTypes', { name: 'Base', tierGroup: 'base' }, { name: 'Base', tierGroup: 'base', status: 'active' }],
   ] as const)('%s: trimmed fields, the spec 2.4 initial status, actor and times', (group, input, expected) => {
@@ -62,15 +102,28 @@ describe('new records', () => {
 
   test('hrmsMapping drops blanks and case-insensitive duplicates, keeping the first spelling', () => {
     expect(cleanMapping([' Spouse', 'spouse', '', 'WIFE', ' ', 'Husband'])).toEqual(['Spouse', 'WIFE', 'Husband']);
-    expect(buildValue('memberSubTypes', { name: 'x', hrmsMapping: ['A', 'a'], memberTypeId: 'mt' }, actor, NOW, 'i')).toMatchObject({ hrmsMapping: ['A'], memberTypeId: 'mt' });
+    expect(
+      buildValue('memberSubTypes', { name: 'x', hrmsMapping: ['A', 'a'], memberTypeId: 'mt' }, actor, NOW, 'i'),
+    ).toMatchObject({ hrmsMapping: ['A'], memberTypeId: 'mt' });
   });
 });
 
 describe('updates', () => {
-  const base = buildValue('memberSubTypes', { name: 'Child', description: 'kids', hrmsMapping: ['child'], memberTypeId: 'mt1' }, actor, NOW, 's1');
+  const base = buildValue(
+    'memberSubTypes',
+    { name: 'Child', description: 'kids', hrmsMapping: ['child'], memberTypeId: 'mt1' },
+    actor,
+    NOW,
+    's1',
+  );
 
   test('given fields change, updatedAt moves, status and createdAt stay', () => {
-    const next = applyValueUpdate('memberSubTypes', base, { id: 's1', name: 'Children', hrmsMapping: ['son', 'daughter'] }, LATER);
+    const next = applyValueUpdate(
+      'memberSubTypes',
+      base,
+      { id: 's1', name: 'Children', hrmsMapping: ['son', 'daughter'] },
+      LATER,
+    );
     expect(next).toEqual({ ...base, name: 'Children', hrmsMapping: ['son', 'daughter'], updatedAt: LATER });
   });
 
@@ -85,7 +138,9 @@ describe('updates', () => {
     const tier = buildValue('tierTypes', { name: 'Base', tierGroup: 'base' }, actor, NOW, 't1');
     const err = refusal(() => applyValueUpdate('tierTypes', tier, { id: 't1', tierGroup: 'upgrade' }, LATER));
     expect([err.status, err.code]).toEqual([400, 10036]);
-    expect(applyValueUpdate('tierTypes', tier, { id: 't1', name: 'Basic', tierGroup: 'upgrade' }, LATER)).toMatchObject({ name: 'Basic', tierGroup: 'base' });
+    expect(applyValueUpdate('tierTypes', tier, { id: 't1', name: 'Basic', tierGroup: 'upgrade' }, LATER)).toMatchObject(
+      { name: 'Basic', tierGroup: 'base' },
+    );
   });
 });
 
@@ -97,20 +152,56 @@ describe('uniqueness within a group', () => {
 
   test.each([
     ['the same id', 'memberTypes', memberType('mt1', 'Other', 'Other'), true, 409, 10022],
-    ['the same name in another case and spacing', 'memberTypes', memberType('mt3', '  regular ', 'Other'), true, 409, 10021],
+    [
+      'the same name in another case and spacing',
+      'memberTypes',
+      memberType('mt3', '  regular ', 'Other'),
+      true,
+      409,
+      10021,
+    ],
     ['the name of an inactive record', 'memberTypes', memberType('mt3', 'CLUB', 'Other'), true, 409, 10021],
-    ['the same systemIdentifier in another case', 'memberTypes', memberType('mt3', 'Premium', 'permanent'), true, 409, 10029],
-    ['an HR relationship already mapped', 'memberSubTypes', subType('s2', 'Partner', ['Husband', 'WIFE']), true, 409, 10030],
-    ['an unknown member type', 'memberSubTypes', subType('s2', 'Child', ['child'], 'pending', 'nope'), true, 400, 10031],
+    [
+      'the same systemIdentifier in another case',
+      'memberTypes',
+      memberType('mt3', 'Premium', 'permanent'),
+      true,
+      409,
+      10029,
+    ],
+    [
+      'an HR relationship already mapped',
+      'memberSubTypes',
+      subType('s2', 'Partner', ['Husband', 'WIFE']),
+      true,
+      409,
+      10030,
+    ],
+    [
+      'an unknown member type',
+      'memberSubTypes',
+      subType('s2', 'Child', ['child'], 'pending', 'nope'),
+      true,
+      400,
+      10031,
+    ],
   ] as const)('refuses %s', (_what, group, candidate, isNew, status, code) => {
     const err = refusal(() => checkValue(groups, group, candidate, { isNew }));
     expect([err.status, err.code]).toEqual([status, code]);
   });
 
   test('a record may keep its own name and identifiers; other groups do not count', () => {
-    expect(() => checkValue(groups, 'memberTypes', { ...memberType('mt1', 'REGULAR', 'PERMANENT') }, { isNew: false })).not.toThrow();
-    expect(() => checkValue(groups, 'companyGroups', { ...memberType('g1', 'Regular', 'x'), type: 'internal' } as SettingValue, { isNew: true })).not.toThrow();
-    expect(() => checkValue(groups, 'memberSubTypes', subType('s2', 'Child', ['child'], 'pending', 'mt2'), { isNew: true })).not.toThrow();
+    expect(() =>
+      checkValue(groups, 'memberTypes', { ...memberType('mt1', 'REGULAR', 'PERMANENT') }, { isNew: false }),
+    ).not.toThrow();
+    expect(() =>
+      checkValue(groups, 'companyGroups', { ...memberType('g1', 'Regular', 'x'), type: 'internal' } as SettingValue, {
+        isNew: true,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      checkValue(groups, 'memberSubTypes', subType('s2', 'Child', ['child'], 'pending', 'mt2'), { isNew: true }),
+    ).not.toThrow();
   });
 });
 
@@ -162,23 +253,47 @@ describe('look-ups for the HR sync', () => {
     const config = activeConfig(groupsWith({ memberTypes: types, memberSubTypes: subs }));
     expect(config.memberTypes.map((v) => v.id)).toEqual(['mt1']);
     expect(config.memberSubTypes.map((v) => v.id)).toEqual(['s1']);
-    expect(config).toMatchObject({ companyGroups: [], tierTypes: [], paymentPeriods: DEFAULT_PAYMENT_PERIODS, tierGroups: ['base', 'upgrade', 'add_on'] });
+    expect(config).toMatchObject({
+      companyGroups: [],
+      tierTypes: [],
+      paymentPeriods: DEFAULT_PAYMENT_PERIODS,
+      tierGroups: ['base', 'upgrade', 'add_on'],
+    });
   });
 });
 
 describe('payment periods and whole states', () => {
   test('keys are trimmed and must be unique (case-insensitive)', () => {
-    expect(checkPaymentPeriods([{ key: 'monthly ', label: ' Monthly' }])).toEqual([{ key: 'monthly', label: 'Monthly' }]);
-    const err = refusal(() => checkPaymentPeriods([{ key: 'm', label: 'a' }, { key: 'x', label: 'b' }, { key: 'M', label: 'c' }]));
+    expect(checkPaymentPeriods([{ key: 'monthly ', label: ' Monthly' }])).toEqual([
+      { key: 'monthly', label: 'Monthly' },
+    ]);
+    const err = refusal(() =>
+      checkPaymentPeriods([
+        { key: 'm', label: 'a' },
+        { key: 'x', label: 'b' },
+        { key: 'M', label: 'c' },
+      ]),
+    );
     expect([err.status, err.code]).toEqual([400, 10032]);
-    expect(err.details).toEqual({ errors: [{ field: 'paymentPeriods.2.key', reason: 'duplicates paymentPeriods.0.key' }] });
+    expect(err.details).toEqual({
+      errors: [{ field: 'paymentPeriods.2.key', reason: 'duplicates paymentPeriods.0.key' }],
+    });
   });
 
   test('stateProblems reports each clash with its position', () => {
-    const groups = groupsWith({ memberTypes: [memberType('a', 'One', 'x'), memberType('b', 'one', 'y'), memberType('a', 'Two', 'z')] });
-    groups.tierConfig.value.paymentPeriods = [{ key: 'k', label: 'a' }, { key: 'k', label: 'b' }];
+    const groups = groupsWith({
+      memberTypes: [memberType('a', 'One', 'x'), memberType('b', 'one', 'y'), memberType('a', 'Two', 'z')],
+    });
+    groups.tierConfig.value.paymentPeriods = [
+      { key: 'k', label: 'a' },
+      { key: 'k', label: 'b' },
+    ];
     const problems = stateProblems(groups);
-    expect(problems.map((p) => p.field)).toEqual(['groups.memberTypes.value.1', 'groups.memberTypes.value.2', 'groups.tierConfig.value.paymentPeriods']);
+    expect(problems.map((p) => p.field)).toEqual([
+      'groups.memberTypes.value.1',
+      'groups.memberTypes.value.2',
+      'groups.tierConfig.value.paymentPeriods',
+    ]);
     expect(stateProblems(groupsWith({ memberTypes: [memberType('a', 'One', 'x')] }))).toEqual([]);
   });
 });
@@ -190,7 +305,9 @@ describe('lists and projection', () => {
       filter: {
         group: 'memberTypes',
         status: 'active',
-        $or: ['name', 'description', 'systemIdentifier', 'hrmsMapping'].map((f) => ({ [f]: { $regex: 'a\\.b', $options: 'i' } })),
+        $or: ['name', 'description', 'systemIdentifier', 'hrmsMapping'].map((f) => ({
+          [f]: { $regex: 'a\\.b', $options: 'i' },
+        })),
       },
       sort: { nameKey: 1, id: 1 },
       page: 2,
@@ -201,8 +318,14 @@ describe('lists and projection', () => {
   });
 
   test('tier types filter by tierGroup or its short name group; they must agree', () => {
-    expect(parseSettingListQuery('tierTypes', { group: 'add_on' }, {}).filter).toEqual({ group: 'tierTypes', tierGroup: 'add_on' });
-    expect(parseSettingListQuery('tierTypes', { tierGroup: 'base', group: 'base' }, {}).filter).toEqual({ group: 'tierTypes', tierGroup: 'base' });
+    expect(parseSettingListQuery('tierTypes', { group: 'add_on' }, {}).filter).toEqual({
+      group: 'tierTypes',
+      tierGroup: 'add_on',
+    });
+    expect(parseSettingListQuery('tierTypes', { tierGroup: 'base', group: 'base' }, {}).filter).toEqual({
+      group: 'tierTypes',
+      tierGroup: 'base',
+    });
     const err = refusal(() => parseSettingListQuery('tierTypes', { tierGroup: 'base', group: 'upgrade' }, {}));
     expect([err.status, err.code]).toEqual([400, 10028]);
   });
@@ -223,14 +346,35 @@ describe('lists and projection', () => {
   });
 
   test('every record of the four list groups is a document with its group, sort key and pending approval', () => {
-    const groups = groupsWith({ memberTypes: [memberType('mt1', ' Regular  Staff', 'P')], memberSubTypes: [subType('s1', 'Spouse', ['wife'])] });
+    const groups = groupsWith({
+      memberTypes: [memberType('mt1', ' Regular  Staff', 'P')],
+      memberSubTypes: [subType('s1', 'Spouse', ['wife'])],
+    });
     const docs = settingDocuments({ groups, pendingApprovals: { 'memberTypes:mt1': 'ap1' } });
     expect(docs).toEqual([
-      { collection: 'settings', id: 'memberTypes:mt1', doc: { ...groups.memberTypes.value[0], group: 'memberTypes', nameKey: 'regular staff', pendingApprovalId: 'ap1' } },
-      { collection: 'settings', id: 'memberSubTypes:s1', doc: { ...groups.memberSubTypes.value[0], group: 'memberSubTypes', nameKey: 'spouse', pendingApprovalId: null } },
+      {
+        collection: 'settings',
+        id: 'memberTypes:mt1',
+        doc: {
+          ...groups.memberTypes.value[0],
+          group: 'memberTypes',
+          nameKey: 'regular staff',
+          pendingApprovalId: 'ap1',
+        },
+      },
+      {
+        collection: 'settings',
+        id: 'memberSubTypes:s1',
+        doc: { ...groups.memberSubTypes.value[0], group: 'memberSubTypes', nameKey: 'spouse', pendingApprovalId: null },
+      },
     ]);
     expect(settingDocuments(undefined)).toEqual([]);
-    expect(pageOf([{ ...docs[0].doc, _id: 'x', _v: 1, _instance: 'default', _class: 'Setting' }], 41, { page: 1, limit: 20 })).toEqual({
+    expect(
+      pageOf([{ ...docs[0].doc, _id: 'x', _v: 1, _instance: 'default', _class: 'Setting' }], 41, {
+        page: 1,
+        limit: 20,
+      }),
+    ).toEqual({
       items: [{ ...groups.memberTypes.value[0], group: 'memberTypes', pendingApprovalId: 'ap1' }],
       totalCount: 41,
       page: 1,

@@ -46,8 +46,16 @@ describe('creation', () => {
     const r = await t.call('Setting', METHODS[group].create, { name, ...fields(group, name) });
     expect(r.status).toBe(201);
     expect(r.body.item.status).toBe(initial);
-    expect(r.body.approval).toMatchObject({ event: 'setting_create', approvalType: action === 'none' ? 'auto' : 'manual' });
-    if (action !== 'none') await t.review(r.body.approval.id, action, async () => (await doc(group, r.body.item.id))?.pendingApprovalId === null);
+    expect(r.body.approval).toMatchObject({
+      event: 'setting_create',
+      approvalType: action === 'none' ? 'auto' : 'manual',
+    });
+    if (action !== 'none')
+      await t.review(
+        r.body.approval.id,
+        action,
+        async () => (await doc(group, r.body.item.id))?.pendingApprovalId === null,
+      );
     expect(await get(group, r.body.item.id)).toMatchObject({ status: final, pendingApprovalId: null });
     await waitFor(async () => (await doc(group, r.body.item.id))?.status === final, { what: 'final status streamed' });
   });
@@ -64,7 +72,9 @@ describe('status updates', () => {
   const expected = (from: string, to: string): [number, number | null] =>
     !['active', 'inactive'].includes(to) ? [400, 10023] : to === from ? [409, 10024] : [200, null];
   const cases = (Object.keys(FROM) as Group[]).flatMap((group) =>
-    FROM[group].flatMap((from) => TO.map((to) => [group, from, to, ...expected(from, to)] as [Group, string, string, number, number | null])),
+    FROM[group].flatMap((from) =>
+      TO.map((to) => [group, from, to, ...expected(from, to)] as [Group, string, string, number, number | null]),
+    ),
   );
   const idOf = (group: Group, from: string, to: string) => `${group}-${from}-${to}`;
 
@@ -88,7 +98,10 @@ describe('status updates', () => {
       expect((await get(group, id)).status).toBe(from);
       return;
     }
-    expect(r.body).toMatchObject({ item: { id, status: to }, approval: { event: 'setting_status_update', approvalType: 'auto', entityNewStatus: to } });
+    expect(r.body).toMatchObject({
+      item: { id, status: to },
+      approval: { event: 'setting_status_update', approvalType: 'auto', entityNewStatus: to },
+    });
     expect((await get(group, id)).status).toBe(to);
     await waitFor(async () => (await doc(group, id))?.status === to, { what: `${id} streamed` });
   });

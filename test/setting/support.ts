@@ -6,16 +6,28 @@ import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../suppo
  * approvals, audit log); the other service classes are not needed here.
  */
 export const SERVICE_ENV = {
-  CLASS_DIRS: 'classes/Setting,classes/Company,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/RoleManager',
+  CLASS_DIRS:
+    'classes/Setting,classes/Company,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/RoleManager',
   SCHEMA_DIRS: 'schemas',
 };
 
 /** What a level-10 clerk may do: read settings and companies, nothing else. */
 export const CLERK_PERMISSIONS = {
   Setting: [
-    'getSetting', 'listSettings', 'getProgramManagementConfig', 'getPaymentPeriods',
-    'listCompanyGroups', 'getCompanyGroup', 'listMemberTypes', 'getMemberType', 'findMemberTypeBySystemIdentifier',
-    'listMemberSubTypes', 'getMemberSubType', 'findMemberSubTypeByHrmsMapping', 'listTierTypes', 'getTierType',
+    'getSetting',
+    'listSettings',
+    'getProgramManagementConfig',
+    'getPaymentPeriods',
+    'listCompanyGroups',
+    'getCompanyGroup',
+    'listMemberTypes',
+    'getMemberType',
+    'findMemberTypeBySystemIdentifier',
+    'listMemberSubTypes',
+    'getMemberSubType',
+    'findMemberSubTypeByHrmsMapping',
+    'listTierTypes',
+    'getTierType',
   ],
   Company: ['getCompany', 'listCompanies'],
 };
@@ -27,14 +39,24 @@ export const COMPANY_ADMIN_PERMISSIONS = { Company: ['getCompany', 'listCompanie
 export async function writeRoles(t: TestRuntime): Promise<void> {
   const roles = [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: CLERK_PERMISSIONS },
     { id: 'r-company-admin', name: 'companyAdmin', level: 10, permissions: COMPANY_ADMIN_PERMISSIONS },
   ];
   await seedRoles(t, roles);
 }
 
-export function bearer(t: TestRuntime, userId: string, roles: string[], extra: Record<string, unknown> = {}): Record<string, string> {
+export function bearer(
+  t: TestRuntime,
+  userId: string,
+  roles: string[],
+  extra: Record<string, unknown> = {},
+): Record<string, string> {
   const token = t.rt.tokens.sign({ sub: userId, identity: 'program_management_user', roles, ...extra });
   return { authorization: `Bearer ${token}` };
 }
@@ -46,9 +68,19 @@ export interface ServiceTestRuntime extends TestRuntime {
   clerk: Record<string, string>;
   member: Record<string, string>;
   /** POST /CALL/<classId>/<method>/default */
-  call(classId: string, method: string, body?: unknown, headers?: Record<string, string>): ReturnType<TestRuntime['post']>;
+  call(
+    classId: string,
+    method: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): ReturnType<TestRuntime['post']>;
   /** GET /CALL/<classId>/<method>/default?<query> */
-  query(classId: string, method: string, query?: Record<string, string | number>, headers?: Record<string, string>): ReturnType<TestRuntime['get']>;
+  query(
+    classId: string,
+    method: string,
+    query?: Record<string, string | number>,
+    headers?: Record<string, string>,
+  ): ReturnType<TestRuntime['get']>;
   /** approve or reject an approval as the approver, then wait until `applied` holds */
   review<T>(approvalId: string, action: 'approve' | 'reject', applied: () => Promise<T>): Promise<T>;
 }
@@ -64,9 +96,18 @@ export async function startServiceRuntime(): Promise<ServiceTestRuntime> {
     approver,
     clerk: bearer(t, 'clara', ['clerk']),
     member: { authorization: `Bearer ${t.token('enduser', 'm1')}` },
-    call: (classId: string, method: string, body: unknown = {}, headers: Record<string, string> = superUser) => t.post(path(classId, method), body, headers),
-    query: (classId: string, method: string, query: Record<string, string | number> = {}, headers: Record<string, string> = superUser) =>
-      t.get(`${path(classId, method)}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`, headers),
+    call: (classId: string, method: string, body: unknown = {}, headers: Record<string, string> = superUser) =>
+      t.post(path(classId, method), body, headers),
+    query: (
+      classId: string,
+      method: string,
+      query: Record<string, string | number> = {},
+      headers: Record<string, string> = superUser,
+    ) =>
+      t.get(
+        `${path(classId, method)}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+        headers,
+      ),
     review: async <T>(approvalId: string, action: 'approve' | 'reject', applied: () => Promise<T>) => {
       const r = await t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, approver);
       if (r.status !== 200) throw new Error(`review ${action} of ${approvalId}: ${r.status} ${JSON.stringify(r.body)}`);

@@ -40,12 +40,19 @@ async function answer(res: Response): Promise<Answer> {
   return { status: res.status, body };
 }
 
-export async function startApiPair(prefix: string, env: Record<string, string>, helperRoles = 'worker'): Promise<ApiPair> {
+export async function startApiPair(
+  prefix: string,
+  env: Record<string, string>,
+  helperRoles = 'worker',
+): Promise<ApiPair> {
   const projectId = uniqueProjectId(prefix);
   const helper = await startTestRuntime({ projectId, env: { ...env, ROLES: helperRoles } });
   let processes: RuntimeProcess[] = [];
   try {
-    processes = await Promise.all([spawnRuntime(projectId, { ...env, ROLES: 'api' }), spawnRuntime(projectId, { ...env, ROLES: 'api' })]);
+    processes = await Promise.all([
+      spawnRuntime(projectId, { ...env, ROLES: 'api' }),
+      spawnRuntime(projectId, { ...env, ROLES: 'api' }),
+    ]);
   } catch (err) {
     await helper.stop();
     throw err;
@@ -57,7 +64,13 @@ export async function startApiPair(prefix: string, env: Record<string, string>, 
     helper,
     processes: [a, b],
     post: async (on, path, body, headers) =>
-      answer(await fetch(base(on) + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })),
+      answer(
+        await fetch(base(on) + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        }),
+      ),
     get: async (on, path, headers) => answer(await fetch(base(on) + path, { headers })),
     stop: async () => {
       await Promise.all([a.stop(), b.stop()]);
@@ -68,5 +81,7 @@ export async function startApiPair(prefix: string, env: Record<string, string>, 
 
 /** The answers' [status, code] pairs, sorted, for comparing who won and how the others were refused. */
 export function outcomes(answers: Answer[]): [number, unknown][] {
-  return answers.map((r): [number, unknown] => [r.status, r.status < 300 ? null : r.body?.code]).sort((x, y) => x[0] - y[0]);
+  return answers
+    .map((r): [number, unknown] => [r.status, r.status < 300 ? null : r.body?.code])
+    .sort((x, y) => x[0] - y[0]);
 }

@@ -38,7 +38,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
     }
   }
   throw new Error(
-    'no Chromium found for the page tests: `npm test` installs Debian\'s chromium when run as root ' +
+    "no Chromium found for the page tests: `npm test` installs Debian's chromium when run as root " +
       '(scripts/ensure-deps.js); otherwise install it (`sudo apt-get install -y chromium`) or set CHROMIUM_PATH',
   );
 }
@@ -90,7 +90,11 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<TestBrows
       '--disable-sync',
       '--mute-audio',
       ...(opts.hosts && Object.keys(opts.hosts).length
-        ? [`--host-resolver-rules=${Object.entries(opts.hosts).map(([host, target]) => `MAP ${host}:80 ${target}`).join(', ')}`]
+        ? [
+            `--host-resolver-rules=${Object.entries(opts.hosts)
+              .map(([host, target]) => `MAP ${host}:80 ${target}`)
+              .join(', ')}`,
+          ]
         : []),
     ],
   });
@@ -106,14 +110,16 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<TestBrows
       contexts.push(context);
       const page = await context.newPage();
       page.on('console', (msg) => {
-        if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(`${msg.text()} (${msg.location().url ?? ''})`);
+        if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+          consoleErrors.push(`${msg.text()} (${msg.location().url ?? ''})`);
       });
       page.on('response', (res) => {
         const type = res.request().resourceType();
         if (res.status() >= 400 && type !== 'document') failedResources.push(`${res.status()} ${res.url()}`);
       });
       page.on('requestfailed', (req) => {
-        if (req.resourceType() !== 'document') failedResources.push(`${req.failure()?.errorText ?? 'failed'} ${req.url()}`);
+        if (req.resourceType() !== 'document')
+          failedResources.push(`${req.failure()?.errorText ?? 'failed'} ${req.url()}`);
       });
       page.on('pageerror', (err) => consoleErrors.push(String((err as Error)?.message ?? err)));
       return page;

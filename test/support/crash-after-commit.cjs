@@ -18,7 +18,11 @@ if (prefix) {
     const args = command && Array.isArray(command.args) ? command.args : [];
     const records = args.some((a) => typeof a === 'string' && a.startsWith(prefix) && a !== noDelivery);
     // registered before the caller's own await on the reply, so it runs first
-    if (records && command.promise) command.promise.then(() => process.kill(process.pid, 'SIGKILL'), () => undefined);
+    if (records && command.promise)
+      command.promise.then(
+        () => process.kill(process.pid, 'SIGKILL'),
+        () => undefined,
+      );
     return result;
   };
 }

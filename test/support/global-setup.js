@@ -64,7 +64,8 @@ async function startCluster(callersRedis) {
       process.stderr.write(`[global-setup] no local Redis Cluster, its suites are skipped: ${err.message}\n`);
       return;
     }
-    err.message += '\n(TEST_REDIS_CLUSTER=0 runs without a cluster, REDIS_CLUSTER_NODES=host:port,... uses one of yours)';
+    err.message +=
+      '\n(TEST_REDIS_CLUSTER=0 runs without a cluster, REDIS_CLUSTER_NODES=host:port,... uses one of yours)';
     throw err;
   }
   process.env.TEST_REDIS_CLUSTER_NODES = cluster.nodesEnv;

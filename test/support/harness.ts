@@ -20,14 +20,22 @@ export interface TestRuntime {
   base: string;
   projectId: string;
   token(identity: IdentityType, userId: string, roles?: string[]): string;
-  post(pathname: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  post(
+    pathname: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   get(pathname: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
 export function testEnv(projectId: string, extra: Record<string, string> = {}): Record<string, string> {
   // a test that names a cluster (or a server) itself gets that one only
-  const redis = extra.REDIS_CLUSTER_NODES ? { REDIS_URL: '' } : extra.REDIS_URL ? { REDIS_CLUSTER_NODES: '' } : redisEnv();
+  const redis = extra.REDIS_CLUSTER_NODES
+    ? { REDIS_URL: '' }
+    : extra.REDIS_URL
+      ? { REDIS_CLUSTER_NODES: '' }
+      : redisEnv();
   return {
     PROJECT_ID: projectId,
     ...redis,
@@ -60,7 +68,9 @@ async function parse(res: Response) {
   return { status: res.status, body: body as any, headers: res.headers };
 }
 
-export async function startTestRuntime(opts: { projectId?: string; env?: Record<string, string> } = {}): Promise<TestRuntime> {
+export async function startTestRuntime(
+  opts: { projectId?: string; env?: Record<string, string> } = {},
+): Promise<TestRuntime> {
   const projectId = opts.projectId ?? uniqueProjectId();
   const env = testEnv(projectId, opts.env);
   const config = loadConfig(env);
@@ -86,7 +96,10 @@ export async function startTestRuntime(opts: { projectId?: string; env?: Record<
 }
 
 /** Poll `check` until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(check: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   let last: unknown;
   for (;;) {
@@ -98,7 +111,9 @@ export async function waitFor<T>(check: () => Promise<T> | T, opts: { timeoutMs?
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+      throw new Error(
+        `timed out waiting for ${opts.what ?? 'condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 25));
   }

@@ -42,7 +42,11 @@ function startedLine(out: string): { port?: number } | undefined {
  * A port found free here and handed to the child was bound seconds later, and
  * another jest worker's listen(0) could take it in between.
  */
-export async function spawnRuntime(projectId: string, env: Record<string, string> = {}, opts: { script?: string } = {}): Promise<RuntimeProcess> {
+export async function spawnRuntime(
+  projectId: string,
+  env: Record<string, string> = {},
+  opts: { script?: string } = {},
+): Promise<RuntimeProcess> {
   const root = projectRoot();
   // `script`: another entry point that logs the same "runtime started" line (a test fixture)
   const proc = spawn(process.execPath, ['--import', 'tsx', opts.script ?? path.join(root, 'runtime/main.ts')], {
@@ -117,10 +121,15 @@ export async function runUntilExit(
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       proc.once('exit', (c) => resolve(c));
-      timer = setTimeout(() => reject(new Error(`still running after ${deadlineMs} ms: ${(stdout + stderr).slice(-2000)}`)), deadlineMs);
+      timer = setTimeout(
+        () => reject(new Error(`still running after ${deadlineMs} ms: ${(stdout + stderr).slice(-2000)}`)),
+        deadlineMs,
+      );
     });
     // the pipes may still hold the last bytes
-    await Promise.all([proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))));
+    await Promise.all(
+      [proc.stdout, proc.stderr].map((s) => (s!.readableEnded ? undefined : new Promise((r) => s!.once('end', r)))),
+    );
     return { code, stderr, stdout };
   } finally {
     clearTimeout(timer);

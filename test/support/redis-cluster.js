@@ -181,23 +181,37 @@ function waitExit(exited, ms) {
  */
 async function startNode(bin, node, timeoutMs) {
   const args = [
-    '--port', String(node.port),
-    '--bind', HOST,
-    '--protected-mode', 'yes',
-    '--daemonize', 'no',
-    '--dir', node.dir,
-    '--save', '',
-    '--appendonly', node.appendonly ? 'yes' : 'no',
+    '--port',
+    String(node.port),
+    '--bind',
+    HOST,
+    '--protected-mode',
+    'yes',
+    '--daemonize',
+    'no',
+    '--dir',
+    node.dir,
+    '--save',
+    '',
+    '--appendonly',
+    node.appendonly ? 'yes' : 'no',
     // the nodes share the directory: names of their own for every file a node may write
-    '--appenddirname', `appendonlydir-${node.port}`,
-    '--dbfilename', `dump-${node.port}.rdb`,
+    '--appenddirname',
+    `appendonlydir-${node.port}`,
+    '--dbfilename',
+    `dump-${node.port}.rdb`,
     // a master waits 5 s by default for more replicas before a diskless full sync: replicas would be up 5 s later
-    '--repl-diskless-sync-delay', '0',
-    '--cluster-enabled', 'yes',
-    '--cluster-config-file', node.configFile,
-    '--cluster-node-timeout', String(node.nodeTimeoutMs),
+    '--repl-diskless-sync-delay',
+    '0',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    node.configFile,
+    '--cluster-node-timeout',
+    String(node.nodeTimeoutMs),
     // the bus port is chosen free like the client port (the default, port + 10000, may be taken or past 65535)
-    '--cluster-port', String(node.busPort),
+    '--cluster-port',
+    String(node.busPort),
   ];
   const fd = fs.openSync(node.logFile, 'a');
   // setpriv --pdeathsig: the node dies with its parent even if that is SIGKILLed before it stops the cluster
@@ -246,7 +260,9 @@ async function startNode(bin, node, timeoutMs) {
     if (Date.now() >= deadline) {
       child.kill('SIGKILL');
       await waitExit(exited, 5000);
-      throw new Error(`cluster node on port ${node.port} did not answer PING within ${timeoutMs} ms\n${logTail(node.logFile)}`);
+      throw new Error(
+        `cluster node on port ${node.port} did not answer PING within ${timeoutMs} ms\n${logTail(node.logFile)}`,
+      );
     }
     await Promise.race([delay(wait), exited]);
     wait = Math.min(wait * 2, 100);
@@ -268,7 +284,7 @@ function runRedisCli(cli, args, timeoutMs) {
   return new Promise((resolve, reject) => {
     execFile(cli, args, { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
-        err.message = `redis-cli ${args.join(' ')} failed (${err.killed ? `killed after ${timeoutMs} ms` : err.code ?? err.signal})\n${`${stdout}\n${stderr}`.trim()}`;
+        err.message = `redis-cli ${args.join(' ')} failed (${err.killed ? `killed after ${timeoutMs} ms` : (err.code ?? err.signal)})\n${`${stdout}\n${stderr}`.trim()}`;
         reject(err);
       } else resolve(stdout);
     });
@@ -293,12 +309,15 @@ async function notReady(nodes, replicasPerMaster) {
   );
   let signature;
   for (const { node, info, nodesText, replication } of views) {
-    if (typeof info !== 'string' || typeof nodesText !== 'string') return `${node.port} does not answer CLUSTER INFO / NODES`;
+    if (typeof info !== 'string' || typeof nodesText !== 'string')
+      return `${node.port} does not answer CLUSTER INFO / NODES`;
     const f = infoFields(info);
     if (f.cluster_state !== 'ok') return `${node.port}: cluster_state:${f.cluster_state}`;
-    if (Number(f.cluster_slots_assigned) !== SLOTS) return `${node.port}: cluster_slots_assigned:${f.cluster_slots_assigned}`;
+    if (Number(f.cluster_slots_assigned) !== SLOTS)
+      return `${node.port}: cluster_slots_assigned:${f.cluster_slots_assigned}`;
     if (Number(f.cluster_slots_ok) !== SLOTS) return `${node.port}: cluster_slots_ok:${f.cluster_slots_ok}`;
-    if (Number(f.cluster_known_nodes) !== nodes.length) return `${node.port}: cluster_known_nodes:${f.cluster_known_nodes} of ${nodes.length}`;
+    if (Number(f.cluster_known_nodes) !== nodes.length)
+      return `${node.port}: cluster_known_nodes:${f.cluster_known_nodes} of ${nodes.length}`;
     const view = parseClusterNodes(nodesText);
     const masters = view
       .filter((r) => r.flags.includes('master') && r.slots.length)
@@ -306,7 +325,8 @@ async function notReady(nodes, replicasPerMaster) {
       .sort()
       .join(' ');
     if (signature === undefined) signature = masters;
-    else if (signature !== masters) return `${node.port} maps the slots differently (${masters}) from another node (${signature})`;
+    else if (signature !== masters)
+      return `${node.port} maps the slots differently (${masters}) from another node (${signature})`;
     if (replicasPerMaster > 0) {
       const me = view.find((r) => r.flags.includes('myself'));
       if (me && me.flags.includes('slave')) {
@@ -339,8 +359,10 @@ async function startRedisCluster({
   timeoutMs = 30000,
   form = true,
 } = {}) {
-  if (!Number.isInteger(masters) || masters < 3) throw new Error(`a Redis Cluster needs 3 masters or more, not ${masters}`);
-  if (!Number.isInteger(replicasPerMaster) || replicasPerMaster < 0) throw new Error(`replicasPerMaster must be 0 or more, not ${replicasPerMaster}`);
+  if (!Number.isInteger(masters) || masters < 3)
+    throw new Error(`a Redis Cluster needs 3 masters or more, not ${masters}`);
+  if (!Number.isInteger(replicasPerMaster) || replicasPerMaster < 0)
+    throw new Error(`replicasPerMaster must be 0 or more, not ${replicasPerMaster}`);
   const bin = findOnPath(process.env.REDIS_SERVER_BIN || 'redis-server');
   // redis-cli is installed next to redis-server (Debian's redis-tools, a dependency of redis-server)
   const cli = (bin && findOnPath(path.join(path.dirname(bin), 'redis-cli'))) || findOnPath('redis-cli');
@@ -425,7 +447,14 @@ async function startRedisCluster({
       // the first `masters` addresses become the masters when every node is on one host
       await runRedisCli(
         cli,
-        ['--cluster', 'create', ...specs.map((s) => `${HOST}:${s.port}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes'],
+        [
+          '--cluster',
+          'create',
+          ...specs.map((s) => `${HOST}:${s.port}`),
+          '--cluster-replicas',
+          String(replicasPerMaster),
+          '--cluster-yes',
+        ],
         Math.max(1000, deadline - Date.now()),
       );
       const all = specs.map((s) => ({ port: s.port }));
@@ -517,7 +546,9 @@ if (require.main === module) {
   startRedisCluster({ masters: opt('masters', 3), replicasPerMaster: opt('replicas', 0) }).then(
     (cluster) => {
       process.stdout.write(`REDIS_CLUSTER_NODES=${cluster.nodesEnv}\n`);
-      process.stderr.write(`cluster of ${cluster.nodes.length} nodes up in ${Date.now() - started} ms (${cluster.dir}); Ctrl-C stops it\n`);
+      process.stderr.write(
+        `cluster of ${cluster.nodes.length} nodes up in ${Date.now() - started} ms (${cluster.dir}); Ctrl-C stops it\n`,
+      );
       // the nodes are unref'ed: this keeps the process (and so the cluster) up
       const keepAlive = setInterval(() => {}, 1 << 30);
       const shutdown = (signal) => {

@@ -84,13 +84,20 @@ function waitExit(child, exited, ms) {
 
 async function startOnce(bin, port, dir, timeoutMs) {
   const args = [
-    '--port', String(port),
-    '--bind', HOST,
-    '--save', '',
-    '--appendonly', 'no',
-    '--dir', dir,
-    '--daemonize', 'no',
-    '--protected-mode', 'yes',
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
   ];
   // setpriv --pdeathsig: redis dies with jest even if jest is SIGKILLed before its teardown.
   const setpriv = process.platform === 'linux' ? findOnPath('setpriv') : undefined;
@@ -215,7 +222,10 @@ async function stopPid(pid, timeoutMs = 10000) {
   };
   if (!alive()) return;
   process.kill(pid, 'SIGTERM');
-  for (const [signal, ms] of [[null, timeoutMs], ['SIGKILL', 5000]]) {
+  for (const [signal, ms] of [
+    [null, timeoutMs],
+    ['SIGKILL', 5000],
+  ]) {
     if (signal && alive()) process.kill(pid, signal);
     const deadline = Date.now() + ms;
     let wait = 10;

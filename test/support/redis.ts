@@ -18,7 +18,10 @@ export function redisUrl(): string {
  */
 export function clusterNodes(): string {
   const nodes = process.env.TEST_REDIS_CLUSTER_NODES;
-  if (!nodes) throw new Error('TEST_REDIS_CLUSTER_NODES is not set: run the tests through jest (its globalSetup starts a local Redis Cluster) or set REDIS_CLUSTER_NODES');
+  if (!nodes)
+    throw new Error(
+      'TEST_REDIS_CLUSTER_NODES is not set: run the tests through jest (its globalSetup starts a local Redis Cluster) or set REDIS_CLUSTER_NODES',
+    );
   return nodes;
 }
 

@@ -9,13 +9,18 @@ import { projectRoot } from '../../runtime/config';
 import { applySeed, type SeedDocument } from '../../classes/_platform/seed';
 import type { TestRuntime } from './harness';
 
-export const EXAMPLE_SEED = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'examples/seed.json'), 'utf8')) as SeedDocument;
+export const EXAMPLE_SEED = JSON.parse(
+  fs.readFileSync(path.join(projectRoot(), 'examples/seed.json'), 'utf8'),
+) as SeedDocument;
 
 /** Seeds the example program through the runtime's calls; throws with the refused entries if any is refused. */
 export async function seedExample(t: TestRuntime): Promise<void> {
-  const outcomes = await applySeed(EXAMPLE_SEED, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
+  const outcomes = await applySeed(EXAMPLE_SEED, (classId, method, instanceId, body) =>
+    t.rt.call(classId, method, instanceId, body),
+  );
   const failed = outcomes.filter((o) => o.result === 'failed');
-  if (failed.length > 0) throw new Error(`examples/seed.json: ${failed.length} entries refused: ${JSON.stringify(failed)}`);
+  if (failed.length > 0)
+    throw new Error(`examples/seed.json: ${failed.length} entries refused: ${JSON.stringify(failed)}`);
 }
 
 /** spec 4.2's body for the example's first member (an employee of its first company), grade G8 unless given */

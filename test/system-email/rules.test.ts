@@ -89,22 +89,40 @@ test('renderMail: subject as text on one line, html escaped', () => {
   const r = renderMail(input, { name: 'Tom <T>\r\nBcc: x@evil.example', company: 'A&B' });
   expect(r).toEqual({
     ok: true,
-    rendered: { subject: 'Welcome Tom <T> Bcc: x@evil.example', html: '<p>Hello Tom &lt;T&gt;\r\nBcc: x@evil.example, welcome to A&amp;B</p>' },
+    rendered: {
+      subject: 'Welcome Tom <T> Bcc: x@evil.example',
+      html: '<p>Hello Tom &lt;T&gt;\r\nBcc: x@evil.example, welcome to A&amp;B</p>',
+    },
   });
   expect(subjectLine('  a\n\nb\rc  ')).toBe('a b c');
   expect(renderMail(input, { name: 'x' })).toMatchObject({ ok: false, reason: 'missing', missing: ['company'] });
-  expect(renderMail(input, { name: 1, company: 'c' })).toMatchObject({ ok: false, reason: 'not_string', errors: [{ field: 'parameters.name' }] });
+  expect(renderMail(input, { name: 1, company: 'c' })).toMatchObject({
+    ok: false,
+    reason: 'not_string',
+    errors: [{ field: 'parameters.name' }],
+  });
 });
 
 test('fieldsOfTemplate lists all fields, subject first, and per part', () => {
-  expect(fieldsOfTemplate({ subject: '{{a}} {{b}}', html: '{{b}} {{#c}}{{d}}{{/c}}' })).toEqual({ fields: ['a', 'b', 'c', 'd'], subject: ['a', 'b'], html: ['b', 'c', 'd'] });
+  expect(fieldsOfTemplate({ subject: '{{a}} {{b}}', html: '{{b}} {{#c}}{{d}}{{/c}}' })).toEqual({
+    fields: ['a', 'b', 'c', 'd'],
+    subject: ['a', 'b'],
+    html: ['b', 'c', 'd'],
+  });
 });
 
 test('templateDocument: no html or json; a lower-cased search column', () => {
   const doc = templateDocument(buildTemplate(input, creator, T0), null);
   expect(doc).not.toHaveProperty('html');
   expect(doc).not.toHaveProperty('json');
-  expect(doc).toMatchObject({ templateId: 'WELCOME', status: 'active', type: 'member', title: 'Welcome', pendingApproval: null, search: 'welcome welcome' });
+  expect(doc).toMatchObject({
+    templateId: 'WELCOME',
+    status: 'active',
+    type: 'member',
+    title: 'Welcome',
+    pendingApproval: null,
+    search: 'welcome welcome',
+  });
 });
 
 describe('parseListQuery and buildListFilter', () => {
@@ -117,7 +135,9 @@ describe('parseListQuery and buildListFilter', () => {
     const r = parseListQuery({ status: 'active', type: 'system', search: ' OTP* ', page: '2', limit: '100' });
     expect(r).toEqual({ ok: true, query: { status: 'active', type: 'system', search: 'OTP*', page: 2, limit: 100 } });
     if (!r.ok) throw new Error('unreachable');
-    expect(buildListFilter(r.query)).toEqual({ $and: [{ status: 'active' }, { type: 'system' }, { search: { $regex: 'otp\\*' } }] });
+    expect(buildListFilter(r.query)).toEqual({
+      $and: [{ status: 'active' }, { type: 'system' }, { search: { $regex: 'otp\\*' } }],
+    });
   });
 
   test('every bad value is named', () => {

@@ -26,18 +26,32 @@ describe('sendSystemEmail', () => {
     const id = await created({ status: 'inactive' });
     const { enqueued, outcome } = await send(t, id, { parameters: { name: 'Ann', code: '1' } });
     expect(enqueued.status).toBe(202);
-    expect(outcome).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 11005, classId: 'SystemEmail' } } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { status: 409, body: { code: 11005, classId: 'SystemEmail' } },
+    });
   });
 
   test('every parameter the template uses must be given: the missing ones are listed (400 11008)', async () => {
     const id = await created();
     const { outcome } = await send(t, id, { parameters: { other: 'x' } });
-    expect(outcome).toMatchObject({ status: 'failed', error: { status: 400, body: { code: 11008, details: { missing: ['name', 'code'] } } } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { status: 400, body: { code: 11008, details: { missing: ['name', 'code'] } } },
+    });
   });
 
   test('a parameter that is not a string is refused before anything is queued, naming it', async () => {
     const id = await created();
-    const err = await t.rt.call('SystemEmail', 'sendSystemEmail', id, { parameters: { name: 'Ann', code: 42 } }, { identity: MEMBER_CLASS, origin: 'class' }).catch((e: unknown) => e);
+    const err = await t.rt
+      .call(
+        'SystemEmail',
+        'sendSystemEmail',
+        id,
+        { parameters: { name: 'Ann', code: 42 } },
+        { identity: MEMBER_CLASS, origin: 'class' },
+      )
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ActorError);
     expect((err as ActorError).status).toBe(400);
     expect(JSON.stringify((err as ActorError).toBody())).toContain('parameters');
@@ -47,12 +61,19 @@ describe('sendSystemEmail', () => {
   test('no recipient in the call or the template (400 11006)', async () => {
     const id = await created({ to: [] });
     const { outcome } = await send(t, id, { parameters: { name: 'Ann', code: '1' } });
-    expect(outcome).toMatchObject({ status: 'failed', error: { status: 400, body: { code: 11006, details: { errors: [{ field: 'to' }] } } } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: { status: 400, body: { code: 11006, details: { errors: [{ field: 'to' }] } } },
+    });
   });
 
   test('classes send; program management users do not', async () => {
     const id = await created();
-    const r = await t.post(`/${t.projectId}/CALL/SystemEmail/sendSystemEmail/${id}`, { parameters: { name: 'Ann', code: '1' } }, bearer(t, 'pm1', ['super']));
+    const r = await t.post(
+      `/${t.projectId}/CALL/SystemEmail/sendSystemEmail/${id}`,
+      { parameters: { name: 'Ann', code: '1' } },
+      bearer(t, 'pm1', ['super']),
+    );
     expect([r.status, r.body.code]).toEqual([403, 1008]);
   });
 });

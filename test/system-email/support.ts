@@ -8,7 +8,8 @@ import type { Identity } from '../../runtime/actor/types';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
 export const SYSTEM_EMAIL_ENV = {
-  CLASS_DIRS: 'classes/SystemEmail,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
+  CLASS_DIRS:
+    'classes/SystemEmail,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -33,9 +34,21 @@ export const PM_METHODS = [
 export async function writeRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
     { id: 'r-editor', name: 'editor', level: 10, permissions: { SystemEmail: PM_METHODS } },
-    { id: 'r-reader', name: 'reader', level: 10, permissions: { SystemEmail: ['getSystemEmailTemplate', 'getSystemEmailTemplateFields', 'listSystemEmailTemplates'] } },
+    {
+      id: 'r-reader',
+      name: 'reader',
+      level: 10,
+      permissions: {
+        SystemEmail: ['getSystemEmailTemplate', 'getSystemEmailTemplateFields', 'listSystemEmailTemplates'],
+      },
+    },
   ]);
 }
 
@@ -81,21 +94,31 @@ export async function jobOutcome(t: TestRuntime, jobId: string) {
 
 /** sendSystemEmail as a class: the enqueue answer, and the job's outcome when it was queued. */
 export async function send(t: TestRuntime, templateId: string, body: Record<string, unknown>) {
-  const r = await t.rt.call('SystemEmail', 'sendSystemEmail', templateId, body, { identity: MEMBER_CLASS, origin: 'class' });
+  const r = await t.rt.call('SystemEmail', 'sendSystemEmail', templateId, body, {
+    identity: MEMBER_CLASS,
+    origin: 'class',
+  });
   return { enqueued: r, outcome: await jobOutcome(t, (r.body as { jobId: string }).jobId) };
 }
 
 /** Audit entries of a template, newest first. */
 export async function auditEntries(t: TestRuntime, templateId: string): Promise<Record<string, any>[]> {
-  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, { classId: 'SystemEmail', entityId: templateId, limit: 100 });
+  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, {
+    classId: 'SystemEmail',
+    entityId: templateId,
+    limit: 100,
+  });
   return (r.body as { entries: Record<string, any>[] }).entries;
 }
 
 /** The audit entries of a template once there are `count` of them. */
 export async function entriesWhen(t: TestRuntime, templateId: string, count: number): Promise<Record<string, any>[]> {
-  const entries = await waitFor(async () => {
-    const e = await auditEntries(t, templateId);
-    return e.length === count ? e : undefined;
-  }, { what: `${count} audit entries of ${templateId}` });
+  const entries = await waitFor(
+    async () => {
+      const e = await auditEntries(t, templateId);
+      return e.length === count ? e : undefined;
+    },
+    { what: `${count} audit entries of ${templateId}` },
+  );
   return entries!;
 }

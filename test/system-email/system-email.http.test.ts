@@ -6,7 +6,16 @@
  * system-email.smtp.test.ts.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { auditEntries, bearer, entriesWhen, freshId, jobOutcome, startSystemEmailRuntime, templateBody, writeRoles } from './support';
+import {
+  auditEntries,
+  bearer,
+  entriesWhen,
+  freshId,
+  jobOutcome,
+  startSystemEmailRuntime,
+  templateBody,
+  writeRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -26,10 +35,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const call = (method: string, id: string | undefined, body: unknown, headers: Record<string, string>) => t.post(`${p}/${method}${id ? `/${id}` : ''}`, body, headers);
-const create = (body: Record<string, unknown>, headers = editor, id?: string) => call('createSystemEmailTemplate', id, body, headers);
+const call = (method: string, id: string | undefined, body: unknown, headers: Record<string, string>) =>
+  t.post(`${p}/${method}${id ? `/${id}` : ''}`, body, headers);
+const create = (body: Record<string, unknown>, headers = editor, id?: string) =>
+  call('createSystemEmailTemplate', id, body, headers);
 const get = (id: string, headers = reader) => t.get(`${p}/getSystemEmailTemplate/${id}`, headers);
-const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) => t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
+const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) =>
+  t.post(`/${t.projectId}/CALL/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
 
 /** a created template (status active unless given) */
 async function created(extra: Record<string, unknown> = {}, prefix?: string): Promise<string> {
@@ -41,17 +53,23 @@ async function created(extra: Record<string, unknown> = {}, prefix?: string): Pr
 
 /** the template once it no longer waits for an approval */
 async function settled(id: string) {
-  return waitFor(async () => {
-    const r = await get(id);
-    return r.status === 200 && r.body.pendingApproval === null ? r.body.template : undefined;
-  }, { what: `template ${id} settled` });
+  return waitFor(
+    async () => {
+      const r = await get(id);
+      return r.status === 200 && r.body.pendingApproval === null ? r.body.template : undefined;
+    },
+    { what: `template ${id} settled` },
+  );
 }
 
 async function docWhen(id: string, check: (doc: Record<string, any>) => boolean) {
-  return waitFor(async () => {
-    const d = (await t.rt.documents.get('systemEmailTemplates', id)) as Record<string, any> | null;
-    return d && check(d) ? d : undefined;
-  }, { what: `template ${id} streamed` });
+  return waitFor(
+    async () => {
+      const d = (await t.rt.documents.get('systemEmailTemplates', id)) as Record<string, any> | null;
+      return d && check(d) ? d : undefined;
+    },
+    { what: `template ${id} streamed` },
+  );
 }
 
 describe('createSystemEmailTemplate (INIT)', () => {
@@ -77,11 +95,23 @@ describe('createSystemEmailTemplate (INIT)', () => {
     });
     expect((await get(id)).body).toEqual(r.body);
     const doc = await docWhen(id, () => true);
-    expect(doc).toMatchObject({ templateId: id, status: 'active', type: 'system', title: `Template ${id}`, pendingApproval: null });
+    expect(doc).toMatchObject({
+      templateId: id,
+      status: 'active',
+      type: 'system',
+      title: `Template ${id}`,
+      pendingApproval: null,
+    });
     expect(doc).not.toHaveProperty('html');
 
     const [entry] = await entriesWhen(t, id, 1);
-    expect(entry).toMatchObject({ classId: 'SystemEmail', entityType: 'systemEmailTemplate', entityId: id, actor: { id: 'ed' }, additionalData: { event: 'system_email_create' } });
+    expect(entry).toMatchObject({
+      classId: 'SystemEmail',
+      entityType: 'systemEmailTemplate',
+      entityId: id,
+      actor: { id: 'ed' },
+      additionalData: { event: 'system_email_create' },
+    });
     // the default recipients are personal data: masked in the log
     const to = entry.fieldUpdates.find((f: { key: string }) => f.key === 'to');
     expect(to.newValue).not.toContain('ops@example.com');
@@ -118,7 +148,15 @@ describe('createSystemEmailTemplate (INIT)', () => {
 
   test('the schema names missing and bad fields', async () => {
     const id = freshId();
-    const r = await create({ templateId: id, type: 'marketing', status: 'active', title: 't', subject: 's', json: {}, to: ['not-an-address'] });
+    const r = await create({
+      templateId: id,
+      type: 'marketing',
+      status: 'active',
+      title: 't',
+      subject: 's',
+      json: {},
+      to: ['not-an-address'],
+    });
     expect([r.status, r.body.code]).toEqual([400, 1002]);
     const fields = JSON.stringify(r.body);
     for (const f of ['html', 'type', 'to']) expect(fields).toContain(f);
@@ -134,17 +172,41 @@ describe('createSystemEmailTemplate (INIT)', () => {
 
 describe('updateSystemEmailTemplate (system_email_update)', () => {
   const update = (id: string, extra: Record<string, unknown> = {}, headers = editor) =>
-    call('updateSystemEmailTemplate', id, { title: 'Welcome v2', subject: 'Welcome {{first}}', html: '<h1>{{first}} {{last}}</h1>', json: { v: 2 }, ...extra }, headers);
+    call(
+      'updateSystemEmailTemplate',
+      id,
+      {
+        title: 'Welcome v2',
+        subject: 'Welcome {{first}}',
+        html: '<h1>{{first}} {{last}}</h1>',
+        json: { v: 2 },
+        ...extra,
+      },
+      headers,
+    );
 
   test('waits for an approver; approved, it applies with the reviewer as actor', async () => {
     const id = await created();
     const before = (await get(id)).body.template;
     const r = await update(id, { to: ['team@example.com'] });
     expect(r.status).toBe(200);
-    expect(r.body.approval).toMatchObject({ event: 'system_email_update', approvalStatus: 'pending', approvalType: 'manual', approvers: ['approver'] });
-    expect(r.body.pendingApproval).toEqual({ id: r.body.approval.id, event: 'system_email_update', requestedStatus: 'active' });
+    expect(r.body.approval).toMatchObject({
+      event: 'system_email_update',
+      approvalStatus: 'pending',
+      approvalType: 'manual',
+      approvers: ['approver'],
+    });
+    expect(r.body.pendingApproval).toEqual({
+      id: r.body.approval.id,
+      event: 'system_email_update',
+      requestedStatus: 'active',
+    });
     expect(r.body.template).toEqual(before);
-    expect(r.body.requestedTemplate).toMatchObject({ title: 'Welcome v2', subject: 'Welcome {{first}}', to: ['team@example.com'] });
+    expect(r.body.requestedTemplate).toMatchObject({
+      title: 'Welcome v2',
+      subject: 'Welcome {{first}}',
+      to: ['team@example.com'],
+    });
     await docWhen(id, (d) => d.pendingApproval?.id === r.body.approval.id);
 
     // while it waits, the template takes no other change
@@ -157,15 +219,41 @@ describe('updateSystemEmailTemplate (system_email_update)', () => {
 
     expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
     const after = await settled(id);
-    expect(after).toMatchObject({ title: 'Welcome v2', subject: 'Welcome {{first}}', html: '<h1>{{first}} {{last}}</h1>', json: { v: 2 }, to: ['team@example.com'], status: 'active' });
+    expect(after).toMatchObject({
+      title: 'Welcome v2',
+      subject: 'Welcome {{first}}',
+      html: '<h1>{{first}} {{last}}</h1>',
+      json: { v: 2 },
+      to: ['team@example.com'],
+      status: 'active',
+    });
     expect(after.updatedAt > before.updatedAt).toBe(true);
     await docWhen(id, (d) => d.title === 'Welcome v2' && d.pendingApproval === null);
     const fields = await call('getSystemEmailTemplateFields', id, {}, reader);
-    expect(fields.body).toEqual({ templateId: id, fields: ['first', 'last'], subject: ['first'], html: ['first', 'last'] });
+    expect(fields.body).toEqual({
+      templateId: id,
+      fields: ['first', 'last'],
+      subject: ['first'],
+      html: ['first', 'last'],
+    });
 
     const entries = await entriesWhen(t, id, 2);
-    expect(entries[0]).toMatchObject({ actor: { id: 'ann' }, additionalData: { event: 'system_email_update', approvalId: r.body.approval.id, action: 'approve', reviewedBy: 'ann' } });
-    expect(entries[0].fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['html', 'json', 'subject', 'title', 'to']);
+    expect(entries[0]).toMatchObject({
+      actor: { id: 'ann' },
+      additionalData: {
+        event: 'system_email_update',
+        approvalId: r.body.approval.id,
+        action: 'approve',
+        reviewedBy: 'ann',
+      },
+    });
+    expect(entries[0].fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+      'html',
+      'json',
+      'subject',
+      'title',
+      'to',
+    ]);
   });
 
   test('rejected, the template stays as it was and takes changes again', async () => {
@@ -175,7 +263,12 @@ describe('updateSystemEmailTemplate (system_email_update)', () => {
     expect((await review(r.body.approval.id, 'reject')).status).toBe(200);
     expect(await settled(id)).toEqual(before);
     const state = await t.rt.store.read('SystemEmail', id);
-    expect(JSON.parse(state!.stateJson).private.lastReview).toMatchObject({ approvalId: r.body.approval.id, action: 'reject', outcome: 'rejected', by: 'ann' });
+    expect(JSON.parse(state!.stateJson).private.lastReview).toMatchObject({
+      approvalId: r.body.approval.id,
+      action: 'reject',
+      outcome: 'rejected',
+      by: 'ann',
+    });
     // only the creation was logged
     expect((await auditEntries(t, id)).length).toBe(1);
     expect((await update(id)).status).toBe(200);
@@ -184,7 +277,12 @@ describe('updateSystemEmailTemplate (system_email_update)', () => {
   test('an update that changes nothing, or an invalid template, is refused', async () => {
     const id = await created();
     const t0 = (await get(id)).body.template;
-    const same = await call('updateSystemEmailTemplate', id, { title: t0.title, subject: t0.subject, html: t0.html, json: t0.json }, editor);
+    const same = await call(
+      'updateSystemEmailTemplate',
+      id,
+      { title: t0.title, subject: t0.subject, html: t0.html, json: t0.json },
+      editor,
+    );
     expect([same.status, same.body.code]).toEqual([400, 11003]);
     const bad = await update(id, { html: '<p>{{&raw}}</p>' });
     expect([bad.status, bad.body.code, bad.body.details.errors[0].field]).toEqual([400, 11000, 'html']);
@@ -194,15 +292,38 @@ describe('updateSystemEmailTemplate (system_email_update)', () => {
   test('an approval callback for another approval is refused, and a redelivered one changes nothing', async () => {
     const id = await created();
     const r = await update(id);
-    const AM = { identity: { type: 'class' as const, classId: 'ApprovalManager', instanceId: 'x' }, origin: 'class' as const };
-    const body = { approvalId: 'not-this-one', action: 'approve', event: 'system_email_update', entityId: id, jsonPatch: [], additionalData: {}, reviewedBy: { id: 'ann', type: 'program_management_user' } };
+    const AM = {
+      identity: { type: 'class' as const, classId: 'ApprovalManager', instanceId: 'x' },
+      origin: 'class' as const,
+    };
+    const body = {
+      approvalId: 'not-this-one',
+      action: 'approve',
+      event: 'system_email_update',
+      entityId: id,
+      jsonPatch: [],
+      additionalData: {},
+      reviewedBy: { id: 'ann', type: 'program_management_user' },
+    };
     const wrong = await t.rt.call('SystemEmail', 'approve', id, body, AM);
-    expect(await jobOutcome(t, (wrong.body as { jobId: string }).jobId)).toMatchObject({ status: 'failed', error: { status: 409, body: { code: 11010 } } });
+    expect(await jobOutcome(t, (wrong.body as { jobId: string }).jobId)).toMatchObject({
+      status: 'failed',
+      error: { status: 409, body: { code: 11010 } },
+    });
 
     expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
     const applied = await settled(id);
-    const again = await t.rt.call('SystemEmail', 'approve', id, { ...body, approvalId: r.body.approval.id, jsonPatch: [{ op: 'replace', path: '/title', value: 'Replayed' }] }, AM);
-    expect(await jobOutcome(t, (again.body as { jobId: string }).jobId)).toMatchObject({ status: 'completed', result: { body: { applied: false, outcome: 'settled' } } });
+    const again = await t.rt.call(
+      'SystemEmail',
+      'approve',
+      id,
+      { ...body, approvalId: r.body.approval.id, jsonPatch: [{ op: 'replace', path: '/title', value: 'Replayed' }] },
+      AM,
+    );
+    expect(await jobOutcome(t, (again.body as { jobId: string }).jobId)).toMatchObject({
+      status: 'completed',
+      result: { body: { applied: false, outcome: 'settled' } },
+    });
     expect((await get(id)).body.template).toEqual(applied);
   });
 });
@@ -212,7 +333,12 @@ describe('updateSystemEmailTemplateStatus (system_email_status_update)', () => {
     const id = await created();
     const r = await call('updateSystemEmailTemplateStatus', id, { status: 'inactive' }, editor);
     expect(r.status).toBe(200);
-    expect(r.body.approval).toMatchObject({ event: 'system_email_status_update', approvalStatus: 'pending', entityOldStatus: 'active', entityNewStatus: 'inactive' });
+    expect(r.body.approval).toMatchObject({
+      event: 'system_email_status_update',
+      approvalStatus: 'pending',
+      entityOldStatus: 'active',
+      entityNewStatus: 'inactive',
+    });
     expect(r.body.template.status).toBe('active');
     expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
     expect((await settled(id)).status).toBe('inactive');
@@ -238,10 +364,13 @@ describe('listSystemEmailTemplates (document store)', () => {
   test('filters, pages of 10 by default, ordered by template id', async () => {
     const prefix = `LST${process.pid}`;
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push(await created({ type: 'member', status: i % 4 === 0 ? 'inactive' : 'active' }, prefix));
+    for (let i = 0; i < 12; i++)
+      ids.push(await created({ type: 'member', status: i % 4 === 0 ? 'inactive' : 'active' }, prefix));
     ids.sort();
     const list = (q: string) => t.get(`${p}/listSystemEmailTemplates?${q}`, reader);
-    await waitFor(async () => (await list(`search=${prefix}&limit=100`)).body.totalCount === 12, { what: 'twelve templates listed' });
+    await waitFor(async () => (await list(`search=${prefix}&limit=100`)).body.totalCount === 12, {
+      what: 'twelve templates listed',
+    });
 
     const first = await list(`search=${prefix.toLowerCase()}`);
     expect(first.status).toBe(200);
@@ -251,9 +380,15 @@ describe('listSystemEmailTemplates (document store)', () => {
     const second = await list(`search=${prefix}&page=2`);
     expect(second.body.items.map((d: { templateId: string }) => d.templateId)).toEqual(ids.slice(10));
 
-    const inactive = await t.post(`${p}/listSystemEmailTemplates`, { search: prefix, status: 'inactive', type: 'member', limit: 2 }, reader);
+    const inactive = await t.post(
+      `${p}/listSystemEmailTemplates`,
+      { search: prefix, status: 'inactive', type: 'member', limit: 2 },
+      reader,
+    );
     expect(inactive.body).toMatchObject({ totalCount: 3, limit: 2, totalPages: 2 });
-    expect((await t.post(`${p}/listSystemEmailTemplates`, { search: prefix, type: 'system' }, reader)).body.totalCount).toBe(0);
+    expect(
+      (await t.post(`${p}/listSystemEmailTemplates`, { search: prefix, type: 'system' }, reader)).body.totalCount,
+    ).toBe(0);
   });
 
   test('bad paging is named: a query by the class (11009), a body by the schema (1002)', async () => {

@@ -36,16 +36,24 @@ async function template(extra: Record<string, unknown> = {}): Promise<string> {
 }
 
 async function arrived(address: string, count = 1) {
-  const mails = await waitFor(() => (inbox.to(address).length >= count ? inbox.to(address) : undefined), { what: `mail to ${address}` });
+  const mails = await waitFor(() => (inbox.to(address).length >= count ? inbox.to(address) : undefined), {
+    what: `mail to ${address}`,
+  });
   return mails!;
 }
 
-test('a rendered mail arrives with its subject, escaped html and the call\'s recipients', async () => {
+test("a rendered mail arrives with its subject, escaped html and the call's recipients", async () => {
   const id = await template();
   const [a, b] = [rcpt(), rcpt()];
-  const { enqueued, outcome } = await send(t, id, { to: [a, b], parameters: { name: 'Tom <T> & "Co"', company: 'ACME', unused: 'x' } });
+  const { enqueued, outcome } = await send(t, id, {
+    to: [a, b],
+    parameters: { name: 'Tom <T> & "Co"', company: 'ACME', unused: 'x' },
+  });
   expect(enqueued.status).toBe(202);
-  expect(outcome).toMatchObject({ status: 'completed', result: { body: { templateId: id, to: [a, b], messageId: expect.any(String) } } });
+  expect(outcome).toMatchObject({
+    status: 'completed',
+    result: { body: { templateId: id, to: [a, b], messageId: expect.any(String) } },
+  });
   const messageId = (outcome.result!.body as { messageId: string }).messageId;
 
   const [mail] = await arrived(a);
@@ -77,12 +85,17 @@ test('an inactive template sends nothing; the same template, active again, sends
   // a refused send for missing parameters sends nothing either
   const active = await template();
   const missing = await send(t, active, { to: [refused], parameters: { name: 'Ann' } });
-  expect(missing.outcome).toMatchObject({ status: 'failed', error: { status: 400, body: { code: 11008, details: { missing: ['company'] } } } });
+  expect(missing.outcome).toMatchObject({
+    status: 'failed',
+    error: { status: 400, body: { code: 11008, details: { missing: ['company'] } } },
+  });
 
   // activated by the system identity (approved at once), the template sends again; its mail is the sentinel:
   // mails are delivered in the order they were committed per template, and the refused sends committed none
   await t.rt.call('SystemEmail', 'updateSystemEmailTemplateStatus', id, { status: 'active' });
-  expect((await send(t, id, { to: [sentinel], parameters: { name: 'Ann', company: 'ACME' } })).outcome.status).toBe('completed');
+  expect((await send(t, id, { to: [sentinel], parameters: { name: 'Ann', company: 'ACME' } })).outcome.status).toBe(
+    'completed',
+  );
   await arrived(sentinel);
   expect(inbox.to(refused)).toEqual([]);
 });

@@ -5,16 +5,28 @@
  * checks of a template being saved.
  */
 import Mustache from 'mustache';
-import { checkParameters, checkTemplate, fieldsOf, MAX_CACHED_TEMPLATES, renderParts, renderTemplate, templateFields } from '../../classes/_platform/templates';
+import {
+  checkParameters,
+  checkTemplate,
+  fieldsOf,
+  MAX_CACHED_TEMPLATES,
+  renderParts,
+  renderTemplate,
+  templateFields,
+} from '../../classes/_platform/templates';
 
 describe('renderTemplate', () => {
   test('substitutes {{parameter}}', () => {
-    expect(renderTemplate('Hello {{ name }}, your code is {{code}}.', { name: 'Ann', code: '123456' }, 'text')).toBe('Hello Ann, your code is 123456.');
+    expect(renderTemplate('Hello {{ name }}, your code is {{code}}.', { name: 'Ann', code: '123456' }, 'text')).toBe(
+      'Hello Ann, your code is 123456.',
+    );
   });
 
   test('html mode escapes every value; text mode inserts it as it is', () => {
     const value = `<script>alert("x")</script> & 'q' / \`b\` =`;
-    expect(renderTemplate('<p>{{v}}</p>', { v: value }, 'html')).toBe('<p>&lt;script&gt;alert(&quot;x&quot;)&lt;&#x2F;script&gt; &amp; &#39;q&#39; &#x2F; &#x60;b&#x60; &#x3D;</p>');
+    expect(renderTemplate('<p>{{v}}</p>', { v: value }, 'html')).toBe(
+      '<p>&lt;script&gt;alert(&quot;x&quot;)&lt;&#x2F;script&gt; &amp; &#39;q&#39; &#x2F; &#x60;b&#x60; &#x3D;</p>',
+    );
     expect(renderTemplate('Subject: {{v}}', { v: value }, 'text')).toBe(`Subject: ${value}`);
   });
 
@@ -29,7 +41,9 @@ describe('renderTemplate', () => {
   });
 
   test("Object.prototype's members are not parameters", () => {
-    expect(renderTemplate('[{{constructor}}][{{toString}}]', { constructor: 'c', toString: 't' }, 'text')).toBe('[c][t]');
+    expect(renderTemplate('[{{constructor}}][{{toString}}]', { constructor: 'c', toString: 't' }, 'text')).toBe(
+      '[c][t]',
+    );
     expect(renderTemplate('[{{hasOwnProperty}}]', {}, 'text')).toBe('[]');
   });
 });
@@ -42,11 +56,21 @@ describe('checkParameters and renderParts', () => {
 
   test('renders every part with one set of parameters; unused parameters are ignored', () => {
     const r = renderParts(parts, { name: 'Tom & Jerry', company: 'ACME <HQ>', unused: 'x' });
-    expect(r).toEqual({ ok: true, rendered: { subject: 'Welcome Tom & Jerry', html: '<p>Tom &amp; Jerry joined ACME &lt;HQ&gt;</p>' } });
+    expect(r).toEqual({
+      ok: true,
+      rendered: { subject: 'Welcome Tom & Jerry', html: '<p>Tom &amp; Jerry joined ACME &lt;HQ&gt;</p>' },
+    });
   });
 
   test('a parameter that is not a string is refused, naming the parameter', () => {
-    const r = renderParts(parts, { name: 'Ann', company: 42, flag: true, list: ['a'], nothing: null, nested: { a: 'b' } });
+    const r = renderParts(parts, {
+      name: 'Ann',
+      company: 42,
+      flag: true,
+      list: ['a'],
+      nothing: null,
+      nested: { a: 'b' },
+    });
     expect(r).toEqual({
       ok: false,
       reason: 'not_string',
@@ -61,8 +85,16 @@ describe('checkParameters and renderParts', () => {
   });
 
   test('parameters that are no map are refused', () => {
-    expect(checkParameters('name=Ann', ['name'])).toMatchObject({ ok: false, reason: 'not_string', errors: [{ field: 'parameters' }] });
-    expect(checkParameters(['Ann'], ['name'])).toMatchObject({ ok: false, reason: 'not_string', errors: [{ field: 'parameters' }] });
+    expect(checkParameters('name=Ann', ['name'])).toMatchObject({
+      ok: false,
+      reason: 'not_string',
+      errors: [{ field: 'parameters' }],
+    });
+    expect(checkParameters(['Ann'], ['name'])).toMatchObject({
+      ok: false,
+      reason: 'not_string',
+      errors: [{ field: 'parameters' }],
+    });
   });
 
   test('names a template uses that the call lacks are refused, every one listed', () => {
@@ -83,17 +115,24 @@ describe('checkParameters and renderParts', () => {
   });
 
   test('an empty string is a given parameter', () => {
-    expect(renderParts(parts, { name: '', company: '' })).toEqual({ ok: true, rendered: { subject: 'Welcome ', html: '<p> joined </p>' } });
+    expect(renderParts(parts, { name: '', company: '' })).toEqual({
+      ok: true,
+      rendered: { subject: 'Welcome ', html: '<p> joined </p>' },
+    });
   });
 
   test('a template without tags needs no parameters', () => {
-    expect(renderParts({ s: { template: 'Plain', mode: 'text' } }, undefined)).toEqual({ ok: true, rendered: { s: 'Plain' } });
+    expect(renderParts({ s: { template: 'Plain', mode: 'text' } }, undefined)).toEqual({
+      ok: true,
+      rendered: { s: 'Plain' },
+    });
   });
 });
 
 describe('templateFields', () => {
   test("lists every name a template uses, from mustache's parser, in order of first use", () => {
-    const t = '{{! a comment }}Hi {{name}}, {{#vip}}level {{level}}{{/vip}}{{^vip}}{{name}}{{/vip}} {{{raw}}} {{&amp}} {{#list}}{{.}}{{/list}}';
+    const t =
+      '{{! a comment }}Hi {{name}}, {{#vip}}level {{level}}{{/vip}}{{^vip}}{{name}}{{/vip}} {{{raw}}} {{&amp}} {{#list}}{{.}}{{/list}}';
     expect(templateFields(t)).toEqual(['name', 'vip', 'level', 'raw', 'amp', 'list']);
   });
 
@@ -121,18 +160,30 @@ describe('checkTemplate', () => {
   });
 
   test('a template mustache cannot parse is refused with its reason', () => {
-    expect(checkTemplate('Hi {{#open}}', 'html', 'html')).toEqual([{ field: 'html', reason: expect.stringMatching(/^is not a valid mustache template: Unclosed section "open"/) }]);
-    expect(checkTemplate('Hi {{name', 'text', 'subject')).toEqual([{ field: 'subject', reason: expect.stringMatching(/^is not a valid mustache template: Unclosed tag/) }]);
+    expect(checkTemplate('Hi {{#open}}', 'html', 'html')).toEqual([
+      { field: 'html', reason: expect.stringMatching(/^is not a valid mustache template: Unclosed section "open"/) },
+    ]);
+    expect(checkTemplate('Hi {{name', 'text', 'subject')).toEqual([
+      { field: 'subject', reason: expect.stringMatching(/^is not a valid mustache template: Unclosed tag/) },
+    ]);
   });
 
   test('html templates may not insert values unescaped', () => {
-    expect(checkTemplate('<p>{{{a}}}</p>', 'html', 'html')).toEqual([{ field: 'html', reason: expect.stringContaining('unescaped') }]);
-    expect(checkTemplate('<p>{{&a}}</p>', 'html', 'html')).toEqual([{ field: 'html', reason: expect.stringContaining('unescaped') }]);
+    expect(checkTemplate('<p>{{{a}}}</p>', 'html', 'html')).toEqual([
+      { field: 'html', reason: expect.stringContaining('unescaped') },
+    ]);
+    expect(checkTemplate('<p>{{&a}}</p>', 'html', 'html')).toEqual([
+      { field: 'html', reason: expect.stringContaining('unescaped') },
+    ]);
   });
 
   test('no partials, no dotted names', () => {
-    expect(checkTemplate('{{> footer}}', 'text', 'subject')).toEqual([{ field: 'subject', reason: expect.stringContaining('partial') }]);
-    expect(checkTemplate('{{user.name}}', 'text', 'subject')).toEqual([{ field: 'subject', reason: expect.stringContaining("'user.name'") }]);
+    expect(checkTemplate('{{> footer}}', 'text', 'subject')).toEqual([
+      { field: 'subject', reason: expect.stringContaining('partial') },
+    ]);
+    expect(checkTemplate('{{user.name}}', 'text', 'subject')).toEqual([
+      { field: 'subject', reason: expect.stringContaining("'user.name'") },
+    ]);
   });
 });
 

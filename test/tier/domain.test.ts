@@ -48,10 +48,20 @@ describe('dates', () => {
   });
 
   test('checkDateRange needs start < end', () => {
-    expect(checkDateRange('2030-01-01', '2030-01-02')).toEqual({ ok: true, startDate: '2030-01-01T00:00:00.000Z', endDate: '2030-01-02T00:00:00.000Z' });
-    expect(checkDateRange('2030-01-02', '2030-01-01')).toEqual({ ok: false, problems: [{ field: 'endDate', reason: 'must be after startDate' }] });
+    expect(checkDateRange('2030-01-01', '2030-01-02')).toEqual({
+      ok: true,
+      startDate: '2030-01-01T00:00:00.000Z',
+      endDate: '2030-01-02T00:00:00.000Z',
+    });
+    expect(checkDateRange('2030-01-02', '2030-01-01')).toEqual({
+      ok: false,
+      problems: [{ field: 'endDate', reason: 'must be after startDate' }],
+    });
     expect(checkDateRange('2030-01-01T00:00:00Z', '2030-01-01')).toMatchObject({ ok: false });
-    expect(checkDateRange('x', undefined)).toMatchObject({ ok: false, problems: [{ field: 'startDate' }, { field: 'endDate' }] });
+    expect(checkDateRange('x', undefined)).toMatchObject({
+      ok: false,
+      problems: [{ field: 'startDate' }, { field: 'endDate' }],
+    });
   });
 
   test('delayUntil is never negative', () => {
@@ -72,9 +82,23 @@ describe('tiers and rules', () => {
   };
 
   test('newRule: given id, deduplicated payment types, active unless told', () => {
-    const r = newRule({ name: 'R', paymentTypes: ['credit_card', 'credit_card'], paymentPeriod: 'monthly', conditions: [] }, 'x');
-    expect(r).toEqual({ id: 'x', name: 'R', paymentTypes: ['credit_card'], paymentPeriod: 'monthly', conditions: [], status: 'active' });
-    expect(newRule({ ...r, status: 'inactive', quota: 0 }, 'y')).toMatchObject({ id: 'y', status: 'inactive', quota: 0 });
+    const r = newRule(
+      { name: 'R', paymentTypes: ['credit_card', 'credit_card'], paymentPeriod: 'monthly', conditions: [] },
+      'x',
+    );
+    expect(r).toEqual({
+      id: 'x',
+      name: 'R',
+      paymentTypes: ['credit_card'],
+      paymentPeriod: 'monthly',
+      conditions: [],
+      status: 'active',
+    });
+    expect(newRule({ ...r, status: 'inactive', quota: 0 }, 'y')).toMatchObject({
+      id: 'y',
+      status: 'inactive',
+      quota: 0,
+    });
   });
 
   test('copyActiveRules copies active rules only, each with a new id, deep', () => {
@@ -102,7 +126,11 @@ describe('tiers and rules', () => {
 
   test('applyRuleUpdate: quota null removes it; untouched fields stay', () => {
     expect(applyRuleUpdate(rule, { ruleId: 'r1', quota: null })).not.toHaveProperty('quota');
-    expect(applyRuleUpdate(rule, { ruleId: 'r1', name: 'N', paymentTypes: ['salary_deduction'] })).toEqual({ ...rule, name: 'N', paymentTypes: ['salary_deduction'] });
+    expect(applyRuleUpdate(rule, { ruleId: 'r1', name: 'N', paymentTypes: ['salary_deduction'] })).toEqual({
+      ...rule,
+      name: 'N',
+      paymentTypes: ['salary_deduction'],
+    });
   });
 
   test('tierDocument carries the pending approval', () => {
@@ -115,7 +143,16 @@ describe('tiers and rules', () => {
 describe('listTiers query', () => {
   test('defaults, filters and strings from a GET query', () => {
     expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 20 } });
-    expect(parseListQuery({ status: 'active', tierTypeId: 'tt', tierGroup: 'add_on', search: ' gold ', page: '2', limit: '5' })).toEqual({
+    expect(
+      parseListQuery({
+        status: 'active',
+        tierTypeId: 'tt',
+        tierGroup: 'add_on',
+        search: ' gold ',
+        page: '2',
+        limit: '5',
+      }),
+    ).toEqual({
       ok: true,
       query: { status: 'active', tierTypeId: 'tt', tierGroup: 'add_on', search: 'gold', page: 2, limit: 5 },
     });

@@ -33,7 +33,11 @@ function rule(conditions: EligibilityRuleCondition[], status: 'active' | 'inacti
   return { id: 'r1', name: 'rule', paymentTypes: ['credit_card'], paymentPeriod: 'monthly', conditions, status };
 }
 
-const c = (key: string, logicalOperator: EligibilityRuleCondition['logicalOperator'], value: EligibilityRuleCondition['value']): EligibilityRuleCondition => ({
+const c = (
+  key: string,
+  logicalOperator: EligibilityRuleCondition['logicalOperator'],
+  value: EligibilityRuleCondition['value'],
+): EligibilityRuleCondition => ({
   key,
   logicalOperator,
   value,
@@ -85,7 +89,11 @@ describe('evaluateEligibility: one condition per key and operator', () => {
     expect(result.eligible).toBe(eligible);
     if (!result.eligible) {
       expect(result.failed).toHaveLength(1);
-      expect(result.failed[0]).toMatchObject({ key: condition.key, logicalOperator: condition.logicalOperator, expected: condition.value });
+      expect(result.failed[0]).toMatchObject({
+        key: condition.key,
+        logicalOperator: condition.logicalOperator,
+        expected: condition.value,
+      });
       expect(result.failed[0]).toHaveProperty('actual');
     }
   });
@@ -110,8 +118,14 @@ describe('evaluateEligibility: rules', () => {
 
   test('a rule without conditions admits everyone; an inactive rule no one', () => {
     expect(evaluateEligibility(employee, rule([]))).toEqual({ eligible: true });
-    expect(evaluateEligibility(employee, rule([], 'inactive'))).toEqual({ eligible: false, failed: [], reason: 'rule_inactive' });
-    expect(evaluateEligibility(employee, rule([c('member.memberType', 'equal', 'employee')], 'inactive')).eligible).toBe(false);
+    expect(evaluateEligibility(employee, rule([], 'inactive'))).toEqual({
+      eligible: false,
+      failed: [],
+      reason: 'rule_inactive',
+    });
+    expect(
+      evaluateEligibility(employee, rule([c('member.memberType', 'equal', 'employee')], 'inactive')).eligible,
+    ).toBe(false);
   });
 
   test('eligibleRules keeps the active rules the member satisfies, in order; evaluateTierRules explains each', () => {
@@ -126,7 +140,14 @@ describe('evaluateEligibility: rules', () => {
     expect(eligibleRules(employee, tier).map((r) => r.id)).toEqual(['a', 'd']);
     expect(eligibleRules(spouse, tier).map((r) => r.id)).toEqual(['c', 'd']);
     expect(evaluateTierRules(spouse, tier)).toEqual([
-      { ruleId: 'a', ruleName: 'rule', result: { eligible: false, failed: [{ key: 'member.memberType', logicalOperator: 'equal', expected: 'employee', actual: 'dependant' }] } },
+      {
+        ruleId: 'a',
+        ruleName: 'rule',
+        result: {
+          eligible: false,
+          failed: [{ key: 'member.memberType', logicalOperator: 'equal', expected: 'employee', actual: 'dependant' }],
+        },
+      },
       { ruleId: 'c', ruleName: 'rule', result: { eligible: true } },
       { ruleId: 'd', ruleName: 'rule', result: { eligible: true } },
     ]);
@@ -150,7 +171,11 @@ describe('conditionProblems: what rules may store', () => {
     ['a number key with greater_than_equal', c('member.dependantCount', 'greater_than_equal', 1), null],
     ['a number key with in', c('member.dependantCount', 'in', [1, 2]), null],
     ['an unknown key', c('member.birthdate', 'equal', 'x'), /unknown key 'member.birthdate'/],
-    ['a comparison on a string key', c('member.grade', 'greater_than', 'G5'), /operator 'greater_than' is not allowed for member.grade/],
+    [
+      'a comparison on a string key',
+      c('member.grade', 'greater_than', 'G5'),
+      /operator 'greater_than' is not allowed for member.grade/,
+    ],
     ['in on a boolean key', c('member.isCabinCrew', 'in', [true]), /operator 'in' is not allowed/],
     ['a list for equal', c('member.memberType', 'equal', ['a']), /needs a single string/],
     ['a number for a string key', c('member.memberType', 'equal', 5), /needs a single string/],
@@ -170,16 +195,28 @@ describe('conditionProblems: what rules may store', () => {
   });
 
   test('conditionsProblems names the condition index', () => {
-    expect(conditionsProblems([c('member.memberType', 'equal', 'x'), c('nope', 'equal', 1)], 'eligibilityRules.2.conditions')).toEqual([
-      { field: 'eligibilityRules.2.conditions.1', reason: expect.stringContaining("unknown key 'nope'") },
-    ]);
+    expect(
+      conditionsProblems(
+        [c('member.memberType', 'equal', 'x'), c('nope', 'equal', 1)],
+        'eligibilityRules.2.conditions',
+      ),
+    ).toEqual([{ field: 'eligibilityRules.2.conditions.1', reason: expect.stringContaining("unknown key 'nope'") }]);
   });
 
   test('every definition has a value type and operators that fit it', () => {
     const keys = CONDITION_DEFINITIONS.map((d) => d.key);
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).toEqual(
-      expect.arrayContaining(['member.memberType', 'member.memberSubType', 'member.grade', 'member.isCabinCrew', 'member.address.country', 'member.relation', 'company.id', 'company.companyGroupId']),
+      expect.arrayContaining([
+        'member.memberType',
+        'member.memberSubType',
+        'member.grade',
+        'member.isCabinCrew',
+        'member.address.country',
+        'member.relation',
+        'company.id',
+        'company.companyGroupId',
+      ]),
     );
     for (const d of CONDITION_DEFINITIONS) {
       expect(['string', 'number', 'boolean']).toContain(d.valueType);

@@ -3,7 +3,19 @@
  * streamed), follows endDate when it moves, and expired tiers are final.
  */
 import { waitFor, type TestRuntime } from '../support/harness';
-import { auditEntries, bearer, DAY, freshTypeId, isoIn, seedProgram, seedTierTypes, startTierRuntime, tierBody, tierDocWhen, writeTierRoles } from './support';
+import {
+  auditEntries,
+  bearer,
+  DAY,
+  freshTypeId,
+  isoIn,
+  seedProgram,
+  seedTierTypes,
+  startTierRuntime,
+  tierBody,
+  tierDocWhen,
+  writeTierRoles,
+} from './support';
 
 let t: TestRuntime;
 let p: string;
@@ -58,16 +70,27 @@ test('an active tier expires at its endDate: status expired, audit-logged, strea
   // one, and check the status that version must have.
   const projected = (await tierDocWhen(t, id, (d) => d._v >= created.version, 'created tier projected'))!;
   expect(projected.status).toBe(projected._v === created.version ? 'active' : 'expired');
-  const doc = await waitFor(async () => {
-    const d = await t.rt.documents.get('tiers', id);
-    return d?.status === 'expired' ? d : undefined;
-  }, { timeoutMs: 15_000, what: 'tier expired' });
+  const doc = await waitFor(
+    async () => {
+      const d = await t.rt.documents.get('tiers', id);
+      return d?.status === 'expired' ? d : undefined;
+    },
+    { timeoutMs: 15_000, what: 'tier expired' },
+  );
   expect(doc).toMatchObject({ id, status: 'expired' });
   expect((await getTier(id)).body.tier.status).toBe('expired');
   expect((await privateState(id)).expiryCheckAt).toBeNull();
 
-  const entry = await waitFor(async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_expire'), { what: 'expiry audit entry' });
-  expect(entry).toMatchObject({ actor: { type: 'system', name: 'class:Tier' }, fieldUpdates: expect.arrayContaining([{ key: 'status', operation: 'replace', oldValue: '"active"', newValue: '"expired"' }]) });
+  const entry = await waitFor(
+    async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_expire'),
+    { what: 'expiry audit entry' },
+  );
+  expect(entry).toMatchObject({
+    actor: { type: 'system', name: 'class:Tier' },
+    fieldUpdates: expect.arrayContaining([
+      { key: 'status', operation: 'replace', oldValue: '"active"', newValue: '"expired"' },
+    ]),
+  });
 
   for (const [method, body] of [
     ['updateTier', { name: 'Later' }],
@@ -92,10 +115,13 @@ test('endDate moved later: the first task reschedules itself and the tier expire
   const r = await t.post(`${p}/Tier/updateTier/${id}`, { endDate: later }, superUser);
   expect(r.status).toBe(200);
   expect((await privateState(id)).expiryCheckAt).toBe(first); // the earlier task stays; it reschedules when it runs
-  const rescheduled = await waitFor(async () => {
-    const s = await privateState(id);
-    return s.expiryCheckAt === later ? s : undefined;
-  }, { what: 'expiry rescheduled' });
+  const rescheduled = await waitFor(
+    async () => {
+      const s = await privateState(id);
+      return s.expiryCheckAt === later ? s : undefined;
+    },
+    { what: 'expiry rescheduled' },
+  );
   expect(rescheduled.tier.status).toBe('active');
   await tierDocWhen(t, id, (d) => d.status === 'expired', 'tier expired at the moved endDate');
   expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(later));
@@ -111,14 +137,27 @@ test('endDate moved earlier: a new task expires the tier at the new endDate', as
 });
 
 test('a tier expiring while its creation waits for approval stays expired; the late approval is recorded and ignored', async () => {
-  const r = await t.post(`${p}/Tier/createTier`, tierBody(await newType(), { startDate: isoIn(-DAY), endDate: isoIn(1200) }), superUser);
+  const r = await t.post(
+    `${p}/Tier/createTier`,
+    tierBody(await newType(), { startDate: isoIn(-DAY), endDate: isoIn(1200) }),
+    superUser,
+  );
   expect(r.status).toBe(201);
   const id = r.body.tier.id as string;
   await tierDocWhen(t, id, (d) => d.status === 'expired', 'pending tier expired');
-  expect((await t.post(`${p}/ApprovalManager/reviewApproval/${r.body.approval.id}`, { action: 'approve' }, approver)).status).toBe(200);
-  const state = await waitFor(async () => {
-    const s = await privateState(id);
-    return s.lastReview ? s : undefined;
-  }, { what: 'late approval recorded' });
-  expect(state).toMatchObject({ tier: { status: 'expired' }, pendingApproval: null, lastReview: { approvalId: r.body.approval.id, outcome: 'ignored_expired' } });
+  expect(
+    (await t.post(`${p}/ApprovalManager/reviewApproval/${r.body.approval.id}`, { action: 'approve' }, approver)).status,
+  ).toBe(200);
+  const state = await waitFor(
+    async () => {
+      const s = await privateState(id);
+      return s.lastReview ? s : undefined;
+    },
+    { what: 'late approval recorded' },
+  );
+  expect(state).toMatchObject({
+    tier: { status: 'expired' },
+    pendingApproval: null,
+    lastReview: { approvalId: r.body.approval.id, outcome: 'ignored_expired' },
+  });
 });

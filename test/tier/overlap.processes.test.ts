@@ -18,7 +18,9 @@ beforeAll(async () => {
   p = `/${pair.projectId}/CALL/Tier`;
   superUser = { authorization: `Bearer ${pair.helper.token('program_management_user', 'pm1', ['super'])}` };
   const tierTypes = ['tt-race', 'tt-move', 'tt-other'].map((id) => ({ id, name: id, tierGroup: 'base' }));
-  const seeded = await applySeed({ paymentPeriods: PAYMENT_PERIODS, tierTypes }, (classId, method, instanceId, body) => pair.helper.rt.call(classId, method, instanceId, body));
+  const seeded = await applySeed({ paymentPeriods: PAYMENT_PERIODS, tierTypes }, (classId, method, instanceId, body) =>
+    pair.helper.rt.call(classId, method, instanceId, body),
+  );
   expect(seeded.filter((o) => o.result === 'failed')).toEqual([]);
 }, 120_000);
 afterAll(() => pair?.stop());
@@ -35,18 +37,25 @@ test('concurrent createTier of intersecting ranges through two processes: one 20
     ['2030-03-01', '2032-01-01'],
     ['2030-06-14', '2030-06-16'],
   ];
-  const answers = await Promise.all(ranges.map(([startDate, endDate], i) => create((i % 2) as 0 | 1, tierBody('tt-race', { startDate, endDate }))));
+  const answers = await Promise.all(
+    ranges.map(([startDate, endDate], i) => create((i % 2) as 0 | 1, tierBody('tt-race', { startDate, endDate }))),
+  );
   expect(outcomes(answers)).toEqual([[201, null], ...Array.from({ length: ranges.length - 1 }, () => [409, 7003])]);
   const winner = answers.find((r) => r.status === 201)!.body.tier;
   for (const refused of answers.filter((r) => r.status === 409)) {
-    expect(refused.body).toMatchObject({ classId: 'Tier', details: { tiers: [{ id: winner.id, status: 'pending', startDate: winner.startDate, endDate: winner.endDate }] } });
+    expect(refused.body).toMatchObject({
+      classId: 'Tier',
+      details: { tiers: [{ id: winner.id, status: 'pending', startDate: winner.startDate, endDate: winner.endDate }] },
+    });
   }
 
   // no listing was there to read: neither process lists any tier
   for (const on of [0, 1] as const) expect((await pair.get(on, `${p}/listTiers`, superUser)).body.totalCount).toBe(0);
 
   // the winner holds its range on both processes; a range just after it, and another tier type, are free
-  expect((await create(1, tierBody('tt-race', { startDate: '2030-06-15', endDate: '2030-06-16' }))).body.code).toBe(7003);
+  expect((await create(1, tierBody('tt-race', { startDate: '2030-06-15', endDate: '2030-06-16' }))).body.code).toBe(
+    7003,
+  );
   const after = await create(0, tierBody('tt-race', { startDate: winner.endDate, endDate: '2035-01-01' }));
   expect(after.status).toBe(201);
   expect((await create(1, tierBody('tt-other', { startDate: '2030-06-01', endDate: '2030-07-01' }))).status).toBe(201);
@@ -58,7 +67,9 @@ test('concurrent updateTier moving two live tiers into one free range through tw
     { id: 'move-a', name: 'A', tierType: { id: 'tt-move' }, fee: 1, startDate: '2030-01-01', endDate: '2030-02-01' },
     { id: 'move-b', name: 'B', tierType: { id: 'tt-move' }, fee: 1, startDate: '2030-02-01', endDate: '2030-03-01' },
   ];
-  const seeded = await applySeed({ tiers }, (classId, method, instanceId, body) => pair.helper.rt.call(classId, method, instanceId, body));
+  const seeded = await applySeed({ tiers }, (classId, method, instanceId, body) =>
+    pair.helper.rt.call(classId, method, instanceId, body),
+  );
   expect(seeded.filter((o) => o.result === 'failed')).toEqual([]);
   const [a, b] = await Promise.all(tiers.map((x, i) => pair.get(i as 0 | 1, `${p}/getTier/${x.id}`, superUser)));
   expect([a!.body.tier.status, b!.body.tier.status]).toEqual(['active', 'active']);
@@ -75,6 +86,12 @@ test('concurrent updateTier moving two live tiers into one free range through tw
   const [moved, kept] = moves[0]!.status === 200 ? [a, b] : [b, a];
   const keptNow = await pair.get(0, `${p}/getTier/${kept.body.tier.id}`, superUser);
   expect(keptNow.body.tier).toMatchObject({ startDate: kept.body.tier.startDate, endDate: kept.body.tier.endDate });
-  expect((await create(1, tierBody('tt-move', { startDate: kept.body.tier.startDate, endDate: kept.body.tier.endDate }))).body.code).toBe(7003);
-  expect((await create(0, tierBody('tt-move', { startDate: moved.body.tier.startDate, endDate: moved.body.tier.endDate }))).status).toBe(201);
+  expect(
+    (await create(1, tierBody('tt-move', { startDate: kept.body.tier.startDate, endDate: kept.body.tier.endDate })))
+      .body.code,
+  ).toBe(7003);
+  expect(
+    (await create(0, tierBody('tt-move', { startDate: moved.body.tier.startDate, endDate: moved.body.tier.endDate })))
+      .status,
+  ).toBe(201);
 }, 120_000);

@@ -20,14 +20,21 @@ import {
 } from '../../classes/Tier/schedule';
 import type { TierStatus } from '../../classes/Tier/types';
 
-const r = (startDate: string, endDate: string): DateRange => ({ startDate: normalizeDate(startDate)!, endDate: normalizeDate(endDate)! });
+const r = (startDate: string, endDate: string): DateRange => ({
+  startDate: normalizeDate(startDate)!,
+  endDate: normalizeDate(endDate)!,
+});
 const YEAR_2030 = r('2030-01-01', '2031-01-01');
 
 function holding(status: TierStatus, extra: Partial<TierHolding> = {}): TierHolding {
   return { tier: { name: 'Gold', status, ...YEAR_2030 }, pendingApproval: null, ...extra };
 }
 
-const entry = (ranges: DateRange[], status: TierStatus = 'active', name = 'Gold'): ScheduleEntry => ({ name, status, ranges });
+const entry = (ranges: DateRange[], status: TierStatus = 'active', name = 'Gold'): ScheduleEntry => ({
+  name,
+  status,
+  ranges,
+});
 const at = (ms: number) => new Date(ms).toISOString();
 const NOW = Date.parse('2029-06-01T12:00:00.000Z');
 
@@ -60,10 +67,16 @@ describe('what a tier holds', () => {
 
   test('a pending date change holds the dates asked for as well, only while the approval is pending', () => {
     const asked = r('2030-06-01', '2031-06-01');
-    expect(heldRanges(holding('active', { pendingApproval: { requestedStatus: 'active' }, requestedRange: asked }))).toEqual([YEAR_2030, asked]);
+    expect(
+      heldRanges(holding('active', { pendingApproval: { requestedStatus: 'active' }, requestedRange: asked })),
+    ).toEqual([YEAR_2030, asked]);
     expect(heldRanges(holding('active', { pendingApproval: null, requestedRange: asked }))).toEqual([YEAR_2030]);
-    expect(heldRanges(holding('active', { pendingApproval: { requestedStatus: 'active' }, requestedRange: YEAR_2030 }))).toEqual([YEAR_2030]);
-    expect(heldRanges(holding('inactive', { pendingApproval: { requestedStatus: 'inactive' }, requestedRange: asked }))).toEqual([]);
+    expect(
+      heldRanges(holding('active', { pendingApproval: { requestedStatus: 'active' }, requestedRange: YEAR_2030 })),
+    ).toEqual([YEAR_2030]);
+    expect(
+      heldRanges(holding('inactive', { pendingApproval: { requestedStatus: 'inactive' }, requestedRange: asked })),
+    ).toEqual([]);
   });
 
   test('the entry names the tier and its status; sameEntry compares all of it', () => {
@@ -82,7 +95,9 @@ describe('what a tier holds', () => {
     expect(widens([YEAR_2030], [r('2030-03-01', '2030-04-01')])).toBe(false);
     expect(widens([YEAR_2030], [r('2030-06-01', '2031-06-01')])).toBe(true);
     expect(widens([YEAR_2030], [])).toBe(false);
-    expect(widens([r('2030-01-01', '2030-07-01'), r('2030-07-01', '2031-01-01')], [r('2030-02-01', '2030-03-01')])).toBe(false);
+    expect(
+      widens([r('2030-01-01', '2030-07-01'), r('2030-07-01', '2031-01-01')], [r('2030-02-01', '2030-03-01')]),
+    ).toBe(false);
   });
 });
 
@@ -98,8 +113,22 @@ describe('the schedule of a tier type', () => {
     expect(conflictsWith(s, 'a', [r('2030-01-01', '2030-07-01')])).toEqual([]);
     expect(conflictsWith(s, 'c', [r('2029-01-01', '2030-01-01')])).toEqual([]);
     expect(conflictsWith(s, 'c', [r('2030-06-01', '2030-08-01')])).toEqual([
-      { id: 'a', name: 'Gold', status: 'active', startDate: r('2030-01-01', '2030-07-01').startDate, endDate: r('2030-01-01', '2030-07-01').endDate, claimed: false },
-      { id: 'b', name: 'Silver', status: 'pending', ...r('2030-07-01', '2031-01-01'), claimed: true, claimedAt: at(NOW) },
+      {
+        id: 'a',
+        name: 'Gold',
+        status: 'active',
+        startDate: r('2030-01-01', '2030-07-01').startDate,
+        endDate: r('2030-01-01', '2030-07-01').endDate,
+        claimed: false,
+      },
+      {
+        id: 'b',
+        name: 'Silver',
+        status: 'pending',
+        ...r('2030-07-01', '2031-01-01'),
+        claimed: true,
+        claimedAt: at(NOW),
+      },
     ]);
     // a tier holding nothing never conflicts
     settleEntry(s, 'a', 2, entry([], 'inactive'));

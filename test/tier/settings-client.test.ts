@@ -42,7 +42,11 @@ describe('getTierType', () => {
     ['a Setting failure', new ActorError(500, 10000, 'boom')],
     ['an unexpected error', new Error('socket closed')],
   ])('%s is 502 7016', async (_what, err) => {
-    await expect(getTierType(ctxAnswering(thrower(err)).ctx, 'tt')).rejects.toMatchObject({ status: 502, code: 7016, classId: 'Tier' });
+    await expect(getTierType(ctxAnswering(thrower(err)).ctx, 'tt')).rejects.toMatchObject({
+      status: 502,
+      code: 7016,
+      classId: 'Tier',
+    });
   });
 
   test('an id Setting cannot hold is "no such tier type", without asking Setting', async () => {
@@ -61,16 +65,24 @@ describe('getTierType', () => {
   });
 
   test('a record without a valid tierGroup is 502 7016', async () => {
-    await expect(getTierType(ctxAnswering(() => ({ id: 'tt', tierGroup: 'gold', status: 'active' })).ctx, 'tt')).rejects.toMatchObject({ code: 7016 });
+    await expect(
+      getTierType(ctxAnswering(() => ({ id: 'tt', tierGroup: 'gold', status: 'active' })).ctx, 'tt'),
+    ).rejects.toMatchObject({ code: 7016 });
   });
 });
 
 describe('getPaymentPeriods', () => {
   test('answers the configured periods; none when Setting has no instance yet', async () => {
-    const { ctx, calls } = ctxAnswering(() => ({ paymentPeriods: [{ key: 'monthly', label: 'Monthly' }, { nope: 1 }] }));
+    const { ctx, calls } = ctxAnswering(() => ({
+      paymentPeriods: [{ key: 'monthly', label: 'Monthly' }, { nope: 1 }],
+    }));
     expect(await getPaymentPeriods(ctx)).toEqual([{ key: 'monthly', label: 'Monthly' }]);
     expect(calls).toEqual([['Setting', 'getPaymentPeriods', 'default', {}]]);
-    expect(await getPaymentPeriods(ctxAnswering(thrower(unknownInstanceError('p', 'Setting', 'default'))).ctx)).toEqual([]);
-    await expect(getPaymentPeriods(ctxAnswering(thrower(new ActorError(503, 1012, 'busy'))).ctx)).rejects.toMatchObject({ code: 7016 });
+    expect(await getPaymentPeriods(ctxAnswering(thrower(unknownInstanceError('p', 'Setting', 'default'))).ctx)).toEqual(
+      [],
+    );
+    await expect(getPaymentPeriods(ctxAnswering(thrower(new ActorError(503, 1012, 'busy'))).ctx)).rejects.toMatchObject(
+      { code: 7016 },
+    );
   });
 });

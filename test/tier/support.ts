@@ -12,12 +12,17 @@ import { parseState, serializeState } from '../../runtime/actor/state-store';
 import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 
 /** waitFor for checks that answer a value or nothing: resolves to the value. */
-export async function until<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs?: number): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs?: number,
+): Promise<T> {
   return (await waitFor(check, { what, ...(timeoutMs ? { timeoutMs } : {}) })) as T;
 }
 
 export const TIER_ENV = {
-  CLASS_DIRS: 'classes/Tier,classes/Setting,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager,test/tier/fixtures',
+  CLASS_DIRS:
+    'classes/Tier,classes/Setting,classes/Workflow,classes/ApprovalManager,classes/LogManager,classes/FileManager,classes/RoleManager,test/tier/fixtures',
   SCHEMA_DIRS: 'schemas',
 };
 
@@ -48,7 +53,12 @@ export const TIER_METHODS = [
 export async function writeTierRoles(t: TestRuntime): Promise<void> {
   const roles = [
     { id: 'super', name: 'super', level: 1, permissions: {} },
-    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['getApproval', 'listApprovals'] } },
+    {
+      id: 'r-approver',
+      name: 'approver',
+      level: 10,
+      permissions: { ApprovalManager: ['getApproval', 'listApprovals'] },
+    },
     { id: 'r-reader', name: 'reader', level: 10, permissions: { Tier: ['getTier', 'listTiers'] } },
     { id: 'r-editor', name: 'editor', level: 10, permissions: { Tier: TIER_METHODS } },
     { id: 'r-clerk', name: 'clerk', level: 10, permissions: { ApprovalManager: ['getApproval'] } },
@@ -56,7 +66,12 @@ export async function writeTierRoles(t: TestRuntime): Promise<void> {
   await seedRoles(t, roles);
 }
 
-export function bearer(t: TestRuntime, userId: string, roles: string[], identity: 'program_management_user' | 'enduser' = 'program_management_user') {
+export function bearer(
+  t: TestRuntime,
+  userId: string,
+  roles: string[],
+  identity: 'program_management_user' | 'enduser' = 'program_management_user',
+) {
   return { authorization: `Bearer ${t.token(identity, userId, roles)}` };
 }
 
@@ -80,14 +95,17 @@ export const PAYMENT_PERIODS = [
  * actor); throws when a record fails, so a test never runs on half its data.
  */
 export async function seed(t: TestRuntime, doc: SeedDocument): Promise<SeedOutcome[]> {
-  const outcomes = await applySeed(doc, (classId, method, instanceId, body) => t.rt.call(classId, method, instanceId, body));
+  const outcomes = await applySeed(doc, (classId, method, instanceId, body) =>
+    t.rt.call(classId, method, instanceId, body),
+  );
   const failed = outcomes.filter((o) => o.result === 'failed');
   if (failed.length) throw new Error(`seeding failed: ${JSON.stringify(failed)}`);
   return outcomes;
 }
 
 /** seed records of tier types: named after their id, group `base` unless given */
-const tierTypeRecords = (tierTypes: TierTypeSeed[]) => tierTypes.map((tt) => ({ name: tt.id, tierGroup: 'base', ...tt }));
+const tierTypeRecords = (tierTypes: TierTypeSeed[]) =>
+  tierTypes.map((tt) => ({ name: tt.id, tierGroup: 'base', ...tt }));
 
 /** The program of the Tier tests: the Setting singleton with PAYMENT_PERIODS, and the tier types given. */
 export async function seedProgram(t: TestRuntime, tierTypes: TierTypeSeed[] = []): Promise<void> {
@@ -113,10 +131,12 @@ export async function storeTierTypeGroup(t: TestRuntime, tierTypeId: string, tie
     const r = await store.acquire('Setting', 'default', token, 5000, 'write');
     return r.kind === 'busy' ? undefined : r;
   }, 'the lease on Setting default');
-  if (acquired.kind !== 'acquired' || !acquired.instance) throw new Error(`Setting default is not there (${acquired.kind})`);
+  if (acquired.kind !== 'acquired' || !acquired.instance)
+    throw new Error(`Setting default is not there (${acquired.kind})`);
   const { version, stateJson, lookups } = acquired.instance;
   const state = parseState(stateJson);
-  const tierTypes = (state.private as { groups: { tierTypes: { value: { id: string; tierGroup: string }[] } } }).groups.tierTypes.value;
+  const tierTypes = (state.private as { groups: { tierTypes: { value: { id: string; tierGroup: string }[] } } }).groups
+    .tierTypes.value;
   const record = tierTypes.find((v) => v.id === tierTypeId);
   if (!record) {
     await store.release('Setting', 'default', token);
@@ -173,15 +193,27 @@ export function ruleBody(extra: Record<string, unknown> = {}) {
 }
 
 /** The streamed document of a tier once `check` holds. */
-export async function tierDocWhen(t: TestRuntime, id: string, check: (doc: Record<string, any>) => boolean, what?: string) {
-  return waitFor(async () => {
-    const d = await t.rt.documents.get('tiers', id);
-    return d && check(d as Record<string, any>) ? (d as Record<string, any>) : undefined;
-  }, { what: what ?? `tier ${id} document` });
+export async function tierDocWhen(
+  t: TestRuntime,
+  id: string,
+  check: (doc: Record<string, any>) => boolean,
+  what?: string,
+) {
+  return waitFor(
+    async () => {
+      const d = await t.rt.documents.get('tiers', id);
+      return d && check(d as Record<string, any>) ? (d as Record<string, any>) : undefined;
+    },
+    { what: what ?? `tier ${id} document` },
+  );
 }
 
 /** Audit entries of a tier, newest first. */
 export async function auditEntries(t: TestRuntime, tierId: string): Promise<Record<string, any>[]> {
-  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, { classId: 'Tier', entityId: tierId, limit: 100 });
+  const r = await t.rt.call('LogManager', 'getLogEntries', undefined, {
+    classId: 'Tier',
+    entityId: tierId,
+    limit: 100,
+  });
   return (r.body as { entries: Record<string, any>[] }).entries;
 }

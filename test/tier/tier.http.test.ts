@@ -47,7 +47,8 @@ afterAll(() => t.stop());
 
 const call = (method: string, id: string | undefined, body: unknown, headers: Record<string, string>) =>
   t.post(`${p}/Tier/${method}${id ? `/${id}` : ''}`, body, headers);
-const create = (body: Record<string, unknown>, headers = superUser, id?: string) => call('createTier', id, body, headers);
+const create = (body: Record<string, unknown>, headers = superUser, id?: string) =>
+  call('createTier', id, body, headers);
 const getTier = (id: string, headers = superUser) => t.get(`${p}/Tier/getTier/${id}`, headers);
 const review = (approvalId: string, action: 'approve' | 'reject', headers = approver) =>
   t.post(`${p}/ApprovalManager/reviewApproval/${approvalId}`, { action }, headers);
@@ -61,14 +62,20 @@ async function newType(tierGroup: 'base' | 'upgrade' | 'add_on' = 'base'): Promi
 
 /** waits until the tier's approval callback has run (no pending approval left) */
 async function settled(id: string) {
-  return waitFor(async () => {
-    const r = await getTier(id);
-    return r.status === 200 && r.body.pendingApproval === null ? r.body.tier : undefined;
-  }, { what: `tier ${id} settled` });
+  return waitFor(
+    async () => {
+      const r = await getTier(id);
+      return r.status === 200 && r.body.pendingApproval === null ? r.body.tier : undefined;
+    },
+    { what: `tier ${id} settled` },
+  );
 }
 
 /** a tier created by the super user and approved by the approver */
-async function activeTier(extra: Record<string, unknown> = {}, typeId?: string): Promise<{ id: string; typeId: string }> {
+async function activeTier(
+  extra: Record<string, unknown> = {},
+  typeId?: string,
+): Promise<{ id: string; typeId: string }> {
   const tt = typeId ?? (await newType());
   const r = await create(tierBody(tt, extra));
   expect(r.status).toBe(201);
@@ -112,20 +119,47 @@ describe('createTier (INIT, event tier_create)', () => {
       updatedAt: expect.any(String),
     });
     expect(tier.eligibilityRules).toEqual([
-      { id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Employees', paymentTypes: ['salary_deduction'], paymentPeriod: 'monthly', quota: 10, conditions: ruleBody().conditions, status: 'active' },
+      {
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        name: 'Employees',
+        paymentTypes: ['salary_deduction'],
+        paymentPeriod: 'monthly',
+        quota: 10,
+        conditions: ruleBody().conditions,
+        status: 'active',
+      },
     ]);
-    expect(approval).toMatchObject({ event: 'tier_create', approvalStatus: 'pending', approvalType: 'manual', entityOldStatus: null, entityNewStatus: 'active', approvers: ['approver'] });
+    expect(approval).toMatchObject({
+      event: 'tier_create',
+      approvalStatus: 'pending',
+      approvalType: 'manual',
+      entityOldStatus: null,
+      entityNewStatus: 'active',
+      approvers: ['approver'],
+    });
     expect(pendingApproval).toEqual({ id: approval.id, event: 'tier_create', requestedStatus: 'active' });
     expect(r.body.requestedTier).toMatchObject({ status: 'active', name: 'Gold' });
 
     const doc = await tierDocWhen(t, tier.id, (d) => d.pendingApprovalId === approval.id, 'pending tier streamed');
-    expect(doc).toMatchObject({ status: 'pending', tierType: { id: tt, group: 'upgrade' }, pendingApproval: { requestedStatus: 'active' } });
-    expect((await getTier(tier.id)).body).toMatchObject({ tier: { status: 'pending' }, pendingApproval: { id: approval.id } });
+    expect(doc).toMatchObject({
+      status: 'pending',
+      tierType: { id: tt, group: 'upgrade' },
+      pendingApproval: { requestedStatus: 'active' },
+    });
+    expect((await getTier(tier.id)).body).toMatchObject({
+      tier: { status: 'pending' },
+      pendingApproval: { id: approval.id },
+    });
 
     // super users are no approvers (the rule names the role `approver`)
     expect((await review(approval.id, 'approve', superUser)).status).toBe(403);
     expect((await review(approval.id, 'approve')).status).toBe(200);
-    await tierDocWhen(t, tier.id, (d) => d.status === 'active' && d.pendingApprovalId === null, 'approved tier streamed');
+    await tierDocWhen(
+      t,
+      tier.id,
+      (d) => d.status === 'active' && d.pendingApprovalId === null,
+      'approved tier streamed',
+    );
     expect((await getTier(tier.id)).body).toMatchObject({ tier: { status: 'active' }, pendingApproval: null });
 
     const entries = await until(async () => {
@@ -133,24 +167,52 @@ describe('createTier (INIT, event tier_create)', () => {
       return e.length === 2 ? e : undefined;
     }, 'two audit entries');
     const [activation, creation] = entries;
-    expect(creation).toMatchObject({ classId: 'Tier', entityType: 'tier', entityId: tier.id, actor: { id: 'pm1', type: 'program_management_user' }, additionalData: { event: 'tier_create', approvalId: approval.id } });
-    expect(creation.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(expect.arrayContaining(['name', 'status', 'tierType', 'eligibilityRules']));
-    expect(activation.additionalData).toMatchObject({ event: 'tier_create', approvalId: approval.id, action: 'approve', reviewedBy: 'ann' });
+    expect(creation).toMatchObject({
+      classId: 'Tier',
+      entityType: 'tier',
+      entityId: tier.id,
+      actor: { id: 'pm1', type: 'program_management_user' },
+      additionalData: { event: 'tier_create', approvalId: approval.id },
+    });
+    expect(creation.fieldUpdates.map((f: { key: string }) => f.key)).toEqual(
+      expect.arrayContaining(['name', 'status', 'tierType', 'eligibilityRules']),
+    );
+    expect(activation.additionalData).toMatchObject({
+      event: 'tier_create',
+      approvalId: approval.id,
+      action: 'approve',
+      reviewedBy: 'ann',
+    });
     // the approved change is the reviewer's, and its application bumps updatedAt
     expect(activation.actor).toMatchObject({ id: 'ann', type: 'program_management_user' });
     const active = (await getTier(tier.id)).body.tier;
     expect(Date.parse(active.updatedAt)).toBeGreaterThan(Date.parse(tier.updatedAt));
     expect(activation.fieldUpdates).toEqual([
       { key: 'status', operation: 'replace', oldValue: '"pending"', newValue: '"active"' },
-      { key: 'updatedAt', operation: 'replace', oldValue: JSON.stringify(tier.updatedAt), newValue: JSON.stringify(active.updatedAt) },
+      {
+        key: 'updatedAt',
+        operation: 'replace',
+        oldValue: JSON.stringify(tier.updatedAt),
+        newValue: JSON.stringify(active.updatedAt),
+      },
     ]);
   });
 
   test('the tier type is read from Setting: the tier keeps only its id and group, before and after approval', async () => {
     const tt = await newType('upgrade');
     const record = (await t.rt.call('Setting', 'getTierType', 'default', { id: tt })).body;
-    expect(record).toMatchObject({ id: tt, name: tt, tierGroup: 'upgrade', status: 'active', createdBy: { type: 'system' } });
-    const r = await create(tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: ['credit_card'], conditions: [], status: 'active' })] }));
+    expect(record).toMatchObject({
+      id: tt,
+      name: tt,
+      tierGroup: 'upgrade',
+      status: 'active',
+      createdBy: { type: 'system' },
+    });
+    const r = await create(
+      tierBody(tt, {
+        eligibilityRules: [ruleBody({ paymentTypes: ['credit_card'], conditions: [], status: 'active' })],
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.tier.tierType).toEqual({ id: tt, group: 'upgrade' });
     expect(r.body.approval.id).toEqual(expect.any(String));
@@ -182,7 +244,11 @@ describe('createTier (INIT, event tier_create)', () => {
   test('the system identity (seeds, CLI) is approved automatically: the tier is active at once', async () => {
     const r = await t.rt.call('Tier', 'createTier', undefined, tierBody(await newType()));
     const body = r.body as Record<string, any>;
-    expect(body).toMatchObject({ tier: { status: 'active', createdBy: { type: 'system' } }, pendingApproval: null, approval: { approvalType: 'auto' } });
+    expect(body).toMatchObject({
+      tier: { status: 'active', createdBy: { type: 'system' } },
+      pendingApproval: null,
+      approval: { approvalType: 'auto' },
+    });
     await tierDocWhen(t, body.tier.id, (d) => d.status === 'active');
   });
 
@@ -192,11 +258,30 @@ describe('createTier (INIT, event tier_create)', () => {
     ['a negative fee', (tt: string) => tierBody(tt, { fee: -1 }), 'fee'],
     ['a date that is no date', (tt: string) => tierBody(tt, { startDate: 'soon' }), 'startDate'],
     ['a date-time without zone', (tt: string) => tierBody(tt, { endDate: '2031-01-01T00:00:00' }), 'endDate'],
-    ['a tier group given by the client', (tt: string) => tierBody(tt, { tierType: { id: tt, group: 'base' } }), 'tierType.group'],
+    [
+      'a tier group given by the client',
+      (tt: string) => tierBody(tt, { tierType: { id: tt, group: 'base' } }),
+      'tierType.group',
+    ],
     ['an unknown field', (tt: string) => tierBody(tt, { status: 'active' }), 'status'],
-    ['a rule without payment types', (tt: string) => tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: [] })] }), 'eligibilityRules.0.paymentTypes'],
-    ['a rule with an unknown payment type', (tt: string) => tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: ['cash'] })] }), 'eligibilityRules.0.paymentTypes.0'],
-    ['an unknown operator', (tt: string) => tierBody(tt, { eligibilityRules: [ruleBody({ conditions: [{ key: 'company.id', logicalOperator: 'like', value: 'x' }] })] }), 'eligibilityRules.0.conditions.0.logicalOperator'],
+    [
+      'a rule without payment types',
+      (tt: string) => tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: [] })] }),
+      'eligibilityRules.0.paymentTypes',
+    ],
+    [
+      'a rule with an unknown payment type',
+      (tt: string) => tierBody(tt, { eligibilityRules: [ruleBody({ paymentTypes: ['cash'] })] }),
+      'eligibilityRules.0.paymentTypes.0',
+    ],
+    [
+      'an unknown operator',
+      (tt: string) =>
+        tierBody(tt, {
+          eligibilityRules: [ruleBody({ conditions: [{ key: 'company.id', logicalOperator: 'like', value: 'x' }] })],
+        }),
+      'eligibilityRules.0.conditions.0.logicalOperator',
+    ],
   ])('%s is a 400 with field details', async (_what, body, field) => {
     const r = await create(body(await newType()) as Record<string, unknown>);
     expect(r.status).toBe(400);
@@ -212,9 +297,30 @@ describe('createTier (INIT, event tier_create)', () => {
     ['a tier type id that Setting cannot hold', 400, 7001, () => ({ tierType: { id: 'no such type' } })],
     ['an inactive tier type', 400, 7002, () => ({ tierType: { id: 'inactive-type' } })],
     ['a tier type with a broken group in the settings', 502, 7016, () => ({ tierType: { id: 'broken-type' } })],
-    ['an unconfigured payment period', 400, 7012, () => ({ eligibilityRules: [ruleBody({ paymentPeriod: 'weekly' })] })],
-    ['a condition on an unknown key', 400, 7011, () => ({ eligibilityRules: [ruleBody({ conditions: [{ key: 'member.birthdate', logicalOperator: 'equal', value: 'x' }] })] })],
-    ['a comparison on a string key', 400, 7011, () => ({ eligibilityRules: [ruleBody({ conditions: [{ key: 'member.grade', logicalOperator: 'less_than', value: 5 }] })] })],
+    [
+      'an unconfigured payment period',
+      400,
+      7012,
+      () => ({ eligibilityRules: [ruleBody({ paymentPeriod: 'weekly' })] }),
+    ],
+    [
+      'a condition on an unknown key',
+      400,
+      7011,
+      () => ({
+        eligibilityRules: [
+          ruleBody({ conditions: [{ key: 'member.birthdate', logicalOperator: 'equal', value: 'x' }] }),
+        ],
+      }),
+    ],
+    [
+      'a comparison on a string key',
+      400,
+      7011,
+      () => ({
+        eligibilityRules: [ruleBody({ conditions: [{ key: 'member.grade', logicalOperator: 'less_than', value: 5 }] })],
+      }),
+    ],
   ])('%s: %i %i, and no tier is created', async (_what, status, code, extra) => {
     const tt = await newType();
     const id = `bad-${code}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -226,18 +332,37 @@ describe('createTier (INIT, event tier_create)', () => {
   });
 
   test('condition problems name the rule and condition', async () => {
-    const r = await create(tierBody(await newType(), { eligibilityRules: [ruleBody(), ruleBody({ conditions: [ruleBody().conditions[0], { key: 'member.isCabinCrew', logicalOperator: 'equal', value: 'yes' }] })] }));
+    const r = await create(
+      tierBody(await newType(), {
+        eligibilityRules: [
+          ruleBody(),
+          ruleBody({
+            conditions: [
+              ruleBody().conditions[0],
+              { key: 'member.isCabinCrew', logicalOperator: 'equal', value: 'yes' },
+            ],
+          }),
+        ],
+      }),
+    );
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ code: 7011, details: { errors: [{ field: 'eligibilityRules.1.conditions.1', reason: expect.stringContaining('boolean') }] } });
+    expect(r.body).toMatchObject({
+      code: 7011,
+      details: { errors: [{ field: 'eligibilityRules.1.conditions.1', reason: expect.stringContaining('boolean') }] },
+    });
   });
 
   test('sourceTierId copies the active rules only, with new ids, before the given rules', async () => {
-    const source = await activeTier({ eligibilityRules: [ruleBody({ name: 'A' }), ruleBody({ name: 'B', quota: 3 }), ruleBody({ name: 'C' })] });
+    const source = await activeTier({
+      eligibilityRules: [ruleBody({ name: 'A' }), ruleBody({ name: 'B', quota: 3 }), ruleBody({ name: 'C' })],
+    });
     const rules = (await getTier(source.id)).body.tier.eligibilityRules as { id: string; name: string }[];
     const b = rules.find((r) => r.name === 'B')!;
     expect((await call('deactivateEligibilityRule', source.id, { ruleId: b.id }, superUser)).status).toBe(200);
 
-    const r = await create(tierBody(await newType(), { sourceTierId: source.id, eligibilityRules: [ruleBody({ name: 'Own' })] }));
+    const r = await create(
+      tierBody(await newType(), { sourceTierId: source.id, eligibilityRules: [ruleBody({ name: 'Own' })] }),
+    );
     expect(r.status).toBe(201);
     const copied = r.body.tier.eligibilityRules as { id: string; name: string; status: string }[];
     expect(copied.map((c) => c.name)).toEqual(['A', 'C', 'Own']);
@@ -260,8 +385,14 @@ describe('the overlap rule', () => {
     const a = await activeTier({ startDate: '2030-01-01', endDate: '2031-01-01' });
     const clash = await create(tierBody(a.typeId, { startDate: '2030-06-01', endDate: '2030-09-01' }));
     expect(clash.status).toBe(409);
-    expect(clash.body).toMatchObject({ code: 7003, classId: 'Tier', details: { tiers: [{ id: a.id, status: 'active', startDate: '2030-01-01T00:00:00.000Z' }] } });
-    expect((await create(tierBody(await newType(), { startDate: '2030-06-01', endDate: '2030-09-01' }))).status).toBe(201);
+    expect(clash.body).toMatchObject({
+      code: 7003,
+      classId: 'Tier',
+      details: { tiers: [{ id: a.id, status: 'active', startDate: '2030-01-01T00:00:00.000Z' }] },
+    });
+    expect((await create(tierBody(await newType(), { startDate: '2030-06-01', endDate: '2030-09-01' }))).status).toBe(
+      201,
+    );
 
     // a pending tier (waiting for its creation approval) holds its range too
     const next = await create(tierBody(a.typeId, { startDate: '2031-01-01', endDate: '2032-01-01' }));
@@ -294,12 +425,22 @@ describe('the overlap rule', () => {
     expect((await call('updateStatus', a.id, { status: 'pending' }, superUser)).body.code).toBe(7003);
 
     // moving b out of a's range lets a come back; while a's re-activation waits, it holds its range
-    const moved = await call('updateTier', b.body.tier.id, { startDate: '2030-07-01', endDate: '2030-08-01' }, superUser);
+    const moved = await call(
+      'updateTier',
+      b.body.tier.id,
+      { startDate: '2030-07-01', endDate: '2030-08-01' },
+      superUser,
+    );
     expect(moved.status).toBe(409); // b waits for its creation approval
     expect(moved.body.code).toBe(7005);
     expect((await review(b.body.approval.id, 'approve')).status).toBe(200);
     await settled(b.body.tier.id);
-    const moved2 = await call('updateTier', b.body.tier.id, { startDate: '2030-07-01', endDate: '2030-08-01' }, superUser);
+    const moved2 = await call(
+      'updateTier',
+      b.body.tier.id,
+      { startDate: '2030-07-01', endDate: '2030-08-01' },
+      superUser,
+    );
     expect(moved2.status).toBe(200);
     await tierDocWhen(t, b.body.tier.id, (d) => d.startDate === '2030-07-01T00:00:00.000Z');
     const reactivate = await call('updateStatus', a.id, { status: 'active' }, superUser);
@@ -315,7 +456,12 @@ describe('the overlap rule', () => {
 describe('updateTier (event tier_update, applied at once)', () => {
   test('a super user updates; the change is applied, audit-logged and streamed', async () => {
     const { id } = await activeTier();
-    const r = await call('updateTier', id, { name: 'Platinum', fee: 250.5, description: null, endDate: '2030-12-31T23:59:59+04:00' }, superUser);
+    const r = await call(
+      'updateTier',
+      id,
+      { name: 'Platinum', fee: 250.5, description: null, endDate: '2030-12-31T23:59:59+04:00' },
+      superUser,
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       tier: { name: 'Platinum', fee: 250.5, status: 'active', endDate: '2030-12-31T19:59:59.000Z' },
@@ -324,8 +470,17 @@ describe('updateTier (event tier_update, applied at once)', () => {
     });
     expect(r.body.tier).not.toHaveProperty('description');
     await tierDocWhen(t, id, (d) => d.name === 'Platinum' && d.fee === 250.5 && !('description' in d));
-    const entry = await until(async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_update'), 'tier_update audit entry');
-    expect(entry.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual(['description', 'endDate', 'fee', 'name', 'updatedAt']);
+    const entry = await until(
+      async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_update'),
+      'tier_update audit entry',
+    );
+    expect(entry.fieldUpdates.map((f: { key: string }) => f.key).sort()).toEqual([
+      'description',
+      'endDate',
+      'fee',
+      'name',
+      'updatedAt',
+    ]);
     expect(entry.actor).toMatchObject({ id: 'pm1' });
   });
 
@@ -344,7 +499,9 @@ describe('updateTier (event tier_update, applied at once)', () => {
     const bad = await call('updateTier', id, { startDate: '2031-06-01' }, superUser);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ code: 7000, details: { errors: [{ field: 'endDate' }] } });
-    expect((await call('updateTier', id, { tierType: { id: 'x' } }, superUser)).body.details.errors[0].field).toBe('tierType');
+    expect((await call('updateTier', id, { tierType: { id: 'x' } }, superUser)).body.details.errors[0].field).toBe(
+      'tierType',
+    );
     expect((await call('updateTier', id, { fee: '10' }, superUser)).status).toBe(400);
     expect((await getTier(id)).body.tier).toMatchObject({ name: 'Gold', fee: 100 });
   });
@@ -364,7 +521,12 @@ describe('updateStatus (event tier_status_update, approved by `approver`)', () =
     expect(r.body).toMatchObject({
       tier: { status: 'active' },
       pendingApproval: { event: 'tier_status_update', requestedStatus: 'inactive' },
-      approval: { event: 'tier_status_update', approvalStatus: 'pending', entityOldStatus: 'active', entityNewStatus: 'inactive' },
+      approval: {
+        event: 'tier_status_update',
+        approvalStatus: 'pending',
+        entityOldStatus: 'active',
+        entityNewStatus: 'inactive',
+      },
       requestedTier: { status: 'inactive' },
     });
     await tierDocWhen(t, id, (d) => d.pendingApprovalId === r.body.approval.id);
@@ -380,8 +542,13 @@ describe('updateStatus (event tier_status_update, approved by `approver`)', () =
     expect((await review(r.body.approval.id, 'approve')).status).toBe(200);
     expect((await settled(id)).status).toBe('inactive');
     await tierDocWhen(t, id, (d) => d.status === 'inactive' && d.pendingApproval === null);
-    const entry = await until(async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_status_update'), 'tier_status_update audit entry');
-    expect(entry.fieldUpdates).toEqual(expect.arrayContaining([{ key: 'status', operation: 'replace', oldValue: '"active"', newValue: '"inactive"' }]));
+    const entry = await until(
+      async () => (await auditEntries(t, id)).find((e) => e.additionalData?.event === 'tier_status_update'),
+      'tier_status_update audit entry',
+    );
+    expect(entry.fieldUpdates).toEqual(
+      expect.arrayContaining([{ key: 'status', operation: 'replace', oldValue: '"active"', newValue: '"inactive"' }]),
+    );
   });
 
   test('a rejected status change keeps the tier and frees it for the next change', async () => {
@@ -390,7 +557,12 @@ describe('updateStatus (event tier_status_update, approved by `approver`)', () =
     expect((await review(r.body.approval.id, 'reject')).status).toBe(200);
     expect((await settled(id)).status).toBe('active');
     const state = JSON.parse((await t.rt.store.read('Tier', id))!.stateJson).private;
-    expect(state.lastReview).toMatchObject({ approvalId: r.body.approval.id, action: 'reject', outcome: 'rejected', by: 'ann' });
+    expect(state.lastReview).toMatchObject({
+      approvalId: r.body.approval.id,
+      action: 'reject',
+      outcome: 'rejected',
+      by: 'ann',
+    });
     expect((await call('updateStatus', id, { status: 'inactive' }, superUser)).status).toBe(200);
   });
 
@@ -416,27 +588,61 @@ describe('updateStatus (event tier_status_update, approved by `approver`)', () =
 describe('eligibility rules (events eligibility_rule_add / _update / _deactivate, applied at once)', () => {
   test('add, update and deactivate a rule: applied, audit-logged, streamed', async () => {
     const { id } = await activeTier();
-    const added = await call('addEligibilityRule', id, ruleBody({ name: 'Crew', paymentTypes: ['credit_card', 'salary_deduction'], conditions: [{ key: 'member.isCabinCrew', logicalOperator: 'equal', value: true }] }), superUser);
+    const added = await call(
+      'addEligibilityRule',
+      id,
+      ruleBody({
+        name: 'Crew',
+        paymentTypes: ['credit_card', 'salary_deduction'],
+        conditions: [{ key: 'member.isCabinCrew', logicalOperator: 'equal', value: true }],
+      }),
+      superUser,
+    );
     expect(added.status).toBe(200);
     const rule = added.body.rule;
-    expect(rule).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Crew', paymentTypes: ['credit_card', 'salary_deduction'], paymentPeriod: 'monthly', conditions: [{ key: 'member.isCabinCrew', logicalOperator: 'equal', value: true }], status: 'active' });
-    expect(added.body).toMatchObject({ tier: { eligibilityRules: [rule] }, approval: { event: 'eligibility_rule_add', approvalType: 'auto' }, pendingApproval: null });
+    expect(rule).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Crew',
+      paymentTypes: ['credit_card', 'salary_deduction'],
+      paymentPeriod: 'monthly',
+      conditions: [{ key: 'member.isCabinCrew', logicalOperator: 'equal', value: true }],
+      status: 'active',
+    });
+    expect(added.body).toMatchObject({
+      tier: { eligibilityRules: [rule] },
+      approval: { event: 'eligibility_rule_add', approvalType: 'auto' },
+      pendingApproval: null,
+    });
     await tierDocWhen(t, id, (d) => d.eligibilityRules.length === 1);
 
-    const updated = await call('updateEligibilityRule', id, { ruleId: rule.id, name: 'Cabin crew', quota: 50, paymentPeriod: 'yearly' }, superUser);
+    const updated = await call(
+      'updateEligibilityRule',
+      id,
+      { ruleId: rule.id, name: 'Cabin crew', quota: 50, paymentPeriod: 'yearly' },
+      superUser,
+    );
     expect(updated.status).toBe(200);
     expect(updated.body.rule).toEqual({ ...rule, name: 'Cabin crew', quota: 50, paymentPeriod: 'yearly' });
     expect(updated.body.approval.event).toBe('eligibility_rule_update');
     const noQuota = await call('updateEligibilityRule', id, { ruleId: rule.id, quota: null }, superUser);
     expect(noQuota.body.rule).not.toHaveProperty('quota');
-    expect((await call('updateEligibilityRule', id, { ruleId: rule.id, name: 'Cabin crew' }, superUser)).body.code).toBe(7017);
+    expect(
+      (await call('updateEligibilityRule', id, { ruleId: rule.id, name: 'Cabin crew' }, superUser)).body.code,
+    ).toBe(7017);
 
     const off = await call('deactivateEligibilityRule', id, { ruleId: rule.id }, superUser);
     expect(off.status).toBe(200);
-    expect(off.body).toMatchObject({ rule: { id: rule.id, status: 'inactive' }, approval: { event: 'eligibility_rule_deactivate' } });
+    expect(off.body).toMatchObject({
+      rule: { id: rule.id, status: 'inactive' },
+      approval: { event: 'eligibility_rule_deactivate' },
+    });
     await tierDocWhen(t, id, (d) => d.eligibilityRules[0]?.status === 'inactive');
-    expect((await call('deactivateEligibilityRule', id, { ruleId: rule.id }, superUser)).body).toMatchObject({ code: 7010 });
-    expect((await call('updateEligibilityRule', id, { ruleId: rule.id, name: 'again' }, superUser)).body).toMatchObject({ code: 7010 });
+    expect((await call('deactivateEligibilityRule', id, { ruleId: rule.id }, superUser)).body).toMatchObject({
+      code: 7010,
+    });
+    expect((await call('updateEligibilityRule', id, { ruleId: rule.id, name: 'again' }, superUser)).body).toMatchObject(
+      { code: 7010 },
+    );
 
     const events = await until(async () => {
       const e = (await auditEntries(t, id)).map((x) => x.additionalData?.event);
@@ -448,17 +654,32 @@ describe('eligibility rules (events eligibility_rule_add / _update / _deactivate
 
   test('bad rules: conditions, payment periods, unknown rules, schema', async () => {
     const { id } = await activeTier();
-    const cond = await call('addEligibilityRule', id, ruleBody({ conditions: [{ key: 'company.id', logicalOperator: 'in', value: [] }] }), superUser);
+    const cond = await call(
+      'addEligibilityRule',
+      id,
+      ruleBody({ conditions: [{ key: 'company.id', logicalOperator: 'in', value: [] }] }),
+      superUser,
+    );
     expect(cond.status).toBe(400);
     expect(cond.body).toMatchObject({ code: 7011, details: { errors: [{ field: 'conditions.0' }] } });
     const period = await call('addEligibilityRule', id, ruleBody({ paymentPeriod: 'daily' }), superUser);
     expect(period.body).toMatchObject({ code: 7012, details: { unknown: ['daily'], allowed: ['monthly', 'yearly'] } });
     expect((await call('addEligibilityRule', id, { name: 'x' }, superUser)).body.code).toBe(1002);
-    expect((await call('updateEligibilityRule', id, { ruleId: 'nope', name: 'x' }, superUser)).body).toMatchObject({ code: 7009 });
+    expect((await call('updateEligibilityRule', id, { ruleId: 'nope', name: 'x' }, superUser)).body).toMatchObject({
+      code: 7009,
+    });
     expect((await call('updateEligibilityRule', id, { ruleId: 'nope' }, superUser)).body.code).toBe(1002);
     expect((await call('deactivateEligibilityRule', id, { ruleId: 'nope' }, superUser)).status).toBe(404);
     const added = await call('addEligibilityRule', id, ruleBody(), superUser);
-    const bad = await call('updateEligibilityRule', id, { ruleId: added.body.rule.id, conditions: [{ key: 'member.dependantCount', logicalOperator: 'greater_than', value: 'two' }] }, superUser);
+    const bad = await call(
+      'updateEligibilityRule',
+      id,
+      {
+        ruleId: added.body.rule.id,
+        conditions: [{ key: 'member.dependantCount', logicalOperator: 'greater_than', value: 'two' }],
+      },
+      superUser,
+    );
     expect(bad.body.code).toBe(7011);
     expect((await getTier(id)).body.tier.eligibilityRules).toEqual([added.body.rule]);
   });
@@ -510,10 +731,19 @@ describe('reads', () => {
     expect(all.body).toMatchObject({ totalCount: 3, page: 1, limit: 20, totalPages: 1 });
     expect(all.body.items.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1], ids[0]]); // newest startDate first
     expect(all.body.items[0]._id).toBeUndefined();
-    expect(all.body.items[0]).toMatchObject({ tierType: { id: tt, group: 'add_on' }, pendingApprovalId: expect.any(String) });
-    expect((await list(`tierTypeId=${tt}&status=active`)).body.items.map((x: { id: string }) => x.id)).toEqual([ids[0]]);
+    expect(all.body.items[0]).toMatchObject({
+      tierType: { id: tt, group: 'add_on' },
+      pendingApprovalId: expect.any(String),
+    });
+    expect((await list(`tierTypeId=${tt}&status=active`)).body.items.map((x: { id: string }) => x.id)).toEqual([
+      ids[0],
+    ]);
     expect((await list(`tierTypeId=${tt}&search=ALPHA`)).body.totalCount).toBe(2);
-    expect((await list(`tierTypeId=${tt}&search=${encodeURIComponent('(special)')}`)).body.items.map((x: { id: string }) => x.id)).toEqual([ids[2]]);
+    expect(
+      (await list(`tierTypeId=${tt}&search=${encodeURIComponent('(special)')}`)).body.items.map(
+        (x: { id: string }) => x.id,
+      ),
+    ).toEqual([ids[2]]);
     expect((await list(`tierTypeId=${tt}&search=.*`)).body.totalCount).toBe(0);
     expect((await list(`tierGroup=add_on&tierTypeId=${tt}&status=pending`)).body.totalCount).toBe(2);
     const page2 = await t.post(`${p}/Tier/listTiers`, { tierTypeId: tt, limit: 2, page: 2 }, superUser);
@@ -531,12 +761,42 @@ describe('reads', () => {
 
   test('getTierGroups, getPaymentTypes, getEligibilityRuleDefinitions: the spec enumerations', async () => {
     const groups = await t.get(`${p}/Tier/getTierGroups`, superUser);
-    expect(groups.body).toEqual({ tierGroups: [{ key: 'base', label: 'Base' }, { key: 'upgrade', label: 'Upgrade' }, { key: 'add_on', label: 'Add-on' }] });
+    expect(groups.body).toEqual({
+      tierGroups: [
+        { key: 'base', label: 'Base' },
+        { key: 'upgrade', label: 'Upgrade' },
+        { key: 'add_on', label: 'Add-on' },
+      ],
+    });
     const types = await t.get(`${p}/Tier/getPaymentTypes`, editor);
-    expect(types.body).toEqual({ paymentTypes: [{ key: 'credit_card', label: 'Credit card' }, { key: 'salary_deduction', label: 'Salary deduction' }] });
+    expect(types.body).toEqual({
+      paymentTypes: [
+        { key: 'credit_card', label: 'Credit card' },
+        { key: 'salary_deduction', label: 'Salary deduction' },
+      ],
+    });
     const defs = await t.get(`${p}/Tier/getEligibilityRuleDefinitions`, superUser);
-    expect(defs.body.operators).toEqual(['equal', 'not_equal', 'in', 'not_in', 'less_than', 'greater_than', 'less_than_equal', 'greater_than_equal']);
-    expect(defs.body.conditions).toEqual(expect.arrayContaining([{ key: 'member.memberType', label: 'Member type', description: expect.any(String), valueType: 'string', operators: ['equal', 'not_equal', 'in', 'not_in'] }]));
+    expect(defs.body.operators).toEqual([
+      'equal',
+      'not_equal',
+      'in',
+      'not_in',
+      'less_than',
+      'greater_than',
+      'less_than_equal',
+      'greater_than_equal',
+    ]);
+    expect(defs.body.conditions).toEqual(
+      expect.arrayContaining([
+        {
+          key: 'member.memberType',
+          label: 'Member type',
+          description: expect.any(String),
+          valueType: 'string',
+          operators: ['equal', 'not_equal', 'in', 'not_in'],
+        },
+      ]),
+    );
     for (const method of ['getTierGroups', 'getPaymentTypes', 'getEligibilityRuleDefinitions']) {
       expectForbidden(await t.get(`${p}/Tier/${method}`, reader)); // not granted to reader
       expectForbidden(await t.get(`${p}/Tier/${method}`, clerk));
@@ -571,7 +831,13 @@ describe('callbacks and internal methods', () => {
   test('a callback for an approval the tier does not wait for changes nothing', async () => {
     const { id } = await activeTier();
     const before = (await getTier(id)).body;
-    const queued = await t.rt.call('Tier', 'approve', id, { approvalId: 'not-mine', action: 'approve', event: 'tier_update', entityId: id, jsonPatch: [{ op: 'replace', path: '/name', value: 'Hacked' }] });
+    const queued = await t.rt.call('Tier', 'approve', id, {
+      approvalId: 'not-mine',
+      action: 'approve',
+      event: 'tier_update',
+      entityId: id,
+      jsonPatch: [{ op: 'replace', path: '/name', value: 'Hacked' }],
+    });
     expect(queued.status).toBe(202);
     const jobId = (queued.body as { jobId: string }).jobId;
     const outcome = await until(async () => {
@@ -587,13 +853,22 @@ describe('callbacks and internal methods', () => {
     const r = await call('updateStatus', id, { status: 'inactive' }, superUser);
     expect(r.body.pendingApproval).toMatchObject({ id: r.body.approval.id });
     const before = (await getTier(id)).body;
-    const queued = await t.rt.call('Tier', 'approve', id, { approvalId: r.body.approval.id, action: 'approve', event: 'tier_status_update', entityId: id, jsonPatch: [{ op: 'remove', path: '/gone' }] });
+    const queued = await t.rt.call('Tier', 'approve', id, {
+      approvalId: r.body.approval.id,
+      action: 'approve',
+      event: 'tier_status_update',
+      entityId: id,
+      jsonPatch: [{ op: 'remove', path: '/gone' }],
+    });
     const jobId = (queued.body as { jobId: string }).jobId;
     const outcome = await until(async () => {
       const s = (await t.rt.jobs.status(jobId)).status;
       return s.status === 'failed' ? s : undefined;
     }, 'conflicting callback');
-    expect(outcome.error).toMatchObject({ status: 409, body: { code: 7015, classId: 'Tier', details: { problems: [expect.stringContaining('/gone')] } } });
+    expect(outcome.error).toMatchObject({
+      status: 409,
+      body: { code: 7015, classId: 'Tier', details: { problems: [expect.stringContaining('/gone')] } },
+    });
     expect((await getTier(id)).body).toEqual(before);
   });
 });

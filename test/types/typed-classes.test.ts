@@ -12,7 +12,10 @@ const ROOT = path.resolve(__dirname, '../..');
 it('typed-classes.types.ts compiles, and each of its refused lines is refused', () => {
   const configFile = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   const config = ts.parseJsonConfigFileContent(configFile.config, ts.sys, ROOT);
-  const program = ts.createProgram([path.join(__dirname, 'typed-classes.types.ts')], { ...config.options, noEmit: true });
+  const program = ts.createProgram([path.join(__dirname, 'typed-classes.types.ts')], {
+    ...config.options,
+    noEmit: true,
+  });
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName.includes('test/types/'));
   const text = diagnostics.map((d) => {
     const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;

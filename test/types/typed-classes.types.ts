@@ -4,7 +4,18 @@
  * `npm test` too). Each `@ts-expect-error` line must fail to compile: if it
  * compiled, tsc would report the unused directive. Nothing here runs.
  */
-import { ActorClass, client, Init, Read, Static, Write, type Ctx, type ReadCtx, type StateOf, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  client,
+  Init,
+  Read,
+  Static,
+  Write,
+  type Ctx,
+  type ReadCtx,
+  type StateOf,
+  type StaticCtx,
+} from '../../runtime';
 
 interface Wallet {
   balance: number;
@@ -15,7 +26,10 @@ type WalletState = StateOf<{ wallet: Wallet }>;
 @ActorClass<WalletState>({
   id: 'TypedWallet',
   // the options see the class's state
-  stream: { collections: { wallets: {} }, toDocuments: (state, id) => [{ collection: 'wallets', id, doc: { balance: state.private.wallet.balance } }] },
+  stream: {
+    collections: { wallets: {} },
+    toDocuments: (state, id) => [{ collection: 'wallets', id, doc: { balance: state.private.wallet.balance } }],
+  },
 })
 export class TypedWallet {
   @Init({ access: ['program_management_user'] })

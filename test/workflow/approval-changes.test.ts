@@ -12,7 +12,13 @@ import type { Identity } from '../../runtime';
 describe('old values and the before/after view', () => {
   test('an update: replaced and removed members show what they held; added members nothing', () => {
     const old = { id: 'c1', name: 'Acme', address: { city: 'Oslo', zip: '0150' }, note: 'n', status: 'pending' };
-    const next = { id: 'c1', name: 'Acme AS', address: { city: 'Bergen', zip: '0150' }, email: 'a@b.c', status: 'active' };
+    const next = {
+      id: 'c1',
+      name: 'Acme AS',
+      address: { city: 'Bergen', zip: '0150' },
+      email: 'a@b.c',
+      status: 'active',
+    };
     const patch = createPatch(old, next);
     const oldValues = oldValuesOf(old, patch);
     expect(oldValues).toHaveLength(patch.length);
@@ -86,7 +92,10 @@ describe('the actor of a change (audit entries)', () => {
 
   test('in an approval callback: the reviewer, not the class that delivered it', () => {
     expect(changeActor(approvalManager, { approvalId: 'ap-1', action: 'approve', reviewedBy })).toEqual(reviewedBy);
-    expect(changeActor(approvalManager, { reviewedBy: { id: 'dave', type: 'developer' } })).toEqual({ id: 'dave', type: 'developer' });
+    expect(changeActor(approvalManager, { reviewedBy: { id: 'dave', type: 'developer' } })).toEqual({
+      id: 'dave',
+      type: 'developer',
+    });
   });
 
   test('elsewhere, or without a usable reviewedBy: the caller', () => {
@@ -95,19 +104,32 @@ describe('the actor of a change (audit entries)', () => {
     const user: Identity = { type: 'program_management_user', userId: 'u1', roles: ['clerk'] };
     expect(changeActor(user, { reviewedBy })).toEqual(actorFromIdentity(user));
     expect(changeActor(approvalManager, {})).toEqual(actorFromIdentity(approvalManager));
-    expect(changeActor(approvalManager, { reviewedBy: { id: 5, type: 'x' } })).toEqual(actorFromIdentity(approvalManager));
+    expect(changeActor(approvalManager, { reviewedBy: { id: 5, type: 'x' } })).toEqual(
+      actorFromIdentity(approvalManager),
+    );
     expect(changeActor(approvalManager, null)).toEqual(actorFromIdentity(approvalManager));
   });
 
   test('a reviewer of an unknown actor type counts as system', () => {
-    expect(changeActor(approvalManager, { reviewedBy: { id: 'x', type: 'robot' } })).toEqual({ id: 'x', type: 'system' });
+    expect(changeActor(approvalManager, { reviewedBy: { id: 'x', type: 'robot' } })).toEqual({
+      id: 'x',
+      type: 'system',
+    });
   });
 });
 
 describe('approvals bump updatedAt', () => {
   const now = '2030-01-02T03:04:05.000Z';
-  const current = { id: 'c1', status: 'pending', createdAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' };
-  const approve = { action: 'approve' as const, jsonPatch: [{ op: 'replace' as const, path: '/status', value: 'active' }] };
+  const current = {
+    id: 'c1',
+    status: 'pending',
+    createdAt: '2020-01-01T00:00:00.000Z',
+    updatedAt: '2020-01-01T00:00:00.000Z',
+  };
+  const approve = {
+    action: 'approve' as const,
+    jsonPatch: [{ op: 'replace' as const, path: '/status', value: 'active' }],
+  };
 
   test('an applied approval sets updatedAt to the time of application', () => {
     expect(applyApprovalCallback(current, approve, now)).toEqual({ ...current, status: 'active', updatedAt: now });
@@ -115,7 +137,10 @@ describe('approvals bump updatedAt', () => {
   });
 
   test('the time of application wins over an updatedAt the patch carries (the time of the request)', () => {
-    const patch: Operation[] = [...approve.jsonPatch, { op: 'replace', path: '/updatedAt', value: '2025-05-05T00:00:00.000Z' }];
+    const patch: Operation[] = [
+      ...approve.jsonPatch,
+      { op: 'replace', path: '/updatedAt', value: '2025-05-05T00:00:00.000Z' },
+    ];
     expect(applyApprovalCallback(current, { action: 'approve', jsonPatch: patch }, now).updatedAt).toBe(now);
   });
 

@@ -96,19 +96,52 @@ describe('creation', () => {
     const r = newApprovalRecord('a1', input({ approvers, actor }), 'Thing', '2024-01-01T00:00:00.000Z');
     expect(r.approvalStatus).toBe(auto ? 'approved' : 'pending');
     expect(r.approvalType).toBe(auto ? 'auto' : 'manual');
-    if (auto) expect(r).toMatchObject({ approvedAt: '2024-01-01T00:00:00.000Z', approvedBy: { id: 'auto_approve', type: 'system' } });
+    if (auto)
+      expect(r).toMatchObject({
+        approvedAt: '2024-01-01T00:00:00.000Z',
+        approvedBy: { id: 'auto_approve', type: 'system' },
+      });
     else expect(r.approvedBy).toBeUndefined();
   });
 
   test('a record carries every field of spec 2.8', () => {
-    const r = newApprovalRecord('a1', input({ rejectCallback: { event: 'x', classId: 'Thing', instanceId: 'i1', methodName: 'reject' }, additionalData: { k: 1 } }), 'Thing', 'T');
+    const r = newApprovalRecord(
+      'a1',
+      input({
+        rejectCallback: { event: 'x', classId: 'Thing', instanceId: 'i1', methodName: 'reject' },
+        additionalData: { k: 1 },
+      }),
+      'Thing',
+      'T',
+    );
     for (const f of [
-      'id', 'event', 'instanceId', 'entityId', 'approvalStatus', 'entityOldStatus', 'entityNewStatus', 'approvalType', 'jsonPatch',
-      'isLargeApproval', 'actor', 'approvers', 'approveCallback', 'rejectCallback', 'additionalData', 'createdAt', 'updatedAt',
+      'id',
+      'event',
+      'instanceId',
+      'entityId',
+      'approvalStatus',
+      'entityOldStatus',
+      'entityNewStatus',
+      'approvalType',
+      'jsonPatch',
+      'isLargeApproval',
+      'actor',
+      'approvers',
+      'approveCallback',
+      'rejectCallback',
+      'additionalData',
+      'createdAt',
+      'updatedAt',
     ]) {
       expect(r).toHaveProperty(f);
     }
-    expect(r).toMatchObject({ id: 'a1', classId: 'Thing', entityOldStatus: null, isLargeApproval: false, additionalData: { k: 1 } });
+    expect(r).toMatchObject({
+      id: 'a1',
+      classId: 'Thing',
+      entityOldStatus: null,
+      isLargeApproval: false,
+      additionalData: { k: 1 },
+    });
     expect(newApprovalRecord('a2', input({ additionalData: undefined }), 'Thing', 'T').additionalData).toEqual({});
   });
 
@@ -119,7 +152,9 @@ describe('creation', () => {
 
   test('old values are kept when they match the patch (one entry per operation), dropped otherwise', () => {
     expect(newApprovalRecord('a1', input({ oldValues: [null] }), 'Thing', 'T').oldValues).toEqual([null]);
-    expect(newApprovalRecord('a1', input({ oldValues: [{ value: 0 }] }), 'Thing', 'T').oldValues).toEqual([{ value: 0 }]);
+    expect(newApprovalRecord('a1', input({ oldValues: [{ value: 0 }] }), 'Thing', 'T').oldValues).toEqual([
+      { value: 0 },
+    ]);
     expect(newApprovalRecord('a1', input({ oldValues: [] }), 'Thing', 'T').oldValues).toBeUndefined();
     expect(newApprovalRecord('a1', input({ oldValues: [null, null] }), 'Thing', 'T').oldValues).toBeUndefined();
     expect(newApprovalRecord('a1', input(), 'Thing', 'T').oldValues).toBeUndefined();
@@ -150,9 +185,20 @@ describe('planning a record (what createApproval stores and prepareApproval anno
   };
 
   test('a small change stays inline: no blobs; the time given is the creation time; companyId is kept', () => {
-    const p = planApproval('a1', input({ companyId: 'c1', createdAt: '2024-01-01T00:00:00.000Z' }), 'Thing', '2024-01-01T00:00:00.000Z');
+    const p = planApproval(
+      'a1',
+      input({ companyId: 'c1', createdAt: '2024-01-01T00:00:00.000Z' }),
+      'Thing',
+      '2024-01-01T00:00:00.000Z',
+    );
     expect(p.blobs).toEqual([]);
-    expect(p.record).toMatchObject({ id: 'a1', classId: 'Thing', companyId: 'c1', isLargeApproval: false, createdAt: '2024-01-01T00:00:00.000Z' });
+    expect(p.record).toMatchObject({
+      id: 'a1',
+      classId: 'Thing',
+      companyId: 'c1',
+      isLargeApproval: false,
+      createdAt: '2024-01-01T00:00:00.000Z',
+    });
     expect(p.record.jsonPatch).toEqual(p.patch);
     expect(p.record.oldValues).toEqual([{ value: 1 }]);
     expect(Object.keys(p.record)).not.toContain('largePatchFile');
@@ -161,7 +207,11 @@ describe('planning a record (what createApproval stores and prepareApproval anno
   test('a patch over 10 KB goes to its blob; the record keeps [] and the plan the full patch', () => {
     const big = patchOfSize(MAX_INLINE_PATCH_BYTES + 1, 'x', '/a');
     const p = planApproval('a1', input({ jsonPatch: big, oldValues: [{ value: 1 }] }), 'Thing', 'T');
-    expect(p.record).toMatchObject({ isLargeApproval: true, jsonPatch: [], largePatchFile: largeApprovalFileName('e1', 'a1') });
+    expect(p.record).toMatchObject({
+      isLargeApproval: true,
+      jsonPatch: [],
+      largePatchFile: largeApprovalFileName('e1', 'a1'),
+    });
     expect(p.patch).toEqual(big);
     // a large patch keeps nothing inline: its old values go to their own blob too
     expect(p.blobs.map((b) => [b.name, b.what])).toEqual([
@@ -188,12 +238,18 @@ describe('planning a record (what createApproval stores and prepareApproval anno
       const err = refusal(() => planApproval('a1', input(over), 'Thing', 'T'));
       expect([err.status, err.code]).toEqual([403, 8005]);
     }
-    expect(planApproval('a1', input({ approveCallback: other, rejectCallback: other }), undefined, 'T').record.classId).toBe('Other');
+    expect(
+      planApproval('a1', input({ approveCallback: other, rejectCallback: other }), undefined, 'T').record.classId,
+    ).toBe('Other');
   });
 });
 
 describe('review', () => {
-  const role = (name: string, status: 'active' | 'inactive' = 'active', id = `id-${name}`): ActiveRole => ({ id, name, status });
+  const role = (name: string, status: 'active' | 'inactive' = 'active', id = `id-${name}`): ActiveRole => ({
+    id,
+    name,
+    status,
+  });
   test.each([
     ['holder of an active approver role', pm(['clerk', 'approver']), [role('clerk'), role('approver')], true],
     ['holder of an approver role matched by id', pm(['r-7']), [role('senior', 'active', 'r-7')], true],
@@ -218,7 +274,9 @@ describe('review', () => {
     expect(isMaker({ ...maker, type: 'developer' }, record)).toBe(false);
     expect(isMaker({ ...maker, id: 'u2' }, record)).toBe(false);
     expect(reviewRefusal(record, 'approve', maker, roles)).toBe('SELF_APPROVAL_NOT_ALLOWED');
-    expect(reviewRefusal({ ...record, allowSelfApproval: undefined }, 'approve', maker, roles)).toBe('SELF_APPROVAL_NOT_ALLOWED');
+    expect(reviewRefusal({ ...record, allowSelfApproval: undefined }, 'approve', maker, roles)).toBe(
+      'SELF_APPROVAL_NOT_ALLOWED',
+    );
     expect(reviewRefusal(record, 'reject', maker, roles)).toBeNull();
     expect(reviewRefusal({ ...record, allowSelfApproval: true }, 'approve', maker, roles)).toBeNull();
     expect(reviewRefusal(record, 'approve', { ...maker, id: 'u2' }, roles)).toBeNull();
@@ -227,7 +285,9 @@ describe('review', () => {
   });
 
   test('the reviewer is recorded with the names of its active roles, not the token claims', () => {
-    expect(reviewerWithRoles(pm(['approver', 'gone']), [role('approver'), role('old', 'inactive')]).roles).toEqual(['approver']);
+    expect(reviewerWithRoles(pm(['approver', 'gone']), [role('approver'), role('old', 'inactive')]).roles).toEqual([
+      'approver',
+    ]);
     expect(reviewerWithRoles(system, [role('approver')])).toBe(system);
   });
 
@@ -248,16 +308,31 @@ describe('review', () => {
 
   test('approve records the reviewer and picks the approve callback', () => {
     const { record, callback } = reviewOutcome(pending, 'approve', { ...pm(['approver']), name: 'Ann' }, 'T1', 'fine');
-    expect(record).toMatchObject({ approvalStatus: 'approved', approvedAt: 'T1', updatedAt: 'T1', reviewNote: 'fine', approvedBy: { id: 'u1', type: 'program_management_user', name: 'Ann', roles: ['approver'] } });
+    expect(record).toMatchObject({
+      approvalStatus: 'approved',
+      approvedAt: 'T1',
+      updatedAt: 'T1',
+      reviewNote: 'fine',
+      approvedBy: { id: 'u1', type: 'program_management_user', name: 'Ann', roles: ['approver'] },
+    });
     expect(callback).toEqual(pending.approveCallback);
     expect(pending.approvalStatus).toBe('pending');
     expect(callbackBody(record, 'approve', [{ op: 'add', path: '/x', value: 1 }])).toEqual({
-      approvalId: 'a1', action: 'approve', event: 'e', entityId: 'e1', jsonPatch: [{ op: 'add', path: '/x', value: 1 }], additionalData: {}, reviewedBy: record.approvedBy,
+      approvalId: 'a1',
+      action: 'approve',
+      event: 'e',
+      entityId: 'e1',
+      jsonPatch: [{ op: 'add', path: '/x', value: 1 }],
+      additionalData: {},
+      reviewedBy: record.approvedBy,
     });
   });
 
   test('reject runs the reject callback only when there is one', () => {
-    expect(reviewOutcome(pending, 'reject', developer, 'T1')).toMatchObject({ record: { approvalStatus: 'rejected' }, callback: undefined });
+    expect(reviewOutcome(pending, 'reject', developer, 'T1')).toMatchObject({
+      record: { approvalStatus: 'rejected' },
+      callback: undefined,
+    });
     const withReject = { ...pending, rejectCallback: { event: 'e', classId: 'T', instanceId: 'i', methodName: 'no' } };
     expect(reviewOutcome(withReject, 'reject', developer, 'T1').callback).toEqual(withReject.rejectCallback);
   });
@@ -266,11 +341,32 @@ describe('review', () => {
 describe('listing', () => {
   test('parses body values and query strings, with defaults', () => {
     expect(parseListQuery({})).toEqual({ ok: true, query: { actionable: false, page: 1, limit: 10 } });
-    expect(parseListQuery({ approvalStatus: 'pending', classId: 'C', event: 'e', entityId: 'x', actionable: 'true', page: '2', limit: '100' })).toEqual({
+    expect(
+      parseListQuery({
+        approvalStatus: 'pending',
+        classId: 'C',
+        event: 'e',
+        entityId: 'x',
+        actionable: 'true',
+        page: '2',
+        limit: '100',
+      }),
+    ).toEqual({
       ok: true,
-      query: { approvalStatus: 'pending', classId: 'C', event: 'e', entityId: 'x', actionable: true, page: 2, limit: 100 },
+      query: {
+        approvalStatus: 'pending',
+        classId: 'C',
+        event: 'e',
+        entityId: 'x',
+        actionable: true,
+        page: 2,
+        limit: 100,
+      },
     });
-    expect(parseListQuery({ page: 3, limit: 1, actionable: false })).toMatchObject({ ok: true, query: { page: 3, limit: 1, actionable: false } });
+    expect(parseListQuery({ page: 3, limit: 1, actionable: false })).toMatchObject({
+      ok: true,
+      query: { page: 3, limit: 1, actionable: false },
+    });
   });
 
   test.each([
@@ -293,15 +389,28 @@ describe('listing', () => {
   test('filters', () => {
     expect(buildListFilter(q({}), pm())).toEqual({});
     expect(buildListFilter(q({ approvalStatus: 'approved' }), pm())).toEqual({ approvalStatus: 'approved' });
-    expect(buildListFilter(q({ classId: 'C', entityId: 'e' }), pm())).toEqual({ $and: [{ classId: 'C' }, { entityId: 'e' }] });
+    expect(buildListFilter(q({ classId: 'C', entityId: 'e' }), pm())).toEqual({
+      $and: [{ classId: 'C' }, { entityId: 'e' }],
+    });
     expect(buildListFilter(q({ event: '7' }), pm())).toEqual({ event: { $in: ['7', 7] } });
-    const notMine = (a: Actor) => ({ $or: [{ 'actor.id': { $ne: a.id } }, { 'actor.type': { $ne: a.type } }, { allowSelfApproval: true }] });
+    const notMine = (a: Actor) => ({
+      $or: [{ 'actor.id': { $ne: a.id } }, { 'actor.type': { $ne: a.type } }, { allowSelfApproval: true }],
+    });
     // active roles decide (names and ids), not the token's claims
-    expect(buildListFilter(q({ actionable: true }), pm(['approver', 'stale']), [{ id: 'r1', name: 'approver' }, { id: 'r2', name: 'old', status: 'inactive' }])).toEqual({
+    expect(
+      buildListFilter(q({ actionable: true }), pm(['approver', 'stale']), [
+        { id: 'r1', name: 'approver' },
+        { id: 'r2', name: 'old', status: 'inactive' },
+      ]),
+    ).toEqual({
       $and: [{ approvalStatus: 'pending' }, { approvers: { $in: ['approver', 'r1'] } }, notMine(pm())],
     });
-    expect(buildListFilter(q({ actionable: true }), pm(['approver']), [])).toEqual({ $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }, notMine(pm())] });
-    expect(buildListFilter(q({ actionable: true }), developer)).toEqual({ $and: [{ approvalStatus: 'pending' }, notMine(developer)] });
+    expect(buildListFilter(q({ actionable: true }), pm(['approver']), [])).toEqual({
+      $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }, notMine(pm())],
+    });
+    expect(buildListFilter(q({ actionable: true }), developer)).toEqual({
+      $and: [{ approvalStatus: 'pending' }, notMine(developer)],
+    });
     expect(buildListFilter(q({ actionable: true }), integration, [{ id: 'r1', name: 'approver' }])).toEqual({
       $and: [{ approvalStatus: 'pending' }, { approvers: { $in: [] } }, notMine(integration)],
     });
@@ -316,7 +425,20 @@ describe('the record as callers see it', () => {
   ];
   const oldValues = [{ value: 'A' }, null, { value: 'gone' }];
   const record = {
-    ...newApprovalRecord('a1', { event: 'e', instanceId: 'i', entityId: 'e1', jsonPatch: patch, oldValues, actor: pm(), approvers: ['approver'] }, 'T', 'T0'),
+    ...newApprovalRecord(
+      'a1',
+      {
+        event: 'e',
+        instanceId: 'i',
+        entityId: 'e1',
+        jsonPatch: patch,
+        oldValues,
+        actor: pm(),
+        approvers: ['approver'],
+      },
+      'T',
+      'T0',
+    ),
     largePatchFile: 'L.json',
     oldValuesFile: 'O.json',
   };
@@ -340,7 +462,12 @@ describe('the record as callers see it', () => {
   test('listing rows: the view for inline records, none for large ones', () => {
     const { largePatchFile: _l, oldValuesFile: _o, ...doc } = record;
     expect(listingRow(doc as unknown as Record<string, unknown>).changes).toHaveLength(3);
-    const large = listingRow({ ...doc, isLargeApproval: true, jsonPatch: [], oldValues: undefined } as unknown as Record<string, unknown>);
+    const large = listingRow({
+      ...doc,
+      isLargeApproval: true,
+      jsonPatch: [],
+      oldValues: undefined,
+    } as unknown as Record<string, unknown>);
     expect(large).not.toHaveProperty('changes');
     expect(large.jsonPatch).toEqual([]);
   });

@@ -34,10 +34,13 @@ const GADGET = ['init', 'update', 'updateStatus', 'getGadget'];
 
 /** the published role snapshot once `check` holds */
 const snapshotWhere = (check: (roles: { id: string; name: string; status?: string }[]) => boolean, what: string) =>
-  waitFor(async () => {
-    const s = await t.rt.ports.roles.current();
-    return s && check(s.roles as { id: string; name: string; status?: string }[]) ? s : undefined;
-  }, { what });
+  waitFor(
+    async () => {
+      const s = await t.rt.ports.roles.current();
+      return s && check(s.roles as { id: string; name: string; status?: string }[]) ? s : undefined;
+    },
+    { what },
+  );
 
 /** an active role, created as the system identity (approved at once) and deployed */
 async function seedRole(name: string, permissions: Record<string, string[]>): Promise<string> {
@@ -63,14 +66,20 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const createGadget = (body: Record<string, unknown>, headers = clerk) => t.post(`${p}/Gadget/init`, body, headers);
-const update = (id: string, body: Record<string, unknown>, headers = clerk) => t.post(`${p}/Gadget/update/${id}`, body, headers);
-const review = (id: string, action: 'approve' | 'reject', headers: Record<string, string>) => t.post(`${p}/ApprovalManager/reviewApproval/${id}`, { action }, headers);
-const getApproval = (id: string, headers: Record<string, string>) => t.get(`${p}/ApprovalManager/getApproval/${id}`, headers);
-const list = (body: Record<string, unknown>, headers: Record<string, string>) => t.post(`${p}/ApprovalManager/listApprovals`, body, headers);
+const update = (id: string, body: Record<string, unknown>, headers = clerk) =>
+  t.post(`${p}/Gadget/update/${id}`, body, headers);
+const review = (id: string, action: 'approve' | 'reject', headers: Record<string, string>) =>
+  t.post(`${p}/ApprovalManager/reviewApproval/${id}`, { action }, headers);
+const getApproval = (id: string, headers: Record<string, string>) =>
+  t.get(`${p}/ApprovalManager/getApproval/${id}`, headers);
+const list = (body: Record<string, unknown>, headers: Record<string, string>) =>
+  t.post(`${p}/ApprovalManager/listApprovals`, body, headers);
 const gadgetDoc = (id: string) => t.rt.documents.get('gadgets', id);
 /** the approval's listing document exists (listings read the streamed collection) */
 const streamed = (approvalId: string, status = 'pending') =>
-  waitFor(async () => (await t.rt.documents.get('approvals', approvalId))?.approvalStatus === status, { what: `approval ${approvalId} streamed as ${status}` });
+  waitFor(async () => (await t.rt.documents.get('approvals', approvalId))?.approvalStatus === status, {
+    what: `approval ${approvalId} streamed as ${status}`,
+  });
 const actionableIds = async (headers: Record<string, string>, extra: Record<string, unknown> = {}) => {
   const r = await list({ actionable: true, classId: 'Gadget', limit: 100, ...extra }, headers);
   expect(r.status).toBe(200);
@@ -134,7 +143,11 @@ describe('the maker of a change', () => {
     const made = await pendingCreation(pat, 'by pat');
     const own = await review(made.approvalId, 'approve', pat);
     expect(own.status).toBe(403);
-    expect(own.body).toMatchObject({ code: 8007, classId: 'ApprovalManager', details: { actor: { id: 'pat', type: 'program_management_user' } } });
+    expect(own.body).toMatchObject({
+      code: 8007,
+      classId: 'ApprovalManager',
+      details: { actor: { id: 'pat', type: 'program_management_user' } },
+    });
     expect((await getApproval(made.approvalId, pat)).body.approvalStatus).toBe('pending');
     expect(await actionableIds(pat)).not.toContain(made.approvalId);
     expect(await actionableIds(ann)).toContain(made.approvalId);
@@ -143,15 +156,24 @@ describe('the maker of a change', () => {
     const byAnn = await review(made.approvalId, 'approve', ann);
     expect(byAnn.status).toBe(200);
     expect(byAnn.body.approvedBy).toMatchObject({ id: 'ann', roles: ['approver'] });
-    await waitFor(async () => (await gadgetDoc(made.gadgetId))?.status === 'active', { what: 'approved by another approver' });
+    await waitFor(async () => (await gadgetDoc(made.gadgetId))?.status === 'active', {
+      what: 'approved by another approver',
+    });
 
     const withdrawn = await pendingCreation(pat, 'withdrawn');
-    expect((await review(withdrawn.approvalId, 'reject', pat)).body).toMatchObject({ approvalStatus: 'rejected', approvedBy: { id: 'pat' } });
+    expect((await review(withdrawn.approvalId, 'reject', pat)).body).toMatchObject({
+      approvalStatus: 'rejected',
+      approvedBy: { id: 'pat' },
+    });
   });
 
   test('approves it when its rule says allowSelfApproval: true (set at run time)', async () => {
-    const file = JSON.parse(fs.readFileSync(path.join(repoRoot(), 'test/fixtures/workflow-configs/Gadget.json'), 'utf8'));
-    const rules = file.rules.map((r: Record<string, unknown>) => (r.event === 'gadget_create' ? { ...r, allowSelfApproval: true } : r));
+    const file = JSON.parse(
+      fs.readFileSync(path.join(repoRoot(), 'test/fixtures/workflow-configs/Gadget.json'), 'utf8'),
+    );
+    const rules = file.rules.map((r: Record<string, unknown>) =>
+      r.event === 'gadget_create' ? { ...r, allowSelfApproval: true } : r,
+    );
     await t.rt.call('Workflow', 'updateWorkflowConfiguration', 'Gadget', { classId: 'Gadget', rules });
     try {
       const made = await pendingCreation(pat, 'self-approved');
@@ -160,7 +182,9 @@ describe('the maker of a change', () => {
       const ok = await review(made.approvalId, 'approve', pat);
       expect(ok.status).toBe(200);
       expect(ok.body).toMatchObject({ approvalStatus: 'approved', approvedBy: { id: 'pat' } });
-      await waitFor(async () => (await gadgetDoc(made.gadgetId))?.status === 'active', { what: 'self-approved gadget applied' });
+      await waitFor(async () => (await gadgetDoc(made.gadgetId))?.status === 'active', {
+        what: 'self-approved gadget applied',
+      });
       // the flag frees the maker only: eligibility still needs an active approver role
       const byClerk = await pendingCreation(clerk, 'clerk self');
       expect((await review(byClerk.approvalId, 'approve', clerk)).body.code).toBe(8001);
@@ -200,7 +224,11 @@ describe('before/after view', () => {
 
     // a creation: nothing was there before
     const created = await pendingCreation(clerk, 'new one');
-    const view = (await getApproval(created.approvalId, ann)).body.changes as { path: string; before?: unknown; after?: unknown }[];
+    const view = (await getApproval(created.approvalId, ann)).body.changes as {
+      path: string;
+      before?: unknown;
+      after?: unknown;
+    }[];
     expect(view).toEqual(expect.arrayContaining([{ op: 'add', path: '/name', after: 'new one' }]));
     expect(view.some((c) => 'before' in c)).toBe(false);
   });
@@ -220,7 +248,9 @@ describe('before/after view', () => {
     await streamed(approval.id);
 
     const got = (await getApproval(approval.id, sam)).body;
-    expect(got.changes).toEqual(expect.arrayContaining([{ op: 'replace', path: '/payload', before: oldPayload, after: newPayload }]));
+    expect(got.changes).toEqual(
+      expect.arrayContaining([{ op: 'replace', path: '/payload', before: oldPayload, after: newPayload }]),
+    );
     expect(got.oldValuesFile).toBeUndefined();
     const row = (await list({ actionable: true, entityId: id }, sam)).body.approvals[0];
     expect(row.id).toBe(approval.id);
@@ -235,7 +265,12 @@ describe('before/after view', () => {
     expect(r.body.approval.isLargeApproval).toBe(true);
     await streamed(r.body.approval.id);
     const got = (await getApproval(r.body.approval.id, sam)).body;
-    expect(got.changes).toEqual(expect.arrayContaining([{ op: 'add', path: '/payload', after: payload }, { op: 'replace', path: '/price', before: 10, after: 2000 }]));
+    expect(got.changes).toEqual(
+      expect.arrayContaining([
+        { op: 'add', path: '/payload', after: payload },
+        { op: 'replace', path: '/price', before: 10, after: 2000 },
+      ]),
+    );
     const row = (await list({ actionable: true, entityId: id }, sam)).body.approvals[0];
     expect(row).toMatchObject({ isLargeApproval: true, jsonPatch: [] });
     expect(row.changes).toBeUndefined();

@@ -15,7 +15,10 @@ function dirWith(files: Record<string, unknown>): string {
 }
 afterAll(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
-const good = { classId: 'Thing', rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] }] };
+const good = {
+  classId: 'Thing',
+  rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] }],
+};
 
 describe('rule-file schema', () => {
   test('a complete configuration passes', () => {
@@ -47,20 +50,27 @@ describe('rule-file schema', () => {
   });
 
   const rule = (over: Record<string, unknown>) => ({ ...good.rules[0], ...over });
-  const cond = (over: Record<string, unknown>) => rule({ conditions: [{ dataSource: 'entity', key: 'a', operator: 'equal', value: 1, ...over }] });
+  const cond = (over: Record<string, unknown>) =>
+    rule({ conditions: [{ dataSource: 'entity', key: 'a', operator: 'equal', value: 1, ...over }] });
   test.each([
     ['no classId', { rules: [] }],
     ['bad classId', { classId: '1x', rules: [] }],
     ['rules not an array', { classId: 'T', rules: {} }],
     ['unknown rule field', { classId: 'T', rules: [rule({ extra: 1 })] }],
-    ['missing approvers', { classId: 'T', rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', conditions: [] }] }],
+    [
+      'missing approvers',
+      { classId: 'T', rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', conditions: [] }] },
+    ],
     ['empty event', { classId: 'T', rules: [rule({ event: '' })] }],
     ['unknown operator', { classId: 'T', rules: [cond({ operator: 'like' })] }],
     ['unknown data source', { classId: 'T', rules: [cond({ dataSource: 'request' })] }],
     ['in without an array', { classId: 'T', rules: [cond({ operator: 'in', value: 'a' })] }],
     ['less_than on a plain string', { classId: 'T', rules: [cond({ operator: 'less_than', value: 'abc' })] }],
     ['greater_than on a boolean', { classId: 'T', rules: [cond({ operator: 'greater_than', value: true })] }],
-    ['condition without value', { classId: 'T', rules: [rule({ conditions: [{ dataSource: 'entity', key: 'a', operator: 'equal' }] })] }],
+    [
+      'condition without value',
+      { classId: 'T', rules: [rule({ conditions: [{ dataSource: 'entity', key: 'a', operator: 'equal' }] })] },
+    ],
     ['bad key', { classId: 'T', rules: [cond({ key: 'a..b' })] }],
     ['duplicate approvers', { classId: 'T', rules: [rule({ approvers: ['a', 'a'] })] }],
     ['allowSelfApproval not a boolean', { classId: 'T', rules: [rule({ allowSelfApproval: 'yes' })] }],
@@ -82,8 +92,16 @@ describe('loading rule files', () => {
 
   test.each([
     ['malformed JSON', { 'Bad.json': '{ "classId": ' }, /Bad\.json: not valid JSON/],
-    ['a schema violation', { 'Bad.json': { classId: 'Bad', rules: [{ event: 'e' }] } }, /Bad\.json is invalid: .*currentStatus/],
-    ['a class id that differs from the file name', { 'Bad.json': { ...good, classId: 'Thing' } }, /Bad\.json: classId 'Thing' must match/],
+    [
+      'a schema violation',
+      { 'Bad.json': { classId: 'Bad', rules: [{ event: 'e' }] } },
+      /Bad\.json is invalid: .*currentStatus/,
+    ],
+    [
+      'a class id that differs from the file name',
+      { 'Bad.json': { ...good, classId: 'Thing' } },
+      /Bad\.json: classId 'Thing' must match/,
+    ],
   ])('a file with %s fails loudly, naming the file', (_what, files, message) => {
     expect(() => loadWorkflowConfigs([dirWith(files)])).toThrow(message);
   });
@@ -109,8 +127,22 @@ describe('default rule files (spec 6)', () => {
   const spec6: Record<string, string[]> = {
     Member: ['MEMBER_ID_PHOTO_UPLOAD'],
     Company: ['company_create', 'update_company', 'update_company_status'],
-    Tier: ['tier_create', 'tier_update', 'tier_status_update', 'eligibility_rule_add', 'eligibility_rule_update', 'eligibility_rule_deactivate'],
-    Partner: ['partner_create', 'update_partner_details', 'update_partner_brand_logo', 'update_partner_contact', 'update_partner_contract', 'update_partner_status'],
+    Tier: [
+      'tier_create',
+      'tier_update',
+      'tier_status_update',
+      'eligibility_rule_add',
+      'eligibility_rule_update',
+      'eligibility_rule_deactivate',
+    ],
+    Partner: [
+      'partner_create',
+      'update_partner_details',
+      'update_partner_brand_logo',
+      'update_partner_contact',
+      'update_partner_contract',
+      'update_partner_status',
+    ],
     Venue: ['venue_create', 'venue_update', 'venue_status_update'],
     PartnerUser: ['user_create', 'user_update', 'user_status_update'],
     RoleManager: ['role_create', 'role_update', 'role_status_update'],
@@ -135,11 +167,22 @@ describe('default rule files (spec 6)', () => {
     const config = defaults.get(classId)!.config;
     const creation = /create$/.test(event);
     const currentStatus = creation ? (initial[classId] ?? 'pending') : 'active';
-    const r = selectRule(config, { classId, event, currentStatus, entity: { status: 'inactive' }, actor: { type: 'program_management_user' } });
+    const r = selectRule(config, {
+      classId,
+      event,
+      currentStatus,
+      entity: { status: 'inactive' },
+      actor: { type: 'program_management_user' },
+    });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     // every role event waits for an approver (a role update can grant permissions)
-    const manual = creation || /status/.test(event) || event === 'MEMBER_ID_PHOTO_UPLOAD' || classId === 'RoleManager' || MANUAL_UPDATES.has(`${classId}.${event}`);
+    const manual =
+      creation ||
+      /status/.test(event) ||
+      event === 'MEMBER_ID_PHOTO_UPLOAD' ||
+      classId === 'RoleManager' ||
+      MANUAL_UPDATES.has(`${classId}.${event}`);
     expect(r.rule.approvers).toEqual(manual ? ['approver'] : []);
     if (creation) expect(r.rule.targetStatus).toBe('active');
     if (/status_update$/.test(event)) expect(r.rule.targetStatus).toBe('*');

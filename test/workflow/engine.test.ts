@@ -1,4 +1,11 @@
-import { compare, conditionHolds, getPath, isoInstant, selectRule, targetStatusOf } from '../../classes/Workflow/engine';
+import {
+  compare,
+  conditionHolds,
+  getPath,
+  isoInstant,
+  selectRule,
+  targetStatusOf,
+} from '../../classes/Workflow/engine';
 import type { Operator, WorkflowConfig, WorkflowRule } from '../../classes/Workflow/types';
 
 describe('compare: every operator', () => {
@@ -104,10 +111,19 @@ describe('paths and dates', () => {
   });
 
   test('conditions read the entity or the actor', () => {
-    const input = { entity: { price: 10, address: { country: 'AE' } }, actor: { type: 'developer', roles: ['approver'] } };
-    expect(conditionHolds({ dataSource: 'entity', key: 'address.country', operator: 'equal', value: 'AE' }, input)).toBe(true);
-    expect(conditionHolds({ dataSource: 'actor', key: 'type', operator: 'equal', value: 'developer' }, input)).toBe(true);
-    expect(conditionHolds({ dataSource: 'actor', key: 'roles', operator: 'in', value: ['approver'] }, input)).toBe(true);
+    const input = {
+      entity: { price: 10, address: { country: 'AE' } },
+      actor: { type: 'developer', roles: ['approver'] },
+    };
+    expect(
+      conditionHolds({ dataSource: 'entity', key: 'address.country', operator: 'equal', value: 'AE' }, input),
+    ).toBe(true);
+    expect(conditionHolds({ dataSource: 'actor', key: 'type', operator: 'equal', value: 'developer' }, input)).toBe(
+      true,
+    );
+    expect(conditionHolds({ dataSource: 'actor', key: 'roles', operator: 'in', value: ['approver'] }, input)).toBe(
+      true,
+    );
     expect(conditionHolds({ dataSource: 'actor', key: 'price', operator: 'equal', value: 10 }, input)).toBe(false);
   });
 });
@@ -125,27 +141,58 @@ describe('selectRule', () => {
     classId: 'Thing',
     rules: [
       rule({ event: 'create', currentStatus: 'pending', targetStatus: 'active', approvers: ['approver'] }),
-      rule({ event: 'update', conditions: [{ dataSource: 'entity', key: 'price', operator: 'less_than', value: 100 }] }),
-      rule({ event: 'update', conditions: [{ dataSource: 'entity', key: 'price', operator: 'greater_than_equal', value: 100 }], approvers: ['senior'] }),
+      rule({
+        event: 'update',
+        conditions: [{ dataSource: 'entity', key: 'price', operator: 'less_than', value: 100 }],
+      }),
+      rule({
+        event: 'update',
+        conditions: [{ dataSource: 'entity', key: 'price', operator: 'greater_than_equal', value: 100 }],
+        approvers: ['senior'],
+      }),
       rule({ event: 'status', currentStatus: 'active', approvers: ['approver'] }),
       rule({ event: 'dup', currentStatus: 'active' }),
       rule({ event: 'dup', currentStatus: '*' }),
       rule({ event: 7, conditions: [{ dataSource: 'actor', key: 'type', operator: 'equal', value: 'developer' }] }),
     ],
   };
-  const input = (over: Record<string, unknown>) => ({ classId: 'Thing', event: 'update', currentStatus: 'active', entity: {}, actor: {}, ...over });
+  const input = (over: Record<string, unknown>) => ({
+    classId: 'Thing',
+    event: 'update',
+    currentStatus: 'active',
+    entity: {},
+    actor: {},
+    ...over,
+  });
 
   test('picks the one matching rule by event, status and conditions', () => {
-    expect(selectRule(config, input({ event: 'create', currentStatus: 'pending' }))).toMatchObject({ ok: true, index: 0 });
+    expect(selectRule(config, input({ event: 'create', currentStatus: 'pending' }))).toMatchObject({
+      ok: true,
+      index: 0,
+    });
     expect(selectRule(config, input({ entity: { price: 99 } }))).toMatchObject({ ok: true, index: 1 });
-    expect(selectRule(config, input({ entity: { price: 100 } }))).toMatchObject({ ok: true, index: 2, rule: { approvers: ['senior'] } });
-    expect(selectRule(config, input({ event: 'status', currentStatus: 'active' }))).toMatchObject({ ok: true, index: 3 });
-    expect(selectRule(config, input({ event: '7', actor: { type: 'developer' } }))).toMatchObject({ ok: true, index: 6 });
+    expect(selectRule(config, input({ entity: { price: 100 } }))).toMatchObject({
+      ok: true,
+      index: 2,
+      rule: { approvers: ['senior'] },
+    });
+    expect(selectRule(config, input({ event: 'status', currentStatus: 'active' }))).toMatchObject({
+      ok: true,
+      index: 3,
+    });
+    expect(selectRule(config, input({ event: '7', actor: { type: 'developer' } }))).toMatchObject({
+      ok: true,
+      index: 6,
+    });
     expect(selectRule(config, input({ event: 7, actor: { type: 'developer' } }))).toMatchObject({ ok: true, index: 6 });
   });
 
   test.each([
-    ['another class', input({ classId: 'Other', event: 'create', currentStatus: 'pending' }), 'WORKFLOW_CLASS_MISMATCH'],
+    [
+      'another class',
+      input({ classId: 'Other', event: 'create', currentStatus: 'pending' }),
+      'WORKFLOW_CLASS_MISMATCH',
+    ],
     ['unknown event', input({ event: 'nope' }), 'WORKFLOW_NO_MATCHING_RULE'],
     ['wrong current status', input({ event: 'create', currentStatus: 'active' }), 'WORKFLOW_NO_MATCHING_RULE'],
     ['conditions fail (missing key)', input({ entity: {} }), 'WORKFLOW_NO_MATCHING_RULE'],
@@ -157,12 +204,19 @@ describe('selectRule', () => {
   });
 
   test('failure details say what did not match', () => {
-    expect(selectRule(config, input({ event: 'dup', currentStatus: 'active' }))).toMatchObject({ details: { ruleIndexes: [4, 5] } });
+    expect(selectRule(config, input({ event: 'dup', currentStatus: 'active' }))).toMatchObject({
+      details: { ruleIndexes: [4, 5] },
+    });
     expect(selectRule(config, input({ event: 'create', currentStatus: 'active' }))).toMatchObject({
       details: { event: 'create', currentStatus: 'active', rulesForEvent: 1 },
     });
-    expect(selectRule(config, input({ classId: 'Other' }))).toMatchObject({ details: { configClassId: 'Thing', classId: 'Other' } });
-    expect(selectRule(config, input({ event: 'dup', currentStatus: 'inactive' }))).toMatchObject({ ok: true, index: 5 });
+    expect(selectRule(config, input({ classId: 'Other' }))).toMatchObject({
+      details: { configClassId: 'Thing', classId: 'Other' },
+    });
+    expect(selectRule(config, input({ event: 'dup', currentStatus: 'inactive' }))).toMatchObject({
+      ok: true,
+      index: 5,
+    });
   });
 
   test('target status: the rule target, or the requested status for *', () => {

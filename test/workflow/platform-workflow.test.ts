@@ -40,7 +40,11 @@ describe('computeWorkflowChange', () => {
   });
 
   test('removed fields become remove operations; no status stays no status', () => {
-    const c = computeWorkflowChange({ a: 1, b: 2 } as Record<string, number>, { a: 1 } as Record<string, number>, undefined);
+    const c = computeWorkflowChange(
+      { a: 1, b: 2 } as Record<string, number>,
+      { a: 1 } as Record<string, number>,
+      undefined,
+    );
     expect(c.newStatus).toBeUndefined();
     expect(c.jsonPatch).toEqual([{ op: 'remove', path: '/b' }]);
     expect(c.simulatedApprovedState).toEqual({ a: 1 });
@@ -50,13 +54,21 @@ describe('computeWorkflowChange', () => {
 describe('applyApprovalCallback', () => {
   const current = { id: 'g1', status: 'pending', price: 1 };
   test('approve applies the patch to a copy', () => {
-    const out = applyApprovalCallback(current, { action: 'approve', jsonPatch: [{ op: 'replace', path: '/status', value: 'active' }] });
+    const out = applyApprovalCallback(current, {
+      action: 'approve',
+      jsonPatch: [{ op: 'replace', path: '/status', value: 'active' }],
+    });
     expect(out).toEqual({ id: 'g1', status: 'active', price: 1 });
     expect(current.status).toBe('pending');
   });
 
   test('reject leaves the entity unchanged', () => {
-    expect(applyApprovalCallback(current, { action: 'reject', jsonPatch: [{ op: 'replace', path: '/status', value: 'active' }] })).toBe(current);
+    expect(
+      applyApprovalCallback(current, {
+        action: 'reject',
+        jsonPatch: [{ op: 'replace', path: '/status', value: 'active' }],
+      }),
+    ).toBe(current);
   });
 
   test('a creation patch applies onto the stored pending entity (add replaces members)', () => {
@@ -65,7 +77,8 @@ describe('applyApprovalCallback', () => {
   });
 
   test('a patch that no longer fits throws PatchConflictError', () => {
-    const run = () => applyApprovalCallback(current, { action: 'approve', jsonPatch: [{ op: 'remove', path: '/gone' }] });
+    const run = () =>
+      applyApprovalCallback(current, { action: 'approve', jsonPatch: [{ op: 'remove', path: '/gone' }] });
     expect(run).toThrow(PatchConflictError);
     expect(run).toThrow(/remove \/gone/);
   });

@@ -53,22 +53,48 @@ async function activeGadget(): Promise<string> {
 describe('run', () => {
   test('without an instance the rule file answers', async () => {
     const r = await t.rt.call('Workflow', 'run', undefined, runInput());
-    expect(r.body).toMatchObject({ source: 'file', ruleIndex: 0, targetStatus: 'active', rule: { approvers: ['approver'] } });
-    const star = await t.rt.call('Workflow', 'run', undefined, runInput({ event: 'gadget_update', currentStatus: 'active', entity: { price: 1, status: 'inactive' } }));
+    expect(r.body).toMatchObject({
+      source: 'file',
+      ruleIndex: 0,
+      targetStatus: 'active',
+      rule: { approvers: ['approver'] },
+    });
+    const star = await t.rt.call(
+      'Workflow',
+      'run',
+      undefined,
+      runInput({ event: 'gadget_update', currentStatus: 'active', entity: { price: 1, status: 'inactive' } }),
+    );
     expect(star.body).toMatchObject({ ruleIndex: 2, targetStatus: 'inactive' });
   });
 
   test('a class without rule file or instance: 500 14003', async () => {
-    await expect(t.rt.call('Workflow', 'run', undefined, runInput({ classId: 'Nobody' }))).rejects.toMatchObject({ status: 500, code: 14003 });
+    await expect(t.rt.call('Workflow', 'run', undefined, runInput({ classId: 'Nobody' }))).rejects.toMatchObject({
+      status: 500,
+      code: 14003,
+    });
   });
 
   test('run is for classes only and checks its input', async () => {
     expect((await t.post(`${p}/Workflow/run`, runInput(), superUser)).status).toBe(403);
-    await expect(t.rt.call('Workflow', 'run', undefined, { classId: 'Gadget' })).rejects.toMatchObject({ status: 400, code: 1002 });
+    await expect(t.rt.call('Workflow', 'run', undefined, { classId: 'Gadget' })).rejects.toMatchObject({
+      status: 400,
+      code: 1002,
+    });
   });
 
   test('the default rule files are served (spec 6)', async () => {
-    const r = await t.rt.call('Workflow', 'run', undefined, runInput({ classId: 'RoleManager', event: 'role_create', currentStatus: 'inactive', entity: { status: 'inactive' } }));
+    const r = await t.rt.call(
+      'Workflow',
+      'run',
+      undefined,
+      runInput({
+        classId: 'RoleManager',
+        event: 'role_create',
+        currentStatus: 'inactive',
+        entity: { status: 'inactive' },
+      }),
+    );
     expect(r.body).toMatchObject({ source: 'file', targetStatus: 'active', rule: { approvers: ['approver'] } });
   });
 });
@@ -83,14 +109,29 @@ describe('configuration at run time', () => {
     expect(missing.status).toBe(500);
     const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, seniorOnly, dev);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ classId: 'Gadget', rules: seniorOnly.rules, source: 'instance', version: 1, updatedBy: { id: 'dev1', type: 'developer' } });
-    expect((await t.get(`${p}/Workflow/getState/Gadget`, superUser)).body).toMatchObject({ classId: 'Gadget', rules: seniorOnly.rules, version: 1 });
+    expect(r.body).toMatchObject({
+      classId: 'Gadget',
+      rules: seniorOnly.rules,
+      source: 'instance',
+      version: 1,
+      updatedBy: { id: 'dev1', type: 'developer' },
+    });
+    expect((await t.get(`${p}/Workflow/getState/Gadget`, superUser)).body).toMatchObject({
+      classId: 'Gadget',
+      rules: seniorOnly.rules,
+      version: 1,
+    });
 
     const after = await t.post(`${p}/Gadget/update/${id}`, { price: 3 }, clerk);
     expect(after.body.approval).toMatchObject({ approvalStatus: 'pending', approvers: ['senior'] });
-    expect((await t.rt.call('Workflow', 'run', undefined, runInput())).body).toMatchObject({ source: 'instance', rule: { approvers: [] } });
+    expect((await t.rt.call('Workflow', 'run', undefined, runInput())).body).toMatchObject({
+      source: 'instance',
+      rule: { approvers: [] },
+    });
     await t.post(`${p}/ApprovalManager/reviewApproval/${after.body.approval.id}`, { action: 'approve' }, senior);
-    await waitFor(async () => (await t.rt.documents.get('gadgets', id))?.price === 3, { what: 'approved under the new rules' });
+    await waitFor(async () => (await t.rt.documents.get('gadgets', id))?.price === 3, {
+      what: 'approved under the new rules',
+    });
 
     // setState puts the file's rules back
     const file = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/workflow-configs/Gadget.json'), 'utf8'));
@@ -110,19 +151,38 @@ describe('configuration at run time', () => {
   });
 
   test('a broken configuration is refused with field details', async () => {
-    const broken = { classId: 'Gadget', rules: [{ event: 'e', currentStatus: '*', targetStatus: '*', approvers: [], conditions: [{ dataSource: 'entity', key: 'a', operator: 'like', value: 1 }] }] };
+    const broken = {
+      classId: 'Gadget',
+      rules: [
+        {
+          event: 'e',
+          currentStatus: '*',
+          targetStatus: '*',
+          approvers: [],
+          conditions: [{ dataSource: 'entity', key: 'a', operator: 'like', value: 1 }],
+        },
+      ],
+    };
     const r = await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, broken, dev);
     expect(r.status).toBe(400);
     expect(r.body.details.errors[0].field).toBe('rules.0.conditions.0.operator');
   });
 
   test('init takes the class id from the body; a second init is refused', async () => {
-    const widget = { classId: 'Widget', rules: [{ event: 'w', currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] }] };
+    const widget = {
+      classId: 'Widget',
+      rules: [{ event: 'w', currentStatus: '*', targetStatus: '*', conditions: [], approvers: [] }],
+    };
     const r = await t.post(`${p}/Workflow/init`, widget, dev);
     expect(r.status).toBe(200);
     expect((await t.get(`${p}/Workflow/getState/Widget`, superUser)).body).toMatchObject(widget);
     expect((await t.post(`${p}/Workflow/init/Widget`, widget, dev)).status).toBe(409);
-    const run = await t.rt.call('Workflow', 'run', undefined, runInput({ classId: 'Widget', event: 'w', currentStatus: 'none' }));
+    const run = await t.rt.call(
+      'Workflow',
+      'run',
+      undefined,
+      runInput({ classId: 'Widget', event: 'w', currentStatus: 'none' }),
+    );
     expect(run.body).toMatchObject({ source: 'instance', ruleIndex: 0 });
   });
 
@@ -130,7 +190,11 @@ describe('configuration at run time', () => {
     expect((await t.get(`${p}/Workflow/getState/Gadget`, clerk)).status).toBe(403);
     expect((await t.post(`${p}/Workflow/updateWorkflowConfiguration/Gadget`, seniorOnly, clerk)).status).toBe(403);
     for (const method of ['updateWorkflowConfiguration', 'setState', 'init']) {
-      const r = await t.post(`${p}/Workflow/${method}/${method === 'init' ? 'Widget2' : 'Gadget'}`, seniorOnly, superUser);
+      const r = await t.post(
+        `${p}/Workflow/${method}/${method === 'init' ? 'Widget2' : 'Gadget'}`,
+        seniorOnly,
+        superUser,
+      );
       expect([method, r.status, r.body.code]).toEqual([method, 403, 14007]);
     }
     const member = { authorization: `Bearer ${t.token('enduser', 'm1')}` };
@@ -142,11 +206,19 @@ describe('configuration at run time', () => {
     const key = t.rt.store.keys.instance('Workflow', 'Gadget');
     const good = await t.rt.redis.hget(key, 's');
     // written as a commit would write it: new state, next version (READs are cached by version)
-    await t.rt.redis.multi().hset(key, 's', JSON.stringify({ public: { ...seniorOnly, classId: 'Tier' } })).hincrby(key, 'v', 1).exec();
+    await t.rt.redis
+      .multi()
+      .hset(key, 's', JSON.stringify({ public: { ...seniorOnly, classId: 'Tier' } }))
+      .hincrby(key, 'v', 1)
+      .exec();
     try {
       const r = await t.post(`${p}/Gadget/update/${id}`, { price: 9 }, clerk);
       expect(r.status).toBe(500);
-      expect(r.body).toMatchObject({ code: 14000, classId: 'Workflow', details: { configClassId: 'Tier', classId: 'Gadget' } });
+      expect(r.body).toMatchObject({
+        code: 14000,
+        classId: 'Workflow',
+        details: { configClassId: 'Tier', classId: 'Gadget' },
+      });
     } finally {
       await t.rt.redis.multi().hset(key, 's', good!).hincrby(key, 'v', 1).exec();
     }
@@ -158,8 +230,13 @@ describe('rule files at start', () => {
   test('a broken rule file stops the start, naming the file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wf-broken-'));
     try {
-      fs.writeFileSync(path.join(dir, 'Broken.json'), JSON.stringify({ classId: 'Broken', rules: [{ event: 'e', currentStatus: '*' }] }));
-      await expect(startWorkflowRuntime({ WORKFLOW_CONFIG_DIR: `workflow-configs,${dir}` })).rejects.toThrow(/Broken\.json is invalid/);
+      fs.writeFileSync(
+        path.join(dir, 'Broken.json'),
+        JSON.stringify({ classId: 'Broken', rules: [{ event: 'e', currentStatus: '*' }] }),
+      );
+      await expect(startWorkflowRuntime({ WORKFLOW_CONFIG_DIR: `workflow-configs,${dir}` })).rejects.toThrow(
+        /Broken\.json is invalid/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -17,9 +17,13 @@ export async function fullPatch(ctx: Pick<BaseCtx, 'ports'>, record: RecordView)
   try {
     blob = await ctx.ports.blobs.get(name);
   } catch (err) {
-    throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} could not be read`, { file: name, error: (err as Error).message });
+    throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} could not be read`, {
+      file: name,
+      error: (err as Error).message,
+    });
   }
-  if (!blob) throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} is missing`, { file: name });
+  if (!blob)
+    throw approvalError('APPROVAL_PATCH_UNAVAILABLE', `The patch of approval ${record.id} is missing`, { file: name });
   return JSON.parse(blob.data.toString('utf8')) as Operation[];
 }
 
@@ -35,7 +39,10 @@ async function oldValuesOf(ctx: Pick<BaseCtx, 'ports' | 'log'>, record: RecordVi
     if (blob) return JSON.parse(blob.data.toString('utf8'));
     ctx.log.warn({ approvalId: record.id, file: record.oldValuesFile }, 'old values of an approval are missing');
   } catch (err) {
-    ctx.log.warn({ approvalId: record.id, file: record.oldValuesFile, error: (err as Error).message }, 'old values of an approval could not be read');
+    ctx.log.warn(
+      { approvalId: record.id, file: record.oldValuesFile, error: (err as Error).message },
+      'old values of an approval could not be read',
+    );
   }
   return undefined;
 }
@@ -54,5 +61,9 @@ export async function view(ctx: Pick<BaseCtx, 'ports' | 'log'>, record: RecordVi
 export async function requirePermissionUnless(ctx: BaseCtx, allowed: boolean, why: string): Promise<void> {
   if (allowed || ctx.identity.type !== 'program_management_user') return;
   if (rolesGrant(await ctx.roles(), 'ApprovalManager', ctx.method)) return;
-  throw approvalError('APPROVAL_ACCESS_DENIED', `No role of this user grants ApprovalManager.${ctx.method}, and ${why}`, { method: ctx.method });
+  throw approvalError(
+    'APPROVAL_ACCESS_DENIED',
+    `No role of this user grants ApprovalManager.${ctx.method}, and ${why}`,
+    { method: ctx.method },
+  );
 }

@@ -10,7 +10,10 @@ import { approvalError } from '../errors';
 import type { ApprovalManagerState, MoveApprovalCompanyBody } from '../types';
 
 /** Pure: why the caller may not move the record (null: it may), as ApprovalManager's error name. */
-export function companyMoveRefusal(record: { classId: string; approvalStatus: string }, callerClassId: string | undefined): 'APPROVAL_CALLBACK_CLASS_MISMATCH' | 'APPROVAL_NOT_PENDING' | null {
+export function companyMoveRefusal(
+  record: { classId: string; approvalStatus: string },
+  callerClassId: string | undefined,
+): 'APPROVAL_CALLBACK_CLASS_MISMATCH' | 'APPROVAL_NOT_PENDING' | null {
   if (callerClassId !== record.classId) return 'APPROVAL_CALLBACK_CLASS_MISMATCH';
   if (record.approvalStatus !== 'pending') return 'APPROVAL_NOT_PENDING';
   return null;
@@ -21,9 +24,16 @@ export function moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalC
   const caller = ctx.identity.type === 'class' ? ctx.identity.classId : undefined;
   const refusal = companyMoveRefusal(record, caller);
   if (refusal === 'APPROVAL_CALLBACK_CLASS_MISMATCH') {
-    throw approvalError(refusal, `Only ${record.classId} moves its approval records, not ${caller ?? 'this caller'}`, { approvalId: record.id });
+    throw approvalError(refusal, `Only ${record.classId} moves its approval records, not ${caller ?? 'this caller'}`, {
+      approvalId: record.id,
+    });
   }
-  if (refusal) throw approvalError(refusal, `Approval ${record.id} is ${record.approvalStatus}: it stays with the company it was reviewed in`, { approvalId: record.id });
+  if (refusal)
+    throw approvalError(
+      refusal,
+      `Approval ${record.id} is ${record.approvalStatus}: it stays with the company it was reviewed in`,
+      { approvalId: record.id },
+    );
   const from = record.companyId ?? null;
   const to = ctx.request.body.companyId;
   if (from === to) return { approvalId: record.id, companyId: to, moved: false };

@@ -26,7 +26,10 @@ export async function createApproval(ctx: Ctx<ApprovalManagerState, CreateApprov
     try {
       await ctx.ports.blobs.put(blob.name, Buffer.from(blob.json, 'utf8'), 'application/json');
     } catch (err) {
-      throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the ${blob.what} of approval ${record.id}`, { file: blob.name, error: (err as Error).message });
+      throw approvalError('APPROVAL_PATCH_STORE_FAILED', `Could not store the ${blob.what} of approval ${record.id}`, {
+        file: blob.name,
+        error: (err as Error).message,
+      });
     }
   }
   ctx.state.public.approval = record;

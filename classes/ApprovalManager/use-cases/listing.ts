@@ -16,7 +16,11 @@ export async function listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) 
   const raw = listingInput(ctx);
   // judged before the filters, so a caller without the permission learns nothing from a 400
   const actionable = raw.actionable === true || raw.actionable === 'true';
-  await requirePermissionUnless(ctx, actionable, 'only the actionable listing (actionable: true) is open to approvers without it');
+  await requirePermissionUnless(
+    ctx,
+    actionable,
+    'only the actionable listing (actionable: true) is open to approvers without it',
+  );
   const parsed = parseListQuery(raw);
   if (!parsed.ok) {
     throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {

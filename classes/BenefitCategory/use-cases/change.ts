@@ -13,7 +13,8 @@ export async function updateCategory(ctx: CategoryCtx<UpdateCategoryInput>) {
   const before = s.category;
   const r = applyCategoryUpdate(before, ctx.request.body, now());
   refuseProblems(r.problems);
-  if (!r.changed.length) throw benefitCategoryError('BENEFIT_CATEGORY_NO_CHANGES', `The update changes nothing on category ${before.id}`);
+  if (!r.changed.length)
+    throw benefitCategoryError('BENEFIT_CATEGORY_NO_CHANGES', `The update changes nothing on category ${before.id}`);
   s.category = r.next;
   await logCategory(ctx, before, r.next, { event: 'benefit_category_update', changed: r.changed });
   return { category: r.next };
@@ -25,9 +26,16 @@ export async function updateCategoryStatus(ctx: CategoryCtx<UpdateCategoryStatus
   const before = s.category;
   const { status } = ctx.request.body;
   const move = categoryStatusMove(before.status, status);
-  if (!move.ok) throw benefitCategoryError('BENEFIT_CATEGORY_STATUS_UNCHANGED', `Category ${before.id}: ${move.reason}`, { status });
+  if (!move.ok)
+    throw benefitCategoryError('BENEFIT_CATEGORY_STATUS_UNCHANGED', `Category ${before.id}: ${move.reason}`, {
+      status,
+    });
   const next: BenefitCategoryRecord = { ...before, status: move.to, updatedAt: now() };
   s.category = next;
-  await logCategory(ctx, before, next, { event: 'benefit_category_status_update', fromStatus: before.status, toStatus: move.to });
+  await logCategory(ctx, before, next, {
+    event: 'benefit_category_status_update',
+    fromStatus: before.status,
+    toStatus: move.to,
+  });
   return { category: next };
 }

@@ -23,11 +23,18 @@ export const now = (): string => new Date().toISOString();
 /** 400 18050 naming each field, when there are problems. */
 export function refuseProblems(problems: readonly FieldError[]): void {
   if (!problems.length) return;
-  throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_INPUT', `Invalid category: ${problemsText(problems)}`, { errors: problems });
+  throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_INPUT', `Invalid category: ${problemsText(problems)}`, {
+    errors: problems,
+  });
 }
 
 /** The audit entry of a change (nothing personal in a category); `updatedAt` is not logged. */
-export async function logCategory(ctx: CategoryCtx<unknown>, before: BenefitCategoryRecord | null, after: BenefitCategoryRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function logCategory(
+  ctx: CategoryCtx<unknown>,
+  before: BenefitCategoryRecord | null,
+  after: BenefitCategoryRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,

@@ -27,7 +27,9 @@ import type { CategoryStaticCtx } from './common';
 export async function listCategories(ctx: CategoryStaticCtx<ListCategoriesInput>) {
   const parsed = parseCategoryListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
+    throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
+      errors: parsed.errors,
+    });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(CATEGORIES_COLLECTION, buildCategoryListFilter(q), {
@@ -35,7 +37,10 @@ export async function listCategories(ctx: CategoryStaticCtx<ListCategoriesInput>
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  return { categories: found.items.map((d) => listedDocument(d, CATEGORY_HIDDEN_COLUMNS)), ...pageInfo(found.total, q.page, q.limit) };
+  return {
+    categories: found.items.map((d) => listedDocument(d, CATEGORY_HIDDEN_COLUMNS)),
+    ...pageInfo(found.total, q.page, q.limit),
+  };
 }
 
 const ACTIVE_PAGE = 500;
@@ -45,13 +50,17 @@ export const MAX_ACTIVE_CATEGORIES = 5000;
 export async function listActiveCategories(ctx: CategoryStaticCtx) {
   const categories: ActiveCategory[] = [];
   for (let skip = 0; skip < MAX_ACTIVE_CATEGORIES; skip += ACTIVE_PAGE) {
-    const found = await ctx.documents.find<Record<string, unknown>>(CATEGORIES_COLLECTION, buildCategoryListFilter({ status: 'active' }), {
-      sort: { ...CATEGORY_ORDER },
-      skip,
-      limit: ACTIVE_PAGE,
-      // a short page is the last: the total is not needed, so none is counted
-      total: false,
-    });
+    const found = await ctx.documents.find<Record<string, unknown>>(
+      CATEGORIES_COLLECTION,
+      buildCategoryListFilter({ status: 'active' }),
+      {
+        sort: { ...CATEGORY_ORDER },
+        skip,
+        limit: ACTIVE_PAGE,
+        // a short page is the last: the total is not needed, so none is counted
+        total: false,
+      },
+    );
     categories.push(...found.items.map(activeCategory));
     if (found.items.length < ACTIVE_PAGE) break;
   }

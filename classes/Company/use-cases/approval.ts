@@ -19,10 +19,17 @@ export async function approveCompany(ctx: CompanyCtx<ApprovalCallbackBody>) {
   const state = writable(ctx);
   const body = ctx.request.body;
   const mismatch = (waiting: string | null) =>
-    companyError('COMPANY_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one company '${body.entityId}' waits for`, { id: body.entityId, waiting });
+    companyError(
+      'COMPANY_APPROVAL_MISMATCH',
+      `Approval ${body.approvalId} is not the one company '${body.entityId}' waits for`,
+      { id: body.entityId, waiting },
+    );
   const current = ownEntry(state.companies, body.entityId);
   if (!current) throw mismatch(null);
-  const outcome = settleGatedChange(toEntity(current), body, { pendingApprovalId: current.pendingApprovalId, mismatch });
+  const outcome = settleGatedChange(toEntity(current), body, {
+    pendingApprovalId: current.pendingApprovalId,
+    mismatch,
+  });
   // no lastSettledApprovalId is given, so a callback is never answered as already settled: a second one is a mismatch
   if (outcome.kind === 'settled') return { applied: false, action: body.action, company: current };
 
@@ -47,6 +54,10 @@ export async function approveCompany(ctx: CompanyCtx<ApprovalCallbackBody>) {
     if (next === released) return { applied: false, action: body.action, company: released };
   }
   state.companies[current.id] = next;
-  await logCompany(ctx, current.id, current, next, { event: body.event, approvalId: body.approvalId, action: body.action });
+  await logCompany(ctx, current.id, current, next, {
+    event: body.event,
+    approvalId: body.approvalId,
+    action: body.action,
+  });
   return { applied: true, action: body.action, company: next };
 }

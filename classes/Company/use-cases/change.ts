@@ -9,7 +9,13 @@ import { fromEntity, toEntity } from '../rules';
 import type { Company as CompanyRecord, CompanyState } from '../types';
 import { APPROVAL_CALLBACK, logCompany, whilePending, type CompanyCtx } from './common';
 
-export async function changeCompany(ctx: CompanyCtx<unknown>, state: CompanyState, event: string, old: CompanyRecord, requested: CompanyRecord) {
+export async function changeCompany(
+  ctx: CompanyCtx<unknown>,
+  state: CompanyState,
+  event: string,
+  old: CompanyRecord,
+  requested: CompanyRecord,
+) {
   const change = await requestGatedChange(ctx, {
     event,
     entityId: old.id,

@@ -12,7 +12,11 @@ import { toEntity } from '../rules';
 import type { Company as CompanyRecord, CompanyClassState, CompanyState } from '../types';
 
 export const COMPANY_INSTANCE = 'default';
-export const COMPANY_EVENTS = { create: 'company_create', update: 'update_company', status: 'update_company_status' } as const;
+export const COMPANY_EVENTS = {
+  create: 'company_create',
+  update: 'update_company',
+  status: 'update_company_status',
+} as const;
 /** the approval callback of every Company event (approve and reject) */
 export const APPROVAL_CALLBACK = 'approveCompany';
 
@@ -25,7 +29,10 @@ export const now = () => new Date().toISOString();
 
 export function guardSingleton(ctx: Pick<BaseCtx, 'instanceId'>): void {
   if (ctx.instanceId !== COMPANY_INSTANCE) {
-    throw companyError('COMPANY_SINGLETON_ONLY', `Company is a singleton: call instance '${COMPANY_INSTANCE}', not '${ctx.instanceId}'`);
+    throw companyError(
+      'COMPANY_SINGLETON_ONLY',
+      `Company is a singleton: call instance '${COMPANY_INSTANCE}', not '${ctx.instanceId}'`,
+    );
   }
 }
 
@@ -51,7 +58,10 @@ export function param<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: 
 }
 
 /** The company with this id (read-only in a READ, the draft's in a write); 404 6010 when there is none. */
-export function requireCompany<C extends DeepReadonly<CompanyRecord>>(companies: Readonly<Record<string, C>>, id: string): C {
+export function requireCompany<C extends DeepReadonly<CompanyRecord>>(
+  companies: Readonly<Record<string, C>>,
+  id: string,
+): C {
   const company = ownEntry(companies, id);
   if (!company) throw companyError('COMPANY_NOT_FOUND', `No company with id '${id}'`, { id });
   return company;
@@ -59,11 +69,18 @@ export function requireCompany<C extends DeepReadonly<CompanyRecord>>(companies:
 
 /** The refusal of a change asked while company `id` waits for an approval (409 6015). */
 export function whilePending(id: string) {
-  return (approvalId: string) => companyError('COMPANY_APPROVAL_PENDING', `Company '${id}' waits for approval ${approvalId}`, { id, approvalId });
+  return (approvalId: string) =>
+    companyError('COMPANY_APPROVAL_PENDING', `Company '${id}' waits for approval ${approvalId}`, { id, approvalId });
 }
 
 /** The audit entry of an applied change; it belongs to the company it logs, so that company's users see it. */
-export async function logCompany(ctx: CompanyCtx<unknown>, id: string, before: CompanyRecord | null, after: CompanyRecord, extra: Record<string, unknown>) {
+export async function logCompany(
+  ctx: CompanyCtx<unknown>,
+  id: string,
+  before: CompanyRecord | null,
+  after: CompanyRecord,
+  extra: Record<string, unknown>,
+) {
   await logChange(ctx, {
     entityType: 'company',
     entityId: id,

@@ -2,7 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { requestGatedChange } from '../../_platform/gated-change';
-import { assertInternal, checkCompanyUnique, checkReferences, companyScope, fromEntity, newCompany, referencedFields, toEntity } from '../rules';
+import {
+  assertInternal,
+  checkCompanyUnique,
+  checkReferences,
+  companyScope,
+  fromEntity,
+  newCompany,
+  referencedFields,
+  toEntity,
+} from '../rules';
 import { activeSettings } from '../settings-client';
 import type { CompanyInput } from '../types';
 import { APPROVAL_CALLBACK, COMPANY_EVENTS, logCompany, now, whilePending, writable, type CompanyCtx } from './common';
@@ -37,9 +46,14 @@ export async function createCompany(ctx: CompanyCtx<CompanyInput>) {
     // the record belongs to the company it creates: that company's users see it
     companyId: company.id,
   });
-  const stored = change.applied ? fromEntity(change.entity, null) : { ...company, pendingApprovalId: change.approvalId };
+  const stored = change.applied
+    ? fromEntity(change.entity, null)
+    : { ...company, pendingApprovalId: change.approvalId };
   state.companies[company.id] = stored;
-  await logCompany(ctx, company.id, null, stored, { event: COMPANY_EVENTS.create, approvalId: change.approvalRecord.id });
+  await logCompany(ctx, company.id, null, stored, {
+    event: COMPANY_EVENTS.create,
+    approvalId: change.approvalRecord.id,
+  });
   ctx.response.status = 201;
   return { company: stored, approval: change.approval, newStatus: change.newStatus };
 }

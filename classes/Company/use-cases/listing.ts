@@ -7,6 +7,10 @@ import { guardSingleton, type CompanyReadCtx } from './common';
 export async function listCompanies(ctx: CompanyReadCtx<CompanyListInput>) {
   guardSingleton(ctx);
   const q = parseCompanyListQuery(ctx.request.query ?? {}, ctx.request.body ?? {}, companyScope(ctx.identity));
-  const { items, total } = await ctx.documents.find<Record<string, unknown>>(COMPANIES_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+  const { items, total } = await ctx.documents.find<Record<string, unknown>>(COMPANIES_COLLECTION, q.filter, {
+    sort: q.sort,
+    skip: q.skip,
+    limit: q.limit,
+  });
   return { items: items.map(listedCompany), ...pageInfo(total, q.page, q.limit) };
 }

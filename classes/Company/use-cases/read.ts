@@ -13,12 +13,19 @@ export function getCompany(ctx: CompanyReadCtx<CompanyLookupInput>): DeepReadonl
   let company: DeepReadonly<CompanyRecord> | undefined;
   if (typeof id === 'string' && id) company = ownEntry(state.companies, id);
   else if (typeof bgId === 'string' && bgId) company = findByBgId(state.companies, bgId);
-  else throw companyError('COMPANY_INVALID_QUERY', 'Give the company id or bgId', { errors: [{ field: 'id', reason: 'id or bgId is required' }] });
+  else
+    throw companyError('COMPANY_INVALID_QUERY', 'Give the company id or bgId', {
+      errors: [{ field: 'id', reason: 'id or bgId is required' }],
+    });
   const scope = companyScope(ctx.identity);
   if (!company) {
     // a company user learns nothing about other companies: 403 whether or not they exist
     if (scope.kind === 'own') assertMayReach(scope, typeof id === 'string' ? id : '');
-    throw companyError('COMPANY_NOT_FOUND', id ? `No company with id '${id}'` : `No company with bgId '${bgId}'`, id ? { id } : { bgId });
+    throw companyError(
+      'COMPANY_NOT_FOUND',
+      id ? `No company with id '${id}'` : `No company with bgId '${bgId}'`,
+      id ? { id } : { bgId },
+    );
   }
   assertMayReach(scope, company.id);
   return company;

@@ -6,7 +6,16 @@
 import { companyError } from '../errors';
 import { assertMayReach, COMPANIES_COLLECTION, companyScope } from '../rules';
 import type { CompanyStreamInput } from '../types';
-import { COMPANY_INSTANCE, now, param, readable, requireCompany, writable, type CompanyCtx, type CompanyReadCtx } from './common';
+import {
+  COMPANY_INSTANCE,
+  now,
+  param,
+  readable,
+  requireCompany,
+  writable,
+  type CompanyCtx,
+  type CompanyReadCtx,
+} from './common';
 
 /**
  * The job id of a queued call's answer (202 {jobId, status, statusUrl}).
@@ -15,7 +24,8 @@ import { COMPANY_INSTANCE, now, param, readable, requireCompany, writable, type 
  * never gets.
  */
 function jobIdOf(answer: unknown): string {
-  if (answer && typeof answer === 'object' && 'jobId' in answer && typeof answer.jobId === 'string') return answer.jobId;
+  if (answer && typeof answer === 'object' && 'jobId' in answer && typeof answer.jobId === 'string')
+    return answer.jobId;
   throw new Error(`Company.restreamCompany answered no job id: ${JSON.stringify(answer)}`);
 }
 
@@ -23,7 +33,8 @@ function jobIdOf(answer: unknown): string {
 export async function streamCompany(ctx: CompanyReadCtx<CompanyStreamInput>) {
   const state = readable(ctx);
   const id = param(ctx, 'id');
-  if (typeof id !== 'string' || !id) throw companyError('COMPANY_INVALID_QUERY', 'id is required', { errors: [{ field: 'id', reason: 'is required' }] });
+  if (typeof id !== 'string' || !id)
+    throw companyError('COMPANY_INVALID_QUERY', 'id is required', { errors: [{ field: 'id', reason: 'is required' }] });
   assertMayReach(companyScope(ctx.identity), id);
   requireCompany(state.companies, id);
   const queued = await ctx.call('Company', 'restreamCompany', COMPANY_INSTANCE, { id });

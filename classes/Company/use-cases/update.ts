@@ -1,6 +1,13 @@
 /** updateCompany: any spec 2.2 field but status (update_company). */
 import { refuseWhilePending } from '../../_platform/gated-change';
-import { applyCompanyUpdate, assertMayReach, checkCompanyUnique, checkReferences, companyScope, referencedFields } from '../rules';
+import {
+  applyCompanyUpdate,
+  assertMayReach,
+  checkCompanyUnique,
+  checkReferences,
+  companyScope,
+  referencedFields,
+} from '../rules';
 import { activeSettings } from '../settings-client';
 import type { CompanyUpdateInput } from '../types';
 import { changeCompany } from './change';

@@ -42,11 +42,18 @@ export function categoryOptions(categories: readonly ActiveCategory[]): Required
 /** The options filled from the catalogue now. */
 export async function activeCategoryOptions(ctx: Pick<BaseCtx, 'call' | 'log'>): Promise<Required<DynamicOptions>> {
   try {
-    const { categories } = await client<typeof BenefitCategory>(ctx, CATEGORY_CLASS).listActiveCategories(undefined, {});
+    const { categories } = await client<typeof BenefitCategory>(ctx, CATEGORY_CLASS).listActiveCategories(
+      undefined,
+      {},
+    );
     return categoryOptions(categories);
   } catch (err) {
     if (isNotDeployed(err)) return categoryOptions([]);
     ctx.log.warn({ err }, 'the benefit catalogue did not answer the active categories');
-    throw contentError('CONTENT_CATEGORIES_UNAVAILABLE', 'The active benefit categories could not be read', err instanceof ActorError ? { code: err.code, message: err.message } : undefined);
+    throw contentError(
+      'CONTENT_CATEGORIES_UNAVAILABLE',
+      'The active benefit categories could not be read',
+      err instanceof ActorError ? { code: err.code, message: err.message } : undefined,
+    );
   }
 }

@@ -9,7 +9,14 @@ import { fromEntity, toEntity } from '../rules';
 import type { ContentManagerState, ContentRecord } from '../types';
 import { APPROVAL_CALLBACK, logContent, whilePending, type ContentCtx } from './common';
 
-export async function changeContent(ctx: ContentCtx<unknown>, state: ContentManagerState, event: string, old: ContentRecord, requested: ContentRecord, additionalData: Record<string, unknown> = {}) {
+export async function changeContent(
+  ctx: ContentCtx<unknown>,
+  state: ContentManagerState,
+  event: string,
+  old: ContentRecord,
+  requested: ContentRecord,
+  additionalData: Record<string, unknown> = {},
+) {
   const change = await requestGatedChange(ctx, {
     event,
     entityId: old.id,
@@ -22,7 +29,10 @@ export async function changeContent(ctx: ContentCtx<unknown>, state: ContentMana
     additionalData,
   });
   if (change.applied) {
-    const applied = fromEntity(change.entity, { pendingApprovalId: null, lastSettledApprovalId: old.lastSettledApprovalId });
+    const applied = fromEntity(change.entity, {
+      pendingApprovalId: null,
+      lastSettledApprovalId: old.lastSettledApprovalId,
+    });
     state.contents[old.id] = applied;
     await logContent(ctx, old, applied, { event, approvalId: change.approvalRecord.id, ...additionalData });
   } else {

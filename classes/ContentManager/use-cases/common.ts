@@ -28,7 +28,10 @@ export const now = () => new Date().toISOString();
 
 export function guardSingleton(ctx: Pick<BaseCtx, 'instanceId'>): void {
   if (ctx.instanceId !== CONTENT_INSTANCE) {
-    throw contentError('CONTENT_SINGLETON_ONLY', `ContentManager is a singleton: call instance '${CONTENT_INSTANCE}', not '${ctx.instanceId}'`);
+    throw contentError(
+      'CONTENT_SINGLETON_ONLY',
+      `ContentManager is a singleton: call instance '${CONTENT_INSTANCE}', not '${ctx.instanceId}'`,
+    );
   }
 }
 
@@ -54,7 +57,10 @@ export function fieldError(name: ContentManagerErrorName, errors: FieldProblem[]
 }
 
 /** The content with this id; 404 18000 when there is none. */
-export function requireContent<C extends DeepReadonly<ContentRecord> | ContentRecord>(contents: Readonly<Record<string, C>>, id: string): C {
+export function requireContent<C extends DeepReadonly<ContentRecord> | ContentRecord>(
+  contents: Readonly<Record<string, C>>,
+  id: string,
+): C {
   const content = ownEntry(contents, id);
   if (!content) throw contentError('CONTENT_NOT_FOUND', `No content with id '${id}'`, { id });
   return content;
@@ -62,11 +68,21 @@ export function requireContent<C extends DeepReadonly<ContentRecord> | ContentRe
 
 /** The refusal of a change asked while content `id` waits for an approval (409 18006). */
 export function whilePending(id: string) {
-  return (approvalId: string) => contentError('CONTENT_APPROVAL_PENDING', `Content '${id}' waits for approval ${approvalId}; it takes no other change until then`, { id, approvalId });
+  return (approvalId: string) =>
+    contentError(
+      'CONTENT_APPROVAL_PENDING',
+      `Content '${id}' waits for approval ${approvalId}; it takes no other change until then`,
+      { id, approvalId },
+    );
 }
 
 /** The audit entry of an applied change (entity type `content`). */
-export async function logContent(ctx: ContentCtx<unknown>, before: ContentRecord | null, after: ContentRecord, additionalData: Record<string, unknown>) {
+export async function logContent(
+  ctx: ContentCtx<unknown>,
+  before: ContentRecord | null,
+  after: ContentRecord,
+  additionalData: Record<string, unknown>,
+) {
   await logChange(ctx, {
     entityType: CONTENT_ENTITY,
     entityId: after.id,

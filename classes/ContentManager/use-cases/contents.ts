@@ -39,7 +39,9 @@ function indexOf(contents: Readonly<Record<string, ContentRecord>>): PublishedIn
 
 export const CONTENTS_CACHE_CONTROL = 'no-cache';
 
-export function getContents(ctx: ContentReadCtx<ContentsFilterInput>): { contents: readonly PublishedContent[] } | undefined {
+export function getContents(
+  ctx: ContentReadCtx<ContentsFilterInput>,
+): { contents: readonly PublishedContent[] } | undefined {
   const contents = readableContents(ctx) as Readonly<Record<string, ContentRecord>>;
   const parsed = parseContentsFilter(listingInput(ctx));
   if (!parsed.ok) throw fieldError('CONTENT_INVALID_QUERY', parsed.errors, 'Invalid filter');

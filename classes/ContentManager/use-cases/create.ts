@@ -27,7 +27,11 @@ export async function createContent(ctx: ContentCtx<CreateContentInput>) {
   const keyProblems = CATALOGUE.keyProblems(input.contentGroupKey, input.contentKey);
   if (keyProblems.length) throw fieldError('CONTENT_INVALID_KEY', keyProblems, 'Invalid content key');
   const id = input.id ?? randomUUID();
-  if (hasEntry(state.contents, id)) throw contentError('CONTENT_ID_TAKEN', `A content with id '${id}' exists`, { id, errors: [{ field: 'id', reason: 'is taken' }] });
+  if (hasEntry(state.contents, id))
+    throw contentError('CONTENT_ID_TAKEN', `A content with id '${id}' exists`, {
+      id,
+      errors: [{ field: 'id', reason: 'is taken' }],
+    });
   const dates = windowProblems(input.startDate ?? null, input.endDate ?? null);
   if (dates.length) throw fieldError('CONTENT_INVALID_DATES', dates, 'Invalid window');
   const checked = await checkedFields(ctx, input.contentKey, input.fields, undefined);
@@ -44,7 +48,9 @@ export async function createContent(ctx: ContentCtx<CreateContentInput>) {
     approveCallback: APPROVAL_CALLBACK,
     rejectCallback: APPROVAL_CALLBACK,
   });
-  const stored = change.applied ? fromEntity(change.entity, { pendingApprovalId: null, lastSettledApprovalId: null }) : { ...content, pendingApprovalId: change.approvalId };
+  const stored = change.applied
+    ? fromEntity(change.entity, { pendingApprovalId: null, lastSettledApprovalId: null })
+    : { ...content, pendingApprovalId: change.approvalId };
   state.contents[id] = stored;
   await logContent(ctx, null, stored, { event: CONTENT_EVENTS.create, approvalId: change.approvalRecord.id });
   ctx.response.status = 201;

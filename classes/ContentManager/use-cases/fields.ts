@@ -12,7 +12,12 @@ import { fieldError } from './common';
  * The checked fields (over `base` when given: the stored fields of an update
  * that keeps its key) and the images to store; 400 18001 naming each field.
  */
-export async function checkedFields(ctx: Pick<BaseCtx, 'call' | 'log' | 'projectId'>, contentKey: string, given: unknown, base: ContentFields | undefined) {
+export async function checkedFields(
+  ctx: Pick<BaseCtx, 'call' | 'log' | 'projectId'>,
+  contentKey: string,
+  given: unknown,
+  base: ContentFields | undefined,
+) {
   const check: FieldsCheck = CATALOGUE.checkFields(contentKey, given, ctx.projectId, base);
   if (!check.ok) throw fieldError('CONTENT_INVALID_FIELDS', check.errors, `Invalid fields for ${contentKey}`);
   const givenKeys = new Set(given && typeof given === 'object' ? Object.keys(given) : []);

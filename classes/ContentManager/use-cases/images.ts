@@ -18,7 +18,12 @@ import { contentError } from '../errors';
 import type { ContentFields, ImageValue } from '../schema-rules';
 import { CONTENT_ENTITY, type ContentCtx } from './common';
 
-const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const EXTENSION: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 /** `fields` with every Base64 image replaced by the public URL of the file it is stored as. */
 export async function storeImages(
@@ -46,7 +51,10 @@ export async function storeImages(
     } catch (err) {
       // FileManager's refusals (size, content) name the field; its failures are the file store's
       if (err instanceof ActorError && err.status < 500) {
-        throw contentError('CONTENT_INVALID_IMAGE', `${image.field}: the image was refused: ${err.message}`, { errors: [{ field: image.field, reason: `was refused by the file store: ${err.message}` }], code: err.code });
+        throw contentError('CONTENT_INVALID_IMAGE', `${image.field}: the image was refused: ${err.message}`, {
+          errors: [{ field: image.field, reason: `was refused by the file store: ${err.message}` }],
+          code: err.code,
+        });
       }
       ctx.log.warn({ err, contentId, field: image.field }, 'content image not stored');
       throw contentError('CONTENT_IMAGE_STORE_FAILED', `${image.field}: the image could not be stored`);

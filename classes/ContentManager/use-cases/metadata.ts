@@ -58,8 +58,13 @@ export function getContentGroup(ctx: StaticCtx<GroupInput>) {
   const errors: FieldProblem[] = [];
   unknownKeys(raw, ['contentGroupKey'], errors);
   const key = text(raw, 'contentGroupKey', errors);
-  if (!key && !errors.length) errors.push({ field: 'contentGroupKey', reason: 'is required (in the body or the query)' });
+  if (!key && !errors.length)
+    errors.push({ field: 'contentGroupKey', reason: 'is required (in the body or the query)' });
   if (errors.length) throw fieldError('CONTENT_INVALID_QUERY', errors, 'Invalid input');
-  if (!CATALOGUE.group(key!)) throw contentError('CONTENT_GROUP_NOT_FOUND', `No content group '${key}'`, { contentGroupKey: key, groups: CATALOGUE.groups.map((g) => g.key) });
+  if (!CATALOGUE.group(key!))
+    throw contentError('CONTENT_GROUP_NOT_FOUND', `No content group '${key}'`, {
+      contentGroupKey: key,
+      groups: CATALOGUE.groups.map((g) => g.key),
+    });
   return { group: groupView(key!) };
 }

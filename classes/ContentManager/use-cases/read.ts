@@ -6,7 +6,8 @@ import type { ContentIdInput } from '../types';
 export function getContent(ctx: ContentReadCtx<ContentIdInput>) {
   const contents = readableContents(ctx);
   const { id } = listingInput(ctx);
-  if (typeof id !== 'string' || !id) throw fieldError('CONTENT_INVALID_QUERY', [{ field: 'id', reason: 'is required (in the body or the query)' }]);
+  if (typeof id !== 'string' || !id)
+    throw fieldError('CONTENT_INVALID_QUERY', [{ field: 'id', reason: 'is required (in the body or the query)' }]);
   const content = requireContent(contents, id);
   return { id: content.id, content };
 }

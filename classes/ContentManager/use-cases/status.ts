@@ -15,8 +15,17 @@ export async function updateContentStatus(ctx: ContentCtx<UpdateContentStatusInp
   const move = statusMove(old.status, status);
   if (!move.ok) {
     throw move.kind === 'invalid'
-      ? contentError('CONTENT_INVALID_STATUS', `status ${move.reason}`, { errors: [{ field: 'status', reason: move.reason }] })
+      ? contentError('CONTENT_INVALID_STATUS', `status ${move.reason}`, {
+          errors: [{ field: 'status', reason: move.reason }],
+        })
       : contentError('CONTENT_STATUS_UNCHANGED', `Content '${id}': ${move.reason}`, { status });
   }
-  return changeContent(ctx, state, CONTENT_EVENTS.status, old, { ...old, status: move.to, updatedAt: now() }, { fromStatus: old.status, toStatus: move.to });
+  return changeContent(
+    ctx,
+    state,
+    CONTENT_EVENTS.status,
+    old,
+    { ...old, status: move.to, updatedAt: now() },
+    { fromStatus: old.status, toStatus: move.to },
+  );
 }

@@ -22,7 +22,10 @@ export async function updateContent(ctx: ContentCtx<UpdateContentInput>) {
   // a waiting content is refused before its input is judged (409 18006 whatever the update)
   refuseWhilePending(old.pendingApprovalId, whilePending(old.id));
   const named = namedUpdates(input);
-  if (!named.length) throw contentError('CONTENT_EMPTY_UPDATE', 'The update names no field to change', { errors: [{ field: '(body)', reason: 'names no field to change' }] });
+  if (!named.length)
+    throw contentError('CONTENT_EMPTY_UPDATE', 'The update names no field to change', {
+      errors: [{ field: '(body)', reason: 'names no field to change' }],
+    });
   const group = input.contentGroupKey ?? old.contentGroupKey;
   const key = input.contentKey ?? old.contentKey;
   if (input.contentGroupKey !== undefined || input.contentKey !== undefined) {
@@ -31,16 +34,22 @@ export async function updateContent(ctx: ContentCtx<UpdateContentInput>) {
   }
   const keyChanged = key !== old.contentKey;
   if (keyChanged && input.fields === undefined) {
-    throw fieldError('CONTENT_INVALID_FIELDS', [{ field: 'fields', reason: `is required when contentKey changes (the fields of ${key})` }]);
+    throw fieldError('CONTENT_INVALID_FIELDS', [
+      { field: 'fields', reason: `is required when contentKey changes (the fields of ${key})` },
+    ]);
   }
-  const dates = windowProblems(input.startDate !== undefined ? input.startDate : old.startDate, input.endDate !== undefined ? input.endDate : old.endDate);
+  const dates = windowProblems(
+    input.startDate !== undefined ? input.startDate : old.startDate,
+    input.endDate !== undefined ? input.endDate : old.endDate,
+  );
   if (dates.length) throw fieldError('CONTENT_INVALID_DATES', dates, 'Invalid window');
   let fields = old.fields;
   if (input.fields !== undefined) {
     const checked = await checkedFields(ctx, key, input.fields, keyChanged ? undefined : old.fields);
     const uploads = checked.images.some((i) => i.value.kind === 'upload');
     // nothing to store when the update changes nothing: refused before any file is written
-    if (!uploads && sameContent(applyContentUpdate(old, input, checked.fields, old.updatedAt), old)) throw unchanged(old.id);
+    if (!uploads && sameContent(applyContentUpdate(old, input, checked.fields, old.updatedAt), old))
+      throw unchanged(old.id);
     fields = await storeImages(ctx, old.id, checked.fields, checked.images);
   }
   const requested = applyContentUpdate(old, input, fields, now());
@@ -49,5 +58,7 @@ export async function updateContent(ctx: ContentCtx<UpdateContentInput>) {
 }
 
 function unchanged(id: string) {
-  return contentError('CONTENT_EMPTY_UPDATE', `The update changes nothing on content '${id}'`, { errors: [{ field: '(body)', reason: 'changes nothing' }] });
+  return contentError('CONTENT_EMPTY_UPDATE', `The update changes nothing on content '${id}'`, {
+    errors: [{ field: '(body)', reason: 'changes nothing' }],
+  });
 }

@@ -36,7 +36,11 @@ export function entityOf(ctx: Pick<BaseCtx, 'instanceId'>): { entityType: string
 }
 
 /** Writes: the entity and its file list, with the state set up when the instance is new (INIT or upsert). */
-export function writableEntity(ctx: Ctx<FileManagerState>): { entityType: string; entityId: string; files: FileMetadata[] } {
+export function writableEntity(ctx: Ctx<FileManagerState>): {
+  entityType: string;
+  entityId: string;
+  files: FileMetadata[];
+} {
   const entity = entityOf(ctx);
   const s = ctx.state.private;
   s.entityType ??= entity.entityType;
@@ -72,17 +76,33 @@ export async function readContent(ctx: Pick<BaseCtx, 'ports'>, file: Pick<FileMe
 }
 
 /** A 5-minute download token and URL for a file of this instance. */
-export function mintDownload(ctx: Pick<BaseCtx, 'instanceId' | 'projectId' | 'ports'>, file: Pick<FileMetadata, 'filename'>): { token: string; url: string; expiresAt: string } {
+export function mintDownload(
+  ctx: Pick<BaseCtx, 'instanceId' | 'projectId' | 'ports'>,
+  file: Pick<FileMetadata, 'filename'>,
+): { token: string; url: string; expiresAt: string } {
   const instanceId = ctx.instanceId!;
   const signer = ctx.ports.signer;
-  const token = signer.sign(DOWNLOAD_TOKEN_PURPOSE, downloadTokenPayload(instanceId, file.filename), DOWNLOAD_TOKEN_TTL_SECONDS);
+  const token = signer.sign(
+    DOWNLOAD_TOKEN_PURPOSE,
+    downloadTokenPayload(instanceId, file.filename),
+    DOWNLOAD_TOKEN_TTL_SECONDS,
+  );
   const exp = signer.verify(DOWNLOAD_TOKEN_PURPOSE, token)?.exp;
-  const expiresAt = new Date((typeof exp === 'number' ? exp : Math.floor(Date.now() / 1000) + DOWNLOAD_TOKEN_TTL_SECONDS) * 1000);
-  return { token, url: downloadUrl(ctx.projectId, instanceId, file.filename, token), expiresAt: expiresAt.toISOString() };
+  const expiresAt = new Date(
+    (typeof exp === 'number' ? exp : Math.floor(Date.now() / 1000) + DOWNLOAD_TOKEN_TTL_SECONDS) * 1000,
+  );
+  return {
+    token,
+    url: downloadUrl(ctx.projectId, instanceId, file.filename, token),
+    expiresAt: expiresAt.toISOString(),
+  };
 }
 
 /** An optional string input from the body or (for a GET) the query. */
-export function textInput<B extends object>(ctx: Pick<BaseCtx<B>, 'request'>, name: keyof B & string): string | undefined {
+export function textInput<B extends object>(
+  ctx: Pick<BaseCtx<B>, 'request'>,
+  name: keyof B & string,
+): string | undefined {
   const v: unknown = ctx.request.body?.[name] ?? (ctx.request.query ?? {})[name];
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }

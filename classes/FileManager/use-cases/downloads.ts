@@ -1,7 +1,15 @@
 /** Reading files: getFile (content as Base64), downloadFile (signed token), getPublicFile, createDownloadToken. */
 import type { ReadCtx } from '../../../runtime';
 import { fileManagerError } from '../errors';
-import { activeFile, checkDownloadToken, DOWNLOAD_TOKEN_PURPOSE, fileHeaders, fileReference, PUBLIC_CACHE_SECONDS, storedExtension } from '../file-rules';
+import {
+  activeFile,
+  checkDownloadToken,
+  DOWNLOAD_TOKEN_PURPOSE,
+  fileHeaders,
+  fileReference,
+  PUBLIC_CACHE_SECONDS,
+  storedExtension,
+} from '../file-rules';
 import type { DownloadBody, FileManagerState, FileRefBody, PublicFileBody } from '../types';
 import { entityOf, guardEnduser, mintDownload, NO_STORE, readContent, textInput, unwrap } from './common';
 
@@ -20,7 +28,11 @@ export async function downloadFile(ctx: ReadCtx<FileManagerState, DownloadBody>)
   const grant = unwrap(checkDownloadToken(verified, ctx.instanceId!, textInput(ctx, 'filename'), Date.now() / 1000));
   const file = unwrap(activeFile(ctx.state.private.files, { filename: grant.filename }));
   const content = await readContent(ctx, file);
-  ctx.response = { status: 200, body: content, headers: fileHeaders(file, storedExtension(file.filename), `private, max-age=${grant.remainingSeconds}`) };
+  ctx.response = {
+    status: 200,
+    body: content,
+    headers: fileHeaders(file, storedExtension(file.filename), `private, max-age=${grant.remainingSeconds}`),
+  };
 }
 
 /** Raw content of a public file; cached for 30 minutes. */
@@ -30,7 +42,11 @@ export async function getPublicFile(ctx: ReadCtx<FileManagerState, PublicFileBod
   const file = unwrap(activeFile(ctx.state.private.files, { filename }));
   if (!file.isPublic) throw fileManagerError('NOT_PUBLIC', `File '${file.filename}' is not public`);
   const content = await readContent(ctx, file);
-  ctx.response = { status: 200, body: content, headers: fileHeaders(file, storedExtension(file.filename), `public, max-age=${PUBLIC_CACHE_SECONDS}`) };
+  ctx.response = {
+    status: 200,
+    body: content,
+    headers: fileHeaders(file, storedExtension(file.filename), `public, max-age=${PUBLIC_CACHE_SECONDS}`),
+  };
 }
 
 /** {token, url, expiresAt}: a 5-minute download link. */

@@ -8,7 +8,10 @@ export function init(ctx: Ctx<FileManagerState, InitBody>) {
   const entity = writableEntity(ctx);
   const body = ctx.request.body ?? {};
   claimCompany(ctx, body.companyId);
-  if ((body.entityType ?? entity.entityType) !== entity.entityType || (body.entityId ?? entity.entityId) !== entity.entityId) {
+  if (
+    (body.entityType ?? entity.entityType) !== entity.entityType ||
+    (body.entityId ?? entity.entityId) !== entity.entityId
+  ) {
     throw fileManagerError('ENTITY_MISMATCH', `The body names another entity than instance '${ctx.instanceId}'`);
   }
   return { instanceId: ctx.instanceId, entityType: entity.entityType, entityId: entity.entityId };

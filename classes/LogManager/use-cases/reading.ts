@@ -30,7 +30,9 @@ export async function entryOrNull(entries: EntryReader, logId: string): Promise<
 export async function getLog(ctx: StaticCtx<GetLogBody>, entries: EntryReader) {
   const logId = ctx.request.body?.logId ?? (ctx.request.query ?? {}).logId;
   if (typeof logId !== 'string' || logId.length === 0) {
-    throw logManagerError('INVALID_QUERY', 'logId is required', { errors: [{ field: 'logId', reason: 'is required' }] });
+    throw logManagerError('INVALID_QUERY', 'logId is required', {
+      errors: [{ field: 'logId', reason: 'is required' }],
+    });
   }
   if (!LOG_ID_PATTERN.test(logId)) throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
   const record = await entryOrNull(entries, logId);
@@ -46,7 +48,10 @@ export async function getLog(ctx: StaticCtx<GetLogBody>, entries: EntryReader) {
     content = undefined;
   }
   if (!content || !Array.isArray(content.fieldUpdates)) {
-    throw logManagerError('LARGE_LOG_UNAVAILABLE', `The large values of log entry '${logId}' (${name}) are unavailable`);
+    throw logManagerError(
+      'LARGE_LOG_UNAVAILABLE',
+      `The large values of log entry '${logId}' (${name}) are unavailable`,
+    );
   }
   const merged = withFullValues(record, content);
   if (merged.missing.length) {

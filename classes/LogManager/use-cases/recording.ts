@@ -18,17 +18,29 @@ export interface EntryRecorder {
 function assertOwnChanges(ctx: BaseCtx, body: AddLogEntryBody): void {
   const id = ctx.identity;
   if (id.type === 'class' && id.classId !== 'LogManager' && body.classId !== id.classId) {
-    throw logManagerError('ACTOR_NOT_ALLOWED', `Class ${id.classId} may only log its own changes, not ${body.classId}'s`);
+    throw logManagerError(
+      'ACTOR_NOT_ALLOWED',
+      `Class ${id.classId} may only log its own changes, not ${body.classId}'s`,
+    );
   }
 }
 
 /** The entry of a change (masked, large values cut) and its LARGE_LOG content; 400s for what cannot be logged. */
-function buildEntry(ctx: BaseCtx, body: AddLogEntryBody, logId: string, timeStamp: string): ReturnType<typeof buildLog> {
+function buildEntry(
+  ctx: BaseCtx,
+  body: AddLogEntryBody,
+  logId: string,
+  timeStamp: string,
+): ReturnType<typeof buildLog> {
   try {
     if (additionalDataTooLarge(body.additionalData)) {
-      throw logManagerError('ADDITIONAL_DATA_TOO_LARGE', `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`, {
-        errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
-      });
+      throw logManagerError(
+        'ADDITIONAL_DATA_TOO_LARGE',
+        `additionalData must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON`,
+        {
+          errors: [{ field: 'additionalData', reason: `must be at most ${MAX_ADDITIONAL_DATA_BYTES} bytes of JSON` }],
+        },
+      );
     }
     return buildLog({
       logId,
@@ -48,7 +60,8 @@ function buildEntry(ctx: BaseCtx, body: AddLogEntryBody, logId: string, timeStam
     });
   } catch (err) {
     // only reachable from in-process callers: values JSON cannot encode (BigInt, cycles)
-    if (err instanceof TypeError) throw logManagerError('INVALID_ENTITY', `The entry cannot be logged as JSON: ${err.message}`);
+    if (err instanceof TypeError)
+      throw logManagerError('INVALID_ENTITY', `The entry cannot be logged as JSON: ${err.message}`);
     throw err;
   }
 }
@@ -73,7 +86,11 @@ export async function record(ctx: Ctx<LogManagerState, RecordBody>) {
   const built = buildEntry(ctx, body, ctx.instanceId!, body.timeStamp ?? new Date().toISOString());
   // the file first: an entry never points at a file that is not there
   if (built.large) {
-    await ctx.ports.blobs.put(built.large.name, Buffer.from(JSON.stringify(built.large.content), 'utf8'), 'application/json');
+    await ctx.ports.blobs.put(
+      built.large.name,
+      Buffer.from(JSON.stringify(built.large.content), 'utf8'),
+      'application/json',
+    );
   }
   ctx.state.private.log = built.record;
   return { id: built.record.id, fieldUpdates: built.full.length };

@@ -22,7 +22,21 @@
  * token, and the member signs in again).
  */
 import { UNKNOWN_INSTANCE_CODE, type PageCallResult, type PageCtx, type PageRoute } from '../../../runtime';
-import { field, fieldSentences, form, genericSentence, join, link, page, pair, paragraph, postButton, raw, secondsUntil, unpair } from '../../_platform/pages/kit';
+import {
+  field,
+  fieldSentences,
+  form,
+  genericSentence,
+  join,
+  link,
+  page,
+  pair,
+  paragraph,
+  postButton,
+  raw,
+  secondsUntil,
+  unpair,
+} from '../../_platform/pages/kit';
 import {
   codePage as codePageOf,
   credentialsFields,
@@ -50,7 +64,13 @@ const CLASS = 'Member';
 
 type Failed = Extract<PageCallResult, { ok: false }>;
 
-const LABELS = { password: 'The password', newPassword: 'The new password', email: 'The email address', token: 'The code', otp: 'The code' };
+const LABELS = {
+  password: 'The password',
+  newPassword: 'The new password',
+  email: 'The email address',
+  token: 'The code',
+  otp: 'The code',
+};
 
 // ---------------------------------------------------------------- sign in
 
@@ -61,11 +81,7 @@ function signInPage(o: { email?: string; errors?: string[]; notice?: string; sta
     notice: o.notice,
     status: o.status,
     body: join(
-      form(
-        MEMBER_PAGES.signIn,
-        credentialsFields(o.email),
-        'Sign in',
-      ),
+      form(MEMBER_PAGES.signIn, credentialsFields(o.email), 'Sign in'),
       paragraph(link(MEMBER_PAGES.forgotPassword, 'Forgotten your password?')),
     ),
   });
@@ -79,16 +95,22 @@ async function signInPost(ctx: PageCtx) {
   const email = (ctx.form.email ?? '').trim();
   const password = ctx.form.password ?? '';
   if (!email || !password) return signInPage({ email, errors: ['Enter your email address and your password.'] });
-  const r = await ctx.call<{ memberId: string; token: string; expiresAt: string }>(CLASS, 'login', undefined, { email, password });
+  const r = await ctx.call<{ memberId: string; token: string; expiresAt: string }>(CLASS, 'login', undefined, {
+    email,
+    password,
+  });
   if (!r.ok) return signInPage({ email, errors: [loginFailure(r, ctx.requestId)], status: failedStatus(r) });
-  ctx.setCookie(STEP_COOKIE, pair(r.body.memberId, r.body.token), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 600) });
+  ctx.setCookie(STEP_COOKIE, pair(r.body.memberId, r.body.token), {
+    maxAgeSeconds: secondsUntil(r.body.expiresAt, 600),
+  });
   return { redirect: MEMBER_PAGES.code };
 }
 
 // ---------------------------------------------------------------- the code from the mail
 
 // a member's code is digits: a phone offers its number pad
-const codePage = (o: { errors?: string[]; notice?: string; status?: number }) => codePageOf(MEMBER_PAGES, { ...o, numeric: true });
+const codePage = (o: { errors?: string[]; notice?: string; status?: number }) =>
+  codePageOf(MEMBER_PAGES, { ...o, numeric: true });
 
 const stepExpired = () => signInPage({ errors: [STEP_EXPIRED], status: 401 });
 
@@ -102,9 +124,16 @@ async function codePost(ctx: PageCtx) {
   if (!step) return stepExpired();
   const otp = (ctx.form.otp ?? '').trim();
   if (!otp) return codePage({ errors: ['Enter the code from your mail.'] });
-  const r = await ctx.call<{ accessToken: string; expiresAt: string }>(CLASS, 'checkOtp', step.id, { otp }, { token: step.token });
+  const r = await ctx.call<{ accessToken: string; expiresAt: string }>(
+    CLASS,
+    'checkOtp',
+    step.id,
+    { otp },
+    { token: step.token },
+  );
   if (!r.ok) {
-    if (r.status === 401 && r.code === 5037) return codePage({ errors: ['That code is not right. Check the newest mail and try again.'], status: 401 });
+    if (r.status === 401 && r.code === 5037)
+      return codePage({ errors: ['That code is not right. Check the newest mail and try again.'], status: 401 });
     if (r.status === 401 || r.status === 403) {
       ctx.clearCookie(STEP_COOKIE);
       return stepExpired();
@@ -117,7 +146,9 @@ async function codePost(ctx: PageCtx) {
     return codePage({ errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
   }
   ctx.clearCookie(STEP_COOKIE);
-  ctx.setCookie(SESSION_COOKIE, pair(step.id, r.body.accessToken), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 900) });
+  ctx.setCookie(SESSION_COOKIE, pair(step.id, r.body.accessToken), {
+    maxAgeSeconds: secondsUntil(r.body.expiresAt, 900),
+  });
   return { redirect: MEMBER_PAGES.signedIn };
 }
 
@@ -158,7 +189,13 @@ function notSignedIn(o: { errors?: string[]; status?: number } = {}) {
       form(
         MEMBER_PAGES.signedIn,
         [
-          field({ name: 'accessToken', label: 'Access token', type: 'hidden', fromFragment: 'accessToken', required: false }),
+          field({
+            name: 'accessToken',
+            label: 'Access token',
+            type: 'hidden',
+            fromFragment: 'accessToken',
+            required: false,
+          }),
           field({ name: 'memberId', label: 'Member', type: 'hidden', fromFragment: 'memberId', required: false }),
           field({ name: 'expiresAt', label: 'Expires', type: 'hidden', fromFragment: 'expiresAt', required: false }),
         ],
@@ -204,7 +241,8 @@ async function signedInGet(ctx: PageCtx) {
 async function signedInPost(ctx: PageCtx) {
   const token = ctx.form.accessToken ?? '';
   const memberId = ctx.form.memberId ?? '';
-  if (!token || !memberId || !/^[A-Za-z0-9._-]+$/.test(token) || !/^[A-Za-z0-9_-]{1,100}$/.test(memberId)) return notSignedIn({ errors: ['The sign-in could not be completed. Sign in again.'], status: 400 });
+  if (!token || !memberId || !/^[A-Za-z0-9._-]+$/.test(token) || !/^[A-Za-z0-9_-]{1,100}$/.test(memberId))
+    return notSignedIn({ errors: ['The sign-in could not be completed. Sign in again.'], status: 400 });
   const r = await ctx.call(CLASS, 'getMemberProfile', memberId, {}, { token });
   if (!r.ok) return notSignedIn({ errors: ['The sign-in could not be completed. Sign in again.'], status: 401 });
   ctx.setCookie(SESSION_COOKIE, pair(memberId, token), { maxAgeSeconds: secondsUntil(ctx.form.expiresAt, 900) });
@@ -231,11 +269,20 @@ const RESET: LinkPage = {
   method: 'resetPassword',
   submit: 'Change my password',
   done: 'reset',
-  invalid: 'This password reset link is not valid any more: it has been used, it has expired, or a newer one was sent. Ask for a new link.',
+  invalid:
+    'This password reset link is not valid any more: it has been used, it has expired, or a newer one was sent. Ask for a new link.',
 };
 
 function linkPage(l: LinkPage, o: { token?: string; errors?: string[]; status?: number; invalid?: boolean }) {
-  const footer = l === RESET || o.invalid ? paragraph(link(l === RESET ? MEMBER_PAGES.forgotPassword : MEMBER_PAGES.signIn, l === RESET ? 'Ask for a new link' : 'Sign in')) : undefined;
+  const footer =
+    l === RESET || o.invalid
+      ? paragraph(
+          link(
+            l === RESET ? MEMBER_PAGES.forgotPassword : MEMBER_PAGES.signIn,
+            l === RESET ? 'Ask for a new link' : 'Sign in',
+          ),
+        )
+      : undefined;
   return page({
     title: l.title,
     script: true,
@@ -246,7 +293,14 @@ function linkPage(l: LinkPage, o: { token?: string; errors?: string[]; status?: 
       form(
         l.path,
         [
-          field({ name: 'token', label: 'Code from your mail', hint: 'Filled in when you open the link in the mail.', value: o.token, fromFragment: 'token', autocomplete: 'off' }),
+          field({
+            name: 'token',
+            label: 'Code from your mail',
+            hint: 'Filled in when you open the link in the mail.',
+            value: o.token,
+            fromFragment: 'token',
+            autocomplete: 'off',
+          }),
           ...newPasswordFields(),
         ],
         l.submit,
@@ -276,7 +330,8 @@ function linkPost(l: LinkPage) {
 
 function linkFailure(ctx: PageCtx, l: LinkPage, token: string, r: Failed) {
   // a wrong token, and a member id that names nobody (the runtime's unknown instance), are the same dead link
-  if (r.status === 401 || r.code === UNKNOWN_INSTANCE_CODE) return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
+  if (r.status === 401 || r.code === UNKNOWN_INSTANCE_CODE)
+    return linkPage(l, { errors: [l.invalid], status: 400, invalid: true });
   if (r.status === 400) {
     const sentences = fieldSentences(r.details, LABELS);
     const passwordProblems = sentences.length && r.code === 5038;
@@ -304,5 +359,3 @@ export function memberPageRoutes(): PageRoute[] {
     }),
   ];
 }
-
-

@@ -5,7 +5,15 @@
  */
 import { ActorError, type BaseCtx, type DeepReadonly, type Identity } from '../../../runtime';
 import { refuseWhilePending as refuseWhileGated } from '../../_platform/gated-change';
-import { getCompany, getCompanyGroup, getMemberSubType, getMemberType, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord } from '../clients';
+import {
+  getCompany,
+  getCompanyGroup,
+  getMemberSubType,
+  getMemberType,
+  type CompanyRecord,
+  type MemberSubTypeRecord,
+  type MemberTypeRecord,
+} from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { fieldError, hrError, memberError } from '../errors';
 import { HR_MESSAGES } from '../hr-contract';
@@ -52,7 +60,11 @@ export function selfOnly(caller: { identity: Identity; instanceId: string | unde
 /** The member's error for a change asked for while it waits for an approval (409 5003). */
 export function whilePending(state: DeepReadonly<MemberPrivateState>): (approvalId: string) => ActorError {
   return (approvalId) =>
-    memberError('APPROVAL_PENDING', `Member ${state.profile.id} waits for approval ${approvalId} (${state.pendingChange?.event})`, { approvalId });
+    memberError(
+      'APPROVAL_PENDING',
+      `Member ${state.profile.id} waits for approval ${approvalId} (${state.pendingChange?.event})`,
+      { approvalId },
+    );
 }
 
 /** A member that waits for an approval (pendingChange) takes no other change. */
@@ -67,21 +79,46 @@ export interface KnownTypes {
 }
 
 /** Member type and sub type must be active and eligible for the company (spec 4.5 updateMemberPersonal). */
-export async function checkMemberTypes(ctx: Caller, company: CompanyRecord, memberType: string | null, memberSubType: string | null, known: KnownTypes = {}): Promise<void> {
+export async function checkMemberTypes(
+  ctx: Caller,
+  company: CompanyRecord,
+  memberType: string | null,
+  memberSubType: string | null,
+  known: KnownTypes = {},
+): Promise<void> {
   if (memberType) {
     const mt = known.memberType?.id === memberType ? known.memberType : await getMemberType(ctx, memberType);
-    if (!mt || mt.status !== 'active') throw fieldError('INVALID_MEMBER_TYPE', 'memberType', `Member type '${memberType}' does not exist or is not active`);
+    if (!mt || mt.status !== 'active')
+      throw fieldError(
+        'INVALID_MEMBER_TYPE',
+        'memberType',
+        `Member type '${memberType}' does not exist or is not active`,
+      );
     const eligible = company.eligibleMemberTypes ?? [];
     if (eligible.length && !eligible.includes(memberType)) {
-      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberType', `Member type '${memberType}' is not eligible for company '${company.id}'`);
+      throw fieldError(
+        'NOT_ELIGIBLE_FOR_COMPANY',
+        'memberType',
+        `Member type '${memberType}' is not eligible for company '${company.id}'`,
+      );
     }
   }
   if (memberSubType) {
-    const st = known.memberSubType?.id === memberSubType ? known.memberSubType : await getMemberSubType(ctx, memberSubType);
-    if (!st || st.status !== 'active') throw fieldError('INVALID_MEMBER_SUB_TYPE', 'memberSubType', `Member sub type '${memberSubType}' does not exist or is not active`);
+    const st =
+      known.memberSubType?.id === memberSubType ? known.memberSubType : await getMemberSubType(ctx, memberSubType);
+    if (!st || st.status !== 'active')
+      throw fieldError(
+        'INVALID_MEMBER_SUB_TYPE',
+        'memberSubType',
+        `Member sub type '${memberSubType}' does not exist or is not active`,
+      );
     const allowed = (company.memberSubTypes ?? []).map((s) => s.memberSubTypeId);
     if (allowed.length && !allowed.includes(memberSubType)) {
-      throw fieldError('NOT_ELIGIBLE_FOR_COMPANY', 'memberSubType', `Member sub type '${memberSubType}' is not eligible for company '${company.id}'`);
+      throw fieldError(
+        'NOT_ELIGIBLE_FOR_COMPANY',
+        'memberSubType',
+        `Member sub type '${memberSubType}' is not eligible for company '${company.id}'`,
+      );
     }
   }
 }
@@ -100,7 +137,11 @@ export async function requireActiveCompany(ctx: Caller, companyId: string): Prom
 /** The company, when it takes members (active); 400 COMPANY_NOT_ACTIVE otherwise. */
 export function takingMembers(company: CompanyRecord): CompanyRecord {
   if (!companyTakesMembers(company)) {
-    throw fieldError('COMPANY_NOT_ACTIVE', 'company.id', `Company '${company.id}' is ${company.status}: members are created in active companies only`);
+    throw fieldError(
+      'COMPANY_NOT_ACTIVE',
+      'company.id',
+      `Company '${company.id}' is ${company.status}: members are created in active companies only`,
+    );
   }
   return company;
 }
@@ -110,10 +151,17 @@ export function takingMembers(company: CompanyRecord): CompanyRecord {
  * group type (internal vs external). True when the member's current company
  * is gone (nothing to compare with).
  */
-export async function sameCompanyGroupType(ctx: Caller, fromCompanyId: string, to: Pick<CompanyRecord, 'companyGroupId'>): Promise<boolean> {
+export async function sameCompanyGroupType(
+  ctx: Caller,
+  fromCompanyId: string,
+  to: Pick<CompanyRecord, 'companyGroupId'>,
+): Promise<boolean> {
   const current = await getCompany(ctx, fromCompanyId);
   if (!current) return true;
-  const [from, into] = await Promise.all([getCompanyGroup(ctx, current.companyGroupId), getCompanyGroup(ctx, to.companyGroupId)]);
+  const [from, into] = await Promise.all([
+    getCompanyGroup(ctx, current.companyGroupId),
+    getCompanyGroup(ctx, to.companyGroupId),
+  ]);
   return (from?.type ?? null) === (into?.type ?? null);
 }
 
@@ -124,7 +172,8 @@ export async function hrGuard<T>(ctx: Pick<BaseCtx, 'log'>, fn: () => Promise<T>
   } catch (err) {
     if (err instanceof ActorError && err.body) throw err;
     ctx.log.error({ err }, 'HR integration call failed');
-    if (err instanceof ActorError && err.status === 503) throw hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
+    if (err instanceof ActorError && err.status === 503)
+      throw hrError('INTERNAL', HR_MESSAGES.unavailable, undefined, 503);
     throw hrError('INTERNAL', HR_MESSAGES.internal);
   }
 }

@@ -6,7 +6,15 @@ import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../../runtime';
 import { actorFromIdentity, bounded, type Actor } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
-import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
+import {
+  emailKey,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  syncEmailLookup,
+  syncStaffIdLookup,
+  type MemberCtx,
+} from '../member-state';
 import { nextMemberStatus, type StatusEffect } from '../status-machine';
 import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
@@ -41,7 +49,11 @@ export interface CreateMemberBody {
 }
 
 /** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
-async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody, actor: Actor = actorFromIdentity(ctx.identity)): Promise<MemberProfile> {
+async function prepareNewMember(
+  ctx: MemberCtx<unknown>,
+  body: CreateMemberBody,
+  actor: Actor = actorFromIdentity(ctx.identity),
+): Promise<MemberProfile> {
   const company = await requireActiveCompany(ctx, body.company.id);
   await checkMemberTypes(ctx, company, body.memberType, body.memberSubType ?? null);
   if (body.staffId) {
@@ -84,12 +96,18 @@ async function prepareNewMember(ctx: MemberCtx<unknown>, body: CreateMemberBody,
   };
 }
 
-async function storeNewMember(ctx: MemberCtx<unknown>, profile: MemberProfile, additionalData: Record<string, unknown>, actor?: Actor) {
+async function storeNewMember(
+  ctx: MemberCtx<unknown>,
+  profile: MemberProfile,
+  additionalData: Record<string, unknown>,
+  actor?: Actor,
+) {
   const state = memberState(ctx);
   state.profile = profile;
   state.documents = [];
   syncStaffIdLookup(ctx, profile);
-  if ((await syncEmailLookup(ctx, profile)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
+  if ((await syncEmailLookup(ctx, profile)) === 'taken')
+    throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
   await logMemberChange(ctx, null, profile, additionalData, actor);
 }
 
@@ -122,7 +140,12 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   if (approved) {
     const r = selfRegistered
       ? nextMemberStatus(null, { type: 'selfRegistered', hasIdPhoto: false, hasActiveMembership: false })
-      : nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
+      : nextMemberStatus(null, {
+          type: 'creationApproved',
+          loginMethod: profile.loginMethod,
+          hasIdPhoto: false,
+          hasActiveMembership: false,
+        });
     if (r.ok) {
       profile.status = r.to;
       welcome = r.effects;
@@ -133,7 +156,12 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   }
   // a registration stopped half-way is finished by running it again, for this member only (registration-rules.ts)
   if (fromHr) state.creationSource = body.source;
-  await storeNewMember(ctx, profile, { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? body.source : 'back_office' }, actor);
+  await storeNewMember(
+    ctx,
+    profile,
+    { event: MEMBER_CREATE_EVENT, approvalId, source: fromHr ? body.source : 'back_office' },
+    actor,
+  );
   await welcomeIfDue(ctx, profile, welcome, appUrl);
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }
@@ -153,10 +181,16 @@ export interface SeedMemberBody extends CreateMemberBody {
  * primary member is refused (404 5000).
  */
 export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
-  if (ctx.version !== 0 || memberState(ctx).profile) throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
+  if (ctx.version !== 0 || memberState(ctx).profile)
+    throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
   const body = ctx.request.body;
   const profile = await prepareNewMember(ctx, body);
-  const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: profile.loginMethod, hasIdPhoto: false, hasActiveMembership: false });
+  const r = nextMemberStatus(null, {
+    type: 'creationApproved',
+    loginMethod: profile.loginMethod,
+    hasIdPhoto: false,
+    hasActiveMembership: false,
+  });
   profile.status = body.status ?? (r.ok ? r.to : 'pending_invite');
   profile.primaryMemberId = body.primaryMemberId ?? null;
   profile.relation = body.relation ?? null;
@@ -185,11 +219,13 @@ export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
 
 /** The primary member of a seeded dependant exists (404 5000 on primaryMemberId otherwise). */
 async function checkSeedPrimary(ctx: MemberCtx<unknown>, primaryMemberId: string): Promise<void> {
-  if (primaryMemberId === ctx.instanceId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'primaryMemberId', 'A member cannot be its own primary member');
+  if (primaryMemberId === ctx.instanceId)
+    throw fieldError('NOT_A_PRIMARY_MEMBER', 'primaryMemberId', 'A member cannot be its own primary member');
   try {
     await members<{ resolveMemberId: typeof resolveMemberId }>(ctx).resolveMemberId(primaryMemberId);
   } catch (err) {
-    if (isNotFound(err)) throw fieldError('MEMBER_NOT_FOUND', 'primaryMemberId', `Primary member '${primaryMemberId}' does not exist`);
+    if (isNotFound(err))
+      throw fieldError('MEMBER_NOT_FOUND', 'primaryMemberId', `Primary member '${primaryMemberId}' does not exist`);
     throw err;
   }
 }

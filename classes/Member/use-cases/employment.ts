@@ -28,7 +28,16 @@ export async function updateMemberEmployment(ctx: MemberCtx<UpdateEmploymentBody
   const p = reachable(ctx);
   const body = ctx.request.body;
   if (body.company && body.company.id !== p.company.id) {
-    throw fieldError('COMPANY_CHANGE_NOT_ALLOWED', 'company.id', "A member's company cannot be changed (only the HR system reassigns it)");
+    throw fieldError(
+      'COMPANY_CHANGE_NOT_ALLOWED',
+      'company.id',
+      "A member's company cannot be changed (only the HR system reassigns it)",
+    );
   }
-  return changeProfile(ctx, { ...p, ...(body.grade !== undefined ? { grade: body.grade } : {}), updatedAt: now() }, MEMBER_UPDATE_EVENT, { section: 'employment' });
+  return changeProfile(
+    ctx,
+    { ...p, ...(body.grade !== undefined ? { grade: body.grade } : {}), updatedAt: now() },
+    MEMBER_UPDATE_EVENT,
+    { section: 'employment' },
+  );
 }

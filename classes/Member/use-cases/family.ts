@@ -22,7 +22,17 @@ import type { CompanyRecord } from '../clients';
 import { fieldError, memberError, MemberErrors } from '../errors';
 import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
 import { memberDocument } from '../listing';
-import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx } from '../member-state';
+import {
+  clone,
+  emailKey,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  profileOf,
+  syncEmailLookup,
+  type MemberCtx,
+  type MemberReadCtx,
+} from '../member-state';
 import type { FamilyMember, MemberPrivateState, MemberProfile } from '../types';
 import { checkMemberTypes, now, reachable, requireCompany } from './common';
 import { members } from './self-client';
@@ -121,7 +131,8 @@ function notHisDependant(err: unknown): boolean {
 }
 
 function primaryOnly(p: DeepReadonly<MemberProfile>): void {
-  if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
+  if (p.primaryMemberId)
+    throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
 }
 
 function notAFamilyMember(p: DeepReadonly<MemberProfile>, primaryMemberId: string) {
@@ -129,8 +140,16 @@ function notAFamilyMember(p: DeepReadonly<MemberProfile>, primaryMemberId: strin
 }
 
 /** The dependant as it is now (a read of its instance): 404 (5011) when it is not a family member of `primary`. */
-async function familyMember(ctx: MemberCtx<unknown>, primary: MemberProfile, familyMemberId: string): Promise<DeepReadonly<MemberProfile>> {
-  return (await members<{ familyMemberOf: typeof familyMemberOf }>(ctx).familyMemberOf(familyMemberId, { primaryMemberId: primary.id })).profile;
+async function familyMember(
+  ctx: MemberCtx<unknown>,
+  primary: MemberProfile,
+  familyMemberId: string,
+): Promise<DeepReadonly<MemberProfile>> {
+  return (
+    await members<{ familyMemberOf: typeof familyMemberOf }>(ctx).familyMemberOf(familyMemberId, {
+      primaryMemberId: primary.id,
+    })
+  ).profile;
 }
 
 export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
@@ -176,9 +195,22 @@ export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
     createdAt: t,
     updatedAt: t,
   };
-  await ctx.effect({ classId: 'Member', method: 'createFamilyMember', instanceId: id, body: { profile: dependant } satisfies CreateFamilyBody });
+  await ctx.effect({
+    classId: 'Member',
+    method: 'createFamilyMember',
+    instanceId: id,
+    body: { profile: dependant } satisfies CreateFamilyBody,
+  });
   const before = clone(p);
-  const ref: FamilyMember = { id, relation: dependant.relation, memberSubType: dependant.memberSubType, name: dependant.name, surname: dependant.surname, status: dependant.status, createdAt: t };
+  const ref: FamilyMember = {
+    id,
+    relation: dependant.relation,
+    memberSubType: dependant.memberSubType,
+    name: dependant.name,
+    surname: dependant.surname,
+    status: dependant.status,
+    createdAt: t,
+  };
   p.familyMembers = [...(p.familyMembers ?? []), ref];
   p.updatedAt = t;
   await logMemberChange(ctx, before, p, { section: 'family', familyMemberId: id, action: 'add' });
@@ -190,7 +222,8 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
   primaryOnly(p);
   const body = ctx.request.body;
   const i = (p.familyMembers ?? []).findIndex((f) => f.id === body.familyMemberId);
-  if (i < 0) throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${body.familyMemberId}'`);
+  if (i < 0)
+    throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${body.familyMemberId}'`);
   let company: CompanyRecord | null = null;
   if (body.memberSubType && body.memberSubType !== p.familyMembers[i]!.memberSubType) {
     company = await requireCompany(ctx, p.company.id);
@@ -204,12 +237,25 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
   const { after: dep, updatedFields } = applyFamilyChanges(current, changes, at);
   if (updatedFields.includes('email') && dep.email) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(dep.email));
-    if (owner && owner !== familyMemberId) throw fieldError('EMAIL_TAKEN', 'email', `Email '${dep.email}' belongs to another member`);
+    if (owner && owner !== familyMemberId)
+      throw fieldError('EMAIL_TAKEN', 'email', `Email '${dep.email}' belongs to another member`);
   }
   if (updatedFields.length) {
-    await ctx.effect({ classId: 'Member', method: 'applyFamilyMemberUpdate', instanceId: familyMemberId, body: { primaryMemberId: p.id, changes, at } satisfies FamilyUpdateBody });
+    await ctx.effect({
+      classId: 'Member',
+      method: 'applyFamilyMemberUpdate',
+      instanceId: familyMemberId,
+      body: { primaryMemberId: p.id, changes, at } satisfies FamilyUpdateBody,
+    });
   }
-  const ref: FamilyMember = { ...p.familyMembers[i]!, relation: dep.relation, memberSubType: dep.memberSubType, name: dep.name, surname: dep.surname, status: dep.status };
+  const ref: FamilyMember = {
+    ...p.familyMembers[i]!,
+    relation: dep.relation,
+    memberSubType: dep.memberSubType,
+    name: dep.name,
+    surname: dep.surname,
+    status: dep.status,
+  };
   if (JSON.stringify(ref) !== JSON.stringify(p.familyMembers[i])) {
     const before = clone(p);
     p.familyMembers = p.familyMembers.map((f, j) => (j === i ? ref : f));
@@ -228,7 +274,12 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>)
   }
   // the dependant must be this member's (404 otherwise), as detachFamilyMember checks again when it applies
   await familyMember(ctx, p, familyMemberId);
-  await ctx.effect({ classId: 'Member', method: 'detachFamilyMember', instanceId: familyMemberId, body: { primaryMemberId: p.id } satisfies FamilyOfBody });
+  await ctx.effect({
+    classId: 'Member',
+    method: 'detachFamilyMember',
+    instanceId: familyMemberId,
+    body: { primaryMemberId: p.id } satisfies FamilyOfBody,
+  });
   const before = clone(p);
   p.familyMembers = p.familyMembers.filter((f) => f.id !== familyMemberId);
   p.updatedAt = now();
@@ -239,7 +290,8 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>)
 /** READ on a dependant, for its primary member: its profile and its listed view; 404 (5011) when it is not a family member of `primaryMemberId`. */
 export function familyMemberOf(ctx: MemberReadCtx<FamilyOfBody>) {
   const p = profileOf(ctx);
-  if (p.primaryMemberId !== ctx.request.body.primaryMemberId) throw notAFamilyMember(p, ctx.request.body.primaryMemberId);
+  if (p.primaryMemberId !== ctx.request.body.primaryMemberId)
+    throw notAFamilyMember(p, ctx.request.body.primaryMemberId);
   // memberDocument only reads the profile and state it is given
   return { profile: p, listed: memberDocument(p as MemberProfile, memberState(ctx) as MemberPrivateState) };
 }
@@ -254,12 +306,16 @@ export function familyMemberOf(ctx: MemberReadCtx<FamilyOfBody>) {
  */
 export async function createFamilyMember(ctx: MemberCtx<CreateFamilyBody>) {
   const state = memberState(ctx);
-  if (ctx.version !== 0 || state.profile) throw memberError('MEMBER_NOT_FOUND', `Member id '${ctx.instanceId}' is already in use`);
+  if (ctx.version !== 0 || state.profile)
+    throw memberError('MEMBER_NOT_FOUND', `Member id '${ctx.instanceId}' is already in use`);
   const { profile } = ctx.request.body;
   state.profile = { ...profile, id: ctx.instanceId! };
   state.documents = [];
   if ((await syncEmailLookup(ctx, state.profile)) === 'taken') {
-    ctx.log.warn({ memberId: ctx.instanceId }, 'family member created without its email lookup: another member took the email meanwhile');
+    ctx.log.warn(
+      { memberId: ctx.instanceId },
+      'family member created without its email lookup: another member took the email meanwhile',
+    );
   }
   await logMemberChange(ctx, null, state.profile, { section: 'family', action: 'add' });
   return { id: ctx.instanceId };

@@ -16,16 +16,28 @@ import { memberError } from '../errors';
 import type { MemberCtx } from '../member-state';
 
 /** Stores a file of the member in FileManager; FileManager's errors are thrown as they are. */
-export async function storeMemberFileMeta(ctx: MemberCtx<unknown>, memberId: string, file: { content: string; mimeType: string; originalFilename: string }): Promise<StoredFile> {
+export async function storeMemberFileMeta(
+  ctx: MemberCtx<unknown>,
+  memberId: string,
+  file: { content: string; mimeType: string; originalFilename: string },
+): Promise<StoredFile> {
   return storeEntityFile(ctx, 'member', memberId, file);
 }
 
-export async function storeMemberFile(ctx: MemberCtx<unknown>, memberId: string, file: { content: string; mimeType: string; originalFilename: string }): Promise<string> {
+export async function storeMemberFile(
+  ctx: MemberCtx<unknown>,
+  memberId: string,
+  file: { content: string; mimeType: string; originalFilename: string },
+): Promise<string> {
   return (await storeMemberFileMeta(ctx, memberId, file)).filename;
 }
 
 /** A 5-minute download link of one of the member's files (from any handler: it only asks FileManager). */
-export async function downloadLink(ctx: BaseCtx, memberId: string, filename: string): Promise<{ token: string; url: string; expiresAt: string }> {
+export async function downloadLink(
+  ctx: BaseCtx,
+  memberId: string,
+  filename: string,
+): Promise<{ token: string; url: string; expiresAt: string }> {
   return entityDownloadLink(ctx, 'member', memberId, filename);
 }
 

@@ -7,9 +7,27 @@ import { isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping } from '../clients';
 import { hrError } from '../errors';
-import { dependantSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, normalizeDependant, validationError, type DependantRecord, type NormalizedDependant } from '../hr-contract';
+import {
+  dependantSemanticErrors,
+  HR_MESSAGES,
+  hrTimestampOf,
+  isStalePush,
+  newerPush,
+  normalizeDependant,
+  validationError,
+  type DependantRecord,
+  type NormalizedDependant,
+} from '../hr-contract';
 import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
-import { logMemberChange, memberState, profileOf, syncEmailLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import {
+  logMemberChange,
+  memberState,
+  profileOf,
+  syncEmailLookup,
+  type MemberCtx,
+  type MemberReadCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import type { FamilyMember, MemberProfile } from '../types';
 import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard } from './common';
@@ -44,7 +62,10 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     if (Object.keys(errors).length) throw validationError(errors);
     const rec = normalizeDependant(raw);
 
-    const member = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; hrApplyDependant: (ctx: MemberCtx<ApplyDependantBody>) => ReturnType<typeof hrApplyDependant> }>(ctx);
+    const member = members<{
+      hrPrimaryInfo: typeof hrPrimaryInfo;
+      hrApplyDependant: (ctx: MemberCtx<ApplyDependantBody>) => ReturnType<typeof hrApplyDependant>;
+    }>(ctx);
     let primary;
     try {
       // the primary member by its staff id: its own facts and its family list (one read, the lookup resolved by the call)
@@ -60,22 +81,47 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
     const warnings = memberSubTypeId ? [] : [unmappedTypeWarning(rec.type)];
 
     const { familyMembers: _family, ...primaryInfo } = primary;
-    const applied = await member.hrApplyDependant(rec.id, { record: rec, memberSubTypeId, primary: primaryInfo, actor: actorFromIdentity(ctx.identity), ...(recordedAt ? { recordedAt } : {}) });
+    const applied = await member.hrApplyDependant(rec.id, {
+      record: rec,
+      memberSubTypeId,
+      primary: primaryInfo,
+      actor: actorFromIdentity(ctx.identity),
+      ...(recordedAt ? { recordedAt } : {}),
+    });
     // the primary member lists the dependant as it is now (also repairs a link an earlier failed call left out):
     // an effect, applied when this handler has returned without failing, before the HR system is answered
     const listed = primary.familyMembers.find((f) => f.id === rec.id);
     if (!listed || !sameRef(listed, applied.ref)) {
-      await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: primary.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
+      await ctx.effect({
+        classId: 'Member',
+        method: 'linkFamilyMember',
+        instanceId: primary.id,
+        body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody,
+      });
     }
     warnings.push(...applied.warnings);
     if (applied.heldApprovalId) {
-      return heldAnswer(ctx, HR_MESSAGES.dependantHeld, { dependantId: rec.id, primaryMemberId: primary.id, updatedFields: [], ...(warnings.length ? { warnings } : {}) }, applied.heldApprovalId);
+      return heldAnswer(
+        ctx,
+        HR_MESSAGES.dependantHeld,
+        {
+          dependantId: rec.id,
+          primaryMemberId: primary.id,
+          updatedFields: [],
+          ...(warnings.length ? { warnings } : {}),
+        },
+        applied.heldApprovalId,
+      );
     }
 
     ctx.response.status = applied.created ? 201 : 200;
     return {
       success: true,
-      message: applied.created ? HR_MESSAGES.dependantAdded : applied.stale ? HR_MESSAGES.dependantStale : HR_MESSAGES.dependantUpdated,
+      message: applied.created
+        ? HR_MESSAGES.dependantAdded
+        : applied.stale
+          ? HR_MESSAGES.dependantStale
+          : HR_MESSAGES.dependantUpdated,
       body: {
         dependantId: rec.id,
         primaryMemberId: primary.id,
@@ -88,7 +134,13 @@ export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
 
 export function hrPrimaryInfo(ctx: MemberReadCtx): PrimaryInfo & { familyMembers: DeepReadonly<FamilyMember[]> } {
   const p = profileOf(ctx);
-  return { id: p.id, company: p.company, memberType: p.memberType, loginMethod: p.loginMethod, familyMembers: p.familyMembers ?? [] };
+  return {
+    id: p.id,
+    company: p.company,
+    memberType: p.memberType,
+    loginMethod: p.loginMethod,
+    familyMembers: p.familyMembers ?? [],
+  };
 }
 
 export interface AppliedDependant {
@@ -101,7 +153,10 @@ export interface AppliedDependant {
   heldApprovalId?: string;
 }
 
-export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>, quarantine: QuarantineSettings): Promise<AppliedDependant> {
+export async function hrApplyDependant(
+  ctx: MemberCtx<ApplyDependantBody>,
+  quarantine: QuarantineSettings,
+): Promise<AppliedDependant> {
   return applyDependant(ctx, ctx.request.body, quarantine);
 }
 
@@ -109,7 +164,11 @@ export async function hrApplyDependant(ctx: MemberCtx<ApplyDependantBody>, quara
  * Upserts a dependant record; `quarantine` null: a held push released by its
  * approval, or the HR registration (which creates, never deactivates).
  */
-export async function applyDependant(ctx: MemberCtx<unknown>, input: ApplyDependantBody, quarantine: QuarantineSettings | null): Promise<AppliedDependant> {
+export async function applyDependant(
+  ctx: MemberCtx<unknown>,
+  input: ApplyDependantBody,
+  quarantine: QuarantineSettings | null,
+): Promise<AppliedDependant> {
   const state = memberState(ctx);
   const now = new Date().toISOString();
   const warnings: string[] = [];
@@ -137,7 +196,8 @@ export async function applyDependant(ctx: MemberCtx<unknown>, input: ApplyDepend
     );
   }
   // a record older than one already applied: answered, not applied (pushes delivered out of order)
-  if (isStalePush(state.hrRecordedAt, input.recordedAt)) return { created: false, updatedFields: [] as string[], ref: familyRef(before), warnings, stale: true };
+  if (isStalePush(state.hrRecordedAt, input.recordedAt))
+    return { created: false, updatedFields: [] as string[], ref: familyRef(before), warnings, stale: true };
   const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
   if (recordedAt !== state.hrRecordedAt) state.hrRecordedAt = recordedAt;
   const result = applyDependantRecord(before, { record: input.record, memberSubTypeId: input.memberSubTypeId }, now);
@@ -150,13 +210,35 @@ export async function applyDependant(ctx: MemberCtx<unknown>, input: ApplyDepend
       body: input as unknown as Record<string, unknown>,
       actor,
     });
-    if (hold.held) return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false, heldApprovalId: hold.approvalId };
+    if (hold.held)
+      return {
+        created: false,
+        updatedFields: [],
+        ref: familyRef(before),
+        warnings,
+        stale: false,
+        heldApprovalId: hold.approvalId,
+      };
   }
-  if (!result.updatedFields.length) return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false };
+  if (!result.updatedFields.length)
+    return { created: false, updatedFields: [], ref: familyRef(before), warnings, stale: false };
   state.profile = result.profile;
-  if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken') warnings.push(emailWarning);
-  await logMemberChange(ctx, before, result.profile, { source: 'hr_dependant_upsert', updatedFields: result.updatedFields }, actor);
-  return { created: false, updatedFields: result.updatedFields, ref: familyRef(result.profile), warnings, stale: false };
+  if (result.updatedFields.includes('email') && (await syncEmailLookup(ctx, result.profile)) === 'taken')
+    warnings.push(emailWarning);
+  await logMemberChange(
+    ctx,
+    before,
+    result.profile,
+    { source: 'hr_dependant_upsert', updatedFields: result.updatedFields },
+    actor,
+  );
+  return {
+    created: false,
+    updatedFields: result.updatedFields,
+    ref: familyRef(result.profile),
+    warnings,
+    stale: false,
+  };
 }
 
 /** the same family entry (createdAt aside: linkFamilyMember keeps the first one) */

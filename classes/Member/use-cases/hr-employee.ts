@@ -7,9 +7,26 @@ import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberTypeBySystemIdentifier, getCompanyByBgId, type CompanyRecord } from '../clients';
 import { companyTakesMembers } from '../company-rules';
 import { hrError } from '../errors';
-import { employeeSemanticErrors, HR_MESSAGES, hrTimestampOf, isStalePush, newerPush, validationError, type EmployeeRecord } from '../hr-contract';
+import {
+  employeeSemanticErrors,
+  HR_MESSAGES,
+  hrTimestampOf,
+  isStalePush,
+  newerPush,
+  validationError,
+  type EmployeeRecord,
+} from '../hr-contract';
 import { applyEmployeeRecord, employeePushOutcome, type EmployeeSnapshot } from '../hr-sync';
-import { logMemberChange, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import {
+  logMemberChange,
+  memberState,
+  profileOf,
+  syncEmailLookup,
+  syncStaffIdLookup,
+  type MemberCtx,
+  type MemberReadCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import type { MemberProfile } from '../types';
 import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard, sameCompanyGroupType } from './common';
@@ -37,7 +54,10 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
     const recordedAt = hrTimestampOf(ctx.request.headers);
     const errors = employeeSemanticErrors(rec);
     // both reads at once: one Redis round trip instead of two
-    const [memberType, company] = await Promise.all([findMemberTypeBySystemIdentifier(ctx, rec.employmentType), getCompanyByBgId(ctx, rec.companyId)]);
+    const [memberType, company] = await Promise.all([
+      findMemberTypeBySystemIdentifier(ctx, rec.employmentType),
+      getCompanyByBgId(ctx, rec.companyId),
+    ]);
     if (!memberType || memberType.status !== 'active') {
       errors.employmentType = [`'${rec.employmentType}' does not match an active member type`];
     }
@@ -47,7 +67,9 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
 
     // the member by its staff id, else (migration) by the old one: the lookup is resolved by the call itself
     const apply = (foundBy: string, migrated: boolean) =>
-      members<{ hrApplyEmployee: (ctx: MemberCtx<ApplyEmployeeBody>) => ReturnType<typeof hrApplyEmployee> }>(ctx).hrApplyEmployee(`staffId!${foundBy}`, {
+      members<{ hrApplyEmployee: (ctx: MemberCtx<ApplyEmployeeBody>) => ReturnType<typeof hrApplyEmployee> }>(
+        ctx,
+      ).hrApplyEmployee(`staffId!${foundBy}`, {
         record: rec,
         memberTypeId: memberType!.id,
         company: { id: company.id, companyGroupId: company.companyGroupId, status: company.status },
@@ -64,7 +86,13 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
       throw err;
     });
     if (snap) {
-      const outcome = employeePushOutcome(snap, { record: rec, memberTypeId: memberType!.id, companyId: company.id, foundBy: rec.employeeId, recordedAt });
+      const outcome = employeePushOutcome(snap, {
+        record: rec,
+        memberTypeId: memberType!.id,
+        companyId: company.id,
+        foundBy: rec.employeeId,
+        recordedAt,
+      });
       if (outcome !== 'write') {
         return {
           success: true,
@@ -86,10 +114,20 @@ export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
         throw unknown(err2) ? hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound) : err2;
       }
     }
-    if (out.heldApprovalId) return heldAnswer(ctx, HR_MESSAGES.employeeHeld, { memberId: out.memberId, staffId: out.staffId, updatedFields: [] }, out.heldApprovalId);
+    if (out.heldApprovalId)
+      return heldAnswer(
+        ctx,
+        HR_MESSAGES.employeeHeld,
+        { memberId: out.memberId, staffId: out.staffId, updatedFields: [] },
+        out.heldApprovalId,
+      );
     return {
       success: true,
-      message: out.stale ? HR_MESSAGES.employeeStale : out.updatedFields.length ? HR_MESSAGES.employeeUpdated : HR_MESSAGES.employeeUnchanged,
+      message: out.stale
+        ? HR_MESSAGES.employeeStale
+        : out.updatedFields.length
+          ? HR_MESSAGES.employeeUpdated
+          : HR_MESSAGES.employeeUnchanged,
       body: {
         memberId: out.memberId,
         staffId: out.staffId,
@@ -110,21 +148,32 @@ export interface AppliedEmployee {
   heldApprovalId?: string;
 }
 
-export async function hrApplyEmployee(ctx: MemberCtx<ApplyEmployeeBody>, quarantine: QuarantineSettings): Promise<AppliedEmployee> {
+export async function hrApplyEmployee(
+  ctx: MemberCtx<ApplyEmployeeBody>,
+  quarantine: QuarantineSettings,
+): Promise<AppliedEmployee> {
   return applyEmployee(ctx, ctx.request.body, quarantine);
 }
 
 /** The member as the fast path of hrUpdateEmployee reads it (employeePushOutcome). */
 export function hrEmployeeSnapshot(ctx: MemberReadCtx): EmployeeSnapshot {
   const state = memberState(ctx);
-  return { profile: state.profile as MemberProfile, ...(state.hrRecordedAt ? { hrRecordedAt: state.hrRecordedAt } : {}), held: Boolean(state.heldHr) };
+  return {
+    profile: state.profile as MemberProfile,
+    ...(state.hrRecordedAt ? { hrRecordedAt: state.hrRecordedAt } : {}),
+    held: Boolean(state.heldHr),
+  };
 }
 
 /**
  * Applies an employee record on the member; `quarantine` null: a held push
  * released by its approval (counted by no window, held no more).
  */
-export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmployeeBody, quarantine: QuarantineSettings | null): Promise<AppliedEmployee> {
+export async function applyEmployee(
+  ctx: MemberCtx<unknown>,
+  input: ApplyEmployeeBody,
+  quarantine: QuarantineSettings | null,
+): Promise<AppliedEmployee> {
   const before = profileOf(ctx);
   if (before.staffId !== input.foundBy) throw hrError('EMPLOYEE_NOT_FOUND', HR_MESSAGES.employeeNotFound);
 
@@ -140,7 +189,13 @@ export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmploye
   const state = memberState(ctx);
   // a record older than one already applied: answered, not applied (pushes delivered out of order)
   if (isStalePush(state.hrRecordedAt, input.recordedAt)) {
-    return { memberId: ctx.instanceId!, staffId: before.staffId, updatedFields: [] as string[], staffIdMigrated: false, stale: true };
+    return {
+      memberId: ctx.instanceId!,
+      staffId: before.staffId,
+      updatedFields: [] as string[],
+      staffIdMigrated: false,
+      stale: true,
+    };
   }
   // a held push is HR's newest word too: an older one arriving later does not supersede it
   const recordedAt = newerPush(state.hrRecordedAt, input.recordedAt);
@@ -160,7 +215,15 @@ export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmploye
       body: input as unknown as Record<string, unknown>,
       actor: input.actor,
     });
-    if (hold.held) return { memberId: ctx.instanceId!, staffId: before.staffId, updatedFields: [], staffIdMigrated: false, stale: false, heldApprovalId: hold.approvalId };
+    if (hold.held)
+      return {
+        memberId: ctx.instanceId!,
+        staffId: before.staffId,
+        updatedFields: [],
+        staffIdMigrated: false,
+        stale: false,
+        heldApprovalId: hold.approvalId,
+      };
   }
   const staffIdMigrated = result.updatedFields.includes('staffId');
   if (result.updatedFields.length) {
@@ -169,10 +232,22 @@ export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmploye
     if ((await syncEmailLookup(ctx, result.profile)) === 'taken') {
       throw validationError({ email: ['is already used by another member'] });
     }
-    await logMemberChange(ctx, before, result.profile, { source: 'hr_employee_update', updatedFields: result.updatedFields }, input.actor);
+    await logMemberChange(
+      ctx,
+      before,
+      result.profile,
+      { source: 'hr_employee_update', updatedFields: result.updatedFields },
+      input.actor,
+    );
     if (before.company?.id !== input.company.id) await moveWaitingApprovals(ctx, input.company.id);
   }
-  return { memberId: ctx.instanceId!, staffId: result.profile.staffId, updatedFields: result.updatedFields, staffIdMigrated, stale: false };
+  return {
+    memberId: ctx.instanceId!,
+    staffId: result.profile.staffId,
+    updatedFields: result.updatedFields,
+    staffIdMigrated,
+    stale: false,
+  };
 }
 
 /**
@@ -182,8 +257,15 @@ export async function applyEmployee(ctx: MemberCtx<unknown>, input: ApplyEmploye
  */
 async function moveWaitingApprovals(ctx: MemberCtx<unknown>, companyId: string): Promise<void> {
   const state = memberState(ctx);
-  const waiting = [state.pendingChange?.approvalId, state.pendingPhoto?.approvalId].filter((id): id is string => typeof id === 'string');
+  const waiting = [state.pendingChange?.approvalId, state.pendingPhoto?.approvalId].filter(
+    (id): id is string => typeof id === 'string',
+  );
   for (const approvalId of waiting) {
-    await ctx.effect({ classId: 'ApprovalManager', method: 'moveApprovalCompany', instanceId: approvalId, body: { companyId } });
+    await ctx.effect({
+      classId: 'ApprovalManager',
+      method: 'moveApprovalCompany',
+      instanceId: approvalId,
+      body: { companyId },
+    });
   }
 }

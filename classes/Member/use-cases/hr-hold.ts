@@ -44,7 +44,11 @@ export type HoldOutcome = { held: false } | { held: true; approvalId: string };
  * the hold: the member follows HR's newer word and the waiting approval
  * changes nothing when reviewed.
  */
-export async function holdIfQuarantined(ctx: MemberCtx<unknown>, settings: QuarantineSettings, input: HoldInput): Promise<HoldOutcome> {
+export async function holdIfQuarantined(
+  ctx: MemberCtx<unknown>,
+  settings: QuarantineSettings,
+  input: HoldInput,
+): Promise<HoldOutcome> {
   const state = memberState(ctx);
   const held = state.heldHr ?? null;
   if (!settings.enabled) {
@@ -64,12 +68,20 @@ export async function holdIfQuarantined(ctx: MemberCtx<unknown>, settings: Quara
   const active = await ctx.documents.count(MEMBERS_COLLECTION, { companyId: input.companyId, status: 'active' });
   const limit = deactivationLimit(settings, active);
   if (limit === Number.POSITIVE_INFINITY) return { held: false };
-  const slot = await ctx.limits.hit(WINDOW_COUNTER, input.companyId, { max: limit, windowSeconds: settings.windowSeconds });
+  const slot = await ctx.limits.hit(WINDOW_COUNTER, input.companyId, {
+    max: limit,
+    windowSeconds: settings.windowSeconds,
+  });
   if (slot.allowed) return { held: false };
   return hold(ctx, settings, input, limit);
 }
 
-async function hold(ctx: MemberCtx<unknown>, settings: QuarantineSettings, input: HoldInput, limit: number): Promise<HoldOutcome> {
+async function hold(
+  ctx: MemberCtx<unknown>,
+  settings: QuarantineSettings,
+  input: HoldInput,
+  limit: number,
+): Promise<HoldOutcome> {
   const state = memberState(ctx);
   const wf = await runWorkflow(ctx, {
     event: HR_HOLD_EVENT,
@@ -79,18 +91,38 @@ async function hold(ctx: MemberCtx<unknown>, settings: QuarantineSettings, input
     approveCallback: 'settleHeldHrPush',
     rejectCallback: 'settleHeldHrPush',
     companyId: input.companyId,
-    additionalData: { kind: input.kind, pushedBy: input.actor, windowLimit: limit, windowMinutes: settings.windowSeconds / 60 },
+    additionalData: {
+      kind: input.kind,
+      pushedBy: input.actor,
+      windowLimit: limit,
+      windowMinutes: settings.windowSeconds / 60,
+    },
   });
-  const heldHr: HeldHrPush = { kind: input.kind, body: input.body, companyId: input.companyId, approvalId: wf.approvalRecord.id, heldAt: new Date().toISOString(), replaced: 0 };
+  const heldHr: HeldHrPush = {
+    kind: input.kind,
+    body: input.body,
+    companyId: input.companyId,
+    approvalId: wf.approvalRecord.id,
+    heldAt: new Date().toISOString(),
+    replaced: 0,
+  };
   state.heldHr = heldHr;
   await logHold(ctx, true, { approvalId: heldHr.approvalId, kind: input.kind, windowLimit: limit }, input.actor);
   // the operators hear of a company's holds once per window, not once per member
   if (settings.notifyTo.length) {
-    const first = await ctx.limits.hit(NOTICE_COUNTER, input.companyId, { max: 1, windowSeconds: settings.windowSeconds });
+    const first = await ctx.limits.hit(NOTICE_COUNTER, input.companyId, {
+      max: 1,
+      windowSeconds: settings.windowSeconds,
+    });
     if (first.allowed) {
       await notify(ctx, HR_HOLD_TEMPLATE, {
         to: settings.notifyTo,
-        parameters: { companyId: input.companyId, limit: String(limit), windowMinutes: String(settings.windowSeconds / 60), approvalId: heldHr.approvalId },
+        parameters: {
+          companyId: input.companyId,
+          limit: String(limit),
+          windowMinutes: String(settings.windowSeconds / 60),
+          approvalId: heldHr.approvalId,
+        },
       });
     }
   }
@@ -103,7 +135,12 @@ async function supersede(ctx: MemberCtx<unknown>, held: HeldHrPush, actor: Actor
 }
 
 /** The audit entry of a hold taken (`held` true) or ended, with what it was about. */
-export async function logHold(ctx: MemberCtx<unknown>, held: boolean, data: Record<string, unknown>, actor?: Actor): Promise<void> {
+export async function logHold(
+  ctx: MemberCtx<unknown>,
+  held: boolean,
+  data: Record<string, unknown>,
+  actor?: Actor,
+): Promise<void> {
   await logChange(ctx, {
     entityType: 'member',
     entityId: ctx.instanceId!,
@@ -118,7 +155,12 @@ export async function logHold(ctx: MemberCtx<unknown>, held: boolean, data: Reco
  * The answer to a held push (beside spec 7.2): 202, `success: true` (the HR
  * system has nothing to retry), code 10076 and the approval that settles it.
  */
-export function heldAnswer(ctx: { response: { status?: number } }, message: string, body: Record<string, unknown>, approvalId: string) {
+export function heldAnswer(
+  ctx: { response: { status?: number } },
+  message: string,
+  body: Record<string, unknown>,
+  approvalId: string,
+) {
   ctx.response.status = 202;
   return { success: true, code: HR_HELD_CODE, message, body: { ...body, held: true, approvalId } };
 }

@@ -4,6 +4,14 @@ import type { MemberStaticCtx } from '../member-state';
 
 export async function listHrLedger(ctx: MemberStaticCtx<HrLedgerQuery>) {
   const q = ctx.request.body;
-  const page = await ctx.journals.list(HR_JOURNAL, { subject: q.employeeId, status: q.status, code: q.code, from: q.from, to: q.to, limit: q.limit ?? 20, cursor: q.cursor });
+  const page = await ctx.journals.list(HR_JOURNAL, {
+    subject: q.employeeId,
+    status: q.status,
+    code: q.code,
+    from: q.from,
+    to: q.to,
+    limit: q.limit ?? 20,
+    cursor: q.cursor,
+  });
   return { entries: page.entries, nextCursor: page.nextCursor ?? null, scanned: page.scanned };
 }

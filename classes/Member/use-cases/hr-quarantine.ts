@@ -14,11 +14,27 @@ export async function listHeldHrPushes(ctx: MemberStaticCtx<HeldHrPushesQuery>) 
   const page = q.page ?? 1;
   const limit = q.limit ?? 20;
   // a company user's listing is limited to its company by the platform (the collection's tenantField)
-  const filter: Record<string, unknown> = { hrDeactivationHeld: true, ...(q.companyId ? { companyId: q.companyId } : {}) };
-  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: { hrHeldAt: 1, _id: 1 }, skip: (page - 1) * limit, limit });
+  const filter: Record<string, unknown> = {
+    hrDeactivationHeld: true,
+    ...(q.companyId ? { companyId: q.companyId } : {}),
+  };
+  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, {
+    sort: { hrHeldAt: 1, _id: 1 },
+    skip: (page - 1) * limit,
+    limit,
+  });
   const held = items.map((doc) => {
     const d = listedDocument(doc, ['emailLower', 'hrHeldAt']);
-    return { memberId: d.id, staffId: d.staffId, fullName: d.fullName, status: d.status, companyId: d.companyId, isDependant: d.isDependant, primaryMemberId: d.primaryMemberId, ...(d.hrHeld as object) };
+    return {
+      memberId: d.id,
+      staffId: d.staffId,
+      fullName: d.fullName,
+      status: d.status,
+      companyId: d.companyId,
+      isDependant: d.isDependant,
+      primaryMemberId: d.primaryMemberId,
+      ...(d.hrHeld as object),
+    };
   });
   return { held, ...pageInfo(total, page, limit) };
 }

@@ -94,7 +94,8 @@ const UNKNOWN_TYPE = (t: string) => `'${t}' does not match an active member type
 const UNKNOWN_BG_ID = 'No company is mapped to the given companyId (BG_ID)';
 
 /** how to create or deactivate what no 4.2 push can: for the report's `reason` */
-export const MISSING_IN_PROGRAM_ACTION = 'not a member: HR lists this employee as active; create the member with `npm run cli -- import members <sheet>` (or registerFromHr), then reconcile again';
+export const MISSING_IN_PROGRAM_ACTION =
+  'not a member: HR lists this employee as active; create the member with `npm run cli -- import members <sheet>` (or registerFromHr), then reconcile again';
 const manualDeactivation = (fields: string[]) =>
   `cannot be deactivated by an HR update: the member has no ${fields.join(', ')} (an HR update writes these); deactivate it in the back office (updateMemberStatus)`;
 
@@ -133,7 +134,10 @@ function memo<T>(ask: (key: string) => Promise<T>): (key: string) => Promise<T> 
 async function viewOf(caller: Caller, instance: string): Promise<MemberView | null> {
   try {
     // the read 4.2's own fast path makes (hrEmployeeSnapshot): one view of a member for both
-    const snap = await members<{ hrEmployeeSnapshot: typeof hrEmployeeSnapshot }>(caller).hrEmployeeSnapshot(instance, {});
+    const snap = await members<{ hrEmployeeSnapshot: typeof hrEmployeeSnapshot }>(caller).hrEmployeeSnapshot(
+      instance,
+      {},
+    );
     return { member: reconcileProfile(snap.profile), hrRecordedAt: snap.hrRecordedAt ?? null };
   } catch (err) {
     if (isUnknownInstance(err)) return null;
@@ -142,7 +146,11 @@ async function viewOf(caller: Caller, instance: string): Promise<MemberView | nu
 }
 
 /** Reconciles HR's population (rows, streamed) with the members; the differences go to onDifference as they are found. */
-export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | Iterable<PopulationRow>, ports: ReconcilePorts, opts: ReconcileOptions): Promise<ReconcileSummary> {
+export async function reconcilePopulation(
+  rows: AsyncIterable<PopulationRow> | Iterable<PopulationRow>,
+  ports: ReconcilePorts,
+  opts: ReconcileOptions,
+): Promise<ReconcileSummary> {
   const started = Date.now();
   const summary = emptySummary(opts.apply);
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
@@ -156,9 +164,26 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
   const pushed = async (d: Omit<Difference, 'outcome'>, record: EmployeeRecord): Promise<Difference> => {
     if (!opts.apply) return { ...d, outcome: 'reported' };
     const out = await ports.push(record);
-    if (out.outcome === 'failed') return { ...d, outcome: 'failed', status: out.status, ...(out.code !== undefined ? { code: out.code } : {}), reason: out.reason };
-    if (out.outcome === 'held') return { ...d, outcome: 'held', reason: `held for review by the HR quarantine${out.approvalId ? ` (approval ${out.approvalId})` : ''}` };
-    if (out.outcome === 'stale') return { ...d, outcome: 'stale', reason: 'HR pushed a newer record of this employee after the check; nothing applied' };
+    if (out.outcome === 'failed')
+      return {
+        ...d,
+        outcome: 'failed',
+        status: out.status,
+        ...(out.code !== undefined ? { code: out.code } : {}),
+        reason: out.reason,
+      };
+    if (out.outcome === 'held')
+      return {
+        ...d,
+        outcome: 'held',
+        reason: `held for review by the HR quarantine${out.approvalId ? ` (approval ${out.approvalId})` : ''}`,
+      };
+    if (out.outcome === 'stale')
+      return {
+        ...d,
+        outcome: 'stale',
+        reason: 'HR pushed a newer record of this employee after the check; nothing applied',
+      };
     return { ...d, outcome: 'applied' };
   };
 
@@ -189,7 +214,11 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
         row: r.row,
         employeeId: rec.employeeId || null,
         outcome: 'reported',
-        reason: reason ?? Object.entries(problems).map(([f, m]) => `${f} ${m.join(', ')}`).join('; '),
+        reason:
+          reason ??
+          Object.entries(problems)
+            .map(([f, m]) => `${f} ${m.join(', ')}`)
+            .join('; '),
       });
     if (r.problems && Object.keys(r.problems).length) return invalid(r.problems);
     const dates = recordDateProblems(rec);
@@ -210,7 +239,13 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
         summary.ignored++;
         return;
       }
-      return report({ kind: 'missing_in_program', row: r.row, employeeId: rec.employeeId, outcome: 'manual', reason: MISSING_IN_PROGRAM_ACTION });
+      return report({
+        kind: 'missing_in_program',
+        row: r.row,
+        employeeId: rec.employeeId,
+        outcome: 'manual',
+        reason: MISSING_IN_PROGRAM_ACTION,
+      });
     }
     const member = view.member;
     seen.add(member.id);
@@ -228,7 +263,10 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
 
   const rowsPool = pool(concurrency);
   const stopIfAborted = () => {
-    if (opts.signal?.aborted) throw new Error('the reconciliation was stopped (its time budget ran out); what it pushed is applied, run it again to finish');
+    if (opts.signal?.aborted)
+      throw new Error(
+        'the reconciliation was stopped (its time budget ran out); what it pushed is applied, run it again to finish',
+      );
   };
   for await (const r of rows) {
     stopIfAborted();
@@ -238,7 +276,13 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
     if (r.record.oldStaffId) hrStaffIds.add(r.record.oldStaffId);
     const first = id ? firstRow.get(id) : undefined;
     if (first !== undefined) {
-      report({ kind: 'invalid_row', row: r.row, employeeId: id, outcome: 'reported', reason: `employeeId ${id} is in row ${first} too` });
+      report({
+        kind: 'invalid_row',
+        row: r.row,
+        employeeId: id,
+        outcome: 'reported',
+        reason: `employeeId ${id} is in row ${first} too`,
+      });
       progress();
       continue;
     }
@@ -260,8 +304,14 @@ export async function reconcilePopulation(rows: AsyncIterable<PopulationRow> | I
       summary.newerInService++;
       return;
     }
-    const [type, company] = await Promise.all([member.memberType ? typeById(member.memberType) : null, companyById(member.company.id)]);
-    const built = terminationRecord(member, { employmentType: type && type.status === 'active' ? type.systemIdentifier : null, bgId: company?.bgId ?? null });
+    const [type, company] = await Promise.all([
+      member.memberType ? typeById(member.memberType) : null,
+      companyById(member.company.id),
+    ]);
+    const built = terminationRecord(member, {
+      employmentType: type && type.status === 'active' ? type.systemIdentifier : null,
+      bgId: company?.bgId ?? null,
+    });
     const d = { kind: 'missing_in_hr' as const, employeeId: member.staffId, memberId: member.id };
     if ('missing' in built) return report({ ...d, outcome: 'manual', reason: manualDeactivation(built.missing) });
     report(await pushed(d, built.record));
@@ -293,13 +343,25 @@ const CANDIDATE_PAGE = 500;
  * read from its state before it counts; a member created after its page was
  * read is the next run's.
  */
-export async function* listedCandidates(documents: BaseCtx['documents'], companyIds: readonly string[] | undefined): AsyncIterable<string[]> {
+export async function* listedCandidates(
+  documents: BaseCtx['documents'],
+  companyIds: readonly string[] | undefined,
+): AsyncIterable<string[]> {
   let after: string | undefined;
   for (;;) {
-    const filter: Record<string, unknown> = { primaryMemberId: null, staffId: { $ne: null }, status: { $nin: NOT_ACTIVE_HERE } };
+    const filter: Record<string, unknown> = {
+      primaryMemberId: null,
+      staffId: { $ne: null },
+      status: { $nin: NOT_ACTIVE_HERE },
+    };
     if (companyIds) filter.companyId = { $in: [...companyIds] };
     if (after !== undefined) filter._id = { $gt: after };
-    const page = await documents.find<{ _id: string }>(MEMBERS_COLLECTION, filter, { sort: { _id: 1 }, limit: CANDIDATE_PAGE, projection: { _id: 1 }, total: false });
+    const page = await documents.find<{ _id: string }>(MEMBERS_COLLECTION, filter, {
+      sort: { _id: 1 },
+      limit: CANDIDATE_PAGE,
+      projection: { _id: 1 },
+      total: false,
+    });
     if (!page.items.length) return;
     yield page.items.map((d) => String(d._id));
     if (page.items.length < CANDIDATE_PAGE) return;
@@ -341,7 +403,11 @@ export interface ReconcileBody {
  * own (the quarantine answers 202 through it), everything else the caller's
  * (its identity names the audit entries, its calls reach the member).
  */
-async function pushAsCaller(ctx: MemberStaticCtx<ReconcileBody>, record: EmployeeRecord, asOf: string | undefined): Promise<PushOutcome> {
+async function pushAsCaller(
+  ctx: MemberStaticCtx<ReconcileBody>,
+  record: EmployeeRecord,
+  asOf: string | undefined,
+): Promise<PushOutcome> {
   const request = { ...ctx.request, body: record, headers: asOf ? { [HR_TIMESTAMP_HEADER]: asOf } : {} };
   let response: ResponseInit = {};
   const view = new Proxy(ctx, {
@@ -377,7 +443,11 @@ export function internalUsersOnly(caller: { identity: Identity }): void {
   const tenant = caller.identity.tenant;
   if (tenant === undefined) return;
   const { status, code } = RuntimeCodes.OUT_OF_SCOPE;
-  throw new ActorError(status, code, `The HR reconciliation spans every company: a caller limited to tenant '${tenant}' may not run it`);
+  throw new ActorError(
+    status,
+    code,
+    `The HR reconciliation spans every company: a caller limited to tenant '${tenant}' may not run it`,
+  );
 }
 
 /**
@@ -390,11 +460,18 @@ export async function reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileBody>)
   const body = ctx.request.body;
   const errors: { field: string; reason: string }[] = [];
   body.rows.forEach((rec, i) => {
-    for (const [field, messages] of Object.entries(recordDateProblems(rec))) for (const m of messages) errors.push({ field: `rows.${i}.${field}`, reason: m });
+    for (const [field, messages] of Object.entries(recordDateProblems(rec)))
+      for (const m of messages) errors.push({ field: `rows.${i}.${field}`, reason: m });
   });
   const asOf = body.asOf === undefined ? undefined : asOfTime(body.asOf);
-  if (body.asOf !== undefined && asOf === undefined) errors.push({ field: 'asOf', reason: 'must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z)' });
-  if (errors.length) throw memberError('INVALID_INPUT', `Invalid HR population: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`, { errors });
+  if (body.asOf !== undefined && asOf === undefined)
+    errors.push({ field: 'asOf', reason: 'must be an ISO 8601 date-time with a zone (2026-11-29T06:00:00Z)' });
+  if (errors.length)
+    throw memberError(
+      'INVALID_INPUT',
+      `Invalid HR population: ${errors.map((e) => `${e.field} ${e.reason}`).join('; ')}`,
+      { errors },
+    );
 
   const limit = body.limit ?? 100;
   const differences: Difference[] = [];

@@ -39,15 +39,30 @@ export async function settleHeldHrPush(ctx: MemberCtx<ApprovalCallbackBody>) {
       updatedFields = applied.updatedFields;
       // the primary member lists the dependant as it is now, as the push itself would have had it listed
       if (updatedFields.length) {
-        await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: input.primary.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
+        await ctx.effect({
+          classId: 'Member',
+          method: 'linkFamilyMember',
+          instanceId: input.primary.id,
+          body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody,
+        });
       }
     }
   } catch (err) {
     // the record no longer fits the member (its company closed meanwhile, ...): settled as not applied, not retried for ever
     // (refused before it changed anything; a failure after a change fails the callback, which is retried)
     if (!(err instanceof ActorError) || !err.body || JSON.stringify(state) !== untouched) throw err;
-    await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'not_applicable', code: err.code, reason: err.message });
-    return { released: false, discarded: false, approvalId: held.approvalId, notApplied: { code: err.code, message: err.message } };
+    await logHold(ctx, false, {
+      approvalId: held.approvalId,
+      outcome: 'not_applicable',
+      code: err.code,
+      reason: err.message,
+    });
+    return {
+      released: false,
+      discarded: false,
+      approvalId: held.approvalId,
+      notApplied: { code: err.code, message: err.message },
+    };
   }
   await logHold(ctx, false, { approvalId: held.approvalId, outcome: 'released', updatedFields });
   return { released: true, discarded: false, approvalId: held.approvalId, updatedFields };

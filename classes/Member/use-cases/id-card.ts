@@ -92,7 +92,8 @@ type CardCalls = { submitIdCardPhoto: typeof submitIdCardPhoto };
 const UPLOAD_HINT = 'the member uploads an ID photo';
 
 function reason(err: unknown): string {
-  if (err instanceof IdCardClientError) return `${err.message} (${err.kind}${err.status !== undefined ? ` ${err.status}` : ''}, ${err.attempts} attempt${err.attempts === 1 ? '' : 's'})`;
+  if (err instanceof IdCardClientError)
+    return `${err.message} (${err.kind}${err.status !== undefined ? ` ${err.status}` : ''}, ${err.attempts} attempt${err.attempts === 1 ? '' : 's'})`;
   if (err instanceof ActorError) return `${err.message} (${err.code})`;
   return String((err as Error)?.message ?? err);
 }
@@ -110,20 +111,33 @@ export async function idCardStep(
   idCards: IdCardLookup,
   member: MemberProfile,
   left: () => number,
-  limits: { reserveMs: number; minMs: number; within: <T>(ms: number, fn: (signal: AbortSignal) => Promise<T>) => Promise<T> },
+  limits: {
+    reserveMs: number;
+    minMs: number;
+    within: <T>(ms: number, fn: (signal: AbortSignal) => Promise<T>) => Promise<T>;
+  },
 ): Promise<{ outcome?: IdCardOutcome; warnings: string[] }> {
   if (!idCards.configured || !member.staffId) return { warnings: [] };
   const submitMs = SUBMIT_CARD_PHOTO_TIMEOUT_SECONDS * 1000;
   const lookupMs = left() - limits.reserveMs - submitMs;
   if (lookupMs < limits.minMs) {
-    return { outcome: { lookup: 'skipped', photo: 'none' }, warnings: [`The ID card was not looked up: too little of this call's time was left; ${UPLOAD_HINT}`] };
+    return {
+      outcome: { lookup: 'skipped', photo: 'none' },
+      warnings: [`The ID card was not looked up: too little of this call's time was left; ${UPLOAD_HINT}`],
+    };
   }
   let card: IdCard | null;
   try {
     card = await limits.within(lookupMs, (signal) => idCards.lookupCard(member.staffId!, signal));
   } catch (err) {
-    ctx.log.warn({ kind: (err as IdCardClientError)?.kind, status: (err as IdCardClientError)?.status }, 'ID card lookup failed');
-    return { outcome: { lookup: 'failed', photo: 'none' }, warnings: [`The ID card could not be looked up: ${reason(err)}; ${UPLOAD_HINT}`] };
+    ctx.log.warn(
+      { kind: (err as IdCardClientError)?.kind, status: (err as IdCardClientError)?.status },
+      'ID card lookup failed',
+    );
+    return {
+      outcome: { lookup: 'failed', photo: 'none' },
+      warnings: [`The ID card could not be looked up: ${reason(err)}; ${UPLOAD_HINT}`],
+    };
   }
   if (!card) return { outcome: { lookup: 'not_found', photo: 'none' }, warnings: [] };
   const found: IdCardOutcome = {
@@ -135,14 +149,26 @@ export async function idCardStep(
   };
   if (!card.photo) return { outcome: found, warnings: [] };
   if (left() - limits.reserveMs < submitMs) {
-    return { outcome: { ...found, photo: 'failed' }, warnings: [`The ID card's photo was not submitted: too little of this call's time was left; ${UPLOAD_HINT}`] };
+    return {
+      outcome: { ...found, photo: 'failed' },
+      warnings: [`The ID card's photo was not submitted: too little of this call's time was left; ${UPLOAD_HINT}`],
+    };
   }
   try {
-    const r = await members<CardCalls>(ctx).submitIdCardPhoto(member.id, { cardNumber: card.cardNumber, photo: card.photo });
+    const r = await members<CardCalls>(ctx).submitIdCardPhoto(member.id, {
+      cardNumber: card.cardNumber,
+      photo: card.photo,
+    });
     if (!r.submitted) return { outcome: { ...found, photo: 'kept' }, warnings: [] };
-    return { outcome: { ...found, photo: r.approved ? 'approved' : 'pending_approval', approvalId: r.approvalId! }, warnings: [] };
+    return {
+      outcome: { ...found, photo: r.approved ? 'approved' : 'pending_approval', approvalId: r.approvalId! },
+      warnings: [],
+    };
   } catch (err) {
     ctx.log.warn({ code: (err as ActorError)?.code }, "ID card's photo submission failed");
-    return { outcome: { ...found, photo: 'failed' }, warnings: [`The ID card's photo could not be submitted: ${reason(err)}; ${UPLOAD_HINT}`] };
+    return {
+      outcome: { ...found, photo: 'failed' },
+      warnings: [`The ID card's photo could not be submitted: ${reason(err)}; ${UPLOAD_HINT}`],
+    };
   }
 }

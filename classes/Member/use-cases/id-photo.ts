@@ -7,7 +7,13 @@ import { actorFromIdentity } from '../../_platform/actor';
 import { runWorkflow, type ApprovalCallbackBody } from '../../_platform/workflow';
 import { logChange } from '../../_platform/audit-log';
 import { fieldError, memberError } from '../errors';
-import { ALLOWED_PHOTO_EXTENSIONS, checkPhotoExtension, invalidExtensionError, PHOTO_MIME, photoUploadFailed } from '../hr-contract';
+import {
+  ALLOWED_PHOTO_EXTENSIONS,
+  checkPhotoExtension,
+  invalidExtensionError,
+  PHOTO_MIME,
+  photoUploadFailed,
+} from '../hr-contract';
 import { clone, hasActiveMembership, logMemberChange, memberState, profileOf, type MemberCtx } from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile, PendingPhoto } from '../types';
@@ -47,11 +53,22 @@ export async function updateEmployeePhoto(ctx: MemberCtx<PhotoBody>) {
  * replaces a photo still waiting (its approval is then ignored). When the
  * rules approve at once, the photo is applied now.
  */
-export async function submitIdPhoto(ctx: MemberCtx<unknown>, filename: string, source: PendingPhoto['source']): Promise<{ approvalId: string; approved: boolean }> {
+export async function submitIdPhoto(
+  ctx: MemberCtx<unknown>,
+  filename: string,
+  source: PendingPhoto['source'],
+): Promise<{ approvalId: string; approved: boolean }> {
   const state = memberState(ctx);
   const profile = profileOf(ctx);
-  const statusOnApproval = nextMemberStatus(profile.status, { type: 'idPhotoUploaded', hasActiveMembership: hasActiveMembership(profile) });
-  const newEntity: MemberProfile = { ...profile, idPhoto: filename, status: statusOnApproval.ok ? statusOnApproval.to : profile.status };
+  const statusOnApproval = nextMemberStatus(profile.status, {
+    type: 'idPhotoUploaded',
+    hasActiveMembership: hasActiveMembership(profile),
+  });
+  const newEntity: MemberProfile = {
+    ...profile,
+    idPhoto: filename,
+    status: statusOnApproval.ok ? statusOnApproval.to : profile.status,
+  };
   const wf = await runWorkflow(ctx, {
     event: MEMBER_PHOTO_EVENT,
     entityId: profile.id,
@@ -88,20 +105,34 @@ export async function submitIdPhoto(ctx: MemberCtx<unknown>, filename: string, s
   return { approvalId: wf.approvalRecord.id, approved: false };
 }
 
-async function applyPhoto(ctx: MemberCtx<unknown>, pending: PendingPhoto, approvalId: string, action: 'approve' | 'reject') {
+async function applyPhoto(
+  ctx: MemberCtx<unknown>,
+  pending: PendingPhoto,
+  approvalId: string,
+  action: 'approve' | 'reject',
+) {
   const state = memberState(ctx);
   const before = clone(profileOf(ctx));
   let after = before;
   if (action === 'approve') {
     // the status move of 3.1 is decided now, with the memberships the member has now
-    const r = nextMemberStatus(before.status, { type: 'idPhotoUploaded', hasActiveMembership: hasActiveMembership(before) });
-    after = { ...before, idPhoto: pending.idPhoto, status: r.ok ? r.to : before.status, updatedAt: new Date().toISOString() };
+    const r = nextMemberStatus(before.status, {
+      type: 'idPhotoUploaded',
+      hasActiveMembership: hasActiveMembership(before),
+    });
+    after = {
+      ...before,
+      idPhoto: pending.idPhoto,
+      status: r.ok ? r.to : before.status,
+      updatedAt: new Date().toISOString(),
+    };
     state.previousIdPhoto = before.idPhoto ?? null;
   }
   state.profile = after;
   state.pendingPhoto = null;
   state.lastApprovalId = approvalId;
-  if (action === 'approve') await logMemberChange(ctx, before, after, { event: MEMBER_PHOTO_EVENT, approvalId, source: pending.source });
+  if (action === 'approve')
+    await logMemberChange(ctx, before, after, { event: MEMBER_PHOTO_EVENT, approvalId, source: pending.source });
   return { member: after, action };
 }
 
@@ -120,13 +151,22 @@ async function storePhoto(ctx: MemberCtx<PhotoBody>, p: MemberProfile, source: '
   const { photo, fileExtension } = ctx.request.body;
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) {
-    throw fieldError('INVALID_FILE', 'fileExtension', `Invalid file extension '${fileExtension}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`, {
-      allowed: ALLOWED_PHOTO_EXTENSIONS,
-    });
+    throw fieldError(
+      'INVALID_FILE',
+      'fileExtension',
+      `Invalid file extension '${fileExtension}'. Allowed extensions: ${ALLOWED_PHOTO_EXTENSIONS.join(', ')}`,
+      {
+        allowed: ALLOWED_PHOTO_EXTENSIONS,
+      },
+    );
   }
   let file;
   try {
-    file = await storeMemberFileMeta(ctx, p.id, { content: photo, mimeType: PHOTO_MIME[ext], originalFilename: `${p.staffId ?? p.id}-id-photo.${ext}` });
+    file = await storeMemberFileMeta(ctx, p.id, {
+      content: photo,
+      mimeType: PHOTO_MIME[ext],
+      originalFilename: `${p.staffId ?? p.id}-id-photo.${ext}`,
+    });
   } catch (err) {
     throw fileError(err, { content: 'photo', type: 'fileExtension' });
   }
@@ -143,7 +183,10 @@ export async function uploadMemberIdPhoto(ctx: MemberCtx<PhotoBody>) {
 export async function uploadMyIdPhoto(ctx: MemberCtx<PhotoBody>) {
   const p = reachable(ctx);
   if (p.status !== 'active' && p.status !== 'pending_id_photo') {
-    throw memberError('PHOTO_UPLOAD_NOT_ALLOWED', `A member in status '${p.status}' cannot upload an ID photo (only active or pending_id_photo)`);
+    throw memberError(
+      'PHOTO_UPLOAD_NOT_ALLOWED',
+      `A member in status '${p.status}' cannot upload an ID photo (only active or pending_id_photo)`,
+    );
   }
   const r = await storePhoto(ctx, p, 'enduser');
   return {

@@ -32,12 +32,28 @@
 import { createHash } from 'node:crypto';
 import { isUnknownInstance, type DeepReadonly, type ReadCtx } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
-import { getCompany, type CompanyRecord, type MemberSubTypeRecord, type MemberTypeRecord, type TierRecord } from '../clients';
+import {
+  getCompany,
+  type CompanyRecord,
+  type MemberSubTypeRecord,
+  type MemberTypeRecord,
+  type TierRecord,
+} from '../clients';
 import { fieldError, memberError } from '../errors';
 import { applyFamilyChanges, freeFamilyMemberIds } from '../family';
 import { DEPENDANT_ID } from '../hr-contract';
 import { same, staffIdMigration } from '../hr-sync';
-import { emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, syncStaffIdLookup, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import {
+  emailKey,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  syncEmailLookup,
+  syncStaffIdLookup,
+  type MemberCtx,
+  type MemberReadCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import { newMembership, paymentSchedule, refusalError } from '../memberships';
 import { nextMemberStatus } from '../status-machine';
 import type { Address, FamilyMember, Membership, MembershipStatus, MemberProfile, PaymentType } from '../types';
@@ -119,7 +135,6 @@ export function nameUuid(name: string): string {
 /** the id of a member a primary row creates */
 export const importedMemberId = (employeeId: string) => nameUuid(`member:${employeeId}`);
 
-
 /** the fields an import writes, in the order updatedFields names them */
 const IMPORT_FIELDS: readonly (keyof MemberProfile)[] = [
   'staffId',
@@ -141,7 +156,15 @@ const IMPORT_FIELDS: readonly (keyof MemberProfile)[] = [
 ];
 
 function familyRef(p: DeepReadonly<MemberProfile>): FamilyMember {
-  return { id: p.id, relation: p.relation, memberSubType: p.memberSubType, name: p.name, surname: p.surname, status: p.status, createdAt: p.createdAt };
+  return {
+    id: p.id,
+    relation: p.relation,
+    memberSubType: p.memberSubType,
+    name: p.name,
+    surname: p.surname,
+    status: p.status,
+    createdAt: p.createdAt,
+  };
 }
 
 /** a membership as it compares between runs (not its times or who made it) */
@@ -158,7 +181,13 @@ function membershipView(m: DeepReadonly<Membership>) {
 const schedules = new Map<string, Membership['paymentSchedule']>();
 const SCHEDULES_MAX = 1000;
 
-function rowSchedule(startDate: string, endDate: string, paymentPeriod: string, fee: number, paymentType: PaymentType): Membership['paymentSchedule'] {
+function rowSchedule(
+  startDate: string,
+  endDate: string,
+  paymentPeriod: string,
+  fee: number,
+  paymentType: PaymentType,
+): Membership['paymentSchedule'] {
   const key = `${startDate}\u0000${endDate}\u0000${paymentPeriod}\u0000${fee}\u0000${paymentType}`;
   let schedule = schedules.get(key);
   if (!schedule) {
@@ -170,12 +199,28 @@ function rowSchedule(startDate: string, endDate: string, paymentPeriod: string, 
 }
 
 /** What a member the import creates, employee or dependant, starts with besides the row's fields: no family, notes, permissions or past staff ids, created by the import's actor. */
-function newMemberRecord(actor: Actor): Pick<MemberProfile, 'familyMembers' | 'createdBy' | 'note' | 'permissions' | 'previousStaffIds' | 'statusReason'> {
-  return { familyMembers: [], createdBy: actor, note: null, permissions: { sms: false, email: false }, previousStaffIds: [], statusReason: null };
+function newMemberRecord(
+  actor: Actor,
+): Pick<MemberProfile, 'familyMembers' | 'createdBy' | 'note' | 'permissions' | 'previousStaffIds' | 'statusReason'> {
+  return {
+    familyMembers: [],
+    createdBy: actor,
+    note: null,
+    permissions: { sms: false, email: false },
+    previousStaffIds: [],
+    statusReason: null,
+  };
 }
 
 /** The membership the row gives, through newMembership's rules, keeping an existing one of the tier (its id and creation). */
-function importedMembership(profile: MemberProfile, m: ImportedMembership, company: CompanyRecord, dependantIsFree: boolean, actor: Actor, now: string): Membership[] {
+function importedMembership(
+  profile: MemberProfile,
+  m: ImportedMembership,
+  company: CompanyRecord,
+  dependantIsFree: boolean,
+  actor: Actor,
+  now: string,
+): Membership[] {
   const held = profile.memberships ?? [];
   const existing = held.find((x) => x.tierId === m.tierId);
   const others = held.filter((x) => x !== existing);
@@ -193,7 +238,12 @@ function importedMembership(profile: MemberProfile, m: ImportedMembership, compa
   if (!r.ok) throw refusalError(r);
   const made = r.membership;
   const endDate = m.endDate ?? made.endDate;
-  if (endDate <= made.startDate) throw fieldError('INVALID_MEMBERSHIP_PERIOD', 'endDate', `The membership ends (${endDate}) before it starts (${made.startDate})`);
+  if (endDate <= made.startDate)
+    throw fieldError(
+      'INVALID_MEMBERSHIP_PERIOD',
+      'endDate',
+      `The membership ends (${endDate}) before it starts (${made.startDate})`,
+    );
   const paymentPeriod = m.paymentPeriod ?? made.paymentPeriod;
   const membership: Membership = {
     ...made,
@@ -202,9 +252,13 @@ function importedMembership(profile: MemberProfile, m: ImportedMembership, compa
     endDate,
     // newMembership's schedule holds for its own period; a period or end the row gives has its own
     paymentSchedule:
-      endDate === made.endDate && paymentPeriod === made.paymentPeriod ? made.paymentSchedule : rowSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
+      endDate === made.endDate && paymentPeriod === made.paymentPeriod
+        ? made.paymentSchedule
+        : rowSchedule(made.startDate, endDate, paymentPeriod, m.tier?.fee ?? 0, m.paymentType),
     lastRenewal: m.lastRenewal ?? null,
-    ...(existing ? { createdBy: existing.createdBy, createdAt: existing.createdAt, updatedAt: existing.updatedAt } : {}),
+    ...(existing
+      ? { createdBy: existing.createdBy, createdAt: existing.createdAt, updatedAt: existing.updatedAt }
+      : {}),
   };
   if (existing && same(membershipView(existing), membershipView(membership))) return held;
   if (existing) membership.updatedAt = now;
@@ -232,10 +286,15 @@ export async function planImport(
   if (input.dependant) {
     if (!primary) throw memberError('MEMBER_NOT_FOUND', `No primary member for dependant '${id}'`);
     if (before && before.primaryMemberId !== primary.id) {
-      throw fieldError('ALREADY_REGISTERED', 'dependantId', `Member '${id}' exists already and is not a dependant of employee '${input.employeeId}'`);
+      throw fieldError(
+        'ALREADY_REGISTERED',
+        'dependantId',
+        `Member '${id}' exists already and is not a dependant of employee '${input.employeeId}'`,
+      );
     }
     const subType = input.dependant.memberSubType?.id ?? null;
-    if (subType && (!before || before.memberSubType !== subType)) await checkMemberTypes(ctx, company, null, subType, { memberSubType: input.dependant.memberSubType });
+    if (subType && (!before || before.memberSubType !== subType))
+      await checkMemberTypes(ctx, company, null, subType, { memberSubType: input.dependant.memberSubType });
     const base: MemberProfile = before
       ? (JSON.parse(JSON.stringify(before)) as MemberProfile)
       : {
@@ -265,17 +324,38 @@ export async function planImport(
           createdAt: now,
           updatedAt: now,
         };
-    next = applyFamilyChanges(base, { name: f.name, middleName: f.middleName, surname: f.surname, email: f.email, phone: f.phone, relation: input.dependant.relation, memberSubType: subType }, now).after as MemberProfile;
+    next = applyFamilyChanges(
+      base,
+      {
+        name: f.name,
+        middleName: f.middleName,
+        surname: f.surname,
+        email: f.email,
+        phone: f.phone,
+        relation: input.dependant.relation,
+        memberSubType: subType,
+      },
+      now,
+    ).after as MemberProfile;
   } else {
-    if (before?.primaryMemberId) throw fieldError('NOT_A_PRIMARY_MEMBER', 'employeeId', `Member '${id}' is a dependant, not an employee`);
+    if (before?.primaryMemberId)
+      throw fieldError('NOT_A_PRIMARY_MEMBER', 'employeeId', `Member '${id}' is a dependant, not an employee`);
     // the member an earlier import made for this staff id has moved to another one since (an HR migration): not this row's
     if (before && !body.foundBy && before.staffId !== input.employeeId) {
-      throw fieldError('ALREADY_REGISTERED', 'employeeId', `Member '${id}', imported for staff id '${input.employeeId}', now holds staff id '${before.staffId}'`);
+      throw fieldError(
+        'ALREADY_REGISTERED',
+        'employeeId',
+        `Member '${id}', imported for staff id '${input.employeeId}', now holds staff id '${before.staffId}'`,
+      );
     }
     const memberType = input.memberType!;
     if (!before || before.company.id !== company.id) takingMembers(company);
     if (before && before.company.id !== company.id && !(await sameCompanyGroupType(ctx, before.company.id, company))) {
-      throw fieldError('COMPANY_CHANGE_NOT_ALLOWED', 'company.id', `Member '${id}' cannot move from company '${before.company.id}' to '${company.id}': another company group type`);
+      throw fieldError(
+        'COMPANY_CHANGE_NOT_ALLOWED',
+        'company.id',
+        `Member '${id}' cannot move from company '${before.company.id}' to '${company.id}': another company group type`,
+      );
     }
     if (!before || before.company.id !== company.id || before.memberType !== memberType.id) {
       await checkMemberTypes(ctx, company, memberType.id, null, { memberType });
@@ -294,9 +374,15 @@ export async function planImport(
     };
     if (before) {
       next = { ...(JSON.parse(JSON.stringify(before)) as MemberProfile), ...fields };
-      if (body.migrated && before.staffId !== input.employeeId) Object.assign(next, staffIdMigration(before, input.employeeId));
+      if (body.migrated && before.staffId !== input.employeeId)
+        Object.assign(next, staffIdMigration(before, input.employeeId));
     } else {
-      const r = nextMemberStatus(null, { type: 'creationApproved', loginMethod: 'email_password', hasIdPhoto: false, hasActiveMembership: false });
+      const r = nextMemberStatus(null, {
+        type: 'creationApproved',
+        loginMethod: 'email_password',
+        hasIdPhoto: false,
+        hasActiveMembership: false,
+      });
       next = {
         id,
         status: r.ok ? r.to : 'pending_invite',
@@ -316,12 +402,15 @@ export async function planImport(
   }
   if (checkEmail && next.email && (!before?.email || emailKey(before.email) !== emailKey(next.email))) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(next.email));
-    if (owner && owner !== id) throw fieldError('EMAIL_TAKEN', 'email', `Email '${next.email}' belongs to another member`);
+    if (owner && owner !== id)
+      throw fieldError('EMAIL_TAKEN', 'email', `Email '${next.email}' belongs to another member`);
   }
   if (input.membership) {
     let dependantIsFree = false;
     if (primary && input.membership.paymentType === 'company_paid') {
-      const family = primary.familyMembers.some((x) => x.id === id) ? primary.familyMembers : [...primary.familyMembers, familyRef(next)];
+      const family = primary.familyMembers.some((x) => x.id === id)
+        ? primary.familyMembers
+        : [...primary.familyMembers, familyRef(next)];
       dependantIsFree = freeFamilyMemberIds(company, family).includes(id);
     }
     const hadActive = (next.memberships ?? []).some((m) => m.status === 'active');
@@ -339,10 +428,16 @@ export async function planImport(
 }
 
 /** importMember (STATIC): one row; see the header. */
-export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Promise<{ result: ImportVerdict; memberId: string; updatedFields: string[] }> {
+export async function importMember(
+  ctx: MemberStaticCtx<ImportMemberBody>,
+): Promise<{ result: ImportVerdict; memberId: string; updatedFields: string[] }> {
   const input = ctx.request.body;
   const actor = actorFromIdentity(ctx.identity);
-  const self = members<{ hrPrimaryInfo: typeof hrPrimaryInfo; checkImportMember: typeof checkImportMember; applyImportMember: typeof applyImportMember }>(ctx);
+  const self = members<{
+    hrPrimaryInfo: typeof hrPrimaryInfo;
+    checkImportMember: typeof checkImportMember;
+    applyImportMember: typeof applyImportMember;
+  }>(ctx);
   let id: string;
   let exists: boolean;
   let foundBy: string | null = null;
@@ -351,31 +446,55 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
   let company: CompanyRecord;
   if (input.dependant) {
     const dep = input.dependant;
-    if (!DEPENDANT_ID.test(dep.id)) throw fieldError('INVALID_INPUT', 'dependantId', 'must start with a letter or digit and contain only letters, digits, _ and - (at most 128)');
+    if (!DEPENDANT_ID.test(dep.id))
+      throw fieldError(
+        'INVALID_INPUT',
+        'dependantId',
+        'must start with a letter or digit and contain only letters, digits, _ and - (at most 128)',
+      );
     let info;
     try {
       info = await self.hrPrimaryInfo(`staffId!${input.employeeId}`);
     } catch (err) {
       if (!isUnknownInstance(err)) throw err;
-      if (!input.dryRun || !dep.plannedPrimary) throw fieldError('MEMBER_NOT_FOUND', 'employeeId', `No member with staff id '${input.employeeId}'`);
+      if (!input.dryRun || !dep.plannedPrimary)
+        throw fieldError('MEMBER_NOT_FOUND', 'employeeId', `No member with staff id '${input.employeeId}'`);
       const planned = dep.plannedPrimary;
-      info = { id: importedMemberId(input.employeeId), company: { id: planned.companyId }, memberType: planned.memberTypeId, loginMethod: 'email_password' as const, familyMembers: [] };
+      info = {
+        id: importedMemberId(input.employeeId),
+        company: { id: planned.companyId },
+        memberType: planned.memberTypeId,
+        loginMethod: 'email_password' as const,
+        familyMembers: [],
+      };
     }
-    if (info.id === dep.id) throw fieldError('ALREADY_REGISTERED', 'dependantId', `'${dep.id}' is the employee's own member id`);
+    if (info.id === dep.id)
+      throw fieldError('ALREADY_REGISTERED', 'dependantId', `'${dep.id}' is the employee's own member id`);
     const found = await getCompany(ctx, info.company.id);
     if (!found) throw fieldError('COMPANY_NOT_FOUND', 'company.id', `Company '${info.company.id}' does not exist`);
     company = found;
     const familyMembers = info.familyMembers as FamilyMember[];
-    primary = { id: info.id, company: info.company, memberType: info.memberType, loginMethod: info.loginMethod, familyMembers, listed: familyMembers.find((x) => x.id === dep.id) ?? null };
+    primary = {
+      id: info.id,
+      company: info.company,
+      memberType: info.memberType,
+      loginMethod: info.loginMethod,
+      familyMembers,
+      listed: familyMembers.find((x) => x.id === dep.id) ?? null,
+    };
     id = dep.id;
     // a listed dependant exists; one not listed (its link not applied yet, or listed by another employee) is
     // found by the upsert itself, and a dry run reads it, so that it predicts what the upsert then does
     exists = primary.listed !== null || !!input.dryRun;
   } else {
-    if (!input.company || !input.memberType) throw fieldError('INVALID_INPUT', 'company.id', 'A primary row needs its company and member type');
+    if (!input.company || !input.memberType)
+      throw fieldError('INVALID_INPUT', 'company.id', 'A primary row needs its company and member type');
     company = input.company;
     const byStaffId = await memberIdByLookup(ctx, 'staffId', input.employeeId);
-    const byOld = !byStaffId && input.oldEmployeeId && input.oldEmployeeId !== input.employeeId ? await memberIdByLookup(ctx, 'staffId', input.oldEmployeeId) : null;
+    const byOld =
+      !byStaffId && input.oldEmployeeId && input.oldEmployeeId !== input.employeeId
+        ? await memberIdByLookup(ctx, 'staffId', input.oldEmployeeId)
+        : null;
     foundBy = byStaffId ? input.employeeId : byOld ? input.oldEmployeeId! : null;
     migrated = !!byOld;
     id = byStaffId ?? byOld ?? importedMemberId(input.employeeId);
@@ -388,7 +507,8 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
   if (exists) {
     try {
       const read = await self.checkImportMember(id, body);
-      if (read.result === 'unchanged' || input.dryRun) return { result: read.result, memberId: id, updatedFields: read.updatedFields };
+      if (read.result === 'unchanged' || input.dryRun)
+        return { result: read.result, memberId: id, updatedFields: read.updatedFields };
       verdict = read.result;
     } catch (err) {
       if (!isUnknownInstance(err)) throw err;
@@ -403,7 +523,9 @@ export async function importMember(ctx: MemberStaticCtx<ImportMemberBody>): Prom
 }
 
 /** checkImportMember (READ): what the row would change on this member, written nowhere. */
-export async function checkImportMember(ctx: MemberReadCtx<ApplyImportBody>): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
+export async function checkImportMember(
+  ctx: MemberReadCtx<ApplyImportBody>,
+): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
   const state = memberState(ctx);
   const before = state.profile ?? null;
   if (before) refuseWhilePending(state);
@@ -412,7 +534,9 @@ export async function checkImportMember(ctx: MemberReadCtx<ApplyImportBody>): Pr
 }
 
 /** applyImportMember (INTERNAL, upsert): the row written, audited under the import's actor; a dependant linked to its primary member. */
-export async function applyImportMember(ctx: MemberCtx<ApplyImportBody>): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
+export async function applyImportMember(
+  ctx: MemberCtx<ApplyImportBody>,
+): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const before = ctx.version === 0 || !state.profile ? null : state.profile;
@@ -420,7 +544,11 @@ export async function applyImportMember(ctx: MemberCtx<ApplyImportBody>): Promis
     refuseWhilePending(state);
     // the lookup moved since importMember read it (another import or HR update): this is no longer the member it found
     if (body.foundBy && before.staffId !== body.foundBy && before.staffId !== body.input.employeeId) {
-      throw fieldError('MEMBER_NOT_FOUND', 'employeeId', `Member '${ctx.instanceId}' no longer has staff id '${body.foundBy}'`);
+      throw fieldError(
+        'MEMBER_NOT_FOUND',
+        'employeeId',
+        `Member '${ctx.instanceId}' no longer has staff id '${body.foundBy}'`,
+      );
     }
   }
   const plan = await planImport(ctx, before, ctx.instanceId!, body, new Date().toISOString(), false);
@@ -429,14 +557,26 @@ export async function applyImportMember(ctx: MemberCtx<ApplyImportBody>): Promis
   state.profile = profile;
   if (!before) state.documents = [];
   syncStaffIdLookup(ctx, profile);
-  if ((await syncEmailLookup(ctx, profile)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
-  await logMemberChange(ctx, before, profile, { source: 'import', ...(before ? { updatedFields: plan.updatedFields } : {}) }, body.actor);
+  if ((await syncEmailLookup(ctx, profile)) === 'taken')
+    throw fieldError('EMAIL_TAKEN', 'email', `Email '${profile.email}' belongs to another member`);
+  await logMemberChange(
+    ctx,
+    before,
+    profile,
+    { source: 'import', ...(before ? { updatedFields: plan.updatedFields } : {}) },
+    body.actor,
+  );
   if (body.primary) {
     const ref = familyRef(profile);
     const listed = body.primary.listed;
     if (!listed || !same({ ...listed, createdAt: '' }, { ...ref, createdAt: '' })) {
       // committed with the dependant: the primary member lists it once it exists, never without it
-      await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: body.primary.id, body: { ref, actor: body.actor } });
+      await ctx.effect({
+        classId: 'Member',
+        method: 'linkFamilyMember',
+        instanceId: body.primary.id,
+        body: { ref, actor: body.actor },
+      });
     }
   }
   return { result: plan.verdict, updatedFields: plan.updatedFields };

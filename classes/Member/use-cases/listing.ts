@@ -1,6 +1,13 @@
 /** listMembers (from the document store) and streamMember (re-projects the member). */
 import { listingInput } from '../../_platform/paging';
-import { invalidQuery, LIST_MEMBERS, listMembersFilter, MEMBERS_COLLECTION, pageAnswer, parseListMembersQuery } from '../listing';
+import {
+  invalidQuery,
+  LIST_MEMBERS,
+  listMembersFilter,
+  MEMBERS_COLLECTION,
+  pageAnswer,
+  parseListMembersQuery,
+} from '../listing';
 import { memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { now, reachable } from './common';
 
@@ -11,7 +18,11 @@ export async function listMembers(ctx: MemberStaticCtx<Record<string, unknown>>)
   const q = parsed.query;
   // a company user's listing is limited to its company by the platform (the collection's tenantField)
   const filter = listMembersFilter(q);
-  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, { sort: LIST_MEMBERS.sort, skip: q.skip, limit: q.limit });
+  const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, {
+    sort: LIST_MEMBERS.sort,
+    skip: q.skip,
+    limit: q.limit,
+  });
   const members = items.map(({ _id, _v, _instance, _class, emailLower, ...doc }) => doc);
   return pageAnswer('members', members, total, q);
 }

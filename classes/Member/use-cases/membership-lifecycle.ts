@@ -61,7 +61,11 @@ export interface MembershipTaskBody {
 }
 
 /** Schedules the expiry task at the membership's end and its reminder `reminderDays` before it (when that lies ahead). */
-export function scheduleMembershipTasks(ctx: MemberCtx<unknown>, m: Pick<Membership, 'id' | 'endDate'>, settings: LifecycleSettings): void {
+export function scheduleMembershipTasks(
+  ctx: MemberCtx<unknown>,
+  m: Pick<Membership, 'id' | 'endDate'>,
+  settings: LifecycleSettings,
+): void {
   const nowMs = Date.now();
   const body: MembershipTaskBody = { membershipId: m.id, endDate: m.endDate };
   ctx.schedule({ method: 'expireMembership', delaySeconds: delayUntil(m.endDate, nowMs), body });
@@ -73,7 +77,12 @@ export function scheduleMembershipTasks(ctx: MemberCtx<unknown>, m: Pick<Members
  * Writes one membership's new state on the member: the member's own status
  * follows (memberStatusAfter), and the change is an audit entry of the member.
  */
-async function writeMembership(ctx: MemberCtx<unknown>, index: number, next: Membership, additionalData: Record<string, unknown>): Promise<MemberProfile> {
+async function writeMembership(
+  ctx: MemberCtx<unknown>,
+  index: number,
+  next: Membership,
+  additionalData: Record<string, unknown>,
+): Promise<MemberProfile> {
   const state = memberState(ctx);
   const before = clone(state.profile);
   const memberships = [...before.memberships];
@@ -90,30 +99,58 @@ function tasksOf(state: MemberPrivateState, membershipId: string) {
   return (state.membershipTasks[membershipId] ??= {});
 }
 
-async function tell(ctx: MemberCtx<unknown>, template: string, p: MemberProfile, m: Membership, extra: Record<string, unknown> = {}): Promise<void> {
+async function tell(
+  ctx: MemberCtx<unknown>,
+  template: string,
+  p: MemberProfile,
+  m: Membership,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const tier = await getTier(ctx, m.tierId);
   await notify(ctx, template, {
     to: [inboxOf('member', p.id), ...(p.email ? [p.email] : [])],
-    parameters: { name: p.name ?? '', tierName: tier?.name ?? m.tierId, endDate: m.endDate.slice(0, 10), membershipId: m.id, ...extra },
+    parameters: {
+      name: p.name ?? '',
+      tierName: tier?.name ?? m.tierId,
+      endDate: m.endDate.slice(0, 10),
+      membershipId: m.id,
+      ...extra,
+    },
   });
 }
 
 /** The membership renewed by `by`, with its new tasks and the member told. */
-async function renew(ctx: MemberCtx<unknown>, membershipId: string, by: RenewalBy, actor: Actor, settings: LifecycleSettings, autoRenewal?: readonly string[]) {
+async function renew(
+  ctx: MemberCtx<unknown>,
+  membershipId: string,
+  by: RenewalBy,
+  actor: Actor,
+  settings: LifecycleSettings,
+  autoRenewal?: readonly string[],
+) {
   const p = memberState(ctx).profile;
   const found = findMembership(p.memberships, membershipId);
   if (!found.ok) throw refusalError(found);
   const tier = await getTier(ctx, found.membership.tierId);
   const r = renewRule(found.membership, { by, actor, now: now(), tier, autoRenewal });
   if (!r.ok) return r;
-  const after = await writeMembership(ctx, found.index, r.membership, { event: 'membership_renew', by, endDate: r.membership.endDate, previousEndDate: found.membership.endDate });
+  const after = await writeMembership(ctx, found.index, r.membership, {
+    event: 'membership_renew',
+    by,
+    endDate: r.membership.endDate,
+    previousEndDate: found.membership.endDate,
+  });
   scheduleMembershipTasks(ctx, r.membership, settings);
   await tell(ctx, RENEWED_TEMPLATE, after, r.membership);
   return { ok: true as const, membership: r.membership, member: after };
 }
 
 /** renewMembership (the back office, any payment type) and renewMyMembership (the member, card-paid only). */
-export async function renewMembership(ctx: MemberCtx<RenewBody>, by: 'member' | 'back_office', settings: LifecycleSettings) {
+export async function renewMembership(
+  ctx: MemberCtx<RenewBody>,
+  by: 'member' | 'back_office',
+  settings: LifecycleSettings,
+) {
   reachable(ctx);
   const r = await renew(ctx, ctx.request.body.membershipId, by, actorFromIdentity(ctx.identity), settings);
   if (!r.ok) throw refusalError(r);
@@ -154,7 +191,10 @@ export async function expireMembershipTask(ctx: MemberCtx<MembershipTaskBody>, s
   }
   if (decision !== 'expire') return { outcome: decision };
   const expired = expireMembership(m!, now(), actorFromIdentity(ctx.identity));
-  const after = await writeMembership(ctx, (found as { index: number }).index, expired, { event: 'membership_expire', endDate: expired.endDate });
+  const after = await writeMembership(ctx, (found as { index: number }).index, expired, {
+    event: 'membership_expire',
+    endDate: expired.endDate,
+  });
   await tell(ctx, EXPIRED_TEMPLATE, after, expired);
   return { outcome: 'expired' };
 }
@@ -168,11 +208,15 @@ export async function remindMembershipTask(ctx: MemberCtx<MembershipTaskBody>) {
   if (!found.ok) return { sent: false };
   const m = found.membership as Membership;
   const record = tasksOf(state, m.id);
-  if (m.status !== 'active' || m.endDate !== body.endDate || record.remindedFor === body.endDate) return { sent: false };
+  if (m.status !== 'active' || m.endDate !== body.endDate || record.remindedFor === body.endDate)
+    return { sent: false };
   record.remindedFor = body.endDate;
-  const autoRenewal = m.paymentType === 'cpg' ? [] : ((await getCompany(ctx, state.profile.company.id))?.membershipAutoRenewal ?? []);
+  const autoRenewal =
+    m.paymentType === 'cpg' ? [] : ((await getCompany(ctx, state.profile.company.id))?.membershipAutoRenewal ?? []);
   // template parameters are strings: 'yes' or '' (a mustache section shows for the first only)
-  await tell(ctx, EXPIRING_TEMPLATE, state.profile, m, { renewsAutomatically: renewsAutomatically(m.paymentType, autoRenewal) ? 'yes' : '' });
+  await tell(ctx, EXPIRING_TEMPLATE, state.profile, m, {
+    renewsAutomatically: renewsAutomatically(m.paymentType, autoRenewal) ? 'yes' : '',
+  });
   return { sent: true };
 }
 
@@ -202,7 +246,11 @@ export async function requestMembershipMove(ctx: MemberCtx<MembershipMoveBody>, 
     newEntity: preview.membership,
     pendingApprovalId: pending?.approvalId,
     whilePending: (approvalId) =>
-      memberError('APPROVAL_PENDING', `Membership ${membershipId} waits for approval ${approvalId} (${pending?.move})`, { approvalId, errors: [{ field: 'membershipId', reason: 'waits for an approval' }] }),
+      memberError(
+        'APPROVAL_PENDING',
+        `Membership ${membershipId} waits for approval ${approvalId} (${pending?.move})`,
+        { approvalId, errors: [{ field: 'membershipId', reason: 'waits for an approval' }] },
+      ),
     approveCallback: 'settleMembershipChange',
     rejectCallback: 'settleMembershipChange',
     additionalData: { memberId: p.id, membershipId, reason, move },
@@ -213,7 +261,10 @@ export async function requestMembershipMove(ctx: MemberCtx<MembershipMoveBody>, 
     await writeMembership(ctx, found.index, moved.membership, { event, reason, approvalId: change.approvalRecord.id });
     return { membership: moved.membership, approval: change.approval, pendingApprovalId: null };
   }
-  state.membershipChanges = { ...(state.membershipChanges ?? {}), [membershipId]: { approvalId: change.approvalId, move, reason, requestedBy: actor, requestedAt: at } };
+  state.membershipChanges = {
+    ...(state.membershipChanges ?? {}),
+    [membershipId]: { approvalId: change.approvalId, move, reason, requestedBy: actor, requestedAt: at },
+  };
   return { membership: found.membership, approval: change.approval, pendingApprovalId: change.approvalId };
 }
 
@@ -233,7 +284,11 @@ export async function settleMembershipChange(ctx: MemberCtx<ApprovalCallbackBody
   const outcome = settleGatedChange(current ?? {}, body, {
     pendingApprovalId: entry?.[1].approvalId,
     lastSettledApprovalId: settled.includes(body.approvalId) ? body.approvalId : null,
-    mismatch: () => memberError('APPROVAL_MISMATCH', `Member ${ctx.instanceId} has no membership change waiting for approval ${body.approvalId}`),
+    mismatch: () =>
+      memberError(
+        'APPROVAL_MISMATCH',
+        `Member ${ctx.instanceId} has no membership change waiting for approval ${body.approvalId}`,
+      ),
   });
   if (outcome.kind === 'settled') return { ignored: true, approvalId: body.approvalId };
   const [membershipId, pending] = entry!;
@@ -241,14 +296,30 @@ export async function settleMembershipChange(ctx: MemberCtx<ApprovalCallbackBody
   state.membershipChanges = rest;
   state.settledMembershipApprovals = [...settled, body.approvalId].slice(-20);
   const event = pending.move === 'suspend' ? MEMBERSHIP_SUSPEND_EVENT : MEMBERSHIP_REINSTATE_EVENT;
-  if (body.action !== 'approve') return { approvalId: body.approvalId, action: body.action, membershipId, applied: false };
+  if (body.action !== 'approve')
+    return { approvalId: body.approvalId, action: body.action, membershipId, applied: false };
   const found = findMembership(state.profile.memberships, membershipId);
   if (!found.ok) return { approvalId: body.approvalId, membershipId, applied: false, conflict: found.message };
-  const moved = moveMembership(found.membership, pending.move, pending.reason, now(), pending.requestedBy, body.approvalId);
+  const moved = moveMembership(
+    found.membership,
+    pending.move,
+    pending.reason,
+    now(),
+    pending.requestedBy,
+    body.approvalId,
+  );
   if (!moved.ok) {
-    ctx.log.warn({ approvalId: body.approvalId, membershipId, problem: moved.message }, 'approved membership change no longer applies');
+    ctx.log.warn(
+      { approvalId: body.approvalId, membershipId, problem: moved.message },
+      'approved membership change no longer applies',
+    );
     return { approvalId: body.approvalId, membershipId, applied: false, conflict: moved.message };
   }
-  await writeMembership(ctx, found.index, moved.membership, { event, reason: pending.reason, approvalId: body.approvalId, action: body.action });
+  await writeMembership(ctx, found.index, moved.membership, {
+    event,
+    reason: pending.reason,
+    approvalId: body.approvalId,
+    action: body.action,
+  });
   return { approvalId: body.approvalId, membershipId, applied: true, membership: moved.membership };
 }

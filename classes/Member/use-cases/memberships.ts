@@ -10,7 +10,14 @@ import { claimQuotaPlace, getTier, getTierWithQuota, listActiveTierIds, type Tie
 import { freeFamilyMemberIds } from '../family';
 import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
-import { filterMemberships, newMembership, refusalError, tierOptions, type AddMembershipInput, type SelfPaymentType } from '../memberships';
+import {
+  filterMemberships,
+  newMembership,
+  refusalError,
+  tierOptions,
+  type AddMembershipInput,
+  type SelfPaymentType,
+} from '../memberships';
 import { memberError } from '../errors';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
@@ -20,7 +27,11 @@ import { changeProfile } from './profile-change';
 import { scheduleMembershipTasks, type LifecycleSettings } from './membership-lifecycle';
 import { members } from './self-client';
 
-export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings: LifecycleSettings, input: AddMembershipInput = ctx.request.body) {
+export async function addMembership(
+  ctx: MemberCtx<AddMembershipInput>,
+  settings: LifecycleSettings,
+  input: AddMembershipInput = ctx.request.body,
+) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   refuseWhilePending(state);
@@ -28,22 +39,46 @@ export async function addMembership(ctx: MemberCtx<AddMembershipInput>, settings
   const found = await getTierWithQuota(ctx, input.tierId);
   let dependantIsFree = false;
   if (p.primaryMemberId && input.paymentType === 'company_paid') {
-    const { familyMembers } = await members<{ hrPrimaryFamily: typeof hrPrimaryFamily }>(ctx).hrPrimaryFamily(p.primaryMemberId);
+    const { familyMembers } = await members<{ hrPrimaryFamily: typeof hrPrimaryFamily }>(ctx).hrPrimaryFamily(
+      p.primaryMemberId,
+    );
     dependantIsFree = freeFamilyMemberIds(company, familyMembers).includes(p.id);
   }
   const quota = found?.quota ?? [];
-  const r = newMembership({ profile: p, company, tier: found?.tier ?? null, input, dependantIsFree, quota, actor: actorFromIdentity(ctx.identity), now: now(), id: randomUUID() });
+  const r = newMembership({
+    profile: p,
+    company,
+    tier: found?.tier ?? null,
+    input,
+    dependantIsFree,
+    quota,
+    actor: actorFromIdentity(ctx.identity),
+    now: now(),
+    id: randomUUID(),
+  });
   if (!r.ok) throw refusalError(r);
   const ruleId = r.membership.eligibilityRuleId;
   // the place is the tier's to count (its writes are exclusive): taken before this change commits, and given back
   // by the tier if the membership never shows up here
-  if (ruleId && quota.some((q) => q.ruleId === ruleId) && !(await claimQuotaPlace(ctx, input.tierId, { ruleId, membershipId: r.membership.id, memberId: p.id }))) {
-    throw refusalError({ ok: false, error: 'QUOTA_FULL', field: 'tierId', message: `Every place under eligibility rule '${ruleId}' of tier '${input.tierId}' is taken` });
+  if (
+    ruleId &&
+    quota.some((q) => q.ruleId === ruleId) &&
+    !(await claimQuotaPlace(ctx, input.tierId, { ruleId, membershipId: r.membership.id, memberId: p.id }))
+  ) {
+    throw refusalError({
+      ok: false,
+      error: 'QUOTA_FULL',
+      field: 'tierId',
+      message: `Every place under eligibility rule '${ruleId}' of tier '${input.tierId}' is taken`,
+    });
   }
   const requested: MemberProfile = { ...p, memberships: [...(p.memberships ?? []), r.membership], updatedAt: now() };
   const moved = nextMemberStatus(p.status, { type: 'membershipAdded' });
   if (moved.ok) requested.status = moved.to;
-  const out = await changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'memberships', membershipId: r.membership.id });
+  const out = await changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, {
+    section: 'memberships',
+    membershipId: r.membership.id,
+  });
   if (out.pendingApprovalId && state.pendingChange) state.pendingChange.membershipId = r.membership.id;
   // also while the change waits for its approval: a task finding no such membership (or another end) does nothing
   scheduleMembershipTasks(ctx, r.membership, settings);
@@ -68,7 +103,11 @@ export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>
   const parsed = parseMembershipListQuery(listingInput(ctx));
   if (!parsed.ok) throw invalidQuery(parsed.errors);
   const page = parsed.query;
-  const all = filterMemberships(p.memberships ?? [], { tierId: page.tierId, tierGroup: page.tierGroup, status: page.status });
+  const all = filterMemberships(p.memberships ?? [], {
+    tierId: page.tierId,
+    tierGroup: page.tierGroup,
+    status: page.status,
+  });
   const slice = all.slice(page.skip, page.skip + page.limit);
   const tiers = new Map<string, TierRecord | null>();
   for (const id of new Set(slice.map((m) => m.tierId))) tiers.set(id, await getTier(ctx, id));
@@ -80,7 +119,14 @@ export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>
       ...m,
       transitions: m.transitions ?? [],
       // a suspension or reinstatement waiting for its approval
-      pendingChange: pending ? { approvalId: pending.approvalId, move: pending.move, reason: pending.reason, requestedAt: pending.requestedAt } : null,
+      pendingChange: pending
+        ? {
+            approvalId: pending.approvalId,
+            move: pending.move,
+            reason: pending.reason,
+            requestedAt: pending.requestedAt,
+          }
+        : null,
       tierName: t?.name ?? null,
       tierType: t?.tierType ?? null,
       fee: t?.fee ?? null,
@@ -108,9 +154,26 @@ export async function listMyTierChoices(ctx: MemberReadCtx) {
     const found = await getTierWithQuota(ctx, id);
     if (!found) continue;
     const { tier, quota } = found;
-    const options = tierOptions({ profile: p as MemberProfile, company, tier, quota, dependantIsFree: false, actor: actorFromIdentity(ctx.identity), now: at });
+    const options = tierOptions({
+      profile: p as MemberProfile,
+      company,
+      tier,
+      quota,
+      dependantIsFree: false,
+      actor: actorFromIdentity(ctx.identity),
+      now: at,
+    });
     if (!options.length) continue;
-    tiers.push({ id: tier.id, name: tier.name, description: tier.description ?? null, tierType: tier.tierType, fee: tier.fee, startDate: tier.startDate, endDate: tier.endDate, options });
+    tiers.push({
+      id: tier.id,
+      name: tier.name,
+      description: tier.description ?? null,
+      tierType: tier.tierType,
+      fee: tier.fee,
+      startDate: tier.startDate,
+      endDate: tier.endDate,
+      options,
+    });
   }
   return { memberStatus: p.status, tiers };
 }
@@ -131,7 +194,11 @@ export interface ChooseTierInput {
 export async function chooseTier(ctx: MemberCtx<ChooseTierInput>, settings: LifecycleSettings) {
   const p = reachable(ctx);
   if (!CHOOSING_STATUSES.includes(p.status)) {
-    throw memberError('INVALID_STATUS_TRANSITION', `A member chooses a tier while pending_tier or active; this member is ${p.status}`, { status: p.status });
+    throw memberError(
+      'INVALID_STATUS_TRANSITION',
+      `A member chooses a tier while pending_tier or active; this member is ${p.status}`,
+      { status: p.status },
+    );
   }
   const { tierId, paymentType } = ctx.request.body;
   return addMembership(ctx as MemberCtx<AddMembershipInput>, settings, { tierId, paymentType });

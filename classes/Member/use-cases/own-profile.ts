@@ -23,7 +23,9 @@ export async function getMemberProfile(ctx: MemberReadCtx) {
           approvalId: pp.approvalId,
           uploadedAt: pp.uploadedAt,
           newPhoto: { filename: pp.idPhoto, ...(await downloadLink(ctx, p.id, pp.idPhoto)) },
-          oldPhoto: pp.previousIdPhoto ? { filename: pp.previousIdPhoto, ...(await downloadLink(ctx, p.id, pp.previousIdPhoto)) } : null,
+          oldPhoto: pp.previousIdPhoto
+            ? { filename: pp.previousIdPhoto, ...(await downloadLink(ctx, p.id, pp.previousIdPhoto)) }
+            : null,
         }
       : null,
   };

@@ -7,7 +7,9 @@ import { downloadLink } from './files';
 import { changeProfile } from './profile-change';
 
 /** updateMemberPersonal's body (schemas/Member/updateMemberPersonal.json) */
-export type UpdatePersonalBody = Partial<Pick<MemberProfile, 'name' | 'middleName' | 'surname' | 'staffId' | 'memberType' | 'memberSubType'>>;
+export type UpdatePersonalBody = Partial<
+  Pick<MemberProfile, 'name' | 'middleName' | 'surname' | 'staffId' | 'memberType' | 'memberSubType'>
+>;
 
 export async function getMemberPersonal(ctx: MemberReadCtx) {
   const p = reachable(ctx);
@@ -19,7 +21,9 @@ export async function getMemberPersonal(ctx: MemberReadCtx) {
     pendingApproval = {
       approvalId: pp.approvalId,
       uploadedAt: pp.uploadedAt,
-      oldPhoto: pp.previousIdPhoto ? { filename: pp.previousIdPhoto, ...(await downloadLink(ctx, p.id, pp.previousIdPhoto)) } : null,
+      oldPhoto: pp.previousIdPhoto
+        ? { filename: pp.previousIdPhoto, ...(await downloadLink(ctx, p.id, pp.previousIdPhoto)) }
+        : null,
       newPhoto: { filename: pp.idPhoto, ...(await downloadLink(ctx, p.id, pp.idPhoto)) },
     };
   }
@@ -54,8 +58,12 @@ export async function updateMemberPersonal(ctx: MemberCtx<UpdatePersonalBody>) {
   }
   if (body.staffId && body.staffId !== p.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', body.staffId);
-    if (owner && owner !== p.id) throw fieldError('STAFF_ID_TAKEN', 'staffId', `Staff id '${body.staffId}' belongs to another member`);
-    requested.previousStaffIds = p.staffId && !(p.previousStaffIds ?? []).includes(p.staffId) ? [...(p.previousStaffIds ?? []), p.staffId] : p.previousStaffIds ?? [];
+    if (owner && owner !== p.id)
+      throw fieldError('STAFF_ID_TAKEN', 'staffId', `Staff id '${body.staffId}' belongs to another member`);
+    requested.previousStaffIds =
+      p.staffId && !(p.previousStaffIds ?? []).includes(p.staffId)
+        ? [...(p.previousStaffIds ?? []), p.staffId]
+        : (p.previousStaffIds ?? []);
   }
   return changeProfile(ctx, requested, MEMBER_UPDATE_EVENT, { section: 'personal' });
 }

@@ -13,7 +13,18 @@ import type { DeepReadonly } from '../../../runtime';
 import { requestGatedChange, settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
 import { fieldError, memberError } from '../errors';
-import { clone, emailKey, hasActiveMembership, logMemberChange, memberIdByLookup, memberState, profileOf, syncEmailLookup, syncStaffIdLookup, type MemberCtx } from '../member-state';
+import {
+  clone,
+  emailKey,
+  hasActiveMembership,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  profileOf,
+  syncEmailLookup,
+  syncStaffIdLookup,
+  type MemberCtx,
+} from '../member-state';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { MEMBER_CREATE_EVENT, refuseWhilePending, whilePending } from './common';
@@ -25,7 +36,12 @@ import { welcomeIfDue } from './welcome';
  * until the approval is reviewed). A request that changes nothing runs no
  * workflow.
  */
-export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberProfile, event: string, additionalData: Record<string, unknown> = {}) {
+export async function changeProfile(
+  ctx: MemberCtx<unknown>,
+  requested: MemberProfile,
+  event: string,
+  additionalData: Record<string, unknown> = {},
+) {
   const state = memberState(ctx);
   refuseWhilePending(state);
   const before = state.profile;
@@ -50,12 +66,18 @@ export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberPr
     const after = change.entity;
     state.profile = after;
     syncStaffIdLookup(ctx, after);
-    if ((await syncEmailLookup(ctx, after)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
+    if ((await syncEmailLookup(ctx, after)) === 'taken')
+      throw fieldError('EMAIL_TAKEN', 'email', `Email '${after.email}' belongs to another member`);
     await logMemberChange(ctx, before, after, { event, approvalId: change.approvalRecord.id });
   } else {
     state.pendingChange = { approvalId: change.approvalId, event, requestedAt: new Date().toISOString() };
   }
-  return { member: state.profile, updatedFields, approval: change.approval, pendingApprovalId: state.pendingChange?.approvalId ?? null };
+  return {
+    member: state.profile,
+    updatedFields,
+    approval: change.approval,
+    pendingApprovalId: state.pendingChange?.approvalId ?? null,
+  };
 }
 
 /**
@@ -64,7 +86,11 @@ export async function changeProfile(ctx: MemberCtx<unknown>, requested: MemberPr
  * approval does not hold them). approveMember drops such a change as it drops
  * one that no longer fits; applying it could not commit.
  */
-export async function lookupConflicts(ctx: MemberCtx<unknown>, before: DeepReadonly<MemberProfile>, after: DeepReadonly<MemberProfile>): Promise<string[]> {
+export async function lookupConflicts(
+  ctx: MemberCtx<unknown>,
+  before: DeepReadonly<MemberProfile>,
+  after: DeepReadonly<MemberProfile>,
+): Promise<string[]> {
   const problems: string[] = [];
   if (after.staffId && after.staffId !== before.staffId) {
     const owner = await memberIdByLookup(ctx, 'staffId', after.staffId);

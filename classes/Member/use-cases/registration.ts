@@ -76,9 +76,20 @@ import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
 import { DEPENDANT_ID, normalizeDependant } from '../hr-contract';
 import { unmappedTypeWarning } from '../hr-sync';
-import { memberIdByLookup, memberState, type MemberCtx, type MemberReadCtx, type MemberStaticCtx } from '../member-state';
+import {
+  memberIdByLookup,
+  memberState,
+  type MemberCtx,
+  type MemberReadCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import { claimable } from './sign-in-common';
-import { hrRegistrationCase, resumeRefusedForStatus, type HeldRegistration, type HrRegistrationCase } from '../registration-rules';
+import {
+  hrRegistrationCase,
+  resumeRefusedForStatus,
+  type HeldRegistration,
+  type HrRegistrationCase,
+} from '../registration-rules';
 import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 import type { createMember, CreateMemberBody } from './creation';
 import type { LinkFamilyBody } from './family';
@@ -109,7 +120,6 @@ type RegistrationCalls = {
   hrApplyDependant: (ctx: Parameters<typeof hrApplyDependant>[0]) => ReturnType<typeof hrApplyDependant>;
   hrRegistrationOf: typeof hrRegistrationOf;
 };
-
 
 export function hrUnavailable(err: unknown): ActorError {
   if (err instanceof HrClientError) {
@@ -153,7 +163,10 @@ async function within<T>(outer: AbortSignal, ms: number, fn: (signal: AbortSigna
   const onAbort = () => controller.abort(outer.reason);
   if (outer.aborted) onAbort();
   else outer.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new DOMException('the time budget passed', 'TimeoutError')), Math.max(1, Math.floor(ms)));
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('the time budget passed', 'TimeoutError')),
+    Math.max(1, Math.floor(ms)),
+  );
   try {
     return await fn(controller.signal);
   } finally {
@@ -222,7 +235,11 @@ const HR_FIELD_OF: Record<string, string> = {
  * fields, not a 400 about fields the caller never sent. Other refusals (409:
  * the email belongs to another member) are answered as they are.
  */
-async function createFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, employee: HrEmployee, body: CreateMemberBody): Promise<MemberProfile> {
+async function createFromHr(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  employee: HrEmployee,
+  body: CreateMemberBody,
+): Promise<MemberProfile> {
   try {
     return (await members<RegistrationCalls>(ctx).createMember(undefined, body)).member;
   } catch (err) {
@@ -230,12 +247,19 @@ async function createFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, employee: 
     const inner = (err.details ?? {}) as { errors?: { field?: unknown; reason?: unknown }[] };
     const errors = (Array.isArray(inner.errors) ? inner.errors : []).map((e) => {
       const field = String(e.field ?? '');
-      return { field: (Object.hasOwn(HR_FIELD_OF, field) ? HR_FIELD_OF[field] : undefined) ?? field, reason: String(e.reason ?? err.message) };
+      return {
+        field: (Object.hasOwn(HR_FIELD_OF, field) ? HR_FIELD_OF[field] : undefined) ?? field,
+        reason: String(e.reason ?? err.message),
+      };
     });
-    throw memberError('HR_RECORD_REJECTED', `Employee '${employee.employeeId}' cannot become a member: ${err.message}`, {
-      ...(errors.length ? { errors, field: errors[0]!.field } : {}),
-      cause: { code: err.code, message: err.message },
-    });
+    throw memberError(
+      'HR_RECORD_REJECTED',
+      `Employee '${employee.employeeId}' cannot become a member: ${err.message}`,
+      {
+        ...(errors.length ? { errors, field: errors[0]!.field } : {}),
+        cause: { code: err.code, message: err.message },
+      },
+    );
   }
 }
 
@@ -249,9 +273,14 @@ type Registrable =
 
 function refuseInactiveEmployee(employee: HrEmployee): void {
   if (employee.status.toLowerCase() !== 'active') {
-    throw fieldError('HR_RECORD_REJECTED', 'status', `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`, {
-      field: 'status',
-    });
+    throw fieldError(
+      'HR_RECORD_REJECTED',
+      'status',
+      `Employee '${employee.employeeId}' has HR status '${employee.status}'; only active employees register`,
+      {
+        field: 'status',
+      },
+    );
   }
 }
 
@@ -259,9 +288,17 @@ type RecordCompany = NonNullable<Awaited<ReturnType<typeof getCompanyByBgId>>>;
 
 /** the HR record's company, once it exists and takes members; 422 5031 on companyId otherwise */
 function companyOfRecord(employee: HrEmployee, company: RecordCompany | null): RecordCompany {
-  if (!company) throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, { field: 'companyId' });
+  if (!company)
+    throw fieldError('HR_RECORD_REJECTED', 'companyId', `No company has BG_ID '${employee.companyId}'`, {
+      field: 'companyId',
+    });
   if (!companyTakesMembers(company)) {
-    throw fieldError('HR_RECORD_REJECTED', 'companyId', `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`, { field: 'companyId' });
+    throw fieldError(
+      'HR_RECORD_REJECTED',
+      'companyId',
+      `The company with BG_ID '${employee.companyId}' is ${company.status}; members join active companies only`,
+      { field: 'companyId' },
+    );
   }
   return company;
 }
@@ -303,7 +340,9 @@ async function registrableEmployee(
   if (existing) {
     const held = await members<RegistrationCalls>(ctx).hrRegistrationOf(existing);
     if (caseOf(held) !== 'resume') {
-      throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, { memberId: existing });
+      throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}'`, {
+        memberId: existing,
+      });
     }
     // what a new registration of this HR record would be refused for, it is refused for on resume too
     refuseInactiveEmployee(employee);
@@ -317,17 +356,26 @@ async function registrableEmployee(
       );
     }
     if (resumeRefusedForStatus(held.member.status)) {
-      throw memberError('ALREADY_REGISTERED', `Employee '${employee.employeeId}' is already member '${existing}', which is ${held.member.status}; its registration is not finished`, {
-        memberId: existing,
-        status: held.member.status,
-      });
+      throw memberError(
+        'ALREADY_REGISTERED',
+        `Employee '${employee.employeeId}' is already member '${existing}', which is ${held.member.status}; its registration is not finished`,
+        {
+          memberId: existing,
+          status: held.member.status,
+        },
+      );
     }
     return { resume: held.member, employee };
   }
   refuseInactiveEmployee(employee);
   const memberType = await findMemberTypeBySystemIdentifier(ctx, employee.employmentType);
   if (!memberType || memberType.status !== 'active') {
-    throw fieldError('HR_RECORD_REJECTED', 'employmentType', `Employment type '${employee.employmentType}' matches no active member type`, { field: 'employmentType' });
+    throw fieldError(
+      'HR_RECORD_REJECTED',
+      'employmentType',
+      `Employment type '${employee.employmentType}' matches no active member type`,
+      { field: 'employmentType' },
+    );
   }
   return { employee, memberType, company: companyOfRecord(employee, company) };
 }
@@ -351,14 +399,32 @@ export interface RegistrationCheck {
  * registered. What only createMember itself checks (its schema, the company's
  * eligibility of the member type) is not known until the registration runs.
  */
-export async function checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromHrBody>, hr: HrClient, budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000): Promise<RegistrationCheck> {
+export async function checkRegistrationFromHr(
+  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  hr: HrClient,
+  budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
+): Promise<RegistrationCheck> {
   const found = await registrableEmployee(ctx, hr, budgetMs - LOOKUP_RESERVE_MS);
   const { employee } = found;
   if (found.resume) {
     const member = found.resume;
-    return { registrable: true, employeeId: employee.employeeId, memberType: member.memberType ?? '', company: { id: member.company.id }, dependants: employee.dependants.length, resumed: true, memberId: member.id };
+    return {
+      registrable: true,
+      employeeId: employee.employeeId,
+      memberType: member.memberType ?? '',
+      company: { id: member.company.id },
+      dependants: employee.dependants.length,
+      resumed: true,
+      memberId: member.id,
+    };
   }
-  return { registrable: true, employeeId: employee.employeeId, memberType: found.memberType.id, company: { id: found.company.id }, dependants: employee.dependants.length };
+  return {
+    registrable: true,
+    employeeId: employee.employeeId,
+    memberType: found.memberType.id,
+    company: { id: found.company.id },
+    dependants: employee.dependants.length,
+  };
 }
 
 /** who registers: the back office (registerFromHr) or the employee themselves (self-registration.ts) */
@@ -382,12 +448,21 @@ export async function registerFromHr(
   const { loginMethod } = ctx.request.body;
   let held: string | null = null;
   try {
-    const found = await registrableEmployee(ctx, hr, left() - LOOKUP_RESERVE_MS, async (employee) => {
-      // one registration per employee at a time (a crashed call's hold lapses with the window)
-      const hit = await ctx.limits.hit(REGISTRATION_LOCK, employee.employeeId, { max: 1, windowSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS });
-      if (!hit.allowed) throw registrationInProgress(employee.employeeId, hit.retryAfterSeconds);
-      held = employee.employeeId;
-    }, mode.caseOf);
+    const found = await registrableEmployee(
+      ctx,
+      hr,
+      left() - LOOKUP_RESERVE_MS,
+      async (employee) => {
+        // one registration per employee at a time (a crashed call's hold lapses with the window)
+        const hit = await ctx.limits.hit(REGISTRATION_LOCK, employee.employeeId, {
+          max: 1,
+          windowSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS,
+        });
+        if (!hit.allowed) throw registrationInProgress(employee.employeeId, hit.retryAfterSeconds);
+        held = employee.employeeId;
+      },
+      mode.caseOf,
+    );
     return await registerFound(ctx, hr, idCards, found, loginMethod, left, mode.source);
   } finally {
     // best effort: a release that fails must not turn a finished registration into a failed one (whose effects
@@ -463,7 +538,12 @@ async function finishRegistration(
   }));
   const warnings: string[] = [];
   const dependants: RegistrationResult['dependants'] = [];
-  const primary = { id: member.id, company: member.company, memberType: member.memberType, loginMethod: member.loginMethod };
+  const primary = {
+    id: member.id,
+    company: member.company,
+    memberType: member.memberType,
+    loginMethod: member.loginMethod,
+  };
   for (const d of employee.dependants) {
     if (!DEPENDANT_ID.test(d.id)) {
       warnings.push(`Dependant '${d.id}' was not created: its id is not a valid member id`);
@@ -474,9 +554,19 @@ async function finishRegistration(
     const memberSubTypeId = subType && subType.status === 'active' ? subType.id : null;
     const depWarnings = memberSubTypeId ? [] : [unmappedTypeWarning(record.type)];
     try {
-      const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, { record, memberSubTypeId, primary, actor: actorFromIdentity(ctx.identity) });
+      const applied = await members<RegistrationCalls>(ctx).hrApplyDependant(d.id, {
+        record,
+        memberSubTypeId,
+        primary,
+        actor: actorFromIdentity(ctx.identity),
+      });
       // listed on the new member once this call has returned (an effect; in order with the other dependants)
-      await ctx.effect({ classId: 'Member', method: 'linkFamilyMember', instanceId: member.id, body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody });
+      await ctx.effect({
+        classId: 'Member',
+        method: 'linkFamilyMember',
+        instanceId: member.id,
+        body: { ref: applied.ref, actor: actorFromIdentity(ctx.identity) } satisfies LinkFamilyBody,
+      });
       dependants.push({ id: d.id, created: applied.created, warnings: [...depWarnings, ...applied.warnings] });
     } catch (err) {
       if (!(err instanceof ActorError) || err.status >= 500) throw err;
@@ -487,12 +577,15 @@ async function finishRegistration(
   let memberIdRecorded = true;
   try {
     const inline = left() - ANSWER_RESERVE_MS;
-    if (inline < MIN_INLINE_MS) throw new HrClientError('timeout', 'no time was left in this call to wait for the HR system');
+    if (inline < MIN_INLINE_MS)
+      throw new HrClientError('timeout', 'no time was left in this call to wait for the HR system');
     await within(ctx.signal, inline, (signal) => hr.recordMemberId(employee.employeeId, member.id, signal));
   } catch (err) {
     memberIdRecorded = false;
     await ctx.enqueue('Member', 'recordHrMemberId', member.id, { employeeId: employee.employeeId });
-    warnings.push(`The member id could not be recorded in the HR system yet (${(err as Error).message}); it is retried in the background`);
+    warnings.push(
+      `The member id could not be recorded in the HR system yet (${(err as Error).message}); it is retried in the background`,
+    );
   }
   const { outcome: idCard, warnings: cardWarnings } = await card;
   warnings.push(...cardWarnings);
@@ -514,7 +607,11 @@ export async function markHrRegistrationFinished(ctx: MemberCtx<MarkHrRegistrati
   const { at, memberIdRecorded } = ctx.request.body;
   if (memberIdRecorded && !state.hrMemberIdRecordedAt) state.hrMemberIdRecordedAt = at;
   if (!state.hrRegistrationFinishedAt) state.hrRegistrationFinishedAt = at;
-  return { finished: true, at: state.hrRegistrationFinishedAt, hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null };
+  return {
+    finished: true,
+    at: state.hrRegistrationFinishedAt,
+    hrMemberIdRecordedAt: state.hrMemberIdRecordedAt ?? null,
+  };
 }
 
 /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */

@@ -55,7 +55,16 @@ import { HrClientError, type HrClient } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
 import { hashPassword } from '../../_platform/passwords';
 import { fieldError, memberError } from '../errors';
-import { clone, emailKey, logMemberChange, memberIdByLookup, memberState, syncEmailLookup, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import {
+  clone,
+  emailKey,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  syncEmailLookup,
+  type MemberCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import { selfRegistrationCase } from '../registration-rules';
 import { now, reachable } from './common';
 import {
@@ -117,7 +126,10 @@ export interface StartSelfRegistrationBody {
 /** the task's result: whether a code went out, and if not why (for the operators; nobody else sees it) */
 export type StartSelfRegistrationResult =
   | { mailed: true }
-  | { mailed: false; reason: 'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded' };
+  | {
+      mailed: false;
+      reason: 'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded';
+    };
 
 /** what a member holding an email says of its registration, or null when no member holds it */
 async function heldByEmail(ctx: MemberStaticCtx<unknown>, email: string) {
@@ -126,10 +138,19 @@ async function heldByEmail(ctx: MemberStaticCtx<unknown>, email: string) {
 }
 
 /** a registration code for `email`, mailed (Otp's issue limits: nothing past them) */
-async function mailRegistrationCode(ctx: MemberStaticCtx<StartSelfRegistrationBody>, email: string, name: string): Promise<StartSelfRegistrationResult> {
+async function mailRegistrationCode(
+  ctx: MemberStaticCtx<StartSelfRegistrationBody>,
+  email: string,
+  name: string,
+): Promise<StartSelfRegistrationResult> {
   const details = ctx.request.body.requesterDetails ?? requesterDetails(ctx);
   try {
-    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, tokenType: 'numeric', requestedBy: REQUESTED_BY, requesterDetails: details });
+    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), {
+      otpType: REGISTRATION_OTP,
+      tokenType: 'numeric',
+      requestedBy: REQUESTED_BY,
+      requesterDetails: details,
+    });
     await notify(ctx, REGISTRATION_TEMPLATE, { to: [email], parameters: { otp: token, name } });
   } catch (err) {
     if (err instanceof ActorError && err.status === 429) return { mailed: false, reason: 'otp_limit_exceeded' };
@@ -144,11 +165,15 @@ async function mailRegistrationCode(ctx: MemberStaticCtx<StartSelfRegistrationBo
  * who never had a password, such as a dependant HR listed with this email).
  * Otherwise the HR lookup, and a code to an active employee who may register.
  */
-export async function startSelfRegistration(ctx: MemberStaticCtx<StartSelfRegistrationBody>, hr: HrClient): Promise<StartSelfRegistrationResult> {
+export async function startSelfRegistration(
+  ctx: MemberStaticCtx<StartSelfRegistrationBody>,
+  hr: HrClient,
+): Promise<StartSelfRegistrationResult> {
   const email = emailKey(ctx.request.body.email);
   const holder = await heldByEmail(ctx, email);
   if (holder) {
-    if (selfRegistrationCase(holder) === 'resume' || holder.claimable) return mailRegistrationCode(ctx, email, holder.member.name);
+    if (selfRegistrationCase(holder) === 'resume' || holder.claimable)
+      return mailRegistrationCode(ctx, email, holder.member.name);
     return { mailed: false, reason: 'already_registered' };
   }
   if (!hr.configured) return { mailed: false, reason: 'hr_not_configured' };
@@ -158,9 +183,13 @@ export async function startSelfRegistration(ctx: MemberStaticCtx<StartSelfRegist
   } catch (err) {
     // the task is retried with backoff: the employee is waiting for a code
     const e = hrUnavailable(err);
-    throw new ActorError(e.status, e.code, e.message, { details: e.details, retryable: !(err instanceof HrClientError && err.kind === 'not_configured') });
+    throw new ActorError(e.status, e.code, e.message, {
+      details: e.details,
+      retryable: !(err instanceof HrClientError && err.kind === 'not_configured'),
+    });
   }
-  if (!employee || employee.status.toLowerCase() !== 'active') return { mailed: false, reason: 'not_an_active_employee' };
+  if (!employee || employee.status.toLowerCase() !== 'active')
+    return { mailed: false, reason: 'not_an_active_employee' };
   const existing = await memberIdByLookup(ctx, 'staffId', employee.employeeId);
   if (existing) {
     const held = await members<{ hrRegistrationOf: typeof hrRegistrationOf }>(ctx).hrRegistrationOf(existing);
@@ -177,7 +206,11 @@ export interface CompleteRegistrationBody {
 }
 
 /** Step 3: the code, the registration (or its resume), the password, a session. */
-export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: HrClient, idCards: IdCardLookup) {
+export async function completeRegistration(
+  ctx: MemberStaticCtx<CompleteRegistrationBody>,
+  hr: HrClient,
+  idCards: IdCardLookup,
+) {
   const started = Date.now();
   await throttleAddress(ctx, 'completeRegistration');
   const email = emailKey(ctx.request.body.email);
@@ -188,9 +221,13 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
   checkPasswordPolicy(password, { email, name: '', middleName: null, surname: '' });
   const hit = await ctx.limits.hit(COMPLETE_LOCK, email, { max: 1, windowSeconds: COMPLETE_LOCK_SECONDS });
   if (!hit.allowed) {
-    throw memberError('REGISTRATION_IN_PROGRESS', `A registration with this email is in progress; try again once it has ended (at the latest in ${hit.retryAfterSeconds} s)`, {
-      retryAfterSeconds: hit.retryAfterSeconds,
-    });
+    throw memberError(
+      'REGISTRATION_IN_PROGRESS',
+      `A registration with this email is in progress; try again once it has ended (at the latest in ${hit.retryAfterSeconds} s)`,
+      {
+        retryAfterSeconds: hit.retryAfterSeconds,
+      },
+    );
   }
   try {
     return await completeHeld(ctx, hr, idCards, email, started);
@@ -208,7 +245,12 @@ export async function completeRegistration(ctx: MemberStaticCtx<CompleteRegistra
  */
 async function codeAccepted(ctx: MemberStaticCtx<unknown>, email: string, code: string): Promise<boolean> {
   try {
-    const check = await otpClient(ctx).verify(registrationOtpInstance(email), { otpType: REGISTRATION_OTP, token: code, requestedBy: REQUESTED_BY, requesterDetails: requesterDetails(ctx) });
+    const check = await otpClient(ctx).verify(registrationOtpInstance(email), {
+      otpType: REGISTRATION_OTP,
+      token: code,
+      requestedBy: REQUESTED_BY,
+      requesterDetails: requesterDetails(ctx),
+    });
     return check.isSuccessful;
   } catch (err) {
     if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) return false;
@@ -216,20 +258,40 @@ async function codeAccepted(ctx: MemberStaticCtx<unknown>, email: string, code: 
   }
 }
 
-async function completeHeld(ctx: MemberStaticCtx<CompleteRegistrationBody>, hr: HrClient, idCards: IdCardLookup, email: string, started: number) {
+async function completeHeld(
+  ctx: MemberStaticCtx<CompleteRegistrationBody>,
+  hr: HrClient,
+  idCards: IdCardLookup,
+  email: string,
+  started: number,
+) {
   const { code, password } = ctx.request.body;
   if (!(await codeAccepted(ctx, email, code))) throw invalidCode();
-  const setPassword = (id: string) => members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(id, { password });
+  const setPassword = (id: string) =>
+    members<{ setRegistrationPassword: typeof setRegistrationPassword }>(ctx).setRegistrationPassword(id, { password });
   const holder = await heldByEmail(ctx, email);
   if (holder && selfRegistrationCase(holder) !== 'resume') {
     // a member who never had a password (a dependant): the code was its invitation; nothing to ask HR
-    if (!holder.claimable) throw memberError('ALREADY_REGISTERED', 'This email already signs in: use login, or reset the password', { memberId: holder.member.id });
+    if (!holder.claimable)
+      throw memberError('ALREADY_REGISTERED', 'This email already signs in: use login, or reset the password', {
+        memberId: holder.member.id,
+      });
     const member = await setPassword(holder.member.id);
-    return { ...(await openSession(ctx, member.id)), member, registration: { claimed: true as const, dependants: [], memberIdRecorded: false, warnings: [] } };
+    return {
+      ...(await openSession(ctx, member.id)),
+      member,
+      registration: { claimed: true as const, dependants: [], memberIdRecorded: false, warnings: [] },
+    };
   }
   const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase };
   const budget = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000 - PASSWORD_RESERVE_MS - (Date.now() - started);
-  const registration: RegistrationResult = await registerFromHr(ctx as unknown as Parameters<typeof registerFromHr>[0], hr, idCards, budget, mode);
+  const registration: RegistrationResult = await registerFromHr(
+    ctx as unknown as Parameters<typeof registerFromHr>[0],
+    hr,
+    idCards,
+    budget,
+    mode,
+  );
   const member = await setPassword(registration.member.id);
   ctx.response.status = registration.resumed ? 200 : 201;
   const { member: _created, ...rest } = registration;
@@ -253,7 +315,11 @@ export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPass
   const p = state.profile;
   if (!p) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
   if (state.creationSource !== 'self_registration' && !claimable(p, state)) {
-    throw memberError('ALREADY_REGISTERED', `Member '${p.id}' did not register itself and has a password or waits for an invitation`, { memberId: p.id });
+    throw memberError(
+      'ALREADY_REGISTERED',
+      `Member '${p.id}' did not register itself and has a password or waits for an invitation`,
+      { memberId: p.id },
+    );
   }
   const { password } = ctx.request.body;
   checkPasswordPolicy(password, signInView(p, state));
@@ -290,13 +356,14 @@ export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>, hr:
   const p = reachable(ctx);
   await throttleAccount(ctx, 'inviteMyDependant', p.id);
   const { familyMemberId, email } = ctx.request.body;
-  if (p.primaryMemberId) throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
+  if (p.primaryMemberId)
+    throw memberError('NOT_A_PRIMARY_MEMBER', `Member ${p.id} is a dependant and has no family members of its own`);
   if (!(p.familyMembers ?? []).some((f) => f.id === familyMemberId)) {
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
   }
   // an employee's email is the employee's to register with, not a dependant's to take
   if (email && (await employeeEmail(ctx, hr, email))) {
-    throw fieldError('EMAIL_TAKEN', 'email', 'This email is an employee\'s: they register themselves with it');
+    throw fieldError('EMAIL_TAKEN', 'email', "This email is an employee's: they register themselves with it");
   }
   const body: DependantInvitationBody = {
     primaryMemberId: p.id,
@@ -304,7 +371,10 @@ export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>, hr:
     requesterDetails: requesterDetails(ctx),
     ...(email ? { email } : {}),
   };
-  return members<{ sendDependantInvitation: typeof sendDependantInvitation }>(ctx).sendDependantInvitation(familyMemberId, body);
+  return members<{ sendDependantInvitation: typeof sendDependantInvitation }>(ctx).sendDependantInvitation(
+    familyMemberId,
+    body,
+  );
 }
 
 /** does HR know `email` as an employee's? (false when no HR system is configured) */
@@ -337,19 +407,29 @@ export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitation
   const p = state.profile;
   const body = ctx.request.body;
   if (!p || p.primaryMemberId !== body.primaryMemberId) {
-    throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${ctx.instanceId} is not a family member of ${body.primaryMemberId}`);
+    throw memberError(
+      'FAMILY_MEMBER_NOT_FOUND',
+      `Member ${ctx.instanceId} is not a family member of ${body.primaryMemberId}`,
+    );
   }
-  if (!p.email && !body.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has no email: give the one its invitation goes to');
+  if (!p.email && !body.email)
+    throw fieldError('INVALID_INPUT', 'email', 'The dependant has no email: give the one its invitation goes to');
   // who may be invited first: the answer to an email another member holds is for a dependant that could use it
   if (!claimable({ ...p, email: p.email ?? body.email ?? null }, state)) {
-    throw memberError('ALREADY_REGISTERED', `Dependant ${p.id} cannot be invited: it signs in already, signs in by SSO, or is ${p.status}`, { memberId: p.id, status: p.status });
+    throw memberError(
+      'ALREADY_REGISTERED',
+      `Dependant ${p.id} cannot be invited: it signs in already, signs in by SSO, or is ${p.status}`,
+      { memberId: p.id, status: p.status },
+    );
   }
   if (body.email && emailKey(body.email) !== emailKey(p.email ?? '')) {
-    if (p.email) throw fieldError('INVALID_INPUT', 'email', 'The dependant has an email already; its invitation goes there');
+    if (p.email)
+      throw fieldError('INVALID_INPUT', 'email', 'The dependant has an email already; its invitation goes there');
     const before = clone(p);
     p.email = body.email.trim();
     p.updatedAt = now();
-    if ((await syncEmailLookup(ctx, p)) === 'taken') throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
+    if ((await syncEmailLookup(ctx, p)) === 'taken')
+      throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
     await logMemberChange(ctx, before, p, { source: 'dependant_invitation', section: 'contact' });
   }
   const email = emailKey(p.email!);
@@ -359,6 +439,9 @@ export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitation
     requestedBy: body.primaryMemberId,
     requesterDetails: body.requesterDetails,
   });
-  await notify(ctx, DEPENDANT_INVITATION_TEMPLATE, { to: [email], parameters: { otp: token, name: p.name, inviterName: body.inviterName } });
+  await notify(ctx, DEPENDANT_INVITATION_TEMPLATE, {
+    to: [email],
+    parameters: { otp: token, name: p.name, inviterName: body.inviterName },
+  });
   return { familyMemberId: p.id, email, sent: true as const };
 }

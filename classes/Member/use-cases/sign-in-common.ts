@@ -33,13 +33,23 @@ export function requesterDetails(ctx: Pick<BaseCtx, 'identity' | 'request'>, ide
   const ua = ctx.request.headers?.['user-agent'];
   const userAgent = (Array.isArray(ua) ? ua[0] : ua)?.slice(0, 512);
   const ip = ctx.request.ip?.slice(0, 64);
-  return { identity: identity ?? ctx.identity.type, ...(userAgent ? { userAgent } : {}), ...(ip ? { ipAddress: ip } : {}) };
+  return {
+    identity: identity ?? ctx.identity.type,
+    ...(userAgent ? { userAgent } : {}),
+    ...(ip ? { ipAddress: ip } : {}),
+  };
 }
 
-async function hit(ctx: Pick<BaseCtx, 'limits'>, counter: { name: string; limit: { max: number; windowSeconds: number } }, key: string): Promise<void> {
+async function hit(
+  ctx: Pick<BaseCtx, 'limits'>,
+  counter: { name: string; limit: { max: number; windowSeconds: number } },
+  key: string,
+): Promise<void> {
   const r = await ctx.limits.hit(counter.name, key, counter.limit);
   if (r.allowed) return;
-  throw memberError('TOO_MANY_ATTEMPTS', `Too many attempts: try again in ${r.retryAfterSeconds} s`, { retryAfterSeconds: r.retryAfterSeconds });
+  throw memberError('TOO_MANY_ATTEMPTS', `Too many attempts: try again in ${r.retryAfterSeconds} s`, {
+    retryAfterSeconds: r.retryAfterSeconds,
+  });
 }
 
 /**
@@ -53,7 +63,11 @@ export async function throttleAddress(ctx: Pick<BaseCtx, 'limits' | 'request'>, 
 }
 
 /** One hit on the operation's per-account counter, keyed by the lower-cased email or the member id. */
-export async function throttleAccount(ctx: Pick<BaseCtx, 'limits'>, op: ThrottledOperation, account: string): Promise<void> {
+export async function throttleAccount(
+  ctx: Pick<BaseCtx, 'limits'>,
+  op: ThrottledOperation,
+  account: string,
+): Promise<void> {
   const counter = throttleCounter(op, 'account');
   if (counter) await hit(ctx, counter, account);
 }
@@ -83,7 +97,10 @@ export function memberActor(memberId: string): Actor {
 }
 
 function refuseProblems(problems: ReturnType<typeof passwordProblems>): void {
-  if (problems.length) throw memberError('WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, { errors: problems });
+  if (problems.length)
+    throw memberError('WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, {
+      errors: problems,
+    });
 }
 
 /**
@@ -92,7 +109,11 @@ function refuseProblems(problems: ReturnType<typeof passwordProblems>): void {
  * Its answer tells whether a word is the member's email or name: call it only
  * for a caller who proved to be the member (a session, a matched link token).
  */
-export function checkPasswordPolicy(password: string, m: Pick<SignInView, 'email' | 'name' | 'middleName' | 'surname'>, field = 'password'): void {
+export function checkPasswordPolicy(
+  password: string,
+  m: Pick<SignInView, 'email' | 'name' | 'middleName' | 'surname'>,
+  field = 'password',
+): void {
   refuseProblems(passwordProblems(password, { email: m.email, words: [m.name, m.middleName, m.surname], field }));
 }
 
@@ -109,7 +130,13 @@ export const invalidCode = (message = 'The code is not valid') => memberError('I
 
 /** 401 5037 for a code Otp did not accept: how many tries are left for a wrong one, else why (expired, spent) */
 export function refusedCode(check: { validationResult?: string; remainingAttempts?: number }): ActorError {
-  return memberError('INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : { validationResult: check.validationResult });
+  return memberError(
+    'INVALID_CODE',
+    'The code is not valid',
+    check.validationResult === 'invalid_token'
+      ? { remainingAttempts: check.remainingAttempts }
+      : { validationResult: check.validationResult },
+  );
 }
 
 /** Is `err` Otp's error `name` (429 6001 or 6002, as otpClient throws them)? */
@@ -121,5 +148,10 @@ export function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is A
 /** A signed-in member's session: a short-lived enduser access token and a refresh token (exchanged at POST /<projectId>/auth/refresh). */
 export async function openSession(ctx: { readonly tokens: TokenIssuer }, memberId: string) {
   const s = await ctx.tokens.issue({ sub: memberId, type: 'enduser', refresh: true });
-  return { memberId, accessToken: s.token, expiresAt: s.expiresAt, ...(s.refreshToken ? { refreshToken: s.refreshToken } : {}) };
+  return {
+    memberId,
+    accessToken: s.token,
+    expiresAt: s.expiresAt,
+    ...(s.refreshToken ? { refreshToken: s.refreshToken } : {}),
+  };
 }

@@ -28,7 +28,16 @@ import { notify } from '../../NotificationManager/client';
 import type { RequesterDetails } from '../../Otp/types';
 import { otpClient, otpInstanceId } from '../../Otp/client';
 import { fieldError, memberError } from '../errors';
-import { clone, hasActiveMembership, logMemberChange, memberState, profileOf, type MemberCtx, type MemberStaticCtx, type NoBody } from '../member-state';
+import {
+  clone,
+  hasActiveMembership,
+  logMemberChange,
+  memberState,
+  profileOf,
+  type MemberCtx,
+  type MemberStaticCtx,
+  type NoBody,
+} from '../member-state';
 import {
   APP_ROUTES,
   appLink,
@@ -78,7 +87,13 @@ export interface RestartInvitationBody {
 }
 
 /** A new invitation token for the member, mailed as an effect of the calling change (429 6001 past Otp's otpLimit). */
-async function issueInvitation(ctx: MemberCtx<unknown>, p: MemberProfile, settings: SignInSettings, requestedBy: string, requester: RequesterDetails) {
+async function issueInvitation(
+  ctx: MemberCtx<unknown>,
+  p: MemberProfile,
+  settings: SignInSettings,
+  requestedBy: string,
+  requester: RequesterDetails,
+) {
   const issued = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, p.id), {
     otpType: INVITATION_OTP,
     tokenType: 'uuid',
@@ -94,7 +109,11 @@ async function issueInvitation(ctx: MemberCtx<unknown>, p: MemberProfile, settin
 
 export async function sendInviteEmail(ctx: MemberCtx<NoBody>, settings: SignInSettings) {
   const p = reachable(ctx);
-  const r = nextMemberStatus(p.status, { type: 'sendInviteEmail', loginMethod: p.loginMethod, hasActiveMembership: hasActiveMembership(p) });
+  const r = nextMemberStatus(p.status, {
+    type: 'sendInviteEmail',
+    loginMethod: p.loginMethod,
+    hasActiveMembership: hasActiveMembership(p),
+  });
   if (!r.ok) throw fieldError(r.error, 'status', r.message, { status: p.status });
   if (!p.email) throw fieldError('INVALID_INPUT', 'email', 'The member has no email address to send the invitation to');
   const invitation = await issueInvitation(ctx, p, settings, ctx.identity.userId ?? 'system', requesterDetails(ctx));
@@ -114,12 +133,20 @@ export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, s
   if (p?.email && (selfRegistrationCase(heldRegistration(state)) === 'resume' || claimable(p, state))) {
     // a self-registration stopped half-way, or a member who never had a password and waits for no invitation (a
     // dependant): a registration code lets it in (self-registration.ts)
-    ctx.schedule({ method: 'startSelfRegistration', body: { email: p.email, requesterDetails: ctx.request.body.requesterDetails } satisfies StartSelfRegistrationBody, delaySeconds: 0 });
+    ctx.schedule({
+      method: 'startSelfRegistration',
+      body: { email: p.email, requesterDetails: ctx.request.body.requesterDetails } satisfies StartSelfRegistrationBody,
+      delaySeconds: 0,
+    });
     return { sent: false, selfRegistration: true };
   }
   if (!p || !mayRestartInvitation(signInView(p, state))) return { sent: false };
   // the conditions of a re-send (spec 3.1): still an active membership
-  const r = nextMemberStatus(p.status, { type: 'sendInviteEmail', loginMethod: p.loginMethod, hasActiveMembership: hasActiveMembership(p) });
+  const r = nextMemberStatus(p.status, {
+    type: 'sendInviteEmail',
+    loginMethod: p.loginMethod,
+    hasActiveMembership: hasActiveMembership(p),
+  });
   if (!r.ok) return { sent: false };
   try {
     await issueInvitation(ctx, p, settings, ctx.request.body.requestedBy, ctx.request.body.requesterDetails);
@@ -165,7 +192,13 @@ export async function acceptInvitation(ctx: MemberCtx<TokenPasswordBody>) {
   const { token, password } = ctx.request.body;
   const link = parseLinkToken(token);
   const invalid = () => invalidCode('The invitation is not valid: ask for a new one');
-  if (!link || link.memberId !== p.id || p.status !== 'pending_invitation_acceptance' || p.loginMethod !== 'email_password') throw invalid();
+  if (
+    !link ||
+    link.memberId !== p.id ||
+    p.status !== 'pending_invitation_acceptance' ||
+    p.loginMethod !== 'email_password'
+  )
+    throw invalid();
   // before the token is spent: a password refused by the rules that need no account leaves the invitation usable
   checkContextFreePasswordPolicy(password);
   const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {

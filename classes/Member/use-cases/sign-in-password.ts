@@ -21,7 +21,14 @@ import { notify } from '../../NotificationManager/client';
 import type { RequesterDetails } from '../../Otp/types';
 import { otpClient, otpInstanceId } from '../../Otp/client';
 import { fieldError, memberError } from '../errors';
-import { emailKey, memberIdByLookup, memberState, profileOf, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import {
+  emailKey,
+  memberIdByLookup,
+  memberState,
+  profileOf,
+  type MemberCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import { APP_ROUTES, appLink, linkToken, mayUsePassword, parseLinkToken, type SignInSettings } from '../sign-in-rules';
 import type { MemberPrivateState } from '../types';
 import { now, reachable } from './common';
@@ -57,7 +64,9 @@ export interface ChangePasswordBody {
   newPassword: string;
 }
 
-export const RESET_ANSWER = Object.freeze({ message: 'If this email belongs to a member who signs in with a password, a reset link has been sent to it' });
+export const RESET_ANSWER = Object.freeze({
+  message: 'If this email belongs to a member who signs in with a password, a reset link has been sent to it',
+});
 
 export async function sendPasswordResetEmail(ctx: MemberStaticCtx<EmailBody>) {
   await throttleAddress(ctx, 'sendPasswordResetEmail');
@@ -65,7 +74,11 @@ export async function sendPasswordResetEmail(ctx: MemberStaticCtx<EmailBody>) {
   await throttleAccount(ctx, 'sendPasswordResetEmail', email);
   const id = await memberIdByLookup(ctx, 'email', email);
   // queued for any member the email names (the job decides whether it may reset): the answer waits for nothing
-  if (id) await ctx.enqueue(CLASS_ID, 'mailPasswordReset', id, { requestedBy: email, requesterDetails: requesterDetails(ctx) });
+  if (id)
+    await ctx.enqueue(CLASS_ID, 'mailPasswordReset', id, {
+      requestedBy: email,
+      requesterDetails: requesterDetails(ctx),
+    });
   ctx.response.status = 202;
   return { ...RESET_ANSWER };
 }
@@ -95,7 +108,13 @@ export async function mailPasswordReset(ctx: MemberCtx<MailPasswordResetBody>, s
 }
 
 /** Stores a new password hash: tokens issued before now stop working (validAfter), refresh tokens are revoked; audit-logged. */
-async function storePassword(ctx: MemberCtx<unknown>, state: MemberPrivateState, passwordHash: string, source: string, actor?: Actor): Promise<void> {
+async function storePassword(
+  ctx: MemberCtx<unknown>,
+  state: MemberPrivateState,
+  passwordHash: string,
+  source: string,
+  actor?: Actor,
+): Promise<void> {
   const at = now();
   const previous = state.credentials?.passwordChangedAt ?? null;
   state.credentials = { passwordHash, passwordChangedAt: at };
@@ -148,13 +167,15 @@ export async function changePassword(ctx: MemberCtx<ChangePasswordBody>) {
   const state = memberState(ctx);
   const view = signInView(p, state);
   const hash = state.credentials?.passwordHash;
-  if (!hash || p.loginMethod !== 'email_password') throw memberError('NO_PASSWORD', 'This member signs in without a password');
+  if (!hash || p.loginMethod !== 'email_password')
+    throw memberError('NO_PASSWORD', 'This member signs in without a password');
   const { currentPassword, newPassword } = ctx.request.body;
   checkPasswordPolicy(newPassword, view, 'newPassword');
   if (newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')) {
     throw fieldError('WEAK_PASSWORD', 'newPassword', 'must differ from the current password');
   }
-  if (!(await verifyPassword(currentPassword, hash))) throw fieldError('WRONG_CURRENT_PASSWORD', 'currentPassword', 'is not the current password');
+  if (!(await verifyPassword(currentPassword, hash)))
+    throw fieldError('WRONG_CURRENT_PASSWORD', 'currentPassword', 'is not the current password');
   await storePassword(ctx, state, await hashPassword(newPassword), 'change_password');
   // this session's token was issued before the change: the member gets a new one, the others end
   return { changed: true, ...(await openSession(ctx, p.id)) };

@@ -23,7 +23,15 @@
  */
 import { isSamlError, samlSeen } from '../../_platform/saml';
 import { memberError } from '../errors';
-import { clone, logMemberChange, memberIdByLookup, memberState, profileOf, type MemberCtx, type MemberStaticCtx } from '../member-state';
+import {
+  clone,
+  logMemberChange,
+  memberIdByLookup,
+  memberState,
+  profileOf,
+  type MemberCtx,
+  type MemberStaticCtx,
+} from '../member-state';
 import { SAML_REPLAY_COUNTER, ssoOutcome, ssoRedirect, type SignInSettings } from '../sign-in-rules';
 import { members } from './self-client';
 import { memberActor, openSession, throttleAddress } from './sign-in-common';
@@ -39,7 +47,8 @@ export interface CompleteSsoBody {
   providerId: string;
 }
 
-const refused = (reason: string, message = 'The single sign-on response was refused') => memberError('SSO_REFUSED', message, { reason });
+const refused = (reason: string, message = 'The single sign-on response was refused') =>
+  memberError('SSO_REFUSED', message, { reason });
 
 export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, settings: SignInSettings) {
   await throttleAddress(ctx, 'singleSignOn');
@@ -62,12 +71,19 @@ export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, setti
   // the identity provider has authenticated this person: telling it there is no member for its email reveals nothing new
   const id = await memberIdByLookup(ctx, 'email', email);
   if (!id) throw refused('NO_MEMBER', 'No member signs in with this account');
-  const done = await members<{ completeSingleSignOn: typeof completeSingleSignOn }>(ctx).completeSingleSignOn(id, { at: new Date().toISOString(), providerId: provider.id });
+  const done = await members<{ completeSingleSignOn: typeof completeSingleSignOn }>(ctx).completeSingleSignOn(id, {
+    at: new Date().toISOString(),
+    providerId: provider.id,
+  });
   if (!done.signedIn) throw refused('MEMBER_NOT_ALLOWED', 'This member cannot sign in now');
   const session = await openSession(ctx, id);
   const redirectTo = ssoRedirect(settings.appUrl, session, relayState);
   const body = { redirectTo, ...session };
-  ctx.response = { status: 303, headers: { location: redirectTo, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body };
+  ctx.response = {
+    status: 303,
+    headers: { location: redirectTo, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+    body,
+  };
   return body;
 }
 
@@ -77,7 +93,9 @@ export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, setti
  * acceptance becomes `active` (spec 3.1, audit-logged as the member's own
  * step); any other answers `{signedIn: false}`.
  */
-export async function completeSingleSignOn(ctx: MemberCtx<CompleteSsoBody>): Promise<{ signedIn: boolean; status?: string }> {
+export async function completeSingleSignOn(
+  ctx: MemberCtx<CompleteSsoBody>,
+): Promise<{ signedIn: boolean; status?: string }> {
   const state = memberState(ctx);
   const p = profileOf(ctx);
   const outcome = ssoOutcome(p.status);

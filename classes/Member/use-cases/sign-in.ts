@@ -29,7 +29,16 @@ import { samlSeen } from '../../_platform/saml';
 import { notify } from '../../NotificationManager/client';
 import { otpClient, otpInstanceId } from '../../Otp/client';
 import { memberError } from '../errors';
-import { emailKey, memberIdByLookup, memberState, profileOf, type MemberCtx, type MemberReadCtx, type MemberStaticCtx, type NoBody } from '../member-state';
+import {
+  emailKey,
+  memberIdByLookup,
+  memberState,
+  profileOf,
+  type MemberCtx,
+  type MemberReadCtx,
+  type MemberStaticCtx,
+  type NoBody,
+} from '../member-state';
 import { maySignIn, mayUsePassword, SAML_REPLAY_COUNTER, type SignInSettings, type SignInView } from '../sign-in-rules';
 import { now, reachable } from './common';
 import { members } from './self-client';
@@ -85,8 +94,17 @@ export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverBody>, set
   // An email of no member may be an employee's who registers themselves (self-registration.ts): a task asks HR and
   // mails a code only to an active employee. Either way one write to Redis, and the same answer.
   const id = await memberIdByLookup(ctx, 'email', email);
-  if (id) await ctx.enqueue(CLASS_ID, 'restartInvitation', id, { requestedBy: email, requesterDetails: requesterDetails(ctx) });
-  else ctx.schedule({ method: 'startSelfRegistration', body: { email, requesterDetails: requesterDetails(ctx) } satisfies StartSelfRegistrationBody, delaySeconds: 0 });
+  if (id)
+    await ctx.enqueue(CLASS_ID, 'restartInvitation', id, {
+      requestedBy: email,
+      requesterDetails: requesterDetails(ctx),
+    });
+  else
+    ctx.schedule({
+      method: 'startSelfRegistration',
+      body: { email, requesterDetails: requesterDetails(ctx) } satisfies StartSelfRegistrationBody,
+      delaySeconds: 0,
+    });
   return { email, method: 'email_password' as const };
 }
 
@@ -135,7 +153,12 @@ export async function login(ctx: MemberStaticCtx<LoginBody>, settings: SignInSet
   }
   if (!member) throw memberError('INVALID_CREDENTIALS', 'The email or password is not correct');
   await mailLoginCode(ctx, member);
-  const step = await ctx.tokens.issue({ sub: member.id, type: 'member_otp', methods: OTP_STEP_METHODS, ttlSeconds: settings.otpStepTtlSeconds });
+  const step = await ctx.tokens.issue({
+    sub: member.id,
+    type: 'member_otp',
+    methods: OTP_STEP_METHODS,
+    ttlSeconds: settings.otpStepTtlSeconds,
+  });
   return { otpRequired: true, memberId: member.id, token: step.token, expiresAt: step.expiresAt };
 }
 
@@ -156,10 +179,11 @@ const ISSUED_MS_CLAIM = 'iatMs';
 function refuseStepTokenBeforePasswordChange(ctx: MemberCtx<unknown>, passwordChangedAt: string | undefined): void {
   if (!passwordChangedAt) return;
   const claims = ctx.identity.claims ?? {};
-  const issuedMs = typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
+  const issuedMs =
+    typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
   if (issuedMs >= Date.parse(passwordChangedAt)) return;
   const { status, code } = RuntimeCodes.UNAUTHENTICATED;
-  throw new ActorError(status, code, 'This token was issued before the member\'s password changed: sign in again');
+  throw new ActorError(status, code, "This token was issued before the member's password changed: sign in again");
 }
 
 export async function checkOtp(ctx: MemberCtx<OtpBody>) {

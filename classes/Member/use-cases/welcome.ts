@@ -30,18 +30,31 @@ export function memberAppUrl(env: NodeJS.ProcessEnv): string {
   } catch {
     throw new Error(`MEMBER_APP_URL must be an http(s) URL, got '${raw}'`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`MEMBER_APP_URL must be an http(s) URL, got '${raw}'`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`MEMBER_APP_URL must be an http(s) URL, got '${raw}'`);
   return url.toString();
 }
 
 /** Pure: the welcome notification's input for a member, or null when the status change asks for none. */
-export function welcomeFor(profile: Pick<MemberProfile, 'id' | 'name' | 'email'>, effects: readonly StatusEffect[], appUrl: string) {
+export function welcomeFor(
+  profile: Pick<MemberProfile, 'id' | 'name' | 'email'>,
+  effects: readonly StatusEffect[],
+  appUrl: string,
+) {
   if (!effects.includes('welcome_email')) return null;
-  return { to: [inboxOf('member', profile.id), ...(profile.email ? [profile.email] : [])], parameters: { name: profile.name ?? '', loginUrl: appUrl } };
+  return {
+    to: [inboxOf('member', profile.id), ...(profile.email ? [profile.email] : [])],
+    parameters: { name: profile.name ?? '', loginUrl: appUrl },
+  };
 }
 
 /** Commits the welcome with the calling change when `effects` asks for it. */
-export async function welcomeIfDue(ctx: MemberCtx<unknown>, profile: Pick<MemberProfile, 'id' | 'name' | 'email'>, effects: readonly StatusEffect[], appUrl: string): Promise<void> {
+export async function welcomeIfDue(
+  ctx: MemberCtx<unknown>,
+  profile: Pick<MemberProfile, 'id' | 'name' | 'email'>,
+  effects: readonly StatusEffect[],
+  appUrl: string,
+): Promise<void> {
   const input = welcomeFor(profile, effects, appUrl);
   if (input) await notify(ctx, WELCOME_TEMPLATE, input);
 }

@@ -8,7 +8,12 @@ import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange, type GatedChange } from '../../_platform/gated-change';
 import { defaultTemplate } from '../builtins';
 import { notificationError } from '../errors';
-import type { NotificationManagerClassState, NotificationManagerState, NotificationTemplate, TemplateEvent } from '../types';
+import type {
+  NotificationManagerClassState,
+  NotificationManagerState,
+  NotificationTemplate,
+  TemplateEvent,
+} from '../types';
 
 /** a NotificationManager handler's context: the template's state and the method's body `I` */
 export type NMCtx<I = unknown> = Ctx<NotificationManagerClassState, I>;
@@ -22,7 +27,9 @@ export function now(): string {
 }
 
 function notFound(templateId: string) {
-  return notificationError('NOTIFICATION_TEMPLATE_NOT_FOUND', `There is no notification template '${templateId}'`, { templateId });
+  return notificationError('NOTIFICATION_TEMPLATE_NOT_FOUND', `There is no notification template '${templateId}'`, {
+    templateId,
+  });
 }
 
 /** The stored template (an instance exists only with one). */
@@ -38,7 +45,9 @@ export function templateOf(ctx: NMReadCtx<unknown> | NMCtx<unknown>): Notificati
  * audit-logged as a creation); 404 for an id the catalogue does not have, and
  * nothing is created then.
  */
-export async function ensureTemplate(ctx: NMCtx<unknown>): Promise<{ template: NotificationTemplate; created: boolean }> {
+export async function ensureTemplate(
+  ctx: NMCtx<unknown>,
+): Promise<{ template: NotificationTemplate; created: boolean }> {
   const s = ctx.state.private;
   if (s.template) return { template: s.template, created: false };
   const id = ctx.instanceId!;
@@ -47,7 +56,13 @@ export async function ensureTemplate(ctx: NMCtx<unknown>): Promise<{ template: N
   s.template = template;
   s.pendingChange = null;
   s.lastSettledApprovalId = null;
-  await logChange(ctx, { entityType: ENTITY_TYPE, entityId: id, before: null, after: template as unknown as Record<string, unknown>, additionalData: { event: 'template_create', builtIn: true } });
+  await logChange(ctx, {
+    entityType: ENTITY_TYPE,
+    entityId: id,
+    before: null,
+    after: template as unknown as Record<string, unknown>,
+    additionalData: { event: 'template_create', builtIn: true },
+  });
   return { template, created: true };
 }
 
@@ -63,7 +78,12 @@ export function changeAnswer(ctx: NMCtx<unknown>, change: GatedChange<Notificati
 }
 
 /** Stores an applied change and logs it. */
-export async function applyChange(ctx: NMCtx<unknown>, before: NotificationTemplate, after: NotificationTemplate, additionalData: Record<string, unknown>): Promise<void> {
+export async function applyChange(
+  ctx: NMCtx<unknown>,
+  before: NotificationTemplate,
+  after: NotificationTemplate,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   const s = ctx.state.private as Partial<NotificationManagerState>;
   s.template = after;
   await logChange(ctx, {
@@ -92,10 +112,14 @@ export async function requestChange(
     newEntity: requested,
     pendingApprovalId: s.pendingChange?.approvalId,
     whilePending: (approvalId) =>
-      notificationError('NOTIFICATION_APPROVAL_PENDING', `Template ${before.templateId} waits for approval ${approvalId} (${s.pendingChange?.event})`, {
-        approvalId,
-        event: s.pendingChange?.event,
-      }),
+      notificationError(
+        'NOTIFICATION_APPROVAL_PENDING',
+        `Template ${before.templateId} waits for approval ${approvalId} (${s.pendingChange?.event})`,
+        {
+          approvalId,
+          event: s.pendingChange?.event,
+        },
+      ),
     approveCallback: APPROVE,
     rejectCallback: APPROVE,
     additionalData,

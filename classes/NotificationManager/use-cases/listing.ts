@@ -8,7 +8,15 @@ import { ActorError, client, isUnknownInstance, RuntimeCodes, type StaticCtx } f
 import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
 import { BUILT_IN_TEMPLATE_IDS } from '../builtins';
 import { notificationError } from '../errors';
-import { LIST_NOTIFICATION_TEMPLATES, listFilter, matchesList, pageOf, parseListQuery, TEMPLATES_COLLECTION, templateDocument } from '../rules';
+import {
+  LIST_NOTIFICATION_TEMPLATES,
+  listFilter,
+  matchesList,
+  pageOf,
+  parseListQuery,
+  TEMPLATES_COLLECTION,
+  templateDocument,
+} from '../rules';
 import type { NotificationTemplate } from '../types';
 import type { getTemplate, initTemplate } from './template';
 
@@ -26,7 +34,11 @@ function strip(doc: Doc): Doc {
 
 /** Creates the catalogue templates the store does not hold; answers their documents. */
 async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
-  const present = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, { templateId: { $in: [...BUILT_IN_TEMPLATE_IDS] } }, { limit: BUILT_IN_TEMPLATE_IDS.length, total: false });
+  const present = await ctx.documents.find<Doc>(
+    TEMPLATES_COLLECTION,
+    { templateId: { $in: [...BUILT_IN_TEMPLATE_IDS] } },
+    { limit: BUILT_IN_TEMPLATE_IDS.length, total: false },
+  );
   const have = new Set(present.items.map((d) => String(d.templateId)));
   const templates = client<Templates>(ctx, 'NotificationManager');
   const created: Doc[] = [];
@@ -52,14 +64,26 @@ async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
 export async function listTemplates(ctx: StaticCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, { errors: parsed.problems });
+    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, {
+      errors: parsed.problems,
+    });
   }
   const q = parsed.query;
   const created = await ensureCatalogue(ctx);
   // paged in memory with the catalogue's templates the store lacks: the store's total is not needed
-  const found = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, listFilter(q), { sort: LIST_NOTIFICATION_TEMPLATES.sort, limit: MAX_TEMPLATES, total: false });
+  const found = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, listFilter(q), {
+    sort: LIST_NOTIFICATION_TEMPLATES.sort,
+    limit: MAX_TEMPLATES,
+    total: false,
+  });
   const stored = new Set(found.items.map((d) => String(d.templateId)));
   const all = [...found.items, ...created.filter((d) => !stored.has(String(d.templateId)) && matchesList(d, q))];
   const page = pageOf(all, q);
-  return { items: page.items.map(strip), totalCount: page.total, page: q.page, limit: q.limit, totalPages: Math.ceil(page.total / q.limit) };
+  return {
+    items: page.items.map(strip),
+    totalCount: page.total,
+    page: q.page,
+    limit: q.limit,
+    totalPages: Math.ceil(page.total / q.limit),
+  };
 }

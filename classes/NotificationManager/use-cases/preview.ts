@@ -29,12 +29,21 @@ export interface PreviewInput {
 export function previewTemplate(ctx: NMReadCtx<PreviewInput>) {
   const id = ctx.instanceId ?? '';
   const template = (ctx.state.private.template as NotificationTemplate | undefined) ?? defaultTemplate(id, now());
-  if (!template) throw notificationError('NOTIFICATION_TEMPLATE_NOT_FOUND', `There is no notification template '${id}'`, { templateId: id });
-  return { templateId: template.templateId, status: template.status, ...previewChannels(template, ctx.request.body.parameters) };
+  if (!template)
+    throw notificationError('NOTIFICATION_TEMPLATE_NOT_FOUND', `There is no notification template '${id}'`, {
+      templateId: id,
+    });
+  return {
+    templateId: template.templateId,
+    status: template.status,
+    ...previewChannels(template, ctx.request.body.parameters),
+  };
 }
 
 export async function sendTestMessage(ctx: NMCtx<PreviewInput>) {
-  const to = await callerAddress(ctx, (message, details) => notificationError('NOTIFICATION_NO_CALLER_ADDRESS', message, details));
+  const to = await callerAddress(ctx, (message, details) =>
+    notificationError('NOTIFICATION_NO_CALLER_ADDRESS', message, details),
+  );
   const { template } = await ensureTemplate(ctx);
   const preview = previewChannels(template, ctx.request.body.parameters);
   const email = preview.channels.email;

@@ -29,7 +29,10 @@ export async function sendNotification(ctx: NMCtx<SendNotificationInput>) {
   const { template } = await ensureTemplate(ctx);
   ctx.response.status = 204;
   if (template.status !== 'active') {
-    ctx.log.info({ templateId: template.templateId, status: template.status }, 'notification not sent: the template is not active');
+    ctx.log.info(
+      { templateId: template.templateId, status: template.status },
+      'notification not sent: the template is not active',
+    );
     return null;
   }
   const plan = planDelivery(template, ctx.request.body);
@@ -37,13 +40,22 @@ export async function sendNotification(ctx: NMCtx<SendNotificationInput>) {
     const summary = problemsText(plan.problems);
     switch (plan.error) {
       case 'missing_parameters':
-        throw notificationError('NOTIFICATION_MISSING_PARAMETERS', `Missing parameters: ${plan.missing!.join(', ')}`, { missing: plan.missing, errors: plan.problems });
+        throw notificationError('NOTIFICATION_MISSING_PARAMETERS', `Missing parameters: ${plan.missing!.join(', ')}`, {
+          missing: plan.missing,
+          errors: plan.problems,
+        });
       case 'invalid_parameters':
-        throw notificationError('NOTIFICATION_INVALID_PARAMETERS', `Invalid parameters: ${summary}`, { errors: plan.problems });
+        throw notificationError('NOTIFICATION_INVALID_PARAMETERS', `Invalid parameters: ${summary}`, {
+          errors: plan.problems,
+        });
       case 'invalid_recipients':
-        throw notificationError('NOTIFICATION_INVALID_RECIPIENT', `Invalid recipients: ${summary}`, { errors: plan.problems });
+        throw notificationError('NOTIFICATION_INVALID_RECIPIENT', `Invalid recipients: ${summary}`, {
+          errors: plan.problems,
+        });
       case 'message_too_long':
-        throw notificationError('NOTIFICATION_MESSAGE_TOO_LONG', `The rendered message does not fit: ${summary}`, { errors: plan.problems });
+        throw notificationError('NOTIFICATION_MESSAGE_TOO_LONG', `The rendered message does not fit: ${summary}`, {
+          errors: plan.problems,
+        });
     }
   }
   const counts = deliveryCounts(plan.delivery);
@@ -68,7 +80,12 @@ export async function deliverNotification(ctx: NMCtx<{ delivery: Delivery }>) {
   }
   if (d.inApp) {
     for (const inbox of d.inApp.inboxes) {
-      await ctx.effect({ classId: 'UserNotification', method: 'addNotification', instanceId: inbox, body: d.inApp.item });
+      await ctx.effect({
+        classId: 'UserNotification',
+        method: 'addNotification',
+        instanceId: inbox,
+        body: d.inApp.item,
+      });
       sent.inApp += 1;
     }
   }

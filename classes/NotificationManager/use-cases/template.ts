@@ -7,8 +7,23 @@ import { settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
 import { notificationError } from '../errors';
 import { applyChannelUpdate, applyTemplateUpdate, channelProblems } from '../rules';
-import type { NotificationTemplate, TemplateEvent, UpdateChannelInput, UpdateStatusInput, UpdateTemplateInput } from '../types';
-import { applyChange, changeAnswer, ensureTemplate, now, requestChange, templateOf, type NMCtx, type NMReadCtx } from './common';
+import type {
+  NotificationTemplate,
+  TemplateEvent,
+  UpdateChannelInput,
+  UpdateStatusInput,
+  UpdateTemplateInput,
+} from '../types';
+import {
+  applyChange,
+  changeAnswer,
+  ensureTemplate,
+  now,
+  requestChange,
+  templateOf,
+  type NMCtx,
+  type NMReadCtx,
+} from './common';
 import { problemsText } from '../../_platform/paging';
 
 /** INIT: a catalogue template with its defaults (used by the listing for templates not used yet). */
@@ -29,10 +44,13 @@ export async function updateTemplate(ctx: NMCtx<UpdateTemplateInput>) {
   const { template } = await ensureTemplate(ctx);
   const body = ctx.request.body;
   if (body.title === undefined && body.description === undefined) {
-    throw notificationError('NOTIFICATION_NO_CHANGES', 'Give title or description', { errors: [{ field: 'title', reason: 'title or description is required' }] });
+    throw notificationError('NOTIFICATION_NO_CHANGES', 'Give title or description', {
+      errors: [{ field: 'title', reason: 'title or description is required' }],
+    });
   }
   const requested = applyTemplateUpdate(template, body, now());
-  if (!requested) throw notificationError('NOTIFICATION_NO_CHANGES', `The update changes nothing on template ${template.templateId}`);
+  if (!requested)
+    throw notificationError('NOTIFICATION_NO_CHANGES', `The update changes nothing on template ${template.templateId}`);
   const change = await requestChange(ctx, 'template_update', template, requested, { fields: Object.keys(body) });
   return changeAnswer(ctx, change);
 }
@@ -42,11 +60,26 @@ export async function updateChannel(ctx: NMCtx<UpdateChannelInput>) {
   const { template } = await ensureTemplate(ctx);
   const { channel, content } = ctx.request.body;
   const r = applyChannelUpdate(template, channel, content as Record<string, unknown>, now());
-  if (r.ok === false) throw notificationError('NOTIFICATION_INVALID_CHANNEL_CONTENT', `Invalid ${channel} channel: ${problemsText(r.problems)}`, { errors: r.problems });
-  if (r.ok === 'unchanged') throw notificationError('NOTIFICATION_NO_CHANGES', `The update changes nothing on the ${channel} channel of ${template.templateId}`);
+  if (r.ok === false)
+    throw notificationError(
+      'NOTIFICATION_INVALID_CHANNEL_CONTENT',
+      `Invalid ${channel} channel: ${problemsText(r.problems)}`,
+      { errors: r.problems },
+    );
+  if (r.ok === 'unchanged')
+    throw notificationError(
+      'NOTIFICATION_NO_CHANGES',
+      `The update changes nothing on the ${channel} channel of ${template.templateId}`,
+    );
   const problems = channelProblems(r.template.channels, channel);
-  if (problems.length) throw notificationError('NOTIFICATION_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
-  const change = await requestChange(ctx, 'channel_update', template, r.template, { channel, fields: Object.keys(content) });
+  if (problems.length)
+    throw notificationError('NOTIFICATION_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, {
+      errors: problems,
+    });
+  const change = await requestChange(ctx, 'channel_update', template, r.template, {
+    channel,
+    fields: Object.keys(content),
+  });
   return changeAnswer(ctx, change);
 }
 
@@ -55,10 +88,15 @@ export async function updateStatus(ctx: NMCtx<UpdateStatusInput>) {
   const { template } = await ensureTemplate(ctx);
   const { status } = ctx.request.body;
   if (status === template.status) {
-    throw notificationError('NOTIFICATION_STATUS_UNCHANGED', `Template ${template.templateId} is ${status} already`, { errors: [{ field: 'status', reason: `is the current status (${status})` }] });
+    throw notificationError('NOTIFICATION_STATUS_UNCHANGED', `Template ${template.templateId} is ${status} already`, {
+      errors: [{ field: 'status', reason: `is the current status (${status})` }],
+    });
   }
   const requested: NotificationTemplate = { ...template, status, updatedAt: now() };
-  const change = await requestChange(ctx, 'status_update', template, requested, { fromStatus: template.status, toStatus: status });
+  const change = await requestChange(ctx, 'status_update', template, requested, {
+    fromStatus: template.status,
+    toStatus: status,
+  });
   return changeAnswer(ctx, change);
 }
 
@@ -76,7 +114,11 @@ export async function approve(ctx: NMCtx<ApprovalCallbackBody>) {
     pendingApprovalId: pending?.approvalId,
     lastSettledApprovalId: s.lastSettledApprovalId,
     mismatch: (waiting) =>
-      notificationError('NOTIFICATION_APPROVAL_MISMATCH', `Template ${before.templateId} does not wait for approval ${body.approvalId}`, { pendingApprovalId: waiting }),
+      notificationError(
+        'NOTIFICATION_APPROVAL_MISMATCH',
+        `Template ${before.templateId} does not wait for approval ${body.approvalId}`,
+        { pendingApprovalId: waiting },
+      ),
   });
   if (outcome.kind === 'settled') return { template: before, settled: true };
   const event = (pending?.event ?? body.event) as TemplateEvent;
@@ -85,7 +127,10 @@ export async function approve(ctx: NMCtx<ApprovalCallbackBody>) {
   if (outcome.kind === 'approved') {
     await applyChange(ctx, before, outcome.entity, { event, approvalId: body.approvalId, action: body.action });
   } else if (outcome.kind === 'conflict') {
-    ctx.log.warn({ approvalId: body.approvalId, problems: outcome.problems }, 'approved template change no longer applies');
+    ctx.log.warn(
+      { approvalId: body.approvalId, problems: outcome.problems },
+      'approved template change no longer applies',
+    );
   }
   s.lastReview = {
     approvalId: body.approvalId,

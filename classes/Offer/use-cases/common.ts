@@ -22,12 +22,19 @@ export const now = (): string => new Date().toISOString();
 
 /** 400 18070 (texts, lists, id) or 18071 (dates) naming each field, when there are problems. */
 export function refuseProblems(problems: readonly FieldError[], dateProblems: readonly FieldError[] = []): void {
-  if (problems.length) throw offerError('OFFER_INVALID_INPUT', `Invalid offer: ${problemsText(problems)}`, { errors: problems });
-  if (dateProblems.length) throw offerError('OFFER_INVALID_DATES', `Invalid dates: ${problemsText(dateProblems)}`, { errors: dateProblems });
+  if (problems.length)
+    throw offerError('OFFER_INVALID_INPUT', `Invalid offer: ${problemsText(problems)}`, { errors: problems });
+  if (dateProblems.length)
+    throw offerError('OFFER_INVALID_DATES', `Invalid dates: ${problemsText(dateProblems)}`, { errors: dateProblems });
 }
 
 /** The audit entry of a change (nothing personal in an offer); `updatedAt` is not logged. */
-export async function logOffer(ctx: OfferCtx<unknown>, before: OfferRecord | null, after: OfferRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function logOffer(
+  ctx: OfferCtx<unknown>,
+  before: OfferRecord | null,
+  after: OfferRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,

@@ -35,11 +35,19 @@ export async function checkReferences(ctx: OfferCtx<unknown>, current: Refs | nu
   const partnerId = added.partnerId;
   const [partnerKnown, categoriesKnown] = await Promise.all([
     partnerId === null ? true : exists(() => client<typeof Partner>(ctx, 'Partner').getPartnerDetails(partnerId, {})),
-    Promise.all(added.categories.map((c) => exists(() => client<typeof BenefitCategory>(ctx, 'BenefitCategory').getCategory(c.id, {})))),
+    Promise.all(
+      added.categories.map((c) =>
+        exists(() => client<typeof BenefitCategory>(ctx, 'BenefitCategory').getCategory(c.id, {})),
+      ),
+    ),
   ]);
   if (!partnerKnown) {
-    throw offerError('OFFER_UNKNOWN_PARTNER', `Partner ${partnerId} does not exist`, { errors: [{ field: 'partnerId', reason: `'${partnerId}' is not a partner` }] });
+    throw offerError('OFFER_UNKNOWN_PARTNER', `Partner ${partnerId} does not exist`, {
+      errors: [{ field: 'partnerId', reason: `'${partnerId}' is not a partner` }],
+    });
   }
-  const errors: FieldError[] = added.categories.filter((_, i) => !categoriesKnown[i]).map((c) => ({ field: c.field, reason: `'${c.id}' is not a benefit category` }));
+  const errors: FieldError[] = added.categories
+    .filter((_, i) => !categoriesKnown[i])
+    .map((c) => ({ field: c.field, reason: `'${c.id}' is not a benefit category` }));
   if (errors.length) throw offerError('OFFER_UNKNOWN_CATEGORY', problemsText(errors), { errors });
 }

@@ -44,7 +44,10 @@ export function checkOtp(ctx: OtpCtx<CheckOtpInput>, settings: OtpSettings): Che
   if (decision.isSuccessful) return { isSuccessful: true, otp: recordViews([decision.record], undefined, now)[0]! };
   switch (decision.validationResult) {
     case 'retry_limit_exceed': {
-      const err = otpError('OTP_RETRY_LIMIT_EXCEEDED', `Too many failed checks of type '${body.otpType}' for ${ctx.instanceId}: at most ${config.retryLimit} per ${config.retryExpireTimeInSeconds} s`);
+      const err = otpError(
+        'OTP_RETRY_LIMIT_EXCEEDED',
+        `Too many failed checks of type '${body.otpType}' for ${ctx.instanceId}: at most ${config.retryLimit} per ${config.retryExpireTimeInSeconds} s`,
+      );
       return refuse(ctx, err, 'retry_limit_exceed', decision.retryAfterSeconds);
     }
     case 'invalid_token':

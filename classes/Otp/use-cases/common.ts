@@ -65,8 +65,18 @@ export function openState(ctx: OtpCtx<unknown>, entity: { classKey: string; enti
  * nothing. Class callers see the status in the call's result (client.ts turns
  * it back into the error).
  */
-export function refuse(ctx: OtpCtx<unknown>, err: ActorError, validationResult: OtpRefusal['validationResult'], retryAfterSeconds: number): OtpRefusal {
-  const body: OtpRefusal = { ...(err.toBody() as { code: number; message: string; classId: string }), isSuccessful: false, validationResult, retryAfterSeconds };
+export function refuse(
+  ctx: OtpCtx<unknown>,
+  err: ActorError,
+  validationResult: OtpRefusal['validationResult'],
+  retryAfterSeconds: number,
+): OtpRefusal {
+  const body: OtpRefusal = {
+    ...(err.toBody() as { code: number; message: string; classId: string }),
+    isSuccessful: false,
+    validationResult,
+    retryAfterSeconds,
+  };
   ctx.response = { status: err.status, body, headers: { 'retry-after': String(retryAfterSeconds) } };
   return body;
 }

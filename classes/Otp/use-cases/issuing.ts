@@ -28,12 +28,21 @@ function issue(ctx: OtpCtx<IssueOtpInput>, settings: OtpSettings, token: string)
   if (!decision.allowed) {
     appendCheck(
       decision.newest,
-      { timestamp: new Date(now).toISOString(), isSuccessful: false, validationResult: 'otp_limit_exceed', requestedBy: body.requestedBy, requesterDetails: body.requesterDetails },
+      {
+        timestamp: new Date(now).toISOString(),
+        isSuccessful: false,
+        validationResult: 'otp_limit_exceed',
+        requestedBy: body.requestedBy,
+        requesterDetails: body.requesterDetails,
+      },
       now,
       config,
     );
     state.records = pruneRecords(state.records, now, config);
-    const err = otpError('OTP_LIMIT_EXCEEDED', `At most ${config.otpLimit} OTPs of type '${body.otpType}' per ${config.retryExpireTimeInSeconds} s for ${ctx.instanceId}`);
+    const err = otpError(
+      'OTP_LIMIT_EXCEEDED',
+      `At most ${config.otpLimit} OTPs of type '${body.otpType}' per ${config.retryExpireTimeInSeconds} s for ${ctx.instanceId}`,
+    );
     return refuse(ctx, err, 'otp_limit_exceed', decision.retryAfterSeconds);
   }
   const id = randomUUID();
@@ -53,7 +62,10 @@ function issue(ctx: OtpCtx<IssueOtpInput>, settings: OtpSettings, token: string)
 }
 
 /** → {otp, token}: the only place the token is ever seen, besides the mail the caller sends. */
-export function issueOtp(ctx: OtpCtx<IssueOtpInput>, settings: OtpSettings): (IssuedOtp & { token: string }) | OtpRefusal {
+export function issueOtp(
+  ctx: OtpCtx<IssueOtpInput>,
+  settings: OtpSettings,
+): (IssuedOtp & { token: string }) | OtpRefusal {
   const token = generateOtpToken(ctx.request.body.tokenType);
   const out = issue(ctx, settings, token);
   return 'otp' in out ? { ...out, token } : out;

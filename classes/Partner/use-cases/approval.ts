@@ -38,16 +38,28 @@ export async function approvePartner(ctx: PartnerCtx<ApprovalCallbackBody>) {
   const s = st(ctx);
   const isVenue = VENUE_EVENT_NAMES.includes(String(body.event));
   const mismatch = (waiting: string | null) =>
-    partnerError('PARTNER_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not one that ${isVenue ? `venue ${body.entityId}` : `partner ${s.partner.id}`} waits for`, {
-      pendingApprovalId: waiting,
-    });
-  const info = { event: String(body.event), approvalId: body.approvalId, action: body.action, reviewedBy: body.reviewedBy?.id ?? null };
+    partnerError(
+      'PARTNER_APPROVAL_MISMATCH',
+      `Approval ${body.approvalId} is not one that ${isVenue ? `venue ${body.entityId}` : `partner ${s.partner.id}`} waits for`,
+      {
+        pendingApprovalId: waiting,
+      },
+    );
+  const info = {
+    event: String(body.event),
+    approvalId: body.approvalId,
+    action: body.action,
+    reviewedBy: body.reviewedBy?.id ?? null,
+  };
 
   /** the outcome other than an approved patch: stop waiting, remember the review */
   const finish = (settled: Exclude<SettledChange<unknown>, { kind: 'approved' | 'settled' }>) => {
     if (settled.kind === 'conflict') {
       const reason = `The approved change no longer applies: ${settled.problems.join('; ')}`;
-      ctx.log.warn({ approvalId: body.approvalId, entityId: body.entityId, reason }, 'approved partner change not applied');
+      ctx.log.warn(
+        { approvalId: body.approvalId, entityId: body.entityId, reason },
+        'approved partner change not applied',
+      );
       s.lastReview = review(body, 'conflict', reason);
       return { applied: false, code: PartnerErrors.PARTNER_APPROVAL_CONFLICT.code, reason };
     }
@@ -62,8 +74,13 @@ export async function approvePartner(ctx: PartnerCtx<ApprovalCallbackBody>) {
       if (s.lastReview?.approvalId === body.approvalId) return { applied: false, settled: true, action: body.action };
       throw mismatch(null);
     }
-    const settled = settleGatedChange<Venue>(venue, body, { pendingApprovalId: pending?.id, lastSettledApprovalId: s.lastReview?.approvalId, mismatch });
-    if (settled.kind === 'settled') return { applied: false, settled: true, action: body.action, venue: venueView(venue) };
+    const settled = settleGatedChange<Venue>(venue, body, {
+      pendingApprovalId: pending?.id,
+      lastSettledApprovalId: s.lastReview?.approvalId,
+      mismatch,
+    });
+    if (settled.kind === 'settled')
+      return { applied: false, settled: true, action: body.action, venue: venueView(venue) };
     delete s.venueApprovals[venue.id];
     if (settled.kind !== 'approved') return { ...finish(settled), action: body.action, venue: venueView(venue) };
     s.locations[venue.id] = settled.entity;
@@ -73,7 +90,11 @@ export async function approvePartner(ctx: PartnerCtx<ApprovalCallbackBody>) {
   }
 
   const partner = s.partner;
-  const settled = settleGatedChange<PartnerRecord>(partner, body, { pendingApprovalId: s.pendingApproval?.id, lastSettledApprovalId: s.lastReview?.approvalId, mismatch });
+  const settled = settleGatedChange<PartnerRecord>(partner, body, {
+    pendingApprovalId: s.pendingApproval?.id,
+    lastSettledApprovalId: s.lastReview?.approvalId,
+    mismatch,
+  });
   if (settled.kind === 'settled') return { applied: false, settled: true, action: body.action, partner };
   s.pendingApproval = null;
   if (settled.kind !== 'approved') return { ...finish(settled), action: body.action, partner };

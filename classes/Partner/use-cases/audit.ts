@@ -31,7 +31,9 @@ export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) 
   const parsed = parseLogQuery(listingInput(ctx));
   if (!parsed.ok) {
     const message = `Invalid query: ${problemsText(parsed.errors)}`;
-    throw partnerError(parsed.range ? 'PARTNER_INVALID_DATE_RANGE' : 'INVALID_QUERY', message, { errors: parsed.errors });
+    throw partnerError(parsed.range ? 'PARTNER_INVALID_DATE_RANGE' : 'INVALID_QUERY', message, {
+      errors: parsed.errors,
+    });
   }
   return logs(ctx).getLogEntries(undefined, parsed.query);
 }
@@ -40,16 +42,20 @@ export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) 
 export async function getLog(ctx: PartnerStaticCtx<PartnerLogBody>) {
   const { logId } = listingInput(ctx);
   if (typeof logId !== 'string' || logId === '') {
-    throw partnerError('INVALID_QUERY', 'logId is required', { errors: [{ field: 'logId', reason: 'is required (a string, in the body or the query)' }] });
+    throw partnerError('INVALID_QUERY', 'logId is required', {
+      errors: [{ field: 'logId', reason: 'is required (a string, in the body or the query)' }],
+    });
   }
-  const notFound = () => partnerError('PARTNER_LOG_NOT_FOUND', `No audit entry '${logId}' of the Partner class`, { logId });
+  const notFound = () =>
+    partnerError('PARTNER_LOG_NOT_FOUND', `No audit entry '${logId}' of the Partner class`, { logId });
   if (!LOG_ID.test(logId)) throw notFound();
   let entry;
   try {
     entry = await logs(ctx).readEntry(logId);
   } catch (err) {
     // no such entry, or one of a company the caller may not reach: not the Partner's to give either way
-    if (isUnknownInstance(err) || (err instanceof ActorError && (NOT_THERE as readonly unknown[]).includes(err.code))) throw notFound();
+    if (isUnknownInstance(err) || (err instanceof ActorError && (NOT_THERE as readonly unknown[]).includes(err.code)))
+      throw notFound();
     throw err;
   }
   if (entry.classId !== 'Partner') throw notFound();

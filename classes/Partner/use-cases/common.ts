@@ -47,23 +47,37 @@ export function st(ctx: PartnerCtx<unknown>): PartnerState {
 }
 
 /** The venue `venueId` of the partner, or 404 17007. */
-export function venueOf(state: DeepReadonly<PartnerState> | PartnerState, venueId: string | undefined): DeepReadonly<Venue> {
-  const venue = typeof venueId === 'string' ? ownEntry(state.locations as Record<string, DeepReadonly<Venue>>, venueId) : undefined;
+export function venueOf(
+  state: DeepReadonly<PartnerState> | PartnerState,
+  venueId: string | undefined,
+): DeepReadonly<Venue> {
+  const venue =
+    typeof venueId === 'string' ? ownEntry(state.locations as Record<string, DeepReadonly<Venue>>, venueId) : undefined;
   if (!venue) {
-    throw partnerError('VENUE_NOT_FOUND', `Partner ${state.partner.id} has no venue '${String(venueId)}'`, { errors: [{ field: 'venueId', reason: 'names no venue of this partner' }] });
+    throw partnerError('VENUE_NOT_FOUND', `Partner ${state.partner.id} has no venue '${String(venueId)}'`, {
+      errors: [{ field: 'venueId', reason: 'names no venue of this partner' }],
+    });
   }
   return venue;
 }
 
 /** The approval the venue waits for, or null. */
-export function venuePending(state: DeepReadonly<PartnerState> | PartnerState, venueId: string): DeepReadonly<PendingApproval> | null {
+export function venuePending(
+  state: DeepReadonly<PartnerState> | PartnerState,
+  venueId: string,
+): DeepReadonly<PendingApproval> | null {
   return ownEntry(state.venueApprovals as Record<string, DeepReadonly<PendingApproval>>, venueId) ?? null;
 }
 
 // ---------------------------------------------------------------- audit entries
 
 /** The audit entry of a partner change; the primary contact is personal data, masked. */
-export async function logPartner(ctx: PartnerCtx<unknown>, before: PartnerRecord | null, after: PartnerRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function logPartner(
+  ctx: PartnerCtx<unknown>,
+  before: PartnerRecord | null,
+  after: PartnerRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: PARTNER_ENTITY,
     entityId: after.id,
@@ -76,7 +90,12 @@ export async function logPartner(ctx: PartnerCtx<unknown>, before: PartnerRecord
 }
 
 /** The audit entry of a venue change (entity type `venue`, the partner in additionalData); its contact is masked. */
-export async function logVenue(ctx: PartnerCtx<unknown>, before: Venue | null, after: Venue, additionalData: Record<string, unknown>): Promise<void> {
+export async function logVenue(
+  ctx: PartnerCtx<unknown>,
+  before: Venue | null,
+  after: Venue,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: VENUE_ENTITY,
     entityId: after.id,
@@ -93,9 +112,13 @@ export async function logVenue(ctx: PartnerCtx<unknown>, before: Venue | null, a
 /** 409 17003: the partner waits for an approval. */
 function partnerWhilePending(s: PartnerState) {
   return (approvalId: string) =>
-    partnerError('PARTNER_APPROVAL_PENDING', `Partner ${s.partner.id} waits for approval ${approvalId} (${s.pendingApproval?.event}); it takes no other change until then`, {
-      pendingApproval: s.pendingApproval,
-    });
+    partnerError(
+      'PARTNER_APPROVAL_PENDING',
+      `Partner ${s.partner.id} waits for approval ${approvalId} (${s.pendingApproval?.event}); it takes no other change until then`,
+      {
+        pendingApproval: s.pendingApproval,
+      },
+    );
 }
 
 /** Refuses a change of the partner while it waits for an approval. */
@@ -153,9 +176,13 @@ export function partnerAnswer(ctx: PartnerCtx<unknown>, change: GatedChange<Part
 /** 409 17004: the venue waits for an approval. */
 function venueWhilePending(s: PartnerState, venueId: string) {
   return (approvalId: string) =>
-    partnerError('VENUE_APPROVAL_PENDING', `Venue ${venueId} waits for approval ${approvalId} (${venuePending(s, venueId)?.event}); it takes no other change until then`, {
-      pendingApproval: venuePending(s, venueId),
-    });
+    partnerError(
+      'VENUE_APPROVAL_PENDING',
+      `Venue ${venueId} waits for approval ${approvalId} (${venuePending(s, venueId)?.event}); it takes no other change until then`,
+      {
+        pendingApproval: venuePending(s, venueId),
+      },
+    );
 }
 
 /**
@@ -191,9 +218,18 @@ export async function requestVenueChange(
     if (!old) {
       // the venue exists, waiting: its creation is in the audit log now, its activation when approved
       s.locations[requested.id] = requested;
-      await logVenue(ctx, null, requested, { event, approvalId: change.approvalId, approvalStatus: 'pending', ...additionalData });
+      await logVenue(ctx, null, requested, {
+        event,
+        approvalId: change.approvalId,
+        approvalStatus: 'pending',
+        ...additionalData,
+      });
     }
-    s.venueApprovals[requested.id] = { id: change.approvalId, event, requestedStatus: change.newStatus ?? requested.status };
+    s.venueApprovals[requested.id] = {
+      id: change.approvalId,
+      event,
+      requestedStatus: change.newStatus ?? requested.status,
+    };
   }
   return change;
 }

@@ -17,14 +17,28 @@ export async function createPartner(ctx: PartnerCtx<CreatePartnerBody>) {
   const body = ctx.request.body;
   const id = ctx.instanceId!;
   const idProblem = partnerIdProblem(id);
-  if (idProblem) throw partnerError('PARTNER_INVALID_ID', `Partner id '${id}' ${idProblem}`, { errors: [{ field: 'instanceId', reason: idProblem }] });
+  if (idProblem)
+    throw partnerError('PARTNER_INVALID_ID', `Partner id '${id}' ${idProblem}`, {
+      errors: [{ field: 'instanceId', reason: idProblem }],
+    });
   const dates = contractDates(body.contractStartDate, body.contractEndDate);
-  if (!dates.ok) throw partnerError('PARTNER_INVALID_CONTRACT_DATES', 'contractStartDate must be before contractEndDate', { errors: dates.problems });
+  if (!dates.ok)
+    throw partnerError('PARTNER_INVALID_CONTRACT_DATES', 'contractStartDate must be before contractEndDate', {
+      errors: dates.problems,
+    });
   const social = socialMediaProblems(body.socialMediaAccounts);
-  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
+  if (social.length)
+    throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
 
   const brandLogoPath = body.brandLogo ? await storeLogo(ctx, id, body.brandLogo, 'brandLogo') : undefined;
-  const partner = buildPartner({ id, body, dates, brandLogoPath, createdBy: actorFromIdentity(ctx.identity), now: now() });
+  const partner = buildPartner({
+    id,
+    body,
+    dates,
+    brandLogoPath,
+    createdBy: actorFromIdentity(ctx.identity),
+    now: now(),
+  });
 
   const event = PARTNER_EVENTS.create;
   const change = await requestGatedChange(ctx, {
@@ -42,13 +56,19 @@ export async function createPartner(ctx: PartnerCtx<CreatePartnerBody>) {
     partner: change.applied ? change.entity : partner,
     locations: openRecord(null),
     documents: [],
-    pendingApproval: change.applied ? null : { id: change.approvalId, event, requestedStatus: change.newStatus ?? 'active' },
+    pendingApproval: change.applied
+      ? null
+      : { id: change.approvalId, event, requestedStatus: change.newStatus ?? 'active' },
     venueApprovals: openRecord(null),
     lastReview: null,
   };
   Object.assign(ctx.state.private, state);
   const approvalId = change.applied ? change.approvalRecord.id : change.approvalId;
-  await logPartner(ctx, null, state.partner, { event, approvalId, ...(change.applied ? {} : { approvalStatus: 'pending' }) });
+  await logPartner(ctx, null, state.partner, {
+    event,
+    approvalId,
+    ...(change.applied ? {} : { approvalStatus: 'pending' }),
+  });
   ctx.response.status = 201;
   return partnerAnswer(ctx, change);
 }

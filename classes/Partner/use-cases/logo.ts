@@ -19,17 +19,26 @@ import type { LogoInput } from '../types';
 import { PARTNER_ENTITY, type PartnerCtx } from './common';
 
 /** Stores the logo as a public file of the partner; answers its public URL path. `field`: where the logo is in the body. */
-export async function storeLogo(ctx: PartnerCtx<unknown>, partnerId: string, logo: LogoInput, field: string): Promise<string> {
+export async function storeLogo(
+  ctx: PartnerCtx<unknown>,
+  partnerId: string,
+  logo: LogoInput,
+  field: string,
+): Promise<string> {
   const typeProblem = logoTypeProblem(logo.mimeType);
-  if (typeProblem) throw partnerError('INVALID_INPUT', typeProblem, { errors: [{ field: `${field}.mimeType`, reason: typeProblem }] });
+  if (typeProblem)
+    throw partnerError('INVALID_INPUT', typeProblem, { errors: [{ field: `${field}.mimeType`, reason: typeProblem }] });
   try {
-    const stored = await client<typeof FileManager>(ctx, 'FileManager').uploadFile(entityFileInstance(PARTNER_ENTITY, partnerId), {
-      content: logo.content,
-      mimeType: logo.mimeType,
-      originalFilename: logo.originalFilename ?? 'logo',
-      isPublic: true,
-      actor: actorFromIdentity(ctx.identity),
-    });
+    const stored = await client<typeof FileManager>(ctx, 'FileManager').uploadFile(
+      entityFileInstance(PARTNER_ENTITY, partnerId),
+      {
+        content: logo.content,
+        mimeType: logo.mimeType,
+        originalFilename: logo.originalFilename ?? 'logo',
+        isPublic: true,
+        actor: actorFromIdentity(ctx.identity),
+      },
+    );
     if (!stored.publicUrl) throw new Error('FileManager stored the logo without a public URL');
     return stored.publicUrl;
   } catch (err) {

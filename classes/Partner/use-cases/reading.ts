@@ -14,5 +14,10 @@ export function getPartnerContact(ctx: PartnerReadCtx) {
 
 export function getPartnerContract(ctx: PartnerReadCtx) {
   const p = ctx.state.private.partner;
-  return { partnerId: p.id, contractId: p.contractId, contractStartDate: p.contractStartDate, contractEndDate: p.contractEndDate };
+  return {
+    partnerId: p.id,
+    contractId: p.contractId,
+    contractStartDate: p.contractStartDate,
+    contractEndDate: p.contractEndDate,
+  };
 }

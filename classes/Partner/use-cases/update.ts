@@ -7,7 +7,15 @@
  * waits for an approval, and an update that changes nothing is 400 17006.
  */
 import { partnerError } from '../errors';
-import { applyContract, applyDetails, partnerStatusMove, sameEntity, socialMediaProblems, withLogo, withStatus } from '../rules';
+import {
+  applyContract,
+  applyDetails,
+  partnerStatusMove,
+  sameEntity,
+  socialMediaProblems,
+  withLogo,
+  withStatus,
+} from '../rules';
 import {
   PARTNER_EVENTS,
   type PartnerRecord,
@@ -22,14 +30,16 @@ import { storeLogo } from './logo';
 import { problemsText } from '../../_platform/paging';
 
 function unchanged(partner: PartnerRecord, requested: PartnerRecord): void {
-  if (sameEntity(partner, requested)) throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on partner ${partner.id}`);
+  if (sameEntity(partner, requested))
+    throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on partner ${partner.id}`);
 }
 
 export async function updatePartnerDetails(ctx: PartnerCtx<UpdateDetailsBody>) {
   guardPartner(ctx);
   const body = ctx.request.body;
   const social = socialMediaProblems(body.socialMediaAccounts);
-  if (social.length) throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
+  if (social.length)
+    throw partnerError('INVALID_INPUT', `Invalid social media accounts: ${problemsText(social)}`, { errors: social });
   const partner = st(ctx).partner;
   const requested = applyDetails(partner, body, now());
   unchanged(partner, requested);
@@ -49,7 +59,10 @@ export async function updatePartnerContract(ctx: PartnerCtx<UpdateContractBody>)
   guardPartner(ctx);
   const partner = st(ctx).partner;
   const next = applyContract(partner, ctx.request.body, now());
-  if (!next.ok) throw partnerError('PARTNER_INVALID_CONTRACT_DATES', 'contractStartDate must be before contractEndDate', { errors: next.problems });
+  if (!next.ok)
+    throw partnerError('PARTNER_INVALID_CONTRACT_DATES', 'contractStartDate must be before contractEndDate', {
+      errors: next.problems,
+    });
   unchanged(partner, next.partner);
   return partnerAnswer(ctx, await requestPartnerChange(ctx, PARTNER_EVENTS.contract, next.partner));
 }
@@ -59,7 +72,8 @@ export async function updatePartnerBrandLogo(ctx: PartnerCtx<UpdateBrandLogoBody
   guardPartner(ctx);
   const partner = st(ctx).partner;
   const logo = ctx.request.body.brandLogo;
-  if (!logo && partner.brandLogoPath === undefined) throw partnerError('PARTNER_NO_CHANGES', `Partner ${partner.id} has no logo to remove`);
+  if (!logo && partner.brandLogoPath === undefined)
+    throw partnerError('PARTNER_NO_CHANGES', `Partner ${partner.id} has no logo to remove`);
   const path = logo ? await storeLogo(ctx, partner.id, logo, 'brandLogo') : undefined;
   return partnerAnswer(ctx, await requestPartnerChange(ctx, PARTNER_EVENTS.brandLogo, withLogo(partner, path, now())));
 }
@@ -68,9 +82,15 @@ export async function updatePartnerStatus(ctx: PartnerCtx<UpdatePartnerStatusBod
   const { status, statusReason } = ctx.request.body;
   const partner = st(ctx).partner;
   const move = partnerStatusMove(partner.status, status);
-  if (!move.ok) throw partnerError(move.error, `Partner ${partner.id}: ${move.message}`, { errors: [{ field: 'status', reason: move.message }] });
+  if (!move.ok)
+    throw partnerError(move.error, `Partner ${partner.id}: ${move.message}`, {
+      errors: [{ field: 'status', reason: move.message }],
+    });
   guardPartner(ctx);
   const requested = withStatus(partner, move.to, statusReason, now());
-  const change = await requestPartnerChange(ctx, PARTNER_EVENTS.status, requested, { fromStatus: partner.status, toStatus: move.to });
+  const change = await requestPartnerChange(ctx, PARTNER_EVENTS.status, requested, {
+    fromStatus: partner.status,
+    toStatus: move.to,
+  });
   return partnerAnswer(ctx, change);
 }

@@ -73,6 +73,11 @@ export function confirm(ctx: OwnerCtx<VenueOwnerBody>) {
 export async function claimVenueId(ctx: PartnerCtx<unknown>, venueId: string, partnerId: string): Promise<boolean> {
   const answer = await client<Owners>(ctx, VENUE_OWNER_CLASS).claim(venueId, { partnerId });
   if (!answer.claimed) return false;
-  await ctx.effect({ classId: VENUE_OWNER_CLASS, method: 'confirm', instanceId: venueId, body: { partnerId } satisfies VenueOwnerBody });
+  await ctx.effect({
+    classId: VENUE_OWNER_CLASS,
+    method: 'confirm',
+    instanceId: venueId,
+    body: { partnerId } satisfies VenueOwnerBody,
+  });
   return true;
 }

@@ -10,17 +10,48 @@ import { actorFromIdentity } from '../../_platform/actor';
 import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
 import { hasEntry } from '../../_platform/records';
 import { partnerError } from '../errors';
-import { applyVenueUpdate, buildVenue, coordinatesProblems, parseVenueListQuery, sameEntity, SEARCH_FIELD, VENUES_COLLECTION, venueStatusMove, venueTypeProblem, venueView, withVenueStatus, type FieldProblem } from '../rules';
-import { VENUE_EVENTS, type CreateVenueBody, type UpdateVenueBody, type UpdateVenueStatusBody, type Venue, type VenueRefBody } from '../types';
-import { now, requestVenueChange, st, venueAnswer, venueOf, venuePending, type PartnerCtx, type PartnerReadCtx } from './common';
+import {
+  applyVenueUpdate,
+  buildVenue,
+  coordinatesProblems,
+  parseVenueListQuery,
+  sameEntity,
+  SEARCH_FIELD,
+  VENUES_COLLECTION,
+  venueStatusMove,
+  venueTypeProblem,
+  venueView,
+  withVenueStatus,
+  type FieldProblem,
+} from '../rules';
+import {
+  VENUE_EVENTS,
+  type CreateVenueBody,
+  type UpdateVenueBody,
+  type UpdateVenueStatusBody,
+  type Venue,
+  type VenueRefBody,
+} from '../types';
+import {
+  now,
+  requestVenueChange,
+  st,
+  venueAnswer,
+  venueOf,
+  venuePending,
+  type PartnerCtx,
+  type PartnerReadCtx,
+} from './common';
 import { claimVenueId } from './venue-owner';
 
 /** 400: the type given (17009), coordinates out of range (17000) */
 function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueBody['mapCoordinates'] }): void {
   const typeProblem = venueTypeProblem(body);
-  if (typeProblem) throw partnerError('VENUE_TYPE_NOT_SETTABLE', `type ${typeProblem.reason}`, { errors: [typeProblem] });
+  if (typeProblem)
+    throw partnerError('VENUE_TYPE_NOT_SETTABLE', `type ${typeProblem.reason}`, { errors: [typeProblem] });
   const problems: FieldProblem[] = body.mapCoordinates ? coordinatesProblems(body.mapCoordinates) : [];
-  if (problems.length) throw partnerError('INVALID_INPUT', `Invalid map coordinates: ${problemsText(problems)}`, { errors: problems });
+  if (problems.length)
+    throw partnerError('INVALID_INPUT', `Invalid map coordinates: ${problemsText(problems)}`, { errors: problems });
 }
 
 export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
@@ -28,11 +59,20 @@ export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
   checkVenueInput(body);
   const s = st(ctx);
   const id = body.id ?? randomUUID();
-  const taken = () => partnerError('VENUE_ID_TAKEN', `Venue id '${id}' is taken`, { errors: [{ field: 'id', reason: 'is the id of another venue' }] });
+  const taken = () =>
+    partnerError('VENUE_ID_TAKEN', `Venue id '${id}' is taken`, {
+      errors: [{ field: 'id', reason: 'is the id of another venue' }],
+    });
   if (hasEntry(s.locations, id)) throw taken();
   // venue ids are unique across partners: the id's VenueOwner instance holds which partner has it
   if (!(await claimVenueId(ctx, id, s.partner.id))) throw taken();
-  const venue = buildVenue({ id, partnerId: s.partner.id, body, createdBy: actorFromIdentity(ctx.identity), now: now() });
+  const venue = buildVenue({
+    id,
+    partnerId: s.partner.id,
+    body,
+    createdBy: actorFromIdentity(ctx.identity),
+    now: now(),
+  });
   const change = await requestVenueChange(ctx, VENUE_EVENTS.create, null, venue);
   ctx.response.status = 201;
   return venueAnswer(ctx, id, change);
@@ -44,7 +84,8 @@ export async function updateVenue(ctx: PartnerCtx<UpdateVenueBody>) {
   const s = st(ctx);
   const venue = venueOf(s, body.venueId) as Venue;
   const requested = applyVenueUpdate(venue, body, now());
-  if (sameEntity(venue, requested)) throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on venue ${venue.id}`);
+  if (sameEntity(venue, requested))
+    throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on venue ${venue.id}`);
   return venueAnswer(ctx, venue.id, await requestVenueChange(ctx, VENUE_EVENTS.update, venue, requested));
 }
 
@@ -53,8 +94,14 @@ export async function updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusBody>) 
   const s = st(ctx);
   const venue = venueOf(s, venueId) as Venue;
   const move = venueStatusMove(venue.status, status);
-  if (!move.ok) throw partnerError(move.error, `Venue ${venue.id}: ${move.message}`, { errors: [{ field: 'status', reason: move.message }] });
-  const change = await requestVenueChange(ctx, VENUE_EVENTS.status, venue, withVenueStatus(venue, move.to, now()), { fromStatus: venue.status, toStatus: move.to });
+  if (!move.ok)
+    throw partnerError(move.error, `Venue ${venue.id}: ${move.message}`, {
+      errors: [{ field: 'status', reason: move.message }],
+    });
+  const change = await requestVenueChange(ctx, VENUE_EVENTS.status, venue, withVenueStatus(venue, move.to, now()), {
+    fromStatus: venue.status,
+    toStatus: move.to,
+  });
   return venueAnswer(ctx, venue.id, change);
 }
 
@@ -69,8 +116,16 @@ export function getVenue(ctx: PartnerReadCtx<VenueRefBody>) {
 /** The partner's venues from the `venues` collection: filters status and search, paged. */
 export async function listVenues(ctx: PartnerReadCtx<Record<string, unknown>>) {
   const parsed = parseVenueListQuery(listingInput(ctx), ctx.state.private.partner.id);
-  if (!parsed.ok) throw partnerError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
+  if (!parsed.ok)
+    throw partnerError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
   const q = parsed.query;
-  const found = await ctx.documents.find<Record<string, unknown>>(VENUES_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
-  return { venues: found.items.map((d) => listedDocument(d, [SEARCH_FIELD])), ...pageInfo(found.total, q.page, q.limit) };
+  const found = await ctx.documents.find<Record<string, unknown>>(VENUES_COLLECTION, q.filter, {
+    sort: q.sort,
+    skip: q.skip,
+    limit: q.limit,
+  });
+  return {
+    venues: found.items.map((d) => listedDocument(d, [SEARCH_FIELD])),
+    ...pageInfo(found.total, q.page, q.limit),
+  };
 }

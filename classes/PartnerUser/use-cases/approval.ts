@@ -17,12 +17,25 @@ import { EMAIL_LOOKUP, takesEmail } from '../rules';
 import { PARTNER_USER_EVENTS, type LastReview, type PartnerUserRecord } from '../types';
 import { applyUser, now, st, type PartnerUserCtx } from './common';
 
-function review(ctx: PartnerUserCtx<ApprovalCallbackBody>, event: string, outcome: LastReview['outcome'], reason?: string): LastReview {
+function review(
+  ctx: PartnerUserCtx<ApprovalCallbackBody>,
+  event: string,
+  outcome: LastReview['outcome'],
+  reason?: string,
+): LastReview {
   const body = ctx.request.body;
   const s = st(ctx);
   s.pendingApproval = null;
   s.lastSettledApprovalId = body.approvalId;
-  s.lastReview = { approvalId: body.approvalId, event, action: body.action, outcome, ...(reason ? { reason } : {}), by: body.reviewedBy?.id ?? null, at: now() };
+  s.lastReview = {
+    approvalId: body.approvalId,
+    event,
+    action: body.action,
+    outcome,
+    ...(reason ? { reason } : {}),
+    by: body.reviewedBy?.id ?? null,
+    at: now(),
+  };
   return s.lastReview;
 }
 
@@ -33,20 +46,41 @@ export async function approveUser(ctx: PartnerUserCtx<ApprovalCallbackBody>) {
   const outcome = settleGatedChange(before, body, {
     pendingApprovalId: s.pendingApproval?.id,
     lastSettledApprovalId: s.lastSettledApprovalId,
-    mismatch: (waiting) => partnerUserError('PARTNER_USER_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one partner user ${before.id} waits for`, { waiting }),
+    mismatch: (waiting) =>
+      partnerUserError(
+        'PARTNER_USER_APPROVAL_MISMATCH',
+        `Approval ${body.approvalId} is not the one partner user ${before.id} waits for`,
+        { waiting },
+      ),
   });
   if (outcome.kind === 'settled') return { applied: false, outcome: 'settled', user: before };
   const { event, operation } = s.pendingApproval!;
-  const info = { event, operation, approvalId: body.approvalId, action: body.action, reviewedBy: body.reviewedBy?.id ?? null };
+  const info = {
+    event,
+    operation,
+    approvalId: body.approvalId,
+    action: body.action,
+    reviewedBy: body.reviewedBy?.id ?? null,
+  };
   const conflict = (reason: string) => {
-    ctx.log.warn({ approvalId: body.approvalId, userId: before.id, reason }, 'approved partner user change not applied');
+    ctx.log.warn(
+      { approvalId: body.approvalId, userId: before.id, reason },
+      'approved partner user change not applied',
+    );
     const lastReview = review(ctx, event, 'conflict', reason);
-    return { applied: false, code: PartnerUserErrors.PARTNER_USER_APPROVAL_CONFLICT.code, reason, lastReview, user: before };
+    return {
+      applied: false,
+      code: PartnerUserErrors.PARTNER_USER_APPROVAL_CONFLICT.code,
+      reason,
+      lastReview,
+      user: before,
+    };
   };
   if (outcome.kind === 'conflict') return conflict(outcome.problems.join('; '));
   if (outcome.kind === 'rejected') {
     const lastReview = review(ctx, event, 'rejected');
-    if (event === PARTNER_USER_EVENTS.create) await applyUser(ctx, before, { ...before, status: 'inactive', updatedAt: now() }, info);
+    if (event === PARTNER_USER_EVENTS.create)
+      await applyUser(ctx, before, { ...before, status: 'inactive', updatedAt: now() }, info);
     return { applied: false, lastReview, user: s.user };
   }
   // spec 2.6 keeps updatedAt as a number: the time the approved change is applied

@@ -29,7 +29,13 @@ export function guard(ctx: PartnerUserCtx<unknown>): void {
 }
 
 /** Runs the workflow of `event` for `requested`; applies it now or holds it. */
-export async function requestChange(ctx: PartnerUserCtx<unknown>, event: PartnerUserEvent, operation: string, requested: PartnerUserRecord, additionalData: Record<string, unknown>) {
+export async function requestChange(
+  ctx: PartnerUserCtx<unknown>,
+  event: PartnerUserEvent,
+  operation: string,
+  requested: PartnerUserRecord,
+  additionalData: Record<string, unknown>,
+) {
   const s = st(ctx);
   const old = s.user;
   const gated = await requestGatedChange(ctx, {
@@ -44,23 +50,42 @@ export async function requestChange(ctx: PartnerUserCtx<unknown>, event: Partner
     additionalData: { operation, ...additionalData },
   });
   if (gated.applied) {
-    await applyUser(ctx, old, gated.entity, { event, operation, approvalId: gated.approvalRecord.id, ...additionalData });
+    await applyUser(ctx, old, gated.entity, {
+      event,
+      operation,
+      approvalId: gated.approvalRecord.id,
+      ...additionalData,
+    });
     return { user: s.user, pendingApproval: null, approval: gated.approval };
   }
-  s.pendingApproval = { id: gated.approvalId, event, requestedStatus: (gated.newStatus ?? old.status) as PartnerUserStatus, operation };
-  return { user: s.user, pendingApproval: s.pendingApproval, approval: gated.approval, requestedUser: gated.workflow.simulatedApprovedState };
+  s.pendingApproval = {
+    id: gated.approvalId,
+    event,
+    requestedStatus: (gated.newStatus ?? old.status) as PartnerUserStatus,
+    operation,
+  };
+  return {
+    user: s.user,
+    pendingApproval: s.pendingApproval,
+    approval: gated.approval,
+    requestedUser: gated.workflow.simulatedApprovedState,
+  };
 }
 
 /** 400 17102 with the field problems. */
 export function refuseProblems(problems: { field: string; reason: string }[]): void {
-  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
+  if (problems.length)
+    throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
 }
 
 export async function updateUser(ctx: PartnerUserCtx<UpdateUserInput>) {
   guard(ctx);
   const old = st(ctx).user;
   const { next, changed } = replaceUser(old, ctx.request.body, actorId(ctx), now());
-  if (!changed.length) throw partnerUserError('PARTNER_USER_NO_CHANGE', `The update changes nothing on partner user ${old.id}`, { id: old.id });
+  if (!changed.length)
+    throw partnerUserError('PARTNER_USER_NO_CHANGE', `The update changes nothing on partner user ${old.id}`, {
+      id: old.id,
+    });
   refuseProblems(membershipProblems(next.partners, next.venues));
   if (takesEmail(old, next)) await checkEmailFree(ctx, next.email, old.id);
   await checkReferences(ctx, old, next);
@@ -72,10 +97,24 @@ export async function updateStatus(ctx: PartnerUserCtx<UpdateStatusInput>) {
   const old = st(ctx).user;
   const { status, statusReason } = ctx.request.body;
   const move = statusMove(old.status, status);
-  if (!move.ok) throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id}: ${move.reason}`, { id: old.id, status: old.status });
+  if (!move.ok)
+    throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id}: ${move.reason}`, {
+      id: old.id,
+      status: old.status,
+    });
   const reason = statusReason?.trim() || null;
-  const next: PartnerUserRecord = { ...old, status: move.to, statusReason: reason, updatedBy: actorId(ctx), updatedAt: now() };
+  const next: PartnerUserRecord = {
+    ...old,
+    status: move.to,
+    statusReason: reason,
+    updatedBy: actorId(ctx),
+    updatedAt: now(),
+  };
   // activation (from inactive) takes the email again: nobody may have taken it meanwhile
   if (takesEmail(old, next)) await checkEmailFree(ctx, next.email, old.id);
-  return requestChange(ctx, PARTNER_USER_EVENTS.status, 'updateStatus', next, { fromStatus: old.status, toStatus: move.to, ...(reason ? { statusReason: reason } : {}) });
+  return requestChange(ctx, PARTNER_USER_EVENTS.status, 'updateStatus', next, {
+    fromStatus: old.status,
+    toStatus: move.to,
+    ...(reason ? { statusReason: reason } : {}),
+  });
 }

@@ -38,19 +38,30 @@ export function st(ctx: PartnerUserCtx<unknown>): PartnerUserState {
 /** 409 17103: the user waits for an approval. */
 export function whilePending(id: string) {
   return (approvalId: string) =>
-    partnerUserError('PARTNER_USER_APPROVAL_PENDING', `Partner user ${id} waits for approval ${approvalId}; it takes no other change until then`, { id, approvalId });
+    partnerUserError(
+      'PARTNER_USER_APPROVAL_PENDING',
+      `Partner user ${id} waits for approval ${approvalId}; it takes no other change until then`,
+      { id, approvalId },
+    );
 }
 
 /** 409 17101 when another partner user that is not inactive holds the email (the commit's unique lookup key stands behind it). */
 export async function checkEmailFree(ctx: Pick<Ctx, 'lookup'>, email: string, selfId: string): Promise<void> {
   const holder = await ctx.lookup.resolve(EMAIL_LOOKUP, email);
   if (holder && holder !== selfId) {
-    throw partnerUserError('PARTNER_USER_EMAIL_TAKEN', 'Another partner user has this email', { errors: [{ field: 'email', reason: 'belongs to another partner user' }] });
+    throw partnerUserError('PARTNER_USER_EMAIL_TAKEN', 'Another partner user has this email', {
+      errors: [{ field: 'email', reason: 'belongs to another partner user' }],
+    });
   }
 }
 
 /** The audit entry of a change; the name and email are personal data, masked. */
-export async function logUser(ctx: PartnerUserCtx<unknown>, before: PartnerUserRecord | null, after: PartnerUserRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function logUser(
+  ctx: PartnerUserCtx<unknown>,
+  before: PartnerUserRecord | null,
+  after: PartnerUserRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,
@@ -67,7 +78,12 @@ export async function logUser(ctx: PartnerUserCtx<unknown>, before: PartnerUserR
  * (held by every user but an inactive one, so an inactive user's address may
  * be given to someone else), and the audit entry.
  */
-export async function applyUser(ctx: PartnerUserCtx<unknown>, before: PartnerUserRecord | null, after: PartnerUserRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function applyUser(
+  ctx: PartnerUserCtx<unknown>,
+  before: PartnerUserRecord | null,
+  after: PartnerUserRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   const s = st(ctx);
   s.user = after;
   const heldBefore = before !== null && holdsEmail(before.status);

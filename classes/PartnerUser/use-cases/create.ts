@@ -18,7 +18,8 @@ export async function init(ctx: PartnerUserCtx<InitInput>) {
   const id = ctx.instanceId!;
   const user = newPartnerUser(ctx.request.body, actorId(ctx), now(), id);
   const problems = membershipProblems(user.partners, user.venues);
-  if (problems.length) throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
+  if (problems.length)
+    throw partnerUserError('PARTNER_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
   await checkEmailFree(ctx, user.email, id);
   await checkReferences(ctx, null, user);
 
@@ -35,10 +36,24 @@ export async function init(ctx: PartnerUserCtx<InitInput>) {
   });
   ctx.state.private = { user, pendingApproval: null, lastSettledApprovalId: null, lastReview: null };
   const stored = change.applied ? change.entity : user;
-  await applyUser(ctx, null, stored, { event, operation: 'init', approvalId: change.approvalRecord.id, approvalStatus: change.approval.approvalStatus });
+  await applyUser(ctx, null, stored, {
+    event,
+    operation: 'init',
+    approvalId: change.approvalRecord.id,
+    approvalStatus: change.approval.approvalStatus,
+  });
   if (!change.applied) {
-    ctx.state.private.pendingApproval = { id: change.approvalId, event, requestedStatus: (change.newStatus ?? 'active') as PartnerUserStatus, operation: 'init' };
+    ctx.state.private.pendingApproval = {
+      id: change.approvalId,
+      event,
+      requestedStatus: (change.newStatus ?? 'active') as PartnerUserStatus,
+      operation: 'init',
+    };
   }
   ctx.response.status = 201;
-  return { user: ctx.state.private.user, pendingApproval: ctx.state.private.pendingApproval, approval: change.approval };
+  return {
+    user: ctx.state.private.user,
+    pendingApproval: ctx.state.private.pendingApproval,
+    approval: change.approval,
+  };
 }

@@ -61,7 +61,9 @@ export interface VenueRef {
 /** 400 17106 naming each partner Partner does not know. */
 export async function checkPartners(ctx: PartnerUserCtx<unknown>, refs: readonly PartnerRef[]): Promise<void> {
   const answers = await Promise.all(refs.map((p) => partnerExists(ctx, p.partnerId)));
-  const errors: FieldError[] = refs.filter((_, i) => !answers[i]).map((p) => ({ field: p.field, reason: `'${p.partnerId}' is not a partner` }));
+  const errors: FieldError[] = refs
+    .filter((_, i) => !answers[i])
+    .map((p) => ({ field: p.field, reason: `'${p.partnerId}' is not a partner` }));
   if (errors.length) throw partnerUserError('PARTNER_USER_UNKNOWN_PARTNER', problemsText(errors), { errors });
 }
 
@@ -77,6 +79,12 @@ export async function checkVenues(ctx: PartnerUserCtx<unknown>, refs: readonly V
 /** The partners and venues `next` adds to `current` (null: a new user), checked with Partner. */
 export async function checkReferences(ctx: PartnerUserCtx<unknown>, current: Refs | null, next: Refs): Promise<void> {
   const added = newReferences(current, next);
-  await checkPartners(ctx, added.partners.map((p) => ({ partnerId: p.partnerId, field: `partners[${p.index}].partnerId` })));
-  await checkVenues(ctx, added.venues.map((v) => ({ partnerId: v.partnerId, venueId: v.venueId, field: `venues[${v.index}].venueId` })));
+  await checkPartners(
+    ctx,
+    added.partners.map((p) => ({ partnerId: p.partnerId, field: `partners[${p.index}].partnerId` })),
+  );
+  await checkVenues(
+    ctx,
+    added.venues.map((v) => ({ partnerId: v.partnerId, venueId: v.venueId, field: `venues[${v.index}].venueId` })),
+  );
 }

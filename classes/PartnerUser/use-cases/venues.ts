@@ -23,10 +23,16 @@ export async function addVenues(ctx: PartnerUserCtx<AddVenuesInput>) {
   const { venues, added, alreadyAssigned, problems } = addTo(old, ctx.request.body.venues);
   refuseProblems(problems);
   if (!added.length) {
-    throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id} has every venue given already`, { id: old.id, alreadyAssigned });
+    throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id} has every venue given already`, {
+      id: old.id,
+      alreadyAssigned,
+    });
   }
   const requested = ctx.request.body.venues;
-  await checkVenues(ctx, added.map((v) => ({ ...v, field: `venues[${requested.findIndex((r) => r.venueId === v.venueId)}].venueId` })));
+  await checkVenues(
+    ctx,
+    added.map((v) => ({ ...v, field: `venues[${requested.findIndex((r) => r.venueId === v.venueId)}].venueId` })),
+  );
   const next: PartnerUserRecord = { ...old, venues, updatedBy: actorId(ctx), updatedAt: now() };
   const answer = await requestChange(ctx, PARTNER_USER_EVENTS.update, 'addVenues', next, { fields: ['venues'], added });
   return { ...answer, added, alreadyAssigned };
@@ -37,10 +43,16 @@ export async function removeVenues(ctx: PartnerUserCtx<RemoveVenuesInput>) {
   const old = st(ctx).user;
   const { venues, removed, notAssigned } = removeFrom(old, ctx.request.body.venueIds);
   if (!removed.length) {
-    throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id} has none of the venues given`, { id: old.id, notAssigned });
+    throw partnerUserError('PARTNER_USER_NO_CHANGE', `Partner user ${old.id} has none of the venues given`, {
+      id: old.id,
+      notAssigned,
+    });
   }
   const next: PartnerUserRecord = { ...old, venues, updatedBy: actorId(ctx), updatedAt: now() };
-  const answer = await requestChange(ctx, PARTNER_USER_EVENTS.update, 'removeVenues', next, { fields: ['venues'], removed });
+  const answer = await requestChange(ctx, PARTNER_USER_EVENTS.update, 'removeVenues', next, {
+    fields: ['venues'],
+    removed,
+  });
   return { ...answer, removed, notAssigned };
 }
 

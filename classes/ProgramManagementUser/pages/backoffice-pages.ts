@@ -21,7 +21,21 @@
  * user id and the access token until it expires (no refresh token is kept).
  */
 import type { PageCallResult, PageCtx, PageRoute } from '../../../runtime';
-import { field, fieldSentences, form, genericSentence, join, link, page, pair, paragraph, postButton, raw, secondsUntil, unpair } from '../../_platform/pages/kit';
+import {
+  field,
+  fieldSentences,
+  form,
+  genericSentence,
+  join,
+  link,
+  page,
+  pair,
+  paragraph,
+  postButton,
+  raw,
+  secondsUntil,
+  unpair,
+} from '../../_platform/pages/kit';
 import {
   codePage as codePageOf,
   credentialsFields,
@@ -40,7 +54,10 @@ import {
 import { BACKOFFICE_PAGES_PATH, BACKOFFICE_ROUTES } from '../settings';
 
 const BASE = BACKOFFICE_PAGES_PATH;
-export const BACKOFFICE_PAGES = signInPaths(BASE, { invitation: BACKOFFICE_ROUTES.invitation, resetPassword: BACKOFFICE_ROUTES.passwordReset });
+export const BACKOFFICE_PAGES = signInPaths(BASE, {
+  invitation: BACKOFFICE_ROUTES.invitation,
+  resetPassword: BACKOFFICE_ROUTES.passwordReset,
+});
 
 const STEP_COOKIE = 'bo_step';
 const SESSION_COOKIE = 'bo_session';
@@ -53,7 +70,9 @@ const LABELS = { password: 'The password', email: 'The email address', otp: 'The
 /** the subject of a token (the user id), read without checking: every call made with it is checked */
 function subjectOf(token: string): string | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown };
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      sub?: unknown;
+    };
     return typeof payload.sub === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(payload.sub) ? payload.sub : undefined;
   } catch {
     return undefined;
@@ -70,17 +89,19 @@ function signInPage(o: { email?: string; errors?: string[]; notice?: string; sta
     notice: o.notice,
     status: o.status,
     body: join(
-      form(
-        BACKOFFICE_PAGES.signIn,
-        credentialsFields(o.email),
-        'Sign in',
-      ),
+      form(BACKOFFICE_PAGES.signIn, credentialsFields(o.email), 'Sign in'),
       paragraph(link(BACKOFFICE_PAGES.forgotPassword, 'Forgotten your password?')),
       // single sign-on lands on this page with the session in the fragment: link.js fills this form and sends it
       form(
         BACKOFFICE_PAGES.signedIn,
         [
-          field({ name: 'accessToken', label: 'Access token', type: 'hidden', fromFragment: 'accessToken', required: false }),
+          field({
+            name: 'accessToken',
+            label: 'Access token',
+            type: 'hidden',
+            fromFragment: 'accessToken',
+            required: false,
+          }),
           field({ name: 'expiresAt', label: 'Expires', type: 'hidden', fromFragment: 'expiresAt', required: false }),
         ],
         'Continue with single sign-on',
@@ -111,9 +132,16 @@ async function codePost(ctx: PageCtx) {
   if (!step) return stepExpired();
   const otp = (ctx.form.otp ?? '').trim();
   if (!otp) return codePage({ errors: ['Enter the code from your mail.'] });
-  const r = await ctx.call<{ accessToken: string; expiresAt: string; user: { id: string } }>(CLASS, 'checkOtp', undefined, { otp }, { token: step });
+  const r = await ctx.call<{ accessToken: string; expiresAt: string; user: { id: string } }>(
+    CLASS,
+    'checkOtp',
+    undefined,
+    { otp },
+    { token: step },
+  );
   if (!r.ok) {
-    if (r.status === 401 && r.code === 4014) return codePage({ errors: ['That code is not right. Check the newest mail and try again.'], status: 401 });
+    if (r.status === 401 && r.code === 4014)
+      return codePage({ errors: ['That code is not right. Check the newest mail and try again.'], status: 401 });
     if (r.status === 401 || r.status === 403) {
       ctx.clearCookie(STEP_COOKIE);
       return stepExpired();
@@ -122,7 +150,9 @@ async function codePost(ctx: PageCtx) {
     return codePage({ errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
   }
   ctx.clearCookie(STEP_COOKIE);
-  ctx.setCookie(SESSION_COOKIE, pair(r.body.user.id, r.body.accessToken), { maxAgeSeconds: secondsUntil(r.body.expiresAt, 900) });
+  ctx.setCookie(SESSION_COOKIE, pair(r.body.user.id, r.body.accessToken), {
+    maxAgeSeconds: secondsUntil(r.body.expiresAt, 900),
+  });
   return { redirect: BACKOFFICE_PAGES.signedIn };
 }
 
@@ -145,7 +175,13 @@ async function resendPost(ctx: PageCtx) {
 async function signedInGet(ctx: PageCtx) {
   const session = unpair(ctx.cookie(SESSION_COOKIE));
   if (!session) return { redirect: BACKOFFICE_PAGES.signIn };
-  const r = await ctx.call<{ userId: string; roles: string[]; level: number | null }>(CLASS, 'getPermissions', session.id, {}, { token: session.token });
+  const r = await ctx.call<{ userId: string; roles: string[]; level: number | null }>(
+    CLASS,
+    'getPermissions',
+    session.id,
+    {},
+    { token: session.token },
+  );
   if (!r.ok) {
     if (r.status === 401 || r.status === 403) {
       ctx.clearCookie(SESSION_COOKIE);
@@ -199,7 +235,8 @@ const RESET: LinkPage = {
   method: 'resetPassword',
   submit: 'Change my password',
   done: 'reset',
-  invalid: 'This reset code is not valid: the email address or the code is not right, or the code has been used, has expired, or a newer one was sent. Ask for a new one.',
+  invalid:
+    'This reset code is not valid: the email address or the code is not right, or the code has been used, has expired, or a newer one was sent. Ask for a new one.',
 };
 
 function linkPage(l: LinkPage, o: { email?: string; code?: string; errors?: string[]; status?: number }) {
@@ -213,8 +250,22 @@ function linkPage(l: LinkPage, o: { email?: string; code?: string; errors?: stri
       form(
         l.path,
         [
-          field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, fromFragment: 'email' }),
-          field({ name: 'otp', label: 'Code from your mail', value: o.code, fromFragment: 'code', autocomplete: 'off', hint: 'Filled in when you open the link in the mail.' }),
+          field({
+            name: 'email',
+            label: 'Email address',
+            type: 'email',
+            autocomplete: 'username',
+            value: o.email,
+            fromFragment: 'email',
+          }),
+          field({
+            name: 'otp',
+            label: 'Code from your mail',
+            value: o.code,
+            fromFragment: 'code',
+            autocomplete: 'off',
+            hint: 'Filled in when you open the link in the mail.',
+          }),
           ...newPasswordFields(),
         ],
         l.submit,
@@ -229,7 +280,8 @@ function linkPost(l: LinkPage) {
     const email = (ctx.form.email ?? '').trim();
     const code = (ctx.form.otp ?? '').trim();
     const password = ctx.form.password ?? '';
-    if (!email || !code) return linkPage(l, { email, code, errors: ['Enter your email address and the code from your mail.'] });
+    if (!email || !code)
+      return linkPage(l, { email, code, errors: ['Enter your email address and the code from your mail.'] });
     const problem = newPasswordProblem(ctx.form);
     if (problem) return linkPage(l, { email, code, errors: [problem] });
     const r = await ctx.call(CLASS, l.method, undefined, { email, otp: code, password });
@@ -242,7 +294,8 @@ function linkFailure(ctx: PageCtx, l: LinkPage, email: string, code: string, r: 
   if (r.status === 401) return linkPage(l, { email, errors: [l.invalid], status: 400 });
   if (r.status === 400) {
     const sentences = fieldSentences(r.details, LABELS);
-    if (r.code === 4016 && sentences.length) return linkPage(l, { email, code, errors: ['Choose another password:', ...sentences] });
+    if (r.code === 4016 && sentences.length)
+      return linkPage(l, { email, code, errors: ['Choose another password:', ...sentences] });
     return linkPage(l, { email, code, errors: sentences.length ? sentences : [l.invalid] });
   }
   return linkPage(l, { email, code, errors: [genericSentence(r, ctx.requestId)], status: failedStatus(r) });
@@ -253,7 +306,11 @@ export function backOfficePageRoutes(): PageRoute[] {
   return [
     { path: BASE, get: signInGet },
     { path: BACKOFFICE_PAGES.signIn, get: signInGet, post: signInPost },
-    { path: BACKOFFICE_PAGES.code, get: (ctx) => (ctx.cookie(STEP_COOKIE) ? codePage({}) : { redirect: BACKOFFICE_PAGES.signIn }), post: codePost },
+    {
+      path: BACKOFFICE_PAGES.code,
+      get: (ctx) => (ctx.cookie(STEP_COOKIE) ? codePage({}) : { redirect: BACKOFFICE_PAGES.signIn }),
+      post: codePost,
+    },
     { path: BACKOFFICE_PAGES.resend, post: resendPost },
     { path: BACKOFFICE_PAGES.signedIn, get: signedInGet, post: signedInPost },
     signOutRoute(BACKOFFICE_PAGES, { step: STEP_COOKIE, session: SESSION_COOKIE }),

@@ -8,7 +8,12 @@ import { EMAIL_LOOKUP, holdsEmail } from '../rules';
 import type { ProgramManagementUserRecord } from '../types';
 import { logUser, st, type UserCtx } from './common';
 
-export async function applyUser(ctx: UserCtx<unknown>, before: ProgramManagementUserRecord, after: ProgramManagementUserRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function applyUser(
+  ctx: UserCtx<unknown>,
+  before: ProgramManagementUserRecord,
+  after: ProgramManagementUserRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   const s = st(ctx);
   s.user = after;
   if (holdsEmail(after.status)) {

@@ -29,7 +29,10 @@ function settle(ctx: UserCtx<ApprovalCallbackBody>) {
   return settleGatedChange(s.user, body, {
     pendingApprovalId: s.pendingApproval?.id,
     lastSettledApprovalId: s.lastSettledApprovalId,
-    mismatch: (waiting) => userError('PM_USER_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one user ${s.user.id} waits for`, { waiting }),
+    mismatch: (waiting) =>
+      userError('PM_USER_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one user ${s.user.id} waits for`, {
+        waiting,
+      }),
   });
 }
 
@@ -38,7 +41,15 @@ function review(ctx: UserCtx<ApprovalCallbackBody>, event: string, outcome: Outc
   const s = st(ctx);
   s.pendingApproval = null;
   s.lastSettledApprovalId = body.approvalId;
-  s.lastReview = { approvalId: body.approvalId, event, action: body.action, outcome, ...(reason ? { reason } : {}), by: body.reviewedBy?.id ?? null, at: now() };
+  s.lastReview = {
+    approvalId: body.approvalId,
+    event,
+    action: body.action,
+    outcome,
+    ...(reason ? { reason } : {}),
+    by: body.reviewedBy?.id ?? null,
+    at: now(),
+  };
   return s.lastReview;
 }
 
@@ -48,7 +59,11 @@ function info(ctx: UserCtx<ApprovalCallbackBody>, event: string) {
 }
 
 /** Another user holds the email the approved change takes (the commit's unique lookup key would refuse it). */
-async function emailTakenBy(ctx: UserCtx<ApprovalCallbackBody>, before: ProgramManagementUserRecord, after: ProgramManagementUserRecord): Promise<boolean> {
+async function emailTakenBy(
+  ctx: UserCtx<ApprovalCallbackBody>,
+  before: ProgramManagementUserRecord,
+  after: ProgramManagementUserRecord,
+): Promise<boolean> {
   if (!takesEmail(before, after)) return false;
   const holder = await ctx.lookup.resolve(EMAIL_LOOKUP, after.email);
   return Boolean(holder && holder !== after.id);
@@ -82,7 +97,10 @@ export async function approveUser(ctx: UserCtx<ApprovalCallbackBody>) {
   if (outcome.kind === 'settled') return { applied: false, outcome: 'settled', user: before };
   const event = s.pendingApproval!.event;
   const conflict = (reason: string) => {
-    ctx.log.warn({ approvalId: ctx.request.body.approvalId, userId: before.id, reason }, 'approved user change not applied');
+    ctx.log.warn(
+      { approvalId: ctx.request.body.approvalId, userId: before.id, reason },
+      'approved user change not applied',
+    );
     const lastReview = review(ctx, event, 'conflict', reason);
     return { applied: false, code: UserErrors.PM_USER_APPROVAL_CONFLICT.code, reason, lastReview, user: before };
   };

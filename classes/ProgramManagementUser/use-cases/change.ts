@@ -12,13 +12,35 @@
 import { refuseWhilePending, requestGatedChange } from '../../_platform/gated-change';
 import { userError } from '../errors';
 import { applyUserUpdate, scopeProblems, statusMove } from '../rules';
-import { USER_EVENTS, type ProgramManagementUserRecord, type UpdateUserInput, type UpdateUserStatusInput, type UserEvent, type UserStatus } from '../types';
-import { activeRoles, callerTenant, checkCompanyKept, checkPrivilege, CHANGE_CALLBACK, heldRoles, st, whilePending, type UserCtx } from './common';
+import {
+  USER_EVENTS,
+  type ProgramManagementUserRecord,
+  type UpdateUserInput,
+  type UpdateUserStatusInput,
+  type UserEvent,
+  type UserStatus,
+} from '../types';
+import {
+  activeRoles,
+  callerTenant,
+  checkCompanyKept,
+  checkPrivilege,
+  CHANGE_CALLBACK,
+  heldRoles,
+  st,
+  whilePending,
+  type UserCtx,
+} from './common';
 import { applyUser, takesEmail } from './apply';
 import { checkCompany, checkEmailFree } from './create';
 import { problemsText } from '../../_platform/paging';
 
-async function change(ctx: UserCtx<unknown>, event: UserEvent, requested: ProgramManagementUserRecord, changeData: Record<string, unknown>) {
+async function change(
+  ctx: UserCtx<unknown>,
+  event: UserEvent,
+  requested: ProgramManagementUserRecord,
+  changeData: Record<string, unknown>,
+) {
   const s = st(ctx);
   const old = s.user;
   // the requester's company goes with the change: approveUser applies it as the approver, and checks it again
@@ -34,14 +56,19 @@ async function change(ctx: UserCtx<unknown>, event: UserEvent, requested: Progra
     approveCallback: CHANGE_CALLBACK,
     rejectCallback: CHANGE_CALLBACK,
     additionalData,
-    ...(requested.companyId ?? old.companyId ? { companyId: (requested.companyId ?? old.companyId)! } : {}),
+    ...((requested.companyId ?? old.companyId) ? { companyId: (requested.companyId ?? old.companyId)! } : {}),
   });
   if (gated.applied) {
     await applyUser(ctx, old, gated.entity, { event, approvalId: gated.approvalRecord.id, ...additionalData });
     return { user: s.user, pendingApproval: null, approval: gated.approval };
   }
   s.pendingApproval = { id: gated.approvalId, event, requestedStatus: (gated.newStatus ?? old.status) as UserStatus };
-  return { user: s.user, pendingApproval: s.pendingApproval, approval: gated.approval, requestedUser: gated.workflow.simulatedApprovedState };
+  return {
+    user: s.user,
+    pendingApproval: s.pendingApproval,
+    approval: gated.approval,
+    requestedUser: gated.workflow.simulatedApprovedState,
+  };
 }
 
 export async function updateUser(ctx: UserCtx<UpdateUserInput>) {
@@ -50,7 +77,8 @@ export async function updateUser(ctx: UserCtx<UpdateUserInput>) {
   refuseWhilePending(s.pendingApproval?.id, whilePending(old.id));
   const input = ctx.request.body;
   const { next, changed } = applyUserUpdate(old, input, new Date().toISOString());
-  if (!changed.length) throw userError('PM_USER_NO_CHANGE', `The update changes nothing on user ${old.id}`, { id: old.id });
+  if (!changed.length)
+    throw userError('PM_USER_NO_CHANGE', `The update changes nothing on user ${old.id}`, { id: old.id });
   const problems = scopeProblems(next.type, next.companyId);
   if (problems.length) throw userError('PM_USER_INVALID_INPUT', problemsText(problems), { errors: problems });
   // a company user cannot make a user internal nor move it to another company (checkCompany(null) checks nothing)
@@ -60,7 +88,10 @@ export async function updateUser(ctx: UserCtx<UpdateUserInput>) {
   // roles added must be active roles; those the user keeps are judged as they are now
   const added = next.roles.filter((r) => !old.roles.includes(r));
   const addedRoles = await activeRoles(ctx, added);
-  const kept = await heldRoles(ctx, next.roles.filter((r) => old.roles.includes(r)));
+  const kept = await heldRoles(
+    ctx,
+    next.roles.filter((r) => old.roles.includes(r)),
+  );
   const held = await heldRoles(ctx, old.roles);
   await checkPrivilege(ctx, { kind: 'update', old, next, grantedRoles: [...addedRoles, ...kept], heldRoles: held });
   return change(ctx, USER_EVENTS.update, next, { fields: changed });
@@ -72,12 +103,17 @@ export async function updateUserStatus(ctx: UserCtx<UpdateUserStatusInput>) {
   refuseWhilePending(s.pendingApproval?.id, whilePending(old.id));
   const { status, reason } = ctx.request.body;
   const move = statusMove(old.status, status);
-  if (!move.ok) throw userError('PM_USER_NO_CHANGE', `User ${old.id}: ${move.reason}`, { id: old.id, status: old.status });
+  if (!move.ok)
+    throw userError('PM_USER_NO_CHANGE', `User ${old.id}: ${move.reason}`, { id: old.id, status: old.status });
   const next: ProgramManagementUserRecord = { ...old, status: move.to, updatedAt: new Date().toISOString() };
   checkCompanyKept(ctx, next);
   const held = await heldRoles(ctx, old.roles);
   await checkPrivilege(ctx, { kind: 'status', old, next, grantedRoles: held, heldRoles: held });
   // activation validates email uniqueness (spec 3.3): an inactive user's address may have been given to another
   if (takesEmail(old, next)) await checkEmailFree(ctx, next.email, old.id);
-  return change(ctx, USER_EVENTS.status, next, { fromStatus: old.status, toStatus: move.to, ...(reason ? { reason } : {}) });
+  return change(ctx, USER_EVENTS.status, next, {
+    fromStatus: old.status,
+    toStatus: move.to,
+    ...(reason ? { reason } : {}),
+  });
 }

@@ -37,14 +37,24 @@ export function st(ctx: UserCtx<unknown>): UserState {
 
 /** 409 4003: the user waits for an approval. */
 export function whilePending(id: string) {
-  return (approvalId: string) => userError('PM_USER_APPROVAL_PENDING', `User ${id} waits for approval ${approvalId}; it takes no other change until then`, { id, approvalId });
+  return (approvalId: string) =>
+    userError(
+      'PM_USER_APPROVAL_PENDING',
+      `User ${id} waits for approval ${approvalId}; it takes no other change until then`,
+      { id, approvalId },
+    );
 }
 
 /**
  * The audit entry of a change. The record holds no secret (passwords and
  * OTPs live elsewhere); the email and name are personal data, masked.
  */
-export async function logUser(ctx: UserCtx<unknown>, before: ProgramManagementUserRecord | null, after: ProgramManagementUserRecord, additionalData: Record<string, unknown>) {
+export async function logUser(
+  ctx: UserCtx<unknown>,
+  before: ProgramManagementUserRecord | null,
+  after: ProgramManagementUserRecord,
+  additionalData: Record<string, unknown>,
+) {
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,
@@ -63,17 +73,25 @@ export async function logUser(ctx: UserCtx<unknown>, before: ProgramManagementUs
  * moment ago may be given). 400 4009 naming the roles that are not active
  * roles. A project without RoleManager's singleton has no roles yet.
  */
-export async function activeRoles(ctx: Pick<BaseCtx, 'call'>, names: readonly string[], field = 'roles'): Promise<HeldRole[]> {
+export async function activeRoles(
+  ctx: Pick<BaseCtx, 'call'>,
+  names: readonly string[],
+  field = 'roles',
+): Promise<HeldRole[]> {
   if (names.length === 0) return [];
   let roles: HeldRole[] = [];
   try {
-    roles = (await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })).roles as HeldRole[];
+    roles = (
+      await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })
+    ).roles as HeldRole[];
   } catch (err) {
     if (!isUnknownInstance(err)) throw err;
   }
   const unknown = unknownRoles(names, roles);
   if (unknown.length) {
-    throw userError('PM_USER_UNKNOWN_ROLES', `Not active roles: ${unknown.join(', ')}`, { errors: unknown.map((r) => ({ field, reason: `'${r}' is not an active role` })) });
+    throw userError('PM_USER_UNKNOWN_ROLES', `Not active roles: ${unknown.join(', ')}`, {
+      errors: unknown.map((r) => ({ field, reason: `'${r}' is not an active role` })),
+    });
   }
   return roles;
 }
@@ -82,7 +100,9 @@ export async function activeRoles(ctx: Pick<BaseCtx, 'call'>, names: readonly st
 export async function heldRoles(ctx: Pick<BaseCtx, 'call'>, names: readonly string[]): Promise<HeldRole[]> {
   if (names.length === 0) return [];
   try {
-    return (await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })).roles as HeldRole[];
+    return (
+      await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })
+    ).roles as HeldRole[];
   } catch (err) {
     if (isUnknownInstance(err)) return [];
     throw err;

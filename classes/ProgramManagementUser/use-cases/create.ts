@@ -21,7 +21,9 @@ import { problemsText } from '../../_platform/paging';
 export async function checkEmailFree(ctx: Pick<Ctx, 'lookup'>, email: string, selfId: string): Promise<void> {
   const holder = await ctx.lookup.resolve(EMAIL_LOOKUP, email);
   if (holder && holder !== selfId) {
-    throw userError('PM_USER_EMAIL_TAKEN', 'Another user has this email', { errors: [{ field: 'email', reason: 'belongs to another user' }] });
+    throw userError('PM_USER_EMAIL_TAKEN', 'Another user has this email', {
+      errors: [{ field: 'email', reason: 'belongs to another user' }],
+    });
   }
 }
 
@@ -34,7 +36,9 @@ export async function checkCompany(ctx: Pick<Ctx, 'call'>, companyId: string | n
     const code = (err as { code?: unknown }).code;
     // 6010: no such company; an unknown instance: no Company singleton yet, so no company at all
     if (code === 6010 || code === 'UNKNOWN_INSTANCE') {
-      throw userError('PM_USER_UNKNOWN_COMPANY', `No company with id '${companyId}'`, { errors: [{ field: 'companyId', reason: 'is not a company' }] });
+      throw userError('PM_USER_UNKNOWN_COMPANY', `No company with id '${companyId}'`, {
+        errors: [{ field: 'companyId', reason: 'is not a company' }],
+      });
     }
     throw err;
   }
@@ -68,13 +72,23 @@ export async function createUser(ctx: UserCtx<CreateUserInput>, settings: UserSe
   ctx.state.private = {
     user: stored,
     credentials: { passwordHash: null, passwordChangedAt: null },
-    pendingApproval: change.applied ? null : { id: change.approvalId, event: USER_EVENTS.create, requestedStatus: (change.newStatus ?? 'pending') as ProgramManagementUserRecord['status'] },
+    pendingApproval: change.applied
+      ? null
+      : {
+          id: change.approvalId,
+          event: USER_EVENTS.create,
+          requestedStatus: (change.newStatus ?? 'pending') as ProgramManagementUserRecord['status'],
+        },
     lastSettledApprovalId: null,
     lastReview: null,
     sessionsValidAfter: null,
   };
   ctx.lookup.set(EMAIL_LOOKUP, stored.email);
-  await logUser(ctx, null, stored, { event: USER_EVENTS.create, approvalId: change.approvalRecord.id, approvalStatus: change.approval.approvalStatus });
+  await logUser(ctx, null, stored, {
+    event: USER_EVENTS.create,
+    approvalId: change.approvalRecord.id,
+    approvalStatus: change.approval.approvalStatus,
+  });
   ctx.response.status = 201;
   return { user: stored, pendingApproval: ctx.state.private.pendingApproval, approval: change.approval };
 }

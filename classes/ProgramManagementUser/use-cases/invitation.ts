@@ -24,7 +24,11 @@ export const SSO_INVITE_TEMPLATE = 'SSO_USER_INTIVATION_PROGRAM_MANAGEMENT';
 export const INVITATION_OTP = 'invitation';
 
 /** Sends the invitation; answers the user with invitedAt set. */
-export async function sendInvitation(ctx: UserCtx<unknown>, user: ProgramManagementUserRecord, settings: UserSettings): Promise<ProgramManagementUserRecord> {
+export async function sendInvitation(
+  ctx: UserCtx<unknown>,
+  user: ProgramManagementUserRecord,
+  settings: UserSettings,
+): Promise<ProgramManagementUserRecord> {
   if (user.loginMethod === 'email_password') {
     const { token } = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, user.id), {
       otpType: INVITATION_OTP,
@@ -33,10 +37,16 @@ export async function sendInvitation(ctx: UserCtx<unknown>, user: ProgramManagem
       requestedBy: actorFromIdentity(ctx.identity).id,
       requesterDetails: requesterDetails(ctx),
     });
-    const inviteUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.invitation, { email: user.email, code: token });
+    const inviteUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.invitation, {
+      email: user.email,
+      code: token,
+    });
     await notify(ctx, INVITE_TEMPLATE, { to: [user.email], parameters: { name: user.name, otp: token, inviteUrl } });
   } else {
-    await notify(ctx, SSO_INVITE_TEMPLATE, { to: [user.email], parameters: { name: user.name, loginUrl: settings.backOfficeUrl } });
+    await notify(ctx, SSO_INVITE_TEMPLATE, {
+      to: [user.email],
+      parameters: { name: user.name, loginUrl: settings.backOfficeUrl },
+    });
   }
   return { ...user, invitedAt: now() };
 }

@@ -14,7 +14,9 @@ import type { UserStaticCtx } from './common';
 export async function listUsers(ctx: UserStaticCtx<ListUsersInput>) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw userError('PM_USER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
+    throw userError('PM_USER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
+      errors: parsed.errors,
+    });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(USERS_COLLECTION, buildListFilter(q), {

@@ -29,14 +29,22 @@ import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../setting
 import type { AcceptInvitationInput, EmailInput, ProgramManagementUserRecord, ResetPasswordInput } from '../types';
 import { CLASS_ID, type UserStaticCtx } from './common';
 import { INVITATION_OTP } from './invitation';
-import { requesterDetails, throttleAccount, throttleAddress, tooManyAttempts, type ThrottledOperation } from './requester';
+import {
+  requesterDetails,
+  throttleAccount,
+  throttleAddress,
+  tooManyAttempts,
+  type ThrottledOperation,
+} from './requester';
 import { signInUser, TOKEN_TYPE } from './sign-in';
 
 export const RESET_TEMPLATE = 'OTP_PROGRAM_MANAGEMENT_PASSWORD_RESET';
 /** the Otp type of password reset codes */
 export const RESET_OTP = 'password_reset';
 
-const RESET_ANSWER = { message: 'If this email belongs to an account that signs in with a password, a reset code has been sent to it' };
+const RESET_ANSWER = {
+  message: 'If this email belongs to an account that signs in with a password, a reset code has been sent to it',
+};
 
 function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorError {
   return (err as ActorError | undefined)?.classId === 'Otp' && (err as ActorError).code === OtpErrors[name].code;
@@ -55,7 +63,10 @@ export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, set
         requestedBy: email,
         requesterDetails: requesterDetails(ctx),
       });
-      const resetUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.passwordReset, { email: user!.email, code: token });
+      const resetUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.passwordReset, {
+        email: user!.email,
+        code: token,
+      });
       await notify(ctx, RESET_TEMPLATE, { to: [user!.email], parameters: { otp: token, resetUrl } });
     } catch (err) {
       // past Otp's otpLimit: the same answer as for anyone, nothing sent
@@ -68,8 +79,16 @@ export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, set
 
 /** 400 4016 naming the policy's problems. */
 function checkPolicy(password: string, context: { email: string; name?: string }): void {
-  const problems = passwordProblems(password, { email: context.email, ...(context.name ? { words: [context.name] } : {}) });
-  if (problems.length) throw userError('PM_USER_WEAK_PASSWORD', `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`, { errors: problems });
+  const problems = passwordProblems(password, {
+    email: context.email,
+    ...(context.name ? { words: [context.name] } : {}),
+  });
+  if (problems.length)
+    throw userError(
+      'PM_USER_WEAK_PASSWORD',
+      `The password is not allowed: ${problems.map((p) => p.reason).join('; ')}`,
+      { errors: problems },
+    );
 }
 
 const invalidCode = () => userError('PM_USER_INVALID_CODE', 'The code is not valid for this email');
@@ -112,7 +131,8 @@ async function userWithCode(
     });
   } catch (err) {
     if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) {
-      const retryAfterSeconds = ((err as ActorError).details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+      const retryAfterSeconds = ((err as ActorError).details as { retryAfterSeconds?: number } | undefined)
+        ?.retryAfterSeconds;
       throw tooManyAttempts(retryAfterSeconds);
     }
     throw err;

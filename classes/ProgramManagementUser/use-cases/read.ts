@@ -26,7 +26,11 @@ export function getUser(ctx: UserReadCtx) {
 export function ownUserOnly(caller: { identity: Identity; instanceId: string | undefined }): void {
   const { identity, instanceId } = caller;
   if (identity.type !== 'system' && !(identity.type === 'program_management_user' && identity.userId === instanceId)) {
-    throw userError('PM_USER_NOT_YOURS', 'getPermissions answers the signed-in user only: call it on your own user id', { id: instanceId });
+    throw userError(
+      'PM_USER_NOT_YOURS',
+      'getPermissions answers the signed-in user only: call it on your own user id',
+      { id: instanceId },
+    );
   }
 }
 

@@ -40,7 +40,9 @@ export type ThrottledOperation = keyof typeof THROTTLE;
 
 /** 429 4015; one message whatever the counter, when to try again in the details */
 export function tooManyAttempts(retryAfterSeconds: number | undefined) {
-  return userError('PM_USER_TOO_MANY_ATTEMPTS', 'Too many attempts: try again later', { retryAfterSeconds: retryAfterSeconds ?? 60 });
+  return userError('PM_USER_TOO_MANY_ATTEMPTS', 'Too many attempts: try again later', {
+    retryAfterSeconds: retryAfterSeconds ?? 60,
+  });
 }
 
 export type Limit = { max: number; windowSeconds: number };
@@ -63,7 +65,12 @@ export async function throttleAddress(ctx: Pick<BaseCtx, 'limits' | 'request'>, 
 }
 
 /** One hit on the operation's account counter, keyed by the (lower-cased) email or the user id; `limit` when the operation's is not fixed. */
-export async function throttleAccount(ctx: Pick<BaseCtx, 'limits'>, op: ThrottledOperation, account: string, limit?: Limit): Promise<void> {
+export async function throttleAccount(
+  ctx: Pick<BaseCtx, 'limits'>,
+  op: ThrottledOperation,
+  account: string,
+  limit?: Limit,
+): Promise<void> {
   const perAccount = limit ?? (THROTTLE[op] as { perAccount?: Limit }).perAccount;
   if (!perAccount) return;
   await hit(ctx, `pmu.${op}.account`, account, perAccount);

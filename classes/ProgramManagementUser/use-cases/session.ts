@@ -53,7 +53,9 @@ export async function completeSso(ctx: UserCtx<{ at: string }>) {
   const at = ctx.request.body.at;
   // only a first sign-in activates (never one after an approved change set the user back to pending)
   const first = before.status === 'pending' && !before.acceptedAt;
-  s.user = first ? { ...before, status: 'active', acceptedAt: at, updatedAt: at, lastLoginAt: at } : { ...before, lastLoginAt: at };
+  s.user = first
+    ? { ...before, status: 'active', acceptedAt: at, updatedAt: at, lastLoginAt: at }
+    : { ...before, lastLoginAt: at };
   if (first) await logUser(ctx, before, s.user, { event: 'sso_first_sign_in' });
   return { signedIn: true, user: s.user };
 }

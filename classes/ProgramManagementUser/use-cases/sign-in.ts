@@ -40,12 +40,20 @@ export async function discoverAuthMethod(ctx: UserStaticCtx<EmailInput>, setting
   const email = normalizeEmail(ctx.request.body.email);
   const idp = settings.saml?.idpForEmail(email) ?? null;
   // the AuthnRequest's id is remembered (samlSeen) for singleSignOn to check the response's InResponseTo against
-  if (idp) return { email, method: 'sso' as const, loginUrl: await settings.saml!.loginUrl(idp, samlSeen(ctx.limits, SAML_MEMORY_COUNTER)) };
+  if (idp)
+    return {
+      email,
+      method: 'sso' as const,
+      loginUrl: await settings.saml!.loginUrl(idp, samlSeen(ctx.limits, SAML_MEMORY_COUNTER)),
+    };
   return { email, method: 'email_password' as const };
 }
 
 /** The user an instance id names, as sign-in reads it (null when there is none). */
-export async function signInUser(ctx: UserStaticCtx<unknown>, id: string | undefined): Promise<ProgramManagementUserRecord | null> {
+export async function signInUser(
+  ctx: UserStaticCtx<unknown>,
+  id: string | undefined,
+): Promise<ProgramManagementUserRecord | null> {
   if (!id) return null;
   try {
     const r = await ctx.call(CLASS_ID, 'signInView', id, {});
@@ -75,7 +83,10 @@ export async function login(ctx: UserStaticCtx<LoginInput>, settings: UserSettin
   const id = await ctx.lookup.resolve(EMAIL_LOOKUP, email);
   let user: ProgramManagementUserRecord | null = null;
   if (id) {
-    const r = (await ctx.call(CLASS_ID, 'verifyCredentials', id, { password: ctx.request.body.password })).body as { valid: boolean; user: ProgramManagementUserRecord };
+    const r = (await ctx.call(CLASS_ID, 'verifyCredentials', id, { password: ctx.request.body.password })).body as {
+      valid: boolean;
+      user: ProgramManagementUserRecord;
+    };
     if (r.valid) user = r.user;
   } else {
     // as slow as a known email: an unknown one is hashed against a stand-in
@@ -83,14 +94,20 @@ export async function login(ctx: UserStaticCtx<LoginInput>, settings: UserSettin
   }
   if (!user) throw userError('PM_USER_INVALID_CREDENTIALS', 'The email or password is not correct');
   await mailLoginCode(ctx, user);
-  const step = await ctx.tokens.issue({ sub: user.id, type: TOKEN_TYPE, methods: OTP_STEP_METHODS, ttlSeconds: settings.otpStepTtlSeconds });
+  const step = await ctx.tokens.issue({
+    sub: user.id,
+    type: TOKEN_TYPE,
+    methods: OTP_STEP_METHODS,
+    ttlSeconds: settings.otpStepTtlSeconds,
+  });
   return { otpRequired: true, token: step.token, expiresAt: step.expiresAt };
 }
 
 /** The signed-in user of an OTP-step (or any) back-office token. */
 function callerId(ctx: UserStaticCtx<unknown>): string {
   const id = ctx.identity.userId;
-  if (ctx.identity.type !== TOKEN_TYPE || !id) throw userError('PM_USER_INVALID_CODE', 'Sign in with email and password first');
+  if (ctx.identity.type !== TOKEN_TYPE || !id)
+    throw userError('PM_USER_INVALID_CODE', 'Sign in with email and password first');
   return id;
 }
 
@@ -104,7 +121,11 @@ export async function checkOtp(ctx: UserStaticCtx<OtpInput>) {
     requesterDetails: requesterDetails(ctx),
   });
   if (!check.isSuccessful) {
-    throw userError('PM_USER_INVALID_CODE', 'The code is not valid', check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : undefined);
+    throw userError(
+      'PM_USER_INVALID_CODE',
+      'The code is not valid',
+      check.validationResult === 'invalid_token' ? { remainingAttempts: check.remainingAttempts } : undefined,
+    );
   }
   const user = await signInUser(ctx, id);
   if (!mayUsePassword(user)) throw userError('PM_USER_INVALID_CODE', 'The code is not valid');
@@ -113,9 +134,19 @@ export async function checkOtp(ctx: UserStaticCtx<OtpInput>) {
 
 /** The session of a signed-in user: an access token and a refresh token, and the sign-in recorded (an effect). */
 export async function signIn(ctx: UserStaticCtx<unknown>, user: ProgramManagementUserRecord) {
-  const session = await ctx.tokens.issue({ sub: user.id, type: TOKEN_TYPE, ...(user.type === 'company' && user.companyId ? { tenant: user.companyId } : {}), refresh: true });
+  const session = await ctx.tokens.issue({
+    sub: user.id,
+    type: TOKEN_TYPE,
+    ...(user.type === 'company' && user.companyId ? { tenant: user.companyId } : {}),
+    refresh: true,
+  });
   await ctx.effect({ classId: CLASS_ID, method: 'recordSignIn', instanceId: user.id, body: { at: now() } });
-  return { accessToken: session.token, expiresAt: session.expiresAt, refreshToken: session.refreshToken, user: { ...user, lastLoginAt: now() } };
+  return {
+    accessToken: session.token,
+    expiresAt: session.expiresAt,
+    refreshToken: session.refreshToken,
+    user: { ...user, lastLoginAt: now() },
+  };
 }
 
 export async function resendOtp(ctx: UserStaticCtx<Record<string, never>>) {

@@ -26,7 +26,8 @@ import { signIn, signInUser } from './sign-in';
 
 export const SAML_REPLAY_COUNTER = SAML_MEMORY_COUNTER;
 
-const refused = (reason: string, message = 'The single sign-on response was refused') => userError('PM_USER_SSO_REFUSED', message, { reason });
+const refused = (reason: string, message = 'The single sign-on response was refused') =>
+  userError('PM_USER_SSO_REFUSED', message, { reason });
 
 export async function singleSignOn(ctx: UserStaticCtx<SingleSignOnInput>, settings: UserSettings) {
   await throttleAddress(ctx, 'singleSignOn');
@@ -44,17 +45,30 @@ export async function singleSignOn(ctx: UserStaticCtx<SingleSignOnInput>, settin
     throw err;
   }
   const user = await signInUser(ctx, await ctx.lookup.resolve(EMAIL_LOOKUP, email));
-  if (!mayUseSso(user)) throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
+  if (!mayUseSso(user))
+    throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
   let signedIn: ProgramManagementUserRecord = user!;
   if (user!.status === 'pending') {
     // the first sign-in of an invited SSO user activates it (a write now: the token must see an active user)
-    const r = (await ctx.call(CLASS_ID, 'completeSso', user!.id, { at: now() })).body as { signedIn: boolean; user?: ProgramManagementUserRecord };
-    if (!r.signedIn || !r.user) throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
+    const r = (await ctx.call(CLASS_ID, 'completeSso', user!.id, { at: now() })).body as {
+      signedIn: boolean;
+      user?: ProgramManagementUserRecord;
+    };
+    if (!r.signedIn || !r.user)
+      throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
     signedIn = r.user;
   }
   const session = await signIn(ctx, signedIn);
-  const fragment = new URLSearchParams({ accessToken: session.accessToken, expiresAt: session.expiresAt, ...(session.refreshToken ? { refreshToken: session.refreshToken } : {}) });
+  const fragment = new URLSearchParams({
+    accessToken: session.accessToken,
+    expiresAt: session.expiresAt,
+    ...(session.refreshToken ? { refreshToken: session.refreshToken } : {}),
+  });
   const redirectTo = `${settings.backOfficeUrl}/#${fragment.toString()}`;
-  ctx.response = { status: 303, headers: { location: redirectTo, 'cache-control': 'no-store' }, body: { redirectTo, ...session } };
+  ctx.response = {
+    status: 303,
+    headers: { location: redirectTo, 'cache-control': 'no-store' },
+    body: { redirectTo, ...session },
+  };
   return ctx.response.body;
 }

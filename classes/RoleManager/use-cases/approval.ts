@@ -18,11 +18,18 @@ export async function approve(ctx: RoleCtx<ApprovalCallbackBody>) {
   const before = entityOf(stored);
   const settled = settleGatedChange(before, body, {
     pendingApprovalId: stored.pendingApprovalId,
-    mismatch: (waiting) => roleError('ROLE_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one role '${stored.id}' waits for`, { pendingApprovalId: waiting }),
+    mismatch: (waiting) =>
+      roleError('ROLE_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one role '${stored.id}' waits for`, {
+        pendingApprovalId: waiting,
+      }),
   });
   const event = String(body.event);
   if (settled.kind === 'conflict') {
-    throw roleError('ROLE_APPROVAL_CONFLICT', `The approved change no longer applies to the entity: ${settled.problems.join('; ')}`, { problems: settled.problems });
+    throw roleError(
+      'ROLE_APPROVAL_CONFLICT',
+      `The approved change no longer applies to the entity: ${settled.problems.join('; ')}`,
+      { problems: settled.problems },
+    );
   }
   if (settled.kind !== 'approved') {
     // rejected (settleGatedChange refuses every callback but the pending approval's: no lastSettledApprovalId given)
@@ -33,7 +40,12 @@ export async function approve(ctx: RoleCtx<ApprovalCallbackBody>) {
   const after = settled.entity;
   checkName(s.roles, after.name, stored.id);
   s.roles[stored.id] = { ...after, pendingApprovalId: null };
-  await logRoleChange(ctx, stored.id, before, after, { event: body.event, approvalId: body.approvalId, action: body.action, reviewedBy: body.reviewedBy });
+  await logRoleChange(ctx, stored.id, before, after, {
+    event: body.event,
+    approvalId: body.approvalId,
+    action: body.action,
+    reviewedBy: body.reviewedBy,
+  });
   const deploymentJobId = await enqueueDeployment(ctx, event);
   ctx.emit(event, { roleId: stored.id, approvalId: body.approvalId, approvalStatus: 'approved' });
   return { role: s.roles[stored.id], applied: true, deploymentJobId };

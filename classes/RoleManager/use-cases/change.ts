@@ -11,7 +11,15 @@ import { requestGatedChange } from '../../_platform/gated-change';
 import { isDeveloperOrSystem } from '../../_platform/privileged';
 import { currentStatusFor } from '../../_platform/workflow';
 import type { Workflow } from '../../Workflow/Workflow.class';
-import { changeRefusal, escalationRefusal, holdingOf, levelOneApprovalRefusal, touchesLevelOne, type Holding, type RoleChange } from '../domain';
+import {
+  changeRefusal,
+  escalationRefusal,
+  holdingOf,
+  levelOneApprovalRefusal,
+  touchesLevelOne,
+  type Holding,
+  type RoleChange,
+} from '../domain';
 import { roleError } from '../errors';
 import type { RoleEntity, RoleManagerState, StoredRole } from '../types';
 import { APPROVE, enqueueDeployment, logRoleChange, type RoleCtx, type WorkflowEvent } from './common';
@@ -19,7 +27,11 @@ import { APPROVE, enqueueDeployment, logRoleChange, type RoleCtx, type WorkflowE
 /** 409 9003: the role waits for an approval. */
 function pendingError(role: Pick<RoleEntity, 'id' | 'status'>) {
   return (approvalId: string) =>
-    roleError('ROLE_PENDING_APPROVAL', `Role '${role.id}' waits for approval ${approvalId}`, { id: role.id, status: role.status, pendingApprovalId: approvalId });
+    roleError('ROLE_PENDING_APPROVAL', `Role '${role.id}' waits for approval ${approvalId}`, {
+      id: role.id,
+      status: role.status,
+      pendingApprovalId: approvalId,
+    });
 }
 
 /** Whether the change may start (domain.ts changeRefusal): 409 9004 built-in, 9003 pending, 9008 same status; 400 9010. */
@@ -32,7 +44,11 @@ export function refuseChange(role: StoredRole, change: Parameters<typeof changeR
     ROLE_STATUS_UNCHANGED: `Role '${role.id}' is already ${role.status}`,
     ROLE_INVALID_INPUT: `Invalid status`,
   };
-  throw roleError(refusal, messages[refusal] ?? refusal, { id: role.id, status: role.status, pendingApprovalId: role.pendingApprovalId });
+  throw roleError(refusal, messages[refusal] ?? refusal, {
+    id: role.id,
+    status: role.status,
+    pendingApprovalId: role.pendingApprovalId,
+  });
 }
 
 /** What the caller may grant: everything for the system identity and developers, else what its active roles grant. */
@@ -48,9 +64,20 @@ export async function refuseEscalation(ctx: Pick<BaseCtx, 'identity' | 'roles'>,
 }
 
 /** 403 9015 when a level-1 change would not wait for an approval with approvers. */
-function levelOneRefusal(ctx: Pick<BaseCtx, 'identity'>, change: RoleChange, ruleApprovers: readonly string[], autoApproved: boolean): void {
-  const refusal = levelOneApprovalRefusal({ levelOne: touchesLevelOne(change), system: ctx.identity.type === 'system', ruleApprovers, autoApproved });
-  if (refusal) throw roleError(refusal.error, refusal.message, { reason: refusal.reason, approvers: [...ruleApprovers] });
+function levelOneRefusal(
+  ctx: Pick<BaseCtx, 'identity'>,
+  change: RoleChange,
+  ruleApprovers: readonly string[],
+  autoApproved: boolean,
+): void {
+  const refusal = levelOneApprovalRefusal({
+    levelOne: touchesLevelOne(change),
+    system: ctx.identity.type === 'system',
+    ruleApprovers,
+    autoApproved,
+  });
+  if (refusal)
+    throw roleError(refusal.error, refusal.message, { reason: refusal.reason, approvers: [...ruleApprovers] });
 }
 
 /**
@@ -61,7 +88,13 @@ function levelOneRefusal(ctx: Pick<BaseCtx, 'identity'>, change: RoleChange, rul
  * The gated change's result is checked again after (the rules may change in
  * between).
  */
-async function requireLevelOneApproval(ctx: RoleCtx<unknown>, change: RoleChange, event: WorkflowEvent, oldEntity: RoleEntity | null, newEntity: RoleEntity): Promise<void> {
+async function requireLevelOneApproval(
+  ctx: RoleCtx<unknown>,
+  change: RoleChange,
+  event: WorkflowEvent,
+  oldEntity: RoleEntity | null,
+  newEntity: RoleEntity,
+): Promise<void> {
   if (!touchesLevelOne(change) || ctx.identity.type === 'system') return;
   const actor = actorFromIdentity(ctx.identity);
   const { rule } = await client<typeof Workflow>(ctx, 'Workflow').run(undefined, {
@@ -114,6 +147,10 @@ export async function requestRoleChange(ctx: RoleCtx<unknown>, s: RoleManagerSta
     s.roles[id] = { ...(old ?? requested), pendingApprovalId: gated.approvalId };
     if (!old) await logRoleChange(ctx, id, null, requested, { event, approvalId: gated.approvalId });
   }
-  ctx.emit(event, { roleId: id, approvalId: gated.approvalRecord.id, approvalStatus: gated.approvalRecord.approvalStatus });
+  ctx.emit(event, {
+    roleId: id,
+    approvalId: gated.approvalRecord.id,
+    approvalStatus: gated.approvalRecord.approvalStatus,
+  });
   return { role: s.roles[id], approval: gated.approval, deploymentJobId };
 }

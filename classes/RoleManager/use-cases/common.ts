@@ -53,11 +53,18 @@ export function checkPermissions(ctx: Pick<BaseCtx, 'ports'>, permissions: Permi
 /** 409 9001 when another role has this name (case-insensitively). */
 export function checkName(roles: RoleManagerState['roles'], name: string, exceptId?: string): void {
   const clash = nameConflict(Object.values(roles), name, exceptId);
-  if (clash) throw roleError('ROLE_NAME_TAKEN', `A role named '${clash.name}' already exists`, { name, roleId: clash.id });
+  if (clash)
+    throw roleError('ROLE_NAME_TAKEN', `A role named '${clash.name}' already exists`, { name, roleId: clash.id });
 }
 
 /** The audit entry of one role's change (entity type `role`, entity id = role id). */
-export async function logRoleChange(ctx: RoleCtx<unknown>, id: string, before: RoleEntity | null, after: RoleEntity, additionalData: Record<string, unknown>): Promise<void> {
+export async function logRoleChange(
+  ctx: RoleCtx<unknown>,
+  id: string,
+  before: RoleEntity | null,
+  after: RoleEntity,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: 'role',
     entityId: id,

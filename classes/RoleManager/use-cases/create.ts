@@ -32,7 +32,13 @@ export async function createRole(ctx: RoleCtx<CreateRoleBody>) {
   };
   const change: RoleChange = { kind: 'create', role };
   await refuseEscalation(ctx, change);
-  const answer = await requestRoleChange(ctx, s, { event: 'role_create', change, old: null, requested: role, pendingApprovalId: null });
+  const answer = await requestRoleChange(ctx, s, {
+    event: 'role_create',
+    change,
+    old: null,
+    requested: role,
+    pendingApprovalId: null,
+  });
   ctx.response.status = 201;
   return answer;
 }

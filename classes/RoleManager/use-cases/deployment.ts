@@ -17,7 +17,10 @@ export async function init(ctx: RoleCtx) {
 }
 
 /** body {trigger?}: 'scheduled' marks the run scheduled at the end of a cool-down. */
-export async function saveRolesToLayerAndTriggerDeployment(ctx: RoleCtx<{ trigger?: string }>, cooldownMs: number): Promise<DeploymentAnswer> {
+export async function saveRolesToLayerAndTriggerDeployment(
+  ctx: RoleCtx<{ trigger?: string }>,
+  cooldownMs: number,
+): Promise<DeploymentAnswer> {
   const trigger = ctx.request.body?.trigger;
   const s = writable(ctx);
   const dep = s.deployment;
@@ -41,7 +44,11 @@ export async function saveRolesToLayerAndTriggerDeployment(ctx: RoleCtx<{ trigge
   if (plan.kind === 'wait') {
     const nextDeploymentAvailable = new Date(plan.nextAvailable).toISOString();
     if (plan.schedule) {
-      ctx.schedule({ method: DEPLOY, delaySeconds: Math.max(0, (plan.nextAvailable - at) / 1000), body: { trigger: 'scheduled' } });
+      ctx.schedule({
+        method: DEPLOY,
+        delaySeconds: Math.max(0, (plan.nextAvailable - at) / 1000),
+        body: { trigger: 'scheduled' },
+      });
       dep.scheduledFor = nextDeploymentAvailable;
     }
     return { isUpdated: false, deploymentScheduled: true, nextDeploymentAvailable, hash };

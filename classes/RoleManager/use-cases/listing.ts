@@ -4,7 +4,6 @@ import { listedDocument, listingInput, problemsText } from '../../_platform/pagi
 import { buildListFilter, LIST_ROLES, parseListQuery } from '../domain';
 import { roleError } from '../errors';
 
-
 export async function listRoles(ctx: ReadCtx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {

@@ -12,7 +12,9 @@ import { catalogueOf, enqueueDeployment, now, ROLE_MANAGER_INSTANCE, writable, t
 import { problemsText } from '../../_platform/paging';
 
 export async function setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
-  assertDeveloperOrSystem(ctx, 'RoleManager.setState', (message, details) => roleError('ROLE_DEVELOPER_ONLY', message, details));
+  assertDeveloperOrSystem(ctx, 'RoleManager.setState', (message, details) =>
+    roleError('ROLE_DEVELOPER_ONLY', message, details),
+  );
   const body = ctx.request.body;
   const s = writable(ctx);
   const at = now();
@@ -26,7 +28,13 @@ export async function setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
   const before = Object.fromEntries(Object.values(s.roles).map((r) => [r.id, entityOf(r)]));
   const after = Object.fromEntries(Object.values(result.roles).map((r) => [r.id, entityOf(r)]));
   s.roles = result.roles;
-  await logChange(ctx, { entityType: 'roles', entityId: ROLE_MANAGER_INSTANCE, before, after, additionalData: { event: 'setState' } });
+  await logChange(ctx, {
+    entityType: 'roles',
+    entityId: ROLE_MANAGER_INSTANCE,
+    before,
+    after,
+    additionalData: { event: 'setState' },
+  });
   const deploymentJobId = await enqueueDeployment(ctx, 'setState');
   return { roles: Object.keys(s.roles).sort(), deploymentJobId };
 }

@@ -13,5 +13,11 @@ export async function updateStatus(ctx: RoleCtx<{ id: string; status: RoleStatus
   const requested: RoleEntity = { ...old, status: body.status, updatedAt: now() };
   const change: RoleChange = { kind: 'status', old, status: body.status };
   await refuseEscalation(ctx, change);
-  return requestRoleChange(ctx, s, { event: 'role_status_update', change, old, requested, pendingApprovalId: stored.pendingApprovalId });
+  return requestRoleChange(ctx, s, {
+    event: 'role_status_update',
+    change,
+    old,
+    requested,
+    pendingApprovalId: stored.pendingApprovalId,
+  });
 }

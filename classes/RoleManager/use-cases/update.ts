@@ -16,5 +16,11 @@ export async function updateRole(ctx: RoleCtx<{ id: string } & RoleChanges>) {
   await refuseEscalation(ctx, change);
   // an update that changes nothing answers the role as it is, without an approval
   if (sameContent(old, requested)) return { role: stored, approval: null, deploymentJobId: null };
-  return requestRoleChange(ctx, s, { event: 'role_update', change, old, requested, pendingApprovalId: stored.pendingApprovalId });
+  return requestRoleChange(ctx, s, {
+    event: 'role_update',
+    change,
+    old,
+    requested,
+    pendingApprovalId: stored.pendingApprovalId,
+  });
 }

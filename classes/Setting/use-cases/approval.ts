@@ -13,7 +13,17 @@ import { logChange } from '../../_platform/audit-log';
 import { settleGatedChange, type SettledChange, type SettleOptions } from '../../_platform/gated-change';
 import { PatchConflictError, type ApprovalCallbackBody } from '../../_platform/workflow';
 import { SETTING_PATCH_CONFLICT, settingError } from '../errors';
-import { asEntity, checkValue, findValue, fromEntity, GROUP_INFO, isSettingGroup, pendingKey, stateProblems, valueView } from '../rules';
+import {
+  asEntity,
+  checkValue,
+  findValue,
+  fromEntity,
+  GROUP_INFO,
+  isSettingGroup,
+  pendingKey,
+  stateProblems,
+  valueView,
+} from '../rules';
 import type { SettingGroup, SettingGroups, SettingValue, TierConfig } from '../types';
 import { now, pendingOf, replaceValue, SETTING_EVENTS, writable, type SettingCtx } from './common';
 
@@ -27,13 +37,16 @@ export async function approveSetting(ctx: SettingCtx<ApprovalCallbackBody>) {
   const body = ctx.request.body;
   const group = groupOf(body.additionalData?.group);
   const key = `${String(body.additionalData?.group)}:${body.entityId}`;
-  const mismatch = (waiting: string | null) => settingError('SETTING_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one ${key} waits for`, { waiting });
+  const mismatch = (waiting: string | null) =>
+    settingError('SETTING_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one ${key} waits for`, {
+      waiting,
+    });
   // a callback naming no group of Setting's is not one anything waits for
   if (!group) throw mismatch(null);
   const options: SettleOptions = { pendingApprovalId: pendingOf(state, group, body.entityId), mismatch };
 
   /** Settles the wait (refusing a callback that is not the awaited one) and ends it. */
-  const settle = <T,>(entity: T): Exclude<SettledChange<T>, { kind: 'settled' }> => {
+  const settle = <T>(entity: T): Exclude<SettledChange<T>, { kind: 'settled' }> => {
     const outcome = settleGatedChange(entity, body, options);
     // Setting keeps no lastSettledApprovalId, so a callback is never 'settled': a second one is a mismatch
     if (outcome.kind === 'settled') throw mismatch(options.pendingApprovalId ?? null);
@@ -45,7 +58,13 @@ export async function approveSetting(ctx: SettingCtx<ApprovalCallbackBody>) {
     return { applied: false, action: body.action, code: SETTING_PATCH_CONFLICT, reason };
   };
   const logged = (entityType: string, before: object, after: object) =>
-    logChange(ctx, { entityType, entityId: body.entityId, before: { ...before }, after: { ...after }, additionalData: { group, approvalId: body.approvalId, action: body.action } });
+    logChange(ctx, {
+      entityType,
+      entityId: body.entityId,
+      before: { ...before },
+      after: { ...after },
+      additionalData: { group, approvalId: body.approvalId, action: body.action },
+    });
   const unchanged = { applied: false, action: body.action };
 
   if (group === 'all') {

@@ -10,7 +10,14 @@ import { asEntity, fromEntity, pendingKey, valueView } from '../rules';
 import type { ListGroup, SettingState, SettingValue } from '../types';
 import { APPROVAL_CALLBACK, pendingOf, replaceValue, whilePending, type SettingCtx } from './common';
 
-export async function changeValue(ctx: SettingCtx<unknown>, state: SettingState, group: ListGroup, event: string, old: SettingValue, requested: SettingValue) {
+export async function changeValue(
+  ctx: SettingCtx<unknown>,
+  state: SettingState,
+  group: ListGroup,
+  event: string,
+  old: SettingValue,
+  requested: SettingValue,
+) {
   const change = await requestGatedChange(ctx, {
     event,
     entityId: old.id,
@@ -26,7 +33,13 @@ export async function changeValue(ctx: SettingCtx<unknown>, state: SettingState,
   if (change.applied) {
     current = fromEntity<SettingValue>(change.entity);
     replaceValue(state, group, current);
-    await logChange(ctx, { entityType: group, entityId: old.id, before: { ...old }, after: { ...current }, additionalData: { group, approvalId: change.approvalRecord.id } });
+    await logChange(ctx, {
+      entityType: group,
+      entityId: old.id,
+      before: { ...old },
+      after: { ...current },
+      additionalData: { group, approvalId: change.approvalRecord.id },
+    });
   } else {
     state.pendingApprovals[pendingKey(group, old.id)] = change.approvalId;
   }

@@ -10,7 +10,11 @@ import { emptySettingState, GROUP_INFO, pendingKey, valuesOf } from '../rules';
 import type { ListGroup, SettingClassState, SettingGroup, SettingState, SettingValue } from '../types';
 
 export const SETTING_INSTANCE = 'default';
-export const SETTING_EVENTS = { create: 'setting_create', update: 'setting_update', status: 'setting_status_update' } as const;
+export const SETTING_EVENTS = {
+  create: 'setting_create',
+  update: 'setting_update',
+  status: 'setting_status_update',
+} as const;
 /** the approval callback of every Setting event (approve and reject) */
 export const APPROVAL_CALLBACK = 'approveSetting';
 
@@ -23,7 +27,10 @@ export const now = () => new Date().toISOString();
 
 export function guardSingleton(ctx: Pick<BaseCtx, 'instanceId'>): void {
   if (ctx.instanceId !== SETTING_INSTANCE) {
-    throw settingError('SETTING_SINGLETON_ONLY', `Setting is a singleton: call instance '${SETTING_INSTANCE}', not '${ctx.instanceId}'`);
+    throw settingError(
+      'SETTING_SINGLETON_ONLY',
+      `Setting is a singleton: call instance '${SETTING_INSTANCE}', not '${ctx.instanceId}'`,
+    );
   }
 }
 
@@ -54,20 +61,30 @@ export function param<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: 
 export function requiredString<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: keyof I & string): string {
   const v = param(ctx, name);
   if (typeof v !== 'string' || v.trim().length === 0 || v.length > 200) {
-    throw settingError('SETTING_INVALID_QUERY', `${name} is required (a string of 1 to 200 characters)`, { errors: [{ field: name, reason: 'is required' }] });
+    throw settingError('SETTING_INVALID_QUERY', `${name} is required (a string of 1 to 200 characters)`, {
+      errors: [{ field: name, reason: 'is required' }],
+    });
   }
   return v;
 }
 
 /** The approval a record (or the tier configuration, or the whole state for `all`) waits for. */
-export function pendingOf(state: Pick<DeepReadonly<SettingState>, 'pendingApprovals'>, group: SettingGroup | 'all', entityId: string): string | undefined {
+export function pendingOf(
+  state: Pick<DeepReadonly<SettingState>, 'pendingApprovals'>,
+  group: SettingGroup | 'all',
+  entityId: string,
+): string | undefined {
   return ownEntry(state.pendingApprovals, pendingKey(group, entityId));
 }
 
 /** The refusal of a change asked while a record (or the tier configuration) waits for an approval (409 10025). */
 export function whilePending(group: SettingGroup, entityId: string) {
   return (approvalId: string) =>
-    settingError('SETTING_APPROVAL_PENDING', `${GROUP_INFO[group].label} '${entityId}' wait for approval ${approvalId}`, { group, id: entityId, approvalId });
+    settingError(
+      'SETTING_APPROVAL_PENDING',
+      `${GROUP_INFO[group].label} '${entityId}' wait for approval ${approvalId}`,
+      { group, id: entityId, approvalId },
+    );
 }
 
 /** Stores a record of a list group in place (or appends a new one). */

@@ -3,9 +3,27 @@ import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange } from '../../_platform/gated-change';
-import { asEntity, buildValue, checkPaymentPeriods, checkValue, emptySettingState, fromEntity, pendingKey, valueView, type ValueInput } from '../rules';
+import {
+  asEntity,
+  buildValue,
+  checkPaymentPeriods,
+  checkValue,
+  emptySettingState,
+  fromEntity,
+  pendingKey,
+  valueView,
+  type ValueInput,
+} from '../rules';
 import type { InitInput, ListGroup, SettingValue } from '../types';
-import { APPROVAL_CALLBACK, now, replaceValue, SETTING_EVENTS, whilePending, writable, type SettingCtx } from './common';
+import {
+  APPROVAL_CALLBACK,
+  now,
+  replaceValue,
+  SETTING_EVENTS,
+  whilePending,
+  writable,
+  type SettingCtx,
+} from './common';
 
 /** Creates the singleton (instance `default`) with empty groups and the default payment periods (or the given ones). */
 export function init(ctx: SettingCtx<InitInput>) {
@@ -38,7 +56,13 @@ export async function createValue(ctx: SettingCtx<ValueInput>, group: ListGroup)
   const stored = change.applied ? fromEntity<SettingValue>(change.entity) : record;
   replaceValue(state, group, stored);
   if (!change.applied) state.pendingApprovals[pendingKey(group, record.id)] = change.approvalId;
-  await logChange(ctx, { entityType: group, entityId: record.id, before: null, after: { ...stored }, additionalData: { group, approvalId: change.approvalRecord.id } });
+  await logChange(ctx, {
+    entityType: group,
+    entityId: record.id,
+    before: null,
+    after: { ...stored },
+    additionalData: { group, approvalId: change.approvalRecord.id },
+  });
   ctx.response.status = 201;
   return { item: valueView(state, group, stored), approval: change.approval, newStatus: change.newStatus };
 }

@@ -8,6 +8,10 @@ import { guardSingleton, type SettingReadCtx } from './common';
 export async function listValues(ctx: SettingReadCtx<SettingListInput>, list: ListGroup | 'listSettings') {
   guardSingleton(ctx);
   const q = parseSettingListQuery(list, ctx.request.query ?? {}, ctx.request.body ?? {});
-  const { items, total } = await ctx.documents.find<Record<string, unknown>>(SETTINGS_COLLECTION, q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
+  const { items, total } = await ctx.documents.find<Record<string, unknown>>(SETTINGS_COLLECTION, q.filter, {
+    sort: q.sort,
+    skip: q.skip,
+    limit: q.limit,
+  });
   return pageOf(items, total, q);
 }

@@ -16,7 +16,14 @@ import {
   requireValue,
   valueView,
 } from '../rules';
-import type { ByIdInput, GroupLookupInput, ListGroup, RelationLookupInput, SettingGroups, SystemIdentifierLookupInput } from '../types';
+import type {
+  ByIdInput,
+  GroupLookupInput,
+  ListGroup,
+  RelationLookupInput,
+  SettingGroups,
+  SystemIdentifierLookupInput,
+} from '../types';
 import { param, readable, requiredString, type SettingReadCtx } from './common';
 
 /** a record of a list group, as the get and find methods answer it (their typed clients' answer) */
@@ -38,7 +45,9 @@ export function getSetting(ctx: SettingReadCtx<GroupLookupInput>) {
 export function getValue<G extends ListGroup>(ctx: SettingReadCtx<ByIdInput>, group: G): DeepReadonly<ValueView<G>> {
   const state = readable(ctx);
   // requireValue finds the record in `group`'s own list, so it is that group's record type
-  return valueView(state, group, requireValue(state.groups, group, requiredString(ctx, 'id'))) as DeepReadonly<ValueView<G>>;
+  return valueView(state, group, requireValue(state.groups, group, requiredString(ctx, 'id'))) as DeepReadonly<
+    ValueView<G>
+  >;
 }
 
 function includeInactive(ctx: SettingReadCtx<{ includeInactive?: boolean }>): boolean {
@@ -53,10 +62,14 @@ export function findMemberTypeBySystemIdentifier(ctx: SettingReadCtx<SystemIdent
   const inactiveToo = includeInactive(ctx);
   const found = memberTypeBySystemIdentifier(state.groups.memberTypes.value, systemIdentifier, inactiveToo);
   if (!found) {
-    throw settingError('SETTING_VALUE_NOT_FOUND', `No ${inactiveToo ? '' : 'active '}member type with systemIdentifier '${systemIdentifier}'`, {
-      group: 'memberTypes',
-      systemIdentifier,
-    });
+    throw settingError(
+      'SETTING_VALUE_NOT_FOUND',
+      `No ${inactiveToo ? '' : 'active '}member type with systemIdentifier '${systemIdentifier}'`,
+      {
+        group: 'memberTypes',
+        systemIdentifier,
+      },
+    );
   }
   return valueView(state, 'memberTypes', found);
 }
@@ -68,10 +81,14 @@ export function findMemberSubTypeByHrmsMapping(ctx: SettingReadCtx<RelationLooku
   const inactiveToo = includeInactive(ctx);
   const found = findMemberSubTypeByRelation(state.groups.memberSubTypes.value, relation, inactiveToo);
   if (!found) {
-    throw settingError('SETTING_VALUE_NOT_FOUND', `No ${inactiveToo ? '' : 'active '}member sub type maps the relation '${relation}'`, {
-      group: 'memberSubTypes',
-      relation,
-    });
+    throw settingError(
+      'SETTING_VALUE_NOT_FOUND',
+      `No ${inactiveToo ? '' : 'active '}member sub type maps the relation '${relation}'`,
+      {
+        group: 'memberSubTypes',
+        relation,
+      },
+    );
   }
   return valueView(state, 'memberSubTypes', found);
 }

@@ -14,11 +14,16 @@ import { LIST_GROUPS, type SetStateInput, type SettingGroups } from '../types';
 import { APPROVAL_CALLBACK, now, SETTING_EVENTS, SETTING_INSTANCE, writable, type SettingCtx } from './common';
 
 export async function setState(ctx: SettingCtx<SetStateInput>) {
-  assertDeveloperOrSystem(ctx, 'Setting.setState', (message, details) => settingError('SETTING_DEVELOPER_ONLY', message, details));
+  assertDeveloperOrSystem(ctx, 'Setting.setState', (message, details) =>
+    settingError('SETTING_DEVELOPER_ONLY', message, details),
+  );
   const state = writable(ctx);
   const waiting = Object.entries(state.pendingApprovals);
   // the whole state waits while any of its records (or itself) waits for an approval
-  const whileAnyPending = () => settingError('SETTING_APPROVAL_PENDING', `${waiting.length} setting change(s) wait for approval`, { pending: Object.fromEntries(waiting) });
+  const whileAnyPending = () =>
+    settingError('SETTING_APPROVAL_PENDING', `${waiting.length} setting change(s) wait for approval`, {
+      pending: Object.fromEntries(waiting),
+    });
   const pendingApprovalId = waiting[0]?.[1];
   refuseWhilePending(pendingApprovalId, whileAnyPending);
 
@@ -29,16 +34,30 @@ export async function setState(ctx: SettingCtx<SetStateInput>) {
   for (const group of LIST_GROUPS) {
     const g = given[group];
     if (!g) continue;
-    const value = g.value.map((v) => ({ ...v, createdBy: v.createdBy ?? actor, createdAt: v.createdAt ?? at, updatedAt: v.updatedAt ?? at }));
+    const value = g.value.map((v) => ({
+      ...v,
+      createdBy: v.createdBy ?? actor,
+      createdAt: v.createdAt ?? at,
+      updatedAt: v.updatedAt ?? at,
+    }));
     // records from input, checked as a whole by stateProblems below before anything is stored
-    (next as unknown as Record<string, unknown>)[group] = { title: g.title ?? next[group].title, description: g.description ?? next[group].description, value };
+    (next as unknown as Record<string, unknown>)[group] = {
+      title: g.title ?? next[group].title,
+      description: g.description ?? next[group].description,
+      value,
+    };
   }
   if (given.tierConfig) {
     const g = given.tierConfig;
-    next.tierConfig = { title: g.title ?? next.tierConfig.title, description: g.description ?? next.tierConfig.description, value: g.value };
+    next.tierConfig = {
+      title: g.title ?? next.tierConfig.title,
+      description: g.description ?? next.tierConfig.description,
+      value: g.value,
+    };
   }
   const problems = stateProblems(next);
-  if (problems.length) throw settingError('SETTING_INVALID_STATE', `The settings break ${problems.length} rule(s)`, { errors: problems });
+  if (problems.length)
+    throw settingError('SETTING_INVALID_STATE', `The settings break ${problems.length} rule(s)`, { errors: problems });
 
   const change = await requestGatedChange(ctx, {
     event: SETTING_EVENTS.update,

@@ -22,16 +22,30 @@ export async function approve(ctx: SystemEmailCtx<ApprovalCallbackBody>) {
     pendingApprovalId: s.pendingApproval?.id,
     lastSettledApprovalId: s.lastSettledApprovalId,
     mismatch: (waiting) =>
-      systemEmailError('SYSTEM_EMAIL_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one template ${before.templateId} waits for`, { waiting }),
+      systemEmailError(
+        'SYSTEM_EMAIL_APPROVAL_MISMATCH',
+        `Approval ${body.approvalId} is not the one template ${before.templateId} waits for`,
+        { waiting },
+      ),
   });
   if (outcome.kind === 'settled') return { applied: false, action: body.action, outcome: 'settled', template: before };
 
   const event = s.pendingApproval!.event;
   s.pendingApproval = null;
   s.lastSettledApprovalId = body.approvalId;
-  const review = (result: LastReview['outcome']): LastReview => ({ approvalId: body.approvalId, event, action: body.action, outcome: result, by: body.reviewedBy?.id ?? null, at: now() });
+  const review = (result: LastReview['outcome']): LastReview => ({
+    approvalId: body.approvalId,
+    event,
+    action: body.action,
+    outcome: result,
+    by: body.reviewedBy?.id ?? null,
+    at: now(),
+  });
   if (outcome.kind === 'conflict') {
-    ctx.log.warn({ approvalId: body.approvalId, templateId: before.templateId, problems: outcome.problems }, 'approved template change not applied');
+    ctx.log.warn(
+      { approvalId: body.approvalId, templateId: before.templateId, problems: outcome.problems },
+      'approved template change not applied',
+    );
     s.lastReview = review('conflict');
     return { applied: false, action: body.action, outcome: 'conflict', problems: outcome.problems, template: before };
   }
@@ -41,6 +55,11 @@ export async function approve(ctx: SystemEmailCtx<ApprovalCallbackBody>) {
   }
   s.template = outcome.entity;
   s.lastReview = review('applied');
-  await logTemplate(ctx, before, outcome.entity, { event, approvalId: body.approvalId, action: body.action, reviewedBy: body.reviewedBy?.id ?? null });
+  await logTemplate(ctx, before, outcome.entity, {
+    event,
+    approvalId: body.approvalId,
+    action: body.action,
+    reviewedBy: body.reviewedBy?.id ?? null,
+  });
   return { applied: true, action: body.action, outcome: 'applied', template: outcome.entity };
 }

@@ -8,11 +8,23 @@
 import { requestGatedChange } from '../../_platform/gated-change';
 import { systemEmailError } from '../errors';
 import { applyUpdate, sameContent, statusMove, templateProblems } from '../rules';
-import { SYSTEM_EMAIL_EVENTS, type SystemEmailEvent, type SystemEmailTemplate, type TemplateStatus, type UpdateStatusInput, type UpdateTemplateInput } from '../types';
+import {
+  SYSTEM_EMAIL_EVENTS,
+  type SystemEmailEvent,
+  type SystemEmailTemplate,
+  type TemplateStatus,
+  type UpdateStatusInput,
+  type UpdateTemplateInput,
+} from '../types';
 import { APPROVAL_CALLBACK, changeAnswer, logTemplate, now, whilePending, type SystemEmailCtx } from './common';
 import { problemsText } from '../../_platform/paging';
 
-async function change(ctx: SystemEmailCtx<unknown>, event: SystemEmailEvent, requested: SystemEmailTemplate, additionalData: Record<string, unknown> = {}) {
+async function change(
+  ctx: SystemEmailCtx<unknown>,
+  event: SystemEmailEvent,
+  requested: SystemEmailTemplate,
+  additionalData: Record<string, unknown> = {},
+) {
   const s = ctx.state.private;
   const old = s.template;
   const gated = await requestGatedChange(ctx, {
@@ -31,7 +43,11 @@ async function change(ctx: SystemEmailCtx<unknown>, event: SystemEmailEvent, req
     await logTemplate(ctx, old, gated.entity, { event, approvalId: gated.approvalRecord.id, ...additionalData });
     return changeAnswer(ctx, gated.approval);
   }
-  s.pendingApproval = { id: gated.approvalId, event, requestedStatus: (gated.newStatus ?? old.status) as TemplateStatus };
+  s.pendingApproval = {
+    id: gated.approvalId,
+    event,
+    requestedStatus: (gated.newStatus ?? old.status) as TemplateStatus,
+  };
   return changeAnswer(ctx, gated.approval, gated.workflow.simulatedApprovedState);
 }
 
@@ -40,9 +56,16 @@ export async function updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateTempla
   const s = ctx.state.private;
   whilePendingCheck(ctx);
   const problems = templateProblems(body);
-  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
+  if (problems.length)
+    throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, {
+      errors: problems,
+    });
   const requested = applyUpdate(s.template, body, now());
-  if (sameContent(requested, s.template)) throw systemEmailError('SYSTEM_EMAIL_NO_CHANGES', `The update changes nothing on template ${s.template.templateId}`);
+  if (sameContent(requested, s.template))
+    throw systemEmailError(
+      'SYSTEM_EMAIL_NO_CHANGES',
+      `The update changes nothing on template ${s.template.templateId}`,
+    );
   return change(ctx, SYSTEM_EMAIL_EVENTS.update, requested);
 }
 
@@ -51,7 +74,10 @@ export async function updateSystemEmailTemplateStatus(ctx: SystemEmailCtx<Update
   const s = ctx.state.private;
   whilePendingCheck(ctx);
   const move = statusMove(s.template.status, status);
-  if (!move.ok) throw systemEmailError('SYSTEM_EMAIL_STATUS_UNCHANGED', `Template ${s.template.templateId}: ${move.reason}`, { status });
+  if (!move.ok)
+    throw systemEmailError('SYSTEM_EMAIL_STATUS_UNCHANGED', `Template ${s.template.templateId}: ${move.reason}`, {
+      status,
+    });
   const requested: SystemEmailTemplate = { ...s.template, status: move.to, updatedAt: now() };
   return change(ctx, SYSTEM_EMAIL_EVENTS.status, requested, { fromStatus: s.template.status, toStatus: move.to });
 }

@@ -24,14 +24,23 @@ export const now = () => new Date().toISOString();
 /** The refusal of a change asked while the template waits for approval `approvalId` (409 11002). */
 export function whilePending(templateId: string) {
   return (approvalId: string) =>
-    systemEmailError('SYSTEM_EMAIL_APPROVAL_PENDING', `Template ${templateId} waits for approval ${approvalId}; it takes no other change until then`, { approvalId });
+    systemEmailError(
+      'SYSTEM_EMAIL_APPROVAL_PENDING',
+      `Template ${templateId} waits for approval ${approvalId}; it takes no other change until then`,
+      { approvalId },
+    );
 }
 
 /**
  * The audit entry of a change. Default recipients are email addresses
  * (personal data): masked in the entry.
  */
-export async function logTemplate(ctx: SystemEmailCtx<unknown>, before: SystemEmailTemplate | null, after: SystemEmailTemplate, additionalData: Record<string, unknown>) {
+export async function logTemplate(
+  ctx: SystemEmailCtx<unknown>,
+  before: SystemEmailTemplate | null,
+  after: SystemEmailTemplate,
+  additionalData: Record<string, unknown>,
+) {
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.templateId,
@@ -46,5 +55,10 @@ export async function logTemplate(ctx: SystemEmailCtx<unknown>, before: SystemEm
 /** Every change answers the template as it is now, the approval it waits for, and the approval the change made. */
 export function changeAnswer(ctx: SystemEmailCtx<unknown>, approval: unknown, requested?: SystemEmailTemplate) {
   const s = ctx.state.private;
-  return { template: s.template, pendingApproval: s.pendingApproval, approval, ...(requested ? { requestedTemplate: requested } : {}) };
+  return {
+    template: s.template,
+    pendingApproval: s.pendingApproval,
+    approval,
+    ...(requested ? { requestedTemplate: requested } : {}),
+  };
 }

@@ -24,14 +24,25 @@ export function instanceIdOf(req: { body?: unknown; path?: { instanceId?: string
 export async function createSystemEmailTemplate(ctx: SystemEmailCtx<CreateTemplateInput>) {
   const body = ctx.request.body;
   if (ctx.instanceId !== body.templateId) {
-    throw systemEmailError('SYSTEM_EMAIL_TEMPLATE_ID_MISMATCH', `The path names template ${ctx.instanceId}, the body ${body.templateId}`, {
-      errors: [{ field: 'templateId', reason: `must be the instance id of the path (${ctx.instanceId})` }],
-    });
+    throw systemEmailError(
+      'SYSTEM_EMAIL_TEMPLATE_ID_MISMATCH',
+      `The path names template ${ctx.instanceId}, the body ${body.templateId}`,
+      {
+        errors: [{ field: 'templateId', reason: `must be the instance id of the path (${ctx.instanceId})` }],
+      },
+    );
   }
   const problems = templateProblems(body);
-  if (problems.length) throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, { errors: problems });
+  if (problems.length)
+    throw systemEmailError('SYSTEM_EMAIL_INVALID_TEMPLATE', `Invalid template: ${problemsText(problems)}`, {
+      errors: problems,
+    });
   const actor = actorFromIdentity(ctx.identity);
-  const template = buildTemplate(body, { id: actor.id, type: actor.type, ...(actor.name ? { name: actor.name } : {}) }, now());
+  const template = buildTemplate(
+    body,
+    { id: actor.id, type: actor.type, ...(actor.name ? { name: actor.name } : {}) },
+    now(),
+  );
   const s = ctx.state.private;
   s.template = template;
   s.pendingApproval = null;

@@ -13,7 +13,9 @@ import { buildListFilter, LIST_SYSTEM_EMAIL_TEMPLATES, parseListQuery, TEMPLATES
 export async function listSystemEmailTemplates(ctx: Ctx) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
+    throw systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
+      errors: parsed.errors,
+    });
   }
   const q = parsed.query;
   const found = await ctx.documents.find<Record<string, unknown>>(TEMPLATES_COLLECTION, buildListFilter(q), {

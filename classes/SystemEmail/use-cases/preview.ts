@@ -29,7 +29,9 @@ export function previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
 
 export async function sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
   const t = ctx.state.private.template;
-  const to = await callerAddress(ctx, (message, details) => systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', message, details));
+  const to = await callerAddress(ctx, (message, details) =>
+    systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', message, details),
+  );
   const preview = previewMail(t, ctx.request.body.parameters);
   const messageId = await ctx.mail.send({ to: [to], subject: testSubject(preview.subject), html: preview.html });
   return { templateId: t.templateId, messageId, to: [to], sampled: preview.sampled };

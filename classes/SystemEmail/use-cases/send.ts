@@ -17,20 +17,36 @@ export async function sendSystemEmail(ctx: SystemEmailCtx<SendInput>) {
   const body = ctx.request.body;
   const t = ctx.state.private.template;
   if (t.status !== 'active') {
-    throw systemEmailError('SYSTEM_EMAIL_TEMPLATE_INACTIVE', `Template ${t.templateId} is ${t.status}; only active templates send`, { templateId: t.templateId, status: t.status });
+    throw systemEmailError(
+      'SYSTEM_EMAIL_TEMPLATE_INACTIVE',
+      `Template ${t.templateId} is ${t.status}; only active templates send`,
+      { templateId: t.templateId, status: t.status },
+    );
   }
   const to = recipientsFor(body.to, t.to);
   if (!to) {
-    throw systemEmailError('SYSTEM_EMAIL_NO_RECIPIENTS', `Neither the call nor template ${t.templateId} names a recipient`, {
-      errors: [{ field: 'to', reason: 'is required: the template has no default recipients' }],
-    });
+    throw systemEmailError(
+      'SYSTEM_EMAIL_NO_RECIPIENTS',
+      `Neither the call nor template ${t.templateId} names a recipient`,
+      {
+        errors: [{ field: 'to', reason: 'is required: the template has no default recipients' }],
+      },
+    );
   }
   const r = renderMail(t, body.parameters);
   if (!r.ok && r.reason === 'not_string') {
-    throw systemEmailError('SYSTEM_EMAIL_INVALID_PARAMETERS', `Parameters must be strings: ${r.errors.map((e) => e.field).join(', ')}`, { errors: r.errors });
+    throw systemEmailError(
+      'SYSTEM_EMAIL_INVALID_PARAMETERS',
+      `Parameters must be strings: ${r.errors.map((e) => e.field).join(', ')}`,
+      { errors: r.errors },
+    );
   }
   if (!r.ok) {
-    throw systemEmailError('SYSTEM_EMAIL_MISSING_PARAMETERS', `Template ${t.templateId} uses parameters the call lacks: ${r.missing.join(', ')}`, { missing: r.missing, errors: r.errors });
+    throw systemEmailError(
+      'SYSTEM_EMAIL_MISSING_PARAMETERS',
+      `Template ${t.templateId} uses parameters the call lacks: ${r.missing.join(', ')}`,
+      { missing: r.missing, errors: r.errors },
+    );
   }
   const messageId = await ctx.mail.send({ to, subject: r.rendered.subject, html: r.rendered.html });
   return { templateId: t.templateId, messageId, to };

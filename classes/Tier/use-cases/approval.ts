@@ -22,18 +22,31 @@ export async function approve(ctx: TierCtx<ApprovalCallbackBody>) {
   const settled = settleGatedChange(before, body, {
     pendingApprovalId: s.pendingApproval?.id,
     mismatch: (waiting) =>
-      tierError('TIER_APPROVAL_MISMATCH', `Approval ${body.approvalId} is not the one tier ${ctx.instanceId} waits for`, { pendingApprovalId: waiting }),
+      tierError(
+        'TIER_APPROVAL_MISMATCH',
+        `Approval ${body.approvalId} is not the one tier ${ctx.instanceId} waits for`,
+        { pendingApprovalId: waiting },
+      ),
   });
   // settleGatedChange refuses every callback but the pending approval's (no lastSettledApprovalId given)
   const pending = s.pendingApproval!;
-  const info = { event: pending.event, approvalId: body.approvalId, action: body.action, reviewedBy: body.reviewedBy?.id ?? null };
+  const info = {
+    event: pending.event,
+    approvalId: body.approvalId,
+    action: body.action,
+    reviewedBy: body.reviewedBy?.id ?? null,
+  };
   let outcome: Outcome;
   if (before.status === 'expired') {
     s.pendingApproval = null;
     s.requestedRange = null;
     outcome = 'ignored_expired';
   } else if (settled.kind === 'conflict') {
-    throw tierError('TIER_APPROVAL_CONFLICT', `The approved change no longer applies to the entity: ${settled.problems.join('; ')}`, { problems: settled.problems });
+    throw tierError(
+      'TIER_APPROVAL_CONFLICT',
+      `The approved change no longer applies to the entity: ${settled.problems.join('; ')}`,
+      { problems: settled.problems },
+    );
   } else if (settled.kind === 'approved') {
     await applyChange(ctx, before, settled.entity, info);
     outcome = 'applied';
@@ -44,6 +57,13 @@ export async function approve(ctx: TierCtx<ApprovalCallbackBody>) {
     if (move?.ok) await applyChange(ctx, before, { ...before, status: move.to, updatedAt: now() }, info);
     outcome = 'rejected';
   }
-  s.lastReview = { approvalId: body.approvalId, event: pending.event, action: body.action, outcome, by: body.reviewedBy?.id, at: now() };
+  s.lastReview = {
+    approvalId: body.approvalId,
+    event: pending.event,
+    action: body.action,
+    outcome,
+    by: body.reviewedBy?.id,
+    at: now(),
+  };
   return { tier: s.tier, lastReview: s.lastReview };
 }

@@ -43,15 +43,20 @@ export function answer(ctx: TierCtx<unknown>, change: GatedChange<TierRecord>, e
 /** 409 7005: the tier waits for an approval (details: the pending approval). */
 function whilePending(s: TierState) {
   return (approvalId: string) =>
-    tierError('TIER_APPROVAL_PENDING', `Tier ${s.tier.id} waits for approval ${approvalId} (${s.pendingApproval?.event})`, {
-      pendingApproval: s.pendingApproval,
-    });
+    tierError(
+      'TIER_APPROVAL_PENDING',
+      `Tier ${s.tier.id} waits for approval ${approvalId} (${s.pendingApproval?.event})`,
+      {
+        pendingApproval: s.pendingApproval,
+      },
+    );
 }
 
 /** Changes are refused once the tier has expired and while an approval is pending. */
 export function guard(ctx: TierCtx<unknown>): void {
   const s = st(ctx);
-  if (s.tier.status === 'expired') throw tierError('TIER_EXPIRED', `Tier ${s.tier.id} has expired; expired tiers cannot change`);
+  if (s.tier.status === 'expired')
+    throw tierError('TIER_EXPIRED', `Tier ${s.tier.id} has expired; expired tiers cannot change`);
   if (s.pendingApproval) throw whilePending(s)(s.pendingApproval.id);
 }
 
@@ -66,7 +71,12 @@ export function ensureExpiry(ctx: TierCtx<unknown>): void {
 }
 
 /** The audit entry of a tier change (entity type `tier`). */
-export async function logTierChange(ctx: TierCtx<unknown>, before: TierRecord | null, after: TierRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function logTierChange(
+  ctx: TierCtx<unknown>,
+  before: TierRecord | null,
+  after: TierRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   await logChange(ctx, {
     entityType: 'tier',
     entityId: after.id,
@@ -77,7 +87,12 @@ export async function logTierChange(ctx: TierCtx<unknown>, before: TierRecord | 
 }
 
 /** Applies a committed change: state, expiry task, audit log. */
-export async function applyChange(ctx: TierCtx<unknown>, before: TierRecord | null, after: TierRecord, additionalData: Record<string, unknown>): Promise<void> {
+export async function applyChange(
+  ctx: TierCtx<unknown>,
+  before: TierRecord | null,
+  after: TierRecord,
+  additionalData: Record<string, unknown>,
+): Promise<void> {
   const s = st(ctx);
   s.tier = after;
   s.pendingApproval = null;
@@ -90,7 +105,12 @@ export async function applyChange(ctx: TierCtx<unknown>, before: TierRecord | nu
  * The approval-gated change of an existing tier: refused while an approval is
  * pending; auto approvals apply now, manual ones wait for `approve`.
  */
-export async function requestChange(ctx: TierCtx<unknown>, event: TierEvent, requested: TierRecord, additionalData: Record<string, unknown> = {}): Promise<GatedChange<TierRecord>> {
+export async function requestChange(
+  ctx: TierCtx<unknown>,
+  event: TierEvent,
+  requested: TierRecord,
+  additionalData: Record<string, unknown> = {},
+): Promise<GatedChange<TierRecord>> {
   const s = st(ctx);
   const old = s.tier;
   const change = await requestGatedChange(ctx, {
@@ -107,7 +127,11 @@ export async function requestChange(ctx: TierCtx<unknown>, event: TierEvent, req
   if (change.applied) {
     await applyChange(ctx, old, change.entity, { event, approvalId: change.approvalRecord.id, ...additionalData });
   } else {
-    s.pendingApproval = { id: change.approvalId, event, requestedStatus: (change.newStatus ?? old.status) as TierStatus };
+    s.pendingApproval = {
+      id: change.approvalId,
+      event,
+      requestedStatus: (change.newStatus ?? old.status) as TierStatus,
+    };
     // the dates asked for are held until the review (README "Overlap rule")
     const moved = requested.startDate !== old.startDate || requested.endDate !== old.endDate;
     s.requestedRange = moved ? { startDate: requested.startDate, endDate: requested.endDate } : null;
@@ -116,7 +140,11 @@ export async function requestChange(ctx: TierCtx<unknown>, event: TierEvent, req
 }
 
 /** The approval-gated creation: the new tier's state and its approval (a tier waiting for approval exists, `pending`). */
-export async function requestCreation(ctx: TierCtx<unknown>, tier: TierRecord, additionalData: Record<string, unknown>): Promise<GatedChange<TierRecord>> {
+export async function requestCreation(
+  ctx: TierCtx<unknown>,
+  tier: TierRecord,
+  additionalData: Record<string, unknown>,
+): Promise<GatedChange<TierRecord>> {
   const event: TierEvent = 'tier_create';
   const change = await requestGatedChange(ctx, {
     event,
@@ -135,22 +163,37 @@ export async function requestCreation(ctx: TierCtx<unknown>, tier: TierRecord, a
   if (change.applied) {
     await applyChange(ctx, null, change.entity, { event, approvalId: change.approvalRecord.id, ...additionalData });
   } else {
-    await applyChange(ctx, null, tier, { event, approvalId: change.approvalId, approvalStatus: 'pending', ...additionalData });
+    await applyChange(ctx, null, tier, {
+      event,
+      approvalId: change.approvalId,
+      approvalStatus: 'pending',
+      ...additionalData,
+    });
     s.pendingApproval = { id: change.approvalId, event, requestedStatus: (change.newStatus ?? 'active') as TierStatus };
   }
   return change;
 }
 
 /** Conditions against the definitions, payment periods against the Setting class. */
-export async function validateRules(ctx: TierCtx<unknown>, rules: { conditions?: EligibilityRule['conditions']; paymentPeriod?: string }[], fieldPrefix: (i: number) => string): Promise<void> {
+export async function validateRules(
+  ctx: TierCtx<unknown>,
+  rules: { conditions?: EligibilityRule['conditions']; paymentPeriod?: string }[],
+  fieldPrefix: (i: number) => string,
+): Promise<void> {
   const problems = rules.flatMap((r, i) => conditionsProblems(r.conditions ?? [], `${fieldPrefix(i)}conditions`));
-  if (problems.length) throw tierError('TIER_INVALID_CONDITION', `Invalid eligibility conditions: ${problemsText(problems)}`, { errors: problems });
+  if (problems.length)
+    throw tierError('TIER_INVALID_CONDITION', `Invalid eligibility conditions: ${problemsText(problems)}`, {
+      errors: problems,
+    });
   const needed = [...new Set(rules.map((r) => r.paymentPeriod).filter((p): p is string => typeof p === 'string'))];
   if (!needed.length) return;
   const periods = await getPaymentPeriods(ctx);
   const known = new Set(periods.map((p) => p.key));
   const unknown = needed.filter((k) => !known.has(k));
   if (unknown.length) {
-    throw tierError('TIER_INVALID_PAYMENT_PERIOD', `Payment period(s) ${unknown.join(', ')} are not configured`, { unknown, allowed: [...known] });
+    throw tierError('TIER_INVALID_PAYMENT_PERIOD', `Payment period(s) ${unknown.join(', ')} are not configured`, {
+      unknown,
+      allowed: [...known],
+    });
   }
 }

@@ -16,7 +16,8 @@ async function sourceRules(ctx: TierCtx<CreateTierBody>, sourceTierId: string): 
   try {
     source = (await client<TierReader>(ctx, 'Tier').getTier(sourceTierId)).tier;
   } catch (err) {
-    if (isUnknownInstance(err)) throw tierError('TIER_SOURCE_NOT_FOUND', `Source tier ${sourceTierId} does not exist`, { sourceTierId });
+    if (isUnknownInstance(err))
+      throw tierError('TIER_SOURCE_NOT_FOUND', `Source tier ${sourceTierId} does not exist`, { sourceTierId });
     throw err;
   }
   return copyActiveRules(source.eligibilityRules ?? [], randomUUID);
@@ -32,17 +33,26 @@ export async function createTier(ctx: TierCtx<CreateTierBody>) {
   const body = ctx.request.body;
   const id = ctx.instanceId!;
   const dates = checkDateRange(body.startDate, body.endDate);
-  if (!dates.ok) throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
+  if (!dates.ok)
+    throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
   const tierType = await getTierType(ctx, body.tierType.id);
-  if (!tierType) throw tierError('TIER_TYPE_NOT_FOUND', `Tier type ${body.tierType.id} does not exist`, { tierTypeId: body.tierType.id });
+  if (!tierType)
+    throw tierError('TIER_TYPE_NOT_FOUND', `Tier type ${body.tierType.id} does not exist`, {
+      tierTypeId: body.tierType.id,
+    });
   if (tierType.status !== 'active') {
-    throw tierError('TIER_TYPE_INACTIVE', `Tier type ${body.tierType.id} is ${tierType.status}`, { tierTypeId: body.tierType.id, status: tierType.status });
+    throw tierError('TIER_TYPE_INACTIVE', `Tier type ${body.tierType.id} is ${tierType.status}`, {
+      tierTypeId: body.tierType.id,
+      status: tierType.status,
+    });
   }
 
   const copied = body.sourceTierId ? await sourceRules(ctx, body.sourceTierId) : [];
   const given = (body.eligibilityRules ?? []).map((r: EligibilityRuleInput) => newRule(r, randomUUID()));
   const rules = [...copied, ...given];
-  await validateRules(ctx, rules, (i) => (i < copied.length ? `sourceTier.eligibilityRules.${i}.` : `eligibilityRules.${i - copied.length}.`));
+  await validateRules(ctx, rules, (i) =>
+    i < copied.length ? `sourceTier.eligibilityRules.${i}.` : `eligibilityRules.${i - copied.length}.`,
+  );
 
   const actor = actorFromIdentity(ctx.identity);
   const created = transition(null, { type: 'create' });

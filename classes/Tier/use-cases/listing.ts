@@ -12,7 +12,10 @@ import { tierError } from '../errors';
 import { ELIGIBILITY_OPERATORS, TIER_GROUPS, TIER_PAYMENT_TYPES } from '../types';
 
 const GROUP_LABELS: Record<string, string> = { base: 'Base', upgrade: 'Upgrade', add_on: 'Add-on' };
-const PAYMENT_TYPE_LABELS: Record<string, string> = { credit_card: 'Credit card', salary_deduction: 'Salary deduction' };
+const PAYMENT_TYPE_LABELS: Record<string, string> = {
+  credit_card: 'Credit card',
+  salary_deduction: 'Salary deduction',
+};
 
 /** POST body or GET query (listingInput); 400 7013 for bad filter or page values. */
 export async function listTiers(ctx: StaticCtx) {

@@ -24,19 +24,30 @@ export function claimQuotaPlace(ctx: TierCtx<QuotaPlaceBody>) {
   const { ruleId, membershipId, memberId } = ctx.request.body;
   const r = claimPlace(s.tier.eligibilityRules ?? [], s.quotaPlaces ?? [], { ruleId, membershipId, memberId }, now());
   if (!r.ok) {
-    if (r.reason === 'rule_not_found') throw tierError('TIER_RULE_NOT_FOUND', `Tier ${s.tier.id} has no eligibility rule ${ruleId}`, { ruleId });
-    throw tierError('TIER_QUOTA_FULL', `Every place under eligibility rule ${ruleId} of tier ${s.tier.id} is taken (quota ${r.quota})`, { ruleId, quota: r.quota });
+    if (r.reason === 'rule_not_found')
+      throw tierError('TIER_RULE_NOT_FOUND', `Tier ${s.tier.id} has no eligibility rule ${ruleId}`, { ruleId });
+    throw tierError(
+      'TIER_QUOTA_FULL',
+      `Every place under eligibility rule ${ruleId} of tier ${s.tier.id} is taken (quota ${r.quota})`,
+      { ruleId, quota: r.quota },
+    );
   }
   if (r.taken) {
     s.quotaPlaces = r.places;
     // committed with the place: given back unless the membership shows up on the member
-    ctx.schedule({ method: 'confirmQuotaPlace', body: { ruleId, membershipId, memberId } satisfies QuotaPlaceBody, delaySeconds: QUOTA_CONFIRM_SECONDS });
+    ctx.schedule({
+      method: 'confirmQuotaPlace',
+      body: { ruleId, membershipId, memberId } satisfies QuotaPlaceBody,
+      delaySeconds: QUOTA_CONFIRM_SECONDS,
+    });
   }
   return { ruleId, membershipId, remaining: r.remaining };
 }
 
 /** What Member answers of a membership (Member.holdsMembership). */
-type MemberReader = abstract new () => { holdsMembership(ctx: ReadCtx<InstanceState, { membershipId: string }>): { held: boolean; pending: boolean } };
+type MemberReader = abstract new () => {
+  holdsMembership(ctx: ReadCtx<InstanceState, { membershipId: string }>): { held: boolean; pending: boolean };
+};
 
 /**
  * INTERNAL, class:Tier (the task claimQuotaPlace schedules): the place is

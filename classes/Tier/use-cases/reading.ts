@@ -7,7 +7,11 @@ import { now, st, type TierCtx } from './common';
 /** The tier (spec 2.3) and the approval it waits for. */
 export function getTier(ctx: ReadCtx<TierClassState, Record<string, never>>) {
   const s = ctx.state.private;
-  return { tier: s.tier, pendingApproval: s.pendingApproval ?? null, quota: quotaUse(s.tier.eligibilityRules ?? [], s.quotaPlaces ?? []) };
+  return {
+    tier: s.tier,
+    pendingApproval: s.pendingApproval ?? null,
+    quota: quotaUse(s.tier.eligibilityRules ?? [], s.quotaPlaces ?? []),
+  };
 }
 
 /**

@@ -38,10 +38,13 @@ export async function updateEligibilityRule(ctx: TierCtx<UpdateRuleBody>) {
   const body = ctx.request.body;
   const rule = findRule(ctx, body.ruleId);
   const next = applyRuleUpdate(rule, body);
-  if (JSON.stringify(next) === JSON.stringify(rule)) throw tierError('TIER_NO_CHANGES', `The update changes nothing on eligibility rule ${rule.id}`);
+  if (JSON.stringify(next) === JSON.stringify(rule))
+    throw tierError('TIER_NO_CHANGES', `The update changes nothing on eligibility rule ${rule.id}`);
   await validateRules(ctx, [{ conditions: body.conditions ?? [], paymentPeriod: body.paymentPeriod }], () => '');
   const requested = withRule(st(ctx).tier, next, now());
-  return answer(ctx, await requestChange(ctx, 'eligibility_rule_update', requested, { ruleId: rule.id }), { rule: next });
+  return answer(ctx, await requestChange(ctx, 'eligibility_rule_update', requested, { ruleId: rule.id }), {
+    rule: next,
+  });
 }
 
 /** Sets an active rule inactive. */

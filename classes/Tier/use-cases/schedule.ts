@@ -69,7 +69,8 @@ export async function publishSchedule(ctx: TierCtx<unknown>, before: ScheduleEnt
   const seq = (s.scheduleSeq ?? 0) + 1;
   const instanceId = scheduleInstanceId(s.tier.tierType.id);
   const body: ScheduleBody = { tierId: s.tier.id, tierTypeId: s.tier.tierType.id, seq, entry: after };
-  if (widens(published ? before.ranges : [], after.ranges)) await client<Schedules>(ctx, SCHEDULE_CLASS).claim(instanceId, body);
+  if (widens(published ? before.ranges : [], after.ranges))
+    await client<Schedules>(ctx, SCHEDULE_CLASS).claim(instanceId, body);
   s.scheduleSeq = seq;
   await ctx.effect({ classId: SCHEDULE_CLASS, method: 'settle', instanceId, body });
 }
@@ -89,10 +90,20 @@ function scheduleOf(ctx: ScheduleCtx<unknown>): TierScheduleState {
 }
 
 /** The tier's committed entry, or null when there is no such tier. */
-async function holdingOf(ctx: ScheduleCtx<unknown>, tierId: string): Promise<{ seq: number; entry: ScheduleEntry } | null> {
+async function holdingOf(
+  ctx: ScheduleCtx<unknown>,
+  tierId: string,
+): Promise<{ seq: number; entry: ScheduleEntry } | null> {
   try {
     const answer = await client<Tiers>(ctx, 'Tier').scheduleEntry(tierId);
-    return { seq: answer.seq, entry: { name: answer.entry.name, status: answer.entry.status, ranges: answer.entry.ranges.map((r) => ({ ...r })) } };
+    return {
+      seq: answer.seq,
+      entry: {
+        name: answer.entry.name,
+        status: answer.entry.status,
+        ranges: answer.entry.ranges.map((r) => ({ ...r })),
+      },
+    };
   } catch (err) {
     if (isUnknownInstance(err)) return null;
     throw err;
@@ -116,8 +127,18 @@ export async function claim(ctx: ScheduleCtx<ScheduleBody>) {
     conflicts = conflictsWith(schedule, tierId, entry.ranges);
   }
   if (conflicts.length) {
-    const tiers = conflicts.map((c) => ({ id: c.id, name: c.name, status: c.status, startDate: c.startDate, endDate: c.endDate }));
-    throw tierError('TIER_OVERLAP', `The date range overlaps ${tiers.length} other tier(s) of tier type ${tierTypeId}`, { tiers });
+    const tiers = conflicts.map((c) => ({
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      startDate: c.startDate,
+      endDate: c.endDate,
+    }));
+    throw tierError(
+      'TIER_OVERLAP',
+      `The date range overlaps ${tiers.length} other tier(s) of tier type ${tierTypeId}`,
+      { tiers },
+    );
   }
   recordClaim(schedule, tierId, { ...entry, seq, at: new Date().toISOString() });
   return { claimed: true };

@@ -15,5 +15,8 @@ export async function updateStatus(ctx: TierCtx<{ status: string }>) {
   if (!move.ok) throw tierError(move.error, move.message, { from: tier.status, to: status });
   guard(ctx);
   const requested: TierRecord = { ...tier, status: move.to, updatedAt: now() };
-  return answer(ctx, await requestChange(ctx, 'tier_status_update', requested, { fromStatus: tier.status, toStatus: move.to }));
+  return answer(
+    ctx,
+    await requestChange(ctx, 'tier_status_update', requested, { fromStatus: tier.status, toStatus: move.to }),
+  );
 }

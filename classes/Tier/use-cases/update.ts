@@ -12,7 +12,8 @@ export async function updateTier(ctx: TierCtx<UpdateTierBody>) {
   const body = ctx.request.body;
   const tier = st(ctx).tier;
   const dates = checkDateRange(body.startDate ?? tier.startDate, body.endDate ?? tier.endDate);
-  if (!dates.ok) throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
+  if (!dates.ok)
+    throw tierError('TIER_INVALID_DATE_RANGE', 'startDate must be before endDate', { errors: dates.problems });
   const requested = applyTierUpdate(tier, body, dates, now());
   if (sameTier(requested, tier)) throw tierError('TIER_NO_CHANGES', `The update changes nothing on tier ${tier.id}`);
   return answer(ctx, await requestChange(ctx, 'tier_update', requested));

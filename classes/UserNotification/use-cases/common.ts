@@ -16,9 +16,13 @@ export function now(): string {
 function ownerOfId(instanceId: string | undefined): InboxOwner {
   const owner = inboxOwner(instanceId ?? '');
   if (!owner) {
-    throw userNotificationError('INVALID_INBOX_ID', `'${instanceId}' is no inbox id: members' inboxes are M<userId>, program management users' PM<userId>`, {
-      errors: [{ field: 'instanceId', reason: 'must be M<userId> or PM<userId>' }],
-    });
+    throw userNotificationError(
+      'INVALID_INBOX_ID',
+      `'${instanceId}' is no inbox id: members' inboxes are M<userId>, program management users' PM<userId>`,
+      {
+        errors: [{ field: 'instanceId', reason: 'must be M<userId> or PM<userId>' }],
+      },
+    );
   }
   return owner;
 }
@@ -37,6 +41,9 @@ export function inboxGuard(caller: { identity: Identity; instanceId: string | un
   const owner = ownerOfId(caller.instanceId);
   const { identity } = caller;
   if (!mayReach({ type: identity.type, userId: identity.userId }, owner)) {
-    throw userNotificationError('NOT_YOUR_INBOX', `Inbox ${caller.instanceId} is not yours: ${identity.type === 'enduser' ? 'a member reaches only M<its id>' : 'a program management user reaches only PM<its id>'}`);
+    throw userNotificationError(
+      'NOT_YOUR_INBOX',
+      `Inbox ${caller.instanceId} is not yours: ${identity.type === 'enduser' ? 'a member reaches only M<its id>' : 'a program management user reaches only PM<its id>'}`,
+    );
   }
 }

@@ -9,7 +9,9 @@ import type { UNReadCtx } from './common';
 export function listUserNotifications(ctx: UNReadCtx<unknown>) {
   const parsed = parseListQuery(listingInput(ctx));
   if (!parsed.ok) {
-    throw userNotificationError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, { errors: parsed.problems });
+    throw userNotificationError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, {
+      errors: parsed.problems,
+    });
   }
   return pageOf((ctx.state.private.items ?? []) as readonly NotificationItem[], parsed.query);
 }

@@ -18,7 +18,14 @@ export type WorkflowCtx<I = Record<string, never>> = Ctx<WorkflowClassState, I>;
 export function view(ctx: ReadCtx<WorkflowClassState, unknown>, written = false) {
   const s = ctx.state.public;
   const version = written ? ctx.version + 1 : ctx.version;
-  return { classId: s.classId, rules: s.rules, updatedAt: s.updatedAt, updatedBy: s.updatedBy, version, source: 'instance' as const };
+  return {
+    classId: s.classId,
+    rules: s.rules,
+    updatedAt: s.updatedAt,
+    updatedBy: s.updatedBy,
+    version,
+    source: 'instance' as const,
+  };
 }
 
 /** getState: the configuration this instance holds. */
@@ -42,7 +49,9 @@ function authorizeWrite(ctx: WorkflowCtx<WorkflowConfig>): void {
     }
     return;
   }
-  assertDeveloperOrSystem(ctx, `Workflow.${ctx.method}`, (message, details) => workflowError('WORKFLOW_DEVELOPER_ONLY', message, details));
+  assertDeveloperOrSystem(ctx, `Workflow.${ctx.method}`, (message, details) =>
+    workflowError('WORKFLOW_DEVELOPER_ONLY', message, details),
+  );
 }
 
 /**
@@ -65,7 +74,10 @@ export async function writeConfiguration(ctx: WorkflowCtx<WorkflowConfig>) {
   // the method schema is the rule-file schema; checked again here so a schema
   // file swapped for a laxer one cannot let a broken configuration in
   const problems = configProblems(body);
-  if (problems.length) throw workflowError('WORKFLOW_INVALID_CONFIGURATION', `Invalid workflow configuration: ${problems.join('; ')}`, { problems });
+  if (problems.length)
+    throw workflowError('WORKFLOW_INVALID_CONFIGURATION', `Invalid workflow configuration: ${problems.join('; ')}`, {
+      problems,
+    });
   const actor = actorFromIdentity(ctx.identity);
   const s = ctx.state.public;
   // a new instance's public state is empty: nothing configured before

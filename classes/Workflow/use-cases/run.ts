@@ -17,7 +17,10 @@ import type { getState } from './configuration';
 type ConfigurationReader = abstract new () => { getState: typeof getState };
 
 /** The configuration of `classId` stored in its Workflow instance; undefined when there is no instance. */
-async function storedConfiguration(ctx: StaticCtx<RunInput>, classId: string): Promise<DeepReadonly<WorkflowConfig> | undefined> {
+async function storedConfiguration(
+  ctx: StaticCtx<RunInput>,
+  classId: string,
+): Promise<DeepReadonly<WorkflowConfig> | undefined> {
   try {
     return await client<ConfigurationReader>(ctx, 'Workflow').getState(classId);
   } catch (err) {
@@ -41,9 +44,16 @@ export async function run(ctx: StaticCtx<RunInput>, files: ReadonlyMap<string, L
     source = 'file';
   }
   if (!config) {
-    throw workflowError('WORKFLOW_NO_CONFIGURATION', `No workflow configuration for class '${input.classId}'`, { classId: input.classId });
+    throw workflowError('WORKFLOW_NO_CONFIGURATION', `No workflow configuration for class '${input.classId}'`, {
+      classId: input.classId,
+    });
   }
   const picked = selectRule(config, input);
   if (!picked.ok) throw workflowError(picked.code, picked.message, picked.details);
-  return { rule: picked.rule, ruleIndex: picked.index, targetStatus: targetStatusOf(picked.rule, requestedStatus(input.entity)) ?? null, source };
+  return {
+    rule: picked.rule,
+    ruleIndex: picked.index,
+    targetStatus: targetStatusOf(picked.rule, requestedStatus(input.entity)) ?? null,
+    source,
+  };
 }

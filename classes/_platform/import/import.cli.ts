@@ -27,39 +27,50 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
   program
     .command('import <sheet> <file>')
     .description(`import a migration sheet (CSV or XLSX) of spec 2.9; sheets: ${Object.keys(SHEETS).join(', ')}`)
-    .option('--mapping <file>', 'JSON mapping of the program\'s words to records (see examples/import/mapping.json)')
+    .option('--mapping <file>', "JSON mapping of the program's words to records (see examples/import/mapping.json)")
     .option('--dry-run', 'check every row and write nothing')
     .option('--errors <file>', 'the error file (CSV: row, column, value, reason); default <file>.errors.csv')
     .option('--concurrency <n>', 'rows written side by side', '8')
-    .action((sheet: string, file: string, opts: { mapping?: string; dryRun?: boolean; errors?: string; concurrency: string }) => {
-      const def = SHEETS[sheet];
-      if (!def) throw new Error(`unknown sheet '${sheet}' (known: ${Object.keys(SHEETS).join(', ')})`);
-      const concurrency = Number(opts.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
-        throw new Error(`--concurrency must be an integer from 1 to 256, got '${opts.concurrency}'`);
-      }
-      sheetFormat(file);
-      if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
-      const mapping = loadMapping(opts.mapping);
-      return withRuntime(async (rt) => {
-        const bar = progress(sheet, file);
-        try {
-          // the system identity, named after the run: audit entries credit the import and its file
-          const identity = runIdentity(importActorName(sheet, file));
-          const summary = await runImport(def, file, (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }), {
-            dryRun: !!opts.dryRun,
-            errorsFile: opts.errors,
-            concurrency,
-            mapping,
-            onProgress: bar.tick,
-          });
-          bar.stop();
-          process.stdout.write(`${JSON.stringify(summary)}\n`);
-          if (summary.failed) process.exitCode = 1;
-        } catch (err) {
-          bar.stop();
-          throw err;
+    .action(
+      (
+        sheet: string,
+        file: string,
+        opts: { mapping?: string; dryRun?: boolean; errors?: string; concurrency: string },
+      ) => {
+        const def = SHEETS[sheet];
+        if (!def) throw new Error(`unknown sheet '${sheet}' (known: ${Object.keys(SHEETS).join(', ')})`);
+        const concurrency = Number(opts.concurrency);
+        if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+          throw new Error(`--concurrency must be an integer from 1 to 256, got '${opts.concurrency}'`);
         }
-      });
-    });
+        sheetFormat(file);
+        if (!fs.existsSync(file)) throw new Error(`${file}: no such file`);
+        const mapping = loadMapping(opts.mapping);
+        return withRuntime(async (rt) => {
+          const bar = progress(sheet, file);
+          try {
+            // the system identity, named after the run: audit entries credit the import and its file
+            const identity = runIdentity(importActorName(sheet, file));
+            const summary = await runImport(
+              def,
+              file,
+              (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }),
+              {
+                dryRun: !!opts.dryRun,
+                errorsFile: opts.errors,
+                concurrency,
+                mapping,
+                onProgress: bar.tick,
+              },
+            );
+            bar.stop();
+            process.stdout.write(`${JSON.stringify(summary)}\n`);
+            if (summary.failed) process.exitCode = 1;
+          } catch (err) {
+            bar.stop();
+            throw err;
+          }
+        });
+      },
+    );
 }

@@ -20,9 +20,13 @@ export function checkMapping(doc: unknown): string[] {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return ['the mapping file must hold a JSON object'];
   const problems: string[] = [];
   for (const [key, section] of Object.entries(doc)) {
-    if (!(MAPPING_SECTIONS as readonly string[]).includes(key)) problems.push(`unknown section '${key}' (known: ${MAPPING_SECTIONS.join(', ')})`);
-    else if (!section || typeof section !== 'object' || Array.isArray(section)) problems.push(`'${key}' must map words to strings`);
-    else for (const [word, to] of Object.entries(section)) if (typeof to !== 'string' || !to) problems.push(`${key}.${word} must be a non-empty string`);
+    if (!(MAPPING_SECTIONS as readonly string[]).includes(key))
+      problems.push(`unknown section '${key}' (known: ${MAPPING_SECTIONS.join(', ')})`);
+    else if (!section || typeof section !== 'object' || Array.isArray(section))
+      problems.push(`'${key}' must map words to strings`);
+    else
+      for (const [word, to] of Object.entries(section))
+        if (typeof to !== 'string' || !to) problems.push(`${key}.${word} must be a non-empty string`);
   }
   return problems;
 }

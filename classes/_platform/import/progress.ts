@@ -14,7 +14,8 @@ function csvRowEstimate(file: string): number {
   const fd = fs.openSync(file, 'r');
   const buf = Buffer.alloc(1 << 16);
   try {
-    for (let n = fs.readSync(fd, buf); n > 0; n = fs.readSync(fd, buf)) for (let i = 0; i < n; i++) if (buf[i] === 10) lines++;
+    for (let n = fs.readSync(fd, buf); n > 0; n = fs.readSync(fd, buf))
+      for (let i = 0; i < n; i++) if (buf[i] === 10) lines++;
   } finally {
     fs.closeSync(fd);
   }

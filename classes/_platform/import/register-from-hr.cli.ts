@@ -17,11 +17,19 @@ import { LOGIN_METHODS, registerFromHrSheet, type LoginMethod } from './sheets/r
 export function registerCommands(program: Command, withRuntime: WithRuntime): void {
   program
     .command('register-from-hr <file>')
-    .description('register the employees of a CSV or XLSX file (column email, optional loginMethod) from the HR system (spec 2.9, 4.4)')
-    .option('--dry-run', 'check every email (in the file, against existing members, with the HR system\'s lookup) and register nobody')
+    .description(
+      'register the employees of a CSV or XLSX file (column email, optional loginMethod) from the HR system (spec 2.9, 4.4)',
+    )
+    .option(
+      '--dry-run',
+      "check every email (in the file, against existing members, with the HR system's lookup) and register nobody",
+    )
     .option('--errors <file>', 'the error file (CSV: row, column, value, reason); default <file>.errors.csv')
     .option('--concurrency <n>', 'registrations side by side', '4')
-    .option('--login-method <method>', `login method of the rows that name none: ${LOGIN_METHODS.join(' or ')} (default: registerFromHr's, email_password)`)
+    .option(
+      '--login-method <method>',
+      `login method of the rows that name none: ${LOGIN_METHODS.join(' or ')} (default: registerFromHr's, email_password)`,
+    )
     .action((file: string, opts: { dryRun?: boolean; errors?: string; concurrency: string; loginMethod?: string }) => {
       const concurrency = Number(opts.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
@@ -37,8 +45,14 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
         const bar = progress(def.sheet, file);
         // the system identity named after the run, as import's: audit entries credit `system: register-from-hr <file name>`
         const identity = runIdentity(`register-from-hr ${path.basename(file)}`);
-        const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) => rt.call(classId, method, instanceId, body, { identity });
-        const summary = await runImport(def, file, call, { dryRun: !!opts.dryRun, errorsFile: opts.errors, concurrency, onProgress: bar.tick }).finally(() => bar.stop());
+        const call = (classId: string, method: string, instanceId: string | undefined, body: unknown) =>
+          rt.call(classId, method, instanceId, body, { identity });
+        const summary = await runImport(def, file, call, {
+          dryRun: !!opts.dryRun,
+          errorsFile: opts.errors,
+          concurrency,
+          onProgress: bar.tick,
+        }).finally(() => bar.stop());
         process.stdout.write(`${JSON.stringify(summary)}\n`);
         if (summary.failed) process.exitCode = 1;
       });

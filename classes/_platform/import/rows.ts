@@ -65,7 +65,12 @@ async function* xlsxRows(file: string): AsyncGenerator<SheetRow | string[]> {
   // loaded only when a sheet is XLSX: exceljs and its zip libraries take about a second to load, which every
   // process that registers the import (each CLI command, each runtime start) paid before
   const { default: excel } = await import('exceljs');
-  const reader = new excel.stream.xlsx.WorkbookReader(file, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore' });
+  const reader = new excel.stream.xlsx.WorkbookReader(file, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+  });
   // exceljs looks the worksheet's name up in the workbook part's model, which it has only once it has read
   // xl/workbook.xml: a valid file that stores that part after the worksheet (and its shared strings before
   // it), or a read whose zip stream reached that part late, failed with "Cannot read properties of undefined

@@ -78,7 +78,13 @@ export function isoDate(text: string): { iso: string } | { reason: string } {
       // the sheets may leave out seconds and offset, which its date-time format requires
       const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
       const [offsetHours, offsetMinutes] = [Number(m[8] ?? 0), Number(m[9] ?? 0)];
-      const real = CALENDAR_DATE.validate(`${m[1]}-${m[2]}-${m[3]}`) && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+      const real =
+        CALENDAR_DATE.validate(`${m[1]}-${m[2]}-${m[3]}`) &&
+        hour <= 23 &&
+        minute <= 59 &&
+        second <= 59 &&
+        offsetHours <= 23 &&
+        offsetMinutes <= 59;
       answer = real ? { iso: new Date(ms).toISOString() } : { reason: NOT_CALENDAR };
     }
     if (dates.size >= DATES_MAX) dates.clear();
@@ -105,7 +111,12 @@ export function parseCell(column: Column, text: string): { value: Row[string] } 
       return text !== '' && Number.isFinite(n) ? { value: n } : { reason: 'not a number' };
     }
     case 'list':
-      return { value: text.split(',').map((s) => s.trim()).filter(Boolean) };
+      return {
+        value: text
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      };
     default:
       if (column.values && !column.values.includes(text)) return { reason: `not one of ${column.values.join(', ')}` };
       return { value: text };
@@ -118,9 +129,16 @@ function csvCell(v: string | number): string {
 }
 
 function errorOf(err: unknown): { status?: number; message: string; field?: string } {
-  const e = err as { status?: number; message?: string; details?: { field?: unknown; path?: unknown } | { field?: unknown }[] };
+  const e = err as {
+    status?: number;
+    message?: string;
+    details?: { field?: unknown; path?: unknown } | { field?: unknown }[];
+  };
   const d = Array.isArray(e?.details) ? e.details[0] : e?.details;
-  const field = d && typeof d === 'object' && typeof (d as { field?: unknown }).field === 'string' ? String((d as { field: string }).field) : undefined;
+  const field =
+    d && typeof d === 'object' && typeof (d as { field?: unknown }).field === 'string'
+      ? String((d as { field: string }).field)
+      : undefined;
   return { status: e?.status, message: e?.message ?? String(err), field };
 }
 
@@ -132,10 +150,13 @@ function errorOf(err: unknown): { status?: number; message: string; field?: stri
  * otherwise one line, on the field the error names, if any.
  */
 export function refusalProblems(err: unknown, written: Readonly<Record<string, string | undefined>>): RowProblem[] {
-  const valueOf = (field: string | undefined) => (field !== undefined && Object.prototype.hasOwnProperty.call(written, field) ? (written[field] ?? '') : '');
+  const valueOf = (field: string | undefined) =>
+    field !== undefined && Object.prototype.hasOwnProperty.call(written, field) ? (written[field] ?? '') : '';
   const listed = (err as { details?: { errors?: unknown } } | null)?.details?.errors;
   if (Array.isArray(listed)) {
-    const fields = listed.filter((f): f is { field: string; reason: string } => typeof f?.field === 'string' && typeof f?.reason === 'string');
+    const fields = listed.filter(
+      (f): f is { field: string; reason: string } => typeof f?.field === 'string' && typeof f?.reason === 'string',
+    );
     if (fields.length) return fields.map((f) => ({ column: f.field, value: valueOf(f.field), reason: f.reason }));
   }
   const e = errorOf(err);
@@ -189,7 +210,12 @@ function openErrorsFile(errorsFile: string): number {
   }
 }
 
-export async function runImport(def: SheetDefinition, file: string, call: SystemCall, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function runImport(
+  def: SheetDefinition,
+  file: string,
+  call: SystemCall,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const started = Date.now();
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
   const ctx = importContext(call, options.mapping);
@@ -197,7 +223,16 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   // written as rows fail, so a run stopped half-way leaves the refusals seen so far
   const errorsFd = openErrorsFile(errorsFile);
   fs.writeSync(errorsFd, 'row,column,value,reason\n');
-  const summary: ImportSummary = { sheet: def.sheet, rows: 0, created: 0, updated: 0, unchanged: 0, failed: 0, seconds: 0, ...(options.dryRun ? { dryRun: true } : {}) };
+  const summary: ImportSummary = {
+    sheet: def.sheet,
+    rows: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    failed: 0,
+    seconds: 0,
+    ...(options.dryRun ? { dryRun: true } : {}),
+  };
   // the error file is in row order: a row refused while reading (a bad cell) waits in `held` for the rows
   // before it still being checked or written (at most `concurrency` of them, in `running`, read in row order
   // within a pass), whose refusals come later. `held` is bounded: past ERRORS_HELD_MAX rows it is written out
@@ -213,7 +248,10 @@ export async function runImport(def: SheetDefinition, file: string, call: System
   };
   const fail = (row: number, problems: RowProblem[]) => {
     summary.failed++;
-    held.push({ row, lines: problems.map((p) => `${[row, p.column, p.value, p.reason].map(csvCell).join(',')}\n`).join('') });
+    held.push({
+      row,
+      lines: problems.map((p) => `${[row, p.column, p.value, p.reason].map(csvCell).join(',')}\n`).join(''),
+    });
   };
   const keys = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
@@ -265,7 +303,8 @@ export async function runImport(def: SheetDefinition, file: string, call: System
         if (!problems.length) {
           const key = def.key(parsed);
           const first = keys.get(key);
-          if (first !== undefined) problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
+          if (first !== undefined)
+            problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
           else keys.set(key, item.row);
         }
         if (problems.length) {

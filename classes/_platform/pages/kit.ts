@@ -81,7 +81,13 @@ export interface Html {
 export const raw = (html: string): Html => ({ html });
 const text = (part: string | Html): string => (typeof part === 'string' ? escapeHtml(part) : part.html);
 /** joins escaped strings and Html */
-export const join = (...parts: (string | Html | false | undefined | null)[]): Html => raw(parts.filter((p): p is string | Html => p !== false && p != null).map(text).join(''));
+export const join = (...parts: (string | Html | false | undefined | null)[]): Html =>
+  raw(
+    parts
+      .filter((p): p is string | Html => p !== false && p != null)
+      .map(text)
+      .join(''),
+  );
 
 export interface LayoutOptions {
   title: string;
@@ -116,7 +122,12 @@ export function page(o: LayoutOptions & { status?: number }): PageAnswer {
 /** one sentence, or a lead and a list: announced at once (role=alert) */
 export function errorBlock(messages: readonly string[]): Html {
   if (messages.length === 1) return raw(`<div class="error" role="alert"><p>${escapeHtml(messages[0]!)}</p></div>`);
-  return raw(`<div class="error" role="alert"><p>${escapeHtml(messages[0]!)}</p><ul>${messages.slice(1).map((m) => `<li>${escapeHtml(m)}</li>`).join('')}</ul></div>`);
+  return raw(
+    `<div class="error" role="alert"><p>${escapeHtml(messages[0]!)}</p><ul>${messages
+      .slice(1)
+      .map((m) => `<li>${escapeHtml(m)}</li>`)
+      .join('')}</ul></div>`,
+  );
 }
 
 export interface FieldOptions {
@@ -151,11 +162,18 @@ export function field(f: FieldOptions): Html {
   ].filter(Boolean);
   if (f.type === 'hidden') return raw(`<input ${attrs.join(' ')}>`);
   const hint = f.hint ? `<span class="hint" id="${id}-hint">${escapeHtml(f.hint)}</span>` : '';
-  return raw(`<div class="field"${f.fromFragment ? ' data-hide-when-filled' : ''}><label for="${id}">${escapeHtml(f.label)}</label>${hint}<input ${attrs.join(' ')}></div>`);
+  return raw(
+    `<div class="field"${f.fromFragment ? ' data-hide-when-filled' : ''}><label for="${id}">${escapeHtml(f.label)}</label>${hint}<input ${attrs.join(' ')}></div>`,
+  );
 }
 
 /** a form posting to `action`; `autosubmit`: sent by link.js once the fragment filled it, and hidden until then */
-export function form(action: string, fields: readonly Html[], submit: string, opts: { autosubmit?: boolean } = {}): Html {
+export function form(
+  action: string,
+  fields: readonly Html[],
+  submit: string,
+  opts: { autosubmit?: boolean } = {},
+): Html {
   return raw(
     `<form method="post" action="${escapeHtml(action)}"${opts.autosubmit ? ' data-autosubmit hidden' : ''}>${fields.map((f) => f.html).join('')}<button type="submit">${escapeHtml(submit)}</button></form>`,
   );
@@ -163,7 +181,9 @@ export function form(action: string, fields: readonly Html[], submit: string, op
 
 /** a button that posts to `action` (sign out, send a new code): a form of its own, no fields */
 export function postButton(action: string, label: string): Html {
-  return raw(`<form method="post" action="${escapeHtml(action)}"><button type="submit" class="link">${escapeHtml(label)}</button></form>`);
+  return raw(
+    `<form method="post" action="${escapeHtml(action)}"><button type="submit" class="link">${escapeHtml(label)}</button></form>`,
+  );
 }
 
 export function link(href: string, label: string): Html {
@@ -200,10 +220,13 @@ export function fieldSentences(details: unknown, labels: Readonly<Record<string,
 export function genericSentence(r: Extract<PageCallResult, { ok: false }>, requestId: string): string {
   if (r.status === 429) {
     const wait = (r.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
-    return typeof wait === 'number' ? `Too many attempts. Wait ${minutes(wait)} and try again.` : 'Too many attempts. Wait a few minutes and try again.';
+    return typeof wait === 'number'
+      ? `Too many attempts. Wait ${minutes(wait)} and try again.`
+      : 'Too many attempts. Wait a few minutes and try again.';
   }
   if (r.status === 503) return 'The service is busy right now. Try again in a moment.';
-  if (r.status >= 500) return `Something went wrong on our side. Try again in a moment, or quote request ${requestId} when you ask for help.`;
+  if (r.status >= 500)
+    return `Something went wrong on our side. Try again in a moment, or quote request ${requestId} when you ask for help.`;
   return r.message.endsWith('.') ? r.message : `${r.message}.`;
 }
 

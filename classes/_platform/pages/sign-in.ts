@@ -54,8 +54,21 @@ export function failedStatus(r: Failed): 400 | 429 {
 /** the email and password of the sign-in form, the cursor in the first one left to fill */
 export function credentialsFields(email: string | undefined): Html[] {
   return [
-    field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: email, autofocus: !email }),
-    field({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', autofocus: Boolean(email) }),
+    field({
+      name: 'email',
+      label: 'Email address',
+      type: 'email',
+      autocomplete: 'username',
+      value: email,
+      autofocus: !email,
+    }),
+    field({
+      name: 'password',
+      label: 'Password',
+      type: 'password',
+      autocomplete: 'current-password',
+      autofocus: Boolean(email),
+    }),
   ];
 }
 
@@ -67,7 +80,10 @@ export function loginFailure(r: Failed, requestId: string): string {
 }
 
 /** the page asking for the code from the mail; `numeric`: a phone offers its number pad */
-export function codePage(paths: SignInPaths, o: { errors?: string[]; notice?: string; status?: number; numeric?: boolean }): PageAnswer {
+export function codePage(
+  paths: SignInPaths,
+  o: { errors?: string[]; notice?: string; status?: number; numeric?: boolean },
+): PageAnswer {
   return page({
     title: 'Enter the code from your mail',
     errors: o.errors,
@@ -75,7 +91,19 @@ export function codePage(paths: SignInPaths, o: { errors?: string[]; notice?: st
     status: o.status,
     body: join(
       paragraph('We have sent a sign-in code to your email address. It is valid for a few minutes.'),
-      form(paths.code, [field({ name: 'otp', label: 'Sign-in code', autocomplete: 'one-time-code', inputmode: o.numeric ? 'numeric' : undefined, autofocus: true })], 'Continue'),
+      form(
+        paths.code,
+        [
+          field({
+            name: 'otp',
+            label: 'Sign-in code',
+            autocomplete: 'one-time-code',
+            inputmode: o.numeric ? 'numeric' : undefined,
+            autofocus: true,
+          }),
+        ],
+        'Continue',
+      ),
       postButton(paths.resend, 'Send me a new code'),
       paragraph(link(paths.signIn, 'Start again')),
     ),
@@ -84,7 +112,9 @@ export function codePage(paths: SignInPaths, o: { errors?: string[]; notice?: st
 
 /** what a failed resendOtp says (other than an ended step) */
 export function resendFailure(r: Failed, requestId: string): string {
-  return r.status === 429 && r.classId === 'Otp' ? 'We have sent as many codes as we can for now. Use the newest one, or try again later.' : genericSentence(r, requestId);
+  return r.status === 429 && r.classId === 'Otp'
+    ? 'We have sent as many codes as we can for now. Use the newest one, or try again later.'
+    : genericSentence(r, requestId);
 }
 
 /** an invitation or password reset link's page: both set a password through the class's method of that name */
@@ -103,7 +133,13 @@ export interface LinkPage {
 /** the new password, twice, of an invitation or reset link's form */
 export function newPasswordFields(): Html[] {
   return [
-    field({ name: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', hint: 'At least 12 characters. A few words you will remember work well.' }),
+    field({
+      name: 'password',
+      label: 'New password',
+      type: 'password',
+      autocomplete: 'new-password',
+      hint: 'At least 12 characters. A few words you will remember work well.',
+    }),
     field({ name: 'repeat', label: 'New password again', type: 'password', autocomplete: 'new-password' }),
   ];
 }
@@ -145,7 +181,20 @@ export function forgotPasswordRoute(paths: SignInPaths, f: ForgotPasswordPage): 
       status: o.status,
       body: join(
         paragraph(f.intro),
-        form(paths.forgotPassword, [field({ name: 'email', label: 'Email address', type: 'email', autocomplete: 'username', value: o.email, autofocus: true })], f.submit),
+        form(
+          paths.forgotPassword,
+          [
+            field({
+              name: 'email',
+              label: 'Email address',
+              type: 'email',
+              autocomplete: 'username',
+              value: o.email,
+              autofocus: true,
+            }),
+          ],
+          f.submit,
+        ),
         paragraph(link(paths.signIn, 'Back to sign in')),
       ),
     });
@@ -156,7 +205,12 @@ export function forgotPasswordRoute(paths: SignInPaths, f: ForgotPasswordPage): 
       const email = (ctx.form.email ?? '').trim();
       if (!email) return forgotPage({ errors: ['Enter your email address.'] });
       const r = await ctx.call<{ message: string }>(f.classId, 'sendPasswordResetEmail', undefined, { email });
-      if (!r.ok) return forgotPage({ email, errors: [r.status === 400 ? 'Enter a valid email address.' : genericSentence(r, ctx.requestId)], status: failedStatus(r) });
+      if (!r.ok)
+        return forgotPage({
+          email,
+          errors: [r.status === 400 ? 'Enter a valid email address.' : genericSentence(r, ctx.requestId)],
+          status: failedStatus(r),
+        });
       // the API's answer is the same for every email, and so is this page's
       return forgotPage({ notice: `${r.body.message.replace(/\.$/, '')}. Check your mail.` });
     },

@@ -116,20 +116,29 @@ export function parseSamlConfig(raw: unknown, opts: { env: NodeJS.ProcessEnv; ba
   const sp = serviceProvider(env);
   const clockSkewSeconds = clockSkew(env);
   const list = isObject(raw) ? raw.identityProviders : undefined;
-  if (!Array.isArray(list)) throw new SamlConfigError('SAML_IDPS_FILE identityProviders', 'must be an array of identity providers');
+  if (!Array.isArray(list))
+    throw new SamlConfigError('SAML_IDPS_FILE identityProviders', 'must be an array of identity providers');
   const ids = new Set<string>();
   const owners = new Map<string, string>();
   const identityProviders = list.map((entry, i) => {
     const idp = identityProvider(entry, `SAML_IDPS_FILE identityProviders[${i}]`, opts.baseDir ?? process.cwd());
-    if (ids.has(idp.id)) throw new SamlConfigError(`SAML_IDPS_FILE identityProviders[${i}].id`, `'${idp.id}' is used twice`);
+    if (ids.has(idp.id))
+      throw new SamlConfigError(`SAML_IDPS_FILE identityProviders[${i}].id`, `'${idp.id}' is used twice`);
     ids.add(idp.id);
     idp.domains.forEach((d, j) => {
       const owner = owners.get(d);
-      if (owner) throw new SamlConfigError(`SAML_IDPS_FILE identityProviders[${i}].domains[${j}]`, `'${d}' is already served by '${owner}'`);
+      if (owner)
+        throw new SamlConfigError(
+          `SAML_IDPS_FILE identityProviders[${i}].domains[${j}]`,
+          `'${d}' is already served by '${owner}'`,
+        );
       owners.set(d, idp.id);
     });
     if (idp.wantAuthnRequestsSigned && !sp.signing) {
-      throw new SamlConfigError('SAML_SP_KEY_FILE', `identity provider '${idp.id}' wants signed AuthnRequests: set SAML_SP_KEY_FILE and SAML_SP_CERT_FILE`);
+      throw new SamlConfigError(
+        'SAML_SP_KEY_FILE',
+        `identity provider '${idp.id}' wants signed AuthnRequests: set SAML_SP_KEY_FILE and SAML_SP_CERT_FILE`,
+      );
     }
     return idp;
   });
@@ -148,7 +157,10 @@ function serviceProvider(env: NodeJS.ProcessEnv): SamlServiceProviderConfig {
   }
   let acsUrls: string[];
   if (env.SAML_ACS_URL?.trim()) {
-    acsUrls = env.SAML_ACS_URL.split(',').map((u) => u.trim()).filter(Boolean).map((u) => httpUrl(u, 'SAML_ACS_URL'));
+    acsUrls = env.SAML_ACS_URL.split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+      .map((u) => httpUrl(u, 'SAML_ACS_URL'));
   } else {
     if (!publicUrl) throw new SamlConfigError('SAML_ACS_URL', 'set it, or PUBLIC_URL to derive it from');
     acsUrls = [`${publicUrl}/${projectId}/CALL/Member/singleSignOn`];
@@ -172,7 +184,8 @@ function spSigning(env: NodeJS.ProcessEnv): SamlServiceProviderConfig['signing']
     throw new SamlConfigError('SAML_SP_KEY_FILE', `not a PEM private key (${(err as Error).message})`);
   }
   const cert = x509(certificate, 'SAML_SP_CERT_FILE');
-  if (!cert.checkPrivateKey(key)) throw new SamlConfigError('SAML_SP_KEY_FILE', 'does not match the certificate of SAML_SP_CERT_FILE');
+  if (!cert.checkPrivateKey(key))
+    throw new SamlConfigError('SAML_SP_KEY_FILE', 'does not match the certificate of SAML_SP_CERT_FILE');
   return { privateKey, certificate };
 }
 
@@ -181,51 +194,82 @@ function clockSkew(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return DEFAULT_CLOCK_SKEW_SECONDS;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > MAX_CLOCK_SKEW_SECONDS) {
-    throw new SamlConfigError('SAML_CLOCK_SKEW_SECONDS', `must be an integer from 0 to ${MAX_CLOCK_SKEW_SECONDS}, got '${raw}'`);
+    throw new SamlConfigError(
+      'SAML_CLOCK_SKEW_SECONDS',
+      `must be an integer from 0 to ${MAX_CLOCK_SKEW_SECONDS}, got '${raw}'`,
+    );
   }
   return n;
 }
 
 function identityProvider(entry: unknown, at: string, baseDir: string): SamlIdentityProviderConfig {
   if (!isObject(entry)) throw new SamlConfigError(at, 'must be an object');
-  const known = new Set(['id', 'domains', 'metadata', 'metadataFile', 'entityId', 'ssoUrl', 'signingCert', 'emailAttribute', 'wantAuthnRequestsSigned', 'allowUnsolicited']);
-  for (const k of Object.keys(entry)) if (!known.has(k)) throw new SamlConfigError(`${at}.${k}`, `unknown field (known: ${[...known].join(', ')})`);
+  const known = new Set([
+    'id',
+    'domains',
+    'metadata',
+    'metadataFile',
+    'entityId',
+    'ssoUrl',
+    'signingCert',
+    'emailAttribute',
+    'wantAuthnRequestsSigned',
+    'allowUnsolicited',
+  ]);
+  for (const k of Object.keys(entry))
+    if (!known.has(k)) throw new SamlConfigError(`${at}.${k}`, `unknown field (known: ${[...known].join(', ')})`);
 
   const id = entry.id;
-  if (typeof id !== 'string' || !ID.test(id)) throw new SamlConfigError(`${at}.id`, 'must be 1-64 lowercase letters, digits, - or _');
+  if (typeof id !== 'string' || !ID.test(id))
+    throw new SamlConfigError(`${at}.id`, 'must be 1-64 lowercase letters, digits, - or _');
   const domains = entry.domains;
-  if (!Array.isArray(domains) || domains.length === 0) throw new SamlConfigError(`${at}.domains`, 'must list at least one email domain');
+  if (!Array.isArray(domains) || domains.length === 0)
+    throw new SamlConfigError(`${at}.domains`, 'must list at least one email domain');
   const normalised = domains.map((d, j) => {
     const domain = typeof d === 'string' ? d.trim().toLowerCase() : '';
     if (!DOMAIN.test(domain)) throw new SamlConfigError(`${at}.domains[${j}]`, `'${String(d)}' is not a domain name`);
     return domain;
   });
-  if (new Set(normalised).size !== normalised.length) throw new SamlConfigError(`${at}.domains`, 'lists a domain twice');
+  if (new Set(normalised).size !== normalised.length)
+    throw new SamlConfigError(`${at}.domains`, 'lists a domain twice');
 
   const fromMetadata = metadataOf(entry, at, baseDir);
   const entityId = optionalString(entry, 'entityId', at) ?? fromMetadata?.entityId;
   if (!entityId) throw new SamlConfigError(`${at}.entityId`, 'set it, or give the provider’s metadata');
   const ssoUrlRaw = optionalString(entry, 'ssoUrl', at) ?? fromMetadata?.ssoUrl;
-  if (!ssoUrlRaw) throw new SamlConfigError(`${at}.ssoUrl`, 'set it (HTTP-Redirect binding), or give metadata with an HTTP-Redirect SingleSignOnService');
+  if (!ssoUrlRaw)
+    throw new SamlConfigError(
+      `${at}.ssoUrl`,
+      'set it (HTTP-Redirect binding), or give metadata with an HTTP-Redirect SingleSignOnService',
+    );
   const ssoUrl = httpUrl(ssoUrlRaw, `${at}.ssoUrl`);
 
   let signingCerts: string[];
   if (entry.signingCert !== undefined) {
     const list = Array.isArray(entry.signingCert) ? entry.signingCert : [entry.signingCert];
     if (list.length === 0) throw new SamlConfigError(`${at}.signingCert`, 'must name at least one certificate');
-    signingCerts = list.map((c, j) => certBody(c, `${at}.signingCert${Array.isArray(entry.signingCert) ? `[${j}]` : ''}`));
+    signingCerts = list.map((c, j) =>
+      certBody(c, `${at}.signingCert${Array.isArray(entry.signingCert) ? `[${j}]` : ''}`),
+    );
   } else {
-    signingCerts = (fromMetadata?.signingCerts ?? []).map((c, j) => certBody(c, `${at}.metadata signing certificate ${j}`));
+    signingCerts = (fromMetadata?.signingCerts ?? []).map((c, j) =>
+      certBody(c, `${at}.metadata signing certificate ${j}`),
+    );
   }
   if (signingCerts.length === 0) {
-    throw new SamlConfigError(`${at}.signingCert`, 'no signing certificate: set it, or give metadata with a signing KeyDescriptor (without one any key would be trusted)');
+    throw new SamlConfigError(
+      `${at}.signingCert`,
+      'no signing certificate: set it, or give metadata with a signing KeyDescriptor (without one any key would be trusted)',
+    );
   }
 
   const emailAttribute = optionalString(entry, 'emailAttribute', at);
   const wantSigned = entry.wantAuthnRequestsSigned;
-  if (wantSigned !== undefined && typeof wantSigned !== 'boolean') throw new SamlConfigError(`${at}.wantAuthnRequestsSigned`, 'must be true or false');
+  if (wantSigned !== undefined && typeof wantSigned !== 'boolean')
+    throw new SamlConfigError(`${at}.wantAuthnRequestsSigned`, 'must be true or false');
   const allowUnsolicited = entry.allowUnsolicited;
-  if (allowUnsolicited !== undefined && typeof allowUnsolicited !== 'boolean') throw new SamlConfigError(`${at}.allowUnsolicited`, 'must be true or false');
+  if (allowUnsolicited !== undefined && typeof allowUnsolicited !== 'boolean')
+    throw new SamlConfigError(`${at}.allowUnsolicited`, 'must be true or false');
   return {
     id,
     domains: normalised,
@@ -248,13 +292,16 @@ interface MetadataFields {
 function metadataOf(entry: Record<string, unknown>, at: string, baseDir: string): MetadataFields | undefined {
   let xml: string | undefined;
   let field = `${at}.metadata`;
-  if (entry.metadata !== undefined && entry.metadataFile !== undefined) throw new SamlConfigError(field, 'give metadata or metadataFile, not both');
+  if (entry.metadata !== undefined && entry.metadataFile !== undefined)
+    throw new SamlConfigError(field, 'give metadata or metadataFile, not both');
   if (entry.metadata !== undefined) {
-    if (typeof entry.metadata !== 'string' || !entry.metadata.trim()) throw new SamlConfigError(field, 'must be the metadata XML');
+    if (typeof entry.metadata !== 'string' || !entry.metadata.trim())
+      throw new SamlConfigError(field, 'must be the metadata XML');
     xml = entry.metadata;
   } else if (entry.metadataFile !== undefined) {
     field = `${at}.metadataFile`;
-    if (typeof entry.metadataFile !== 'string' || !entry.metadataFile) throw new SamlConfigError(field, 'must be a file path');
+    if (typeof entry.metadataFile !== 'string' || !entry.metadataFile)
+      throw new SamlConfigError(field, 'must be a file path');
     xml = readText(path.resolve(baseDir, entry.metadataFile), field);
   }
   if (xml === undefined) return undefined;
@@ -272,16 +319,17 @@ function metadataOf(entry: Record<string, unknown>, at: string, baseDir: string)
   return {
     entityId,
     ...(typeof sso === 'string' ? { ssoUrl: sso } : {}),
-    signingCerts: (Array.isArray(certs) ? certs.flat(Infinity) : certs ? [certs] : []).filter((c): c is string => typeof c === 'string'),
+    signingCerts: (Array.isArray(certs) ? certs.flat(Infinity) : certs ? [certs] : []).filter(
+      (c): c is string => typeof c === 'string',
+    ),
     wantAuthnRequestsSigned: meta.isWantAuthnRequestsSigned() === true,
   };
 }
 
 function certBody(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !value.trim()) throw new SamlConfigError(field, 'must be a certificate (PEM or base64 DER)');
-  const body = value
-    .replace(/-----(BEGIN|END) CERTIFICATE-----/g, '')
-    .replace(/\s+/g, '');
+  if (typeof value !== 'string' || !value.trim())
+    throw new SamlConfigError(field, 'must be a certificate (PEM or base64 DER)');
+  const body = value.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
   x509(`-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----`, field);
   return body;
 }
@@ -301,7 +349,8 @@ function httpUrl(value: string, field: string): string {
   } catch {
     throw new SamlConfigError(field, `'${value}' is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SamlConfigError(field, `'${value}' is not an http(s) URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new SamlConfigError(field, `'${value}' is not an http(s) URL`);
   return value.trim();
 }
 
@@ -316,7 +365,10 @@ function readText(file: string, field: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new SamlConfigError(field, `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new SamlConfigError(
+      field,
+      `cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 

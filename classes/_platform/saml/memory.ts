@@ -21,5 +21,6 @@ export function memoryWindowSeconds(expiresAt: Date, now: number): number {
 }
 
 export function samlSeen(limits: Pick<RateLimits, 'hit'>, counter: string = SAML_MEMORY_COUNTER): SeenCheck {
-  return async (key, expiresAt) => !(await limits.hit(counter, key, { max: 1, windowSeconds: memoryWindowSeconds(expiresAt, Date.now()) })).allowed;
+  return async (key, expiresAt) =>
+    !(await limits.hit(counter, key, { max: 1, windowSeconds: memoryWindowSeconds(expiresAt, Date.now()) })).allowed;
 }

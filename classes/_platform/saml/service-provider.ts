@@ -172,11 +172,17 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
   const skewMs = config.clockSkewSeconds * 1000;
   const sp: ServiceProviderInstance = ServiceProvider({
     entityID: config.sp.entityId,
-    assertionConsumerService: config.sp.acsUrls.map((url, i) => ({ Binding: BINDING.post, Location: url, isDefault: i === 0 })),
+    assertionConsumerService: config.sp.acsUrls.map((url, i) => ({
+      Binding: BINDING.post,
+      Location: url,
+      isDefault: i === 0,
+    })),
     nameIDFormat: [EMAIL_FORMAT, UNSPECIFIED_FORMAT],
     wantAssertionsSigned: true,
     authnRequestsSigned: Boolean(config.sp.signing),
-    ...(config.sp.signing ? { privateKey: config.sp.signing.privateKey, signingCert: config.sp.signing.certificate } : {}),
+    ...(config.sp.signing
+      ? { privateKey: config.sp.signing.privateKey, signingCert: config.sp.signing.certificate }
+      : {}),
     // samlify adds the first to NotBefore and the second to NotOnOrAfter
     clockDrifts: [-skewMs, skewMs],
   });
@@ -190,7 +196,13 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
         wantAuthnRequestsSigned: c.wantAuthnRequestsSigned,
       }),
     );
-    return Object.freeze({ id: c.id, entityId: c.entityId, domains: Object.freeze([...c.domains]), config: c, idp }) as Entry;
+    return Object.freeze({
+      id: c.id,
+      entityId: c.entityId,
+      domains: Object.freeze([...c.domains]),
+      config: c,
+      idp,
+    }) as Entry;
   });
   const byId = new Map(entries.map((e) => [e.id, e]));
   const byDomain = new Map(entries.flatMap((e) => e.domains.map((d) => [d, e] as const)));
@@ -225,7 +237,10 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       let issuer: unknown;
       try {
         issuer = Extractor.extract(xml, [{ key: 'issuer', localPath: ['Response', 'Issuer'], attributes: [] }]).issuer;
-        if (!issuer) issuer = Extractor.extract(xml, [{ key: 'issuer', localPath: ['Response', 'Assertion', 'Issuer'], attributes: [] }]).issuer;
+        if (!issuer)
+          issuer = Extractor.extract(xml, [
+            { key: 'issuer', localPath: ['Response', 'Assertion', 'Issuer'], attributes: [] },
+          ]).issuer;
       } catch {
         return null;
       }
@@ -275,7 +290,10 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
 
       const audiences = strings(extract.audience);
       if (!audiences.includes(config.sp.entityId)) {
-        throw new SamlError('SAML_AUDIENCE', `assertion is for ${audiences.length ? audiences.join(', ') : 'no audience'}, not ${config.sp.entityId}`);
+        throw new SamlError(
+          'SAML_AUDIENCE',
+          `assertion is for ${audiences.length ? audiences.join(', ') : 'no audience'}, not ${config.sp.entityId}`,
+        );
       }
       // profile 4.1.4.3: the bearer confirmation names our ACS (Recipient), its end (NotOnOrAfter) and, when the
       // service asked, the request (InResponseTo); the Response's Destination is required here whether or not it is signed
@@ -283,10 +301,12 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       if (!destination) throw new SamlError('SAML_RECIPIENT', 'the response names no Destination');
       if (!acsUrls.has(destination)) throw new SamlError('SAML_RECIPIENT', `response is addressed to ${destination}`);
       const confirmations = records(more.confirmation);
-      if (confirmations.length === 0) throw new SamlError('SAML_RECIPIENT', 'the assertion has no SubjectConfirmationData');
+      if (confirmations.length === 0)
+        throw new SamlError('SAML_RECIPIENT', 'the assertion has no SubjectConfirmationData');
       for (const c of confirmations) {
         if (!c.recipient) throw new SamlError('SAML_RECIPIENT', 'a SubjectConfirmationData names no Recipient');
-        if (!acsUrls.has(c.recipient)) throw new SamlError('SAML_RECIPIENT', `assertion is addressed to ${c.recipient}`);
+        if (!acsUrls.has(c.recipient))
+          throw new SamlError('SAML_RECIPIENT', `assertion is addressed to ${c.recipient}`);
         if (!c.notOnOrAfter) throw new SamlError('SAML_EXPIRED', 'a SubjectConfirmationData carries no NotOnOrAfter');
       }
 
@@ -310,22 +330,33 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
 
       // which request this answers: the bearer confirmation's InResponseTo, signed with the assertion
       const answers = new Set(confirmations.map((c) => c.inResponseTo ?? ''));
-      if (answers.size > 1) throw new SamlError('SAML_UNKNOWN_REQUEST', 'the assertion’s confirmations answer different requests');
+      if (answers.size > 1)
+        throw new SamlError('SAML_UNKNOWN_REQUEST', 'the assertion’s confirmations answer different requests');
       const requestId = [...answers][0] || null;
       const responseTo = field(extract.response, 'inResponseTo');
       if (responseTo && responseTo !== requestId) {
-        throw new SamlError('SAML_UNKNOWN_REQUEST', `the Response answers ${responseTo}, its assertion ${requestId ?? 'no request'}`);
+        throw new SamlError(
+          'SAML_UNKNOWN_REQUEST',
+          `the Response answers ${responseTo}, its assertion ${requestId ?? 'no request'}`,
+        );
       }
       if (!requestId && !e.config.allowUnsolicited) {
-        throw new SamlError('SAML_UNSOLICITED', `no InResponseTo, and identity provider '${e.id}' may not start sign-ins (allowUnsolicited)`);
+        throw new SamlError(
+          'SAML_UNSOLICITED',
+          `no InResponseTo, and identity provider '${e.id}' may not start sign-ins (allowUnsolicited)`,
+        );
       }
       if (requestId) {
         const key = `${e.id}:${requestId}`;
         // the window an issued id is kept for, from now: an id issued within it is still found
         const until = new Date(Date.now() + AUTHN_REQUEST_TTL_SECONDS * 1000);
-        if (await seen(`${ANSWERED}${key}`, until)) throw new SamlError('SAML_REPLAYED', `request ${requestId} was already answered`);
+        if (await seen(`${ANSWERED}${key}`, until))
+          throw new SamlError('SAML_REPLAYED', `request ${requestId} was already answered`);
         if (!(await seen(`${ISSUED}${key}`, until))) {
-          throw new SamlError('SAML_UNKNOWN_REQUEST', `${requestId} is not a request this service made to '${e.id}' in the last ${AUTHN_REQUEST_TTL_SECONDS} s`);
+          throw new SamlError(
+            'SAML_UNKNOWN_REQUEST',
+            `${requestId} is not a request this service made to '${e.id}' in the last ${AUTHN_REQUEST_TTL_SECONDS} s`,
+          );
         }
       }
       if (await seen(`${e.id}:${assertionId}`, new Date(notOnOrAfter.getTime() + skewMs))) {
@@ -364,7 +395,11 @@ function decodeOrRefuse(b64: string): string {
   try {
     xml = decode(b64);
   } catch (err) {
-    throw new SamlError('SAML_MALFORMED', `SAMLResponse is not base64 of at most ${MAX_RESPONSE_BASE64_CHARS} characters`, (err as Error).message);
+    throw new SamlError(
+      'SAML_MALFORMED',
+      `SAMLResponse is not base64 of at most ${MAX_RESPONSE_BASE64_CHARS} characters`,
+      (err as Error).message,
+    );
   }
   // no DTDs in SAML messages (XXE and entity expansion); xmldom would refuse entities, this refuses earlier
   if (/<!DOCTYPE/i.test(xml)) throw new SamlError('SAML_MALFORMED', 'SAMLResponse carries a DOCTYPE');
@@ -402,7 +437,9 @@ function refusal(err: unknown, xml: string): SamlError {
     default:
       // xml-crypto throws from inside the signature check ("invalid signature: the signature value … is incorrect",
       // digest or reference problems): past the schema and status checks, a signed document failing is a bad signature
-      return hasSignature(xml) ? new SamlError('SAML_BAD_SIGNATURE', undefined, message) : new SamlError('SAML_MALFORMED', undefined, message);
+      return hasSignature(xml)
+        ? new SamlError('SAML_BAD_SIGNATURE', undefined, message)
+        : new SamlError('SAML_MALFORMED', undefined, message);
   }
 }
 
@@ -419,7 +456,11 @@ function hasSignature(xml: string): boolean {
   }
 }
 
-function emailOf(config: SamlIdentityProviderConfig, attributes: Record<string, string | string[]>, nameId: string | null): string | null {
+function emailOf(
+  config: SamlIdentityProviderConfig,
+  attributes: Record<string, string | string[]>,
+  nameId: string | null,
+): string | null {
   const candidates = config.emailAttribute ? [config.emailAttribute] : EMAIL_ATTRIBUTES;
   for (const name of candidates) {
     const value = strings(attributes[name]).find((v) => isEmail(v.trim()));
@@ -464,5 +505,9 @@ function records(v: unknown): { notOnOrAfter?: string; recipient?: string; inRes
   const list = Array.isArray(v) ? v : v ? [v] : [];
   return list
     .filter((x): x is Record<string, unknown> => Boolean(x) && typeof x === 'object')
-    .map((x) => ({ notOnOrAfter: field(x, 'notOnOrAfter'), recipient: field(x, 'recipient'), inResponseTo: field(x, 'inResponseTo') }));
+    .map((x) => ({
+      notOnOrAfter: field(x, 'notOnOrAfter'),
+      recipient: field(x, 'recipient'),
+      inResponseTo: field(x, 'inResponseTo'),
+    }));
 }

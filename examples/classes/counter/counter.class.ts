@@ -191,6 +191,9 @@ export class Counter {
   @Static({ access: ['program_management_user', 'enduser'], schema: false })
   async list(ctx: Ctx) {
     const q = ctx.request.query as { min?: string };
-    return ctx.documents.find('counters', q.min ? { count: { $gte: Number(q.min) } } : {}, { sort: { count: -1 }, limit: 50 });
+    return ctx.documents.find('counters', q.min ? { count: { $gte: Number(q.min) } } : {}, {
+      sort: { count: -1 },
+      limit: 50,
+    });
   }
 }

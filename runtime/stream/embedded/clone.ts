@@ -47,7 +47,8 @@ function copy(value: unknown, depth: number): unknown {
   for (const key in source) {
     if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
     const v = copy(source[key], depth + 1);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;
   }
   return out;

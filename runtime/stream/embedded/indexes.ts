@@ -183,7 +183,9 @@ export function planIndex(state: Indexed, filter: Filter): Plan | null {
     let plan: Plan;
     if (index) {
       const keys = [...new Set(condition.values.map((value) => scalarKey(value) as IndexKey))];
-      const buckets = keys.map((key) => index.buckets.get(key)).filter((bucket): bucket is Bucket => bucket !== undefined);
+      const buckets = keys
+        .map((key) => index.buckets.get(key))
+        .filter((bucket): bucket is Bucket => bucket !== undefined);
       plan = {
         implied,
         estimate: buckets.reduce((sum, bucket) => sum + bucketSize(bucket), index.unkeyed.size),

@@ -129,7 +129,8 @@ function compareTest(op: string, operand: unknown): ValueTest | null {
   return (value) => {
     if (typeof value === type) return cmp(value as number | string | boolean, b);
     if (value === undefined || isScalar(value) || value instanceof Date) return false;
-    if (Array.isArray(value)) return someScalar(value, (element) => typeof element === type && cmp(element as typeof b, b));
+    if (Array.isArray(value))
+      return someScalar(value, (element) => typeof element === type && cmp(element as typeof b, b));
     return undefined;
   };
 }
@@ -140,7 +141,8 @@ export function regexTest(operand: unknown): ValueTest | null {
   return (value) => {
     if (typeof value === 'string') return operand.test(value);
     if (value === undefined || isScalar(value)) return false;
-    if (Array.isArray(value)) return someScalar(value, (element) => typeof element === 'string' && operand.test(element));
+    if (Array.isArray(value))
+      return someScalar(value, (element) => typeof element === 'string' && operand.test(element));
     return undefined;
   };
 }
@@ -201,10 +203,7 @@ function hasStatefulRegex(value: unknown): boolean {
  * leaf per (field, operator) condition. mingo ANDs the conditions of a query
  * object and the operators of a field's condition, so does this.
  */
-export type Node =
-  | { kind: 'and' | 'or'; parts: Node[] }
-  | { kind: 'not'; part: Node }
-  | Leaf;
+export type Node = { kind: 'and' | 'or'; parts: Node[] } | { kind: 'not'; part: Node } | Leaf;
 
 export interface Leaf {
   kind: 'leaf';
@@ -364,7 +363,8 @@ class PredicateSource {
     const restLeaf: Leaf = positive === op ? leaf : { ...leaf, op: positive, test: valueTest(positive, operand) };
     // the leaf predicate reads the value again; it handles objects, arrays and dates
     const rest = (): string => `${this.constant(leafPredicate(restLeaf))}(d)`;
-    const objectOr = (scalarCase: string): string => `(typeof v === "object" && v !== null ? ${rest()} : ${scalarCase})`;
+    const objectOr = (scalarCase: string): string =>
+      `(typeof v === "object" && v !== null ? ${rest()} : ${scalarCase})`;
     switch (op) {
       case '$eq':
       case '$ne': {

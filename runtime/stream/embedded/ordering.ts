@@ -52,7 +52,13 @@ export function range(n: number): number[] {
  * put there, with smaller items before it and larger after (quickselect; the
  * comparator is a strict total order).
  */
-function quickselect(items: Int32Array, lo: number, hi: number, k: number, cmp: (a: number, b: number) => number): void {
+function quickselect(
+  items: Int32Array,
+  lo: number,
+  hi: number,
+  k: number,
+  cmp: (a: number, b: number) => number,
+): void {
   while (hi > lo) {
     const mid = (lo + hi) >>> 1;
     // median of three as pivot, left at items[mid]
@@ -198,7 +204,10 @@ export class SortedView {
     const moved = new Set(this.pending);
     this.pending.clear();
     const last = this.values.length;
-    if (this.stale === 0 && (last === 0 || added.length === 0 || compareValues(added[0].value, this.values[last - 1]) >= 0)) {
+    if (
+      this.stale === 0 &&
+      (last === 0 || added.length === 0 || compareValues(added[0].value, this.values[last - 1]) >= 0)
+    ) {
       for (const { entry, value } of added) this.push(entry, value);
       return this.entries;
     }

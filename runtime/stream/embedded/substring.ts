@@ -191,7 +191,16 @@ export class SubstringColumn {
   added(entry: Entry): void {
     let last = this.chunks[this.chunks.length - 1];
     if (!last || last.entries.length >= CHUNK) {
-      last = { entries: [], stale: true, removed: 0, text: null, folded: null, listed: [], starts: new Int32Array(0), counts: new Uint32Array(128) };
+      last = {
+        entries: [],
+        stale: true,
+        removed: 0,
+        text: null,
+        folded: null,
+        listed: [],
+        starts: new Int32Array(0),
+        counts: new Uint32Array(128),
+      };
       this.chunks.push(last);
     }
     last.entries.push(entry);
@@ -270,7 +279,10 @@ export class SubstringColumn {
         at = text.indexOf(tail, starts[lo + 1]! + anchor);
       }
     }
-    if (emptied) this.chunks = this.chunks.filter((chunk) => chunk.entries.length > 0 || chunk === this.chunks[this.chunks.length - 1]);
+    if (emptied)
+      this.chunks = this.chunks.filter(
+        (chunk) => chunk.entries.length > 0 || chunk === this.chunks[this.chunks.length - 1],
+      );
     for (const entry of this.irregular) found.push(entry);
     return found;
   }

@@ -57,10 +57,17 @@ export const offers: SheetDefinition = {
   async check(row, ctx) {
     const problems: RowProblem[] = [];
     const partnerId = text(row.partnerId);
-    if (!(await ctx.exists('Partner', 'getPartnerDetails', partnerId))) problems.push({ column: 'partnerId', value: partnerId, reason: 'no partner with this id' });
+    if (!(await ctx.exists('Partner', 'getPartnerDetails', partnerId)))
+      problems.push({ column: 'partnerId', value: partnerId, reason: 'no partner with this id' });
     const missing: string[] = [];
-    for (const id of list(row.categoryIds)) if (!(await ctx.exists('BenefitCategory', 'getCategory', id))) missing.push(id);
-    if (missing.length) problems.push({ column: 'categoryIds', value: list(row.categoryIds).join(','), reason: `no offer category ${missing.join(', ')}` });
+    for (const id of list(row.categoryIds))
+      if (!(await ctx.exists('BenefitCategory', 'getCategory', id))) missing.push(id);
+    if (missing.length)
+      problems.push({
+        column: 'categoryIds',
+        value: list(row.categoryIds).join(','),
+        reason: `no offer category ${missing.join(', ')}`,
+      });
     return problems;
   },
   async apply(row: Row, ctx, write): Promise<RowResult> {

@@ -8,7 +8,14 @@ export const list = (v: Row[string]): string[] => (Array.isArray(v) ? v : []);
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** the record under `key` of a read operation's answer, or undefined when the instance (or record) does not exist */
-export async function current(ctx: ImportContext, classId: string, method: string, id: string, body: unknown, key: string): Promise<Record<string, unknown> | undefined> {
+export async function current(
+  ctx: ImportContext,
+  classId: string,
+  method: string,
+  id: string,
+  body: unknown,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
   try {
     const res = await ctx.call(classId, method, id, body);
     return (res.body as Record<string, Record<string, unknown> | undefined>)[key];
@@ -21,7 +28,10 @@ export async function current(ctx: ImportContext, classId: string, method: strin
 /** the fields of `wanted` that differ from `held` (an absent list or text held counts as empty) */
 export function changes(wanted: Record<string, unknown>, held: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(wanted).filter(([k, v]) => v !== undefined && !same(v, held[k] ?? (Array.isArray(v) ? [] : typeof v === 'string' ? '' : undefined))),
+    Object.entries(wanted).filter(
+      ([k, v]) =>
+        v !== undefined && !same(v, held[k] ?? (Array.isArray(v) ? [] : typeof v === 'string' ? '' : undefined)),
+    ),
   );
 }
 

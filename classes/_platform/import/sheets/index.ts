@@ -5,4 +5,6 @@ import { dependants, members } from './members';
 import { partnerStaff } from './partner-staff';
 import { locations, partners } from './partners';
 
-export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries([members, dependants, partners, locations, partnerStaff, offerCategories, offers].map((d) => [d.sheet, d]));
+export const SHEETS: Record<string, SheetDefinition> = Object.fromEntries(
+  [members, dependants, partners, locations, partnerStaff, offerCategories, offers].map((d) => [d.sheet, d]),
+);

@@ -90,7 +90,14 @@ function runState(ctx: ImportContext): RunState {
 }
 
 /** a record another class answers (`key` names it in the answer; the body itself when absent), null when there is none; remembered for the run */
-function ref(ctx: ImportContext, classId: string, method: string, instanceId: string, body: unknown, key?: string): Promise<Rec | null> {
+function ref(
+  ctx: ImportContext,
+  classId: string,
+  method: string,
+  instanceId: string,
+  body: unknown,
+  key?: string,
+): Promise<Rec | null> {
   const refs = runState(ctx).refs;
   const k = `${classId}\u0000${method}\u0000${instanceId}\u0000${JSON.stringify(body)}`;
   let answer = refs.get(k);
@@ -107,10 +114,16 @@ function ref(ctx: ImportContext, classId: string, method: string, instanceId: st
   return answer;
 }
 
-const word = (ctx: ImportContext, section: 'memberTypes' | 'companies' | 'tiers' | 'paymentTypes' | 'subTypes', w: string) => ctx.mapping[section]?.[w] ?? w;
+const word = (
+  ctx: ImportContext,
+  section: 'memberTypes' | 'companies' | 'tiers' | 'paymentTypes' | 'subTypes',
+  w: string,
+) => ctx.mapping[section]?.[w] ?? w;
 
-const memberTypeOf = (ctx: ImportContext, w: string) => ref(ctx, 'Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: word(ctx, 'memberTypes', w) });
-const companyOf = (ctx: ImportContext, w: string) => ref(ctx, 'Company', 'getCompany', 'default', { bgId: word(ctx, 'companies', w) });
+const memberTypeOf = (ctx: ImportContext, w: string) =>
+  ref(ctx, 'Setting', 'findMemberTypeBySystemIdentifier', 'default', { systemIdentifier: word(ctx, 'memberTypes', w) });
+const companyOf = (ctx: ImportContext, w: string) =>
+  ref(ctx, 'Company', 'getCompany', 'default', { bgId: word(ctx, 'companies', w) });
 const tierOf = (ctx: ImportContext, w: string) => ref(ctx, 'Tier', 'getTier', word(ctx, 'tiers', w), {}, 'tier');
 
 /** the sub type of a relation word: the mapping's (which must exist), else by hrmsMapping, else none */
@@ -118,7 +131,9 @@ async function subTypeOf(ctx: ImportContext, relation: string): Promise<{ subTyp
   const mapped = ctx.mapping.subTypes?.[relation];
   if (mapped) {
     const st = await ref(ctx, 'Setting', 'getMemberSubType', 'default', { id: mapped });
-    return st && st.status === 'active' ? { subType: st } : { reason: `the mapping's member sub type '${mapped}' does not exist or is not active` };
+    return st && st.status === 'active'
+      ? { subType: st }
+      : { reason: `the mapping's member sub type '${mapped}' does not exist or is not active` };
   }
   const st = await ref(ctx, 'Setting', 'findMemberSubTypeByHrmsMapping', 'default', { relation });
   return { subType: st && st.status === 'active' ? st : null };
@@ -171,25 +186,53 @@ async function membershipOf(row: Row, ctx: ImportContext) {
 async function membershipProblems(row: Row, ctx: ImportContext): Promise<RowProblem[]> {
   const problems: RowProblem[] = [];
   if (row.primaryMemberType === undefined) {
-    for (const c of ['membershipPaymentType', 'membershipStatus', 'membershipStart', 'membershipEnd', 'membershipLastRenewal', 'membershipPaymentPeriod']) {
-      if (row[c] !== undefined) problems.push({ column: c, value: String(row[c]), reason: 'a membership needs primaryMemberType (its tier)' });
+    for (const c of [
+      'membershipPaymentType',
+      'membershipStatus',
+      'membershipStart',
+      'membershipEnd',
+      'membershipLastRenewal',
+      'membershipPaymentPeriod',
+    ]) {
+      if (row[c] !== undefined)
+        problems.push({ column: c, value: String(row[c]), reason: 'a membership needs primaryMemberType (its tier)' });
     }
     return problems;
   }
   const tierWord = text(row.primaryMemberType);
-  if (!(await tierOf(ctx, tierWord))) problems.push({ column: 'primaryMemberType', value: tierWord, reason: `no tier '${word(ctx, 'tiers', tierWord)}' (mapping tiers)` });
+  if (!(await tierOf(ctx, tierWord)))
+    problems.push({
+      column: 'primaryMemberType',
+      value: tierWord,
+      reason: `no tier '${word(ctx, 'tiers', tierWord)}' (mapping tiers)`,
+    });
   const payWord = text(row.membershipPaymentType);
-  if (!payWord) problems.push({ column: 'membershipPaymentType', value: '', reason: 'required with primaryMemberType' });
-  else if (!paymentTypeOf(ctx, payWord)) problems.push({ column: 'membershipPaymentType', value: payWord, reason: `the mapping paymentTypes maps it to none of ${PAYMENT_TYPES.join(', ')}` });
+  if (!payWord)
+    problems.push({ column: 'membershipPaymentType', value: '', reason: 'required with primaryMemberType' });
+  else if (!paymentTypeOf(ctx, payWord))
+    problems.push({
+      column: 'membershipPaymentType',
+      value: payWord,
+      reason: `the mapping paymentTypes maps it to none of ${PAYMENT_TYPES.join(', ')}`,
+    });
   const secondary = opt(row.secondaryMemberType);
   if (secondary && ctx.mapping.tiers?.[secondary] && !(await tierOf(ctx, secondary))) {
-    problems.push({ column: 'secondaryMemberType', value: secondary, reason: `no tier '${ctx.mapping.tiers[secondary]}' (mapping tiers)` });
+    problems.push({
+      column: 'secondaryMemberType',
+      value: secondary,
+      reason: `no tier '${ctx.mapping.tiers[secondary]}' (mapping tiers)`,
+    });
   }
   return problems;
 }
 
 /** one importMember call; a dry run remembers the employees it would create for their dependants */
-async function importRow(ctx: ImportContext, body: Record<string, unknown>, write: boolean, columns: Record<string, string>): Promise<RowResult> {
+async function importRow(
+  ctx: ImportContext,
+  body: Record<string, unknown>,
+  write: boolean,
+  columns: Record<string, string>,
+): Promise<RowResult> {
   try {
     const res = await ctx.call('Member', 'importMember', undefined, { ...body, ...(write ? {} : { dryRun: true }) });
     return (res.body as { result: RowResult }).result;
@@ -202,7 +245,9 @@ async function importRow(ctx: ImportContext, body: Record<string, unknown>, writ
 function dependantIdOf(row: Row): string {
   const given = opt(row.dependantId);
   if (given) return given;
-  const name = [text(row.employeeId), text(row.name), text(row.surname), text(row.birthdate).slice(0, 10)].join('\u0000');
+  const name = [text(row.employeeId), text(row.name), text(row.surname), text(row.birthdate).slice(0, 10)].join(
+    '\u0000',
+  );
   return `dep-${createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 32)}`;
 }
 
@@ -212,8 +257,19 @@ async function dependantBody(row: Row, ctx: ImportContext, relation: string, wri
   const planned = write ? undefined : runState(ctx).planned.get(employeeId);
   return {
     employeeId,
-    fields: { name: text(row.name), middleName: opt(row.middleName), surname: text(row.surname), email: opt(row.email), phone: opt(row.phone) },
-    dependant: { id: dependantIdOf(row), relation, memberSubType: 'subType' in found ? found.subType : null, ...(planned ? { plannedPrimary: planned } : {}) },
+    fields: {
+      name: text(row.name),
+      middleName: opt(row.middleName),
+      surname: text(row.surname),
+      email: opt(row.email),
+      phone: opt(row.phone),
+    },
+    dependant: {
+      id: dependantIdOf(row),
+      relation,
+      memberSubType: 'subType' in found ? found.subType : null,
+      ...(planned ? { plannedPrimary: planned } : {}),
+    },
   };
 }
 
@@ -251,11 +307,13 @@ export const members: SheetDefinition = {
   // employees first, then dependants (read again): a dependant's employee exists when its row is applied
   passes: 2,
   passOf: (values) => (values.employmentType === 'Dependant' ? 2 : 1),
-  key: (row) => (isDependantRow(row) ? `${text(row.employeeId)} dependant ${text(row.dependantId)}` : text(row.employeeId)),
+  key: (row) =>
+    isDependantRow(row) ? `${text(row.employeeId)} dependant ${text(row.dependantId)}` : text(row.employeeId),
   async check(row, ctx) {
     const problems: RowProblem[] = [];
     if (isDependantRow(row)) {
-      if (!opt(row.dependantId)) problems.push({ column: 'dependantId', value: '', reason: 'required for a Dependant row' });
+      if (!opt(row.dependantId))
+        problems.push({ column: 'dependantId', value: '', reason: 'required for a Dependant row' });
       const relation = text(row.dependantType);
       if (!relation) problems.push({ column: 'dependantType', value: '', reason: 'required for a Dependant row' });
       else {
@@ -265,10 +323,20 @@ export const members: SheetDefinition = {
     } else {
       const type = text(row.employmentType);
       const mt = await memberTypeOf(ctx, type);
-      if (!mt || mt.status !== 'active') problems.push({ column: 'employmentType', value: type, reason: `no active member type with system identifier '${word(ctx, 'memberTypes', type)}' (mapping memberTypes)` });
+      if (!mt || mt.status !== 'active')
+        problems.push({
+          column: 'employmentType',
+          value: type,
+          reason: `no active member type with system identifier '${word(ctx, 'memberTypes', type)}' (mapping memberTypes)`,
+        });
       const companyId = text(row.companyId);
       if (!companyId) problems.push({ column: 'companyId', value: '', reason: 'required for an employee row' });
-      else if (!(await companyOf(ctx, companyId))) problems.push({ column: 'companyId', value: companyId, reason: `no company with HR business group id '${word(ctx, 'companies', companyId)}' (mapping companies)` });
+      else if (!(await companyOf(ctx, companyId)))
+        problems.push({
+          column: 'companyId',
+          value: companyId,
+          reason: `no company with HR business group id '${word(ctx, 'companies', companyId)}' (mapping companies)`,
+        });
       if ((row.address === undefined) !== (row.addressCountry === undefined)) {
         const missing = row.address === undefined ? 'address' : 'addressCountry';
         problems.push({ column: missing, value: '', reason: 'address and addressCountry go together' });
@@ -281,7 +349,10 @@ export const members: SheetDefinition = {
     const membership = await membershipOf(row, ctx);
     const employeeId = text(row.employeeId);
     if (isDependantRow(row)) {
-      const body = { ...(await dependantBody(row, ctx, text(row.dependantType), write)), ...(membership ? { membership } : {}) };
+      const body = {
+        ...(await dependantBody(row, ctx, text(row.dependantType), write)),
+        ...(membership ? { membership } : {}),
+      };
       return importRow(ctx, body, write, MEMBER_COLUMNS);
     }
     const company = (await companyOf(ctx, text(row.companyId)))!;
@@ -304,7 +375,8 @@ export const members: SheetDefinition = {
       ...(membership ? { membership } : {}),
     };
     const result = await importRow(ctx, body, write, MEMBER_COLUMNS);
-    if (!write && result === 'created') runState(ctx).planned.set(employeeId, { companyId: company.id, memberTypeId: memberType.id });
+    if (!write && result === 'created')
+      runState(ctx).planned.set(employeeId, { companyId: company.id, memberTypeId: memberType.id });
     return result;
   },
 };
@@ -329,6 +401,9 @@ export const dependants: SheetDefinition = {
     return 'reason' in st ? [{ column: 'relation', value: relation, reason: st.reason }] : [];
   },
   async apply(row, ctx, write): Promise<RowResult> {
-    return importRow(ctx, await dependantBody(row, ctx, text(row.relation), write), write, { ...MEMBER_COLUMNS, memberSubType: 'relation' });
+    return importRow(ctx, await dependantBody(row, ctx, text(row.relation), write), write, {
+      ...MEMBER_COLUMNS,
+      memberSubType: 'relation',
+    });
   },
 };

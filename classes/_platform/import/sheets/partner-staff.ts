@@ -13,7 +13,8 @@
 import type { Row, RowProblem, RowResult, SheetDefinition } from '../types';
 import { current, list, same, text } from './common';
 
-const byPartner = <T extends { partnerId: string }>(items: T[]) => [...items].sort((a, b) => (a.partnerId + JSON.stringify(a)).localeCompare(b.partnerId + JSON.stringify(b)));
+const byPartner = <T extends { partnerId: string }>(items: T[]) =>
+  [...items].sort((a, b) => (a.partnerId + JSON.stringify(a)).localeCompare(b.partnerId + JSON.stringify(b)));
 
 function wantedOf(row: Row, held?: Record<string, unknown>) {
   const partnerId = text(row.partnerId);
@@ -24,7 +25,10 @@ function wantedOf(row: Row, held?: Record<string, unknown>) {
     fullName: text(row.name),
     email: text(row.email).toLowerCase(),
     partners: byPartner([...heldPartners.filter((p) => p.partnerId !== partnerId), { partnerId, role }]),
-    venues: byPartner([...heldVenues.filter((v) => v.partnerId !== partnerId), ...list(row.locationIds).map((venueId) => ({ partnerId, venueId }))]),
+    venues: byPartner([
+      ...heldVenues.filter((v) => v.partnerId !== partnerId),
+      ...list(row.locationIds).map((venueId) => ({ partnerId, venueId })),
+    ]),
   };
 }
 
@@ -44,11 +48,18 @@ export const partnerStaff: SheetDefinition = {
   key: (row) => text(row.id),
   async check(row, ctx) {
     const partnerId = text(row.partnerId);
-    if (!(await ctx.exists('Partner', 'getPartnerDetails', partnerId))) return [{ column: 'partnerId', value: partnerId, reason: 'no partner with this id' }];
+    if (!(await ctx.exists('Partner', 'getPartnerDetails', partnerId)))
+      return [{ column: 'partnerId', value: partnerId, reason: 'no partner with this id' }];
     const missing: string[] = [];
-    for (const venueId of list(row.locationIds)) if (!(await ctx.exists('Partner', 'getVenue', partnerId, { venueId }))) missing.push(venueId);
+    for (const venueId of list(row.locationIds))
+      if (!(await ctx.exists('Partner', 'getVenue', partnerId, { venueId }))) missing.push(venueId);
     const problems: RowProblem[] = [];
-    if (missing.length) problems.push({ column: 'locationIds', value: list(row.locationIds).join(','), reason: `no location ${missing.join(', ')} of partner ${partnerId}` });
+    if (missing.length)
+      problems.push({
+        column: 'locationIds',
+        value: list(row.locationIds).join(','),
+        reason: `no location ${missing.join(', ')} of partner ${partnerId}`,
+      });
     return problems;
   },
   async apply(row, ctx, write): Promise<RowResult> {

@@ -26,7 +26,8 @@ const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 
 function contract(row: Row): { contractId: string; contractStartDate: string; contractEndDate: string } | undefined {
   const [contractId, start, end] = list(row.contracts);
-  if (list(row.contracts).length !== 3 || !contractId || !ISO_DAY.test(start ?? '') || !ISO_DAY.test(end ?? '')) return undefined;
+  if (list(row.contracts).length !== 3 || !contractId || !ISO_DAY.test(start ?? '') || !ISO_DAY.test(end ?? ''))
+    return undefined;
   // a real calendar date: Date.parse alone rolled 2026-02-30 over to 2026-03-02
   const iso = (d: string) => {
     const date = isoDate(d);
@@ -67,7 +68,12 @@ export const partners: SheetDefinition = {
   key: (row) => text(row.id),
   async check(row) {
     const problems: RowProblem[] = [];
-    if (!contract(row)) problems.push({ column: 'contracts', value: list(row.contracts).join(','), reason: 'not "contract id, start date, end date" (ISO 8601 dates)' });
+    if (!contract(row))
+      problems.push({
+        column: 'contracts',
+        value: list(row.contracts).join(','),
+        reason: 'not "contract id, start date, end date" (ISO 8601 dates)',
+      });
     return problems;
   },
   async apply(row, ctx, write): Promise<RowResult> {
@@ -83,7 +89,11 @@ export const partners: SheetDefinition = {
       ...(row.categoryId !== undefined ? { partnerTypeId: text(row.categoryId) } : {}),
       ...(row.subCategoryId !== undefined ? { partnerSubtypeIds: list(row.subCategoryId) } : {}),
     };
-    const primaryContact = { name: text(row.contactName) || text(row.brandName), email: text(row.contactEmail), phone: text(row.contactPhone) };
+    const primaryContact = {
+      name: text(row.contactName) || text(row.brandName),
+      email: text(row.contactEmail),
+      phone: text(row.contactPhone),
+    };
     const terms = contract(row)!;
     const held = await current(ctx, 'Partner', 'getPartnerDetails', id, {}, 'partner');
     if (!held) {
@@ -122,7 +132,9 @@ export const locations: SheetDefinition = {
   key: (row) => text(row.id),
   async check(row, ctx) {
     const partnerId = text(row.partnerId);
-    return (await partnerExists(ctx, partnerId)) ? [] : [{ column: 'partnerId', value: partnerId, reason: 'no partner with this id' }];
+    return (await partnerExists(ctx, partnerId))
+      ? []
+      : [{ column: 'partnerId', value: partnerId, reason: 'no partner with this id' }];
   },
   async apply(row, ctx, write): Promise<RowResult> {
     const venueId = text(row.id);
@@ -140,7 +152,8 @@ export const locations: SheetDefinition = {
     if (!held) {
       if (write) {
         await ctx.call('Partner', 'createVenue', partnerId, { id: venueId, ...wanted });
-        if (status && status !== 'active') await ctx.call('Partner', 'updateVenueStatus', partnerId, { venueId, status });
+        if (status && status !== 'active')
+          await ctx.call('Partner', 'updateVenueStatus', partnerId, { venueId, status });
       }
       return 'created';
     }

@@ -47,7 +47,10 @@ function alreadyMember(err: unknown): boolean {
 /** a refusal of the row's email (the method's own fields name the HR record's, not the file's, except loginMethod) */
 function refusalOfRow(err: unknown): Error {
   const e = err as { status?: number; message?: string; details?: { errors?: { field?: unknown }[] } } | undefined;
-  const field = Array.isArray(e?.details?.errors) && e.details.errors.some((x) => x?.field === 'loginMethod') ? 'loginMethod' : 'email';
+  const field =
+    Array.isArray(e?.details?.errors) && e.details.errors.some((x) => x?.field === 'loginMethod')
+      ? 'loginMethod'
+      : 'email';
   return Object.assign(new Error(e?.message ?? String(err)), { status: e?.status, details: { field } });
 }
 
@@ -78,7 +81,10 @@ export function registerFromHrSheet(loginMethod?: LoginMethod): SheetDefinition 
       const method = text(row.loginMethod) || loginMethod;
       if ((await memberOfEmail(ctx, email)) === 'registered') return 'unchanged';
       try {
-        const res = await ctx.call('Member', write ? 'registerFromHr' : 'checkRegistrationFromHr', undefined, { email, ...(method ? { loginMethod: method } : {}) });
+        const res = await ctx.call('Member', write ? 'registerFromHr' : 'checkRegistrationFromHr', undefined, {
+          email,
+          ...(method ? { loginMethod: method } : {}),
+        });
         return (res.body as { resumed?: unknown } | undefined)?.resumed === true ? 'updated' : 'created';
       } catch (err) {
         if (alreadyMember(err)) return 'unchanged';

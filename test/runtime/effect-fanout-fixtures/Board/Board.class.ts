@@ -35,11 +35,13 @@ export class Board {
     if (after) {
       const deadline = Date.now() + 5000;
       while (!(await holds(ctx, after))) {
-        if (Date.now() > deadline) throw new ActorError(503, 99002, `${after.board} never got ${after.entry}`, { retryable: true });
+        if (Date.now() > deadline)
+          throw new ActorError(503, 99002, `${after.board} never got ${after.entry}`, { retryable: true });
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    if (requires && !(await holds(ctx, requires))) throw new ActorError(503, 99003, `${requires.board} has no ${requires.entry} yet`, { retryable: true });
+    if (requires && !(await holds(ctx, requires)))
+      throw new ActorError(503, 99003, `${requires.board} has no ${requires.entry} yet`, { retryable: true });
     if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     (ctx.state.public.entries as string[]).push(entry);
     return { entries: ctx.state.public.entries };

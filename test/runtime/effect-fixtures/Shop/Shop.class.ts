@@ -26,7 +26,14 @@ export class Shop {
     const body = ctx.request.body as SellBody;
     const ids: string[] = [];
     for (const entry of body.entries) {
-      ids.push(await ctx.effect({ classId: 'Ledger', method: 'post', instanceId: body.ledger, body: { entry, ...(body.delayMs ? { delayMs: body.delayMs } : {}) } }));
+      ids.push(
+        await ctx.effect({
+          classId: 'Ledger',
+          method: 'post',
+          instanceId: body.ledger,
+          body: { entry, ...(body.delayMs ? { delayMs: body.delayMs } : {}) },
+        }),
+      );
     }
     ctx.state.public.sales = (ctx.state.public.sales as number) + 1;
     if (body.slot) ctx.lookup.set('slot', body.slot);
@@ -38,7 +45,8 @@ export class Shop {
   @Static({ access: [...ANYONE], schema: false })
   async note(ctx: Ctx) {
     const body = ctx.request.body as SellBody;
-    for (const entry of body.entries) await ctx.effect({ classId: 'Ledger', method: 'post', instanceId: body.ledger, body: { entry } });
+    for (const entry of body.entries)
+      await ctx.effect({ classId: 'Ledger', method: 'post', instanceId: body.ledger, body: { entry } });
     if (body.fail) throw new ActorError(400, 99001, 'refused after asking for the effects');
     return { noted: body.entries.length };
   }

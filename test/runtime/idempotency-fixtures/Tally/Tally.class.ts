@@ -6,7 +6,9 @@ const ANYONE = ['integration_user'] as const;
 
 /** an external contract's envelope: {ok: false, code, message} */
 function envelope(err: ActorError): ActorError {
-  return new ActorError(err.status, err.code, err.message, { body: { ok: false, code: err.code, message: err.message } });
+  return new ActorError(err.status, err.code, err.message, {
+    body: { ok: false, code: err.code, message: err.message },
+  });
 }
 
 @ActorClass({

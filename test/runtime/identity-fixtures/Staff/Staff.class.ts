@@ -23,7 +23,12 @@ type StaffState = StateOf<{ user: IdentitySourceAnswer }>;
 // fixture inputs are not checked by schemas
 const OPERATOR = { access: ['integration_user'] as const, schema: false as const };
 
-@ActorClass<StaffState>({ id: 'Staff', description: 'identity source fixture', tenancy: { kind: 'shared' }, identitySource: { tokenType: 'program_management_user', method: 'identity' } })
+@ActorClass<StaffState>({
+  id: 'Staff',
+  description: 'identity source fixture',
+  tenancy: { kind: 'shared' },
+  identitySource: { tokenType: 'program_management_user', method: 'identity' },
+})
 export class Staff {
   @Init(OPERATOR)
   create(ctx: Ctx<StaffState, IdentitySourceAnswer>) {
@@ -65,7 +70,15 @@ export class Staff {
   @Read({ access: ['program_management_user'], skipRoleCheck: true, schema: false })
   whoAmI(ctx: ReadCtx<StaffState>) {
     const { type, userId, roles, tenant, claims, methods } = ctx.identity;
-    return { type, userId, roles, tenant: tenant ?? null, developer: claims?.developer === true, name: claims?.name ?? null, methods: methods ?? null };
+    return {
+      type,
+      userId,
+      roles,
+      tenant: tenant ?? null,
+      developer: claims?.developer === true,
+      name: claims?.name ?? null,
+      methods: methods ?? null,
+    };
   }
 
   /** needs a role granting Staff.guarded */

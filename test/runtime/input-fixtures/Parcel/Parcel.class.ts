@@ -7,7 +7,9 @@ const size = (ctx: Ctx) => ({ bytes: JSON.stringify(ctx.request.body ?? null).le
 
 /** an external contract's envelope: {ok: false, code, message} */
 function envelope(err: ActorError): ActorError {
-  return new ActorError(err.status === 413 ? 400 : err.status, err.code, err.message, { body: { ok: false, code: err.code, message: err.message } });
+  return new ActorError(err.status === 413 ? 400 : err.status, err.code, err.message, {
+    body: { ok: false, code: err.code, message: err.message },
+  });
 }
 
 @ActorClass({

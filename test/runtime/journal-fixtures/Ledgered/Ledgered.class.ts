@@ -20,7 +20,14 @@ export class Ledgered {
       // ids and field names only: `secret` never reaches the journal
       describe: ({ body, answer }) => {
         const b = (body ?? {}) as Partial<Push>;
-        return { record: b.record, company: b.company, fields: Object.keys(b).filter((k) => k !== 'secret').sort(), echoed: (answer as { echoed?: boolean } | undefined)?.echoed ?? false };
+        return {
+          record: b.record,
+          company: b.company,
+          fields: Object.keys(b)
+            .filter((k) => k !== 'secret')
+            .sort(),
+          echoed: (answer as { echoed?: boolean } | undefined)?.echoed ?? false,
+        };
       },
     },
   })

@@ -6,7 +6,13 @@ export class PageProbe {
   @Static({ access: ['public'], schema: false })
   whoami(ctx: StaticCtx) {
     const ua = ctx.request.headers?.['user-agent'];
-    return { type: ctx.identity.type, userId: ctx.identity.userId ?? null, ip: ctx.request.ip ?? null, userAgent: ua ?? null, body: ctx.request.body };
+    return {
+      type: ctx.identity.type,
+      userId: ctx.identity.userId ?? null,
+      ip: ctx.request.ip ?? null,
+      userAgent: ua ?? null,
+      body: ctx.request.body,
+    };
   }
 
   @Static({ access: ['enduser'], schema: false })

@@ -2,7 +2,8 @@
 import type { PageCtx, PageSite } from '../../../../runtime';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const html = (title: string, body: string) => `<!doctype html><html lang="en"><head><title>${esc(title)}</title></head><body><main>${body}</main></body></html>`;
+const html = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><title>${esc(title)}</title></head><body><main>${body}</main></body></html>`;
 
 let posts = 0;
 
@@ -15,14 +16,22 @@ export function pages(_env: NodeJS.ProcessEnv): PageSite {
         path: '/pages/probe/who/:name',
         get: async (ctx: PageCtx) => {
           const r = await ctx.call('PageProbe', 'whoami', undefined, { from: 'page' }, { token: ctx.cookie('probe') });
-          return { html: html('who', `<p id="name">${esc(ctx.params.name ?? '')}</p><pre id="answer">${esc(JSON.stringify(r))}</pre><p id="q">${esc(ctx.query.q ?? '')}</p>`) };
+          return {
+            html: html(
+              'who',
+              `<p id="name">${esc(ctx.params.name ?? '')}</p><pre id="answer">${esc(JSON.stringify(r))}</pre><p id="q">${esc(ctx.query.q ?? '')}</p>`,
+            ),
+          };
         },
       },
       {
         path: '/pages/probe/members',
         get: async (ctx: PageCtx) => {
           const r = await ctx.call('PageProbe', 'membersOnly', undefined, {}, { token: ctx.cookie('probe') });
-          return { status: r.ok ? 200 : r.status, html: html('members', `<pre id="answer">${esc(JSON.stringify(r))}</pre>`) };
+          return {
+            status: r.ok ? 200 : r.status,
+            html: html('members', `<pre id="answer">${esc(JSON.stringify(r))}</pre>`),
+          };
         },
       },
       {

@@ -1,5 +1,14 @@
 /** Test fixture: ctx.limits from every handler kind, and the caller's address as handlers see it. */
-import { ActorClass, Read, Static, Write, type Ctx, type RateLimit, type ReadCtx, type StaticCtx } from '../../../../runtime';
+import {
+  ActorClass,
+  Read,
+  Static,
+  Write,
+  type Ctx,
+  type RateLimit,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../../../runtime';
 
 const CALLER = { access: ['integration_user'] as const, schema: false as const };
 
