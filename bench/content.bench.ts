@@ -173,7 +173,7 @@ async function load(
       else others++;
     },
   );
-  const r = await (instance as unknown as Promise<autocannon.Result>);
+  const r = await instance;
   return summarise(label, [
     {
       ok: latencies.length,
@@ -198,8 +198,8 @@ async function alternate(
     else bareSlices.push(await bare());
   }
   return {
-    service: summarise(serviceSlices[0]!.label, serviceSlices),
-    bare: summarise(bareSlices[0]!.label, bareSlices),
+    service: summarise(serviceSlices[0].label, serviceSlices),
+    bare: summarise(bareSlices[0].label, bareSlices),
   };
 }
 

@@ -182,7 +182,7 @@ function seedDocument(from: number, to: number, withProgram: boolean): Record<st
   const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as Record<string, unknown>;
   const members = Array.from({ length: to - from }, (_, k) => member(from + k));
   if (!withProgram) return { members };
-  const company = (example.companies as Record<string, unknown>[])[0]!;
+  const company = (example.companies as Record<string, unknown>[])[0];
   const companies = Array.from({ length: COMPANIES }, (_, c) => ({
     ...company,
     id: companyId(c),
@@ -311,8 +311,8 @@ async function checkApplied(
       ? (JSON.parse(raw) as { private?: { profile?: { phone?: string } } }).private?.profile?.phone
       : undefined;
     const rounds = sent.get(i)!;
-    if (stored === phone(i, rounds[rounds.length - 1]!)) continue;
-    if (rounds.length > 1 && stored === phone(i, rounds[0]!)) previous++;
+    if (stored === phone(i, rounds[rounds.length - 1])) continue;
+    if (rounds.length > 1 && stored === phone(i, rounds[0])) previous++;
     else wrong++;
   }
   return { checked: ids.length, wrong: wrong + Math.max(0, previous - inFlight) };
@@ -355,7 +355,7 @@ async function listLoad(
   const deadline = performance.now() + seconds * 1000;
   const worker = async () => {
     while (performance.now() < deadline) {
-      const kind = kinds[next++ % kinds.length]!;
+      const kind = kinds[next++ % kinds.length];
       const s = performance.now();
       try {
         const r = await fetch(`${base}/${PROJECT_ID}/CALL/Member/listMembers?${kind.query}`, { headers: auth });
@@ -519,7 +519,7 @@ async function main(): Promise<Record<string, unknown>> {
     );
 
     // --- 4. unchanged ------------------------------------------------------------
-    const replay = new Map([...sent].map(([i, r]) => [i, r[r.length - 1]!]));
+    const replay = new Map([...sent].map(([i, r]) => [i, r[r.length - 1]]));
     let k = 0;
     const replayIds = [...replay.keys()];
     const unchanged = await cannon({
@@ -533,7 +533,7 @@ async function main(): Promise<Record<string, unknown>> {
         method: 'POST',
         path: '/members/hr/employee',
         setupRequest: (req) => {
-          const i = replayIds[k++ % replayIds.length]!;
+          const i = replayIds[k++ % replayIds.length];
           req.body = JSON.stringify(employeeRecord(i, replay.get(i)!));
           return req;
         },

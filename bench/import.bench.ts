@@ -159,7 +159,7 @@ export function memberRow(r: number, memberPayment = 'DDS'): Record<MemberColumn
   /** the member's number: three a group */
   const m = group * 3 + (dependant ? 2 : r % 4);
   const employeeId = `IM${String(m).padStart(7, '0')}`;
-  const first = FIRST_NAMES[r % FIRST_NAMES.length]!;
+  const first = FIRST_NAMES[r % FIRST_NAMES.length];
   const membership = {
     membershipStatus: 'active',
     membershipStart: '2026-01-01',

@@ -212,7 +212,7 @@ async function main(): Promise<Record<string, unknown>> {
       const out: number[] = [];
       for (let k = 0; k < indexes.length; k += 2000) {
         const p = redis!.pipeline();
-        for (const i of indexes.slice(k, k + 2000)) p.hget(inboxKeys[i]!, 'v');
+        for (const i of indexes.slice(k, k + 2000)) p.hget(inboxKeys[i], 'v');
         const rows = (await p.exec()) ?? [];
         for (const [err, v] of rows) out.push(err ? 0 : Number(v ?? 0));
       }
@@ -225,7 +225,7 @@ async function main(): Promise<Record<string, unknown>> {
       const needle = `Hello ${tag},`;
       for (let k = 0; k < N; k += 1000) {
         const p = redis!.pipeline();
-        for (let i = k; i < Math.min(N, k + 1000); i++) p.hget(inboxKeys[i]!, 's');
+        for (let i = k; i < Math.min(N, k + 1000); i++) p.hget(inboxKeys[i], 's');
         for (const [err, s] of (await p.exec()) ?? []) {
           if (err || typeof s !== 'string') {
             out.push(0);
@@ -298,7 +298,7 @@ async function main(): Promise<Record<string, unknown>> {
         if (!service.alive()) throw new Error(`the service exited:\n${service.tail()}`);
         if (pending.length) {
           const now = await versions(pending);
-          pending = pending.filter((i, k) => now[k]! <= before[i]!);
+          pending = pending.filter((i, k) => now[k] <= before[i]);
           if (!pending.length) inboxSeconds = (performance.now() - t0) / 1000;
         }
         let stats: SmtpStats | undefined;

@@ -548,7 +548,7 @@ async function main(): Promise<Record<string, unknown>> {
         queueRefs: QueueRef[],
         makePath: (i: number) => string,
       ) => {
-        const conn = new Redis(redisUrl!, { maxRetriesPerRequest: null });
+        const conn = new Redis(redisUrl, { maxRetriesPerRequest: null });
         const qs = queueRefs.map((r) => new Queue(r.name, { connection: conn, prefix: r.prefix }));
         try {
           await Promise.all(qs.map((q) => q.pause()));

@@ -83,9 +83,9 @@ export function sampleDelta(a: RedisSample, b: RedisSample): RedisSample {
 export function parseInfoSample(info: string): RedisSample {
   const num = (f: string) => Number(new RegExp(`^${f}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
   const calls: Record<string, number> = {};
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]!] = Number(m[2]);
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]] = Number(m[2]);
   const errors: Record<string, number> = {};
-  for (const m of info.matchAll(/^errorstat_([^:]+):count=(\d+)/gm)) errors[m[1]!] = Number(m[2]);
+  for (const m of info.matchAll(/^errorstat_([^:]+):count=(\d+)/gm)) errors[m[1]] = Number(m[2]);
   return { cpu: num('used_cpu_sys') + num('used_cpu_user'), commands: num('total_commands_processed'), calls, errors };
 }
 

@@ -46,7 +46,7 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export function positiveIntFlag(argv: readonly string[], name: string): number | undefined {
   const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return undefined;
-  const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const raw = argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${raw}'`);
   return n;
@@ -112,8 +112,8 @@ export function startNodeChild(
     output += chunk.toString('utf8');
     if (output.length > 64 * 1024) output = output.slice(-32 * 1024);
   };
-  proc.stdout!.on('data', collect);
-  proc.stderr!.on('data', collect);
+  proc.stdout.on('data', collect);
+  proc.stderr.on('data', collect);
   let done = false;
   let exitCode: number | null = null;
   const exited = new Promise<void>((resolve) => {
@@ -333,7 +333,7 @@ export async function cannon(o: CannonOpts): Promise<Measured> {
       if (status >= 200 && status < 300) latencies.push(ms);
     },
   );
-  const r = await (instance as unknown as Promise<autocannon.Result>);
+  const r = await instance;
   const seconds = Math.max(1e-3, (last - started) / 1000);
   return summarise(o.label, [
     { ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, seconds, cpu: treeCpuSeconds(o.pid) - cpu0, latencies },
@@ -421,7 +421,7 @@ export async function dataMemory(redis: Redis): Promise<number> {
 
 /** The keyspace hash table of the connection's db (entries + bucket array), from MEMORY STATS. */
 export async function mainDict(redis: Redis): Promise<{ overhead: number; keys: number }> {
-  const db = `db.${(redis.options.db as number | undefined) ?? 0}`;
+  const db = `db.${redis.options.db ?? 0}`;
   const stats = (await redis.call('MEMORY', 'STATS')) as unknown[];
   let overhead = 0;
   for (let i = 0; i + 1 < stats.length; i += 2) {

@@ -40,7 +40,7 @@ export async function hrUpdateEmployee(
   const api = membershipClient({ baseUrl, apiKey });
   const { data, error, response } = await api.POST('/members/hr/employee', { body });
   if (data) return { ok: true, status: response.status, body: data };
-  return { ok: false, status: response.status, error: error as HrErrorBody };
+  return { ok: false, status: response.status, error: error };
 }
 
 /** a class method's input, by its CALL path: here Member.updateEmployeePhoto (spec 4.1) */

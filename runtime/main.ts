@@ -198,7 +198,6 @@ function fail(err: unknown): never {
     // one line an operator acts on: the setting and the cause, no stack trace
     process.stderr.write(`error: ${err.setting}: ${err.reason}\n`);
   } else {
-    // eslint-disable-next-line no-console
     console.error(err);
   }
   process.exit(1);

@@ -106,8 +106,8 @@ class CallHistogram {
   observe(s: HistogramSeries, value: number): void {
     const bounds = this.upperBounds;
     for (let i = 0; i < bounds.length; i++) {
-      if (value <= bounds[i]!) {
-        s.counts[i]! += 1;
+      if (value <= bounds[i]) {
+        s.counts[i] += 1;
         break;
       }
     }
@@ -143,7 +143,7 @@ class CallHistogram {
       if (!s.live) continue;
       let acc = 0;
       this.upperBounds.forEach((le, i) => {
-        acc += s.counts[i]!;
+        acc += s.counts[i];
         values.push({ labels: { le }, sharedLabels: s.labels, value: acc, metricName: bucket, exemplar: null });
       });
       values.push(

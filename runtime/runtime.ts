@@ -95,7 +95,7 @@ function wireRoleProvider(
           body: { names },
           ...asSystem,
         });
-        return ((r.body as { roles?: RoleDefinition[] })?.roles ?? []) as RoleDefinition[];
+        return (r.body as { roles?: RoleDefinition[] })?.roles ?? [];
       } catch (err) {
         // a fresh project whose role provider has no instance yet: the roles it declares for that case
         if (err instanceof ActorError && err.code === 'UNKNOWN_INSTANCE') {

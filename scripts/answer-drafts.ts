@@ -66,7 +66,7 @@ class Converter {
     // DeepReadonly<X> and Readonly<X> answer what X does: the name of X, once
     const alias = type.aliasSymbol?.getName();
     if ((alias === 'DeepReadonly' || alias === 'Readonly') && type.aliasTypeArguments?.length === 1)
-      return this.convert(type.aliasTypeArguments[0]!, depth);
+      return this.convert(type.aliasTypeArguments[0], depth);
     if (type.isUnion()) return this.union(type.types, depth);
     if (type.isIntersection()) {
       const parts = type.types.map((t) => this.convert(t, depth + 1));
@@ -154,13 +154,13 @@ class Converter {
     const nulls = dedup.filter((s) => s.type === 'null' && Object.keys(s).length === 1);
     const others = dedup.filter((s) => !nulls.includes(s));
     if (nulls.length && others.length === 1) {
-      const o = others[0]!;
+      const o = others[0];
       if (typeof o.type === 'string') return { ...o, type: [o.type, 'null'] };
       if (o.enum) return { enum: [...(o.enum as unknown[]), null] };
       if ('const' in o) return { enum: [o.const, null] };
       return { anyOf: [o, { type: 'null' }] };
     }
-    if (dedup.length === 1) return dedup[0]!;
+    if (dedup.length === 1) return dedup[0];
     if (!dedup.length) return { type: 'null' };
     return { anyOf: dedup };
   }
@@ -192,7 +192,7 @@ function describe(member: ts.MethodDeclaration, classId: string, name: string): 
     .filter(ts.isJSDoc)
     .map((d) => (typeof d.comment === 'string' ? d.comment : (d.comment ?? []).map((c) => c.text).join('')))
     .join('\n')
-    .split(/\n\s*\n/)[0]!
+    .split(/\n\s*\n/)[0]
     .replace(/\s+/g, ' ')
     .trim();
   return doc ? `${classId}.${name}: ${doc}` : undefined;

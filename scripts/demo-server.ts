@@ -16,7 +16,7 @@ export function sameKey(given: string | string[] | undefined, expected: string):
 
 /** answers `payload` as JSON and logs the request with its status */
 export function jsonSender(req: IncomingMessage, res: ServerResponse, log: (line: string) => void) {
-  const path = (req.url ?? '').split('?')[0]!;
+  const path = (req.url ?? '').split('?')[0];
   return (status: number, payload: unknown, note = '') => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(payload));

@@ -85,7 +85,7 @@ export async function startHrDemo(opts: HrDemoOptions = {}): Promise<HrDemo> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const path = (req.url ?? '').split('?')[0]!;
+    const path = (req.url ?? '').split('?')[0];
     const send = jsonSender(req, res, log);
     if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey))
       return send(401, { message: 'missing or wrong x-api-key' });

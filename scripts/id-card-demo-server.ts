@@ -29,7 +29,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(buf: Buffer): number {
   let c = 0xffffffff;
-  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 
@@ -107,7 +107,7 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     for await (const _ of req) void _; // a body is not expected; read it so the connection can be reused
-    const path = (req.url ?? '').split('?')[0]!;
+    const path = (req.url ?? '').split('?')[0];
     const send = jsonSender(req, res, log);
     if (opts.apiKey && !sameKey(req.headers['x-api-key'], opts.apiKey))
       return send(401, { message: 'missing or wrong x-api-key' });
@@ -116,7 +116,7 @@ export async function startIdCardDemo(opts: IdCardDemoOptions = {}): Promise<IdC
     if (req.method !== 'GET') return send(405, { message: 'GET only' });
     let staffId: string;
     try {
-      staffId = decodeURIComponent(m[1]!);
+      staffId = decodeURIComponent(m[1]);
     } catch {
       return send(400, { message: 'the staff id is not URL-encoded correctly' });
     }

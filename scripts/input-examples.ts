@@ -189,7 +189,7 @@ function fitString(s: Json, name: string): string {
     time: '09:00:00Z',
   };
   const guesses: unknown[] = [];
-  if (name in BY_NAME && typeof BY_NAME[name] === 'string' && formatFits(s.format, BY_NAME[name] as string))
+  if (name in BY_NAME && typeof BY_NAME[name] === 'string' && formatFits(s.format, BY_NAME[name]))
     guesses.push(BY_NAME[name]);
   if (s.format && byFormat[s.format]) guesses.push(byFormat[s.format]);
   if (/Id$/.test(name)) guesses.push(`example-${name.replace(/Id$/, '').toLowerCase()}`);
@@ -210,7 +210,7 @@ function fitString(s: Json, name: string): string {
 
 function numberFor(s: Json, name: string): number {
   if (typeof BY_NAME[name] === 'number') {
-    const v = BY_NAME[name] as number;
+    const v = BY_NAME[name];
     if ((s.minimum === undefined || v >= s.minimum) && (s.maximum === undefined || v <= s.maximum)) return v;
   }
   const inRange = (x: number) =>

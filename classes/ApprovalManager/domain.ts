@@ -22,7 +22,7 @@ import type { Operation } from 'rfc6902';
 /** Spec 8: a patch is stored inline up to 10 KB (10 * 1024 bytes of UTF-8 JSON); larger ones go to a blob. */
 export const MAX_INLINE_PATCH_BYTES = 10 * 1024;
 
-export const AUTO_APPROVER: ApprovedBy = Object.freeze({ id: 'auto_approve', type: 'system' }) as ApprovedBy;
+export const AUTO_APPROVER: ApprovedBy = Object.freeze({ id: 'auto_approve', type: 'system' });
 
 export function patchBytes(patch: Operation[]): number {
   return Buffer.byteLength(JSON.stringify(patch), 'utf8');

@@ -346,7 +346,7 @@ export class PublishedIndex {
     let hi = this.boundaries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.boundaries[mid]! <= nowMs) lo = mid + 1;
+      if (this.boundaries[mid] <= nowMs) lo = mid + 1;
       else hi = mid;
     }
     return lo;

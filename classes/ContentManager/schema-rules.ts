@@ -201,7 +201,7 @@ export function classifyImage(value: string, projectId: string): ImageValue | nu
       : null;
   }
   const head = DATA_URL_HEAD.exec(value.slice(0, 64));
-  const declared = head ? head[1]!.toLowerCase().replace('image/jpg', 'image/jpeg') : undefined;
+  const declared = head ? head[1].toLowerCase().replace('image/jpg', 'image/jpeg') : undefined;
   const content = withoutWhitespace(head ? value.slice(head[0].length) : value);
   if (!content || content.length % 4 === 1 || !isBase64Text(content)) return null;
   const sniffed = sniffImage(Buffer.from(content.slice(0, 24), 'base64'));
@@ -419,7 +419,7 @@ export class ContentCatalogue {
     };
     const nameOf = (segments: string[]): string => {
       if (segments[0] === 'images' && segments.length > 1)
-        return imageOrigins.get(segments[1]!) ?? `fields.images.${segments.slice(1).join('.')}`;
+        return imageOrigins.get(segments[1]) ?? `fields.images.${segments.slice(1).join('.')}`;
       return ['fields', ...segments].join('.');
     };
     for (const e of errors ?? []) {

@@ -57,7 +57,7 @@ export const INSTANCE_ID_PATTERN = /^([A-Za-z][A-Za-z0-9]{0,63})_([A-Za-z0-9][A-
 
 export function parseInstanceId(instanceId: string | undefined): { entityType: string; entityId: string } | null {
   const m = INSTANCE_ID_PATTERN.exec(instanceId ?? '');
-  return m ? { entityType: m[1]!, entityId: m[2]! } : null;
+  return m ? { entityType: m[1], entityId: m[2] } : null;
 }
 
 export function instanceIdOf(entityType: string, entityId: string): string {
@@ -323,7 +323,7 @@ export function fileDocuments(state: FilesState, instanceId: string) {
       entityType: state.entityType ?? entity?.entityType ?? null,
       entityId: state.entityId ?? entity?.entityId ?? null,
       companyId: state.companyId ?? null,
-    } as Record<string, unknown>,
+    },
   }));
 }
 

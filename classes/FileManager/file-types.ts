@@ -79,7 +79,7 @@ export const ALLOWED_MIME_TYPES: readonly string[] = FILE_TYPES.flatMap((t) => [
 
 /** `image/PNG; charset=x` → `image/png` */
 export function normalizeMimeType(mimeType: string): string {
-  return mimeType.split(';')[0]!.trim().toLowerCase();
+  return mimeType.split(';')[0].trim().toLowerCase();
 }
 
 /** The type declared by a mime type (`image/png`, parameters ignored); null when not allowed. */

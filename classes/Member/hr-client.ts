@@ -107,7 +107,7 @@ const REQUIRED_STRINGS = [
 export function parseHrEmployee(body: unknown): { ok: true; employee: HrEmployee } | { ok: false; problems: string[] } {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return { ok: false, problems: ['body is not an object'] };
-  const b = (('employee' in body && typeof (body as { employee: unknown }).employee === 'object'
+  const b = (('employee' in body && typeof body.employee === 'object'
     ? (body as { employee: object }).employee
     : body) ?? {}) as Record<string, unknown>;
   const problems: string[] = [];

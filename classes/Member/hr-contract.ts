@@ -105,7 +105,7 @@ export function toFieldMessages(errors: FieldError[], context: 'employee' | 'dep
 
 function fieldErrorsOf(err: ActorError): FieldError[] {
   const d = err.details as { errors?: unknown } | undefined;
-  return Array.isArray(d?.errors) ? (d!.errors as FieldError[]) : [];
+  return Array.isArray(d?.errors) ? (d.errors as FieldError[]) : [];
 }
 
 function isAuthError(err: ActorError): boolean {
@@ -130,7 +130,7 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 export function hrTimestampOf(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
   const raw = headers[HR_TIMESTAMP_HEADER];
   if (raw === undefined) return undefined;
-  const value = Array.isArray(raw) ? raw[raw.length - 1]! : raw;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   const ms = ISO_WITH_ZONE.test(value.trim()) ? Date.parse(value.trim()) : NaN;
   if (!Number.isFinite(ms))
     throw validationError({ 'X-HR-Timestamp': ['must be an ISO 8601 date-time with a zone (2026-11-29T09:14:00Z)'] });
@@ -269,7 +269,7 @@ export function isCalendarDate(value: string): boolean {
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (mo < 1 || mo > 12 || d < 1) return false;
-  const days = [31, isLeapYear(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]!;
+  const days = [31, isLeapYear(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
   if (d > days) return false;
   if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59)))
     return false;

@@ -212,7 +212,7 @@ export function pushAnswerOutcome(status: number, body: unknown): PushOutcome {
   if (status >= 200 && status < 300)
     return {
       outcome: 'applied',
-      updatedFields: Array.isArray(b.body?.updatedFields) ? (b.body!.updatedFields as string[]) : [],
+      updatedFields: Array.isArray(b.body?.updatedFields) ? (b.body.updatedFields as string[]) : [],
     };
   return { outcome: 'failed', status, reason: `answered ${status}` };
 }

@@ -199,7 +199,7 @@ export function listMembersFilter(q: ListMembersQuery, restrictCompanyIds?: stri
     // fullName holds name, middle name and surname, so it alone finds any part of them
     and.push({ $or: [{ fullName: rx }, { email: rx }, { staffId: rx }] });
   }
-  return and.length === 0 ? {} : and.length === 1 ? and[0]! : { $and: and };
+  return and.length === 0 ? {} : and.length === 1 ? and[0] : { $and: and };
 }
 
 export interface Page {

@@ -22,7 +22,7 @@ export const DEFAULT_REMINDER_DAYS = 14;
 /** The months one payment period lasts; a period the table does not know (e.g. `once`) lasts a year (own keys only: 'constructor' is an unknown period). */
 export function periodMonths(paymentPeriod: string): number {
   const key = paymentPeriod.toLowerCase();
-  return Object.hasOwn(PERIOD_MONTHS, key) ? PERIOD_MONTHS[key]! : 12;
+  return Object.hasOwn(PERIOD_MONTHS, key) ? PERIOD_MONTHS[key] : 12;
 }
 
 /**
@@ -57,7 +57,7 @@ export function findMembership(
 ): { ok: true; membership: DeepReadonly<Membership>; index: number } | Refusal {
   const index = (list ?? []).findIndex((m) => m.id === id);
   if (index < 0) return refusal('MEMBERSHIP_NOT_FOUND', 'membershipId', `The member has no membership '${id}'`);
-  return { ok: true, membership: list![index]!, index };
+  return { ok: true, membership: list![index], index };
 }
 
 /**

@@ -269,7 +269,7 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
   const period = membershipPeriod(tier, input.startDate, c.now, input.endDate);
   if (!period.ok) return period;
   const { startDate, endDate } = period;
-  const paymentPeriod = rule!.paymentPeriod ?? 'once';
+  const paymentPeriod = rule.paymentPeriod ?? 'once';
   return {
     ok: true,
     membership: {
@@ -278,7 +278,7 @@ export function newMembership(c: MembershipContext): { ok: true; membership: Mem
       tierGroup: group,
       status: 'active',
       paymentType: input.paymentType,
-      eligibilityRuleId: rule!.id,
+      eligibilityRuleId: rule.id,
       paymentPeriod,
       startDate,
       endDate,

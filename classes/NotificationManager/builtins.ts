@@ -216,7 +216,7 @@ export function isBuiltIn(templateId: string): boolean {
 /** The template a catalogue id starts with (active, so sign-in works out of the box); undefined for other ids. */
 export function defaultTemplate(templateId: string, now: string): NotificationTemplate | undefined {
   if (!isBuiltIn(templateId)) return undefined;
-  const b = CATALOGUE[templateId]!;
+  const b = CATALOGUE[templateId];
   return {
     templateId,
     title: b.title,

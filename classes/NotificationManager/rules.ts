@@ -303,7 +303,7 @@ export function applyChannelUpdate(
     else next[k] = v;
   }
   if (JSON.stringify(next) === JSON.stringify(current)) return { ok: 'unchanged' };
-  return { ok: true, template: { ...t, channels: { ...t.channels, [channel]: next } as Channels, updatedAt: now } };
+  return { ok: true, template: { ...t, channels: { ...t.channels, [channel]: next }, updatedAt: now } };
 }
 
 // ------------------------------------------------------------------ listing

@@ -89,7 +89,7 @@ export function recordsOfType(records: readonly OtpRecord[], otpType: string): O
  * event that has to leave the window first is the (n - limit + 1)th oldest.
  */
 function secondsUntilRoom(times: number[], limit: number, windowMs: number, nowMs: number): number {
-  const leaving = times[times.length - limit]!;
+  const leaving = times[times.length - limit];
   return Math.max(1, Math.ceil((leaving + windowMs - nowMs) / 1000));
 }
 
@@ -109,7 +109,7 @@ export function issueDecision(
   return {
     allowed: false,
     retryAfterSeconds: secondsUntilRoom(times, config.otpLimit, windowMs, nowMs),
-    newest: mine[mine.length - 1]!,
+    newest: mine[mine.length - 1],
   };
 }
 
@@ -216,7 +216,7 @@ export function pruneRecords(records: readonly OtpRecord[], nowMs: number, confi
   const rank = new Map<OtpRecord, number>();
   const seen = new Map<string, number>();
   for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
+    const r = records[i];
     const n = seen.get(r.otpType) ?? 0;
     rank.set(r, n);
     seen.set(r.otpType, n + 1);
@@ -239,7 +239,7 @@ export function recordViews(records: readonly OtpRecord[], otpType: string | und
   for (const r of records) newest.set(r.otpType, r);
   const out: OtpView[] = [];
   for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
+    const r = records[i];
     if (otpType !== undefined && r.otpType !== otpType) continue;
     const { token: _hash, ...rest } = r;
     out.push({

@@ -421,7 +421,7 @@ export function parsePartnerListQuery(raw: Record<string, unknown>): ParsedList 
   if (subtypes) and.push({ partnerSubtypeIds: { $in: subtypes } });
   const s = searchFilter(search);
   if (s) and.push(s);
-  const filter = and.length === 0 ? {} : and.length === 1 ? and[0]! : { $and: and };
+  const filter = and.length === 0 ? {} : and.length === 1 ? and[0] : { $and: and };
   return { ok: true, query: { filter, sort: { brandName: 1, id: 1 }, page, limit, skip: (page - 1) * limit } };
 }
 
@@ -440,7 +440,7 @@ export function parseVenueListQuery(raw: Record<string, unknown>, partnerId: str
   return {
     ok: true,
     query: {
-      filter: and.length === 1 ? and[0]! : { $and: and },
+      filter: and.length === 1 ? and[0] : { $and: and },
       sort: { venueName: 1, id: 1 },
       page,
       limit,

@@ -243,9 +243,9 @@ export function conditionHolds(
     case 'not_equal':
       return !present(actual) || actual !== expected;
     case 'in':
-      return present(actual) && Array.isArray(expected) && expected.includes(actual as ConditionScalar);
+      return present(actual) && Array.isArray(expected) && expected.includes(actual);
     case 'not_in':
-      return !(present(actual) && Array.isArray(expected) && expected.includes(actual as ConditionScalar));
+      return !(present(actual) && Array.isArray(expected) && expected.includes(actual));
     default: {
       if (!COMPARISONS.has(op)) return false;
       if (

@@ -120,7 +120,7 @@ export function sameEntry(a: ScheduleEntry, b: ScheduleEntry): boolean {
     a.name === b.name &&
     a.status === b.status &&
     a.ranges.length === b.ranges.length &&
-    a.ranges.every((r, i) => r.startDate === b.ranges[i]!.startDate && r.endDate === b.ranges[i]!.endDate)
+    a.ranges.every((r, i) => r.startDate === b.ranges[i].startDate && r.endDate === b.ranges[i].endDate)
   );
 }
 

@@ -22,9 +22,9 @@ const USER_ID = /^[A-Za-z0-9_.@+\-=]{1,190}$/;
 /** The owner an inbox id names: `M<userId>` a member, `PM<userId>` a program management user; undefined otherwise. */
 export function inboxOwner(instanceId: string): InboxOwner | undefined {
   const pm = /^PM(.+)$/.exec(instanceId);
-  if (pm && USER_ID.test(pm[1]!)) return { type: 'program_management_user', userId: pm[1]! };
+  if (pm && USER_ID.test(pm[1])) return { type: 'program_management_user', userId: pm[1] };
   const m = /^M(.+)$/.exec(instanceId);
-  if (m && USER_ID.test(m[1]!)) return { type: 'member', userId: m[1]! };
+  if (m && USER_ID.test(m[1])) return { type: 'member', userId: m[1] };
   return undefined;
 }
 
@@ -92,7 +92,7 @@ export function pageOf(
 ): { notifications: NotificationItem[]; totalCount: number; page: number; limit: number; totalPages: number } {
   const matching: NotificationItem[] = [];
   for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i]!;
+    const item = items[i];
     if (!q.status || item.status === q.status) matching.push(item);
   }
   const start = (q.page - 1) * q.limit;

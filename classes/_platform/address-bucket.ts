@@ -35,7 +35,7 @@ export function addressBucket(ip: string | null | undefined): string {
   if (!groups) return INVALID_ADDRESS_BUCKET;
   // ::ffff:a.b.c.d (however written): an IPv4 client on a dual-stack socket
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
+    return `${groups[6] >> 8}.${groups[6] & 0xff}.${groups[7] >> 8}.${groups[7] & 0xff}`;
   }
   return `${groups
     .slice(0, 4)
@@ -56,8 +56,8 @@ function ipv6Groups(address: string): number[] | null {
   const halves = text.split('::');
   if (halves.length > 2) return null;
   const part = (s: string) => (s === '' ? [] : s.split(':'));
-  const head = part(halves[0]!);
-  const rest = halves.length === 2 ? part(halves[1]!) : [];
+  const head = part(halves[0]);
+  const rest = halves.length === 2 ? part(halves[1]) : [];
   const missing = 8 - head.length - rest.length;
   if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
   const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest];

@@ -121,7 +121,7 @@ function stringifyIteratively(root: unknown): string | undefined {
   };
   open(top as object);
   while (frames.length > 0) {
-    const f = frames[frames.length - 1]!;
+    const f = frames[frames.length - 1];
     const length = f.keys ? f.keys.length : (f.value as unknown[]).length;
     if (f.next >= length) {
       out.push(f.keys ? '}' : ']');
@@ -130,7 +130,7 @@ function stringifyIteratively(root: unknown): string | undefined {
       continue;
     }
     const i = f.next++;
-    const key = f.keys ? f.keys[i]! : String(i);
+    const key = f.keys ? f.keys[i] : String(i);
     const member = jsonMember(f.keys ? (f.value as Record<string, unknown>)[key] : (f.value as unknown[])[i], key);
     let memberText = scalarText(member);
     if (memberText === undefined) {

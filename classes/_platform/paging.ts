@@ -67,7 +67,7 @@ export function problemsText(problems: readonly FieldProblem[]): string {
 export function listingInput(ctx: Pick<BaseCtx, 'request'>): Record<string, unknown> {
   const body = ctx.request.body;
   const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  return { ...((ctx.request.query ?? {}) as Record<string, unknown>), ...fields };
+  return { ...(ctx.request.query ?? {}), ...fields };
 }
 
 /** longest filter text accepted */

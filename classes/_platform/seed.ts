@@ -305,7 +305,7 @@ async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await work(items[i]!);
+      out[i] = await work(items[i]);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));

@@ -60,7 +60,7 @@ const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/;
 const CURRENT = '.';
 
 function parse(template: string): Token[] {
-  return Mustache.parse(template) as unknown as Token[];
+  return Mustache.parse(template);
 }
 
 function walk(tokens: Token[], visit: (token: Token) => void): void {

@@ -130,10 +130,10 @@ export function loadAnswer(
       const file = FILE_REF.exec(ref)?.[1];
       if (!file || file in files) continue;
       files[file] = file === name && typeof declared === 'string' ? schema : find(file, `referred to as ${ref}`);
-      pending.push(files[file]!);
+      pending.push(files[file]);
     }
   }
-  return { name, schema, files, statuses, ...(contentType ? { contentType: contentType as string } : {}) };
+  return { name, schema, files, statuses, ...(contentType ? { contentType: contentType } : {}) };
 }
 
 /** the base URI of a class's answer files: a file's relative `$ref`s resolve to its siblings */

@@ -50,12 +50,15 @@ export type ClassClient<T extends AnyCtor> = {
  * every handler kind (READ and STATIC included: `ctx.call` only).
  */
 export function client<T extends AnyCtor>(ctx: Pick<BaseCtx, 'call'>, classId: string): ClassClient<T> {
-  return new Proxy({} as ClassClient<T>, {
-    get(_target, method) {
-      // not a thenable: `await client(...)` or returning it from an async function must not call it
-      if (typeof method !== 'string' || method === 'then') return undefined;
-      return async (instanceId: string | undefined, body?: unknown) =>
-        (await ctx.call(classId, method, instanceId, body ?? {})).body;
+  return new Proxy(
+    {},
+    {
+      get(_target, method) {
+        // not a thenable: `await client(...)` or returning it from an async function must not call it
+        if (typeof method !== 'string' || method === 'then') return undefined;
+        return async (instanceId: string | undefined, body?: unknown) =>
+          (await ctx.call(classId, method, instanceId, body ?? {})).body;
+      },
     },
-  });
+  );
 }

@@ -157,7 +157,7 @@ export function ActorClass<S extends InstanceState = InstanceState>(options: Cla
     }
     const def: ClassDef = {
       id: options.id,
-      options: options as ClassOptions,
+      options: options,
       methods,
       ctor: value as unknown as ClassDef['ctor'],
     };

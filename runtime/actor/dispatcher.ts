@@ -456,7 +456,7 @@ export class Dispatcher {
     // applied from there, so one its target cannot take now is retried by the sweeper like a commit's
     if (effects.length) {
       // in the bucket of its first target (any bucket would do: every bucket's effects are swept)
-      const bucket = this.deps.store.keys.bucketOf(effects[0]!.classId, effects[0]!.instanceId);
+      const bucket = this.deps.store.keys.bucketOf(effects[0].classId, effects[0].instanceId);
       const entryId = await this.deps.store.redis.xadd(
         this.deps.store.keys.bucket(bucket).effects,
         '*',
@@ -958,7 +958,7 @@ const EMPTY_STATE: InstanceState = deepFreeze(emptyState());
 /** no lookups (a STATIC's, a new instance's), frozen, shared */
 const NO_LOOKUPS: Readonly<Record<string, string>> = Object.freeze({});
 /** the headers of an answer that set none (never written to: the HTTP layer only reads them) */
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_HEADERS: Record<string, string> = Object.freeze({});
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (

@@ -141,7 +141,7 @@ export class EffectApplier {
       };
       let finished = false;
       if (effects.length === 1) {
-        const only = effects[0]!;
+        const only = effects[0];
         // its commit deletes the entry in the same Lua step (no round trip of its own) when the entry is in its target's bucket
         const sameBucket = !only.port && this.keys.bucketOf(only.classId, only.instanceId) === entry.bucket;
         const outcome = await this.inOrder(only, sameBucket ? entryId : undefined, redelivery);
@@ -182,7 +182,7 @@ export class EffectApplier {
     const slots = limiter(EFFECT_PARALLELISM);
     const runs: Promise<Stuck | undefined>[] = [];
     for (const group of groups) {
-      if (group[0]!.port) {
+      if (group[0].port) {
         // a message's id is its target: nothing to keep in order with it; the delivery queue batches what comes at once
         runs.push(
           ...group.map((m, i) =>
@@ -201,14 +201,14 @@ export class EffectApplier {
 
   /** One target's effects of an entry, after what was queued for that target before, in a slot of the entry's. */
   private inOrderGroup(group: Effect[], slots: Limiter, redelivery: boolean): Promise<Stuck | undefined> {
-    const key = targetKey(group[0]!);
+    const key = targetKey(group[0]);
     const previous = this.tails.get(key);
     const next = async (): Promise<Stuck | undefined> => {
       const release = await slots();
       try {
         for (let i = 0; i < group.length; i++) {
-          if ((await this.applyOne(group[i]!, undefined, redelivery)) === 'retry')
-            return { effect: group[i]!, rest: group.slice(i + 1) };
+          if ((await this.applyOne(group[i], undefined, redelivery)) === 'retry')
+            return { effect: group[i], rest: group.slice(i + 1) };
         }
         return undefined;
       } finally {

@@ -277,7 +277,7 @@ export class RedisJournals {
         // trimmed from the stream since it was indexed
         const row = rows[0];
         if (!row) continue;
-        const e = parse(row[0], row[1][1]!);
+        const e = parse(row[0], row[1][1]);
         if (keep(e)) entries.push(e);
       }
       const more = scanned < ids.length;
@@ -297,10 +297,10 @@ export class RedisJournals {
       let i = 0;
       let full = false;
       while (i < rows.length && !full) {
-        const [id, fields] = rows[i++]!;
+        const [id, fields] = rows[i++];
         scanned++;
         last = id;
-        const e = parse(id, fields[1]!);
+        const e = parse(id, fields[1]);
         if (keep(e)) entries.push(e);
         full = entries.length === limit || scanned >= JOURNAL_SCAN_MAX;
       }

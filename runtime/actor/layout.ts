@@ -416,7 +416,7 @@ async function legacyWorkers(redis: Redis, projectId: string): Promise<number | 
   let n = 0;
   for (const line of list.split('\n')) {
     const m = / name=(\S*)/.exec(line);
-    if (m && (m[1] === name || m[1]!.startsWith(`${name}:w:`))) n++;
+    if (m && (m[1] === name || m[1].startsWith(`${name}:w:`))) n++;
   }
   return n;
 }

@@ -97,7 +97,7 @@ export class Keys {
 
   /** the streams of instance `classId`/`id`'s bucket */
   of(classId: string, id: string): BucketStreams {
-    return this.perBucket[this.bucketOf(classId, id)]!;
+    return this.perBucket[this.bucketOf(classId, id)];
   }
 
   bucket(b: number): BucketStreams {
@@ -107,7 +107,7 @@ export class Keys {
   }
 
   private tagOf(classId: string, id: string): string {
-    return this.perBucket[this.bucketOf(classId, id)]!.tag;
+    return this.perBucket[this.bucketOf(classId, id)].tag;
   }
 
   instance(classId: string, id: string): string {
@@ -657,7 +657,7 @@ export class StateStore {
       (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
       const out = (await p.exec()) ?? [];
       if (out[0]?.[0]) throw out[0][0];
-      return { r: out[0]![1] as unknown[], acks: out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0) };
+      return { r: out[0][1] as unknown[], acks: out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0) };
     }
     return { r: await this.script(script, keys, args), acks: Infinity };
   }

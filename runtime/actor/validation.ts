@@ -67,7 +67,7 @@ export function lazyValidator(ajv: Ajv, schema: Record<string, unknown>, name: s
   let compiled: ValidateFunction | undefined;
   const validator = ((data: unknown): boolean => {
     compiled ??= ajv.compile(schema);
-    const ok = compiled(data) as boolean;
+    const ok = compiled(data);
     validator.errors = compiled.errors;
     return ok;
   }) as Validator;

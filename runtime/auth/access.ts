@@ -15,7 +15,7 @@ export function admits(access: readonly AccessRule[], identity: Identity): boole
     return access.includes('class') || access.includes(`class:${identity.classId}` as AccessRule);
   }
   if (identity.type === 'anonymous') return false;
-  return access.includes(identity.type as AccessRule);
+  return access.includes(identity.type);
 }
 
 /** Pure rule: do these roles grant `classId.method`? */

@@ -68,7 +68,7 @@ export function parseSourceAnswer(body: unknown, where: string): IdentitySourceA
   const b = body as Record<string, unknown>;
   if (typeof b.active !== 'boolean') throw bad('no boolean `active`');
   if (!Array.isArray(b.roles) || !b.roles.every((r) => typeof r === 'string')) throw bad('no string array `roles`');
-  const out: IdentitySourceAnswer = { active: b.active, roles: [...(b.roles as string[])] };
+  const out: IdentitySourceAnswer = { active: b.active, roles: [...b.roles] };
   if (b.tenant !== undefined && b.tenant !== null) {
     if (typeof b.tenant !== 'string' || b.tenant.length === 0 || b.tenant.length > 200)
       throw bad('a `tenant` that is not a string of 1-200 characters');
@@ -131,8 +131,7 @@ export class IdentityResolver {
     const identity = this.opts.tokens.verify(token);
     const claims = identity.claims ?? {};
     if (claims[DEV_CLAIM] === true || !this.opts.sources.has(identity.type)) return identity;
-    const issuedMs =
-      typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
+    const issuedMs = typeof claims[ISSUED_MS_CLAIM] === 'number' ? claims[ISSUED_MS_CLAIM] : Number(claims.iat) * 1000;
     const answer = (await this.check(identity.type, identity.userId!, issuedMs))!;
     const out: Identity = {
       type: identity.type,

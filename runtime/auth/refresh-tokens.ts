@@ -111,7 +111,7 @@ function familyOfBytes(bytes: Buffer): string {
 export function familyOfToken(token: string): string | undefined {
   const m = TOKEN.exec(token);
   if (!m) return undefined;
-  return familyOfBytes(Buffer.from(m[1]!, 'base64url').subarray(0, 16));
+  return familyOfBytes(Buffer.from(m[1], 'base64url').subarray(0, 16));
 }
 
 /** A new token of `family`: the family id and 32 random bytes. */

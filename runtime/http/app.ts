@@ -111,13 +111,13 @@ class HttpCall implements CallRequest {
     this.classId = target.classId;
     this.method = target.method;
     this.instanceId = target.instanceId;
-    this.headers = http.headers as Headers;
+    this.headers = http.headers;
   }
 
   get query(): Record<string, unknown> {
     // no query string: what the 'simple' parser (querystring.parse) answers for none, without express's getter
-    if (this.http.url.indexOf('?') === -1) return { __proto__: null } as Record<string, unknown>;
-    return this.http.query as Record<string, unknown>;
+    if (this.http.url.indexOf('?') === -1) return { __proto__: null };
+    return this.http.query;
   }
 
   get ip(): string | undefined {
@@ -452,7 +452,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
           // querystring's object: a repeated field is an array; the last value counts, as a form's does
           const fields: Record<string, string> = Object.create(null);
           for (const [k, v] of Object.entries(req.body as Record<string, string | string[]>))
-            fields[k] = Array.isArray(v) ? v[v.length - 1]! : v;
+            fields[k] = Array.isArray(v) ? v[v.length - 1] : v;
           req.body = fields;
           next();
         });
@@ -508,9 +508,9 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     let params: CallParams;
     try {
       params = {
-        projectId: decodeParam(m[1]!),
-        classId: decodeParam(m[2]!),
-        method: decodeParam(m[3]!),
+        projectId: decodeParam(m[1]),
+        classId: decodeParam(m[2]),
+        method: decodeParam(m[3]),
         instanceId: m[4] === undefined ? undefined : decodeParam(m[4]),
       };
     } catch (err) {
@@ -630,7 +630,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         throw runtimeError('METHOD_NOT_ALLOWED', `${target.classId}.${target.method} is ${method.kind}: use POST`);
       }
       // an API key known in memory is checked without a promise
-      const identifying = deps.identities.identifyNow(req.headers as Headers);
+      const identifying = deps.identities.identifyNow(req.headers);
       const identity = identifying instanceof Promise ? await identifying : identifying;
       if (logged) res.locals.identity = identity;
       if (journaled) journaled.identity = identity;
@@ -644,7 +644,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
         identity.type !== 'anonymous' &&
         (req.headers[IDEMPOTENCY_HEADER] !== undefined || method.replayWindowSeconds)
           ? await idempotency.begin(
-              req.headers as Headers,
+              req.headers,
               `${identity.type}:${identity.userId ?? ''}`,
               { method: req.method, path: req.originalUrl, body: req.body },
               method.budgetMs,
@@ -737,7 +737,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
   app.get('/:projectId/JOBS/:jobId', project, async (req: Request, res: Response) => {
     const log = deps.logger.child({ requestId: res.locals.requestId });
     try {
-      const identity = await deps.identities.identify(req.headers as Headers);
+      const identity = await deps.identities.identify(req.headers);
       res.locals.identity = identity;
       if (identity.type === 'anonymous') throw runtimeError('UNAUTHENTICATED', 'Job status needs authentication');
       const { status, identity: owner } = await deps.jobs.status(String(req.params.jobId));
@@ -814,8 +814,8 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     if (alias) return alias;
     const m = CALL_PATH.exec(req.path);
     if (!m || m[1] !== deps.projectId) return undefined;
-    const method = deps.registry.get(m[2]!)?.methodsByName.get(m[3]!);
-    return method ? { classId: m[2]!, method } : undefined;
+    const method = deps.registry.get(m[2])?.methodsByName.get(m[3]);
+    return method ? { classId: m[2], method } : undefined;
   };
 
   /**
@@ -829,7 +829,7 @@ export function createHttpApp(deps: HttpDeps): express.Express {
     target: { classId: string; method: RegisteredMethod },
   ): Promise<ActorError | null> => {
     try {
-      const identity = await deps.identities.identify(req.headers as Headers);
+      const identity = await deps.identities.identify(req.headers);
       await deps.dispatcher.authorize(identity, target.classId, target.method.name);
       return null;
     } catch (err) {

@@ -16,7 +16,7 @@ export function parseByteSize(size: string | number): number {
     if (Number.isFinite(size) && size >= 0) return Math.floor(size);
   } else {
     const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|tb|pb)?\s*$/i.exec(size);
-    if (m) return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!);
+    if (m) return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]);
   }
   throw new Error(`not a body size: '${String(size)}' (e.g. '64kb', '16mb' or a number of bytes)`);
 }

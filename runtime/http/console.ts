@@ -76,8 +76,8 @@ export function consoleToken(authorization: string | undefined): string | undefi
   if (!authorization) return undefined;
   const [scheme, value] = authorization.trim().split(/\s+/, 2);
   if (!value) return undefined;
-  if (/^bearer$/i.test(scheme!)) return value;
-  if (!/^basic$/i.test(scheme!)) return undefined;
+  if (/^bearer$/i.test(scheme)) return value;
+  if (!/^basic$/i.test(scheme)) return undefined;
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const password = colon >= 0 ? decoded.slice(colon + 1) : '';
@@ -195,12 +195,10 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
     }
     if (!identity || identity.type === 'anonymous') {
       res.setHeader('www-authenticate', REALM);
-      res
-        .status(401)
-        .json({
-          message:
-            "The operator console needs a developer's access token (Bearer, or the password of Basic authentication)",
-        });
+      res.status(401).json({
+        message:
+          "The operator console needs a developer's access token (Bearer, or the password of Basic authentication)",
+      });
       return;
     }
     if (!mayOpenConsole(identity, opts.users)) {
@@ -249,7 +247,7 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
   createBullBoard({
     queues: [...jobQueues, messageQueue],
     // the express adapter carries its own copy of the api package: the same shape, another declaration
-    serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    serverAdapter: board,
     options: {
       uiConfig: {
         boardTitle: 'Operator console',
@@ -266,12 +264,10 @@ export function operatorConsole(opts: ConsoleOptions): express.Router {
     guard,
     (req: Request, res: Response, next: NextFunction) => {
       if (req.method !== 'GET' && UNSAFE_BOARD_ACTION.test(req.path)) {
-        res
-          .status(405)
-          .json({
-            message:
-              "Not from the console: a job is added only by its call, with its place in its instance's order; its data is shown masked; a queue is never emptied or wiped out",
-          });
+        res.status(405).json({
+          message:
+            "Not from the console: a job is added only by its call, with its place in its instance's order; its data is shown masked; a queue is never emptied or wiped out",
+        });
         return;
       }
       res.setHeader('content-security-policy', boardCsp);

@@ -296,7 +296,7 @@ function shapedErrors(
   m: RegisteredMethod,
   idempotent: boolean,
 ): Map<number, ShapedSample[]> {
-  const required = ((m.validate?.schema as Json | undefined)?.required as string[] | undefined) ?? [];
+  const required = (m.validate?.schema?.required as string[] | undefined) ?? [];
   const out = new Map<number, ShapedSample[]>();
   const samples: [string, ActorError][] = (Object.keys(RuntimeCodes) as RuntimeCode[]).map((name) => {
     const details =
@@ -325,7 +325,7 @@ function shapedErrors(
  * and the committed document must not (test/runtime/openapi-drift.test.ts).
  */
 function byCode<T extends { code: number | string }>(codes: T[]): T[] {
-  const key = (c: T) => (typeof c.code === 'number' ? [0, c.code, ''] : [1, 0, c.code]) as [number, number, string];
+  const key = (c: T): [number, number, string] => (typeof c.code === 'number' ? [0, c.code, ''] : [1, 0, c.code]);
   return [...codes].sort((a, b) => {
     const [x, y] = [key(a), key(b)];
     return x[0] - y[0] || x[1] - y[1] || x[2].localeCompare(y[2]);
@@ -413,12 +413,12 @@ function errorResponses(
       const media = (entry.content as Json)['application/json'] as Json;
       media.schema = {
         anyOf: [
-          ...(media.schema && Object.keys(media.schema as Json).length ? [media.schema as Json] : []),
+          ...(media.schema && Object.keys(media.schema).length ? [media.schema as Json] : []),
           UNKNOWN_INSTANCE_BODY,
         ],
       };
       media.examples = {
-        ...((media.examples as Json | undefined) ?? {}),
+        ...(media.examples ?? {}),
         unknown_instance: {
           value: { message: "No instance with id '<id>' exists in class '<Class>' of project '<projectId>'" },
         },
@@ -442,7 +442,7 @@ function errorResponses(
   const keyed = new Set<number>(idempotent ? IDEMPOTENCY_ERRORS.map((e) => e.status) : []);
   const explicit = new Set([...always, ...byStatus.keys(), ...keyed]);
   const platform = [
-    ...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code as number | string, name, status: e.status })),
+    ...Object.entries(RuntimeCodes).map(([name, e]) => ({ code: e.code, name, status: e.status })),
     { code: UNKNOWN_INSTANCE_CODE, name: 'UNKNOWN_INSTANCE', status: 500 },
   ];
   for (const c of platform) if (explicit.has(c.status)) add(c.status, c.code, c.name);
@@ -785,7 +785,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       op.summary = `${route.method} ${route.path} → ${cls.id}.${m.name} (${m.kind})`;
       if (verb === 'get' || verb === 'delete') delete op.requestBody;
       else (op.requestBody as Json).required = true;
-      paths[p] = { ...((paths[p] as Json | undefined) ?? {}), [verb]: op };
+      paths[p] = { ...(paths[p] ?? {}), [verb]: op };
     }
     const tag: Json = { name: cls.id };
     if (cls.options.description) tag.description = cls.options.description;
@@ -882,7 +882,7 @@ export function openApiRouter(registry: ClassRegistry, opts: OpenApiOptions): ex
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(DOCS_INIT);
   });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+
   const assets = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   router.use('/docs/assets', express.static(assets, { index: false }));
   return (req, res, next) => {

@@ -248,8 +248,8 @@ export function pagesRouter(sites: readonly PageSite[], deps: PagesDeps): expres
       projectId: deps.projectId,
       method: req.method === 'POST' ? 'POST' : 'GET',
       path: req.baseUrl + req.path,
-      params: flat(req.params as Record<string, unknown>),
-      query: flat(req.query as Record<string, unknown>),
+      params: flat(req.params),
+      query: flat(req.query),
       form:
         req.method === 'POST' && req.body && typeof req.body === 'object'
           ? flat(req.body as Record<string, unknown>)

@@ -91,7 +91,7 @@ export class EmbeddedMailTransport implements MailTransport {
     const out: StoredMailEntry[] = [];
     const lines = text.split('\n');
     for (let i = lines.length - 1; i >= 0 && out.length < limit; i--) {
-      const line = lines[i]!.trim();
+      const line = lines[i].trim();
       if (!line) continue;
       let entry: StoredMailEntry;
       try {

@@ -96,14 +96,14 @@ export class DeadLetters {
     if (!m || bucket >= this.store.keys.all.length) throw new DeadLetterNotFound(id);
     const streams = this.store.keys.bucket(bucket);
     const redis = this.store.redis;
-    const [found] = await redis.xrange(streams.effectsDead, m[2]!, m[2]!);
+    const [found] = await redis.xrange(streams.effectsDead, m[2], m[2]);
     if (!found) throw new DeadLetterNotFound(id);
     const effect = JSON.parse(field(found[1], 'f')) as Effect;
     // the dead letter is in its target's bucket, with its delivered marker: one MULTI, one slot
     const out = await redis
       .multi()
       .xadd(streams.effects, '*', 'f', JSON.stringify([effect]))
-      .xdel(streams.effectsDead, m[2]!)
+      .xdel(streams.effectsDead, m[2])
       .del(this.store.keys.delivered(effect.classId, effect.instanceId, effect.id))
       .exec();
     const entryId = out?.[0]?.[1] as string | undefined;
@@ -136,7 +136,7 @@ export class DeadLetters {
 
 function field(fields: string[], name: string): string {
   const i = fields.indexOf(name);
-  return i >= 0 && i % 2 === 0 ? fields[i + 1]! : '';
+  return i >= 0 && i % 2 === 0 ? fields[i + 1] : '';
 }
 
 function effectRow(bucket: number, streamId: string, fields: string[]): DeadLetterRow {

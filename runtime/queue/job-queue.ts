@@ -144,12 +144,12 @@ export class JobQueue implements JobSink {
 
   /** bucket 0's queue (the only one with one bucket) */
   get queue(): Queue<JobData> {
-    return this.queues[0]!;
+    return this.queues[0];
   }
 
   /** the queue of instance `classId`/`instanceId`'s bucket */
   queueOf(classId: string, instanceId: string): Queue<JobData> {
-    return this.queues[this.keys.bucketOf(classId, instanceId)]!;
+    return this.queues[this.keys.bucketOf(classId, instanceId)];
   }
 
   /** the queue job `jobId` is in (undefined: its id names no bucket of this project) */
@@ -182,7 +182,7 @@ export class JobQueue implements JobSink {
   ): Promise<{ jobId: string }> {
     const k = this.keys;
     const bucket = k.bucketOf(req.classId, instanceId);
-    const queue = this.queues[bucket]!;
+    const queue = this.queues[bucket];
     const jobId = k.jobId(req.classId, instanceId, chosenId ?? randomUUID());
     const inst = k.instance(req.classId, instanceId);
     const pending = k.pendingJobs(req.classId, instanceId);
@@ -228,7 +228,7 @@ export class JobQueue implements JobSink {
       upsert ? '1' : '0',
       JSON.stringify(refusal),
     );
-    await new Job<JobData>(queue, 'call', data, opts, jobId).addJob(multi as never);
+    await new Job<JobData>(queue, 'call', data, opts, jobId).addJob(multi);
     const results = await multi.exec();
     if (!results) throw new Error(`the enqueue of job ${jobId} was aborted`);
     for (const [err] of results) if (err) throw err;
@@ -289,7 +289,7 @@ export class JobQueue implements JobSink {
         const delay = Math.max(0, task.delayMs - elapsedMs);
         // a task without an instance (a STATIC target) goes by its class alone
         const bucket = this.keys.bucketOf(task.classId, task.instanceId ?? '');
-        return this.queues[bucket]!.add(
+        return this.queues[bucket].add(
           'task',
           { kind: 'task', task },
           {
@@ -559,7 +559,7 @@ export class JobQueue implements JobSink {
     };
     for (const q of this.queues) {
       const delayed = await this.connection.zrangebyscore(
-        q.keys.delayed!,
+        q.keys.delayed,
         0,
         (now + 1) * 0x1000 - 1,
         'WITHSCORES',
@@ -568,8 +568,8 @@ export class JobQueue implements JobSink {
         DUE_TASK_SCAN,
       );
       for (let i = 0; i < delayed.length; i += 2)
-        if (isTaskJob(delayed[i]!)) seen(Math.floor(Number(delayed[i + 1]) / 0x1000));
-      const waiting = (await this.connection.lrange(q.keys.wait!, -DUE_TASK_SCAN, -1)).filter(isTaskJob);
+        if (isTaskJob(delayed[i])) seen(Math.floor(Number(delayed[i + 1]) / 0x1000));
+      const waiting = (await this.connection.lrange(q.keys.wait, -DUE_TASK_SCAN, -1)).filter(isTaskJob);
       if (!waiting.length) continue;
       const p = this.connection.pipeline();
       for (const id of waiting) p.hmget(q.toKey(id), 'timestamp', 'delay');

@@ -32,7 +32,7 @@ export function parseClusterNodes(raw: string): { host: string; port: number }[]
       const m = /^(?:rediss?:\/\/)?\[?([^\]\s/]+?)\]?:(\d{1,5})\/?$/.exec(entry);
       const port = m ? Number(m[2]) : NaN;
       if (!m || port < 1 || port > 65535) throw new Error(`REDIS_CLUSTER_NODES: '${entry}' is not host:port`);
-      return { host: m[1]!, port };
+      return { host: m[1], port };
     });
   if (!nodes.length) throw new Error('REDIS_CLUSTER_NODES names no node (host:port, comma-separated)');
   return nodes;
@@ -58,7 +58,7 @@ function clusterClient(nodes: ClusterNode[], options: RedisOptions): Cluster {
   delete node.retryStrategy;
   for (const k of CLUSTER_LEVEL) delete node[k];
   const top: ClusterOptions = {
-    redisOptions: node as ClusterOptions['redisOptions'],
+    redisOptions: node,
     enableOfflineQueue: options.enableOfflineQueue ?? true,
     enableAutoPipelining: options.enableAutoPipelining ?? false,
     lazyConnect: options.lazyConnect ?? false,
@@ -91,7 +91,7 @@ export function duplicate(conn: RedisConnection, overrides: RedisOptions = {}): 
     if (k in node) (top as Record<string, unknown>)[k] = node[k];
     delete node[k];
   }
-  return conn.duplicate([], { ...top, redisOptions: node as ClusterOptions['redisOptions'] });
+  return conn.duplicate([], { ...top, redisOptions: node });
 }
 
 /** The per-command time-out of `conn` (ms; 0 when none). */
@@ -119,8 +119,8 @@ export async function replicasPerMaster(conn: RedisConnection): Promise<number> 
     const lines = raw.split('\n').filter(Boolean);
     for (const line of lines) {
       const [id, , flags, master] = line.split(' ');
-      if (/\bmaster\b/.test(flags!) && !/\bfail\b/.test(flags!)) masters.set(id!, masters.get(id!) ?? 0);
-      else if (/\bslave\b/.test(flags!) && !/\bfail\b/.test(flags!) && master && master !== '-')
+      if (/\bmaster\b/.test(flags) && !/\bfail\b/.test(flags)) masters.set(id, masters.get(id) ?? 0);
+      else if (/\bslave\b/.test(flags) && !/\bfail\b/.test(flags) && master && master !== '-')
         masters.set(master, (masters.get(master) ?? 0) + 1);
     }
     return masters.size ? Math.min(...masters.values()) : 0;

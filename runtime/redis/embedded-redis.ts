@@ -341,8 +341,8 @@ async function startOnce(
     output += chunk.toString('utf8');
     if (output.length > 2 * TAIL_BYTES) output = output.slice(-TAIL_BYTES);
   };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
 
   let spawnError: Error | undefined;
   const exited = new Promise<Exit>((resolve) => {

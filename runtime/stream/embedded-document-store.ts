@@ -607,7 +607,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         const group: Entry[] = [];
         for (let i = step; i < next; i++) if (!only || only(at(i))) group.push(at(i));
         const order = size > 1 ? range(size).sort(rankComparator(group, keys)) : [0];
-        for (let i = 0; i < size; i++) if (pos + i >= from && pos + i < end) page.push(group[order[i]!]!.doc);
+        for (let i = 0; i < size; i++) if (pos + i >= from && pos + i < end) page.push(group[order[i]].doc);
       }
       pos += size;
       step = next;

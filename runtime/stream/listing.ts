@@ -68,8 +68,8 @@ function isPrefix(a: Keys, b: Keys): boolean {
   let same = true;
   let reversed = true;
   for (let i = 0; i < ea.length; i++) {
-    const [fa, da] = ea[i]!;
-    const [fb, db] = eb[i]!;
+    const [fa, da] = ea[i];
+    const [fb, db] = eb[i];
     if (fa !== fb || da === 'text' || db === 'text') return false;
     if (da !== db) same = false;
     if (da === db) reversed = false;
@@ -177,15 +177,15 @@ export function equalityFields(filter: Filter): Set<string> {
 export function servesSort(index: Keys, equality: ReadonlySet<string>, sort: Sort): number {
   const keys = entries(index);
   let prefix = 0;
-  while (prefix < keys.length && equality.has(keys[prefix]![0]) && !(keys[prefix]![0] in sort)) prefix++;
+  while (prefix < keys.length && equality.has(keys[prefix][0]) && !(keys[prefix][0] in sort)) prefix++;
   const wanted = Object.entries(sort);
   if (keys.length - prefix < wanted.length) return -1;
   let same = true;
   let reversed = true;
   for (let i = 0; i < wanted.length; i++) {
-    const [field, direction] = keys[prefix + i]!;
-    if (field !== wanted[i]![0] || direction === 'text') return -1;
-    if (direction !== wanted[i]![1]) same = false;
+    const [field, direction] = keys[prefix + i];
+    if (field !== wanted[i][0] || direction === 'text') return -1;
+    if (direction !== wanted[i][1]) same = false;
     else reversed = false;
   }
   return same || reversed ? prefix : -1;

@@ -211,7 +211,7 @@ export class MongoDocumentStore implements DocumentStore {
       const estimate = await coll.estimatedDocumentCount();
       if (estimate >= EXACT_COUNT_BELOW) return estimate;
     }
-    return coll.countDocuments(filter as MongoFilter<StoredDocument>);
+    return coll.countDocuments(filter);
   }
 
   async drop(collection: string): Promise<void> {

@@ -117,8 +117,7 @@ export class ControlListener {
         reporting = reporting.then(() => this.reply(id, 'progress', done, total)).catch(this.onError);
       });
       await reporting;
-      const n =
-        typeof result === 'object' && result && 'count' in result ? Number((result as { count: unknown }).count) : 0;
+      const n = typeof result === 'object' && result && 'count' in result ? Number(result.count) : 0;
       await this.reply(id, 'done', n, n, ['r', JSON.stringify(result ?? null)]);
     } catch (err) {
       this.onError(err);
@@ -206,7 +205,7 @@ export async function askProjectors(
     let lastHeard = Date.now();
     while (finished() < receivers && Date.now() - lastHeard < opts.idleMs) {
       const block = Math.max(1, Math.min(READ_BLOCK_MS, opts.idleMs - (Date.now() - lastHeard)));
-      const res = (await reader.xread('BLOCK', block, 'STREAMS', key, last)) as [string, [string, string[]][]][] | null;
+      const res = await reader.xread('BLOCK', block, 'STREAMS', key, last);
       for (const [entryId, fields] of res?.[0]?.[1] ?? []) {
         last = entryId;
         lastHeard = Date.now();

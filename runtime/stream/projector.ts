@@ -323,7 +323,7 @@ export class Projector {
     for (const [id, fields] of behind) {
       const classId = fields[fields.indexOf('c') + 1];
       for (const c of Object.keys(this.registry.get(classId)?.options.stream?.collections ?? {})) {
-        const share = collections[c]!;
+        const share = collections[c];
         // entries are read oldest first: the first one seen is the oldest
         if (share.entries === 0) share.seconds = ageOf(id, now);
         share.entries += 1;
@@ -373,7 +373,7 @@ export class Projector {
         },
         retry,
       );
-      this.loops = buckets.map((b, i) => this.followGroup(b, this.readers[i]!));
+      this.loops = buckets.map((b, i) => this.followGroup(b, this.readers[i]));
     } else {
       const from = new Map<number, string>();
       await untilRedisAnswers(
@@ -389,7 +389,7 @@ export class Projector {
       );
       // upserts by version: a rebuild cut short by a time-out is run again whole
       await untilRedisAnswers('projection rebuild', () => this.rebuild(), retry);
-      this.loops = buckets.map((b, i) => this.follow(b, this.readers[i]!, from.get(b.bucket)!));
+      this.loops = buckets.map((b, i) => this.follow(b, this.readers[i], from.get(b.bucket)!));
       this.control = new ControlListener(
         redis,
         this.store.keys.base,
@@ -509,7 +509,7 @@ export class Projector {
           nextClaim = Date.now() + claimEveryMs;
           await this.claimIdle(b);
         }
-        const res = (await reader.xreadgroup(
+        const res = await reader.xreadgroup(
           'GROUP',
           GROUP,
           this.consumer,
@@ -520,7 +520,7 @@ export class Projector {
           'STREAMS',
           outbox,
           pendingFirst ? '0' : '>',
-        )) as [string, [string, string[] | null][]][] | null;
+        );
         const entries = res?.[0]?.[1] ?? [];
         if (pendingFirst && entries.length === 0) pendingFirst = false;
         if (!entries.length) continue;
@@ -547,8 +547,7 @@ export class Projector {
     let lastTrim = 0;
     while (this.running) {
       try {
-        const res = (await reader.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last)) as
-          [string, [string, string[]][]][] | null;
+        const res = await reader.xread('COUNT', 500, 'BLOCK', READ_BLOCK_MS, 'STREAMS', outbox, last);
         const entries = res?.[0]?.[1] ?? [];
         if (entries.length) {
           await this.handle(entries);
@@ -584,5 +583,5 @@ export class Projector {
 export function compareEntryIds(a: string, b: string): number {
   const [am, as] = a.split('-').map(Number);
   const [bm, bs] = b.split('-').map(Number);
-  return am! - bm! || as! - bs!;
+  return am - bm || as - bs;
 }

@@ -86,18 +86,16 @@ interface Row {
   shaped: boolean;
 }
 
-const rows: Row[] = registry
-  .list()
-  .flatMap((c) =>
-    [...c.methodsByName.values()].map((m) => ({
-      classId: c.id,
-      method: m.name,
-      kind: m.kind,
-      access: m.options.access,
-      skipRoleCheck: m.options.skipRoleCheck === true,
-      shaped: Boolean(m.options.errorShape),
-    })),
-  );
+const rows: Row[] = registry.list().flatMap((c) =>
+  [...c.methodsByName.values()].map((m) => ({
+    classId: c.id,
+    method: m.name,
+    kind: m.kind,
+    access: m.options.access,
+    skipRoleCheck: m.options.skipRoleCheck === true,
+    shaped: Boolean(m.options.errorShape),
+  })),
+);
 
 let t: TestRuntime;
 type Caller = 'program_management_user' | 'enduser' | 'member_otp' | 'integration_user' | 'level10';

@@ -240,7 +240,7 @@ describe('hr:reconcile: a 10,000-employee population against a seeded program', 
 
   afterAll(async () => {
     await t?.stop();
-    // eslint-disable-next-line no-console
+
     console.log(`hr:reconcile timings (ms): ${JSON.stringify(timings)}`);
   });
 

@@ -38,5 +38,5 @@ export async function changeContent(
   } else {
     state.contents[old.id] = { ...old, pendingApprovalId: change.approvalId };
   }
-  return { id: old.id, content: state.contents[old.id]!, approval: change.approval, newStatus: change.newStatus };
+  return { id: old.id, content: state.contents[old.id], approval: change.approval, newStatus: change.newStatus };
 }

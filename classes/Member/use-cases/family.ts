@@ -86,7 +86,7 @@ export async function linkFamilyMember(ctx: MemberCtx<LinkFamilyBody>) {
   const before = profileOf(ctx);
   const list = before.familyMembers ?? [];
   const i = list.findIndex((f) => f.id === ref.id);
-  const merged = i >= 0 ? { ...list[i], ...ref, createdAt: list[i]!.createdAt } : ref;
+  const merged = i >= 0 ? { ...list[i], ...ref, createdAt: list[i].createdAt } : ref;
   if (i >= 0 && JSON.stringify(list[i]) === JSON.stringify(merged)) return { changed: false };
   const after: MemberProfile = {
     ...before,
@@ -225,7 +225,7 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
   if (i < 0)
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${body.familyMemberId}'`);
   let company: CompanyRecord | null = null;
-  if (body.memberSubType && body.memberSubType !== p.familyMembers[i]!.memberSubType) {
+  if (body.memberSubType && body.memberSubType !== p.familyMembers[i].memberSubType) {
     company = await requireCompany(ctx, p.company.id);
     await checkMemberTypes(ctx, company, null, body.memberSubType);
     const limit = checkFamilyLimit(company, p.familyMembers, body.memberSubType, body.familyMemberId);
@@ -249,7 +249,7 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
     });
   }
   const ref: FamilyMember = {
-    ...p.familyMembers[i]!,
+    ...p.familyMembers[i],
     relation: dep.relation,
     memberSubType: dep.memberSubType,
     name: dep.name,

@@ -365,7 +365,7 @@ export async function* listedCandidates(
     if (!page.items.length) return;
     yield page.items.map((d) => String(d._id));
     if (page.items.length < CANDIDATE_PAGE) return;
-    after = String(page.items[page.items.length - 1]!._id);
+    after = String(page.items[page.items.length - 1]._id);
   }
 }
 

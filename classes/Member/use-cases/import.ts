@@ -126,8 +126,8 @@ const NAMESPACE = Buffer.from('6f1c2a3e4b5d4c6e8f7a9b0c1d2e3f40', 'hex');
 /** A name-based (version 5) UUID: the same name gives the same id in every run. */
 export function nameUuid(name: string): string {
   const h = createHash('sha1').update(NAMESPACE).update(name, 'utf8').digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
   const x = h.subarray(0, 16).toString('hex');
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
@@ -336,7 +336,7 @@ export async function planImport(
         memberSubType: subType,
       },
       now,
-    ).after as MemberProfile;
+    ).after;
   } else {
     if (before?.primaryMemberId)
       throw fieldError('NOT_A_PRIMARY_MEMBER', 'employeeId', `Member '${id}' is a dependant, not an employee`);

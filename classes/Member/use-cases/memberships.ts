@@ -201,5 +201,5 @@ export async function chooseTier(ctx: MemberCtx<ChooseTierInput>, settings: Life
     );
   }
   const { tierId, paymentType } = ctx.request.body;
-  return addMembership(ctx as MemberCtx<AddMembershipInput>, settings, { tierId, paymentType });
+  return addMembership(ctx, settings, { tierId, paymentType });
 }

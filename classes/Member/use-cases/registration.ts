@@ -256,7 +256,7 @@ async function createFromHr(
       'HR_RECORD_REJECTED',
       `Employee '${employee.employeeId}' cannot become a member: ${err.message}`,
       {
-        ...(errors.length ? { errors, field: errors[0]!.field } : {}),
+        ...(errors.length ? { errors, field: errors[0].field } : {}),
         cause: { code: err.code, message: err.message },
       },
     );
@@ -530,10 +530,10 @@ async function finishRegistration(
     reserveMs: ANSWER_RESERVE_MS,
     minMs: MIN_INLINE_MS,
     within: (ms, fn) => within(ctx.signal, ms, fn),
-  }).catch((err: unknown) => ({
+  }).catch((err: unknown): { outcome: IdCardOutcome; warnings: string[] } => ({
     // idCardStep answers its failures itself; this only keeps a slip from becoming an unhandled rejection
     // while the steps below run (or throw)
-    outcome: { lookup: 'failed', photo: 'none' } as IdCardOutcome,
+    outcome: { lookup: 'failed', photo: 'none' },
     warnings: [`The ID card step failed: ${(err as Error)?.message ?? String(err)}; the member uploads an ID photo`],
   }));
   const warnings: string[] = [];

@@ -285,13 +285,7 @@ async function completeHeld(
   }
   const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase };
   const budget = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000 - PASSWORD_RESERVE_MS - (Date.now() - started);
-  const registration: RegistrationResult = await registerFromHr(
-    ctx as unknown as Parameters<typeof registerFromHr>[0],
-    hr,
-    idCards,
-    budget,
-    mode,
-  );
+  const registration: RegistrationResult = await registerFromHr(ctx, hr, idCards, budget, mode);
   const member = await setPassword(registration.member.id);
   ctx.response.status = registration.resumed ? 200 : 201;
   const { member: _created, ...rest } = registration;

@@ -179,8 +179,7 @@ const ISSUED_MS_CLAIM = 'iatMs';
 function refuseStepTokenBeforePasswordChange(ctx: MemberCtx<unknown>, passwordChangedAt: string | undefined): void {
   if (!passwordChangedAt) return;
   const claims = ctx.identity.claims ?? {};
-  const issuedMs =
-    typeof claims[ISSUED_MS_CLAIM] === 'number' ? (claims[ISSUED_MS_CLAIM] as number) : Number(claims.iat) * 1000;
+  const issuedMs = typeof claims[ISSUED_MS_CLAIM] === 'number' ? claims[ISSUED_MS_CLAIM] : Number(claims.iat) * 1000;
   if (issuedMs >= Date.parse(passwordChangedAt)) return;
   const { status, code } = RuntimeCodes.UNAUTHENTICATED;
   throw new ActorError(status, code, "This token was issued before the member's password changed: sign in again");

@@ -84,7 +84,7 @@ export async function applyChange(
   after: NotificationTemplate,
   additionalData: Record<string, unknown>,
 ): Promise<void> {
-  const s = ctx.state.private as Partial<NotificationManagerState>;
+  const s = ctx.state.private;
   s.template = after;
   await logChange(ctx, {
     entityType: ENTITY_TYPE,

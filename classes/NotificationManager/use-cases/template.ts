@@ -59,7 +59,7 @@ export async function updateTemplate(ctx: NMCtx<UpdateTemplateInput>) {
 export async function updateChannel(ctx: NMCtx<UpdateChannelInput>) {
   const { template } = await ensureTemplate(ctx);
   const { channel, content } = ctx.request.body;
-  const r = applyChannelUpdate(template, channel, content as Record<string, unknown>, now());
+  const r = applyChannelUpdate(template, channel, content, now());
   if (r.ok === false)
     throw notificationError(
       'NOTIFICATION_INVALID_CHANNEL_CONTENT',

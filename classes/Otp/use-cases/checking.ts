@@ -41,7 +41,7 @@ export function checkOtp(ctx: OtpCtx<CheckOtpInput>, settings: OtpSettings): Che
   if (decision.isSuccessful) decision.record.usedAt = timestamp;
   state.records = pruneRecords(state.records, now, config);
 
-  if (decision.isSuccessful) return { isSuccessful: true, otp: recordViews([decision.record], undefined, now)[0]! };
+  if (decision.isSuccessful) return { isSuccessful: true, otp: recordViews([decision.record], undefined, now)[0] };
   switch (decision.validationResult) {
     case 'retry_limit_exceed': {
       const err = otpError(

@@ -13,7 +13,7 @@ export interface OtpRecordsAnswer {
 export function getOtpRecords(ctx: OtpReadCtx<GetOtpRecordsInput>, settings: OtpSettings): OtpRecordsAnswer {
   const entity = entityOf(ctx);
   const filter = otpTypeFilter(ctx.request.body, ctx.request.query);
-  if (filter.problems.length) throw bad(filter.problems[0]!.field, filter.problems[0]!.reason);
+  if (filter.problems.length) throw bad(filter.problems[0].field, filter.problems[0].reason);
   const records = (ctx.state.private.records ?? []) as readonly OtpRecord[];
   return { ...entity, records: recordViews(records, filter.otpType, Date.now()), config: { ...settings.config } };
 }

@@ -238,7 +238,7 @@ export async function requestVenueChange(
 export function venueAnswer(ctx: PartnerCtx<unknown>, venueId: string, change: GatedChange<Venue>) {
   const s = st(ctx);
   return {
-    venue: venueView(s.locations[venueId]!),
+    venue: venueView(s.locations[venueId]),
     pendingApproval: venuePending(s, venueId),
     approval: change.approval,
     ...(change.applied ? {} : { requestedVenue: venueView(change.workflow.simulatedApprovedState) }),

@@ -88,7 +88,7 @@ export async function applyUser(
   s.user = after;
   const heldBefore = before !== null && holdsEmail(before.status);
   if (holdsEmail(after.status)) {
-    if (!heldBefore || before!.email !== after.email) ctx.lookup.set(EMAIL_LOOKUP, after.email);
+    if (!heldBefore || before.email !== after.email) ctx.lookup.set(EMAIL_LOOKUP, after.email);
   } else if (heldBefore) {
     ctx.lookup.remove(EMAIL_LOOKUP);
   }

@@ -83,7 +83,7 @@ export async function activeRoles(
   try {
     roles = (
       await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })
-    ).roles as HeldRole[];
+    ).roles;
   } catch (err) {
     if (!isUnknownInstance(err)) throw err;
   }
@@ -102,7 +102,7 @@ export async function heldRoles(ctx: Pick<BaseCtx, 'call'>, names: readonly stri
   try {
     return (
       await client<typeof RoleManager>(ctx, 'RoleManager').getRolesForAuthentication('default', { names: [...names] })
-    ).roles as HeldRole[];
+    ).roles;
   } catch (err) {
     if (isUnknownInstance(err)) return [];
     throw err;

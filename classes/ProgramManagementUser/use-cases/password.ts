@@ -131,8 +131,7 @@ async function userWithCode(
     });
   } catch (err) {
     if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) {
-      const retryAfterSeconds = ((err as ActorError).details as { retryAfterSeconds?: number } | undefined)
-        ?.retryAfterSeconds;
+      const retryAfterSeconds = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
       throw tooManyAttempts(retryAfterSeconds);
     }
     throw err;

@@ -48,7 +48,7 @@ function indexOf(s: Partial<UserNotificationState>, notificationId: string): num
 function setStatus(ctx: UNCtx<{ notificationId: string }>, status: ItemStatus): null {
   const s = ctx.state.private;
   const i = indexOf(s, ctx.request.body.notificationId);
-  s.items![i] = withStatus(s.items![i]!, status, now());
+  s.items![i] = withStatus(s.items![i], status, now());
   ctx.response.status = 204;
   return null;
 }

@@ -13,10 +13,10 @@ export function listUserNotifications(ctx: UNReadCtx<unknown>) {
       errors: parsed.problems,
     });
   }
-  return pageOf((ctx.state.private.items ?? []) as readonly NotificationItem[], parsed.query);
+  return pageOf(ctx.state.private.items ?? [], parsed.query);
 }
 
 /** getUnreadCount → {unreadCount}. */
 export function getUnreadCount(ctx: UNReadCtx<unknown>) {
-  return { unreadCount: unreadCount((ctx.state.private.items ?? []) as readonly NotificationItem[]) };
+  return { unreadCount: unreadCount(ctx.state.private.items ?? []) };
 }

@@ -136,9 +136,7 @@ function errorOf(err: unknown): { status?: number; message: string; field?: stri
   };
   const d = Array.isArray(e?.details) ? e.details[0] : e?.details;
   const field =
-    d && typeof d === 'object' && typeof (d as { field?: unknown }).field === 'string'
-      ? String((d as { field: string }).field)
-      : undefined;
+    d && typeof d === 'object' && typeof d.field === 'string' ? String((d as { field: string }).field) : undefined;
   return { status: e?.status, message: e?.message ?? String(err), field };
 }
 
@@ -304,7 +302,7 @@ export async function runImport(
           const key = def.key(parsed);
           const first = keys.get(key);
           if (first !== undefined)
-            problems.push({ column: def.columns[0]!.name, value: key, reason: `duplicate of row ${first}` });
+            problems.push({ column: def.columns[0].name, value: key, reason: `duplicate of row ${first}` });
           else keys.set(key, item.row);
         }
         if (problems.length) {

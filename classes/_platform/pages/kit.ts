@@ -121,9 +121,9 @@ export function page(o: LayoutOptions & { status?: number }): PageAnswer {
 
 /** one sentence, or a lead and a list: announced at once (role=alert) */
 export function errorBlock(messages: readonly string[]): Html {
-  if (messages.length === 1) return raw(`<div class="error" role="alert"><p>${escapeHtml(messages[0]!)}</p></div>`);
+  if (messages.length === 1) return raw(`<div class="error" role="alert"><p>${escapeHtml(messages[0])}</p></div>`);
   return raw(
-    `<div class="error" role="alert"><p>${escapeHtml(messages[0]!)}</p><ul>${messages
+    `<div class="error" role="alert"><p>${escapeHtml(messages[0])}</p><ul>${messages
       .slice(1)
       .map((m) => `<li>${escapeHtml(m)}</li>`)
       .join('')}</ul></div>`,

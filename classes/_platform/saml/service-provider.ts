@@ -202,7 +202,7 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       domains: Object.freeze([...c.domains]),
       config: c,
       idp,
-    }) as Entry;
+    });
   });
   const byId = new Map(entries.map((e) => [e.id, e]));
   const byDomain = new Map(entries.flatMap((e) => e.domains.map((d) => [d, e] as const)));
@@ -266,7 +266,7 @@ export function samlServiceProvider(config: SamlConfig): SamlServiceProvider {
       let extract: Record<string, unknown>;
       try {
         const result = await sp.parseLoginResponse(e.idp, 'post', { body: { SAMLResponse: samlResponseBase64 } });
-        extract = result.extract as Record<string, unknown>;
+        extract = result.extract;
       } catch (err) {
         throw refusal(err, xml);
       }

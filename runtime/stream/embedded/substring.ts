@@ -67,7 +67,7 @@ export function regexLiteral(re: RegExp): Literal | null {
   const source = re.source;
   let text = '';
   for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
+    const c = source[i];
     if (c === '\\') {
       const next = source[i + 1];
       if (next === undefined || !IDENTITY_ESCAPES.has(next)) return null;
@@ -122,7 +122,7 @@ export function foldCase(text: string): string {
   const parts: string[] = [];
   const codes: number[] = [];
   for (let i = 0; i < text.length; i++) {
-    codes.push(table[text.charCodeAt(i)]!);
+    codes.push(table[text.charCodeAt(i)]);
     if (codes.length === 4096) {
       parts.push(String.fromCharCode(...codes));
       codes.length = 0;
@@ -157,7 +157,7 @@ const IRREGULAR: unique symbol = Symbol('irregular');
 
 /** The column's own kind of value for a document: a string, nothing a regex matches (null), or irregular. */
 function cellOf(doc: Doc, steps: string[]): string | null | typeof IRREGULAR {
-  const value = steps.length === 1 ? doc[steps[0]!] : resolvePath(doc, steps);
+  const value = steps.length === 1 ? doc[steps[0]] : resolvePath(doc, steps);
   if (typeof value === 'string') return value;
   if (value === COMPLEX || (typeof value === 'object' && value !== null)) return IRREGULAR;
   return null;
@@ -270,13 +270,13 @@ export class SubstringColumn {
         let hi = starts.length - 1;
         while (lo < hi) {
           const mid = (lo + hi + 1) >>> 1;
-          if (starts[mid]! <= start) lo = mid;
+          if (starts[mid] <= start) lo = mid;
           else hi = mid - 1;
         }
-        found.push(listed[lo]!);
+        found.push(listed[lo]);
         // next search from the following value: one hit per document
         if (lo + 1 >= starts.length) break;
-        at = text.indexOf(tail, starts[lo + 1]! + anchor);
+        at = text.indexOf(tail, starts[lo + 1] + anchor);
       }
     }
     if (emptied)
@@ -293,7 +293,7 @@ export class SubstringColumn {
     let fewest = Infinity;
     for (let i = 0; i < needle.length; i++) {
       const code = foldAscii(needle.charCodeAt(i));
-      const count = code < 128 ? this.counts[code]! : 0;
+      const count = code < 128 ? this.counts[code] : 0;
       if (count < fewest) {
         fewest = count;
         best = i;
@@ -329,9 +329,9 @@ export class SubstringColumn {
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       // the folded unit: ASCII letters count as upper case
-      if (code < 128) counts[code >= 97 && code <= 122 ? code - 32 : code]!++;
+      if (code < 128) counts[code >= 97 && code <= 122 ? code - 32 : code]++;
     }
-    for (let c = 0; c < 128; c++) this.counts[c] += counts[c]! - chunk.counts[c]!;
+    for (let c = 0; c < 128; c++) this.counts[c] += counts[c] - chunk.counts[c];
     chunk.counts = counts;
     chunk.folded = null;
     chunk.stale = false;

@@ -33,8 +33,8 @@ function contract(row: Row): { contractId: string; contractStartDate: string; co
     const date = isoDate(d);
     return 'iso' in date ? date.iso : undefined;
   };
-  const contractStartDate = iso(start!);
-  const contractEndDate = iso(end!);
+  const contractStartDate = iso(start);
+  const contractEndDate = iso(end);
   return contractStartDate && contractEndDate ? { contractId, contractStartDate, contractEndDate } : undefined;
 }
 
