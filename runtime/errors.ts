@@ -141,14 +141,50 @@ export interface ErrorTable {
 }
 
 /**
+ * Every table errorFactory was given, by class. A class that must recognise or
+ * raise another class's error names it here instead of importing that class's
+ * table: classes see each other only through the runtime and their types.
+ */
+const TABLES = new Map<string, ErrorTable>();
+
+/**
  * A class's error constructor from its table of named codes:
  *   const TierErrors = { TIER_NOT_FOUND: { code: 7004, status: 404 } };
  *   export const tierError = errorFactory('Tier', TierErrors);
  *   throw tierError('TIER_NOT_FOUND', 'No tier x', { id });
  */
 export function errorFactory<T extends ErrorTable>(classId: string, table: T) {
+  TABLES.set(classId, { ...TABLES.get(classId), ...table });
   return (name: keyof T, message: string, details?: unknown): ActorError => {
     const { code, status, retryable } = table[name];
     return new ActorError(status, code, message, { details, classId, retryable });
   };
+}
+
+/**
+ * The code `classId` gives its error `name` (the name typed by the other class's
+ * exported error-name type: `classErrorCode<OtpErrorName>('Otp', 'OTP_LIMIT_EXCEEDED')`).
+ * Undefined while that class is not loaded in this process; a name its table
+ * lacks is a programming error and throws.
+ */
+export function classErrorCode<N extends string>(classId: string, name: N): number | string | undefined {
+  const table = TABLES.get(classId);
+  if (!table) return undefined;
+  if (!Object.hasOwn(table, name)) throw new Error(`class ${classId} has no error named ${name}`);
+  return table[name].code;
+}
+
+/** Is `err` the error `name` of class `classId` (thrown there, or answered by a call to it)? */
+export function isClassError<N extends string>(err: unknown, classId: string, name: N): err is ActorError {
+  if (!(err instanceof ActorError) || err.classId !== classId) return false;
+  const code = classErrorCode(classId, name);
+  return code !== undefined && err.code === code;
+}
+
+/** The error `name` of class `classId`, raised by another class that answers on its behalf. */
+export function classError<N extends string>(classId: string, name: N, message: string, details?: unknown): ActorError {
+  const table = TABLES.get(classId);
+  if (!table || !Object.hasOwn(table, name)) throw new Error(`class ${classId} has no loaded error named ${name}`);
+  const { code, status, retryable } = table[name];
+  return new ActorError(status, code, message, { details, classId, retryable });
 }

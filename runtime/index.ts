@@ -2,53 +2,32 @@
 export { ActorClass, Init, Read, Write, QueuedWrite, Static, Internal } from './actor/decorators';
 export { client } from './actor/client';
 export type { AnswerOf, ClassClient, ClientMethod, InputOf } from './actor/client';
+export type { CallResult, EffectRequest, RequestInfo, ScheduleRequest } from './types/calls';
+export type { ClassOptions, RouteAlias, RoleProviderOptions, TenancyOptions } from './types/classes';
+export type { BaseCtx, Ctx, ReadCtx, ReadLookupApi, LookupApi, StaticCtx, TenancyApi } from './types/context';
+export type { DocumentGauge, ProjectedDocument } from './types/documents';
 export type {
   AccessRule,
-  CatalogueMethod,
-  CallResult,
-  EffectRequest,
-  ClassOptions,
-  DocumentGauge,
-  BaseCtx,
-  Ctx,
-  DeepReadonly,
-  FieldError,
   Identity,
   IdentitySourceAnswer,
   IdentitySourceOptions,
   IdentityType,
-  IssuedToken,
-  InstanceState,
-  MethodKind,
-  MethodOptions,
-  ProjectedDocument,
-  RateLimit,
-  RateLimitResult,
-  RateLimits,
-  ReadCtx,
-  ReadLookupApi,
-  LookupApi,
-  MailMessage,
-  MessageSender,
-  RequestInfo,
-  RoleDefinition,
-  RouteAlias,
-  RoleProviderOptions,
-  RolePublisher,
-  RoleSnapshot,
-  ScheduleRequest,
-  SmsMessage,
-  StateOf,
-  StaticCtx,
-  TenancyApi,
-  TenancyOptions,
   TokenIdentityType,
-  TokenIssueRequest,
-  TokenIssuer,
-} from './actor/types';
+} from './types/identity';
+export type { MethodKind } from './types/kinds';
+export type { RateLimit, RateLimitResult, RateLimits } from './types/limits';
+export type { MailMessage, MessageSender, SmsMessage } from './types/mail';
+export type { FieldError, MethodOptions } from './types/methods';
+export type { CatalogueMethod } from './types/ports';
+export type { RoleDefinition, RolePublisher, RoleSnapshot } from './types/roles';
+export type { DeepReadonly, InstanceState, StateOf } from './types/state';
+export type { IssuedToken, TokenIssueRequest, TokenIssuer } from './types/tokens';
 export {
   ActorError,
+  classError,
+  classErrorCode,
   errorFactory,
+  isClassError,
   isNotDeployed,
   isUnknownInstance,
   RuntimeCodes,
