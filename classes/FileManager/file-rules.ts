@@ -6,7 +6,7 @@
 import type { Identity } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import type { FileManagerErrorName } from './errors';
-import type { FileType, TypeSpec } from './file-types';
+import type { FileType, TypeSpec } from '../_platform/file-types';
 
 /** Spec 2.8 FileMetadata. Dates are ISO 8601 strings. */
 export interface FileAction {

@@ -14,7 +14,7 @@
  *    them); later ones are not refused, they are paid.
  */
 import type { DeepReadonly } from '../../runtime';
-import { typeForMimeType } from '../FileManager/file-types';
+import { typeForMimeType } from '../_platform/file-types';
 import type { CompanyRecord } from './clients';
 import type { MemberErrorName } from './errors';
 import type { FamilyMember, MemberProfile } from './types';

@@ -16,7 +16,7 @@ import {
   unknownKeys,
   type FieldProblem,
 } from '../_platform/paging';
-import { typeForMimeType } from '../FileManager/file-types';
+import { typeForMimeType } from '../_platform/file-types';
 import {
   PARTNER_STATUSES,
   SOCIAL_MEDIA_PLATFORMS,

@@ -4,7 +4,7 @@
  * stored). A 10 MB document is about 13.4 MB of Base64 and fits the default
  * 16 MB body limit.
  */
-import { MB } from '../../classes/FileManager/file-types';
+import { MB } from '../../classes/_platform/file-types';
 import { sample } from './samples';
 import { fetchBytes, startFileRuntime, type FileTestRuntime } from './support';
 

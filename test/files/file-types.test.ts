@@ -11,7 +11,7 @@ import {
   sniff,
   typeForExtension,
   typeForMimeType,
-} from '../../classes/FileManager/file-types';
+} from '../../classes/_platform/file-types';
 import { sample, typeByExt } from './samples';
 
 describe('spec 8 types and limits', () => {

@@ -1,5 +1,5 @@
 /** Content samples of an exact size that pass (or fail) the FileManager content checks. */
-import { FILE_TYPES, type ContentKind, type TypeSpec } from '../../classes/FileManager/file-types';
+import { FILE_TYPES, type ContentKind, type TypeSpec } from '../../classes/_platform/file-types';
 
 const SIGNATURES: Record<Exclude<ContentKind, 'json' | 'text'>, Buffer> = {
   jpeg: Buffer.from([0xff, 0xd8, 0xff, 0xe0]),

@@ -4,7 +4,7 @@
  * archived document asked of downloadDocument, downloadArchivedDocument's own
  * permission; with the right and wrong identities.
  */
-import { MB } from '../../classes/FileManager/file-types';
+import { MB } from '../../classes/_platform/file-types';
 import { sample } from '../files/samples';
 import type { TestRuntime } from '../support/harness';
 import {

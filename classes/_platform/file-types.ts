@@ -8,7 +8,7 @@
  *    JSON that parses, text that is UTF-8 without NUL bytes)
  */
 
-import { isBase64Char } from '../_platform/base64';
+import { isBase64Char } from './base64';
 
 export type FileType = 'image' | 'json' | 'document';
 
