@@ -54,6 +54,27 @@ describe('embedded redis', () => {
     await new Promise<void>((resolve) => srv.close(() => resolve()));
   });
 
+  test('pingRedis answers false, within its timeout, where no Redis listens', async () => {
+    const nothing = await findFreePort();
+    const silent = net.createServer(() => {}); // accepts and never answers
+    const rude = net.createServer((sock) => sock.destroy());
+    const listen = (srv: net.Server) =>
+      new Promise<number>((resolve) =>
+        srv.listen(0, '127.0.0.1', () => resolve((srv.address() as net.AddressInfo).port)),
+      );
+    const [silentPort, rudePort] = [await listen(silent), await listen(rude)];
+    try {
+      const t0 = Date.now();
+      expect(await pingRedis(nothing)).toBe(false);
+      expect(await pingRedis(rudePort)).toBe(false);
+      expect(await pingRedis(silentPort, 300)).toBe(false);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+    } finally {
+      silent.close();
+      rude.close();
+    }
+  });
+
   test('persists data across restarts with AOF and stop() leaves no process', async () => {
     const dataDir = path.join(tmp, 'data'); // does not exist yet: must be created
     const first = await startEmbeddedRedis({ dataDir, appendOnly: true });

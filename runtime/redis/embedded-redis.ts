@@ -14,15 +14,16 @@
  * 'exit' handler also sends it SIGTERM when this process exits without
  * calling stop().
  *
- * test/support/redis-server.js is the plain-JS twin used by jest's
- * globalSetup; keep the two in step.
+ * jest's globalSetup (test/support/redis-server.js) starts its throw-away
+ * server through this module too, loaded with tsx.
  */
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { redisAppendfsync, type Appendfsync } from '../config';
+import Redis, { ReplyError } from 'ioredis';
+import type { Appendfsync } from '../config';
 
 export interface EmbeddedRedis {
   url: string;
@@ -58,7 +59,7 @@ const LOCALHOST = '127.0.0.1';
 const TAIL_BYTES = 8 * 1024;
 
 // ---------------------------------------------------------------------------
-// ports and a minimal RESP client (enough for PING and CONFIG GET)
+// ports and probes
 // ---------------------------------------------------------------------------
 
 export async function findFreePort(): Promise<number> {
@@ -74,81 +75,40 @@ export async function findFreePort(): Promise<number> {
   });
 }
 
-type Reply = string | number | null | Error | Reply[];
-
-/** Parses one RESP2 reply at `pos`; undefined when `buf` holds only part of it. */
-function parseReply(buf: Buffer, pos: number): [Reply, number] | undefined {
-  if (pos >= buf.length) return undefined;
-  const eol = buf.indexOf('\r\n', pos, 'latin1');
-  if (eol < 0) return undefined;
-  const type = String.fromCharCode(buf[pos]);
-  const line = buf.toString('utf8', pos + 1, eol);
-  const next = eol + 2;
-  switch (type) {
-    case '+':
-      return [line, next];
-    case '-':
-      return [new Error(line), next];
-    case ':':
-      return [Number(line), next];
-    case '$': {
-      const len = Number(line);
-      if (len < 0) return [null, next];
-      if (buf.length < next + len + 2) return undefined;
-      return [buf.toString('utf8', next, next + len), next + len + 2];
-    }
-    case '*': {
-      const n = Number(line);
-      if (n < 0) return [null, next];
-      const items: Reply[] = [];
-      let p = next;
-      for (let i = 0; i < n; i++) {
-        const r = parseReply(buf, p);
-        if (!r) return undefined;
-        items.push(r[0]);
-        p = r[1];
-      }
-      return [items, p];
-    }
-    default:
-      return [new Error(`unexpected reply: ${buf.toString('utf8', pos, eol)}`), next];
-  }
-}
-
-/** Sends one command to 127.0.0.1:port; rejects on connection errors or timeout. */
-function redisCommand(port: number, args: string[], timeoutMs: number): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    let done = false;
-    const sock = net.createConnection({ host: LOCALHOST, port });
-    const finish = (err: Error | null, reply?: Reply) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      sock.destroy();
-      if (err) reject(err);
-      else resolve(reply as Reply);
-    };
-    const timer = setTimeout(() => finish(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
-    sock.once('error', (err) => finish(err));
-    sock.once('close', () => finish(new Error('connection closed before a reply')));
-    sock.on('data', (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      const r = parseReply(buf, 0);
-      if (r) finish(null, r[0]);
-    });
-    sock.once('connect', () => {
-      let cmd = `*${args.length}\r\n`;
-      for (const a of args) cmd += `$${Buffer.byteLength(a)}\r\n${a}\r\n`;
-      sock.write(cmd);
-    });
+/**
+ * Runs `fn` on a short-lived ioredis connection to 127.0.0.1:port that neither
+ * retries nor queues: a probe must fail fast, and a server still loading its
+ * AOF answers LOADING errors, which reject like any other.
+ */
+async function withProbe<T>(port: number, timeoutMs: number, fn: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis({
+    host: LOCALHOST,
+    port,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    enableReadyCheck: false,
+    // disconnect() ends the socket and waits this long for it to close before destroying it (default 2 s,
+    // for which a probe would hold the process open)
+    disconnectTimeout: timeoutMs,
   });
+  client.on('error', () => {}); // every failure also rejects the pending connect or command
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    // a refused connection has ended already: disconnect() would arm its timer for a close that never comes
+    if (client.status !== 'end') client.disconnect();
+  }
 }
 
 /** True when a Redis on 127.0.0.1:port answers PING with PONG (false while it is still loading). */
 export async function pingRedis(port: number, timeoutMs = 500): Promise<boolean> {
   try {
-    return (await redisCommand(port, ['PING'], timeoutMs)) === 'PONG';
+    return (await withProbe(port, timeoutMs, (c) => c.ping())) === 'PONG';
   } catch {
     return false;
   }
@@ -157,8 +117,8 @@ export async function pingRedis(port: number, timeoutMs = 500): Promise<boolean>
 /** process_id from INFO server, or undefined when it cannot be read. */
 async function serverPid(port: number): Promise<number | undefined> {
   try {
-    const info = await redisCommand(port, ['INFO', 'server'], 1_000);
-    const m = typeof info === 'string' ? /^process_id:(\d+)/m.exec(info) : null;
+    const info = await withProbe(port, 1_000, (c) => c.info('server'));
+    const m = /^process_id:(\d+)/m.exec(info);
     return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;
@@ -459,6 +419,9 @@ export async function resolveRedis(
   opts: { dataDir: string; log?: (msg: string) => void },
 ): Promise<{ url: string; embedded?: EmbeddedRedis }> {
   if (env.REDIS_URL) return { url: env.REDIS_URL };
+  // required here rather than at the top: jest's globalSetup loads this module (test/support/redis-server.js)
+  // for startEmbeddedRedis alone, and the configuration module would bring half the runtime with it
+  const { redisAppendfsync } = await import('../config');
   const appendfsync = redisAppendfsync(env); // a bad value stops the start before anything runs
   const log = opts.log ?? (() => {});
   const dir = path.resolve(opts.dataDir, 'redis');
@@ -487,7 +450,7 @@ export async function resolveRedis(
       `started embedded Redis (pid ${embedded.pid}) on port ${embedded.port}, data in ${dir}, appendfsync ${appendfsync}`,
     );
 
-    const stopServer = embedded.stop;
+    const stopServer = embedded.stop.bind(embedded);
     let stopping: Promise<void> | undefined;
     embedded.stop = () => {
       stopping ??= (async () => {
@@ -521,15 +484,21 @@ function writeFileAtomic(file: string, content: string): void {
 
 /** The Redis on `port` answers PING and (if CONFIG is allowed) works in `dir`. */
 async function ownsDir(port: number, dir: string): Promise<boolean> {
-  if (!(await pingRedis(port, 1_000))) return false;
-  let reply: Reply;
   try {
-    reply = await redisCommand(port, ['CONFIG', 'GET', 'dir'], 1_000);
+    return await withProbe(port, 1_000, async (c) => {
+      if ((await c.ping()) !== 'PONG') return false;
+      let reply: unknown;
+      try {
+        reply = await c.config('GET', 'dir');
+      } catch (err) {
+        if (err instanceof ReplyError) return true; // CONFIG disabled (renamed away): trust the port file
+        throw err;
+      }
+      return Array.isArray(reply) && typeof reply[1] === 'string' ? samePath(reply[1], dir) : true;
+    });
   } catch {
     return false;
   }
-  if (!Array.isArray(reply) || typeof reply[1] !== 'string') return true; // CONFIG disabled: trust the port file
-  return samePath(reply[1], dir);
 }
 
 function samePath(a: string, b: string): boolean {
