@@ -15,7 +15,7 @@ import {
   unknownKeys,
   type FieldProblem,
 } from '../_platform/paging';
-import { isoInstant, requiredText, same, textList } from '../BenefitCategory/rules';
+import { isoInstant, requiredText, same, textList } from '../_platform/catalogue';
 import {
   OFFER_STATUSES,
   type CreateOfferInput,

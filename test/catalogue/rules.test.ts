@@ -1,4 +1,4 @@
-/** The benefit catalogue's pure rules (classes/BenefitCategory/rules.ts, classes/Offer/rules.ts). */
+/** The benefit catalogue's pure rules (classes/_platform/catalogue.ts, classes/BenefitCategory/rules.ts, classes/Offer/rules.ts). */
 import {
   activeCategory,
   applyCategoryUpdate,
@@ -6,11 +6,9 @@ import {
   buildCategoryListFilter,
   categoryDocument,
   categoryStatusMove,
-  idProblems,
-  isoInstant,
   parseCategoryListQuery,
-  textList,
 } from '../../classes/BenefitCategory/rules';
+import { idProblems, isoInstant, textList } from '../../classes/_platform/catalogue';
 import type { BenefitCategoryRecord } from '../../classes/BenefitCategory/types';
 import {
   applyOfferUpdate,

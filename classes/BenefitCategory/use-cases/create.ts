@@ -3,7 +3,8 @@
  * keywords, `active` unless the body says `inactive`. Spec 6 names no event
  * for the catalogue: the creation applies at once (and is audit-logged).
  */
-import { buildCategory, idProblems } from '../rules';
+import { idProblems } from '../../_platform/catalogue';
+import { buildCategory } from '../rules';
 import type { CreateCategoryInput } from '../types';
 import { logCategory, now, refuseProblems, type CategoryCtx } from './common';
 

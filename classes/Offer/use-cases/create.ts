@@ -3,7 +3,7 @@
  * the body gives a status. Spec 6 names no event for the catalogue: the
  * creation applies at once (and is audit-logged).
  */
-import { idProblems } from '../../BenefitCategory/rules';
+import { idProblems } from '../../_platform/catalogue';
 import { buildOffer } from '../rules';
 import type { CreateOfferInput } from '../types';
 import { logOffer, now, refuseProblems, type OfferCtx } from './common';
