@@ -21,7 +21,7 @@ import {
   fromConfigError,
   StartupError,
 } from './startup-errors';
-import type { IdentityType } from './actor/types';
+import type { IdentityType } from './types/identity';
 import type { WithRuntime } from './index';
 
 /** The environment read as the CLI's runtime uses it (api role): a wrong value is a StartupError naming it. */

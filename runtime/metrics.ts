@@ -17,7 +17,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { RedisConnection } from './redis/connection';
 import type { Queue } from 'bullmq';
 import type { RegisteredMethod } from './actor/registry';
-import type { DocumentGauge } from './actor/types';
+import type { DocumentGauge } from './types/documents';
 import type { DocumentStore } from './stream/document-store';
 
 export interface MetricsSources {

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from './validation';
-import type { MethodDef } from './types';
+import type { MethodDef } from '../types/classes';
 
 type Json = Record<string, unknown>;
 

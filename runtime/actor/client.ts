@@ -16,7 +16,8 @@
  * that answers through `ctx.response.body` instead of returning is typed by
  * what it returns.
  */
-import type { BaseCtx, RequestInfo } from './types';
+import type { RequestInfo } from '../types/calls';
+import type { BaseCtx } from '../types/context';
 
 type AnyCtor = abstract new (...args: any[]) => any;
 

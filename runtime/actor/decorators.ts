@@ -20,19 +20,11 @@
  * reads instance state. An unparameterised `Ctx` is still admitted everywhere
  * while classes move to typed contexts.
  */
-import type {
-  BaseCtx,
-  ClassDef,
-  ClassOptions,
-  Ctx,
-  InitOptions,
-  InstanceState,
-  MethodDef,
-  MethodKind,
-  MethodOptions,
-  ReadCtx,
-  StaticCtx,
-} from './types';
+import type { ClassDef, ClassOptions, MethodDef } from '../types/classes';
+import type { BaseCtx, Ctx, ReadCtx, StaticCtx } from '../types/context';
+import type { MethodKind } from '../types/kinds';
+import type { InitOptions, MethodOptions } from '../types/methods';
+import type { InstanceState } from '../types/state';
 
 // Standard decorator metadata needs Symbol.metadata, which Node 20 lacks.
 (Symbol as { metadata?: symbol }).metadata ??= Symbol.for('Symbol.metadata');

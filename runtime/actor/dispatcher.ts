@@ -24,27 +24,23 @@ import {
 } from './state-store';
 import type {
   CallResult,
-  Ctx,
   EmittedEvent,
-  Identity,
-  InitOptions,
-  Ports,
-  InstanceState,
-  LookupApi,
-  MethodKind,
   RequestInfo,
   ResponseInit,
-  RoleDefinition,
   ScheduleRequest,
-  DocumentReader,
   EffectRequest,
-  MailMessage,
-  MessageSender,
-  SmsMessage,
-  TenancyApi,
-  RateLimits,
-  TokenIssuer,
-} from './types';
+} from '../types/calls';
+import type { Ctx, LookupApi, TenancyApi } from '../types/context';
+import type { DocumentReader } from '../types/documents';
+import type { Identity } from '../types/identity';
+import type { MethodKind } from '../types/kinds';
+import type { RateLimits } from '../types/limits';
+import type { MailMessage, MessageSender, SmsMessage } from '../types/mail';
+import type { InitOptions } from '../types/methods';
+import type { Ports } from '../types/ports';
+import type { RoleDefinition } from '../types/roles';
+import type { InstanceState } from '../types/state';
+import type { TokenIssuer } from '../types/tokens';
 import { toFieldErrors } from './validation';
 import { EffectApplier, type Effect } from './effects';
 import { assertOwnedBy, assertTenantMayCall, tenancyApi, tenantDocuments } from '../auth/tenancy';

@@ -27,7 +27,8 @@
 import type { Logger } from 'pino';
 import { ActorError, RuntimeCodes, UNKNOWN_INSTANCE_CODE } from '../errors';
 import { DELIVERY_MARKER_TTL_S, type StateStore, type StreamEntry } from './state-store';
-import type { CallResult, Identity } from './types';
+import type { CallResult } from '../types/calls';
+import type { Identity } from '../types/identity';
 
 export interface Effect {
   /** chosen up front; the target's commit records it */

@@ -21,7 +21,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../redis/connection';
 import { luaSource } from './lua-source';
-import type { RateLimit, RateLimitResult, RateLimits } from './types';
+import type { RateLimit, RateLimitResult, RateLimits } from '../types/limits';
 
 /** the largest `max`: each counted hit is a sorted-set member until its window passes */
 export const RATE_LIMIT_MAX_HITS = 10_000;

@@ -16,7 +16,7 @@
  * Bounded by the summed length of the cached state JSON, least recently used
  * first out. A budget of 0 disables it (and the optimistic path).
  */
-import type { InstanceState } from './types';
+import type { InstanceState } from '../types/state';
 
 export interface CachedInstance {
   version: number;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { luaSource } from './lua-source';
 import { commandTimeoutOf, scanTargets, type RedisConnection } from '../redis/connection';
-import type { InstanceState } from './types';
+import type { InstanceState } from '../types/state';
 import { ActorError, RuntimeCodes } from '../errors';
 
 /**

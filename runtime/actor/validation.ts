@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldError } from './types';
+import type { FieldError } from '../types/methods';
 
 /** One ajv instance for every method schema; all errors reported, no coercion. */
 export function createAjv(): Ajv {

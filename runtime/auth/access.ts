@@ -1,10 +1,11 @@
 import type { RedisConnection } from '../redis/connection';
 import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
-import type { AccessRule, Identity, RoleDefinition, RolePublisher, RoleSnapshot } from '../actor/types';
+import type { AccessRule, Identity } from '../types/identity';
+import type { RoleDefinition, RolePublisher, RoleSnapshot } from '../types/roles';
 import { runtimeError } from '../errors';
 import type { Authorizer, RoleSource } from './types';
 
-export type { RoleDefinition } from '../actor/types';
+export type { RoleDefinition } from '../types/roles';
 export type { RoleSource } from './types';
 
 /** Pure rule: does the access list admit this identity's type? */

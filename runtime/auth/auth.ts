@@ -9,7 +9,7 @@ import {
 } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { RedisConnection } from '../redis/connection';
-import type { Identity, IdentityType } from '../actor/types';
+import type { Identity, IdentityType } from '../types/identity';
 import { runtimeError } from '../errors';
 
 export const JWT_ALGORITHM = 'HS256' as const;

@@ -13,7 +13,8 @@
  * password change, may keep working on a process that asked just before.
  */
 import type { ClassRegistry } from '../actor/registry';
-import type { CallResult, Identity, IdentitySourceAnswer, IdentityType } from '../actor/types';
+import type { CallResult } from '../types/calls';
+import type { Identity, IdentitySourceAnswer, IdentityType } from '../types/identity';
 import { ActorError, isUnknownInstance, RuntimeCodes, runtimeError } from '../errors';
 import {
   DEV_CLAIM,

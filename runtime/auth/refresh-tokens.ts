@@ -36,7 +36,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { scanTargets, type RedisConnection } from '../redis/connection';
-import type { IdentityType } from '../actor/types';
+import type { IdentityType } from '../types/identity';
 import { luaSource } from '../actor/lua-source';
 
 export interface RefreshRecord {

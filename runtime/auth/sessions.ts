@@ -6,7 +6,8 @@
  * a refresh token issued before the user's validAfter, is refused and its
  * family revoked.
  */
-import type { IdentityType, IssuedToken, TokenIssueRequest, TokenIssuer } from '../actor/types';
+import type { IdentityType } from '../types/identity';
+import type { IssuedToken, TokenIssueRequest, TokenIssuer } from '../types/tokens';
 import { runtimeError } from '../errors';
 import { isMethodName, TOKEN_IDENTITIES, type TokenService } from './auth';
 import type { IdentityResolver } from './identities';

@@ -18,7 +18,12 @@
  */
 import type { DocumentStore, Filter, FindOptions, FindResult } from '../stream/document-store';
 import { runtimeError } from '../errors';
-import type { DocumentReader, Identity, InstanceState, MethodKind, TenancyApi, TenancyOptions } from '../actor/types';
+import type { TenancyOptions } from '../types/classes';
+import type { TenancyApi } from '../types/context';
+import type { DocumentReader } from '../types/documents';
+import type { Identity } from '../types/identity';
+import type { MethodKind } from '../types/kinds';
+import type { InstanceState } from '../types/state';
 
 export interface CollectionScope {
   classId: string;

@@ -4,7 +4,8 @@
  * other (no import cycle, type-only imports included).
  */
 import type { RegisteredClass, RegisteredMethod } from '../actor/registry';
-import type { Identity, RoleDefinition } from '../actor/types';
+import type { Identity } from '../types/identity';
+import type { RoleDefinition } from '../types/roles';
 
 /** What the dispatcher needs from access control. */
 export interface Authorizer {

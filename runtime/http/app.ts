@@ -4,7 +4,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import type { CallRequest, Dispatcher } from '../actor/dispatcher';
 import type { ClassRegistry, RegisteredMethod } from '../actor/registry';
-import type { CallResult, Identity } from '../actor/types';
+import type { CallResult } from '../types/calls';
+import type { Identity } from '../types/identity';
 import type { ApiKeyStore, TokenService } from '../auth/auth';
 import type { IdentityResolver } from '../auth/identities';
 import type { SessionTokens } from '../auth/sessions';

@@ -35,7 +35,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Job, Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { Identity } from '../actor/types';
+import type { Identity } from '../types/identity';
 import { ActorError } from '../errors';
 import type { MessageDelivery } from '../mail/delivery';
 import { escapeHtml } from '../mail/dev-page';

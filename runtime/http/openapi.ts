@@ -19,7 +19,8 @@ import express from 'express';
 import { classDefOf } from '../actor/decorators';
 import type { AnswerSchema } from '../actor/answers';
 import type { ClassRegistry, RegisteredClass, RegisteredMethod } from '../actor/registry';
-import type { AccessRule, MethodKind } from '../actor/types';
+import type { AccessRule } from '../types/identity';
+import type { MethodKind } from '../types/kinds';
 import { projectRoot } from '../config';
 import {
   ActorError,

@@ -26,7 +26,7 @@ import * as path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Dispatcher } from '../actor/dispatcher';
-import type { Identity } from '../actor/types';
+import type { Identity } from '../types/identity';
 import type { IdentityResolver } from '../auth/identities';
 import { ActorError } from '../errors';
 

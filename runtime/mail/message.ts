@@ -7,7 +7,8 @@
  * Pure: no I/O.
  */
 import { runtimeError } from '../errors';
-import type { FieldError, MailMessage, SmsMessage } from '../actor/types';
+import type { MailMessage, SmsMessage } from '../types/mail';
+import type { FieldError } from '../types/methods';
 
 /** The ports a committed message goes to. */
 export type OutboundPort = 'mail' | 'sms';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Effect } from '../actor/effects';
-import type { Identity } from '../actor/types';
+import type { Identity } from '../types/identity';
 import { checkMail, checkSms, type OutboundMail, type OutboundPort, type OutboundSms } from './message';
 
 export function outboundEffect(port: OutboundPort, message: unknown, identity: Identity): Effect {

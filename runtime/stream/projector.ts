@@ -4,7 +4,7 @@ import type { Background } from '../background';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
 import { parseState, type BucketStreams, type StateStore } from '../actor/state-store';
 import { duplicate, type RedisConnection } from '../redis/connection';
-import type { InstanceState } from '../actor/types';
+import type { InstanceState } from '../types/state';
 import type { DocumentStore } from './document-store';
 import { blockingConnectionOverrides, startupRetryLogger, untilRedisAnswers, type RedisHealth } from '../redis/client';
 import { ControlListener, type ControlRequest } from './projector-control';

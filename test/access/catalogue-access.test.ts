@@ -13,7 +13,7 @@
  * except the short list of declared exceptions, which the test checks is exact.
  */
 import { ClassRegistry } from '../../runtime/actor/registry';
-import type { AccessRule, IdentityType } from '../../runtime/actor/types';
+import type { AccessRule, IdentityType } from '../../runtime/types/identity';
 import { projectRoot } from '../../runtime/config';
 import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
 import { startMemberRuntime } from '../member/support';

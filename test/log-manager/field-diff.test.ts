@@ -171,6 +171,16 @@ describe('jsonEqual / toJsonValue', () => {
     expect(jsonEqual('1', 1)).toBe(false);
   });
 
+  test('JSON equality, not strict equality: 0 and -0 are one JSON number, an object with no prototype is an object', () => {
+    // what util.isDeepStrictEqual (which calls both pairs different) would change; it and rfc6902's
+    // createPatch also recurse, and overflow the stack a few thousand levels deep (see deep-values.test.ts)
+    expect(jsonEqual({ a: [0] }, { a: [-0] })).toBe(true);
+    expect(diffFields({ n: 0 }, { n: -0 })).toEqual([]);
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: { c: 2 } });
+    expect(jsonEqual(bare, { a: 1, b: { c: 2 } })).toBe(true);
+    expect(diffFields(bare, { a: 1, b: { c: 2 } })).toEqual([]);
+  });
+
   test('toJsonValue drops undefined members', () => {
     expect(toJsonValue({ a: undefined, b: 1 })).toEqual({ b: 1 });
     expect(toJsonValue(undefined)).toBeUndefined();

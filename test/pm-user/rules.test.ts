@@ -19,7 +19,7 @@ import {
   type CallerPower,
 } from '../../classes/ProgramManagementUser/rules';
 import type { ProgramManagementUserRecord } from '../../classes/ProgramManagementUser/types';
-import type { HeldRole } from '../../classes/RoleManager/domain';
+import type { HeldRole } from '../../classes/_platform/permissions';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const actor = { id: 'maker', type: 'program_management_user' as const };

@@ -12,7 +12,7 @@ import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, waitFor, type TestRu
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { redisUrl, uniqueProjectId } from '../support/redis';
 import type { CallRequest } from '../../runtime/actor/dispatcher';
-import type { Identity } from '../../runtime/actor/types';
+import type { Identity } from '../../runtime/types/identity';
 import { ActorError, RuntimeCodes } from '../../runtime';
 
 const CLASS_DIRS = `${EXAMPLE_CLASS_DIR},${path.join(__dirname, 'fixtures/Ledger')}`;

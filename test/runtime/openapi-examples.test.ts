@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { answerValidator } from '../../runtime/actor/answers';
 import type { RegisteredMethod } from '../../runtime/actor/registry';
-import type { IdentityType } from '../../runtime/actor/types';
+import type { IdentityType } from '../../runtime/types/identity';
 import { createAjv } from '../../runtime/actor/validation';
 import { projectRoot } from '../../runtime/config';
 import { runtimeError, type ActorError } from '../../runtime/errors';

@@ -12,7 +12,10 @@ import {
   tenantDocuments,
 } from '../../runtime/auth/tenancy';
 import { ActorError } from '../../runtime/errors';
-import type { Identity, InstanceState, MethodKind, TenancyOptions } from '../../runtime/actor/types';
+import type { TenancyOptions } from '../../runtime/types/classes';
+import type { Identity } from '../../runtime/types/identity';
+import type { MethodKind } from '../../runtime/types/kinds';
+import type { InstanceState } from '../../runtime/types/state';
 import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
 
 const user = (tenant?: string): Identity => ({

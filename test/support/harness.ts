@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { loadConfig, projectRoot } from '../../runtime/config';
 import { Runtime } from '../../runtime/runtime';
 import { createLogger } from '../../runtime/logger';
-import type { IdentityType } from '../../runtime/actor/types';
+import type { IdentityType } from '../../runtime/types/identity';
 import { redisEnv, uniqueProjectId } from './redis';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';

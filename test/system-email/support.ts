@@ -4,7 +4,7 @@
  * LogManager, FileManager, RoleManager), roles seeded through the real
  * RoleManager, and calls over HTTP.
  */
-import type { Identity } from '../../runtime/actor/types';
+import type { Identity } from '../../runtime/types/identity';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
 export const SYSTEM_EMAIL_ENV = {
