@@ -16,7 +16,7 @@ import {
   unknownKeys,
   type FieldProblem,
 } from '../_platform/paging';
-import { permissionsNotHeld, type HeldRole, type Holding } from '../RoleManager/domain';
+import { permissionsNotHeld, type HeldRole, type Holding } from '../_platform/permissions';
 import {
   LOGIN_METHODS,
   USER_STATUSES,

@@ -14,7 +14,8 @@ export interface RoleCreator {
 }
 
 /** class key → method names (sorted, no duplicates, no empty lists) */
-export type PermissionMap = Record<string, string[]>;
+export type { PermissionMap } from '../_platform/permissions';
+import type { PermissionMap } from '../_platform/permissions';
 
 /** The role as the workflow sees it (what approvals patch and the audit log records). */
 export interface RoleEntity {

@@ -7,7 +7,7 @@
 import { client, isUnknownInstance, type BaseCtx, type Ctx, type ReadCtx, type StaticCtx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { isDeveloperOrSystem } from '../../_platform/privileged';
-import { holdingOf, type HeldRole } from '../../RoleManager/domain';
+import { holdingOf, type HeldRole } from '../../_platform/permissions';
 import type { RoleManager } from '../../RoleManager/RoleManager.class';
 import { userError } from '../errors';
 import { companyRefusal, privilegeRefusal, unknownRoles, type UserChange } from '../rules';

@@ -7,7 +7,7 @@
  */
 import type { Identity } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
-import { permissionCatalogue } from '../../RoleManager/domain';
+import { permissionCatalogue } from '../../_platform/permissions';
 import { userError } from '../errors';
 import { identityOf, mayUsePassword, permissionsOf } from '../rules';
 import type { ResolvedIdentity } from '../types';
