@@ -24,7 +24,10 @@
  *    depth limit applies, so nothing here recurses. JSON text, JSON values and
  *    equality are computed with explicit stacks (a value nested 100 000 deep
  *    is diffed like any other; V8's own JSON.stringify overflows the stack
- *    long before that and is only the fast path).
+ *    long before that and is only the fast path). Equality stays here rather
+ *    than in util.isDeepStrictEqual or rfc6902's createPatch: both recurse and
+ *    overflow near 3 000 levels, and isDeepStrictEqual tells 0 from -0 and an
+ *    object without a prototype from `{}`, which JSON does not.
  */
 
 export type FieldOperation = 'add' | 'remove' | 'replace' | 'other';
