@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { EXAMPLE_CLASS_DIR, startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 import { spawnRuntime, type RuntimeProcess } from '../support/process';
 import { redisUrl, uniqueProjectId } from '../support/redis';
-import type { CallRequest } from '../../runtime/actor/dispatcher';
+import type { CallRequest } from '../../runtime/actor/call-request';
 import type { Identity } from '../../runtime/types/identity';
 import { ActorError, RuntimeCodes } from '../../runtime';
 
