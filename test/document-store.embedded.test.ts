@@ -1,3 +1,4 @@
+import { find as mingoFind } from 'mingo';
 import { EmbeddedDocumentStore } from '../runtime/stream/embedded-document-store';
 import type { StoredDocument } from '../runtime/stream/document-store';
 import { documentStoreContract } from './contract/document-store.contract';
@@ -37,6 +38,40 @@ describe('EmbeddedDocumentStore', () => {
     const scores = items.map((item) => item.score as number);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     await expect(store.count('members', { status: 'closed' })).resolves.toBe(25_000);
+    await store.close();
+  });
+
+  it('walks a broad $in over an array field, counting a document in several of its buckets once', async () => {
+    const store = new EmbeddedDocumentStore();
+    await store.ensureIndexes('members', [{ keys: { createdAt: -1 } }, { keys: { statuses: 1 } }]);
+    const choices = [['active'], ['pending'], ['active', 'pending'], ['expired'], []];
+    for (let i = 0; i < 2_000; i++) {
+      await store.upsertIfNewer('members', {
+        _id: `m${String(i).padStart(4, '0')}`,
+        _v: 1,
+        _instance: `m${i}`,
+        _class: 'Member',
+        statuses: choices[i % choices.length],
+        createdAt: new Date(Date.UTC(2024, 0, 1) + (i % 700) * 60_000).toISOString(),
+      });
+    }
+    const all = (await store.find('members', {})).items;
+    const sort = { createdAt: -1 as const, _id: 1 as const };
+    for (const filter of [
+      { statuses: { $in: ['active', 'pending'] } },
+      { statuses: { $in: ['pending', 'expired'] } },
+    ]) {
+      // a first page is walked off the view; a deep one is selected from the buckets: the same answers
+      for (const [skip, limit, order] of [
+        [0, 20, 'walk'],
+        [300, 7, 'top-k'],
+      ] as const) {
+        const { items, total } = await store.find('members', filter, { sort, skip, limit });
+        expect(store.lastQuery).toMatchObject({ plan: 'index', index: 'statuses', order });
+        expect(total).toBe(mingoFind(all, filter).all().length);
+        expect(items).toEqual(mingoFind(all, filter).sort(sort).skip(skip).limit(limit).all());
+      }
+    }
     await store.close();
   });
 });

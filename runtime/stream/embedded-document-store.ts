@@ -164,6 +164,9 @@ const SEARCH_BEATS_INDEX = 2048;
 /** Below this many matches, a sort reads the values instead of building a field's first sorted view. */
 const VIEW_WORTHWHILE = 1024;
 
+/* eslint-disable @typescript-eslint/require-await -- the port is asynchronous (MongoDB answers over the
+   network); this adapter answers at once, and its methods stay async so that its errors reach callers as
+   rejections, as the other adapter's do */
 export class EmbeddedDocumentStore implements DocumentStore {
   readonly shared: boolean = false;
   readonly kind = 'embedded';
@@ -539,12 +542,12 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   /**
-   * The index bucket holding exactly the matches of `filter`, when the filter
-   * is one equality on an indexed field whose bucket holds so many documents
-   * that walking the sort's view, testing each step for membership, reaches
-   * `end` matches sooner than selecting them from the bucket: the expected
-   * steps, end / (share of documents in the bucket), are under a quarter of
-   * the bucket's size. Documents the index could not key are tested on the
+   * The index buckets holding exactly the matches of `filter`, when the filter
+   * is one equality or `$in` on an indexed field whose buckets hold so many
+   * documents that walking the sort's view, testing each step for membership,
+   * reaches `end` matches sooner than selecting them from the buckets: the
+   * expected steps, end / (share of documents in the buckets), are under a
+   * quarter of their size. Documents the index could not key are tested on the
    * filter first (they are few, if any).
    */
   private broadBucket(
@@ -553,10 +556,22 @@ export class EmbeddedDocumentStore implements DocumentStore {
     end: number,
   ): { member: (entry: Entry) => boolean; total: number; tested: number; field: string } | undefined {
     const plan = planIndex(state, filter);
-    const bucket = plan?.bucket;
-    if (!plan || !bucket || bucket.size * bucket.size <= 4 * end * state.docs.size) return undefined;
+    const buckets = plan?.buckets;
+    // the estimate counts a document once per bucket: an upper bound of the matches, enough to rule out
+    if (!plan || !buckets?.length || plan.estimate * plan.estimate <= 4 * end * state.docs.size) return undefined;
     const rest = tryCompile(filter, plan.implied);
     if (!rest || !matchesAll(rest)) return undefined;
+    // the matches, each once: an array value sits in the bucket of each of its elements
+    const bySize = [...buckets].sort((a, b) => b.size - a.size);
+    let keyed = bySize[0].size;
+    for (let i = 1; i < bySize.length; i++) {
+      for (const entry of bySize[i]) {
+        let seen = false;
+        for (let j = 0; j < i && !seen; j++) seen = bySize[j].has(entry);
+        if (!seen) keyed++;
+      }
+    }
+    if (keyed * keyed <= 4 * end * state.docs.size) return undefined;
     const unkeyed = new Set<Entry>();
     let tested = 0;
     let predicate: Predicate | undefined;
@@ -564,11 +579,9 @@ export class EmbeddedDocumentStore implements DocumentStore {
       tested++;
       if ((predicate ??= predicateOf(tryCompile(filter) as Node))(entry.doc)) unkeyed.add(entry);
     }
-    const member =
-      unkeyed.size === 0
-        ? (entry: Entry) => bucket.has(entry)
-        : (entry: Entry) => bucket.has(entry) || unkeyed.has(entry);
-    return { member, total: bucket.size + unkeyed.size, tested, field: plan.implied.field };
+    const inBuckets = (entry: Entry) => bySize.some((bucket) => bucket.has(entry));
+    const member = unkeyed.size === 0 ? inBuckets : (entry: Entry) => inBuckets(entry) || unkeyed.has(entry);
+    return { member, total: keyed + unkeyed.size, tested, field: plan.implied.field };
   }
 
   /**

@@ -133,8 +133,11 @@ export interface Plan {
   keyed: () => Iterable<Entry>;
   /** candidates the index could not key: the whole filter must be tested on them */
   unkeyed: Iterable<Entry>;
-  /** the one bucket of several documents the candidates come from, when they do (a membership test without reading documents) */
-  bucket?: Set<Entry>;
+  /**
+   * the buckets the candidates come from, when each holds several documents (membership tests without
+   * reading documents); an array value sits in each bucket of its elements
+   */
+  buckets?: Set<Entry>[];
 }
 
 /**
@@ -190,7 +193,7 @@ export function planIndex(state: Indexed, filter: Filter): Plan | null {
         implied,
         estimate: buckets.reduce((sum, bucket) => sum + bucketSize(bucket), index.unkeyed.size),
         keyed: () => unionOf(buckets),
-        bucket: buckets.length === 1 && buckets[0] instanceof Set ? buckets[0] : undefined,
+        buckets: buckets.every((bucket) => bucket instanceof Set) ? buckets : undefined,
         unkeyed: index.unkeyed,
       };
     } else {
