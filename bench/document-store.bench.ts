@@ -212,6 +212,17 @@ const CASES: QueryCase[] = [
       (d.status === 'active' || d.status === 'pending'),
   },
   {
+    // the shape of getLogEntries' date range (classes/LogManager/list-query.ts): a range is not planned, so
+    // every document is tested (a scan), as a date-bounded audit log listing is
+    name: 'scan:createdAt-range+grade',
+    filter: { createdAt: { $gte: '2020-03-01T00:00:00.000Z', $lte: '2020-05-01T00:00:00.000Z' }, grade: 'G3' },
+    options: page(1),
+    test: (d) =>
+      (d.createdAt as string) >= '2020-03-01T00:00:00.000Z' &&
+      (d.createdAt as string) <= '2020-05-01T00:00:00.000Z' &&
+      d.grade === 'G3',
+  },
+  {
     // listHeldHrPushes (classes/Member/use-cases/hr-quarantine.ts)
     name: 'hr-quarantine',
     filter: { hrDeactivationHeld: true },
