@@ -22,7 +22,7 @@
  *  - one active membership per tier (409 5016).
  */
 import type { DeepReadonly } from '../../runtime';
-import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../Tier/eligibility';
+import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../_platform/eligibility';
 import type { EligibilityRule, TierPaymentType } from '../Tier/types';
 import type { Actor } from '../_platform/actor';
 import type { CompanyRecord, QuotaUseRecord, TierRecord } from './clients';

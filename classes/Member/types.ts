@@ -2,7 +2,7 @@
 import type { StateOf } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import type { EntityDocument } from '../_platform/entity-documents';
-import type { TierGroup } from '../Tier/types';
+import type { TierGroup } from '../_platform/vocabulary';
 
 export const MEMBER_STATUSES = [
   'pending_invite',
@@ -28,7 +28,7 @@ export const SYSTEM_ONLY_STATUSES: readonly MemberStatus[] = [
 export type LoginMethod = 'sso' | 'email_password';
 export type PaymentType = 'dds' | 'cpg' | 'company_paid';
 /** tier groups on memberships: the Tier class's own */
-export { TIER_GROUPS, type TierGroup } from '../Tier/types';
+export { TIER_GROUPS, type TierGroup } from '../_platform/vocabulary';
 /** membership statuses (spec 2.1 "Membership filter statuses") */
 export const MEMBERSHIP_STATUSES = ['active', 'expired', 'inactive', 'suspended'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];

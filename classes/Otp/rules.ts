@@ -7,22 +7,7 @@
 import type { FieldError } from '../../runtime';
 import type { OtpCheck, OtpConfig, OtpRecord, OtpStatus, OtpView, ValidationResult } from './types';
 
-/** Spec 8 leaves the values open ("not shown"): these are ours (README "Configuration"). */
-export const DEFAULT_OTP_CONFIG: Readonly<OtpConfig> = Object.freeze({
-  otpLimit: 5,
-  otpExpireTimeInSeconds: 300,
-  retryLimit: 5,
-  retryExpireTimeInSeconds: 900,
-});
-
-/** each config value: its environment variable and its bounds */
-export const OTP_CONFIG_ENV: Readonly<Record<keyof OtpConfig, { name: string; min: number; max: number }>> =
-  Object.freeze({
-    otpLimit: { name: 'OTP_LIMIT', min: 1, max: 100 },
-    otpExpireTimeInSeconds: { name: 'OTP_EXPIRE_TIME_SECONDS', min: 1, max: 30 * 24 * 3600 },
-    retryLimit: { name: 'OTP_RETRY_LIMIT', min: 1, max: 50 },
-    retryExpireTimeInSeconds: { name: 'OTP_RETRY_EXPIRE_TIME_SECONDS', min: 1, max: 7 * 24 * 3600 },
-  });
+export { DEFAULT_OTP_CONFIG, OTP_CONFIG_ENV, otpConfigFrom, otpInstanceId } from '../_platform/otp';
 
 /** the longest validity one issue may ask for (an invitation link) */
 export const MAX_EXPIRE_SECONDS = 30 * 24 * 3600;
@@ -32,23 +17,6 @@ export const HISTORY_CAP = 50;
 export const KEEP_NEWEST = 3;
 /** additionalData, as JSON, at most */
 export const ADDITIONAL_DATA_MAX_CHARS = 2000;
-
-/** The config from the environment: defaults for unset values; a value out of bounds stops the start. */
-export function otpConfigFrom(env: NodeJS.ProcessEnv): OtpConfig {
-  const out = { ...DEFAULT_OTP_CONFIG };
-  for (const [field, { name, min, max }] of Object.entries(OTP_CONFIG_ENV) as [
-    keyof OtpConfig,
-    { name: string; min: number; max: number },
-  ][]) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
-      throw new Error(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
-    out[field] = n;
-  }
-  return out;
-}
 
 const CLASS_KEY = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 const ENTITY_ID = /^[A-Za-z0-9_.@+\-=]{1,190}$/;
@@ -61,11 +29,6 @@ export function parseInstanceId(id: string | undefined): { classKey: string; ent
   const classKey = id.slice(0, cut);
   const entityId = id.slice(cut + 1);
   return CLASS_KEY.test(classKey) && ENTITY_ID.test(entityId) ? { classKey, entityId } : undefined;
-}
-
-/** The instance id of an entity's OTPs (for callers). */
-export function otpInstanceId(classKey: string, entityId: string): string {
-  return `${classKey}_${entityId}`;
 }
 
 /** additionalData larger than ADDITIONAL_DATA_MAX_CHARS as JSON (the schema bounds its keys, not its size). */

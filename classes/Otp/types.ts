@@ -43,17 +43,7 @@ export interface OtpRecord {
   history: OtpCheck[];
 }
 
-/** Spec 2.8 OTP config (env, README "Configuration"). */
-export interface OtpConfig {
-  /** OTPs of one type an entity may be issued within the window (retryExpireTimeInSeconds) */
-  otpLimit: number;
-  /** how long an OTP is valid, unless its issue says otherwise */
-  otpExpireTimeInSeconds: number;
-  /** failed checks of one type an entity may make within the window; then every check is refused */
-  retryLimit: number;
-  /** the window of both limits */
-  retryExpireTimeInSeconds: number;
-}
+export type { OtpConfig } from '../_platform/otp';
 
 /** What an OTP record looks like to callers: no token hash, and its status now. */
 export type OtpStatus = 'active' | 'used' | 'expired' | 'superseded';

@@ -8,8 +8,9 @@
  */
 import * as path from 'node:path';
 import type { CallResult, Identity } from '../../runtime';
-import { ActorError, projectRoot } from '../../runtime';
-import { otpClient } from '../../classes/Otp/client';
+import { ActorError, client, projectRoot } from '../../runtime';
+import type { Otp } from '../../classes/Otp/Otp.class';
+import { isOtpLimit, otpAccepted } from '../../classes/_platform/otp';
 import { generateOtpToken } from '../../classes/Otp/token';
 import type { JobStatus } from '../../runtime/queue/job-queue';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
@@ -207,17 +208,19 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
     expect(history.filter((v: string) => v === 'retry_limit_exceed')).toHaveLength(2);
   });
 
-  test('the calling classes get the 429s as Otp errors through otpClient', async () => {
+  test('the calling classes get the 429s as Otp errors through otpAccepted', async () => {
     const ctx = {
       call: (classId: string, method: string, instanceId?: string, body?: unknown) =>
         t.rt.call(classId, method, instanceId, body, { identity: MEMBER }),
     };
-    const otps = otpClient(ctx);
+    const otps = client<typeof Otp>(ctx, 'Otp');
+    const issue = async (id: string) =>
+      otpAccepted(await otps.issueOtp(id, { otpType: 'login', tokenType: 'numeric', ...requester }));
     const id = entity();
-    const issued = await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester });
+    const issued = await issue(id);
     expect(issued.token).toMatch(/^[0-9]{6}$/);
-    for (let i = 0; i < 4; i++) await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester });
-    const err = await otps.issue(id, { otpType: 'login', tokenType: 'numeric', ...requester }).catch((e: unknown) => e);
+    for (let i = 0; i < 4; i++) await issue(id);
+    const err = await issue(id).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ActorError);
     expect([(err as ActorError).status, (err as ActorError).code, (err as ActorError).classId]).toEqual([
       429,
@@ -225,13 +228,15 @@ describe('limits (spec 7.1: 429 6001 and 6002)', () => {
       'Otp',
     ]);
     expect((err as ActorError).details).toEqual({ retryAfterSeconds: expect.any(Number) });
-    const latest = (await otps.records(id, 'login')).records[0];
+    expect([isOtpLimit(err, 'OTP_LIMIT_EXCEEDED'), isOtpLimit(err, 'OTP_RETRY_LIMIT_EXCEEDED')]).toEqual([true, false]);
+    const latest = (await otps.getOtpRecords(id, { otpType: 'login' })).records[0];
     expect(latest.status).toBe('active');
-    for (let i = 0; i < 5; i++)
-      expect((await otps.verify(id, { otpType: 'login', token: 'not-it', ...requester })).isSuccessful).toBe(false);
-    const err2 = await otps.verify(id, { otpType: 'login', token: '000000', ...requester }).catch((e: unknown) => e);
+    const verify = async (token: string) =>
+      otpAccepted(await otps.verifyOtp(id, { otpType: 'login', token, ...requester }));
+    for (let i = 0; i < 5; i++) expect((await verify('not-it')).isSuccessful).toBe(false);
+    const err2 = await verify('000000').catch((e: unknown) => e);
     expect([(err2 as ActorError).status, (err2 as ActorError).code]).toEqual([429, 6002]);
-    expect(await otps.records(entity())).toEqual({ records: [] });
+    expect(isOtpLimit(err2, 'OTP_RETRY_LIMIT_EXCEEDED')).toBe(true);
   });
 
   test('once the window passes, checks and issues are allowed again', async () => {

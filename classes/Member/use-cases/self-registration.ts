@@ -47,9 +47,10 @@
  * password.
  */
 import { createHash } from 'node:crypto';
-import { ActorError } from '../../../runtime';
+import { ActorError, client } from '../../../runtime';
 import { notify } from '../../NotificationManager/client';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import type { RequesterDetails } from '../../Otp/types';
 import { HrClientError, type HrClient } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
@@ -83,7 +84,6 @@ import {
   checkPasswordPolicy,
   memberActor,
   invalidCode,
-  isOtpError,
   openSession,
   requesterDetails,
   signInView,
@@ -145,12 +145,14 @@ async function mailRegistrationCode(
 ): Promise<StartSelfRegistrationResult> {
   const details = ctx.request.body.requesterDetails ?? requesterDetails(ctx);
   try {
-    const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), {
-      otpType: REGISTRATION_OTP,
-      tokenType: 'numeric',
-      requestedBy: REQUESTED_BY,
-      requesterDetails: details,
-    });
+    const { token } = otpAccepted(
+      await client<typeof Otp>(ctx, 'Otp').issueOtp(registrationOtpInstance(email), {
+        otpType: REGISTRATION_OTP,
+        tokenType: 'numeric',
+        requestedBy: REQUESTED_BY,
+        requesterDetails: details,
+      }),
+    );
     await notify(ctx, REGISTRATION_TEMPLATE, { to: [email], parameters: { otp: token, name } });
   } catch (err) {
     if (err instanceof ActorError && err.status === 429) return { mailed: false, reason: 'otp_limit_exceeded' };
@@ -245,15 +247,17 @@ export async function completeRegistration(
  */
 async function codeAccepted(ctx: MemberStaticCtx<unknown>, email: string, code: string): Promise<boolean> {
   try {
-    const check = await otpClient(ctx).verify(registrationOtpInstance(email), {
-      otpType: REGISTRATION_OTP,
-      token: code,
-      requestedBy: REQUESTED_BY,
-      requesterDetails: requesterDetails(ctx),
-    });
+    const check = otpAccepted(
+      await client<typeof Otp>(ctx, 'Otp').verifyOtp(registrationOtpInstance(email), {
+        otpType: REGISTRATION_OTP,
+        token: code,
+        requestedBy: REQUESTED_BY,
+        requesterDetails: requesterDetails(ctx),
+      }),
+    );
     return check.isSuccessful;
   } catch (err) {
-    if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) return false;
+    if (isOtpLimit(err, 'OTP_RETRY_LIMIT_EXCEEDED')) return false;
     throw err;
   }
 }
@@ -427,12 +431,14 @@ export async function sendDependantInvitation(ctx: MemberCtx<DependantInvitation
     await logMemberChange(ctx, before, p, { source: 'dependant_invitation', section: 'contact' });
   }
   const email = emailKey(p.email!);
-  const { token } = await otpClient(ctx).issue(registrationOtpInstance(email), {
-    otpType: REGISTRATION_OTP,
-    tokenType: 'numeric',
-    requestedBy: body.primaryMemberId,
-    requesterDetails: body.requesterDetails,
-  });
+  const { token } = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').issueOtp(registrationOtpInstance(email), {
+      otpType: REGISTRATION_OTP,
+      tokenType: 'numeric',
+      requestedBy: body.primaryMemberId,
+      requesterDetails: body.requesterDetails,
+    }),
+  );
   await notify(ctx, DEPENDANT_INVITATION_TEMPLATE, {
     to: [email],
     parameters: { otp: token, name: p.name, inviterName: body.inviterName },

@@ -8,7 +8,6 @@ import type { ActorError, BaseCtx, DeepReadonly, TokenIssuer } from '../../../ru
 import { addressBucket } from '../../_platform/address-bucket';
 import { passwordProblems } from '../../_platform/passwords';
 import type { Actor } from '../../_platform/actor';
-import { OtpErrors } from '../../Otp/errors';
 import type { RequesterDetails } from '../../Otp/types';
 import { memberError } from '../errors';
 import type { MemberPrivateState, MemberProfile } from '../types';
@@ -137,12 +136,6 @@ export function refusedCode(check: { validationResult?: string; remainingAttempt
       ? { remainingAttempts: check.remainingAttempts }
       : { validationResult: check.validationResult },
   );
-}
-
-/** Is `err` Otp's error `name` (429 6001 or 6002, as otpClient throws them)? */
-export function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorError {
-  const e = err as ActorError | undefined;
-  return e?.classId === 'Otp' && e.code === OtpErrors[name].code;
 }
 
 /** A signed-in member's session: a short-lived enduser access token and a refresh token (exchanged at POST /<projectId>/auth/refresh). */

@@ -23,10 +23,12 @@
  * The mail carries the link token `<memberId>.<secret>` (sign-in-rules linkToken) as the template's `otp`, and
  * `inviteUrl` (inviteRedirect with the token) and `name` for a template that shows them.
  */
+import { client } from '../../../runtime';
 import { hashPassword } from '../../_platform/passwords';
 import { notify } from '../../NotificationManager/client';
 import type { RequesterDetails } from '../../Otp/types';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { fieldError, memberError } from '../errors';
 import {
   clone,
@@ -66,7 +68,6 @@ import {
   INVITATION_OTP,
   INVITATION_TEMPLATE,
   invalidCode,
-  isOtpError,
   memberActor,
   requesterDetails,
   signInView,
@@ -94,13 +95,15 @@ async function issueInvitation(
   requestedBy: string,
   requester: RequesterDetails,
 ) {
-  const issued = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, p.id), {
-    otpType: INVITATION_OTP,
-    tokenType: 'uuid',
-    expireTimeInSeconds: settings.invitationTtlSeconds,
-    requestedBy,
-    requesterDetails: requester,
-  });
+  const issued = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, p.id), {
+      otpType: INVITATION_OTP,
+      tokenType: 'uuid',
+      expireTimeInSeconds: settings.invitationTtlSeconds,
+      requestedBy,
+      requesterDetails: requester,
+    }),
+  );
   const token = linkToken(p.id, issued.token);
   const inviteUrl = inviteRedirectLink(settings.publicUrl, ctx.projectId, token);
   await notify(ctx, INVITATION_TEMPLATE, { to: [p.email!], parameters: { otp: token, name: p.name ?? '', inviteUrl } });
@@ -152,7 +155,7 @@ export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, s
     await issueInvitation(ctx, p, settings, ctx.request.body.requestedBy, ctx.request.body.requesterDetails);
   } catch (err) {
     // past Otp's otpLimit: nothing sent (the caller was answered long ago)
-    if (isOtpError(err, 'OTP_LIMIT_EXCEEDED')) return { sent: false, reason: 'otp_limit_exceed' };
+    if (isOtpLimit(err, 'OTP_LIMIT_EXCEEDED')) return { sent: false, reason: 'otp_limit_exceed' };
     throw err;
   }
   return { sent: true };
@@ -201,12 +204,14 @@ export async function acceptInvitation(ctx: MemberCtx<TokenPasswordBody>) {
     throw invalid();
   // before the token is spent: a password refused by the rules that need no account leaves the invitation usable
   checkContextFreePasswordPolicy(password);
-  const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
-    otpType: INVITATION_OTP,
-    token: link.secret,
-    requestedBy: p.id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const check = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').verifyOtp(otpInstanceId(CLASS_ID, p.id), {
+      otpType: INVITATION_OTP,
+      token: link.secret,
+      requestedBy: p.id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   if (!check.isSuccessful) throw invalid();
   // the rules with the member's email and names only now: before the token matched, their refusal would confirm
   // a guess of them to anyone with the member's id. The match spent the token: a refusal here means a new

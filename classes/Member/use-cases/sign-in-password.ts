@@ -15,11 +15,13 @@
  * with `resetUrl` (the member application's `reset-password` route, the token in the fragment) and `name`.
  * A password change is audit-logged as `passwordChangedAt` (never the password or its hash).
  */
+import { client } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { hashPassword, verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../NotificationManager/client';
 import type { RequesterDetails } from '../../Otp/types';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { fieldError, memberError } from '../errors';
 import {
   emailKey,
@@ -37,7 +39,6 @@ import {
   checkPasswordPolicy,
   CLASS_ID,
   invalidCode,
-  isOtpError,
   memberActor,
   openSession,
   requesterDetails,
@@ -89,19 +90,21 @@ export async function mailPasswordReset(ctx: MemberCtx<MailPasswordResetBody>, s
   const p = state.profile;
   if (!p || !mayUsePassword(signInView(p, state))) return { sent: false };
   try {
-    const issued = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, p.id), {
-      otpType: RESET_OTP,
-      tokenType: 'uuid',
-      expireTimeInSeconds: settings.passwordResetTtlSeconds,
-      requestedBy: ctx.request.body.requestedBy,
-      requesterDetails: ctx.request.body.requesterDetails,
-    });
+    const issued = otpAccepted(
+      await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, p.id), {
+        otpType: RESET_OTP,
+        tokenType: 'uuid',
+        expireTimeInSeconds: settings.passwordResetTtlSeconds,
+        requestedBy: ctx.request.body.requestedBy,
+        requesterDetails: ctx.request.body.requesterDetails,
+      }),
+    );
     const token = linkToken(p.id, issued.token);
     const resetUrl = appLink(settings.appUrl, APP_ROUTES.passwordReset, { token });
     await notify(ctx, RESET_TEMPLATE, { to: [p.email!], parameters: { otp: token, name: p.name ?? '', resetUrl } });
   } catch (err) {
     // past Otp's otpLimit: nothing sent (the caller had the same answer as anyone)
-    if (isOtpError(err, 'OTP_LIMIT_EXCEEDED')) return { sent: false, reason: 'otp_limit_exceed' };
+    if (isOtpLimit(err, 'OTP_LIMIT_EXCEEDED')) return { sent: false, reason: 'otp_limit_exceed' };
     throw err;
   }
   return { sent: true };
@@ -142,12 +145,14 @@ export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
   if (!link || link.memberId !== p.id || !mayUsePassword(view)) throw invalid();
   // before the token is spent: a password refused by the rules that need no account leaves the link usable
   checkContextFreePasswordPolicy(password);
-  const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
-    otpType: RESET_OTP,
-    token: link.secret,
-    requestedBy: p.id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const check = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').verifyOtp(otpInstanceId(CLASS_ID, p.id), {
+      otpType: RESET_OTP,
+      token: link.secret,
+      requestedBy: p.id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   if (!check.isSuccessful) throw invalid();
   // a link mailed before the password last changed (changePassword, another reset) is no longer good: whoever
   // changed it ended every session, and a link still in a mailbox must not undo that

@@ -23,11 +23,12 @@
  *
  * Every operation is throttled per address and per account (429 5035).
  */
-import { ActorError, RuntimeCodes } from '../../../runtime';
+import { ActorError, RuntimeCodes, client } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { samlSeen } from '../../_platform/saml';
 import { notify } from '../../NotificationManager/client';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { memberError } from '../errors';
 import {
   emailKey,
@@ -128,12 +129,14 @@ export async function verifyCredentials(ctx: MemberReadCtx<{ password: string }>
 
 /** Mails a new sign-in code (429 6001 past Otp's otpLimit). */
 async function mailLoginCode(ctx: MemberStaticCtx<unknown> | MemberCtx<unknown>, member: SignInView): Promise<void> {
-  const { token } = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, member.id), {
-    otpType: LOGIN_OTP,
-    tokenType: 'numeric',
-    requestedBy: member.id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const { token } = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, member.id), {
+      otpType: LOGIN_OTP,
+      tokenType: 'numeric',
+      requestedBy: member.id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   await notify(ctx, LOGIN_TEMPLATE, { to: [member.email!], parameters: { otp: token } });
 }
 
@@ -190,12 +193,14 @@ export async function checkOtp(ctx: MemberCtx<OtpBody>) {
   await throttleAccount(ctx, 'checkOtp', p.id);
   const state = memberState(ctx);
   refuseStepTokenBeforePasswordChange(ctx, state.credentials?.passwordChangedAt);
-  const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, p.id), {
-    otpType: LOGIN_OTP,
-    token: ctx.request.body.otp,
-    requestedBy: p.id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const check = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').verifyOtp(otpInstanceId(CLASS_ID, p.id), {
+      otpType: LOGIN_OTP,
+      token: ctx.request.body.otp,
+      requestedBy: p.id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   if (!check.isSuccessful) {
     throw refusedCode(check);
   }

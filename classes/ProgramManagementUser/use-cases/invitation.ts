@@ -10,9 +10,11 @@
  * that fails sends nothing; the code itself is issued before (Otp answers it
  * once), and an unsent code is simply never used.
  */
+import { client } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { notify } from '../../NotificationManager/client';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';
 import type { ProgramManagementUserRecord } from '../types';
 import { CLASS_ID, now, type UserCtx } from './common';
@@ -30,13 +32,15 @@ export async function sendInvitation(
   settings: UserSettings,
 ): Promise<ProgramManagementUserRecord> {
   if (user.loginMethod === 'email_password') {
-    const { token } = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, user.id), {
-      otpType: INVITATION_OTP,
-      tokenType: 'alphanumeric',
-      expireTimeInSeconds: settings.invitationTtlSeconds,
-      requestedBy: actorFromIdentity(ctx.identity).id,
-      requesterDetails: requesterDetails(ctx),
-    });
+    const { token } = otpAccepted(
+      await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, user.id), {
+        otpType: INVITATION_OTP,
+        tokenType: 'alphanumeric',
+        expireTimeInSeconds: settings.invitationTtlSeconds,
+        requestedBy: actorFromIdentity(ctx.identity).id,
+        requesterDetails: requesterDetails(ctx),
+      }),
+    );
     const inviteUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.invitation, {
       email: user.email,
       code: token,

@@ -18,11 +18,11 @@
  * 4015 as too many calls for an unknown one (Otp's 6002 is answered as it),
  * so no answer tells whether an email has an account.
  */
-import type { ActorError } from '../../../runtime';
+import { client, type ActorError } from '../../../runtime';
 import { hashPassword, passwordProblems, verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../NotificationManager/client';
-import { otpClient, otpInstanceId } from '../../Otp/client';
-import { OtpErrors } from '../../Otp/errors';
+import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayAcceptInvitation, mayUsePassword, normalizeEmail } from '../rules';
 import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';
@@ -46,10 +46,6 @@ const RESET_ANSWER = {
   message: 'If this email belongs to an account that signs in with a password, a reset code has been sent to it',
 };
 
-function isOtpError(err: unknown, name: keyof typeof OtpErrors): err is ActorError {
-  return (err as ActorError | undefined)?.classId === 'Otp' && (err as ActorError).code === OtpErrors[name].code;
-}
-
 export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, settings: UserSettings) {
   await throttleAddress(ctx, 'passwordReset');
   const email = normalizeEmail(ctx.request.body.email);
@@ -57,12 +53,14 @@ export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, set
   const user = await signInUser(ctx, await ctx.lookup.resolve(EMAIL_LOOKUP, email));
   if (mayUsePassword(user)) {
     try {
-      const { token } = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, user!.id), {
-        otpType: RESET_OTP,
-        tokenType: 'alphanumeric',
-        requestedBy: email,
-        requesterDetails: requesterDetails(ctx),
-      });
+      const { token } = otpAccepted(
+        await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, user!.id), {
+          otpType: RESET_OTP,
+          tokenType: 'alphanumeric',
+          requestedBy: email,
+          requesterDetails: requesterDetails(ctx),
+        }),
+      );
       const resetUrl = backOfficeLink(settings.backOfficeUrl, BACKOFFICE_ROUTES.passwordReset, {
         email: user!.email,
         code: token,
@@ -70,7 +68,7 @@ export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, set
       await notify(ctx, RESET_TEMPLATE, { to: [user!.email], parameters: { otp: token, resetUrl } });
     } catch (err) {
       // past Otp's otpLimit: the same answer as for anyone, nothing sent
-      if (!isOtpError(err, 'OTP_LIMIT_EXCEEDED')) throw err;
+      if (!isOtpLimit(err, 'OTP_LIMIT_EXCEEDED')) throw err;
     }
   }
   ctx.response.status = 202;
@@ -123,14 +121,16 @@ async function userWithCode(
   if (!eligible(user)) await refuseCode(ctx.request.body.password);
   let check;
   try {
-    check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, user!.id), {
-      otpType,
-      token: ctx.request.body.otp,
-      requestedBy: email,
-      requesterDetails: requesterDetails(ctx),
-    });
+    check = otpAccepted(
+      await client<typeof Otp>(ctx, 'Otp').verifyOtp(otpInstanceId(CLASS_ID, user!.id), {
+        otpType,
+        token: ctx.request.body.otp,
+        requestedBy: email,
+        requesterDetails: requesterDetails(ctx),
+      }),
+    );
   } catch (err) {
-    if (isOtpError(err, 'OTP_RETRY_LIMIT_EXCEEDED')) {
+    if (isOtpLimit(err, 'OTP_RETRY_LIMIT_EXCEEDED')) {
       const retryAfterSeconds = (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
       throw tooManyAttempts(retryAfterSeconds);
     }

@@ -16,11 +16,12 @@
  *
  * Every operation is throttled per address and per account (requester.ts).
  */
-import { isUnknownInstance } from '../../../runtime';
+import { isUnknownInstance, client } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml';
 import { notify } from '../../NotificationManager/client';
-import { otpClient, otpInstanceId } from '../../Otp/client';
+import { otpAccepted, otpInstanceId } from '../../_platform/otp';
+import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayUsePassword, normalizeEmail } from '../rules';
 import type { UserSettings } from '../settings';
@@ -67,12 +68,14 @@ export async function signInUser(
 
 /** Mails a new sign-in code to the user (429 6001 past Otp's otpLimit). */
 async function mailLoginCode(ctx: UserStaticCtx<unknown>, user: ProgramManagementUserRecord): Promise<void> {
-  const { token } = await otpClient(ctx).issue(otpInstanceId(CLASS_ID, user.id), {
-    otpType: LOGIN_OTP,
-    tokenType: 'numeric',
-    requestedBy: user.id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const { token } = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').issueOtp(otpInstanceId(CLASS_ID, user.id), {
+      otpType: LOGIN_OTP,
+      tokenType: 'numeric',
+      requestedBy: user.id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   await notify(ctx, LOGIN_TEMPLATE, { to: [user.email], parameters: { otp: token } });
 }
 
@@ -114,12 +117,14 @@ function callerId(ctx: UserStaticCtx<unknown>): string {
 export async function checkOtp(ctx: UserStaticCtx<OtpInput>) {
   const id = callerId(ctx);
   await throttleAccount(ctx, 'checkOtp', id);
-  const check = await otpClient(ctx).verify(otpInstanceId(CLASS_ID, id), {
-    otpType: LOGIN_OTP,
-    token: ctx.request.body.otp,
-    requestedBy: id,
-    requesterDetails: requesterDetails(ctx),
-  });
+  const check = otpAccepted(
+    await client<typeof Otp>(ctx, 'Otp').verifyOtp(otpInstanceId(CLASS_ID, id), {
+      otpType: LOGIN_OTP,
+      token: ctx.request.body.otp,
+      requestedBy: id,
+      requesterDetails: requesterDetails(ctx),
+    }),
+  );
   if (!check.isSuccessful) {
     throw userError(
       'PM_USER_INVALID_CODE',
