@@ -11,8 +11,9 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [...LIST_GROUPS, 'tierCon
 
 export type SettingStatus = 'pending' | 'active' | 'inactive';
 export type CompanyGroupType = 'internal' | 'external';
-export type TierGroup = 'base' | 'upgrade' | 'add_on';
-export const TIER_GROUPS: readonly TierGroup[] = ['base', 'upgrade', 'add_on'];
+import type { TierGroup } from '../_platform/vocabulary';
+
+export { TIER_GROUPS, type TierGroup } from '../_platform/vocabulary';
 
 export interface SettingValueBase {
   id: string;

@@ -1,6 +1,5 @@
 /** Tier records (spec 2.3). */
 import type { StateOf } from '../../runtime';
-import { OPERATORS } from '../Workflow/types';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
 export type TierStatus = (typeof TIER_STATUSES)[number];
@@ -9,36 +8,22 @@ export type TierStatus = (typeof TIER_STATUSES)[number];
 export const UPDATABLE_TIER_STATUSES = ['active', 'inactive', 'pending'] as const;
 export type UpdatableTierStatus = (typeof UPDATABLE_TIER_STATUSES)[number];
 
-export const TIER_GROUPS = ['base', 'upgrade', 'add_on'] as const;
-export type TierGroup = (typeof TIER_GROUPS)[number];
+import type { TierGroup } from '../_platform/vocabulary';
 
-export const TIER_PAYMENT_TYPES = ['credit_card', 'salary_deduction'] as const;
-export type TierPaymentType = (typeof TIER_PAYMENT_TYPES)[number];
+export { TIER_GROUPS, type TierGroup } from '../_platform/vocabulary';
 
-/** EligibilityOperator values (the spec leaves them open; the workflow engine's operator set, spec 3.4). */
-export const ELIGIBILITY_OPERATORS = OPERATORS;
-export type EligibilityOperator = (typeof ELIGIBILITY_OPERATORS)[number];
-
-export type ConditionScalar = string | number | boolean;
-export type ConditionValue = ConditionScalar | ConditionScalar[];
-
-export interface EligibilityRuleCondition {
-  key: string;
-  logicalOperator: EligibilityOperator;
-  value: ConditionValue;
-}
-
-export type EligibilityRuleStatus = 'active' | 'inactive';
-
-export interface EligibilityRule {
-  id: string;
-  name: string;
-  paymentTypes: TierPaymentType[];
-  paymentPeriod: string;
-  quota?: number;
-  conditions: EligibilityRuleCondition[];
-  status: EligibilityRuleStatus;
-}
+export {
+  ELIGIBILITY_OPERATORS,
+  TIER_PAYMENT_TYPES,
+  type ConditionScalar,
+  type ConditionValue,
+  type EligibilityOperator,
+  type EligibilityRule,
+  type EligibilityRuleCondition,
+  type EligibilityRuleStatus,
+  type TierPaymentType,
+} from '../_platform/eligibility';
+import type { EligibilityRule, EligibilityRuleStatus, TierPaymentType } from '../_platform/eligibility';
 
 /** An eligibility rule as a client sends it (the id is assigned by the service). */
 export type EligibilityRuleInput = Omit<EligibilityRule, 'id' | 'status'> & { status?: EligibilityRuleStatus };

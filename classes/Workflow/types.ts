@@ -1,18 +1,9 @@
 /** Workflow configuration (spec 3.4): one rule file or Workflow instance per class. */
 import type { StateOf } from '../../runtime';
 
-export const OPERATORS = [
-  'equal',
-  'not_equal',
-  'in',
-  'not_in',
-  'less_than',
-  'greater_than',
-  'less_than_equal',
-  'greater_than_equal',
-] as const;
+import type { Operator } from '../_platform/vocabulary';
 
-export type Operator = (typeof OPERATORS)[number];
+export { OPERATORS, type Operator } from '../_platform/vocabulary';
 
 export interface WorkflowCondition {
   /** where `key` is read: the (new) entity or the actor that caused the event */

@@ -1,5 +1,6 @@
 /**
- * Eligibility rules of a tier (spec 2.3), pure.
+ * Eligibility rules of a tier (spec 2.3), pure: here because Tier writes and
+ * checks them and Member evaluates them when it chooses a membership.
  *
  *   evaluateEligibility({ member, company }, rule)
  *     → { eligible: true } | { eligible: false, failed: [{ key, logicalOperator, expected, actual }], reason? }
@@ -19,13 +20,39 @@
  *    in and the comparisons fail; not_equal and not_in hold.
  */
 import type { DeepReadonly } from '../../runtime';
-import type {
-  ConditionScalar,
-  ConditionValue,
-  EligibilityOperator,
-  EligibilityRule,
-  EligibilityRuleCondition,
-} from './types';
+import { OPERATORS } from './vocabulary';
+
+// ---------------------------------------------------------------- the rules' shape (Tier stores them, Member evaluates them)
+
+export const TIER_PAYMENT_TYPES = ['credit_card', 'salary_deduction'] as const;
+export type TierPaymentType = (typeof TIER_PAYMENT_TYPES)[number];
+
+/** EligibilityOperator values (the spec leaves them open; the workflow engine's operator set, spec 3.4). */
+export const ELIGIBILITY_OPERATORS = OPERATORS;
+export type EligibilityOperator = (typeof ELIGIBILITY_OPERATORS)[number];
+
+export type ConditionScalar = string | number | boolean;
+export type ConditionValue = ConditionScalar | ConditionScalar[];
+
+export interface EligibilityRuleCondition {
+  key: string;
+  logicalOperator: EligibilityOperator;
+  value: ConditionValue;
+}
+
+export type EligibilityRuleStatus = 'active' | 'inactive';
+
+export interface EligibilityRule {
+  id: string;
+  name: string;
+  paymentTypes: TierPaymentType[];
+  paymentPeriod: string;
+  quota?: number;
+  conditions: EligibilityRuleCondition[];
+  status: EligibilityRuleStatus;
+}
+
+// ---------------------------------------------------------------- evaluation
 
 /** The member fields eligibility reads (a Member profile, spec 2.1, satisfies it). */
 export interface EligibilityMember {

@@ -8,7 +8,7 @@ import {
   evaluateEligibility,
   evaluateTierRules,
   type EligibilityInput,
-} from '../../classes/Tier/eligibility';
+} from '../../classes/_platform/eligibility';
 import type { EligibilityRule, EligibilityRuleCondition } from '../../classes/Tier/types';
 
 const employee: EligibilityInput = {

@@ -8,7 +8,7 @@ import type { Ctx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange, type GatedChange } from '../../_platform/gated-change';
 import { delayUntil } from '../domain';
-import { conditionsProblems } from '../eligibility';
+import { conditionsProblems } from '../../_platform/eligibility';
 import { tierError } from '../errors';
 import { getPaymentPeriods } from '../settings-client';
 import type { EligibilityRule, Tier as TierRecord, TierClassState, TierEvent, TierState, TierStatus } from '../types';
