@@ -82,13 +82,7 @@ export interface NotificationManagerState {
 /** The class's state (`@ActorClass<NotificationManagerClassState>`); empty before the template exists. */
 export type NotificationManagerClassState = StateOf<Partial<NotificationManagerState>>;
 
-/** sendNotification's input (spec 4.5). */
-export interface SendNotificationInput {
-  /** recipients: email addresses, phone numbers (+digits) and inbox ids (M<userId>, PM<userId>) */
-  to?: string[];
-  /** every value a string (spec 4.5 "All parameters must be strings") */
-  parameters?: Record<string, unknown>;
-}
+export type { SendNotificationInput } from '../_platform/notify';
 
 /** One rendered in-app item, as UserNotification.addNotification takes it. */
 export interface RenderedInApp {

@@ -4,7 +4,7 @@
  * back-office web application's address, and the lifetimes of the codes and
  * tokens it hands out.
  */
-import { otpConfigFrom } from '../Otp/rules';
+import { otpConfigFrom } from '../_platform/otp';
 import { loadSamlConfig, samlServiceProvider, type SamlConfig, type SamlServiceProvider } from '../_platform/saml';
 
 export interface UserSettings {

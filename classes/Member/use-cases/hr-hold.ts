@@ -9,7 +9,7 @@
 import { logChange } from '../../_platform/audit-log';
 import type { Actor } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { deactivationLimit, deactivates, quarantineStep, type QuarantineSettings } from '../hr-quarantine';
 import { MEMBERS_COLLECTION } from '../listing';
 import { memberState, type MemberCtx } from '../member-state';

@@ -13,7 +13,7 @@
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { requestGatedChange, settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
-import { inboxOf, notify } from '../../NotificationManager/client';
+import { inboxOf, notify } from '../../_platform/notify';
 import { getCompany, getTier } from '../clients';
 import { memberError } from '../errors';
 import {

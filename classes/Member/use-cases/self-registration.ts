@@ -48,7 +48,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ActorError, client } from '../../../runtime';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import type { RequesterDetails } from '../../Otp/types';

@@ -25,7 +25,7 @@
  */
 import { client } from '../../../runtime';
 import { hashPassword } from '../../_platform/passwords';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import type { RequesterDetails } from '../../Otp/types';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';

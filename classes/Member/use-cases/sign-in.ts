@@ -26,7 +26,7 @@
 import { ActorError, RuntimeCodes, client } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { samlSeen } from '../../_platform/saml';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { memberError } from '../errors';

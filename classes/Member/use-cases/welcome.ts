@@ -6,7 +6,7 @@
  * `email_password` get the invitation instead (sendInviteEmail); seeded
  * members (migration) are not welcomed.
  */
-import { inboxOf, notify } from '../../NotificationManager/client';
+import { inboxOf, notify } from '../../_platform/notify';
 import type { MemberCtx } from '../member-state';
 import type { StatusEffect } from '../status-machine';
 import type { MemberProfile } from '../types';

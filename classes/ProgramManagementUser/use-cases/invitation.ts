@@ -12,7 +12,7 @@
  */
 import { client } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';

@@ -20,7 +20,7 @@
  */
 import { client, type ActorError } from '../../../runtime';
 import { hashPassword, passwordProblems, verifyPassword } from '../../_platform/passwords';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';

@@ -19,7 +19,7 @@
 import { isUnknownInstance, client } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml';
-import { notify } from '../../NotificationManager/client';
+import { notify } from '../../_platform/notify';
 import { otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';

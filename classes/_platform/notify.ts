@@ -15,7 +15,14 @@
  * ids (`M<member id>`, `PM<program management user id>`); see README.md.
  */
 import type { StaticCtx } from '../../runtime';
-import type { SendNotificationInput } from './types';
+
+/** sendNotification's input (spec 4.5): the contract of every class that sends a notification. */
+export interface SendNotificationInput {
+  /** recipients: email addresses, phone numbers (+digits) and inbox ids (M<userId>, PM<userId>) */
+  to?: string[];
+  /** every value a string (spec 4.5 "All parameters must be strings") */
+  parameters?: Record<string, unknown>;
+}
 
 export function notify(
   ctx: Pick<StaticCtx, 'effect'>,
