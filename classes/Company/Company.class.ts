@@ -42,6 +42,9 @@ import * as update from './use-cases/update';
 
 export { COMPANY_EVENTS, COMPANY_INSTANCE } from './use-cases/common';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { Company as CompanyRecord } from './types';
+
 const PM = ['program_management_user'] as const;
 const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
 

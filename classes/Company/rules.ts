@@ -7,7 +7,7 @@
 import type { DeepReadonly, Identity, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
-import type { ProgramManagementConfig } from '../Setting/types';
+import type { ProgramManagementConfig } from '../Setting/Setting.class';
 import { escapeRegex, type FieldProblem, listedDocument, parsePaging, problemsText, textOf } from '../_platform/paging';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';

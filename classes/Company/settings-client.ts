@@ -10,7 +10,7 @@
  */
 import { client, isUnknownInstance, type BaseCtx, type DeepReadonly } from '../../runtime';
 import type { Setting } from '../Setting/Setting.class';
-import type { ProgramManagementConfig } from '../Setting/types';
+import type { ProgramManagementConfig } from '../Setting/Setting.class';
 import { EMPTY_CONFIG } from './rules';
 
 export const SETTING_CLASS = 'Setting';

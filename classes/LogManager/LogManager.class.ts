@@ -32,6 +32,9 @@ import * as recording from './use-cases/recording';
 import * as reading from './use-cases/reading';
 import * as listing from './use-cases/listing';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { LogManagerError as LogManagerErrorName } from './errors';
+
 /**
  * LogManager's typed client, as the use cases need it (addLogEntry creates an
  * entry's instance, the readers read them): the compiler checks that the

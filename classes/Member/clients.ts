@@ -12,14 +12,14 @@
  *   Company  getCompany ({id} or {bgId})
  *   Tier     getTier (on the tier's instance) → {tier, pendingApproval}
  */
-import { ActorError, client, type BaseCtx, type DeepReadonly } from '../../runtime';
-import { TierErrors } from '../Tier/errors';
+import { client, isClassError, type BaseCtx, type DeepReadonly } from '../../runtime';
 import { isAbsentRecord } from '../_platform/calls';
 import type { Company } from '../Company/Company.class';
-import type { Company as CompanyValue } from '../Company/types';
+import type { CompanyRecord as CompanyValue } from '../Company/Company.class';
 import type { Setting, ValueView } from '../Setting/Setting.class';
 import type { Tier } from '../Tier/Tier.class';
-import type { EligibilityRule, Tier as TierValue } from '../Tier/types';
+import type { EligibilityRule } from '../_platform/eligibility';
+import type { TierErrorName, TierRecord as TierValue } from '../Tier/Tier.class';
 
 /** the records as their classes answer them */
 export type MemberTypeRecord = DeepReadonly<ValueView<'memberTypes'>>;
@@ -147,7 +147,7 @@ export async function claimQuotaPlace(
     await tiers(ctx).claimQuotaPlace(tierId, place);
     return true;
   } catch (err) {
-    if (err instanceof ActorError && err.status === 409 && err.code === TierErrors.TIER_QUOTA_FULL.code) return false;
+    if (isClassError<TierErrorName>(err, 'Tier', 'TIER_QUOTA_FULL')) return false;
     throw err;
   }
 }

@@ -22,8 +22,13 @@
  *  - one active membership per tier (409 5016).
  */
 import type { DeepReadonly } from '../../runtime';
-import { eligibleRules, evaluateTierRules, type EligibilityInput } from '../_platform/eligibility';
-import type { EligibilityRule, TierPaymentType } from '../Tier/types';
+import {
+  eligibleRules,
+  evaluateTierRules,
+  type EligibilityInput,
+  type EligibilityRule,
+  type TierPaymentType,
+} from '../_platform/eligibility';
 import type { Actor } from '../_platform/actor';
 import type { CompanyRecord, QuotaUseRecord, TierRecord } from './clients';
 import { fieldError, type MemberErrorName } from './errors';

@@ -18,6 +18,9 @@ import * as issuing from './use-cases/issuing';
 import * as checking from './use-cases/checking';
 import * as reading from './use-cases/reading';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { RequesterDetails } from './types';
+
 /** spec 4.5: "Only the ProgramManagementUser and Member classes may call them" (and the system identity: CLI, tests) */
 const CALLERS = ['class:ProgramManagementUser', 'class:Member'] as const;
 

@@ -47,6 +47,9 @@ import * as reading from './use-cases/reading';
 import * as update from './use-cases/update';
 import * as venues from './use-cases/venues';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { PartnerErrorName } from './errors';
+
 const PM = 'program_management_user';
 
 @ActorClass<PartnerClassState>({

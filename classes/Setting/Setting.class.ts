@@ -49,6 +49,9 @@ import * as update from './use-cases/update';
 export { SETTING_EVENTS, SETTING_INSTANCE } from './use-cases/common';
 export type { ValueView } from './use-cases/read';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { PaymentPeriod, ProgramManagementConfig } from './types';
+
 const PM = ['program_management_user'] as const;
 const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
 

@@ -38,6 +38,10 @@ import * as expiry from './use-cases/expiry';
 import * as quota from './use-cases/quota';
 import { scheduleEntry, withSchedule } from './use-cases/schedule';
 
+/** the types other classes see of this one (they import this file's types only) */
+export type { TierErrorName } from './errors';
+export type { Tier as TierRecord } from './types';
+
 const PM = 'program_management_user';
 
 @ActorClass<TierClassState>({

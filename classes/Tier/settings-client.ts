@@ -14,7 +14,7 @@
 import { ActorError, client, type BaseCtx, type DeepReadonly } from '../../runtime';
 import { isAbsentRecord } from '../_platform/calls';
 import type { Setting, ValueView } from '../Setting/Setting.class';
-import type { PaymentPeriod as SettingPaymentPeriod } from '../Setting/types';
+import type { PaymentPeriod as SettingPaymentPeriod } from '../Setting/Setting.class';
 import { tierError } from './errors';
 import { TIER_GROUPS } from './types';
 

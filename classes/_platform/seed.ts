@@ -35,11 +35,7 @@
  * (in this file or already there).
  */
 import { randomUUID } from 'node:crypto';
-import { RuntimeCodes, type CallResult } from '../../runtime';
-import { CompanyErrors } from '../Company/errors';
-import { MemberErrors } from '../Member/errors';
-import { PartnerErrors } from '../Partner/errors';
-import { SettingErrors } from '../Setting/errors';
+import { classErrorCode, RuntimeCodes, type CallResult } from '../../runtime';
 
 export interface SeedDocument {
   paymentPeriods?: { key: string; label: string }[];
@@ -71,14 +67,22 @@ export interface SeedOutcome {
   error?: { code?: unknown; message: string };
 }
 
-/** the answers that mean "this record's id exists already" (skipped); any other error fails the record */
-const EXISTS_CODES = new Set<unknown>([
-  RuntimeCodes.INSTANCE_EXISTS.code,
-  SettingErrors.SETTING_ID_TAKEN.code,
-  CompanyErrors.COMPANY_ID_TAKEN.code,
-  MemberErrors.ALREADY_REGISTERED.code,
-  PartnerErrors.VENUE_ID_TAKEN.code,
-]);
+/**
+ * The answers that mean "this record's id exists already" (skipped); any other
+ * error fails the record. The classes' own codes are named, not imported: the
+ * runtime holds every loaded class's error table.
+ */
+const EXISTS_ERRORS: readonly [classId: string, name: string][] = [
+  ['Setting', 'SETTING_ID_TAKEN'],
+  ['Company', 'COMPANY_ID_TAKEN'],
+  ['Member', 'ALREADY_REGISTERED'],
+  ['Partner', 'VENUE_ID_TAKEN'],
+];
+
+function meansExists(e: { code?: unknown }): boolean {
+  if (e.code === RuntimeCodes.INSTANCE_EXISTS.code) return true;
+  return EXISTS_ERRORS.some(([classId, name]) => classErrorCode(classId, name) === e.code);
+}
 
 const KNOWN_KEYS = [
   'paymentPeriods',
@@ -348,7 +352,7 @@ export async function applySeed(
         return {
           kind: step.kind,
           id,
-          result: EXISTS_CODES.has(e.code) ? 'skipped' : 'failed',
+          result: meansExists(e) ? 'skipped' : 'failed',
           error: { code: e.code, message: e.message },
         };
       }

@@ -51,7 +51,7 @@ import { ActorError, client } from '../../../runtime';
 import { notify } from '../../_platform/notify';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
-import type { RequesterDetails } from '../../Otp/types';
+import type { RequesterDetails } from '../../Otp/Otp.class';
 import { HrClientError, type HrClient } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
 import { hashPassword } from '../../_platform/passwords';

@@ -8,7 +8,7 @@ import type { ActorError, BaseCtx, DeepReadonly, TokenIssuer } from '../../../ru
 import { addressBucket } from '../../_platform/address-bucket';
 import { passwordProblems } from '../../_platform/passwords';
 import type { Actor } from '../../_platform/actor';
-import type { RequesterDetails } from '../../Otp/types';
+import type { RequesterDetails } from '../../Otp/Otp.class';
 import { memberError } from '../errors';
 import type { MemberPrivateState, MemberProfile } from '../types';
 import { mayClaimWithCode, throttleCounter, type SignInView, type ThrottledOperation } from '../sign-in-rules';

@@ -19,7 +19,7 @@ import { client } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { hashPassword, verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../_platform/notify';
-import type { RequesterDetails } from '../../Otp/types';
+import type { RequesterDetails } from '../../Otp/Otp.class';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { fieldError, memberError } from '../errors';

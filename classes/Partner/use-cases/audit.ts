@@ -10,9 +10,8 @@
  * them (previews, `isLarge: true`); LogManager.getLog, which admits program
  * management users only, gives them whole.
  */
-import { ActorError, client, isUnknownInstance, RuntimeCodes } from '../../../runtime';
-import { LogManagerErrors } from '../../LogManager/errors';
-import type { LogManager } from '../../LogManager/LogManager.class';
+import { ActorError, client, isClassError, isUnknownInstance, RuntimeCodes } from '../../../runtime';
+import type { LogManager, LogManagerErrorName } from '../../LogManager/LogManager.class';
 import { listingInput, problemsText } from '../../_platform/paging';
 import { partnerError } from '../errors';
 import { parseLogQuery } from '../rules';
@@ -24,7 +23,13 @@ const logs = (ctx: PartnerStaticCtx<unknown>) => client<typeof LogManager>(ctx, 
 const LOG_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** LogManager's answers for an entry the caller cannot have */
-const NOT_THERE = [LogManagerErrors.LOG_NOT_FOUND.code, RuntimeCodes.OUT_OF_SCOPE.code];
+function notThere(err: unknown): boolean {
+  return (
+    isUnknownInstance(err) ||
+    isClassError<LogManagerErrorName>(err, 'LogManager', 'LOG_NOT_FOUND') ||
+    (err instanceof ActorError && err.code === RuntimeCodes.OUT_OF_SCOPE.code)
+  );
+}
 
 /** `{entries, totalCount, page, limit, totalPages}`, newest first; 400 17010 (17018 for from after to) naming the field. */
 export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) {
@@ -54,8 +59,7 @@ export async function getLog(ctx: PartnerStaticCtx<PartnerLogBody>) {
     entry = await logs(ctx).readEntry(logId);
   } catch (err) {
     // no such entry, or one of a company the caller may not reach: not the Partner's to give either way
-    if (isUnknownInstance(err) || (err instanceof ActorError && (NOT_THERE as readonly unknown[]).includes(err.code)))
-      throw notFound();
+    if (notThere(err)) throw notFound();
     throw err;
   }
   if (entry.classId !== 'Partner') throw notFound();

@@ -7,9 +7,9 @@
  * 400 17106 naming each unknown partner, 400 17107 each venue that is no
  * venue of the partner given with it.
  */
-import { ActorError, client, isUnknownInstance, type DeepReadonly, type FieldError } from '../../../runtime';
+import { client, isClassError, isUnknownInstance, type DeepReadonly, type FieldError } from '../../../runtime';
 import type { Partner } from '../../Partner/Partner.class';
-import { PartnerErrors } from '../../Partner/errors';
+import type { PartnerErrorName } from '../../Partner/Partner.class';
 import { partnerUserError } from '../errors';
 import { newReferences } from '../rules';
 import type { PartnerUserRecord } from '../types';
@@ -20,7 +20,7 @@ type Refs = DeepReadonly<Pick<PartnerUserRecord, 'partners' | 'venues'>>;
 
 /** no such partner (no instance), or Partner's "no such venue" (404 17007); anything else is thrown */
 function isNotFound(err: unknown): boolean {
-  return isUnknownInstance(err) || (err instanceof ActorError && err.code === PartnerErrors.VENUE_NOT_FOUND.code);
+  return isUnknownInstance(err) || isClassError<PartnerErrorName>(err, 'Partner', 'VENUE_NOT_FOUND');
 }
 
 /** Does partner `partnerId` exist? */

@@ -5,7 +5,7 @@
  */
 import type { BaseCtx } from '../../../runtime';
 import { addressBucket } from '../../_platform/address-bucket';
-import type { RequesterDetails } from '../../Otp/types';
+import type { RequesterDetails } from '../../Otp/Otp.class';
 import { userError } from '../errors';
 
 /** The caller's address and user agent, as an OTP's history records them. */
