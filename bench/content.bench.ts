@@ -125,6 +125,11 @@ function contentBody(i: number, image: string): Record<string, unknown> {
   return { ...common, ...kinds[i % kinds.length] };
 }
 
+/** what the load reads of createContent's answer: the status, and the URL an image was stored under */
+interface CreatedContent {
+  content?: { status: string; fields: { images: Record<string, string> } };
+}
+
 const imageKey: Record<string, string> = {
   login_login: 'backgroundImage',
   onboarding_onboarding: 'image',
@@ -275,9 +280,10 @@ async function main(): Promise<Record<string, unknown>> {
       const field = imageKey[key];
       if (field) (body.fields as Record<string, unknown>)[field] = stored[key] ?? `data:image/png;base64,${PNG}`;
       const r = await call(BASE, 'POST', `/${PROJECT_ID}/CALL/ContentManager/createContent/default`, body, DEV);
-      if (r.status !== 201 || r.body?.content?.status !== 'active')
+      const created = r.body as CreatedContent | null;
+      if (r.status !== 201 || created?.content?.status !== 'active')
         throw new Error(`createContent ${i}: ${r.status} ${JSON.stringify(r.body)}`);
-      if (field && !stored[key]) stored[key] = r.body.content.fields.images[field];
+      if (field && !stored[key]) stored[key] = created.content.fields.images[field];
     }
     log(`created ${CONTENTS} active contents in ${fmt((performance.now() - s0) / 1000, 1)} s ${stamp()}`);
 

@@ -59,8 +59,8 @@ const KEEP = argv.includes('--keep');
 /** also a sampling heap profile of the runtime: bytes allocated per request, by function */
 const HEAP = argv.includes('--heap');
 const phases = argv.filter((a) => !a.startsWith('--'));
+for (const p of phases) if (p !== 'read' && p !== 'write') throw new Error(`unknown phase '${p}' (read, write)`);
 const PHASES = (phases.length ? phases : ['read', 'write']) as ('read' | 'write')[];
-for (const p of PHASES) if (p !== 'read' && p !== 'write') throw new Error(`unknown phase '${p}' (read, write)`);
 
 const PROJECT_ID = 'bench';
 const API_KEY = 'bench-integration-key-0123456789abcdef';
@@ -114,11 +114,15 @@ async function profiled<T>(
   load: () => Promise<T>,
 ): Promise<{ result: T; profile: CpuProfile; file: string }> {
   process.kill(child.pid, 'SIGUSR2');
-  await waitUntil(async () => fs.existsSync(path.join(dir, `started-${n}`)), 10_000, `${child.name}: profiler start`);
+  await waitUntil(
+    () => Promise.resolve(fs.existsSync(path.join(dir, `started-${n}`))),
+    10_000,
+    `${child.name}: profiler start`,
+  );
   const result = await load();
   process.kill(child.pid, 'SIGUSR2');
   const file = path.join(dir, `profile-${n}.cpuprofile`);
-  await waitUntil(async () => fs.existsSync(file), 30_000, `${child.name}: profile written`);
+  await waitUntil(() => Promise.resolve(fs.existsSync(file)), 30_000, `${child.name}: profile written`);
   return { result, profile: JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile, file };
 }
 
@@ -189,7 +193,7 @@ async function main(): Promise<Record<string, unknown>> {
     const sample = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/w-0`, undefined, AUTH);
     const pipe = redis.pipeline();
     for (let i = 0; i < INSTANCES; i++)
-      pipe.set(`${BASE_PREFIX}w-${i}`, JSON.stringify({ ...sample.body, id: `w-${i}` }));
+      pipe.set(`${BASE_PREFIX}w-${i}`, JSON.stringify({ ...(sample.body as Record<string, unknown>), id: `w-${i}` }));
     await pipe.exec();
 
     const counters = new Map<Child, number>();

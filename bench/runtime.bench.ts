@@ -172,6 +172,11 @@ const TARGETS = {
 
 const AUTH = { 'x-api-key': API_KEY };
 
+/** what this benchmark reads of a Counter's READ answer */
+interface CounterState {
+  count?: number;
+}
+
 /** HTTP call with this benchmark's API key */
 function call(base: string, method: 'GET' | 'POST', pathname: string, body?: unknown, headers = AUTH) {
   return httpCall(base, method, pathname, body, headers);
@@ -333,7 +338,8 @@ async function main(): Promise<Record<string, unknown>> {
     if (sample.status !== 200) throw new Error(`READ of w-0 failed: ${sample.status} ${JSON.stringify(sample.body)}`);
     // baseline keys: the same JSON the runtime's READ returns, so both answer bodies of the same size
     const pipe = redis.pipeline();
-    for (const id of wIds) pipe.set(BASE_PREFIX + id, JSON.stringify({ ...sample.body, id }));
+    const sampleState = sample.body as Record<string, unknown>;
+    for (const id of wIds) pipe.set(BASE_PREFIX + id, JSON.stringify({ ...sampleState, id }));
     await pipe.exec();
 
     // --- READ ---------------------------------------------------------------
@@ -440,12 +446,12 @@ async function main(): Promise<Record<string, unknown>> {
       request: hotReq,
     });
     const after = await call(RT, 'GET', `/${PROJECT_ID}/CALL/Counter/get/hot`);
-    const applied = Number(after.body?.count) - Number(before.body?.count);
+    const countBefore = (before.body as CounterState | null)?.count;
+    const countAfter = (after.body as CounterState | null)?.count;
+    const applied = Number(countAfter) - Number(countBefore);
     const lost = hot.ok - applied;
     log(`  ${describe(hot)}`);
-    log(
-      `  count ${before.body?.count} → ${after.body?.count}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`,
-    );
+    log(`  count ${countBefore} → ${countAfter}: applied ${applied}, 2xx ${hot.ok}, lost updates ${lost}`);
 
     // --- QUEUED_WRITE ---------------------------------------------------------
     /** jobs in BullMQ's `set` (completed, failed) of every queue of `queues` */
@@ -472,8 +478,8 @@ async function main(): Promise<Record<string, unknown>> {
         request: rotating(S.instances, 'POST', makePath, '{}'),
       });
       const deadline = Date.now() + QUEUE_DRAIN_TIMEOUT_MS;
-      let done = 0;
-      let failed = 0;
+      let done: number;
+      let failed: number;
       for (;;) {
         const [c, f] = await Promise.all([setSize(queues, 'completed'), setSize(queues, 'failed')]);
         done = c - doneBefore;

@@ -150,7 +150,7 @@ export class RedisProbe {
  */
 export function listeningPorts(pid: number): number[] {
   const inodes = new Set<string>();
-  let fds: string[] = [];
+  let fds: string[];
   try {
     fds = fs.readdirSync(`/proc/${pid}/fd`);
   } catch {
@@ -166,7 +166,7 @@ export function listeningPorts(pid: number): number[] {
   }
   const ports = new Set<number>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text: string;
     try {
       text = fs.readFileSync(table, 'utf8');
     } catch {
@@ -546,9 +546,10 @@ export async function readCounts(
   const out = new Map<string, number>();
   await boundedLoop(list.length, concurrency, async (i) => {
     const r = await fleet.call(apis[i % apis.length].base, 'GET', `/${fleet.projectId}/CALL/Counter/get/${list[i]}`);
-    if (r.status !== 200 || typeof r.body?.count !== 'number')
+    const count = (r.body as { count?: unknown } | null)?.count;
+    if (r.status !== 200 || typeof count !== 'number')
       throw new Error(`READ ${list[i]}: ${r.status} ${JSON.stringify(r.body)}`);
-    out.set(list[i], r.body.count);
+    out.set(list[i], count);
   });
   return out;
 }
@@ -589,10 +590,11 @@ export async function enqueueQueuedAdds(
     const api = apis[Math.floor(j / list.length) % apis.length];
     try {
       const r = await fleet.call(api.base, 'POST', `/${fleet.projectId}/CALL/Counter/queuedAdd/${id}`, { by: 1 });
-      if (r.status === 202 && typeof r.body?.jobId === 'string') {
+      const jobId = (r.body as { jobId?: unknown } | null)?.jobId;
+      if (r.status === 202 && typeof jobId === 'string') {
         acked.set(id, acked.get(id)! + 1);
-        jobIds.push(r.body.jobId);
-        instanceOf.set(r.body.jobId, id);
+        jobIds.push(jobId);
+        instanceOf.set(jobId, id);
       } else {
         refused++;
         firstRefusal ||= `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;

@@ -141,6 +141,11 @@ const JWT_SECRET = 'bench-scale-jwt-secret-0123456789-0123456789-0123';
 const AUTH = { 'x-api-key': API_KEY };
 const READ_CONCURRENCY = 16;
 
+/** what the job poll reads of GET /JOBS/<id> */
+interface JobAnswer {
+  status?: string;
+}
+
 function call(base: string, method: 'GET' | 'POST', pathname: string, body?: unknown) {
   return httpCall(base, method, pathname, body, AUTH);
 }
@@ -332,7 +337,11 @@ async function waitJobs(
         `/${PROJECT_ID}/JOBS/${encodeURIComponent(jobId)}`,
       ).catch(() => undefined);
       const status =
-        r?.status === 200 ? String(r.body?.status) : r && r.status >= 400 && r.status < 500 ? 'unknown' : 'unreadable';
+        r?.status === 200
+          ? String((r.body as JobAnswer | null)?.status)
+          : r && r.status >= 400 && r.status < 500
+            ? 'unknown'
+            : 'unreadable';
       if (status === 'completed' || status === 'failed' || status === 'unknown') {
         states[status] = (states[status] ?? 0) + 1;
         if (status !== 'completed') {
@@ -481,7 +490,7 @@ async function clusterView(c: LocalRedisCluster): Promise<ClusterView> {
 function failoverLogLines(c: LocalRedisCluster, max = 12): string[] {
   const out: string[] = [];
   for (const n of c.nodes) {
-    let text = '';
+    let text: string;
     try {
       text = fs.readFileSync(path.join(c.dir, `node-${n.port}.log`), 'utf8');
     } catch {
@@ -510,10 +519,13 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
   const fleets = new Set<RuntimeFleet>();
   const logs: { name: string; log: LogWatch }[] = [];
   const clusters = new Map<LocalRedisCluster, RedisProbe>();
+  /** each cluster's entry in extraStops (kept, as the same function has to be deleted from there again) */
+  const stops = new Map<LocalRedisCluster, () => Promise<void>>();
   const stopCluster = async (c: LocalRedisCluster) => {
     clusters.get(c)?.close();
     clusters.delete(c);
-    extraStops.delete(c.stop);
+    extraStops.delete(stops.get(c)!);
+    stops.delete(c);
     await c.stop();
   };
   const startCluster = async (replicas: number): Promise<{ cluster: LocalRedisCluster; probe: RedisProbe }> => {
@@ -525,7 +537,9 @@ async function clusterColumn(redis: Redis, redisUrl: string, runDir: string): Pr
       nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS,
       timeoutMs: 60_000,
     });
-    extraStops.add(c.stop);
+    const stop = () => c.stop();
+    stops.set(c, stop);
+    extraStops.add(stop);
     // commands are counted on the masters (what the clients sent; a replica counts what it applies again), CPU on every node
     const probe = RedisProbe.ofNodes(c.nodes, c.nodes.slice(0, CLUSTER_MASTERS));
     clusters.set(c, probe);
@@ -929,7 +943,7 @@ async function main(): Promise<number> {
       `  queued: acknowledged ${queued.acknowledged}, applied ${queued.applied}, lost ${queued.lost}, doubled ${queued.doubled}; ${queued.jobs_per_s} jobs/s end to end`,
     );
     log(
-      `  backlog jobs/s by workers: ${S.backlogWorkers.map((w) => `${w}: ${backlog[`workers_${w}`]}`).join(', ')}; lost ${blLost}, doubled ${blDoubled}; more workers not slower: ${summary.backlog_more_workers_not_slower}`,
+      `  backlog jobs/s by workers: ${S.backlogWorkers.map((w) => `${w}: ${backlog[`workers_${w}`]}`).join(', ')}; lost ${blLost}, doubled ${blDoubled}; more workers not slower: ${bl.moreWorkersNotSlower}`,
     );
     log(
       `  process logs: ${logTotals.warn} warn, ${logTotals.error} error lines, ${logTotals.stderr} other stderr lines`,

@@ -192,7 +192,8 @@ export async function healthPids(base: string, n: number): Promise<Set<number>> 
   const pids = new Set<number>();
   for (let i = 0; i < n; i++) {
     const r = await call(base, 'GET', '/health', undefined, { connection: 'close' });
-    if (r.status === 200 && typeof r.body?.pid === 'number') pids.add(r.body.pid);
+    const pid = (r.body as { pid?: unknown } | null)?.pid;
+    if (r.status === 200 && typeof pid === 'number') pids.add(pid);
   }
   return pids;
 }
@@ -385,7 +386,7 @@ export async function call(
   pathname: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(base + pathname, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
