@@ -19,6 +19,7 @@
  *     params: { path: { projectId: 'membership', instanceId: memberId } },
  *   });
  */
+import { readFileSync } from 'node:fs';
 import { membershipClient, type paths } from './client';
 
 type HrEmployee = paths['/members/hr/employee']['post'];
@@ -59,8 +60,7 @@ if (require.main === module) {
     process.stderr.write('usage: npx tsx clients/example.ts <baseUrl> <integration API key> <employee.json>\n');
     process.exit(2);
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const body = JSON.parse(require('node:fs').readFileSync(file, 'utf8')) as HrEmployeeBody;
+  const body = JSON.parse(readFileSync(file, 'utf8')) as HrEmployeeBody;
   hrUpdateEmployee(baseUrl, apiKey, body).then(
     (res) => {
       if (res.ok)

@@ -20,7 +20,7 @@ const ROOT = path.resolve(__dirname, '..');
 const KINDS = new Set(['Read', 'Write', 'Init', 'Static', 'QueuedWrite', 'Internal']);
 
 function program(): ts.Program {
-  const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
+  const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), (file) => ts.sys.readFile(file));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const files = parsed.fileNames.filter((f) => f.includes(`${path.sep}classes${path.sep}`) && f.endsWith('.class.ts'));
   return ts.createProgram(files, parsed.options);

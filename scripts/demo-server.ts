@@ -27,7 +27,8 @@ export function jsonSender(req: IncomingMessage, res: ServerResponse, log: (line
 export interface Listening {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  /** a function of its own (no `this`), so it can be handed on detached */
+  stop: () => Promise<void>;
 }
 
 /** serves `handle` on host:port (0: any free port); a handler that throws is answered 500 with its message */
@@ -36,11 +37,13 @@ export async function listen(
   host: string,
   port: number,
 ): Promise<Listening> {
-  const server = createServer((req, res) =>
-    handle(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: String((err as Error)?.message ?? err) }));
-    }),
+  // the catch answers a failure itself: the request listener has nothing left to await
+  const server = createServer(
+    (req, res) =>
+      void handle(req, res).catch((err) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: String((err as Error)?.message ?? err) }));
+      }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

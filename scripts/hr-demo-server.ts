@@ -19,8 +19,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonSender, listen, portArgument, sameKey } from './demo-server';
 
+/** an HR record: the two fields the demo keys on, the rest answered as it is */
+interface DemoEmployee {
+  employeeId: string;
+  email: string;
+  [field: string]: unknown;
+}
+
 /** the two employees of examples/import/register-from-hr.csv, as the HR lookup answers them */
-export const DEMO_EMPLOYEES: Record<string, unknown>[] = [
+export const DEMO_EMPLOYEES: DemoEmployee[] = [
   {
     employeeId: 'E3001',
     birthdate: '1992-03-14',

@@ -13,10 +13,52 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAjv } from '../runtime/actor/validation';
 
-type Json = Record<string, any>;
+/** the parts of a JSON Schema this script reads (a schema may also be `true`: see sample) */
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  multipleOf?: number;
+  minItems?: number;
+  uniqueItems?: boolean;
+  items?: Schema;
+  prefixItems?: Schema[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  minProperties?: number;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  examples?: unknown[];
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  [keyword: string]: unknown;
+}
+
+/** the records of examples/seed.json whose ids the examples use */
+type Records = { id: string }[];
+interface Seed {
+  members: { id: string; staffId: string }[];
+  companies: Records;
+  tiers: Records;
+  tierTypes: Records;
+  partners: Records;
+  venues: Records;
+  memberTypes: Records;
+  memberSubTypes: Records;
+  companyGroups: Records;
+  partnerUsers: Records;
+}
 
 const ROOT = path.resolve(__dirname, '..');
-const SEED = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as Json;
+const SEED = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples/seed.json'), 'utf8')) as Seed;
 const MEMBER = SEED.members[0];
 
 /** values by property name: the seed's ids where the name says which */
@@ -161,19 +203,22 @@ const CANDIDATES = [
   ' ',
 ];
 
-function resolve(schema: Json, root: Json): Json {
+function resolve(schema: Schema, root: Schema): Schema {
   let s = schema;
   for (let i = 0; i < 10 && typeof s?.$ref === 'string' && s.$ref.startsWith('#/'); i++) {
     const target = s.$ref
       .slice(2)
       .split('/')
-      .reduce((node: Json | undefined, key: string) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], root);
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        root,
+      ) as Schema | undefined;
     s = { ...target, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')) };
   }
   return s;
 }
 
-function fitString(s: Json, name: string): string {
+function fitString(s: Schema, name: string): string {
   const fits = (v: string) =>
     (s.minLength === undefined || v.length >= s.minLength) &&
     (s.maxLength === undefined || v.length <= s.maxLength) &&
@@ -208,7 +253,7 @@ function fitString(s: Json, name: string): string {
   return v;
 }
 
-function numberFor(s: Json, name: string): number {
+function numberFor(s: Schema, name: string): number {
   if (typeof BY_NAME[name] === 'number') {
     const v = BY_NAME[name];
     if ((s.minimum === undefined || v >= s.minimum) && (s.maximum === undefined || v <= s.maximum)) return v;
@@ -232,8 +277,8 @@ interface Where {
 }
 
 function sample(
-  schema: Json,
-  root: Json,
+  schema: Schema,
+  root: Schema,
   name: string,
   mode: Mode,
   depth = 0,
@@ -258,22 +303,22 @@ function sample(
   if (s.default !== undefined) return s.default;
   if (Array.isArray(s.allOf))
     return sample(
-      Object.assign({}, ...s.allOf.map((x: Json) => resolve(x, root)), { ...s, allOf: undefined }),
+      Object.assign({}, ...s.allOf.map((x) => resolve(x, root)), { ...s, allOf: undefined }) as Schema,
       root,
       name,
       mode,
       depth,
       where,
     );
-  for (const k of ['oneOf', 'anyOf']) {
-    if (Array.isArray(s[k])) {
-      const branch = s[k].map((x: Json) => resolve(x, root)).find((x: Json) => x.type !== 'null') ?? s[k][0];
+  for (const k of ['oneOf', 'anyOf'] as const) {
+    const branches = s[k];
+    if (Array.isArray(branches)) {
+      const branch = branches.map((x) => resolve(x, root)).find((x) => x.type !== 'null') ?? branches[0];
       const { [k]: _drop, ...rest } = s;
       return sample({ ...rest, ...branch }, root, name, mode, depth, where);
     }
   }
-  let type = s.type;
-  if (Array.isArray(type)) type = type.find((t: string) => t !== 'null') ?? 'null';
+  let type = Array.isArray(s.type) ? (s.type.find((t) => t !== 'null') ?? 'null') : s.type;
   if (!type) type = s.properties ? 'object' : s.items ? 'array' : 'string';
   if (depth > 8) return type === 'object' ? {} : type === 'array' ? [] : 'example';
   switch (type) {
@@ -290,25 +335,25 @@ function sample(
       const n = Math.max(1, s.minItems ?? 1);
       const items = Array.isArray(s.prefixItems) ? s.prefixItems : Array.from({ length: n }, () => s.items ?? {});
       const singular = name.replace(/ies$/, 'y').replace(/s$/, '');
-      return items.map((it: Json, i: number) => {
+      return items.map((it, i) => {
         const v = sample(it, root, singular, mode, depth + 1, { ...where, parent: name });
         return typeof v === 'string' && i > 0 && s.uniqueItems ? `${v}-${i + 1}` : v;
       });
     }
     case 'object': {
-      const out: Json = {};
-      const props: Json = s.properties ?? {};
-      const required: string[] = s.required ?? [];
+      const out: Record<string, unknown> = {};
+      const props = s.properties ?? {};
+      const required = s.required ?? [];
       for (const [k, p] of Object.entries(props)) {
         if (mode === 'required' && !required.includes(k)) continue;
-        out[k] = sample(p as Json, root, k, mode, depth + 1, { ...where, parent: name });
+        out[k] = sample(p, root, k, mode, depth + 1, { ...where, parent: name });
       }
       for (const k of required) if (!(k in out)) out[k] = 'example';
       // at least minProperties
       if (s.minProperties && Object.keys(out).length < s.minProperties) {
         for (const [k, p] of Object.entries(props)) {
           if (Object.keys(out).length >= s.minProperties) break;
-          if (!(k in out)) out[k] = sample(p as Json, root, k, 'required', depth + 1, { ...where, parent: name });
+          if (!(k in out)) out[k] = sample(p, root, k, 'required', depth + 1, { ...where, parent: name });
         }
       }
       return out;
@@ -329,7 +374,7 @@ function main(): void {
     for (const file of fs.readdirSync(dir).sort()) {
       if (!file.endsWith('.json') || file.endsWith('.answer.json')) continue;
       const full = path.join(dir, file);
-      const schema = JSON.parse(fs.readFileSync(full, 'utf8')) as Json;
+      const schema = JSON.parse(fs.readFileSync(full, 'utf8')) as Schema;
       if (Array.isArray(schema.examples) && schema.examples.length) continue;
       const { $id: _id, ...compiled } = schema;
       const check = ajv.compile(compiled);

@@ -34,11 +34,12 @@ export class Counter {
   @Init({ access: [...ANYONE], timeoutSeconds: 5 })
   init(ctx: Ctx) {
     const body = ctx.request.body as { label?: string; start?: number; slot?: string };
-    ctx.state.public.count = body.start ?? 0;
-    if (body.label) ctx.state.public.label = body.label;
+    const c = counter(ctx);
+    c.count = body.start ?? 0;
+    if (body.label) c.label = body.label;
     if (body.slot) ctx.lookup.set('slot', body.slot);
     if (body.label === 'fail') throw new ActorError(400, 'INIT_REFUSED', 'refused by init');
-    return { id: ctx.instanceId, count: ctx.state.public.count };
+    return { id: ctx.instanceId, count: c.count };
   }
 
   @Read({ access: [...ANYONE] })
