@@ -6,6 +6,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import walls from './eslint.boundaries.mjs';
 
 const SOURCE = [
   'runtime/**/*.ts',
@@ -17,7 +18,7 @@ const SOURCE = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', '.data/', 'coverage/', 'node_modules/', 'clients/api.d.ts'] },
+  { ignores: ['dist/', 'data/', '.data/', 'coverage/', 'node_modules/', 'clients/api.d.ts', '*.tmp.mjs'] },
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
@@ -49,4 +50,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...walls,
 );
