@@ -261,6 +261,7 @@ export function tlsFiles(env: NodeJS.ProcessEnv): { cert: Buffer; key: Buffer } 
     } catch (err) {
       throw new Error(
         `${name}: cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        { cause: err },
       );
     }
   };

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import * as path from 'node:path';

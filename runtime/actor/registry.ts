@@ -133,7 +133,7 @@ export class ClassRegistry {
       try {
         checkJournalName(j.name);
       } catch (err) {
-        throw new Error(`${where}: ${(err as Error).message}`);
+        throw new Error(`${where}: ${(err as Error).message}`, { cause: err });
       }
       if (m.kind === 'INTERNAL')
         throw new Error(`${where}: only calls that arrive over HTTP are journaled, and an INTERNAL method has none`);
@@ -197,7 +197,9 @@ export class ClassRegistry {
         try {
           m.validate?.compile();
         } catch (err) {
-          throw new Error(`${c.id}.${m.name}: its input schema does not compile: ${(err as Error).message}`);
+          throw new Error(`${c.id}.${m.name}: its input schema does not compile: ${(err as Error).message}`, {
+            cause: err,
+          });
         }
       }
     }

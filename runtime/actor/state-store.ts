@@ -653,7 +653,8 @@ export class StateStore {
       const p = this.redis.pipeline() as unknown as ScriptedRedis & {
         exec(): Promise<[Error | null, unknown][] | null>;
       };
-      p[script](...keys, ...args);
+      // queued on the pipeline: its answer comes from exec
+      void p[script](...keys, ...args);
       (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
       const out = (await p.exec()) ?? [];
       if (out[0]?.[0]) throw out[0][0];

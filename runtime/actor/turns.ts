@@ -243,7 +243,8 @@ export class TurnManager {
       timer = setTimeout(
         () => {
           // give our turn back as soon as it comes
-          entered.then((release) => {
+          // entering the FIFO never rejects: nothing to catch
+          void entered.then((release) => {
             this.dropIdleLease(key, classId, id);
             release();
           });

@@ -222,7 +222,8 @@ export class JobQueue implements JobSink {
     const refusal: StoredOutcome = { status: 500, body: missing().toBody(), headers: {}, failed: true };
     // the instance's keys and its bucket queue's keys share one hash tag: one MULTI on a cluster too
     const multi = (await queue.getBackend().client).multi();
-    (multi as unknown as ScriptedRedis).enqueueJob(
+    // queued on the MULTI: its answer comes from exec
+    void (multi as unknown as ScriptedRedis).enqueueJob(
       inst,
       pending,
       resultKey,

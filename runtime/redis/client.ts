@@ -187,7 +187,7 @@ export class RedisHealth {
       await Promise.race([ping, timeout]);
     } catch (err) {
       this.failed(err);
-      throw new Error(`Redis did not answer PING within ${timeoutMs} ms (${describe(err)})`);
+      throw new Error(`Redis did not answer PING within ${timeoutMs} ms (${describe(err)})`, { cause: err });
     } finally {
       clearTimeout(timer);
     }

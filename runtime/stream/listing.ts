@@ -105,7 +105,7 @@ export function collectionIndexes(collection: string, def: CollectionIndexing): 
       try {
         derived.push({ keys: listingKeys(set, listing.sort) });
       } catch (err) {
-        throw new Error(`${collection}: listing ${listing.name}: ${(err as Error).message}`);
+        throw new Error(`${collection}: listing ${listing.name}: ${(err as Error).message}`, { cause: err });
       }
     }
   }

@@ -35,6 +35,7 @@ export interface LookupApi extends ReadLookupApi {
  * What every handler receives, whatever its kind. `I` is the request body the
  * method declares (validated by its JSON Schema before the handler runs).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's default, as RequestInfo's (types/calls.ts)
 export interface BaseCtx<I = any> {
   readonly projectId: string;
   readonly classId: string;
@@ -74,6 +75,7 @@ export interface BaseCtx<I = any> {
  * of the snapshot stays as the second line. A `Ctx<S>` is a `ReadCtx<S>`, so
  * helpers that only read take `ReadCtx<S>` and serve both kinds.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's default, as RequestInfo's (types/calls.ts)
 export interface ReadCtx<S extends InstanceState = InstanceState, I = any> extends BaseCtx<I> {
   /** the last committed state, frozen (empty for STATIC) */
   readonly state: DeepReadonly<S>;
@@ -86,6 +88,7 @@ export interface ReadCtx<S extends InstanceState = InstanceState, I = any> exten
  * means as a write's (the runtime applies a STATIC's effects once it has
  * answered, dispatches its tasks and jobs and appends its events).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's default, as RequestInfo's (types/calls.ts)
 export interface StaticCtx<I = any>
   extends
     ReadCtx<InstanceState, I>,
@@ -95,6 +98,7 @@ export interface StaticCtx<I = any>
  * The context of an INIT, WRITE, QUEUED_WRITE or INTERNAL handler: `S` is the
  * class's state (`@ActorClass<S>`), `I` the method's request body.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's default, as RequestInfo's (types/calls.ts)
 export interface Ctx<S extends InstanceState = InstanceState, I = any> extends BaseCtx<I> {
   /** state partitions: a draft for INIT/WRITE/QUEUED_WRITE/INTERNAL, committed when the handler returns */
   readonly state: S;

@@ -1,5 +1,7 @@
 /** The state partitions of an instance and their typed views. */
 
+/* eslint-disable @typescript-eslint/no-explicit-any -- a class that declares no state type reads and writes its partitions freely; `unknown` would make every such handler cast */
+
 /** The four state partitions (GUIDE 2, spec 2). */
 export interface InstanceState {
   public: Record<string, any>;
@@ -20,12 +22,13 @@ export interface StateOf<
   public: Public;
   private: Private;
 }
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * `T` with every property, array element, map and set entry read-only, at any
  * depth: the state a READ or STATIC handler sees (frozen at run time as well).
  */
-export type DeepReadonly<T> = T extends (...args: any[]) => unknown
+export type DeepReadonly<T> = T extends (...args: never[]) => unknown
   ? T
   : T extends ReadonlyMap<infer K, infer V>
     ? ReadonlyMap<DeepReadonly<K>, DeepReadonly<V>>
