@@ -6,12 +6,15 @@
  */
 'use strict';
 
-const { require: tsxRequire } = require('tsx/cjs/api');
-
 /** loaded on first use: redis-cluster.js needs findFreePort alone, in the CLI as well */
 let embedded;
 function embeddedRedis() {
-  embedded ??= tsxRequire('../../runtime/redis/embedded-redis.ts', __filename);
+  // a process already running under tsx (a bench, a script) loads .ts itself: registering tsx a second time
+  // there breaks modules both registrations load (ioredis: "Cannot redefine property: default")
+  embedded ??=
+    typeof require.extensions?.['.ts'] === 'function'
+      ? require('../../runtime/redis/embedded-redis.ts')
+      : require('tsx/cjs/api').require('../../runtime/redis/embedded-redis.ts', __filename);
   return embedded;
 }
 
