@@ -9,10 +9,11 @@
 /** loaded on first use: redis-cluster.js needs findFreePort alone, in the CLI as well */
 let embedded;
 function embeddedRedis() {
-  // a process already running under tsx (a bench, a script) loads .ts itself: registering tsx a second time
-  // there breaks modules both registrations load (ioredis: "Cannot redefine property: default")
+  // a test file (jest transforms .ts) or a process already running under tsx (a bench, a script) loads .ts
+  // itself: tsx's own loader is for jest's globalSetup and plain node only (registering it a second time breaks
+  // modules both load, ioredis: "Cannot redefine property: default"; inside jest its namespaced paths are not found)
   embedded ??=
-    typeof require.extensions?.['.ts'] === 'function'
+    process.env.JEST_WORKER_ID !== undefined || typeof require.extensions?.['.ts'] === 'function'
       ? require('../../runtime/redis/embedded-redis.ts')
       : require('tsx/cjs/api').require('../../runtime/redis/embedded-redis.ts', __filename);
   return embedded;
