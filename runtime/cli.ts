@@ -35,7 +35,7 @@ function readConfig(): ReturnType<typeof loadConfig> {
   }
 }
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+async function withRuntime<T>(fn: (rt: Runtime) => T | Promise<T>): Promise<T> {
   const config = readConfig();
   // as the service: an unreachable REDIS_URL or MONGODB_URL is one StartupError, not ioredis retrying for ever
   if (config.redisClusterNodes) await checkRedisReachable({ kind: 'cluster', nodes: config.redisClusterNodes });
@@ -107,7 +107,7 @@ program
   .option('--tenant <id>', 'limit the token to one tenant (a company user: the company id)')
   .action(
     (identity: string, userId: string, opts: { roles: string; ttl: string; developer?: boolean; tenant?: string }) =>
-      withRuntime(async (rt) => {
+      withRuntime((rt) => {
         const roles = opts.roles
           .split(',')
           .map((r) => r.trim())
@@ -250,7 +250,7 @@ program
 program
   .command('classes')
   .description('list classes and their methods')
-  .action(() => withRuntime(async (rt) => print(rt.registry.catalogue())));
+  .action(() => withRuntime((rt) => print(rt.registry.catalogue())));
 
 /**
  * Commands contributed by the classes: every `*.cli.ts` (or compiled `.cli.js`)

@@ -240,7 +240,9 @@ export function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
 export function mailFrom(env: NodeJS.ProcessEnv): string {
   const raw = env.MAIL_FROM;
   if (raw === undefined || raw === '') return 'no-reply@localhost';
-  if (!isSender(raw)) throw new Error(`MAIL_FROM must be a mail address or 'Name <address>', got '${raw}'`);
+  // a boolean, not the predicate: `value is string` would narrow a refused string to never
+  const valid: boolean = isSender(raw);
+  if (!valid) throw new Error(`MAIL_FROM must be a mail address or 'Name <address>', got '${raw}'`);
   return raw;
 }
 

@@ -130,7 +130,7 @@ class CallHistogram {
   }
 
   /** as prom-client's Histogram.getForPromString (what the registry's text format reads) */
-  async getForPromString(): Promise<{
+  getForPromString(): Promise<{
     name: string;
     help: string;
     type: string;
@@ -152,7 +152,7 @@ class CallHistogram {
         { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count`, exemplar: undefined },
       );
     }
-    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator });
   }
 
   reset(): void {
@@ -595,7 +595,7 @@ export class RuntimeMetrics {
     method: string,
   ): Counter.Internal {
     let byMethod = children.get(classId);
-    if (!byMethod) children.set(classId, (byMethod = new Map()));
+    if (!byMethod) children.set(classId, (byMethod = new Map<string, Counter.Internal>()));
     let child = byMethod.get(method);
     if (!child) byMethod.set(method, (child = counter.labels({ class: classId, method })));
     return child;

@@ -78,6 +78,7 @@ function nodesText(nodes: { host: string; port: number }[]): string {
 /** Waits until `client` is ready (a cluster: its slots are known), or rejects with its last error past `timeoutMs`. */
 function ready(client: RedisConnection, timeoutMs: number, seen: { last?: unknown }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the client's own last error, as it was raised
     const timer = setTimeout(() => reject(seen.last ?? new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     client.once('ready', () => {
       clearTimeout(timer);
@@ -85,9 +86,10 @@ function ready(client: RedisConnection, timeoutMs: number, seen: { last?: unknow
     });
     client.once('end', () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the client's own last error, as it was raised
       reject(seen.last ?? new Error('connection closed'));
     });
-    client.connect().catch((err) => (seen.last ??= err));
+    client.connect().catch((err: unknown) => (seen.last ??= err));
   });
 }
 
@@ -158,10 +160,10 @@ async function checkClusterReachable(nodes: { host: string; port: number }[], ti
       enableOfflineQueue: false,
     },
   );
-  client.on('error', (err) => (seen.last = err));
+  client.on('error', (err: unknown) => (seen.last = err));
   // why a seed node failed (refused, not in cluster mode): the cluster's own error only says its slots did not load
   client.on('node error', (err: unknown) => (seen.last = err));
-  let state = '';
+  let state: string;
   try {
     await ready(client, timeoutMs, seen);
     for (;;) {

@@ -19,6 +19,7 @@
 import type { RequestInfo } from '../types/calls';
 import type { BaseCtx } from '../types/context';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class constructor, whatever its parameters (InstanceType's own constraint)
 type AnyCtor = abstract new (...args: any[]) => any;
 
 /** the request body a handler declares */
@@ -28,6 +29,7 @@ export type InputOf<H> = H extends (ctx: infer C) => unknown
     : never
   : never;
 /** what a handler answers */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches a handler whatever its parameters
 export type AnswerOf<H> = H extends (...args: any[]) => infer R ? Awaited<R> : never;
 
 /** the names of a class's handlers (methods whose one parameter is a context) */
@@ -36,6 +38,7 @@ export type HandlerNames<P> = {
 }[keyof P] &
   string;
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends I`: every field of the body is optional, so the body may be left out
 type BodyArgs<I> = {} extends I ? [body?: I] : [body: I];
 
 /** one method of a typed client */

@@ -82,10 +82,14 @@ function checkOptions(kind: MethodKind, name: string, options: MethodOptions): v
 /** A handler as the decorators see it: one context parameter. */
 type HandlerOf<C> = (ctx: C) => unknown;
 /** a handler written against the untyped context (admitted while classes move to typed contexts) */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the untyped context's input is read freely (see runtime/types/state.ts)
 type UntypedHandler = HandlerOf<Ctx<InstanceState, any>>;
 /** what each kind's handler may declare as its context */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a decorator admits a handler of any state and input (ActorClass checks the state)
 type WriteHandler = HandlerOf<Ctx<any, any>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as WriteHandler
 type ReadHandler = HandlerOf<ReadCtx<any, any>> | UntypedHandler;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as WriteHandler
 type StaticHandler = HandlerOf<StaticCtx<any>> | UntypedHandler;
 
 type MethodDecorator<H> = (value: H, context: ClassMethodDecoratorContext) => void;
@@ -114,8 +118,10 @@ export const Internal = methodDecorator<WriteHandler>('INTERNAL');
  * contexts of state `S`: a handler declared for another state does not fit.
  */
 type HandlersFor<S extends InstanceState, P> = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the state is checked here, each handler's input is its own
   [K in keyof P]: P[K] extends (ctx: infer C) => unknown ? (C extends BaseCtx ? HandlerOf<Ctx<S, any>> : P[K]) : P[K];
 };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any class constructor, whatever its parameters
 type ActorCtor = abstract new (...args: any[]) => object;
 
 /**
@@ -125,6 +131,7 @@ type ActorCtor = abstract new (...args: any[]) => object;
  */
 export function ActorClass<S extends InstanceState = InstanceState>(options: ClassOptions<S>) {
   return function <T extends ActorCtor>(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as ActorCtor
     value: T & (abstract new (...args: any[]) => HandlersFor<S, InstanceType<T>>),
     context: ClassDecoratorContext<T>,
   ): void {

@@ -340,7 +340,7 @@ export class EffectApplier {
   start(intervalMs = 2000): void {
     if (this.sweeper) return;
     const failed = (err: unknown) => this.onSweepError?.(err) || this.opts.logger.warn({ err }, 'effect sweep failed');
-    const run = () => this.sweep().catch(failed);
+    const run = () => void this.sweep().catch(failed);
     this.sweeper = setInterval(run, intervalMs);
     this.sweeper.unref();
     void this.sweep(0).catch(failed);

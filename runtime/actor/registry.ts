@@ -166,7 +166,7 @@ export class ClassRegistry {
     const files = this.schemaDirs.map((dir) => path.join(dir, classId, `${name}.json`));
     for (const file of files) {
       if (fs.existsSync(file)) {
-        const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
         delete schema.$id; // one ajv instance: ids need not be globally unique
         return lazyValidator(this.ajv, schema, `${classId}.${m.name} (${file})`);
       }

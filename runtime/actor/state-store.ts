@@ -297,6 +297,13 @@ const SCRIPT_KEYS: Record<(typeof SCRIPTS)[number], number | undefined> = {
   settleLookup: 1,
 };
 
+/**
+ * What the commit scripts answer (commitInstance.lua, commitSnapshot.lua, commitState.lua):
+ * {1, version, task entry, effect entry, next job, lease kept} (commitSnapshot and commitState
+ * stop after the effect entry; '' where nothing was added) | {-2, version} | {-1} | {-4} | {-5}.
+ */
+type CommitReply = [number, number?, string?, string?, string?, number?];
+
 /** Where a QUEUED_WRITE job stands in its instance's FIFO (jobPlace.lua). */
 export type JobPlace = { kind: 'head' } | { kind: 'waiting'; head: string } | { kind: 'done'; resultJson?: string };
 
@@ -447,16 +454,17 @@ export class StateStore {
   async read(classId: string, id: string): Promise<StoredInstance | undefined> {
     const [v, s, k] = await this.redis.hmget(this.keys.instance(classId, id), 'v', 's', 'k');
     if (v === null) return undefined;
-    return { version: Number(v), stateJson: s ?? '{}', lookups: k ? JSON.parse(k) : {} };
+    return { version: Number(v), stateJson: s ?? '{}', lookups: k ? (JSON.parse(k) as Record<string, string>) : {} };
   }
 
   /** The instance, unless its current version is `knownVersion` ('unchanged': nothing is transferred). */
   async readIfChanged(classId: string, id: string, knownVersion: number | undefined): Promise<ReadResult> {
-    const r = await this.script(
+    // readIfChanged.lua: {-1} | {0} | {1, version, state, lookups}
+    const r = (await this.script(
       'readIfChanged',
       [this.keys.instance(classId, id)],
       [knownVersion === undefined ? '' : String(knownVersion)],
-    );
+    )) as [number, string?, string?, string?];
     switch (Number(r[0])) {
       case -1:
         return READ_MISSING;
@@ -465,7 +473,11 @@ export class StateStore {
       default:
         return {
           kind: 'read',
-          instance: { version: Number(r[1]), stateJson: String(r[2]), lookups: r[3] ? JSON.parse(String(r[3])) : {} },
+          instance: {
+            version: Number(r[1]),
+            stateJson: String(r[2]),
+            lookups: r[3] ? (JSON.parse(r[3]) as Record<string, string>) : {},
+          },
         };
     }
   }
@@ -483,7 +495,8 @@ export class StateStore {
     opts: AcquireOptions = {},
   ): Promise<AcquireResult> {
     const k = this.keys;
-    const r = await this.redis.acquireInstance(
+    // acquireInstance.lua: {1, version, state, lookups} (init: {1}) | {0, pttl} | {-2} | {-3}; a missing field is nil
+    const r = (await this.redis.acquireInstance(
       k.lease(classId, id),
       k.instance(classId, id),
       k.leaseWaiters(classId, id),
@@ -494,7 +507,7 @@ export class StateStore {
       opts.handoff ? '1' : '0',
       opts.waitMs ?? 0,
       HANDOFF_MS,
-    );
+    )) as [number, (string | number | null)?, (string | null)?, (string | null)?];
     switch (Number(r[0])) {
       case 1:
         if (mode === 'init') return { kind: 'acquired' };
@@ -503,7 +516,7 @@ export class StateStore {
           instance: {
             version: Number(r[1]),
             stateJson: String(r[2] ?? '{}'),
-            lookups: r[3] ? JSON.parse(String(r[3])) : {},
+            lookups: r[3] ? (JSON.parse(r[3]) as Record<string, string>) : {},
           },
         };
       case 0:
@@ -647,7 +660,7 @@ export class StateStore {
     script: 'commitInstance' | 'commitSnapshot' | 'commitState',
     keys: string[],
     args: (string | number)[],
-  ): Promise<{ r: unknown[]; acks: number }> {
+  ): Promise<{ r: CommitReply; acks: number }> {
     if (this.waitReplicas > 0) {
       // WAIT has no key: sent in the commit's pipeline it goes to the node that took the commit
       const p = this.redis.pipeline() as unknown as ScriptedRedis & {
@@ -658,15 +671,15 @@ export class StateStore {
       (p as unknown as { wait(n: number, ms: number): void }).wait(this.waitReplicas, this.waitTimeoutMs);
       const out = (await p.exec()) ?? [];
       if (out[0]?.[0]) throw out[0][0];
-      return { r: out[0][1] as unknown[], acks: out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0) };
+      return { r: out[0][1] as CommitReply, acks: out[1]?.[0] ? 0 : Number(out[1]?.[1] ?? 0) };
     }
-    return { r: await this.script(script, keys, args), acks: Infinity };
+    return { r: (await this.script(script, keys, args)) as CommitReply, acks: Infinity };
   }
 
   /** A commit script's answer as a CommitResult; lookup reservations are confirmed or released by it. */
   private async commitOutcome(
     req: CommitRequest,
-    r: unknown[],
+    r: CommitReply,
     acks: number,
     reserved: { key: string; reservation: string }[],
   ): Promise<CommitResult> {

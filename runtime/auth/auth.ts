@@ -248,12 +248,12 @@ export class TokenService {
     if (dev && !this.allowDevTokens)
       throw runtimeError('UNAUTHENTICATED', 'Development tokens are not accepted here (ALLOW_DEV_TOKENS)');
     // a tenant claim limits the identity's data access (ClassOptions.tenancy); a malformed one must not widen it
-    const tenant = payload.tenant;
+    const tenant: unknown = payload.tenant;
     if (tenant !== undefined && (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 200)) {
       throw runtimeError('UNAUTHENTICATED', 'Bearer token has an invalid tenant claim');
     }
     // a methods claim limits the token to those methods; a malformed one must not widen it either
-    const methods = payload.methods;
+    const methods: unknown = payload.methods;
     if (
       methods !== undefined &&
       (!Array.isArray(methods) ||

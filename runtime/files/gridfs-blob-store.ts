@@ -11,7 +11,10 @@ function infoOf(name: string, file: GridFSFile): BlobInfo {
 /** true for the driver's "file not found" answers (a revision deleted by a concurrent writer) */
 function isFileNotFound(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
-  return e?.code === 'ENOENT' || /File not found|FileNotFound|ChunkIsMissing/i.test(String(e?.message ?? ''));
+  return (
+    e?.code === 'ENOENT' ||
+    /File not found|FileNotFound|ChunkIsMissing/i.test(typeof e?.message === 'string' ? e.message : '')
+  );
 }
 
 /**

@@ -35,7 +35,7 @@ export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
     const v = values.pop()!;
     const depth = depths.pop()!;
     if (depth > maxDepth) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
+    const children: unknown[] = Array.isArray(v) ? v : Object.values(v);
     for (const child of children) {
       if (child !== null && typeof child === 'object') {
         values.push(child);

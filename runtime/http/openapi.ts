@@ -383,7 +383,7 @@ function errorResponses(
       if (answers(m, name, e.code)) at(e.status).codes.unshift({ code: e.code, name });
     const parts: [number, Json][] = [];
     for (const [status, entry] of statuses) {
-      const codes = byCode(entry.codes as { code: number | string }[]) as Json[];
+      const codes = byCode(entry.codes as { code: number | string; name: string; platformCode?: unknown }[]);
       const own = codes.filter((c) => c.platformCode === undefined);
       const response: Json = {
         description: `${status}${own.length ? `: ${own.map((c) => `${c.code} ${c.name}`).join(', ')}` : ''} (in the method's own error envelope${

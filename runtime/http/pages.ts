@@ -31,9 +31,10 @@ import type { IdentityResolver } from '../auth/identities';
 import { ActorError } from '../errors';
 
 /** What a page's call answered: the method's answer, or its error as the API would answer it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a page that names no answer type reads the body freely (the method's answer is not typed here)
 export type PageCallResult<T = any> =
   | { ok: true; status: number; body: T }
-  | { ok: false; status: number; code?: number | string; message: string; details?: any; classId?: string };
+  | { ok: false; status: number; code?: number | string; message: string; details?: unknown; classId?: string };
 
 export interface PageCallOptions {
   /** a bearer token to call with (the identity the API would give it); absent: an anonymous caller */
@@ -62,6 +63,7 @@ export interface PageCtx {
   setCookie(name: string, value: string, opts?: PageCookieOptions): void;
   clearCookie(name: string): void;
   /** a class method, through the dispatcher, as the browser's caller (its address and user agent) */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as PageCallResult: the answer's type is the caller's to name
   call<T = any>(
     classId: string,
     method: string,
@@ -164,9 +166,9 @@ function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 function flat(record: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(record ?? {})) {
-    const last = Array.isArray(v) ? v[v.length - 1] : v;
+    const last: unknown = Array.isArray(v) ? v[v.length - 1] : v;
     if (typeof last === 'string') out[k] = last;
   }
   return out;

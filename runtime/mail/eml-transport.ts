@@ -117,7 +117,8 @@ export class EmbeddedMailTransport implements MailTransport {
     }
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.composer.close();
+    return Promise.resolve();
   }
 }

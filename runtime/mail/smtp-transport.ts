@@ -45,7 +45,7 @@ export class SmtpMailTransport implements MailTransport {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 60_000,
-    } as Parameters<typeof createTransport>[0]);
+    });
   }
 
   async send(mail: OutboundMail): Promise<void> {
@@ -61,7 +61,8 @@ export class SmtpMailTransport implements MailTransport {
     if (rejected.length) this.opts.onRejected?.(mail, rejected);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.transporter.close();
+    return Promise.resolve();
   }
 }

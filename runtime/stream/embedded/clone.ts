@@ -39,7 +39,7 @@ function copy(value: unknown, depth: number): unknown {
     for (let i = 0; i < value.length; i++) if (i in value) out[i] = copy(value[i], depth + 1);
     return out;
   }
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   if (proto === Date.prototype) return new Date((value as Date).getTime());
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const source = value as Record<string, unknown>;

@@ -419,6 +419,7 @@ export function predicateOf(node: Node): Predicate {
   let factory = FACTORIES.get(code);
   if (!factory) {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the predicate is compiled on purpose (its code is generated here, its constants passed in, never spliced)
       factory = new Function('constants', code) as PredicateFactory;
     } catch {
       // code generation disallowed (node --disallow-code-generation-from-strings): same answers, slower

@@ -103,7 +103,8 @@ function foldTable(): Uint16Array {
   return (FOLD = table);
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** only code units below 0x80 */
+const ASCII = /^[^\u0080-\uffff]*$/;
 
 /** The fold of one ASCII code unit (upper case letters); other code units unchanged. */
 function foldAscii(code: number): number {
