@@ -3,14 +3,14 @@
 //
 //   runtime/                  imports only runtime/ (it knows no class)
 //   classes/_platform/        imports runtime/index.ts (the runtime's public API), itself, schemas, workflow configs
-//   classes/<Class>/          imports the same, its own folder, and from another class only
+//   classes/<Class>/          imports the same (schemas: its own), its own folder, and from another class only
 //                             `import type` of that class's <Class>.class.ts (its handlers and published types)
 import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
 
 const type = (t) => ({ to: { element: { type: t } } });
 const runtimeApi = { to: { element: { type: 'runtime' }, file: { categories: 'public-api' } } };
-const sameClass = { to: { element: { type: 'class', captured: { classId: '{{from.captured.classId}}' } } } };
+const sameClass = (t) => ({ to: { element: { type: t, captured: { classId: '{{from.captured.classId}}' } } } });
 const classEntryTypes = {
   to: { element: { type: 'class' }, file: { categories: 'class-entry' } },
   dependency: { kind: 'type' },
@@ -28,7 +28,7 @@ export default [
         { type: 'runtime', pattern: 'runtime' },
         { type: 'platform', pattern: 'classes/_platform' },
         { type: 'class', pattern: 'classes/*', capture: ['classId'] },
-        { type: 'schemas', pattern: 'schemas' },
+        { type: 'schemas', pattern: 'schemas/*', capture: ['classId'] },
         { type: 'workflow-configs', pattern: 'workflow-configs' },
       ],
       'boundaries/files': [
@@ -52,9 +52,9 @@ export default [
               allow: [
                 runtimeApi,
                 type('platform'),
-                type('schemas'),
+                sameClass('schemas'),
                 type('workflow-configs'),
-                sameClass,
+                sameClass('class'),
                 classEntryTypes,
               ],
             },

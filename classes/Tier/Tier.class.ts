@@ -10,6 +10,7 @@
  * body lives in use-cases/<use case>.ts, its rules in the pure modules of this
  * folder (status.ts, domain.ts, eligibility.ts). README.md has the decisions.
  */
+import type { DeactivateEligibilityRuleInput, UpdateStatusInput } from '../../schemas/Tier/inputs';
 import {
   ActorClass,
   Init,
@@ -18,7 +19,6 @@ import {
   Read,
   Static,
   Write,
-  type Ctx,
   type ReadCtx,
   type StaticCtx,
 } from '../../runtime';
@@ -90,7 +90,7 @@ export class Tier {
 
   /** active, inactive or pending (event tier_status_update); expired is set by the expiry task only. */
   @Write({ access: [PM] })
-  async updateStatus(ctx: TierCtx<{ status: string }>) {
+  async updateStatus(ctx: TierCtx<UpdateStatusInput>) {
     return withSchedule(ctx, () => status.updateStatus(ctx));
   }
 
@@ -108,7 +108,7 @@ export class Tier {
 
   /** Sets an active rule inactive (event eligibility_rule_deactivate); inactive rules are kept, never evaluated. */
   @Write({ access: [PM] })
-  async deactivateEligibilityRule(ctx: TierCtx<{ ruleId: string }>) {
+  async deactivateEligibilityRule(ctx: TierCtx<DeactivateEligibilityRuleInput>) {
     return withSchedule(ctx, () => rules.deactivateEligibilityRule(ctx));
   }
 

@@ -1,4 +1,5 @@
 /** Tier rules, pure: dates, building and changing tiers and rules, listings (the overlap rule is in schedule.ts). */
+import type { CreateTierInput, UpdateEligibilityRuleInput, UpdateTierInput } from '../../schemas/Tier/inputs';
 import type { DeepReadonly } from '../../runtime';
 import { escapeRegex, parsePaging } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
@@ -47,16 +48,8 @@ export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
   return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
 }
 
-export interface CreateTierBody {
-  name: string;
-  description?: string;
-  tierType: { id: string };
-  fee: number;
-  startDate: string;
-  endDate: string;
-  eligibilityRules?: EligibilityRuleInput[];
-  sourceTierId?: string;
-}
+/** createTier's body, as its schema (schemas/Tier/createTier.json) gives it */
+export type CreateTierBody = CreateTierInput;
 
 export function newRule(input: EligibilityRuleInput, id: string): EligibilityRule {
   const rule: EligibilityRule = {
@@ -114,13 +107,7 @@ export function buildTier(input: {
   return tier;
 }
 
-export interface UpdateTierBody {
-  name?: string;
-  description?: string | null;
-  fee?: number;
-  startDate?: string;
-  endDate?: string;
-}
+export type UpdateTierBody = UpdateTierInput;
 
 /** The tier with an update applied (description null removes it); dates are checked by the caller. */
 export function applyTierUpdate(
@@ -147,14 +134,7 @@ export function sameTier(a: Tier, b: Tier): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(ra)), JSON.parse(JSON.stringify(rb)));
 }
 
-export interface UpdateRuleBody {
-  ruleId: string;
-  name?: string;
-  paymentTypes?: EligibilityRule['paymentTypes'];
-  paymentPeriod?: string;
-  quota?: number | null;
-  conditions?: EligibilityRule['conditions'];
-}
+export type UpdateRuleBody = UpdateEligibilityRuleInput;
 
 /** The rule with an update applied (quota null removes it). */
 export function applyRuleUpdate(rule: EligibilityRule, body: UpdateRuleBody): EligibilityRule {

@@ -74,5 +74,7 @@ export async function getPaymentPeriods(ctx: Pick<BaseCtx, 'call'>): Promise<rea
     if (isAbsentRecord(err)) return [];
     throw unavailable('the payment periods', err);
   }
-  return Array.isArray(list) ? list.filter((p) => !!p && typeof p.key === 'string') : [];
+  return Array.isArray(list)
+    ? (list as readonly DeepReadonly<PaymentPeriod>[]).filter((p) => !!p && typeof p.key === 'string')
+    : [];
 }

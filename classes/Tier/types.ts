@@ -1,4 +1,5 @@
 /** Tier records (spec 2.3). */
+import type { AddEligibilityRuleInput } from '../../schemas/Tier/inputs';
 import type { StateOf } from '../../runtime';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
@@ -23,10 +24,10 @@ export {
   type EligibilityRuleStatus,
   type TierPaymentType,
 } from '../_platform/eligibility';
-import type { EligibilityRule, EligibilityRuleStatus, TierPaymentType } from '../_platform/eligibility';
+import type { EligibilityRule, EligibilityRuleStatus } from '../_platform/eligibility';
 
 /** An eligibility rule as a client sends it (the id is assigned by the service). */
-export type EligibilityRuleInput = Omit<EligibilityRule, 'id' | 'status'> & { status?: EligibilityRuleStatus };
+export type EligibilityRuleInput = AddEligibilityRuleInput;
 
 /** createdBy (spec "StateManagerActor"): the spec actor behind the creating identity. */
 export interface TierActor {

@@ -47,6 +47,16 @@ refused('a class imports another class module', member, "import { TierErrors } f
 refused('a class imports types of another class module', member, "import type { TierRecord } from '../../Tier/types';");
 refused('a class imports another class entry as a value', member, "import { Tier } from '../../Tier/Tier.class';");
 refused('a class re-exports another class module', member, "export { TierErrors } from '../../Tier/errors';");
+allowed(
+  'a class imports its own generated input types',
+  'classes/Tier/use-cases/probe.ts',
+  "import type { CreateTierInput } from '../../../schemas/Tier/inputs';",
+);
+refused(
+  'a class imports the input types of another class',
+  member,
+  "import type { CreateTierInput } from '../../../schemas/Tier/inputs';",
+);
 refused(
   'a class imports a runtime internal',
   member,
