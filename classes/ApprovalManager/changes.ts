@@ -33,7 +33,7 @@ export function oldValuesFit(patch: Operation[], oldValues: unknown): oldValues 
   return (
     Array.isArray(oldValues) &&
     oldValues.length === patch.length &&
-    oldValues.every((v) => v === null || (typeof v === 'object' && !Array.isArray(v) && hasOwn(v, 'value')))
+    oldValues.every((v: unknown) => v === null || (typeof v === 'object' && !Array.isArray(v) && hasOwn(v, 'value')))
   );
 }
 

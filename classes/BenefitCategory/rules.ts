@@ -15,7 +15,7 @@ import {
   unknownKeys,
   type FieldProblem,
 } from '../_platform/paging';
-import { idProblems, isoInstant, requiredText, same, textList } from '../_platform/catalogue';
+import { requiredText, same, textList } from '../_platform/catalogue';
 import {
   CATEGORY_STATUSES,
   type ActiveCategory,
@@ -60,7 +60,7 @@ export function applyCategoryUpdate(
   input: UpdateCategoryInput,
   now: string,
 ): { next: BenefitCategoryRecord; changed: string[]; problems: FieldError[] } {
-  const base: BenefitCategoryRecord = JSON.parse(JSON.stringify(current));
+  const base = JSON.parse(JSON.stringify(current)) as BenefitCategoryRecord;
   const problems: FieldError[] = [];
   const next: BenefitCategoryRecord = { ...base };
   if (input.name !== undefined) next.name = requiredText(input.name, 'name', problems);

@@ -156,7 +156,9 @@ export function fromEntity(
 function listOf(raw: Record<string, unknown>, k: string, errors: FieldProblem[]): string[] | undefined {
   const v = raw[k];
   if (v === undefined || v === null || v === '') return undefined;
-  const parts = (Array.isArray(v) ? v : [v]).flatMap((x) => (typeof x === 'string' ? x.split(',') : [x]));
+  const parts = (Array.isArray(v) ? (v as unknown[]) : [v]).flatMap((x) =>
+    typeof x === 'string' ? x.split(',') : [x],
+  );
   const list = parts.map((x) => (typeof x === 'string' ? x.trim() : x)).filter((x) => x !== '');
   if (list.length > MAX_PAGE_SIZE || !list.every((x) => typeof x === 'string' && x.length <= MAX_FILTER_TEXT)) {
     errors.push({ field: k, reason: `must be a list of at most ${MAX_PAGE_SIZE} strings` });

@@ -268,7 +268,7 @@ export function safeDownloadName(originalFilename: string | undefined, ext: stri
   const lastSegment = (originalFilename ?? '').split(/[\\/]/).pop() ?? '';
   const base = lastSegment
     .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f-\u009f"';%*<>?|:]/g, '')
+    .replace(/[\p{Cc}"';%*<>?|:]/gu, '')
     .replace(/\.[^.]*$/, '')
     .replace(/^[.\s]+/, '')
     .replace(/\s+/g, ' ')

@@ -322,7 +322,7 @@ export class Member {
    * inline). An effect of registerFromHr, written with its family links once the handler has returned.
    */
   @Internal({ access: ['class:Member'], schema: false })
-  async markHrRegistrationFinished(ctx: MemberCtx<registration.MarkHrRegistrationFinishedBody>) {
+  markHrRegistrationFinished(ctx: MemberCtx<registration.MarkHrRegistrationFinishedBody>) {
     return registration.markHrRegistrationFinished(ctx);
   }
 

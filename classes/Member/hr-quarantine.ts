@@ -49,7 +49,7 @@ export function quarantineSettings(env: NodeJS.ProcessEnv): QuarantineSettings {
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = notifyTo.find((a) => !isEmail(a));
-  if (bad) throw new Error(`HR_QUARANTINE_NOTIFY must list email addresses separated by commas, got '${bad}'`);
+  if (bad) throw new Error(`HR_QUARANTINE_NOTIFY must list email addresses separated by commas, got '${String(bad)}'`);
   return {
     enabled: (count > 0 || percent > 0) && windowMinutes > 0,
     count,

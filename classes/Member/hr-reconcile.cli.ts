@@ -84,6 +84,7 @@ function openOut(file: string, option: string): number {
   } catch (err) {
     throw new Error(
       `the ${option} file ${file} cannot be written (${(err as NodeJS.ErrnoException).code ?? String(err)}): pass ${option} <writable path>`,
+      { cause: err },
     );
   }
 }

@@ -14,7 +14,7 @@ import type { DeepReadonly } from '../../runtime';
 import { HR_MESSAGES, isCalendarDate, isStalePush, type EmployeeRecord } from './hr-contract';
 import { applyEmployeeRecord, EMPLOYEE_FIELDS } from './hr-sync';
 import { nextMemberStatus } from './status-machine';
-import type { MemberProfile, MemberStatus } from './types';
+import type { MemberProfile } from './types';
 
 /** what the reconciliation reads of a member (hrReconcileView): the fields 4.2 writes and what tells an employee from a dependant */
 export type ReconcileProfile = Pick<
@@ -289,7 +289,7 @@ const REQUIRED_COLUMNS = [
   'dependantsExists',
   'companyId',
 ] as const;
-const OPTIONAL_COLUMNS = ['middleName', 'oldStaffId', 'lastDayOfService', 'leavingReason'] as const;
+type OptionalColumn = 'middleName' | 'oldStaffId' | 'lastDayOfService' | 'leavingReason';
 
 /** Pure: the required columns a sheet's header lacks. */
 export function missingColumns(header: readonly string[]): string[] {
@@ -303,7 +303,7 @@ export function missingColumns(header: readonly string[]): string[] {
  */
 export function recordOfRow(values: Readonly<Record<string, string>>): { record: EmployeeRecord; missing: string[] } {
   const missing = REQUIRED_COLUMNS.filter((c) => values[c] === undefined || values[c] === '');
-  const opt = (c: (typeof OPTIONAL_COLUMNS)[number]) => values[c] ?? null;
+  const opt = (c: OptionalColumn) => values[c] ?? null;
   const record = {
     employeeId: values.employeeId ?? '',
     name: values.name ?? '',

@@ -161,8 +161,9 @@ export function parseIdCard(
   }
   if (dates.validFrom && dates.validUntil && Date.parse(dates.validUntil) < Date.parse(dates.validFrom))
     problems.push('validUntil is before validFrom');
-  if (staffId !== undefined && b.staffId !== undefined && b.staffId !== null && String(b.staffId) !== staffId) {
-    problems.push(`the card is for staff id '${String(b.staffId).slice(0, 64)}', not '${staffId}'`);
+  const cardStaffId = typeof b.staffId === 'string' ? b.staffId : JSON.stringify(b.staffId);
+  if (staffId !== undefined && b.staffId !== undefined && b.staffId !== null && cardStaffId !== staffId) {
+    problems.push(`the card is for staff id '${cardStaffId.slice(0, 64)}', not '${staffId}'`);
   }
   let photo: IdCardPhoto | undefined;
   if (b.photo !== undefined && b.photo !== null) {

@@ -24,7 +24,7 @@ import { memberAppUrl } from './use-cases/welcome';
  */
 export const SIGN_IN_STATUSES: readonly MemberStatus[] = ['active', 'pending_id_photo', 'pending_tier'];
 
-export function maySignIn(status: MemberStatus | string | null | undefined): boolean {
+export function maySignIn(status: string | null | undefined): boolean {
   return (SIGN_IN_STATUSES as readonly string[]).includes(status as string);
 }
 

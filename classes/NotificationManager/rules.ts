@@ -349,7 +349,9 @@ export function listFilter(q: ListTemplatesQuery): Record<string, unknown> {
 /** The same filter on a document in memory (for templates created by the listing itself). */
 export function matchesList(doc: Record<string, unknown>, q: ListTemplatesQuery): boolean {
   if (q.status && doc.status !== q.status) return false;
-  if (q.search && !String(doc.searchText ?? '').includes(q.search.toLowerCase())) return false;
+  const searchText = doc.searchText ?? '';
+  const text = typeof searchText === 'string' ? searchText : JSON.stringify(searchText);
+  if (q.search && !text.includes(q.search.toLowerCase())) return false;
   return true;
 }
 

@@ -44,7 +44,7 @@ export function imageList(values: readonly string[]): { list: string[]; problems
   const r = textList(values, 'images', { caseSensitive: true });
   values.forEach((raw, i) => {
     if (r.problems.some((p) => p.field === `images.${i}`)) return;
-    let ok = false;
+    let ok: boolean;
     try {
       const u = new URL(raw.trim());
       ok = u.protocol === 'https:' || u.protocol === 'http:';
@@ -137,7 +137,7 @@ export function applyOfferUpdate(
   input: UpdateOfferInput,
   now: string,
 ): { next: OfferRecord; changed: string[]; problems: FieldError[]; dateProblems: FieldError[] } {
-  const base: OfferRecord = JSON.parse(JSON.stringify(current));
+  const base = JSON.parse(JSON.stringify(current)) as OfferRecord;
   const { fields, problems } = contentOf(input);
   const dates = dateRange(input.startDate ?? current.startDate, input.endDate ?? current.endDate);
   const next: OfferRecord = {

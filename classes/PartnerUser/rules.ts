@@ -77,7 +77,7 @@ export function replaceUser(
   actorId: string,
   now: number,
 ): { next: PartnerUserRecord; changed: string[] } {
-  const base: PartnerUserRecord = JSON.parse(JSON.stringify(current));
+  const base = JSON.parse(JSON.stringify(current)) as PartnerUserRecord;
   const next: PartnerUserRecord = {
     ...base,
     fullName: input.fullName.trim(),

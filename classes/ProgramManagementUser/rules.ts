@@ -85,7 +85,7 @@ export function applyUserUpdate(
   input: UpdateUserInput,
   now: string,
 ): { next: ProgramManagementUserRecord; changed: string[] } {
-  const next: ProgramManagementUserRecord = JSON.parse(JSON.stringify(current));
+  const next = JSON.parse(JSON.stringify(current)) as ProgramManagementUserRecord;
   if (input.name !== undefined) next.name = input.name.trim();
   if (input.email !== undefined) next.email = normalizeEmail(input.email);
   if (input.type !== undefined) next.type = input.type;
@@ -147,11 +147,12 @@ export interface PrivilegeRefusal {
 }
 
 function unionOf(roles: readonly HeldRole[]): Record<string, string[]> {
-  const out: Record<string, string[]> = Object.create(null);
+  const out = Object.create(null) as Record<string, string[]>;
   for (const r of roles) {
     if (r.status === 'inactive') continue;
     for (const [classId, methods] of Object.entries(r.permissions ?? {})) {
-      if (Array.isArray(methods)) out[classId] = [...new Set([...(out[classId] ?? []), ...methods])];
+      if (Array.isArray(methods))
+        out[classId] = [...new Set([...(out[classId] ?? []), ...(methods as readonly string[])])];
     }
   }
   return out;

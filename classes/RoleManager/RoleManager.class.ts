@@ -21,17 +21,7 @@
  * each body lives in use-cases/<use case>.ts, the rules in domain.ts and
  * deployment.ts (pure). README.md has the methods, choices and error codes.
  */
-import {
-  ActorClass,
-  Init,
-  QueuedWrite,
-  Read,
-  Static,
-  Write,
-  type Ctx,
-  type ReadCtx,
-  type StaticCtx,
-} from '../../runtime';
+import { ActorClass, Init, QueuedWrite, Read, Static, Write, type ReadCtx, type StaticCtx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { cooldownSecondsFrom, publishedRoles } from './deployment';

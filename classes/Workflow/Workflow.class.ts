@@ -41,7 +41,10 @@ export class Workflow {
   @Init({
     access: [...MANAGE],
     schema: 'config',
-    instanceId: (req) => req.path.instanceId ?? (typeof req.body?.classId === 'string' ? req.body.classId : undefined),
+    instanceId: (req) => {
+      const body = req.body as { classId?: unknown } | undefined;
+      return req.path.instanceId ?? (typeof body?.classId === 'string' ? body.classId : undefined);
+    },
   })
   async init(ctx: WorkflowCtx<WorkflowConfig>) {
     return configuration.writeConfiguration(ctx);

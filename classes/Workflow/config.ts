@@ -69,7 +69,7 @@ export function loadWorkflowConfigs(dirs: string[]): Map<string, LoadedConfig> {
       try {
         parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
       } catch (err) {
-        throw new Error(`Workflow config ${file}: not valid JSON: ${(err as Error).message}`);
+        throw new Error(`Workflow config ${file}: not valid JSON: ${(err as Error).message}`, { cause: err });
       }
       const problems = configProblems(parsed);
       if (problems.length) throw new Error(`Workflow config ${file} is invalid: ${problems.join('; ')}`);

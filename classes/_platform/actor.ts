@@ -52,7 +52,12 @@ function identityActor(identity: Identity): Actor {
       return {
         id: identity.userId ?? 'unknown',
         type: identity.claims?.developer === true ? 'developer' : 'program_management_user',
-        ...(identity.claims?.name ? { name: String(identity.claims.name) } : {}),
+        ...(identity.claims?.name
+          ? {
+              name:
+                typeof identity.claims.name === 'string' ? identity.claims.name : JSON.stringify(identity.claims.name),
+            }
+          : {}),
         roles: identity.roles ?? [],
       };
     case 'enduser':

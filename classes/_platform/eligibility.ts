@@ -102,7 +102,7 @@ export interface ConditionDefinition {
 }
 
 interface ResolvedDefinition extends ConditionDefinition {
-  resolve(input: EligibilityInput): unknown;
+  resolve: (input: EligibilityInput) => unknown;
 }
 
 const STRING_OPS = ['equal', 'not_equal', 'in', 'not_in'] as const;

@@ -65,7 +65,7 @@ export function problemsText(problems: readonly FieldProblem[]): string {
 
 /** A GET query and a POST body together (the body wins; a body that is no object adds nothing). */
 export function listingInput(ctx: Pick<BaseCtx, 'request'>): Record<string, unknown> {
-  const body = ctx.request.body;
+  const body: unknown = ctx.request.body;
   const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   return { ...(ctx.request.query ?? {}), ...fields };
 }

@@ -47,12 +47,12 @@ export type Holding = { all: true } | { all: false; permissions: PermissionMap }
 export function holdingOf(roles: readonly HeldRole[], holdsEverything = false): Holding {
   const active = roles.filter((r) => r.status !== 'inactive');
   if (holdsEverything || active.some((r) => r.level === 1)) return { all: true };
-  const union: Record<string, Set<string>> = Object.create(null);
+  const union = Object.create(null) as Record<string, Set<string>>;
   for (const r of active) {
     for (const [classId, methods] of Object.entries(r.permissions ?? {})) {
       if (!Array.isArray(methods)) continue;
       const set = (union[classId] ??= new Set<string>());
-      for (const m of methods) set.add(m);
+      for (const m of methods as readonly string[]) set.add(m);
     }
   }
   const permissions: PermissionMap = {};

@@ -368,7 +368,10 @@ export async function applySeed(
             kind: step.kind,
             id,
             result: 'failed',
-            error: { code: e.code, message: `created, but not ${String(status)}: ${e.message}` },
+            error: {
+              code: e.code,
+              message: `created, but not ${typeof status === 'string' ? status : JSON.stringify(status)}: ${e.message}`,
+            },
           };
         }
       }

@@ -68,7 +68,7 @@ export class FakeHr {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    let body: any = null;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {

@@ -6,7 +6,7 @@
  * deletes and drops. Plus focused tests that the planner uses its indexes.
  */
 import { find as mingoFind } from 'mingo';
-import type { Filter, FindOptions, IndexSpec, Sort, StoredDocument } from '../../runtime/stream/document-store';
+import type { Filter, FindOptions, Sort, StoredDocument } from '../../runtime/stream/document-store';
 import { EmbeddedDocumentStore, type QueryStats } from '../../runtime/stream/embedded-document-store';
 
 /** Deterministic PRNG (mulberry32). */
@@ -397,7 +397,7 @@ describe('EmbeddedDocumentStore gives exactly mingo answers on random documents,
         expect(canonical(got.items)).toBe(canonical(want.items));
         await expect(store.count(coll, filter)).resolves.toBe(want.total);
       } catch (e) {
-        throw new Error(`${context}\n${String(e)}`);
+        throw new Error(`${context}\n${String(e)}`, { cause: e });
       }
     }
   }

@@ -7,7 +7,6 @@
  */
 import { RefreshKeys } from '../../runtime/auth/refresh-tokens';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
   EXAMPLE_CLASS_DIR,

@@ -47,7 +47,7 @@ export async function startApiPair(
 ): Promise<ApiPair> {
   const projectId = uniqueProjectId(prefix);
   const helper = await startTestRuntime({ projectId, env: { ...env, ROLES: helperRoles } });
-  let processes: RuntimeProcess[] = [];
+  let processes: RuntimeProcess[];
   try {
     processes = await Promise.all([
       spawnRuntime(projectId, { ...env, ROLES: 'api' }),

@@ -104,7 +104,7 @@ export class TypedWallet {
   }
 }
 
-interface OtherState extends StateOf<{ other: string }> {}
+type OtherState = StateOf<{ other: string }>;
 
 // @ts-expect-error a handler declared for another state than the class's does not fit the class
 @ActorClass<WalletState>({ id: 'MixedWallet' })

@@ -23,7 +23,9 @@ export function getCompany(ctx: CompanyReadCtx<CompanyLookupInput>): DeepReadonl
     if (scope.kind === 'own') assertMayReach(scope, typeof id === 'string' ? id : '');
     throw companyError(
       'COMPANY_NOT_FOUND',
-      id ? `No company with id '${id}'` : `No company with bgId '${bgId}'`,
+      id
+        ? `No company with id '${typeof id === 'string' ? id : JSON.stringify(id)}'`
+        : `No company with bgId '${typeof bgId === 'string' ? bgId : JSON.stringify(bgId)}'`,
       id ? { id } : { bgId },
     );
   }

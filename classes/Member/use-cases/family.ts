@@ -18,7 +18,6 @@
 import { randomUUID } from 'node:crypto';
 import { ActorError, isUnknownInstance, RuntimeCodes, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
-import type { CompanyRecord } from '../clients';
 import { fieldError, memberError, MemberErrors } from '../errors';
 import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
 import { memberDocument } from '../listing';
@@ -224,9 +223,8 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
   const i = (p.familyMembers ?? []).findIndex((f) => f.id === body.familyMemberId);
   if (i < 0)
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${body.familyMemberId}'`);
-  let company: CompanyRecord | null = null;
   if (body.memberSubType && body.memberSubType !== p.familyMembers[i].memberSubType) {
-    company = await requireCompany(ctx, p.company.id);
+    const company = await requireCompany(ctx, p.company.id);
     await checkMemberTypes(ctx, company, null, body.memberSubType);
     const limit = checkFamilyLimit(company, p.familyMembers, body.memberSubType, body.familyMemberId);
     if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);

@@ -102,12 +102,12 @@ const manualDeactivation = (fields: string[]) =>
 /** a pool of at most `size` tasks at once; `run` waits for a free place */
 function pool(size: number) {
   const running = new Set<Promise<void>>();
-  let firstError: unknown;
+  let firstError: Error | undefined;
   return {
     async run(task: () => Promise<void>) {
       const p = task()
-        .catch((err) => {
-          firstError ??= err;
+        .catch((err: unknown) => {
+          firstError ??= err instanceof Error ? err : new Error(String(err));
         })
         .finally(() => running.delete(p));
       running.add(p);

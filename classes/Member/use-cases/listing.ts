@@ -23,7 +23,7 @@ export async function listMembers(ctx: MemberStaticCtx<Record<string, unknown>>)
     skip: q.skip,
     limit: q.limit,
   });
-  const members = items.map(({ _id, _v, _instance, _class, emailLower, ...doc }) => doc);
+  const members = items.map(({ _id, _v, _instance, _class, emailLower: _emailLower, ...doc }) => doc);
   return pageAnswer('members', members, total, q);
 }
 

@@ -245,11 +245,13 @@ async function createFromHr(
   } catch (err) {
     if (!(err instanceof ActorError) || (err.status !== 400 && err.status !== 404)) throw err;
     const inner = (err.details ?? {}) as { errors?: { field?: unknown; reason?: unknown }[] };
+    const text = (v: unknown, absent: string): string =>
+      v === undefined || v === null ? absent : typeof v === 'string' ? v : JSON.stringify(v);
     const errors = (Array.isArray(inner.errors) ? inner.errors : []).map((e) => {
-      const field = String(e.field ?? '');
+      const field = text(e.field, '');
       return {
         field: (Object.hasOwn(HR_FIELD_OF, field) ? HR_FIELD_OF[field] : undefined) ?? field,
-        reason: String(e.reason ?? err.message),
+        reason: text(e.reason, err.message),
       };
     });
     throw memberError(
@@ -601,7 +603,7 @@ async function finishRegistration(
 }
 
 /** registerFromHr's last step, on the member (INTERNAL, class:Member): the registration finished; each time kept once set. */
-export async function markHrRegistrationFinished(ctx: MemberCtx<MarkHrRegistrationFinishedBody>) {
+export function markHrRegistrationFinished(ctx: MemberCtx<MarkHrRegistrationFinishedBody>) {
   const state = memberState(ctx);
   if (!state.profile) throw memberError('MEMBER_NOT_FOUND', `Member '${ctx.instanceId}' does not exist`);
   const { at, memberIdRecorded } = ctx.request.body;

@@ -217,7 +217,7 @@ export async function completeRegistration(
   await throttleAddress(ctx, 'completeRegistration');
   const email = emailKey(ctx.request.body.email);
   await throttleAccount(ctx, 'completeRegistration', email);
-  const { code, password } = ctx.request.body;
+  const { password } = ctx.request.body;
   // before the code is spent: a weak password costs the member a retype, not a new code (its name is checked on
   // the member, once HR has named it)
   checkPasswordPolicy(password, { email, name: '', middleName: null, surname: '' });

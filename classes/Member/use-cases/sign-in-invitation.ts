@@ -169,7 +169,7 @@ export interface InviteRedirectBody {
 export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectBody>, settings: SignInSettings) {
   await throttleAddress(ctx, 'inviteRedirect');
   const fromQuery = ctx.request.query?.token;
-  const raw = ctx.request.body?.token ?? (Array.isArray(fromQuery) ? fromQuery[0] : fromQuery);
+  const raw: unknown = ctx.request.body?.token ?? (Array.isArray(fromQuery) ? fromQuery[0] : fromQuery);
   const link = parseLinkToken(raw);
   if (!link) {
     // a person who opened a damaged link reads a sentence; a program gets the error as any call's

@@ -8,12 +8,7 @@ import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange, type GatedChange } from '../../_platform/gated-change';
 import { defaultTemplate } from '../builtins';
 import { notificationError } from '../errors';
-import type {
-  NotificationManagerClassState,
-  NotificationManagerState,
-  NotificationTemplate,
-  TemplateEvent,
-} from '../types';
+import type { NotificationManagerClassState, NotificationTemplate, TemplateEvent } from '../types';
 
 /** a NotificationManager handler's context: the template's state and the method's body `I` */
 export type NMCtx<I = unknown> = Ctx<NotificationManagerClassState, I>;

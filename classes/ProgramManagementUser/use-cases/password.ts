@@ -18,7 +18,7 @@
  * 4015 as too many calls for an unknown one (Otp's 6002 is answered as it),
  * so no answer tells whether an email has an account.
  */
-import { client, type ActorError } from '../../../runtime';
+import { client } from '../../../runtime';
 import { hashPassword, passwordProblems, verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../_platform/notify';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';

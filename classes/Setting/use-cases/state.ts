@@ -30,7 +30,7 @@ export async function setState(ctx: SettingCtx<SetStateInput>) {
   const { groups: given } = ctx.request.body;
   const at = now();
   const actor = actorFromIdentity(ctx.identity);
-  const next: SettingGroups = JSON.parse(JSON.stringify(state.groups));
+  const next = JSON.parse(JSON.stringify(state.groups)) as SettingGroups;
   for (const group of LIST_GROUPS) {
     const g = given[group];
     if (!g) continue;

@@ -23,6 +23,6 @@ export async function listSystemEmailTemplates(ctx: Ctx) {
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  const items = found.items.map(({ _id, _v, _instance, _class, search, ...doc }) => doc);
+  const items = found.items.map(({ _id, _v, _instance, _class, search: _search, ...doc }) => doc);
   return { items, ...pageInfo(found.total, q.page, q.limit) };
 }

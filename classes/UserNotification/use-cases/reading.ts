@@ -2,7 +2,6 @@
 import { listingInput, problemsText } from '../../_platform/paging';
 import { userNotificationError } from '../errors';
 import { pageOf, parseListQuery, unreadCount } from '../rules';
-import type { NotificationItem } from '../types';
 import type { UNReadCtx } from './common';
 
 /** listUserNotifications {status?, page?, limit?} → {notifications, totalCount, page, limit, totalPages}, newest first. */

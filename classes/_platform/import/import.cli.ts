@@ -60,7 +60,7 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
                 errorsFile: opts.errors,
                 concurrency,
                 mapping,
-                onProgress: bar.tick,
+                onProgress: (...a) => bar.tick(...a),
               },
             );
             bar.stop();

@@ -19,7 +19,7 @@ export type ImportMapping = Partial<Record<(typeof MAPPING_SECTIONS)[number], Re
 export function checkMapping(doc: unknown): string[] {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return ['the mapping file must hold a JSON object'];
   const problems: string[] = [];
-  for (const [key, section] of Object.entries(doc)) {
+  for (const [key, section] of Object.entries(doc as Record<string, unknown>)) {
     if (!(MAPPING_SECTIONS as readonly string[]).includes(key))
       problems.push(`unknown section '${key}' (known: ${MAPPING_SECTIONS.join(', ')})`);
     else if (!section || typeof section !== 'object' || Array.isArray(section))

@@ -51,7 +51,7 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
           dryRun: !!opts.dryRun,
           errorsFile: opts.errors,
           concurrency,
-          onProgress: bar.tick,
+          onProgress: (...a) => bar.tick(...a),
         }).finally(() => bar.stop());
         process.stdout.write(`${JSON.stringify(summary)}\n`);
         if (summary.failed) process.exitCode = 1;

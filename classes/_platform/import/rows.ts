@@ -34,7 +34,9 @@ function cellText(v: unknown): string {
     if (o.hyperlink !== undefined) return o.hyperlink;
     return '';
   }
-  return String(v);
+  // what is left is a primitive: a cell holds no function
+  const primitive = v as string | number | boolean | bigint | symbol;
+  return String(primitive);
 }
 
 function toValues(header: string[], cells: unknown[]): Record<string, string> {

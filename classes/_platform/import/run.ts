@@ -152,9 +152,10 @@ export function refusalProblems(err: unknown, written: Readonly<Record<string, s
     field !== undefined && Object.prototype.hasOwnProperty.call(written, field) ? (written[field] ?? '') : '';
   const listed = (err as { details?: { errors?: unknown } } | null)?.details?.errors;
   if (Array.isArray(listed)) {
-    const fields = listed.filter(
-      (f): f is { field: string; reason: string } => typeof f?.field === 'string' && typeof f?.reason === 'string',
-    );
+    const fields = (listed as unknown[]).filter((f): f is { field: string; reason: string } => {
+      const o = f as { field?: unknown; reason?: unknown } | null | undefined;
+      return typeof o?.field === 'string' && typeof o?.reason === 'string';
+    });
     if (fields.length) return fields.map((f) => ({ column: f.field, value: valueOf(f.field), reason: f.reason }));
   }
   const e = errorOf(err);
@@ -202,7 +203,9 @@ function openErrorsFile(errorsFile: string): number {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code && UNWRITABLE.has(code)) {
-      throw new Error(`the error file ${errorsFile} cannot be written (${code}): pass --errors <writable path>`);
+      throw new Error(`the error file ${errorsFile} cannot be written (${code}): pass --errors <writable path>`, {
+        cause: err,
+      });
     }
     throw err;
   }

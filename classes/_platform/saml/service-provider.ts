@@ -78,6 +78,7 @@ import { isBase64Text, withoutWhitespace } from '../base64';
 import { isEmail } from '../email';
 
 // the SAML 2.0 schemas checked by libxml2 compiled to wasm: no Java, no install script (the package ships no types)
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- CJS without types: an import would be untyped, the require states the one function used
 const schemaValidator = require('@authenio/samlify-xmllint-wasm') as { validate(xml: string): Promise<boolean> };
 setSchemaValidator({ validate: (xml: string) => schemaValidator.validate(xml) });
 
@@ -471,7 +472,7 @@ function emailOf(
 }
 
 function attributeMap(value: unknown): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null);
+  const out = Object.create(null) as Record<string, string | string[]>;
   if (!value || typeof value !== 'object') return out;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (typeof v === 'string') out[k] = v;

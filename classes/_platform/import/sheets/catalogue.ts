@@ -19,7 +19,7 @@ export const offerCategories: SheetDefinition = {
     { name: 'updatedAt', type: 'date' },
   ],
   key: (row) => text(row.id),
-  check: async () => [],
+  check: () => Promise.resolve([]),
   async apply(row, ctx, write): Promise<RowResult> {
     const id = text(row.id);
     const wanted = { name: text(row.name), subcategories: list(row.subcategories), keywords: list(row.keywords) };

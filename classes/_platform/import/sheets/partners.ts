@@ -66,7 +66,7 @@ export const partners: SheetDefinition = {
     { name: 'updatedAt', type: 'date' },
   ],
   key: (row) => text(row.id),
-  async check(row) {
+  check(row) {
     const problems: RowProblem[] = [];
     if (!contract(row))
       problems.push({
@@ -74,7 +74,7 @@ export const partners: SheetDefinition = {
         value: list(row.contracts).join(','),
         reason: 'not "contract id, start date, end date" (ISO 8601 dates)',
       });
-    return problems;
+    return Promise.resolve(problems);
   },
   async apply(row, ctx, write): Promise<RowResult> {
     const id = text(row.id);

@@ -75,7 +75,7 @@ export function registerFromHrSheet(loginMethod?: LoginMethod): SheetDefinition 
     ],
     key: (row) => lookupValue(text(row.email)),
     // everything a row needs is registerFromHr's to check (its schema, the HR lookup, its rules): see apply
-    check: async () => [],
+    check: () => Promise.resolve([]),
     async apply(row, ctx, write): Promise<RowResult> {
       const email = text(row.email);
       const method = text(row.loginMethod) || loginMethod;
