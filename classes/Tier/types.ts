@@ -24,7 +24,7 @@ export {
   type EligibilityRuleStatus,
   type TierPaymentType,
 } from '../_platform/eligibility';
-import type { EligibilityRule, EligibilityRuleStatus } from '../_platform/eligibility';
+import type { EligibilityRule } from '../_platform/eligibility';
 
 /** An eligibility rule as a client sends it (the id is assigned by the service). */
 export type EligibilityRuleInput = AddEligibilityRuleInput;
