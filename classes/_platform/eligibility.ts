@@ -107,16 +107,8 @@ interface ResolvedDefinition extends ConditionDefinition {
 
 const STRING_OPS = ['equal', 'not_equal', 'in', 'not_in'] as const;
 const BOOLEAN_OPS = ['equal', 'not_equal'] as const;
-const NUMBER_OPS = [
-  'equal',
-  'not_equal',
-  'in',
-  'not_in',
-  'less_than',
-  'greater_than',
-  'less_than_equal',
-  'greater_than_equal',
-] as const;
+/** a number compares with every operator */
+const NUMBER_OPS = OPERATORS;
 const COMPARISONS: ReadonlySet<EligibilityOperator> = new Set([
   'less_than',
   'greater_than',
