@@ -18,7 +18,7 @@ const CLUSTER_LEG = [
   'test/runtime/queue.test.ts',
   'test/runtime/effects.test.ts',
   'test/runtime/stream.test.ts',
-  'test/member/hr-employee.test.ts',
+  'test/Member/hr-employee.test.ts',
 ];
 
 /** @type {import('jest').Config} */

@@ -30,7 +30,12 @@ import type { Filter, FindOptions, StoredDocument } from '../runtime/stream/docu
 import { EmbeddedDocumentStore } from '../runtime/stream/embedded-document-store';
 import { collectionIndexes } from '../runtime/stream/listing';
 import { scopedFilter } from '../runtime/auth/tenancy';
-import { LIST_MEMBERS, MEMBER_INDEXES, listMembersFilter, type ListMembersQuery } from '../classes/Member/listing';
+import {
+  LIST_MEMBERS,
+  MEMBER_INDEXES,
+  listMembersFilter,
+  type ListMembersQuery,
+} from '../classes/Member/listing-rules';
 
 const arg = (name: string, dflt: number): number =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt);
@@ -212,7 +217,7 @@ const CASES: QueryCase[] = [
       (d.status === 'active' || d.status === 'pending'),
   },
   {
-    // the shape of getLogEntries' date range (classes/LogManager/list-query.ts): a range is not planned, so
+    // the shape of getLogEntries' date range (classes/LogManager/listing-rules.ts): a range is not planned, so
     // every document is tested (a scan), as a date-bounded audit log listing is
     name: 'scan:createdAt-range+grade',
     filter: { createdAt: { $gte: '2020-03-01T00:00:00.000Z', $lte: '2020-05-01T00:00:00.000Z' }, grade: 'G3' },

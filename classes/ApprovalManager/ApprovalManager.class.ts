@@ -24,7 +24,7 @@ import {
   type StaticCtx,
 } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { approvalDocument, LIST_APPROVALS } from './domain';
+import { approvalDocument, LIST_APPROVALS } from './rules';
 import type {
   ApprovalManagerState,
   CreateApprovalInput,
@@ -33,8 +33,8 @@ import type {
   NoBody,
   ReviewBody,
 } from './types';
-import * as creation from './use-cases/creation';
-import * as reading from './use-cases/reading';
+import * as creation from './use-cases/create';
+import * as reading from './use-cases/read';
 import * as review from './use-cases/review';
 import * as listing from './use-cases/listing';
 import * as companyMove from './use-cases/company-move';

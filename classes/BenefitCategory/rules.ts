@@ -3,7 +3,7 @@
  * Offer are in _platform/catalogue.ts): building and changing a category, its
  * status moves, the streamed document, the listing's query and filter, and
  * the entries of listActiveCategories. No I/O; unit-tested in
- * test/catalogue/rules.test.ts.
+ * test/_platform/catalogue-rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import {

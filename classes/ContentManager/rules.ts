@@ -2,7 +2,7 @@
  * ContentManager's pure rules: a new content and an update of one, the
  * start/end window, status moves, what a rejected creation leaves, the
  * filters and order of the two listings, and the entity tag of getContents.
- * No I/O; unit-tested in test/content/rules.test.ts.
+ * No I/O; unit-tested in test/ContentManager/rules.test.ts.
  */
 import type { Actor } from '../_platform/actor';
 import { MAX_FILTER_TEXT, MAX_PAGE_SIZE, parsePaging, unknownKeys, type FieldProblem } from '../_platform/paging';

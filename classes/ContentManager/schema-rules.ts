@@ -4,7 +4,7 @@
  * key (compiled once, when the catalogue is made), the check that a key
  * belongs to its group, the normalisation and validation of a content's
  * `fields`, the check of Base64 images, and the schemas as getContentSchemas
- * answers them. No I/O; unit-tested in test/content/schema-rules.test.ts.
+ * answers them. No I/O; unit-tested in test/ContentManager/schema-rules.test.ts.
  *
  * Where a content's values live in `fields`:
  *  - every field but images under its key (`fields.title`, `fields.filterCategories`);

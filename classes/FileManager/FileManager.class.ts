@@ -13,7 +13,7 @@
  */
 import { ActorClass, Init, Internal, Read, Write, type Ctx, type ReadCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { fileDocuments, initInstanceId } from './file-rules';
+import { fileDocuments, initInstanceId } from './rules';
 import type {
   DeleteBody,
   DownloadBody,
@@ -27,7 +27,7 @@ import type {
 } from './types';
 import * as instance from './use-cases/instance';
 import * as upload from './use-cases/upload';
-import * as deletion from './use-cases/deletion';
+import * as deletion from './use-cases/delete';
 import * as downloads from './use-cases/downloads';
 
 @ActorClass<FileManagerState>({

@@ -1,7 +1,7 @@
 /** FileManager's state and the bodies of its methods (schemas/FileManager/*.json). */
 import type { StateOf } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import type { FilesState } from './file-rules';
+import type { FilesState } from './rules';
 
 /** One instance per entity: private state holds the entity, its company and its files' metadata (file-rules.ts). */
 export type FileManagerState = StateOf<FilesState>;

@@ -26,10 +26,10 @@ import {
   type StaticCtx,
 } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { LIST_LOG_ENTRIES, logListingDocument } from './list-query';
+import { LIST_LOG_ENTRIES, logListingDocument } from './listing-rules';
 import type { AddLogEntryBody, GetLogBody, GetLogEntriesBody, LogManagerState, NoBody, RecordBody } from './types';
-import * as recording from './use-cases/recording';
-import * as reading from './use-cases/reading';
+import * as recording from './use-cases/record';
+import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
 
 /** the types other classes see of this one (they import this file's types only) */

@@ -1,7 +1,7 @@
 /**
  * Which case an HR-driven registration (registerFromHr, use-cases/registration.ts)
  * is in once the HR system has named the employee: pure, so the rule is
- * tested on its own (test/member/registration-rules.test.ts).
+ * tested on its own (test/Member/registration-rules.test.ts).
  *
  *  - `register`: no member holds the employee's staff id: create it.
  *  - `resume`: the member holding the staff id was created by the HR

@@ -3,7 +3,7 @@
  * the throttling table, the link tokens mailed for invitations and password
  * resets, the links and the redirect page, the SSO redirect, and the settings
  * read from the environment. No I/O; unit-tested in
- * test/member/sign-in-rules.test.ts.
+ * test/Member/sign-in-rules.test.ts.
  */
 import { KIT_CSS_PATH } from '../_platform/pages/kit';
 import { loadSamlConfig, samlServiceProvider, type SamlConfig, type SamlServiceProvider } from '../_platform/saml';

@@ -3,7 +3,7 @@
  * of a template rendered (enabled or not: an editor previews a channel before
  * turning it on) with the caller's parameters and a sample value for each one
  * left out (classes/_platform/template-preview.ts). No I/O; unit-tested in
- * test/notifications/preview-rules.test.ts.
+ * test/NotificationManager/preview-rules.test.ts.
  */
 import { previewParameters, type PreviewParameters } from '../_platform/template-preview';
 import { fieldsOf, renderTemplate } from '../_platform/templates';

@@ -3,7 +3,7 @@
  * texts and dates), its status moves, which references a change adds, the
  * streamed document, and the listing's query and filter. The list, id and
  * date rules are the catalogue's (BenefitCategory/rules.ts). No I/O;
- * unit-tested in test/catalogue/rules.test.ts.
+ * unit-tested in test/_platform/catalogue-rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import {

@@ -14,9 +14,9 @@ import { otpConfigFrom } from './rules';
 import { otpKeyFrom } from './token';
 import type { CheckOtpInput, CreateOtpRecordInput, GetOtpRecordsInput, IssueOtpInput, OtpClassState } from './types';
 import type { OtpCtx, OtpReadCtx, OtpSettings } from './use-cases/common';
-import * as issuing from './use-cases/issuing';
-import * as checking from './use-cases/checking';
-import * as reading from './use-cases/reading';
+import * as issuing from './use-cases/issue';
+import * as checking from './use-cases/check';
+import * as reading from './use-cases/read';
 
 /** the types other classes see of this one (they import this file's types only) */
 export type { RequesterDetails } from './types';

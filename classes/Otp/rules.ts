@@ -2,7 +2,7 @@
  * Otp's rules, pure (times are passed in): the instance id, the config and its
  * defaults, the two limits (issues and failed checks per entity and type in a
  * sliding window), what a check finds, the bounded history and records, and
- * what callers see of a record. Unit-tested in test/otp/rules.test.ts.
+ * what callers see of a record. Unit-tested in test/Otp/rules.test.ts.
  */
 import type { FieldError } from '../../runtime';
 import type { OtpCheck, OtpConfig, OtpRecord, OtpStatus, OtpView, ValidationResult } from './types';

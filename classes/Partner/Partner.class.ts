@@ -43,7 +43,7 @@ import type { PartnerCtx, PartnerReadCtx, PartnerStaticCtx } from './use-cases/c
 import * as create from './use-cases/create';
 import * as documents from './use-cases/documents';
 import * as listing from './use-cases/listing';
-import * as reading from './use-cases/reading';
+import * as reading from './use-cases/read';
 import * as update from './use-cases/update';
 import * as venues from './use-cases/venues';
 

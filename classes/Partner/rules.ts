@@ -2,7 +2,7 @@
  * Partner rules, pure: ids, contract dates, social media accounts, map
  * coordinates, building and changing partners and venues, status moves,
  * what is streamed, the listings' inputs and filters, the audit-trail query.
- * Unit-tested in test/partner/rules.test.ts.
+ * Unit-tested in test/Partner/rules.test.ts.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { DeepReadonly } from '../../runtime';

@@ -3,7 +3,7 @@
  * partners and venues of a user must satisfy, adding and removing venues
  * (duplicates prevented), the status machine, who holds an email, the
  * streamed document, the listing's query and filter, and the roles offered.
- * No I/O; unit-tested in test/partner-user/rules.test.ts.
+ * No I/O; unit-tested in test/PartnerUser/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import {

@@ -3,7 +3,7 @@
  * machine, what a caller may grant (no privilege beyond your own), the
  * permissions a user's roles give, the identity the authorizer gets, who may
  * sign in how, the streamed document and the listing filter. No I/O;
- * unit-tested in test/pm-user/rules.test.ts.
+ * unit-tested in test/ProgramManagementUser/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';

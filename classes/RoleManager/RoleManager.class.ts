@@ -25,13 +25,13 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type ReadCtx, type 
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { cooldownSecondsFrom, publishedRoles } from './deployment';
-import { LIST_ROLES, roleDocument, rolesForReading, type RoleChanges, type StateInputRole } from './domain';
+import { LIST_ROLES, roleDocument, rolesForReading, type RoleChanges, type StateInputRole } from './rules';
 import type { CreateRoleBody, DeploymentAnswer, RoleManagerClassState, RoleStatus } from './types';
 import { DEPLOY, ROLE_MANAGER_INSTANCE, type RoleCtx } from './use-cases/common';
 import * as create from './use-cases/create';
 import * as update from './use-cases/update';
 import * as status from './use-cases/status';
-import * as reading from './use-cases/reading';
+import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
 import * as approval from './use-cases/approval';
 import * as deployment from './use-cases/deployment';

@@ -20,7 +20,7 @@
 import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { LIST_SETTINGS } from './list-query';
+import { LIST_SETTINGS } from './listing-rules';
 import { settingDocuments, SETTINGS_COLLECTION, type ValueInput, type ValueUpdateInput } from './rules';
 import type {
   ByIdInput,

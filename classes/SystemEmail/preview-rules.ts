@@ -2,7 +2,7 @@
  * SystemEmail's rule of a preview: the subject and html of a template
  * rendered with the caller's parameters and a sample value for each one the
  * template uses that the caller left out (classes/_platform/template-preview.ts).
- * No I/O; unit-tested in test/system-email/preview-rules.test.ts.
+ * No I/O; unit-tested in test/SystemEmail/preview-rules.test.ts.
  */
 import { previewParameters } from '../_platform/template-preview';
 import { fieldsOfTemplate, renderMail } from './rules';

@@ -2,7 +2,7 @@
  * SystemEmail's pure rules: the checks of a template being saved, the record
  * a creation or update makes, the status change, the mail a send renders and
  * its recipients, the fields a template uses, the streamed document and the
- * listing filter. No I/O; unit-tested in test/system-email/rules.test.ts.
+ * listing filter. No I/O; unit-tested in test/SystemEmail/rules.test.ts.
  */
 import type { ListingSpec } from '../../runtime';
 import {

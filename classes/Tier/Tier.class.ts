@@ -24,14 +24,14 @@ import {
 } from '../../runtime';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { SHARED_DATA } from '../_platform/scope';
-import { tierDocument, type CreateTierBody, type UpdateRuleBody, type UpdateTierBody } from './domain';
+import { tierDocument, type CreateTierBody, type UpdateRuleBody, type UpdateTierBody } from './rules';
 import type { EligibilityRuleInput, TierClassState } from './types';
 import type { TierCtx } from './use-cases/common';
 import * as create from './use-cases/create';
 import * as update from './use-cases/update';
 import * as status from './use-cases/status';
-import * as rules from './use-cases/rules';
-import * as reading from './use-cases/reading';
+import * as rules from './use-cases/eligibility-rules';
+import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
 import * as approval from './use-cases/approval';
 import * as expiry from './use-cases/expiry';

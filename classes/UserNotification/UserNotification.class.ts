@@ -13,7 +13,7 @@ import { COMPANY_RECORDS } from '../_platform/scope';
 import type { AddNotificationInput, ItemStatus, UserNotificationClassState } from './types';
 import type { UNCtx, UNReadCtx } from './use-cases/common';
 import * as items from './use-cases/items';
-import * as reading from './use-cases/reading';
+import * as reading from './use-cases/read';
 import { inboxGuard } from './use-cases/common';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The rules the whole benefit catalogue shares (BenefitCategory and Offer):
  * record ids, the sheet's comma-separated columns as lists, blank texts, ISO
- * 8601 instants. No I/O; unit-tested in test/catalogue/rules.test.ts.
+ * 8601 instants. No I/O; unit-tested in test/_platform/catalogue-rules.test.ts.
  */
 import type { FieldError } from '../../runtime';
 

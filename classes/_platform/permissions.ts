@@ -2,7 +2,7 @@
  * What a program management user may grant, from the roles it holds: nobody
  * grants what they do not hold. RoleManager checks it for role edits and
  * ProgramManagementUser for role assignments, so the rule lives here once.
- * Unit-tested in test/role-manager/escalation-rules.test.ts.
+ * Unit-tested in test/RoleManager/escalation-rules.test.ts.
  */
 
 /** class id -> the method names a permission names */

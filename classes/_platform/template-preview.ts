@@ -4,7 +4,7 @@
  * with the caller's parameters and a visible sample for each one it uses that
  * the caller left out, and a test message is marked as such in its subject.
  * What a class renders (its channels, its parts) stays with the class. No I/O;
- * unit-tested in test/platform-template-preview.test.ts.
+ * unit-tested in test/_platform/template-preview.test.ts.
  */
 
 /** The sample value of parameter `name`: visible in the rendered message as the name it stands for. */

@@ -16,27 +16,27 @@ import { ClassRegistry } from '../../runtime/actor/registry';
 import type { AccessRule, IdentityType } from '../../runtime/types/identity';
 import { projectRoot } from '../../runtime/config';
 import { TEST_API_KEY, type TestRuntime, seedRoles } from '../support/harness';
-import { startMemberRuntime } from '../member/support';
+import { startMemberRuntime } from '../Member/support';
 import * as path from 'node:path';
 
 /** Methods whose role check is their own (skipRoleCheck), with where that rule is tested. */
 const OWN_ROLE_CHECK: Record<string, string> = {
   'ApprovalManager.getApproval':
-    'eligible approvers see what they may act on; others need the permission (test/workflow)',
+    'eligible approvers see what they may act on; others need the permission (test/Workflow)',
   'ApprovalManager.reviewApproval':
-    'eligible approvers only: an active approver role named on the record (test/workflow)',
-  'ApprovalManager.listApprovals': 'actionable listing for approvers; otherwise the permission (test/workflow)',
+    'eligible approvers only: an active approver role named on the record (test/Workflow)',
+  'ApprovalManager.listApprovals': 'actionable listing for approvers; otherwise the permission (test/Workflow)',
   'UserNotification.listUserNotifications':
-    'own inbox only: PM<own id> for program management users (test/notifications)',
-  'UserNotification.getUnreadCount': 'own inbox only (test/notifications)',
-  'UserNotification.markNotificationAsRead': 'own inbox only (test/notifications)',
-  'UserNotification.updateNotificationStatus': 'own inbox only (test/notifications)',
-  'UserNotification.deleteNotification': 'own inbox only (test/notifications)',
-  'ProgramManagementUser.getPermissions': "the signed-in user's own permissions only (test/pm-user)",
+    'own inbox only: PM<own id> for program management users (test/NotificationManager)',
+  'UserNotification.getUnreadCount': 'own inbox only (test/NotificationManager)',
+  'UserNotification.markNotificationAsRead': 'own inbox only (test/NotificationManager)',
+  'UserNotification.updateNotificationStatus': 'own inbox only (test/NotificationManager)',
+  'UserNotification.deleteNotification': 'own inbox only (test/NotificationManager)',
+  'ProgramManagementUser.getPermissions': "the signed-in user's own permissions only (test/ProgramManagementUser)",
   'ProgramManagementUser.checkOtp':
-    "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
+    "a sign-in step for the token's own user, reached with login's token (test/ProgramManagementUser)",
   'ProgramManagementUser.resendOtp':
-    "a sign-in step for the token's own user, reached with login's token (test/pm-user)",
+    "a sign-in step for the token's own user, reached with login's token (test/ProgramManagementUser)",
 };
 
 /**
@@ -44,30 +44,30 @@ const OWN_ROLE_CHECK: Record<string, string> = {
  * serves: a method made public by mistake fails here, and so does one of this list that stopped being public.
  */
 const PUBLIC: Record<string, string> = {
-  'FileManager.downloadFile': 'the signed download token bound to the file is the credential (test/files)',
-  'FileManager.getPublicFile': 'files marked public only (test/files)',
+  'FileManager.downloadFile': 'the signed download token bound to the file is the credential (test/FileManager)',
+  'FileManager.getPublicFile': 'files marked public only (test/FileManager)',
   'Member.discoverAuthMethod':
-    'sign-in; throttled per address and email; the answer depends on the domain only (test/member/sign-in*)',
-  'Member.login': 'sign-in; throttled; one answer for every refusal (test/member/sign-in*)',
+    'sign-in; throttled per address and email; the answer depends on the domain only (test/Member/sign-in*)',
+  'Member.login': 'sign-in; throttled; one answer for every refusal (test/Member/sign-in*)',
   'Member.singleSignOn':
-    'the SAML assertion consumer service: the signed response is the credential (test/member/sign-in-sso)',
-  'Member.inviteRedirect': 'the invitation link: an HTML page, throttled (test/member/sign-in)',
-  'Member.acceptInvitation': 'the invitation token is the credential; throttled (test/member/sign-in*)',
+    'the SAML assertion consumer service: the signed response is the credential (test/Member/sign-in-sso)',
+  'Member.inviteRedirect': 'the invitation link: an HTML page, throttled (test/Member/sign-in)',
+  'Member.acceptInvitation': 'the invitation token is the credential; throttled (test/Member/sign-in*)',
   'Member.completeRegistration':
-    'an employee registering themselves: the mailed registration code is the credential; throttled; the same refusal for every email (test/member/self-registration)',
-  'Member.sendPasswordResetEmail': 'one answer for every email; throttled (test/member/sign-in*)',
-  'Member.resetPassword': 'the reset token is the credential; throttled (test/member/sign-in*)',
-  'ProgramManagementUser.discoverAuthMethod': 'back-office sign-in (test/pm-user)',
-  'ProgramManagementUser.singleSignOn': 'back-office SAML assertion consumer service (test/pm-user)',
-  'ProgramManagementUser.login': 'back-office sign-in (test/pm-user)',
-  'ProgramManagementUser.sendPasswordResetEmail': 'back-office sign-in (test/pm-user)',
-  'ProgramManagementUser.resetPassword': 'back-office sign-in (test/pm-user)',
-  'ProgramManagementUser.acceptInvitation': 'back-office sign-in (test/pm-user)',
+    'an employee registering themselves: the mailed registration code is the credential; throttled; the same refusal for every email (test/Member/self-registration)',
+  'Member.sendPasswordResetEmail': 'one answer for every email; throttled (test/Member/sign-in*)',
+  'Member.resetPassword': 'the reset token is the credential; throttled (test/Member/sign-in*)',
+  'ProgramManagementUser.discoverAuthMethod': 'back-office sign-in (test/ProgramManagementUser)',
+  'ProgramManagementUser.singleSignOn': 'back-office SAML assertion consumer service (test/ProgramManagementUser)',
+  'ProgramManagementUser.login': 'back-office sign-in (test/ProgramManagementUser)',
+  'ProgramManagementUser.sendPasswordResetEmail': 'back-office sign-in (test/ProgramManagementUser)',
+  'ProgramManagementUser.resetPassword': 'back-office sign-in (test/ProgramManagementUser)',
+  'ProgramManagementUser.acceptInvitation': 'back-office sign-in (test/ProgramManagementUser)',
   'ContentManager.getContents':
-    'active content only; the login screen shows its content before anyone signs in (test/content)',
-  'ContentManager.getContentSchemas': 'content metadata, spec 5 (test/content)',
-  'ContentManager.listContentGroups': 'content metadata, spec 5 (test/content)',
-  'ContentManager.getContentGroup': 'content metadata, spec 5 (test/content)',
+    'active content only; the login screen shows its content before anyone signs in (test/ContentManager)',
+  'ContentManager.getContentSchemas': 'content metadata, spec 5 (test/ContentManager)',
+  'ContentManager.listContentGroups': 'content metadata, spec 5 (test/ContentManager)',
+  'ContentManager.getContentGroup': 'content metadata, spec 5 (test/ContentManager)',
 };
 
 const root = projectRoot();

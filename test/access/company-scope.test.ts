@@ -27,8 +27,8 @@ import {
   seedProgram,
   startMemberRuntime,
   uniq,
-} from '../member/support';
-import { FakeHr, hrEmployee } from '../member/fake-hr';
+} from '../Member/support';
+import { FakeHr, hrEmployee } from '../Member/fake-hr';
 
 const root = projectRoot();
 const registry = ClassRegistry.fromDirectories([path.join(root, 'classes')], [path.join(root, 'schemas')], {

@@ -1,7 +1,7 @@
 /**
  * `import` and `register-from-hr` run as an operator runs them: the real CLI (runtime/cli.ts) in its own process, its output
  * a pipe, not a terminal, over a runtime seeded with examples/seed.json and
- * the local HR server of the Member tests (test/member/fake-hr.ts, real HTTP).
+ * the local HR server of the Member tests (test/Member/fake-hr.ts, real HTTP).
  * stdout holds the JSON summary alone; the progress goes to stderr as plain
  * lines (no bar), closing with the rows done; and the audit entries of what a
  * run wrote name that run: `system: import <sheet> <file>`,
@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../runtime/config';
 import { testEnv, type TestRuntime } from '../support/harness';
-import { FakeHr, hrEmployee } from '../member/fake-hr';
+import { FakeHr, hrEmployee } from '../Member/fake-hr';
 import { auditOf, hrEnv, startSeededRuntime } from './support';
 
 const root = projectRoot();

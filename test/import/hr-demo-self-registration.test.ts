@@ -6,7 +6,7 @@
  */
 import { startHrDemo, type HrDemo } from '../../scripts/hr-demo-server';
 import { startSmtpSink, type SmtpSink } from '../mail/smtp-sink';
-import { codeIn, nthMail, PASSWORD } from '../member/sign-in-support';
+import { codeIn, nthMail, PASSWORD } from '../Member/sign-in-support';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { seedExample } from '../support/seed-example';
 

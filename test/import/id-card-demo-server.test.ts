@@ -12,7 +12,7 @@ import { projectRoot } from '../../runtime/config';
 import { startHrDemo, type HrDemo } from '../../scripts/hr-demo-server';
 import { startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 import { seedExample } from '../support/seed-example';
-import { memberState } from '../member/support';
+import { memberState } from '../Member/support';
 
 const root = projectRoot();
 const API_KEY = 'demo-card-key-for-the-test';

@@ -2,7 +2,7 @@
  * `register-from-hr` (spec 2.9's last line): each email of
  * a file registered through Member.registerFromHr as the system actor, with
  * import's runner, over a real runtime seeded with examples/seed.json and the
- * local HR server the Member tests use (test/member/fake-hr.ts, real HTTP).
+ * local HR server the Member tests use (test/Member/fake-hr.ts, real HTTP).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -13,7 +13,7 @@ import { projectRoot } from '../../runtime/config';
 import { RedisRateLimits } from '../../runtime/actor/rate-limit';
 import { REGISTER_FROM_HR_TIMEOUT_SECONDS, REGISTRATION_LOCK } from '../../classes/Member/use-cases/registration';
 import { waitFor, type TestRuntime } from '../support/harness';
-import { FakeHr, hrEmployee } from '../member/fake-hr';
+import { FakeHr, hrEmployee } from '../Member/fake-hr';
 import { startSeededRuntime } from './support';
 
 const root = projectRoot();
@@ -212,7 +212,7 @@ describe('register-from-hr', () => {
     // a registration of the employee still running (another run, an operator) holds the employee's
     // registration lock; held here from outside, as such a call holds it, so it lasts as long as the test
     // needs whatever the machine's load (the lock itself is tested with two real calls in
-    // test/member/hr-registration-crash.test.ts)
+    // test/Member/hr-registration-crash.test.ts)
     const lock = new RedisRateLimits(t.rt.store.redis, t.rt.store.keys.base);
     expect(
       (await lock.hit(REGISTRATION_LOCK, 'E2161', { max: 1, windowSeconds: REGISTER_FROM_HR_TIMEOUT_SECONDS })).allowed,

@@ -5,7 +5,7 @@
  */
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { seedExample } from '../support/seed-example';
-import type { FakeHr } from '../member/fake-hr';
+import type { FakeHr } from '../Member/fake-hr';
 
 type Entry = Record<string, any>;
 

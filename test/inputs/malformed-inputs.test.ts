@@ -24,7 +24,7 @@ import {
   seedProgram,
   startMemberRuntime,
   uniq,
-} from '../member/support';
+} from '../Member/support';
 
 const EMPLOYEE = '/members/hr/employee';
 const DEPENDANT = '/members/hr/dependant';

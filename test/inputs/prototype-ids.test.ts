@@ -7,7 +7,7 @@
  * classes/Company/README.md and classes/Setting/README.md); the service stays
  * healthy.
  */
-import { startServiceRuntime, type ServiceTestRuntime } from '../setting/support';
+import { startServiceRuntime, type ServiceTestRuntime } from '../Setting/support';
 
 const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
 

@@ -16,7 +16,7 @@ import {
   startPmRuntime,
   SUBJECTS,
   type PmRuntime,
-} from '../pm-user/support';
+} from '../ProgramManagementUser/support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 
 let p: PmRuntime;

@@ -20,7 +20,7 @@ import {
   OTHER_PASSWORD,
   startSignInRuntime,
   type SignInEnv,
-} from '../member/sign-in-support';
+} from '../Member/sign-in-support';
 import { openMailLink, SERVICE, SERVICE_HOST, submit, textOf, waitForUrl } from './support';
 import { waitFor } from '../support/harness';
 

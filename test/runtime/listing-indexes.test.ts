@@ -19,16 +19,16 @@ import {
 import {
   buildListFilter as approvalFilter,
   parseListQuery as parseApprovalQuery,
-} from '../../classes/ApprovalManager/domain';
+} from '../../classes/ApprovalManager/rules';
 import { buildCategoryListFilter } from '../../classes/BenefitCategory/rules';
 import { parseCompanyListQuery } from '../../classes/Company/rules';
-import { parseLogListQuery } from '../../classes/LogManager/list-query';
-import { listMembersFilter } from '../../classes/Member/listing';
+import { parseLogListQuery } from '../../classes/LogManager/listing-rules';
+import { listMembersFilter } from '../../classes/Member/listing-rules';
 import { buildOfferListFilter, OFFER_ORDER } from '../../classes/Offer/rules';
 import { parsePartnerListQuery, parseVenueListQuery } from '../../classes/Partner/rules';
 import { buildListFilter as userFilter, LIST_USERS } from '../../classes/ProgramManagementUser/rules';
-import { parseSettingListQuery } from '../../classes/Setting/list-query';
-import { buildListFilter as tierFilter } from '../../classes/Tier/domain';
+import { parseSettingListQuery } from '../../classes/Setting/listing-rules';
+import { buildListFilter as tierFilter } from '../../classes/Tier/rules';
 
 function parsed<Q>(result: { ok: true; query: Q } | { ok: false }): Q {
   if (!result.ok) throw new Error(`refused: ${JSON.stringify(result)}`);

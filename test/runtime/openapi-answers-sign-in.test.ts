@@ -15,7 +15,7 @@ import {
   nthMail,
   startSignInRuntime,
   type SignInEnv,
-} from '../member/sign-in-support';
+} from '../Member/sign-in-support';
 import {
   auth,
   call,
@@ -26,7 +26,7 @@ import {
   SUBJECTS,
   startPmRuntime,
   type PmRuntime,
-} from '../pm-user/support';
+} from '../ProgramManagementUser/support';
 
 /** checks an HTTP answer of `classId.method` against its schema and statuses; answers its body */
 function checkAnswer(t: TestRuntime, classId: string, method: string, res: { status: number; body: unknown }): any {

@@ -25,7 +25,7 @@ module.exports = async function globalSetup() {
   globalThis.__RUN_TMP__ = { dir: runTmp, previous: process.env.TMPDIR };
   process.env.TMPDIR = runTmp;
   // password hashes 32 times cheaper than production's (thousands are made; the runtimes and processes the
-  // workers start inherit it); test/platform-passwords.test.ts checks the production parameters themselves
+  // workers start inherit it); test/_platform/passwords.test.ts checks the production parameters themselves
   process.env.SCRYPT_LOG_N ??= '10';
   // the server and the cluster start side by side: the cluster's ~2 s (a new master waits 2 s before it
   // calls the cluster ok) overlap the server's start

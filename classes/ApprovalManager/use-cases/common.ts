@@ -1,7 +1,7 @@
 /** What the ApprovalManager use cases share: reading a record's blobs, the record as callers see it, the in-handler permission check. */
 import type { Operation } from 'rfc6902';
 import { rolesGrant, type BaseCtx, type DeepReadonly } from '../../../runtime';
-import { approvalView, largeApprovalFileName } from '../domain';
+import { approvalView, largeApprovalFileName } from '../rules';
 import { approvalError } from '../errors';
 import type { ApprovalRecord } from '../types';
 

@@ -2,7 +2,7 @@
 import type { Ctx, InstanceState } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
-import { buildListFilter, LIST_APPROVALS, listingRow, parseListQuery } from '../domain';
+import { buildListFilter, LIST_APPROVALS, listingRow, parseListQuery } from '../rules';
 import { approvalError } from '../errors';
 import type { ListApprovalsBody } from '../types';
 import { requirePermissionUnless } from './common';

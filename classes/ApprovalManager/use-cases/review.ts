@@ -1,7 +1,7 @@
 /** reviewApproval: approve or reject a pending record; the originating class's callback is queued with the review's commit. */
 import { ActorError, type Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { callbackBody, reviewerWithRoles, reviewOutcome, reviewRefusal } from '../domain';
+import { callbackBody, reviewerWithRoles, reviewOutcome, reviewRefusal } from '../rules';
 import { approvalError } from '../errors';
 import type { ApprovalManagerState, ReviewBody } from '../types';
 import { fullPatch, view } from './common';

@@ -11,7 +11,7 @@ import {
   parseInstanceId,
   type FileMetadata,
   type RuleResult,
-} from '../file-rules';
+} from '../rules';
 import type { FileManagerState } from '../types';
 
 /** answers that carry a file or a link are not cached */

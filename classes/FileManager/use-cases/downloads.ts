@@ -9,7 +9,7 @@ import {
   fileReference,
   PUBLIC_CACHE_SECONDS,
   storedExtension,
-} from '../file-rules';
+} from '../rules';
 import type { DownloadBody, FileManagerState, FileRefBody, PublicFileBody } from '../types';
 import { entityOf, guardEnduser, mintDownload, NO_STORE, readContent, textInput, unwrap } from './common';
 

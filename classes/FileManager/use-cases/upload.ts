@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../../../runtime';
 import { fileManagerError, fileStoreError } from '../errors';
-import { actingActor, newFileMetadata, publicUrl } from '../file-rules';
+import { actingActor, newFileMetadata, publicUrl } from '../rules';
 import { checkUpload } from '../../_platform/file-types';
 import type { FileManagerState, UploadBody } from '../types';
 import { claimCompany, guardEnduser, mintDownload, unwrap, writableEntity } from './common';

@@ -1,9 +1,9 @@
 /** getLogEntries: the listing of the `logs` collection (list-query.ts), the page's entries read from their instances. */
 import type { DeepReadonly, StaticCtx } from '../../../runtime';
-import { parseLogListQuery } from '../list-query';
+import { parseLogListQuery } from '../listing-rules';
 import type { LogRecord } from '../log-entry';
 import type { GetLogEntriesBody } from '../types';
-import { entryOrNull, type EntryReader } from './reading';
+import { entryOrNull, type EntryReader } from './read';
 
 /** Newest first from the `logs` collection; the page's entries in full from their instances. */
 export async function getLogEntries(ctx: StaticCtx<GetLogEntriesBody>, entries: EntryReader) {

@@ -20,7 +20,7 @@ import { ActorError, isUnknownInstance, RuntimeCodes, type DeepReadonly } from '
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { fieldError, memberError, MemberErrors } from '../errors';
 import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
-import { memberDocument } from '../listing';
+import { memberDocument } from '../listing-rules';
 import {
   clone,
   emailKey,

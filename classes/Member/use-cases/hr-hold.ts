@@ -11,7 +11,7 @@ import type { Actor } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
 import { notify } from '../../_platform/notify';
 import { deactivationLimit, deactivates, quarantineStep, type QuarantineSettings } from '../hr-quarantine';
-import { MEMBERS_COLLECTION } from '../listing';
+import { MEMBERS_COLLECTION } from '../listing-rules';
 import { memberState, type MemberCtx } from '../member-state';
 import type { HeldHrPush, MemberProfile } from '../types';
 

@@ -1,6 +1,6 @@
 /** listHeldHrPushes: the members whose deactivating HR push the quarantine holds (hr-hold.ts), oldest hold first. */
 import { listedDocument, pageInfo } from '../../_platform/paging';
-import { MEMBERS_COLLECTION } from '../listing';
+import { MEMBERS_COLLECTION } from '../listing-rules';
 import type { MemberStaticCtx } from '../member-state';
 
 export interface HeldHrPushesQuery {

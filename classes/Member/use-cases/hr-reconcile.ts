@@ -39,7 +39,7 @@ import {
   type ReconcileProfile,
   type ReconcileSummary,
 } from '../hr-reconcile';
-import { MEMBERS_COLLECTION } from '../listing';
+import { MEMBERS_COLLECTION } from '../listing-rules';
 import type { MemberStaticCtx } from '../member-state';
 import { hrEmployeeSnapshot, hrUpdateEmployee } from './hr-employee';
 import { members } from './self-client';

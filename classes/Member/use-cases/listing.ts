@@ -7,7 +7,7 @@ import {
   MEMBERS_COLLECTION,
   pageAnswer,
   parseListMembersQuery,
-} from '../listing';
+} from '../listing-rules';
 import { memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { now, reachable } from './common';
 

@@ -8,7 +8,7 @@ import { actorFromIdentity } from '../../_platform/actor';
 import { listingInput } from '../../_platform/paging';
 import { claimQuotaPlace, getTier, getTierWithQuota, listActiveTierIds, type TierRecord } from '../clients';
 import { freeFamilyMemberIds } from '../family';
-import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing';
+import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing-rules';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import {
   filterMemberships,

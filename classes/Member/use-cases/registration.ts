@@ -91,7 +91,7 @@ import {
   type HrRegistrationCase,
 } from '../registration-rules';
 import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
-import type { createMember, CreateMemberBody } from './creation';
+import type { createMember, CreateMemberBody } from './create';
 import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
 import { idCardStep, NO_ID_CARDS, type IdCardOutcome } from './id-card';

@@ -7,7 +7,7 @@
  */
 import { settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
-import { entityOf } from '../domain';
+import { entityOf } from '../rules';
 import { roleError } from '../errors';
 import { checkName, enqueueDeployment, findRole, logRoleChange, writable, type RoleCtx } from './common';
 

@@ -19,7 +19,7 @@ import {
   touchesLevelOne,
   type Holding,
   type RoleChange,
-} from '../domain';
+} from '../rules';
 import { roleError } from '../errors';
 import type { RoleEntity, RoleManagerState, StoredRole } from '../types';
 import { APPROVE, enqueueDeployment, logRoleChange, type RoleCtx, type WorkflowEvent } from './common';

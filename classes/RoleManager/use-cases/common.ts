@@ -5,7 +5,7 @@
  */
 import type { BaseCtx, Ctx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
-import { ensureState, nameConflict, permissionCatalogue, permissionErrors } from '../domain';
+import { ensureState, nameConflict, permissionCatalogue, permissionErrors } from '../rules';
 import { roleError } from '../errors';
 import type { PermissionMap, RoleEntity, RoleManagerClassState, RoleManagerState } from '../types';
 import { problemsText } from '../../_platform/paging';

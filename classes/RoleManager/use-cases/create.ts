@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
-import { normalizePermissions, type RoleChange } from '../domain';
+import { normalizePermissions, type RoleChange } from '../rules';
 import type { CreateRoleBody, RoleEntity } from '../types';
 import { refuseEscalation, requestRoleChange } from './change';
 import { checkName, checkPermissions, now, writable, type RoleCtx } from './common';

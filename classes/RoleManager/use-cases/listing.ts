@@ -1,7 +1,7 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
 import type { ReadCtx } from '../../../runtime';
 import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
-import { buildListFilter, LIST_ROLES, parseListQuery } from '../domain';
+import { buildListFilter, LIST_ROLES, parseListQuery } from '../rules';
 import { roleError } from '../errors';
 
 export async function listRoles(ctx: ReadCtx) {

@@ -6,7 +6,7 @@
  */
 import { assertDeveloperOrSystem } from '../../_platform/privileged';
 import { logChange } from '../../_platform/audit-log';
-import { entityOf, stateFromInput, SUPER_ROLE_ID, superRole, type StateInputRole } from '../domain';
+import { entityOf, stateFromInput, SUPER_ROLE_ID, superRole, type StateInputRole } from '../rules';
 import { roleError } from '../errors';
 import { catalogueOf, enqueueDeployment, now, ROLE_MANAGER_INSTANCE, writable, type RoleCtx } from './common';
 import { problemsText } from '../../_platform/paging';

@@ -1,5 +1,5 @@
 /** updateStatus (event role_status_update): active or inactive. */
-import { entityOf, type RoleChange } from '../domain';
+import { entityOf, type RoleChange } from '../rules';
 import type { RoleEntity, RoleStatus } from '../types';
 import { refuseChange, refuseEscalation, requestRoleChange } from './change';
 import { findRole, now, writable, type RoleCtx } from './common';

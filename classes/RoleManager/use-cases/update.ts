@@ -1,5 +1,5 @@
 /** updateRole (event role_update): name, description (null removes it), permissions. */
-import { applyChanges, entityOf, sameContent, type RoleChange, type RoleChanges } from '../domain';
+import { applyChanges, entityOf, sameContent, type RoleChange, type RoleChanges } from '../rules';
 import { refuseChange, refuseEscalation, requestRoleChange } from './change';
 import { checkName, checkPermissions, findRole, now, writable, type RoleCtx } from './common';
 

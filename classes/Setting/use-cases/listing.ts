@@ -1,5 +1,5 @@
 /** The list methods: records from the `settings` collection of the document store (query rules in list-query.ts). */
-import { pageOf, parseSettingListQuery } from '../list-query';
+import { pageOf, parseSettingListQuery } from '../listing-rules';
 import { SETTINGS_COLLECTION } from '../rules';
 import type { ListGroup, SettingListInput } from '../types';
 import { guardSingleton, type SettingReadCtx } from './common';

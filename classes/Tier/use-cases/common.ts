@@ -7,7 +7,7 @@
 import type { Ctx } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { requestGatedChange, type GatedChange } from '../../_platform/gated-change';
-import { delayUntil } from '../domain';
+import { delayUntil } from '../rules';
 import { conditionsProblems } from '../../_platform/eligibility';
 import { tierError } from '../errors';
 import { getPaymentPeriods } from '../settings-client';

@@ -2,13 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { client, isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { buildTier, checkDateRange, copyActiveRules, newRule, type CreateTierBody } from '../domain';
+import { buildTier, checkDateRange, copyActiveRules, newRule, type CreateTierBody } from '../rules';
 import { tierError } from '../errors';
 import { getTierType } from '../settings-client';
 import { transition } from '../status';
 import type { EligibilityRule, EligibilityRuleInput, Tier as TierRecord } from '../types';
 import { answer, now, requestCreation, validateRules, type TierCtx } from './common';
-import type { TierReader } from './reading';
+import type { TierReader } from './read';
 
 /** The active rules of the source tier, with new ids (404 7004 when there is no such tier). */
 async function sourceRules(ctx: TierCtx<CreateTierBody>, sourceTierId: string): Promise<EligibilityRule[]> {

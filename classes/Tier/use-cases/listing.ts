@@ -6,7 +6,7 @@
  */
 import type { StaticCtx } from '../../../runtime';
 import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
-import { buildListFilter, parseListQuery } from '../domain';
+import { buildListFilter, parseListQuery } from '../rules';
 import { CONDITION_DEFINITIONS } from '../../_platform/eligibility';
 import { tierError } from '../errors';
 import { ELIGIBILITY_OPERATORS, TIER_GROUPS, TIER_PAYMENT_TYPES } from '../types';

@@ -3,7 +3,7 @@
  * startDate, endDate; the tier type cannot change. New dates of a live tier
  * are claimed on its type's schedule when the tier publishes (use-cases/schedule.ts).
  */
-import { applyTierUpdate, checkDateRange, sameTier, type UpdateTierBody } from '../domain';
+import { applyTierUpdate, checkDateRange, sameTier, type UpdateTierBody } from '../rules';
 import { tierError } from '../errors';
 import { answer, guard, now, requestChange, st, type TierCtx } from './common';
 

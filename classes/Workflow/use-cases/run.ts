@@ -4,7 +4,7 @@
  */
 import { client, isUnknownInstance, type DeepReadonly, type StaticCtx } from '../../../runtime';
 import type { LoadedConfig } from '../config';
-import { selectRule, targetStatusOf } from '../engine';
+import { selectRule, targetStatusOf } from '../rules';
 import { workflowError } from '../errors';
 import type { RunInput, WorkflowConfig } from '../types';
 import type { getState } from './configuration';
