@@ -46,6 +46,8 @@ export class ClassRegistry {
   /** collection → the class projecting it, its tenancy and tenant field */
   private readonly collections = new Map<string, CollectionScope>();
   private readonly ajv = createAjv();
+  /** the coercing instance of GET queries, made when a first GET needs it */
+  private queryAjv?: ReturnType<typeof createAjv>;
   /** journal name → how its entries are described (MethodOptions.journal); methods sharing a name share its subject and tenant fields */
   private readonly journals = new Map<string, MethodJournal>();
 
@@ -168,7 +170,12 @@ export class ClassRegistry {
       if (fs.existsSync(file)) {
         const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
         delete schema.$id; // one ajv instance: ids need not be globally unique
-        return lazyValidator(this.ajv, schema, `${classId}.${m.name} (${file})`);
+        return lazyValidator(
+          this.ajv,
+          schema,
+          `${classId}.${m.name} (${file})`,
+          () => (this.queryAjv ??= createAjv(true)),
+        );
       }
     }
     const looked = files.length ? `looked for ${files.join(', ')}` : 'no schema directory is configured (SCHEMA_DIRS)';

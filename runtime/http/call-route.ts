@@ -6,6 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { RegisteredMethod } from '../actor/registry';
 import type { CallRequest } from '../actor/call-request';
+import { queryInput } from '../actor/validation';
 import { ActorError, RuntimeCodes, runtimeError } from '../errors';
 import type { Identity } from '../types/identity';
 import { IDEMPOTENCY_HEADER, IdempotencyStore, type IdempotencyClaim } from './idempotency';
@@ -256,7 +257,8 @@ export class CallRoute {
       claim = idem?.claim;
       const call = new HttpCall(
         target,
-        req.method === 'GET' ? {} : req.body,
+        // a GET's input is its query, coerced to the method's schema and then checked as a POST body is
+        req.method !== 'GET' ? req.body : req.url.indexOf('?') === -1 ? {} : queryInput(req.query, method?.validate),
         identity,
         res.locals.requestId as string,
         req,
