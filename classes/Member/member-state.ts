@@ -96,8 +96,8 @@ export async function logMemberChange(
   await logChange(ctx, {
     entityType: 'member',
     entityId: (after ?? before)!.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown> | null,
+    before,
+    after,
     sensitiveFields: MEMBER_SENSITIVE_FIELDS,
     // consent flags (permissions.sms, permissions.email) are no personal data: readable in the audit log
     plainFields: MEMBER_PLAIN_FIELDS,

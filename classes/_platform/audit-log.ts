@@ -24,13 +24,17 @@ import { countFieldUpdates } from './field-diff';
 import { recordCompany } from './scope';
 import { changeActor, type Actor } from './actor';
 
-export interface LogChangeInput {
+/**
+ * `E`: the entity's record type, as the class keeps it (an interface needs no
+ * index signature: the entry is its JSON, diffed field by field).
+ */
+export interface LogChangeInput<E extends object = object> {
   entityType: string;
   entityId: string | number;
   /** the entity before the change; null (or undefined) for a create */
-  before: Record<string, unknown> | null | undefined;
+  before: E | null | undefined;
   /** the entity after the change; null (or undefined) for a delete */
-  after: Record<string, unknown> | null | undefined;
+  after: E | null | undefined;
   additionalData?: Record<string, unknown>;
   /** personal-data field names to mask (credentials are always masked) */
   sensitiveFields?: string[];
@@ -49,7 +53,7 @@ export interface LogChangeResult {
   fieldUpdates: number;
 }
 
-export async function logChange(ctx: Ctx, input: LogChangeInput): Promise<LogChangeResult> {
+export async function logChange<E extends object>(ctx: Ctx, input: LogChangeInput<E>): Promise<LogChangeResult> {
   const body: Record<string, unknown> = {
     classId: ctx.classId,
     entityType: input.entityType,

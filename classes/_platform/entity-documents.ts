@@ -215,8 +215,8 @@ export function entityDocuments(config: EntityDocumentsConfig) {
     await logChange(ctx, {
       entityType: `${entityType}_document`,
       entityId: after.id,
-      before: before as unknown as Record<string, unknown> | null,
-      after: after as unknown as Record<string, unknown>,
+      before,
+      after,
       additionalData: { [`${entityType}Id`]: ctx.instanceId },
     });
   }

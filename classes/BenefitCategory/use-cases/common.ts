@@ -38,8 +38,8 @@ export async function logCategory(
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     ignore: ['updatedAt'],
     additionalData,
   });

@@ -55,7 +55,7 @@ export async function ensureTemplate(
     entityType: ENTITY_TYPE,
     entityId: id,
     before: null,
-    after: template as unknown as Record<string, unknown>,
+    after: template,
     additionalData: { event: 'template_create', builtIn: true },
   });
   return { template, created: true };
@@ -84,8 +84,8 @@ export async function applyChange(
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.templateId,
-    before: before as unknown as Record<string, unknown>,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     ignore: ['updatedAt'],
     additionalData,
   });

@@ -81,8 +81,8 @@ export async function logPartner(
   await logChange(ctx, {
     entityType: PARTNER_ENTITY,
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     sensitiveFields: ['name', 'email', 'phone'],
     ignore: ['updatedAt'],
     additionalData,
@@ -99,8 +99,8 @@ export async function logVenue(
   await logChange(ctx, {
     entityType: VENUE_ENTITY,
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     sensitiveFields: ['contactName', 'contactEmail', 'contactPhone'],
     ignore: ['updatedAt'],
     additionalData: { partnerId: after.partnerId, ...additionalData },

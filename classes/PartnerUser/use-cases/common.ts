@@ -65,8 +65,8 @@ export async function logUser(
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     sensitiveFields: ['email', 'fullName'],
     ignore: ['updatedAt'],
     additionalData,

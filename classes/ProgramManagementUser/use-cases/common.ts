@@ -58,8 +58,8 @@ export async function logUser(
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     sensitiveFields: ['email', 'name'],
     ignore: ['updatedAt'],
     additionalData,

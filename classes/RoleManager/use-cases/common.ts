@@ -68,8 +68,8 @@ export async function logRoleChange(
   await logChange(ctx, {
     entityType: 'role',
     entityId: id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     additionalData,
   });
 }

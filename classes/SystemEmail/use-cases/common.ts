@@ -44,8 +44,8 @@ export async function logTemplate(
   await logChange(ctx, {
     entityType: ENTITY_TYPE,
     entityId: after.templateId,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     sensitiveFields: ['to'],
     ignore: ['updatedAt'],
     additionalData,

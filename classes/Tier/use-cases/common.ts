@@ -80,8 +80,8 @@ export async function logTierChange(
   await logChange(ctx, {
     entityType: 'tier',
     entityId: after.id,
-    before: before as unknown as Record<string, unknown> | null,
-    after: after as unknown as Record<string, unknown>,
+    before,
+    after,
     additionalData,
   });
 }
