@@ -1,5 +1,5 @@
 /**
- * A local HR system for trying `register-from-hr` without the real one (README, "Members already in the HR
+ * A local HR system for trying `register-from-hr` without the real one (docs/hr-integration.md, "A local HR
  * system"): the contract of classes/Member/hr-client.ts (spec 4.4), over node:http, knowing the two employees
  * of examples/import/register-from-hr.csv with records the registration rules admit on top of
  * examples/seed.json (HR status Active, employment type Permanent → the seed's member type, company BG-100 →

@@ -1,7 +1,8 @@
 /**
- * A local ID card system for trying the registration's ID card step without the real one (README, "Members
- * already in the HR system"): the contract of classes/Member/id-card-client.ts, over node:http, knowing cards
- * for the employees of scripts/hr-demo-server.ts (`npm run hr:demo`) and the example seed's member:
+ * A local ID card system for trying the registration's ID card step without the real one
+ * (docs/hr-integration.md, "A local ID card system"): the contract of classes/Member/id-card-client.ts, over
+ * node:http, knowing cards for the employees of scripts/hr-demo-server.ts (`npm run hr:demo`) and the example
+ * seed's member:
  *
  *   E3001  card with a photo (a PNG): registerFromHr submits it as the ID photo (MEMBER_ID_PHOTO_UPLOAD decides)
  *   E3002  card without a photo: the member uploads one
@@ -14,8 +15,9 @@
  *
  *   GET /cards/<staffId>   → {staffId, cardNumber, validFrom, validUntil, photo?: {contentBase64, mimeType}} (200), 404 without a card
  *
- * The first stdout line names the URL it listens on (`ID card demo server listening on http://127.0.0.1:<port>`);
- * every request is logged on stdout after it (the photo never). SIGINT or SIGTERM stops it.
+ * The first stdout line names the URL it listens on (`ID card demo server listening on
+ * http://127.0.0.1:<port>`); every request is logged on stdout after it (the photo never). SIGINT or SIGTERM
+ * stops it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonSender, listen, portArgument, sameKey } from './demo-server';

@@ -246,7 +246,7 @@ describe('seed (npm run cli -- seed): all six keys, system actor, nothing pendin
     expect(auditOutcomes.filter((o) => o.result !== 'created')).toEqual([]);
   });
 
-  test('company by bgId, sub type by hrmsMapping, active tier, member lookups: what the README curl commands rely on', async () => {
+  test('company by bgId, sub type by hrmsMapping, active tier, member lookups: what the curl commands of the README and docs/hr-integration.md rely on', async () => {
     expect((await t.rt.call('Company', 'getCompany', 'default', { bgId: 'BG-100' })).body).toMatchObject({
       id: 'acme',
       status: 'active',

@@ -1,8 +1,9 @@
 /**
- * The README's "An employee registers themselves" walk-through against scripts/hr-demo-server.ts (`npm run
- * hr:demo`) over a runtime seeded with examples/seed.json, mailing through a real SMTP server: Nadia Karim
- * (E3001) asks discoverAuthMethod, gets a registration code by mail, and completeRegistration makes her a member
- * of acme (mt-permanent) with her member id recorded in the demo HR system and a session that reads her profile.
+ * docs/hr-integration.md's "An employee registers themselves" walk-through against scripts/hr-demo-server.ts
+ * (`npm run hr:demo`) over a runtime seeded with examples/seed.json, mailing through a real SMTP server: Nadia
+ * Karim (E3001) asks discoverAuthMethod, gets a registration code by mail, and completeRegistration makes her a
+ * member of acme (mt-permanent) with her member id recorded in the demo HR system and a session that reads her
+ * profile.
  */
 import { startHrDemo, type HrDemo } from '../../scripts/hr-demo-server';
 import { startSmtpSink, type SmtpSink } from '../mail/smtp-sink';

@@ -1,10 +1,10 @@
 /**
- * The README's local `register-from-hr` walk-through against scripts/hr-demo-server.ts (`npm run hr:demo`):
- * the demo HR system started as the README starts it (its own process, here on port 0, the URL read from its
- * first stdout line, an HR_API_KEY it checks), and the sample file registered through import's runner, as
- * the CLI does and as test/import/register-from-hr.test.ts does with the Member tests' HR server, over a
- * real runtime seeded with examples/seed.json: a dry run, the run (created 2, unchanged 1), a second run
- * (unchanged 3); the demo HR holds the new members' ids.
+ * docs/hr-integration.md's local `register-from-hr` walk-through ("A local HR system") against
+ * scripts/hr-demo-server.ts (`npm run hr:demo`): the demo HR system started as that page starts it (its own
+ * process, here on port 0, the URL read from its first stdout line, an HR_API_KEY it checks), and the sample
+ * file registered through import's runner, as the CLI does and as test/import/register-from-hr.test.ts does
+ * with the Member tests' HR server, over a real runtime seeded with examples/seed.json: a dry run, the run
+ * (created 2, unchanged 1), a second run (unchanged 3); the demo HR holds the new members' ids.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -106,7 +106,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
     expect(await recordedMemberIds()).toEqual({});
   });
 
-  test('the README sequence: a dry run predicts created 2 / unchanged 1, the run registers them, a second run finds all 3 unchanged', async () => {
+  test('the sequence of docs/hr-integration.md: a dry run predicts created 2 / unchanged 1, the run registers them, a second run finds all 3 unchanged', async () => {
     const dryErrors = path.join(tmp, 'dry.errors.csv');
     expect(await run({ dryRun: true, errorsFile: dryErrors })).toMatchObject({
       sheet: 'register-from-hr',
@@ -155,7 +155,7 @@ describe('the demo HR server (npm run hr:demo) with the sample of register-from-
 });
 
 test("the demo HR server's employees and the members sample name different people by different staff ids", async () => {
-  // the README runs both against one service: a staff id of one person in both would import over the other
+  // docs/hr-integration.md runs both against one service: a staff id of one person in both would import over the other
   const { DEMO_EMPLOYEES } = await import('../../scripts/hr-demo-server');
   const rows = fs.readFileSync(path.join(root, 'examples/import/members.csv'), 'utf8').trim().split('\n').slice(1);
   const sampleIds = new Set(rows.map((r) => r.split(',')[0]));

@@ -1,9 +1,10 @@
 /**
- * The README's ID card walk-through against scripts/id-card-demo-server.ts (`npm run idcard:demo`): the demo
- * started as the README starts it (its own process, port 0, the URL read from its first stdout line, an
- * ID_CARD_API_KEY it checks), its cards read through the service's own adapter (IdCardClient), and the
- * registration of the hr:demo employees over a runtime seeded with examples/seed.json: Nadia Karim (E3001)
- * with her card's photo waiting for approval, Omar Farouk (E3002) without a photo.
+ * docs/hr-integration.md's ID card walk-through ("A local ID card system") against
+ * scripts/id-card-demo-server.ts (`npm run idcard:demo`): the demo started as that page starts it (its own
+ * process, port 0, the URL read from its first stdout line, an ID_CARD_API_KEY it checks), its cards read
+ * through the service's own adapter (IdCardClient), and the registration of the hr:demo employees over a
+ * runtime seeded with examples/seed.json: Nadia Karim (E3001) with her card's photo waiting for approval, Omar
+ * Farouk (E3002) without a photo.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';

@@ -356,14 +356,14 @@ const cluster = composeFile('docker-compose.cluster.yml');
 const compose = main.lines;
 const { healthcheckTest, env, children, volumes } = main;
 
-/** The variables of the README's Configuration table, and whether a row is marked *(local)*. */
+/** The variables of docs/configuration.md's table, and whether a row is marked *(local)*. */
 function configurationTable(): { name: string; local: boolean }[] {
-  const readme = read('README.md').split('\n');
-  const start = readme.findIndex((l) => l.trim() === '## Configuration');
-  const end = readme.findIndex((l, i) => i > start && /^## /.test(l));
+  const page = read('docs/configuration.md').split('\n');
+  const start = page.findIndex((l) => l.trim() === '## Variables');
+  const next = page.findIndex((l, i) => i > start && /^## /.test(l));
   expect(start).toBeGreaterThan(0);
-  return readme
-    .slice(start, end)
+  return page
+    .slice(start, next < 0 ? undefined : next)
     .filter((l) => /^\|\s*`[A-Z]/.test(l))
     .flatMap((row) => {
       const cell = row.slice(1).split('|')[0];
@@ -381,7 +381,7 @@ const imageEnv = new Map(
 
 /**
  * Settings the compose file fixes itself rather than taking from the shell (one port, the volume, one
- * role per container, its own Redis and MongoDB), and the one the image sets; README "Configuration"
+ * role per container, its own Redis and MongoDB), and the one the image sets; docs/configuration.md
  * names them. Every other deployment setting is passed through.
  */
 const FIXED_BY_COMPOSE = ['PORT', 'DATA_DIR', 'ROLES', 'REDIS_URL', 'MONGODB_URL'];
@@ -399,7 +399,7 @@ const CLUSTER_FIXED_BY_COMPOSE = [
 ];
 
 /**
- * Every deployment setting of README's Configuration table reaches the app containers of `file`:
+ * Every deployment setting of docs/configuration.md's table reaches the app containers of `file`:
  * the ones in `fixed` with a value of the stack, the others passed through from the shell; the ones in
  * `absent` not at all; and nothing the table does not document (but `undocumented`).
  */
@@ -497,11 +497,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test("every deployment setting of the README's Configuration table reaches the api, worker and projector containers", () => {
+  test('every deployment setting of docs/configuration.md reaches the api, worker and projector containers', () => {
     const table = configurationTable();
     const deployment = table.filter((v) => !v.local).map((v) => v.name);
     const local = table.filter((v) => v.local).map((v) => v.name);
-    // the table was read: its rows, the marked ones, and settings the audit of issues 17/18 found missing
+    // the table was read: its rows, the marked ones, and settings a deployment cannot do without (the public
+    // addresses, the secrets, the outside systems, SSO), so a table that lost them fails here and not in production
     expect(table.length).toBeGreaterThan(40);
     expect(local).toEqual(expect.arrayContaining(['REDIS_SERVER_BIN', 'SKIP_ENSURE_DEPS']));
     expect(deployment).toEqual(
@@ -532,7 +533,7 @@ describe('docker-compose.yml', () => {
     expectSettingsReachApps(main, FIXED_BY_COMPOSE, ['REDIS_CLUSTER_NODES']);
   });
 
-  test('a TLS_DIR folder is mounted read-only at /tls in the three app containers, and the README shows TLS_CERT and TLS_KEY under it', () => {
+  test('a TLS_DIR folder is mounted read-only at /tls in the three app containers, and docs/deployment.md shows TLS_CERT and TLS_KEY under it', () => {
     for (const name of APP_SERVICES) {
       const tls = volumes(name).filter((v) => /:\/tls:ro$/.test(v));
       expect({ name, tls }).toEqual({ name, tls: [expect.stringMatching(/^\$\{TLS_DIR:-[\w-]+\}:\/tls:ro$/)] });
@@ -541,7 +542,7 @@ describe('docker-compose.yml', () => {
       expect(children(block(compose, /^volumes:$/, 0)).has(fallback)).toBe(true);
       expect(volumes(name)).toContain('app-data:/data');
     }
-    expect(read('README.md')).toMatch(/TLS_DIR=\S+ TLS_CERT=\/tls\/\S+ TLS_KEY=\/tls\//);
+    expect(read('docs/deployment.md')).toMatch(/TLS_DIR=\S+ TLS_CERT=\/tls\/\S+ TLS_KEY=\/tls\//);
   });
 
   describe('health checks against real processes', () => {
@@ -729,7 +730,7 @@ describe('docker-compose.cluster.yml', () => {
     for (const other of ['mongodb', 'mailcatcher']) expect(cluster.service(other)).toEqual(main.service(other));
   });
 
-  test("every deployment setting of the README's Configuration table reaches the api, worker and projector containers", () => {
+  test('every deployment setting of docs/configuration.md reaches the api, worker and projector containers', () => {
     expectSettingsReachApps(cluster, CLUSTER_FIXED_BY_COMPOSE, ['REDIS_URL']);
   });
 

@@ -1,10 +1,12 @@
 /**
- * The README's own references point into the repository:
+ * The documentation's references point into the repository:
  * every relative link of README.md, docs/*.md and the class folders'
  * README.md files names a file of the repository (and a heading of it, for a
  * `#fragment`), and no prose names a path outside it (`../shared/...`, an
  * absolute path of some machine). Code blocks are left out: their relative
- * imports are relative to the file they show, not to the document.
+ * imports are relative to the file they show, not to the document. The
+ * README, a quick start and a page of concepts, links every page of docs/ and
+ * every class README, so none of them is a page nobody finds.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -107,12 +109,22 @@ describe("the documentation's references", () => {
     expect([...text.matchAll(/\]\((?!https?:)[^)]+\)/g)].length).toBeGreaterThan(2);
   });
 
+  it('the README links every page of docs/ and every class README', () => {
+    const text = prose(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    const linked = new Set(
+      [...text.matchAll(/\]\(\s*<?([^)\s>#]+)/g)].map((m) => path.resolve(ROOT, decodeURI(m[1]!))),
+    );
+    const pages = documents().filter((f) => f !== path.join(ROOT, 'README.md'));
+    expect(pages.length).toBeGreaterThan(10);
+    expect(pages.filter((f) => !linked.has(f)).map((f) => path.relative(ROOT, f))).toEqual([]);
+  });
+
   it('refuses a link to a missing file or heading, a path outside the repository, a machine path; not code blocks', () => {
     const file = path.join(ROOT, 'docs', 'x.md');
     const text = [
       '# Title',
       'See [the spec](../../shared/spec.md), [gone](missing.md), [README](../README.md#no-such-heading),',
-      '[ok](../README.md#api-reference), [self](#title), [nowhere](#nowhere), [web](https://example.com/x), `../shared/GUIDE.md` section 2',
+      '[ok](../README.md#quick-start), [self](#title), [nowhere](#nowhere), [web](https://example.com/x), `../shared/GUIDE.md` section 2',
       'and /work/main/README.md.',
       '```ts',
       "import { x } from '../../../runtime';",

@@ -439,7 +439,7 @@ describe('OpenAPI document of the service classes', () => {
     expect(res.error.error).toEqual({ code: 10072, message: 'Invalid or missing API key' });
   });
 
-  it('clients/example.ts runs as the README says, on the record in clients/example-employee.json', async () => {
+  it('clients/example.ts runs as docs/api.md says, on the record in clients/example-employee.json', async () => {
     const root = projectRoot();
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
