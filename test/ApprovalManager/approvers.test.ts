@@ -1,7 +1,8 @@
 /**
- * Issue 11 item 2, "Approvers are real", end to end over real Redis and HTTP,
- * with the roles RoleManager deploys (no hand-written snapshot) and the Gadget
- * fixture (test/fixtures/classes/Gadget):
+ * Approvers are real (docs/access.md): only a holder of an active role named
+ * on the record approves it, end to end over real Redis and HTTP, with the
+ * roles RoleManager deploys (no hand-written snapshot) and the Gadget fixture
+ * (test/fixtures/classes/Gadget):
  *
  *  - an approver whose role was deactivated (and the deactivation deployed)
  *    is refused although its token still names the role;

@@ -1,7 +1,8 @@
 /**
- * Issue 11, "inputs cannot break the service", against the whole service
- * (every class, real HTTP): each malformed input of the issue is answered
- * 4xx, and afterwards GET /health and ordinary calls still work.
+ * Inputs cannot break the service (docs/access.md): against the whole
+ * service (every class, real HTTP), each malformed input below is answered
+ * 4xx before it reaches state, and afterwards GET /health and ordinary calls
+ * still work.
  *
  *  - bodies nested 10 000 deep to a CALL and to the HR routes (400 1024; HR:
  *    400 10001 in the spec 7.2 envelope, photo: VALIDATION_ERROR);
