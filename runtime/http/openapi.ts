@@ -544,6 +544,26 @@ function exampleOf(input: Json | undefined, schemas: Json): unknown {
   return Array.isArray(examples) && examples.length ? examples[0] : undefined;
 }
 
+/**
+ * A GET's query parameters: the input schema's top-level properties (the
+ * runtime coerces the query to them and checks it as a POST body). A list is
+ * given as the key repeated (`?status=a&status=b`).
+ */
+function queryParameters(input: Json | undefined, schemas: Json): Json[] {
+  const ref = typeof input?.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(input.$ref)?.[1] : undefined;
+  const schema = (ref ? schemas[ref] : input) as Json | undefined;
+  const properties = schema?.properties as Json | undefined;
+  if (!properties) return [];
+  const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
+  return Object.entries(properties).map(([name, property]) => {
+    const p = property as Json;
+    const param: Json = { name, in: 'query', required: required.includes(name), schema: p };
+    if (typeof p.description === 'string') param.description = p.description;
+    if (p.type === 'array') Object.assign(param, { style: 'form', explode: true });
+    return param;
+  });
+}
+
 const PARAM = (name: string, description: string): Json => ({
   name,
   in: 'path',
@@ -755,7 +775,16 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       const parameters = [project, ...(withInstance ? [instance] : [])];
       const item: Json = { post: operation(cls, m, 'post', inputOf(m), table, parameters, responses, schemas) };
       if (m.kind === 'READ' || m.kind === 'STATIC')
-        item.get = operation(cls, m, 'get', undefined, table, parameters, responses, schemas);
+        item.get = operation(
+          cls,
+          m,
+          'get',
+          undefined,
+          table,
+          [...parameters, ...queryParameters(inputOf(m), schemas)],
+          responses,
+          schemas,
+        );
       paths[p] = item;
       if (m.kind === 'INIT') {
         // the instance id may also be given (the method's own instanceId hook, when it has one, decides)
@@ -801,7 +830,7 @@ export function buildOpenApi(registry: ClassRegistry, opts: OpenApiOptions): Jso
       title: opts.title ?? pkg.name ?? `${opts.projectId} API`,
       version: opts.version ?? pkg.version ?? '0.0.0',
       description:
-        'Generated from the class registry. Every class method is called as `POST /{projectId}/CALL/{Class}/{method}[/{instanceId}]` (GET too for READ and STATIC methods, without a body). ' +
+        'Generated from the class registry. Every class method is called as `POST /{projectId}/CALL/{Class}/{method}[/{instanceId}]` (GET too for READ and STATIC methods: the query is the input, coerced to the method schema and checked as a body is). ' +
         'Errors answer `{code, message, classId?, details?}` unless the method declares its own envelope.',
     },
     servers: [{ url: '/' }],

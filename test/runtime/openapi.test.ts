@@ -204,6 +204,29 @@ describe('OpenAPI document of the service classes', () => {
       });
   });
 
+  it("gives a GET its query parameters from the method's input schema (a list as the key repeated)", () => {
+    const get = doc.paths['/{projectId}/CALL/Tier/listTiers'].get as Op;
+    const params = Object.fromEntries(
+      (get.parameters as any[]).filter((p) => p.in === 'query').map((p) => [p.name, p]),
+    );
+    expect(Object.keys(params).sort()).toEqual(['limit', 'page', 'search', 'status', 'tierGroup', 'tierTypeId']);
+    expect(params.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(params.status.schema.enum).toContain('active');
+    expect(params.page.required).toBe(false);
+    expect(get.requestBody).toBeUndefined();
+    // every query parameter of every GET is a property of the same method's POST body
+    for (const [p, item] of Object.entries(doc.paths as Record<string, any>)) {
+      if (!item.get || !p.includes('/CALL/')) continue;
+      const names = (item.get.parameters as any[]).filter((q) => q.in === 'query').map((q) => q.name);
+      const body = item.post.requestBody?.content['application/json'].schema;
+      const schema = body?.$ref ? doc.components.schemas[body.$ref.replace('#/components/schemas/', '')] : body;
+      expect({ p, names }).toEqual({ p, names: Object.keys(schema?.properties ?? {}) });
+      for (const q of item.get.parameters as any[])
+        if (q.schema?.type === 'array')
+          expect({ p, q: q.name, explode: q.explode }).toEqual({ p, q: q.name, explode: true });
+    }
+  });
+
   it('documents the HR endpoints (spec 4.2, 4.3) with their request and error bodies', () => {
     for (const [route, method] of [
       ['/members/hr/employee', 'hrUpdateEmployee'],
