@@ -21,8 +21,10 @@ export async function callerAddress(
   if (ctx.identity.type !== 'program_management_user' || !userId) throw none();
   let email: unknown;
   try {
-    email = ((await ctx.call('ProgramManagementUser', 'getUser', userId, {})).body as { user?: { email?: unknown } })
-      .user?.email;
+    // _platform may not import the class's type: the answer is read as the unknown it is
+    const { body } = await ctx.call('ProgramManagementUser', 'getUser', userId, {});
+    const user: unknown = body && typeof body === 'object' && 'user' in body ? body.user : undefined;
+    email = user && typeof user === 'object' && 'email' in user ? user.email : undefined;
   } catch (err) {
     if (isAbsentRecord(err)) throw none();
     throw err;
