@@ -22,11 +22,23 @@
  * deployment.ts (pure). README.md has the methods, choices and error codes.
  */
 import { ActorClass, Init, QueuedWrite, Read, Static, Write, type ReadCtx, type StaticCtx } from '../../runtime';
+import type {
+  CreateRoleInput,
+  GetPermissionsInput,
+  GetRoleInput,
+  GetRolesForAuthenticationInput,
+  ListRolesInput,
+  SaveRolesToLayerAndTriggerDeploymentInput,
+  SetStateInput,
+  UpdateRoleInput,
+  UpdateStatusInput,
+} from '../../schemas/RoleManager/inputs';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { cooldownSecondsFrom, publishedRoles } from './deployment';
-import { LIST_ROLES, roleDocument, rolesForReading, type RoleChanges, type StateInputRole } from './rules';
-import type { CreateRoleBody, DeploymentAnswer, RoleManagerClassState, RoleStatus } from './types';
+import { LIST_ROLES, roleDocument, rolesForReading } from './rules';
+import { invalidInput, invalidListing } from './errors';
+import type { DeploymentAnswer, RoleManagerClassState } from './types';
 import { DEPLOY, ROLE_MANAGER_INSTANCE, type RoleCtx } from './use-cases/common';
 import * as create from './use-cases/create';
 import * as update from './use-cases/update';
@@ -78,43 +90,43 @@ export class RoleManager {
    * through an approval with approvers (README "No privilege beyond your own").
    */
   @Write({ access: [PM], upsert: true, timeoutSeconds: 30 })
-  async createRole(ctx: RoleCtx<CreateRoleBody>) {
+  async createRole(ctx: RoleCtx<CreateRoleInput>) {
     return create.createRole(ctx);
   }
 
   /** body {id, name?, description? (null removes it), permissions?}: through role_update. */
   @Write({ access: [PM], upsert: true, timeoutSeconds: 30 })
-  async updateRole(ctx: RoleCtx<{ id: string } & RoleChanges>) {
+  async updateRole(ctx: RoleCtx<UpdateRoleInput>) {
     return update.updateRole(ctx);
   }
 
   /** body {id, status: active|inactive}: through role_status_update. */
   @Write({ access: [PM], upsert: true, timeoutSeconds: 30 })
-  async updateStatus(ctx: RoleCtx<{ id: string; status: RoleStatus }>) {
+  async updateStatus(ctx: RoleCtx<UpdateStatusInput>) {
     return status.updateStatus(ctx);
   }
 
   /** body or query {id}. */
-  @Read({ access: [PM, 'class'] })
-  getRole(ctx: ReadCtx<RoleManagerClassState, { id?: string }>) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidInput })
+  getRole(ctx: ReadCtx<RoleManagerClassState, GetRoleInput>) {
     return reading.getRole(ctx);
   }
 
   /** Listing from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
-  @Read({ access: [PM, 'class'] })
-  async listRoles(ctx: ReadCtx) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidListing })
+  async listRoles(ctx: ReadCtx<RoleManagerClassState, ListRolesInput>) {
     return listing.listRoles(ctx);
   }
 
   /** The permission catalogue: class key → method names a program management user may call. */
   @Static({ access: [PM, 'class'] })
-  getPermissions(ctx: StaticCtx<Record<string, never>>) {
+  getPermissions(ctx: StaticCtx<GetPermissionsInput>) {
     return reading.getPermissions(ctx);
   }
 
   /** body {names?}: the active roles whose id or name is listed (all active roles without names). The role check's fallback. */
   @Read({ access: [PM, 'class'] })
-  getRolesForAuthentication(ctx: ReadCtx<RoleManagerClassState, { names?: string[] }>) {
+  getRolesForAuthentication(ctx: ReadCtx<RoleManagerClassState, GetRolesForAuthenticationInput>) {
     return reading.getRolesForAuthentication(ctx);
   }
 
@@ -130,7 +142,9 @@ export class RoleManager {
    * nextDeploymentAvailable?, hash}.
    */
   @QueuedWrite({ access: [PM, 'class'], upsert: true, timeoutSeconds: 60 })
-  async saveRolesToLayerAndTriggerDeployment(ctx: RoleCtx<{ trigger?: string }>): Promise<DeploymentAnswer> {
+  async saveRolesToLayerAndTriggerDeployment(
+    ctx: RoleCtx<SaveRolesToLayerAndTriggerDeploymentInput>,
+  ): Promise<DeploymentAnswer> {
     return deployment.saveRolesToLayerAndTriggerDeployment(ctx, this.cooldownMs);
   }
 
@@ -140,7 +154,7 @@ export class RoleManager {
    * everyone else, level 1 too).
    */
   @Write({ access: [PM], upsert: true, timeoutSeconds: 30 })
-  async setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
+  async setState(ctx: RoleCtx<SetStateInput>) {
     return restore.setState(ctx);
   }
 }

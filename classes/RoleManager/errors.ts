@@ -1,5 +1,6 @@
 /** RoleManager error codes (spec 7.1: 9000-9099). Each name has one code and one HTTP status. */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const RoleErrors = {
   /** no role with that id */
@@ -22,7 +23,7 @@ export const RoleErrors = {
   ROLE_STATUS_UNCHANGED: { code: 9008, status: 409 },
   /** setState: the given state is not valid */
   ROLE_INVALID_STATE: { code: 9009, status: 400 },
-  /** getRole without an id */
+  /** getRole without an id (or with input its schema refuses) */
   ROLE_INVALID_INPUT: { code: 9010, status: 400 },
   /** the role snapshot could not be published (the job is retried) */
   ROLE_DEPLOYMENT_FAILED: { code: 9011, status: 502, retryable: true },
@@ -41,3 +42,13 @@ export const RoleErrors = {
 export type RoleErrorName = keyof typeof RoleErrors;
 
 export const roleError = errorFactory('RoleManager', RoleErrors);
+
+/** listRoles's refusal of its input (a GET query or a POST body alike): 9007 naming each field. */
+export function invalidListing(errors: FieldError[]) {
+  return roleError('ROLE_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}
+
+/** getRole's refusal of its input (no id, or not a string): 9010 naming each field. */
+export function invalidInput(errors: FieldError[]) {
+  return roleError('ROLE_INVALID_INPUT', problemsText(errors), { errors });
+}

@@ -5,6 +5,7 @@
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import { escapeRegex } from '../_platform/paging';
+import type { ListRolesInput, SetStateInput, UpdateRoleInput } from '../../schemas/RoleManager/inputs';
 import { canonicalJson } from './deployment';
 import type { RoleErrorName } from './errors';
 import {
@@ -129,12 +130,8 @@ export function sameContent(a: RoleEntity, b: RoleEntity): boolean {
   return canonicalJson(strip(a)) === canonicalJson(strip(b));
 }
 
-export interface RoleChanges {
-  name?: string;
-  /** null removes the description */
-  description?: string | null;
-  permissions?: PermissionMap;
-}
+/** what an update asks to change (description null removes it) */
+export type RoleChanges = Omit<UpdateRoleInput, 'id'>;
 
 /** The role as an update asks for it (nothing else changes). */
 export function applyChanges(role: RoleEntity, changes: RoleChanges, now: string): RoleEntity {
@@ -203,7 +200,6 @@ export function activeRolesMatching<R extends Pick<StoredRole, 'id' | 'name' | '
 // ---------------------------------------------------------------- listing
 
 export const LIST_DEFAULT_LIMIT = 20;
-export const LIST_MAX_LIMIT = 100;
 
 export interface RoleListQuery {
   status?: RoleStatus;
@@ -212,42 +208,13 @@ export interface RoleListQuery {
   limit: number;
 }
 
-const LIST_FIELDS = new Set(['status', 'search', 'page', 'limit']);
-
-function toInt(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
-  if (typeof v === 'string' && /^\d{1,9}$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/** Parses listRoles parameters (GET query strings or POST body values). */
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: RoleListQuery } | { ok: false; errors: FieldError[] } {
-  const errors: FieldError[] = [];
-  for (const k of Object.keys(raw))
-    if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not a listRoles parameter' });
-  const query: RoleListQuery = { page: 1, limit: LIST_DEFAULT_LIMIT };
-  if (raw.status !== undefined) {
-    if (ROLE_STATUSES.includes(raw.status as RoleStatus)) query.status = raw.status as RoleStatus;
-    else errors.push({ field: 'status', reason: `must be one of ${ROLE_STATUSES.join(', ')}` });
-  }
-  if (raw.search !== undefined) {
-    if (typeof raw.search === 'string' && raw.search.length <= 200) {
-      if (raw.search.trim()) query.search = raw.search.trim();
-    } else errors.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
-  }
-  if (raw.page !== undefined) {
-    const page = toInt(raw.page);
-    if (page !== undefined && page >= 1) query.page = page;
-    else errors.push({ field: 'page', reason: 'must be an integer of at least 1' });
-  }
-  if (raw.limit !== undefined) {
-    const limit = toInt(raw.limit);
-    if (limit !== undefined && limit >= 1 && limit <= LIST_MAX_LIMIT) query.limit = limit;
-    else errors.push({ field: 'limit', reason: `must be an integer from 1 to ${LIST_MAX_LIMIT}` });
-  }
-  return errors.length ? { ok: false, errors } : { ok: true, query };
+/** listRoles's query from its input, which its schema has checked: page 1 and 20 a page unless given, the search trimmed (blank: none). */
+export function listQuery(input: ListRolesInput): RoleListQuery {
+  const query: RoleListQuery = { page: input.page ?? 1, limit: input.limit ?? LIST_DEFAULT_LIMIT };
+  if (input.status) query.status = input.status;
+  const search = input.search?.trim();
+  if (search) query.search = search;
+  return query;
 }
 
 /** MongoDB filter of a listing (status, and a case-insensitive literal search in name and description). */
@@ -275,18 +242,8 @@ export function roleDocument(role: StoredRole): Record<string, unknown> {
 
 // ---------------------------------------------------------------- setState
 
-export interface StateInputRole {
-  id: string;
-  name: string;
-  description?: string;
-  level: 1 | 10;
-  permissions: PermissionMap;
-  status: RoleStatus;
-  createdBy?: StoredRole['createdBy'];
-  createdAt?: string;
-  updatedAt?: string;
-  pendingApprovalId?: string | null;
-}
+/** one role of a setState input, as its schema describes it */
+export type StateInputRole = SetStateInput['roles'][number];
 
 /**
  * The roles a setState installs, or the reasons it is refused: ids and names

@@ -59,14 +59,6 @@ export interface RoleManagerState {
  */
 export type RoleManagerClassState = StateOf<Partial<RoleManagerState>>;
 
-/** createRole's body. */
-export interface CreateRoleBody {
-  name: string;
-  description?: string;
-  permissions?: PermissionMap;
-  level?: RoleLevel;
-}
-
 /** What the snapshot holds per role (the runtime's RoleDefinition). */
 export interface PublishedRole {
   id: string;

@@ -19,13 +19,18 @@ export interface CreateRoleInput {
   name: string;
   description?: string;
   level?: 1 | 10;
-  permissions?: Permissions;
+  permissions?: {
+    /**
+     * @maxItems 500
+     */
+    [k: string]: string[];
+  };
 }
 
 export type GetPermissionsInput = Record<string, never>;
 
 export interface GetRoleInput {
-  id?: string;
+  id: string;
 }
 
 export interface GetRolesForAuthenticationInput {
@@ -79,7 +84,12 @@ export interface UpdateRoleInput {
   id: string;
   name?: string;
   description?: string | null;
-  permissions?: Permissions;
+  permissions?: {
+    /**
+     * @maxItems 500
+     */
+    [k: string]: string[];
+  };
 }
 
 export interface UpdateStatusInput {

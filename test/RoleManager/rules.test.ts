@@ -8,7 +8,7 @@ import {
   entityOf,
   nameConflict,
   normalizePermissions,
-  parseListQuery,
+  listQuery,
   permissionCatalogue,
   permissionErrors,
   roleDocument,
@@ -18,6 +18,7 @@ import {
   statusAfterReview,
   superRole,
 } from '../../classes/RoleManager/rules';
+import { schemaCheck } from './support';
 import type { StoredRole } from '../../classes/RoleManager/types';
 
 const NOW = '2025-01-01T00:00:00.000Z';
@@ -163,11 +164,21 @@ describe('names and state', () => {
 });
 
 describe('listing queries', () => {
-  test('defaults and string values from a query string', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 20 } });
-    expect(parseListQuery({ status: 'inactive', search: '  desk ', page: '3', limit: 100 })).toEqual({
-      ok: true,
-      query: { status: 'inactive', search: 'desk', page: 3, limit: 100 },
+  test('defaults, and the search trimmed (blank: none)', () => {
+    expect(listQuery({})).toEqual({ page: 1, limit: 20 });
+    expect(listQuery({ status: 'inactive', search: '  desk ', page: 3, limit: 100 })).toEqual({
+      status: 'inactive',
+      search: 'desk',
+      page: 3,
+      limit: 100,
+    });
+    expect(listQuery({ search: '   ' })).toEqual({ page: 1, limit: 20 });
+  });
+
+  test('a GET query is read as its schema types', () => {
+    expect(schemaCheck('listRoles', { status: 'inactive', page: '3', limit: '100' })).toEqual({
+      input: { status: 'inactive', page: 3, limit: 100 },
+      fields: [],
     });
   });
 
@@ -179,12 +190,15 @@ describe('listing queries', () => {
     [{ page: '-1' }, 'page'],
     [{ status: 'pending' }, 'status'],
     [{ search: 'x'.repeat(201) }, 'search'],
-    [{ search: 5 }, 'search'],
+    [{ search: ['a', 'b'] }, 'search'],
     [{ sort: 'name' }, 'sort'],
-  ])('%j is refused on %s', (raw, field) => {
-    const r = parseListQuery(raw as Record<string, unknown>);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors.map((e) => e.field)).toEqual([field]);
+  ])('the schema refuses %j on %s', (raw, field) => {
+    expect(schemaCheck('listRoles', raw).fields).toEqual([field]);
+  });
+
+  test('getRole needs an id', () => {
+    expect(schemaCheck('getRole', {}).fields).toEqual(['id']);
+    expect(schemaCheck('getRole', { id: 'super' }).fields).toEqual([]);
   });
 
   test('filters: status, and a literal case-insensitive search in name and description', () => {

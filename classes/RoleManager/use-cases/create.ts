@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { normalizePermissions, type RoleChange } from '../rules';
-import type { CreateRoleBody, RoleEntity } from '../types';
+import type { RoleEntity } from '../types';
+import type { CreateRoleInput } from '../../../schemas/RoleManager/inputs';
 import { refuseEscalation, requestRoleChange } from './change';
 import { checkName, checkPermissions, now, writable, type RoleCtx } from './common';
 
-export async function createRole(ctx: RoleCtx<CreateRoleBody>) {
+export async function createRole(ctx: RoleCtx<CreateRoleInput>) {
   const body = ctx.request.body;
   const s = writable(ctx);
   const name = body.name.trim();

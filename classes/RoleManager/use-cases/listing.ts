@@ -1,15 +1,12 @@
 /** listRoles, from the streamed `roles` collection: status, search (name, description), page, limit (1-100, default 20); by name. */
 import type { ReadCtx } from '../../../runtime';
-import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
-import { buildListFilter, LIST_ROLES, parseListQuery } from '../rules';
-import { roleError } from '../errors';
+import { listedDocument } from '../../_platform/paging';
+import type { ListRolesInput } from '../../../schemas/RoleManager/inputs';
+import { buildListFilter, LIST_ROLES, listQuery } from '../rules';
+import type { RoleManagerClassState } from '../types';
 
-export async function listRoles(ctx: ReadCtx) {
-  const parsed = parseListQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    throw roleError('ROLE_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
-  }
-  const q = parsed.query;
+export async function listRoles(ctx: ReadCtx<RoleManagerClassState, ListRolesInput>) {
+  const q = listQuery(ctx.request.body);
   const found = await ctx.documents.find<Record<string, unknown>>('roles', buildListFilter(q), {
     sort: LIST_ROLES.sort,
     skip: (q.page - 1) * q.limit,

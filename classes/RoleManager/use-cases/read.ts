@@ -2,31 +2,26 @@
 import type { ReadCtx, StaticCtx } from '../../../runtime';
 import { publishedRoles } from '../deployment';
 import { activeRolesMatching, rolesForReading } from '../rules';
-import { roleError } from '../errors';
+import type {
+  GetPermissionsInput,
+  GetRoleInput,
+  GetRolesForAuthenticationInput,
+} from '../../../schemas/RoleManager/inputs';
 import type { RoleManagerClassState } from '../types';
 import { catalogueOf, findRole } from './common';
 
-/** the role's id from the body, else from the GET query (400 9010 without one) */
-function idFrom(ctx: ReadCtx<RoleManagerClassState, { id?: string }>): string {
-  const id = ctx.request.body?.id ?? (ctx.request.query ?? {}).id;
-  if (typeof id !== 'string' || id.length === 0) {
-    throw roleError('ROLE_INVALID_INPUT', 'id is required', { errors: [{ field: 'id', reason: 'is required' }] });
-  }
-  return id;
-}
-
-/** body or query {id}. */
-export function getRole(ctx: ReadCtx<RoleManagerClassState, { id?: string }>) {
-  return { role: findRole(rolesForReading(ctx.state.private), idFrom(ctx)) };
+/** {id}, as a GET query or a POST body (its schema requires it: 400 9010 without one). */
+export function getRole(ctx: ReadCtx<RoleManagerClassState, GetRoleInput>) {
+  return { role: findRole(rolesForReading(ctx.state.private), ctx.request.body.id) };
 }
 
 /** body {names?}: the active roles whose id or name is listed (all active roles without names). */
-export function getRolesForAuthentication(ctx: ReadCtx<RoleManagerClassState, { names?: string[] }>) {
+export function getRolesForAuthentication(ctx: ReadCtx<RoleManagerClassState, GetRolesForAuthenticationInput>) {
   const names = ctx.request.body?.names;
   return { roles: publishedRoles(activeRolesMatching(rolesForReading(ctx.state.private), names)) };
 }
 
 /** The permission catalogue: class key → method names a program management user may call. */
-export function getPermissions(ctx: StaticCtx<Record<string, never>>) {
+export function getPermissions(ctx: StaticCtx<GetPermissionsInput>) {
   return { permissions: catalogueOf(ctx) };
 }

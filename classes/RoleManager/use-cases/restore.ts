@@ -6,12 +6,13 @@
  */
 import { assertDeveloperOrSystem } from '../../_platform/privileged';
 import { logChange } from '../../_platform/audit-log';
-import { entityOf, stateFromInput, SUPER_ROLE_ID, superRole, type StateInputRole } from '../rules';
+import { entityOf, stateFromInput, SUPER_ROLE_ID, superRole } from '../rules';
+import type { SetStateInput } from '../../../schemas/RoleManager/inputs';
 import { roleError } from '../errors';
 import { catalogueOf, enqueueDeployment, now, ROLE_MANAGER_INSTANCE, writable, type RoleCtx } from './common';
 import { problemsText } from '../../_platform/paging';
 
-export async function setState(ctx: RoleCtx<{ roles: StateInputRole[] }>) {
+export async function setState(ctx: RoleCtx<SetStateInput>) {
   assertDeveloperOrSystem(ctx, 'RoleManager.setState', (message, details) =>
     roleError('ROLE_DEVELOPER_ONLY', message, details),
   );

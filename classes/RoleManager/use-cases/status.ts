@@ -1,10 +1,11 @@
 /** updateStatus (event role_status_update): active or inactive. */
 import { entityOf, type RoleChange } from '../rules';
-import type { RoleEntity, RoleStatus } from '../types';
+import type { RoleEntity } from '../types';
+import type { UpdateStatusInput } from '../../../schemas/RoleManager/inputs';
 import { refuseChange, refuseEscalation, requestRoleChange } from './change';
 import { findRole, now, writable, type RoleCtx } from './common';
 
-export async function updateStatus(ctx: RoleCtx<{ id: string; status: RoleStatus }>) {
+export async function updateStatus(ctx: RoleCtx<UpdateStatusInput>) {
   const body = ctx.request.body;
   const s = writable(ctx);
   const stored = findRole(Object.values(s.roles), body.id);

@@ -1,9 +1,10 @@
 /** updateRole (event role_update): name, description (null removes it), permissions. */
-import { applyChanges, entityOf, sameContent, type RoleChange, type RoleChanges } from '../rules';
+import { applyChanges, entityOf, sameContent, type RoleChange } from '../rules';
+import type { UpdateRoleInput } from '../../../schemas/RoleManager/inputs';
 import { refuseChange, refuseEscalation, requestRoleChange } from './change';
 import { checkName, checkPermissions, findRole, now, writable, type RoleCtx } from './common';
 
-export async function updateRole(ctx: RoleCtx<{ id: string } & RoleChanges>) {
+export async function updateRole(ctx: RoleCtx<UpdateRoleInput>) {
   const body = ctx.request.body;
   const s = writable(ctx);
   const stored = findRole(Object.values(s.roles), body.id);
