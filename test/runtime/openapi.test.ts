@@ -37,6 +37,7 @@ type Op = {
   'x-access': string[];
   security: object[];
   requestBody?: any;
+  parameters: any[];
   responses: Record<string, any>;
 };
 
