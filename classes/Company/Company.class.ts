@@ -21,16 +21,16 @@
 import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { COMPANIES_COLLECTION, companyDocuments, LIST_COMPANIES } from './rules';
 import type {
-  CompanyClassState,
-  CompanyInput,
-  CompanyListInput,
-  CompanyLookupInput,
-  CompanyStatusInput,
-  CompanyStreamInput,
-  CompanyUpdateInput,
-} from './types';
+  CreateCompanyInput,
+  GetCompanyInput,
+  ListCompaniesInput,
+  StreamCompanyInput,
+  UpdateCompanyInput,
+  UpdateCompanyStatusInput,
+} from '../../schemas/Company/inputs';
+import { COMPANIES_COLLECTION, companyDocuments, invalidCompanyQuery, LIST_COMPANIES } from './rules';
+import type { CompanyClassState } from './types';
 import * as approval from './use-cases/approval';
 import { COMPANY_INSTANCE, type CompanyCtx, type CompanyReadCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -80,37 +80,45 @@ export class Company {
    * moves it to `active` once approved. Body: spec 2.2 fields + bgId, id optional.
    */
   @Write({ access: [...PM], upsert: true })
-  createCompany(ctx: CompanyCtx<CompanyInput>) {
+  createCompany(ctx: CompanyCtx<CreateCompanyInput>) {
     return create.createCompany(ctx);
   }
 
   /** Changes any spec 2.2 field but status (body {id, ...fields}); `update_company`. */
   @Write({ access: [...PM] })
-  updateCompany(ctx: CompanyCtx<CompanyUpdateInput>) {
+  updateCompany(ctx: CompanyCtx<UpdateCompanyInput>) {
     return update.updateCompany(ctx);
   }
 
   /** Body {id, status: active|inactive}; `update_company_status` (approval by an approver). */
   @Write({ access: [...PM] })
-  updateCompanyStatus(ctx: CompanyCtx<CompanyStatusInput>) {
+  updateCompanyStatus(ctx: CompanyCtx<UpdateCompanyStatusInput>) {
     return status.updateCompanyStatus(ctx);
   }
 
-  /** One company by {id} or {bgId} (body or query); 404 when absent. */
-  @Read({ access: [...PM_AND_CLASSES], answer: 'getCompany.answer' })
-  getCompany(ctx: CompanyReadCtx<CompanyLookupInput>) {
+  /** One company by {id} or {bgId} (body or query; a bad one is 400 6019); 404 when absent. */
+  @Read({
+    access: [...PM_AND_CLASSES],
+    answer: 'getCompany.answer',
+    onValidationError: (errors) => invalidCompanyQuery(errors, 'company lookup'),
+  })
+  getCompany(ctx: CompanyReadCtx<GetCompanyInput>) {
     return read.getCompany(ctx);
   }
 
   /** Companies from the document store: filters status, companyGroupId, search; page/limit. */
-  @Read({ access: [...PM_AND_CLASSES], answer: 'listCompanies.answer' })
-  listCompanies(ctx: CompanyReadCtx<CompanyListInput>) {
+  @Read({
+    access: [...PM_AND_CLASSES],
+    answer: 'listCompanies.answer',
+    onValidationError: (errors) => invalidCompanyQuery(errors),
+  })
+  listCompanies(ctx: CompanyReadCtx<ListCompaniesInput>) {
     return listing.listCompanies(ctx);
   }
 
   /** Manual stream of one company (spec 4.5: READ, by company id): queues restreamCompany; 202 {id, queued, jobId, collection}. */
-  @Read({ access: [...PM] })
-  streamCompany(ctx: CompanyReadCtx<CompanyStreamInput>) {
+  @Read({ access: [...PM], onValidationError: (errors) => invalidCompanyQuery(errors, 'stream request') })
+  streamCompany(ctx: CompanyReadCtx<StreamCompanyInput>) {
     return stream.streamCompany(ctx);
   }
 

@@ -4,35 +4,36 @@
  * what a company user may reach, the list query and the streamed documents.
  * Rules that refuse throw a Company ActorError (companyError).
  */
-import type { DeepReadonly, Identity, ListingSpec } from '../../runtime';
+import type { DeepReadonly, FieldError, Identity, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/Setting.class';
-import { escapeRegex, type FieldProblem, listedDocument, parsePaging, problemsText, textOf } from '../_platform/paging';
+import type { CreateCompanyInput, ListCompaniesInput, UpdateCompanyInput } from '../../schemas/Company/inputs';
+import { escapeRegex, listedDocument, problemsText } from '../_platform/paging';
 import { companyError } from './errors';
-import type { Company, CompanyEntity, CompanyInput, CompanyState, CompanyStatus } from './types';
+import type { Company, CompanyEntity, CompanyState, CompanyStatus } from './types';
 
 export const COMPANIES_COLLECTION = 'companies';
 
 // ---------------------------------------------------------------- new companies and updates
 
-export function newCompany(input: CompanyInput, actor: Actor, now: string, id: string): Company {
+export function newCompany(input: CreateCompanyInput, actor: Actor, now: string, id: string): Company {
   const company: Company = {
     id,
-    name: input.name!.trim(),
-    companyGroupId: input.companyGroupId!,
-    hrContact: { name: input.hrContact!.name.trim(), email: input.hrContact!.email.trim() },
+    name: input.name.trim(),
+    companyGroupId: input.companyGroupId,
+    hrContact: { name: input.hrContact.name.trim(), email: input.hrContact.email.trim() },
     status: 'pending',
     createdBy: actor,
     createdAt: now,
     updatedAt: now,
-    eligibleMemberTypes: [...input.eligibleMemberTypes!],
-    memberSubTypes: input.memberSubTypes!.map((m) => ({
+    eligibleMemberTypes: [...input.eligibleMemberTypes],
+    memberSubTypes: input.memberSubTypes.map((m) => ({
       memberSubTypeId: m.memberSubTypeId,
       maxDependants: m.maxDependants,
     })),
-    maxFreeDependants: input.maxFreeDependants!,
-    bgId: input.bgId!.trim(),
+    maxFreeDependants: input.maxFreeDependants,
+    bgId: input.bgId.trim(),
     pendingApprovalId: null,
   };
   if (typeof input.description === 'string') company.description = input.description.trim();
@@ -40,7 +41,10 @@ export function newCompany(input: CompanyInput, actor: Actor, now: string, id: s
   return company;
 }
 
-const UPDATABLE: (keyof CompanyInput)[] = [
+/** the fields of a company's input (updateCompany's names every one, createCompany's as well) */
+export type CompanyField = keyof UpdateCompanyInput;
+
+const UPDATABLE: Exclude<CompanyField, 'id'>[] = [
   'name',
   'description',
   'companyGroupId',
@@ -53,7 +57,7 @@ const UPDATABLE: (keyof CompanyInput)[] = [
 ];
 
 /** The company after an update body ({id, any of the spec 2.2 fields but status}). */
-export function applyCompanyUpdate(current: Company, input: CompanyInput, now: string): Company {
+export function applyCompanyUpdate(current: Company, input: Omit<UpdateCompanyInput, 'id'>, now: string): Company {
   const next: Company = { ...current };
   let touched = false;
   for (const field of UPDATABLE) {
@@ -81,7 +85,7 @@ export function applyCompanyUpdate(current: Company, input: CompanyInput, now: s
 }
 
 /** The reference fields an input sets (all of them on creation). */
-export function referencedFields(input: CompanyInput): (keyof CompanyInput)[] {
+export function referencedFields(input: Partial<CreateCompanyInput | UpdateCompanyInput>): CompanyField[] {
   return (['companyGroupId', 'eligibleMemberTypes', 'memberSubTypes'] as const).filter((f) => input[f] !== undefined);
 }
 
@@ -128,7 +132,7 @@ export interface ReferenceError {
  */
 export function referenceProblems(
   company: Pick<Company, 'companyGroupId' | 'eligibleMemberTypes' | 'memberSubTypes'>,
-  fields: (keyof CompanyInput)[],
+  fields: CompanyField[],
   config: DeepReadonly<ProgramManagementConfig>,
 ): ReferenceError[] {
   const problems: ReferenceError[] = [];
@@ -156,7 +160,7 @@ export function referenceProblems(
 
 export function checkReferences(
   company: Company,
-  fields: (keyof CompanyInput)[],
+  fields: CompanyField[],
   config: DeepReadonly<ProgramManagementConfig>,
 ): void {
   const problems = referenceProblems(company, fields, config);
@@ -271,7 +275,6 @@ export interface CompanyListQuery {
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-const STATUSES = ['pending', 'active', 'inactive'];
 
 /** listCompanies, by name then id: all, or by status or company group, off an index in that order */
 export const LIST_COMPANIES: ListingSpec = {
@@ -282,35 +285,26 @@ export const LIST_COMPANIES: ListingSpec = {
 const SEARCH_FIELDS = ['name', 'description', 'bgId', 'hrContact.name', 'hrContact.email'];
 
 /**
- * listCompanies parameters (query string and body; body wins): status,
- * companyGroupId, search (name, description, bgId, HR contact), page ≥ 1,
- * limit 1-100. A company user's list holds its own company only.
+ * The refusal of a bad listCompanies (or getCompany, streamCompany) input,
+ * whether its schema or a rule refuses it (400 6019, each field and reason).
  */
-export function parseCompanyListQuery(
-  query: Record<string, unknown>,
-  body: Record<string, unknown>,
-  scope: CompanyScope,
-): CompanyListQuery {
-  const input: Record<string, unknown> = { ...query, ...body };
-  const errors: FieldProblem[] = [];
-  const known = new Set(['status', 'companyGroupId', 'search', 'page', 'limit']);
-  for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
+export function invalidCompanyQuery(errors: FieldError[], what = 'list parameters') {
+  return companyError('COMPANY_INVALID_QUERY', `Invalid ${what}: ${problemsText(errors)}`, { errors });
+}
+
+/**
+ * The listCompanies query from its validated input (schemas/Company/listCompanies.json
+ * refuses unknown names, bad values and page sizes): status, companyGroupId,
+ * search (name, description, bgId, HR contact; trimmed, blank: none), page
+ * (default 1), limit (default 20). A company user's list holds its own company only.
+ */
+export function companyListQuery(input: ListCompaniesInput, scope: CompanyScope): CompanyListQuery {
   const filter: Record<string, unknown> = {};
-  if (input.status !== undefined) {
-    if (typeof input.status !== 'string' || !STATUSES.includes(input.status))
-      errors.push({ field: 'status', reason: `must be one of: ${STATUSES.join(', ')}` });
-    else filter.status = input.status;
-  }
-  if (input.companyGroupId !== undefined) {
-    if (typeof input.companyGroupId !== 'string' || !input.companyGroupId || input.companyGroupId.length > 200) {
-      errors.push({ field: 'companyGroupId', reason: 'must be a string of 1 to 200 characters' });
-    } else filter.companyGroupId = input.companyGroupId;
-  }
-  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
-  const search = textOf(input, 'search', errors)?.trim();
-  if (errors.length) {
-    throw companyError('COMPANY_INVALID_QUERY', `Invalid list parameters: ${problemsText(errors)}`, { errors });
-  }
+  if (input.status !== undefined) filter.status = input.status;
+  if (input.companyGroupId !== undefined) filter.companyGroupId = input.companyGroupId;
+  const page = input.page ?? 1;
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const search = input.search?.trim();
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };
     filter.$or = SEARCH_FIELDS.map((field) => ({ [field]: regex }));

@@ -10,7 +10,15 @@
  * body lives in use-cases/<use case>.ts, its rules in the pure modules of this
  * folder (status.ts, domain.ts, eligibility.ts). README.md has the decisions.
  */
-import type { DeactivateEligibilityRuleInput, UpdateStatusInput } from '../../schemas/Tier/inputs';
+import type {
+  AddEligibilityRuleInput,
+  CreateTierInput,
+  DeactivateEligibilityRuleInput,
+  ListTiersInput,
+  UpdateEligibilityRuleInput,
+  UpdateStatusInput,
+  UpdateTierInput,
+} from '../../schemas/Tier/inputs';
 import {
   ActorClass,
   Init,
@@ -24,8 +32,10 @@ import {
 } from '../../runtime';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { SHARED_DATA } from '../_platform/scope';
-import { tierDocument, type CreateTierBody, type UpdateRuleBody, type UpdateTierBody } from './rules';
-import type { EligibilityRuleInput, TierClassState } from './types';
+import { problemsText } from '../_platform/paging';
+import { tierError } from './errors';
+import { tierDocument } from './rules';
+import type { TierClassState } from './types';
 import type { TierCtx } from './use-cases/common';
 import * as create from './use-cases/create';
 import * as update from './use-cases/update';
@@ -78,13 +88,13 @@ export class Tier {
    * active); sourceTierId copies the source's active eligibility rules.
    */
   @Init({ access: [PM] })
-  async createTier(ctx: TierCtx<CreateTierBody>) {
+  async createTier(ctx: TierCtx<CreateTierInput>) {
     return withSchedule(ctx, () => create.createTier(ctx));
   }
 
   /** Name, description (null removes it), fee, startDate, endDate (event tier_update). The tier type cannot change. */
   @Write({ access: [PM] })
-  async updateTier(ctx: TierCtx<UpdateTierBody>) {
+  async updateTier(ctx: TierCtx<UpdateTierInput>) {
     return withSchedule(ctx, () => update.updateTier(ctx));
   }
 
@@ -96,13 +106,13 @@ export class Tier {
 
   /** Adds a rule (new id, status active unless given) (event eligibility_rule_add). */
   @Write({ access: [PM] })
-  async addEligibilityRule(ctx: TierCtx<EligibilityRuleInput>) {
+  async addEligibilityRule(ctx: TierCtx<AddEligibilityRuleInput>) {
     return withSchedule(ctx, () => rules.addEligibilityRule(ctx));
   }
 
   /** Changes an active rule (event eligibility_rule_update). */
   @Write({ access: [PM] })
-  async updateEligibilityRule(ctx: TierCtx<UpdateRuleBody>) {
+  async updateEligibilityRule(ctx: TierCtx<UpdateEligibilityRuleInput>) {
     return withSchedule(ctx, () => rules.updateEligibilityRule(ctx));
   }
 
@@ -124,9 +134,17 @@ export class Tier {
     return scheduleEntry(ctx);
   }
 
-  /** From the streamed `tiers` collection; POST body or GET query. Newest startDate first. */
-  @Static({ access: [PM, 'class:Member'], answer: 'listTiers.answer' })
-  async listTiers(ctx: StaticCtx) {
+  /**
+   * From the streamed `tiers` collection; POST body or GET query, both checked
+   * by its schema and refused with the class's 7013. Newest startDate first.
+   */
+  @Static({
+    access: [PM, 'class:Member'],
+    answer: 'listTiers.answer',
+    onValidationError: (errors) =>
+      tierError('TIER_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors }),
+  })
+  async listTiers(ctx: StaticCtx<ListTiersInput>) {
     return listing.listTiers(ctx);
   }
 

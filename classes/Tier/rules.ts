@@ -1,13 +1,16 @@
 /** Tier rules, pure: dates, building and changing tiers and rules, listings (the overlap rule is in schedule.ts). */
-import type { CreateTierInput, UpdateEligibilityRuleInput, UpdateTierInput } from '../../schemas/Tier/inputs';
+import type {
+  AddEligibilityRuleInput,
+  CreateTierInput,
+  ListTiersInput,
+  UpdateEligibilityRuleInput,
+  UpdateTierInput,
+} from '../../schemas/Tier/inputs';
 import type { DeepReadonly } from '../../runtime';
-import { escapeRegex, parsePaging } from '../_platform/paging';
+import { escapeRegex } from '../_platform/paging';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  TIER_GROUPS,
-  TIER_STATUSES,
   type EligibilityRule,
-  type EligibilityRuleInput,
   type PendingApproval,
   type Tier,
   type TierActor,
@@ -48,10 +51,7 @@ export function checkDateRange(start: unknown, end: unknown): DateRangeResult {
   return problems.length ? { ok: false, problems } : { ok: true, startDate: startDate!, endDate: endDate! };
 }
 
-/** createTier's body, as its schema (schemas/Tier/createTier.json) gives it */
-export type CreateTierBody = CreateTierInput;
-
-export function newRule(input: EligibilityRuleInput, id: string): EligibilityRule {
+export function newRule(input: AddEligibilityRuleInput, id: string): EligibilityRule {
   const rule: EligibilityRule = {
     id,
     name: input.name,
@@ -81,7 +81,7 @@ export function copyActiveRules(
 
 export function buildTier(input: {
   id: string;
-  body: CreateTierBody;
+  body: CreateTierInput;
   startDate: string;
   endDate: string;
   group: TierGroup;
@@ -107,12 +107,10 @@ export function buildTier(input: {
   return tier;
 }
 
-export type UpdateTierBody = UpdateTierInput;
-
 /** The tier with an update applied (description null removes it); dates are checked by the caller. */
 export function applyTierUpdate(
   tier: Tier,
-  body: UpdateTierBody,
+  body: UpdateTierInput,
   dates: { startDate: string; endDate: string },
   now: string,
 ): Tier {
@@ -134,10 +132,8 @@ export function sameTier(a: Tier, b: Tier): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(ra)), JSON.parse(JSON.stringify(rb)));
 }
 
-export type UpdateRuleBody = UpdateEligibilityRuleInput;
-
 /** The rule with an update applied (quota null removes it). */
-export function applyRuleUpdate(rule: EligibilityRule, body: UpdateRuleBody): EligibilityRule {
+export function applyRuleUpdate(rule: EligibilityRule, body: UpdateEligibilityRuleInput): EligibilityRule {
   const next = structuredClone(rule);
   if (body.name !== undefined) next.name = body.name;
   if (body.paymentTypes !== undefined) next.paymentTypes = [...new Set(body.paymentTypes)];
@@ -172,35 +168,19 @@ export interface ListQuery {
   limit: number;
 }
 
-export type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] };
-
-const LIST_FIELDS = new Set(['status', 'tierTypeId', 'tierGroup', 'search', 'page', 'limit']);
-
-/** Filters from a GET query or a POST body (same names). */
-export function parseListQuery(raw: Record<string, unknown>): ParseResult {
-  const errors: FieldProblem[] = [];
-  const q: ListQuery = { page: 1, limit: DEFAULT_PAGE_SIZE };
-  for (const k of Object.keys(raw)) if (!LIST_FIELDS.has(k)) errors.push({ field: k, reason: 'is not allowed' });
-  const given = (k: string) => raw[k] !== undefined && raw[k] !== '';
-  if (given('status')) {
-    if ((TIER_STATUSES as readonly unknown[]).includes(raw.status)) q.status = raw.status as TierStatus;
-    else errors.push({ field: 'status', reason: `must be one of: ${TIER_STATUSES.join(', ')}` });
-  }
-  if (given('tierGroup')) {
-    if ((TIER_GROUPS as readonly unknown[]).includes(raw.tierGroup)) q.tierGroup = raw.tierGroup as TierGroup;
-    else errors.push({ field: 'tierGroup', reason: `must be one of: ${TIER_GROUPS.join(', ')}` });
-  }
-  if (given('tierTypeId')) {
-    if (typeof raw.tierTypeId === 'string' && raw.tierTypeId.length <= 200) q.tierTypeId = raw.tierTypeId;
-    else errors.push({ field: 'tierTypeId', reason: 'must be a string of at most 200 characters' });
-  }
-  if (given('search')) {
-    if (typeof raw.search === 'string' && raw.search.length <= 200) {
-      if (raw.search.trim()) q.search = raw.search.trim();
-    } else errors.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
-  }
-  Object.assign(q, parsePaging(raw, errors, DEFAULT_PAGE_SIZE));
-  return errors.length ? { ok: false, errors } : { ok: true, query: q };
+/**
+ * The listing's query from its validated input (schemas/Tier/listTiers.json
+ * refuses unknown names, bad values and page sizes): the default page and
+ * limit, and a search without its surrounding blanks (blank: no search).
+ */
+export function listQuery(input: ListTiersInput): ListQuery {
+  const q: ListQuery = { page: input.page ?? 1, limit: input.limit ?? DEFAULT_PAGE_SIZE };
+  if (input.status) q.status = input.status;
+  if (input.tierTypeId) q.tierTypeId = input.tierTypeId;
+  if (input.tierGroup) q.tierGroup = input.tierGroup;
+  const search = input.search?.trim();
+  if (search) q.search = search;
+  return q;
 }
 
 /** MongoDB filter of listTiers on the `tiers` collection; search: case-insensitive literal match in the name. */

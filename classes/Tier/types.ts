@@ -1,5 +1,4 @@
 /** Tier records (spec 2.3). */
-import type { AddEligibilityRuleInput } from '../../schemas/Tier/inputs';
 import type { StateOf } from '../../runtime';
 
 export const TIER_STATUSES = ['pending', 'active', 'inactive', 'expired'] as const;
@@ -25,9 +24,6 @@ export {
   type TierPaymentType,
 } from '../_platform/eligibility';
 import type { EligibilityRule } from '../_platform/eligibility';
-
-/** An eligibility rule as a client sends it (the id is assigned by the service). */
-export type EligibilityRuleInput = AddEligibilityRuleInput;
 
 /** createdBy (spec "StateManagerActor"): the spec actor behind the creating identity. */
 export interface TierActor {

@@ -317,8 +317,11 @@ describe('with settings', () => {
       const none = await query('getCompany', {});
       expect([none.status, none.body.code]).toEqual([400, 6019]);
       expect((await query('getCompany', { id: c.id }, t.member)).status).toBe(403);
+      // a bad body is refused as a bad query is: the class's 6019, naming the field
       const extra = await call('getCompany', { id: c.id, name: 'x' });
-      expect([extra.status, extra.body.code]).toEqual([400, 1002]);
+      expect([extra.status, extra.body.code, extra.body.details.errors[0].field]).toEqual([400, 6019, 'name']);
+      const extraQuery = await query('getCompany', { id: c.id, name: 'x' });
+      expect([extraQuery.status, extraQuery.body.code]).toEqual([400, 6019]);
     });
   });
 

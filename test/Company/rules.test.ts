@@ -10,17 +10,20 @@ import {
   checkCompanyUnique,
   checkReferences,
   companyDocuments,
+  companyListQuery,
   companyScope,
   EMPTY_CONFIG,
   findByBgId,
   fromEntity,
+  invalidCompanyQuery,
   newCompany,
-  parseCompanyListQuery,
   referencedFields,
   referenceProblems,
   toEntity,
 } from '../../classes/Company/rules';
-import type { Company, CompanyInput, CompanyStatus } from '../../classes/Company/types';
+import type { Company, CompanyStatus } from '../../classes/Company/types';
+import type { CreateCompanyInput } from '../../schemas/Company/inputs';
+import { schemaRefusal } from './support';
 import type { ProgramManagementConfig } from '../../classes/Setting/types';
 
 const actor: Actor = { id: 'u1', type: 'program_management_user', roles: ['super'] };
@@ -37,7 +40,7 @@ function refusal(fn: () => unknown): ActorError {
   throw new Error('expected a refusal');
 }
 
-const input: CompanyInput = {
+const input: CreateCompanyInput = {
   name: '  Acme ',
   companyGroupId: 'g1',
   hrContact: { name: ' Hana ', email: 'hana@acme.test ' },
@@ -211,9 +214,8 @@ describe('company users', () => {
 
 describe('lists and projection', () => {
   test('filters, escaped search over name, description, bgId and HR contact, paging; a company user sees its own only', () => {
-    const q = parseCompanyListQuery(
-      { status: 'active', companyGroupId: 'g1', search: 'a+b', page: '3', limit: '10' },
-      {},
+    const q = companyListQuery(
+      { status: 'active', companyGroupId: 'g1', search: ' a+b ', page: 3, limit: 10 },
       { kind: 'all' },
     );
     expect(q).toEqual({
@@ -229,20 +231,40 @@ describe('lists and projection', () => {
       limit: 10,
       skip: 20,
     });
-    expect(parseCompanyListQuery({}, {}, { kind: 'own', companyId: 'c1' }).filter).toEqual({ id: 'c1' });
-    expect(parseCompanyListQuery({}, {}, { kind: 'own', companyId: null }).filter).toEqual({ id: { $in: [] } });
+    expect(companyListQuery({}, { kind: 'all' })).toEqual({
+      filter: {},
+      sort: { nameKey: 1, id: 1 },
+      page: 1,
+      limit: 20,
+      skip: 0,
+    });
+    expect(companyListQuery({ search: '  ' }, { kind: 'all' }).filter).toEqual({});
+    expect(companyListQuery({}, { kind: 'own', companyId: 'c1' }).filter).toEqual({ id: 'c1' });
+    expect(companyListQuery({}, { kind: 'own', companyId: null }).filter).toEqual({ id: { $in: [] } });
+  });
+
+  test('a GET query is coerced by the schema: numbers from strings, blank values not given', () => {
+    expect(schemaRefusal('Company', 'listCompanies', { page: '3', limit: '10', status: '' })).toEqual({
+      input: { page: 3, limit: 10 },
+      fields: [],
+    });
   });
 
   test.each([
     ['page', { page: '0' }],
     ['limit', { limit: '500' }],
     ['status', { status: 'closed' }],
-    ['companyGroupId', { companyGroupId: '' }],
+    ['companyGroupId', { companyGroupId: 'x'.repeat(201) }],
+    ['search', { search: 'x'.repeat(201) }],
     ['bgid', { bgid: 'x' }],
-  ])('a bad %s is refused (400, 6019)', (field, query) => {
-    const err = refusal(() => parseCompanyListQuery(query, {}, { kind: 'all' }));
-    expect([err.status, err.code]).toEqual([400, 6019]);
-    expect((err.details as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual([field]);
+  ])('the schema refuses a bad %s', (field, query) => {
+    expect(schemaRefusal('Company', 'listCompanies', query).fields).toEqual([field]);
+  });
+
+  test('a refused input is 400 6019 naming each field', () => {
+    const err = invalidCompanyQuery([{ field: 'page', reason: 'must be >= 1' }]);
+    expect([err.status, err.code, err.message]).toEqual([400, 6019, 'Invalid list parameters: page must be >= 1']);
+    expect(err.details).toEqual({ errors: [{ field: 'page', reason: 'must be >= 1' }] });
   });
 
   test('each company is a document with a sort key; the workflow entity has no bookkeeping', () => {

@@ -7,13 +7,14 @@ import {
   copyActiveRules,
   delayUntil,
   newRule,
+  listQuery,
   normalizeDate,
-  parseListQuery,
   sameTier,
   tierDocument,
 } from '../../classes/Tier/rules';
 import { escapeRegex } from '../../classes/_platform/paging';
 import type { EligibilityRule, Tier } from '../../classes/Tier/types';
+import { schemaRefusal } from './support';
 
 const tier: Tier = {
   id: 't1',
@@ -141,22 +142,19 @@ describe('tiers and rules', () => {
 });
 
 describe('listTiers query', () => {
-  test('defaults, filters and strings from a GET query', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 20 } });
+  test('defaults, filters and a trimmed search from the validated input', () => {
+    expect(listQuery({})).toEqual({ page: 1, limit: 20 });
     expect(
-      parseListQuery({
-        status: 'active',
-        tierTypeId: 'tt',
-        tierGroup: 'add_on',
-        search: ' gold ',
-        page: '2',
-        limit: '5',
-      }),
-    ).toEqual({
-      ok: true,
-      query: { status: 'active', tierTypeId: 'tt', tierGroup: 'add_on', search: 'gold', page: 2, limit: 5 },
+      listQuery({ status: 'active', tierTypeId: 'tt', tierGroup: 'add_on', search: ' gold ', page: 2, limit: 5 }),
+    ).toEqual({ status: 'active', tierTypeId: 'tt', tierGroup: 'add_on', search: 'gold', page: 2, limit: 5 });
+    expect(listQuery({ search: '   ' })).toEqual({ page: 1, limit: 20 });
+  });
+
+  test('a GET query is coerced by the schema: numbers from strings, blank values not given', () => {
+    expect(schemaRefusal('Tier', 'listTiers', { page: '2', limit: '5', status: '', search: '' })).toEqual({
+      input: { page: 2, limit: 5 },
+      fields: [],
     });
-    expect(parseListQuery({ status: '', search: '   ' })).toEqual({ ok: true, query: { page: 1, limit: 20 } });
   });
 
   test.each([
@@ -167,12 +165,13 @@ describe('listTiers query', () => {
     [{ limit: '101' }, 'limit'],
     [{ limit: 0 }, 'limit'],
     [{ search: 'x'.repeat(201) }, 'search'],
-    [{ tierTypeId: 5 }, 'tierTypeId'],
     [{ sort: 'name' }, 'sort'],
-  ])('%j is refused (%s)', (raw, field) => {
-    const r = parseListQuery(raw as Record<string, unknown>);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors.map((e) => e.field)).toEqual([field]);
+  ])('the schema refuses %j (%s)', (raw, field) => {
+    expect(schemaRefusal('Tier', 'listTiers', raw).fields).toEqual([field]);
+  });
+
+  test('a POST body is not coerced: a number where a string is expected is refused', () => {
+    expect(schemaRefusal('Tier', 'listTiers', { tierTypeId: 5 }, false).fields).toEqual(['tierTypeId']);
   });
 
   test('buildListFilter; search is a literal, case-insensitive name match', () => {

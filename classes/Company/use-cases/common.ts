@@ -1,6 +1,6 @@
 /**
  * What Company's use cases share: the singleton's instance and events, the
- * handlers' context types, the state to write or read, parameters, the
+ * handlers' context types, the state to write or read, the
  * company a call names, the refusal while a company waits for an approval,
  * and the audit entry of a change.
  */
@@ -49,12 +49,6 @@ export function writable(ctx: CompanyCtx<unknown>): CompanyState {
 export function readable(ctx: CompanyReadCtx<unknown>): DeepReadonly<CompanyState> {
   guardSingleton(ctx);
   return { companies: ctx.state.private.companies ?? {} };
-}
-
-/** A parameter from the body, else from the query string (GET). */
-export function param<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: keyof I & string): unknown {
-  const body: Partial<I> = ctx.request.body ?? {};
-  return body[name] ?? (ctx.request.query ?? {})[name];
 }
 
 /** The company with this id (read-only in a READ, the draft's in a write); 404 6010 when there is none. */

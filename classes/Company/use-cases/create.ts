@@ -13,7 +13,7 @@ import {
   toEntity,
 } from '../rules';
 import { activeSettings } from '../settings-client';
-import type { CompanyInput } from '../types';
+import type { CreateCompanyInput } from '../../../schemas/Company/inputs';
 import { APPROVAL_CALLBACK, COMPANY_EVENTS, logCompany, now, whilePending, writable, type CompanyCtx } from './common';
 
 /** Creates the singleton (instance `default`) without companies. */
@@ -26,7 +26,7 @@ export function init(ctx: CompanyCtx) {
  * A new company, stored `pending` (or as the workflow approved it at once)
  * and audit-logged either way; its references must be active settings.
  */
-export async function createCompany(ctx: CompanyCtx<CompanyInput>) {
+export async function createCompany(ctx: CompanyCtx<CreateCompanyInput>) {
   const state = writable(ctx);
   assertInternal(companyScope(ctx.identity), 'create companies');
   const input = ctx.request.body;

@@ -1,11 +1,11 @@
 /** updateCompanyStatus: active or inactive (update_company_status; spec 3.3). */
 import { refuseWhilePending } from '../../_platform/gated-change';
 import { assertMayReach, checkCompanyStatusMove, companyScope } from '../rules';
-import type { CompanyStatusInput } from '../types';
+import type { UpdateCompanyStatusInput } from '../../../schemas/Company/inputs';
 import { changeCompany } from './change';
 import { COMPANY_EVENTS, now, requireCompany, whilePending, writable, type CompanyCtx } from './common';
 
-export async function updateCompanyStatus(ctx: CompanyCtx<CompanyStatusInput>) {
+export async function updateCompanyStatus(ctx: CompanyCtx<UpdateCompanyStatusInput>) {
   const state = writable(ctx);
   const { id, status } = ctx.request.body;
   assertMayReach(companyScope(ctx.identity), id);

@@ -5,11 +5,10 @@
  */
 import { companyError } from '../errors';
 import { assertMayReach, COMPANIES_COLLECTION, companyScope } from '../rules';
-import type { CompanyStreamInput } from '../types';
+import type { StreamCompanyInput } from '../../../schemas/Company/inputs';
 import {
   COMPANY_INSTANCE,
   now,
-  param,
   readable,
   requireCompany,
   writable,
@@ -30,10 +29,10 @@ function jobIdOf(answer: unknown): string {
 }
 
 /** Answers 202 {id, queued, jobId, collection}. */
-export async function streamCompany(ctx: CompanyReadCtx<CompanyStreamInput>) {
+export async function streamCompany(ctx: CompanyReadCtx<StreamCompanyInput>) {
   const state = readable(ctx);
-  const id = param(ctx, 'id');
-  if (typeof id !== 'string' || !id)
+  const { id } = ctx.request.body;
+  if (!id)
     throw companyError('COMPANY_INVALID_QUERY', 'id is required', { errors: [{ field: 'id', reason: 'is required' }] });
   assertMayReach(companyScope(ctx.identity), id);
   requireCompany(state.companies, id);

@@ -9,11 +9,11 @@ import {
   referencedFields,
 } from '../rules';
 import { activeSettings } from '../settings-client';
-import type { CompanyUpdateInput } from '../types';
+import type { UpdateCompanyInput } from '../../../schemas/Company/inputs';
 import { changeCompany } from './change';
 import { COMPANY_EVENTS, now, requireCompany, whilePending, writable, type CompanyCtx } from './common';
 
-export async function updateCompany(ctx: CompanyCtx<CompanyUpdateInput>) {
+export async function updateCompany(ctx: CompanyCtx<UpdateCompanyInput>) {
   const state = writable(ctx);
   const input = ctx.request.body;
   assertMayReach(companyScope(ctx.identity), input.id);

@@ -2,16 +2,17 @@
 import { randomUUID } from 'node:crypto';
 import { client, isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { buildTier, checkDateRange, copyActiveRules, newRule, type CreateTierBody } from '../rules';
+import { buildTier, checkDateRange, copyActiveRules, newRule } from '../rules';
+import type { AddEligibilityRuleInput, CreateTierInput } from '../../../schemas/Tier/inputs';
 import { tierError } from '../errors';
 import { getTierType } from '../settings-client';
 import { transition } from '../status';
-import type { EligibilityRule, EligibilityRuleInput, Tier as TierRecord } from '../types';
+import type { EligibilityRule, Tier as TierRecord } from '../types';
 import { answer, now, requestCreation, validateRules, type TierCtx } from './common';
 import type { TierReader } from './read';
 
 /** The active rules of the source tier, with new ids (404 7004 when there is no such tier). */
-async function sourceRules(ctx: TierCtx<CreateTierBody>, sourceTierId: string): Promise<EligibilityRule[]> {
+async function sourceRules(ctx: TierCtx<CreateTierInput>, sourceTierId: string): Promise<EligibilityRule[]> {
   let source: DeepReadonly<TierRecord>;
   try {
     source = (await client<TierReader>(ctx, 'Tier').getTier(sourceTierId)).tier;
@@ -29,7 +30,7 @@ async function sourceRules(ctx: TierCtx<CreateTierBody>, sourceTierId: string): 
  * body's own eligibilityRules). Answers 201. The overlap rule is checked
  * when the tier publishes its range (Tier.class.ts, use-cases/schedule.ts).
  */
-export async function createTier(ctx: TierCtx<CreateTierBody>) {
+export async function createTier(ctx: TierCtx<CreateTierInput>) {
   const body = ctx.request.body;
   const id = ctx.instanceId!;
   const dates = checkDateRange(body.startDate, body.endDate);
@@ -48,7 +49,7 @@ export async function createTier(ctx: TierCtx<CreateTierBody>) {
   }
 
   const copied = body.sourceTierId ? await sourceRules(ctx, body.sourceTierId) : [];
-  const given = (body.eligibilityRules ?? []).map((r: EligibilityRuleInput) => newRule(r, randomUUID()));
+  const given = (body.eligibilityRules ?? []).map((r: AddEligibilityRuleInput) => newRule(r, randomUUID()));
   const rules = [...copied, ...given];
   await validateRules(ctx, rules, (i) =>
     i < copied.length ? `sourceTier.eligibilityRules.${i}.` : `eligibilityRules.${i - copied.length}.`,

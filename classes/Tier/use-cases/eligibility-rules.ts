@@ -5,9 +5,10 @@
  * evaluated, and never change again.
  */
 import { randomUUID } from 'node:crypto';
-import { applyRuleUpdate, newRule, type UpdateRuleBody } from '../rules';
+import { applyRuleUpdate, newRule } from '../rules';
+import type { AddEligibilityRuleInput, UpdateEligibilityRuleInput } from '../../../schemas/Tier/inputs';
 import { tierError } from '../errors';
-import type { EligibilityRule, EligibilityRuleInput, Tier as TierRecord } from '../types';
+import type { EligibilityRule, Tier as TierRecord } from '../types';
 import { answer, guard, now, requestChange, st, validateRules, type TierCtx } from './common';
 
 /** The active rule `ruleId` (404 7009 when there is none, 409 7010 when it is inactive). */
@@ -23,7 +24,7 @@ function withRule(tier: TierRecord, rule: EligibilityRule, at: string): TierReco
 }
 
 /** Adds a rule (new id, status active unless given). */
-export async function addEligibilityRule(ctx: TierCtx<EligibilityRuleInput>) {
+export async function addEligibilityRule(ctx: TierCtx<AddEligibilityRuleInput>) {
   guard(ctx);
   const rule = newRule(ctx.request.body, randomUUID());
   await validateRules(ctx, [rule], () => '');
@@ -33,7 +34,7 @@ export async function addEligibilityRule(ctx: TierCtx<EligibilityRuleInput>) {
 }
 
 /** Changes an active rule: name, paymentTypes, paymentPeriod, quota (null removes it), conditions. */
-export async function updateEligibilityRule(ctx: TierCtx<UpdateRuleBody>) {
+export async function updateEligibilityRule(ctx: TierCtx<UpdateEligibilityRuleInput>) {
   guard(ctx);
   const body = ctx.request.body;
   const rule = findRule(ctx, body.ruleId);

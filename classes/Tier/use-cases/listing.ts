@@ -5,10 +5,10 @@
  * definitions.
  */
 import type { StaticCtx } from '../../../runtime';
-import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
-import { buildListFilter, parseListQuery } from '../rules';
+import type { ListTiersInput } from '../../../schemas/Tier/inputs';
+import { listedDocument } from '../../_platform/paging';
+import { buildListFilter, listQuery } from '../rules';
 import { CONDITION_DEFINITIONS } from '../../_platform/eligibility';
-import { tierError } from '../errors';
 import { ELIGIBILITY_OPERATORS, TIER_GROUPS, TIER_PAYMENT_TYPES } from '../types';
 
 const GROUP_LABELS: Record<string, string> = { base: 'Base', upgrade: 'Upgrade', add_on: 'Add-on' };
@@ -17,13 +17,9 @@ const PAYMENT_TYPE_LABELS: Record<string, string> = {
   salary_deduction: 'Salary deduction',
 };
 
-/** POST body or GET query (listingInput); 400 7013 for bad filter or page values. */
-export async function listTiers(ctx: StaticCtx) {
-  const parsed = parseListQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    throw tierError('TIER_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
-  }
-  const q = parsed.query;
+/** POST body or GET query, validated by the schema (a bad one is 400 7013, Tier.class.ts). */
+export async function listTiers(ctx: StaticCtx<ListTiersInput>) {
+  const q = listQuery(ctx.request.body);
   const found = await ctx.documents.find<Record<string, unknown>>('tiers', buildListFilter(q), {
     sort: { startDate: -1, _id: 1 },
     skip: (q.page - 1) * q.limit,

@@ -3,11 +3,12 @@
  * startDate, endDate; the tier type cannot change. New dates of a live tier
  * are claimed on its type's schedule when the tier publishes (use-cases/schedule.ts).
  */
-import { applyTierUpdate, checkDateRange, sameTier, type UpdateTierBody } from '../rules';
+import { applyTierUpdate, checkDateRange, sameTier } from '../rules';
+import type { UpdateTierInput } from '../../../schemas/Tier/inputs';
 import { tierError } from '../errors';
 import { answer, guard, now, requestChange, st, type TierCtx } from './common';
 
-export async function updateTier(ctx: TierCtx<UpdateTierBody>) {
+export async function updateTier(ctx: TierCtx<UpdateTierInput>) {
   guard(ctx);
   const body = ctx.request.body;
   const tier = st(ctx).tier;
