@@ -14,27 +14,40 @@
  *
  * This file declares the methods (access, kind, schema, budgets) and
  * delegates: each body lives in use-cases/<use case>.ts, the rules in rules.ts
- * and list-query.ts. README.md in this folder has the operations, choices and
+ * and listing-rules.ts. README.md in this folder has the operations, choices and
  * error codes.
  */
 import { ActorClass, Init, QueuedWrite, Read, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { LIST_SETTINGS } from './listing-rules';
-import { settingDocuments, SETTINGS_COLLECTION, type ValueInput, type ValueUpdateInput } from './rules';
 import type {
   ByIdInput,
-  GroupLookupInput,
+  CreateCompanyGroupInput,
+  CreateMemberSubTypeInput,
+  CreateMemberTypeInput,
+  CreateTierTypeInput,
+  FindMemberSubTypeByHrmsMappingInput,
+  FindMemberTypeBySystemIdentifierInput,
+  GetPaymentPeriodsInput,
+  GetProgramManagementConfigInput,
+  GetSettingInput,
   InitInput,
-  PaymentPeriodsInput,
-  RelationLookupInput,
-  SetStateInput,
-  SettingClassState,
-  SettingListInput,
-  StatusInput,
+  ListCompanyGroupsInput,
+  ListMemberSubTypesInput,
+  ListMemberTypesInput,
+  ListSettingsInput,
+  ListTierTypesInput,
+  SetPaymentPeriodsInput,
   StreamValueInput,
-  SystemIdentifierLookupInput,
-} from './types';
+  UpdateCompanyGroupInput,
+  UpdateMemberSubTypeInput,
+  UpdateMemberTypeInput,
+  UpdateStatusInput,
+  UpdateTierTypeInput,
+} from '../../schemas/Setting/inputs';
+import { invalidSettingQuery, LIST_SETTINGS } from './listing-rules';
+import { invalidGroupLookup, settingDocuments, SETTINGS_COLLECTION } from './rules';
+import type { SetStateInput, SettingClassState } from './types';
 import * as approval from './use-cases/approval';
 import { SETTING_INSTANCE, type SettingCtx, type SettingReadCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -54,6 +67,8 @@ export type { PaymentPeriod, ProgramManagementConfig } from './types';
 
 const PM = ['program_management_user'] as const;
 const PM_AND_CLASSES = ['program_management_user', 'class'] as const;
+/** a READ's query and body are refused alike: 400 10028 naming each field */
+const READ_OPTIONS = { access: [...PM_AND_CLASSES], onValidationError: invalidSettingQuery };
 
 @ActorClass<SettingClassState>({
   id: 'Setting',
@@ -77,15 +92,15 @@ export class Setting {
     return create.init(ctx);
   }
 
-  /** One group {group, title, description, value}; body or query {group}. */
-  @Read({ access: [...PM_AND_CLASSES] })
-  getSetting(ctx: SettingReadCtx<GroupLookupInput>) {
+  /** One group {group, title, description, value}; body or query {group} (another group: 400 10034). */
+  @Read({ access: [...PM_AND_CLASSES], onValidationError: invalidGroupLookup })
+  getSetting(ctx: SettingReadCtx<GetSettingInput>) {
     return read.getSetting(ctx);
   }
 
   /** Records of every list group from the document store; filters group, status, search; paging. */
-  @Read({ access: [...PM_AND_CLASSES] })
-  listSettings(ctx: SettingReadCtx<SettingListInput>) {
+  @Read(READ_OPTIONS)
+  listSettings(ctx: SettingReadCtx<ListSettingsInput>) {
     return listing.listValues(ctx, 'listSettings');
   }
 
@@ -101,28 +116,28 @@ export class Setting {
 
   // ------------------------------------------------------------ company groups
 
-  @Read({ access: [...PM_AND_CLASSES] })
-  listCompanyGroups(ctx: SettingReadCtx<SettingListInput>) {
+  @Read(READ_OPTIONS)
+  listCompanyGroups(ctx: SettingReadCtx<ListCompanyGroupsInput>) {
     return listing.listValues(ctx, 'companyGroups');
   }
 
-  @Read({ access: [...PM_AND_CLASSES], schema: 'byId' })
+  @Read({ ...READ_OPTIONS, schema: 'byId' })
   getCompanyGroup(ctx: SettingReadCtx<ByIdInput>) {
     return read.getValue(ctx, 'companyGroups');
   }
 
   @Write({ access: [...PM], upsert: true })
-  createCompanyGroup(ctx: SettingCtx<ValueInput>) {
+  createCompanyGroup(ctx: SettingCtx<CreateCompanyGroupInput>) {
     return create.createValue(ctx, 'companyGroups');
   }
 
   @Write({ access: [...PM] })
-  updateCompanyGroup(ctx: SettingCtx<ValueUpdateInput>) {
+  updateCompanyGroup(ctx: SettingCtx<UpdateCompanyGroupInput>) {
     return update.updateValue(ctx, 'companyGroups');
   }
 
   @Write({ access: [...PM], schema: 'updateStatus' })
-  updateCompanyGroupStatus(ctx: SettingCtx<StatusInput>) {
+  updateCompanyGroupStatus(ctx: SettingCtx<UpdateStatusInput>) {
     return status.updateValueStatus(ctx, 'companyGroups');
   }
 
@@ -134,27 +149,27 @@ export class Setting {
   // ------------------------------------------------------------ member types
 
   @Write({ access: [...PM], upsert: true })
-  createMemberType(ctx: SettingCtx<ValueInput>) {
+  createMemberType(ctx: SettingCtx<CreateMemberTypeInput>) {
     return create.createValue(ctx, 'memberTypes');
   }
 
   @Write({ access: [...PM] })
-  updateMemberType(ctx: SettingCtx<ValueUpdateInput>) {
+  updateMemberType(ctx: SettingCtx<UpdateMemberTypeInput>) {
     return update.updateValue(ctx, 'memberTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES], schema: 'byId' })
+  @Read({ ...READ_OPTIONS, schema: 'byId' })
   getMemberType(ctx: SettingReadCtx<ByIdInput>) {
     return read.getValue(ctx, 'memberTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES] })
-  listMemberTypes(ctx: SettingReadCtx<SettingListInput>) {
+  @Read(READ_OPTIONS)
+  listMemberTypes(ctx: SettingReadCtx<ListMemberTypesInput>) {
     return listing.listValues(ctx, 'memberTypes');
   }
 
   @Write({ access: [...PM], schema: 'updateStatus' })
-  updateMemberTypeStatus(ctx: SettingCtx<StatusInput>) {
+  updateMemberTypeStatus(ctx: SettingCtx<UpdateStatusInput>) {
     return status.updateValueStatus(ctx, 'memberTypes');
   }
 
@@ -168,35 +183,35 @@ export class Setting {
    * {systemIdentifier, includeInactive?}; case-insensitive; active types only
    * unless includeInactive. 404 when none.
    */
-  @Read({ access: [...PM_AND_CLASSES] })
-  findMemberTypeBySystemIdentifier(ctx: SettingReadCtx<SystemIdentifierLookupInput>) {
+  @Read(READ_OPTIONS)
+  findMemberTypeBySystemIdentifier(ctx: SettingReadCtx<FindMemberTypeBySystemIdentifierInput>) {
     return read.findMemberTypeBySystemIdentifier(ctx);
   }
 
   // ------------------------------------------------------------ member sub types
 
   @Write({ access: [...PM], upsert: true })
-  createMemberSubType(ctx: SettingCtx<ValueInput>) {
+  createMemberSubType(ctx: SettingCtx<CreateMemberSubTypeInput>) {
     return create.createValue(ctx, 'memberSubTypes');
   }
 
   @Write({ access: [...PM] })
-  updateMemberSubType(ctx: SettingCtx<ValueUpdateInput>) {
+  updateMemberSubType(ctx: SettingCtx<UpdateMemberSubTypeInput>) {
     return update.updateValue(ctx, 'memberSubTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES], schema: 'byId' })
+  @Read({ ...READ_OPTIONS, schema: 'byId' })
   getMemberSubType(ctx: SettingReadCtx<ByIdInput>) {
     return read.getValue(ctx, 'memberSubTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES] })
-  listMemberSubTypes(ctx: SettingReadCtx<SettingListInput>) {
+  @Read(READ_OPTIONS)
+  listMemberSubTypes(ctx: SettingReadCtx<ListMemberSubTypesInput>) {
     return listing.listValues(ctx, 'memberSubTypes');
   }
 
   @Write({ access: [...PM], schema: 'updateStatus' })
-  updateMemberSubTypeStatus(ctx: SettingCtx<StatusInput>) {
+  updateMemberSubTypeStatus(ctx: SettingCtx<UpdateStatusInput>) {
     return status.updateValueStatus(ctx, 'memberSubTypes');
   }
 
@@ -210,35 +225,35 @@ export class Setting {
    * body or query {relation, includeInactive?}; case-insensitive; active sub
    * types only unless includeInactive. 404 when none.
    */
-  @Read({ access: [...PM_AND_CLASSES] })
-  findMemberSubTypeByHrmsMapping(ctx: SettingReadCtx<RelationLookupInput>) {
+  @Read(READ_OPTIONS)
+  findMemberSubTypeByHrmsMapping(ctx: SettingReadCtx<FindMemberSubTypeByHrmsMappingInput>) {
     return read.findMemberSubTypeByHrmsMapping(ctx);
   }
 
   // ------------------------------------------------------------ tier types and tier configuration
 
   @Write({ access: [...PM], upsert: true })
-  createTierType(ctx: SettingCtx<ValueInput>) {
+  createTierType(ctx: SettingCtx<CreateTierTypeInput>) {
     return create.createValue(ctx, 'tierTypes');
   }
 
   @Write({ access: [...PM] })
-  updateTierType(ctx: SettingCtx<ValueUpdateInput>) {
+  updateTierType(ctx: SettingCtx<UpdateTierTypeInput>) {
     return update.updateValue(ctx, 'tierTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES], schema: 'byId' })
+  @Read({ ...READ_OPTIONS, schema: 'byId' })
   getTierType(ctx: SettingReadCtx<ByIdInput>) {
     return read.getValue(ctx, 'tierTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES] })
-  listTierTypes(ctx: SettingReadCtx<SettingListInput>) {
+  @Read(READ_OPTIONS)
+  listTierTypes(ctx: SettingReadCtx<ListTierTypesInput>) {
     return listing.listValues(ctx, 'tierTypes');
   }
 
   @Write({ access: [...PM], schema: 'updateStatus' })
-  updateTierTypeStatus(ctx: SettingCtx<StatusInput>) {
+  updateTierTypeStatus(ctx: SettingCtx<UpdateStatusInput>) {
     return status.updateValueStatus(ctx, 'tierTypes');
   }
 
@@ -247,20 +262,20 @@ export class Setting {
     return stream.streamValue(ctx, 'tierTypes');
   }
 
-  @Read({ access: [...PM_AND_CLASSES] })
-  getPaymentPeriods(ctx: SettingReadCtx) {
+  @Read(READ_OPTIONS)
+  getPaymentPeriods(ctx: SettingReadCtx<GetPaymentPeriodsInput>) {
     return read.getPaymentPeriods(ctx);
   }
 
   /** Replaces the payment periods (keys unique); `setting_update` with group `tierConfig`. */
   @Write({ access: [...PM], upsert: true })
-  setPaymentPeriods(ctx: SettingCtx<PaymentPeriodsInput>) {
+  setPaymentPeriods(ctx: SettingCtx<SetPaymentPeriodsInput>) {
     return paymentPeriods.setPaymentPeriods(ctx);
   }
 
   /** Active values of every group, payment periods and tier groups (back office forms; Company's reference checks). */
-  @Read({ access: [...PM_AND_CLASSES] })
-  getProgramManagementConfig(ctx: SettingReadCtx) {
+  @Read(READ_OPTIONS)
+  getProgramManagementConfig(ctx: SettingReadCtx<GetProgramManagementConfigInput>) {
     return read.getProgramManagementConfig(ctx);
   }
 

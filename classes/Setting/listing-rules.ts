@@ -1,22 +1,21 @@
 /**
  * List parameters → a document-store query on collection `settings`. Pure:
- * takes the query-string and body parameters (body wins), answers the
- * filter/sort/page or throws a 400 SETTING_INVALID_QUERY with
- * details.errors [{field, reason}]. Paging (page ≥ 1, limit 1-100) and the
- * search text are the platform's listing input (classes/_platform/paging.ts).
+ * takes the list's input as its schema validated it (names, values, paging,
+ * search length: schemas/Setting/list*.json) and answers the
+ * filter/sort/page, or throws a 400 SETTING_INVALID_QUERY with
+ * details.errors [{field, reason}] for filters that contradict each other.
  */
-import type { ListingSpec } from '../../runtime';
-import {
-  escapeRegex,
-  type FieldProblem,
-  listedDocument,
-  pageInfo,
-  parsePaging,
-  problemsText,
-  textOf,
-} from '../_platform/paging';
+import type { FieldError, ListingSpec } from '../../runtime';
+import type {
+  ListCompanyGroupsInput,
+  ListMemberSubTypesInput,
+  ListMemberTypesInput,
+  ListSettingsInput,
+  ListTierTypesInput,
+} from '../../schemas/Setting/inputs';
+import { escapeRegex, listedDocument, pageInfo, problemsText } from '../_platform/paging';
 import { settingError } from './errors';
-import { LIST_GROUPS, TIER_GROUPS, type ListGroup } from './types';
+import type { ListGroup } from './types';
 
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -28,27 +27,22 @@ export interface ListQuery {
   skip: number;
 }
 
-/** An equality filter a list accepts: the parameter name, the document field, and the values allowed (any string when absent). */
+/** An equality filter a list accepts: the parameter name and the document field (its values: the list's schema). */
 export interface FilterSpec {
   param: string;
   field: string;
-  values?: readonly string[];
 }
 
-const STATUS: FilterSpec = { param: 'status', field: 'status', values: ['pending', 'active', 'inactive'] };
+const STATUS: FilterSpec = { param: 'status', field: 'status' };
 
 /** The filters of each list method besides status, search and paging. */
 export const LIST_FILTERS: Record<'listSettings' | ListGroup, FilterSpec[]> = {
-  listSettings: [STATUS, { param: 'group', field: 'group', values: LIST_GROUPS }],
-  companyGroups: [STATUS, { param: 'type', field: 'type', values: ['internal', 'external'] }],
+  listSettings: [STATUS, { param: 'group', field: 'group' }],
+  companyGroups: [STATUS, { param: 'type', field: 'type' }],
   memberTypes: [STATUS],
   memberSubTypes: [STATUS, { param: 'memberTypeId', field: 'memberTypeId' }],
   // spec 4.5 "listTierTypes (filter by group and status)": `tierGroup`, or `group` for short
-  tierTypes: [
-    STATUS,
-    { param: 'tierGroup', field: 'tierGroup', values: TIER_GROUPS },
-    { param: 'group', field: 'tierGroup', values: TIER_GROUPS },
-  ],
+  tierTypes: [STATUS, { param: 'tierGroup', field: 'tierGroup' }, { param: 'group', field: 'tierGroup' }],
 };
 
 const SEARCH_FIELDS = ['name', 'description', 'systemIdentifier', 'hrmsMapping'];
@@ -63,38 +57,35 @@ export const LIST_SETTINGS: ListingSpec = {
   filterSets: [[], ['group'], ['group', 'status'], ['group', 'tierGroup']],
 };
 
+/** the input of any list method, as its schema validated it */
+export type SettingListInput =
+  ListSettingsInput | ListCompanyGroupsInput | ListMemberTypesInput | ListMemberSubTypesInput | ListTierTypesInput;
+
+/** The refusal of a bad READ input, by its schema or a rule (400 10028, each field and reason). */
+export function invalidSettingQuery(errors: FieldError[], what = 'list parameters') {
+  return settingError('SETTING_INVALID_QUERY', `Invalid ${what}: ${problemsText(errors)}`, { errors });
+}
+
 /**
  * The query of a list: `list` is a group (its own records only) or
- * 'listSettings' (every group, optional `group` filter).
+ * 'listSettings' (every group, optional `group` filter). Defaults page 1 and
+ * 20 a page; the search is trimmed (blank: none).
  */
-export function parseSettingListQuery(
-  list: 'listSettings' | ListGroup,
-  query: Record<string, unknown>,
-  body: Record<string, unknown>,
-): ListQuery {
-  const input: Record<string, unknown> = { ...query, ...body };
-  const specs = LIST_FILTERS[list];
-  const known = new Set(['page', 'limit', 'search', ...specs.map((s) => s.param)]);
-  const errors: FieldProblem[] = [];
-  for (const key of Object.keys(input)) if (!known.has(key)) errors.push({ field: key, reason: 'is not allowed' });
-
+export function settingListQuery(list: 'listSettings' | ListGroup, input: SettingListInput): ListQuery {
+  const given = input as Readonly<Record<string, unknown>>;
   const filter: Record<string, unknown> = list === 'listSettings' ? {} : { group: list };
-  for (const spec of specs) {
-    const v = input[spec.param];
+  const errors: FieldError[] = [];
+  for (const spec of LIST_FILTERS[list]) {
+    const v = given[spec.param];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || v.length === 0 || v.length > 200) {
-      errors.push({ field: spec.param, reason: 'must be a string of 1 to 200 characters' });
-    } else if (spec.values && !spec.values.includes(v)) {
-      errors.push({ field: spec.param, reason: `must be one of: ${spec.values.join(', ')}` });
-    } else if (filter[spec.field] !== undefined && filter[spec.field] !== v) {
+    if (filter[spec.field] !== undefined && filter[spec.field] !== v) {
       errors.push({ field: spec.param, reason: `contradicts another filter on ${spec.field}` });
     } else filter[spec.field] = v;
   }
-  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
-  const search = textOf(input, 'search', errors)?.trim();
-  if (errors.length) {
-    throw settingError('SETTING_INVALID_QUERY', `Invalid list parameters: ${problemsText(errors)}`, { errors });
-  }
+  if (errors.length) throw invalidSettingQuery(errors);
+  const page = input.page ?? 1;
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const search = input.search?.trim();
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };
     filter.$or = SEARCH_FIELDS.map((field) => ({ [field]: regex }));

@@ -4,8 +4,9 @@
  * configuration and the streamed documents. Rules that refuse throw a
  * Setting ActorError (settingError).
  */
-import type { DeepReadonly } from '../../runtime';
+import type { DeepReadonly, FieldError } from '../../runtime';
 import type { Actor } from '../_platform/actor';
+import { problemsText } from '../_platform/paging';
 import { ownEntry } from '../_platform/records';
 import { settingError } from './errors';
 import {
@@ -79,6 +80,15 @@ export const UPDATABLE_STATUSES: readonly SettingStatus[] = ['active', 'inactive
 
 export function isSettingGroup(value: unknown): value is SettingGroup {
   return typeof value === 'string' && (SETTING_GROUPS as readonly string[]).includes(value);
+}
+
+/** getSetting's refusal of its input: a group that is none of the five (or none) is 400 10034, anything else 10028. */
+export function invalidGroupLookup(errors: FieldError[]) {
+  if (errors.some((e) => e.field === 'group'))
+    return settingError('SETTING_UNKNOWN_GROUP', `group must be one of: ${Object.keys(GROUP_INFO).join(', ')}`, {
+      errors,
+    });
+  return settingError('SETTING_INVALID_QUERY', `Invalid parameters: ${problemsText(errors)}`, { errors });
 }
 
 export function isListGroup(value: unknown): value is ListGroup {

@@ -92,44 +92,7 @@ export interface ProgramManagementConfig {
   tierGroups: TierGroup[];
 }
 
-// ---------------------------------------------------------------- method bodies (schemas/Setting/*.json)
-// READ methods also take their parameters from the query string, so their fields are optional here.
-
-/** init */
-export type InitInput = { paymentPeriods?: PaymentPeriod[] };
-
-/** getSetting: one of the five groups (checked by the handler: a query is not validated by the schema) */
-export type GroupLookupInput = { group?: string };
-
-/** get<Record> (schema byId) */
-export type ByIdInput = { id?: string };
-
-/** findMemberTypeBySystemIdentifier */
-export type SystemIdentifierLookupInput = { systemIdentifier?: string; includeInactive?: boolean };
-
-/** findMemberSubTypeByHrmsMapping */
-export type RelationLookupInput = { relation?: string; includeInactive?: boolean };
-
-/** list methods: paging, search and each list's own filters (list-query.ts LIST_FILTERS) */
-export type SettingListInput = {
-  page?: number;
-  limit?: number;
-  search?: string;
-  status?: string;
-  group?: string;
-  type?: string;
-  memberTypeId?: string;
-  tierGroup?: string;
-};
-
-/** update<Record>Status (schema updateStatus); `status` is checked by the status rule (checkStatusMove) */
-export type StatusInput = { id: string; status: string };
-
-/** stream<Record> (schema streamValue) */
-export type StreamValueInput = { id: string };
-
-/** setPaymentPeriods */
-export type PaymentPeriodsInput = { paymentPeriods: PaymentPeriod[] };
+// ---------------------------------------------------------------- setState's body (schemas/Setting/setState.json)
 
 /** one group replaced by setState; its records are checked by the whole-state rules (stateProblems) */
 export type GroupReplacement<V> = { title?: string; description?: string; value: V };

@@ -1,7 +1,8 @@
 /** Setting's pure rules: records, uniqueness, status moves, look-ups, payment periods, whole state, lists, projection. */
 import { ActorError } from '../../runtime';
 import type { Actor } from '../../classes/_platform/actor';
-import { pageOf, parseSettingListQuery } from '../../classes/Setting/listing-rules';
+import { invalidSettingQuery, pageOf, settingListQuery } from '../../classes/Setting/listing-rules';
+import { schemaRefusal } from './support';
 import {
   activeConfig,
   applyValueUpdate,
@@ -300,7 +301,7 @@ describe('payment periods and whole states', () => {
 
 describe('lists and projection', () => {
   test('a group list filters its own group; status, search (escaped, case-insensitive) and paging', () => {
-    const q = parseSettingListQuery('memberTypes', { status: 'active', search: ' a.b ', page: '2', limit: '5' }, {});
+    const q = settingListQuery('memberTypes', { status: 'active', search: ' a.b ', page: 2, limit: 5 });
     expect(q).toEqual({
       filter: {
         group: 'memberTypes',
@@ -314,35 +315,47 @@ describe('lists and projection', () => {
       limit: 5,
       skip: 5,
     });
-    expect(parseSettingListQuery('listSettings', {}, {})).toMatchObject({ filter: {}, page: 1, limit: 20 });
+    expect(settingListQuery('listSettings', {})).toMatchObject({ filter: {}, page: 1, limit: 20 });
+    expect(settingListQuery('listSettings', { search: '  ' }).filter).toEqual({});
   });
 
   test('tier types filter by tierGroup or its short name group; they must agree', () => {
-    expect(parseSettingListQuery('tierTypes', { group: 'add_on' }, {}).filter).toEqual({
+    expect(settingListQuery('tierTypes', { group: 'add_on' }).filter).toEqual({
       group: 'tierTypes',
       tierGroup: 'add_on',
     });
-    expect(parseSettingListQuery('tierTypes', { tierGroup: 'base', group: 'base' }, {}).filter).toEqual({
+    expect(settingListQuery('tierTypes', { tierGroup: 'base', group: 'base' }).filter).toEqual({
       group: 'tierTypes',
       tierGroup: 'base',
     });
-    const err = refusal(() => parseSettingListQuery('tierTypes', { tierGroup: 'base', group: 'upgrade' }, {}));
+    const err = refusal(() => settingListQuery('tierTypes', { tierGroup: 'base', group: 'upgrade' }));
     expect([err.status, err.code]).toEqual([400, 10028]);
+    expect(err.details).toEqual({ errors: [{ field: 'group', reason: 'contradicts another filter on tierGroup' }] });
+  });
+
+  test('a GET query is coerced by the schema: numbers from strings, blank values not given', () => {
+    expect(schemaRefusal('Setting', 'listMemberTypes', { page: '2', limit: '5', status: '' })).toEqual({
+      input: { page: 2, limit: 5 },
+      fields: [],
+    });
   });
 
   test.each([
-    ['memberTypes', 'page', { page: '0' }],
-    ['memberTypes', 'limit', { limit: '101' }],
-    ['memberTypes', 'limit', { limit: 'all' }],
-    ['memberTypes', 'status', { status: 'deleted' }],
-    ['memberTypes', 'tierGroup', { tierGroup: 'base' }],
-    ['tierTypes', 'tierGroup', { tierGroup: 'gold' }],
+    ['listMemberTypes', 'page', { page: '0' }],
+    ['listMemberTypes', 'limit', { limit: '101' }],
+    ['listMemberTypes', 'limit', { limit: 'all' }],
+    ['listMemberTypes', 'status', { status: 'deleted' }],
+    ['listMemberTypes', 'tierGroup', { tierGroup: 'base' }],
+    ['listTierTypes', 'tierGroup', { tierGroup: 'gold' }],
     ['listSettings', 'group', { group: 'tierConfig' }],
-    ['companyGroups', 'search', { search: 'x'.repeat(201) }],
-  ] as const)('%s: a bad %s is refused (400, 10028)', (list, field, query) => {
-    const err = refusal(() => parseSettingListQuery(list, query, {}));
-    expect([err.status, err.code]).toEqual([400, 10028]);
-    expect((err.details as { errors: { field: string }[] }).errors.map((e) => e.field)).toContain(field);
+    ['listCompanyGroups', 'search', { search: 'x'.repeat(201) }],
+  ] as const)('%s: the schema refuses a bad %s', (method, field, query) => {
+    expect(schemaRefusal('Setting', method, query).fields).toEqual([field]);
+  });
+
+  test('a refused input is 400 10028 naming each field', () => {
+    const err = invalidSettingQuery([{ field: 'page', reason: 'must be >= 1' }]);
+    expect([err.status, err.code, err.message]).toEqual([400, 10028, 'Invalid list parameters: page must be >= 1']);
   });
 
   test('every record of the four list groups is a document with its group, sort key and pending approval', () => {

@@ -51,16 +51,9 @@ export function readable(ctx: SettingReadCtx<unknown>): DeepReadonly<SettingStat
   return s.groups ? s : emptySettingState();
 }
 
-/** A parameter from the body, else from the query string (GET). */
-export function param<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: keyof I & string): unknown {
-  const body: Partial<I> = ctx.request.body ?? {};
-  return body[name] ?? (ctx.request.query ?? {})[name];
-}
-
-/** A required text parameter (body or query): 400 10028 naming it when absent or too long. */
-export function requiredString<I extends object>(ctx: Pick<BaseCtx<I>, 'request'>, name: keyof I & string): string {
-  const v = param(ctx, name);
-  if (typeof v !== 'string' || v.trim().length === 0 || v.length > 200) {
+/** A parameter the schema leaves optional (a GET may leave it out) that the method needs: 400 10028 naming it when absent or blank. */
+export function requiredString(v: string | undefined, name: string): string {
+  if (v === undefined || v.trim().length === 0) {
     throw settingError('SETTING_INVALID_QUERY', `${name} is required (a string of 1 to 200 characters)`, {
       errors: [{ field: name, reason: 'is required' }],
     });

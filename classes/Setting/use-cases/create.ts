@@ -14,7 +14,8 @@ import {
   valueView,
   type ValueInput,
 } from '../rules';
-import type { InitInput, ListGroup, SettingValue } from '../types';
+import type { InitInput } from '../../../schemas/Setting/inputs';
+import type { ListGroup, SettingValue } from '../types';
 import {
   APPROVAL_CALLBACK,
   now,

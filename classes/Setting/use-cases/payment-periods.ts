@@ -2,12 +2,13 @@
 import { logChange } from '../../_platform/audit-log';
 import { refuseWhilePending, requestGatedChange } from '../../_platform/gated-change';
 import { asEntity, checkPaymentPeriods, fromEntity, pendingKey } from '../rules';
-import type { PaymentPeriodsInput, TierConfig } from '../types';
+import type { SetPaymentPeriodsInput } from '../../../schemas/Setting/inputs';
+import type { TierConfig } from '../types';
 import { APPROVAL_CALLBACK, pendingOf, SETTING_EVENTS, whilePending, writable, type SettingCtx } from './common';
 
 const TIER_CONFIG = 'tierConfig';
 
-export async function setPaymentPeriods(ctx: SettingCtx<PaymentPeriodsInput>) {
+export async function setPaymentPeriods(ctx: SettingCtx<SetPaymentPeriodsInput>) {
   const state = writable(ctx);
   const pendingApprovalId = pendingOf(state, TIER_CONFIG, TIER_CONFIG);
   // the waiting configuration is refused before the periods are judged

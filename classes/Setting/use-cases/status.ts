@@ -1,11 +1,12 @@
 /** update<Record>Status: active or inactive (setting_status_update; spec 2.4). */
 import { refuseWhilePending } from '../../_platform/gated-change';
 import { checkStatusMove, requireValue } from '../rules';
-import type { ListGroup, SettingValue, StatusInput } from '../types';
+import type { UpdateStatusInput } from '../../../schemas/Setting/inputs';
+import type { ListGroup, SettingValue } from '../types';
 import { changeValue } from './change';
 import { now, pendingOf, SETTING_EVENTS, whilePending, writable, type SettingCtx } from './common';
 
-export async function updateValueStatus(ctx: SettingCtx<StatusInput>, group: ListGroup) {
+export async function updateValueStatus(ctx: SettingCtx<UpdateStatusInput>, group: ListGroup) {
   const state = writable(ctx);
   const { id, status } = ctx.request.body;
   const old = requireValue(state.groups, group, id);

@@ -1,6 +1,7 @@
 /** stream<Record>: manual stream; a committed change of the instance re-projects every record. */
 import { requireValue, SETTINGS_COLLECTION } from '../rules';
-import type { ListGroup, StreamValueInput } from '../types';
+import type { StreamValueInput } from '../../../schemas/Setting/inputs';
+import type { ListGroup } from '../types';
 import { now, writable, type SettingCtx } from './common';
 
 export function streamValue(ctx: SettingCtx<StreamValueInput>, group: ListGroup) {
