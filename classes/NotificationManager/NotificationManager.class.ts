@@ -13,18 +13,21 @@
 import { ActorClass, Init, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { LIST_NOTIFICATION_TEMPLATES, TEMPLATES_COLLECTION, templateDocument } from './rules';
 import type {
-  Delivery,
-  NotificationManagerClassState,
-  SendNotificationInput,
-  UpdateChannelInput,
-  UpdateStatusInput,
-  UpdateTemplateInput,
-} from './types';
+  GetNotificationTemplateInput,
+  InitInput,
+  ListNotificationTemplatesInput,
+  PreviewTemplateInput,
+  SendTestMessageInput,
+  UpdateNotificationChannelInput,
+  UpdateNotificationTemplateInput,
+  UpdateNotificationTemplateStatusInput,
+} from '../../schemas/NotificationManager/inputs';
+import { invalidQuery, LIST_NOTIFICATION_TEMPLATES, TEMPLATES_COLLECTION, templateDocument } from './rules';
+import type { Delivery, NotificationManagerClassState, SendNotificationInput } from './types';
 import type { NMCtx, NMReadCtx } from './use-cases/common';
 import { listTemplates } from './use-cases/listing';
-import { previewTemplate, sendTestMessage, type PreviewInput } from './use-cases/preview';
+import { previewTemplate, sendTestMessage } from './use-cases/preview';
 import { DELIVERY_BUDGET_S, deliverNotification, sendNotification } from './use-cases/send';
 import * as template from './use-cases/template';
 
@@ -46,7 +49,7 @@ const PM = 'program_management_user';
 export class NotificationManager {
   /** A catalogue template with its defaults; the listing creates the ones never used. */
   @Init({ access: ['class:NotificationManager'] })
-  init(ctx: NMCtx<Record<string, never>>) {
+  init(ctx: NMCtx<InitInput>) {
     return template.initTemplate(ctx);
   }
 
@@ -69,19 +72,19 @@ export class NotificationManager {
 
   /** {title?, description?} (event template_update). */
   @Write({ access: [PM], upsert: true })
-  updateNotificationTemplate(ctx: NMCtx<UpdateTemplateInput>) {
+  updateNotificationTemplate(ctx: NMCtx<UpdateNotificationTemplateInput>) {
     return template.updateTemplate(ctx);
   }
 
   /** {channel, content}: the fields given replace the channel's (event channel_update). */
   @Write({ access: [PM], upsert: true })
-  updateNotificationChannel(ctx: NMCtx<UpdateChannelInput>) {
+  updateNotificationChannel(ctx: NMCtx<UpdateNotificationChannelInput>) {
     return template.updateChannel(ctx);
   }
 
   /** {status: active|inactive} (event status_update). */
   @Write({ access: [PM], upsert: true })
-  updateNotificationTemplateStatus(ctx: NMCtx<UpdateStatusInput>) {
+  updateNotificationTemplateStatus(ctx: NMCtx<UpdateNotificationTemplateStatusInput>) {
     return template.updateStatus(ctx);
   }
 
@@ -92,26 +95,26 @@ export class NotificationManager {
   }
 
   /** The template, the approval it waits for, the last review. */
-  @Read({ access: [PM, 'class'] })
-  getNotificationTemplate(ctx: NMReadCtx<Record<string, never>>) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidQuery })
+  getNotificationTemplate(ctx: NMReadCtx<GetNotificationTemplateInput>) {
     return template.getTemplate(ctx);
   }
 
   /** Every channel rendered with the given parameters and `[name]` for the others; sends nothing (a catalogue template never used: its defaults). */
-  @Read({ access: [PM], emptyWhenMissing: true })
-  previewTemplate(ctx: NMReadCtx<PreviewInput>) {
+  @Read({ access: [PM], emptyWhenMissing: true, onValidationError: invalidQuery })
+  previewTemplate(ctx: NMReadCtx<PreviewTemplateInput>) {
     return previewTemplate(ctx);
   }
 
   /** The email channel's rendering, subject marked `[Test] `, mailed to the caller's own address only. */
   @Write({ access: [PM], upsert: true })
-  sendTestMessage(ctx: NMCtx<PreviewInput>) {
+  sendTestMessage(ctx: NMCtx<SendTestMessageInput>) {
     return sendTestMessage(ctx);
   }
 
-  /** {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query. */
-  @Static({ access: [PM] })
-  listNotificationTemplates(ctx: StaticCtx) {
+  /** {page?, limit? (1-100, default 10), status?, search?} from the document store; POST body or GET query (bad: 400 16008). */
+  @Static({ access: [PM], onValidationError: invalidQuery })
+  listNotificationTemplates(ctx: StaticCtx<ListNotificationTemplatesInput>) {
     return listTemplates(ctx);
   }
 }

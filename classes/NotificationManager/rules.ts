@@ -4,20 +4,23 @@
  * classes/_platform/templates.ts), template and channel updates, the listing
  * and the streamed document.
  */
-import { isMailAddress, type ListingSpec } from '../../runtime';
-import { escapeRegex, parsePaging, type FieldProblem } from '../_platform/paging';
+import { isMailAddress, type FieldError, type ListingSpec } from '../../runtime';
+import type {
+  ListNotificationTemplatesInput,
+  UpdateNotificationTemplateInput,
+} from '../../schemas/NotificationManager/inputs';
+import { escapeRegex, problemsText, type FieldProblem } from '../_platform/paging';
 import { checkParameters, checkTemplate, fieldsOf, renderTemplate, type TemplateMode } from '../_platform/templates';
 import {
   CHANNELS,
-  TEMPLATE_STATUSES,
   type ChannelName,
   type Channels,
   type Delivery,
   type ListTemplatesQuery,
   type NotificationTemplate,
   type PendingChange,
-  type UpdateTemplateInput,
 } from './types';
+import { notificationError } from './errors';
 
 export type { FieldProblem };
 
@@ -259,7 +262,7 @@ export function channelProblems(channels: Channels, channel: ChannelName): Field
 /** updateNotificationTemplate: title and description; null when it changes nothing. */
 export function applyTemplateUpdate(
   t: NotificationTemplate,
-  input: UpdateTemplateInput,
+  input: UpdateNotificationTemplateInput,
   now: string,
 ): NotificationTemplate | null {
   const next = {
@@ -355,25 +358,22 @@ export function matchesList(doc: Record<string, unknown>, q: ListTemplatesQuery)
   return true;
 }
 
-/** Parses listNotificationTemplates' input (POST body or GET query): page, limit (1-100, default 10), status, search. */
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListTemplatesQuery } | { ok: false; problems: FieldProblem[] } {
-  const problems: FieldProblem[] = [];
-  for (const k of Object.keys(raw))
-    if (!['page', 'limit', 'status', 'search'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
-  const { page, limit } = parsePaging(raw, problems, DEFAULT_PAGE_SIZE);
-  const query: ListTemplatesQuery = { page, limit };
-  if (raw.status !== undefined && raw.status !== '') {
-    if ((TEMPLATE_STATUSES as readonly unknown[]).includes(raw.status))
-      query.status = raw.status as ListTemplatesQuery['status'];
-    else problems.push({ field: 'status', reason: `must be one of: ${TEMPLATE_STATUSES.join(', ')}` });
-  }
-  if (raw.search !== undefined && raw.search !== '') {
-    if (typeof raw.search === 'string' && raw.search.length <= 200) query.search = raw.search;
-    else problems.push({ field: 'search', reason: 'must be a string of at most 200 characters' });
-  }
-  return problems.length ? { ok: false, problems } : { ok: true, query };
+/** The refusal of a bad listing (or other READ) input, by its schema: 400 16008, each field and reason. */
+export function invalidQuery(errors: FieldError[]) {
+  return notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}
+
+/**
+ * listNotificationTemplates' query from its validated input (the schema
+ * refuses unknown names, bad values and page sizes): page 1 and 10 a page
+ * unless given, the search trimmed (blank: none).
+ */
+export function listQuery(input: ListNotificationTemplatesInput): ListTemplatesQuery {
+  const query: ListTemplatesQuery = { page: input.page ?? 1, limit: input.limit ?? DEFAULT_PAGE_SIZE };
+  if (input.status) query.status = input.status;
+  const search = input.search?.trim();
+  if (search) query.search = search;
+  return query;
 }
 
 /** Documents of the store and templates the listing just created, as one page: by templateId. */

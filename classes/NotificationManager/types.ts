@@ -100,20 +100,6 @@ export interface Delivery {
   sms?: { to: string[]; text: string };
 }
 
-export interface UpdateTemplateInput {
-  title?: string;
-  description?: string;
-}
-
-export interface UpdateChannelInput {
-  channel: ChannelName;
-  content: Partial<EmailChannel> | Partial<InAppChannel> | Partial<SmsChannel>;
-}
-
-export interface UpdateStatusInput {
-  status: TemplateStatus;
-}
-
 export interface ListTemplatesQuery {
   page: number;
   limit: number;

@@ -12,23 +12,28 @@
  * This file declares the methods and delegates: each body lives in
  * use-cases/<use case>.ts, its rules in rules.ts. README.md has the choices.
  */
-import { ActorClass, Init, QueuedWrite, Read, Static, Write, type Ctx } from '../../runtime';
+import { ActorClass, Init, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { LIST_SYSTEM_EMAIL_TEMPLATES, templateDocument, TEMPLATES_COLLECTION } from './rules';
 import type {
-  CreateTemplateInput,
-  SendInput,
-  SystemEmailClassState,
-  UpdateStatusInput,
-  UpdateTemplateInput,
-} from './types';
+  CreateSystemEmailTemplateInput,
+  GetSystemEmailTemplateFieldsInput,
+  GetSystemEmailTemplateInput,
+  ListSystemEmailTemplatesInput,
+  PreviewTemplateInput,
+  SendSystemEmailInput,
+  SendTestMessageInput,
+  UpdateSystemEmailTemplateInput,
+  UpdateSystemEmailTemplateStatusInput,
+} from '../../schemas/SystemEmail/inputs';
+import { invalidQuery, LIST_SYSTEM_EMAIL_TEMPLATES, templateDocument, TEMPLATES_COLLECTION } from './rules';
+import type { SystemEmailClassState } from './types';
 import { approve } from './use-cases/approval';
 import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './use-cases/change';
 import type { SystemEmailCtx, SystemEmailReadCtx } from './use-cases/common';
 import { createSystemEmailTemplate, instanceIdOf } from './use-cases/create';
 import { listSystemEmailTemplates } from './use-cases/listing';
-import { previewTemplate, sendTestMessage, type PreviewInput } from './use-cases/preview';
+import { previewTemplate, sendTestMessage } from './use-cases/preview';
 import { getSystemEmailTemplate, getSystemEmailTemplateFields } from './use-cases/read';
 import { sendSystemEmail } from './use-cases/send';
 
@@ -60,54 +65,54 @@ const TEMPLATE_BODY_LIMIT = '2mb';
 export class SystemEmail {
   /** Creates template `templateId` (the instance id) with its type and status; applied at once (no creation event in spec 6). */
   @Init({ access: [PM], instanceId: instanceIdOf, bodyLimit: TEMPLATE_BODY_LIMIT })
-  createSystemEmailTemplate(ctx: SystemEmailCtx<CreateTemplateInput>) {
+  createSystemEmailTemplate(ctx: SystemEmailCtx<CreateSystemEmailTemplateInput>) {
     return createSystemEmailTemplate(ctx);
   }
 
   /** New title, subject, html, json (and `to` when given) through system_email_update. */
   @Write({ access: [PM], bodyLimit: TEMPLATE_BODY_LIMIT })
-  updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateTemplateInput>) {
+  updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateSystemEmailTemplateInput>) {
     return updateSystemEmailTemplate(ctx);
   }
 
   /** active or inactive through system_email_status_update. */
   @Write({ access: [PM] })
-  updateSystemEmailTemplateStatus(ctx: SystemEmailCtx<UpdateStatusInput>) {
+  updateSystemEmailTemplateStatus(ctx: SystemEmailCtx<UpdateSystemEmailTemplateStatusInput>) {
     return updateSystemEmailTemplateStatus(ctx);
   }
 
-  @Read({ access: [PM, 'class'] })
-  getSystemEmailTemplate(ctx: SystemEmailReadCtx) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidQuery })
+  getSystemEmailTemplate(ctx: SystemEmailReadCtx<GetSystemEmailTemplateInput>) {
     return getSystemEmailTemplate(ctx);
   }
 
   /** The parameters the subject and html use (mustache's parser). */
-  @Read({ access: [PM, 'class'] })
-  getSystemEmailTemplateFields(ctx: SystemEmailReadCtx) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidQuery })
+  getSystemEmailTemplateFields(ctx: SystemEmailReadCtx<GetSystemEmailTemplateFieldsInput>) {
     return getSystemEmailTemplateFields(ctx);
   }
 
   /** The template rendered with the given parameters and `[name]` for the others; sends nothing. */
-  @Read({ access: [PM] })
-  previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
+  @Read({ access: [PM], onValidationError: invalidQuery })
+  previewTemplate(ctx: SystemEmailReadCtx<PreviewTemplateInput>) {
     return previewTemplate(ctx);
   }
 
   /** The same rendering, subject marked `[Test] `, mailed to the caller's own address only. */
   @Write({ access: [PM] })
-  sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
+  sendTestMessage(ctx: SystemEmailCtx<SendTestMessageInput>) {
     return sendTestMessage(ctx);
   }
 
   /** From the document store: status, type, search; page 1.., limit 1-100 (default 10). */
-  @Static({ access: [PM] })
-  listSystemEmailTemplates(ctx: Ctx) {
+  @Static({ access: [PM], onValidationError: invalidQuery })
+  listSystemEmailTemplates(ctx: StaticCtx<ListSystemEmailTemplatesInput>) {
     return listSystemEmailTemplates(ctx);
   }
 
   /** Renders the template with `parameters` and mails it to `to` (else the template's `to`); active templates only. */
   @QueuedWrite({ access: ['class'], timeoutSeconds: 60 })
-  sendSystemEmail(ctx: SystemEmailCtx<SendInput>) {
+  sendSystemEmail(ctx: SystemEmailCtx<SendSystemEmailInput>) {
     return sendSystemEmail(ctx);
   }
 

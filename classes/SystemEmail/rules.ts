@@ -4,26 +4,21 @@
  * its recipients, the fields a template uses, the streamed document and the
  * listing filter. No I/O; unit-tested in test/SystemEmail/rules.test.ts.
  */
-import type { ListingSpec } from '../../runtime';
-import {
-  escapeRegex,
-  MAX_FILTER_TEXT,
-  oneOf,
-  parsePaging,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import type { FieldError, ListingSpec } from '../../runtime';
+import type {
+  CreateSystemEmailTemplateInput,
+  ListSystemEmailTemplatesInput,
+  UpdateSystemEmailTemplateInput,
+} from '../../schemas/SystemEmail/inputs';
+import { escapeRegex, MAX_FILTER_TEXT, problemsText, type FieldProblem } from '../_platform/paging';
 import { checkTemplate, renderParts, templateFields, type RenderResult } from '../_platform/templates';
+import { systemEmailError } from './errors';
 import {
-  TEMPLATE_STATUSES,
   TEMPLATE_TYPES,
-  type CreateTemplateInput,
   type PendingApproval,
   type SystemEmailTemplate,
   type TemplateCreator,
   type TemplateStatus,
-  type UpdateTemplateInput,
 } from './types';
 
 /** default page size of listSystemEmailTemplates (spec 8: notifications default to 10) */
@@ -46,7 +41,7 @@ export function uniqueAddresses(addresses: readonly string[]): string[] {
 }
 
 export function buildTemplate(
-  input: CreateTemplateInput,
+  input: CreateSystemEmailTemplateInput,
   createdBy: TemplateCreator,
   now: string,
 ): SystemEmailTemplate {
@@ -68,7 +63,7 @@ export function buildTemplate(
 /** The template as an update asks it to be (`to` absent keeps the recipients). */
 export function applyUpdate(
   template: SystemEmailTemplate,
-  input: UpdateTemplateInput,
+  input: UpdateSystemEmailTemplateInput,
   now: string,
 ): SystemEmailTemplate {
   return {
@@ -154,22 +149,24 @@ export interface ListQuery {
   limit: number;
 }
 
-const LIST_KEYS = ['status', 'type', 'search', 'page', 'limit'] as const;
+/** The refusal of a bad listing (or other READ) input, by its schema: 400 11009, each field and reason. */
+export function invalidQuery(errors: FieldError[]) {
+  return systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}
 
-/** listSystemEmailTemplates' input (POST body or GET query): filters and paging, each problem named. */
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_KEYS, errors);
-  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
-  const status = oneOf(raw, 'status', TEMPLATE_STATUSES, errors);
-  const type = oneOf(raw, 'type', TEMPLATE_TYPES, errors);
-  const search = textOf(raw, 'search', errors)?.trim();
-  if (errors.length) return { ok: false, errors };
+/**
+ * listSystemEmailTemplates' query from its validated input (the schema refuses
+ * unknown names, bad values and page sizes): page 1 and 10 a page unless
+ * given, the search trimmed (blank: none).
+ */
+export function listQuery(input: ListSystemEmailTemplatesInput): ListQuery {
+  const search = input.search?.trim();
   return {
-    ok: true,
-    query: { page, limit, ...(status ? { status } : {}), ...(type ? { type } : {}), ...(search ? { search } : {}) },
+    page: input.page ?? 1,
+    limit: input.limit ?? DEFAULT_PAGE_SIZE,
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.type ? { type: input.type } : {}),
+    ...(search ? { search } : {}),
   };
 }
 

@@ -68,34 +68,3 @@ export interface SystemEmailState {
 
 /** The class's state (`@ActorClass<SystemEmailClassState>`). */
 export type SystemEmailClassState = StateOf<SystemEmailState>;
-
-export interface CreateTemplateInput {
-  templateId: string;
-  type: TemplateType;
-  status: TemplateStatus;
-  to?: string[];
-  title: string;
-  subject: string;
-  html: string;
-  json: Record<string, unknown>;
-}
-
-export interface UpdateTemplateInput {
-  /** absent: the template keeps its recipients; [] removes them */
-  to?: string[];
-  title: string;
-  subject: string;
-  html: string;
-  json: Record<string, unknown>;
-}
-
-export interface UpdateStatusInput {
-  status: TemplateStatus;
-}
-
-export interface SendInput {
-  /** recipients of this mail; absent: the template's `to` */
-  to?: string[];
-  /** every parameter the subject and html use, as strings */
-  parameters?: Record<string, unknown>;
-}

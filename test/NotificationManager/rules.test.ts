@@ -11,13 +11,15 @@ import {
   mergeRecipients,
   MESSAGE_LIMITS,
   pageOf,
-  parseListQuery,
+  invalidQuery,
+  listQuery,
   planDelivery,
   recipientKind,
   templateDocument,
   usedParameters,
 } from '../../classes/NotificationManager/rules';
 import type { NotificationTemplate } from '../../classes/NotificationManager/types';
+import { schemaRefusal } from './support';
 
 const NOW = '2030-01-01T00:00:00.000Z';
 
@@ -247,20 +249,32 @@ describe('updates', () => {
 });
 
 describe('listing', () => {
-  test('page (from 1), limit (1-100, default 10), status, search; other keys refused', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 10 } });
-    expect(parseListQuery({ page: '2', limit: '5', status: 'inactive', search: 'OTP' })).toEqual({
-      ok: true,
-      query: { page: 2, limit: 5, status: 'inactive', search: 'OTP' },
+  test('page (from 1), limit (1-100, default 10), status, a trimmed search', () => {
+    expect(listQuery({})).toEqual({ page: 1, limit: 10 });
+    expect(listQuery({ page: 2, limit: 5, status: 'inactive', search: ' OTP ' })).toEqual({
+      page: 2,
+      limit: 5,
+      status: 'inactive',
+      search: 'OTP',
     });
-    const bad = parseListQuery({ page: 0, limit: 101, status: 'gone', search: 'x'.repeat(201), extra: 1 });
-    expect(bad.ok === false && bad.problems.map((p) => p.field).sort()).toEqual([
+    expect(listQuery({ search: '  ' })).toEqual({ page: 1, limit: 10 });
+  });
+
+  test('a GET query is coerced by the schema; bad values and other keys are refused, as 400 16008', () => {
+    expect(schemaRefusal('NotificationManager', 'listNotificationTemplates', { page: '2', limit: '5' })).toEqual({
+      input: { page: 2, limit: 5 },
+      fields: [],
+    });
+    const raw = { page: '0', limit: '101', status: 'gone', search: 'x'.repeat(201), extra: '1' };
+    expect(schemaRefusal('NotificationManager', 'listNotificationTemplates', raw).fields.sort()).toEqual([
       'extra',
       'limit',
       'page',
       'search',
       'status',
     ]);
+    const err = invalidQuery([{ field: 'page', reason: 'must be >= 1' }]);
+    expect([err.status, err.code, err.message]).toEqual([400, 16008, 'Invalid listing: page must be >= 1']);
   });
 
   test('the filter document and the in-memory match agree; search is literal and case-insensitive', () => {

@@ -5,7 +5,8 @@ import {
   buildTemplate,
   DEFAULT_PAGE_SIZE,
   fieldsOfTemplate,
-  parseListQuery,
+  invalidQuery,
+  listQuery,
   recipientsFor,
   renderMail,
   sameContent,
@@ -15,9 +16,10 @@ import {
   templateProblems,
   uniqueAddresses,
 } from '../../classes/SystemEmail/rules';
-import type { CreateTemplateInput } from '../../classes/SystemEmail/types';
+import type { CreateSystemEmailTemplateInput } from '../../schemas/SystemEmail/inputs';
+import { schemaRefusal } from './support';
 
-const input: CreateTemplateInput = {
+const input: CreateSystemEmailTemplateInput = {
   templateId: 'WELCOME',
   type: 'member',
   status: 'active',
@@ -125,25 +127,39 @@ test('templateDocument: no html or json; a lower-cased search column', () => {
   });
 });
 
-describe('parseListQuery and buildListFilter', () => {
+describe('listQuery and buildListFilter', () => {
   test('defaults: page 1, limit 10, no filter', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: DEFAULT_PAGE_SIZE } });
+    expect(listQuery({})).toEqual({ page: 1, limit: DEFAULT_PAGE_SIZE });
+    expect(listQuery({ search: '  ' })).toEqual({ page: 1, limit: DEFAULT_PAGE_SIZE });
     expect(buildListFilter({ page: 1, limit: 10 })).toEqual({});
   });
 
-  test('query strings and body values', () => {
-    const r = parseListQuery({ status: 'active', type: 'system', search: ' OTP* ', page: '2', limit: '100' });
-    expect(r).toEqual({ ok: true, query: { status: 'active', type: 'system', search: 'OTP*', page: 2, limit: 100 } });
-    if (!r.ok) throw new Error('unreachable');
-    expect(buildListFilter(r.query)).toEqual({
+  test('filters, a trimmed search and paging', () => {
+    const q = listQuery({ status: 'active', type: 'system', search: ' OTP* ', page: 2, limit: 100 });
+    expect(q).toEqual({ status: 'active', type: 'system', search: 'OTP*', page: 2, limit: 100 });
+    expect(buildListFilter(q)).toEqual({
       $and: [{ status: 'active' }, { type: 'system' }, { search: { $regex: 'otp\\*' } }],
     });
   });
 
-  test('every bad value is named', () => {
-    const r = parseListQuery({ status: 'pending', type: 'x', page: 0, limit: 101, search: { $ne: 1 }, sort: 'x' });
-    expect(r.ok).toBe(false);
-    if (r.ok) throw new Error('unreachable');
-    expect(r.errors.map((e) => e.field).sort()).toEqual(['limit', 'page', 'search', 'sort', 'status', 'type']);
+  test('a GET query is coerced by the schema: numbers from strings, blank values not given', () => {
+    expect(schemaRefusal('SystemEmail', 'listSystemEmailTemplates', { page: '2', limit: '100', type: '' })).toEqual({
+      input: { page: 2, limit: 100 },
+      fields: [],
+    });
+  });
+
+  test('the schema names every bad value; the class answers them as 400 11009', () => {
+    const raw = { status: 'pending', type: 'x', page: 0, limit: 101, search: { $ne: 1 }, sort: 'x' };
+    expect(schemaRefusal('SystemEmail', 'listSystemEmailTemplates', raw, false).fields.sort()).toEqual([
+      'limit',
+      'page',
+      'search',
+      'sort',
+      'status',
+      'type',
+    ]);
+    const err = invalidQuery([{ field: 'page', reason: 'must be >= 1' }]);
+    expect([err.status, err.code, err.message]).toEqual([400, 11009, 'Invalid listing: page must be >= 1']);
   });
 });

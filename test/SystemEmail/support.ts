@@ -4,6 +4,9 @@
  * LogManager, FileManager, RoleManager), roles seeded through the real
  * RoleManager, and calls over HTTP.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import type { Identity } from '../../runtime/types/identity';
 import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
 
@@ -121,4 +124,22 @@ export async function entriesWhen(t: TestRuntime, templateId: string, count: num
     { what: `${count} audit entries of ${templateId}` },
   );
   return entries!;
+}
+
+/**
+ * A method's input as the runtime makes it from a GET query (`asQuery`; a
+ * POST body is checked as sent) and the fields its schema refuses.
+ */
+export function schemaRefusal(
+  classId: string,
+  method: string,
+  raw: Record<string, unknown>,
+  asQuery = true,
+): { input: Record<string, unknown>; fields: string[] } {
+  const file = path.join(__dirname, '..', '..', 'schemas', classId, `${method}.json`);
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const validator = lazyValidator(createAjv(), schema, `${classId}.${method}`);
+  const input = asQuery ? queryInput(raw, validator) : raw;
+  const fields = validator(input) ? [] : toFieldErrors(validator.errors).map((e) => e.field);
+  return { input: { ...input }, fields };
 }

@@ -5,15 +5,15 @@
  * lists them with the others, so the back office sees every template it may edit.
  */
 import { ActorError, client, isUnknownInstance, RuntimeCodes, type StaticCtx } from '../../../runtime';
-import { listedDocument, listingInput, problemsText } from '../../_platform/paging';
+import type { ListNotificationTemplatesInput } from '../../../schemas/NotificationManager/inputs';
+import { listedDocument } from '../../_platform/paging';
 import { BUILT_IN_TEMPLATE_IDS } from '../builtins';
-import { notificationError } from '../errors';
 import {
   LIST_NOTIFICATION_TEMPLATES,
   listFilter,
   matchesList,
+  listQuery,
   pageOf,
-  parseListQuery,
   TEMPLATES_COLLECTION,
   templateDocument,
 } from '../rules';
@@ -61,14 +61,9 @@ async function ensureCatalogue(ctx: StaticCtx): Promise<Doc[]> {
   return created;
 }
 
-export async function listTemplates(ctx: StaticCtx) {
-  const parsed = parseListQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    throw notificationError('NOTIFICATION_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.problems)}`, {
-      errors: parsed.problems,
-    });
-  }
-  const q = parsed.query;
+/** The input is validated by the schema (a bad one is 400 16008, NotificationManager.class.ts). */
+export async function listTemplates(ctx: StaticCtx<ListNotificationTemplatesInput>) {
+  const q = listQuery(ctx.request.body);
   const created = await ensureCatalogue(ctx);
   // paged in memory with the catalogue's templates the store lacks: the store's total is not needed
   const found = await ctx.documents.find<Doc>(TEMPLATES_COLLECTION, listFilter(q), {

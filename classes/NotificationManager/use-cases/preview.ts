@@ -19,14 +19,10 @@ import { defaultTemplate } from '../builtins';
 import { notificationError } from '../errors';
 import { previewChannels } from '../preview-rules';
 import type { NotificationTemplate } from '../types';
+import type { PreviewTemplateInput, SendTestMessageInput } from '../../../schemas/NotificationManager/inputs';
 import { ensureTemplate, now, type NMCtx, type NMReadCtx } from './common';
 
-export interface PreviewInput {
-  /** values for the template's parameters; those left out are rendered as `[name]` */
-  parameters?: Record<string, string>;
-}
-
-export function previewTemplate(ctx: NMReadCtx<PreviewInput>) {
+export function previewTemplate(ctx: NMReadCtx<PreviewTemplateInput>) {
   const id = ctx.instanceId ?? '';
   const template = (ctx.state.private.template as NotificationTemplate | undefined) ?? defaultTemplate(id, now());
   if (!template)
@@ -40,7 +36,7 @@ export function previewTemplate(ctx: NMReadCtx<PreviewInput>) {
   };
 }
 
-export async function sendTestMessage(ctx: NMCtx<PreviewInput>) {
+export async function sendTestMessage(ctx: NMCtx<SendTestMessageInput>) {
   const to = await callerAddress(ctx, (message, details) =>
     notificationError('NOTIFICATION_NO_CALLER_ADDRESS', message, details),
   );

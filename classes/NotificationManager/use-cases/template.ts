@@ -3,17 +3,18 @@
  * three changes of spec 6 (template_update, channel_update, status_update),
  * each an approval-gated change settled by `approve`.
  */
+import type {
+  GetNotificationTemplateInput,
+  InitInput,
+  UpdateNotificationChannelInput,
+  UpdateNotificationTemplateInput,
+  UpdateNotificationTemplateStatusInput,
+} from '../../../schemas/NotificationManager/inputs';
 import { settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
 import { notificationError } from '../errors';
 import { applyChannelUpdate, applyTemplateUpdate, channelProblems } from '../rules';
-import type {
-  NotificationTemplate,
-  TemplateEvent,
-  UpdateChannelInput,
-  UpdateStatusInput,
-  UpdateTemplateInput,
-} from '../types';
+import type { NotificationTemplate, TemplateEvent } from '../types';
 import {
   applyChange,
   changeAnswer,
@@ -27,20 +28,20 @@ import {
 import { problemsText } from '../../_platform/paging';
 
 /** INIT: a catalogue template with its defaults (used by the listing for templates not used yet). */
-export async function initTemplate(ctx: NMCtx<Record<string, never>>) {
+export async function initTemplate(ctx: NMCtx<InitInput>) {
   const { template } = await ensureTemplate(ctx);
   ctx.response.status = 201;
   return { template };
 }
 
 /** getNotificationTemplate: the template, the approval it waits for and the last review. */
-export function getTemplate(ctx: NMReadCtx<Record<string, never>>) {
+export function getTemplate(ctx: NMReadCtx<GetNotificationTemplateInput>) {
   const s = ctx.state.private;
   return { template: templateOf(ctx), pendingApproval: s.pendingChange ?? null, lastReview: s.lastReview ?? null };
 }
 
 /** updateNotificationTemplate {title?, description?} (template_update). */
-export async function updateTemplate(ctx: NMCtx<UpdateTemplateInput>) {
+export async function updateTemplate(ctx: NMCtx<UpdateNotificationTemplateInput>) {
   const { template } = await ensureTemplate(ctx);
   const body = ctx.request.body;
   if (body.title === undefined && body.description === undefined) {
@@ -56,7 +57,7 @@ export async function updateTemplate(ctx: NMCtx<UpdateTemplateInput>) {
 }
 
 /** updateNotificationChannel {channel, content} (channel_update): the fields given replace the channel's. */
-export async function updateChannel(ctx: NMCtx<UpdateChannelInput>) {
+export async function updateChannel(ctx: NMCtx<UpdateNotificationChannelInput>) {
   const { template } = await ensureTemplate(ctx);
   const { channel, content } = ctx.request.body;
   const r = applyChannelUpdate(template, channel, content, now());
@@ -84,7 +85,7 @@ export async function updateChannel(ctx: NMCtx<UpdateChannelInput>) {
 }
 
 /** updateNotificationTemplateStatus {status} (status_update): active or inactive. */
-export async function updateStatus(ctx: NMCtx<UpdateStatusInput>) {
+export async function updateStatus(ctx: NMCtx<UpdateNotificationTemplateStatusInput>) {
   const { template } = await ensureTemplate(ctx);
   const { status } = ctx.request.body;
   if (status === template.status) {

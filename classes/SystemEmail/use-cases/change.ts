@@ -8,14 +8,11 @@
 import { requestGatedChange } from '../../_platform/gated-change';
 import { systemEmailError } from '../errors';
 import { applyUpdate, sameContent, statusMove, templateProblems } from '../rules';
-import {
-  SYSTEM_EMAIL_EVENTS,
-  type SystemEmailEvent,
-  type SystemEmailTemplate,
-  type TemplateStatus,
-  type UpdateStatusInput,
-  type UpdateTemplateInput,
-} from '../types';
+import { SYSTEM_EMAIL_EVENTS, type SystemEmailEvent, type SystemEmailTemplate, type TemplateStatus } from '../types';
+import type {
+  UpdateSystemEmailTemplateInput,
+  UpdateSystemEmailTemplateStatusInput,
+} from '../../../schemas/SystemEmail/inputs';
 import { APPROVAL_CALLBACK, changeAnswer, logTemplate, now, whilePending, type SystemEmailCtx } from './common';
 import { problemsText } from '../../_platform/paging';
 
@@ -51,7 +48,7 @@ async function change(
   return changeAnswer(ctx, gated.approval, gated.workflow.simulatedApprovedState);
 }
 
-export async function updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateTemplateInput>) {
+export async function updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateSystemEmailTemplateInput>) {
   const body = ctx.request.body;
   const s = ctx.state.private;
   whilePendingCheck(ctx);
@@ -69,7 +66,7 @@ export async function updateSystemEmailTemplate(ctx: SystemEmailCtx<UpdateTempla
   return change(ctx, SYSTEM_EMAIL_EVENTS.update, requested);
 }
 
-export async function updateSystemEmailTemplateStatus(ctx: SystemEmailCtx<UpdateStatusInput>) {
+export async function updateSystemEmailTemplateStatus(ctx: SystemEmailCtx<UpdateSystemEmailTemplateStatusInput>) {
   const { status } = ctx.request.body;
   const s = ctx.state.private;
   whilePendingCheck(ctx);

@@ -6,7 +6,7 @@
 import { actorFromIdentity } from '../../_platform/actor';
 import { systemEmailError } from '../errors';
 import { buildTemplate, templateProblems } from '../rules';
-import type { CreateTemplateInput } from '../types';
+import type { CreateSystemEmailTemplateInput } from '../../../schemas/SystemEmail/inputs';
 import { logTemplate, now, type SystemEmailCtx } from './common';
 import { problemsText } from '../../_platform/paging';
 
@@ -21,7 +21,7 @@ export function instanceIdOf(req: { body?: unknown; path?: { instanceId?: string
   return typeof id === 'string' ? id : undefined;
 }
 
-export async function createSystemEmailTemplate(ctx: SystemEmailCtx<CreateTemplateInput>) {
+export async function createSystemEmailTemplate(ctx: SystemEmailCtx<CreateSystemEmailTemplateInput>) {
   const body = ctx.request.body;
   if (ctx.instanceId !== body.templateId) {
     throw systemEmailError(

@@ -2,22 +2,16 @@
  * listSystemEmailTemplates (STATIC): from the streamed `systemEmailTemplates`
  * collection. Filters status, type, search (template id or title,
  * case-insensitive); page from 1, limit 1-100 (default 10); POST body or GET
- * query. Ordered by template id.
+ * query, checked by the schema. Ordered by template id.
  */
-import type { Ctx } from '../../../runtime';
-import { listingInput, pageInfo, problemsText } from '../../_platform/paging';
-import { systemEmailError } from '../errors';
-import { buildListFilter, LIST_SYSTEM_EMAIL_TEMPLATES, parseListQuery, TEMPLATES_COLLECTION } from '../rules';
+import type { StaticCtx } from '../../../runtime';
+import type { ListSystemEmailTemplatesInput } from '../../../schemas/SystemEmail/inputs';
+import { pageInfo } from '../../_platform/paging';
+import { buildListFilter, LIST_SYSTEM_EMAIL_TEMPLATES, listQuery, TEMPLATES_COLLECTION } from '../rules';
 
-/** A STATIC's context with no instance state (as listTiers): listingInput reads its body and query. */
-export async function listSystemEmailTemplates(ctx: Ctx) {
-  const parsed = parseListQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    throw systemEmailError('SYSTEM_EMAIL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
-      errors: parsed.errors,
-    });
-  }
-  const q = parsed.query;
+/** The input is validated by the schema (a bad one is 400 11009, SystemEmail.class.ts). */
+export async function listSystemEmailTemplates(ctx: StaticCtx<ListSystemEmailTemplatesInput>) {
+  const q = listQuery(ctx.request.body);
   const found = await ctx.documents.find<Record<string, unknown>>(TEMPLATES_COLLECTION, buildListFilter(q), {
     sort: LIST_SYSTEM_EMAIL_TEMPLATES.sort,
     skip: (q.page - 1) * q.limit,

@@ -14,20 +14,16 @@ import { testSubject } from '../../_platform/template-preview';
 import { callerAddress } from '../../_platform/test-message';
 import { systemEmailError } from '../errors';
 import { previewMail } from '../preview-rules';
+import type { PreviewTemplateInput, SendTestMessageInput } from '../../../schemas/SystemEmail/inputs';
 import type { SystemEmailCtx, SystemEmailReadCtx } from './common';
 
-export interface PreviewInput {
-  /** values for the template's parameters; those left out are rendered as `[name]` */
-  parameters?: Record<string, string>;
-}
-
-export function previewTemplate(ctx: SystemEmailReadCtx<PreviewInput>) {
+export function previewTemplate(ctx: SystemEmailReadCtx<PreviewTemplateInput>) {
   const t = ctx.state.private.template;
   const preview = previewMail(t, ctx.request.body.parameters);
   return { templateId: t.templateId, status: t.status, ...preview };
 }
 
-export async function sendTestMessage(ctx: SystemEmailCtx<PreviewInput>) {
+export async function sendTestMessage(ctx: SystemEmailCtx<SendTestMessageInput>) {
   const t = ctx.state.private.template;
   const to = await callerAddress(ctx, (message, details) =>
     systemEmailError('SYSTEM_EMAIL_NO_CALLER_ADDRESS', message, details),

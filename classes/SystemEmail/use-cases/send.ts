@@ -10,10 +10,10 @@
  */
 import { systemEmailError } from '../errors';
 import { recipientsFor, renderMail } from '../rules';
-import type { SendInput } from '../types';
+import type { SendSystemEmailInput } from '../../../schemas/SystemEmail/inputs';
 import type { SystemEmailCtx } from './common';
 
-export async function sendSystemEmail(ctx: SystemEmailCtx<SendInput>) {
+export async function sendSystemEmail(ctx: SystemEmailCtx<SendSystemEmailInput>) {
   const body = ctx.request.body;
   const t = ctx.state.private.template;
   if (t.status !== 'active') {
