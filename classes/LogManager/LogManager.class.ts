@@ -11,7 +11,7 @@
  *
  * This file declares the methods and delegates: the bodies are in
  * use-cases/{recording,reading,listing}.ts, the rules in log-entry.ts,
- * masking.ts and list-query.ts. Calls between entries go through the typed
+ * masking.ts and listing-rules.ts. Calls between entries go through the typed
  * client of this class (`entries`).
  */
 import {
@@ -26,8 +26,9 @@ import {
   type StaticCtx,
 } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { LIST_LOG_ENTRIES, logListingDocument } from './listing-rules';
-import type { AddLogEntryBody, GetLogBody, GetLogEntriesBody, LogManagerState, NoBody, RecordBody } from './types';
+import type { AddLogEntryInput, GetLogEntriesInput, GetLogInput, RecordInput } from '../../schemas/LogManager/inputs';
+import { invalidQuery, LIST_LOG_ENTRIES, logListingDocument } from './listing-rules';
+import type { LogManagerState, NoBody } from './types';
 import * as recording from './use-cases/record';
 import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
@@ -65,7 +66,7 @@ export class LogManager {
    * change as an effect instead; this is the direct form (STATIC callers).
    */
   @Static({ access: ['class'], timeoutSeconds: 30 })
-  async addLogEntry(ctx: StaticCtx<AddLogEntryBody>) {
+  async addLogEntry(ctx: StaticCtx<AddLogEntryInput>) {
     return recording.addLogEntry(ctx, entries(ctx));
   }
 
@@ -77,7 +78,7 @@ export class LogManager {
    * 1 KB go to the LARGE_LOG file first (same name on a redelivery).
    */
   @Init({ access: ['class'], lease: false, timeoutSeconds: 30 })
-  async record(ctx: Ctx<LogManagerState, RecordBody>) {
+  async record(ctx: Ctx<LogManagerState, RecordInput>) {
     return recording.record(ctx);
   }
 
@@ -88,14 +89,14 @@ export class LogManager {
   }
 
   /** Lists entries newest first; large values are previews (isLarge: true). */
-  @Static({ access: ['program_management_user', 'class'] })
-  async getLogEntries(ctx: StaticCtx<GetLogEntriesBody>) {
+  @Static({ access: ['program_management_user', 'class'], onValidationError: invalidQuery })
+  async getLogEntries(ctx: StaticCtx<GetLogEntriesInput>) {
     return listing.getLogEntries(ctx, entries(ctx));
   }
 
   /** One entry with every value in full (large values read back from their LARGE_LOG file). */
-  @Static({ access: ['program_management_user'] })
-  async getLog(ctx: StaticCtx<GetLogBody>) {
+  @Static({ access: ['program_management_user'], onValidationError: invalidQuery })
+  async getLog(ctx: StaticCtx<GetLogInput>) {
     return reading.getLog(ctx, entries(ctx));
   }
 }

@@ -1,10 +1,12 @@
 /**
  * getLogEntries input → a document-store query on the `logs` collection.
- * Pure: takes the merged query-string and body parameters, answers the
- * filter/sort/page or throws a 400 LogManager error.
+ * Pure: takes the input its schema validated (names, lengths, paging, the
+ * shape of from/to), answers the filter/sort/page or throws a 400 LogManager
+ * error for what a schema cannot say (a date that does not exist, from after to).
  */
 import type { FieldError, ListingSpec } from '../../runtime';
-import { escapeRegex, parsePaging, problemsText } from '../_platform/paging';
+import type { GetLogEntriesInput } from '../../schemas/LogManager/inputs';
+import { escapeRegex, problemsText } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
 
@@ -45,7 +47,6 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
 export const DEFAULT_PAGE_SIZE = 20;
 /** the highest page (getLogEntries's schema says the same for a POST body); limit is the shared 1 to MAX_PAGE_SIZE (_platform/paging.ts) */
 export const MAX_PAGE = 10_000_000;
-export const MAX_SEARCH_LENGTH = 200;
 
 export interface LogListQuery {
   filter: Record<string, unknown>;
@@ -55,8 +56,8 @@ export interface LogListQuery {
   skip: number;
 }
 
+/** the date-times from and to take (schemas/LogManager/getLogEntries.json says the same shape, a space for '+' too) */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-const STRING_FILTERS = ['classId', 'entityId', 'entityType'] as const;
 
 /**
  * getLogEntries, newest first: a class's entries or one entity's are read off an index in that order
@@ -67,7 +68,6 @@ export const LIST_LOG_ENTRIES: ListingSpec = {
   sort: { timeStamp: -1, id: 1 },
   filterSets: [[], ['classId'], ['entityId']],
 };
-const KNOWN = new Set<string>([...STRING_FILTERS, 'from', 'to', 'search', 'page', 'limit']);
 
 /**
  * An ISO 8601 date-time as a UTC ISO string, or undefined when it is not one.
@@ -81,29 +81,22 @@ export function parseDateTime(text: string): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/** The refusal of a bad getLogEntries or getLog input, by its schema or a rule: 400 12001, each field and reason. */
+export function invalidQuery(errors: FieldError[]) {
+  return logManagerError('INVALID_QUERY', `Invalid query: ${problemsText(errors)}`, { errors });
+}
+
 /**
- * Parameters may come from the query string (strings) or the body; body
- * values win. Unknown parameters are refused so that a typo ("entityID") does
- * not silently list everything.
+ * The listing's query from its validated input: the filters, from/to as UTC
+ * instants (a date that does not exist is refused; from after to is 12002),
+ * the search trimmed (blank: none), page 1 and 20 a page unless given.
  */
-export function parseLogListQuery(
-  query: Readonly<Record<string, unknown>>,
-  body: Readonly<Record<string, unknown>>,
-): LogListQuery {
-  const input: Record<string, unknown> = { ...query, ...body };
+export function logListQuery(input: GetLogEntriesInput): LogListQuery {
   const errors: FieldError[] = [];
   const filter: Record<string, unknown> = {};
-
-  for (const key of Object.keys(input)) {
-    if (!KNOWN.has(key)) errors.push({ field: key, reason: 'is not allowed' });
-  }
-  for (const key of STRING_FILTERS) {
-    const v = input[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'string' || v.length === 0 || v.length > 200)
-      errors.push({ field: key, reason: 'must be a string of 1 to 200 characters' });
-    else filter[key] = v;
-  }
+  if (input.classId !== undefined) filter.classId = input.classId;
+  if (input.entityId !== undefined) filter.entityId = input.entityId;
+  if (input.entityType !== undefined) filter.entityType = input.entityType;
 
   const range: Record<string, string> = {};
   for (const [key, op] of [
@@ -112,35 +105,24 @@ export function parseLogListQuery(
   ] as const) {
     const v = input[key];
     if (v === undefined) continue;
-    const iso = typeof v === 'string' ? parseDateTime(v) : undefined;
+    const iso = parseDateTime(v);
     if (!iso) errors.push({ field: key, reason: 'must be an ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z)' });
     else range[op] = iso;
   }
-
-  let search: string | undefined;
-  if (input.search !== undefined) {
-    const v = input.search;
-    if (typeof v !== 'string' || v.length > MAX_SEARCH_LENGTH)
-      errors.push({ field: 'search', reason: `must be a string of at most ${MAX_SEARCH_LENGTH} characters` });
-    else if (v.trim().length) search = v.trim();
-  }
-
-  const { page, limit } = parsePaging(input, errors, DEFAULT_PAGE_SIZE);
-  if (page > MAX_PAGE) errors.push({ field: 'page', reason: `must be an integer from 1 to ${MAX_PAGE}` });
-
-  if (errors.length) {
-    throw logManagerError('INVALID_QUERY', `Invalid query: ${problemsText(errors)}`, { errors });
-  }
+  if (errors.length) throw invalidQuery(errors);
   if (range.$gte && range.$lte && range.$gte > range.$lte) {
     throw logManagerError('INVALID_DATE_RANGE', '`from` must not be after `to`', {
       errors: [{ field: 'from', reason: 'must not be after to' }],
     });
   }
   if (range.$gte || range.$lte) filter.timeStamp = range;
+  const search = input.search?.trim();
   if (search) {
     const regex = { $regex: escapeRegex(search), $options: 'i' };
     // keys and values (searchText), actor name and id
     filter.$or = ['searchText', 'actor.name', 'actor.id'].map((path) => ({ [path]: regex }));
   }
+  const page = input.page ?? 1;
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   return { filter, sort: { ...LIST_LOG_ENTRIES.sort }, page, limit, skip: (page - 1) * limit };
 }

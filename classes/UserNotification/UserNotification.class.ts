@@ -10,7 +10,16 @@
  */
 import { ActorClass, Read, Write } from '../../runtime';
 import { COMPANY_RECORDS } from '../_platform/scope';
-import type { AddNotificationInput, ItemStatus, UserNotificationClassState } from './types';
+import type {
+  AddNotificationInput,
+  DeleteNotificationInput,
+  GetUnreadCountInput,
+  ListUserNotificationsInput,
+  MarkNotificationAsReadInput,
+  UpdateNotificationStatusInput,
+} from '../../schemas/UserNotification/inputs';
+import { invalidQuery } from './rules';
+import type { UserNotificationClassState } from './types';
 import type { UNCtx, UNReadCtx } from './use-cases/common';
 import * as items from './use-cases/items';
 import * as reading from './use-cases/read';
@@ -25,7 +34,8 @@ import { inboxGuard } from './use-cases/common';
  * refused change creates nothing).
  */
 const OWNER = { access: ['program_management_user', 'enduser'] as const, skipRoleCheck: true, guard: inboxGuard };
-const OWNER_READ = { ...OWNER, emptyWhenMissing: true };
+// a bad query and a bad body get the class's 16103 alike
+const OWNER_READ = { ...OWNER, emptyWhenMissing: true, onValidationError: invalidQuery };
 const OWNER_WRITE = { ...OWNER, upsert: true };
 
 @ActorClass<UserNotificationClassState>({
@@ -44,31 +54,31 @@ export class UserNotification {
 
   /** {notificationId} → 204. */
   @Write(OWNER_WRITE)
-  markNotificationAsRead(ctx: UNCtx<{ notificationId: string }>) {
+  markNotificationAsRead(ctx: UNCtx<MarkNotificationAsReadInput>) {
     return items.markNotificationAsRead(ctx);
   }
 
   /** {notificationId, status: unread|read|archived} → 204. */
   @Write(OWNER_WRITE)
-  updateNotificationStatus(ctx: UNCtx<{ notificationId: string; status: ItemStatus }>) {
+  updateNotificationStatus(ctx: UNCtx<UpdateNotificationStatusInput>) {
     return items.updateNotificationStatus(ctx);
   }
 
   /** {notificationId} → 204. */
   @Write(OWNER_WRITE)
-  deleteNotification(ctx: UNCtx<{ notificationId: string }>) {
+  deleteNotification(ctx: UNCtx<DeleteNotificationInput>) {
     return items.deleteNotification(ctx);
   }
 
   /** {status?, page?, limit? (1-100, default 10)} (POST body or GET query) → {notifications, totalCount, page, limit, totalPages}. */
   @Read(OWNER_READ)
-  listUserNotifications(ctx: UNReadCtx<{ status?: ItemStatus; page?: number; limit?: number }>) {
+  listUserNotifications(ctx: UNReadCtx<ListUserNotificationsInput>) {
     return reading.listUserNotifications(ctx);
   }
 
   /** → {unreadCount}. */
   @Read(OWNER_READ)
-  getUnreadCount(ctx: UNReadCtx<Record<string, never>>) {
+  getUnreadCount(ctx: UNReadCtx<GetUnreadCountInput>) {
     return reading.getUnreadCount(ctx);
   }
 }

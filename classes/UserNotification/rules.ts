@@ -2,8 +2,11 @@
  * UserNotification's rules, pure: inbox ids and who may reach them (spec 5
  * "Ownership"), the inbox's cap, item status moves (spec 3.3), the listing.
  */
-import { parsePaging, type FieldProblem } from '../_platform/paging';
-import { ITEM_STATUSES, type InboxOwner, type ItemStatus, type ListQuery, type NotificationItem } from './types';
+import type { FieldError } from '../../runtime';
+import type { ListUserNotificationsInput } from '../../schemas/UserNotification/inputs';
+import { problemsText, type FieldProblem } from '../_platform/paging';
+import { userNotificationError } from './errors';
+import type { InboxOwner, ItemStatus, ListQuery, NotificationItem } from './types';
 
 export type { FieldProblem };
 
@@ -105,17 +108,14 @@ export function pageOf(
   };
 }
 
-/** listUserNotifications' input (POST body or GET query): status?, page? (from 1), limit? (1-100, default 10). */
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListQuery } | { ok: false; problems: FieldProblem[] } {
-  const problems: FieldProblem[] = [];
-  for (const k of Object.keys(raw))
-    if (!['status', 'page', 'limit'].includes(k)) problems.push({ field: k, reason: 'is not allowed' });
-  const query: ListQuery = parsePaging(raw, problems, DEFAULT_PAGE_SIZE);
-  if (raw.status !== undefined && raw.status !== '') {
-    if ((ITEM_STATUSES as readonly unknown[]).includes(raw.status)) query.status = raw.status as ItemStatus;
-    else problems.push({ field: 'status', reason: `must be one of: ${ITEM_STATUSES.join(', ')}` });
-  }
-  return problems.length ? { ok: false, problems } : { ok: true, query };
+/** The refusal of a bad listing (or unread count) input, by its schema: 400 16103, each field and reason. */
+export function invalidQuery(errors: FieldError[]) {
+  return userNotificationError('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}
+
+/** listUserNotifications' query from its validated input: status?, page (default 1), limit (default 10). */
+export function listQuery(input: ListUserNotificationsInput): ListQuery {
+  const query: ListQuery = { page: input.page ?? 1, limit: input.limit ?? DEFAULT_PAGE_SIZE };
+  if (input.status) query.status = input.status;
+  return query;
 }

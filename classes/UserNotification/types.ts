@@ -36,13 +36,6 @@ export interface UserNotificationState {
 /** The class's state (`@ActorClass<UserNotificationClassState>`); empty until the first notification. */
 export type UserNotificationClassState = StateOf<Partial<UserNotificationState>>;
 
-export interface AddNotificationInput {
-  templateId: string;
-  subject?: string;
-  content: string;
-  metadata?: Record<string, unknown>;
-}
-
 export interface ListQuery {
   status?: ItemStatus;
   page: number;

@@ -3,10 +3,12 @@ import { escapeRegex } from '../../classes/_platform/paging';
 import {
   logListingDocument,
   MAX_PAGE,
+  invalidQuery,
+  logListQuery,
   parseDateTime,
-  parseLogListQuery,
   SEARCH_SEPARATOR,
 } from '../../classes/LogManager/listing-rules';
+import { schemaRefusal } from './support';
 
 function refusal(fn: () => unknown): ActorError {
   try {
@@ -18,21 +20,24 @@ function refusal(fn: () => unknown): ActorError {
   throw new Error('expected a refusal');
 }
 
-describe('parseLogListQuery', () => {
+describe('logListQuery', () => {
   test('defaults: page 1, 20 per page, newest first, no filter', () => {
-    expect(parseLogListQuery({}, {})).toEqual({
+    expect(logListQuery({})).toEqual({
       filter: {},
       sort: { timeStamp: -1, id: 1 },
       page: 1,
       limit: 20,
       skip: 0,
     });
+    expect(logListQuery({ page: 3, limit: 100 })).toMatchObject({ page: 3, limit: 100, skip: 200 });
   });
 
-  test('query-string values are read as numbers; body wins over query', () => {
-    expect(parseLogListQuery({ page: '3', limit: '100' }, {})).toMatchObject({ page: 3, limit: 100, skip: 200 });
-    expect(parseLogListQuery({ page: '3' }, { page: 2, limit: 1 })).toMatchObject({ page: 2, limit: 1, skip: 1 });
-    expect(parseLogListQuery({ page: String(MAX_PAGE) }, {})).toMatchObject({ page: MAX_PAGE });
+  test('a GET query is coerced by the schema: numbers from strings, blank values not given', () => {
+    expect(schemaRefusal('LogManager', 'getLogEntries', { page: '3', limit: '100', search: '' })).toEqual({
+      input: { page: 3, limit: 100 },
+      fields: [],
+    });
+    expect(schemaRefusal('LogManager', 'getLogEntries', { page: String(MAX_PAGE) }).fields).toEqual([]);
   });
 
   test.each([
@@ -44,22 +49,33 @@ describe('parseLogListQuery', () => {
     [{ page: '-1' }, 'page'],
     [{ page: String(MAX_PAGE + 1) }, 'page'],
     [{ from: 'yesterday' }, 'from'],
-    [{ to: '2024-13-01T00:00:00Z' }, 'to'],
     [{ to: '2024-05-01' }, 'to'],
     [{ classId: ['a', 'b'] }, 'classId'],
     [{ search: 'x'.repeat(201) }, 'search'],
     [{ entityID: 'x' }, 'entityID'],
-  ])('%j is refused (400, 12001) naming %s', (query, field) => {
-    const err = refusal(() => parseLogListQuery(query as Record<string, unknown>, {}));
-    expect(err.status).toBe(400);
-    expect(err.code).toBe(12001);
-    expect((err.details as { errors: { field: string }[] }).errors.map((e) => e.field)).toContain(field);
+  ])('the schema refuses %j, naming %s', (query, field) => {
+    expect(schemaRefusal('LogManager', 'getLogEntries', query).fields).toContain(field);
+  });
+
+  test('the schema takes the date-times the listing reads: offsets, a space for +, no seconds', () => {
+    for (const from of ['2024-05-01T02:00:00+02:00', '2024-05-01T02:00:00 02:00', '2024-05-01T00:00Z'])
+      expect(schemaRefusal('LogManager', 'getLogEntries', { from }).fields).toEqual([]);
+  });
+
+  test('a date that does not exist is refused (400, 12001) naming it', () => {
+    const err = refusal(() => logListQuery({ to: '2024-13-01T00:00:00Z' }));
+    expect([err.status, err.code]).toEqual([400, 12001]);
+    expect(err.details).toEqual({
+      errors: [{ field: 'to', reason: 'must be an ISO 8601 date-time (e.g. 2024-05-01T00:00:00Z)' }],
+    });
+    const schema = invalidQuery([{ field: 'limit', reason: 'must be <= 100' }]);
+    expect([schema.status, schema.code, schema.message]).toEqual([400, 12001, 'Invalid query: limit must be <= 100']);
   });
 
   test('from after to is refused (400, 12002); equal bounds are fine', () => {
-    const err = refusal(() => parseLogListQuery({ from: '2024-05-02T00:00:00Z', to: '2024-05-01T00:00:00Z' }, {}));
+    const err = refusal(() => logListQuery({ from: '2024-05-02T00:00:00Z', to: '2024-05-01T00:00:00Z' }));
     expect([err.status, err.code]).toEqual([400, 12002]);
-    expect(parseLogListQuery({ from: '2024-05-01T00:00:00Z', to: '2024-05-01T00:00:00Z' }, {}).filter).toEqual({
+    expect(logListQuery({ from: '2024-05-01T00:00:00Z', to: '2024-05-01T00:00:00Z' }).filter).toEqual({
       timeStamp: { $gte: '2024-05-01T00:00:00.000Z', $lte: '2024-05-01T00:00:00.000Z' },
     });
   });
@@ -72,7 +88,7 @@ describe('parseLogListQuery', () => {
   });
 
   test('filters and an escaped, case-insensitive search over keys, values and actor', () => {
-    const q = parseLogListQuery({ classId: 'Member', entityId: 'm1', search: ' a.b(c ' }, {});
+    const q = logListQuery({ classId: 'Member', entityId: 'm1', search: ' a.b(c ' });
     const regex = { $regex: 'a\\.b\\(c', $options: 'i' };
     expect(q.filter).toEqual({
       classId: 'Member',
@@ -108,7 +124,7 @@ describe('parseLogListQuery', () => {
       searchText: ['phone', '"+971 1"', '"+971 2"', 'grade', '"G7"'].join(SEARCH_SEPARATOR),
     });
     // a search never spans two values
-    const q = parseLogListQuery({ search: '2"grade' }, {});
+    const q = logListQuery({ search: '2"grade' });
     expect(new RegExp((q.filter.$or as any)[0].searchText.$regex, 'i').test(doc.searchText as string)).toBe(false);
   });
 });

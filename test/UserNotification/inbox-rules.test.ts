@@ -3,13 +3,15 @@ import {
   INBOX_CAP,
   inboxOwner,
   mayReach,
+  invalidQuery,
+  listQuery,
   pageOf,
-  parseListQuery,
   unreadCount,
   withItem,
   withStatus,
 } from '../../classes/UserNotification/rules';
 import type { NotificationItem } from '../../classes/UserNotification/types';
+import { schemaRefusal } from './support';
 
 function item(i: number, status: NotificationItem['status'] = 'unread'): NotificationItem {
   return {
@@ -101,13 +103,24 @@ describe('listing', () => {
     });
   });
 
-  test('status, page (from 1) and limit (1-100, default 10); other keys refused', () => {
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 10 } });
-    expect(parseListQuery({ status: 'archived', page: '3', limit: '100' })).toEqual({
-      ok: true,
-      query: { status: 'archived', page: 3, limit: 100 },
+  test('status, page (default 1) and limit (default 10)', () => {
+    expect(listQuery({})).toEqual({ page: 1, limit: 10 });
+    expect(listQuery({ status: 'archived', page: 3, limit: 100 })).toEqual({ status: 'archived', page: 3, limit: 100 });
+  });
+
+  test('a GET query is coerced by the schema; bad values and other keys are refused, as 400 16103', () => {
+    expect(schemaRefusal('UserNotification', 'listUserNotifications', { status: 'archived', page: '3' })).toEqual({
+      input: { status: 'archived', page: 3 },
+      fields: [],
     });
-    const bad = parseListQuery({ status: 'deleted', page: '0', limit: '101', sort: 'x' });
-    expect(bad.ok === false && bad.problems.map((p) => p.field).sort()).toEqual(['limit', 'page', 'sort', 'status']);
+    const bad = { status: 'deleted', page: '0', limit: '101', sort: 'x' };
+    expect(schemaRefusal('UserNotification', 'listUserNotifications', bad).fields.sort()).toEqual([
+      'limit',
+      'page',
+      'sort',
+      'status',
+    ]);
+    const err = invalidQuery([{ field: 'page', reason: 'must be >= 1' }]);
+    expect([err.status, err.code, err.message]).toEqual([400, 16103, 'Invalid listing: page must be >= 1']);
   });
 });

@@ -1,13 +1,13 @@
-/** getLogEntries: the listing of the `logs` collection (list-query.ts), the page's entries read from their instances. */
+/** getLogEntries: the listing of the `logs` collection (listing-rules.ts), the page's entries read from their instances. */
 import type { DeepReadonly, StaticCtx } from '../../../runtime';
-import { parseLogListQuery } from '../listing-rules';
+import type { GetLogEntriesInput } from '../../../schemas/LogManager/inputs';
+import { logListQuery } from '../listing-rules';
 import type { LogRecord } from '../log-entry';
-import type { GetLogEntriesBody } from '../types';
 import { entryOrNull, type EntryReader } from './read';
 
 /** Newest first from the `logs` collection; the page's entries in full from their instances. */
-export async function getLogEntries(ctx: StaticCtx<GetLogEntriesBody>, entries: EntryReader) {
-  const q = parseLogListQuery(ctx.request.query ?? {}, ctx.request.body ?? {});
+export async function getLogEntries(ctx: StaticCtx<GetLogEntriesInput>, entries: EntryReader) {
+  const q = logListQuery(ctx.request.body);
   const { items, total } = await ctx.documents.find('logs', q.filter, { sort: q.sort, skip: q.skip, limit: q.limit });
   // the listing holds a search string, not the field updates
   const found = await Promise.all(items.map((d) => entryOrNull(entries, String(d._id))));

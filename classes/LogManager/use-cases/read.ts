@@ -2,7 +2,8 @@
 import { isUnknownInstance, type DeepReadonly, type ReadCtx, type StaticCtx } from '../../../runtime';
 import { logManagerError } from '../errors';
 import { largeLogBlobName, LOG_ID_PATTERN, withFullValues, type LargeLogContent, type LogRecord } from '../log-entry';
-import type { GetLogBody, LogManagerState, NoBody } from '../types';
+import type { GetLogInput } from '../../../schemas/LogManager/inputs';
+import type { LogManagerState, NoBody } from '../types';
 
 /** What getLog and the listing ask the entries' instances; LogManager's typed client (`client<typeof LogManager>`) fits it. */
 export interface EntryReader {
@@ -27,9 +28,9 @@ export async function entryOrNull(entries: EntryReader, logId: string): Promise<
 }
 
 /** One entry with every value in full (large values read back from their LARGE_LOG file). */
-export async function getLog(ctx: StaticCtx<GetLogBody>, entries: EntryReader) {
-  const logId = ctx.request.body?.logId ?? (ctx.request.query ?? {}).logId;
-  if (typeof logId !== 'string' || logId.length === 0) {
+export async function getLog(ctx: StaticCtx<GetLogInput>, entries: EntryReader) {
+  const { logId } = ctx.request.body;
+  if (!logId) {
     throw logManagerError('INVALID_QUERY', 'logId is required', {
       errors: [{ field: 'logId', reason: 'is required' }],
     });

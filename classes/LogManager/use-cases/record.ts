@@ -4,18 +4,19 @@ import type { BaseCtx, Ctx, StaticCtx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { logManagerError } from '../errors';
 import { additionalDataTooLarge, buildLog, MAX_ADDITIONAL_DATA_BYTES } from '../log-entry';
-import type { AddLogEntryBody, LogManagerState, RecordBody } from '../types';
+import type { AddLogEntryInput, RecordInput } from '../../../schemas/LogManager/inputs';
+import type { LogManagerState } from '../types';
 
 /** What addLogEntry asks the entry's instance; LogManager's typed client (`client<typeof LogManager>`) fits it. */
 export interface EntryRecorder {
-  record(logId: string, body: RecordBody): Promise<{ id: string; fieldUpdates: number }>;
+  record(logId: string, body: RecordInput): Promise<{ id: string; fieldUpdates: number }>;
 }
 
 /**
  * A class logs its own changes only; LogManager itself relays addLogEntry's
  * (whose caller it checked). The system identity (CLI) may log any.
  */
-function assertOwnChanges(ctx: BaseCtx, body: AddLogEntryBody): void {
+function assertOwnChanges(ctx: BaseCtx, body: AddLogEntryInput): void {
   const id = ctx.identity;
   if (id.type === 'class' && id.classId !== 'LogManager' && body.classId !== id.classId) {
     throw logManagerError(
@@ -28,7 +29,7 @@ function assertOwnChanges(ctx: BaseCtx, body: AddLogEntryBody): void {
 /** The entry of a change (masked, large values cut) and its LARGE_LOG content; 400s for what cannot be logged. */
 function buildEntry(
   ctx: BaseCtx,
-  body: AddLogEntryBody,
+  body: AddLogEntryInput,
   logId: string,
   timeStamp: string,
 ): ReturnType<typeof buildLog> {
@@ -67,7 +68,7 @@ function buildEntry(
 }
 
 /** Checks and answers first (nothing changed: no entry), then creates the entry's instance through `record`. */
-export async function addLogEntry(ctx: StaticCtx<AddLogEntryBody>, entries: EntryRecorder) {
+export async function addLogEntry(ctx: StaticCtx<AddLogEntryInput>, entries: EntryRecorder) {
   const body = ctx.request.body;
   assertOwnChanges(ctx, body);
   const timeStamp = new Date().toISOString();
@@ -80,7 +81,7 @@ export async function addLogEntry(ctx: StaticCtx<AddLogEntryBody>, entries: Entr
 }
 
 /** Builds and stores the entry under the instance id the caller chose; the LARGE_LOG file first. */
-export async function record(ctx: Ctx<LogManagerState, RecordBody>) {
+export async function record(ctx: Ctx<LogManagerState, RecordInput>) {
   const body = ctx.request.body;
   assertOwnChanges(ctx, body);
   const built = buildEntry(ctx, body, ctx.instanceId!, body.timeStamp ?? new Date().toISOString());

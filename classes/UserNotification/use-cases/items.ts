@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { userNotificationError } from '../errors';
 import { withItem, withStatus } from '../rules';
-import type { AddNotificationInput, ItemStatus, NotificationItem, UserNotificationState } from '../types';
+import type {
+  AddNotificationInput,
+  DeleteNotificationInput,
+  MarkNotificationAsReadInput,
+  UpdateNotificationStatusInput,
+} from '../../../schemas/UserNotification/inputs';
+import type { ItemStatus, NotificationItem, UserNotificationState } from '../types';
 import { now, ownerOf, type UNCtx } from './common';
 
 /** addNotification (classes; upsert): the new item, unread; the inbox is created on its first item. */
@@ -54,17 +60,17 @@ function setStatus(ctx: UNCtx<{ notificationId: string }>, status: ItemStatus): 
 }
 
 /** markNotificationAsRead {notificationId} → 204: `read`, readAt set. */
-export function markNotificationAsRead(ctx: UNCtx<{ notificationId: string }>): null {
+export function markNotificationAsRead(ctx: UNCtx<MarkNotificationAsReadInput>): null {
   return setStatus(ctx, 'read');
 }
 
 /** updateNotificationStatus {notificationId, status} → 204. */
-export function updateNotificationStatus(ctx: UNCtx<{ notificationId: string; status: ItemStatus }>): null {
+export function updateNotificationStatus(ctx: UNCtx<UpdateNotificationStatusInput>): null {
   return setStatus(ctx, ctx.request.body.status);
 }
 
 /** deleteNotification {notificationId} → 204: the item is gone. */
-export function deleteNotification(ctx: UNCtx<{ notificationId: string }>): null {
+export function deleteNotification(ctx: UNCtx<DeleteNotificationInput>): null {
   const s = ctx.state.private;
   const i = indexOf(s, ctx.request.body.notificationId);
   s.items!.splice(i, 1);
