@@ -12,27 +12,17 @@
  * use-cases/common.ts), the rules in domain.ts and changes.ts.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ActorClass,
-  Init,
-  Read,
-  Static,
-  Write,
-  type Ctx,
-  type InstanceState,
-  type ReadCtx,
-  type StaticCtx,
-} from '../../runtime';
+import { ActorClass, Init, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import { approvalDocument, LIST_APPROVALS } from './rules';
 import type {
-  ApprovalManagerState,
-  CreateApprovalInput,
-  ListApprovalsBody,
-  MoveApprovalCompanyBody,
-  NoBody,
-  ReviewBody,
-} from './types';
+  GetApprovalInput,
+  ListApprovalsInput,
+  MoveApprovalCompanyInput,
+  ReviewApprovalInput,
+} from '../../schemas/ApprovalManager/inputs';
+import { invalidListing } from './errors';
+import type { ApprovalManagerState, CreateApprovalInput } from './types';
 import * as creation from './use-cases/create';
 import * as reading from './use-cases/read';
 import * as review from './use-cases/review';
@@ -89,7 +79,7 @@ export class ApprovalManager {
    * record may see it.
    */
   @Read({ access: ['program_management_user', 'class'], skipRoleCheck: true })
-  async getApproval(ctx: ReadCtx<ApprovalManagerState, NoBody>) {
+  async getApproval(ctx: ReadCtx<ApprovalManagerState, GetApprovalInput>) {
     return reading.getApproval(ctx);
   }
 
@@ -104,7 +94,7 @@ export class ApprovalManager {
    * patch; when queuing fails, nothing is committed.
    */
   @Write({ access: ['program_management_user'], skipRoleCheck: true })
-  async reviewApproval(ctx: Ctx<ApprovalManagerState, ReviewBody>) {
+  async reviewApproval(ctx: Ctx<ApprovalManagerState, ReviewApprovalInput>) {
     return review.reviewApproval(ctx);
   }
 
@@ -113,13 +103,13 @@ export class ApprovalManager {
    * approvalStatus, classId, event, entityId, actionable (pending records the
    * caller may approve now: an active role of the caller is named, and the
    * caller is not the maker unless self-approval is allowed), page (from 1),
-   * limit (1-100, default 10). POST body or GET query. `actionable: true`
+   * limit (1-100, default 10). POST body or GET query (400 8004 naming each bad field). `actionable: true`
    * needs no permission (what an approver can act on); every other listing
    * needs ApprovalManager.listApprovals. Rows carry `changes` when their patch
    * and old values are inline (see README).
    */
-  @Static({ access: ['program_management_user'], skipRoleCheck: true })
-  async listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) {
+  @Static({ access: ['program_management_user'], skipRoleCheck: true, onValidationError: invalidListing })
+  async listApprovals(ctx: StaticCtx<ListApprovalsInput>) {
     return listing.listApprovals(ctx);
   }
 
@@ -130,7 +120,7 @@ export class ApprovalManager {
    * pending (403 8005, 409 8000). Sent as a committed effect of the move.
    */
   @Write({ access: ['class'] })
-  moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyBody>) {
+  moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyInput>) {
     return companyMove.moveApprovalCompany(ctx);
   }
 }

@@ -1,5 +1,6 @@
 /** ApprovalManager error codes (spec 7.1: 8000-8099). Each name has one code and one HTTP status. */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const ApprovalErrors = {
   /** reviewApproval on a record that is already approved or rejected */
@@ -25,3 +26,8 @@ export const ApprovalErrors = {
 export type ApprovalErrorName = keyof typeof ApprovalErrors;
 
 export const approvalError = errorFactory('ApprovalManager', ApprovalErrors);
+
+/** listApprovals's refusal of its input (a GET query or a POST body alike): 8004 naming each field. */
+export function invalidListing(errors: FieldError[]) {
+  return approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}

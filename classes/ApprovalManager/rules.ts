@@ -5,7 +5,7 @@
  * read a record, listing filters, the record as callers see it.
  */
 import type { ListingSpec } from '../../runtime';
-import { parsePaging } from '../_platform/paging';
+import type { ListApprovalsInput } from '../../schemas/ApprovalManager/inputs';
 import { isPrivilegedActor, type Actor } from '../_platform/actor';
 import { changeView, oldValuesFit, type OldValue } from './changes';
 import { approvalError } from './errors';
@@ -292,40 +292,11 @@ export interface ListQuery {
 }
 
 export const DEFAULT_PAGE_SIZE = 10;
-export { MAX_PAGE_SIZE } from '../_platform/paging';
 
-type ParseResult = { ok: true; query: ListQuery } | { ok: false; errors: { field: string; reason: string }[] };
-
-/** Filters from a POST body or GET query (strings): approvalStatus, classId, event, entityId, actionable, page, limit. */
-export function parseListQuery(raw: Record<string, unknown>): ParseResult {
-  const errors: { field: string; reason: string }[] = [];
-  const q: ListQuery = { actionable: false, page: 1, limit: DEFAULT_PAGE_SIZE };
-  const str = (name: 'classId' | 'entityId') => {
-    const v = raw[name];
-    if (v === undefined || v === '') return;
-    if (typeof v !== 'string' || v.length > 200)
-      errors.push({ field: name, reason: 'must be a string of at most 200 characters' });
-    else q[name] = v;
-  };
-  if (raw.approvalStatus !== undefined && raw.approvalStatus !== '') {
-    if (raw.approvalStatus === 'pending' || raw.approvalStatus === 'approved' || raw.approvalStatus === 'rejected')
-      q.approvalStatus = raw.approvalStatus;
-    else errors.push({ field: 'approvalStatus', reason: 'must be one of: pending, approved, rejected' });
-  }
-  str('classId');
-  str('entityId');
-  if (raw.event !== undefined && raw.event !== '') {
-    if ((typeof raw.event === 'string' && raw.event.length <= 200) || typeof raw.event === 'number')
-      q.event = raw.event;
-    else errors.push({ field: 'event', reason: 'must be a string or a number' });
-  }
-  if (raw.actionable !== undefined) {
-    if (raw.actionable === true || raw.actionable === 'true') q.actionable = true;
-    else if (raw.actionable === false || raw.actionable === 'false') q.actionable = false;
-    else errors.push({ field: 'actionable', reason: 'must be a boolean' });
-  }
-  Object.assign(q, parsePaging(raw, errors, DEFAULT_PAGE_SIZE));
-  return errors.length ? { ok: false, errors } : { ok: true, query: q };
+/** listApprovals's query from its input, which its schema has checked: not actionable, page 1 and 10 a page unless given. */
+export function listQuery(input: ListApprovalsInput): ListQuery {
+  const { actionable = false, page = 1, limit = DEFAULT_PAGE_SIZE, ...filters } = input;
+  return { ...filters, actionable, page, limit };
 }
 
 /**

@@ -28,8 +28,18 @@ export interface CreateApprovalInput {
   oldValues?: (null | {
     value: unknown;
   })[];
-  approveCallback?: Callback;
-  rejectCallback?: Callback;
+  approveCallback?: {
+    event: string | number;
+    classId: string;
+    instanceId: string;
+    methodName: string;
+  };
+  rejectCallback?: {
+    event: string | number;
+    classId: string;
+    instanceId: string;
+    methodName: string;
+  };
   additionalData?: {
     [k: string]: unknown;
   };

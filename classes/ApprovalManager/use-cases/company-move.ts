@@ -7,7 +7,8 @@
  */
 import type { Ctx } from '../../../runtime';
 import { approvalError } from '../errors';
-import type { ApprovalManagerState, MoveApprovalCompanyBody } from '../types';
+import type { ApprovalManagerState } from '../types';
+import type { MoveApprovalCompanyInput } from '../../../schemas/ApprovalManager/inputs';
 
 /** Pure: why the caller may not move the record (null: it may), as ApprovalManager's error name. */
 export function companyMoveRefusal(
@@ -19,7 +20,7 @@ export function companyMoveRefusal(
   return null;
 }
 
-export function moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyBody>) {
+export function moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyInput>) {
   const record = ctx.state.public.approval;
   const caller = ctx.identity.type === 'class' ? ctx.identity.classId : undefined;
   const refusal = companyMoveRefusal(record, caller);

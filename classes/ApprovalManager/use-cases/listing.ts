@@ -1,33 +1,18 @@
 /** listApprovals: the streamed `approvals` collection, newest first; `actionable: true` is open to every approver. */
-import type { Ctx, InstanceState } from '../../../runtime';
+import type { StaticCtx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
-import { buildListFilter, LIST_APPROVALS, listingRow, parseListQuery } from '../rules';
-import { approvalError } from '../errors';
-import type { ListApprovalsBody } from '../types';
+import { listedDocument, pageInfo } from '../../_platform/paging';
+import type { ListApprovalsInput } from '../../../schemas/ApprovalManager/inputs';
+import { buildListFilter, LIST_APPROVALS, listingRow, listQuery } from '../rules';
 import { requirePermissionUnless } from './common';
 
-/**
- * A STATIC has no instance state: its context is a `Ctx` of no state (as
- * listTiers's) because the shared listingInput takes a `Ctx`. The body is
- * ListApprovalsBody; a GET's query passes the same names as strings.
- */
-export async function listApprovals(ctx: Ctx<InstanceState, ListApprovalsBody>) {
-  const raw = listingInput(ctx);
-  // judged before the filters, so a caller without the permission learns nothing from a 400
-  const actionable = raw.actionable === true || raw.actionable === 'true';
+export async function listApprovals(ctx: StaticCtx<ListApprovalsInput>) {
+  const q = listQuery(ctx.request.body);
   await requirePermissionUnless(
     ctx,
-    actionable,
+    q.actionable,
     'only the actionable listing (actionable: true) is open to approvers without it',
   );
-  const parsed = parseListQuery(raw);
-  if (!parsed.ok) {
-    throw approvalError('APPROVAL_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
-      errors: parsed.errors,
-    });
-  }
-  const q = parsed.query;
   const filter = buildListFilter(q, actorFromIdentity(ctx.identity), q.actionable ? await ctx.roles() : []);
   const found = await ctx.documents.find<Record<string, unknown>>('approvals', filter, {
     sort: LIST_APPROVALS.sort,

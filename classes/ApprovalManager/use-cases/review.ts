@@ -3,7 +3,8 @@ import { ActorError, type Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { callbackBody, reviewerWithRoles, reviewOutcome, reviewRefusal } from '../rules';
 import { approvalError } from '../errors';
-import type { ApprovalManagerState, ReviewBody } from '../types';
+import type { ApprovalManagerState } from '../types';
+import type { ReviewApprovalInput } from '../../../schemas/ApprovalManager/inputs';
 import { fullPatch, view } from './common';
 
 interface InnerError {
@@ -27,7 +28,7 @@ function describe(err: unknown): InnerError {
   return { message: (err as Error)?.message ?? String(err) };
 }
 
-export async function reviewApproval(ctx: Ctx<ApprovalManagerState, ReviewBody>) {
+export async function reviewApproval(ctx: Ctx<ApprovalManagerState, ReviewApprovalInput>) {
   const { action, note } = ctx.request.body;
   const record = ctx.state.public.approval;
   if (record.approvalStatus !== 'pending') {
