@@ -18,15 +18,16 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtim
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_PARTNER_USERS, partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
+import type { PartnerUserClassState } from './types';
+import { invalidListing } from './errors';
 import type {
   AddVenuesInput,
   InitInput,
   ListPartnerUsersInput,
-  PartnerUserClassState,
   RemoveVenuesInput,
   UpdateStatusInput,
   UpdateUserInput,
-} from './types';
+} from '../../schemas/PartnerUser/inputs';
 import * as approval from './use-cases/approval';
 import * as change from './use-cases/change';
 import type { PartnerUserCtx, PartnerUserReadCtx, PartnerUserStaticCtx } from './use-cases/common';
@@ -85,7 +86,7 @@ export class PartnerUser {
   }
 
   /** From the document store: status, partnerId, search (name, email); page, limit 1-100 (default 20). */
-  @Static({ access: [PM] })
+  @Static({ access: [PM], onValidationError: invalidListing })
   listPartnerUsers(ctx: PartnerUserStaticCtx<ListPartnerUsersInput>) {
     return listing.listPartnerUsers(ctx);
   }

@@ -3,7 +3,8 @@
  * docs/error-ranges.md). Each name has one code and one HTTP status; 400s
  * name the field and the reason (`details.errors: [{field, reason}]`).
  */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const PartnerUserErrors = {
   /** another partner user that is not inactive has this email */
@@ -29,3 +30,8 @@ export const PartnerUserErrors = {
 export type PartnerUserErrorName = keyof typeof PartnerUserErrors;
 
 export const partnerUserError = errorFactory('PartnerUser', PartnerUserErrors);
+
+/** listPartnerUsers' refusal of its input (a GET query or a POST body alike): 17108 naming each field. */
+export function invalidListing(errors: FieldError[]) {
+  return partnerUserError('PARTNER_USER_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}

@@ -6,27 +6,18 @@
  * No I/O; unit-tested in test/PartnerUser/rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import {
-  escapeRegex,
-  MAX_FILTER_TEXT,
-  oneOf,
-  parsePaging,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import { escapeRegex, MAX_FILTER_TEXT } from '../_platform/paging';
 import {
   PARTNER_USER_ROLES,
   PARTNER_USER_STATUSES,
-  type InitInput,
   type PartnerMembership,
   type PartnerUserRecord,
   type PartnerUserRole,
   type PartnerUserState,
   type PartnerUserStatus,
-  type UpdateUserInput,
   type VenueAssignment,
 } from './types';
+import type { InitInput, ListPartnerUsersInput, UpdateUserInput } from '../../schemas/PartnerUser/inputs';
 
 export const PARTNER_USERS_COLLECTION = 'partnerUsers';
 /** the lookup key naming a partner user by its (lower-cased) email */
@@ -248,8 +239,6 @@ export function partnerUserDocument(
 export const HIDDEN_COLUMNS = ['partnerIds', 'search'];
 
 export const DEFAULT_PAGE_SIZE = 20;
-const LIST_KEYS = ['status', 'partnerId', 'search', 'page', 'limit'];
-
 export interface ListQuery {
   page: number;
   limit: number;
@@ -258,26 +247,16 @@ export interface ListQuery {
   search?: string;
 }
 
-/** listPartnerUsers' body or query: status, partnerId, search (name or email), page from 1, limit 1-100 (default 20). */
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_KEYS, errors);
-  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
-  const status = oneOf(raw, 'status', PARTNER_USER_STATUSES, errors);
-  const partnerId = textOf(raw, 'partnerId', errors);
-  const search = textOf(raw, 'search', errors)?.trim();
-  if (errors.length) return { ok: false, errors };
+/** listPartnerUsers' query from its input, which its schema has checked: page 1 and 20 a page unless given, the search trimmed (blank: none). */
+export function listQuery(input: ListPartnerUsersInput): ListQuery {
+  const { page = 1, limit = DEFAULT_PAGE_SIZE, status, partnerId } = input;
+  const search = input.search?.trim();
   return {
-    ok: true,
-    query: {
-      page,
-      limit,
-      ...(status ? { status } : {}),
-      ...(partnerId ? { partnerId } : {}),
-      ...(search ? { search } : {}),
-    },
+    page,
+    limit,
+    ...(status ? { status } : {}),
+    ...(partnerId ? { partnerId } : {}),
+    ...(search ? { search } : {}),
   };
 }
 

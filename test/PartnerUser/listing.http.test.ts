@@ -147,7 +147,7 @@ describe('listPartnerUsers', () => {
       body.status,
       body.body.code,
       body.body.details.errors.map((e: { field: string }) => e.field).sort(),
-    ]).toEqual([400, 1002, ['limit', 'status']]);
+    ]).toEqual([400, 17108, ['limit', 'status']]);
   });
 
   test("who may list: program management users with the permission; company users read the programme's partner users", async () => {

@@ -1,4 +1,7 @@
 /** PartnerUser's pure rules (classes/PartnerUser/rules.ts). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import {
   addVenues,
   buildListFilter,
@@ -6,7 +9,7 @@ import {
   newPartnerUser,
   newReferences,
   normalizeEmail,
-  parseListQuery,
+  listQuery,
   partnerUserDocument,
   removeVenues,
   replaceUser,
@@ -15,6 +18,16 @@ import {
   takesEmail,
 } from '../../classes/PartnerUser/rules';
 import type { PartnerUserRecord } from '../../classes/PartnerUser/types';
+
+/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
+function schemaCheck(method: string, raw: Record<string, unknown>) {
+  const file = path.join(__dirname, '..', '..', 'schemas', 'PartnerUser', `${method}.json`);
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const validator = lazyValidator(createAjv(), schema, `PartnerUser.${method}`);
+  const input = queryInput(raw, validator);
+  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
+  return { input: { ...input }, fields };
+}
 
 const user = (over: Partial<PartnerUserRecord> = {}): PartnerUserRecord => ({
   ...newPartnerUser(
@@ -218,15 +231,32 @@ describe('roles, document, listing', () => {
     });
   });
 
-  test('parseListQuery: filters, paging and field-level problems', () => {
-    expect(parseListQuery({ status: 'active', partnerId: 'p1', search: ' Pat ', page: '2', limit: '5' })).toEqual({
-      ok: true,
-      query: { status: 'active', partnerId: 'p1', search: 'Pat', page: 2, limit: 5 },
+  test('listQuery: defaults, the search trimmed (blank: none)', () => {
+    expect(listQuery({ status: 'active', partnerId: 'p1', search: ' Pat ', page: 2, limit: 5 })).toEqual({
+      status: 'active',
+      partnerId: 'p1',
+      search: 'Pat',
+      page: 2,
+      limit: 5,
     });
-    expect(parseListQuery({})).toEqual({ ok: true, query: { page: 1, limit: 20 } });
-    const bad = parseListQuery({ status: 'gone', limit: 500, page: 0, colour: 'red', search: { $ne: 1 } });
-    expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.errors.map((e) => e.field).sort()).toEqual(['colour', 'limit', 'page', 'search', 'status']);
+    expect(listQuery({})).toEqual({ page: 1, limit: 20 });
+    expect(listQuery({ search: '  ' })).toEqual({ page: 1, limit: 20 });
+  });
+
+  test('the schema reads a GET query as its types and refuses what the listing cannot take', () => {
+    expect(schemaCheck('listPartnerUsers', { status: 'active', partnerId: 'p1', page: '2', limit: '5' })).toEqual({
+      input: { status: 'active', partnerId: 'p1', page: 2, limit: 5 },
+      fields: [],
+    });
+    const bad = schemaCheck('listPartnerUsers', {
+      status: 'gone',
+      limit: 500,
+      page: 0,
+      colour: 'red',
+      search: { $ne: 1 },
+    });
+    expect(bad.fields.sort()).toEqual(['colour', 'limit', 'page', 'search', 'status']);
+    expect(schemaCheck('listPartnerUsers', { search: 'x'.repeat(201) }).fields).toEqual(['search']);
   });
 
   test('buildListFilter: every filter anded; search is a literal', () => {

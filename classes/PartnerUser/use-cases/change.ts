@@ -10,14 +10,8 @@
 import { refuseWhilePending, requestGatedChange } from '../../_platform/gated-change';
 import { partnerUserError } from '../errors';
 import { membershipProblems, replaceUser, statusMove, takesEmail } from '../rules';
-import {
-  PARTNER_USER_EVENTS,
-  type PartnerUserEvent,
-  type PartnerUserRecord,
-  type PartnerUserStatus,
-  type UpdateStatusInput,
-  type UpdateUserInput,
-} from '../types';
+import { PARTNER_USER_EVENTS, type PartnerUserEvent, type PartnerUserRecord, type PartnerUserStatus } from '../types';
+import type { UpdateStatusInput, UpdateUserInput } from '../../../schemas/PartnerUser/inputs';
 import { actorId, applyUser, CALLBACK, checkEmailFree, now, st, whilePending, type PartnerUserCtx } from './common';
 import { checkReferences } from './partners';
 import { problemsText } from '../../_platform/paging';

@@ -9,7 +9,8 @@
 import { requestGatedChange } from '../../_platform/gated-change';
 import { partnerUserError } from '../errors';
 import { membershipProblems, newPartnerUser } from '../rules';
-import { PARTNER_USER_EVENTS, type InitInput, type PartnerUserStatus } from '../types';
+import { PARTNER_USER_EVENTS, type PartnerUserStatus } from '../types';
+import type { InitInput } from '../../../schemas/PartnerUser/inputs';
 import { actorId, applyUser, CALLBACK, checkEmailFree, now, whilePending, type PartnerUserCtx } from './common';
 import { checkReferences } from './partners';
 import { problemsText } from '../../_platform/paging';

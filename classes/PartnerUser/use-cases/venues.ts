@@ -12,7 +12,8 @@
 import type { DeepReadonly } from '../../../runtime';
 import { partnerUserError } from '../errors';
 import { addVenues as addTo, removeVenues as removeFrom } from '../rules';
-import { PARTNER_USER_EVENTS, type AddVenuesInput, type PartnerUserRecord, type RemoveVenuesInput } from '../types';
+import { PARTNER_USER_EVENTS, type PartnerUserRecord } from '../types';
+import type { AddVenuesInput, RemoveVenuesInput } from '../../../schemas/PartnerUser/inputs';
 import { guard, refuseProblems, requestChange } from './change';
 import { actorId, now, st, type PartnerUserCtx, type PartnerUserReadCtx } from './common';
 import { checkVenues } from './partners';
