@@ -12,14 +12,14 @@
  */
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
-import { categoryDocument, CATEGORIES_COLLECTION, LIST_CATEGORIES } from './rules';
 import type {
-  BenefitCategoryClassState,
   CreateCategoryInput,
   ListCategoriesInput,
   UpdateCategoryInput,
   UpdateCategoryStatusInput,
-} from './types';
+} from '../../schemas/BenefitCategory/inputs';
+import { categoryDocument, CATEGORIES_COLLECTION, invalidCategoryQuery, LIST_CATEGORIES } from './rules';
+import type { BenefitCategoryClassState } from './types';
 import * as change from './use-cases/change';
 import type { CategoryCtx, CategoryReadCtx, CategoryStaticCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -69,7 +69,7 @@ export class BenefitCategory {
   }
 
   /** From the document store: status, search (name, subcategory, keyword); page, limit 1-100 (default 20); by name. */
-  @Static({ access: [PM] })
+  @Static({ access: [PM], onValidationError: invalidCategoryQuery })
   listCategories(ctx: CategoryStaticCtx<ListCategoriesInput>) {
     return listing.listCategories(ctx);
   }

@@ -6,24 +6,15 @@
  * test/_platform/catalogue-rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import {
-  escapeRegex,
-  MAX_FILTER_TEXT,
-  oneOf,
-  parsePaging,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import type {
+  CreateCategoryInput,
+  ListCategoriesInput,
+  UpdateCategoryInput,
+} from '../../schemas/BenefitCategory/inputs';
+import { escapeRegex, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
 import { requiredText, same, textList } from '../_platform/catalogue';
-import {
-  CATEGORY_STATUSES,
-  type ActiveCategory,
-  type BenefitCategoryRecord,
-  type CategoryStatus,
-  type CreateCategoryInput,
-  type UpdateCategoryInput,
-} from './types';
+import { CATEGORY_STATUSES, type ActiveCategory, type BenefitCategoryRecord, type CategoryStatus } from './types';
+import { benefitCategoryError } from './errors';
 
 // ---------------------------------------------------------------- categories
 
@@ -107,7 +98,6 @@ export function categoryDocument(c: DeepReadonly<BenefitCategoryRecord>): Record
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-const LIST_KEYS = ['status', 'search', 'page', 'limit'];
 
 export interface CategoryListQuery {
   page: number;
@@ -116,17 +106,24 @@ export interface CategoryListQuery {
   search?: string;
 }
 
-/** listCategories' body or query: status, search (name, subcategory, keyword), page from 1, limit 1-100 (default 20). */
-export function parseCategoryListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: CategoryListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_KEYS, errors);
-  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
-  const status = oneOf(raw, 'status', CATEGORY_STATUSES, errors);
-  const search = textOf(raw, 'search', errors)?.trim();
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { page, limit, ...(status ? { status } : {}), ...(search ? { search } : {}) } };
+/** listCategories' schema-checked input as its query: page 1 and 20 a page unless given, the search trimmed. */
+export function categoryListQuery(input: ListCategoriesInput): CategoryListQuery {
+  const { page = 1, limit = DEFAULT_PAGE_SIZE, status } = input;
+  const search = input.search?.trim();
+  return { page, limit, ...(status ? { status } : {}), ...(search ? { search } : {}) };
+}
+
+/**
+ * A refused listing input (the schema's problems), for a GET query as for a
+ * POST body: 400 18053 naming each field, one reason a field.
+ */
+export function invalidCategoryQuery(errors: readonly FieldError[]) {
+  const byField = new Map<string, FieldError>();
+  for (const e of errors) if (!byField.has(e.field)) byField.set(e.field, e);
+  const problems = [...byField.values()];
+  return benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, {
+    errors: problems,
+  });
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the name, a subcategory or a keyword. */

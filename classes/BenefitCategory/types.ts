@@ -33,36 +33,6 @@ export interface BenefitCategoryState {
 
 export type BenefitCategoryClassState = StateOf<BenefitCategoryState>;
 
-// ---------------------------------------------------------------- method bodies
-
-export interface CreateCategoryInput {
-  /** the instance id when the path names none (seeds, migrations); else a UUID */
-  id?: string;
-  name: string;
-  subcategories?: string[];
-  keywords?: string[];
-  /** default `active` */
-  status?: CategoryStatus;
-}
-
-/** any of the three; a list given replaces the list held */
-export interface UpdateCategoryInput {
-  name?: string;
-  subcategories?: string[];
-  keywords?: string[];
-}
-
-export interface UpdateCategoryStatusInput {
-  status: CategoryStatus;
-}
-
-export interface ListCategoriesInput {
-  status?: string;
-  search?: string;
-  page?: number | string;
-  limit?: number | string;
-}
-
 /** one entry of listActiveCategories (what the homepage section's category and subcategory enums are filled from) */
 export interface ActiveCategory {
   id: string;

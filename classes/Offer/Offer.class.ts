@@ -11,14 +11,14 @@
  */
 import { ActorClass, Init, Read, Static, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
-import { LIST_OFFERS, offerDocument, OFFERS_COLLECTION } from './rules';
 import type {
   CreateOfferInput,
   ListOffersInput,
-  OfferClassState,
   UpdateOfferInput,
   UpdateOfferStatusInput,
-} from './types';
+} from '../../schemas/Offer/inputs';
+import { invalidOfferQuery, LIST_OFFERS, offerDocument, OFFERS_COLLECTION } from './rules';
+import type { OfferClassState } from './types';
 import * as change from './use-cases/change';
 import type { OfferCtx, OfferReadCtx, OfferStaticCtx } from './use-cases/common';
 import * as create from './use-cases/create';
@@ -67,7 +67,7 @@ export class Offer {
   }
 
   /** From the document store: status, partnerId, categoryId, offerType, search; page, limit 1-100 (default 20); by title. */
-  @Static({ access: [PM] })
+  @Static({ access: [PM], onValidationError: invalidOfferQuery })
   listOffers(ctx: OfferStaticCtx<ListOffersInput>) {
     return listing.listOffers(ctx);
   }

@@ -6,23 +6,11 @@
  * unit-tested in test/_platform/catalogue-rules.test.ts.
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
-import {
-  escapeRegex,
-  MAX_FILTER_TEXT,
-  parsePaging,
-  stringOrList,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import type { CreateOfferInput, ListOffersInput, UpdateOfferInput } from '../../schemas/Offer/inputs';
+import { escapeRegex, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
 import { isoInstant, requiredText, same, textList } from '../_platform/catalogue';
-import {
-  OFFER_STATUSES,
-  type CreateOfferInput,
-  type OfferRecord,
-  type OfferStatus,
-  type UpdateOfferInput,
-} from './types';
+import { offerError } from './errors';
+import { OFFER_STATUSES, type OfferRecord, type OfferStatus } from './types';
 
 /** startDate strictly before endDate, both ISO 8601 date-times with a zone (or dates: midnight UTC). */
 export function dateRange(
@@ -197,7 +185,6 @@ export function offerDocument(o: DeepReadonly<OfferRecord>): Record<string, unkn
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-const LIST_KEYS = ['status', 'partnerId', 'categoryId', 'offerType', 'search', 'page', 'limit'];
 
 export interface OfferListQuery {
   page: number;
@@ -210,34 +197,48 @@ export interface OfferListQuery {
 }
 
 /**
- * listOffers' body or query: status (one or a list), partnerId, categoryId
- * (offers naming it), offerType, search (title, short description, keyword),
- * page from 1, limit 1-100 (default 20).
+ * listOffers' schema-checked input as its query: page 1 and 20 a page unless
+ * given, the status always a list, blank texts none, the search trimmed.
  */
-export function parseOfferListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: OfferListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_KEYS, errors);
-  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
-  const status = stringOrList(raw, 'status', errors, OFFER_STATUSES);
-  const partnerId = textOf(raw, 'partnerId', errors);
-  const categoryId = textOf(raw, 'categoryId', errors);
-  const offerType = textOf(raw, 'offerType', errors);
-  const search = textOf(raw, 'search', errors)?.trim();
-  if (errors.length) return { ok: false, errors };
+export function offerListQuery(input: ListOffersInput): OfferListQuery {
+  const { page = 1, limit = DEFAULT_PAGE_SIZE, status, partnerId, categoryId, offerType } = input;
+  const search = input.search?.trim();
   return {
-    ok: true,
-    query: {
-      page,
-      limit,
-      ...(status ? { status: (Array.isArray(status) ? status : [status]) as OfferStatus[] } : {}),
-      ...(partnerId ? { partnerId } : {}),
-      ...(categoryId ? { categoryId } : {}),
-      ...(offerType ? { offerType } : {}),
-      ...(search ? { search } : {}),
-    },
+    page,
+    limit,
+    ...(status ? { status: Array.isArray(status) ? status : [status] } : {}),
+    ...(partnerId ? { partnerId } : {}),
+    ...(categoryId ? { categoryId } : {}),
+    ...(offerType ? { offerType } : {}),
+    ...(search ? { search } : {}),
   };
+}
+
+/**
+ * A reason that only says a filter taking one value or a list is neither
+ * (`must be string`, `must be array`, `must match a schema in anyOf`): the
+ * value's own problem (`must be one of: ...`) says more.
+ */
+function isShapeReason(reason: string): boolean {
+  return /^must (be (string|array)$|match a schema in anyOf)/.test(reason);
+}
+
+/**
+ * A refused listing input (the schema's problems): 400 18076 naming each
+ * field, one reason a field (a status that is neither one of the statuses nor
+ * a list of them fails both ways; the reason kept says what it takes).
+ */
+export function invalidOfferQuery(errors: readonly FieldError[]) {
+  const byField = new Map<string, FieldError>();
+  for (const e of errors) {
+    // a listing's filters are top-level: an item of a list (`status.0`) is its filter's problem
+    const field = e.field.split('.')[0];
+    const held = byField.get(field);
+    if (!held || (isShapeReason(held.reason) && !isShapeReason(e.reason)))
+      byField.set(field, { field, reason: e.reason });
+  }
+  const problems = [...byField.values()];
+  return offerError('OFFER_INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, { errors: problems });
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the title, short description or a keyword. */

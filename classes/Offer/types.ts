@@ -42,39 +42,3 @@ export interface OfferState {
 }
 
 export type OfferClassState = StateOf<OfferState>;
-
-// ---------------------------------------------------------------- method bodies
-
-export interface CreateOfferInput {
-  /** the instance id when the path names none (seeds, migrations); else a UUID */
-  id?: string;
-  partnerId: string;
-  /** default `unpublished` */
-  status?: OfferStatus;
-  keywords?: string[];
-  offerType: string;
-  startDate: string;
-  endDate: string;
-  images?: string[];
-  shortDescription?: string;
-  title: string;
-  description?: string;
-  categoryIds?: string[];
-}
-
-/** any field but id, status and the times; a list given replaces the one held */
-export type UpdateOfferInput = Partial<Omit<CreateOfferInput, 'id' | 'status'>>;
-
-export interface UpdateOfferStatusInput {
-  status: OfferStatus;
-}
-
-export interface ListOffersInput {
-  status?: string | string[];
-  partnerId?: string;
-  categoryId?: string;
-  offerType?: string;
-  search?: string;
-  page?: number | string;
-  limit?: number | string;
-}

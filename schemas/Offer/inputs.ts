@@ -28,9 +28,9 @@ export type GetOfferInput = Record<string, never>;
 
 export interface ListOffersInput {
   /**
-   * @maxItems 3
+   * one status or a list of them
    */
-  status?: string | string[];
+  status?: ('published' | 'unpublished' | 'expired') | ('published' | 'unpublished' | 'expired')[];
   partnerId?: string;
   categoryId?: string;
   offerType?: string;

@@ -4,7 +4,8 @@
  */
 import { benefitCategoryError } from '../errors';
 import { applyCategoryUpdate, categoryStatusMove } from '../rules';
-import type { BenefitCategoryRecord, UpdateCategoryInput, UpdateCategoryStatusInput } from '../types';
+import type { UpdateCategoryInput, UpdateCategoryStatusInput } from '../../../schemas/BenefitCategory/inputs';
+import type { BenefitCategoryRecord } from '../types';
 import { logCategory, now, refuseProblems, type CategoryCtx } from './common';
 
 /** name, subcategories, keywords: any of them; a list given replaces the one held. */

@@ -5,7 +5,7 @@
  */
 import { idProblems } from '../../_platform/catalogue';
 import { buildCategory } from '../rules';
-import type { CreateCategoryInput } from '../types';
+import type { CreateCategoryInput } from '../../../schemas/BenefitCategory/inputs';
 import { logCategory, now, refuseProblems, type CategoryCtx } from './common';
 
 /**

@@ -4,34 +4,28 @@
  *
  * listCategories: filters status and search (name, a subcategory or a
  * keyword: a case-insensitive literal); page from 1, limit 1-100 (default
- * 20); POST body or GET query.
+ * 20); POST body or GET query, checked by its schema.
  *
  * listActiveCategories: every `active` category as {id, name, subcategories}
  * (what ContentManager fills the homepage section's category and
  * subcategory enums from), read in pages of ACTIVE_PAGE up to
  * MAX_ACTIVE_CATEGORIES.
  */
-import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
-import { benefitCategoryError } from '../errors';
+import type { ListCategoriesInput } from '../../../schemas/BenefitCategory/inputs';
+import { listedDocument, pageInfo } from '../../_platform/paging';
 import {
   activeCategory,
   buildCategoryListFilter,
   CATEGORIES_COLLECTION,
   CATEGORY_HIDDEN_COLUMNS,
   CATEGORY_ORDER,
-  parseCategoryListQuery,
+  categoryListQuery,
 } from '../rules';
-import type { ActiveCategory, ListCategoriesInput } from '../types';
+import type { ActiveCategory } from '../types';
 import type { CategoryStaticCtx } from './common';
 
 export async function listCategories(ctx: CategoryStaticCtx<ListCategoriesInput>) {
-  const parsed = parseCategoryListQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    throw benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, {
-      errors: parsed.errors,
-    });
-  }
-  const q = parsed.query;
+  const q = categoryListQuery(ctx.request.body);
   const found = await ctx.documents.find<Record<string, unknown>>(CATEGORIES_COLLECTION, buildCategoryListFilter(q), {
     sort: { ...CATEGORY_ORDER },
     skip: (q.page - 1) * q.limit,

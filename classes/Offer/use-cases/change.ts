@@ -4,7 +4,8 @@
  */
 import { offerError } from '../errors';
 import { applyOfferUpdate, offerStatusMove } from '../rules';
-import type { OfferRecord, UpdateOfferInput, UpdateOfferStatusInput } from '../types';
+import type { UpdateOfferInput, UpdateOfferStatusInput } from '../../../schemas/Offer/inputs';
+import type { OfferRecord } from '../types';
 import { logOffer, now, refuseProblems, type OfferCtx } from './common';
 import { checkReferences } from './references';
 

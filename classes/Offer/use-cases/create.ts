@@ -5,7 +5,7 @@
  */
 import { idProblems } from '../../_platform/catalogue';
 import { buildOffer } from '../rules';
-import type { CreateOfferInput } from '../types';
+import type { CreateOfferInput } from '../../../schemas/Offer/inputs';
 import { logOffer, now, refuseProblems, type OfferCtx } from './common';
 import { checkReferences } from './references';
 
