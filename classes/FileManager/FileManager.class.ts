@@ -13,18 +13,18 @@
  */
 import { ActorClass, Init, Internal, Read, Write, type Ctx, type ReadCtx } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import { fileDocuments, initInstanceId } from './rules';
 import type {
-  DeleteBody,
-  DownloadBody,
-  FileManagerState,
-  FileRefBody,
-  InitBody,
-  NoBody,
-  PublicFileBody,
-  PurgeBody,
-  UploadBody,
-} from './types';
+  CreateDownloadTokenInput,
+  DeleteFileInput,
+  DownloadFileInput,
+  GetFileInput,
+  GetPublicFileInput,
+  InitInput,
+  PurgeFileContentInput,
+  UploadFileInput,
+} from '../../schemas/FileManager/inputs';
+import { fileDocuments, initInstanceId } from './rules';
+import type { FileManagerState, NoBody } from './types';
 import * as instance from './use-cases/instance';
 import * as upload from './use-cases/upload';
 import * as deletion from './use-cases/delete';
@@ -57,49 +57,49 @@ export class FileManager {
     access: ['program_management_user', 'class'],
     instanceId: (req) => initInstanceId(req.path.instanceId, req.body),
   })
-  init(ctx: Ctx<FileManagerState, InitBody>) {
+  init(ctx: Ctx<FileManagerState, InitInput>) {
     return instance.init(ctx);
   }
 
   /** Stores a checked file (spec 8) and answers its metadata with a 5-minute download link (and its public URL). */
   @Write({ access: ['program_management_user', 'enduser', 'class'], upsert: true, timeoutSeconds: 30 })
-  async uploadFile(ctx: Ctx<FileManagerState, UploadBody>) {
+  async uploadFile(ctx: Ctx<FileManagerState, UploadFileInput>) {
     return upload.uploadFile(ctx);
   }
 
   /** Metadata and content (Base64) of an active file. */
   @Read({ access: ['program_management_user', 'class'], timeoutSeconds: 30 })
-  async getFile(ctx: ReadCtx<FileManagerState, FileRefBody>) {
+  async getFile(ctx: ReadCtx<FileManagerState, GetFileInput>) {
     return downloads.getFile(ctx);
   }
 
   /** active → deleted; the content is removed by purgeFileContent after the commit. */
   @Write({ access: ['program_management_user', 'class'] })
-  deleteFile(ctx: Ctx<FileManagerState, DeleteBody>) {
+  deleteFile(ctx: Ctx<FileManagerState, DeleteFileInput>) {
     return deletion.deleteFile(ctx);
   }
 
   /** Removes the content of a deleted file; scheduled by deleteFile. */
   @Internal({ access: ['class:FileManager'] })
-  async purgeFileContent(ctx: Ctx<FileManagerState, PurgeBody>) {
+  async purgeFileContent(ctx: Ctx<FileManagerState, PurgeFileContentInput>) {
     return deletion.purgeFileContent(ctx);
   }
 
   /** Raw content for a signed token (5 minutes, bound to instance and filename); no role check. */
   @Read({ access: ['public'], timeoutSeconds: 30 })
-  async downloadFile(ctx: ReadCtx<FileManagerState, DownloadBody>) {
+  async downloadFile(ctx: ReadCtx<FileManagerState, DownloadFileInput>) {
     return downloads.downloadFile(ctx);
   }
 
   /** Raw content of a public file; no authentication; cached for 30 minutes. */
   @Read({ access: ['public'], timeoutSeconds: 30 })
-  async getPublicFile(ctx: ReadCtx<FileManagerState, PublicFileBody>) {
+  async getPublicFile(ctx: ReadCtx<FileManagerState, GetPublicFileInput>) {
     return downloads.getPublicFile(ctx);
   }
 
   /** {token, url, expiresAt}: a 5-minute download link (Member and Partner documents use it). */
   @Read({ access: ['program_management_user', 'enduser', 'class'] })
-  createDownloadToken(ctx: ReadCtx<FileManagerState, FileRefBody>) {
+  createDownloadToken(ctx: ReadCtx<FileManagerState, CreateDownloadTokenInput>) {
     return downloads.createDownloadToken(ctx);
   }
 

@@ -3,6 +3,7 @@
  * file metadata record and its status machine, file references, download
  * tokens and the headers a download is sent with.
  */
+import type { GetFileInput } from '../../schemas/FileManager/inputs';
 import type { Identity } from '../../runtime';
 import { actorFromIdentity, type Actor } from '../_platform/actor';
 import type { FileManagerErrorName } from './errors';
@@ -136,16 +137,8 @@ export function markDeleted(file: FileMetadata, actor: Actor, now: string, via?:
 
 export type FileRef = { fileId: string } | { filename: string };
 
-function text(v: unknown): string | undefined {
-  return typeof v === 'string' && v.length > 0 ? v : undefined;
-}
-
-/** Exactly one of fileId and filename, from the body or (for GET) the query. */
-export function fileReference(body: unknown, query: unknown): RuleResult<FileRef> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  const q = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
-  const fileId = text(b.fileId) ?? text(q.fileId);
-  const filename = text(b.filename) ?? text(q.filename);
+/** Exactly one of fileId and filename (the method's schema has made each, when given, a non-empty string). */
+export function fileReference({ fileId, filename }: GetFileInput): RuleResult<FileRef> {
   if (fileId && filename)
     return { ok: false, error: 'INVALID_FILE_REFERENCE', message: 'Give fileId or filename, not both' };
   if (fileId) return { ok: true, value: { fileId } };

@@ -97,12 +97,3 @@ export function mintDownload(
     expiresAt: expiresAt.toISOString(),
   };
 }
-
-/** An optional string input from the body or (for a GET) the query. */
-export function textInput<B extends object>(
-  ctx: Pick<BaseCtx<B>, 'request'>,
-  name: keyof B & string,
-): string | undefined {
-  const v: unknown = ctx.request.body?.[name] ?? (ctx.request.query ?? {})[name];
-  return typeof v === 'string' && v.length > 0 ? v : undefined;
-}

@@ -1,10 +1,11 @@
 /** The instance of an entity's files: init (opens it, names its company), and the INTERNAL reads getState and getInstanceId. */
 import type { Ctx } from '../../../runtime';
 import { fileManagerError } from '../errors';
-import type { FileManagerState, InitBody, NoBody } from '../types';
+import type { InitInput } from '../../../schemas/FileManager/inputs';
+import type { FileManagerState, NoBody } from '../types';
 import { claimCompany, entityOf, writableEntity } from './common';
 
-export function init(ctx: Ctx<FileManagerState, InitBody>) {
+export function init(ctx: Ctx<FileManagerState, InitInput>) {
   const entity = writableEntity(ctx);
   const body = ctx.request.body ?? {};
   claimCompany(ctx, body.companyId);

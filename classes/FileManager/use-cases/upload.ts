@@ -4,10 +4,11 @@ import type { Ctx } from '../../../runtime';
 import { fileManagerError, fileStoreError } from '../errors';
 import { actingActor, newFileMetadata, publicUrl } from '../rules';
 import { checkUpload } from '../../_platform/file-types';
-import type { FileManagerState, UploadBody } from '../types';
+import type { UploadFileInput } from '../../../schemas/FileManager/inputs';
+import type { FileManagerState } from '../types';
 import { claimCompany, guardEnduser, mintDownload, unwrap, writableEntity } from './common';
 
-export async function uploadFile(ctx: Ctx<FileManagerState, UploadBody>) {
+export async function uploadFile(ctx: Ctx<FileManagerState, UploadFileInput>) {
   const entity = writableEntity(ctx);
   guardEnduser(ctx, entity.entityId);
   const body = ctx.request.body;
