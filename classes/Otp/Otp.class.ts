@@ -12,8 +12,15 @@ import { ActorClass, QueuedWrite, Read, Write } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import { otpConfigFrom } from './rules';
 import { otpKeyFrom } from './token';
-import type { CheckOtpInput, CreateOtpRecordInput, GetOtpRecordsInput, IssueOtpInput, OtpClassState } from './types';
-import type { OtpCtx, OtpReadCtx, OtpSettings } from './use-cases/common';
+import type {
+  CreateOtpCheckRecordInput,
+  CreateOtpRecordInput,
+  GetOtpRecordsInput,
+  IssueOtpInput,
+  VerifyOtpInput,
+} from '../../schemas/Otp/inputs';
+import type { OtpClassState } from './types';
+import { refusedInput, type OtpCtx, type OtpReadCtx, type OtpSettings } from './use-cases/common';
 import * as issuing from './use-cases/issue';
 import * as checking from './use-cases/check';
 import * as reading from './use-cases/read';
@@ -63,18 +70,18 @@ export class Otp {
    * retryLimit. Written to the history; a match spends the OTP.
    */
   @Write({ access: [...CALLERS], upsert: true })
-  verifyOtp(ctx: OtpCtx<CheckOtpInput>) {
+  verifyOtp(ctx: OtpCtx<VerifyOtpInput>) {
     return checking.checkOtp(ctx, this.settings);
   }
 
   /** Spec 4.5 (QUEUED_WRITE): the same check, queued; its outcome is the job's result. */
   @QueuedWrite({ access: [...CALLERS], upsert: true })
-  createOtpCheckRecord(ctx: OtpCtx<CheckOtpInput>) {
+  createOtpCheckRecord(ctx: OtpCtx<CreateOtpCheckRecordInput>) {
     return checking.checkOtp(ctx, this.settings);
   }
 
   /** Spec 4.5: {otpType?} (POST body or GET query) → {classKey, entityId, records (newest first, with history), config}. */
-  @Read({ access: [...CALLERS] })
+  @Read({ access: [...CALLERS], onValidationError: refusedInput })
   getOtpRecords(ctx: OtpReadCtx<GetOtpRecordsInput>) {
     return reading.getOtpRecords(ctx, this.settings);
   }

@@ -213,18 +213,3 @@ export function recordViews(records: readonly OtpRecord[], otpType: string | und
   }
   return out;
 }
-
-/** getOtpRecords' filter, from the body or (GET) the query: an otpType of the pattern, or nothing. */
-export function otpTypeFilter(
-  body: unknown,
-  query: Record<string, unknown>,
-): { otpType?: string; problems: FieldError[] } {
-  const fromBody = body && typeof body === 'object' ? (body as Record<string, unknown>).otpType : undefined;
-  const raw = fromBody ?? query.otpType;
-  if (raw === undefined) return { problems: [] };
-  if (typeof raw !== 'string' || !OTP_TYPE.test(raw))
-    return { problems: [{ field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' }] };
-  return { otpType: raw, problems: [] };
-}
-
-export const OTP_TYPE = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -59,33 +59,3 @@ export interface OtpState {
 
 /** The class's state (`@ActorClass<OtpClassState>`); empty until its first write. */
 export type OtpClassState = StateOf<Partial<OtpState>>;
-
-interface Requested {
-  requestedBy: string;
-  requesterDetails: RequesterDetails;
-}
-
-/** issueOtp: the token is made by Otp and answered once. */
-export interface IssueOtpInput extends Requested {
-  otpType: string;
-  tokenType: TokenType;
-  /** validity of this OTP (default: otpExpireTimeInSeconds), e.g. days for an invitation */
-  expireTimeInSeconds?: number;
-  additionalData?: Record<string, unknown>;
-}
-
-/** createOtpRecord: the token was made by the caller (generateOtpToken), which sends it itself. */
-export interface CreateOtpRecordInput extends IssueOtpInput {
-  token: string;
-}
-
-/** createOtpCheckRecord and verifyOtp: a token someone typed. */
-export interface CheckOtpInput extends Requested {
-  otpType: string;
-  token: string;
-  additionalData?: Record<string, unknown>;
-}
-
-export interface GetOtpRecordsInput {
-  otpType?: string;
-}

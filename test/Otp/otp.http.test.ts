@@ -145,9 +145,9 @@ describe('issuing and checking (the sign-in path: WRITE, answered at once)', () 
       retryLimit: 5,
       retryExpireTimeInSeconds: 900,
     });
-    // the GET form: otpType from the query string
-    const viaQuery = await call('getOtpRecords', id, {}, MEMBER, { query: { otpType: 'invite' } });
-    expect((viaQuery.body as any).records.map((r: any) => r.otpType)).toEqual(['invite']);
+    // another type (a GET's query is this input too: test/Otp/rules.test.ts)
+    const invites = await call('getOtpRecords', id, { otpType: 'invite' });
+    expect((invites.body as any).records.map((r: any) => r.otpType)).toEqual(['invite']);
   });
 
   test('an OTP past its validity is expired: no_active_otp', async () => {
@@ -418,9 +418,7 @@ describe('who may call it', () => {
       { errors: [{ field: 'additionalData', reason: 'must be at most 2000 characters as JSON' }] },
     ]);
     await issue(id);
-    const query = await call('getOtpRecords', id, {}, MEMBER, { query: { otpType: 'bad:type' } }).catch(
-      (e: ActorError) => e,
-    );
+    const query = await call('getOtpRecords', id, { otpType: 'bad:type' }).catch((e: ActorError) => e);
     expect([(query as ActorError).status, (query as ActorError).code]).toEqual([400, 15002]);
   });
 });

@@ -3,6 +3,8 @@
  * the issue limit, the retry limit and what a check finds, the bounded
  * history and records, and what callers see.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   additionalDataProblem,
   appendCheck,
@@ -12,12 +14,13 @@ import {
   HISTORY_CAP,
   issueDecision,
   otpConfigFrom,
-  otpTypeFilter,
   parseInstanceId,
   pruneRecords,
   recordViews,
 } from '../../classes/Otp/rules';
 import type { OtpCheck, OtpConfig, OtpRecord, ValidationResult } from '../../classes/Otp/types';
+import { refusedInput } from '../../classes/Otp/use-cases/common';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const S = 1000;
@@ -246,14 +249,27 @@ test('what callers see: newest first, no token hash, a status, one type or all',
   expect(recordViews([a, b, c, d], 'invite', T0).map((v) => v.id)).toEqual([d.id]);
 });
 
+test("getOtpRecords' filter: the schema takes an otpType of 1-64 letters, digits, _ . or -, from a body or a query", () => {
+  const schema = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../schemas/Otp/getOtpRecords.json'), 'utf8'),
+  ) as Record<string, unknown>;
+  const v = lazyValidator(createAjv(), schema, 'Otp.getOtpRecords');
+  const refused = (input: unknown) => (v(input) ? [] : toFieldErrors(v.errors).map((e) => e.field));
+  expect(refused({})).toEqual([]);
+  expect(refused({ otpType: 'login' })).toEqual([]);
+  expect(refused(queryInput({ otpType: 'invite' }, v))).toEqual([]);
+  expect(refused(queryInput({ otpType: ['a', 'b'] }, v))).toEqual(['otpType']);
+  expect(refused({ otpType: 'a:b' })).toEqual(['otpType']);
+  expect(refused({ otpType: 'x'.repeat(65) })).toEqual(['otpType']);
+  expect(refused({ otpType: 'login', colour: 'red' })).toEqual(['colour']);
+  expect(refusedInput([{ field: 'otpType', reason: 'must be a string' }])).toMatchObject({
+    status: 400,
+    code: 15002,
+    details: { errors: [{ field: 'otpType', reason: 'must be a string' }] },
+  });
+});
+
 test('inputs the schema cannot judge', () => {
-  expect(otpTypeFilter({}, {})).toEqual({ problems: [] });
-  expect(otpTypeFilter({ otpType: 'login' }, {})).toEqual({ otpType: 'login', problems: [] });
-  expect(otpTypeFilter({}, { otpType: 'invite' })).toEqual({ otpType: 'invite', problems: [] });
-  expect(otpTypeFilter({}, { otpType: ['a', 'b'] }).problems).toEqual([
-    { field: 'otpType', reason: 'must be 1-64 letters, digits, _ . or -' },
-  ]);
-  expect(otpTypeFilter({}, { otpType: 'a:b' }).problems).toHaveLength(1);
   expect(additionalDataProblem(undefined)).toBeUndefined();
   expect(additionalDataProblem({ a: 'x'.repeat(100) })).toBeUndefined();
   expect(additionalDataProblem({ a: 'x'.repeat(2000) })).toEqual({

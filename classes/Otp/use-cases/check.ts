@@ -9,7 +9,8 @@
 import { additionalDataProblem, appendCheck, checkDecision, pruneRecords, recordViews } from '../rules';
 import { otpError } from '../errors';
 import { tokenMatches } from '../token';
-import type { CheckOtpInput, OtpCheck, OtpView } from '../types';
+import type { CreateOtpCheckRecordInput, VerifyOtpInput } from '../../../schemas/Otp/inputs';
+import type { OtpCheck, OtpView } from '../types';
 import { bad, entityOf, openState, refuse, type OtpCtx, type OtpRefusal, type OtpSettings } from './common';
 
 export type CheckAnswer =
@@ -18,7 +19,7 @@ export type CheckAnswer =
   | { isSuccessful: false; validationResult: 'invalid_token'; remainingAttempts: number }
   | OtpRefusal;
 
-export function checkOtp(ctx: OtpCtx<CheckOtpInput>, settings: OtpSettings): CheckAnswer {
+export function checkOtp(ctx: OtpCtx<VerifyOtpInput | CreateOtpCheckRecordInput>, settings: OtpSettings): CheckAnswer {
   const entity = entityOf(ctx);
   const body = ctx.request.body;
   const tooLarge = additionalDataProblem(body.additionalData);

@@ -4,7 +4,7 @@
  * the check that the calling class is that entity's class, and the 429 answer
  * that still commits what the refusal wrote to the history.
  */
-import type { ActorError, Ctx, ReadCtx } from '../../../runtime';
+import type { ActorError, Ctx, FieldError, ReadCtx } from '../../../runtime';
 import { otpError } from '../errors';
 import { parseInstanceId } from '../rules';
 import type { OtpClassState, OtpConfig, OtpState, ValidationResult } from '../types';
@@ -83,4 +83,10 @@ export function refuse(
 
 export function bad(field: string, reason: string) {
   return otpError('OTP_INVALID_INPUT', `${field} ${reason}`, { errors: [{ field, reason }] });
+}
+
+/** A refused input (its schema's problems, a GET query's as a POST body's): the same 400 15002 naming each field. */
+export function refusedInput(errors: readonly FieldError[]) {
+  const text = errors.map((e) => `${e.field} ${e.reason}`).join('; ');
+  return otpError('OTP_INVALID_INPUT', text, { errors: [...errors] });
 }

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { otpError } from '../errors';
 import { additionalDataProblem, appendCheck, issueDecision, pruneRecords, recordViews } from '../rules';
 import { generateOtpToken, hashToken, tokenFormatProblem } from '../token';
-import type { CreateOtpRecordInput, IssueOtpInput, OtpRecord, OtpView } from '../types';
+import type { CreateOtpRecordInput, IssueOtpInput } from '../../../schemas/Otp/inputs';
+import type { OtpRecord, OtpView } from '../types';
 import { bad, entityOf, openState, refuse, type OtpCtx, type OtpRefusal, type OtpSettings } from './common';
 
 export interface IssuedOtp {

@@ -1,7 +1,8 @@
 /** getOtpRecords (READ): an entity's records, of one type or all, newest first, with their histories. */
-import { otpTypeFilter, recordViews } from '../rules';
-import type { GetOtpRecordsInput, OtpConfig, OtpRecord, OtpView } from '../types';
-import { bad, entityOf, type OtpReadCtx, type OtpSettings } from './common';
+import type { GetOtpRecordsInput } from '../../../schemas/Otp/inputs';
+import { recordViews } from '../rules';
+import type { OtpConfig, OtpRecord, OtpView } from '../types';
+import { entityOf, type OtpReadCtx, type OtpSettings } from './common';
 
 export interface OtpRecordsAnswer {
   classKey: string;
@@ -12,8 +13,10 @@ export interface OtpRecordsAnswer {
 
 export function getOtpRecords(ctx: OtpReadCtx<GetOtpRecordsInput>, settings: OtpSettings): OtpRecordsAnswer {
   const entity = entityOf(ctx);
-  const filter = otpTypeFilter(ctx.request.body, ctx.request.query);
-  if (filter.problems.length) throw bad(filter.problems[0].field, filter.problems[0].reason);
   const records = (ctx.state.private.records ?? []) as readonly OtpRecord[];
-  return { ...entity, records: recordViews(records, filter.otpType, Date.now()), config: { ...settings.config } };
+  return {
+    ...entity,
+    records: recordViews(records, ctx.request.body.otpType, Date.now()),
+    config: { ...settings.config },
+  };
 }
