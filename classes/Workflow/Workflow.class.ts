@@ -15,7 +15,8 @@
 import { ActorClass, Init, Read, Static, Write, type ReadCtx, type StaticCtx } from '../../runtime';
 import { SHARED_DATA } from '../_platform/scope';
 import { loadWorkflowConfigs, workflowConfigDirs, type LoadedConfig } from './config';
-import type { RunInput, WorkflowClassState, WorkflowConfig } from './types';
+import type { ConfigInput, GetStateInput, RunInput } from '../../schemas/Workflow/inputs';
+import type { WorkflowClassState } from './types';
 import * as configuration from './use-cases/configuration';
 import type { WorkflowCtx } from './use-cases/configuration';
 import * as running from './use-cases/run';
@@ -46,18 +47,18 @@ export class Workflow {
       return req.path.instanceId ?? (typeof body?.classId === 'string' ? body.classId : undefined);
     },
   })
-  async init(ctx: WorkflowCtx<WorkflowConfig>) {
+  async init(ctx: WorkflowCtx<ConfigInput>) {
     return configuration.writeConfiguration(ctx);
   }
 
   @Read({ access: [...MANAGE] })
-  getState(ctx: ReadCtx<WorkflowClassState, Record<string, never>>) {
+  getState(ctx: ReadCtx<WorkflowClassState, GetStateInput>) {
     return configuration.getState(ctx);
   }
 
   /** replaces the configuration (body {classId, rules}, same checks as updateWorkflowConfiguration; system, developers, the class itself) */
   @Write({ access: [...MANAGE], schema: 'config' })
-  async setState(ctx: WorkflowCtx<WorkflowConfig>) {
+  async setState(ctx: WorkflowCtx<ConfigInput>) {
     return configuration.writeConfiguration(ctx);
   }
 
@@ -68,7 +69,7 @@ export class Workflow {
    * audit-logged.
    */
   @Write({ access: [...MANAGE], schema: 'config', upsert: true })
-  async updateWorkflowConfiguration(ctx: WorkflowCtx<WorkflowConfig>) {
+  async updateWorkflowConfiguration(ctx: WorkflowCtx<ConfigInput>) {
     return configuration.writeConfiguration(ctx);
   }
 

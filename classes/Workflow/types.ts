@@ -47,11 +47,6 @@ export interface RuleInput {
   actor: unknown;
 }
 
-/** Workflow.run's body: a rule input whose entity is the requested entity (its `status` is the status it asks for). */
-export interface RunInput extends RuleInput {
-  entity: object;
-}
-
 /** A Workflow instance's configuration (public state; empty before its first write). */
 export interface WorkflowState {
   classId: string;

@@ -44,10 +44,12 @@ export interface RunInput {
   classId: string;
   event: string | number;
   currentStatus: string;
-  entity: {
-    [k: string]: unknown;
-  };
-  actor: {
-    [k: string]: unknown;
-  };
+  /**
+   * the entity as the event would leave it (any record: its TypeScript type is object)
+   */
+  entity: object;
+  /**
+   * who caused the event (any record)
+   */
+  actor: object;
 }

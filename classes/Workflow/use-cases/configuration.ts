@@ -9,7 +9,8 @@ import { assertDeveloperOrSystem } from '../../_platform/privileged';
 import { isForeignConfiguration } from '../access';
 import { configProblems } from '../config';
 import { workflowError } from '../errors';
-import type { WorkflowClassState, WorkflowConfig } from '../types';
+import type { ConfigInput } from '../../../schemas/Workflow/inputs';
+import type { WorkflowClassState } from '../types';
 
 /** a Workflow handler's context: the instance's configuration, and the method's body `I` */
 export type WorkflowCtx<I = Record<string, never>> = Ctx<WorkflowClassState, I>;
@@ -37,7 +38,7 @@ export function getState(ctx: ReadCtx<WorkflowClassState, Record<string, never>>
  * Who may write (access.ts): a class only its own configuration (403 14008);
  * otherwise the system identity and developers only (403 14007).
  */
-function authorizeWrite(ctx: WorkflowCtx<WorkflowConfig>): void {
+function authorizeWrite(ctx: WorkflowCtx<ConfigInput>): void {
   const identity = ctx.identity;
   if (identity.type === 'class') {
     if (isForeignConfiguration(identity, ctx.instanceId)) {
@@ -61,7 +62,7 @@ function authorizeWrite(ctx: WorkflowCtx<WorkflowConfig>): void {
  * `workflowConfiguration`, entity id = the class id). Answers the
  * configuration as this write commits it.
  */
-export async function writeConfiguration(ctx: WorkflowCtx<WorkflowConfig>) {
+export async function writeConfiguration(ctx: WorkflowCtx<ConfigInput>) {
   authorizeWrite(ctx);
   const body = ctx.request.body;
   if (body.classId !== ctx.instanceId) {

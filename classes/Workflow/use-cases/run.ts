@@ -6,7 +6,8 @@ import { client, isUnknownInstance, type DeepReadonly, type StaticCtx } from '..
 import type { LoadedConfig } from '../config';
 import { selectRule, targetStatusOf } from '../rules';
 import { workflowError } from '../errors';
-import type { RunInput, WorkflowConfig } from '../types';
+import type { RunInput } from '../../../schemas/Workflow/inputs';
+import type { WorkflowConfig } from '../types';
 import type { getState } from './configuration';
 
 /**
