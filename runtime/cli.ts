@@ -10,6 +10,8 @@ import { TOKEN_IDENTITIES } from './auth/auth';
 import { loadConfig, projectRoot } from './config';
 import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
 import { reproject } from './reproject';
+import { migrateState } from './migrate-state';
+import { progress } from './cli-progress';
 import { DeadLetterNotFound, DeadLetters } from './queue/dead-letters';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
@@ -179,6 +181,30 @@ program
       if (!Number.isFinite(idleMs) || idleMs <= 0)
         throw new Error(`--timeout must be a number of seconds above 0, got '${opts.timeout}'`);
       print(await reproject(rt, classIds, { idleMs }));
+    }),
+  );
+
+program
+  .command('migrate-state [classIds...]')
+  .description(
+    'write every instance of the given classes (default: all that declare a state version) whose state is older ' +
+      'than the version their code reads, beside the running service; run again to resume: current instances are skipped',
+  )
+  .option('--concurrency <n>', 'instances written at once', '8')
+  .action((classIds: string[], opts: { concurrency: string }) =>
+    withRuntime(async (rt) => {
+      const bar = progress('migrate-state', { unit: 'instances' });
+      let reports;
+      try {
+        reports = await migrateState(rt, classIds, {
+          concurrency: Number(opts.concurrency),
+          onProgress: (_classId, seen) => bar.tick(seen),
+        });
+      } finally {
+        bar.stop();
+      }
+      if (reports.some((r) => r.failed > 0)) process.exitCode = 1;
+      print({ classes: reports });
     }),
   );
 

@@ -95,6 +95,8 @@ export const RuntimeCodes = {
    * it stands unless that master fails before it replicates; not retryable (retrying may apply it twice)
    */
   REPLICA_UNCONFIRMED: { code: 1028, status: 503 },
+  /** the instance's state was written by newer code (ClassOptions.state.version): a process of that code serves it; retryable */
+  STATE_TOO_NEW: { code: 1029, status: 503 },
 } as const;
 
 export type RuntimeCode = keyof typeof RuntimeCodes;

@@ -5,7 +5,7 @@
  */
 import type { Job } from 'bullmq';
 import type { Effect } from './actor/effects';
-import { parseState } from './actor/state-store';
+import { loadState, versionOf } from './actor/state-versions';
 import { maskedFields, maskFields } from './masking';
 import type { Runtime } from './runtime';
 import type { ProjectorLag } from './stream/projector';
@@ -96,7 +96,9 @@ export async function inspectInstance(rt: Runtime, classId: string, ref: string)
     instanceId,
     version: stored.version,
     lookups: stored.lookups,
-    state: maskFields(parseState(stored.stateJson), fields),
+    // as the class's code reads it (migrated); stateVersion: as it is stored
+    stateVersion: versionOf(JSON.parse(stored.stateJson || '{}') as { v?: unknown }),
+    state: maskFields(loadState(classId, cls.options.state, stored.stateJson), fields),
     pendingJobs,
     dueTasks,
     ...(delayed.length >= DELAYED_SCAN ? { dueTasksScanned: DELAYED_SCAN } : {}),

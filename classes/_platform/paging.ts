@@ -46,7 +46,7 @@ export function pageInfo(total: number, page: number, limit: number) {
 }
 
 /** the document store's bookkeeping fields on every listed document (runtime StoredDocument) */
-const STORE_FIELDS = ['_id', '_v', '_instance', '_class'];
+const STORE_FIELDS = ['_id', '_v', '_sv', '_instance', '_class'];
 
 /**
  * A listed document as a class answers it: without the store's bookkeeping

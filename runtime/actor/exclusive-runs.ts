@@ -15,7 +15,6 @@ import type { TurnManager, Turn } from './turns';
 import type { EffectApplier, Effect } from './effects';
 import type { RegisteredClass, RegisteredMethod } from './registry';
 import {
-  parseState,
   serializeState,
   type LeaseMode,
   type LookupPair,
@@ -26,6 +25,7 @@ import {
 import { StaleLookup, type CachedLookup } from './instance-resolver';
 import { NO_LOOKUPS, type ContextFactory, type HandlerContext } from './context';
 import { invoke } from './invoke';
+import { currentVersion, loadState } from './state-versions';
 import type { CallRequest, JobSink, ScheduledTask } from './call-request';
 import type { CallResult, EmittedEvent } from '../types/calls';
 import type { InitOptions } from '../types/methods';
@@ -157,7 +157,7 @@ export class ExclusiveRuns {
         throw new StaleLookup(cachedLookup.key);
       }
       const originalJson = before?.stateJson ?? '';
-      const state = parseState(before?.stateJson);
+      const state = loadState(cls.id, cls.options.state, before?.stateJson);
       const scoped = req.identity.tenant !== undefined;
       if (scoped && before && before.version > 0)
         assertOwnedBy(req.identity, cls.id, id, cls.options.tenancy, state, 'before');
@@ -187,7 +187,7 @@ export class ExclusiveRuns {
         this.leasedMethods.add(method);
         return RETRY_WITH_LEASE;
       }
-      const stateJson = serializeState(ctx.state);
+      const stateJson = serializeState(ctx.state, currentVersion(cls.options.state));
       const { adds, removes } = this.lookupDiff(beforeLookups, lookups);
       if (optimistic && (adds.length > 0 || removes.length > 0)) {
         // lookup keys are claimed in their own slots before the commit: under the lease only

@@ -6,6 +6,7 @@ import type { ClassDef, MethodDef } from '../types/classes';
 import type { DocumentGauge } from '../types/documents';
 import type { CatalogueMethod } from '../types/ports';
 import { createAjv, lazyValidator, type Validator } from './validation';
+import { checkStateVersioning, MIGRATE_STATE_METHOD, migrateStateMethod } from './state-versions';
 import { checkJournalName, type MethodJournal } from './journal';
 import type { CollectionScope } from '../auth/tenancy';
 
@@ -78,8 +79,17 @@ export class ClassRegistry {
 
   add(def: ClassDef): void {
     if (this.classes.has(def.id)) throw new Error(`class ${def.id} registered twice`);
+    checkStateVersioning(def.id, def.options.state);
     const methodsByName = new Map<string, RegisteredMethod>();
-    for (const m of def.methods.values()) {
+    const methods = [...def.methods.values()];
+    if (def.options.state) {
+      if (def.methods.has(MIGRATE_STATE_METHOD))
+        throw new Error(
+          `${def.id}.${MIGRATE_STATE_METHOD}: the name is the runtime's for classes that declare state versions`,
+        );
+      methods.push(migrateStateMethod(def.id, def.options.state.version));
+    }
+    for (const m of methods) {
       methodsByName.set(m.name, {
         ...m,
         classId: def.id,

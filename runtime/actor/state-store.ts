@@ -362,12 +362,14 @@ export function emptyState(): InstanceState {
 }
 
 /** Partitions that are empty are not stored. */
-export function serializeState(state: InstanceState): string {
-  const compact: Partial<InstanceState> = {};
+/** `stateVersion`: the class's state version (ClassOptions.state), stored from 2 on so a version-1 state is as before */
+export function serializeState(state: InstanceState, stateVersion = 1): string {
+  const compact: Partial<InstanceState> & { v?: number } = {};
   for (const p of PARTITIONS) {
     const v = state[p];
     if (v && typeof v === 'object' && hasOwnKeys(v)) compact[p] = v;
   }
+  if (stateVersion > 1) compact.v = stateVersion;
   return JSON.stringify(compact);
 }
 

@@ -10,7 +10,8 @@ import { deepFreeze } from './local-queue';
 import { ReadCache } from './read-cache';
 import type { EffectApplier, Effect } from './effects';
 import type { RegisteredClass, RegisteredMethod } from './registry';
-import { parseState, type StateStore, type StoredInstance } from './state-store';
+import { type StateStore, type StoredInstance } from './state-store';
+import { loadState } from './state-versions';
 import { StaleLookup, type CachedLookup } from './instance-resolver';
 import { EMPTY_STATE, NO_LOOKUPS, type ContextFactory } from './context';
 import { invoke } from './invoke';
@@ -81,7 +82,7 @@ export class UnleasedRuns {
       // an entry a commit left has its state parsed by the first READ of it
       current = {
         version: cached.version,
-        state: (cached.state ??= deepFreeze(parseState(cached.stateJson))),
+        state: (cached.state ??= deepFreeze(loadState(cls.id, cls.options.state, cached.stateJson))),
         lookups: cached.lookups,
       };
     } else {
@@ -89,7 +90,7 @@ export class UnleasedRuns {
       cache.misses++;
       current = {
         version: stored.version,
-        state: deepFreeze(parseState(stored.stateJson)),
+        state: deepFreeze(loadState(cls.id, cls.options.state, stored.stateJson)),
         lookups: deepFreeze({ ...stored.lookups }),
       };
       cache.set(key, { ...current, stateJson: stored.stateJson, bytes: stored.stateJson.length });

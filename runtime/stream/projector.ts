@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Background } from '../background';
 import type { ClassRegistry, RegisteredClass } from '../actor/registry';
-import { parseState, type BucketStreams, type StateStore } from '../actor/state-store';
+import type { BucketStreams, StateStore } from '../actor/state-store';
+import { loadState } from '../actor/state-versions';
 import { duplicate, type RedisConnection } from '../redis/connection';
 import type { InstanceState } from '../types/state';
 import type { DocumentStore } from './document-store';
@@ -214,13 +215,19 @@ export class Projector {
     }
     if (!force && (this.seen.get(key) ?? 0) >= current.version) return;
     // documents are built here, before any await, and the store copies what it keeps
-    const docs = stream.toDocuments(current.state ?? parseState(current.stateJson), instanceId);
+    const docs = stream.toDocuments(
+      current.state ?? loadState(classId, cls.options.state, current.stateJson),
+      instanceId,
+    );
+    // a versioned class's documents say which state shape made them (a reproject brings older ones up)
+    const shape = cls.options.state ? { _sv: cls.options.state.version } : undefined;
     for (const d of docs) {
       if (!(d.collection in stream.collections)) {
         throw new Error(`${classId} projected into undeclared collection '${d.collection}'`);
       }
       await this.documents.upsertIfNewer(d.collection, {
         ...d.doc,
+        ...shape,
         _id: d.id,
         _v: current.version,
         _instance: instanceId,

@@ -88,6 +88,31 @@ export interface ClassOptions<S extends InstanceState = InstanceState> {
   sensitiveFields?: string[];
   /** this class holds the users of a token type: their roles, tenant and status come from it (see IdentitySourceOptions) */
   identitySource?: IdentitySourceOptions;
+  /**
+   * The shape version of the class's state and the migrations that bring
+   * older states to it (runtime/actor/state-versions.ts); none: version 1.
+   */
+  state?: StateVersioning;
+}
+
+/** One step of a class's state shape: brings a state of version `to - 1` to `to`. */
+export interface StateMigration {
+  to: number;
+  /** what changes, for the operator's log and the CLI's report */
+  description: string;
+  /**
+   * A pure function of the old state: changes it in place or returns the new
+   * one. It sees a state that was never migrated past `to - 1`, typed loosely
+   * because the old shape is not the class's type any more.
+   */
+  migrate(state: InstanceState): InstanceState | void;
+}
+
+export interface StateVersioning {
+  /** the version this code reads and writes (from 1) */
+  version: number;
+  /** one migration to each version from 2 to `version`, in order */
+  migrations: StateMigration[];
 }
 
 export interface ClassDef {
