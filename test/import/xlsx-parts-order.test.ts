@@ -2,8 +2,8 @@
  * An XLSX file is a zip whose parts may come in any order. exceljs' streaming
  * reader failed on a valid file that stores its shared strings before the
  * worksheet and the workbook part after it ("Cannot read properties of
- * undefined (reading 'sheets')", exceljs/exceljs#962), which also struck,
- * now and then, reads whose zip stream reached the workbook part late. The
+ * undefined (reading 'sheets')", exceljs/exceljs#962), and so did any read
+ * whose zip stream happened to reach the workbook part late. The
  * import's reader (classes/_platform/import/rows.ts) reads such a file like
  * any other. The file is written by exceljs and its parts reordered with
  * JSZip: a real XLSX, not a stand-in.
