@@ -20,19 +20,26 @@ import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_USERS, userDocument, USERS_COLLECTION } from './rules';
 import { userSettingsFrom, type UserSettings } from './settings';
+import type { ProgramManagementUserClassState } from './types';
 import type {
   AcceptInvitationInput,
+  CheckOtpInput,
+  CompleteInvitationInput,
   CreateUserInput,
-  EmailInput,
+  DiscoverAuthMethodInput,
   ListUsersInput,
   LoginInput,
-  OtpInput,
-  ProgramManagementUserClassState,
+  RecordSignInInput,
+  ResendOtpInput,
   ResetPasswordInput,
+  SendPasswordResetEmailInput,
+  SetPasswordInput,
   SingleSignOnInput,
   UpdateUserInput,
   UpdateUserStatusInput,
-} from './types';
+  VerifyCredentialsInput,
+} from '../../schemas/ProgramManagementUser/inputs';
+import { invalidListing } from './errors';
 import * as approval from './use-cases/approval';
 import * as change from './use-cases/change';
 import type { UserCtx, UserReadCtx, UserStaticCtx } from './use-cases/common';
@@ -108,7 +115,7 @@ export class ProgramManagementUser {
   }
 
   /** From the document store: status, type, companyId, loginMethod, search; page, limit 1-100 (default 20). */
-  @Static({ access: [PM] })
+  @Static({ access: [PM], onValidationError: invalidListing })
   listUsers(ctx: UserStaticCtx<ListUsersInput>) {
     return listing.listUsers(ctx);
   }
@@ -123,7 +130,7 @@ export class ProgramManagementUser {
 
   /** {email} → sso with the identity provider's login URL, or email_password: by the domain alone. */
   @Static({ access: [PUBLIC] })
-  discoverAuthMethod(ctx: UserStaticCtx<EmailInput>) {
+  discoverAuthMethod(ctx: UserStaticCtx<DiscoverAuthMethodInput>) {
     return signIn.discoverAuthMethod(ctx, this.settings);
   }
 
@@ -141,19 +148,19 @@ export class ProgramManagementUser {
 
   /** {otp} with login's token → access token and refresh token. */
   @Static({ access: [PM], skipRoleCheck: true })
-  checkOtp(ctx: UserStaticCtx<OtpInput>) {
+  checkOtp(ctx: UserStaticCtx<CheckOtpInput>) {
     return signIn.checkOtp(ctx);
   }
 
   /** A new sign-in code by mail (login's token). */
   @Static({ access: [PM], skipRoleCheck: true })
-  resendOtp(ctx: UserStaticCtx<Record<string, never>>) {
+  resendOtp(ctx: UserStaticCtx<ResendOtpInput>) {
     return signIn.resendOtp(ctx);
   }
 
   /** {email} → 202, the same answer for every email. */
   @Static({ access: [PUBLIC] })
-  sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>) {
+  sendPasswordResetEmail(ctx: UserStaticCtx<SendPasswordResetEmailInput>) {
     return password.sendPasswordResetEmail(ctx, this.settings);
   }
 
@@ -198,27 +205,27 @@ export class ProgramManagementUser {
 
   /** {password} → {valid, user}: the hash is checked here, in a READ, and never leaves the instance. */
   @Read({ access: [SELF] })
-  verifyCredentials(ctx: UserReadCtx<{ password: string }>) {
+  verifyCredentials(ctx: UserReadCtx<VerifyCredentialsInput>) {
     return read.verifyCredentials(ctx);
   }
 
   @Internal({ access: [SELF] })
-  recordSignIn(ctx: UserCtx<{ at: string }>) {
+  recordSignIn(ctx: UserCtx<RecordSignInInput>) {
     return session.recordSignIn(ctx);
   }
 
   @Internal({ access: [SELF] })
-  setPassword(ctx: UserCtx<{ passwordHash: string; reason: string }>) {
+  setPassword(ctx: UserCtx<SetPasswordInput>) {
     return session.setPassword(ctx);
   }
 
   @Internal({ access: [SELF] })
-  completeInvitation(ctx: UserCtx<{ passwordHash: string }>) {
+  completeInvitation(ctx: UserCtx<CompleteInvitationInput>) {
     return session.completeInvitation(ctx);
   }
 
   @Internal({ access: [SELF], schema: 'recordSignIn' })
-  completeSso(ctx: UserCtx<{ at: string }>) {
+  completeSso(ctx: UserCtx<RecordSignInInput>) {
     return session.completeSso(ctx);
   }
 }

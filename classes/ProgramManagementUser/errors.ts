@@ -4,7 +4,8 @@
  * (`details.errors: [{field, reason}]`). The OTP limits keep Otp's own codes
  * (429 6001 / 6002, classId `Otp`): they come back from Otp as they are.
  */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const UserErrors = {
   /** another user that is not inactive has this email */
@@ -54,3 +55,8 @@ export const UserErrors = {
 export type UserErrorName = keyof typeof UserErrors;
 
 export const userError = errorFactory('ProgramManagementUser', UserErrors);
+
+/** listUsers' refusal of its input (a GET query or a POST body alike): 4011 naming each field. */
+export function invalidListing(errors: FieldError[]) {
+  return userError('PM_USER_INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}

@@ -7,27 +7,16 @@
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import {
-  escapeRegex,
-  MAX_FILTER_TEXT,
-  oneOf,
-  parsePaging,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import { escapeRegex, MAX_FILTER_TEXT } from '../_platform/paging';
 import { permissionsNotHeld, type HeldRole, type Holding } from '../_platform/permissions';
 import {
-  LOGIN_METHODS,
   USER_STATUSES,
-  USER_TYPES,
-  type CreateUserInput,
   type ProgramManagementUserRecord,
   type ResolvedIdentity,
-  type UpdateUserInput,
   type UserState,
   type UserStatus,
 } from './types';
+import type { CreateUserInput, ListUsersInput, UpdateUserInput } from '../../schemas/ProgramManagementUser/inputs';
 
 export const USERS_COLLECTION = 'programManagementUsers';
 /** the lookup key naming a user by its (lower-cased) email */
@@ -344,8 +333,6 @@ export function userDocument(
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
-const LIST_KEYS = ['status', 'type', 'companyId', 'loginMethod', 'search', 'page', 'limit'];
-
 export interface ListQuery {
   page: number;
   limit: number;
@@ -356,30 +343,11 @@ export interface ListQuery {
   search?: string;
 }
 
-export function parseListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_KEYS, errors);
-  const { page, limit } = parsePaging(raw, errors, DEFAULT_PAGE_SIZE);
-  const status = oneOf(raw, 'status', USER_STATUSES, errors);
-  const type = oneOf(raw, 'type', USER_TYPES, errors);
-  const loginMethod = oneOf(raw, 'loginMethod', LOGIN_METHODS, errors);
-  const companyId = textOf(raw, 'companyId', errors);
-  const search = textOf(raw, 'search', errors)?.trim();
-  if (errors.length) return { ok: false, errors };
-  return {
-    ok: true,
-    query: {
-      page,
-      limit,
-      ...(status ? { status } : {}),
-      ...(type ? { type } : {}),
-      ...(loginMethod ? { loginMethod } : {}),
-      ...(companyId ? { companyId } : {}),
-      ...(search ? { search } : {}),
-    },
-  };
+/** listUsers' query from its input, which its schema has checked: page 1 and 20 a page unless given, the search trimmed (blank: none). */
+export function listQuery(input: ListUsersInput): ListQuery {
+  const { page = 1, limit = DEFAULT_PAGE_SIZE, search: rawSearch, ...filters } = input;
+  const search = rawSearch?.trim();
+  return { page, limit, ...filters, ...(search ? { search } : {}) };
 }
 
 /** MongoDB filter of a listing; search: a case-insensitive literal in the name or email. */

@@ -82,69 +82,6 @@ export interface UserState {
 
 export type ProgramManagementUserClassState = StateOf<UserState>;
 
-// ---------------------------------------------------------------- method bodies
-
-export interface CreateUserInput {
-  email: string;
-  name: string;
-  type: UserType;
-  companyId?: string | null;
-  loginMethod: LoginMethod;
-  roles: string[];
-  developer?: boolean;
-}
-
-export interface UpdateUserInput {
-  name?: string;
-  email?: string;
-  type?: UserType;
-  companyId?: string | null;
-  loginMethod?: LoginMethod;
-  roles?: string[];
-  developer?: boolean;
-}
-
-export interface UpdateUserStatusInput {
-  status: UserStatus;
-  reason?: string;
-}
-
-export interface ListUsersInput {
-  status?: string;
-  type?: string;
-  companyId?: string;
-  loginMethod?: string;
-  search?: string;
-  page?: number | string;
-  limit?: number | string;
-}
-
-export interface EmailInput {
-  email: string;
-}
-
-export interface LoginInput {
-  email: string;
-  password: string;
-}
-
-export interface OtpInput {
-  otp: string;
-}
-
-export interface AcceptInvitationInput {
-  email: string;
-  otp: string;
-  password: string;
-}
-
-export type ResetPasswordInput = AcceptInvitationInput;
-
-export interface SingleSignOnInput {
-  SAMLResponse: string;
-  RelayState?: string;
-}
-
 /** What the identity source answers the authorizer (runtime `identitySource`). */
 export interface ResolvedIdentity {
   active: boolean;

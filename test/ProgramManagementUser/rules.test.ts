@@ -1,4 +1,7 @@
 /** ProgramManagementUser's pure rules (classes/ProgramManagementUser/rules.ts). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import {
   applyUserUpdate,
   buildListFilter,
@@ -9,7 +12,7 @@ import {
   mayUseSso,
   newUser,
   normalizeEmail,
-  parseListQuery,
+  listQuery,
   permissionsOf,
   privilegeRefusal,
   scopeProblems,
@@ -20,6 +23,16 @@ import {
 } from '../../classes/ProgramManagementUser/rules';
 import type { ProgramManagementUserRecord } from '../../classes/ProgramManagementUser/types';
 import type { HeldRole } from '../../classes/_platform/permissions';
+
+/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
+function schemaCheck(method: string, raw: Record<string, unknown>) {
+  const file = path.join(__dirname, '..', '..', 'schemas', 'ProgramManagementUser', `${method}.json`);
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const validator = lazyValidator(createAjv(), schema, `ProgramManagementUser.${method}`);
+  const input = queryInput(raw, validator);
+  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
+  return { input: { ...input }, fields };
+}
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const actor = { id: 'maker', type: 'program_management_user' as const };
@@ -261,14 +274,31 @@ describe('permissions and identity', () => {
 });
 
 describe('listing', () => {
-  test('the query: filters, paging, unknown keys refused', () => {
-    expect(parseListQuery({ status: 'active', search: ' Ann ', page: '2', limit: 5 })).toEqual({
-      ok: true,
-      query: { page: 2, limit: 5, status: 'active', search: 'Ann' },
+  test('the query: defaults, the search trimmed (blank: none)', () => {
+    expect(listQuery({ status: 'active', search: ' Ann ', page: 2, limit: 5 })).toEqual({
+      page: 2,
+      limit: 5,
+      status: 'active',
+      search: 'Ann',
     });
-    const bad = parseListQuery({ status: 'gone', limit: 500, sort: 'x' });
-    expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.errors.map((e) => e.field).sort()).toEqual(['limit', 'sort', 'status']);
+    expect(listQuery({ search: ' ' })).toEqual({ page: 1, limit: 20 });
+  });
+
+  test('the schema reads a GET query as its types and refuses bad values and unknown keys', () => {
+    expect(schemaCheck('listUsers', { status: 'active', type: 'company', page: '2', limit: '5' })).toEqual({
+      input: { status: 'active', type: 'company', page: 2, limit: 5 },
+      fields: [],
+    });
+    expect(schemaCheck('listUsers', { status: 'gone', limit: 500, sort: 'x' }).fields.sort()).toEqual([
+      'limit',
+      'sort',
+      'status',
+    ]);
+    expect(schemaCheck('listUsers', { loginMethod: 'otp', search: 'x'.repeat(201), page: '0' }).fields.sort()).toEqual([
+      'loginMethod',
+      'page',
+      'search',
+    ]);
   });
 
   test('the filter searches a literal in name and email', () => {

@@ -178,7 +178,7 @@ describe('listing and company users', () => {
       0,
     );
     const bad = await call(p.t, 'listUsers', undefined, { limit: 500 }, p.admin);
-    expect([bad.status, bad.body.code]).toEqual([400, 1002]);
+    expect([bad.status, bad.body.code, bad.body.details.errors[0].field]).toEqual([400, 4011, 'limit']);
   });
 
   test("a company user's session is limited to its company, taken from the stored user", async () => {

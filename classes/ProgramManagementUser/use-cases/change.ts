@@ -12,14 +12,8 @@
 import { refuseWhilePending, requestGatedChange } from '../../_platform/gated-change';
 import { userError } from '../errors';
 import { applyUserUpdate, scopeProblems, statusMove } from '../rules';
-import {
-  USER_EVENTS,
-  type ProgramManagementUserRecord,
-  type UpdateUserInput,
-  type UpdateUserStatusInput,
-  type UserEvent,
-  type UserStatus,
-} from '../types';
+import { USER_EVENTS, type ProgramManagementUserRecord, type UserEvent, type UserStatus } from '../types';
+import type { UpdateUserInput, UpdateUserStatusInput } from '../../../schemas/ProgramManagementUser/inputs';
 import {
   activeRoles,
   callerTenant,

@@ -26,7 +26,12 @@ import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayAcceptInvitation, mayUsePassword, normalizeEmail } from '../rules';
 import { BACKOFFICE_ROUTES, backOfficeLink, type UserSettings } from '../settings';
-import type { AcceptInvitationInput, EmailInput, ProgramManagementUserRecord, ResetPasswordInput } from '../types';
+import type { ProgramManagementUserRecord } from '../types';
+import type {
+  AcceptInvitationInput,
+  ResetPasswordInput,
+  SendPasswordResetEmailInput,
+} from '../../../schemas/ProgramManagementUser/inputs';
 import { CLASS_ID, type UserStaticCtx } from './common';
 import { INVITATION_OTP } from './invitation';
 import {
@@ -46,7 +51,7 @@ const RESET_ANSWER = {
   message: 'If this email belongs to an account that signs in with a password, a reset code has been sent to it',
 };
 
-export async function sendPasswordResetEmail(ctx: UserStaticCtx<EmailInput>, settings: UserSettings) {
+export async function sendPasswordResetEmail(ctx: UserStaticCtx<SendPasswordResetEmailInput>, settings: UserSettings) {
   await throttleAddress(ctx, 'passwordReset');
   const email = normalizeEmail(ctx.request.body.email);
   await throttleAccount(ctx, 'passwordReset', email);

@@ -5,6 +5,7 @@
  * password is checked here, in a READ that holds no instance exclusively,
  * so the hash never leaves the instance and no sign-in waits behind another).
  */
+import type { VerifyCredentialsInput } from '../../../schemas/ProgramManagementUser/inputs';
 import type { Identity } from '../../../runtime';
 import { verifyPassword } from '../../_platform/passwords';
 import { permissionCatalogue } from '../../_platform/permissions';
@@ -63,7 +64,7 @@ export function signInView(ctx: UserReadCtx) {
  * with a password can match; the hash is computed whatever the user, so
  * every refusal takes as long as a match.
  */
-export async function verifyCredentials(ctx: UserReadCtx<{ password: string }>) {
+export async function verifyCredentials(ctx: UserReadCtx<VerifyCredentialsInput>) {
   const s = ctx.state.private;
   const usable = mayUsePassword(s.user);
   const valid = await verifyPassword(ctx.request.body.password, usable ? s.credentials?.passwordHash : null);

@@ -14,17 +14,22 @@
  * The password hash and the credentials are never logged: the audit entry
  * records the record's changes and `additionalData.credentials` only.
  */
+import type {
+  CompleteInvitationInput,
+  RecordSignInInput,
+  SetPasswordInput,
+} from '../../../schemas/ProgramManagementUser/inputs';
 import { logChange } from '../../_platform/audit-log';
 import { mayAcceptInvitation, mayUsePassword, mayUseSso } from '../rules';
 import { logUser, now, st, type UserCtx } from './common';
 
-export function recordSignIn(ctx: UserCtx<{ at: string }>) {
+export function recordSignIn(ctx: UserCtx<RecordSignInInput>) {
   const s = st(ctx);
   s.user = { ...s.user, lastLoginAt: ctx.request.body.at };
   return { recorded: true };
 }
 
-export async function setPassword(ctx: UserCtx<{ passwordHash: string; reason: string }>) {
+export async function setPassword(ctx: UserCtx<SetPasswordInput>) {
   const s = st(ctx);
   if (!mayUsePassword(s.user)) return { stored: false };
   const at = now();
@@ -34,7 +39,7 @@ export async function setPassword(ctx: UserCtx<{ passwordHash: string; reason: s
   return { stored: true };
 }
 
-export async function completeInvitation(ctx: UserCtx<{ passwordHash: string }>) {
+export async function completeInvitation(ctx: UserCtx<CompleteInvitationInput>) {
   const s = st(ctx);
   if (!mayAcceptInvitation(s.user) || s.pendingApproval) return { accepted: false };
   const before = s.user;
@@ -46,7 +51,7 @@ export async function completeInvitation(ctx: UserCtx<{ passwordHash: string }>)
   return { accepted: true };
 }
 
-export async function completeSso(ctx: UserCtx<{ at: string }>) {
+export async function completeSso(ctx: UserCtx<RecordSignInInput>) {
   const s = st(ctx);
   const before = s.user;
   if (!mayUseSso(before) || s.pendingApproval) return { signedIn: false };

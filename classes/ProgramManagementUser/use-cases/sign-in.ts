@@ -25,7 +25,13 @@ import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayUsePassword, normalizeEmail } from '../rules';
 import type { UserSettings } from '../settings';
-import type { EmailInput, LoginInput, OtpInput, ProgramManagementUserRecord } from '../types';
+import type { ProgramManagementUserRecord } from '../types';
+import type {
+  CheckOtpInput,
+  DiscoverAuthMethodInput,
+  LoginInput,
+  ResendOtpInput,
+} from '../../../schemas/ProgramManagementUser/inputs';
 import { CLASS_ID, now, type UserStaticCtx } from './common';
 import { requesterDetails, throttleAccount, throttleAddress } from './requester';
 
@@ -36,7 +42,7 @@ export const LOGIN_OTP = 'login';
 export const OTP_STEP_METHODS = [`${CLASS_ID}.checkOtp`, `${CLASS_ID}.resendOtp`];
 export const TOKEN_TYPE = 'program_management_user';
 
-export async function discoverAuthMethod(ctx: UserStaticCtx<EmailInput>, settings: UserSettings) {
+export async function discoverAuthMethod(ctx: UserStaticCtx<DiscoverAuthMethodInput>, settings: UserSettings) {
   await throttleAddress(ctx, 'discover');
   const email = normalizeEmail(ctx.request.body.email);
   const idp = settings.saml?.idpForEmail(email) ?? null;
@@ -114,7 +120,7 @@ function callerId(ctx: UserStaticCtx<unknown>): string {
   return id;
 }
 
-export async function checkOtp(ctx: UserStaticCtx<OtpInput>) {
+export async function checkOtp(ctx: UserStaticCtx<CheckOtpInput>) {
   const id = callerId(ctx);
   await throttleAccount(ctx, 'checkOtp', id);
   const check = otpAccepted(
@@ -154,7 +160,7 @@ export async function signIn(ctx: UserStaticCtx<unknown>, user: ProgramManagemen
   };
 }
 
-export async function resendOtp(ctx: UserStaticCtx<Record<string, never>>) {
+export async function resendOtp(ctx: UserStaticCtx<ResendOtpInput>) {
   const id = callerId(ctx);
   await throttleAccount(ctx, 'resendOtp', id);
   const user = await signInUser(ctx, id);

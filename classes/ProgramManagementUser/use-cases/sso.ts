@@ -19,7 +19,8 @@ import { isSamlError, SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml
 import { userError } from '../errors';
 import { EMAIL_LOOKUP, mayUseSso } from '../rules';
 import type { UserSettings } from '../settings';
-import type { ProgramManagementUserRecord, SingleSignOnInput } from '../types';
+import type { ProgramManagementUserRecord } from '../types';
+import type { SingleSignOnInput } from '../../../schemas/ProgramManagementUser/inputs';
 import { CLASS_ID, now, type UserStaticCtx } from './common';
 import { throttleAddress } from './requester';
 import { signIn, signInUser } from './sign-in';
