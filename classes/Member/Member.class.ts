@@ -21,20 +21,20 @@ import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
-import {
-  hrErrorShape,
-  hrReplayWindow,
-  photoErrorShape,
-  type DependantRecord,
-  type EmployeeRecord,
-} from './hr-contract';
+import { hrErrorShape, hrReplayWindow, photoErrorShape } from './hr-contract';
 import { HrClient, hrClientConfig } from './hr-client';
 import { IdCardClient, idCardClientConfig, type IdCardLookup } from './id-card-client';
 import { quarantineSettings, type QuarantineSettings } from './hr-quarantine';
-import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL, type HrLedgerQuery } from './hr-ledger';
-import { LIST_MEMBERS, MEMBER_GAUGES, MEMBER_INDEXES, MEMBERS_COLLECTION, memberDocument } from './listing-rules';
+import { HR_DEPENDANT_JOURNAL, HR_EMPLOYEE_JOURNAL, HR_PHOTO_JOURNAL } from './hr-ledger';
+import {
+  invalidQuery,
+  LIST_MEMBERS,
+  MEMBER_GAUGES,
+  MEMBER_INDEXES,
+  MEMBERS_COLLECTION,
+  memberDocument,
+} from './listing-rules';
 import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
-import type { AddMembershipInput } from './memberships';
 import type { MemberClassState } from './types';
 import * as hrEmployee from './use-cases/hr-employee';
 import * as hrDependant from './use-cases/hr-dependant';
@@ -67,6 +67,50 @@ import * as invitation from './use-cases/sign-in-invitation';
 import * as passwords from './use-cases/sign-in-password';
 import { signInSettingsFrom, type SignInSettings } from './sign-in-rules';
 import { memberAppUrl } from './use-cases/welcome';
+import type {
+  UpdateEmployeePhotoInput,
+  VerifyCredentialsInput,
+  ResetPasswordInput,
+  RenewMyMembershipInput,
+  ReinstateMembershipInput,
+  AcceptInvitationInput,
+  AddMemberFamilyMemberInput,
+  AddMembershipInput,
+  ChangePasswordInput,
+  CheckOtpInput,
+  ChooseTierInput,
+  CompleteRegistrationInput,
+  CompleteSingleSignOnInput,
+  CreateMemberInput,
+  DiscoverAuthMethodInput,
+  DocumentRefInput,
+  HrUpdateEmployeeInput,
+  HrUpsertDependantInput,
+  IdPhotoInput,
+  InviteMyDependantInput,
+  InviteRedirectInput,
+  ListHeldHrPushesInput,
+  ListHrLedgerInput,
+  ListMembersInput,
+  ListMembershipsInput,
+  LoginInput,
+  MailPasswordResetInput,
+  ReconcileHrPopulationInput,
+  RegisterFromHrInput,
+  RemoveMemberFamilyMemberInput,
+  RenewMembershipInput,
+  RestartInvitationInput,
+  SeedMemberInput,
+  SendPasswordResetEmailInput,
+  SingleSignOnInput,
+  SuspendMembershipInput,
+  UpdateMemberContactInput,
+  UpdateMemberEmploymentInput,
+  UpdateMemberFamilyMemberInput,
+  UpdateMemberPersonalInput,
+  UpdateMemberStatusInput,
+  UploadDocumentInput,
+} from '../../schemas/Member/inputs';
 
 const PM = ['program_management_user'] as const;
 /** the body limit of the public sign-in operations: their bodies are an email, a password, a token */
@@ -157,7 +201,7 @@ export class Member {
       'INTERNAL',
     ],
   })
-  async hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
+  async hrUpdateEmployee(ctx: MemberStaticCtx<HrUpdateEmployeeInput>) {
     return hrEmployee.hrUpdateEmployee(ctx);
   }
 
@@ -196,7 +240,7 @@ export class Member {
     replayWindowSeconds: hrReplayWindow,
     errors: ['VALIDATION', 'INVALID_API_KEY', 'DEPENDANT_FORBIDDEN', 'PRIMARY_MEMBER_NOT_FOUND', 'INTERNAL'],
   })
-  async hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
+  async hrUpsertDependant(ctx: MemberStaticCtx<HrUpsertDependantInput>) {
     return hrDependant.hrUpsertDependant(ctx);
   }
 
@@ -230,7 +274,7 @@ export class Member {
    * status, code and time (hr-ledger.ts). For internal back-office users: company users are refused (403).
    */
   @Static({ access: [...PM] })
-  listHrLedger(ctx: MemberStaticCtx<HrLedgerQuery>) {
+  listHrLedger(ctx: MemberStaticCtx<ListHrLedgerInput>) {
     return hrLedger.listHrLedger(ctx);
   }
 
@@ -239,7 +283,7 @@ export class Member {
    * user sees its own company's. Each names the approval that releases (approve) or discards (reject) it.
    */
   @Static({ access: [...PM], answer: 'listHeldHrPushes.answer' })
-  listHeldHrPushes(ctx: MemberStaticCtx<hrQuarantine.HeldHrPushesQuery>) {
+  listHeldHrPushes(ctx: MemberStaticCtx<ListHeldHrPushesInput>) {
     return hrQuarantine.listHeldHrPushes(ctx);
   }
 
@@ -256,7 +300,7 @@ export class Member {
     timeoutSeconds: 30,
     answer: 'reconcileHrPopulation.answer',
   })
-  reconcileHrPopulation(ctx: MemberStaticCtx<hrReconcile.ReconcileBody>) {
+  reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileHrPopulationInput>) {
     return hrReconcile.reconcileHrPopulation(ctx);
   }
 
@@ -280,7 +324,7 @@ export class Member {
       'INTERNAL',
     ],
   })
-  async updateEmployeePhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
+  async updateEmployeePhoto(ctx: MemberCtx<UpdateEmployeePhotoInput>) {
     return idPhoto.updateEmployeePhoto(ctx);
   }
 
@@ -294,7 +338,7 @@ export class Member {
 
   /** Registers an employee from the HR system by email (see registration.ts). */
   @Static({ access: ['program_management_user'], timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
-  async registerFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
+  async registerFromHr(ctx: MemberStaticCtx<RegisterFromHrInput>) {
     return registration.registerFromHr(ctx, this.hr, this.idCards);
   }
 
@@ -307,7 +351,7 @@ export class Member {
     schema: 'registerFromHr',
     timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
   })
-  async checkRegistrationFromHr(ctx: MemberStaticCtx<registration.RegisterFromHrBody>) {
+  async checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromHrInput>) {
     return registration.checkRegistrationFromHr(ctx, this.hr);
   }
 
@@ -345,13 +389,13 @@ export class Member {
 
   /** Creates a member (program management); runs member_create. */
   @Init({ access: ['program_management_user', 'class:Member'], instanceId: () => randomUUID(), timeoutSeconds: 30 })
-  async createMember(ctx: MemberCtx<creation.CreateMemberBody>) {
+  async createMember(ctx: MemberCtx<CreateMemberInput>) {
     return creation.createMember(ctx, this.memberAppUrl);
   }
 
   /** A member from a seed file (`npm run cli -- seed`, as the system); id from the call path. */
   @Internal({ access: ['class:Member'], upsert: true, timeoutSeconds: 30 })
-  async seedMember(ctx: MemberCtx<creation.SeedMemberBody>) {
+  async seedMember(ctx: MemberCtx<SeedMemberInput>) {
     return creation.seedMember(ctx);
   }
 
@@ -390,7 +434,7 @@ export class Member {
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberPersonal(ctx: MemberCtx<personal.UpdatePersonalBody>) {
+  updateMemberPersonal(ctx: MemberCtx<UpdateMemberPersonalInput>) {
     return personal.updateMemberPersonal(ctx);
   }
 
@@ -400,7 +444,7 @@ export class Member {
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberEmployment(ctx: MemberCtx<employment.UpdateEmploymentBody>) {
+  updateMemberEmployment(ctx: MemberCtx<UpdateMemberEmploymentInput>) {
     return employment.updateMemberEmployment(ctx);
   }
 
@@ -410,7 +454,7 @@ export class Member {
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberContact(ctx: MemberCtx<contact.UpdateContactBody>) {
+  updateMemberContact(ctx: MemberCtx<UpdateMemberContactInput>) {
     return contact.updateMemberContact(ctx);
   }
 
@@ -418,7 +462,7 @@ export class Member {
 
   /** Spec 3.1 "any → requested status" (not the four system-only ones); member_status_update. */
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberStatus(ctx: MemberCtx<status.UpdateStatusBody>) {
+  updateMemberStatus(ctx: MemberCtx<UpdateMemberStatusInput>) {
     return status.updateMemberStatus(ctx);
   }
 
@@ -428,9 +472,8 @@ export class Member {
    * staff id; page/limit. The spec lists it as READ; Member has no singleton
    * instance to read, so it is STATIC (it reads only the document store).
    */
-  // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
-  @Static({ access: [...PM], schema: false, answer: 'listMembers.answer' })
-  listMembers(ctx: MemberStaticCtx<Record<string, unknown>>) {
+  @Static({ access: [...PM], answer: 'listMembers.answer', onValidationError: invalidQuery })
+  listMembers(ctx: MemberStaticCtx<ListMembersInput>) {
     return listing.listMembers(ctx);
   }
 
@@ -450,7 +493,7 @@ export class Member {
 
   /** {email, relayState?} → SSO login URL for an identity provider's domain, else email_password (the same for every email of it). */
   @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  discoverAuthMethod(ctx: MemberStaticCtx<signIn.DiscoverBody>) {
+  discoverAuthMethod(ctx: MemberStaticCtx<DiscoverAuthMethodInput>) {
     return signIn.discoverAuthMethod(ctx, this.signIn);
   }
 
@@ -472,13 +515,13 @@ export class Member {
     bodyLimit: SIGN_IN_BODY,
     timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
   })
-  completeRegistration(ctx: MemberStaticCtx<selfRegistration.CompleteRegistrationBody>) {
+  completeRegistration(ctx: MemberStaticCtx<CompleteRegistrationInput>) {
     return selfRegistration.completeRegistration(ctx, this.hr, this.idCards);
   }
 
   /** {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
   @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, bodyLimit: SIGN_IN_BODY })
-  inviteMyDependant(ctx: MemberCtx<selfRegistration.InviteDependantBody>) {
+  inviteMyDependant(ctx: MemberCtx<InviteMyDependantInput>) {
     return selfRegistration.inviteMyDependant(ctx, this.hr);
   }
 
@@ -496,19 +539,19 @@ export class Member {
 
   /** {email, password} → a code by mail and a member_otp token good for checkOtp and resendOtp only. */
   @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  login(ctx: MemberStaticCtx<signIn.LoginBody>) {
+  login(ctx: MemberStaticCtx<LoginInput>) {
     return signIn.login(ctx, this.signIn);
   }
 
   /** Is this the member's password, and may it sign in with it? (the hash stays in the instance) */
   @Read({ access: ['class:Member'] })
-  verifyCredentials(ctx: MemberReadCtx<{ password: string }>) {
+  verifyCredentials(ctx: MemberReadCtx<VerifyCredentialsInput>) {
     return signIn.verifyCredentials(ctx);
   }
 
   /** {otp} → an enduser access token and a refresh token. */
   @Write({ access: ['member_otp'], guard: common.selfOnly, bodyLimit: SIGN_IN_BODY })
-  checkOtp(ctx: MemberCtx<signIn.OtpBody>) {
+  checkOtp(ctx: MemberCtx<CheckOtpInput>) {
     return signIn.checkOtp(ctx);
   }
 
@@ -529,12 +572,12 @@ export class Member {
    * The spec lists it as STATIC; it writes the member only through completeSingleSignOn.
    */
   @Static({ access: ['public'], bodyLimit: '512kb', formBody: true })
-  singleSignOn(ctx: MemberStaticCtx<sso.SingleSignOnBody>) {
+  singleSignOn(ctx: MemberStaticCtx<SingleSignOnInput>) {
     return sso.singleSignOn(ctx, this.signIn);
   }
 
   @Internal({ access: ['class:Member'] })
-  completeSingleSignOn(ctx: MemberCtx<sso.CompleteSsoBody>) {
+  completeSingleSignOn(ctx: MemberCtx<CompleteSingleSignOnInput>) {
     return sso.completeSingleSignOn(ctx);
   }
 
@@ -546,42 +589,42 @@ export class Member {
 
   /** discoverAuthMethod's fresh invitation for an invited member without a password. */
   @QueuedWrite({ access: ['class:Member'] })
-  restartInvitation(ctx: MemberCtx<invitation.RestartInvitationBody>) {
+  restartInvitation(ctx: MemberCtx<RestartInvitationInput>) {
     return invitation.restartInvitation(ctx, this.signIn);
   }
 
   /** The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
   @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  inviteRedirect(ctx: MemberStaticCtx<invitation.InviteRedirectBody>) {
+  inviteRedirect(ctx: MemberStaticCtx<InviteRedirectInput>) {
     return invitation.inviteRedirect(ctx, this.signIn);
   }
 
   /** {token, password} → active, with its first password (spec 3.1). */
   @Write({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  acceptInvitation(ctx: MemberCtx<invitation.TokenPasswordBody>) {
+  acceptInvitation(ctx: MemberCtx<AcceptInvitationInput>) {
     return invitation.acceptInvitation(ctx);
   }
 
   /** {email} → 202, the same answer for every email; a member who may reset gets a link. */
   @Static({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  sendPasswordResetEmail(ctx: MemberStaticCtx<passwords.EmailBody>) {
+  sendPasswordResetEmail(ctx: MemberStaticCtx<SendPasswordResetEmailInput>) {
     return passwords.sendPasswordResetEmail(ctx);
   }
 
   @QueuedWrite({ access: ['class:Member'] })
-  mailPasswordReset(ctx: MemberCtx<passwords.MailPasswordResetBody>) {
+  mailPasswordReset(ctx: MemberCtx<MailPasswordResetInput>) {
     return passwords.mailPasswordReset(ctx, this.signIn);
   }
 
   /** {token, password} → the password replaced and every session ended. */
   @Write({ access: ['public'], bodyLimit: SIGN_IN_BODY })
-  resetPassword(ctx: MemberCtx<invitation.TokenPasswordBody>) {
+  resetPassword(ctx: MemberCtx<ResetPasswordInput>) {
     return passwords.resetPassword(ctx);
   }
 
   /** {currentPassword, newPassword}: the member's own; answers a new session (the others end). */
   @Write({ access: ['enduser'], guard: common.selfOnly, bodyLimit: SIGN_IN_BODY })
-  changePassword(ctx: MemberCtx<passwords.ChangePasswordBody>) {
+  changePassword(ctx: MemberCtx<ChangePasswordInput>) {
     return passwords.changePassword(ctx);
   }
 
@@ -606,31 +649,31 @@ export class Member {
 
   /** {tierId, paymentType: cpg | dds} → the member takes the tier itself: addMembership's rules; pending_tier → active. */
   @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, answer: 'addMembership.answer' })
-  chooseTier(ctx: MemberCtx<memberships.ChooseTierInput>) {
+  chooseTier(ctx: MemberCtx<ChooseTierInput>) {
     return memberships.chooseTier(ctx, this.lifecycle);
   }
 
   /** Renews a membership for another payment period (any payment type; README "Membership life cycle"). */
   @Write({ access: [...PM], timeoutSeconds: 30, answer: 'renewMembership.answer' })
-  renewMembership(ctx: MemberCtx<lifecycle.RenewBody>) {
+  renewMembership(ctx: MemberCtx<RenewMembershipInput>) {
     return lifecycle.renewMembership(ctx, 'back_office', this.lifecycle);
   }
 
   /** The member renews its own card-paid (cpg) membership for another payment period. */
   @Write({ access: ['enduser'], guard: common.selfOnly, timeoutSeconds: 30, answer: 'renewMyMembership.answer' })
-  renewMyMembership(ctx: MemberCtx<lifecycle.RenewBody>) {
+  renewMyMembership(ctx: MemberCtx<RenewMyMembershipInput>) {
     return lifecycle.renewMembership(ctx, 'member', this.lifecycle);
   }
 
   /** Suspends an active membership, with a reason, through the workflow (membership_suspend). */
   @Write({ access: [...PM], timeoutSeconds: 30, answer: 'suspendMembership.answer' })
-  suspendMembership(ctx: MemberCtx<lifecycle.MembershipMoveBody>) {
+  suspendMembership(ctx: MemberCtx<SuspendMembershipInput>) {
     return lifecycle.requestMembershipMove(ctx, 'suspend');
   }
 
   /** Reinstates a suspended membership, with a reason, through the workflow (membership_reinstate). */
   @Write({ access: [...PM], timeoutSeconds: 30, answer: 'reinstateMembership.answer' })
-  reinstateMembership(ctx: MemberCtx<lifecycle.MembershipMoveBody>) {
+  reinstateMembership(ctx: MemberCtx<ReinstateMembershipInput>) {
     return lifecycle.requestMembershipMove(ctx, 'reinstate');
   }
 
@@ -652,9 +695,8 @@ export class Member {
     return lifecycle.remindMembershipTask(ctx);
   }
 
-  // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
-  @Read({ access: [...PM], timeoutSeconds: 30, schema: false })
-  listMemberships(ctx: MemberReadCtx<Record<string, unknown>>) {
+  @Read({ access: [...PM], timeoutSeconds: 30, onValidationError: invalidQuery })
+  listMemberships(ctx: MemberReadCtx<ListMembershipsInput>) {
     return memberships.listMemberships(ctx);
   }
 
@@ -666,17 +708,17 @@ export class Member {
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  addMemberFamilyMember(ctx: MemberCtx<family.AddFamilyBody>) {
+  addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMemberInput>) {
     return family.addMemberFamilyMember(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  updateMemberFamilyMember(ctx: MemberCtx<family.UpdateFamilyBody>) {
+  updateMemberFamilyMember(ctx: MemberCtx<UpdateMemberFamilyMemberInput>) {
     return family.updateMemberFamilyMember(ctx);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  removeMemberFamilyMember(ctx: MemberCtx<family.RemoveFamilyBody>) {
+  removeMemberFamilyMember(ctx: MemberCtx<RemoveMemberFamilyMemberInput>) {
     return family.removeMemberFamilyMember(ctx);
   }
 
@@ -710,20 +752,20 @@ export class Member {
   // ---------------------------------------------------------------- ID photos
 
   @Write({ access: [...PM], schema: 'idPhoto', timeoutSeconds: 30 })
-  uploadMemberIdPhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
+  uploadMemberIdPhoto(ctx: MemberCtx<IdPhotoInput>) {
     return idPhoto.uploadMemberIdPhoto(ctx);
   }
 
   /** The member's own photo: only when `active` or `pending_id_photo` (spec 3.1). */
   @Write({ access: ['enduser'], guard: common.selfOnly, schema: 'idPhoto', timeoutSeconds: 30 })
-  uploadMyIdPhoto(ctx: MemberCtx<idPhoto.PhotoBody>) {
+  uploadMyIdPhoto(ctx: MemberCtx<IdPhotoInput>) {
     return idPhoto.uploadMyIdPhoto(ctx);
   }
 
   // ---------------------------------------------------------------- documents
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
-  uploadDocument(ctx: MemberCtx<documents.UploadDocumentBody>) {
+  uploadDocument(ctx: MemberCtx<UploadDocumentInput>) {
     return documents.uploadDocument(ctx);
   }
 
@@ -735,23 +777,23 @@ export class Member {
 
   /** Active documents only; a 5-minute URL. */
   @Read({ access: [...PM], schema: 'documentRef' })
-  downloadDocument(ctx: MemberReadCtx<documents.DocumentRefBody>) {
+  downloadDocument(ctx: MemberReadCtx<DocumentRefInput>) {
     return documents.downloadDocument(ctx, false);
   }
 
   /** Archived (and active) documents; a permission of its own. */
   @Read({ access: [...PM], schema: 'documentRef' })
-  downloadArchivedDocument(ctx: MemberReadCtx<documents.DocumentRefBody>) {
+  downloadArchivedDocument(ctx: MemberReadCtx<DocumentRefInput>) {
     return documents.downloadDocument(ctx, true);
   }
 
   @Write({ access: [...PM], schema: 'documentRef' })
-  archiveDocument(ctx: MemberCtx<documents.DocumentRefBody>) {
+  archiveDocument(ctx: MemberCtx<DocumentRefInput>) {
     return documents.setDocumentStatus(ctx, 'archived');
   }
 
   @Write({ access: [...PM], schema: 'documentRef' })
-  unarchiveDocument(ctx: MemberCtx<documents.DocumentRefBody>) {
+  unarchiveDocument(ctx: MemberCtx<DocumentRefInput>) {
     return documents.setDocumentStatus(ctx, 'active');
   }
 }

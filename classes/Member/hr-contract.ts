@@ -18,6 +18,7 @@ import {
   type FieldError,
 } from '../../runtime';
 import { hrError, HrErrors, photoError, type FieldMessages } from './errors';
+import type { HrUpdateEmployeeInput, HrUpsertDependantInput } from '../../schemas/Member/inputs';
 
 /** the runtime's codes the shapers recognise */
 const RT_BAD_JSON = RuntimeCodes.BAD_JSON.code;
@@ -277,47 +278,13 @@ export function isCalendarDate(value: string): boolean {
   return true;
 }
 
-export interface EmployeeRecord {
-  employeeId: string;
-  name: string;
-  middleName?: string | null;
-  surname: string;
-  email: string;
-  phone: string;
-  grade: string;
-  employmentType: string;
-  status: 'active' | 'inactive' | 'terminated';
-  address: { country: string; address: string };
-  birthdate: string;
-  gender: string;
-  maritalStatus: string;
-  coreGrade: string;
-  dependantsExists: 'Y' | 'N';
-  oldStaffId?: string | null;
-  lastDayOfService?: string | null;
-  leavingReason?: string | null;
-  companyId: string;
-}
-
 /** Checks of 4.2 beyond the schema (the record passed the schema). */
-export function employeeSemanticErrors(rec: EmployeeRecord): FieldMessages {
+export function employeeSemanticErrors(rec: HrUpdateEmployeeInput): FieldMessages {
   const out: FieldMessages = {};
   if (!isCalendarDate(rec.birthdate)) out.birthdate = ['is not a valid calendar date'];
   if (rec.lastDayOfService && !isCalendarDate(rec.lastDayOfService))
     out.lastDayOfService = ['is not a valid calendar date'];
   return out;
-}
-
-export interface DependantRecord {
-  id: string;
-  employeeId: string;
-  status: string;
-  name: string;
-  surname: string;
-  email: string | null;
-  phone?: string | null;
-  type: string;
-  birthdate: string;
 }
 
 export interface NormalizedDependant {
@@ -333,7 +300,7 @@ export interface NormalizedDependant {
 }
 
 /** Spec 4.3 normalisation: blank email → null; phone blank/null/omitted → unchanged; status lower-cased. */
-export function normalizeDependant(rec: DependantRecord): NormalizedDependant {
+export function normalizeDependant(rec: HrUpsertDependantInput): NormalizedDependant {
   const email = typeof rec.email === 'string' && rec.email.trim() !== '' ? rec.email.trim() : null;
   const phone = typeof rec.phone === 'string' && rec.phone.trim() !== '' ? rec.phone.trim() : undefined;
   return {
@@ -348,7 +315,7 @@ export function normalizeDependant(rec: DependantRecord): NormalizedDependant {
   };
 }
 
-export function dependantSemanticErrors(rec: DependantRecord): FieldMessages {
+export function dependantSemanticErrors(rec: HrUpsertDependantInput): FieldMessages {
   return isCalendarDate(rec.birthdate) ? {} : { birthdate: ['is not a valid calendar date'] };
 }
 

@@ -89,14 +89,3 @@ const journal = (describe: MethodJournal['describe']): MethodJournal => ({
 export const HR_EMPLOYEE_JOURNAL = journal(describeEmployeePush);
 export const HR_DEPENDANT_JOURNAL = journal(describeDependantPush);
 export const HR_PHOTO_JOURNAL = journal(describePhotoPush);
-
-/** listHrLedger's input (schemas/Member/listHrLedger.json) */
-export interface HrLedgerQuery {
-  employeeId?: string;
-  status?: number;
-  code?: number | string;
-  from?: string;
-  to?: string;
-  limit?: number;
-  cursor?: string;
-}

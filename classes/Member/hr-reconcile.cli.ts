@@ -19,7 +19,7 @@ import type { WithRuntime } from '../../runtime';
 import { runIdentity } from '../_platform/import/import.cli';
 import { progress } from '../_platform/import/progress';
 import { readSheet, sheetFormat } from '../_platform/import/rows';
-import { HR_TIMESTAMP_HEADER, toFieldMessages, type EmployeeRecord } from './hr-contract';
+import { HR_TIMESTAMP_HEADER, toFieldMessages } from './hr-contract';
 import {
   hasErrors,
   missingColumns,
@@ -31,6 +31,7 @@ import {
   type ReconcileSummary,
 } from './hr-reconcile';
 import { asOfTime, listedCandidates, reconcilePopulation, type PopulationRow } from './use-cases/hr-reconcile';
+import type { HrUpdateEmployeeInput } from '../../schemas/Member/inputs';
 
 type Runtime = Parameters<Parameters<WithRuntime>[0]>[0];
 
@@ -143,7 +144,7 @@ export function registerCommands(program: Command, withRuntime: WithRuntime): vo
                 caller: {
                   call: (classId, method, instanceId, body) => rt.call(classId, method, instanceId, body, { identity }),
                 },
-                push: async (record: EmployeeRecord) => {
+                push: async (record: HrUpdateEmployeeInput) => {
                   try {
                     const res = await rt.call('Member', 'hrUpdateEmployee', undefined, record, {
                       identity,

@@ -11,10 +11,11 @@
  * applied correction leaves nothing for the next run to report.
  */
 import type { DeepReadonly } from '../../runtime';
-import { HR_MESSAGES, isCalendarDate, isStalePush, type EmployeeRecord } from './hr-contract';
+import { HR_MESSAGES, isCalendarDate, isStalePush } from './hr-contract';
 import { applyEmployeeRecord, EMPLOYEE_FIELDS } from './hr-sync';
 import { nextMemberStatus } from './status-machine';
 import type { MemberProfile } from './types';
+import type { HrUpdateEmployeeInput } from '../../schemas/Member/inputs';
 
 /** what the reconciliation reads of a member (hrReconcileView): the fields 4.2 writes and what tells an employee from a dependant */
 export type ReconcileProfile = Pick<
@@ -88,7 +89,11 @@ export interface RecordRefs {
  * Pure: the fields an HR record would change on its member, in 4.2's order
  * (updatedFields), with both values. Empty: in sync.
  */
-export function employeeDrift(profile: ReconcileProfile, record: EmployeeRecord, refs: RecordRefs): FieldChange[] {
+export function employeeDrift(
+  profile: ReconcileProfile,
+  record: HrUpdateEmployeeInput,
+  refs: RecordRefs,
+): FieldChange[] {
   // applyEmployeeRecord reads and copies a whole profile; the fields it does not write are irrelevant to it
   const full = profile as unknown as MemberProfile;
   const result = applyEmployeeRecord(
@@ -143,7 +148,7 @@ export interface MemberRefs {
 export function terminationRecord(
   profile: ReconcileProfile,
   refs: MemberRefs,
-): { record: EmployeeRecord } | { missing: string[] } {
+): { record: HrUpdateEmployeeInput } | { missing: string[] } {
   const missing: string[] = [];
   const need = <T>(field: string, value: T | null | undefined): T => {
     if (value === null || value === undefined || (typeof value === 'string' && value.trim() === ''))
@@ -151,7 +156,7 @@ export function terminationRecord(
     return value as T;
   };
   const address = profile.address;
-  const record: EmployeeRecord = {
+  const record: HrUpdateEmployeeInput = {
     employeeId: need('staffId', profile.staffId),
     name: need('name', profile.name),
     middleName: profile.middleName && profile.middleName.trim() ? profile.middleName : null,
@@ -301,7 +306,10 @@ export function missingColumns(header: readonly string[]): string[] {
  * Nothing is checked here but presence: the record then goes through 4.2's
  * own schema and checks (`checkRecord`).
  */
-export function recordOfRow(values: Readonly<Record<string, string>>): { record: EmployeeRecord; missing: string[] } {
+export function recordOfRow(values: Readonly<Record<string, string>>): {
+  record: HrUpdateEmployeeInput;
+  missing: string[];
+} {
   const missing = REQUIRED_COLUMNS.filter((c) => values[c] === undefined || values[c] === '');
   const opt = (c: OptionalColumn) => values[c] ?? null;
   const record = {
@@ -313,13 +321,13 @@ export function recordOfRow(values: Readonly<Record<string, string>>): { record:
     phone: values.phone ?? '',
     grade: values.grade ?? '',
     employmentType: values.employmentType ?? '',
-    status: (values.status ?? '') as EmployeeRecord['status'],
+    status: (values.status ?? '') as HrUpdateEmployeeInput['status'],
     address: { country: values.addressCountry ?? '', address: values.address ?? '' },
     birthdate: values.birthdate ?? '',
     gender: values.gender ?? '',
     maritalStatus: values.maritalStatus ?? '',
     coreGrade: values.coreGrade ?? '',
-    dependantsExists: (values.dependantsExists ?? '') as EmployeeRecord['dependantsExists'],
+    dependantsExists: (values.dependantsExists ?? '') as HrUpdateEmployeeInput['dependantsExists'],
     oldStaffId: opt('oldStaffId'),
     lastDayOfService: opt('lastDayOfService'),
     leavingReason: opt('leavingReason'),
@@ -330,7 +338,7 @@ export function recordOfRow(values: Readonly<Record<string, string>>): { record:
 
 /** Pure: 4.2's checks beyond its schema that need no other class (calendar dates). */
 export function recordDateProblems(
-  record: Pick<EmployeeRecord, 'birthdate' | 'lastDayOfService'>,
+  record: Pick<HrUpdateEmployeeInput, 'birthdate' | 'lastDayOfService'>,
 ): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   if (!isCalendarDate(record.birthdate)) out.birthdate = ['is not a valid calendar date'];

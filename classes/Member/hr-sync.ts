@@ -16,12 +16,13 @@
  * stored as `statusReason` when the employee is terminated or inactive.
  */
 import type { Actor } from '../_platform/actor';
-import { isStalePush, newerPush, type EmployeeRecord, type NormalizedDependant } from './hr-contract';
+import { isStalePush, newerPush, type NormalizedDependant } from './hr-contract';
 import { nextMemberStatus } from './status-machine';
 import type { MemberProfile, MemberStatus } from './types';
+import type { HrUpdateEmployeeInput } from '../../schemas/Member/inputs';
 
 export interface EmployeeUpdateInput {
-  record: EmployeeRecord;
+  record: HrUpdateEmployeeInput;
   /** the member type matched by employmentType */
   memberTypeId: string;
   /** the service company whose bgId is record.companyId */
@@ -79,7 +80,7 @@ export const EMPLOYEE_FIELDS: readonly (keyof MemberProfile)[] = [
 /** The status and statusReason an HR employee status gives (spec 3.1 rows "HR employee update"). */
 export function employeeStatus(
   profile: Pick<MemberProfile, 'status' | 'statusReason'>,
-  record: Pick<EmployeeRecord, 'status' | 'leavingReason'>,
+  record: Pick<HrUpdateEmployeeInput, 'status' | 'leavingReason'>,
 ): { status: MemberStatus; statusReason: string | null } {
   const r = nextMemberStatus(profile.status, { type: 'hrEmployeeUpdate', hrStatus: record.status });
   const status = r.ok ? r.to : profile.status;
@@ -135,7 +136,13 @@ export interface EmployeeSnapshot {
  */
 export function employeePushOutcome(
   snap: EmployeeSnapshot,
-  input: { record: EmployeeRecord; memberTypeId: string; companyId: string; foundBy: string; recordedAt?: string },
+  input: {
+    record: HrUpdateEmployeeInput;
+    memberTypeId: string;
+    companyId: string;
+    foundBy: string;
+    recordedAt?: string;
+  },
 ): 'unchanged' | 'stale' | 'write' {
   const p = snap.profile;
   if (snap.held || p.staffId !== input.foundBy || p.company?.id !== input.companyId) return 'write';

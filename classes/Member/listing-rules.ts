@@ -2,27 +2,11 @@
  * Member documents in the document store (spec 1 rule 5) and the listing
  * queries over them (listMembers, getMemberDependants), pure.
  */
-import type { DocumentGauge, Filter, IndexSpec, ListingSpec } from '../../runtime';
-import {
-  booleanOf,
-  escapeRegex,
-  type FieldProblem,
-  oneOf,
-  pageInfo,
-  parsePaging,
-  problemsText,
-  stringOrList,
-  textOf,
-  unknownKeys,
-} from '../_platform/paging';
+import type { DocumentGauge, FieldError, Filter, IndexSpec, ListingSpec } from '../../runtime';
+import type { ListMembershipsInput, ListMembersInput } from '../../schemas/Member/inputs';
+import { escapeRegex, pageInfo, problemsText } from '../_platform/paging';
 import { memberError } from './errors';
-import {
-  MEMBER_STATUSES,
-  MEMBERSHIP_STATUSES,
-  TIER_GROUPS,
-  type MemberPrivateState,
-  type MemberProfile,
-} from './types';
+import type { MemberPrivateState, MemberProfile } from './types';
 
 export const MEMBERS_COLLECTION = 'members';
 
@@ -102,6 +86,7 @@ export function memberDocument(profile: MemberProfile, state: MemberPrivateState
   };
 }
 
+/** listMembers's filters as listMembersFilter reads them (the validated input, its search trimmed) */
 export interface ListMembersQuery {
   status?: string | string[];
   companyId?: string | string[];
@@ -111,68 +96,52 @@ export interface ListMembersQuery {
   /** only primary members (no dependants) */
   primaryOnly?: boolean;
   search?: string;
-  page?: number;
-  limit?: number;
-}
-
-const LIST_MEMBERS_FIELDS = [
-  'status',
-  'companyId',
-  'memberType',
-  'membershipStatus',
-  'primaryMemberId',
-  'primaryOnly',
-  'search',
-  'page',
-  'limit',
-];
-
-/** Problems of a listing query: 400 (5005) with `details.errors: [{field, reason}]`. */
-export function invalidQuery(errors: FieldProblem[]) {
-  return memberError('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
 }
 
 /**
- * listMembers input, from a GET query (strings, repeated keys as lists) or a
- * POST body: only the known filters, of the expected types and values.
+ * A reason that only says a filter taking one value or a list is neither
+ * (`must be string`, `must be array`, `must match a schema in anyOf`): the
+ * value's own problem (`must be one of: ...`) says more.
  */
-export function parseListMembersQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: ListMembersQuery & Page } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, LIST_MEMBERS_FIELDS, errors);
-  const query: ListMembersQuery = {
-    status: stringOrList(raw, 'status', errors, MEMBER_STATUSES),
-    companyId: stringOrList(raw, 'companyId', errors),
-    memberType: stringOrList(raw, 'memberType', errors),
-    membershipStatus: stringOrList(raw, 'membershipStatus', errors, MEMBERSHIP_STATUSES),
-    primaryMemberId: textOf(raw, 'primaryMemberId', errors),
-    primaryOnly: booleanOf(raw, 'primaryOnly', errors),
-    search: textOf(raw, 'search', errors),
-  };
-  const { page, limit } = parsePaging(raw, errors, 20);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { ...query, page, limit, skip: (page - 1) * limit } };
+function isShapeReason(reason: string): boolean {
+  return /^must (be (string|array)$|match a schema in anyOf)/.test(reason);
+}
+
+/**
+ * A refused listing input (the schema's problems): 400 (5005) with
+ * `details.errors: [{field, reason}]`, one reason a field (a filter that takes
+ * one value or a list fails both ways; the reason kept says what it takes).
+ */
+export function invalidQuery(errors: readonly FieldError[]) {
+  const byField = new Map<string, FieldError>();
+  for (const e of errors) {
+    // a listing's filters are top-level: an item of a list (`status.0`) is its filter's problem
+    const field = e.field.split('.')[0];
+    const held = byField.get(field);
+    if (!held || (isShapeReason(held.reason) && !isShapeReason(e.reason)))
+      byField.set(field, { field, reason: e.reason });
+  }
+  const problems = [...byField.values()];
+  return memberError('INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, { errors: problems });
+}
+
+/** listMembers's schema-checked input as its query: page 1 and 20 a page unless given, the search trimmed. */
+export function listMembersQuery(input: ListMembersInput): ListMembersQuery & Page {
+  const { page = 1, limit = 20, search, ...filters } = input;
+  const text = search?.trim();
+  return { ...filters, ...(text ? { search: text } : {}), page, limit, skip: (page - 1) * limit };
 }
 
 export interface MembershipListQuery extends Page {
   tierId?: string;
-  tierGroup?: (typeof TIER_GROUPS)[number];
-  status?: (typeof MEMBERSHIP_STATUSES)[number];
+  tierGroup?: ListMembershipsInput['tierGroup'];
+  status?: ListMembershipsInput['status'];
 }
 
-/** listMemberships input (GET query or POST body): tierId, tierGroup, status, page, limit (default 10). */
-export function parseMembershipListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: MembershipListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['tierId', 'tierGroup', 'status', 'page', 'limit'], errors);
-  const tierId = textOf(raw, 'tierId', errors);
-  const tierGroup = oneOf(raw, 'tierGroup', TIER_GROUPS, errors);
-  const status = oneOf(raw, 'status', MEMBERSHIP_STATUSES, errors);
-  const { page, limit } = parsePaging(raw, errors, 10);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { tierId, tierGroup, status, page, limit, skip: (page - 1) * limit } };
+/** listMemberships's schema-checked input as its query: page 1 and 10 a page unless given. */
+export function membershipListQuery(input: ListMembershipsInput): MembershipListQuery {
+  const { tierId, tierGroup, status, page = 1, limit = 10 } = input;
+  return { tierId, tierGroup, status, page, limit, skip: (page - 1) * limit };
 }
 
 function oneOrMany(v: string | string[]): unknown {

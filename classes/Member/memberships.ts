@@ -22,6 +22,7 @@
  *  - one active membership per tier (409 5016).
  */
 import type { DeepReadonly } from '../../runtime';
+import type { AddMembershipInput } from '../../schemas/Member/inputs';
 import {
   eligibleRules,
   evaluateTierRules,
@@ -54,17 +55,6 @@ export const PERIOD_MONTHS: Record<string, number> = {
   yearly: 12,
   year: 12,
 };
-
-export interface AddMembershipInput {
-  tierId: string;
-  paymentType: PaymentType;
-  startDate?: string;
-  /**
-   * an end earlier than the default one (a short or trial period; README "Membership life cycle"): after the
-   * start, and no later than the tier's end or a year after the start
-   */
-  endDate?: string;
-}
 
 /** Why a membership is refused; `field` names the input field at fault. */
 export type Refusal = {

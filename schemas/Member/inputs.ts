@@ -93,8 +93,8 @@ export interface CreateMemberInput {
   memberSubType?: string | null;
   note?: string | null;
   permissions?: {
-    sms?: boolean;
-    email?: boolean;
+    sms: boolean;
+    email: boolean;
   };
   isCabinCrew?: boolean | null;
   /**
@@ -226,6 +226,70 @@ export interface ListHrLedgerInput {
    * nextCursor of the page before
    */
   cursor?: string;
+}
+
+export interface ListMembersInput {
+  /**
+   * one member status or a list of them
+   */
+  status?:
+    | (
+        | 'pending_invite'
+        | 'pending_invitation_acceptance'
+        | 'pending_approval'
+        | 'pending_id_photo'
+        | 'pending_tier'
+        | 'active'
+        | 'inactive'
+        | 'suspended'
+        | 'rejected'
+      )
+    | (
+        | 'pending_invite'
+        | 'pending_invitation_acceptance'
+        | 'pending_approval'
+        | 'pending_id_photo'
+        | 'pending_tier'
+        | 'active'
+        | 'inactive'
+        | 'suspended'
+        | 'rejected'
+      )[];
+  /**
+   * one company or a list of them
+   */
+  companyId?: string | string[];
+  /**
+   * one member type or a list of them
+   */
+  memberType?: string | string[];
+  /**
+   * members holding a membership of this status (or of one of these)
+   */
+  membershipStatus?:
+    ('active' | 'expired' | 'inactive' | 'suspended') | ('active' | 'expired' | 'inactive' | 'suspended')[];
+  /**
+   * the dependants of this member
+   */
+  primaryMemberId?: string;
+  /**
+   * only primary members (no dependants)
+   */
+  primaryOnly?: boolean;
+  /**
+   * part of the name, email or staff id
+   */
+  search?: string;
+  page?: number;
+  limit?: number;
+}
+
+export interface ListMembershipsInput {
+  tierId?: string;
+  tierGroup?: 'base' | 'upgrade' | 'add_on';
+  status?: 'active' | 'expired' | 'inactive' | 'suspended';
+  page?: number;
+  limit?: number;
 }
 
 export type ListMyTierChoicesInput = Record<string, never>;
@@ -370,8 +434,8 @@ export interface SeedMemberInput {
   memberSubType?: string | null;
   note?: string | null;
   permissions?: {
-    sms?: boolean;
-    email?: boolean;
+    sms: boolean;
+    email: boolean;
   };
   isCabinCrew?: boolean | null;
   status?:

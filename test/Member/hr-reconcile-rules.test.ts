@@ -8,7 +8,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EmployeeRecord } from '../../classes/Member/hr-contract';
 import {
   activeHere,
   countDifference,
@@ -29,8 +28,9 @@ import {
 } from '../../classes/Member/hr-reconcile';
 import { projectRoot } from '../../runtime/config';
 import { employeeRecord } from './support';
+import type { HrUpdateEmployeeInput } from '../../schemas/Member/inputs';
 
-const record = (o: Record<string, unknown> = {}) => employeeRecord('E1', o) as unknown as EmployeeRecord;
+const record = (o: Record<string, unknown> = {}) => employeeRecord('E1', o) as unknown as HrUpdateEmployeeInput;
 const refs = { memberTypeId: 'mt-perm', companyId: 'c-1', migrated: false };
 
 /** a member as a 4.2 push of record() leaves it */

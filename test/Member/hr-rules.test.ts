@@ -8,7 +8,6 @@ import {
   photoErrorShape,
   photoUploadFailed,
   toFieldMessages,
-  type EmployeeRecord,
 } from '../../classes/Member/hr-contract';
 import {
   applyDependantRecord,
@@ -17,6 +16,7 @@ import {
   employeeStatus,
 } from '../../classes/Member/hr-sync';
 import type { MemberProfile } from '../../classes/Member/types';
+import type { HrUpdateEmployeeInput } from '../../schemas/Member/inputs';
 
 const NOW = '2025-01-01T00:00:00.000Z';
 
@@ -57,17 +57,17 @@ function profile(over: Partial<MemberProfile> = {}): MemberProfile {
   };
 }
 
-function record(over: Partial<EmployeeRecord> = {}): EmployeeRecord {
+function record(over: Partial<HrUpdateEmployeeInput> = {}): HrUpdateEmployeeInput {
   return employeeRecord('S1', {
     phone: '+1',
     address: { country: 'AE', address: 'x' },
     birthdate: '1990-01-01',
     ...over,
-  }) as unknown as EmployeeRecord;
+  }) as unknown as HrUpdateEmployeeInput;
 }
 
 const input = (
-  rec: EmployeeRecord,
+  rec: HrUpdateEmployeeInput,
   over: Partial<{ memberTypeId: string; companyId: string; migrated: boolean }> = {},
 ) => ({
   record: rec,
@@ -126,7 +126,7 @@ describe('applyEmployeeRecord', () => {
 
 describe('employeePushOutcome (the fast path: answered from a read, or written under the turn)', () => {
   const push = (
-    rec: EmployeeRecord,
+    rec: HrUpdateEmployeeInput,
     over: Partial<{ memberTypeId: string; companyId: string; foundBy: string; recordedAt: string }> = {},
   ) => ({
     record: rec,

@@ -1,22 +1,16 @@
 /** Spec 4.5 contact section: getMemberContact, updateMemberContact (member_update). */
 import type { MemberCtx, MemberReadCtx } from '../member-state';
-import type { MemberPermissions, MemberProfile } from '../types';
+import type { MemberProfile } from '../types';
 import { MEMBER_UPDATE_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
-
-/** updateMemberContact's body (schemas/Member/updateMemberContact.json) */
-export interface UpdateContactBody {
-  phone?: MemberProfile['phone'];
-  address?: MemberProfile['address'];
-  permissions?: Partial<MemberPermissions>;
-}
+import type { UpdateMemberContactInput } from '../../../schemas/Member/inputs';
 
 export function getMemberContact(ctx: MemberReadCtx) {
   const p = reachable(ctx);
   return { id: p.id, email: p.email, phone: p.phone, address: p.address, permissions: p.permissions };
 }
 
-export async function updateMemberContact(ctx: MemberCtx<UpdateContactBody>) {
+export async function updateMemberContact(ctx: MemberCtx<UpdateMemberContactInput>) {
   const p = reachable(ctx);
   const body = ctx.request.body;
   const requested: MemberProfile = {

@@ -16,42 +16,17 @@ import {
   type MemberCtx,
 } from '../member-state';
 import { nextMemberStatus, type StatusEffect } from '../status-machine';
-import type { FamilyMember, LoginMethod, MemberPermissions, MemberProfile } from '../types';
+import type { FamilyMember, MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
 import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
 import { welcomeIfDue } from './welcome';
-
-export interface CreateMemberBody {
-  name: string;
-  middleName?: string | null;
-  surname: string;
-  staffId?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  company: { id: string };
-  grade?: string | null;
-  loginMethod?: LoginMethod;
-  address?: { country: string; address: string } | null;
-  memberType: string;
-  memberSubType?: string | null;
-  note?: string | null;
-  permissions?: MemberPermissions;
-  /** HR fields kept with the member */
-  isCabinCrew?: boolean | null;
-  /**
-   * class:Member only: created from the HR system (no approval); `self_registration` when the employee
-   * registers themselves (completeRegistration): onboarding starts at once, no invitation
-   */
-  source?: 'hr_registration' | 'self_registration';
-  /** class:Member only, with `source`: who asked for the registration (registerFromHr's caller), credited with the creation */
-  actor?: Actor;
-}
+import type { CreateMemberInput, SeedMemberInput } from '../../../schemas/Member/inputs';
 
 /** The checks and the new profile shared by createMember and seedMember (status `pending_approval`). */
 async function prepareNewMember(
   ctx: MemberCtx<unknown>,
-  body: CreateMemberBody,
+  body: CreateMemberInput,
   actor: Actor = actorFromIdentity(ctx.identity),
 ): Promise<MemberProfile> {
   const company = await requireActiveCompany(ctx, body.company.id);
@@ -112,7 +87,7 @@ async function storeNewMember(
 }
 
 /** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
-export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: string) {
+export async function createMember(ctx: MemberCtx<CreateMemberInput>, appUrl: string) {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const fromHr = body.source !== undefined && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
@@ -166,12 +141,6 @@ export async function createMember(ctx: MemberCtx<CreateMemberBody>, appUrl: str
   return { member: profile, pendingApprovalId: state.pendingChange?.approvalId ?? null };
 }
 
-export interface SeedMemberBody extends CreateMemberBody {
-  status?: MemberProfile['status'];
-  primaryMemberId?: string | null;
-  relation?: string | null;
-}
-
 /**
  * seedMember (INTERNAL, upsert; `npm run cli -- seed`): a member as the seed
  * file gives it, created at once (no approval), in the given status or the
@@ -180,7 +149,7 @@ export interface SeedMemberBody extends CreateMemberBody {
  * member's family (the seed creates primary members first); an unknown
  * primary member is refused (404 5000).
  */
-export async function seedMember(ctx: MemberCtx<SeedMemberBody>) {
+export async function seedMember(ctx: MemberCtx<SeedMemberInput>) {
   if (ctx.version !== 0 || memberState(ctx).profile)
     throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
   const body = ctx.request.body;

@@ -9,19 +9,7 @@ import { memberError } from '../errors';
 import { documentTypeProblem } from '../family';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
 import { reachable } from './common';
-
-/** uploadDocument's body (schemas/Member/uploadDocument.json) */
-export interface UploadDocumentBody {
-  content: string;
-  mimeType: string;
-  originalFilename: string;
-  label?: string | null;
-}
-
-/** documentRef's body (downloads, archive, unarchive); also read from the query of a GET */
-export interface DocumentRefBody {
-  documentId?: string;
-}
+import type { DocumentRefInput, UploadDocumentInput } from '../../../schemas/Member/inputs';
 
 const memberDocuments = entityDocuments({
   entityType: 'member',
@@ -35,7 +23,7 @@ const memberDocuments = entityDocuments({
   error: memberError,
 });
 
-export function uploadDocument(ctx: MemberCtx<UploadDocumentBody>) {
+export function uploadDocument(ctx: MemberCtx<UploadDocumentInput>) {
   return memberDocuments.upload(ctx);
 }
 
@@ -43,10 +31,10 @@ export function listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
   return memberDocuments.list(ctx);
 }
 
-export function downloadDocument(ctx: MemberReadCtx<DocumentRefBody>, archivedToo: boolean) {
+export function downloadDocument(ctx: MemberReadCtx<DocumentRefInput>, archivedToo: boolean) {
   return memberDocuments.download(ctx, archivedToo);
 }
 
-export function setDocumentStatus(ctx: MemberCtx<DocumentRefBody>, to: DocumentStatus) {
+export function setDocumentStatus(ctx: MemberCtx<DocumentRefInput>, to: DocumentStatus) {
   return memberDocuments.setStatus(ctx, to);
 }

@@ -3,12 +3,7 @@ import { fieldError } from '../errors';
 import type { MemberCtx, MemberReadCtx } from '../member-state';
 import { MEMBER_UPDATE_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
-
-/** updateMemberEmployment's body (schemas/Member/updateMemberEmployment.json) */
-export interface UpdateEmploymentBody {
-  grade?: string | null;
-  company?: { id: string };
-}
+import type { UpdateMemberEmploymentInput } from '../../../schemas/Member/inputs';
 
 export function getMemberEmployment(ctx: MemberReadCtx) {
   const p = reachable(ctx);
@@ -24,7 +19,7 @@ export function getMemberEmployment(ctx: MemberReadCtx) {
   };
 }
 
-export async function updateMemberEmployment(ctx: MemberCtx<UpdateEmploymentBody>) {
+export async function updateMemberEmployment(ctx: MemberCtx<UpdateMemberEmploymentInput>) {
   const p = reachable(ctx);
   const body = ctx.request.body;
   if (body.company && body.company.id !== p.company.id) {

@@ -35,6 +35,11 @@ import {
 import type { FamilyMember, MemberPrivateState, MemberProfile } from '../types';
 import { checkMemberTypes, now, reachable, requireCompany } from './common';
 import { members } from './self-client';
+import type {
+  AddMemberFamilyMemberInput,
+  RemoveMemberFamilyMemberInput,
+  UpdateMemberFamilyMemberInput,
+} from '../../../schemas/Member/inputs';
 
 /** linkFamilyMember's body: the entry, and who made the change (the caller's actor when absent) */
 export interface LinkFamilyBody {
@@ -57,23 +62,6 @@ export interface FamilyUpdateBody extends FamilyOfBody {
   changes: FamilyChanges;
   /** the time of the change (the dependant's updatedAt, as the primary member answered it) */
   at: string;
-}
-
-/** addMemberFamilyMember's body (schemas/Member/addMemberFamilyMember.json) */
-export interface AddFamilyBody extends FamilyChanges {
-  name: string;
-  surname: string;
-  memberSubType: string;
-}
-
-/** updateMemberFamilyMember's body (schemas/Member/updateMemberFamilyMember.json) */
-export interface UpdateFamilyBody extends FamilyChanges {
-  familyMemberId: string;
-}
-
-/** removeMemberFamilyMember's body */
-export interface RemoveFamilyBody {
-  familyMemberId: string;
 }
 
 /**
@@ -151,7 +139,7 @@ async function familyMember(
   ).profile;
 }
 
-export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
+export async function addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMemberInput>) {
   const p = reachable(ctx);
   primaryOnly(p);
   const body = ctx.request.body;
@@ -216,7 +204,7 @@ export async function addMemberFamilyMember(ctx: MemberCtx<AddFamilyBody>) {
   return { familyMember: dependant, isFree: freeFamilyMemberIds(company, p.familyMembers).includes(id) };
 }
 
-export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>) {
+export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateMemberFamilyMemberInput>) {
   const p = reachable(ctx);
   primaryOnly(p);
   const body = ctx.request.body;
@@ -263,7 +251,7 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateFamilyBody>)
   return { familyMember: dep, updatedFields };
 }
 
-export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveFamilyBody>) {
+export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveMemberFamilyMemberInput>) {
   const p = reachable(ctx);
   primaryOnly(p);
   const { familyMemberId } = ctx.request.body;

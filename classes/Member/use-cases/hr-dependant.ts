@@ -15,7 +15,6 @@ import {
   newerPush,
   normalizeDependant,
   validationError,
-  type DependantRecord,
   type NormalizedDependant,
 } from '../hr-contract';
 import { applyDependantRecord, newDependantProfile, unmappedTypeWarning } from '../hr-sync';
@@ -34,6 +33,7 @@ import { hrGuard } from './common';
 import { heldAnswer, holdIfQuarantined } from './hr-hold';
 import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
+import type { HrUpsertDependantInput } from '../../../schemas/Member/inputs';
 
 export interface PrimaryInfo {
   id: string;
@@ -54,7 +54,7 @@ export interface ApplyDependantBody {
 }
 
 /** Spec 4.3: the HR system pushes the full dependant record (upsert). */
-export async function hrUpsertDependant(ctx: MemberStaticCtx<DependantRecord>) {
+export async function hrUpsertDependant(ctx: MemberStaticCtx<HrUpsertDependantInput>) {
   return hrGuard(ctx, async () => {
     const raw = ctx.request.body;
     const recordedAt = hrTimestampOf(ctx.request.headers);

@@ -14,7 +14,6 @@ import {
   isStalePush,
   newerPush,
   validationError,
-  type EmployeeRecord,
 } from '../hr-contract';
 import { applyEmployeeRecord, employeePushOutcome, type EmployeeSnapshot } from '../hr-sync';
 import {
@@ -32,10 +31,11 @@ import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard, sameCompanyGroupType } from './common';
 import { heldAnswer, holdIfQuarantined } from './hr-hold';
 import { members } from './self-client';
+import type { HrUpdateEmployeeInput } from '../../../schemas/Member/inputs';
 
 /** hrApplyEmployee's body (from hrUpdateEmployee) */
 export interface ApplyEmployeeBody {
-  record: EmployeeRecord;
+  record: HrUpdateEmployeeInput;
   memberTypeId: string;
   company: Pick<CompanyRecord, 'id' | 'companyGroupId' | 'status'>;
   /** the staff id the member was found by (the lookup may have moved since) */
@@ -48,7 +48,7 @@ export interface ApplyEmployeeBody {
 }
 
 /** Spec 4.2: the HR system pushes the full employee record. */
-export async function hrUpdateEmployee(ctx: MemberStaticCtx<EmployeeRecord>) {
+export async function hrUpdateEmployee(ctx: MemberStaticCtx<HrUpdateEmployeeInput>) {
   return hrGuard(ctx, async () => {
     const rec = ctx.request.body;
     const recordedAt = hrTimestampOf(ctx.request.headers);

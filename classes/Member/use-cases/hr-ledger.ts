@@ -1,8 +1,9 @@
 /** listHrLedger: the HR ledger (hr-ledger.ts), read from the runtime's call journal. */
-import { HR_JOURNAL, type HrLedgerQuery } from '../hr-ledger';
+import { HR_JOURNAL } from '../hr-ledger';
 import type { MemberStaticCtx } from '../member-state';
+import type { ListHrLedgerInput } from '../../../schemas/Member/inputs';
 
-export async function listHrLedger(ctx: MemberStaticCtx<HrLedgerQuery>) {
+export async function listHrLedger(ctx: MemberStaticCtx<ListHrLedgerInput>) {
   const q = ctx.request.body;
   const page = await ctx.journals.list(HR_JOURNAL, {
     subject: q.employeeId,

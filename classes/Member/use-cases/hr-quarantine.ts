@@ -2,14 +2,9 @@
 import { listedDocument, pageInfo } from '../../_platform/paging';
 import { MEMBERS_COLLECTION } from '../listing-rules';
 import type { MemberStaticCtx } from '../member-state';
+import type { ListHeldHrPushesInput } from '../../../schemas/Member/inputs';
 
-export interface HeldHrPushesQuery {
-  companyId?: string;
-  page?: number;
-  limit?: number;
-}
-
-export async function listHeldHrPushes(ctx: MemberStaticCtx<HeldHrPushesQuery>) {
+export async function listHeldHrPushes(ctx: MemberStaticCtx<ListHeldHrPushesInput>) {
   const q = ctx.request.body;
   const page = q.page ?? 1;
   const limit = q.limit ?? 20;

@@ -22,7 +22,7 @@
 import { ActorError, isUnknownInstance, RuntimeCodes, type BaseCtx, type Identity } from '../../../runtime';
 import { memberError } from '../errors';
 import { findMemberTypeBySystemIdentifier, getCompany, getCompanyByBgId, getMemberType } from '../clients';
-import { HR_TIMESTAMP_HEADER, hrTimestampOf, type EmployeeRecord } from '../hr-contract';
+import { HR_TIMESTAMP_HEADER, hrTimestampOf } from '../hr-contract';
 import {
   activeHere,
   countDifference,
@@ -43,6 +43,7 @@ import { MEMBERS_COLLECTION } from '../listing-rules';
 import type { MemberStaticCtx } from '../member-state';
 import { hrEmployeeSnapshot, hrUpdateEmployee } from './hr-employee';
 import { members } from './self-client';
+import type { HrUpdateEmployeeInput, ReconcileHrPopulationInput } from '../../../schemas/Member/inputs';
 
 type Caller = Pick<BaseCtx, 'call'>;
 type ResponseInit = BaseCtx['response'];
@@ -56,7 +57,7 @@ interface MemberView {
 /** one row of HR's population: its place, the record, and what made it invalid before anything was read */
 export interface PopulationRow {
   row: number;
-  record: EmployeeRecord;
+  record: HrUpdateEmployeeInput;
   /** field → messages; a row with problems is reported invalid and nothing else is done with it */
   problems?: Record<string, string[]>;
 }
@@ -65,7 +66,7 @@ export interface ReconcilePorts {
   /** reads of Setting, Company and members: a class's context, or the CLI's runtime as the system */
   caller: Caller;
   /** one 4.2 push of a record (with `asOf` as its X-HR-Timestamp when the run has one) */
-  push(record: EmployeeRecord): Promise<PushOutcome>;
+  push(record: HrUpdateEmployeeInput): Promise<PushOutcome>;
   /** ids of members that may be active here, in batches; `companyIds`: only these companies' (undefined: every company) */
   candidates(companyIds: readonly string[] | undefined): AsyncIterable<readonly string[]>;
 }
@@ -161,7 +162,7 @@ export async function reconcilePopulation(
     countDifference(summary, d);
     opts.onDifference(d);
   };
-  const pushed = async (d: Omit<Difference, 'outcome'>, record: EmployeeRecord): Promise<Difference> => {
+  const pushed = async (d: Omit<Difference, 'outcome'>, record: HrUpdateEmployeeInput): Promise<Difference> => {
     if (!opts.apply) return { ...d, outcome: 'reported' };
     const out = await ports.push(record);
     if (out.outcome === 'failed')
@@ -385,18 +386,6 @@ export const RECONCILE_MAX_ROWS = 5000;
 /** the differences an answer lists at most (the summary counts them all) */
 export const RECONCILE_MAX_LIMIT = 1000;
 
-/** reconcileHrPopulation's input (schemas/Member/reconcileHrPopulation.json) */
-export interface ReconcileBody {
-  rows: EmployeeRecord[];
-  apply?: boolean;
-  /** the BG_IDs the rows cover (default: every company) */
-  companies?: string[];
-  /** differences listed in the answer, 1-1000 (default 100) */
-  limit?: number;
-  /** when HR produced the rows (ISO 8601 date-time with a zone) */
-  asOf?: string;
-}
-
 /**
  * The 4.2 use case run for one record on behalf of the back-office caller:
  * its context with the record as the request's body and a response of its
@@ -404,8 +393,8 @@ export interface ReconcileBody {
  * (its identity names the audit entries, its calls reach the member).
  */
 async function pushAsCaller(
-  ctx: MemberStaticCtx<ReconcileBody>,
-  record: EmployeeRecord,
+  ctx: MemberStaticCtx<ReconcileHrPopulationInput>,
+  record: HrUpdateEmployeeInput,
   asOf: string | undefined,
 ): Promise<PushOutcome> {
   const request = { ...ctx.request, body: record, headers: asOf ? { [HR_TIMESTAMP_HEADER]: asOf } : {} };
@@ -424,7 +413,7 @@ async function pushAsCaller(
       }
       return Reflect.set(target, prop, value, target);
     },
-  }) as unknown as MemberStaticCtx<EmployeeRecord>;
+  }) as unknown as MemberStaticCtx<HrUpdateEmployeeInput>;
   try {
     const body = await hrUpdateEmployee(view);
     return pushAnswerOutcome(response.status ?? 200, body);
@@ -456,7 +445,7 @@ export function internalUsersOnly(caller: { identity: Identity }): void {
  * through 4.2 as the caller. Answers the summary and the first `limit`
  * differences. Dates are checked first (400 5028 naming each row's field).
  */
-export async function reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileBody>) {
+export async function reconcileHrPopulation(ctx: MemberStaticCtx<ReconcileHrPopulationInput>) {
   const body = ctx.request.body;
   const errors: { field: string; reason: string }[] = [];
   body.rows.forEach((rec, i) => {

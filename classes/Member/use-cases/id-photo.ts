@@ -19,15 +19,11 @@ import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile, PendingPhoto } from '../types';
 import { MEMBER_PHOTO_EVENT, reachable } from './common';
 import { downloadLink, fileError, storeMemberFile, storeMemberFileMeta } from './files';
+import type { IdPhotoInput, UpdateEmployeePhotoInput } from '../../../schemas/Member/inputs';
 
 /** Spec 4.1: the HR system sends a new ID photo; it waits for approval (MEMBER_ID_PHOTO_UPLOAD). */
-/** the body of updateEmployeePhoto and of the ID photo uploads (schemas/Member/idPhoto.json) */
-export interface PhotoBody {
-  photo: string;
-  fileExtension: string;
-}
 
-export async function updateEmployeePhoto(ctx: MemberCtx<PhotoBody>) {
+export async function updateEmployeePhoto(ctx: MemberCtx<UpdateEmployeePhotoInput>) {
   const { photo, fileExtension } = ctx.request.body;
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) throw invalidExtensionError(fileExtension);
@@ -147,7 +143,11 @@ export async function settleIdPhoto(ctx: MemberCtx<ApprovalCallbackBody>) {
   return applyPhoto(ctx, pending, body.approvalId, body.action === 'approve' ? 'approve' : 'reject');
 }
 
-async function storePhoto(ctx: MemberCtx<PhotoBody>, p: MemberProfile, source: 'program_management_user' | 'enduser') {
+async function storePhoto(
+  ctx: MemberCtx<IdPhotoInput>,
+  p: MemberProfile,
+  source: 'program_management_user' | 'enduser',
+) {
   const { photo, fileExtension } = ctx.request.body;
   const ext = checkPhotoExtension(fileExtension);
   if (!ext) {
@@ -174,13 +174,13 @@ async function storePhoto(ctx: MemberCtx<PhotoBody>, p: MemberProfile, source: '
   return { filename: file.filename, ...submitted };
 }
 
-export async function uploadMemberIdPhoto(ctx: MemberCtx<PhotoBody>) {
+export async function uploadMemberIdPhoto(ctx: MemberCtx<IdPhotoInput>) {
   const p = reachable(ctx);
   const r = await storePhoto(ctx, p, 'program_management_user');
   return { idPhoto: r.filename, approvalId: r.approvalId, approved: r.approved, member: memberState(ctx).profile };
 }
 
-export async function uploadMyIdPhoto(ctx: MemberCtx<PhotoBody>) {
+export async function uploadMyIdPhoto(ctx: MemberCtx<IdPhotoInput>) {
   const p = reachable(ctx);
   if (p.status !== 'active' && p.status !== 'pending_id_photo') {
     throw memberError(

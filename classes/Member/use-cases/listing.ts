@@ -1,21 +1,11 @@
 /** listMembers (from the document store) and streamMember (re-projects the member). */
-import { listingInput } from '../../_platform/paging';
-import {
-  invalidQuery,
-  LIST_MEMBERS,
-  listMembersFilter,
-  MEMBERS_COLLECTION,
-  pageAnswer,
-  parseListMembersQuery,
-} from '../listing-rules';
+import type { ListMembersInput } from '../../../schemas/Member/inputs';
+import { LIST_MEMBERS, listMembersFilter, listMembersQuery, MEMBERS_COLLECTION, pageAnswer } from '../listing-rules';
 import { memberState, type MemberCtx, type MemberStaticCtx } from '../member-state';
 import { now, reachable } from './common';
 
-/** listMembers takes its filters from the query and the body together; listing.ts checks them */
-export async function listMembers(ctx: MemberStaticCtx<Record<string, unknown>>) {
-  const parsed = parseListMembersQuery(listingInput(ctx));
-  if (!parsed.ok) throw invalidQuery(parsed.errors);
-  const q = parsed.query;
+export async function listMembers(ctx: MemberStaticCtx<ListMembersInput>) {
+  const q = listMembersQuery(ctx.request.body);
   // a company user's listing is limited to its company by the platform (the collection's tenantField)
   const filter = listMembersFilter(q);
   const { items, total } = await ctx.documents.find(MEMBERS_COLLECTION, filter, {

@@ -33,6 +33,7 @@ import { refusalError } from '../memberships';
 import { clone, hasActiveMembership, logMemberChange, memberState, type MemberCtx } from '../member-state';
 import type { Membership, MemberPrivateState, MemberProfile } from '../types';
 import { now, reachable } from './common';
+import type { RenewMembershipInput, SuspendMembershipInput } from '../../../schemas/Member/inputs';
 
 export const MEMBERSHIP_SUSPEND_EVENT = 'membership_suspend';
 export const MEMBERSHIP_REINSTATE_EVENT = 'membership_reinstate';
@@ -43,15 +44,6 @@ export const RENEWED_TEMPLATE = 'MEMBERSHIP_RENEWED';
 /** the life cycle's configuration (MEMBERSHIP_REMINDER_DAYS) */
 export interface LifecycleSettings {
   reminderDays: number;
-}
-
-export interface RenewBody {
-  membershipId: string;
-}
-
-export interface MembershipMoveBody {
-  membershipId: string;
-  reason: string;
 }
 
 /** the body of the delayed tasks: the membership and the end they were scheduled for */
@@ -147,7 +139,7 @@ async function renew(
 
 /** renewMembership (the back office, any payment type) and renewMyMembership (the member, card-paid only). */
 export async function renewMembership(
-  ctx: MemberCtx<RenewBody>,
+  ctx: MemberCtx<RenewMembershipInput>,
   by: 'member' | 'back_office',
   settings: LifecycleSettings,
 ) {
@@ -227,7 +219,7 @@ export async function remindMembershipTask(ctx: MemberCtx<MembershipTaskBody>) {
  * when approved at once, else held on the membership until
  * settleMembershipChange. One change at a time per membership (409 5003).
  */
-export async function requestMembershipMove(ctx: MemberCtx<MembershipMoveBody>, move: SuspensionMove) {
+export async function requestMembershipMove(ctx: MemberCtx<SuspendMembershipInput>, move: SuspensionMove) {
   const p = reachable(ctx);
   const state = memberState(ctx);
   const { membershipId, reason } = ctx.request.body;

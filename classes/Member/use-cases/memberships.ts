@@ -5,19 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listingInput } from '../../_platform/paging';
 import { claimQuotaPlace, getTier, getTierWithQuota, listActiveTierIds, type TierRecord } from '../clients';
 import { freeFamilyMemberIds } from '../family';
-import { invalidQuery, pageAnswer, parseMembershipListQuery } from '../listing-rules';
+import type { AddMembershipInput, ChooseTierInput, ListMembershipsInput } from '../../../schemas/Member/inputs';
+import { membershipListQuery, pageAnswer } from '../listing-rules';
 import { memberState, type MemberCtx, type MemberReadCtx } from '../member-state';
-import {
-  filterMemberships,
-  newMembership,
-  refusalError,
-  tierOptions,
-  type AddMembershipInput,
-  type SelfPaymentType,
-} from '../memberships';
+import { filterMemberships, newMembership, refusalError, tierOptions } from '../memberships';
 import { memberError } from '../errors';
 import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
@@ -97,12 +90,9 @@ export function holdsMembership(ctx: MemberReadCtx<{ membershipId: string }>) {
   return { held: pending, pending };
 }
 
-/** listMemberships takes its filters from the query and the body together; listing.ts checks them */
-export async function listMemberships(ctx: MemberReadCtx<Record<string, unknown>>) {
+export async function listMemberships(ctx: MemberReadCtx<ListMembershipsInput>) {
   const p = reachable(ctx);
-  const parsed = parseMembershipListQuery(listingInput(ctx));
-  if (!parsed.ok) throw invalidQuery(parsed.errors);
-  const page = parsed.query;
+  const page = membershipListQuery(ctx.request.body);
   const all = filterMemberships(p.memberships ?? [], {
     tierId: page.tierId,
     tierGroup: page.tierGroup,
@@ -176,12 +166,6 @@ export async function listMyTierChoices(ctx: MemberReadCtx) {
     });
   }
   return { memberStatus: p.status, tiers };
-}
-
-/** chooseTier's body (schemas/Member/chooseTier.json) */
-export interface ChooseTierInput {
-  tierId: string;
-  paymentType: SelfPaymentType;
 }
 
 /**

@@ -5,11 +5,7 @@ import type { MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_UPDATE_EVENT, now, reachable, requireCompany } from './common';
 import { downloadLink } from './files';
 import { changeProfile } from './profile-change';
-
-/** updateMemberPersonal's body (schemas/Member/updateMemberPersonal.json) */
-export type UpdatePersonalBody = Partial<
-  Pick<MemberProfile, 'name' | 'middleName' | 'surname' | 'staffId' | 'memberType' | 'memberSubType'>
->;
+import type { UpdateMemberPersonalInput } from '../../../schemas/Member/inputs';
 
 export async function getMemberPersonal(ctx: MemberReadCtx) {
   const p = reachable(ctx);
@@ -43,7 +39,7 @@ export async function getMemberPersonal(ctx: MemberReadCtx) {
   };
 }
 
-export async function updateMemberPersonal(ctx: MemberCtx<UpdatePersonalBody>) {
+export async function updateMemberPersonal(ctx: MemberCtx<UpdateMemberPersonalInput>) {
   const p = reachable(ctx);
   const body = ctx.request.body;
   const requested: MemberProfile = { ...p, ...body, updatedAt: now() };

@@ -91,17 +91,12 @@ import {
   type HrRegistrationCase,
 } from '../registration-rules';
 import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
-import type { createMember, CreateMemberBody } from './create';
+import type { createMember } from './create';
 import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
 import { idCardStep, NO_ID_CARDS, type IdCardOutcome } from './id-card';
 import { members } from './self-client';
-
-/** registerFromHr's body (schemas/Member/registerFromHr.json) */
-export interface RegisterFromHrBody {
-  email: string;
-  loginMethod?: LoginMethod;
-}
+import type { CreateMemberInput, RegisterFromHrInput } from '../../../schemas/Member/inputs';
 
 /** recordHrMemberId's body */
 export interface RecordHrMemberIdBody {
@@ -236,9 +231,9 @@ const HR_FIELD_OF: Record<string, string> = {
  * the email belongs to another member) are answered as they are.
  */
 async function createFromHr(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   employee: HrEmployee,
-  body: CreateMemberBody,
+  body: CreateMemberInput,
 ): Promise<MemberProfile> {
   try {
     return (await members<RegistrationCalls>(ctx).createMember(undefined, body)).member;
@@ -321,7 +316,7 @@ function companyOfRecord(employee: HrEmployee, company: RecordCompany | null): R
  * Reads only: registerFromHr and checkRegistrationFromHr both run it.
  */
 async function registrableEmployee(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
   lookupMs: number,
   named?: (employee: HrEmployee) => Promise<void>,
@@ -402,7 +397,7 @@ export interface RegistrationCheck {
  * eligibility of the member type) is not known until the registration runs.
  */
 export async function checkRegistrationFromHr(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
   budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
 ): Promise<RegistrationCheck> {
@@ -439,7 +434,7 @@ export interface RegistrationMode {
 const BY_BACK_OFFICE: RegistrationMode = { source: 'hr_registration', caseOf: hrRegistrationCase };
 
 export async function registerFromHr(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
   idCards: IdCardLookup = NO_ID_CARDS,
   budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
@@ -474,7 +469,7 @@ export async function registerFromHr(
 }
 
 async function registerFound(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
   idCards: IdCardLookup,
   found: Registrable,
@@ -519,7 +514,7 @@ async function registerFound(
  * photo only to a member without a photo, so a second run submits none.
  */
 async function finishRegistration(
-  ctx: MemberStaticCtx<RegisterFromHrBody>,
+  ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
   idCards: IdCardLookup,
   employee: HrEmployee,

@@ -90,6 +90,7 @@ import {
   throttleAccount,
   throttleAddress,
 } from './sign-in-common';
+import type { CompleteRegistrationInput, InviteMyDependantInput } from '../../../schemas/Member/inputs';
 
 /** the Otp type of a registration code */
 export const REGISTRATION_OTP = 'registration';
@@ -200,16 +201,9 @@ export async function startSelfRegistration(
   return mailRegistrationCode(ctx, email, employee.name);
 }
 
-/** completeRegistration's body (schemas/Member/completeRegistration.json) */
-export interface CompleteRegistrationBody {
-  email: string;
-  code: string;
-  password: string;
-}
-
 /** Step 3: the code, the registration (or its resume), the password, a session. */
 export async function completeRegistration(
-  ctx: MemberStaticCtx<CompleteRegistrationBody>,
+  ctx: MemberStaticCtx<CompleteRegistrationInput>,
   hr: HrClient,
   idCards: IdCardLookup,
 ) {
@@ -263,7 +257,7 @@ async function codeAccepted(ctx: MemberStaticCtx<unknown>, email: string, code: 
 }
 
 async function completeHeld(
-  ctx: MemberStaticCtx<CompleteRegistrationBody>,
+  ctx: MemberStaticCtx<CompleteRegistrationInput>,
   hr: HrClient,
   idCards: IdCardLookup,
   email: string,
@@ -335,13 +329,6 @@ export async function setRegistrationPassword(ctx: MemberCtx<SetRegistrationPass
 /** NotificationManager template (builtins.ts): `name`, `inviterName`, `otp` */
 export const DEPENDANT_INVITATION_TEMPLATE = 'MEMBER_DEPENDANT_INVITATION';
 
-/** inviteMyDependant's body (schemas/Member/inviteMyDependant.json) */
-export interface InviteDependantBody {
-  familyMemberId: string;
-  /** the dependant's email, for a dependant that has none yet */
-  email?: string;
-}
-
 /**
  * A primary member invites one of its dependants from the app (WRITE,
  * enduser, its own instance): the dependant (a family member it lists) gets a
@@ -350,7 +337,7 @@ export interface InviteDependantBody {
  * given the one the primary member names. 404 5011 for a family member it
  * does not list; what the dependant refuses, below.
  */
-export async function inviteMyDependant(ctx: MemberCtx<InviteDependantBody>, hr: HrClient) {
+export async function inviteMyDependant(ctx: MemberCtx<InviteMyDependantInput>, hr: HrClient) {
   const p = reachable(ctx);
   await throttleAccount(ctx, 'inviteMyDependant', p.id);
   const { familyMemberId, email } = ctx.request.body;

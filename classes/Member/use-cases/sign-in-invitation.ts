@@ -74,18 +74,11 @@ import {
   throttleAccount,
   throttleAddress,
 } from './sign-in-common';
-
-/** acceptInvitation's and resetPassword's body */
-export interface TokenPasswordBody {
-  /** the link token of the mail: `<memberId>.<secret>` */
-  token: string;
-  password: string;
-}
-
-export interface RestartInvitationBody {
-  requestedBy: string;
-  requesterDetails: RequesterDetails;
-}
+import type {
+  AcceptInvitationInput,
+  InviteRedirectInput,
+  RestartInvitationInput,
+} from '../../../schemas/Member/inputs';
 
 /** A new invitation token for the member, mailed as an effect of the calling change (429 6001 past Otp's otpLimit). */
 async function issueInvitation(
@@ -130,7 +123,7 @@ export async function sendInviteEmail(ctx: MemberCtx<NoBody>, settings: SignInSe
 }
 
 /** QUEUED_WRITE (from discoverAuthMethod): a fresh invitation for an invited member without a password; nothing otherwise. */
-export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, settings: SignInSettings) {
+export async function restartInvitation(ctx: MemberCtx<RestartInvitationInput>, settings: SignInSettings) {
   const state = memberState(ctx);
   const p = state.profile;
   if (p?.email && (selfRegistrationCase(heldRegistration(state)) === 'resume' || claimable(p, state))) {
@@ -161,16 +154,9 @@ export async function restartInvitation(ctx: MemberCtx<RestartInvitationBody>, s
   return { sent: true };
 }
 
-/** inviteRedirect's body: a POST may give the token in the body; a GET (an invitation link) gives it in the query */
-export interface InviteRedirectBody {
-  token?: string;
-}
-
-export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectBody>, settings: SignInSettings) {
+export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectInput>, settings: SignInSettings) {
   await throttleAddress(ctx, 'inviteRedirect');
-  const fromQuery = ctx.request.query?.token;
-  const raw: unknown = ctx.request.body?.token ?? (Array.isArray(fromQuery) ? fromQuery[0] : fromQuery);
-  const link = parseLinkToken(raw);
+  const link = parseLinkToken(ctx.request.body.token);
   if (!link) {
     // a person who opened a damaged link reads a sentence; a program gets the error as any call's
     if (prefersHtml(ctx.request.headers?.accept)) {
@@ -186,7 +172,7 @@ export async function inviteRedirect(ctx: MemberStaticCtx<InviteRedirectBody>, s
   return body;
 }
 
-export async function acceptInvitation(ctx: MemberCtx<TokenPasswordBody>) {
+export async function acceptInvitation(ctx: MemberCtx<AcceptInvitationInput>) {
   await throttleAddress(ctx, 'acceptInvitation');
   await throttleAccount(ctx, 'acceptInvitation', ctx.instanceId!);
   const state = memberState(ctx);

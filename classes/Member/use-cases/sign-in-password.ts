@@ -19,7 +19,6 @@ import { client } from '../../../runtime';
 import { logChange } from '../../_platform/audit-log';
 import { hashPassword, verifyPassword } from '../../_platform/passwords';
 import { notify } from '../../_platform/notify';
-import type { RequesterDetails } from '../../Otp/Otp.class';
 import { isOtpLimit, otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { fieldError, memberError } from '../errors';
@@ -48,28 +47,19 @@ import {
   throttleAccount,
   throttleAddress,
 } from './sign-in-common';
-import type { TokenPasswordBody } from './sign-in-invitation';
 import type { Actor } from '../../_platform/actor';
-
-export interface EmailBody {
-  email: string;
-}
-
-export interface MailPasswordResetBody {
-  requestedBy: string;
-  requesterDetails: RequesterDetails;
-}
-
-export interface ChangePasswordBody {
-  currentPassword: string;
-  newPassword: string;
-}
+import type {
+  ResetPasswordInput,
+  ChangePasswordInput,
+  MailPasswordResetInput,
+  SendPasswordResetEmailInput,
+} from '../../../schemas/Member/inputs';
 
 export const RESET_ANSWER = Object.freeze({
   message: 'If this email belongs to a member who signs in with a password, a reset link has been sent to it',
 });
 
-export async function sendPasswordResetEmail(ctx: MemberStaticCtx<EmailBody>) {
+export async function sendPasswordResetEmail(ctx: MemberStaticCtx<SendPasswordResetEmailInput>) {
   await throttleAddress(ctx, 'sendPasswordResetEmail');
   const email = emailKey(ctx.request.body.email);
   await throttleAccount(ctx, 'sendPasswordResetEmail', email);
@@ -85,7 +75,7 @@ export async function sendPasswordResetEmail(ctx: MemberStaticCtx<EmailBody>) {
 }
 
 /** QUEUED_WRITE (from sendPasswordResetEmail): the reset link, for a member who may reset; nothing otherwise. */
-export async function mailPasswordReset(ctx: MemberCtx<MailPasswordResetBody>, settings: SignInSettings) {
+export async function mailPasswordReset(ctx: MemberCtx<MailPasswordResetInput>, settings: SignInSettings) {
   const state = memberState(ctx);
   const p = state.profile;
   if (!p || !mayUsePassword(signInView(p, state))) return { sent: false };
@@ -133,7 +123,7 @@ async function storePassword(
   });
 }
 
-export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
+export async function resetPassword(ctx: MemberCtx<ResetPasswordInput>) {
   await throttleAddress(ctx, 'resetPassword');
   await throttleAccount(ctx, 'resetPassword', ctx.instanceId!);
   const state = memberState(ctx);
@@ -166,7 +156,7 @@ export async function resetPassword(ctx: MemberCtx<TokenPasswordBody>) {
   return { reset: true };
 }
 
-export async function changePassword(ctx: MemberCtx<ChangePasswordBody>) {
+export async function changePassword(ctx: MemberCtx<ChangePasswordInput>) {
   const p = reachable(ctx);
   await throttleAccount(ctx, 'changePassword', p.id);
   const state = memberState(ctx);

@@ -35,22 +35,12 @@ import {
 import { SAML_REPLAY_COUNTER, ssoOutcome, ssoRedirect, type SignInSettings } from '../sign-in-rules';
 import { members } from './self-client';
 import { memberActor, openSession, throttleAddress } from './sign-in-common';
-
-/** singleSignOn's body: the SAML HTTP-POST binding's fields */
-export interface SingleSignOnBody {
-  SAMLResponse: string;
-  RelayState?: string;
-}
-
-export interface CompleteSsoBody {
-  at: string;
-  providerId: string;
-}
+import type { CompleteSingleSignOnInput, SingleSignOnInput } from '../../../schemas/Member/inputs';
 
 const refused = (reason: string, message = 'The single sign-on response was refused') =>
   memberError('SSO_REFUSED', message, { reason });
 
-export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, settings: SignInSettings) {
+export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnInput>, settings: SignInSettings) {
   await throttleAddress(ctx, 'singleSignOn');
   const saml = settings.saml;
   if (!saml) throw memberError('SSO_NOT_CONFIGURED', 'Single sign-on is not configured');
@@ -94,7 +84,7 @@ export async function singleSignOn(ctx: MemberStaticCtx<SingleSignOnBody>, setti
  * step); any other answers `{signedIn: false}`.
  */
 export async function completeSingleSignOn(
-  ctx: MemberCtx<CompleteSsoBody>,
+  ctx: MemberCtx<CompleteSingleSignOnInput>,
 ): Promise<{ signedIn: boolean; status?: string }> {
   const state = memberState(ctx);
   const p = profileOf(ctx);

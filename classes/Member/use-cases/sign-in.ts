@@ -57,29 +57,17 @@ import {
   throttleAccount,
   throttleAddress,
 } from './sign-in-common';
-
-/** discoverAuthMethod's body (schemas/Member/discoverAuthMethod.json) */
-export interface DiscoverBody {
-  email: string;
-  /** handed to the identity provider and back to the member application (SAML RelayState, at most 80 bytes) */
-  relayState?: string;
-}
-
-/** login's body */
-export interface LoginBody {
-  email: string;
-  password: string;
-}
-
-/** checkOtp's body */
-export interface OtpBody {
-  otp: string;
-}
+import type {
+  VerifyCredentialsInput,
+  CheckOtpInput,
+  DiscoverAuthMethodInput,
+  LoginInput,
+} from '../../../schemas/Member/inputs';
 
 /** verifyCredentials's answer: the member only when the password is right and the member may sign in with it */
 export type CredentialsAnswer = { valid: true; member: SignInView } | { valid: false };
 
-export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverBody>, settings: SignInSettings) {
+export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverAuthMethodInput>, settings: SignInSettings) {
   await throttleAddress(ctx, 'discoverAuthMethod');
   const email = emailKey(ctx.request.body.email);
   await throttleAccount(ctx, 'discoverAuthMethod', email);
@@ -114,7 +102,7 @@ export async function discoverAuthMethod(ctx: MemberStaticCtx<DiscoverBody>, set
  * The hash never leaves the instance. A member without a usable password is
  * checked against a stand-in, as slowly.
  */
-export async function verifyCredentials(ctx: MemberReadCtx<{ password: string }>): Promise<CredentialsAnswer> {
+export async function verifyCredentials(ctx: MemberReadCtx<VerifyCredentialsInput>): Promise<CredentialsAnswer> {
   const state = memberState(ctx);
   const password = ctx.request.body.password;
   if (!state.profile) {
@@ -140,7 +128,7 @@ async function mailLoginCode(ctx: MemberStaticCtx<unknown> | MemberCtx<unknown>,
   await notify(ctx, LOGIN_TEMPLATE, { to: [member.email!], parameters: { otp: token } });
 }
 
-export async function login(ctx: MemberStaticCtx<LoginBody>, settings: SignInSettings) {
+export async function login(ctx: MemberStaticCtx<LoginInput>, settings: SignInSettings) {
   await throttleAddress(ctx, 'login');
   const email = emailKey(ctx.request.body.email);
   await throttleAccount(ctx, 'login', email);
@@ -188,7 +176,7 @@ function refuseStepTokenBeforePasswordChange(ctx: MemberCtx<unknown>, passwordCh
   throw new ActorError(status, code, "This token was issued before the member's password changed: sign in again");
 }
 
-export async function checkOtp(ctx: MemberCtx<OtpBody>) {
+export async function checkOtp(ctx: MemberCtx<CheckOtpInput>) {
   const p = reachable(ctx);
   await throttleAccount(ctx, 'checkOtp', p.id);
   const state = memberState(ctx);

@@ -5,14 +5,9 @@ import { nextMemberStatus } from '../status-machine';
 import type { MemberProfile } from '../types';
 import { MEMBER_STATUS_EVENT, now, reachable } from './common';
 import { changeProfile } from './profile-change';
+import type { UpdateMemberStatusInput } from '../../../schemas/Member/inputs';
 
-/** updateMemberStatus's body (schemas/Member/updateMemberStatus.json) */
-export interface UpdateStatusBody {
-  status: string;
-  reason?: string | null;
-}
-
-export async function updateMemberStatus(ctx: MemberCtx<UpdateStatusBody>) {
+export async function updateMemberStatus(ctx: MemberCtx<UpdateMemberStatusInput>) {
   const p = reachable(ctx);
   const { status, reason } = ctx.request.body;
   const r = nextMemberStatus(p.status, { type: 'updateMemberStatus', target: status });
