@@ -23,17 +23,19 @@ import { ActorClass, Init, QueuedWrite, Read, Static, Write, type StaticCtx } fr
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { contentDocument, CONTENTS_COLLECTION } from './rules';
+import type { ContentManagerClassState } from './types';
 import type {
-  BackofficeFilterInput,
-  ContentIdInput,
-  ContentManagerClassState,
-  ContentsFilterInput,
   CreateContentInput,
-  GroupInput,
-  SchemaFilterInput,
+  GetContentGroupInput,
+  GetContentInput,
+  GetContentSchemasInput,
+  GetContentsForBackofficeInput,
+  GetContentsInput,
+  ListContentGroupsInput,
   UpdateContentInput,
   UpdateContentStatusInput,
-} from './types';
+} from '../../schemas/ContentManager/inputs';
+import { invalidFilter, invalidLookup } from './errors';
 import { approveContent } from './use-cases/approval';
 import { getContentsForBackoffice } from './use-cases/backoffice';
 import { CONTENT_INSTANCE, type ContentCtx, type ContentReadCtx } from './use-cases/common';
@@ -91,8 +93,8 @@ export class ContentManager {
   }
 
   /** One content by {id} (body or query), whatever its status. */
-  @Read({ access: [PM, 'class'] })
-  getContent(ctx: ContentReadCtx<ContentIdInput>) {
+  @Read({ access: [PM, 'class'], onValidationError: invalidLookup })
+  getContent(ctx: ContentReadCtx<GetContentInput>) {
     return getContent(ctx);
   }
 
@@ -101,32 +103,32 @@ export class ContentManager {
    * contentGroupKeys and contentKeys, with an ETag (304 on If-None-Match).
    * Public: the login screen shows its content before anyone signs in.
    */
-  @Read({ access: ['public'] })
-  getContents(ctx: ContentReadCtx<ContentsFilterInput>) {
+  @Read({ access: ['public'], onValidationError: invalidFilter })
+  getContents(ctx: ContentReadCtx<GetContentsInput>) {
     return getContents(ctx);
   }
 
   /** Every content, filtered by contentGroupKeys, contentKeys, statuses, search; paged. */
-  @Read({ access: [PM] })
-  getContentsForBackoffice(ctx: ContentReadCtx<BackofficeFilterInput>) {
+  @Read({ access: [PM], onValidationError: invalidFilter })
+  getContentsForBackoffice(ctx: ContentReadCtx<GetContentsForBackofficeInput>) {
     return getContentsForBackoffice(ctx);
   }
 
   /** The groups with their keys (content metadata: public). */
-  @Static({ access: ['public'] })
-  listContentGroups(ctx: StaticCtx) {
+  @Static({ access: ['public'], onValidationError: invalidFilter })
+  listContentGroups(ctx: StaticCtx<ListContentGroupsInput>) {
     return listContentGroups(ctx);
   }
 
   /** One group by {contentGroupKey} with its keys (content metadata: public). */
-  @Static({ access: ['public'] })
-  getContentGroup(ctx: StaticCtx<GroupInput>) {
+  @Static({ access: ['public'], onValidationError: invalidLookup })
+  getContentGroup(ctx: StaticCtx<GetContentGroupInput>) {
     return getContentGroup(ctx);
   }
 
   /** The schemas of the keys, filtered by contentGroupKey or contentKey; enums as {key, value} lists (public). */
-  @Static({ access: ['public'] })
-  getContentSchemas(ctx: StaticCtx<SchemaFilterInput>) {
+  @Static({ access: ['public'], onValidationError: invalidFilter })
+  getContentSchemas(ctx: StaticCtx<GetContentSchemasInput>) {
     return getContentSchemas(ctx);
   }
 

@@ -3,7 +3,8 @@
  * gives ContentManager no range, the benefit catalogue has 18050-18099).
  * Every 400 carries `details.errors: [{field, reason}]`.
  */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const ContentManagerErrors = {
   /** no content with this id */
@@ -46,3 +47,13 @@ export type ContentManagerErrorName = keyof typeof ContentManagerErrors;
 export const CONTENT_PATCH_CONFLICT = 18008;
 
 export const contentError = errorFactory('ContentManager', ContentManagerErrors);
+
+/** A listing's or the metadata's refusal of its filters (a GET query or a POST body alike): 18009 naming each field. */
+export function invalidFilter(errors: FieldError[]) {
+  return contentError('CONTENT_INVALID_QUERY', `Invalid filter: ${problemsText(errors)}`, { errors });
+}
+
+/** getContent's and getContentGroup's refusal of their input (the id or key missing or malformed): 18009 naming it. */
+export function invalidLookup(errors: FieldError[]) {
+  return contentError('CONTENT_INVALID_QUERY', `Invalid input: ${problemsText(errors)}`, { errors });
+}

@@ -5,17 +5,21 @@
  * No I/O; unit-tested in test/ContentManager/rules.test.ts.
  */
 import type { Actor } from '../_platform/actor';
-import { MAX_FILTER_TEXT, MAX_PAGE_SIZE, parsePaging, unknownKeys, type FieldProblem } from '../_platform/paging';
+import type { FieldProblem } from '../_platform/paging';
 import { CATALOGUE, type ContentCatalogue, type ContentFields } from './schema-rules';
 import {
   CONTENT_STATUSES,
   type ContentEntity,
   type ContentRecord,
   type ContentStatus,
-  type CreateContentInput,
   type PublishedContent,
-  type UpdateContentInput,
 } from './types';
+import type {
+  CreateContentInput,
+  GetContentsForBackofficeInput,
+  GetContentsInput,
+  UpdateContentInput,
+} from '../../schemas/ContentManager/inputs';
 
 export const CONTENT_EVENTS = {
   create: 'content_create',
@@ -152,21 +156,17 @@ export function fromEntity(
 
 // ---------------------------------------------------------------- listing input
 
-/** A list filter from a body or a query: an array, one string, or comma-separated strings. */
-function listOf(raw: Record<string, unknown>, k: string, errors: FieldProblem[]): string[] | undefined {
-  const v = raw[k];
-  if (v === undefined || v === null || v === '') return undefined;
-  const parts = (Array.isArray(v) ? (v as unknown[]) : [v]).flatMap((x) =>
-    typeof x === 'string' ? x.split(',') : [x],
-  );
-  const list = parts.map((x) => (typeof x === 'string' ? x.trim() : x)).filter((x) => x !== '');
-  if (list.length > MAX_PAGE_SIZE || !list.every((x) => typeof x === 'string' && x.length <= MAX_FILTER_TEXT)) {
-    errors.push({ field: k, reason: `must be a list of at most ${MAX_PAGE_SIZE} strings` });
-    return undefined;
-  }
-  return [...new Set(list as string[])].sort();
+/** A list filter its schema has checked: an array or one string, each comma-separated; trimmed, without repeats, sorted. */
+function listOf(v: string | string[] | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const list = (Array.isArray(v) ? v : [v])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  return list.length ? [...new Set(list)].sort() : undefined;
 }
 
+/** every value of a list one of `allowed` (the catalogue's groups and keys are code, not the schema's) */
 function known(list: string[] | undefined, allowed: readonly string[], k: string, errors: FieldProblem[]): void {
   for (const [i, x] of (list ?? []).entries())
     if (!allowed.includes(x))
@@ -180,15 +180,14 @@ export interface ContentsFilter {
   id: string;
 }
 
-/** getContents' filters (spec 4.5): contentGroupKeys, contentKeys, each of known values. */
-export function parseContentsFilter(
-  raw: Record<string, unknown>,
+/** getContents' filters (spec 4.5) from its checked input: contentGroupKeys, contentKeys, each of known values. */
+export function contentsFilter(
+  input: GetContentsInput,
   catalogue: ContentCatalogue = CATALOGUE,
 ): { ok: true; filter: ContentsFilter } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['contentGroupKeys', 'contentKeys'], errors);
-  const groups = listOf(raw, 'contentGroupKeys', errors);
-  const keys = listOf(raw, 'contentKeys', errors);
+  const groups = listOf(input.contentGroupKeys);
+  const keys = listOf(input.contentKeys);
   known(
     groups,
     catalogue.groups.map((g) => g.key),
@@ -214,16 +213,15 @@ export interface BackofficeQuery {
   limit: number;
 }
 
-/** getContentsForBackoffice's filters: contentGroupKeys, contentKeys, statuses, search (in the title), page, limit (default 20). */
-export function parseBackofficeQuery(
-  raw: Record<string, unknown>,
+/** getContentsForBackoffice's query from its checked input: known groups, keys and statuses, search lower-cased (blank: none), page 1 and 20 a page unless given. */
+export function backofficeQuery(
+  input: GetContentsForBackofficeInput,
   catalogue: ContentCatalogue = CATALOGUE,
 ): { ok: true; query: BackofficeQuery } | { ok: false; errors: FieldProblem[] } {
   const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['contentGroupKeys', 'contentKeys', 'statuses', 'search', 'page', 'limit'], errors);
-  const groups = listOf(raw, 'contentGroupKeys', errors);
-  const keys = listOf(raw, 'contentKeys', errors);
-  const statuses = listOf(raw, 'statuses', errors);
+  const groups = listOf(input.contentGroupKeys);
+  const keys = listOf(input.contentKeys);
+  const statuses = listOf(input.statuses);
   known(
     groups,
     catalogue.groups.map((g) => g.key),
@@ -237,14 +235,9 @@ export function parseBackofficeQuery(
     errors,
   );
   known(statuses, CONTENT_STATUSES, 'statuses', errors);
-  let search: string | undefined;
-  if (raw.search !== undefined && raw.search !== '') {
-    if (typeof raw.search === 'string' && raw.search.length <= MAX_FILTER_TEXT)
-      search = raw.search.trim().toLowerCase() || undefined;
-    else errors.push({ field: 'search', reason: `must be a string of at most ${MAX_FILTER_TEXT} characters` });
-  }
-  const { page, limit } = parsePaging(raw, errors, 20);
   if (errors.length) return { ok: false, errors };
+  const search = input.search?.trim().toLowerCase() || undefined;
+  const { page = 1, limit = 20 } = input;
   return { ok: true, query: { groups, keys, statuses: statuses as ContentStatus[] | undefined, search, page, limit } };
 }
 

@@ -41,66 +41,6 @@ export interface ContentManagerState {
 /** The class's state (`@ActorClass<ContentManagerClassState>`). */
 export type ContentManagerClassState = StateOf<ContentManagerState>;
 
-/** createContent body (schemas/ContentManager/createContent.json); `fields` is checked against the key's schema. */
-export interface CreateContentInput {
-  id?: string;
-  contentKey: string;
-  contentGroupKey: string;
-  contentTitle: string;
-  startDate?: string | null;
-  endDate?: string | null;
-  order?: number | null;
-  fields: Record<string, unknown>;
-}
-
-/** updateContent body: the id and any field to change (null clears startDate, endDate, order; a field value null removes it). */
-export interface UpdateContentInput {
-  id: string;
-  contentKey?: string;
-  contentGroupKey?: string;
-  contentTitle?: string;
-  startDate?: string | null;
-  endDate?: string | null;
-  order?: number | null;
-  fields?: Record<string, unknown>;
-}
-
-/** updateContentStatus body; the status is judged by statusMove, not the schema. */
-export interface UpdateContentStatusInput {
-  id: string;
-  status: string;
-}
-
-/** getContent body (or query) */
-export interface ContentIdInput {
-  id?: string;
-}
-
-/** getContents body (or query: a key repeated, or comma-separated) */
-export interface ContentsFilterInput {
-  contentGroupKeys?: string[] | string;
-  contentKeys?: string[] | string;
-}
-
-/** getContentsForBackoffice body (or query) */
-export interface BackofficeFilterInput extends ContentsFilterInput {
-  statuses?: string[] | string;
-  search?: string;
-  page?: number;
-  limit?: number;
-}
-
-/** getContentSchemas body (or query) */
-export interface SchemaFilterInput {
-  contentGroupKey?: string;
-  contentKey?: string;
-}
-
-/** getContentGroup body (or query) */
-export interface GroupInput {
-  contentGroupKey?: string;
-}
-
 /** What getContents answers for each content (spec 4.5). */
 export interface PublishedContent {
   id: string;

@@ -32,11 +32,11 @@ export interface CreateContentInput {
 }
 
 export interface GetContentInput {
-  id?: string;
+  id: string;
 }
 
 export interface GetContentGroupInput {
-  contentGroupKey?: string;
+  contentGroupKey: string;
 }
 
 export interface GetContentSchemasInput {

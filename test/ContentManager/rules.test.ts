@@ -3,6 +3,9 @@
  * a rejected creation, the listings' filters and order, which contents are
  * published at an instant, and getContents' entity tag.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import {
   afterRejection,
   applyContentUpdate,
@@ -14,8 +17,8 @@ import {
   namedUpdates,
   newContent,
   noneMatchHits,
-  parseBackofficeQuery,
-  parseContentsFilter,
+  backofficeQuery,
+  contentsFilter,
   PublishedIndex,
   sameContent,
   statusMove,
@@ -23,6 +26,16 @@ import {
   type ContentsFilter,
 } from '../../classes/ContentManager/rules';
 import type { ContentRecord } from '../../classes/ContentManager/types';
+
+/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
+function schemaCheck(method: string, raw: Record<string, unknown>) {
+  const file = path.join(__dirname, '..', '..', 'schemas', 'ContentManager', `${method}.json`);
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const validator = lazyValidator(createAjv(), schema, `ContentManager.${method}`);
+  const input = queryInput(raw, validator);
+  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
+  return { input: { ...input }, fields };
+}
 
 const actor = { id: 'pm1', type: 'program_management_user' as const };
 let n = 0;
@@ -122,9 +135,9 @@ describe('a content and its changes', () => {
 
 describe('listing input', () => {
   test('getContents: lists, single values and comma-separated values of known groups and keys', () => {
-    expect(parseContentsFilter({})).toEqual({ ok: true, filter: { groups: undefined, keys: undefined, id: 'g=;k=' } });
-    const a = parseContentsFilter({ contentGroupKeys: 'homepage,login', contentKeys: ['homepage_section'] });
-    const b = parseContentsFilter({
+    expect(contentsFilter({})).toEqual({ ok: true, filter: { groups: undefined, keys: undefined, id: 'g=;k=' } });
+    const a = contentsFilter({ contentGroupKeys: 'homepage,login', contentKeys: ['homepage_section'] });
+    const b = contentsFilter({
       contentGroupKeys: ['login', 'homepage', 'login'],
       contentKeys: 'homepage_section',
     });
@@ -133,21 +146,25 @@ describe('listing input', () => {
       filter: { groups: ['homepage', 'login'], keys: ['homepage_section'], id: 'g=homepage,login;k=homepage_section' },
     });
     expect(b).toEqual(a);
-    expect(parseContentsFilter({ contentGroupKeys: 'homepage,footer', other: 1 })).toEqual({
+    expect(contentsFilter({ contentGroupKeys: 'homepage,footer' })).toEqual({
       ok: false,
-      errors: [
-        { field: 'other', reason: 'is not allowed' },
-        { field: 'contentGroupKeys.0', reason: "'footer' is not one of: login, onboarding, homepage" },
-      ],
-    });
-    expect(parseContentsFilter({ contentKeys: [{ $ne: 1 }] })).toMatchObject({
-      ok: false,
-      errors: [{ field: 'contentKeys' }],
+      errors: [{ field: 'contentGroupKeys.0', reason: "'footer' is not one of: login, onboarding, homepage" }],
     });
   });
 
+  test('getContents: the schema takes one value or a list, and refuses other keys and non-strings', () => {
+    expect(schemaCheck('getContents', { contentGroupKeys: ['login', 'homepage'], contentKeys: 'login_login' })).toEqual(
+      {
+        input: { contentGroupKeys: ['login', 'homepage'], contentKeys: 'login_login' },
+        fields: [],
+      },
+    );
+    expect(schemaCheck('getContents', { other: '1' }).fields).toEqual(['other']);
+    expect(schemaCheck('getContents', { contentKeys: [{ $ne: 1 }] }).fields).toEqual(['contentKeys', 'contentKeys.0']);
+  });
+
   test('getContentsForBackoffice: statuses, search, paging', () => {
-    expect(parseBackofficeQuery({ statuses: 'pending,inactive', search: ' Slide ', page: '2', limit: '5' })).toEqual({
+    expect(backofficeQuery({ statuses: 'pending,inactive', search: ' Slide ', page: 2, limit: 5 })).toEqual({
       ok: true,
       query: {
         groups: undefined,
@@ -158,10 +175,33 @@ describe('listing input', () => {
         limit: 5,
       },
     });
-    expect(parseBackofficeQuery({ statuses: ['archived'], limit: 500 })).toMatchObject({
+    expect(backofficeQuery({})).toMatchObject({ ok: true, query: { page: 1, limit: 20 } });
+    expect(backofficeQuery({ statuses: ['archived'] })).toMatchObject({
       ok: false,
-      errors: [{ field: 'statuses.0' }, { field: 'limit' }],
+      errors: [{ field: 'statuses.0' }],
     });
+    expect(schemaCheck('getContentsForBackoffice', { statuses: 'pending', page: '2', limit: '5' }).input).toEqual({
+      statuses: 'pending',
+      page: 2,
+      limit: 5,
+    });
+    expect(schemaCheck('getContentsForBackoffice', { limit: 500, search: 'x'.repeat(201) }).fields.sort()).toEqual([
+      'limit',
+      'search',
+    ]);
+  });
+
+  test('getContent and getContentGroup need their id or key; the metadata takes no other field', () => {
+    expect(schemaCheck('getContent', {}).fields).toEqual(['id']);
+    expect(schemaCheck('getContentGroup', {}).fields).toEqual(['contentGroupKey']);
+    expect(schemaCheck('listContentGroups', { x: '1' }).fields).toEqual(['x']);
+    expect(schemaCheck('getContentSchemas', { contentKey: 'x'.repeat(101), other: '1' }).fields.sort()).toEqual([
+      'contentKey',
+      'other',
+    ]);
+  });
+
+  test('backofficeMatches', () => {
     const c = content({ status: 'pending', contentTitle: 'Summer Slide' });
     expect(backofficeMatches(c, { statuses: ['pending'], search: 'summer', page: 1, limit: 20 })).toBe(true);
     expect(backofficeMatches(c, { statuses: ['active'], page: 1, limit: 20 })).toBe(false);
@@ -231,7 +271,7 @@ describe('what members see at an instant', () => {
           .sort(),
       ]);
     }
-    const onlyLogin = parseContentsFilter({ contentGroupKeys: 'login' });
+    const onlyLogin = contentsFilter({ contentGroupKeys: 'login' });
     expect(onlyLogin.ok && index.select(onlyLogin.filter, T('2030-06-20T00:00:00Z')).map((c) => c.id)).toEqual([
       login.id,
     ]);
@@ -260,7 +300,7 @@ describe('what members see at an instant', () => {
 
 describe('the entity tag', () => {
   test('moves with the version, the phase and the filter', () => {
-    const other = parseContentsFilter({ contentKeys: 'login_login' });
+    const other = contentsFilter({ contentKeys: 'login_login' });
     if (!other.ok) throw new Error('filter');
     const tag = contentsTag(7, 2, ALL);
     expect(tag).toMatch(/^"[0-9a-z.]+"$/);

@@ -21,9 +21,9 @@
  *    `Cache-Control: no-cache`: clients and caches ask again each time, with
  *    the tag.
  */
-import { listingInput } from '../../_platform/paging';
-import { contentsTag, noneMatchHits, parseContentsFilter, PublishedIndex } from '../rules';
-import type { ContentRecord, ContentsFilterInput, PublishedContent } from '../types';
+import type { GetContentsInput } from '../../../schemas/ContentManager/inputs';
+import { contentsTag, noneMatchHits, contentsFilter, PublishedIndex } from '../rules';
+import type { ContentRecord, PublishedContent } from '../types';
 import { fieldError, readableContents, type ContentReadCtx } from './common';
 
 const indexes = new WeakMap<object, PublishedIndex>();
@@ -40,10 +40,10 @@ function indexOf(contents: Readonly<Record<string, ContentRecord>>): PublishedIn
 export const CONTENTS_CACHE_CONTROL = 'no-cache';
 
 export function getContents(
-  ctx: ContentReadCtx<ContentsFilterInput>,
+  ctx: ContentReadCtx<GetContentsInput>,
 ): { contents: readonly PublishedContent[] } | undefined {
   const contents = readableContents(ctx) as Readonly<Record<string, ContentRecord>>;
-  const parsed = parseContentsFilter(listingInput(ctx));
+  const parsed = contentsFilter(ctx.request.body);
   if (!parsed.ok) throw fieldError('CONTENT_INVALID_QUERY', parsed.errors, 'Invalid filter');
   const index = indexOf(contents);
   const nowMs = Date.now();

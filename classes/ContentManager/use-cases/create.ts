@@ -10,7 +10,7 @@ import { hasEntry } from '../../_platform/records';
 import { contentError } from '../errors';
 import { CONTENT_EVENTS, fromEntity, newContent, toEntity, windowProblems } from '../rules';
 import { CATALOGUE } from '../schema-rules';
-import type { CreateContentInput } from '../types';
+import type { CreateContentInput } from '../../../schemas/ContentManager/inputs';
 import { checkedFields } from './fields';
 import { storeImages } from './images';
 import { APPROVAL_CALLBACK, fieldError, logContent, now, whilePending, writable, type ContentCtx } from './common';

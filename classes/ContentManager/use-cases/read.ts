@@ -1,13 +1,9 @@
 /** getContent (READ): one content by id, whatever its status, with the approval it waits for. */
-import { listingInput } from '../../_platform/paging';
-import { fieldError, readableContents, requireContent, type ContentReadCtx } from './common';
-import type { ContentIdInput } from '../types';
+import type { GetContentInput } from '../../../schemas/ContentManager/inputs';
+import { readableContents, requireContent, type ContentReadCtx } from './common';
 
-export function getContent(ctx: ContentReadCtx<ContentIdInput>) {
-  const contents = readableContents(ctx);
-  const { id } = listingInput(ctx);
-  if (typeof id !== 'string' || !id)
-    throw fieldError('CONTENT_INVALID_QUERY', [{ field: 'id', reason: 'is required (in the body or the query)' }]);
-  const content = requireContent(contents, id);
+/** {id} as a GET query or a POST body (its schema requires it: 400 18009 without one). */
+export function getContent(ctx: ContentReadCtx<GetContentInput>) {
+  const content = requireContent(readableContents(ctx), ctx.request.body.id);
   return { id: content.id, content };
 }

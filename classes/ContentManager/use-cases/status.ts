@@ -2,7 +2,7 @@
 import { refuseWhilePending } from '../../_platform/gated-change';
 import { contentError } from '../errors';
 import { CONTENT_EVENTS, statusMove } from '../rules';
-import type { UpdateContentStatusInput } from '../types';
+import type { UpdateContentStatusInput } from '../../../schemas/ContentManager/inputs';
 import { changeContent } from './change';
 import { now, requireContent, whilePending, writable, type ContentCtx } from './common';
 

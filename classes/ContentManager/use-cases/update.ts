@@ -9,7 +9,7 @@ import { refuseWhilePending } from '../../_platform/gated-change';
 import { contentError } from '../errors';
 import { applyContentUpdate, CONTENT_EVENTS, namedUpdates, sameContent, windowProblems } from '../rules';
 import { CATALOGUE } from '../schema-rules';
-import type { UpdateContentInput } from '../types';
+import type { UpdateContentInput } from '../../../schemas/ContentManager/inputs';
 import { changeContent } from './change';
 import { fieldError, now, requireContent, whilePending, writable, type ContentCtx } from './common';
 import { checkedFields } from './fields';
