@@ -26,8 +26,6 @@ import type {
   CreatePartnerBody,
   CreateVenueBody,
   PartnerClassState,
-  PartnerLogBody,
-  PartnerLogQueryBody,
   UpdateBrandLogoBody,
   UpdateContactBody,
   UpdateContractBody,
@@ -35,8 +33,18 @@ import type {
   UpdatePartnerStatusBody,
   UpdateVenueBody,
   UpdateVenueStatusBody,
-  VenueRefBody,
 } from './types';
+import type {
+  DocumentRefInput,
+  GetLogEntriesInput,
+  ListDocumentsInput,
+  ListPartnersInput,
+  ListVenuesInput,
+  LogRefInput,
+  UploadDocumentInput,
+  VenueRefInput,
+} from '../../schemas/Partner/inputs';
+import { invalidListing, invalidLogQuery } from './errors';
 import * as approval from './use-cases/approval';
 import * as audit from './use-cases/audit';
 import type { PartnerCtx, PartnerReadCtx, PartnerStaticCtx } from './use-cases/common';
@@ -59,7 +67,7 @@ const PM = 'program_management_user';
   tenancy: SHARED_DATA,
   stream: {
     collections: {
-      // the orders and filters of parsePartnerListQuery and parseVenueListQuery (rules.ts)
+      // the orders and filters of partnerListQuery and venueListQuery (rules.ts)
       [PARTNERS_COLLECTION]: {
         listings: [
           {
@@ -107,9 +115,9 @@ export class Partner {
   }
 
   /** From the streamed `partners` collection (POST body or GET query): status, type, subtypes (any), search; paged. */
-  // schema: false: the query and the body are one input, checked together by rules.ts (400 17010 naming the field)
-  @Static({ access: [PM, 'class'], schema: false, answer: 'listPartners.answer' })
-  listPartners(ctx: PartnerStaticCtx<Record<string, unknown>>) {
+  // a GET query or a POST body, checked by its schema alike (400 17010 naming the field)
+  @Static({ access: [PM, 'class'], onValidationError: invalidListing, answer: 'listPartners.answer' })
+  listPartners(ctx: PartnerStaticCtx<ListPartnersInput>) {
     return listing.listPartners(ctx);
   }
 
@@ -169,14 +177,14 @@ export class Partner {
 
   /** The venue (`venueId`, body or query) and the approval it waits for; also for other classes (PartnerUser). */
   @Read({ access: [PM, 'class'], schema: 'venueRef', answer: 'getVenue.answer' })
-  getVenue(ctx: PartnerReadCtx<VenueRefBody>) {
+  getVenue(ctx: PartnerReadCtx<VenueRefInput>) {
     return venues.getVenue(ctx);
   }
 
   /** The partner's venues from the streamed `venues` collection: status, search; paged. */
-  // schema: false: the query and the body are one input, checked together by rules.ts (400 17010 naming the field)
-  @Read({ access: [PM, 'class'], schema: false, answer: 'listVenues.answer' })
-  listVenues(ctx: PartnerReadCtx<Record<string, unknown>>) {
+  // a GET query or a POST body, checked by its schema alike (400 17010 naming the field)
+  @Read({ access: [PM, 'class'], onValidationError: invalidListing, answer: 'listVenues.answer' })
+  listVenues(ctx: PartnerReadCtx<ListVenuesInput>) {
     return venues.listVenues(ctx);
   }
 
@@ -195,35 +203,35 @@ export class Partner {
   // ---------------------------------------------------------------- documents
 
   @Write({ access: [PM], timeoutSeconds: 30 })
-  uploadDocument(ctx: PartnerCtx<documents.UploadDocumentBody>) {
+  uploadDocument(ctx: PartnerCtx<UploadDocumentInput>) {
     return documents.uploadDocument(ctx);
   }
 
-  // schema: false: the query and the body are one input, checked together by the platform (400 17010 naming the field)
-  @Read({ access: [PM], schema: false })
-  listDocuments(ctx: PartnerReadCtx<Record<string, unknown>>) {
+  // a GET query or a POST body, checked by its schema alike (400 17010 naming the field)
+  @Read({ access: [PM], onValidationError: invalidListing })
+  listDocuments(ctx: PartnerReadCtx<ListDocumentsInput>) {
     return documents.listDocuments(ctx);
   }
 
   /** Active documents only (an archived one: 14008); a 5-minute URL. */
   @Read({ access: [PM], schema: 'documentRef' })
-  downloadDocument(ctx: PartnerReadCtx<documents.DocumentRefBody>) {
+  downloadDocument(ctx: PartnerReadCtx<DocumentRefInput>) {
     return documents.downloadDocument(ctx, false);
   }
 
   /** Archived (and active) documents; a permission of its own. */
   @Read({ access: [PM], schema: 'documentRef' })
-  downloadArchivedDocument(ctx: PartnerReadCtx<documents.DocumentRefBody>) {
+  downloadArchivedDocument(ctx: PartnerReadCtx<DocumentRefInput>) {
     return documents.downloadDocument(ctx, true);
   }
 
   @Write({ access: [PM], schema: 'documentRef' })
-  archiveDocument(ctx: PartnerCtx<documents.DocumentRefBody>) {
+  archiveDocument(ctx: PartnerCtx<DocumentRefInput>) {
     return documents.setDocumentStatus(ctx, 'archived');
   }
 
   @Write({ access: [PM], schema: 'documentRef' })
-  unarchiveDocument(ctx: PartnerCtx<documents.DocumentRefBody>) {
+  unarchiveDocument(ctx: PartnerCtx<DocumentRefInput>) {
     return documents.setDocumentStatus(ctx, 'active');
   }
 
@@ -236,15 +244,15 @@ export class Partner {
   }
 
   /** The Partner class's audit entries (LogManager): partnerId or entityType/entityId, from/to, search; paged. */
-  // schema: false: the query and the body are one input, checked together by rules.ts (400 17010 naming the field)
-  @Static({ access: [PM], schema: false })
-  getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) {
+  // a GET query or a POST body, checked by its schema alike (400 17010 naming the field)
+  @Static({ access: [PM], onValidationError: invalidLogQuery })
+  getLogEntries(ctx: PartnerStaticCtx<GetLogEntriesInput>) {
     return audit.getLogEntries(ctx);
   }
 
   /** One audit entry of the Partner class by its id (`logId`, body or query). */
-  @Static({ access: [PM], schema: 'logRef' })
-  getLog(ctx: PartnerStaticCtx<PartnerLogBody>) {
+  @Static({ access: [PM], schema: 'logRef', onValidationError: invalidLogQuery })
+  getLog(ctx: PartnerStaticCtx<LogRefInput>) {
     return audit.getLog(ctx);
   }
 }

@@ -6,7 +6,8 @@
  * code and one HTTP status; 400s name the field and the reason
  * (`details.errors: [{field, reason}]`).
  */
-import { errorFactory } from '../../runtime';
+import { errorFactory, type FieldError } from '../../runtime';
+import { problemsText } from '../_platform/paging';
 
 export const PartnerErrors = {
   /** input the schema cannot judge (a platform twice, a logo that is no image, a documentId missing) */
@@ -54,3 +55,13 @@ export const PartnerErrors = {
 export type PartnerErrorName = keyof typeof PartnerErrors;
 
 export const partnerError = errorFactory('Partner', PartnerErrors);
+
+/** a listing's refusal of its input (a GET query or a POST body alike): 17010 naming each field */
+export function invalidListing(errors: FieldError[]) {
+  return partnerError('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
+}
+
+/** the audit trail's refusal of its input (getLogEntries' filters, getLog's logId): 17010 naming each field */
+export function invalidLogQuery(errors: FieldError[]) {
+  return partnerError('INVALID_QUERY', `Invalid query: ${problemsText(errors)}`, { errors });
+}

@@ -7,15 +7,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import {
-  escapeRegex,
-  oneOf,
-  parsePaging,
-  stringOrList,
-  textOf,
-  unknownKeys,
-  type FieldProblem,
-} from '../_platform/paging';
+import { escapeRegex, problemsText, type FieldProblem } from '../_platform/paging';
+import type { GetLogEntriesInput, ListPartnersInput, ListVenuesInput } from '../../schemas/Partner/inputs';
+import { invalidLogQuery, partnerError } from './errors';
 import { typeForMimeType } from '../_platform/file-types';
 import {
   PARTNER_STATUSES,
@@ -390,8 +384,6 @@ export interface ListQuery {
   skip: number;
 }
 
-export type ParsedList = { ok: true; query: ListQuery } | { ok: false; errors: FieldProblem[] };
-
 function searchFilter(search: string | undefined): Record<string, unknown> | null {
   const s = search?.trim().toLowerCase();
   return s ? { [SEARCH_FIELD]: { $regex: escapeRegex(s) } } : null;
@@ -400,21 +392,16 @@ function searchFilter(search: string | undefined): Record<string, unknown> | nul
 const asList = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
 /**
- * listPartners (GET query or POST body): status, type (partnerTypeId, one or
- * a list), subtypes (a partner matches when any of its subtypes is asked
- * for), search (legal and brand name, contract id, trade licence, city,
- * country, primary contact), page ≥ 1, limit 1-100 (default 20). Sorted by
+ * listPartners' query from its checked input: status, type (partnerTypeId,
+ * one or a list), subtypes (a partner matches when any of its subtypes is
+ * asked for), search (legal and brand name, contract id, trade licence, city,
+ * country, primary contact), page 1 and 20 a page unless given. Sorted by
  * brand name, then id.
  */
-export function parsePartnerListQuery(raw: Record<string, unknown>): ParsedList {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['status', 'type', 'subtypes', 'search', 'page', 'limit'], errors);
-  const status = oneOf(raw, 'status', PARTNER_STATUSES, errors);
-  const type = asList(stringOrList(raw, 'type', errors));
-  const subtypes = asList(stringOrList(raw, 'subtypes', errors));
-  const search = textOf(raw, 'search', errors);
-  const { page, limit } = parsePaging(raw, errors, 20);
-  if (errors.length) return { ok: false, errors };
+export function partnerListQuery(input: ListPartnersInput): ListQuery {
+  const { status, search, page = 1, limit = 20 } = input;
+  const type = asList(input.type);
+  const subtypes = asList(input.subtypes);
   const and: Record<string, unknown>[] = [];
   if (status) and.push({ status });
   if (type) and.push({ partnerTypeId: { $in: type } });
@@ -422,30 +409,22 @@ export function parsePartnerListQuery(raw: Record<string, unknown>): ParsedList 
   const s = searchFilter(search);
   if (s) and.push(s);
   const filter = and.length === 0 ? {} : and.length === 1 ? and[0] : { $and: and };
-  return { ok: true, query: { filter, sort: { brandName: 1, id: 1 }, page, limit, skip: (page - 1) * limit } };
+  return { filter, sort: { brandName: 1, id: 1 }, page, limit, skip: (page - 1) * limit };
 }
 
-/** listVenues of one partner: status, search (name, address, contact), page, limit (default 20); by venue name, then id. */
-export function parseVenueListQuery(raw: Record<string, unknown>, partnerId: string): ParsedList {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['status', 'search', 'page', 'limit'], errors);
-  const status = oneOf(raw, 'status', VENUE_STATUSES, errors);
-  const search = textOf(raw, 'search', errors);
-  const { page, limit } = parsePaging(raw, errors, 20);
-  if (errors.length) return { ok: false, errors };
+/** listVenues' query of one partner from its checked input: status, search (name, address, contact), page, limit (default 20); by venue name, then id. */
+export function venueListQuery(input: ListVenuesInput, partnerId: string): ListQuery {
+  const { status, search, page = 1, limit = 20 } = input;
   const and: Record<string, unknown>[] = [{ partnerId }];
   if (status) and.push({ status });
   const s = searchFilter(search);
   if (s) and.push(s);
   return {
-    ok: true,
-    query: {
-      filter: and.length === 1 ? and[0] : { $and: and },
-      sort: { venueName: 1, id: 1 },
-      page,
-      limit,
-      skip: (page - 1) * limit,
-    },
+    filter: and.length === 1 ? and[0] : { $and: and },
+    sort: { venueName: 1, id: 1 },
+    page,
+    limit,
+    skip: (page - 1) * limit,
   };
 }
 
@@ -453,8 +432,6 @@ export function parseVenueListQuery(raw: Record<string, unknown>, partnerId: str
 
 /** the entity types Partner writes to the audit log */
 export const PARTNER_LOG_ENTITY_TYPES = ['partner', 'venue', 'partner_document'] as const;
-
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** LogManager.getLogEntries's body for the Partner class's entries */
 export interface LogQuery {
@@ -469,19 +446,18 @@ export interface LogQuery {
 }
 
 /**
- * getLogEntries (GET query or POST body): `partnerId` (the partner's own
+ * getLogEntries' query from its checked input: `partnerId` (the partner's own
  * entries), or `entityType` (partner, venue, partner_document) with
- * `entityId`; `from`/`to` (ISO 8601 date-times with a zone, inclusive),
- * `search`, page, limit (1-100, default 20).
+ * `entityId`; `from`/`to` (date-times with a zone, inclusive, read as
+ * instants), `search`, page, limit (default 20). What its schema cannot say
+ * is refused here: partnerId with another entity, a date that is no day of
+ * the calendar (17010), from after to (17018).
  */
-export function parseLogQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: LogQuery } | { ok: false; errors: FieldProblem[]; range?: boolean } {
+export function logQuery(input: GetLogEntriesInput): LogQuery {
   const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['partnerId', 'entityType', 'entityId', 'from', 'to', 'search', 'page', 'limit'], errors);
-  const partnerId = textOf(raw, 'partnerId', errors);
-  let entityType = oneOf(raw, 'entityType', PARTNER_LOG_ENTITY_TYPES, errors) as string | undefined;
-  let entityId = textOf(raw, 'entityId', errors);
+  const { partnerId, page = 1, limit = 20 } = input;
+  let entityType: string | undefined = input.entityType;
+  let entityId = input.entityId;
   if (partnerId !== undefined) {
     if (entityId !== undefined) errors.push({ field: 'entityId', reason: 'cannot be given with partnerId' });
     if (entityType !== undefined && entityType !== 'partner')
@@ -491,22 +467,22 @@ export function parseLogQuery(
   }
   const dates: { from?: string; to?: string } = {};
   for (const key of ['from', 'to'] as const) {
-    const v = textOf(raw, key, errors);
+    const v = input[key];
     if (v === undefined) continue;
-    if (!ISO_DATE_TIME.test(v) || Number.isNaN(Date.parse(v)))
+    if (Number.isNaN(Date.parse(v)))
       errors.push({ field: key, reason: 'must be an ISO 8601 date-time with a zone (e.g. 2024-05-01T00:00:00Z)' });
     else dates[key] = new Date(Date.parse(v)).toISOString();
   }
-  const search = textOf(raw, 'search', errors);
-  const { page, limit } = parsePaging(raw, errors, 20);
-  if (errors.length) return { ok: false, errors };
-  if (dates.from && dates.to && dates.from > dates.to)
-    return { ok: false, errors: [{ field: 'from', reason: 'must not be after to' }], range: true };
+  if (errors.length) throw invalidLogQuery(errors);
+  if (dates.from && dates.to && dates.from > dates.to) {
+    const range = [{ field: 'from', reason: 'must not be after to' }];
+    throw partnerError('PARTNER_INVALID_DATE_RANGE', `Invalid query: ${problemsText(range)}`, { errors: range });
+  }
   const query: LogQuery = { classId: 'Partner', page, limit };
   if (entityType) query.entityType = entityType;
   if (entityId) query.entityId = entityId;
   if (dates.from) query.from = dates.from;
   if (dates.to) query.to = dates.to;
-  if (search?.trim()) query.search = search.trim();
-  return { ok: true, query };
+  if (input.search?.trim()) query.search = input.search.trim();
+  return query;
 }

@@ -215,10 +215,6 @@ export interface CreateVenueBody {
   type?: unknown;
 }
 
-export interface VenueRefBody {
-  venueId?: string;
-}
-
 export interface UpdateVenueBody {
   venueId: string;
   venueName?: string;
@@ -233,20 +229,4 @@ export interface UpdateVenueBody {
 export interface UpdateVenueStatusBody {
   venueId: string;
   status: VenueStatus;
-}
-
-/** getLogEntries's input (body or query) */
-export interface PartnerLogQueryBody {
-  partnerId?: string;
-  entityType?: string;
-  entityId?: string;
-  from?: string;
-  to?: string;
-  search?: string;
-  page?: number;
-  limit?: number;
-}
-
-export interface PartnerLogBody {
-  logId?: string;
 }

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorError, type BaseCtx, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from './actor';
 import { logChange } from './audit-log';
-import { type FieldProblem, listingInput, oneOf, pageInfo, parsePaging, problemsText, unknownKeys } from './paging';
+import { type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, unknownKeys } from './paging';
 import { recordCompany } from './scope';
 
 export const DOCUMENT_STATUSES = ['active', 'archived'] as const;
@@ -99,7 +99,24 @@ export interface DocumentListQuery {
   skip: number;
 }
 
-/** listDocuments input (GET query or POST body): status (active, archived), page, limit (default 10). */
+/** listDocuments' input, as a class's listDocuments schema checks it (status, page, limit 1-100). */
+export interface DocumentListInput {
+  status?: DocumentStatus;
+  page?: number;
+  limit?: number;
+}
+
+/** listDocuments' query from its checked input: page 1 and 10 a page unless given. */
+export function documentListQuery(input: DocumentListInput): DocumentListQuery {
+  const { status, page = 1, limit = 10 } = input;
+  return { ...(status ? { status } : {}), page, limit, skip: (page - 1) * limit };
+}
+
+/**
+ * listDocuments' check for a class whose listDocuments has no schema yet (its
+ * input arrives unchecked, a GET query's values as strings): status (active,
+ * archived), page, limit (default 10).
+ */
 export function parseDocumentListQuery(
   raw: Record<string, unknown>,
 ): { ok: true; query: DocumentListQuery } | { ok: false; errors: FieldProblem[] } {
@@ -108,7 +125,12 @@ export function parseDocumentListQuery(
   const status = oneOf(raw, 'status', DOCUMENT_STATUSES, errors);
   const { page, limit } = parsePaging(raw, errors, 10);
   if (errors.length) return { ok: false, errors };
-  return { ok: true, query: { status, page, limit, skip: (page - 1) * limit } };
+  return { ok: true, query: documentListQuery({ status, page, limit }) };
+}
+
+/** listDocuments' refusal of its input (a GET query or a POST body alike): the class's INVALID_QUERY naming each field. */
+export function invalidDocumentListing(error: DocumentErrorFactory, errors: FieldProblem[]): ActorError {
+  return error('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
 }
 
 // ---------------------------------------------------------------- files in FileManager
@@ -221,9 +243,9 @@ export function entityDocuments(config: EntityDocumentsConfig) {
     });
   }
 
-  /** The document named by `documentId` (body, or query for GET): INVALID_INPUT without one, DOCUMENT_NOT_FOUND when there is none. */
+  /** The document named by `documentId` (a GET's query is its body): INVALID_INPUT without one, DOCUMENT_NOT_FOUND when there is none. */
   function documentOf(ctx: BaseCtx): EntityDocument {
-    const { documentId } = listingInput(ctx);
+    const { documentId } = (ctx.request.body ?? {}) as { documentId?: unknown };
     if (typeof documentId !== 'string' || !documentId) {
       throw documentFieldError(
         error,
@@ -281,12 +303,21 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       };
     },
 
-    list(ctx: BaseCtx) {
+    /**
+     * `checked`: the class's listDocuments schema checked the input (its
+     * onValidationError answering with invalidDocumentListing); without it
+     * the input is checked here, answering the same.
+     */
+    list(ctx: BaseCtx, checked = false) {
       config.reach(ctx);
-      const parsed = parseDocumentListQuery(listingInput(ctx));
-      if (!parsed.ok)
-        throw error('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
-      const page = parsed.query;
+      const input = (ctx.request.body ?? {}) as Record<string, unknown>;
+      let page: DocumentListQuery;
+      if (checked) page = documentListQuery(input);
+      else {
+        const parsed = parseDocumentListQuery(input);
+        if (!parsed.ok) throw invalidDocumentListing(error, parsed.errors);
+        page = parsed.query;
+      }
       const all = documentListing(config.read(ctx), page.status);
       return {
         documents: all.slice(page.skip, page.skip + page.limit),

@@ -35,6 +35,17 @@ export interface DocumentRefInput {
 
 export type EmptyInput = Record<string, never>;
 
+export interface GetLogEntriesInput {
+  partnerId?: string;
+  entityType?: 'partner' | 'venue' | 'partner_document';
+  entityId?: string;
+  from?: string;
+  to?: string;
+  search?: string;
+  page?: number;
+  limit?: number;
+}
+
 export interface InitInput {
   legalName: string;
   brandName: string;
@@ -72,8 +83,30 @@ export interface InitInput {
   contractEndDate: string;
 }
 
+export interface ListDocumentsInput {
+  status?: 'active' | 'archived';
+  page?: number;
+  limit?: number;
+}
+
+export interface ListPartnersInput {
+  status?: 'active' | 'inactive';
+  type?: string | string[];
+  subtypes?: string | string[];
+  search?: string;
+  page?: number;
+  limit?: number;
+}
+
+export interface ListVenuesInput {
+  status?: 'active' | 'inactive';
+  search?: string;
+  page?: number;
+  limit?: number;
+}
+
 export interface LogRefInput {
-  logId?: string;
+  logId: string;
 }
 
 export interface UpdatePartnerBrandLogoInput {

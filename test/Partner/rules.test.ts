@@ -1,4 +1,7 @@
 /** Partner's pure rules (classes/Partner/rules.ts). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import {
   applyContract,
   applyDetails,
@@ -10,9 +13,9 @@ import {
   documentTypeProblem,
   logoTypeProblem,
   normalizeDate,
-  parseLogQuery,
-  parsePartnerListQuery,
-  parseVenueListQuery,
+  logQuery,
+  partnerListQuery,
+  venueListQuery,
   partnerDocument,
   partnerIdProblem,
   partnerStatusMove,
@@ -26,6 +29,16 @@ import {
   withStatus,
 } from '../../classes/Partner/rules';
 import type { CreatePartnerBody, CreateVenueBody, PartnerRecord } from '../../classes/Partner/types';
+
+/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
+function schemaCheck(method: string, raw: Record<string, unknown>) {
+  const file = path.join(__dirname, '..', '..', 'schemas', 'Partner', `${method}.json`);
+  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const validator = lazyValidator(createAjv(), schema, `Partner.${method}`);
+  const input = queryInput(raw, validator);
+  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
+  return { input: { ...input }, fields };
+}
 
 const actor = { id: 'pm1', type: 'program_management_user' as const };
 const T0 = '2030-01-01T00:00:00.000Z';
@@ -276,93 +289,112 @@ describe('venues', () => {
 
 describe('listing inputs', () => {
   test('partners: status, type and subtypes (one or a list, any match), search as a literal, paging', () => {
-    const r = parsePartnerListQuery({
-      status: 'active',
-      type: 'pt-hotel',
-      subtypes: ['s1', 's2'],
-      search: 'Sun.rise',
-      page: '2',
-      limit: '5',
-    });
-    expect(r).toEqual({
-      ok: true,
-      query: {
-        filter: {
-          $and: [
-            { status: 'active' },
-            { partnerTypeId: { $in: ['pt-hotel'] } },
-            { partnerSubtypeIds: { $in: ['s1', 's2'] } },
-            { searchText: { $regex: 'sun\\.rise' } },
-          ],
-        },
-        sort: { brandName: 1, id: 1 },
+    expect(
+      partnerListQuery({
+        status: 'active',
+        type: 'pt-hotel',
+        subtypes: ['s1', 's2'],
+        search: 'Sun.rise',
         page: 2,
         limit: 5,
-        skip: 5,
+      }),
+    ).toEqual({
+      filter: {
+        $and: [
+          { status: 'active' },
+          { partnerTypeId: { $in: ['pt-hotel'] } },
+          { partnerSubtypeIds: { $in: ['s1', 's2'] } },
+          { searchText: { $regex: 'sun\\.rise' } },
+        ],
       },
+      sort: { brandName: 1, id: 1 },
+      page: 2,
+      limit: 5,
+      skip: 5,
     });
-    expect(parsePartnerListQuery({})).toMatchObject({ ok: true, query: { filter: {}, page: 1, limit: 20 } });
-    expect(parsePartnerListQuery({ status: 'pending', limit: 101, colour: 'red', subtypes: { $ne: 1 } })).toEqual({
-      ok: false,
-      errors: [
-        { field: 'colour', reason: 'is not allowed' },
-        { field: 'status', reason: 'must be one of: active, inactive' },
-        { field: 'subtypes', reason: expect.any(String) },
-        { field: 'limit', reason: 'must be an integer from 1 to 100' },
-      ],
+    expect(partnerListQuery({})).toMatchObject({ filter: {}, page: 1, limit: 20 });
+  });
+
+  test('partners: the schema reads a GET query as its types and refuses what the listing cannot take', () => {
+    expect(schemaCheck('listPartners', { type: 'pt-hotel', subtypes: ['s1', 's2'], page: '2', limit: '5' })).toEqual({
+      input: { type: 'pt-hotel', subtypes: ['s1', 's2'], page: 2, limit: 5 },
+      fields: [],
     });
+    const bad = schemaCheck('listPartners', { status: 'pending', limit: 101, colour: 'red', subtypes: { $ne: 1 } });
+    expect(bad.fields.sort()).toEqual(['colour', 'limit', 'status', 'subtypes']);
+    expect(schemaCheck('listPartners', { type: [], search: 'x'.repeat(201) }).fields.sort()).toEqual([
+      'search',
+      'type',
+    ]);
   });
 
   test("venues: always the partner's own, status and search, paging", () => {
-    expect(parseVenueListQuery({ status: 'inactive', search: 'marina' }, 'p1')).toMatchObject({
-      ok: true,
-      query: {
-        filter: { $and: [{ partnerId: 'p1' }, { status: 'inactive' }, { searchText: { $regex: 'marina' } }] },
-        page: 1,
-        limit: 20,
-      },
+    expect(venueListQuery({ status: 'inactive', search: 'marina' }, 'p1')).toMatchObject({
+      filter: { $and: [{ partnerId: 'p1' }, { status: 'inactive' }, { searchText: { $regex: 'marina' } }] },
+      page: 1,
+      limit: 20,
     });
-    expect(parseVenueListQuery({}, 'p1')).toMatchObject({ ok: true, query: { filter: { partnerId: 'p1' } } });
-    expect(parseVenueListQuery({ partnerId: 'p2' }, 'p1')).toEqual({
-      ok: false,
-      errors: [{ field: 'partnerId', reason: 'is not allowed' }],
+    expect(venueListQuery({}, 'p1')).toMatchObject({ filter: { partnerId: 'p1' } });
+    expect(schemaCheck('listVenues', { partnerId: 'p2', page: '0' }).fields.sort()).toEqual(['page', 'partnerId']);
+  });
+
+  test('documents: status, page and limit only', () => {
+    expect(schemaCheck('listDocuments', { status: 'archived', page: '2' }).input).toEqual({
+      status: 'archived',
+      page: 2,
     });
+    expect(schemaCheck('listDocuments', { status: 'deleted', limit: '101', other: '1' }).fields.sort()).toEqual([
+      'limit',
+      'other',
+      'status',
+    ]);
   });
 
   test("the audit trail: the Partner class's entries, by partner or by entity, dates with a zone, from not after to", () => {
-    expect(
-      parseLogQuery({ partnerId: 'p1', from: '2030-01-01T00:00:00+04:00', search: ' name ', limit: '10' }),
-    ).toEqual({
-      ok: true,
-      query: {
-        classId: 'Partner',
-        entityType: 'partner',
-        entityId: 'p1',
-        from: '2029-12-31T20:00:00.000Z',
-        search: 'name',
-        page: 1,
-        limit: 10,
-      },
+    expect(logQuery({ partnerId: 'p1', from: '2030-01-01T00:00:00+04:00', search: ' name ', limit: 10 })).toEqual({
+      classId: 'Partner',
+      entityType: 'partner',
+      entityId: 'p1',
+      from: '2029-12-31T20:00:00.000Z',
+      search: 'name',
+      page: 1,
+      limit: 10,
     });
-    expect(parseLogQuery({ entityType: 'venue', entityId: 'v1' })).toEqual({
-      ok: true,
-      query: { classId: 'Partner', entityType: 'venue', entityId: 'v1', page: 1, limit: 20 },
+    expect(logQuery({ entityType: 'venue', entityId: 'v1' })).toEqual({
+      classId: 'Partner',
+      entityType: 'venue',
+      entityId: 'v1',
+      page: 1,
+      limit: 20,
     });
-    expect(
-      parseLogQuery({ partnerId: 'p1', entityId: 'v1', entityType: 'venue', to: '2030-01-01', classId: 'Member' }),
-    ).toEqual({
-      ok: false,
-      errors: [
-        { field: 'classId', reason: 'is not allowed' },
-        { field: 'entityId', reason: 'cannot be given with partnerId' },
-        { field: 'entityType', reason: expect.any(String) },
-        { field: 'to', reason: expect.stringMatching(/ISO 8601/) },
-      ],
-    });
-    expect(parseLogQuery({ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' })).toEqual({
-      ok: false,
-      range: true,
-      errors: [{ field: 'from', reason: 'must not be after to' }],
-    });
+    expect(() => logQuery({ partnerId: 'p1', entityId: 'v1', entityType: 'venue' })).toThrow(
+      expect.objectContaining({
+        code: 17010,
+        details: {
+          errors: [
+            { field: 'entityId', reason: 'cannot be given with partnerId' },
+            { field: 'entityType', reason: expect.any(String) },
+          ],
+        },
+      }),
+    );
+    expect(() => logQuery({ from: '2030-13-01T00:00:00Z' })).toThrow(
+      expect.objectContaining({
+        code: 17010,
+        details: { errors: [{ field: 'from', reason: expect.stringMatching(/ISO 8601/) }] },
+      }),
+    );
+    expect(() => logQuery({ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' })).toThrow(
+      expect.objectContaining({
+        code: 17018,
+        details: { errors: [{ field: 'from', reason: 'must not be after to' }] },
+      }),
+    );
+    // the schema: a date-time with a zone (seconds optional), no other field
+    expect(schemaCheck('getLogEntries', { from: '2030-01-01T00:00Z', to: '2030-01-01' }).fields).toEqual(['to']);
+    expect(schemaCheck('getLogEntries', { classId: 'Member', entityType: 'x', limit: '5' }).fields.sort()).toEqual([
+      'classId',
+      'entityType',
+    ]);
   });
 });

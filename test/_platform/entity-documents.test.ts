@@ -5,6 +5,7 @@ import {
   findDocument,
   fileRefusal,
   moveDocument,
+  documentListQuery,
   parseDocumentListQuery,
   type EntityDocument,
 } from '../../classes/_platform/entity-documents';
@@ -59,7 +60,17 @@ test('documentListing: newest first, filtered by status, with isArchived', () =>
   expect(documentListing(docs, 'active').map((d) => d.id)).toEqual(['c', 'a']);
 });
 
-test('parseDocumentListQuery: status, page, limit (default 10); unknown keys refused', () => {
+test('documentListQuery: the checked input with page 1 and 10 a page unless given', () => {
+  expect(documentListQuery({})).toEqual({ page: 1, limit: 10, skip: 0 });
+  expect(documentListQuery({ status: 'active', page: 3, limit: 5 })).toEqual({
+    status: 'active',
+    page: 3,
+    limit: 5,
+    skip: 10,
+  });
+});
+
+test('parseDocumentListQuery (a class without a listDocuments schema): status, page, limit (default 10); unknown keys refused', () => {
   expect(parseDocumentListQuery({ status: 'archived', page: '2' })).toEqual({
     ok: true,
     query: { status: 'archived', page: 2, limit: 10, skip: 10 },

@@ -12,10 +12,9 @@
  */
 import { ActorError, client, isClassError, isUnknownInstance, RuntimeCodes } from '../../../runtime';
 import type { LogManager, LogManagerErrorName } from '../../LogManager/LogManager.class';
-import { listingInput, problemsText } from '../../_platform/paging';
+import type { GetLogEntriesInput, LogRefInput } from '../../../schemas/Partner/inputs';
 import { partnerError } from '../errors';
-import { parseLogQuery } from '../rules';
-import type { PartnerLogBody, PartnerLogQueryBody } from '../types';
+import { logQuery } from '../rules';
 import type { PartnerStaticCtx } from './common';
 
 const logs = (ctx: PartnerStaticCtx<unknown>) => client<typeof LogManager>(ctx, 'LogManager');
@@ -32,25 +31,13 @@ function notThere(err: unknown): boolean {
 }
 
 /** `{entries, totalCount, page, limit, totalPages}`, newest first; 400 17010 (17018 for from after to) naming the field. */
-export async function getLogEntries(ctx: PartnerStaticCtx<PartnerLogQueryBody>) {
-  const parsed = parseLogQuery(listingInput(ctx));
-  if (!parsed.ok) {
-    const message = `Invalid query: ${problemsText(parsed.errors)}`;
-    throw partnerError(parsed.range ? 'PARTNER_INVALID_DATE_RANGE' : 'INVALID_QUERY', message, {
-      errors: parsed.errors,
-    });
-  }
-  return logs(ctx).getLogEntries(undefined, parsed.query);
+export async function getLogEntries(ctx: PartnerStaticCtx<GetLogEntriesInput>) {
+  return logs(ctx).getLogEntries(undefined, logQuery(ctx.request.body));
 }
 
-/** One entry of the Partner class by its id (`logId`, body or query); 404 17017 for any other id. */
-export async function getLog(ctx: PartnerStaticCtx<PartnerLogBody>) {
-  const { logId } = listingInput(ctx);
-  if (typeof logId !== 'string' || logId === '') {
-    throw partnerError('INVALID_QUERY', 'logId is required', {
-      errors: [{ field: 'logId', reason: 'is required (a string, in the body or the query)' }],
-    });
-  }
+/** One entry of the Partner class by its id (`logId`, body or query; its schema requires it); 404 17017 for any other id. */
+export async function getLog(ctx: PartnerStaticCtx<LogRefInput>) {
+  const { logId } = ctx.request.body;
   const notFound = () =>
     partnerError('PARTNER_LOG_NOT_FOUND', `No audit entry '${logId}' of the Partner class`, { logId });
   if (!LOG_ID.test(logId)) throw notFound();

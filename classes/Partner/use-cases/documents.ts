@@ -11,19 +11,7 @@ import { entityDocuments } from '../../_platform/entity-documents';
 import { partnerError } from '../errors';
 import { documentTypeProblem } from '../rules';
 import { PARTNER_ENTITY, st, type PartnerCtx, type PartnerReadCtx } from './common';
-
-/** uploadDocument's body (schemas/Partner/uploadDocument.json) */
-export interface UploadDocumentBody {
-  content: string;
-  mimeType: string;
-  originalFilename: string;
-  label?: string | null;
-}
-
-/** the body of downloads, archive and unarchive; also read from the query of a GET */
-export interface DocumentRefBody {
-  documentId?: string;
-}
+import type { DocumentRefInput, ListDocumentsInput, UploadDocumentInput } from '../../../schemas/Partner/inputs';
 
 const partnerDocuments = entityDocuments({
   entityType: PARTNER_ENTITY,
@@ -37,18 +25,19 @@ const partnerDocuments = entityDocuments({
   error: partnerError,
 });
 
-export function uploadDocument(ctx: PartnerCtx<UploadDocumentBody>) {
+export function uploadDocument(ctx: PartnerCtx<UploadDocumentInput>) {
   return partnerDocuments.upload(ctx);
 }
 
-export function listDocuments(ctx: PartnerReadCtx<Record<string, unknown>>) {
-  return partnerDocuments.list(ctx);
+/** its input checked by schemas/Partner/listDocuments.json (400 17010 naming the field) */
+export function listDocuments(ctx: PartnerReadCtx<ListDocumentsInput>) {
+  return partnerDocuments.list(ctx, true);
 }
 
-export function downloadDocument(ctx: PartnerReadCtx<DocumentRefBody>, archivedToo: boolean) {
+export function downloadDocument(ctx: PartnerReadCtx<DocumentRefInput>, archivedToo: boolean) {
   return partnerDocuments.download(ctx, archivedToo);
 }
 
-export function setDocumentStatus(ctx: PartnerCtx<DocumentRefBody>, to: DocumentStatus) {
+export function setDocumentStatus(ctx: PartnerCtx<DocumentRefInput>, to: DocumentStatus) {
   return partnerDocuments.setStatus(ctx, to);
 }

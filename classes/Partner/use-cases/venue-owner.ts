@@ -6,7 +6,7 @@
 import { ActorError, client, isUnknownInstance, type Ctx, type StateOf } from '../../../runtime';
 import { PartnerErrors } from '../errors';
 import { claimDecision, claimed, confirmedBy, type VenueOwnerState } from '../venue-ids';
-import type { VenueRefBody } from '../types';
+import type { VenueRefInput } from '../../../schemas/Partner/inputs';
 import type { PartnerCtx, PartnerReadCtx } from './common';
 
 export const VENUE_OWNER_CLASS = 'VenueOwner';
@@ -23,7 +23,7 @@ type OwnerCtx<I> = Ctx<VenueOwnerClassState, I>;
 
 /** VenueOwner's own methods and Partner's getVenue, typed from their handlers (the class files import this module) */
 type Owners = abstract new () => { claim: typeof claim; confirm: typeof confirm };
-type Partners = abstract new () => { getVenue(ctx: PartnerReadCtx<VenueRefBody>): unknown };
+type Partners = abstract new () => { getVenue(ctx: PartnerReadCtx<VenueRefInput>): unknown };
 
 /** Does the partner hold the venue? (getVenue answers 404 17007 for a venue it does not have) */
 async function partnerHolds(ctx: OwnerCtx<unknown>, partnerId: string, venueId: string): Promise<boolean> {

@@ -7,14 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
-import { listedDocument, listingInput, pageInfo, problemsText } from '../../_platform/paging';
+import { listedDocument, pageInfo, problemsText } from '../../_platform/paging';
+import type { ListVenuesInput, VenueRefInput } from '../../../schemas/Partner/inputs';
 import { hasEntry } from '../../_platform/records';
 import { partnerError } from '../errors';
 import {
   applyVenueUpdate,
   buildVenue,
   coordinatesProblems,
-  parseVenueListQuery,
+  venueListQuery,
   sameEntity,
   SEARCH_FIELD,
   VENUES_COLLECTION,
@@ -30,7 +31,6 @@ import {
   type UpdateVenueBody,
   type UpdateVenueStatusBody,
   type Venue,
-  type VenueRefBody,
 } from '../types';
 import {
   now,
@@ -106,19 +106,15 @@ export async function updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusBody>) 
 }
 
 /** The venue (body or query `venueId`) and the approval it waits for; 404 17007 for a venue the partner does not have. */
-export function getVenue(ctx: PartnerReadCtx<VenueRefBody>) {
-  const { venueId } = listingInput(ctx);
+export function getVenue(ctx: PartnerReadCtx<VenueRefInput>) {
   const state = ctx.state.private;
-  const venue = venueOf(state, typeof venueId === 'string' ? venueId : undefined);
+  const venue = venueOf(state, ctx.request.body.venueId);
   return { venue: venueView(venue), pendingApproval: venuePending(state, venue.id) };
 }
 
 /** The partner's venues from the `venues` collection: filters status and search, paged. */
-export async function listVenues(ctx: PartnerReadCtx<Record<string, unknown>>) {
-  const parsed = parseVenueListQuery(listingInput(ctx), ctx.state.private.partner.id);
-  if (!parsed.ok)
-    throw partnerError('INVALID_QUERY', `Invalid listing: ${problemsText(parsed.errors)}`, { errors: parsed.errors });
-  const q = parsed.query;
+export async function listVenues(ctx: PartnerReadCtx<ListVenuesInput>) {
+  const q = venueListQuery(ctx.request.body, ctx.state.private.partner.id);
   const found = await ctx.documents.find<Record<string, unknown>>(VENUES_COLLECTION, q.filter, {
     sort: q.sort,
     skip: q.skip,
