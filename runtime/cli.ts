@@ -11,11 +11,14 @@ import { loadConfig, projectRoot } from './config';
 import { inspectInstance, queueStatus, retryFailedJob } from './inspect';
 import { reproject } from './reproject';
 import { migrateState } from './migrate-state';
-import { progress } from './cli-progress';
+import { backup, restore } from './backup';
+import type { BlobStore } from './files/blob-store';
+import { connect, type RedisConnection } from './redis/connection';
+import { progress, type CliProgress } from './cli-progress';
 import { DeadLetterNotFound, DeadLetters } from './queue/dead-letters';
 import { createLogger } from './logger';
 import { resolveRedis } from './redis/embedded-redis';
-import { Runtime } from './runtime';
+import { openBlobs, Runtime } from './runtime';
 import {
   checkJwtSecret,
   checkMongoReachable,
@@ -55,6 +58,43 @@ async function withRuntime<T>(fn: (rt: Runtime) => T | Promise<T>): Promise<T> {
     await rt.stop();
     await redis.embedded?.stop();
   }
+}
+
+/**
+ * The stores alone, without a runtime: a restore must find the target empty,
+ * and a starting runtime writes keys of its own (the layout marker, roles).
+ */
+async function withStores<T>(
+  fn: (stores: { redis: RedisConnection; blobs: BlobStore; projectId: string }) => Promise<T>,
+): Promise<T> {
+  const config = readConfig();
+  if (config.redisClusterNodes) await checkRedisReachable({ kind: 'cluster', nodes: config.redisClusterNodes });
+  else if (process.env.REDIS_URL) await checkRedisReachable(process.env.REDIS_URL);
+  if (config.mongodbUrl) await checkMongoReachable(config.mongodbUrl);
+  const embedded = config.redisClusterNodes ? undefined : await resolveRedis(process.env, { dataDir: config.dataDir });
+  const redis = connect(
+    config.redisClusterNodes
+      ? { kind: 'cluster', nodes: config.redisClusterNodes }
+      : { kind: 'single', url: embedded!.url },
+    { maxRetriesPerRequest: 2 },
+  );
+  const blobs = await openBlobs(config);
+  try {
+    return await fn({ redis, blobs, projectId: config.projectId });
+  } finally {
+    redis.disconnect();
+    await blobs.close();
+    await embedded?.embedded?.stop();
+  }
+}
+
+/** a backup's or restore's progress on one bar: keys, then blobs */
+function counted(bar: CliProgress): (what: 'keys' | 'blobs', done: number) => void {
+  const done = { keys: 0, blobs: 0 };
+  return (what, n) => {
+    done[what] = n;
+    bar.tick(done.keys + done.blobs);
+  };
 }
 
 function deadLettersOf(rt: Runtime): DeadLetters {
@@ -181,6 +221,40 @@ program
       if (!Number.isFinite(idleMs) || idleMs <= 0)
         throw new Error(`--timeout must be a number of seconds above 0, got '${opts.timeout}'`);
       print(await reproject(rt, classIds, { idleMs }));
+    }),
+  );
+
+program
+  .command('backup <dir>')
+  .description(
+    "write the project's Redis keys (DUMP payloads with their time to live) and its file store's blobs into <dir> " +
+      '(absent or empty) with a manifest; the document store is rebuilt from state after a restore',
+  )
+  .action((dir: string) =>
+    withStores(async ({ redis, blobs, projectId }) => {
+      const bar = progress('backup', { unit: 'keys and blobs' });
+      try {
+        print(await backup(redis, blobs, projectId, path.resolve(dir), counted(bar)));
+      } finally {
+        bar.stop();
+      }
+    }),
+  );
+
+program
+  .command('restore <dir>')
+  .description(
+    "write a backup into this configuration's Redis and file store, which must hold nothing of the project; " +
+      'then start the service (the embedded document store is rebuilt at start; with MongoDB run reproject)',
+  )
+  .action((dir: string) =>
+    withStores(async ({ redis, blobs, projectId }) => {
+      const bar = progress('restore', { unit: 'keys and blobs' });
+      try {
+        print(await restore(redis, blobs, projectId, path.resolve(dir), counted(bar)));
+      } finally {
+        bar.stop();
+      }
     }),
   );
 

@@ -57,7 +57,8 @@ export interface RuntimeOverrides {
   logger?: Logger;
 }
 
-async function openBlobs(config: RuntimeConfig): Promise<BlobStore> {
+/** the file store the configuration names: GridFS with MONGODB_URL, else files under DATA_DIR */
+export async function openBlobs(config: RuntimeConfig): Promise<BlobStore> {
   if (!config.mongodbUrl) return new LocalBlobStore(path.join(config.dataDir, 'files'));
   const { GridFsBlobStore } = await import('./files/gridfs-blob-store');
   return GridFsBlobStore.connect({ url: config.mongodbUrl });

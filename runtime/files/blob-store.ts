@@ -26,5 +26,7 @@ export interface BlobStore {
   stat(name: string): Promise<BlobInfo | null>;
   /** true when something was deleted */
   delete(name: string): Promise<boolean>;
+  /** every stored blob's name, each once, in no set order (a backup's walk; not for request paths) */
+  names(): AsyncIterable<string>;
   close(): Promise<void>;
 }

@@ -123,6 +123,16 @@ export class GridFsBlobStore implements BlobStore {
     return all.length > 0;
   }
 
+  async *names(): AsyncIterable<string> {
+    // revisions of one name are stored side by side until the older are deleted: each name once
+    const seen = new Set<string>();
+    for await (const file of this.bucket.find({}, { projection: { filename: 1 } })) {
+      if (seen.has(file.filename)) continue;
+      seen.add(file.filename);
+      yield file.filename;
+    }
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

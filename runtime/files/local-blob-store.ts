@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { close, fsync, open, promises as fs, write } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { assertSafeBlobName, type BlobInfo, type BlobStore } from './blob-store';
+import { assertSafeBlobName, SAFE_BLOB_NAME, type BlobInfo, type BlobStore } from './blob-store';
 
 // put's steps on a file descriptor: lighter than a FileHandle's (no handle object per file), which a put per audit entry with a large value felt
 const openFd = promisify(open);
@@ -133,6 +133,18 @@ export class LocalBlobStore implements BlobStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
     }
+  }
+
+  async *names(): AsyncIterable<string> {
+    let dir;
+    try {
+      dir = await fs.opendir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    // a put's temporary file starts with '.', which no blob name does
+    for await (const entry of dir) if (entry.isFile() && SAFE_BLOB_NAME.test(entry.name)) yield entry.name;
   }
 
   async close(): Promise<void> {

@@ -108,6 +108,21 @@ export function blobStoreContract(
       await expect(store.delete(name('never-there'))).resolves.toBe(false);
     });
 
+    test('names() lists every stored blob once: replaced ones once, deleted ones not at all', async () => {
+      const mine = async () => {
+        const out: string[] = [];
+        for await (const n of store.names()) if (n.startsWith(prefix)) out.push(n);
+        return out.sort();
+      };
+      await store.put(name('list-a'), Buffer.from('a'), 'text/plain');
+      await store.put(name('list-b'), Buffer.from('b'), 'text/plain');
+      await store.put(name('list-b'), Buffer.from('b2'), 'text/plain');
+      await store.put(name('list-c'), Buffer.from('c'), 'text/plain');
+      await store.delete(name('list-c'));
+      const listed = await mine();
+      expect(listed.filter((n) => n.includes('list-'))).toEqual([name('list-a'), name('list-b')]);
+    });
+
     test('names are independent, including names that look like another name plus a suffix', async () => {
       await store.put(name('report'), Buffer.from('report'), 'text/plain');
       await store.put(name('report.meta.json'), Buffer.from('{"other":true}'), 'application/json');
