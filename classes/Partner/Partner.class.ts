@@ -18,32 +18,30 @@
  * body lives in use-cases/<use case>.ts, the rules in rules.ts. README.md has
  * the operations, choices and error codes.
  */
-import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtime';
-import { SHARED_DATA } from '../_platform/scope';
-import type { ApprovalCallbackBody } from '../_platform/workflow';
-import { partnerDocument, PARTNERS_COLLECTION, venueDocument, VENUES_COLLECTION } from './rules';
 import type {
-  CreatePartnerBody,
-  CreateVenueBody,
-  PartnerClassState,
-  UpdateBrandLogoBody,
-  UpdateContactBody,
-  UpdateContractBody,
-  UpdateDetailsBody,
-  UpdatePartnerStatusBody,
-  UpdateVenueBody,
-  UpdateVenueStatusBody,
-} from './types';
-import type {
+  CreateVenueInput,
   DocumentRefInput,
   GetLogEntriesInput,
+  InitInput,
   ListDocumentsInput,
   ListPartnersInput,
   ListVenuesInput,
   LogRefInput,
+  UpdatePartnerBrandLogoInput,
+  UpdatePartnerContactInput,
+  UpdatePartnerContractInput,
+  UpdatePartnerDetailsInput,
+  UpdatePartnerStatusInput,
+  UpdateVenueInput,
+  UpdateVenueStatusInput,
   UploadDocumentInput,
   VenueRefInput,
 } from '../../schemas/Partner/inputs';
+import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtime';
+import { SHARED_DATA } from '../_platform/scope';
+import type { ApprovalCallbackBody } from '../_platform/workflow';
+import { partnerDocument, PARTNERS_COLLECTION, venueDocument, VENUES_COLLECTION } from './rules';
+import type { PartnerClassState } from './types';
 import { invalidListing, invalidLogQuery } from './errors';
 import * as approval from './use-cases/approval';
 import * as audit from './use-cases/audit';
@@ -110,7 +108,7 @@ export class Partner {
    * brand logo, when given, is stored as a public file. Answers 201.
    */
   @Init({ access: [PM], timeoutSeconds: 30 })
-  init(ctx: PartnerCtx<CreatePartnerBody>) {
+  init(ctx: PartnerCtx<InitInput>) {
     return create.createPartner(ctx);
   }
 
@@ -139,31 +137,31 @@ export class Partner {
 
   /** Names, addresses, tier, social media, type and subtypes, trade licence, account agent (event update_partner_details). */
   @Write({ access: [PM] })
-  updatePartnerDetails(ctx: PartnerCtx<UpdateDetailsBody>) {
+  updatePartnerDetails(ctx: PartnerCtx<UpdatePartnerDetailsInput>) {
     return update.updatePartnerDetails(ctx);
   }
 
   /** A new logo (a public file), or null to remove it (event update_partner_brand_logo). */
   @Write({ access: [PM], timeoutSeconds: 30 })
-  updatePartnerBrandLogo(ctx: PartnerCtx<UpdateBrandLogoBody>) {
+  updatePartnerBrandLogo(ctx: PartnerCtx<UpdatePartnerBrandLogoInput>) {
     return update.updatePartnerBrandLogo(ctx);
   }
 
   /** The primary contact (event update_partner_contact). */
   @Write({ access: [PM] })
-  updatePartnerContact(ctx: PartnerCtx<UpdateContactBody>) {
+  updatePartnerContact(ctx: PartnerCtx<UpdatePartnerContactInput>) {
     return update.updatePartnerContact(ctx);
   }
 
   /** Contract id and dates, start before end (event update_partner_contract). */
   @Write({ access: [PM] })
-  updatePartnerContract(ctx: PartnerCtx<UpdateContractBody>) {
+  updatePartnerContract(ctx: PartnerCtx<UpdatePartnerContractInput>) {
     return update.updatePartnerContract(ctx);
   }
 
   /** active or inactive, optional reason (event update_partner_status). */
   @Write({ access: [PM] })
-  updatePartnerStatus(ctx: PartnerCtx<UpdatePartnerStatusBody>) {
+  updatePartnerStatus(ctx: PartnerCtx<UpdatePartnerStatusInput>) {
     return update.updatePartnerStatus(ctx);
   }
 
@@ -171,7 +169,7 @@ export class Partner {
 
   /** A venue of the partner (event venue_create), `inactive` until approved; its type is always `venue`. Answers 201. */
   @Write({ access: [PM] })
-  createVenue(ctx: PartnerCtx<CreateVenueBody>) {
+  createVenue(ctx: PartnerCtx<CreateVenueInput>) {
     return venues.createVenue(ctx);
   }
 
@@ -190,13 +188,13 @@ export class Partner {
 
   /** Name, address, contact, map coordinates (event venue_update). */
   @Write({ access: [PM] })
-  updateVenue(ctx: PartnerCtx<UpdateVenueBody>) {
+  updateVenue(ctx: PartnerCtx<UpdateVenueInput>) {
     return venues.updateVenue(ctx);
   }
 
   /** active or inactive (event venue_status_update). */
   @Write({ access: [PM] })
-  updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusBody>) {
+  updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusInput>) {
     return venues.updateVenueStatus(ctx);
   }
 

@@ -4,11 +4,20 @@
  * what is streamed, the listings' inputs and filters, the audit-trail query.
  * Unit-tested in test/Partner/rules.test.ts.
  */
+import type {
+  CreateVenueInput,
+  GetLogEntriesInput,
+  InitInput,
+  ListPartnersInput,
+  ListVenuesInput,
+  UpdatePartnerContractInput,
+  UpdatePartnerDetailsInput,
+  UpdateVenueInput,
+} from '../../schemas/Partner/inputs';
 import { isDeepStrictEqual } from 'node:util';
 import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
 import { escapeRegex, problemsText, type FieldProblem } from '../_platform/paging';
-import type { GetLogEntriesInput, ListPartnersInput, ListVenuesInput } from '../../schemas/Partner/inputs';
 import { invalidLogQuery, partnerError } from './errors';
 import { typeForMimeType } from '../_platform/file-types';
 import {
@@ -16,16 +25,11 @@ import {
   SOCIAL_MEDIA_PLATFORMS,
   VENUE_STATUSES,
   VENUE_TYPE,
-  type CreatePartnerBody,
-  type CreateVenueBody,
   type MapCoordinates,
   type PartnerRecord,
   type PartnerStatus,
   type PendingApproval,
   type SocialMediaAccount,
-  type UpdateContractBody,
-  type UpdateDetailsBody,
-  type UpdateVenueBody,
   type Venue,
 } from './types';
 
@@ -166,7 +170,7 @@ function distinct(ids: readonly string[]): string[] {
 /** The new partner, `inactive` until its creation is approved (spec 3.3 knows only active and inactive). */
 export function buildPartner(input: {
   id: string;
-  body: CreatePartnerBody;
+  body: InitInput;
   dates: { contractStartDate: string; contractEndDate: string };
   brandLogoPath?: string;
   createdBy: Actor;
@@ -202,7 +206,7 @@ function copy<T>(v: DeepReadonly<T> | T): T {
 /** updatePartnerDetails: the fields given replace the partner's; null removes an optional one. */
 export function applyDetails(
   partner: DeepReadonly<PartnerRecord> | PartnerRecord,
-  body: UpdateDetailsBody,
+  body: UpdatePartnerDetailsInput,
   now: string,
 ): PartnerRecord {
   const next = copy<PartnerRecord>(partner);
@@ -216,7 +220,7 @@ export function applyDetails(
 /** updatePartnerContract: the given fields, the dates checked together with the partner's others. */
 export function applyContract(
   partner: DeepReadonly<PartnerRecord> | PartnerRecord,
-  body: UpdateContractBody,
+  body: UpdatePartnerContractInput,
   now: string,
 ): { ok: true; partner: PartnerRecord } | { ok: false; problems: FieldProblem[] } {
   const dates = contractDates(
@@ -285,7 +289,7 @@ export function withLogo(
 export function buildVenue(input: {
   id: string;
   partnerId: string;
-  body: CreateVenueBody;
+  body: CreateVenueInput;
   createdBy: Actor;
   now: string;
 }): Venue {
@@ -310,7 +314,7 @@ export function buildVenue(input: {
 const VENUE_FIELDS = ['venueName', 'address', 'contactName', 'contactEmail', 'contactPhone'] as const;
 
 /** updateVenue: the given fields replace the venue's (status and type are not among them). */
-export function applyVenueUpdate(venue: DeepReadonly<Venue> | Venue, body: UpdateVenueBody, now: string): Venue {
+export function applyVenueUpdate(venue: DeepReadonly<Venue> | Venue, body: UpdateVenueInput, now: string): Venue {
   const next = copy<Venue>(venue);
   for (const key of VENUE_FIELDS) if (typeof body[key] === 'string') next[key] = body[key]!;
   if (body.mapCoordinates)

@@ -1,4 +1,5 @@
 /** Partner's pure rules (classes/Partner/rules.ts). */
+import type { CreateVenueInput, InitInput } from '../../schemas/Partner/inputs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
@@ -28,7 +29,7 @@ import {
   withLogo,
   withStatus,
 } from '../../classes/Partner/rules';
-import type { CreatePartnerBody, CreateVenueBody, PartnerRecord } from '../../classes/Partner/types';
+import type { PartnerRecord } from '../../classes/Partner/types';
 
 /** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
 function schemaCheck(method: string, raw: Record<string, unknown>) {
@@ -44,7 +45,7 @@ const actor = { id: 'pm1', type: 'program_management_user' as const };
 const T0 = '2030-01-01T00:00:00.000Z';
 const T1 = '2030-02-01T00:00:00.000Z';
 
-const body = (extra: Partial<CreatePartnerBody> = {}): CreatePartnerBody => ({
+const body = (extra: Partial<InitInput> = {}): InitInput => ({
   legalName: 'Sunrise Hospitality LLC',
   brandName: 'Sunrise',
   businessAddress: '1 Beach Road',
@@ -57,7 +58,7 @@ const body = (extra: Partial<CreatePartnerBody> = {}): CreatePartnerBody => ({
   ...extra,
 });
 
-function partner(extra: Partial<CreatePartnerBody> = {}): PartnerRecord {
+function partner(extra: Partial<InitInput> = {}): PartnerRecord {
   return buildPartner({
     id: 'p1',
     body: body(extra),
@@ -67,7 +68,7 @@ function partner(extra: Partial<CreatePartnerBody> = {}): PartnerRecord {
   });
 }
 
-const venueBody = (extra: Partial<CreateVenueBody> = {}): CreateVenueBody => ({
+const venueBody = (extra: Partial<CreateVenueInput> = {}): CreateVenueInput => ({
   venueName: 'Sunrise Marina',
   address: '2 Marina Walk',
   contactName: 'Omar',

@@ -3,17 +3,18 @@
  * approved (the rule moves it to `active`); the brand logo, when given, is
  * stored as a public file first. Answers 201.
  */
+import type { InitInput } from '../../../schemas/Partner/inputs';
 import { actorFromIdentity } from '../../_platform/actor';
 import { requestGatedChange } from '../../_platform/gated-change';
 import { openRecord } from '../../_platform/records';
 import { partnerError } from '../errors';
 import { buildPartner, contractDates, partnerIdProblem, socialMediaProblems } from '../rules';
-import { PARTNER_EVENTS, type CreatePartnerBody, type PartnerState } from '../types';
+import { PARTNER_EVENTS, type PartnerState } from '../types';
 import { CALLBACK, logPartner, now, partnerAnswer, type PartnerCtx } from './common';
 import { storeLogo } from './logo';
 import { problemsText } from '../../_platform/paging';
 
-export async function createPartner(ctx: PartnerCtx<CreatePartnerBody>) {
+export async function createPartner(ctx: PartnerCtx<InitInput>) {
   const body = ctx.request.body;
   const id = ctx.instanceId!;
   const idProblem = partnerIdProblem(id);

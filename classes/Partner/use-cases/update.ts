@@ -6,6 +6,13 @@
  * (update_partner_status, optional reason). Each is refused while the partner
  * waits for an approval, and an update that changes nothing is 400 17006.
  */
+import type {
+  UpdatePartnerBrandLogoInput,
+  UpdatePartnerContactInput,
+  UpdatePartnerContractInput,
+  UpdatePartnerDetailsInput,
+  UpdatePartnerStatusInput,
+} from '../../../schemas/Partner/inputs';
 import { partnerError } from '../errors';
 import {
   applyContract,
@@ -16,15 +23,7 @@ import {
   withLogo,
   withStatus,
 } from '../rules';
-import {
-  PARTNER_EVENTS,
-  type PartnerRecord,
-  type UpdateBrandLogoBody,
-  type UpdateContactBody,
-  type UpdateContractBody,
-  type UpdateDetailsBody,
-  type UpdatePartnerStatusBody,
-} from '../types';
+import { PARTNER_EVENTS, type PartnerRecord } from '../types';
 import { guardPartner, now, partnerAnswer, requestPartnerChange, st, type PartnerCtx } from './common';
 import { storeLogo } from './logo';
 import { problemsText } from '../../_platform/paging';
@@ -34,7 +33,7 @@ function unchanged(partner: PartnerRecord, requested: PartnerRecord): void {
     throw partnerError('PARTNER_NO_CHANGES', `The update changes nothing on partner ${partner.id}`);
 }
 
-export async function updatePartnerDetails(ctx: PartnerCtx<UpdateDetailsBody>) {
+export async function updatePartnerDetails(ctx: PartnerCtx<UpdatePartnerDetailsInput>) {
   guardPartner(ctx);
   const body = ctx.request.body;
   const social = socialMediaProblems(body.socialMediaAccounts);
@@ -46,7 +45,7 @@ export async function updatePartnerDetails(ctx: PartnerCtx<UpdateDetailsBody>) {
   return partnerAnswer(ctx, await requestPartnerChange(ctx, PARTNER_EVENTS.details, requested));
 }
 
-export async function updatePartnerContact(ctx: PartnerCtx<UpdateContactBody>) {
+export async function updatePartnerContact(ctx: PartnerCtx<UpdatePartnerContactInput>) {
   guardPartner(ctx);
   const { name, email, phone } = ctx.request.body.primaryContact;
   const partner = st(ctx).partner;
@@ -55,7 +54,7 @@ export async function updatePartnerContact(ctx: PartnerCtx<UpdateContactBody>) {
   return partnerAnswer(ctx, await requestPartnerChange(ctx, PARTNER_EVENTS.contact, requested));
 }
 
-export async function updatePartnerContract(ctx: PartnerCtx<UpdateContractBody>) {
+export async function updatePartnerContract(ctx: PartnerCtx<UpdatePartnerContractInput>) {
   guardPartner(ctx);
   const partner = st(ctx).partner;
   const next = applyContract(partner, ctx.request.body, now());
@@ -68,7 +67,7 @@ export async function updatePartnerContract(ctx: PartnerCtx<UpdateContractBody>)
 }
 
 /** A new logo (stored as a public file first), or null to remove the partner's. */
-export async function updatePartnerBrandLogo(ctx: PartnerCtx<UpdateBrandLogoBody>) {
+export async function updatePartnerBrandLogo(ctx: PartnerCtx<UpdatePartnerBrandLogoInput>) {
   guardPartner(ctx);
   const partner = st(ctx).partner;
   const logo = ctx.request.body.brandLogo;
@@ -78,7 +77,7 @@ export async function updatePartnerBrandLogo(ctx: PartnerCtx<UpdateBrandLogoBody
   return partnerAnswer(ctx, await requestPartnerChange(ctx, PARTNER_EVENTS.brandLogo, withLogo(partner, path, now())));
 }
 
-export async function updatePartnerStatus(ctx: PartnerCtx<UpdatePartnerStatusBody>) {
+export async function updatePartnerStatus(ctx: PartnerCtx<UpdatePartnerStatusInput>) {
   const { status, statusReason } = ctx.request.body;
   const partner = st(ctx).partner;
   const move = partnerStatusMove(partner.status, status);

@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { actorFromIdentity } from '../../_platform/actor';
 import { listedDocument, pageInfo, problemsText } from '../../_platform/paging';
-import type { ListVenuesInput, VenueRefInput } from '../../../schemas/Partner/inputs';
+import type {
+  CreateVenueInput,
+  ListVenuesInput,
+  UpdateVenueInput,
+  UpdateVenueStatusInput,
+  VenueRefInput,
+} from '../../../schemas/Partner/inputs';
 import { hasEntry } from '../../_platform/records';
 import { partnerError } from '../errors';
 import {
@@ -25,13 +31,7 @@ import {
   withVenueStatus,
   type FieldProblem,
 } from '../rules';
-import {
-  VENUE_EVENTS,
-  type CreateVenueBody,
-  type UpdateVenueBody,
-  type UpdateVenueStatusBody,
-  type Venue,
-} from '../types';
+import { VENUE_EVENTS, type Venue } from '../types';
 import {
   now,
   requestVenueChange,
@@ -45,7 +45,7 @@ import {
 import { claimVenueId } from './venue-owner';
 
 /** 400: the type given (17009), coordinates out of range (17000) */
-function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueBody['mapCoordinates'] }): void {
+function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueInput['mapCoordinates'] }): void {
   const typeProblem = venueTypeProblem(body);
   if (typeProblem)
     throw partnerError('VENUE_TYPE_NOT_SETTABLE', `type ${typeProblem.reason}`, { errors: [typeProblem] });
@@ -54,7 +54,7 @@ function checkVenueInput(body: { type?: unknown; mapCoordinates?: CreateVenueBod
     throw partnerError('INVALID_INPUT', `Invalid map coordinates: ${problemsText(problems)}`, { errors: problems });
 }
 
-export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
+export async function createVenue(ctx: PartnerCtx<CreateVenueInput>) {
   const body = ctx.request.body;
   checkVenueInput(body);
   const s = st(ctx);
@@ -78,7 +78,7 @@ export async function createVenue(ctx: PartnerCtx<CreateVenueBody>) {
   return venueAnswer(ctx, id, change);
 }
 
-export async function updateVenue(ctx: PartnerCtx<UpdateVenueBody>) {
+export async function updateVenue(ctx: PartnerCtx<UpdateVenueInput>) {
   const body = ctx.request.body;
   checkVenueInput(body);
   const s = st(ctx);
@@ -89,7 +89,7 @@ export async function updateVenue(ctx: PartnerCtx<UpdateVenueBody>) {
   return venueAnswer(ctx, venue.id, await requestVenueChange(ctx, VENUE_EVENTS.update, venue, requested));
 }
 
-export async function updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusBody>) {
+export async function updateVenueStatus(ctx: PartnerCtx<UpdateVenueStatusInput>) {
   const { venueId, status } = ctx.request.body;
   const s = st(ctx);
   const venue = venueOf(s, venueId) as Venue;
