@@ -11,7 +11,7 @@ import type {
   ListCategoriesInput,
   UpdateCategoryInput,
 } from '../../schemas/BenefitCategory/inputs';
-import { escapeRegex, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
+import { escapeRegex, listingProblems, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
 import { requiredText, same, textList } from '../_platform/catalogue';
 import { CATEGORY_STATUSES, type ActiveCategory, type BenefitCategoryRecord, type CategoryStatus } from './types';
 import { benefitCategoryError } from './errors';
@@ -118,9 +118,7 @@ export function categoryListQuery(input: ListCategoriesInput): CategoryListQuery
  * POST body: 400 18053 naming each field, one reason a field.
  */
 export function invalidCategoryQuery(errors: readonly FieldError[]) {
-  const byField = new Map<string, FieldError>();
-  for (const e of errors) if (!byField.has(e.field)) byField.set(e.field, e);
-  const problems = [...byField.values()];
+  const problems = listingProblems(errors);
   return benefitCategoryError('BENEFIT_CATEGORY_INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, {
     errors: problems,
   });

@@ -110,6 +110,7 @@ import type {
   UpdateMemberPersonalInput,
   UpdateMemberStatusInput,
   UploadDocumentInput,
+  ListDocumentsInput,
 } from '../../schemas/Member/inputs';
 
 const PM = ['program_management_user'] as const;
@@ -769,9 +770,9 @@ export class Member {
     return documents.uploadDocument(ctx);
   }
 
-  // schema: false: the query and the body are one input, checked together by listing.ts (400 5005 naming the field)
-  @Read({ access: [...PM], schema: false })
-  listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
+  // a GET query or a POST body, checked by its schema alike (400 5005 naming the field)
+  @Read({ access: [...PM], onValidationError: invalidQuery })
+  listDocuments(ctx: MemberReadCtx<ListDocumentsInput>) {
     return documents.listDocuments(ctx);
   }
 

@@ -4,7 +4,7 @@
  */
 import type { DocumentGauge, FieldError, Filter, IndexSpec, ListingSpec } from '../../runtime';
 import type { ListMembershipsInput, ListMembersInput } from '../../schemas/Member/inputs';
-import { escapeRegex, pageInfo, problemsText } from '../_platform/paging';
+import { escapeRegex, listingProblems, pageInfo, problemsText } from '../_platform/paging';
 import { memberError } from './errors';
 import type { MemberPrivateState, MemberProfile } from './types';
 
@@ -99,29 +99,12 @@ export interface ListMembersQuery {
 }
 
 /**
- * A reason that only says a filter taking one value or a list is neither
- * (`must be string`, `must be array`, `must match a schema in anyOf`): the
- * value's own problem (`must be one of: ...`) says more.
- */
-function isShapeReason(reason: string): boolean {
-  return /^must (be (string|array)$|match a schema in anyOf)/.test(reason);
-}
-
-/**
  * A refused listing input (the schema's problems): 400 (5005) with
  * `details.errors: [{field, reason}]`, one reason a field (a filter that takes
  * one value or a list fails both ways; the reason kept says what it takes).
  */
 export function invalidQuery(errors: readonly FieldError[]) {
-  const byField = new Map<string, FieldError>();
-  for (const e of errors) {
-    // a listing's filters are top-level: an item of a list (`status.0`) is its filter's problem
-    const field = e.field.split('.')[0];
-    const held = byField.get(field);
-    if (!held || (isShapeReason(held.reason) && !isShapeReason(e.reason)))
-      byField.set(field, { field, reason: e.reason });
-  }
-  const problems = [...byField.values()];
+  const problems = listingProblems(errors);
   return memberError('INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, { errors: problems });
 }
 

@@ -7,7 +7,7 @@
  */
 import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { CreateOfferInput, ListOffersInput, UpdateOfferInput } from '../../schemas/Offer/inputs';
-import { escapeRegex, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
+import { escapeRegex, listingProblems, MAX_FILTER_TEXT, problemsText } from '../_platform/paging';
 import { isoInstant, requiredText, same, textList } from '../_platform/catalogue';
 import { offerError } from './errors';
 import { OFFER_STATUSES, type OfferRecord, type OfferStatus } from './types';
@@ -215,29 +215,12 @@ export function offerListQuery(input: ListOffersInput): OfferListQuery {
 }
 
 /**
- * A reason that only says a filter taking one value or a list is neither
- * (`must be string`, `must be array`, `must match a schema in anyOf`): the
- * value's own problem (`must be one of: ...`) says more.
- */
-function isShapeReason(reason: string): boolean {
-  return /^must (be (string|array)$|match a schema in anyOf)/.test(reason);
-}
-
-/**
  * A refused listing input (the schema's problems): 400 18076 naming each
  * field, one reason a field (a status that is neither one of the statuses nor
  * a list of them fails both ways; the reason kept says what it takes).
  */
 export function invalidOfferQuery(errors: readonly FieldError[]) {
-  const byField = new Map<string, FieldError>();
-  for (const e of errors) {
-    // a listing's filters are top-level: an item of a list (`status.0`) is its filter's problem
-    const field = e.field.split('.')[0];
-    const held = byField.get(field);
-    if (!held || (isShapeReason(held.reason) && !isShapeReason(e.reason)))
-      byField.set(field, { field, reason: e.reason });
-  }
-  const problems = [...byField.values()];
+  const problems = listingProblems(errors);
   return offerError('OFFER_INVALID_QUERY', `Invalid listing: ${problemsText(problems)}`, { errors: problems });
 }
 

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { ActorError, type BaseCtx, type Ctx } from '../../runtime';
 import { actorFromIdentity, type Actor } from './actor';
 import { logChange } from './audit-log';
-import { type FieldProblem, oneOf, pageInfo, parsePaging, problemsText, unknownKeys } from './paging';
+import { pageInfo } from './paging';
 import { recordCompany } from './scope';
 
 export const DOCUMENT_STATUSES = ['active', 'archived'] as const;
@@ -110,27 +110,6 @@ export interface DocumentListInput {
 export function documentListQuery(input: DocumentListInput): DocumentListQuery {
   const { status, page = 1, limit = 10 } = input;
   return { ...(status ? { status } : {}), page, limit, skip: (page - 1) * limit };
-}
-
-/**
- * listDocuments' check for a class whose listDocuments has no schema yet (its
- * input arrives unchecked, a GET query's values as strings): status (active,
- * archived), page, limit (default 10).
- */
-export function parseDocumentListQuery(
-  raw: Record<string, unknown>,
-): { ok: true; query: DocumentListQuery } | { ok: false; errors: FieldProblem[] } {
-  const errors: FieldProblem[] = [];
-  unknownKeys(raw, ['status', 'page', 'limit'], errors);
-  const status = oneOf(raw, 'status', DOCUMENT_STATUSES, errors);
-  const { page, limit } = parsePaging(raw, errors, 10);
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, query: documentListQuery({ status, page, limit }) };
-}
-
-/** listDocuments' refusal of its input (a GET query or a POST body alike): the class's INVALID_QUERY naming each field. */
-export function invalidDocumentListing(error: DocumentErrorFactory, errors: FieldProblem[]): ActorError {
-  return error('INVALID_QUERY', `Invalid listing: ${problemsText(errors)}`, { errors });
 }
 
 // ---------------------------------------------------------------- files in FileManager
@@ -303,21 +282,10 @@ export function entityDocuments(config: EntityDocumentsConfig) {
       };
     },
 
-    /**
-     * `checked`: the class's listDocuments schema checked the input (its
-     * onValidationError answering with invalidDocumentListing); without it
-     * the input is checked here, answering the same.
-     */
-    list(ctx: BaseCtx, checked = false) {
+    /** the page a class's listDocuments asks for; its schema checked the input (a GET query coerced to it) */
+    list(ctx: BaseCtx) {
       config.reach(ctx);
-      const input = (ctx.request.body ?? {}) as Record<string, unknown>;
-      let page: DocumentListQuery;
-      if (checked) page = documentListQuery(input);
-      else {
-        const parsed = parseDocumentListQuery(input);
-        if (!parsed.ok) throw invalidDocumentListing(error, parsed.errors);
-        page = parsed.query;
-      }
+      const page = documentListQuery((ctx.request.body ?? {}) as DocumentListInput);
       const all = documentListing(config.read(ctx), page.status);
       return {
         documents: all.slice(page.skip, page.skip + page.limit),

@@ -191,6 +191,12 @@ export interface InviteRedirectInput {
   token?: string;
 }
 
+export interface ListDocumentsInput {
+  status?: 'active' | 'archived';
+  page?: number;
+  limit?: number;
+}
+
 export interface ListHeldHrPushesInput {
   /**
    * one company's held pushes (a company user sees its own company's only)

@@ -118,6 +118,6 @@ export function schemaCheck(
   const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   const validator = lazyValidator(createAjv(), schema, `RoleManager.${method}`);
   const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : toFieldErrors(validator.errors).map((e) => e.field);
+  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
   return { input: { ...input }, fields };
 }

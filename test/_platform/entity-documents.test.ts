@@ -6,7 +6,6 @@ import {
   fileRefusal,
   moveDocument,
   documentListQuery,
-  parseDocumentListQuery,
   type EntityDocument,
 } from '../../classes/_platform/entity-documents';
 
@@ -68,15 +67,6 @@ test('documentListQuery: the checked input with page 1 and 10 a page unless give
     limit: 5,
     skip: 10,
   });
-});
-
-test('parseDocumentListQuery (a class without a listDocuments schema): status, page, limit (default 10); unknown keys refused', () => {
-  expect(parseDocumentListQuery({ status: 'archived', page: '2' })).toEqual({
-    ok: true,
-    query: { status: 'archived', page: 2, limit: 10, skip: 10 },
-  });
-  const bad = parseDocumentListQuery({ status: 'deleted', other: 1 });
-  expect(bad.ok).toBe(false);
 });
 
 test("fileRefusal: FileManager's 4xx is INVALID_FILE on the type field (13001) or the content field; anything else FILE_STORE_FAILED", () => {

@@ -16,24 +16,16 @@ import {
   servingIndex,
   type ListingSpec,
 } from '../../runtime/stream/listing';
-import {
-  buildListFilter as approvalFilter,
-  parseListQuery as parseApprovalQuery,
-} from '../../classes/ApprovalManager/rules';
+import { buildListFilter as approvalFilter, listQuery as approvalQuery } from '../../classes/ApprovalManager/rules';
 import { buildCategoryListFilter } from '../../classes/BenefitCategory/rules';
-import { parseCompanyListQuery } from '../../classes/Company/rules';
-import { parseLogListQuery } from '../../classes/LogManager/listing-rules';
+import { companyListQuery } from '../../classes/Company/rules';
+import { logListQuery } from '../../classes/LogManager/listing-rules';
 import { listMembersFilter } from '../../classes/Member/listing-rules';
 import { buildOfferListFilter, OFFER_ORDER } from '../../classes/Offer/rules';
-import { parsePartnerListQuery, parseVenueListQuery } from '../../classes/Partner/rules';
+import { partnerListQuery, venueListQuery } from '../../classes/Partner/rules';
 import { buildListFilter as userFilter, LIST_USERS } from '../../classes/ProgramManagementUser/rules';
-import { parseSettingListQuery } from '../../classes/Setting/listing-rules';
+import { settingListQuery } from '../../classes/Setting/listing-rules';
 import { buildListFilter as tierFilter } from '../../classes/Tier/rules';
-
-function parsed<Q>(result: { ok: true; query: Q } | { ok: false }): Q {
-  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result)}`);
-  return result.query;
-}
 
 describe('listing index derivation', () => {
   test('a filter set leads, the sort follows', () => {
@@ -227,7 +219,7 @@ describe("the service's listings have the indexes they are read in", () => {
       what: 'listApprovals by status',
       collection: 'approvals',
       listing: 'listApprovals',
-      filter: approvalFilter(parsed(parseApprovalQuery({ approvalStatus: 'approved' })), {
+      filter: approvalFilter(approvalQuery({ approvalStatus: 'approved' }), {
         id: 'u1',
         type: 'program_management_user',
       }),
@@ -237,11 +229,9 @@ describe("the service's listings have the indexes they are read in", () => {
       what: "an approver's actionable listApprovals",
       collection: 'approvals',
       listing: 'listApprovals',
-      filter: approvalFilter(
-        parsed(parseApprovalQuery({ actionable: true })),
-        { id: 'u1', type: 'program_management_user' },
-        [{ id: 'r1', name: 'Reviewer' }],
-      ),
+      filter: approvalFilter(approvalQuery({ actionable: true }), { id: 'u1', type: 'program_management_user' }, [
+        { id: 'r1', name: 'Reviewer' },
+      ]),
       prefix: 2,
     },
     {
@@ -269,76 +259,31 @@ describe("the service's listings have the indexes they are read in", () => {
       filter: buildCategoryListFilter({ status: 'active' }),
       prefix: 1,
     },
-    ...(() => {
-      const q = parsePartnerListQuery({ type: ['t1', 't2'], search: 'x' });
-      return q.ok
-        ? [
-            {
-              what: 'listPartners by type',
-              collection: 'partners',
-              listing: 'listPartners',
-              filter: q.query.filter,
-              sort: q.query.sort,
-              prefix: 1,
-            },
-          ]
-        : [];
+    (() => {
+      const q = partnerListQuery({ type: ['t1', 't2'], search: 'x' });
+      return { what: 'listPartners by type', collection: 'partners', listing: 'listPartners', ...q, prefix: 1 };
     })(),
-    ...(() => {
-      const q = parseVenueListQuery({ status: 'active' }, 'p1');
-      return q.ok
-        ? [
-            {
-              what: "a partner's listVenues by status",
-              collection: 'venues',
-              listing: 'listVenues',
-              filter: q.query.filter,
-              sort: q.query.sort,
-              prefix: 2,
-            },
-          ]
-        : [];
+    (() => {
+      const q = venueListQuery({ status: 'active' }, 'p1');
+      return { what: "a partner's listVenues by status", collection: 'venues', listing: 'listVenues', ...q, prefix: 2 };
     })(),
-    ...(() => {
-      const q = parseCompanyListQuery({}, { companyGroupId: 'g1' }, { kind: 'all' } as Parameters<
-        typeof parseCompanyListQuery
-      >[2]);
-      return [
-        {
-          what: 'listCompanies by group',
-          collection: 'companies',
-          listing: 'listCompanies',
-          filter: q.filter,
-          sort: q.sort,
-          prefix: 1,
-        },
-      ];
+    (() => {
+      const q = companyListQuery({ companyGroupId: 'g1' }, { kind: 'all' } as Parameters<typeof companyListQuery>[1]);
+      return { what: 'listCompanies by group', collection: 'companies', listing: 'listCompanies', ...q, prefix: 1 };
     })(),
-    ...(() => {
-      const q = parseSettingListQuery('memberTypes', {}, { status: 'active' });
-      return [
-        {
-          what: "a group's settings by status",
-          collection: 'settings',
-          listing: 'listSettings',
-          filter: q.filter,
-          sort: q.sort,
-          prefix: 2,
-        },
-      ];
+    (() => {
+      const q = settingListQuery('memberTypes', { status: 'active' });
+      return { what: "a group's settings by status", collection: 'settings', listing: 'listSettings', ...q, prefix: 2 };
     })(),
-    ...(() => {
-      const q = parseLogListQuery({}, { entityId: 'm1', from: '2024-01-01T00:00:00Z' });
-      return [
-        {
-          what: "an entity's log entries from a date",
-          collection: 'logs',
-          listing: 'getLogEntries',
-          filter: q.filter,
-          sort: q.sort,
-          prefix: 1,
-        },
-      ];
+    (() => {
+      const q = logListQuery({ entityId: 'm1', from: '2024-01-01T00:00:00Z' });
+      return {
+        what: "an entity's log entries from a date",
+        collection: 'logs',
+        listing: 'getLogEntries',
+        ...q,
+        prefix: 1,
+      };
     })(),
     {
       what: 'listTiers by tier type',

@@ -3,6 +3,7 @@
  * archive, unarchive, through the platform's entity documents (files in
  * FileManager `member_<id>`, audit entries `member_document`).
  */
+import type { ListDocumentsInput } from '../../../schemas/Member/inputs';
 import type { DocumentStatus } from '../../_platform/entity-documents';
 import { entityDocuments } from '../../_platform/entity-documents';
 import { memberError } from '../errors';
@@ -27,7 +28,7 @@ export function uploadDocument(ctx: MemberCtx<UploadDocumentInput>) {
   return memberDocuments.upload(ctx);
 }
 
-export function listDocuments(ctx: MemberReadCtx<Record<string, unknown>>) {
+export function listDocuments(ctx: MemberReadCtx<ListDocumentsInput>) {
   return memberDocuments.list(ctx);
 }
 

@@ -31,7 +31,7 @@ export function uploadDocument(ctx: PartnerCtx<UploadDocumentInput>) {
 
 /** its input checked by schemas/Partner/listDocuments.json (400 17010 naming the field) */
 export function listDocuments(ctx: PartnerReadCtx<ListDocumentsInput>) {
-  return partnerDocuments.list(ctx, true);
+  return partnerDocuments.list(ctx);
 }
 
 export function downloadDocument(ctx: PartnerReadCtx<DocumentRefInput>, archivedToo: boolean) {
