@@ -367,3 +367,28 @@ export function buildListFilter(q: ListQuery): Record<string, unknown> {
   if (q.search) and.push({ search: { $regex: escapeRegex(q.search.toLowerCase().slice(0, MAX_FILTER_TEXT)) } });
   return and.length ? { $and: and } : {};
 }
+
+/**
+ * The user a self-call answered (verifyCredentials' `{valid, user}`,
+ * completeSso's `{signedIn, user}`) when its `flag` is true. The answer comes
+ * through the runtime as an unknown (a class calls itself by id: importing its
+ * own class type would be a cycle), so its shape is checked, not assumed.
+ */
+export function answeredUser(answer: unknown, flag: 'valid' | 'signedIn'): ProgramManagementUserRecord | null {
+  if (!answer || typeof answer !== 'object' || !(flag in answer) || !('user' in answer)) return null;
+  if (Reflect.get(answer, flag) !== true) return null;
+  return isUserRecord(answer.user) ? answer.user : null;
+}
+
+function isUserRecord(v: unknown): v is ProgramManagementUserRecord {
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    'id' in v &&
+    typeof v.id === 'string' &&
+    'email' in v &&
+    typeof v.email === 'string' &&
+    'status' in v &&
+    typeof v.status === 'string'
+  );
+}

@@ -20,6 +20,7 @@ import {
   unknownRoles,
   userDocument,
   type CallerPower,
+  answeredUser,
 } from '../../classes/ProgramManagementUser/rules';
 import type { ProgramManagementUserRecord } from '../../classes/ProgramManagementUser/types';
 import type { HeldRole } from '../../classes/_platform/permissions';
@@ -312,5 +313,22 @@ describe('listing', () => {
     const doc = userDocument(user(), null);
     expect(doc.search).toBe('ann ann@example.com');
     expect(Object.keys(doc)).not.toContain('passwordHash');
+  });
+});
+
+describe('answeredUser: the user a self-call answered, its shape checked', () => {
+  const user = { id: 'u1', email: 'a@b.example', status: 'active', name: 'A' };
+  test('the user when the flag is true', () => {
+    expect(answeredUser({ valid: true, user }, 'valid')).toEqual(user);
+    expect(answeredUser({ signedIn: true, user }, 'signedIn')).toEqual(user);
+  });
+  test('null when the flag is false or missing, or the user is not a user record', () => {
+    expect(answeredUser({ valid: false, user }, 'valid')).toBeNull();
+    expect(answeredUser({ signedIn: true, user }, 'valid')).toBeNull();
+    expect(answeredUser({ valid: 'true', user }, 'valid')).toBeNull();
+    expect(answeredUser({ valid: true }, 'valid')).toBeNull();
+    expect(answeredUser({ valid: true, user: { id: 'u1' } }, 'valid')).toBeNull();
+    expect(answeredUser(null, 'valid')).toBeNull();
+    expect(answeredUser('valid', 'valid')).toBeNull();
   });
 });

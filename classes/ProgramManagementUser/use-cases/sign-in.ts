@@ -23,7 +23,7 @@ import { notify } from '../../_platform/notify';
 import { otpAccepted, otpInstanceId } from '../../_platform/otp';
 import type { Otp } from '../../Otp/Otp.class';
 import { userError } from '../errors';
-import { EMAIL_LOOKUP, mayUsePassword, normalizeEmail } from '../rules';
+import { answeredUser, EMAIL_LOOKUP, mayUsePassword, normalizeEmail } from '../rules';
 import type { UserSettings } from '../settings';
 import type { ProgramManagementUserRecord } from '../types';
 import type {
@@ -92,11 +92,8 @@ export async function login(ctx: UserStaticCtx<LoginInput>, settings: UserSettin
   const id = await ctx.lookup.resolve(EMAIL_LOOKUP, email);
   let user: ProgramManagementUserRecord | null = null;
   if (id) {
-    const r = (await ctx.call(CLASS_ID, 'verifyCredentials', id, { password: ctx.request.body.password })).body as {
-      valid: boolean;
-      user: ProgramManagementUserRecord;
-    };
-    if (r.valid) user = r.user;
+    const verified = await ctx.call(CLASS_ID, 'verifyCredentials', id, { password: ctx.request.body.password });
+    user = answeredUser(verified.body, 'valid');
   } else {
     // as slow as a known email: an unknown one is hashed against a stand-in
     await verifyPassword(ctx.request.body.password, null);

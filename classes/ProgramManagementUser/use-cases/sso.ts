@@ -17,7 +17,7 @@
  */
 import { isSamlError, SAML_MEMORY_COUNTER, samlSeen } from '../../_platform/saml';
 import { userError } from '../errors';
-import { EMAIL_LOOKUP, mayUseSso } from '../rules';
+import { answeredUser, EMAIL_LOOKUP, mayUseSso } from '../rules';
 import type { UserSettings } from '../settings';
 import type { ProgramManagementUserRecord } from '../types';
 import type { SingleSignOnInput } from '../../../schemas/ProgramManagementUser/inputs';
@@ -51,13 +51,9 @@ export async function singleSignOn(ctx: UserStaticCtx<SingleSignOnInput>, settin
   let signedIn: ProgramManagementUserRecord = user!;
   if (user!.status === 'pending') {
     // the first sign-in of an invited SSO user activates it (a write now: the token must see an active user)
-    const r = (await ctx.call(CLASS_ID, 'completeSso', user!.id, { at: now() })).body as {
-      signedIn: boolean;
-      user?: ProgramManagementUserRecord;
-    };
-    if (!r.signedIn || !r.user)
-      throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
-    signedIn = r.user;
+    const completed = answeredUser((await ctx.call(CLASS_ID, 'completeSso', user!.id, { at: now() })).body, 'signedIn');
+    if (!completed) throw refused('NO_SSO_USER', 'No back-office user signs in with this account by single sign-on');
+    signedIn = completed;
   }
   const session = await signIn(ctx, signedIn);
   const fragment = new URLSearchParams({
