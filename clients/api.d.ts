@@ -6326,12 +6326,6 @@ export interface components {
             status: "queued";
             statusUrl: string;
         };
-        "ApprovalManager.createApproval.callback": {
-            event: string | number;
-            classId: string;
-            instanceId: string;
-            methodName: string;
-        };
         /**
          * @example {
          *       "event": "event",
@@ -6406,8 +6400,18 @@ export interface components {
             oldValues?: (null | {
                 value: unknown;
             })[];
-            approveCallback?: components["schemas"]["ApprovalManager.createApproval.callback"];
-            rejectCallback?: components["schemas"]["ApprovalManager.createApproval.callback"];
+            approveCallback?: {
+                event: string | number;
+                classId: string;
+                instanceId: string;
+                methodName: string;
+            };
+            rejectCallback?: {
+                event: string | number;
+                classId: string;
+                instanceId: string;
+                methodName: string;
+            };
             additionalData?: Record<string, never>;
             companyId?: string;
             /** Format: date-time */
@@ -6609,11 +6613,13 @@ export interface components {
          *     }
          */
         "BenefitCategory.listCategories": {
-            /** @enum {unknown} */
+            /** @enum {string} */
             status?: "active" | "inactive";
             search?: string;
-            page?: number;
-            limit?: number;
+            /** @default 1 */
+            page: number;
+            /** @default 20 */
+            limit: number;
         };
         /** @description BenefitCategory.listCategories: From the document store: status, search (name, subcategory, keyword); page, limit 1-100 (default 20); by name. */
         "BenefitCategory.listCategories.answer": {
@@ -7091,7 +7097,7 @@ export interface components {
          *     }
          */
         "ContentManager.getContent": {
-            id?: string;
+            id: string;
         };
         /** @description ContentManager.getContent: One content by {id} (body or query), whatever its status. */
         "ContentManager.getContent.answer": {
@@ -7126,7 +7132,7 @@ export interface components {
          *     }
          */
         "ContentManager.getContentGroup": {
-            contentGroupKey?: string;
+            contentGroupKey: string;
         };
         /** @description ContentManager.getContentGroup: One group by {contentGroupKey} with its keys (content metadata: public). */
         "ContentManager.getContentGroup.answer": {
@@ -7548,9 +7554,7 @@ export interface components {
             classId?: string;
             entityId?: string;
             entityType?: string;
-            /** Format: date-time */
             from?: string;
-            /** Format: date-time */
             to?: string;
             search?: string;
             page?: number;
@@ -8179,8 +8183,8 @@ export interface components {
             memberSubType?: string | null;
             note?: string | null;
             permissions?: {
-                sms?: boolean;
-                email?: boolean;
+                sms: boolean;
+                email: boolean;
             };
             isCabinCrew?: boolean | null;
             /**
@@ -8597,6 +8601,19 @@ export interface components {
         };
         /** @description Member.inviteRedirect: The invitation link: an HTML page sending the browser on to the member application (GET ?token=). */
         "Member.inviteRedirect.answer": string;
+        /**
+         * @example {
+         *       "status": "active",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
+        "Member.listDocuments": {
+            /** @enum {unknown} */
+            status?: "active" | "archived";
+            page?: number;
+            limit?: number;
+        };
         /** @description Member.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
         "Member.listDocuments.answer": {
             totalCount: number;
@@ -8738,6 +8755,38 @@ export interface components {
             nextCursor: string | null;
             scanned: number;
         };
+        /**
+         * @example {
+         *       "status": [
+         *         "active",
+         *         "pending_tier"
+         *       ],
+         *       "search": "amal",
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         * @example {}
+         */
+        "Member.listMembers": {
+            /** @description one member status or a list of them */
+            status?: ("pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected") | ("pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected")[];
+            /** @description one company or a list of them */
+            companyId?: string | string[];
+            /** @description one member type or a list of them */
+            memberType?: string | string[];
+            /** @description members holding a membership of this status (or of one of these) */
+            membershipStatus?: ("active" | "expired" | "inactive" | "suspended") | ("active" | "expired" | "inactive" | "suspended")[];
+            /** @description the dependants of this member */
+            primaryMemberId?: string;
+            /** @description only primary members (no dependants) */
+            primaryOnly?: boolean;
+            /** @description part of the name, email or staff id */
+            search?: string;
+            /** @default 1 */
+            page: number;
+            /** @default 20 */
+            limit: number;
+        };
         /** @description A page of members (newest first). */
         "Member.listMembers.answer": {
             members: components["schemas"]["Member.records.answer.listedMember"][];
@@ -8745,6 +8794,26 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
+        };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "tierGroup": "base",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         * @example {}
+         */
+        "Member.listMemberships": {
+            tierId?: string;
+            /** @enum {string} */
+            tierGroup?: "base" | "upgrade" | "add_on";
+            /** @enum {string} */
+            status?: "active" | "expired" | "inactive" | "suspended";
+            /** @default 1 */
+            page: number;
+            /** @default 10 */
+            limit: number;
         };
         /** @description Member.listMemberships: the member's memberships, newest first, each with its tier's name, type and fee (null when the tier is gone), its status transitions and the suspension or reinstatement it waits for (pendingChange), a page at a time. */
         "Member.listMemberships.answer": {
@@ -9799,7 +9868,7 @@ export interface components {
         };
         /**
          * @example {
-         *       "status": "active",
+         *       "status": "published",
          *       "partnerId": "partner-sunrise",
          *       "categoryId": "example-category",
          *       "offerType": "offerType",
@@ -9807,15 +9876,24 @@ export interface components {
          *       "page": 1,
          *       "limit": 10
          *     }
+         * @example {
+         *       "status": [
+         *         "published",
+         *         "expired"
+         *       ]
+         *     }
          */
         "Offer.listOffers": {
-            status?: string | string[];
+            /** @description one status or a list of them */
+            status?: ("published" | "unpublished" | "expired") | ("published" | "unpublished" | "expired")[];
             partnerId?: string;
             categoryId?: string;
             offerType?: string;
             search?: string;
-            page?: number;
-            limit?: number;
+            /** @default 1 */
+            page: number;
+            /** @default 20 */
+            limit: number;
         };
         /** @description Offer.listOffers: From the document store: status, partnerId, categoryId, offerType, search; page, limit 1-100 (default 20); by title. */
         "Offer.listOffers.answer": {
@@ -10272,7 +10350,7 @@ export interface components {
          *     }
          */
         "Partner.logRef": {
-            logId?: string;
+            logId: string;
         };
         /** @description Partner.getLog: One audit entry of the Partner class by its id (`logId`, body or query). */
         "Partner.getLog.answer": {
@@ -10288,6 +10366,27 @@ export interface components {
                 [key: string]: unknown;
             };
             companyId?: string;
+        };
+        /**
+         * @example {
+         *       "partnerId": "partner-sunrise",
+         *       "from": "2024-05-01T00:00:00Z",
+         *       "to": "2024-06-01T00:00:00Z",
+         *       "search": "name",
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
+        "Partner.getLogEntries": {
+            partnerId?: string;
+            /** @enum {unknown} */
+            entityType?: "partner" | "venue" | "partner_document";
+            entityId?: string;
+            from?: string;
+            to?: string;
+            search?: string;
+            page?: number;
+            limit?: number;
         };
         /** @description Partner.getLogEntries: The Partner class's audit entries (LogManager): partnerId or entityType/entityId, from/to, search; paged. */
         "Partner.getLogEntries.answer": {
@@ -10498,6 +10597,19 @@ export interface components {
             pendingApproval: components["schemas"]["Partner.types.answer.PendingApproval"] | null;
             approval: components["schemas"]["Partner.types.answer.Approval"];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "page": 1,
+         *       "limit": 10
+         *     }
+         */
+        "Partner.listDocuments": {
+            /** @enum {unknown} */
+            status?: "active" | "archived";
+            page?: number;
+            limit?: number;
+        };
         /** @description Partner.listDocuments answers {totalCount, page, limit, totalPages, documents}. */
         "Partner.listDocuments.answer": {
             totalCount: number;
@@ -10520,6 +10632,27 @@ export interface components {
                 updatedAt: string;
             }[];
         };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "type": [
+         *         "pt-hotel"
+         *       ],
+         *       "subtypes": "pst-spa",
+         *       "search": "Sunrise",
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
+        "Partner.listPartners": {
+            /** @enum {unknown} */
+            status?: "active" | "inactive";
+            type?: string | string[];
+            subtypes?: string | string[];
+            search?: string;
+            page?: number;
+            limit?: number;
+        };
         /** @description A page of partners. */
         "Partner.listPartners.answer": {
             partners: components["schemas"]["Partner.records.answer.listedPartner"][];
@@ -10527,6 +10660,21 @@ export interface components {
             page: number;
             limit: number;
             totalPages: number;
+        };
+        /**
+         * @example {
+         *       "status": "active",
+         *       "search": "marina",
+         *       "page": 1,
+         *       "limit": 20
+         *     }
+         */
+        "Partner.listVenues": {
+            /** @enum {unknown} */
+            status?: "active" | "inactive";
+            search?: string;
+            page?: number;
+            limit?: number;
         };
         /** @description A page of the partner's venues. */
         "Partner.listVenues.answer": {
@@ -11511,9 +11659,6 @@ export interface components {
             additionalData?: Record<string, never>;
             reviewedBy?: Record<string, never>;
         };
-        "RoleManager.createRole.permissions": {
-            [key: string]: string[];
-        };
         /**
          * @example {
          *       "name": "Support agents",
@@ -11527,7 +11672,9 @@ export interface components {
             description?: string;
             /** @enum {unknown} */
             level?: 1 | 10;
-            permissions?: components["schemas"]["RoleManager.createRole.permissions"];
+            permissions?: {
+                [key: string]: string[];
+            };
         };
         "RoleManager.types.answer.StoredRole": {
             pendingApprovalId: string | null;
@@ -11589,7 +11736,7 @@ export interface components {
          *     }
          */
         "RoleManager.getRole": {
-            id?: string;
+            id: string;
         };
         /** @description RoleManager.getRole: body or query {id}. */
         "RoleManager.getRole.answer": {
@@ -11729,9 +11876,6 @@ export interface components {
             roles: string[];
             deploymentJobId: string;
         };
-        "RoleManager.updateRole.permissions": {
-            [key: string]: string[];
-        };
         /**
          * @example {
          *       "id": "super",
@@ -11744,7 +11888,9 @@ export interface components {
             id: string;
             name?: string;
             description?: string | null;
-            permissions?: components["schemas"]["RoleManager.updateRole.permissions"];
+            permissions?: {
+                [key: string]: string[];
+            };
         };
         /** @description RoleManager.updateRole: body {id, name?, description? (null removes it), permissions?}: through role_update. */
         "RoleManager.updateRole.answer": {
@@ -13779,7 +13925,9 @@ export interface components {
             classId: string;
             event: string | number;
             currentStatus: string;
+            /** @description the entity as the event would leave it (any record: its TypeScript type is object) */
             entity: Record<string, never>;
+            /** @description who caused the event (any record) */
             actor: Record<string, never>;
         };
         /** @description Workflow.run: The rule for an event: body {classId, event, currentStatus, entity, actor} → {rule, ruleIndex, targetStatus, source}. Uses the class's Workflow instance when there is one, else its rule file. */
@@ -13930,7 +14078,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description the platform's errors of the statuses not listed: 500 1000 INTERNAL, 404 1003 UNKNOWN_PROJECT, 404 1004 UNKNOWN_CLASS, 404 1005 UNKNOWN_METHOD, 409 1009 INSTANCE_EXISTS, 504 1011 TIMEOUT, 503 1012 INSTANCE_BUSY, 409 1013 LOOKUP_KEY_TAKEN, 409 1014 REENTRANT_WRITE, 508 1015 CALL_DEPTH, 413 1016 BODY_TOO_LARGE, 503 1017 LEASE_LOST, 500 1018 READ_ONLY, 404 1019 UNKNOWN_JOB, 405 1021 METHOD_NOT_ALLOWED, 404 1022 NOT_FOUND, 409 1025 ALREADY_APPLIED, 503 1026 REDIS_UNAVAILABLE, 503 1028 REPLICA_UNCONFIRMED, 500 UNKNOWN_INSTANCE UNKNOWN_INSTANCE (UNKNOWN_INSTANCE's body has only `message`) */
+        /** @description the platform's errors of the statuses not listed: 500 1000 INTERNAL, 404 1003 UNKNOWN_PROJECT, 404 1004 UNKNOWN_CLASS, 404 1005 UNKNOWN_METHOD, 409 1009 INSTANCE_EXISTS, 504 1011 TIMEOUT, 503 1012 INSTANCE_BUSY, 409 1013 LOOKUP_KEY_TAKEN, 409 1014 REENTRANT_WRITE, 508 1015 CALL_DEPTH, 413 1016 BODY_TOO_LARGE, 503 1017 LEASE_LOST, 500 1018 READ_ONLY, 404 1019 UNKNOWN_JOB, 405 1021 METHOD_NOT_ALLOWED, 404 1022 NOT_FOUND, 409 1025 ALREADY_APPLIED, 503 1026 REDIS_UNAVAILABLE, 503 1028 REPLICA_UNCONFIRMED, 503 1029 STATE_TOO_NEW, 500 UNKNOWN_INSTANCE UNKNOWN_INSTANCE (UNKNOWN_INSTANCE's body has only `message`) */
         PlatformErrors: {
             headers: {
                 [name: string]: unknown;
@@ -15381,7 +15529,15 @@ export interface operations {
     };
     ApprovalManager_listApprovals_get: {
         parameters: {
-            query?: never;
+            query?: {
+                approvalStatus?: "pending" | "approved" | "rejected";
+                classId?: string;
+                event?: string | number;
+                entityId?: string;
+                actionable?: boolean;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -15507,7 +15663,47 @@ export interface operations {
     };
     ApprovalManager_prepareApproval_get: {
         parameters: {
-            query?: never;
+            query: {
+                event: string | number;
+                instanceId: string;
+                entityId: string;
+                entityOldStatus?: string | null;
+                entityNewStatus?: string | null;
+                jsonPatch: {
+                    /** @enum {unknown} */
+                    op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+                    path: string;
+                    from?: string;
+                    value?: unknown;
+                }[];
+                actor: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "program_management_user" | "developer" | "system" | "member";
+                    name?: string;
+                    roles?: string[];
+                };
+                approvers: string[];
+                allowSelfApproval?: boolean;
+                oldValues?: (null | {
+                    value: unknown;
+                })[];
+                approveCallback?: {
+                    event: string | number;
+                    classId: string;
+                    instanceId: string;
+                    methodName: string;
+                };
+                rejectCallback?: {
+                    event: string | number;
+                    classId: string;
+                    instanceId: string;
+                    methodName: string;
+                };
+                additionalData?: Record<string, never>;
+                companyId?: string;
+                createdAt?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -15910,7 +16106,12 @@ export interface operations {
     };
     BenefitCategory_listCategories_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16193,7 +16394,10 @@ export interface operations {
     };
     Company_getCompany_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+                bgId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16350,7 +16554,13 @@ export interface operations {
     };
     Company_listCompanies_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "pending" | "active" | "inactive";
+                companyGroupId?: string;
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16475,7 +16685,9 @@ export interface operations {
     };
     Company_streamCompany_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16769,7 +16981,9 @@ export interface operations {
     };
     ContentManager_getContent_get: {
         parameters: {
-            query?: never;
+            query: {
+                id: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16849,7 +17063,9 @@ export interface operations {
     };
     ContentManager_getContentGroup_get: {
         parameters: {
-            query?: never;
+            query: {
+                contentGroupKey: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -16925,7 +17141,10 @@ export interface operations {
     };
     ContentManager_getContents_get: {
         parameters: {
-            query?: never;
+            query?: {
+                contentGroupKeys?: string | string[];
+                contentKeys?: string | string[];
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17020,7 +17239,10 @@ export interface operations {
     };
     ContentManager_getContentSchemas_get: {
         parameters: {
-            query?: never;
+            query?: {
+                contentGroupKey?: string;
+                contentKey?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17097,7 +17319,14 @@ export interface operations {
     };
     ContentManager_getContentsForBackoffice_get: {
         parameters: {
-            query?: never;
+            query?: {
+                contentGroupKeys?: string | string[];
+                contentKeys?: string | string[];
+                statuses?: string | string[];
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17440,7 +17669,10 @@ export interface operations {
     };
     FileManager_createDownloadToken_get: {
         parameters: {
-            query?: never;
+            query?: {
+                fileId?: string;
+                filename?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17573,7 +17805,10 @@ export interface operations {
     };
     FileManager_downloadFile_get: {
         parameters: {
-            query?: never;
+            query?: {
+                token?: string;
+                filename?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17651,7 +17886,10 @@ export interface operations {
     };
     FileManager_getFile_get: {
         parameters: {
-            query?: never;
+            query?: {
+                fileId?: string;
+                filename?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17729,7 +17967,9 @@ export interface operations {
     };
     FileManager_getPublicFile_get: {
         parameters: {
-            query?: never;
+            query?: {
+                filename?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -17958,7 +18198,25 @@ export interface operations {
     };
     LogManager_addLogEntry_get: {
         parameters: {
-            query?: never;
+            query: {
+                classId: string;
+                entityId: string;
+                entityType: string;
+                before: Record<string, never> | null;
+                after: Record<string, never> | null;
+                actor?: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "program_management_user" | "developer" | "system" | "member";
+                    name?: string;
+                    roles?: string[];
+                };
+                additionalData?: Record<string, never>;
+                companyId?: string;
+                plainFields?: string[];
+                sensitiveFields?: string[];
+                ignore?: string[];
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -18054,7 +18312,9 @@ export interface operations {
     };
     LogManager_getLog_get: {
         parameters: {
-            query?: never;
+            query?: {
+                logId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -18127,7 +18387,16 @@ export interface operations {
     };
     LogManager_getLogEntries_get: {
         parameters: {
-            query?: never;
+            query?: {
+                classId?: string;
+                entityId?: string;
+                entityType?: string;
+                from?: string;
+                to?: string;
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -18905,7 +19174,10 @@ export interface operations {
     };
     Member_checkRegistrationFromHr_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                loginMethod?: "sso" | "email_password";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -19034,7 +19306,13 @@ export interface operations {
     };
     Member_completeRegistration_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                /** @description the registration code from the mail */
+                code: string;
+                /** @description the member's new password (the password policy applies) */
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -19238,7 +19516,10 @@ export interface operations {
     };
     Member_discoverAuthMethod_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                relayState?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -19318,7 +19599,9 @@ export interface operations {
     };
     Member_downloadArchivedDocument_get: {
         parameters: {
-            query?: never;
+            query?: {
+                documentId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -19401,7 +19684,9 @@ export interface operations {
     };
     Member_downloadDocument_get: {
         parameters: {
-            query?: never;
+            query?: {
+                documentId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -20347,7 +20632,30 @@ export interface operations {
     };
     Member_hrUpdateEmployee_get: {
         parameters: {
-            query?: never;
+            query: {
+                employeeId: string;
+                name: string;
+                middleName?: string | null;
+                surname: string;
+                email: string;
+                phone: string;
+                grade: string;
+                employmentType: string;
+                status: "active" | "inactive" | "terminated";
+                address: {
+                    country: string;
+                    address: string;
+                };
+                birthdate: string;
+                gender: string;
+                maritalStatus: string;
+                coreGrade: string;
+                dependantsExists: "Y" | "N";
+                oldStaffId?: string | null;
+                lastDayOfService?: string | null;
+                leavingReason?: string | null;
+                companyId: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -20563,7 +20871,17 @@ export interface operations {
     };
     Member_hrUpsertDependant_get: {
         parameters: {
-            query?: never;
+            query: {
+                id: string;
+                employeeId: string;
+                status: string;
+                name: string;
+                surname: string;
+                email: null | string;
+                phone?: string | null;
+                type: string;
+                birthdate: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -20917,7 +21235,9 @@ export interface operations {
     };
     Member_inviteRedirect_get: {
         parameters: {
-            query?: never;
+            query?: {
+                token?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -20996,7 +21316,11 @@ export interface operations {
     };
     Member_listDocuments_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "archived";
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21046,7 +21370,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.listDocuments"];
             };
         };
         responses: {
@@ -21074,7 +21405,12 @@ export interface operations {
     };
     Member_listHeldHrPushes_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description one company's held pushes (a company user sees its own company's only) */
+                companyId?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21154,7 +21490,21 @@ export interface operations {
     };
     Member_listHrLedger_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the staff id: the employee's pushes and their dependants' */
+                employeeId?: string;
+                /** @description the HTTP status answered */
+                status?: number;
+                /** @description the error code answered (spec 7.2) */
+                code?: number | string;
+                /** @description oldest push, inclusive */
+                from?: string;
+                /** @description newest push, inclusive */
+                to?: string;
+                limit?: number;
+                /** @description nextCursor of the page before */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21234,7 +21584,24 @@ export interface operations {
     };
     Member_listMembers_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description one member status or a list of them */
+                status?: ("pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected") | ("pending_invite" | "pending_invitation_acceptance" | "pending_approval" | "pending_id_photo" | "pending_tier" | "active" | "inactive" | "suspended" | "rejected")[];
+                /** @description one company or a list of them */
+                companyId?: string | string[];
+                /** @description one member type or a list of them */
+                memberType?: string | string[];
+                /** @description members holding a membership of this status (or of one of these) */
+                membershipStatus?: ("active" | "expired" | "inactive" | "suspended") | ("active" | "expired" | "inactive" | "suspended")[];
+                /** @description the dependants of this member */
+                primaryMemberId?: string;
+                /** @description only primary members (no dependants) */
+                primaryOnly?: boolean;
+                /** @description part of the name, email or staff id */
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21280,7 +21647,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": [
+                 *         "active",
+                 *         "pending_tier"
+                 *       ],
+                 *       "search": "amal",
+                 *       "page": 1,
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.listMembers"];
             };
         };
         responses: {
@@ -21308,7 +21686,13 @@ export interface operations {
     };
     Member_listMemberships_get: {
         parameters: {
-            query?: never;
+            query?: {
+                tierId?: string;
+                tierGroup?: "base" | "upgrade" | "add_on";
+                status?: "active" | "expired" | "inactive" | "suspended";
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21358,7 +21742,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "tierGroup": "base",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["Member.listMemberships"];
             };
         };
         responses: {
@@ -21465,7 +21857,10 @@ export interface operations {
     };
     Member_login_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21598,7 +21993,44 @@ export interface operations {
     };
     Member_reconcileHrPopulation_get: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description HR's population: one spec 4.2 employee record per employee */
+                rows: {
+                    employeeId: string;
+                    name: string;
+                    middleName?: string | null;
+                    surname: string;
+                    /** Format: email */
+                    email: string;
+                    phone: string;
+                    grade: string;
+                    employmentType: string;
+                    /** @enum {string} */
+                    status: "active" | "inactive" | "terminated";
+                    address: {
+                        country: string;
+                        address: string;
+                    };
+                    birthdate: string;
+                    gender: string;
+                    maritalStatus: string;
+                    coreGrade: string;
+                    /** @enum {string} */
+                    dependantsExists: "Y" | "N";
+                    oldStaffId?: string | null;
+                    lastDayOfService?: string | null;
+                    leavingReason?: string | null;
+                    companyId: string;
+                }[];
+                /** @description push the corrections through the HR employee update (4.2); false: report only */
+                apply?: boolean;
+                /** @description the BG_IDs the rows cover: members of other companies are not reported missing in HR (default: every company) */
+                companies?: string[];
+                /** @description differences listed in the answer (the summary counts them all) */
+                limit?: number;
+                /** @description when HR produced the rows (ISO 8601 with a zone, as 4.2's X-HR-Timestamp): members holding a newer HR record are left out, and the corrections carry it so that 4.2 refuses to undo a record pushed after the check */
+                asOf?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -21771,7 +22203,10 @@ export interface operations {
     };
     Member_registerFromHr_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                loginMethod?: "sso" | "email_password";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -22410,7 +22845,9 @@ export interface operations {
     };
     Member_sendPasswordResetEmail_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -22601,7 +23038,10 @@ export interface operations {
     };
     Member_singleSignOn_get: {
         parameters: {
-            query?: never;
+            query: {
+                SAMLResponse: string;
+                RelayState?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -23445,7 +23885,9 @@ export interface operations {
     };
     Member_verifyCredentials_get: {
         parameters: {
-            query?: never;
+            query: {
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -24059,7 +24501,12 @@ export interface operations {
     };
     NotificationManager_listNotificationTemplates_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -24134,7 +24581,11 @@ export interface operations {
     };
     NotificationManager_previewTemplate_get: {
         parameters: {
-            query?: never;
+            query?: {
+                parameters?: {
+                    [key: string]: string;
+                };
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -24623,7 +25074,16 @@ export interface operations {
     };
     Offer_listOffers_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description one status or a list of them */
+                status?: ("published" | "unpublished" | "expired") | ("published" | "unpublished" | "expired")[];
+                partnerId?: string;
+                categoryId?: string;
+                offerType?: string;
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -24666,7 +25126,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "status": "active",
+                 *       "status": "published",
                  *       "partnerId": "partner-sunrise",
                  *       "categoryId": "example-category",
                  *       "offerType": "offerType",
@@ -24910,7 +25370,9 @@ export interface operations {
     };
     Otp_getOtpRecords_get: {
         parameters: {
-            query?: never;
+            query?: {
+                otpType?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25247,7 +25709,9 @@ export interface operations {
     };
     Partner_downloadArchivedDocument_get: {
         parameters: {
-            query?: never;
+            query?: {
+                documentId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25325,7 +25789,9 @@ export interface operations {
     };
     Partner_downloadDocument_get: {
         parameters: {
-            query?: never;
+            query?: {
+                documentId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25403,7 +25869,9 @@ export interface operations {
     };
     Partner_getLog_get: {
         parameters: {
-            query?: never;
+            query: {
+                logId: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25477,7 +25945,16 @@ export interface operations {
     };
     Partner_getLogEntries_get: {
         parameters: {
-            query?: never;
+            query?: {
+                partnerId?: string;
+                entityType?: "partner" | "venue" | "partner_document";
+                entityId?: string;
+                from?: string;
+                to?: string;
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25520,7 +25997,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "partnerId": "partner-sunrise",
+                 *       "from": "2024-05-01T00:00:00Z",
+                 *       "to": "2024-06-01T00:00:00Z",
+                 *       "search": "name",
+                 *       "page": 1,
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["Partner.getLogEntries"];
             };
         };
         responses: {
@@ -25768,7 +26255,9 @@ export interface operations {
     };
     Partner_getVenue_get: {
         parameters: {
-            query?: never;
+            query?: {
+                venueId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -25998,7 +26487,11 @@ export interface operations {
     };
     Partner_listDocuments_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "archived";
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -26045,7 +26538,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "page": 1,
+                 *       "limit": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["Partner.listDocuments"];
             };
         };
         responses: {
@@ -26071,7 +26571,14 @@ export interface operations {
     };
     Partner_listPartners_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                type?: string | string[];
+                subtypes?: string | string[];
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -26114,7 +26621,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "type": [
+                 *         "pt-hotel"
+                 *       ],
+                 *       "subtypes": "pst-spa",
+                 *       "search": "Sunrise",
+                 *       "page": 1,
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["Partner.listPartners"];
             };
         };
         responses: {
@@ -26140,7 +26659,12 @@ export interface operations {
     };
     Partner_listVenues_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -26187,7 +26711,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "search": "marina",
+                 *       "page": 1,
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["Partner.listVenues"];
             };
         };
         responses: {
@@ -27018,7 +27550,13 @@ export interface operations {
     };
     PartnerUser_listPartnerUsers_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "pending" | "active" | "inactive";
+                partnerId?: string;
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -27310,7 +27848,11 @@ export interface operations {
     };
     ProgramManagementUser_acceptInvitation_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                otp: string;
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -27494,7 +28036,9 @@ export interface operations {
     };
     ProgramManagementUser_checkOtp_get: {
         parameters: {
-            query?: never;
+            query: {
+                otp: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -27674,7 +28218,9 @@ export interface operations {
     };
     ProgramManagementUser_discoverAuthMethod_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -27896,7 +28442,15 @@ export interface operations {
     };
     ProgramManagementUser_listUsers_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "pending" | "active" | "inactive";
+                type?: "internal" | "company";
+                companyId?: string;
+                loginMethod?: "sso" | "email_password";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -27976,7 +28530,10 @@ export interface operations {
     };
     ProgramManagementUser_login_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28121,7 +28678,11 @@ export interface operations {
     };
     ProgramManagementUser_resetPassword_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+                otp: string;
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28271,7 +28832,9 @@ export interface operations {
     };
     ProgramManagementUser_sendPasswordResetEmail_get: {
         parameters: {
-            query?: never;
+            query: {
+                email: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28419,7 +28982,10 @@ export interface operations {
     };
     ProgramManagementUser_singleSignOn_get: {
         parameters: {
-            query?: never;
+            query: {
+                SAMLResponse: string;
+                RelayState?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28599,7 +29165,9 @@ export interface operations {
     };
     ProgramManagementUser_verifyCredentials_get: {
         parameters: {
-            query?: never;
+            query: {
+                password: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28850,7 +29418,9 @@ export interface operations {
     };
     RoleManager_getRole_get: {
         parameters: {
-            query?: never;
+            query: {
+                id: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -28928,7 +29498,9 @@ export interface operations {
     };
     RoleManager_getRolesForAuthentication_get: {
         parameters: {
-            query?: never;
+            query?: {
+                names?: string[];
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29090,7 +29662,12 @@ export interface operations {
     };
     RoleManager_listRoles_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29626,7 +30203,10 @@ export interface operations {
     };
     Setting_findMemberSubTypeByHrmsMapping_get: {
         parameters: {
-            query?: never;
+            query?: {
+                relation?: string;
+                includeInactive?: boolean;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29703,7 +30283,10 @@ export interface operations {
     };
     Setting_findMemberTypeBySystemIdentifier_get: {
         parameters: {
-            query?: never;
+            query?: {
+                systemIdentifier?: string;
+                includeInactive?: boolean;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29780,7 +30363,9 @@ export interface operations {
     };
     Setting_getCompanyGroup_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29856,7 +30441,9 @@ export interface operations {
     };
     Setting_getMemberSubType_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -29932,7 +30519,9 @@ export interface operations {
     };
     Setting_getMemberType_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30152,7 +30741,9 @@ export interface operations {
     };
     Setting_getSetting_get: {
         parameters: {
-            query?: never;
+            query?: {
+                group?: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes" | "tierConfig";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30228,7 +30819,9 @@ export interface operations {
     };
     Setting_getTierType_get: {
         parameters: {
-            query?: never;
+            query?: {
+                id?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30402,7 +30995,13 @@ export interface operations {
     };
     Setting_listCompanyGroups_get: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "pending" | "active" | "inactive";
+                type?: "internal" | "external";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30482,7 +31081,13 @@ export interface operations {
     };
     Setting_listMemberSubTypes_get: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "pending" | "active" | "inactive";
+                memberTypeId?: string;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30562,7 +31167,12 @@ export interface operations {
     };
     Setting_listMemberTypes_get: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "pending" | "active" | "inactive";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30641,7 +31251,13 @@ export interface operations {
     };
     Setting_listSettings_get: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "pending" | "active" | "inactive";
+                group?: "companyGroups" | "memberTypes" | "memberSubTypes" | "tierTypes";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -30721,7 +31337,14 @@ export interface operations {
     };
     Setting_listTierTypes_get: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                limit?: number;
+                search?: string;
+                status?: "pending" | "active" | "inactive";
+                tierGroup?: "base" | "upgrade" | "add_on";
+                group?: "base" | "upgrade" | "add_on";
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -31859,7 +32482,13 @@ export interface operations {
     };
     SystemEmail_listSystemEmailTemplates_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "active" | "inactive";
+                type?: "member" | "program_management" | "system";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -31933,7 +32562,11 @@ export interface operations {
     };
     SystemEmail_previewTemplate_get: {
         parameters: {
-            query?: never;
+            query?: {
+                parameters?: {
+                    [key: string]: string;
+                };
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -32765,7 +33398,14 @@ export interface operations {
     };
     Tier_listTiers_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "pending" | "active" | "inactive" | "expired";
+                tierTypeId?: string;
+                tierGroup?: "base" | "upgrade" | "add_on";
+                search?: string;
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -33275,7 +33915,11 @@ export interface operations {
     };
     UserNotification_listUserNotifications_get: {
         parameters: {
-            query?: never;
+            query?: {
+                status?: "unread" | "read" | "archived";
+                page?: number;
+                limit?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -33638,7 +34282,15 @@ export interface operations {
     };
     Workflow_run_get: {
         parameters: {
-            query?: never;
+            query: {
+                classId: string;
+                event: string | number;
+                currentStatus: string;
+                /** @description the entity as the event would leave it (any record: its TypeScript type is object) */
+                entity: Record<string, never>;
+                /** @description who caused the event (any record) */
+                actor: Record<string, never>;
+            };
             header?: never;
             path: {
                 /** @description the project */
