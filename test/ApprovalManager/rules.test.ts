@@ -1,5 +1,4 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { schemaRefusal } from '../support/schema-check';
 import {
   approvalView,
   buildListFilter,
@@ -24,17 +23,8 @@ import {
 } from '../../classes/ApprovalManager/rules';
 import type { Actor } from '../../classes/_platform/actor';
 import type { CreateApprovalInput } from '../../classes/ApprovalManager/types';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-function schemaCheck(method: string, raw: Record<string, unknown>) {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'ApprovalManager', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `ApprovalManager.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+const schemaCheck = (method: string, raw: Record<string, unknown>) => schemaRefusal('ApprovalManager', method, raw);
 import { ActorError } from '../../runtime';
 import { SAFE_BLOB_NAME } from '../../runtime/files/blob-store';
 import { patchOfSize } from '../Workflow/support';

@@ -3,15 +3,11 @@
  * for (a GET query coerced as the runtime does), and categoryListQuery turns
  * the accepted input into the listing's query.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { methodValidator } from '../support/schema-check';
 import { categoryListQuery, invalidCategoryQuery } from '../../classes/BenefitCategory/rules';
 
-const schema = JSON.parse(
-  fs.readFileSync(path.join(__dirname, '../../schemas/BenefitCategory/listCategories.json'), 'utf8'),
-) as Record<string, unknown>;
-const validator = lazyValidator(createAjv(), schema, 'BenefitCategory.listCategories');
+const validator = methodValidator('BenefitCategory', 'listCategories');
 
 /** the fields refused in a POST body, as the class answers them */
 function fieldsOf(err: { details?: unknown }): string[] {

@@ -3,9 +3,7 @@
  * a rejected creation, the listings' filters and order, which contents are
  * published at an instant, and getContents' entity tag.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { schemaRefusal } from '../support/schema-check';
 import {
   afterRejection,
   applyContentUpdate,
@@ -27,15 +25,7 @@ import {
 } from '../../classes/ContentManager/rules';
 import type { ContentRecord } from '../../classes/ContentManager/types';
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-function schemaCheck(method: string, raw: Record<string, unknown>) {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'ContentManager', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `ContentManager.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+const schemaCheck = (method: string, raw: Record<string, unknown>) => schemaRefusal('ContentManager', method, raw);
 
 const actor = { id: 'pm1', type: 'program_management_user' as const };
 let n = 0;

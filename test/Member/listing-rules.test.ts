@@ -3,16 +3,12 @@
  * answers 400 5005 for (a GET query coerced as the runtime does), and the
  * rules turn the accepted input into the listing's query.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { methodValidator } from '../support/schema-check';
 import { invalidQuery, listMembersQuery, membershipListQuery } from '../../classes/Member/listing-rules';
 
 function validatorOf(method: string) {
-  const schema = JSON.parse(
-    fs.readFileSync(path.join(__dirname, `../../schemas/Member/${method}.json`), 'utf8'),
-  ) as Record<string, unknown>;
-  const v = lazyValidator(createAjv(), schema, `Member.${method}`);
+  const v = methodValidator('Member', method);
   /** the fields refused, as the class answers them: a body, or a query as the runtime coerces it */
   const refused = (input: unknown): string[] =>
     v(input)
@@ -60,14 +56,7 @@ describe('listMembers input', () => {
   });
 
   test('one reason a field, naming the statuses a status may be', () => {
-    const v = lazyValidator(
-      createAjv(),
-      JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/Member/listMembers.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >,
-      'x',
-    );
+    const v = methodValidator('Member', 'listMembers');
     // as a query: the coercion pass leaves the value a one-item list
     v(queryInput({ status: 'sleeping' }, v));
     const err = invalidQuery(toFieldErrors(v.errors));

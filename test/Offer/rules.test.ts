@@ -3,15 +3,11 @@
  * (a GET query coerced as the runtime does), and offerListQuery turns the
  * accepted input into the listing's query.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { methodValidator } from '../support/schema-check';
 import { invalidOfferQuery, offerListQuery } from '../../classes/Offer/rules';
 
-const schema = JSON.parse(
-  fs.readFileSync(path.join(__dirname, '../../schemas/Offer/listOffers.json'), 'utf8'),
-) as Record<string, unknown>;
-const validator = lazyValidator(createAjv(), schema, 'Offer.listOffers');
+const validator = methodValidator('Offer', 'listOffers');
 
 /** the fields refused in a POST body, as the class answers them */
 function fieldsOf(err: { details?: unknown }): string[] {

@@ -3,8 +3,6 @@
  * the issue limit, the retry limit and what a check finds, the bounded
  * history and records, and what callers see.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import {
   additionalDataProblem,
   appendCheck,
@@ -20,7 +18,8 @@ import {
 } from '../../classes/Otp/rules';
 import type { OtpCheck, OtpConfig, OtpRecord, ValidationResult } from '../../classes/Otp/types';
 import { refusedInput } from '../../classes/Otp/use-cases/common';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { methodValidator } from '../support/schema-check';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const S = 1000;
@@ -250,10 +249,7 @@ test('what callers see: newest first, no token hash, a status, one type or all',
 });
 
 test("getOtpRecords' filter: the schema takes an otpType of 1-64 letters, digits, _ . or -, from a body or a query", () => {
-  const schema = JSON.parse(
-    fs.readFileSync(path.join(__dirname, '../../schemas/Otp/getOtpRecords.json'), 'utf8'),
-  ) as Record<string, unknown>;
-  const v = lazyValidator(createAjv(), schema, 'Otp.getOtpRecords');
+  const v = methodValidator('Otp', 'getOtpRecords');
   const refused = (input: unknown) => (v(input) ? [] : toFieldErrors(v.errors).map((e) => e.field));
   expect(refused({})).toEqual([]);
   expect(refused({ otpType: 'login' })).toEqual([]);

@@ -1,8 +1,6 @@
 /** Partner's pure rules (classes/Partner/rules.ts). */
+import { schemaRefusal } from '../support/schema-check';
 import type { CreateVenueInput, InitInput } from '../../schemas/Partner/inputs';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import {
   applyContract,
   applyDetails,
@@ -31,15 +29,7 @@ import {
 } from '../../classes/Partner/rules';
 import type { PartnerRecord } from '../../classes/Partner/types';
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-function schemaCheck(method: string, raw: Record<string, unknown>) {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'Partner', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `Partner.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+const schemaCheck = (method: string, raw: Record<string, unknown>) => schemaRefusal('Partner', method, raw);
 
 const actor = { id: 'pm1', type: 'program_management_user' as const };
 const T0 = '2030-01-01T00:00:00.000Z';

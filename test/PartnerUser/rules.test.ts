@@ -1,7 +1,5 @@
 /** PartnerUser's pure rules (classes/PartnerUser/rules.ts). */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { schemaRefusal } from '../support/schema-check';
 import {
   addVenues,
   buildListFilter,
@@ -19,15 +17,7 @@ import {
 } from '../../classes/PartnerUser/rules';
 import type { PartnerUserRecord } from '../../classes/PartnerUser/types';
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-function schemaCheck(method: string, raw: Record<string, unknown>) {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'PartnerUser', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `PartnerUser.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+const schemaCheck = (method: string, raw: Record<string, unknown>) => schemaRefusal('PartnerUser', method, raw);
 
 const user = (over: Partial<PartnerUserRecord> = {}): PartnerUserRecord => ({
   ...newPartnerUser(

@@ -1,7 +1,5 @@
 /** ProgramManagementUser's pure rules (classes/ProgramManagementUser/rules.ts). */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { schemaRefusal } from '../support/schema-check';
 import {
   applyUserUpdate,
   buildListFilter,
@@ -25,15 +23,8 @@ import {
 import type { ProgramManagementUserRecord } from '../../classes/ProgramManagementUser/types';
 import type { HeldRole } from '../../classes/_platform/permissions';
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-function schemaCheck(method: string, raw: Record<string, unknown>) {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'ProgramManagementUser', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `ProgramManagementUser.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+const schemaCheck = (method: string, raw: Record<string, unknown>) =>
+  schemaRefusal('ProgramManagementUser', method, raw);
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const actor = { id: 'maker', type: 'program_management_user' as const };

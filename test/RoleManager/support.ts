@@ -1,7 +1,5 @@
 /** Shared helpers of the RoleManager tests. */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
+import { schemaRefusal } from '../support/schema-check';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
 
 /** The classes RoleManager works with (workflow, approvals, audit log) and nothing else. */
@@ -109,15 +107,4 @@ export async function jobOutcome(t: TestRuntime, jobId: string, headers: Headers
   );
 }
 
-/** What a method's schema makes of a GET query (or body): the coerced input, and the fields it refuses. */
-export function schemaCheck(
-  method: string,
-  raw: Record<string, unknown>,
-): { input: Record<string, unknown>; fields: string[] } {
-  const file = path.join(__dirname, '..', '..', 'schemas', 'RoleManager', `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `RoleManager.${method}`);
-  const input = queryInput(raw, validator);
-  const fields = validator(input) ? [] : [...new Set(toFieldErrors(validator.errors).map((e) => e.field))];
-  return { input: { ...input }, fields };
-}
+export const schemaCheck = (method: string, raw: Record<string, unknown>) => schemaRefusal('RoleManager', method, raw);

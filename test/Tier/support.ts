@@ -7,11 +7,8 @@
  * (classes/_platform/seed.ts, as the system actor: approved at once).
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { applySeed, type SeedDocument, type SeedOutcome } from '../../classes/_platform/seed';
 import { parseState, serializeState } from '../../runtime/actor/state-store';
-import { createAjv, lazyValidator, queryInput, toFieldErrors } from '../../runtime/actor/validation';
 import { startTestRuntime, waitFor, type TestRuntime, seedRoles } from '../support/harness';
 
 /** waitFor for checks that answer a value or nothing: resolves to the value. */
@@ -225,16 +222,4 @@ export async function auditEntries(t: TestRuntime, tierId: string): Promise<Reco
  * A method's input as the runtime makes it from a GET query (`asQuery`; a
  * POST body is checked as sent) and the fields its schema refuses.
  */
-export function schemaRefusal(
-  classId: string,
-  method: string,
-  raw: Record<string, unknown>,
-  asQuery = true,
-): { input: Record<string, unknown>; fields: string[] } {
-  const file = path.join(__dirname, '..', '..', 'schemas', classId, `${method}.json`);
-  const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const validator = lazyValidator(createAjv(), schema, `${classId}.${method}`);
-  const input = asQuery ? queryInput(raw, validator) : raw;
-  const fields = validator(input) ? [] : toFieldErrors(validator.errors).map((e) => e.field);
-  return { input: { ...input }, fields };
-}
+export { schemaRefusal } from '../support/schema-check';
