@@ -21,7 +21,7 @@
  * field is its tenant.
  */
 import { createHash } from 'node:crypto';
-import type { RedisConnection } from '../redis/connection';
+import { defineVariadicScript, type RedisConnection } from '../redis/connection';
 import { luaSource } from './lua-source';
 import { canonicalJson } from '../canonical-json';
 import { runtimeError } from '../errors';
@@ -175,7 +175,7 @@ export class RedisJournals {
     this.redis = redis as JournalRedis;
     this.retentionMs = Math.round(retentionDays * 24 * 3600 * 1000);
     if (typeof (redis as unknown as Record<string, unknown>)[SCRIPT] !== 'function') {
-      redis.defineCommand(SCRIPT, { lua: luaSource(SCRIPT) });
+      defineVariadicScript(redis, SCRIPT, luaSource(SCRIPT));
     }
   }
 

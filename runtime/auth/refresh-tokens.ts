@@ -35,7 +35,7 @@
  * another, as a sign-in after the revokeAll would.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { scanTargets, type RedisConnection } from '../redis/connection';
+import { defineVariadicScript, scanTargets, type RedisConnection } from '../redis/connection';
 import type { IdentityType } from '../types/identity';
 import { luaSource } from '../actor/lua-source';
 
@@ -188,7 +188,7 @@ export class RefreshTokenStore {
     if (typeof r.refreshRotate !== 'function')
       redis.defineCommand('refreshRotate', { lua: luaSource('refreshRotate'), numberOfKeys: 4 });
     if (typeof r.refreshRevokeFamily !== 'function')
-      redis.defineCommand('refreshRevokeFamily', { lua: luaSource('refreshRevokeFamily') });
+      defineVariadicScript(redis, 'refreshRevokeFamily', luaSource('refreshRevokeFamily'));
   }
 
   /** The subject's set names `family`, for as long as a token of it may live (before the family gets that token). */

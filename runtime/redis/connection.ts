@@ -81,6 +81,22 @@ export function connect(target: RedisTarget, options: RedisOptions): RedisConnec
   return clusterClient(target.nodes, options);
 }
 
+/**
+ * Defines a Lua script that is told its number of keys on each call (its
+ * first argument). On a cluster such a script is never auto-pipelined: ioredis
+ * groups an auto-pipelined call by the slot of its first argument, here the
+ * key count, so calls on keys of different masters would share a pipeline the
+ * cluster client refuses ("All keys in the pipeline should belong to the same
+ * slots allocation group"). Scripts with a fixed number of keys are grouped by
+ * their first key and keep auto-pipelining.
+ */
+export function defineVariadicScript(conn: RedisConnection, name: string, lua: string): void {
+  conn.defineCommand(name, { lua });
+  if (!isCluster(conn)) return;
+  const ignored = conn.options.autoPipeliningIgnoredCommands ?? [];
+  if (!ignored.includes(name)) conn.options.autoPipeliningIgnoredCommands = [...ignored, name];
+}
+
 /** Another connection to where `conn` points, with `overrides` on its options (a blocking reader, a worker's). */
 export function duplicate(conn: RedisConnection, overrides: RedisOptions = {}): RedisConnection {
   if (!isCluster(conn)) return conn.duplicate(overrides);

@@ -70,3 +70,21 @@ describe('the run’s Redis Cluster (TEST_REDIS_CLUSTER_NODES)', () => {
     expect(await cluster.del(...tagged)).toBe(2);
   });
 });
+
+describe("the runtime's cluster client (runtime/redis/connection.ts) with auto-pipelining", () => {
+  test('runs many calls at once of a script told its key count per call, on keys of different masters', async () => {
+    const { connect, defineVariadicScript } = await import('../../runtime/redis/connection');
+    const client = connect({ kind: 'cluster', nodes: seeds }, { enableAutoPipelining: true, lazyConnect: true });
+    try {
+      await client.connect();
+      defineVariadicScript(client, 'incrFirst', "return redis.call('INCR', KEYS[1])");
+      const run = (client as unknown as { incrFirst(n: number, ...keys: string[]): Promise<number> }).incrFirst;
+      const prefix = uniqueProjectId('ap');
+      // in one tick, as a busy process calls it: ioredis would group the calls by their first argument, the key count
+      const counts = await Promise.all(Array.from({ length: 200 }, (_, i) => run.call(client, 1, `${prefix}:${i}`)));
+      expect(counts).toEqual(Array.from({ length: 200 }, () => 1));
+    } finally {
+      client.disconnect();
+    }
+  });
+});
