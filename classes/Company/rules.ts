@@ -9,7 +9,7 @@ import type { Actor } from '../_platform/actor';
 import { hasEntry } from '../_platform/records';
 import type { ProgramManagementConfig } from '../Setting/Setting.class';
 import type { CreateCompanyInput, ListCompaniesInput, UpdateCompanyInput } from '../../schemas/Company/inputs';
-import { escapeRegex, listedDocument, problemsText } from '../_platform/paging';
+import { escapeRegex, listedDocument, problemsText, type ListingQuery } from '../_platform/paging';
 import { companyError } from './errors';
 import type { Company, CompanyEntity, CompanyState, CompanyStatus } from './types';
 
@@ -266,13 +266,7 @@ export function companyDocuments(state: Partial<CompanyState> | undefined) {
 
 // ---------------------------------------------------------------- list query
 
-export interface CompanyListQuery {
-  filter: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
-  page: number;
-  limit: number;
-  skip: number;
-}
+export type CompanyListQuery = ListingQuery;
 
 export const DEFAULT_PAGE_SIZE = 20;
 

@@ -6,7 +6,7 @@
  */
 import type { FieldError, ListingSpec } from '../../runtime';
 import type { GetLogEntriesInput } from '../../schemas/LogManager/inputs';
-import { escapeRegex, problemsText } from '../_platform/paging';
+import { escapeRegex, problemsText, type ListingQuery } from '../_platform/paging';
 import { logManagerError } from './errors';
 import type { LogRecord } from './log-entry';
 
@@ -48,13 +48,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 /** the highest page (getLogEntries's schema says the same for a POST body); limit is the shared 1 to MAX_PAGE_SIZE (_platform/paging.ts) */
 export const MAX_PAGE = 10_000_000;
 
-export interface LogListQuery {
-  filter: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
-  page: number;
-  limit: number;
-  skip: number;
-}
+export type LogListQuery = ListingQuery;
 
 /** the date-times from and to take (schemas/LogManager/getLogEntries.json says the same shape, a space for '+' too) */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;

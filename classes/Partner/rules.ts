@@ -17,7 +17,7 @@ import type {
 import { isDeepStrictEqual } from 'node:util';
 import type { DeepReadonly } from '../../runtime';
 import type { Actor } from '../_platform/actor';
-import { escapeRegex, problemsText, type FieldProblem } from '../_platform/paging';
+import { escapeRegex, problemsText, type FieldProblem, type ListingQuery } from '../_platform/paging';
 import { invalidLogQuery, partnerError } from './errors';
 import { typeForMimeType } from '../_platform/file-types';
 import {
@@ -380,13 +380,7 @@ export function venueDocument(
 
 // ---------------------------------------------------------------- listings
 
-export interface ListQuery {
-  filter: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
-  page: number;
-  limit: number;
-  skip: number;
-}
+export type ListQuery = ListingQuery;
 
 function searchFilter(search: string | undefined): Record<string, unknown> | null {
   const s = search?.trim().toLowerCase();

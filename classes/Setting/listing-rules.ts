@@ -13,19 +13,13 @@ import type {
   ListSettingsInput,
   ListTierTypesInput,
 } from '../../schemas/Setting/inputs';
-import { escapeRegex, listedDocument, pageInfo, problemsText } from '../_platform/paging';
+import { escapeRegex, listedDocument, pageInfo, problemsText, type ListingQuery } from '../_platform/paging';
 import { settingError } from './errors';
 import type { ListGroup } from './types';
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-export interface ListQuery {
-  filter: Record<string, unknown>;
-  sort: Record<string, 1 | -1>;
-  page: number;
-  limit: number;
-  skip: number;
-}
+export type ListQuery = ListingQuery;
 
 /** An equality filter a list accepts: the parameter name and the document field (its values: the list's schema). */
 export interface FilterSpec {

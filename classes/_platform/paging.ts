@@ -12,6 +12,15 @@ export interface FieldProblem {
   reason: string;
 }
 
+/** What a listing asks the document store for, from its checked input: the filter, the order and the page. */
+export interface ListingQuery {
+  filter: Record<string, unknown>;
+  sort: Record<string, 1 | -1>;
+  page: number;
+  limit: number;
+  skip: number;
+}
+
 /** `{page, limit, totalPages}` of a listing answer. */
 export function pageInfo(total: number, page: number, limit: number) {
   return { totalCount: total, page, limit, totalPages: Math.ceil(total / limit) };
