@@ -1,0 +1,96 @@
+/**
+ * Personal data of one data subject across the classes that hold it (a
+ * member, a back-office user, a partner user), as DataSubject gathers it for
+ * an export.
+ *
+ * Every class holding personal data declares one STATIC method,
+ * `exportSubjectData` (SUBJECT_DATA_METHOD), open to DataSubject only
+ * (SUBJECT_DATA_ACCESS), whose body is a SubjectDataInput (the schema is
+ * `schemas/<Class>/exportSubjectData.json`, the same in every class) and whose
+ * answer is a SubjectData: the records it keeps about the subject, as stored,
+ * and the files (their content in Base64). The class alone knows where its
+ * records are (which instance ids, which collections) and which of its fields
+ * are secrets that are never exported (password hashes, OTP digests).
+ *
+ * The call carries the caller's company (a company user's export reaches only
+ * its company's records, as every class-to-class call does), so a class
+ * answers what the caller's scope lets it read. A class that holds nothing
+ * about the subject answers empty lists; a subject type the class does not
+ * keep anything for is no error.
+ */
+
+/** whose data: a member (an employee or a dependant), a back-office user, a partner user */
+export const SUBJECT_TYPES = ['member', 'program_management_user', 'partner_user'] as const;
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+export interface Subject {
+  type: SubjectType;
+  /** the subject's id in its own class (member id, user id) */
+  id: string;
+}
+
+/** The body of every class's exportSubjectData. */
+export interface SubjectDataInput {
+  subject: Subject;
+}
+
+/** where a record was found, as the archive groups them */
+export const SUBJECT_STORES = [
+  'state', // an actor instance's state
+  'listing', // a streamed document of a collection
+  'files', // file metadata (the content is a SubjectFile)
+  'audit', // an audit log entry
+  'approvals', // an approval record
+  'inbox', // an in-app notification
+  'otp', // one-time password records and their checks
+  'hr', // what the HR integration keeps (ledger, held pushes)
+] as const;
+export type SubjectStore = (typeof SUBJECT_STORES)[number];
+
+export interface SubjectRecord {
+  store: SubjectStore;
+  classId: string;
+  /** the actor instance (or the document id, for a listing) the record is kept in */
+  instanceId: string;
+  /** what the record is, in the class's words: `member`, `memberDocument`, `logEntry`, `approval`, ... */
+  kind: string;
+  /** the record as stored, secrets left out */
+  data: unknown;
+}
+
+export interface SubjectFile {
+  classId: string;
+  instanceId: string;
+  /** the stored name (a blob name: a safe file name, never user text) */
+  name: string;
+  contentType: string;
+  /** what the file is: an uploaded `file`, a large audit value (`largeLog`), an approval's large value (`approvalBlob`) */
+  kind: string;
+  contentBase64: string;
+}
+
+export interface SubjectData {
+  records: SubjectRecord[];
+  files: SubjectFile[];
+  /**
+   * Subjects the class links to this one (a member's dependants), which an
+   * export may include on request. Only the subject's own class names them.
+   */
+  related?: Subject[];
+  /**
+   * The subject's company, answered by the subject's own class (Member for a
+   * member, ...): null for a subject of no company. Other classes leave it out.
+   */
+  companyId?: string | null;
+}
+
+/** the STATIC method every class holding personal data declares */
+export const SUBJECT_DATA_METHOD = 'exportSubjectData';
+
+/** who may call it: DataSubject alone (it checks the caller's permission and company first) */
+export const SUBJECT_DATA_ACCESS = ['class:DataSubject'] as const;
+
+/** An answer with nothing in it. */
+export function noSubjectData(): SubjectData {
+  return { records: [], files: [] };
+}
