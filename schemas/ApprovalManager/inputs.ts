@@ -47,6 +47,13 @@ export interface CreateApprovalInput {
   createdAt?: string;
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export type GetApprovalInput = Record<string, never>;
 
 export interface ListApprovalsInput {

@@ -24,6 +24,13 @@ export interface DownloadFileInput {
   filename?: string;
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export interface GetFileInput {
   fileId?: string;
   filename?: string;

@@ -37,6 +37,13 @@ export interface AddLogEntryInput {
   ignore?: string[];
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export interface GetLogInput {
   logId?: string;
 }

@@ -124,6 +124,13 @@ export interface DocumentRefInput {
   documentId?: string;
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export type GetMemberContactInput = Record<string, never>;
 
 export type GetMemberDependantsInput = Record<string, never>;

@@ -30,6 +30,13 @@ export interface CreateOtpRecordInput {
   };
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export interface GetOtpRecordsInput {
   otpType?: string;
 }

@@ -26,6 +26,13 @@ export interface ApproveUserInput {
   [k: string]: unknown;
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export type GetRolesInput = Record<string, never>;
 
 export type GetUserInput = Record<string, never>;

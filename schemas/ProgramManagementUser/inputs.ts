@@ -48,6 +48,13 @@ export interface DiscoverAuthMethodInput {
 
 export type EmptyInput = Record<string, never>;
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export type GetPermissionsInput = Record<string, never>;
 
 export type GetUserInput = Record<string, never>;

@@ -13,6 +13,13 @@ export interface DeleteNotificationInput {
   notificationId: string;
 }
 
+export interface ExportSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+}
+
 export type GetUnreadCountInput = Record<string, never>;
 
 export interface ListUserNotificationsInput {
