@@ -9,8 +9,6 @@ export const DataSubjectErrors = {
   SUBJECT_NOT_FOUND: { code: 20001, status: 404 },
   /** a company user asked for a subject of another company, or of none */
   SUBJECT_OUT_OF_SCOPE: { code: 20002, status: 403 },
-  /** what a class answered about the subject cannot go into an archive (a record or file that breaks the contract) */
-  SUBJECT_DATA_INVALID: { code: 20003, status: 500 },
 } as const;
 
 export type DataSubjectErrorName = keyof typeof DataSubjectErrors;

@@ -132,7 +132,10 @@ function sha256(content: Buffer): string {
  * `<type>-<id>/files/<class>/<instance>/<name>` (the content). The manifest
  * lists every entry with its origin; files carry their size and SHA-256.
  */
-export function archiveEntries(head: ArchiveHead, parts: readonly ArchivePart[]): {
+export function archiveEntries(
+  head: ArchiveHead,
+  parts: readonly ArchivePart[],
+): {
   manifest: ExportManifest;
   entries: ArchiveEntry[];
 } {

@@ -4,7 +4,7 @@
  * other-company user}, over real HTTP on the real classes.
  *
  *  - Classes of company data (Member, FileManager, LogManager, ApprovalManager,
- *    Company): a row per method, on data of company c-1. The internal and the
+ *    Company, DataSubject): a row per method, on data of company c-1. The internal and the
  *    own-company user get through (a domain refusal may follow, never a scope
  *    one); the other-company user (c-2) is refused with 403, or its listing
  *    holds nothing of c-1. A method of these classes without a row fails the
@@ -37,7 +37,8 @@ const registry = ClassRegistry.fromDirectories([path.join(root, 'classes')], [pa
 });
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n').toString('base64');
-const SCOPE_CODES = [1023, 6018];
+// the runtime's, and the classes' own scope refusals (Company, DataSubject)
+const SCOPE_CODES = [1023, 6018, 20002];
 
 let t: TestRuntime;
 let hr: FakeHr;
@@ -286,6 +287,10 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
       body: () => ({ limit: 100 }),
       listing: (b: { items: { id: string }[] }) => b.items.filter((c) => c.id === 'c-1'),
     },
+  },
+  DataSubject: {
+    // the member's class refuses the other company's user before anything is gathered
+    exportSubject: { instance: () => '', body: (f) => ({ subjectType: 'member', subjectId: f.memberId }) },
   },
 };
 
