@@ -6,7 +6,7 @@
  */
 import type { StaticCtx } from '../../../runtime';
 import type { ListSystemEmailTemplatesInput } from '../../../schemas/SystemEmail/inputs';
-import { pageInfo } from '../../_platform/paging';
+import { listedDocument, pageInfo } from '../../_platform/paging';
 import { buildListFilter, LIST_SYSTEM_EMAIL_TEMPLATES, listQuery, TEMPLATES_COLLECTION } from '../rules';
 
 /** The input is validated by the schema (a bad one is 400 11009, SystemEmail.class.ts). */
@@ -17,6 +17,7 @@ export async function listSystemEmailTemplates(ctx: StaticCtx<ListSystemEmailTem
     skip: (q.page - 1) * q.limit,
     limit: q.limit,
   });
-  const items = found.items.map(({ _id, _v, _instance, _class, search: _search, ...doc }) => doc);
+  // the store's fields (with the state version `_sv`) and the search column are not the template's
+  const items = found.items.map((doc) => listedDocument(doc, ['search']));
   return { items, ...pageInfo(found.total, q.page, q.limit) };
 }
