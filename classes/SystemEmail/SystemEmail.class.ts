@@ -7,7 +7,7 @@
  * applied change is audit-logged; templates stream to the
  * `systemEmailTemplates` collection, which the listing reads. sendSystemEmail
  * renders a template (classes/_platform/templates.ts) and sends it through
- * the mail port.
+ * the mail port. Its state shape is versioned (state-migrations.ts).
  *
  * This file declares the methods and delegates: each body lives in
  * use-cases/<use case>.ts, its rules in rules.ts. README.md has the choices.
@@ -27,6 +27,7 @@ import type {
   UpdateSystemEmailTemplateStatusInput,
 } from '../../schemas/SystemEmail/inputs';
 import { invalidQuery, LIST_SYSTEM_EMAIL_TEMPLATES, templateDocument, TEMPLATES_COLLECTION } from './rules';
+import { SYSTEM_EMAIL_STATE_VERSIONS } from './state-migrations';
 import type { SystemEmailClassState } from './types';
 import { approve } from './use-cases/approval';
 import { updateSystemEmailTemplate, updateSystemEmailTemplateStatus } from './use-cases/change';
@@ -46,6 +47,7 @@ const TEMPLATE_BODY_LIMIT = '2mb';
   description: 'System email templates and the mails rendered from them (spec 2.8, 4.5)',
   // templates are the programme's: company users may read them, never change or send them
   tenancy: SHARED_DATA,
+  state: SYSTEM_EMAIL_STATE_VERSIONS,
   stream: {
     collections: {
       [TEMPLATES_COLLECTION]: { listings: [LIST_SYSTEM_EMAIL_TEMPLATES] },

@@ -48,7 +48,7 @@ export interface PendingApproval {
   requestedStatus: TemplateStatus;
 }
 
-/** how the last approval callback ended */
+/** how the last approval callback ended; its approvalId is the redelivery guard (a callback for it again changes nothing) */
 export interface LastReview {
   approvalId: string;
   event: string;
@@ -58,12 +58,15 @@ export interface LastReview {
   at: string;
 }
 
+/**
+ * A template's private state, at state version 2 (state-migrations.ts has
+ * what each version changed).
+ */
 export interface SystemEmailState {
   template: SystemEmailTemplate;
   pendingApproval: PendingApproval | null;
-  /** a callback for this approval again is a redelivery (changes nothing) */
-  lastSettledApprovalId?: string | null;
-  lastReview?: LastReview;
+  /** the last approval a callback settled, null before the first */
+  lastReview: LastReview | null;
 }
 
 /** The class's state (`@ActorClass<SystemEmailClassState>`). */

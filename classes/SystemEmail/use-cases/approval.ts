@@ -5,8 +5,9 @@
  * Reject: the template stays as it was. Either way it stops waiting. A patch
  * that no longer fits (it cannot, while the template refuses changes as it
  * waits, but an operator's setState could) is not applied: the template stops
- * waiting and the answer says why. The same callback again (a redelivery)
- * changes nothing.
+ * waiting and the answer says why. Every settled callback is recorded as
+ * `lastReview`; the same callback again (a redelivery of lastReview's
+ * approval) changes nothing.
  */
 import { settleGatedChange } from '../../_platform/gated-change';
 import type { ApprovalCallbackBody } from '../../_platform/workflow';
@@ -20,7 +21,7 @@ export async function approve(ctx: SystemEmailCtx<ApprovalCallbackBody>) {
   const before = s.template;
   const outcome = settleGatedChange(before, body, {
     pendingApprovalId: s.pendingApproval?.id,
-    lastSettledApprovalId: s.lastSettledApprovalId,
+    lastSettledApprovalId: s.lastReview?.approvalId,
     mismatch: (waiting) =>
       systemEmailError(
         'SYSTEM_EMAIL_APPROVAL_MISMATCH',
@@ -32,7 +33,6 @@ export async function approve(ctx: SystemEmailCtx<ApprovalCallbackBody>) {
 
   const event = s.pendingApproval!.event;
   s.pendingApproval = null;
-  s.lastSettledApprovalId = body.approvalId;
   const review = (result: LastReview['outcome']): LastReview => ({
     approvalId: body.approvalId,
     event,

@@ -46,7 +46,7 @@ export async function createSystemEmailTemplate(ctx: SystemEmailCtx<CreateSystem
   const s = ctx.state.private;
   s.template = template;
   s.pendingApproval = null;
-  s.lastSettledApprovalId = null;
+  s.lastReview = null;
   await logTemplate(ctx, null, template, { event: 'system_email_create' });
   ctx.response.status = 201;
   return { template, pendingApproval: null };
