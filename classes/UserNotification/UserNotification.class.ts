@@ -8,14 +8,17 @@
  * This file declares the methods and delegates to use-cases/; README.md has
  * the operations, choices and error codes.
  */
-import { ActorClass, Read, Write } from '../../runtime';
+import { ActorClass, client, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type {
   AddNotificationInput,
   DeleteNotificationInput,
+  ExportSubjectDataInput,
   GetUnreadCountInput,
   ListUserNotificationsInput,
   MarkNotificationAsReadInput,
+  ReadInboxInput,
   UpdateNotificationStatusInput,
 } from '../../schemas/UserNotification/inputs';
 import { invalidQuery } from './rules';
@@ -23,6 +26,7 @@ import type { UserNotificationClassState } from './types';
 import type { UNCtx, UNReadCtx } from './use-cases/common';
 import * as items from './use-cases/items';
 import * as reading from './use-cases/read';
+import * as subjectData from './use-cases/subject-data';
 import { inboxGuard } from './use-cases/common';
 
 /**
@@ -80,5 +84,20 @@ export class UserNotification {
   @Read(OWNER_READ)
   getUnreadCount(ctx: UNReadCtx<GetUnreadCountInput>) {
     return reading.getUnreadCount(ctx);
+  }
+
+  /**
+   * {subject} → the subject's inbox for DataSubject's export, one record per item (store `inbox`); nothing for a
+   * partner user. Read through readInbox on the inbox: a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>): Promise<SubjectData> {
+    return subjectData.exportSubjectData(ctx, client<typeof UserNotification>(ctx, 'UserNotification'));
+  }
+
+  /** → {items}: the inbox as stored, for exportSubjectData only (an inbox never written has none). */
+  @Read({ access: ['class:UserNotification'], emptyWhenMissing: true })
+  readInbox(ctx: UNReadCtx<ReadInboxInput>) {
+    return subjectData.readInbox(ctx);
   }
 }

@@ -32,6 +32,8 @@ export interface MarkNotificationAsReadInput {
   notificationId: string;
 }
 
+export type ReadInboxInput = Record<string, never>;
+
 export interface UpdateNotificationStatusInput {
   notificationId: string;
   status: 'unread' | 'read' | 'archived';

@@ -1,0 +1,175 @@
+/**
+ * UserNotification.exportSubjectData over real Redis and HTTP: the subject's
+ * inbox (one record per item, as stored) for DataSubject, nothing for a
+ * partner user or an inbox never written, only DataSubject may ask, only this
+ * class reads an inbox through readInbox, and a caller limited to a company is
+ * refused (an inbox keeps no company).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
+
+const root = projectRoot();
+let t: TestRuntime;
+
+beforeAll(async () => {
+  t = await startTestRuntime({
+    env: { CLASS_DIRS: path.join(root, 'classes/UserNotification'), SCHEMA_DIRS: path.join(root, 'schemas') },
+  });
+});
+afterAll(() => t.stop());
+
+const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'x' };
+const answerValid = createAjv().compile(
+  JSON.parse(fs.readFileSync(path.join(root, 'schemas/UserNotification/exportSubjectData.answer.json'), 'utf8')),
+);
+
+/** exportSubjectData as DataSubject calls it (a class identity; its caller's company along when it has one) */
+async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
+  const r = await t.rt.call(
+    'UserNotification',
+    'exportSubjectData',
+    undefined,
+    { subject: { type, id } },
+    { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
+  );
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+
+/** a notification delivered as NotificationManager's in-app channel delivers it (a class) */
+async function deliver(inbox: string, content: string, extra: Record<string, unknown> = {}) {
+  const r = await t.rt.call(
+    'UserNotification',
+    'addNotification',
+    inbox,
+    { templateId: 'MEMBER_WELCOME', content, ...extra },
+    { identity: { type: 'class', classId: 'NotificationManager', instanceId: 'default' }, origin: 'class' },
+  );
+  expect(r.status).toBe(201);
+  return r.body as Record<string, any>;
+}
+
+describe('exportSubjectData', () => {
+  test("a member's inbox: one record per item, as stored, oldest first; a status the member changed is kept", async () => {
+    const member = uid('m');
+    const first = await deliver(`M${member}`, 'Welcome', { subject: 'Hello', metadata: { link: '/benefits' } });
+    const second = await deliver(`M${member}`, 'Your tier changed');
+    // the member reads the first over HTTP, as the member application does
+    const read = await call(
+      t,
+      'UserNotification',
+      'markNotificationAsRead',
+      `M${member}`,
+      { notificationId: first.id },
+      bearer(t, 'enduser', member),
+    );
+    expect(read.status).toBe(204);
+    // another member's and a back-office user's inbox of the same id are not the member's
+    await deliver(`M${uid('m')}`, 'Someone else');
+    await deliver(`PM${member}`, 'Not the member');
+
+    const answer = await exportFor('member', member);
+    const stored = await inboxItems(t, `M${member}`);
+    expect(answer).toEqual({
+      records: stored.map((item) => ({
+        store: 'inbox',
+        classId: 'UserNotification',
+        instanceId: `M${member}`,
+        kind: 'notification',
+        data: item,
+      })),
+      files: [],
+    });
+    expect(answer.records.map((r: any) => [r.data.id, r.data.status])).toEqual([
+      [first.id, 'read'],
+      [second.id, 'unread'],
+    ]);
+    expect(answer.records[0].data).toMatchObject({ subject: 'Hello', metadata: { link: '/benefits' } });
+    expect(answer).not.toHaveProperty('companyId');
+  });
+
+  test("a back-office user's inbox is PM<id>", async () => {
+    const pm = uid('p');
+    const item = await deliver(`PM${pm}`, 'Approval waiting');
+    const answer = await exportFor('program_management_user', pm);
+    expect(answer.records).toEqual([
+      { store: 'inbox', classId: 'UserNotification', instanceId: `PM${pm}`, kind: 'notification', data: item },
+    ]);
+  });
+
+  test('nothing for a partner user, an inbox never written, or an id no inbox can have', async () => {
+    const someone = uid('x');
+    await deliver(`M${someone}`, 'exists');
+    expect(await exportFor('partner_user', someone)).toEqual({ records: [], files: [] });
+    expect(await exportFor('member', uid('m'))).toEqual({ records: [], files: [] });
+    expect(await exportFor('member', `id!${someone}`)).toEqual({ records: [], files: [] });
+    // an inbox never written is not created by being read
+    const fresh = uid('m');
+    await exportFor('program_management_user', fresh);
+    expect(await t.rt.store.read('UserNotification', `PM${fresh}`)).toBeUndefined();
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: users over HTTP, anonymous callers and other classes are refused', async () => {
+    const member = uid('m');
+    await deliver(`M${member}`, 'private');
+    const body = { subject: { type: 'member', id: member } };
+    const url = `/${t.projectId}/CALL/UserNotification/exportSubjectData`;
+    for (const headers of [bearer(t, 'program_management_user', uid('p'), ['super']), bearer(t, 'enduser', member)]) {
+      const r = await t.post(url, body, headers);
+      expect([r.status, r.body.code]).toEqual([403, 1008]);
+    }
+    expect((await t.post(url, body)).status).toBe(401);
+    for (const classId of ['Member', 'NotificationManager', 'UserNotification']) {
+      await expect(
+        t.rt.call('UserNotification', 'exportSubjectData', undefined, body, {
+          identity: { type: 'class', classId, instanceId: 'x' },
+          origin: 'class',
+        }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+  });
+
+  test('readInbox is this class’s own: neither DataSubject, nor the owner, nor a user over HTTP reads it', async () => {
+    const member = uid('m');
+    await deliver(`M${member}`, 'private');
+    await expect(
+      t.rt.call('UserNotification', 'readInbox', `M${member}`, {}, { identity: DATA_SUBJECT, origin: 'class' }),
+    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    const own = await t.post(
+      `/${t.projectId}/CALL/UserNotification/readInbox/M${member}`,
+      {},
+      bearer(t, 'enduser', member),
+    );
+    expect([own.status, own.body.code]).toEqual([403, 1008]);
+  });
+});
+
+describe('company scope', () => {
+  test("a caller limited to a company is refused: an inbox keeps no company, so none can be shown to be the company's", async () => {
+    const member = uid('m');
+    await deliver(`M${member}`, 'private');
+    for (const [type, id] of [
+      ['member', member],
+      ['program_management_user', member],
+    ]) {
+      await expect(
+        t.rt.call(
+          'UserNotification',
+          'exportSubjectData',
+          undefined,
+          { subject: { type, id } },
+          { identity: { ...DATA_SUBJECT, tenant: 'c-1' }, origin: 'class' },
+        ),
+      ).rejects.toMatchObject({ status: 403, code: 1023 });
+    }
+    // a subject of whom the class keeps nothing is no refusal
+    expect(await exportFor('partner_user', member, 'c-1')).toEqual({ records: [], files: [] });
+  });
+});
