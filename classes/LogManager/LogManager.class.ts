@@ -10,8 +10,8 @@
  * the projection) and puts the full values back.
  *
  * This file declares the methods and delegates: the bodies are in
- * use-cases/{recording,reading,listing}.ts, the rules in log-entry.ts,
- * masking.ts and listing-rules.ts. Calls between entries go through the typed
+ * use-cases/{record,read,listing,subject-data}.ts, the rules in log-entry.ts,
+ * masking.ts, listing-rules.ts and subject-data-rules.ts. Calls between entries go through the typed
  * client of this class (`entries`).
  */
 import {
@@ -26,12 +26,21 @@ import {
   type StaticCtx,
 } from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
-import type { AddLogEntryInput, GetLogEntriesInput, GetLogInput, RecordInput } from '../../schemas/LogManager/inputs';
+import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
+import type {
+  AddLogEntryInput,
+  ExportSubjectDataInput,
+  GetLogEntriesInput,
+  GetLogInput,
+  RecordInput,
+} from '../../schemas/LogManager/inputs';
 import { invalidQuery, LIST_LOG_ENTRIES, logListingDocument } from './listing-rules';
+import { LIST_SUBJECT_LOG_ENTRIES } from './subject-data-rules';
 import type { LogManagerState, NoBody } from './types';
 import * as recording from './use-cases/record';
 import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
+import * as subjectData from './use-cases/subject-data';
 
 /** the types other classes see of this one (they import this file's types only) */
 export type { LogManagerError as LogManagerErrorName } from './errors';
@@ -51,7 +60,7 @@ const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.
   tenancy: ownedByCompany((state) => state.private.log?.companyId),
   stream: {
     collections: {
-      logs: { tenantField: 'companyId', listings: [LIST_LOG_ENTRIES] },
+      logs: { tenantField: 'companyId', listings: [LIST_LOG_ENTRIES, LIST_SUBJECT_LOG_ENTRIES] },
     },
     toDocuments: (state, id) =>
       state.private.log ? [{ collection: 'logs', id, doc: logListingDocument(state.private.log) }] : [],
@@ -98,5 +107,16 @@ export class LogManager {
   @Static({ access: ['program_management_user'], onValidationError: invalidQuery })
   async getLog(ctx: StaticCtx<GetLogInput>) {
     return reading.getLog(ctx, entries(ctx));
+  }
+
+  /**
+   * The audit entries about one data subject (its own changes, and the
+   * changes it made), each as stored, with their LARGE_LOG files: for
+   * DataSubject's export only (classes/_platform/personal-data.ts). Found
+   * through the `logs` listing, read from the entries' instances.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  async exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>) {
+    return subjectData.exportSubjectData(ctx, entries(ctx));
   }
 }

@@ -1,0 +1,306 @@
+/**
+ * LogManager.exportSubjectData over real Redis and the real classes: the
+ * audit entries real changes left about a member (created by a back-office
+ * user, approved by another, changed) and a back-office user (what it did,
+ * with a large value's LARGE_LOG file, more entries than one listing page),
+ * as DataSubject asks for them; a company-scoped call sees its company's
+ * entries only; nobody but DataSubject may call it.
+ */
+import type { Identity } from '../../runtime';
+import type { SubjectData, SubjectType } from '../../classes/_platform/personal-data';
+import { largeLogBlobName } from '../../classes/LogManager/log-entry';
+import { SUBJECT_PAGE_SIZE } from '../../classes/LogManager/subject-data-rules';
+import { classDirsWithout, seedProgram } from '../Member/support';
+import { seedRoles, startTestRuntime, waitFor, type TestRuntime } from '../support/harness';
+
+const DATA_SUBJECT: Identity = { type: 'class', classId: 'DataSubject', instanceId: 'export-1' };
+
+let t: TestRuntime;
+let p: string;
+let maker: Record<string, string>;
+let reviewer: Record<string, string>;
+let busy: Record<string, string>;
+
+const bearer = (sub: string, roles: string[]) => ({
+  authorization: `Bearer ${t.rt.tokens.sign({ sub, identity: 'program_management_user', roles })}`,
+});
+
+/** exportSubjectData as DataSubject calls it (class identity; `tenant` for a company user's export) */
+async function exportOf(type: SubjectType, id: string, tenant?: string): Promise<SubjectData> {
+  const identity: Identity = tenant ? { ...DATA_SUBJECT, tenant } : DATA_SUBJECT;
+  const r = await t.rt.call(
+    'LogManager',
+    'exportSubjectData',
+    undefined,
+    { subject: { type, id } },
+    {
+      identity,
+      origin: 'class',
+    },
+  );
+  return r.body as SubjectData;
+}
+
+/** the export once it holds `n` records (the listing is a projection: entries arrive in it shortly after their change) */
+const exportWith = (type: SubjectType, id: string, n: number, tenant?: string) =>
+  waitFor(
+    async () => {
+      const data = await exportOf(type, id, tenant);
+      return data.records.length >= n ? data : undefined;
+    },
+    { what: `${n} audit entries about ${type} ${id}${tenant ? ` for ${tenant}` : ''}` },
+  );
+
+/** a member created in the back office by `headers` (it waits for an approver) */
+async function createMember(company: string, headers = maker) {
+  const r = await t.post(
+    `${p}/Member/createMember`,
+    { name: 'Kim', surname: 'Lee', company: { id: company }, memberType: 'mt-perm' },
+    headers,
+  );
+  expect(r.status).toBe(200);
+  return { id: r.body.member.id as string, approvalId: r.body.pendingApprovalId as string };
+}
+
+beforeAll(async () => {
+  t = await startTestRuntime({
+    env: {
+      // every class of the service but DataSubject (written apart; the caller is its identity), and Gizmo,
+      // whose changes carry values of any size
+      CLASS_DIRS: `${classDirsWithout('DataSubject')},test/LogManager/fixtures`,
+      SCHEMA_DIRS: 'schemas',
+    },
+  });
+  p = `/${t.projectId}/CALL`;
+  await seedProgram(t);
+  await seedRoles(t, [
+    { id: 'r-approver', name: 'approver', level: 10, permissions: { ApprovalManager: ['reviewApproval'] } },
+  ]);
+  maker = bearer('pm-maker', ['super']);
+  reviewer = bearer('pm-reviewer', ['super', 'approver']);
+  busy = bearer('pm-busy', ['super']);
+});
+afterAll(() => t.stop());
+
+describe('a member', () => {
+  let member: { id: string; approvalId: string };
+
+  beforeAll(async () => {
+    member = await createMember('c-1');
+    const approved = await t.post(
+      `${p}/ApprovalManager/reviewApproval/${member.approvalId}`,
+      { action: 'approve' },
+      reviewer,
+    );
+    expect(approved.status).toBe(200);
+    // the approval callback is queued: the member leaves pending_approval when it ran
+    await waitFor(
+      async () => {
+        const r = await t.get(`${p}/Member/getMemberPersonal/${member.id}`, maker);
+        return r.status === 200 && r.body.status !== 'pending_approval';
+      },
+      { what: 'member creation approved' },
+    );
+    const changed = await t.post(`${p}/Member/updateMemberContact/${member.id}`, { phone: '+971500000099' }, maker);
+    expect(changed.status).toBe(200);
+  });
+
+  test("its record's entries, each as stored in its instance, as the listing names them", async () => {
+    const data = await waitFor(
+      async () => {
+        const d = await exportOf('member', member.id);
+        const entries = d.records.map((r) => r.data as Record<string, any>);
+        const byReviewer = entries.some((e) => e.actor.id === 'pm-reviewer');
+        const phone = entries.some(
+          (e) => e.actor.id === 'pm-maker' && e.fieldUpdates.some((u: any) => u.key === 'phone'),
+        );
+        return byReviewer && phone ? d : undefined;
+      },
+      { what: "the member's creation, approval and change in its export" },
+    );
+    // its creation (by the maker), the approved creation (by the reviewer), the change of its phone
+    expect(data.records.length).toBeGreaterThanOrEqual(3);
+    expect(data.files).toEqual([]);
+    expect(data.related).toBeUndefined();
+    expect(data.companyId).toBeUndefined();
+    for (const record of data.records) {
+      expect(record).toMatchObject({ store: 'audit', classId: 'LogManager', kind: 'logEntry' });
+      const entry = record.data as Record<string, any>;
+      expect(record.instanceId).toBe(entry.id);
+      expect(entry).toMatchObject({ classId: 'Member', entityType: 'member', entityId: member.id, companyId: 'c-1' });
+      // as its instance holds it, field for field
+      expect(entry).toEqual((await t.rt.call('LogManager', 'readEntry', entry.id, {})).body);
+    }
+    // personal data is as masked in the export as in the log
+    const phone = data.records
+      .map((r) => r.data as Record<string, any>)
+      .flatMap((e) => e.fieldUpdates)
+      .find((u: any) => u.key === 'phone');
+    expect(phone.newValue).toBe('"***"');
+    // newest first, every entry of the member's record the listing has
+    const stamps = data.records.map((r) => (r.data as Record<string, any>).timeStamp as string);
+    expect([...stamps].sort().reverse()).toEqual(stamps);
+    const listed = await t.get(
+      `${p}/LogManager/getLogEntries?entityId=${member.id}&entityType=member&limit=100`,
+      maker,
+    );
+    expect(data.records.map((r) => r.instanceId).sort()).toEqual(listed.body.entries.map((e: any) => e.id).sort());
+  });
+
+  test('the back-office users who created, approved and changed it find those entries in their own export', async () => {
+    const ofMember = (d: SubjectData) =>
+      d.records.filter((r) => (r.data as Record<string, any>).entityId === member.id).map((r) => r.instanceId);
+    const all = (await exportOf('member', member.id)).records;
+    const byReviewer = all.filter((r) => (r.data as Record<string, any>).actor.id === 'pm-reviewer');
+    expect(byReviewer.length).toBeGreaterThan(0);
+    expect(ofMember(await exportOf('program_management_user', 'pm-reviewer')).sort()).toEqual(
+      byReviewer.map((r) => r.instanceId).sort(),
+    );
+    const byMaker = all.filter((r) => (r.data as Record<string, any>).actor.id === 'pm-maker');
+    expect(ofMember(await exportOf('program_management_user', 'pm-maker')).sort()).toEqual(
+      expect.arrayContaining(byMaker.map((r) => r.instanceId)),
+    );
+    // a member with the back-office user's id would be another subject: none of its entries
+    expect(await exportOf('member', 'pm-reviewer')).toEqual({ records: [], files: [] });
+  });
+});
+
+describe('a back-office user', () => {
+  test('what it did, with the full value of a large field in the LARGE_LOG file', async () => {
+    const big = 'x'.repeat(3000);
+    const created = await t.post(`${p}/Gizmo/create/gz-large`, { label: 'big', notes: big }, busy);
+    expect(created.status).toBe(200);
+    const logId = created.body.logged.logId as string;
+    const data = await waitFor(
+      async () => {
+        const d = await exportOf('program_management_user', 'pm-busy');
+        return d.records.some((r) => r.instanceId === logId) ? d : undefined;
+      },
+      { what: 'the large entry in the export' },
+    );
+    const entry = data.records.find((r) => r.instanceId === logId)!.data as Record<string, any>;
+    expect(entry).toMatchObject({
+      classId: 'Gizmo',
+      entityType: 'gizmo',
+      entityId: 'gz-large',
+      isLargeLog: true,
+      actor: { id: 'pm-busy', type: 'program_management_user' },
+    });
+    // the entry keeps a preview, its file the whole value
+    const notes = entry.fieldUpdates.find((u: any) => u.key === 'notes');
+    expect(notes).toMatchObject({ isLarge: true });
+    expect(notes.newValue.length).toBeLessThan(JSON.stringify(big).length);
+    const file = data.files.find((f) => f.instanceId === logId)!;
+    expect(file).toEqual({
+      classId: 'LogManager',
+      instanceId: logId,
+      name: largeLogBlobName('gizmo', 'gz-large', logId),
+      contentType: 'application/json',
+      kind: 'largeLog',
+      contentBase64: expect.any(String),
+    });
+    const content = JSON.parse(Buffer.from(file.contentBase64, 'base64').toString('utf8'));
+    expect(content).toMatchObject({ logId, entityType: 'gizmo', entityId: 'gz-large' });
+    expect(content.fieldUpdates).toContainEqual(
+      expect.objectContaining({ key: 'notes', newValue: JSON.stringify(big) }),
+    );
+    expect(data.files.filter((f) => f.kind === 'largeLog')).toHaveLength(
+      data.records.filter((r) => (r.data as Record<string, any>).isLargeLog).length,
+    );
+  });
+
+  test('more entries than one listing page: every one, once', async () => {
+    const n = SUBJECT_PAGE_SIZE + 7;
+    const ids: string[] = [];
+    for (let i = 0; i < n; i += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(10, n - i) }, (_, j) =>
+          t.post(`${p}/Gizmo/create/gz-many-${i + j}`, { label: `g${i + j}` }, busy),
+        ),
+      );
+      for (const r of batch) {
+        expect(r.status).toBe(200);
+        ids.push(r.body.logged.logId as string);
+      }
+    }
+    const data = await waitFor(
+      async () => {
+        const d = await exportOf('program_management_user', 'pm-busy');
+        const got = new Set(d.records.map((r) => r.instanceId));
+        return ids.every((id) => got.has(id)) ? d : undefined;
+      },
+      { what: `${n} entries in the export` },
+    );
+    const exported = data.records.map((r) => r.instanceId);
+    expect(new Set(exported).size).toBe(exported.length);
+    // the large entry of the test before, and these
+    expect(exported).toHaveLength(n + 1);
+  });
+});
+
+describe('company scope and access', () => {
+  test("a company user's export holds its company's entries only", async () => {
+    const inC1 = await createMember('c-1', busy);
+    const inC2 = await createMember('c-2', busy);
+    const all = await waitFor(
+      async () => {
+        const d = await exportOf('program_management_user', 'pm-busy');
+        const entities = new Set(d.records.map((r) => (r.data as Record<string, any>).entityId));
+        return entities.has(inC1.id) && entities.has(inC2.id) ? d : undefined;
+      },
+      { what: 'both members in the unscoped export' },
+    );
+    const companyOf = (d: SubjectData) => d.records.map((r) => (r.data as Record<string, any>).companyId ?? null);
+    expect(new Set(companyOf(all))).toEqual(new Set(['c-1', 'c-2', null]));
+
+    const c1 = await exportWith('program_management_user', 'pm-busy', 1, 'c-1');
+    expect(new Set(companyOf(c1))).toEqual(new Set(['c-1']));
+    expect(c1.records.map((r) => r.instanceId).sort()).toEqual(
+      all.records
+        .filter((r) => (r.data as Record<string, any>).companyId === 'c-1')
+        .map((r) => r.instanceId)
+        .sort(),
+    );
+    // the Gizmo entries (no company) and their large values are internal
+    expect(c1.files).toEqual([]);
+    // a member of another company: nothing
+    expect(await exportOf('member', inC2.id, 'c-1')).toEqual({ records: [], files: [] });
+  });
+
+  test('a subject nothing was logged about: empty lists', async () => {
+    expect(await exportOf('partner_user', 'nobody')).toEqual({ records: [], files: [] });
+    expect(await exportOf('member', 'nobody')).toEqual({ records: [], files: [] });
+  });
+
+  test('only DataSubject may call it: a back-office user (even level 1) and another class are refused', async () => {
+    const body = { subject: { type: 'member', id: 'nobody' } };
+    const byUser = await t.post(`${p}/LogManager/exportSubjectData`, body, bearer('pm-root', ['super']));
+    expect([byUser.status, byUser.body.code]).toEqual([403, 1008]);
+    const byClass = await t.rt
+      .call('LogManager', 'exportSubjectData', undefined, body, {
+        identity: { type: 'class', classId: 'Member', instanceId: 'm' },
+        origin: 'class',
+      })
+      .then(
+        () => undefined,
+        (err: { status: number; code: number }) => [err.status, err.code],
+      );
+    expect(byClass).toEqual([403, 1008]);
+    const bad = await t.rt
+      .call(
+        'LogManager',
+        'exportSubjectData',
+        undefined,
+        { subject: { type: 'company', id: 'c-1' } },
+        {
+          identity: DATA_SUBJECT,
+          origin: 'class',
+        },
+      )
+      .then(
+        () => undefined,
+        (err: { status: number; code: number }) => [err.status, err.code],
+      );
+    expect(bad).toEqual([400, 1002]);
+  });
+});
