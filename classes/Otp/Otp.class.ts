@@ -8,15 +8,18 @@
  * This file declares the methods and delegates to use-cases/; README.md has
  * the operations, the limits and their defaults, and the error codes.
  */
-import { ActorClass, QueuedWrite, Read, Write } from '../../runtime';
+import { ActorClass, client, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
 import { SHARED_DATA } from '../_platform/scope';
 import { otpConfigFrom } from './rules';
 import { otpKeyFrom } from './token';
 import type {
   CreateOtpCheckRecordInput,
   CreateOtpRecordInput,
+  ExportSubjectDataInput,
   GetOtpRecordsInput,
   IssueOtpInput,
+  ReadOtpRecordsInput,
   VerifyOtpInput,
 } from '../../schemas/Otp/inputs';
 import type { OtpClassState } from './types';
@@ -24,6 +27,7 @@ import { refusedInput, type OtpCtx, type OtpReadCtx, type OtpSettings } from './
 import * as issuing from './use-cases/issue';
 import * as checking from './use-cases/check';
 import * as reading from './use-cases/read';
+import * as subjectData from './use-cases/subject-data';
 
 /** the types other classes see of this one (they import this file's types only) */
 export type { RequesterDetails } from './types';
@@ -84,5 +88,20 @@ export class Otp {
   @Read({ access: [...CALLERS], onValidationError: refusedInput })
   getOtpRecords(ctx: OtpReadCtx<GetOtpRecordsInput>) {
     return reading.getOtpRecords(ctx, this.settings);
+  }
+
+  /**
+   * {subject} → the subject's OTP records with their checks for DataSubject's export (store `otp`), without the
+   * token HMACs; nothing for a partner user. Read through readOtpRecords: a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>): Promise<SubjectData> {
+    return subjectData.exportSubjectData(ctx, client<typeof Otp>(ctx, 'Otp'));
+  }
+
+  /** → {records}: the entity's records as stored but for their secrets, for exportSubjectData only. */
+  @Read({ access: ['class:Otp'], emptyWhenMissing: true })
+  readOtpRecords(ctx: OtpReadCtx<ReadOtpRecordsInput>) {
+    return subjectData.readOtpRecords(ctx);
   }
 }

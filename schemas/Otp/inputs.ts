@@ -56,6 +56,8 @@ export interface IssueOtpInput {
   };
 }
 
+export type ReadOtpRecordsInput = Record<string, never>;
+
 export interface VerifyOtpInput {
   otpType: string;
   token: string;

@@ -1,0 +1,197 @@
+/**
+ * Otp.exportSubjectData over real Redis and HTTP: the subject's OTP records
+ * with their checks for DataSubject, without the token HMACs; nothing for a
+ * partner user or an entity never issued one; only DataSubject may ask, only
+ * this class reads the records through readOtpRecords; a caller limited to a
+ * company is refused (Otp keeps no company).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { uniqueProjectId } from '../support/redis';
+
+const root = projectRoot();
+let t: TestRuntime;
+
+beforeAll(async () => {
+  t = await startTestRuntime({
+    env: {
+      CLASS_DIRS: path.join(root, 'classes/Otp'),
+      SCHEMA_DIRS: path.join(root, 'schemas'),
+      OTP_SECRET: 'otp-test-secret-otp-test-secret-0123',
+    },
+  });
+});
+afterAll(() => t.stop());
+
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'x',
+  ...(tenant ? { tenant } : {}),
+});
+const DATA_SUBJECT = asClass('DataSubject');
+const answerValid = createAjv().compile(
+  JSON.parse(fs.readFileSync(path.join(root, 'schemas/Otp/exportSubjectData.answer.json'), 'utf8')),
+);
+const requester = {
+  requestedBy: 'ann@example.com',
+  requesterDetails: { identity: 'anonymous', userAgent: 'jest', ipAddress: '203.0.113.7' },
+};
+
+/** an OTP issued, or a code checked, as the entity's own class does it */
+async function otpCall(classKey: string, method: string, entityId: string, body: Record<string, unknown>) {
+  const r = await t.rt.call(
+    'Otp',
+    method,
+    `${classKey}_${entityId}`,
+    { otpType: 'login', ...requester, ...body },
+    { identity: asClass(classKey), origin: 'class' },
+  );
+  expect(r.status).toBe(200);
+  return r.body as Record<string, any>;
+}
+const issue = (classKey: string, id: string, extra: Record<string, unknown> = {}) =>
+  otpCall(classKey, 'issueOtp', id, { tokenType: 'numeric', ...extra });
+const verify = (classKey: string, id: string, token: string) => otpCall(classKey, 'verifyOtp', id, { token });
+const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
+
+async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
+  const r = await t.rt.call(
+    'Otp',
+    'exportSubjectData',
+    undefined,
+    { subject: { type, id } },
+    { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
+  );
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+
+/** the entity's records as stored (their HMACs included) */
+async function storedRecords(instanceId: string): Promise<Record<string, any>[]> {
+  const stored = await t.rt.store.read('Otp', instanceId);
+  return (JSON.parse(stored!.stateJson).private.records ?? []) as Record<string, any>[];
+}
+
+describe('exportSubjectData', () => {
+  test("a member's OTPs with every check (when, outcome, who asked), without the token HMAC", async () => {
+    const member = uniqueProjectId('m');
+    const first = await issue('Member', member, { additionalData: { source: 'password' } });
+    expect(await verify('Member', member, wrong(first.token))).toMatchObject({ validationResult: 'invalid_token' });
+    expect(await verify('Member', member, first.token)).toMatchObject({ isSuccessful: true });
+    const second = await issue('Member', member, { otpType: 'password_reset', tokenType: 'alphanumeric' });
+    // a back-office user of the same id is someone else
+    await issue('ProgramManagementUser', member);
+
+    const answer = await exportFor('member', member);
+    const stored = await storedRecords(`Member_${member}`);
+    expect(stored).toHaveLength(2);
+    expect(answer).toEqual({
+      records: stored.map(({ token: _secret, ...record }) => ({
+        store: 'otp',
+        classId: 'Otp',
+        instanceId: `Member_${member}`,
+        kind: 'otpRecord',
+        data: record,
+      })),
+      files: [],
+    });
+    const [login, reset] = answer.records.map((r: any) => r.data);
+    expect(login).toMatchObject({ id: first.otp.id, otpType: 'login', additionalData: { source: 'password' } });
+    expect(login.usedAt).toEqual(expect.any(String));
+    expect(login.history.map((h: any) => [h.isSuccessful, h.validationResult, h.requestedBy])).toEqual([
+      [false, 'invalid_token', 'ann@example.com'],
+      [true, undefined, 'ann@example.com'],
+    ]);
+    expect(login.history[0]).toMatchObject({
+      timestamp: expect.any(String),
+      requesterDetails: requester.requesterDetails,
+    });
+    expect(reset).toMatchObject({ id: second.otp.id, otpType: 'password_reset', history: [] });
+
+    // no secret: neither the stored HMACs nor the codes themselves
+    const json = JSON.stringify(answer);
+    for (const record of stored) {
+      expect(record.token).toMatch(/^hmac-sha256:/);
+      expect(json).not.toContain(record.token.slice('hmac-sha256:'.length));
+    }
+    expect(json).not.toContain('hmac-sha256');
+    expect(json).not.toContain(second.token);
+    expect(answer.records.every((r: any) => !('token' in r.data))).toBe(true);
+  });
+
+  test("a back-office user's OTPs are ProgramManagementUser_<id>", async () => {
+    const pm = uniqueProjectId('p');
+    const issued = await issue('ProgramManagementUser', pm);
+    const answer = await exportFor('program_management_user', pm);
+    expect(answer.records).toHaveLength(1);
+    expect(answer.records[0]).toMatchObject({
+      store: 'otp',
+      instanceId: `ProgramManagementUser_${pm}`,
+      kind: 'otpRecord',
+      data: { id: issued.otp.id, otpType: 'login', history: [] },
+    });
+    expect(answer.records[0].data).not.toHaveProperty('token');
+  });
+
+  test('nothing for a partner user, an entity never issued an OTP, or an id no entity can have', async () => {
+    const someone = uniqueProjectId('x');
+    await issue('Member', someone);
+    expect(await exportFor('partner_user', someone)).toEqual({ records: [], files: [] });
+    const fresh = uniqueProjectId('m');
+    expect(await exportFor('member', fresh)).toEqual({ records: [], files: [] });
+    expect(await t.rt.store.read('Otp', `Member_${fresh}`)).toBeUndefined();
+    expect(await exportFor('member', `id!${someone}`)).toEqual({ records: [], files: [] });
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: the classes that issue OTPs, users over HTTP and anonymous callers are refused', async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    const body = { subject: { type: 'member', id: member } };
+    for (const classId of ['Member', 'ProgramManagementUser', 'Otp']) {
+      await expect(
+        t.rt.call('Otp', 'exportSubjectData', undefined, body, { identity: asClass(classId), origin: 'class' }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+    const url = `/${t.projectId}/CALL/Otp/exportSubjectData`;
+    const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
+    const r = await t.post(url, body, pm);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    expect((await t.post(url, body)).status).toBe(401);
+  });
+
+  test('readOtpRecords is this class’s own: not DataSubject, not the entity’s class', async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    for (const identity of [DATA_SUBJECT, asClass('Member')]) {
+      await expect(
+        t.rt.call('Otp', 'readOtpRecords', `Member_${member}`, {}, { identity, origin: 'class' }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+  });
+});
+
+describe('company scope', () => {
+  test('a caller limited to a company is refused: Otp keeps no company, so no OTP can be shown to be its', async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    for (const type of ['member', 'program_management_user']) {
+      await expect(
+        t.rt.call(
+          'Otp',
+          'exportSubjectData',
+          undefined,
+          { subject: { type, id: member } },
+          { identity: asClass('DataSubject', 'c-1'), origin: 'class' },
+        ),
+      ).rejects.toMatchObject({ status: 403, code: 1023 });
+    }
+    expect(await exportFor('partner_user', member, 'c-1')).toEqual({ records: [], files: [] });
+  });
+});
