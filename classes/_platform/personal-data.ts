@@ -32,6 +32,15 @@ export interface Subject {
 /** The body of every class's exportSubjectData. */
 export interface SubjectDataInput {
   subject: Subject;
+  /**
+   * The subject's company as the subject's own class answered it (null: of no
+   * company), which DataSubject gives every other class. A class whose records
+   * keep no company (an inbox, OTP records) checks a company-scoped caller
+   * against it (`ctx.tenancy.check`): only DataSubject calls, and only after
+   * the subject's own class answered the subject within the caller's scope.
+   * Absent in the call to the subject's own class.
+   */
+  subjectCompanyId?: string | null;
 }
 
 /** where a record was found, as the archive groups them */
@@ -82,6 +91,13 @@ export interface SubjectData {
    * member, ...): null for a subject of no company. Other classes leave it out.
    */
   companyId?: string | null;
+  /**
+   * The subject's own class only: the personal values by which traces of the
+   * subject are found outside the classes' records (mails and SMS sent, the
+   * runtime's finished jobs and kept answers): names, email, phone, staff id.
+   * Not part of an export archive; an erasure removes the traces holding them.
+   */
+  values?: string[];
 }
 
 /** the STATIC method every class holding personal data declares */
@@ -94,3 +110,31 @@ export const SUBJECT_DATA_ACCESS = ['class:DataSubject'] as const;
 export function noSubjectData(): SubjectData {
   return { records: [], files: [] };
 }
+
+/**
+ * Erasure: every class that answers exportSubjectData also answers
+ * `eraseSubjectData` (same access), which removes or anonymises what it keeps
+ * about the subject: personal values become ERASED (or go, where a field may
+ * be absent), files are deleted from the store, lookup keys are released. The
+ * fact that something happened stays (an audit entry's field names, an
+ * approval's event and outcome); the values go. Effectively once: a second
+ * call finds nothing left to erase and answers zeros.
+ */
+export const SUBJECT_ERASE_METHOD = 'eraseSubjectData';
+
+/** The body of every class's eraseSubjectData. */
+export interface SubjectEraseInput extends SubjectDataInput {
+  /** the DataSubject request that erases (recorded where a class keeps a marker of the erasure) */
+  erasureId: string;
+}
+
+/** What one class erased. */
+export interface SubjectErasure {
+  /** records anonymised or removed */
+  records: number;
+  /** files deleted from the file store */
+  files: number;
+}
+
+/** What a personal value that cannot be left out becomes. */
+export const ERASED = '[erased]';
