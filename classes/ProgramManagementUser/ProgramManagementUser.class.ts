@@ -15,7 +15,8 @@
  * use-cases/<use case>.ts, the rules in rules.ts. README.md has the choices.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write } from '../../runtime';
+import { ActorClass, client, Init, Internal, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_USERS, userDocument, USERS_COLLECTION } from './rules';
@@ -27,6 +28,7 @@ import type {
   CompleteInvitationInput,
   CreateUserInput,
   DiscoverAuthMethodInput,
+  ExportSubjectDataInput,
   ListUsersInput,
   LoginInput,
   RecordSignInInput,
@@ -50,6 +52,7 @@ import * as read from './use-cases/read';
 import * as session from './use-cases/session';
 import * as signIn from './use-cases/sign-in';
 import * as sso from './use-cases/sso';
+import * as subjectData from './use-cases/subject-data';
 
 const PM = 'program_management_user';
 const PUBLIC = 'public';
@@ -227,5 +230,23 @@ export class ProgramManagementUser {
   @Internal({ access: [SELF], schema: 'recordSignIn' })
   completeSso(ctx: UserCtx<RecordSignInInput>) {
     return session.completeSso(ctx);
+  }
+
+  // ---------------------------------------------------------------- personal data
+
+  /**
+   * {subject} → a back-office user's state (no password hash) and listing document, and its company, for
+   * DataSubject's export; nothing for other subjects; 404 4022 for an unknown user. Read through readUserState:
+   * a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>): Promise<SubjectData> {
+    return subjectData.exportSubjectData(ctx, client<typeof ProgramManagementUser>(ctx, 'ProgramManagementUser'));
+  }
+
+  /** The user's state but for its secrets, for exportSubjectData only. */
+  @Read({ access: [SELF], schema: 'empty' })
+  readUserState(ctx: UserReadCtx) {
+    return subjectData.readUserState(ctx);
   }
 }

@@ -50,6 +50,8 @@ export const UserErrors = {
   PM_USER_APPROVAL_CONFLICT: { code: 4020, status: 409 },
   /** a company user's change would leave the user outside the caller's company (internal, or another company) */
   PM_USER_OUTSIDE_COMPANY: { code: 4021, status: 403 },
+  /** exportSubjectData: the subject names no back-office user */
+  PM_USER_NOT_FOUND: { code: 4022, status: 404 },
 } as const;
 
 export type UserErrorName = keyof typeof UserErrors;

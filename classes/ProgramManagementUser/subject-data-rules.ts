@@ -1,0 +1,70 @@
+/**
+ * What ProgramManagementUser gives a data subject's export
+ * (classes/_platform/personal-data.ts), pure: the instance of a subject,
+ * what of a user's state is a secret and left out, and the records and
+ * company the export gets. Unit-tested in
+ * test/ProgramManagementUser/subject-data-rules.test.ts.
+ */
+import type { DeepReadonly } from '../../runtime';
+import { listedDocument } from '../_platform/paging';
+import type { Subject, SubjectData, SubjectRecord } from '../_platform/personal-data';
+import type { Credentials, UserState } from './types';
+
+export const CLASS_ID = 'ProgramManagementUser';
+/** the kind of the user's state in the export */
+export const USER_KIND = 'user';
+/** the kind of its document of the `programManagementUsers` collection */
+export const USER_DOCUMENT_KIND = 'userDocument';
+
+/** an instance id as the runtime takes one: anything else (a lookup `name!value`) would not name the user by its id */
+const INSTANCE_ID = /^[A-Za-z0-9_.@+\-=]{1,200}$/;
+
+/** The user id a subject names (its instance id); undefined when it names no back-office user. */
+export function subjectUserId(subject: Subject): string | undefined {
+  return subject.type === 'program_management_user' && INSTANCE_ID.test(subject.id) ? subject.id : undefined;
+}
+
+/**
+ * What of a user's state is never exported: the password's scrypt hash. The
+ * invitation and reset codes are not in this state (Otp keeps them, as HMACs
+ * it leaves out too), nor is anything of SAML (the replay memory of
+ * assertions is the platform's, and no assertion is stored).
+ */
+export const USER_SECRET_FIELDS = ['credentials.passwordHash'] as const;
+
+/** The user's state as exported: everything but its secrets. */
+export type ExportedUserState = Omit<UserState, 'credentials'> & {
+  credentials: Omit<Credentials, 'passwordHash'>;
+};
+
+/** A user's state without its secrets (a copy: the stored state is not touched). */
+export function exportedUserState(state: DeepReadonly<UserState>): ExportedUserState {
+  const copy = structuredClone(state) as UserState;
+  const { passwordHash: _secret, ...credentials } = copy.credentials ?? { passwordHash: null, passwordChangedAt: null };
+  return { ...copy, credentials };
+}
+
+/**
+ * The export of one user: its state (store `state`) and, once streamed, its
+ * listing document (store `listing`, without the document store's own
+ * fields); its company (null for an internal user).
+ */
+export function userSubjectData(
+  userId: string,
+  state: DeepReadonly<ExportedUserState>,
+  document: Readonly<Record<string, unknown>> | null,
+): SubjectData {
+  const records: SubjectRecord[] = [
+    { store: 'state', classId: CLASS_ID, instanceId: userId, kind: USER_KIND, data: structuredClone(state) },
+  ];
+  if (document) {
+    records.push({
+      store: 'listing',
+      classId: CLASS_ID,
+      instanceId: userId,
+      kind: USER_DOCUMENT_KIND,
+      data: listedDocument({ ...document }),
+    });
+  }
+  return { records, files: [], companyId: state.user.companyId ?? null };
+}

@@ -1,0 +1,182 @@
+/**
+ * ProgramManagementUser.exportSubjectData over real Redis and HTTP: a
+ * back-office user's state (without its password hash) and listing document,
+ * and its company, for DataSubject; nothing for other subjects; 404 4022 for
+ * an unknown user; only DataSubject may ask, only this class reads the state
+ * through readUserState; the company scope of the class applies to a caller
+ * limited to a company.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { seedProgram } from '../Member/support';
+import { waitFor } from '../support/harness';
+import {
+  acceptInvitation,
+  call,
+  createApprovedUser,
+  PASSWORD,
+  signIn,
+  startPmRuntime,
+  uid,
+  type PmRuntime,
+} from './support';
+
+let p: PmRuntime;
+beforeAll(async () => {
+  p = await startPmRuntime();
+  await seedProgram(p.t);
+});
+afterAll(() => p.stop());
+
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'x',
+  ...(tenant ? { tenant } : {}),
+});
+const answerValid = createAjv().compile(
+  JSON.parse(
+    fs.readFileSync(path.join(projectRoot(), 'schemas/ProgramManagementUser/exportSubjectData.answer.json'), 'utf8'),
+  ),
+);
+
+/** exportSubjectData as DataSubject calls it (its caller's company along when it has one) */
+function exportCall(type: string, id: string, tenant?: string) {
+  return p.t.rt.call(
+    'ProgramManagementUser',
+    'exportSubjectData',
+    undefined,
+    { subject: { type, id } },
+    { identity: asClass('DataSubject', tenant), origin: 'class' },
+  );
+}
+async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
+  const r = await exportCall(type, id, tenant);
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+/** the export once the user's listing document is streamed */
+function exportWithListing(id: string, tenant?: string): Promise<Record<string, any>> {
+  return waitFor(
+    async () => {
+      const answer = await exportFor('program_management_user', id, tenant);
+      return answer.records.some((r: any) => r.store === 'listing') ? answer : undefined;
+    },
+    { what: `listing document of ${id}` },
+  ) as Promise<Record<string, any>>;
+}
+
+async function storedState(id: string): Promise<Record<string, any>> {
+  const stored = await p.t.rt.store.read('ProgramManagementUser', id);
+  return JSON.parse(stored!.stateJson).private as Record<string, any>;
+}
+
+describe('exportSubjectData', () => {
+  test('a signed-in company user: its state without the password hash, its listing document, its company', async () => {
+    const u = await createApprovedUser(p, { type: 'company', companyId: 'c-1', name: 'Cora Company' });
+    await acceptInvitation(p, u);
+    await signIn(p, u);
+    const stored = await storedState(u.id);
+    expect(stored.credentials.passwordHash).toEqual(expect.any(String));
+    expect(stored.user.lastLoginAt).toEqual(expect.any(String));
+
+    const answer = await exportWithListing(u.id);
+    expect(answer.companyId).toBe('c-1');
+    expect(answer.files).toEqual([]);
+    expect(answer.records.map((r: any) => [r.store, r.classId, r.instanceId, r.kind])).toEqual([
+      ['state', 'ProgramManagementUser', u.id, 'user'],
+      ['listing', 'ProgramManagementUser', u.id, 'userDocument'],
+    ]);
+    const [state, listing] = answer.records.map((r: any) => r.data);
+    const { passwordHash: _secret, ...credentials } = stored.credentials;
+    expect(state).toEqual({ ...stored, credentials });
+    expect(state.user).toEqual((await call(p.t, 'getUser', u.id, {}, p.admin)).body.user);
+    expect(state.credentials.passwordChangedAt).toEqual(expect.any(String));
+    expect(listing).toMatchObject({ id: u.id, email: u.email, name: 'Cora Company', companyId: 'c-1' });
+    expect(Object.keys(listing).filter((k) => k.startsWith('_'))).toEqual([]);
+
+    // no secret anywhere in the answer: not the hash, not the password
+    const json = JSON.stringify(answer);
+    expect(json).not.toContain(stored.credentials.passwordHash);
+    expect(json).not.toContain('passwordHash');
+    expect(json).not.toContain(PASSWORD);
+  });
+
+  test('an internal user belongs to no company; a user never given a password exports none', async () => {
+    const u = await createApprovedUser(p);
+    const answer = await exportFor('program_management_user', u.id);
+    expect(answer.companyId).toBeNull();
+    expect(answer.records[0].data.credentials).toEqual({ passwordChangedAt: null });
+  });
+
+  test('nothing for a member or a partner user; 404 4022 for an unknown user or a lookup address', async () => {
+    const u = await createApprovedUser(p);
+    expect(await exportFor('member', u.id)).toEqual({ records: [], files: [] });
+    expect(await exportFor('partner_user', u.id)).toEqual({ records: [], files: [] });
+    for (const id of [uid('nobody'), `email!${u.email}`]) {
+      await expect(exportCall('program_management_user', id)).rejects.toMatchObject({
+        status: 404,
+        code: 4022,
+        classId: 'ProgramManagementUser',
+      });
+    }
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
+    const u = await createApprovedUser(p);
+    const body = { subject: { type: 'program_management_user', id: u.id } };
+    const url = `/${p.t.projectId}/CALL/ProgramManagementUser/exportSubjectData`;
+    const r = await p.t.post(url, body, p.admin);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    expect((await p.t.post(url, body)).status).toBe(401);
+    for (const classId of ['Member', 'ProgramManagementUser']) {
+      await expect(
+        p.t.rt.call('ProgramManagementUser', 'exportSubjectData', undefined, body, {
+          identity: asClass(classId),
+          origin: 'class',
+        }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+  });
+
+  test('readUserState is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
+    const u = await createApprovedUser(p);
+    await expect(
+      p.t.rt.call(
+        'ProgramManagementUser',
+        'readUserState',
+        u.id,
+        {},
+        { identity: asClass('DataSubject'), origin: 'class' },
+      ),
+    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    const r = await call(p.t, 'readUserState', u.id, {}, p.admin);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+  });
+});
+
+describe('company scope', () => {
+  test("a caller limited to a company gets its company's users; another company's user and an internal user are refused", async () => {
+    const mine = await createApprovedUser(p, { type: 'company', companyId: 'c-1' });
+    const theirs = await createApprovedUser(p, { type: 'company', companyId: 'c-2' });
+    const internal = await createApprovedUser(p);
+
+    const answer = await exportWithListing(mine.id, 'c-1');
+    expect(answer.companyId).toBe('c-1');
+    expect(answer.records.map((r: any) => r.store)).toEqual(['state', 'listing']);
+
+    for (const id of [theirs.id, internal.id]) {
+      await expect(exportCall('program_management_user', id, 'c-1')).rejects.toMatchObject({
+        status: 403,
+        code: 1023,
+      });
+    }
+    // the same users for a caller limited to no company
+    expect((await exportFor('program_management_user', theirs.id)).companyId).toBe('c-2');
+  });
+});
