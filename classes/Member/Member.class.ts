@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ActorClass, Init, Internal, QueuedWrite, Read, Static, Write, type ClassClient } from '../../runtime';
+import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { hrErrorShape, hrReplayWindow, photoErrorShape } from './hr-contract';
@@ -32,7 +33,7 @@ import {
   MEMBER_GAUGES,
   MEMBER_INDEXES,
   MEMBERS_COLLECTION,
-  memberDocument,
+  memberDocuments,
 } from './listing-rules';
 import type { MemberCtx, MemberReadCtx, MemberStaticCtx } from './member-state';
 import type { MemberClassState } from './types';
@@ -62,6 +63,7 @@ import * as lifecycle from './use-cases/membership-lifecycle';
 import { reminderDaysFrom } from './membership-lifecycle';
 import * as documents from './use-cases/documents';
 import * as signIn from './use-cases/sign-in';
+import * as subjectData from './use-cases/subject-data';
 import * as sso from './use-cases/sign-in-sso';
 import * as invitation from './use-cases/sign-in-invitation';
 import * as passwords from './use-cases/sign-in-password';
@@ -111,6 +113,7 @@ import type {
   UpdateMemberStatusInput,
   UploadDocumentInput,
   ListDocumentsInput,
+  ExportSubjectDataInput,
 } from '../../schemas/Member/inputs';
 
 const PM = ['program_management_user'] as const;
@@ -150,10 +153,7 @@ const SIGN_IN_BODY = '16kb';
         gauges: MEMBER_GAUGES,
       },
     },
-    toDocuments: (state, id) => {
-      const s = state.private;
-      return s.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(s.profile, s) }] : [];
-    },
+    toDocuments: (state, id) => memberDocuments(state.private, id),
   },
 })
 export class Member {
@@ -797,6 +797,23 @@ export class Member {
   unarchiveDocument(ctx: MemberCtx<DocumentRefInput>) {
     return documents.setDocumentStatus(ctx, 'active');
   }
+
+  // ---------------------------------------------------------------- personal data (README "Personal data export")
+
+  /**
+   * {subject} → what Member keeps about a member (its state without secrets, its listed documents, its HR
+   * records), its dependants and its company; 404 5000 for no such member, empty lists for another subject type.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  exportSubjectData(ctx: MemberStaticCtx<ExportSubjectDataInput>) {
+    return subjectData.exportSubjectData(ctx);
+  }
+
+  /** exportSubjectData's read of the member itself (a STATIC reads no instance); it takes no body. */
+  @Read({ access: ['class:Member'], schema: false, timeoutSeconds: 30, answer: 'exportSubjectData.answer' })
+  subjectRecordsOf(ctx: MemberReadCtx) {
+    return subjectData.subjectRecordsOf(ctx);
+  }
 }
 
 /**
@@ -818,6 +835,7 @@ type SelfCalls = {
   Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
   Pick<typeof common, 'resolveMemberId'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
+  Pick<typeof subjectData, 'subjectRecordsOf'> &
   Pick<typeof signIn, 'verifyCredentials'> &
   Pick<typeof sso, 'completeSingleSignOn'>;
 export type SelfCallsMatch =

@@ -2,7 +2,15 @@
  * Member documents in the document store (spec 1 rule 5) and the listing
  * queries over them (listMembers, getMemberDependants), pure.
  */
-import type { DocumentGauge, FieldError, Filter, IndexSpec, ListingSpec } from '../../runtime';
+import type {
+  DeepReadonly,
+  DocumentGauge,
+  FieldError,
+  Filter,
+  IndexSpec,
+  ListingSpec,
+  ProjectedDocument,
+} from '../../runtime';
 import type { ListMembershipsInput, ListMembersInput } from '../../schemas/Member/inputs';
 import { escapeRegex, listingProblems, pageInfo, problemsText } from '../_platform/paging';
 import { memberError } from './errors';
@@ -44,8 +52,19 @@ export const MEMBER_GAUGES: DocumentGauge[] = [
   },
 ];
 
+/**
+ * Every document the member is streamed to (the class's `stream.toDocuments`): what the store holds of it, which
+ * its personal-data export reads back by collection and id.
+ */
+export function memberDocuments(state: DeepReadonly<MemberPrivateState>, id: string): ProjectedDocument[] {
+  return state.profile ? [{ collection: MEMBERS_COLLECTION, id, doc: memberDocument(state.profile, state) }] : [];
+}
+
 /** The listed view of a member (no documents, no photo data). */
-export function memberDocument(profile: MemberProfile, state: MemberPrivateState): Record<string, unknown> {
+export function memberDocument(
+  profile: DeepReadonly<MemberProfile>,
+  state: DeepReadonly<MemberPrivateState>,
+): Record<string, unknown> {
   return {
     id: profile.id,
     status: profile.status,
