@@ -14,7 +14,8 @@
  * This file declares the methods and delegates: each body lives in
  * use-cases/<use case>.ts, the rules in rules.ts. README.md has the choices.
  */
-import { ActorClass, Init, QueuedWrite, Read, Static, Write } from '../../runtime';
+import { ActorClass, client, Init, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_PARTNER_USERS, partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
@@ -22,6 +23,7 @@ import type { PartnerUserClassState } from './types';
 import { invalidListing } from './errors';
 import type {
   AddVenuesInput,
+  ExportSubjectDataInput,
   InitInput,
   ListPartnerUsersInput,
   RemoveVenuesInput,
@@ -34,6 +36,7 @@ import type { PartnerUserCtx, PartnerUserReadCtx, PartnerUserStaticCtx } from '.
 import * as create from './use-cases/create';
 import * as listing from './use-cases/listing';
 import * as read from './use-cases/read';
+import * as subjectData from './use-cases/subject-data';
 import * as venues from './use-cases/venues';
 
 const PM = 'program_management_user';
@@ -118,5 +121,21 @@ export class PartnerUser {
   @QueuedWrite({ access: ['class:ApprovalManager'] })
   approveUser(ctx: PartnerUserCtx<ApprovalCallbackBody>) {
     return approval.approveUser(ctx);
+  }
+
+  /**
+   * {subject} → a partner user's state and listing document, `companyId: null`, for DataSubject's export;
+   * nothing for other subjects; 404 17110 for an unknown user. Read through readUserState: a STATIC has no
+   * instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>): Promise<SubjectData> {
+    return subjectData.exportSubjectData(ctx, client<typeof PartnerUser>(ctx, 'PartnerUser'));
+  }
+
+  /** The user's state as stored, for exportSubjectData only (its input is getUser's: none). */
+  @Read({ access: ['class:PartnerUser'], schema: 'getUser' })
+  readUserState(ctx: PartnerUserReadCtx) {
+    return subjectData.readUserState(ctx);
   }
 }

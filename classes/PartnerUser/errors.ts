@@ -25,6 +25,8 @@ export const PartnerUserErrors = {
   PARTNER_USER_INVALID_QUERY: { code: 17108, status: 400 },
   /** an approved change that no longer applies (reported in approveUser's answer, not thrown) */
   PARTNER_USER_APPROVAL_CONFLICT: { code: 17109, status: 409 },
+  /** exportSubjectData: the subject names no partner user */
+  PARTNER_USER_NOT_FOUND: { code: 17110, status: 404 },
 } as const;
 
 export type PartnerUserErrorName = keyof typeof PartnerUserErrors;

@@ -1,0 +1,160 @@
+/**
+ * PartnerUser.exportSubjectData over real Redis and HTTP: a partner user's
+ * state and listing document for DataSubject, `companyId: null`; nothing for
+ * other subjects; 404 17110 for an unknown user; only DataSubject may ask,
+ * only this class reads the state through readUserState; a caller limited to
+ * a company reads partner users as the class's shared scope lets it, and the
+ * answer's null company is what DataSubject refuses it on.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { waitFor } from '../support/harness';
+import {
+  call,
+  createProgramme,
+  review,
+  settled,
+  startPuRuntime,
+  uid,
+  userBody,
+  type Programme,
+  type PuRuntime,
+} from './support';
+
+let pu: PuRuntime;
+let programme: Programme;
+beforeAll(async () => {
+  pu = await startPuRuntime();
+  programme = await createProgramme(pu.t);
+});
+afterAll(() => pu.stop());
+
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'x',
+  ...(tenant ? { tenant } : {}),
+});
+const answerValid = createAjv().compile(
+  JSON.parse(fs.readFileSync(path.join(projectRoot(), 'schemas/PartnerUser/exportSubjectData.answer.json'), 'utf8')),
+);
+
+function exportCall(type: string, id: string, tenant?: string) {
+  return pu.t.rt.call(
+    'PartnerUser',
+    'exportSubjectData',
+    undefined,
+    { subject: { type, id } },
+    { identity: asClass('DataSubject', tenant), origin: 'class' },
+  );
+}
+async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
+  const r = await exportCall(type, id, tenant);
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+
+/** a partner user created by a back-office user over HTTP, its creation approved by the approver */
+async function createUser(over: Record<string, unknown> = {}): Promise<{ id: string; email: string }> {
+  const body = userBody(programme, over);
+  const created = await call(pu.t, 'init', undefined, body, pu.admin);
+  expect(created.status).toBe(201);
+  const id = created.body.user.id as string;
+  if (created.body.pendingApproval) {
+    await review(pu, created.body.pendingApproval.id, 'approve');
+    await settled(pu, id);
+  }
+  return { id, email: body.email };
+}
+
+/** the export once the listing document shows `status` */
+function exportWithListing(id: string, status: string, tenant?: string): Promise<Record<string, any>> {
+  return waitFor(
+    async () => {
+      const answer = await exportFor('partner_user', id, tenant);
+      return answer.records.some((r: any) => r.store === 'listing' && r.data.status === status) ? answer : undefined;
+    },
+    { what: `listing document of ${id} (${status})` },
+  ) as Promise<Record<string, any>>;
+}
+
+describe('exportSubjectData', () => {
+  test('its state as stored and its listing document; no company', async () => {
+    const u = await createUser({ fullName: 'Pat Export' });
+    const answer = await exportWithListing(u.id, 'active');
+    expect(answer.companyId).toBeNull();
+    expect(answer.files).toEqual([]);
+    expect(answer.records.map((r: any) => [r.store, r.classId, r.instanceId, r.kind])).toEqual([
+      ['state', 'PartnerUser', u.id, 'user'],
+      ['listing', 'PartnerUser', u.id, 'partnerUserDocument'],
+    ]);
+    const [state, listing] = answer.records.map((r: any) => r.data);
+    const stored = await pu.t.rt.store.read('PartnerUser', u.id);
+    expect(state).toEqual(JSON.parse(stored!.stateJson).private);
+    expect(state.user).toMatchObject({
+      fullName: 'Pat Export',
+      email: u.email,
+      status: 'active',
+      partners: [{ partnerId: programme.p1, role: 'admin' }],
+      venues: [{ partnerId: programme.p1, venueId: programme.v1a }],
+    });
+    expect(state.lastReview).toMatchObject({ action: 'approve', outcome: 'applied' });
+    expect(listing).toMatchObject({ id: u.id, fullName: 'Pat Export', email: u.email, partnerIds: [programme.p1] });
+    expect(Object.keys(listing).filter((k) => k.startsWith('_'))).toEqual([]);
+  });
+
+  test('nothing for a member or a back-office user; 404 17110 for an unknown user or a lookup address', async () => {
+    const u = await createUser();
+    expect(await exportFor('member', u.id)).toEqual({ records: [], files: [] });
+    expect(await exportFor('program_management_user', u.id)).toEqual({ records: [], files: [] });
+    for (const id of [uid('nobody'), `email!${u.email}`]) {
+      await expect(exportCall('partner_user', id)).rejects.toMatchObject({
+        status: 404,
+        code: 17110,
+        classId: 'PartnerUser',
+      });
+    }
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
+    const u = await createUser();
+    const body = { subject: { type: 'partner_user', id: u.id } };
+    const url = `/${pu.t.projectId}/CALL/PartnerUser/exportSubjectData`;
+    const r = await pu.t.post(url, body, pu.admin);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    expect((await pu.t.post(url, body)).status).toBe(401);
+    for (const classId of ['Partner', 'PartnerUser']) {
+      await expect(
+        pu.t.rt.call('PartnerUser', 'exportSubjectData', undefined, body, {
+          identity: asClass(classId),
+          origin: 'class',
+        }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+  });
+
+  test('readUserState is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
+    const u = await createUser();
+    await expect(
+      pu.t.rt.call('PartnerUser', 'readUserState', u.id, {}, { identity: asClass('DataSubject'), origin: 'class' }),
+    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    const r = await call(pu.t, 'readUserState', u.id, {}, pu.admin);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+  });
+});
+
+describe('company scope', () => {
+  test('partner users are shared data: a caller limited to a company reads them, and learns they are no company’s', async () => {
+    const u = await createUser();
+    // as getUser answers a company user
+    expect((await call(pu.t, 'getUser', u.id, {}, pu.companyUser)).status).toBe(200);
+    const answer = await exportFor('partner_user', u.id, 'c-1');
+    expect(answer.companyId).toBeNull();
+    expect(answer.records[0]).toMatchObject({ store: 'state', instanceId: u.id });
+  });
+});
