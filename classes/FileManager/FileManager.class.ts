@@ -11,12 +11,14 @@
  * use-cases/{instance,upload,deletion,downloads}.ts (what they share in
  * use-cases/common.ts), the rules in file-types.ts and file-rules.ts.
  */
-import { ActorClass, Init, Internal, Read, Write, type Ctx, type ReadCtx } from '../../runtime';
+import { ActorClass, Init, Internal, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
 import { ownedByCompany } from '../_platform/scope';
 import type {
   CreateDownloadTokenInput,
   DeleteFileInput,
   DownloadFileInput,
+  ExportSubjectDataInput,
   GetFileInput,
   GetPublicFileInput,
   InitInput,
@@ -29,6 +31,7 @@ import * as instance from './use-cases/instance';
 import * as upload from './use-cases/upload';
 import * as deletion from './use-cases/delete';
 import * as downloads from './use-cases/downloads';
+import * as subjectData from './use-cases/subject-data';
 
 @ActorClass<FileManagerState>({
   id: 'FileManager',
@@ -111,5 +114,20 @@ export class FileManager {
   @Internal({ access: ['class'], schema: false })
   getInstanceId(ctx: Ctx<FileManagerState, NoBody>) {
     return instance.getInstanceId(ctx);
+  }
+
+  /**
+   * {subject} → the subject's files for a personal-data export (README "Personal data export"): every file's
+   * metadata and the content still held; empty lists when there are none or the subject type keeps no files here.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>) {
+    return subjectData.exportSubjectData(ctx);
+  }
+
+  /** exportSubjectData's read of one instance (a STATIC reads no instance); it takes no body. */
+  @Read({ access: ['class:FileManager'], schema: false, timeoutSeconds: 30, answer: 'exportSubjectData.answer' })
+  subjectFilesOf(ctx: ReadCtx<FileManagerState, NoBody>) {
+    return subjectData.subjectFilesOf(ctx);
   }
 }
