@@ -41,14 +41,19 @@ async function exportOf(type: SubjectType, id: string, tenant?: string): Promise
   return r.body as SubjectData;
 }
 
+/** the export once `check` finds what it waits for (the listing is a projection: an entry arrives in it shortly after its change) */
+async function exportWhen(check: () => Promise<SubjectData | undefined>, what: string): Promise<SubjectData> {
+  return (await waitFor(check, { what }))!;
+}
+
 /** the export once it holds `n` records (the listing is a projection: entries arrive in it shortly after their change) */
 const exportWith = (type: SubjectType, id: string, n: number, tenant?: string) =>
-  waitFor(
+  exportWhen(
     async () => {
       const data = await exportOf(type, id, tenant);
       return data.records.length >= n ? data : undefined;
     },
-    { what: `${n} audit entries about ${type} ${id}${tenant ? ` for ${tenant}` : ''}` },
+    `${n} audit entries about ${type} ${id}${tenant ? ` for ${tenant}` : ''}`,
   );
 
 /** a member created in the back office by `headers` (it waits for an approver) */
@@ -106,18 +111,15 @@ describe('a member', () => {
   });
 
   test("its record's entries, each as stored in its instance, as the listing names them", async () => {
-    const data = await waitFor(
-      async () => {
-        const d = await exportOf('member', member.id);
-        const entries = d.records.map((r) => r.data as Record<string, any>);
-        const byReviewer = entries.some((e) => e.actor.id === 'pm-reviewer');
-        const phone = entries.some(
-          (e) => e.actor.id === 'pm-maker' && e.fieldUpdates.some((u: any) => u.key === 'phone'),
-        );
-        return byReviewer && phone ? d : undefined;
-      },
-      { what: "the member's creation, approval and change in its export" },
-    );
+    const data = await exportWhen(async () => {
+      const d = await exportOf('member', member.id);
+      const entries = d.records.map((r) => r.data as Record<string, any>);
+      const byReviewer = entries.some((e) => e.actor.id === 'pm-reviewer');
+      const phone = entries.some(
+        (e) => e.actor.id === 'pm-maker' && e.fieldUpdates.some((u: any) => u.key === 'phone'),
+      );
+      return byReviewer && phone ? d : undefined;
+    }, "the member's creation, approval and change in its export");
     // its creation (by the maker), the approved creation (by the reviewer), the change of its phone
     expect(data.records.length).toBeGreaterThanOrEqual(3);
     expect(data.files).toEqual([]);
@@ -171,13 +173,10 @@ describe('a back-office user', () => {
     const created = await t.post(`${p}/Gizmo/create/gz-large`, { label: 'big', notes: big }, busy);
     expect(created.status).toBe(200);
     const logId = created.body.logged.logId as string;
-    const data = await waitFor(
-      async () => {
-        const d = await exportOf('program_management_user', 'pm-busy');
-        return d.records.some((r) => r.instanceId === logId) ? d : undefined;
-      },
-      { what: 'the large entry in the export' },
-    );
+    const data = await exportWhen(async () => {
+      const d = await exportOf('program_management_user', 'pm-busy');
+      return d.records.some((r) => r.instanceId === logId) ? d : undefined;
+    }, 'the large entry in the export');
     const entry = data.records.find((r) => r.instanceId === logId)!.data as Record<string, any>;
     expect(entry).toMatchObject({
       classId: 'Gizmo',
@@ -223,14 +222,11 @@ describe('a back-office user', () => {
         ids.push(r.body.logged.logId as string);
       }
     }
-    const data = await waitFor(
-      async () => {
-        const d = await exportOf('program_management_user', 'pm-busy');
-        const got = new Set(d.records.map((r) => r.instanceId));
-        return ids.every((id) => got.has(id)) ? d : undefined;
-      },
-      { what: `${n} entries in the export` },
-    );
+    const data = await exportWhen(async () => {
+      const d = await exportOf('program_management_user', 'pm-busy');
+      const got = new Set(d.records.map((r) => r.instanceId));
+      return ids.every((id) => got.has(id)) ? d : undefined;
+    }, `${n} entries in the export`);
     const exported = data.records.map((r) => r.instanceId);
     expect(new Set(exported).size).toBe(exported.length);
     // the large entry of the test before, and these
@@ -242,14 +238,11 @@ describe('company scope and access', () => {
   test("a company user's export holds its company's entries only", async () => {
     const inC1 = await createMember('c-1', busy);
     const inC2 = await createMember('c-2', busy);
-    const all = await waitFor(
-      async () => {
-        const d = await exportOf('program_management_user', 'pm-busy');
-        const entities = new Set(d.records.map((r) => (r.data as Record<string, any>).entityId));
-        return entities.has(inC1.id) && entities.has(inC2.id) ? d : undefined;
-      },
-      { what: 'both members in the unscoped export' },
-    );
+    const all = await exportWhen(async () => {
+      const d = await exportOf('program_management_user', 'pm-busy');
+      const entities = new Set(d.records.map((r) => (r.data as Record<string, any>).entityId));
+      return entities.has(inC1.id) && entities.has(inC2.id) ? d : undefined;
+    }, 'both members in the unscoped export');
     const companyOf = (d: SubjectData) => d.records.map((r) => (r.data as Record<string, any>).companyId ?? null);
     expect(new Set(companyOf(all))).toEqual(new Set(['c-1', 'c-2', null]));
 
