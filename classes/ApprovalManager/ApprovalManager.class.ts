@@ -8,14 +8,29 @@
  * review in parallel, and listings read the streamed `approvals` collection.
  *
  * This file declares the methods and delegates: the bodies are in
- * use-cases/{creation,reading,review,listing}.ts (what they share in
- * use-cases/common.ts), the rules in domain.ts and changes.ts.
+ * use-cases/{create,read,review,listing,company-move,subject-data}.ts (what
+ * they share in use-cases/common.ts), the rules in rules.ts, changes.ts and
+ * subject-data-rules.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ActorClass, Init, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
+import {
+  ActorClass,
+  client,
+  Init,
+  Read,
+  Static,
+  Write,
+  type BaseCtx,
+  type Ctx,
+  type ReadCtx,
+  type StaticCtx,
+} from '../../runtime';
 import { ownedByCompany } from '../_platform/scope';
+import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
 import { approvalDocument, LIST_APPROVALS } from './rules';
+import { LIST_SUBJECT_APPROVALS } from './subject-data-rules';
 import type {
+  ExportSubjectDataInput,
   GetApprovalInput,
   ListApprovalsInput,
   MoveApprovalCompanyInput,
@@ -28,6 +43,15 @@ import * as reading from './use-cases/read';
 import * as review from './use-cases/review';
 import * as listing from './use-cases/listing';
 import * as companyMove from './use-cases/company-move';
+import * as subjectData from './use-cases/subject-data';
+
+/**
+ * ApprovalManager's typed client, as exportSubjectData needs it (it reads each
+ * record from its instance): the compiler checks that the client derived from
+ * this class fits its interface.
+ */
+const records = (ctx: Pick<BaseCtx, 'call'>): subjectData.RecordReader =>
+  client<typeof ApprovalManager>(ctx, 'ApprovalManager');
 
 @ActorClass<ApprovalManagerState>({
   id: 'ApprovalManager',
@@ -38,7 +62,7 @@ import * as companyMove from './use-cases/company-move';
     collections: {
       approvals: {
         tenantField: 'companyId',
-        listings: [LIST_APPROVALS],
+        listings: [LIST_APPROVALS, LIST_SUBJECT_APPROVALS],
       },
     },
     toDocuments: (state, id) =>
@@ -122,5 +146,35 @@ export class ApprovalManager {
   @Write({ access: ['class'] })
   moveApprovalCompany(ctx: Ctx<ApprovalManagerState, MoveApprovalCompanyInput>) {
     return companyMove.moveApprovalCompany(ctx);
+  }
+
+  /**
+   * The approval records about one data subject (changes of the subject,
+   * changes it made, changes it reviewed), each as stored, with the blobs
+   * they keep out of line: for DataSubject's export only
+   * (classes/_platform/personal-data.ts). Found through the `approvals`
+   * listing, read from the records' instances (readRecord).
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  async exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>) {
+    return subjectData.exportSubjectData(ctx, records(ctx));
+  }
+
+  /**
+   * The record as stored (blob names and inline old values included), for
+   * exportSubjectData; getApproval answers the callers' view instead.
+   */
+  // no input: the record is the instance
+  @Read({
+    access: ['class:ApprovalManager'],
+    schema: false,
+    answer: {
+      description:
+        'ApprovalManager.readRecord: the record as stored (storage details included: largePatchFile, oldValues, oldValuesFile), for exportSubjectData.',
+      $ref: 'records.answer.json#/$defs/approval',
+    },
+  })
+  readRecord(ctx: ReadCtx<ApprovalManagerState, Record<string, never>>) {
+    return subjectData.readRecord(ctx);
   }
 }
