@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { uniqueProjectId } from '../support/redis';
@@ -174,6 +175,25 @@ describe('who may call it', () => {
         t.rt.call('Otp', 'readOtpRecords', `Member_${member}`, {}, { identity, origin: 'class' }),
       ).rejects.toMatchObject({ status: 403, code: 1008 });
     }
+  });
+
+  test('readOtpRecords answers what its answer schema says', async () => {
+    const member = uniqueProjectId('m');
+    const { token } = await issue('Member', member, { additionalData: { source: 'password' } });
+    await verify('Member', member, wrong(token));
+    await verify('Member', member, token);
+    const r = await t.rt.call(
+      'Otp',
+      'readOtpRecords',
+      `Member_${member}`,
+      {},
+      {
+        identity: { type: 'class', classId: 'Otp', instanceId: 'x' },
+        origin: 'class',
+      },
+    );
+    const check = answerValidator('Otp', t.rt.registry.get('Otp')!.methodsByName.get('readOtpRecords')!.answer!);
+    expect(check(r.body) ? [] : check.errors).toEqual([]);
   });
 });
 

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { waitFor } from '../support/harness';
 import {
@@ -145,6 +146,25 @@ describe('who may call it', () => {
     ).rejects.toMatchObject({ status: 403, code: 1008 });
     const r = await call(pu.t, 'readUserState', u.id, {}, pu.admin);
     expect([r.status, r.body.code]).toEqual([403, 1008]);
+  });
+
+  test('readUserState answers what its answer schema says', async () => {
+    const u = await createUser();
+    const r = await pu.t.rt.call(
+      'PartnerUser',
+      'readUserState',
+      u.id,
+      {},
+      {
+        identity: { type: 'class', classId: 'PartnerUser', instanceId: 'x' },
+        origin: 'class',
+      },
+    );
+    const check = answerValidator(
+      'PartnerUser',
+      pu.t.rt.registry.get('PartnerUser')!.methodsByName.get('readUserState')!.answer!,
+    );
+    expect(check(r.body) ? [] : check.errors).toEqual([]);
   });
 });
 

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { seedProgram } from '../Member/support';
 import { waitFor } from '../support/harness';
@@ -23,9 +24,19 @@ import {
   type PmRuntime,
 } from './support';
 
+/**
+ * Every class of the service but DataSubject: the test plays DataSubject itself (a class identity), so the
+ * method is tested on its own, whatever state the caller's class is in.
+ */
+const CLASS_DIRS = fs
+  .readdirSync(path.join(projectRoot(), 'classes'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !d.name.startsWith('_') && d.name !== 'DataSubject')
+  .map((d) => `classes/${d.name}`)
+  .join(',');
+
 let p: PmRuntime;
 beforeAll(async () => {
-  p = await startPmRuntime();
+  p = await startPmRuntime({ CLASS_DIRS });
   await seedProgram(p.t);
 });
 afterAll(() => p.stop());
@@ -157,6 +168,26 @@ describe('who may call it', () => {
     ).rejects.toMatchObject({ status: 403, code: 1008 });
     const r = await call(p.t, 'readUserState', u.id, {}, p.admin);
     expect([r.status, r.body.code]).toEqual([403, 1008]);
+  });
+
+  test('readUserState answers what its answer schema says', async () => {
+    const u = await createApprovedUser(p, { type: 'company', companyId: 'c-1' });
+    await acceptInvitation(p, u);
+    const r = await p.t.rt.call(
+      'ProgramManagementUser',
+      'readUserState',
+      u.id,
+      {},
+      {
+        identity: { type: 'class', classId: 'ProgramManagementUser', instanceId: 'x' },
+        origin: 'class',
+      },
+    );
+    const check = answerValidator(
+      'ProgramManagementUser',
+      p.t.rt.registry.get('ProgramManagementUser')!.methodsByName.get('readUserState')!.answer!,
+    );
+    expect(check(r.body) ? [] : check.errors).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { startTestRuntime, type TestRuntime } from '../support/harness';
 import { bearer, call, inboxItems, uid } from '../NotificationManager/support';
@@ -148,6 +149,26 @@ describe('who may call it', () => {
       bearer(t, 'enduser', member),
     );
     expect([own.status, own.body.code]).toEqual([403, 1008]);
+  });
+
+  test('readInbox answers what its answer schema says', async () => {
+    const member = uid('m');
+    await deliver(`M${member}`, 'Welcome', { subject: 'Hello', metadata: { link: '/x' } });
+    const r = await t.rt.call(
+      'UserNotification',
+      'readInbox',
+      `M${member}`,
+      {},
+      {
+        identity: { type: 'class', classId: 'UserNotification', instanceId: 'x' },
+        origin: 'class',
+      },
+    );
+    const check = answerValidator(
+      'UserNotification',
+      t.rt.registry.get('UserNotification')!.methodsByName.get('readInbox')!.answer!,
+    );
+    expect(check(r.body) ? [] : check.errors).toEqual([]);
   });
 });
 
