@@ -110,6 +110,25 @@ export function subjectCompany(profile: DeepReadonly<MemberProfile>): string | n
   return profile.company?.id ?? null;
 }
 
+/**
+ * The member's personal values by which traces of it outside the classes' records are found (mails and SMS sent
+ * to it, the runtime's kept answers and jobs): its names, full name, email, phone and staff ids, each once. Not
+ * part of the archive; DataSubject keeps them only while it looks for those traces.
+ */
+export function traceValues(profile: DeepReadonly<MemberProfile>): string[] {
+  const fullName = [profile.name, profile.middleName, profile.surname].filter(Boolean).join(' ');
+  const values = [
+    fullName,
+    profile.name,
+    profile.middleName,
+    profile.surname,
+    profile.email,
+    profile.phone,
+    ...staffIdsOf(profile),
+  ];
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== ''))];
+}
+
 // ---------------------------------------------------------------- the HR ledger
 
 /** Staff ids an employee's ledger entries are indexed under: the current one and those given up in migrations. */

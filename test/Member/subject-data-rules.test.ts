@@ -13,6 +13,7 @@ import {
   relatedSubjects,
   staffIdsOf,
   subjectCompany,
+  traceValues,
   withoutSecrets,
 } from '../../classes/Member/subject-data-rules';
 import type { HeldHrPush, MemberPrivateState, MemberProfile } from '../../classes/Member/types';
@@ -151,6 +152,24 @@ describe('the records of the instance', () => {
     expect(relatedSubjects(profile())).toEqual([]);
     expect(subjectCompany(profile())).toBe('c-1');
     expect(subjectCompany(profile({ company: undefined as unknown as { id: string } }))).toBeNull();
+  });
+
+  test('the values traces are found by: names, full name, email, phone, staff ids, each once', () => {
+    expect(traceValues(profile({ middleName: 'King', previousStaffIds: ['E0'] }))).toEqual([
+      'Ada King Lovelace',
+      'Ada',
+      'King',
+      'Lovelace',
+      'ada@example.com',
+      '+100',
+      'E1',
+      'E0',
+    ]);
+    // a dependant: no staff id, no email; nothing empty
+    expect(traceValues(profile({ staffId: null, email: null, phone: ' ', surname: 'Ada' }))).toEqual([
+      'Ada Ada',
+      'Ada',
+    ]);
   });
 
   test('an id with `!` is a lookup, never a member id', () => {

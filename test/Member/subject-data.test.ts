@@ -155,6 +155,8 @@ describe('what Member exports about a member', () => {
 
     expect(data.related).toEqual([{ type: 'member', id: dependantId }]);
     expect(data.companyId).toBe('c-1');
+    // what DataSubject looks for traces of the member by (mails, SMS, kept answers)
+    expect(data.values).toEqual(expect.arrayContaining([member.email, staffId, 'Ada Lovelace', stored.profile.phone]));
     expect(data.files).toEqual([]);
     expect(data.records).toHaveLength(1 + 1 + 1 + 3);
   });

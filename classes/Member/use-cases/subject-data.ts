@@ -24,6 +24,7 @@ import {
   relatedSubjects,
   staffIdsOf,
   subjectCompany,
+  traceValues,
 } from '../subject-data-rules';
 import type { hrEmployeeSnapshot } from './hr-employee';
 import { members } from './self-client';
@@ -57,6 +58,7 @@ export async function subjectRecordsOf(ctx: MemberReadCtx): Promise<SubjectData>
     files: [],
     related: relatedSubjects(profile),
     companyId: subjectCompany(profile),
+    values: traceValues(profile),
   };
 }
 
