@@ -7,6 +7,7 @@
  * naming the member's company.
  */
 import type { SubjectData } from '../../classes/_platform/personal-data';
+import { answerValidator } from '../../runtime/actor/answers';
 import { waitFor } from '../support/harness';
 import { sample } from './samples';
 import { startFileRuntime, type FileTestRuntime } from './support';
@@ -90,6 +91,20 @@ describe("a member's files", () => {
     expect(Buffer.from(data.files[0]!.contentBase64, 'base64').equals(png)).toBe(true);
     expect(data).not.toHaveProperty('related');
     expect(data).not.toHaveProperty('companyId');
+  });
+
+  test('the answers are what their answer schemas say: the method and the READ behind it', async () => {
+    const methods = t.rt.registry.get('FileManager')!.methodsByName;
+    const exported = await exportOf({ type: 'member', id: memberId });
+    const read = (await t.rt.call('FileManager', 'subjectFilesOf', `member_${memberId}`, {})).body;
+    expect(read).toEqual(exported);
+    for (const [method, body] of [
+      ['exportSubjectData', exported],
+      ['subjectFilesOf', read],
+    ] as const) {
+      const check = answerValidator('FileManager', methods.get(method)!.answer!);
+      expect([method, check(body) ? [] : check.errors]).toEqual([method, []]);
+    }
   });
 
   test('nothing stored for the member, an id no instance can have, another subject type: empty lists', async () => {

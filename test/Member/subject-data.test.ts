@@ -11,6 +11,7 @@
  * depend on it.
  */
 import type { SubjectData, SubjectRecord } from '../../classes/_platform/personal-data';
+import { answerValidator } from '../../runtime/actor/answers';
 import { waitFor, type TestRuntime } from '../support/harness';
 import { activeMember, bearer, startSignInRuntime, type SignInEnv } from './sign-in-support';
 import {
@@ -191,6 +192,19 @@ describe('what Member exports about a member', () => {
     expect(pdf).toMatchObject({ contentType: 'application/pdf' });
     expect(pdf.contentBase64).toBe(PDF);
     expect(ofKind(data, 'fileMetadata')).toHaveLength(2);
+  });
+
+  test('the answers are what their answer schemas say: the method and the READ behind it', async () => {
+    const methods = t.rt.registry.get('Member')!.methodsByName;
+    const exported = await exportOf('Member', { type: 'member', id: member.id });
+    const read = (await t.rt.call('Member', 'subjectRecordsOf', member.id, {})).body;
+    for (const [method, body] of [
+      ['exportSubjectData', exported],
+      ['subjectRecordsOf', read],
+    ] as const) {
+      const check = answerValidator('Member', methods.get(method)!.answer!);
+      expect([method, check(body) ? [] : check.errors]).toEqual([method, []]);
+    }
   });
 
   test('no such member: 404 5000; a lookup instead of an id is no member id either', async () => {
