@@ -3,7 +3,8 @@
  * with their checks for DataSubject, without the token HMACs; nothing for a
  * partner user or an entity never issued one; only DataSubject may ask, only
  * this class reads the records through readOtpRecords; a caller limited to a
- * company is refused (Otp keeps no company).
+ * company gets only its company's subjects, by the company DataSubject hands
+ * over (Otp keeps none).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -59,14 +60,23 @@ const issue = (classKey: string, id: string, extra: Record<string, unknown> = {}
 const verify = (classKey: string, id: string, token: string) => otpCall(classKey, 'verifyOtp', id, { token });
 const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
 
-async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await t.rt.call(
+/** exportSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's as its own class answered it */
+function exportCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
+  return t.rt.call(
     'Otp',
     'exportSubjectData',
     undefined,
-    { subject: { type, id } },
+    { subject: { type, id }, ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}) },
     { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
   );
+}
+async function exportFor(
+  type: string,
+  id: string,
+  tenant?: string,
+  subjectCompanyId?: string | null,
+): Promise<Record<string, any>> {
+  const r = await exportCall(type, id, tenant, subjectCompanyId);
   expect(r.status).toBe(200);
   expect(answerValid(r.body)).toBe(true);
   return r.body as Record<string, any>;
@@ -198,20 +208,28 @@ describe('who may call it', () => {
 });
 
 describe('company scope', () => {
-  test('a caller limited to a company is refused: Otp keeps no company, so no OTP can be shown to be its', async () => {
+  test("a caller limited to a company gets the OTPs of its company's subjects, by the company DataSubject hands over", async () => {
     const member = uniqueProjectId('m');
     await issue('Member', member);
-    for (const type of ['member', 'program_management_user']) {
-      await expect(
-        t.rt.call(
-          'Otp',
-          'exportSubjectData',
-          undefined,
-          { subject: { type, id: member } },
-          { identity: asClass('DataSubject', 'c-1'), origin: 'class' },
-        ),
-      ).rejects.toMatchObject({ status: 403, code: 1023 });
+    const mine = await exportFor('member', member, 'c-1', 'c-1');
+    expect(mine.records.length).toBeGreaterThan(0);
+    expect(mine.records[0].instanceId).toBe(`Member_${member}`);
+    // the same subject for a caller limited to no company, whatever company is named
+    expect(await exportFor('member', member, undefined, 'c-2')).toEqual(mine);
+  });
+
+  test("another company's subject, or a call naming no company, is refused 403 1023 (the class keeps no company of its own)", async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    for (const subjectCompanyId of ['c-2', null, undefined]) {
+      for (const type of ['member', 'program_management_user']) {
+        await expect(exportCall(type, member, 'c-1', subjectCompanyId)).rejects.toMatchObject({
+          status: 403,
+          code: 1023,
+        });
+      }
     }
+    // a subject of whom the class keeps nothing is no refusal
     expect(await exportFor('partner_user', member, 'c-1')).toEqual({ records: [], files: [] });
   });
 });

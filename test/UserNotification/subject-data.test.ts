@@ -2,8 +2,9 @@
  * UserNotification.exportSubjectData over real Redis and HTTP: the subject's
  * inbox (one record per item, as stored) for DataSubject, nothing for a
  * partner user or an inbox never written, only DataSubject may ask, only this
- * class reads an inbox through readInbox, and a caller limited to a company is
- * refused (an inbox keeps no company).
+ * class reads an inbox through readInbox, and a caller limited to a company
+ * gets only its company's subjects, by the company DataSubject hands over (an
+ * inbox keeps none).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,14 +30,23 @@ const answerValid = createAjv().compile(
 );
 
 /** exportSubjectData as DataSubject calls it (a class identity; its caller's company along when it has one) */
-async function exportFor(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
-  const r = await t.rt.call(
+/** exportSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's as its own class answered it */
+function exportCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
+  return t.rt.call(
     'UserNotification',
     'exportSubjectData',
     undefined,
-    { subject: { type, id } },
+    { subject: { type, id }, ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}) },
     { identity: { ...DATA_SUBJECT, ...(tenant ? { tenant } : {}) }, origin: 'class' },
   );
+}
+async function exportFor(
+  type: string,
+  id: string,
+  tenant?: string,
+  subjectCompanyId?: string | null,
+): Promise<Record<string, any>> {
+  const r = await exportCall(type, id, tenant, subjectCompanyId);
   expect(r.status).toBe(200);
   expect(answerValid(r.body)).toBe(true);
   return r.body as Record<string, any>;
@@ -173,22 +183,26 @@ describe('who may call it', () => {
 });
 
 describe('company scope', () => {
-  test("a caller limited to a company is refused: an inbox keeps no company, so none can be shown to be the company's", async () => {
+  test("a caller limited to a company gets the inbox of its company's subjects, by the company DataSubject hands over", async () => {
     const member = uid('m');
     await deliver(`M${member}`, 'private');
-    for (const [type, id] of [
-      ['member', member],
-      ['program_management_user', member],
-    ]) {
-      await expect(
-        t.rt.call(
-          'UserNotification',
-          'exportSubjectData',
-          undefined,
-          { subject: { type, id } },
-          { identity: { ...DATA_SUBJECT, tenant: 'c-1' }, origin: 'class' },
-        ),
-      ).rejects.toMatchObject({ status: 403, code: 1023 });
+    const mine = await exportFor('member', member, 'c-1', 'c-1');
+    expect(mine.records.length).toBeGreaterThan(0);
+    expect(mine.records[0].instanceId).toBe(`M${member}`);
+    // the same subject for a caller limited to no company, whatever company is named
+    expect(await exportFor('member', member, undefined, 'c-2')).toEqual(mine);
+  });
+
+  test("another company's subject, or a call naming no company, is refused 403 1023 (the class keeps no company of its own)", async () => {
+    const member = uid('m');
+    await deliver(`M${member}`, 'private');
+    for (const subjectCompanyId of ['c-2', null, undefined]) {
+      for (const type of ['member', 'program_management_user']) {
+        await expect(exportCall(type, member, 'c-1', subjectCompanyId)).rejects.toMatchObject({
+          status: 403,
+          code: 1023,
+        });
+      }
     }
     // a subject of whom the class keeps nothing is no refusal
     expect(await exportFor('partner_user', member, 'c-1')).toEqual({ records: [], files: [] });

@@ -4,13 +4,14 @@
  * records with (a STATIC has no instance state of its own). The records leave
  * the instance without their token HMACs (subject-data-rules.ts).
  *
- * Company scope: Otp keeps an entity's class and id, not its company, so it
- * cannot tell whether a subject belongs to a caller limited to a company.
- * Such a call is refused as the platform refuses a record that is not the
- * caller's company's (403 1023): an export for a company user gets no OTPs
- * until the subject's company reaches this class some other way.
+ * Company scope: Otp keeps an entity's class and id, not its company. A
+ * caller limited to a company is checked against the subject's company as
+ * DataSubject hands it over (`subjectCompanyId`, which the subject's own class
+ * answered within the caller's scope): another company's subject, or a call
+ * that names no company, is 403 1023. readOtpRecords is open to this class
+ * alone and reached only after that check.
  */
-import type { BaseCtx, StaticCtx } from '../../../runtime';
+import type { StaticCtx } from '../../../runtime';
 import { noSubjectData, type SubjectData } from '../../_platform/personal-data';
 import type { ExportSubjectDataInput, ReadOtpRecordsInput } from '../../../schemas/Otp/inputs';
 import { otpError } from '../errors';
@@ -34,19 +35,15 @@ export interface OtpRecordsReader {
   readOtpRecords(instanceId: string): Promise<OtpRecordsExport>;
 }
 
-/** 403 1023 for a caller limited to a company: no entity's OTPs can be shown to be its company's. */
-function checkScope(ctx: Pick<BaseCtx, 'tenancy'>, instanceId: string): void {
-  ctx.tenancy.check(undefined, `The OTPs of ${instanceId} (Otp keeps no company)`);
-}
-
 /** → {records: one per OTP of the subject, with its checks; files: []}; nothing for a partner user or an entity never issued one. */
 export async function exportSubjectData(
   ctx: StaticCtx<ExportSubjectDataInput>,
   self: OtpRecordsReader,
 ): Promise<SubjectData> {
-  const instanceId = subjectOtpInstanceId(ctx.request.body.subject);
+  const { subject, subjectCompanyId } = ctx.request.body;
+  const instanceId = subjectOtpInstanceId(subject);
   if (instanceId === undefined) return noSubjectData();
-  checkScope(ctx, instanceId);
+  ctx.tenancy.check(subjectCompanyId, `The OTPs of ${subject.type} '${subject.id}'`);
   const { records } = await self.readOtpRecords(instanceId);
   return { records: otpSubjectRecords(instanceId, records), files: [] };
 }
@@ -58,7 +55,6 @@ export function readOtpRecords(ctx: OtpReadCtx<ReadOtpRecordsInput>): OtpRecords
       errors: [{ field: 'instanceId', reason: 'must be {classKey}_{entityId}' }],
     });
   }
-  checkScope(ctx, ctx.instanceId!);
   const records = (ctx.state.private.records ?? []) as readonly OtpRecord[];
   return { records: records.map(exportedOtpRecord) };
 }

@@ -3,13 +3,14 @@
  * (STATIC, DataSubject only) and readInbox, the READ it reads the inbox with
  * (a STATIC has no instance state of its own).
  *
- * Company scope: an inbox keeps its owner's user id, not the owner's company,
- * so this class cannot tell whether a subject belongs to a caller limited to
- * a company. Such a call is refused as the platform refuses a record that is
- * not the caller's company's (403 1023): an export for a company user gets
- * no inbox until the subject's company reaches this class some other way.
+ * Company scope: an inbox keeps its owner's user id, not the owner's company.
+ * A caller limited to a company is checked against the subject's company as
+ * DataSubject hands it over (`subjectCompanyId`, which the subject's own class
+ * answered within the caller's scope): another company's subject, or a call
+ * that names no company, is 403 1023. readInbox is open to this class alone
+ * and reached only after that check.
  */
-import type { BaseCtx, DeepReadonly, StaticCtx } from '../../../runtime';
+import type { DeepReadonly, StaticCtx } from '../../../runtime';
 import { noSubjectData, type SubjectData } from '../../_platform/personal-data';
 import type { ExportSubjectDataInput, ReadInboxInput } from '../../../schemas/UserNotification/inputs';
 import { inboxRecords, subjectInboxId } from '../subject-data-rules';
@@ -26,19 +27,15 @@ export interface InboxReader {
   readInbox(inboxId: string): Promise<InboxAnswer>;
 }
 
-/** 403 1023 for a caller limited to a company: no inbox can be shown to be its company's. */
-function checkScope(ctx: Pick<BaseCtx, 'tenancy'>, inboxId: string): void {
-  ctx.tenancy.check(undefined, `Inbox ${inboxId} (an inbox keeps no company)`);
-}
-
 /** → {records: one per item of the subject's inbox, files: []}; nothing for a partner user, or an inbox never written. */
 export async function exportSubjectData(
   ctx: StaticCtx<ExportSubjectDataInput>,
   self: InboxReader,
 ): Promise<SubjectData> {
-  const inboxId = subjectInboxId(ctx.request.body.subject);
+  const { subject, subjectCompanyId } = ctx.request.body;
+  const inboxId = subjectInboxId(subject);
   if (inboxId === undefined) return noSubjectData();
-  checkScope(ctx, inboxId);
+  ctx.tenancy.check(subjectCompanyId, `The inbox of ${subject.type} '${subject.id}'`);
   const { items } = await self.readInbox(inboxId);
   return { records: inboxRecords(inboxId, items), files: [] };
 }
@@ -46,6 +43,5 @@ export async function exportSubjectData(
 /** readInbox (this class only; a missing inbox reads as empty): the items as stored. */
 export function readInbox(ctx: UNReadCtx<ReadInboxInput>): InboxAnswer {
   ownerOf(ctx);
-  checkScope(ctx, ctx.instanceId!);
   return { items: ctx.state.private.items ?? [] };
 }
