@@ -27,11 +27,21 @@ export function subjectUserId(subject: Subject): string | undefined {
 }
 
 /**
+ * The user's personal values by which traces of it outside the classes'
+ * records are found (the runtime's kept answers and jobs): its full name and
+ * email, each once. Not part of the archive.
+ */
+export function traceValues(user: DeepReadonly<PartnerUserState['user']>): string[] {
+  const values = [user.fullName, user.email];
+  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== ''))];
+}
+
+/**
  * The export of one partner user: its state (store `state`) and, once
  * streamed, its listing document (store `listing`, without the document
  * store's own fields). `companyId` is null: partner users are the
  * programme's (they belong to partners, which belong to no company), so only
- * a caller limited to no company may have them exported.
+ * a caller limited to no company may have them exported. And its trace values.
  */
 export function partnerUserSubjectData(
   userId: string,
@@ -56,5 +66,5 @@ export function partnerUserSubjectData(
       data: listedDocument({ ...document }),
     });
   }
-  return { records, files: [], companyId: null };
+  return { records, files: [], companyId: null, values: traceValues(state.user) };
 }

@@ -45,9 +45,19 @@ export function exportedUserState(state: DeepReadonly<UserState>): ExportedUserS
 }
 
 /**
+ * The user's personal values by which traces of it outside the classes'
+ * records are found (mails sent to it, the runtime's kept answers and jobs):
+ * its name and email, each once. Not part of the archive.
+ */
+export function traceValues(user: DeepReadonly<UserState['user']>): string[] {
+  const values = [user.name, user.email];
+  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== ''))];
+}
+
+/**
  * The export of one user: its state (store `state`) and, once streamed, its
  * listing document (store `listing`, without the document store's own
- * fields); its company (null for an internal user).
+ * fields); its company (null for an internal user) and its trace values.
  */
 export function userSubjectData(
   userId: string,
@@ -66,5 +76,5 @@ export function userSubjectData(
       data: listedDocument({ ...document }),
     });
   }
-  return { records, files: [], companyId: state.user.companyId ?? null };
+  return { records, files: [], companyId: state.user.companyId ?? null, values: traceValues(state.user) };
 }

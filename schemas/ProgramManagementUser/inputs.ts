@@ -48,11 +48,27 @@ export interface DiscoverAuthMethodInput {
 
 export type EmptyInput = Record<string, never>;
 
+export interface EraseSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
+  erasureId: string;
+}
+
 export interface ExportSubjectDataInput {
   subject: {
     type: 'member' | 'program_management_user' | 'partner_user';
     id: string;
   };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
 }
 
 export type GetPermissionsInput = Record<string, never>;

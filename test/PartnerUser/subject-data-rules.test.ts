@@ -3,7 +3,7 @@
  * (classes/PartnerUser/subject-data-rules.ts): the subject's instance, the
  * records and the company (none).
  */
-import { partnerUserSubjectData, subjectUserId } from '../../classes/PartnerUser/subject-data-rules';
+import { partnerUserSubjectData, subjectUserId, traceValues } from '../../classes/PartnerUser/subject-data-rules';
 import type { PartnerUserState } from '../../classes/PartnerUser/types';
 
 const state = (): PartnerUserState => ({
@@ -55,6 +55,7 @@ describe('partnerUserSubjectData', () => {
       ],
       files: [],
       companyId: null,
+      values: ['Pat Partner', 'pat@partner.example'],
     });
   });
 
@@ -64,5 +65,13 @@ describe('partnerUserSubjectData', () => {
     (out.records[0].data as PartnerUserState).user.fullName = 'changed';
     expect(stored.user.fullName).toBe('Pat Partner');
     expect(out.records).toHaveLength(1);
+  });
+});
+
+describe('traceValues', () => {
+  test('the full name and the email, each once, none blank', () => {
+    const { user } = state();
+    expect(traceValues(user)).toEqual(['Pat Partner', 'pat@partner.example']);
+    expect(traceValues({ ...user, fullName: '' })).toEqual(['pat@partner.example']);
   });
 });

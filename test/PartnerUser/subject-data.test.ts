@@ -87,6 +87,7 @@ describe('exportSubjectData', () => {
     const u = await createUser({ fullName: 'Pat Export' });
     const answer = await exportWithListing(u.id, 'active');
     expect(answer.companyId).toBeNull();
+    expect(answer.values).toEqual(['Pat Export', u.email]);
     expect(answer.files).toEqual([]);
     expect(answer.records.map((r: any) => [r.store, r.classId, r.instanceId, r.kind])).toEqual([
       ['state', 'PartnerUser', u.id, 'user'],

@@ -6,6 +6,7 @@
 import {
   exportedUserState,
   subjectUserId,
+  traceValues,
   USER_SECRET_FIELDS,
   userSubjectData,
 } from '../../classes/ProgramManagementUser/subject-data-rules';
@@ -93,6 +94,7 @@ describe('userSubjectData', () => {
       ],
       files: [],
       companyId: 'c-1',
+      values: ['Ann', 'ann@example.com'],
     });
   });
 
@@ -100,5 +102,14 @@ describe('userSubjectData', () => {
     const out = userSubjectData('u1', exportedUserState(state(null)), null);
     expect(out.companyId).toBeNull();
     expect(out.records.map((r) => r.store)).toEqual(['state']);
+  });
+});
+
+describe('traceValues', () => {
+  test('the name and the email, each once, none blank', () => {
+    const { user } = state();
+    expect(traceValues(user)).toEqual(['Ann', 'ann@example.com']);
+    expect(traceValues({ ...user, name: 'ann@example.com' })).toEqual(['ann@example.com']);
+    expect(traceValues({ ...user, name: ' ' })).toEqual(['ann@example.com']);
   });
 });

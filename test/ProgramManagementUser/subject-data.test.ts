@@ -96,6 +96,8 @@ describe('exportSubjectData', () => {
 
     const answer = await exportWithListing(u.id);
     expect(answer.companyId).toBe('c-1');
+    // the values by which DataSubject finds the user's traces outside the records (mails sent to it)
+    expect(answer.values).toEqual(['Cora Company', u.email]);
     expect(answer.files).toEqual([]);
     expect(answer.records.map((r: any) => [r.store, r.classId, r.instanceId, r.kind])).toEqual([
       ['state', 'ProgramManagementUser', u.id, 'user'],
