@@ -8,12 +8,14 @@
  * This file declares the methods and delegates to use-cases/; README.md has
  * the operations, choices and error codes.
  */
-import { ActorClass, client, Read, Static, Write, type StaticCtx } from '../../runtime';
-import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
+import { ActorClass, client, Internal, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData, type SubjectErasure } from '../_platform/personal-data';
 import { COMPANY_RECORDS } from '../_platform/scope';
 import type {
   AddNotificationInput,
   DeleteNotificationInput,
+  EraseInboxInput,
+  EraseSubjectDataInput,
   ExportSubjectDataInput,
   GetUnreadCountInput,
   ListUserNotificationsInput,
@@ -99,5 +101,21 @@ export class UserNotification {
   @Read({ access: ['class:UserNotification'], emptyWhenMissing: true })
   readInbox(ctx: UNReadCtx<ReadInboxInput>) {
     return subjectData.readInbox(ctx);
+  }
+
+  /**
+   * {subject, subjectCompanyId?, erasureId} → {records: items removed, files: 0}: the subject's inbox emptied for
+   * DataSubject's erasure; zeros for a partner user, an inbox never written, or one erased already. Written
+   * through eraseInbox: a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>): Promise<SubjectErasure> {
+    return subjectData.eraseSubjectData(ctx, client<typeof UserNotification>(ctx, 'UserNotification'));
+  }
+
+  /** → {removed}: every item of the inbox removed, for eraseSubjectData only. */
+  @Internal({ access: ['class:UserNotification'] })
+  eraseInbox(ctx: UNCtx<EraseInboxInput>) {
+    return subjectData.eraseInbox(ctx);
   }
 }

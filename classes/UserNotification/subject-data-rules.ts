@@ -1,7 +1,7 @@
 /**
- * What UserNotification gives a data subject's export
+ * What UserNotification gives a data subject's export and erasure
  * (classes/_platform/personal-data.ts), pure: which inbox is the subject's,
- * and the records its items become. Unit-tested in
+ * the records its items become, and the inbox once erased. Unit-tested in
  * test/UserNotification/subject-data-rules.test.ts.
  */
 import type { DeepReadonly } from '../../runtime';
@@ -41,4 +41,15 @@ export function inboxRecords(inboxId: string, items: DeepReadonly<NotificationIt
     kind: NOTIFICATION_KIND,
     data: structuredClone(item),
   }));
+}
+
+/**
+ * The inbox once its subject is erased: every item removed (each is a
+ * notification shown to the person, its content personal), `removed` how
+ * many. The inbox's owner (the subject's id, which names it) and its count of
+ * items dropped for the cap (a number that names nothing) stay; an erased
+ * inbox reads as empty to its owner.
+ */
+export function erasedInbox(items: DeepReadonly<NotificationItem[]>): { items: NotificationItem[]; removed: number } {
+  return { items: [], removed: items.length };
 }

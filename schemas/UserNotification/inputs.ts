@@ -13,6 +13,8 @@ export interface DeleteNotificationInput {
   notificationId: string;
 }
 
+export type EraseInboxInput = Record<string, never>;
+
 export interface EraseSubjectDataInput {
   subject: {
     type: 'member' | 'program_management_user' | 'partner_user';

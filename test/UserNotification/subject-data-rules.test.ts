@@ -1,9 +1,9 @@
 /**
- * UserNotification's part of a data subject's export, pure
- * (classes/UserNotification/subject-data-rules.ts): the subject's inbox id
- * and the records its items become.
+ * UserNotification's part of a data subject's export and erasure, pure
+ * (classes/UserNotification/subject-data-rules.ts): the subject's inbox id,
+ * the records its items become, and the inbox once erased.
  */
-import { inboxRecords, subjectInboxId } from '../../classes/UserNotification/subject-data-rules';
+import { erasedInbox, inboxRecords, subjectInboxId } from '../../classes/UserNotification/subject-data-rules';
 import type { NotificationItem } from '../../classes/UserNotification/types';
 
 const item = (id: string, extra: Partial<NotificationItem> = {}): NotificationItem => ({
@@ -56,5 +56,26 @@ describe('inboxRecords', () => {
 
   test('an empty inbox gives no record', () => {
     expect(inboxRecords('Mu1', [])).toEqual([]);
+  });
+});
+
+describe('erasedInbox', () => {
+  test('every item goes, whatever its status, and is counted', () => {
+    const items = [
+      item('a', { status: 'read', readAt: '2026-01-02T00:00:00.000Z' }),
+      item('b'),
+      item('c', { status: 'archived' }),
+    ];
+    expect(erasedInbox(items)).toEqual({ items: [], removed: 3 });
+  });
+
+  test('an empty inbox has nothing to remove', () => {
+    expect(erasedInbox([])).toEqual({ items: [], removed: 0 });
+  });
+
+  test('the items given are not changed', () => {
+    const items = Object.freeze([item('a')]);
+    erasedInbox(items);
+    expect(items).toHaveLength(1);
   });
 });
