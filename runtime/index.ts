@@ -18,7 +18,7 @@ export type { MethodKind } from './types/kinds';
 export type { RateLimit, RateLimitResult, RateLimits } from './types/limits';
 export type { MailMessage, MessageSender, SmsMessage } from './types/mail';
 export type { FieldError, MethodOptions } from './types/methods';
-export type { CatalogueMethod } from './types/ports';
+export type { CatalogueMethod, TraceEraser, TraceErasure, TraceStore } from './types/ports';
 export type { RoleDefinition, RolePublisher, RoleSnapshot } from './types/roles';
 export type { DeepReadonly, InstanceState, StateOf } from './types/state';
 export type { IssuedToken, TokenIssueRequest, TokenIssuer } from './types/tokens';

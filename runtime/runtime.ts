@@ -44,6 +44,8 @@ import {
 import { MessageDelivery } from './mail/delivery';
 import { DeadLetters } from './queue/dead-letters';
 import { openMessagePorts } from './mail/ports';
+import { SmsOutboxTransport } from './mail/sms-outbox';
+import { RuntimeTraces } from './traces';
 
 export { drainGraceMs, DRAIN_TIMEOUT_MS, ensureEmbeddedJwtSecret, stopDeadlineMs } from './process-settings';
 
@@ -261,6 +263,20 @@ export class Runtime {
       signer: new Signer(secret),
       roles: roleSource.publisher(),
       catalogue: () => registry.catalogue(),
+      traces: new RuntimeTraces({
+        redis,
+        keys: store.keys,
+        logger,
+        journalOf: (name) => registry.journal(name),
+        // built below (the queues need the dispatcher, which needs these ports); read at each erasure
+        parts: () => ({
+          callQueues: jobs.queues,
+          messages,
+          journals,
+          mailDir: messagePorts.mailbox?.dir,
+          smsOutbox: messagePorts.sms instanceof SmsOutboxTransport ? messagePorts.sms.file : undefined,
+        }),
+      }),
     };
     const projector = new Projector(store, documents, registry, logger, {
       ...config.projector,
