@@ -8,14 +8,16 @@
  * This file declares the methods and delegates to use-cases/; README.md has
  * the operations, the limits and their defaults, and the error codes.
  */
-import { ActorClass, client, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
-import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
+import { ActorClass, client, Internal, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData, type SubjectErasure } from '../_platform/personal-data';
 import { SHARED_DATA } from '../_platform/scope';
 import { otpConfigFrom } from './rules';
 import { otpKeyFrom } from './token';
 import type {
+  ClearRecordsInput,
   CreateOtpCheckRecordInput,
   CreateOtpRecordInput,
+  EraseSubjectDataInput,
   ExportSubjectDataInput,
   GetOtpRecordsInput,
   IssueOtpInput,
@@ -103,5 +105,25 @@ export class Otp {
   @Read({ access: ['class:Otp'], emptyWhenMissing: true })
   readOtpRecords(ctx: OtpReadCtx<ReadOtpRecordsInput>) {
     return subjectData.readOtpRecords(ctx);
+  }
+
+  /**
+   * {subject, subjectCompanyId?, erasureId} → {records: OTP records removed with their checks, files: 0}, for
+   * DataSubject's erasure; zeros for a partner user, an entity never issued one, or one cleared already. Written
+   * through clearRecords: a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>): Promise<SubjectErasure> {
+    return subjectData.eraseSubjectData(ctx, client<typeof Otp>(ctx, 'Otp'));
+  }
+
+  /**
+   * → {removed}: every OTP record of the entity and its checks removed. For this class's eraseSubjectData, and
+   * for the entity's own class (Member clears a member's self-registration codes, `Member_reg-<hash>`, in its
+   * own erasure); each class its own entities only (403 15001).
+   */
+  @Internal({ access: ['class:Otp', ...CALLERS] })
+  clearRecords(ctx: OtpCtx<ClearRecordsInput>) {
+    return subjectData.clearRecords(ctx);
   }
 }

@@ -1,7 +1,8 @@
 /**
- * What Otp gives a data subject's export (classes/_platform/personal-data.ts),
- * pure: which instance holds the subject's OTPs, what of a record is a secret
- * and left out, and the records the export gets. Unit-tested in
+ * What Otp gives a data subject's export and erasure
+ * (classes/_platform/personal-data.ts), pure: which instance holds the
+ * subject's OTPs, what of a record is a secret and left out, the records the
+ * export gets, and the entity's records once cleared. Unit-tested in
  * test/Otp/subject-data-rules.test.ts.
  */
 import type { DeepReadonly } from '../../runtime';
@@ -59,4 +60,16 @@ export function otpSubjectRecords(instanceId: string, records: DeepReadonly<Expo
     kind: OTP_RECORD_KIND,
     data: structuredClone(record) as ExportedOtpRecord,
   }));
+}
+
+/**
+ * The entity's records once cleared (an erasure): every OTP record goes with
+ * its whole history, since a check keeps who asked (`requestedBy`, an email
+ * typed, and `requesterDetails`: an IP address, a user agent) and a record its
+ * `additionalData`. `removed`: how many OTP records went, each with its checks
+ * (what the export counts as one record). The entity's class key and id stay:
+ * they are the instance's own id.
+ */
+export function clearedRecords(records: DeepReadonly<OtpRecord[]>): { records: OtpRecord[]; removed: number } {
+  return { records: [], removed: records.length };
 }

@@ -1,9 +1,11 @@
 /**
- * Otp's part of a data subject's export, pure (classes/Otp/subject-data-rules.ts):
- * the instance holding the subject's OTPs, the secret left out of a record,
- * and the records the export gets.
+ * Otp's part of a data subject's export and erasure, pure
+ * (classes/Otp/subject-data-rules.ts): the instance holding the subject's
+ * OTPs, the secret left out of a record, the records the export gets, and the
+ * records once cleared.
  */
 import {
+  clearedRecords,
   exportedOtpRecord,
   OTP_SECRET_FIELDS,
   otpSubjectRecords,
@@ -77,5 +79,22 @@ describe('otpSubjectRecords', () => {
       { store: 'otp', classId: 'Otp', instanceId: 'Member_m-1', kind: 'otpRecord', data: exported[0] },
       { store: 'otp', classId: 'Otp', instanceId: 'Member_m-1', kind: 'otpRecord', data: exported[1] },
     ]);
+  });
+});
+
+describe('clearedRecords', () => {
+  test('every record goes with its checks, counted one per OTP as the export counts them', () => {
+    const records = [record(), { ...record(), id: 'r2', history: [] }];
+    expect(clearedRecords(records)).toEqual({ records: [], removed: 2 });
+  });
+
+  test('nothing to clear: zero', () => {
+    expect(clearedRecords([])).toEqual({ records: [], removed: 0 });
+  });
+
+  test('the records given are not changed', () => {
+    const records = [record()];
+    clearedRecords(records);
+    expect(records[0]).toEqual(record());
   });
 });

@@ -1,0 +1,275 @@
+/**
+ * Otp.eraseSubjectData over real Redis and HTTP: the subject's OTP records
+ * and their checks removed for DataSubject's erasure (counted), who asked
+ * (email, IP address, user agent) nowhere in the stored state; zeros on a
+ * second call, for a partner user and for an entity never issued one (not
+ * created); other entities untouched; only DataSubject may ask; clearRecords
+ * is this class's and each entity class's for its own entities (Member clears
+ * the self-registration codes its erasure finds by email); a caller limited
+ * to a company erases only its company's subjects, by the company DataSubject
+ * hands over.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { startTestRuntime, type TestRuntime } from '../support/harness';
+import { uniqueProjectId } from '../support/redis';
+
+const root = projectRoot();
+let t: TestRuntime;
+
+beforeAll(async () => {
+  t = await startTestRuntime({
+    env: {
+      CLASS_DIRS: path.join(root, 'classes/Otp'),
+      SCHEMA_DIRS: path.join(root, 'schemas'),
+      OTP_SECRET: 'otp-test-secret-otp-test-secret-0123',
+    },
+  });
+});
+afterAll(() => t.stop());
+
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'x',
+  ...(tenant ? { tenant } : {}),
+});
+const answerValid = createAjv().compile(
+  JSON.parse(fs.readFileSync(path.join(root, 'schemas/Otp/eraseSubjectData.answer.json'), 'utf8')),
+);
+/** who asked, with values found nowhere else */
+const requester = {
+  requestedBy: 'wilhelmina.okonkwo@example.com',
+  requesterDetails: {
+    identity: 'anonymous',
+    userAgent: 'QuokkaBrowser/9.1 (erasure-test)',
+    ipAddress: '198.51.100.77',
+  },
+};
+const PERSONAL = ['wilhelmina', 'okonkwo', 'QuokkaBrowser', '198.51.100.77', 'invite-campaign-zx81'];
+
+/** an OTP issued, or a code checked, as the entity's own class does it */
+async function otpCall(classKey: string, method: string, entityId: string, body: Record<string, unknown>) {
+  const r = await t.rt.call(
+    'Otp',
+    method,
+    `${classKey}_${entityId}`,
+    { otpType: 'login', ...requester, ...body },
+    { identity: asClass(classKey), origin: 'class' },
+  );
+  expect(r.status).toBe(200);
+  return r.body as Record<string, any>;
+}
+const issue = (classKey: string, id: string, extra: Record<string, unknown> = {}) =>
+  otpCall(classKey, 'issueOtp', id, { tokenType: 'numeric', ...extra });
+const verify = (classKey: string, id: string, token: string) => otpCall(classKey, 'verifyOtp', id, { token });
+const wrong = (token: string) => String((Number(token) + 1) % 1_000_000).padStart(6, '0');
+
+/** eraseSubjectData as DataSubject calls it: the caller's company along when it has one, and the subject's */
+function eraseCall(type: string, id: string, tenant?: string, subjectCompanyId?: string | null) {
+  return t.rt.call(
+    'Otp',
+    'eraseSubjectData',
+    undefined,
+    {
+      subject: { type, id },
+      erasureId: 'erasure-1',
+      ...(subjectCompanyId !== undefined ? { subjectCompanyId } : {}),
+    },
+    { identity: asClass('DataSubject', tenant), origin: 'class' },
+  );
+}
+async function erase(
+  type: string,
+  id: string,
+  tenant?: string,
+  subjectCompanyId?: string | null,
+): Promise<Record<string, any>> {
+  const r = await eraseCall(type, id, tenant, subjectCompanyId);
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+
+async function stored(instanceId: string): Promise<{ json: string; version: number } | undefined> {
+  const s = await t.rt.store.read('Otp', instanceId);
+  return s ? { json: s.stateJson, version: s.version } : undefined;
+}
+async function storedRecords(instanceId: string): Promise<Record<string, any>[]> {
+  const s = await stored(instanceId);
+  return s ? ((JSON.parse(s.json).private.records ?? []) as Record<string, any>[]) : [];
+}
+
+describe('eraseSubjectData', () => {
+  test("a member's OTPs: every record and its checks removed and counted, who asked nowhere in the state", async () => {
+    const member = uniqueProjectId('m');
+    const login = await issue('Member', member, { additionalData: { source: 'invite-campaign-zx81' } });
+    await verify('Member', member, wrong(login.token));
+    await verify('Member', member, login.token);
+    await issue('Member', member, { otpType: 'password_reset', tokenType: 'alphanumeric' });
+    // a back-office user of the same id, and another member, are someone else
+    await issue('ProgramManagementUser', member);
+    const other = uniqueProjectId('m');
+    await issue('Member', other);
+    const before = (await stored(`Member_${member}`))!.json;
+    for (const value of PERSONAL) expect(before).toContain(value);
+
+    expect(await erase('member', member)).toEqual({ records: 2, files: 0 });
+
+    const after = await stored(`Member_${member}`);
+    for (const value of [...PERSONAL, login.otp.id, 'hmac-sha256']) expect(after!.json).not.toContain(value);
+    expect(JSON.parse(after!.json).private).toEqual({ classKey: 'Member', entityId: member, records: [] });
+    expect(await storedRecords(`ProgramManagementUser_${member}`)).toHaveLength(1);
+    expect(await storedRecords(`Member_${other}`)).toHaveLength(1);
+
+    // nothing left: a second call (a retry) answers zeros and writes nothing
+    expect(await erase('member', member)).toEqual({ records: 0, files: 0 });
+    expect((await stored(`Member_${member}`))!.version).toBe(after!.version);
+    // the export has nothing more to show
+    const exported = await t.rt.call(
+      'Otp',
+      'exportSubjectData',
+      undefined,
+      { subject: { type: 'member', id: member } },
+      { identity: asClass('DataSubject'), origin: 'class' },
+    );
+    expect(exported.body).toEqual({ records: [], files: [] });
+  });
+
+  test("a back-office user's OTPs are ProgramManagementUser_<id>", async () => {
+    const pm = uniqueProjectId('p');
+    const { token } = await issue('ProgramManagementUser', pm);
+    await verify('ProgramManagementUser', pm, token);
+    await issue('Member', pm);
+    expect(await erase('program_management_user', pm)).toEqual({ records: 1, files: 0 });
+    expect(await storedRecords(`ProgramManagementUser_${pm}`)).toEqual([]);
+    expect(await storedRecords(`Member_${pm}`)).toHaveLength(1);
+  });
+
+  test('zeros for a partner user, an entity never issued an OTP (not created), or an id no entity can have', async () => {
+    const someone = uniqueProjectId('x');
+    await issue('Member', someone);
+    expect(await erase('partner_user', someone)).toEqual({ records: 0, files: 0 });
+    expect(await erase('member', `id!${someone}`)).toEqual({ records: 0, files: 0 });
+    const fresh = uniqueProjectId('m');
+    expect(await erase('member', fresh)).toEqual({ records: 0, files: 0 });
+    expect(await t.rt.store.read('Otp', `Member_${fresh}`)).toBeUndefined();
+    expect(await storedRecords(`Member_${someone}`)).toHaveLength(1);
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: the classes that issue OTPs, users over HTTP and anonymous callers are refused', async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    const body = { subject: { type: 'member', id: member }, erasureId: 'e-1' };
+    for (const classId of ['Member', 'ProgramManagementUser', 'Otp']) {
+      await expect(
+        t.rt.call('Otp', 'eraseSubjectData', undefined, body, { identity: asClass(classId), origin: 'class' }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+    const url = `/${t.projectId}/CALL/Otp/eraseSubjectData`;
+    const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
+    const r = await t.post(url, body, pm);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    expect((await t.post(url, body)).status).toBe(401);
+    expect(await storedRecords(`Member_${member}`)).toHaveLength(1);
+  });
+
+  test("clearRecords: Member clears its own entities' codes (a self-registration's), never another class's", async () => {
+    // a member's self-registration codes live under Member_reg-<hash of the email>, which Member's erasure finds
+    const registration = `reg-${uniqueProjectId('h')}`;
+    await issue('Member', registration, { otpType: 'registration' });
+    const cleared = await t.rt.call(
+      'Otp',
+      'clearRecords',
+      `Member_${registration}`,
+      {},
+      {
+        identity: asClass('Member'),
+        origin: 'class',
+      },
+    );
+    expect(cleared.body).toEqual({ removed: 1 });
+    const json = (await stored(`Member_${registration}`))!.json;
+    for (const value of PERSONAL.slice(0, 4)) expect(json).not.toContain(value);
+    // again: nothing left
+    expect(
+      (
+        await t.rt.call(
+          'Otp',
+          'clearRecords',
+          `Member_${registration}`,
+          {},
+          {
+            identity: asClass('Member'),
+            origin: 'class',
+          },
+        )
+      ).body,
+    ).toEqual({ removed: 0 });
+    // an entity never issued a code is the runtime's unknown instance, and is not created
+    const never = `reg-${uniqueProjectId('h')}`;
+    await expect(
+      t.rt.call('Otp', 'clearRecords', `Member_${never}`, {}, { identity: asClass('Member'), origin: 'class' }),
+    ).rejects.toMatchObject({ code: 'UNKNOWN_INSTANCE' });
+    expect(await t.rt.store.read('Otp', `Member_${never}`)).toBeUndefined();
+
+    // a back-office user's codes are not Member's to clear
+    const pm = uniqueProjectId('p');
+    await issue('ProgramManagementUser', pm);
+    await expect(
+      t.rt.call(
+        'Otp',
+        'clearRecords',
+        `ProgramManagementUser_${pm}`,
+        {},
+        { identity: asClass('Member'), origin: 'class' },
+      ),
+    ).rejects.toMatchObject({ status: 403, code: 15001 });
+    expect(await storedRecords(`ProgramManagementUser_${pm}`)).toHaveLength(1);
+  });
+
+  test('clearRecords is for classes only: not DataSubject, not another class, not a user over HTTP', async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    for (const classId of ['DataSubject', 'UserNotification']) {
+      await expect(
+        t.rt.call('Otp', 'clearRecords', `Member_${member}`, {}, { identity: asClass(classId), origin: 'class' }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+    const pm = { authorization: `Bearer ${t.token('program_management_user', 'admin', ['super'])}` };
+    const r = await t.post(`/${t.projectId}/CALL/Otp/clearRecords/Member_${member}`, {}, pm);
+    expect(r.status).toBe(403);
+    expect(await storedRecords(`Member_${member}`)).toHaveLength(1);
+  });
+});
+
+describe('company scope', () => {
+  test("a caller limited to a company erases the OTPs of its company's subjects, by the company DataSubject hands over", async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    expect(await erase('member', member, 'c-1', 'c-1')).toEqual({ records: 1, files: 0 });
+    expect(await storedRecords(`Member_${member}`)).toEqual([]);
+  });
+
+  test("another company's subject, or a call naming no company, is refused 403 1023 and nothing goes", async () => {
+    const member = uniqueProjectId('m');
+    await issue('Member', member);
+    await issue('ProgramManagementUser', member);
+    for (const subjectCompanyId of ['c-2', null, undefined]) {
+      for (const type of ['member', 'program_management_user']) {
+        await expect(eraseCall(type, member, 'c-1', subjectCompanyId)).rejects.toMatchObject({
+          status: 403,
+          code: 1023,
+        });
+      }
+    }
+    expect(await storedRecords(`Member_${member}`)).toHaveLength(1);
+    expect(await storedRecords(`ProgramManagementUser_${member}`)).toHaveLength(1);
+    // a subject of whom the class keeps nothing is no refusal
+    expect(await erase('partner_user', member, 'c-1')).toEqual({ records: 0, files: 0 });
+  });
+});
