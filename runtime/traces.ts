@@ -104,6 +104,8 @@ export interface TraceEraserOptions {
   journalOf(name: string): MethodJournal | undefined;
   /** read at each erasure */
   parts(): TraceParts;
+  /** how many finished jobs, stream entries and message dead letters are read a page (tests make pages small) */
+  pages?: Partial<Record<'jobs' | 'entries' | 'letters', number>>;
 }
 
 /**
@@ -337,7 +339,15 @@ export class RuntimeTraces implements TraceEraser {
   /** erasures of this process, one after the other: each walks everything already */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly opts: TraceEraserOptions) {}
+  private readonly jobPage: number;
+  private readonly entryPage: number;
+  private readonly letterPage: number;
+
+  constructor(private readonly opts: TraceEraserOptions) {
+    this.jobPage = opts.pages?.jobs ?? JOB_PAGE;
+    this.entryPage = opts.pages?.entries ?? STREAM_PAGE;
+    this.letterPage = opts.pages?.letters ?? LIST_PAGE;
+  }
 
   forget(values: readonly string[]): Promise<TraceErasure> {
     const run = this.queue.then(() => this.erase(values));
@@ -381,8 +391,10 @@ export class RuntimeTraces implements TraceEraser {
       for (const state of ['completed', 'failed'] as const) {
         let start = 0;
         for (;;) {
-          const page = (await q.getJobs(state, start, start + JOB_PAGE - 1, false)).filter(Boolean) as Job[];
-          if (!page.length) break;
+          const read = await q.getJobs(state, start, start + this.jobPage - 1, false);
+          if (!read.length) break;
+          // a job removed between the listing and its read is listed without a job
+          const page = read.filter(Boolean) as Job[];
           let removedHere = 0;
           const outcomes = calls ? await Promise.all(page.map((job) => this.storedOutcome(job))) : [];
           for (let i = 0; i < page.length; i++) {
@@ -404,8 +416,8 @@ export class RuntimeTraces implements TraceEraser {
             if (outcome) await this.redactOutcome(outcome.key, outcome.raw);
           }
           // the pages after this one moved up by what it removed; a job finished meanwhile is read twice, harmlessly
-          start += page.length - removedHere;
-          if (page.length < JOB_PAGE) break;
+          start += read.length - removedHere;
+          if (read.length < this.jobPage) break;
         }
       }
       counts.jobEvents += await this.streamEntries(q.keys.events, needles);
@@ -448,11 +460,11 @@ export class RuntimeTraces implements TraceEraser {
     let removed = 0;
     let start = '-';
     for (;;) {
-      const rows = (await this.opts.redis.xrange(key, start, '+', 'COUNT', STREAM_PAGE)) as [string, string[]][];
+      const rows = (await this.opts.redis.xrange(key, start, '+', 'COUNT', this.entryPage)) as [string, string[]][];
       for (const [id, fields] of rows) {
         if (holdsAny(fieldText(fields), needles) && (await remove(id, fields))) removed++;
       }
-      if (rows.length < STREAM_PAGE) return removed;
+      if (rows.length < this.entryPage) return removed;
       start = `(${rows[rows.length - 1][0]}`;
     }
   }
@@ -529,7 +541,7 @@ export class RuntimeTraces implements TraceEraser {
     const removedIds = new Set<string>();
     let start = 0;
     for (;;) {
-      const page = await redis.lrange(messages.deadKey, start, start + LIST_PAGE - 1);
+      const page = await redis.lrange(messages.deadKey, start, start + this.letterPage - 1);
       if (!page.length) break;
       let removedHere = 0;
       for (const json of page) {
@@ -547,7 +559,7 @@ export class RuntimeTraces implements TraceEraser {
         }
       }
       start += page.length - removedHere;
-      if (page.length < LIST_PAGE) break;
+      if (page.length < this.letterPage) break;
     }
     return removedIds;
   }

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
-import { readableMail, traceNeedles } from '../../runtime/traces';
+import { RedisJournals } from '../../runtime/actor/journal';
+import { readableMail, RuntimeTraces, traceNeedles } from '../../runtime/traces';
 import type { TraceErasure } from '../../runtime';
 import { startSmtpSink, type SmtpSink } from '../mail/smtp-sink';
 import { startTestRuntime, TEST_API_KEY, waitFor, type TestRuntime } from '../support/harness';
@@ -67,6 +68,22 @@ const byStore = (counts: Partial<TraceErasure['byStore']>): TraceErasure['byStor
   smsOutbox: 0,
   ...counts,
 });
+
+/** the runtime's eraser with pages of 2, so a few records cross page boundaries */
+function smallPages(t: TestRuntime): RuntimeTraces {
+  return new RuntimeTraces({
+    redis: t.rt.redis,
+    keys: t.rt.store.keys,
+    logger: t.rt.logger,
+    journalOf: (name) => t.rt.registry.journal(name),
+    parts: () => ({
+      callQueues: t.rt.jobs.queues,
+      messages: t.rt.messages,
+      journals: new RedisJournals(t.rt.redis, t.projectId),
+    }),
+    pages: { jobs: 2, entries: 2, letters: 2 },
+  });
+}
 
 const lines = async (file: string) => (await fs.readFile(file, 'utf8')).split('\n').filter(Boolean);
 
@@ -253,6 +270,31 @@ describe('forgetting a person on a runtime with the embedded mail adapter', () =
     expect(await redis.get(elsewhere)).toContain(other);
     await redis.del(elsewhere);
   });
+
+  test('records on either side of page boundaries are all found, and only those', async () => {
+    const pager = `Pager-${uid}`;
+    const keeper = `Keeper-${uid}`;
+    const order = [pager, keeper, pager, pager, keeper, pager, keeper];
+    const jobs: string[] = [];
+    for (const note of order) jobs.push((await call(t, 'keep', 'p', { note })).body.jobId);
+    for (const subject of order) expect((await call(t, 'record', undefined, { subject })).status).toBe(200);
+    for (const id of jobs) await finished(t, id, 'completed');
+    const journal = `rt:{${t.projectId}:journal:trail}`;
+    const entries = async () => (await redis.xrange(journal, '-', '+')).map(([, f]) => JSON.parse(f[1]).data.subject);
+    await waitFor(async () => (await entries()).filter((s) => s === pager || s === keeper).length === 7, {
+      what: 'the journal entries written',
+    });
+
+    const erasure = await smallPages(t).forget([pager]);
+    expect(erasure.byStore).toEqual(byStore({ jobs: 4, jobEvents: 4, journals: 4 }));
+    for (let i = 0; i < order.length; i++)
+      expect({ job: i, kept: (await t.rt.jobs.getJob(jobs[i])) !== undefined }).toEqual({
+        job: i,
+        kept: order[i] === keeper,
+      });
+    expect((await entries()).filter((s) => s === pager || s === keeper)).toEqual([keeper, keeper, keeper]);
+    expect((await smallPages(t).forget([pager])).removed).toBe(0);
+  });
 });
 
 describe('work not done yet', () => {
@@ -320,6 +362,24 @@ describe('dead-lettered messages', () => {
     expect(await t.rt.messages.queue.getJob(mine)).toBeUndefined();
     // nothing left to send it again from
     expect(await t.rt.messages.retryDeadLetter(mine)).toBe(false);
+  });
+
+  test('letters on either side of page boundaries are all found, and only those', async () => {
+    const mine = `paged.${uid}@example.com`;
+    const order = [mine, otherEmail, mine, mine, otherEmail, mine];
+    const ids: string[] = [];
+    for (const to of order)
+      ids.push((await call(t, 'tell', 'p', { mail: { to: [to], subject: 'Hi', text: 'x' } })).body.mail);
+    await waitFor(
+      async () => {
+        const dead = new Set((await t.rt.messages.deadLetters(1000)).map((l) => l.id));
+        return ids.every((id) => dead.has(id));
+      },
+      { what: 'the mails dead-lettered' },
+    );
+    expect((await smallPages(t).forget([mine])).byStore).toMatchObject({ deadLetters: 4 });
+    const left = new Set((await t.rt.messages.deadLetters(1000)).map((l) => l.id));
+    expect(ids.map((id) => left.has(id))).toEqual(order.map((to) => to !== mine));
   });
 });
 
