@@ -109,8 +109,9 @@ export interface TraceEraserOptions {
 }
 
 /**
- * The strings an erasure looks for: each value kept (trimmed, at least
- * MIN_VALUE_CHARS long) as given and in the forms JSON writes it in.
+ * The strings an erasure looks for: each value of at least MIN_VALUE_CHARS
+ * characters (leading and trailing spaces aside), as given and in the forms
+ * JSON writes it in.
  */
 export function traceNeedles(values: readonly unknown[]): string[] {
   const needles = new Set<string>();
