@@ -4,7 +4,7 @@
  * shape of from/to), answers the filter/sort/page or throws a 400 LogManager
  * error for what a schema cannot say (a date that does not exist, from after to).
  */
-import type { FieldError, ListingSpec } from '../../runtime';
+import type { DeepReadonly, FieldError, ListingSpec } from '../../runtime';
 import type { GetLogEntriesInput } from '../../schemas/LogManager/inputs';
 import { escapeRegex, problemsText, type ListingQuery } from '../_platform/paging';
 import { logManagerError } from './errors';
@@ -14,11 +14,34 @@ import type { LogRecord } from './log-entry';
 export const SEARCH_SEPARATOR = '\u0001';
 
 /**
+ * Entity types whose entries are about a person other than their entity, and
+ * the additionalData key naming that person: a member's documents are logged
+ * with the document as entity and the member in `memberId`
+ * (_platform/entity-documents.ts). The listing carries that id as
+ * `subjectId`, so a data subject's export and erasure find these entries by
+ * the member's id (subject-data-rules.ts).
+ */
+export const SUBJECT_LINK_KEYS: Readonly<Record<string, string>> = Object.freeze({ member_document: 'memberId' });
+
+/** The id of the person an entry is about besides its entity (SUBJECT_LINK_KEYS), or undefined. */
+export function linkedSubjectId(
+  log: Pick<DeepReadonly<LogRecord>, 'entityType' | 'additionalData'>,
+): string | undefined {
+  if (!Object.hasOwn(SUBJECT_LINK_KEYS, log.entityType)) return undefined;
+  const key = SUBJECT_LINK_KEYS[log.entityType];
+  const data = log.additionalData;
+  const id = data && Object.hasOwn(data, key) ? data[key] : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
  * The listed view of a log entry (collection `logs`): what getLogEntries
  * filters and sorts on, and the keys and values of its field updates as one
  * string to search in. The full entry stays in the LogManager instance: a
  * page is read from there, so the listing copy (one per process with the
  * embedded document store) holds one string instead of every field update.
+ * `subjectId` (only on entries that have one: linkedSubjectId) is the person
+ * the entry is about when that is not its entity.
  */
 export function logListingDocument(log: LogRecord): Record<string, unknown> {
   const parts: string[] = [];
@@ -27,7 +50,7 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
     if (u.oldValue !== undefined) parts.push(u.oldValue);
     if (u.newValue !== undefined) parts.push(u.newValue);
   }
-  return {
+  const doc: Record<string, unknown> = {
     id: log.id,
     classId: log.classId,
     entityId: log.entityId,
@@ -42,6 +65,9 @@ export function logListingDocument(log: LogRecord): Record<string, unknown> {
     companyId: log.companyId ?? null,
     searchText: parts.join(SEARCH_SEPARATOR),
   };
+  const subjectId = linkedSubjectId(log);
+  if (subjectId !== undefined) doc.subjectId = subjectId;
+  return doc;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;

@@ -4,13 +4,17 @@
  * subject, how the `logs` listing finds them page after page, and the records
  * and files they become. Unit-tested in test/LogManager/subject-data-rules.test.ts.
  *
- * An entry names the subject when it logs a change of the subject itself (its
- * entity type and id) or when the subject made the change (its actor).
+ * An entry names the subject when it is about the subject (it logs a change of
+ * the subject itself, by its entity type and id, or of something the listing
+ * links to the subject: a member's documents, by `subjectId`) or when the
+ * subject made the change (its actor). The erasure (erasure-rules.ts) treats
+ * the two apart: the values of an entry about the subject go, an entry the
+ * subject made loses the actor's name.
  */
 import type { DeepReadonly, ListingSpec } from '../../runtime';
 import type { ActorType } from '../_platform/actor';
 import type { Subject, SubjectFile, SubjectRecord, SubjectType } from '../_platform/personal-data';
-import { LIST_LOG_ENTRIES } from './listing-rules';
+import { LIST_LOG_ENTRIES, linkedSubjectId } from './listing-rules';
 import type { LogRecord } from './log-entry';
 
 export const CLASS_ID = 'LogManager';
@@ -31,7 +35,7 @@ export const SUBJECT_PAGE_SIZE = 100;
 export const LIST_SUBJECT_LOG_ENTRIES: ListingSpec = {
   name: 'exportSubjectData',
   sort: { ...LIST_LOG_ENTRIES.sort },
-  filterSets: [['entityId'], ['actor.id']],
+  filterSets: [['entityId'], ['actor.id'], ['subjectId']],
 };
 
 /**
@@ -54,6 +58,17 @@ const SUBJECT_ENTITY_TYPES: Record<SubjectType, readonly string[]> = {
  * actor. The type is matched with the id, so a member and a user that happen
  * to share an id are not taken for each other.
  */
+/**
+ * The entity types whose entries are about a subject of a type although their
+ * entity is something else, found by the listing's `subjectId`
+ * (listing-rules.ts SUBJECT_LINK_KEYS): a member's documents.
+ */
+const SUBJECT_LINKED_TYPES: Record<SubjectType, readonly string[]> = {
+  member: ['member_document'],
+  program_management_user: [],
+  partner_user: [],
+};
+
 const SUBJECT_ACTOR_TYPES: Record<SubjectType, readonly ActorType[]> = {
   member: ['member'],
   program_management_user: ['program_management_user', 'developer'],
@@ -68,10 +83,15 @@ export function subjectActorTypes(type: SubjectType): readonly ActorType[] {
   return SUBJECT_ACTOR_TYPES[type];
 }
 
+export function subjectLinkedTypes(type: SubjectType): readonly string[] {
+  return SUBJECT_LINKED_TYPES[type];
+}
+
 /**
  * The filters of the `logs` listing that find the subject's entries, one per
- * index (LIST_SUBJECT_LOG_ENTRIES): entries of its entity, entries it made.
- * An entry found by both is one entry (the caller keeps each id once).
+ * index (LIST_SUBJECT_LOG_ENTRIES): entries of its entity, entries it made,
+ * entries linked to it (a member's documents). An entry found by several is
+ * one entry (the caller keeps each id once).
  */
 export function subjectLogFilters(subject: Subject): Record<string, unknown>[] {
   const filters: Record<string, unknown>[] = [
@@ -79,6 +99,8 @@ export function subjectLogFilters(subject: Subject): Record<string, unknown>[] {
   ];
   const actorTypes = subjectActorTypes(subject.type);
   if (actorTypes.length) filters.push({ 'actor.id': subject.id, 'actor.type': { $in: [...actorTypes] } });
+  const linked = subjectLinkedTypes(subject.type);
+  if (linked.length) filters.push({ subjectId: subject.id, entityType: { $in: [...linked] } });
   return filters;
 }
 
@@ -110,13 +132,25 @@ export function newestFirst(a: ListedEntryKey, b: ListedEntryKey): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+type StoredEntry = LogRecord | DeepReadonly<LogRecord>;
+
+/** Is the entry about the subject: a change of the subject itself, or of something linked to it (a member's document)? */
+export function entryIsAboutSubject(entry: StoredEntry, subject: Subject): boolean {
+  if (entry.entityId === subject.id && subjectEntityTypes(subject.type).includes(entry.entityType)) return true;
+  return subjectLinkedTypes(subject.type).includes(entry.entityType) && linkedSubjectId(entry) === subject.id;
+}
+
+/** Did the subject make the change the entry logs (its actor)? */
+export function entryMadeBySubject(entry: StoredEntry, subject: Subject): boolean {
+  return entry.actor.id === subject.id && subjectActorTypes(subject.type).includes(entry.actor.type);
+}
+
 /**
  * Does the stored entry name the subject? The listing is a projection; the
  * entry as its instance holds it decides (the same rule as subjectLogFilters).
  */
-export function entryNamesSubject(entry: DeepReadonly<LogRecord>, subject: Subject): boolean {
-  if (entry.entityId === subject.id && subjectEntityTypes(subject.type).includes(entry.entityType)) return true;
-  return entry.actor.id === subject.id && subjectActorTypes(subject.type).includes(entry.actor.type);
+export function entryNamesSubject(entry: StoredEntry, subject: Subject): boolean {
+  return entryIsAboutSubject(entry, subject) || entryMadeBySubject(entry, subject);
 }
 
 /**

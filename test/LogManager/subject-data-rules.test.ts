@@ -2,10 +2,12 @@
 import { EmbeddedDocumentStore } from '../../runtime/stream/embedded-document-store';
 import { collectionIndexes } from '../../runtime/stream/listing';
 import type { Subject } from '../../classes/_platform/personal-data';
-import { LIST_LOG_ENTRIES } from '../../classes/LogManager/listing-rules';
+import { linkedSubjectId, LIST_LOG_ENTRIES, logListingDocument } from '../../classes/LogManager/listing-rules';
 import type { LogRecord } from '../../classes/LogManager/log-entry';
 import {
   afterEntry,
+  entryIsAboutSubject,
+  entryMadeBySubject,
   entryNamesSubject,
   largeLogFile,
   LIST_SUBJECT_LOG_ENTRIES,
@@ -34,10 +36,11 @@ function entry(over: Partial<LogRecord> = {}): LogRecord {
 }
 
 describe('which entries name the subject', () => {
-  test('a member: entries of its record (entity type member) and entries it made (actor type member)', () => {
+  test('a member: entries of its record (entity type member), entries it made (actor type member) and entries of its documents', () => {
     expect(subjectLogFilters(member)).toEqual([
       { entityId: 'm-1', entityType: { $in: ['member'] } },
       { 'actor.id': 'm-1', 'actor.type': { $in: ['member'] } },
+      { subjectId: 'm-1', entityType: { $in: ['member_document'] } },
     ]);
     expect(entryNamesSubject(entry(), member)).toBe(true);
     expect(entryNamesSubject(entry({ entityId: 'x', actor: { id: 'm-1', type: 'member' } }), member)).toBe(true);
@@ -46,6 +49,30 @@ describe('which entries name the subject', () => {
     expect(
       entryNamesSubject(entry({ entityId: 'x', actor: { id: 'm-1', type: 'program_management_user' } }), member),
     ).toBe(false);
+  });
+
+  test("a member's documents: entries of entity type member_document naming the member in additionalData.memberId", () => {
+    const doc = (over: Partial<LogRecord>) =>
+      entry({ entityType: 'member_document', entityId: 'doc-1', additionalData: { memberId: 'm-1' }, ...over });
+    expect(entryNamesSubject(doc({}), member)).toBe(true);
+    expect(entryIsAboutSubject(doc({}), member)).toBe(true);
+    // another member's document, a link under another entity type, a back-office user with the member's id
+    expect(entryNamesSubject(doc({ additionalData: { memberId: 'm-2' } }), member)).toBe(false);
+    expect(entryNamesSubject(doc({ entityType: 'partner_document' }), member)).toBe(false);
+    expect(entryNamesSubject(doc({}), { type: 'program_management_user', id: 'm-1' })).toBe(false);
+    expect(entryNamesSubject(doc({ additionalData: {} }), member)).toBe(false);
+    // what the listing carries to find it by (listing-rules.ts)
+    expect(logListingDocument(doc({})).subjectId).toBe('m-1');
+    expect(linkedSubjectId(doc({ additionalData: { memberId: 7 } }))).toBeUndefined();
+    expect('subjectId' in logListingDocument(entry())).toBe(false);
+  });
+
+  test('about the subject and made by it are told apart (the erasure treats them apart)', () => {
+    const own = entry({ actor: { id: 'm-1', type: 'member' } });
+    expect([entryIsAboutSubject(own, member), entryMadeBySubject(own, member)]).toEqual([true, true]);
+    const other = entry({ entityId: 'm-2', actor: { id: 'm-1', type: 'member' } });
+    expect([entryIsAboutSubject(other, member), entryMadeBySubject(other, member)]).toEqual([false, true]);
+    expect([entryIsAboutSubject(entry(), member), entryMadeBySubject(entry(), member)]).toEqual([true, false]);
   });
 
   test('a back-office user: its record and password changes, and what it did as a user or as a developer', () => {
@@ -70,7 +97,7 @@ describe('which entries name the subject', () => {
 });
 
 describe('the walk through the logs listing', () => {
-  test("in getLogEntries's order, off an index for each filter (entity id, actor id)", () => {
+  test("in getLogEntries's order, off an index for each filter (entity id, actor id, linked subject id)", () => {
     expect(LIST_SUBJECT_LOG_ENTRIES.sort).toEqual(LIST_LOG_ENTRIES.sort);
     const keys = collectionIndexes('logs', {
       tenantField: 'companyId',
@@ -78,6 +105,7 @@ describe('the walk through the logs listing', () => {
     }).map((i) => i.keys);
     expect(keys).toContainEqual({ entityId: 1, timeStamp: -1, id: 1 });
     expect(keys).toContainEqual({ 'actor.id': 1, timeStamp: -1, id: 1 });
+    expect(keys).toContainEqual({ subjectId: 1, timeStamp: -1, id: 1 });
   });
 
   test('page after page from the last entry seen: every entry once, ties on the time stamp too, entries listed meanwhile neither repeated nor lost', async () => {
