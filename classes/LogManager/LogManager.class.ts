@@ -10,14 +10,15 @@
  * the projection) and puts the full values back.
  *
  * This file declares the methods and delegates: the bodies are in
- * use-cases/{record,read,listing,subject-data}.ts, the rules in log-entry.ts,
- * masking.ts, listing-rules.ts and subject-data-rules.ts. Calls between entries go through the typed
+ * use-cases/{record,read,listing,subject-data,erasure}.ts, the rules in log-entry.ts,
+ * masking.ts, listing-rules.ts, subject-data-rules.ts and erasure-rules.ts. Calls between entries go through the typed
  * client of this class (`entries`).
  */
 import {
   ActorClass,
   client,
   Init,
+  Internal,
   Read,
   Static,
   type BaseCtx,
@@ -29,6 +30,8 @@ import { ownedByCompany } from '../_platform/scope';
 import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
 import type {
   AddLogEntryInput,
+  EraseEntryInput,
+  EraseSubjectDataInput,
   ExportSubjectDataInput,
   GetLogEntriesInput,
   GetLogInput,
@@ -41,16 +44,18 @@ import * as recording from './use-cases/record';
 import * as reading from './use-cases/read';
 import * as listing from './use-cases/listing';
 import * as subjectData from './use-cases/subject-data';
+import * as erasure from './use-cases/erasure';
 
 /** the types other classes see of this one (they import this file's types only) */
 export type { LogManagerError as LogManagerErrorName } from './errors';
 
 /**
  * LogManager's typed client, as the use cases need it (addLogEntry creates an
- * entry's instance, the readers read them): the compiler checks that the
- * client derived from this class fits their interfaces.
+ * entry's instance, the readers read them, the erasure rewrites them): the
+ * compiler checks that the client derived from this class fits their
+ * interfaces.
  */
-const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.EntryReader =>
+const entries = (ctx: Pick<BaseCtx, 'call'>): recording.EntryRecorder & reading.EntryReader & erasure.EntryEraser =>
   client<typeof LogManager>(ctx, 'LogManager');
 
 @ActorClass<LogManagerState>({
@@ -118,5 +123,24 @@ export class LogManager {
   @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
   async exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>) {
     return subjectData.exportSubjectData(ctx, entries(ctx));
+  }
+
+  /**
+   * DataSubject's approved erasure of one data subject
+   * (classes/_platform/personal-data.ts): the entries exportSubjectData
+   * gives lose the subject's values (an entry about it: its field values and
+   * additionalData read `[erased]`, marked erasedBy/erasedAt, its LARGE_LOG
+   * file deleted) or its name (an entry it made). → {records, files}; zeros
+   * on a second call. Each entry is rewritten by its own instance (eraseEntry).
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  async eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>) {
+    return erasure.eraseSubjectData(ctx, entries(ctx));
+  }
+
+  /** One entry's part of eraseSubjectData: the entry decides on its own state what is left to erase (erasure-rules.ts). */
+  @Internal({ access: ['class:LogManager'] })
+  eraseEntry(ctx: Ctx<LogManagerState, EraseEntryInput>) {
+    return erasure.eraseEntry(ctx);
   }
 }

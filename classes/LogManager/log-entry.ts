@@ -39,6 +39,13 @@ export interface LogRecord {
   additionalData?: Record<string, unknown>;
   /** the company the logged entity belongs to (company scope: its company users see the entry) */
   companyId?: string;
+  /**
+   * The DataSubject erasure that anonymised this entry's values (an entry
+   * about the erased subject: erasure-rules.ts), and when: why its values
+   * read `[erased]`, and why its LARGE_LOG file is gone. Absent: never erased.
+   */
+  erasedBy?: string;
+  erasedAt?: string;
 }
 
 /** Content of a LARGE_LOG file: the full values of the entry's large field updates. */

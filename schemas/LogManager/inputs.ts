@@ -37,11 +37,35 @@ export interface AddLogEntryInput {
   ignore?: string[];
 }
 
+export interface EraseEntryInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+  erasureId: string;
+}
+
+export interface EraseSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
+  erasureId: string;
+}
+
 export interface ExportSubjectDataInput {
   subject: {
     type: 'member' | 'program_management_user' | 'partner_user';
     id: string;
   };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
 }
 
 export interface GetLogInput {

@@ -1,6 +1,7 @@
 /** Reading one entry: readEntry (the entry's instance, as stored) and getLog (with every value in full). */
-import { isUnknownInstance, type DeepReadonly, type ReadCtx, type StaticCtx } from '../../../runtime';
+import { isUnknownInstance, type BaseCtx, type DeepReadonly, type ReadCtx, type StaticCtx } from '../../../runtime';
 import { logManagerError } from '../errors';
+import { needsLargeFile } from '../erasure-rules';
 import { largeLogBlobName, LOG_ID_PATTERN, withFullValues, type LargeLogContent, type LogRecord } from '../log-entry';
 import type { GetLogInput } from '../../../schemas/LogManager/inputs';
 import type { LogManagerState, NoBody } from '../types';
@@ -27,7 +28,22 @@ export async function entryOrNull(entries: EntryReader, logId: string): Promise<
   }
 }
 
-/** One entry with every value in full (large values read back from their LARGE_LOG file). */
+/** The entry's LARGE_LOG content, or undefined when its file is missing or is not what `record` wrote. */
+export async function largeContentOf(
+  ctx: Pick<BaseCtx, 'ports'>,
+  record: Pick<DeepReadonly<LogRecord>, 'entityType' | 'entityId' | 'id'>,
+): Promise<LargeLogContent | undefined> {
+  const blob = await ctx.ports.blobs.get(largeLogBlobName(record.entityType, record.entityId, record.id));
+  let content: LargeLogContent | undefined;
+  try {
+    content = blob ? (JSON.parse(blob.data.toString('utf8')) as LargeLogContent) : undefined;
+  } catch {
+    content = undefined;
+  }
+  return content && Array.isArray(content.fieldUpdates) ? content : undefined;
+}
+
+/** One entry with every value in full (large values read back from their LARGE_LOG file, unless erased). */
 export async function getLog(ctx: StaticCtx<GetLogInput>, entries: EntryReader) {
   const { logId } = ctx.request.body;
   if (!logId) {
@@ -38,17 +54,12 @@ export async function getLog(ctx: StaticCtx<GetLogInput>, entries: EntryReader) 
   if (!LOG_ID_PATTERN.test(logId)) throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
   const record = await entryOrNull(entries, logId);
   if (!record) throw logManagerError('LOG_NOT_FOUND', `No log entry '${logId}'`);
-  if (!record.isLargeLog) return record;
+  // an erased entry's large values read ERASED inline and its file is gone: nothing to read back (erasure-rules.ts)
+  if (!needsLargeFile(record)) return record;
 
   const name = largeLogBlobName(record.entityType, record.entityId, record.id);
-  const blob = await ctx.ports.blobs.get(name);
-  let content: LargeLogContent | undefined;
-  try {
-    content = blob ? (JSON.parse(blob.data.toString('utf8')) as LargeLogContent) : undefined;
-  } catch {
-    content = undefined;
-  }
-  if (!content || !Array.isArray(content.fieldUpdates)) {
+  const content = await largeContentOf(ctx, record);
+  if (!content) {
     throw logManagerError(
       'LARGE_LOG_UNAVAILABLE',
       `The large values of log entry '${logId}' (${name}) are unavailable`,

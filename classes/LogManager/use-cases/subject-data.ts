@@ -8,6 +8,10 @@
  * The listing is a projection, so an entry written a moment before the call
  * may not be in it yet.
  *
+ * findSubjectEntries is the finding both exportSubjectData and
+ * eraseSubjectData (use-cases/erasure.ts) use: the same entries are exported
+ * and erased.
+ *
  * Company scope: the runtime filters the listing of a caller limited to a
  * company (DataSubject carries its caller's company) on the entries'
  * companyId, and checks each entry's instance against it again, so such a
@@ -15,9 +19,10 @@
  * data) are internal.
  */
 import type { DeepReadonly, StaticCtx } from '../../../runtime';
-import type { SubjectData, SubjectFile, SubjectRecord } from '../../_platform/personal-data';
+import type { Subject, SubjectData, SubjectFile, SubjectRecord } from '../../_platform/personal-data';
 import type { ExportSubjectDataInput } from '../../../schemas/LogManager/inputs';
 import { logManagerError } from '../errors';
+import { needsLargeFile } from '../erasure-rules';
 import { largeLogBlobName, type LogRecord } from '../log-entry';
 import {
   afterEntry,
@@ -75,27 +80,42 @@ async function largeFile(ctx: StaticCtx<unknown>, entry: DeepReadonly<LogRecord>
   return largeLogFile(entry.id, name, blob.data);
 }
 
-/** → {records: the subject's entries, newest first; files: their LARGE_LOG files}; empty lists for a subject with none. */
-export async function exportSubjectData(
-  ctx: StaticCtx<ExportSubjectDataInput>,
+/**
+ * The entries that name the subject, as their instances hold them, newest
+ * first: found through the listing (every filter of subjectLogFilters, each
+ * id once), read a page's worth of instances at a time (as getLogEntries reads
+ * a page), and kept when the stored entry names the subject (the listing is a
+ * projection). What the export gives and what the erasure erases.
+ */
+export async function findSubjectEntries(
+  ctx: StaticCtx<unknown>,
   entries: EntryReader,
-): Promise<SubjectData> {
-  const { subject } = ctx.request.body;
+  subject: Subject,
+): Promise<DeepReadonly<LogRecord>[]> {
   const ids = new Set<string>();
   for (const filter of subjectLogFilters(subject)) for (const id of await listedIds(ctx, filter)) ids.add(id);
-
-  const records: SubjectRecord[] = [];
-  const files: SubjectFile[] = [];
   const found: DeepReadonly<LogRecord>[] = [];
   const all = [...ids];
-  // a page's worth of instances at a time, as getLogEntries reads a page
   for (let i = 0; i < all.length; i += SUBJECT_PAGE_SIZE) {
     const read = await Promise.all(all.slice(i, i + SUBJECT_PAGE_SIZE).map((id) => entryOrNull(entries, id)));
     for (const entry of read) if (entry && entryNamesSubject(entry, subject)) found.push(entry);
   }
-  found.sort(newestFirst);
-  for (const entry of found) records.push(logEntryRecord(entry));
-  const large = found.filter((e) => e.isLargeLog);
+  return found.sort(newestFirst);
+}
+
+/**
+ * → {records: the subject's entries, newest first; files: their LARGE_LOG
+ * files}; empty lists for a subject with none. An erased entry has no file
+ * left (its values read ERASED inline): it is given as stored.
+ */
+export async function exportSubjectData(
+  ctx: StaticCtx<ExportSubjectDataInput>,
+  entries: EntryReader,
+): Promise<SubjectData> {
+  const found = await findSubjectEntries(ctx, entries, ctx.request.body.subject);
+  const records: SubjectRecord[] = found.map(logEntryRecord);
+  const files: SubjectFile[] = [];
+  const large = found.filter(needsLargeFile);
   for (let i = 0; i < large.length; i += SUBJECT_PAGE_SIZE) {
     files.push(...(await Promise.all(large.slice(i, i + SUBJECT_PAGE_SIZE).map((e) => largeFile(ctx, e)))));
   }
