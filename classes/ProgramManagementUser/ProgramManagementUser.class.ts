@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ActorClass, client, Init, Internal, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
-import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
+import { SUBJECT_DATA_ACCESS, type SubjectData, type SubjectErasure } from '../_platform/personal-data';
 import { ownedByCompany } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_USERS, userDocument, USERS_COLLECTION } from './rules';
@@ -28,6 +28,8 @@ import type {
   CompleteInvitationInput,
   CreateUserInput,
   DiscoverAuthMethodInput,
+  EraseSubjectDataInput,
+  EraseUserInput,
   ExportSubjectDataInput,
   ListUsersInput,
   LoginInput,
@@ -248,5 +250,21 @@ export class ProgramManagementUser {
   @Read({ access: [SELF], schema: 'empty' })
   readUserState(ctx: UserReadCtx) {
     return subjectData.readUserState(ctx);
+  }
+
+  /**
+   * {subject, erasureId} → {records, files: 0}: a back-office user erased for DataSubject's erasure (personal values
+   * ERASED, credentials and waiting change gone, `inactive`, email released, sessions ended, marked erased); zeros
+   * for other subjects or a user erased before; 404 4022 for an unknown user. Written through eraseUser.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>): Promise<SubjectErasure> {
+    return subjectData.eraseSubjectData(ctx, client<typeof ProgramManagementUser>(ctx, 'ProgramManagementUser'));
+  }
+
+  /** {erasureId} → {erased}: the user's state erased, for eraseSubjectData only. */
+  @Internal({ access: [SELF] })
+  eraseUser(ctx: UserCtx<EraseUserInput>) {
+    return subjectData.eraseUser(ctx);
   }
 }

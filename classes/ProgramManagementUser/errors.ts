@@ -52,6 +52,8 @@ export const UserErrors = {
   PM_USER_OUTSIDE_COMPANY: { code: 4021, status: 403 },
   /** exportSubjectData: the subject names no back-office user */
   PM_USER_NOT_FOUND: { code: 4022, status: 404 },
+  /** the user was erased (DataSubject): it takes no change, approval callback or sign-in write any more */
+  PM_USER_ERASED: { code: 4023, status: 410 },
 } as const;
 
 export type UserErrorName = keyof typeof UserErrors;

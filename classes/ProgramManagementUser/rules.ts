@@ -17,6 +17,7 @@ import {
   type UserStatus,
 } from './types';
 import type { CreateUserInput, ListUsersInput, UpdateUserInput } from '../../schemas/ProgramManagementUser/inputs';
+import { isErased } from './subject-data-rules';
 
 export const USERS_COLLECTION = 'programManagementUsers';
 /** the lookup key naming a user by its (lower-cased) email */
@@ -270,11 +271,12 @@ export function permissionsOf(
  * What the authorizer takes from the stored user (runtime identitySource):
  * only an `active` user is active; its roles, its company as tenant for a
  * company user, its developer flag, and the instant before which tokens
- * are refused (a password change or reset).
+ * are refused (a password change or reset). An erased user is no one's
+ * session, whatever its status.
  */
 export function identityOf(s: DeepReadonly<Partial<UserState>>): ResolvedIdentity {
   const u = s.user;
-  if (!u) return { active: false, roles: [] };
+  if (!u || isErased(u)) return { active: false, roles: [] };
   return {
     active: u.status === 'active',
     roles: [...u.roles],
@@ -286,12 +288,14 @@ export function identityOf(s: DeepReadonly<Partial<UserState>>): ResolvedIdentit
 
 /** May this user sign in with email and password (login, checkOtp, resendOtp, sendPasswordResetEmail, resetPassword)? */
 export function mayUsePassword(u: DeepReadonly<ProgramManagementUserRecord> | undefined | null): boolean {
-  return Boolean(u && u.status === 'active' && u.loginMethod === 'email_password');
+  return Boolean(u && !isErased(u) && u.status === 'active' && u.loginMethod === 'email_password');
 }
 
 /** May this user accept an invitation (set its first password)? Created, approved (invited), not yet accepted. */
 export function mayAcceptInvitation(u: DeepReadonly<ProgramManagementUserRecord> | undefined | null): boolean {
-  return Boolean(u && u.status === 'pending' && u.loginMethod === 'email_password' && u.invitedAt && !u.acceptedAt);
+  return Boolean(
+    u && !isErased(u) && u.status === 'pending' && u.loginMethod === 'email_password' && u.invitedAt && !u.acceptedAt,
+  );
 }
 
 /**
@@ -301,7 +305,10 @@ export function mayAcceptInvitation(u: DeepReadonly<ProgramManagementUserRecord>
  */
 export function mayUseSso(u: DeepReadonly<ProgramManagementUserRecord> | undefined | null): boolean {
   return Boolean(
-    u && u.loginMethod === 'sso' && (u.status === 'active' || (u.status === 'pending' && u.invitedAt && !u.acceptedAt)),
+    u &&
+    !isErased(u) &&
+    u.loginMethod === 'sso' &&
+    (u.status === 'active' || (u.status === 'pending' && u.invitedAt && !u.acceptedAt)),
   );
 }
 
@@ -328,7 +335,9 @@ export function userDocument(
     acceptedAt: u.acceptedAt,
     lastLoginAt: u.lastLoginAt,
     pendingApproval: pending ?? null,
+    // an erased user's name and email are ERASED already, so its search column holds no value either
     search: `${u.name} ${u.email}`.toLowerCase(),
+    ...(u.erasedAt ? { erasedAt: u.erasedAt } : {}),
   };
 }
 

@@ -1,14 +1,14 @@
 /**
- * What ProgramManagementUser gives a data subject's export
+ * What ProgramManagementUser gives a data subject's export and erasure
  * (classes/_platform/personal-data.ts), pure: the instance of a subject,
- * what of a user's state is a secret and left out, and the records and
- * company the export gets. Unit-tested in
+ * what of a user's state is a secret and left out, the records and company
+ * the export gets, and the user's state once erased. Unit-tested in
  * test/ProgramManagementUser/subject-data-rules.test.ts.
  */
 import type { DeepReadonly } from '../../runtime';
 import { listedDocument } from '../_platform/paging';
-import type { Subject, SubjectData, SubjectRecord } from '../_platform/personal-data';
-import type { Credentials, UserState } from './types';
+import { ERASED, type Subject, type SubjectData, type SubjectRecord } from '../_platform/personal-data';
+import type { Credentials, ProgramManagementUserRecord, UserState } from './types';
 
 export const CLASS_ID = 'ProgramManagementUser';
 /** the kind of the user's state in the export */
@@ -51,7 +51,8 @@ export function exportedUserState(state: DeepReadonly<UserState>): ExportedUserS
  */
 export function traceValues(user: DeepReadonly<UserState['user']>): string[] {
   const values = [user.name, user.email];
-  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== ''))];
+  // an erased user has none left: ERASED is no one's value, and would find every erased person's traces
+  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
 }
 
 /**
@@ -77,4 +78,69 @@ export function userSubjectData(
     });
   }
   return { records, files: [], companyId: state.user.companyId ?? null, values: traceValues(state.user) };
+}
+
+/** Has DataSubject erased this user? */
+export function isErased(
+  user: DeepReadonly<Pick<ProgramManagementUserRecord, 'erasedAt'>> | null | undefined,
+): boolean {
+  return typeof user?.erasedAt === 'string';
+}
+
+/** The record's personal values, which an erasure replaces with ERASED (both are required strings). */
+export const ERASED_USER_FIELDS = ['name', 'email'] as const;
+
+/**
+ * The user's state once erased by DataSubject's request `erasureId` at `at`:
+ *  - the personal values (`name`, `email`) become ERASED; the record keeps
+ *    what names nobody (its id, type, company, sign-in method, roles,
+ *    developer flag, who created it and when), so the fact of the account stays
+ *    and company scope still applies to it;
+ *  - what tells of the person's own use of it goes: when it was invited,
+ *    accepted the invitation and last signed in;
+ *  - the password hash and its change time go, and so does a change waiting
+ *    for an approval (the requested values are the person's too; the approval
+ *    record itself is ApprovalManager's to erase);
+ *  - `inactive`, so it neither signs in nor holds its email, and sessions
+ *    issued before now are refused (`sessionsValidAfter`);
+ *  - marked `erasedAt`, `erasureId`: no write reaches it any more.
+ * The last review keeps its approval, action, outcome, reviewer and time (the
+ * redelivery guard and the facts), not its free-text reason.
+ */
+export function erasedUserState(state: DeepReadonly<UserState>, erasureId: string, at: string): UserState {
+  const copy = structuredClone(state) as UserState;
+  let lastReview = copy.lastReview ?? null;
+  if (lastReview) {
+    const { reason: _reason, ...rest } = lastReview;
+    lastReview = rest;
+  }
+  return {
+    user: {
+      ...copy.user,
+      name: ERASED,
+      email: ERASED,
+      status: 'inactive',
+      invitedAt: null,
+      acceptedAt: null,
+      lastLoginAt: null,
+      updatedAt: at,
+      erasedAt: at,
+      erasureId,
+    },
+    credentials: { passwordHash: null, passwordChangedAt: null },
+    pendingApproval: null,
+    lastSettledApprovalId: copy.lastSettledApprovalId ?? null,
+    lastReview,
+    sessionsValidAfter: at,
+  };
+}
+
+/**
+ * What eraseSubjectData counts: the user's state and, when one is streamed, its
+ * listing document (re-projected from the erased state by the commit); nothing
+ * when the user was erased before.
+ */
+export function erasedRecordCount(erasedNow: boolean, listed: boolean): number {
+  if (!erasedNow) return 0;
+  return listed ? 2 : 1;
 }

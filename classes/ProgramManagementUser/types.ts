@@ -42,6 +42,14 @@ export interface ProgramManagementUserRecord {
   /** when the user accepted the invitation (email_password) or first signed in by SSO */
   acceptedAt: string | null;
   lastLoginAt: string | null;
+  /**
+   * When the user was erased (DataSubject's approved erasure: its personal
+   * values are ERASED, it is `inactive` and takes no change any more); absent
+   * for every user not erased.
+   */
+  erasedAt?: string;
+  /** the DataSubject request that erased it */
+  erasureId?: string;
 }
 
 /** What the user's sessions depend on, never answered nor logged. */

@@ -11,6 +11,7 @@ import { holdingOf, type HeldRole } from '../../_platform/permissions';
 import type { RoleManager } from '../../RoleManager/RoleManager.class';
 import { userError } from '../errors';
 import { companyRefusal, privilegeRefusal, unknownRoles, type UserChange } from '../rules';
+import { isErased } from '../subject-data-rules';
 import type { ProgramManagementUserClassState, ProgramManagementUserRecord, UserState } from '../types';
 
 /** a ProgramManagementUser write's context: one user's state, and the method's body `I` */
@@ -30,9 +31,22 @@ export const ENTITY_TYPE = 'programManagementUser';
 
 export const now = () => new Date().toISOString();
 
-/** The user's state to change. */
+/**
+ * The user's state to change. Every write of a user reaches its state through
+ * here, so an erased user (DataSubject) is refused them all in one place:
+ * 410 4023, whatever the write (a change, an approval callback, a sign-in
+ * step). Only the erasure itself reads the state without it.
+ */
 export function st(ctx: UserCtx<unknown>): UserState {
-  return ctx.state.private;
+  const s = ctx.state.private;
+  if (isErased(s.user)) {
+    throw userError(
+      'PM_USER_ERASED',
+      `User ${s.user.id} was erased (erasure ${s.user.erasureId ?? 'unknown'}): it takes no change any more`,
+      { id: s.user.id, erasureId: s.user.erasureId ?? null },
+    );
+  }
+  return s;
 }
 
 /** 409 4003: the user waits for an approval. */

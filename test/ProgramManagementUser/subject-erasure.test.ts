@@ -1,0 +1,361 @@
+/**
+ * ProgramManagementUser.eraseSubjectData over real Redis and HTTP: a
+ * back-office user erased for DataSubject's erasure (its name and email
+ * ERASED, its password hash, invitation and waiting change gone, `inactive`,
+ * its email released, marked erased), its listing document re-projected
+ * without a value, an audit entry of the fact without one; its sessions ended
+ * (its access token and refresh token stop working), it cannot sign in and
+ * every later write is refused 410 4023; zeros on a second call and for other
+ * subjects, 404 4022 for an unknown user; other users untouched; only
+ * DataSubject may ask, only this class reaches eraseUser; the company scope of
+ * the class applies to a caller limited to a company.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot, type Identity } from '../../runtime';
+import { createAjv } from '../../runtime/actor/validation';
+import { seedProgram } from '../Member/support';
+import { waitFor } from '../support/harness';
+import {
+  acceptInvitation,
+  auth,
+  call,
+  createApprovedUser,
+  PASSWORD,
+  settled,
+  signIn,
+  startPmRuntime,
+  uid,
+  type CreatedUser,
+  type PmRuntime,
+} from './support';
+
+/**
+ * Every class of the service but DataSubject: the test plays DataSubject itself (a class identity), so the
+ * method is tested on its own, whatever state the caller's class is in.
+ */
+const CLASS_DIRS = fs
+  .readdirSync(path.join(projectRoot(), 'classes'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !d.name.startsWith('_') && d.name !== 'DataSubject')
+  .map((d) => `classes/${d.name}`)
+  .join(',');
+
+let p: PmRuntime;
+beforeAll(async () => {
+  p = await startPmRuntime({ CLASS_DIRS });
+  await seedProgram(p.t);
+});
+afterAll(() => p.stop());
+
+const COLLECTION = 'programManagementUsers';
+const asClass = (classId: string, tenant?: string): Identity => ({
+  type: 'class',
+  classId,
+  instanceId: 'x',
+  ...(tenant ? { tenant } : {}),
+});
+const answerValid = createAjv().compile(
+  JSON.parse(
+    fs.readFileSync(path.join(projectRoot(), 'schemas/ProgramManagementUser/eraseSubjectData.answer.json'), 'utf8'),
+  ),
+);
+
+/** eraseSubjectData as DataSubject calls it (its caller's company along when it has one) */
+function eraseCall(type: string, id: string, tenant?: string) {
+  return p.t.rt.call(
+    'ProgramManagementUser',
+    'eraseSubjectData',
+    undefined,
+    { subject: { type, id }, erasureId: 'erasure-7' },
+    { identity: asClass('DataSubject', tenant), origin: 'class' },
+  );
+}
+async function erase(type: string, id: string, tenant?: string): Promise<Record<string, any>> {
+  const r = await eraseCall(type, id, tenant);
+  expect(r.status).toBe(200);
+  expect(answerValid(r.body)).toBe(true);
+  return r.body as Record<string, any>;
+}
+
+async function stored(id: string): Promise<{ json: string; version: number; state: Record<string, any> }> {
+  const s = await p.t.rt.store.read('ProgramManagementUser', id);
+  return { json: s!.stateJson, version: s!.version, state: JSON.parse(s!.stateJson).private };
+}
+const emailHolder = (address: string) => p.t.rt.store.resolveLookup('ProgramManagementUser', 'email', address);
+
+/** the user's listing document once `ok` holds of it */
+function listedWhen(id: string, ok: (doc: Record<string, any>) => boolean, what: string) {
+  return waitFor(
+    async () => {
+      const doc = (await p.t.rt.documents.get(COLLECTION, id)) as Record<string, any> | null;
+      return doc && ok(doc) ? doc : undefined;
+    },
+    { what: `listing document of ${id}: ${what}` },
+  );
+}
+
+/** a company user with distinctive values, signed in: its session */
+async function signedInUser(name: string, companyId = 'c-1') {
+  const u = await createApprovedUser(p, { type: 'company', companyId, name, email: `${uid('zq')}@erasure.example` });
+  await acceptInvitation(p, u);
+  const session = await signIn(p, u);
+  await listedWhen(u.id, (d) => d.lastLoginAt !== null, 'signed in');
+  return { u, session };
+}
+
+describe('eraseSubjectData', () => {
+  test('a signed-in user: its values nowhere in its state or listing document, its email released, marked erased', async () => {
+    const name = 'Theodora Vanterpool-Ashgrove';
+    const { u } = await signedInUser(name);
+    const before = await stored(u.id);
+    expect(before.state.credentials.passwordHash).toEqual(expect.any(String));
+    const other = await createApprovedUser(p, { name: 'Ola Unrelated' });
+
+    expect(await erase('program_management_user', u.id)).toEqual({ records: 2, files: 0 });
+
+    const after = await stored(u.id);
+    for (const value of ['Theodora', 'Vanterpool', u.email, before.state.credentials.passwordHash])
+      expect(after.json).not.toContain(value);
+    expect(after.state.user).toEqual({
+      ...before.state.user,
+      name: '[erased]',
+      email: '[erased]',
+      status: 'inactive',
+      invitedAt: null,
+      acceptedAt: null,
+      lastLoginAt: null,
+      updatedAt: expect.any(String),
+      erasedAt: expect.any(String),
+      erasureId: 'erasure-7',
+    });
+    expect(after.state.credentials).toEqual({ passwordHash: null, passwordChangedAt: null });
+    expect(after.state.pendingApproval).toBeNull();
+    expect(after.state.sessionsValidAfter).toBe(after.state.user.erasedAt);
+    // the email is released: nobody holds it, and a new user may have it
+    expect(await emailHolder(u.email)).toBeUndefined();
+
+    // the listing document is re-projected from the erased state: no value, in its search column neither
+    const doc = await listedWhen(u.id, (d) => d.status === 'inactive', 'erased');
+    expect(doc).toMatchObject({ name: '[erased]', email: '[erased]', search: '[erased] [erased]' });
+    expect(doc.erasedAt).toBe(after.state.user.erasedAt);
+    for (const value of ['theodora', 'vanterpool', u.email]) expect(JSON.stringify(doc)).not.toContain(value);
+    const listed = await call(p.t, 'listUsers', undefined, { search: 'vanterpool' }, p.admin);
+    expect(listed.body.totalCount).toBe(0);
+
+    // the erasure's audit entry says what happened and holds no personal value
+    const entry = await waitFor(
+      async () => {
+        const found = await p.t.rt.documents.find<Record<string, any>>('logs', { entityId: u.id });
+        return found.items.find((d) => String(d.searchText).includes('erasedAt'));
+      },
+      { what: `the erasure's audit entry of ${u.id}` },
+    );
+    const logState = (await p.t.rt.store.read('LogManager', entry.id))!.stateJson;
+    expect(logState).toContain('subject_erasure');
+    for (const value of ['Theodora', 'Vanterpool', u.email]) expect(logState).not.toContain(value);
+
+    // a second call (a retry) finds nothing left: zeros, nothing written
+    expect(await erase('program_management_user', u.id)).toEqual({ records: 0, files: 0 });
+    expect((await stored(u.id)).version).toBe(after.version);
+
+    // the account's facts stay readable; its export has no trace values left
+    const got = await call(p.t, 'getUser', u.id, {}, p.admin);
+    expect(got.body.user).toMatchObject({ id: u.id, name: '[erased]', erasureId: 'erasure-7' });
+    const exported = await p.t.rt.call(
+      'ProgramManagementUser',
+      'exportSubjectData',
+      undefined,
+      { subject: { type: 'program_management_user', id: u.id } },
+      { identity: asClass('DataSubject'), origin: 'class' },
+    );
+    expect(exported.body.values).toEqual([]);
+
+    // another user is untouched
+    expect((await stored(other.id)).state.user).toMatchObject({ name: 'Ola Unrelated', email: other.email });
+    expect(await emailHolder(other.email)).toBe(other.id);
+
+    // the freed email may be given to a new user
+    const again = await createApprovedUser(p, { email: u.email, name: 'Someone New' });
+    expect(await emailHolder(u.email)).toBe(again.id);
+  });
+
+  test('its sessions end: its access token and refresh token stop working, and it cannot sign in again', async () => {
+    const { u, session } = await signedInUser('Leopold Quixby-Marchetti');
+    const permissions = () => call(p.t, 'getPermissions', u.id, {}, auth(session.accessToken));
+    expect((await permissions()).status).toBe(200);
+    expect(await p.t.rt.sessions.list(u.id, 'program_management_user')).not.toEqual([]);
+
+    await erase('program_management_user', u.id);
+
+    expect((await permissions()).status).toBe(401);
+    expect(await p.t.rt.sessions.list(u.id, 'program_management_user')).toEqual([]);
+    const refreshed = await p.t.post(`/${p.t.projectId}/auth/refresh`, { refreshToken: session.refreshToken });
+    expect(refreshed.status).toBe(401);
+    // the email and password no longer sign anyone in, and no code is sent
+    const login = await call(p.t, 'login', undefined, { email: u.email, password: PASSWORD });
+    expect([login.status, login.body.code]).toEqual([401, 4013]);
+    const reset = await call(p.t, 'sendPasswordResetEmail', undefined, { email: u.email });
+    expect(reset.status).toBe(202);
+    // its identity answers inactive, with no roles
+    const identity = await p.t.rt.call(
+      'ProgramManagementUser',
+      'resolveIdentity',
+      u.id,
+      {},
+      {
+        identity: asClass('ProgramManagementUser'),
+        origin: 'class',
+      },
+    );
+    expect(identity.body).toMatchObject({ active: false, roles: [] });
+  });
+
+  test('every later write is refused 410 4023: changes, approval callbacks, sign-in steps', async () => {
+    const u = await createApprovedUser(p, { name: 'Ximena Erasable' });
+    // a change waiting for its approval when the erasure comes
+    const waiting = await call(p.t, 'updateUser', u.id, { name: 'Ximena Renamed' }, p.admin);
+    expect(waiting.status).toBe(200);
+    const approvalId = waiting.body.pendingApproval.id as string;
+
+    await erase('program_management_user', u.id);
+    const erased = await stored(u.id);
+    expect(erased.state.pendingApproval).toBeNull();
+    expect(erased.json).not.toContain('Ximena');
+
+    const refused = { status: 410, body: expect.objectContaining({ code: 4023, classId: 'ProgramManagementUser' }) };
+    expect(await call(p.t, 'updateUser', u.id, { name: 'Back Again' }, p.admin)).toMatchObject(refused);
+    expect(await call(p.t, 'updateUserStatus', u.id, { status: 'active' }, p.admin)).toMatchObject(refused);
+    const self = asClass('ProgramManagementUser');
+    const writes: [string, Record<string, unknown>][] = [
+      ['recordSignIn', { at: new Date().toISOString() }],
+      ['setPassword', { passwordHash: 'scrypt$x', reason: 'reset' }],
+      ['completeInvitation', { passwordHash: 'scrypt$x' }],
+      ['completeSso', { at: new Date().toISOString() }],
+    ];
+    for (const [method, body] of writes) {
+      await expect(
+        p.t.rt.call('ProgramManagementUser', method, u.id, body, { identity: self, origin: 'class' }),
+      ).rejects.toMatchObject({ status: 410, code: 4023 });
+    }
+    // the approval callback of the change it waited for (a queued job) fails for good
+    const queued = await p.t.rt.call(
+      'ProgramManagementUser',
+      'approveUser',
+      u.id,
+      { approvalId, action: 'approve', entityId: u.id, event: 'user_update', jsonPatch: [] },
+      { identity: asClass('ApprovalManager'), origin: 'class' },
+    );
+    expect(queued.status).toBe(202);
+    const outcome = await waitFor(
+      async () => {
+        const { status } = await p.t.rt.jobs.status((queued.body as { jobId: string }).jobId);
+        return status.status === 'completed' || status.status === 'failed' ? status : undefined;
+      },
+      { what: 'the approval callback' },
+    );
+    expect(outcome).toMatchObject({ status: 'failed', error: { status: 410, body: { code: 4023 } } });
+    // nothing of it was written
+    expect((await stored(u.id)).version).toBe(erased.version);
+  });
+
+  test('a user that holds no email (its creation rejected: inactive) is erased all the same', async () => {
+    const address = `${uid('zq')}@erasure.example`;
+    const created = await call(
+      p.t,
+      'createUser',
+      undefined,
+      { email: address, name: 'Rejected Rosalind', type: 'internal', loginMethod: 'email_password', roles: ['viewer'] },
+      p.admin,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.user.id as string;
+    const review = await call(
+      p.t,
+      'reviewApproval',
+      created.body.approval.id,
+      { action: 'reject' },
+      p.approver,
+      'ApprovalManager',
+    );
+    expect(review.status).toBe(200);
+    expect((await settled(p, id)).user.status).toBe('inactive');
+    expect(await emailHolder(address)).toBeUndefined();
+
+    expect((await erase('program_management_user', id)).records).toBeGreaterThanOrEqual(1);
+    const after = await stored(id);
+    expect(after.state.user).toMatchObject({ status: 'inactive', name: '[erased]', erasureId: 'erasure-7' });
+    expect(after.json).not.toContain('Rosalind');
+    expect(after.json).not.toContain(address);
+  });
+
+  test('zeros for a member or a partner user; 404 4022 for an unknown user or a lookup address', async () => {
+    const u = await createApprovedUser(p);
+    expect(await erase('member', u.id)).toEqual({ records: 0, files: 0 });
+    expect(await erase('partner_user', u.id)).toEqual({ records: 0, files: 0 });
+    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+    for (const id of [uid('nobody'), `email!${u.email}`]) {
+      await expect(eraseCall('program_management_user', id)).rejects.toMatchObject({
+        status: 404,
+        code: 4022,
+        classId: 'ProgramManagementUser',
+      });
+    }
+    expect(await emailHolder(u.email)).toBe(u.id);
+  });
+});
+
+describe('who may call it', () => {
+  test('DataSubject only: back-office users over HTTP, anonymous callers and other classes are refused', async () => {
+    const u = await createApprovedUser(p);
+    const body = { subject: { type: 'program_management_user', id: u.id }, erasureId: 'e-1' };
+    const url = `/${p.t.projectId}/CALL/ProgramManagementUser/eraseSubjectData`;
+    const r = await p.t.post(url, body, p.admin);
+    expect([r.status, r.body.code]).toEqual([403, 1008]);
+    expect((await p.t.post(url, body)).status).toBe(401);
+    for (const classId of ['Member', 'ProgramManagementUser']) {
+      await expect(
+        p.t.rt.call('ProgramManagementUser', 'eraseSubjectData', undefined, body, {
+          identity: asClass(classId),
+          origin: 'class',
+        }),
+      ).rejects.toMatchObject({ status: 403, code: 1008 });
+    }
+    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+  });
+
+  test('eraseUser is this class’s own: not DataSubject, not a level-1 user over HTTP', async () => {
+    const u = await createApprovedUser(p);
+    await expect(
+      p.t.rt.call(
+        'ProgramManagementUser',
+        'eraseUser',
+        u.id,
+        { erasureId: 'e-1' },
+        { identity: asClass('DataSubject'), origin: 'class' },
+      ),
+    ).rejects.toMatchObject({ status: 403, code: 1008 });
+    const r = await call(p.t, 'eraseUser', u.id, { erasureId: 'e-1' }, p.admin);
+    expect(r.status).toBe(403);
+    expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+  });
+});
+
+describe('company scope', () => {
+  test("a caller limited to a company erases its company's users; another company's user and an internal user are refused", async () => {
+    const mine: CreatedUser = await createApprovedUser(p, { type: 'company', companyId: 'c-1' });
+    const theirs = await createApprovedUser(p, { type: 'company', companyId: 'c-2' });
+    const internal = await createApprovedUser(p);
+
+    expect(await erase('program_management_user', mine.id, 'c-1')).toMatchObject({ files: 0 });
+    expect((await stored(mine.id)).state.user).toMatchObject({ erasureId: 'erasure-7', companyId: 'c-1' });
+
+    for (const u of [theirs, internal]) {
+      await expect(eraseCall('program_management_user', u.id, 'c-1')).rejects.toMatchObject({
+        status: 403,
+        code: 1023,
+      });
+      expect((await stored(u.id)).state.user.erasedAt).toBeUndefined();
+      expect(await emailHolder(u.email)).toBe(u.id);
+    }
+  });
+});
