@@ -218,3 +218,48 @@ export function exportRecord(
 export function archiveFilename(exportId: string): string {
   return `subject-export-${pathSegment(exportId)}.zip`;
 }
+
+/** the workflow event of an erasure (workflow-configs/DataSubject.json): it waits for an approver */
+export const ERASURE_EVENT = 'subject_erasure';
+
+/**
+ * The shortest value searched for in the records outside the classes: a
+ * shorter one (an initial, a two-letter name) would match records of many
+ * other people.
+ */
+export const MIN_TRACE_LENGTH = 3;
+
+/** The subjects' values to search traces for: trimmed, each once, none shorter than MIN_TRACE_LENGTH. */
+export function traceValues(values: readonly (readonly string[] | undefined)[]): string[] {
+  const out = new Set<string>();
+  for (const list of values)
+    for (const v of list ?? []) {
+      const value = typeof v === 'string' ? v.trim() : '';
+      if (value.length >= MIN_TRACE_LENGTH) out.add(value);
+    }
+  return [...out];
+}
+
+/** What the erasure did, per class, summed over its subjects (classes in the order first seen). */
+export function sumErased(
+  counts: readonly { classId: string; records: number; files: number }[],
+): { classId: string; records: number; files: number }[] {
+  const by = new Map<string, { classId: string; records: number; files: number }>();
+  for (const c of counts) {
+    const held = by.get(c.classId) ?? { classId: c.classId, records: 0, files: 0 };
+    held.records += c.records;
+    held.files += c.files;
+    by.set(c.classId, held);
+  }
+  return [...by.values()];
+}
+
+/**
+ * The order in which classes erase a subject: the subject's own class last,
+ * so that until the end it still says the subject exists and what its
+ * company is (a retried erasure finds it).
+ */
+export function erasureOrder(type: SubjectType): string[] {
+  const owner = ownerClassOf(type);
+  return [...SUBJECT_DATA_CLASSES.filter((c) => c !== owner), owner];
+}

@@ -162,6 +162,11 @@ export class ClassRegistry {
     return this.journals.get(name);
   }
 
+  /** every projected collection's name */
+  collectionNames(): string[] {
+    return [...this.collections.keys()];
+  }
+
   /** the class, tenancy and tenant field of a projected collection */
   collectionScope(collection: string): CollectionScope | undefined {
     return this.collections.get(collection);

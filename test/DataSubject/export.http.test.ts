@@ -40,7 +40,7 @@ beforeAll(async () => {
   await seedProgram(t);
   await seedRoles(t, [
     { id: 'r-export', name: 'exporter', level: 10, permissions: { DataSubject: ['exportSubject'] } },
-    { id: 'r-members', name: 'members', level: 10, permissions: { Member: ['getMember'] } },
+    { id: 'r-members', name: 'members', level: 10, permissions: { Member: ['getMemberPersonal'] } },
   ]);
   superUser = bearer('pm-export', ['super']);
 });
@@ -220,13 +220,13 @@ describe('who may export whom', () => {
       bearer('pm-c2', ['super'], { tenant: 'c-2' }),
     );
     expect(other.status).toBe(403);
-    expect([1023, 20002]).toContain(JSON.parse(other.bytes.toString()).error.code);
+    expect([1023, 20002]).toContain(JSON.parse(other.bytes.toString()).code);
   });
 
   test('an unknown subject is 404 20001; a bad body 400 naming the field', async () => {
     const missing = await exportOf({ subjectType: 'member', subjectId: 'no-such-member' });
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.bytes.toString()).error.code).toBe(20001);
+    expect(JSON.parse(missing.bytes.toString()).code).toBe(20001);
     const bad = await exportOf({ subjectType: 'pet', subjectId: memberId });
     expect(bad.status).toBe(400);
     expect(bad.bytes.toString()).toContain('subjectType');

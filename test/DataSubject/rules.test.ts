@@ -3,11 +3,15 @@ import { createHash } from 'node:crypto';
 import {
   archiveEntries,
   archiveFilename,
+  erasureOrder,
   exportRecord,
   mergeSubjectData,
   ownerClassOf,
   pathSegment,
   scopeRefusal,
+  SUBJECT_DATA_CLASSES,
+  sumErased,
+  traceValues,
 } from '../../classes/DataSubject/rules';
 import type { SubjectData } from '../../classes/_platform/personal-data';
 
@@ -178,4 +182,38 @@ describe('exportRecord', () => {
     expect(archiveFilename('e-1')).toBe('subject-export-e-1.zip');
     expect(archiveFilename('a"b/c')).toBe('subject-export-a_b_c.zip');
   });
+});
+
+describe('traceValues', () => {
+  test('trimmed, each once, none shorter than three characters, none that is not a string', () => {
+    expect(
+      traceValues([[' Zenobia ', 'Zenobia', 'Al', 'zq@x.example'], undefined, ['+97150', 7 as unknown as string, '']]),
+    ).toEqual(['Zenobia', 'zq@x.example', '+97150']);
+  });
+});
+
+describe('sumErased', () => {
+  test('per class, summed over the subjects, in the order first seen', () => {
+    expect(
+      sumErased([
+        { classId: 'FileManager', records: 2, files: 2 },
+        { classId: 'Member', records: 1, files: 0 },
+        { classId: 'FileManager', records: 1, files: 1 },
+      ]),
+    ).toEqual([
+      { classId: 'FileManager', records: 3, files: 3 },
+      { classId: 'Member', records: 1, files: 0 },
+    ]);
+  });
+});
+
+describe('erasureOrder', () => {
+  test.each(['member', 'program_management_user', 'partner_user'] as const)(
+    "%s: every class once, the subject's own class last",
+    (type) => {
+      const order = erasureOrder(type);
+      expect([...order].sort()).toEqual([...SUBJECT_DATA_CLASSES].sort());
+      expect(order[order.length - 1]).toBe(ownerClassOf(type));
+    },
+  );
 });

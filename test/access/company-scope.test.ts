@@ -59,6 +59,8 @@ interface Fixture {
   notificationId: string;
   /** a back-office user of company c-1 (created by the system, so its creation is approved at once) */
   pmUserId: string;
+  /** an erasure request of the member, waiting for its approval (nothing erased) */
+  erasureId: string;
 }
 
 async function fixture(): Promise<Fixture> {
@@ -108,7 +110,14 @@ async function fixture(): Promise<Fixture> {
   await waitFor(async () => (await t.rt.documents.get('programManagementUsers', pmUser.user.id)) !== null, {
     what: 'back-office user projected',
   });
+  const erasure = await t.post(
+    `/${t.projectId}/CALL/DataSubject/requestErasure`,
+    { subjectType: 'member', subjectId: m.id, reason: 'matrix' },
+    maker,
+  );
+  expect(erasure.status).toBe(201);
   return {
+    erasureId: erasure.body.erasure.id,
     memberId: m.id,
     documentId: doc.documentId,
     fileId,
@@ -291,6 +300,11 @@ const MATRIX: Record<string, Record<string, MatrixRow>> = {
   DataSubject: {
     // the member's class refuses the other company's user before anything is gathered
     exportSubject: { instance: () => '', body: (f) => ({ subjectType: 'member', subjectId: f.memberId }) },
+    requestErasure: {
+      instance: () => '',
+      body: (f) => ({ subjectType: 'member', subjectId: f.memberId, reason: 'matrix' }),
+    },
+    getErasure: { instance: (f) => f.erasureId, body: () => ({}) },
   },
 };
 

@@ -5,58 +5,21 @@
  * The export itself is kept on its instance and audit-logged, without the
  * data it handed out.
  */
+import { randomUUID } from 'node:crypto';
 import JSZip from 'jszip';
-import type { Ctx } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { logChange } from '../../_platform/audit-log';
-import { isAbsentRecord } from '../../_platform/calls';
-import { SUBJECT_DATA_METHOD, type Subject, type SubjectData } from '../../_platform/personal-data';
+import type { Subject } from '../../_platform/personal-data';
 import type { ExportSubjectInput } from '../../../schemas/DataSubject/inputs';
 import { dataSubjectError } from '../errors';
-import {
-  archiveEntries,
-  archiveFilename,
-  exportRecord,
-  mergeSubjectData,
-  ownerClassOf,
-  scopeRefusal,
-  SUBJECT_DATA_CLASSES,
-  type ArchivePart,
-} from '../rules';
-import type { DataSubjectClassState } from '../types';
-
-export type DataSubjectCtx<I> = Ctx<DataSubjectClassState, I>;
+import { archiveEntries, archiveFilename, exportRecord, type ArchivePart } from '../rules';
+import type { ExportRecord } from '../types';
+import { gather, type DataSubjectCtx, type DataSubjectStaticCtx } from './common';
 
 /** the audit log's entity type of an export */
 export const EXPORT_ENTITY_TYPE = 'data_subject_export';
 
-async function askClass(ctx: DataSubjectCtx<unknown>, classId: string, subject: Subject): Promise<SubjectData> {
-  return (await ctx.call(classId, SUBJECT_DATA_METHOD, undefined, { subject })).body as SubjectData;
-}
-
-/**
- * One subject's data from every class: its own class first (no such subject
- * there: 404; its company decides whether the caller may go on), then the
- * others side by side.
- */
-async function gather(ctx: DataSubjectCtx<unknown>, subject: Subject): Promise<SubjectData> {
-  const ownerClass = ownerClassOf(subject.type);
-  let owner: SubjectData;
-  try {
-    owner = await askClass(ctx, ownerClass, subject);
-  } catch (err) {
-    if (isAbsentRecord(err)) throw dataSubjectError('SUBJECT_NOT_FOUND', `No ${subject.type} '${subject.id}'`);
-    throw err;
-  }
-  const refusal = scopeRefusal(ctx.tenancy.tenant, owner.companyId);
-  if (refusal) throw dataSubjectError('SUBJECT_OUT_OF_SCOPE', `${subject.type} '${subject.id}': ${refusal}`);
-  const others = await Promise.all(
-    SUBJECT_DATA_CLASSES.filter((c) => c !== ownerClass).map((c) => askClass(ctx, c, subject)),
-  );
-  return mergeSubjectData(owner, others);
-}
-
-export async function exportSubject(ctx: DataSubjectCtx<ExportSubjectInput>) {
+export async function exportSubject(ctx: DataSubjectStaticCtx<ExportSubjectInput>) {
   const { subjectType, subjectId, includeDependants = false } = ctx.request.body;
   const subject: Subject = { type: subjectType, id: subjectId };
   const main = await gather(ctx, subject);
@@ -65,7 +28,7 @@ export async function exportSubject(ctx: DataSubjectCtx<ExportSubjectInput>) {
     for (const dependant of main.related ?? []) parts.push({ subject: dependant, data: await gather(ctx, dependant) });
   }
   const head = {
-    exportId: ctx.instanceId!,
+    exportId: randomUUID(),
     generatedAt: new Date().toISOString(),
     subject,
     includeDependants,
@@ -76,15 +39,9 @@ export async function exportSubject(ctx: DataSubjectCtx<ExportSubjectInput>) {
   for (const entry of entries) zip.file(entry.path, entry.content, { date: new Date(head.generatedAt) });
   const archive = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
 
+  // recorded and audit-logged before the archive is handed out: an export that cannot be recorded is not made
   const record = exportRecord(head, manifest, main.companyId ?? null, archive);
-  ctx.state.private.export = record;
-  await logChange(ctx, {
-    entityType: EXPORT_ENTITY_TYPE,
-    entityId: record.id,
-    before: null,
-    after: record,
-    ...(record.companyId ? { companyId: record.companyId } : {}),
-  });
+  await ctx.call('DataSubject', RECORD_EXPORT, record.id, record);
   ctx.response = {
     status: 201,
     body: archive,
@@ -95,4 +52,24 @@ export async function exportSubject(ctx: DataSubjectCtx<ExportSubjectInput>) {
       'x-export-id': record.id,
     },
   };
+}
+
+/** the export's own record, written by exportSubject on a new instance */
+export const RECORD_EXPORT = 'recordExport';
+
+/** The export on its instance and in the audit log, in the name of whoever asked for it. */
+export async function recordExport(ctx: DataSubjectCtx<ExportRecord>) {
+  if (ctx.state.private.export || ctx.state.private.erasure)
+    throw dataSubjectError('REQUEST_EXISTS', `Request '${ctx.instanceId}' exists`);
+  const record = ctx.request.body;
+  ctx.state.private.export = record;
+  await logChange(ctx, {
+    entityType: EXPORT_ENTITY_TYPE,
+    entityId: record.id,
+    before: null,
+    after: record,
+    actor: record.requestedBy,
+    ...(record.companyId ? { companyId: record.companyId } : {}),
+  });
+  return { export: record };
 }
