@@ -14,8 +14,8 @@
  * This file declares the methods and delegates: each body lives in
  * use-cases/<use case>.ts, the rules in rules.ts. README.md has the choices.
  */
-import { ActorClass, client, Init, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
-import { SUBJECT_DATA_ACCESS, type SubjectData } from '../_platform/personal-data';
+import { ActorClass, client, Init, Internal, QueuedWrite, Read, Static, Write, type StaticCtx } from '../../runtime';
+import { SUBJECT_DATA_ACCESS, type SubjectData, type SubjectErasure } from '../_platform/personal-data';
 import { SHARED_DATA } from '../_platform/scope';
 import type { ApprovalCallbackBody } from '../_platform/workflow';
 import { LIST_PARTNER_USERS, partnerUserDocument, PARTNER_USERS_COLLECTION } from './rules';
@@ -23,6 +23,8 @@ import type { PartnerUserClassState } from './types';
 import { invalidListing } from './errors';
 import type {
   AddVenuesInput,
+  EraseSubjectDataInput,
+  EraseUserInput,
   ExportSubjectDataInput,
   InitInput,
   ListPartnerUsersInput,
@@ -137,5 +139,22 @@ export class PartnerUser {
   @Read({ access: ['class:PartnerUser'], schema: 'getUser' })
   readUserState(ctx: PartnerUserReadCtx) {
     return subjectData.readUserState(ctx);
+  }
+
+  /**
+   * {subject, erasureId} → {records, files: 0}: a partner user erased for DataSubject's erasure (personal values
+   * ERASED, waiting change gone, `inactive`, email released, marked erased); zeros for other subjects or a user
+   * erased before; 404 17110 for an unknown user; 403 1023 for a caller limited to a company. Written through
+   * eraseUser: a STATIC has no instance state.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS] })
+  eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>): Promise<SubjectErasure> {
+    return subjectData.eraseSubjectData(ctx, client<typeof PartnerUser>(ctx, 'PartnerUser'));
+  }
+
+  /** {erasureId} → {erased}: the user's state erased, for eraseSubjectData only. */
+  @Internal({ access: ['class:PartnerUser'] })
+  eraseUser(ctx: PartnerUserCtx<EraseUserInput>) {
+    return subjectData.eraseUser(ctx);
   }
 }

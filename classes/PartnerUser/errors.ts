@@ -27,6 +27,8 @@ export const PartnerUserErrors = {
   PARTNER_USER_APPROVAL_CONFLICT: { code: 17109, status: 409 },
   /** exportSubjectData: the subject names no partner user */
   PARTNER_USER_NOT_FOUND: { code: 17110, status: 404 },
+  /** the user was erased (DataSubject): it takes no change or approval callback any more */
+  PARTNER_USER_ERASED: { code: 17111, status: 410 },
 } as const;
 
 export type PartnerUserErrorName = keyof typeof PartnerUserErrors;

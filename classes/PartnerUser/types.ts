@@ -51,6 +51,14 @@ export interface PartnerUserRecord {
   /** epoch milliseconds (spec 2.6: number) */
   createdAt: number;
   updatedAt: number;
+  /**
+   * When the user was erased (DataSubject's approved erasure: its personal
+   * values are ERASED, it is `inactive` and takes no change any more), epoch
+   * milliseconds as the record's other times; absent for every user not erased.
+   */
+  erasedAt?: number;
+  /** the DataSubject request that erased it */
+  erasureId?: string;
 }
 
 /** The approval a user waits for. */

@@ -38,6 +38,10 @@ export interface EraseSubjectDataInput {
   erasureId: string;
 }
 
+export interface EraseUserInput {
+  erasureId: string;
+}
+
 export interface ExportSubjectDataInput {
   subject: {
     type: 'member' | 'program_management_user' | 'partner_user';

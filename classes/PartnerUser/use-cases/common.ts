@@ -8,6 +8,7 @@ import { actorFromIdentity } from '../../_platform/actor';
 import { logChange } from '../../_platform/audit-log';
 import { partnerUserError } from '../errors';
 import { EMAIL_LOOKUP, holdsEmail } from '../rules';
+import { isErased } from '../subject-data-rules';
 import type { PartnerUserClassState, PartnerUserRecord, PartnerUserState } from '../types';
 
 /** a PartnerUser write's context: one user's state, and the method's body `I` */
@@ -30,9 +31,22 @@ export function actorId(ctx: Pick<Ctx, 'identity'>): string {
   return actorFromIdentity(ctx.identity).id;
 }
 
-/** The user's state to change. */
+/**
+ * The user's state to change. Every write of a user reaches its state through
+ * here, so an erased user (DataSubject) is refused them all in one place:
+ * 410 17111, whatever the write (a change, its venues, an approval callback).
+ * Only the erasure itself reads the state without it.
+ */
 export function st(ctx: PartnerUserCtx<unknown>): PartnerUserState {
-  return ctx.state.private;
+  const s = ctx.state.private;
+  if (isErased(s.user)) {
+    throw partnerUserError(
+      'PARTNER_USER_ERASED',
+      `Partner user ${s.user.id} was erased (erasure ${s.user.erasureId ?? 'unknown'}): it takes no change any more`,
+      { id: s.user.id, erasureId: s.user.erasureId ?? null },
+    );
+  }
+  return s;
 }
 
 /** 409 17103: the user waits for an approval. */
