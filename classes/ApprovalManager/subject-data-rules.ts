@@ -129,10 +129,31 @@ type StoredRecord = ApprovalRecord | DeepReadonly<ApprovalRecord>;
  * subjectApprovalFilters).
  */
 export function recordNamesSubject(record: StoredRecord, subject: Subject): boolean {
-  if (record.instanceId === subject.id && record.classId === subjectClassId(subject.type)) return true;
-  const types = subjectActorTypes(subject.type);
-  const names = (who: { id: string; type: string } | undefined) => who?.id === subject.id && types.includes(who.type);
-  return names(record.actor) || names(record.approvedBy);
+  return (
+    recordIsAboutSubject(record, subject) ||
+    recordMadeBySubject(record, subject) ||
+    recordReviewedBySubject(record, subject)
+  );
+}
+
+/** Is the record about the subject: a change of the subject's own instance? */
+export function recordIsAboutSubject(record: StoredRecord, subject: Subject): boolean {
+  return record.instanceId === subject.id && record.classId === subjectClassId(subject.type);
+}
+
+/** Is `who` the subject acting (its id, as one of the actor types it acts as)? */
+function isSubject(who: { id: string; type: string } | undefined, subject: Subject): boolean {
+  return who?.id === subject.id && subjectActorTypes(subject.type).includes(who.type);
+}
+
+/** Did the subject make the change (`actor`)? */
+export function recordMadeBySubject(record: StoredRecord, subject: Subject): boolean {
+  return isSubject(record.actor, subject);
+}
+
+/** Did the subject review it (`approvedBy`)? */
+export function recordReviewedBySubject(record: StoredRecord, subject: Subject): boolean {
+  return isSubject(record.approvedBy, subject);
 }
 
 /**

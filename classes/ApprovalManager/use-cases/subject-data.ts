@@ -10,6 +10,10 @@
  * listing is a projection, so a record created a moment before the call may
  * not be in it yet.
  *
+ * findSubjectRecords is the finding both exportSubjectData and
+ * eraseSubjectData (use-cases/erasure.ts) use: the same records are exported
+ * and erased.
+ *
  * Company scope: the runtime filters the listing of a caller limited to a
  * company (DataSubject carries its caller's company) on the records'
  * companyId, and checks each record's instance against it again, so such a
@@ -25,7 +29,7 @@ import {
   type ReadCtx,
   type StaticCtx,
 } from '../../../runtime';
-import type { SubjectData, SubjectFile } from '../../_platform/personal-data';
+import type { Subject, SubjectData, SubjectFile } from '../../_platform/personal-data';
 import type { ExportSubjectDataInput } from '../../../schemas/ApprovalManager/inputs';
 import { approvalError } from '../errors';
 import {
@@ -40,11 +44,11 @@ import {
   SUBJECT_PAGE_SIZE,
   type ListedRecordKey,
 } from '../subject-data-rules';
-import type { ApprovalManagerState, ApprovalRecord } from '../types';
+import type { ApprovalManagerState, StoredApproval } from '../types';
 
 /** readRecord, as the class file hands it over (its typed client). */
 export interface RecordReader {
-  readRecord(approvalId: string): Promise<DeepReadonly<ApprovalRecord>>;
+  readRecord(approvalId: string): Promise<DeepReadonly<StoredApproval>>;
 }
 
 /** readRecord (this class only): the record as stored, blob names and old values included. */
@@ -74,14 +78,18 @@ async function listedIds(ctx: StaticCtx<unknown>, filter: Record<string, unknown
  * instance is gone, or it followed its entity to a company the caller is not
  * limited to since it was listed.
  */
-async function recordOrNull(self: RecordReader, id: string): Promise<DeepReadonly<ApprovalRecord> | null> {
+async function recordOrNull(self: RecordReader, id: string): Promise<DeepReadonly<StoredApproval> | null> {
   try {
     return await self.readRecord(id);
   } catch (err) {
-    if (isUnknownInstance(err)) return null;
-    if (err instanceof ActorError && err.code === RuntimeCodes.OUT_OF_SCOPE.code) return null;
+    if (beyondReach(err)) return null;
     throw err;
   }
+}
+
+/** A call on a record refused because the record is gone, or now belongs to a company the caller is not limited to. */
+export function beyondReach(err: unknown): boolean {
+  return isUnknownInstance(err) || (err instanceof ActorError && err.code === RuntimeCodes.OUT_OF_SCOPE.code);
 }
 
 /** A blob the record names; a missing or unreadable one fails the export (500 8003), as it fails a read of the patch. */
@@ -102,23 +110,35 @@ async function blobFile(ctx: StaticCtx<unknown>, recordId: string, name: string)
   return approvalBlobFile(recordId, name, blob.data);
 }
 
+/**
+ * The records that name the subject, as their instances store them, newest
+ * first: found through the listing (every filter of subjectApprovalFilters,
+ * each id once), read a page's worth of instances at a time, and kept when
+ * the stored record names the subject (the listing is a projection). What
+ * the export gives and what the erasure (use-cases/erasure.ts) erases.
+ */
+export async function findSubjectRecords(
+  ctx: StaticCtx<unknown>,
+  self: RecordReader,
+  subject: Subject,
+): Promise<DeepReadonly<StoredApproval>[]> {
+  const ids = new Set<string>();
+  for (const filter of subjectApprovalFilters(subject)) for (const id of await listedIds(ctx, filter)) ids.add(id);
+  const found: DeepReadonly<StoredApproval>[] = [];
+  const all = [...ids];
+  for (let i = 0; i < all.length; i += SUBJECT_PAGE_SIZE) {
+    const read = await Promise.all(all.slice(i, i + SUBJECT_PAGE_SIZE).map((id) => recordOrNull(self, id)));
+    for (const record of read) if (record && recordNamesSubject(record, subject)) found.push(record);
+  }
+  return found.sort(newestFirst);
+}
+
 /** → {records: the subject's approval records, newest first; files: their blobs}; empty lists for a subject with none. */
 export async function exportSubjectData(
   ctx: StaticCtx<ExportSubjectDataInput>,
   self: RecordReader,
 ): Promise<SubjectData> {
-  const { subject } = ctx.request.body;
-  const ids = new Set<string>();
-  for (const filter of subjectApprovalFilters(subject)) for (const id of await listedIds(ctx, filter)) ids.add(id);
-
-  const found: DeepReadonly<ApprovalRecord>[] = [];
-  const all = [...ids];
-  // a page's worth of instances at a time
-  for (let i = 0; i < all.length; i += SUBJECT_PAGE_SIZE) {
-    const read = await Promise.all(all.slice(i, i + SUBJECT_PAGE_SIZE).map((id) => recordOrNull(self, id)));
-    for (const record of read) if (record && recordNamesSubject(record, subject)) found.push(record);
-  }
-  found.sort(newestFirst);
+  const found = await findSubjectRecords(ctx, self, ctx.request.body.subject);
   const blobs = found.flatMap((r) => recordBlobNames(r).map((name) => ({ id: r.id, name })));
   const files: SubjectFile[] = [];
   for (let i = 0; i < blobs.length; i += SUBJECT_PAGE_SIZE) {
