@@ -8,15 +8,16 @@
  * review in parallel, and listings read the streamed `approvals` collection.
  *
  * This file declares the methods and delegates: the bodies are in
- * use-cases/{create,read,review,listing,company-move,subject-data}.ts (what
- * they share in use-cases/common.ts), the rules in rules.ts, changes.ts and
- * subject-data-rules.ts.
+ * use-cases/{create,read,review,listing,company-move,subject-data,erasure}.ts
+ * (what they share in use-cases/common.ts), the rules in rules.ts, changes.ts,
+ * subject-data-rules.ts and erasure-rules.ts.
  */
 import { randomUUID } from 'node:crypto';
 import {
   ActorClass,
   client,
   Init,
+  Internal,
   Read,
   Static,
   Write,
@@ -30,6 +31,8 @@ import { SUBJECT_DATA_ACCESS } from '../_platform/personal-data';
 import { approvalDocument, LIST_APPROVALS } from './rules';
 import { LIST_SUBJECT_APPROVALS } from './subject-data-rules';
 import type {
+  EraseRecordInput,
+  EraseSubjectDataInput,
   ExportSubjectDataInput,
   GetApprovalInput,
   ListApprovalsInput,
@@ -44,13 +47,15 @@ import * as review from './use-cases/review';
 import * as listing from './use-cases/listing';
 import * as companyMove from './use-cases/company-move';
 import * as subjectData from './use-cases/subject-data';
+import * as erasure from './use-cases/erasure';
 
 /**
- * ApprovalManager's typed client, as exportSubjectData needs it (it reads each
- * record from its instance): the compiler checks that the client derived from
- * this class fits its interface.
+ * ApprovalManager's typed client, as exportSubjectData and eraseSubjectData
+ * need it (they read each record from its instance, the erasure has each
+ * record rewritten by its instance): the compiler checks that the client
+ * derived from this class fits their interfaces.
  */
-const records = (ctx: Pick<BaseCtx, 'call'>): subjectData.RecordReader =>
+const records = (ctx: Pick<BaseCtx, 'call'>): subjectData.RecordReader & erasure.RecordEraser =>
   client<typeof ApprovalManager>(ctx, 'ApprovalManager');
 
 @ActorClass<ApprovalManagerState>({
@@ -176,5 +181,25 @@ export class ApprovalManager {
   })
   readRecord(ctx: ReadCtx<ApprovalManagerState, Record<string, never>>) {
     return subjectData.readRecord(ctx);
+  }
+
+  /**
+   * DataSubject's approved erasure of one data subject
+   * (classes/_platform/personal-data.ts): the records exportSubjectData gives
+   * lose the subject's values (a record about it: patch values, old values,
+   * additionalData and the review note read `[erased]`, in its blobs too,
+   * marked erasedBy/erasedAt; a pending one stays pending) or its name (a
+   * record it made or reviewed). → {records, files}; zeros on a second call.
+   * Each record is rewritten by its own instance (eraseRecord).
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  async eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>) {
+    return erasure.eraseSubjectData(ctx, records(ctx));
+  }
+
+  /** One record's part of eraseSubjectData: the record decides on its own state what is left to erase (erasure-rules.ts). */
+  @Internal({ access: ['class:ApprovalManager'] })
+  async eraseRecord(ctx: Ctx<ApprovalManagerState, EraseRecordInput>) {
+    return erasure.eraseRecord(ctx);
   }
 }

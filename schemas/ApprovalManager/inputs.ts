@@ -47,11 +47,35 @@ export interface CreateApprovalInput {
   createdAt?: string;
 }
 
+export interface EraseRecordInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+  erasureId: string;
+}
+
+export interface EraseSubjectDataInput {
+  subject: {
+    type: 'member' | 'program_management_user' | 'partner_user';
+    id: string;
+  };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
+  erasureId: string;
+}
+
 export interface ExportSubjectDataInput {
   subject: {
     type: 'member' | 'program_management_user' | 'partner_user';
     id: string;
   };
+  /**
+   * the subject's company as its own class answered it (null: none); DataSubject gives it to the other classes
+   */
+  subjectCompanyId?: string | null;
 }
 
 export type GetApprovalInput = Record<string, never>;
