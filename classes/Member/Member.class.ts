@@ -64,6 +64,8 @@ import { reminderDaysFrom } from './membership-lifecycle';
 import * as documents from './use-cases/documents';
 import * as signIn from './use-cases/sign-in';
 import * as subjectData from './use-cases/subject-data';
+import * as erasure from './use-cases/erasure';
+import { erasureSettingsFrom, isErased, type ErasureSettings } from './erasure-rules';
 import * as sso from './use-cases/sign-in-sso';
 import * as invitation from './use-cases/sign-in-invitation';
 import * as passwords from './use-cases/sign-in-password';
@@ -114,6 +116,7 @@ import type {
   UploadDocumentInput,
   ListDocumentsInput,
   ExportSubjectDataInput,
+  EraseSubjectDataInput,
 } from '../../schemas/Member/inputs';
 
 const PM = ['program_management_user'] as const;
@@ -171,6 +174,9 @@ export class Member {
   /** the membership life cycle's settings: the reminder's lead time (MEMBERSHIP_REMINDER_DAYS) */
   readonly lifecycle: lifecycle.LifecycleSettings;
 
+  /** whether an erased person may be created again (ERASED_MEMBERS_RETURN) and the key of the markers (README "Erasure") */
+  readonly erasure: ErasureSettings;
+
   constructor(env: NodeJS.ProcessEnv = {}) {
     this.hr = new HrClient(hrClientConfig(env));
     this.idCards = new IdCardClient(idCardClientConfig(env));
@@ -178,6 +184,7 @@ export class Member {
     this.lifecycle = { reminderDays: reminderDaysFrom(env) };
     this.memberAppUrl = memberAppUrl(env);
     this.signIn = signInSettingsFrom(env);
+    this.erasure = erasureSettingsFrom(env);
   }
 
   // ---------------------------------------------------------------- HR 4.2
@@ -252,7 +259,7 @@ export class Member {
 
   @Internal({ access: ['class:Member'], schema: false, upsert: true })
   async hrApplyDependant(ctx: MemberCtx<hrDependant.ApplyDependantBody>) {
-    return hrDependant.hrApplyDependant(ctx, this.quarantine);
+    return hrDependant.hrApplyDependant(ctx, this.quarantine, this.erasure);
   }
 
   /**
@@ -340,7 +347,7 @@ export class Member {
   /** Registers an employee from the HR system by email (see registration.ts). */
   @Static({ access: ['program_management_user'], timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
   async registerFromHr(ctx: MemberStaticCtx<RegisterFromHrInput>) {
-    return registration.registerFromHr(ctx, this.hr, this.idCards);
+    return registration.registerFromHr(ctx, this.hr, this.idCards, undefined, registration.byBackOffice(this.erasure));
   }
 
   /**
@@ -353,7 +360,7 @@ export class Member {
     timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
   })
   async checkRegistrationFromHr(ctx: MemberStaticCtx<RegisterFromHrInput>) {
-    return registration.checkRegistrationFromHr(ctx, this.hr);
+    return registration.checkRegistrationFromHr(ctx, this.hr, this.erasure);
   }
 
   /** Background retry of the HR member-id update (queued by registerFromHr when it failed). */
@@ -391,13 +398,13 @@ export class Member {
   /** Creates a member (program management); runs member_create. */
   @Init({ access: ['program_management_user', 'class:Member'], instanceId: () => randomUUID(), timeoutSeconds: 30 })
   async createMember(ctx: MemberCtx<CreateMemberInput>) {
-    return creation.createMember(ctx, this.memberAppUrl);
+    return creation.createMember(ctx, this.memberAppUrl, this.erasure);
   }
 
   /** A member from a seed file (`npm run cli -- seed`, as the system); id from the call path. */
   @Internal({ access: ['class:Member'], upsert: true, timeoutSeconds: 30 })
   async seedMember(ctx: MemberCtx<SeedMemberInput>) {
-    return creation.seedMember(ctx);
+    return creation.seedMember(ctx, this.erasure);
   }
 
   /**
@@ -406,19 +413,19 @@ export class Member {
    */
   @Static({ access: ['class:Member'], schema: false, timeoutSeconds: 30 })
   async importMember(ctx: MemberStaticCtx<importing.ImportMemberBody>) {
-    return importing.importMember(ctx);
+    return importing.importMember(ctx, this.erasure);
   }
 
   /** What an import row would change on this member (importMember's read; nothing written). */
   @Read({ access: ['class:Member'], schema: false })
   checkImportMember(ctx: MemberReadCtx<importing.ApplyImportBody>) {
-    return importing.checkImportMember(ctx);
+    return importing.checkImportMember(ctx, this.erasure);
   }
 
   /** An import row written on this member (importMember's write; upsert: a new member is created). */
   @Internal({ access: ['class:Member'], schema: false, upsert: true, timeoutSeconds: 30 })
   async applyImportMember(ctx: MemberCtx<importing.ApplyImportBody>) {
-    return importing.applyImportMember(ctx);
+    return importing.applyImportMember(ctx, this.erasure);
   }
 
   /** Approval callback of member_create / member_update / member_status_update. */
@@ -504,7 +511,7 @@ export class Member {
    */
   @Static({ access: ['class:Member'], schema: false, timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS })
   startSelfRegistration(ctx: MemberStaticCtx<selfRegistration.StartSelfRegistrationBody>) {
-    return selfRegistration.startSelfRegistration(ctx, this.hr);
+    return selfRegistration.startSelfRegistration(ctx, this.hr, this.erasure);
   }
 
   /**
@@ -517,7 +524,7 @@ export class Member {
     timeoutSeconds: registration.REGISTER_FROM_HR_TIMEOUT_SECONDS,
   })
   completeRegistration(ctx: MemberStaticCtx<CompleteRegistrationInput>) {
-    return selfRegistration.completeRegistration(ctx, this.hr, this.idCards);
+    return selfRegistration.completeRegistration(ctx, this.hr, this.idCards, this.erasure);
   }
 
   /** {familyMemberId, email?} → the primary member's dependant gets a registration code by mail (README "Dependants"). */
@@ -687,12 +694,15 @@ export class Member {
   /** Delayed task at a membership's end: expires it, renews it as its company says, or finds its end moved. */
   @Internal({ access: ['class:Member'], schema: false })
   expireMembership(ctx: MemberCtx<lifecycle.MembershipTaskBody>) {
+    // an erased member's record is written no more: a task scheduled before its erasure has nothing to do
+    if (isErased(ctx.state.private)) return { skipped: 'erased' as const };
     return lifecycle.expireMembershipTask(ctx, this.lifecycle);
   }
 
   /** Delayed task MEMBERSHIP_REMINDER_DAYS before a membership's end: tells the member once. */
   @Internal({ access: ['class:Member'], schema: false })
   remindMembership(ctx: MemberCtx<lifecycle.MembershipTaskBody>) {
+    if (isErased(ctx.state.private)) return { skipped: 'erased' as const };
     return lifecycle.remindMembershipTask(ctx);
   }
 
@@ -710,7 +720,7 @@ export class Member {
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
   addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMemberInput>) {
-    return family.addMemberFamilyMember(ctx);
+    return family.addMemberFamilyMember(ctx, this.erasure);
   }
 
   @Write({ access: [...PM], timeoutSeconds: 30 })
@@ -814,6 +824,29 @@ export class Member {
   subjectRecordsOf(ctx: MemberReadCtx) {
     return subjectData.subjectRecordsOf(ctx);
   }
+
+  /**
+   * {subject, erasureId} → the member erased (README "Erasure"): its personal values gone from its record and its
+   * listed document, its lookup keys released, its sessions ended, its dependants' link on its primary member
+   * without their values; {records, files}, zeros when nothing was left (a second call, an unknown member, another
+   * subject type).
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  eraseSubjectData(ctx: MemberStaticCtx<EraseSubjectDataInput>) {
+    return erasure.eraseSubjectData(ctx);
+  }
+
+  /** eraseSubjectData's write of the member: its tombstone, in one commit (nothing for a member erased already). */
+  @Internal({ access: ['class:Member'], schema: false, timeoutSeconds: 30 })
+  eraseMember(ctx: MemberCtx<erasure.EraseMemberBody>) {
+    return erasure.eraseMember(ctx, this.erasure);
+  }
+
+  /** eraseSubjectData's second step, on the primary member of an erased dependant: the link keeps the id only. */
+  @Internal({ access: ['class:Member'], schema: false })
+  forgetFamilyMember(ctx: MemberCtx<erasure.ForgetFamilyMemberBody>) {
+    return erasure.forgetFamilyMember(ctx);
+  }
 }
 
 /**
@@ -831,11 +864,16 @@ type SelfCalls = {
   Pick<typeof creation, 'createMember'> &
   Pick<typeof registration, 'hrRegistrationOf'> &
   Pick<typeof selfRegistration, 'setRegistrationPassword' | 'sendDependantInvitation'> &
-  Pick<typeof idCard, 'submitIdCardPhoto'> &
-  Pick<typeof importing, 'checkImportMember' | 'applyImportMember'> &
-  Pick<typeof common, 'resolveMemberId'> &
+  Pick<typeof idCard, 'submitIdCardPhoto'> & {
+    checkImportMember: (
+      ctx: MemberReadCtx<importing.ApplyImportBody>,
+    ) => ReturnType<typeof importing.checkImportMember>;
+    applyImportMember: (ctx: MemberCtx<importing.ApplyImportBody>) => ReturnType<typeof importing.applyImportMember>;
+  } & Pick<typeof common, 'resolveMemberId'> &
   Pick<typeof family, 'hrPrimaryFamily' | 'familyMemberOf'> &
-  Pick<typeof subjectData, 'subjectRecordsOf'> &
+  Pick<typeof subjectData, 'subjectRecordsOf'> & {
+    eraseMember: (ctx: MemberCtx<erasure.EraseMemberBody>) => ReturnType<typeof erasure.eraseMember>;
+  } & Pick<typeof erasure, 'forgetFamilyMember'> &
   Pick<typeof signIn, 'verifyCredentials'> &
   Pick<typeof sso, 'completeSingleSignOn'>;
 export type SelfCallsMatch =

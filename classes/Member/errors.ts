@@ -102,6 +102,10 @@ export const MemberErrors = {
   RENEWAL_NOT_ALLOWED: { code: 5046, status: 400 },
   /** every place under the quota of the eligibility rule(s) the member satisfies is taken (Tier README "Quotas") */
   QUOTA_FULL: { code: 5047, status: 409 },
+  /** the member was erased at its request (README "Erasure"): its record is read as it is, never written again */
+  MEMBER_ERASED: { code: 5048, status: 410 },
+  /** a member would be created for a person erased at their request, and ERASED_MEMBERS_RETURN is `refuse` */
+  MEMBER_ERASED_PERSON: { code: 5049, status: 409 },
 } as const;
 
 export type MemberErrorName = keyof typeof MemberErrors;
@@ -141,6 +145,12 @@ export const HrErrors = {
   PRIMARY_MEMBER_NOT_FOUND: { code: 10075, status: 404 },
   COMPANY_NOT_MAPPED: { code: 11016, status: 404 },
   COMPANY_GROUP_MISMATCH: { code: 11017, status: 409 },
+  /**
+   * Beyond spec 7.2: 4.3 would create a dependant erased at their request, and
+   * ERASED_MEMBERS_RETURN is `refuse` (docs/hr-integration.md). 10076 is the
+   * quarantine's held push already, so the next number.
+   */
+  ERASED_PERSON: { code: 10077, status: 409 },
 } as const;
 
 export type HrErrorName = keyof typeof HrErrors;

@@ -56,6 +56,8 @@ export const HR_MESSAGES = {
     'Deactivation held for review: this company passed its limit of deactivations from HR for now; nothing to retry',
   dependantUpdated: 'Dependant updated successfully',
   dependantAdded: 'Dependant added successfully',
+  erasedPerson:
+    'This dependant was erased at their request and this service does not take erased persons back (ERASED_MEMBERS_RETURN=refuse)',
 } as const;
 
 /** Messages for fields whose schema rule reads badly as an ajv message. */

@@ -102,6 +102,8 @@ export function memberDocument(
       : null,
     createdAt: profile.createdAt,
     updatedAt: profile.updatedAt,
+    // a tombstone (README "Erasure"): its personal values are erased, so the listing can say why
+    ...(state.erasure ? { erased: true } : {}),
   };
 }
 

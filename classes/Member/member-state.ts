@@ -22,11 +22,34 @@ export const MEMBER_SENSITIVE_FIELDS = ['email', 'phone', 'address', 'gender', '
 /** top-level member fields that hold no personal data although their keys share personal names (consent flags) */
 export const MEMBER_PLAIN_FIELDS = ['permissions'];
 
-/** The member's private state: the draft of a write, the committed state (read-only) of a READ. */
+/**
+ * The member's private state: the draft of a write, the committed state
+ * (read-only) of a READ. Every handler reaches the state through here, so this
+ * is where an erased member's record is kept from being written: a write of
+ * any kind (INIT, WRITE, QUEUED_WRITE, INTERNAL) on it is 410 MEMBER_ERASED,
+ * while a READ answers the tombstone. Only the erasure's own steps and the
+ * creation paths that may take an erased person back (ERASED_MEMBERS_RETURN)
+ * read it through rawMemberState.
+ */
 export function memberState(ctx: MemberCtx<unknown>): MemberPrivateState;
 export function memberState(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberPrivateState>;
 export function memberState(ctx: MemberReadCtx<unknown>): DeepReadonly<MemberPrivateState> {
+  const state = ctx.state.private;
+  if (state.erasure && ctx.kind !== 'READ' && ctx.kind !== 'STATIC') throw erasedMemberError(ctx.instanceId);
+  return state;
+}
+
+/** The private state whether or not the member was erased: for the erasure itself and the paths that judge a tombstone. */
+export function rawMemberState(ctx: MemberCtx<unknown>): MemberPrivateState {
   return ctx.state.private;
+}
+
+/** 410 MEMBER_ERASED: a write of a member erased at its request. */
+export function erasedMemberError(memberId: string | undefined) {
+  return memberError(
+    'MEMBER_ERASED',
+    `Member '${memberId}' was erased at its request: its record is kept without personal data and is not changed any more`,
+  );
 }
 
 /** The member profile; 404 (5000) when the instance holds none. */

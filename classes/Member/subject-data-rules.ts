@@ -13,7 +13,7 @@
  * secret.
  */
 import type { DeepReadonly, JournalEntry } from '../../runtime';
-import type { Subject, SubjectRecord } from '../_platform/personal-data';
+import { ERASED, type Subject, type SubjectRecord } from '../_platform/personal-data';
 import type { HeldHrPush, MemberPrivateState, MemberProfile } from './types';
 
 export const MEMBER_CLASS_ID = 'Member';
@@ -116,7 +116,12 @@ export function subjectCompany(profile: DeepReadonly<MemberProfile>): string | n
  * part of the archive; DataSubject keeps them only while it looks for those traces.
  */
 export function traceValues(profile: DeepReadonly<MemberProfile>): string[] {
-  const fullName = [profile.name, profile.middleName, profile.surname].filter(Boolean).join(' ');
+  // an erased member's names read ERASED: no trace of anyone is found by them, and forgetting them would remove
+  // every record that mentions an erasure
+  const personal = (v: string | null | undefined) => (v === ERASED ? null : v);
+  const fullName = [personal(profile.name), personal(profile.middleName), personal(profile.surname)]
+    .filter(Boolean)
+    .join(' ');
   const values = [
     fullName,
     profile.name,
@@ -126,7 +131,7 @@ export function traceValues(profile: DeepReadonly<MemberProfile>): string[] {
     profile.phone,
     ...staffIdsOf(profile),
   ];
-  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== ''))];
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v !== ERASED))];
 }
 
 // ---------------------------------------------------------------- the HR ledger

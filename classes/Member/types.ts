@@ -235,6 +235,21 @@ export interface MemberPrivateState {
   settledMembershipApprovals?: string[];
   /** by membership id: what its delayed tasks last did */
   membershipTasks?: Record<string, MembershipTaskRecord>;
+  /**
+   * Set when the member was erased at its request (README "Erasure"): the
+   * record is then a tombstone, read as it is and written by nobody but
+   * DataSubject's erasure.
+   */
+  erasure?: MemberErasure;
+}
+
+/** What an erased member keeps of its erasure (private state `erasure`); nothing in it is a personal value. */
+export interface MemberErasure {
+  /** DataSubject's request that erased the member */
+  erasureId: string;
+  erasedAt: string;
+  /** the lookup names of the suppression markers this member holds (erasure-rules.ts) */
+  markers: string[];
 }
 
 /**

@@ -5,6 +5,7 @@
 import { ActorError, UNKNOWN_INSTANCE_CODE } from '../../../runtime';
 import { actorFromIdentity, bounded, type Actor } from '../../_platform/actor';
 import { runWorkflow } from '../../_platform/workflow';
+import type { ErasureSettings } from '../erasure-rules';
 import { fieldError, memberError } from '../errors';
 import {
   emailKey,
@@ -19,6 +20,7 @@ import { nextMemberStatus, type StatusEffect } from '../status-machine';
 import type { FamilyMember, MemberProfile } from '../types';
 import { checkMemberTypes, MEMBER_CREATE_EVENT, requireActiveCompany, type resolveMemberId } from './common';
 import type { LinkFamilyBody } from './family';
+import { refuseErasedPerson } from './erased-person';
 import { members } from './self-client';
 import { welcomeIfDue } from './welcome';
 import type { CreateMemberInput, SeedMemberInput } from '../../../schemas/Member/inputs';
@@ -27,6 +29,7 @@ import type { CreateMemberInput, SeedMemberInput } from '../../../schemas/Member
 async function prepareNewMember(
   ctx: MemberCtx<unknown>,
   body: CreateMemberInput,
+  erasure: ErasureSettings,
   actor: Actor = actorFromIdentity(ctx.identity),
 ): Promise<MemberProfile> {
   const company = await requireActiveCompany(ctx, body.company.id);
@@ -39,6 +42,8 @@ async function prepareNewMember(
     const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
     if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
   }
+  // a person erased at their request is not created again unless ERASED_MEMBERS_RETURN allows it
+  await refuseErasedPerson(ctx, erasure, { staffIds: [body.staffId], emails: [body.email] });
   const now = new Date().toISOString();
   return {
     id: ctx.instanceId!,
@@ -87,14 +92,14 @@ async function storeNewMember(
 }
 
 /** createMember (INIT): validates, then member_create (approval unless the rules or the actor approve at once). */
-export async function createMember(ctx: MemberCtx<CreateMemberInput>, appUrl: string) {
+export async function createMember(ctx: MemberCtx<CreateMemberInput>, appUrl: string, erasure: ErasureSettings) {
   const body = ctx.request.body;
   const state = memberState(ctx);
   const fromHr = body.source !== undefined && ctx.identity.type === 'class' && ctx.identity.classId === 'Member';
   const selfRegistered = fromHr && body.source === 'self_registration';
   // the registration's caller, as registerFromHr names it; anyone else is credited as themselves
   const actor = fromHr && body.actor ? bounded(body.actor) : actorFromIdentity(ctx.identity);
-  const profile = await prepareNewMember(ctx, body, actor);
+  const profile = await prepareNewMember(ctx, body, erasure, actor);
   let approvalId: string | null = null;
   let approved = fromHr;
   if (!fromHr) {
@@ -149,11 +154,11 @@ export async function createMember(ctx: MemberCtx<CreateMemberInput>, appUrl: st
  * member's family (the seed creates primary members first); an unknown
  * primary member is refused (404 5000).
  */
-export async function seedMember(ctx: MemberCtx<SeedMemberInput>) {
+export async function seedMember(ctx: MemberCtx<SeedMemberInput>, erasure: ErasureSettings) {
   if (ctx.version !== 0 || memberState(ctx).profile)
     throw memberError('ALREADY_REGISTERED', `Member '${ctx.instanceId}' exists already`);
   const body = ctx.request.body;
-  const profile = await prepareNewMember(ctx, body);
+  const profile = await prepareNewMember(ctx, body, erasure);
   const r = nextMemberStatus(null, {
     type: 'creationApproved',
     loginMethod: profile.loginMethod,

@@ -18,12 +18,14 @@
 import { randomUUID } from 'node:crypto';
 import { ActorError, isUnknownInstance, RuntimeCodes, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
+import { isErased, type ErasureSettings } from '../erasure-rules';
 import { fieldError, memberError, MemberErrors } from '../errors';
 import { applyFamilyChanges, checkFamilyLimit, freeFamilyMemberIds, type FamilyChanges } from '../family';
 import { memberDocument } from '../listing-rules';
 import {
   clone,
   emailKey,
+  erasedMemberError,
   logMemberChange,
   memberIdByLookup,
   memberState,
@@ -32,8 +34,9 @@ import {
   type MemberCtx,
   type MemberReadCtx,
 } from '../member-state';
-import type { FamilyMember, MemberPrivateState, MemberProfile } from '../types';
+import type { FamilyMember, MemberProfile } from '../types';
 import { checkMemberTypes, now, reachable, requireCompany } from './common';
+import { refuseErasedPerson } from './erased-person';
 import { members } from './self-client';
 import type {
   AddMemberFamilyMemberInput,
@@ -126,20 +129,22 @@ function notAFamilyMember(p: DeepReadonly<MemberProfile>, primaryMemberId: strin
   return memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} is not a family member of ${primaryMemberId}`);
 }
 
-/** The dependant as it is now (a read of its instance): 404 (5011) when it is not a family member of `primary`. */
+/**
+ * The dependant as it is now (a read of its instance): 404 (5011) when it is
+ * not a family member of `primary`; `erased` when it was erased at its request.
+ */
 async function familyMember(
   ctx: MemberCtx<unknown>,
   primary: MemberProfile,
   familyMemberId: string,
-): Promise<DeepReadonly<MemberProfile>> {
-  return (
-    await members<{ familyMemberOf: typeof familyMemberOf }>(ctx).familyMemberOf(familyMemberId, {
-      primaryMemberId: primary.id,
-    })
-  ).profile;
+): Promise<{ profile: DeepReadonly<MemberProfile>; erased: boolean }> {
+  const read = await members<{ familyMemberOf: typeof familyMemberOf }>(ctx).familyMemberOf(familyMemberId, {
+    primaryMemberId: primary.id,
+  });
+  return { profile: read.profile, erased: read.erased === true };
 }
 
-export async function addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMemberInput>) {
+export async function addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMemberInput>, erasure: ErasureSettings) {
   const p = reachable(ctx);
   primaryOnly(p);
   const body = ctx.request.body;
@@ -150,6 +155,7 @@ export async function addMemberFamilyMember(ctx: MemberCtx<AddMemberFamilyMember
   if (body.email) {
     const owner = await memberIdByLookup(ctx, 'email', emailKey(body.email));
     if (owner) throw fieldError('EMAIL_TAKEN', 'email', `Email '${body.email}' belongs to another member`);
+    await refuseErasedPerson(ctx, erasure, { emails: [body.email] });
   }
   // chosen now, so the change can name the dependant it creates and answer with it
   const id = randomUUID();
@@ -218,7 +224,9 @@ export async function updateMemberFamilyMember(ctx: MemberCtx<UpdateMemberFamily
     if (!limit.ok) throw fieldError(limit.error, 'memberSubType', limit.message, limit.details);
   }
   const { familyMemberId, ...changes } = body;
-  const current = await familyMember(ctx, p, familyMemberId);
+  const { profile: current, erased } = await familyMember(ctx, p, familyMemberId);
+  // an erased dependant's record is not written again, nor are its values copied back into the link
+  if (erased) throw erasedMemberError(familyMemberId);
   const at = now();
   const { after: dep, updatedFields } = applyFamilyChanges(current, changes, at);
   if (updatedFields.includes('email') && dep.email) {
@@ -259,13 +267,16 @@ export async function removeMemberFamilyMember(ctx: MemberCtx<RemoveMemberFamily
     throw memberError('FAMILY_MEMBER_NOT_FOUND', `Member ${p.id} has no family member '${familyMemberId}'`);
   }
   // the dependant must be this member's (404 otherwise), as detachFamilyMember checks again when it applies
-  await familyMember(ctx, p, familyMemberId);
-  await ctx.effect({
-    classId: 'Member',
-    method: 'detachFamilyMember',
-    instanceId: familyMemberId,
-    body: { primaryMemberId: p.id } satisfies FamilyOfBody,
-  });
+  const { erased } = await familyMember(ctx, p, familyMemberId);
+  // an erased dependant is inactive already and its record is written no more: only the link goes
+  if (!erased) {
+    await ctx.effect({
+      classId: 'Member',
+      method: 'detachFamilyMember',
+      instanceId: familyMemberId,
+      body: { primaryMemberId: p.id } satisfies FamilyOfBody,
+    });
+  }
   const before = clone(p);
   p.familyMembers = p.familyMembers.filter((f) => f.id !== familyMemberId);
   p.updatedAt = now();
@@ -278,8 +289,13 @@ export function familyMemberOf(ctx: MemberReadCtx<FamilyOfBody>) {
   const p = profileOf(ctx);
   if (p.primaryMemberId !== ctx.request.body.primaryMemberId)
     throw notAFamilyMember(p, ctx.request.body.primaryMemberId);
+  const state = memberState(ctx);
   // memberDocument only reads the profile and state it is given
-  return { profile: p, listed: memberDocument(p as MemberProfile, memberState(ctx) as MemberPrivateState) };
+  return {
+    profile: p,
+    listed: memberDocument(p, state),
+    ...(isErased(state) ? { erased: true as const } : {}),
+  };
 }
 
 /**

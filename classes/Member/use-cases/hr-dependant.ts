@@ -6,6 +6,7 @@
 import { isUnknownInstance, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping } from '../clients';
+import { identifiers, type ErasureSettings } from '../erasure-rules';
 import { hrError } from '../errors';
 import {
   dependantSemanticErrors,
@@ -22,6 +23,7 @@ import {
   logMemberChange,
   memberState,
   profileOf,
+  rawMemberState,
   syncEmailLookup,
   type MemberCtx,
   type MemberReadCtx,
@@ -30,6 +32,7 @@ import {
 import type { FamilyMember, MemberProfile } from '../types';
 import type { QuarantineSettings } from '../hr-quarantine';
 import { hrGuard } from './common';
+import { erasedPersonOf, takeBackErased } from './erased-person';
 import { heldAnswer, holdIfQuarantined } from './hr-hold';
 import type { LinkFamilyBody } from './family';
 import { members } from './self-client';
@@ -156,19 +159,36 @@ export interface AppliedDependant {
 export async function hrApplyDependant(
   ctx: MemberCtx<ApplyDependantBody>,
   quarantine: QuarantineSettings,
+  erasure: ErasureSettings,
 ): Promise<AppliedDependant> {
-  return applyDependant(ctx, ctx.request.body, quarantine);
+  return applyDependant(ctx, ctx.request.body, quarantine, erasure);
+}
+
+/** 4.3's refusal of a dependant erased at their request (ERASED_MEMBERS_RETURN=refuse): 409 10077, beyond spec 7.2. */
+function erasedDependant() {
+  return hrError('ERASED_PERSON', HR_MESSAGES.erasedPerson);
 }
 
 /**
  * Upserts a dependant record; `quarantine` null: a held push released by its
  * approval, or the HR registration (which creates, never deactivates).
+ * `erasure`: whether a dependant erased at their request is taken back
+ * (ERASED_MEMBERS_RETURN); null for a held push's release, which never creates.
  */
 export async function applyDependant(
   ctx: MemberCtx<unknown>,
   input: ApplyDependantBody,
   quarantine: QuarantineSettings | null,
+  erasure: ErasureSettings | null = null,
 ): Promise<AppliedDependant> {
+  // HR's dependant id is the member id: a push under an erased dependant's id lands on its tombstone (an erased
+  // employee's id is no dependant's, as any employee's is not)
+  if (erasure) {
+    const tombstone = rawMemberState(ctx);
+    if (tombstone.erasure && !tombstone.profile.primaryMemberId)
+      throw hrError('DEPENDANT_FORBIDDEN', HR_MESSAGES.dependantIdTaken);
+    takeBackErased(ctx, erasure, erasedDependant);
+  }
   const state = memberState(ctx);
   const now = new Date().toISOString();
   const warnings: string[] = [];
@@ -176,6 +196,10 @@ export async function applyDependant(
   const emailWarning = 'The email is already used by another member; it was saved but cannot be used to sign in';
 
   if (ctx.version === 0 || !state.profile) {
+    if (erasure?.returnPolicy === 'refuse' && input.record.email) {
+      const ids = identifiers({ emails: [input.record.email] });
+      if (await erasedPersonOf(ctx, erasure, ids)) throw erasedDependant();
+    }
     const profile = newDependantProfile(
       { record: input.record, memberSubTypeId: input.memberSubTypeId, primary: input.primary, actor },
       now,

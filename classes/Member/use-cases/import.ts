@@ -39,15 +39,18 @@ import {
   type MemberTypeRecord,
   type TierRecord,
 } from '../clients';
+import { isErased, type ErasureSettings } from '../erasure-rules';
 import { fieldError, memberError } from '../errors';
 import { applyFamilyChanges, freeFamilyMemberIds } from '../family';
 import { DEPENDANT_ID } from '../hr-contract';
 import { same, staffIdMigration } from '../hr-sync';
 import {
   emailKey,
+  erasedMemberError,
   logMemberChange,
   memberIdByLookup,
   memberState,
+  rawMemberState,
   syncEmailLookup,
   syncStaffIdLookup,
   type MemberCtx,
@@ -59,6 +62,7 @@ import { nextMemberStatus } from '../status-machine';
 import type { Address, FamilyMember, Membership, MembershipStatus, MemberProfile, PaymentType } from '../types';
 import { checkMemberTypes, refuseWhilePending, sameCompanyGroupType, takingMembers } from './common';
 import type { hrPrimaryInfo, PrimaryInfo } from './hr-dependant';
+import { erasedPersonError, refuseErasedPerson, takeBackErased } from './erased-person';
 import { members } from './self-client';
 
 /** The member's own fields a row gives (null: the cell is empty). */
@@ -430,13 +434,14 @@ export async function planImport(
 /** importMember (STATIC): one row; see the header. */
 export async function importMember(
   ctx: MemberStaticCtx<ImportMemberBody>,
+  erasure: ErasureSettings,
 ): Promise<{ result: ImportVerdict; memberId: string; updatedFields: string[] }> {
   const input = ctx.request.body;
   const actor = actorFromIdentity(ctx.identity);
   const self = members<{
     hrPrimaryInfo: typeof hrPrimaryInfo;
-    checkImportMember: typeof checkImportMember;
-    applyImportMember: typeof applyImportMember;
+    checkImportMember: (ctx: MemberReadCtx<ApplyImportBody>) => ReturnType<typeof checkImportMember>;
+    applyImportMember: (ctx: MemberCtx<ApplyImportBody>) => ReturnType<typeof applyImportMember>;
   }>(ctx);
   let id: string;
   let exists: boolean;
@@ -497,6 +502,14 @@ export async function importMember(
         : null;
     foundBy = byStaffId ? input.employeeId : byOld ? input.oldEmployeeId! : null;
     migrated = !!byOld;
+    // a new employee: not a person erased at their request, unless ERASED_MEMBERS_RETURN allows it
+    if (!foundBy)
+      await refuseErasedPerson(
+        ctx,
+        erasure,
+        { staffIds: [input.employeeId], emails: [input.fields.email] },
+        { staffId: 'employeeId', email: 'email' },
+      );
     id = byStaffId ?? byOld ?? importedMemberId(input.employeeId);
     // a dry run also reads the derived id: a member imported for this staff id may hold another one since
     exists = !!(byStaffId ?? byOld) || !!input.dryRun;
@@ -515,6 +528,13 @@ export async function importMember(
     }
   }
   if (!verdict && input.dryRun) {
+    if (input.dependant)
+      await refuseErasedPerson(
+        ctx,
+        erasure,
+        { emails: [input.fields.email], dependantIds: [id] },
+        { email: 'email', dependantId: 'dependantId' },
+      );
     const plan = await planImport(ctx, null, id, body, now);
     return { result: plan.verdict, memberId: id, updatedFields: [] };
   }
@@ -522,12 +542,19 @@ export async function importMember(
   return { result: out.result, memberId: id, updatedFields: out.updatedFields };
 }
 
-/** checkImportMember (READ): what the row would change on this member, written nowhere. */
+/**
+ * checkImportMember (READ): what the row would change on this member, written
+ * nowhere. An erased member's id (a row for the person it was) is refused, or
+ * planned as a new member, as ERASED_MEMBERS_RETURN says.
+ */
 export async function checkImportMember(
   ctx: MemberReadCtx<ApplyImportBody>,
+  erasure: ErasureSettings,
 ): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
   const state = memberState(ctx);
-  const before = state.profile ?? null;
+  const erased = isErased(state);
+  if (erased && erasure.returnPolicy === 'refuse') throw erasedRow(ctx.request.body);
+  const before = erased ? null : (state.profile ?? null);
   if (before) refuseWhilePending(state);
   const plan = await planImport(ctx, before, ctx.instanceId!, ctx.request.body, new Date().toISOString());
   return { result: plan.verdict, updatedFields: plan.updatedFields };
@@ -536,10 +563,28 @@ export async function checkImportMember(
 /** applyImportMember (INTERNAL, upsert): the row written, audited under the import's actor; a dependant linked to its primary member. */
 export async function applyImportMember(
   ctx: MemberCtx<ApplyImportBody>,
+  erasure: ErasureSettings,
 ): Promise<{ result: ImportVerdict; updatedFields: string[] }> {
   const body = ctx.request.body;
+  // the id of a member erased at their request (a dependant's, one derived from a staff id): refused or taken back;
+  // the id of an erased member of the other kind (an employee's for a dependant row) is no row's to take
+  const tombstone = rawMemberState(ctx);
+  if (tombstone.erasure && Boolean(tombstone.profile.primaryMemberId) !== Boolean(body.input?.dependant))
+    throw erasedMemberError(ctx.instanceId);
+  takeBackErased(ctx, erasure, () => erasedRow(body));
   const state = memberState(ctx);
   const before = ctx.version === 0 || !state.profile ? null : state.profile;
+  if (!before) {
+    const { input } = body;
+    await refuseErasedPerson(
+      ctx,
+      erasure,
+      input.dependant
+        ? { emails: [input.fields.email] }
+        : { staffIds: [input.employeeId], emails: [input.fields.email] },
+      { staffId: 'employeeId', email: 'email' },
+    );
+  }
   if (before) {
     refuseWhilePending(state);
     // the lookup moved since importMember read it (another import or HR update): this is no longer the member it found
@@ -580,4 +625,11 @@ export async function applyImportMember(
     }
   }
   return { result: plan.verdict, updatedFields: plan.updatedFields };
+}
+
+/** 409 MEMBER_ERASED_PERSON for a row whose member id is an erased member's. */
+function erasedRow(body: ApplyImportBody) {
+  return body.input?.dependant
+    ? erasedPersonError('dependantId', 'dependantId')
+    : erasedPersonError('employeeId', 'staffId');
 }

@@ -71,6 +71,7 @@ import { ActorError, type DeepReadonly } from '../../../runtime';
 import { actorFromIdentity } from '../../_platform/actor';
 import { findMemberSubTypeByHrmsMapping, findMemberTypeBySystemIdentifier, getCompanyByBgId } from '../clients';
 import { companyTakesMembers } from '../company-rules';
+import type { ErasureSettings } from '../erasure-rules';
 import { fieldError, memberError } from '../errors';
 import { HrClientError, type HrClient, type HrEmployee } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
@@ -94,6 +95,7 @@ import type { LoginMethod, MemberPrivateState, MemberProfile } from '../types';
 import type { createMember } from './create';
 import type { LinkFamilyBody } from './family';
 import type { hrApplyDependant } from './hr-dependant';
+import { refuseErasedPerson } from './erased-person';
 import { idCardStep, NO_ID_CARDS, type IdCardOutcome } from './id-card';
 import { members } from './self-client';
 import type { CreateMemberInput, RegisterFromHrInput } from '../../../schemas/Member/inputs';
@@ -321,6 +323,7 @@ async function registrableEmployee(
   lookupMs: number,
   named?: (employee: HrEmployee) => Promise<void>,
   caseOf: (held: HeldRegistration) => HrRegistrationCase = hrRegistrationCase,
+  erasure?: ErasureSettings,
 ): Promise<Registrable> {
   const { email } = ctx.request.body;
   let employee: HrEmployee | null;
@@ -365,6 +368,13 @@ async function registrableEmployee(
     return { resume: held.member, employee };
   }
   refuseInactiveEmployee(employee);
+  // a person erased at their request is not registered again unless ERASED_MEMBERS_RETURN allows it
+  await refuseErasedPerson(
+    ctx,
+    erasure,
+    { staffIds: [employee.employeeId], emails: [employee.email] },
+    { staffId: 'employeeId', email: 'email' },
+  );
   const memberType = await findMemberTypeBySystemIdentifier(ctx, employee.employmentType);
   if (!memberType || memberType.status !== 'active') {
     throw fieldError(
@@ -399,9 +409,17 @@ export interface RegistrationCheck {
 export async function checkRegistrationFromHr(
   ctx: MemberStaticCtx<RegisterFromHrInput>,
   hr: HrClient,
+  erasure?: ErasureSettings,
   budgetMs = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000,
 ): Promise<RegistrationCheck> {
-  const found = await registrableEmployee(ctx, hr, budgetMs - LOOKUP_RESERVE_MS);
+  const found = await registrableEmployee(
+    ctx,
+    hr,
+    budgetMs - LOOKUP_RESERVE_MS,
+    undefined,
+    hrRegistrationCase,
+    erasure,
+  );
   const { employee } = found;
   if (found.resume) {
     const member = found.resume;
@@ -429,9 +447,16 @@ export interface RegistrationMode {
   source: 'hr_registration' | 'self_registration';
   /** which member holding the staff id is finished rather than refused (registration-rules.ts) */
   caseOf: (held: HeldRegistration) => HrRegistrationCase;
+  /** whether a person erased at their request may be registered again (ERASED_MEMBERS_RETURN); absent: not asked */
+  erasure?: ErasureSettings;
 }
 
 const BY_BACK_OFFICE: RegistrationMode = { source: 'hr_registration', caseOf: hrRegistrationCase };
+
+/** The back office's registration, under the class's erasure settings. */
+export function byBackOffice(erasure: ErasureSettings): RegistrationMode {
+  return { ...BY_BACK_OFFICE, erasure };
+}
 
 export async function registerFromHr(
   ctx: MemberStaticCtx<RegisterFromHrInput>,
@@ -459,6 +484,7 @@ export async function registerFromHr(
         held = employee.employeeId;
       },
       mode.caseOf,
+      mode.erasure,
     );
     return await registerFound(ctx, hr, idCards, found, loginMethod, left, mode.source);
   } finally {

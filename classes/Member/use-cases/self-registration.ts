@@ -55,6 +55,7 @@ import type { RequesterDetails } from '../../Otp/Otp.class';
 import { HrClientError, type HrClient } from '../hr-client';
 import type { IdCardLookup } from '../id-card-client';
 import { hashPassword } from '../../_platform/passwords';
+import { identifiers, type ErasureSettings } from '../erasure-rules';
 import { fieldError, memberError } from '../errors';
 import {
   clone,
@@ -77,6 +78,7 @@ import {
   type RegistrationMode,
   type RegistrationResult,
 } from './registration';
+import { erasedPersonOf } from './erased-person';
 import { members } from './self-client';
 import {
   claimable,
@@ -129,7 +131,8 @@ export type StartSelfRegistrationResult =
   | { mailed: true }
   | {
       mailed: false;
-      reason: 'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded';
+      reason:
+        'hr_not_configured' | 'not_an_active_employee' | 'already_registered' | 'otp_limit_exceeded' | 'erased_person';
     };
 
 /** what a member holding an email says of its registration, or null when no member holds it */
@@ -171,6 +174,7 @@ async function mailRegistrationCode(
 export async function startSelfRegistration(
   ctx: MemberStaticCtx<StartSelfRegistrationBody>,
   hr: HrClient,
+  erasure?: ErasureSettings,
 ): Promise<StartSelfRegistrationResult> {
   const email = emailKey(ctx.request.body.email);
   const holder = await heldByEmail(ctx, email);
@@ -197,6 +201,10 @@ export async function startSelfRegistration(
   if (existing) {
     const held = await members<{ hrRegistrationOf: typeof hrRegistrationOf }>(ctx).hrRegistrationOf(existing);
     if (selfRegistrationCase(held) !== 'resume') return { mailed: false, reason: 'already_registered' };
+  } else if (erasure?.returnPolicy === 'refuse') {
+    // no code for a person erased at their request: the registration would be refused (ERASED_MEMBERS_RETURN)
+    const ids = identifiers({ staffIds: [employee.employeeId], emails: [email, employee.email] });
+    if (await erasedPersonOf(ctx, erasure, ids)) return { mailed: false, reason: 'erased_person' };
   }
   return mailRegistrationCode(ctx, email, employee.name);
 }
@@ -206,6 +214,7 @@ export async function completeRegistration(
   ctx: MemberStaticCtx<CompleteRegistrationInput>,
   hr: HrClient,
   idCards: IdCardLookup,
+  erasure?: ErasureSettings,
 ) {
   const started = Date.now();
   await throttleAddress(ctx, 'completeRegistration');
@@ -226,7 +235,7 @@ export async function completeRegistration(
     );
   }
   try {
-    return await completeHeld(ctx, hr, idCards, email, started);
+    return await completeHeld(ctx, hr, idCards, email, started, erasure);
   } finally {
     // best effort, as registerFromHr's: the hold lapses with its window anyway
     await ctx.limits.reset(COMPLETE_LOCK, email).catch(() => undefined);
@@ -262,6 +271,7 @@ async function completeHeld(
   idCards: IdCardLookup,
   email: string,
   started: number,
+  erasure: ErasureSettings | undefined,
 ) {
   const { code, password } = ctx.request.body;
   if (!(await codeAccepted(ctx, email, code))) throw invalidCode();
@@ -281,7 +291,7 @@ async function completeHeld(
       registration: { claimed: true as const, dependants: [], memberIdRecorded: false, warnings: [] },
     };
   }
-  const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase };
+  const mode: RegistrationMode = { source: 'self_registration', caseOf: selfRegistrationCase, erasure };
   const budget = REGISTER_FROM_HR_TIMEOUT_SECONDS * 1000 - PASSWORD_RESERVE_MS - (Date.now() - started);
   const registration: RegistrationResult = await registerFromHr(ctx, hr, idCards, budget, mode);
   const member = await setPassword(registration.member.id);
