@@ -8,7 +8,7 @@
  * declared type: no user text ever reaches the store).
  *
  * This file declares the methods and delegates: the bodies are in
- * use-cases/{instance,upload,deletion,downloads}.ts (what they share in
+ * use-cases/{instance,upload,delete,downloads,subject-data}.ts (what they share in
  * use-cases/common.ts), the rules in file-types.ts and file-rules.ts.
  */
 import { ActorClass, Init, Internal, Read, Static, Write, type Ctx, type ReadCtx, type StaticCtx } from '../../runtime';
@@ -18,6 +18,7 @@ import type {
   CreateDownloadTokenInput,
   DeleteFileInput,
   DownloadFileInput,
+  EraseSubjectDataInput,
   ExportSubjectDataInput,
   GetFileInput,
   GetPublicFileInput,
@@ -129,5 +130,20 @@ export class FileManager {
   @Read({ access: ['class:FileManager'], schema: false, timeoutSeconds: 30, answer: 'exportSubjectData.answer' })
   subjectFilesOf(ctx: ReadCtx<FileManagerState, NoBody>) {
     return subjectData.subjectFilesOf(ctx);
+  }
+
+  /**
+   * {subject, erasureId} → the subject's files erased (README "Erasure"): their content deleted from the store and
+   * their metadata removed; {records, files}, zeros when nothing was left or the subject type keeps no files here.
+   */
+  @Static({ access: [...SUBJECT_DATA_ACCESS], timeoutSeconds: 30 })
+  eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>) {
+    return subjectData.eraseSubjectData(ctx);
+  }
+
+  /** eraseSubjectData's write of one instance (a STATIC holds none); it takes no body. */
+  @Internal({ access: ['class:FileManager'], schema: false, timeoutSeconds: 30 })
+  async eraseSubjectFiles(ctx: Ctx<FileManagerState, NoBody>) {
+    return subjectData.eraseSubjectFiles(ctx);
   }
 }

@@ -1,6 +1,7 @@
 /**
- * exportSubjectData (STATIC, DataSubject only): the subject's files, for a
- * personal-data export (classes/_platform/personal-data.ts).
+ * exportSubjectData and eraseSubjectData (STATIC, DataSubject only): the
+ * subject's files, for a personal-data export and for an approved erasure
+ * (classes/_platform/personal-data.ts).
  *
  * A STATIC holds no instance, so each instance that would hold the subject's
  * files is read by subjectFilesOf (READ, class:FileManager only): its files'
@@ -8,16 +9,21 @@
  * exist holds nothing. The call carries the caller's company, so the
  * runtime's company scope refuses a company user's export of another
  * company's files on that read (403 1023).
+ *
+ * The erasure is the same walk with a write per instance (eraseSubjectFiles,
+ * INTERNAL, class:FileManager only): every file's content deleted from the
+ * store, then every file's metadata removed in the instance's commit, which
+ * takes the files' documents out of the `files` collection.
  */
-import { client, isUnknownInstance, type ReadCtx, type StaticCtx } from '../../../runtime';
-import { noSubjectData, type SubjectData, type SubjectFile } from '../../_platform/personal-data';
-import type { ExportSubjectDataInput } from '../../../schemas/FileManager/inputs';
+import { client, isUnknownInstance, type Ctx, type ReadCtx, type StaticCtx } from '../../../runtime';
+import { noSubjectData, type SubjectData, type SubjectErasure, type SubjectFile } from '../../_platform/personal-data';
+import type { EraseSubjectDataInput, ExportSubjectDataInput } from '../../../schemas/FileManager/inputs';
 import { fileStoreError } from '../errors';
 import { fileMetadataRecords, subjectFile, subjectFileInstances } from '../subject-data-rules';
 import type { FileManagerState, NoBody } from '../types';
 
 /** FileManager's own read, typed from its handler (the class cannot be imported here: a cycle) */
-type SelfCalls = { subjectFilesOf: typeof subjectFilesOf };
+type SelfCalls = { subjectFilesOf: typeof subjectFilesOf; eraseSubjectFiles: typeof eraseSubjectFiles };
 
 export async function exportSubjectData(ctx: StaticCtx<ExportSubjectDataInput>): Promise<SubjectData> {
   const out = noSubjectData();
@@ -50,4 +56,45 @@ export async function subjectFilesOf(ctx: ReadCtx<FileManagerState, NoBody>): Pr
     if (blob) contents.push(subjectFile(instanceId, file, blob.data));
   }
   return { records: fileMetadataRecords(instanceId, metadata), files: contents };
+}
+
+export async function eraseSubjectData(ctx: StaticCtx<EraseSubjectDataInput>): Promise<SubjectErasure> {
+  const out: SubjectErasure = { records: 0, files: 0 };
+  const files = client<abstract new () => SelfCalls>(ctx, 'FileManager');
+  for (const instanceId of subjectFileInstances(ctx.request.body.subject)) {
+    try {
+      const erased = await files.eraseSubjectFiles(instanceId);
+      out.records += erased.records;
+      out.files += erased.files;
+    } catch (err) {
+      // no instance: the subject never had a file here
+      if (!isUnknownInstance(err)) throw err;
+    }
+  }
+  return out;
+}
+
+/**
+ * This instance's files erased: each file's content deleted from the store
+ * (one already gone, purged after its deletion or by an earlier attempt, is
+ * no error), then every file's metadata removed with this commit. `records`
+ * counts the metadata removed, `files` the contents this call deleted; a
+ * second call finds nothing and answers zeros. The contents go first: a
+ * commit that fails then leaves metadata naming no content, which the next
+ * attempt removes.
+ */
+export async function eraseSubjectFiles(ctx: Ctx<FileManagerState, NoBody>): Promise<SubjectErasure> {
+  const state = ctx.state.private;
+  const metadata = state.files ?? [];
+  if (!metadata.length) return { records: 0, files: 0 };
+  let deleted = 0;
+  for (const file of metadata) {
+    try {
+      if (await ctx.ports.blobs.delete(file.filename)) deleted += 1;
+    } catch (err) {
+      throw fileStoreError('delete', err);
+    }
+  }
+  state.files = [];
+  return { records: metadata.length, files: deleted };
 }
