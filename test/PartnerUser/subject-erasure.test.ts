@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { waitFor } from '../support/harness';
 import {
@@ -195,6 +196,12 @@ describe('eraseSubjectData', () => {
     // its reads still answer the anonymised record
     const got = await call(pu.t, 'getUser', u.id, {}, pu.admin);
     expect(got.body.user).toMatchObject({ id: u.id, fullName: '[erased]', erasureId: 'erasure-9' });
+    // as its answer schema says, with the erasure's fields
+    const check = answerValidator(
+      'PartnerUser',
+      pu.t.rt.registry.get('PartnerUser')!.methodsByName.get('getUser')!.answer!,
+    );
+    expect(check(got.body) ? [] : check.errors).toEqual([]);
   });
 
   test('zeros for a member or a back-office user; 404 17110 for an unknown user or a lookup address', async () => {

@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot, type Identity } from '../../runtime';
+import { answerValidator } from '../../runtime/actor/answers';
 import { createAjv } from '../../runtime/actor/validation';
 import { seedProgram } from '../Member/support';
 import { waitFor } from '../support/harness';
@@ -161,6 +162,12 @@ describe('eraseSubjectData', () => {
     // the account's facts stay readable; its export has no trace values left
     const got = await call(p.t, 'getUser', u.id, {}, p.admin);
     expect(got.body.user).toMatchObject({ id: u.id, name: '[erased]', erasureId: 'erasure-7' });
+    // as its answer schema says, with the erasure's fields
+    const check = answerValidator(
+      'ProgramManagementUser',
+      p.t.rt.registry.get('ProgramManagementUser')!.methodsByName.get('getUser')!.answer!,
+    );
+    expect(check(got.body) ? [] : check.errors).toEqual([]);
     const exported = await p.t.rt.call(
       'ProgramManagementUser',
       'exportSubjectData',
