@@ -24,46 +24,13 @@
  */
 import type { Operation } from 'rfc6902';
 import type { DeepReadonly } from '../../runtime';
-import { ERASED, type Subject } from '../_platform/personal-data';
+import { ERASED, eraseStringLeaves, type Subject } from '../_platform/personal-data';
+import { setEntry } from '../_platform/records';
 import type { OldValue } from './changes';
 import { recordIsAboutSubject, recordMadeBySubject, recordReviewedBySubject } from './subject-data-rules';
 import type { StoredApproval } from './types';
 
 type Stored = StoredApproval | DeepReadonly<StoredApproval>;
-type Container = Record<string, unknown> | unknown[];
-
-/** an own key, whatever its name (a `__proto__` key stays a key, never a prototype) */
-function setOwn(target: Container, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-const every = () => true;
-
-/**
- * A copy of a JSON value with every string leaf ERASED (or those `match`
- * picks); keys, array lengths, numbers, booleans and nulls stay. An explicit
- * stack, not recursion: a value is as deep as the entity it comes from.
- */
-export function eraseStringLeaves(value: unknown, match: (s: string) => boolean = every): unknown {
-  if (typeof value === 'string') return match(value) ? ERASED : value;
-  if (value === null || typeof value !== 'object') return value;
-  const root: Container = Array.isArray(value) ? [] : {};
-  const stack: [Container, Container][] = [[value as Container, root]];
-  while (stack.length) {
-    const [from, to] = stack.pop()!;
-    for (const key of Object.keys(from)) {
-      const v = (from as Record<string, unknown>)[key];
-      let out: unknown = v;
-      if (typeof v === 'string') out = match(v) ? ERASED : v;
-      else if (v !== null && typeof v === 'object') {
-        out = Array.isArray(v) ? [] : {};
-        stack.push([v as Container, out as Container]);
-      }
-      setOwn(to, key, out);
-    }
-  }
-  return root;
-}
 
 /**
  * A value a patch writes or a path held, erased: an object or array keeps its
@@ -93,7 +60,7 @@ export function erasePatch(patch: readonly unknown[], erase: ValueEraser = erase
   return patch.map((op) => {
     if (op === null || typeof op !== 'object' || Array.isArray(op)) return erase(op) as Operation;
     const out = { ...op } as Record<string, unknown>;
-    if (Object.hasOwn(out, 'value')) setOwn(out, 'value', erase(out.value));
+    if (Object.hasOwn(out, 'value')) setEntry(out, 'value', erase(out.value));
     return out as unknown as Operation;
   });
 }

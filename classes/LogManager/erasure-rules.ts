@@ -23,7 +23,8 @@
  * nothing.
  */
 import type { DeepReadonly } from '../../runtime';
-import { ERASED, type Subject } from '../_platform/personal-data';
+import { ERASED, eraseStringLeaves, type Subject } from '../_platform/personal-data';
+import { setEntry } from '../_platform/records';
 import { jsonText, type FieldUpdate } from '../_platform/field-diff';
 import { SUBJECT_LINK_KEYS } from './listing-rules';
 import { INLINE_LIMIT_BYTES, largeLogBlobName, truncateUtf8, type LargeLogContent, type LogRecord } from './log-entry';
@@ -33,41 +34,6 @@ import { entryIsAboutSubject, entryMadeBySubject } from './subject-data-rules';
 export const ERASED_JSON = JSON.stringify(ERASED);
 
 type StoredEntry = LogRecord | DeepReadonly<LogRecord>;
-type Container = Record<string, unknown> | unknown[];
-
-/** an own key, whatever its name (a `__proto__` key stays a key, never a prototype) */
-function setOwn(target: Container, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-const every = () => true;
-
-/**
- * A copy of a JSON value with every string leaf ERASED (or those `match`
- * picks); keys, array lengths, numbers, booleans and nulls stay. Walks with an
- * explicit stack, as the entry's other walks do (a value is stored down to 32
- * levels, but in-process callers' data is not bounded by the HTTP depth).
- */
-export function eraseStringLeaves(value: unknown, match: (s: string) => boolean = every): unknown {
-  if (typeof value === 'string') return match(value) ? ERASED : value;
-  if (value === null || typeof value !== 'object') return value;
-  const root: Container = Array.isArray(value) ? [] : {};
-  const stack: [Container, Container][] = [[value as Container, root]];
-  while (stack.length) {
-    const [from, to] = stack.pop()!;
-    for (const key of Object.keys(from)) {
-      const v = (from as Record<string, unknown>)[key];
-      let out: unknown = v;
-      if (typeof v === 'string') out = match(v) ? ERASED : v;
-      else if (v !== null && typeof v === 'object') {
-        out = Array.isArray(v) ? [] : {};
-        stack.push([v as Container, out as Container]);
-      }
-      setOwn(to, key, out);
-    }
-  }
-  return root;
-}
 
 /** additionalData erased: every string leaf, except the top-level key that links the entry to its subject (an id) */
 export function eraseAdditionalData(
@@ -77,7 +43,7 @@ export function eraseAdditionalData(
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(data)) {
     const v = (data as Record<string, unknown>)[key];
-    setOwn(out, key, key === keep && typeof v === 'string' ? v : eraseStringLeaves(v));
+    setEntry(out, key, key === keep && typeof v === 'string' ? v : eraseStringLeaves(v));
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import { setEntry } from './records';
+
 /**
  * Personal data of one data subject across the classes that hold it (a
  * member, a back-office user, a partner user), as DataSubject gathers it for
@@ -138,3 +140,36 @@ export interface SubjectErasure {
 
 /** What a personal value that cannot be left out becomes. */
 export const ERASED = '[erased]';
+
+type Container = Record<string, unknown> | unknown[];
+
+
+const every = () => true;
+
+/**
+ * A copy of a JSON value with every string leaf ERASED (or those `match`
+ * picks); keys, array lengths, numbers, booleans and nulls stay, so a record
+ * keeps its shape and says that something was there. An explicit stack, not
+ * recursion: a value is as deep as the entity it comes from, and in-process
+ * callers' data is not bounded by the HTTP depth limit.
+ */
+export function eraseStringLeaves(value: unknown, match: (s: string) => boolean = every): unknown {
+  if (typeof value === 'string') return match(value) ? ERASED : value;
+  if (value === null || typeof value !== 'object') return value;
+  const root: Container = Array.isArray(value) ? [] : {};
+  const stack: [Container, Container][] = [[value as Container, root]];
+  while (stack.length) {
+    const [from, to] = stack.pop()!;
+    for (const key of Object.keys(from)) {
+      const v = (from as Record<string, unknown>)[key];
+      let out: unknown = v;
+      if (typeof v === 'string') out = match(v) ? ERASED : v;
+      else if (v !== null && typeof v === 'object') {
+        out = Array.isArray(v) ? [] : {};
+        stack.push([v as Container, out as Container]);
+      }
+      setEntry(to as Record<string, unknown>, key, out);
+    }
+  }
+  return root;
+}

@@ -1,12 +1,11 @@
 /** ApprovalManager's pure rules of a data subject's erasure (classes/ApprovalManager/erasure-rules.ts). */
-import { ERASED, type Subject } from '../../classes/_platform/personal-data';
+import { ERASED, eraseStringLeaves, type Subject } from '../../classes/_platform/personal-data';
 import { changeView } from '../../classes/ApprovalManager/changes';
 import {
   erasedRecord,
   erasedValue,
   eraseOldValues,
   erasePatch,
-  eraseStringLeaves,
   namesErased,
   needsErasure,
 } from '../../classes/ApprovalManager/erasure-rules';
