@@ -118,10 +118,10 @@ describe('eraseSubjectData', () => {
     expect(listed.body.totalCount).toBe(0);
 
     // the erasure's audit entry says what happened and holds no personal value
-    const entry = await waitFor(
+    const entry = await waitFor<Record<string, any>>(
       async () => {
         const found = await pu.t.rt.documents.find<Record<string, any>>('logs', { entityId: u.id });
-        return found.items.find((d) => String(d.searchText).includes('erasedAt'));
+        return found.items.find((d) => String(d.searchText).includes('erasedAt')) ?? null;
       },
       { what: `the erasure's audit entry of ${u.id}` },
     );
@@ -141,7 +141,7 @@ describe('eraseSubjectData', () => {
       { subject: { type: 'partner_user', id: u.id } },
       { identity: asClass('DataSubject'), origin: 'class' },
     );
-    expect(exported.body.values).toEqual([]);
+    expect((exported.body as { values?: string[] }).values).toEqual([]);
 
     // another user is untouched, and the freed email may be given to a new one
     expect((await stored(other.id)).state.user).toMatchObject({ fullName: 'Ola Unrelated', email: other.email });

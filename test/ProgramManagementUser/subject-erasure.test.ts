@@ -86,10 +86,10 @@ const emailHolder = (address: string) => p.t.rt.store.resolveLookup('ProgramMana
 
 /** the user's listing document once `ok` holds of it */
 function listedWhen(id: string, ok: (doc: Record<string, any>) => boolean, what: string) {
-  return waitFor(
+  return waitFor<Record<string, any>>(
     async () => {
       const doc = (await p.t.rt.documents.get(COLLECTION, id)) as Record<string, any> | null;
-      return doc && ok(doc) ? doc : undefined;
+      return doc && ok(doc) ? doc : null;
     },
     { what: `listing document of ${id}: ${what}` },
   );
@@ -144,10 +144,10 @@ describe('eraseSubjectData', () => {
     expect(listed.body.totalCount).toBe(0);
 
     // the erasure's audit entry says what happened and holds no personal value
-    const entry = await waitFor(
+    const entry = await waitFor<Record<string, any>>(
       async () => {
         const found = await p.t.rt.documents.find<Record<string, any>>('logs', { entityId: u.id });
-        return found.items.find((d) => String(d.searchText).includes('erasedAt'));
+        return found.items.find((d) => String(d.searchText).includes('erasedAt')) ?? null;
       },
       { what: `the erasure's audit entry of ${u.id}` },
     );
@@ -175,7 +175,7 @@ describe('eraseSubjectData', () => {
       { subject: { type: 'program_management_user', id: u.id } },
       { identity: asClass('DataSubject'), origin: 'class' },
     );
-    expect(exported.body.values).toEqual([]);
+    expect((exported.body as { values?: string[] }).values).toEqual([]);
 
     // another user is untouched
     expect((await stored(other.id)).state.user).toMatchObject({ name: 'Ola Unrelated', email: other.email });
