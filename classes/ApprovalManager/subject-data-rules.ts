@@ -12,8 +12,13 @@
  * people.
  */
 import type { DeepReadonly, ListingSpec } from '../../runtime';
-import type { ActorType } from '../_platform/actor';
-import type { Subject, SubjectFile, SubjectRecord, SubjectType } from '../_platform/personal-data';
+import {
+  subjectActorTypes,
+  subjectOwnerClass,
+  type Subject,
+  type SubjectFile,
+  type SubjectRecord,
+} from '../_platform/personal-data';
 import { largeApprovalFileName, LIST_APPROVALS } from './rules';
 import type { ApprovalRecord } from './types';
 
@@ -39,46 +44,13 @@ export const LIST_SUBJECT_APPROVALS: ListingSpec = {
 };
 
 /**
- * The class whose instances are the subjects of a type (one instance per
- * member, per user): its records with the subject's id as `instanceId` are
- * the changes of the subject. A membership's approval names the membership as
- * its entity and the member as its instance.
- */
-const SUBJECT_CLASSES: Record<SubjectType, string> = {
-  member: 'Member',
-  program_management_user: 'ProgramManagementUser',
-  partner_user: 'PartnerUser',
-};
-
-/**
- * The actor types a subject acts and reviews as (_platform/actor.ts
- * actorFromIdentity): a member as `member`, a back-office user as
- * `program_management_user` (`developer` when its token says so). Partner
- * users do not sign in to the service. Matched with the id, so a member and a
- * user that happen to share an id are not taken for each other.
- */
-const SUBJECT_ACTOR_TYPES: Record<SubjectType, readonly ActorType[]> = {
-  member: ['member'],
-  program_management_user: ['program_management_user', 'developer'],
-  partner_user: [],
-};
-
-export function subjectClassId(type: SubjectType): string {
-  return SUBJECT_CLASSES[type];
-}
-
-export function subjectActorTypes(type: SubjectType): readonly string[] {
-  return SUBJECT_ACTOR_TYPES[type];
-}
-
-/**
  * The filters of the `approvals` listing that find the subject's records, one
  * per index (LIST_SUBJECT_APPROVALS): changes of its instance, changes it
  * made, changes it reviewed. A record found by several is one record (the
  * caller keeps each id once).
  */
 export function subjectApprovalFilters(subject: Subject): Record<string, unknown>[] {
-  const filters: Record<string, unknown>[] = [{ instanceId: subject.id, classId: subjectClassId(subject.type) }];
+  const filters: Record<string, unknown>[] = [{ instanceId: subject.id, classId: subjectOwnerClass(subject.type) }];
   const actorTypes = [...subjectActorTypes(subject.type)];
   if (actorTypes.length) {
     filters.push({ 'actor.id': subject.id, 'actor.type': { $in: actorTypes } });
@@ -138,12 +110,12 @@ export function recordNamesSubject(record: StoredRecord, subject: Subject): bool
 
 /** Is the record about the subject: a change of the subject's own instance? */
 export function recordIsAboutSubject(record: StoredRecord, subject: Subject): boolean {
-  return record.instanceId === subject.id && record.classId === subjectClassId(subject.type);
+  return record.instanceId === subject.id && record.classId === subjectOwnerClass(subject.type);
 }
 
 /** Is `who` the subject acting (its id, as one of the actor types it acts as)? */
 function isSubject(who: { id: string; type: string } | undefined, subject: Subject): boolean {
-  return who?.id === subject.id && subjectActorTypes(subject.type).includes(who.type);
+  return who?.id === subject.id && (subjectActorTypes(subject.type) as readonly string[]).includes(who.type);
 }
 
 /** Did the subject make the change (`actor`)? */

@@ -5,7 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Actor } from '../_platform/actor';
-import type { Subject, SubjectData, SubjectRecord, SubjectType } from '../_platform/personal-data';
+import {
+  subjectOwnerClass,
+  type Subject,
+  type SubjectData,
+  type SubjectRecord,
+  type SubjectType,
+} from '../_platform/personal-data';
 import type { ExportRecord } from './types';
 
 /**
@@ -26,16 +32,7 @@ export const SUBJECT_DATA_CLASSES = [
 ] as const;
 
 /** The class a subject is a record of: its 404 there means there is no such subject. */
-export function ownerClassOf(type: SubjectType): (typeof SUBJECT_DATA_CLASSES)[number] {
-  switch (type) {
-    case 'member':
-      return 'Member';
-    case 'program_management_user':
-      return 'ProgramManagementUser';
-    case 'partner_user':
-      return 'PartnerUser';
-  }
-}
+export const ownerClassOf = subjectOwnerClass;
 
 /**
  * Why a caller may not export a subject, or null when it may: a company user

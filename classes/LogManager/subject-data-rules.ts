@@ -12,8 +12,13 @@
  * subject made loses the actor's name.
  */
 import type { DeepReadonly, ListingSpec } from '../../runtime';
-import type { ActorType } from '../_platform/actor';
-import type { Subject, SubjectFile, SubjectRecord, SubjectType } from '../_platform/personal-data';
+import {
+  subjectActorTypes,
+  type Subject,
+  type SubjectFile,
+  type SubjectRecord,
+  type SubjectType,
+} from '../_platform/personal-data';
 import { LIST_LOG_ENTRIES, linkedSubjectId } from './listing-rules';
 import type { LogRecord } from './log-entry';
 
@@ -51,14 +56,6 @@ const SUBJECT_ENTITY_TYPES: Record<SubjectType, readonly string[]> = {
 };
 
 /**
- * The actor types a subject acts as (_platform/actor.ts actorFromIdentity): a
- * member signs in as `enduser`/`member_otp` (actor `member`), a back-office
- * user as `program_management_user` (actor `developer` when its token says
- * so). Partner users do not sign in to the service: no entry has one as its
- * actor. The type is matched with the id, so a member and a user that happen
- * to share an id are not taken for each other.
- */
-/**
  * The entity types whose entries are about a subject of a type although their
  * entity is something else, found by the listing's `subjectId`
  * (listing-rules.ts SUBJECT_LINK_KEYS): a member's documents.
@@ -69,18 +66,8 @@ const SUBJECT_LINKED_TYPES: Record<SubjectType, readonly string[]> = {
   partner_user: [],
 };
 
-const SUBJECT_ACTOR_TYPES: Record<SubjectType, readonly ActorType[]> = {
-  member: ['member'],
-  program_management_user: ['program_management_user', 'developer'],
-  partner_user: [],
-};
-
 export function subjectEntityTypes(type: SubjectType): readonly string[] {
   return SUBJECT_ENTITY_TYPES[type];
-}
-
-export function subjectActorTypes(type: SubjectType): readonly ActorType[] {
-  return SUBJECT_ACTOR_TYPES[type];
 }
 
 export function subjectLinkedTypes(type: SubjectType): readonly string[] {

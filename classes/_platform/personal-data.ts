@@ -1,3 +1,4 @@
+import type { ActorType } from './actor';
 import { setEntry } from './records';
 
 /**
@@ -29,6 +30,37 @@ export interface Subject {
   type: SubjectType;
   /** the subject's id in its own class (member id, user id) */
   id: string;
+}
+
+/** The class a subject is a record of (its instances are the subject's own). */
+export function subjectOwnerClass(type: SubjectType): 'Member' | 'ProgramManagementUser' | 'PartnerUser' {
+  switch (type) {
+    case 'member':
+      return 'Member';
+    case 'program_management_user':
+      return 'ProgramManagementUser';
+    case 'partner_user':
+      return 'PartnerUser';
+  }
+}
+
+/**
+ * The actor types a subject acts as in the records that name an actor (audit
+ * entries, approval records; _platform/actor.ts actorFromIdentity): a member
+ * as `member`, a back-office user as `program_management_user` (`developer`
+ * when its token says so). Partner users do not sign in to the service. The
+ * type is matched with the id, so a member and a user that happen to share an
+ * id are not taken for each other.
+ */
+export function subjectActorTypes(type: SubjectType): readonly ActorType[] {
+  switch (type) {
+    case 'member':
+      return ['member'];
+    case 'program_management_user':
+      return ['program_management_user', 'developer'];
+    case 'partner_user':
+      return [];
+  }
 }
 
 /** The body of every class's exportSubjectData. */
@@ -142,7 +174,6 @@ export interface SubjectErasure {
 export const ERASED = '[erased]';
 
 type Container = Record<string, unknown> | unknown[];
-
 
 const every = () => true;
 
