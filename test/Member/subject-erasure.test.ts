@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ERASED } from '../../classes/_platform/personal-data';
 import { markerKeyFrom, markerName, MARKER_VALUE } from '../../classes/Member/erasure-rules';
+import { registrationOtpInstance } from '../../classes/Member/use-cases/self-registration';
 import { answerValidator } from '../../runtime/actor/answers';
 import { projectRoot } from '../../runtime/config';
 import { startTestRuntime, TEST_JWT_SECRET, waitFor, type TestRuntime } from '../support/harness';
@@ -187,6 +188,15 @@ beforeAll(async () => {
   expect((await terminate(staffId, { ...PERSON, leavingReason: 'moved to Quince Lane' })).status).toBe(202);
   bystanderBefore = (await stored(bystander.id as string)).stateJson;
 
+  // a self-registration code mailed to the person's email, which Otp keeps under a digest of it
+  const code = await t.rt.call('Otp', 'issueOtp', registrationOtpInstance(PERSON.email), {
+    otpType: 'registration',
+    tokenType: 'numeric',
+    requestedBy: PERSON.email,
+    requesterDetails: { identity: PERSON.email, userAgent: 'erasure test', ipAddress: '127.0.0.1' },
+  });
+  expect(code.status).toBe(200);
+
   const state = (await memberState(t, member.id)).state.private;
   expect(state.heldHr).toBeTruthy();
   expect(state.credentials.passwordHash).toMatch(/^scrypt\$/);
@@ -322,8 +332,8 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
   beforeAll(async () => {
     // the photo and the document, each with its metadata
     expect(await erase('FileManager', member.id)).toEqual({ records: 2, files: 2 });
-    // its state, its listed document and the push the quarantine held
-    expect(await erase('Member', member.id)).toEqual({ records: 3, files: 0 });
+    // its state, its listed document, the push the quarantine held and its self-registration code
+    expect(await erase('Member', member.id)).toEqual({ records: 4, files: 0 });
   });
 
   test('its values are nowhere in its stored state or lookup keys: a tombstone of ids, company, types and dates', async () => {
@@ -415,6 +425,12 @@ describe('the member erased, as DataSubject erases it: FileManager first, Member
     const fm = await t.rt.store.read('FileManager', `member_${member.id}`);
     expect(JSON.parse(fm!.stateJson).private.files).toEqual([]);
     expectNoneOf(fm!.stateJson);
+  });
+
+  test('its self-registration codes are gone from Otp', async () => {
+    const otp = await t.rt.store.read('Otp', registrationOtpInstance(PERSON.email));
+    expect(JSON.parse(otp!.stateJson).private.records).toEqual([]);
+    expectNoneOf(otp!.stateJson);
   });
 
   test('its sessions end: the refresh token and the access token are refused', async () => {

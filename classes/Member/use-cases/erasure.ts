@@ -18,7 +18,8 @@
  *
  * Whether a person about to be created again was erased is erased-person.ts.
  */
-import { isUnknownInstance } from '../../../runtime';
+import { client, isUnknownInstance } from '../../../runtime';
+import type { Otp } from '../../Otp/Otp.class';
 import { actorFromIdentity, type Actor } from '../../_platform/actor';
 import { logChange } from '../../_platform/audit-log';
 import type { SubjectErasure } from '../../_platform/personal-data';
@@ -39,7 +40,7 @@ import { SIGN_IN_THROTTLE, throttleCounter, type ThrottledOperation } from '../s
 import { mayBeMemberId } from '../subject-data-rules';
 import type { MemberPrivateState } from '../types';
 import { REGISTRATION_LOCK } from './registration';
-import { COMPLETE_LOCK } from './self-registration';
+import { COMPLETE_LOCK, registrationOtpInstance } from './self-registration';
 import { replaceState } from './erased-person';
 import { members } from './self-client';
 
@@ -107,7 +108,7 @@ export async function eraseMember(ctx: MemberCtx<EraseMemberBody>, settings: Era
   ctx.lookup.remove('email');
   ctx.lookup.remove('staffId');
   await forgetSessions(ctx, state);
-  const records = erasedRecordCount(state);
+  const records = erasedRecordCount(state) + (profile.email ? await clearRegistrationCodes(ctx, profile.email) : 0);
   const before = { status: profile.status, erased: false };
   replaceState(state, erasedState(state, { erasureId, erasedAt: at, markers }, at));
   // the member's own audit trail says it became inactive by an erasure, with no personal value in the entry
@@ -161,6 +162,21 @@ async function placeMarkers(
     placed.push(name);
   }
   return placed;
+}
+
+/**
+ * The codes a self-registration mailed to the member's email are kept by Otp
+ * under a digest of the email, which only Member can name: cleared before the
+ * email goes (a retry of a commit that failed clears them again; none ever
+ * issued is no error). Answers how many records went.
+ */
+async function clearRegistrationCodes(ctx: MemberCtx<unknown>, email: string): Promise<number> {
+  try {
+    return (await client<typeof Otp>(ctx, 'Otp').clearRecords(registrationOtpInstance(email), {})).removed;
+  } catch (err) {
+    if (isUnknownInstance(err)) return 0;
+    throw err;
+  }
 }
 
 /**
